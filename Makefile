@@ -1,0 +1,149 @@
+# orchd: GNU make, no configure step.  Libraries are found with pkg-config.
+#
+#	make			build/orchd, build/gatewayd, build/reaperd,
+#				build/runtimed, build/orchctl
+#	make check		ASan+UBSan build in build/check, then every test
+#	make install		DESTDIR, PREFIX
+#	make demo		see README.md
+
+PREFIX		?= /usr/local
+SBINDIR		?= $(PREFIX)/sbin
+LIBEXECDIR	?= $(PREFIX)/libexec/orchd
+MANDIR		?= $(PREFIX)/share/man
+EXAMPLEDIR	?= $(PREFIX)/share/examples/orchd
+DESTDIR		?=
+
+BUILD		?= build
+CC		?= cc
+YACC		 = byacc
+PKG_CONFIG	?= pkg-config
+
+PKGS		 = libevent libtls libbsd-overlay sqlite3 jansson libseccomp
+PKG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS))
+CMOCKA_LIBS	:= $(shell $(PKG_CONFIG) --libs cmocka)
+
+WARNINGS	 = -Wall -Wextra -Werror -Wstrict-prototypes \
+		   -Wmissing-prototypes -Wmissing-declarations -Wshadow \
+		   -Wpointer-arith -Wsign-compare -Wno-unused-parameter
+OPTFLAGS	?= -O2 -g
+SANFLAGS	?=
+CFLAGS		?=
+CPPFLAGS	+= -D_GNU_SOURCE -Icommon \
+		   -DLIBEXECDIR=\"$(LIBEXECDIR)\"
+ALL_CFLAGS	 = $(OPTFLAGS) $(SANFLAGS) $(WARNINGS) $(CPPFLAGS) \
+		   $(PKG_CFLAGS) $(CFLAGS)
+LDFLAGS		+= $(SANFLAGS)
+
+OBJ		 = $(BUILD)/obj
+
+COMMON_SRCS	:= $(wildcard common/*.c)
+ORCHD_SRCS	:= $(wildcard orchd/*.c)
+GATEWAY_SRCS	:= $(wildcard gatewayd/*.c)
+REAPER_SRCS	:= $(wildcard reaperd/*.c)
+RUNTIME_SRCS	:= $(wildcard runtimed/*.c)
+ORCHCTL_SRCS	:= $(wildcard orchctl/*.c)
+
+objs		 = $(patsubst %.c,$(OBJ)/%.o,$(1))
+
+COMMON_OBJS	:= $(call objs,$(COMMON_SRCS))
+ORCHD_OBJS	:= $(call objs,$(ORCHD_SRCS)) $(OBJ)/orchd/parse.o
+GATEWAY_OBJS	:= $(call objs,$(GATEWAY_SRCS))
+REAPER_OBJS	:= $(call objs,$(REAPER_SRCS))
+RUNTIME_OBJS	:= $(call objs,$(RUNTIME_SRCS))
+ORCHCTL_OBJS	:= $(call objs,$(ORCHCTL_SRCS))
+LIBCOMMON	 = $(BUILD)/libcommon.a
+
+PROGS		 = $(BUILD)/orchd $(BUILD)/gatewayd $(BUILD)/reaperd \
+		   $(BUILD)/runtimed $(BUILD)/orchctl
+
+# Unit tests: regress/unit/test_NAME.c, linked with libcommon and the
+# objects named in TEST_NAME_OBJS (the program's files under test, never
+# its main()).
+UNIT_SRCS	:= $(wildcard regress/unit/test_*.c)
+UNIT_TESTS	:= $(patsubst regress/unit/%.c,$(BUILD)/regress/%,$(UNIT_SRCS))
+TEST_parse_OBJS	 = $(OBJ)/orchd/parse.o
+-include regress/unit/tests.mk
+
+MANS		 = man/orchd.8 man/orchd.conf.5 man/orchctl.8
+
+.PHONY: all check unit regress install install-user clean demo lint fuzz bench
+.SUFFIXES:
+
+all: $(PROGS)
+
+$(OBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(OBJ)/orchd/parse.c: orchd/parse.y
+	@mkdir -p $(dir $@)
+	$(YACC) -o $@ $<
+
+$(OBJ)/orchd/parse.o: $(OBJ)/orchd/parse.c
+	$(CC) $(ALL_CFLAGS) -Iorchd -Wno-missing-prototypes \
+	    -Wno-missing-declarations -Wno-shadow -MMD -MP -c -o $@ $<
+
+$(LIBCOMMON): $(COMMON_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/orchd: $(ORCHD_OBJS) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/gatewayd: $(GATEWAY_OBJS) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/reaperd: $(REAPER_OBJS) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/runtimed: $(RUNTIME_OBJS) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/orchctl: $(ORCHCTL_OBJS) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+.SECONDEXPANSION:
+$(BUILD)/regress/%: regress/unit/%.c $(LIBCOMMON) $$(TEST_$$(subst test_,,$$*)_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -Wno-missing-declarations \
+	    -o $@ $< $(TEST_$(subst test_,,$*)_OBJS) $(LIBCOMMON) \
+	    $(PKG_LIBS) $(CMOCKA_LIBS) $(LDFLAGS)
+
+# the workload and raw client of the end-to-end tests
+$(BUILD)/regress/testhttp: regress/e2e/testhttp.c
+	@mkdir -p $(dir $@)
+	$(CC) $(OPTFLAGS) -Wall -Wextra -Werror -o $@ $<
+
+unit: $(UNIT_TESTS) $(BUILD)/regress/testhttp
+
+# make check: a sanitizer build of everything, then every test.  The
+# summary line at the end counts unit test binaries and end-to-end cases.
+check:
+	$(MAKE) BUILD=build/check \
+	    SANFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	    OPTFLAGS="-O1 -g" all unit
+	sh regress/run.sh build/check
+
+lint:
+	mandoc -Tlint -Wwarning $(MANS)
+
+install: all
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBEXECDIR) \
+	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+	    $(DESTDIR)$(EXAMPLEDIR)
+	install -m 0555 $(BUILD)/orchd $(BUILD)/orchctl $(DESTDIR)$(SBINDIR)
+	install -m 0555 $(BUILD)/gatewayd $(BUILD)/reaperd $(BUILD)/runtimed \
+	    $(DESTDIR)$(LIBEXECDIR)
+	install -m 0444 man/orchd.conf.5 $(DESTDIR)$(MANDIR)/man5
+	install -m 0444 man/orchd.8 man/orchctl.8 $(DESTDIR)$(MANDIR)/man8
+	install -m 0444 etc/orchd.conf $(DESTDIR)$(EXAMPLEDIR)
+
+demo:
+	@echo "make demo: not yet; the gateway arrives with issue 3."
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
