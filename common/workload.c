@@ -1,0 +1,849 @@
+/*
+ * A workload's rules, in one place: defaults, validation and the JSON form
+ * that the config transaction, the store and the HTTP API all use.  The
+ * config parser and the API both end with workload_validate(), so a
+ * workload is the same whichever way it came in.
+ */
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "orchd.h"
+#include "log.h"
+
+#define WL_DEFAULT_ADDRESS	"127.0.0.1"
+
+/*
+ * The bytes of all strings of one workload together.  Its JSON form must
+ * fit in one internal message (ORCHD_IMSG_MAXSIZE) even when every
+ * character needs escaping.
+ */
+#define WL_SIZE_MAX		(96 * 1024)
+
+struct workload_conf *
+workload_new(const char *name)
+{
+	struct workload_conf	*wl;
+
+	if (name == NULL || strlen(name) >= sizeof(wl->name)) {
+		errno = ENAMETOOLONG;
+		return (NULL);
+	}
+	if ((wl = calloc(1, sizeof(*wl))) == NULL)
+		return (NULL);
+	(void)strlcpy(wl->name, name, sizeof(wl->name));
+	wl->driver = DRIVER_PROCESS;
+	wl->source = SOURCE_CONFIG;
+	TAILQ_INIT(&wl->hosts);
+	TAILQ_INIT(&wl->env);
+	TAILQ_INIT(&wl->volumes);
+	wl->network = NETWORK_BRIDGE;
+	wl->health = HEALTH_TCP;
+	wl->idle_timeout = -1;
+	wl->wake_timeout = -1;
+	if ((wl->address = strdup(WL_DEFAULT_ADDRESS)) == NULL) {
+		free(wl);
+		return (NULL);
+	}
+	return (wl);
+}
+
+void
+workload_free(struct workload_conf *wl)
+{
+	struct volume	*v;
+
+	if (wl == NULL)
+		return;
+	strlist_free(&wl->hosts);
+	strlist_free(&wl->env);
+	while ((v = TAILQ_FIRST(&wl->volumes)) != NULL) {
+		TAILQ_REMOVE(&wl->volumes, v, entry);
+		free(v->host);
+		free(v->container);
+		free(v);
+	}
+	free(wl->command);
+	free(wl->image);
+	free(wl->runtime);
+	free(wl->user);
+	free(wl->directory);
+	free(wl->address);
+	free(wl->health_path);
+	free(wl);
+}
+
+int
+strlist_add(struct strlist *list, const char *str)
+{
+	struct strentry	*e;
+
+	if ((e = calloc(1, sizeof(*e))) == NULL)
+		return (-1);
+	if ((e->str = strdup(str)) == NULL) {
+		free(e);
+		return (-1);
+	}
+	TAILQ_INSERT_TAIL(list, e, entry);
+	return (0);
+}
+
+void
+strlist_free(struct strlist *list)
+{
+	struct strentry	*e;
+
+	while ((e = TAILQ_FIRST(list)) != NULL) {
+		TAILQ_REMOVE(list, e, entry);
+		free(e->str);
+		free(e);
+	}
+}
+
+/*
+ * Validation.
+ */
+
+static int
+fail(char *errbuf, size_t len, const char *fmt, ...)
+    __attribute__((__format__ (printf, 3, 4)));
+
+static int
+fail(char *errbuf, size_t len, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (errbuf != NULL && len > 0) {
+		va_start(ap, fmt);
+		(void)vsnprintf(errbuf, len, fmt, ap);
+		va_end(ap);
+	}
+	return (-1);
+}
+
+/*
+ * Valid UTF-8 without control characters: every string of a workload ends
+ * up in JSON, in argv or in a container's configuration.
+ */
+static int
+valid_text(const char *s)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	unsigned int		 cp;
+	int			 n, i;
+
+	while (*p != '\0') {
+		if (*p < 0x80) {
+			if (*p < 0x20 || *p == 0x7f)
+				return (0);
+			p++;
+			continue;
+		}
+		if ((*p & 0xe0) == 0xc0) {
+			n = 1;
+			cp = *p & 0x1f;
+		} else if ((*p & 0xf0) == 0xe0) {
+			n = 2;
+			cp = *p & 0x0f;
+		} else if ((*p & 0xf8) == 0xf0) {
+			n = 3;
+			cp = *p & 0x07;
+		} else
+			return (0);
+		for (i = 1; i <= n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return (0);
+			cp = (cp << 6) | (p[i] & 0x3f);
+		}
+		/* overlong forms, surrogates, past U+10FFFF, C1 controls */
+		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
+		    (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
+		    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp < 0xa0))
+			return (0);
+		p += n + 1;
+	}
+	return (1);
+}
+
+static int
+valid_env(const char *s)
+{
+	const char	*p;
+
+	if (!isalpha((unsigned char)s[0]) && s[0] != '_')
+		return (0);
+	for (p = s + 1; *p != '='; p++)
+		if (*p == '\0' ||
+		    (!isalnum((unsigned char)*p) && *p != '_'))
+			return (0);
+	return (1);
+}
+
+static int
+valid_address(const char *s)
+{
+	struct in_addr	 in4;
+	struct in6_addr	 in6;
+
+	return (inet_pton(AF_INET, s, &in4) == 1 ||
+	    inet_pton(AF_INET6, s, &in6) == 1);
+}
+
+/* a user name or, for docker, "user:group" or numeric ids */
+static int
+valid_user(const char *s, int docker)
+{
+	size_t	 len = strlen(s);
+
+	if (len == 0 || len >= ORCHD_USER_MAX)
+		return (0);
+	for (; *s != '\0'; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.' &&
+		    *s != '-' && !(docker && *s == ':'))
+			return (0);
+	return (1);
+}
+
+/* check one optional string field: NULL is fine, empty is not */
+static int
+check_string(const char *field, const char *s, size_t *total, char *errbuf,
+    size_t len)
+{
+	if (s == NULL)
+		return (0);
+	if (*s == '\0')
+		return (fail(errbuf, len, "%s: must not be empty", field));
+	if (!valid_text(s))
+		return (fail(errbuf, len, "%s: invalid character "
+		    "(control character or invalid UTF-8)", field));
+	*total += strlen(s) + 8;
+	return (0);
+}
+
+int
+workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
+{
+	const struct strentry	*e, *f;
+	const struct volume	*v, *w;
+	size_t			 total = 0;
+	int			 docker = wl->driver == DRIVER_DOCKER;
+
+	if (!valid_workload_name(wl->name))
+		return (fail(errbuf, len, "invalid name \"%s\": 1 to 63 "
+		    "letters, digits, '_', '.' or '-', starting with a letter "
+		    "or digit", wl->name));
+	if (wl->driver != DRIVER_PROCESS && wl->driver != DRIVER_DOCKER)
+		return (fail(errbuf, len, "invalid driver"));
+	if (wl->source != SOURCE_CONFIG && wl->source != SOURCE_API)
+		return (fail(errbuf, len, "invalid source"));
+	if (TAILQ_EMPTY(&wl->hosts))
+		return (fail(errbuf, len, "at least one host is required"));
+	TAILQ_FOREACH(e, &wl->hosts, entry) {
+		if (!valid_host_pattern(e->str))
+			return (fail(errbuf, len, "invalid host \"%s\"",
+			    valid_text(e->str) ? e->str : "?"));
+		for (f = TAILQ_NEXT(e, entry); f != NULL;
+		    f = TAILQ_NEXT(f, entry))
+			if (strcasecmp(e->str, f->str) == 0)
+				return (fail(errbuf, len, "host \"%s\" listed "
+				    "twice", e->str));
+		total += strlen(e->str) + 8;
+	}
+	if (wl->port == 0)
+		return (fail(errbuf, len, "a port is required"));
+
+	if (check_string("command", wl->command, &total, errbuf, len) == -1 ||
+	    check_string("image", wl->image, &total, errbuf, len) == -1 ||
+	    check_string("runtime", wl->runtime, &total, errbuf, len) == -1 ||
+	    check_string("user", wl->user, &total, errbuf, len) == -1 ||
+	    check_string("directory", wl->directory, &total, errbuf,
+	    len) == -1 ||
+	    check_string("address", wl->address, &total, errbuf, len) == -1 ||
+	    check_string("health path", wl->health_path, &total, errbuf,
+	    len) == -1)
+		return (-1);
+
+	if (docker) {
+		if (wl->image == NULL)
+			return (fail(errbuf, len, "driver docker needs an "
+			    "image"));
+	} else {
+		if (wl->command == NULL)
+			return (fail(errbuf, len, "driver process needs a "
+			    "command"));
+		if (wl->image != NULL)
+			return (fail(errbuf, len, "image is only for driver "
+			    "docker"));
+		if (wl->runtime != NULL)
+			return (fail(errbuf, len, "runtime is only for driver "
+			    "docker"));
+		if (!TAILQ_EMPTY(&wl->volumes))
+			return (fail(errbuf, len, "volume is only for driver "
+			    "docker"));
+		if (wl->network == NETWORK_HOST)
+			return (fail(errbuf, len, "network host is only for "
+			    "driver docker"));
+	}
+	if (wl->network != NETWORK_BRIDGE && wl->network != NETWORK_HOST)
+		return (fail(errbuf, len, "invalid network"));
+
+	switch (wl->health) {
+	case HEALTH_TCP:
+		if (wl->health_path != NULL)
+			return (fail(errbuf, len, "health path given with "
+			    "health tcp"));
+		break;
+	case HEALTH_PATH:
+		if (wl->health_path == NULL || wl->health_path[0] != '/')
+			return (fail(errbuf, len, "health path must start "
+			    "with \"/\""));
+		if (strpbrk(wl->health_path, " \t") != NULL)
+			return (fail(errbuf, len, "health path must not "
+			    "contain spaces"));
+		break;
+	default:
+		return (fail(errbuf, len, "invalid health check"));
+	}
+
+	TAILQ_FOREACH(e, &wl->env, entry) {
+		if (!valid_text(e->str))
+			return (fail(errbuf, len, "env: invalid character "
+			    "(control character or invalid UTF-8)"));
+		if (!valid_env(e->str))
+			return (fail(errbuf, len, "env \"%s\": must be "
+			    "NAME=value, NAME of letters, digits and '_', not "
+			    "starting with a digit", e->str));
+		total += strlen(e->str) + 8;
+	}
+	TAILQ_FOREACH(v, &wl->volumes, entry) {
+		if (v->host == NULL || v->container == NULL ||
+		    !valid_text(v->host) || !valid_text(v->container))
+			return (fail(errbuf, len, "volume: invalid path"));
+		if (v->host[0] != '/')
+			return (fail(errbuf, len, "volume \"%s\": host path "
+			    "must be absolute", v->host));
+		if (v->container[0] != '/')
+			return (fail(errbuf, len, "volume \"%s\": container "
+			    "path must be absolute", v->container));
+		if (strchr(v->host, ':') != NULL ||
+		    strchr(v->container, ':') != NULL)
+			return (fail(errbuf, len, "volume \"%s\": paths must "
+			    "not contain ':'", v->host));
+		for (w = TAILQ_NEXT(v, entry); w != NULL;
+		    w = TAILQ_NEXT(w, entry))
+			if (strcmp(v->container, w->container) == 0)
+				return (fail(errbuf, len, "volume \"%s\": "
+				    "container path used twice",
+				    v->container));
+		total += strlen(v->host) + strlen(v->container) + 24;
+	}
+
+	if (wl->user != NULL && !valid_user(wl->user, docker))
+		return (fail(errbuf, len, "invalid user \"%s\"", wl->user));
+	if (wl->directory != NULL && wl->directory[0] != '/')
+		return (fail(errbuf, len, "directory \"%s\" must be an "
+		    "absolute path", wl->directory));
+	if (wl->address == NULL)
+		return (fail(errbuf, len, "an address is required"));
+	if (!valid_address(wl->address))
+		return (fail(errbuf, len, "address \"%s\": must be a numeric "
+		    "IPv4 or IPv6 address", wl->address));
+
+	if (wl->idle_timeout < -1)
+		return (fail(errbuf, len, "invalid idle timeout"));
+	if (wl->wake_timeout < -1 || wl->wake_timeout == 0)
+		return (fail(errbuf, len, "wake timeout must be positive"));
+	if (wl->memory < 0)
+		return (fail(errbuf, len, "invalid memory limit"));
+	if (total > WL_SIZE_MAX)
+		return (fail(errbuf, len, "workload too large"));
+	return (0);
+}
+
+/*
+ * JSON.
+ */
+
+static const char *
+driver_name(enum workload_driver d)
+{
+	return (d == DRIVER_DOCKER ? "docker" : "process");
+}
+
+static int
+set_str(json_t *o, const char *key, const char *s)
+{
+	if (s == NULL)
+		return (0);
+	return (json_object_set_new(o, key, json_string(s)));
+}
+
+static int
+set_strlist(json_t *o, const char *key, const struct strlist *l)
+{
+	const struct strentry	*e;
+	json_t			*a;
+
+	if ((a = json_array()) == NULL)
+		return (-1);
+	TAILQ_FOREACH(e, l, entry)
+		if (json_array_append_new(a, json_string(e->str)) == -1) {
+			json_decref(a);
+			return (-1);
+		}
+	return (json_object_set_new(o, key, a));
+}
+
+char *
+workload_to_json(const struct workload_conf *wl)
+{
+	const struct volume	*v;
+	json_t			*o, *a, *vo;
+	char			*s = NULL;
+	int			 r = 0;
+
+	if ((o = json_object()) == NULL)
+		return (NULL);
+	r |= json_object_set_new(o, "name", json_string(wl->name));
+	r |= json_object_set_new(o, "driver",
+	    json_string(driver_name(wl->driver)));
+	r |= json_object_set_new(o, "source",
+	    json_string(wl->source == SOURCE_API ? "api" : "config"));
+	r |= set_strlist(o, "hosts", &wl->hosts);
+	r |= set_str(o, "command", wl->command);
+	r |= set_str(o, "image", wl->image);
+	r |= set_str(o, "runtime", wl->runtime);
+	r |= json_object_set_new(o, "network",
+	    json_string(wl->network == NETWORK_HOST ? "host" : "bridge"));
+	r |= set_strlist(o, "env", &wl->env);
+	if ((a = json_array()) == NULL)
+		r = -1;
+	else {
+		TAILQ_FOREACH(v, &wl->volumes, entry) {
+			vo = json_pack("{s:s?, s:s?}", "host", v->host,
+			    "container", v->container);
+			r |= json_array_append_new(a, vo);
+		}
+		r |= json_object_set_new(o, "volumes", a);
+	}
+	r |= set_str(o, "user", wl->user);
+	r |= set_str(o, "directory", wl->directory);
+	r |= set_str(o, "address", wl->address);
+	r |= json_object_set_new(o, "port", json_integer(wl->port));
+	r |= json_object_set_new(o, "health",
+	    json_string(wl->health == HEALTH_PATH ? "path" : "tcp"));
+	r |= set_str(o, "health_path", wl->health_path);
+	if (wl->idle_timeout != -1)
+		r |= json_object_set_new(o, "idle_timeout",
+		    json_integer(wl->idle_timeout));
+	if (wl->wake_timeout != -1)
+		r |= json_object_set_new(o, "wake_timeout",
+		    json_integer(wl->wake_timeout));
+	if (wl->memory != 0)
+		r |= json_object_set_new(o, "memory",
+		    json_integer(wl->memory));
+	r |= json_object_set_new(o, "keep_warm",
+	    json_boolean(wl->keep_warm));
+	if (r == 0)
+		s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	return (s);
+}
+
+/*
+ * From JSON: every field is checked for its type here, then the whole
+ * workload by workload_validate().
+ */
+
+struct jfield {
+	const char	*name;
+	int		(*set)(struct workload_conf *, const char *,
+			    json_t *, char *, size_t);
+};
+
+static int
+j_string(const char *key, json_t *v, char **dst, char *errbuf, size_t len)
+{
+	if (!json_is_string(v))
+		return (fail(errbuf, len, "field \"%s\": must be a string",
+		    key));
+	free(*dst);
+	if ((*dst = strdup(json_string_value(v))) == NULL)
+		return (fail(errbuf, len, "out of memory"));
+	return (0);
+}
+
+static int
+j_strlist(const char *key, json_t *v, struct strlist *l, char *errbuf,
+    size_t len)
+{
+	json_t	*item;
+	size_t	 i;
+
+	if (!json_is_array(v))
+		return (fail(errbuf, len, "field \"%s\": must be an array of "
+		    "strings", key));
+	json_array_foreach(v, i, item) {
+		if (!json_is_string(item))
+			return (fail(errbuf, len, "field \"%s\": must be an "
+			    "array of strings", key));
+		if (strlist_add(l, json_string_value(item)) == -1)
+			return (fail(errbuf, len, "out of memory"));
+	}
+	return (0);
+}
+
+static int
+j_name(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	/* read before everything else, see workload_from_json() */
+	return (0);
+}
+
+static int
+j_driver(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	const char	*s = json_string_value(v);
+
+	if (s != NULL && strcmp(s, "process") == 0)
+		wl->driver = DRIVER_PROCESS;
+	else if (s != NULL && strcmp(s, "docker") == 0)
+		wl->driver = DRIVER_DOCKER;
+	else
+		return (fail(errbuf, len, "field \"%s\": must be \"process\" "
+		    "or \"docker\"", key));
+	return (0);
+}
+
+static int
+j_source(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	const char	*s = json_string_value(v);
+
+	if (s != NULL && strcmp(s, "config") == 0)
+		wl->source = SOURCE_CONFIG;
+	else if (s != NULL && strcmp(s, "api") == 0)
+		wl->source = SOURCE_API;
+	else
+		return (fail(errbuf, len, "field \"%s\": must be \"config\" "
+		    "or \"api\"", key));
+	return (0);
+}
+
+static int
+j_network(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	const char	*s = json_string_value(v);
+
+	if (s != NULL && strcmp(s, "bridge") == 0)
+		wl->network = NETWORK_BRIDGE;
+	else if (s != NULL && strcmp(s, "host") == 0)
+		wl->network = NETWORK_HOST;
+	else
+		return (fail(errbuf, len, "field \"%s\": must be \"bridge\" "
+		    "or \"host\"", key));
+	return (0);
+}
+
+static int
+j_health(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	const char	*s = json_string_value(v);
+
+	if (s != NULL && strcmp(s, "tcp") == 0)
+		wl->health = HEALTH_TCP;
+	else if (s != NULL && strcmp(s, "path") == 0)
+		wl->health = HEALTH_PATH;
+	else
+		return (fail(errbuf, len, "field \"%s\": must be \"tcp\" or "
+		    "\"path\"", key));
+	return (0);
+}
+
+static int
+j_hosts(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	return (j_strlist(key, v, &wl->hosts, errbuf, len));
+}
+
+static int
+j_env(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	return (j_strlist(key, v, &wl->env, errbuf, len));
+}
+
+static int
+j_command(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	return (j_string(key, v, &wl->command, errbuf, len));
+}
+
+static int
+j_image(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	return (j_string(key, v, &wl->image, errbuf, len));
+}
+
+static int
+j_runtime(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	return (j_string(key, v, &wl->runtime, errbuf, len));
+}
+
+static int
+j_user(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	return (j_string(key, v, &wl->user, errbuf, len));
+}
+
+static int
+j_directory(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_string(key, v, &wl->directory, errbuf, len));
+}
+
+static int
+j_address(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	return (j_string(key, v, &wl->address, errbuf, len));
+}
+
+static int
+j_health_path(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_string(key, v, &wl->health_path, errbuf, len));
+}
+
+static int
+j_volumes(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	struct volume	*vol;
+	json_t		*item, *h, *c;
+	size_t		 i;
+
+	if (!json_is_array(v))
+		goto bad;
+	json_array_foreach(v, i, item) {
+		if (!json_is_object(item) || json_object_size(item) != 2)
+			goto bad;
+		h = json_object_get(item, "host");
+		c = json_object_get(item, "container");
+		if (!json_is_string(h) || !json_is_string(c))
+			goto bad;
+		if ((vol = calloc(1, sizeof(*vol))) == NULL)
+			return (fail(errbuf, len, "out of memory"));
+		vol->host = strdup(json_string_value(h));
+		vol->container = strdup(json_string_value(c));
+		TAILQ_INSERT_TAIL(&wl->volumes, vol, entry);
+		if (vol->host == NULL || vol->container == NULL)
+			return (fail(errbuf, len, "out of memory"));
+	}
+	return (0);
+ bad:
+	return (fail(errbuf, len, "field \"%s\": must be an array of "
+	    "{\"host\": PATH, \"container\": PATH}", key));
+}
+
+static int
+j_port(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	json_int_t	 n;
+
+	if (!json_is_integer(v) || (n = json_integer_value(v)) < 1 ||
+	    n > 65535)
+		return (fail(errbuf, len, "field \"%s\": must be an integer "
+		    "from 1 to 65535", key));
+	wl->port = (uint16_t)n;
+	return (0);
+}
+
+/* seconds as a number, or a string with a unit: "10m" */
+static int
+j_duration(const char *key, json_t *v, int64_t *dst, char *errbuf,
+    size_t len)
+{
+	const char	*errstr;
+	json_int_t	 n;
+
+	if (json_is_integer(v)) {
+		n = json_integer_value(v);
+		if (n < 0 || n > INT32_MAX)
+			return (fail(errbuf, len, "field \"%s\": must be a "
+			    "duration from 0 to %d seconds", key, INT32_MAX));
+		*dst = n;
+		return (0);
+	}
+	if (json_is_string(v)) {
+		if (parse_duration(json_string_value(v), dst, &errstr) == -1)
+			return (fail(errbuf, len, "field \"%s\": %s", key,
+			    errstr));
+		return (0);
+	}
+	return (fail(errbuf, len, "field \"%s\": must be a number of seconds "
+	    "or a string like \"10m\"", key));
+}
+
+static int
+j_idle_timeout(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_duration(key, v, &wl->idle_timeout, errbuf, len));
+}
+
+static int
+j_wake_timeout(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (j_duration(key, v, &wl->wake_timeout, errbuf, len) == -1)
+		return (-1);
+	if (wl->wake_timeout == 0)
+		return (fail(errbuf, len, "field \"%s\": must be positive",
+		    key));
+	return (0);
+}
+
+static int
+j_memory(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	const char	*errstr;
+	json_int_t	 n;
+
+	if (json_is_integer(v)) {
+		if ((n = json_integer_value(v)) < 0)
+			return (fail(errbuf, len, "field \"%s\": must not be "
+			    "negative", key));
+		wl->memory = n;
+		return (0);
+	}
+	if (json_is_string(v)) {
+		if (parse_size(json_string_value(v), &wl->memory,
+		    &errstr) == -1)
+			return (fail(errbuf, len, "field \"%s\": %s", key,
+			    errstr));
+		return (0);
+	}
+	return (fail(errbuf, len, "field \"%s\": must be a number of bytes "
+	    "or a string like \"512M\"", key));
+}
+
+static int
+j_keep_warm(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (!json_is_boolean(v))
+		return (fail(errbuf, len, "field \"%s\": must be true or "
+		    "false", key));
+	wl->keep_warm = json_is_true(v);
+	return (0);
+}
+
+static const struct jfield jfields[] = {
+	{ "name",		j_name },
+	{ "driver",		j_driver },
+	{ "source",		j_source },
+	{ "hosts",		j_hosts },
+	{ "command",		j_command },
+	{ "image",		j_image },
+	{ "runtime",		j_runtime },
+	{ "network",		j_network },
+	{ "env",		j_env },
+	{ "volumes",		j_volumes },
+	{ "user",		j_user },
+	{ "directory",		j_directory },
+	{ "address",		j_address },
+	{ "port",		j_port },
+	{ "health",		j_health },
+	{ "health_path",	j_health_path },
+	{ "idle_timeout",	j_idle_timeout },
+	{ "wake_timeout",	j_wake_timeout },
+	{ "memory",		j_memory },
+	{ "keep_warm",		j_keep_warm },
+};
+
+struct workload_conf *
+workload_from_json(const char *text, size_t textlen, char *errbuf,
+    size_t len)
+{
+	struct workload_conf	*wl = NULL;
+	json_error_t		 jerr;
+	json_t			*o, *v;
+	const char		*key, *name;
+	size_t			 i;
+
+	if ((o = json_loadb(text, textlen, JSON_REJECT_DUPLICATES,
+	    &jerr)) == NULL) {
+		(void)fail(errbuf, len, "invalid JSON: %s", jerr.text);
+		return (NULL);
+	}
+	if (!json_is_object(o)) {
+		(void)fail(errbuf, len, "expected a JSON object");
+		goto done;
+	}
+	if ((v = json_object_get(o, "name")) == NULL) {
+		(void)fail(errbuf, len, "field \"name\" is required");
+		goto done;
+	}
+	if ((name = json_string_value(v)) == NULL) {
+		(void)fail(errbuf, len, "field \"name\": must be a string");
+		goto done;
+	}
+	if (!valid_workload_name(name) || !valid_text(name)) {
+		(void)fail(errbuf, len, "invalid name \"%s\": 1 to 63 letters, "
+		    "digits, '_', '.' or '-', starting with a letter or digit",
+		    valid_text(name) && strlen(name) < 64 ? name : "?");
+		goto done;
+	}
+	if ((wl = workload_new(name)) == NULL) {
+		(void)fail(errbuf, len, "out of memory");
+		goto done;
+	}
+	json_object_foreach(o, key, v) {
+		for (i = 0; i < nitems(jfields); i++)
+			if (strcmp(key, jfields[i].name) == 0)
+				break;
+		if (i == nitems(jfields)) {
+			(void)fail(errbuf, len, "unknown field \"%.64s\"",
+			    valid_text(key) ? key : "?");
+			goto bad;
+		}
+		if (jfields[i].set(wl, key, v, errbuf, len) == -1)
+			goto bad;
+	}
+	if (workload_validate(wl, errbuf, len) == -1)
+		goto bad;
+	goto done;
+ bad:
+	workload_free(wl);
+	wl = NULL;
+ done:
+	json_decref(o);
+	return (wl);
+}

@@ -1,0 +1,1608 @@
+/*
+ * orchd.conf(5): the configuration grammar.
+ *
+ * Built the way the OpenBSD daemons build theirs: a stack of open files
+ * for include, a sorted keyword table, a hand-written lexer with macro
+ * expansion, and an error production per line so that every error of a
+ * file is reported before parse_config() gives up.
+ *
+ * Every string the lexer makes is recorded in a pool; a grammar action
+ * that keeps one takes it out of the pool (keep()), and the rest is freed
+ * when the parse ends, so that error recovery never leaks.
+ */
+
+%{
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "orchd.h"
+#include "log.h"
+
+#define INCLUDE_DEPTH_MAX	16
+#define WORD_MAX		8192	/* one token, a macro's value */
+#define PUSHBACK_MAX		(WORD_MAX + 64)
+#define EXPAND_START		0x100	/* markers around an expanded macro */
+#define EXPAND_DONE		0x101
+
+struct file {
+	TAILQ_ENTRY(file)	 entry;
+	FILE			*stream;
+	char			*name;
+	dev_t			 dev;
+	ino_t			 ino;
+	int			 lineno;
+	int			 lastc;		/* for the newline at EOF */
+};
+TAILQ_HEAD(filelist, file);
+
+struct sym {
+	TAILQ_ENTRY(sym)	 entry;
+	int			 used;
+	int			 persist;	/* -D: the file cannot override */
+	char			*name;
+	char			*value;
+	char			*file;		/* where it was defined */
+	int			 lineno;
+};
+TAILQ_HEAD(symlist, sym);
+
+typedef struct {
+	union {
+		int64_t		 number;
+		char		*string;
+		struct {
+			char	*cert;
+			char	*key;
+		}		 tls;
+	} v;
+	int lineno;
+} YYSTYPE;
+#define YYSTYPE_IS_DECLARED 1
+
+static struct filelist	 files = TAILQ_HEAD_INITIALIZER(files);
+static struct file	*file, *topfile;
+static struct symlist	 symhead = TAILQ_HEAD_INITIALIZER(symhead);
+static int		 errors;
+
+/* pushback: characters and macro values, read back last in first out */
+static int		 pushback[PUSHBACK_MAX];
+static size_t		 pushback_len;
+static int		 expanding;
+
+/* strings made by the lexer and not (yet) kept by the grammar */
+static char		**pool;
+static size_t		 pool_len, pool_size;
+
+/* what the grammar is building */
+static struct orchd_conf	*conf;
+static struct workload_conf	*wl;
+static int			 wl_lineno, wl_errors, wl_seen;
+static char			*wl_cert, *wl_key;
+static char			 lasttok[48];	/* for "syntax error near" */
+static char			 lineword[48];	/* an unknown first word */
+static int			 at_bol = 1;	/* next token starts a line */
+static int			 lastbare;	/* last token: a bare word */
+
+#define SEEN_DRIVER	0x01
+#define SEEN_NETWORK	0x02
+#define SEEN_HEALTH	0x04
+#define SEEN_MEMORY	0x08
+#define SEEN_ADDRESS	0x10
+#define SEEN_KEEPWARM	0x20
+#define SEEN_KEYPAIR	0x40
+
+int		 yyparse(void);
+int		 yylex(void);
+static int	 lex(void);
+int		 yyerror(const char *, ...)
+		    __attribute__((__format__ (printf, 1, 2)));
+static int	 yyerror_at(int, const char *, ...)
+		    __attribute__((__format__ (printf, 2, 3)));
+static int	 kw_cmp(const void *, const void *);
+static int	 lookup(const char *);
+static int	 lgetc(int);
+static int	 lungetc(int);
+static int	 findeol(void);
+static struct file *pushfile(const char *, int);
+static int	 popfile(void);
+static int	 symset(const char *, const char *, int);
+static char	*symget(const char *);
+static char	*pool_add(char *);
+static char	*keep(char *);
+static void	 pool_free(void);
+static int	 set_string(char **, char *, const char *);
+static int	 host_add(const char *);
+static int	 api_host_add(const char *);
+static int	 listener_add(const char *, int64_t, int, char *, char *);
+static void	 workload_begin(char *);
+static void	 workload_end(void);
+static void	 workload_abandon(void);
+%}
+
+%token	ADDRESS API BRIDGE CERTIFICATE CHROOT COMMAND DATABASE DIRECTORY
+%token	DOCKER DRIVER ENV FILENAME HEALTH HOST IDLE IMAGE INCLUDE INTERVAL
+%token	KEEP KEY KEYPAIR LISTEN LOG MEMORY METRICS NETWORK ON PATH PORT
+%token	PROCESS PUBLIC REAPER RUNTIME SOCKET TCP TIMEOUT TLS USER VOLUME
+%token	WAKE WARM WORKLOAD
+%token	ERROR
+%token	<v.string>	STRING
+%token	<v.number>	NUMBER
+%type	<v.string>	value
+%type	<v.number>	duration size port
+%type	<v.tls>		tlsopt
+%%
+
+grammar		: /* empty */
+		| grammar '\n'
+		| grammar include
+		| grammar varset '\n'
+		| grammar main '\n'
+		| grammar workload '\n'
+		| grammar error '\n'		{ yyerrok; }
+		;
+
+optnl		: /* empty */
+		| optnl '\n'
+		;
+
+nl		: '\n' optnl
+		;
+
+/* the action runs once the newline is read: the next token is the file's */
+include		: INCLUDE STRING '\n'		{
+			/* no YYERROR: the newline is read already */
+			(void)pushfile($2, 1);
+		}
+		;
+
+value		: STRING
+		| NUMBER			{
+			char	*s;
+
+			if (asprintf(&s, "%lld", (long long)$1) == -1 ||
+			    pool_add(s) == NULL) {
+				yyerror("out of memory");
+				YYERROR;
+			}
+			$$ = s;
+		}
+		;
+
+varset		: STRING '=' value		{
+			const char	*p;
+
+			for (p = $1; *p != '\0'; p++)
+				if (!isalnum((unsigned char)*p) && *p != '_')
+					break;
+			if (*p != '\0' || isdigit((unsigned char)*$1)) {
+				yyerror("invalid macro name \"%s\"", $1);
+				YYERROR;
+			}
+			if (symset($1, $3, 0) == -1) {
+				yyerror("cannot store macro \"%s\"", $1);
+				YYERROR;
+			}
+		}
+		;
+
+/* durations: 30 (seconds), 30s, 5m, 1h; sizes: 512 (bytes), 64K, 512M */
+duration	: NUMBER			{
+			if ($1 < 0 || $1 > INT32_MAX) {
+				yyerror("invalid duration %lld",
+				    (long long)$1);
+				YYERROR;
+			}
+			$$ = $1;
+		}
+		| STRING			{
+			const char	*errstr;
+
+			if (parse_duration($1, &$$, &errstr) == -1) {
+				yyerror("%s: \"%s\"", errstr, $1);
+				YYERROR;
+			}
+		}
+		;
+
+size		: NUMBER			{
+			if ($1 < 0) {
+				yyerror("invalid size %lld", (long long)$1);
+				YYERROR;
+			}
+			$$ = $1;
+		}
+		| STRING			{
+			const char	*errstr;
+
+			if (parse_size($1, &$$, &errstr) == -1) {
+				yyerror("%s: \"%s\"", errstr, $1);
+				YYERROR;
+			}
+		}
+		;
+
+port		: NUMBER			{
+			if ($1 < 1 || $1 > 65535) {
+				yyerror("invalid port %lld: must be from 1 "
+				    "to 65535", (long long)$1);
+				YYERROR;
+			}
+			$$ = $1;
+		}
+		;
+
+tlsopt		: /* empty */			{
+			$$.cert = $$.key = NULL;
+		}
+		| TLS CERTIFICATE STRING KEY STRING	{
+			$$.cert = $3;
+			$$.key = $5;
+		}
+		;
+
+main		: USER STRING			{
+			if (conf->user[0] != '\0') {
+				yyerror("user already set");
+				YYERROR;
+			}
+			if ($2[0] == '\0' || strlcpy(conf->user, $2,
+			    sizeof(conf->user)) >= sizeof(conf->user)) {
+				conf->user[0] = '\0';
+				yyerror("invalid user \"%s\"", $2);
+				YYERROR;
+			}
+		}
+		| CHROOT STRING			{
+			if (set_string(&conf->chroot, $2, "chroot") == -1)
+				YYERROR;
+		}
+		| DATABASE STRING		{
+			if (set_string(&conf->database, $2, "database") == -1)
+				YYERROR;
+		}
+		| SOCKET STRING			{
+			if (set_string(&conf->socket, $2, "socket") == -1)
+				YYERROR;
+		}
+		| LOG DIRECTORY STRING		{
+			if (set_string(&conf->logdir, $3,
+			    "log directory") == -1)
+				YYERROR;
+		}
+		| DOCKER SOCKET STRING		{
+			if (set_string(&conf->docker_socket, $3,
+			    "docker socket") == -1)
+				YYERROR;
+		}
+		| IDLE TIMEOUT duration		{
+			if (conf->idle_timeout != -1) {
+				yyerror("idle timeout already set");
+				YYERROR;
+			}
+			conf->idle_timeout = $3;
+		}
+		| REAPER INTERVAL duration	{
+			if (conf->reaper_interval != -1) {
+				yyerror("reaper interval already set");
+				YYERROR;
+			}
+			if ($3 == 0) {
+				yyerror("reaper interval must be positive");
+				YYERROR;
+			}
+			conf->reaper_interval = $3;
+		}
+		| WAKE TIMEOUT duration		{
+			if (conf->wake_timeout != -1) {
+				yyerror("wake timeout already set");
+				YYERROR;
+			}
+			if ($3 == 0) {
+				yyerror("wake timeout must be positive");
+				YYERROR;
+			}
+			conf->wake_timeout = $3;
+		}
+		| LISTEN ON STRING PORT port tlsopt	{
+			if (listener_add($3, $5, 0, $6.cert, $6.key) == -1)
+				YYERROR;
+		}
+		| API LISTEN ON STRING PORT port tlsopt	{
+			if (listener_add($4, $6, 1, $7.cert, $7.key) == -1)
+				YYERROR;
+		}
+		| API HOST STRING		{
+			if (api_host_add($3) == -1)
+				YYERROR;
+		}
+		| API KEY FILENAME STRING	{
+			if (set_string(&conf->api_key_file, $4,
+			    "api key file") == -1)
+				YYERROR;
+		}
+		| API METRICS PUBLIC		{
+			if (conf->api_metrics_public) {
+				yyerror("api metrics public already set");
+				YYERROR;
+			}
+			conf->api_metrics_public = 1;
+		}
+		;
+
+workload	: WORKLOAD STRING		{
+			workload_begin($2);
+		} '{' optnl wlopts '}'		{
+			workload_end();
+		}
+		;
+
+wlopts		: /* empty */
+		| wlopts wlopt nl
+		| wlopts error nl		{ yyerrok; }
+		;
+
+wlopt		: HOST STRING			{
+			if (host_add($2) == -1)
+				YYERROR;
+		}
+		| DRIVER PROCESS		{
+			if (wl_seen & SEEN_DRIVER) {
+				yyerror("driver already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_DRIVER;
+			wl->driver = DRIVER_PROCESS;
+		}
+		| DRIVER DOCKER			{
+			if (wl_seen & SEEN_DRIVER) {
+				yyerror("driver already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_DRIVER;
+			wl->driver = DRIVER_DOCKER;
+		}
+		| DRIVER STRING			{
+			yyerror("unknown driver \"%s\": process or docker",
+			    $2);
+			YYERROR;
+		}
+		| IMAGE STRING			{
+			if (set_string(&wl->image, $2, "image") == -1)
+				YYERROR;
+		}
+		| COMMAND STRING		{
+			if (set_string(&wl->command, $2, "command") == -1)
+				YYERROR;
+		}
+		| RUNTIME STRING		{
+			if (set_string(&wl->runtime, $2, "runtime") == -1)
+				YYERROR;
+		}
+		| USER STRING			{
+			if (set_string(&wl->user, $2, "user") == -1)
+				YYERROR;
+		}
+		| DIRECTORY STRING		{
+			if (set_string(&wl->directory, $2,
+			    "directory") == -1)
+				YYERROR;
+		}
+		| ADDRESS STRING		{
+			if (wl_seen & SEEN_ADDRESS) {
+				yyerror("address already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_ADDRESS;
+			free(wl->address);
+			wl->address = NULL;
+			if (set_string(&wl->address, $2, "address") == -1)
+				YYERROR;
+		}
+		| ENV STRING			{
+			if (strlist_add(&wl->env, $2) == -1) {
+				yyerror("out of memory");
+				YYERROR;
+			}
+		}
+		| VOLUME STRING STRING		{
+			struct volume	*v;
+
+			if ((v = calloc(1, sizeof(*v))) == NULL) {
+				yyerror("out of memory");
+				YYERROR;
+			}
+			v->host = keep($2);
+			v->container = keep($3);
+			TAILQ_INSERT_TAIL(&wl->volumes, v, entry);
+		}
+		| MEMORY size			{
+			if (wl_seen & SEEN_MEMORY) {
+				yyerror("memory already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_MEMORY;
+			wl->memory = $2;
+		}
+		| NETWORK HOST			{
+			if (wl_seen & SEEN_NETWORK) {
+				yyerror("network already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_NETWORK;
+			wl->network = NETWORK_HOST;
+		}
+		| NETWORK BRIDGE		{
+			if (wl_seen & SEEN_NETWORK) {
+				yyerror("network already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_NETWORK;
+			wl->network = NETWORK_BRIDGE;
+		}
+		| NETWORK STRING		{
+			yyerror("unknown network \"%s\": host or bridge", $2);
+			YYERROR;
+		}
+		| PORT port			{
+			if (wl->port != 0) {
+				yyerror("port already set");
+				YYERROR;
+			}
+			wl->port = $2;
+		}
+		| HEALTH TCP			{
+			if (wl_seen & SEEN_HEALTH) {
+				yyerror("health already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_HEALTH;
+			wl->health = HEALTH_TCP;
+		}
+		| HEALTH PATH STRING		{
+			if (wl_seen & SEEN_HEALTH) {
+				yyerror("health already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_HEALTH;
+			wl->health = HEALTH_PATH;
+			wl->health_path = keep($3);
+		}
+		| HEALTH STRING			{
+			yyerror("unknown health check \"%s\": tcp or path",
+			    $2);
+			YYERROR;
+		}
+		| IDLE TIMEOUT duration		{
+			if (wl->idle_timeout != -1) {
+				yyerror("idle timeout already set");
+				YYERROR;
+			}
+			wl->idle_timeout = $3;
+		}
+		| WAKE TIMEOUT duration		{
+			if (wl->wake_timeout != -1) {
+				yyerror("wake timeout already set");
+				YYERROR;
+			}
+			if ($3 == 0) {
+				yyerror("wake timeout must be positive");
+				YYERROR;
+			}
+			wl->wake_timeout = $3;
+		}
+		| KEEP WARM			{
+			if (wl_seen & SEEN_KEEPWARM) {
+				yyerror("keep warm already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_KEEPWARM;
+			wl->keep_warm = 1;
+		}
+		| TLS KEYPAIR STRING STRING	{
+			if (wl_seen & SEEN_KEYPAIR) {
+				yyerror("tls keypair already set");
+				YYERROR;
+			}
+			if ($3[0] == '\0' || $4[0] == '\0') {
+				yyerror("tls keypair: empty file name");
+				YYERROR;
+			}
+			wl_seen |= SEEN_KEYPAIR;
+			wl_cert = keep($3);
+			wl_key = keep($4);
+		}
+		;
+
+%%
+
+struct keyword {
+	const char	*name;
+	int		 token;
+};
+
+/*
+ * Lines are numbered by whoever consumes the newline: yylex() when it
+ * returns it as a token, lgetc() for a continuation, findeol().  yylval
+ * carries the line of the token last read, which is the line of the
+ * statement being reduced.
+ */
+
+static void
+vreport(int lineno, const char *fmt, va_list ap)
+{
+	char	 msg[1024];
+
+	errors++;
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	log_warnx("%s:%d: %s", file->name, lineno, msg);
+}
+
+int
+yyerror(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	/* the lexer said why already: no "syntax error" on top */
+	if (yychar == ERROR && strcmp(fmt, "syntax error") == 0)
+		return (0);
+	if (strcmp(fmt, "syntax error") == 0) {
+		if (yychar == 0)
+			return (yyerror_at(file->lineno > 1 ?
+			    file->lineno - 1 : 1, "unexpected end of file"));
+		if (lineword[0] != '\0')
+			return (yyerror_at(yylval.lineno,
+			    "unknown keyword \"%s\"", lineword));
+		if (yychar == '\n')
+			return (yyerror_at(yylval.lineno,
+			    "syntax error at end of line"));
+		return (yyerror_at(yylval.lineno, "syntax error near \"%s\"",
+		    lasttok));
+	}
+	va_start(ap, fmt);
+	vreport(yylval.lineno, fmt, ap);
+	va_end(ap);
+	return (0);
+}
+
+static int
+yyerror_at(int lineno, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vreport(lineno, fmt, ap);
+	va_end(ap);
+	return (0);
+}
+
+static int
+kw_cmp(const void *k, const void *e)
+{
+	return (strcmp(k, ((const struct keyword *)e)->name));
+}
+
+static int
+lookup(const char *s)
+{
+	/* this has to be sorted always */
+	static const struct keyword keywords[] = {
+		{ "address",		ADDRESS },
+		{ "api",		API },
+		{ "bridge",		BRIDGE },
+		{ "certificate",	CERTIFICATE },
+		{ "chroot",		CHROOT },
+		{ "command",		COMMAND },
+		{ "database",		DATABASE },
+		{ "directory",		DIRECTORY },
+		{ "docker",		DOCKER },
+		{ "driver",		DRIVER },
+		{ "env",		ENV },
+		{ "file",		FILENAME },
+		{ "health",		HEALTH },
+		{ "host",		HOST },
+		{ "idle",		IDLE },
+		{ "image",		IMAGE },
+		{ "include",		INCLUDE },
+		{ "interval",		INTERVAL },
+		{ "keep",		KEEP },
+		{ "key",		KEY },
+		{ "keypair",		KEYPAIR },
+		{ "listen",		LISTEN },
+		{ "log",		LOG },
+		{ "memory",		MEMORY },
+		{ "metrics",		METRICS },
+		{ "network",		NETWORK },
+		{ "on",			ON },
+		{ "path",		PATH },
+		{ "port",		PORT },
+		{ "process",		PROCESS },
+		{ "public",		PUBLIC },
+		{ "reaper",		REAPER },
+		{ "runtime",		RUNTIME },
+		{ "socket",		SOCKET },
+		{ "tcp",		TCP },
+		{ "timeout",		TIMEOUT },
+		{ "tls",		TLS },
+		{ "user",		USER },
+		{ "volume",		VOLUME },
+		{ "wake",		WAKE },
+		{ "warm",		WARM },
+		{ "workload",		WORKLOAD },
+	};
+	const struct keyword	*kw;
+
+	kw = bsearch(s, keywords, nitems(keywords), sizeof(keywords[0]),
+	    kw_cmp);
+	return (kw != NULL ? kw->token : STRING);
+}
+
+/* the next character of the pushback, else of the current file */
+static int
+rawgetc(void)
+{
+	int	 c;
+
+	while (pushback_len > 0) {
+		c = pushback[--pushback_len];
+		if (c == EXPAND_START)
+			expanding = 1;
+		else if (c == EXPAND_DONE)
+			expanding = 0;
+		else
+			return (c);
+	}
+	return (getc(file->stream));
+}
+
+/*
+ * quotec != 0: inside a quoted string, return EOF at the end of the file.
+ * Otherwise join continuation lines, end every file with a newline and
+ * go back to the including file at the end of an included one.
+ */
+static int
+lgetc(int quotec)
+{
+	int	 c, next;
+
+	if (quotec)
+		return (rawgetc());
+	for (;;) {
+		c = rawgetc();
+		if (c == '\\') {
+			next = rawgetc();
+			if (next == '\n') {
+				file->lineno++;
+				continue;
+			}
+			lungetc(next);
+		}
+		if (c != EOF) {
+			file->lastc = c;
+			return (c);
+		}
+		if (file->lastc != '\n') {
+			file->lastc = '\n';
+			return ('\n');
+		}
+		if (file == topfile || popfile() == EOF)
+			return (EOF);
+	}
+}
+
+static int
+lungetc(int c)
+{
+	if (c == EOF)
+		return (EOF);
+	if (pushback_len >= nitems(pushback)) {
+		yyerror("line too long");
+		return (EOF);
+	}
+	pushback[pushback_len++] = c;
+	return (c);
+}
+
+/* skip the rest of the line, leaving its newline to be read as a token */
+static int
+findeol(void)
+{
+	int	 c;
+
+	for (;;) {
+		c = lgetc(0);
+		if (c == '\n') {
+			lungetc(c);
+			break;
+		}
+		if (c == EOF)
+			break;
+	}
+	return (ERROR);
+}
+
+static int
+is_word(int c)
+{
+	if (c < 0x21 || c > 0x7e)
+		return (0);
+	return (strchr("{}=#\"'$\\,;", c) == NULL);
+}
+
+static int
+is_number(const char *s)
+{
+	if (*s == '-')
+		s++;
+	if (*s == '\0')
+		return (0);
+	for (; *s != '\0'; s++)
+		if (!isdigit((unsigned char)*s))
+			return (0);
+	return (1);
+}
+
+/* valid UTF-8, as JSON needs it */
+static int
+is_utf8(const char *s)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	int			 n;
+
+	while (*p != '\0') {
+		if (*p < 0x80)
+			n = 0;
+		else if ((*p & 0xe0) == 0xc0 && *p >= 0xc2)
+			n = 1;
+		else if ((*p & 0xf0) == 0xe0)
+			n = 2;
+		else if ((*p & 0xf8) == 0xf0 && *p <= 0xf4)
+			n = 3;
+		else
+			return (0);
+		for (p++; n > 0; n--, p++)
+			if ((*p & 0xc0) != 0x80)
+				return (0);
+	}
+	return (1);
+}
+
+static void
+set_lasttok(const char *s)
+{
+	size_t	 i;
+
+	for (i = 0; s[i] != '\0' && i < sizeof(lasttok) - 1; i++)
+		lasttok[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
+	lasttok[i] = '\0';
+}
+
+static int
+expand_macro(void)
+{
+	char	 name[128], *val;
+	size_t	 len = 0, vlen, i;
+	int	 c;
+
+	while ((c = lgetc(0)) != EOF &&
+	    (isalnum((unsigned char)c) || c == '_')) {
+		if (len >= sizeof(name) - 1) {
+			yyerror("macro name too long");
+			return (-1);
+		}
+		name[len++] = c;
+	}
+	lungetc(c);
+	name[len] = '\0';
+	if (len == 0) {
+		yyerror("'$' without a macro name");
+		return (-1);
+	}
+	if ((val = symget(name)) == NULL) {
+		yyerror("macro \"%s\" not defined", name);
+		return (-1);
+	}
+	vlen = strlen(val);
+	if (pushback_len + vlen + 2 > nitems(pushback)) {
+		yyerror("macro \"%s\" too long", name);
+		return (-1);
+	}
+	pushback[pushback_len++] = EXPAND_DONE;
+	for (i = vlen; i > 0; i--)
+		pushback[pushback_len++] = (unsigned char)val[i - 1];
+	pushback[pushback_len++] = EXPAND_START;
+	return (0);
+}
+
+/*
+ * Remember whether the first token of a line is a bare word that is no
+ * keyword: a syntax error on that line is then most likely a misspelling.
+ */
+int
+yylex(void)
+{
+	int	 tok;
+
+	tok = lex();
+	if (tok == '=')		/* a macro being set, not a misspelling */
+		lineword[0] = '\0';
+	if (at_bol) {
+		if (tok == STRING && lastbare &&
+		    isalpha((unsigned char)lasttok[0]))
+			(void)strlcpy(lineword, lasttok, sizeof(lineword));
+		else
+			lineword[0] = '\0';
+	}
+	at_bol = tok == '\n' || tok == 0;
+	return (tok);
+}
+
+static int
+lex(void)
+{
+	char	 buf[WORD_MAX], *p, *s;
+	int	 c, next, quotec;
+	const char *errstr;
+
+	lastbare = 0;
+ top:
+	p = buf;
+	while ((c = lgetc(0)) == ' ' || c == '\t')
+		;
+	yylval.lineno = file->lineno;
+	if (c == '#')
+		while ((c = lgetc(0)) != '\n' && c != EOF)
+			;
+	if (c == '$' && !expanding) {
+		if (expand_macro() == -1)
+			return (findeol());
+		goto top;
+	}
+
+	switch (c) {
+	case '\'':
+	case '"':
+		quotec = c;
+		for (;;) {
+			if ((c = lgetc(quotec)) == EOF || c == '\n') {
+				yyerror("unterminated quoted string");
+				lungetc(c);
+				return (findeol());
+			}
+			if (c == '\\') {
+				next = lgetc(quotec);
+				if (next == '\n') {
+					file->lineno++;
+					continue;
+				}
+				if (next == quotec || next == '\\')
+					c = next;
+				else
+					lungetc(next);
+			} else if (c == quotec)
+				break;
+			else if ((c < 0x20 && c != '\t') || c == 0x7f) {
+				yyerror("invalid character 0x%02x in quoted "
+				    "string", c);
+				return (findeol());
+			}
+			if (p + 1 >= buf + sizeof(buf)) {
+				yyerror("string too long");
+				return (findeol());
+			}
+			*p++ = c;
+		}
+		*p = '\0';
+		if (!is_utf8(buf)) {
+			yyerror("invalid UTF-8 in quoted string");
+			return (findeol());
+		}
+		set_lasttok(buf);
+		if ((s = strdup(buf)) == NULL || pool_add(s) == NULL) {
+			yyerror("out of memory");
+			return (findeol());
+		}
+		yylval.v.string = s;
+		return (STRING);
+	}
+
+	if (is_word(c)) {
+		do {
+			if (p + 1 >= buf + sizeof(buf)) {
+				yyerror("string too long");
+				return (findeol());
+			}
+			*p++ = c;
+		} while ((c = lgetc(0)) != EOF && is_word(c));
+		lungetc(c);
+		*p = '\0';
+		set_lasttok(buf);
+		if (is_number(buf)) {
+			yylval.v.number = strtonum(buf, -LLONG_MAX, LLONG_MAX,
+			    &errstr);
+			if (errstr != NULL) {
+				yyerror("number \"%s\" is %s", buf, errstr);
+				return (findeol());
+			}
+			return (NUMBER);
+		}
+		if ((c = lookup(buf)) != STRING)
+			return (c);
+		if ((s = strdup(buf)) == NULL || pool_add(s) == NULL) {
+			yyerror("out of memory");
+			return (findeol());
+		}
+		yylval.v.string = s;
+		lastbare = 1;
+		return (STRING);
+	}
+
+	switch (c) {
+	case EOF:
+		set_lasttok("end of file");
+		return (0);
+	case '\n':
+		set_lasttok("newline");
+		yylval.lineno = file->lineno;
+		file->lineno++;
+		return (c);
+	}
+	if (c < 0x20 || c >= 0x7f) {
+		yyerror("invalid character 0x%02x", (unsigned int)c);
+		return (findeol());
+	}
+	lasttok[0] = c;
+	lasttok[1] = '\0';
+	return (c);
+}
+
+/*
+ * Files.  A relative include is found beside the file that includes it.
+ */
+static struct file *
+pushfile(const char *name, int from_include)
+{
+	struct file	*nf, *f;
+	struct stat	 st;
+	const char	*slash;
+	char		*path;
+	int		 depth = 0, fd = -1;
+
+	if (from_include && name[0] != '/' &&
+	    (slash = strrchr(file->name, '/')) != NULL) {
+		if (asprintf(&path, "%.*s/%s", (int)(slash - file->name),
+		    file->name, name) == -1)
+			path = NULL;
+	} else
+		path = strdup(name);
+	if (path == NULL) {
+		yyerror("out of memory");
+		return (NULL);
+	}
+	TAILQ_FOREACH(f, &files, entry)
+		depth++;
+	if (depth >= INCLUDE_DEPTH_MAX) {
+		yyerror("include \"%s\": more than %d nested files", name,
+		    INCLUDE_DEPTH_MAX);
+		free(path);
+		return (NULL);
+	}
+	if ((nf = calloc(1, sizeof(*nf))) == NULL) {
+		yyerror("out of memory");
+		free(path);
+		return (NULL);
+	}
+	nf->name = path;
+	nf->lineno = 1;
+	nf->lastc = '\n';
+	/* O_NONBLOCK: a FIFO must not hang the parse */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1) {
+		if (from_include)
+			yyerror("include \"%s\": %s", path, strerror(errno));
+		else
+			log_warn("%s", path);
+		goto fail;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		if (from_include)
+			yyerror("include \"%s\": not a regular file", path);
+		else
+			log_warnx("%s: not a regular file", path);
+		goto fail;
+	}
+	if (fcntl(fd, F_SETFL, 0) == -1 ||
+	    (nf->stream = fdopen(fd, "r")) == NULL) {
+		if (from_include)
+			yyerror("include \"%s\": %s", path, strerror(errno));
+		else
+			log_warn("%s", path);
+		goto fail;
+	}
+	fd = -1;
+	TAILQ_FOREACH(f, &files, entry)
+		if (f->dev == st.st_dev && f->ino == st.st_ino) {
+			yyerror("include \"%s\": include loop", path);
+			goto fail;
+		}
+	nf->dev = st.st_dev;
+	nf->ino = st.st_ino;
+	TAILQ_INSERT_TAIL(&files, nf, entry);
+	file = nf;
+	return (nf);
+ fail:
+	if (nf->stream != NULL)
+		fclose(nf->stream);
+	if (fd != -1)
+		close(fd);
+	free(nf->name);
+	free(nf);
+	return (NULL);
+}
+
+static int
+popfile(void)
+{
+	struct file	*prev;
+
+	if ((prev = TAILQ_PREV(file, filelist, entry)) != NULL) {
+		TAILQ_REMOVE(&files, file, entry);
+		fclose(file->stream);
+		free(file->name);
+		free(file);
+		file = prev;
+		return (0);
+	}
+	return (EOF);
+}
+
+static void
+closefiles(void)
+{
+	struct file	*f;
+
+	while ((f = TAILQ_FIRST(&files)) != NULL) {
+		TAILQ_REMOVE(&files, f, entry);
+		fclose(f->stream);
+		free(f->name);
+		free(f);
+	}
+	file = topfile = NULL;
+}
+
+/*
+ * The string pool.
+ */
+static char *
+pool_add(char *s)
+{
+	char	**np;
+	size_t	  nsize;
+
+	if (pool_len == pool_size) {
+		nsize = pool_size == 0 ? 64 : pool_size * 2;
+		if ((np = reallocarray(pool, nsize, sizeof(*pool))) == NULL) {
+			free(s);
+			return (NULL);
+		}
+		pool = np;
+		pool_size = nsize;
+	}
+	pool[pool_len++] = s;
+	return (s);
+}
+
+/* take s out of the pool: the caller owns it now */
+static char *
+keep(char *s)
+{
+	size_t	 i;
+
+	for (i = pool_len; i > 0; i--)
+		if (pool[i - 1] == s) {
+			pool[i - 1] = NULL;
+			break;
+		}
+	return (s);
+}
+
+static void
+pool_free(void)
+{
+	size_t	 i;
+
+	for (i = 0; i < pool_len; i++)
+		free(pool[i]);
+	free(pool);
+	pool = NULL;
+	pool_len = pool_size = 0;
+}
+
+/*
+ * Grammar helpers.
+ */
+
+/* a string setting given once, not empty; s is kept on success */
+static int
+set_string(char **dst, char *s, const char *what)
+{
+	if (*dst != NULL) {
+		yyerror("%s already set", what);
+		return (-1);
+	}
+	if (s[0] == '\0') {
+		yyerror("%s must not be empty", what);
+		return (-1);
+	}
+	*dst = keep(s);
+	return (0);
+}
+
+static int
+host_add(const char *host)
+{
+	struct workload_conf	*w;
+	struct strentry		*e;
+
+	if (!valid_host_pattern(host)) {
+		yyerror("invalid host \"%s\"", host);
+		return (-1);
+	}
+	TAILQ_FOREACH(e, &wl->hosts, entry)
+		if (strcasecmp(e->str, host) == 0) {
+			yyerror("host \"%s\" listed twice", host);
+			return (-1);
+		}
+	TAILQ_FOREACH(w, &conf->workloads, entry)
+		TAILQ_FOREACH(e, &w->hosts, entry)
+			if (strcasecmp(e->str, host) == 0) {
+				yyerror("host \"%s\" already used by "
+				    "workload \"%s\"", host, w->name);
+				return (-1);
+			}
+	TAILQ_FOREACH(e, &conf->api_hosts, entry)
+		if (strcasecmp(e->str, host) == 0) {
+			yyerror("host \"%s\" is an api host", host);
+			return (-1);
+		}
+	if (strlist_add(&wl->hosts, host) == -1) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	return (0);
+}
+
+static int
+api_host_add(const char *host)
+{
+	struct workload_conf	*w;
+	struct strentry		*e;
+
+	if (!valid_host_pattern(host)) {
+		yyerror("invalid api host \"%s\"", host);
+		return (-1);
+	}
+	TAILQ_FOREACH(e, &conf->api_hosts, entry)
+		if (strcasecmp(e->str, host) == 0) {
+			yyerror("api host \"%s\" listed twice", host);
+			return (-1);
+		}
+	TAILQ_FOREACH(w, &conf->workloads, entry)
+		TAILQ_FOREACH(e, &w->hosts, entry)
+			if (strcasecmp(e->str, host) == 0) {
+				yyerror("api host \"%s\" already used by "
+				    "workload \"%s\"", host, w->name);
+				return (-1);
+			}
+	if (strlist_add(&conf->api_hosts, host) == -1) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	return (0);
+}
+
+/* numeric address, "localhost" or "*"; IPv6 may be in brackets */
+static int
+address_parse(const char *name, int port, struct sockaddr_storage *ss,
+    socklen_t *sslen)
+{
+	struct sockaddr_in	*sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)ss;
+	char			 buf[INET6_ADDRSTRLEN + 2];
+	size_t			 len;
+
+	memset(ss, 0, sizeof(*ss));
+	if (strcmp(name, "localhost") == 0)
+		name = "127.0.0.1";
+	else if (strcmp(name, "*") == 0)
+		name = "0.0.0.0";
+	if (inet_pton(AF_INET, name, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		*sslen = sizeof(*sin);
+		return (0);
+	}
+	len = strlen(name);
+	if (len > 2 && len < sizeof(buf) && name[0] == '[' &&
+	    name[len - 1] == ']') {
+		memcpy(buf, name + 1, len - 2);
+		buf[len - 2] = '\0';
+		name = buf;
+	}
+	if (inet_pton(AF_INET6, name, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		*sslen = sizeof(*sin6);
+		return (0);
+	}
+	return (-1);
+}
+
+static int
+is_wildcard(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in	*sin = (const struct sockaddr_in *)ss;
+	const struct sockaddr_in6	*sin6 =
+	    (const struct sockaddr_in6 *)ss;
+
+	if (ss->ss_family == AF_INET)
+		return (sin->sin_addr.s_addr == htonl(INADDR_ANY));
+	return (IN6_IS_ADDR_UNSPECIFIED(&sin6->sin6_addr));
+}
+
+/* same port and family, and the same address or a wildcard on one side */
+static int
+listener_overlaps(const struct listener_conf *a,
+    const struct listener_conf *b)
+{
+	const struct sockaddr_in	*a4 = (const struct sockaddr_in *)&a->ss;
+	const struct sockaddr_in	*b4 = (const struct sockaddr_in *)&b->ss;
+	const struct sockaddr_in6	*a6 =
+	    (const struct sockaddr_in6 *)&a->ss;
+	const struct sockaddr_in6	*b6 =
+	    (const struct sockaddr_in6 *)&b->ss;
+
+	if (a->ss.ss_family != b->ss.ss_family)
+		return (0);
+	if (is_wildcard(&a->ss) || is_wildcard(&b->ss)) {
+		if (a->ss.ss_family == AF_INET)
+			return (a4->sin_port == b4->sin_port);
+		return (a6->sin6_port == b6->sin6_port);
+	}
+	if (a->ss.ss_family == AF_INET)
+		return (a4->sin_port == b4->sin_port &&
+		    a4->sin_addr.s_addr == b4->sin_addr.s_addr);
+	return (a6->sin6_port == b6->sin6_port &&
+	    memcmp(&a6->sin6_addr, &b6->sin6_addr,
+	    sizeof(a6->sin6_addr)) == 0);
+}
+
+static int
+listener_add(const char *name, int64_t port, int api, char *cert, char *key)
+{
+	struct listener_conf	*l, *o;
+
+	if ((l = calloc(1, sizeof(*l))) == NULL) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	l->fd = -1;
+	l->api = api;
+	if (strlcpy(l->name, name, sizeof(l->name)) >= sizeof(l->name) ||
+	    address_parse(name, port, &l->ss, &l->sslen) == -1) {
+		yyerror("invalid listen address \"%s\": a numeric IPv4 or "
+		    "IPv6 address, localhost or *", name);
+		free(l);
+		return (-1);
+	}
+	if (cert != NULL && (cert[0] == '\0' || key[0] == '\0')) {
+		yyerror("tls: empty file name");
+		free(l);
+		return (-1);
+	}
+	TAILQ_FOREACH(o, &conf->listeners, entry)
+		if (listener_overlaps(l, o)) {
+			yyerror("listen on %s port %lld: overlaps %slisten on "
+			    "%s", name, (long long)port, o->api ? "api " : "",
+			    o->name);
+			free(l);
+			return (-1);
+		}
+	if (cert != NULL) {
+		l->tls = 1;
+		l->tls_cert = keep(cert);
+		l->tls_key = keep(key);
+	}
+	TAILQ_INSERT_TAIL(&conf->listeners, l, entry);
+	return (0);
+}
+
+static void
+workload_abandon(void)
+{
+	workload_free(wl);
+	wl = NULL;
+	free(wl_cert);
+	free(wl_key);
+	wl_cert = wl_key = NULL;
+}
+
+static void
+workload_begin(char *name)
+{
+	struct workload_conf	*w;
+
+	/* a block that a syntax error cut short */
+	workload_abandon();
+
+	wl_lineno = yylval.lineno;
+	wl_errors = errors;
+	wl_seen = 0;
+	if (!valid_workload_name(name))
+		yyerror("invalid workload name \"%s\": 1 to 63 letters, "
+		    "digits, '_', '.' or '-', starting with a letter or digit",
+		    name);
+	else
+		TAILQ_FOREACH(w, &conf->workloads, entry)
+			if (strcmp(w->name, name) == 0) {
+				yyerror("workload \"%s\" defined twice", name);
+				break;
+			}
+	/* an invalid name still gets a workload to parse the block into */
+	if ((wl = workload_new(valid_workload_name(name) ? name : "")) ==
+	    NULL)
+		fatal("%s: workload_new", __func__);
+}
+
+static void
+workload_end(void)
+{
+	struct keypair_conf	*kp;
+	struct strentry		*e;
+	char			 reason[512];
+
+	if (errors == wl_errors &&
+	    workload_validate(wl, reason, sizeof(reason)) == -1)
+		yyerror_at(wl_lineno, "workload \"%s\": %s", wl->name, reason);
+	if (wl_cert != NULL) {
+		TAILQ_FOREACH(e, &wl->hosts, entry) {
+			if ((kp = calloc(1, sizeof(*kp))) == NULL ||
+			    (kp->cert = strdup(wl_cert)) == NULL ||
+			    (kp->key = strdup(wl_key)) == NULL) {
+				if (kp != NULL) {
+					free(kp->cert);
+					free(kp);
+				}
+				yyerror_at(wl_lineno, "out of memory");
+				break;
+			}
+			(void)strlcpy(kp->host, e->str, sizeof(kp->host));
+			TAILQ_INSERT_TAIL(&conf->keypairs, kp, entry);
+		}
+	}
+	TAILQ_INSERT_TAIL(&conf->workloads, wl, entry);
+	wl = NULL;
+	workload_abandon();
+}
+
+/*
+ * Macros.
+ */
+static int
+symset(const char *name, const char *value, int persist)
+{
+	struct sym	*sym;
+
+	TAILQ_FOREACH(sym, &symhead, entry)
+		if (strcmp(name, sym->name) == 0)
+			break;
+	if (sym != NULL) {
+		if (sym->persist && !persist)
+			return (0);
+		TAILQ_REMOVE(&symhead, sym, entry);
+		free(sym->name);
+		free(sym->value);
+		free(sym->file);
+		free(sym);
+	}
+	if ((sym = calloc(1, sizeof(*sym))) == NULL)
+		return (-1);
+	sym->name = strdup(name);
+	sym->value = strdup(value);
+	if (file != NULL) {
+		sym->file = strdup(file->name);
+		sym->lineno = yylval.lineno;
+	}
+	sym->persist = persist;
+	if (sym->name == NULL || sym->value == NULL) {
+		free(sym->name);
+		free(sym->value);
+		free(sym->file);
+		free(sym);
+		return (-1);
+	}
+	TAILQ_INSERT_TAIL(&symhead, sym, entry);
+	return (0);
+}
+
+static char *
+symget(const char *name)
+{
+	struct sym	*sym;
+
+	TAILQ_FOREACH(sym, &symhead, entry)
+		if (strcmp(name, sym->name) == 0) {
+			sym->used = 1;
+			return (sym->value);
+		}
+	return (NULL);
+}
+
+int
+cmdline_symset(const char *s)
+{
+	const char	*eq, *p;
+	char		*name;
+	int		 r;
+
+	if ((eq = strchr(s, '=')) == NULL || eq == s)
+		return (-1);
+	for (p = s; p < eq; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return (-1);
+	if (isdigit((unsigned char)*s) || strlen(eq + 1) >= WORD_MAX ||
+	    strchr(eq + 1, '\n') != NULL)
+		return (-1);
+	if ((name = strndup(s, eq - s)) == NULL)
+		return (-1);
+	r = symset(name, eq + 1, 1);
+	free(name);
+	return (r);
+}
+
+/* drop the file's macros, keep those of -D; say which were never used */
+static void
+symclear(int verbose)
+{
+	struct sym	*sym, *next;
+
+	for (sym = TAILQ_FIRST(&symhead); sym != NULL; sym = next) {
+		next = TAILQ_NEXT(sym, entry);
+		if (verbose && !sym->used && !sym->persist)
+			log_warnx("%s:%d: macro \"%s\" not used",
+			    sym->file ? sym->file : "command line",
+			    sym->lineno, sym->name);
+		sym->used = 0;
+		if (sym->persist)
+			continue;
+		TAILQ_REMOVE(&symhead, sym, entry);
+		free(sym->name);
+		free(sym->value);
+		free(sym->file);
+		free(sym);
+	}
+}
+
+/*
+ * The entry points.
+ */
+struct orchd_conf *
+parse_config(const char *filename, int verbose)
+{
+	struct orchd_conf	*c;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL) {
+		log_warn("%s: calloc", __func__);
+		return (NULL);
+	}
+	TAILQ_INIT(&c->listeners);
+	TAILQ_INIT(&c->api_hosts);
+	TAILQ_INIT(&c->keypairs);
+	TAILQ_INIT(&c->workloads);
+	c->idle_timeout = c->reaper_interval = c->wake_timeout = -1;
+	if ((c->conffile = strdup(filename)) == NULL) {
+		log_warn("%s: strdup", __func__);
+		free(c);
+		return (NULL);
+	}
+
+	conf = c;
+	errors = 0;
+	pushback_len = 0;
+	expanding = 0;
+	lasttok[0] = '\0';
+	lineword[0] = '\0';
+	at_bol = 1;
+	if ((topfile = pushfile(filename, 0)) == NULL) {
+		conf = NULL;
+		free_config(c);
+		return (NULL);
+	}
+	if (yyparse() != 0 && errors == 0)
+		yyerror("cannot parse");
+	closefiles();
+	workload_abandon();
+	symclear(verbose);
+	pool_free();
+	pushback_len = 0;
+	expanding = 0;
+	conf = NULL;
+
+	if (errors != 0) {
+		free_config(c);
+		return (NULL);
+	}
+
+	if (c->user[0] == '\0')
+		(void)strlcpy(c->user, ORCHD_USER, sizeof(c->user));
+	if ((c->chroot == NULL &&
+	    (c->chroot = strdup(ORCHD_CHROOT)) == NULL) ||
+	    (c->database == NULL &&
+	    (c->database = strdup(ORCHD_DATABASE)) == NULL) ||
+	    (c->socket == NULL &&
+	    (c->socket = strdup(ORCHD_SOCKET)) == NULL) ||
+	    (c->logdir == NULL &&
+	    (c->logdir = strdup(ORCHD_LOGDIR)) == NULL) ||
+	    (c->docker_socket == NULL &&
+	    (c->docker_socket = strdup(ORCHD_DOCKER_SOCKET)) == NULL)) {
+		log_warn("%s: strdup", __func__);
+		free_config(c);
+		return (NULL);
+	}
+	if (c->idle_timeout == -1)
+		c->idle_timeout = ORCHD_IDLE_TIMEOUT;
+	if (c->reaper_interval == -1)
+		c->reaper_interval = ORCHD_REAPER_INTERVAL;
+	if (c->wake_timeout == -1)
+		c->wake_timeout = ORCHD_WAKE_TIMEOUT;
+	return (c);
+}
+
+void
+free_config(struct orchd_conf *c)
+{
+	struct listener_conf	*l;
+	struct keypair_conf	*kp;
+	struct workload_conf	*w;
+
+	if (c == NULL)
+		return;
+	while ((l = TAILQ_FIRST(&c->listeners)) != NULL) {
+		TAILQ_REMOVE(&c->listeners, l, entry);
+		free(l->tls_cert);
+		free(l->tls_key);
+		free(l);
+	}
+	strlist_free(&c->api_hosts);
+	while ((kp = TAILQ_FIRST(&c->keypairs)) != NULL) {
+		TAILQ_REMOVE(&c->keypairs, kp, entry);
+		free(kp->cert);
+		free(kp->key);
+		free(kp);
+	}
+	while ((w = TAILQ_FIRST(&c->workloads)) != NULL) {
+		TAILQ_REMOVE(&c->workloads, w, entry);
+		workload_free(w);
+	}
+	free(c->conffile);
+	free(c->chroot);
+	free(c->database);
+	free(c->socket);
+	free(c->logdir);
+	free(c->docker_socket);
+	free(c->api_key_file);
+	free(c);
+}

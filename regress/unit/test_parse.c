@@ -1,0 +1,1125 @@
+/*
+ * orchd.conf parsing (orchd/parse.y), the workload rules and their JSON
+ * form (common/workload.c), units and names (common/units.c).
+ *
+ * Run from the top of the tree: the fixtures are in regress/config.
+ */
+
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "orchd.h"
+#include "log.h"
+
+#define CONFDIR		"regress/config/"
+#define MAXLINES	64
+
+static char	*lines[MAXLINES];
+static int	 nlines;
+
+static void
+capture(int pri, const char *line)
+{
+	if (nlines < MAXLINES)
+		lines[nlines++] = strdup(line);
+}
+
+static void
+capture_reset(void)
+{
+	while (nlines > 0)
+		free(lines[--nlines]);
+}
+
+static int
+setup(void **state)
+{
+	capture_reset();
+	log_capture(capture);
+	return (0);
+}
+
+static int
+teardown(void **state)
+{
+	log_capture(NULL);
+	capture_reset();
+	return (0);
+}
+
+static struct workload_conf *
+find_workload(struct orchd_conf *conf, const char *name)
+{
+	struct workload_conf	*wl;
+
+	TAILQ_FOREACH(wl, &conf->workloads, entry)
+		if (strcmp(wl->name, name) == 0)
+			return (wl);
+	return (NULL);
+}
+
+static int
+strlist_count(const struct strlist *l)
+{
+	const struct strentry	*e;
+	int			 n = 0;
+
+	TAILQ_FOREACH(e, l, entry)
+		n++;
+	return (n);
+}
+
+static const char *
+strlist_nth(const struct strlist *l, int n)
+{
+	const struct strentry	*e;
+
+	TAILQ_FOREACH(e, l, entry)
+		if (n-- == 0)
+			return (e->str);
+	return (NULL);
+}
+
+static void
+print_lines(void)
+{
+	int	 i;
+
+	for (i = 0; i < nlines; i++)
+		print_message("  captured: %s\n", lines[i]);
+}
+
+/*
+ * Good configurations.
+ */
+
+static void
+test_good(void **state)
+{
+	struct orchd_conf	*conf;
+	struct workload_conf	*wl;
+	struct listener_conf	*l;
+	struct keypair_conf	*kp;
+	struct sockaddr_in	*sin;
+	struct sockaddr_in6	*sin6;
+	struct volume		*v;
+	int			 n;
+
+	conf = parse_config(CONFDIR "good.conf", 0);
+	if (conf == NULL)
+		print_lines();
+	assert_non_null(conf);
+	assert_int_equal(nlines, 0);
+
+	assert_string_equal(conf->conffile, CONFDIR "good.conf");
+	assert_string_equal(conf->user, "_orchd");
+	assert_string_equal(conf->chroot, "/var/empty");
+	assert_int_equal(conf->idle_timeout, 300);
+	assert_int_equal(conf->reaper_interval, 30);
+	assert_int_equal(conf->wake_timeout, 45);
+	assert_string_equal(conf->database, "/var/db/orchd/orchd.db");
+	assert_string_equal(conf->socket, "/var/run/orchd.sock");
+	assert_string_equal(conf->logdir, "/var/log/orchd");
+	assert_string_equal(conf->docker_socket, "/run/docker.sock");
+	assert_string_equal(conf->api_key_file, "/etc/orchd/api.key");
+	assert_int_equal(conf->api_metrics_public, 1);
+	assert_int_equal(strlist_count(&conf->api_hosts), 2);
+	assert_string_equal(strlist_nth(&conf->api_hosts, 0),
+	    "api.example.com");
+	assert_string_equal(strlist_nth(&conf->api_hosts, 1),
+	    "api2.example.com");
+
+	/* listeners, in order */
+	l = TAILQ_FIRST(&conf->listeners);
+	assert_non_null(l);
+	assert_string_equal(l->name, "0.0.0.0");
+	sin = (struct sockaddr_in *)&l->ss;
+	assert_int_equal(sin->sin_family, AF_INET);
+	assert_int_equal(ntohs(sin->sin_port), 18000);
+	assert_int_equal(sin->sin_addr.s_addr, htonl(INADDR_ANY));
+	assert_int_equal(l->sslen, sizeof(*sin));
+	assert_int_equal(l->api, 0);
+	assert_int_equal(l->tls, 0);
+	assert_null(l->tls_cert);
+	assert_int_equal(l->fd, -1);
+
+	l = TAILQ_NEXT(l, entry);
+	assert_non_null(l);
+	assert_string_equal(l->name, "::1");
+	sin6 = (struct sockaddr_in6 *)&l->ss;
+	assert_int_equal(sin6->sin6_family, AF_INET6);
+	assert_int_equal(ntohs(sin6->sin6_port), 18443);
+	assert_true(IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr));
+	assert_int_equal(l->sslen, sizeof(*sin6));
+	assert_int_equal(l->tls, 1);
+	assert_string_equal(l->tls_cert, "/etc/ssl/example.crt");
+	assert_string_equal(l->tls_key, "/etc/ssl/private/example.key");
+
+	l = TAILQ_NEXT(l, entry);
+	assert_non_null(l);
+	assert_string_equal(l->name, "localhost");
+	sin = (struct sockaddr_in *)&l->ss;
+	assert_int_equal(sin->sin_family, AF_INET);
+	assert_int_equal(ntohs(sin->sin_port), 18080);
+	assert_int_equal(sin->sin_addr.s_addr, htonl(INADDR_LOOPBACK));
+	assert_int_equal(l->api, 1);
+	assert_int_equal(l->tls, 0);
+
+	l = TAILQ_NEXT(l, entry);
+	assert_non_null(l);
+	assert_string_equal(l->name, "[::1]");
+	assert_int_equal(l->ss.ss_family, AF_INET6);
+	assert_int_equal(l->api, 1);
+	assert_int_equal(l->tls, 1);
+	assert_string_equal(l->tls_cert, "api.crt");
+	assert_string_equal(l->tls_key, "api.key");
+	assert_null(TAILQ_NEXT(l, entry));
+
+	/* workloads in file order, the included one where it was included */
+	wl = TAILQ_FIRST(&conf->workloads);
+	assert_non_null(wl);
+	assert_string_equal(wl->name, "docs");
+	assert_int_equal(wl->driver, DRIVER_PROCESS);
+	assert_int_equal(wl->source, SOURCE_CONFIG);
+	assert_string_equal(strlist_nth(&wl->hosts, 0), "docs.example.com");
+	assert_string_equal(wl->command,
+	    "/usr/local/bin/docs-server --port 9001");
+	assert_string_equal(wl->user, "_docs");
+	assert_string_equal(wl->directory, "/var/www/docs");
+	assert_string_equal(wl->address, "127.0.0.1");
+	assert_int_equal(wl->port, 9001);
+	assert_int_equal(wl->idle_timeout, 0);
+	assert_int_equal(wl->wake_timeout, -1);
+	assert_int_equal(wl->keep_warm, 1);
+	assert_int_equal(wl->health, HEALTH_TCP);
+
+	wl = find_workload(conf, "blog");
+	assert_non_null(wl);
+	assert_int_equal(strlist_count(&wl->hosts), 2);
+	assert_string_equal(strlist_nth(&wl->hosts, 1),
+	    "www.blog.example.com");
+	assert_int_equal(wl->driver, DRIVER_DOCKER);
+	assert_string_equal(wl->image, "registry.example.com/blog:1.4");
+	assert_string_equal(wl->command, "bin/rails server -b 0.0.0.0");
+	assert_string_equal(wl->runtime, "runsc");
+	assert_int_equal(wl->network, NETWORK_BRIDGE);
+	assert_int_equal(wl->port, 3000);
+	assert_int_equal(wl->health, HEALTH_PATH);
+	assert_string_equal(wl->health_path, "/up");
+	assert_int_equal(wl->idle_timeout, 600);
+	assert_int_equal(wl->wake_timeout, 60);
+	assert_int_equal(wl->memory, 512LL * 1024 * 1024);
+	assert_int_equal(strlist_count(&wl->env), 2);
+	assert_string_equal(strlist_nth(&wl->env, 0), "RAILS_ENV=production");
+	assert_string_equal(strlist_nth(&wl->env, 1), "SECRET=a=b c");
+	v = TAILQ_FIRST(&wl->volumes);
+	assert_non_null(v);
+	assert_string_equal(v->host, "/var/orchd/blog");
+	assert_string_equal(v->container, "/data");
+	assert_null(TAILQ_NEXT(v, entry));
+	assert_string_equal(wl->user, "1000:1000");
+	assert_string_equal(wl->directory, "/app");
+	assert_string_equal(wl->address, "127.0.0.1");
+	assert_int_equal(wl->keep_warm, 0);
+
+	wl = find_workload(conf, "api-preview");
+	assert_non_null(wl);
+	assert_string_equal(strlist_nth(&wl->hosts, 0),
+	    "*.preview.example.com");
+	assert_int_equal(wl->network, NETWORK_HOST);
+	assert_int_equal(wl->health, HEALTH_TCP);
+	assert_null(wl->health_path);
+	assert_int_equal(wl->memory, 1024LL * 1024 * 1024);
+	assert_int_equal(wl->keep_warm, 1);
+	assert_int_equal(wl->idle_timeout, -1);
+
+	wl = find_workload(conf, "v6");
+	assert_non_null(wl);
+	assert_string_equal(wl->command,
+	    "/usr/local/bin/v6-server --port 9100");
+	assert_string_equal(wl->address, "::1");
+	assert_int_equal(wl->wake_timeout, 7200);
+	assert_int_equal(wl->idle_timeout, 90);
+	assert_null(TAILQ_NEXT(wl, entry));
+
+	/* tls keypair: one per host of the workload */
+	n = 0;
+	TAILQ_FOREACH(kp, &conf->keypairs, entry) {
+		assert_string_equal(kp->cert, "/etc/ssl/blog.crt");
+		assert_string_equal(kp->key, "/etc/ssl/private/blog.key");
+		assert_string_equal(kp->host, n == 0 ? "blog.example.com" :
+		    "www.blog.example.com");
+		n++;
+	}
+	assert_int_equal(n, 2);
+
+	free_config(conf);
+}
+
+static void
+test_defaults(void **state)
+{
+	struct orchd_conf	*conf;
+
+	conf = parse_config(CONFDIR "good-minimal.conf", 0);
+	assert_non_null(conf);
+	assert_string_equal(conf->user, ORCHD_USER);
+	assert_string_equal(conf->chroot, ORCHD_CHROOT);
+	assert_string_equal(conf->database, ORCHD_DATABASE);
+	assert_string_equal(conf->socket, ORCHD_SOCKET);
+	assert_string_equal(conf->logdir, ORCHD_LOGDIR);
+	assert_string_equal(conf->docker_socket, ORCHD_DOCKER_SOCKET);
+	assert_int_equal(conf->idle_timeout, ORCHD_IDLE_TIMEOUT);
+	assert_int_equal(conf->reaper_interval, ORCHD_REAPER_INTERVAL);
+	assert_int_equal(conf->wake_timeout, ORCHD_WAKE_TIMEOUT);
+	assert_null(conf->api_key_file);
+	assert_int_equal(conf->api_metrics_public, 0);
+	assert_true(TAILQ_EMPTY(&conf->listeners));
+	assert_true(TAILQ_EMPTY(&conf->workloads));
+	assert_true(TAILQ_EMPTY(&conf->keypairs));
+	assert_true(TAILQ_EMPTY(&conf->api_hosts));
+	free_config(conf);
+
+	/* the last line needs no newline */
+	conf = parse_config(CONFDIR "good-noeol.conf", 0);
+	assert_non_null(conf);
+	assert_non_null(find_workload(conf, "noeol"));
+	assert_int_equal(find_workload(conf, "noeol")->port, 1);
+	free_config(conf);
+}
+
+static void
+test_example(void **state)
+{
+	struct orchd_conf	*conf;
+	struct workload_conf	*wl;
+
+	conf = parse_config("etc/orchd.conf", 0);
+	if (conf == NULL)
+		print_lines();
+	assert_non_null(conf);
+	assert_int_equal(nlines, 0);
+	assert_int_equal(conf->idle_timeout, 300);
+	wl = find_workload(conf, "blog");
+	assert_non_null(wl);
+	assert_int_equal(wl->memory, 512LL * 1024 * 1024);
+	assert_non_null(find_workload(conf, "api-preview"));
+	assert_non_null(find_workload(conf, "docs"));
+	free_config(conf);
+}
+
+static void
+test_macros(void **state)
+{
+	struct orchd_conf	*conf;
+	struct workload_conf	*wl;
+
+	/* a later definition in the file replaces an earlier one */
+	conf = parse_config(CONFDIR "good-macro.conf", 0);
+	assert_non_null(conf);
+	wl = find_workload(conf, "m");
+	assert_non_null(wl);
+	assert_int_equal(wl->port, 1112);
+	free_config(conf);
+
+	assert_int_equal(cmdline_symset("noequals"), -1);
+	assert_int_equal(cmdline_symset("=value"), -1);
+	assert_int_equal(cmdline_symset("bad-name=1"), -1);
+	assert_int_equal(cmdline_symset("1abc=1"), -1);
+	assert_int_equal(cmdline_symset("nl=a\nb"), -1);
+
+	/* -D wins over the file, whatever the file says */
+	assert_int_equal(cmdline_symset("orchd_test_port=2222"), 0);
+	conf = parse_config(CONFDIR "good-macro.conf", 0);
+	assert_non_null(conf);
+	wl = find_workload(conf, "m");
+	assert_non_null(wl);
+	assert_int_equal(wl->port, 2222);
+	free_config(conf);
+
+	/* and it stays for the next parse (a reload) */
+	conf = parse_config(CONFDIR "good-macro.conf", 0);
+	assert_non_null(conf);
+	assert_int_equal(find_workload(conf, "m")->port, 2222);
+	free_config(conf);
+
+	/* the file's macros do not survive their parse */
+	assert_int_equal(cmdline_symset("orchd_test_empty="), 0);
+	conf = parse_config(CONFDIR "good.conf", 0);
+	assert_non_null(conf);
+	free_config(conf);
+
+	/* verbose: unused macros are reported, not errors */
+	capture_reset();
+	conf = parse_config(CONFDIR "good.conf", 1);
+	assert_non_null(conf);
+	free_config(conf);
+	assert_true(nlines >= 1);
+	assert_non_null(strstr(lines[0], "orchd_test_override"));
+	assert_non_null(strstr(lines[0], "not used"));
+}
+
+/*
+ * Bad configurations: the first error's "file:line: " and a part of its
+ * message; and, where given, how many errors in all.
+ */
+static const struct bad {
+	const char	*file;
+	const char	*where;		/* file:line of the first error */
+	const char	*msg;
+	int		 count;		/* 0: not checked */
+} bad[] = {
+	{ "bad-syntax.conf", "bad-syntax.conf:2", "syntax error near "
+	    "\"extra\"", 1 },
+	{ "bad-keyword.conf", "bad-keyword.conf:3",
+	    "unknown keyword \"frobnicate\"", 1 },
+	{ "bad-macro-undefined.conf", "bad-macro-undefined.conf:4",
+	    "macro \"nope\" not defined", 1 },
+	{ "bad-macro-name.conf", "bad-macro-name.conf:2",
+	    "invalid macro name \"my-macro\"", 1 },
+	{ "bad-duration.conf", "bad-duration.conf:2", "invalid duration", 1 },
+	{ "bad-duration-negative.conf", "bad-duration-negative.conf:3",
+	    "invalid duration -5", 1 },
+	{ "bad-duration-overflow.conf", "bad-duration-overflow.conf:2",
+	    "duration too large", 1 },
+	{ "bad-reaper-zero.conf", "bad-reaper-zero.conf:1",
+	    "reaper interval must be positive", 1 },
+	{ "bad-port-range.conf", "bad-port-range.conf:2",
+	    "invalid port 70000", 1 },
+	{ "bad-number-overflow.conf", "bad-number-overflow.conf:2",
+	    "is too large", 1 },
+	{ "bad-listen-dup.conf", "bad-listen-dup.conf:4",
+	    "overlaps listen on 127.0.0.1", 1 },
+	{ "bad-listen-wildcard.conf", "bad-listen-wildcard.conf:2",
+	    "overlaps", 1 },
+	{ "bad-listen-address.conf", "bad-listen-address.conf:2",
+	    "invalid listen address \"www.example.com\"", 1 },
+	{ "bad-workload-dup.conf", "bad-workload-dup.conf:6",
+	    "workload \"a\" defined twice", 1 },
+	{ "bad-host-dup.conf", "bad-host-dup.conf:8",
+	    "host \"A.example.com\" already used by workload \"a\"", 1 },
+	{ "bad-host-invalid.conf", "bad-host-invalid.conf:2",
+	    "invalid host \"bad_host.example.com\"", 1 },
+	{ "bad-host-port.conf", "bad-host-port.conf:2", "invalid host", 1 },
+	{ "bad-api-host.conf", "bad-api-host.conf:6",
+	    "api host \"a.example.com\" already used by workload \"a\"", 1 },
+	{ "bad-no-port.conf", "bad-no-port.conf:3",
+	    "workload \"a\": a port is required", 1 },
+	{ "bad-no-host.conf", "bad-no-host.conf:1",
+	    "workload \"a\": at least one host is required", 1 },
+	{ "bad-process-image.conf", "bad-process-image.conf:1",
+	    "workload \"a\": image is only for driver docker", 1 },
+	{ "bad-process-network.conf", "bad-process-network.conf:1",
+	    "network host is only for driver docker", 1 },
+	{ "bad-process-nocommand.conf", "bad-process-nocommand.conf:1",
+	    "driver process needs a command", 1 },
+	{ "bad-docker-noimage.conf", "bad-docker-noimage.conf:1",
+	    "driver docker needs an image", 1 },
+	{ "bad-driver.conf", "bad-driver.conf:3",
+	    "unknown driver \"podman\"", 1 },
+	{ "bad-env.conf", "bad-env.conf:2",
+	    "workload \"a\": env \"1FOO=bar\": must be NAME=value", 1 },
+	{ "bad-volume.conf", "bad-volume.conf:1",
+	    "host path must be absolute", 1 },
+	{ "bad-health-path.conf", "bad-health-path.conf:1",
+	    "health path must start with \"/\"", 1 },
+	{ "bad-size.conf", "bad-size.conf:5", "invalid size: \"12Q\"", 1 },
+	{ "bad-address.conf", "bad-address.conf:1",
+	    "address \"localhost\": must be a numeric", 1 },
+	{ "bad-name.conf", "bad-name.conf:2",
+	    "invalid workload name \"bad name\"", 1 },
+	{ "bad-dup-setting.conf", "bad-dup-setting.conf:2",
+	    "user already set", 1 },
+	{ "bad-dup-port.conf", "bad-dup-port.conf:5", "port already set", 1 },
+	{ "bad-user.conf", "bad-user.conf:1", "invalid user", 1 },
+	{ "bad-quote.conf", "bad-quote.conf:2",
+	    "unterminated quoted string", 1 },
+	{ "bad-include-missing.conf", "bad-include-missing.conf:3",
+	    "does-not-exist.conf\": No such file", 1 },
+	{ "bad-include-loop.conf", "inc-loop.conf:2", "include loop", 1 },
+	{ "bad-include-error.conf", "inc-bad.conf:3",
+	    "invalid duration: \"forever\"", 1 },
+	{ "bad-eof-in-block.conf", "bad-eof-in-block.conf:4",
+	    "unexpected end of file", 1 },
+	{ "bad-multiple.conf", "bad-multiple.conf:2", "invalid duration", 8 },
+};
+
+static void
+test_bad(void **state)
+{
+	struct orchd_conf	*conf;
+	char			 path[PATH_MAX], where[PATH_MAX];
+	size_t			 i;
+	int			 failed = 0;
+
+	for (i = 0; i < nitems(bad); i++) {
+		capture_reset();
+		(void)snprintf(path, sizeof(path), CONFDIR "%s", bad[i].file);
+		(void)snprintf(where, sizeof(where), CONFDIR "%s: ",
+		    bad[i].where);
+		conf = parse_config(path, 0);
+		if (conf != NULL) {
+			print_message("%s: parsed\n", bad[i].file);
+			free_config(conf);
+			failed++;
+			continue;
+		}
+		if (nlines == 0 ||
+		    strncmp(lines[0], where, strlen(where)) != 0 ||
+		    strstr(lines[0], bad[i].msg) == NULL ||
+		    (bad[i].count != 0 && nlines != bad[i].count)) {
+			print_message("%s: expected \"%s%s\" (%d errors), "
+			    "got %d:\n", bad[i].file, where, bad[i].msg,
+			    bad[i].count, nlines);
+			print_lines();
+			failed++;
+		}
+	}
+	assert_int_equal(failed, 0);
+}
+
+/* every error of bad-multiple.conf, in order */
+static void
+test_bad_multiple(void **state)
+{
+	static const char *const expect[] = {
+		":2: invalid duration: \"5x\"",
+		":3: reaper interval must be positive",
+		":4: invalid duration -1",
+		":7: invalid port 0",
+		":8: invalid size: \"1X\"",
+		":13: host \"a.example.com\" already used by workload \"a\"",
+		":18: listen on 127.0.0.1 port 80: overlaps",
+		":19: unknown keyword \"bogus\"",
+	};
+	size_t	 i;
+	char	*p;
+
+	assert_null(parse_config(CONFDIR "bad-multiple.conf", 0));
+	if (nlines != (int)nitems(expect))
+		print_lines();
+	assert_int_equal(nlines, nitems(expect));
+	for (i = 0; i < nitems(expect); i++) {
+		p = strchr(lines[i], ':');
+		assert_non_null(p);
+		if (strncmp(p, expect[i], strlen(expect[i])) != 0)
+			fail_msg("line %zu: \"%s\", expected \"...%s\"", i,
+			    lines[i], expect[i]);
+	}
+}
+
+/* write text to a temporary config, parse it, expect the first error */
+static void
+bad_text(const char *text, size_t len, int line, const char *msg)
+{
+	struct orchd_conf	*conf;
+	char			 path[] = "/tmp/orchd-test-XXXXXX";
+	char			 where[64];
+	int			 fd;
+
+	capture_reset();
+	assert_int_not_equal((fd = mkstemp(path)), -1);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+	conf = parse_config(path, 0);
+	unlink(path);
+	if (conf != NULL)
+		free_config(conf);
+	assert_null(conf);
+	(void)snprintf(where, sizeof(where), "%s:%d: ", path, line);
+	if (nlines == 0 || strncmp(lines[0], where, strlen(where)) != 0 ||
+	    strstr(lines[0], msg) == NULL) {
+		print_lines();
+		fail_msg("expected \"%s%s\"", where, msg);
+	}
+}
+
+static void
+test_bad_bytes(void **state)
+{
+	static char	 big[20016];
+	size_t		 n;
+
+	bad_text("user \"a\0b\"\n", 11, 1, "invalid character 0x00");
+	bad_text("user \"a\x01\"\n", 10, 1, "invalid character 0x01");
+	bad_text("\nuser \"\xff\xfe\"\n", 11, 2, "invalid UTF-8");
+	bad_text("\0", 1, 1, "invalid character 0x00");
+	bad_text("\n\n\x80\n", 4, 3, "invalid character 0x80");
+	bad_text("user \"x", 7, 1, "unterminated quoted string");
+	bad_text("$", 1, 1, "'$' without a macro name");
+	bad_text("a = \"$b\"\nuser $a $\n", 18, 2, "syntax error");
+	bad_text("a = \"x\"\nb = \"$a\"\nuser $b\n", 24, 3, "syntax error");
+	bad_text("x = docker\n", 11, 1, "syntax error near \"docker\"");
+	bad_text("\nx = \"a\" b\n", 12, 2, "syntax error near \"b\"");
+	bad_text("workload \"w\" {\n\tprot 80\n}\n", 26, 2,
+	    "unknown keyword \"prot\"");
+	bad_text("include \"/dev/null\"\n", 20, 1, "not a regular file");
+	bad_text("include \"/\"\n", 12, 1, "not a regular file");
+
+	/* a token longer than the lexer takes */
+	n = sizeof(big) - 16;
+	memcpy(big, "user \"", 6);
+	memset(big + 6, 'a', n);
+	memcpy(big + 6 + n, "\"\n", 2);
+	bad_text(big, n + 8, 1, "string too long");
+	memset(big, 'b', n);
+	big[n] = '\n';
+	bad_text(big, n + 1, 1, "string too long");
+
+	/* nonexistent top file: one warning, no file:line */
+	capture_reset();
+	assert_null(parse_config(CONFDIR "does-not-exist.conf", 0));
+	assert_int_equal(nlines, 1);
+}
+
+/* an include of itself is a loop, found at once */
+static void
+test_include_self(void **state)
+{
+	struct orchd_conf	*conf;
+	char			 path[] = "/tmp/orchd-test-XXXXXX";
+	char			 text[128];
+	int			 fd, len;
+
+	capture_reset();
+	assert_int_not_equal((fd = mkstemp(path)), -1);
+	len = snprintf(text, sizeof(text), "# self\ninclude \"%s\"\n", path);
+	assert_int_equal(write(fd, text, len), len);
+	close(fd);
+	conf = parse_config(path, 0);
+	unlink(path);
+	assert_null(conf);
+	assert_int_equal(nlines, 1);
+	assert_non_null(strstr(lines[0], ":2: include"));
+	assert_non_null(strstr(lines[0], "include loop"));
+}
+
+/*
+ * Units and names.
+ */
+static void
+test_units(void **state)
+{
+	static const struct {
+		const char	*in;
+		int64_t		 out;	/* -1: error */
+	} durations[] = {
+		{ "0", 0 }, { "30", 30 }, { "30s", 30 }, { "5m", 300 },
+		{ "1h", 3600 }, { "2d", 172800 }, { "007s", 7 },
+		{ "2147483647", 2147483647 }, { "2147483648", -1 },
+		{ "35791394m", 2147483640 }, { "35791395m", -1 },
+		{ "99999999999999999999999", -1 }, { "", -1 }, { "-1", -1 },
+		{ "-0", -1 }, { "+5", -1 }, { "5x", -1 }, { "5mm", -1 },
+		{ "5 m", -1 }, { " 5", -1 }, { "m", -1 }, { "5M", -1 },
+		{ "1.5h", -1 }, { "0x10", -1 },
+	}, sizes[] = {
+		{ "0", 0 }, { "512", 512 }, { "64K", 65536 }, { "64k", 65536 },
+		{ "512M", 536870912 }, { "2G", 2147483648LL },
+		{ "9223372036854775807", INT64_MAX },
+		{ "9223372036854775808", -1 },
+		{ "8589934591G", 8589934591LL * 1024 * 1024 * 1024 },
+		{ "8589934592G", -1 }, { "9007199254740992K", -1 },
+		{ "8388607G", 8388607LL * 1024 * 1024 * 1024 },
+		{ "", -1 }, { "-1", -1 }, { "1T", -1 }, { "1KB", -1 },
+		{ "K", -1 }, { "1 K", -1 }, { "1.5G", -1 },
+	};
+	const char	*errstr;
+	int64_t		 v;
+	size_t		 i;
+	char		 buf[32];
+
+	for (i = 0; i < nitems(durations); i++) {
+		v = 12345;
+		errstr = NULL;
+		if (durations[i].out == -1) {
+			if (parse_duration(durations[i].in, &v, &errstr) != -1)
+				fail_msg("duration \"%s\" accepted",
+				    durations[i].in);
+			assert_non_null(errstr);
+			assert_int_equal(v, 12345);
+		} else {
+			if (parse_duration(durations[i].in, &v, &errstr) != 0)
+				fail_msg("duration \"%s\": %s",
+				    durations[i].in, errstr);
+			assert_int_equal(v, durations[i].out);
+		}
+	}
+	assert_int_equal(parse_duration("5x", &v, NULL), -1);
+	assert_int_equal(parse_duration(NULL, &v, &errstr), -1);
+	assert_int_equal(parse_duration("-5", &v, &errstr), -1);
+	assert_string_equal(errstr, "negative duration");
+	assert_int_equal(parse_duration("5y", &v, &errstr), -1);
+	assert_string_equal(errstr, "invalid duration");
+	assert_int_equal(parse_duration("9999999999", &v, &errstr), -1);
+	assert_string_equal(errstr, "duration too large");
+
+	for (i = 0; i < nitems(sizes); i++) {
+		v = 12345;
+		errstr = NULL;
+		if (sizes[i].out == -1) {
+			if (parse_size(sizes[i].in, &v, &errstr) != -1)
+				fail_msg("size \"%s\" accepted", sizes[i].in);
+			assert_non_null(errstr);
+			assert_int_equal(v, 12345);
+		} else {
+			if (parse_size(sizes[i].in, &v, &errstr) != 0)
+				fail_msg("size \"%s\": %s", sizes[i].in,
+				    errstr);
+			assert_int_equal(v, sizes[i].out);
+		}
+	}
+	assert_int_equal(parse_size("8589934592G", &v, &errstr), -1);
+	assert_string_equal(errstr, "size too large");
+	assert_int_equal(parse_size("12Q", &v, &errstr), -1);
+	assert_string_equal(errstr, "invalid size");
+
+	assert_string_equal(fmt_duration(0, buf, sizeof(buf)), "0s");
+	assert_string_equal(fmt_duration(30, buf, sizeof(buf)), "30s");
+	assert_string_equal(fmt_duration(90, buf, sizeof(buf)), "90s");
+	assert_string_equal(fmt_duration(300, buf, sizeof(buf)), "5m");
+	assert_string_equal(fmt_duration(3600, buf, sizeof(buf)), "1h");
+	assert_string_equal(fmt_duration(5400, buf, sizeof(buf)), "90m");
+	assert_string_equal(fmt_duration(86400, buf, sizeof(buf)), "1d");
+	assert_string_equal(fmt_duration(-1, buf, sizeof(buf)), "-1s");
+	assert_string_equal(fmt_duration(123456, buf, 4), "123");
+	/* what fmt_duration prints, parse_duration reads back */
+	for (v = 0; v < 200000; v += 599) {
+		int64_t	 back;
+
+		assert_int_equal(parse_duration(fmt_duration(v, buf,
+		    sizeof(buf)), &back, &errstr), 0);
+		assert_int_equal(back, v);
+	}
+
+	assert_true(valid_workload_name("a"));
+	assert_true(valid_workload_name("blog"));
+	assert_true(valid_workload_name("api-preview_2.x"));
+	assert_true(valid_workload_name("0abc"));
+	assert_true(valid_workload_name(
+	    "a23456789012345678901234567890123456789012345678901234567890123"));
+	assert_false(valid_workload_name(
+	    "a234567890123456789012345678901234567890123456789012345678901234"));
+	assert_false(valid_workload_name(""));
+	assert_false(valid_workload_name(NULL));
+	assert_false(valid_workload_name("-a"));
+	assert_false(valid_workload_name(".a"));
+	assert_false(valid_workload_name("_a"));
+	assert_false(valid_workload_name("a b"));
+	assert_false(valid_workload_name("a/b"));
+	assert_false(valid_workload_name("a:b"));
+	assert_false(valid_workload_name("\xc3\xa9t\xc3\xa9"));
+
+	assert_true(valid_host_pattern("example.com"));
+	assert_true(valid_host_pattern("localhost"));
+	assert_true(valid_host_pattern("Blog.Example.COM"));
+	assert_true(valid_host_pattern("*.preview.example.com"));
+	assert_true(valid_host_pattern("*.com"));
+	assert_true(valid_host_pattern("xn--bcher-kva.example"));
+	assert_true(valid_host_pattern("127.0.0.1"));
+	assert_true(valid_host_pattern("a-b.c-d.e"));
+	assert_false(valid_host_pattern(""));
+	assert_false(valid_host_pattern(NULL));
+	assert_false(valid_host_pattern("*"));
+	assert_false(valid_host_pattern("*."));
+	assert_false(valid_host_pattern("*example.com"));
+	assert_false(valid_host_pattern("a.*.example.com"));
+	assert_false(valid_host_pattern("**.example.com"));
+	assert_false(valid_host_pattern("example.com:80"));
+	assert_false(valid_host_pattern("example..com"));
+	assert_false(valid_host_pattern(".example.com"));
+	assert_false(valid_host_pattern("example.com."));
+	assert_false(valid_host_pattern("-a.example.com"));
+	assert_false(valid_host_pattern("a-.example.com"));
+	assert_false(valid_host_pattern("a_b.example.com"));
+	assert_false(valid_host_pattern("a b"));
+	assert_false(valid_host_pattern("[::1]"));
+	assert_false(valid_host_pattern("\xc3\xa9.example"));
+	assert_true(valid_host_pattern(
+	    "a23456789012345678901234567890123456789012345678901234567890123"
+	    ".com"));
+	assert_false(valid_host_pattern(
+	    "a234567890123456789012345678901234567890123456789012345678901234"
+	    ".com"));
+	{
+		char	 host[300];
+		size_t	 k;
+
+		/* 253 characters is the limit */
+		for (k = 0; k < 253; k++)
+			host[k] = (k % 2) ? '.' : 'a';
+		host[253] = '\0';
+		assert_true(valid_host_pattern(host));
+		host[253] = '.';
+		host[254] = 'b';
+		host[255] = '\0';
+		assert_false(valid_host_pattern(host));
+	}
+}
+
+/*
+ * Workloads and their JSON form.
+ */
+static void
+assert_strings_equal(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		assert_ptr_equal(a, b);
+	else
+		assert_string_equal(a, b);
+}
+
+static void
+assert_strlists_equal(const struct strlist *a, const struct strlist *b)
+{
+	const struct strentry	*ea, *eb;
+
+	for (ea = TAILQ_FIRST(a), eb = TAILQ_FIRST(b);
+	    ea != NULL && eb != NULL;
+	    ea = TAILQ_NEXT(ea, entry), eb = TAILQ_NEXT(eb, entry))
+		assert_string_equal(ea->str, eb->str);
+	assert_null(ea);
+	assert_null(eb);
+}
+
+static void
+assert_workloads_equal(const struct workload_conf *a,
+    const struct workload_conf *b)
+{
+	const struct volume	*va, *vb;
+
+	assert_string_equal(a->name, b->name);
+	assert_int_equal(a->driver, b->driver);
+	assert_int_equal(a->source, b->source);
+	assert_strlists_equal(&a->hosts, &b->hosts);
+	assert_strings_equal(a->command, b->command);
+	assert_strings_equal(a->image, b->image);
+	assert_strings_equal(a->runtime, b->runtime);
+	assert_int_equal(a->network, b->network);
+	assert_strlists_equal(&a->env, &b->env);
+	for (va = TAILQ_FIRST(&a->volumes), vb = TAILQ_FIRST(&b->volumes);
+	    va != NULL && vb != NULL;
+	    va = TAILQ_NEXT(va, entry), vb = TAILQ_NEXT(vb, entry)) {
+		assert_string_equal(va->host, vb->host);
+		assert_string_equal(va->container, vb->container);
+	}
+	assert_null(va);
+	assert_null(vb);
+	assert_strings_equal(a->user, b->user);
+	assert_strings_equal(a->directory, b->directory);
+	assert_strings_equal(a->address, b->address);
+	assert_int_equal(a->port, b->port);
+	assert_int_equal(a->health, b->health);
+	assert_strings_equal(a->health_path, b->health_path);
+	assert_int_equal(a->idle_timeout, b->idle_timeout);
+	assert_int_equal(a->wake_timeout, b->wake_timeout);
+	assert_int_equal(a->memory, b->memory);
+	assert_int_equal(a->keep_warm, b->keep_warm);
+}
+
+static void
+roundtrip(const struct workload_conf *wl)
+{
+	struct workload_conf	*back;
+	char			*json, *json2, err[256];
+
+	json = workload_to_json(wl);
+	assert_non_null(json);
+	back = workload_from_json(json, strlen(json), err, sizeof(err));
+	if (back == NULL)
+		fail_msg("%s: %s", json, err);
+	assert_workloads_equal(wl, back);
+	json2 = workload_to_json(back);
+	assert_non_null(json2);
+	assert_string_equal(json, json2);
+	free(json);
+	free(json2);
+	workload_free(back);
+}
+
+static void
+test_json_roundtrip(void **state)
+{
+	struct orchd_conf	*conf;
+	struct workload_conf	*wl;
+	struct volume		*v;
+	char			*json, err[256];
+	int			 n = 0;
+
+	conf = parse_config(CONFDIR "good.conf", 0);
+	assert_non_null(conf);
+	TAILQ_FOREACH(wl, &conf->workloads, entry) {
+		assert_int_equal(workload_validate(wl, err, sizeof(err)), 0);
+		roundtrip(wl);
+		n++;
+	}
+	assert_int_equal(n, 4);
+
+	/* the exact form, for one workload */
+	wl = find_workload(conf, "docs");
+	json = workload_to_json(wl);
+	assert_string_equal(json,
+	    "{\"name\":\"docs\",\"driver\":\"process\",\"source\":\"config\","
+	    "\"hosts\":[\"docs.example.com\"],"
+	    "\"command\":\"/usr/local/bin/docs-server --port 9001\","
+	    "\"network\":\"bridge\",\"env\":[],\"volumes\":[],"
+	    "\"user\":\"_docs\",\"directory\":\"/var/www/docs\","
+	    "\"address\":\"127.0.0.1\",\"port\":9001,\"health\":\"tcp\","
+	    "\"idle_timeout\":0,\"keep_warm\":true}");
+	free(json);
+	free_config(conf);
+
+	/* built by hand: several volumes, quotes, UTF-8, the API source */
+	wl = workload_new("hand");
+	assert_non_null(wl);
+	assert_string_equal(wl->address, "127.0.0.1");
+	assert_int_equal(wl->idle_timeout, -1);
+	assert_int_equal(wl->wake_timeout, -1);
+	assert_int_equal(wl->driver, DRIVER_PROCESS);
+	assert_int_equal(wl->network, NETWORK_BRIDGE);
+	assert_int_equal(wl->health, HEALTH_TCP);
+	wl->driver = DRIVER_DOCKER;
+	wl->source = SOURCE_API;
+	assert_int_equal(strlist_add(&wl->hosts, "hand.example.com"), 0);
+	assert_int_equal(strlist_add(&wl->hosts, "*.hand.example.org"), 0);
+	assert_int_equal(strlist_add(&wl->env, "Q=\"quoted\" \\ back"), 0);
+	assert_int_equal(strlist_add(&wl->env, "GREETING=h\xc3\xa9llo"), 0);
+	assert_non_null((wl->image = strdup("alpine:3")));
+	assert_non_null((wl->command = strdup("sh -c 'echo \"hi\"'")));
+	wl->wake_timeout = 10;
+	wl->memory = 1;
+	wl->port = 65535;
+	wl->health = HEALTH_PATH;
+	assert_non_null((wl->health_path = strdup("/healthz?x=1")));
+	free(wl->address);
+	assert_non_null((wl->address = strdup("fe80::1")));
+	for (n = 0; n < 3; n++) {
+		assert_non_null((v = calloc(1, sizeof(*v))));
+		assert_int_not_equal(asprintf(&v->host, "/srv/hand/%d", n), -1);
+		assert_int_not_equal(asprintf(&v->container, "/d%d", n), -1);
+		TAILQ_INSERT_TAIL(&wl->volumes, v, entry);
+	}
+	assert_int_equal(workload_validate(wl, err, sizeof(err)), 0);
+	roundtrip(wl);
+	workload_free(wl);
+
+	assert_null(workload_new(
+	    "a234567890123456789012345678901234567890123456789012345678901234"));
+	workload_free(NULL);
+}
+
+static void
+test_json_units(void **state)
+{
+	struct workload_conf	*wl;
+	const char		*json;
+	char			 err[256];
+
+	json = "{\"name\":\"u\",\"hosts\":[\"u.example.com\"],"
+	    "\"command\":\"/bin/true\",\"port\":1,\"idle_timeout\":\"10m\","
+	    "\"wake_timeout\":45,\"memory\":\"512M\"}";
+	wl = workload_from_json(json, strlen(json), err, sizeof(err));
+	if (wl == NULL)
+		fail_msg("%s", err);
+	assert_int_equal(wl->idle_timeout, 600);
+	assert_int_equal(wl->wake_timeout, 45);
+	assert_int_equal(wl->memory, 512LL * 1024 * 1024);
+	assert_int_equal(wl->driver, DRIVER_PROCESS);
+	assert_int_equal(wl->source, SOURCE_CONFIG);
+	assert_string_equal(wl->address, "127.0.0.1");
+	workload_free(wl);
+
+	/* not NUL-terminated: the length counts */
+	json = "{\"name\":\"u\",\"hosts\":[\"u.example.com\"],"
+	    "\"command\":\"/bin/true\",\"port\":1}garbage";
+	wl = workload_from_json(json, strlen(json) - 7, err, sizeof(err));
+	if (wl == NULL)
+		fail_msg("%s", err);
+	workload_free(wl);
+}
+
+static void
+test_json_errors(void **state)
+{
+	static const struct {
+		const char	*json;
+		const char	*err;
+	} cases[] = {
+		{ "", "invalid JSON" },
+		{ "{", "invalid JSON" },
+		{ "[]", "expected a JSON object" },
+		{ "\"x\"", "invalid JSON" },
+		{ "{}", "field \"name\" is required" },
+		{ "{\"name\":1}", "field \"name\": must be a string" },
+		{ "{\"name\":\"bad name\"}", "invalid name \"bad name\"" },
+		{ "{\"name\":\"\"}", "invalid name" },
+		{ "{\"name\":\"-x\"}", "invalid name" },
+		{ "{\"name\":\"a\",\"name\":\"b\"}", "invalid JSON" },
+		{ "{\"name\":\"a\",\"foo\":1}", "unknown field \"foo\"" },
+		{ "{\"name\":\"a\",\"port\":\"80\"}",
+		    "field \"port\": must be an integer from 1 to 65535" },
+		{ "{\"name\":\"a\",\"port\":0}",
+		    "field \"port\": must be an integer from 1 to 65535" },
+		{ "{\"name\":\"a\",\"port\":65536}",
+		    "field \"port\": must be an integer from 1 to 65535" },
+		{ "{\"name\":\"a\",\"port\":80.0}",
+		    "field \"port\": must be an integer" },
+		{ "{\"name\":\"a\",\"hosts\":\"a.example.com\"}",
+		    "field \"hosts\": must be an array of strings" },
+		{ "{\"name\":\"a\",\"hosts\":[1]}",
+		    "field \"hosts\": must be an array of strings" },
+		{ "{\"name\":\"a\",\"env\":{}}",
+		    "field \"env\": must be an array of strings" },
+		{ "{\"name\":\"a\",\"command\":[\"/bin/true\"]}",
+		    "field \"command\": must be a string" },
+		{ "{\"name\":\"a\",\"image\":null}",
+		    "field \"image\": must be a string" },
+		{ "{\"name\":\"a\",\"driver\":\"podman\"}",
+		    "field \"driver\": must be \"process\" or \"docker\"" },
+		{ "{\"name\":\"a\",\"driver\":1}", "field \"driver\"" },
+		{ "{\"name\":\"a\",\"source\":\"file\"}", "field \"source\"" },
+		{ "{\"name\":\"a\",\"network\":\"overlay\"}",
+		    "field \"network\"" },
+		{ "{\"name\":\"a\",\"health\":\"http\"}", "field \"health\"" },
+		{ "{\"name\":\"a\",\"keep_warm\":1}",
+		    "field \"keep_warm\": must be true or false" },
+		{ "{\"name\":\"a\",\"idle_timeout\":-1}",
+		    "field \"idle_timeout\": must be a duration" },
+		{ "{\"name\":\"a\",\"idle_timeout\":\"5x\"}",
+		    "field \"idle_timeout\": invalid duration" },
+		{ "{\"name\":\"a\",\"idle_timeout\":true}",
+		    "field \"idle_timeout\": must be a number of seconds" },
+		{ "{\"name\":\"a\",\"wake_timeout\":0}",
+		    "field \"wake_timeout\": must be positive" },
+		{ "{\"name\":\"a\",\"wake_timeout\":99999999999}",
+		    "field \"wake_timeout\": must be a duration" },
+		{ "{\"name\":\"a\",\"memory\":-5}",
+		    "field \"memory\": must not be negative" },
+		{ "{\"name\":\"a\",\"memory\":\"lots\"}",
+		    "field \"memory\": invalid size" },
+		{ "{\"name\":\"a\",\"memory\":1.5}",
+		    "field \"memory\": must be a number of bytes" },
+		{ "{\"name\":\"a\",\"volumes\":[\"/a:/b\"]}",
+		    "field \"volumes\": must be an array of" },
+		{ "{\"name\":\"a\",\"volumes\":[{\"host\":\"/a\"}]}",
+		    "field \"volumes\"" },
+		{ "{\"name\":\"a\",\"volumes\":[{\"host\":\"/a\","
+		    "\"container\":\"/b\",\"mode\":\"ro\"}]}",
+		    "field \"volumes\"" },
+		/* then the rules of workload_validate() */
+		{ "{\"name\":\"a\",\"port\":1,\"command\":\"x\"}",
+		    "at least one host is required" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.example.com\"],"
+		    "\"command\":\"x\"}", "a port is required" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a..com\"],\"port\":1,"
+		    "\"command\":\"x\"}", "invalid host \"a..com\"" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\",\"A.com\"],"
+		    "\"port\":1,\"command\":\"x\"}", "listed twice" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1}",
+		    "driver process needs a command" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"driver\":\"docker\"}", "driver docker needs an image" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"runtime\":\"runsc\"}",
+		    "runtime is only for driver docker" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"volumes\":[{\"host\":\"/a\","
+		    "\"container\":\"/b\"}]}", "volume is only for driver "
+		    "docker" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"driver\":\"docker\",\"image\":\"i\",\"volumes\":"
+		    "[{\"host\":\"a\",\"container\":\"/b\"}]}",
+		    "host path must be absolute" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"driver\":\"docker\",\"image\":\"i\",\"volumes\":"
+		    "[{\"host\":\"/a\",\"container\":\"b\"}]}",
+		    "container path must be absolute" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"env\":[\"NOVALUE\"]}",
+		    "env \"NOVALUE\": must be NAME=value" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"env\":[\"A-B=1\"]}", "env \"A-B=1\"" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"health\":\"path\"}",
+		    "health path must start with \"/\"" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"health_path\":\"/up\"}",
+		    "health path given with health tcp" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"address\":\"example.com\"}",
+		    "address \"example.com\": must be a numeric" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\\ny\"}", "command: invalid character" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"\"}", "command: must not be empty" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"directory\":\"tmp\"}",
+		    "must be an absolute path" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"user\":\"a:b\"}", "invalid user" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"network\":\"host\"}",
+		    "network host is only for driver docker" },
+		{ "{\"name\":\"a\\u0000b\"}", "invalid JSON" },
+	};
+	struct workload_conf	*wl;
+	char			 err[256];
+	size_t			 i;
+
+	for (i = 0; i < nitems(cases); i++) {
+		memset(err, 0, sizeof(err));
+		wl = workload_from_json(cases[i].json, strlen(cases[i].json),
+		    err, sizeof(err));
+		if (wl != NULL) {
+			workload_free(wl);
+			fail_msg("accepted: %s", cases[i].json);
+		}
+		if (strstr(err, cases[i].err) == NULL)
+			fail_msg("%s: \"%s\", expected \"%s\"", cases[i].json,
+			    err, cases[i].err);
+	}
+	/* no error buffer is fine too */
+	assert_null(workload_from_json("{}", 2, NULL, 0));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_good, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_defaults, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_example, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_macros, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_multiple, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_bad_bytes, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_include_self, setup,
+		    teardown),
+		cmocka_unit_test(test_units),
+		cmocka_unit_test(test_json_roundtrip),
+		cmocka_unit_test(test_json_units),
+		cmocka_unit_test(test_json_errors),
+	};
+
+	/* errors go to stderr too, so that a failing run shows them */
+	log_init(1, LOG_DAEMON);
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
