@@ -1,0 +1,128 @@
+/*
+ * The child's side of a configuration transaction.  A new generation is
+ * built beside the current one and only replaces it on START, which the
+ * parent sends once every child has acknowledged DONE: either every
+ * process runs the new configuration or none does.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "proc.h"
+
+static struct cfg_generation	*cfg_cur;
+static struct cfg_generation	*cfg_next;
+static void	(*cfg_apply)(struct privsep *, struct cfg_generation *,
+		    struct cfg_generation *);
+
+static struct cfg_generation *
+cfg_new(uint32_t id)
+{
+	struct cfg_generation	*gen;
+
+	if ((gen = calloc(1, sizeof(*gen))) == NULL)
+		fatal("%s: calloc", __func__);
+	gen->id = id;
+	TAILQ_INIT(&gen->workloads);
+	return (gen);
+}
+
+static void
+cfg_free(struct cfg_generation *gen)
+{
+	struct workload_conf	*wl;
+
+	if (gen == NULL)
+		return;
+	while ((wl = TAILQ_FIRST(&gen->workloads)) != NULL) {
+		TAILQ_REMOVE(&gen->workloads, wl, entry);
+		workload_free(wl);
+	}
+	free(gen);
+}
+
+void
+cfg_set_apply(void (*fn)(struct privsep *, struct cfg_generation *,
+    struct cfg_generation *))
+{
+	cfg_apply = fn;
+}
+
+const struct cfg_generation *
+cfg_current(void)
+{
+	return (cfg_cur);
+}
+
+void
+cfg_recv_reset(struct imsgev *iev, struct imsg *imsg)
+{
+	uint32_t	 id;
+
+	(void)imsg_get_data(imsg, &id, sizeof(id));
+	cfg_free(cfg_next);
+	cfg_next = cfg_new(id);
+}
+
+static struct cfg_generation *
+cfg_pending(uint32_t type)
+{
+	if (cfg_next == NULL)
+		fatalx("configuration message %u outside a transaction", type);
+	return (cfg_next);
+}
+
+void
+cfg_recv_global(struct imsgev *iev, struct imsg *imsg)
+{
+	struct cfg_generation	*gen = cfg_pending(imsg_get_type(imsg));
+
+	(void)imsg_get_data(imsg, &gen->global, sizeof(gen->global));
+}
+
+void
+cfg_recv_workload(struct imsgev *iev, struct imsg *imsg)
+{
+	struct cfg_generation	*gen = cfg_pending(imsg_get_type(imsg));
+	struct workload_conf	*wl;
+	char			 err[256];
+
+	/* the parent validated it: a bad one means we are out of step */
+	if ((wl = workload_from_json(imsg->data, imsg_get_len(imsg), err,
+	    sizeof(err))) == NULL)
+		fatalx("workload from parent: %s", err);
+	TAILQ_INSERT_TAIL(&gen->workloads, wl, entry);
+	gen->nworkloads++;
+}
+
+void
+cfg_recv_done(struct imsgev *iev, struct imsg *imsg)
+{
+	struct cfg_generation	*gen = cfg_pending(imsg_get_type(imsg));
+
+	imsgev_compose(iev, IMSG_CFG_DONE, 0, -1, &gen->id, sizeof(gen->id));
+}
+
+void
+cfg_recv_start(struct imsgev *iev, struct imsg *imsg)
+{
+	struct privsep		*ps = iev->ps;
+	struct cfg_generation	*old;
+	uint32_t		 id;
+
+	(void)imsg_get_data(imsg, &id, sizeof(id));
+	if (cfg_next == NULL || cfg_next->id != id)
+		fatalx("start of configuration %u that was not sent", id);
+	old = cfg_cur;
+	cfg_cur = cfg_next;
+	cfg_next = NULL;
+	ps->generation = cfg_cur->id;
+	ps->workloads = cfg_cur->nworkloads;
+	log_setverbose(cfg_cur->global.verbose);
+	if (cfg_apply != NULL)
+		cfg_apply(ps, cfg_cur, old);
+	cfg_free(old);
+	log_debug("%s: configuration %u applied, %u workloads",
+	    proc_name(ps->id), cfg_cur->id, cfg_cur->nworkloads);
+}

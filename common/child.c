@@ -1,0 +1,83 @@
+/*
+ * What every child does between exec and its event loop.
+ */
+
+#include <errno.h>
+#include <event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "proc.h"
+
+static void
+child_usage(const char *name)
+{
+	fprintf(stderr, "usage: %s [-dv] -u user [-c root]\n"
+	    "%s is started by orchd(8), not by hand.\n", name, name);
+	exit(1);
+}
+
+/* route libevent's own complaints through our log */
+static void
+child_event_log(int severity, const char *msg)
+{
+	if (severity >= EVENT_LOG_WARN)
+		log_warnx("libevent: %s", msg);
+	else
+		log_debug("libevent: %s", msg);
+}
+
+void
+child_start(struct privsep *ps, int argc, char *argv[],
+    enum privsep_procid id, const struct proc_handler *handlers,
+    size_t nhandlers, int privflags)
+{
+	const char	*user = NULL, *root = NULL;
+	int		 ch, debug = 0, verbose = 0;
+
+	while ((ch = getopt(argc, argv, "c:dP:u:v")) != -1) {
+		switch (ch) {
+		case 'c':
+			root = optarg;
+			break;
+		case 'd':
+			debug = 1;
+			break;
+		case 'P':
+			break;	/* the store's re-exec of orchd */
+		case 'u':
+			user = optarg;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		default:
+			child_usage(proc_name(id));
+		}
+	}
+	if (user == NULL || optind != argc)
+		child_usage(proc_name(id));
+
+	log_init(debug, LOG_DAEMON);
+	log_setverbose(verbose);
+	log_procinit(proc_name(id));
+	proc_title(proc_name(id));
+
+	/* ^C in a foreground orchd is the parent's to handle */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+
+	event_set_log_callback(child_event_log);
+	if (event_init() == NULL)
+		fatalx("event_init");
+	privdrop(user, root, privflags);
+	proc_child_init(ps, id, handlers, nhandlers);
+	proc_child_ready(ps);
+	log_debug("%s: started", proc_name(id));
+}

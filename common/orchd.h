@@ -1,0 +1,334 @@
+/*
+ * Types shared by every orchd process: limits, the configuration as the
+ * parent parses it, the message catalogue and the plain-data payloads that
+ * cross process boundaries.
+ */
+
+#ifndef ORCHD_H
+#define ORCHD_H
+
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "compat.h"
+
+#define ORCHD_USER		"_orchd"
+#define ORCHD_CHROOT		"/var/empty"
+#define ORCHD_CONF		"/etc/orchd.conf"
+#define ORCHD_SOCKET		"/var/run/orchd.sock"
+#define ORCHD_DATABASE		"/var/db/orchd/orchd.db"
+#define ORCHD_LOGDIR		"/var/log/orchd"
+#define ORCHD_DOCKER_SOCKET	"/var/run/docker.sock"
+
+#define ORCHD_IDLE_TIMEOUT	(5 * 60)	/* seconds */
+#define ORCHD_REAPER_INTERVAL	30		/* seconds */
+#define ORCHD_WAKE_TIMEOUT	30		/* seconds */
+
+#define ORCHD_NAME_MAX		64	/* workload name, NUL included */
+#define ORCHD_HOST_MAX		256	/* a host name or pattern, NUL included */
+#define ORCHD_USER_MAX		33	/* a user name, NUL included */
+
+/* the control protocol's version, carried in peerid of every request */
+#define ORCHD_CTL_VERSION	1
+/* the internal protocol's version, checked when a child says it is ready */
+#define ORCHD_IMSG_VERSION	1
+
+/* the child's end of its channel to the parent */
+#define PROC_PARENT_FD		3
+
+/* internal channels carry whole workload definitions: allow more */
+#define ORCHD_IMSG_MAXSIZE	(256 * 1024)
+
+enum privsep_procid {
+	PROC_PARENT = 0,
+	PROC_STORE,
+	PROC_GATEWAY,
+	PROC_REAPER,
+	PROC_RUNTIME,
+	PROC_MAX
+};
+
+enum workload_driver {
+	DRIVER_PROCESS = 0,
+	DRIVER_DOCKER
+};
+
+enum workload_network {
+	NETWORK_BRIDGE = 0,
+	NETWORK_HOST
+};
+
+enum workload_health {
+	HEALTH_TCP = 0,
+	HEALTH_PATH
+};
+
+enum workload_state {
+	WL_ASLEEP = 0,
+	WL_WAKING,
+	WL_RUNNING,
+	WL_SUSPENDING,
+	WL_FAILED
+};
+
+enum workload_source {
+	SOURCE_CONFIG = 0,
+	SOURCE_API
+};
+
+struct strentry {
+	TAILQ_ENTRY(strentry)	 entry;
+	char			*str;
+};
+TAILQ_HEAD(strlist, strentry);
+
+struct volume {
+	TAILQ_ENTRY(volume)	 entry;
+	char			*host;
+	char			*container;
+};
+TAILQ_HEAD(volumelist, volume);
+
+/*
+ * One workload as configured (orchd.conf or the API).  Every string is
+ * owned by the workload; workload_free() releases it all.  Durations are
+ * seconds, -1 meaning "use the global setting"; memory is bytes, 0 meaning
+ * no limit.
+ */
+struct workload_conf {
+	TAILQ_ENTRY(workload_conf) entry;
+	char			 name[ORCHD_NAME_MAX];
+	enum workload_driver	 driver;
+	enum workload_source	 source;
+	struct strlist		 hosts;		/* "a.example.com", "*.x.org" */
+	char			*command;	/* process: argv; docker: cmd */
+	char			*image;		/* docker */
+	char			*runtime;	/* docker: e.g. "runsc" */
+	enum workload_network	 network;	/* docker */
+	struct strlist		 env;		/* "NAME=value" */
+	struct volumelist	 volumes;	/* docker */
+	char			*user;		/* process: run as */
+	char			*directory;	/* process: working directory */
+	char			*address;	/* upstream address, 127.0.0.1 */
+	uint16_t		 port;
+	enum workload_health	 health;
+	char			*health_path;	/* HEALTH_PATH */
+	int64_t			 idle_timeout;
+	int64_t			 wake_timeout;
+	int64_t			 memory;
+	int			 keep_warm;
+};
+TAILQ_HEAD(workloadlist, workload_conf);
+
+struct listener_conf {
+	TAILQ_ENTRY(listener_conf) entry;
+	struct sockaddr_storage	 ss;		/* address and port */
+	socklen_t		 sslen;
+	char			 name[ORCHD_HOST_MAX]; /* as written */
+	int			 api;		/* an "api listen on" */
+	int			 tls;
+	char			*tls_cert;	/* file names */
+	char			*tls_key;
+	int			 fd;		/* bound by the parent, or -1 */
+};
+TAILQ_HEAD(listenerlist, listener_conf);
+
+/* a certificate chosen by SNI: "tls keypair" in a workload */
+struct keypair_conf {
+	TAILQ_ENTRY(keypair_conf) entry;
+	char			 host[ORCHD_HOST_MAX];
+	char			*cert;
+	char			*key;
+};
+TAILQ_HEAD(keypairlist, keypair_conf);
+
+/* the whole configuration, as parse_config() returns it */
+struct orchd_conf {
+	char			*conffile;
+	char			 user[ORCHD_USER_MAX];
+	char			*chroot;
+	char			*database;
+	char			*socket;
+	char			*logdir;
+	char			*docker_socket;
+	int64_t			 idle_timeout;	/* seconds; 0: never */
+	int			 reaper_off;	/* ORCHD_IDLE_TIMEOUT=0 */
+	int64_t			 reaper_interval;
+	int64_t			 wake_timeout;
+	struct listenerlist	 listeners;
+	struct strlist		 api_hosts;
+	char			*api_key_file;
+	int			 api_metrics_public;
+	struct keypairlist	 keypairs;
+	struct workloadlist	 workloads;
+};
+
+/*
+ * The global settings as the children need them, plain data so that it
+ * crosses processes as one fixed-size message.
+ */
+struct global_settings {
+	int64_t			 idle_timeout;
+	int64_t			 reaper_interval;
+	int64_t			 wake_timeout;
+	int			 api_metrics_public;
+	int			 verbose;
+	int			 reaper_off;	/* ORCHD_IDLE_TIMEOUT=0 */
+};
+
+/* the message catalogue: who sends what is said beside each type */
+enum imsg_type {
+	IMSG_NONE = 0,
+
+	/*
+	 * orchctl <-> parent.  Stable numbers: orchctl and orchd may come
+	 * from different builds.  Bump ORCHD_CTL_VERSION on any change.
+	 */
+	IMSG_CTL_OK = 100,		/* reply: done */
+	IMSG_CTL_FAIL,			/* reply: struct ctl_result */
+	IMSG_CTL_END,			/* ends a multi-part reply */
+	IMSG_CTL_VERBOSE,		/* int level; fanned out to all */
+	IMSG_CTL_RELOAD,		/* re-read the config file */
+	IMSG_CTL_SHOW_SUMMARY,		/* -> every process */
+	IMSG_CTL_SUMMARY,		/* reply item: struct ctl_summary */
+
+	/* process plumbing, parent <-> children */
+	IMSG_PROC_PEER = 200,		/* fd + int procid: a peer channel */
+	IMSG_PROC_READY,		/* child -> parent: uint32 version */
+
+	/* configuration, parent -> children, as one transaction */
+	IMSG_CFG_RESET = 300,		/* a new generation starts */
+	IMSG_CFG_GLOBAL,		/* struct global_settings */
+	IMSG_CFG_WORKLOAD,		/* a workload as JSON text */
+	IMSG_CFG_LISTENER,		/* fd + struct ctl_listener */
+	IMSG_CFG_DONE,			/* parent: end; child: applied */
+	IMSG_CFG_START,			/* every child applied: go */
+
+	/* the request path and the lifecycle */
+	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct wl_ref */
+	IMSG_RT_STATE,			/* runtime -> gateway, reaper, store:
+					   struct rt_state */
+	IMSG_GW_ACTIVITY,		/* gateway -> reaper: struct
+					   gw_activity[], batched */
+	IMSG_REAP_SUSPEND,		/* reaper -> runtime: struct wl_ref */
+	IMSG_RT_DRAIN,			/* runtime -> gateway: struct wl_ref,
+					   park new requests, say if idle */
+	IMSG_GW_DRAINED,		/* gateway -> runtime: struct
+					   gw_drained */
+
+	/* process workloads: runtime decides, the parent forks and kills */
+	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
+	IMSG_RT_SPAWNED,		/* parent -> runtime: struct rt_proc */
+	IMSG_RT_KILL,			/* runtime -> parent: struct rt_kill */
+	IMSG_RT_EXITED			/* parent -> runtime: struct rt_proc */
+};
+
+/* why a workload changed state */
+enum rt_reason {
+	RT_REASON_NONE = 0,
+	RT_REASON_REQUEST,		/* woken by a request */
+	RT_REASON_READY,		/* passed its readiness check */
+	RT_REASON_START_FAILED,		/* could not be started */
+	RT_REASON_EXITED,		/* exited by itself */
+	RT_REASON_WAKE_TIMEOUT,		/* not ready within wake timeout */
+	RT_REASON_IDLE,			/* suspended by the reaper */
+	RT_REASON_OPERATOR,		/* orchctl or the API */
+	RT_REASON_KEEP_WARM,		/* woken at start: keep warm */
+	RT_REASON_RESTORED,		/* state restored at start */
+	RT_REASON_SHUTDOWN,		/* orchd stopped */
+	RT_REASON_REMOVED		/* no longer configured */
+};
+
+struct wl_ref {
+	char			 name[ORCHD_NAME_MAX];
+};
+
+#define RT_MSG_MAX		256
+struct rt_state {
+	char			 name[ORCHD_NAME_MAX];
+	int32_t			 state;		/* enum workload_state */
+	int32_t			 reason;	/* enum rt_reason */
+	int64_t			 since;		/* wall clock, seconds */
+	char			 msg[RT_MSG_MAX]; /* e.g. the error */
+};
+
+struct gw_activity {
+	char			 name[ORCHD_NAME_MAX];
+	int64_t			 last_seen;	/* wall clock, seconds */
+	uint32_t		 inflight;	/* requests being proxied */
+	uint32_t		 upgraded;	/* open tunnels (WebSocket) */
+};
+
+struct gw_drained {
+	char			 name[ORCHD_NAME_MAX];
+	int32_t			 idle;		/* 1: parked from now on */
+};
+
+struct rt_proc {
+	char			 name[ORCHD_NAME_MAX];
+	pid_t			 pid;		/* 0 if it could not start */
+	int32_t			 status;	/* wait status, RT_EXITED */
+	char			 msg[RT_MSG_MAX]; /* why it could not start */
+};
+
+struct rt_kill {
+	char			 name[ORCHD_NAME_MAX];
+	pid_t			 pid;
+	int32_t			 sig;
+};
+
+#define CTL_MSG_MAX		512
+struct ctl_result {
+	int			 code;
+	char			 msg[CTL_MSG_MAX];
+};
+
+struct ctl_summary {
+	char			 name[32];	/* "parent", "gateway", ... */
+	pid_t			 pid;
+	int64_t			 uptime;	/* seconds */
+	uint32_t		 workloads;	/* known to that process */
+	uint32_t		 generation;	/* config generation */
+};
+
+struct ctl_listener {
+	char			 name[ORCHD_HOST_MAX];
+	int			 api;
+	int			 tls;
+};
+
+/* common/util.c */
+const char	*proc_name(enum privsep_procid);
+const char	*workload_state_name(enum workload_state);
+
+/* common/units.c */
+int		 parse_duration(const char *, int64_t *, const char **);
+int		 parse_size(const char *, int64_t *, const char **);
+int		 valid_workload_name(const char *);
+int		 valid_host_pattern(const char *);
+char		*fmt_duration(int64_t, char *, size_t);
+
+/* common/workload.c: the one place for a workload's rules */
+struct workload_conf	*workload_new(const char *);
+void			 workload_free(struct workload_conf *);
+int			 workload_validate(const struct workload_conf *,
+			    char *, size_t);
+char			*workload_to_json(const struct workload_conf *);
+struct workload_conf	*workload_from_json(const char *, size_t, char *,
+			    size_t);
+int			 strlist_add(struct strlist *, const char *);
+void			 strlist_free(struct strlist *);
+
+/* common/argv.c: a command split like sh(1) would, without a shell */
+int		 split_command(const char *, char ***, char *, size_t);
+void		 free_argv(char **);
+
+/* orchd/parse.y */
+struct orchd_conf	*parse_config(const char *, int);
+void			 free_config(struct orchd_conf *);
+int			 cmdline_symset(const char *);
+
+#endif /* ORCHD_H */

@@ -1,0 +1,386 @@
+/*
+ * Channels between processes and message dispatch.
+ *
+ * Every channel is an imsgbuf on a non-blocking unix socket, watched by one
+ * libevent event: EV_READ always, EV_WRITE while messages are queued.
+ * Messages are dispatched through the owner's table (struct proc_handler);
+ * the table says who may send a type and how long its payload is, so the
+ * handlers never see a message of the wrong shape.
+ */
+
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "proc.h"
+
+static void	imsgev_dispatch(int, short, void *);
+static void	imsgev_lost(struct imsgev *, const char *);
+static const struct proc_handler *proc_find(const struct imsgev *, uint32_t);
+
+time_t
+monotime(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		fatal("clock_gettime");
+	return (ts.tv_sec);
+}
+
+time_t
+proc_uptime(struct privsep *ps)
+{
+	return (monotime() - ps->started);
+}
+
+struct imsgev *
+imsgev_new(struct privsep *ps, int fd, int peer, uint32_t maxsize)
+{
+	struct imsgev	*iev;
+
+	if ((iev = calloc(1, sizeof(*iev))) == NULL)
+		return (NULL);
+	if (imsgbuf_init(&iev->ibuf, fd) == -1 ||
+	    imsgbuf_set_maxsize(&iev->ibuf, maxsize) == -1) {
+		free(iev);
+		return (NULL);
+	}
+	if (peer != -1)
+		imsgbuf_allow_fdpass(&iev->ibuf);
+	iev->peer = peer;
+	iev->ps = ps;
+	iev->handlers = ps->handlers;
+	iev->nhandlers = ps->nhandlers;
+	imsgev_add(iev);
+	return (iev);
+}
+
+void
+imsgev_free(struct imsgev *iev)
+{
+	if (iev == NULL)
+		return;
+	if (iev->events != 0)
+		event_del(&iev->ev);
+	imsgbuf_clear(&iev->ibuf);
+	close(iev->ibuf.fd);
+	free(iev);
+}
+
+void
+imsgev_add(struct imsgev *iev)
+{
+	short	 events = EV_READ;
+
+	if (iev->dead)
+		return;
+	if (imsgbuf_queuelen(&iev->ibuf) > 0)
+		events |= EV_WRITE;
+	if (events == iev->events)
+		return;
+	if (iev->events != 0)
+		event_del(&iev->ev);
+	iev->events = events;
+	event_set(&iev->ev, iev->ibuf.fd, events | EV_PERSIST,
+	    imsgev_dispatch, iev);
+	event_add(&iev->ev, NULL);
+}
+
+int
+imsgev_compose(struct imsgev *iev, uint32_t type, uint32_t peerid, int fd,
+    const void *data, size_t len)
+{
+	if (iev == NULL || iev->dead) {
+		if (fd != -1)
+			close(fd);
+		errno = EPIPE;
+		return (-1);
+	}
+	if (imsg_compose(&iev->ibuf, type, peerid, 0, fd, data, len) == -1) {
+		if (fd != -1)
+			close(fd);
+		return (-1);
+	}
+	imsgev_add(iev);
+	return (0);
+}
+
+int
+proc_compose(struct privsep *ps, enum privsep_procid to, uint32_t type,
+    uint32_t peerid, int fd, const void *data, size_t len)
+{
+	if ((unsigned int)to >= PROC_MAX) {
+		errno = EINVAL;
+		return (-1);
+	}
+	return (imsgev_compose(ps->peers[to], type, peerid, fd, data, len));
+}
+
+int
+proc_composev(struct privsep *ps, enum privsep_procid to, uint32_t type,
+    uint32_t peerid, const struct iovec *iov, int iovcnt)
+{
+	struct imsgev	*iev;
+
+	if ((unsigned int)to >= PROC_MAX || (iev = ps->peers[to]) == NULL ||
+	    iev->dead) {
+		errno = EPIPE;
+		return (-1);
+	}
+	if (imsg_composev(&iev->ibuf, type, peerid, 0, -1, iov, iovcnt) == -1)
+		return (-1);
+	imsgev_add(iev);
+	return (0);
+}
+
+static const struct proc_handler *
+proc_find(const struct imsgev *iev, uint32_t type)
+{
+	size_t	 i;
+
+	for (i = 0; i < iev->nhandlers; i++)
+		if (iev->handlers[i].type == type)
+			return (&iev->handlers[i]);
+	return (NULL);
+}
+
+static const char *
+peer_name(const struct imsgev *iev)
+{
+	return (iev->peer == -1 ? "control client" : proc_name(iev->peer));
+}
+
+/*
+ * A channel is gone: EOF, a socket error or a message that breaks the
+ * protocol.  Internal peers are our own processes and a broken one means
+ * the set is desynchronised, so without a closed callback that is fatal.
+ */
+static void
+imsgev_lost(struct imsgev *iev, const char *why)
+{
+	if (iev->dead)
+		return;
+	iev->dead = 1;
+	if (iev->events != 0) {
+		event_del(&iev->ev);
+		iev->events = 0;
+	}
+	if (iev->closed == NULL)
+		fatalx("channel to %s: %s", peer_name(iev), why);
+	log_debug("channel to %s: %s", peer_name(iev), why);
+	iev->closed(iev);
+}
+
+static int
+imsgev_check(struct imsgev *iev, struct imsg *imsg)
+{
+	const struct proc_handler	*h;
+	uint32_t			 from;
+	uint32_t			 type = imsg_get_type(imsg);
+
+	from = iev->peer == -1 ? PROC_FROM_CLIENT : PROC_FROM(iev->peer);
+	if ((h = proc_find(iev, type)) == NULL) {
+		log_warnx("%s: unknown message type %u from %s",
+		    proc_name(iev->ps->id), type, peer_name(iev));
+		return (-1);
+	}
+	if ((h->from & from) == 0) {
+		log_warnx("%s: message type %u not accepted from %s",
+		    proc_name(iev->ps->id), type, peer_name(iev));
+		return (-1);
+	}
+	if (h->len != PROC_ANYLEN && imsg_get_len(imsg) != h->len) {
+		log_warnx("%s: message type %u from %s: length %zu, want %zu",
+		    proc_name(iev->ps->id), type, peer_name(iev),
+		    imsg_get_len(imsg), h->len);
+		return (-1);
+	}
+	h->fn(iev, imsg);
+	return (0);
+}
+
+static void
+imsgev_dispatch(int fd, short event, void *arg)
+{
+	struct imsgev	*iev = arg;
+	struct imsg	 imsg;
+	int		 n;
+
+	if (event & EV_READ) {
+		if ((n = imsgbuf_read(&iev->ibuf)) == -1) {
+			imsgev_lost(iev, strerror(errno));
+			return;
+		}
+		if (n == 0) {
+			imsgev_lost(iev, "closed");
+			return;
+		}
+	}
+	if (event & EV_WRITE) {
+		if (imsgbuf_write(&iev->ibuf) == -1) {
+			imsgev_lost(iev, strerror(errno));
+			return;
+		}
+	}
+	for (;;) {
+		if ((n = imsg_get(&iev->ibuf, &imsg)) == -1) {
+			imsgev_lost(iev, "bad message header");
+			return;
+		}
+		if (n == 0)
+			break;
+		n = imsgev_check(iev, &imsg);
+		imsg_free(&imsg);
+		if (n == -1) {
+			imsgev_lost(iev, "protocol error");
+			return;
+		}
+		/* a handler may have closed this channel */
+		if (iev->dead)
+			return;
+	}
+	imsgev_add(iev);
+}
+
+/*
+ * Child side.
+ */
+
+void
+proc_child_init(struct privsep *ps, enum privsep_procid id,
+    const struct proc_handler *handlers, size_t nhandlers)
+{
+	ps->id = id;
+	ps->handlers = handlers;
+	ps->nhandlers = nhandlers;
+	ps->started = monotime();
+	if (fcntl(PROC_PARENT_FD, F_SETFL, O_NONBLOCK) == -1 ||
+	    fcntl(PROC_PARENT_FD, F_SETFD, FD_CLOEXEC) == -1)
+		fatal("channel to parent on fd %d", PROC_PARENT_FD);
+	if ((ps->peers[PROC_PARENT] = imsgev_new(ps, PROC_PARENT_FD,
+	    PROC_PARENT, ORCHD_IMSG_MAXSIZE)) == NULL)
+		fatal("%s: imsgev_new", __func__);
+}
+
+void
+proc_child_ready(struct privsep *ps)
+{
+	uint32_t	 version = ORCHD_IMSG_VERSION;
+
+	if (proc_compose(ps, PROC_PARENT, IMSG_PROC_READY, 0, -1, &version,
+	    sizeof(version)) == -1)
+		fatal("%s: compose", __func__);
+}
+
+/* "ps" shows "orchd: gateway" whatever the binary is called */
+void
+proc_title(const char *name)
+{
+	setproctitle("-orchd: %s", name);
+}
+
+void
+proc_recv_peer(struct imsgev *iev, struct imsg *imsg)
+{
+	struct privsep	*ps = iev->ps;
+	int		 peer, fd;
+
+	if (imsg_get_data(imsg, &peer, sizeof(peer)) == -1 ||
+	    peer <= PROC_PARENT || peer >= PROC_MAX || peer == (int)ps->id)
+		fatalx("%s: bad peer channel", __func__);
+	if ((fd = imsg_get_fd(imsg)) == -1)
+		fatalx("%s: peer channel without a socket", __func__);
+	if (ps->peers[peer] != NULL)
+		fatalx("%s: second channel to %s", __func__, proc_name(peer));
+	if (fcntl(fd, F_SETFL, O_NONBLOCK) == -1)
+		fatal("%s: fcntl", __func__);
+	if ((ps->peers[peer] = imsgev_new(ps, fd, peer,
+	    ORCHD_IMSG_MAXSIZE)) == NULL)
+		fatal("%s: imsgev_new", __func__);
+	log_debug("%s: channel to %s", proc_name(ps->id), proc_name(peer));
+}
+
+void
+proc_recv_verbose(struct imsgev *iev, struct imsg *imsg)
+{
+	int	 v;
+
+	if (imsg_get_data(imsg, &v, sizeof(v)) == -1)
+		return;
+	log_setverbose(v);
+	log_info("%s: log %s", proc_name(iev->ps->id), v ? "verbose" : "brief");
+}
+
+void
+proc_summary(struct privsep *ps, struct ctl_summary *cs)
+{
+	memset(cs, 0, sizeof(*cs));
+	strlcpy(cs->name, proc_name(ps->id), sizeof(cs->name));
+	cs->pid = getpid();
+	cs->uptime = proc_uptime(ps);
+	cs->workloads = ps->workloads;
+	cs->generation = ps->generation;
+}
+
+/* the parent fans "show summary" out; peerid is the control connection */
+void
+proc_recv_summary(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_summary	 cs;
+	uint32_t		 id = imsg_get_id(imsg);
+
+	proc_summary(iev->ps, &cs);
+	imsgev_compose(iev, IMSG_CTL_SUMMARY, id, -1, &cs, sizeof(cs));
+	imsgev_compose(iev, IMSG_CTL_END, id, -1, NULL, 0);
+}
+
+/*
+ * Parent side: start one child with its channel on PROC_PARENT_FD and
+ * nothing else open, so that it starts with a fresh address space and no
+ * descriptor it was not meant to have.
+ */
+pid_t
+proc_spawn(struct privsep *ps, enum privsep_procid id, char *const argv[])
+{
+	int	 sp[2];
+	pid_t	 pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1)
+		fatal("%s: socketpair", __func__);
+	switch ((pid = fork())) {
+	case -1:
+		fatal("%s: fork", __func__);
+	case 0:
+		if (sp[1] == PROC_PARENT_FD) {
+			if (fcntl(sp[1], F_SETFD, 0) == -1)
+				_exit(1);
+		} else if (dup2(sp[1], PROC_PARENT_FD) == -1)
+			_exit(1);
+		closefrom(PROC_PARENT_FD + 1);
+		signal(SIGPIPE, SIG_DFL);
+		execv(argv[0], argv);
+		fprintf(stderr, "orchd: exec %s: %s\n", argv[0],
+		    strerror(errno));
+		_exit(1);
+	default:
+		break;
+	}
+	close(sp[1]);
+	if (fcntl(sp[0], F_SETFL, O_NONBLOCK) == -1)
+		fatal("%s: fcntl", __func__);
+	if ((ps->peers[id] = imsgev_new(ps, sp[0], id,
+	    ORCHD_IMSG_MAXSIZE)) == NULL)
+		fatal("%s: imsgev_new", __func__);
+	return (pid);
+}

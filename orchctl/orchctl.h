@@ -1,0 +1,27 @@
+/*
+ * orchctl: what its files share.  The output layer is a small vtable, as
+ * bgpctl's: one printer per reply kind, a text and a JSON instance.
+ */
+
+#ifndef ORCHCTL_H
+#define ORCHCTL_H
+
+#include "orchd.h"
+#include "parser.h"
+
+struct output {
+	/* before the first reply item, or before tail if there is none */
+	void	(*head)(const struct parse_result *);
+	void	(*summary)(const struct ctl_summary *);
+	/* IMSG_CTL_OK */
+	void	(*result)(const struct parse_result *);
+	/* IMSG_CTL_END */
+	void	(*tail)(const struct parse_result *);
+};
+
+/* output.c */
+extern const struct output	 show_output;
+extern const struct output	 json_output;
+void	 str_printable(char *, size_t);
+
+#endif /* ORCHCTL_H */

@@ -1,0 +1,41 @@
+/*
+ * orchctl's command grammar: the token tables in parser.c turn argv into
+ * one struct parse_result.
+ */
+
+#ifndef ORCHCTL_PARSER_H
+#define ORCHCTL_PARSER_H
+
+#include "orchd.h"
+
+enum actions {
+	NONE = 0,
+	SHOW_SUMMARY,
+	SHOW_WORKLOADS,
+	SHOW_WORKLOAD,
+	SHOW_STATS,
+	RELOAD,
+	LOG_VERBOSE,
+	LOG_BRIEF,
+	WAKE,
+	SUSPEND,
+	KEEPWARM,
+	LOGS
+};
+
+/* flags */
+#define F_FOLLOW	0x01		/* logs -f */
+
+#define LOGS_LINES_MAX	1000000		/* largest logs -n */
+
+struct parse_result {
+	enum actions	 action;
+	char		 name[ORCHD_NAME_MAX];	/* the workload, if any */
+	int		 onoff;			/* keepwarm: 1 on, 0 off */
+	int		 lines;			/* logs -n; -1: not given */
+	int		 flags;			/* F_* */
+};
+
+const struct parse_result	*parse(int, char *[]);
+
+#endif /* ORCHCTL_PARSER_H */

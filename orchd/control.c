@@ -1,0 +1,283 @@
+/*
+ * The control socket: orchctl's way in.  Each connection is an imsg
+ * channel dispatched through the parent's table, where client requests
+ * are marked PROC_FROM_CLIENT; a client that breaks the protocol is
+ * dropped, never fatal.  Requests whose answer lives in several processes
+ * are fanned out with the connection's id as peerid, and the replies are
+ * counted back in before the final END.
+ */
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "parent.h"
+
+#define CONTROL_BACKLOG		16
+#define CONTROL_MAX_CONNS	64
+
+struct ctl_conn {
+	TAILQ_ENTRY(ctl_conn)	 entry;
+	uint32_t		 id;
+	struct imsgev		*iev;
+	int			 waiting;	/* replies still expected */
+};
+
+static TAILQ_HEAD(, ctl_conn) ctl_conns = TAILQ_HEAD_INITIALIZER(ctl_conns);
+static int		 control_fd = -1;
+static int		 control_nconns;
+static uint32_t		 control_lastid;
+static struct event	 control_ev;
+static struct event	 control_pause_ev;
+
+static void	control_accept(int, short, void *);
+
+void
+control_init(const char *path)
+{
+	struct sockaddr_un	 sun;
+	mode_t			 old_umask;
+	int			 fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
+	    sizeof(sun.sun_path))
+		fatalx("control socket path too long: %s", path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0)) == -1)
+		fatal("%s: socket", __func__);
+
+	/* a socket that answers belongs to a running orchd: leave it */
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0)
+		fatalx("control socket %s is in use: is orchd running?", path);
+	if (unlink(path) == -1 && errno != ENOENT)
+		fatal("unlink %s", path);
+
+	old_umask = umask(S_IXUSR | S_IRWXG | S_IRWXO);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+		fatal("bind control socket %s", path);
+	umask(old_umask);
+	if (chmod(path, S_IRUSR | S_IWUSR) == -1) {
+		unlink(path);
+		fatal("chmod %s", path);
+	}
+	if (listen(fd, CONTROL_BACKLOG) == -1)
+		fatal("listen %s", path);
+	control_fd = fd;
+}
+
+void
+control_listen(struct orchd *env)
+{
+	event_set(&control_ev, control_fd, EV_READ | EV_PERSIST,
+	    control_accept, env);
+	event_add(&control_ev, NULL);
+	evtimer_set(&control_pause_ev, control_accept, env);
+}
+
+void
+control_cleanup(const char *path)
+{
+	if (control_fd == -1)
+		return;
+	close(control_fd);
+	control_fd = -1;
+	unlink(path);
+}
+
+static struct ctl_conn *
+control_find(uint32_t id)
+{
+	struct ctl_conn	*c;
+
+	TAILQ_FOREACH(c, &ctl_conns, entry)
+		if (c->id == id)
+			return (c);
+	return (NULL);
+}
+
+static void
+control_closed(struct imsgev *iev)
+{
+	struct ctl_conn	*c = iev->data;
+
+	TAILQ_REMOVE(&ctl_conns, c, entry);
+	imsgev_free(c->iev);
+	free(c);
+	control_nconns--;
+	/* a slot is free again */
+	if (!event_pending(&control_ev, EV_READ, NULL) &&
+	    !evtimer_pending(&control_pause_ev, NULL))
+		event_add(&control_ev, NULL);
+}
+
+static void
+control_accept(int fd, short event, void *arg)
+{
+	struct orchd	*env = arg;
+	struct ctl_conn	*c;
+	struct timeval	 pause = { 1, 0 };
+	int		 s;
+
+	if (event & EV_TIMEOUT) {
+		event_add(&control_ev, NULL);
+		return;
+	}
+	if ((s = accept4(control_fd, NULL, NULL,
+	    SOCK_NONBLOCK | SOCK_CLOEXEC)) == -1) {
+		if (errno == EMFILE || errno == ENFILE) {
+			/* out of descriptors: stop accepting a moment */
+			event_del(&control_ev);
+			evtimer_add(&control_pause_ev, &pause);
+		} else if (errno != EAGAIN && errno != EINTR &&
+		    errno != ECONNABORTED)
+			log_warn("control accept");
+		return;
+	}
+	if (control_nconns >= CONTROL_MAX_CONNS) {
+		log_warnx("control: too many connections");
+		close(s);
+		return;
+	}
+	if ((c = calloc(1, sizeof(*c))) == NULL ||
+	    (c->iev = imsgev_new(&env->ps, s, -1,
+	    IMSG_MAXSIZE_DEFAULT)) == NULL) {
+		log_warn("control accept");
+		free(c);
+		close(s);
+		return;
+	}
+	/* 0 means "no connection" in peerid */
+	if (++control_lastid == 0)
+		control_lastid = 1;
+	c->id = control_lastid;
+	c->iev->data = c;
+	c->iev->closed = control_closed;
+	TAILQ_INSERT_TAIL(&ctl_conns, c, entry);
+	control_nconns++;
+}
+
+void
+control_reply(uint32_t id, uint32_t type, const void *data, size_t len)
+{
+	struct ctl_conn	*c;
+
+	if ((c = control_find(id)) == NULL)
+		return;		/* the client went away */
+	if (imsgev_compose(c->iev, type, 0, -1, data, len) == -1)
+		log_warn("control reply");
+}
+
+void
+control_fail(uint32_t id, const char *fmt, ...)
+{
+	struct ctl_result	 res;
+	va_list			 ap;
+
+	memset(&res, 0, sizeof(res));
+	res.code = -1;
+	va_start(ap, fmt);
+	(void)vsnprintf(res.msg, sizeof(res.msg), fmt, ap);
+	va_end(ap);
+	control_reply(id, IMSG_CTL_FAIL, &res, sizeof(res));
+}
+
+/* every request carries the control protocol version in peerid */
+static struct ctl_conn *
+control_request(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_conn	*c = iev->data;
+
+	if (imsg_get_id(imsg) != ORCHD_CTL_VERSION) {
+		control_fail(c->id, "orchctl speaks control protocol %u, "
+		    "orchd %u: use the orchctl installed with orchd",
+		    imsg_get_id(imsg), ORCHD_CTL_VERSION);
+		return (NULL);
+	}
+	if (c->waiting > 0) {
+		control_fail(c->id, "a request is already under way");
+		return (NULL);
+	}
+	return (c);
+}
+
+void
+control_show_summary(struct imsgev *iev, struct imsg *imsg)
+{
+	struct orchd		*env = orchd_env;
+	struct ctl_conn		*c;
+	struct ctl_summary	 cs;
+	int			 id;
+
+	if ((c = control_request(iev, imsg)) == NULL)
+		return;
+	proc_summary(&env->ps, &cs);
+	control_reply(c->id, IMSG_CTL_SUMMARY, &cs, sizeof(cs));
+	for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
+		if (proc_compose(&env->ps, id, IMSG_CTL_SHOW_SUMMARY, c->id,
+		    -1, NULL, 0) == 0)
+			c->waiting++;
+	if (c->waiting == 0)
+		control_reply(c->id, IMSG_CTL_END, NULL, 0);
+}
+
+void
+control_recv_summary(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_conn	*c;
+
+	if ((c = control_find(imsg_get_id(imsg))) == NULL || c->waiting == 0)
+		return;
+	control_reply(c->id, IMSG_CTL_SUMMARY, imsg->data,
+	    imsg_get_len(imsg));
+}
+
+void
+control_recv_end(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_conn	*c;
+
+	if ((c = control_find(imsg_get_id(imsg))) == NULL || c->waiting == 0)
+		return;
+	if (--c->waiting == 0)
+		control_reply(c->id, IMSG_CTL_END, NULL, 0);
+}
+
+void
+control_reload(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_conn	*c;
+	char		 err[CTL_MSG_MAX];
+
+	if ((c = control_request(iev, imsg)) == NULL)
+		return;
+	if (parent_reload(orchd_env, c->id, err, sizeof(err)) == -1)
+		control_fail(c->id, "%s", err);
+}
+
+void
+control_verbose(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_conn	*c;
+	int		 v;
+
+	if ((c = control_request(iev, imsg)) == NULL)
+		return;
+	(void)imsg_get_data(imsg, &v, sizeof(v));
+	if (v < 0 || v > 3) {
+		control_fail(c->id, "verbosity %d out of range", v);
+		return;
+	}
+	parent_set_verbose(orchd_env, v);
+	control_reply(c->id, IMSG_CTL_OK, NULL, 0);
+}

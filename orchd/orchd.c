@@ -1,0 +1,462 @@
+/*
+ * orchd: the parent.  It reads the configuration, starts the children
+ * (store, gateway, reaper, runtime), wires them to each other, owns the
+ * control socket and supervises: a child that dies takes the whole daemon
+ * down, so that rc or systemd restarts a consistent set.
+ */
+
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <event.h>
+#include <libgen.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "parent.h"
+
+#define SHUTDOWN_GRACE_MS	5000	/* before children get SIGKILL */
+
+struct orchd		*orchd_env;
+
+static void	parent_recv_ready(struct imsgev *, struct imsg *);
+static __dead void usage(void);
+
+static const struct proc_handler parent_handlers[] = {
+	{ IMSG_PROC_READY, sizeof(uint32_t),
+	    PROC_FROM(PROC_STORE) | PROC_FROM(PROC_GATEWAY) |
+	    PROC_FROM(PROC_REAPER) | PROC_FROM(PROC_RUNTIME),
+	    parent_recv_ready },
+	{ IMSG_CFG_DONE, sizeof(uint32_t),
+	    PROC_FROM(PROC_STORE) | PROC_FROM(PROC_GATEWAY) |
+	    PROC_FROM(PROC_REAPER) | PROC_FROM(PROC_RUNTIME),
+	    config_recv_done },
+	{ IMSG_CTL_SUMMARY, sizeof(struct ctl_summary),
+	    PROC_FROM(PROC_STORE) | PROC_FROM(PROC_GATEWAY) |
+	    PROC_FROM(PROC_REAPER) | PROC_FROM(PROC_RUNTIME),
+	    control_recv_summary },
+	{ IMSG_CTL_END, 0,
+	    PROC_FROM(PROC_STORE) | PROC_FROM(PROC_GATEWAY) |
+	    PROC_FROM(PROC_REAPER) | PROC_FROM(PROC_RUNTIME),
+	    control_recv_end },
+	{ IMSG_RT_SPAWN, sizeof(struct wl_ref), PROC_FROM(PROC_RUNTIME),
+	    spawn_request },
+	{ IMSG_RT_KILL, sizeof(struct rt_kill), PROC_FROM(PROC_RUNTIME),
+	    spawn_kill },
+	/* from orchctl */
+	{ IMSG_CTL_SHOW_SUMMARY, 0, PROC_FROM_CLIENT, control_show_summary },
+	{ IMSG_CTL_RELOAD, 0, PROC_FROM_CLIENT, control_reload },
+	{ IMSG_CTL_VERBOSE, sizeof(int), PROC_FROM_CLIENT, control_verbose },
+};
+
+static __dead void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-dnv] [-D macro=value] [-f file]\n",
+	    getprogname());
+	exit(1);
+}
+
+int
+parent_children_alive(struct orchd *env)
+{
+	int	 id, n = 0;
+
+	for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
+		if (env->pids[id] > 0)
+			n++;
+	return (n);
+}
+
+/* where a helper lives: beside our executable (a build tree), or LIBEXECDIR */
+static void
+helper_path(struct orchd *env, const char *name, char *buf, size_t len)
+{
+	char	 dir[PATH_MAX];
+
+	strlcpy(dir, env->self, sizeof(dir));
+	snprintf(buf, len, "%s/%s", dirname(dir), name);
+	if (access(buf, X_OK) == 0)
+		return;
+	snprintf(buf, len, "%s/%s", LIBEXECDIR, name);
+}
+
+static char *
+database_dir(const char *database, char *buf, size_t len)
+{
+	char	 tmp[PATH_MAX];
+
+	strlcpy(tmp, database, sizeof(tmp));
+	strlcpy(buf, dirname(tmp), len);
+	return (buf);
+}
+
+static void
+spawn_child(struct orchd *env, enum privsep_procid id)
+{
+	char		 path[PATH_MAX], root[PATH_MAX];
+	char		*argv[16];
+	const char	*helper = NULL;
+	int		 argc = 0, v;
+
+	switch (id) {
+	case PROC_STORE:
+		strlcpy(path, env->self, sizeof(path));
+		database_dir(env->conf->database, root, sizeof(root));
+		break;
+	case PROC_GATEWAY:
+		helper = "gatewayd";
+		break;
+	case PROC_REAPER:
+		helper = "reaperd";
+		break;
+	case PROC_RUNTIME:
+		helper = "runtimed";
+		break;
+	default:
+		fatalx("%s: no such child %d", __func__, id);
+	}
+	if (helper != NULL) {
+		helper_path(env, helper, path, sizeof(path));
+		strlcpy(root, env->conf->chroot, sizeof(root));
+	}
+	argv[argc++] = path;
+	if (id == PROC_STORE) {
+		argv[argc++] = "-P";
+		argv[argc++] = "store";
+	}
+	argv[argc++] = "-u";
+	argv[argc++] = env->conf->user;
+	argv[argc++] = "-c";
+	argv[argc++] = root;
+	if (env->debug)
+		argv[argc++] = "-d";
+	for (v = 0; v < env->verbose && v < 3; v++)
+		argv[argc++] = "-v";
+	argv[argc] = NULL;
+	env->pids[id] = proc_spawn(&env->ps, id, argv);
+	log_debug("started %s, pid %d", proc_name(id), env->pids[id]);
+}
+
+/*
+ * The children talk to each other directly (gateway to runtime, reaper to
+ * runtime, ...): one socketpair for every pair, each end passed to its
+ * process with the peer's id.
+ */
+static void
+connect_children(struct orchd *env)
+{
+	int	 a, b, sp[2];
+
+	for (a = PROC_PARENT + 1; a < PROC_MAX; a++) {
+		for (b = a + 1; b < PROC_MAX; b++) {
+			if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+			    sp) == -1)
+				fatal("%s: socketpair", __func__);
+			if (proc_compose(&env->ps, a, IMSG_PROC_PEER, 0, sp[0],
+			    &b, sizeof(b)) == -1 ||
+			    proc_compose(&env->ps, b, IMSG_PROC_PEER, 0, sp[1],
+			    &a, sizeof(a)) == -1)
+				fatal("%s: compose", __func__);
+		}
+	}
+}
+
+static void
+parent_recv_ready(struct imsgev *iev, struct imsg *imsg)
+{
+	struct orchd	*env = orchd_env;
+	uint32_t	 version;
+
+	(void)imsg_get_data(imsg, &version, sizeof(version));
+	if (version != ORCHD_IMSG_VERSION)
+		fatalx("%s speaks version %u, orchd %u: mixed installation?",
+		    proc_name(iev->peer), version, ORCHD_IMSG_VERSION);
+	if (++env->nready < PROC_MAX - 1)
+		return;
+	log_debug("all children ready");
+	config_send(env);
+}
+
+void
+parent_set_verbose(struct orchd *env, int v)
+{
+	int	 id;
+
+	env->verbose = v;
+	log_setverbose(v);
+	for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
+		proc_compose(&env->ps, id, IMSG_CTL_VERBOSE, 0, -1, &v,
+		    sizeof(v));
+}
+
+/*
+ * Read the configuration again.  One with errors is refused and the
+ * running one kept.  Settings that only take effect at start are kept at
+ * their old values, with a warning.
+ */
+int
+parent_reload(struct orchd *env, uint32_t conn, char *err, size_t errlen)
+{
+	struct orchd_conf	*nconf, *oconf = env->conf;
+
+	if (env->cfg_acks > 0) {
+		strlcpy(err, "reload already in progress", errlen);
+		return (-1);
+	}
+	log_info("reloading configuration from %s", env->conffile);
+	if ((nconf = config_load(env->conffile)) == NULL) {
+		log_warnx("configuration file %s has errors, not reloading",
+		    env->conffile);
+		snprintf(err, errlen, "configuration file %s has errors, "
+		    "not reloading", env->conffile);
+		return (-1);
+	}
+#define KEEP(field, what) do {						\
+	if (strcmp(nconf->field, oconf->field) != 0)			\
+		log_warnx("%s changed: restart orchd to use it", what);	\
+	free(nconf->field);						\
+	if ((nconf->field = strdup(oconf->field)) == NULL)		\
+		fatal("strdup");					\
+} while (0)
+	KEEP(chroot, "chroot");
+	KEEP(database, "database");
+	KEEP(socket, "socket");
+#undef KEEP
+	if (strcmp(nconf->user, oconf->user) != 0) {
+		log_warnx("user changed: restart orchd to use it");
+		strlcpy(nconf->user, oconf->user, sizeof(nconf->user));
+	}
+	if (listeners_bind(nconf, oconf, err, errlen) == -1) {
+		log_warnx("not reloading: %s", err);
+		free_config(nconf);
+		return (-1);
+	}
+	listeners_close(oconf, nconf);
+	free_config(oconf);
+	env->conf = nconf;
+	env->reload_conn = conn;
+	config_send(env);
+	return (0);
+}
+
+static void
+reap_children(struct orchd *env)
+{
+	pid_t	 pid;
+	int	 status, id;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
+			if (env->pids[id] == pid)
+				break;
+		if (id == PROC_MAX) {
+			/* a process workload: runtimed hears of it */
+			(void)spawn_exited(env, pid, status);
+			continue;
+		}
+		env->pids[id] = 0;
+		/* after the first loss, the others are its consequence */
+		if (env->shutting_down == 1)
+			continue;
+		if (WIFSIGNALED(status))
+			log_warnx("lost child: %s (pid %d) killed by signal "
+			    "%d", proc_name(id), pid, WTERMSIG(status));
+		else
+			log_warnx("lost child: %s (pid %d) exited with "
+			    "status %d", proc_name(id), pid,
+			    WEXITSTATUS(status));
+		env->shutting_down = 2;
+	}
+}
+
+static __dead void
+parent_shutdown(struct orchd *env, int code)
+{
+	int	 id, ms;
+
+	env->shutting_down = 1;
+	spawn_shutdown(env);
+	for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
+		if (env->pids[id] > 0)
+			kill(env->pids[id], SIGTERM);
+	/* bounded: a child that ignores SIGTERM is killed */
+	for (ms = 0; parent_children_alive(env) > 0; ms += 10) {
+		if (ms == SHUTDOWN_GRACE_MS) {
+			for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
+				if (env->pids[id] > 0) {
+					log_warnx("%s did not stop, killing it",
+					    proc_name(id));
+					kill(env->pids[id], SIGKILL);
+				}
+		}
+		reap_children(env);
+		if (parent_children_alive(env) > 0)
+			usleep(10000);
+	}
+	control_cleanup(env->conf->socket);
+	log_info("terminating");
+	exit(code);
+}
+
+static void
+parent_sig(int sig, short event, void *arg)
+{
+	struct orchd	*env = arg;
+	char		 err[CTL_MSG_MAX];
+
+	switch (sig) {
+	case SIGHUP:
+		(void)parent_reload(env, 0, err, sizeof(err));
+		break;
+	case SIGTERM:
+	case SIGINT:
+		log_info("received signal %d, shutting down", sig);
+		parent_shutdown(env, 0);
+	case SIGCHLD:
+		reap_children(env);
+		if (env->shutting_down)
+			parent_shutdown(env, 1);
+		break;
+	default:
+		break;
+	}
+}
+
+/* a child lost its channel: the SIGCHLD that follows does the rest */
+static void
+parent_channel_closed(struct imsgev *iev)
+{
+	log_debug("channel to %s closed", proc_name(iev->peer));
+}
+
+static void
+prepare_dirs(struct orchd *env)
+{
+	struct passwd	*pw;
+	char		 dir[PATH_MAX];
+
+	if ((pw = getpwnam(env->conf->user)) == NULL)
+		fatalx("user %s does not exist: create it (see orchd(8)) "
+		    "or set user in %s", env->conf->user, env->conffile);
+	database_dir(env->conf->database, dir, sizeof(dir));
+	/* a directory made here belongs to the store; one found is kept */
+	if (mkdir(dir, 0700) == 0) {
+		if (chown(dir, pw->pw_uid, pw->pw_gid) == -1)
+			fatal("chown %s", dir);
+	} else if (errno != EEXIST)
+		fatal("database directory %s", dir);
+	if (access(env->conf->chroot, X_OK) == -1)
+		fatal("chroot %s", env->conf->chroot);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static struct orchd	 env;
+	struct event		 ev_hup, ev_term, ev_int, ev_chld;
+	const char		*conffile = ORCHD_CONF;
+	char			 err[CTL_MSG_MAX];
+	ssize_t			 n;
+	int			 ch, noaction = 0, id;
+	extern char		**environ;
+
+	setproctitle_init(argc, argv, environ);
+	/* the store is this binary started again */
+	for (ch = 1; ch < argc; ch++)
+		if (strcmp(argv[ch], "-P") == 0)
+			store_main(argc, argv);
+
+	log_init(1, LOG_DAEMON);
+	while ((ch = getopt(argc, argv, "dD:f:nv")) != -1) {
+		switch (ch) {
+		case 'd':
+			env.debug = 1;
+			break;
+		case 'D':
+			if (cmdline_symset(optarg) < 0)
+				fatalx("could not parse macro definition %s",
+				    optarg);
+			break;
+		case 'f':
+			conffile = optarg;
+			break;
+		case 'n':
+			noaction = 1;
+			break;
+		case 'v':
+			env.verbose++;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	log_setverbose(env.verbose);
+	orchd_env = &env;
+	env.conffile = conffile;
+
+	if ((env.conf = config_load(conffile)) == NULL)
+		exit(1);
+	if (noaction) {
+		fprintf(stderr, "configuration OK\n");
+		exit(0);
+	}
+	if ((n = readlink("/proc/self/exe", env.self, sizeof(env.self) - 1))
+	    == -1)
+		fatal("readlink /proc/self/exe");
+	env.self[n] = '\0';
+
+	log_init(env.debug, LOG_DAEMON);
+	log_procinit("parent");
+	if (geteuid() != 0)
+		log_warnx("running as uid %d, not root: the children keep "
+		    "this user and are not chrooted", geteuid());
+	else
+		prepare_dirs(&env);
+
+	control_init(env.conf->socket);
+	if (listeners_bind(env.conf, NULL, err, sizeof(err)) == -1) {
+		control_cleanup(env.conf->socket);
+		fatalx("%s", err);
+	}
+	if (!env.debug && daemon(1, 0) == -1)
+		fatal("daemon");
+
+	signal(SIGPIPE, SIG_IGN);
+	event_init();
+	env.ps.id = PROC_PARENT;
+	env.ps.handlers = parent_handlers;
+	env.ps.nhandlers = nitems(parent_handlers);
+	env.ps.started = monotime();
+	for (id = PROC_PARENT + 1; id < PROC_MAX; id++) {
+		spawn_child(&env, id);
+		env.ps.peers[id]->closed = parent_channel_closed;
+	}
+	connect_children(&env);
+	proc_title("parent");
+
+	signal_set(&ev_hup, SIGHUP, parent_sig, &env);
+	signal_set(&ev_term, SIGTERM, parent_sig, &env);
+	signal_set(&ev_int, SIGINT, parent_sig, &env);
+	signal_set(&ev_chld, SIGCHLD, parent_sig, &env);
+	signal_add(&ev_hup, NULL);
+	signal_add(&ev_term, NULL);
+	signal_add(&ev_int, NULL);
+	signal_add(&ev_chld, NULL);
+
+	control_listen(&env);
+	log_info("startup");
+	event_dispatch();
+	parent_shutdown(&env, 1);
+}

@@ -1,0 +1,135 @@
+# Shared by the end-to-end scripts: counters, bounded waits, a scratch
+# directory, and starting and stopping a real orchd.
+#
+#	. regress/e2e/lib.sh; e2e_init "$1"; ...; e2e_done
+
+PASSED=0
+FAILED=0
+ORCHD_PID=
+
+e2e_init() {
+	BUILD=${1:-build}
+	case "$BUILD" in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
+	ORCHD=$BUILD/orchd
+	ORCHCTL=$BUILD/orchctl
+	T=$(mktemp -d /tmp/orchd-e2e.XXXXXX)
+	chmod 0755 "$T"
+	SOCK=$T/orchd.sock
+	# chrooted children cannot read /proc: no leak check there, but any
+	# sanitizer report is in the log and fails the script
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
+	UBSAN_OPTIONS=print_stacktrace=1
+	export ASAN_OPTIONS UBSAN_OPTIONS
+	trap e2e_cleanup EXIT
+}
+
+e2e_cleanup() {
+	if [ -n "$ORCHD_PID" ] && kill -0 "$ORCHD_PID" 2>/dev/null; then
+		kill -TERM "$ORCHD_PID" 2>/dev/null
+		wait_gone "$ORCHD_PID" 10
+		kill -KILL "$ORCHD_PID" 2>/dev/null
+	fi
+	rm -rf "$T"
+}
+
+ok() {
+	PASSED=$((PASSED + 1))
+	echo "ok - $*"
+}
+
+fail() {
+	FAILED=$((FAILED + 1))
+	echo "not ok - $*"
+}
+
+check() {	# check DESCRIPTION COMMAND...
+	desc=$1
+	shift
+	if "$@"; then ok "$desc"; else fail "$desc"; fi
+}
+
+e2e_done() {
+	if [ -f "$T/orchd.log" ] &&
+	    grep -E 'AddressSanitizer|runtime error:|LeakSanitizer' \
+	    "$T/orchd.log" >/dev/null; then
+		fail "sanitizer report in the daemon's log"
+		grep -E -A20 'AddressSanitizer|runtime error:' "$T/orchd.log" | head -60
+	fi
+	echo "$PASSED passed, $FAILED failed"
+	[ "$FAILED" -eq 0 ]
+}
+
+need_root() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "skipped: needs root (chroot, setuid)"
+		echo "0 passed, 0 failed"
+		exit 0
+	fi
+}
+
+# the unprivileged user and the empty chroot of the children
+ensure_user() {
+	getent passwd _orchd >/dev/null ||
+	    useradd -r -d /var/empty -s /usr/sbin/nologin _orchd ||
+	    { echo "cannot create user _orchd"; exit 1; }
+	mkdir -p /var/empty
+	chmod 0755 /var/empty
+}
+
+# wait_for SECONDS COMMAND...: polls every 50 ms, bounded
+wait_for() {
+	limit=$(($1 * 20))
+	shift
+	i=0
+	while [ $i -lt $limit ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.05
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# a process of ours that exited stays a zombie until waited for
+dead() {
+	[ ! -e "/proc/$1/stat" ] ||
+	    [ "$(sed 's/^.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null)" = Z ]
+}
+alive() { ! dead "$1"; }
+
+wait_gone() {	# wait_gone PID SECONDS
+	wait_for "$2" dead "$1"
+}
+
+# start_orchd [ARGS...]: orchd -d in the background, ready when
+# `orchctl show summary` answers
+start_orchd() {
+	"$ORCHD" -d -f "$T/orchd.conf" "$@" >>"$T/orchd.log" 2>&1 &
+	ORCHD_PID=$!
+	wait_for 20 "$ORCHCTL" -s "$SOCK" show summary
+}
+
+# orchd_status: waits (bounded) for orchd to exit and sets STATUS to its
+# exit status (not in a subshell: only this shell can wait for it)
+orchd_status() {
+	wait_gone "$ORCHD_PID" 15 || kill -KILL "$ORCHD_PID" 2>/dev/null
+	wait "$ORCHD_PID"
+	STATUS=$?
+}
+
+# stop_orchd: SIGTERM, then orchd_status
+stop_orchd() {
+	kill -TERM "$ORCHD_PID" 2>/dev/null
+	orchd_status
+}
+
+# child PROCESS-NAME: the pid of orchd's child with that title
+child() {
+	for p in $(pgrep -P "$ORCHD_PID"); do
+		if tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null |
+		    grep -q "^orchd: $1"; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}

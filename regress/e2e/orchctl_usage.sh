@@ -1,0 +1,139 @@
+#!/bin/sh
+# orchctl's command line, no daemon needed: usage, the parser's errors
+# and the keywords it lists, abbreviations, commands this orchd does not
+# have yet, and a control socket that is not there.
+#
+#	sh regress/e2e/orchctl_usage.sh build/check
+. "$(dirname "$0")/lib.sh"
+e2e_init "$1"
+# orchctl is not chrooted: leaks are worth reporting here
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+export ASAN_OPTIONS
+
+NOSOCK=/nonexistent/orchd.sock
+
+# run ARGS...: orchctl's exit status in $rc, its output in $T/out, $T/err
+run() {
+	"$ORCHCTL" "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+}
+
+# expect DESCRIPTION STATUS STRING...: the last run exited with STATUS,
+# printed nothing on stdout, and its stderr holds every STRING
+expect() {
+	desc=$1
+	want=$2
+	shift 2
+	if [ "$rc" -ne "$want" ]; then
+		fail "$desc (exit status $rc, not $want)"
+		sed 's/^/#	/' "$T/err"
+		return
+	fi
+	for s in "$@"; do
+		if ! grep -qF -- "$s" "$T/err"; then
+			fail "$desc (no \"$s\" on stderr)"
+			sed 's/^/#	/' "$T/err"
+			return
+		fi
+	done
+	if [ -s "$T/out" ]; then
+		fail "$desc (output on stdout)"
+		sed 's/^/#	/' "$T/out"
+		return
+	fi
+	if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$T/err"
+	then
+		fail "$desc (sanitizer report)"
+		sed 's/^/#	/' "$T/err"
+		return
+	fi
+	ok "$desc"
+}
+
+if [ ! -x "$ORCHCTL" ]; then
+	fail "$ORCHCTL is built"
+	e2e_done
+	exit 1
+fi
+
+run
+expect "no arguments: usage and the commands" 1 \
+    "usage: orchctl [-j] [-s socket] command [argument ...]" \
+    "valid commands/args:" "  show" "  reload" "  log" "  wake" \
+    "  suspend" "  keepwarm" "  logs"
+
+run frobnicate
+expect "unknown command: named, commands listed" 1 \
+    "unknown argument: frobnicate" "valid commands/args:" "  show" \
+    "  reload" "  log" "usage:"
+
+run show
+expect "show alone: its arguments listed" 1 "missing argument" \
+    "valid commands/args:" "  summary" "  workloads" "  workload" \
+    "  stats"
+
+run -s "$NOSOCK" show summary
+expect "missing socket: connect error names the path" 1 \
+    "orchctl: connect: $NOSOCK: No such file or directory"
+
+run -s "$NOSOCK" sh su
+expect "unambiguous abbreviations are accepted" 1 \
+    "orchctl: connect: $NOSOCK:"
+
+run log loud
+expect "log loud: verbose and brief listed" 1 "unknown argument: loud" \
+    "  verbose" "  brief"
+
+run show w
+expect "ambiguous abbreviation refused" 1 "ambiguous argument: w" \
+    "  workload" "  workloads"
+
+run reload now
+expect "superfluous argument refused" 1 "superfluous argument: now"
+
+run keepwarm blog
+expect "keepwarm NAME alone: on and off listed" 1 "missing argument" \
+    "  on" "  off"
+
+run wake
+expect "wake alone: a workload name wanted" 1 "missing argument" \
+    "  <workload>"
+
+run wake -x
+expect "a workload name may not look like an option" 1 \
+    "invalid workload name: -x"
+
+run logs blog -n many
+expect "logs -n needs a number" 1 "number of lines is invalid: many"
+
+run logs blog -q
+expect "logs: unknown option listed with the valid ones" 1 \
+    "unknown argument: -q" "  -f" "  -n"
+
+run -x show summary
+expect "unknown option: usage" 1 "unknown option -- x" "usage:"
+
+run -s
+expect "-s without a path: usage" 1 "option requires an argument -- s" \
+    "usage:"
+
+long=$(printf '%0200d' 0)
+run -s "/tmp/$long" show summary
+expect "socket path too long" 1 "socket path too long"
+
+# commands of the full grammar: parsed, then refused until this orchd
+# has them (or, once it does, sent to the missing socket)
+for cmd in "show workloads" "show workload blog" "show stats" \
+    "wake blog" "suspend blog" "keepwarm blog on" "keepwarm blog off" \
+    "logs blog" "logs blog -n 20 -f"; do
+	# shellcheck disable=SC2086
+	run -s "$NOSOCK" $cmd
+	if grep -qF "not supported by this orchd yet" "$T/err"; then
+		expect "$cmd: parsed, not supported yet" 1 \
+		    "not supported by this orchd yet"
+	else
+		expect "$cmd: parsed and sent" 1 "connect: $NOSOCK"
+	fi
+done
+
+e2e_done

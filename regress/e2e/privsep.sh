@@ -1,0 +1,126 @@
+#!/bin/sh
+# The process tree: four children, each as the unprivileged user in its
+# chroot with no_new_privs; orchctl answers; SIGHUP with a broken config
+# keeps the daemon up; a dead child stops orchd; SIGTERM leaves nothing.
+. "$(dirname "$0")/lib.sh"
+e2e_init "$1"
+need_root
+ensure_user
+
+mkdir -p "$T/db" "$T/log"
+write_conf() {
+	cat >"$T/orchd.conf" <<CONF
+user "_orchd"
+chroot "/var/empty"
+database "$T/db/orchd.db"
+socket "$SOCK"
+log directory "$T/log"
+idle timeout 5m
+
+workload "hello" {
+	host "hello.localhost"
+	command "/bin/busybox httpd -f -p 127.0.0.1:18081"
+	port 18081
+}
+CONF
+}
+write_conf
+
+uid=$(id -u _orchd)
+
+# -n: checks and exits
+check "orchd -n accepts the config" "$ORCHD" -n -f "$T/orchd.conf"
+
+check "orchd starts and orchctl show summary answers" start_orchd
+
+for name in store gateway reaper runtime; do
+	pid=$(child "$name")
+	if [ -z "$pid" ]; then
+		fail "$name is running"
+		continue
+	fi
+	ok "$name is running (pid $pid)"
+	check "$name runs as _orchd" \
+	    grep -Eq "^Uid:[[:space:]]+$uid[[:space:]]+$uid[[:space:]]+$uid" \
+	    "/proc/$pid/status"
+	check "$name has no_new_privs" \
+	    grep -Eq '^NoNewPrivs:[[:space:]]+1' "/proc/$pid/status"
+	check "$name holds no capabilities" \
+	    grep -Eq '^CapEff:[[:space:]]+0+$' "/proc/$pid/status"
+	root=$(readlink "/proc/$pid/root")
+	if [ "$name" = store ]; then want=$T/db; else want=/var/empty; fi
+	check "$name is chrooted to $want (root is $root)" [ "$root" = "$want" ]
+done
+
+out=$("$ORCHCTL" -s "$SOCK" show summary)
+echo "$out"
+for name in parent store gateway reaper runtime; do
+	check "show summary lists $name" \
+	    sh -c "echo \"\$1\" | grep -q \"^$name \"" sh "$out"
+done
+gwpid=$(child gateway)
+check "show summary gives the gateway's pid" \
+    sh -c "echo \"\$1\" | grep -Eq \"^gateway +$gwpid \"" sh "$out"
+
+check "orchctl -j show summary is JSON" \
+    sh -c "\"$ORCHCTL\" -j -s \"$SOCK\" show summary | grep -q '\"process\"'"
+check "orchctl log verbose" "$ORCHCTL" -s "$SOCK" log verbose
+check "orchctl log brief" "$ORCHCTL" -s "$SOCK" log brief
+check "orchctl reload" "$ORCHCTL" -s "$SOCK" reload
+check "reload made configuration 2" \
+    sh -c "\"$ORCHCTL\" -s \"$SOCK\" show summary | grep -Eq '^gateway .* 2 *$'"
+
+# garbage on the control socket drops that client, nothing else
+check "curl speaking HTTP to the control socket is dropped" \
+    sh -c "! curl -s -m 5 --unix-socket \"$SOCK\" http://x/ >/dev/null 2>&1"
+check "orchd survives garbage on the control socket" \
+    "$ORCHCTL" -s "$SOCK" show summary
+
+# a broken config on SIGHUP: refused, old one kept
+echo 'bogus keyword here' >>"$T/orchd.conf"
+kill -HUP "$ORCHD_PID"
+check "SIGHUP with a broken config is refused" \
+    wait_for 10 grep -q "has errors, not reloading" "$T/orchd.log"
+check "orchd is still up after the broken SIGHUP" \
+    "$ORCHCTL" -s "$SOCK" show summary
+check "the old configuration is kept" \
+    sh -c "\"$ORCHCTL\" -s \"$SOCK\" show summary | grep -Eq '^gateway .* 2 *$'"
+check "orchctl reload with a broken config fails" \
+    sh -c "! \"$ORCHCTL\" -s \"$SOCK\" reload 2>/dev/null"
+write_conf
+
+# a second orchd must not steal the socket
+"$ORCHD" -d -f "$T/orchd.conf" >"$T/second.log" 2>&1
+check "a second orchd refuses to start" [ $? -ne 0 ]
+check "and says why" grep -q "in use" "$T/second.log"
+
+# killing a child stops orchd, non-zero
+pids=$(pgrep -P "$ORCHD_PID" | tr '\n' ' ')
+kill -KILL "$gwpid"
+orchd_status; st=$STATUS
+check "orchd exits non-zero when a child dies (status $st)" [ "$st" -ne 0 ]
+check "orchd logs the lost child" grep -q "lost child: gateway" "$T/orchd.log"
+cat "$T/orchd.log" | tail -5
+leftover=
+for p in $pids; do alive "$p" && leftover="$leftover $p"; done
+check "no child left behind after a lost child ($leftover)" [ -z "$leftover" ]
+
+# SIGTERM: clean exit, no process left, socket removed
+check "orchd starts again" start_orchd
+pids=$(pgrep -P "$ORCHD_PID" | tr '\n' ' ')
+stop_orchd; st=$STATUS
+check "SIGTERM: orchd exits 0 (status $st)" [ "$st" -eq 0 ]
+leftover=
+for p in $pids; do wait_gone "$p" 5 || leftover="$leftover $p"; done
+check "SIGTERM leaves no process behind ($leftover)" [ -z "$leftover" ]
+check "SIGTERM removes the control socket" [ ! -e "$SOCK" ]
+
+# a config with errors: nothing starts
+printf 'workload "x" {\n\tport 99999\n}\n' >"$T/bad.conf"
+"$ORCHD" -d -f "$T/bad.conf" >"$T/bad.log" 2>&1
+check "orchd with a bad config exits 1" [ $? -eq 1 ]
+check "the error names file and line" grep -q "bad.conf:2:" "$T/bad.log"
+check "nothing was started" [ ! -e "$SOCK" ]
+
+ORCHD_PID=
+e2e_done

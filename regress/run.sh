@@ -1,0 +1,67 @@
+#!/bin/sh
+# Runs every test against the programs in the build directory given as $1
+# (make check passes build/check) and ends with one line:
+# "N passed, N failed".  Unit tests count their cmocka cases, end-to-end
+# scripts the cases they report on their own closing line.
+set -u
+BUILD=${1:-build}
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+passed=0
+failed=0
+failures=
+
+count() {	# count NAME OUTPUT-FILE STATUS
+	p=$(sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*/\1/p' "$2" | tail -n 1)
+	f=$(sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*/\2/p' "$2" | tail -n 1)
+	if [ -z "$p" ]; then
+		# cmocka: "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)"
+		p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$2" | tail -n 1)
+		f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$2" | tail -n 1)
+	fi
+	p=${p:-0}
+	f=${f:-0}
+	if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1	# it died without saying what failed
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	[ "$f" -eq 0 ] || failures="$failures $1"
+	echo "== $1: $p passed, $f failed"
+}
+
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+for t in "$BUILD"/regress/test_*; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	echo "== $name"
+	"$t" >"$out" 2>&1
+	st=$?
+	cat "$out"
+	count "$name" "$out" "$st"
+done
+
+echo "== mandoc -Tlint"
+if mandoc -Tlint -Wwarning man/*.[58] >"$out" 2>&1; then
+	passed=$((passed + 1))
+else
+	cat "$out"
+	failed=$((failed + 1))
+	failures="$failures mandoc-lint"
+fi
+
+for t in regress/e2e/*.sh; do
+	case "$t" in */lib.sh) continue ;; esac
+	name=$(basename "$t" .sh)
+	echo "== $name"
+	sh "$t" "$BUILD" >"$out" 2>&1
+	st=$?
+	cat "$out"
+	count "$name" "$out" "$st"
+done
+
+[ -z "$failures" ] || echo "failing:$failures"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
