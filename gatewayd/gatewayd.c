@@ -1,0 +1,57 @@
+/*
+ * gatewayd: the network-facing process.  It routes requests by Host to
+ * workloads and proxies them; this file is its start, its dispatch table
+ * and the application of a new configuration.
+ */
+
+#include <event.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "gateway.h"
+
+static struct privsep	gateway_ps;
+static struct gateway	gateway;
+struct gateway		*gw = &gateway;
+
+static const struct proc_handler gateway_handlers[] = {
+	PROC_COMMON_HANDLERS,
+	CFG_HANDLERS,
+	{ IMSG_CFG_LISTENER, sizeof(struct ctl_listener),
+	    PROC_FROM(PROC_PARENT), listener_recv },
+	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
+	    wake_recv_state },
+	{ IMSG_RT_DRAIN, sizeof(struct wl_ref), PROC_FROM(PROC_RUNTIME),
+	    wake_recv_drain },
+};
+
+static void
+gateway_apply(struct privsep *ps, struct cfg_generation *gen,
+    struct cfg_generation *old)
+{
+	route_apply(gen);
+	listener_apply();
+}
+
+int
+main(int argc, char *argv[])
+{
+	extern char	**environ;
+
+	setproctitle_init(argc, argv, environ);
+	RB_INIT(&gw->workloads);
+	RB_INIT(&gw->exact);
+	RB_INIT(&gw->suffix);
+	TAILQ_INIT(&gw->listeners);
+	TAILQ_INIT(&gw->next_listeners);
+	TAILQ_INIT(&gw->dirty);
+	SLIST_INIT(&gw->heads);
+	gw->ps = &gateway_ps;
+	child_start(&gateway_ps, argc, argv, PROC_GATEWAY, gateway_handlers,
+	    nitems(gateway_handlers), 0);
+	cfg_set_apply(gateway_apply);
+	activity_init();
+	event_dispatch();
+	return (0);
+}

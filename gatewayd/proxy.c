@@ -1,0 +1,654 @@
+/*
+ * Proxying a routed request to its running workload.
+ *
+ * The upstream connection belongs to one client connection and is kept
+ * for that client's next requests to the same workload, never shared.
+ * The request head is re-serialised from its parsed form; bodies stream
+ * both ways through the connection buffers, moved rather than copied where
+ * the framing allows, and each direction stops reading while the other
+ * side's output is above GW_BUF_HIGH.
+ */
+
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "gateway.h"
+
+#define HEAD_EXTRA	2048	/* room for the fields the proxy adds */
+
+static void	up_read(int, short, void *);
+static void	up_write(int, short, void *);
+static void	up_connected(struct gw_conn *);
+static void	up_process(struct gw_conn *);
+static void	send_request(struct gw_conn *);
+
+static void
+up_reading(struct gw_conn *c, int on)
+{
+	struct gw_upstream	*up = &c->up;
+
+	if (up->fd == -1 || up->eof)
+		on = 0;
+	if (on && !event_pending(&up->rev, EV_READ, NULL))
+		event_add(&up->rev, NULL);
+	else if (!on && event_pending(&up->rev, EV_READ, NULL))
+		event_del(&up->rev);
+}
+
+static void
+up_flush(struct gw_conn *c)
+{
+	struct gw_upstream	*up = &c->up;
+
+	if (up->fd != -1 && evbuffer_get_length(up->out) > 0 &&
+	    !event_pending(&up->wev, EV_WRITE, NULL))
+		event_add(&up->wev, NULL);
+}
+
+void
+proxy_upstream_close(struct gw_conn *c)
+{
+	struct gw_upstream	*up = &c->up;
+
+	if (up->fd == -1)
+		return;
+	event_del(&up->rev);
+	event_del(&up->wev);
+	close(up->fd);
+	up->fd = -1;
+	evbuffer_free(up->in);
+	evbuffer_free(up->out);
+	up->in = up->out = NULL;
+	if (up->wl != NULL) {
+		workload_unref(up->wl);
+		up->wl = NULL;
+	}
+	up->connected = up->eof = 0;
+}
+
+static int
+up_open(struct gw_conn *c)
+{
+	struct gw_upstream	*up = &c->up;
+	struct gw_workload	*wl = c->wl;
+	int			 on = 1;
+
+	if ((up->in = evbuffer_new()) == NULL ||
+	    (up->out = evbuffer_new()) == NULL) {
+		if (up->in != NULL)
+			evbuffer_free(up->in);
+		up->in = NULL;
+		return (-1);
+	}
+	if ((up->fd = socket(wl->addr.ss_family,
+	    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1) {
+		evbuffer_free(up->in);
+		evbuffer_free(up->out);
+		up->in = up->out = NULL;
+		return (-1);
+	}
+	(void)setsockopt(up->fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+	workload_ref(wl);
+	up->wl = wl;
+	up->epoch = wl->epoch;
+	event_set(&up->rev, up->fd, EV_READ | EV_PERSIST, up_read, c);
+	event_set(&up->wev, up->fd, EV_WRITE | EV_PERSIST, up_write, c);
+	if (connect(up->fd, (struct sockaddr *)&wl->addr, wl->addrlen) == 0) {
+		up->connected = 1;
+		return (0);
+	}
+	if (errno != EINPROGRESS) {
+		proxy_upstream_close(c);
+		return (-1);
+	}
+	event_add(&up->wev, NULL);
+	return (0);
+}
+
+void
+proxy_start(struct gw_conn *c)
+{
+	struct gw_upstream	*up = &c->up;
+	struct timeval		 tv = { GW_CONNECT_TIMEOUT, 0 };
+
+	/* reuse only a quiet connection to the same workload */
+	if (up->fd != -1 && (up->wl != c->wl || up->eof ||
+	    up->epoch != c->wl->epoch || evbuffer_get_length(up->in) > 0))
+		proxy_upstream_close(c);
+	if (up->fd == -1 && up_open(c) == -1) {
+		log_warn("%s: connect to %s", c->peer, c->wl->name);
+		conn_error(c, 502, "upstream connect");
+		return;
+	}
+	if (!up->connected) {
+		c->state = CONN_CONNECT;
+		evtimer_add(&c->timer, &tv);
+		return;
+	}
+	up_connected(c);
+}
+
+static void
+up_connected(struct gw_conn *c)
+{
+	struct timeval	 tv = { GW_UPSTREAM_TIMEOUT, 0 };
+
+	c->state = CONN_PROXY;
+	evtimer_add(&c->timer, &tv);
+	send_request(c);
+	up_reading(c, 1);
+	/* body bytes that came with the head */
+	proxy_client_readable(c);
+}
+
+/* the client's own X-Forwarded-* are replaced, except the chain of For */
+static int
+request_filter(const struct http_field *f, void *arg)
+{
+	switch (f->id) {
+	case HTTP_H_X_FORWARDED_FOR:
+	case HTTP_H_X_FORWARDED_PROTO:
+	case HTTP_H_X_FORWARDED_HOST:
+	case HTTP_H_VIA:
+		return (0);
+	default:
+		return (1);
+	}
+}
+
+static void
+send_request(struct gw_conn *c)
+{
+	struct http_head	*h = &c->req->h;
+	const struct http_field	*f;
+	struct http_field	 add[4];
+	struct http_ser		 ser;
+	struct evbuffer_iovec	 v;
+	char			 xff[1024], via[512];
+	ssize_t			 n;
+	size_t			 nadd = 0;
+
+	/* append to what earlier proxies said */
+	if ((f = http_head_get(h, HTTP_H_X_FORWARDED_FOR)) != NULL)
+		snprintf(xff, sizeof(xff), "%s, %s", f->value, c->peer);
+	else
+		strlcpy(xff, c->peer, sizeof(xff));
+	if ((f = http_head_get(h, HTTP_H_VIA)) != NULL)
+		snprintf(via, sizeof(via), "%s, %s orchd", f->value,
+		    c->version == 10 ? "1.0" : "1.1");
+	else
+		snprintf(via, sizeof(via), "%s orchd",
+		    c->version == 10 ? "1.0" : "1.1");
+
+	memset(add, 0, sizeof(add));
+	add[nadd].name = "Via";
+	add[nadd++].value = via;
+	add[nadd].name = "X-Forwarded-For";
+	add[nadd++].value = xff;
+	add[nadd].name = "X-Forwarded-Proto";
+	add[nadd++].value = c->listener->conf.tls ? "https" : "http";
+	if (h->authoritylen > 0) {
+		add[nadd].name = "X-Forwarded-Host";
+		add[nadd++].value = h->authority;
+	}
+	for (n = 0; (size_t)n < nadd; n++) {
+		add[n].namelen = strlen(add[n].name);
+		add[n].valuelen = strlen(add[n].value);
+	}
+
+	memset(&ser, 0, sizeof(ser));
+	ser.flags = c->upgrade ? HTTP_SER_UPGRADE : 0;
+	ser.filter = request_filter;
+	ser.add = add;
+	ser.nadd = nadd;
+
+	if (evbuffer_reserve_space(c->up.out, HTTP_HEAD_BUFSZ + HEAD_EXTRA,
+	    &v, 1) < 1 ||
+	    (n = http_head_serialize(h, &ser, v.iov_base, v.iov_len)) < 0) {
+		conn_error(c, 502, "request head serialisation");
+		return;
+	}
+	v.iov_len = n;
+	evbuffer_commit_space(c->up.out, &v, 1);
+	if (c->reqbody == HTTP_BODY_CHUNKED)
+		http_chunked_init(&c->reqchunk, HTTP_REQUEST);
+	head_put(c->req);
+	c->req = NULL;
+	up_flush(c);
+}
+
+/* chunked data spans are sent on re-framed, never as the client framed */
+static int
+forward_chunked(struct http_chunked *ch, struct evbuffer *from,
+    struct evbuffer *to, int rechunk, int *done)
+{
+	struct evbuffer_iovec	 v;
+	const char		*span;
+	size_t			 used, spanlen;
+	int			 r;
+
+	*done = 0;
+	while (evbuffer_get_length(from) > 0) {
+		if (evbuffer_peek(from, -1, NULL, &v, 1) < 1)
+			break;
+		r = http_chunked_feed(ch, v.iov_base, v.iov_len, &used, &span,
+		    &spanlen);
+		if (r == HTTP_ERROR)
+			return (-1);
+		if (spanlen > 0) {
+			if (rechunk)
+				evbuffer_add_printf(to, "%zx\r\n", spanlen);
+			evbuffer_add(to, span, spanlen);
+			if (rechunk)
+				evbuffer_add(to, "\r\n", 2);
+		}
+		evbuffer_drain(from, used);
+		if (r == HTTP_DONE) {
+			if (rechunk)
+				evbuffer_add(to, "0\r\n\r\n", 5);
+			*done = 1;
+			break;
+		}
+	}
+	return (0);
+}
+
+/* bytes from the client while its request is being proxied */
+void
+proxy_client_readable(struct gw_conn *c)
+{
+	struct gw_upstream	*up = &c->up;
+	size_t			 n;
+	int			 done;
+
+	if (c->state == CONN_TUNNEL) {
+		if (up->fd != -1)
+			evbuffer_add_buffer(up->out, c->in);
+		if (c->eof && up->fd != -1 &&
+		    evbuffer_get_length(up->out) == 0)
+			shutdown(up->fd, SHUT_WR);
+		goto out;
+	}
+	if (c->state != CONN_PROXY || c->reqdone || up->fd == -1) {
+		/* a pipelined request waits; so does a closing one */
+		conn_reading(c, 0);
+		if (c->eof && !c->reqdone)
+			conn_close(c);
+		return;
+	}
+	switch (c->reqbody) {
+	case HTTP_BODY_LENGTH:
+		n = MINIMUM(c->reqleft, evbuffer_get_length(c->in));
+		evbuffer_remove_buffer(c->in, up->out, n);
+		c->reqleft -= n;
+		if (c->reqleft == 0)
+			c->reqdone = 1;
+		break;
+	case HTTP_BODY_CHUNKED:
+		if (forward_chunked(&c->reqchunk, c->in, up->out, 1,
+		    &done) == -1) {
+			if (c->respbody == HTTP_BODY_NONE && c->resp == NULL &&
+			    evbuffer_get_length(c->out) == 0)
+				conn_error(c, 400, c->reqchunk.errstr);
+			else
+				conn_close(c);
+			return;
+		}
+		if (done)
+			c->reqdone = 1;
+		break;
+	default:
+		c->reqdone = 1;
+		break;
+	}
+	if (!c->reqdone && c->eof) {
+		/* the client gave up halfway: nothing to finish */
+		conn_close(c);
+		return;
+	}
+	if (c->reqdone && c->respdone) {
+		conn_request_done(c);
+		return;
+	}
+ out:
+	up_flush(c);
+	conn_reading(c, !c->reqdone || c->state == CONN_TUNNEL ?
+	    evbuffer_get_length(up->out) < GW_BUF_HIGH : 0);
+}
+
+/* the client took all we had for it: read more from the upstream */
+void
+proxy_client_drained(struct gw_conn *c)
+{
+	if (c->state == CONN_PROXY || c->state == CONN_TUNNEL) {
+		up_reading(c, 1);
+		if (c->up.fd != -1 && evbuffer_get_length(c->up.in) > 0)
+			up_process(c);
+		else if (c->state == CONN_TUNNEL && c->up.eof)
+			conn_close(c);
+	}
+}
+
+static void
+up_write(int fd, short event, void *arg)
+{
+	struct gw_conn		*c = arg;
+	struct gw_upstream	*up = &c->up;
+	int			 err = 0;
+	socklen_t		 len = sizeof(err);
+
+	if (!up->connected) {
+		event_del(&up->wev);
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1 ||
+		    err != 0) {
+			log_debug("%s: connect to %s: %s", c->peer,
+			    c->wl->name, strerror(err));
+			conn_error(c, 502, "upstream connect");
+			return;
+		}
+		up->connected = 1;
+		up_connected(c);
+		return;
+	}
+	if (evbuffer_write(up->out, fd) == -1) {
+		if (errno == EAGAIN || errno == EINTR)
+			return;
+		log_debug("%s: write to %s: %s", c->peer, c->wl->name,
+		    strerror(errno));
+		/* the answer may already be on its way: read it out */
+		event_del(&up->wev);
+		evbuffer_drain(up->out, evbuffer_get_length(up->out));
+		return;
+	}
+	if (evbuffer_get_length(up->out) == 0) {
+		event_del(&up->wev);
+		if (c->state == CONN_TUNNEL && c->eof)
+			shutdown(fd, SHUT_WR);
+	}
+	/* room again for the client's body */
+	if ((c->state == CONN_PROXY && !c->reqdone) || c->state == CONN_TUNNEL)
+		conn_reading(c, evbuffer_get_length(up->out) < GW_BUF_HIGH);
+}
+
+static void
+up_read(int fd, short event, void *arg)
+{
+	struct gw_conn		*c = arg;
+	struct gw_upstream	*up = &c->up;
+	struct timeval		 tv = { GW_UPSTREAM_TIMEOUT, 0 };
+	int			 n;
+
+	n = evbuffer_read(up->in, fd, 65536);
+	if (n == -1) {
+		if (errno == EAGAIN || errno == EINTR)
+			return;
+		log_debug("%s: read from %s: %s", c->peer, c->wl->name,
+		    strerror(errno));
+		up->eof = 1;
+	} else if (n == 0)
+		up->eof = 1;
+	if (up->eof)
+		event_del(&up->rev);
+	if (c->state == CONN_PROXY)
+		evtimer_add(&c->timer, &tv);
+	up_process(c);
+}
+
+/* the final response head is in: send ours to the client */
+static int
+send_response(struct gw_conn *c)
+{
+	struct http_head	*h = &c->resp->h;
+	struct http_field	 add[2];
+	struct http_ser		 ser;
+	struct evbuffer_iovec	 v;
+	size_t			 nadd = 0;
+	ssize_t			 n;
+
+	c->respbody = h->body;
+	c->respleft = h->content_length;
+	c->respchunked_out = 0;
+	memset(&ser, 0, sizeof(ser));
+	memset(add, 0, sizeof(add));
+	c->up_keep = http_head_persistent(h) && h->body != HTTP_BODY_CLOSE;
+	if (h->body == HTTP_BODY_CLOSE)
+		c->keepalive = 0;
+	if (h->body == HTTP_BODY_CHUNKED) {
+		if (c->version == 10) {
+			/* 1.0 knows no chunks: the close ends the body */
+			ser.flags |= HTTP_SER_NO_FRAMING;
+			c->keepalive = 0;
+		} else
+			c->respchunked_out = 1;
+	}
+	if (!c->keepalive) {
+		add[nadd].name = "Connection";
+		add[nadd++].value = "close";
+	} else if (c->version == 10) {
+		add[nadd].name = "Connection";
+		add[nadd++].value = "keep-alive";
+	}
+	for (n = 0; (size_t)n < nadd; n++) {
+		add[n].namelen = strlen(add[n].name);
+		add[n].valuelen = strlen(add[n].value);
+	}
+	ser.add = add;
+	ser.nadd = nadd;
+	if (evbuffer_reserve_space(c->out, HTTP_HEAD_BUFSZ + HEAD_EXTRA,
+	    &v, 1) < 1 ||
+	    (n = http_head_serialize(h, &ser, v.iov_base, v.iov_len)) < 0)
+		return (-1);
+	v.iov_len = n;
+	evbuffer_commit_space(c->out, &v, 1);
+	return (0);
+}
+
+/* 1xx: forward it and wait for the final answer; 101 opens a tunnel */
+static int
+interim_response(struct gw_conn *c)
+{
+	struct http_head	*h = &c->resp->h;
+	struct http_ser		 ser;
+	struct evbuffer_iovec	 v;
+	ssize_t			 n;
+
+	memset(&ser, 0, sizeof(ser));
+	if (h->code == 101) {
+		if (!c->upgrade)
+			return (-1);
+		ser.flags = HTTP_SER_UPGRADE;
+	}
+	if (evbuffer_reserve_space(c->out, HTTP_HEAD_BUFSZ + HEAD_EXTRA,
+	    &v, 1) < 1 ||
+	    (n = http_head_serialize(h, &ser, v.iov_base, v.iov_len)) < 0)
+		return (-1);
+	v.iov_len = n;
+	evbuffer_commit_space(c->out, &v, 1);
+	if (h->code == 101) {
+		c->state = CONN_TUNNEL;
+		c->reqdone = c->respdone = 1;
+		evtimer_del(&c->timer);
+		head_put(c->resp);
+		c->resp = NULL;
+		c->wl->upgraded++;
+		c->tunnel = 1;
+		activity_touch(c->wl);
+		conn_reading(c, 1);
+		return (0);
+	}
+	http_resp_init(h, c->resp->buf, sizeof(c->resp->buf), c->meth);
+	return (0);
+}
+
+static int
+read_response_head(struct gw_conn *c)
+{
+	struct gw_upstream	*up = &c->up;
+	struct evbuffer_iovec	 v;
+	size_t			 used;
+	int			 r;
+
+	if (c->resp == NULL) {
+		if ((c->resp = head_get()) == NULL)
+			return (-1);
+		http_resp_init(&c->resp->h, c->resp->buf,
+		    sizeof(c->resp->buf), c->meth);
+	}
+	while (evbuffer_get_length(up->in) > 0) {
+		if (evbuffer_peek(up->in, -1, NULL, &v, 1) < 1)
+			break;
+		r = http_head_feed(&c->resp->h, v.iov_base, v.iov_len, &used);
+		evbuffer_drain(up->in, used);
+		if (r == HTTP_ERROR) {
+			log_debug("%s: bad response from %s: %s", c->peer,
+			    c->wl->name, c->resp->h.errstr);
+			return (-1);
+		}
+		if (r != HTTP_DONE)
+			continue;
+		if (c->resp->h.code < 200) {
+			if (interim_response(c) == -1)
+				return (-1);
+			if (c->state == CONN_TUNNEL)
+				return (1);
+			continue;
+		}
+		if (send_response(c) == -1)
+			return (-1);
+		head_put(c->resp);
+		c->resp = NULL;
+		return (1);
+	}
+	return (0);
+}
+
+/* -1: the answer was cut short, the client must see it closed */
+static int
+response_body(struct gw_conn *c)
+{
+	struct gw_upstream	*up = &c->up;
+	size_t			 n;
+	int			 done;
+
+	switch (c->respbody) {
+	case HTTP_BODY_LENGTH:
+		n = MINIMUM(c->respleft, evbuffer_get_length(up->in));
+		evbuffer_remove_buffer(up->in, c->out, n);
+		c->respleft -= n;
+		if (c->respleft == 0)
+			c->respdone = 1;
+		else if (up->eof)
+			goto truncated;
+		break;
+	case HTTP_BODY_CHUNKED:
+		if (forward_chunked(&c->respchunk, up->in, c->out,
+		    c->respchunked_out, &done) == -1) {
+			log_debug("%s: bad chunk from %s", c->peer,
+			    c->wl->name);
+			goto truncated;
+		}
+		if (done)
+			c->respdone = 1;
+		else if (up->eof)
+			goto truncated;
+		break;
+	case HTTP_BODY_CLOSE:
+		evbuffer_add_buffer(c->out, up->in);
+		if (up->eof)
+			c->respdone = 1;
+		break;
+	default:
+		c->respdone = 1;
+		break;
+	}
+	return (0);
+ truncated:
+	return (-1);
+}
+
+static void
+up_process(struct gw_conn *c)
+{
+	struct gw_upstream	*up = &c->up;
+	int			 r;
+
+	if (c->state == CONN_TUNNEL) {
+		evbuffer_add_buffer(c->out, up->in);
+		conn_flush(c);
+		if (up->eof && evbuffer_get_length(c->out) == 0)
+			conn_close(c);
+		else if (up->eof)
+			c->close_after = 1;
+		else
+			up_reading(c, evbuffer_get_length(c->out) <
+			    GW_BUF_HIGH);
+		return;
+	}
+	if (c->state != CONN_PROXY)
+		return;
+	if (c->respbody == HTTP_BODY_NONE && !c->respdone) {
+		if ((r = read_response_head(c)) == -1) {
+			if (evbuffer_get_length(c->out) == 0)
+				conn_error(c, 502, "bad upstream response");
+			else
+				conn_close(c);
+			return;
+		}
+		if (c->state == CONN_TUNNEL) {
+			conn_flush(c);
+			proxy_client_readable(c);
+			return;
+		}
+		if (r == 0) {
+			if (up->eof)
+				conn_error(c, 502, "upstream closed");
+			return;
+		}
+		if (c->respbody == HTTP_BODY_CHUNKED)
+			http_chunked_init(&c->respchunk, HTTP_RESPONSE);
+		if (c->respbody == HTTP_BODY_NONE)
+			c->respdone = 1;
+	}
+	if (!c->respdone && response_body(c) == -1) {
+		/* what arrived goes out, then the close says it is cut */
+		proxy_upstream_close(c);
+		if (evbuffer_get_length(c->out) == 0) {
+			conn_close(c);
+			return;
+		}
+		c->keepalive = 0;
+		c->close_after = 1;
+		c->state = CONN_CLOSING;
+		conn_reading(c, 0);
+		conn_flush(c);
+		return;
+	}
+	conn_flush(c);
+	if (c->respdone) {
+		up_reading(c, 0);
+		if (!c->up_keep || up->eof)
+			proxy_upstream_close(c);
+		if (c->reqdone)
+			conn_request_done(c);
+		else {
+			/* answered before the body was sent: cannot resync */
+			c->keepalive = 0;
+			c->close_after = 1;
+			c->state = CONN_CLOSING;
+			conn_reading(c, 0);
+			proxy_upstream_close(c);
+			if (evbuffer_get_length(c->out) == 0)
+				conn_close(c);
+		}
+		return;
+	}
+	up_reading(c, evbuffer_get_length(c->out) < GW_BUF_HIGH);
+}

@@ -1,0 +1,206 @@
+/*
+ * The route table: Host to workload, in memory, rebuilt from each
+ * configuration generation.  Exact names are looked up first, then
+ * "*.suffix" patterns from the longest suffix to the shortest, so the most
+ * specific route wins.  Workload objects outlive a reload that keeps their
+ * name, with their state, parked requests and counters.
+ */
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "gateway.h"
+
+RB_GENERATE(gw_workloads, gw_workload, entry, workload_cmp);
+RB_GENERATE(gw_routes, gw_route, entry, route_cmp);
+
+int
+workload_cmp(struct gw_workload *a, struct gw_workload *b)
+{
+	return (strcmp(a->name, b->name));
+}
+
+int
+route_cmp(struct gw_route *a, struct gw_route *b)
+{
+	return (strcmp(a->key, b->key));
+}
+
+struct gw_workload *
+workload_find(const char *name)
+{
+	struct gw_workload	 key;
+
+	if (strlcpy(key.name, name, sizeof(key.name)) >= sizeof(key.name))
+		return (NULL);
+	return (RB_FIND(gw_workloads, &gw->workloads, &key));
+}
+
+/*
+ * host is the authority's host part, not NUL-terminated, any case.  A
+ * trailing dot (an absolute name) is ignored.
+ */
+struct gw_workload *
+route_lookup(const char *host, size_t len)
+{
+	struct gw_route	 key, *r;
+	char		 name[ORCHD_HOST_MAX];
+	size_t		 i;
+
+	if (len > 0 && host[len - 1] == '.')
+		len--;
+	if (len == 0 || len >= sizeof(name))
+		return (NULL);
+	for (i = 0; i < len; i++)
+		name[i] = tolower((unsigned char)host[i]);
+	name[len] = '\0';
+
+	key.key = name;
+	if ((r = RB_FIND(gw_routes, &gw->exact, &key)) != NULL)
+		return (r->wl);
+	/* "a.b.example.com": try ".b.example.com", then ".example.com" ... */
+	for (i = 0; i < len; i++) {
+		if (name[i] != '.')
+			continue;
+		key.key = name + i;
+		if ((r = RB_FIND(gw_routes, &gw->suffix, &key)) != NULL)
+			return (r->wl);
+	}
+	return (NULL);
+}
+
+void
+workload_ref(struct gw_workload *wl)
+{
+	wl->refs++;
+}
+
+static void
+workload_free_if_unused(struct gw_workload *wl)
+{
+	if (wl->configured || wl->refs > 0 || wl->nparked > 0)
+		return;
+	if (wl->dirty)
+		TAILQ_REMOVE(&gw->dirty, wl, dirty_entry);
+	evtimer_del(&wl->wake_timer);
+	free(wl);
+}
+
+void
+workload_unref(struct gw_workload *wl)
+{
+	if (wl->refs == 0)
+		fatalx("%s: %s: no reference", __func__, wl->name);
+	wl->refs--;
+	workload_free_if_unused(wl);
+}
+
+static void
+routes_clear(struct gw_routes *tree)
+{
+	struct gw_route	*r;
+
+	while ((r = RB_MIN(gw_routes, tree)) != NULL) {
+		RB_REMOVE(gw_routes, tree, r);
+		free(r->key);
+		free(r);
+	}
+}
+
+static void
+route_add(struct gw_workload *wl, const char *pattern)
+{
+	struct gw_route	*r;
+	struct gw_routes *tree = &gw->exact;
+	char		*key;
+	size_t		 i;
+
+	if (strncmp(pattern, "*.", 2) == 0) {
+		tree = &gw->suffix;
+		pattern++;		/* keep the dot: ".example.com" */
+	}
+	if ((key = strdup(pattern)) == NULL || (r = calloc(1,
+	    sizeof(*r))) == NULL)
+		fatal("%s", __func__);
+	for (i = 0; key[i] != '\0'; i++)
+		key[i] = tolower((unsigned char)key[i]);
+	r->key = key;
+	r->wl = wl;
+	/* the parent refused duplicates; a second one is ignored */
+	if (RB_INSERT(gw_routes, tree, r) != NULL) {
+		log_warnx("route %s: duplicate", pattern);
+		free(key);
+		free(r);
+	}
+}
+
+static void
+workload_address(struct gw_workload *wl, const struct workload_conf *wc)
+{
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&wl->addr;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&wl->addr;
+	const char		*addr = wc->address ? wc->address : "127.0.0.1";
+
+	memset(&wl->addr, 0, sizeof(wl->addr));
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(wc->port);
+		wl->addrlen = sizeof(*sin);
+	} else if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(wc->port);
+		wl->addrlen = sizeof(*sin6);
+	} else
+		fatalx("workload %s: bad address %s", wc->name, addr);
+}
+
+static struct gw_workload *
+workload_get(const struct workload_conf *wc)
+{
+	struct gw_workload	*wl;
+
+	if ((wl = workload_find(wc->name)) != NULL)
+		return (wl);
+	if ((wl = calloc(1, sizeof(*wl))) == NULL)
+		fatal("%s", __func__);
+	strlcpy(wl->name, wc->name, sizeof(wl->name));
+	wl->state = WL_ASLEEP;
+	TAILQ_INIT(&wl->parked);
+	evtimer_set(&wl->wake_timer, wake_timer_fired, wl);
+	RB_INSERT(gw_workloads, &gw->workloads, wl);
+	return (wl);
+}
+
+void
+route_apply(struct cfg_generation *gen)
+{
+	struct workload_conf	*wc;
+	struct gw_workload	*wl, *next;
+	struct strentry		*h;
+
+	routes_clear(&gw->exact);
+	routes_clear(&gw->suffix);
+	RB_FOREACH(wl, gw_workloads, &gw->workloads)
+		wl->configured = 0;
+	TAILQ_FOREACH(wc, &gen->workloads, entry) {
+		wl = workload_get(wc);
+		wl->configured = 1;
+		workload_address(wl, wc);
+		wl->wake_timeout = wc->wake_timeout >= 0 ? wc->wake_timeout :
+		    gen->global.wake_timeout;
+		TAILQ_FOREACH(h, &wc->hosts, entry)
+			route_add(wl, h->str);
+	}
+	RB_FOREACH_SAFE(wl, gw_workloads, &gw->workloads, next) {
+		if (wl->configured)
+			continue;
+		RB_REMOVE(gw_workloads, &gw->workloads, wl);
+		wake_workload_gone(wl);
+		workload_free_if_unused(wl);
+	}
+}

@@ -1,0 +1,657 @@
+/*
+ * Process workloads, forked and signalled by the parent for runtimed.
+ *
+ * runtimed is chrooted and unprivileged, and whatever it forked would
+ * inherit its sandbox, so it only decides: it sends IMSG_RT_SPAWN with a
+ * workload's name and the parent starts that workload as its own
+ * configuration says.  Nothing but the name is taken from runtimed: a
+ * compromised runtimed can start and stop configured workloads, never run
+ * a command of its choosing.  The parent answers IMSG_RT_SPAWNED with the
+ * pid (or 0 and why not), reports IMSG_RT_EXITED when the process is
+ * reaped, and signals a workload's process group on IMSG_RT_KILL once it
+ * has checked that the pid is that workload's.
+ *
+ * Everything that can fail for a reason worth telling the operator (the
+ * user, the log file, the command's syntax) is done before fork.  What
+ * the child cannot do (chdir, exec) it writes down a close-on-exec pipe
+ * as errno; a pipe closed without a word means the exec succeeded.
+ */
+
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "parent.h"
+
+#define SPAWN_PATH		"/usr/local/sbin:/usr/local/bin:/usr/sbin:" \
+				"/usr/bin:/sbin:/bin"
+#define SPAWN_EXEC_WAIT_MS	2000	/* for the child to exec or fail */
+#define SPAWN_GROUPS_MAX	256	/* supplementary groups of a user */
+#define SPAWN_ENV_MAX		1024	/* variables in a workload's env */
+#define SPAWN_STOP_GRACE_MS	5000	/* SIGTERM to SIGKILL at shutdown */
+#define SPAWN_KILL_WAIT_MS	1000	/* after SIGKILL, at shutdown */
+#define SPAWN_POLL_MS		10
+
+/* a running process workload: the pid is its process group too */
+struct spawned {
+	TAILQ_ENTRY(spawned)	 entry;
+	char			 name[ORCHD_NAME_MAX];
+	pid_t			 pid;
+};
+static TAILQ_HEAD(, spawned)	 spawned = TAILQ_HEAD_INITIALIZER(spawned);
+
+/* what the child did last before giving up, sent with its errno */
+enum spawn_step {
+	STEP_SETSID = 0,
+	STEP_STDIO,
+	STEP_GROUPS,
+	STEP_GID,
+	STEP_UID,
+	STEP_PDEATHSIG,
+	STEP_CHDIR,
+	STEP_EXEC
+};
+
+struct spawn_status {
+	int32_t			 step;		/* enum spawn_step */
+	int32_t			 err;		/* errno */
+};
+
+/* one start, prepared in full before fork */
+struct spawn_job {
+	const struct workload_conf *wl;
+	char			**argv;
+	char			**envp;
+	size_t			  nenv;
+	const char		 *dir;
+	int			  logfd;
+	int			  root;		/* change user in the child */
+	uid_t			  uid;
+	gid_t			  gid;
+	gid_t			  groups[SPAWN_GROUPS_MAX];
+	int			  ngroups;
+	char			  user[ORCHD_USER_MAX];
+	char			 *home;
+};
+
+/* an error for runtimed; cut short if need be, it is only a message */
+static void
+msgf(char *msg, size_t len, const char *fmt, ...)
+    __attribute__((__format__ (printf, 3, 4)));
+
+static void
+msgf(char *msg, size_t len, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+}
+
+static struct spawned *
+spawned_find(const char *name, pid_t pid)
+{
+	struct spawned	*sp;
+
+	TAILQ_FOREACH(sp, &spawned, entry)
+		if ((name == NULL || strcmp(sp->name, name) == 0) &&
+		    (pid == 0 || sp->pid == pid))
+			return (sp);
+	return (NULL);
+}
+
+static const char *
+step_name(int step)
+{
+	switch (step) {
+	case STEP_SETSID:
+		return ("setsid");
+	case STEP_STDIO:
+		return ("standard input and output");
+	case STEP_GROUPS:
+		return ("setgroups");
+	case STEP_GID:
+		return ("setresgid");
+	case STEP_UID:
+		return ("setresuid");
+	case STEP_PDEATHSIG:
+		return ("prctl");
+	case STEP_CHDIR:
+		return ("chdir");
+	default:
+		return ("exec");
+	}
+}
+
+/* the user a workload runs as; the parent's own when not root */
+static int
+job_user(struct spawn_job *job, struct orchd *env, char *msg, size_t len)
+{
+	const char	*user;
+	struct passwd	*pw;
+
+	job->root = geteuid() == 0;
+	user = job->wl->user != NULL ? job->wl->user : env->conf->user;
+	if (job->root)
+		pw = getpwnam(user);
+	else
+		pw = getpwuid(geteuid());
+	if (pw == NULL) {
+		msgf(msg, len, "user %s does not exist", user);
+		return (-1);
+	}
+	if (strlcpy(job->user, pw->pw_name, sizeof(job->user)) >=
+	    sizeof(job->user) || (job->home = strdup(pw->pw_dir)) == NULL) {
+		msgf(msg, len, "user %s: name too long or out of memory",
+		    pw->pw_name);
+		return (-1);
+	}
+	job->uid = pw->pw_uid;
+	job->gid = pw->pw_gid;
+	if (!job->root)
+		return (0);
+	/* read /etc/group here: the child does nothing that can block */
+	job->ngroups = SPAWN_GROUPS_MAX;
+	if (getgrouplist(job->user, job->gid, job->groups,
+	    &job->ngroups) == -1) {
+		msgf(msg, len, "user %s is in more than %d groups",
+		    job->user, SPAWN_GROUPS_MAX);
+		return (-1);
+	}
+	return (0);
+}
+
+/* LOGDIR/NAME.log, appended to, owned by the workload's user */
+static int
+job_logfile(struct spawn_job *job, struct orchd *env, char *msg, size_t len)
+{
+	const char	*dir = env->conf->logdir;
+	char		 path[PATH_MAX];
+
+	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+		msgf(msg, len, "log directory %s: %s", dir,
+		    strerror(errno));
+		return (-1);
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.log", dir,
+	    job->wl->name) >= sizeof(path)) {
+		msgf(msg, len, "log file name too long");
+		return (-1);
+	}
+	/* O_NOFOLLOW: a link planted there must not redirect root's write */
+	if ((job->logfd = open(path, O_WRONLY | O_APPEND | O_CREAT |
+	    O_CLOEXEC | O_NOFOLLOW, 0640)) == -1) {
+		msgf(msg, len, "log file %s: %s", path, strerror(errno));
+		return (-1);
+	}
+	if (job->root && fchown(job->logfd, job->uid, job->gid) == -1) {
+		msgf(msg, len, "chown %s: %s", path, strerror(errno));
+		return (-1);
+	}
+	return (0);
+}
+
+/* NAME=value, replacing an earlier NAME: a workload's env wins */
+static int
+job_setenv(struct spawn_job *job, const char *fmt, ...)
+    __attribute__((__format__ (printf, 2, 3)));
+
+static int
+job_setenv(struct spawn_job *job, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*var, *eq;
+	size_t	 i, n;
+	int	 r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&var, fmt, ap);
+	va_end(ap);
+	if (r == -1)
+		return (-1);
+	if ((eq = strchr(var, '=')) == NULL || eq == var) {
+		free(var);
+		errno = EINVAL;
+		return (-1);
+	}
+	n = eq - var + 1;
+	for (i = 0; i < job->nenv; i++) {
+		if (strncmp(job->envp[i], var, n) == 0) {
+			free(job->envp[i]);
+			job->envp[i] = var;
+			return (0);
+		}
+	}
+	if (job->nenv >= SPAWN_ENV_MAX) {
+		free(var);
+		errno = E2BIG;
+		return (-1);
+	}
+	job->envp[job->nenv++] = var;
+	job->envp[job->nenv] = NULL;
+	return (0);
+}
+
+/* a clean environment: nothing of orchd's own leaks into a workload */
+static int
+job_env(struct spawn_job *job, char *msg, size_t len)
+{
+	struct strentry	*e;
+
+	if ((job->envp = calloc(SPAWN_ENV_MAX + 1, sizeof(char *))) == NULL ||
+	    job_setenv(job, "PATH=%s", SPAWN_PATH) == -1 ||
+	    job_setenv(job, "HOME=%s", job->home) == -1 ||
+	    job_setenv(job, "USER=%s", job->user) == -1 ||
+	    job_setenv(job, "LOGNAME=%s", job->user) == -1 ||
+	    job_setenv(job, "PORT=%u", job->wl->port) == -1)
+		goto fail;
+	TAILQ_FOREACH(e, &job->wl->env, entry)
+		if (job_setenv(job, "%s", e->str) == -1)
+			goto fail;
+	return (0);
+ fail:
+	msgf(msg, len, "environment: %s", strerror(errno));
+	return (-1);
+}
+
+static void
+job_free(struct spawn_job *job)
+{
+	size_t	 i;
+
+	free_argv(job->argv);
+	if (job->envp != NULL) {
+		for (i = 0; i < job->nenv; i++)
+			free(job->envp[i]);
+		free(job->envp);
+	}
+	free(job->home);
+	if (job->logfd != -1)
+		close(job->logfd);
+}
+
+static int
+job_prepare(struct spawn_job *job, struct orchd *env,
+    const struct workload_conf *wl, char *msg, size_t len)
+{
+	char	 err[128];
+	int	 argc;
+
+	memset(job, 0, sizeof(*job));
+	job->wl = wl;
+	job->logfd = -1;
+	job->dir = wl->directory != NULL ? wl->directory : "/";
+	if ((argc = split_command(wl->command, &job->argv, err,
+	    sizeof(err))) == -1) {
+		msgf(msg, len, "command: %s", err);
+		return (-1);
+	}
+	if (argc == 0) {
+		msgf(msg, len, "command is empty");
+		return (-1);
+	}
+	if (job_user(job, env, msg, len) == -1 ||
+	    job_logfile(job, env, msg, len) == -1 ||
+	    job_env(job, msg, len) == -1)
+		return (-1);
+	return (0);
+}
+
+/* in the child: say what failed, in the log and to the parent, and go */
+static __dead void
+child_fail(const struct spawn_job *job, int fd, int step, const char *what)
+{
+	struct spawn_status	 st;
+	int			 saved = errno;
+
+	dprintf(STDERR_FILENO, "orchd: %s %s: %s\n", step_name(step), what,
+	    strerror(saved));
+	st.step = step;
+	st.err = saved;
+	(void)write(fd, &st, sizeof(st));
+	_exit(127);
+}
+
+static void
+child_signals(void)
+{
+	struct sigaction	 sa;
+	sigset_t		 set;
+	int			 sig;
+
+	/* SIG_IGN survives exec: orchd ignores SIGPIPE, a workload must not */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (sig = 1; sig < NSIG; sig++)
+		(void)sigaction(sig, &sa, NULL);	/* KILL, STOP: EINVAL */
+	sigemptyset(&set);
+	(void)sigprocmask(SIG_SETMASK, &set, NULL);
+}
+
+/* in the child: stdio on /dev/null and the log, the status pipe on 3 */
+static int
+child_fds(const struct spawn_job *job, int *fdp)
+{
+	int	 null;
+
+	if ((null = open("/dev/null", O_RDONLY)) == -1 ||
+	    dup2(null, STDIN_FILENO) == -1 ||
+	    dup2(job->logfd, STDOUT_FILENO) == -1 ||
+	    dup2(job->logfd, STDERR_FILENO) == -1)
+		return (-1);
+	if (*fdp != 3) {
+		if (dup2(*fdp, 3) == -1)
+			return (-1);
+		*fdp = 3;
+	}
+	/* dup2 cleared it: the pipe must close when exec succeeds */
+	if (fcntl(3, F_SETFD, FD_CLOEXEC) == -1)
+		return (-1);
+	closefrom(4);
+	return (0);
+}
+
+static __dead void
+spawn_child(const struct spawn_job *job, int fd, pid_t parent)
+{
+	extern char	**environ;
+
+	child_signals();
+	if (setsid() == -1)
+		child_fail(job, fd, STEP_SETSID, job->wl->name);
+	if (child_fds(job, &fd) == -1)
+		child_fail(job, fd, STEP_STDIO, job->wl->name);
+	if (job->root) {
+		if (setgroups(job->ngroups, job->groups) == -1)
+			child_fail(job, fd, STEP_GROUPS, job->user);
+		if (setresgid(job->gid, job->gid, job->gid) == -1)
+			child_fail(job, fd, STEP_GID, job->user);
+		if (setresuid(job->uid, job->uid, job->uid) == -1)
+			child_fail(job, fd, STEP_UID, job->user);
+	}
+	/* after setresuid, which clears it: die with orchd */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+		child_fail(job, fd, STEP_PDEATHSIG, "PR_SET_PDEATHSIG");
+	if (getppid() != parent)
+		_exit(127);	/* orchd died before the line above */
+	if (chdir(job->dir) == -1)
+		child_fail(job, fd, STEP_CHDIR, job->dir);
+	/* execvp searches the PATH of environ: make it the workload's */
+	environ = job->envp;
+	execvp(job->argv[0], job->argv);
+	child_fail(job, fd, STEP_EXEC, job->argv[0]);
+}
+
+/*
+ * Wait (bounded) for the child to exec.  A closed pipe is a successful
+ * exec.  A child that neither execs nor fails in time is taken as
+ * started: if it fails later, its exit says so.
+ */
+static int
+spawn_wait_exec(const struct spawn_job *job, int fd, pid_t pid, char *msg,
+    size_t len)
+{
+	struct pollfd		 pfd;
+	struct spawn_status	 st;
+	ssize_t			 n;
+	int			 status;
+
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, SPAWN_EXEC_WAIT_MS) <= 0)
+		return (0);
+	do {
+		n = read(fd, &st, sizeof(st));
+	} while (n == -1 && errno == EINTR);
+	if (n != (ssize_t)sizeof(st))
+		return (0);
+	if (st.step == STEP_EXEC)
+		msgf(msg, len, "exec %s: %s", job->argv[0],
+		    strerror(st.err));
+	else if (st.step == STEP_CHDIR)
+		msgf(msg, len, "chdir %s: %s", job->dir,
+		    strerror(st.err));
+	else
+		msgf(msg, len, "%s: %s", step_name(st.step),
+		    strerror(st.err));
+	/* it exits right after writing: reap it here, it was never started */
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		;
+	return (-1);
+}
+
+static pid_t
+spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
+    size_t len)
+{
+	struct spawn_job	 job;
+	struct spawned		*sp = NULL;
+	pid_t			 pid = -1, parent = getpid();
+	int			 pfd[2] = { -1, -1 };
+
+	if (job_prepare(&job, env, wl, msg, len) == -1)
+		goto done;
+	if ((sp = calloc(1, sizeof(*sp))) == NULL ||
+	    pipe2(pfd, O_CLOEXEC) == -1) {
+		msgf(msg, len, "%s", strerror(errno));
+		goto done;
+	}
+	switch ((pid = fork())) {
+	case -1:
+		msgf(msg, len, "fork: %s", strerror(errno));
+		goto done;
+	case 0:
+		close(pfd[0]);
+		spawn_child(&job, pfd[1], parent);
+	default:
+		break;
+	}
+	close(pfd[1]);
+	pfd[1] = -1;
+	if (spawn_wait_exec(&job, pfd[0], pid, msg, len) == -1) {
+		pid = -1;
+		goto done;
+	}
+	strlcpy(sp->name, wl->name, sizeof(sp->name));
+	sp->pid = pid;
+	TAILQ_INSERT_TAIL(&spawned, sp, entry);
+	sp = NULL;
+	log_info("workload %s: started %s as %s, pid %d", wl->name,
+	    job.argv[0], job.user, pid);
+ done:
+	free(sp);
+	if (pfd[0] != -1)
+		close(pfd[0]);
+	if (pfd[1] != -1)
+		close(pfd[1]);
+	job_free(&job);
+	return (pid);
+}
+
+static const struct workload_conf *
+spawn_conf(struct orchd *env, const char *name, char *msg, size_t len)
+{
+	const struct workload_conf	*wl;
+	const struct spawned		*sp;
+
+	TAILQ_FOREACH(wl, &env->conf->workloads, entry)
+		if (strcmp(wl->name, name) == 0)
+			break;
+	if (wl == NULL)
+		msgf(msg, len, "no such workload");
+	else if (wl->driver != DRIVER_PROCESS)
+		msgf(msg, len, "not a process workload");
+	else if ((sp = spawned_find(name, 0)) != NULL)
+		/* runtimed serializes starts: a second one is out of step */
+		msgf(msg, len, "already running, pid %d", sp->pid);
+	else
+		return (wl);
+	return (NULL);
+}
+
+void
+spawn_request(struct imsgev *iev, struct imsg *imsg)
+{
+	struct orchd			*env = orchd_env;
+	const struct workload_conf	*wl;
+	struct wl_ref			 ref;
+	struct rt_proc			 rp;
+
+	(void)imsg_get_data(imsg, &ref, sizeof(ref));
+	ref.name[sizeof(ref.name) - 1] = '\0';
+	memset(&rp, 0, sizeof(rp));
+	strlcpy(rp.name, ref.name, sizeof(rp.name));
+	if (env->shutting_down)
+		msgf(rp.msg, sizeof(rp.msg), "orchd is shutting down");
+	else if ((wl = spawn_conf(env, ref.name, rp.msg,
+	    sizeof(rp.msg))) != NULL)
+		rp.pid = spawn_start(env, wl, rp.msg, sizeof(rp.msg));
+	if (rp.pid <= 0) {
+		rp.pid = 0;
+		log_warnx("workload %s: cannot start: %s", rp.name, rp.msg);
+	}
+	if (imsgev_compose(iev, IMSG_RT_SPAWNED, 0, -1, &rp, sizeof(rp)) == -1)
+		log_warn("%s: compose", __func__);
+}
+
+void
+spawn_kill(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_kill	 rk;
+	struct spawned	*sp;
+
+	(void)imsg_get_data(imsg, &rk, sizeof(rk));
+	rk.name[sizeof(rk.name) - 1] = '\0';
+	/* stopping is all runtimed may ask for */
+	if (rk.sig != SIGTERM && rk.sig != SIGKILL) {
+		log_warnx("workload %s: refusing signal %d", rk.name, rk.sig);
+		return;
+	}
+	if (rk.pid <= 0 || (sp = spawned_find(rk.name, rk.pid)) == NULL) {
+		/* it exited and its EXITED is on its way */
+		log_debug("workload %s: no pid %d to signal", rk.name, rk.pid);
+		return;
+	}
+	log_debug("workload %s: signal %d to pid %d", sp->name, rk.sig,
+	    sp->pid);
+	/* the group: a shell's children go too; fresh from fork, only it */
+	if (kill(-sp->pid, rk.sig) == -1 && kill(sp->pid, rk.sig) == -1)
+		log_warn("workload %s: kill %d", sp->name, sp->pid);
+}
+
+static void
+spawn_log_exit(const char *name, pid_t pid, int status)
+{
+	if (WIFSIGNALED(status))
+		log_info("workload %s: pid %d killed by signal %d", name, pid,
+		    WTERMSIG(status));
+	else
+		log_info("workload %s: pid %d exited with status %d", name,
+		    pid, WEXITSTATUS(status));
+}
+
+/* called for every reaped pid that is not one of our children */
+int
+spawn_exited(struct orchd *env, pid_t pid, int status)
+{
+	struct spawned	*sp;
+	struct rt_proc	 rp;
+
+	if ((sp = spawned_find(NULL, pid)) == NULL)
+		return (0);
+	TAILQ_REMOVE(&spawned, sp, entry);
+	spawn_log_exit(sp->name, pid, status);
+	/*
+	 * What it left behind in its group would keep its port and break
+	 * the next start.  The group id is not reused while it has members.
+	 */
+	(void)kill(-pid, SIGKILL);
+	memset(&rp, 0, sizeof(rp));
+	strlcpy(rp.name, sp->name, sizeof(rp.name));
+	rp.pid = pid;
+	rp.status = status;
+	free(sp);
+	if (!env->shutting_down && proc_compose(&env->ps, PROC_RUNTIME,
+	    IMSG_RT_EXITED, 0, -1, &rp, sizeof(rp)) == -1)
+		log_warn("%s: compose", __func__);
+	return (1);
+}
+
+/* reap what has exited; returns how many are left */
+static int
+spawn_reap(void)
+{
+	struct spawned	*sp, *next;
+	int		 status, left = 0;
+	pid_t		 r;
+
+	TAILQ_FOREACH_SAFE(sp, &spawned, entry, next) {
+		r = waitpid(sp->pid, &status, WNOHANG);
+		if (r == 0) {
+			left++;
+			continue;
+		}
+		if (r == sp->pid)
+			spawn_log_exit(sp->name, sp->pid, status);
+		TAILQ_REMOVE(&spawned, sp, entry);
+		free(sp);
+	}
+	return (left);
+}
+
+static void
+spawn_signal_all(int sig)
+{
+	struct spawned	*sp;
+
+	TAILQ_FOREACH(sp, &spawned, entry) {
+		if (sig == SIGKILL)
+			log_warnx("workload %s: pid %d did not stop, killing "
+			    "it", sp->name, sp->pid);
+		if (kill(-sp->pid, sig) == -1)
+			(void)kill(sp->pid, sig);
+	}
+}
+
+/*
+ * orchd stops: every workload gets SIGTERM, then SIGKILL after a grace
+ * period, and is reaped, so that none outlives the daemon.  Bounded: a
+ * process stuck in the kernel is left with a warning.
+ */
+void
+spawn_shutdown(struct orchd *env)
+{
+	int	 ms, left;
+
+	if (TAILQ_EMPTY(&spawned))
+		return;
+	log_info("stopping process workloads");
+	spawn_signal_all(SIGTERM);
+	for (ms = 0; (left = spawn_reap()) > 0 &&
+	    ms < SPAWN_STOP_GRACE_MS; ms += SPAWN_POLL_MS)
+		usleep(SPAWN_POLL_MS * 1000);
+	if (left == 0)
+		return;
+	spawn_signal_all(SIGKILL);
+	for (ms = 0; (left = spawn_reap()) > 0 &&
+	    ms < SPAWN_KILL_WAIT_MS; ms += SPAWN_POLL_MS)
+		usleep(SPAWN_POLL_MS * 1000);
+	if (left > 0)
+		log_warnx("%d process workloads could not be reaped", left);
+}

@@ -1,0 +1,29 @@
+/*
+ * reaperd's view of each workload: what the gateway says of its use and
+ * what runtimed says of its state.
+ */
+
+#ifndef ORCHD_REAPER_H
+#define ORCHD_REAPER_H
+
+#include <sys/tree.h>
+#include <time.h>
+
+#include "orchd.h"
+
+struct reap_wl {
+	RB_ENTRY(reap_wl)	 entry;
+	char			 name[ORCHD_NAME_MAX];
+	int64_t			 idle_timeout;	/* seconds, 0: never */
+	int			 keep_warm;
+	int			 configured;
+	enum workload_state	 state;
+	time_t			 last_seen;	/* wall clock */
+	uint32_t		 inflight;
+	uint32_t		 upgraded;
+};
+
+/* policy.c: is this workload due to be suspended at now? */
+int	reaper_due(const struct reap_wl *, time_t);
+
+#endif /* ORCHD_REAPER_H */

@@ -1,0 +1,174 @@
+/*
+ * reaperd: idle accounting.  It learns from the gateway when each workload
+ * was last used and what is in flight, from runtimed what state it is in,
+ * and every reaper interval asks runtimed to suspend the idle ones.  It
+ * holds nothing but its channels: no network, no files.
+ */
+
+#include <event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "proc.h"
+#include "reaper.h"
+
+RB_HEAD(reap_wls, reap_wl);
+
+int		reap_cmp(struct reap_wl *, struct reap_wl *);
+RB_PROTOTYPE(reap_wls, reap_wl, entry, reap_cmp);
+RB_GENERATE(reap_wls, reap_wl, entry, reap_cmp);
+
+static struct privsep	reaper_ps;
+static struct reap_wls	reap_wls = RB_INITIALIZER(&reap_wls);
+static struct event	reap_tick_ev;
+static int		reap_off;
+static int64_t		reap_interval;
+
+static void	reaper_recv_activity(struct imsgev *, struct imsg *);
+static void	reaper_recv_state(struct imsgev *, struct imsg *);
+
+static const struct proc_handler reaper_handlers[] = {
+	PROC_COMMON_HANDLERS,
+	CFG_HANDLERS,
+	{ IMSG_GW_ACTIVITY, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY),
+	    reaper_recv_activity },
+	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
+	    reaper_recv_state },
+};
+
+int
+reap_cmp(struct reap_wl *a, struct reap_wl *b)
+{
+	return (strcmp(a->name, b->name));
+}
+
+static struct reap_wl *
+reap_find(const char *name)
+{
+	struct reap_wl	 key;
+
+	if (strlcpy(key.name, name, sizeof(key.name)) >= sizeof(key.name))
+		return (NULL);
+	return (RB_FIND(reap_wls, &reap_wls, &key));
+}
+
+static void
+reaper_tick(int fd, short event, void *arg)
+{
+	struct reap_wl	*wl;
+	struct wl_ref	 ref;
+	time_t		 now = time(NULL);
+
+	if (reap_off)
+		return;
+	RB_FOREACH(wl, reap_wls, &reap_wls) {
+		if (!reaper_due(wl, now))
+			continue;
+		log_debug("%s: idle for %llds, suspending", wl->name,
+		    (long long)(now - wl->last_seen));
+		memset(&ref, 0, sizeof(ref));
+		strlcpy(ref.name, wl->name, sizeof(ref.name));
+		if (proc_compose(&reaper_ps, PROC_RUNTIME, IMSG_REAP_SUSPEND, 0,
+		    -1, &ref, sizeof(ref)) == -1)
+			log_warn("%s: compose", __func__);
+	}
+}
+
+static void
+reaper_recv_activity(struct imsgev *iev, struct imsg *imsg)
+{
+	struct gw_activity	 act;
+	struct reap_wl		*wl;
+	const unsigned char	*p = imsg->data;
+	size_t			 len = imsg_get_len(imsg), off;
+
+	if (len % sizeof(act) != 0)
+		fatalx("%s: activity of %zu bytes", __func__, len);
+	for (off = 0; off < len; off += sizeof(act)) {
+		memcpy(&act, p + off, sizeof(act));
+		act.name[sizeof(act.name) - 1] = '\0';
+		if ((wl = reap_find(act.name)) == NULL)
+			continue;
+		if (act.last_seen > wl->last_seen)
+			wl->last_seen = act.last_seen;
+		wl->inflight = act.inflight;
+		wl->upgraded = act.upgraded;
+	}
+}
+
+static void
+reaper_recv_state(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_state	 st;
+	struct reap_wl	*wl;
+
+	(void)imsg_get_data(imsg, &st, sizeof(st));
+	st.name[sizeof(st.name) - 1] = '\0';
+	if ((wl = reap_find(st.name)) == NULL)
+		return;
+	/* a fresh start gets its whole idle timeout, request or not */
+	if (st.state == WL_RUNNING && wl->state != WL_RUNNING &&
+	    st.since > wl->last_seen)
+		wl->last_seen = st.since;
+	wl->state = st.state;
+}
+
+static void
+reaper_apply(struct privsep *ps, struct cfg_generation *gen,
+    struct cfg_generation *old)
+{
+	struct workload_conf	*wc;
+	struct reap_wl		*wl, *next;
+	struct timeval		 tv;
+
+	RB_FOREACH(wl, reap_wls, &reap_wls)
+		wl->configured = 0;
+	TAILQ_FOREACH(wc, &gen->workloads, entry) {
+		if ((wl = reap_find(wc->name)) == NULL) {
+			if ((wl = calloc(1, sizeof(*wl))) == NULL)
+				fatal("%s", __func__);
+			strlcpy(wl->name, wc->name, sizeof(wl->name));
+			wl->state = WL_ASLEEP;
+			wl->last_seen = time(NULL);
+			RB_INSERT(reap_wls, &reap_wls, wl);
+		}
+		wl->configured = 1;
+		wl->keep_warm = wc->keep_warm;
+		wl->idle_timeout = wc->idle_timeout >= 0 ? wc->idle_timeout :
+		    gen->global.idle_timeout;
+	}
+	RB_FOREACH_SAFE(wl, reap_wls, &reap_wls, next) {
+		if (wl->configured)
+			continue;
+		RB_REMOVE(reap_wls, &reap_wls, wl);
+		free(wl);
+	}
+	reap_off = gen->global.reaper_off;
+	if (reap_interval != gen->global.reaper_interval) {
+		reap_interval = gen->global.reaper_interval;
+		evtimer_del(&reap_tick_ev);
+		tv.tv_sec = reap_interval > 0 ? reap_interval :
+		    ORCHD_REAPER_INTERVAL;
+		tv.tv_usec = 0;
+		event_set(&reap_tick_ev, -1, EV_PERSIST, reaper_tick, NULL);
+		evtimer_add(&reap_tick_ev, &tv);
+	}
+	if (reap_off)
+		log_info("reaper off: ORCHD_IDLE_TIMEOUT=0");
+}
+
+int
+main(int argc, char *argv[])
+{
+	extern char	**environ;
+
+	setproctitle_init(argc, argv, environ);
+	child_start(&reaper_ps, argc, argv, PROC_REAPER, reaper_handlers,
+	    nitems(reaper_handlers), PRIVDROP_NONET);
+	cfg_set_apply(reaper_apply);
+	event_dispatch();
+	return (0);
+}

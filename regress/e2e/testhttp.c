@@ -1,0 +1,343 @@
+/*
+ * A workload and a raw client for the end-to-end tests.
+ *
+ *	testhttp serve PORT [STARTFILE]	an HTTP/1.1 server on 127.0.0.1
+ *	testhttp raw PORT [SECS]	send stdin as is, print what comes back
+ *					until the server closes or SECS idle
+ *
+ * The server forks a process per connection, keeps connections alive and
+ * answers by path:
+ *	/			"hello from testhttp\n"
+ *	/big?N			N bytes of a known pattern, Content-Length
+ *	/chunked?N		N bytes in chunks of 1000, chunked
+ *	/stream?N		N chunks of "tick\n", one every 100 ms
+ *	/echo			the request body back (Content-Length or
+ *				chunked in), with X-Body-Length
+ *	/headers		the request head back, as text
+ *	/reset			half an answer, then a reset
+ *	/slow?MS		waits MS ms, then answers
+ *	/ws			101 to an Upgrade, then echoes bytes
+ * STARTFILE, if given, gets one line appended per start.
+ */
+
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#define HEAD_MAX	65536
+
+static int
+readn(int fd, char *buf, size_t len)
+{
+	ssize_t	 n;
+	size_t	 off = 0;
+
+	while (off < len) {
+		if ((n = read(fd, buf + off, len - off)) <= 0)
+			return (-1);
+		off += n;
+	}
+	return (0);
+}
+
+static int
+writen(int fd, const char *buf, size_t len)
+{
+	ssize_t	 n;
+	size_t	 off = 0;
+
+	while (off < len) {
+		if ((n = write(fd, buf + off, len - off)) <= 0)
+			return (-1);
+		off += n;
+	}
+	return (0);
+}
+
+/* one line (CRLF-terminated) from fd, byte by byte: slow but simple */
+static int
+readline(int fd, char *buf, size_t len)
+{
+	size_t	 off = 0;
+	char	 ch;
+
+	while (off + 1 < len) {
+		if (read(fd, &ch, 1) != 1)
+			return (-1);
+		buf[off++] = ch;
+		if (ch == '\n')
+			break;
+	}
+	buf[off] = '\0';
+	return (off);
+}
+
+static char *
+field(char *head, const char *name)
+{
+	char	*p = head;
+	size_t	 len = strlen(name);
+
+	while ((p = strchr(p, '\n')) != NULL) {
+		p++;
+		if (strncasecmp(p, name, len) == 0 && p[len] == ':') {
+			p += len + 1;
+			while (*p == ' ')
+				p++;
+			return (p);
+		}
+	}
+	return (NULL);
+}
+
+static char *
+read_body(int fd, char *head, size_t *lenp)
+{
+	char	*te = field(head, "Transfer-Encoding");
+	char	*cl = field(head, "Content-Length");
+	char	*body = NULL, line[256];
+	size_t	 len = 0, n;
+
+	if (te != NULL && strncasecmp(te, "chunked", 7) == 0) {
+		for (;;) {
+			if (readline(fd, line, sizeof(line)) <= 0)
+				return (NULL);
+			n = strtoul(line, NULL, 16);
+			if (n == 0)
+				break;
+			if ((body = realloc(body, len + n + 1)) == NULL ||
+			    readn(fd, body + len, n) == -1 ||
+			    readline(fd, line, sizeof(line)) <= 0)
+				return (NULL);
+			len += n;
+		}
+		/* trailers, then the empty line */
+		while (readline(fd, line, sizeof(line)) > 2)
+			;
+	} else if (cl != NULL) {
+		len = strtoul(cl, NULL, 10);
+		if ((body = malloc(len + 1)) == NULL || readn(fd, body,
+		    len) == -1)
+			return (NULL);
+	}
+	if (body == NULL)
+		body = calloc(1, 1);
+	*lenp = len;
+	return (body);
+}
+
+static int	 head_only;	/* answering HEAD: no body */
+
+static void
+answer(int fd, const char *status, const char *extra, const char *body,
+    size_t len)
+{
+	char	 head[512];
+
+	snprintf(head, sizeof(head), "HTTP/1.1 %s\r\nContent-Length: %zu\r\n"
+	    "%s\r\n", status, len, extra ? extra : "");
+	if (writen(fd, head, strlen(head)) == -1 ||
+	    (len > 0 && !head_only && writen(fd, body, len) == -1))
+		exit(0);
+}
+
+static void
+pattern(char *buf, size_t off, size_t len)
+{
+	size_t	 i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = 'a' + (off + i) % 26;
+}
+
+static void
+serve_path(int fd, char *head, const char *method, char *path)
+{
+	char	*q = strchr(path, '?'), *body, buf[1024];
+	size_t	 n = q ? strtoul(q + 1, NULL, 10) : 0, len, off, i;
+
+	if (q)
+		*q = '\0';
+	head_only = strcmp(method, "HEAD") == 0;
+	if ((body = read_body(fd, head, &len)) == NULL)
+		exit(0);
+	if (strcmp(path, "/echo") == 0) {
+		snprintf(buf, sizeof(buf), "X-Body-Length: %zu\r\n", len);
+		answer(fd, "200 OK", buf, body, len);
+	} else if (strcmp(path, "/headers") == 0) {
+		answer(fd, "200 OK", NULL, head, strlen(head));
+	} else if (strcmp(path, "/big") == 0) {
+		free(body);
+		if ((body = malloc(n + 1)) == NULL)
+			exit(1);
+		pattern(body, 0, n);
+		answer(fd, "200 OK", NULL, body, n);
+	} else if (strcmp(path, "/chunked") == 0 ||
+	    strcmp(path, "/stream") == 0) {
+		int stream = path[1] == 's';
+
+		snprintf(buf, sizeof(buf), "HTTP/1.1 200 OK\r\n"
+		    "Transfer-Encoding: chunked\r\n\r\n");
+		writen(fd, buf, strlen(buf));
+		for (off = 0, i = 0; stream ? i < n : off < n; i++) {
+			char	 chunk[1100];
+			size_t	 cl = stream ? 5 : (n - off < 1000 ? n - off :
+			    1000);
+
+			if (stream)
+				memcpy(chunk, "tick\n", 5);
+			else
+				pattern(chunk, off, cl);
+			snprintf(buf, sizeof(buf), "%zx\r\n", cl);
+			if (writen(fd, buf, strlen(buf)) == -1 ||
+			    writen(fd, chunk, cl) == -1 ||
+			    writen(fd, "\r\n", 2) == -1)
+				exit(0);
+			off += cl;
+			if (stream)
+				usleep(100000);
+		}
+		writen(fd, "0\r\n\r\n", 5);
+	} else if (strcmp(path, "/reset") == 0) {
+		struct linger	 lg = { 1, 0 };
+
+		snprintf(buf, sizeof(buf), "HTTP/1.1 200 OK\r\n"
+		    "Content-Length: 100000\r\n\r\npartial");
+		writen(fd, buf, strlen(buf));
+		usleep(100000);
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		exit(0);
+	} else if (strcmp(path, "/slow") == 0) {
+		usleep(n * 1000);
+		answer(fd, "200 OK", NULL, "slow\n", 5);
+	} else if (strcmp(path, "/ws") == 0) {
+		snprintf(buf, sizeof(buf), "HTTP/1.1 101 Switching Protocols"
+		    "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
+		writen(fd, buf, strlen(buf));
+		while ((len = read(fd, buf, sizeof(buf))) > 0)
+			writen(fd, buf, len);
+		exit(0);
+	} else
+		answer(fd, "200 OK", NULL, "hello from testhttp\n", 20);
+	free(body);
+}
+
+static void
+serve_conn(int fd)
+{
+	char	 head[HEAD_MAX], method[32], path[2048];
+	size_t	 off;
+	int	 n;
+
+	for (;;) {
+		off = 0;
+		for (;;) {
+			if ((n = readline(fd, head + off, sizeof(head) - off))
+			    <= 0)
+				exit(0);
+			if (off == 0 && n <= 2)
+				continue;
+			off += n;
+			if (n <= 2)
+				break;
+		}
+		if (sscanf(head, "%31s %2047s", method, path) != 2)
+			exit(1);
+		serve_path(fd, head, method, path);
+		if (field(head, "Connection") != NULL &&
+		    strncasecmp(field(head, "Connection"), "close", 5) == 0)
+			exit(0);
+	}
+}
+
+static int
+serve(int port, const char *startfile)
+{
+	struct sockaddr_in	 sin;
+	FILE			*f;
+	int			 s, c, on = 1;
+
+	if (startfile != NULL && (f = fopen(startfile, "a")) != NULL) {
+		fprintf(f, "start %d\n", getpid());
+		fclose(f);
+	}
+	signal(SIGCHLD, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((s = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
+	    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
+	    bind(s, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    listen(s, 128) == -1) {
+		perror("testhttp: listen");
+		return (1);
+	}
+	for (;;) {
+		if ((c = accept(s, NULL, NULL)) == -1)
+			continue;
+		switch (fork()) {
+		case 0:
+			close(s);
+			serve_conn(c);
+			exit(0);
+		default:
+			close(c);
+		}
+	}
+}
+
+static int
+raw(int port, int secs)
+{
+	struct sockaddr_in	 sin;
+	struct pollfd		 pfd;
+	char			 buf[65536];
+	ssize_t			 n;
+	int			 s;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((s = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
+	    connect(s, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
+		perror("testhttp: connect");
+		return (1);
+	}
+	while ((n = read(0, buf, sizeof(buf))) > 0)
+		if (writen(s, buf, n) == -1)
+			break;
+	pfd.fd = s;
+	pfd.events = POLLIN;
+	while (poll(&pfd, 1, secs * 1000) == 1) {
+		if ((n = read(s, buf, sizeof(buf))) <= 0)
+			break;
+		writen(1, buf, n);
+	}
+	close(s);
+	return (0);
+}
+
+int
+main(int argc, char *argv[])
+{
+	if (argc >= 3 && strcmp(argv[1], "serve") == 0)
+		return (serve(atoi(argv[2]), argc > 3 ? argv[3] : NULL));
+	if (argc >= 3 && strcmp(argv[1], "raw") == 0)
+		return (raw(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 2));
+	fprintf(stderr, "usage: testhttp serve PORT [STARTFILE] | "
+	    "raw PORT [SECS]\n");
+	return (1);
+}

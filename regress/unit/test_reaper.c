@@ -1,0 +1,85 @@
+/*
+ * The reaper's suspend decision.
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../reaperd/reaper.h"
+
+static struct reap_wl
+running(int64_t timeout, time_t last_seen)
+{
+	struct reap_wl	 wl;
+
+	memset(&wl, 0, sizeof(wl));
+	wl.state = WL_RUNNING;
+	wl.idle_timeout = timeout;
+	wl.last_seen = last_seen;
+	return (wl);
+}
+
+static void
+test_idle_long_enough(void **state)
+{
+	struct reap_wl	 wl = running(300, 1000);
+
+	assert_false(reaper_due(&wl, 1299));
+	assert_true(reaper_due(&wl, 1300));
+	assert_true(reaper_due(&wl, 5000));
+}
+
+static void
+test_in_flight_keeps_it(void **state)
+{
+	struct reap_wl	 wl = running(300, 1000);
+
+	wl.inflight = 1;
+	assert_false(reaper_due(&wl, 5000));
+	wl.inflight = 0;
+	wl.upgraded = 1;	/* an open WebSocket */
+	assert_false(reaper_due(&wl, 5000));
+}
+
+static void
+test_keep_warm_and_zero_timeout(void **state)
+{
+	struct reap_wl	 wl = running(300, 1000);
+
+	wl.keep_warm = 1;
+	assert_false(reaper_due(&wl, 5000));
+	wl = running(0, 1000);
+	assert_false(reaper_due(&wl, 5000));
+}
+
+static void
+test_only_running(void **state)
+{
+	struct reap_wl	 wl = running(300, 1000);
+	int		 s;
+
+	for (s = WL_ASLEEP; s <= WL_FAILED; s++) {
+		wl.state = s;
+		if (s == WL_RUNNING)
+			assert_true(reaper_due(&wl, 5000));
+		else
+			assert_false(reaper_due(&wl, 5000));
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_idle_long_enough),
+		cmocka_unit_test(test_in_flight_keeps_it),
+		cmocka_unit_test(test_keep_warm_and_zero_timeout),
+		cmocka_unit_test(test_only_running),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}

@@ -1,0 +1,550 @@
+/*
+ * The lifecycle of every workload: one state machine each, in a tree by
+ * name.
+ *
+ *	asleep --wake--> waking --ready--> running --idle--> suspending
+ *	   ^               |                  |                  |
+ *	   |               +--> failed <------+ (exited)         |
+ *	   +-----------------------------------------------------+ (exited)
+ *
+ * Everything that happens to a workload goes through here, one event at a
+ * time, so operations on it are serialized by its state: a wake during a
+ * wake joins it, a wake during a stop is queued behind the stop, a
+ * suspend is only begun from running.  The drivers do the work and report
+ * back (lifecycle_started, _start_failed, _exited); readiness reports
+ * lifecycle_ready.  Every change of state is told to the gateway, the
+ * reaper and the store.
+ */
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "log.h"
+#include "runtime.h"
+
+static void	lc_start(struct rt_workload *, enum rt_reason);
+static void	lc_stop(struct rt_workload *, enum rt_reason);
+static void	lc_stopped(struct rt_workload *);
+
+static int
+rt_workload_cmp(struct rt_workload *a, struct rt_workload *b)
+{
+	return (strcmp(a->name, b->name));
+}
+RB_GENERATE(rt_workloads, rt_workload, entry, rt_workload_cmp);
+
+static const char *
+reason_name(enum rt_reason reason)
+{
+	static const char *const names[] = {
+		[RT_REASON_NONE] = "none",
+		[RT_REASON_REQUEST] = "request",
+		[RT_REASON_READY] = "ready",
+		[RT_REASON_START_FAILED] = "start failed",
+		[RT_REASON_EXITED] = "exited",
+		[RT_REASON_WAKE_TIMEOUT] = "wake timeout",
+		[RT_REASON_IDLE] = "idle",
+		[RT_REASON_OPERATOR] = "operator",
+		[RT_REASON_KEEP_WARM] = "keep warm",
+		[RT_REASON_RESTORED] = "restored",
+		[RT_REASON_SHUTDOWN] = "shutdown",
+		[RT_REASON_REMOVED] = "removed"
+	};
+
+	if ((unsigned int)reason >= nitems(names) || names[reason] == NULL)
+		return ("unknown");
+	return (names[reason]);
+}
+
+/* "exited with status 1", "killed by signal 9" */
+static void
+exit_msg(int status, char *buf, size_t len)
+{
+	if (WIFSIGNALED(status))
+		snprintf(buf, len, "killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(buf, len, "exited with status %d",
+		    WEXITSTATUS(status));
+}
+
+static void
+state_send(struct rt_workload *wl, enum privsep_procid to,
+    const struct rt_state *st)
+{
+	if (proc_compose(rt->ps, to, IMSG_RT_STATE, 0, -1, st,
+	    sizeof(*st)) == -1)
+		log_warn("workload %s: state to %s", wl->name, proc_name(to));
+}
+
+static void
+state_fill(struct rt_workload *wl, enum rt_reason reason, const char *msg,
+    struct rt_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	strlcpy(st->name, wl->name, sizeof(st->name));
+	st->state = wl->state;
+	st->reason = reason;
+	st->since = wl->since;
+	if (msg != NULL)
+		strlcpy(st->msg, msg, sizeof(st->msg));
+}
+
+/* tell the gateway again what it may have missed */
+static void
+state_repeat(struct rt_workload *wl)
+{
+	struct rt_state	 st;
+
+	state_fill(wl, RT_REASON_NONE, NULL, &st);
+	state_send(wl, PROC_GATEWAY, &st);
+}
+
+static void
+state_set(struct rt_workload *wl, enum workload_state state,
+    enum rt_reason reason, const char *msg)
+{
+	struct rt_state	 st;
+
+	log_info("workload %s: %s -> %s (%s%s%s)", wl->name,
+	    workload_state_name(wl->state), workload_state_name(state),
+	    reason_name(reason), msg != NULL && *msg != '\0' ? ": " : "",
+	    msg != NULL ? msg : "");
+	wl->state = state;
+	wl->since = time(NULL);
+	/* a DRAINED still on its way answers a question no longer asked */
+	wl->draining = 0;
+	state_fill(wl, reason, msg, &st);
+	state_send(wl, PROC_GATEWAY, &st);
+	state_send(wl, PROC_REAPER, &st);
+	state_send(wl, PROC_STORE, &st);
+}
+
+static const struct rt_driver *
+driver_get(enum workload_driver driver)
+{
+	switch (driver) {
+	case DRIVER_PROCESS:
+		return (&driver_process);
+	default:
+		return (NULL);
+	}
+}
+
+static void
+wake_timer_fired(int fd, short event, void *arg)
+{
+	struct rt_workload	*wl = arg;
+	char			 msg[64];
+
+	if (wl->state != WL_WAKING)
+		return;
+	ready_stop(wl);
+	snprintf(msg, sizeof(msg), "not ready after %llds",
+	    (long long)(wl->conf != NULL && wl->conf->wake_timeout > 0 ?
+	    wl->conf->wake_timeout : rt->wake_timeout));
+	state_set(wl, WL_FAILED, RT_REASON_WAKE_TIMEOUT, msg);
+	/* half started is not started: it must not linger */
+	lc_stop(wl, RT_REASON_WAKE_TIMEOUT);
+}
+
+static void
+wake_timer_arm(struct rt_workload *wl)
+{
+	struct timeval	 tv;
+	int64_t		 secs = rt->wake_timeout;
+
+	if (wl->conf != NULL && wl->conf->wake_timeout > 0)
+		secs = wl->conf->wake_timeout;
+	timerclear(&tv);
+	tv.tv_sec = secs > 0 ? secs : ORCHD_WAKE_TIMEOUT;
+	evtimer_add(&wl->wake_timer, &tv);
+}
+
+static void
+lc_fail(struct rt_workload *wl, enum rt_reason reason, const char *msg)
+{
+	ready_stop(wl);
+	evtimer_del(&wl->wake_timer);
+	state_set(wl, WL_FAILED, reason, msg);
+}
+
+static void
+lc_start(struct rt_workload *wl, enum rt_reason reason)
+{
+	char	 msg[RT_MSG_MAX];
+
+	wl->wake_queued = 0;
+	state_set(wl, WL_WAKING, reason, NULL);
+	wake_timer_arm(wl);
+	/* the driver is chosen per start: a reload may have changed it */
+	if ((wl->drv = driver_get(wl->conf->driver)) == NULL) {
+		lc_fail(wl, RT_REASON_START_FAILED, "driver not available");
+		return;
+	}
+	msg[0] = '\0';
+	if (wl->drv->start(wl, msg, sizeof(msg)) == -1)
+		lc_fail(wl, RT_REASON_START_FAILED, msg);
+}
+
+/* begin a stop; the driver's report of the exit completes it */
+static void
+lc_stop(struct rt_workload *wl, enum rt_reason reason)
+{
+	ready_stop(wl);
+	evtimer_del(&wl->wake_timer);
+	wl->stop_reason = reason;
+	if (wl->stopping)
+		return;
+	if (wl->drv != NULL && wl->drv->stop(wl) == 0)
+		wl->stopping = 1;
+	else
+		lc_stopped(wl);
+}
+
+static void
+lc_free(struct rt_workload *wl)
+{
+	log_debug("workload %s: forgotten", wl->name);
+	ready_stop(wl);
+	evtimer_del(&wl->wake_timer);
+	process_clear(wl);
+	RB_REMOVE(rt_workloads, &rt->workloads, wl);
+	free(wl);
+	rt->ps->workloads--;
+}
+
+/* the stop completed: what was waiting for it goes ahead */
+static void
+lc_stopped(struct rt_workload *wl)
+{
+	wl->stopping = 0;
+	if (wl->state == WL_SUSPENDING)
+		state_set(wl, WL_ASLEEP, wl->stop_reason, NULL);
+	if (wl->conf == NULL) {
+		lc_free(wl);
+		return;
+	}
+	if (wl->wake_queued)
+		lc_start(wl, RT_REASON_REQUEST);
+}
+
+/*
+ * Inputs from the other processes.
+ */
+
+struct rt_workload *
+lifecycle_find(const char *name)
+{
+	struct rt_workload	 key;
+
+	if (strlcpy(key.name, name, sizeof(key.name)) >= sizeof(key.name))
+		return (NULL);
+	return (RB_FIND(rt_workloads, &rt->workloads, &key));
+}
+
+/*
+ * A wake for a name we do not know yet: the gateway applied a new
+ * generation before we did.  It is run once we have applied it too.
+ */
+static void
+early_wake(const char *name)
+{
+	int	 i;
+
+	for (i = 0; i < rt->nearly; i++)
+		if (strcmp(rt->early[i], name) == 0)
+			return;
+	if (rt->nearly >= RT_EARLY_WAKES_MAX) {
+		log_warnx("workload %s: unknown, wake dropped", name);
+		return;
+	}
+	strlcpy(rt->early[rt->nearly++], name, sizeof(rt->early[0]));
+	log_debug("workload %s: not known yet, wake kept", name);
+}
+
+void
+lifecycle_wake(const char *name, enum rt_reason reason)
+{
+	struct rt_workload	*wl;
+
+	if ((wl = lifecycle_find(name)) == NULL) {
+		early_wake(name);
+		return;
+	}
+	if (wl->conf == NULL) {
+		/* the gateway answers its requests when it drops it too */
+		log_debug("workload %s: wake of a removed workload", name);
+		return;
+	}
+	switch (wl->state) {
+	case WL_RUNNING:
+		state_repeat(wl);
+		break;
+	case WL_WAKING:
+		log_debug("workload %s: joins the wake under way", name);
+		break;
+	case WL_SUSPENDING:
+		log_debug("workload %s: wakes once stopped", name);
+		wl->wake_queued = 1;
+		break;
+	case WL_ASLEEP:
+	case WL_FAILED:
+		/* failed by a wake timeout, its stop may not be done yet */
+		if (wl->stopping)
+			wl->wake_queued = 1;
+		else
+			lc_start(wl, reason);
+		break;
+	}
+}
+
+/* the reaper finds it idle: ask the gateway to hold its requests */
+void
+lifecycle_suspend(const char *name)
+{
+	struct rt_workload	*wl;
+	struct wl_ref		 ref;
+
+	if ((wl = lifecycle_find(name)) == NULL || wl->conf == NULL) {
+		log_debug("workload %s: suspend of an unknown workload", name);
+		return;
+	}
+	if (wl->state != WL_RUNNING || wl->conf->keep_warm || wl->draining)
+		return;
+	memset(&ref, 0, sizeof(ref));
+	strlcpy(ref.name, wl->name, sizeof(ref.name));
+	if (proc_compose(rt->ps, PROC_GATEWAY, IMSG_RT_DRAIN, 0, -1, &ref,
+	    sizeof(ref)) == -1) {
+		log_warn("workload %s: drain", wl->name);
+		return;
+	}
+	wl->draining = 1;
+	log_debug("workload %s: draining", wl->name);
+}
+
+void
+lifecycle_drained(const char *name, int idle)
+{
+	struct rt_workload	*wl;
+
+	if ((wl = lifecycle_find(name)) == NULL)
+		return;
+	if (!wl->draining || wl->state != WL_RUNNING || wl->conf == NULL ||
+	    wl->conf->keep_warm) {
+		/* the gateway holds its requests now: it is running still */
+		if (idle && wl->state == WL_RUNNING)
+			state_repeat(wl);
+		wl->draining = 0;
+		return;
+	}
+	wl->draining = 0;
+	if (!idle) {
+		log_debug("workload %s: busy again, not suspended", name);
+		return;
+	}
+	state_set(wl, WL_SUSPENDING, RT_REASON_IDLE, NULL);
+	lc_stop(wl, RT_REASON_IDLE);
+}
+
+/*
+ * Reports from the drivers and readiness.
+ */
+
+void
+lifecycle_started(struct rt_workload *wl)
+{
+	if (wl->state == WL_WAKING && !wl->stopping)
+		ready_start(wl);
+}
+
+void
+lifecycle_start_failed(struct rt_workload *wl, const char *msg)
+{
+	if (wl->stopping) {
+		lc_stopped(wl);
+		return;
+	}
+	if (wl->state == WL_WAKING)
+		lc_fail(wl, RT_REASON_START_FAILED, msg);
+}
+
+void
+lifecycle_ready(struct rt_workload *wl)
+{
+	if (wl->state != WL_WAKING)
+		return;
+	evtimer_del(&wl->wake_timer);
+	state_set(wl, WL_RUNNING, RT_REASON_READY, NULL);
+}
+
+void
+lifecycle_exited(struct rt_workload *wl, int status)
+{
+	char	 msg[RT_MSG_MAX];
+
+	ready_stop(wl);
+	if (wl->stopping || wl->state == WL_SUSPENDING) {
+		lc_stopped(wl);
+		return;
+	}
+	exit_msg(status, msg, sizeof(msg));
+	switch (wl->state) {
+	case WL_WAKING:
+		lc_fail(wl, RT_REASON_START_FAILED, msg);
+		break;
+	case WL_RUNNING:
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			state_set(wl, WL_ASLEEP, RT_REASON_EXITED, msg);
+		else
+			state_set(wl, WL_FAILED, RT_REASON_EXITED, msg);
+		break;
+	default:
+		break;
+	}
+	if (wl->conf == NULL)
+		lc_free(wl);
+}
+
+/*
+ * A new configuration.
+ */
+
+static int
+wl_address(struct rt_workload *wl, const struct workload_conf *conf)
+{
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&wl->addr;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&wl->addr;
+
+	memset(&wl->addr, 0, sizeof(wl->addr));
+	if (inet_pton(AF_INET, conf->address, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(conf->port);
+		wl->addrlen = sizeof(*sin);
+		return (0);
+	}
+	if (inet_pton(AF_INET6, conf->address, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(conf->port);
+		wl->addrlen = sizeof(*sin6);
+		return (0);
+	}
+	wl->addrlen = 0;
+	return (-1);
+}
+
+static struct rt_workload *
+wl_new(const char *name)
+{
+	struct rt_workload	*wl;
+
+	if ((wl = calloc(1, sizeof(*wl))) == NULL)
+		fatal("%s: calloc", __func__);
+	strlcpy(wl->name, name, sizeof(wl->name));
+	wl->state = WL_ASLEEP;
+	wl->since = time(NULL);
+	evtimer_set(&wl->wake_timer, wake_timer_fired, wl);
+	process_init(wl);
+	RB_INSERT(rt_workloads, &rt->workloads, wl);
+	return (wl);
+}
+
+/* no longer configured: stopped if anything runs, then forgotten */
+static void
+wl_remove(struct rt_workload *wl)
+{
+	wl->conf = NULL;
+	wl->wake_queued = 0;
+	switch (wl->state) {
+	case WL_WAKING:
+	case WL_RUNNING:
+		state_set(wl, WL_SUSPENDING, RT_REASON_REMOVED, NULL);
+		lc_stop(wl, RT_REASON_REMOVED);
+		break;
+	case WL_SUSPENDING:
+		wl->stop_reason = RT_REASON_REMOVED;
+		break;
+	default:
+		if (!wl->stopping)
+			lc_free(wl);
+		break;
+	}
+}
+
+/*
+ * Wakes that arrived before this generation named their workload.  One
+ * still unknown is failed, so that a gateway that does know the name
+ * answers its requests now rather than at its own timeout.
+ */
+static void
+early_wakes_run(void)
+{
+	struct rt_state	 st;
+	int		 i;
+
+	for (i = 0; i < rt->nearly; i++) {
+		if (lifecycle_find(rt->early[i]) != NULL) {
+			lifecycle_wake(rt->early[i], RT_REASON_REQUEST);
+			continue;
+		}
+		log_debug("workload %s: wake of an unknown workload",
+		    rt->early[i]);
+		memset(&st, 0, sizeof(st));
+		strlcpy(st.name, rt->early[i], sizeof(st.name));
+		st.state = WL_FAILED;
+		st.reason = RT_REASON_START_FAILED;
+		st.since = time(NULL);
+		strlcpy(st.msg, "no such workload", sizeof(st.msg));
+		if (proc_compose(rt->ps, PROC_GATEWAY, IMSG_RT_STATE, 0, -1,
+		    &st, sizeof(st)) == -1)
+			log_warn("%s: compose", __func__);
+	}
+	rt->nearly = 0;
+}
+
+/*
+ * The tree follows the new generation: names that persist keep their
+ * state and take the new definition (it is used from their next start),
+ * new names start asleep, removed ones are stopped.  The old generation
+ * is freed when this returns: no pointer into it may survive.
+ */
+void
+lifecycle_apply(struct cfg_generation *gen)
+{
+	struct workload_conf	*conf;
+	struct rt_workload	*wl, *next;
+	uint32_t		 n = 0;
+
+	rt->wake_timeout = gen->global.wake_timeout;
+	RB_FOREACH(wl, rt_workloads, &rt->workloads)
+		wl->conf = NULL;
+	TAILQ_FOREACH(conf, &gen->workloads, entry) {
+		if ((wl = lifecycle_find(conf->name)) == NULL)
+			wl = wl_new(conf->name);
+		if (wl_address(wl, conf) == -1)
+			log_warnx("workload %s: bad address %s", wl->name,
+			    conf->address);
+		wl->conf = conf;
+	}
+	/* conf was cleared above for every name that is gone */
+	RB_FOREACH_SAFE(wl, rt_workloads, &rt->workloads, next)
+		if (wl->conf == NULL)
+			wl_remove(wl);
+	RB_FOREACH(wl, rt_workloads, &rt->workloads)
+		n++;
+	/* those still stopping count: they are known until gone */
+	rt->ps->workloads = n;
+	RB_FOREACH_SAFE(wl, rt_workloads, &rt->workloads, next)
+		if (wl->conf != NULL && wl->conf->keep_warm &&
+		    (wl->state == WL_ASLEEP || wl->state == WL_FAILED))
+			lifecycle_wake(wl->name, RT_REASON_KEEP_WARM);
+	early_wakes_run();
+}

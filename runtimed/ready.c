@@ -1,0 +1,334 @@
+/*
+ * Readiness: is a starting workload answering yet?
+ *
+ * health tcp: a TCP connect to its address and port succeeds.  health
+ * path: a GET of the path on a fresh connection answers 2xx or 3xx.
+ * Attempts are repeated quickly at first, because a held request waits
+ * on this and most programs listen within milliseconds, then less often:
+ * 1 ms after a failure, doubling up to 50 ms.  Everything is
+ * non-blocking and every attempt is bounded, so a workload that accepts
+ * and never answers costs an attempt, not the wake.  The wake timeout
+ * (lifecycle.c) bounds the whole.
+ */
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "runtime.h"
+
+#define READY_DELAY_MIN_MS	1
+#define READY_DELAY_MAX_MS	50
+#define READY_ATTEMPT_MS	5000	/* one connect and its answer */
+#define READY_LINE_MAX		128	/* enough of the status line */
+#define READY_REQ_MAX		(ORCHD_HOST_MAX + 4096)
+
+enum probe_phase {
+	PROBE_WAIT = 0,		/* for the next attempt */
+	PROBE_CONNECT,
+	PROBE_SEND,
+	PROBE_READ
+};
+
+struct rt_probe {
+	struct rt_workload	*wl;
+	enum probe_phase	 phase;
+	int			 fd;
+	struct event		 ev;		/* on fd */
+	int			 ev_set;
+	struct event		 timer;		/* retry or attempt bound */
+	int			 delay_ms;
+	unsigned int		 attempts;
+	char			 req[READY_REQ_MAX];
+	size_t			 reqlen;
+	size_t			 sent;
+	char			 line[READY_LINE_MAX];
+	size_t			 linelen;
+};
+
+static void	probe_attempt(struct rt_probe *);
+static void	probe_io(int, short, void *);
+
+static void
+probe_timer_ms(struct rt_probe *p, int ms)
+{
+	struct timeval	 tv;
+
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(&p->timer, &tv);
+}
+
+static void
+probe_close(struct rt_probe *p)
+{
+	if (p->ev_set) {
+		event_del(&p->ev);
+		p->ev_set = 0;
+	}
+	if (p->fd != -1) {
+		close(p->fd);
+		p->fd = -1;
+	}
+	evtimer_del(&p->timer);
+}
+
+static void
+probe_watch(struct rt_probe *p, short what)
+{
+	if (p->ev_set)
+		event_del(&p->ev);
+	event_set(&p->ev, p->fd, what, probe_io, p);
+	event_add(&p->ev, NULL);
+	p->ev_set = 1;
+}
+
+/* not yet: try again a little later, a little later each time */
+static void
+probe_retry(struct rt_probe *p, const char *why)
+{
+	probe_close(p);
+	if (why != NULL)
+		log_debug("workload %s: not ready: %s", p->wl->name, why);
+	p->phase = PROBE_WAIT;
+	probe_timer_ms(p, p->delay_ms);
+	p->delay_ms = MINIMUM(p->delay_ms * 2, READY_DELAY_MAX_MS);
+}
+
+static void
+probe_ready(struct rt_probe *p)
+{
+	struct rt_workload	*wl = p->wl;
+
+	log_debug("workload %s: ready after %u attempts", wl->name,
+	    p->attempts);
+	ready_stop(wl);
+	lifecycle_ready(wl);
+}
+
+/* the name the workload knows itself by, for Host */
+static void
+probe_host(const struct rt_workload *wl, char *buf, size_t len)
+{
+	const struct strentry	*e;
+
+	TAILQ_FOREACH(e, &wl->conf->hosts, entry) {
+		if (strchr(e->str, '*') == NULL) {
+			strlcpy(buf, e->str, len);
+			return;
+		}
+	}
+	if (wl->addr.ss_family == AF_INET6)
+		snprintf(buf, len, "[%s]:%u", wl->conf->address,
+		    wl->conf->port);
+	else
+		snprintf(buf, len, "%s:%u", wl->conf->address, wl->conf->port);
+}
+
+static int
+probe_request(struct rt_probe *p)
+{
+	char	 host[ORCHD_HOST_MAX + 64];
+	int	 n;
+
+	probe_host(p->wl, host, sizeof(host));
+	n = snprintf(p->req, sizeof(p->req), "GET %s HTTP/1.1\r\n"
+	    "Host: %s\r\nUser-Agent: orchd\r\nAccept: */*\r\n"
+	    "Connection: close\r\n\r\n", p->wl->conf->health_path, host);
+	if (n < 0 || (size_t)n >= sizeof(p->req))
+		return (-1);
+	p->reqlen = n;
+	p->sent = 0;
+	return (0);
+}
+
+static void
+probe_connected(struct rt_probe *p)
+{
+	if (p->wl->conf->health != HEALTH_PATH || p->wl->conf->health_path ==
+	    NULL) {
+		probe_ready(p);
+		return;
+	}
+	if (probe_request(p) == -1) {
+		probe_retry(p, "health path too long");
+		return;
+	}
+	p->phase = PROBE_SEND;
+	p->linelen = 0;
+	probe_watch(p, EV_WRITE);
+}
+
+static void
+probe_send(struct rt_probe *p)
+{
+	ssize_t	 n;
+
+	n = send(p->fd, p->req + p->sent, p->reqlen - p->sent, MSG_NOSIGNAL);
+	if (n == -1) {
+		if (errno != EAGAIN && errno != EINTR)
+			probe_retry(p, strerror(errno));
+		return;
+	}
+	p->sent += n;
+	if (p->sent == p->reqlen) {
+		p->phase = PROBE_READ;
+		probe_watch(p, EV_READ);
+	}
+}
+
+/* "HTTP/1.1 204 No Content": 2xx and 3xx say it is up */
+static int
+probe_status(const char *line)
+{
+	int	 code;
+
+	if (strncmp(line, "HTTP/1.", 7) != 0 || line[7] < '0' ||
+	    line[7] > '9' || line[8] != ' ')
+		return (-1);
+	if (line[9] < '1' || line[9] > '5' || line[10] < '0' ||
+	    line[10] > '9' || line[11] < '0' || line[11] > '9')
+		return (-1);
+	code = (line[9] - '0') * 100 + (line[10] - '0') * 10 +
+	    (line[11] - '0');
+	return (code);
+}
+
+static void
+probe_read(struct rt_probe *p)
+{
+	char	 why[64];
+	ssize_t	 n;
+	int	 code;
+
+	n = recv(p->fd, p->line + p->linelen, sizeof(p->line) - 1 -
+	    p->linelen, 0);
+	if (n == -1) {
+		if (errno != EAGAIN && errno != EINTR)
+			probe_retry(p, strerror(errno));
+		return;
+	}
+	p->linelen += n;
+	p->line[p->linelen] = '\0';
+	/* the status line is all we want: wait for it, or for the end */
+	if (n > 0 && strchr(p->line, '\n') == NULL &&
+	    p->linelen < sizeof(p->line) - 1)
+		return;
+	code = probe_status(p->line);
+	if (code >= 200 && code < 400) {
+		probe_ready(p);
+		return;
+	}
+	if (code == -1)
+		snprintf(why, sizeof(why), "no HTTP status line");
+	else
+		snprintf(why, sizeof(why), "health check answered %d", code);
+	probe_retry(p, why);
+}
+
+static void
+probe_io(int fd, short event, void *arg)
+{
+	struct rt_probe	*p = arg;
+	socklen_t	 len = sizeof(int);
+	int		 err = 0;
+
+	switch (p->phase) {
+	case PROBE_CONNECT:
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
+			err = errno;
+		if (err != 0) {
+			probe_retry(p, strerror(err));
+			return;
+		}
+		event_del(&p->ev);
+		p->ev_set = 0;
+		probe_connected(p);
+		break;
+	case PROBE_SEND:
+		probe_send(p);
+		break;
+	case PROBE_READ:
+		probe_read(p);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+probe_timer(int fd, short event, void *arg)
+{
+	struct rt_probe	*p = arg;
+
+	if (p->phase == PROBE_WAIT)
+		probe_attempt(p);
+	else
+		probe_retry(p, "no answer in time");
+}
+
+static void
+probe_attempt(struct rt_probe *p)
+{
+	struct rt_workload	*wl = p->wl;
+
+	p->attempts++;
+	if (wl->addrlen == 0) {
+		probe_retry(p, "no address");
+		return;
+	}
+	if ((p->fd = socket(wl->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0)) == -1) {
+		probe_retry(p, strerror(errno));
+		return;
+	}
+	/* bounds the whole attempt, connect to answer */
+	probe_timer_ms(p, READY_ATTEMPT_MS);
+	if (connect(p->fd, (struct sockaddr *)&wl->addr, wl->addrlen) == 0) {
+		probe_connected(p);
+		return;
+	}
+	if (errno != EINPROGRESS) {
+		probe_retry(p, strerror(errno));
+		return;
+	}
+	p->phase = PROBE_CONNECT;
+	probe_watch(p, EV_WRITE);
+}
+
+void
+ready_start(struct rt_workload *wl)
+{
+	struct rt_probe	*p;
+
+	if (wl->probe != NULL || wl->conf == NULL)
+		return;
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		fatal("%s: calloc", __func__);
+	p->wl = wl;
+	p->fd = -1;
+	p->delay_ms = READY_DELAY_MIN_MS;
+	evtimer_set(&p->timer, probe_timer, p);
+	wl->probe = p;
+	probe_attempt(p);
+}
+
+void
+ready_stop(struct rt_workload *wl)
+{
+	struct rt_probe	*p = wl->probe;
+
+	if (p == NULL)
+		return;
+	probe_close(p);
+	wl->probe = NULL;
+	free(p);
+}

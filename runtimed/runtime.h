@@ -1,0 +1,90 @@
+/*
+ * runtimed's own types: one struct rt_workload per workload, its state
+ * machine (lifecycle.c), readiness checks (ready.c) and the drivers'
+ * per-workload state.
+ */
+
+#ifndef RUNTIMED_RUNTIME_H
+#define RUNTIMED_RUNTIME_H
+
+#include <sys/socket.h>
+#include <sys/tree.h>
+
+#include <event.h>
+
+#include "proc.h"
+#include "driver.h"
+
+#define RT_STOP_GRACE		10	/* seconds, SIGTERM to SIGKILL */
+#define RT_EARLY_WAKES_MAX	64	/* wakes for names not yet known */
+
+struct rt_probe;
+
+/* the process driver's state of one workload (driver_process.c) */
+struct rt_process {
+	pid_t			 pid;		/* 0: none */
+	int			 spawning;	/* SPAWN sent, no SPAWNED */
+	int			 stop_wanted;	/* stop once SPAWNED comes */
+	int			 stopping;	/* SIGTERM sent */
+	struct event		 kill_timer;	/* then SIGKILL */
+};
+
+struct rt_workload {
+	RB_ENTRY(rt_workload)	 entry;		/* by name */
+	char			 name[ORCHD_NAME_MAX];
+	/* the current generation's; NULL once removed from it */
+	struct workload_conf	*conf;
+	/* the driver of the instance that runs, or ran last */
+	const struct rt_driver	*drv;
+	enum workload_state	 state;
+	time_t			 since;		/* wall clock */
+	struct sockaddr_storage	 addr;		/* where it listens */
+	socklen_t		 addrlen;
+
+	int			 stopping;	/* a driver stop under way */
+	enum rt_reason		 stop_reason;	/* told when it completes */
+	int			 wake_queued;	/* start once stopped */
+	int			 draining;	/* DRAIN sent, no DRAINED */
+
+	struct event		 wake_timer;
+	struct rt_probe		*probe;		/* readiness under way */
+
+	struct rt_process	 proc;
+};
+RB_HEAD(rt_workloads, rt_workload);
+RB_PROTOTYPE(rt_workloads, rt_workload, entry, rt_workload_cmp);
+
+struct runtime {
+	struct privsep		*ps;
+	struct rt_workloads	 workloads;
+	int64_t			 wake_timeout;	/* global, seconds */
+	/* wakes that came before the configuration naming them */
+	char			 early[RT_EARLY_WAKES_MAX][ORCHD_NAME_MAX];
+	int			 nearly;
+};
+
+extern struct runtime	*rt;
+
+/* lifecycle.c: the inputs of the state machine */
+void		 lifecycle_apply(struct cfg_generation *);
+struct rt_workload *lifecycle_find(const char *);
+void		 lifecycle_wake(const char *, enum rt_reason);
+void		 lifecycle_suspend(const char *);
+void		 lifecycle_drained(const char *, int);
+/* ... and what the drivers and readiness report */
+void		 lifecycle_started(struct rt_workload *);
+void		 lifecycle_start_failed(struct rt_workload *, const char *);
+void		 lifecycle_exited(struct rt_workload *, int);
+void		 lifecycle_ready(struct rt_workload *);
+
+/* ready.c */
+void		 ready_start(struct rt_workload *);
+void		 ready_stop(struct rt_workload *);
+
+/* driver_process.c: the parent's answers */
+void		 process_init(struct rt_workload *);
+void		 process_clear(struct rt_workload *);
+void		 process_recv_spawned(struct imsgev *, struct imsg *);
+void		 process_recv_exited(struct imsgev *, struct imsg *);
+
+#endif /* RUNTIMED_RUNTIME_H */

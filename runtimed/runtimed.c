@@ -1,0 +1,96 @@
+/*
+ * runtimed: the lifecycle of every workload.  It starts, checks and stops
+ * workloads through its drivers and is the only process that talks to
+ * the container socket.  This file is its start, its dispatch table and
+ * the decoding of the messages that drive the lifecycle.
+ */
+
+#include <event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "runtime.h"
+
+static void	runtime_recv_wake(struct imsgev *, struct imsg *);
+static void	runtime_recv_suspend(struct imsgev *, struct imsg *);
+static void	runtime_recv_drained(struct imsgev *, struct imsg *);
+
+static struct privsep	runtime_ps;
+static struct runtime	runtime;
+struct runtime		*rt = &runtime;
+
+static const struct proc_handler runtime_handlers[] = {
+	PROC_COMMON_HANDLERS,
+	CFG_HANDLERS,
+	{ IMSG_GW_WAKE, sizeof(struct wl_ref), PROC_FROM(PROC_GATEWAY),
+	    runtime_recv_wake },
+	{ IMSG_REAP_SUSPEND, sizeof(struct wl_ref), PROC_FROM(PROC_REAPER),
+	    runtime_recv_suspend },
+	{ IMSG_GW_DRAINED, sizeof(struct gw_drained), PROC_FROM(PROC_GATEWAY),
+	    runtime_recv_drained },
+	{ IMSG_RT_SPAWNED, sizeof(struct rt_proc), PROC_FROM(PROC_PARENT),
+	    process_recv_spawned },
+	{ IMSG_RT_EXITED, sizeof(struct rt_proc), PROC_FROM(PROC_PARENT),
+	    process_recv_exited },
+};
+
+/* a name from another process: never trusted to be terminated */
+static void
+recv_ref(struct imsg *imsg, struct wl_ref *ref)
+{
+	(void)imsg_get_data(imsg, ref, sizeof(*ref));
+	ref->name[sizeof(ref->name) - 1] = '\0';
+}
+
+static void
+runtime_recv_wake(struct imsgev *iev, struct imsg *imsg)
+{
+	struct wl_ref	 ref;
+
+	recv_ref(imsg, &ref);
+	lifecycle_wake(ref.name, RT_REASON_REQUEST);
+}
+
+static void
+runtime_recv_suspend(struct imsgev *iev, struct imsg *imsg)
+{
+	struct wl_ref	 ref;
+
+	recv_ref(imsg, &ref);
+	lifecycle_suspend(ref.name);
+}
+
+static void
+runtime_recv_drained(struct imsgev *iev, struct imsg *imsg)
+{
+	struct gw_drained	 dr;
+
+	(void)imsg_get_data(imsg, &dr, sizeof(dr));
+	dr.name[sizeof(dr.name) - 1] = '\0';
+	lifecycle_drained(dr.name, dr.idle != 0);
+}
+
+static void
+runtime_apply(struct privsep *ps, struct cfg_generation *gen,
+    struct cfg_generation *old)
+{
+	lifecycle_apply(gen);
+}
+
+int
+main(int argc, char *argv[])
+{
+	extern char	**environ;
+
+	setproctitle_init(argc, argv, environ);
+	RB_INIT(&rt->workloads);
+	rt->ps = &runtime_ps;
+	rt->wake_timeout = ORCHD_WAKE_TIMEOUT;
+	child_start(&runtime_ps, argc, argv, PROC_RUNTIME, runtime_handlers,
+	    nitems(runtime_handlers), 0);
+	cfg_set_apply(runtime_apply);
+	event_dispatch();
+	return (0);
+}
