@@ -140,8 +140,8 @@ install: all
 	install -m 0444 man/orchd.8 man/orchctl.8 $(DESTDIR)$(MANDIR)/man8
 	install -m 0444 etc/orchd.conf $(DESTDIR)$(EXAMPLEDIR)
 
-demo:
-	@echo "make demo: not yet; the gateway arrives with issue 3."
+demo: all
+	sh tools/demo.sh $(DEMO_ARGS)
 
 clean:
 	rm -rf build

@@ -17,7 +17,7 @@
 static void
 child_usage(const char *name)
 {
-	fprintf(stderr, "usage: %s [-dv] -u user [-c root]\n"
+	fprintf(stderr, "usage: %s [-dv] [-f file] -u user [-c root]\n"
 	    "%s is started by orchd(8), not by hand.\n", name, name);
 	exit(1);
 }
@@ -40,13 +40,16 @@ child_start(struct privsep *ps, int argc, char *argv[],
 	const char	*user = NULL, *root = NULL;
 	int		 ch, debug = 0, verbose = 0;
 
-	while ((ch = getopt(argc, argv, "c:dP:u:v")) != -1) {
+	while ((ch = getopt(argc, argv, "c:df:P:u:v")) != -1) {
 		switch (ch) {
 		case 'c':
 			root = optarg;
 			break;
 		case 'd':
 			debug = 1;
+			break;
+		case 'f':
+			ps->file = optarg;	/* the store's database */
 			break;
 		case 'P':
 			break;	/* the store's re-exec of orchd */

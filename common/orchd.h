@@ -194,6 +194,15 @@ enum imsg_type {
 	IMSG_CTL_RELOAD,		/* re-read the config file */
 	IMSG_CTL_SHOW_SUMMARY,		/* -> every process */
 	IMSG_CTL_SUMMARY,		/* reply item: struct ctl_summary */
+	IMSG_CTL_SHOW_WORKLOADS,	/* -> store; ctl_name: "" for all */
+	IMSG_CTL_WORKLOAD,		/* reply item: struct ctl_workload */
+	IMSG_CTL_SHOW_HISTORY,		/* -> store: struct ctl_name */
+	IMSG_CTL_HISTORY,		/* reply item: struct ctl_transition */
+	IMSG_CTL_SHOW_STATS,		/* -> store */
+	IMSG_CTL_STATS,			/* reply item: struct ctl_stats */
+	IMSG_CTL_WAKE,			/* -> runtime: struct ctl_name */
+	IMSG_CTL_SUSPEND,		/* -> runtime: struct ctl_name */
+	IMSG_CTL_KEEPWARM,		/* -> runtime: struct ctl_keepwarm */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + int procid: a peer channel */
@@ -223,7 +232,18 @@ enum imsg_type {
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
 	IMSG_RT_SPAWNED,		/* parent -> runtime: struct rt_proc */
 	IMSG_RT_KILL,			/* runtime -> parent: struct rt_kill */
-	IMSG_RT_EXITED			/* parent -> runtime: struct rt_proc */
+	IMSG_RT_EXITED,			/* parent -> runtime: struct rt_proc */
+
+	/* the store */
+	IMSG_RP_LASTSEEN = 600,		/* reaper -> store: struct
+					   rp_lastseen[], batched */
+	IMSG_ST_RESTORE,		/* store -> runtime: struct st_restore,
+					   once per workload at start */
+	IMSG_ST_RESTORE_DONE,		/* store -> runtime: all were sent */
+	IMSG_RT_KEEPWARM,		/* runtime -> store: struct
+					   ctl_keepwarm, to persist */
+	IMSG_RT_MEMORY			/* runtime -> store: struct rt_memory,
+					   measured before a stop */
 };
 
 /* why a workload changed state */
@@ -252,6 +272,7 @@ struct rt_state {
 	int32_t			 state;		/* enum workload_state */
 	int32_t			 reason;	/* enum rt_reason */
 	int64_t			 since;		/* wall clock, seconds */
+	int64_t			 since_ms;	/* the same in milliseconds */
 	char			 msg[RT_MSG_MAX]; /* e.g. the error */
 };
 
@@ -274,6 +295,25 @@ struct rt_proc {
 	char			 msg[RT_MSG_MAX]; /* why it could not start */
 };
 
+struct rp_lastseen {
+	char			 name[ORCHD_NAME_MAX];
+	int64_t			 last_seen;
+};
+
+/* what the store remembers of a workload, for runtimed at start */
+struct st_restore {
+	char			 name[ORCHD_NAME_MAX];
+	int32_t			 state;		/* as last recorded */
+	int32_t			 keep_warm;	/* -1: as configured, 0, 1 */
+	int64_t			 last_seen;
+	int64_t			 started_at;
+};
+
+struct rt_memory {
+	char			 name[ORCHD_NAME_MAX];
+	int64_t			 bytes;
+};
+
 struct rt_kill {
 	char			 name[ORCHD_NAME_MAX];
 	pid_t			 pid;
@@ -292,6 +332,52 @@ struct ctl_summary {
 	int64_t			 uptime;	/* seconds */
 	uint32_t		 workloads;	/* known to that process */
 	uint32_t		 generation;	/* config generation */
+};
+
+struct ctl_name {
+	char			 name[ORCHD_NAME_MAX];
+};
+
+struct ctl_keepwarm {
+	char			 name[ORCHD_NAME_MAX];
+	int32_t			 on;
+};
+
+/* one workload, as `show workloads` and `show workload` print it */
+struct ctl_workload {
+	char			 name[ORCHD_NAME_MAX];
+	int32_t			 state;		/* enum workload_state */
+	int32_t			 driver;	/* enum workload_driver */
+	int32_t			 source;	/* enum workload_source */
+	int32_t			 keep_warm;
+	char			 hosts[512];	/* comma-separated, cut */
+	int64_t			 last_seen;	/* wall clock, 0: never */
+	int64_t			 started_at;	/* 0: not running */
+	int64_t			 idle_timeout;	/* seconds, -1: global */
+	uint64_t		 wakes;
+	char			 msg[RT_MSG_MAX]; /* last failure */
+};
+
+struct ctl_transition {
+	char			 name[ORCHD_NAME_MAX];
+	int32_t			 from;		/* enum workload_state */
+	int32_t			 to;
+	int32_t			 reason;	/* enum rt_reason */
+	int64_t			 time;		/* wall clock */
+	char			 msg[RT_MSG_MAX];
+};
+
+/* per workload, and one named "" for the total */
+struct ctl_stats {
+	char			 name[ORCHD_NAME_MAX];
+	uint64_t		 wakes;
+	uint64_t		 failed_wakes;
+	int64_t			 wake_median_ms;
+	int64_t			 wake_worst_ms;
+	int64_t			 asleep_seconds;
+	int64_t			 running_seconds;
+	int64_t			 memory;	/* bytes, measured or configured */
+	double			 memory_hours_saved; /* GiB-hours */
 };
 
 struct ctl_listener {

@@ -54,6 +54,7 @@ struct privsep {
 	time_t			 started;	/* monotonic seconds */
 	uint32_t		 generation;	/* config generation applied */
 	uint32_t		 workloads;	/* known to this process */
+	const char		*file;		/* -f: the store's database */
 	void			*data;
 };
 

@@ -30,6 +30,8 @@ struct ctl_conn {
 	uint32_t		 id;
 	struct imsgev		*iev;
 	int			 waiting;	/* replies still expected */
+	unsigned int		 items;		/* relayed so far */
+	char			 name[ORCHD_NAME_MAX]; /* asked for, or "" */
 };
 
 static TAILQ_HEAD(, ctl_conn) ctl_conns = TAILQ_HEAD_INITIALIZER(ctl_conns);
@@ -231,14 +233,16 @@ control_show_summary(struct imsgev *iev, struct imsg *imsg)
 		control_reply(c->id, IMSG_CTL_END, NULL, 0);
 }
 
+/* a reply item from a child: to the connection named by peerid */
 void
-control_recv_summary(struct imsgev *iev, struct imsg *imsg)
+control_recv_item(struct imsgev *iev, struct imsg *imsg)
 {
 	struct ctl_conn	*c;
 
 	if ((c = control_find(imsg_get_id(imsg))) == NULL || c->waiting == 0)
 		return;
-	control_reply(c->id, IMSG_CTL_SUMMARY, imsg->data,
+	c->items++;
+	control_reply(c->id, imsg_get_type(imsg), imsg->data,
 	    imsg_get_len(imsg));
 }
 
@@ -249,8 +253,67 @@ control_recv_end(struct imsgev *iev, struct imsg *imsg)
 
 	if ((c = control_find(imsg_get_id(imsg))) == NULL || c->waiting == 0)
 		return;
-	if (--c->waiting == 0)
+	if (--c->waiting > 0)
+		return;
+	/* a named workload nobody knew */
+	if (c->name[0] != '\0' && c->items == 0)
+		control_fail(c->id, "no such workload: %s", c->name);
+	else
 		control_reply(c->id, IMSG_CTL_END, NULL, 0);
+}
+
+/* OK or FAIL from the child that carried out a command */
+void
+control_recv_result(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_conn	*c;
+
+	if ((c = control_find(imsg_get_id(imsg))) == NULL || c->waiting == 0)
+		return;
+	c->waiting = 0;
+	control_reply(c->id, imsg_get_type(imsg), imsg->data,
+	    imsg_get_len(imsg));
+}
+
+/*
+ * Requests answered by one child: the store for what it remembers, the
+ * runtime for what changes a workload.  The child answers with items and
+ * END, or with OK or FAIL, under the connection's id.
+ */
+void
+control_forward(struct imsgev *iev, struct imsg *imsg)
+{
+	struct orchd		*env = orchd_env;
+	struct ctl_conn		*c;
+	struct ctl_name		 cn;
+	enum privsep_procid	 to = PROC_STORE;
+	uint32_t		 type = imsg_get_type(imsg);
+
+	if ((c = control_request(iev, imsg)) == NULL)
+		return;
+	c->items = 0;
+	c->name[0] = '\0';
+	switch (type) {
+	case IMSG_CTL_SHOW_WORKLOADS:
+	case IMSG_CTL_SHOW_HISTORY:
+		memcpy(&cn, imsg->data, sizeof(cn));
+		cn.name[sizeof(cn.name) - 1] = '\0';
+		strlcpy(c->name, cn.name, sizeof(c->name));
+		break;
+	case IMSG_CTL_WAKE:
+	case IMSG_CTL_SUSPEND:
+	case IMSG_CTL_KEEPWARM:
+		to = PROC_RUNTIME;
+		break;
+	default:
+		break;
+	}
+	if (proc_compose(&env->ps, to, type, c->id, -1, imsg->data,
+	    imsg_get_len(imsg)) == -1) {
+		control_fail(c->id, "%s is not answering", proc_name(to));
+		return;
+	}
+	c->waiting = 1;
 }
 
 void

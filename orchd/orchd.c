@@ -25,6 +25,8 @@
 #include "parent.h"
 
 #define SHUTDOWN_GRACE_MS	5000	/* before children get SIGKILL */
+#define FROM_CHILDREN	(PROC_FROM(PROC_STORE) | PROC_FROM(PROC_GATEWAY) | \
+			    PROC_FROM(PROC_REAPER) | PROC_FROM(PROC_RUNTIME))
 
 struct orchd		*orchd_env;
 
@@ -32,22 +34,20 @@ static void	parent_recv_ready(struct imsgev *, struct imsg *);
 static __dead void usage(void);
 
 static const struct proc_handler parent_handlers[] = {
-	{ IMSG_PROC_READY, sizeof(uint32_t),
-	    PROC_FROM(PROC_STORE) | PROC_FROM(PROC_GATEWAY) |
-	    PROC_FROM(PROC_REAPER) | PROC_FROM(PROC_RUNTIME),
-	    parent_recv_ready },
-	{ IMSG_CFG_DONE, sizeof(uint32_t),
-	    PROC_FROM(PROC_STORE) | PROC_FROM(PROC_GATEWAY) |
-	    PROC_FROM(PROC_REAPER) | PROC_FROM(PROC_RUNTIME),
-	    config_recv_done },
-	{ IMSG_CTL_SUMMARY, sizeof(struct ctl_summary),
-	    PROC_FROM(PROC_STORE) | PROC_FROM(PROC_GATEWAY) |
-	    PROC_FROM(PROC_REAPER) | PROC_FROM(PROC_RUNTIME),
-	    control_recv_summary },
-	{ IMSG_CTL_END, 0,
-	    PROC_FROM(PROC_STORE) | PROC_FROM(PROC_GATEWAY) |
-	    PROC_FROM(PROC_REAPER) | PROC_FROM(PROC_RUNTIME),
-	    control_recv_end },
+	{ IMSG_PROC_READY, sizeof(uint32_t), FROM_CHILDREN, parent_recv_ready },
+	{ IMSG_CFG_DONE, sizeof(uint32_t), FROM_CHILDREN, config_recv_done },
+	{ IMSG_CTL_SUMMARY, sizeof(struct ctl_summary), FROM_CHILDREN,
+	    control_recv_item },
+	{ IMSG_CTL_WORKLOAD, sizeof(struct ctl_workload),
+	    PROC_FROM(PROC_STORE), control_recv_item },
+	{ IMSG_CTL_HISTORY, sizeof(struct ctl_transition),
+	    PROC_FROM(PROC_STORE), control_recv_item },
+	{ IMSG_CTL_STATS, sizeof(struct ctl_stats), PROC_FROM(PROC_STORE),
+	    control_recv_item },
+	{ IMSG_CTL_END, 0, FROM_CHILDREN, control_recv_end },
+	{ IMSG_CTL_OK, 0, FROM_CHILDREN, control_recv_result },
+	{ IMSG_CTL_FAIL, sizeof(struct ctl_result), FROM_CHILDREN,
+	    control_recv_result },
 	{ IMSG_RT_SPAWN, sizeof(struct wl_ref), PROC_FROM(PROC_RUNTIME),
 	    spawn_request },
 	{ IMSG_RT_KILL, sizeof(struct rt_kill), PROC_FROM(PROC_RUNTIME),
@@ -56,6 +56,17 @@ static const struct proc_handler parent_handlers[] = {
 	{ IMSG_CTL_SHOW_SUMMARY, 0, PROC_FROM_CLIENT, control_show_summary },
 	{ IMSG_CTL_RELOAD, 0, PROC_FROM_CLIENT, control_reload },
 	{ IMSG_CTL_VERBOSE, sizeof(int), PROC_FROM_CLIENT, control_verbose },
+	{ IMSG_CTL_SHOW_WORKLOADS, sizeof(struct ctl_name), PROC_FROM_CLIENT,
+	    control_forward },
+	{ IMSG_CTL_SHOW_HISTORY, sizeof(struct ctl_name), PROC_FROM_CLIENT,
+	    control_forward },
+	{ IMSG_CTL_SHOW_STATS, 0, PROC_FROM_CLIENT, control_forward },
+	{ IMSG_CTL_WAKE, sizeof(struct ctl_name), PROC_FROM_CLIENT,
+	    control_forward },
+	{ IMSG_CTL_SUSPEND, sizeof(struct ctl_name), PROC_FROM_CLIENT,
+	    control_forward },
+	{ IMSG_CTL_KEEPWARM, sizeof(struct ctl_keepwarm), PROC_FROM_CLIENT,
+	    control_forward },
 };
 
 static __dead void
@@ -133,6 +144,8 @@ spawn_child(struct orchd *env, enum privsep_procid id)
 	if (id == PROC_STORE) {
 		argv[argc++] = "-P";
 		argv[argc++] = "store";
+		argv[argc++] = "-f";
+		argv[argc++] = env->conf->database;
 	}
 	argv[argc++] = "-u";
 	argv[argc++] = env->conf->user;

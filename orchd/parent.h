@@ -47,8 +47,10 @@ void		 control_cleanup(const char *);
 void		 control_reply(uint32_t, uint32_t, const void *, size_t);
 void		 control_fail(uint32_t, const char *, ...)
 		    __attribute__((__format__ (printf, 2, 3)));
-void		 control_recv_summary(struct imsgev *, struct imsg *);
+void		 control_recv_item(struct imsgev *, struct imsg *);
 void		 control_recv_end(struct imsgev *, struct imsg *);
+void		 control_recv_result(struct imsgev *, struct imsg *);
+void		 control_forward(struct imsgev *, struct imsg *);
 void		 control_show_summary(struct imsgev *, struct imsg *);
 void		 control_reload(struct imsgev *, struct imsg *);
 void		 control_verbose(struct imsgev *, struct imsg *);

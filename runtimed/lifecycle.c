@@ -18,14 +18,13 @@
 
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 
 #include "log.h"
@@ -139,6 +138,17 @@ driver_get(enum workload_driver driver)
 	}
 }
 
+/* the workload's own, else the global one; -1 means "not set" */
+static int64_t
+wake_timeout(const struct rt_workload *wl)
+{
+	if (wl->conf != NULL && wl->conf->wake_timeout > 0)
+		return (wl->conf->wake_timeout);
+	if (rt->wake_timeout > 0)
+		return (rt->wake_timeout);
+	return (ORCHD_WAKE_TIMEOUT);
+}
+
 static void
 wake_timer_fired(int fd, short event, void *arg)
 {
@@ -149,8 +159,7 @@ wake_timer_fired(int fd, short event, void *arg)
 		return;
 	ready_stop(wl);
 	snprintf(msg, sizeof(msg), "not ready after %llds",
-	    (long long)(wl->conf != NULL && wl->conf->wake_timeout > 0 ?
-	    wl->conf->wake_timeout : rt->wake_timeout));
+	    (long long)wake_timeout(wl));
 	state_set(wl, WL_FAILED, RT_REASON_WAKE_TIMEOUT, msg);
 	/* half started is not started: it must not linger */
 	lc_stop(wl, RT_REASON_WAKE_TIMEOUT);
@@ -160,12 +169,9 @@ static void
 wake_timer_arm(struct rt_workload *wl)
 {
 	struct timeval	 tv;
-	int64_t		 secs = rt->wake_timeout;
 
-	if (wl->conf != NULL && wl->conf->wake_timeout > 0)
-		secs = wl->conf->wake_timeout;
 	timerclear(&tv);
-	tv.tv_sec = secs > 0 ? secs : ORCHD_WAKE_TIMEOUT;
+	tv.tv_sec = wake_timeout(wl);
 	evtimer_add(&wl->wake_timer, &tv);
 }
 

@@ -76,6 +76,18 @@ check "curl speaking HTTP to the control socket is dropped" \
 check "orchd survives garbage on the control socket" \
     "$ORCHCTL" -s "$SOCK" show summary
 
+# well-framed messages the control socket must refuse: an unknown type,
+# a known type with the wrong length; each drops that client only
+printf '\017\047\000\000\024\000\000\000\000\000\000\000\001\000\000\000\000\000\000\000' |
+    "$BUILD/regress/testhttp" unix "$SOCK" 5 >"$T/unknown.out"
+check "an unknown message type drops the client" grep -q closed "$T/unknown.out"
+printf '\147\000\000\000\026\000\000\000\000\000\000\000\001\000\000\000\000\000\000\000\001\000' |
+    "$BUILD/regress/testhttp" unix "$SOCK" 5 >"$T/shortverbose.out"
+check "a message of the wrong length drops the client" \
+    grep -q closed "$T/shortverbose.out"
+check "orchd logs why" grep -q "length 2, want 4" "$T/orchd.log"
+check "orchd survives both" "$ORCHCTL" -s "$SOCK" show summary
+
 # a broken config on SIGHUP: refused, old one kept
 echo 'bogus keyword here' >>"$T/orchd.conf"
 kill -HUP "$ORCHD_PID"

@@ -4,6 +4,8 @@
  *	testhttp serve PORT [STARTFILE]	an HTTP/1.1 server on 127.0.0.1
  *	testhttp raw PORT [SECS]	send stdin as is, print what comes back
  *					until the server closes or SECS idle
+ *	testhttp unix PATH [SECS]	the same on a unix socket; prints
+ *					"closed" when the server closed it
  *
  * The server forks a process per connection, keeps connections alive and
  * answers by path:
@@ -21,6 +23,7 @@
  */
 
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -299,12 +302,32 @@ serve(int port, const char *startfile)
 }
 
 static int
-raw(int port, int secs)
+relay(int s, int secs)
 {
-	struct sockaddr_in	 sin;
 	struct pollfd		 pfd;
 	char			 buf[65536];
 	ssize_t			 n;
+
+	while ((n = read(0, buf, sizeof(buf))) > 0)
+		if (writen(s, buf, n) == -1)
+			break;
+	pfd.fd = s;
+	pfd.events = POLLIN;
+	while (poll(&pfd, 1, secs * 1000) == 1) {
+		if ((n = read(s, buf, sizeof(buf))) <= 0) {
+			printf("closed\n");
+			break;
+		}
+		writen(1, buf, n);
+	}
+	close(s);
+	return (0);
+}
+
+static int
+raw(int port, int secs)
+{
+	struct sockaddr_in	 sin;
 	int			 s;
 
 	memset(&sin, 0, sizeof(sin));
@@ -316,18 +339,24 @@ raw(int port, int secs)
 		perror("testhttp: connect");
 		return (1);
 	}
-	while ((n = read(0, buf, sizeof(buf))) > 0)
-		if (writen(s, buf, n) == -1)
-			break;
-	pfd.fd = s;
-	pfd.events = POLLIN;
-	while (poll(&pfd, 1, secs * 1000) == 1) {
-		if ((n = read(s, buf, sizeof(buf))) <= 0)
-			break;
-		writen(1, buf, n);
+	return (relay(s, secs));
+}
+
+static int
+unixraw(const char *path, int secs)
+{
+	struct sockaddr_un	 sun;
+	int			 s;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	strncpy(sun.sun_path, path, sizeof(sun.sun_path) - 1);
+	if ((s = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
+	    connect(s, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		perror("testhttp: connect");
+		return (1);
 	}
-	close(s);
-	return (0);
+	return (relay(s, secs));
 }
 
 int
@@ -337,7 +366,9 @@ main(int argc, char *argv[])
 		return (serve(atoi(argv[2]), argc > 3 ? argv[3] : NULL));
 	if (argc >= 3 && strcmp(argv[1], "raw") == 0)
 		return (raw(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 2));
+	if (argc >= 3 && strcmp(argv[1], "unix") == 0)
+		return (unixraw(argv[2], argc > 3 ? atoi(argv[3]) : 2));
 	fprintf(stderr, "usage: testhttp serve PORT [STARTFILE] | "
-	    "raw PORT [SECS]\n");
+	    "raw PORT [SECS] | unix PATH [SECS]\n");
 	return (1);
 }

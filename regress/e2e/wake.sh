@@ -31,6 +31,7 @@ P_BROKEN=$(free_port $((P_POST + 1)))
 P_NEVER=$(free_port $((P_BROKEN + 1)))
 P_SLOW=$(free_port $((P_NEVER + 1)))
 P_WARM=$(free_port $((P_SLOW + 1)))
+P_SICK=$(free_port $((P_WARM + 1)))
 SLEEPER="/bin/busybox sleep 1$P_NEVER"
 PYTHON=/usr/bin/python3
 
@@ -148,7 +149,15 @@ workload "slow" {
 	host "slow.test"
 	command "/bin/sh '$T/slow.sh'"
 	port $P_SLOW
+	health path "/index.html"
 	idle timeout 1s
+}
+workload "unhealthy" {
+	host "unhealthy.test"
+	command "/bin/busybox httpd -f -p 127.0.0.1:$P_SICK -h '$T/www'"
+	port $P_SICK
+	health path "/health"
+	wake timeout 2s
 }
 workload "never" {
 	host "never.test"
@@ -267,6 +276,17 @@ check "at its wake timeout of 2 s (${ms} ms)" \
 check "and its process is gone" wait_for 5 no_proc "$SLEEPER"
 check "the daemon logged the wake timeout" \
     grep -q 'workload never: waking -> failed (wake timeout' "$T/orchd.log"
+
+# a health path that answers 404: listening is not enough
+out=$(get unhealthy.test)
+check "a workload whose health check fails answers 504 (got $(echo "$out" |
+    head -n 1))" [ "$(echo "$out" | head -n 1)" = 504 ]
+check "and is stopped" wait_for 5 no_proc "httpd -f -p 127.0.0.1:$P_SICK"
+echo ok >"$T/www/health"
+chmod 0644 "$T/www/health"
+out=$(get unhealthy.test)
+check "once its health path answers 200, so does it" \
+    [ "$(echo "$out" | head -n 1)" = 200 ]
 
 # 5. an exec that fails: the parent's error, not a silent exit
 out=$(get noexec.test)

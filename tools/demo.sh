@@ -1,0 +1,102 @@
+#!/bin/sh
+# make demo: a real orchd on 127.0.0.1:8080 with a small workload that
+# sleeps after 10 idle seconds and wakes on the next request.
+#
+#	sh tools/demo.sh [--once]
+#
+# With --once the demo shows one sleep and wake, then stops orchd and
+# exits (the test suite runs it so); otherwise orchd stays in the
+# foreground until ^C.
+set -eu
+cd "$(dirname "$0")/.."
+once=
+[ "${1:-}" = --once ] && once=1
+PORT=${DEMO_PORT:-8080}
+WPORT=$((PORT + 1))
+IDLE=${DEMO_IDLE:-10}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "make demo: run as root (orchd drops privileges to _orchd)" >&2
+	exit 1
+fi
+getent passwd _orchd >/dev/null ||
+    useradd -r -d /var/empty -s /usr/sbin/nologin _orchd
+mkdir -p /var/empty
+chmod 0755 /var/empty
+
+D=$(mktemp -d /tmp/orchd-demo.XXXXXX)
+chmod 0755 "$D"
+mkdir -p "$D/db" "$D/log" "$D/www"
+echo "Hello from a workload that was asleep a moment ago." >"$D/www/index.html"
+chmod -R a+rX "$D/www"
+cat >"$D/orchd.conf" <<CONF
+# written by tools/demo.sh
+database "$D/db/orchd.db"
+socket "$D/orchd.sock"
+log directory "$D/log"
+idle timeout ${IDLE}s
+reaper interval 1s
+listen on 127.0.0.1 port $PORT
+
+workload "hello" {
+	host "hello.localhost"
+	command "/bin/busybox httpd -f -p 127.0.0.1:$WPORT -h $D/www"
+	port $WPORT
+}
+CONF
+
+build/orchd -d -f "$D/orchd.conf" >"$D/orchd.log" 2>&1 &
+pid=$!
+cleanup() {
+	kill -TERM "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	rm -rf "$D"
+}
+trap cleanup EXIT
+trap 'exit 0' INT TERM
+
+i=0
+until build/orchctl -s "$D/orchd.sock" show summary >/dev/null 2>&1; do
+	i=$((i + 1))
+	if [ $i -gt 100 ]; then
+		echo "make demo: orchd did not start:" >&2
+		cat "$D/orchd.log" >&2
+		exit 1
+	fi
+	sleep 0.1
+done
+
+state() {
+	grep -o "workload hello: [a-z]* -> [a-z]*" "$D/orchd.log" | tail -n 1 |
+	    sed 's/.*-> //'
+}
+ask() {
+	curl -s -o /dev/null -w '%{http_code} in %{time_total}s' \
+	    -H 'Host: hello.localhost' "http://127.0.0.1:$PORT/"
+}
+
+cat <<MSG
+orchd is running (config $D/orchd.conf, log $D/orchd.log).
+The workload "hello" is asleep: no process runs until a request comes.
+
+Try:
+curl -H 'Host: hello.localhost' http://127.0.0.1:$PORT/
+build/orchctl -s $D/orchd.sock show summary
+
+MSG
+echo "first request (wakes the workload): $(ask)"
+echo "second request (already running):   $(ask)"
+echo "waiting for ${IDLE}s of idleness; the reaper then suspends it ..."
+i=0
+while [ "$(state)" != asleep ] && [ $i -lt $((IDLE * 10 + 100)) ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+echo "hello is now $(state): its process is gone"
+echo "next request (wakes it again):       $(ask)"
+echo
+if [ -n "$once" ]; then
+	exit 0
+fi
+echo "orchd keeps running; ^C stops it."
+wait "$pid"
