@@ -146,4 +146,45 @@ demo: all
 clean:
 	rm -rf build
 
+# make fuzz: the libFuzzer targets, built with clang into build/fuzz and
+# run FUZZ_SECONDS each.  Seeds are read from regress/fuzz/corpus/NAME;
+# what libFuzzer finds goes to build/fuzz/corpus/NAME, so a run never
+# changes the tree.  A crash stops the run with the input in build/fuzz.
+FUZZ_CC		?= clang
+FUZZ_SECONDS	?= 60
+FUZZ_DIR	 = build/fuzz
+FUZZ_TARGETS	 = http chunked config imsg
+FUZZ_CFLAGS	 = -g -O1 -fsanitize=fuzzer,address,undefined \
+		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Igatewayd \
+		   -Iorchd $(PKG_CFLAGS)
+FUZZ_SRCS_http	 = regress/fuzz/fuzz_http.c gatewayd/http.c
+FUZZ_SRCS_chunked = $(FUZZ_SRCS_http)
+FUZZ_DEFS_chunked = -DFUZZ_CHUNKED_ONLY
+FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
+		   common/units.c common/workload.c common/log.c
+FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c
+FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
+
+$(FUZZ_DIR)/parse.c: orchd/parse.y
+	@mkdir -p $(dir $@)
+	$(YACC) -o $@ $<
+
+$(FUZZ_DIR)/fuzz_%: $$(FUZZ_SRCS_$$*) common/orchd.h gatewayd/http.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_DEFS_$*) -Wno-unused-function \
+	    -o $@ $(FUZZ_SRCS_$*) $(PKG_LIBS)
+
+fuzz: $(FUZZ_PROGS)
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_DIR)/corpus/$$t || exit 1; \
+		echo "== fuzz_$$t: $(FUZZ_SECONDS)s"; \
+		(cd $(FUZZ_DIR) && ./fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
+		    -close_fd_mask=2 -print_final_stats=1 corpus/$$t \
+		    ../../regress/fuzz/corpus/$$t) 2>&1 | \
+		    grep -E '^(stat::|#[0-9]+[[:space:]]+DONE|==[0-9]+==|SUMMARY)' ; \
+		[ -z "$$(ls $(FUZZ_DIR)/crash-* $(FUZZ_DIR)/leak-* \
+		    $(FUZZ_DIR)/timeout-* 2>/dev/null)" ] || \
+		    { echo "fuzz_$$t: crash input in $(FUZZ_DIR)"; exit 1; }; \
+	done
+
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

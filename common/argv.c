@@ -130,7 +130,8 @@ split_double(struct split *sp, const char *s)
 			s++;
 			continue;
 		}
-		if (*s == '\\' && s[1] != '\0' && strchr("\"\\$`", s[1]) != NULL)
+		if (*s == '\\' && s[1] != '\0' &&
+		    strchr("\"\\$`", s[1]) != NULL)
 			s++;
 		if (split_putc(sp, *s) == -1)
 			return (NULL);

@@ -27,6 +27,16 @@
 #define ORCHD_REAPER_INTERVAL	30		/* seconds */
 #define ORCHD_WAKE_TIMEOUT	30		/* seconds */
 
+/* the gateway's timeouts, in seconds, nginx's defaults where it has one */
+#define ORCHD_HEADER_TIMEOUT	60	/* client_header_timeout */
+#define ORCHD_BODY_TIMEOUT	60	/* client_body_timeout */
+#define ORCHD_CONNECT_TIMEOUT	10	/* a local workload: no 60s wait */
+#define ORCHD_UPSTREAM_TIMEOUT	60	/* proxy_read_timeout */
+#define ORCHD_KEEPALIVE_TIMEOUT	75	/* keepalive_timeout */
+#define ORCHD_TRUSTED_MAX	32	/* trusted proxy networks */
+#define ORCHD_TLS_FILE_MAX	(1024 * 1024)	/* a certificate or key file */
+#define ORCHD_TLS_CHUNK		(16 * 1024)	/* PEM bytes per message */
+
 #define ORCHD_NAME_MAX		64	/* workload name, NUL included */
 #define ORCHD_HOST_MAX		256	/* a host name or pattern, NUL included */
 #define ORCHD_USER_MAX		33	/* a user name, NUL included */
@@ -133,6 +143,11 @@ struct listener_conf {
 	char			*tls_cert;	/* file names */
 	char			*tls_key;
 	int			 fd;		/* bound by the parent, or -1 */
+	/* their contents, read by the parent until sent to the gateway */
+	uint8_t			*tls_cert_mem;
+	size_t			 tls_cert_len;
+	uint8_t			*tls_key_mem;
+	size_t			 tls_key_len;
 };
 TAILQ_HEAD(listenerlist, listener_conf);
 
@@ -142,8 +157,32 @@ struct keypair_conf {
 	char			 host[ORCHD_HOST_MAX];
 	char			*cert;
 	char			*key;
+	uint8_t			*cert_mem;	/* as for listener_conf */
+	size_t			 cert_len;
+	uint8_t			*key_mem;
+	size_t			 key_len;
 };
 TAILQ_HEAD(keypairlist, keypair_conf);
+
+/* a client address or network: "trusted proxy" */
+struct netaddr {
+	int32_t			 af;		/* AF_INET, AF_INET6 */
+	int32_t			 prefix;	/* bits */
+	uint8_t			 addr[16];	/* network byte order */
+};
+
+/* the gateway's timeouts (seconds) and connection limits */
+struct gateway_conf {
+	int64_t			 header_timeout;
+	int64_t			 body_timeout;
+	int64_t			 connect_timeout;
+	int64_t			 upstream_timeout;
+	int64_t			 keepalive_timeout;
+	int64_t			 max_conns;	/* 0: from RLIMIT_NOFILE */
+	int64_t			 max_conns_addr; /* 0: no limit */
+	int32_t			 ntrusted;
+	struct netaddr		 trusted[ORCHD_TRUSTED_MAX];
+};
 
 /* the whole configuration, as parse_config() returns it */
 struct orchd_conf {
@@ -164,6 +203,7 @@ struct orchd_conf {
 	int			 api_metrics_public;
 	struct keypairlist	 keypairs;
 	struct workloadlist	 workloads;
+	struct gateway_conf	 gateway;	/* -1: not set, default */
 };
 
 /*
@@ -177,6 +217,7 @@ struct global_settings {
 	int			 api_metrics_public;
 	int			 verbose;
 	int			 reaper_off;	/* ORCHD_IDLE_TIMEOUT=0 */
+	struct gateway_conf	 gateway;
 };
 
 /* the message catalogue: who sends what is said beside each type */
@@ -203,6 +244,8 @@ enum imsg_type {
 	IMSG_CTL_WAKE,			/* -> runtime: struct ctl_name */
 	IMSG_CTL_SUSPEND,		/* -> runtime: struct ctl_name */
 	IMSG_CTL_KEEPWARM,		/* -> runtime: struct ctl_keepwarm */
+	IMSG_CTL_LOGS,			/* -> parent: struct ctl_logs */
+	IMSG_CTL_LOGDATA,		/* reply item: bytes of the log */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + int procid: a peer channel */
@@ -215,6 +258,8 @@ enum imsg_type {
 	IMSG_CFG_LISTENER,		/* fd + struct ctl_listener */
 	IMSG_CFG_DONE,			/* parent: end; child: applied */
 	IMSG_CFG_START,			/* every child applied: go */
+	IMSG_CFG_TLS,			/* -> gateway: struct cfg_tls and
+					   a piece of a PEM file */
 
 	/* the request path and the lifecycle */
 	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct wl_ref */
@@ -338,6 +383,12 @@ struct ctl_name {
 	char			 name[ORCHD_NAME_MAX];
 };
 
+struct ctl_logs {
+	char			 name[ORCHD_NAME_MAX];
+	int32_t			 lines;		/* the last N; -1: all */
+	int32_t			 follow;	/* then keep sending */
+};
+
 struct ctl_keepwarm {
 	char			 name[ORCHD_NAME_MAX];
 	int32_t			 on;
@@ -384,6 +435,25 @@ struct ctl_listener {
 	char			 name[ORCHD_HOST_MAX];
 	int			 api;
 	int			 tls;
+};
+
+/*
+ * A certificate or key in pieces of at most ORCHD_TLS_CHUNK bytes, each
+ * piece after this header.  A listener's own keypair follows its
+ * IMSG_CFG_LISTENER; the keypairs chosen by SNI ("tls keypair") are for
+ * every TLS listener.
+ */
+enum cfg_tls_what {
+	CFG_TLS_LISTENER_CERT = 0,	/* the last listener sent */
+	CFG_TLS_LISTENER_KEY,
+	CFG_TLS_SNI_CERT,		/* a new SNI keypair starts */
+	CFG_TLS_SNI_KEY			/* the key of the last one */
+};
+
+struct cfg_tls {
+	int32_t			 what;		/* enum cfg_tls_what */
+	uint32_t		 total;		/* bytes of the whole file */
+	uint32_t		 off;		/* of this piece */
 };
 
 /* common/util.c */

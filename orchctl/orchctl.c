@@ -1,7 +1,10 @@
 /*
  * orchctl: control orchd over its control socket.  Parse the command,
  * connect, send one request stamped with the control protocol's version,
- * then print the replies until orchd says the exchange is over.
+ * then print the replies until orchd says the exchange is over.  A
+ * command may take two requests on the same connection (show workload:
+ * the workload, then its history), the second sent once the first has
+ * ended.
  */
 
 #include <sys/types.h>
@@ -22,33 +25,58 @@
 #include "imsg.h"
 #include "orchctl.h"
 
-#define CTL_TIMEOUT	30		/* seconds for the whole reply */
+#define CTL_TIMEOUT	30	/* seconds orchd may stay silent */
+#define CTL_TIMEOUT_LONG 600	/* wake, suspend: as long as a workload */
 
 /*
- * What each action sends, and the items its reply carries.  A request
- * orchd does not have yet is IMSG_NONE: orchctl parses the command but
- * refuses to send it.
+ * What each action sends, the items its reply carries, how long orchd
+ * may take to say anything, and the request that follows it on the same
+ * connection once its reply has ended.
  */
 struct request {
-	enum actions	 rq_action;
-	const char	*rq_name;
-	uint32_t	 rq_type;
-	uint32_t	 rq_item;	/* reply items, IMSG_NONE: none */
+	enum actions		 rq_action;
+	const char		*rq_name;
+	uint32_t		 rq_type;
+	uint32_t		 rq_item;	/* reply items; IMSG_NONE */
+	int			 rq_timeout;	/* seconds; 0: none */
+	const struct request	*rq_then;
+};
+
+static const struct request history_request = {
+	SHOW_WORKLOAD,	"show workload", IMSG_CTL_SHOW_HISTORY,
+	IMSG_CTL_HISTORY, CTL_TIMEOUT, NULL
 };
 
 static const struct request requests[] = {
 	{ SHOW_SUMMARY,	  "show summary",   IMSG_CTL_SHOW_SUMMARY,
-	    IMSG_CTL_SUMMARY },
-	{ SHOW_WORKLOADS, "show workloads", IMSG_NONE,		IMSG_NONE },
-	{ SHOW_WORKLOAD,  "show workload",  IMSG_NONE,		IMSG_NONE },
-	{ SHOW_STATS,	  "show stats",	    IMSG_NONE,		IMSG_NONE },
-	{ RELOAD,	  "reload",	    IMSG_CTL_RELOAD,	IMSG_NONE },
-	{ LOG_VERBOSE,	  "log verbose",    IMSG_CTL_VERBOSE,	IMSG_NONE },
-	{ LOG_BRIEF,	  "log brief",	    IMSG_CTL_VERBOSE,	IMSG_NONE },
-	{ WAKE,		  "wake",	    IMSG_NONE,		IMSG_NONE },
-	{ SUSPEND,	  "suspend",	    IMSG_NONE,		IMSG_NONE },
-	{ KEEPWARM,	  "keepwarm",	    IMSG_NONE,		IMSG_NONE },
-	{ LOGS,		  "logs",	    IMSG_NONE,		IMSG_NONE }
+	    IMSG_CTL_SUMMARY,	CTL_TIMEOUT,	  NULL },
+	{ SHOW_WORKLOADS, "show workloads", IMSG_CTL_SHOW_WORKLOADS,
+	    IMSG_CTL_WORKLOAD,	CTL_TIMEOUT,	  NULL },
+	{ SHOW_WORKLOAD,  "show workload",  IMSG_CTL_SHOW_WORKLOADS,
+	    IMSG_CTL_WORKLOAD,	CTL_TIMEOUT,	  &history_request },
+	{ SHOW_STATS,	  "show stats",	    IMSG_CTL_SHOW_STATS,
+	    IMSG_CTL_STATS,	CTL_TIMEOUT,	  NULL },
+	{ RELOAD,	  "reload",	    IMSG_CTL_RELOAD,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	{ LOG_VERBOSE,	  "log verbose",    IMSG_CTL_VERBOSE,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	{ LOG_BRIEF,	  "log brief",	    IMSG_CTL_VERBOSE,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	{ WAKE,		  "wake",	    IMSG_CTL_WAKE,
+	    IMSG_NONE,		CTL_TIMEOUT_LONG, NULL },
+	{ SUSPEND,	  "suspend",	    IMSG_CTL_SUSPEND,
+	    IMSG_NONE,		CTL_TIMEOUT_LONG, NULL },
+	{ KEEPWARM,	  "keepwarm",	    IMSG_CTL_KEEPWARM,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	{ LOGS,		  "logs",	    IMSG_CTL_LOGS,
+	    IMSG_CTL_LOGDATA,	CTL_TIMEOUT,	  NULL }
+};
+
+/* what ctl_dispatch made of a reply */
+enum reply {
+	REPLY_MORE,		/* an item: more will come */
+	REPLY_END,		/* the end of a request's items */
+	REPLY_DONE		/* OK: the command is done */
 };
 
 __dead static void	 usage(void);
@@ -58,9 +86,14 @@ static void		 ctl_send(struct imsgbuf *, const struct request *,
 			    const struct parse_result *);
 static void		 ctl_receive(struct imsgbuf *, const struct request *,
 			    const struct parse_result *, const struct output *);
-static int		 ctl_wait(struct imsgbuf *, const struct timespec *);
-static int		 ctl_dispatch(struct imsg *, const struct request *,
-			    const struct parse_result *, const struct output *);
+static void		 ctl_deadline(struct timespec *, int);
+static int		 ctl_wait(struct imsgbuf *, const struct timespec *,
+			    int);
+static enum reply	 ctl_dispatch(struct imsg *, const struct request *,
+			    const struct parse_result *, const struct output *,
+			    int *);
+static void		 ctl_logdata(struct imsg *);
+static int		 ctl_unknown(struct imsg *);
 __dead static void	 ctl_fail(struct imsg *);
 __dead static void	 bad_reply(void);
 
@@ -157,21 +190,47 @@ ctl_connect(const char *path)
 	return (fd);
 }
 
-/* Compose the one request and write it out. */
+/* Compose one request and write it out. */
 static void
 ctl_send(struct imsgbuf *ibuf, const struct request *rq,
     const struct parse_result *res)
 {
-	const void	*data = NULL;
-	size_t		 len = 0;
-	int		 verbose;
+	struct ctl_name		 cn;
+	struct ctl_keepwarm	 kw;
+	struct ctl_logs		 cl;
+	const void		*data = NULL;
+	size_t			 len = 0;
+	int			 verbose;
 
-	switch (res->action) {
-	case LOG_VERBOSE:
-	case LOG_BRIEF:
+	switch (rq->rq_type) {
+	case IMSG_CTL_VERBOSE:
 		verbose = res->action == LOG_VERBOSE;
 		data = &verbose;
 		len = sizeof(verbose);
+		break;
+	case IMSG_CTL_SHOW_WORKLOADS:	/* "" for every workload */
+	case IMSG_CTL_SHOW_HISTORY:
+	case IMSG_CTL_WAKE:
+	case IMSG_CTL_SUSPEND:
+		memset(&cn, 0, sizeof(cn));
+		strlcpy(cn.name, res->name, sizeof(cn.name));
+		data = &cn;
+		len = sizeof(cn);
+		break;
+	case IMSG_CTL_KEEPWARM:
+		memset(&kw, 0, sizeof(kw));
+		strlcpy(kw.name, res->name, sizeof(kw.name));
+		kw.on = res->onoff;
+		data = &kw;
+		len = sizeof(kw);
+		break;
+	case IMSG_CTL_LOGS:
+		memset(&cl, 0, sizeof(cl));
+		strlcpy(cl.name, res->name, sizeof(cl.name));
+		cl.lines = res->lines;
+		cl.follow = (res->flags & F_FOLLOW) != 0;
+		data = &cl;
+		len = sizeof(cl);
 		break;
 	default:
 		break;
@@ -186,31 +245,47 @@ ctl_send(struct imsgbuf *ibuf, const struct request *rq,
 	}
 }
 
-/* Print replies until one ends the exchange; every error exits. */
+/*
+ * Print replies until one ends the exchange; every error exits.  orchd
+ * may stay silent for the request's timeout between two messages; logs
+ * -f waits for as long as it takes.
+ */
 static void
 ctl_receive(struct imsgbuf *ibuf, const struct request *rq,
     const struct parse_result *res, const struct output *out)
 {
 	struct timespec	 deadline;
 	struct imsg	 imsg;
-	int		 done, n;
+	enum reply	 r;
+	int		 headed = 0, n, timeout;
 
-	if (clock_gettime(CLOCK_MONOTONIC, &deadline) == -1)
-		err(1, "clock_gettime");
-	deadline.tv_sec += CTL_TIMEOUT;
+	timeout = rq->rq_timeout;
+	if (res->action == LOGS && (res->flags & F_FOLLOW))
+		timeout = 0;
+	ctl_deadline(&deadline, timeout);
 
 	for (;;) {
 		while ((n = imsg_get(ibuf, &imsg)) == 1) {
-			done = ctl_dispatch(&imsg, rq, res, out);
+			r = ctl_dispatch(&imsg, rq, res, out, &headed);
 			imsg_free(&imsg);
-			if (done)
+			ctl_deadline(&deadline, timeout);
+			if (r == REPLY_DONE)
 				return;
+			if (r == REPLY_MORE)
+				continue;
+			if (rq->rq_then == NULL) {
+				if (!headed)
+					out->head(res);
+				out->tail(res);
+				return;
+			}
+			rq = rq->rq_then;
+			ctl_send(ibuf, rq, res);
 		}
 		if (n == -1)
 			bad_reply();
-		if (ctl_wait(ibuf, &deadline) == 0)
-			errx(1, "no reply from orchd in %d seconds",
-			    CTL_TIMEOUT);
+		if (ctl_wait(ibuf, &deadline, timeout) == 0)
+			errx(1, "no reply from orchd in %d seconds", timeout);
 		switch (imsgbuf_read(ibuf)) {
 		case -1:
 			if (errno == ECONNRESET)
@@ -224,22 +299,36 @@ ctl_receive(struct imsgbuf *ibuf, const struct request *rq,
 	}
 }
 
-/* Wait until the socket is readable: 1, or 0 once deadline has passed. */
+/* The time by which orchd must have said something; 0: no limit. */
+static void
+ctl_deadline(struct timespec *deadline, int timeout)
+{
+	if (clock_gettime(CLOCK_MONOTONIC, deadline) == -1)
+		err(1, "clock_gettime");
+	deadline->tv_sec += timeout;
+}
+
+/*
+ * Wait until the socket is readable: 1, or 0 once deadline has passed
+ * (never with no timeout).
+ */
 static int
-ctl_wait(struct imsgbuf *ibuf, const struct timespec *deadline)
+ctl_wait(struct imsgbuf *ibuf, const struct timespec *deadline, int timeout)
 {
 	struct pollfd	 pfd;
 	struct timespec	 now;
-	long long	 ms;
+	long long	 ms = -1;
 	int		 n;
 
 	for (;;) {
-		if (clock_gettime(CLOCK_MONOTONIC, &now) == -1)
-			err(1, "clock_gettime");
-		ms = (long long)(deadline->tv_sec - now.tv_sec) * 1000 +
-		    (deadline->tv_nsec - now.tv_nsec) / 1000000;
-		if (ms <= 0)
-			return (0);
+		if (timeout > 0) {
+			if (clock_gettime(CLOCK_MONOTONIC, &now) == -1)
+				err(1, "clock_gettime");
+			ms = (long long)(deadline->tv_sec - now.tv_sec) *
+			    1000 + (deadline->tv_nsec - now.tv_nsec) / 1000000;
+			if (ms <= 0)
+				return (0);
+		}
 		pfd.fd = ibuf->fd;
 		pfd.events = POLLIN;
 		if ((n = poll(&pfd, 1, (int)ms)) == -1) {
@@ -252,37 +341,51 @@ ctl_wait(struct imsgbuf *ibuf, const struct timespec *deadline)
 	}
 }
 
-/* Handle one reply: 1 when it ends the exchange, 0 when more will come. */
-static int
+/* Handle one reply: an item, the end of the items, or the end of all. */
+static enum reply
 ctl_dispatch(struct imsg *imsg, const struct request *rq,
-    const struct parse_result *res, const struct output *out)
+    const struct parse_result *res, const struct output *out, int *headed)
 {
-	static int		 headed;
 	struct ctl_summary	 cs;
+	struct ctl_workload	 cw;
+	struct ctl_transition	 ct;
+	struct ctl_stats	 st;
 	uint32_t		 type;
 
 	type = imsg_get_type(imsg);
 	switch (type) {
 	case IMSG_CTL_FAIL:
+		/*
+		 * A workload without a single transition has no history,
+		 * which orchd reports as an unknown name; the workload
+		 * itself was just shown, so that is an empty history.
+		 */
+		if (rq->rq_type == IMSG_CTL_SHOW_HISTORY && ctl_unknown(imsg))
+			return (REPLY_END);
 		ctl_fail(imsg);
 		/* NOTREACHED */
 	case IMSG_CTL_OK:
+		if (rq->rq_item != IMSG_NONE)
+			bad_reply();
 		out->result(res);
-		return (1);
+		return (REPLY_DONE);
 	case IMSG_CTL_END:
-		if (!headed)
-			out->head(res);
-		out->tail(res);
-		return (1);
+		if (rq->rq_item == IMSG_NONE)
+			bad_reply();
+		return (REPLY_END);
 	default:
 		break;
 	}
 
 	if (type != rq->rq_item)
 		bad_reply();
-	if (!headed) {
+	if (type == IMSG_CTL_LOGDATA) {
+		ctl_logdata(imsg);
+		return (REPLY_MORE);
+	}
+	if (!*headed) {
 		out->head(res);
-		headed = 1;
+		*headed = 1;
 	}
 	switch (type) {
 	case IMSG_CTL_SUMMARY:
@@ -291,10 +394,63 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		str_printable(cs.name, sizeof(cs.name));
 		out->summary(&cs);
 		break;
+	case IMSG_CTL_WORKLOAD:
+		if (imsg_get_data(imsg, &cw, sizeof(cw)) == -1)
+			bad_reply();
+		str_printable(cw.name, sizeof(cw.name));
+		str_printable(cw.hosts, sizeof(cw.hosts));
+		str_printable(cw.msg, sizeof(cw.msg));
+		out->workload(res, &cw);
+		break;
+	case IMSG_CTL_HISTORY:
+		if (imsg_get_data(imsg, &ct, sizeof(ct)) == -1)
+			bad_reply();
+		str_printable(ct.name, sizeof(ct.name));
+		str_printable(ct.msg, sizeof(ct.msg));
+		out->transition(res, &ct);
+		break;
+	case IMSG_CTL_STATS:
+		if (imsg_get_data(imsg, &st, sizeof(st)) == -1)
+			bad_reply();
+		str_printable(st.name, sizeof(st.name));
+		out->stats(res, &st);
+		break;
 	default:
 		bad_reply();
 	}
-	return (0);
+	return (REPLY_MORE);
+}
+
+/*
+ * Log bytes, written as they come whatever the output format: they are
+ * the workload's, not orchd's.  A reader that went away ends orchctl.
+ */
+static void
+ctl_logdata(struct imsg *imsg)
+{
+	size_t	 len = imsg_get_len(imsg);
+
+	if (len == 0)
+		return;
+	if (fwrite(imsg->data, 1, len, stdout) != len ||
+	    fflush(stdout) == EOF) {
+		if (errno == EPIPE)
+			exit(1);
+		err(1, "stdout");
+	}
+}
+
+/* A FAIL saying that the name is not known. */
+static int
+ctl_unknown(struct imsg *imsg)
+{
+	struct ctl_result	 cr;
+	static const char	 unknown[] = "no such workload";
+
+	if (imsg_get_data(imsg, &cr, sizeof(cr)) == -1)
+		bad_reply();
+	cr.msg[sizeof(cr.msg) - 1] = '\0';
+	return (strncmp(cr.msg, unknown, sizeof(unknown) - 1) == 0);
 }
 
 __dead static void
@@ -305,11 +461,14 @@ ctl_fail(struct imsg *imsg)
 	if (imsg_get_data(imsg, &cr, sizeof(cr)) == -1)
 		bad_reply();
 	str_printable(cr.msg, sizeof(cr.msg));
+	/* what was printed before the failure is kept */
+	(void)fflush(stdout);
 	errx(1, "%s", cr.msg[0] != '\0' ? cr.msg : "command failed");
 }
 
 __dead static void
 bad_reply(void)
 {
+	(void)fflush(stdout);
 	errx(1, "bad reply from orchd");
 }

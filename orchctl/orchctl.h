@@ -13,9 +13,15 @@ struct output {
 	/* before the first reply item, or before tail if there is none */
 	void	(*head)(const struct parse_result *);
 	void	(*summary)(const struct ctl_summary *);
+	void	(*workload)(const struct parse_result *,
+		    const struct ctl_workload *);
+	void	(*transition)(const struct parse_result *,
+		    const struct ctl_transition *);
+	void	(*stats)(const struct parse_result *,
+		    const struct ctl_stats *);
 	/* IMSG_CTL_OK */
 	void	(*result)(const struct parse_result *);
-	/* IMSG_CTL_END */
+	/* the END of the whole reply */
 	void	(*tail)(const struct parse_result *);
 };
 

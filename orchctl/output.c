@@ -2,6 +2,9 @@
  * orchctl's printers.  show_output writes the text tables as each reply
  * arrives; json_output collects the replies and writes one JSON document
  * when the reply ends, so that a failed or cut-off reply prints nothing.
+ *
+ * Times are printed as RFC 3339 in UTC (null in JSON when there is none),
+ * durations in JSON as seconds.
  */
 
 #include <sys/types.h>
@@ -11,27 +14,57 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
 #include "orchctl.h"
 
 #define SUMMARY_FMT	"%-9s %-8s %-10s %-10s %s\n"
+#define WORKLOADS_FMT	"%-16s %-10s %-7s %-4s %-8s %-14s %s\n"
+#define DETAIL_FMT	"%-14s%s\n"
+#define HISTORY_FMT	"%-20s  %-10s  %-10s  %-12s  %s\n"
+#define STATS_FMT	"%-16s %6s %6s %8s %8s %12s %8s  %s\n"
+#define STATS_TOTAL	"(total)"	/* no workload is called that */
 
 static void	 show_head(const struct parse_result *);
 static void	 show_summary(const struct ctl_summary *);
+static void	 show_workload(const struct parse_result *,
+		    const struct ctl_workload *);
+static void	 show_transition(const struct parse_result *,
+		    const struct ctl_transition *);
+static void	 show_stats(const struct parse_result *,
+		    const struct ctl_stats *);
 static void	 show_result(const struct parse_result *);
 static void	 show_tail(const struct parse_result *);
 static void	 json_head(const struct parse_result *);
 static void	 json_summary(const struct ctl_summary *);
+static void	 json_workload(const struct parse_result *,
+		    const struct ctl_workload *);
+static void	 json_transition(const struct parse_result *,
+		    const struct ctl_transition *);
+static void	 json_stats(const struct parse_result *,
+		    const struct ctl_stats *);
 static void	 json_result(const struct parse_result *);
 static void	 json_tail(const struct parse_result *);
 static void	 json_print(json_t *);
+static void	 json_add(json_t *, json_t *);
+static json_t	*json_time(int64_t);
 static const char *fmt_uptime(int64_t, char *, size_t);
+static const char *fmt_time(int64_t, char *, size_t);
+static const char *fmt_ago(int64_t, char *, size_t);
+static const char *fmt_ms(int64_t, char *, size_t);
+static const char *fmt_bytes(int64_t, char *, size_t);
+static const char *driver_name(int32_t);
+static const char *source_name(int32_t);
+static const char *reason_name(int32_t, int);
 
 const struct output show_output = {
 	.head = show_head,
 	.summary = show_summary,
+	.workload = show_workload,
+	.transition = show_transition,
+	.stats = show_stats,
 	.result = show_result,
 	.tail = show_tail
 };
@@ -39,12 +72,18 @@ const struct output show_output = {
 const struct output json_output = {
 	.head = json_head,
 	.summary = json_summary,
+	.workload = json_workload,
+	.transition = json_transition,
+	.stats = json_stats,
 	.result = json_result,
 	.tail = json_tail
 };
 
 /* the reply being collected by json_output */
-static json_t	*json_items;
+static json_t	*json_items;	/* the items of a list */
+static json_t	*json_doc;	/* show workload, show stats: one object */
+/* show workload: transitions printed so far */
+static unsigned int	 transitions;
 
 /* Replace what a terminal should not see; the string ends within len. */
 void
@@ -90,6 +129,127 @@ fmt_uptime(int64_t secs, char *buf, size_t len)
 	return (buf);
 }
 
+/* A wall clock time as RFC 3339 in UTC, "2026-11-29T10:02:03Z". */
+static const char *
+fmt_time(int64_t t, char *buf, size_t len)
+{
+	struct tm	 tm;
+	time_t		 tt = (time_t)t;
+
+	if (gmtime_r(&tt, &tm) == NULL ||
+	    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		(void)snprintf(buf, len, "%" PRId64, t);
+	return (buf);
+}
+
+/* How long ago t was: "3m12s ago", "never" for 0. */
+static const char *
+fmt_ago(int64_t t, char *buf, size_t len)
+{
+	char	 age[32];
+	int64_t	 d;
+
+	if (t == 0) {
+		(void)snprintf(buf, len, "never");
+		return (buf);
+	}
+	d = (int64_t)time(NULL) - t;
+	(void)snprintf(buf, len, "%s ago",
+	    fmt_uptime(d < 0 ? 0 : d, age, sizeof(age)));
+	return (buf);
+}
+
+/* Milliseconds as "850ms", "1.2s", then as fmt_uptime does. */
+static const char *
+fmt_ms(int64_t ms, char *buf, size_t len)
+{
+	if (ms < 0)
+		(void)snprintf(buf, len, "-");
+	else if (ms < 1000)
+		(void)snprintf(buf, len, "%" PRId64 "ms", ms);
+	else if (ms < 60 * 1000)
+		(void)snprintf(buf, len, "%.1fs", (double)ms / 1000.0);
+	else
+		(void)fmt_uptime(ms / 1000, buf, len);
+	return (buf);
+}
+
+/* Bytes in the units of orchd.conf: "512M", "1.5G"; "-" for none. */
+static const char *
+fmt_bytes(int64_t bytes, char *buf, size_t len)
+{
+	static const char	 units[] = "KMGT";
+	double			 v = (double)bytes;
+	int			 u = -1;
+
+	if (bytes <= 0) {
+		(void)snprintf(buf, len, "-");
+		return (buf);
+	}
+	while (v >= 1024.0 && u < (int)sizeof(units) - 2) {
+		v /= 1024.0;
+		u++;
+	}
+	if (u == -1)
+		(void)snprintf(buf, len, "%" PRId64, bytes);
+	else if (v == (double)(int64_t)v)
+		(void)snprintf(buf, len, "%" PRId64 "%c", (int64_t)v,
+		    units[u]);
+	else
+		(void)snprintf(buf, len, "%.1f%c", v, units[u]);
+	return (buf);
+}
+
+static const char *
+driver_name(int32_t driver)
+{
+	switch (driver) {
+	case DRIVER_PROCESS:
+		return ("process");
+	case DRIVER_DOCKER:
+		return ("docker");
+	default:
+		return ("unknown");
+	}
+}
+
+static const char *
+source_name(int32_t source)
+{
+	switch (source) {
+	case SOURCE_CONFIG:
+		return ("config");
+	case SOURCE_API:
+		return ("api");
+	default:
+		return ("unknown");
+	}
+}
+
+/* Why a workload changed state: "start failed", or "start_failed". */
+static const char *
+reason_name(int32_t reason, int json)
+{
+	static const char *const names[][2] = {
+		[RT_REASON_NONE] = { "none", "none" },
+		[RT_REASON_REQUEST] = { "request", "request" },
+		[RT_REASON_READY] = { "ready", "ready" },
+		[RT_REASON_START_FAILED] = { "start failed", "start_failed" },
+		[RT_REASON_EXITED] = { "exited", "exited" },
+		[RT_REASON_WAKE_TIMEOUT] = { "wake timeout", "wake_timeout" },
+		[RT_REASON_IDLE] = { "idle", "idle" },
+		[RT_REASON_OPERATOR] = { "operator", "operator" },
+		[RT_REASON_KEEP_WARM] = { "keep warm", "keep_warm" },
+		[RT_REASON_RESTORED] = { "restored", "restored" },
+		[RT_REASON_SHUTDOWN] = { "shutdown", "shutdown" },
+		[RT_REASON_REMOVED] = { "removed", "removed" }
+	};
+
+	if (reason < 0 || (size_t)reason >= nitems(names))
+		return ("unknown");
+	return (names[reason][json != 0]);
+}
+
 static void
 show_head(const struct parse_result *res)
 {
@@ -97,6 +257,14 @@ show_head(const struct parse_result *res)
 	case SHOW_SUMMARY:
 		printf(SUMMARY_FMT, "PROCESS", "PID", "UPTIME", "WORKLOADS",
 		    "GENERATION");
+		break;
+	case SHOW_WORKLOADS:
+		printf(WORKLOADS_FMT, "NAME", "STATE", "DRIVER", "WARM",
+		    "IDLE", "LAST SEEN", "HOSTS");
+		break;
+	case SHOW_STATS:
+		printf(STATS_FMT, "NAME", "WAKES", "FAILED", "MEDIAN",
+		    "WORST", "ASLEEP", "MEMORY", "SAVED GiB-h");
 		break;
 	default:
 		break;
@@ -119,14 +287,111 @@ show_summary(const struct ctl_summary *cs)
 }
 
 static void
+show_workload(const struct parse_result *res, const struct ctl_workload *cw)
+{
+	char	 idle[32], seen[32], t[32], ago[48], buf[96];
+
+	if (cw->idle_timeout < 0)
+		(void)snprintf(idle, sizeof(idle), "default");
+	else
+		(void)fmt_duration(cw->idle_timeout, idle, sizeof(idle));
+
+	if (res->action == SHOW_WORKLOADS) {
+		printf(WORKLOADS_FMT, cw->name,
+		    workload_state_name(cw->state), driver_name(cw->driver),
+		    cw->keep_warm ? "yes" : "no", idle,
+		    fmt_ago(cw->last_seen, seen, sizeof(seen)),
+		    cw->hosts[0] != '\0' ? cw->hosts : "-");
+		return;
+	}
+
+	printf(DETAIL_FMT, "name:", cw->name);
+	printf(DETAIL_FMT, "state:", workload_state_name(cw->state));
+	printf(DETAIL_FMT, "driver:", driver_name(cw->driver));
+	printf(DETAIL_FMT, "source:", source_name(cw->source));
+	printf(DETAIL_FMT, "hosts:", cw->hosts[0] != '\0' ? cw->hosts : "-");
+	printf(DETAIL_FMT, "keep warm:", cw->keep_warm ? "yes" : "no");
+	printf(DETAIL_FMT, "idle timeout:", idle);
+	if (cw->last_seen == 0)
+		printf(DETAIL_FMT, "last seen:", "never");
+	else {
+		(void)snprintf(buf, sizeof(buf), "%s (%s)",
+		    fmt_time(cw->last_seen, t, sizeof(t)),
+		    fmt_ago(cw->last_seen, ago, sizeof(ago)));
+		printf(DETAIL_FMT, "last seen:", buf);
+	}
+	if (cw->started_at == 0)
+		printf(DETAIL_FMT, "started at:", "-");
+	else {
+		(void)snprintf(buf, sizeof(buf), "%s (%s)",
+		    fmt_time(cw->started_at, t, sizeof(t)),
+		    fmt_ago(cw->started_at, ago, sizeof(ago)));
+		printf(DETAIL_FMT, "started at:", buf);
+	}
+	(void)snprintf(buf, sizeof(buf), "%" PRIu64, cw->wakes);
+	printf(DETAIL_FMT, "wakes:", buf);
+	if (cw->msg[0] != '\0')
+		printf(DETAIL_FMT, "last failure:", cw->msg);
+}
+
+static void
+show_transition(const struct parse_result *res,
+    const struct ctl_transition *ct)
+{
+	char	 t[32];
+
+	if (transitions++ == 0)
+		printf("\n" HISTORY_FMT, "TIME", "FROM", "TO", "REASON",
+		    "MESSAGE");
+	printf(HISTORY_FMT, fmt_time(ct->time, t, sizeof(t)),
+	    workload_state_name(ct->from), workload_state_name(ct->to),
+	    reason_name(ct->reason, 0), ct->msg);
+}
+
+static void
+show_stats(const struct parse_result *res, const struct ctl_stats *cs)
+{
+	char	 wakes[24], failed[24], median[32], worst[32], asleep[32];
+	char	 memory[32], saved[32];
+
+	(void)snprintf(wakes, sizeof(wakes), "%" PRIu64, cs->wakes);
+	(void)snprintf(failed, sizeof(failed), "%" PRIu64, cs->failed_wakes);
+	(void)snprintf(saved, sizeof(saved), "%.2f", cs->memory_hours_saved);
+	printf(STATS_FMT, cs->name[0] != '\0' ? cs->name : STATS_TOTAL,
+	    wakes, failed,
+	    cs->wakes > 0 ? fmt_ms(cs->wake_median_ms, median,
+	    sizeof(median)) : "-",
+	    cs->wakes > 0 ? fmt_ms(cs->wake_worst_ms, worst,
+	    sizeof(worst)) : "-",
+	    fmt_uptime(cs->asleep_seconds, asleep, sizeof(asleep)),
+	    fmt_bytes(cs->memory, memory, sizeof(memory)), saved);
+}
+
+static void
 show_result(const struct parse_result *res)
 {
-	printf("command succeeded\n");
+	switch (res->action) {
+	case WAKE:
+		printf("%s is running\n", res->name);
+		break;
+	case SUSPEND:
+		printf("%s is asleep\n", res->name);
+		break;
+	case KEEPWARM:
+		printf("keep warm %s for %s\n", res->onoff ? "on" : "off",
+		    res->name);
+		break;
+	default:
+		printf("command succeeded\n");
+		break;
+	}
 }
 
 static void
 show_tail(const struct parse_result *res)
 {
+	if (res->action == SHOW_WORKLOAD && transitions == 0)
+		printf("\nno transitions recorded\n");
 }
 
 static void
@@ -136,19 +401,122 @@ json_head(const struct parse_result *res)
 		errx(1, "out of memory");
 }
 
+/* Append o to the array a; o is taken over. */
+static void
+json_add(json_t *a, json_t *o)
+{
+	if (o == NULL || json_array_append_new(a, o) == -1)
+		errx(1, "cannot build the JSON reply");
+}
+
+/* A wall clock time as an RFC 3339 string, null for none. */
+static json_t *
+json_time(int64_t t)
+{
+	char	 buf[32];
+
+	if (t == 0)
+		return (json_null());
+	return (json_string(fmt_time(t, buf, sizeof(buf))));
+}
+
 static void
 json_summary(const struct ctl_summary *cs)
 {
-	json_t	*o;
-
-	o = json_pack("{s:s, s:I, s:I, s:I, s:I}",
+	json_add(json_items, json_pack("{s:s, s:I, s:I, s:I, s:I}",
 	    "process", cs->name,
 	    "pid", (json_int_t)cs->pid,
 	    "uptime_seconds", (json_int_t)cs->uptime,
 	    "workloads", (json_int_t)cs->workloads,
-	    "generation", (json_int_t)cs->generation);
-	if (o == NULL || json_array_append_new(json_items, o) == -1)
+	    "generation", (json_int_t)cs->generation));
+}
+
+static void
+json_workload(const struct parse_result *res, const struct ctl_workload *cw)
+{
+	json_t	*o, *hosts;
+	char	 buf[sizeof(cw->hosts)], *h, *p;
+
+	if ((hosts = json_array()) == NULL)
+		errx(1, "out of memory");
+	strlcpy(buf, cw->hosts, sizeof(buf));
+	for (p = buf; (h = strsep(&p, ",")) != NULL;)
+		if (*h != '\0')
+			json_add(hosts, json_string(h));
+
+	o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:o, s:o, s:o, s:I, "
+	    "s:o}",
+	    "name", cw->name,
+	    "state", workload_state_name(cw->state),
+	    "driver", driver_name(cw->driver),
+	    "source", source_name(cw->source),
+	    "hosts", hosts,
+	    "keep_warm", cw->keep_warm != 0,
+	    "idle_timeout", cw->idle_timeout < 0 ? json_null() :
+	    json_integer(cw->idle_timeout),
+	    "last_seen", json_time(cw->last_seen),
+	    "started_at", json_time(cw->started_at),
+	    "wakes", (json_int_t)cw->wakes,
+	    "message", cw->msg[0] != '\0' ? json_string(cw->msg) :
+	    json_null());
+	if (o == NULL)
 		errx(1, "cannot build the JSON reply");
+	if (res->action != SHOW_WORKLOAD) {
+		json_add(json_items, o);
+		return;
+	}
+	/* one workload, with its history to come */
+	if (json_doc != NULL ||
+	    json_object_set_new(o, "history", json_array()) == -1)
+		errx(1, "cannot build the JSON reply");
+	json_doc = o;
+}
+
+static void
+json_transition(const struct parse_result *res,
+    const struct ctl_transition *ct)
+{
+	json_t	*history;
+
+	if (json_doc == NULL ||
+	    (history = json_object_get(json_doc, "history")) == NULL)
+		errx(1, "bad reply from orchd");
+	json_add(history, json_pack("{s:o, s:s, s:s, s:s, s:o}",
+	    "time", json_time(ct->time),
+	    "from", workload_state_name(ct->from),
+	    "to", workload_state_name(ct->to),
+	    "reason", reason_name(ct->reason, 1),
+	    "message", ct->msg[0] != '\0' ? json_string(ct->msg) :
+	    json_null()));
+}
+
+static void
+json_stats(const struct parse_result *res, const struct ctl_stats *cs)
+{
+	json_t	*o;
+
+	o = json_pack("{s:I, s:I, s:f, s:f, s:I, s:I, s:o, s:f}",
+	    "wakes", (json_int_t)cs->wakes,
+	    "failed_wakes", (json_int_t)cs->failed_wakes,
+	    "wake_median_seconds", (double)cs->wake_median_ms / 1000.0,
+	    "wake_worst_seconds", (double)cs->wake_worst_ms / 1000.0,
+	    "asleep_seconds", (json_int_t)cs->asleep_seconds,
+	    "running_seconds", (json_int_t)cs->running_seconds,
+	    "memory", cs->memory > 0 ? json_integer(cs->memory) :
+	    json_null(),
+	    "memory_gib_hours_saved", cs->memory_hours_saved);
+	if (o == NULL)
+		errx(1, "cannot build the JSON reply");
+	/* the total is the one without a name */
+	if (cs->name[0] == '\0') {
+		if (json_doc != NULL)
+			errx(1, "bad reply from orchd");
+		json_doc = o;
+		return;
+	}
+	if (json_object_set_new(o, "name", json_string(cs->name)) == -1)
+		errx(1, "cannot build the JSON reply");
+	json_add(json_items, o);
 }
 
 static void
@@ -156,16 +524,56 @@ json_result(const struct parse_result *res)
 {
 	json_t	*o;
 
-	if ((o = json_pack("{s:s}", "result", "ok")) == NULL)
+	switch (res->action) {
+	case WAKE:
+	case SUSPEND:
+		o = json_pack("{s:s, s:s, s:s}", "result", "ok",
+		    "name", res->name,
+		    "state", res->action == WAKE ? "running" : "asleep");
+		break;
+	case KEEPWARM:
+		o = json_pack("{s:s, s:s, s:b}", "result", "ok",
+		    "name", res->name, "keep_warm", res->onoff != 0);
+		break;
+	default:
+		o = json_pack("{s:s}", "result", "ok");
+		break;
+	}
+	if (o == NULL)
 		errx(1, "cannot build the JSON reply");
 	json_print(o);
 }
 
+/*
+ * show workload: the workload, with "history" in it.  show stats:
+ * {"workloads": [...], "total": {...}}.  Any other list: an array.
+ */
 static void
 json_tail(const struct parse_result *res)
 {
-	json_print(json_items);
-	json_items = NULL;
+	json_t	*o;
+
+	switch (res->action) {
+	case SHOW_WORKLOAD:
+		if (json_doc == NULL)
+			errx(1, "bad reply from orchd");
+		json_decref(json_items);
+		o = json_doc;
+		break;
+	case SHOW_STATS:
+		if (json_doc == NULL)
+			errx(1, "bad reply from orchd: no total");
+		o = json_pack("{s:o, s:o}", "workloads", json_items,
+		    "total", json_doc);
+		if (o == NULL)
+			errx(1, "cannot build the JSON reply");
+		break;
+	default:
+		o = json_items;
+		break;
+	}
+	json_items = json_doc = NULL;
+	json_print(o);
 }
 
 /* Write a document, one value, on stdout; it is freed. */

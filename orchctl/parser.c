@@ -26,7 +26,8 @@ enum token_type {
 	ONOFF,			/* "on" or "off": value goes to onoff */
 	FLAG,			/* a word; value is or'ed into flags */
 	WLNAME,			/* a workload name */
-	LINES			/* a number of lines */
+	LINES,			/* a number of lines */
+	ALLLINES		/* a word meaning every line */
 };
 
 struct token {
@@ -106,6 +107,7 @@ static const struct token t_logs_opts[] = {
 };
 
 static const struct token t_lines[] = {
+	{ ALLLINES,	"all",		NONE,		t_logs_opts },
 	{ LINES,	"",		NONE,		t_logs_opts },
 	{ ENDTOKEN,	"",		NONE,		NULL }
 };
@@ -127,7 +129,7 @@ parse(int argc, char *argv[])
 	int			 i;
 
 	memset(&res, 0, sizeof(res));
-	res.lines = -1;
+	res.lines = LOGS_LINES_DEFAULT;
 
 	for (;;) {
 		word = argc > 0 ? argv[0] : NULL;
@@ -154,7 +156,8 @@ parse(int argc, char *argv[])
 static int
 is_word(enum token_type type)
 {
-	return (type == KEYWORD || type == ONOFF || type == FLAG);
+	return (type == KEYWORD || type == ONOFF || type == FLAG ||
+	    type == ALLLINES);
 }
 
 /* A token that takes the word as its value. */
@@ -231,7 +234,7 @@ apply_token(const struct token *t, const char *word, struct parse_result *r)
 		break;
 	case WLNAME:
 		len = strlen(word);
-		if (*word == '-' || len >= sizeof(r->name)) {
+		if (len >= sizeof(r->name) || !valid_workload_name(word)) {
 			warnx("invalid workload name: %s", word);
 			return (-1);
 		}
@@ -243,6 +246,9 @@ apply_token(const struct token *t, const char *word, struct parse_result *r)
 			warnx("number of lines is %s: %s", errstr, word);
 			return (-1);
 		}
+		break;
+	case ALLLINES:
+		r->lines = LOGS_LINES_ALL;
 		break;
 	}
 	return (0);
@@ -262,6 +268,7 @@ show_valid_args(const struct token *table)
 		case KEYWORD:
 		case ONOFF:
 		case FLAG:
+		case ALLLINES:
 			fprintf(stderr, "  %s\n", table[i].keyword);
 			break;
 		case WLNAME:

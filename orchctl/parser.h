@@ -27,12 +27,14 @@ enum actions {
 #define F_FOLLOW	0x01		/* logs -f */
 
 #define LOGS_LINES_MAX	1000000		/* largest logs -n */
+#define LOGS_LINES_DEFAULT 10		/* logs without -n, as tail(1) */
+#define LOGS_LINES_ALL	-1		/* logs -n all */
 
 struct parse_result {
 	enum actions	 action;
 	char		 name[ORCHD_NAME_MAX];	/* the workload, if any */
 	int		 onoff;			/* keepwarm: 1 on, 0 off */
-	int		 lines;			/* logs -n; -1: not given */
+	int		 lines;			/* logs -n, or LOGS_LINES_* */
 	int		 flags;			/* F_* */
 };
 

@@ -113,6 +113,8 @@ control_closed(struct imsgev *iev)
 {
 	struct ctl_conn	*c = iev->data;
 
+	/* a logs -f under way stops with its client */
+	logs_stop(c->id);
 	TAILQ_REMOVE(&ctl_conns, c, entry);
 	imsgev_free(c->iev);
 	free(c);
@@ -314,6 +316,20 @@ control_forward(struct imsgev *iev, struct imsg *imsg)
 		return;
 	}
 	c->waiting = 1;
+}
+
+/* orchctl logs: the parent reads the log file itself (logs.c) */
+void
+control_logs(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_conn	*c;
+	struct ctl_logs	 cl;
+
+	if ((c = control_request(iev, imsg)) == NULL)
+		return;
+	(void)imsg_get_data(imsg, &cl, sizeof(cl));
+	cl.name[sizeof(cl.name) - 1] = '\0';
+	logs_start(c->iev, c->id, &cl);
 }
 
 void

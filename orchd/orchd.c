@@ -67,6 +67,8 @@ static const struct proc_handler parent_handlers[] = {
 	    control_forward },
 	{ IMSG_CTL_KEEPWARM, sizeof(struct ctl_keepwarm), PROC_FROM_CLIENT,
 	    control_forward },
+	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM_CLIENT,
+	    control_logs },
 };
 
 static __dead void
@@ -452,13 +454,7 @@ main(int argc, char *argv[])
 	env.ps.handlers = parent_handlers;
 	env.ps.nhandlers = nitems(parent_handlers);
 	env.ps.started = monotime();
-	for (id = PROC_PARENT + 1; id < PROC_MAX; id++) {
-		spawn_child(&env, id);
-		env.ps.peers[id]->closed = parent_channel_closed;
-	}
-	connect_children(&env);
-	proc_title("parent");
-
+	/* before any child exists: one that dies at once must be seen */
 	signal_set(&ev_hup, SIGHUP, parent_sig, &env);
 	signal_set(&ev_term, SIGTERM, parent_sig, &env);
 	signal_set(&ev_int, SIGINT, parent_sig, &env);
@@ -467,6 +463,13 @@ main(int argc, char *argv[])
 	signal_add(&ev_term, NULL);
 	signal_add(&ev_int, NULL);
 	signal_add(&ev_chld, NULL);
+
+	for (id = PROC_PARENT + 1; id < PROC_MAX; id++) {
+		spawn_child(&env, id);
+		env.ps.peers[id]->closed = parent_channel_closed;
+	}
+	connect_children(&env);
+	proc_title("parent");
 
 	control_listen(&env);
 	log_info("startup");

@@ -54,12 +54,18 @@ void		 control_forward(struct imsgev *, struct imsg *);
 void		 control_show_summary(struct imsgev *, struct imsg *);
 void		 control_reload(struct imsgev *, struct imsg *);
 void		 control_verbose(struct imsgev *, struct imsg *);
+void		 control_logs(struct imsgev *, struct imsg *);
 
 /* listen.c */
 int		 listeners_bind(struct orchd_conf *, struct orchd_conf *,
 		    char *, size_t);
 void		 listeners_close(struct orchd_conf *, struct orchd_conf *);
 void		 listeners_send(struct orchd *);
+
+/* logs.c: orchctl logs, answered by the parent */
+void		 logs_start(struct imsgev *, uint32_t,
+		    const struct ctl_logs *);
+void		 logs_stop(uint32_t);
 
 /* spawn.c: process workloads, started and stopped for runtimed */
 void		 spawn_request(struct imsgev *, struct imsg *);

@@ -129,16 +129,21 @@ static int	 set_string(char **, char *, const char *);
 static int	 host_add(const char *);
 static int	 api_host_add(const char *);
 static int	 listener_add(const char *, int64_t, int, char *, char *);
+static int	 gw_timeout(int64_t *, int64_t, const char *, int);
+static int	 gw_limit(int64_t *, int64_t, const char *);
+static int	 trusted_add(const char *);
 static void	 workload_begin(char *);
 static void	 workload_end(void);
 static void	 workload_abandon(void);
+static void	 gateway_defaults(struct gateway_conf *);
 %}
 
-%token	ADDRESS API BRIDGE CERTIFICATE CHROOT COMMAND DATABASE DIRECTORY
-%token	DOCKER DRIVER ENV FILENAME HEALTH HOST IDLE IMAGE INCLUDE INTERVAL
-%token	KEEP KEY KEYPAIR LISTEN LOG MEMORY METRICS NETWORK ON PATH PORT
-%token	PROCESS PUBLIC REAPER RUNTIME SOCKET TCP TIMEOUT TLS USER VOLUME
-%token	WAKE WARM WORKLOAD
+%token	ADDRESS API BODY BRIDGE CERTIFICATE CHROOT COMMAND CONNECT
+%token	CONNECTIONS DATABASE DIRECTORY DOCKER DRIVER ENV FILENAME HEADER
+%token	HEALTH HOST IDLE IMAGE INCLUDE INTERVAL KEEP KEEPALIVE KEY KEYPAIR
+%token	LISTEN LOG MAXCONN MEMORY METRICS NETWORK ON PATH PER PORT PROCESS
+%token	PROXY PUBLIC REAPER RUNTIME SOCKET TCP TIMEOUT TLS TRUSTED UPSTREAM
+%token	USER VOLUME WAKE WARM WORKLOAD
 %token	ERROR
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
@@ -341,6 +346,50 @@ main		: USER STRING			{
 				YYERROR;
 			}
 			conf->api_metrics_public = 1;
+		}
+		| gwmain
+		;
+
+/* the gateway's timeouts and limits */
+gwmain		: HEADER TIMEOUT duration	{
+			if (gw_timeout(&conf->gateway.header_timeout, $3,
+			    "header timeout", 0) == -1)
+				YYERROR;
+		}
+		| BODY TIMEOUT duration		{
+			if (gw_timeout(&conf->gateway.body_timeout, $3,
+			    "body timeout", 0) == -1)
+				YYERROR;
+		}
+		| CONNECT TIMEOUT duration	{
+			if (gw_timeout(&conf->gateway.connect_timeout, $3,
+			    "connect timeout", 0) == -1)
+				YYERROR;
+		}
+		| UPSTREAM TIMEOUT duration	{
+			if (gw_timeout(&conf->gateway.upstream_timeout, $3,
+			    "upstream timeout", 0) == -1)
+				YYERROR;
+		}
+		| KEEPALIVE TIMEOUT duration	{
+			/* 0 turns keep-alive off, as in nginx */
+			if (gw_timeout(&conf->gateway.keepalive_timeout, $3,
+			    "keepalive timeout", 1) == -1)
+				YYERROR;
+		}
+		| MAXCONN CONNECTIONS NUMBER	{
+			if (gw_limit(&conf->gateway.max_conns, $3,
+			    "max connections") == -1)
+				YYERROR;
+		}
+		| MAXCONN CONNECTIONS PER ADDRESS NUMBER	{
+			if (gw_limit(&conf->gateway.max_conns_addr, $5,
+			    "max connections per address") == -1)
+				YYERROR;
+		}
+		| TRUSTED PROXY STRING		{
+			if (trusted_add($3) == -1)
+				YYERROR;
 		}
 		;
 
@@ -603,16 +652,20 @@ lookup(const char *s)
 	static const struct keyword keywords[] = {
 		{ "address",		ADDRESS },
 		{ "api",		API },
+		{ "body",		BODY },
 		{ "bridge",		BRIDGE },
 		{ "certificate",	CERTIFICATE },
 		{ "chroot",		CHROOT },
 		{ "command",		COMMAND },
+		{ "connect",		CONNECT },
+		{ "connections",	CONNECTIONS },
 		{ "database",		DATABASE },
 		{ "directory",		DIRECTORY },
 		{ "docker",		DOCKER },
 		{ "driver",		DRIVER },
 		{ "env",		ENV },
 		{ "file",		FILENAME },
+		{ "header",		HEADER },
 		{ "health",		HEALTH },
 		{ "host",		HOST },
 		{ "idle",		IDLE },
@@ -620,17 +673,21 @@ lookup(const char *s)
 		{ "include",		INCLUDE },
 		{ "interval",		INTERVAL },
 		{ "keep",		KEEP },
+		{ "keepalive",		KEEPALIVE },
 		{ "key",		KEY },
 		{ "keypair",		KEYPAIR },
 		{ "listen",		LISTEN },
 		{ "log",		LOG },
+		{ "max",		MAXCONN },
 		{ "memory",		MEMORY },
 		{ "metrics",		METRICS },
 		{ "network",		NETWORK },
 		{ "on",			ON },
 		{ "path",		PATH },
+		{ "per",		PER },
 		{ "port",		PORT },
 		{ "process",		PROCESS },
+		{ "proxy",		PROXY },
 		{ "public",		PUBLIC },
 		{ "reaper",		REAPER },
 		{ "runtime",		RUNTIME },
@@ -638,6 +695,8 @@ lookup(const char *s)
 		{ "tcp",		TCP },
 		{ "timeout",		TIMEOUT },
 		{ "tls",		TLS },
+		{ "trusted",		TRUSTED },
+		{ "upstream",		UPSTREAM },
 		{ "user",		USER },
 		{ "volume",		VOLUME },
 		{ "wake",		WAKE },
@@ -1330,6 +1389,85 @@ listener_add(const char *name, int64_t port, int api, char *cert, char *key)
 	return (0);
 }
 
+/* a gateway timeout, set once; zero only where allowed */
+static int
+gw_timeout(int64_t *dst, int64_t secs, const char *what, int zero_ok)
+{
+	if (*dst != -1) {
+		yyerror("%s already set", what);
+		return (-1);
+	}
+	if (secs == 0 && !zero_ok) {
+		yyerror("%s must be positive", what);
+		return (-1);
+	}
+	*dst = secs;
+	return (0);
+}
+
+static int
+gw_limit(int64_t *dst, int64_t n, const char *what)
+{
+	if (*dst != -1) {
+		yyerror("%s already set", what);
+		return (-1);
+	}
+	if (n < 1 || n > INT32_MAX) {
+		yyerror("invalid %s %lld", what, (long long)n);
+		return (-1);
+	}
+	*dst = n;
+	return (0);
+}
+
+/* "trusted proxy 10.0.0.0/8", "::1", "192.0.2.7" (a /32) */
+static int
+trusted_add(const char *s)
+{
+	struct gateway_conf	*g = &conf->gateway;
+	struct netaddr		*na;
+	char			 buf[INET6_ADDRSTRLEN + 8], *slash;
+	const char		*errstr;
+	int			 i, max;
+
+	if (g->ntrusted >= ORCHD_TRUSTED_MAX) {
+		yyerror("more than %d trusted proxies", ORCHD_TRUSTED_MAX);
+		return (-1);
+	}
+	na = &g->trusted[g->ntrusted];
+	memset(na, 0, sizeof(*na));
+	if (strlcpy(buf, s, sizeof(buf)) >= sizeof(buf))
+		goto bad;
+	if ((slash = strchr(buf, '/')) != NULL)
+		*slash++ = '\0';
+	if (inet_pton(AF_INET, buf, na->addr) == 1) {
+		na->af = AF_INET;
+		max = 32;
+	} else if (inet_pton(AF_INET6, buf, na->addr) == 1) {
+		na->af = AF_INET6;
+		max = 128;
+	} else
+		goto bad;
+	na->prefix = max;
+	if (slash != NULL) {
+		na->prefix = strtonum(slash, 0, max, &errstr);
+		if (errstr != NULL)
+			goto bad;
+	}
+	/* the host bits must be zero: 10.1.0.0/8 is a typo */
+	for (i = na->prefix; i < max; i++)
+		if (na->addr[i / 8] & (0x80 >> (i % 8))) {
+			yyerror("trusted proxy %s: host bits set", s);
+			return (-1);
+		}
+	g->ntrusted++;
+	return (0);
+ bad:
+	yyerror("invalid trusted proxy \"%s\": an IPv4 or IPv6 address, "
+	    "with an optional /prefix", s);
+	return (-1);
+}
+
 static void
 workload_abandon(void)
 {
@@ -1496,6 +1634,26 @@ symclear(int verbose)
 	}
 }
 
+static void
+gateway_defaults(struct gateway_conf *g)
+{
+	if (g->header_timeout == -1)
+		g->header_timeout = ORCHD_HEADER_TIMEOUT;
+	if (g->body_timeout == -1)
+		g->body_timeout = ORCHD_BODY_TIMEOUT;
+	if (g->connect_timeout == -1)
+		g->connect_timeout = ORCHD_CONNECT_TIMEOUT;
+	if (g->upstream_timeout == -1)
+		g->upstream_timeout = ORCHD_UPSTREAM_TIMEOUT;
+	if (g->keepalive_timeout == -1)
+		g->keepalive_timeout = ORCHD_KEEPALIVE_TIMEOUT;
+	/* the gateway sizes the global limit from its descriptor limit */
+	if (g->max_conns == -1)
+		g->max_conns = 0;
+	if (g->max_conns_addr == -1)
+		g->max_conns_addr = 0;
+}
+
 /*
  * The entry points.
  */
@@ -1513,6 +1671,10 @@ parse_config(const char *filename, int verbose)
 	TAILQ_INIT(&c->keypairs);
 	TAILQ_INIT(&c->workloads);
 	c->idle_timeout = c->reaper_interval = c->wake_timeout = -1;
+	c->gateway.header_timeout = c->gateway.body_timeout = -1;
+	c->gateway.connect_timeout = c->gateway.upstream_timeout = -1;
+	c->gateway.keepalive_timeout = -1;
+	c->gateway.max_conns = c->gateway.max_conns_addr = -1;
 	if ((c->conffile = strdup(filename)) == NULL) {
 		log_warn("%s: strdup", __func__);
 		free(c);
@@ -1568,6 +1730,7 @@ parse_config(const char *filename, int verbose)
 		c->reaper_interval = ORCHD_REAPER_INTERVAL;
 	if (c->wake_timeout == -1)
 		c->wake_timeout = ORCHD_WAKE_TIMEOUT;
+	gateway_defaults(&c->gateway);
 	return (c);
 }
 
@@ -1584,6 +1747,8 @@ free_config(struct orchd_conf *c)
 		TAILQ_REMOVE(&c->listeners, l, entry);
 		free(l->tls_cert);
 		free(l->tls_key);
+		free(l->tls_cert_mem);
+		freezero(l->tls_key_mem, l->tls_key_len);
 		free(l);
 	}
 	strlist_free(&c->api_hosts);
@@ -1591,6 +1756,8 @@ free_config(struct orchd_conf *c)
 		TAILQ_REMOVE(&c->keypairs, kp, entry);
 		free(kp->cert);
 		free(kp->key);
+		free(kp->cert_mem);
+		freezero(kp->key_mem, kp->key_len);
 		free(kp);
 	}
 	while ((w = TAILQ_FIRST(&c->workloads)) != NULL) {

@@ -39,10 +39,10 @@
 
 #define SPAWN_PATH		"/usr/local/sbin:/usr/local/bin:/usr/sbin:" \
 				"/usr/bin:/sbin:/bin"
-#define SPAWN_EXEC_WAIT_MS	2000	/* for the child to exec or fail */
+#define SPAWN_EXEC_WAIT_MS	2000	/* for the child to exec */
 #define SPAWN_GROUPS_MAX	256	/* supplementary groups of a user */
-#define SPAWN_ENV_MAX		1024	/* variables in a workload's env */
-#define SPAWN_STOP_GRACE_MS	5000	/* SIGTERM to SIGKILL at shutdown */
+#define SPAWN_ENV_MAX		1024	/* variables of a workload */
+#define SPAWN_STOP_GRACE_MS	5000	/* SIGTERM to SIGKILL */
 #define SPAWN_KILL_WAIT_MS	1000	/* after SIGKILL, at shutdown */
 #define SPAWN_POLL_MS		10
 
@@ -67,8 +67,8 @@ enum spawn_step {
 };
 
 struct spawn_status {
-	int32_t			 step;		/* enum spawn_step */
-	int32_t			 err;		/* errno */
+	int32_t			 step;	/* enum spawn_step */
+	int32_t			 err;	/* errno */
 };
 
 /* one start, prepared in full before fork */
@@ -79,7 +79,7 @@ struct spawn_job {
 	size_t			  nenv;
 	const char		 *dir;
 	int			  logfd;
-	int			  root;		/* change user in the child */
+	int			  root;	/* change user in the child */
 	uid_t			  uid;
 	gid_t			  gid;
 	gid_t			  groups[SPAWN_GROUPS_MAX];
@@ -258,7 +258,7 @@ job_env(struct spawn_job *job, char *msg, size_t len)
 	    job_setenv(job, "HOME=%s", job->home) == -1 ||
 	    job_setenv(job, "USER=%s", job->user) == -1 ||
 	    job_setenv(job, "LOGNAME=%s", job->user) == -1 ||
-	    job_setenv(job, "PORT=%u", job->wl->port) == -1)
+	    job_setenv(job, "PORT=%u", (unsigned int)job->wl->port) == -1)
 		goto fail;
 	TAILQ_FOREACH(e, &job->wl->env, entry)
 		if (job_setenv(job, "%s", e->str) == -1)

@@ -1,26 +1,139 @@
 /*
  * The store: orchd started again with -P store, chrooted to the database
- * directory.  It is the only process that opens the database.
+ * directory.  It is the only process that opens the database: it records
+ * what runtimed and the reaper tell it, answers orchctl's questions about
+ * workloads, history and stats, and at start tells runtimed what the last
+ * run left behind.  Nothing on the request path waits for it.
  */
 
+#include <errno.h>
 #include <event.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "parent.h"
+#include "store_db.h"
 
-static struct privsep	store_ps;
+/* states told before we could record them: held for the next apply */
+#define STORE_PENDING_MAX	256
+
+struct store_pending {
+	TAILQ_ENTRY(store_pending) entry;
+	struct rt_state		 st;
+};
+TAILQ_HEAD(store_pendings, store_pending);
+
+static struct privsep	 store_ps;
+static struct store_db	*store_db;
+static struct store_pendings store_pendings =
+			    TAILQ_HEAD_INITIALIZER(store_pendings);
+static int		 store_npending;
+static int		 store_restored;	/* the restore was sent */
 
 static void	store_recv_state(struct imsgev *, struct imsg *);
+static void	store_recv_keepwarm(struct imsgev *, struct imsg *);
+static void	store_recv_memory(struct imsgev *, struct imsg *);
+static void	store_recv_lastseen(struct imsgev *, struct imsg *);
+static void	store_show_workloads(struct imsgev *, struct imsg *);
+static void	store_show_history(struct imsgev *, struct imsg *);
+static void	store_show_stats(struct imsgev *, struct imsg *);
 
 static const struct proc_handler store_handlers[] = {
 	PROC_COMMON_HANDLERS,
 	CFG_HANDLERS,
 	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
 	    store_recv_state },
+	{ IMSG_RT_KEEPWARM, sizeof(struct ctl_keepwarm),
+	    PROC_FROM(PROC_RUNTIME), store_recv_keepwarm },
+	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_RUNTIME),
+	    store_recv_memory },
+	{ IMSG_RP_LASTSEEN, PROC_ANYLEN, PROC_FROM(PROC_REAPER),
+	    store_recv_lastseen },
+	{ IMSG_CTL_SHOW_WORKLOADS, sizeof(struct ctl_name),
+	    PROC_FROM(PROC_PARENT), store_show_workloads },
+	{ IMSG_CTL_SHOW_HISTORY, sizeof(struct ctl_name),
+	    PROC_FROM(PROC_PARENT), store_show_history },
+	{ IMSG_CTL_SHOW_STATS, 0, PROC_FROM(PROC_PARENT), store_show_stats },
 };
 
-/* persisted with the store's schema (issue 4); for now only logged */
+static int64_t
+store_now_ms(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
+		fatal("clock_gettime");
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/*
+ * A failed write loses one record, which is logged; a file gone bad
+ * would lose every later one and could be damaged further, so that
+ * takes the daemon down for the operator to see.
+ */
+static void
+store_failed(const char *what)
+{
+	if (store_db_broken(store_db))
+		fatalx("database %s: %s: %s", store_ps.file, what,
+		    store_db_error(store_db));
+	log_warnx("database %s: %s: %s", store_ps.file, what,
+	    store_db_error(store_db));
+}
+
+/*
+ * State changes.
+ */
+
+static void
+pending_add(const struct rt_state *st)
+{
+	struct store_pending	*p;
+
+	if (store_npending >= STORE_PENDING_MAX) {
+		log_warnx("workload %s: state %s not recorded: too many "
+		    "held", st->name, workload_state_name(st->state));
+		return;
+	}
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		fatal("%s", __func__);
+	p->st = *st;
+	TAILQ_INSERT_TAIL(&store_pendings, p, entry);
+	store_npending++;
+}
+
+/* after an apply: what is still unknown was removed meanwhile */
+static void
+pending_replay(void)
+{
+	struct store_pending	*p;
+
+	while ((p = TAILQ_FIRST(&store_pendings)) != NULL) {
+		TAILQ_REMOVE(&store_pendings, p, entry);
+		store_npending--;
+		switch (store_db_state(store_db, &p->st)) {
+		case -1:
+			store_failed("state");
+			break;
+		case 0:
+			log_debug("workload %s: unknown, state %s dropped",
+			    p->st.name, workload_state_name(p->st.state));
+			break;
+		default:
+			break;
+		}
+		free(p);
+	}
+}
+
+/*
+ * Until the restore is sent, the rows must stay as the last run left
+ * them; and runtimed may know a new workload a moment before we do.
+ */
 static void
 store_recv_state(struct imsgev *iev, struct imsg *imsg)
 {
@@ -28,14 +141,255 @@ store_recv_state(struct imsgev *iev, struct imsg *imsg)
 
 	(void)imsg_get_data(imsg, &st, sizeof(st));
 	st.name[sizeof(st.name) - 1] = '\0';
-	log_debug("store: %s is %s", st.name, workload_state_name(st.state));
+	st.msg[sizeof(st.msg) - 1] = '\0';
+	if (!store_restored) {
+		pending_add(&st);
+		return;
+	}
+	switch (store_db_state(store_db, &st)) {
+	case -1:
+		store_failed("state");
+		break;
+	case 0:
+		pending_add(&st);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+store_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_keepwarm	 kw;
+
+	(void)imsg_get_data(imsg, &kw, sizeof(kw));
+	kw.name[sizeof(kw.name) - 1] = '\0';
+	if (store_db_keepwarm(store_db, kw.name, kw.on != 0) == -1)
+		store_failed("keep warm");
+}
+
+static void
+store_recv_memory(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_memory	 mem;
+
+	(void)imsg_get_data(imsg, &mem, sizeof(mem));
+	mem.name[sizeof(mem.name) - 1] = '\0';
+	if (store_db_memory(store_db, mem.name, mem.bytes) == -1)
+		store_failed("memory");
+}
+
+/* the reaper's batch, written in one transaction */
+static void
+store_recv_lastseen(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rp_lastseen	*ls;
+	size_t			 len = imsg_get_len(imsg), n;
+
+	if (len % sizeof(*ls) != 0)
+		fatalx("%s: last seen of %zu bytes", __func__, len);
+	if ((n = len / sizeof(*ls)) == 0)
+		return;
+	/* copied: the payload is not aligned for its int64_t */
+	if ((ls = calloc(n, sizeof(*ls))) == NULL)
+		fatal("%s", __func__);
+	memcpy(ls, imsg->data, len);
+	if (store_db_lastseen(store_db, ls, n) == -1)
+		store_failed("last seen");
+	free(ls);
+}
+
+/*
+ * orchctl, through the parent: items, then END, with the request's
+ * peerid.  An unknown name gets no item; the parent answers for it.
+ */
+
+static int
+reply(uint32_t type, uint32_t peerid, const void *data, size_t len)
+{
+	if (proc_compose(&store_ps, PROC_PARENT, type, peerid, -1, data,
+	    len) == -1) {
+		log_warn("%s: compose", __func__);
+		return (-1);
+	}
+	return (0);
+}
+
+static int
+reply_workload(const struct ctl_workload *cw, void *arg)
+{
+	return (reply(IMSG_CTL_WORKLOAD, *(uint32_t *)arg, cw, sizeof(*cw)));
+}
+
+static int
+reply_history(const struct ctl_transition *ct, void *arg)
+{
+	return (reply(IMSG_CTL_HISTORY, *(uint32_t *)arg, ct, sizeof(*ct)));
+}
+
+static int
+reply_stats(const struct ctl_stats *cs, void *arg)
+{
+	return (reply(IMSG_CTL_STATS, *(uint32_t *)arg, cs, sizeof(*cs)));
+}
+
+static void
+recv_name(struct imsg *imsg, struct ctl_name *cn)
+{
+	(void)imsg_get_data(imsg, cn, sizeof(*cn));
+	cn->name[sizeof(cn->name) - 1] = '\0';
+}
+
+static void
+store_show_workloads(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_name	 cn;
+	uint32_t	 peerid = imsg_get_id(imsg);
+
+	recv_name(imsg, &cn);
+	if (store_db_workloads(store_db, cn.name, reply_workload,
+	    &peerid) == -1)
+		store_failed("show workloads");
+	(void)reply(IMSG_CTL_END, peerid, NULL, 0);
+}
+
+static void
+store_show_history(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_name	 cn;
+	uint32_t	 peerid = imsg_get_id(imsg);
+
+	recv_name(imsg, &cn);
+	if (store_db_history(store_db, cn.name, STORE_HISTORY_MAX,
+	    reply_history, &peerid) == -1)
+		store_failed("show history");
+	(void)reply(IMSG_CTL_END, peerid, NULL, 0);
+}
+
+static void
+store_show_stats(struct imsgev *iev, struct imsg *imsg)
+{
+	uint32_t	 peerid = imsg_get_id(imsg);
+
+	if (store_db_stats(store_db, store_now_ms(), reply_stats,
+	    &peerid) == -1)
+		store_failed("show stats");
+	(void)reply(IMSG_CTL_END, peerid, NULL, 0);
+}
+
+/*
+ * Configuration.
+ */
+
+/*
+ * What the last run left, once, for runtimed to act on: a workload
+ * recorded running may still run (a container) or not (a process that
+ * died with orchd); runtimed asks its driver and says what it found.
+ */
+static void
+store_restore(const struct cfg_generation *gen)
+{
+	const struct workload_conf	*wc;
+	struct st_restore		 rs;
+
+	TAILQ_FOREACH(wc, &gen->workloads, entry) {
+		switch (store_db_restore(store_db, wc->name, &rs)) {
+		case -1:
+			store_failed("restore");
+			continue;
+		case 0:
+			continue;
+		default:
+			break;
+		}
+		log_debug("workload %s: restoring %s", rs.name,
+		    workload_state_name(rs.state));
+		if (proc_compose(&store_ps, PROC_RUNTIME, IMSG_ST_RESTORE, 0,
+		    -1, &rs, sizeof(rs)) == -1)
+			fatal("%s: compose", __func__);
+	}
+	if (proc_compose(&store_ps, PROC_RUNTIME, IMSG_ST_RESTORE_DONE, 0, -1,
+	    NULL, 0) == -1)
+		fatal("%s: compose", __func__);
+	store_restored = 1;
+}
+
+static void
+store_apply(struct privsep *ps, struct cfg_generation *gen,
+    struct cfg_generation *old)
+{
+	if (store_db_sync(store_db, &gen->workloads, store_now_ms()) == -1)
+		store_failed("configuration");
+	if (!store_restored)
+		store_restore(gen);
+	pending_replay();
+}
+
+/*
+ * Start.
+ */
+
+/* chrooted to the database's directory, the file is its base name */
+static const char *
+store_path(const char *file, int chrooted)
+{
+	const char	*slash;
+
+	if (!chrooted || (slash = strrchr(file, '/')) == NULL)
+		return (file);
+	return (slash + 1);
+}
+
+static void
+store_open(int chrooted)
+{
+	char	 err[512];
+
+	if (store_ps.file == NULL)
+		fatalx("no database given (-f)");
+	if ((store_db = store_db_open(store_path(store_ps.file, chrooted),
+	    err, sizeof(err))) == NULL)
+		fatalx("database %s: %s", store_ps.file, err);
+	log_debug("database %s: open, schema version %d", store_ps.file,
+	    store_db_version());
+}
+
+/*
+ * However we exit (SIGTERM, or fatalx() when a sibling's channel
+ * closes), a sound database is closed, which folds the write-ahead log
+ * back into the file.  One gone bad is not written again.
+ */
+static void
+store_atexit(void)
+{
+	if (store_db != NULL && !store_db_broken(store_db))
+		store_db_close(store_db);
+	store_db = NULL;
+}
+
+static void
+store_sig(int sig, short event, void *arg)
+{
+	log_debug("store: signal %d, closing the database", sig);
+	exit(0);
 }
 
 __dead void
 store_main(int argc, char *argv[])
 {
+	struct event	 ev_term;
+	/* root is chrooted by child_start(), anyone else is not */
+	int		 chrooted = geteuid() == 0;
+
 	child_start(&store_ps, argc, argv, PROC_STORE, store_handlers,
 	    nitems(store_handlers), PRIVDROP_NONET);
+	store_open(chrooted);
+	if (atexit(store_atexit) != 0)
+		fatal("atexit");
+	cfg_set_apply(store_apply);
+	signal_set(&ev_term, SIGTERM, store_sig, NULL);
+	signal_add(&ev_term, NULL);
 	event_dispatch();
 	exit(0);
 }

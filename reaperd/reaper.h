@@ -18,7 +18,9 @@ struct reap_wl {
 	int			 keep_warm;
 	int			 configured;
 	enum workload_state	 state;
-	time_t			 last_seen;	/* wall clock */
+	time_t			 last_seen;	/* idle clock: use, wake, start */
+	time_t			 used;		/* last request, as the gateway said */
+	time_t			 sent;		/* used, as the store was last told */
 	uint32_t		 inflight;
 	uint32_t		 upgraded;
 };

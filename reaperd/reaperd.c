@@ -21,8 +21,14 @@ int		reap_cmp(struct reap_wl *, struct reap_wl *);
 RB_PROTOTYPE(reap_wls, reap_wl, entry, reap_cmp);
 RB_GENERATE(reap_wls, reap_wl, entry, reap_cmp);
 
+/* as many as fit in one message */
+#define REAP_LASTSEEN_MAX \
+	((ORCHD_IMSG_MAXSIZE - IMSG_HEADER_SIZE) / sizeof(struct rp_lastseen))
+
 static struct privsep	reaper_ps;
 static struct reap_wls	reap_wls = RB_INITIALIZER(&reap_wls);
+static struct rp_lastseen *reap_batch;
+static size_t		reap_nbatch;
 static struct event	reap_tick_ev;
 static int		reap_off;
 static int64_t		reap_interval;
@@ -56,12 +62,59 @@ reap_find(const char *name)
 }
 
 static void
+lastseen_flush(void)
+{
+	if (reap_nbatch == 0)
+		return;
+	if (proc_compose(&reaper_ps, PROC_STORE, IMSG_RP_LASTSEEN, 0, -1,
+	    reap_batch, reap_nbatch * sizeof(*reap_batch)) == -1)
+		log_warn("%s: compose", __func__);
+	reap_nbatch = 0;
+}
+
+static void
+lastseen_add(const struct reap_wl *wl)
+{
+	struct rp_lastseen	*ls;
+
+	if (reap_batch == NULL && (reap_batch = calloc(REAP_LASTSEEN_MAX,
+	    sizeof(*reap_batch))) == NULL)
+		fatal("%s", __func__);
+	ls = &reap_batch[reap_nbatch++];
+	memset(ls, 0, sizeof(*ls));
+	strlcpy(ls->name, wl->name, sizeof(ls->name));
+	ls->last_seen = wl->used;
+	if (reap_nbatch == REAP_LASTSEEN_MAX)
+		lastseen_flush();
+}
+
+/*
+ * The last use of each workload, as the gateway reported it, to the store:
+ * only what changed since the last tick, so a quiet host writes nothing.
+ * The idle clock is not sent: it also restarts at a wake and at our start.
+ */
+static void
+lastseen_send(void)
+{
+	struct reap_wl	*wl;
+
+	RB_FOREACH(wl, reap_wls, &reap_wls) {
+		if (wl->used == wl->sent)
+			continue;
+		wl->sent = wl->used;
+		lastseen_add(wl);
+	}
+	lastseen_flush();
+}
+
+static void
 reaper_tick(int fd, short event, void *arg)
 {
 	struct reap_wl	*wl;
 	struct wl_ref	 ref;
 	time_t		 now = time(NULL);
 
+	lastseen_send();
 	if (reap_off)
 		return;
 	RB_FOREACH(wl, reap_wls, &reap_wls) {
@@ -94,6 +147,8 @@ reaper_recv_activity(struct imsgev *iev, struct imsg *imsg)
 			continue;
 		if (act.last_seen > wl->last_seen)
 			wl->last_seen = act.last_seen;
+		if (act.last_seen > wl->used)
+			wl->used = act.last_seen;
 		wl->inflight = act.inflight;
 		wl->upgraded = act.upgraded;
 	}
@@ -149,7 +204,8 @@ reaper_apply(struct privsep *ps, struct cfg_generation *gen,
 	reap_off = gen->global.reaper_off;
 	if (reap_interval != gen->global.reaper_interval) {
 		reap_interval = gen->global.reaper_interval;
-		evtimer_del(&reap_tick_ev);
+		if (evtimer_initialized(&reap_tick_ev))
+			evtimer_del(&reap_tick_ev);
 		tv.tv_sec = reap_interval > 0 ? reap_interval :
 		    ORCHD_REAPER_INTERVAL;
 		tv.tv_usec = 0;

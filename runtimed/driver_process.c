@@ -46,14 +46,15 @@ process_clear(struct rt_workload *wl)
 	evtimer_del(&wl->proc.kill_timer);
 }
 
+/* the parent signals the group after checking pid is this workload's */
 static int
-process_signal(struct rt_workload *wl, int sig)
+process_signal(struct rt_workload *wl, pid_t pid, int sig)
 {
 	struct rt_kill	 rk;
 
 	memset(&rk, 0, sizeof(rk));
 	strlcpy(rk.name, wl->name, sizeof(rk.name));
-	rk.pid = wl->proc.pid;
+	rk.pid = pid;
 	rk.sig = sig;
 	if (proc_compose(rt->ps, PROC_PARENT, IMSG_RT_KILL, 0, -1, &rk,
 	    sizeof(rk)) == -1) {
@@ -72,7 +73,7 @@ process_kill_timer(int fd, short event, void *arg)
 		return;
 	log_warnx("workload %s: pid %d still there %ds after SIGTERM, "
 	    "killing it", wl->name, wl->proc.pid, RT_STOP_GRACE);
-	(void)process_signal(wl, SIGKILL);
+	(void)process_signal(wl, wl->proc.pid, SIGKILL);
 }
 
 static int
@@ -103,7 +104,7 @@ process_term(struct rt_workload *wl)
 	struct timeval	 tv;
 
 	wl->proc.stopping = 1;
-	(void)process_signal(wl, SIGTERM);
+	(void)process_signal(wl, wl->proc.pid, SIGTERM);
 	timerclear(&tv);
 	tv.tv_sec = RT_STOP_GRACE;
 	evtimer_add(&wl->proc.kill_timer, &tv);
@@ -170,7 +171,10 @@ process_recv_spawned(struct imsgev *iev, struct imsg *imsg)
 	if ((wl = process_find(imsg, &rp)) == NULL)
 		return;
 	if (!wl->proc.spawning) {
+		/* not asked for: whatever it started must not run unseen */
 		log_warnx("workload %s: unexpected spawn answer", wl->name);
+		if (rp.pid > 0 && rp.pid != wl->proc.pid)
+			(void)process_signal(wl, rp.pid, SIGKILL);
 		return;
 	}
 	wl->proc.spawning = 0;

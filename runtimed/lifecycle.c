@@ -75,6 +75,18 @@ exit_msg(int status, char *buf, size_t len)
 		    WEXITSTATUS(status));
 }
 
+/* wall clock: the history keeps it, milliseconds give wake times */
+static void
+since_now(struct rt_workload *wl)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
+		fatal("clock_gettime");
+	wl->since = ts.tv_sec;
+	wl->since_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static void
 state_send(struct rt_workload *wl, enum privsep_procid to,
     const struct rt_state *st)
@@ -93,6 +105,7 @@ state_fill(struct rt_workload *wl, enum rt_reason reason, const char *msg,
 	st->state = wl->state;
 	st->reason = reason;
 	st->since = wl->since;
+	st->since_ms = wl->since_ms;
 	if (msg != NULL)
 		strlcpy(st->msg, msg, sizeof(st->msg));
 }
@@ -118,13 +131,14 @@ state_set(struct rt_workload *wl, enum workload_state state,
 	    reason_name(reason), msg != NULL && *msg != '\0' ? ": " : "",
 	    msg != NULL ? msg : "");
 	wl->state = state;
-	wl->since = time(NULL);
+	since_now(wl);
 	/* a DRAINED still on its way answers a question no longer asked */
 	wl->draining = 0;
 	state_fill(wl, reason, msg, &st);
 	state_send(wl, PROC_GATEWAY, &st);
 	state_send(wl, PROC_REAPER, &st);
 	state_send(wl, PROC_STORE, &st);
+	control_state(wl, msg);
 }
 
 static const struct rt_driver *
@@ -220,6 +234,7 @@ static void
 lc_free(struct rt_workload *wl)
 {
 	log_debug("workload %s: forgotten", wl->name);
+	control_gone(wl);
 	ready_stop(wl);
 	evtimer_del(&wl->wake_timer);
 	process_clear(wl);
@@ -246,6 +261,15 @@ lc_stopped(struct rt_workload *wl)
 /*
  * Inputs from the other processes.
  */
+
+/* orchctl keepwarm (kept by the store) overrides the configuration */
+int
+lifecycle_keep_warm(const struct rt_workload *wl)
+{
+	if (wl->keep_warm != -1)
+		return (wl->keep_warm);
+	return (wl->conf != NULL && wl->conf->keep_warm);
+}
 
 struct rt_workload *
 lifecycle_find(const char *name)
@@ -313,28 +337,36 @@ lifecycle_wake(const char *name, enum rt_reason reason)
 	}
 }
 
-/* the reaper finds it idle: ask the gateway to hold its requests */
-void
-lifecycle_suspend(const char *name)
+/*
+ * The reaper finds it idle, or the operator wants it stopped: first ask
+ * the gateway to hold its new requests and say whether any are in
+ * flight.  Returns 0 if that is under way.
+ */
+int
+lifecycle_suspend(const char *name, enum rt_reason reason)
 {
 	struct rt_workload	*wl;
 	struct wl_ref		 ref;
 
 	if ((wl = lifecycle_find(name)) == NULL || wl->conf == NULL) {
 		log_debug("workload %s: suspend of an unknown workload", name);
-		return;
+		return (-1);
 	}
-	if (wl->state != WL_RUNNING || wl->conf->keep_warm || wl->draining)
-		return;
+	if (wl->state != WL_RUNNING || lifecycle_keep_warm(wl))
+		return (-1);
+	if (wl->draining)
+		return (0);
 	memset(&ref, 0, sizeof(ref));
 	strlcpy(ref.name, wl->name, sizeof(ref.name));
 	if (proc_compose(rt->ps, PROC_GATEWAY, IMSG_RT_DRAIN, 0, -1, &ref,
 	    sizeof(ref)) == -1) {
 		log_warn("workload %s: drain", wl->name);
-		return;
+		return (-1);
 	}
 	wl->draining = 1;
+	wl->drain_reason = reason;
 	log_debug("workload %s: draining", wl->name);
+	return (0);
 }
 
 void
@@ -345,20 +377,82 @@ lifecycle_drained(const char *name, int idle)
 	if ((wl = lifecycle_find(name)) == NULL)
 		return;
 	if (!wl->draining || wl->state != WL_RUNNING || wl->conf == NULL ||
-	    wl->conf->keep_warm) {
+	    lifecycle_keep_warm(wl)) {
 		/* the gateway holds its requests now: it is running still */
 		if (idle && wl->state == WL_RUNNING)
 			state_repeat(wl);
+		if (wl->draining)
+			control_refused(wl, "it is kept warm");
 		wl->draining = 0;
 		return;
 	}
 	wl->draining = 0;
 	if (!idle) {
 		log_debug("workload %s: busy again, not suspended", name);
+		control_refused(wl, "it has requests in flight");
 		return;
 	}
-	state_set(wl, WL_SUSPENDING, RT_REASON_IDLE, NULL);
-	lc_stop(wl, RT_REASON_IDLE);
+	state_set(wl, WL_SUSPENDING, wl->drain_reason, NULL);
+	lc_stop(wl, wl->drain_reason);
+}
+
+/*
+ * What the store remembers of the last run, once at start.  A process
+ * workload does not survive orchd (its PR_SET_PDEATHSIG sees to it):
+ * whatever it was, it is asleep now, and the history says so.  One that
+ * a request or keep warm has woken since is left alone.
+ */
+void
+lifecycle_restore(const struct st_restore *rs)
+{
+	struct rt_workload	*wl;
+
+	if ((wl = lifecycle_find(rs->name)) == NULL || wl->conf == NULL) {
+		log_debug("workload %s: restore of an unknown workload",
+		    rs->name);
+		return;
+	}
+	if (rs->keep_warm == 0 || rs->keep_warm == 1)
+		wl->keep_warm = rs->keep_warm;
+	if (wl->state != WL_ASLEEP || wl->stopping)
+		return;
+	switch (rs->state) {
+	case WL_WAKING:
+	case WL_RUNNING:
+	case WL_SUSPENDING:
+		wl->state = rs->state;
+		state_set(wl, WL_ASLEEP, RT_REASON_RESTORED,
+		    "not running after a restart");
+		break;
+	case WL_FAILED:
+		/* as the store has it: the next request tries again */
+		wl->state = WL_FAILED;
+		break;
+	default:
+		break;
+	}
+}
+
+/* keep warm workloads are woken once the store has said its piece */
+static void
+keep_warm_wakes(void)
+{
+	struct rt_workload	*wl, *next;
+
+	RB_FOREACH_SAFE(wl, rt_workloads, &rt->workloads, next)
+		if (wl->conf != NULL && lifecycle_keep_warm(wl) &&
+		    (wl->state == WL_ASLEEP || wl->state == WL_FAILED))
+			lifecycle_wake(wl->name, RT_REASON_KEEP_WARM);
+}
+
+void
+lifecycle_restore_done(void)
+{
+	if (rt->restored)
+		return;
+	rt->restored = 1;
+	log_debug("restored from the store");
+	keep_warm_wakes();
 }
 
 /*
@@ -456,7 +550,9 @@ wl_new(const char *name)
 		fatal("%s: calloc", __func__);
 	strlcpy(wl->name, name, sizeof(wl->name));
 	wl->state = WL_ASLEEP;
-	wl->since = time(NULL);
+	since_now(wl);
+	wl->keep_warm = -1;
+	TAILQ_INIT(&wl->waiters);
 	evtimer_set(&wl->wake_timer, wake_timer_fired, wl);
 	process_init(wl);
 	RB_INSERT(rt_workloads, &rt->workloads, wl);
@@ -548,9 +644,9 @@ lifecycle_apply(struct cfg_generation *gen)
 		n++;
 	/* those still stopping count: they are known until gone */
 	rt->ps->workloads = n;
-	RB_FOREACH_SAFE(wl, rt_workloads, &rt->workloads, next)
-		if (wl->conf != NULL && wl->conf->keep_warm &&
-		    (wl->state == WL_ASLEEP || wl->state == WL_FAILED))
-			lifecycle_wake(wl->name, RT_REASON_KEEP_WARM);
+	rt->configured = 1;
+	/* at start, what the store remembers may change keep warm */
+	if (rt->restored)
+		keep_warm_wakes();
 	early_wakes_run();
 }

@@ -44,7 +44,7 @@ struct rt_probe {
 	int			 fd;
 	struct event		 ev;		/* on fd */
 	int			 ev_set;
-	struct event		 timer;		/* retry or attempt bound */
+	struct event		 timer;		/* retry, bound */
 	int			 delay_ms;
 	unsigned int		 attempts;
 	char			 req[READY_REQ_MAX];

@@ -20,11 +20,19 @@
 
 struct rt_probe;
 
+/* an orchctl command waiting for a workload to be running or asleep */
+struct rt_waiter {
+	TAILQ_ENTRY(rt_waiter)	 entry;
+	uint32_t		 id;	/* its connection, in the parent */
+	enum workload_state	 want;
+};
+TAILQ_HEAD(rt_waiters, rt_waiter);
+
 /* the process driver's state of one workload (driver_process.c) */
 struct rt_process {
 	pid_t			 pid;		/* 0: none */
-	int			 spawning;	/* SPAWN sent, no SPAWNED */
-	int			 stop_wanted;	/* stop once SPAWNED comes */
+	int			 spawning;	/* no SPAWNED yet */
+	int			 stop_wanted;	/* once SPAWNED */
 	int			 stopping;	/* SIGTERM sent */
 	struct event		 kill_timer;	/* then SIGKILL */
 };
@@ -38,16 +46,20 @@ struct rt_workload {
 	const struct rt_driver	*drv;
 	enum workload_state	 state;
 	time_t			 since;		/* wall clock */
-	struct sockaddr_storage	 addr;		/* where it listens */
+	int64_t			 since_ms;
+	struct sockaddr_storage	 addr;		/* it listens */
 	socklen_t		 addrlen;
 
-	int			 stopping;	/* a driver stop under way */
-	enum rt_reason		 stop_reason;	/* told when it completes */
+	int			 stopping;	/* driver stop begun */
+	enum rt_reason		 stop_reason;
 	int			 wake_queued;	/* start once stopped */
-	int			 draining;	/* DRAIN sent, no DRAINED */
+	int			 draining;	/* no DRAINED yet */
+	enum rt_reason		 drain_reason;	/* idle, operator */
+	int			 keep_warm;	/* -1: as configured */
+	struct rt_waiters	 waiters;
 
 	struct event		 wake_timer;
-	struct rt_probe		*probe;		/* readiness under way */
+	struct rt_probe		*probe;		/* readiness */
 
 	struct rt_process	 proc;
 };
@@ -57,10 +69,12 @@ RB_PROTOTYPE(rt_workloads, rt_workload, entry, rt_workload_cmp);
 struct runtime {
 	struct privsep		*ps;
 	struct rt_workloads	 workloads;
-	int64_t			 wake_timeout;	/* global, seconds */
+	int64_t			 wake_timeout;	/* global */
 	/* wakes that came before the configuration naming them */
 	char			 early[RT_EARLY_WAKES_MAX][ORCHD_NAME_MAX];
 	int			 nearly;
+	int			 configured;	/* has a generation */
+	int			 restored;	/* the store's restore */
 };
 
 extern struct runtime	*rt;
@@ -68,14 +82,30 @@ extern struct runtime	*rt;
 /* lifecycle.c: the inputs of the state machine */
 void		 lifecycle_apply(struct cfg_generation *);
 struct rt_workload *lifecycle_find(const char *);
+int		 lifecycle_keep_warm(const struct rt_workload *);
 void		 lifecycle_wake(const char *, enum rt_reason);
-void		 lifecycle_suspend(const char *);
+int		 lifecycle_suspend(const char *, enum rt_reason);
 void		 lifecycle_drained(const char *, int);
+void		 lifecycle_restore(const struct st_restore *);
+void		 lifecycle_restore_done(void);
 /* ... and what the drivers and readiness report */
 void		 lifecycle_started(struct rt_workload *);
 void		 lifecycle_start_failed(struct rt_workload *, const char *);
 void		 lifecycle_exited(struct rt_workload *, int);
 void		 lifecycle_ready(struct rt_workload *);
+
+/* control.c: orchctl wake, suspend and keepwarm */
+void		 control_recv_wake(struct imsgev *, struct imsg *);
+void		 control_recv_suspend(struct imsgev *, struct imsg *);
+void		 control_recv_keepwarm(struct imsgev *, struct imsg *);
+void		 control_state(struct rt_workload *, const char *);
+void		 control_refused(struct rt_workload *, const char *);
+void		 control_gone(struct rt_workload *);
+
+/* restore.c: what the store remembers from the last run */
+void		 restore_recv(struct imsgev *, struct imsg *);
+void		 restore_recv_done(struct imsgev *, struct imsg *);
+void		 restore_replay(void);
 
 /* ready.c */
 void		 ready_start(struct rt_workload *);

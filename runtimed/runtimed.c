@@ -2,7 +2,7 @@
  * runtimed: the lifecycle of every workload.  It starts, checks and stops
  * workloads through its drivers and is the only process that talks to
  * the container socket.  This file is its start, its dispatch table and
- * the decoding of the messages that drive the lifecycle.
+ * the decoding of the messages from the gateway and the reaper.
  */
 
 #include <event.h>
@@ -34,6 +34,16 @@ static const struct proc_handler runtime_handlers[] = {
 	    process_recv_spawned },
 	{ IMSG_RT_EXITED, sizeof(struct rt_proc), PROC_FROM(PROC_PARENT),
 	    process_recv_exited },
+	{ IMSG_ST_RESTORE, sizeof(struct st_restore), PROC_FROM(PROC_STORE),
+	    restore_recv },
+	{ IMSG_ST_RESTORE_DONE, 0, PROC_FROM(PROC_STORE), restore_recv_done },
+	/* orchctl, through the parent */
+	{ IMSG_CTL_WAKE, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
+	    control_recv_wake },
+	{ IMSG_CTL_SUSPEND, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
+	    control_recv_suspend },
+	{ IMSG_CTL_KEEPWARM, sizeof(struct ctl_keepwarm),
+	    PROC_FROM(PROC_PARENT), control_recv_keepwarm },
 };
 
 /* a name from another process: never trusted to be terminated */
@@ -59,7 +69,7 @@ runtime_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 	struct wl_ref	 ref;
 
 	recv_ref(imsg, &ref);
-	lifecycle_suspend(ref.name);
+	(void)lifecycle_suspend(ref.name, RT_REASON_IDLE);
 }
 
 static void
@@ -77,6 +87,7 @@ runtime_apply(struct privsep *ps, struct cfg_generation *gen,
     struct cfg_generation *old)
 {
 	lifecycle_apply(gen);
+	restore_replay();
 }
 
 int

@@ -26,7 +26,7 @@ chmod 0755 /var/empty
 
 D=$(mktemp -d /tmp/orchd-demo.XXXXXX)
 chmod 0755 "$D"
-mkdir -p "$D/db" "$D/log" "$D/www"
+mkdir -p "$D/log" "$D/www"
 echo "Hello from a workload that was asleep a moment ago." >"$D/www/index.html"
 chmod -R a+rX "$D/www"
 cat >"$D/orchd.conf" <<CONF

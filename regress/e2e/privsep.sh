@@ -7,7 +7,7 @@ e2e_init "$1"
 need_root
 ensure_user
 
-mkdir -p "$T/db" "$T/log"
+mkdir -p "$T/log"
 write_conf() {
 	cat >"$T/orchd.conf" <<CONF
 user "_orchd"

@@ -9,7 +9,7 @@ ensure_user
 
 PORT=$((20000 + $$ % 10000))
 WPORT=$((PORT + 1))
-mkdir -p "$T/db" "$T/log" "$T/bin"
+mkdir -p "$T/log" "$T/bin"
 cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
 chmod 0755 "$T/bin" "$T/bin/testhttp"
 cat >"$T/orchd.conf" <<CONF
@@ -25,6 +25,13 @@ workload "app" {
 	command "$T/bin/testhttp serve $WPORT"
 	port $WPORT
 	wake timeout 10s
+}
+
+workload "never" {
+	host "never.test"
+	command "/bin/busybox sleep 1000"
+	port $((PORT + 2))
+	wake timeout 8s
 }
 CONF
 
@@ -58,7 +65,7 @@ printf 'GET /big?10 HTTP/1.1\r\nHost: app.test\r\n\r\nGET / HTTP/1.1\r\nHost: ap
     "$T/bin/testhttp" raw "$PORT" 5 >"$T/pipe.out"
 check "pipelined requests are answered in order" \
     sh -c "tr -d '\r' <'$T/pipe.out' | grep -q 'abcdefghij' &&
-        tr -d '\r' <'$T/pipe.out' | tail -n 1 | grep -q 'hello from testhttp' &&
+        tr -d '\r' <'$T/pipe.out' | grep -q '^hello from testhttp' &&
         [ \$(grep -o 'HTTP/1.1 200' '$T/pipe.out' | wc -l) = 2 ]"
 
 # HEAD
@@ -119,6 +126,19 @@ printf 'POST /echo HTTP/1.1\r\nHost: app.test\r\nContent-Length: 100000\r\n\r\na
     "$T/bin/testhttp" raw "$PORT" 1 >/dev/null
 check "the gateway still serves after a client left mid-body" \
     [ "$(get app.test /)" = "hello from testhttp" ]
+
+# a client that leaves while parked frees its connection at once, long
+# before the wake gives up
+gw=$(child gateway)
+fds() { ls "/proc/$gw/fd" | wc -l; }
+before=$(fds)
+printf 'GET / HTTP/1.1\r\nHost: never.test\r\n\r\n' |
+    "$T/bin/testhttp" raw "$PORT" 1 >/dev/null &
+lp=$!
+check "a parked client holds one connection" wait_for 5 sh -c "[ \$(ls /proc/$gw/fd | wc -l) -gt $before ]"
+wait $lp
+check "its leaving frees it while the wake is still under way" \
+    wait_for 3 sh -c "[ \$(ls /proc/$gw/fd | wc -l) -le $before ]"
 
 check "orchctl still answers" "$ORCHCTL" -s "$SOCK" show summary
 stop_orchd; st=$STATUS

@@ -1,0 +1,1155 @@
+/*
+ * The store's database.
+ *
+ * One sqlite file in write-ahead-log mode, opened by the store process
+ * only.  Opening checks before it changes anything: a file that is not a
+ * database, is corrupt or cannot be written is refused and left exactly
+ * as it was, because it may be the only copy of an operator's history.
+ * The schema carries its version in PRAGMA user_version and is brought up
+ * to date by ordered migrations, each in its own transaction.
+ *
+ * Every statement is prepared once at open from the fixed texts below;
+ * values are always bound, never written into SQL.
+ */
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "orchd.h"
+#include "store_db.h"
+
+/*
+ * Schema migrations, in order: migrations[i] takes the database from
+ * version i to version i + 1, and ends by saying so.  Never edit a
+ * released step; append a new one.
+ *
+ * Version 1.  workloads: one row per workload, its definition as
+ * workload_to_json() makes it, where it came from, the keep warm
+ * override (NULL: as defined), its state (as text, for an operator with
+ * sqlite3) with the reason (enum rt_reason) and message of the change,
+ * since_ms when that state began, last_seen (the last request) and
+ * started_at (0: not running) in seconds, updated when the row last
+ * changed.  transitions: each change, time_ms when, wake_ms how long a
+ * wake took (waking -> running or failed only); the newest
+ * STORE_HISTORY_MAX per workload are kept.  counters: what the history
+ * cannot keep: wakes, failed wakes, the sum of wake times, the closed
+ * stretches asleep and running in milliseconds, the memory measured
+ * (NULL: never).  Both go with their workload.
+ */
+static const char *const migrations[] = {
+	/* 1 */
+	"CREATE TABLE workloads ("
+	"  name		TEXT PRIMARY KEY NOT NULL,"
+	"  definition	TEXT NOT NULL,"
+	"  source	TEXT NOT NULL CHECK (source IN ('config', 'api')),"
+	"  keep_warm	INTEGER CHECK (keep_warm IN (0, 1)),"
+	"  state	TEXT NOT NULL DEFAULT 'asleep' CHECK (state IN"
+	"		  ('asleep', 'waking', 'running', 'suspending',"
+	"		  'failed')),"
+	"  reason	INTEGER NOT NULL DEFAULT 0,"
+	"  message	TEXT NOT NULL DEFAULT '',"
+	"  since_ms	INTEGER NOT NULL,"
+	"  last_seen	INTEGER NOT NULL DEFAULT 0,"
+	"  started_at	INTEGER NOT NULL DEFAULT 0,"
+	"  updated	INTEGER NOT NULL"
+	");"
+	"CREATE TABLE transitions ("
+	"  id		INTEGER PRIMARY KEY,"
+	"  workload	TEXT NOT NULL REFERENCES workloads (name)"
+	"		  ON DELETE CASCADE,"
+	"  from_state	TEXT NOT NULL,"
+	"  to_state	TEXT NOT NULL,"
+	"  reason	INTEGER NOT NULL,"
+	"  message	TEXT NOT NULL DEFAULT '',"
+	"  time_ms	INTEGER NOT NULL,"
+	"  wake_ms	INTEGER"
+	");"
+	"CREATE INDEX transitions_by_workload ON transitions (workload, id);"
+	"CREATE TABLE counters ("
+	"  workload	TEXT PRIMARY KEY NOT NULL REFERENCES workloads (name)"
+	"		  ON DELETE CASCADE,"
+	"  wakes	INTEGER NOT NULL DEFAULT 0,"
+	"  failed_wakes	INTEGER NOT NULL DEFAULT 0,"
+	"  wake_ms	INTEGER NOT NULL DEFAULT 0,"
+	"  asleep_ms	INTEGER NOT NULL DEFAULT 0,"
+	"  running_ms	INTEGER NOT NULL DEFAULT 0,"
+	"  memory	INTEGER"
+	");"
+	"PRAGMA user_version = 1;",
+};
+
+enum stmt_id {
+	S_BEGIN,
+	S_COMMIT,
+	S_ROLLBACK,
+	S_SYNC_CLEAR,
+	S_SYNC_MARK,
+	S_SYNC_UPSERT,
+	S_SYNC_COUNTERS,
+	S_SYNC_SWEEP,
+	S_STATE_GET,
+	S_STATE_SET,
+	S_TRANS_ADD,
+	S_TRANS_TRIM,
+	S_COUNT_ADD,
+	S_LASTSEEN,
+	S_KEEPWARM,
+	S_MEMORY,
+	S_WORKLOADS,
+	S_HISTORY,
+	S_STATS,
+	S_WAKE_SUMMARY,
+	S_WAKE_SUMMARY_ALL,
+	S_WAKE_NTH,
+	S_WAKE_NTH_ALL,
+	S_RESTORE,
+	S_MAX
+};
+
+static const char *const stmt_sql[S_MAX] = {
+	[S_BEGIN] = "BEGIN IMMEDIATE",
+	[S_COMMIT] = "COMMIT",
+	[S_ROLLBACK] = "ROLLBACK",
+	[S_SYNC_CLEAR] = "DELETE FROM temp.configured",
+	[S_SYNC_MARK] = "INSERT OR IGNORE INTO temp.configured (name) "
+	    "VALUES (?1)",
+	[S_SYNC_UPSERT] = "INSERT INTO workloads (name, definition, source, "
+	    "since_ms, updated) VALUES (?1, ?2, ?3, ?4, ?5) "
+	    "ON CONFLICT (name) DO UPDATE SET definition = excluded.definition,"
+	    " source = excluded.source, updated = excluded.updated "
+	    "WHERE definition IS NOT excluded.definition OR "
+	    "source IS NOT excluded.source",
+	[S_SYNC_COUNTERS] = "INSERT OR IGNORE INTO counters (workload) "
+	    "VALUES (?1)",
+	[S_SYNC_SWEEP] = "DELETE FROM workloads WHERE source = 'config' AND "
+	    "name NOT IN (SELECT name FROM temp.configured)",
+	[S_STATE_GET] = "SELECT state, since_ms, started_at FROM workloads "
+	    "WHERE name = ?1",
+	[S_STATE_SET] = "UPDATE workloads SET state = ?2, reason = ?3, "
+	    "message = ?4, since_ms = ?5, started_at = ?6, updated = ?7 "
+	    "WHERE name = ?1",
+	[S_TRANS_ADD] = "INSERT INTO transitions (workload, from_state, "
+	    "to_state, reason, message, time_ms, wake_ms) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[S_TRANS_TRIM] = "DELETE FROM transitions WHERE workload = ?1 AND "
+	    "id <= (SELECT id FROM transitions WHERE workload = ?1 "
+	    "ORDER BY id DESC LIMIT 1 OFFSET ?2)",
+	[S_COUNT_ADD] = "UPDATE counters SET wakes = wakes + ?2, "
+	    "failed_wakes = failed_wakes + ?3, wake_ms = wake_ms + ?4, "
+	    "asleep_ms = asleep_ms + ?5, running_ms = running_ms + ?6 "
+	    "WHERE workload = ?1",
+	[S_LASTSEEN] = "UPDATE workloads SET last_seen = ?2 "
+	    "WHERE name = ?1 AND last_seen < ?2",
+	[S_KEEPWARM] = "UPDATE workloads SET keep_warm = ?2, updated = ?3 "
+	    "WHERE name = ?1",
+	[S_MEMORY] = "UPDATE counters SET memory = ?2 WHERE workload = ?1",
+	[S_WORKLOADS] = "SELECT w.name, w.definition, w.source, w.keep_warm, "
+	    "w.state, w.message, w.last_seen, w.started_at, "
+	    "coalesce(c.wakes, 0) FROM workloads w "
+	    "LEFT JOIN counters c ON c.workload = w.name "
+	    "WHERE ?1 = '' OR w.name = ?1 ORDER BY w.name",
+	[S_HISTORY] = "SELECT from_state, to_state, reason, message, time_ms "
+	    "FROM (SELECT * FROM transitions WHERE workload = ?1 "
+	    "ORDER BY id DESC LIMIT ?2) ORDER BY id",
+	[S_STATS] = "SELECT w.name, w.definition, w.state, w.since_ms, "
+	    "coalesce(c.wakes, 0), coalesce(c.failed_wakes, 0), "
+	    "coalesce(c.asleep_ms, 0), coalesce(c.running_ms, 0), c.memory "
+	    "FROM workloads w LEFT JOIN counters c ON c.workload = w.name "
+	    "ORDER BY w.name",
+	/* successful wakes in the kept history: one workload's, or all */
+	[S_WAKE_SUMMARY] = "SELECT count(wake_ms), coalesce(max(wake_ms), 0) "
+	    "FROM transitions WHERE workload = ?1 AND to_state = 'running'",
+	[S_WAKE_SUMMARY_ALL] = "SELECT count(wake_ms), "
+	    "coalesce(max(wake_ms), 0) FROM transitions "
+	    "WHERE to_state = 'running'",
+	[S_WAKE_NTH] = "SELECT wake_ms FROM transitions WHERE workload = ?1 "
+	    "AND to_state = 'running' AND wake_ms IS NOT NULL "
+	    "ORDER BY wake_ms LIMIT ?2 OFFSET ?3",
+	[S_WAKE_NTH_ALL] = "SELECT wake_ms FROM transitions "
+	    "WHERE to_state = 'running' AND wake_ms IS NOT NULL "
+	    "ORDER BY wake_ms LIMIT ?2 OFFSET ?3",
+	[S_RESTORE] = "SELECT state, keep_warm, last_seen, started_at "
+	    "FROM workloads WHERE name = ?1",
+};
+
+struct store_db {
+	sqlite3		*db;
+	sqlite3_stmt	*stmt[S_MAX];
+	char		 err[512];
+	int		 broken;
+};
+
+/* a workload's row as a state change needs it */
+struct wl_row {
+	enum workload_state	 state;
+	int64_t			 since_ms;
+	int64_t			 started_at;
+};
+
+static int64_t
+wallclock_ms(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
+		return ((int64_t)time(NULL) * 1000);
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+static const char *
+state_text(int state)
+{
+	return (workload_state_name((enum workload_state)state));
+}
+
+static int
+state_parse(const unsigned char *text)
+{
+	int	 s;
+
+	for (s = WL_ASLEEP; s <= WL_FAILED; s++)
+		if (text != NULL && strcmp((const char *)text,
+		    state_text(s)) == 0)
+			return (s);
+	return (WL_ASLEEP);
+}
+
+/*
+ * Errors.  The file has gone bad when sqlite says it is corrupt, not a
+ * database, unreadable or unwritable: nothing later will succeed and
+ * retrying could only make it worse.
+ */
+static int
+rc_broken(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+	case SQLITE_IOERR:
+	case SQLITE_READONLY:
+	case SQLITE_CANTOPEN:
+		return (1);
+	default:
+		return (0);
+	}
+}
+
+/* sqlite's word first: the statement only says where */
+static int
+db_fail(struct store_db *sdb, int rc, const char *what)
+{
+	snprintf(sdb->err, sizeof(sdb->err), "%s (in \"%.60s\")",
+	    sqlite3_errmsg(sdb->db), what);
+	if (rc_broken(rc))
+		sdb->broken = 1;
+	return (-1);
+}
+
+const char *
+store_db_error(const struct store_db *sdb)
+{
+	return (sdb->err);
+}
+
+int
+store_db_broken(const struct store_db *sdb)
+{
+	return (sdb->broken);
+}
+
+int
+store_db_version(void)
+{
+	return ((int)nitems(migrations));
+}
+
+/*
+ * Statements.  st() hands out a prepared statement ready for binding;
+ * step() runs it one row on and resets it when it is done.
+ */
+static sqlite3_stmt *
+st(struct store_db *sdb, enum stmt_id id)
+{
+	sqlite3_stmt	*s = sdb->stmt[id];
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return (s);
+}
+
+static int
+step(struct store_db *sdb, sqlite3_stmt *s)
+{
+	int	 rc;
+
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		return (rc);
+	if (rc != SQLITE_DONE)
+		(void)db_fail(sdb, rc, sqlite3_sql(s));
+	sqlite3_reset(s);
+	return (rc == SQLITE_DONE ? rc : -1);
+}
+
+/* a statement that returns no rows */
+static int
+run(struct store_db *sdb, sqlite3_stmt *s)
+{
+	int	 rc = step(sdb, s);
+
+	if (rc == SQLITE_ROW) {
+		sqlite3_reset(s);
+		return (0);
+	}
+	return (rc == SQLITE_DONE ? 0 : -1);
+}
+
+static int
+bind_text(sqlite3_stmt *s, int i, const char *text)
+{
+	return (sqlite3_bind_text(s, i, text, -1, SQLITE_TRANSIENT));
+}
+
+/* a fixed-size field of a message: bounded even if not terminated */
+static int
+bind_field(sqlite3_stmt *s, int i, const char *field, size_t size)
+{
+	return (sqlite3_bind_text(s, i, field, strnlen(field, size),
+	    SQLITE_TRANSIENT));
+}
+
+static const char *
+col_text(sqlite3_stmt *s, int i)
+{
+	const unsigned char	*t = sqlite3_column_text(s, i);
+
+	return (t != NULL ? (const char *)t : "");
+}
+
+static int
+tx_begin(struct store_db *sdb)
+{
+	return (run(sdb, st(sdb, S_BEGIN)));
+}
+
+static int
+tx_commit(struct store_db *sdb)
+{
+	return (run(sdb, st(sdb, S_COMMIT)));
+}
+
+/* the error that made us roll back is the one worth keeping */
+static int
+tx_rollback(struct store_db *sdb)
+{
+	char	 err[sizeof(sdb->err)];
+
+	strlcpy(err, sdb->err, sizeof(err));
+	if (sqlite3_get_autocommit(sdb->db) == 0)
+		(void)run(sdb, st(sdb, S_ROLLBACK));
+	strlcpy(sdb->err, err, sizeof(sdb->err));
+	return (-1);
+}
+
+/*
+ * Opening.
+ */
+
+/* "unable to open database file (Permission denied)" */
+static void
+open_error(sqlite3 *db, int rc, const char *what, char *err, size_t errlen)
+{
+	int	 e = db != NULL ? sqlite3_system_errno(db) : 0;
+
+	if (e != 0 && (rc & 0xff) != SQLITE_NOTADB &&
+	    (rc & 0xff) != SQLITE_CORRUPT)
+		snprintf(err, errlen, "%s: %s (%s)", what,
+		    db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc),
+		    strerror(e));
+	else
+		snprintf(err, errlen, "%s: %s", what,
+		    db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+}
+
+/* the file and its write-ahead log are made beside each other */
+static int
+dir_writable(const char *path)
+{
+	char		 dir[PATH_MAX];
+	const char	*slash;
+
+	if ((slash = strrchr(path, '/')) == NULL)
+		strlcpy(dir, ".", sizeof(dir));
+	else if (slash == path)
+		strlcpy(dir, "/", sizeof(dir));
+	else if ((size_t)(slash - path) >= sizeof(dir)) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	} else
+		strlcpy(dir, path, slash - path + 1);
+	return (access(dir, W_OK | X_OK));
+}
+
+/*
+ * Never CREATE over a file that exists: sqlite would not truncate it,
+ * but a file we did not make is one we only ever open.
+ */
+static int
+open_flags(const char *path, char *err, size_t errlen)
+{
+	struct stat	 sb;
+
+	if (stat(path, &sb) == 0) {
+		if (!S_ISREG(sb.st_mode)) {
+			snprintf(err, errlen, "not a regular file");
+			return (-1);
+		}
+		return (SQLITE_OPEN_READWRITE);
+	}
+	if (errno != ENOENT) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return (-1);
+	}
+	/* sqlite would only say "unable to open database file" */
+	if (dir_writable(path) == -1) {
+		snprintf(err, errlen, "cannot be created: its directory is "
+		    "not writable (%s)", strerror(errno));
+		return (-1);
+	}
+	return (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+}
+
+/* the first read: a file that is not a database fails here, unchanged */
+static int
+check_readable(sqlite3 *db, char *err, size_t errlen)
+{
+	int	 rc;
+
+	rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL,
+	    NULL);
+	if (rc == SQLITE_OK)
+		return (0);
+	if ((rc & 0xff) == SQLITE_NOTADB)
+		snprintf(err, errlen, "not a database (%s)",
+		    sqlite3_errmsg(db));
+	else if ((rc & 0xff) == SQLITE_READONLY)
+		open_error(db, rc, "cannot be written", err, errlen);
+	else if ((rc & 0xff) == SQLITE_CORRUPT)
+		snprintf(err, errlen, "corrupt (%s)", sqlite3_errmsg(db));
+	else
+		open_error(db, rc, "cannot read", err, errlen);
+	return (-1);
+}
+
+static int
+check_integrity(sqlite3 *db, char *err, size_t errlen)
+{
+	sqlite3_stmt	*s;
+	int		 rc, ok = 0;
+
+	if ((rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &s,
+	    NULL)) != SQLITE_OK) {
+		open_error(db, rc, "corrupt", err, errlen);
+		return (-1);
+	}
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		ok = strcmp(col_text(s, 0), "ok") == 0;
+		if (!ok)
+			snprintf(err, errlen, "corrupt (quick_check: %s)",
+			    col_text(s, 0));
+	} else
+		open_error(db, rc, "corrupt", err, errlen);
+	sqlite3_finalize(s);
+	return (ok ? 0 : -1);
+}
+
+/* sqlite quietly opens read-only what it cannot open read-write */
+static int
+check_writable(sqlite3 *db, char *err, size_t errlen)
+{
+	int	 rc;
+
+	if (sqlite3_db_readonly(db, "main") == 1) {
+		snprintf(err, errlen, "cannot be written: the store has no "
+		    "write permission on it");
+		return (-1);
+	}
+	if ((rc = sqlite3_exec(db, "BEGIN IMMEDIATE; COMMIT", NULL, NULL,
+	    NULL)) != SQLITE_OK) {
+		open_error(db, rc, "cannot be written", err, errlen);
+		(void)sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		return (-1);
+	}
+	return (0);
+}
+
+static int
+pragma_text(sqlite3 *db, const char *sql, char *out, size_t outlen)
+{
+	sqlite3_stmt	*s;
+	int		 rc;
+
+	if ((rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL)) != SQLITE_OK)
+		return (rc);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		strlcpy(out, col_text(s, 0), outlen);
+		rc = SQLITE_OK;
+	} else if (rc == SQLITE_DONE)
+		rc = SQLITE_OK;
+	sqlite3_finalize(s);
+	return (rc);
+}
+
+/*
+ * WAL: readers never wait for the writer and a crash loses at most the
+ * last transactions, never the file; NORMAL is durable enough with WAL.
+ */
+static int
+set_pragmas(sqlite3 *db, char *err, size_t errlen)
+{
+	char	 mode[16] = "";
+	int	 rc;
+
+	if ((rc = pragma_text(db, "PRAGMA journal_mode = WAL", mode,
+	    sizeof(mode))) != SQLITE_OK) {
+		open_error(db, rc, "cannot be written", err, errlen);
+		return (-1);
+	}
+	if (strcmp(mode, "wal") != 0) {
+		snprintf(err, errlen, "cannot be written: journal mode %s, "
+		    "not wal", mode);
+		return (-1);
+	}
+	if ((rc = sqlite3_exec(db, "PRAGMA synchronous = NORMAL;"
+	    "PRAGMA temp_store = MEMORY;"
+	    "PRAGMA foreign_keys = ON;", NULL, NULL, NULL)) != SQLITE_OK) {
+		open_error(db, rc, "settings", err, errlen);
+		return (-1);
+	}
+	return (0);
+}
+
+static int
+schema_version(sqlite3 *db, int *version, char *err, size_t errlen)
+{
+	char	 v[32] = "0";
+	int	 rc;
+
+	if ((rc = pragma_text(db, "PRAGMA user_version", v, sizeof(v))) !=
+	    SQLITE_OK) {
+		open_error(db, rc, "schema version", err, errlen);
+		return (-1);
+	}
+	*version = atoi(v);
+	return (0);
+}
+
+static int
+migrate(sqlite3 *db, char *err, size_t errlen)
+{
+	int	 version, rc;
+
+	if (schema_version(db, &version, err, errlen) == -1)
+		return (-1);
+	if (version > store_db_version()) {
+		snprintf(err, errlen, "schema version %d is newer than this "
+		    "orchd knows (%d): refusing to touch it", version,
+		    store_db_version());
+		return (-1);
+	}
+	for (; version < store_db_version(); version++) {
+		rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(db, migrations[version], NULL, NULL,
+			    NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+		if (rc != SQLITE_OK) {
+			snprintf(err, errlen, "schema migration to version "
+			    "%d: %s", version + 1, sqlite3_errmsg(db));
+			(void)sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+			return (-1);
+		}
+	}
+	return (0);
+}
+
+/* per connection, in memory: the names of the generation being synced */
+static int
+prepare_all(struct store_db *sdb, char *err, size_t errlen)
+{
+	int	 i, rc;
+
+	if ((rc = sqlite3_exec(sdb->db, "CREATE TEMP TABLE configured "
+	    "(name TEXT PRIMARY KEY)", NULL, NULL, NULL)) != SQLITE_OK) {
+		open_error(sdb->db, rc, "temporary table", err, errlen);
+		return (-1);
+	}
+	for (i = 0; i < S_MAX; i++) {
+		if ((rc = sqlite3_prepare_v3(sdb->db, stmt_sql[i], -1,
+		    SQLITE_PREPARE_PERSISTENT, &sdb->stmt[i], NULL)) !=
+		    SQLITE_OK) {
+			snprintf(err, errlen, "prepare \"%s\": %s",
+			    stmt_sql[i], sqlite3_errmsg(sdb->db));
+			return (-1);
+		}
+	}
+	return (0);
+}
+
+struct store_db *
+store_db_open(const char *path, char *err, size_t errlen)
+{
+	struct store_db	*sdb;
+	int		 flags, rc;
+
+	if ((flags = open_flags(path, err, errlen)) == -1)
+		return (NULL);
+	if ((sdb = calloc(1, sizeof(*sdb))) == NULL) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return (NULL);
+	}
+	if ((rc = sqlite3_open_v2(path, &sdb->db, flags, NULL)) != SQLITE_OK) {
+		open_error(sdb->db, rc, "cannot open", err, errlen);
+		goto fail;
+	}
+	sqlite3_extended_result_codes(sdb->db, 1);
+	sqlite3_busy_timeout(sdb->db, STORE_BUSY_MS);
+	/* reads first: nothing is written before the file proved sound */
+	if (check_readable(sdb->db, err, errlen) == -1 ||
+	    check_integrity(sdb->db, err, errlen) == -1 ||
+	    check_writable(sdb->db, err, errlen) == -1 ||
+	    set_pragmas(sdb->db, err, errlen) == -1 ||
+	    check_writable(sdb->db, err, errlen) == -1 ||
+	    migrate(sdb->db, err, errlen) == -1 ||
+	    prepare_all(sdb, err, errlen) == -1)
+		goto fail;
+	return (sdb);
+ fail:
+	store_db_close(sdb);
+	return (NULL);
+}
+
+void
+store_db_close(struct store_db *sdb)
+{
+	int	 i;
+
+	if (sdb == NULL)
+		return;
+	for (i = 0; i < S_MAX; i++)
+		sqlite3_finalize(sdb->stmt[i]);
+	sqlite3_close(sdb->db);
+	free(sdb);
+}
+
+/*
+ * The configured workloads.  Rows that came from the configuration and
+ * are no longer in it go, with their history; rows made through the API
+ * stay whatever the configuration says.
+ */
+static int
+sync_one(struct store_db *sdb, const struct workload_conf *wc,
+    int64_t now_ms)
+{
+	sqlite3_stmt	*s;
+	char		*json;
+	int		 r;
+
+	if ((json = workload_to_json(wc)) == NULL) {
+		snprintf(sdb->err, sizeof(sdb->err), "workload %s: cannot "
+		    "encode its definition", wc->name);
+		return (-1);
+	}
+	s = st(sdb, S_SYNC_UPSERT);
+	bind_text(s, 1, wc->name);
+	bind_text(s, 2, json);
+	bind_text(s, 3, wc->source == SOURCE_API ? "api" : "config");
+	sqlite3_bind_int64(s, 4, now_ms);
+	sqlite3_bind_int64(s, 5, now_ms / 1000);
+	r = run(sdb, s);
+	free(json);
+	if (r == -1)
+		return (-1);
+	s = st(sdb, S_SYNC_COUNTERS);
+	bind_text(s, 1, wc->name);
+	if (run(sdb, s) == -1)
+		return (-1);
+	s = st(sdb, S_SYNC_MARK);
+	bind_text(s, 1, wc->name);
+	return (run(sdb, s));
+}
+
+int
+store_db_sync(struct store_db *sdb, const struct workloadlist *list,
+    int64_t now_ms)
+{
+	const struct workload_conf	*wc;
+
+	if (tx_begin(sdb) == -1)
+		return (-1);
+	if (run(sdb, st(sdb, S_SYNC_CLEAR)) == -1)
+		return (tx_rollback(sdb));
+	TAILQ_FOREACH(wc, list, entry)
+		if (sync_one(sdb, wc, now_ms) == -1)
+			return (tx_rollback(sdb));
+	if (run(sdb, st(sdb, S_SYNC_SWEEP)) == -1 ||
+	    run(sdb, st(sdb, S_SYNC_CLEAR)) == -1 || tx_commit(sdb) == -1)
+		return (tx_rollback(sdb));
+	return (0);
+}
+
+/*
+ * A change of state: the row, one more transition, the counters.  Time
+ * spent in the state being left is added to its counter; the end of a
+ * wake gives its duration, measured from the start of waking.
+ */
+static int
+row_get(struct store_db *sdb, const char *name, struct wl_row *row)
+{
+	sqlite3_stmt	*s = st(sdb, S_STATE_GET);
+	int		 rc;
+
+	bind_field(s, 1, name, ORCHD_NAME_MAX);
+	if ((rc = step(sdb, s)) == -1)
+		return (-1);
+	if (rc == SQLITE_DONE)
+		return (0);
+	row->state = state_parse(sqlite3_column_text(s, 0));
+	row->since_ms = sqlite3_column_int64(s, 1);
+	row->started_at = sqlite3_column_int64(s, 2);
+	sqlite3_reset(s);
+	return (1);
+}
+
+/* the time of a change: runtimed's milliseconds, else its seconds */
+static int64_t
+state_time_ms(const struct rt_state *rs)
+{
+	if (rs->since_ms > 0)
+		return (rs->since_ms);
+	if (rs->since > 0)
+		return (rs->since * 1000);
+	return (wallclock_ms());
+}
+
+static int
+row_set(struct store_db *sdb, const struct rt_state *rs,
+    const struct wl_row *row, int64_t t_ms)
+{
+	sqlite3_stmt	*s = st(sdb, S_STATE_SET);
+	int64_t		 started_at = row->started_at;
+
+	if (rs->state == WL_RUNNING)
+		started_at = t_ms / 1000;
+	else if (rs->state == WL_ASLEEP || rs->state == WL_FAILED)
+		started_at = 0;
+	bind_field(s, 1, rs->name, sizeof(rs->name));
+	bind_text(s, 2, state_text(rs->state));
+	sqlite3_bind_int(s, 3, rs->reason);
+	bind_field(s, 4, rs->msg, sizeof(rs->msg));
+	sqlite3_bind_int64(s, 5, t_ms);
+	sqlite3_bind_int64(s, 6, started_at);
+	sqlite3_bind_int64(s, 7, t_ms / 1000);
+	return (run(sdb, s));
+}
+
+static int
+transition_add(struct store_db *sdb, const struct rt_state *rs,
+    const struct wl_row *row, int64_t t_ms, int64_t wake_ms)
+{
+	sqlite3_stmt	*s = st(sdb, S_TRANS_ADD);
+
+	bind_field(s, 1, rs->name, sizeof(rs->name));
+	bind_text(s, 2, state_text(row->state));
+	bind_text(s, 3, state_text(rs->state));
+	sqlite3_bind_int(s, 4, rs->reason);
+	bind_field(s, 5, rs->msg, sizeof(rs->msg));
+	sqlite3_bind_int64(s, 6, t_ms);
+	if (wake_ms >= 0)
+		sqlite3_bind_int64(s, 7, wake_ms);
+	if (run(sdb, s) == -1)
+		return (-1);
+	s = st(sdb, S_TRANS_TRIM);
+	bind_field(s, 1, rs->name, sizeof(rs->name));
+	/* the newest STORE_HISTORY_MAX stay */
+	sqlite3_bind_int(s, 2, STORE_HISTORY_MAX);
+	return (run(sdb, s));
+}
+
+static int
+counters_add(struct store_db *sdb, const struct rt_state *rs,
+    const struct wl_row *row, int64_t t_ms, int64_t *wake_ms)
+{
+	sqlite3_stmt	*s = st(sdb, S_COUNT_ADD);
+	int64_t		 dt = MAXIMUM(t_ms - row->since_ms, 0);
+	int		 wake_end;
+
+	/* a wake adopted across a restart took no measurable time */
+	wake_end = row->state == WL_WAKING &&
+	    (rs->state == WL_RUNNING || rs->state == WL_FAILED) &&
+	    rs->reason != RT_REASON_RESTORED;
+	*wake_ms = wake_end ? dt : -1;
+	bind_field(s, 1, rs->name, sizeof(rs->name));
+	sqlite3_bind_int(s, 2, wake_end && rs->state == WL_RUNNING);
+	sqlite3_bind_int(s, 3, wake_end && rs->state == WL_FAILED);
+	sqlite3_bind_int64(s, 4, wake_end && rs->state == WL_RUNNING ? dt : 0);
+	sqlite3_bind_int64(s, 5, row->state == WL_ASLEEP ? dt : 0);
+	sqlite3_bind_int64(s, 6, row->state == WL_RUNNING ? dt : 0);
+	return (run(sdb, s));
+}
+
+int
+store_db_state(struct store_db *sdb, const struct rt_state *rs)
+{
+	struct wl_row	 row;
+	int64_t		 t_ms = state_time_ms(rs), wake_ms;
+	int		 r;
+
+	if (rs->state < WL_ASLEEP || rs->state > WL_FAILED) {
+		snprintf(sdb->err, sizeof(sdb->err), "workload %s: no such "
+		    "state %d", rs->name, rs->state);
+		return (-1);
+	}
+	if (tx_begin(sdb) == -1)
+		return (-1);
+	if ((r = row_get(sdb, rs->name, &row)) != 1) {
+		(void)tx_rollback(sdb);
+		return (r);
+	}
+	/* told again what we know: nothing happened */
+	if (row.state == (enum workload_state)rs->state)
+		return (tx_commit(sdb) == -1 ? tx_rollback(sdb) : 1);
+	if (counters_add(sdb, rs, &row, t_ms, &wake_ms) == -1 ||
+	    transition_add(sdb, rs, &row, t_ms, wake_ms) == -1 ||
+	    row_set(sdb, rs, &row, t_ms) == -1 || tx_commit(sdb) == -1)
+		return (tx_rollback(sdb));
+	return (1);
+}
+
+/* the reaper's batch: one transaction whatever its size */
+int
+store_db_lastseen(struct store_db *sdb, const struct rp_lastseen *ls,
+    size_t n)
+{
+	sqlite3_stmt	*s;
+	char		 name[ORCHD_NAME_MAX];
+	size_t		 i;
+
+	if (tx_begin(sdb) == -1)
+		return (-1);
+	for (i = 0; i < n; i++) {
+		/* from another process: never trusted to be terminated */
+		memcpy(name, ls[i].name, sizeof(name));
+		name[sizeof(name) - 1] = '\0';
+		s = st(sdb, S_LASTSEEN);
+		bind_text(s, 1, name);
+		sqlite3_bind_int64(s, 2, ls[i].last_seen);
+		if (run(sdb, s) == -1)
+			return (tx_rollback(sdb));
+	}
+	if (tx_commit(sdb) == -1)
+		return (tx_rollback(sdb));
+	return (0);
+}
+
+/* on: 1 or 0; -1 drops the override, back to the definition's */
+int
+store_db_keepwarm(struct store_db *sdb, const char *name, int on)
+{
+	sqlite3_stmt	*s = st(sdb, S_KEEPWARM);
+
+	bind_text(s, 1, name);
+	if (on != -1)
+		sqlite3_bind_int(s, 2, on != 0);
+	sqlite3_bind_int64(s, 3, wallclock_ms() / 1000);
+	return (run(sdb, s));
+}
+
+int
+store_db_memory(struct store_db *sdb, const char *name, int64_t bytes)
+{
+	sqlite3_stmt	*s = st(sdb, S_MEMORY);
+
+	bind_text(s, 1, name);
+	if (bytes > 0)
+		sqlite3_bind_int64(s, 2, bytes);
+	return (run(sdb, s));
+}
+
+/*
+ * Queries.
+ */
+
+/* the definition as stored; NULL if it no longer parses */
+static struct workload_conf *
+definition(sqlite3_stmt *s, int col)
+{
+	const void	*text = sqlite3_column_blob(s, col);
+	char		 err[256];
+
+	if (text == NULL)
+		return (NULL);
+	return (workload_from_json(text, sqlite3_column_bytes(s, col), err,
+	    sizeof(err)));
+}
+
+static void
+hosts_join(const struct workload_conf *wc, char *buf, size_t len)
+{
+	const struct strentry	*e;
+
+	buf[0] = '\0';
+	TAILQ_FOREACH(e, &wc->hosts, entry) {
+		if (buf[0] != '\0')
+			strlcat(buf, ",", len);
+		strlcat(buf, e->str, len);
+	}
+}
+
+static void
+workload_fill(sqlite3_stmt *s, struct ctl_workload *cw)
+{
+	struct workload_conf	*wc;
+
+	memset(cw, 0, sizeof(*cw));
+	strlcpy(cw->name, col_text(s, 0), sizeof(cw->name));
+	cw->source = strcmp(col_text(s, 2), "api") == 0 ? SOURCE_API :
+	    SOURCE_CONFIG;
+	cw->idle_timeout = -1;
+	if ((wc = definition(s, 1)) != NULL) {
+		cw->driver = wc->driver;
+		cw->keep_warm = wc->keep_warm;
+		cw->idle_timeout = wc->idle_timeout;
+		hosts_join(wc, cw->hosts, sizeof(cw->hosts));
+		workload_free(wc);
+	}
+	if (sqlite3_column_type(s, 3) != SQLITE_NULL)
+		cw->keep_warm = sqlite3_column_int(s, 3);
+	cw->state = state_parse(sqlite3_column_text(s, 4));
+	strlcpy(cw->msg, col_text(s, 5), sizeof(cw->msg));
+	cw->last_seen = sqlite3_column_int64(s, 6);
+	cw->started_at = sqlite3_column_int64(s, 7);
+	cw->wakes = sqlite3_column_int64(s, 8);
+}
+
+/* name "": every workload */
+int
+store_db_workloads(struct store_db *sdb, const char *name,
+    store_workload_cb fn, void *arg)
+{
+	sqlite3_stmt		*s = st(sdb, S_WORKLOADS);
+	struct ctl_workload	 cw;
+	int			 rc, n = 0;
+
+	bind_text(s, 1, name);
+	while ((rc = step(sdb, s)) == SQLITE_ROW) {
+		workload_fill(s, &cw);
+		n++;
+		if (fn(&cw, arg) == -1) {
+			sqlite3_reset(s);
+			break;
+		}
+	}
+	return (rc == -1 ? -1 : n);
+}
+
+/* the last max transitions, oldest first */
+int
+store_db_history(struct store_db *sdb, const char *name, size_t max,
+    store_history_cb fn, void *arg)
+{
+	sqlite3_stmt		*s = st(sdb, S_HISTORY);
+	struct ctl_transition	 ct;
+	int			 rc, n = 0;
+
+	bind_text(s, 1, name);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)MINIMUM(max,
+	    STORE_HISTORY_MAX));
+	while ((rc = step(sdb, s)) == SQLITE_ROW) {
+		memset(&ct, 0, sizeof(ct));
+		strlcpy(ct.name, name, sizeof(ct.name));
+		ct.from = state_parse(sqlite3_column_text(s, 0));
+		ct.to = state_parse(sqlite3_column_text(s, 1));
+		ct.reason = sqlite3_column_int(s, 2);
+		strlcpy(ct.msg, col_text(s, 3), sizeof(ct.msg));
+		ct.time = sqlite3_column_int64(s, 4) / 1000;
+		n++;
+		if (fn(&ct, arg) == -1) {
+			sqlite3_reset(s);
+			break;
+		}
+	}
+	return (rc == -1 ? -1 : n);
+}
+
+/* name NULL: every workload together */
+static sqlite3_stmt *
+st_wake(struct store_db *sdb, enum stmt_id one, enum stmt_id all,
+    const char *name)
+{
+	sqlite3_stmt	*s;
+
+	if (name == NULL)
+		return (st(sdb, all));
+	s = st(sdb, one);
+	bind_text(s, 1, name);
+	return (s);
+}
+
+/* one wake duration, the nth smallest of the kept history */
+static int
+wake_nth(struct store_db *sdb, const char *name, int64_t n, int64_t count,
+    int64_t *ms)
+{
+	sqlite3_stmt	*s = st_wake(sdb, S_WAKE_NTH, S_WAKE_NTH_ALL, name);
+	int64_t		 sum = 0;
+	int		 rc, got = 0;
+
+	sqlite3_bind_int64(s, 2, count);
+	sqlite3_bind_int64(s, 3, n);
+	while ((rc = step(sdb, s)) == SQLITE_ROW) {
+		sum += sqlite3_column_int64(s, 0);
+		got++;
+	}
+	if (rc == -1)
+		return (-1);
+	*ms = got > 0 ? sum / got : 0;
+	return (0);
+}
+
+/*
+ * Median and worst successful wake over the kept history; name NULL for
+ * every workload together.  An even count takes the mean of the middle
+ * two.
+ */
+static int
+wake_stats(struct store_db *sdb, const char *name, struct ctl_stats *cs)
+{
+	sqlite3_stmt	*s;
+	int64_t		 count;
+
+	s = st_wake(sdb, S_WAKE_SUMMARY, S_WAKE_SUMMARY_ALL, name);
+	if (step(sdb, s) != SQLITE_ROW)
+		return (-1);
+	count = sqlite3_column_int64(s, 0);
+	cs->wake_worst_ms = sqlite3_column_int64(s, 1);
+	sqlite3_reset(s);
+	cs->wake_median_ms = 0;
+	if (count == 0)
+		return (0);
+	return (wake_nth(sdb, name, (count - 1) / 2, 2 - count % 2,
+	    &cs->wake_median_ms));
+}
+
+/* 512 MiB asleep for an hour saved half a GiB-hour */
+static double
+gib_hours(int64_t seconds, int64_t bytes)
+{
+	return ((double)seconds / 3600.0 *
+	    ((double)bytes / (1024.0 * 1024.0 * 1024.0)));
+}
+
+static int
+stats_fill(struct store_db *sdb, sqlite3_stmt *s, int64_t now_ms,
+    struct ctl_stats *cs)
+{
+	struct workload_conf	*wc;
+	enum workload_state	 state;
+	int64_t			 current, asleep_ms, running_ms;
+
+	memset(cs, 0, sizeof(*cs));
+	strlcpy(cs->name, col_text(s, 0), sizeof(cs->name));
+	state = state_parse(sqlite3_column_text(s, 2));
+	/* the stretch under way counts up to now */
+	current = MAXIMUM(now_ms - sqlite3_column_int64(s, 3), 0);
+	cs->wakes = sqlite3_column_int64(s, 4);
+	cs->failed_wakes = sqlite3_column_int64(s, 5);
+	asleep_ms = sqlite3_column_int64(s, 6) +
+	    (state == WL_ASLEEP ? current : 0);
+	running_ms = sqlite3_column_int64(s, 7) +
+	    (state == WL_RUNNING ? current : 0);
+	cs->asleep_seconds = asleep_ms / 1000;
+	cs->running_seconds = running_ms / 1000;
+	if (sqlite3_column_type(s, 8) != SQLITE_NULL)
+		cs->memory = sqlite3_column_int64(s, 8);
+	else if ((wc = definition(s, 1)) != NULL) {
+		cs->memory = wc->memory;
+		workload_free(wc);
+	}
+	cs->memory_hours_saved = gib_hours(cs->asleep_seconds, cs->memory);
+	return (wake_stats(sdb, cs->name, cs));
+}
+
+static void
+stats_add(struct ctl_stats *total, const struct ctl_stats *cs)
+{
+	total->wakes += cs->wakes;
+	total->failed_wakes += cs->failed_wakes;
+	total->asleep_seconds += cs->asleep_seconds;
+	total->running_seconds += cs->running_seconds;
+	total->memory += cs->memory;
+	total->memory_hours_saved += cs->memory_hours_saved;
+}
+
+/* one item per workload, then the total, named "" */
+int
+store_db_stats(struct store_db *sdb, int64_t now_ms, store_stats_cb fn,
+    void *arg)
+{
+	sqlite3_stmt		*s = st(sdb, S_STATS);
+	struct ctl_stats	 cs, total;
+	int			 rc, n = 0;
+
+	memset(&total, 0, sizeof(total));
+	while ((rc = step(sdb, s)) == SQLITE_ROW) {
+		if (stats_fill(sdb, s, now_ms, &cs) == -1) {
+			sqlite3_reset(s);
+			return (-1);
+		}
+		stats_add(&total, &cs);
+		n++;
+		if (fn(&cs, arg) == -1) {
+			sqlite3_reset(s);
+			return (n);
+		}
+	}
+	if (rc == -1 || wake_stats(sdb, NULL, &total) == -1)
+		return (-1);
+	n++;
+	(void)fn(&total, arg);
+	return (n);
+}
+
+int
+store_db_restore(struct store_db *sdb, const char *name,
+    struct st_restore *rs)
+{
+	sqlite3_stmt	*s = st(sdb, S_RESTORE);
+	int		 rc;
+
+	bind_text(s, 1, name);
+	if ((rc = step(sdb, s)) == -1)
+		return (-1);
+	if (rc == SQLITE_DONE)
+		return (0);
+	memset(rs, 0, sizeof(*rs));
+	strlcpy(rs->name, name, sizeof(rs->name));
+	rs->state = state_parse(sqlite3_column_text(s, 0));
+	rs->keep_warm = sqlite3_column_type(s, 1) == SQLITE_NULL ? -1 :
+	    sqlite3_column_int(s, 1);
+	rs->last_seen = sqlite3_column_int64(s, 2);
+	rs->started_at = sqlite3_column_int64(s, 3);
+	sqlite3_reset(s);
+	return (1);
+}

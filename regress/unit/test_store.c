@@ -1,0 +1,806 @@
+/*
+ * The store's database: schema and migrations, files it must refuse and
+ * leave alone, and what it records and answers.
+ */
+
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "orchd.h"
+#include "../../orchd/store_db.h"
+
+#define T0		1700000000000LL	/* ms: the tests' epoch */
+#define GIB		(1024LL * 1024 * 1024)
+#define NOBODY		65534
+
+struct fixture {
+	char		 dir[64];
+	char		 path[PATH_MAX];
+	struct workloadlist wls;
+};
+
+static int
+setup(void **state)
+{
+	struct fixture	*f;
+
+	if ((f = calloc(1, sizeof(*f))) == NULL)
+		return (-1);
+	strlcpy(f->dir, "/tmp/test_store.XXXXXX", sizeof(f->dir));
+	if (mkdtemp(f->dir) == NULL)
+		return (-1);
+	/* the read-only tests run as nobody, who must get in */
+	chmod(f->dir, 0755);
+	snprintf(f->path, sizeof(f->path), "%s/orchd.db", f->dir);
+	TAILQ_INIT(&f->wls);
+	*state = f;
+	return (0);
+}
+
+static void
+wls_clear(struct workloadlist *wls)
+{
+	struct workload_conf	*wc;
+
+	while ((wc = TAILQ_FIRST(wls)) != NULL) {
+		TAILQ_REMOVE(wls, wc, entry);
+		workload_free(wc);
+	}
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture	*f = *state;
+	char		 cmd[PATH_MAX + 16];
+
+	wls_clear(&f->wls);
+	chmod(f->dir, 0755);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	if (system(cmd) != 0)
+		return (-1);
+	free(f);
+	return (0);
+}
+
+/* a valid process workload */
+static struct workload_conf *
+wl_add(struct workloadlist *wls, const char *name, int64_t memory,
+    enum workload_source source)
+{
+	struct workload_conf	*wc;
+	char			 host[ORCHD_HOST_MAX];
+
+	wc = workload_new(name);
+	assert_non_null(wc);
+	snprintf(host, sizeof(host), "%s.test", name);
+	assert_int_equal(strlist_add(&wc->hosts, host), 0);
+	wc->command = strdup("/bin/true");
+	wc->port = 8000;
+	wc->memory = memory;
+	wc->source = source;
+	TAILQ_INSERT_TAIL(wls, wc, entry);
+	return (wc);
+}
+
+static struct store_db *
+db_open(const char *path)
+{
+	struct store_db	*sdb;
+	char		 err[512];
+
+	sdb = store_db_open(path, err, sizeof(err));
+	if (sdb == NULL)
+		fail_msg("store_db_open %s: %s", path, err);
+	return (sdb);
+}
+
+static void
+set_state(struct store_db *sdb, const char *name, enum workload_state to,
+    enum rt_reason reason, int64_t t_ms, const char *msg)
+{
+	struct rt_state	 st;
+
+	memset(&st, 0, sizeof(st));
+	strlcpy(st.name, name, sizeof(st.name));
+	st.state = to;
+	st.reason = reason;
+	st.since = t_ms / 1000;
+	st.since_ms = t_ms;
+	if (msg != NULL)
+		strlcpy(st.msg, msg, sizeof(st.msg));
+	assert_int_equal(store_db_state(sdb, &st), 1);
+}
+
+/* one integer from the file, through a connection of our own */
+static int64_t
+raw_int(const char *path, const char *sql)
+{
+	sqlite3		*db;
+	sqlite3_stmt	*s;
+	int64_t		 v = -1;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY,
+	    NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL),
+	    SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return (v);
+}
+
+static void
+raw_exec(const char *path, const char *sql)
+{
+	sqlite3		*db;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static unsigned char *
+slurp(const char *path, size_t *len)
+{
+	struct stat	 sb;
+	unsigned char	*buf;
+	int		 fd;
+
+	assert_true((fd = open(path, O_RDONLY)) != -1);
+	assert_int_equal(fstat(fd, &sb), 0);
+	*len = sb.st_size;
+	assert_non_null(buf = malloc(*len + 1));
+	assert_int_equal(read(fd, buf, *len), (ssize_t)*len);
+	close(fd);
+	return (buf);
+}
+
+static void
+assert_same_file(const char *path, const unsigned char *before, size_t len)
+{
+	unsigned char	*after;
+	size_t		 alen;
+
+	after = slurp(path, &alen);
+	assert_int_equal(alen, len);
+	assert_memory_equal(after, before, len);
+	free(after);
+}
+
+static int
+exists(const char *dir, const char *name)
+{
+	char	 path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return (access(path, F_OK) == 0);
+}
+
+/*
+ * Query collectors.
+ */
+
+struct collect {
+	struct ctl_workload	 wl[8];
+	struct ctl_transition	 tr[STORE_HISTORY_MAX + 1];
+	struct ctl_stats	 cs[8];
+	int			 n;
+};
+
+static int
+collect_workload(const struct ctl_workload *cw, void *arg)
+{
+	struct collect	*c = arg;
+
+	if (c->n < (int)nitems(c->wl))
+		c->wl[c->n] = *cw;
+	c->n++;
+	return (0);
+}
+
+static int
+collect_history(const struct ctl_transition *ct, void *arg)
+{
+	struct collect	*c = arg;
+
+	if (c->n < (int)nitems(c->tr))
+		c->tr[c->n] = *ct;
+	c->n++;
+	return (0);
+}
+
+static int
+collect_stats(const struct ctl_stats *cs, void *arg)
+{
+	struct collect	*c = arg;
+
+	if (c->n < (int)nitems(c->cs))
+		c->cs[c->n] = *cs;
+	c->n++;
+	return (0);
+}
+
+static struct ctl_stats *
+stats_of(struct collect *c, const char *name)
+{
+	int	 i;
+
+	for (i = 0; i < c->n && i < (int)nitems(c->cs); i++)
+		if (strcmp(c->cs[i].name, name) == 0)
+			return (&c->cs[i]);
+	fail_msg("no stats for \"%s\"", name);
+	return (NULL);
+}
+
+/*
+ * Schema.
+ */
+
+static void
+test_schema_created(void **state)
+{
+	struct fixture	*f = *state;
+	struct store_db	*sdb;
+
+	sdb = db_open(f->path);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"),
+	    store_db_version());
+	assert_true(store_db_version() >= 1);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sqlite_master "
+	    "WHERE type = 'table' AND name IN ('workloads', 'transitions', "
+	    "'counters')"), 3);
+	/* WAL: the header says so */
+	assert_int_equal(raw_int(f->path, "SELECT journal_mode = 'wal' "
+	    "FROM pragma_journal_mode"), 1);
+	store_db_close(sdb);
+}
+
+static void
+test_reopen_keeps_data(void **state)
+{
+	struct fixture	*f = *state;
+	struct store_db	*sdb;
+	struct collect	 c;
+
+	sdb = db_open(f->path);
+	wl_add(&f->wls, "a", 0, SOURCE_CONFIG);
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0), 0);
+	set_state(sdb, "a", WL_WAKING, RT_REASON_REQUEST, T0 + 1000, NULL);
+	store_db_close(sdb);
+
+	/* the migrations already applied are not applied again */
+	sdb = db_open(f->path);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"),
+	    store_db_version());
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_workloads(sdb, "", collect_workload, &c), 1);
+	assert_string_equal(c.wl[0].name, "a");
+	assert_int_equal(c.wl[0].state, WL_WAKING);
+	store_db_close(sdb);
+	sdb = db_open(f->path);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM transitions"),
+	    1);
+	store_db_close(sdb);
+}
+
+static void
+test_newer_refused(void **state)
+{
+	struct fixture	*f = *state;
+	unsigned char	*before;
+	size_t		 len;
+	char		 err[512] = "";
+
+	store_db_close(db_open(f->path));
+	raw_exec(f->path, "PRAGMA user_version = 99");
+	before = slurp(f->path, &len);
+	assert_null(store_db_open(f->path, err, sizeof(err)));
+	assert_non_null(strstr(err, "newer"));
+	assert_non_null(strstr(err, "99"));
+	assert_same_file(f->path, before, len);
+	free(before);
+}
+
+/*
+ * Files to refuse, untouched.
+ */
+
+static void
+test_garbage_refused(void **state)
+{
+	struct fixture	*f = *state;
+	unsigned char	 garbage[4096], *before;
+	size_t		 i, len;
+	char		 err[512] = "";
+	int		 fd;
+	uint32_t	 x = 2463534242U;
+
+	for (i = 0; i < sizeof(garbage); i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		garbage[i] = x & 0xff;
+	}
+	assert_true((fd = open(f->path, O_WRONLY | O_CREAT, 0600)) != -1);
+	assert_int_equal(write(fd, garbage, sizeof(garbage)),
+	    (ssize_t)sizeof(garbage));
+	close(fd);
+	before = slurp(f->path, &len);
+	assert_null(store_db_open(f->path, err, sizeof(err)));
+	assert_non_null(strstr(err, "not a database"));
+	assert_same_file(f->path, before, len);
+	assert_false(exists(f->dir, "orchd.db-wal"));
+	assert_false(exists(f->dir, "orchd.db-journal"));
+	/* and again: a second attempt changes nothing either */
+	assert_null(store_db_open(f->path, err, sizeof(err)));
+	assert_same_file(f->path, before, len);
+	free(before);
+}
+
+/* a real database with one of its pages overwritten */
+static void
+test_corrupt_refused(void **state)
+{
+	struct fixture	*f = *state;
+	struct store_db	*sdb;
+	unsigned char	*before, junk[512];
+	size_t		 len;
+	char		 err[512] = "";
+	int		 fd, i;
+
+	sdb = db_open(f->path);
+	for (i = 0; i < 20; i++) {
+		char	 name[16];
+
+		snprintf(name, sizeof(name), "w%d", i);
+		wl_add(&f->wls, name, 0, SOURCE_CONFIG);
+	}
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0), 0);
+	store_db_close(sdb);
+	assert_false(exists(f->dir, "orchd.db-wal"));
+	memset(junk, 0xa5, sizeof(junk));
+	assert_true((fd = open(f->path, O_WRONLY)) != -1);
+	/* the page after the schema: a table's b-tree */
+	assert_int_equal(pwrite(fd, junk, sizeof(junk), 4096 + 0),
+	    (ssize_t)sizeof(junk));
+	close(fd);
+	before = slurp(f->path, &len);
+	assert_null(store_db_open(f->path, err, sizeof(err)));
+	assert_non_null(strstr(err, "corrupt"));
+	assert_same_file(f->path, before, len);
+	free(before);
+}
+
+/*
+ * Refused for want of write permission.  Root may write anything, so the
+ * attempt is made by nobody in a child; its exit status is the verdict.
+ */
+static int
+open_as_nobody(const char *path, const char *want)
+{
+	char	 err[512] = "";
+	pid_t	 pid;
+	int	 status;
+
+	if ((pid = fork()) == -1)
+		return (-1);
+	if (pid == 0) {
+		if (geteuid() == 0 && (setgroups(0, NULL) == -1 ||
+		    setgid(NOBODY) == -1 || setuid(NOBODY) == -1))
+			_exit(2);
+		if (store_db_open(path, err, sizeof(err)) != NULL)
+			_exit(3);
+		if (strstr(err, want) == NULL) {
+			fprintf(stderr, "error \"%s\", want \"%s\"\n", err,
+			    want);
+			_exit(4);
+		}
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) == -1 || !WIFEXITED(status))
+		return (-1);
+	return (WEXITSTATUS(status));
+}
+
+static void
+test_readonly_file_refused(void **state)
+{
+	struct fixture	*f = *state;
+	unsigned char	*before;
+	size_t		 len;
+
+	store_db_close(db_open(f->path));
+	assert_int_equal(chmod(f->path, 0444), 0);
+	before = slurp(f->path, &len);
+	assert_int_equal(open_as_nobody(f->path, "cannot be written"), 0);
+	assert_same_file(f->path, before, len);
+	free(before);
+}
+
+static void
+test_readonly_directory_refused(void **state)
+{
+	struct fixture	*f = *state;
+
+	/* nothing to create the file in */
+	assert_int_equal(chmod(f->dir, 0555), 0);
+	assert_int_equal(open_as_nobody(f->path, "Permission denied"), 0);
+	assert_false(exists(f->dir, "orchd.db"));
+}
+
+/* a file of its own, but no room for the write-ahead log beside it */
+static void
+test_readonly_directory_existing(void **state)
+{
+	struct fixture	*f = *state;
+	unsigned char	*before;
+	size_t		 len;
+
+	if (geteuid() != 0)
+		skip();
+	store_db_close(db_open(f->path));
+	assert_int_equal(chown(f->path, NOBODY, NOBODY), 0);
+	assert_int_equal(chmod(f->dir, 0555), 0);
+	before = slurp(f->path, &len);
+	assert_int_equal(open_as_nobody(f->path, "cannot be written"), 0);
+	assert_same_file(f->path, before, len);
+	free(before);
+}
+
+/*
+ * What it records.
+ */
+
+static void
+wake(struct store_db *sdb, const char *name, int64_t t, int64_t ms)
+{
+	set_state(sdb, name, WL_WAKING, RT_REASON_REQUEST, t, NULL);
+	set_state(sdb, name, WL_RUNNING, RT_REASON_READY, t + ms, NULL);
+}
+
+static void
+test_transitions_and_counters(void **state)
+{
+	struct fixture		*f = *state;
+	struct store_db		*sdb;
+	struct collect		 c;
+	struct ctl_stats	*cs;
+
+	sdb = db_open(f->path);
+	wl_add(&f->wls, "a", 0, SOURCE_CONFIG);
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0), 0);
+
+	wake(sdb, "a", T0 + 10000, 500);		/* asleep 10 s */
+	set_state(sdb, "a", WL_SUSPENDING, RT_REASON_IDLE, T0 + 70500, NULL);
+	set_state(sdb, "a", WL_ASLEEP, RT_REASON_IDLE, T0 + 71000, NULL);
+	set_state(sdb, "a", WL_WAKING, RT_REASON_REQUEST, T0 + 81000, NULL);
+	set_state(sdb, "a", WL_FAILED, RT_REASON_START_FAILED, T0 + 84000,
+	    "exited with status 1");
+	set_state(sdb, "a", WL_WAKING, RT_REASON_REQUEST, T0 + 90000, NULL);
+	set_state(sdb, "a", WL_RUNNING, RT_REASON_READY, T0 + 90200, NULL);
+	/* told again what it is: not a transition */
+	set_state(sdb, "a", WL_RUNNING, RT_REASON_NONE, T0 + 95000, NULL);
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_history(sdb, "a", STORE_HISTORY_MAX,
+	    collect_history, &c), 8);
+	assert_int_equal(c.tr[0].from, WL_ASLEEP);
+	assert_int_equal(c.tr[0].to, WL_WAKING);
+	assert_int_equal(c.tr[0].time, (T0 + 10000) / 1000);
+	assert_int_equal(c.tr[4].to, WL_WAKING);
+	assert_int_equal(c.tr[5].to, WL_FAILED);
+	assert_int_equal(c.tr[5].reason, RT_REASON_START_FAILED);
+	assert_string_equal(c.tr[5].msg, "exited with status 1");
+	assert_int_equal(c.tr[7].from, WL_WAKING);
+	assert_int_equal(c.tr[7].to, WL_RUNNING);
+	assert_string_equal(c.tr[7].name, "a");
+	assert_int_equal(raw_int(f->path, "SELECT wake_ms FROM transitions "
+	    "WHERE to_state = 'failed'"), 3000);
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_workloads(sdb, "a", collect_workload, &c),
+	    1);
+	assert_int_equal(c.wl[0].state, WL_RUNNING);
+	assert_int_equal(c.wl[0].started_at, (T0 + 90200) / 1000);
+	assert_int_equal(c.wl[0].wakes, 2);
+	assert_string_equal(c.wl[0].hosts, "a.test");
+	assert_int_equal(c.wl[0].idle_timeout, -1);
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_stats(sdb, T0 + 100200, collect_stats, &c),
+	    2);
+	cs = stats_of(&c, "a");
+	assert_int_equal(cs->wakes, 2);
+	assert_int_equal(cs->failed_wakes, 1);
+	assert_int_equal(cs->wake_median_ms, 350);	/* (500 + 200) / 2 */
+	assert_int_equal(cs->wake_worst_ms, 500);
+	assert_int_equal(cs->asleep_seconds, 20);
+	/* 60 s, and the 10 s under way */
+	assert_int_equal(cs->running_seconds, 70);
+
+	/* an odd count: the middle one */
+	set_state(sdb, "a", WL_ASLEEP, RT_REASON_EXITED, T0 + 101000, NULL);
+	wake(sdb, "a", T0 + 102000, 1000);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_stats(sdb, T0 + 103000, collect_stats, &c),
+	    2);
+	cs = stats_of(&c, "a");
+	assert_int_equal(cs->wakes, 3);
+	assert_int_equal(cs->wake_median_ms, 500);
+	assert_int_equal(cs->wake_worst_ms, 1000);
+	store_db_close(sdb);
+}
+
+static void
+test_stats_memory_and_total(void **state)
+{
+	struct fixture		*f = *state;
+	struct store_db		*sdb;
+	struct collect		 c;
+	struct ctl_stats	*cs;
+
+	sdb = db_open(f->path);
+	wl_add(&f->wls, "big", GIB, SOURCE_CONFIG);
+	wl_add(&f->wls, "small", 0, SOURCE_CONFIG);
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0), 0);
+	wake(sdb, "small", T0 + 1000, 100);
+	/* told again that it runs: no wake */
+	set_state(sdb, "small", WL_RUNNING, RT_REASON_NONE, T0 + 2000, NULL);
+
+	/* asleep the whole 2 hours, up to now */
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_stats(sdb, T0 + 7200000, collect_stats,
+	    &c), 3);
+	cs = stats_of(&c, "big");
+	assert_int_equal(cs->asleep_seconds, 7200);
+	assert_int_equal(cs->memory, GIB);
+	assert_true(cs->memory_hours_saved > 1.999 &&
+	    cs->memory_hours_saved < 2.001);
+	cs = stats_of(&c, "");
+	assert_int_equal(cs->wakes, 1);
+	assert_int_equal(cs->wake_median_ms, 100);
+	assert_int_equal(cs->memory, GIB);
+	assert_string_equal(c.cs[c.n - 1].name, "");
+
+	/* measured beats configured */
+	assert_int_equal(store_db_memory(sdb, "big", GIB / 2), 0);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_stats(sdb, T0 + 7200000, collect_stats,
+	    &c), 3);
+	cs = stats_of(&c, "big");
+	assert_int_equal(cs->memory, GIB / 2);
+	assert_true(cs->memory_hours_saved > 0.999 &&
+	    cs->memory_hours_saved < 1.001);
+	store_db_close(sdb);
+}
+
+static void
+test_history_bounded(void **state)
+{
+	struct fixture	*f = *state;
+	struct store_db	*sdb;
+	struct collect	*c;
+	int		 i;
+
+	sdb = db_open(f->path);
+	wl_add(&f->wls, "a", 0, SOURCE_CONFIG);
+	wl_add(&f->wls, "b", 0, SOURCE_CONFIG);
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0), 0);
+	set_state(sdb, "b", WL_WAKING, RT_REASON_REQUEST, T0 + 1, NULL);
+	for (i = 0; i < 250; i++)
+		set_state(sdb, "a", i % 2 == 0 ? WL_WAKING : WL_FAILED,
+		    RT_REASON_REQUEST, T0 + 1000 * (i + 1), NULL);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM transitions "
+	    "WHERE workload = 'a'"), STORE_HISTORY_MAX);
+	/* another workload's history is its own */
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM transitions "
+	    "WHERE workload = 'b'"), 1);
+	assert_non_null(c = calloc(1, sizeof(*c)));
+	assert_int_equal(store_db_history(sdb, "a", STORE_HISTORY_MAX,
+	    collect_history, c), STORE_HISTORY_MAX);
+	/* newest last */
+	assert_int_equal(c->tr[STORE_HISTORY_MAX - 1].time, (T0 + 250000) /
+	    1000);
+	assert_int_equal(c->tr[0].time, (T0 + 151000) / 1000);
+	/* the counters saw all 125 failed wakes */
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(store_db_stats(sdb, T0 + 300000, collect_stats, c),
+	    3);
+	assert_int_equal(stats_of(c, "a")->failed_wakes, 125);
+	free(c);
+	store_db_close(sdb);
+}
+
+static void
+test_lastseen_batch(void **state)
+{
+	struct fixture		*f = *state;
+	struct store_db		*sdb;
+	struct rp_lastseen	 ls[4];
+	struct collect		 c;
+
+	sdb = db_open(f->path);
+	wl_add(&f->wls, "a", 0, SOURCE_CONFIG);
+	wl_add(&f->wls, "b", 0, SOURCE_CONFIG);
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0), 0);
+	memset(ls, 0, sizeof(ls));
+	strlcpy(ls[0].name, "a", sizeof(ls[0].name));
+	ls[0].last_seen = 1000;
+	strlcpy(ls[1].name, "b", sizeof(ls[1].name));
+	ls[1].last_seen = 2000;
+	strlcpy(ls[2].name, "nosuch", sizeof(ls[2].name));
+	ls[2].last_seen = 3000;
+	/* from another process: not even terminated */
+	memset(ls[3].name, 'x', sizeof(ls[3].name));
+	ls[3].last_seen = 4000;
+	assert_int_equal(store_db_lastseen(sdb, ls, 4), 0);
+	/* older news does not take last_seen back */
+	ls[0].last_seen = 500;
+	ls[1].last_seen = 2500;
+	assert_int_equal(store_db_lastseen(sdb, ls, 2), 0);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_workloads(sdb, "", collect_workload, &c), 2);
+	assert_string_equal(c.wl[0].name, "a");
+	assert_int_equal(c.wl[0].last_seen, 1000);
+	assert_int_equal(c.wl[1].last_seen, 2500);
+	store_db_close(sdb);
+}
+
+static void
+test_restore(void **state)
+{
+	struct fixture		*f = *state;
+	struct store_db		*sdb;
+	struct st_restore	 rs;
+	struct rp_lastseen	 ls;
+	struct collect		 c;
+
+	sdb = db_open(f->path);
+	wl_add(&f->wls, "a", 0, SOURCE_CONFIG);
+	wl_add(&f->wls, "b", 0, SOURCE_CONFIG)->keep_warm = 1;
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0), 0);
+	wake(sdb, "a", T0 + 5000, 250);
+	memset(&ls, 0, sizeof(ls));
+	strlcpy(ls.name, "a", sizeof(ls.name));
+	ls.last_seen = (T0 + 6000) / 1000;
+	assert_int_equal(store_db_lastseen(sdb, &ls, 1), 0);
+	assert_int_equal(store_db_keepwarm(sdb, "b", 0), 0);
+	store_db_close(sdb);
+
+	/* as the next start finds it */
+	sdb = db_open(f->path);
+	assert_int_equal(store_db_restore(sdb, "a", &rs), 1);
+	assert_string_equal(rs.name, "a");
+	assert_int_equal(rs.state, WL_RUNNING);
+	assert_int_equal(rs.keep_warm, -1);
+	assert_int_equal(rs.last_seen, (T0 + 6000) / 1000);
+	assert_int_equal(rs.started_at, (T0 + 5250) / 1000);
+	assert_int_equal(store_db_restore(sdb, "b", &rs), 1);
+	assert_int_equal(rs.state, WL_ASLEEP);
+	assert_int_equal(rs.keep_warm, 0);
+	assert_int_equal(rs.started_at, 0);
+	assert_int_equal(store_db_restore(sdb, "nosuch", &rs), 0);
+	/* the override wins over the definition's keep warm */
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_workloads(sdb, "b", collect_workload, &c),
+	    1);
+	assert_int_equal(c.wl[0].keep_warm, 0);
+	assert_int_equal(store_db_keepwarm(sdb, "b", -1), 0);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_workloads(sdb, "b", collect_workload, &c),
+	    1);
+	assert_int_equal(c.wl[0].keep_warm, 1);
+
+	/* a restored adoption is not a wake */
+	set_state(sdb, "a", WL_ASLEEP, RT_REASON_RESTORED, T0 + 9000, NULL);
+	assert_int_equal(store_db_restore(sdb, "a", &rs), 1);
+	assert_int_equal(rs.state, WL_ASLEEP);
+	assert_int_equal(rs.started_at, 0);
+	store_db_close(sdb);
+}
+
+static void
+test_sync_sources(void **state)
+{
+	struct fixture	*f = *state;
+	struct store_db	*sdb;
+	struct collect	 c;
+	struct rt_state	 st;
+
+	sdb = db_open(f->path);
+	wl_add(&f->wls, "a", 0, SOURCE_CONFIG);
+	wl_add(&f->wls, "b", 0, SOURCE_API);
+	wl_add(&f->wls, "c", 0, SOURCE_CONFIG);
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0), 0);
+	wake(sdb, "c", T0 + 1000, 10);
+	wake(sdb, "a", T0 + 1000, 10);
+
+	/* a reload with only a */
+	wls_clear(&f->wls);
+	wl_add(&f->wls, "a", GIB, SOURCE_CONFIG);
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0 + 5000), 0);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_workloads(sdb, "", collect_workload, &c), 2);
+	assert_string_equal(c.wl[0].name, "a");
+	assert_int_equal(c.wl[0].state, WL_RUNNING);	/* kept its state */
+	assert_int_equal(c.wl[0].source, SOURCE_CONFIG);
+	assert_string_equal(c.wl[1].name, "b");
+	assert_int_equal(c.wl[1].source, SOURCE_API);
+	/* c went, with its history and counters */
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM transitions "
+	    "WHERE workload = 'c'"), 0);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM counters "
+	    "WHERE workload = 'c'"), 0);
+	memset(&st, 0, sizeof(st));
+	strlcpy(st.name, "c", sizeof(st.name));
+	st.state = WL_ASLEEP;
+	st.since_ms = T0 + 6000;
+	assert_int_equal(store_db_state(sdb, &st), 0);
+	/* nonsense from a peer is an error, not a database gone bad */
+	strlcpy(st.name, "a", sizeof(st.name));
+	st.state = 42;
+	assert_int_equal(store_db_state(sdb, &st), -1);
+	assert_non_null(strstr(store_db_error(sdb), "no such state"));
+	assert_false(store_db_broken(sdb));
+	/* the new definition is the one used */
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_stats(sdb, T0 + 6000, collect_stats, &c), 3);
+	assert_int_equal(stats_of(&c, "a")->memory, GIB);
+	store_db_close(sdb);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_schema_created, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_reopen_keeps_data, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_newer_refused, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_garbage_refused, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_corrupt_refused, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_readonly_file_refused,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_readonly_directory_refused,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_readonly_directory_existing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_transitions_and_counters,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stats_memory_and_total,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_history_bounded, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_lastseen_batch, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_restore, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_sync_sources, setup,
+		    teardown),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}

@@ -1,0 +1,218 @@
+/*
+ * orchctl's commands that change a workload: wake, suspend and keepwarm,
+ * forwarded by the parent with the control connection's id in peerid.
+ * Each is answered once with IMSG_CTL_OK or IMSG_CTL_FAIL under that id.
+ *
+ * wake and suspend are answered when they are done, as orchctl(8)
+ * promises ("report whether it became ready"): the command waits on the
+ * workload (struct rt_waiter) and the lifecycle's next states settle it.
+ * The parent drops an answer for a connection that has gone, so a waiter
+ * is never cancelled here.
+ */
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "runtime.h"
+
+#define RT_WAITERS_MAX		64	/* commands per workload */
+
+static void
+control_ok(uint32_t id)
+{
+	if (proc_compose(rt->ps, PROC_PARENT, IMSG_CTL_OK, id, -1, NULL,
+	    0) == -1)
+		log_warn("%s: compose", __func__);
+}
+
+static void
+control_fail(uint32_t id, const char *fmt, ...)
+    __attribute__((__format__ (printf, 2, 3)));
+
+static void
+control_fail(uint32_t id, const char *fmt, ...)
+{
+	struct ctl_result	 res;
+	va_list			 ap;
+
+	memset(&res, 0, sizeof(res));
+	res.code = -1;
+	va_start(ap, fmt);
+	(void)vsnprintf(res.msg, sizeof(res.msg), fmt, ap);
+	va_end(ap);
+	if (proc_compose(rt->ps, PROC_PARENT, IMSG_CTL_FAIL, id, -1, &res,
+	    sizeof(res)) == -1)
+		log_warn("%s: compose", __func__);
+}
+
+/* the name of a command, and its workload if it is configured */
+static struct rt_workload *
+control_workload(struct imsg *imsg, char *name, size_t len)
+{
+	struct rt_workload	*wl;
+	struct ctl_name		 cn;
+
+	(void)imsg_get_data(imsg, &cn, sizeof(cn));
+	cn.name[sizeof(cn.name) - 1] = '\0';
+	strlcpy(name, cn.name, len);
+	if ((wl = lifecycle_find(cn.name)) == NULL || wl->conf == NULL) {
+		control_fail(imsg_get_id(imsg), "no such workload: %s",
+		    cn.name);
+		return (NULL);
+	}
+	return (wl);
+}
+
+static int
+control_wait(struct rt_workload *wl, uint32_t id, enum workload_state want)
+{
+	struct rt_waiter	*w;
+	int			 n = 0;
+
+	TAILQ_FOREACH(w, &wl->waiters, entry)
+		n++;
+	if (n >= RT_WAITERS_MAX || (w = calloc(1, sizeof(*w))) == NULL) {
+		control_fail(id, "too many commands waiting on %s", wl->name);
+		return (-1);
+	}
+	w->id = id;
+	w->want = want;
+	TAILQ_INSERT_TAIL(&wl->waiters, w, entry);
+	return (0);
+}
+
+void
+control_recv_wake(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_workload	*wl;
+	char			 name[ORCHD_NAME_MAX];
+	uint32_t		 id = imsg_get_id(imsg);
+
+	if ((wl = control_workload(imsg, name, sizeof(name))) == NULL)
+		return;
+	if (wl->state == WL_RUNNING) {
+		control_ok(id);
+		return;
+	}
+	/* before the wake: a start that fails at once settles it */
+	if (control_wait(wl, id, WL_RUNNING) == -1)
+		return;
+	lifecycle_wake(name, RT_REASON_OPERATOR);
+}
+
+void
+control_recv_suspend(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_workload	*wl;
+	char			 name[ORCHD_NAME_MAX];
+	uint32_t		 id = imsg_get_id(imsg);
+
+	if ((wl = control_workload(imsg, name, sizeof(name))) == NULL)
+		return;
+	switch (wl->state) {
+	case WL_ASLEEP:
+	case WL_FAILED:
+		/* nothing runs, or it is being stopped already */
+		control_ok(id);
+		return;
+	case WL_WAKING:
+		control_fail(id, "%s is waking: suspend it once it runs",
+		    name);
+		return;
+	case WL_SUSPENDING:
+		(void)control_wait(wl, id, WL_ASLEEP);
+		return;
+	case WL_RUNNING:
+		break;
+	}
+	if (lifecycle_keep_warm(wl)) {
+		control_fail(id, "%s is kept warm: turn that off first", name);
+		return;
+	}
+	if (control_wait(wl, id, WL_ASLEEP) == -1)
+		return;
+	if (lifecycle_suspend(name, RT_REASON_OPERATOR) == -1)
+		control_refused(wl, "it cannot be suspended now");
+}
+
+void
+control_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_workload	*wl;
+	struct ctl_keepwarm	 kw;
+	uint32_t		 id = imsg_get_id(imsg);
+
+	(void)imsg_get_data(imsg, &kw, sizeof(kw));
+	kw.name[sizeof(kw.name) - 1] = '\0';
+	kw.on = kw.on != 0;
+	if ((wl = lifecycle_find(kw.name)) == NULL || wl->conf == NULL) {
+		control_fail(id, "no such workload: %s", kw.name);
+		return;
+	}
+	wl->keep_warm = kw.on;
+	log_info("workload %s: keep warm %s", wl->name, kw.on ? "on" : "off");
+	/* the store keeps it across restarts */
+	if (proc_compose(rt->ps, PROC_STORE, IMSG_RT_KEEPWARM, 0, -1, &kw,
+	    sizeof(kw)) == -1)
+		log_warn("%s: compose", __func__);
+	if (kw.on && (wl->state == WL_ASLEEP || wl->state == WL_FAILED))
+		lifecycle_wake(wl->name, RT_REASON_KEEP_WARM);
+	control_ok(id);
+}
+
+/*
+ * From the lifecycle.
+ */
+
+/* wl changed state: settle the commands that waited for it */
+void
+control_state(struct rt_workload *wl, const char *msg)
+{
+	struct rt_waiter	*w, *next;
+
+	TAILQ_FOREACH_SAFE(w, &wl->waiters, entry, next) {
+		if (wl->state == w->want)
+			control_ok(w->id);
+		else if (wl->state == WL_FAILED)
+			control_fail(w->id, "%s failed: %s", wl->name,
+			    msg != NULL && *msg != '\0' ? msg : "no reason");
+		else
+			continue;
+		TAILQ_REMOVE(&wl->waiters, w, entry);
+		free(w);
+	}
+}
+
+/* a suspend that will not happen */
+void
+control_refused(struct rt_workload *wl, const char *why)
+{
+	struct rt_waiter	*w, *next;
+
+	TAILQ_FOREACH_SAFE(w, &wl->waiters, entry, next) {
+		if (w->want != WL_ASLEEP)
+			continue;
+		control_fail(w->id, "%s not suspended: %s", wl->name, why);
+		TAILQ_REMOVE(&wl->waiters, w, entry);
+		free(w);
+	}
+}
+
+/* wl is forgotten: removed from the configuration */
+void
+control_gone(struct rt_workload *wl)
+{
+	struct rt_waiter	*w;
+
+	while ((w = TAILQ_FIRST(&wl->waiters)) != NULL) {
+		if (w->want == WL_ASLEEP)
+			control_ok(w->id);
+		else
+			control_fail(w->id, "%s was removed", wl->name);
+		TAILQ_REMOVE(&wl->waiters, w, entry);
+		free(w);
+	}
+}

@@ -1,0 +1,103 @@
+/*
+ * The docker driver: containers through the Docker Engine API.
+ *
+ *	docker_client.c	HTTP/1.1 over the daemon's unix socket: the only
+ *			code in orchd that talks to Docker, and only the
+ *			calls of enum dk_call (the allowlist)
+ *	docker_spec.c	the body of a container create, built from the
+ *			workload's definition, and its hash
+ *	driver_docker.c	the Runtime interface: start, stop, status, logs;
+ *			adoption of containers that outlived orchd
+ *	docker_events.c	containers that exit by themselves, from the
+ *			daemon's events stream
+ *	docker_logs.c	orchctl logs for containers, demultiplexed
+ */
+
+#ifndef RUNTIMED_DOCKER_H
+#define RUNTIMED_DOCKER_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "orchd.h"
+
+struct rt_workload;
+struct imsgev;
+struct imsg;
+
+#define DK_NAME_PREFIX		"orchd-"
+#define DK_LABEL_WORKLOAD	"org.orchd.workload"
+#define DK_LABEL_HASH		"org.orchd.hash"
+#define DK_CNAME_MAX		(sizeof(DK_NAME_PREFIX) + ORCHD_NAME_MAX)
+#define DK_ID_MAX		65	/* 64 hex digits and the NUL */
+#define DK_HASH_MAX		65	/* sha256 in hex and the NUL */
+
+/*
+ * A stop asks the container's main process to end (its StopSignal,
+ * SIGTERM by default) and the daemon kills it after this many seconds.
+ */
+#define DK_STOP_TIMEOUT		10
+
+/* the calls runtimed makes, and the only ones: see docker_client.c */
+enum dk_call {
+	DK_VERSION = 0,	/* GET /version */
+	DK_PING,	/* GET /_ping */
+	DK_INSPECT,	/* GET /containers/{id}/json */
+	DK_CREATE,	/* POST /containers/create?name={arg} */
+	DK_START,	/* POST /containers/{id}/start */
+	DK_STOP,	/* POST /containers/{id}/stop?t=DK_STOP_TIMEOUT */
+	DK_REMOVE,	/* DELETE /containers/{id}?force=1 */
+	DK_STATS,	/* GET /containers/{id}/stats?stream=0 */
+	DK_LOGS,	/* GET /containers/{id}/logs?...&tail={arg} */
+	DK_EVENTS,	/* GET /events?filters=(orchd's containers) */
+	DK_CALL_MAX
+};
+
+/* the answer to a call */
+struct dk_resp {
+	int		 status;	/* HTTP status; -1: none came */
+	const char	*body;		/* NUL-terminated; streamed: "" */
+	size_t		 len;
+	const char	*ctype;		/* Content-Type, or "" */
+	const char	*err;		/* not 2xx: why, for a person */
+};
+
+/* the end of a call: always called once, unless cancelled */
+typedef void	(*dk_done_cb)(const struct dk_resp *, void *);
+/* a streamed 2xx body as it comes, after the chunked coding */
+typedef void	(*dk_data_cb)(const char *, size_t, void *);
+
+struct dk_req;
+
+/* docker_client.c */
+void		 dk_init(const char *, const char *);
+struct dk_req	*dk_call(enum dk_call, const char *, const char *, json_t *,
+		    dk_done_cb, dk_data_cb, void *);
+void		 dk_cancel(struct dk_req *);
+int		 dk_api_at_least(int, int);
+const char	*dk_where(void);
+
+/* docker_spec.c */
+json_t		*dk_spec(const struct workload_conf *, char *, size_t);
+int		 dk_spec_hash(json_t *, char *, size_t);
+void		 dk_container_name(const char *, char *, size_t);
+
+/* driver_docker.c: what the rest of runtimed asks */
+void		 docker_adopt(struct rt_workload *);
+int		 docker_restore(struct rt_workload *, const struct st_restore *);
+void		 docker_clear(struct rt_workload *);
+void		 docker_died(const char *, const char *);
+void		 docker_reconcile(void);
+const char	*docker_container_id(struct rt_workload *);
+
+/* docker_events.c */
+void		 docker_events_start(void);
+
+/* docker_logs.c */
+void		 docker_recv_logs(struct imsgev *, struct imsg *);
+
+#endif /* RUNTIMED_DOCKER_H */

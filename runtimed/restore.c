@@ -1,0 +1,74 @@
+/*
+ * What the store remembers from the last run: one IMSG_ST_RESTORE per
+ * workload, then IMSG_ST_RESTORE_DONE, sent once when the store has
+ * applied the first configuration.  The store and runtimed apply that
+ * configuration independently, so the store's messages may come first:
+ * they are kept here until runtimed knows its workloads.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "runtime.h"
+
+/* far more than one message per workload would ever need */
+#define RT_RESTORE_MAX		65536
+
+struct restore_entry {
+	TAILQ_ENTRY(restore_entry) entry;
+	struct st_restore	 rs;
+};
+static TAILQ_HEAD(, restore_entry) restore_pending =
+    TAILQ_HEAD_INITIALIZER(restore_pending);
+static int	restore_npending;
+static int	restore_done_pending;
+
+void
+restore_recv(struct imsgev *iev, struct imsg *imsg)
+{
+	struct restore_entry	*re;
+	struct st_restore	 rs;
+
+	(void)imsg_get_data(imsg, &rs, sizeof(rs));
+	rs.name[sizeof(rs.name) - 1] = '\0';
+	if (rt->configured) {
+		lifecycle_restore(&rs);
+		return;
+	}
+	if (restore_npending >= RT_RESTORE_MAX ||
+	    (re = calloc(1, sizeof(*re))) == NULL) {
+		log_warnx("workload %s: restore dropped", rs.name);
+		return;
+	}
+	re->rs = rs;
+	TAILQ_INSERT_TAIL(&restore_pending, re, entry);
+	restore_npending++;
+}
+
+void
+restore_recv_done(struct imsgev *iev, struct imsg *imsg)
+{
+	if (rt->configured)
+		lifecycle_restore_done();
+	else
+		restore_done_pending = 1;
+}
+
+/* runtimed has its workloads now: what came early is acted on */
+void
+restore_replay(void)
+{
+	struct restore_entry	*re;
+
+	while ((re = TAILQ_FIRST(&restore_pending)) != NULL) {
+		TAILQ_REMOVE(&restore_pending, re, entry);
+		lifecycle_restore(&re->rs);
+		free(re);
+	}
+	restore_npending = 0;
+	if (restore_done_pending) {
+		restore_done_pending = 0;
+		lifecycle_restore_done();
+	}
+}
