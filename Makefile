@@ -4,6 +4,7 @@
 #				build/runtimed, build/orchctl
 #	make check		ASan+UBSan build in build/check, then every test
 #	make install		DESTDIR, PREFIX
+#	make install-user	the _orchd user and its directories (root)
 #	make demo		see README.md
 
 PREFIX		?= /usr/local
@@ -51,6 +52,10 @@ ORCHD_OBJS	:= $(call objs,$(ORCHD_SRCS)) $(OBJ)/orchd/parse.o
 GATEWAY_OBJS	:= $(call objs,$(GATEWAY_SRCS))
 REAPER_OBJS	:= $(call objs,$(REAPER_SRCS))
 RUNTIME_OBJS	:= $(call objs,$(RUNTIME_SRCS))
+# runtimed reads the Docker daemon's answers with the gateway's parser,
+# and hashes container definitions with libmd's SHA-256
+RUNTIME_OBJS	+= $(OBJ)/gatewayd/http.o
+RUNTIME_LIBS	:= $(shell $(PKG_CONFIG) --libs libmd)
 ORCHCTL_OBJS	:= $(call objs,$(ORCHCTL_SRCS))
 LIBCOMMON	 = $(BUILD)/libcommon.a
 
@@ -99,7 +104,9 @@ $(BUILD)/reaperd: $(REAPER_OBJS) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/runtimed: $(RUNTIME_OBJS) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(RUNTIME_LIBS)
+
+$(OBJ)/runtimed/%.o: CPPFLAGS += -Igatewayd
 
 $(BUILD)/orchctl: $(ORCHCTL_OBJS) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
@@ -116,19 +123,29 @@ $(BUILD)/regress/testhttp: regress/e2e/testhttp.c
 	@mkdir -p $(dir $@)
 	$(CC) $(OPTFLAGS) -Wall -Wextra -Werror -o $@ $<
 
-unit: $(UNIT_TESTS) $(BUILD)/regress/testhttp
+# the sandbox's test program: sandbox_enter() and then a call, allowed
+# or not (regress/e2e/sandbox.sh)
+$(BUILD)/regress/sandboxtest: regress/e2e/sandboxtest.c $(LIBCOMMON)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBCOMMON) $(PKG_LIBS) $(LDFLAGS)
+
+unit: $(UNIT_TESTS) $(BUILD)/regress/testhttp $(BUILD)/regress/sandboxtest
 
 # make check: a sanitizer build of everything, then every test.  The
 # summary line at the end counts unit test binaries and end-to-end cases.
+# The sandbox is on: ORCHD_SANITIZE lets the sanitizers' reports through.
 check:
 	$(MAKE) BUILD=build/check \
-	    SANFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	    SANFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -DORCHD_SANITIZE" \
 	    OPTFLAGS="-O1 -g" all unit
 	sh regress/run.sh build/check
 
 lint:
 	mandoc -Tlint -Wwarning $(MANS)
 
+# Programs, helpers, man pages, and under share/examples the example
+# configuration and the service files, told where the programs went:
+# nothing into /etc.
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBEXECDIR) \
 	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
@@ -139,9 +156,32 @@ install: all
 	install -m 0444 man/orchd.conf.5 $(DESTDIR)$(MANDIR)/man5
 	install -m 0444 man/orchd.8 man/orchctl.8 $(DESTDIR)$(MANDIR)/man8
 	install -m 0444 etc/orchd.conf $(DESTDIR)$(EXAMPLEDIR)
+	install -d $(DESTDIR)$(EXAMPLEDIR)/rc.d
+	sed 's|/usr/local/sbin|$(SBINDIR)|g' etc/orchd.service \
+	    >$(DESTDIR)$(EXAMPLEDIR)/orchd.service
+	sed 's|/usr/local/sbin|$(SBINDIR)|g' etc/rc.d/orchd \
+	    >$(DESTDIR)$(EXAMPLEDIR)/rc.d/orchd
+	chmod 0444 $(DESTDIR)$(EXAMPLEDIR)/orchd.service
+	chmod 0555 $(DESTDIR)$(EXAMPLEDIR)/rc.d/orchd
+
+# Once, as root: the unprivileged user (made only if missing), the
+# children's empty chroot, and the directories of orchd.conf's defaults.
+# DESTDIR applies to the directories alone.
+ORCHD_USER	?= _orchd
+install-user:
+	getent passwd $(ORCHD_USER) >/dev/null || \
+	    useradd --system --user-group --home-dir /var/empty \
+	    --shell /usr/sbin/nologin $(ORCHD_USER)
+	install -d -o root -g root -m 0755 $(DESTDIR)/var/empty
+	install -d -o $(ORCHD_USER) -g "$$(id -g $(ORCHD_USER))" -m 0700 \
+	    $(DESTDIR)/var/db/orchd
+	install -d -o root -g root -m 0755 $(DESTDIR)/var/log/orchd
 
 demo: all
 	sh tools/demo.sh $(DEMO_ARGS)
+
+bench:
+	bash bench/run.sh $(BENCH_ARGS)
 
 clean:
 	rm -rf build

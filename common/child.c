@@ -2,8 +2,12 @@
  * What every child does between exec and its event loop.
  */
 
+#include <sys/random.h>
+
 #include <errno.h>
 #include <event.h>
+#include <jansson.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +21,8 @@
 static void
 child_usage(const char *name)
 {
-	fprintf(stderr, "usage: %s [-dv] [-f file] -u user [-c root]\n"
+	fprintf(stderr, "usage: %s [-dv] [-f file] [-g gid] -u user "
+	    "[-c root]\n"
 	    "%s is started by orchd(8), not by hand.\n", name, name);
 	exit(1);
 }
@@ -37,10 +42,12 @@ child_start(struct privsep *ps, int argc, char *argv[],
     enum privsep_procid id, const struct proc_handler *handlers,
     size_t nhandlers, int privflags)
 {
-	const char	*user = NULL, *root = NULL;
+	const char	*user = NULL, *root = NULL, *errstr;
+	gid_t		 gid;
+	uint32_t	 seed;
 	int		 ch, debug = 0, verbose = 0;
 
-	while ((ch = getopt(argc, argv, "c:df:P:u:v")) != -1) {
+	while ((ch = getopt(argc, argv, "c:df:g:P:u:v")) != -1) {
 		switch (ch) {
 		case 'c':
 			root = optarg;
@@ -49,7 +56,15 @@ child_start(struct privsep *ps, int argc, char *argv[],
 			debug = 1;
 			break;
 		case 'f':
-			ps->file = optarg;	/* the store's database */
+			/* the store's database, runtimed's Docker socket */
+			ps->file = optarg;
+			break;
+		case 'g':
+			/* runtimed: the group of the Docker socket */
+			gid = strtonum(optarg, 1, INT_MAX, &errstr);
+			if (errstr != NULL)
+				child_usage(proc_name(id));
+			privdrop_group(gid);
 			break;
 		case 'P':
 			break;	/* the store's re-exec of orchd */
@@ -75,6 +90,14 @@ child_start(struct privsep *ps, int argc, char *argv[],
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
+
+	/*
+	 * jansson seeds its hash function from /dev/urandom on first use,
+	 * which neither the chroot nor the sandbox allows: seed it now.
+	 */
+	if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
+		fatal("getrandom");
+	json_object_seed(seed != 0 ? seed : 1);
 
 	event_set_log_callback(child_event_log);
 	if (event_init() == NULL)

@@ -201,6 +201,10 @@ struct orchd_conf {
 	struct strlist		 api_hosts;
 	char			*api_key_file;
 	int			 api_metrics_public;
+	/* the key (file or ORCHD_KEY), read by the parent until sent */
+	uint8_t			*api_key;
+	size_t			 api_key_len;
+	int			 api_key_loaded; /* not sent yet */
 	struct keypairlist	 keypairs;
 	struct workloadlist	 workloads;
 	struct gateway_conf	 gateway;	/* -1: not set, default */
@@ -287,8 +291,34 @@ enum imsg_type {
 	IMSG_ST_RESTORE_DONE,		/* store -> runtime: all were sent */
 	IMSG_RT_KEEPWARM,		/* runtime -> store: struct
 					   ctl_keepwarm, to persist */
-	IMSG_RT_MEMORY			/* runtime -> store: struct rt_memory,
+	IMSG_RT_MEMORY,			/* runtime -> store: struct rt_memory,
 					   measured before a stop */
+
+	/*
+	 * The HTTP API.  The gateway's requests carry its own request id
+	 * in peerid, and so do the answers; it also sends IMSG_CTL_SHOW_*
+	 * to the store, IMSG_CTL_WAKE, _SUSPEND, _KEEPWARM to the runtime
+	 * and IMSG_CTL_LOGS to the parent, answered as for orchctl.
+	 */
+	IMSG_API_CREATE = 700,		/* gateway -> parent: JSON text */
+	IMSG_API_DELETE,		/* gateway -> parent: struct ctl_name */
+	IMSG_API_RESULT,		/* parent -> gateway: struct
+					   api_result */
+	IMSG_API_LOGS_STOP,		/* gateway -> parent: client left */
+	IMSG_CFG_APIKEY,		/* parent -> gateway, in a config
+					   transaction: the key, empty for
+					   none; absent: keep the last one */
+	IMSG_CFG_APIHOST,		/* parent -> gateway, in every config
+					   transaction: one "api host" */
+	IMSG_API_LOAD,			/* parent -> store: the API's
+					   workloads, at start */
+	IMSG_API_DEFINITION,		/* store -> parent: one, JSON text */
+	IMSG_API_LOAD_END,		/* store -> parent: all were sent */
+	IMSG_API_PUT,			/* parent -> store: JSON text, insert
+					   or replace an API workload */
+	IMSG_API_DROP,			/* parent -> store: struct ctl_name */
+	IMSG_API_STORED			/* store -> parent: struct ctl_result,
+					   code 0 once written */
 };
 
 /* why a workload changed state */
@@ -366,6 +396,14 @@ struct rt_kill {
 };
 
 #define CTL_MSG_MAX		512
+/*
+ * ctl_result.code of a FAIL: -1, or one of these where the API answers
+ * with its own status (404, 409, 503).  orchctl prints msg either way.
+ */
+#define CTL_ERR_FAILED		-1
+#define CTL_ERR_NOENT		-2	/* no such workload */
+#define CTL_ERR_BUSY		-3	/* not in its present state */
+#define CTL_ERR_AGAIN		-4	/* try again later */
 struct ctl_result {
 	int			 code;
 	char			 msg[CTL_MSG_MAX];
@@ -439,12 +477,11 @@ struct ctl_listener {
 
 /*
  * A certificate or key in pieces of at most ORCHD_TLS_CHUNK bytes, each
- * piece after this header.  A listener's own keypair follows its
- * IMSG_CFG_LISTENER; the keypairs chosen by SNI ("tls keypair") are for
- * every TLS listener.
+ * piece after this header, sent after the IMSG_CFG_LISTENERs.  The
+ * keypairs chosen by SNI ("tls keypair") are for every TLS listener.
  */
 enum cfg_tls_what {
-	CFG_TLS_LISTENER_CERT = 0,	/* the last listener sent */
+	CFG_TLS_LISTENER_CERT = 0,	/* of listener number `listener' */
 	CFG_TLS_LISTENER_KEY,
 	CFG_TLS_SNI_CERT,		/* a new SNI keypair starts */
 	CFG_TLS_SNI_KEY			/* the key of the last one */
@@ -452,8 +489,23 @@ enum cfg_tls_what {
 
 struct cfg_tls {
 	int32_t			 what;		/* enum cfg_tls_what */
+	uint32_t		 listener;	/* in the order sent, from 0 */
 	uint32_t		 total;		/* bytes of the whole file */
 	uint32_t		 off;		/* of this piece */
+};
+
+/*
+ * The HTTP API.  A workload created through it is at most this many
+ * bytes of JSON on its way to the parent; the key at most
+ * ORCHD_API_KEY_MAX bytes.
+ */
+#define ORCHD_API_KEY_MAX	1024
+#define ORCHD_API_JSON_MAX	(ORCHD_IMSG_MAXSIZE - 1024)
+
+/* the parent's answer to IMSG_API_CREATE or IMSG_API_DELETE */
+struct api_result {
+	int32_t			 status;	/* HTTP: 200, 201, 400, 409... */
+	char			 msg[CTL_MSG_MAX]; /* the error, if any */
 };
 
 /* common/util.c */

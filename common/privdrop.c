@@ -4,16 +4,73 @@
  */
 
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 
+#include <linux/capability.h>
+
+#include <errno.h>
 #include <grp.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "proc.h"
+#include "sandbox.h"
+
+/*
+ * Empty the capability bounding set while we still hold CAP_SETPCAP, so
+ * that nothing this process might execute could regain a capability
+ * (seccomp forbids execve anyway: this is the second lock).  Best effort:
+ * without CAP_SETPCAP, as under a systemd CapabilityBoundingSet that
+ * leaves it out, the set stays what the service manager made it.
+ */
+static void
+privdrop_capbset(void)
+{
+	int	 cap, r;
+
+	for (cap = 0; (r = prctl(PR_CAPBSET_READ, cap, 0, 0, 0)) != -1;
+	    cap++) {
+		if (r == 0)
+			continue;
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == -1) {
+			log_debug("capability bounding set kept: %s",
+			    strerror(errno));
+			return;
+		}
+	}
+}
+
+/* setresuid away from 0 clears the capabilities: make sure it did */
+static void
+privdrop_nocaps(void)
+{
+	struct __user_cap_header_struct	 hdr;
+	struct __user_cap_data_struct	 data[_LINUX_CAPABILITY_U32S_3];
+	size_t				 i;
+
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	if (syscall(SYS_capget, &hdr, data) == -1)
+		fatal("capget");
+	for (i = 0; i < nitems(data); i++)
+		if (data[i].effective != 0 || data[i].permitted != 0 ||
+		    data[i].inheritable != 0)
+			fatalx("capabilities left after dropping privileges");
+}
+
+/* a supplementary group, instead of none: runtimed's Docker socket's */
+static gid_t	privdrop_gid = (gid_t)-1;
+
+void
+privdrop_group(gid_t gid)
+{
+	privdrop_gid = gid;
+}
 
 void
 privdrop(const char *user, const char *root, int flags)
@@ -28,6 +85,8 @@ privdrop(const char *user, const char *root, int flags)
 		fatal("prctl PR_SET_PDEATHSIG");
 	if (getppid() != parent || parent == 1)
 		fatalx("parent went away");
+	/* where a forbidden system call is reported, while / is still / */
+	sandbox_prepare();
 
 	if (geteuid() != 0) {
 		/* development and the demo: the parent already warned */
@@ -45,7 +104,9 @@ privdrop(const char *user, const char *root, int flags)
 		if (chdir("/") == -1)
 			fatal("chdir /");
 	}
-	if (setgroups(1, &pw->pw_gid) == -1 ||
+	privdrop_capbset();
+	if (setgroups(1, privdrop_gid != (gid_t)-1 ? &privdrop_gid :
+	    &pw->pw_gid) == -1 ||
 	    setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) == -1 ||
 	    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) == -1)
 		fatal("cannot drop privileges to %s", user);
@@ -56,6 +117,8 @@ privdrop(const char *user, const char *root, int flags)
 		fatalx("privilege drop to %s did not stick", user);
 	if (pw->pw_uid != 0 && setuid(0) != -1)
 		fatalx("could regain root after dropping privileges");
+	if (pw->pw_uid != 0)
+		privdrop_nocaps();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
 		fatal("prctl PR_SET_NO_NEW_PRIVS");
 	/* setresuid cleared it */

@@ -63,6 +63,8 @@ activity_touch(struct gw_workload *wl)
 void
 activity_begin(struct gw_conn *c)
 {
+	/* its answer is counted for /metrics (metrics_status) */
+	c->routed = 1;
 	if (c->counted || c->wl == NULL)
 		return;
 	c->counted = 1;

@@ -6,6 +6,16 @@
  * A connection handles one request at a time: the next pipelined request
  * stays in the input buffer, unread by the parser, until the answer to
  * this one is complete, so answers go out in order.
+ *
+ * Client I/O goes through conn_io_read() and conn_io_write(), plain or
+ * TLS (tls.c); everything above them works on the c->in and c->out
+ * buffers only.  Which of the socket's events are watched is worked out
+ * in one place, conn_events(), from what the connection wants and what a
+ * TLS operation waits for.
+ *
+ * Limits: over "max connections" the listeners stop accepting until a
+ * connection closes; over "max connections per address" a new connection
+ * is closed at once, after a best-effort 503 on a plain listener.
  */
 
 #include <sys/socket.h>
@@ -59,12 +69,143 @@ head_put(struct gw_head *hd)
 	gw->nheads++;
 }
 
-static void
-conn_timer(struct gw_conn *c, int secs)
+void
+conn_timer(struct gw_conn *c, int64_t secs)
 {
 	struct timeval	 tv = { secs, 0 };
 
 	evtimer_add(&c->timer, &tv);
+}
+
+/*
+ * Watch the directions the connection needs: reading if it wants input
+ * (unless a TLS read waits for writability) or a TLS write waits for
+ * readability; writing if output is queued (unless a TLS write waits
+ * for readability) or a TLS read waits for writability.
+ */
+static void
+conn_events(struct gw_conn *c)
+{
+	int	 r, w;
+
+	if (c->state == CONN_PARKED)
+		return;		/* conn_park_watch() has the read side */
+	r = (c->reading && !c->eof && !c->tls_rw) || c->tls_wr;
+	w = (evbuffer_get_length(c->out) > 0 && !c->tls_wr) || c->tls_rw;
+	if (r && !event_pending(&c->rev, EV_READ, NULL))
+		event_add(&c->rev, NULL);
+	else if (!r && event_pending(&c->rev, EV_READ, NULL))
+		event_del(&c->rev);
+	if (w && !event_pending(&c->wev, EV_WRITE, NULL))
+		event_add(&c->wev, NULL);
+	else if (!w && event_pending(&c->wev, EV_WRITE, NULL))
+		event_del(&c->wev);
+}
+
+static void
+conn_peer(struct gw_conn *c, const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in	*sin = (const struct sockaddr_in *)ss;
+	const struct sockaddr_in6	*sin6 =
+	    (const struct sockaddr_in6 *)ss;
+	struct netaddr			*na = &c->peeraddr;
+
+	memset(na, 0, sizeof(*na));
+	na->af = ss->ss_family;
+	if (ss->ss_family == AF_INET) {
+		memcpy(na->addr, &sin->sin_addr, sizeof(sin->sin_addr));
+		inet_ntop(AF_INET, &sin->sin_addr, c->peer, sizeof(c->peer));
+	} else if (ss->ss_family == AF_INET6) {
+		memcpy(na->addr, &sin6->sin6_addr, sizeof(sin6->sin6_addr));
+		inet_ntop(AF_INET6, &sin6->sin6_addr, c->peer,
+		    sizeof(c->peer));
+	}
+}
+
+/* is the client's address in one of the "trusted proxy" networks? */
+static int
+conn_trusted(const struct netaddr *a)
+{
+	const struct netaddr	*t;
+	int			 i, bits;
+
+	for (i = 0; i < gw->conf.ntrusted; i++) {
+		t = &gw->conf.trusted[i];
+		if (t->af != a->af)
+			continue;
+		for (bits = 0; bits < t->prefix; bits++)
+			if ((t->addr[bits / 8] ^ a->addr[bits / 8]) &
+			    (0x80 >> (bits % 8)))
+				break;
+		if (bits == t->prefix)
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * Count the connection against its address.  The counter is made for an
+ * address's first connection and freed with its last: an allocation per
+ * client address, never per request.
+ */
+static int
+conn_count_peer(struct gw_conn *c)
+{
+	struct gw_peer	 key, *p;
+
+	if (gw->conf.max_conns_addr <= 0)
+		return (0);
+	key.addr = c->peeraddr;
+	if ((p = RB_FIND(gw_peers, &gw->peers, &key)) == NULL) {
+		if ((p = calloc(1, sizeof(*p))) == NULL)
+			return (-1);
+		p->addr = c->peeraddr;
+		RB_INSERT(gw_peers, &gw->peers, p);
+	}
+	if (p->nconns >= gw->conf.max_conns_addr) {
+		if (p->nconns == 0) {
+			RB_REMOVE(gw_peers, &gw->peers, p);
+			free(p);
+		}
+		return (-1);
+	}
+	p->nconns++;
+	c->peercount = p;
+	return (0);
+}
+
+static void
+conn_uncount_peer(struct gw_conn *c)
+{
+	struct gw_peer	*p = c->peercount;
+
+	if (p == NULL)
+		return;
+	c->peercount = NULL;
+	if (--p->nconns == 0) {
+		RB_REMOVE(gw_peers, &gw->peers, p);
+		free(p);
+	}
+}
+
+/*
+ * Over its address's limit: a 503 in one non-blocking send on a plain
+ * listener (a new socket's buffer takes it), then the close.  Nothing was
+ * read, so nothing can be misframed.
+ */
+static void
+conn_refuse(int s, struct gw_listener *l, const char *peer)
+{
+	static const char	 busy[] = "HTTP/1.1 503 Service Unavailable\r\n"
+	    "Content-Type: text/plain\r\nContent-Length: 24\r\n"
+	    "Retry-After: 1\r\nConnection: close\r\n\r\n"
+	    "503 Service Unavailable\n";
+
+	log_debug("%s: over max connections per address", peer);
+	if (!l->conf.tls)
+		(void)send(s, busy, sizeof(busy) - 1, MSG_DONTWAIT |
+		    MSG_NOSIGNAL);
+	close(s);
 }
 
 void
@@ -78,7 +219,9 @@ conn_accept(int fd, short event, void *arg)
 
 	if ((s = accept4(fd, (struct sockaddr *)&ss, &sslen,
 	    SOCK_NONBLOCK | SOCK_CLOEXEC)) == -1) {
-		if (errno != EAGAIN && errno != EINTR &&
+		if (errno == EMFILE || errno == ENFILE)
+			accept_backoff();
+		else if (errno != EAGAIN && errno != EINTR &&
 		    errno != ECONNABORTED)
 			log_warn("accept on %s", l->conf.name);
 		return;
@@ -97,33 +240,49 @@ conn_accept(int fd, short event, void *arg)
 	}
 	(void)setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 	c->fd = s;
-	c->listener = l;
 	c->up.fd = -1;
-	if (ss.ss_family == AF_INET)
-		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr,
-		    c->peer, sizeof(c->peer));
-	else if (ss.ss_family == AF_INET6)
-		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr,
-		    c->peer, sizeof(c->peer));
+	conn_peer(c, &ss);
+	if (conn_count_peer(c) == -1) {
+		conn_refuse(s, l, c->peer);
+		evbuffer_free(c->in);
+		evbuffer_free(c->out);
+		free(c);
+		return;
+	}
+	c->listener = l;
+	l->refs++;
+	c->trusted = conn_trusted(&c->peeraddr);
 	event_set(&c->rev, s, EV_READ | EV_PERSIST, conn_read, c);
 	event_set(&c->wev, s, EV_WRITE | EV_PERSIST, conn_write, c);
 	evtimer_set(&c->timer, conn_timeout, c);
 	c->state = CONN_IDLE;
-	event_add(&c->rev, NULL);
-	conn_timer(c, GW_HEAD_TIMEOUT);
 	gw->nconns++;
+	accept_update();
+	if (l->conf.tls && tls_conn_accept(c) == -1) {
+		conn_close(c);
+		return;
+	}
+	conn_reading(c, 1);
+	/* the TLS handshake, if any, is part of the head's time */
+	conn_timer(c, gw->conf.header_timeout);
 }
 
 /* stop or start reading from the client (TCP then pushes back) */
 void
 conn_reading(struct gw_conn *c, int on)
 {
+	int	 was = c->reading;
+
 	if (c->eof || c->fd == -1)
 		on = 0;
-	if (on && !event_pending(&c->rev, EV_READ, NULL))
-		event_add(&c->rev, NULL);
-	else if (!on && event_pending(&c->rev, EV_READ, NULL))
-		event_del(&c->rev);
+	c->reading = on;
+	conn_events(c);
+	/*
+	 * Decrypted bytes may wait inside OpenSSL, where no poll sees
+	 * them: look once when reading starts again.
+	 */
+	if (on && !was && c->tls != NULL)
+		event_active(&c->rev, EV_READ, 1);
 }
 
 /*
@@ -134,6 +293,7 @@ void
 conn_park_watch(struct gw_conn *c, int parked)
 {
 	event_del(&c->rev);
+	c->reading = 0;
 	if (parked) {
 		event_set(&c->rev, c->fd, EV_CLOSED | EV_PERSIST, conn_read,
 		    c);
@@ -145,9 +305,7 @@ conn_park_watch(struct gw_conn *c, int parked)
 void
 conn_flush(struct gw_conn *c)
 {
-	if (evbuffer_get_length(c->out) > 0 &&
-	    !event_pending(&c->wev, EV_WRITE, NULL))
-		event_add(&c->wev, NULL);
+	conn_events(c);
 }
 
 void
@@ -155,6 +313,7 @@ conn_close(struct gw_conn *c)
 {
 	if (c->state == CONN_PARKED)
 		wake_unpark(c);
+	api_conn_closed(c);
 	activity_end(c);
 	proxy_upstream_close(c);
 	if (c->wl != NULL) {
@@ -168,9 +327,13 @@ conn_close(struct gw_conn *c)
 	evtimer_del(&c->timer);
 	evbuffer_free(c->in);
 	evbuffer_free(c->out);
+	tls_conn_close(c);
 	close(c->fd);
+	conn_uncount_peer(c);
+	listener_unref(c->listener);
 	gw->nconns--;
 	free(c);
+	accept_update();
 }
 
 static const char *
@@ -180,6 +343,7 @@ status_reason(int status)
 	case 400: return ("Bad Request");
 	case 404: return ("Not Found");
 	case 408: return ("Request Timeout");
+	case 411: return ("Length Required");
 	case 413: return ("Content Too Large");
 	case 414: return ("URI Too Long");
 	case 417: return ("Expectation Failed");
@@ -203,6 +367,7 @@ conn_respond(struct gw_conn *c, int status, const char *extra, int close)
 {
 	const char	*reason = status_reason(status);
 
+	metrics_status(c, status, 1);
 	evbuffer_add_printf(c->out, "HTTP/1.1 %d %s\r\n"
 	    "Content-Type: text/plain\r\n"
 	    "Content-Length: %zu\r\n"
@@ -246,18 +411,45 @@ conn_request_done(struct gw_conn *c)
 		return;
 	}
 	c->state = CONN_IDLE;
-	conn_timer(c, GW_IDLE_TIMEOUT);
+	conn_timer(c, gw->conf.keepalive_timeout);
 	conn_reading(c, 1);
 	/* a pipelined request may be waiting already */
 	if (evbuffer_get_length(c->in) > 0)
 		conn_parse(c);
 }
 
+/* >0 bytes read, 0 at the end (c->eof), -1 an error, -2 nothing yet */
+static ssize_t
+conn_io_read(struct gw_conn *c)
+{
+	int	 n;
+
+	if (c->tls != NULL)
+		return (tls_conn_read(c));
+	n = evbuffer_read(c->in, c->fd, 65536);
+	if (n == -1)
+		return (errno == EAGAIN || errno == EINTR ? -2 : -1);
+	if (n == 0)
+		c->eof = 1;
+	return (n);
+}
+
+/* 0 all written, -2 the socket is full, -1 an error */
+static ssize_t
+conn_io_write(struct gw_conn *c)
+{
+	if (c->tls != NULL)
+		return (tls_conn_write(c));
+	if (evbuffer_write(c->out, c->fd) == -1)
+		return (errno == EAGAIN || errno == EINTR ? -2 : -1);
+	return (evbuffer_get_length(c->out) > 0 ? -2 : 0);
+}
+
 static void
 conn_read(int fd, short event, void *arg)
 {
 	struct gw_conn	*c = arg;
-	int		 n;
+	ssize_t		 n;
 
 	if (c->state == CONN_PARKED) {
 		/* only EV_CLOSED is watched while parked: the client left */
@@ -265,17 +457,29 @@ conn_read(int fd, short event, void *arg)
 		conn_close(c);
 		return;
 	}
-	n = evbuffer_read(c->in, fd, 65536);
+	if (c->tls_wr) {
+		/* a TLS write waited for this; reading comes next round */
+		c->tls_wr = 0;
+		conn_events(c);
+		conn_write(fd, EV_WRITE, c);
+		return;
+	}
+	if (!c->reading)
+		return;		/* an event_active() after a stop */
+	n = conn_io_read(c);
 	if (n == -1) {
-		if (errno == EAGAIN || errno == EINTR)
-			return;
 		conn_close(c);
 		return;
 	}
-	if (n == 0) {
-		c->eof = 1;
-		event_del(&c->rev);
+	if (n == -2) {
+		conn_events(c);
+		return;
 	}
+	if (c->eof)
+		conn_reading(c, 0);
+	else if (c->tls != NULL && n >= GW_TLS_READ_BUDGET)
+		event_active(&c->rev, EV_READ, 1);	/* more inside */
+	conn_events(c);
 	switch (c->state) {
 	case CONN_IDLE:
 	case CONN_HEAD:
@@ -288,6 +492,9 @@ conn_read(int fd, short event, void *arg)
 	case CONN_PROXY:
 	case CONN_TUNNEL:
 		proxy_client_readable(c);
+		break;
+	case CONN_API:
+		api_readable(c);
 		break;
 	default:
 		/* CONNECT or CLOSING: the bytes wait */
@@ -302,16 +509,27 @@ static void
 conn_write(int fd, short event, void *arg)
 {
 	struct gw_conn	*c = arg;
+	ssize_t		 n;
 
-	if (evbuffer_write(c->out, fd) == -1) {
-		if (errno == EAGAIN || errno == EINTR)
-			return;
+	if (c->tls_rw) {
+		/* a TLS read waited for this */
+		c->tls_rw = 0;
+		conn_events(c);
+		conn_read(fd, EV_READ, c);
+		return;
+	}
+	if (evbuffer_get_length(c->out) == 0) {
+		conn_events(c);
+		return;
+	}
+	n = conn_io_write(c);
+	if (n == -1) {
 		conn_close(c);
 		return;
 	}
-	if (evbuffer_get_length(c->out) > 0)
+	conn_events(c);
+	if (n == -2)
 		return;
-	event_del(&c->wev);
 	if (c->close_after) {
 		conn_close(c);
 		return;
@@ -329,11 +547,13 @@ conn_timeout(int fd, short event, void *arg)
 		conn_error(c, 408, "head timeout");
 		break;
 	case CONN_PROXY:
-		if (c->resp == NULL && evbuffer_get_length(c->out) == 0 &&
-		    c->respbody == HTTP_BODY_NONE && !c->respdone)
-			conn_error(c, 504, "upstream timeout");
+		if (c->resp != NULL || evbuffer_get_length(c->out) > 0 ||
+		    c->respbody != HTTP_BODY_NONE || c->respdone)
+			conn_close(c);	/* an answer began: cut it */
+		else if (!c->reqdone)
+			conn_error(c, 408, "body timeout");
 		else
-			conn_close(c);
+			conn_error(c, 504, "upstream timeout");
 		break;
 	case CONN_CONNECT:
 		conn_error(c, 504, "upstream connect timeout");
@@ -341,6 +561,9 @@ conn_timeout(int fd, short event, void *arg)
 	case CONN_PARKED:
 		/* wake.c answers parked requests; this is only a backstop */
 		conn_error(c, 504, "parked too long");
+		break;
+	case CONN_API:
+		api_timeout(c);
 		break;
 	default:
 		conn_close(c);
@@ -365,7 +588,8 @@ conn_parse(struct gw_conn *c)
 			http_req_init(&c->req->h, c->req->buf,
 			    sizeof(c->req->buf));
 			c->state = CONN_HEAD;
-			conn_timer(c, GW_HEAD_TIMEOUT);
+			/* the whole head, not each byte: slowloris */
+			conn_timer(c, gw->conf.header_timeout);
 		}
 		if (evbuffer_peek(c->in, -1, NULL, &v, 1) < 1)
 			break;
@@ -395,7 +619,9 @@ conn_route(struct gw_conn *c)
 
 	c->meth = h->meth;
 	c->version = h->version;
-	c->keepalive = http_head_persistent(h);
+	/* keepalive timeout 0: one request per connection */
+	c->keepalive = http_head_persistent(h) &&
+	    gw->conf.keepalive_timeout > 0;
 	c->upgrade = (h->flags & HTTP_F_UPGRADE) &&
 	    (h->flags & HTTP_F_CONN_UPGRADE);
 	c->reqbody = h->body;
@@ -403,7 +629,13 @@ conn_route(struct gw_conn *c)
 	c->reqdone = (h->body == HTTP_BODY_NONE);
 	c->respdone = 0;
 	c->respbody = HTTP_BODY_NONE;
+	c->routed = 0;
 
+	/* the HTTP API: on its own listeners, or by its "api host" */
+	if (api_wants(c)) {
+		api_request(c);
+		return;
+	}
 	if (h->authoritylen > 0)
 		wl = route_lookup(h->authority, h->hostlen);
 	if (wl == NULL) {
@@ -414,7 +646,7 @@ conn_route(struct gw_conn *c)
 		conn_respond(c, 404, NULL, !c->reqdone || !c->keepalive);
 		if (c->state != CONN_CLOSING) {
 			c->state = CONN_IDLE;
-			conn_timer(c, GW_IDLE_TIMEOUT);
+			conn_timer(c, gw->conf.keepalive_timeout);
 			conn_reading(c, 1);
 			if (evbuffer_get_length(c->in) > 0)
 				conn_parse(c);

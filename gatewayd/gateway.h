@@ -7,23 +7,29 @@
 #define ORCHD_GATEWAY_H
 
 #include <sys/queue.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/tree.h>
 
 #include <event.h>
+#include <tls.h>
 
 #include "http.h"
+#include "metrics.h"
 #include "proc.h"
 
-/* limits and timeouts; orchd.conf settings arrive with the edge issue */
+/*
+ * Fixed limits.  The timeouts and connection limits are orchd.conf
+ * settings: gw->conf, struct gateway_conf.
+ */
 #define GW_PARKED_MAX_WORKLOAD	1024	/* parked requests per workload */
 #define GW_PARKED_MAX_TOTAL	16384	/* parked requests in all */
-#define GW_HEAD_TIMEOUT		60	/* seconds to read a request head */
-#define GW_IDLE_TIMEOUT		75	/* keep-alive idle, seconds */
-#define GW_BODY_TIMEOUT		60	/* idle while reading a body */
-#define GW_CONNECT_TIMEOUT	10	/* upstream connect */
-#define GW_UPSTREAM_TIMEOUT	300	/* upstream idle while answering */
 #define GW_WAKE_SLACK		5	/* beyond runtimed's wake timeout */
+#define GW_FD_RESERVE		64	/* fds kept from clients: channels,
+					   upstreams of the last ones */
+#define GW_ACCEPT_PAUSE_MS	500	/* no accept after EMFILE/ENFILE */
+#define GW_TLS_RECORD		16384	/* bytes per tls_read/tls_write */
+#define GW_TLS_READ_BUDGET	(256 * 1024)	/* per read event */
 #define GW_RETRY_AFTER		5	/* seconds, on 503 after a failed wake */
 #define GW_BUF_HIGH		(256 * 1024)	/* stop reading above this */
 #define GW_FLUSH_INTERVAL	1	/* activity to the reaper, seconds */
@@ -56,6 +62,9 @@ struct gw_workload {
 	time_t			 last_seen;
 	int			 dirty;
 	TAILQ_ENTRY(gw_workload) dirty_entry;
+	/* the current generation's definition, NULL once removed */
+	const struct workload_conf *conf;
+	struct gw_wmetrics	 metrics;	/* for GET /metrics */
 };
 RB_HEAD(gw_workloads, gw_workload);
 
@@ -67,12 +76,46 @@ struct gw_route {
 };
 RB_HEAD(gw_routes, gw_route);
 
+/* a PEM file as the parent sends it, in pieces */
+struct gw_pem {
+	uint8_t			*buf;
+	size_t			 len;		/* received so far */
+	size_t			 total;
+};
+
+/* a keypair chosen by SNI, for every TLS listener */
+struct gw_sni {
+	TAILQ_ENTRY(gw_sni)	 entry;
+	struct gw_pem		 cert;
+	struct gw_pem		 key;
+};
+TAILQ_HEAD(gw_snis, gw_sni);
+
+/*
+ * A listener of one configuration generation.  A reload replaces every
+ * listener by a new one (its socket is the same, duplicated), with a TLS
+ * context built from the certificates of that generation: connections
+ * accepted before keep the listener they came from, and its context,
+ * until they close (refs).
+ */
 struct gw_listener {
 	TAILQ_ENTRY(gw_listener) entry;
-	int			 fd;
+	int			 fd;		/* -1 once replaced */
 	struct event		 ev;
 	struct ctl_listener	 conf;
+	struct tls		*tls;		/* server context, TLS only */
+	struct gw_pem		 cert;		/* until the context is built */
+	struct gw_pem		 key;
+	unsigned int		 refs;		/* connections */
 };
+
+/* connections per client address, for "max connections per address" */
+struct gw_peer {
+	RB_ENTRY(gw_peer)	 entry;
+	struct netaddr		 addr;		/* prefix unused */
+	unsigned int		 nconns;
+};
+RB_HEAD(gw_peers, gw_peer);
 
 /* a request head being read or not yet forwarded, with its strings */
 struct gw_head {
@@ -88,7 +131,8 @@ enum gw_conn_state {
 	CONN_CONNECT,		/* connecting upstream */
 	CONN_PROXY,		/* request forwarded, answer under way */
 	CONN_TUNNEL,		/* after 101: bytes both ways */
-	CONN_CLOSING		/* flushing, then close */
+	CONN_CLOSING,		/* flushing, then close */
+	CONN_API		/* a request of the HTTP API (api.c) */
 };
 
 struct gw_upstream {
@@ -112,10 +156,19 @@ struct gw_conn {
 	struct evbuffer		*in;
 	struct evbuffer		*out;
 	enum gw_conn_state	 state;
-	struct gw_listener	*listener;
+	struct gw_listener	*listener;	/* holds a ref */
 	char			 peer[64];	/* client address, text */
+	struct netaddr		 peeraddr;
+	struct gw_peer		*peercount;	/* when counted per address */
+	int			 trusted;	/* a trusted proxy */
 	int			 eof;		/* client sent FIN */
 	int			 close_after;	/* close once out is flushed */
+	int			 reading;	/* conn_reading() said so */
+
+	/* TLS: the connection's context, and a direction an op waits for */
+	struct tls		*tls;
+	int			 tls_rw;	/* read waits until writable */
+	int			 tls_wr;	/* write waits until readable */
 
 	/* the request under way */
 	struct gw_head		*req;		/* while reading or parked */
@@ -141,6 +194,10 @@ struct gw_conn {
 	int			 up_keep;	/* upstream may persist */
 
 	struct gw_upstream	 up;
+
+	struct api_req		*api;		/* CONN_API: the request */
+	int			 routed;	/* a workload's request, its
+						   answer not yet counted */
 };
 
 struct gateway {
@@ -153,6 +210,13 @@ struct gateway {
 	TAILQ_HEAD(, gw_workload) dirty;
 	unsigned int		 nparked;
 	unsigned int		 nconns;
+	struct gateway_conf	 conf;		/* timeouts and limits */
+	unsigned int		 maxconns;	/* in force: conf or fds */
+	rlim_t			 nofile;	/* RLIMIT_NOFILE at start */
+	int			 accepting;	/* listeners' events added */
+	struct event		 accept_pause;	/* after EMFILE/ENFILE */
+	struct gw_peers		 peers;
+	struct gw_snis		 next_sni;	/* being configured */
 	struct event		 flush_ev;
 	SLIST_HEAD(, gw_head)	 heads;			/* free head buffers */
 	unsigned int		 nheads;
@@ -173,8 +237,24 @@ RB_PROTOTYPE(gw_workloads, gw_workload, entry, workload_cmp);
 RB_PROTOTYPE(gw_routes, gw_route, entry, route_cmp);
 
 /* listener.c */
+void		 listener_init(void);
 void		 listener_recv(struct imsgev *, struct imsg *);
 void		 listener_apply(void);
+void		 listener_unref(struct gw_listener *);
+void		 accept_update(void);
+void		 accept_backoff(void);
+int		 peer_cmp(struct gw_peer *, struct gw_peer *);
+RB_PROTOTYPE(gw_peers, gw_peer, entry, peer_cmp);
+
+/* tls.c */
+void		 tls_recv(struct imsgev *, struct imsg *);
+int		 tls_listener_setup(struct gw_listener *);
+void		 tls_sni_clear(void);
+void		 pem_clear(struct gw_pem *);
+int		 tls_conn_accept(struct gw_conn *);
+ssize_t		 tls_conn_read(struct gw_conn *);
+ssize_t		 tls_conn_write(struct gw_conn *);
+void		 tls_conn_close(struct gw_conn *);
 
 /* conn.c */
 void		 conn_accept(int, short, void *);
@@ -184,6 +264,7 @@ void		 conn_close(struct gw_conn *);
 void		 conn_reading(struct gw_conn *, int);
 void		 conn_flush(struct gw_conn *);
 void		 conn_respond(struct gw_conn *, int, const char *, int);
+void		 conn_timer(struct gw_conn *, int64_t);
 void		 conn_request_done(struct gw_conn *);
 void		 conn_park_watch(struct gw_conn *, int);
 struct gw_head	*head_get(void);
@@ -208,5 +289,41 @@ void		 activity_init(void);
 void		 activity_begin(struct gw_conn *);
 void		 activity_end(struct gw_conn *);
 void		 activity_touch(struct gw_workload *);
+
+/* api.c, api_conf.c: the HTTP API (api.h), hooked into conn.c */
+struct api_req;
+int		 api_wants(struct gw_conn *);
+void		 api_request(struct gw_conn *);
+void		 api_readable(struct gw_conn *);
+void		 api_timeout(struct gw_conn *);
+void		 api_conn_closed(struct gw_conn *);
+void		 api_apply(struct cfg_generation *);
+void		 apiconf_recv_key(struct imsgev *, struct imsg *);
+void		 apiconf_recv_host(struct imsgev *, struct imsg *);
+void		 api_recv_result(struct imsgev *, struct imsg *);
+void		 api_recv_workload(struct imsgev *, struct imsg *);
+void		 api_recv_history(struct imsgev *, struct imsg *);
+void		 api_recv_end(struct imsgev *, struct imsg *);
+void		 api_recv_ok(struct imsgev *, struct imsg *);
+void		 api_recv_fail(struct imsgev *, struct imsg *);
+void		 api_recv_logdata(struct imsgev *, struct imsg *);
+#define API_GATEWAY_HANDLERS \
+	{ IMSG_CFG_APIKEY, PROC_ANYLEN, PROC_FROM(PROC_PARENT), \
+	    apiconf_recv_key }, \
+	{ IMSG_CFG_APIHOST, PROC_ANYLEN, PROC_FROM(PROC_PARENT), \
+	    apiconf_recv_host }, \
+	{ IMSG_API_RESULT, sizeof(struct api_result), PROC_FROM(PROC_PARENT), \
+	    api_recv_result }, \
+	{ IMSG_CTL_WORKLOAD, sizeof(struct ctl_workload), \
+	    PROC_FROM(PROC_STORE), api_recv_workload }, \
+	{ IMSG_CTL_HISTORY, sizeof(struct ctl_transition), \
+	    PROC_FROM(PROC_STORE), api_recv_history }, \
+	{ IMSG_CTL_END, 0, PROC_FROM(PROC_STORE) | PROC_FROM(PROC_PARENT), \
+	    api_recv_end }, \
+	{ IMSG_CTL_OK, 0, PROC_FROM(PROC_RUNTIME), api_recv_ok }, \
+	{ IMSG_CTL_FAIL, sizeof(struct ctl_result), PROC_FROM(PROC_RUNTIME) | \
+	    PROC_FROM(PROC_PARENT), api_recv_fail }, \
+	{ IMSG_CTL_LOGDATA, PROC_ANYLEN, PROC_FROM(PROC_PARENT), \
+	    api_recv_logdata }
 
 #endif /* ORCHD_GATEWAY_H */

@@ -4,12 +4,14 @@
  * and the application of a new configuration.
  */
 
+#include <err.h>
 #include <event.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "gateway.h"
+#include "sandbox.h"
 
 static struct privsep	gateway_ps;
 static struct gateway	gateway;
@@ -20,18 +22,23 @@ static const struct proc_handler gateway_handlers[] = {
 	CFG_HANDLERS,
 	{ IMSG_CFG_LISTENER, sizeof(struct ctl_listener),
 	    PROC_FROM(PROC_PARENT), listener_recv },
+	{ IMSG_CFG_TLS, PROC_ANYLEN, PROC_FROM(PROC_PARENT), tls_recv },
 	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
 	    wake_recv_state },
 	{ IMSG_RT_DRAIN, sizeof(struct wl_ref), PROC_FROM(PROC_RUNTIME),
 	    wake_recv_drain },
+	/* the HTTP API: its settings, and the answers it asked for */
+	API_GATEWAY_HANDLERS,
 };
 
 static void
 gateway_apply(struct privsep *ps, struct cfg_generation *gen,
     struct cfg_generation *old)
 {
+	gw->conf = gen->global.gateway;
 	route_apply(gen);
 	listener_apply();
+	api_apply(gen);
 }
 
 int
@@ -47,11 +54,18 @@ main(int argc, char *argv[])
 	TAILQ_INIT(&gw->next_listeners);
 	TAILQ_INIT(&gw->dirty);
 	SLIST_INIT(&gw->heads);
+	RB_INIT(&gw->peers);
+	TAILQ_INIT(&gw->next_sni);
+	/* OpenSSL's start-up reads its configuration: before the chroot */
+	if (tls_init() == -1)
+		errx(1, "tls_init");
 	gw->ps = &gateway_ps;
 	child_start(&gateway_ps, argc, argv, PROC_GATEWAY, gateway_handlers,
 	    nitems(gateway_handlers), 0);
 	cfg_set_apply(gateway_apply);
 	activity_init();
+	listener_init();
+	sandbox_enter(proc_name(PROC_GATEWAY), SB_STDIO | SB_INET | SB_RECVFD);
 	event_dispatch();
 	return (0);
 }

@@ -1,15 +1,87 @@
 /*
  * Listening sockets: bound by the parent, passed in with each
  * configuration.  A reload passes them again; the new descriptors replace
- * the old ones on START, and connections already accepted are untouched.
+ * the old ones on START, and connections already accepted are untouched:
+ * they keep a reference to the listener they came from (its TLS context
+ * with it), which is freed when the last of them closes.
+ *
+ * Accepting stops, with the connections already accepted served on, in
+ * two cases: the gateway holds as many connections as it may (it goes on
+ * when one closes; the kernel's backlog holds the new ones meanwhile), or
+ * accept(2) ran out of file descriptors (it goes on GW_ACCEPT_PAUSE_MS
+ * later, rather than spinning on a listener that stays readable).
  */
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "gateway.h"
+
+RB_GENERATE(gw_peers, gw_peer, entry, peer_cmp);
+
+int
+peer_cmp(struct gw_peer *a, struct gw_peer *b)
+{
+	if (a->addr.af != b->addr.af)
+		return (a->addr.af < b->addr.af ? -1 : 1);
+	return (memcmp(a->addr.addr, b->addr.addr, sizeof(a->addr.addr)));
+}
+
+static void
+accept_resume(int fd, short event, void *arg)
+{
+	accept_update();
+}
+
+void
+listener_init(void)
+{
+	struct rlimit	 rl;
+
+	evtimer_set(&gw->accept_pause, accept_resume, NULL);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		fatal("getrlimit");
+	gw->nofile = rl.rlim_cur;
+}
+
+/* add or remove every listener's event as the limits say */
+void
+accept_update(void)
+{
+	struct gw_listener	*l;
+	int			 on;
+
+	on = gw->nconns < gw->maxconns &&
+	    !evtimer_pending(&gw->accept_pause, NULL);
+	if (on == gw->accepting)
+		return;
+	gw->accepting = on;
+	TAILQ_FOREACH(l, &gw->listeners, entry) {
+		if (on)
+			event_add(&l->ev, NULL);
+		else
+			event_del(&l->ev);
+	}
+	if (!on && gw->nconns >= gw->maxconns)
+		log_info("%u connections: not accepting more for now",
+		    gw->nconns);
+}
+
+/* accept(2) found no descriptor: stop for a moment */
+void
+accept_backoff(void)
+{
+	struct timeval	 tv = { 0, GW_ACCEPT_PAUSE_MS * 1000 };
+
+	if (!evtimer_pending(&gw->accept_pause, NULL))
+		log_warnx("out of file descriptors with %u connections: "
+		    "not accepting for %d ms", gw->nconns, GW_ACCEPT_PAUSE_MS);
+	evtimer_add(&gw->accept_pause, &tv);
+	accept_update();
+}
 
 void
 listener_recv(struct imsgev *iev, struct imsg *imsg)
@@ -27,6 +99,41 @@ listener_recv(struct imsgev *iev, struct imsg *imsg)
 	TAILQ_INSERT_TAIL(&gw->next_listeners, l, entry);
 }
 
+static void
+listener_free(struct gw_listener *l)
+{
+	if (l->tls != NULL)
+		tls_free(l->tls);
+	pem_clear(&l->cert);
+	pem_clear(&l->key);
+	free(l);
+}
+
+void
+listener_unref(struct gw_listener *l)
+{
+	if (l->refs == 0)
+		fatalx("%s: %s: no reference", __func__, l->conf.name);
+	if (--l->refs == 0 && l->fd == -1)
+		listener_free(l);
+}
+
+/* the global limit: as configured, else what the descriptors allow */
+static void
+limits_apply(void)
+{
+	rlim_t	 fds;
+
+	if (gw->conf.max_conns > 0)
+		gw->maxconns = gw->conf.max_conns;
+	else {
+		/* a proxied connection takes two: client and upstream */
+		fds = gw->nofile > GW_FD_RESERVE * 2 ? gw->nofile -
+		    GW_FD_RESERVE : GW_FD_RESERVE;
+		gw->maxconns = MINIMUM(fds / 2, 1000000);
+	}
+}
+
 void
 listener_apply(void)
 {
@@ -36,13 +143,22 @@ listener_apply(void)
 		TAILQ_REMOVE(&gw->listeners, l, entry);
 		event_del(&l->ev);
 		close(l->fd);
-		free(l);
+		l->fd = -1;
+		if (l->refs == 0)
+			listener_free(l);
 	}
+	limits_apply();
+	gw->accepting = 0;
 	while ((l = TAILQ_FIRST(&gw->next_listeners)) != NULL) {
 		TAILQ_REMOVE(&gw->next_listeners, l, entry);
+		if (l->conf.tls && tls_listener_setup(l) == -1)
+			log_warnx("%s: TLS connections will be refused",
+			    l->conf.name);
 		event_set(&l->ev, l->fd, EV_READ | EV_PERSIST, conn_accept, l);
-		event_add(&l->ev, NULL);
 		TAILQ_INSERT_TAIL(&gw->listeners, l, entry);
-		log_debug("listening on %s", l->conf.name);
+		log_debug("listening on %s%s", l->conf.name,
+		    l->conf.tls ? " (tls)" : "");
 	}
+	tls_sni_clear();
+	accept_update();
 }

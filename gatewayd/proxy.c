@@ -7,6 +7,16 @@
  * both ways through the connection buffers, moved rather than copied where
  * the framing allows, and each direction stops reading while the other
  * side's output is above GW_BUF_HIGH.
+ *
+ * One timer watches a proxied request: the body timeout while the
+ * client's body is still coming (renewed by each piece of it), then the
+ * upstream timeout (renewed by each piece of the answer).
+ *
+ * Expect: 100-continue is the gateway's to answer, not the workload's:
+ * the field is not forwarded, and "100 Continue" goes to the client when
+ * the request is sent upstream.  A parked request (its workload asleep)
+ * so gets its 100 only once the workload runs, and a client that waits
+ * for the 100 sends nothing the gateway would have to hold meanwhile.
  */
 
 #include <sys/socket.h>
@@ -113,55 +123,162 @@ up_open(struct gw_conn *c)
 	return (0);
 }
 
+/* the body timeout while the client's body comes, then the upstream's */
+static void
+proxy_timer(struct gw_conn *c)
+{
+	conn_timer(c, c->reqdone ? gw->conf.upstream_timeout :
+	    gw->conf.body_timeout);
+}
+
 void
 proxy_start(struct gw_conn *c)
 {
 	struct gw_upstream	*up = &c->up;
-	struct timeval		 tv = { GW_CONNECT_TIMEOUT, 0 };
 
 	/* reuse only a quiet connection to the same workload */
 	if (up->fd != -1 && (up->wl != c->wl || up->eof ||
 	    up->epoch != c->wl->epoch || evbuffer_get_length(up->in) > 0))
 		proxy_upstream_close(c);
 	if (up->fd == -1 && up_open(c) == -1) {
+		if (errno == EMFILE || errno == ENFILE) {
+			/* our limit, not the workload's fault */
+			log_warn("%s: socket for %s", c->peer, c->wl->name);
+			head_put(c->req);
+			c->req = NULL;
+			activity_end(c);
+			conn_respond(c, 503, "Retry-After: 1\r\n", 1);
+			return;
+		}
 		log_warn("%s: connect to %s", c->peer, c->wl->name);
 		conn_error(c, 502, "upstream connect");
 		return;
 	}
 	if (!up->connected) {
 		c->state = CONN_CONNECT;
-		evtimer_add(&c->timer, &tv);
+		conn_timer(c, gw->conf.connect_timeout);
 		return;
 	}
 	up_connected(c);
 }
 
+/*
+ * A chunked body's bytes that came with the head are checked before the
+ * head goes out: a request whose framing is bad where the gateway can
+ * already see it is refused with nothing forwarded.  The check runs a
+ * copy of the decoder over the buffer in place; the real one decodes the
+ * same bytes again when they are forwarded.  (Bad framing that arrives
+ * later cuts the upstream connection mid-body: the workload never sees a
+ * complete request.)
+ */
+static int
+chunked_precheck(struct gw_conn *c)
+{
+	struct http_chunked	 ch = c->reqchunk;
+	struct evbuffer_ptr	 ptr;
+	struct evbuffer_iovec	 v;
+	const char		*p, *span;
+	size_t			 len, used, spanlen;
+	int			 r;
+
+	if (evbuffer_ptr_set(c->in, &ptr, 0, EVBUFFER_PTR_SET) == -1)
+		return (0);
+	while (evbuffer_peek(c->in, -1, &ptr, &v, 1) == 1) {
+		p = v.iov_base;
+		len = v.iov_len;
+		while (len > 0) {
+			r = http_chunked_feed(&ch, p, len, &used, &span,
+			    &spanlen);
+			if (r == HTTP_ERROR) {
+				c->reqchunk.errstr = ch.errstr;
+				return (-1);
+			}
+			if (r == HTTP_DONE || used == 0)
+				return (0);
+			p += used;
+			len -= used;
+		}
+		if (evbuffer_ptr_set(c->in, &ptr, v.iov_len,
+		    EVBUFFER_PTR_ADD) == -1)
+			break;
+	}
+	return (0);
+}
+
 static void
 up_connected(struct gw_conn *c)
 {
-	struct timeval	 tv = { GW_UPSTREAM_TIMEOUT, 0 };
-
 	c->state = CONN_PROXY;
-	evtimer_add(&c->timer, &tv);
+	proxy_timer(c);
+	if (c->reqbody == HTTP_BODY_CHUNKED) {
+		http_chunked_init(&c->reqchunk, HTTP_REQUEST);
+		if (chunked_precheck(c) == -1) {
+			conn_error(c, 400, c->reqchunk.errstr);
+			return;
+		}
+	}
+	if ((c->req->h.flags & HTTP_F_EXPECT_CONTINUE) &&
+	    c->reqbody != HTTP_BODY_NONE)
+		evbuffer_add(c->out, "HTTP/1.1 100 Continue\r\n\r\n", 25);
 	send_request(c);
 	up_reading(c, 1);
 	/* body bytes that came with the head */
 	proxy_client_readable(c);
 }
 
-/* the client's own X-Forwarded-* are replaced, except the chain of For */
+/*
+ * The client's own X-Forwarded-* and Via are replaced by ours, and so is
+ * Expect (see above).  Forwarded (RFC 7239) is the client's word about
+ * itself: kept from a trusted proxy only, like its X-Forwarded-For.
+ */
 static int
 request_filter(const struct http_field *f, void *arg)
 {
+	const struct gw_conn	*c = arg;
+
 	switch (f->id) {
 	case HTTP_H_X_FORWARDED_FOR:
 	case HTTP_H_X_FORWARDED_PROTO:
 	case HTTP_H_X_FORWARDED_HOST:
 	case HTTP_H_VIA:
+	case HTTP_H_EXPECT:
 		return (0);
+	case HTTP_H_FORWARDED:
+		return (c->trusted);
 	default:
 		return (1);
 	}
+}
+
+/*
+ * X-Forwarded-For: from a trusted proxy, the chain it sent (every such
+ * field, in order) with its own address appended; from anyone else, the
+ * client's address alone, so that a workload can believe every address in
+ * it.  A chain too long for buf is cut to the peer alone, never cut in
+ * the middle of an address.
+ */
+static void
+forwarded_for(const struct gw_conn *c, const struct http_head *h, char *buf,
+    size_t len)
+{
+	const struct http_field	*f;
+	size_t			 i, n = 0;
+	int			 r;
+
+	buf[0] = '\0';
+	for (i = 0; c->trusted && i < h->nfields; i++) {
+		f = &h->fields[i];
+		if (f->id != HTTP_H_X_FORWARDED_FOR || f->valuelen == 0)
+			continue;
+		r = snprintf(buf + n, len - n, "%s, ", f->value);
+		if (r < 0 || (size_t)r >= len - n) {
+			n = 0;
+			break;
+		}
+		n += r;
+	}
+	if ((size_t)snprintf(buf + n, len - n, "%s", c->peer) >= len - n)
+		strlcpy(buf, c->peer, len);
 }
 
 static void
@@ -172,15 +289,11 @@ send_request(struct gw_conn *c)
 	struct http_field	 add[4];
 	struct http_ser		 ser;
 	struct evbuffer_iovec	 v;
-	char			 xff[1024], via[512];
+	char			 xff[2048], via[512];
 	ssize_t			 n;
 	size_t			 nadd = 0;
 
-	/* append to what earlier proxies said */
-	if ((f = http_head_get(h, HTTP_H_X_FORWARDED_FOR)) != NULL)
-		snprintf(xff, sizeof(xff), "%s, %s", f->value, c->peer);
-	else
-		strlcpy(xff, c->peer, sizeof(xff));
+	forwarded_for(c, h, xff, sizeof(xff));
 	if ((f = http_head_get(h, HTTP_H_VIA)) != NULL)
 		snprintf(via, sizeof(via), "%s, %s orchd", f->value,
 		    c->version == 10 ? "1.0" : "1.1");
@@ -207,6 +320,7 @@ send_request(struct gw_conn *c)
 	memset(&ser, 0, sizeof(ser));
 	ser.flags = c->upgrade ? HTTP_SER_UPGRADE : 0;
 	ser.filter = request_filter;
+	ser.arg = c;
 	ser.add = add;
 	ser.nadd = nadd;
 
@@ -218,8 +332,6 @@ send_request(struct gw_conn *c)
 	}
 	v.iov_len = n;
 	evbuffer_commit_space(c->up.out, &v, 1);
-	if (c->reqbody == HTTP_BODY_CHUNKED)
-		http_chunked_init(&c->reqchunk, HTTP_REQUEST);
 	head_put(c->req);
 	c->req = NULL;
 	up_flush(c);
@@ -284,6 +396,8 @@ proxy_client_readable(struct gw_conn *c)
 			conn_close(c);
 		return;
 	}
+	if (evbuffer_get_length(c->in) > 0)
+		proxy_timer(c);		/* the body moves */
 	switch (c->reqbody) {
 	case HTTP_BODY_LENGTH:
 		n = MINIMUM(c->reqleft, evbuffer_get_length(c->in));
@@ -383,7 +497,6 @@ up_read(int fd, short event, void *arg)
 {
 	struct gw_conn		*c = arg;
 	struct gw_upstream	*up = &c->up;
-	struct timeval		 tv = { GW_UPSTREAM_TIMEOUT, 0 };
 	int			 n;
 
 	n = evbuffer_read(up->in, fd, 65536);
@@ -398,7 +511,7 @@ up_read(int fd, short event, void *arg)
 	if (up->eof)
 		event_del(&up->rev);
 	if (c->state == CONN_PROXY)
-		evtimer_add(&c->timer, &tv);
+		proxy_timer(c);
 	up_process(c);
 }
 
@@ -413,6 +526,7 @@ send_response(struct gw_conn *c)
 	size_t			 nadd = 0;
 	ssize_t			 n;
 
+	metrics_status(c, h->code, 0);
 	c->respbody = h->body;
 	c->respleft = h->content_length;
 	c->respchunked_out = 0;
@@ -473,6 +587,7 @@ interim_response(struct gw_conn *c)
 	v.iov_len = n;
 	evbuffer_commit_space(c->out, &v, 1);
 	if (h->code == 101) {
+		metrics_status(c, 101, 0);
 		c->state = CONN_TUNNEL;
 		c->reqdone = c->respdone = 1;
 		evtimer_del(&c->timer);

@@ -170,6 +170,7 @@ workload_get(const struct workload_conf *wc)
 		fatal("%s", __func__);
 	strlcpy(wl->name, wc->name, sizeof(wl->name));
 	wl->state = WL_ASLEEP;
+	metrics_workload_init(wl);
 	TAILQ_INIT(&wl->parked);
 	evtimer_set(&wl->wake_timer, wake_timer_fired, wl);
 	RB_INSERT(gw_workloads, &gw->workloads, wl);
@@ -185,11 +186,14 @@ route_apply(struct cfg_generation *gen)
 
 	routes_clear(&gw->exact);
 	routes_clear(&gw->suffix);
-	RB_FOREACH(wl, gw_workloads, &gw->workloads)
+	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
 		wl->configured = 0;
+		wl->conf = NULL;
+	}
 	TAILQ_FOREACH(wc, &gen->workloads, entry) {
 		wl = workload_get(wc);
 		wl->configured = 1;
+		wl->conf = wc;
 		workload_address(wl, wc);
 		wl->wake_timeout = wc->wake_timeout >= 0 ? wc->wake_timeout :
 		    gen->global.wake_timeout;

@@ -59,6 +59,7 @@ wake_park(struct gw_conn *c)
 		conn_respond(c, 503, retry, 1);
 		return;
 	}
+	metrics_parked(wl);
 	c->state = CONN_PARKED;
 	TAILQ_INSERT_TAIL(&wl->parked, c, entry);
 	wl->nparked++;
@@ -115,6 +116,7 @@ wake_timer_fired(int fd, short event, void *arg)
 	struct gw_workload	*wl = arg;
 
 	log_warnx("%s: no answer to its wake, answering 504", wl->name);
+	metrics_wake_timeout(wl);
 	wl->wake_pending = 0;
 	wake_answer(wl, 504);
 }
@@ -131,6 +133,9 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 		return;		/* removed by a reload meanwhile */
 	if (wl->state == WL_RUNNING && st.state != WL_RUNNING)
 		wl->epoch++;	/* its kept upstream connections are stale */
+	if (st.state < WL_ASLEEP || st.state > WL_FAILED)
+		return;
+	metrics_state(wl, st.state, st.reason);
 	wl->state = st.state;
 	switch (wl->state) {
 	case WL_RUNNING:
@@ -171,6 +176,7 @@ wake_recv_drain(struct imsgev *iev, struct imsg *imsg)
 		dr.idle = 1;
 		if (wl->state == WL_RUNNING)
 			wl->epoch++;
+		metrics_state(wl, WL_SUSPENDING, RT_REASON_IDLE);
 		wl->state = WL_SUSPENDING;
 	}
 	if (imsgev_compose(iev, IMSG_GW_DRAINED, 0, -1, &dr, sizeof(dr)) == -1)

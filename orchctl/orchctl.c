@@ -273,6 +273,9 @@ ctl_receive(struct imsgbuf *ibuf, const struct request *rq,
 				return;
 			if (r == REPLY_MORE)
 				continue;
+			/* log bytes are printed as they come, not as a reply */
+			if (rq->rq_item == IMSG_CTL_LOGDATA)
+				return;
 			if (rq->rq_then == NULL) {
 				if (!headed)
 					out->head(res);

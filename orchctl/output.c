@@ -24,6 +24,7 @@
 #define WORKLOADS_FMT	"%-16s %-10s %-7s %-4s %-8s %-14s %s\n"
 #define DETAIL_FMT	"%-14s%s\n"
 #define HISTORY_FMT	"%-20s  %-10s  %-10s  %-12s  %s\n"
+#define HISTORY_FMT_NOMSG "%-20s  %-10s  %-10s  %s\n"
 #define STATS_FMT	"%-16s %6s %6s %8s %8s %12s %8s  %s\n"
 #define STATS_TOTAL	"(total)"	/* no workload is called that */
 
@@ -343,9 +344,14 @@ show_transition(const struct parse_result *res,
 	if (transitions++ == 0)
 		printf("\n" HISTORY_FMT, "TIME", "FROM", "TO", "REASON",
 		    "MESSAGE");
-	printf(HISTORY_FMT, fmt_time(ct->time, t, sizeof(t)),
-	    workload_state_name(ct->from), workload_state_name(ct->to),
-	    reason_name(ct->reason, 0), ct->msg);
+	(void)fmt_time(ct->time, t, sizeof(t));
+	if (ct->msg[0] == '\0')
+		printf(HISTORY_FMT_NOMSG, t, workload_state_name(ct->from),
+		    workload_state_name(ct->to), reason_name(ct->reason, 0));
+	else
+		printf(HISTORY_FMT, t, workload_state_name(ct->from),
+		    workload_state_name(ct->to), reason_name(ct->reason, 0),
+		    ct->msg);
 }
 
 static void
@@ -493,9 +499,14 @@ json_transition(const struct parse_result *res,
 static void
 json_stats(const struct parse_result *res, const struct ctl_stats *cs)
 {
-	json_t	*o;
+	json_t	*o, *v;
 
-	o = json_pack("{s:I, s:I, s:f, s:f, s:I, s:I, s:o, s:f}",
+	/* the total is the one without a name */
+	if (cs->name[0] == '\0')
+		o = json_object();
+	else
+		o = json_pack("{s:s}", "name", cs->name);
+	v = json_pack("{s:I, s:I, s:f, s:f, s:I, s:I, s:o, s:f}",
 	    "wakes", (json_int_t)cs->wakes,
 	    "failed_wakes", (json_int_t)cs->failed_wakes,
 	    "wake_median_seconds", (double)cs->wake_median_ms / 1000.0,
@@ -505,17 +516,15 @@ json_stats(const struct parse_result *res, const struct ctl_stats *cs)
 	    "memory", cs->memory > 0 ? json_integer(cs->memory) :
 	    json_null(),
 	    "memory_gib_hours_saved", cs->memory_hours_saved);
-	if (o == NULL)
+	if (o == NULL || v == NULL || json_object_update(o, v) == -1)
 		errx(1, "cannot build the JSON reply");
-	/* the total is the one without a name */
+	json_decref(v);
 	if (cs->name[0] == '\0') {
 		if (json_doc != NULL)
 			errx(1, "bad reply from orchd");
 		json_doc = o;
 		return;
 	}
-	if (json_object_set_new(o, "name", json_string(cs->name)) == -1)
-		errx(1, "cannot build the JSON reply");
 	json_add(json_items, o);
 }
 
@@ -580,7 +589,9 @@ json_tail(const struct parse_result *res)
 static void
 json_print(json_t *o)
 {
-	if (json_dumpf(o, stdout, JSON_INDENT(2)) == -1)
+	/* 0.004, not 0.0040000000000000001 */
+	if (json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10))
+	    == -1)
 		errx(1, "cannot write the JSON reply");
 	putchar('\n');
 	json_decref(o);

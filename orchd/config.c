@@ -8,11 +8,20 @@
  * everywhere at once.
  */
 
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tls.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "parent.h"
+
+static int	config_tls_load(struct orchd_conf *);
 
 /*
  * parse_config() plus what the environment overrides: ORCHD_IDLE_TIMEOUT
@@ -37,7 +46,215 @@ config_load(const char *file)
 		/* 0 turns the reaper off, workloads' own timeouts too */
 		conf->reaper_off = (secs == 0);
 	}
+	if (config_tls_load(conf) == -1) {
+		free_config(conf);
+		return (NULL);
+	}
+	/* the HTTP API's key: ORCHD_KEY, or the api key file, checked */
+	if (apikey_load(conf) == -1) {
+		free_config(conf);
+		return (NULL);
+	}
 	return (conf);
+}
+
+/*
+ * TLS certificates and keys are read here, by the parent, as root: the
+ * gateway's chroot holds no key file and the gateway could not read one.
+ * They are read at start and at every reload (so a renewed certificate
+ * is picked up by SIGHUP), checked with libtls, passed to the gateway as
+ * bytes and then forgotten.
+ */
+static uint8_t *
+tls_file_read(const char *path, size_t *lenp)
+{
+	struct stat	 st;
+	uint8_t		*buf = NULL;
+	ssize_t		 n;
+	size_t		 off = 0;
+	int		 fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1) {
+		log_warn("%s", path);
+		return (NULL);
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
+	    st.st_size > ORCHD_TLS_FILE_MAX) {
+		log_warnx("%s: not a regular file of 1 to %d bytes", path,
+		    ORCHD_TLS_FILE_MAX);
+		goto fail;
+	}
+	if ((buf = malloc(st.st_size)) == NULL) {
+		log_warn("%s", __func__);
+		goto fail;
+	}
+	while (off < (size_t)st.st_size) {
+		if ((n = read(fd, buf + off, st.st_size - off)) == -1 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0) {
+			log_warnx("%s: short read", path);
+			goto fail;
+		}
+		off += n;
+	}
+	close(fd);
+	*lenp = off;
+	return (buf);
+ fail:
+	freezero(buf, off);
+	close(fd);
+	return (NULL);
+}
+
+/* the same files as an earlier keypair: one workload, several hosts */
+static int
+keypair_repeated(const struct orchd_conf *conf, const struct keypair_conf *kp)
+{
+	const struct keypair_conf	*o;
+
+	TAILQ_FOREACH(o, &conf->keypairs, entry) {
+		if (o == kp)
+			return (0);
+		if (strcmp(o->cert, kp->cert) == 0 &&
+		    strcmp(o->key, kp->key) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/* what the gateway will do with these bytes, done once here to check */
+static int
+tls_check(const struct orchd_conf *conf, const struct listener_conf *l)
+{
+	const struct keypair_conf	*kp;
+	struct tls_config		*cfg;
+	struct tls			*ctx = NULL;
+	int				 rv = -1;
+
+	if ((cfg = tls_config_new()) == NULL) {
+		log_warnx("tls_config_new failed");
+		return (-1);
+	}
+	if (tls_config_set_keypair_mem(cfg, l->tls_cert_mem, l->tls_cert_len,
+	    l->tls_key_mem, l->tls_key_len) == -1) {
+		log_warnx("listen on %s: %s, %s: %s", l->name, l->tls_cert,
+		    l->tls_key, tls_config_error(cfg));
+		goto done;
+	}
+	TAILQ_FOREACH(kp, &conf->keypairs, entry) {
+		if (kp->cert_mem == NULL)
+			continue;
+		if (tls_config_add_keypair_mem(cfg, kp->cert_mem,
+		    kp->cert_len, kp->key_mem, kp->key_len) == -1) {
+			log_warnx("tls keypair %s, %s: %s", kp->cert, kp->key,
+			    tls_config_error(cfg));
+			goto done;
+		}
+	}
+	if ((ctx = tls_server()) == NULL || tls_configure(ctx, cfg) == -1) {
+		log_warnx("listen on %s: %s", l->name,
+		    ctx ? tls_error(ctx) : "tls_server failed");
+		goto done;
+	}
+	rv = 0;
+ done:
+	tls_free(ctx);
+	tls_config_free(cfg);
+	return (rv);
+}
+
+static int
+config_tls_load(struct orchd_conf *conf)
+{
+	struct listener_conf	*l;
+	struct keypair_conf	*kp;
+	int			 ntls = 0;
+
+	TAILQ_FOREACH(l, &conf->listeners, entry) {
+		if (!l->tls)
+			continue;
+		ntls++;
+		if ((l->tls_cert_mem = tls_file_read(l->tls_cert,
+		    &l->tls_cert_len)) == NULL ||
+		    (l->tls_key_mem = tls_file_read(l->tls_key,
+		    &l->tls_key_len)) == NULL)
+			return (-1);
+	}
+	TAILQ_FOREACH(kp, &conf->keypairs, entry) {
+		if (ntls == 0) {
+			log_warnx("tls keypair for %s: no tls listener",
+			    kp->host);
+			break;
+		}
+		if (keypair_repeated(conf, kp))
+			continue;
+		if ((kp->cert_mem = tls_file_read(kp->cert,
+		    &kp->cert_len)) == NULL ||
+		    (kp->key_mem = tls_file_read(kp->key,
+		    &kp->key_len)) == NULL)
+			return (-1);
+	}
+	TAILQ_FOREACH(l, &conf->listeners, entry)
+		if (l->tls && tls_check(conf, l) == -1)
+			return (-1);
+	return (0);
+}
+
+static void
+tls_send(struct orchd *env, enum cfg_tls_what what, uint32_t listener,
+    const uint8_t *data, size_t len)
+{
+	struct cfg_tls	 hdr;
+	struct iovec	 iov[2];
+	size_t		 off, n;
+
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.what = what;
+	hdr.listener = listener;
+	hdr.total = len;
+	for (off = 0; off < len; off += n) {
+		n = MINIMUM(len - off, ORCHD_TLS_CHUNK);
+		hdr.off = off;
+		iov[0].iov_base = &hdr;
+		iov[0].iov_len = sizeof(hdr);
+		iov[1].iov_base = (void *)(data + off);
+		iov[1].iov_len = n;
+		if (proc_composev(&env->ps, PROC_GATEWAY, IMSG_CFG_TLS, 0,
+		    iov, 2) == -1)
+			fatal("%s: compose", __func__);
+	}
+}
+
+/*
+ * After the listeners: each TLS listener's own keypair, then the SNI
+ * keypairs.  The parent keeps the bytes with the configuration (an API
+ * change sends the running configuration again without reading the
+ * files); free_config() zeroes them.
+ */
+static void
+config_tls_send(struct orchd *env)
+{
+	struct listener_conf	*l;
+	struct keypair_conf	*kp;
+	uint32_t		 n = 0;
+
+	TAILQ_FOREACH(l, &env->conf->listeners, entry) {
+		if (l->tls_cert_mem != NULL) {
+			tls_send(env, CFG_TLS_LISTENER_CERT, n,
+			    l->tls_cert_mem, l->tls_cert_len);
+			tls_send(env, CFG_TLS_LISTENER_KEY, n,
+			    l->tls_key_mem, l->tls_key_len);
+		}
+		n++;
+	}
+	TAILQ_FOREACH(kp, &env->conf->keypairs, entry) {
+		if (kp->cert_mem == NULL)
+			continue;
+		tls_send(env, CFG_TLS_SNI_CERT, 0, kp->cert_mem,
+		    kp->cert_len);
+		tls_send(env, CFG_TLS_SNI_KEY, 0, kp->key_mem, kp->key_len);
+	}
 }
 
 static uint32_t
@@ -67,6 +284,7 @@ config_send_child(struct orchd *env, enum privsep_procid id)
 	gs.api_metrics_public = env->conf->api_metrics_public;
 	gs.verbose = env->verbose;
 	gs.reaper_off = env->conf->reaper_off;
+	gs.gateway = env->conf->gateway;
 
 	if (proc_compose(ps, id, IMSG_CFG_RESET, 0, -1, &gen,
 	    sizeof(gen)) == -1 ||
@@ -81,8 +299,11 @@ config_send_child(struct orchd *env, enum privsep_procid id)
 			fatal("%s: workload %s", __func__, wl->name);
 		free(json);
 	}
-	if (id == PROC_GATEWAY)
+	if (id == PROC_GATEWAY) {
 		listeners_send(env);
+		config_tls_send(env);
+		api_config_send(env);
+	}
 	if (proc_compose(ps, id, IMSG_CFG_DONE, 0, -1, &gen,
 	    sizeof(gen)) == -1)
 		fatal("%s: compose", __func__);
@@ -127,4 +348,6 @@ config_recv_done(struct imsgev *iev, struct imsg *imsg)
 		control_reply(env->reload_conn, IMSG_CTL_OK, NULL, 0);
 		env->reload_conn = 0;
 	}
+	/* an API change waited for this generation, or to send its own */
+	api_config_active(env);
 }

@@ -31,6 +31,7 @@ struct ctl_conn {
 	struct imsgev		*iev;
 	int			 waiting;	/* replies still expected */
 	unsigned int		 items;		/* relayed so far */
+	uint32_t		 type;		/* of the request forwarded */
 	char			 name[ORCHD_NAME_MAX]; /* asked for, or "" */
 };
 
@@ -161,8 +162,8 @@ control_accept(int fd, short event, void *arg)
 		close(s);
 		return;
 	}
-	/* 0 means "no connection" in peerid */
-	if (++control_lastid == 0)
+	/* 0 means "no connection" in peerid; CTL_ID_API is the API's */
+	if (++control_lastid == 0 || (control_lastid & CTL_ID_API))
 		control_lastid = 1;
 	c->id = control_lastid;
 	c->iev->data = c;
@@ -176,6 +177,11 @@ control_reply(uint32_t id, uint32_t type, const void *data, size_t len)
 {
 	struct ctl_conn	*c;
 
+	if (id & CTL_ID_API) {
+		/* a request of the HTTP API, for the gateway */
+		api_ctl_reply(id, type, data, len);
+		return;
+	}
 	if ((c = control_find(id)) == NULL)
 		return;		/* the client went away */
 	if (imsgev_compose(c->iev, type, 0, -1, data, len) == -1)
@@ -257,8 +263,9 @@ control_recv_end(struct imsgev *iev, struct imsg *imsg)
 		return;
 	if (--c->waiting > 0)
 		return;
-	/* a named workload nobody knew */
-	if (c->name[0] != '\0' && c->items == 0)
+	/* a named workload nobody knew (its history may well be empty) */
+	if (c->type == IMSG_CTL_SHOW_WORKLOADS && c->name[0] != '\0' &&
+	    c->items == 0)
 		control_fail(c->id, "no such workload: %s", c->name);
 	else
 		control_reply(c->id, IMSG_CTL_END, NULL, 0);
@@ -294,6 +301,7 @@ control_forward(struct imsgev *iev, struct imsg *imsg)
 	if ((c = control_request(iev, imsg)) == NULL)
 		return;
 	c->items = 0;
+	c->type = type;
 	c->name[0] = '\0';
 	switch (type) {
 	case IMSG_CTL_SHOW_WORKLOADS:
@@ -325,6 +333,11 @@ control_logs(struct imsgev *iev, struct imsg *imsg)
 	struct ctl_conn	*c;
 	struct ctl_logs	 cl;
 
+	if (iev->peer == PROC_GATEWAY) {
+		/* GET /v1/workloads/{id}/logs */
+		api_logs(iev, imsg);
+		return;
+	}
 	if ((c = control_request(iev, imsg)) == NULL)
 		return;
 	(void)imsg_get_data(imsg, &cl, sizeof(cl));

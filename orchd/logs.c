@@ -18,6 +18,10 @@
  * a file that was truncated, and moves to the new file once the old one
  * has been renamed away (rotated) and read to its end, until the client
  * closes the connection (logs_stop).
+ *
+ * The same serves the HTTP API, whose requests come from the gateway with
+ * ids that carry CTL_ID_API (control_reply sends their answers there),
+ * and docker workloads, whose logs runtimed reads (logs_docker).
  */
 
 #include <sys/types.h>
@@ -59,7 +63,7 @@ struct logs_conn {
 	enum logs_phase		 phase;
 	int32_t			 lines;		/* LOGS_SCAN: wanted */
 	int32_t			 seen;		/* LOGS_SCAN: found so far */
-	off_t			 scan;		/* LOGS_SCAN: scanned from here */
+	off_t			 scan;		/* LOGS_SCAN: scanned down to */
 	off_t			 off;		/* the next byte to send */
 	off_t			 end;		/* without follow: stop here */
 	int			 follow;
@@ -102,15 +106,19 @@ logs_free(struct logs_conn *lc)
 }
 
 /*
- * A client that does not read.  The connection is shut down here; its
- * channel sees the end of file on its next turn and closes it the usual
- * way (control_closed), which calls logs_stop for an id already gone.
+ * A client that does not read.  A control connection is shut down here;
+ * its channel sees the end of file on its next turn and closes it the
+ * usual way (control_closed), which calls logs_stop for an id already
+ * gone.  The channel of one of our processes (the gateway, for the API)
+ * is never cut: its request fails instead.
  */
 static void
 logs_drop(struct logs_conn *lc, const char *why)
 {
 	log_warnx("control: logs %s: dropping the client: %s", lc->path, why);
-	if (shutdown(lc->iev->ibuf.fd, SHUT_RDWR) == -1)
+	if (lc->iev->peer != -1)
+		control_fail(lc->id, "log reader too slow: %s", why);
+	else if (shutdown(lc->iev->ibuf.fd, SHUT_RDWR) == -1)
 		log_warn("control: shutdown");
 	logs_free(lc);
 }
@@ -340,8 +348,82 @@ logs_tick(int fd, short event, void *arg)
 }
 
 /*
- * IMSG_CTL_LOGS on control connection id, whose channel is iev: the
- * request is checked and answered here, the rest by logs_tick.
+ * A docker workload's log is its container's, which only runtimed can
+ * reach (runtimed/docker_logs.c): the request is forwarded there under
+ * the control connection's id, and runtimed's answer, IMSG_CTL_LOGDATA
+ * items and then IMSG_CTL_END or IMSG_CTL_FAIL, comes back through
+ * logs_docker_reply, which hands whatever is not a log's to the control
+ * relay.
+ */
+struct logs_fwd {
+	TAILQ_ENTRY(logs_fwd)	 entry;
+	uint32_t		 id;
+};
+static TAILQ_HEAD(, logs_fwd)	 logs_fwds = TAILQ_HEAD_INITIALIZER(logs_fwds);
+
+static struct logs_fwd *
+logs_fwd_find(uint32_t id)
+{
+	struct logs_fwd	*lf;
+
+	TAILQ_FOREACH(lf, &logs_fwds, entry)
+		if (lf->id == id)
+			return (lf);
+	return (NULL);
+}
+
+static void
+logs_fwd_free(struct logs_fwd *lf)
+{
+	TAILQ_REMOVE(&logs_fwds, lf, entry);
+	free(lf);
+}
+
+static void
+logs_docker(uint32_t id, const struct ctl_logs *cl)
+{
+	struct logs_fwd	*lf;
+
+	if (logs_fwd_find(id) != NULL) {
+		control_fail(id, "a request is already under way");
+		return;
+	}
+	if ((lf = calloc(1, sizeof(*lf))) == NULL) {
+		control_fail(id, "out of memory");
+		return;
+	}
+	if (proc_compose(&orchd_env->ps, PROC_RUNTIME, IMSG_CTL_LOGS, id, -1,
+	    cl, sizeof(*cl)) == -1) {
+		control_fail(id, "runtime is not answering");
+		free(lf);
+		return;
+	}
+	lf->id = id;
+	TAILQ_INSERT_TAIL(&logs_fwds, lf, entry);
+}
+
+void
+logs_docker_reply(struct imsgev *iev, struct imsg *imsg)
+{
+	struct logs_fwd	*lf;
+	uint32_t	 id = imsg_get_id(imsg), type = imsg_get_type(imsg);
+
+	if (iev->peer != PROC_RUNTIME || (lf = logs_fwd_find(id)) == NULL) {
+		if (type == IMSG_CTL_END)
+			control_recv_end(iev, imsg);
+		else if (type == IMSG_CTL_FAIL)
+			control_recv_result(iev, imsg);
+		return;
+	}
+	control_reply(id, type, imsg->data, imsg_get_len(imsg));
+	if (type != IMSG_CTL_LOGDATA)
+		logs_fwd_free(lf);
+}
+
+/*
+ * IMSG_CTL_LOGS for id, a control connection or an API request, which
+ * came on channel iev (whose queue paces the reply): the request is
+ * checked and answered here, the rest by logs_tick.
  */
 void
 logs_start(struct imsgev *iev, uint32_t id, const struct ctl_logs *cl)
@@ -361,6 +443,11 @@ logs_start(struct imsgev *iev, uint32_t id, const struct ctl_logs *cl)
 	/* a configured name is valid: no "/" or ".." in the path */
 	if (wc == NULL || !valid_workload_name(wc->name)) {
 		control_fail(id, "no such workload: %s", cl->name);
+		return;
+	}
+	/* a container's log is the Docker daemon's: runtimed reads it */
+	if (wc->driver == DRIVER_DOCKER) {
+		logs_docker(id, cl);
 		return;
 	}
 	/* a new request on the same connection replaces the old one */
@@ -418,7 +505,10 @@ void
 logs_stop(uint32_t id)
 {
 	struct logs_conn	*lc;
+	struct logs_fwd		*lf;
 
 	if ((lc = logs_find(id)) != NULL)
 		logs_free(lc);
+	if ((lf = logs_fwd_find(id)) != NULL)
+		logs_fwd_free(lf);
 }

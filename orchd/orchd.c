@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <event.h>
+#include <grp.h>
 #include <libgen.h>
 #include <pwd.h>
 #include <signal.h>
@@ -44,10 +45,13 @@ static const struct proc_handler parent_handlers[] = {
 	    PROC_FROM(PROC_STORE), control_recv_item },
 	{ IMSG_CTL_STATS, sizeof(struct ctl_stats), PROC_FROM(PROC_STORE),
 	    control_recv_item },
-	{ IMSG_CTL_END, 0, FROM_CHILDREN, control_recv_end },
+	/* a docker workload's logs first, then the control relay */
+	{ IMSG_CTL_END, 0, FROM_CHILDREN, logs_docker_reply },
 	{ IMSG_CTL_OK, 0, FROM_CHILDREN, control_recv_result },
 	{ IMSG_CTL_FAIL, sizeof(struct ctl_result), FROM_CHILDREN,
-	    control_recv_result },
+	    logs_docker_reply },
+	{ IMSG_CTL_LOGDATA, PROC_ANYLEN, PROC_FROM(PROC_RUNTIME),
+	    logs_docker_reply },
 	{ IMSG_RT_SPAWN, sizeof(struct wl_ref), PROC_FROM(PROC_RUNTIME),
 	    spawn_request },
 	{ IMSG_RT_KILL, sizeof(struct rt_kill), PROC_FROM(PROC_RUNTIME),
@@ -67,8 +71,10 @@ static const struct proc_handler parent_handlers[] = {
 	    control_forward },
 	{ IMSG_CTL_KEEPWARM, sizeof(struct ctl_keepwarm), PROC_FROM_CLIENT,
 	    control_forward },
-	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM_CLIENT,
-	    control_logs },
+	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM_CLIENT |
+	    PROC_FROM(PROC_GATEWAY), control_logs },
+	/* the HTTP API, from the gateway, and its workloads in the store */
+	API_PARENT_HANDLERS,
 };
 
 static __dead void
@@ -113,12 +119,62 @@ database_dir(const char *database, char *buf, size_t len)
 	return (buf);
 }
 
+/*
+ * runtimed holds the Docker socket, and no other process does.  It is
+ * chrooted to the directory that holds the socket, symbolic links
+ * resolved (/var/run is /run on Debian), and connects to "/" and the
+ * socket's name; its one supplementary group is the socket's, so that
+ * it can connect as the unprivileged user.  This is done whether docker
+ * workloads are configured or not: a reload or the API can add one, and
+ * a root directory cannot change after start.  A socket that is not
+ * there yet (the daemon starts later) is fine: its directory is resolved
+ * alone and the group is the one named "docker".  Never group root.
+ */
+static void
+docker_access(struct orchd *env, char *sock, size_t socklen, char *root,
+    size_t rootlen, gid_t *gid)
+{
+	struct stat	 st;
+	struct group	*gr;
+	char		 tmp[PATH_MAX], dir[PATH_MAX];
+
+	*gid = (gid_t)-1;
+	if (realpath(env->conf->docker_socket, sock) == NULL) {
+		strlcpy(tmp, env->conf->docker_socket, sizeof(tmp));
+		if (realpath(dirname(tmp), dir) == NULL) {
+			log_warnx("docker socket %s: %s: docker workloads "
+			    "cannot start", env->conf->docker_socket,
+			    strerror(errno));
+			strlcpy(sock, env->conf->docker_socket, socklen);
+			strlcpy(root, env->conf->chroot, rootlen);
+			return;
+		}
+		strlcpy(tmp, env->conf->docker_socket, sizeof(tmp));
+		strlcpy(sock, strcmp(dir, "/") == 0 ? "" : dir, socklen);
+		strlcat(sock, "/", socklen);
+		strlcat(sock, basename(tmp), socklen);
+	}
+	strlcpy(tmp, sock, sizeof(tmp));
+	strlcpy(root, dirname(tmp), rootlen);
+	if (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode))
+		*gid = st.st_gid;
+	else if ((gr = getgrnam("docker")) != NULL)
+		*gid = gr->gr_gid;
+	if (*gid == 0) {
+		log_warnx("docker socket %s belongs to group root: runtimed "
+		    "is not given it", sock);
+		*gid = (gid_t)-1;
+	}
+}
+
 static void
 spawn_child(struct orchd *env, enum privsep_procid id)
 {
-	char		 path[PATH_MAX], root[PATH_MAX];
+	char		 path[PATH_MAX], root[PATH_MAX], sock[PATH_MAX];
+	char		 group[16];
 	char		*argv[16];
 	const char	*helper = NULL;
+	gid_t		 gid;
 	int		 argc = 0, v;
 
 	switch (id) {
@@ -148,6 +204,19 @@ spawn_child(struct orchd *env, enum privsep_procid id)
 		argv[argc++] = "store";
 		argv[argc++] = "-f";
 		argv[argc++] = env->conf->database;
+	}
+	if (id == PROC_RUNTIME) {
+		docker_access(env, sock, sizeof(sock), root, sizeof(root),
+		    &gid);
+		argv[argc++] = "-f";
+		argv[argc++] = sock;
+		if (gid != (gid_t)-1) {
+			snprintf(group, sizeof(group), "%u", (unsigned int)gid);
+			argv[argc++] = "-g";
+			argv[argc++] = group;
+		}
+		log_debug("runtimed: docker socket %s, root %s, group %s",
+		    sock, root, gid != (gid_t)-1 ? group : "none");
 	}
 	argv[argc++] = "-u";
 	argv[argc++] = env->conf->user;
@@ -199,7 +268,8 @@ parent_recv_ready(struct imsgev *iev, struct imsg *imsg)
 	if (++env->nready < PROC_MAX - 1)
 		return;
 	log_debug("all children ready");
-	config_send(env);
+	/* the API's workloads first: config_send once they are in */
+	api_load_start(env);
 }
 
 void
@@ -246,16 +316,24 @@ parent_reload(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	KEEP(chroot, "chroot");
 	KEEP(database, "database");
 	KEEP(socket, "socket");
+	KEEP(docker_socket, "docker socket");
 #undef KEEP
 	if (strcmp(nconf->user, oconf->user) != 0) {
 		log_warnx("user changed: restart orchd to use it");
 		strlcpy(nconf->user, oconf->user, sizeof(nconf->user));
+	}
+	if (api_reload_check(nconf, oconf, err, errlen) == -1) {
+		log_warnx("not reloading: %s", err);
+		free_config(nconf);
+		return (-1);
 	}
 	if (listeners_bind(nconf, oconf, err, errlen) == -1) {
 		log_warnx("not reloading: %s", err);
 		free_config(nconf);
 		return (-1);
 	}
+	/* the workloads created through the API stay */
+	api_reload_keep(nconf, oconf);
 	listeners_close(oconf, nconf);
 	free_config(oconf);
 	env->conf = nconf;

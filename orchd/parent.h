@@ -66,6 +66,7 @@ void		 listeners_send(struct orchd *);
 void		 logs_start(struct imsgev *, uint32_t,
 		    const struct ctl_logs *);
 void		 logs_stop(uint32_t);
+void		 logs_docker_reply(struct imsgev *, struct imsg *);
 
 /* spawn.c: process workloads, started and stopped for runtimed */
 void		 spawn_request(struct imsgev *, struct imsg *);
@@ -75,5 +76,42 @@ void		 spawn_shutdown(struct orchd *);
 
 /* store.c */
 __dead void	 store_main(int, char *[]);
+
+/*
+ * api.c: the HTTP API's workloads, and replies to the gateway.  Ids of
+ * the gateway's requests, where control.c and logs.c keep control
+ * connection ids, carry CTL_ID_API; control connections never do.
+ */
+#define CTL_ID_API	0x80000000U
+void		 api_recv_create(struct imsgev *, struct imsg *);
+void		 api_recv_delete(struct imsgev *, struct imsg *);
+void		 api_recv_logs_stop(struct imsgev *, struct imsg *);
+void		 api_recv_stored(struct imsgev *, struct imsg *);
+void		 api_recv_definition(struct imsgev *, struct imsg *);
+void		 api_recv_load_end(struct imsgev *, struct imsg *);
+void		 api_logs(struct imsgev *, struct imsg *);
+void		 api_ctl_reply(uint32_t, uint32_t, const void *, size_t);
+void		 api_load_start(struct orchd *);
+void		 api_config_active(struct orchd *);
+void		 api_config_send(struct orchd *);
+int		 api_reload_check(const struct orchd_conf *,
+		    const struct orchd_conf *, char *, size_t);
+void		 api_reload_keep(struct orchd_conf *, struct orchd_conf *);
+#define API_PARENT_HANDLERS \
+	{ IMSG_API_CREATE, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY), \
+	    api_recv_create }, \
+	{ IMSG_API_DELETE, sizeof(struct ctl_name), PROC_FROM(PROC_GATEWAY), \
+	    api_recv_delete }, \
+	{ IMSG_API_LOGS_STOP, 0, PROC_FROM(PROC_GATEWAY), \
+	    api_recv_logs_stop }, \
+	{ IMSG_API_STORED, sizeof(struct ctl_result), PROC_FROM(PROC_STORE), \
+	    api_recv_stored }, \
+	{ IMSG_API_DEFINITION, PROC_ANYLEN, PROC_FROM(PROC_STORE), \
+	    api_recv_definition }, \
+	{ IMSG_API_LOAD_END, 0, PROC_FROM(PROC_STORE), api_recv_load_end }
+
+/* apikey.c: the API's bearer key */
+int		 apikey_load(struct orchd_conf *);
+void		 apikey_send(struct orchd *);
 
 #endif /* ORCHD_PARENT_H */

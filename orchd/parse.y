@@ -1771,5 +1771,6 @@ free_config(struct orchd_conf *c)
 	free(c->logdir);
 	free(c->docker_socket);
 	free(c->api_key_file);
+	freezero(c->api_key, c->api_key_len);
 	free(c);
 }

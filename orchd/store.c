@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <event.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -16,6 +17,7 @@
 
 #include "log.h"
 #include "parent.h"
+#include "sandbox.h"
 #include "store_db.h"
 
 /* states told before we could record them: held for the next apply */
@@ -41,6 +43,12 @@ static void	store_recv_lastseen(struct imsgev *, struct imsg *);
 static void	store_show_workloads(struct imsgev *, struct imsg *);
 static void	store_show_history(struct imsgev *, struct imsg *);
 static void	store_show_stats(struct imsgev *, struct imsg *);
+static void	store_api_load(struct imsgev *, struct imsg *);
+static void	store_api_put(struct imsgev *, struct imsg *);
+static void	store_api_drop(struct imsgev *, struct imsg *);
+
+/* orchctl through the parent, or the HTTP API from the gateway */
+#define FROM_ASKERS	(PROC_FROM(PROC_PARENT) | PROC_FROM(PROC_GATEWAY))
 
 static const struct proc_handler store_handlers[] = {
 	PROC_COMMON_HANDLERS,
@@ -53,11 +61,15 @@ static const struct proc_handler store_handlers[] = {
 	    store_recv_memory },
 	{ IMSG_RP_LASTSEEN, PROC_ANYLEN, PROC_FROM(PROC_REAPER),
 	    store_recv_lastseen },
-	{ IMSG_CTL_SHOW_WORKLOADS, sizeof(struct ctl_name),
-	    PROC_FROM(PROC_PARENT), store_show_workloads },
-	{ IMSG_CTL_SHOW_HISTORY, sizeof(struct ctl_name),
-	    PROC_FROM(PROC_PARENT), store_show_history },
-	{ IMSG_CTL_SHOW_STATS, 0, PROC_FROM(PROC_PARENT), store_show_stats },
+	{ IMSG_CTL_SHOW_WORKLOADS, sizeof(struct ctl_name), FROM_ASKERS,
+	    store_show_workloads },
+	{ IMSG_CTL_SHOW_HISTORY, sizeof(struct ctl_name), FROM_ASKERS,
+	    store_show_history },
+	{ IMSG_CTL_SHOW_STATS, 0, FROM_ASKERS, store_show_stats },
+	{ IMSG_API_LOAD, 0, PROC_FROM(PROC_PARENT), store_api_load },
+	{ IMSG_API_PUT, PROC_ANYLEN, PROC_FROM(PROC_PARENT), store_api_put },
+	{ IMSG_API_DROP, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
+	    store_api_drop },
 };
 
 static int64_t
@@ -201,15 +213,20 @@ store_recv_lastseen(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
- * orchctl, through the parent: items, then END, with the request's
- * peerid.  An unknown name gets no item; the parent answers for it.
+ * orchctl through the parent, or the API from the gateway: items, then
+ * END, with the request's peerid, on the channel the request came in
+ * on.  An unknown name gets no item; the asker answers for it.
  */
 
+struct asker {
+	struct imsgev	*iev;
+	uint32_t	 peerid;
+};
+
 static int
-reply(uint32_t type, uint32_t peerid, const void *data, size_t len)
+reply(const struct asker *a, uint32_t type, const void *data, size_t len)
 {
-	if (proc_compose(&store_ps, PROC_PARENT, type, peerid, -1, data,
-	    len) == -1) {
+	if (imsgev_compose(a->iev, type, a->peerid, -1, data, len) == -1) {
 		log_warn("%s: compose", __func__);
 		return (-1);
 	}
@@ -219,19 +236,19 @@ reply(uint32_t type, uint32_t peerid, const void *data, size_t len)
 static int
 reply_workload(const struct ctl_workload *cw, void *arg)
 {
-	return (reply(IMSG_CTL_WORKLOAD, *(uint32_t *)arg, cw, sizeof(*cw)));
+	return (reply(arg, IMSG_CTL_WORKLOAD, cw, sizeof(*cw)));
 }
 
 static int
 reply_history(const struct ctl_transition *ct, void *arg)
 {
-	return (reply(IMSG_CTL_HISTORY, *(uint32_t *)arg, ct, sizeof(*ct)));
+	return (reply(arg, IMSG_CTL_HISTORY, ct, sizeof(*ct)));
 }
 
 static int
 reply_stats(const struct ctl_stats *cs, void *arg)
 {
-	return (reply(IMSG_CTL_STATS, *(uint32_t *)arg, cs, sizeof(*cs)));
+	return (reply(arg, IMSG_CTL_STATS, cs, sizeof(*cs)));
 }
 
 static void
@@ -245,37 +262,104 @@ static void
 store_show_workloads(struct imsgev *iev, struct imsg *imsg)
 {
 	struct ctl_name	 cn;
-	uint32_t	 peerid = imsg_get_id(imsg);
+	struct asker	 a = { iev, imsg_get_id(imsg) };
 
 	recv_name(imsg, &cn);
-	if (store_db_workloads(store_db, cn.name, reply_workload,
-	    &peerid) == -1)
+	if (store_db_workloads(store_db, cn.name, reply_workload, &a) == -1)
 		store_failed("show workloads");
-	(void)reply(IMSG_CTL_END, peerid, NULL, 0);
+	(void)reply(&a, IMSG_CTL_END, NULL, 0);
 }
 
 static void
 store_show_history(struct imsgev *iev, struct imsg *imsg)
 {
 	struct ctl_name	 cn;
-	uint32_t	 peerid = imsg_get_id(imsg);
+	struct asker	 a = { iev, imsg_get_id(imsg) };
 
 	recv_name(imsg, &cn);
 	if (store_db_history(store_db, cn.name, STORE_HISTORY_MAX,
-	    reply_history, &peerid) == -1)
+	    reply_history, &a) == -1)
 		store_failed("show history");
-	(void)reply(IMSG_CTL_END, peerid, NULL, 0);
+	(void)reply(&a, IMSG_CTL_END, NULL, 0);
 }
 
 static void
 store_show_stats(struct imsgev *iev, struct imsg *imsg)
 {
-	uint32_t	 peerid = imsg_get_id(imsg);
+	struct asker	 a = { iev, imsg_get_id(imsg) };
 
-	if (store_db_stats(store_db, store_now_ms(), reply_stats,
-	    &peerid) == -1)
+	if (store_db_stats(store_db, store_now_ms(), reply_stats, &a) == -1)
 		store_failed("show stats");
-	(void)reply(IMSG_CTL_END, peerid, NULL, 0);
+	(void)reply(&a, IMSG_CTL_END, NULL, 0);
+}
+
+/*
+ * The API's workloads, for the parent: all of them at its start, and
+ * each one created or deleted, acknowledged once written so that the
+ * parent answers the client only for what will survive a restart.
+ */
+
+static int
+api_definition(const char *json, size_t len, void *arg)
+{
+	if (len > ORCHD_API_JSON_MAX) {
+		log_warnx("an API workload's definition of %zu bytes is too "
+		    "large: skipped", len);
+		return (0);
+	}
+	return (reply(arg, IMSG_API_DEFINITION, json, len));
+}
+
+static void
+store_api_load(struct imsgev *iev, struct imsg *imsg)
+{
+	struct asker	 a = { iev, imsg_get_id(imsg) };
+
+	if (store_db_api_list(store_db, api_definition, &a) == -1)
+		store_failed("API workloads");
+	(void)reply(&a, IMSG_API_LOAD_END, NULL, 0);
+}
+
+static void
+api_stored(struct imsgev *iev, uint32_t peerid, int ok, const char *what)
+{
+	struct ctl_result	 res;
+
+	memset(&res, 0, sizeof(res));
+	if (!ok) {
+		res.code = CTL_ERR_FAILED;
+		snprintf(res.msg, sizeof(res.msg), "database: %s: %s", what,
+		    store_db_error(store_db));
+		store_failed(what);
+	}
+	if (imsgev_compose(iev, IMSG_API_STORED, peerid, -1, &res,
+	    sizeof(res)) == -1)
+		log_warn("%s: compose", __func__);
+}
+
+static void
+store_api_put(struct imsgev *iev, struct imsg *imsg)
+{
+	struct workload_conf	*wc;
+	char			 err[256];
+
+	/* the parent made it: one that does not parse is a bug */
+	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
+	    sizeof(err))) == NULL)
+		fatalx("%s: workload from parent: %s", __func__, err);
+	api_stored(iev, imsg_get_id(imsg), store_db_api_put(store_db, wc,
+	    store_now_ms()) == 0, "create");
+	workload_free(wc);
+}
+
+static void
+store_api_drop(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_name	 cn;
+
+	recv_name(imsg, &cn);
+	api_stored(iev, imsg_get_id(imsg), store_db_api_drop(store_db,
+	    cn.name) != -1, "delete");
 }
 
 /*
@@ -390,6 +474,8 @@ store_main(int argc, char *argv[])
 	cfg_set_apply(store_apply);
 	signal_set(&ev_term, SIGTERM, store_sig, NULL);
 	signal_add(&ev_term, NULL);
+	sandbox_enter(proc_name(PROC_STORE),
+	    SB_STDIO | SB_RPATH | SB_WPATH | SB_CPATH | SB_FLOCK);
 	event_dispatch();
 	exit(0);
 }

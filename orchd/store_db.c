@@ -113,6 +113,8 @@ enum stmt_id {
 	S_WAKE_NTH,
 	S_WAKE_NTH_ALL,
 	S_RESTORE,
+	S_API_DROP,
+	S_API_LIST,
 	S_MAX
 };
 
@@ -180,6 +182,11 @@ static const char *const stmt_sql[S_MAX] = {
 	    "ORDER BY wake_ms LIMIT ?2 OFFSET ?3",
 	[S_RESTORE] = "SELECT state, keep_warm, last_seen, started_at "
 	    "FROM workloads WHERE name = ?1",
+	/* the API's workloads: only ever its own rows */
+	[S_API_DROP] = "DELETE FROM workloads WHERE name = ?1 AND "
+	    "source = 'api'",
+	[S_API_LIST] = "SELECT definition FROM workloads WHERE source = 'api' "
+	    "ORDER BY name",
 };
 
 struct store_db {
@@ -1152,4 +1159,55 @@ store_db_restore(struct store_db *sdb, const char *name,
 	rs->started_at = sqlite3_column_int64(s, 3);
 	sqlite3_reset(s);
 	return (1);
+}
+
+/*
+ * Workloads made through the API.  The configuration's sync never
+ * removes them: they are written and removed here, each in its own
+ * transaction, and read back at start.
+ */
+int
+store_db_api_put(struct store_db *sdb, const struct workload_conf *wc,
+    int64_t now_ms)
+{
+	if (wc->source != SOURCE_API) {
+		snprintf(sdb->err, sizeof(sdb->err), "workload %s: not from "
+		    "the API", wc->name);
+		return (-1);
+	}
+	if (tx_begin(sdb) == -1)
+		return (-1);
+	if (sync_one(sdb, wc, now_ms) == -1 ||
+	    run(sdb, st(sdb, S_SYNC_CLEAR)) == -1 || tx_commit(sdb) == -1)
+		return (tx_rollback(sdb));
+	return (0);
+}
+
+/* 1: removed, with its history and counters; 0: no such API workload */
+int
+store_db_api_drop(struct store_db *sdb, const char *name)
+{
+	sqlite3_stmt	*s = st(sdb, S_API_DROP);
+
+	bind_text(s, 1, name);
+	if (run(sdb, s) == -1)
+		return (-1);
+	return (sqlite3_changes(sdb->db) > 0);
+}
+
+int
+store_db_api_list(struct store_db *sdb, store_definition_cb fn, void *arg)
+{
+	sqlite3_stmt	*s = st(sdb, S_API_LIST);
+	int		 rc, n = 0;
+
+	while ((rc = step(sdb, s)) == SQLITE_ROW) {
+		n++;
+		if (fn(sqlite3_column_blob(s, 0), sqlite3_column_bytes(s, 0),
+		    arg) == -1) {
+			sqlite3_reset(s);
+			break;
+		}
+	}
+	return (rc == -1 ? -1 : n);
 }

@@ -66,6 +66,18 @@ int		 store_db_history(struct store_db *, const char *, size_t,
 int		 store_db_stats(struct store_db *, int64_t, store_stats_cb,
 		    void *);
 
+/*
+ * The API's workloads: put inserts or replaces one (source "api"), drop
+ * removes one with its history (1, or 0 when there was none), list calls
+ * fn with each definition as JSON text.
+ */
+typedef int	(*store_definition_cb)(const char *, size_t, void *);
+int		 store_db_api_put(struct store_db *,
+		    const struct workload_conf *, int64_t);
+int		 store_db_api_drop(struct store_db *, const char *);
+int		 store_db_api_list(struct store_db *, store_definition_cb,
+		    void *);
+
 /* what runtimed needs at start; 1: found, 0: no such workload, -1 */
 int		 store_db_restore(struct store_db *, const char *,
 		    struct st_restore *);

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "proc.h"
 #include "reaper.h"
+#include "sandbox.h"
 
 RB_HEAD(reap_wls, reap_wl);
 
@@ -225,6 +226,7 @@ main(int argc, char *argv[])
 	child_start(&reaper_ps, argc, argv, PROC_REAPER, reaper_handlers,
 	    nitems(reaper_handlers), PRIVDROP_NONET);
 	cfg_set_apply(reaper_apply);
+	sandbox_enter(proc_name(PROC_REAPER), SB_STDIO);
 	event_dispatch();
 	return (0);
 }

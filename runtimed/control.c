@@ -1,7 +1,9 @@
 /*
  * orchctl's commands that change a workload: wake, suspend and keepwarm,
- * forwarded by the parent with the control connection's id in peerid.
- * Each is answered once with IMSG_CTL_OK or IMSG_CTL_FAIL under that id.
+ * forwarded by the parent with the control connection's id in peerid, or
+ * sent by the gateway for the HTTP API with its own request id.  Each is
+ * answered once with IMSG_CTL_OK or IMSG_CTL_FAIL under that id, to the
+ * process that asked; a FAIL's code says why (CTL_ERR_*) for the API.
  *
  * wake and suspend are answered when they are done, as orchctl(8)
  * promises ("report whether it became ready"): the command waits on the
@@ -20,37 +22,60 @@
 
 #define RT_WAITERS_MAX		64	/* commands per workload */
 
+/* who asked: the parent (orchctl) or the gateway (the API) */
+struct asker {
+	enum privsep_procid	 peer;
+	uint32_t		 id;
+};
+
 static void
-control_ok(uint32_t id)
+control_ok(const struct asker *a)
 {
-	if (proc_compose(rt->ps, PROC_PARENT, IMSG_CTL_OK, id, -1, NULL,
+	if (proc_compose(rt->ps, a->peer, IMSG_CTL_OK, a->id, -1, NULL,
 	    0) == -1)
 		log_warn("%s: compose", __func__);
 }
 
 static void
-control_fail(uint32_t id, const char *fmt, ...)
-    __attribute__((__format__ (printf, 2, 3)));
+control_fail(const struct asker *a, int code, const char *fmt, ...)
+    __attribute__((__format__ (printf, 3, 4)));
 
 static void
-control_fail(uint32_t id, const char *fmt, ...)
+control_fail(const struct asker *a, int code, const char *fmt, ...)
 {
 	struct ctl_result	 res;
 	va_list			 ap;
 
 	memset(&res, 0, sizeof(res));
-	res.code = -1;
+	res.code = code;
 	va_start(ap, fmt);
 	(void)vsnprintf(res.msg, sizeof(res.msg), fmt, ap);
 	va_end(ap);
-	if (proc_compose(rt->ps, PROC_PARENT, IMSG_CTL_FAIL, id, -1, &res,
+	if (proc_compose(rt->ps, a->peer, IMSG_CTL_FAIL, a->id, -1, &res,
 	    sizeof(res)) == -1)
 		log_warn("%s: compose", __func__);
 }
 
+static void
+control_asker(struct imsgev *iev, struct imsg *imsg, struct asker *a)
+{
+	a->peer = iev->peer;
+	a->id = imsg_get_id(imsg);
+}
+
+/* a waiter's asker */
+static const struct asker *
+waiter_asker(const struct rt_waiter *w, struct asker *a)
+{
+	a->peer = w->peer;
+	a->id = w->id;
+	return (a);
+}
+
 /* the name of a command, and its workload if it is configured */
 static struct rt_workload *
-control_workload(struct imsg *imsg, char *name, size_t len)
+control_workload(const struct asker *a, struct imsg *imsg, char *name,
+    size_t len)
 {
 	struct rt_workload	*wl;
 	struct ctl_name		 cn;
@@ -59,7 +84,7 @@ control_workload(struct imsg *imsg, char *name, size_t len)
 	cn.name[sizeof(cn.name) - 1] = '\0';
 	strlcpy(name, cn.name, len);
 	if ((wl = lifecycle_find(cn.name)) == NULL || wl->conf == NULL) {
-		control_fail(imsg_get_id(imsg), "no such workload: %s",
+		control_fail(a, CTL_ERR_NOENT, "no such workload: %s",
 		    cn.name);
 		return (NULL);
 	}
@@ -67,7 +92,8 @@ control_workload(struct imsg *imsg, char *name, size_t len)
 }
 
 static int
-control_wait(struct rt_workload *wl, uint32_t id, enum workload_state want)
+control_wait(struct rt_workload *wl, const struct asker *a,
+    enum workload_state want)
 {
 	struct rt_waiter	*w;
 	int			 n = 0;
@@ -75,10 +101,12 @@ control_wait(struct rt_workload *wl, uint32_t id, enum workload_state want)
 	TAILQ_FOREACH(w, &wl->waiters, entry)
 		n++;
 	if (n >= RT_WAITERS_MAX || (w = calloc(1, sizeof(*w))) == NULL) {
-		control_fail(id, "too many commands waiting on %s", wl->name);
+		control_fail(a, CTL_ERR_AGAIN, "too many commands waiting on "
+		    "%s", wl->name);
 		return (-1);
 	}
-	w->id = id;
+	w->peer = a->peer;
+	w->id = a->id;
 	w->want = want;
 	TAILQ_INSERT_TAIL(&wl->waiters, w, entry);
 	return (0);
@@ -89,16 +117,17 @@ control_recv_wake(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rt_workload	*wl;
 	char			 name[ORCHD_NAME_MAX];
-	uint32_t		 id = imsg_get_id(imsg);
+	struct asker		 a;
 
-	if ((wl = control_workload(imsg, name, sizeof(name))) == NULL)
+	control_asker(iev, imsg, &a);
+	if ((wl = control_workload(&a, imsg, name, sizeof(name))) == NULL)
 		return;
 	if (wl->state == WL_RUNNING) {
-		control_ok(id);
+		control_ok(&a);
 		return;
 	}
 	/* before the wake: a start that fails at once settles it */
-	if (control_wait(wl, id, WL_RUNNING) == -1)
+	if (control_wait(wl, &a, WL_RUNNING) == -1)
 		return;
 	lifecycle_wake(name, RT_REASON_OPERATOR);
 }
@@ -108,31 +137,33 @@ control_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rt_workload	*wl;
 	char			 name[ORCHD_NAME_MAX];
-	uint32_t		 id = imsg_get_id(imsg);
+	struct asker		 a;
 
-	if ((wl = control_workload(imsg, name, sizeof(name))) == NULL)
+	control_asker(iev, imsg, &a);
+	if ((wl = control_workload(&a, imsg, name, sizeof(name))) == NULL)
 		return;
 	switch (wl->state) {
 	case WL_ASLEEP:
 	case WL_FAILED:
 		/* nothing runs, or it is being stopped already */
-		control_ok(id);
+		control_ok(&a);
 		return;
 	case WL_WAKING:
-		control_fail(id, "%s is waking: suspend it once it runs",
-		    name);
+		control_fail(&a, CTL_ERR_BUSY, "%s is waking: suspend it once "
+		    "it runs", name);
 		return;
 	case WL_SUSPENDING:
-		(void)control_wait(wl, id, WL_ASLEEP);
+		(void)control_wait(wl, &a, WL_ASLEEP);
 		return;
 	case WL_RUNNING:
 		break;
 	}
 	if (lifecycle_keep_warm(wl)) {
-		control_fail(id, "%s is kept warm: turn that off first", name);
+		control_fail(&a, CTL_ERR_BUSY, "%s is kept warm: turn that off "
+		    "first", name);
 		return;
 	}
-	if (control_wait(wl, id, WL_ASLEEP) == -1)
+	if (control_wait(wl, &a, WL_ASLEEP) == -1)
 		return;
 	if (lifecycle_suspend(name, RT_REASON_OPERATOR) == -1)
 		control_refused(wl, "it cannot be suspended now");
@@ -143,13 +174,15 @@ control_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rt_workload	*wl;
 	struct ctl_keepwarm	 kw;
-	uint32_t		 id = imsg_get_id(imsg);
+	struct asker		 a;
 
+	control_asker(iev, imsg, &a);
 	(void)imsg_get_data(imsg, &kw, sizeof(kw));
 	kw.name[sizeof(kw.name) - 1] = '\0';
 	kw.on = kw.on != 0;
 	if ((wl = lifecycle_find(kw.name)) == NULL || wl->conf == NULL) {
-		control_fail(id, "no such workload: %s", kw.name);
+		control_fail(&a, CTL_ERR_NOENT, "no such workload: %s",
+		    kw.name);
 		return;
 	}
 	wl->keep_warm = kw.on;
@@ -160,7 +193,7 @@ control_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 		log_warn("%s: compose", __func__);
 	if (kw.on && (wl->state == WL_ASLEEP || wl->state == WL_FAILED))
 		lifecycle_wake(wl->name, RT_REASON_KEEP_WARM);
-	control_ok(id);
+	control_ok(&a);
 }
 
 /*
@@ -172,12 +205,14 @@ void
 control_state(struct rt_workload *wl, const char *msg)
 {
 	struct rt_waiter	*w, *next;
+	struct asker		 a;
 
 	TAILQ_FOREACH_SAFE(w, &wl->waiters, entry, next) {
 		if (wl->state == w->want)
-			control_ok(w->id);
+			control_ok(waiter_asker(w, &a));
 		else if (wl->state == WL_FAILED)
-			control_fail(w->id, "%s failed: %s", wl->name,
+			control_fail(waiter_asker(w, &a), CTL_ERR_FAILED,
+			    "%s failed: %s", wl->name,
 			    msg != NULL && *msg != '\0' ? msg : "no reason");
 		else
 			continue;
@@ -191,11 +226,13 @@ void
 control_refused(struct rt_workload *wl, const char *why)
 {
 	struct rt_waiter	*w, *next;
+	struct asker		 a;
 
 	TAILQ_FOREACH_SAFE(w, &wl->waiters, entry, next) {
 		if (w->want != WL_ASLEEP)
 			continue;
-		control_fail(w->id, "%s not suspended: %s", wl->name, why);
+		control_fail(waiter_asker(w, &a), CTL_ERR_BUSY,
+		    "%s not suspended: %s", wl->name, why);
 		TAILQ_REMOVE(&wl->waiters, w, entry);
 		free(w);
 	}
@@ -206,12 +243,14 @@ void
 control_gone(struct rt_workload *wl)
 {
 	struct rt_waiter	*w;
+	struct asker		 a;
 
 	while ((w = TAILQ_FIRST(&wl->waiters)) != NULL) {
 		if (w->want == WL_ASLEEP)
-			control_ok(w->id);
+			control_ok(waiter_asker(w, &a));
 		else
-			control_fail(w->id, "%s was removed", wl->name);
+			control_fail(waiter_asker(w, &a), CTL_ERR_NOENT,
+			    "%s was removed", wl->name);
 		TAILQ_REMOVE(&wl->waiters, w, entry);
 		free(w);
 	}

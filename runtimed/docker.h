@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "orchd.h"
+#include "driver.h"
 
 struct rt_workload;
 struct imsgev;
@@ -50,7 +51,7 @@ enum dk_call {
 	DK_CREATE,	/* POST /containers/create?name={arg} */
 	DK_START,	/* POST /containers/{id}/start */
 	DK_STOP,	/* POST /containers/{id}/stop?t=DK_STOP_TIMEOUT */
-	DK_REMOVE,	/* DELETE /containers/{id}?force=1 */
+	DK_REMOVE,	/* DELETE /containers/{id}?force=1&v=0 */
 	DK_STATS,	/* GET /containers/{id}/stats?stream=0 */
 	DK_LOGS,	/* GET /containers/{id}/logs?...&tail={arg} */
 	DK_EVENTS,	/* GET /events?filters=(orchd's containers) */
@@ -63,18 +64,22 @@ struct dk_resp {
 	const char	*body;		/* NUL-terminated; streamed: "" */
 	size_t		 len;
 	const char	*ctype;		/* Content-Type, or "" */
+	const char	*api_version;	/* the API-Version field, or "" */
 	const char	*err;		/* not 2xx: why, for a person */
 };
 
 /* the end of a call: always called once, unless cancelled */
 typedef void	(*dk_done_cb)(const struct dk_resp *, void *);
-/* a streamed 2xx body as it comes, after the chunked coding */
+/*
+ * A streamed 2xx body as it comes, after the chunked coding; (NULL, 0)
+ * first, when the head came.
+ */
 typedef void	(*dk_data_cb)(const char *, size_t, void *);
 
 struct dk_req;
 
 /* docker_client.c */
-void		 dk_init(const char *, const char *);
+void		 dk_init(const char *, int);
 struct dk_req	*dk_call(enum dk_call, const char *, const char *, json_t *,
 		    dk_done_cb, dk_data_cb, void *);
 void		 dk_cancel(struct dk_req *);
@@ -92,12 +97,13 @@ int		 docker_restore(struct rt_workload *, const struct st_restore *);
 void		 docker_clear(struct rt_workload *);
 void		 docker_died(const char *, const char *);
 void		 docker_reconcile(void);
-const char	*docker_container_id(struct rt_workload *);
 
 /* docker_events.c */
 void		 docker_events_start(void);
 
 /* docker_logs.c */
+int		 docker_logs(struct rt_workload *, size_t, rt_logs_cb, void *);
+void		 docker_logs_clear(struct rt_workload *);
 void		 docker_recv_logs(struct imsgev *, struct imsg *);
 
 #endif /* RUNTIMED_DOCKER_H */

@@ -44,7 +44,8 @@ struct rt_driver {
 	int		(*stop)(struct rt_workload *);
 	enum rt_status	(*status)(struct rt_workload *);
 	/*
-	 * The last tail lines of its output, through cb.  -1 with errno
+	 * The last tail lines of its output, through cb; the last call
+	 * has len 0, and data NULL or why it failed.  -1 with errno
 	 * EOPNOTSUPP where runtimed cannot reach them (process workloads:
 	 * the parent owns LOGDIR/NAME.log).
 	 */
@@ -54,5 +55,7 @@ struct rt_driver {
 
 /* driver_process.c */
 extern const struct rt_driver	driver_process;
+/* driver_docker.c */
+extern const struct rt_driver	driver_docker;
 
 #endif /* RUNTIMED_DRIVER_H */

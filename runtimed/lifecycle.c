@@ -29,6 +29,7 @@
 
 #include "log.h"
 #include "runtime.h"
+#include "docker.h"
 
 static void	lc_start(struct rt_workload *, enum rt_reason);
 static void	lc_stop(struct rt_workload *, enum rt_reason);
@@ -147,6 +148,8 @@ driver_get(enum workload_driver driver)
 	switch (driver) {
 	case DRIVER_PROCESS:
 		return (&driver_process);
+	case DRIVER_DOCKER:
+		return (&driver_docker);
 	default:
 		return (NULL);
 	}
@@ -238,6 +241,7 @@ lc_free(struct rt_workload *wl)
 	ready_stop(wl);
 	evtimer_del(&wl->wake_timer);
 	process_clear(wl);
+	docker_clear(wl);
 	RB_REMOVE(rt_workloads, &rt->workloads, wl);
 	free(wl);
 	rt->ps->workloads--;
@@ -416,6 +420,9 @@ lifecycle_restore(const struct st_restore *rs)
 		wl->keep_warm = rs->keep_warm;
 	if (wl->state != WL_ASLEEP || wl->stopping)
 		return;
+	/* a container may have outlived orchd: docker looks first */
+	if (wl->conf->driver == DRIVER_DOCKER && docker_restore(wl, rs) == 0)
+		return;
 	switch (rs->state) {
 	case WL_WAKING:
 	case WL_RUNNING:
@@ -484,6 +491,22 @@ lifecycle_ready(struct rt_workload *wl)
 		return;
 	evtimer_del(&wl->wake_timer);
 	state_set(wl, WL_RUNNING, RT_REASON_READY, NULL);
+}
+
+/*
+ * The driver found the workload running without a start of ours: a
+ * container that outlived the last orchd.  0 if it is running now.
+ */
+int
+lifecycle_adopted(struct rt_workload *wl, const struct rt_driver *drv,
+    const char *msg)
+{
+	if (wl->conf == NULL || wl->stopping ||
+	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED))
+		return (-1);
+	wl->drv = drv;
+	state_set(wl, WL_RUNNING, RT_REASON_RESTORED, msg);
+	return (0);
 }
 
 void
@@ -635,6 +658,9 @@ lifecycle_apply(struct cfg_generation *gen)
 			log_warnx("workload %s: bad address %s", wl->name,
 			    conf->address);
 		wl->conf = conf;
+		/* its container may be there, even running, from before */
+		if (conf->driver == DRIVER_DOCKER)
+			docker_adopt(wl);
 	}
 	/* conf was cleared above for every name that is gone */
 	RB_FOREACH_SAFE(wl, rt_workloads, &rt->workloads, next)

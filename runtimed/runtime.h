@@ -19,11 +19,14 @@
 #define RT_EARLY_WAKES_MAX	64	/* wakes for names not yet known */
 
 struct rt_probe;
+struct rt_docker;
 
-/* an orchctl command waiting for a workload to be running or asleep */
+/* a command waiting for a workload to be running or asleep */
 struct rt_waiter {
 	TAILQ_ENTRY(rt_waiter)	 entry;
-	uint32_t		 id;	/* its connection, in the parent */
+	uint32_t		 id;	/* its connection, in the parent, or
+					   the gateway's API request */
+	enum privsep_procid	 peer;	/* who asked: answer there */
 	enum workload_state	 want;
 };
 TAILQ_HEAD(rt_waiters, rt_waiter);
@@ -62,6 +65,7 @@ struct rt_workload {
 	struct rt_probe		*probe;		/* readiness */
 
 	struct rt_process	 proc;
+	struct rt_docker	*docker;	/* driver_docker.c */
 };
 RB_HEAD(rt_workloads, rt_workload);
 RB_PROTOTYPE(rt_workloads, rt_workload, entry, rt_workload_cmp);
@@ -93,6 +97,8 @@ void		 lifecycle_started(struct rt_workload *);
 void		 lifecycle_start_failed(struct rt_workload *, const char *);
 void		 lifecycle_exited(struct rt_workload *, int);
 void		 lifecycle_ready(struct rt_workload *);
+int		 lifecycle_adopted(struct rt_workload *,
+		    const struct rt_driver *, const char *);
 
 /* control.c: orchctl wake, suspend and keepwarm */
 void		 control_recv_wake(struct imsgev *, struct imsg *);

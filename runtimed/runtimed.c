@@ -12,6 +12,8 @@
 
 #include "log.h"
 #include "runtime.h"
+#include "docker.h"
+#include "sandbox.h"
 
 static void	runtime_recv_wake(struct imsgev *, struct imsg *);
 static void	runtime_recv_suspend(struct imsgev *, struct imsg *);
@@ -37,13 +39,16 @@ static const struct proc_handler runtime_handlers[] = {
 	{ IMSG_ST_RESTORE, sizeof(struct st_restore), PROC_FROM(PROC_STORE),
 	    restore_recv },
 	{ IMSG_ST_RESTORE_DONE, 0, PROC_FROM(PROC_STORE), restore_recv_done },
-	/* orchctl, through the parent */
-	{ IMSG_CTL_WAKE, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
-	    control_recv_wake },
-	{ IMSG_CTL_SUSPEND, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
-	    control_recv_suspend },
+	/* orchctl, through the parent, and the HTTP API, from the gateway */
+	{ IMSG_CTL_WAKE, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT) |
+	    PROC_FROM(PROC_GATEWAY), control_recv_wake },
+	{ IMSG_CTL_SUSPEND, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT) |
+	    PROC_FROM(PROC_GATEWAY), control_recv_suspend },
 	{ IMSG_CTL_KEEPWARM, sizeof(struct ctl_keepwarm),
-	    PROC_FROM(PROC_PARENT), control_recv_keepwarm },
+	    PROC_FROM(PROC_PARENT) | PROC_FROM(PROC_GATEWAY),
+	    control_recv_keepwarm },
+	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM(PROC_PARENT),
+	    docker_recv_logs },
 };
 
 /* a name from another process: never trusted to be terminated */
@@ -94,6 +99,8 @@ int
 main(int argc, char *argv[])
 {
 	extern char	**environ;
+	/* as root, the parent's -c root is taken: see privdrop() */
+	int		  chrooted = geteuid() == 0;
 
 	setproctitle_init(argc, argv, environ);
 	RB_INIT(&rt->workloads);
@@ -102,6 +109,9 @@ main(int argc, char *argv[])
 	child_start(&runtime_ps, argc, argv, PROC_RUNTIME, runtime_handlers,
 	    nitems(runtime_handlers), 0);
 	cfg_set_apply(runtime_apply);
+	/* -f: the Docker socket, in the root directory we were given */
+	dk_init(runtime_ps.file, chrooted);
+	sandbox_enter(proc_name(PROC_RUNTIME), SB_STDIO | SB_INET | SB_UNIX);
 	event_dispatch();
 	return (0);
 }

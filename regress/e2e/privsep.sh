@@ -48,7 +48,12 @@ for name in store gateway reaper runtime; do
 	check "$name holds no capabilities" \
 	    grep -Eq '^CapEff:[[:space:]]+0+$' "/proc/$pid/status"
 	root=$(readlink "/proc/$pid/root")
-	if [ "$name" = store ]; then want=$T/db; else want=/var/empty; fi
+	case $name in
+	store)	want=$T/db ;;
+	# the directory of the Docker socket, links resolved (orchd(8))
+	runtime) want=$(dirname "$(realpath -m /var/run/docker.sock)") ;;
+	*)	want=/var/empty ;;
+	esac
 	check "$name is chrooted to $want (root is $root)" [ "$root" = "$want" ]
 done
 

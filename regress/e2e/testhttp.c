@@ -1,7 +1,8 @@
 /*
  * A workload and a raw client for the end-to-end tests.
  *
- *	testhttp serve PORT [STARTFILE]	an HTTP/1.1 server on 127.0.0.1
+ *	testhttp serve PORT [STARTFILE [REQLOG]]
+ *					an HTTP/1.1 server on 127.0.0.1
  *	testhttp raw PORT [SECS]	send stdin as is, print what comes back
  *					until the server closes or SECS idle
  *	testhttp unix PATH [SECS]	the same on a unix socket; prints
@@ -19,7 +20,17 @@
  *	/reset			half an answer, then a reset
  *	/slow?MS		waits MS ms, then answers
  *	/ws			101 to an Upgrade, then echoes bytes
- * STARTFILE, if given, gets one line appended per start.
+ * STARTFILE, if given, gets one line appended per start, REQLOG one line
+ * per request: "METHOD PATH".
+ *
+ *	testhttp hold PORT N SECS [HEAD]
+ *					open N connections, send HEAD (a
+ *					partial request, say) on each, hold
+ *					them SECS seconds, then print
+ *					"open N closed N failed N"
+ *	testhttp slow PORT SECS		slowloris: a request head one byte a
+ *					second, for at most SECS; prints
+ *					"closed after N" and what came back
  */
 
 #include <sys/socket.h>
@@ -29,12 +40,14 @@
 #include <arpa/inet.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #define HEAD_MAX	65536
@@ -140,6 +153,24 @@ read_body(int fd, char *head, size_t *lenp)
 }
 
 static int	 head_only;	/* answering HEAD: no body */
+static const char *reqlog;	/* REQLOG, or NULL */
+
+static void
+log_request(const char *method, const char *path)
+{
+	char	 line[2100];
+	int	 fd, n;
+
+	if (reqlog == NULL)
+		return;
+	n = snprintf(line, sizeof(line), "%s %s\n", method, path);
+	/* O_APPEND: one write per line, whole, from any process */
+	if ((fd = open(reqlog, O_WRONLY | O_APPEND | O_CREAT, 0644)) == -1)
+		return;
+	if (n > 0 && (size_t)n < sizeof(line))
+		(void)write(fd, line, n);
+	close(fd);
+}
 
 static void
 answer(int fd, const char *status, const char *extra, const char *body,
@@ -256,6 +287,7 @@ serve_conn(int fd)
 		}
 		if (sscanf(head, "%31s %2047s", method, path) != 2)
 			exit(1);
+		log_request(method, path);
 		serve_path(fd, head, method, path);
 		if (field(head, "Connection") != NULL &&
 		    strncasecmp(field(head, "Connection"), "close", 5) == 0)
@@ -343,6 +375,106 @@ raw(int port, int secs)
 }
 
 static int
+tcp_connect(int port)
+{
+	struct sockaddr_in	 sin;
+	int			 s;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((s = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		return (-1);
+	if (connect(s, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
+		close(s);
+		return (-1);
+	}
+	return (s);
+}
+
+/* is s closed by the peer (EOF or reset), without blocking? */
+static int
+peer_closed(int s)
+{
+	char	 buf[4096];
+	ssize_t	 n;
+
+	for (;;) {
+		n = recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n > 0)
+			continue;	/* an answer: read past it */
+		if (n == 0)
+			return (1);
+		return (errno != EAGAIN && errno != EWOULDBLOCK);
+	}
+}
+
+static int
+hold(int port, int n, int secs, const char *head)
+{
+	int	*fds, i, open_ = 0, closed = 0, failed = 0;
+
+	if ((fds = calloc(n, sizeof(*fds))) == NULL)
+		return (1);
+	for (i = 0; i < n; i++) {
+		if ((fds[i] = tcp_connect(port)) == -1) {
+			failed++;
+			continue;
+		}
+		if (head != NULL && writen(fds[i], head, strlen(head)) == -1)
+			failed++;
+	}
+	sleep(secs);
+	for (i = 0; i < n; i++) {
+		if (fds[i] == -1)
+			continue;
+		if (peer_closed(fds[i]))
+			closed++;
+		else
+			open_++;
+		close(fds[i]);
+	}
+	printf("open %d closed %d failed %d\n", open_, closed, failed);
+	free(fds);
+	return (0);
+}
+
+static int
+slow(int port, int secs)
+{
+	static const char	 head[] = "GET / HTTP/1.1\r\nHost: slow.test\r\n"
+	    "X-Slow: abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz";
+	struct pollfd		 pfd;
+	char			 buf[512];
+	time_t			 start = time(NULL);
+	ssize_t			 n;
+	size_t			 i;
+	int			 s;
+
+	signal(SIGPIPE, SIG_IGN);
+	if ((s = tcp_connect(port)) == -1) {
+		perror("testhttp: connect");
+		return (1);
+	}
+	pfd.fd = s;
+	pfd.events = POLLIN;
+	for (i = 0; i < sizeof(head) - 1 && time(NULL) - start < secs; i++) {
+		if (write(s, head + i, 1) != 1 || poll(&pfd, 1, 1000) == 1)
+			break;
+	}
+	/* the server's answer, if any, and its close */
+	while (poll(&pfd, 1, 1000) == 1 &&
+	    (n = read(s, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = '\0';
+		fputs(buf, stdout);
+	}
+	printf("\nclosed after %lld\n", (long long)(time(NULL) - start));
+	close(s);
+	return (0);
+}
+
+static int
 unixraw(const char *path, int secs)
 {
 	struct sockaddr_un	 sun;
@@ -362,13 +494,22 @@ unixraw(const char *path, int secs)
 int
 main(int argc, char *argv[])
 {
-	if (argc >= 3 && strcmp(argv[1], "serve") == 0)
-		return (serve(atoi(argv[2]), argc > 3 ? argv[3] : NULL));
+	if (argc >= 3 && strcmp(argv[1], "serve") == 0) {
+		reqlog = argc > 4 ? argv[4] : NULL;
+		return (serve(atoi(argv[2]), argc > 3 && argv[3][0] != '\0' ?
+		    argv[3] : NULL));
+	}
+	if (argc >= 5 && strcmp(argv[1], "hold") == 0)
+		return (hold(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
+		    argc > 5 ? argv[5] : NULL));
+	if (argc >= 4 && strcmp(argv[1], "slow") == 0)
+		return (slow(atoi(argv[2]), atoi(argv[3])));
 	if (argc >= 3 && strcmp(argv[1], "raw") == 0)
 		return (raw(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 2));
 	if (argc >= 3 && strcmp(argv[1], "unix") == 0)
 		return (unixraw(argv[2], argc > 3 ? atoi(argv[3]) : 2));
-	fprintf(stderr, "usage: testhttp serve PORT [STARTFILE] | "
-	    "raw PORT [SECS] | unix PATH [SECS]\n");
+	fprintf(stderr, "usage: testhttp serve PORT [STARTFILE [REQLOG]] | "
+	    "raw PORT [SECS] | unix PATH [SECS] | hold PORT N SECS [HEAD] | "
+	    "slow PORT SECS\n");
 	return (1);
 }

@@ -1,3 +1,8 @@
 TEST_http_OBJS = $(OBJ)/gatewayd/http.o
 TEST_reaper_OBJS = $(OBJ)/reaperd/policy.o
 TEST_store_OBJS = $(OBJ)/orchd/store_db.o
+TEST_api_OBJS = $(OBJ)/gatewayd/api_route.o $(OBJ)/gatewayd/api_json.o \
+		   $(OBJ)/gatewayd/prom.o $(OBJ)/gatewayd/api_auth.o \
+		   $(OBJ)/orchd/store_db.o
+TEST_docker_OBJS = $(OBJ)/runtimed/docker_spec.o
+$(BUILD)/regress/test_docker: LDFLAGS += $(RUNTIME_LIBS)

@@ -1,0 +1,145 @@
+#!/bin/bash
+# 1. Proxy overhead.  One backend, nginx with 1 worker: "/" (return 200),
+# /4k and /256k (static files).  wrk (1 thread, pinned on the client CPU)
+# against it through gatewayd, through nginx (1 worker, upstream
+# keepalive), through haproxy (1 thread), and directly, with 32 and 1
+# connections.  Every server is pinned on the server CPU.  The targets
+# take turns (A B C D A B C D ...) in every round, so slow drifts of the
+# machine hit them all alike.
+#
+# CPU per request: utime+stime of the proxy's processes (all of orchd's,
+# both of nginx's, haproxy) over the run, divided by the requests wrk
+# counted.  The backend's own CPU is reported apart.
+#
+#	bench/01-proxy.sh [--quick]
+[ "${1:-}" = --quick ] && export BENCH_QUICK=1
+. "$(dirname "$0")/lib.sh"
+
+bench_init
+bench_build
+check_ports "$BACKEND_PORT" "$GW_PORT" "$NGX_PORT" "$HAP_PORT"
+
+if [ -n "$QUICK" ]; then
+	PATHS=${BENCH_PATHS:-"/ /4k"}
+else
+	PATHS=${BENCH_PATHS:-"/ /4k /256k"}
+fi
+CONNS=${BENCH_CONNS:-"32 1"}
+TARGETS="gatewayd nginx haproxy direct"
+
+start_backend
+start_nginx_proxy
+start_haproxy
+GW=$B/gw
+mkdir -p "$GW"
+{ orchd_globals "$GW"; orchd_backend_workload; } >"$GW/orchd.conf"
+start_orchd "$GW"
+wait_for 10 curl -sf -o /dev/null -H "Host: $HOSTNAME_BENCH" \
+    "http://127.0.0.1:$GW_PORT/" || die "gatewayd does not proxy"
+
+BACKEND_PIDS=$(descendants "$BACKEND_PID")
+NGX_PIDS=$(descendants "$NGX_PID")
+HAP_PIDS=$HAP_PID
+ORCHD_PIDS=$(orchd_procs)
+
+target_port() {
+	case $1 in
+	gatewayd) echo "$GW_PORT" ;;
+	nginx) echo "$NGX_PORT" ;;
+	haproxy) echo "$HAP_PORT" ;;
+	direct) echo "$BACKEND_PORT" ;;
+	esac
+}
+target_pids() {
+	case $1 in
+	gatewayd) echo $ORCHD_PIDS ;;
+	nginx) echo $NGX_PIDS ;;
+	haproxy) echo $HAP_PIDS ;;
+	direct) ;;
+	esac
+}
+
+# the same bytes from every path
+for t in $TARGETS; do
+	for p in $PATHS; do
+		h=$(curl -sf -H "Host: $HOSTNAME_BENCH" \
+		    "http://127.0.0.1:$(target_port "$t")$p" | md5sum)
+		[ "$h" = "$(curl -sf "http://127.0.0.1:$BACKEND_PORT$p" |
+		    md5sum)" ] || die "$t: $p differs from the backend's"
+	done
+done
+
+# warm-up: one second each
+for t in $TARGETS; do
+	SECS=1 wrk_run "http://127.0.0.1:$(target_port "$t")/" 32 "$B/warm"
+done
+
+RAW=$B/proxy.raw
+: >"$RAW"
+note "part 1: $ROUNDS round(s) x ${SECS}s x $(echo $TARGETS | wc -w) targets x" \
+    "$(echo $PATHS | wc -w) paths x $(echo $CONNS | wc -w) connection counts"
+for r in $(seq 1 "$ROUNDS"); do
+	for p in $PATHS; do
+		for c in $CONNS; do
+			for t in $TARGETS; do
+				pids=$(target_pids "$t")
+				c0=$(cpu_ticks $pids)
+				b0=$(cpu_ticks $BACKEND_PIDS)
+				wrk_run "http://127.0.0.1:$(target_port "$t")$p" \
+				    "$c" "$B/wrk.out"
+				c1=$(cpu_ticks $pids)
+				b1=$(cpu_ticks $BACKEND_PIDS)
+				n=$(wrk_field "$B/wrk.out" requests)
+				e=$(wrk_field "$B/wrk.out" errors)
+				cpu=$(awk -v d=$((c1 - c0)) -v n="$n" -v hz="$HZ" \
+				    'BEGIN {printf "%.2f", n ? d / hz * 1e6 / n : 0}')
+				bcpu=$(awk -v d=$((b1 - b0)) -v n="$n" -v hz="$HZ" \
+				    'BEGIN {printf "%.2f", n ? d / hz * 1e6 / n : 0}')
+				line="$t $p $c $r $(wrk_field "$B/wrk.out" rps)"
+				line="$line $(wrk_field "$B/wrk.out" p50)"
+				line="$line $(wrk_field "$B/wrk.out" p99) $cpu $bcpu $n $e"
+				echo "$line" >>"$RAW"
+				[ "$e" = 0 ] || note "  $t $p c=$c: $e errors"
+				note "  round $r $t $p c=$c: $(wrk_field "$B/wrk.out" rps) rps"
+			done
+		done
+	done
+done
+
+# summary: medians over the rounds, ratios against nginx and haproxy
+med() {	# med TARGET PATH CONNS COLUMN
+	awk -v t="$1" -v p="$2" -v c="$3" -v k="$4" \
+	    '$1 == t && $2 == p && $3 == c {print $k}' "$RAW" | median
+}
+out ""
+out "== 1. Proxy overhead: median of $ROUNDS round(s) of ${SECS}s, wrk -t1 on CPU $CCPU, servers on CPU $SCPU"
+out "   raw: target path conns round rps p50_us p99_us proxy_cpu_us/req backend_cpu_us/req requests errors"
+sed 's/^/   raw: /' "$RAW" >>"$RESULTS"
+out ""
+out "$(printf '%-6s %5s %-9s %9s %8s %8s %9s %9s   %s' \
+    path conns target rps p50_us p99_us cpu_us/rq be_cpu/rq \
+    'gatewayd vs nginx | vs haproxy (rps, p99, cpu)')"
+for p in $PATHS; do
+	for c in $CONNS; do
+		for t in $TARGETS; do
+			rps=$(med "$t" "$p" "$c" 5)
+			p50=$(med "$t" "$p" "$c" 6)
+			p99=$(med "$t" "$p" "$c" 7)
+			cpu=$(med "$t" "$p" "$c" 8)
+			bcpu=$(med "$t" "$p" "$c" 9)
+			extra=
+			if [ "$t" = gatewayd ]; then
+				extra="rps $(ratio "$rps" "$(med nginx "$p" "$c" 5)")x"
+				extra="$extra $(ratio "$rps" "$(med haproxy "$p" "$c" 5)")x"
+				extra="$extra | p99 $(ratio "$p99" "$(med nginx "$p" "$c" 7)")x"
+				extra="$extra $(ratio "$p99" "$(med haproxy "$p" "$c" 7)")x"
+				extra="$extra | cpu $(ratio "$cpu" "$(med nginx "$p" "$c" 8)")x"
+				extra="$extra $(ratio "$cpu" "$(med haproxy "$p" "$c" 8)")x"
+			fi
+			out "$(printf '%-6s %5s %-9s %9.0f %8s %8s %9s %9s   %s' \
+			    "$p" "$c" "$t" "$rps" "$p50" "$p99" "$cpu" "$bcpu" "$extra")"
+		done
+	done
+done
+out "   (cpu_us/rq: the proxy's own CPU per request; be_cpu/rq: the backend's;"
+out "    ratios are gatewayd / other, so rps wants >= 1.00, p99 and cpu <= 1.00)"

@@ -1,0 +1,531 @@
+/*
+ * The HTTP API's requests, in the gateway: what conn_route() hands over
+ * when a request came on an "api listen on" listener or names an "api
+ * host".  The request head is the gateway's parsed one; this file checks
+ * the bearer key, reads the body (at most API_BODY_MAX bytes,
+ * Content-Length or chunked) and frames the answers; api_ops.c carries
+ * out each operation, answering from what the gateway holds or asking
+ * the process that knows.
+ *
+ * Everything is asynchronous: a request that asks waits with its
+ * connection's reading stopped and its timer set, under an id the answer
+ * carries in peerid; the event loop goes on proxying.  A slow client
+ * holds only its own connection, and an answer never waits for one that
+ * is gone (api_conn_closed).  Answers are JSON, {"error": "..."} for
+ * errors, and keep the connection alive where the request allows it.
+ */
+
+#include <sys/types.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "gateway.h"
+#include "api.h"
+#include "api_req.h"
+
+RB_HEAD(api_reqs, api_req);
+
+static int	api_req_cmp(struct api_req *, struct api_req *);
+RB_PROTOTYPE(api_reqs, api_req, entry, api_req_cmp);
+RB_GENERATE(api_reqs, api_req, entry, api_req_cmp);
+
+static struct api_reqs	 api_reqs = RB_INITIALIZER(&api_reqs);
+static unsigned int	 api_nwait;
+static uint32_t		 api_lastid;
+unsigned int		 api_nlogs;
+
+static int
+api_req_cmp(struct api_req *a, struct api_req *b)
+{
+	return (a->id < b->id ? -1 : a->id > b->id);
+}
+
+struct api_req *
+api_find(uint32_t id)
+{
+	struct api_req	 key;
+
+	key.id = id;
+	return (RB_FIND(api_reqs, &api_reqs, &key));
+}
+
+static void
+api_free(struct api_req *r)
+{
+	if (r->id != 0) {
+		RB_REMOVE(api_reqs, &api_reqs, r);
+		api_nwait--;
+	}
+	if (r->logs)
+		api_nlogs--;
+	if (r->body != NULL)
+		evbuffer_free(r->body);
+	json_decref(r->items);
+	free(r);
+}
+
+/* a timer in milliseconds on the connection's own timer */
+static void
+api_timer_ms(struct gw_conn *c, int64_t ms)
+{
+	struct timeval	 tv;
+
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(&c->timer, &tv);
+}
+
+static int64_t
+api_body_timeout(void)
+{
+	return (gw->conf.body_timeout > 0 ? gw->conf.body_timeout :
+	    ORCHD_BODY_TIMEOUT);
+}
+
+/* a configured workload, with its definition */
+struct gw_workload *
+api_workload(const char *name)
+{
+	struct gw_workload	*wl;
+
+	if ((wl = workload_find(name)) == NULL || !wl->configured ||
+	    wl->conf == NULL)
+		return (NULL);
+	return (wl);
+}
+
+/*
+ * Answers.
+ */
+
+static const char *
+api_reason(int status)
+{
+	switch (status) {
+	case 200: return ("OK");
+	case 201: return ("Created");
+	case 400: return ("Bad Request");
+	case 401: return ("Unauthorized");
+	case 404: return ("Not Found");
+	case 405: return ("Method Not Allowed");
+	case 408: return ("Request Timeout");
+	case 409: return ("Conflict");
+	case 413: return ("Content Too Large");
+	case 500: return ("Internal Server Error");
+	case 503: return ("Service Unavailable");
+	case 504: return ("Gateway Timeout");
+	default: return ("Error");
+	}
+}
+
+/* the request is over: the connection goes on with the next one */
+void
+api_done(struct api_req *r)
+{
+	struct gw_conn	*c = r->c;
+
+	c->api = NULL;
+	api_free(r);
+	conn_flush(c);
+	conn_request_done(c);
+}
+
+/*
+ * The head of an answer; len -1 for a body without a length (chunked,
+ * or to the close for HTTP/1.0).  The connection closes after it when
+ * the client asked, left, or sent a body we did not read.
+ */
+void
+api_head(struct api_req *r, int status, const char *ctype, const char *extra,
+    ssize_t len)
+{
+	struct gw_conn	*c = r->c;
+	int		 close;
+
+	if (len < 0 && !r->chunked)
+		c->keepalive = 0;
+	close = !c->keepalive || !c->reqdone || c->eof;
+	evbuffer_add_printf(c->out, "HTTP/1.1 %d %s\r\n"
+	    "Content-Type: %s\r\n"
+	    "Cache-Control: no-store\r\n"
+	    "X-Content-Type-Options: nosniff\r\n", status, api_reason(status),
+	    ctype);
+	if (len >= 0)
+		evbuffer_add_printf(c->out, "Content-Length: %zd\r\n", len);
+	else if (r->chunked)
+		evbuffer_add_printf(c->out, "Transfer-Encoding: chunked\r\n");
+	evbuffer_add_printf(c->out, "%s%s\r\n", extra != NULL ? extra : "",
+	    close ? "Connection: close\r\n" : c->version == 10 ?
+	    "Connection: keep-alive\r\n" : "");
+	metrics_api(status);
+}
+
+void
+api_send(struct api_req *r, int status, const char *ctype, const char *extra,
+    const char *body, size_t len)
+{
+	api_head(r, status, ctype, extra, len);
+	evbuffer_add(r->c->out, body, len);
+	api_done(r);
+}
+
+void
+api_error(struct api_req *r, int status, const char *msg, const char *extra)
+{
+	char	*s;
+
+	log_debug("%s: api %d: %s", r->c->peer, status, msg);
+	if ((s = apij_error(msg)) == NULL) {
+		api_send(r, 500, CT_TEXT, NULL, "out of memory\n", 14);
+		return;
+	}
+	api_head(r, status, CT_JSON, extra, strlen(s) + 1);
+	evbuffer_add(r->c->out, s, strlen(s));
+	evbuffer_add(r->c->out, "\n", 1);
+	free(s);
+	api_done(r);
+}
+
+/* o is consumed */
+void
+api_json(struct api_req *r, int status, json_t *o, const char *extra)
+{
+	char	*s;
+
+	if (o == NULL || (s = json_dumps(o, JSON_COMPACT |
+	    JSON_PRESERVE_ORDER)) == NULL) {
+		json_decref(o);
+		api_error(r, 500, "out of memory", NULL);
+		return;
+	}
+	json_decref(o);
+	api_head(r, status, CT_JSON, extra, strlen(s) + 1);
+	evbuffer_add(r->c->out, s, strlen(s));
+	evbuffer_add(r->c->out, "\n", 1);
+	free(s);
+	api_done(r);
+}
+
+/*
+ * Asking another process: under a fresh id, with the connection's timer
+ * as the deadline.  -1 when it was answered already (503).
+ */
+int
+api_ask(struct api_req *r, enum privsep_procid to, uint32_t type,
+    const void *data, size_t len, int64_t secs)
+{
+	if (api_nwait >= API_REQS_MAX) {
+		api_error(r, 503, "too many API requests under way",
+		    RETRY_AFTER);
+		return (-1);
+	}
+	do {
+		if (++api_lastid == 0 || api_lastid > INT32_MAX)
+			api_lastid = 1;
+	} while (api_find(api_lastid) != NULL);
+	if (proc_compose(gw->ps, to, type, api_lastid, -1, data, len) == -1) {
+		log_warn("api: to %s", proc_name(to));
+		api_error(r, 503, "orchd is not answering", RETRY_AFTER);
+		return (-1);
+	}
+	r->id = api_lastid;
+	RB_INSERT(api_reqs, &api_reqs, r);
+	api_nwait++;
+	r->phase = PH_WAIT;
+	conn_timer(r->c, secs);
+	return (0);
+}
+
+/* an answer for a request that is still waiting for it, from whom */
+struct api_req *
+api_answered(struct imsgev *iev, struct imsg *imsg, enum privsep_procid from)
+{
+	struct api_req	*r;
+
+	if ((r = api_find(imsg_get_id(imsg))) == NULL ||
+	    (r->phase != PH_WAIT && r->phase != PH_STREAM) ||
+	    iev->peer != (int)from)
+		return (NULL);	/* too late: answered with a timeout */
+	return (r);
+}
+
+/*
+ * The bearer key.
+ */
+
+static int
+api_authorized(struct api_req *r, const struct http_head *h)
+{
+	const struct http_field	*f;
+	const uint8_t		*key;
+	const char		*tok;
+	size_t			 keylen, toklen;
+
+	if (r->t.op == API_METRICS && apiconf_metrics_public())
+		return (1);
+	f = http_head_find(h, "Authorization");
+	r->token = f != NULL;
+	if ((key = apiconf_key(&keylen)) == NULL) {
+		r->nokey = 1;
+		return (0);
+	}
+	if (f == NULL || auth_bearer(f->value, f->valuelen, &tok,
+	    &toklen) == -1 || !auth_key_match(key, keylen, tok, toklen))
+		return (0);
+	auth_succeeded(r->c->peer);
+	return (1);
+}
+
+static void
+api_unauthorized(struct api_req *r)
+{
+	api_error(r, 401, r->nokey ? "no API key is configured" :
+	    "a valid bearer key is required", r->token ?
+	    "WWW-Authenticate: Bearer realm=\"orchd\", "
+	    "error=\"invalid_token\"\r\n" :
+	    "WWW-Authenticate: Bearer realm=\"orchd\"\r\n");
+}
+
+/* a wrong key: answered at once, or held for one who keeps guessing */
+static void
+api_deny(struct api_req *r)
+{
+	int64_t	 delay;
+
+	metrics_auth_failure();
+	if (r->nokey || (delay = auth_failed(r->c->peer,
+	    metrics_now_ms())) == 0) {
+		api_unauthorized(r);
+		return;
+	}
+	log_debug("%s: api: wrong key again, answering in %lld ms",
+	    r->c->peer, (long long)delay);
+	r->phase = PH_DELAY;
+	conn_reading(r->c, 0);
+	api_timer_ms(r->c, delay);
+}
+
+/*
+ * The request body.
+ */
+
+/* -1 when the request was answered (an error) */
+static int
+api_body_take(struct api_req *r, int *done)
+{
+	struct gw_conn		*c = r->c;
+	struct evbuffer_iovec	 v;
+	const char		*span;
+	size_t			 n, used, spanlen;
+	int			 rc;
+
+	*done = 0;
+	if (c->reqbody == HTTP_BODY_LENGTH) {
+		n = MINIMUM(c->reqleft, evbuffer_get_length(c->in));
+		evbuffer_remove_buffer(c->in, r->body, n);
+		c->reqleft -= n;
+		*done = c->reqleft == 0;
+		return (0);
+	}
+	while (evbuffer_get_length(c->in) > 0) {
+		if (evbuffer_peek(c->in, -1, NULL, &v, 1) < 1)
+			break;
+		rc = http_chunked_feed(&r->chunk, v.iov_base, v.iov_len, &used,
+		    &span, &spanlen);
+		if (rc == HTTP_ERROR) {
+			api_error(r, 400, r->chunk.errstr, NULL);
+			return (-1);
+		}
+		if (spanlen > 0)
+			evbuffer_add(r->body, span, spanlen);
+		evbuffer_drain(c->in, used);
+		if (evbuffer_get_length(r->body) > API_BODY_MAX) {
+			api_error(r, 413, "request body over 1 MiB", NULL);
+			return (-1);
+		}
+		if (rc == HTTP_DONE) {
+			*done = 1;
+			break;
+		}
+	}
+	return (0);
+}
+
+static void
+api_body_start(struct api_req *r, int expect)
+{
+	struct gw_conn	*c = r->c;
+
+	if (c->reqbody == HTTP_BODY_LENGTH && c->reqleft > API_BODY_MAX) {
+		api_error(r, 413, "request body over 1 MiB", NULL);
+		return;
+	}
+	if ((r->body = evbuffer_new()) == NULL) {
+		api_error(r, 503, "out of memory", RETRY_AFTER);
+		return;
+	}
+	if (c->reqbody == HTTP_BODY_CHUNKED)
+		http_chunked_init(&r->chunk, HTTP_REQUEST);
+	if (expect) {
+		evbuffer_add_printf(c->out, "HTTP/1.1 100 Continue\r\n\r\n");
+		conn_flush(c);
+	}
+	r->phase = PH_BODY;
+	conn_timer(c, api_body_timeout());
+	conn_reading(c, 1);
+	api_readable(c);
+}
+
+/* bytes from the client (conn_read, state CONN_API) */
+void
+api_readable(struct gw_conn *c)
+{
+	struct api_req	*r = c->api;
+	int		 done;
+
+	if (r == NULL || r->phase != PH_BODY) {
+		/* a pipelined request waits for this answer */
+		conn_reading(c, 0);
+		return;
+	}
+	if (api_body_take(r, &done) == -1)
+		return;
+	if (done) {
+		c->reqdone = 1;
+		conn_reading(c, 0);
+		evtimer_del(&c->timer);
+		api_dispatch(r);
+		return;
+	}
+	if (c->eof) {
+		/* the client gave up halfway */
+		conn_close(c);
+		return;
+	}
+	conn_timer(c, api_body_timeout());
+}
+
+/* is this request the API's?  Its listener says so, or its Host */
+int
+api_wants(struct gw_conn *c)
+{
+	const struct http_head	*h = &c->req->h;
+
+	if (c->listener->conf.api)
+		return (1);
+	return (h->authoritylen > 0 &&
+	    apiconf_host_match(h->authority, h->hostlen));
+}
+
+void
+api_request(struct gw_conn *c)
+{
+	struct http_head	*h = &c->req->h;
+	struct api_req		*r;
+	char			 allow[64];
+	int			 ok, expect;
+
+	if ((r = calloc(1, sizeof(*r))) == NULL) {
+		conn_error(c, 503, "out of memory");
+		return;
+	}
+	r->c = c;
+	c->api = r;
+	c->state = CONN_API;
+	evtimer_del(&c->timer);
+	if (h->pathlen > 0)
+		(void)api_route(h->meth, h->path, h->pathlen, &r->t);
+	else
+		(void)api_route(h->meth, "/", 1, &r->t);
+	ok = api_authorized(r, h);
+	expect = (h->flags & HTTP_F_EXPECT_CONTINUE) != 0;
+	/* all that was needed of the head */
+	head_put(c->req);
+	c->req = NULL;
+
+	if (!ok) {
+		api_deny(r);
+		return;
+	}
+	if (r->t.status != 0) {
+		if (r->t.allow != NULL)
+			snprintf(allow, sizeof(allow), "Allow: %s\r\n",
+			    r->t.allow);
+		api_error(r, r->t.status, r->t.error, r->t.allow != NULL ?
+		    allow : NULL);
+		return;
+	}
+	if (c->reqbody != HTTP_BODY_NONE) {
+		api_body_start(r, expect);
+		return;
+	}
+	api_dispatch(r);
+}
+
+/* the connection's timer, in state CONN_API */
+void
+api_timeout(struct gw_conn *c)
+{
+	struct api_req	*r = c->api;
+
+	if (r == NULL) {
+		conn_close(c);
+		return;
+	}
+	switch (r->phase) {
+	case PH_BODY:
+		api_error(r, 408, "request body too slow", NULL);
+		break;
+	case PH_DELAY:
+		api_unauthorized(r);
+		break;
+	case PH_STREAM:
+		api_logs_stop(r);
+		api_logs_abort(r);
+		break;
+	case PH_WAIT:
+		switch (r->t.op) {
+		case API_WAKE:
+			api_error(r, 504, "not running within its wake "
+			    "timeout", NULL);
+			break;
+		case API_SUSPEND:
+			api_error(r, 504, "not asleep in time", NULL);
+			break;
+		case API_LIST:
+		case API_GET:
+		case API_HISTORY:
+			api_error(r, 503, "the store is not answering",
+			    RETRY_AFTER);
+			break;
+		case API_LOGS:
+			api_logs_stop(r);
+			/* FALLTHROUGH */
+		default:
+			api_error(r, 503, "orchd is not answering in time",
+			    RETRY_AFTER);
+			break;
+		}
+		break;
+	default:
+		conn_close(c);
+		break;
+	}
+}
+
+/* the connection is closing: nothing will be answered on it */
+void
+api_conn_closed(struct gw_conn *c)
+{
+	struct api_req	*r = c->api;
+
+	if (r == NULL)
+		return;
+	if (r->logs)
+		api_logs_stop(r);
+	c->api = NULL;
+	api_free(r);
+}

@@ -1,0 +1,107 @@
+/*
+ * The HTTP API that gatewayd serves: its limits, what a request asks for
+ * (api_route.c), its JSON (api_json.c), the Prometheus text format
+ * (prom.c), the bearer key and the slowing down of those who guess it
+ * (api_auth.c), its configuration (api_conf.c) and the requests under
+ * way (api.c).  The pure pieces know nothing of connections or events,
+ * so that they can be tested alone (regress/unit/test_api.c).
+ */
+
+#ifndef ORCHD_GATEWAY_API_H
+#define ORCHD_GATEWAY_API_H
+
+#include <sys/types.h>
+#include <sys/tree.h>
+
+#include <event.h>
+#include <jansson.h>
+#include <stdint.h>
+
+#include "http.h"
+#include "orchd.h"
+
+#define API_BODY_MAX		(1024 * 1024)	/* a request body: 413 */
+#define API_TAIL_DEFAULT	100		/* lines of logs */
+#define API_TAIL_MAX		10000
+#define API_LOGS_MAX		(8 * 1024 * 1024) /* bytes of one answer */
+#define API_REQS_MAX		256	/* waiting on another process */
+#define API_LOGS_STREAMS_MAX	8	/* log answers at once */
+#define API_STORE_WAIT		5	/* seconds for the store */
+#define API_PARENT_WAIT		30	/* ... the parent, create, delete */
+#define API_RUNTIME_WAIT	15	/* ... runtimed, keepwarm */
+#define API_SUSPEND_WAIT	60	/* ... a suspend (stop grace) */
+#define API_LOGS_WAIT		30	/* ... between two pieces of log */
+#define API_RETRY_AFTER		5	/* seconds, with a 503 */
+
+/* the bearer key's guessers, per client address */
+#define AUTH_TABLE_MAX		1024	/* addresses remembered, LRU */
+#define AUTH_FREE		3	/* failures answered at once */
+#define AUTH_DELAY_MS		500	/* then this, doubling */
+#define AUTH_DELAY_MAX_MS	10000
+#define AUTH_FORGET_MS		(10 * 60 * 1000)
+
+enum api_op {
+	API_NONE = 0,
+	API_LIST,			/* GET /v1/workloads */
+	API_CREATE,			/* POST /v1/workloads */
+	API_GET,			/* GET /v1/workloads/{id} */
+	API_DELETE,			/* DELETE /v1/workloads/{id} */
+	API_KEEPWARM,			/* POST .../{id}/keepwarm */
+	API_WAKE,			/* POST .../{id}/wake */
+	API_SUSPEND,			/* POST .../{id}/suspend */
+	API_LOGS,			/* GET .../{id}/logs?tail=N */
+	API_HISTORY,			/* GET .../{id}/history */
+	API_METRICS			/* GET /metrics */
+};
+
+/* what a request line asks for: an op, or the error to answer */
+struct api_target {
+	enum api_op		 op;
+	char			 name[ORCHD_NAME_MAX];
+	int32_t			 tail;		/* API_LOGS */
+	int			 status;	/* 0, or the error's */
+	const char		*error;
+	const char		*allow;		/* with 405 */
+};
+
+/* api_conf.c (its message handlers are in gateway.h) */
+const uint8_t	*apiconf_key(size_t *);
+int		 apiconf_metrics_public(void);
+int		 apiconf_host_match(const char *, size_t);
+
+/* api_route.c */
+int		 api_route(enum http_method, const char *, size_t,
+		    struct api_target *);
+
+/* api_json.c */
+json_t		*apij_workload(const struct workload_conf *,
+		    const struct ctl_workload *, int64_t, int64_t);
+json_t		*apij_transition(const struct ctl_transition *);
+json_t		*apij_action(const char *, int, int);
+char		*apij_error(const char *);
+int		 apij_keepwarm(const char *, size_t, int *, char *, size_t);
+int		 apij_time(int64_t, char *, size_t);
+const char	*apij_reason(int);
+
+/* prom.c: the Prometheus text format, version 0.0.4 */
+void		 prom_family(struct evbuffer *, const char *, const char *,
+		    const char *);
+size_t		 prom_escape(char *, size_t, const char *);
+void		 prom_value(char *, size_t, double);
+void		 prom_sample(struct evbuffer *, const char *, const char *,
+		    double);
+void		 prom_sample_u64(struct evbuffer *, const char *,
+		    const char *, uint64_t);
+size_t		 prom_bucket(const double *, size_t, double);
+void		 prom_histogram(struct evbuffer *, const char *, const char *,
+		    const double *, const uint64_t *, size_t, double);
+
+/* api_auth.c */
+int		 auth_bearer(const char *, size_t, const char **, size_t *);
+int		 auth_key_match(const uint8_t *, size_t, const char *, size_t);
+int64_t		 auth_failed(const char *, int64_t);
+void		 auth_succeeded(const char *);
+void		 auth_clear(void);
+size_t		 auth_entries(void);
+
+#endif /* ORCHD_GATEWAY_API_H */

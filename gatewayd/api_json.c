@@ -1,0 +1,212 @@
+/*
+ * The API's JSON, with jansson.  A workload is its summary (name state
+ * driver hosts keep_warm idle_timeout last_seen started_at wakes), then
+ * every field of its definition as workload_to_json() writes it, the
+ * same fields a create takes; durations are seconds, times RFC 3339 UTC
+ * or null.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api.h"
+
+static const char *const api_reasons[] = {
+	[RT_REASON_NONE] = "none",
+	[RT_REASON_REQUEST] = "request",
+	[RT_REASON_READY] = "ready",
+	[RT_REASON_START_FAILED] = "start_failed",
+	[RT_REASON_EXITED] = "exited",
+	[RT_REASON_WAKE_TIMEOUT] = "wake_timeout",
+	[RT_REASON_IDLE] = "idle",
+	[RT_REASON_OPERATOR] = "operator",
+	[RT_REASON_KEEP_WARM] = "keep_warm",
+	[RT_REASON_RESTORED] = "restored",
+	[RT_REASON_SHUTDOWN] = "shutdown",
+	[RT_REASON_REMOVED] = "removed"
+};
+
+const char *
+apij_reason(int reason)
+{
+	if (reason < 0 || (size_t)reason >= nitems(api_reasons) ||
+	    api_reasons[reason] == NULL)
+		return ("unknown");
+	return (api_reasons[reason]);
+}
+
+/* "2024-05-01T12:00:00Z"; -1 for a time that is not one (0: never) */
+int
+apij_time(int64_t t, char *buf, size_t len)
+{
+	struct tm	 tm;
+	time_t		 tt = (time_t)t;
+
+	if (t <= 0 || gmtime_r(&tt, &tm) == NULL ||
+	    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		return (-1);
+	return (0);
+}
+
+static json_t *
+time_or_null(int64_t t)
+{
+	char	 buf[64];
+
+	if (apij_time(t, buf, sizeof(buf)) == -1)
+		return (json_null());
+	return (json_string(buf));
+}
+
+/* the definition as workload_to_json() writes it, as an object */
+static json_t *
+definition(const struct workload_conf *wc)
+{
+	json_t	*def;
+	char	*text;
+
+	if ((text = workload_to_json(wc)) == NULL)
+		return (NULL);
+	def = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
+	free(text);
+	return (def);
+}
+
+/*
+ * wc as the gateway runs it, cw as the store remembers it, with the
+ * gateway's fresher state and last request already merged in by the
+ * caller.  Durations left to the global setting are given as it says.
+ */
+json_t *
+apij_workload(const struct workload_conf *wc, const struct ctl_workload *cw,
+    int64_t idle_timeout, int64_t wake_timeout)
+{
+	json_t	*o, *def;
+	int	 r = 0, running;
+
+	if ((def = definition(wc)) == NULL)
+		return (NULL);
+	if ((o = json_object()) == NULL) {
+		json_decref(def);
+		return (NULL);
+	}
+	running = cw->state == WL_RUNNING || cw->state == WL_SUSPENDING;
+	r |= json_object_set_new(o, "name", json_string(wc->name));
+	r |= json_object_set_new(o, "state",
+	    json_string(workload_state_name(cw->state)));
+	r |= json_object_set(o, "driver", json_object_get(def, "driver"));
+	r |= json_object_set(o, "hosts", json_object_get(def, "hosts"));
+	r |= json_object_set_new(o, "keep_warm",
+	    json_boolean(cw->keep_warm));
+	r |= json_object_set_new(o, "idle_timeout", json_integer(
+	    wc->idle_timeout >= 0 ? wc->idle_timeout : idle_timeout));
+	r |= json_object_set_new(o, "last_seen", time_or_null(cw->last_seen));
+	r |= json_object_set_new(o, "started_at",
+	    time_or_null(running ? cw->started_at : 0));
+	r |= json_object_set_new(o, "wakes", json_integer(cw->wakes));
+	r |= json_object_set_new(o, "wake_timeout", json_integer(
+	    wc->wake_timeout >= 0 ? wc->wake_timeout : wake_timeout));
+	if (cw->msg[0] != '\0')
+		r |= json_object_set_new(o, "message",
+		    json_stringn(cw->msg, strnlen(cw->msg, sizeof(cw->msg))));
+	/* the rest of the definition: the driver's fields */
+	r |= json_object_update_missing(o, def);
+	json_decref(def);
+	if (r != 0) {
+		json_decref(o);
+		return (NULL);
+	}
+	return (o);
+}
+
+json_t *
+apij_transition(const struct ctl_transition *ct)
+{
+	json_t	*o;
+
+	o = json_pack("{s:o, s:s, s:s, s:s}",
+	    "time", time_or_null(ct->time),
+	    "from", workload_state_name(ct->from),
+	    "to", workload_state_name(ct->to),
+	    "reason", apij_reason(ct->reason));
+	if (o != NULL && ct->msg[0] != '\0' &&
+	    json_object_set_new(o, "message", json_stringn(ct->msg,
+	    strnlen(ct->msg, sizeof(ct->msg)))) == -1) {
+		json_decref(o);
+		return (NULL);
+	}
+	return (o);
+}
+
+/* the answer to wake, suspend and keepwarm; keep_warm -1 leaves it out */
+json_t *
+apij_action(const char *name, int state, int keep_warm)
+{
+	json_t	*o;
+
+	if ((o = json_pack("{s:s, s:s}", "name", name, "state",
+	    workload_state_name(state))) == NULL)
+		return (NULL);
+	if (keep_warm != -1 && json_object_set_new(o, "keep_warm",
+	    json_boolean(keep_warm)) == -1) {
+		json_decref(o);
+		return (NULL);
+	}
+	return (o);
+}
+
+/* {"error": msg}, as text to free; NULL only when out of memory */
+char *
+apij_error(const char *msg)
+{
+	json_t	*o;
+	char	*s;
+
+	if ((o = json_pack("{s:s}", "error", msg)) == NULL) {
+		/* msg was not UTF-8: it came from us, so say less */
+		if ((o = json_pack("{s:s}", "error", "error")) == NULL)
+			return (NULL);
+	}
+	s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return (s);
+}
+
+/* the body of keepwarm: {"enabled": true} or false, nothing else */
+int
+apij_keepwarm(const char *body, size_t len, int *on, char *err,
+    size_t errlen)
+{
+	json_error_t	 jerr;
+	json_t		*o, *v;
+	const char	*key;
+	int		 rv = -1;
+
+	if ((o = json_loadb(body, len, JSON_REJECT_DUPLICATES,
+	    &jerr)) == NULL) {
+		snprintf(err, errlen, "invalid JSON: %s", jerr.text);
+		return (-1);
+	}
+	if (!json_is_object(o)) {
+		snprintf(err, errlen, "expected a JSON object");
+		goto done;
+	}
+	json_object_foreach(o, key, v) {
+		if (strcmp(key, "enabled") != 0) {
+			snprintf(err, errlen, "unknown field \"%.64s\"", key);
+			goto done;
+		}
+	}
+	if (!json_is_boolean(v = json_object_get(o, "enabled"))) {
+		snprintf(err, errlen, "field \"enabled\": must be true or "
+		    "false");
+		goto done;
+	}
+	*on = json_is_true(v);
+	rv = 0;
+ done:
+	json_decref(o);
+	return (rv);
+}

@@ -1,0 +1,543 @@
+/*
+ * The HTTP API's operations, in the gateway, and the answers of the
+ * processes it asks:
+ *
+ *	list, get, history	the store (IMSG_CTL_SHOW_*), merged with the
+ *				gateway's fresher state and last request
+ *	create, delete		the parent (IMSG_API_CREATE, _DELETE), which
+ *				validates, stores and configures
+ *	wake, suspend, keepwarm	runtimed (IMSG_CTL_*), answered when done
+ *	logs			the parent (IMSG_CTL_LOGS), streamed out
+ *	metrics			the gateway itself (metrics.c)
+ */
+
+#include <sys/types.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "gateway.h"
+#include "api.h"
+#include "api_req.h"
+
+/*
+ * The store: list, get and history.
+ */
+
+/* the store's row (or none) merged with what the gateway knows */
+static json_t *
+api_workload_json(const struct gw_workload *wl, const struct ctl_workload *cw)
+{
+	const struct cfg_generation	*gen = cfg_current();
+	struct ctl_workload		 m;
+
+	if (cw != NULL)
+		m = *cw;
+	else {
+		memset(&m, 0, sizeof(m));
+		m.keep_warm = wl->conf->keep_warm;
+	}
+	m.state = wl->state;
+	if (wl->last_seen > m.last_seen)
+		m.last_seen = wl->last_seen;
+	return (apij_workload(wl->conf, &m, gen->global.idle_timeout,
+	    gen->global.wake_timeout));
+}
+
+static void
+api_show(struct api_req *r)
+{
+	struct ctl_name	 cn;
+
+	memset(&cn, 0, sizeof(cn));
+	if (r->t.op == API_GET) {
+		if (api_workload(r->t.name) == NULL) {
+			api_error(r, 404, "no such workload", NULL);
+			return;
+		}
+		strlcpy(cn.name, r->t.name, sizeof(cn.name));
+	}
+	if ((r->items = json_object()) == NULL) {
+		api_error(r, 503, "out of memory", RETRY_AFTER);
+		return;
+	}
+	(void)api_ask(r, PROC_STORE, IMSG_CTL_SHOW_WORKLOADS, &cn, sizeof(cn),
+	    API_STORE_WAIT);
+}
+
+void
+api_recv_workload(struct imsgev *iev, struct imsg *imsg)
+{
+	struct api_req		*r;
+	struct gw_workload	*wl;
+	struct ctl_workload	 cw;
+	json_t			*o;
+
+	if ((r = api_answered(iev, imsg, PROC_STORE)) == NULL ||
+	    (r->t.op != API_LIST && r->t.op != API_GET))
+		return;
+	(void)imsg_get_data(imsg, &cw, sizeof(cw));
+	cw.name[sizeof(cw.name) - 1] = '\0';
+	cw.hosts[sizeof(cw.hosts) - 1] = '\0';
+	cw.msg[sizeof(cw.msg) - 1] = '\0';
+	/* only what runs now: the store may know a removed one a moment */
+	if ((wl = api_workload(cw.name)) == NULL)
+		return;
+	if ((o = api_workload_json(wl, &cw)) != NULL)
+		(void)json_object_set_new(r->items, wl->name, o);
+}
+
+/* every workload the gateway runs, sorted by name */
+static void
+api_list_done(struct api_req *r)
+{
+	struct gw_workload	*wl;
+	json_t			*a, *o;
+
+	if ((a = json_array()) == NULL) {
+		api_error(r, 503, "out of memory", RETRY_AFTER);
+		return;
+	}
+	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
+		if (!wl->configured || wl->conf == NULL)
+			continue;
+		if ((o = json_object_get(r->items, wl->name)) != NULL)
+			json_incref(o);
+		else
+			o = api_workload_json(wl, NULL);
+		if (o != NULL)
+			(void)json_array_append_new(a, o);
+	}
+	api_json(r, 200, json_pack("{s:o}", "workloads", a), NULL);
+}
+
+static void
+api_get_done(struct api_req *r)
+{
+	struct gw_workload	*wl;
+	json_t			*o;
+
+	if ((wl = api_workload(r->t.name)) == NULL) {
+		api_error(r, 404, "no such workload", NULL);
+		return;
+	}
+	if ((o = json_object_get(r->items, wl->name)) != NULL)
+		json_incref(o);
+	else
+		o = api_workload_json(wl, NULL);
+	api_json(r, 200, o, NULL);
+}
+
+static void
+api_history(struct api_req *r)
+{
+	struct ctl_name	 cn;
+
+	if (api_workload(r->t.name) == NULL) {
+		api_error(r, 404, "no such workload", NULL);
+		return;
+	}
+	if ((r->items = json_array()) == NULL) {
+		api_error(r, 503, "out of memory", RETRY_AFTER);
+		return;
+	}
+	memset(&cn, 0, sizeof(cn));
+	strlcpy(cn.name, r->t.name, sizeof(cn.name));
+	(void)api_ask(r, PROC_STORE, IMSG_CTL_SHOW_HISTORY, &cn, sizeof(cn),
+	    API_STORE_WAIT);
+}
+
+void
+api_recv_history(struct imsgev *iev, struct imsg *imsg)
+{
+	struct api_req		*r;
+	struct ctl_transition	 ct;
+	json_t			*o;
+
+	if ((r = api_answered(iev, imsg, PROC_STORE)) == NULL ||
+	    r->t.op != API_HISTORY)
+		return;
+	(void)imsg_get_data(imsg, &ct, sizeof(ct));
+	ct.msg[sizeof(ct.msg) - 1] = '\0';
+	if ((o = apij_transition(&ct)) != NULL)
+		(void)json_array_append_new(r->items, o);
+}
+
+/*
+ * The parent: create and delete.
+ */
+
+static void
+api_create(struct api_req *r)
+{
+	json_error_t	 jerr;
+	json_t		*o, *name;
+	char		*text, msg[256];
+	size_t		 len = evbuffer_get_length(r->body);
+
+	if (len == 0) {
+		api_error(r, 400, "a JSON body is required", NULL);
+		return;
+	}
+	if ((o = json_loadb((const char *)evbuffer_pullup(r->body, -1), len,
+	    JSON_REJECT_DUPLICATES, &jerr)) == NULL) {
+		snprintf(msg, sizeof(msg), "invalid JSON: %s (line %d, "
+		    "column %d)", jerr.text, jerr.line, jerr.column);
+		api_error(r, 400, msg, NULL);
+		return;
+	}
+	if (!json_is_object(o)) {
+		json_decref(o);
+		api_error(r, 400, "expected a JSON object", NULL);
+		return;
+	}
+	/* for the answer, once the parent has made it; it checks the name */
+	if ((name = json_object_get(o, "name")) != NULL &&
+	    json_is_string(name))
+		strlcpy(r->t.name, json_string_value(name),
+		    sizeof(r->t.name));
+	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (text == NULL) {
+		api_error(r, 503, "out of memory", RETRY_AFTER);
+		return;
+	}
+	if (strlen(text) > ORCHD_API_JSON_MAX)
+		api_error(r, 413, "workload too large", NULL);
+	else
+		(void)api_ask(r, PROC_PARENT, IMSG_API_CREATE, text,
+		    strlen(text), API_PARENT_WAIT);
+	free(text);
+}
+
+static void
+api_delete(struct api_req *r)
+{
+	struct ctl_name	 cn;
+
+	memset(&cn, 0, sizeof(cn));
+	strlcpy(cn.name, r->t.name, sizeof(cn.name));
+	(void)api_ask(r, PROC_PARENT, IMSG_API_DELETE, &cn, sizeof(cn),
+	    API_PARENT_WAIT);
+}
+
+void
+api_recv_result(struct imsgev *iev, struct imsg *imsg)
+{
+	struct api_req		*r;
+	struct api_result	 res;
+	struct gw_workload	*wl;
+	char			 loc[128];
+
+	if ((r = api_answered(iev, imsg, PROC_PARENT)) == NULL ||
+	    (r->t.op != API_CREATE && r->t.op != API_DELETE))
+		return;
+	(void)imsg_get_data(imsg, &res, sizeof(res));
+	res.msg[sizeof(res.msg) - 1] = '\0';
+	switch (res.status) {
+	case 201:
+		/* the new generation runs here already: START came first */
+		snprintf(loc, sizeof(loc), "Location: /v1/workloads/%s\r\n",
+		    r->t.name);
+		if ((wl = api_workload(r->t.name)) != NULL)
+			api_json(r, 201, api_workload_json(wl, NULL), loc);
+		else
+			api_json(r, 201, json_pack("{s:s}", "name",
+			    r->t.name), loc);
+		break;
+	case 200:
+		api_json(r, 200, json_pack("{s:s, s:b}", "name", r->t.name,
+		    "deleted", 1), NULL);
+		break;
+	default:
+		if (res.status < 400 || res.status > 599)
+			res.status = 500;
+		api_error(r, res.status, res.msg, res.status == 503 ?
+		    RETRY_AFTER : NULL);
+		break;
+	}
+}
+
+/*
+ * runtimed: wake, suspend, keepwarm.
+ */
+
+static void
+api_command(struct api_req *r)
+{
+	struct gw_workload	*wl;
+	struct ctl_name		 cn;
+	struct ctl_keepwarm	 kw;
+	char			 err[256];
+	size_t			 len;
+
+	if ((wl = api_workload(r->t.name)) == NULL) {
+		api_error(r, 404, "no such workload", NULL);
+		return;
+	}
+	memset(&cn, 0, sizeof(cn));
+	strlcpy(cn.name, r->t.name, sizeof(cn.name));
+	switch (r->t.op) {
+	case API_WAKE:
+		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_WAKE, &cn, sizeof(cn),
+		    wl->wake_timeout + GW_WAKE_SLACK);
+		break;
+	case API_SUSPEND:
+		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_SUSPEND, &cn,
+		    sizeof(cn), API_SUSPEND_WAIT);
+		break;
+	default:
+		len = r->body != NULL ? evbuffer_get_length(r->body) : 0;
+		if (len == 0) {
+			api_error(r, 400, "a body {\"enabled\": true} or "
+			    "{\"enabled\": false} is required", NULL);
+			return;
+		}
+		if (apij_keepwarm((const char *)evbuffer_pullup(r->body, -1),
+		    len, &r->keep_on, err, sizeof(err)) == -1) {
+			api_error(r, 400, err, NULL);
+			return;
+		}
+		memset(&kw, 0, sizeof(kw));
+		strlcpy(kw.name, r->t.name, sizeof(kw.name));
+		kw.on = r->keep_on;
+		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_KEEPWARM, &kw,
+		    sizeof(kw), API_RUNTIME_WAIT);
+		break;
+	}
+}
+
+void
+api_recv_ok(struct imsgev *iev, struct imsg *imsg)
+{
+	struct api_req		*r;
+	struct gw_workload	*wl;
+
+	if ((r = api_answered(iev, imsg, PROC_RUNTIME)) == NULL)
+		return;
+	/* runtimed told us the state first, on the same channel */
+	wl = workload_find(r->t.name);
+	api_json(r, 200, apij_action(r->t.name, wl != NULL ? (int)wl->state :
+	    WL_ASLEEP, r->t.op == API_KEEPWARM ? r->keep_on : -1), NULL);
+}
+
+/*
+ * The parent: logs, streamed as they come, chunked (HTTP/1.1) or to the
+ * close (HTTP/1.0), at most API_LOGS_MAX bytes.
+ */
+
+static void
+api_logs(struct api_req *r)
+{
+	struct ctl_logs	 cl;
+
+	if (api_workload(r->t.name) == NULL) {
+		api_error(r, 404, "no such workload", NULL);
+		return;
+	}
+	if (api_nlogs >= API_LOGS_STREAMS_MAX) {
+		api_error(r, 503, "too many logs requests under way",
+		    RETRY_AFTER);
+		return;
+	}
+	memset(&cl, 0, sizeof(cl));
+	strlcpy(cl.name, r->t.name, sizeof(cl.name));
+	cl.lines = r->t.tail;
+	if (api_ask(r, PROC_PARENT, IMSG_CTL_LOGS, &cl, sizeof(cl),
+	    API_LOGS_WAIT) == 0) {
+		r->logs = 1;
+		api_nlogs++;
+	}
+}
+
+void
+api_logs_stop(struct api_req *r)
+{
+	if (r->id != 0 && proc_compose(gw->ps, PROC_PARENT,
+	    IMSG_API_LOGS_STOP, r->id, -1, NULL, 0) == -1)
+		log_warn("%s: compose", __func__);
+}
+
+static void
+api_logs_head(struct api_req *r)
+{
+	r->chunked = r->c->version == 11;
+	api_head(r, 200, CT_TEXT, NULL, -1);
+	r->phase = PH_STREAM;
+}
+
+static void
+api_logs_end(struct api_req *r)
+{
+	if (r->phase != PH_STREAM)
+		api_logs_head(r);
+	if (r->chunked)
+		evbuffer_add(r->c->out, "0\r\n\r\n", 5);
+	api_done(r);
+}
+
+/* cut short: the close (no last chunk) tells the client */
+void
+api_logs_abort(struct api_req *r)
+{
+	r->c->keepalive = 0;
+	api_done(r);
+}
+
+void
+api_recv_logdata(struct imsgev *iev, struct imsg *imsg)
+{
+	struct api_req	*r;
+	struct gw_conn	*c;
+	size_t		 len = imsg_get_len(imsg);
+	int		 cut = 0;
+
+	if ((r = api_answered(iev, imsg, PROC_PARENT)) == NULL ||
+	    r->t.op != API_LOGS)
+		return;
+	c = r->c;
+	if (r->phase != PH_STREAM)
+		api_logs_head(r);
+	if (r->sent + len > API_LOGS_MAX) {
+		len = API_LOGS_MAX - r->sent;
+		cut = 1;
+	}
+	if (len > 0) {
+		if (r->chunked)
+			evbuffer_add_printf(c->out, "%zx\r\n", len);
+		evbuffer_add(c->out, imsg->data, len);
+		if (r->chunked)
+			evbuffer_add(c->out, "\r\n", 2);
+		r->sent += len;
+	}
+	conn_flush(c);
+	if (cut) {
+		log_debug("%s: api: logs of %s cut at %d bytes", c->peer,
+		    r->t.name, API_LOGS_MAX);
+		api_logs_stop(r);
+		api_logs_end(r);
+		return;
+	}
+	conn_timer(c, API_LOGS_WAIT);
+}
+
+/* END: of the store's items, or of a log */
+void
+api_recv_end(struct imsgev *iev, struct imsg *imsg)
+{
+	struct api_req	*r;
+
+	if ((r = api_find(imsg_get_id(imsg))) == NULL)
+		return;
+	if (r->t.op == API_LOGS) {
+		if (api_answered(iev, imsg, PROC_PARENT) != NULL)
+			api_logs_end(r);
+		return;
+	}
+	if (api_answered(iev, imsg, PROC_STORE) == NULL)
+		return;
+	switch (r->t.op) {
+	case API_LIST:
+		api_list_done(r);
+		break;
+	case API_GET:
+		api_get_done(r);
+		break;
+	case API_HISTORY:
+		api_json(r, 200, json_pack("{s:s, s:O}", "name", r->t.name,
+		    "history", r->items), NULL);
+		break;
+	default:
+		break;
+	}
+}
+
+/* FAIL from runtimed (a command) or the parent (logs) */
+void
+api_recv_fail(struct imsgev *iev, struct imsg *imsg)
+{
+	struct api_req		*r;
+	struct ctl_result	 res;
+
+	if ((r = api_find(imsg_get_id(imsg))) == NULL ||
+	    api_answered(iev, imsg, r->t.op == API_LOGS ? PROC_PARENT :
+	    PROC_RUNTIME) == NULL)
+		return;
+	(void)imsg_get_data(imsg, &res, sizeof(res));
+	res.msg[sizeof(res.msg) - 1] = '\0';
+	if (r->phase == PH_STREAM) {
+		log_warnx("api: logs of %s: %s", r->t.name, res.msg);
+		api_logs_abort(r);
+		return;
+	}
+	switch (res.code) {
+	case CTL_ERR_NOENT:
+		api_error(r, 404, res.msg, NULL);
+		break;
+	case CTL_ERR_BUSY:
+		api_error(r, 409, res.msg, NULL);
+		break;
+	default:
+		if (r->t.op == API_LOGS)
+			api_error(r, 500, res.msg, NULL);
+		else
+			api_error(r, 503, res.msg, RETRY_AFTER);
+		break;
+	}
+}
+
+/*
+ * The request, from conn_route().
+ */
+
+static void
+api_metrics(struct api_req *r)
+{
+	struct evbuffer	*b;
+
+	if ((b = evbuffer_new()) == NULL) {
+		api_error(r, 503, "out of memory", RETRY_AFTER);
+		return;
+	}
+	metrics_write(b);
+	api_head(r, 200, CT_METRICS, NULL, evbuffer_get_length(b));
+	evbuffer_add_buffer(r->c->out, b);
+	evbuffer_free(b);
+	api_done(r);
+}
+
+void
+api_dispatch(struct api_req *r)
+{
+	switch (r->t.op) {
+	case API_METRICS:
+		api_metrics(r);
+		break;
+	case API_LIST:
+	case API_GET:
+		api_show(r);
+		break;
+	case API_HISTORY:
+		api_history(r);
+		break;
+	case API_CREATE:
+		api_create(r);
+		break;
+	case API_DELETE:
+		api_delete(r);
+		break;
+	case API_KEEPWARM:
+	case API_WAKE:
+	case API_SUSPEND:
+		api_command(r);
+		break;
+	case API_LOGS:
+		api_logs(r);
+		break;
+	default:
+		api_error(r, 404, "no such path", NULL);
+		break;
+	}
+}

@@ -1,0 +1,63 @@
+/*
+ * An API request under way in the gateway, shared by api.c (the request:
+ * key, body, answers, waiting) and api_ops.c (the operations).
+ */
+
+#ifndef ORCHD_GATEWAY_API_REQ_H
+#define ORCHD_GATEWAY_API_REQ_H
+
+#define RETRY_AFTER	"Retry-After: 5\r\n"	/* API_RETRY_AFTER */
+#define CT_JSON		"application/json"
+#define CT_TEXT		"text/plain; charset=utf-8"
+#define CT_METRICS	"text/plain; version=0.0.4; charset=utf-8"
+
+enum api_phase {
+	PH_START = 0,
+	PH_BODY,			/* reading the request body */
+	PH_DELAY,			/* holding a 401 for a guesser */
+	PH_WAIT,			/* asked another process */
+	PH_STREAM			/* logs: the answer is going out */
+};
+
+struct api_req {
+	RB_ENTRY(api_req)	 entry;		/* by id, while asking */
+	uint32_t		 id;		/* 0: not asking */
+	struct gw_conn		*c;
+	struct api_target	 t;
+	enum api_phase		 phase;
+	int			 nokey;		/* none is configured */
+	int			 token;		/* one was given */
+	int			 logs;		/* counted in api_nlogs */
+	struct evbuffer		*body;
+	struct http_chunked	 chunk;
+	json_t			*items;		/* the store's answer */
+	int			 keep_on;	/* keepwarm */
+	size_t			 sent;		/* logs: bytes */
+	int			 chunked;	/* logs: chunked coding */
+};
+
+extern unsigned int	 api_nlogs;	/* log answers under way */
+
+/* api.c */
+struct api_req		*api_find(uint32_t);
+struct gw_workload	*api_workload(const char *);
+void			 api_done(struct api_req *);
+void			 api_head(struct api_req *, int, const char *,
+			    const char *, ssize_t);
+void			 api_send(struct api_req *, int, const char *,
+			    const char *, const char *, size_t);
+void			 api_error(struct api_req *, int, const char *,
+			    const char *);
+void			 api_json(struct api_req *, int, json_t *,
+			    const char *);
+int			 api_ask(struct api_req *, enum privsep_procid,
+			    uint32_t, const void *, size_t, int64_t);
+struct api_req		*api_answered(struct imsgev *, struct imsg *,
+			    enum privsep_procid);
+
+/* api_ops.c */
+void			 api_dispatch(struct api_req *);
+void			 api_logs_stop(struct api_req *);
+void			 api_logs_abort(struct api_req *);
+
+#endif /* ORCHD_GATEWAY_API_REQ_H */

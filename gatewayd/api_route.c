@@ -1,0 +1,160 @@
+/*
+ * What an API request asks for, from its method and path alone: the
+ * operation, the workload's name and the query's tail, or the status to
+ * answer (400 for a bad name or tail, 404 for no such path, 405 with the
+ * methods the path takes).  The query's other parameters are ignored.
+ */
+
+#include <string.h>
+
+#include "api.h"
+
+#define WL_PREFIX	"/v1/workloads"
+
+struct api_sub {
+	const char	*name;		/* after /v1/workloads/{id}/ */
+	enum http_method meth;
+	enum api_op	 op;
+	const char	*allow;
+};
+
+static const struct api_sub api_subs[] = {
+	{ "keepwarm",	HTTP_M_POST,	API_KEEPWARM,	"POST" },
+	{ "wake",	HTTP_M_POST,	API_WAKE,	"POST" },
+	{ "suspend",	HTTP_M_POST,	API_SUSPEND,	"POST" },
+	{ "logs",	HTTP_M_GET,	API_LOGS,	"GET" },
+	{ "history",	HTTP_M_GET,	API_HISTORY,	"GET" },
+};
+
+static int
+route_fail(struct api_target *t, int status, const char *error,
+    const char *allow)
+{
+	t->op = API_NONE;
+	t->status = status;
+	t->error = error;
+	t->allow = allow;
+	return (-1);
+}
+
+/* "tail=N" among the query's parameters; the last one wins */
+static int
+route_tail(const char *q, size_t len, struct api_target *t)
+{
+	const char	*p = q, *end = q + len, *amp;
+	int64_t		 n;
+	size_t		 i, plen;
+
+	t->tail = API_TAIL_DEFAULT;
+	while (p < end) {
+		if ((amp = memchr(p, '&', end - p)) == NULL)
+			amp = end;
+		plen = amp - p;
+		if (plen > 5 && strncmp(p, "tail=", 5) == 0) {
+			n = 0;
+			for (i = 5; i < plen; i++) {
+				if (p[i] < '0' || p[i] > '9' || i > 10)
+					return (route_fail(t, 400, "tail: "
+					    "must be a number of lines from 0 "
+					    "to 10000", NULL));
+				n = n * 10 + (p[i] - '0');
+			}
+			if (n > API_TAIL_MAX)
+				return (route_fail(t, 400, "tail: must be a "
+				    "number of lines from 0 to 10000", NULL));
+			t->tail = (int32_t)n;
+		} else if (plen == 5 && strncmp(p, "tail=", 5) == 0)
+			return (route_fail(t, 400, "tail: must be a number of "
+			    "lines from 0 to 10000", NULL));
+		p = amp + 1;
+	}
+	return (0);
+}
+
+/* path is "/v1/workloads/" plus rest, rest without the query */
+static int
+route_workload(enum http_method meth, const char *rest, size_t len,
+    struct api_target *t)
+{
+	const char	*slash;
+	size_t		 namelen, i;
+
+	if ((slash = memchr(rest, '/', len)) != NULL)
+		namelen = slash - rest;
+	else
+		namelen = len;
+	if (namelen == 0 || namelen >= sizeof(t->name))
+		return (route_fail(t, namelen == 0 ? 404 : 400, namelen == 0 ?
+		    "no such path" : "invalid workload name", NULL));
+	memcpy(t->name, rest, namelen);
+	t->name[namelen] = '\0';
+	if (!valid_workload_name(t->name))
+		return (route_fail(t, 400, "invalid workload name", NULL));
+	if (slash == NULL) {
+		if (meth == HTTP_M_GET)
+			t->op = API_GET;
+		else if (meth == HTTP_M_DELETE)
+			t->op = API_DELETE;
+		else
+			return (route_fail(t, 405, "method not allowed",
+			    "GET, DELETE"));
+		return (0);
+	}
+	rest = slash + 1;
+	len -= namelen + 1;
+	for (i = 0; i < nitems(api_subs); i++) {
+		if (strlen(api_subs[i].name) != len ||
+		    strncmp(api_subs[i].name, rest, len) != 0)
+			continue;
+		if (meth != api_subs[i].meth)
+			return (route_fail(t, 405, "method not allowed",
+			    api_subs[i].allow));
+		t->op = api_subs[i].op;
+		return (0);
+	}
+	return (route_fail(t, 404, "no such path", NULL));
+}
+
+/*
+ * path: the origin-form target, query included, len bytes.  0 with t
+ * filled, or -1 with t->status and t->error (and t->allow for 405).
+ */
+int
+api_route(enum http_method meth, const char *path, size_t len,
+    struct api_target *t)
+{
+	const char	*q;
+	size_t		 plen, pre = strlen(WL_PREFIX);
+
+	memset(t, 0, sizeof(*t));
+	t->tail = API_TAIL_DEFAULT;
+	q = memchr(path, '?', len);
+	plen = q != NULL ? (size_t)(q - path) : len;
+
+	if (plen == 8 && strncmp(path, "/metrics", 8) == 0) {
+		if (meth != HTTP_M_GET)
+			return (route_fail(t, 405, "method not allowed",
+			    "GET"));
+		t->op = API_METRICS;
+		return (0);
+	}
+	if (plen < pre || strncmp(path, WL_PREFIX, pre) != 0)
+		return (route_fail(t, 404, "no such path", NULL));
+	if (plen == pre || (plen == pre + 1 && path[pre] == '/')) {
+		if (meth == HTTP_M_GET)
+			t->op = API_LIST;
+		else if (meth == HTTP_M_POST)
+			t->op = API_CREATE;
+		else
+			return (route_fail(t, 405, "method not allowed",
+			    "GET, POST"));
+		return (0);
+	}
+	if (path[pre] != '/')
+		return (route_fail(t, 404, "no such path", NULL));
+	if (route_workload(meth, path + pre + 1, plen - pre - 1, t) == -1)
+		return (-1);
+	if (t->op == API_LOGS && q != NULL)
+		return (route_tail(q + 1, len - plen - 1, t));
+	return (0);
+}

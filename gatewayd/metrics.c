@@ -1,0 +1,313 @@
+/*
+ * The gateway's metrics, counted where things happen and written out by
+ * GET /metrics in the Prometheus text format (prom.c), names prefixed
+ * orchd_.  Everything is as the gateway sees it, since it started: the
+ * answers per workload by status class, what is in flight and parked,
+ * the wakes it waited for (their duration from the first parked request
+ * to the workload being ready), the state of each workload and the time
+ * it spent asleep, from the state changes runtimed tells the gateway.
+ */
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "gateway.h"
+#include "api.h"
+
+static const double metrics_bounds[METRICS_WAKE_BOUNDS] = {
+	0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60
+};
+
+static uint64_t		 metrics_api_status[5];
+static uint64_t		 metrics_auth_failures;
+
+int64_t
+metrics_now_ms(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		fatal("clock_gettime");
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/* a workload the gateway did not know: asleep from now */
+void
+metrics_workload_init(struct gw_workload *wl)
+{
+	memset(&wl->metrics, 0, sizeof(wl->metrics));
+	wl->metrics.since_ms = metrics_now_ms();
+}
+
+/* before wl->state becomes state */
+void
+metrics_state(struct gw_workload *wl, enum workload_state state,
+    enum rt_reason reason)
+{
+	struct gw_wmetrics	*m = &wl->metrics;
+	int64_t			 now;
+	double			 secs;
+
+	if (wl->state == state)
+		return;
+	now = metrics_now_ms();
+	if (wl->state == WL_ASLEEP)
+		m->asleep_ms += now - m->since_ms;
+	m->since_ms = now;
+	if (state == WL_WAKING)
+		m->fail_counted = 0;
+	if (wl->state == WL_WAKING && state == WL_RUNNING &&
+	    reason != RT_REASON_RESTORED) {
+		m->wakes++;
+		if (m->park_ms != 0) {
+			secs = (double)(now - m->park_ms) / 1000.0;
+			m->wake_hist[prom_bucket(metrics_bounds,
+			    METRICS_WAKE_BOUNDS, secs)]++;
+			m->wake_sum += secs;
+		}
+	}
+	if (wl->state == WL_WAKING && state == WL_FAILED && !m->fail_counted)
+		m->wake_failures++;
+	if (state == WL_RUNNING || state == WL_FAILED || state == WL_ASLEEP)
+		m->park_ms = 0;
+}
+
+/* a request parked for wl: a wake's duration counts from the first */
+void
+metrics_parked(struct gw_workload *wl)
+{
+	if (wl->metrics.park_ms == 0)
+		wl->metrics.park_ms = metrics_now_ms();
+}
+
+/* runtimed never answered the wake */
+void
+metrics_wake_timeout(struct gw_workload *wl)
+{
+	if (!wl->metrics.fail_counted)
+		wl->metrics.wake_failures++;
+	wl->metrics.fail_counted = 1;
+	wl->metrics.park_ms = 0;
+}
+
+/*
+ * The answer to a request routed to a workload: status, and own when
+ * the gateway answers itself.  A 502, or a 504 while the workload runs,
+ * of our own is an upstream error (connect, read or a bad answer); a
+ * 504 for a wake that did not finish is not.  Counted once per request.
+ */
+void
+metrics_status(struct gw_conn *c, int status, int own)
+{
+	struct gw_workload	*wl = c->wl;
+
+	if (!c->routed || wl == NULL)
+		return;
+	c->routed = 0;
+	if (status >= 100 && status < 600)
+		wl->metrics.requests[status / 100 - 1]++;
+	if (own && (status == 502 || (status == 504 &&
+	    wl->state == WL_RUNNING)))
+		wl->metrics.upstream_errors++;
+}
+
+void
+metrics_api(int status)
+{
+	if (status >= 100 && status < 600)
+		metrics_api_status[status / 100 - 1]++;
+}
+
+void
+metrics_auth_failure(void)
+{
+	metrics_auth_failures++;
+}
+
+/*
+ * Writing.
+ */
+
+static void
+wl_label(const struct gw_workload *wl, char *buf, size_t len)
+{
+	char	 esc[ORCHD_NAME_MAX * 2];
+
+	prom_escape(esc, sizeof(esc), wl->name);
+	snprintf(buf, len, "workload=\"%s\"", esc);
+}
+
+/* one gauge or counter with a value per configured workload */
+static void
+per_workload(struct evbuffer *b, const char *name, const char *type,
+    const char *help, uint64_t (*get)(const struct gw_workload *))
+{
+	struct gw_workload	*wl;
+	char			 lab[256];
+
+	prom_family(b, name, type, help);
+	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
+		if (!wl->configured)
+			continue;
+		wl_label(wl, lab, sizeof(lab));
+		prom_sample_u64(b, name, lab, get(wl));
+	}
+}
+
+static uint64_t
+get_inflight(const struct gw_workload *wl)
+{
+	return (wl->inflight);
+}
+
+static uint64_t
+get_parked(const struct gw_workload *wl)
+{
+	return (wl->nparked);
+}
+
+static uint64_t
+get_upgraded(const struct gw_workload *wl)
+{
+	return (wl->upgraded);
+}
+
+static uint64_t
+get_upstream_errors(const struct gw_workload *wl)
+{
+	return (wl->metrics.upstream_errors);
+}
+
+static uint64_t
+get_wakes(const struct gw_workload *wl)
+{
+	return (wl->metrics.wakes);
+}
+
+static uint64_t
+get_wake_failures(const struct gw_workload *wl)
+{
+	return (wl->metrics.wake_failures);
+}
+
+static void
+write_requests(struct evbuffer *b)
+{
+	struct gw_workload	*wl;
+	char			 lab[256], one[192];
+	int			 i;
+
+	prom_family(b, "orchd_requests_total", "counter",
+	    "Requests answered, by workload and status class.");
+	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
+		if (!wl->configured)
+			continue;
+		wl_label(wl, one, sizeof(one));
+		for (i = 0; i < 5; i++) {
+			snprintf(lab, sizeof(lab), "%s,code=\"%dxx\"", one,
+			    i + 1);
+			prom_sample_u64(b, "orchd_requests_total", lab,
+			    wl->metrics.requests[i]);
+		}
+	}
+}
+
+static void
+write_wake_hist(struct evbuffer *b)
+{
+	struct gw_workload	*wl;
+	char			 lab[256];
+
+	prom_family(b, "orchd_wake_duration_seconds", "histogram",
+	    "Wakes from the first parked request to the workload ready.");
+	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
+		if (!wl->configured)
+			continue;
+		wl_label(wl, lab, sizeof(lab));
+		prom_histogram(b, "orchd_wake_duration_seconds", lab,
+		    metrics_bounds, wl->metrics.wake_hist, METRICS_WAKE_BOUNDS,
+		    wl->metrics.wake_sum);
+	}
+}
+
+static void
+write_states(struct evbuffer *b, int64_t now)
+{
+	struct gw_workload	*wl;
+	char			 lab[256], one[192];
+	int			 s;
+	int64_t			 ms;
+
+	prom_family(b, "orchd_workload_state", "gauge",
+	    "1 for the state each workload is in, 0 for the others.");
+	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
+		if (!wl->configured)
+			continue;
+		wl_label(wl, one, sizeof(one));
+		for (s = WL_ASLEEP; s <= WL_FAILED; s++) {
+			snprintf(lab, sizeof(lab), "%s,state=\"%s\"", one,
+			    workload_state_name(s));
+			prom_sample_u64(b, "orchd_workload_state", lab,
+			    wl->state == (enum workload_state)s);
+		}
+	}
+	prom_family(b, "orchd_workload_asleep_seconds_total", "counter",
+	    "Time each workload spent asleep.");
+	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
+		if (!wl->configured)
+			continue;
+		ms = wl->metrics.asleep_ms;
+		if (wl->state == WL_ASLEEP)
+			ms += now - wl->metrics.since_ms;
+		wl_label(wl, lab, sizeof(lab));
+		prom_sample(b, "orchd_workload_asleep_seconds_total", lab,
+		    (double)ms / 1000.0);
+	}
+}
+
+static void
+write_api(struct evbuffer *b)
+{
+	char	 lab[32];
+	int	 i;
+
+	prom_family(b, "orchd_api_requests_total", "counter",
+	    "Requests to the HTTP API answered, by status class.");
+	for (i = 0; i < 5; i++) {
+		snprintf(lab, sizeof(lab), "code=\"%dxx\"", i + 1);
+		prom_sample_u64(b, "orchd_api_requests_total", lab,
+		    metrics_api_status[i]);
+	}
+	prom_family(b, "orchd_api_auth_failures_total", "counter",
+	    "Requests to the HTTP API without the right bearer key.");
+	prom_sample_u64(b, "orchd_api_auth_failures_total", NULL,
+	    metrics_auth_failures);
+}
+
+void
+metrics_write(struct evbuffer *b)
+{
+	prom_family(b, "orchd_open_connections", "gauge",
+	    "Client connections open.");
+	prom_sample_u64(b, "orchd_open_connections", NULL, gw->nconns);
+	write_requests(b);
+	per_workload(b, "orchd_requests_in_flight", "gauge",
+	    "Requests being answered, parked ones included.", get_inflight);
+	per_workload(b, "orchd_parked_requests", "gauge",
+	    "Requests held while their workload wakes.", get_parked);
+	per_workload(b, "orchd_upgraded_connections", "gauge",
+	    "Upgraded connections (WebSocket) open.", get_upgraded);
+	per_workload(b, "orchd_upstream_errors_total", "counter",
+	    "502 and 504 answers for a workload that failed to answer.",
+	    get_upstream_errors);
+	per_workload(b, "orchd_wakes_total", "counter",
+	    "Wakes that ended with the workload running.", get_wakes);
+	per_workload(b, "orchd_wake_failures_total", "counter",
+	    "Wakes that failed or were not answered in time.",
+	    get_wake_failures);
+	write_wake_hist(b);
+	write_states(b, metrics_now_ms());
+	write_api(b);
+}

@@ -1,0 +1,602 @@
+/*
+ * The parent's side of the HTTP API: workloads created and deleted
+ * through it.  The gateway, which serves the API, only forwards the
+ * request; the parent decides, as it does for the configuration file.
+ *
+ * An API workload lives in the running configuration's list like any
+ * other, marked SOURCE_API, so that config_send, the logs and every
+ * check see it; and in the store, which keeps it across restarts.  A
+ * change is answered only when both are done: validated by the one set
+ * of rules (workload_from_json), written by the store (which must
+ * acknowledge within API_STORE_WAIT seconds, else 503 and the write is
+ * undone), and running everywhere as a new configuration generation.
+ * Changes are carried out one at a time, in order.
+ *
+ * At start the API's workloads are read back from the store before the
+ * first configuration is sent.  A reload keeps them; a reload whose file
+ * defines a workload with the name or a host of one of them is refused.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "parent.h"
+
+#define API_OPS_MAX		64	/* changes queued */
+#define API_STORE_WAIT		5	/* seconds for the store to write */
+#define API_LOAD_WAIT		10	/* ... and to list them at start */
+
+enum api_phase {
+	OP_QUEUED = 0,
+	OP_STORING,			/* waiting for the store */
+	OP_SEND,			/* waiting to send a configuration */
+	OP_ACTIVATING			/* waiting for it to be running */
+};
+
+struct api_op {
+	TAILQ_ENTRY(api_op)	 entry;
+	uint32_t		 gwid;		/* the gateway's request */
+	uint32_t		 opid;		/* to the store */
+	int			 create;
+	char			 name[ORCHD_NAME_MAX];
+	struct workload_conf	*wc;		/* create: until configured */
+	char			*json;		/* delete: to undo */
+	enum api_phase		 phase;
+	uint32_t		 gen;		/* ACTIVATING: generation */
+};
+
+static TAILQ_HEAD(, api_op)	 api_ops = TAILQ_HEAD_INITIALIZER(api_ops);
+static int			 api_nops;
+static uint32_t			 api_lastid;
+static struct event		 api_timer;
+static int			 api_timer_set;
+static int			 api_loading;	/* waiting for the store */
+
+static void	api_next(struct orchd *);
+
+static void
+api_timer_start(int secs, void (*fn)(int, short, void *), void *arg)
+{
+	struct timeval	 tv = { secs, 0 };
+
+	if (api_timer_set)
+		evtimer_del(&api_timer);
+	evtimer_set(&api_timer, fn, arg);
+	evtimer_add(&api_timer, &tv);
+	api_timer_set = 1;
+}
+
+static void
+api_timer_stop(void)
+{
+	if (api_timer_set)
+		evtimer_del(&api_timer);
+	api_timer_set = 0;
+}
+
+static void
+api_result(struct orchd *env, uint32_t gwid, int status, const char *msg)
+{
+	struct api_result	 res;
+
+	memset(&res, 0, sizeof(res));
+	res.status = status;
+	if (msg != NULL)
+		strlcpy(res.msg, msg, sizeof(res.msg));
+	if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_API_RESULT, gwid, -1,
+	    &res, sizeof(res)) == -1)
+		log_warn("%s: compose", __func__);
+}
+
+static struct workload_conf *
+api_find(const struct orchd_conf *conf, const char *name)
+{
+	struct workload_conf	*wc;
+
+	TAILQ_FOREACH(wc, &conf->workloads, entry)
+		if (strcmp(wc->name, name) == 0)
+			return (wc);
+	return (NULL);
+}
+
+/* a host of wc that another workload of conf, or the API, has */
+static int
+api_host_taken(const struct orchd_conf *conf, const struct workload_conf *wc,
+    char *err, size_t len)
+{
+	const struct workload_conf	*o;
+	const struct strentry		*h, *oh;
+
+	TAILQ_FOREACH(h, &wc->hosts, entry) {
+		TAILQ_FOREACH(oh, &conf->api_hosts, entry)
+			if (strcasecmp(h->str, oh->str) == 0) {
+				snprintf(err, len, "host \"%s\" is an api "
+				    "host", h->str);
+				return (1);
+			}
+		TAILQ_FOREACH(o, &conf->workloads, entry) {
+			if (o == wc || strcmp(o->name, wc->name) == 0)
+				continue;
+			TAILQ_FOREACH(oh, &o->hosts, entry)
+				if (strcasecmp(h->str, oh->str) == 0) {
+					snprintf(err, len, "host \"%s\" is "
+					    "already used by workload \"%s\"",
+					    h->str, o->name);
+					return (1);
+				}
+		}
+	}
+	return (0);
+}
+
+/* may wc be added to conf?  0, or the status (409) with err */
+static int
+api_clash(const struct orchd_conf *conf, const struct workload_conf *wc,
+    char *err, size_t len)
+{
+	if (api_find(conf, wc->name) != NULL) {
+		snprintf(err, len, "workload \"%s\" already exists", wc->name);
+		return (409);
+	}
+	if (api_host_taken(conf, wc, err, len))
+		return (409);
+	return (0);
+}
+
+static void
+api_op_free(struct api_op *op)
+{
+	workload_free(op->wc);
+	free(op->json);
+	free(op);
+}
+
+/* the head of the queue is done: answer, then the next one */
+static void
+api_op_done(struct orchd *env, int status, const char *msg)
+{
+	struct api_op	*op;
+
+	if ((op = TAILQ_FIRST(&api_ops)) == NULL)
+		return;
+	api_timer_stop();
+	TAILQ_REMOVE(&api_ops, op, entry);
+	api_nops--;
+	api_result(env, op->gwid, status, msg);
+	api_op_free(op);
+	api_next(env);
+}
+
+/* a new generation with the change; answered once it runs */
+static void
+api_op_send(struct orchd *env, struct api_op *op)
+{
+	if (env->cfg_acks > 0) {
+		/* a transaction is under way: ours goes after it */
+		op->phase = OP_SEND;
+		return;
+	}
+	config_send(env);
+	op->phase = OP_ACTIVATING;
+	op->gen = env->generation;
+}
+
+/* what the store wrote, or may still write, for op is undone (peerid 0) */
+static void
+api_store_undo(struct orchd *env, struct api_op *op)
+{
+	struct ctl_name	 cn;
+
+	memset(&cn, 0, sizeof(cn));
+	strlcpy(cn.name, op->name, sizeof(cn.name));
+	if (op->create)
+		(void)proc_compose(&env->ps, PROC_STORE, IMSG_API_DROP, 0, -1,
+		    &cn, sizeof(cn));
+	else if (op->json != NULL)
+		(void)proc_compose(&env->ps, PROC_STORE, IMSG_API_PUT, 0, -1,
+		    op->json, strlen(op->json));
+}
+
+static void
+api_store_late(int fd, short event, void *arg)
+{
+	struct orchd	*env = arg;
+	struct api_op	*op = TAILQ_FIRST(&api_ops);
+
+	api_timer_set = 0;
+	if (op == NULL || op->phase != OP_STORING)
+		return;
+	log_warnx("API: the store did not answer within %d seconds: %s of "
+	    "%s not done", API_STORE_WAIT, op->create ? "create" : "delete",
+	    op->name);
+	/* should it write after all, the undo comes next */
+	api_store_undo(env, op);
+	api_op_done(env, 503, "the database is not answering: try again");
+}
+
+static int
+api_store(struct orchd *env, struct api_op *op)
+{
+	struct ctl_name	 cn;
+	char		*json;
+	int		 r;
+
+	if (++api_lastid == 0)
+		api_lastid = 1;
+	op->opid = api_lastid;
+	if (op->create) {
+		if ((json = workload_to_json(op->wc)) == NULL)
+			return (-1);
+		r = proc_compose(&env->ps, PROC_STORE, IMSG_API_PUT,
+		    op->opid, -1, json, strlen(json));
+		free(json);
+	} else {
+		memset(&cn, 0, sizeof(cn));
+		strlcpy(cn.name, op->name, sizeof(cn.name));
+		r = proc_compose(&env->ps, PROC_STORE, IMSG_API_DROP,
+		    op->opid, -1, &cn, sizeof(cn));
+	}
+	if (r == -1)
+		return (-1);
+	op->phase = OP_STORING;
+	api_timer_start(API_STORE_WAIT, api_store_late, env);
+	return (0);
+}
+
+/* checked again when its turn comes: the queue ahead may have changed it */
+static int
+api_op_check(struct orchd *env, struct api_op *op, char *err, size_t len)
+{
+	struct workload_conf	*wc;
+
+	if (op->create)
+		return (api_clash(env->conf, op->wc, err, len));
+	if ((wc = api_find(env->conf, op->name)) == NULL) {
+		snprintf(err, len, "no such workload: %s", op->name);
+		return (404);
+	}
+	if (wc->source != SOURCE_API) {
+		snprintf(err, len, "workload \"%s\" is defined in the "
+		    "configuration file: remove it there", op->name);
+		return (409);
+	}
+	free(op->json);
+	if ((op->json = workload_to_json(wc)) == NULL) {
+		snprintf(err, len, "out of memory");
+		return (503);
+	}
+	return (0);
+}
+
+static void
+api_next(struct orchd *env)
+{
+	struct api_op	*op;
+	char		 err[CTL_MSG_MAX];
+	int		 status;
+
+	while ((op = TAILQ_FIRST(&api_ops)) != NULL &&
+	    op->phase == OP_QUEUED) {
+		if ((status = api_op_check(env, op, err, sizeof(err))) != 0) {
+			api_op_done(env, status, err);
+			return;
+		}
+		if (api_store(env, op) == 0)
+			return;
+		log_warn("API: to the store");
+		api_op_done(env, 503, "the database is not answering: try "
+		    "again");
+		return;
+	}
+}
+
+static void
+api_queue(struct orchd *env, struct api_op *op)
+{
+	TAILQ_INSERT_TAIL(&api_ops, op, entry);
+	api_nops++;
+	if (op == TAILQ_FIRST(&api_ops))
+		api_next(env);
+}
+
+static struct api_op *
+api_op_new(struct orchd *env, uint32_t gwid)
+{
+	struct api_op	*op;
+
+	if (api_nops >= API_OPS_MAX) {
+		api_result(env, gwid, 503, "too many changes under way: try "
+		    "again");
+		return (NULL);
+	}
+	if ((op = calloc(1, sizeof(*op))) == NULL) {
+		api_result(env, gwid, 503, "out of memory");
+		return (NULL);
+	}
+	op->gwid = gwid;
+	return (op);
+}
+
+/*
+ * From the gateway.
+ */
+
+void
+api_recv_create(struct imsgev *iev, struct imsg *imsg)
+{
+	struct orchd		*env = orchd_env;
+	struct workload_conf	*wc;
+	struct api_op		*op;
+	char			 err[CTL_MSG_MAX];
+	uint32_t		 gwid = imsg_get_id(imsg);
+	int			 status;
+
+	if (imsg_get_len(imsg) > ORCHD_API_JSON_MAX) {
+		api_result(env, gwid, 413, "workload too large");
+		return;
+	}
+	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
+	    sizeof(err))) == NULL) {
+		api_result(env, gwid, 400, err);
+		return;
+	}
+	wc->source = SOURCE_API;
+	if ((status = api_clash(env->conf, wc, err, sizeof(err))) != 0) {
+		workload_free(wc);
+		api_result(env, gwid, status, err);
+		return;
+	}
+	if ((op = api_op_new(env, gwid)) == NULL) {
+		workload_free(wc);
+		return;
+	}
+	op->create = 1;
+	op->wc = wc;
+	strlcpy(op->name, wc->name, sizeof(op->name));
+	log_info("API: creating workload %s", op->name);
+	api_queue(env, op);
+}
+
+void
+api_recv_delete(struct imsgev *iev, struct imsg *imsg)
+{
+	struct orchd	*env = orchd_env;
+	struct ctl_name	 cn;
+	struct api_op	*op;
+
+	(void)imsg_get_data(imsg, &cn, sizeof(cn));
+	cn.name[sizeof(cn.name) - 1] = '\0';
+	if ((op = api_op_new(env, imsg_get_id(imsg))) == NULL)
+		return;
+	strlcpy(op->name, cn.name, sizeof(op->name));
+	log_info("API: deleting workload %s", op->name);
+	api_queue(env, op);
+}
+
+/* the gateway's client for a log stream left */
+void
+api_recv_logs_stop(struct imsgev *iev, struct imsg *imsg)
+{
+	logs_stop(CTL_ID_API | imsg_get_id(imsg));
+}
+
+/*
+ * GET /v1/workloads/{id}/logs: answered like orchctl logs, to the
+ * gateway under its request id (control_reply sees CTL_ID_API).
+ */
+void
+api_logs(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_logs	 cl;
+	uint32_t	 id = imsg_get_id(imsg);
+
+	(void)imsg_get_data(imsg, &cl, sizeof(cl));
+	cl.name[sizeof(cl.name) - 1] = '\0';
+	/* the gateway bounds what it asks for; never a follow */
+	cl.follow = 0;
+	id &= ~CTL_ID_API;
+	if (cl.lines < 0) {
+		control_fail(CTL_ID_API | id, "invalid number of lines");
+		return;
+	}
+	logs_start(iev, CTL_ID_API | id, &cl);
+}
+
+/* a reply for the gateway from what serves orchctl (logs.c) */
+void
+api_ctl_reply(uint32_t id, uint32_t type, const void *data, size_t len)
+{
+	if (proc_compose(&orchd_env->ps, PROC_GATEWAY, type,
+	    id & ~CTL_ID_API, -1, data, len) == -1)
+		log_warn("%s: compose", __func__);
+}
+
+/*
+ * From the store.
+ */
+
+void
+api_recv_stored(struct imsgev *iev, struct imsg *imsg)
+{
+	struct orchd		*env = orchd_env;
+	struct api_op		*op = TAILQ_FIRST(&api_ops);
+	struct workload_conf	*wc;
+	struct ctl_result	 res;
+	char			 err[CTL_MSG_MAX];
+	int			 status;
+
+	(void)imsg_get_data(imsg, &res, sizeof(res));
+	res.msg[sizeof(res.msg) - 1] = '\0';
+	if (op == NULL || op->phase != OP_STORING ||
+	    op->opid != imsg_get_id(imsg))
+		return;		/* too late, or an undo */
+	api_timer_stop();
+	if (res.code != 0) {
+		api_op_done(env, 503, res.msg);
+		return;
+	}
+	if (op->create) {
+		/* a reload while the store wrote may have taken the name */
+		if ((status = api_clash(env->conf, op->wc, err,
+		    sizeof(err))) != 0) {
+			api_store_undo(env, op);
+			api_op_done(env, status, err);
+			return;
+		}
+		TAILQ_INSERT_TAIL(&env->conf->workloads, op->wc, entry);
+		op->wc = NULL;
+	} else {
+		if ((wc = api_find(env->conf, op->name)) != NULL) {
+			TAILQ_REMOVE(&env->conf->workloads, wc, entry);
+			workload_free(wc);
+		}
+	}
+	api_op_send(env, op);
+}
+
+/* a configuration transaction ended: ours, or one ours waited for */
+void
+api_config_active(struct orchd *env)
+{
+	struct api_op	*op = TAILQ_FIRST(&api_ops);
+
+	if (op == NULL)
+		return;
+	if (op->phase == OP_SEND) {
+		api_op_send(env, op);
+		return;
+	}
+	if (op->phase == OP_ACTIVATING && env->ps.generation >= op->gen) {
+		log_info("API: workload %s %s", op->name, op->create ?
+		    "created" : "deleted");
+		api_op_done(env, op->create ? 201 : 200, NULL);
+	}
+}
+
+/*
+ * At start: the API's workloads, from the store, then the first
+ * configuration.
+ */
+
+static void
+api_load_late(int fd, short event, void *arg)
+{
+	struct orchd	*env = arg;
+
+	api_timer_set = 0;
+	if (!api_loading)
+		return;
+	api_loading = 0;
+	log_warnx("the store did not list the workloads created through the "
+	    "API within %d seconds: starting without them", API_LOAD_WAIT);
+	config_send(env);
+}
+
+void
+api_load_start(struct orchd *env)
+{
+	if (proc_compose(&env->ps, PROC_STORE, IMSG_API_LOAD, 0, -1, NULL,
+	    0) == -1)
+		fatal("%s: compose", __func__);
+	api_loading = 1;
+	api_timer_start(API_LOAD_WAIT, api_load_late, env);
+}
+
+void
+api_recv_definition(struct imsgev *iev, struct imsg *imsg)
+{
+	struct orchd		*env = orchd_env;
+	struct workload_conf	*wc;
+	char			 err[CTL_MSG_MAX];
+
+	if (!api_loading)
+		return;
+	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
+	    sizeof(err))) == NULL) {
+		log_warnx("a workload created through the API is invalid, "
+		    "skipped: %s", err);
+		return;
+	}
+	wc->source = SOURCE_API;
+	/* the file wins at start: it cannot be refused like a reload */
+	if (api_clash(env->conf, wc, err, sizeof(err)) != 0) {
+		log_warnx("workload %s created through the API is not "
+		    "loaded: %s in the configuration file", wc->name, err);
+		workload_free(wc);
+		return;
+	}
+	log_debug("workload %s: created through the API", wc->name);
+	TAILQ_INSERT_TAIL(&env->conf->workloads, wc, entry);
+}
+
+void
+api_recv_load_end(struct imsgev *iev, struct imsg *imsg)
+{
+	struct orchd	*env = orchd_env;
+
+	if (!api_loading)
+		return;
+	api_loading = 0;
+	api_timer_stop();
+	config_send(env);
+}
+
+/*
+ * Reload.
+ */
+
+/* may nconf, read from the file, replace oconf?  0, or -1 with err */
+int
+api_reload_check(const struct orchd_conf *nconf,
+    const struct orchd_conf *oconf, char *err, size_t len)
+{
+	const struct workload_conf	*wc;
+	char				 why[CTL_MSG_MAX];
+
+	TAILQ_FOREACH(wc, &oconf->workloads, entry) {
+		if (wc->source != SOURCE_API)
+			continue;
+		if (api_find(nconf, wc->name) != NULL) {
+			snprintf(err, len, "workload %s already exists "
+			    "(created through the API)", wc->name);
+			return (-1);
+		}
+		if (api_host_taken(nconf, wc, why, sizeof(why))) {
+			snprintf(err, len, "workload %s (created through the "
+			    "API): %s", wc->name, why);
+			return (-1);
+		}
+	}
+	return (0);
+}
+
+/* the API's workloads move from oconf to nconf */
+void
+api_reload_keep(struct orchd_conf *nconf, struct orchd_conf *oconf)
+{
+	struct workload_conf	*wc, *next;
+
+	TAILQ_FOREACH_SAFE(wc, &oconf->workloads, entry, next) {
+		if (wc->source != SOURCE_API)
+			continue;
+		TAILQ_REMOVE(&oconf->workloads, wc, entry);
+		TAILQ_INSERT_TAIL(&nconf->workloads, wc, entry);
+	}
+}
+
+/*
+ * In every configuration transaction to the gateway: where the API is
+ * served by Host, and the key when there is a new one.
+ */
+void
+api_config_send(struct orchd *env)
+{
+	struct strentry	*h;
+
+	TAILQ_FOREACH(h, &env->conf->api_hosts, entry)
+		if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_CFG_APIHOST, 0,
+		    -1, h->str, strlen(h->str)) == -1)
+			fatal("%s: compose", __func__);
+	apikey_send(env);
+}

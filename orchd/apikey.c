@@ -1,0 +1,189 @@
+/*
+ * The HTTP API's bearer key.  The parent reads it, as root, from the
+ * "api key file" or takes it from ORCHD_KEY, which overrides the file;
+ * it goes to the gateway with the next configuration transaction and is
+ * then forgotten here (config_send, apikey_send).
+ *
+ * A key file that anyone but its owner may read, or that belongs to
+ * neither root nor the user orchd runs as, is refused: the configuration
+ * is invalid, at start and on reload alike.  ORCHD_KEY is taken out of
+ * the environment the first time it is read, so that no child inherits
+ * it; reloads use the copy kept here.
+ */
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "parent.h"
+
+static char	*apikey_env;		/* ORCHD_KEY, or NULL */
+static int	 apikey_env_taken;
+
+/* a bearer token is printable ASCII without spaces (token68 and more) */
+static int
+apikey_valid(const uint8_t *key, size_t len)
+{
+	size_t	 i;
+
+	if (len == 0 || len > ORCHD_API_KEY_MAX)
+		return (0);
+	for (i = 0; i < len; i++)
+		if (key[i] <= 0x20 || key[i] >= 0x7f)
+			return (0);
+	return (1);
+}
+
+static void
+apikey_take_env(void)
+{
+	char	*v;
+
+	if (apikey_env_taken)
+		return;
+	apikey_env_taken = 1;
+	if ((v = getenv("ORCHD_KEY")) == NULL || *v == '\0')
+		return;
+	if ((apikey_env = strdup(v)) == NULL)
+		fatal("%s", __func__);
+	explicit_bzero(v, strlen(v));
+	if (unsetenv("ORCHD_KEY") == -1)
+		fatal("unsetenv ORCHD_KEY");
+}
+
+static int
+apikey_check_file(const char *path, const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode)) {
+		log_warnx("api key file %s is not a regular file", path);
+		return (-1);
+	}
+	if (st->st_mode & (S_IRGRP | S_IROTH)) {
+		log_warnx("api key file %s is readable by others", path);
+		return (-1);
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		log_warnx("api key file %s is writable by others", path);
+		return (-1);
+	}
+	if (st->st_uid != 0 && st->st_uid != geteuid()) {
+		log_warnx("api key file %s is owned by uid %u, neither root "
+		    "nor uid %u", path, (unsigned int)st->st_uid,
+		    (unsigned int)geteuid());
+		return (-1);
+	}
+	return (0);
+}
+
+/* the file's bytes without the line end(s) after the key */
+static uint8_t *
+apikey_read_file(const char *path, size_t *lenp)
+{
+	struct stat	 st;
+	uint8_t		 buf[ORCHD_API_KEY_MAX + 4], *key = NULL;
+	ssize_t		 n;
+	size_t		 len = 0;
+	int		 fd;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1) {
+		log_warn("api key file %s", path);
+		return (NULL);
+	}
+	if (fstat(fd, &st) == -1) {
+		log_warn("api key file %s", path);
+		goto done;
+	}
+	if (apikey_check_file(path, &st) == -1)
+		goto done;
+	while (len < sizeof(buf)) {
+		if ((n = read(fd, buf + len, sizeof(buf) - len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			log_warn("api key file %s", path);
+			goto done;
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+		len--;
+	if (!apikey_valid(buf, len)) {
+		log_warnx("api key file %s: the key must be 1 to %d printable "
+		    "characters without spaces, on one line", path,
+		    ORCHD_API_KEY_MAX);
+		goto done;
+	}
+	if ((key = malloc(len)) == NULL) {
+		log_warn("%s", __func__);
+		goto done;
+	}
+	memcpy(key, buf, len);
+	*lenp = len;
+ done:
+	explicit_bzero(buf, sizeof(buf));
+	close(fd);
+	return (key);
+}
+
+/*
+ * Part of loading a configuration: 0, or -1 (logged) to refuse it.  No
+ * key at all is valid: the API then answers 401 to everything but
+ * public metrics.
+ */
+int
+apikey_load(struct orchd_conf *conf)
+{
+	size_t	 len;
+
+	apikey_take_env();
+	conf->api_key_loaded = 1;
+	if (apikey_env != NULL) {
+		len = strlen(apikey_env);
+		if (!apikey_valid((uint8_t *)apikey_env, len)) {
+			log_warnx("ORCHD_KEY: the key must be 1 to %d "
+			    "printable characters without spaces",
+			    ORCHD_API_KEY_MAX);
+			return (-1);
+		}
+		if ((conf->api_key = malloc(len)) == NULL)
+			fatal("%s", __func__);
+		memcpy(conf->api_key, apikey_env, len);
+		conf->api_key_len = len;
+		return (0);
+	}
+	if (conf->api_key_file == NULL)
+		return (0);
+	if ((conf->api_key = apikey_read_file(conf->api_key_file,
+	    &conf->api_key_len)) == NULL)
+		return (-1);
+	return (0);
+}
+
+/*
+ * In the gateway's configuration transaction, once per configuration
+ * loaded: the key, or an empty message for none.  Later transactions of
+ * the same configuration (the API's changes) send nothing, and the
+ * gateway keeps what it has.
+ */
+void
+apikey_send(struct orchd *env)
+{
+	struct orchd_conf	*conf = env->conf;
+
+	if (!conf->api_key_loaded)
+		return;
+	if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_CFG_APIKEY, 0, -1,
+	    conf->api_key, conf->api_key_len) == -1)
+		fatal("%s: compose", __func__);
+	freezero(conf->api_key, conf->api_key_len);
+	conf->api_key = NULL;
+	conf->api_key_len = 0;
+	conf->api_key_loaded = 0;
+}

@@ -1,0 +1,127 @@
+#!/bin/sh
+# make install into a scratch DESTDIR, from the build under test (no
+# rebuild): exactly the programs, helpers, man pages and examples, with
+# their modes; the installed orchd works; the service files point at the
+# installed programs and pass their checkers; make install-user makes the
+# directories with their owners and modes.
+. "$(dirname "$0")/lib.sh"
+e2e_init "$1"
+R=$T/root
+top=$(pwd)
+
+# -o all: the build under test is what gets installed, as it is
+make -s -C "$top" -o all install DESTDIR="$R" PREFIX=/usr/local \
+    BUILD="$BUILD" >"$T/install.out" 2>&1
+st=$?
+check "make install DESTDIR=... (status $st)" [ "$st" -eq 0 ]
+[ "$st" -eq 0 ] || cat "$T/install.out"
+
+cat >"$T/want" <<'EOF'
+0444 usr/local/share/examples/orchd/orchd.conf
+0444 usr/local/share/examples/orchd/orchd.service
+0444 usr/local/share/man/man5/orchd.conf.5
+0444 usr/local/share/man/man8/orchctl.8
+0444 usr/local/share/man/man8/orchd.8
+0555 usr/local/libexec/orchd/gatewayd
+0555 usr/local/libexec/orchd/reaperd
+0555 usr/local/libexec/orchd/runtimed
+0555 usr/local/sbin/orchctl
+0555 usr/local/sbin/orchd
+0555 usr/local/share/examples/orchd/rc.d/orchd
+EOF
+(cd "$R" && find . ! -type d -printf '%#m %P\n' | sort) >"$T/got"
+check "exactly the expected files, with their modes" cmp -s "$T/want" "$T/got"
+diff "$T/want" "$T/got"
+(cd "$R" && find . -type d -printf '%P\n' | sort) >"$T/dirs"
+check "no directory outside usr/local" \
+    sh -c "! grep -Ev '^(|usr|usr/local(/.*)?)\$' '$T/dirs'"
+grep -Ev '^(|usr|usr/local(/.*)?)$' "$T/dirs"
+
+for p in orchd orchctl; do
+	check "sbin/$p is the build's" cmp -s "$BUILD/$p" "$R/usr/local/sbin/$p"
+done
+for p in gatewayd reaperd runtimed; do
+	check "libexec/orchd/$p is the build's" \
+	    cmp -s "$BUILD/$p" "$R/usr/local/libexec/orchd/$p"
+done
+
+# the installed orchd: its helpers are looked for in the LIBEXECDIR it was
+# built with, which a DESTDIR install cannot move
+cat >"$T/orchd.conf" <<CONF
+database "$T/db/orchd.db"
+socket "$T/orchd.sock"
+listen on 127.0.0.1 port 8080
+
+workload "app" {
+	host "app.test"
+	command "/bin/true"
+	port 8081
+}
+CONF
+check "the installed orchd -n checks a configuration" \
+    "$R/usr/local/sbin/orchd" -n -f "$T/orchd.conf"
+check "the installed orchd looks for its helpers in /usr/local/libexec/orchd" \
+    grep -q -a /usr/local/libexec/orchd "$R/usr/local/sbin/orchd"
+check "the installed orchctl runs" \
+    sh -c "'$R/usr/local/sbin/orchctl' 2>&1 | grep -q usage"
+check "the installed man pages are clean (mandoc -Tlint)" \
+    mandoc -Tlint -Wwarning "$R"/usr/local/share/man/man*/*
+
+# the service files
+unit=$R/usr/local/share/examples/orchd/orchd.service
+rc=$R/usr/local/share/examples/orchd/rc.d/orchd
+check "the unit starts /usr/local/sbin/orchd -d" \
+    grep -q '^ExecStart=/usr/local/sbin/orchd -d$' "$unit"
+check "the unit reloads with SIGHUP" \
+    grep -q '^ExecReload=/bin/kill -HUP \$MAINPID$' "$unit"
+check "the unit restarts on failure" grep -q '^Restart=on-failure$' "$unit"
+for k in NoNewPrivileges ProtectSystem ProtectHome PrivateTmp \
+    ReadWritePaths CapabilityBoundingSet SystemCallArchitectures; do
+	check "the unit sets $k" grep -q "^$k=" "$unit"
+done
+if command -v systemd-analyze >/dev/null; then
+	# verify wants the programs where the unit says
+	sed "s|/usr/local/sbin|$R/usr/local/sbin|g" "$unit" >"$T/orchd.service"
+	check "systemd-analyze verify passes" \
+	    systemd-analyze verify --man=no "$T/orchd.service"
+	systemd-analyze verify --man=no "$T/orchd.service"
+else
+	echo "skipped systemd-analyze verify: not installed"
+fi
+check "the rc.d script parses" sh -n "$rc"
+check "the rc.d script runs /usr/local/sbin/orchd" \
+    grep -q '^daemon="/usr/local/sbin/orchd"$' "$rc"
+check "the rc.d script ends in rc_cmd" \
+    sh -c "tail -n 1 '$rc' | grep -q '^rc_cmd \$1\$'"
+
+# PREFIX reaches the service files too
+make -s -C "$top" -o all install DESTDIR="$T/opt" PREFIX=/opt/orchd \
+    BUILD="$BUILD" >"$T/install.out" 2>&1
+check "PREFIX=/opt/orchd: the unit runs /opt/orchd/sbin/orchd" grep -q \
+    '^ExecStart=/opt/orchd/sbin/orchd -d$' \
+    "$T/opt/opt/orchd/share/examples/orchd/orchd.service"
+check "PREFIX=/opt/orchd: so does the rc.d script" grep -q \
+    '^daemon="/opt/orchd/sbin/orchd"$' \
+    "$T/opt/opt/orchd/share/examples/orchd/rc.d/orchd"
+
+# install-user: the user exists already when lib.sh made it; the
+# directories go under DESTDIR
+if [ "$(id -u)" -eq 0 ]; then
+	ensure_user
+	make -s -C "$top" install-user DESTDIR="$R" >"$T/user.out" 2>&1
+	st=$?
+	check "make install-user DESTDIR=... (status $st)" [ "$st" -eq 0 ]
+	[ "$st" -eq 0 ] || cat "$T/user.out"
+	check "/var/empty: root's, 0755" \
+	    [ "$(stat -c '%U %G %a' "$R/var/empty")" = "root root 755" ]
+	check "/var/db/orchd: _orchd's, 0700" \
+	    [ "$(stat -c '%U %a' "$R/var/db/orchd")" = "_orchd 700" ]
+	check "/var/log/orchd: root's, 0755" \
+	    [ "$(stat -c '%U %G %a' "$R/var/log/orchd")" = "root root 755" ]
+	check "nothing else under var" [ "$(cd "$R" && find var | sort |
+	    tr '\n' ' ')" = "var var/db var/db/orchd var/empty var/log var/log/orchd " ]
+else
+	echo "skipped make install-user: needs root"
+fi
+
+e2e_done

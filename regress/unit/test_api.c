@@ -1,0 +1,627 @@
+/*
+ * The HTTP API's pure pieces: what a request line asks for, the JSON of
+ * a workload and of its history, the Prometheus text format, the bearer
+ * key and the slowing down of guessers, and the store's rows for the
+ * workloads the API creates.
+ */
+
+#include <sys/types.h>
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <event.h>
+#include <jansson.h>
+
+#include "orchd.h"
+#include "../../gatewayd/api.h"
+#include "../../orchd/store_db.h"
+
+/*
+ * api_route
+ */
+
+static void
+route_ok(enum http_method m, const char *path, enum api_op op,
+    const char *name)
+{
+	struct api_target	 t;
+
+	assert_int_equal(api_route(m, path, strlen(path), &t), 0);
+	assert_int_equal(t.op, op);
+	assert_int_equal(t.status, 0);
+	assert_string_equal(t.name, name);
+}
+
+static void
+route_fails(enum http_method m, const char *path, int status,
+    const char *allow)
+{
+	struct api_target	 t;
+
+	assert_int_equal(api_route(m, path, strlen(path), &t), -1);
+	assert_int_equal(t.op, API_NONE);
+	assert_int_equal(t.status, status);
+	assert_non_null(t.error);
+	if (allow == NULL)
+		assert_null(t.allow);
+	else
+		assert_string_equal(t.allow, allow);
+}
+
+static void
+test_route_every_endpoint(void **state)
+{
+	route_ok(HTTP_M_GET, "/v1/workloads", API_LIST, "");
+	route_ok(HTTP_M_GET, "/v1/workloads/", API_LIST, "");
+	route_ok(HTTP_M_GET, "/v1/workloads?x=1", API_LIST, "");
+	route_ok(HTTP_M_POST, "/v1/workloads", API_CREATE, "");
+	route_ok(HTTP_M_GET, "/v1/workloads/blog", API_GET, "blog");
+	route_ok(HTTP_M_DELETE, "/v1/workloads/blog", API_DELETE, "blog");
+	route_ok(HTTP_M_POST, "/v1/workloads/a.b-c_d/keepwarm", API_KEEPWARM,
+	    "a.b-c_d");
+	route_ok(HTTP_M_POST, "/v1/workloads/x/wake", API_WAKE, "x");
+	route_ok(HTTP_M_POST, "/v1/workloads/x/suspend", API_SUSPEND, "x");
+	route_ok(HTTP_M_GET, "/v1/workloads/x/logs", API_LOGS, "x");
+	route_ok(HTTP_M_GET, "/v1/workloads/x/history", API_HISTORY, "x");
+	route_ok(HTTP_M_GET, "/metrics", API_METRICS, "");
+	route_ok(HTTP_M_GET, "/metrics?name[]=x", API_METRICS, "");
+}
+
+static void
+test_route_errors(void **state)
+{
+	route_fails(HTTP_M_GET, "/", 404, NULL);
+	route_fails(HTTP_M_GET, "/v1", 404, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloadsx", 404, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads//", 404, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads/x/", 404, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads/x/nothing", 404, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads/x/logs/more", 404, NULL);
+	route_fails(HTTP_M_GET, "/metrics/", 404, NULL);
+	route_fails(HTTP_M_PUT, "/v1/workloads", 405, "GET, POST");
+	route_fails(HTTP_M_POST, "/v1/workloads/x", 405, "GET, DELETE");
+	route_fails(HTTP_M_GET, "/v1/workloads/x/wake", 405, "POST");
+	route_fails(HTTP_M_DELETE, "/v1/workloads/x/logs", 405, "GET");
+	route_fails(HTTP_M_HEAD, "/metrics", 405, "GET");
+	route_fails(HTTP_M_GET, "/v1/workloads/-x", 400, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads/a%20b", 400, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads/..", 400, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads/"
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	    400, NULL);
+}
+
+static void
+test_route_tail(void **state)
+{
+	struct api_target	 t;
+	const char		*p;
+
+	p = "/v1/workloads/x/logs";
+	assert_int_equal(api_route(HTTP_M_GET, p, strlen(p), &t), 0);
+	assert_int_equal(t.tail, API_TAIL_DEFAULT);
+	p = "/v1/workloads/x/logs?tail=0";
+	assert_int_equal(api_route(HTTP_M_GET, p, strlen(p), &t), 0);
+	assert_int_equal(t.tail, 0);
+	p = "/v1/workloads/x/logs?a=b&tail=10000&c";
+	assert_int_equal(api_route(HTTP_M_GET, p, strlen(p), &t), 0);
+	assert_int_equal(t.tail, 10000);
+	p = "/v1/workloads/x/logs?tail=10001";
+	assert_int_equal(api_route(HTTP_M_GET, p, strlen(p), &t), -1);
+	assert_int_equal(t.status, 400);
+	p = "/v1/workloads/x/logs?tail=-1";
+	assert_int_equal(api_route(HTTP_M_GET, p, strlen(p), &t), -1);
+	p = "/v1/workloads/x/logs?tail=";
+	assert_int_equal(api_route(HTTP_M_GET, p, strlen(p), &t), -1);
+	p = "/v1/workloads/x/logs?tail=99999999999999999999999";
+	assert_int_equal(api_route(HTTP_M_GET, p, strlen(p), &t), -1);
+	/* not a path with a query: not length-terminated by NUL either */
+	p = "/v1/workloads/x/logs?tail=12garbage";
+	assert_int_equal(api_route(HTTP_M_GET, p, 28, &t), 0);
+	assert_int_equal(t.tail, 12);
+}
+
+/*
+ * The JSON.
+ */
+
+static struct workload_conf *
+sample_workload(void)
+{
+	struct workload_conf	*wc;
+
+	assert_non_null(wc = workload_new("blog"));
+	assert_int_equal(strlist_add(&wc->hosts, "blog.example.com"), 0);
+	assert_int_equal(strlist_add(&wc->hosts, "*.blog.test"), 0);
+	wc->command = strdup("/bin/blog --port 3000");
+	wc->port = 3000;
+	wc->memory = 512 * 1024 * 1024;
+	wc->source = SOURCE_API;
+	assert_int_equal(workload_validate(wc, NULL, 0), 0);
+	return (wc);
+}
+
+static void
+test_time(void **state)
+{
+	char	 buf[64];
+
+	assert_int_equal(apij_time(0, buf, sizeof(buf)), -1);
+	assert_int_equal(apij_time(-5, buf, sizeof(buf)), -1);
+	assert_int_equal(apij_time(1700000000, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "2023-11-14T22:13:20Z");
+	assert_int_equal(apij_time(1700000000, buf, 5), -1);
+}
+
+static void
+test_workload_json(void **state)
+{
+	struct workload_conf	*wc = sample_workload();
+	struct ctl_workload	 cw;
+	const char		*keys[] = { "name", "state", "driver", "hosts",
+	    "keep_warm", "idle_timeout", "last_seen", "started_at", "wakes" };
+	json_t			*o;
+	const char		*key;
+	json_t			*v;
+	size_t			 i = 0;
+
+	memset(&cw, 0, sizeof(cw));
+	cw.state = WL_RUNNING;
+	cw.keep_warm = 1;
+	cw.last_seen = 1700000000;
+	cw.started_at = 1700000001;
+	cw.wakes = 7;
+	assert_non_null(o = apij_workload(wc, &cw, 300, 30));
+	/* the summary first, in this order, then the definition */
+	json_object_foreach(o, key, v) {
+		if (i < nitems(keys))
+			assert_string_equal(key, keys[i]);
+		i++;
+	}
+	assert_string_equal(json_string_value(json_object_get(o, "name")),
+	    "blog");
+	assert_string_equal(json_string_value(json_object_get(o, "state")),
+	    "running");
+	assert_string_equal(json_string_value(json_object_get(o, "driver")),
+	    "process");
+	assert_int_equal(json_array_size(json_object_get(o, "hosts")), 2);
+	assert_true(json_is_true(json_object_get(o, "keep_warm")));
+	assert_int_equal(json_integer_value(json_object_get(o,
+	    "idle_timeout")), 300);
+	assert_int_equal(json_integer_value(json_object_get(o,
+	    "wake_timeout")), 30);
+	assert_string_equal(json_string_value(json_object_get(o,
+	    "last_seen")), "2023-11-14T22:13:20Z");
+	assert_string_equal(json_string_value(json_object_get(o,
+	    "started_at")), "2023-11-14T22:13:21Z");
+	assert_int_equal(json_integer_value(json_object_get(o, "wakes")), 7);
+	/* the driver's fields, as a create takes them */
+	assert_string_equal(json_string_value(json_object_get(o, "command")),
+	    "/bin/blog --port 3000");
+	assert_int_equal(json_integer_value(json_object_get(o, "port")), 3000);
+	assert_int_equal(json_integer_value(json_object_get(o, "memory")),
+	    512 * 1024 * 1024);
+	assert_string_equal(json_string_value(json_object_get(o, "source")),
+	    "api");
+	assert_null(json_object_get(o, "message"));
+	json_decref(o);
+
+	/* asleep: never seen, not started; its own idle timeout */
+	memset(&cw, 0, sizeof(cw));
+	cw.state = WL_ASLEEP;
+	cw.started_at = 1700000001;	/* stale: asleep has no start */
+	strlcpy(cw.msg, "exited with status 1", sizeof(cw.msg));
+	wc->idle_timeout = 600;
+	assert_non_null(o = apij_workload(wc, &cw, 300, 30));
+	assert_true(json_is_null(json_object_get(o, "last_seen")));
+	assert_true(json_is_null(json_object_get(o, "started_at")));
+	assert_true(json_is_false(json_object_get(o, "keep_warm")));
+	assert_int_equal(json_integer_value(json_object_get(o,
+	    "idle_timeout")), 600);
+	assert_string_equal(json_string_value(json_object_get(o, "message")),
+	    "exited with status 1");
+	json_decref(o);
+	workload_free(wc);
+}
+
+/* what the API answers can be given back to create the same workload */
+static void
+test_workload_json_round_trip(void **state)
+{
+	struct workload_conf	*wc = sample_workload(), *back;
+	struct ctl_workload	 cw;
+	json_t			*o;
+	const char		*drop[] = { "state", "last_seen", "started_at",
+	    "wakes", "message" };
+	char			*text, err[256];
+	size_t			 i;
+
+	memset(&cw, 0, sizeof(cw));
+	assert_non_null(o = apij_workload(wc, &cw, 300, 30));
+	for (i = 0; i < nitems(drop); i++)
+		(void)json_object_del(o, drop[i]);
+	assert_non_null(text = json_dumps(o, 0));
+	back = workload_from_json(text, strlen(text), err, sizeof(err));
+	if (back == NULL)
+		fail_msg("%s", err);
+	assert_string_equal(back->name, "blog");
+	assert_int_equal(back->port, 3000);
+	assert_int_equal(back->idle_timeout, 300);
+	workload_free(back);
+	free(text);
+	json_decref(o);
+	workload_free(wc);
+}
+
+static void
+test_transition_json(void **state)
+{
+	struct ctl_transition	 ct;
+	json_t			*o;
+
+	memset(&ct, 0, sizeof(ct));
+	ct.from = WL_WAKING;
+	ct.to = WL_FAILED;
+	ct.reason = RT_REASON_START_FAILED;
+	ct.time = 1700000000;
+	strlcpy(ct.msg, "no such file", sizeof(ct.msg));
+	assert_non_null(o = apij_transition(&ct));
+	assert_string_equal(json_string_value(json_object_get(o, "time")),
+	    "2023-11-14T22:13:20Z");
+	assert_string_equal(json_string_value(json_object_get(o, "from")),
+	    "waking");
+	assert_string_equal(json_string_value(json_object_get(o, "to")),
+	    "failed");
+	assert_string_equal(json_string_value(json_object_get(o, "reason")),
+	    "start_failed");
+	assert_string_equal(json_string_value(json_object_get(o, "message")),
+	    "no such file");
+	json_decref(o);
+	assert_string_equal(apij_reason(-1), "unknown");
+	assert_string_equal(apij_reason(1000), "unknown");
+}
+
+static void
+test_error_and_action(void **state)
+{
+	json_t	*o;
+	char	*s;
+
+	assert_non_null(s = apij_error("no \"such\" workload"));
+	assert_string_equal(s, "{\"error\":\"no \\\"such\\\" workload\"}");
+	free(s);
+	/* not UTF-8: still an error object */
+	assert_non_null(s = apij_error("\xff\xfe"));
+	assert_non_null(strstr(s, "\"error\""));
+	free(s);
+	assert_non_null(o = apij_action("x", WL_RUNNING, -1));
+	assert_null(json_object_get(o, "keep_warm"));
+	json_decref(o);
+	assert_non_null(o = apij_action("x", WL_WAKING, 1));
+	assert_true(json_is_true(json_object_get(o, "keep_warm")));
+	json_decref(o);
+}
+
+static void
+test_keepwarm_body(void **state)
+{
+	char	 err[256];
+	int	 on = -1;
+
+	assert_int_equal(apij_keepwarm("{\"enabled\":true}", 16, &on, err,
+	    sizeof(err)), 0);
+	assert_int_equal(on, 1);
+	assert_int_equal(apij_keepwarm(" {\"enabled\" : false} ", 21, &on,
+	    err, sizeof(err)), 0);
+	assert_int_equal(on, 0);
+	assert_int_equal(apij_keepwarm("{\"enabled\":1}", 13, &on, err,
+	    sizeof(err)), -1);
+	assert_non_null(strstr(err, "enabled"));
+	assert_int_equal(apij_keepwarm("{}", 2, &on, err, sizeof(err)), -1);
+	assert_int_equal(apij_keepwarm("{\"enabled\":true,\"x\":1}", 22, &on,
+	    err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "unknown field \"x\""));
+	assert_int_equal(apij_keepwarm("[true]", 6, &on, err, sizeof(err)),
+	    -1);
+	assert_int_equal(apij_keepwarm("{\"enabled\":tru", 14, &on, err,
+	    sizeof(err)), -1);
+	assert_non_null(strstr(err, "invalid JSON"));
+	assert_int_equal(apij_keepwarm("{\"enabled\":true,\"enabled\":true}",
+	    31, &on, err, sizeof(err)), -1);
+}
+
+/*
+ * The Prometheus text format.
+ */
+
+static char *
+drain(struct evbuffer *b)
+{
+	size_t	 len = evbuffer_get_length(b);
+	char	*s;
+
+	assert_non_null(s = calloc(1, len + 1));
+	evbuffer_remove(b, s, len);
+	return (s);
+}
+
+static void
+test_prom_escape_and_value(void **state)
+{
+	char	 buf[64];
+
+	prom_escape(buf, sizeof(buf), "a\"b\\c\nd");
+	assert_string_equal(buf, "a\\\"b\\\\c\\nd");
+	/* cut rather than overflow, never half an escape */
+	prom_escape(buf, 4, "ab\"");
+	assert_string_equal(buf, "ab");
+	prom_value(buf, sizeof(buf), 0);
+	assert_string_equal(buf, "0");
+	prom_value(buf, sizeof(buf), 42);
+	assert_string_equal(buf, "42");
+	prom_value(buf, sizeof(buf), 0.005);
+	assert_string_equal(buf, "0.005");
+	prom_value(buf, sizeof(buf), 2.5);
+	assert_string_equal(buf, "2.5");
+	prom_value(buf, sizeof(buf), 1.0 / 3.0);
+	assert_true(strtod(buf, NULL) == 1.0 / 3.0);
+	prom_value(buf, sizeof(buf), INFINITY);
+	assert_string_equal(buf, "+Inf");
+	prom_value(buf, sizeof(buf), -INFINITY);
+	assert_string_equal(buf, "-Inf");
+	prom_value(buf, sizeof(buf), NAN);
+	assert_string_equal(buf, "NaN");
+}
+
+static void
+test_prom_lines(void **state)
+{
+	struct evbuffer	*b;
+	char		*s;
+
+	assert_non_null(b = evbuffer_new());
+	prom_family(b, "orchd_x_total", "counter", "Things\\done\nhere.");
+	prom_sample(b, "orchd_x_total", NULL, 3);
+	prom_sample(b, "orchd_x_total", "", 1.5);
+	prom_sample_u64(b, "orchd_x_total", "workload=\"a\"",
+	    18446744073709551615ULL);
+	s = drain(b);
+	assert_string_equal(s,
+	    "# HELP orchd_x_total Things\\\\done\\nhere.\n"
+	    "# TYPE orchd_x_total counter\n"
+	    "orchd_x_total 3\n"
+	    "orchd_x_total 1.5\n"
+	    "orchd_x_total{workload=\"a\"} 18446744073709551615\n");
+	free(s);
+	evbuffer_free(b);
+}
+
+static void
+test_prom_histogram(void **state)
+{
+	const double	 bounds[] = { 0.1, 1, 10 };
+	uint64_t	 counts[4] = { 0 };
+	struct evbuffer	*b;
+	char		*s;
+
+	assert_int_equal(prom_bucket(bounds, 3, 0.05), 0);
+	assert_int_equal(prom_bucket(bounds, 3, 0.1), 0);
+	assert_int_equal(prom_bucket(bounds, 3, 0.5), 1);
+	assert_int_equal(prom_bucket(bounds, 3, 10), 2);
+	assert_int_equal(prom_bucket(bounds, 3, 11), 3);
+	counts[prom_bucket(bounds, 3, 0.05)]++;
+	counts[prom_bucket(bounds, 3, 0.5)]++;
+	counts[prom_bucket(bounds, 3, 0.7)]++;
+	counts[prom_bucket(bounds, 3, 99)]++;
+	assert_non_null(b = evbuffer_new());
+	prom_histogram(b, "orchd_h", "workload=\"w\"", bounds, counts, 3,
+	    100.25);
+	s = drain(b);
+	assert_string_equal(s,
+	    "orchd_h_bucket{workload=\"w\",le=\"0.1\"} 1\n"
+	    "orchd_h_bucket{workload=\"w\",le=\"1\"} 3\n"
+	    "orchd_h_bucket{workload=\"w\",le=\"10\"} 3\n"
+	    "orchd_h_bucket{workload=\"w\",le=\"+Inf\"} 4\n"
+	    "orchd_h_sum{workload=\"w\"} 100.25\n"
+	    "orchd_h_count{workload=\"w\"} 4\n");
+	free(s);
+	prom_histogram(b, "orchd_h", NULL, bounds, counts, 3, 0);
+	s = drain(b);
+	assert_non_null(strstr(s, "orchd_h_bucket{le=\"0.1\"} 1\n"));
+	assert_non_null(strstr(s, "orchd_h_count 4\n"));
+	free(s);
+	evbuffer_free(b);
+}
+
+/*
+ * The bearer key.
+ */
+
+static void
+test_bearer(void **state)
+{
+	const char	*tok;
+	size_t		 len;
+	const char	*v;
+
+	v = "Bearer abc";
+	assert_int_equal(auth_bearer(v, strlen(v), &tok, &len), 0);
+	assert_int_equal(len, 3);
+	assert_memory_equal(tok, "abc", 3);
+	v = "bearer \t  k.e-y_~+/=";
+	assert_int_equal(auth_bearer(v, strlen(v), &tok, &len), 0);
+	assert_int_equal(len, 10);
+	v = "Bearer";
+	assert_int_equal(auth_bearer(v, strlen(v), &tok, &len), -1);
+	v = "Bearer   ";
+	assert_int_equal(auth_bearer(v, strlen(v), &tok, &len), -1);
+	v = "Bearerabc";
+	assert_int_equal(auth_bearer(v, strlen(v), &tok, &len), -1);
+	v = "Basic YWxhZGRpbjpvcGVuc2VzYW1l";
+	assert_int_equal(auth_bearer(v, strlen(v), &tok, &len), -1);
+}
+
+static void
+test_key_match(void **state)
+{
+	const uint8_t	 key[] = "secret";
+	char		 huge[ORCHD_API_KEY_MAX + 10];
+
+	assert_true(auth_key_match(key, 6, "secret", 6));
+	assert_false(auth_key_match(key, 6, "secreT", 6));
+	assert_false(auth_key_match(key, 6, "secret!", 7));
+	assert_false(auth_key_match(key, 6, "secre", 5));
+	assert_false(auth_key_match(key, 6, "", 0));
+	assert_false(auth_key_match(NULL, 0, "", 0));
+	assert_false(auth_key_match(key, 0, "", 0));
+	memset(huge, 's', sizeof(huge));
+	assert_false(auth_key_match(key, 6, huge, sizeof(huge)));
+}
+
+static void
+test_guessers_slowed(void **state)
+{
+	int64_t	 now = 1000000, d, last = 0;
+	int	 i;
+
+	auth_clear();
+	for (i = 1; i <= AUTH_FREE; i++)
+		assert_int_equal(auth_failed("10.0.0.1", now + i), 0);
+	/* then longer each time, up to the cap */
+	for (i = 0; i < 20; i++) {
+		d = auth_failed("10.0.0.1", now + 100 + i);
+		assert_true(d >= last);
+		assert_true(d <= AUTH_DELAY_MAX_MS);
+		if (i == 0)
+			assert_int_equal(d, AUTH_DELAY_MS);
+		last = d;
+	}
+	assert_int_equal(last, AUTH_DELAY_MAX_MS);
+	/* another address is not held for this one */
+	assert_int_equal(auth_failed("10.0.0.2", now), 0);
+	/* a success wipes the slate, and so does time */
+	auth_succeeded("10.0.0.1");
+	assert_int_equal(auth_failed("10.0.0.1", now + 200), 0);
+	for (i = 0; i < 10; i++)
+		(void)auth_failed("10.0.0.2", now + i);
+	assert_int_equal(auth_failed("10.0.0.2", now + 20 + AUTH_FORGET_MS),
+	    0);
+	auth_clear();
+	assert_int_equal(auth_entries(), 0);
+}
+
+static void
+test_guessers_bounded(void **state)
+{
+	char	 peer[64];
+	int	 i;
+
+	auth_clear();
+	/* one address fails often, then a flood of others */
+	for (i = 0; i < AUTH_FREE + 2; i++)
+		(void)auth_failed("192.0.2.1", i);
+	for (i = 0; i < AUTH_TABLE_MAX * 3; i++) {
+		snprintf(peer, sizeof(peer), "2001:db8::%x", i);
+		(void)auth_failed(peer, 100 + i);
+		assert_true(auth_entries() <= AUTH_TABLE_MAX);
+	}
+	assert_int_equal(auth_entries(), AUTH_TABLE_MAX);
+	/* the least recent was forgotten: its count starts again */
+	assert_int_equal(auth_failed("192.0.2.1", 100000), 0);
+	auth_clear();
+}
+
+/*
+ * The store's rows for the API's workloads.
+ */
+
+static int
+collect(const char *json, size_t len, void *arg)
+{
+	json_t	*names = arg, *o;
+
+	assert_non_null(o = json_loadb(json, len, 0, NULL));
+	json_array_append(names, json_object_get(o, "name"));
+	json_decref(o);
+	return (0);
+}
+
+static void
+test_store_api_rows(void **state)
+{
+	char			 dir[] = "/tmp/test_api.XXXXXX", path[128];
+	char			 err[256], cmd[160];
+	struct store_db		*sdb;
+	struct workload_conf	*api = sample_workload(), *conf;
+	struct workloadlist	 list;
+	json_t			*names;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/orchd.db", dir);
+	if ((sdb = store_db_open(path, err, sizeof(err))) == NULL)
+		fail_msg("%s", err);
+	/* only an API workload is put through this way */
+	assert_non_null(conf = workload_new("conf"));
+	assert_int_equal(store_db_api_put(sdb, conf, 1000), -1);
+	assert_int_equal(store_db_api_put(sdb, api, 1000), 0);
+	/* a configuration without it keeps it */
+	TAILQ_INIT(&list);
+	assert_int_equal(store_db_sync(sdb, &list, 2000), 0);
+	assert_non_null(names = json_array());
+	assert_int_equal(store_db_api_list(sdb, collect, names), 1);
+	assert_string_equal(json_string_value(json_array_get(names, 0)),
+	    "blog");
+	json_array_clear(names);
+	/* a configuration workload is never dropped as the API's */
+	conf->port = 1;
+	conf->command = strdup("/bin/true");
+	assert_int_equal(strlist_add(&conf->hosts, "conf.test"), 0);
+	TAILQ_INSERT_TAIL(&list, conf, entry);
+	assert_int_equal(store_db_sync(sdb, &list, 3000), 0);
+	assert_int_equal(store_db_api_drop(sdb, "conf"), 0);
+	assert_int_equal(store_db_api_drop(sdb, "blog"), 1);
+	assert_int_equal(store_db_api_drop(sdb, "blog"), 0);
+	assert_int_equal(store_db_api_list(sdb, collect, names), 0);
+	TAILQ_REMOVE(&list, conf, entry);
+	workload_free(conf);
+	workload_free(api);
+	json_decref(names);
+	store_db_close(sdb);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_route_every_endpoint),
+		cmocka_unit_test(test_route_errors),
+		cmocka_unit_test(test_route_tail),
+		cmocka_unit_test(test_time),
+		cmocka_unit_test(test_workload_json),
+		cmocka_unit_test(test_workload_json_round_trip),
+		cmocka_unit_test(test_transition_json),
+		cmocka_unit_test(test_error_and_action),
+		cmocka_unit_test(test_keepwarm_body),
+		cmocka_unit_test(test_prom_escape_and_value),
+		cmocka_unit_test(test_prom_lines),
+		cmocka_unit_test(test_prom_histogram),
+		cmocka_unit_test(test_bearer),
+		cmocka_unit_test(test_key_match),
+		cmocka_unit_test(test_guessers_slowed),
+		cmocka_unit_test(test_guessers_bounded),
+		cmocka_unit_test(test_store_api_rows),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}

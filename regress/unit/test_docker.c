@@ -1,0 +1,189 @@
+/*
+ * Unit tests for runtimed/docker_spec.c: the container create body built
+ * from a docker workload's definition, and the hash that decides whether
+ * a container is replaced at its next wake.
+ */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "orchd.h"
+#include "../../runtimed/docker.h"
+
+static struct workload_conf *
+wl(const char *json)
+{
+	struct workload_conf	*wc;
+	char			 err[256];
+
+	if ((wc = workload_from_json(json, strlen(json), err,
+	    sizeof(err))) == NULL)
+		fail_msg("workload_from_json: %s", err);
+	return (wc);
+}
+
+static json_t *
+spec(const char *json, char *hash, size_t len)
+{
+	struct workload_conf	*wc = wl(json);
+	json_t			*o;
+	char			 err[256];
+
+	if ((o = dk_spec(wc, err, sizeof(err))) == NULL)
+		fail_msg("dk_spec: %s", err);
+	assert_int_equal(dk_spec_hash(o, hash, len), 0);
+	workload_free(wc);
+	return (o);
+}
+
+#define BRIDGE	"{\"name\":\"blog\",\"driver\":\"docker\",\"hosts\":" \
+		"[\"blog.test\"],\"image\":\"reg/blog:1.4\",\"port\":3000," \
+		"\"address\":\"127.0.0.1\",\"command\":\"bin/server --port " \
+		"'3000'\",\"env\":[\"A=1\",\"B=two words\"],\"volumes\":" \
+		"[{\"host\":\"/var/orchd/blog\",\"container\":\"/data\"}]," \
+		"\"memory\":536870912,\"runtime\":\"runsc\"}"
+
+static void
+test_bridge(void **state)
+{
+	json_t		*o, *h, *pb;
+	char		 hash[DK_HASH_MAX];
+
+	o = spec(BRIDGE, hash, sizeof(hash));
+	assert_string_equal(json_string_value(json_object_get(o, "Image")),
+	    "reg/blog:1.4");
+	/* the command split as sh(1) would, quotes removed */
+	assert_int_equal(json_array_size(json_object_get(o, "Cmd")), 3);
+	assert_string_equal(json_string_value(json_array_get(
+	    json_object_get(o, "Cmd"), 2)), "3000");
+	assert_string_equal(json_string_value(json_array_get(
+	    json_object_get(o, "Env"), 1)), "B=two words");
+	assert_string_equal(json_string_value(json_object_get(
+	    json_object_get(o, "Labels"), DK_LABEL_WORKLOAD)), "blog");
+	assert_string_equal(json_string_value(json_object_get(
+	    json_object_get(o, "Labels"), DK_LABEL_HASH)), hash);
+	assert_int_equal(strlen(hash), 64);
+	assert_non_null(json_object_get(json_object_get(o, "ExposedPorts"),
+	    "3000/tcp"));
+	h = json_object_get(o, "HostConfig");
+	assert_int_equal(json_integer_value(json_object_get(h, "Memory")),
+	    536870912);
+	assert_string_equal(json_string_value(json_object_get(h, "Runtime")),
+	    "runsc");
+	assert_string_equal(json_string_value(json_array_get(
+	    json_object_get(h, "Binds"), 0)), "/var/orchd/blog:/data");
+	assert_null(json_object_get(h, "NetworkMode"));
+	/* published on the workload's address only */
+	pb = json_array_get(json_object_get(json_object_get(h,
+	    "PortBindings"), "3000/tcp"), 0);
+	assert_string_equal(json_string_value(json_object_get(pb, "HostIp")),
+	    "127.0.0.1");
+	assert_string_equal(json_string_value(json_object_get(pb,
+	    "HostPort")), "3000");
+	/* nothing that widens the container's privileges, ever */
+	assert_null(json_object_get(h, "Privileged"));
+	assert_null(json_object_get(h, "CapAdd"));
+	assert_null(json_object_get(h, "Devices"));
+	json_decref(o);
+}
+
+static void
+test_host(void **state)
+{
+	json_t		*o, *h;
+	char		 hash[DK_HASH_MAX];
+
+	o = spec("{\"name\":\"api\",\"driver\":\"docker\",\"hosts\":"
+	    "[\"api.test\"],\"image\":\"api\",\"port\":8080,\"address\":"
+	    "\"127.0.0.1\",\"network\":\"host\"}", hash, sizeof(hash));
+	h = json_object_get(o, "HostConfig");
+	assert_string_equal(json_string_value(json_object_get(h,
+	    "NetworkMode")), "host");
+	assert_null(json_object_get(h, "PortBindings"));
+	assert_null(json_object_get(o, "ExposedPorts"));
+	/* the image's own command */
+	assert_null(json_object_get(o, "Cmd"));
+	assert_null(json_object_get(h, "Memory"));
+	json_decref(o);
+}
+
+/* only what reaches Docker is hashed */
+static void
+test_hash(void **state)
+{
+	static const char *same[] = {
+		/* another host name, idle timeout, keep warm, health */
+		"{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":[\"b.test\","
+		"\"c.test\"],\"image\":\"img:1\",\"port\":80,\"address\":"
+		"\"127.0.0.1\",\"env\":[\"A=1\"],\"idle_timeout\":600,"
+		"\"keep_warm\":true,\"health\":\"path\",\"health_path\":\"/\"}",
+	};
+	static const char *other[] = {
+		/* a new image, env, memory, port, volume, command */
+		"{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":[\"a.test\"],"
+		"\"image\":\"img:2\",\"port\":80,\"address\":\"127.0.0.1\","
+		"\"env\":[\"A=1\"]}",
+		"{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":[\"a.test\"],"
+		"\"image\":\"img:1\",\"port\":80,\"address\":\"127.0.0.1\","
+		"\"env\":[\"A=2\"]}",
+		"{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":[\"a.test\"],"
+		"\"image\":\"img:1\",\"port\":80,\"address\":\"127.0.0.1\","
+		"\"env\":[\"A=1\"],\"memory\":1048576}",
+		"{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":[\"a.test\"],"
+		"\"image\":\"img:1\",\"port\":81,\"address\":\"127.0.0.1\","
+		"\"env\":[\"A=1\"]}",
+		"{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":[\"a.test\"],"
+		"\"image\":\"img:1\",\"port\":80,\"address\":\"127.0.0.1\","
+		"\"env\":[\"A=1\"],\"volumes\":[{\"host\":\"/a\",\"container\":"
+		"\"/b\"}]}",
+		"{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":[\"a.test\"],"
+		"\"image\":\"img:1\",\"port\":80,\"address\":\"127.0.0.1\","
+		"\"env\":[\"A=1\"],\"command\":\"sleep 1\"}",
+	};
+	const char	*base = "{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":"
+	    "[\"a.test\"],\"image\":\"img:1\",\"port\":80,\"address\":"
+	    "\"127.0.0.1\",\"env\":[\"A=1\"]}";
+	char		 h0[DK_HASH_MAX], h1[DK_HASH_MAX], h2[DK_HASH_MAX];
+	size_t		 i;
+
+	json_decref(spec(base, h0, sizeof(h0)));
+	json_decref(spec(base, h1, sizeof(h1)));
+	assert_string_equal(h0, h1);
+	for (i = 0; i < nitems(same); i++) {
+		json_decref(spec(same[i], h2, sizeof(h2)));
+		assert_string_equal(h0, h2);
+	}
+	for (i = 0; i < nitems(other); i++) {
+		json_decref(spec(other[i], h2, sizeof(h2)));
+		assert_string_not_equal(h0, h2);
+	}
+}
+
+static void
+test_name(void **state)
+{
+	char	 buf[DK_CNAME_MAX];
+
+	dk_container_name("blog", buf, sizeof(buf));
+	assert_string_equal(buf, "orchd-blog");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bridge),
+		cmocka_unit_test(test_host),
+		cmocka_unit_test(test_hash),
+		cmocka_unit_test(test_name),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}

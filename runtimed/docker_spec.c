@@ -1,0 +1,198 @@
+/*
+ * The container a docker workload runs in, as the body of
+ * POST /containers/create.  It is built here, field by field, from the
+ * workload's checked definition and nothing else: no HostConfig or other
+ * JSON from outside ever reaches the daemon, so no definition can ask for
+ * a privileged container, added capabilities, devices or the host's PID
+ * namespace (research/edge-cases.md 3.4).
+ *
+ * The body is also what tells a container that is still right from one
+ * to replace: its SHA-256, over the body with sorted keys, is kept in the
+ * label org.orchd.hash.  Only what reaches Docker is hashed, not the whole
+ * definition: changing a host name, the idle timeout or keep warm must
+ * not cost a container its writable layer.
+ */
+
+#include <sys/types.h>
+
+#include <sha2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "docker.h"
+
+void
+dk_container_name(const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", DK_NAME_PREFIX, name);
+}
+
+static int
+spec_strlist(json_t *o, const char *key, const struct strlist *l)
+{
+	const struct strentry	*e;
+	json_t			*a;
+
+	if (TAILQ_EMPTY(l))
+		return (0);
+	if ((a = json_array()) == NULL)
+		return (-1);
+	TAILQ_FOREACH(e, l, entry)
+		if (json_array_append_new(a, json_string(e->str)) == -1) {
+			json_decref(a);
+			return (-1);
+		}
+	return (json_object_set_new(o, key, a));
+}
+
+/* command: split as sh(1) would, and no shell runs it */
+static int
+spec_cmd(json_t *o, const char *command, char *err, size_t errlen)
+{
+	json_t	*a;
+	char	**argv;
+	size_t	 i;
+	int	 r = 0;
+
+	if (command == NULL)
+		return (0);
+	if (split_command(command, &argv, err, errlen) == -1)
+		return (-1);
+	if ((a = json_array()) == NULL) {
+		free_argv(argv);
+		return (-1);
+	}
+	for (i = 0; argv[i] != NULL; i++)
+		r |= json_array_append_new(a, json_string(argv[i]));
+	free_argv(argv);
+	r |= json_object_set_new(o, "Cmd", a);
+	if (r != 0)
+		snprintf(err, errlen, "out of memory");
+	return (r != 0 ? -1 : 0);
+}
+
+static json_t *
+spec_host(const struct workload_conf *wc, const char *port,
+    const char *hostport)
+{
+	const struct volume	*v;
+	json_t			*h, *binds, *pb;
+	char			*bind;
+	int			 r = 0;
+
+	if ((h = json_object()) == NULL)
+		return (NULL);
+	if (wc->memory > 0)
+		r |= json_object_set_new(h, "Memory",
+		    json_integer(wc->memory));
+	if (wc->runtime != NULL)
+		r |= json_object_set_new(h, "Runtime",
+		    json_string(wc->runtime));
+	if (!TAILQ_EMPTY(&wc->volumes)) {
+		/* set first: freed with h whatever happens next */
+		if ((binds = json_array()) == NULL ||
+		    json_object_set_new(h, "Binds", binds) == -1)
+			r = -1;
+		else
+			TAILQ_FOREACH(v, &wc->volumes, entry) {
+				if (asprintf(&bind, "%s:%s", v->host,
+				    v->container) == -1) {
+					r = -1;
+					break;
+				}
+				r |= json_array_append_new(binds,
+				    json_string(bind));
+				free(bind);
+			}
+	}
+	if (wc->network == NETWORK_HOST)
+		r |= json_object_set_new(h, "NetworkMode",
+		    json_string("host"));
+	else {
+		/* published where the gateway looks for it, and only there */
+		pb = json_pack("{s:[{s:s, s:s}]}", port, "HostIp",
+		    wc->address, "HostPort", hostport);
+		if (pb == NULL)
+			r = -1;
+		else
+			r |= json_object_set_new(h, "PortBindings", pb);
+	}
+	/* an exit is noticed and the next request starts it again */
+	r |= json_object_set_new(h, "RestartPolicy",
+	    json_pack("{s:s}", "Name", "no"));
+	if (r != 0) {
+		json_decref(h);
+		return (NULL);
+	}
+	return (h);
+}
+
+/*
+ * The create body for wc, without its hash label.  NULL with the reason
+ * in err if it cannot be built.
+ */
+json_t *
+dk_spec(const struct workload_conf *wc, char *err, size_t errlen)
+{
+	json_t	*o, *host;
+	char	 port[16], hostport[8];
+	int	 r = 0;
+
+	if (wc->image == NULL) {
+		snprintf(err, errlen, "no image");
+		return (NULL);
+	}
+	snprintf(port, sizeof(port), "%u/tcp", wc->port);
+	snprintf(hostport, sizeof(hostport), "%u", wc->port);
+	if ((o = json_object()) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return (NULL);
+	}
+	r |= json_object_set_new(o, "Image", json_string(wc->image));
+	if (spec_cmd(o, wc->command, err, errlen) == -1) {
+		json_decref(o);
+		return (NULL);
+	}
+	r |= spec_strlist(o, "Env", &wc->env);
+	if (wc->user != NULL)
+		r |= json_object_set_new(o, "User", json_string(wc->user));
+	if (wc->directory != NULL)
+		r |= json_object_set_new(o, "WorkingDir",
+		    json_string(wc->directory));
+	r |= json_object_set_new(o, "Labels", json_pack("{s:s}",
+	    DK_LABEL_WORKLOAD, wc->name));
+	/* not a terminal: the logs keep stdout and stderr apart */
+	r |= json_object_set_new(o, "Tty", json_false());
+	r |= json_object_set_new(o, "OpenStdin", json_false());
+	if (wc->network != NETWORK_HOST)
+		r |= json_object_set_new(o, "ExposedPorts",
+		    json_pack("{s:{}}", port));
+	if ((host = spec_host(wc, port, hostport)) == NULL)
+		r = -1;
+	else
+		r |= json_object_set_new(o, "HostConfig", host);
+	if (r != 0) {
+		snprintf(err, errlen, "out of memory");
+		json_decref(o);
+		return (NULL);
+	}
+	return (o);
+}
+
+/* the spec's hash, in hex, then put in its labels */
+int
+dk_spec_hash(json_t *spec, char *buf, size_t len)
+{
+	char	 hex[SHA256_DIGEST_STRING_LENGTH];
+	char	*s;
+
+	if (len < sizeof(hex) ||
+	    (s = json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
+		return (-1);
+	SHA256Data((const uint8_t *)s, strlen(s), hex);
+	free(s);
+	strlcpy(buf, hex, len);
+	return (json_object_set_new(json_object_get(spec, "Labels"),
+	    DK_LABEL_HASH, json_string(hex)));
+}
