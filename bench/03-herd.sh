@@ -105,5 +105,23 @@ for r in $(seq 1 "$HROUNDS"); do
 	    $((s1 - s0)) "$(ms first_us)" "$(ms p50_us)" "$(ms p90_us)" \
 	    "$(ms last_us)")"
 done
+# the same herd with the workload running: through the gateway, and
+# straight to the workload, for what N requests cost without any wake
+herd_line() {	# herd_line LABEL PORT
+	taskset -c "$CCPU" "$B/herd" -n "$N" -t 60 -H herd.localhost "$2" \
+	    >"$B/herd.out"
+	line=$(head -n 1 "$B/herd.out")
+	get() { echo "$line" | sed -n "s/.* $1=\([0-9]*\).*/\1/p"; }
+	ms() { awk -v v="$(get "$1")" 'BEGIN {printf "%.1f", v / 1000}'; }
+	out "$(printf '%-8s %6s %6s %6s %7s %10s %10s %10s %10s' "$1" \
+	    "$(echo "$line" | sed 's/.* ok=\([0-9]*\).*/\1/')" \
+	    "$(echo "$line" | sed 's/.* other=\([0-9]*\).*/\1/')" \
+	    "$(echo "$line" | sed 's/.* failed=\([0-9]*\).*/\1/')" \
+	    - "$(ms first_us)" "$(ms p50_us)" "$(ms p90_us)" "$(ms last_us)")"
+}
+herd_line warm-gw "$GW_PORT"
+herd_line direct "$HPORT"
+out "   (warm-gw: the workload already running, through gatewayd; direct: to the"
+out "    workload's own port, no gateway.  Times from the first connect.)"
 out "$(printf '%-34s %8s ms (p50 of 3)' "raw start of the nginx workload:" \
     "$(median <"$B/raw.herd" | awk '{printf "%.1f", $1 / 1000}')")"

@@ -458,6 +458,14 @@ static const struct bad {
 	{ "bad-eof-in-block.conf", "bad-eof-in-block.conf:4",
 	    "unexpected end of file", 1 },
 	{ "bad-multiple.conf", "bad-multiple.conf:2", "invalid duration", 8 },
+	{ "bad-trusted-proxy.conf", "bad-trusted-proxy.conf:2",
+	    "trusted proxy 10.0.0.1/8: host bits set", 1 },
+	{ "bad-header-timeout.conf", "bad-header-timeout.conf:2",
+	    "header timeout must be positive", 1 },
+	{ "bad-max-connections.conf", "bad-max-connections.conf:2",
+	    "invalid max connections 0", 1 },
+	{ "bad-keepalive-dup.conf", "bad-keepalive-dup.conf:2",
+	    "keepalive timeout already set", 1 },
 };
 
 static void
