@@ -409,8 +409,16 @@ check "saying why ($(lastfail "$OFF"))" \
 check "orchd keeps running" quiet "$ORCHCTL" -s "$SOCK" show summary
 out=$(get off.test)
 check "and answers 503 again" [ "$(code "$out")" = 503 ]
+# runtimed was given the group named docker, the socket not being there:
+# a socket from elsewhere (a container sharing the host's) may belong to
+# another group, which orchd would only learn at its next start
+sockgid=$(stat -L -c %g "$sock")
+dockergid=$(getent group docker | cut -d: -f3)
 : >"$T/dock/docker.sock"
-if mount --bind "$sock" "$T/dock/docker.sock" 2>/dev/null; then
+if [ "$sockgid" != "$dockergid" ]; then
+	echo "# the socket's group $sockgid is not docker's ($dockergid) here:" \
+	    "recovery not tested"
+elif mount --bind "$sock" "$T/dock/docker.sock" 2>/dev/null; then
 	MOUNTED=$T/dock/docker.sock
 	out=$(get off.test)
 	check "once the socket is there, the next request: 200 (got $(code \
