@@ -227,4 +227,4 @@ fuzz: $(FUZZ_PROGS)
 		    { echo "fuzz_$$t: crash input in $(FUZZ_DIR)"; exit 1; }; \
 	done
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)

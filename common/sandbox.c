@@ -230,7 +230,7 @@ sb_open(scmp_filter_ctx ctx, uint32_t mask, uint32_t want)
 	sb_allow(ctx, "openat", 2, SCMP_CMP_MASKED_EQ, mask, want);
 }
 
-/* the calls a promise allows only with some arguments */
+/* the table's calls, then those allowed with some arguments only */
 static void
 sandbox_rules(scmp_filter_ctx ctx, unsigned int promises)
 {

@@ -358,8 +358,13 @@ reap_children(struct orchd *env)
 			continue;
 		}
 		env->pids[id] = 0;
-		/* after the first loss, the others are its consequence */
-		if (env->shutting_down == 1)
+		/*
+		 * Once shutting down, the children's ends are expected; one
+		 * killed by something other than our SIGTERM is still news
+		 * (it may be the very loss that started the shutdown).
+		 */
+		if (env->shutting_down == 1 && !(WIFSIGNALED(status) &&
+		    WTERMSIG(status) != SIGTERM))
 			continue;
 		if (WIFSIGNALED(status))
 			log_warnx("lost child: %s (pid %d) killed by signal "

@@ -118,8 +118,9 @@ if [ "$(id -u)" -eq 0 ]; then
 	    [ "$(stat -c '%U %a' "$R/var/db/orchd")" = "_orchd 700" ]
 	check "/var/log/orchd: root's, 0755" \
 	    [ "$(stat -c '%U %G %a' "$R/var/log/orchd")" = "root root 755" ]
-	check "nothing else under var" [ "$(cd "$R" && find var | sort |
-	    tr '\n' ' ')" = "var var/db var/db/orchd var/empty var/log var/log/orchd " ]
+	dirs=$(cd "$R" && find var | sort | tr '\n' ' ')
+	check "nothing else under var ($dirs)" [ "$dirs" = \
+	    "var var/db var/db/orchd var/empty var/log var/log/orchd " ]
 else
 	echo "skipped make install-user: needs root"
 fi

@@ -182,7 +182,7 @@ main(int argc, char *argv[])
 	} else if (strcmp(c, "no-setuid") == 0) {
 		sandbox_enter("sandboxtest", SB_STDIO);
 		(void)setuid(0);
-	} else if (strcmp(c, "no-fcntl-lock") == 0) {
+	} else if (strcmp(c, "no-flock") == 0) {
 		sandbox_enter("sandboxtest", SB_STDIO);
 		fd = STDERR_FILENO;
 		(void)flock(fd, LOCK_SH);
