@@ -76,15 +76,16 @@ ensure_user() {
 	chmod 0755 /var/empty
 }
 
-# wait_for SECONDS COMMAND...: polls every 50 ms, bounded
+# wait_for SECONDS COMMAND...: polls every 50 ms, bounded (its counters
+# are named so as not to clobber a caller's loop variable)
 wait_for() {
-	limit=$(($1 * 20))
+	_wf_limit=$(($1 * 20))
 	shift
-	i=0
-	while [ $i -lt $limit ]; do
+	_wf_n=0
+	while [ $_wf_n -lt $_wf_limit ]; do
 		"$@" >/dev/null 2>&1 && return 0
 		sleep 0.05
-		i=$((i + 1))
+		_wf_n=$((_wf_n + 1))
 	done
 	return 1
 }
