@@ -1,6 +1,7 @@
 #!/bin/sh
-# make demo: a real orchd on 127.0.0.1:8080 with a small workload that
-# sleeps after 10 idle seconds and wakes on the next request.
+# make demo: a real orchd on 127.0.0.1:8080 with a small process workload
+# that sleeps after 10 idle seconds and wakes on the next request, and a
+# container workload as well when a Docker daemon answers.
 #
 #	sh tools/demo.sh [--once]
 #
@@ -13,6 +14,7 @@ once=
 [ "${1:-}" = --once ] && once=1
 PORT=${DEMO_PORT:-8080}
 WPORT=$((PORT + 1))
+CPORT=$((PORT + 2))
 IDLE=${DEMO_IDLE:-10}
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -45,11 +47,33 @@ workload "hello" {
 }
 CONF
 
+# a container too, from an image made here of busybox (no registry needed)
+container=
+if docker info >/dev/null 2>&1 && sh regress/docker-image.sh 2>/dev/null; then
+	container=1
+	echo "Hello from a container that was stopped a moment ago." \
+	    >"$D/www/container.html"
+	cat >>"$D/orchd.conf" <<CONF
+
+workload "box" {
+	host "box.localhost"
+	driver docker
+	image "orchd-test/busybox:latest"
+	command "/bin/httpd -f -p 127.0.0.1:$CPORT -h /www"
+	network host
+	volume "$D/www" "/www"
+	port $CPORT
+}
+CONF
+fi
+
 build/orchd -d -f "$D/orchd.conf" >"$D/orchd.log" 2>&1 &
 pid=$!
 cleanup() {
 	kill -TERM "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
+	# orchd keeps stopped containers for their next wake; the demo's goes
+	[ -z "$container" ] || docker rm -f orchd-box >/dev/null 2>&1 || true
 	rm -rf "$D"
 }
 trap cleanup EXIT
@@ -66,13 +90,13 @@ until build/orchctl -s "$D/orchd.sock" show summary >/dev/null 2>&1; do
 	sleep 0.1
 done
 
-state() {
-	grep -o "workload hello: [a-z]* -> [a-z]*" "$D/orchd.log" | tail -n 1 |
+state() {	# state NAME
+	grep -o "workload $1: [a-z]* -> [a-z]*" "$D/orchd.log" | tail -n 1 |
 	    sed 's/.*-> //'
 }
-ask() {
+ask() {		# ask HOST [PATH]
 	curl -s -o /dev/null -w '%{http_code} in %{time_total}s' \
-	    -H 'Host: hello.localhost' "http://127.0.0.1:$PORT/"
+	    -H "Host: $1" "http://127.0.0.1:$PORT${2:-/}"
 }
 
 cat <<MSG
@@ -81,19 +105,29 @@ The workload "hello" is asleep: no process runs until a request comes.
 
 Try:
 curl -H 'Host: hello.localhost' http://127.0.0.1:$PORT/
-build/orchctl -s $D/orchd.sock show summary
+MSG
+[ -z "$container" ] || cat <<MSG
+curl -H 'Host: box.localhost' http://127.0.0.1:$PORT/container.html
+MSG
+cat <<MSG
+build/orchctl -s $D/orchd.sock show workloads
 
 MSG
-echo "first request (wakes the workload): $(ask)"
-echo "second request (already running):   $(ask)"
+echo "first request (wakes the workload): $(ask hello.localhost)"
+echo "second request (already running):   $(ask hello.localhost)"
+[ -z "$container" ] ||
+    echo "first request to the container:     $(ask box.localhost \
+    /container.html)"
 echo "waiting for ${IDLE}s of idleness; the reaper then suspends it ..."
 i=0
-while [ "$(state)" != asleep ] && [ $i -lt $((IDLE * 10 + 100)) ]; do
+while [ "$(state hello)" != asleep ] && [ $i -lt $((IDLE * 10 + 100)) ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
-echo "hello is now $(state): its process is gone"
-echo "next request (wakes it again):       $(ask)"
+echo "hello is now $(state hello): its process is gone"
+echo "next request (wakes it again):       $(ask hello.localhost)"
+echo
+build/orchctl -s "$D/orchd.sock" show workloads
 echo
 if [ -n "$once" ]; then
 	exit 0
