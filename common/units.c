@@ -47,110 +47,93 @@ read_digits(const char *s, int64_t max, int64_t *n, int *toolarge)
 	return (s);
 }
 
-int
-parse_duration(const char *str, int64_t *secs, const char **errstr)
+/* a number with an optional one-letter unit, and what to say when wrong */
+struct unit {
+	char		 suffix;	/* '\0': no unit */
+	int64_t		 mult;
+};
+
+struct quantity {
+	const struct unit	*units;
+	size_t			 nunits;
+	int64_t			 max;
+	const char		*empty;
+	const char		*negative;
+	const char		*invalid;
+	const char		*toolarge;
+};
+
+static const struct unit duration_units[] = {
+	{ '\0', 1 }, { 's', 1 }, { 'm', 60 }, { 'h', 60 * 60 },
+	{ 'd', 24 * 60 * 60 }
+};
+
+static const struct unit size_units[] = {
+	{ '\0', 1 }, { 'K', 1024 }, { 'k', 1024 }, { 'M', 1024 * 1024 },
+	{ 'm', 1024 * 1024 }, { 'G', 1024 * 1024 * 1024 },
+	{ 'g', 1024 * 1024 * 1024 }
+};
+
+static const struct quantity duration = {
+	duration_units, nitems(duration_units), DURATION_MAX,
+	"empty duration", "negative duration", "invalid duration",
+	"duration too large"
+};
+
+static const struct quantity size = {
+	size_units, nitems(size_units), INT64_MAX,
+	"empty size", "negative size", "invalid size", "size too large"
+};
+
+static int
+parse_quantity(const struct quantity *q, const char *str, int64_t *out,
+    const char **errstr)
 {
 	const char	*p, *dummy;
-	int64_t		 n, mult;
+	int64_t		 n;
+	size_t		 i;
 	int		 toolarge;
 
 	if (errstr == NULL)
 		errstr = &dummy;
 	*errstr = NULL;
 	if (str == NULL || *str == '\0') {
-		*errstr = "empty duration";
+		*errstr = q->empty;
 		return (-1);
 	}
 	if (*str == '-') {
-		*errstr = "negative duration";
+		*errstr = q->negative;
 		return (-1);
 	}
-	if ((p = read_digits(str, DURATION_MAX, &n, &toolarge)) == NULL) {
-		*errstr = toolarge ? "duration too large" : "invalid duration";
+	if ((p = read_digits(str, q->max, &n, &toolarge)) == NULL) {
+		*errstr = toolarge ? q->toolarge : q->invalid;
 		return (-1);
 	}
-	switch (*p) {
-	case '\0':
-	case 's':
-		mult = 1;
-		break;
-	case 'm':
-		mult = 60;
-		break;
-	case 'h':
-		mult = 60 * 60;
-		break;
-	case 'd':
-		mult = 24 * 60 * 60;
-		break;
-	default:
-		*errstr = "invalid duration";
+	for (i = 0; i < q->nunits; i++)
+		if (q->units[i].suffix == *p)
+			break;
+	if (i == q->nunits || (*p != '\0' && p[1] != '\0')) {
+		*errstr = q->invalid;
 		return (-1);
 	}
-	if (*p != '\0' && p[1] != '\0') {
-		*errstr = "invalid duration";
+	if (n > q->max / q->units[i].mult) {
+		*errstr = q->toolarge;
 		return (-1);
 	}
-	if (n > DURATION_MAX / mult) {
-		*errstr = "duration too large";
-		return (-1);
-	}
-	*secs = n * mult;
+	*out = n * q->units[i].mult;
 	return (0);
+}
+
+int
+parse_duration(const char *str, int64_t *secs, const char **errstr)
+{
+	return (parse_quantity(&duration, str, secs, errstr));
 }
 
 int
 parse_size(const char *str, int64_t *bytes, const char **errstr)
 {
-	const char	*p, *dummy;
-	int64_t		 n, mult;
-	int		 toolarge;
-
-	if (errstr == NULL)
-		errstr = &dummy;
-	*errstr = NULL;
-	if (str == NULL || *str == '\0') {
-		*errstr = "empty size";
-		return (-1);
-	}
-	if (*str == '-') {
-		*errstr = "negative size";
-		return (-1);
-	}
-	if ((p = read_digits(str, INT64_MAX, &n, &toolarge)) == NULL) {
-		*errstr = toolarge ? "size too large" : "invalid size";
-		return (-1);
-	}
-	switch (*p) {
-	case '\0':
-		mult = 1;
-		break;
-	case 'K':
-	case 'k':
-		mult = 1024;
-		break;
-	case 'M':
-	case 'm':
-		mult = 1024 * 1024;
-		break;
-	case 'G':
-	case 'g':
-		mult = 1024 * 1024 * 1024;
-		break;
-	default:
-		*errstr = "invalid size";
-		return (-1);
-	}
-	if (*p != '\0' && p[1] != '\0') {
-		*errstr = "invalid size";
-		return (-1);
-	}
-	if (n > INT64_MAX / mult) {
-		*errstr = "size too large";
-		return (-1);
-	}
-	*bytes = n * mult;
-	return (0);
+	return (parse_quantity(&size, str, bytes, errstr));
 }
 
 /* the largest unit that divides secs exactly: "1h", "5m", "90s" */
