@@ -6,7 +6,7 @@ set -eu
 PKGS="gcc make libc6-dev pkg-config byacc mandoc
 libevent-dev libtls-dev libsqlite3-dev sqlite3 libcmocka-dev libjansson-dev
 libbsd-dev libseccomp-dev
-curl procps passwd busybox-static docker.io clang openssl python3"
+curl procps passwd iproute2 busybox-static docker.io clang openssl python3"
 
 missing=
 for p in $PKGS; do

@@ -13,13 +13,6 @@ e2e_init "$1"
 need_root
 ensure_user
 
-free_port() {
-	fp=$1
-	while ss -Htln "sport = :$fp" 2>/dev/null | grep -q .; do
-		fp=$((fp + 1))
-	done
-	echo "$fp"
-}
 base=$((30000 + $$ % 20000))
 GW=$(free_port "$base")
 API=$(free_port $((GW + 1)))

@@ -14,13 +14,6 @@ need_root
 ensure_user
 
 # a port nothing listens on, at or above $1
-free_port() {
-	fp=$1
-	while ss -Htln "sport = :$fp" 2>/dev/null | grep -q .; do
-		fp=$((fp + 1))
-	done
-	echo "$fp"
-}
 # no_proc PATTERN: no process matches (pgrep run here, not by sh -c,
 # whose own command line would match)
 no_proc() {

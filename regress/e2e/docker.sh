@@ -56,13 +56,6 @@ docker_cleanup() {
 }
 trap docker_cleanup EXIT
 
-free_port() {
-	fp=$1
-	while ss -Htln "sport = :$fp" 2>/dev/null | grep -q .; do
-		fp=$((fp + 1))
-	done
-	echo "$fp"
-}
 base=$((20000 + ($$ * 7) % 20000))
 GW=$(free_port "$base")
 P_WEB=$(free_port $((GW + 1)))

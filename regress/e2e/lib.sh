@@ -90,6 +90,15 @@ wait_for() {
 	return 1
 }
 
+# free_port PORT: PORT or the next one nobody listens on (ss, iproute2)
+free_port() {
+	fp=$1
+	while ss -Htln "sport = :$fp" 2>/dev/null | grep -q .; do
+		fp=$((fp + 1))
+	done
+	echo "$fp"
+}
+
 # a process of ours that exited stays a zombie until waited for
 dead() {
 	[ ! -e "/proc/$1/stat" ] ||

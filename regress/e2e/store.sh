@@ -9,13 +9,6 @@ e2e_init "$1"
 need_root
 ensure_user
 
-free_port() {
-	fp=$1
-	while ss -Htln "sport = :$fp" 2>/dev/null | grep -q .; do
-		fp=$((fp + 1))
-	done
-	echo "$fp"
-}
 base=$((21000 + $$ % 20000))
 GW=$(free_port "$base")
 P_WEB=$(free_port $((GW + 1)))
