@@ -302,9 +302,28 @@ conn_park_watch(struct gw_conn *c, int parked)
 		event_set(&c->rev, c->fd, EV_READ | EV_PERSIST, conn_read, c);
 }
 
+/*
+ * Output was queued: write it at once, which usually takes all of it, and
+ * watch for writability only for what the socket would not take.  Errors
+ * are left to conn_write(), which runs when the socket is ready, so the
+ * caller never finds its connection gone; so is a close after the last
+ * byte, made due with event_active() (no system call).
+ */
 void
 conn_flush(struct gw_conn *c)
 {
+	if (c->tls == NULL && !c->tls_rw && evbuffer_get_length(c->out) > 0 &&
+	    !event_pending(&c->wev, EV_WRITE, NULL)) {
+		if (evbuffer_write(c->out, c->fd) == -1 && errno != EAGAIN &&
+		    errno != EINTR) {
+			event_active(&c->wev, EV_WRITE, 1);
+			return;
+		}
+		if (evbuffer_get_length(c->out) == 0 && c->close_after) {
+			event_active(&c->wev, EV_WRITE, 1);
+			return;
+		}
+	}
 	conn_events(c);
 }
 
@@ -426,7 +445,7 @@ conn_io_read(struct gw_conn *c)
 
 	if (c->tls != NULL)
 		return (tls_conn_read(c));
-	n = evbuffer_read(c->in, c->fd, 65536);
+	n = buf_read(c->in, c->fd);
 	if (n == -1)
 		return (errno == EAGAIN || errno == EINTR ? -2 : -1);
 	if (n == 0)
@@ -519,6 +538,11 @@ conn_write(int fd, short event, void *arg)
 		return;
 	}
 	if (evbuffer_get_length(c->out) == 0) {
+		/* conn_flush() wrote it all and left the close to us */
+		if (c->close_after) {
+			conn_close(c);
+			return;
+		}
 		conn_events(c);
 		return;
 	}

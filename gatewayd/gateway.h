@@ -270,6 +270,9 @@ void		 conn_park_watch(struct gw_conn *, int);
 struct gw_head	*head_get(void);
 void		 head_put(struct gw_head *);
 
+/* bufio.c */
+int		 buf_read(struct evbuffer *, int);
+
 /* proxy.c */
 void		 proxy_start(struct gw_conn *);
 void		 proxy_upstream_close(struct gw_conn *);

@@ -53,14 +53,31 @@ up_reading(struct gw_conn *c, int on)
 		event_del(&up->rev);
 }
 
+/*
+ * As conn_flush(): write at once, watch for writability only if the
+ * socket would not take it all; an error is seen by up_write().
+ */
 static void
 up_flush(struct gw_conn *c)
 {
 	struct gw_upstream	*up = &c->up;
 
-	if (up->fd != -1 && evbuffer_get_length(up->out) > 0 &&
-	    !event_pending(&up->wev, EV_WRITE, NULL))
-		event_add(&up->wev, NULL);
+	if (up->fd == -1 || evbuffer_get_length(up->out) == 0 ||
+	    event_pending(&up->wev, EV_WRITE, NULL))
+		return;
+	if (up->connected) {
+		if (evbuffer_write(up->out, up->fd) == -1 && errno != EAGAIN &&
+		    errno != EINTR) {
+			event_active(&up->wev, EV_WRITE, 1);
+			return;
+		}
+		if (evbuffer_get_length(up->out) == 0) {
+			if (c->state == CONN_TUNNEL && c->eof)
+				shutdown(up->fd, SHUT_WR);
+			return;
+		}
+	}
+	event_add(&up->wev, NULL);
 }
 
 void
@@ -472,7 +489,8 @@ up_write(int fd, short event, void *arg)
 		up_connected(c);
 		return;
 	}
-	if (evbuffer_write(up->out, fd) == -1) {
+	if (evbuffer_get_length(up->out) > 0 &&
+	    evbuffer_write(up->out, fd) == -1) {
 		if (errno == EAGAIN || errno == EINTR)
 			return;
 		log_debug("%s: write to %s: %s", c->peer, c->wl->name,
@@ -499,7 +517,7 @@ up_read(int fd, short event, void *arg)
 	struct gw_upstream	*up = &c->up;
 	int			 n;
 
-	n = evbuffer_read(up->in, fd, 65536);
+	n = buf_read(up->in, fd);
 	if (n == -1) {
 		if (errno == EAGAIN || errno == EINTR)
 			return;
