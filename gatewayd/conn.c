@@ -516,10 +516,15 @@ conn_read(int fd, short event, void *arg)
 		api_readable(c);
 		break;
 	default:
-		/* CONNECT or CLOSING: the bytes wait */
+		/* CONNECT or CLOSING: the bytes wait, up to a bound */
 		if (c->eof && c->state == CONN_CLOSING &&
-		    evbuffer_get_length(c->out) == 0)
+		    evbuffer_get_length(c->out) == 0) {
 			conn_close(c);
+			break;
+		}
+		if (c->state == CONN_CLOSING ||
+		    evbuffer_get_length(c->in) >= GW_BUF_HIGH)
+			conn_reading(c, 0);
 		break;
 	}
 }
@@ -627,7 +632,14 @@ conn_parse(struct gw_conn *c)
 		return;
 	}
 	if (r == HTTP_DONE) {
-		conn_reading(c, 0);
+		/*
+		 * A plain connection keeps its read event: bytes that come
+		 * while the request is handled are read, bounded, and the
+		 * event is dropped only then, which spares two epoll_ctl
+		 * per request.  TLS reads have their own bookkeeping.
+		 */
+		if (c->tls != NULL)
+			conn_reading(c, 0);
 		conn_route(c);
 		return;
 	}

@@ -528,6 +528,11 @@ up_read(int fd, short event, void *arg)
 		up->eof = 1;
 	if (up->eof)
 		event_del(&up->rev);
+	if (c->state != CONN_PROXY && c->state != CONN_TUNNEL) {
+		/* idle between requests: bytes or a close end its use */
+		proxy_upstream_close(c);
+		return;
+	}
 	if (c->state == CONN_PROXY)
 		proxy_timer(c);
 	up_process(c);
@@ -766,7 +771,11 @@ up_process(struct gw_conn *c)
 	}
 	conn_flush(c);
 	if (c->respdone) {
-		up_reading(c, 0);
+		/*
+		 * A kept connection stays watched between requests (no
+		 * epoll_ctl per request): up_read() closes it if the
+		 * workload sends anything or hangs up meanwhile.
+		 */
 		if (!c->up_keep || up->eof)
 			proxy_upstream_close(c);
 		if (c->reqdone)
