@@ -4,8 +4,8 @@
 # against it through gatewayd, through nginx (1 worker, upstream
 # keepalive), through haproxy (1 thread), and directly, with 32 and 1
 # connections.  Every server is pinned on the server CPU.  The targets
-# take turns (A B C D A B C D ...) in every round, so slow drifts of the
-# machine hit them all alike.
+# take turns (A B C D, then B C D A ...) in every round, so slow drifts
+# of the machine hit them all alike.
 #
 # CPU per request: utime+stime of the proxy's processes (all of orchd's,
 # both of nginx's, haproxy) over the run, divided by the requests wrk
@@ -78,10 +78,20 @@ RAW=$B/proxy.raw
 : >"$RAW"
 note "part 1: $ROUNDS round(s) x ${SECS}s x $(echo $TARGETS | wc -w) targets x" \
     "$(echo $PATHS | wc -w) paths x $(echo $CONNS | wc -w) connection counts"
+# the order of the targets turns by one each round (A B C D, B C D A ...)
+rotate() {	# rotate N WORDS...
+	k=$1
+	shift
+	n=$#
+	set -- "$@" "$@"
+	shift $((k % n))
+	echo "${@:1:$n}"
+}
 for r in $(seq 1 "$ROUNDS"); do
+	order=$(rotate $((r - 1)) $TARGETS)
 	for p in $PATHS; do
 		for c in $CONNS; do
-			for t in $TARGETS; do
+			for t in $order; do
 				pids=$(target_pids "$t")
 				c0=$(cpu_ticks $pids)
 				b0=$(cpu_ticks $BACKEND_PIDS)

@@ -97,8 +97,12 @@ machine_header() {
 	    "$(nginx -v 2>&1 | sed 's/.*: //'), haproxy $(haproxy -v |
 	    head -n 1 | cut -d' ' -f3), busybox $(busybox 2>&1 | head -n 1 |
 	    cut -d' ' -f2)"
-	echo "# orchd: $(cd "$TOP" && git rev-parse --short HEAD 2>/dev/null)$(cd "$TOP" &&
-	    git diff --quiet HEAD 2>/dev/null || echo ' (+ uncommitted changes)')"
+	if [ -n "${BENCH_DESC:-}" ]; then
+		echo "# orchd: $BENCH_DESC"
+	else
+		echo "# orchd: $(cd "$TOP" && git rev-parse --short HEAD 2>/dev/null)$(cd "$TOP" &&
+		    git diff --quiet HEAD 2>/dev/null || echo ' (+ uncommitted changes in the work tree)')"
+	fi
 	echo "# command: ${BENCH_COMMAND:-$0 $*}"
 	echo
 }
@@ -228,6 +232,25 @@ rss_kib() {
 		t=$((t + ${v:-0}))
 	done
 	echo "$t"
+}
+
+# other_busy: percent of all CPUs busy over the next second (nothing of
+# ours runs between the parts, so this is the rest of the machine)
+other_busy() {
+	a=$(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8, $5 + $6}' /proc/stat)
+	sleep 1
+	b=$(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8, $5 + $6}' /proc/stat)
+	echo "$a $b" | awk '{busy = $3 - $1; idle = $4 - $2;
+		printf "%.0f", ((busy + idle) > 0) ? (100 * busy / (busy + idle)) : 0}'
+}
+
+# wait_quiet SECONDS: until the rest of the machine uses less than 15 %
+# of the CPUs, at most SECONDS
+wait_quiet() {
+	end=$(($(date +%s) + $1))
+	while [ "$(other_busy)" -ge 15 ] && [ "$(date +%s)" -lt "$end" ]; do
+		:
+	done
 }
 
 # median: of the numbers on stdin, one a line

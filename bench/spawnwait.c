@@ -26,6 +26,7 @@
 
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
 #include <pwd.h>
@@ -117,7 +118,7 @@ main(int argc, char *argv[])
 	pid_t		 pid;
 	cpu_set_t	 cpus;
 	int		 ch, i, rounds = 1, port, status, cpu = -1;
-	int		 exits = 0, exited;
+	int		 exits = 0, exited, fd;
 
 	while ((ch = getopt(argc, argv, "c:i:n:p:u:x")) != -1) {
 		switch (ch) {
@@ -168,6 +169,12 @@ main(int argc, char *argv[])
 			err(1, "fork");
 		if (pid == 0) {
 			setpgid(0, 0);
+			/* what it prints is not ours (docker start: a name) */
+			if ((fd = open("/dev/null", O_WRONLY)) != -1) {
+				dup2(fd, STDOUT_FILENO);
+				if (fd != STDOUT_FILENO)
+					close(fd);
+			}
 			if (cpu >= 0) {
 				CPU_ZERO(&cpus);
 				CPU_SET(cpu, &cpus);
