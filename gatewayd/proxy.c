@@ -354,6 +354,17 @@ send_request(struct gw_conn *c)
 	up_flush(c);
 }
 
+/* a Content-Length body: moved, not copied; 1 once it is all through */
+static int
+forward_length(struct evbuffer *from, struct evbuffer *to, uint64_t *left)
+{
+	size_t	 n = MINIMUM(*left, evbuffer_get_length(from));
+
+	evbuffer_remove_buffer(from, to, n);
+	*left -= n;
+	return (*left == 0);
+}
+
 /* chunked data spans are sent on re-framed, never as the client framed */
 static int
 forward_chunked(struct http_chunked *ch, struct evbuffer *from,
@@ -395,7 +406,6 @@ void
 proxy_client_readable(struct gw_conn *c)
 {
 	struct gw_upstream	*up = &c->up;
-	size_t			 n;
 	int			 done;
 
 	if (c->state == CONN_TUNNEL) {
@@ -417,10 +427,7 @@ proxy_client_readable(struct gw_conn *c)
 		proxy_timer(c);		/* the body moves */
 	switch (c->reqbody) {
 	case HTTP_BODY_LENGTH:
-		n = MINIMUM(c->reqleft, evbuffer_get_length(c->in));
-		evbuffer_remove_buffer(c->in, up->out, n);
-		c->reqleft -= n;
-		if (c->reqleft == 0)
+		if (forward_length(c->in, up->out, &c->reqleft))
 			c->reqdone = 1;
 		break;
 	case HTTP_BODY_CHUNKED:
@@ -673,15 +680,11 @@ static int
 response_body(struct gw_conn *c)
 {
 	struct gw_upstream	*up = &c->up;
-	size_t			 n;
 	int			 done;
 
 	switch (c->respbody) {
 	case HTTP_BODY_LENGTH:
-		n = MINIMUM(c->respleft, evbuffer_get_length(up->in));
-		evbuffer_remove_buffer(up->in, c->out, n);
-		c->respleft -= n;
-		if (c->respleft == 0)
+		if (forward_length(up->in, c->out, &c->respleft))
 			c->respdone = 1;
 		else if (up->eof)
 			goto truncated;
