@@ -39,6 +39,8 @@ static void	up_write(int, short, void *);
 static void	up_connected(struct gw_conn *);
 static void	up_process(struct gw_conn *);
 static void	send_request(struct gw_conn *);
+static int	head_out(const struct http_head *, const struct http_ser *,
+		    struct evbuffer *);
 
 static void
 up_reading(struct gw_conn *c, int on)
@@ -305,7 +307,6 @@ send_request(struct gw_conn *c)
 	const struct http_field	*f;
 	struct http_field	 add[4];
 	struct http_ser		 ser;
-	struct evbuffer_iovec	 v;
 	char			 xff[2048], via[512];
 	ssize_t			 n;
 	size_t			 nadd = 0;
@@ -341,17 +342,30 @@ send_request(struct gw_conn *c)
 	ser.add = add;
 	ser.nadd = nadd;
 
-	if (evbuffer_reserve_space(c->up.out, HTTP_HEAD_BUFSZ + HEAD_EXTRA,
-	    &v, 1) < 1 ||
-	    (n = http_head_serialize(h, &ser, v.iov_base, v.iov_len)) < 0) {
+	if (head_out(h, &ser, c->up.out) == -1) {
 		conn_error(c, 502, "request head serialisation");
 		return;
 	}
-	v.iov_len = n;
-	evbuffer_commit_space(c->up.out, &v, 1);
 	head_put(c->req);
 	c->req = NULL;
 	up_flush(c);
+}
+
+/*
+ * Serialise a head into one static buffer (the gateway has one thread) and
+ * append the bytes written: reserving the largest head's size in the
+ * evbuffer itself would allocate 42 KiB per message.
+ */
+static int
+head_out(const struct http_head *h, const struct http_ser *ser,
+    struct evbuffer *to)
+{
+	static char	 buf[HTTP_HEAD_BUFSZ + HEAD_EXTRA];
+	ssize_t		 n;
+
+	if ((n = http_head_serialize(h, ser, buf, sizeof(buf))) < 0)
+		return (-1);
+	return (evbuffer_add(to, buf, n));
 }
 
 /* a Content-Length body: moved, not copied; 1 once it is all through */
@@ -552,7 +566,6 @@ send_response(struct gw_conn *c)
 	struct http_head	*h = &c->resp->h;
 	struct http_field	 add[2];
 	struct http_ser		 ser;
-	struct evbuffer_iovec	 v;
 	size_t			 nadd = 0;
 	ssize_t			 n;
 
@@ -586,13 +599,7 @@ send_response(struct gw_conn *c)
 	}
 	ser.add = add;
 	ser.nadd = nadd;
-	if (evbuffer_reserve_space(c->out, HTTP_HEAD_BUFSZ + HEAD_EXTRA,
-	    &v, 1) < 1 ||
-	    (n = http_head_serialize(h, &ser, v.iov_base, v.iov_len)) < 0)
-		return (-1);
-	v.iov_len = n;
-	evbuffer_commit_space(c->out, &v, 1);
-	return (0);
+	return (head_out(h, &ser, c->out));
 }
 
 /* 1xx: forward it and wait for the final answer; 101 opens a tunnel */
@@ -601,8 +608,6 @@ interim_response(struct gw_conn *c)
 {
 	struct http_head	*h = &c->resp->h;
 	struct http_ser		 ser;
-	struct evbuffer_iovec	 v;
-	ssize_t			 n;
 
 	memset(&ser, 0, sizeof(ser));
 	if (h->code == 101) {
@@ -610,12 +615,8 @@ interim_response(struct gw_conn *c)
 			return (-1);
 		ser.flags = HTTP_SER_UPGRADE;
 	}
-	if (evbuffer_reserve_space(c->out, HTTP_HEAD_BUFSZ + HEAD_EXTRA,
-	    &v, 1) < 1 ||
-	    (n = http_head_serialize(h, &ser, v.iov_base, v.iov_len)) < 0)
+	if (head_out(h, &ser, c->out) == -1)
 		return (-1);
-	v.iov_len = n;
-	evbuffer_commit_space(c->out, &v, 1);
 	if (h->code == 101) {
 		metrics_status(c, 101, 0);
 		c->state = CONN_TUNNEL;
