@@ -22,6 +22,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -530,6 +531,60 @@ spawn_request(struct imsgev *iev, struct imsg *imsg)
 		log_warn("%s: compose", __func__);
 }
 
+/*
+ * The resident memory of a workload's process group, summed from
+ * /proc/PID/stat (the 5th field is the group, the 24th the resident pages)
+ * for show stats' memory-hours saved.  Only at a stop, so the scan of
+ * /proc costs nothing on any request.
+ */
+static int64_t
+group_rss(pid_t pgid)
+{
+	DIR		*d;
+	struct dirent	*de;
+	FILE		*f;
+	char		 path[64], buf[1024], *p;
+	long long	 grp, rss;
+	int64_t		 total = 0;
+	long		 page = sysconf(_SC_PAGESIZE);
+
+	if ((d = opendir("/proc")) == NULL)
+		return (0);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "/proc/%.20s/stat",
+		    de->d_name) >= sizeof(path) ||
+		    (f = fopen(path, "re")) == NULL)
+			continue;
+		p = fgets(buf, sizeof(buf), f);
+		fclose(f);
+		/* the name may hold spaces and parentheses: skip to its end */
+		if (p == NULL || (p = strrchr(buf, ')')) == NULL)
+			continue;
+		if (sscanf(p + 1, " %*c %*d %lld %*d %*d %*d %*u %*u %*u %*u "
+		    "%*u %*u %*u %*d %*d %*d %*d %*d %*d %*u %*u %lld", &grp,
+		    &rss) == 2 && grp == pgid && rss > 0)
+			total += (int64_t)rss * page;
+	}
+	closedir(d);
+	return (total);
+}
+
+static void
+spawn_memory(const struct spawned *sp)
+{
+	struct rt_memory	 mem;
+
+	memset(&mem, 0, sizeof(mem));
+	strlcpy(mem.name, sp->name, sizeof(mem.name));
+	if ((mem.bytes = group_rss(sp->pid)) <= 0)
+		return;
+	if (proc_compose(&orchd_env->ps, PROC_STORE, IMSG_RT_MEMORY, 0, -1,
+	    &mem, sizeof(mem)) == -1)
+		log_warn("workload %s: memory to the store", sp->name);
+}
+
 void
 spawn_kill(struct imsgev *iev, struct imsg *imsg)
 {
@@ -550,6 +605,8 @@ spawn_kill(struct imsgev *iev, struct imsg *imsg)
 	}
 	log_debug("workload %s: signal %d to pid %d", sp->name, rk.sig,
 	    sp->pid);
+	if (rk.sig == SIGTERM)
+		spawn_memory(sp);
 	/* the group: a shell's children go too; fresh from fork, only it */
 	if (kill(-sp->pid, rk.sig) == -1 && kill(sp->pid, rk.sig) == -1)
 		log_warn("workload %s: kill %d", sp->name, sp->pid);

@@ -57,7 +57,8 @@ static const struct proc_handler store_handlers[] = {
 	    store_recv_state },
 	{ IMSG_RT_KEEPWARM, sizeof(struct ctl_keepwarm),
 	    PROC_FROM(PROC_RUNTIME), store_recv_keepwarm },
-	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_RUNTIME),
+	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_RUNTIME) |
+	    PROC_FROM(PROC_PARENT),
 	    store_recv_memory },
 	{ IMSG_RP_LASTSEEN, PROC_ANYLEN, PROC_FROM(PROC_REAPER),
 	    store_recv_lastseen },

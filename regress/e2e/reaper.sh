@@ -68,6 +68,11 @@ check "on one start ($(starts app))" [ "$(starts app)" -eq 1 ]
 check "a 3 s slow answer completes" [ "$(get app.test '/slow?3000')" = slow ]
 check "still on one start ($(starts app))" [ "$(starts app)" -eq 1 ]
 check "once idle, it is suspended" wait_for 10 is_state app asleep
+mem=$("$ORCHCTL" -j -s "$SOCK" show stats | python3 -c 'import json, sys
+s = json.load(sys.stdin)
+print([w for w in s["workloads"] if w["name"] == "app"][0]["memory"] or 0)')
+check "its memory was measured before the stop ($mem bytes)" \
+    [ "${mem:-0}" -gt 100000 ]
 check "and the next request wakes it: $(get app.test /)" \
     [ "$(starts app)" -eq 2 ]
 
