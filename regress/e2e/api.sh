@@ -13,7 +13,7 @@ e2e_init "$1"
 need_root
 ensure_user
 
-base=$((30000 + $$ % 20000))
+base=$((20000 + $$ % 12000))
 GW=$(free_port "$base")
 API=$(free_port $((GW + 1)))
 P_CONF=$(free_port $((API + 1)))

@@ -22,7 +22,7 @@ no_proc() {
 running() {
 	pgrep -f "$1" >/dev/null
 }
-base=$((30000 + $$ % 20000))
+base=$((20000 + $$ % 12000))
 GW=$(free_port "$base")
 P_WEB=$(free_port $((GW + 1)))
 P_WARM=$(free_port $((P_WEB + 1)))

@@ -14,7 +14,7 @@ mkdir -p "$T/tree/regress"
 cp -r tools "$T/tree/"
 cp regress/docker-image.sh "$T/tree/regress/"
 ln -s "$BUILD" "$T/tree/build"
-port=$((30000 + $$ % 10000))
+port=$((20000 + $$ % 12000))
 DEMO_PORT=$port DEMO_IDLE=2 \
     timeout 90 sh "$T/tree/tools/demo.sh" --once >"$out" 2>&1
 st=$?

@@ -56,7 +56,7 @@ docker_cleanup() {
 }
 trap docker_cleanup EXIT
 
-base=$((20000 + ($$ * 7) % 20000))
+base=$((20000 + ($$ * 7) % 12000))
 GW=$(free_port "$base")
 P_WEB=$(free_port $((GW + 1)))
 P_KEEP=$(free_port $((P_WEB + 1)))

@@ -90,6 +90,10 @@ wait_for() {
 	return 1
 }
 
+# Test ports are taken from 20000-32767, below Linux's ephemeral range
+# (32768-60999): a port in that range may be the local end of one of the
+# test's own outgoing connections at the moment a workload binds it.
+#
 # free_port PORT: PORT or the next one nobody listens on (ss, iproute2)
 free_port() {
 	fp=$1

@@ -112,7 +112,7 @@ ensure_user
 uid=$(id -u _orchd)
 docker_dir=$(dirname "$(realpath -m /var/run/docker.sock)")
 gid=$(id -g _orchd)
-PORT=$((30000 + $$ % 10000))
+PORT=$((20000 + $$ % 12000))
 WPORT=$((PORT + 1))
 mkdir -p "$T/log" "$T/bin"
 cp "$BUILD/regress/testhttp" "$T/bin/testhttp"

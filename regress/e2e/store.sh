@@ -9,7 +9,7 @@ e2e_init "$1"
 need_root
 ensure_user
 
-base=$((21000 + $$ % 20000))
+base=$((21000 + $$ % 11000))
 GW=$(free_port "$base")
 P_WEB=$(free_port $((GW + 1)))
 P_STEADY=$(free_port $((P_WEB + 1)))

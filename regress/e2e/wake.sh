@@ -18,7 +18,7 @@ ensure_user
 no_proc() {
 	! pgrep -f "$1" >/dev/null
 }
-base=$((20000 + $$ % 20000))
+base=$((20000 + $$ % 12000))
 GW=$(free_port "$base")
 P_HELLO=$(free_port $((GW + 1)))
 P_POST=$(free_port $((P_HELLO + 1)))
