@@ -468,9 +468,9 @@ dk_req_timeout(int fd, short event, void *arg)
 /*
  * Start a call.  id names the container, arg is the name of a create,
  * the tail of the logs or the seconds a stop waits before its SIGKILL,
- * body is sent as JSON.  done is always called
- * later, from the event loop, never from here: the caller keeps the
- * handle it gets first.  NULL for a call that cannot be made.
+ * body is sent as JSON.  done is always called later, from the event
+ * loop, never from here: the caller keeps the handle it gets first.
+ * NULL for a call that cannot be made.
  */
 struct dk_req *
 dk_call(enum dk_call call, const char *id, const char *arg, json_t *body,
