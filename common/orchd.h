@@ -26,6 +26,8 @@
 #define ORCHD_IDLE_TIMEOUT	(5 * 60)	/* seconds */
 #define ORCHD_REAPER_INTERVAL	30		/* seconds */
 #define ORCHD_WAKE_TIMEOUT	30		/* seconds */
+#define WL_STOP_TIMEOUT		10		/* seconds, signal to SIGKILL */
+#define WL_STOP_TIMEOUT_MAX	(5 * 60)	/* orchctl waits 10 minutes */
 
 /* the gateway's timeouts, in seconds, nginx's defaults where it has one */
 #define ORCHD_HEADER_TIMEOUT	60	/* client_header_timeout */
@@ -130,6 +132,9 @@ struct workload_conf {
 	int64_t			 wake_timeout;
 	int64_t			 memory;
 	int			 keep_warm;
+	int			 stop_signal;	/* 0: SIGTERM, or the image's */
+	int64_t			 stop_timeout;	/* -1: WL_STOP_TIMEOUT */
+	int			 init;		/* docker; -1: yes */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 
@@ -515,6 +520,8 @@ const char	*workload_state_name(enum workload_state);
 /* common/units.c */
 int		 parse_duration(const char *, int64_t *, const char **);
 int		 parse_size(const char *, int64_t *, const char **);
+int		 parse_signal(const char *, int *, const char **);
+const char	*signal_name(int);
 int		 valid_workload_name(const char *);
 int		 valid_host_pattern(const char *);
 char		*fmt_duration(int64_t, char *, size_t);

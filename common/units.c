@@ -1,11 +1,14 @@
 /*
  * Units and names, shared by the config parser, the HTTP API and the
  * environment overrides: durations ("30", "30s", "5m", "1h"), sizes
- * ("512", "64K", "512M", "2G"), workload names and host patterns.
+ * ("512", "64K", "512M", "2G"), stop signals ("TERM", "SIGQUIT"),
+ * workload names and host patterns.
  */
 
 #include <ctype.h>
+#include <signal.h>
 #include <stdint.h>
+#include <strings.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -158,6 +161,65 @@ fmt_duration(int64_t secs, char *buf, size_t len)
 	if (len > 0)
 		(void)snprintf(buf, len, "%lld%s", n, unit);
 	return (buf);
+}
+
+/*
+ * The signals a workload may be stopped with: those whose default action
+ * ends a process, that a server may catch to shut down its own way (nginx
+ * QUIT, Apache WINCH), and KILL.  Not STOP, CONT or the job control
+ * signals, and no numbers: their meaning differs between systems.
+ */
+static const struct {
+	const char	*name;
+	int		 sig;
+} stop_signals[] = {
+	{ "SIGHUP",	SIGHUP },
+	{ "SIGINT",	SIGINT },
+	{ "SIGQUIT",	SIGQUIT },
+	{ "SIGKILL",	SIGKILL },
+	{ "SIGUSR1",	SIGUSR1 },
+	{ "SIGUSR2",	SIGUSR2 },
+	{ "SIGTERM",	SIGTERM },
+	{ "SIGWINCH",	SIGWINCH },
+	{ "SIGPWR",	SIGPWR }
+};
+
+/* "TERM" or "SIGTERM", in any case, as kill(1) takes them */
+int
+parse_signal(const char *str, int *sig, const char **errstr)
+{
+	const char	*dummy;
+	size_t		 i;
+
+	if (errstr == NULL)
+		errstr = &dummy;
+	*errstr = NULL;
+	if (str == NULL || *str == '\0') {
+		*errstr = "empty signal name";
+		return (-1);
+	}
+	if (strncasecmp(str, "SIG", 3) == 0)
+		str += 3;
+	for (i = 0; i < nitems(stop_signals); i++)
+		if (strcasecmp(str, stop_signals[i].name + 3) == 0) {
+			*sig = stop_signals[i].sig;
+			return (0);
+		}
+	*errstr = "unknown signal: one of TERM, INT, QUIT, HUP, USR1, USR2, "
+	    "WINCH, PWR or KILL";
+	return (-1);
+}
+
+/* "SIGTERM", as Docker's StopSignal takes it; NULL if not a stop signal */
+const char *
+signal_name(int sig)
+{
+	size_t	 i;
+
+	for (i = 0; i < nitems(stop_signals); i++)
+		if (stop_signals[i].sig == sig)
+			return (stop_signals[i].name);
+	return (NULL);
 }
 
 /* containers are named orchd-NAME: [A-Za-z0-9][A-Za-z0-9_.-]{0,62} */

@@ -52,6 +52,8 @@ workload_new(const char *name)
 	wl->health = HEALTH_TCP;
 	wl->idle_timeout = -1;
 	wl->wake_timeout = -1;
+	wl->stop_timeout = -1;
+	wl->init = -1;
 	if ((wl->address = strdup(WL_DEFAULT_ADDRESS)) == NULL) {
 		free(wl);
 		return (NULL);
@@ -294,6 +296,9 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		if (wl->network == NETWORK_HOST)
 			return (fail(errbuf, len, "network host is only for "
 			    "driver docker"));
+		if (wl->init != -1)
+			return (fail(errbuf, len, "init is only for driver "
+			    "docker"));
 	}
 	if (wl->network != NETWORK_BRIDGE && wl->network != NETWORK_HOST)
 		return (fail(errbuf, len, "invalid network"));
@@ -366,6 +371,14 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		return (fail(errbuf, len, "wake timeout must be positive"));
 	if (wl->memory < 0)
 		return (fail(errbuf, len, "invalid memory limit"));
+	if (wl->stop_signal != 0 && signal_name(wl->stop_signal) == NULL)
+		return (fail(errbuf, len, "invalid stop signal %d",
+		    wl->stop_signal));
+	if (wl->stop_timeout < -1 || wl->stop_timeout > WL_STOP_TIMEOUT_MAX)
+		return (fail(errbuf, len, "stop timeout must be at most %ds",
+		    WL_STOP_TIMEOUT_MAX));
+	if (wl->init < -1 || wl->init > 1)
+		return (fail(errbuf, len, "invalid init"));
 	if (total > WL_SIZE_MAX)
 		return (fail(errbuf, len, "workload too large"));
 	return (0);
@@ -455,6 +468,13 @@ workload_to_json(const struct workload_conf *wl)
 		    json_integer(wl->memory));
 	r |= json_object_set_new(o, "keep_warm",
 	    json_boolean(wl->keep_warm));
+	if (wl->init != -1)
+		r |= json_object_set_new(o, "init", json_boolean(wl->init));
+	if (wl->stop_signal != 0)
+		r |= set_str(o, "stop_signal", signal_name(wl->stop_signal));
+	if (wl->stop_timeout != -1)
+		r |= json_object_set_new(o, "stop_timeout",
+		    json_integer(wl->stop_timeout));
 	if (r == 0)
 		s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
@@ -765,6 +785,44 @@ j_keep_warm(struct workload_conf *wl, const char *key, json_t *v,
 	return (0);
 }
 
+static int
+j_init(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	if (!json_is_boolean(v))
+		return (fail(errbuf, len, "field \"%s\": must be true or "
+		    "false", key));
+	wl->init = json_is_true(v);
+	return (0);
+}
+
+static int
+j_stop_signal(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	const char	*errstr;
+
+	if (!json_is_string(v))
+		return (fail(errbuf, len, "field \"%s\": must be a signal "
+		    "name such as \"SIGTERM\"", key));
+	if (parse_signal(json_string_value(v), &wl->stop_signal,
+	    &errstr) == -1)
+		return (fail(errbuf, len, "field \"%s\": %s", key, errstr));
+	return (0);
+}
+
+static int
+j_stop_timeout(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (j_duration(key, v, &wl->stop_timeout, errbuf, len) == -1)
+		return (-1);
+	if (wl->stop_timeout > WL_STOP_TIMEOUT_MAX)
+		return (fail(errbuf, len, "field \"%s\": must be at most "
+		    "%ds", key, WL_STOP_TIMEOUT_MAX));
+	return (0);
+}
+
 static const struct jfield jfields[] = {
 	{ "name",		j_name },
 	{ "driver",		j_driver },
@@ -786,6 +844,9 @@ static const struct jfield jfields[] = {
 	{ "wake_timeout",	j_wake_timeout },
 	{ "memory",		j_memory },
 	{ "keep_warm",		j_keep_warm },
+	{ "init",		j_init },
+	{ "stop_signal",	j_stop_signal },
+	{ "stop_timeout",	j_stop_timeout },
 };
 
 struct workload_conf *

@@ -105,6 +105,8 @@ static int			 lastbare;	/* last token: a bare word */
 #define SEEN_ADDRESS	0x10
 #define SEEN_KEEPWARM	0x20
 #define SEEN_KEYPAIR	0x40
+#define SEEN_INIT	0x80
+#define SEEN_STOPSIG	0x100
 
 int		 yyparse(void);
 int		 yylex(void);
@@ -140,10 +142,10 @@ static void	 gateway_defaults(struct gateway_conf *);
 
 %token	ADDRESS API BODY BRIDGE CERTIFICATE CHROOT COMMAND CONNECT
 %token	CONNECTIONS DATABASE DIRECTORY DOCKER DRIVER ENV FILENAME HEADER
-%token	HEALTH HOST IDLE IMAGE INCLUDE INTERVAL KEEP KEEPALIVE KEY KEYPAIR
-%token	LISTEN LOG MAXCONN MEMORY METRICS NETWORK ON PATH PER PORT PROCESS
-%token	PROXY PUBLIC REAPER RUNTIME SOCKET TCP TIMEOUT TLS TRUSTED UPSTREAM
-%token	USER VOLUME WAKE WARM WORKLOAD
+%token	HEALTH HOST IDLE IMAGE INCLUDE INIT INTERVAL KEEP KEEPALIVE KEY
+%token	KEYPAIR LISTEN LOG MAXCONN MEMORY METRICS NETWORK ON PATH PER PORT
+%token	PROCESS PROXY PUBLIC REAPER RUNTIME SIGNAL SOCKET STOP TCP TIMEOUT
+%token	TLS TRUSTED UPSTREAM USER VOLUME WAKE WARM WORKLOAD
 %token	ERROR
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
@@ -554,6 +556,53 @@ wlopt		: HOST STRING			{
 			}
 			wl->wake_timeout = $3;
 		}
+		| INIT STRING			{
+			if (wl_seen & SEEN_INIT) {
+				yyerror("init already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_INIT;
+			if (strcmp($2, "yes") == 0)
+				wl->init = 1;
+			else if (strcmp($2, "no") == 0)
+				wl->init = 0;
+			else {
+				yyerror("init \"%s\": yes or no", $2);
+				YYERROR;
+			}
+		}
+		| STOP SIGNAL STRING		{
+			const char	*errstr;
+
+			if (wl_seen & SEEN_STOPSIG) {
+				yyerror("stop signal already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_STOPSIG;
+			if (parse_signal($3, &wl->stop_signal,
+			    &errstr) == -1) {
+				yyerror("stop signal \"%s\": %s", $3, errstr);
+				YYERROR;
+			}
+		}
+		| STOP SIGNAL NUMBER		{
+			/* numbers differ between systems: names only */
+			yyerror("stop signal %lld: give its name, such as "
+			    "TERM", (long long)$3);
+			YYERROR;
+		}
+		| STOP TIMEOUT duration		{
+			if (wl->stop_timeout != -1) {
+				yyerror("stop timeout already set");
+				YYERROR;
+			}
+			if ($3 > WL_STOP_TIMEOUT_MAX) {
+				yyerror("stop timeout must be at most %ds",
+				    WL_STOP_TIMEOUT_MAX);
+				YYERROR;
+			}
+			wl->stop_timeout = $3;
+		}
 		| KEEP WARM			{
 			if (wl_seen & SEEN_KEEPWARM) {
 				yyerror("keep warm already set");
@@ -671,6 +720,7 @@ lookup(const char *s)
 		{ "idle",		IDLE },
 		{ "image",		IMAGE },
 		{ "include",		INCLUDE },
+		{ "init",		INIT },
 		{ "interval",		INTERVAL },
 		{ "keep",		KEEP },
 		{ "keepalive",		KEEPALIVE },
@@ -691,7 +741,9 @@ lookup(const char *s)
 		{ "public",		PUBLIC },
 		{ "reaper",		REAPER },
 		{ "runtime",		RUNTIME },
+		{ "signal",		SIGNAL },
 		{ "socket",		SOCKET },
+		{ "stop",		STOP },
 		{ "tcp",		TCP },
 		{ "timeout",		TIMEOUT },
 		{ "tls",		TLS },

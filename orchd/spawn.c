@@ -43,15 +43,22 @@
 #define SPAWN_EXEC_WAIT_MS	2000	/* for the child to exec */
 #define SPAWN_GROUPS_MAX	256	/* supplementary groups of a user */
 #define SPAWN_ENV_MAX		1024	/* variables of a workload */
-#define SPAWN_STOP_GRACE_MS	5000	/* SIGTERM to SIGKILL */
+#define SPAWN_STOP_GRACE_MS	5000	/* at shutdown, at most */
 #define SPAWN_KILL_WAIT_MS	1000	/* after SIGKILL, at shutdown */
 #define SPAWN_POLL_MS		10
 
-/* a running process workload: the pid is its process group too */
+/*
+ * A running process workload: the pid is its process group too.  How it
+ * is stopped is the definition's it was started with.
+ */
 struct spawned {
 	TAILQ_ENTRY(spawned)	 entry;
 	char			 name[ORCHD_NAME_MAX];
 	pid_t			 pid;
+	int			 stopsig;	/* stop signal */
+	int64_t			 grace_ms;	/* then SIGKILL */
+	int			 signalled;	/* told to stop */
+	int			 killed;	/* SIGKILL sent */
 };
 static TAILQ_HEAD(, spawned)	 spawned = TAILQ_HEAD_INITIALIZER(spawned);
 
@@ -471,6 +478,9 @@ spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
 	}
 	strlcpy(sp->name, wl->name, sizeof(sp->name));
 	sp->pid = pid;
+	sp->stopsig = wl->stop_signal != 0 ? wl->stop_signal : SIGTERM;
+	sp->grace_ms = (wl->stop_timeout != -1 ? wl->stop_timeout :
+	    WL_STOP_TIMEOUT) * 1000;
 	TAILQ_INSERT_TAIL(&spawned, sp, entry);
 	sp = NULL;
 	log_info("workload %s: started %s as %s, pid %d", wl->name,
@@ -585,16 +595,28 @@ spawn_memory(const struct spawned *sp)
 		log_warn("workload %s: memory to the store", sp->name);
 }
 
+/* the group: a shell's children go too; fresh from fork, only it */
+static void
+spawn_signal(struct spawned *sp, int sig)
+{
+	sp->signalled = 1;
+	if (sig == SIGKILL)
+		sp->killed = 1;
+	if (kill(-sp->pid, sig) == -1 && kill(sp->pid, sig) == -1)
+		log_warn("workload %s: kill %d", sp->name, sp->pid);
+}
+
 void
 spawn_kill(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rt_kill	 rk;
 	struct spawned	*sp;
+	int		 sig;
 
 	(void)imsg_get_data(imsg, &rk, sizeof(rk));
 	rk.name[sizeof(rk.name) - 1] = '\0';
 	/* stopping is all runtimed may ask for */
-	if (rk.sig != SIGTERM && rk.sig != SIGKILL) {
+	if (signal_name(rk.sig) == NULL) {
 		log_warnx("workload %s: refusing signal %d", rk.name, rk.sig);
 		return;
 	}
@@ -603,13 +625,18 @@ spawn_kill(struct imsgev *iev, struct imsg *imsg)
 		log_debug("workload %s: no pid %d to signal", rk.name, rk.pid);
 		return;
 	}
-	log_debug("workload %s: signal %d to pid %d", sp->name, rk.sig,
+	/*
+	 * runtimed chooses between asking and forcing; which signal asks
+	 * is this process's own, from the definition it was started with
+	 * (runtimed's may be a reload older or newer).
+	 */
+	sig = rk.sig == SIGKILL ? SIGKILL : sp->stopsig;
+	log_debug("workload %s: %s to pid %d", sp->name, signal_name(sig),
 	    sp->pid);
-	if (rk.sig == SIGTERM)
+	/* measured once, while it still runs: the figure of show stats */
+	if (!sp->signalled)
 		spawn_memory(sp);
-	/* the group: a shell's children go too; fresh from fork, only it */
-	if (kill(-sp->pid, rk.sig) == -1 && kill(sp->pid, rk.sig) == -1)
-		log_warn("workload %s: kill %d", sp->name, sp->pid);
+	spawn_signal(sp, sig);
 }
 
 static void
@@ -672,43 +699,46 @@ spawn_reap(void)
 	return (left);
 }
 
+/* those whose grace is over by now get SIGKILL */
 static void
-spawn_signal_all(int sig)
+spawn_kill_late(int ms)
 {
 	struct spawned	*sp;
 
 	TAILQ_FOREACH(sp, &spawned, entry) {
-		if (sig == SIGKILL)
-			log_warnx("workload %s: pid %d did not stop, killing "
-			    "it", sp->name, sp->pid);
-		if (kill(-sp->pid, sig) == -1)
-			(void)kill(sp->pid, sig);
+		if (sp->killed || (sp->grace_ms > ms &&
+		    ms < SPAWN_STOP_GRACE_MS))
+			continue;
+		log_warnx("workload %s: pid %d did not stop, killing it",
+		    sp->name, sp->pid);
+		spawn_signal(sp, SIGKILL);
 	}
 }
 
 /*
- * orchd stops: every workload gets SIGTERM, then SIGKILL after a grace
- * period, and is reaped, so that none outlives the daemon.  Bounded: a
- * process stuck in the kernel is left with a warning.
+ * orchd stops: every workload gets its stop signal, then SIGKILL after
+ * its stop timeout, but SPAWN_STOP_GRACE_MS at most (a service manager
+ * waits for orchd only so long), and is reaped, so that none outlives
+ * the daemon.  Bounded: a process stuck in the kernel is left with a
+ * warning.
  */
 void
 spawn_shutdown(struct orchd *env)
 {
-	int	 ms, left;
+	struct spawned	*sp;
+	int		 ms, left;
 
 	if (TAILQ_EMPTY(&spawned))
 		return;
 	log_info("stopping process workloads");
-	spawn_signal_all(SIGTERM);
+	TAILQ_FOREACH(sp, &spawned, entry)
+		spawn_signal(sp, sp->stopsig);
 	for (ms = 0; (left = spawn_reap()) > 0 &&
-	    ms < SPAWN_STOP_GRACE_MS; ms += SPAWN_POLL_MS)
+	    ms < SPAWN_STOP_GRACE_MS + SPAWN_KILL_WAIT_MS;
+	    ms += SPAWN_POLL_MS) {
+		spawn_kill_late(ms);
 		usleep(SPAWN_POLL_MS * 1000);
-	if (left == 0)
-		return;
-	spawn_signal_all(SIGKILL);
-	for (ms = 0; (left = spawn_reap()) > 0 &&
-	    ms < SPAWN_KILL_WAIT_MS; ms += SPAWN_POLL_MS)
-		usleep(SPAWN_POLL_MS * 1000);
+	}
 	if (left > 0)
 		log_warnx("%d process workloads could not be reaped", left);
 }

@@ -37,12 +37,6 @@ struct imsg;
 #define DK_ID_MAX		65	/* 64 hex digits and the NUL */
 #define DK_HASH_MAX		65	/* sha256 in hex and the NUL */
 
-/*
- * A stop asks the container's main process to end (its StopSignal,
- * SIGTERM by default) and the daemon kills it after this many seconds.
- */
-#define DK_STOP_TIMEOUT		10
-
 /* the calls runtimed makes, and the only ones: see docker_client.c */
 enum dk_call {
 	DK_VERSION = 0,	/* GET /version */
@@ -50,7 +44,7 @@ enum dk_call {
 	DK_INSPECT,	/* GET /containers/{id}/json */
 	DK_CREATE,	/* POST /containers/create?name={arg} */
 	DK_START,	/* POST /containers/{id}/start */
-	DK_STOP,	/* POST /containers/{id}/stop?t=DK_STOP_TIMEOUT */
+	DK_STOP,	/* POST /containers/{id}/stop?t={arg} */
 	DK_REMOVE,	/* DELETE /containers/{id}?force=1&v=0 */
 	DK_STATS,	/* GET /containers/{id}/stats?stream=0 */
 	DK_LOGS,	/* GET /containers/{id}/logs?...&tail={arg} */

@@ -72,6 +72,7 @@ struct dk_req {
 	int			 internal;	/* version negotiation */
 	int			 cancelled;
 	int			 retried;
+	int			 timeout;	/* seconds; 0: none */
 	dk_done_cb		 done;
 	dk_data_cb		 data;
 	void			*arg;
@@ -118,9 +119,8 @@ static const struct {
 	[DK_INSPECT] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
 	[DK_CREATE] =	{ "POST", HTTP_M_POST, DK_TIMEOUT, 0 },
 	[DK_START] =	{ "POST", HTTP_M_POST, DK_TIMEOUT, 0 },
-	/* the daemon waits DK_STOP_TIMEOUT before its SIGKILL */
-	[DK_STOP] =	{ "POST", HTTP_M_POST, DK_STOP_TIMEOUT + DK_TIMEOUT,
-			    0 },
+	/* and the stop's own timeout: see dk_call() */
+	[DK_STOP] =	{ "POST", HTTP_M_POST, DK_TIMEOUT, 0 },
 	[DK_REMOVE] =	{ "DELETE", HTTP_M_DELETE, DK_TIMEOUT, 0 },
 	[DK_STATS] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
 	[DK_LOGS] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 1 },
@@ -227,6 +227,18 @@ dk_valid_tail(const char *s)
 	return (i > 0);
 }
 
+/* the t= of a stop: whole seconds, no more than a workload may have */
+static int
+dk_valid_seconds(const char *s, int *secs)
+{
+	const char	*errstr;
+
+	if (s == NULL || !isdigit((unsigned char)s[0]))
+		return (0);
+	*secs = strtonum(s, 0, WL_STOP_TIMEOUT_MAX, &errstr);
+	return (errstr == NULL);
+}
+
 /* RFC 3986 unreserved characters stay, the rest is %XX */
 static int
 dk_urlencode(const char *s, char *buf, size_t len)
@@ -253,7 +265,7 @@ static int
 dk_path(struct dk_req *req, const char *id, const char *arg)
 {
 	char	 filters[256];
-	int	 n = -1;
+	int	 n = -1, secs = 0;
 
 	switch (req->call) {
 	case DK_VERSION:
@@ -266,6 +278,10 @@ dk_path(struct dk_req *req, const char *id, const char *arg)
 		break;
 	case DK_LOGS:
 		if (!dk_valid_ref(id) || !dk_valid_tail(arg))
+			return (-1);
+		break;
+	case DK_STOP:
+		if (!dk_valid_ref(id) || !dk_valid_seconds(arg, &secs))
 			return (-1);
 		break;
 	default:
@@ -294,7 +310,9 @@ dk_path(struct dk_req *req, const char *id, const char *arg)
 		break;
 	case DK_STOP:
 		n = snprintf(req->path, sizeof(req->path),
-		    "/containers/%s/stop?t=%d", id, DK_STOP_TIMEOUT);
+		    "/containers/%s/stop?t=%d", id, secs);
+		/* the daemon waits that long before its SIGKILL */
+		req->timeout += secs;
 		break;
 	case DK_REMOVE:
 		/* v=0: volumes stay, whatever happens to the container */
@@ -441,17 +459,18 @@ dk_req_timeout(int fd, short event, void *arg)
 		TAILQ_REMOVE(&dk_queue, req, entry);
 	log_warnx("docker: %s %s: no answer from %s within %ds",
 	    dk_calls[req->call].method, req->path, dk_display,
-	    dk_calls[req->call].timeout);
+	    req->timeout);
 	dk_req_fail(req, "the Docker daemon at %s did not answer within %ds",
-	    dk_display, dk_calls[req->call].timeout);
+	    dk_display, req->timeout);
 	dk_kick();
 }
 
 /*
- * Start a call.  id names the container, arg is the name of a create or
- * the tail of the logs, body is sent as JSON.  done is always called
- * later, from the event loop, never from here: the caller keeps the
- * handle it gets first.  NULL for a call that cannot be made.
+ * Start a call.  id names the container, arg is the name of a create,
+ * the tail of the logs or the seconds a stop waits before its SIGKILL,
+ * body is sent as JSON.  done is always called later, from the event
+ * loop, never from here: the caller keeps the handle it gets first.
+ * NULL for a call that cannot be made.
  */
 struct dk_req *
 dk_call(enum dk_call call, const char *id, const char *arg, json_t *body,
@@ -465,6 +484,7 @@ dk_call(enum dk_call call, const char *id, const char *arg, json_t *body,
 	if ((req = calloc(1, sizeof(*req))) == NULL)
 		return (NULL);
 	req->call = call;
+	req->timeout = dk_calls[call].timeout;
 	if (dk_path(req, id, arg) == -1) {
 		log_warnx("docker: refused to build call %d for \"%s\"",
 		    call, id != NULL ? id : arg != NULL ? arg : "");
@@ -487,9 +507,9 @@ dk_call(enum dk_call call, const char *id, const char *arg, json_t *body,
 	req->data = data;
 	req->arg = cbarg;
 	evtimer_set(&req->timer, dk_req_timeout, req);
-	if (dk_calls[call].timeout > 0) {
+	if (req->timeout > 0) {
 		timerclear(&tv);
-		tv.tv_sec = dk_calls[call].timeout;
+		tv.tv_sec = req->timeout;
 		evtimer_add(&req->timer, &tv);
 	}
 	TAILQ_INSERT_TAIL(&dk_queue, req, entry);

@@ -121,6 +121,14 @@ spec_host(const struct workload_conf *wc, const char *port,
 	/* an exit is noticed and the next request starts it again */
 	r |= json_object_set_new(h, "RestartPolicy",
 	    json_pack("{s:s}", "Name", "no"));
+	/*
+	 * Docker's init (tini) as process 1, unless turned off: the kernel
+	 * drops signals a namespace's init does not handle, so a server
+	 * that is process 1 and ignores SIGTERM would make every stop wait
+	 * its full timeout.  Said either way: the daemon's default
+	 * (daemon.json "init") must not decide what the hash means.
+	 */
+	r |= json_object_set_new(h, "Init", json_boolean(wc->init != 0));
 	if (r != 0) {
 		json_decref(h);
 		return (NULL);
@@ -162,6 +170,14 @@ dk_spec(const struct workload_conf *wc, char *err, size_t errlen)
 		    json_string(wc->directory));
 	r |= json_object_set_new(o, "Labels", json_pack("{s:s}",
 	    DK_LABEL_WORKLOAD, wc->name));
+	/* unset: the image's STOPSIGNAL, else SIGTERM, as docker run does */
+	if (wc->stop_signal != 0)
+		r |= json_object_set_new(o, "StopSignal",
+		    json_string(signal_name(wc->stop_signal)));
+	/* what a docker stop by hand, or the daemon's own shutdown, waits */
+	if (wc->stop_timeout != -1)
+		r |= json_object_set_new(o, "StopTimeout",
+		    json_integer(wc->stop_timeout));
 	/* not a terminal: the logs keep stdout and stderr apart */
 	r |= json_object_set_new(o, "Tty", json_false());
 	r |= json_object_set_new(o, "OpenStdin", json_false());

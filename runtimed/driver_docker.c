@@ -8,7 +8,9 @@
  * remove it (its volumes stay) and create it again.  A definition that
  * changes is therefore used at the next wake, and a change never wakes
  * anything.  Stop: the container's memory figure for the store, then
- * POST /containers/ID/stop; the container is kept, to be started again.
+ * POST /containers/ID/stop?t=<its stop timeout>: the daemon sends the
+ * container's StopSignal and a SIGKILL once that has passed.  The
+ * container is kept, to be started again.
  *
  * Each workload has at most one operation under way (struct rt_docker),
  * one call at a time: start, stop, the check that follows an exit the
@@ -61,6 +63,8 @@ struct rt_docker {
 	struct st_restore	 restore;	/* the store's, held */
 	json_t			*spec;		/* to create */
 	char			 hash[DK_HASH_MAX];
+	int64_t			 stop_timeout;	/* of the definition it
+						   was started with */
 };
 
 static int		 docker_start(struct rt_workload *, char *, size_t);
@@ -88,6 +92,7 @@ dk_get(struct rt_workload *wl)
 	if ((dk = calloc(1, sizeof(*dk))) == NULL)
 		fatal("%s: calloc", __func__);
 	dk->wl = wl;
+	dk->stop_timeout = WL_STOP_TIMEOUT;
 	dk_container_name(wl->name, dk->cname, sizeof(dk->cname));
 	wl->docker = dk;
 	return (dk);
@@ -108,15 +113,34 @@ docker_clear(struct rt_workload *wl)
 	wl->docker = NULL;
 }
 
+/*
+ * A stop waits as long as the definition the container was started with
+ * says, even if a reload changed it since: so does its StopSignal.
+ */
+static void
+dk_keep_stop_timeout(struct rt_docker *dk)
+{
+	const struct workload_conf	*wc = dk->wl->conf;
+
+	if (wc != NULL)
+		dk->stop_timeout = wc->stop_timeout != -1 ?
+		    wc->stop_timeout : WL_STOP_TIMEOUT;
+}
+
 static int
 dk_next(struct rt_docker *dk, enum dk_step step, enum dk_call call,
     const char *ref, json_t *body)
 {
 	const char	*arg = NULL;
+	char		 secs[16];
 
 	if (call == DK_CREATE) {
 		arg = dk->cname;
 		ref = NULL;
+	} else if (call == DK_STOP) {
+		(void)snprintf(secs, sizeof(secs), "%lld",
+		    (long long)dk->stop_timeout);
+		arg = secs;
 	}
 	dk->step = step;
 	if ((dk->req = dk_call(call, ref, arg, body, dk_done, NULL,
@@ -198,6 +222,7 @@ docker_start(struct rt_workload *wl, char *msg, size_t len)
 	dk->op = OP_START;
 	dk->stop_wanted = 0;
 	dk->died = 0;
+	dk_keep_stop_timeout(dk);
 	if (dk_next(dk, STEP_INSPECT, DK_INSPECT, dk->cname, NULL) == -1) {
 		dk->op = OP_NONE;
 		snprintf(msg, len, "cannot call the Docker daemon");
@@ -580,6 +605,7 @@ docker_adopt(struct rt_workload *wl)
 		return;
 	docker_events_start();
 	dk->op = OP_ADOPT;
+	dk_keep_stop_timeout(dk);
 	if (dk_next(dk, STEP_INSPECT, DK_INSPECT, dk->cname, NULL) == -1) {
 		dk->op = OP_NONE;
 		dk->adopted = 1;

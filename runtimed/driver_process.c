@@ -4,9 +4,10 @@
  * runtimed is sandboxed and whatever it forked would be too, so it does
  * not fork: the parent does (orchd/spawn.c).  Starting is IMSG_RT_SPAWN
  * with the name, answered by IMSG_RT_SPAWNED with the pid or why not;
- * stopping is IMSG_RT_KILL with SIGTERM to the process group and SIGKILL
- * after RT_STOP_GRACE seconds; the parent reports IMSG_RT_EXITED when it
- * has reaped the process, whoever ended it.
+ * stopping is IMSG_RT_KILL with the workload's stop signal (SIGTERM by
+ * default) to the process group, and SIGKILL once its stop timeout has
+ * passed; the parent reports IMSG_RT_EXITED when it has reaped the
+ * process, whoever ended it.
  */
 
 #include <errno.h>
@@ -71,8 +72,9 @@ process_kill_timer(int fd, short event, void *arg)
 
 	if (wl->proc.pid == 0)
 		return;
-	log_warnx("workload %s: pid %d still there %ds after SIGTERM, "
-	    "killing it", wl->name, wl->proc.pid, RT_STOP_GRACE);
+	log_warnx("workload %s: pid %d still there %llds after %s, "
+	    "killing it", wl->name, wl->proc.pid,
+	    (long long)wl->proc.stop_timeout, signal_name(wl->proc.stopsig));
 	(void)process_signal(wl, wl->proc.pid, SIGKILL);
 }
 
@@ -95,6 +97,11 @@ process_start(struct rt_workload *wl, char *msg, size_t len)
 	}
 	wl->proc.spawning = 1;
 	wl->proc.stop_wanted = 0;
+	/* a reload while it runs changes how the next one stops */
+	wl->proc.stopsig = wl->conf->stop_signal != 0 ?
+	    wl->conf->stop_signal : SIGTERM;
+	wl->proc.stop_timeout = wl->conf->stop_timeout != -1 ?
+	    wl->conf->stop_timeout : WL_STOP_TIMEOUT;
 	return (0);
 }
 
@@ -104,9 +111,10 @@ process_term(struct rt_workload *wl)
 	struct timeval	 tv;
 
 	wl->proc.stopping = 1;
-	(void)process_signal(wl, wl->proc.pid, SIGTERM);
+	(void)process_signal(wl, wl->proc.pid, wl->proc.stopsig);
+	/* even after a SIGKILL: the parent may know another stop signal */
 	timerclear(&tv);
-	tv.tv_sec = RT_STOP_GRACE;
+	tv.tv_sec = wl->proc.stop_timeout;
 	evtimer_add(&wl->proc.kill_timer, &tv);
 }
 

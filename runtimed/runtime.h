@@ -15,7 +15,6 @@
 #include "proc.h"
 #include "driver.h"
 
-#define RT_STOP_GRACE		10	/* seconds, SIGTERM to SIGKILL */
 #define RT_EARLY_WAKES_MAX	64	/* wakes for names not yet known */
 
 struct rt_probe;
@@ -36,8 +35,11 @@ struct rt_process {
 	pid_t			 pid;		/* 0: none */
 	int			 spawning;	/* no SPAWNED yet */
 	int			 stop_wanted;	/* once SPAWNED */
-	int			 stopping;	/* SIGTERM sent */
+	int			 stopping;	/* stop signal sent */
 	struct event		 kill_timer;	/* then SIGKILL */
+	/* as the definition it was started with says */
+	int			 stopsig;
+	int64_t			 stop_timeout;
 };
 
 struct rt_workload {

@@ -1,12 +1,14 @@
 #!/bin/sh
 # Installs what building and testing orchd need on Debian 12, as root.
-# Installs nothing when everything is there already.
+# Installs nothing when everything is there already.  tini is Docker's
+# init (docker-init), which orchd puts in every container unless told
+# "init no"; docker.io depends on it, it is listed to be checked.
 set -eu
 
 PKGS="gcc make libc6-dev pkg-config byacc mandoc
 libevent-dev libtls-dev libsqlite3-dev sqlite3 libcmocka-dev libjansson-dev
 libbsd-dev libseccomp-dev
-curl procps passwd iproute2 busybox-static docker.io clang openssl python3"
+curl procps passwd iproute2 busybox-static docker.io tini clang openssl python3"
 
 missing=
 for p in $PKGS; do

@@ -238,6 +238,14 @@ out=$(post '{"name": "web1", "hosts": ["web1.test"], "command": "/bin/true", "po
 check "a bad duration: 400 naming it" has "$out" 'idle_timeout'
 out=$(post '{"name": "web1", "hosts": ["web1.test"], "port": 1}')
 check "a process without a command: 400" [ "$(last "$out")" = 400 ]
+out=$(post "$(create_body web1 "$P_WEB" ', "stop_signal": "SIGSTOP"')")
+check "a bad stop signal: 400" [ "$(last "$out")" = 400 ]
+check "... naming it" has "$out" 'stop_signal.*unknown signal'
+out=$(post "$(create_body web1 "$P_WEB" ', "stop_timeout": "1h"')")
+check "a stop timeout over 5m: 400 naming it" has "$out" 'stop_timeout'
+out=$(post "$(create_body web1 "$P_WEB" ', "init": false')")
+check "init for a process: 400" [ "$(last "$out")" = 400 ]
+check "... saying why" has "$out" 'init is only for driver docker'
 out=$(post '{"name": "bad name!", "hosts": ["b.test"], "command": "/bin/true", "port": 1}')
 check "a bad name: 400" [ "$(last "$out")" = 400 ]
 check "... saying so" has "$out" 'invalid name'
@@ -326,8 +334,12 @@ c=$(code -H "Authorization: Bearer $KEY" -X POST \
 check "a kept-warm workload is not suspended: 409 (got $c)" [ "$c" = 409 ]
 
 # -- it survives SIGHUP, and a restart
-out=$(post "$(create_body keeper "$P_KEEP")")
-check "create keeper" [ "$(last "$out")" = 201 ]
+out=$(post "$(create_body keeper "$P_KEEP" \
+    ', "stop_signal": "int", "stop_timeout": "1m"')")
+check "create keeper, with a stop signal and timeout" \
+    [ "$(last "$out")" = 201 ]
+check "... answered as a name and seconds" fields_are "$(api \
+    "$URL/v1/workloads/keeper")" stop_signal=SIGINT stop_timeout=60
 gen=$(generation)
 kill -HUP "$ORCHD_PID"
 check "SIGHUP reloads" wait_for 10 generation_past "$gen"
@@ -357,6 +369,8 @@ check "orchd starts again" start_orchd
 check "after a restart the API's workloads are back" \
     names_are "conf keeper warm1"
 check "... routed" routed keeper.test
+check "... with their stop signal and timeout" fields_are "$(api \
+    "$URL/v1/workloads/keeper")" stop_signal=SIGINT stop_timeout=60
 check "... and kept warm ones woken" wait_for 15 state_of warm1 running
 
 # -- metrics: public after a reload saying so, every line's shape checked

@@ -6,9 +6,11 @@
 # image and a daemon that cannot be reached answer 503 and recover; a
 # container that exits by itself is noticed; orchd adopts a running
 # container across its restart and leaves a stopped one stopped; a
-# changed image wakes nothing and is used by the next request.  Also:
-# logs through the Engine API, the memory figure of show stats, and that
-# runtimed alone can reach the Docker socket.  Loopback only, network
+# changed image wakes nothing and is used by the next request; a
+# container whose process 1 ignores SIGTERM stops at once with the init
+# orchd puts in by default, or with stop signal KILL, or after its stop
+# timeout.  Also: logs through the Engine API, the memory figure of show
+# stats, and that runtimed alone can reach the Docker socket.  Loopback only, network
 # host, every wait bounded; the containers made here are removed.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
@@ -33,6 +35,9 @@ KEEP=${TAG}keep
 MISSING=${TAG}missing
 CRASH=${TAG}crash
 OFF=${TAG}off
+IGN=${TAG}ign
+IGNKILL=${TAG}ignkill
+IGNSHORT=${TAG}ignshort
 RAW=orchd-${TAG}raw
 V2=orchd-test/busybox:$TAG-v2
 NOIMAGE=orchd-test/nonexistent:$TAG
@@ -46,7 +51,7 @@ docker_cleanup() {
 		wait_gone "$ORCHD_PID" 10
 	fi
 	[ -z "$MOUNTED" ] || umount -l "$MOUNTED" 2>/dev/null
-	for n in $WEB $KEEP $MISSING $CRASH $OFF; do
+	for n in $WEB $KEEP $MISSING $CRASH $OFF $IGN $IGNKILL $IGNSHORT; do
 		docker rm -f "orchd-$n" >/dev/null 2>&1
 	done
 	docker rm -f "$RAW" >/dev/null 2>&1
@@ -64,6 +69,9 @@ P_MISSING=$(free_port $((P_KEEP + 1)))
 P_CRASH=$(free_port $((P_MISSING + 1)))
 P_OFF=$(free_port $((P_CRASH + 1)))
 P_RAW=$(free_port $((P_OFF + 1)))
+P_IGN=$(free_port $((P_RAW + 1)))
+P_IGNKILL=$(free_port $((P_IGN + 1)))
+P_IGNSHORT=$(free_port $((P_IGNKILL + 1)))
 
 # the containers' command: serves /www, says hello on stdout and stderr,
 # and ends at once on SIGTERM (as process 1 it must handle it itself);
@@ -420,6 +428,107 @@ elif mount --bind "$sock" "$T/dock/docker.sock" 2>/dev/null; then
 else
 	echo "# cannot bind-mount the socket here: recovery not tested"
 fi
+stop_orchd
+check "orchd stops cleanly (status $STATUS)" [ "$STATUS" -eq 0 ]
+
+# 12. busybox httpd as the container's command: as process 1 it ignores
+# SIGTERM (the kernel drops the signals a namespace's init leaves at
+# their default), and a plain docker stop waits its full timeout, 10 s
+# here.  orchd's default init (Docker's, tini) stops it at once; so do
+# "stop signal KILL" and, after it, a short "stop timeout".
+ign_conf() {	# ign_conf NAME HOST PORT [EXTRA...]
+	n=$1 h=$2 p=$3
+	shift 3
+	cat <<CONF
+workload "$n" {
+	host "$h"
+	driver docker
+	image "$IMAGE"
+	command "/bin/httpd -f -p 127.0.0.1:$p -h /www"
+	network host
+	volume "$T/www" "/www"
+	port $p
+	idle timeout 5m
+CONF
+	for x in "$@"; do
+		printf '\t%s\n' "$x"
+	done
+	echo "}"
+}
+cat >"$T/orchd.conf" <<CONF
+user "_orchd"
+chroot "/var/empty"
+database "$T/db/orchd.db"
+socket "$SOCK"
+log directory "$T/log"
+reaper interval 1s
+listen on 127.0.0.1 port $GW
+
+CONF
+ign_conf "$IGN" ign.test "$P_IGN" >>"$T/orchd.conf"
+ign_conf "$IGNKILL" ignkill.test "$P_IGNKILL" 'init no' \
+    'stop signal KILL' >>"$T/orchd.conf"
+ign_conf "$IGNSHORT" ignshort.test "$P_IGNSHORT" 'init no' \
+    'stop timeout 2s' >>"$T/orchd.conf"
+check "orchd starts with the SIGTERM-ignoring workloads" start_orchd
+
+# pid1 NAME: the name of the container's process 1, as the host sees it
+pid1() {
+	cat "/proc/$(docker inspect -f '{{.State.Pid}}' "orchd-$1" \
+	    2>/dev/null)/comm" 2>/dev/null
+}
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# suspend_ms NAME: how long orchctl suspend NAME took, in milliseconds
+suspend_ms() {
+	t0=$(now_ms)
+	if "$ORCHCTL" -s "$SOCK" suspend "$1" >/dev/null 2>&1; then
+		echo $(($(now_ms) - t0))
+	else
+		echo failed
+	fi
+}
+# within MS LOW HIGH: LOW <= MS < HIGH
+within() { [ "$1" != failed ] && [ "$1" -ge "$2" ] && [ "$1" -lt "$3" ]; }
+exitcode() { docker inspect -f '{{.State.ExitCode}}' "orchd-$1" 2>/dev/null; }
+
+out=$(get ign.test)
+check "with the default init: 200 (got $(code "$out"))" \
+    [ "$(code "$out")" = 200 ]
+check "HostConfig.Init is true" [ "$(docker inspect -f \
+    '{{.HostConfig.Init}}' "orchd-$IGN" 2>/dev/null)" = true ]
+check "process 1 is Docker's init, not httpd ($(pid1 "$IGN"))" \
+    [ "$(pid1 "$IGN")" = docker-init ]
+t=$(suspend_ms "$IGN")
+check "suspended in well under the 10 s stop timeout ($t ms)" \
+    within "$t" 0 5000
+check "the container is stopped" stopped "$IGN"
+check "httpd ended by SIGTERM, not SIGKILL (status $(exitcode "$IGN"))" \
+    [ "$(exitcode "$IGN")" = 143 ]
+out=$(get ign.test)
+check "and wakes again: 200 (got $(code "$out"))" [ "$(code "$out")" = 200 ]
+
+out=$(get ignkill.test)
+check "init no, stop signal KILL: 200 (got $(code "$out"))" \
+    [ "$(code "$out")" = 200 ]
+check "process 1 is httpd ($(pid1 "$IGNKILL"))" [ "$(pid1 "$IGNKILL")" = httpd ]
+check "StopSignal SIGKILL in the container" [ "$(docker inspect -f \
+    '{{.Config.StopSignal}}' "orchd-$IGNKILL" 2>/dev/null)" = SIGKILL ]
+t=$(suspend_ms "$IGNKILL")
+check "suspended in well under 10 s ($t ms)" within "$t" 0 5000
+check "the container is stopped, killed (status $(exitcode "$IGNKILL"))" \
+    [ "$(exitcode "$IGNKILL")" = 137 ]
+
+out=$(get ignshort.test)
+check "init no, stop timeout 2s: 200 (got $(code "$out"))" \
+    [ "$(code "$out")" = 200 ]
+check "StopTimeout 2 in the container" [ "$(docker inspect -f \
+    '{{.Config.StopTimeout}}' "orchd-$IGNSHORT" 2>/dev/null)" = 2 ]
+t=$(suspend_ms "$IGNSHORT")
+# at least the 2 s that SIGTERM was given, well under 10 s
+check "suspended after its stop timeout, not 10 s ($t ms)" \
+    within "$t" 1500 8000
+check "the container is stopped, killed (status $(exitcode "$IGNSHORT"))" \
+    [ "$(exitcode "$IGNSHORT")" = 137 ]
 stop_orchd
 check "orchd stops cleanly (status $STATUS)" [ "$STATUS" -eq 0 ]
 

@@ -87,6 +87,10 @@ test_bridge(void **state)
 	    "127.0.0.1");
 	assert_string_equal(json_string_value(json_object_get(pb,
 	    "HostPort")), "3000");
+	/* an init by default; the image's stop signal, Docker's timeout */
+	assert_true(json_is_true(json_object_get(h, "Init")));
+	assert_null(json_object_get(o, "StopSignal"));
+	assert_null(json_object_get(o, "StopTimeout"));
 	/* nothing that widens the container's privileges, ever */
 	assert_null(json_object_get(h, "Privileged"));
 	assert_null(json_object_get(h, "CapAdd"));
@@ -114,6 +118,38 @@ test_host(void **state)
 	json_decref(o);
 }
 
+/* how the container stops: its init, stop signal and timeout */
+static void
+test_stop(void **state)
+{
+	json_t		*o;
+	char		 hash[DK_HASH_MAX];
+
+	o = spec("{\"name\":\"s\",\"driver\":\"docker\",\"hosts\":"
+	    "[\"s.test\"],\"image\":\"s\",\"port\":80,\"init\":false,"
+	    "\"stop_signal\":\"QUIT\",\"stop_timeout\":3}", hash,
+	    sizeof(hash));
+	assert_true(json_is_false(json_object_get(json_object_get(o,
+	    "HostConfig"), "Init")));
+	assert_string_equal(json_string_value(json_object_get(o,
+	    "StopSignal")), "SIGQUIT");
+	assert_int_equal(json_integer_value(json_object_get(o,
+	    "StopTimeout")), 3);
+	json_decref(o);
+
+	o = spec("{\"name\":\"s\",\"driver\":\"docker\",\"hosts\":"
+	    "[\"s.test\"],\"image\":\"s\",\"port\":80,\"init\":true,"
+	    "\"stop_signal\":\"SIGKILL\",\"stop_timeout\":0}", hash,
+	    sizeof(hash));
+	assert_true(json_is_true(json_object_get(json_object_get(o,
+	    "HostConfig"), "Init")));
+	assert_string_equal(json_string_value(json_object_get(o,
+	    "StopSignal")), "SIGKILL");
+	assert_int_equal(json_integer_value(json_object_get(o,
+	    "StopTimeout")), 0);
+	json_decref(o);
+}
+
 /* only what reaches Docker is hashed */
 static void
 test_hash(void **state)
@@ -124,6 +160,10 @@ test_hash(void **state)
 		"\"c.test\"],\"image\":\"img:1\",\"port\":80,\"address\":"
 		"\"127.0.0.1\",\"env\":[\"A=1\"],\"idle_timeout\":600,"
 		"\"keep_warm\":true,\"health\":\"path\",\"health_path\":\"/\"}",
+		/* init said as it is by default */
+		"{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":[\"a.test\"],"
+		"\"image\":\"img:1\",\"port\":80,\"address\":\"127.0.0.1\","
+		"\"env\":[\"A=1\"],\"init\":true}",
 	};
 	static const char *other[] = {
 		/* a new image, env, memory, port, volume, command */
@@ -146,6 +186,16 @@ test_hash(void **state)
 		"{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":[\"a.test\"],"
 		"\"image\":\"img:1\",\"port\":80,\"address\":\"127.0.0.1\","
 		"\"env\":[\"A=1\"],\"command\":\"sleep 1\"}",
+		/* how it stops: init, stop signal, stop timeout */
+		"{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":[\"a.test\"],"
+		"\"image\":\"img:1\",\"port\":80,\"address\":\"127.0.0.1\","
+		"\"env\":[\"A=1\"],\"init\":false}",
+		"{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":[\"a.test\"],"
+		"\"image\":\"img:1\",\"port\":80,\"address\":\"127.0.0.1\","
+		"\"env\":[\"A=1\"],\"stop_signal\":\"TERM\"}",
+		"{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":[\"a.test\"],"
+		"\"image\":\"img:1\",\"port\":80,\"address\":\"127.0.0.1\","
+		"\"env\":[\"A=1\"],\"stop_timeout\":10}",
 	};
 	const char	*base = "{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":"
 	    "[\"a.test\"],\"image\":\"img:1\",\"port\":80,\"address\":"
@@ -181,6 +231,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bridge),
 		cmocka_unit_test(test_host),
+		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_hash),
 		cmocka_unit_test(test_name),
 	};

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -208,6 +209,9 @@ test_good(void **state)
 	assert_int_equal(wl->wake_timeout, -1);
 	assert_int_equal(wl->keep_warm, 1);
 	assert_int_equal(wl->health, HEALTH_TCP);
+	assert_int_equal(wl->init, -1);
+	assert_int_equal(wl->stop_signal, 0);
+	assert_int_equal(wl->stop_timeout, -1);
 
 	wl = find_workload(conf, "blog");
 	assert_non_null(wl);
@@ -237,6 +241,9 @@ test_good(void **state)
 	assert_string_equal(wl->directory, "/app");
 	assert_string_equal(wl->address, "127.0.0.1");
 	assert_int_equal(wl->keep_warm, 0);
+	assert_int_equal(wl->init, 0);
+	assert_int_equal(wl->stop_signal, SIGQUIT);
+	assert_int_equal(wl->stop_timeout, 30);
 
 	wl = find_workload(conf, "api-preview");
 	assert_non_null(wl);
@@ -248,6 +255,9 @@ test_good(void **state)
 	assert_int_equal(wl->memory, 1024LL * 1024 * 1024);
 	assert_int_equal(wl->keep_warm, 1);
 	assert_int_equal(wl->idle_timeout, -1);
+	assert_int_equal(wl->init, 1);
+	assert_int_equal(wl->stop_signal, SIGKILL);
+	assert_int_equal(wl->stop_timeout, -1);
 
 	wl = find_workload(conf, "v6");
 	assert_non_null(wl);
@@ -256,6 +266,9 @@ test_good(void **state)
 	assert_string_equal(wl->address, "::1");
 	assert_int_equal(wl->wake_timeout, 7200);
 	assert_int_equal(wl->idle_timeout, 90);
+	assert_int_equal(wl->init, -1);
+	assert_int_equal(wl->stop_signal, SIGINT);
+	assert_int_equal(wl->stop_timeout, 0);
 	assert_null(TAILQ_NEXT(wl, entry));
 
 	/* tls keypair: one per host of the workload */
@@ -466,6 +479,18 @@ static const struct bad {
 	    "invalid max connections 0", 1 },
 	{ "bad-keepalive-dup.conf", "bad-keepalive-dup.conf:2",
 	    "keepalive timeout already set", 1 },
+	{ "bad-stop-signal.conf", "bad-stop-signal.conf:5",
+	    "stop signal \"TERMINATE\": unknown signal: one of TERM", 1 },
+	{ "bad-stop-signal-number.conf", "bad-stop-signal-number.conf:4",
+	    "stop signal 15: give its name, such as TERM", 1 },
+	{ "bad-stop-signal-dup.conf", "bad-stop-signal-dup.conf:6",
+	    "stop signal already set", 1 },
+	{ "bad-stop-timeout.conf", "bad-stop-timeout.conf:6",
+	    "stop timeout must be at most 300s", 1 },
+	{ "bad-init.conf", "bad-init.conf:5",
+	    "init \"maybe\": yes or no", 1 },
+	{ "bad-process-init.conf", "bad-process-init.conf:1",
+	    "workload \"a\": init is only for driver docker", 1 },
 };
 
 static void
@@ -715,6 +740,60 @@ test_units(void **state)
 		assert_int_equal(back, v);
 	}
 
+	/* stop signals: names only, with or without SIG, any case */
+	{
+		static const struct {
+			const char	*in;
+			int		 sig;	/* 0: refused */
+		} sigs[] = {
+			{ "TERM", SIGTERM }, { "SIGTERM", SIGTERM },
+			{ "term", SIGTERM }, { "SigTerm", SIGTERM },
+			{ "INT", SIGINT }, { "QUIT", SIGQUIT },
+			{ "HUP", SIGHUP }, { "USR1", SIGUSR1 },
+			{ "SIGUSR2", SIGUSR2 }, { "KILL", SIGKILL },
+			{ "WINCH", SIGWINCH }, { "PWR", SIGPWR },
+			{ "", 0 }, { "SIG", 0 }, { "15", 0 }, { "SIG15", 0 },
+			{ "STOP", 0 }, { "CONT", 0 }, { "TSTP", 0 },
+			{ "CHLD", 0 }, { "SEGV", 0 }, { "TERM ", 0 },
+			{ " TERM", 0 }, { "SIGSIGTERM", 0 }, { "TERMINATE", 0 },
+			{ "SIG_TERM", 0 },
+		};
+		int	 sig;
+
+		for (i = 0; i < nitems(sigs); i++) {
+			sig = -1;
+			errstr = NULL;
+			if (sigs[i].sig == 0) {
+				if (parse_signal(sigs[i].in, &sig,
+				    &errstr) != -1)
+					fail_msg("signal \"%s\" accepted",
+					    sigs[i].in);
+				assert_non_null(errstr);
+				assert_int_equal(sig, -1);
+				continue;
+			}
+			if (parse_signal(sigs[i].in, &sig, &errstr) != 0)
+				fail_msg("signal \"%s\": %s", sigs[i].in,
+				    errstr);
+			assert_int_equal(sig, sigs[i].sig);
+		}
+		assert_int_equal(parse_signal(NULL, &sig, &errstr), -1);
+		assert_int_equal(parse_signal("X", &sig, NULL), -1);
+		assert_string_equal(signal_name(SIGTERM), "SIGTERM");
+		assert_string_equal(signal_name(SIGKILL), "SIGKILL");
+		assert_null(signal_name(0));
+		assert_null(signal_name(SIGSTOP));
+		/* every name it gives, it reads back */
+		for (sig = 1; sig < 65; sig++)
+			if (signal_name(sig) != NULL) {
+				int	 back;
+
+				assert_int_equal(parse_signal(signal_name(sig),
+				    &back, NULL), 0);
+				assert_int_equal(back, sig);
+			}
+	}
+
 	assert_true(valid_workload_name("a"));
 	assert_true(valid_workload_name("blog"));
 	assert_true(valid_workload_name("api-preview_2.x"));
@@ -838,6 +917,9 @@ assert_workloads_equal(const struct workload_conf *a,
 	assert_int_equal(a->wake_timeout, b->wake_timeout);
 	assert_int_equal(a->memory, b->memory);
 	assert_int_equal(a->keep_warm, b->keep_warm);
+	assert_int_equal(a->init, b->init);
+	assert_int_equal(a->stop_signal, b->stop_signal);
+	assert_int_equal(a->stop_timeout, b->stop_timeout);
 }
 
 static void
@@ -898,6 +980,9 @@ test_json_roundtrip(void **state)
 	assert_string_equal(wl->address, "127.0.0.1");
 	assert_int_equal(wl->idle_timeout, -1);
 	assert_int_equal(wl->wake_timeout, -1);
+	assert_int_equal(wl->stop_timeout, -1);
+	assert_int_equal(wl->stop_signal, 0);
+	assert_int_equal(wl->init, -1);
 	assert_int_equal(wl->driver, DRIVER_PROCESS);
 	assert_int_equal(wl->network, NETWORK_BRIDGE);
 	assert_int_equal(wl->health, HEALTH_TCP);
@@ -910,6 +995,9 @@ test_json_roundtrip(void **state)
 	assert_non_null((wl->image = strdup("alpine:3")));
 	assert_non_null((wl->command = strdup("sh -c 'echo \"hi\"'")));
 	wl->wake_timeout = 10;
+	wl->init = 0;
+	wl->stop_signal = SIGUSR2;
+	wl->stop_timeout = 300;
 	wl->memory = 1;
 	wl->port = 65535;
 	wl->health = HEALTH_PATH;
@@ -936,7 +1024,7 @@ test_json_units(void **state)
 {
 	struct workload_conf	*wl;
 	const char		*json;
-	char			 err[256];
+	char			*out, err[256];
 
 	json = "{\"name\":\"u\",\"hosts\":[\"u.example.com\"],"
 	    "\"command\":\"/bin/true\",\"port\":1,\"idle_timeout\":\"10m\","
@@ -950,6 +1038,24 @@ test_json_units(void **state)
 	assert_int_equal(wl->driver, DRIVER_PROCESS);
 	assert_int_equal(wl->source, SOURCE_CONFIG);
 	assert_string_equal(wl->address, "127.0.0.1");
+	workload_free(wl);
+
+	/* the stop: a signal by name, a timeout with a unit; init */
+	json = "{\"name\":\"s\",\"hosts\":[\"s.example.com\"],"
+	    "\"driver\":\"docker\",\"image\":\"i\",\"port\":1,"
+	    "\"init\":false,\"stop_signal\":\"quit\","
+	    "\"stop_timeout\":\"1m\"}";
+	wl = workload_from_json(json, strlen(json), err, sizeof(err));
+	if (wl == NULL)
+		fail_msg("%s", err);
+	assert_int_equal(wl->init, 0);
+	assert_int_equal(wl->stop_signal, SIGQUIT);
+	assert_int_equal(wl->stop_timeout, 60);
+	out = workload_to_json(wl);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "\"keep_warm\":false,\"init\":false,"
+	    "\"stop_signal\":\"SIGQUIT\",\"stop_timeout\":60}"));
+	free(out);
 	workload_free(wl);
 
 	/* not NUL-terminated: the length counts */
@@ -1084,6 +1190,23 @@ test_json_errors(void **state)
 		    "\"command\":\"x\",\"network\":\"host\"}",
 		    "network host is only for driver docker" },
 		{ "{\"name\":\"a\\u0000b\"}", "invalid JSON" },
+		{ "{\"name\":\"a\",\"init\":\"yes\"}",
+		    "field \"init\": must be true or false" },
+		{ "{\"name\":\"a\",\"stop_signal\":15}",
+		    "field \"stop_signal\": must be a signal name" },
+		{ "{\"name\":\"a\",\"stop_signal\":\"TERMINATE\"}",
+		    "field \"stop_signal\": unknown signal" },
+		{ "{\"name\":\"a\",\"stop_signal\":\"STOP\"}",
+		    "field \"stop_signal\": unknown signal" },
+		{ "{\"name\":\"a\",\"stop_timeout\":301}",
+		    "field \"stop_timeout\": must be at most 300s" },
+		{ "{\"name\":\"a\",\"stop_timeout\":\"1h\"}",
+		    "field \"stop_timeout\": must be at most" },
+		{ "{\"name\":\"a\",\"stop_timeout\":-1}",
+		    "field \"stop_timeout\": must be a duration" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"init\":true}",
+		    "init is only for driver docker" },
 	};
 	struct workload_conf	*wl;
 	char			 err[256];
