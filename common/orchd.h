@@ -41,6 +41,16 @@
 #define ORCHD_HOST_MAX		256	/* a host name or pattern, NUL included */
 #define ORCHD_USER_MAX		33	/* a user name, NUL included */
 
+/*
+ * "prefork": gateway processes sharing the listeners.  Their API request
+ * ids carry the instance in bits 26-30, so that an answer finds its way
+ * back to the gateway that asked; bit 31 is the parent's CTL_ID_API.
+ */
+#define ORCHD_PREFORK_MAX	32
+#define GW_ID_SHIFT		26
+#define GW_ID_SEQMASK		((1U << GW_ID_SHIFT) - 1)
+#define GW_ID_INSTANCE(id)	(((id) >> GW_ID_SHIFT) & (ORCHD_PREFORK_MAX - 1))
+
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	1
 /* the internal protocol's version, checked when a child says it is ready */
@@ -208,6 +218,7 @@ struct orchd_conf {
 	struct keypairlist	 keypairs;
 	struct workloadlist	 workloads;
 	struct gateway_conf	 gateway;	/* -1: not set, default */
+	int			 prefork;	/* gateway processes */
 };
 
 /*
@@ -252,7 +263,7 @@ enum imsg_type {
 	IMSG_CTL_LOGDATA,		/* reply item: bytes of the log */
 
 	/* process plumbing, parent <-> children */
-	IMSG_PROC_PEER = 200,		/* fd + int procid: a peer channel */
+	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
 	IMSG_PROC_READY,		/* child -> parent: uint32 version */
 
 	/* configuration, parent -> children, as one transaction */
@@ -335,6 +346,12 @@ enum rt_reason {
 	RT_REASON_RESTORED,		/* state restored at start */
 	RT_REASON_SHUTDOWN,		/* orchd stopped */
 	RT_REASON_REMOVED		/* no longer configured */
+};
+
+/* IMSG_PROC_PEER: the channel passed is to this process */
+struct proc_peer {
+	int32_t			 id;		/* enum privsep_procid */
+	int32_t			 instance;	/* a gateway's, else 0 */
 };
 
 struct wl_ref {

@@ -84,8 +84,8 @@ api_result(struct orchd *env, uint32_t gwid, int status, const char *msg)
 	res.status = status;
 	if (msg != NULL)
 		strlcpy(res.msg, msg, sizeof(res.msg));
-	if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_API_RESULT, gwid, -1,
-	    &res, sizeof(res)) == -1)
+	if (proc_compose_instance(&env->ps, PROC_GATEWAY, GW_ID_INSTANCE(gwid),
+	    IMSG_API_RESULT, gwid, -1, &res, sizeof(res)) == -1)
 		log_warn("%s: compose", __func__);
 }
 
@@ -407,8 +407,9 @@ api_logs(struct imsgev *iev, struct imsg *imsg)
 void
 api_ctl_reply(uint32_t id, uint32_t type, const void *data, size_t len)
 {
-	if (proc_compose(&orchd_env->ps, PROC_GATEWAY, type,
-	    id & ~CTL_ID_API, -1, data, len) == -1)
+	id &= ~CTL_ID_API;
+	if (proc_compose_instance(&orchd_env->ps, PROC_GATEWAY,
+	    GW_ID_INSTANCE(id), type, id, -1, data, len) == -1)
 		log_warn("%s: compose", __func__);
 }
 

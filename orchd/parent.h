@@ -11,6 +11,14 @@
 
 struct ctl_conn;
 
+/* a child process of ours: one of the daemons, not a workload */
+struct child {
+	enum privsep_procid	 id;
+	int			 instance;	/* of a gateway */
+	pid_t			 pid;		/* 0 once reaped */
+};
+#define CHILDREN_MAX		(PROC_MAX - 2 + ORCHD_PREFORK_MAX)
+
 struct orchd {
 	struct privsep		 ps;
 	struct orchd_conf	*conf;
@@ -18,7 +26,9 @@ struct orchd {
 	char			 self[PATH_MAX];	/* our executable */
 	int			 debug;
 	int			 verbose;
-	pid_t			 pids[PROC_MAX];
+	struct child		 children[CHILDREN_MAX];
+	int			 nchildren;
+	int			 prefork;	/* gateways started */
 	int			 nready;
 	int			 shutting_down;
 

@@ -141,7 +141,8 @@ static void	 gateway_defaults(struct gateway_conf *);
 %token	ADDRESS API BODY BRIDGE CERTIFICATE CHROOT COMMAND CONNECT
 %token	CONNECTIONS DATABASE DIRECTORY DOCKER DRIVER ENV FILENAME HEADER
 %token	HEALTH HOST IDLE IMAGE INCLUDE INTERVAL KEEP KEEPALIVE KEY KEYPAIR
-%token	LISTEN LOG MAXCONN MEMORY METRICS NETWORK ON PATH PER PORT PROCESS
+%token	LISTEN LOG MAXCONN MEMORY METRICS NETWORK ON PATH PER PORT PREFORK
+%token	PROCESS
 %token	PROXY PUBLIC REAPER RUNTIME SOCKET TCP TIMEOUT TLS TRUSTED UPSTREAM
 %token	USER VOLUME WAKE WARM WORKLOAD
 %token	ERROR
@@ -390,6 +391,18 @@ gwmain		: HEADER TIMEOUT duration	{
 		| TRUSTED PROXY STRING		{
 			if (trusted_add($3) == -1)
 				YYERROR;
+		}
+		| PREFORK NUMBER		{
+			if (conf->prefork != 0) {
+				yyerror("prefork already set");
+				YYERROR;
+			}
+			if ($2 < 1 || $2 > ORCHD_PREFORK_MAX) {
+				yyerror("prefork %lld out of range (1-%d)",
+				    (long long)$2, ORCHD_PREFORK_MAX);
+				YYERROR;
+			}
+			conf->prefork = $2;
 		}
 		;
 
@@ -686,6 +699,7 @@ lookup(const char *s)
 		{ "path",		PATH },
 		{ "per",		PER },
 		{ "port",		PORT },
+		{ "prefork",		PREFORK },
 		{ "process",		PROCESS },
 		{ "proxy",		PROXY },
 		{ "public",		PUBLIC },
@@ -1710,6 +1724,8 @@ parse_config(const char *filename, int verbose)
 
 	if (c->user[0] == '\0')
 		(void)strlcpy(c->user, ORCHD_USER, sizeof(c->user));
+	if (c->prefork == 0)
+		c->prefork = 1;
 	if ((c->chroot == NULL &&
 	    (c->chroot = strdup(ORCHD_CHROOT)) == NULL) ||
 	    (c->database == NULL &&
