@@ -54,7 +54,7 @@
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	1
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	1
+#define ORCHD_IMSG_VERSION	2
 
 /* the child's end of its channel to the parent */
 #define PROC_PARENT_FD		3
@@ -190,6 +190,7 @@ struct gateway_conf {
 	int64_t			 keepalive_timeout;
 	int64_t			 max_conns;	/* 0: from RLIMIT_NOFILE */
 	int64_t			 max_conns_addr; /* 0: no limit */
+	int64_t			 prefork;	/* gateway processes */
 	int32_t			 ntrusted;
 	struct netaddr		 trusted[ORCHD_TRUSTED_MAX];
 };
@@ -218,7 +219,6 @@ struct orchd_conf {
 	struct keypairlist	 keypairs;
 	struct workloadlist	 workloads;
 	struct gateway_conf	 gateway;	/* -1: not set, default */
-	int			 prefork;	/* gateway processes */
 };
 
 /*
@@ -287,6 +287,16 @@ enum imsg_type {
 					   park new requests, say if idle */
 	IMSG_GW_DRAINED,		/* gateway -> runtime: struct
 					   gw_drained */
+	/* GET /metrics with several gateways: the others' counts */
+	IMSG_GW_METRICS_ASK,		/* gateway -> parent; peerid: the
+					   asker's request id */
+	IMSG_GW_METRICS_EXPECT,		/* parent -> asker: uint32_t, how
+					   many gateways will answer */
+	IMSG_GW_METRICS_DUMP,		/* parent -> the other gateways */
+	IMSG_GW_METRICS_WL,		/* gateway -> parent -> asker:
+					   struct gw_metrics_wl[] */
+	IMSG_GW_METRICS_TOTAL,		/* gateway -> parent -> asker:
+					   struct gw_metrics_total, last */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -346,6 +356,26 @@ enum rt_reason {
 	RT_REASON_RESTORED,		/* state restored at start */
 	RT_REASON_SHUTDOWN,		/* orchd stopped */
 	RT_REASON_REMOVED		/* no longer configured */
+};
+
+/*
+ * What one gateway counts of the requests it answered, summed by the one
+ * that answers GET /metrics ("prefork").  What follows from runtimed's
+ * state changes (wakes, states, time asleep) every gateway sees alike.
+ */
+struct gw_metrics_wl {
+	char			 name[ORCHD_NAME_MAX];
+	uint64_t		 requests[5];	/* by status class */
+	uint64_t		 upstream_errors;
+	uint64_t		 inflight;
+	uint64_t		 parked;
+	uint64_t		 upgraded;
+};
+
+struct gw_metrics_total {
+	uint64_t		 conns;		/* open client connections */
+	uint64_t		 api[5];	/* API answers by status class */
+	uint64_t		 auth_failures;
 };
 
 /* IMSG_PROC_PEER: the channel passed is to this process */

@@ -357,9 +357,9 @@ parent_reload(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	KEEP(socket, "socket");
 	KEEP(docker_socket, "docker socket");
 #undef KEEP
-	if (nconf->prefork != oconf->prefork) {
+	if (nconf->gateway.prefork != oconf->gateway.prefork) {
 		log_warnx("prefork changed: restart orchd to use it");
-		nconf->prefork = oconf->prefork;
+		nconf->gateway.prefork = oconf->gateway.prefork;
 	}
 	if (strcmp(nconf->user, oconf->user) != 0) {
 		log_warnx("user changed: restart orchd to use it");
@@ -606,7 +606,7 @@ main(int argc, char *argv[])
 	signal_add(&ev_int, NULL);
 	signal_add(&ev_chld, NULL);
 
-	env.prefork = env.conf->prefork;
+	env.prefork = env.conf->gateway.prefork;
 	for (id = PROC_PARENT + 1; id < PROC_MAX; id++) {
 		if (id != PROC_GATEWAY) {
 			spawn_child(&env, id, 0);

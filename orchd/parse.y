@@ -393,7 +393,7 @@ gwmain		: HEADER TIMEOUT duration	{
 				YYERROR;
 		}
 		| PREFORK NUMBER		{
-			if (conf->prefork != 0) {
+			if (conf->gateway.prefork != -1) {
 				yyerror("prefork already set");
 				YYERROR;
 			}
@@ -402,7 +402,7 @@ gwmain		: HEADER TIMEOUT duration	{
 				    (long long)$2, ORCHD_PREFORK_MAX);
 				YYERROR;
 			}
-			conf->prefork = $2;
+			conf->gateway.prefork = $2;
 		}
 		;
 
@@ -1666,6 +1666,8 @@ gateway_defaults(struct gateway_conf *g)
 		g->max_conns = 0;
 	if (g->max_conns_addr == -1)
 		g->max_conns_addr = 0;
+	if (g->prefork == -1)
+		g->prefork = 1;
 }
 
 /*
@@ -1689,6 +1691,7 @@ parse_config(const char *filename, int verbose)
 	c->gateway.connect_timeout = c->gateway.upstream_timeout = -1;
 	c->gateway.keepalive_timeout = -1;
 	c->gateway.max_conns = c->gateway.max_conns_addr = -1;
+	c->gateway.prefork = -1;
 	if ((c->conffile = strdup(filename)) == NULL) {
 		log_warn("%s: strdup", __func__);
 		free(c);
@@ -1724,8 +1727,6 @@ parse_config(const char *filename, int verbose)
 
 	if (c->user[0] == '\0')
 		(void)strlcpy(c->user, ORCHD_USER, sizeof(c->user));
-	if (c->prefork == 0)
-		c->prefork = 1;
 	if ((c->chroot == NULL &&
 	    (c->chroot = strdup(ORCHD_CHROOT)) == NULL) ||
 	    (c->database == NULL &&
