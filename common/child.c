@@ -21,8 +21,8 @@
 static void
 child_usage(const char *name)
 {
-	fprintf(stderr, "usage: %s [-dv] [-f file] [-g gid] -u user "
-	    "[-c root]\n"
+	fprintf(stderr, "usage: %s [-dv] [-f file] [-g gid] [-i instance] "
+	    "-u user [-c root]\n"
 	    "%s is started by orchd(8), not by hand.\n", name, name);
 	exit(1);
 }
@@ -42,12 +42,13 @@ child_start(struct privsep *ps, int argc, char *argv[],
     enum privsep_procid id, const struct proc_handler *handlers,
     size_t nhandlers, int privflags)
 {
+	static char	 title[32];
 	const char	*user = NULL, *root = NULL, *errstr;
 	gid_t		 gid;
 	uint32_t	 seed;
-	int		 ch, debug = 0, verbose = 0;
+	int		 ch, debug = 0, verbose = 0, instance = -1;
 
-	while ((ch = getopt(argc, argv, "c:df:g:P:u:v")) != -1) {
+	while ((ch = getopt(argc, argv, "c:df:g:i:P:u:v")) != -1) {
 		switch (ch) {
 		case 'c':
 			root = optarg;
@@ -66,6 +67,13 @@ child_start(struct privsep *ps, int argc, char *argv[],
 				child_usage(proc_name(id));
 			privdrop_group(gid);
 			break;
+		case 'i':
+			/* one gateway of several ("prefork") */
+			instance = strtonum(optarg, 0, ORCHD_PREFORK_MAX - 1,
+			    &errstr);
+			if (errstr != NULL || id != PROC_GATEWAY)
+				child_usage(proc_name(id));
+			break;
 		case 'P':
 			break;	/* the store's re-exec of orchd */
 		case 'u':
@@ -83,8 +91,15 @@ child_start(struct privsep *ps, int argc, char *argv[],
 
 	log_init(debug, LOG_DAEMON);
 	log_setverbose(verbose);
-	log_procinit(proc_name(id));
-	proc_title(proc_name(id));
+	if (instance == -1)
+		strlcpy(title, proc_name(id), sizeof(title));
+	else
+		snprintf(title, sizeof(title), "%s %d", proc_name(id),
+		    instance);
+	ps->instance = instance == -1 ? 0 : instance;
+	ps->title = title;
+	log_procinit(title);
+	proc_title(title);
 
 	/* ^C in a foreground orchd is the parent's to handle */
 	signal(SIGINT, SIG_IGN);
@@ -105,5 +120,5 @@ child_start(struct privsep *ps, int argc, char *argv[],
 	privdrop(user, root, privflags);
 	proc_child_init(ps, id, handlers, nhandlers);
 	proc_child_ready(ps);
-	log_debug("%s: started", proc_name(id));
+	log_debug("%s: started", title);
 }

@@ -43,10 +43,20 @@
 #define ORCHD_HOST_MAX		256	/* a host name or pattern, NUL included */
 #define ORCHD_USER_MAX		33	/* a user name, NUL included */
 
+/*
+ * "prefork": gateway processes sharing the listeners.  Their API request
+ * ids carry the instance in bits 26-30, so that an answer finds its way
+ * back to the gateway that asked; bit 31 is the parent's CTL_ID_API.
+ */
+#define ORCHD_PREFORK_MAX	32
+#define GW_ID_SHIFT		26
+#define GW_ID_SEQMASK		((1U << GW_ID_SHIFT) - 1)
+#define GW_ID_INSTANCE(id)	(((id) >> GW_ID_SHIFT) & (ORCHD_PREFORK_MAX - 1))
+
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	1
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	1
+#define ORCHD_IMSG_VERSION	2
 
 /* the child's end of its channel to the parent */
 #define PROC_PARENT_FD		3
@@ -185,6 +195,7 @@ struct gateway_conf {
 	int64_t			 keepalive_timeout;
 	int64_t			 max_conns;	/* 0: from RLIMIT_NOFILE */
 	int64_t			 max_conns_addr; /* 0: no limit */
+	int64_t			 prefork;	/* gateway processes */
 	int32_t			 ntrusted;
 	struct netaddr		 trusted[ORCHD_TRUSTED_MAX];
 };
@@ -257,7 +268,7 @@ enum imsg_type {
 	IMSG_CTL_LOGDATA,		/* reply item: bytes of the log */
 
 	/* process plumbing, parent <-> children */
-	IMSG_PROC_PEER = 200,		/* fd + int procid: a peer channel */
+	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
 	IMSG_PROC_READY,		/* child -> parent: uint32 version */
 
 	/* configuration, parent -> children, as one transaction */
@@ -281,6 +292,16 @@ enum imsg_type {
 					   park new requests, say if idle */
 	IMSG_GW_DRAINED,		/* gateway -> runtime: struct
 					   gw_drained */
+	/* GET /metrics with several gateways: the others' counts */
+	IMSG_GW_METRICS_ASK,		/* gateway -> parent; peerid: the
+					   asker's request id */
+	IMSG_GW_METRICS_EXPECT,		/* parent -> asker: uint32_t, how
+					   many gateways will answer */
+	IMSG_GW_METRICS_DUMP,		/* parent -> the other gateways */
+	IMSG_GW_METRICS_WL,		/* gateway -> parent -> asker:
+					   struct gw_metrics_wl[] */
+	IMSG_GW_METRICS_TOTAL,		/* gateway -> parent -> asker:
+					   struct gw_metrics_total, last */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -340,6 +361,32 @@ enum rt_reason {
 	RT_REASON_RESTORED,		/* state restored at start */
 	RT_REASON_SHUTDOWN,		/* orchd stopped */
 	RT_REASON_REMOVED		/* no longer configured */
+};
+
+/*
+ * What one gateway counts of the requests it answered, summed by the one
+ * that answers GET /metrics ("prefork").  What follows from runtimed's
+ * state changes (wakes, states, time asleep) every gateway sees alike.
+ */
+struct gw_metrics_wl {
+	char			 name[ORCHD_NAME_MAX];
+	uint64_t		 requests[5];	/* by status class */
+	uint64_t		 upstream_errors;
+	uint64_t		 inflight;
+	uint64_t		 parked;
+	uint64_t		 upgraded;
+};
+
+struct gw_metrics_total {
+	uint64_t		 conns;		/* open client connections */
+	uint64_t		 api[5];	/* API answers by status class */
+	uint64_t		 auth_failures;
+};
+
+/* IMSG_PROC_PEER: the channel passed is to this process */
+struct proc_peer {
+	int32_t			 id;		/* enum privsep_procid */
+	int32_t			 instance;	/* a gateway's, else 0 */
 };
 
 struct wl_ref {

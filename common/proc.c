@@ -116,31 +116,113 @@ imsgev_compose(struct imsgev *iev, uint32_t type, uint32_t peerid, int fd,
 	return (0);
 }
 
+/* the channel to one process, or to one gateway of several */
+struct imsgev *
+proc_channel(struct privsep *ps, enum privsep_procid to, int instance)
+{
+	if ((unsigned int)to >= PROC_MAX)
+		return (NULL);
+	if (to != PROC_GATEWAY)
+		return (instance == 0 ? ps->peers[to] : NULL);
+	if (instance < 0 || instance >= ps->ngateways)
+		return (NULL);
+	return (ps->gateways[instance]);
+}
+
+/* how many processes a message for "to" reaches */
+int
+proc_instances(struct privsep *ps, enum privsep_procid to)
+{
+	if (to == PROC_GATEWAY)
+		return (ps->ngateways);
+	return ((unsigned int)to < PROC_MAX && ps->peers[to] != NULL);
+}
+
+int
+proc_compose_instance(struct privsep *ps, enum privsep_procid to,
+    int instance, uint32_t type, uint32_t peerid, int fd, const void *data,
+    size_t len)
+{
+	return (imsgev_compose(proc_channel(ps, to, instance), type, peerid,
+	    fd, data, len));
+}
+
+/*
+ * A message for PROC_GATEWAY goes to every gateway, each with its own
+ * copy of the descriptor; the first failure is returned, the others
+ * still get theirs.
+ */
 int
 proc_compose(struct privsep *ps, enum privsep_procid to, uint32_t type,
     uint32_t peerid, int fd, const void *data, size_t len)
 {
+	int	 i, n, dupfd, ret = 0, saved = 0;
+
 	if ((unsigned int)to >= PROC_MAX) {
+		if (fd != -1)
+			close(fd);
 		errno = EINVAL;
 		return (-1);
 	}
-	return (imsgev_compose(ps->peers[to], type, peerid, fd, data, len));
+	if (to != PROC_GATEWAY)
+		return (imsgev_compose(ps->peers[to], type, peerid, fd, data,
+		    len));
+	if ((n = ps->ngateways) == 0)
+		return (imsgev_compose(NULL, type, peerid, fd, data, len));
+	for (i = 0; i < n; i++) {
+		dupfd = fd;
+		if (fd != -1 && i < n - 1 && (dupfd = dup(fd)) == -1) {
+			if (ret == 0)
+				saved = errno;
+			ret = -1;
+			continue;
+		}
+		if (imsgev_compose(ps->gateways[i], type, peerid, dupfd, data,
+		    len) == -1 && ret == 0) {
+			saved = errno;
+			ret = -1;
+		}
+	}
+	if (ret == -1)
+		errno = saved;
+	return (ret);
 }
 
-int
-proc_composev(struct privsep *ps, enum privsep_procid to, uint32_t type,
-    uint32_t peerid, const struct iovec *iov, int iovcnt)
+static int
+composev_one(struct imsgev *iev, uint32_t type, uint32_t peerid,
+    const struct iovec *iov, int iovcnt)
 {
-	struct imsgev	*iev;
-
-	if ((unsigned int)to >= PROC_MAX || (iev = ps->peers[to]) == NULL ||
-	    iev->dead) {
+	if (iev == NULL || iev->dead) {
 		errno = EPIPE;
 		return (-1);
 	}
 	if (imsg_composev(&iev->ibuf, type, peerid, 0, -1, iov, iovcnt) == -1)
 		return (-1);
 	imsgev_add(iev);
+	return (0);
+}
+
+int
+proc_composev(struct privsep *ps, enum privsep_procid to, uint32_t type,
+    uint32_t peerid, const struct iovec *iov, int iovcnt)
+{
+	int	 i;
+
+	if ((unsigned int)to >= PROC_MAX) {
+		errno = EINVAL;
+		return (-1);
+	}
+	if (to != PROC_GATEWAY)
+		return (composev_one(ps->peers[to], type, peerid, iov,
+		    iovcnt));
+	if (ps->ngateways == 0) {
+		errno = EPIPE;
+		return (-1);
+	}
+	for (i = 0; i < ps->ngateways; i++)
+		if (composev_one(ps->gateways[i], type, peerid, iov,
+		    iovcnt) == -1)
+			return (-1);
 	return (0);
 }
 
@@ -293,22 +375,33 @@ proc_title(const char *name)
 void
 proc_recv_peer(struct imsgev *iev, struct imsg *imsg)
 {
-	struct privsep	*ps = iev->ps;
-	int		 peer, fd;
+	struct privsep		*ps = iev->ps;
+	struct proc_peer	 pp;
+	struct imsgev		*peer;
+	int			 fd;
 
-	if (imsg_get_data(imsg, &peer, sizeof(peer)) == -1 ||
-	    peer <= PROC_PARENT || peer >= PROC_MAX || peer == (int)ps->id)
+	if (imsg_get_data(imsg, &pp, sizeof(pp)) == -1 ||
+	    pp.id <= PROC_PARENT || pp.id >= PROC_MAX || pp.id == (int)ps->id ||
+	    pp.instance < 0 || pp.instance >= ORCHD_PREFORK_MAX ||
+	    (pp.id != PROC_GATEWAY && pp.instance != 0))
 		fatalx("%s: bad peer channel", __func__);
 	if ((fd = imsg_get_fd(imsg)) == -1)
 		fatalx("%s: peer channel without a socket", __func__);
-	if (ps->peers[peer] != NULL)
-		fatalx("%s: second channel to %s", __func__, proc_name(peer));
+	if ((pp.id == PROC_GATEWAY && (pp.instance != ps->ngateways)) ||
+	    (pp.id != PROC_GATEWAY && ps->peers[pp.id] != NULL))
+		fatalx("%s: unexpected channel to %s %d", __func__,
+		    proc_name(pp.id), pp.instance);
 	if (fcntl(fd, F_SETFL, O_NONBLOCK) == -1)
 		fatal("%s: fcntl", __func__);
-	if ((ps->peers[peer] = imsgev_new(ps, fd, peer,
-	    ORCHD_IMSG_MAXSIZE)) == NULL)
+	if ((peer = imsgev_new(ps, fd, pp.id, ORCHD_IMSG_MAXSIZE)) == NULL)
 		fatal("%s: imsgev_new", __func__);
-	log_debug("%s: channel to %s", proc_name(ps->id), proc_name(peer));
+	peer->instance = pp.instance;
+	if (pp.id == PROC_GATEWAY)
+		ps->gateways[ps->ngateways++] = peer;
+	else
+		ps->peers[pp.id] = peer;
+	log_debug("%s: channel to %s %d", proc_name(ps->id), proc_name(pp.id),
+	    pp.instance);
 }
 
 void
@@ -326,7 +419,8 @@ void
 proc_summary(struct privsep *ps, struct ctl_summary *cs)
 {
 	memset(cs, 0, sizeof(*cs));
-	strlcpy(cs->name, proc_name(ps->id), sizeof(cs->name));
+	strlcpy(cs->name, ps->title != NULL ? ps->title : proc_name(ps->id),
+	    sizeof(cs->name));
 	cs->pid = getpid();
 	cs->uptime = proc_uptime(ps);
 	cs->workloads = ps->workloads;
@@ -351,10 +445,12 @@ proc_recv_summary(struct imsgev *iev, struct imsg *imsg)
  * descriptor it was not meant to have.
  */
 pid_t
-proc_spawn(struct privsep *ps, enum privsep_procid id, char *const argv[])
+proc_spawn(struct privsep *ps, enum privsep_procid id, int instance,
+    char *const argv[])
 {
-	int	 sp[2];
-	pid_t	 pid;
+	struct imsgev	*iev;
+	int		 sp[2];
+	pid_t		 pid;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1)
 		fatal("%s: socketpair", __func__);
@@ -379,8 +475,12 @@ proc_spawn(struct privsep *ps, enum privsep_procid id, char *const argv[])
 	close(sp[1]);
 	if (fcntl(sp[0], F_SETFL, O_NONBLOCK) == -1)
 		fatal("%s: fcntl", __func__);
-	if ((ps->peers[id] = imsgev_new(ps, sp[0], id,
-	    ORCHD_IMSG_MAXSIZE)) == NULL)
+	if ((iev = imsgev_new(ps, sp[0], id, ORCHD_IMSG_MAXSIZE)) == NULL)
 		fatal("%s: imsgev_new", __func__);
+	iev->instance = instance;
+	if (id == PROC_GATEWAY)
+		ps->gateways[ps->ngateways++] = iev;
+	else
+		ps->peers[id] = iev;
 	return (pid);
 }

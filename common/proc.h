@@ -37,6 +37,7 @@ struct imsgev {
 	struct event		 ev;
 	short			 events;
 	int			 peer;		/* privsep_procid, -1: client */
+	int			 instance;	/* of a gateway peer, else 0 */
 	struct privsep		*ps;
 	const struct proc_handler *handlers;
 	size_t			 nhandlers;
@@ -46,9 +47,17 @@ struct imsgev {
 	int			 dead;
 };
 
+/*
+ * peers[PROC_GATEWAY] is unused: there may be several gateways ("prefork"),
+ * and a message for PROC_GATEWAY goes to every one of them.
+ */
 struct privsep {
 	enum privsep_procid	 id;		/* who we are */
+	int			 instance;	/* a gateway's number, else 0 */
+	const char		*title;		/* "gateway 2"; NULL: by id */
 	struct imsgev		*peers[PROC_MAX];
+	struct imsgev		*gateways[ORCHD_PREFORK_MAX];
+	int			 ngateways;	/* channels in gateways[] */
 	const struct proc_handler *handlers;
 	size_t			 nhandlers;
 	time_t			 started;	/* monotonic seconds */
@@ -63,7 +72,7 @@ void	proc_recv_peer(struct imsgev *, struct imsg *);
 void	proc_recv_verbose(struct imsgev *, struct imsg *);
 void	proc_recv_summary(struct imsgev *, struct imsg *);
 #define PROC_COMMON_HANDLERS \
-	{ IMSG_PROC_PEER, sizeof(int), PROC_FROM(PROC_PARENT), \
+	{ IMSG_PROC_PEER, sizeof(struct proc_peer), PROC_FROM(PROC_PARENT), \
 	    proc_recv_peer }, \
 	{ IMSG_CTL_VERBOSE, sizeof(int), PROC_FROM(PROC_PARENT), \
 	    proc_recv_verbose }, \
@@ -79,6 +88,10 @@ int		 proc_compose(struct privsep *, enum privsep_procid, uint32_t,
 		    uint32_t, int, const void *, size_t);
 int		 proc_composev(struct privsep *, enum privsep_procid, uint32_t,
 		    uint32_t, const struct iovec *, int);
+int		 proc_compose_instance(struct privsep *, enum privsep_procid,
+		    int, uint32_t, uint32_t, int, const void *, size_t);
+int		 proc_instances(struct privsep *, enum privsep_procid);
+struct imsgev	*proc_channel(struct privsep *, enum privsep_procid, int);
 void		 proc_summary(struct privsep *, struct ctl_summary *);
 time_t		 proc_uptime(struct privsep *);
 time_t		 monotime(void);
@@ -99,7 +112,8 @@ void		 child_start(struct privsep *, int, char *[],
 		    int);
 
 /* parent side */
-pid_t		 proc_spawn(struct privsep *, enum privsep_procid, char *const []);
+pid_t		 proc_spawn(struct privsep *, enum privsep_procid, int,
+		    char *const []);
 
 /*
  * Configuration as a child receives it (common/cfgrecv.c): a transaction

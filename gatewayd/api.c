@@ -64,6 +64,7 @@ api_free(struct api_req *r)
 	if (r->body != NULL)
 		evbuffer_free(r->body);
 	json_decref(r->items);
+	metrics_sum_free(r->msum);
 	free(r);
 }
 
@@ -222,9 +223,12 @@ api_ask(struct api_req *r, enum privsep_procid to, uint32_t type,
 		    RETRY_AFTER);
 		return (-1);
 	}
+	/* the answer comes back to this gateway: its number is in the id */
 	do {
-		if (++api_lastid == 0 || api_lastid > INT32_MAX)
+		api_lastid = (api_lastid + 1) & GW_ID_SEQMASK;
+		if (api_lastid == 0)
 			api_lastid = 1;
+		api_lastid |= (uint32_t)gw->ps->instance << GW_ID_SHIFT;
 	} while (api_find(api_lastid) != NULL);
 	if (proc_compose(gw->ps, to, type, api_lastid, -1, data, len) == -1) {
 		log_warn("api: to %s", proc_name(to));

@@ -493,7 +493,7 @@ api_recv_fail(struct imsgev *iev, struct imsg *imsg)
  */
 
 static void
-api_metrics(struct api_req *r)
+api_metrics_write(struct api_req *r)
 {
 	struct evbuffer	*b;
 
@@ -501,11 +501,95 @@ api_metrics(struct api_req *r)
 		api_error(r, 503, "out of memory", RETRY_AFTER);
 		return;
 	}
-	metrics_write(b);
+	metrics_write(b, r->msum);
 	api_head(r, 200, CT_METRICS, NULL, evbuffer_get_length(b));
 	evbuffer_add_buffer(r->c->out, b);
 	evbuffer_free(b);
 	api_done(r);
+}
+
+/* with other gateways ("prefork"), their counts first: metrics_sum.c */
+static void
+api_metrics(struct api_req *r)
+{
+	if (gw->conf.prefork <= 1) {
+		api_metrics_write(r);
+		return;
+	}
+	if ((r->msum = metrics_sum_new()) == NULL) {
+		api_error(r, 503, "out of memory", RETRY_AFTER);
+		return;
+	}
+	(void)api_ask(r, PROC_PARENT, IMSG_GW_METRICS_ASK, NULL, 0,
+	    API_STORE_WAIT);
+}
+
+static struct api_req *
+api_metrics_answered(struct imsgev *iev, struct imsg *imsg)
+{
+	struct api_req	*r;
+
+	if ((r = api_find(imsg_get_id(imsg))) == NULL ||
+	    api_answered(iev, imsg, PROC_PARENT) == NULL ||
+	    r->t.op != API_METRICS || r->msum == NULL)
+		return (NULL);
+	return (r);
+}
+
+void
+api_recv_metrics_expect(struct imsgev *iev, struct imsg *imsg)
+{
+	struct api_req	*r;
+	uint32_t	 n;
+
+	if ((r = api_metrics_answered(iev, imsg)) == NULL)
+		return;
+	(void)imsg_get_data(imsg, &n, sizeof(n));
+	r->msum->expect = n;
+	if (r->msum->got >= n)
+		api_metrics_write(r);
+}
+
+void
+api_recv_metrics_wl(struct imsgev *iev, struct imsg *imsg)
+{
+	struct gw_metrics_wl	 one;
+	struct api_req		*r;
+	const uint8_t		*p = imsg->data;
+	size_t			 len = imsg_get_len(imsg), off;
+
+	if ((r = api_metrics_answered(iev, imsg)) == NULL)
+		return;
+	if (len % sizeof(one) != 0) {
+		log_warnx("%s: %zu bytes of metrics", __func__, len);
+		return;
+	}
+	for (off = 0; off < len; off += sizeof(one)) {
+		memcpy(&one, p + off, sizeof(one));
+		one.name[sizeof(one.name) - 1] = '\0';
+		metrics_sum_add(r->msum, &one);
+	}
+}
+
+void
+api_recv_metrics_total(struct imsgev *iev, struct imsg *imsg)
+{
+	struct gw_metrics_total	 t;
+	struct metrics_sum	*sum;
+	struct api_req		*r;
+	int			 i;
+
+	if ((r = api_metrics_answered(iev, imsg)) == NULL)
+		return;
+	sum = r->msum;
+	(void)imsg_get_data(imsg, &t, sizeof(t));
+	sum->total.conns += t.conns;
+	for (i = 0; i < 5; i++)
+		sum->total.api[i] += t.api[i];
+	sum->total.auth_failures += t.auth_failures;
+	/* EXPECT comes first: the parent sends it before asking anyone */
+	if (++sum->got >= sum->expect)
+		api_metrics_write(r);
 }
 
 void

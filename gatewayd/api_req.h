@@ -34,6 +34,7 @@ struct api_req {
 	int			 keep_on;	/* keepwarm */
 	size_t			 sent;		/* logs: bytes */
 	int			 chunked;	/* logs: chunked coding */
+	struct metrics_sum	*msum;		/* metrics: the others' */
 };
 
 extern unsigned int	 api_nlogs;	/* log answers under way */

@@ -310,6 +310,9 @@ void		 api_recv_end(struct imsgev *, struct imsg *);
 void		 api_recv_ok(struct imsgev *, struct imsg *);
 void		 api_recv_fail(struct imsgev *, struct imsg *);
 void		 api_recv_logdata(struct imsgev *, struct imsg *);
+void		 api_recv_metrics_expect(struct imsgev *, struct imsg *);
+void		 api_recv_metrics_wl(struct imsgev *, struct imsg *);
+void		 api_recv_metrics_total(struct imsgev *, struct imsg *);
 #define API_GATEWAY_HANDLERS \
 	{ IMSG_CFG_APIKEY, PROC_ANYLEN, PROC_FROM(PROC_PARENT), \
 	    apiconf_recv_key }, \
@@ -327,6 +330,14 @@ void		 api_recv_logdata(struct imsgev *, struct imsg *);
 	{ IMSG_CTL_FAIL, sizeof(struct ctl_result), PROC_FROM(PROC_RUNTIME) | \
 	    PROC_FROM(PROC_PARENT), api_recv_fail }, \
 	{ IMSG_CTL_LOGDATA, PROC_ANYLEN, PROC_FROM(PROC_PARENT), \
-	    api_recv_logdata }
+	    api_recv_logdata }, \
+	{ IMSG_GW_METRICS_DUMP, 0, PROC_FROM(PROC_PARENT), \
+	    metrics_recv_dump }, \
+	{ IMSG_GW_METRICS_EXPECT, sizeof(uint32_t), PROC_FROM(PROC_PARENT), \
+	    api_recv_metrics_expect }, \
+	{ IMSG_GW_METRICS_WL, PROC_ANYLEN, PROC_FROM(PROC_PARENT), \
+	    api_recv_metrics_wl }, \
+	{ IMSG_GW_METRICS_TOTAL, sizeof(struct gw_metrics_total), \
+	    PROC_FROM(PROC_PARENT), api_recv_metrics_total }
 
 #endif /* ORCHD_GATEWAY_H */

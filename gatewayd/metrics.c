@@ -41,10 +41,15 @@ metrics_workload_init(struct gw_workload *wl)
 	wl->metrics.since_ms = metrics_now_ms();
 }
 
-/* before wl->state becomes state */
+/*
+ * Before wl->state becomes state, at since_ms (runtimed's clock, wall
+ * time in milliseconds; 0 when the gateway changes it itself).  A wake's
+ * duration is runtimed's, from its start to ready, so that every gateway
+ * process counts the same one.
+ */
 void
 metrics_state(struct gw_workload *wl, enum workload_state state,
-    enum rt_reason reason)
+    enum rt_reason reason, int64_t since_ms)
 {
 	struct gw_wmetrics	*m = &wl->metrics;
 	int64_t			 now;
@@ -56,13 +61,15 @@ metrics_state(struct gw_workload *wl, enum workload_state state,
 	if (wl->state == WL_ASLEEP)
 		m->asleep_ms += now - m->since_ms;
 	m->since_ms = now;
-	if (state == WL_WAKING)
+	if (state == WL_WAKING) {
 		m->fail_counted = 0;
+		m->waking_ms = since_ms;
+	}
 	if (wl->state == WL_WAKING && state == WL_RUNNING &&
 	    reason != RT_REASON_RESTORED) {
 		m->wakes++;
-		if (m->park_ms != 0) {
-			secs = (double)(now - m->park_ms) / 1000.0;
+		if (m->waking_ms != 0 && since_ms >= m->waking_ms) {
+			secs = (double)(since_ms - m->waking_ms) / 1000.0;
 			m->wake_hist[prom_bucket(metrics_bounds,
 			    METRICS_WAKE_BOUNDS, secs)]++;
 			m->wake_sum += secs;
@@ -70,16 +77,8 @@ metrics_state(struct gw_workload *wl, enum workload_state state,
 	}
 	if (wl->state == WL_WAKING && state == WL_FAILED && !m->fail_counted)
 		m->wake_failures++;
-	if (state == WL_RUNNING || state == WL_FAILED || state == WL_ASLEEP)
-		m->park_ms = 0;
-}
-
-/* a request parked for wl: a wake's duration counts from the first */
-void
-metrics_parked(struct gw_workload *wl)
-{
-	if (wl->metrics.park_ms == 0)
-		wl->metrics.park_ms = metrics_now_ms();
+	if (state != WL_WAKING)
+		m->waking_ms = 0;
 }
 
 /* runtimed never answered the wake */
@@ -89,7 +88,6 @@ metrics_wake_timeout(struct gw_workload *wl)
 	if (!wl->metrics.fail_counted)
 		wl->metrics.wake_failures++;
 	wl->metrics.fail_counted = 1;
-	wl->metrics.park_ms = 0;
 }
 
 /*
@@ -141,8 +139,9 @@ wl_label(const struct gw_workload *wl, char *buf, size_t len)
 
 /* one gauge or counter with a value per configured workload */
 static void
-per_workload(struct evbuffer *b, const char *name, const char *type,
-    const char *help, uint64_t (*get)(const struct gw_workload *))
+per_workload(struct evbuffer *b, const struct metrics_sum *sum,
+    const char *name, const char *type, const char *help,
+    uint64_t (*get)(const struct gw_workload *, const struct gw_metrics_wl *))
 {
 	struct gw_workload	*wl;
 	char			 lab[256];
@@ -152,64 +151,71 @@ per_workload(struct evbuffer *b, const char *name, const char *type,
 		if (!wl->configured)
 			continue;
 		wl_label(wl, lab, sizeof(lab));
-		prom_sample_u64(b, name, lab, get(wl));
+		prom_sample_u64(b, name, lab, get(wl,
+		    metrics_sum_find(sum, wl->name)));
 	}
 }
 
+/* the others' counts are added to the request counts, never the states */
 static uint64_t
-get_inflight(const struct gw_workload *wl)
+get_inflight(const struct gw_workload *wl, const struct gw_metrics_wl *o)
 {
-	return (wl->inflight);
+	return (wl->inflight + (o != NULL ? o->inflight : 0));
 }
 
 static uint64_t
-get_parked(const struct gw_workload *wl)
+get_parked(const struct gw_workload *wl, const struct gw_metrics_wl *o)
 {
-	return (wl->nparked);
+	return (wl->nparked + (o != NULL ? o->parked : 0));
 }
 
 static uint64_t
-get_upgraded(const struct gw_workload *wl)
+get_upgraded(const struct gw_workload *wl, const struct gw_metrics_wl *o)
 {
-	return (wl->upgraded);
+	return (wl->upgraded + (o != NULL ? o->upgraded : 0));
 }
 
 static uint64_t
-get_upstream_errors(const struct gw_workload *wl)
+get_upstream_errors(const struct gw_workload *wl,
+    const struct gw_metrics_wl *o)
 {
-	return (wl->metrics.upstream_errors);
+	return (wl->metrics.upstream_errors +
+	    (o != NULL ? o->upstream_errors : 0));
 }
 
 static uint64_t
-get_wakes(const struct gw_workload *wl)
+get_wakes(const struct gw_workload *wl, const struct gw_metrics_wl *o)
 {
 	return (wl->metrics.wakes);
 }
 
 static uint64_t
-get_wake_failures(const struct gw_workload *wl)
+get_wake_failures(const struct gw_workload *wl, const struct gw_metrics_wl *o)
 {
 	return (wl->metrics.wake_failures);
 }
 
 static void
-write_requests(struct evbuffer *b)
+write_requests(struct evbuffer *b, const struct metrics_sum *sum)
 {
-	struct gw_workload	*wl;
-	char			 lab[256], one[192];
-	int			 i;
+	const struct gw_metrics_wl	*o;
+	struct gw_workload		*wl;
+	char				 lab[256], one[192];
+	int				 i;
 
 	prom_family(b, "orchd_requests_total", "counter",
 	    "Requests answered, by workload and status class.");
 	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
 		if (!wl->configured)
 			continue;
+		o = metrics_sum_find(sum, wl->name);
 		wl_label(wl, one, sizeof(one));
 		for (i = 0; i < 5; i++) {
 			snprintf(lab, sizeof(lab), "%s,code=\"%dxx\"", one,
 			    i + 1);
 			prom_sample_u64(b, "orchd_requests_total", lab,
-			    wl->metrics.requests[i]);
+			    wl->metrics.requests[i] +
+			    (o != NULL ? o->requests[i] : 0));
 		}
 	}
 }
@@ -268,7 +274,7 @@ write_states(struct evbuffer *b, int64_t now)
 }
 
 static void
-write_api(struct evbuffer *b)
+write_api(struct evbuffer *b, const struct metrics_sum *sum)
 {
 	char	 lab[32];
 	int	 i;
@@ -278,36 +284,62 @@ write_api(struct evbuffer *b)
 	for (i = 0; i < 5; i++) {
 		snprintf(lab, sizeof(lab), "code=\"%dxx\"", i + 1);
 		prom_sample_u64(b, "orchd_api_requests_total", lab,
-		    metrics_api_status[i]);
+		    metrics_api_status[i] + (sum != NULL ? sum->total.api[i] :
+		    0));
 	}
 	prom_family(b, "orchd_api_auth_failures_total", "counter",
 	    "Requests to the HTTP API without the right bearer key.");
 	prom_sample_u64(b, "orchd_api_auth_failures_total", NULL,
-	    metrics_auth_failures);
+	    metrics_auth_failures + (sum != NULL ?
+	    sum->total.auth_failures : 0));
 }
 
+/* sum: the other gateways' counts ("prefork"), or NULL */
 void
-metrics_write(struct evbuffer *b)
+metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 {
 	prom_family(b, "orchd_open_connections", "gauge",
 	    "Client connections open.");
-	prom_sample_u64(b, "orchd_open_connections", NULL, gw->nconns);
-	write_requests(b);
-	per_workload(b, "orchd_requests_in_flight", "gauge",
+	prom_sample_u64(b, "orchd_open_connections", NULL, gw->nconns +
+	    (sum != NULL ? sum->total.conns : 0));
+	write_requests(b, sum);
+	per_workload(b, sum, "orchd_requests_in_flight", "gauge",
 	    "Requests being answered, parked ones included.", get_inflight);
-	per_workload(b, "orchd_parked_requests", "gauge",
+	per_workload(b, sum, "orchd_parked_requests", "gauge",
 	    "Requests held while their workload wakes.", get_parked);
-	per_workload(b, "orchd_upgraded_connections", "gauge",
+	per_workload(b, sum, "orchd_upgraded_connections", "gauge",
 	    "Upgraded connections (WebSocket) open.", get_upgraded);
-	per_workload(b, "orchd_upstream_errors_total", "counter",
+	per_workload(b, sum, "orchd_upstream_errors_total", "counter",
 	    "502 and 504 answers for a workload that failed to answer.",
 	    get_upstream_errors);
-	per_workload(b, "orchd_wakes_total", "counter",
+	per_workload(b, sum, "orchd_wakes_total", "counter",
 	    "Wakes that ended with the workload running.", get_wakes);
-	per_workload(b, "orchd_wake_failures_total", "counter",
+	per_workload(b, sum, "orchd_wake_failures_total", "counter",
 	    "Wakes that failed or were not answered in time.",
 	    get_wake_failures);
 	write_wake_hist(b);
 	write_states(b, metrics_now_ms());
-	write_api(b);
+	write_api(b, sum);
+}
+
+/* this gateway's own counts, for the one that answers GET /metrics */
+void
+metrics_own(const struct gw_workload *wl, struct gw_metrics_wl *out)
+{
+	memset(out, 0, sizeof(*out));
+	strlcpy(out->name, wl->name, sizeof(out->name));
+	memcpy(out->requests, wl->metrics.requests, sizeof(out->requests));
+	out->upstream_errors = wl->metrics.upstream_errors;
+	out->inflight = wl->inflight;
+	out->parked = wl->nparked;
+	out->upgraded = wl->upgraded;
+}
+
+void
+metrics_own_total(struct gw_metrics_total *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->conns = gw->nconns;
+	memcpy(t->api, metrics_api_status, sizeof(t->api));
+	t->auth_failures = metrics_auth_failures;
 }

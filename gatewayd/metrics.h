@@ -17,6 +17,20 @@
 struct gw_conn;
 struct gw_workload;
 struct evbuffer;
+struct imsgev;
+struct imsg;
+
+/*
+ * GET /metrics with several gateways: the others' counts, summed by name
+ * (the names sorted as the gateway's own tree) while they come in.
+ */
+struct metrics_sum {
+	struct gw_metrics_wl	*wl;
+	size_t			 nwl;
+	struct gw_metrics_total	 total;
+	uint32_t		 expect;	/* gateways to hear from */
+	uint32_t		 got;
+};
 
 struct gw_wmetrics {
 	uint64_t		 requests[5];	/* answers 1xx ... 5xx */
@@ -26,7 +40,7 @@ struct gw_wmetrics {
 						   no answer */
 	uint64_t		 wake_hist[METRICS_WAKE_BOUNDS + 1];
 	double			 wake_sum;	/* seconds */
-	int64_t			 park_ms;	/* first park of a wake */
+	int64_t			 waking_ms;	/* runtimed's start of it */
 	int			 fail_counted;	/* the wake's failure is */
 	int64_t			 since_ms;	/* in its state, monotonic */
 	int64_t			 asleep_ms;	/* closed stretches asleep */
@@ -35,12 +49,21 @@ struct gw_wmetrics {
 int64_t		 metrics_now_ms(void);
 void		 metrics_workload_init(struct gw_workload *);
 void		 metrics_state(struct gw_workload *, enum workload_state,
-		    enum rt_reason);
-void		 metrics_parked(struct gw_workload *);
+		    enum rt_reason, int64_t);
 void		 metrics_wake_timeout(struct gw_workload *);
 void		 metrics_status(struct gw_conn *, int, int);
 void		 metrics_api(int);
 void		 metrics_auth_failure(void);
-void		 metrics_write(struct evbuffer *);
+void		 metrics_write(struct evbuffer *, const struct metrics_sum *);
+void		 metrics_own(const struct gw_workload *, struct gw_metrics_wl *);
+void		 metrics_own_total(struct gw_metrics_total *);
+
+/* metrics_sum.c */
+struct metrics_sum *metrics_sum_new(void);
+void		 metrics_sum_free(struct metrics_sum *);
+void		 metrics_sum_add(struct metrics_sum *, const struct gw_metrics_wl *);
+const struct gw_metrics_wl *metrics_sum_find(const struct metrics_sum *,
+		    const char *);
+void		 metrics_recv_dump(struct imsgev *, struct imsg *);
 
 #endif /* ORCHD_GATEWAY_METRICS_H */

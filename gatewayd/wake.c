@@ -59,7 +59,6 @@ wake_park(struct gw_conn *c)
 		conn_respond(c, 503, retry, 1);
 		return;
 	}
-	metrics_parked(wl);
 	c->state = CONN_PARKED;
 	TAILQ_INSERT_TAIL(&wl->parked, c, entry);
 	wl->nparked++;
@@ -135,7 +134,7 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 		wl->epoch++;	/* its kept upstream connections are stale */
 	if (st.state < WL_ASLEEP || st.state > WL_FAILED)
 		return;
-	metrics_state(wl, st.state, st.reason);
+	metrics_state(wl, st.state, st.reason, st.since_ms);
 	wl->state = st.state;
 	switch (wl->state) {
 	case WL_RUNNING:
@@ -176,7 +175,7 @@ wake_recv_drain(struct imsgev *iev, struct imsg *imsg)
 		dr.idle = 1;
 		if (wl->state == WL_RUNNING)
 			wl->epoch++;
-		metrics_state(wl, WL_SUSPENDING, RT_REASON_IDLE);
+		metrics_state(wl, WL_SUSPENDING, RT_REASON_IDLE, 0);
 		wl->state = WL_SUSPENDING;
 	}
 	if (imsgev_compose(iev, IMSG_GW_DRAINED, 0, -1, &dr, sizeof(dr)) == -1)

@@ -84,8 +84,8 @@ api_result(struct orchd *env, uint32_t gwid, int status, const char *msg)
 	res.status = status;
 	if (msg != NULL)
 		strlcpy(res.msg, msg, sizeof(res.msg));
-	if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_API_RESULT, gwid, -1,
-	    &res, sizeof(res)) == -1)
+	if (proc_compose_instance(&env->ps, PROC_GATEWAY, GW_ID_INSTANCE(gwid),
+	    IMSG_API_RESULT, gwid, -1, &res, sizeof(res)) == -1)
 		log_warn("%s: compose", __func__);
 }
 
@@ -407,8 +407,9 @@ api_logs(struct imsgev *iev, struct imsg *imsg)
 void
 api_ctl_reply(uint32_t id, uint32_t type, const void *data, size_t len)
 {
-	if (proc_compose(&orchd_env->ps, PROC_GATEWAY, type,
-	    id & ~CTL_ID_API, -1, data, len) == -1)
+	id &= ~CTL_ID_API;
+	if (proc_compose_instance(&orchd_env->ps, PROC_GATEWAY,
+	    GW_ID_INSTANCE(id), type, id, -1, data, len) == -1)
 		log_warn("%s: compose", __func__);
 }
 
@@ -599,4 +600,48 @@ api_config_send(struct orchd *env)
 		    -1, h->str, strlen(h->str)) == -1)
 			fatal("%s: compose", __func__);
 	apikey_send(env);
+}
+
+/*
+ * GET /metrics with several gateways: the one asked gathers the others'
+ * counts through us (gatewayd/metrics_sum.c).  It hears how many will
+ * answer before any answer: they can only come in a later turn of the
+ * event loop.
+ */
+void
+api_recv_metrics_ask(struct imsgev *iev, struct imsg *imsg)
+{
+	struct privsep	*ps = &orchd_env->ps;
+	uint32_t	 id = imsg_get_id(imsg), n = 0;
+	int		 i;
+
+	if (GW_ID_INSTANCE(id) != (uint32_t)iev->instance) {
+		log_warnx("%s: gateway %d asks for another", __func__,
+		    iev->instance);
+		return;
+	}
+	for (i = 0; i < proc_instances(ps, PROC_GATEWAY); i++) {
+		if (i == iev->instance)
+			continue;
+		if (proc_compose_instance(ps, PROC_GATEWAY, i,
+		    IMSG_GW_METRICS_DUMP, id, -1, NULL, 0) == 0)
+			n++;
+	}
+	if (imsgev_compose(iev, IMSG_GW_METRICS_EXPECT, id, -1, &n,
+	    sizeof(n)) == -1)
+		log_warn("%s: compose", __func__);
+}
+
+/* a gateway's counts, to the gateway whose request id it carries */
+void
+api_relay_metrics(struct imsgev *iev, struct imsg *imsg)
+{
+	uint32_t	 id = imsg_get_id(imsg);
+
+	if (GW_ID_INSTANCE(id) == (uint32_t)iev->instance)
+		return;
+	if (proc_compose_instance(&orchd_env->ps, PROC_GATEWAY,
+	    GW_ID_INSTANCE(id), imsg_get_type(imsg), id, -1, imsg->data,
+	    imsg_get_len(imsg)) == -1)
+		log_warn("%s: compose", __func__);
 }

@@ -318,7 +318,7 @@ config_send(struct orchd *env)
 	env->cfg_acks = 0;
 	for (id = PROC_PARENT + 1; id < PROC_MAX; id++) {
 		config_send_child(env, id);
-		env->cfg_acks++;
+		env->cfg_acks += proc_instances(&env->ps, id);
 	}
 	log_debug("configuration %u sent", env->generation);
 }

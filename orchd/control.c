@@ -227,16 +227,17 @@ control_show_summary(struct imsgev *iev, struct imsg *imsg)
 	struct orchd		*env = orchd_env;
 	struct ctl_conn		*c;
 	struct ctl_summary	 cs;
-	int			 id;
+	int			 id, i;
 
 	if ((c = control_request(iev, imsg)) == NULL)
 		return;
 	proc_summary(&env->ps, &cs);
 	control_reply(c->id, IMSG_CTL_SUMMARY, &cs, sizeof(cs));
 	for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
-		if (proc_compose(&env->ps, id, IMSG_CTL_SHOW_SUMMARY, c->id,
-		    -1, NULL, 0) == 0)
-			c->waiting++;
+		for (i = 0; i < proc_instances(&env->ps, id); i++)
+			if (proc_compose_instance(&env->ps, id, i,
+			    IMSG_CTL_SHOW_SUMMARY, c->id, -1, NULL, 0) == 0)
+				c->waiting++;
 	if (c->waiting == 0)
 		control_reply(c->id, IMSG_CTL_END, NULL, 0);
 }

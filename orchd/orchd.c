@@ -32,6 +32,7 @@
 struct orchd		*orchd_env;
 
 static void	parent_recv_ready(struct imsgev *, struct imsg *);
+static void	parent_channel_closed(struct imsgev *);
 static __dead void usage(void);
 
 static const struct proc_handler parent_handlers[] = {
@@ -88,12 +89,24 @@ usage(void)
 int
 parent_children_alive(struct orchd *env)
 {
-	int	 id, n = 0;
+	int	 i, n = 0;
 
-	for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
-		if (env->pids[id] > 0)
+	for (i = 0; i < env->nchildren; i++)
+		if (env->children[i].pid > 0)
 			n++;
 	return (n);
+}
+
+/* "gateway 2" when there are several, as they call themselves */
+static const char *
+child_name(struct orchd *env, const struct child *ch)
+{
+	static char	 buf[32];
+
+	if (ch->id != PROC_GATEWAY || env->prefork == 1)
+		return (proc_name(ch->id));
+	snprintf(buf, sizeof(buf), "%s %d", proc_name(ch->id), ch->instance);
+	return (buf);
 }
 
 /* where a helper lives: beside our executable (a build tree), or LIBEXECDIR */
@@ -168,10 +181,11 @@ docker_access(struct orchd *env, char *sock, size_t socklen, char *root,
 }
 
 static void
-spawn_child(struct orchd *env, enum privsep_procid id)
+spawn_child(struct orchd *env, enum privsep_procid id, int instance)
 {
+	struct child	*ch;
 	char		 path[PATH_MAX], root[PATH_MAX], sock[PATH_MAX];
-	char		 group[16];
+	char		 group[16], inst[16];
 	char		*argv[16];
 	const char	*helper = NULL;
 	gid_t		 gid;
@@ -218,6 +232,11 @@ spawn_child(struct orchd *env, enum privsep_procid id)
 		log_debug("runtimed: docker socket %s, root %s, group %s",
 		    sock, root, gid != (gid_t)-1 ? group : "none");
 	}
+	if (id == PROC_GATEWAY && env->prefork > 1) {
+		snprintf(inst, sizeof(inst), "%d", instance);
+		argv[argc++] = "-i";
+		argv[argc++] = inst;
+	}
 	argv[argc++] = "-u";
 	argv[argc++] = env->conf->user;
 	argv[argc++] = "-c";
@@ -227,32 +246,52 @@ spawn_child(struct orchd *env, enum privsep_procid id)
 	for (v = 0; v < env->verbose && v < 3; v++)
 		argv[argc++] = "-v";
 	argv[argc] = NULL;
-	env->pids[id] = proc_spawn(&env->ps, id, argv);
-	log_debug("started %s, pid %d", proc_name(id), env->pids[id]);
+	if (env->nchildren >= CHILDREN_MAX)
+		fatalx("%s: too many children", __func__);
+	ch = &env->children[env->nchildren++];
+	ch->id = id;
+	ch->instance = instance;
+	ch->pid = proc_spawn(&env->ps, id, instance, argv);
+	proc_channel(&env->ps, id, instance)->closed = parent_channel_closed;
+	log_debug("started %s, pid %d", child_name(env, ch), ch->pid);
 }
 
 /*
  * The children talk to each other directly (gateway to runtime, reaper to
  * runtime, ...): one socketpair for every pair, each end passed to its
- * process with the peer's id.
+ * process with the peer's id.  Gateways do not talk to each other.
  */
+static void
+connect_pair(struct orchd *env, const struct child *a, const struct child *b)
+{
+	struct proc_peer	 pa, pb;
+	int			 sp[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1)
+		fatal("%s: socketpair", __func__);
+	memset(&pa, 0, sizeof(pa));
+	memset(&pb, 0, sizeof(pb));
+	pa.id = a->id;
+	pa.instance = a->instance;
+	pb.id = b->id;
+	pb.instance = b->instance;
+	if (proc_compose_instance(&env->ps, a->id, a->instance,
+	    IMSG_PROC_PEER, 0, sp[0], &pb, sizeof(pb)) == -1 ||
+	    proc_compose_instance(&env->ps, b->id, b->instance,
+	    IMSG_PROC_PEER, 0, sp[1], &pa, sizeof(pa)) == -1)
+		fatal("%s: compose", __func__);
+}
+
 static void
 connect_children(struct orchd *env)
 {
-	int	 a, b, sp[2];
+	int	 a, b;
 
-	for (a = PROC_PARENT + 1; a < PROC_MAX; a++) {
-		for (b = a + 1; b < PROC_MAX; b++) {
-			if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
-			    sp) == -1)
-				fatal("%s: socketpair", __func__);
-			if (proc_compose(&env->ps, a, IMSG_PROC_PEER, 0, sp[0],
-			    &b, sizeof(b)) == -1 ||
-			    proc_compose(&env->ps, b, IMSG_PROC_PEER, 0, sp[1],
-			    &a, sizeof(a)) == -1)
-				fatal("%s: compose", __func__);
-		}
-	}
+	for (a = 0; a < env->nchildren; a++)
+		for (b = a + 1; b < env->nchildren; b++)
+			if (env->children[a].id != env->children[b].id)
+				connect_pair(env, &env->children[a],
+				    &env->children[b]);
 }
 
 static void
@@ -265,7 +304,7 @@ parent_recv_ready(struct imsgev *iev, struct imsg *imsg)
 	if (version != ORCHD_IMSG_VERSION)
 		fatalx("%s speaks version %u, orchd %u: mixed installation?",
 		    proc_name(iev->peer), version, ORCHD_IMSG_VERSION);
-	if (++env->nready < PROC_MAX - 1)
+	if (++env->nready < env->nchildren)
 		return;
 	log_debug("all children ready");
 	/* the API's workloads first: config_send once they are in */
@@ -318,6 +357,10 @@ parent_reload(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	KEEP(socket, "socket");
 	KEEP(docker_socket, "docker socket");
 #undef KEEP
+	if (nconf->gateway.prefork != oconf->gateway.prefork) {
+		log_warnx("prefork changed: restart orchd to use it");
+		nconf->gateway.prefork = oconf->gateway.prefork;
+	}
 	if (strcmp(nconf->user, oconf->user) != 0) {
 		log_warnx("user changed: restart orchd to use it");
 		strlcpy(nconf->user, oconf->user, sizeof(nconf->user));
@@ -342,22 +385,31 @@ parent_reload(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	return (0);
 }
 
+static struct child *
+child_find(struct orchd *env, pid_t pid)
+{
+	int	 i;
+
+	for (i = 0; i < env->nchildren; i++)
+		if (env->children[i].pid == pid)
+			return (&env->children[i]);
+	return (NULL);
+}
+
 static void
 reap_children(struct orchd *env)
 {
-	pid_t	 pid;
-	int	 status, id;
+	struct child	*ch;
+	pid_t		 pid;
+	int		 status;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
-			if (env->pids[id] == pid)
-				break;
-		if (id == PROC_MAX) {
+		if ((ch = child_find(env, pid)) == NULL) {
 			/* a process workload: runtimed hears of it */
 			(void)spawn_exited(env, pid, status);
 			continue;
 		}
-		env->pids[id] = 0;
+		ch->pid = 0;
 		/*
 		 * Once shutting down, the children's ends are expected; one
 		 * killed by something other than our SIGTERM is still news
@@ -368,35 +420,42 @@ reap_children(struct orchd *env)
 			continue;
 		if (WIFSIGNALED(status))
 			log_warnx("lost child: %s (pid %d) killed by signal "
-			    "%d", proc_name(id), pid, WTERMSIG(status));
+			    "%d", child_name(env, ch), pid, WTERMSIG(status));
 		else
 			log_warnx("lost child: %s (pid %d) exited with "
-			    "status %d", proc_name(id), pid,
+			    "status %d", child_name(env, ch), pid,
 			    WEXITSTATUS(status));
 		env->shutting_down = 2;
+	}
+}
+
+static void
+signal_children(struct orchd *env, int sig)
+{
+	int	 i;
+
+	for (i = 0; i < env->nchildren; i++) {
+		if (env->children[i].pid <= 0)
+			continue;
+		if (sig == SIGKILL)
+			log_warnx("%s did not stop, killing it",
+			    child_name(env, &env->children[i]));
+		kill(env->children[i].pid, sig);
 	}
 }
 
 static __dead void
 parent_shutdown(struct orchd *env, int code)
 {
-	int	 id, ms;
+	int	 ms;
 
 	env->shutting_down = 1;
 	spawn_shutdown(env);
-	for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
-		if (env->pids[id] > 0)
-			kill(env->pids[id], SIGTERM);
+	signal_children(env, SIGTERM);
 	/* bounded: a child that ignores SIGTERM is killed */
 	for (ms = 0; parent_children_alive(env) > 0; ms += 10) {
-		if (ms == SHUTDOWN_GRACE_MS) {
-			for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
-				if (env->pids[id] > 0) {
-					log_warnx("%s did not stop, killing it",
-					    proc_name(id));
-					kill(env->pids[id], SIGKILL);
-				}
-		}
+		if (ms == SHUTDOWN_GRACE_MS)
+			signal_children(env, SIGKILL);
 		reap_children(env);
 		if (parent_children_alive(env) > 0)
 			usleep(10000);
@@ -465,7 +524,7 @@ main(int argc, char *argv[])
 	const char		*conffile = ORCHD_CONF;
 	char			 err[CTL_MSG_MAX];
 	ssize_t			 n;
-	int			 ch, noaction = 0, id;
+	int			 ch, noaction = 0, id, i;
 	extern char		**environ;
 
 	setproctitle_init(argc, argv, environ);
@@ -547,9 +606,14 @@ main(int argc, char *argv[])
 	signal_add(&ev_int, NULL);
 	signal_add(&ev_chld, NULL);
 
+	env.prefork = env.conf->gateway.prefork;
 	for (id = PROC_PARENT + 1; id < PROC_MAX; id++) {
-		spawn_child(&env, id);
-		env.ps.peers[id]->closed = parent_channel_closed;
+		if (id != PROC_GATEWAY) {
+			spawn_child(&env, id, 0);
+			continue;
+		}
+		for (i = 0; i < env.prefork; i++)
+			spawn_child(&env, id, i);
 	}
 	connect_children(&env);
 	proc_title("parent");

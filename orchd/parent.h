@@ -11,6 +11,14 @@
 
 struct ctl_conn;
 
+/* a child process of ours: one of the daemons, not a workload */
+struct child {
+	enum privsep_procid	 id;
+	int			 instance;	/* of a gateway */
+	pid_t			 pid;		/* 0 once reaped */
+};
+#define CHILDREN_MAX		(PROC_MAX - 2 + ORCHD_PREFORK_MAX)
+
 struct orchd {
 	struct privsep		 ps;
 	struct orchd_conf	*conf;
@@ -18,7 +26,9 @@ struct orchd {
 	char			 self[PATH_MAX];	/* our executable */
 	int			 debug;
 	int			 verbose;
-	pid_t			 pids[PROC_MAX];
+	struct child		 children[CHILDREN_MAX];
+	int			 nchildren;
+	int			 prefork;	/* gateways started */
 	int			 nready;
 	int			 shutting_down;
 
@@ -89,6 +99,8 @@ void		 api_recv_logs_stop(struct imsgev *, struct imsg *);
 void		 api_recv_stored(struct imsgev *, struct imsg *);
 void		 api_recv_definition(struct imsgev *, struct imsg *);
 void		 api_recv_load_end(struct imsgev *, struct imsg *);
+void		 api_recv_metrics_ask(struct imsgev *, struct imsg *);
+void		 api_relay_metrics(struct imsgev *, struct imsg *);
 void		 api_logs(struct imsgev *, struct imsg *);
 void		 api_ctl_reply(uint32_t, uint32_t, const void *, size_t);
 void		 api_load_start(struct orchd *);
@@ -108,7 +120,13 @@ void		 api_reload_keep(struct orchd_conf *, struct orchd_conf *);
 	    api_recv_stored }, \
 	{ IMSG_API_DEFINITION, PROC_ANYLEN, PROC_FROM(PROC_STORE), \
 	    api_recv_definition }, \
-	{ IMSG_API_LOAD_END, 0, PROC_FROM(PROC_STORE), api_recv_load_end }
+	{ IMSG_API_LOAD_END, 0, PROC_FROM(PROC_STORE), api_recv_load_end }, \
+	{ IMSG_GW_METRICS_ASK, 0, PROC_FROM(PROC_GATEWAY), \
+	    api_recv_metrics_ask }, \
+	{ IMSG_GW_METRICS_WL, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY), \
+	    api_relay_metrics }, \
+	{ IMSG_GW_METRICS_TOTAL, sizeof(struct gw_metrics_total), \
+	    PROC_FROM(PROC_GATEWAY), api_relay_metrics }
 
 /* apikey.c: the API's bearer key */
 int		 apikey_load(struct orchd_conf *);

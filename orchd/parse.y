@@ -144,8 +144,8 @@ static void	 gateway_defaults(struct gateway_conf *);
 %token	CONNECTIONS DATABASE DIRECTORY DOCKER DRIVER ENV FILENAME HEADER
 %token	HEALTH HOST IDLE IMAGE INCLUDE INIT INTERVAL KEEP KEEPALIVE KEY
 %token	KEYPAIR LISTEN LOG MAXCONN MEMORY METRICS NETWORK ON PATH PER PORT
-%token	PROCESS PROXY PUBLIC REAPER RUNTIME SIGNAL SOCKET STOP TCP TIMEOUT
-%token	TLS TRUSTED UPSTREAM USER VOLUME WAKE WARM WORKLOAD
+%token	PREFORK PROCESS PROXY PUBLIC REAPER RUNTIME SIGNAL SOCKET STOP TCP
+%token	TIMEOUT TLS TRUSTED UPSTREAM USER VOLUME WAKE WARM WORKLOAD
 %token	ERROR
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
@@ -392,6 +392,18 @@ gwmain		: HEADER TIMEOUT duration	{
 		| TRUSTED PROXY STRING		{
 			if (trusted_add($3) == -1)
 				YYERROR;
+		}
+		| PREFORK NUMBER		{
+			if (conf->gateway.prefork != -1) {
+				yyerror("prefork already set");
+				YYERROR;
+			}
+			if ($2 < 1 || $2 > ORCHD_PREFORK_MAX) {
+				yyerror("prefork %lld out of range (1-%d)",
+				    (long long)$2, ORCHD_PREFORK_MAX);
+				YYERROR;
+			}
+			conf->gateway.prefork = $2;
 		}
 		;
 
@@ -736,6 +748,7 @@ lookup(const char *s)
 		{ "path",		PATH },
 		{ "per",		PER },
 		{ "port",		PORT },
+		{ "prefork",		PREFORK },
 		{ "process",		PROCESS },
 		{ "proxy",		PROXY },
 		{ "public",		PUBLIC },
@@ -1704,6 +1717,8 @@ gateway_defaults(struct gateway_conf *g)
 		g->max_conns = 0;
 	if (g->max_conns_addr == -1)
 		g->max_conns_addr = 0;
+	if (g->prefork == -1)
+		g->prefork = 1;
 }
 
 /*
@@ -1727,6 +1742,7 @@ parse_config(const char *filename, int verbose)
 	c->gateway.connect_timeout = c->gateway.upstream_timeout = -1;
 	c->gateway.keepalive_timeout = -1;
 	c->gateway.max_conns = c->gateway.max_conns_addr = -1;
+	c->gateway.prefork = -1;
 	if ((c->conffile = strdup(filename)) == NULL) {
 		log_warn("%s: strdup", __func__);
 		free(c);

@@ -21,8 +21,9 @@ struct reap_wl {
 	time_t			 last_seen;	/* idle clock: use, wake, start */
 	time_t			 used;		/* last request, as the gateway said */
 	time_t			 sent;		/* used, as the store was last told */
-	uint32_t		 inflight;
-	uint32_t		 upgraded;
+	/* one bit per gateway ("prefork"): the ones that say so */
+	uint32_t		 inflight;	/* requests in flight */
+	uint32_t		 upgraded;	/* tunnels open */
 };
 
 /* policy.c: is this workload due to be suspended at now? */

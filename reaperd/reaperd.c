@@ -138,6 +138,7 @@ reaper_recv_activity(struct imsgev *iev, struct imsg *imsg)
 	struct reap_wl		*wl;
 	const unsigned char	*p = imsg->data;
 	size_t			 len = imsg_get_len(imsg), off;
+	uint32_t		 bit = 1U << iev->instance;
 
 	if (len % sizeof(act) != 0)
 		fatalx("%s: activity of %zu bytes", __func__, len);
@@ -150,8 +151,14 @@ reaper_recv_activity(struct imsgev *iev, struct imsg *imsg)
 			wl->last_seen = act.last_seen;
 		if (act.last_seen > wl->used)
 			wl->used = act.last_seen;
-		wl->inflight = act.inflight;
-		wl->upgraded = act.upgraded;
+		if (act.inflight > 0)
+			wl->inflight |= bit;
+		else
+			wl->inflight &= ~bit;
+		if (act.upgraded > 0)
+			wl->upgraded |= bit;
+		else
+			wl->upgraded &= ~bit;
 	}
 }
 

@@ -28,11 +28,18 @@ struct asker {
 	uint32_t		 id;
 };
 
+/* a gateway's request id says which gateway asked ("prefork") */
+static int
+asker_instance(const struct asker *a)
+{
+	return (a->peer == PROC_GATEWAY ? (int)GW_ID_INSTANCE(a->id) : 0);
+}
+
 static void
 control_ok(const struct asker *a)
 {
-	if (proc_compose(rt->ps, a->peer, IMSG_CTL_OK, a->id, -1, NULL,
-	    0) == -1)
+	if (proc_compose_instance(rt->ps, a->peer, asker_instance(a),
+	    IMSG_CTL_OK, a->id, -1, NULL, 0) == -1)
 		log_warn("%s: compose", __func__);
 }
 
@@ -51,8 +58,8 @@ control_fail(const struct asker *a, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	(void)vsnprintf(res.msg, sizeof(res.msg), fmt, ap);
 	va_end(ap);
-	if (proc_compose(rt->ps, a->peer, IMSG_CTL_FAIL, a->id, -1, &res,
-	    sizeof(res)) == -1)
+	if (proc_compose_instance(rt->ps, a->peer, asker_instance(a),
+	    IMSG_CTL_FAIL, a->id, -1, &res, sizeof(res)) == -1)
 		log_warn("%s: compose", __func__);
 }
 

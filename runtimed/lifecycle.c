@@ -343,7 +343,7 @@ lifecycle_wake(const char *name, enum rt_reason reason)
 
 /*
  * The reaper finds it idle, or the operator wants it stopped: first ask
- * the gateway to hold its new requests and say whether any are in
+ * the gateways to hold their new requests and say whether any are in
  * flight.  Returns 0 if that is under way.
  */
 int
@@ -351,6 +351,7 @@ lifecycle_suspend(const char *name, enum rt_reason reason)
 {
 	struct rt_workload	*wl;
 	struct wl_ref		 ref;
+	int			 n;
 
 	if ((wl = lifecycle_find(name)) == NULL || wl->conf == NULL) {
 		log_debug("workload %s: suspend of an unknown workload", name);
@@ -362,37 +363,57 @@ lifecycle_suspend(const char *name, enum rt_reason reason)
 		return (0);
 	memset(&ref, 0, sizeof(ref));
 	strlcpy(ref.name, wl->name, sizeof(ref.name));
-	if (proc_compose(rt->ps, PROC_GATEWAY, IMSG_RT_DRAIN, 0, -1, &ref,
+	if ((n = proc_instances(rt->ps, PROC_GATEWAY)) == 0 ||
+	    proc_compose(rt->ps, PROC_GATEWAY, IMSG_RT_DRAIN, 0, -1, &ref,
 	    sizeof(ref)) == -1) {
 		log_warn("workload %s: drain", wl->name);
+		/* those that got it hold requests: let them go */
+		state_repeat(wl);
 		return (-1);
 	}
-	wl->draining = 1;
+	wl->draining = n;
+	wl->drain_busy = 0;
 	wl->drain_reason = reason;
 	log_debug("workload %s: draining", wl->name);
 	return (0);
 }
 
+/*
+ * One gateway's answer to a drain.  The workload stops only if every
+ * gateway found it idle; otherwise those that did hold their requests
+ * for it and are told it runs on.
+ */
 void
 lifecycle_drained(const char *name, int idle)
 {
 	struct rt_workload	*wl;
+	int			 busy;
 
 	if ((wl = lifecycle_find(name)) == NULL)
 		return;
-	if (!wl->draining || wl->state != WL_RUNNING || wl->conf == NULL ||
-	    lifecycle_keep_warm(wl)) {
-		/* the gateway holds its requests now: it is running still */
+	if (wl->draining == 0) {
+		/* an answer to a question no longer asked */
 		if (idle && wl->state == WL_RUNNING)
 			state_repeat(wl);
-		if (wl->draining)
-			control_refused(wl, "it is kept warm");
-		wl->draining = 0;
 		return;
 	}
-	wl->draining = 0;
-	if (!idle) {
+	if (!idle)
+		wl->drain_busy = 1;
+	if (--wl->draining > 0)
+		return;
+	busy = wl->drain_busy;
+	wl->drain_busy = 0;
+	if (wl->state != WL_RUNNING || wl->conf == NULL ||
+	    lifecycle_keep_warm(wl)) {
+		/* the gateways hold their requests now: it is running still */
+		if (wl->state == WL_RUNNING)
+			state_repeat(wl);
+		control_refused(wl, "it is kept warm");
+		return;
+	}
+	if (busy) {
 		log_debug("workload %s: busy again, not suspended", name);
+		state_repeat(wl);
 		control_refused(wl, "it has requests in flight");
 		return;
 	}

@@ -58,7 +58,8 @@ struct rt_workload {
 	int			 stopping;	/* driver stop begun */
 	enum rt_reason		 stop_reason;
 	int			 wake_queued;	/* start once stopped */
-	int			 draining;	/* no DRAINED yet */
+	int			 draining;	/* DRAINED answers expected */
+	int			 drain_busy;	/* a gateway said busy */
 	enum rt_reason		 drain_reason;	/* idle, operator */
 	int			 keep_warm;	/* -1: as configured */
 	struct rt_waiters	 waiters;

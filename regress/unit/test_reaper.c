@@ -43,6 +43,12 @@ test_in_flight_keeps_it(void **state)
 	wl.inflight = 0;
 	wl.upgraded = 1;	/* an open WebSocket */
 	assert_false(reaper_due(&wl, 5000));
+	/* one bit per gateway: the sixth of several ("prefork") is busy */
+	wl.upgraded = 0;
+	wl.inflight = 1U << 5;
+	assert_false(reaper_due(&wl, 5000));
+	wl.inflight = 0;
+	assert_true(reaper_due(&wl, 5000));
 }
 
 static void

@@ -1,0 +1,119 @@
+/*
+ * GET /metrics when several gateways share the listeners ("prefork").
+ *
+ * The gateway that answers counts only the requests it took itself, so
+ * it asks the parent for the others' counts: the parent says how many
+ * gateways will answer, asks each of them (IMSG_GW_METRICS_DUMP) and
+ * passes their answers on.  They are added up by workload name into a
+ * table of the asker's own names, sorted like its tree; a workload the
+ * asker does not know (a reload half done) is left out, as the asker
+ * would leave it out anyway.
+ */
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "gateway.h"
+
+/* as many as fit in one message */
+#define METRICS_WL_PER_MSG	((ORCHD_IMSG_MAXSIZE - IMSG_HEADER_SIZE) / \
+				    sizeof(struct gw_metrics_wl))
+
+static int
+sum_cmp(const void *key, const void *elem)
+{
+	const struct gw_metrics_wl	*e = elem;
+
+	return (strcmp(key, e->name));
+}
+
+struct metrics_sum *
+metrics_sum_new(void)
+{
+	struct metrics_sum	*sum;
+	struct gw_workload	*wl;
+	size_t			 n = 0;
+
+	if ((sum = calloc(1, sizeof(*sum))) == NULL)
+		return (NULL);
+	sum->expect = UINT32_MAX;	/* until the parent says */
+	RB_FOREACH(wl, gw_workloads, &gw->workloads)
+		if (wl->configured)
+			n++;
+	if (n > 0 && (sum->wl = calloc(n, sizeof(*sum->wl))) == NULL) {
+		free(sum);
+		return (NULL);
+	}
+	/* the tree is in strcmp() order of the names: sorted already */
+	RB_FOREACH(wl, gw_workloads, &gw->workloads)
+		if (wl->configured)
+			strlcpy(sum->wl[sum->nwl++].name, wl->name,
+			    sizeof(sum->wl[0].name));
+	return (sum);
+}
+
+void
+metrics_sum_free(struct metrics_sum *sum)
+{
+	if (sum == NULL)
+		return;
+	free(sum->wl);
+	free(sum);
+}
+
+const struct gw_metrics_wl *
+metrics_sum_find(const struct metrics_sum *sum, const char *name)
+{
+	if (sum == NULL || sum->nwl == 0)
+		return (NULL);
+	return (bsearch(name, sum->wl, sum->nwl, sizeof(*sum->wl), sum_cmp));
+}
+
+void
+metrics_sum_add(struct metrics_sum *sum, const struct gw_metrics_wl *add)
+{
+	struct gw_metrics_wl	*e;
+	int			 i;
+
+	if ((e = (struct gw_metrics_wl *)metrics_sum_find(sum, add->name)) ==
+	    NULL)
+		return;
+	for (i = 0; i < 5; i++)
+		e->requests[i] += add->requests[i];
+	e->upstream_errors += add->upstream_errors;
+	e->inflight += add->inflight;
+	e->parked += add->parked;
+	e->upgraded += add->upgraded;
+}
+
+/* the parent asks for our counts on behalf of another gateway */
+void
+metrics_recv_dump(struct imsgev *iev, struct imsg *imsg)
+{
+	static struct gw_metrics_wl	 batch[METRICS_WL_PER_MSG];
+	struct gw_metrics_total		 total;
+	struct gw_workload		*wl;
+	uint32_t			 id = imsg_get_id(imsg);
+	size_t				 n = 0;
+
+	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
+		if (!wl->configured)
+			continue;
+		metrics_own(wl, &batch[n]);
+		if (++n < nitems(batch))
+			continue;
+		if (imsgev_compose(iev, IMSG_GW_METRICS_WL, id, -1, batch,
+		    n * sizeof(batch[0])) == -1)
+			log_warn("%s: compose", __func__);
+		n = 0;
+	}
+	if (n > 0 && imsgev_compose(iev, IMSG_GW_METRICS_WL, id, -1, batch,
+	    n * sizeof(batch[0])) == -1)
+		log_warn("%s: compose", __func__);
+	metrics_own_total(&total);
+	if (imsgev_compose(iev, IMSG_GW_METRICS_TOTAL, id, -1, &total,
+	    sizeof(total)) == -1)
+		log_warn("%s: compose", __func__);
+}
