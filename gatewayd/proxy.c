@@ -415,6 +415,20 @@ forward_chunked(struct http_chunked *ch, struct evbuffer *from,
 	return (0);
 }
 
+/*
+ * Once a request is forwarded, what its client sends is the next request:
+ * a plain connection reads it ahead, up to a bound, and leaves it for
+ * conn_request_done().  Its read event so stays armed from one request to
+ * the next, where stopping and starting it would cost two epoll_ctl per
+ * request.  A TLS connection stops, as conn_parse() has it.
+ */
+static int
+read_ahead(struct gw_conn *c)
+{
+	return (c->state == CONN_PROXY && c->tls == NULL &&
+	    evbuffer_get_length(c->in) < GW_BUF_HIGH);
+}
+
 /* bytes from the client while its request is being proxied */
 void
 proxy_client_readable(struct gw_conn *c)
@@ -432,7 +446,7 @@ proxy_client_readable(struct gw_conn *c)
 	}
 	if (c->state != CONN_PROXY || c->reqdone || up->fd == -1) {
 		/* a pipelined request waits; so does a closing one */
-		conn_reading(c, 0);
+		conn_reading(c, read_ahead(c));
 		if (c->eof && !c->reqdone)
 			conn_close(c);
 		return;
@@ -473,7 +487,7 @@ proxy_client_readable(struct gw_conn *c)
  out:
 	up_flush(c);
 	conn_reading(c, !c->reqdone || c->state == CONN_TUNNEL ?
-	    evbuffer_get_length(up->out) < GW_BUF_HIGH : 0);
+	    evbuffer_get_length(up->out) < GW_BUF_HIGH : read_ahead(c));
 }
 
 /* the client took all we had for it: read more from the upstream */
