@@ -757,11 +757,27 @@ response_body(struct gw_conn *c)
 	return (-1);
 }
 
+/*
+ * A head whose body has not begun waits in c->out for the body's first
+ * bytes, so that both go out in one write and the client wakes once (the
+ * workload often writes them apart: nginx, a head then a sendfile), as
+ * nginx's postpone_output has it.  Only with a Content-Length: a chunked
+ * or close-delimited answer may be a stream whose head is wanted now.
+ */
+static int
+hold_head(struct gw_conn *c, size_t queued)
+{
+	return (queued == 0 && c->respbody == HTTP_BODY_LENGTH &&
+	    c->respleft > 0 && evbuffer_get_length(c->up.in) == 0 &&
+	    !c->up.eof);
+}
+
 static void
 up_process(struct gw_conn *c)
 {
 	struct gw_upstream	*up = &c->up;
-	int			 r;
+	size_t			 queued;
+	int			 r, hold = 0;
 
 	if (c->state == CONN_TUNNEL) {
 		evbuffer_add_buffer(c->out, up->in);
@@ -778,6 +794,7 @@ up_process(struct gw_conn *c)
 	if (c->state != CONN_PROXY)
 		return;
 	if (c->respbody == HTTP_BODY_NONE && !c->respdone) {
+		queued = evbuffer_get_length(c->out);
 		if ((r = read_response_head(c)) == -1) {
 			if (evbuffer_get_length(c->out) == 0)
 				conn_error(c, 502, "bad upstream response");
@@ -799,6 +816,7 @@ up_process(struct gw_conn *c)
 			http_chunked_init(&c->respchunk, HTTP_RESPONSE);
 		if (c->respbody == HTTP_BODY_NONE)
 			c->respdone = 1;
+		hold = hold_head(c, queued);
 	}
 	if (!c->respdone && response_body(c) == -1) {
 		/* what arrived goes out, then the close says it is cut */
@@ -814,7 +832,8 @@ up_process(struct gw_conn *c)
 		conn_flush(c);
 		return;
 	}
-	conn_flush(c);
+	if (!hold)
+		conn_flush(c);
 	if (c->respdone) {
 		/*
 		 * A kept connection stays watched between requests (no
