@@ -11,6 +11,10 @@
 # both of nginx's, haproxy) over the run, divided by the requests wrk
 # counted.  The backend's own CPU is reported apart.
 #
+# BENCH_BASE=REF adds a fifth target, "base": a second orchd built from
+# that commit (git archive), listening on BENCH_PORT+5, in the same
+# rounds, so that a change is measured against its baseline in one run.
+#
 #	bench/01-proxy.sh [--quick]
 [ "${1:-}" = --quick ] && export BENCH_QUICK=1
 . "$(dirname "$0")/lib.sh"
@@ -26,6 +30,33 @@ else
 fi
 CONNS=${BENCH_CONNS:-"32 1"}
 TARGETS="gatewayd nginx haproxy direct"
+BASE_PORT=$((PORT0 + 5))
+[ -n "${BENCH_BASE:-}" ] && TARGETS="gatewayd base nginx haproxy direct"
+
+# start_base: the baseline orchd (BENCH_BASE) beside the one under test
+start_base() {
+	src=$B/base-src
+	mkdir -p "$src"
+	(cd "$TOP" && git archive "$BENCH_BASE") | tar -x -C "$src" ||
+	    die "cannot export $BENCH_BASE"
+	(cd "$src" && make -s BUILD="$src/build" all >"$B/base-make.log" 2>&1) ||
+	    { tail -n 20 "$B/base-make.log" >&2; die "make of $BENCH_BASE failed"; }
+	check_ports "$BASE_PORT"
+	mkdir -p "$B/base"
+	{
+		orchd_globals "$B/base" |
+		    sed "s/port $GW_PORT\$/port $BASE_PORT/"
+		orchd_backend_workload
+	} >"$B/base/orchd.conf"
+	main_orchd=$ORCHD main_ctl=$ORCHCTL main_pid=$ORCHD_PID
+	ORCHD=$src/build/orchd ORCHCTL=$src/build/orchctl
+	start_orchd "$B/base"
+	BASE_PIDS=$(orchd_procs)
+	ORCHD=$main_orchd ORCHCTL=$main_ctl ORCHD_PID=$main_pid
+	wait_for 10 curl -sf -o /dev/null -H "Host: $HOSTNAME_BENCH" \
+	    "http://127.0.0.1:$BASE_PORT/" || die "the base gatewayd does not proxy"
+	out "# part 1: base is $(cd "$TOP" && git rev-parse --short "$BENCH_BASE") ($BENCH_BASE)"
+}
 
 start_backend
 start_nginx_proxy
@@ -41,10 +72,13 @@ BACKEND_PIDS=$(descendants "$BACKEND_PID")
 NGX_PIDS=$(descendants "$NGX_PID")
 HAP_PIDS=$HAP_PID
 ORCHD_PIDS=$(orchd_procs)
+BASE_PIDS=
+[ -n "${BENCH_BASE:-}" ] && start_base
 
 target_port() {
 	case $1 in
 	gatewayd) echo "$GW_PORT" ;;
+	base) echo "$BASE_PORT" ;;
 	nginx) echo "$NGX_PORT" ;;
 	haproxy) echo "$HAP_PORT" ;;
 	direct) echo "$BACKEND_PORT" ;;
@@ -53,6 +87,7 @@ target_port() {
 target_pids() {
 	case $1 in
 	gatewayd) echo $ORCHD_PIDS ;;
+	base) echo $BASE_PIDS ;;
 	nginx) echo $NGX_PIDS ;;
 	haproxy) echo $HAP_PIDS ;;
 	direct) ;;
@@ -138,7 +173,7 @@ for p in $PATHS; do
 			cpu=$(med "$t" "$p" "$c" 8)
 			bcpu=$(med "$t" "$p" "$c" 9)
 			extra=
-			if [ "$t" = gatewayd ]; then
+			if [ "$t" = gatewayd ] || [ "$t" = base ]; then
 				extra="rps $(ratio "$rps" "$(med nginx "$p" "$c" 5)")x"
 				extra="$extra $(ratio "$rps" "$(med haproxy "$p" "$c" 5)")x"
 				extra="$extra | p99 $(ratio "$p99" "$(med nginx "$p" "$c" 7)")x"
@@ -153,3 +188,4 @@ for p in $PATHS; do
 done
 out "   (cpu_us/rq: the proxy's own CPU per request; be_cpu/rq: the backend's;"
 out "    ratios are gatewayd / other, so rps wants >= 1.00, p99 and cpu <= 1.00)"
+[ -n "${BENCH_BASE:-}" ] && out "   (base: gatewayd of $BENCH_BASE, same rounds, ratios as gatewayd's)"

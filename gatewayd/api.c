@@ -68,17 +68,6 @@ api_free(struct api_req *r)
 	free(r);
 }
 
-/* a timer in milliseconds on the connection's own timer */
-static void
-api_timer_ms(struct gw_conn *c, int64_t ms)
-{
-	struct timeval	 tv;
-
-	tv.tv_sec = ms / 1000;
-	tv.tv_usec = (ms % 1000) * 1000;
-	evtimer_add(&c->timer, &tv);
-}
-
 static int64_t
 api_body_timeout(void)
 {
@@ -309,7 +298,7 @@ api_deny(struct api_req *r)
 	    r->c->peer, (long long)delay);
 	r->phase = PH_DELAY;
 	conn_reading(r->c, 0);
-	api_timer_ms(r->c, delay);
+	conn_timer_ms(r->c, delay);
 }
 
 /*

@@ -24,9 +24,11 @@
 #include <arpa/inet.h>
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -69,12 +71,55 @@ head_put(struct gw_head *hd)
 	gw->nheads++;
 }
 
+/*
+ * The connection's timeout.  A keep-alive request moves it three or four
+ * times (head, upstream, each piece of the answer, keep-alive), and each
+ * evtimer_add() takes the timer out of libevent's heap and puts it back:
+ * so the timer is armed again only when the deadline comes sooner than
+ * it fires.  When it fires before the deadline, conn_timeout() arms it
+ * for the rest.  The coarse clock is the vDSO's, no system call; its
+ * ticks of a few milliseconds do not matter to timeouts in seconds.
+ */
+static int64_t
+conn_now_ms(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) == -1)
+		fatal("clock_gettime");
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+static void
+conn_timer_arm(struct gw_conn *c, int64_t ms)
+{
+	struct timeval	 tv;
+
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(&c->timer, &tv);
+}
+
 void
 conn_timer(struct gw_conn *c, int64_t secs)
 {
-	struct timeval	 tv = { secs, 0 };
+	int64_t	 deadline = conn_now_ms() + secs * 1000;
 
-	evtimer_add(&c->timer, &tv);
+	if (c->timer_at <= deadline && evtimer_pending(&c->timer, NULL)) {
+		c->deadline = deadline;
+		return;
+	}
+	c->deadline = c->timer_at = deadline;
+	conn_timer_arm(c, secs * 1000);
+}
+
+/* a timeout to the millisecond (the API's): armed as it is, no deadline */
+void
+conn_timer_ms(struct gw_conn *c, int64_t ms)
+{
+	c->deadline = 0;
+	c->timer_at = INT64_MAX;
+	conn_timer_arm(c, ms);
 }
 
 /*
@@ -570,7 +615,15 @@ static void
 conn_timeout(int fd, short event, void *arg)
 {
 	struct gw_conn	*c = arg;
+	int64_t		 now;
 
+	if (c->deadline != 0 && (now = conn_now_ms()) < c->deadline) {
+		/* armed for an earlier deadline, since put off */
+		c->timer_at = c->deadline;
+		conn_timer_arm(c, c->deadline - now);
+		return;
+	}
+	c->deadline = 0;
 	switch (c->state) {
 	case CONN_HEAD:
 		conn_error(c, 408, "head timeout");

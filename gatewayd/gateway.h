@@ -153,6 +153,9 @@ struct gw_conn {
 	struct event		 rev;
 	struct event		 wev;
 	struct event		 timer;
+	int64_t			 deadline;	/* ms, conn_timer(); 0: none */
+	int64_t			 timer_at;	/* ms, when timer fires at the
+						   latest */
 	struct evbuffer		*in;
 	struct evbuffer		*out;
 	enum gw_conn_state	 state;
@@ -265,6 +268,7 @@ void		 conn_reading(struct gw_conn *, int);
 void		 conn_flush(struct gw_conn *);
 void		 conn_respond(struct gw_conn *, int, const char *, int);
 void		 conn_timer(struct gw_conn *, int64_t);
+void		 conn_timer_ms(struct gw_conn *, int64_t);
 void		 conn_request_done(struct gw_conn *);
 void		 conn_park_watch(struct gw_conn *, int);
 struct gw_head	*head_get(void);

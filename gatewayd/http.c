@@ -3,7 +3,8 @@
  *
  * The head parser is a state machine that takes runs of ordinary bytes in
  * one step (table lookups, then one memcpy into the caller's buffer) and
- * special bytes one at a time.  Every decision is made at a fixed byte of
+ * special bytes one at a time; a step follows its line from state to state
+ * up to the LF that ends it.  Every decision is made at a fixed byte of
  * the input, and limits are checked before a byte is taken, so the outcome
  * cannot depend on how the input was split.  Nothing here recurses or
  * allocates.
@@ -253,7 +254,13 @@ head_store(struct http_head *h, const char *s, size_t n)
 static int
 head_terminate(struct http_head *h)
 {
-	return head_store(h, "", 1);
+	if (h->buflen == h->bufsz) {
+		head_fail(h, limit_code(head_phase(h->state)),
+		    "head does not fit the buffer");
+		return -1;
+	}
+	h->buf[h->buflen++] = '\0';
+	return 0;
 }
 
 /* length of the run of bytes of class cl at s, not beyond end */
@@ -262,6 +269,10 @@ run(const char *s, const char *end, uint8_t cl)
 {
 	const char	*p = s;
 
+	/* four bytes a round: a third of the loop's branches */
+	while (end - p >= 4 && IS(p[0], cl) && IS(p[1], cl) &&
+	    IS(p[2], cl) && IS(p[3], cl))
+		p += 4;
 	while (p < end && IS(*p, cl))
 		p++;
 	return p - s;
@@ -286,7 +297,7 @@ static void
 head_init(struct http_head *h, enum http_kind kind, char *buf,
     size_t bufsz)
 {
-	memset(h, 0, sizeof(*h));
+	memset(h, 0, offsetof(struct http_head, fields));
 	h->kind = kind;
 	h->buf = buf;
 	h->bufsz = bufsz;
@@ -512,12 +523,30 @@ request_line_done(struct http_head *h)
 }
 
 /*
- * Head parser: one step per state.  Each consumes at least one byte or
- * changes state, and never more than end - s bytes.
+ * Head parser: one function per state.  Each consumes at least one byte or
+ * changes state, and never more than end - s bytes; with bytes left it goes
+ * on to the next state of the same line, never past the LF that ends the
+ * line, so that one limit check per step (head_step) covers all it takes.
  */
 
+static const char	*st_target(struct http_head *, const char *,
+			    const char *);
+static const char	*st_version(struct http_head *, const char *,
+			    const char *);
+static const char	*st_code(struct http_head *, const char *,
+			    const char *);
+static const char	*st_code_end(struct http_head *, const char *,
+			    const char *);
+static const char	*st_reason(struct http_head *, const char *,
+			    const char *);
+static const char	*st_line_lf(struct http_head *, const char *,
+			    const char *);
 static const char	*st_name(struct http_head *, const char *, const char *);
+static const char	*st_value_ows(struct http_head *, const char *,
+			    const char *);
 static const char	*st_value(struct http_head *, const char *,
+			    const char *);
+static const char	*st_field_lf(struct http_head *, const char *,
 			    const char *);
 
 static const char *
@@ -564,7 +593,7 @@ st_method(struct http_head *h, const char *s, const char *end)
 	h->methodlen = h->buflen - 1 - h->item;
 	h->item = h->buflen;
 	h->state = S_TARGET;
-	return s + 1;
+	return st_target(h, s + 1, end);
 }
 
 static const char *
@@ -584,26 +613,28 @@ st_target(struct http_head *h, const char *s, const char *end)
 	h->target = h->buf + h->item;
 	h->targetlen = h->buflen - 1 - h->item;
 	h->state = S_VERSION;
-	return s + 1;
+	return st_version(h, s + 1, end);
 }
 
 /* "HTTP/x.y" ended by CR (request) or SP (response) */
 static const char *
-st_version(struct http_head *h, const char *s)
+st_version(struct http_head *h, const char *s, const char *end)
 {
 	int	stop = h->state == S_VERSION ? '\r' : ' ';
 	int	v;
 
-	if (*s != stop) {
-		if (h->nver == sizeof(h->ver) || !IS(*s, C_VCHAR))
+	for (; s < end && *s != stop; s++) {
+		if (h->nver == sizeof(h->ver) || !IS(*s, C_VCHAR)) {
 			head_fail(h, 400, "malformed HTTP version");
-		else
-			h->ver[h->nver++] = *s;
-		return s + 1;
+			return s + 1;
+		}
+		h->ver[h->nver++] = *s;
 	}
+	if (s == end)
+		return s;
 	if (h->state == S_VERSION) {
 		h->state = S_LINE_LF;
-		return s + 1;
+		return st_line_lf(h, s + 1, end);
 	}
 	if ((v = version_of(h)) <= 0) {
 		head_fail(h, 502, "bad version in status line");
@@ -612,34 +643,39 @@ st_version(struct http_head *h, const char *s)
 	h->version = v;
 	h->nver = 0;	/* now counts status code digits */
 	h->state = S_CODE;
-	return s + 1;
+	return st_code(h, s + 1, end);
 }
 
 static const char *
-st_code(struct http_head *h, const char *s)
+st_code(struct http_head *h, const char *s, const char *end)
 {
-	if (!IS(*s, C_DIGIT)) {
-		head_fail(h, 502, "bad status code");
-		return s;
-	}
-	h->code = h->code * 10 + (*s - '0');
-	if (++h->nver == 3) {
+	for (; s < end; s++) {
+		if (!IS(*s, C_DIGIT)) {
+			head_fail(h, 502, "bad status code");
+			return s;
+		}
+		h->code = h->code * 10 + (*s - '0');
+		if (++h->nver < 3)
+			continue;
 		if (h->code < 100 || h->code > 599) {
 			head_fail(h, 502, "bad status code");
 			return s;
 		}
 		h->state = S_CODE_END;
+		return st_code_end(h, s + 1, end);
 	}
-	return s + 1;
+	return s;
 }
 
 static const char *
-st_code_end(struct http_head *h, const char *s)
+st_code_end(struct http_head *h, const char *s, const char *end)
 {
+	if (s == end)
+		return s;
 	h->item = h->buflen;
 	if (*s == ' ') {
 		h->state = S_REASON;
-		return s + 1;
+		return st_reason(h, s + 1, end);
 	}
 	if (*s != '\r') {
 		head_fail(h, 502, "bad status line");
@@ -650,7 +686,7 @@ st_code_end(struct http_head *h, const char *s)
 		return s;
 	h->reason = h->buf + h->item;
 	h->state = S_LINE_LF;
-	return s + 1;
+	return st_line_lf(h, s + 1, end);
 }
 
 static const char *
@@ -670,12 +706,14 @@ st_reason(struct http_head *h, const char *s, const char *end)
 	h->reason = h->buf + h->item;
 	h->reasonlen = h->buflen - 1 - h->item;
 	h->state = S_LINE_LF;
-	return s + 1;
+	return st_line_lf(h, s + 1, end);
 }
 
 static const char *
-st_line_lf(struct http_head *h, const char *s)
+st_line_lf(struct http_head *h, const char *s, const char *end)
 {
+	if (s == end)
+		return s;
 	if (*s != '\n') {
 		head_fail(h, 400, "bare CR in start line");
 		return s;
@@ -720,7 +758,9 @@ classify(struct http_field *f)
 	f->id = HTTP_H_OTHER;
 	for (i = 0; i < NITEMS(known_fields); i++) {
 		k = &known_fields[i];
-		if (k->len != f->namelen)
+		/* no name starts with '-', so the '_' check is unaffected */
+		if (k->len != f->namelen ||
+		    lower((unsigned char)f->name[0]) != lower(k->name[0]))
 			continue;
 		if (ci_eq(f->name, k->name, k->len)) {
 			f->id = k->id;
@@ -757,16 +797,15 @@ st_name(struct http_head *h, const char *s, const char *end)
 		return s;
 	}
 	h->state = S_VALUE_OWS;
-	return s + 1;
+	return st_value_ows(h, s + 1, end);
 }
 
 static const char *
 st_value_ows(struct http_head *h, const char *s, const char *end)
 {
-	size_t	n = run(s, end, C_WS);
-
-	if (n > 0)
-		return s + n;
+	s += run(s, end, C_WS);
+	if (s == end)
+		return s;
 	if (*s != '\r' && !IS(*s, C_VALUE)) {
 		head_fail(h, 400, "invalid character in field value");
 		return s;
@@ -804,12 +843,14 @@ st_value(struct http_head *h, const char *s, const char *end)
 	f->value = h->buf + h->item;
 	f->valuelen = h->vtrim;
 	h->state = S_FIELD_LF;
-	return s + 1;
+	return st_field_lf(h, s + 1, end);
 }
 
 static const char *
-st_field_lf(struct http_head *h, const char *s)
+st_field_lf(struct http_head *h, const char *s, const char *end)
 {
+	if (s == end)
+		return s;
 	if (*s != '\n') {
 		head_fail(h, 400, "bare CR in field line");
 		return s;
@@ -847,15 +888,15 @@ head_dispatch(struct http_head *h, const char *s, const char *end)
 		return st_target(h, s, end);
 	case S_VERSION:
 	case S_RVERSION:
-		return st_version(h, s);
+		return st_version(h, s, end);
 	case S_CODE:
-		return st_code(h, s);
+		return st_code(h, s, end);
 	case S_CODE_END:
-		return st_code_end(h, s);
+		return st_code_end(h, s, end);
 	case S_REASON:
 		return st_reason(h, s, end);
 	case S_LINE_LF:
-		return st_line_lf(h, s);
+		return st_line_lf(h, s, end);
 	case S_FIELD_START:
 		return st_field_start(h, s, end);
 	case S_NAME:
@@ -865,7 +906,7 @@ head_dispatch(struct http_head *h, const char *s, const char *end)
 	case S_VALUE:
 		return st_value(h, s, end);
 	case S_FIELD_LF:
-		return st_field_lf(h, s);
+		return st_field_lf(h, s, end);
 	case S_END_LF:
 		return st_end_lf(h, s);
 	default:
@@ -878,7 +919,7 @@ head_dispatch(struct http_head *h, const char *s, const char *end)
 static const char *
 head_step(struct http_head *h, const char *s, const char *end)
 {
-	int		 was = h->state, phase = head_phase(was);
+	int		 phase = head_phase(h->state);
 	size_t		 room;
 	const char	*next;
 
@@ -895,7 +936,8 @@ head_step(struct http_head *h, const char *s, const char *end)
 	h->linelen += next - s;
 	if (phase == P_FIELD)
 		h->seclen += next - s;
-	if (was == S_LINE_LF || was == S_FIELD_LF)
+	/* only the LF that ends a line leads here: the next line starts */
+	if (h->state == S_FIELD_START)
 		h->linelen = 0;
 	return next;
 }

@@ -274,65 +274,97 @@ request_filter(const struct http_field *f, void *arg)
  * field, in order) with its own address appended; from anyone else, the
  * client's address alone, so that a workload can believe every address in
  * it.  A chain too long for buf is cut to the peer alone, never cut in
- * the middle of an address.
+ * the middle of an address.  The usual case, the peer alone, is no copy.
  */
-static void
+static const char *
 forwarded_for(const struct gw_conn *c, const struct http_head *h, char *buf,
     size_t len)
 {
 	const struct http_field	*f;
-	size_t			 i, n = 0;
-	int			 r;
+	size_t			 i, n = 0, plen;
 
-	buf[0] = '\0';
-	for (i = 0; c->trusted && i < h->nfields; i++) {
+	if (!c->trusted)
+		return (c->peer);
+	for (i = 0; i < h->nfields; i++) {
 		f = &h->fields[i];
 		if (f->id != HTTP_H_X_FORWARDED_FOR || f->valuelen == 0)
 			continue;
-		r = snprintf(buf + n, len - n, "%s, ", f->value);
-		if (r < 0 || (size_t)r >= len - n) {
+		/* the value, ", " and at least the NUL */
+		if (f->valuelen + 2 >= len - n) {
 			n = 0;
 			break;
 		}
-		n += r;
+		memcpy(buf + n, f->value, f->valuelen);
+		memcpy(buf + n + f->valuelen, ", ", 2);
+		n += f->valuelen + 2;
 	}
-	if ((size_t)snprintf(buf + n, len - n, "%s", c->peer) >= len - n)
-		strlcpy(buf, c->peer, len);
+	if ((plen = strlen(c->peer)) >= len - n)
+		n = 0;
+	memcpy(buf + n, c->peer, plen + 1);
+	return (buf);
+}
+
+/*
+ * Via: ours alone, a constant, or appended to the one received, which is
+ * cut to fit buf (an over-long Via loses its end, as snprintf cut it).
+ */
+static const char *
+via(const struct gw_conn *c, const struct http_head *h, char *buf,
+    size_t len)
+{
+	const struct http_field	*f;
+	const char		*mine;
+	size_t			 n, m;
+
+	mine = c->version == 10 ? ", 1.0 orchd" : ", 1.1 orchd";
+	if ((f = http_head_get(h, HTTP_H_VIA)) == NULL)
+		return (mine + 2);
+	n = MINIMUM(f->valuelen, len - 1);
+	memcpy(buf, f->value, n);
+	m = MINIMUM(strlen(mine), len - 1 - n);
+	memcpy(buf + n, mine, m);
+	buf[n + m] = '\0';
+	return (buf);
+}
+
+/*
+ * The authority, NUL-terminated for http_head_serialize(): taken from an
+ * absolute-form target it is followed by the path, not by a NUL.
+ */
+static const char *
+forwarded_host(const struct http_head *h, char *buf, size_t len)
+{
+	size_t	n;
+
+	if (h->authority[h->authoritylen] == '\0')
+		return (h->authority);
+	n = MINIMUM(h->authoritylen, len - 1);
+	memcpy(buf, h->authority, n);
+	buf[n] = '\0';
+	return (buf);
 }
 
 static void
 send_request(struct gw_conn *c)
 {
 	struct http_head	*h = &c->req->h;
-	const struct http_field	*f;
 	struct http_field	 add[4];
 	struct http_ser		 ser;
-	char			 xff[2048], via[512];
-	ssize_t			 n;
+	char			 xff[2048], viabuf[512];
+	char			 xfh[HTTP_HOST_MAX + 8];	/* ":port" */
 	size_t			 nadd = 0;
 
-	forwarded_for(c, h, xff, sizeof(xff));
-	if ((f = http_head_get(h, HTTP_H_VIA)) != NULL)
-		snprintf(via, sizeof(via), "%s, %s orchd", f->value,
-		    c->version == 10 ? "1.0" : "1.1");
-	else
-		snprintf(via, sizeof(via), "%s orchd",
-		    c->version == 10 ? "1.0" : "1.1");
-
+	/* http_head_serialize() takes the names and values, not lengths */
 	memset(add, 0, sizeof(add));
 	add[nadd].name = "Via";
-	add[nadd++].value = via;
+	add[nadd++].value = via(c, h, viabuf, sizeof(viabuf));
 	add[nadd].name = "X-Forwarded-For";
-	add[nadd++].value = xff;
+	add[nadd++].value = forwarded_for(c, h, xff, sizeof(xff));
 	add[nadd].name = "X-Forwarded-Proto";
 	add[nadd++].value = c->listener->conf.tls ? "https" : "http";
 	if (h->authoritylen > 0) {
 		add[nadd].name = "X-Forwarded-Host";
-		add[nadd++].value = h->authority;
-	}
-	for (n = 0; (size_t)n < nadd; n++) {
-		add[n].namelen = strlen(add[n].name);
-		add[n].valuelen = strlen(add[n].value);
+		add[nadd++].value = forwarded_host(h, xfh, sizeof(xfh));
 	}
 
 	memset(&ser, 0, sizeof(ser));
@@ -415,6 +447,20 @@ forward_chunked(struct http_chunked *ch, struct evbuffer *from,
 	return (0);
 }
 
+/*
+ * Once a request is forwarded, what its client sends is the next request:
+ * a plain connection reads it ahead, up to a bound, and leaves it for
+ * conn_request_done().  Its read event so stays armed from one request to
+ * the next, where stopping and starting it would cost two epoll_ctl per
+ * request.  A TLS connection stops, as conn_parse() has it.
+ */
+static int
+read_ahead(struct gw_conn *c)
+{
+	return (c->state == CONN_PROXY && c->tls == NULL &&
+	    evbuffer_get_length(c->in) < GW_BUF_HIGH);
+}
+
 /* bytes from the client while its request is being proxied */
 void
 proxy_client_readable(struct gw_conn *c)
@@ -432,7 +478,7 @@ proxy_client_readable(struct gw_conn *c)
 	}
 	if (c->state != CONN_PROXY || c->reqdone || up->fd == -1) {
 		/* a pipelined request waits; so does a closing one */
-		conn_reading(c, 0);
+		conn_reading(c, read_ahead(c));
 		if (c->eof && !c->reqdone)
 			conn_close(c);
 		return;
@@ -473,7 +519,7 @@ proxy_client_readable(struct gw_conn *c)
  out:
 	up_flush(c);
 	conn_reading(c, !c->reqdone || c->state == CONN_TUNNEL ?
-	    evbuffer_get_length(up->out) < GW_BUF_HIGH : 0);
+	    evbuffer_get_length(up->out) < GW_BUF_HIGH : read_ahead(c));
 }
 
 /* the client took all we had for it: read more from the upstream */
@@ -567,7 +613,6 @@ send_response(struct gw_conn *c)
 	struct http_field	 add[2];
 	struct http_ser		 ser;
 	size_t			 nadd = 0;
-	ssize_t			 n;
 
 	metrics_status(c, h->code, 0);
 	c->respbody = h->body;
@@ -592,10 +637,6 @@ send_response(struct gw_conn *c)
 	} else if (c->version == 10) {
 		add[nadd].name = "Connection";
 		add[nadd++].value = "keep-alive";
-	}
-	for (n = 0; (size_t)n < nadd; n++) {
-		add[n].namelen = strlen(add[n].name);
-		add[n].valuelen = strlen(add[n].value);
 	}
 	ser.add = add;
 	ser.nadd = nadd;
@@ -716,11 +757,27 @@ response_body(struct gw_conn *c)
 	return (-1);
 }
 
+/*
+ * A head whose body has not begun waits in c->out for the body's first
+ * bytes, so that both go out in one write and the client wakes once (the
+ * workload often writes them apart: nginx, a head then a sendfile), as
+ * nginx's postpone_output has it.  Only with a Content-Length: a chunked
+ * or close-delimited answer may be a stream whose head is wanted now.
+ */
+static int
+hold_head(struct gw_conn *c, size_t queued)
+{
+	return (queued == 0 && c->respbody == HTTP_BODY_LENGTH &&
+	    c->respleft > 0 && evbuffer_get_length(c->up.in) == 0 &&
+	    !c->up.eof);
+}
+
 static void
 up_process(struct gw_conn *c)
 {
 	struct gw_upstream	*up = &c->up;
-	int			 r;
+	size_t			 queued;
+	int			 r, hold = 0;
 
 	if (c->state == CONN_TUNNEL) {
 		evbuffer_add_buffer(c->out, up->in);
@@ -737,6 +794,7 @@ up_process(struct gw_conn *c)
 	if (c->state != CONN_PROXY)
 		return;
 	if (c->respbody == HTTP_BODY_NONE && !c->respdone) {
+		queued = evbuffer_get_length(c->out);
 		if ((r = read_response_head(c)) == -1) {
 			if (evbuffer_get_length(c->out) == 0)
 				conn_error(c, 502, "bad upstream response");
@@ -758,6 +816,7 @@ up_process(struct gw_conn *c)
 			http_chunked_init(&c->respchunk, HTTP_RESPONSE);
 		if (c->respbody == HTTP_BODY_NONE)
 			c->respdone = 1;
+		hold = hold_head(c, queued);
 	}
 	if (!c->respdone && response_body(c) == -1) {
 		/* what arrived goes out, then the close says it is cut */
@@ -773,7 +832,8 @@ up_process(struct gw_conn *c)
 		conn_flush(c);
 		return;
 	}
-	conn_flush(c);
+	if (!hold)
+		conn_flush(c);
 	if (c->respdone) {
 		/*
 		 * A kept connection stays watched between requests (no
