@@ -212,6 +212,13 @@ check "optional whitespace is trimmed" grep -q '^X-A: v$' "$T/norm.out"
 check "the workload is not told the client's Connection" \
     sh -c "! grep -qi '^connection:' '$T/norm.out'"
 
+# an absolute-form target: the workload is told the authority alone
+printf 'GET http://app.test:80/headers?x=1 HTTP/1.1\r\nHost: app.test:80\r\nConnection: close\r\n\r\n' |
+    "$T/bin/testhttp" raw "$PORT" 3 | tr -d '\r' |
+    sed '1,/^$/d' >"$T/abs.out"
+check "absolute form: X-Forwarded-Host is the authority, without the path" \
+    grep -qix 'X-Forwarded-Host: app.test:80' "$T/abs.out"
+
 check "orchctl still answers" "$ORCHCTL" -s "$SOCK" show summary
 stop_orchd; st=$STATUS
 check "orchd stops cleanly (status $st)" [ "$st" -eq 0 ]
