@@ -157,7 +157,7 @@ med() {	# med TARGET PATH CONNS COLUMN
 	    '$1 == t && $2 == p && $3 == c {print $k}' "$RAW" | median
 }
 out ""
-out "== 1. Proxy overhead: median of $ROUNDS round(s) of ${SECS}s, wrk -t1 on CPU $CCPU, servers on CPU $SCPU"
+out "== 1. Proxy overhead: median of $ROUNDS round(s) of ${SECS}s, $WORKERS worker(s) each, wrk -t$WORKERS on CPU $CCPU, servers on CPU $SCPU"
 out "   raw: target path conns round rps p50_us p99_us proxy_cpu_us/req backend_cpu_us/req requests errors"
 sed 's/^/   raw: /' "$RAW" >>"$RESULTS"
 out ""

@@ -35,6 +35,10 @@ fi
 PORT0=${BENCH_PORT:-28000}
 CCPU=${BENCH_CLIENT_CPU:-0}
 SCPU=${BENCH_SERVER_CPU:-1}
+# worker processes of every proxy: nginx worker_processes, haproxy nbthread,
+# gatewayd prefork; and wrk's threads.  More than 1 wants the CPUs above
+# widened too (BENCH_SERVER_CPU=0-1 BENCH_CLIENT_CPU=0-1).
+WORKERS=${BENCH_WORKERS:-1}
 BUILD=${BENCH_BUILD:-build/bench}
 case "$BUILD" in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 HZ=$(getconf CLK_TCK)
@@ -317,7 +321,7 @@ EOF
 start_nginx_proxy() {
 	mkdir -p "$B/nginxp"
 	cat >"$B/nginxp/nginx.conf" <<EOF
-worker_processes 1;
+worker_processes $WORKERS;
 pid $B/nginxp/nginx.pid;
 error_log $B/nginxp/error.log warn;
 events { worker_connections 16384; }
@@ -357,7 +361,7 @@ start_haproxy() {
 	mkdir -p "$B/haproxy"
 	cat >"$B/haproxy/haproxy.cfg" <<EOF
 global
-	nbthread 1
+	nbthread $WORKERS
 	maxconn 8000
 	pidfile $B/haproxy/haproxy.pid
 defaults
@@ -393,6 +397,7 @@ socket "$d/orchd.sock"
 log directory "$d/log"
 listen on 127.0.0.1 port $GW_PORT
 EOF
+	[ "$WORKERS" -eq 1 ] || echo "prefork $WORKERS"
 }
 
 # the keep-warm workload that stands for the backend
@@ -444,7 +449,7 @@ orchd_child() {
 
 # wrk_run URL CONNS OUTFILE: one pinned wrk run of $SECS seconds
 wrk_run() {
-	taskset -c "$CCPU" wrk -t1 -c"$2" -d"${SECS}s" --latency \
+	taskset -c "$CCPU" wrk -t"$WORKERS" -c"$2" -d"${SECS}s" --latency \
 	    -H "Host: $HOSTNAME_BENCH" "$1" >"$3" 2>&1
 }
 
