@@ -188,4 +188,6 @@ for p in $PATHS; do
 done
 out "   (cpu_us/rq: the proxy's own CPU per request; be_cpu/rq: the backend's;"
 out "    ratios are gatewayd / other, so rps wants >= 1.00, p99 and cpu <= 1.00)"
-[ -n "${BENCH_BASE:-}" ] && out "   (base: gatewayd of $BENCH_BASE, same rounds, ratios as gatewayd's)"
+if [ -n "${BENCH_BASE:-}" ]; then
+	out "   (base: gatewayd of $BENCH_BASE, same rounds, ratios as gatewayd's)"
+fi
