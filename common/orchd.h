@@ -563,6 +563,7 @@ struct api_result {
 /* common/util.c */
 const char	*proc_name(enum privsep_procid);
 const char	*workload_state_name(enum workload_state);
+void		 heap_trim(void);
 
 /* common/units.c */
 int		 parse_duration(const char *, int64_t *, const char **);

@@ -134,6 +134,7 @@ void	cfg_recv_done(struct imsgev *, struct imsg *);
 void	cfg_recv_start(struct imsgev *, struct imsg *);
 void	cfg_set_apply(void (*)(struct privsep *, struct cfg_generation *,
 	    struct cfg_generation *));
+void	cfg_forget_workloads(void);
 const struct cfg_generation *cfg_current(void);
 #define CFG_HANDLERS \
 	{ IMSG_CFG_RESET, sizeof(uint32_t), PROC_FROM(PROC_PARENT), \

@@ -350,4 +350,6 @@ config_recv_done(struct imsgev *iev, struct imsg *imsg)
 	}
 	/* an API change waited for this generation, or to send its own */
 	api_config_active(env);
+	/* every child has read it: the sent copies and the old one are freed */
+	heap_trim();
 }

@@ -409,6 +409,7 @@ store_apply(struct privsep *ps, struct cfg_generation *gen,
 	if (!store_restored)
 		store_restore(gen);
 	pending_replay();
+	store_db_shrink(store_db);
 }
 
 /*
@@ -473,6 +474,8 @@ store_main(int argc, char *argv[])
 	if (atexit(store_atexit) != 0)
 		fatal("atexit");
 	cfg_set_apply(store_apply);
+	/* the definitions are in the database once applied */
+	cfg_forget_workloads();
 	signal_set(&ev_term, SIGTERM, store_sig, NULL);
 	signal_add(&ev_term, NULL);
 	sandbox_enter(proc_name(PROC_STORE),

@@ -233,6 +233,8 @@ main(int argc, char *argv[])
 	child_start(&reaper_ps, argc, argv, PROC_REAPER, reaper_handlers,
 	    nitems(reaper_handlers), PRIVDROP_NONET);
 	cfg_set_apply(reaper_apply);
+	/* reaper_apply keeps a name and two settings per workload */
+	cfg_forget_workloads();
 	sandbox_enter(proc_name(PROC_REAPER), SB_STDIO);
 	event_dispatch();
 	return (0);
