@@ -1,6 +1,7 @@
 /*
- * The store: orchd started again with -P store, chrooted to the database
- * directory.  It is the only process that opens the database: it records
+ * The store: stored, started by orchd, chrooted to the database
+ * directory.  A program of its own so that only it maps sqlite, and it
+ * maps none of the parent's libtls and libcrypto.  It is the only process that opens the database: it records
  * what runtimed and the reaper tell it, answers orchctl's questions about
  * workloads, history and stats, and at start tells runtimed what the last
  * run left behind.  Nothing on the request path waits for it.
@@ -461,13 +462,15 @@ store_sig(int sig, short event, void *arg)
 	exit(0);
 }
 
-__dead void
-store_main(int argc, char *argv[])
+int
+main(int argc, char *argv[])
 {
+	extern char	**environ;
 	struct event	 ev_term;
 	/* root is chrooted by child_start(), anyone else is not */
 	int		 chrooted = geteuid() == 0;
 
+	setproctitle_init(argc, argv, environ);
 	child_start(&store_ps, argc, argv, PROC_STORE, store_handlers,
 	    nitems(store_handlers), PRIVDROP_NONET);
 	store_open(chrooted);
