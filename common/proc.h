@@ -95,6 +95,9 @@ struct imsgev	*proc_channel(struct privsep *, enum privsep_procid, int);
 void		 proc_summary(struct privsep *, struct ctl_summary *);
 time_t		 proc_uptime(struct privsep *);
 time_t		 monotime(void);
+void		 timer_arm(struct event **, void (*)(int, short, void *),
+		    void *, const struct timeval *);
+void		 timer_disarm(struct event **);
 
 /* child side: the channel to the parent on PROC_PARENT_FD */
 void		 proc_child_init(struct privsep *, enum privsep_procid,

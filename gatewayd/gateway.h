@@ -55,7 +55,7 @@ struct gw_workload {
 	unsigned int		 refs;		/* connections using it */
 	TAILQ_HEAD(, gw_conn)	 parked;
 	unsigned int		 nparked;
-	struct event		 wake_timer;
+	struct event		*wake_timer;	/* while a wake is awaited */
 	/* activity, for the reaper */
 	uint32_t		 inflight;
 	uint32_t		 upgraded;

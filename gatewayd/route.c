@@ -87,7 +87,7 @@ workload_free_if_unused(struct gw_workload *wl)
 		return;
 	if (wl->dirty)
 		TAILQ_REMOVE(&gw->dirty, wl, dirty_entry);
-	evtimer_del(&wl->wake_timer);
+	timer_disarm(&wl->wake_timer);
 	free(wl);
 }
 
@@ -172,7 +172,6 @@ workload_get(const struct workload_conf *wc)
 	wl->state = WL_ASLEEP;
 	metrics_workload_init(wl);
 	TAILQ_INIT(&wl->parked);
-	evtimer_set(&wl->wake_timer, wake_timer_fired, wl);
 	RB_INSERT(gw_workloads, &gw->workloads, wl);
 	return (wl);
 }

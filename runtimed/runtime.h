@@ -64,7 +64,7 @@ struct rt_workload {
 	int			 keep_warm;	/* -1: as configured */
 	struct rt_waiters	 waiters;
 
-	struct event		 wake_timer;
+	struct event		*wake_timer;	/* while waking */
 	struct rt_probe		*probe;		/* readiness */
 
 	struct rt_process	 proc;
