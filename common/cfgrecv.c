@@ -36,7 +36,7 @@ cfg_free_workloads(struct cfg_generation *gen)
 
 	while ((wl = TAILQ_FIRST(&gen->workloads)) != NULL) {
 		TAILQ_REMOVE(&gen->workloads, wl, entry);
-		workload_free(wl);
+		free(wl);	/* packed */
 	}
 }
 
@@ -103,13 +103,17 @@ void
 cfg_recv_workload(struct imsgev *iev, struct imsg *imsg)
 {
 	struct cfg_generation	*gen = cfg_pending(imsg_get_type(imsg));
-	struct workload_conf	*wl;
+	struct workload_conf	*wc, *wl;
 	char			 err[256];
 
 	/* the parent validated it: a bad one means we are out of step */
-	if ((wl = workload_from_json(imsg->data, imsg_get_len(imsg), err,
+	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
 	    sizeof(err))) == NULL)
 		fatalx("workload from parent: %s", err);
+	/* held for the generation's life: in one allocation */
+	if ((wl = workload_pack(wc)) == NULL)
+		fatal("%s", __func__);
+	workload_free(wc);
 	TAILQ_INSERT_TAIL(&gen->workloads, wl, entry);
 	gen->nworkloads++;
 }

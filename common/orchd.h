@@ -577,6 +577,8 @@ char		*fmt_duration(int64_t, char *, size_t);
 /* common/workload.c: the one place for a workload's rules */
 struct workload_conf	*workload_new(const char *);
 void			 workload_free(struct workload_conf *);
+/* common/workload_pack.c: one allocation, freed with free(3) */
+struct workload_conf	*workload_pack(const struct workload_conf *);
 int			 workload_validate(const struct workload_conf *,
 			    char *, size_t);
 char			*workload_to_json(const struct workload_conf *);
