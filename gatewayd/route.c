@@ -88,6 +88,7 @@ workload_free_if_unused(struct gw_workload *wl)
 	if (wl->dirty)
 		TAILQ_REMOVE(&gw->dirty, wl, dirty_entry);
 	timer_disarm(&wl->wake_timer);
+	metrics_workload_free(wl);
 	free(wl);
 }
 
