@@ -36,7 +36,7 @@ struct rt_process {
 	int			 spawning;	/* no SPAWNED yet */
 	int			 stop_wanted;	/* once SPAWNED */
 	int			 stopping;	/* stop signal sent */
-	struct event		 kill_timer;	/* then SIGKILL */
+	struct event		*kill_timer;	/* then SIGKILL */
 	/* as the definition it was started with says */
 	int			 stopsig;
 	int64_t			 stop_timeout;
