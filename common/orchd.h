@@ -10,10 +10,23 @@
 #include <sys/types.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 #include <stdint.h>
 #include <time.h>
 
 #include "compat.h"
+
+/*
+ * A workload's address, IPv4 or IPv6: 28 bytes, not a sockaddr_storage's
+ * 128 for each of thousands of workloads.  ss_family reads the family as
+ * in a sockaddr_storage: on Linux (no sa_len) every sockaddr starts with
+ * it, so code written for one works unchanged.
+ */
+union wl_addr {
+	sa_family_t		 ss_family;
+	struct sockaddr_in	 sin;
+	struct sockaddr_in6	 sin6;
+};
 
 #define ORCHD_USER		"_orchd"
 #define ORCHD_CHROOT		"/var/empty"

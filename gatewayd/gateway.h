@@ -45,7 +45,7 @@ struct gw_conn;
 struct gw_workload {
 	RB_ENTRY(gw_workload)	 entry;		/* by name */
 	char			 name[ORCHD_NAME_MAX];
-	struct sockaddr_storage	 addr;		/* upstream */
+	union wl_addr		 addr;		/* upstream */
 	socklen_t		 addrlen;
 	int64_t			 wake_timeout;	/* seconds */
 	enum workload_state	 state;		/* as runtimed says */

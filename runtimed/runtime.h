@@ -52,7 +52,7 @@ struct rt_workload {
 	enum workload_state	 state;
 	time_t			 since;		/* wall clock */
 	int64_t			 since_ms;
-	struct sockaddr_storage	 addr;		/* it listens */
+	union wl_addr		 addr;		/* it listens */
 	socklen_t		 addrlen;
 
 	int			 stopping;	/* driver stop begun */
