@@ -36,7 +36,7 @@ cfg_free_workloads(struct cfg_generation *gen)
 
 	while ((wl = TAILQ_FIRST(&gen->workloads)) != NULL) {
 		TAILQ_REMOVE(&gen->workloads, wl, entry);
-		free(wl);	/* packed */
+		workload_free(wl);
 	}
 }
 

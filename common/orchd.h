@@ -158,6 +158,7 @@ struct workload_conf {
 	int			 stop_signal;	/* 0: SIGTERM, or the image's */
 	int64_t			 stop_timeout;	/* -1: WL_STOP_TIMEOUT */
 	int			 init;		/* docker; -1: yes */
+	int			 packed;	/* one allocation: workload_pack */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 
@@ -590,7 +591,7 @@ char		*fmt_duration(int64_t, char *, size_t);
 /* common/workload.c: the one place for a workload's rules */
 struct workload_conf	*workload_new(const char *);
 void			 workload_free(struct workload_conf *);
-/* common/workload_pack.c: one allocation, freed with free(3) */
+/* common/workload_pack.c: a copy in one allocation */
 struct workload_conf	*workload_pack(const struct workload_conf *);
 int			 workload_validate(const struct workload_conf *,
 			    char *, size_t);

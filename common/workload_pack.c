@@ -4,7 +4,7 @@
  * current generation, and workload_from_json() makes a dozen small
  * allocations of each, which malloc's headers and rounding make a third
  * larger; at 10,000 workloads that is megabytes.  A packed definition is
- * read like any other and freed with free(3), never workload_free().
+ * read like any other, and workload_free() knows it by its packed flag.
  */
 
 #include <stddef.h>
@@ -127,6 +127,7 @@ workload_pack(const struct workload_conf *wc)
 	if ((n = malloc(sizeof(*n) + objs + strs)) == NULL)
 		return (NULL);
 	memcpy(n, wc, sizeof(*n));
+	n->packed = 1;
 	pk.obj = (char *)(n + 1);
 	pk.str = pk.obj + objs;
 	pack_strlist(&pk, &n->hosts, &wc->hosts);
