@@ -73,6 +73,7 @@ struct gw_route {
 	RB_ENTRY(gw_route)	 entry;
 	char			*key;		/* lower case; ".suffix" */
 	struct gw_workload	*wl;
+	char			 keybuf[];	/* key points here */
 };
 RB_HEAD(gw_routes, gw_route);
 

@@ -108,7 +108,6 @@ routes_clear(struct gw_routes *tree)
 
 	while ((r = RB_MIN(gw_routes, tree)) != NULL) {
 		RB_REMOVE(gw_routes, tree, r);
-		free(r->key);
 		free(r);
 	}
 }
@@ -118,24 +117,23 @@ route_add(struct gw_workload *wl, const char *pattern)
 {
 	struct gw_route	*r;
 	struct gw_routes *tree = &gw->exact;
-	char		*key;
-	size_t		 i;
+	size_t		 i, len;
 
 	if (strncmp(pattern, "*.", 2) == 0) {
 		tree = &gw->suffix;
 		pattern++;		/* keep the dot: ".example.com" */
 	}
-	if ((key = strdup(pattern)) == NULL || (r = calloc(1,
-	    sizeof(*r))) == NULL)
+	/* the key in the same allocation: one per route, not two */
+	len = strlen(pattern) + 1;
+	if ((r = calloc(1, sizeof(*r) + len)) == NULL)
 		fatal("%s", __func__);
-	for (i = 0; key[i] != '\0'; i++)
-		key[i] = tolower((unsigned char)key[i]);
-	r->key = key;
+	for (i = 0; i < len; i++)
+		r->keybuf[i] = tolower((unsigned char)pattern[i]);
+	r->key = r->keybuf;
 	r->wl = wl;
 	/* the parent refused duplicates; a second one is ignored */
 	if (RB_INSERT(gw_routes, tree, r) != NULL) {
 		log_warnx("route %s: duplicate", pattern);
-		free(key);
 		free(r);
 	}
 }
