@@ -537,10 +537,10 @@ set_pragmas(sqlite3 *db, char *err, size_t errlen)
 		    "not wal", mode);
 		return (-1);
 	}
-	/* lookups are by key: 512 KiB of page cache, not sqlite's 2 MiB */
+	/* lookups are by key: 256 KiB of page cache, not sqlite's 2 MiB */
 	if ((rc = sqlite3_exec(db, "PRAGMA synchronous = NORMAL;"
 	    "PRAGMA temp_store = MEMORY;"
-	    "PRAGMA cache_size = -512;"
+	    "PRAGMA cache_size = -256;"
 	    "PRAGMA foreign_keys = ON;", NULL, NULL, NULL)) != SQLITE_OK) {
 		open_error(db, rc, "settings", err, errlen);
 		return (-1);
