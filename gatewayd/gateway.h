@@ -44,7 +44,7 @@ struct gw_conn;
  */
 struct gw_workload {
 	RB_ENTRY(gw_workload)	 entry;		/* by name */
-	char			 name[ORCHD_NAME_MAX];
+	const char		*name;		/* namebuf, or a key's */
 	union wl_addr		 addr;		/* upstream */
 	socklen_t		 addrlen;
 	int64_t			 wake_timeout;	/* seconds */
@@ -65,6 +65,7 @@ struct gw_workload {
 	/* the current generation's definition, NULL once removed */
 	const struct workload_conf *conf;
 	struct gw_wmetrics	 metrics;	/* for GET /metrics */
+	char			 namebuf[];	/* as long as the name */
 };
 RB_HEAD(gw_workloads, gw_workload);
 

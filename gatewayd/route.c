@@ -36,8 +36,7 @@ workload_find(const char *name)
 {
 	struct gw_workload	 key;
 
-	if (strlcpy(key.name, name, sizeof(key.name)) >= sizeof(key.name))
-		return (NULL);
+	key.name = name;
 	return (RB_FIND(gw_workloads, &gw->workloads, &key));
 }
 
@@ -162,12 +161,16 @@ static struct gw_workload *
 workload_get(const struct workload_conf *wc)
 {
 	struct gw_workload	*wl;
+	size_t			 len;
 
 	if ((wl = workload_find(wc->name)) != NULL)
 		return (wl);
-	if ((wl = calloc(1, sizeof(*wl))) == NULL)
+	/* the name in the same allocation, no longer */
+	len = strlen(wc->name) + 1;
+	if ((wl = calloc(1, sizeof(*wl) + len)) == NULL)
 		fatal("%s", __func__);
-	strlcpy(wl->name, wc->name, sizeof(wl->name));
+	memcpy(wl->namebuf, wc->name, len);
+	wl->name = wl->namebuf;
 	wl->state = WL_ASLEEP;
 	metrics_workload_init(wl);
 	TAILQ_INIT(&wl->parked);

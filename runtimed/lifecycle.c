@@ -280,8 +280,7 @@ lifecycle_find(const char *name)
 {
 	struct rt_workload	 key;
 
-	if (strlcpy(key.name, name, sizeof(key.name)) >= sizeof(key.name))
-		return (NULL);
+	key.name = name;
 	return (RB_FIND(rt_workloads, &rt->workloads, &key));
 }
 
@@ -589,10 +588,14 @@ static struct rt_workload *
 wl_new(const char *name)
 {
 	struct rt_workload	*wl;
+	size_t			 len;
 
-	if ((wl = calloc(1, sizeof(*wl))) == NULL)
+	/* the name in the same allocation, no longer */
+	len = strlen(name) + 1;
+	if ((wl = calloc(1, sizeof(*wl) + len)) == NULL)
 		fatal("%s: calloc", __func__);
-	strlcpy(wl->name, name, sizeof(wl->name));
+	memcpy(wl->namebuf, name, len);
+	wl->name = wl->namebuf;
 	wl->state = WL_ASLEEP;
 	since_now(wl);
 	wl->keep_warm = -1;

@@ -44,7 +44,7 @@ struct rt_process {
 
 struct rt_workload {
 	RB_ENTRY(rt_workload)	 entry;		/* by name */
-	char			 name[ORCHD_NAME_MAX];
+	const char		*name;		/* namebuf, or a key's */
 	/* the current generation's; NULL once removed from it */
 	struct workload_conf	*conf;
 	/* the driver of the instance that runs, or ran last */
@@ -69,6 +69,7 @@ struct rt_workload {
 
 	struct rt_process	 proc;
 	struct rt_docker	*docker;	/* driver_docker.c */
+	char			 namebuf[];	/* as long as the name */
 };
 RB_HEAD(rt_workloads, rt_workload);
 RB_PROTOTYPE(rt_workloads, rt_workload, entry, rt_workload_cmp);
