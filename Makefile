@@ -1,7 +1,7 @@
 # orchd: GNU make, no configure step.  Libraries are found with pkg-config.
 #
-#	make			build/orchd, build/gatewayd, build/reaperd,
-#				build/runtimed, build/orchctl
+#	make			build/orchd, build/stored, build/gatewayd,
+#				build/reaperd, build/runtimed, build/orchctl
 #	make check		ASan+UBSan build in build/check, then every test
 #	make install		DESTDIR, PREFIX
 #	make install-user	the _orchd user and its directories (root)
@@ -34,12 +34,15 @@ CPPFLAGS	+= -D_GNU_SOURCE -Icommon \
 		   -DLIBEXECDIR=\"$(LIBEXECDIR)\"
 ALL_CFLAGS	 = $(OPTFLAGS) $(SANFLAGS) $(WARNINGS) $(CPPFLAGS) \
 		   $(PKG_CFLAGS) $(CFLAGS)
-LDFLAGS		+= $(SANFLAGS)
+# each program maps only the libraries it calls: the store no libtls,
+# the parent no sqlite, the reaper neither
+LDFLAGS		+= $(SANFLAGS) -Wl,--as-needed
 
 OBJ		 = $(BUILD)/obj
 
 COMMON_SRCS	:= $(wildcard common/*.c)
-ORCHD_SRCS	:= $(wildcard orchd/*.c)
+STORE_SRCS	:= orchd/store.c orchd/store_db.c
+ORCHD_SRCS	:= $(filter-out $(STORE_SRCS),$(wildcard orchd/*.c))
 GATEWAY_SRCS	:= $(wildcard gatewayd/*.c)
 REAPER_SRCS	:= $(wildcard reaperd/*.c)
 RUNTIME_SRCS	:= $(wildcard runtimed/*.c)
@@ -49,6 +52,7 @@ objs		 = $(patsubst %.c,$(OBJ)/%.o,$(1))
 
 COMMON_OBJS	:= $(call objs,$(COMMON_SRCS))
 ORCHD_OBJS	:= $(call objs,$(ORCHD_SRCS)) $(OBJ)/orchd/parse.o
+STORE_OBJS	:= $(call objs,$(STORE_SRCS))
 GATEWAY_OBJS	:= $(call objs,$(GATEWAY_SRCS))
 REAPER_OBJS	:= $(call objs,$(REAPER_SRCS))
 RUNTIME_OBJS	:= $(call objs,$(RUNTIME_SRCS))
@@ -59,8 +63,8 @@ RUNTIME_LIBS	:= $(shell $(PKG_CONFIG) --libs libmd)
 ORCHCTL_OBJS	:= $(call objs,$(ORCHCTL_SRCS))
 LIBCOMMON	 = $(BUILD)/libcommon.a
 
-PROGS		 = $(BUILD)/orchd $(BUILD)/gatewayd $(BUILD)/reaperd \
-		   $(BUILD)/runtimed $(BUILD)/orchctl
+PROGS		 = $(BUILD)/orchd $(BUILD)/stored $(BUILD)/gatewayd \
+		   $(BUILD)/reaperd $(BUILD)/runtimed $(BUILD)/orchctl
 
 # Unit tests: regress/unit/test_NAME.c, linked with libcommon and the
 # objects named in TEST_NAME_OBJS (the program's files under test, never
@@ -95,6 +99,9 @@ $(LIBCOMMON): $(COMMON_OBJS)
 	ar rcs $@ $^
 
 $(BUILD)/orchd: $(ORCHD_OBJS) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/stored: $(STORE_OBJS) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/gatewayd: $(GATEWAY_OBJS) $(LIBCOMMON)
@@ -151,8 +158,8 @@ install: all
 	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
 	    $(DESTDIR)$(EXAMPLEDIR)
 	install -m 0555 $(BUILD)/orchd $(BUILD)/orchctl $(DESTDIR)$(SBINDIR)
-	install -m 0555 $(BUILD)/gatewayd $(BUILD)/reaperd $(BUILD)/runtimed \
-	    $(DESTDIR)$(LIBEXECDIR)
+	install -m 0555 $(BUILD)/stored $(BUILD)/gatewayd $(BUILD)/reaperd \
+	    $(BUILD)/runtimed $(DESTDIR)$(LIBEXECDIR)
 	install -m 0444 man/orchd.conf.5 $(DESTDIR)$(MANDIR)/man5
 	install -m 0444 man/orchd.8 man/orchctl.8 $(DESTDIR)$(MANDIR)/man8
 	install -m 0444 etc/orchd.conf $(DESTDIR)$(EXAMPLEDIR)

@@ -15,6 +15,7 @@ static struct cfg_generation	*cfg_cur;
 static struct cfg_generation	*cfg_next;
 static void	(*cfg_apply)(struct privsep *, struct cfg_generation *,
 		    struct cfg_generation *);
+static int	  cfg_forget;
 
 static struct cfg_generation *
 cfg_new(uint32_t id)
@@ -29,16 +30,22 @@ cfg_new(uint32_t id)
 }
 
 static void
-cfg_free(struct cfg_generation *gen)
+cfg_free_workloads(struct cfg_generation *gen)
 {
 	struct workload_conf	*wl;
 
-	if (gen == NULL)
-		return;
 	while ((wl = TAILQ_FIRST(&gen->workloads)) != NULL) {
 		TAILQ_REMOVE(&gen->workloads, wl, entry);
 		workload_free(wl);
 	}
+}
+
+static void
+cfg_free(struct cfg_generation *gen)
+{
+	if (gen == NULL)
+		return;
+	cfg_free_workloads(gen);
 	free(gen);
 }
 
@@ -47,6 +54,17 @@ cfg_set_apply(void (*fn)(struct privsep *, struct cfg_generation *,
     struct cfg_generation *))
 {
 	cfg_apply = fn;
+}
+
+/*
+ * For a process whose apply function copies what it keeps: the workload
+ * definitions are freed once applied, not held for the generation's life.
+ * cfg_current()'s workload list is then empty (nworkloads still counts).
+ */
+void
+cfg_forget_workloads(void)
+{
+	cfg_forget = 1;
 }
 
 const struct cfg_generation *
@@ -85,13 +103,17 @@ void
 cfg_recv_workload(struct imsgev *iev, struct imsg *imsg)
 {
 	struct cfg_generation	*gen = cfg_pending(imsg_get_type(imsg));
-	struct workload_conf	*wl;
+	struct workload_conf	*wc, *wl;
 	char			 err[256];
 
 	/* the parent validated it: a bad one means we are out of step */
-	if ((wl = workload_from_json(imsg->data, imsg_get_len(imsg), err,
+	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
 	    sizeof(err))) == NULL)
 		fatalx("workload from parent: %s", err);
+	/* held for the generation's life: in one allocation */
+	if ((wl = workload_pack(wc)) == NULL)
+		fatal("%s", __func__);
+	workload_free(wc);
 	TAILQ_INSERT_TAIL(&gen->workloads, wl, entry);
 	gen->nworkloads++;
 }
@@ -123,6 +145,9 @@ cfg_recv_start(struct imsgev *iev, struct imsg *imsg)
 	if (cfg_apply != NULL)
 		cfg_apply(ps, cfg_cur, old);
 	cfg_free(old);
+	if (cfg_forget)
+		cfg_free_workloads(cfg_cur);
+	heap_trim();
 	log_debug("%s: configuration %u applied, %u workloads",
 	    proc_name(ps->id), cfg_cur->id, cfg_cur->nworkloads);
 }

@@ -48,7 +48,7 @@ child_start(struct privsep *ps, int argc, char *argv[],
 	uint32_t	 seed;
 	int		 ch, debug = 0, verbose = 0, instance = -1;
 
-	while ((ch = getopt(argc, argv, "c:df:g:i:P:u:v")) != -1) {
+	while ((ch = getopt(argc, argv, "c:df:g:i:u:v")) != -1) {
 		switch (ch) {
 		case 'c':
 			root = optarg;
@@ -74,8 +74,6 @@ child_start(struct privsep *ps, int argc, char *argv[],
 			if (errstr != NULL || id != PROC_GATEWAY)
 				child_usage(proc_name(id));
 			break;
-		case 'P':
-			break;	/* the store's re-exec of orchd */
 		case 'u':
 			user = optarg;
 			break;

@@ -30,6 +30,9 @@ union imsg_cmsgbuf {
 };
 
 static void	 imsg_compact(struct imsgbuf *);
+static int	 imsg_rbuf_resize(struct imsgbuf *, size_t);
+static int	 imsg_rbuf_fit(struct imsgbuf *);
+static void	 imsg_rbuf_shrink(struct imsgbuf *);
 static int	 imsg_take_fds(struct imsgbuf *, struct msghdr *);
 static int	 imsg_enqueue_fd(struct imsgbuf *, int);
 static int	 imsg_dequeue_fd(struct imsgbuf *);
@@ -48,7 +51,9 @@ imsgbuf_init(struct imsgbuf *ibuf, int fd)
 		return (-1);
 	}
 	memset(ibuf, 0, sizeof(*ibuf));
-	if ((ibuf->rbuf = calloc(1, IMSG_MAXSIZE_DEFAULT)) == NULL)
+	/* not cleared: only the bytes a read wrote are ever looked at */
+	ibuf->rsize = MINIMUM(IMSG_RBUF_SIZE, IMSG_MAXSIZE_DEFAULT);
+	if ((ibuf->rbuf = malloc(ibuf->rsize)) == NULL)
 		return (-1);
 	ibuf->fd = fd;
 	ibuf->pid = getpid();
@@ -64,11 +69,13 @@ imsgbuf_allow_fdpass(struct imsgbuf *ibuf)
 	ibuf->fdpass = 1;
 }
 
+/*
+ * A larger maxsize allocates nothing: the read buffer grows only when a
+ * message needs it (imsg_rbuf_fit) and shrinks back once drained.
+ */
 int
 imsgbuf_set_maxsize(struct imsgbuf *ibuf, uint32_t maxsize)
 {
-	unsigned char	*rbuf;
-
 	if (maxsize < IMSG_HEADER_SIZE || maxsize > IMSG_MAXSIZE_LIMIT) {
 		errno = EINVAL;
 		return (-1);
@@ -78,13 +85,62 @@ imsgbuf_set_maxsize(struct imsgbuf *ibuf, uint32_t maxsize)
 		errno = EBUSY;
 		return (-1);
 	}
-	/* recallocarray clears the old buffer: payloads may be keys */
-	if ((rbuf = recallocarray(ibuf->rbuf, ibuf->maxsize, maxsize, 1)) ==
-	    NULL)
+	if (ibuf->rsize > maxsize && imsg_rbuf_resize(ibuf, maxsize) == -1)
 		return (-1);
-	ibuf->rbuf = rbuf;
 	ibuf->maxsize = maxsize;
 	return (0);
+}
+
+/*
+ * Move the unparsed bytes into a new buffer of size bytes.  The old one
+ * is cleared as far as reads ever wrote into it before it is freed:
+ * payloads may be keys, and compaction leaves copies behind.
+ */
+static int
+imsg_rbuf_resize(struct imsgbuf *ibuf, size_t size)
+{
+	unsigned char	*rbuf;
+
+	if ((rbuf = malloc(size)) == NULL)
+		return (-1);
+	if (ibuf->rlen > 0)
+		memcpy(rbuf, ibuf->rbuf + ibuf->rpos, ibuf->rlen);
+	freezero(ibuf->rbuf, ibuf->rhigh);
+	ibuf->rbuf = rbuf;
+	ibuf->rsize = size;
+	ibuf->rpos = 0;
+	ibuf->rhigh = ibuf->rlen;
+	return (0);
+}
+
+/*
+ * Grow the read buffer when the message at its head is longer than the
+ * buffer; a header that does not parse is left for imsg_get to refuse.
+ */
+static int
+imsg_rbuf_fit(struct imsgbuf *ibuf)
+{
+	struct imsg_hdr	 hdr;
+
+	if (ibuf->rlen < IMSG_HEADER_SIZE ||
+	    imsg_parse_hdr(ibuf->rbuf, ibuf->rlen, ibuf->maxsize, &hdr) == -1)
+		return (0);
+	if (hdr.len <= ibuf->rsize)
+		return (0);
+	return (imsg_rbuf_resize(ibuf, hdr.len));
+}
+
+/* Once drained, give back what a big message made the buffer grow to. */
+static void
+imsg_rbuf_shrink(struct imsgbuf *ibuf)
+{
+	size_t	 size;
+
+	size = MINIMUM(IMSG_RBUF_SIZE, ibuf->maxsize);
+	if (ibuf->rlen != 0 || ibuf->rsize <= size)
+		return;
+	/* on failure the big buffer simply stays */
+	(void)imsg_rbuf_resize(ibuf, size);
 }
 
 /* Move the unparsed bytes to the front, making room for the next read. */
@@ -107,13 +163,15 @@ imsgbuf_read(struct imsgbuf *ibuf)
 	ssize_t			 n;
 
 	imsg_compact(ibuf);
-	if (ibuf->rlen == ibuf->maxsize) {
+	if (imsg_rbuf_fit(ibuf) == -1)
+		return (-1);
+	if (ibuf->rlen == ibuf->rsize) {
 		/* reading 0 bytes would look like EOF */
 		errno = ENOBUFS;
 		return (-1);
 	}
 	iov.iov_base = ibuf->rbuf + ibuf->rlen;
-	iov.iov_len = ibuf->maxsize - ibuf->rlen;
+	iov.iov_len = ibuf->rsize - ibuf->rlen;
 	memset(&msg, 0, sizeof(msg));
 	memset(&cmsgbuf, 0, sizeof(cmsgbuf));
 	msg.msg_iov = &iov;
@@ -132,6 +190,7 @@ imsgbuf_read(struct imsgbuf *ibuf)
 	if (n == 0)
 		return (0);
 	ibuf->rlen += n;
+	ibuf->rhigh = MAXIMUM(ibuf->rhigh, ibuf->rlen);
 	return (1);
 }
 
@@ -330,10 +389,12 @@ imsgbuf_clear(struct imsgbuf *ibuf)
 	ibuf->w.queued = 0;
 	while ((fd = imsg_dequeue_fd(ibuf)) != -1)
 		close(fd);
-	freezero(ibuf->rbuf, ibuf->maxsize);
+	freezero(ibuf->rbuf, ibuf->rhigh);
 	ibuf->rbuf = NULL;
+	ibuf->rsize = 0;
 	ibuf->rlen = 0;
 	ibuf->rpos = 0;
+	ibuf->rhigh = 0;
 }
 
 uint32_t
@@ -411,6 +472,7 @@ imsg_get(struct imsgbuf *ibuf, struct imsg *imsg)
 	ibuf->rlen -= hdr.len;
 	if (ibuf->rlen == 0)
 		ibuf->rpos = 0;
+	imsg_rbuf_shrink(ibuf);
 
 	imsg->hdr = hdr;
 	imsg->data = data;

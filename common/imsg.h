@@ -18,6 +18,7 @@
 #define IMSG_HEADER_SIZE	sizeof(struct imsg_hdr)
 #define IMSG_MAXSIZE_DEFAULT	16384		/* header included */
 #define IMSG_MAXSIZE_LIMIT	(1024 * 1024)	/* largest settable maxsize */
+#define IMSG_RBUF_SIZE		16384		/* read buffer between big messages */
 
 #define IMSGF_HASFD		0x0001		/* an fd travels with it */
 #define IMSGF_MASK		0x0001		/* every flag we know */
@@ -56,9 +57,11 @@ struct imsgbuf {
 	pid_t			 pid;		/* stamped on what we send */
 	uint32_t		 maxsize;	/* of one message, header included */
 	int			 fdpass;	/* fds may be received and sent */
-	unsigned char		*rbuf;		/* read buffer, maxsize bytes */
+	unsigned char		*rbuf;		/* read buffer, rsize bytes */
+	size_t			 rsize;		/* grows to maxsize on demand */
 	size_t			 rlen;		/* bytes in rbuf */
 	size_t			 rpos;		/* where those bytes start */
+	size_t			 rhigh;		/* bytes of rbuf ever written */
 	TAILQ_HEAD(, imsg_fd)	 fds;		/* received, not yet claimed */
 	struct msgbuf		 w;
 };
@@ -86,6 +89,9 @@ struct imsg {
  * must already be non-blocking, and it stays the caller's to close.
  * imsgbuf_set_maxsize: maxsize in [IMSG_HEADER_SIZE, IMSG_MAXSIZE_LIMIT],
  * else -1 EINVAL; -1 EBUSY when more bytes than that are already buffered.
+ * The read buffer starts at IMSG_RBUF_SIZE (never above maxsize), grows to
+ * the length of a longer message once its header has arrived, and shrinks
+ * back when it is empty again: an idle channel holds no big buffer.
  * imsgbuf_read: -1 EBADMSG when an fd arrives and fd passing is off, when
  * more than one fd arrives with one read, or on MSG_CTRUNC (we ran out of
  * fds); the fds are closed.  -1 ENOBUFS when called with a whole message

@@ -10,10 +10,23 @@
 #include <sys/types.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 #include <stdint.h>
 #include <time.h>
 
 #include "compat.h"
+
+/*
+ * A workload's address, IPv4 or IPv6: 28 bytes, not a sockaddr_storage's
+ * 128 for each of thousands of workloads.  ss_family reads the family as
+ * in a sockaddr_storage: on Linux (no sa_len) every sockaddr starts with
+ * it, so code written for one works unchanged.
+ */
+union wl_addr {
+	sa_family_t		 ss_family;
+	struct sockaddr_in	 sin;
+	struct sockaddr_in6	 sin6;
+};
 
 #define ORCHD_USER		"_orchd"
 #define ORCHD_CHROOT		"/var/empty"
@@ -145,6 +158,7 @@ struct workload_conf {
 	int			 stop_signal;	/* 0: SIGTERM, or the image's */
 	int64_t			 stop_timeout;	/* -1: WL_STOP_TIMEOUT */
 	int			 init;		/* docker; -1: yes */
+	int			 packed;	/* one allocation: workload_pack */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 
@@ -563,6 +577,7 @@ struct api_result {
 /* common/util.c */
 const char	*proc_name(enum privsep_procid);
 const char	*workload_state_name(enum workload_state);
+void		 heap_trim(void);
 
 /* common/units.c */
 int		 parse_duration(const char *, int64_t *, const char **);
@@ -576,6 +591,8 @@ char		*fmt_duration(int64_t, char *, size_t);
 /* common/workload.c: the one place for a workload's rules */
 struct workload_conf	*workload_new(const char *);
 void			 workload_free(struct workload_conf *);
+/* common/workload_pack.c: a copy in one allocation */
+struct workload_conf	*workload_pack(const struct workload_conf *);
 int			 workload_validate(const struct workload_conf *,
 			    char *, size_t);
 char			*workload_to_json(const struct workload_conf *);

@@ -44,6 +44,34 @@ proc_uptime(struct privsep *ps)
 	return (monotime() - ps->started);
 }
 
+/*
+ * A timer that is seldom armed, such as a workload's wake timeout: the
+ * owner keeps a pointer, NULL while disarmed, not a 128-byte struct event
+ * for each of thousands of workloads.  timer_disarm deletes and frees it,
+ * from its own callback too (libevent no longer looks at a fired timer).
+ */
+void
+timer_arm(struct event **evp, void (*cb)(int, short, void *), void *arg,
+    const struct timeval *tv)
+{
+	if (*evp == NULL) {
+		if ((*evp = calloc(1, sizeof(**evp))) == NULL)
+			fatal("%s", __func__);
+		evtimer_set(*evp, cb, arg);
+	}
+	evtimer_add(*evp, tv);
+}
+
+void
+timer_disarm(struct event **evp)
+{
+	if (*evp == NULL)
+		return;
+	evtimer_del(*evp);
+	free(*evp);
+	*evp = NULL;
+}
+
 struct imsgev *
 imsgev_new(struct privsep *ps, int fd, int peer, uint32_t maxsize)
 {

@@ -95,6 +95,9 @@ struct imsgev	*proc_channel(struct privsep *, enum privsep_procid, int);
 void		 proc_summary(struct privsep *, struct ctl_summary *);
 time_t		 proc_uptime(struct privsep *);
 time_t		 monotime(void);
+void		 timer_arm(struct event **, void (*)(int, short, void *),
+		    void *, const struct timeval *);
+void		 timer_disarm(struct event **);
 
 /* child side: the channel to the parent on PROC_PARENT_FD */
 void		 proc_child_init(struct privsep *, enum privsep_procid,
@@ -134,6 +137,7 @@ void	cfg_recv_done(struct imsgev *, struct imsg *);
 void	cfg_recv_start(struct imsgev *, struct imsg *);
 void	cfg_set_apply(void (*)(struct privsep *, struct cfg_generation *,
 	    struct cfg_generation *));
+void	cfg_forget_workloads(void);
 const struct cfg_generation *cfg_current(void);
 #define CFG_HANDLERS \
 	{ IMSG_CFG_RESET, sizeof(uint32_t), PROC_FROM(PROC_PARENT), \

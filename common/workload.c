@@ -68,6 +68,10 @@ workload_free(struct workload_conf *wl)
 
 	if (wl == NULL)
 		return;
+	if (wl->packed) {
+		free(wl);
+		return;
+	}
 	strlist_free(&wl->hosts);
 	strlist_free(&wl->env);
 	while ((v = TAILQ_FIRST(&wl->volumes)) != NULL) {

@@ -44,8 +44,8 @@ struct gw_conn;
  */
 struct gw_workload {
 	RB_ENTRY(gw_workload)	 entry;		/* by name */
-	char			 name[ORCHD_NAME_MAX];
-	struct sockaddr_storage	 addr;		/* upstream */
+	const char		*name;		/* namebuf, or a key's */
+	union wl_addr		 addr;		/* upstream */
 	socklen_t		 addrlen;
 	int64_t			 wake_timeout;	/* seconds */
 	enum workload_state	 state;		/* as runtimed says */
@@ -55,7 +55,7 @@ struct gw_workload {
 	unsigned int		 refs;		/* connections using it */
 	TAILQ_HEAD(, gw_conn)	 parked;
 	unsigned int		 nparked;
-	struct event		 wake_timer;
+	struct event		*wake_timer;	/* while a wake is awaited */
 	/* activity, for the reaper */
 	uint32_t		 inflight;
 	uint32_t		 upgraded;
@@ -65,6 +65,7 @@ struct gw_workload {
 	/* the current generation's definition, NULL once removed */
 	const struct workload_conf *conf;
 	struct gw_wmetrics	 metrics;	/* for GET /metrics */
+	char			 namebuf[];	/* as long as the name */
 };
 RB_HEAD(gw_workloads, gw_workload);
 
@@ -73,6 +74,7 @@ struct gw_route {
 	RB_ENTRY(gw_route)	 entry;
 	char			*key;		/* lower case; ".suffix" */
 	struct gw_workload	*wl;
+	char			 keybuf[];	/* key points here */
 };
 RB_HEAD(gw_routes, gw_route);
 

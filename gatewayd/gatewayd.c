@@ -4,7 +4,6 @@
  * and the application of a new configuration.
  */
 
-#include <err.h>
 #include <event.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -56,9 +55,6 @@ main(int argc, char *argv[])
 	SLIST_INIT(&gw->heads);
 	RB_INIT(&gw->peers);
 	TAILQ_INIT(&gw->next_sni);
-	/* OpenSSL's start-up reads its configuration: before the chroot */
-	if (tls_init() == -1)
-		errx(1, "tls_init");
 	gw->ps = &gateway_ps;
 	child_start(&gateway_ps, argc, argv, PROC_GATEWAY, gateway_handlers,
 	    nitems(gateway_handlers), 0);

@@ -9,6 +9,7 @@
  */
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -22,6 +23,7 @@ static const double metrics_bounds[METRICS_WAKE_BOUNDS] = {
 
 static uint64_t		 metrics_api_status[5];
 static uint64_t		 metrics_auth_failures;
+static const struct gw_wcounts	 metrics_zero;
 
 int64_t
 metrics_now_ms(void)
@@ -39,6 +41,31 @@ metrics_workload_init(struct gw_workload *wl)
 {
 	memset(&wl->metrics, 0, sizeof(wl->metrics));
 	wl->metrics.since_ms = metrics_now_ms();
+}
+
+void
+metrics_workload_free(struct gw_workload *wl)
+{
+	free(wl->metrics.counts);
+	wl->metrics.counts = NULL;
+}
+
+/* wl's counters, to count: made at the first count */
+static struct gw_wcounts *
+counts(struct gw_workload *wl)
+{
+	if (wl->metrics.counts == NULL && (wl->metrics.counts = calloc(1,
+	    sizeof(*wl->metrics.counts))) == NULL)
+		fatal("%s", __func__);
+	return (wl->metrics.counts);
+}
+
+/* wl's counters, to read: zeros while nothing was counted */
+static const struct gw_wcounts *
+counts_read(const struct gw_workload *wl)
+{
+	return (wl->metrics.counts != NULL ? wl->metrics.counts :
+	    &metrics_zero);
 }
 
 /*
@@ -67,16 +94,16 @@ metrics_state(struct gw_workload *wl, enum workload_state state,
 	}
 	if (wl->state == WL_WAKING && state == WL_RUNNING &&
 	    reason != RT_REASON_RESTORED) {
-		m->wakes++;
+		counts(wl)->wakes++;
 		if (m->waking_ms != 0 && since_ms >= m->waking_ms) {
 			secs = (double)(since_ms - m->waking_ms) / 1000.0;
-			m->wake_hist[prom_bucket(metrics_bounds,
+			m->counts->wake_hist[prom_bucket(metrics_bounds,
 			    METRICS_WAKE_BOUNDS, secs)]++;
-			m->wake_sum += secs;
+			m->counts->wake_sum += secs;
 		}
 	}
 	if (wl->state == WL_WAKING && state == WL_FAILED && !m->fail_counted)
-		m->wake_failures++;
+		counts(wl)->wake_failures++;
 	if (state != WL_WAKING)
 		m->waking_ms = 0;
 }
@@ -86,7 +113,7 @@ void
 metrics_wake_timeout(struct gw_workload *wl)
 {
 	if (!wl->metrics.fail_counted)
-		wl->metrics.wake_failures++;
+		counts(wl)->wake_failures++;
 	wl->metrics.fail_counted = 1;
 }
 
@@ -105,10 +132,10 @@ metrics_status(struct gw_conn *c, int status, int own)
 		return;
 	c->routed = 0;
 	if (status >= 100 && status < 600)
-		wl->metrics.requests[status / 100 - 1]++;
+		counts(wl)->requests[status / 100 - 1]++;
 	if (own && (status == 502 || (status == 504 &&
 	    wl->state == WL_RUNNING)))
-		wl->metrics.upstream_errors++;
+		counts(wl)->upstream_errors++;
 }
 
 void
@@ -179,20 +206,20 @@ static uint64_t
 get_upstream_errors(const struct gw_workload *wl,
     const struct gw_metrics_wl *o)
 {
-	return (wl->metrics.upstream_errors +
+	return (counts_read(wl)->upstream_errors +
 	    (o != NULL ? o->upstream_errors : 0));
 }
 
 static uint64_t
 get_wakes(const struct gw_workload *wl, const struct gw_metrics_wl *o)
 {
-	return (wl->metrics.wakes);
+	return (counts_read(wl)->wakes);
 }
 
 static uint64_t
 get_wake_failures(const struct gw_workload *wl, const struct gw_metrics_wl *o)
 {
-	return (wl->metrics.wake_failures);
+	return (counts_read(wl)->wake_failures);
 }
 
 static void
@@ -214,7 +241,7 @@ write_requests(struct evbuffer *b, const struct metrics_sum *sum)
 			snprintf(lab, sizeof(lab), "%s,code=\"%dxx\"", one,
 			    i + 1);
 			prom_sample_u64(b, "orchd_requests_total", lab,
-			    wl->metrics.requests[i] +
+			    counts_read(wl)->requests[i] +
 			    (o != NULL ? o->requests[i] : 0));
 		}
 	}
@@ -233,8 +260,8 @@ write_wake_hist(struct evbuffer *b)
 			continue;
 		wl_label(wl, lab, sizeof(lab));
 		prom_histogram(b, "orchd_wake_duration_seconds", lab,
-		    metrics_bounds, wl->metrics.wake_hist, METRICS_WAKE_BOUNDS,
-		    wl->metrics.wake_sum);
+		    metrics_bounds, counts_read(wl)->wake_hist,
+		    METRICS_WAKE_BOUNDS, counts_read(wl)->wake_sum);
 	}
 }
 
@@ -328,8 +355,9 @@ metrics_own(const struct gw_workload *wl, struct gw_metrics_wl *out)
 {
 	memset(out, 0, sizeof(*out));
 	strlcpy(out->name, wl->name, sizeof(out->name));
-	memcpy(out->requests, wl->metrics.requests, sizeof(out->requests));
-	out->upstream_errors = wl->metrics.upstream_errors;
+	memcpy(out->requests, counts_read(wl)->requests,
+	    sizeof(out->requests));
+	out->upstream_errors = counts_read(wl)->upstream_errors;
 	out->inflight = wl->inflight;
 	out->parked = wl->nparked;
 	out->upgraded = wl->upgraded;

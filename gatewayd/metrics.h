@@ -1,7 +1,8 @@
 /*
  * What the gateway counts for GET /metrics (metrics.c): per workload in
  * struct gw_workload, the rest in the file.  Counting on the request
- * path is a few increments, never an allocation.
+ * path is a few increments; a workload's counters are allocated at its
+ * first count, once, so that thousands that never answer cost nothing.
  */
 
 #ifndef ORCHD_GATEWAY_METRICS_H
@@ -32,7 +33,8 @@ struct metrics_sum {
 	uint32_t		 got;
 };
 
-struct gw_wmetrics {
+/* what is counted for one workload */
+struct gw_wcounts {
 	uint64_t		 requests[5];	/* answers 1xx ... 5xx */
 	uint64_t		 upstream_errors; /* our 502 and 504 */
 	uint64_t		 wakes;		/* waking -> running */
@@ -40,6 +42,10 @@ struct gw_wmetrics {
 						   no answer */
 	uint64_t		 wake_hist[METRICS_WAKE_BOUNDS + 1];
 	double			 wake_sum;	/* seconds */
+};
+
+struct gw_wmetrics {
+	struct gw_wcounts	*counts;	/* NULL until one counts */
 	int64_t			 waking_ms;	/* runtimed's start of it */
 	int			 fail_counted;	/* the wake's failure is */
 	int64_t			 since_ms;	/* in its state, monotonic */
@@ -48,6 +54,7 @@ struct gw_wmetrics {
 
 int64_t		 metrics_now_ms(void);
 void		 metrics_workload_init(struct gw_workload *);
+void		 metrics_workload_free(struct gw_workload *);
 void		 metrics_state(struct gw_workload *, enum workload_state,
 		    enum rt_reason, int64_t);
 void		 metrics_wake_timeout(struct gw_workload *);

@@ -36,8 +36,7 @@ workload_find(const char *name)
 {
 	struct gw_workload	 key;
 
-	if (strlcpy(key.name, name, sizeof(key.name)) >= sizeof(key.name))
-		return (NULL);
+	key.name = name;
 	return (RB_FIND(gw_workloads, &gw->workloads, &key));
 }
 
@@ -87,7 +86,8 @@ workload_free_if_unused(struct gw_workload *wl)
 		return;
 	if (wl->dirty)
 		TAILQ_REMOVE(&gw->dirty, wl, dirty_entry);
-	evtimer_del(&wl->wake_timer);
+	timer_disarm(&wl->wake_timer);
+	metrics_workload_free(wl);
 	free(wl);
 }
 
@@ -107,7 +107,6 @@ routes_clear(struct gw_routes *tree)
 
 	while ((r = RB_MIN(gw_routes, tree)) != NULL) {
 		RB_REMOVE(gw_routes, tree, r);
-		free(r->key);
 		free(r);
 	}
 }
@@ -117,24 +116,23 @@ route_add(struct gw_workload *wl, const char *pattern)
 {
 	struct gw_route	*r;
 	struct gw_routes *tree = &gw->exact;
-	char		*key;
-	size_t		 i;
+	size_t		 i, len;
 
 	if (strncmp(pattern, "*.", 2) == 0) {
 		tree = &gw->suffix;
 		pattern++;		/* keep the dot: ".example.com" */
 	}
-	if ((key = strdup(pattern)) == NULL || (r = calloc(1,
-	    sizeof(*r))) == NULL)
+	/* the key in the same allocation: one per route, not two */
+	len = strlen(pattern) + 1;
+	if ((r = calloc(1, sizeof(*r) + len)) == NULL)
 		fatal("%s", __func__);
-	for (i = 0; key[i] != '\0'; i++)
-		key[i] = tolower((unsigned char)key[i]);
-	r->key = key;
+	for (i = 0; i < len; i++)
+		r->keybuf[i] = tolower((unsigned char)pattern[i]);
+	r->key = r->keybuf;
 	r->wl = wl;
 	/* the parent refused duplicates; a second one is ignored */
 	if (RB_INSERT(gw_routes, tree, r) != NULL) {
 		log_warnx("route %s: duplicate", pattern);
-		free(key);
 		free(r);
 	}
 }
@@ -163,16 +161,19 @@ static struct gw_workload *
 workload_get(const struct workload_conf *wc)
 {
 	struct gw_workload	*wl;
+	size_t			 len;
 
 	if ((wl = workload_find(wc->name)) != NULL)
 		return (wl);
-	if ((wl = calloc(1, sizeof(*wl))) == NULL)
+	/* the name in the same allocation, no longer */
+	len = strlen(wc->name) + 1;
+	if ((wl = calloc(1, sizeof(*wl) + len)) == NULL)
 		fatal("%s", __func__);
-	strlcpy(wl->name, wc->name, sizeof(wl->name));
+	memcpy(wl->namebuf, wc->name, len);
+	wl->name = wl->namebuf;
 	wl->state = WL_ASLEEP;
 	metrics_workload_init(wl);
 	TAILQ_INIT(&wl->parked);
-	evtimer_set(&wl->wake_timer, wake_timer_fired, wl);
 	RB_INSERT(gw_workloads, &gw->workloads, wl);
 	return (wl);
 }

@@ -130,6 +130,15 @@ tls_listener_setup(struct gw_listener *l)
 	struct gw_sni		*sni;
 	int			 rv = -1;
 
+	/*
+	 * OpenSSL is started by the first TLS listener, not at start-up:
+	 * started, it holds some 3 MiB of a gateway that may never serve
+	 * TLS.  tls_init() runs once however often it is called.
+	 */
+	if (tls_init() == -1) {
+		log_warnx("%s: tls_init failed", l->conf.name);
+		return (-1);
+	}
 	if ((cfg = tls_config_new()) == NULL) {
 		log_warnx("%s: tls_config_new failed", l->conf.name);
 		goto done;

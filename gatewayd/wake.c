@@ -39,7 +39,7 @@ wake_send(struct gw_workload *wl)
 	wl->wake_pending = 1;
 	tv.tv_sec = wl->wake_timeout + GW_WAKE_SLACK;
 	tv.tv_usec = 0;
-	evtimer_add(&wl->wake_timer, &tv);
+	timer_arm(&wl->wake_timer, wake_timer_fired, wl, &tv);
 	log_debug("waking %s", wl->name);
 }
 
@@ -139,18 +139,18 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	switch (wl->state) {
 	case WL_RUNNING:
 		wl->wake_pending = 0;
-		evtimer_del(&wl->wake_timer);
+		timer_disarm(&wl->wake_timer);
 		wake_resume(wl);
 		break;
 	case WL_FAILED:
 		wl->wake_pending = 0;
-		evtimer_del(&wl->wake_timer);
+		timer_disarm(&wl->wake_timer);
 		wake_answer(wl, st.reason == RT_REASON_WAKE_TIMEOUT ? 504 : 503);
 		break;
 	case WL_ASLEEP:
 		/* stopped with requests parked during the stop: wake again */
 		wl->wake_pending = 0;
-		evtimer_del(&wl->wake_timer);
+		timer_disarm(&wl->wake_timer);
 		if (wl->nparked > 0)
 			wake_send(wl);
 		break;
@@ -186,7 +186,7 @@ wake_recv_drain(struct imsgev *iev, struct imsg *imsg)
 void
 wake_workload_gone(struct gw_workload *wl)
 {
-	evtimer_del(&wl->wake_timer);
+	timer_disarm(&wl->wake_timer);
 	wl->wake_pending = 0;
 	wake_answer(wl, 503);
 }

@@ -193,8 +193,7 @@ spawn_child(struct orchd *env, enum privsep_procid id, int instance)
 
 	switch (id) {
 	case PROC_STORE:
-		strlcpy(path, env->self, sizeof(path));
-		database_dir(env->conf->database, root, sizeof(root));
+		helper = "stored";
 		break;
 	case PROC_GATEWAY:
 		helper = "gatewayd";
@@ -208,14 +207,11 @@ spawn_child(struct orchd *env, enum privsep_procid id, int instance)
 	default:
 		fatalx("%s: no such child %d", __func__, id);
 	}
-	if (helper != NULL) {
-		helper_path(env, helper, path, sizeof(path));
-		strlcpy(root, env->conf->chroot, sizeof(root));
-	}
+	helper_path(env, helper, path, sizeof(path));
+	strlcpy(root, env->conf->chroot, sizeof(root));
 	argv[argc++] = path;
 	if (id == PROC_STORE) {
-		argv[argc++] = "-P";
-		argv[argc++] = "store";
+		database_dir(env->conf->database, root, sizeof(root));
 		argv[argc++] = "-f";
 		argv[argc++] = env->conf->database;
 	}
@@ -528,11 +524,6 @@ main(int argc, char *argv[])
 	extern char		**environ;
 
 	setproctitle_init(argc, argv, environ);
-	/* the store is this binary started again */
-	for (ch = 1; ch < argc; ch++)
-		if (strcmp(argv[ch], "-P") == 0)
-			store_main(argc, argv);
-
 	log_init(1, LOG_DAEMON);
 	while ((ch = getopt(argc, argv, "dD:f:nv")) != -1) {
 		switch (ch) {

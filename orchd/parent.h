@@ -85,7 +85,6 @@ int		 spawn_exited(struct orchd *, pid_t, int);
 void		 spawn_shutdown(struct orchd *);
 
 /* store.c */
-__dead void	 store_main(int, char *[]);
 
 /*
  * api.c: the HTTP API's workloads, and replies to the gateway.  Ids of

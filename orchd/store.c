@@ -1,6 +1,7 @@
 /*
- * The store: orchd started again with -P store, chrooted to the database
- * directory.  It is the only process that opens the database: it records
+ * The store: stored, started by orchd, chrooted to the database
+ * directory.  A program of its own so that only it maps sqlite, and it
+ * maps none of the parent's libtls and libcrypto.  It is the only process that opens the database: it records
  * what runtimed and the reaper tell it, answers orchctl's questions about
  * workloads, history and stats, and at start tells runtimed what the last
  * run left behind.  Nothing on the request path waits for it.
@@ -409,6 +410,7 @@ store_apply(struct privsep *ps, struct cfg_generation *gen,
 	if (!store_restored)
 		store_restore(gen);
 	pending_replay();
+	store_db_shrink(store_db);
 }
 
 /*
@@ -460,19 +462,23 @@ store_sig(int sig, short event, void *arg)
 	exit(0);
 }
 
-__dead void
-store_main(int argc, char *argv[])
+int
+main(int argc, char *argv[])
 {
+	extern char	**environ;
 	struct event	 ev_term;
 	/* root is chrooted by child_start(), anyone else is not */
 	int		 chrooted = geteuid() == 0;
 
+	setproctitle_init(argc, argv, environ);
 	child_start(&store_ps, argc, argv, PROC_STORE, store_handlers,
 	    nitems(store_handlers), PRIVDROP_NONET);
 	store_open(chrooted);
 	if (atexit(store_atexit) != 0)
 		fatal("atexit");
 	cfg_set_apply(store_apply);
+	/* the definitions are in the database once applied */
+	cfg_forget_workloads();
 	signal_set(&ev_term, SIGTERM, store_sig, NULL);
 	signal_add(&ev_term, NULL);
 	sandbox_enter(proc_name(PROC_STORE),

@@ -537,8 +537,10 @@ set_pragmas(sqlite3 *db, char *err, size_t errlen)
 		    "not wal", mode);
 		return (-1);
 	}
+	/* lookups are by key: 256 KiB of page cache, not sqlite's 2 MiB */
 	if ((rc = sqlite3_exec(db, "PRAGMA synchronous = NORMAL;"
 	    "PRAGMA temp_store = MEMORY;"
+	    "PRAGMA cache_size = -256;"
 	    "PRAGMA foreign_keys = ON;", NULL, NULL, NULL)) != SQLITE_OK) {
 		open_error(db, rc, "settings", err, errlen);
 		return (-1);
@@ -645,6 +647,16 @@ store_db_open(const char *path, char *err, size_t errlen)
  fail:
 	store_db_close(sdb);
 	return (NULL);
+}
+
+/*
+ * After a configuration's burst of writes: the page cache goes back to
+ * the heap, for heap_trim() to return, and fills again as it is used.
+ */
+void
+store_db_shrink(struct store_db *sdb)
+{
+	sqlite3_db_release_memory(sdb->db);
 }
 
 void

@@ -37,6 +37,7 @@ struct store_db	*store_db_open(const char *, char *, size_t);
 void		 store_db_close(struct store_db *);
 const char	*store_db_error(const struct store_db *);
 int		 store_db_broken(const struct store_db *);
+void		 store_db_shrink(struct store_db *);
 /* the schema version this code writes */
 int		 store_db_version(void);
 

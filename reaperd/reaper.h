@@ -13,7 +13,7 @@
 
 struct reap_wl {
 	RB_ENTRY(reap_wl)	 entry;
-	char			 name[ORCHD_NAME_MAX];
+	const char		*name;		/* namebuf, or a key's */
 	int64_t			 idle_timeout;	/* seconds, 0: never */
 	int			 keep_warm;
 	int			 configured;
@@ -24,6 +24,7 @@ struct reap_wl {
 	/* one bit per gateway ("prefork"): the ones that say so */
 	uint32_t		 inflight;	/* requests in flight */
 	uint32_t		 upgraded;	/* tunnels open */
+	char			 namebuf[];	/* as long as the name */
 };
 
 /* policy.c: is this workload due to be suspended at now? */

@@ -57,8 +57,7 @@ reap_find(const char *name)
 {
 	struct reap_wl	 key;
 
-	if (strlcpy(key.name, name, sizeof(key.name)) >= sizeof(key.name))
-		return (NULL);
+	key.name = name;
 	return (RB_FIND(reap_wls, &reap_wls, &key));
 }
 
@@ -186,14 +185,18 @@ reaper_apply(struct privsep *ps, struct cfg_generation *gen,
 	struct workload_conf	*wc;
 	struct reap_wl		*wl, *next;
 	struct timeval		 tv;
+	size_t			 len;
 
 	RB_FOREACH(wl, reap_wls, &reap_wls)
 		wl->configured = 0;
 	TAILQ_FOREACH(wc, &gen->workloads, entry) {
 		if ((wl = reap_find(wc->name)) == NULL) {
-			if ((wl = calloc(1, sizeof(*wl))) == NULL)
+			/* the name in the same allocation, no longer */
+			len = strlen(wc->name) + 1;
+			if ((wl = calloc(1, sizeof(*wl) + len)) == NULL)
 				fatal("%s", __func__);
-			strlcpy(wl->name, wc->name, sizeof(wl->name));
+			memcpy(wl->namebuf, wc->name, len);
+			wl->name = wl->namebuf;
 			wl->state = WL_ASLEEP;
 			wl->last_seen = time(NULL);
 			RB_INSERT(reap_wls, &reap_wls, wl);
@@ -233,6 +236,8 @@ main(int argc, char *argv[])
 	child_start(&reaper_ps, argc, argv, PROC_REAPER, reaper_handlers,
 	    nitems(reaper_handlers), PRIVDROP_NONET);
 	cfg_set_apply(reaper_apply);
+	/* reaper_apply keeps a name and two settings per workload */
+	cfg_forget_workloads();
 	sandbox_enter(proc_name(PROC_REAPER), SB_STDIO);
 	event_dispatch();
 	return (0);

@@ -38,13 +38,12 @@ void
 process_init(struct rt_workload *wl)
 {
 	memset(&wl->proc, 0, sizeof(wl->proc));
-	evtimer_set(&wl->proc.kill_timer, process_kill_timer, wl);
 }
 
 void
 process_clear(struct rt_workload *wl)
 {
-	evtimer_del(&wl->proc.kill_timer);
+	timer_disarm(&wl->proc.kill_timer);
 }
 
 /* the parent signals the group after checking pid is this workload's */
@@ -115,7 +114,7 @@ process_term(struct rt_workload *wl)
 	/* even after a SIGKILL: the parent may know another stop signal */
 	timerclear(&tv);
 	tv.tv_sec = wl->proc.stop_timeout;
-	evtimer_add(&wl->proc.kill_timer, &tv);
+	timer_arm(&wl->proc.kill_timer, process_kill_timer, wl, &tv);
 }
 
 static int
@@ -217,6 +216,6 @@ process_recv_exited(struct imsgev *iev, struct imsg *imsg)
 	}
 	wl->proc.pid = 0;
 	wl->proc.stopping = 0;
-	evtimer_del(&wl->proc.kill_timer);
+	timer_disarm(&wl->proc.kill_timer);
 	lifecycle_exited(wl, rp.status);
 }

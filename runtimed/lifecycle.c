@@ -189,14 +189,14 @@ wake_timer_arm(struct rt_workload *wl)
 
 	timerclear(&tv);
 	tv.tv_sec = wake_timeout(wl);
-	evtimer_add(&wl->wake_timer, &tv);
+	timer_arm(&wl->wake_timer, wake_timer_fired, wl, &tv);
 }
 
 static void
 lc_fail(struct rt_workload *wl, enum rt_reason reason, const char *msg)
 {
 	ready_stop(wl);
-	evtimer_del(&wl->wake_timer);
+	timer_disarm(&wl->wake_timer);
 	state_set(wl, WL_FAILED, reason, msg);
 }
 
@@ -223,7 +223,7 @@ static void
 lc_stop(struct rt_workload *wl, enum rt_reason reason)
 {
 	ready_stop(wl);
-	evtimer_del(&wl->wake_timer);
+	timer_disarm(&wl->wake_timer);
 	wl->stop_reason = reason;
 	if (wl->stopping)
 		return;
@@ -239,7 +239,7 @@ lc_free(struct rt_workload *wl)
 	log_debug("workload %s: forgotten", wl->name);
 	control_gone(wl);
 	ready_stop(wl);
-	evtimer_del(&wl->wake_timer);
+	timer_disarm(&wl->wake_timer);
 	process_clear(wl);
 	docker_clear(wl);
 	RB_REMOVE(rt_workloads, &rt->workloads, wl);
@@ -280,8 +280,7 @@ lifecycle_find(const char *name)
 {
 	struct rt_workload	 key;
 
-	if (strlcpy(key.name, name, sizeof(key.name)) >= sizeof(key.name))
-		return (NULL);
+	key.name = name;
 	return (RB_FIND(rt_workloads, &rt->workloads, &key));
 }
 
@@ -510,7 +509,7 @@ lifecycle_ready(struct rt_workload *wl)
 {
 	if (wl->state != WL_WAKING)
 		return;
-	evtimer_del(&wl->wake_timer);
+	timer_disarm(&wl->wake_timer);
 	state_set(wl, WL_RUNNING, RT_REASON_READY, NULL);
 }
 
@@ -589,15 +588,18 @@ static struct rt_workload *
 wl_new(const char *name)
 {
 	struct rt_workload	*wl;
+	size_t			 len;
 
-	if ((wl = calloc(1, sizeof(*wl))) == NULL)
+	/* the name in the same allocation, no longer */
+	len = strlen(name) + 1;
+	if ((wl = calloc(1, sizeof(*wl) + len)) == NULL)
 		fatal("%s: calloc", __func__);
-	strlcpy(wl->name, name, sizeof(wl->name));
+	memcpy(wl->namebuf, name, len);
+	wl->name = wl->namebuf;
 	wl->state = WL_ASLEEP;
 	since_now(wl);
 	wl->keep_warm = -1;
 	TAILQ_INIT(&wl->waiters);
-	evtimer_set(&wl->wake_timer, wake_timer_fired, wl);
 	process_init(wl);
 	RB_INSERT(rt_workloads, &rt->workloads, wl);
 	return (wl);

@@ -36,7 +36,7 @@ struct rt_process {
 	int			 spawning;	/* no SPAWNED yet */
 	int			 stop_wanted;	/* once SPAWNED */
 	int			 stopping;	/* stop signal sent */
-	struct event		 kill_timer;	/* then SIGKILL */
+	struct event		*kill_timer;	/* then SIGKILL */
 	/* as the definition it was started with says */
 	int			 stopsig;
 	int64_t			 stop_timeout;
@@ -44,7 +44,7 @@ struct rt_process {
 
 struct rt_workload {
 	RB_ENTRY(rt_workload)	 entry;		/* by name */
-	char			 name[ORCHD_NAME_MAX];
+	const char		*name;		/* namebuf, or a key's */
 	/* the current generation's; NULL once removed from it */
 	struct workload_conf	*conf;
 	/* the driver of the instance that runs, or ran last */
@@ -52,7 +52,7 @@ struct rt_workload {
 	enum workload_state	 state;
 	time_t			 since;		/* wall clock */
 	int64_t			 since_ms;
-	struct sockaddr_storage	 addr;		/* it listens */
+	union wl_addr		 addr;		/* it listens */
 	socklen_t		 addrlen;
 
 	int			 stopping;	/* driver stop begun */
@@ -64,11 +64,12 @@ struct rt_workload {
 	int			 keep_warm;	/* -1: as configured */
 	struct rt_waiters	 waiters;
 
-	struct event		 wake_timer;
+	struct event		*wake_timer;	/* while waking */
 	struct rt_probe		*probe;		/* readiness */
 
 	struct rt_process	 proc;
 	struct rt_docker	*docker;	/* driver_docker.c */
+	char			 namebuf[];	/* as long as the name */
 };
 RB_HEAD(rt_workloads, rt_workload);
 RB_PROTOTYPE(rt_workloads, rt_workload, entry, rt_workload_cmp);

@@ -25,6 +25,7 @@ cat >"$T/want" <<'EOF'
 0555 usr/local/libexec/orchd/gatewayd
 0555 usr/local/libexec/orchd/reaperd
 0555 usr/local/libexec/orchd/runtimed
+0555 usr/local/libexec/orchd/stored
 0555 usr/local/sbin/orchctl
 0555 usr/local/sbin/orchd
 0555 usr/local/share/examples/orchd/rc.d/orchd
@@ -40,7 +41,7 @@ grep -Ev '^(|usr|usr/local(/.*)?)$' "$T/dirs"
 for p in orchd orchctl; do
 	check "sbin/$p is the build's" cmp -s "$BUILD/$p" "$R/usr/local/sbin/$p"
 done
-for p in gatewayd reaperd runtimed; do
+for p in stored gatewayd reaperd runtimed; do
 	check "libexec/orchd/$p is the build's" \
 	    cmp -s "$BUILD/$p" "$R/usr/local/libexec/orchd/$p"
 done

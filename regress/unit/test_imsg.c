@@ -211,6 +211,43 @@ test_roundtrip_large(void **state)
 		roundtrip(p, sizes[i], 100 + i);
 }
 
+/*
+ * A big maxsize allocates nothing up front; a big message grows the read
+ * buffer, and draining it gives the memory back.
+ */
+static void
+test_rbuf_grows_and_shrinks(void **state)
+{
+	struct pair	*p = *state;
+	struct imsg	 imsg;
+	unsigned char	*big;
+	const size_t	 len = 300000;
+	int		 i;
+
+	assert_int_equal(imsgbuf_set_maxsize(&p->tx, IMSG_MAXSIZE_LIMIT), 0);
+	assert_int_equal(imsgbuf_set_maxsize(&p->rx, IMSG_MAXSIZE_LIMIT), 0);
+	assert_int_equal(p->rx.rsize, IMSG_RBUF_SIZE);
+	assert_non_null(big = malloc(len));
+	fill(big, len, 5);
+	assert_int_equal(imsg_compose(&p->tx, 5, 0, 0, -1, big, len), 0);
+	assert_int_equal(imsg_compose(&p->tx, 6, 0, 0, -1, "x", 1), 0);
+	for (i = 0; i < 1000 && p->rx.rsize < len; i++) {
+		assert_int_equal(imsgbuf_write(&p->tx), 0);
+		assert_int_equal(imsgbuf_read(&p->rx), 1);
+	}
+	assert_int_equal(p->rx.rsize, IMSG_HEADER_SIZE + len);
+	transfer(p, &imsg);
+	assert_int_equal(imsg_get_type(&imsg), 5);
+	assert_int_equal(imsg_get_data(&imsg, big, len), 0);
+	imsg_free(&imsg);
+	transfer(p, &imsg);
+	assert_int_equal(imsg_get_type(&imsg), 6);
+	imsg_free(&imsg);
+	assert_int_equal(p->rx.rsize, IMSG_RBUF_SIZE);
+	assert_int_equal(p->rx.rlen, 0);
+	free(big);
+}
+
 static void
 test_pid(void **state)
 {
@@ -819,6 +856,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_roundtrip_sizes,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_roundtrip_large,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rbuf_grows_and_shrinks,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_composev,
