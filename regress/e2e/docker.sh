@@ -472,10 +472,10 @@ ign_conf "$IGNSHORT" ignshort.test "$P_IGNSHORT" 'init no' \
     'stop timeout 2s' >>"$T/orchd.conf"
 check "orchd starts with the SIGTERM-ignoring workloads" start_orchd
 
-# pid1 NAME: the name of the container's process 1, as the host sees it
+# pid1 NAME: the name of the container's process 1
+# (read inside the container: the daemon's pid namespace need not be ours)
 pid1() {
-	cat "/proc/$(docker inspect -f '{{.State.Pid}}' "orchd-$1" \
-	    2>/dev/null)/comm" 2>/dev/null
+	docker exec "orchd-$1" cat /proc/1/comm 2>/dev/null
 }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # suspend_ms NAME: how long orchctl suspend NAME took, in milliseconds
