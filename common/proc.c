@@ -234,7 +234,7 @@ int
 proc_composev(struct privsep *ps, enum privsep_procid to, uint32_t type,
     uint32_t peerid, const struct iovec *iov, int iovcnt)
 {
-	int	 i;
+	int	 i, ret = 0, saved = 0;
 
 	if ((unsigned int)to >= PROC_MAX) {
 		errno = EINVAL;
@@ -247,11 +247,16 @@ proc_composev(struct privsep *ps, enum privsep_procid to, uint32_t type,
 		errno = EPIPE;
 		return (-1);
 	}
+	/* as proc_compose: every gateway gets it, the first failure counts */
 	for (i = 0; i < ps->ngateways; i++)
 		if (composev_one(ps->gateways[i], type, peerid, iov,
-		    iovcnt) == -1)
-			return (-1);
-	return (0);
+		    iovcnt) == -1 && ret == 0) {
+			saved = errno;
+			ret = -1;
+		}
+	if (ret == -1)
+		errno = saved;
+	return (ret);
 }
 
 static const struct proc_handler *

@@ -103,7 +103,7 @@ child_name(struct orchd *env, const struct child *ch)
 {
 	static char	 buf[32];
 
-	if (ch->id != PROC_GATEWAY || env->prefork == 1)
+	if (ch->id != PROC_GATEWAY || env->conf->gateway.prefork == 1)
 		return (proc_name(ch->id));
 	snprintf(buf, sizeof(buf), "%s %d", proc_name(ch->id), ch->instance);
 	return (buf);
@@ -228,7 +228,7 @@ spawn_child(struct orchd *env, enum privsep_procid id, int instance)
 		log_debug("runtimed: docker socket %s, root %s, group %s",
 		    sock, root, gid != (gid_t)-1 ? group : "none");
 	}
-	if (id == PROC_GATEWAY && env->prefork > 1) {
+	if (id == PROC_GATEWAY && env->conf->gateway.prefork > 1) {
 		snprintf(inst, sizeof(inst), "%d", instance);
 		argv[argc++] = "-i";
 		argv[argc++] = inst;
@@ -597,13 +597,12 @@ main(int argc, char *argv[])
 	signal_add(&ev_int, NULL);
 	signal_add(&ev_chld, NULL);
 
-	env.prefork = env.conf->gateway.prefork;
 	for (id = PROC_PARENT + 1; id < PROC_MAX; id++) {
 		if (id != PROC_GATEWAY) {
 			spawn_child(&env, id, 0);
 			continue;
 		}
-		for (i = 0; i < env.prefork; i++)
+		for (i = 0; i < env.conf->gateway.prefork; i++)
 			spawn_child(&env, id, i);
 	}
 	connect_children(&env);

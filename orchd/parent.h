@@ -28,7 +28,6 @@ struct orchd {
 	int			 verbose;
 	struct child		 children[CHILDREN_MAX];
 	int			 nchildren;
-	int			 prefork;	/* gateways started */
 	int			 nready;
 	int			 shutting_down;
 
