@@ -51,12 +51,8 @@ for f in web warm; do
 	chown _orchd "$T/$f.starts"
 done
 
-cat >"$T/orchd.conf" <<CONF
-user "_orchd"
-chroot "/var/empty"
-database "$T/db/orchd.db"
-socket "$SOCK"
-log directory "$T/log"
+conf_head >"$T/orchd.conf"
+cat >>"$T/orchd.conf" <<CONF
 idle timeout 2s
 reaper interval 1s
 wake timeout 10s

@@ -109,20 +109,13 @@ workload "$n" {
 	port $p
 	health path "/index.html"
 CONF
-	for x in "$@"; do
-		printf '\t%s\n' "$x"
-	done
-	echo "}"
+	conf_end "$@"
 }
 
 # write_conf [KEEP-IMAGE]: the main configuration
 write_conf() {
-	cat >"$T/orchd.conf" <<CONF
-user "_orchd"
-chroot "/var/empty"
-database "$T/db/orchd.db"
-socket "$SOCK"
-log directory "$T/log"
+	conf_head >"$T/orchd.conf"
+	cat >>"$T/orchd.conf" <<CONF
 idle timeout 5m
 wake timeout 20s
 reaper interval 1s
@@ -385,12 +378,8 @@ stop_orchd
 
 # 11. a daemon that cannot be reached: 503, orchd keeps running, and
 # recovers once the socket is there
-cat >"$T/orchd.conf" <<CONF
-user "_orchd"
-chroot "/var/empty"
-database "$T/db/orchd.db"
-socket "$SOCK"
-log directory "$T/log"
+conf_head >"$T/orchd.conf"
+cat >>"$T/orchd.conf" <<CONF
 docker socket "$T/dock/docker.sock"
 reaper interval 1s
 listen on 127.0.0.1 port $GW
@@ -450,17 +439,10 @@ workload "$n" {
 	port $p
 	idle timeout 5m
 CONF
-	for x in "$@"; do
-		printf '\t%s\n' "$x"
-	done
-	echo "}"
+	conf_end "$@"
 }
-cat >"$T/orchd.conf" <<CONF
-user "_orchd"
-chroot "/var/empty"
-database "$T/db/orchd.db"
-socket "$SOCK"
-log directory "$T/log"
+conf_head >"$T/orchd.conf"
+cat >>"$T/orchd.conf" <<CONF
 reaper interval 1s
 listen on 127.0.0.1 port $GW
 

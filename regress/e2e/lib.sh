@@ -103,6 +103,25 @@ free_port() {
 	echo "$fp"
 }
 
+# conf_head: the lines every test's orchd.conf begins with
+conf_head() {
+	cat <<CONF
+user "_orchd"
+chroot "/var/empty"
+database "$T/db/orchd.db"
+socket "$SOCK"
+log directory "$T/log"
+CONF
+}
+
+# conf_end [LINE...]: the rest of a workload block, a setting a line
+conf_end() {
+	for x in "$@"; do
+		printf '\t%s\n' "$x"
+	done
+	echo "}"
+}
+
 # a process of ours that exited stays a zombie until waited for
 dead() {
 	[ ! -e "/proc/$1/stat" ] ||

@@ -26,10 +26,8 @@ printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
 
 write_conf() {	# write_conf PREFORK
-	cat >"$T/orchd.conf" <<CONF
-socket "$SOCK"
-log directory "$T/log"
-database "$T/db/orchd.db"
+	conf_head >"$T/orchd.conf"
+	cat >>"$T/orchd.conf" <<CONF
 prefork $1
 idle timeout 2s
 reaper interval 1s

@@ -9,12 +9,8 @@ ensure_user
 
 mkdir -p "$T/log"
 write_conf() {
-	cat >"$T/orchd.conf" <<CONF
-user "_orchd"
-chroot "/var/empty"
-database "$T/db/orchd.db"
-socket "$SOCK"
-log directory "$T/log"
+	conf_head >"$T/orchd.conf"
+	cat >>"$T/orchd.conf" <<CONF
 idle timeout 5m
 
 workload "hello" {

@@ -43,17 +43,10 @@ workload "$n" {
 	command "/bin/sh '$T/ign.sh' $p"
 	port $p
 CONF
-	for x in "$@"; do
-		printf '\t%s\n' "$x"
-	done
-	echo "}"
+	conf_end "$@"
 }
-cat >"$T/orchd.conf" <<CONF
-user "_orchd"
-chroot "/var/empty"
-database "$T/db/orchd.db"
-socket "$SOCK"
-log directory "$T/log"
+conf_head >"$T/orchd.conf"
+cat >>"$T/orchd.conf" <<CONF
 idle timeout 5m
 reaper interval 1s
 wake timeout 10s

@@ -110,12 +110,8 @@ chmod -R a+rX "$T/www"
 
 # write_conf [warm]: the configuration, with the keep warm workload or not
 write_conf() {
-	cat >"$T/orchd.conf" <<CONF
-user "_orchd"
-chroot "/var/empty"
-database "$T/db/orchd.db"
-socket "$SOCK"
-log directory "$T/log"
+	conf_head >"$T/orchd.conf"
+	cat >>"$T/orchd.conf" <<CONF
 idle timeout 5m
 wake timeout 10s
 reaper interval 1s
