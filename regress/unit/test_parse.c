@@ -491,6 +491,10 @@ static const struct bad {
 	    "init \"maybe\": yes or no", 1 },
 	{ "bad-process-init.conf", "bad-process-init.conf:1",
 	    "workload \"a\": init is only for driver docker", 1 },
+	{ "bad-prefork-range.conf", "bad-prefork-range.conf:2",
+	    "prefork 0 out of range (1-32)", 1 },
+	{ "bad-prefork-dup.conf", "bad-prefork-dup.conf:3",
+	    "prefork already set", 1 },
 };
 
 static void
@@ -581,6 +585,35 @@ bad_text(const char *text, size_t len, int line, const char *msg)
 		print_lines();
 		fail_msg("expected \"%s%s\"", where, msg);
 	}
+}
+
+/* prefork: 1 when not said, and the number said, 1 to 32 */
+static void
+test_prefork(void **state)
+{
+	struct orchd_conf	*conf;
+	char			 path[] = "/tmp/orchd-test-XXXXXX";
+	const char		*text = "prefork 32\n";
+	int			 fd;
+
+	conf = parse_config(CONFDIR "good.conf", 0);
+	assert_non_null(conf);
+	assert_int_equal(conf->gateway.prefork, 1);
+	free_config(conf);
+
+	capture_reset();
+	assert_int_not_equal((fd = mkstemp(path)), -1);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	conf = parse_config(path, 0);
+	unlink(path);
+	assert_non_null(conf);
+	assert_int_equal(conf->gateway.prefork, 32);
+	free_config(conf);
+
+	bad_text("prefork 33\n", 11, 1, "prefork 33 out of range (1-32)");
+	bad_text("prefork -1\n", 11, 1, "out of range");
+	bad_text("prefork two\n", 12, 1, "syntax error");
 }
 
 static void
@@ -1244,6 +1277,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_include_self, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_prefork, setup, teardown),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_json_roundtrip),
 		cmocka_unit_test(test_json_units),
