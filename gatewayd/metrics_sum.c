@@ -63,12 +63,18 @@ metrics_sum_free(struct metrics_sum *sum)
 	free(sum);
 }
 
-const struct gw_metrics_wl *
-metrics_sum_find(const struct metrics_sum *sum, const char *name)
+static struct gw_metrics_wl *
+sum_entry(const struct metrics_sum *sum, const char *name)
 {
 	if (sum == NULL || sum->nwl == 0)
 		return (NULL);
 	return (bsearch(name, sum->wl, sum->nwl, sizeof(*sum->wl), sum_cmp));
+}
+
+const struct gw_metrics_wl *
+metrics_sum_find(const struct metrics_sum *sum, const char *name)
+{
+	return (sum_entry(sum, name));
 }
 
 void
@@ -77,8 +83,7 @@ metrics_sum_add(struct metrics_sum *sum, const struct gw_metrics_wl *add)
 	struct gw_metrics_wl	*e;
 	int			 i;
 
-	if ((e = (struct gw_metrics_wl *)metrics_sum_find(sum, add->name)) ==
-	    NULL)
+	if ((e = sum_entry(sum, add->name)) == NULL)
 		return;
 	for (i = 0; i < 5; i++)
 		e->requests[i] += add->requests[i];
