@@ -22,9 +22,29 @@ static void
 child_usage(const char *name)
 {
 	fprintf(stderr, "usage: %s [-dv] [-f file] [-g gid] [-i instance] "
-	    "-u user [-c root]\n"
+	    "-u uid:gid [-c root]\n"
 	    "%s is started by orchd(8), not by hand.\n", name, name);
 	exit(1);
+}
+
+/* -u uid:gid, the numbers the parent looked up */
+static int
+child_ids(const char *arg, uid_t *uid, gid_t *gid)
+{
+	char		 buf[32], *colon;
+	const char	*errstr;
+
+	if (strlcpy(buf, arg, sizeof(buf)) >= sizeof(buf) ||
+	    (colon = strchr(buf, ':')) == NULL)
+		return (-1);
+	*colon++ = '\0';
+	*uid = strtonum(buf, 0, INT_MAX, &errstr);
+	if (errstr != NULL)
+		return (-1);
+	*gid = strtonum(colon, 0, INT_MAX, &errstr);
+	if (errstr != NULL)
+		return (-1);
+	return (0);
 }
 
 /* route libevent's own complaints through our log */
@@ -43,10 +63,11 @@ child_start(struct privsep *ps, int argc, char *argv[],
     size_t nhandlers, int privflags)
 {
 	static char	 title[32];
-	const char	*user = NULL, *root = NULL, *errstr;
-	gid_t		 gid;
+	const char	*root = NULL, *errstr;
+	uid_t		 uid = 0;
+	gid_t		 gid, ugid = 0;
 	uint32_t	 seed;
-	int		 ch, debug = 0, verbose = 0, instance = -1;
+	int		 ch, debug = 0, verbose = 0, instance = -1, ids = 0;
 
 	while ((ch = getopt(argc, argv, "c:df:g:i:u:v")) != -1) {
 		switch (ch) {
@@ -75,7 +96,9 @@ child_start(struct privsep *ps, int argc, char *argv[],
 				child_usage(proc_name(id));
 			break;
 		case 'u':
-			user = optarg;
+			if (child_ids(optarg, &uid, &ugid) == -1)
+				child_usage(proc_name(id));
+			ids = 1;
 			break;
 		case 'v':
 			verbose++;
@@ -84,7 +107,7 @@ child_start(struct privsep *ps, int argc, char *argv[],
 			child_usage(proc_name(id));
 		}
 	}
-	if (user == NULL || optind != argc)
+	if (!ids || optind != argc)
 		child_usage(proc_name(id));
 
 	log_init(debug, LOG_DAEMON);
@@ -115,7 +138,7 @@ child_start(struct privsep *ps, int argc, char *argv[],
 	event_set_log_callback(child_event_log);
 	if (event_init() == NULL)
 		fatalx("event_init");
-	privdrop(user, root, privflags);
+	privdrop(uid, ugid, root, privflags);
 	proc_child_init(ps, id, handlers, nhandlers);
 	proc_child_ready(ps);
 	log_debug("%s: started", title);

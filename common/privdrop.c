@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <grp.h>
-#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -73,9 +72,8 @@ privdrop_group(gid_t gid)
 }
 
 void
-privdrop(const char *user, const char *root, int flags)
+privdrop(uid_t uid, gid_t gid, const char *root, int flags)
 {
-	struct passwd	*pw;
 	uid_t		 ruid, euid, suid;
 	gid_t		 rgid, egid, sgid;
 	pid_t		 parent = getppid();
@@ -94,8 +92,6 @@ privdrop(const char *user, const char *root, int flags)
 			fatal("prctl PR_SET_NO_NEW_PRIVS");
 		return;
 	}
-	if ((pw = getpwnam(user)) == NULL)
-		fatalx("unknown user %s", user);
 	if ((flags & PRIVDROP_NONET) && unshare(CLONE_NEWNET) == -1)
 		fatal("unshare network namespace");
 	if (root != NULL) {
@@ -105,19 +101,21 @@ privdrop(const char *user, const char *root, int flags)
 			fatal("chdir /");
 	}
 	privdrop_capbset();
-	if (setgroups(1, privdrop_gid != (gid_t)-1 ? &privdrop_gid :
-	    &pw->pw_gid) == -1 ||
-	    setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) == -1 ||
-	    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) == -1)
-		fatal("cannot drop privileges to %s", user);
+	if (setgroups(1, privdrop_gid != (gid_t)-1 ? &privdrop_gid : &gid)
+	    == -1 ||
+	    setresgid(gid, gid, gid) == -1 ||
+	    setresuid(uid, uid, uid) == -1)
+		fatal("cannot drop privileges to uid %u gid %u",
+		    (unsigned int)uid, (unsigned int)gid);
 	if (getresuid(&ruid, &euid, &suid) == -1 ||
 	    getresgid(&rgid, &egid, &sgid) == -1 ||
-	    ruid != pw->pw_uid || euid != pw->pw_uid || suid != pw->pw_uid ||
-	    rgid != pw->pw_gid || egid != pw->pw_gid || sgid != pw->pw_gid)
-		fatalx("privilege drop to %s did not stick", user);
-	if (pw->pw_uid != 0 && setuid(0) != -1)
+	    ruid != uid || euid != uid || suid != uid ||
+	    rgid != gid || egid != gid || sgid != gid)
+		fatalx("privilege drop to uid %u did not stick",
+		    (unsigned int)uid);
+	if (uid != 0 && setuid(0) != -1)
 		fatalx("could regain root after dropping privileges");
-	if (pw->pw_uid != 0)
+	if (uid != 0)
 		privdrop_nocaps();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
 		fatal("prctl PR_SET_NO_NEW_PRIVS");

@@ -153,7 +153,7 @@ const struct cfg_generation *cfg_current(void);
 
 /* privilege drop (common/privdrop.c) */
 #define PRIVDROP_NONET	0x01		/* an empty network namespace */
-void		 privdrop(const char *, const char *, int);
+void		 privdrop(uid_t, gid_t, const char *, int);
 void		 privdrop_group(gid_t);
 
 #endif /* ORCHD_PROC_H */

@@ -185,7 +185,7 @@ spawn_child(struct orchd *env, enum privsep_procid id, int instance)
 {
 	struct child	*ch;
 	char		 path[PATH_MAX], root[PATH_MAX], sock[PATH_MAX];
-	char		 group[16], inst[16];
+	char		 group[16], inst[16], ids[32];
 	char		*argv[16];
 	const char	*helper = NULL;
 	gid_t		 gid;
@@ -233,8 +233,15 @@ spawn_child(struct orchd *env, enum privsep_procid id, int instance)
 		argv[argc++] = "-i";
 		argv[argc++] = inst;
 	}
+	/*
+	 * The user as numbers, looked up once here: a child needs no
+	 * passwd database (nor the name service modules a statically
+	 * linked child could not load).
+	 */
+	snprintf(ids, sizeof(ids), "%u:%u", (unsigned int)env->uid,
+	    (unsigned int)env->gid);
 	argv[argc++] = "-u";
-	argv[argc++] = env->conf->user;
+	argv[argc++] = ids;
 	argv[argc++] = "-c";
 	argv[argc++] = root;
 	if (env->debug)
@@ -501,6 +508,8 @@ prepare_dirs(struct orchd *env)
 	if ((pw = getpwnam(env->conf->user)) == NULL)
 		fatalx("user %s does not exist: create it (see orchd(8)) "
 		    "or set user in %s", env->conf->user, env->conffile);
+	env->uid = pw->pw_uid;
+	env->gid = pw->pw_gid;
 	database_dir(env->conf->database, dir, sizeof(dir));
 	/* a directory made here belongs to the store; one found is kept */
 	if (mkdir(dir, 0700) == 0) {
@@ -567,10 +576,12 @@ main(int argc, char *argv[])
 
 	log_init(env.debug, LOG_DAEMON);
 	log_procinit("parent");
-	if (geteuid() != 0)
+	if (geteuid() != 0) {
 		log_warnx("running as uid %d, not root: the children keep "
 		    "this user and are not chrooted", geteuid());
-	else
+		env.uid = geteuid();
+		env.gid = getegid();
+	} else
 		prepare_dirs(&env);
 
 	control_init(env.conf->socket);

@@ -30,6 +30,9 @@ struct orchd {
 	int			 nchildren;
 	int			 nready;
 	int			 shutting_down;
+	/* the configured user's ids, given to each child as numbers */
+	uid_t			 uid;
+	gid_t			 gid;
 
 	/* the configuration transaction under way, if any */
 	uint32_t		 generation;
