@@ -22,6 +22,24 @@ PKG_CONFIG	?= pkg-config
 PKGS		 = libevent libtls libbsd-overlay sqlite3 jansson libseccomp
 PKG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS))
+
+# make STATIC=1: the four children (not orchd, which looks the user up
+# in the name service, nor orchctl) are linked statically, as position
+# independent executables.  Each then maps its own copy of the parts of
+# libc it calls instead of all of libc.so: less RSS, more memory that is
+# nobody else's, and a library's security fix needs a rebuild.  See
+# bench/README.md for the figures.  libbsd comes first: libtls carries a
+# getprogname of its own.
+STATIC		?=
+ifneq ($(STATIC),)
+CHILD_LDFLAGS	 = -static-pie
+CHILD_PKG	 = --static
+endif
+child_libs	 = $(shell $(PKG_CONFIG) --libs $(CHILD_PKG) libbsd-overlay $(1))
+STORE_LIBS	:= $(call child_libs,libevent sqlite3 jansson libseccomp)
+GATEWAY_LIBS	:= $(call child_libs,libevent libtls jansson libseccomp)
+REAPER_LIBS	:= $(call child_libs,libevent jansson libseccomp)
+RUNTIME_LIBS	:= $(call child_libs,libevent jansson libseccomp libmd)
 CMOCKA_LIBS	:= $(shell $(PKG_CONFIG) --libs cmocka)
 
 WARNINGS	 = -Wall -Wextra -Werror -Wstrict-prototypes \
@@ -59,7 +77,6 @@ RUNTIME_OBJS	:= $(call objs,$(RUNTIME_SRCS))
 # runtimed reads the Docker daemon's answers with the gateway's parser,
 # and hashes container definitions with libmd's SHA-256
 RUNTIME_OBJS	+= $(OBJ)/gatewayd/http.o
-RUNTIME_LIBS	:= $(shell $(PKG_CONFIG) --libs libmd)
 ORCHCTL_OBJS	:= $(call objs,$(ORCHCTL_SRCS))
 LIBCOMMON	 = $(BUILD)/libcommon.a
 
@@ -102,16 +119,16 @@ $(BUILD)/orchd: $(ORCHD_OBJS) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/stored: $(STORE_OBJS) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) $(CHILD_LDFLAGS) -o $@ $^ $(STORE_LIBS)
 
 $(BUILD)/gatewayd: $(GATEWAY_OBJS) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) $(CHILD_LDFLAGS) -o $@ $^ $(GATEWAY_LIBS)
 
 $(BUILD)/reaperd: $(REAPER_OBJS) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) $(CHILD_LDFLAGS) -o $@ $^ $(REAPER_LIBS)
 
 $(BUILD)/runtimed: $(RUNTIME_OBJS) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(RUNTIME_LIBS)
+	$(CC) $(LDFLAGS) $(CHILD_LDFLAGS) -o $@ $^ $(RUNTIME_LIBS)
 
 $(OBJ)/runtimed/%.o: CPPFLAGS += -Igatewayd
 
