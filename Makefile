@@ -22,6 +22,10 @@ PKG_CONFIG	?= pkg-config
 PKGS		 = libevent libtls libbsd-overlay sqlite3 jansson libseccomp
 PKG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS))
+# the parent's own list: no libtls, so no libssl or libcrypto mapped as
+# root (gatewayd -n checks TLS keypairs for it) and no sqlite
+ORCHD_PKGS	 = libevent libbsd-overlay jansson
+ORCHD_LIBS	:= $(shell $(PKG_CONFIG) --libs $(ORCHD_PKGS))
 CMOCKA_LIBS	:= $(shell $(PKG_CONFIG) --libs cmocka)
 
 WARNINGS	 = -Wall -Wextra -Werror -Wstrict-prototypes \
@@ -99,7 +103,7 @@ $(LIBCOMMON): $(COMMON_OBJS)
 	ar rcs $@ $^
 
 $(BUILD)/orchd: $(ORCHD_OBJS) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(ORCHD_LIBS)
 
 $(BUILD)/stored: $(STORE_OBJS) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
