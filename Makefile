@@ -23,6 +23,11 @@ PKGS		 = libevent libtls libbsd-overlay sqlite3 jansson libseccomp
 PKG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS))
 
+# the parent's own list: no libtls, so no libssl or libcrypto mapped as
+# root (gatewayd -n checks TLS keypairs for it) and no sqlite
+ORCHD_PKGS	 = libevent libbsd-overlay jansson
+ORCHD_LIBS	:= $(shell $(PKG_CONFIG) --libs $(ORCHD_PKGS))
+
 # make STATIC=1: the four children (not orchd, which looks the user up
 # in the name service, nor orchctl) are linked statically, as position
 # independent executables.  Each then maps its own copy of the parts of
@@ -116,7 +121,7 @@ $(LIBCOMMON): $(COMMON_OBJS)
 	ar rcs $@ $^
 
 $(BUILD)/orchd: $(ORCHD_OBJS) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(ORCHD_LIBS)
 
 $(BUILD)/stored: $(STORE_OBJS) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) $(CHILD_LDFLAGS) -o $@ $^ $(STORE_LIBS)

@@ -27,26 +27,6 @@ child_usage(const char *name)
 	exit(1);
 }
 
-/* -u uid:gid, the numbers the parent looked up */
-static int
-child_ids(const char *arg, uid_t *uid, gid_t *gid)
-{
-	char		 buf[32], *colon;
-	const char	*errstr;
-
-	if (strlcpy(buf, arg, sizeof(buf)) >= sizeof(buf) ||
-	    (colon = strchr(buf, ':')) == NULL)
-		return (-1);
-	*colon++ = '\0';
-	*uid = strtonum(buf, 0, INT_MAX, &errstr);
-	if (errstr != NULL)
-		return (-1);
-	*gid = strtonum(colon, 0, INT_MAX, &errstr);
-	if (errstr != NULL)
-		return (-1);
-	return (0);
-}
-
 /* route libevent's own complaints through our log */
 static void
 child_event_log(int severity, const char *msg)
@@ -96,7 +76,7 @@ child_start(struct privsep *ps, int argc, char *argv[],
 				child_usage(proc_name(id));
 			break;
 		case 'u':
-			if (child_ids(optarg, &uid, &ugid) == -1)
+			if (privdrop_ids(optarg, &uid, &ugid) == -1)
 				child_usage(proc_name(id));
 			ids = 1;
 			break;

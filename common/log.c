@@ -47,6 +47,12 @@ log_getverbose(void)
 	return (log_verbose);
 }
 
+int
+log_getstderr(void)
+{
+	return (log_debug_stderr);
+}
+
 void
 log_capture(void (*fn)(int, const char *))
 {

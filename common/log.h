@@ -16,6 +16,7 @@ void	log_setverbose(int);
 /* tests: every formatted line also goes to fn (NULL to stop) */
 void	log_capture(void (*)(int, const char *));
 int	log_getverbose(void);
+int	log_getstderr(void);		/* lines go to stderr? */
 void	log_warn(const char *, ...)
 	    __attribute__((__format__ (printf, 1, 2)));
 void	log_warnx(const char *, ...)

@@ -561,6 +561,38 @@ struct cfg_tls {
 };
 
 /*
+ * The parent does not parse keys: a configuration's keypairs are
+ * checked by the gateway program, run as "gatewayd -n" for that alone.
+ * On TLS_CHECK_FD the parent writes pieces, each a struct tls_check_hdr
+ * and len bytes (1 to ORCHD_TLS_FILE_MAX): every SNI keypair (its
+ * CFG_TLS_SNI_CERT, then its CFG_TLS_SNI_KEY), then each TLS listener's
+ * (CFG_TLS_LISTENER_CERT, CFG_TLS_LISTENER_KEY), then shuts its side.
+ * The checker checks a listener, with all the SNI keypairs, once its key
+ * is in.  At the first failure it answers one struct tls_check_fail and
+ * the error's text, and exits 1; all good, it exits 0 without a word.
+ */
+#define TLS_CHECK_FD		3
+#define TLS_CHECK_MSG_MAX	1024	/* the text, NUL not sent */
+
+struct tls_check_hdr {
+	int32_t			 what;		/* enum cfg_tls_what */
+	uint32_t		 len;
+};
+
+enum tls_check_what {
+	TLS_CHECK_LISTENER_KEYPAIR = 0,	/* the keypair of TLS listener n */
+	TLS_CHECK_SNI_KEYPAIR,		/* SNI keypair n, in the order sent */
+	TLS_CHECK_LISTENER,		/* TLS listener n, all keypairs in */
+	TLS_CHECK_OTHER			/* the text says it all */
+};
+
+struct tls_check_fail {
+	int32_t			 what;		/* enum tls_check_what */
+	uint32_t		 n;		/* from 0 */
+	uint32_t		 len;		/* of the text that follows */
+};
+
+/*
  * The HTTP API.  A workload created through it is at most this many
  * bytes of JSON on its way to the parent; the key at most
  * ORCHD_API_KEY_MAX bytes.

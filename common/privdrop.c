@@ -11,6 +11,8 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -60,6 +62,26 @@ privdrop_nocaps(void)
 		if (data[i].effective != 0 || data[i].permitted != 0 ||
 		    data[i].inheritable != 0)
 			fatalx("capabilities left after dropping privileges");
+}
+
+/* -u uid:gid, the numbers the parent looked up */
+int
+privdrop_ids(const char *arg, uid_t *uid, gid_t *gid)
+{
+	char		 buf[32], *colon;
+	const char	*errstr;
+
+	if (strlcpy(buf, arg, sizeof(buf)) >= sizeof(buf) ||
+	    (colon = strchr(buf, ':')) == NULL)
+		return (-1);
+	*colon++ = '\0';
+	*uid = strtonum(buf, 0, INT_MAX, &errstr);
+	if (errstr != NULL)
+		return (-1);
+	*gid = strtonum(colon, 0, INT_MAX, &errstr);
+	if (errstr != NULL)
+		return (-1);
+	return (0);
 }
 
 /* a supplementary group, instead of none: runtimed's Docker socket's */

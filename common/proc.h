@@ -155,5 +155,6 @@ const struct cfg_generation *cfg_current(void);
 #define PRIVDROP_NONET	0x01		/* an empty network namespace */
 void		 privdrop(uid_t, gid_t, const char *, int);
 void		 privdrop_group(gid_t);
+int		 privdrop_ids(const char *, uid_t *, gid_t *);
 
 #endif /* ORCHD_PROC_H */

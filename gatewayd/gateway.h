@@ -261,6 +261,9 @@ ssize_t		 tls_conn_read(struct gw_conn *);
 ssize_t		 tls_conn_write(struct gw_conn *);
 void		 tls_conn_close(struct gw_conn *);
 
+/* tls_check.c: gatewayd -n, for the parent */
+__dead void	 tls_check_main(int, char *[]);
+
 /* conn.c */
 void		 conn_accept(int, short, void *);
 void		 conn_resume(struct gw_conn *);

@@ -6,6 +6,7 @@
 
 #include <event.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -45,6 +46,9 @@ main(int argc, char *argv[])
 {
 	extern char	**environ;
 
+	/* the parent's check of TLS keypairs, and nothing else */
+	if (argc > 1 && strcmp(argv[1], "-n") == 0)
+		tls_check_main(argc, argv);
 	setproctitle_init(argc, argv, environ);
 	RB_INIT(&gw->workloads);
 	RB_INIT(&gw->exact);

@@ -15,7 +15,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <tls.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -83,8 +82,8 @@ config_pack(struct orchd_conf *conf)
  * TLS certificates and keys are read here, by the parent, as root: the
  * gateway's chroot holds no key file and the gateway could not read one.
  * They are read at start and at every reload (so a renewed certificate
- * is picked up by SIGHUP), checked with libtls, passed to the gateway as
- * bytes and then forgotten.
+ * is picked up by SIGHUP), checked by the gateway program (keycheck.c),
+ * passed to the gateway as bytes and then forgotten.
  */
 static uint8_t *
 tls_file_read(const char *path, size_t *lenp)
@@ -144,47 +143,6 @@ keypair_repeated(const struct orchd_conf *conf, const struct keypair_conf *kp)
 	return (0);
 }
 
-/* what the gateway will do with these bytes, done once here to check */
-static int
-tls_check(const struct orchd_conf *conf, const struct listener_conf *l)
-{
-	const struct keypair_conf	*kp;
-	struct tls_config		*cfg;
-	struct tls			*ctx = NULL;
-	int				 rv = -1;
-
-	if ((cfg = tls_config_new()) == NULL) {
-		log_warnx("tls_config_new failed");
-		return (-1);
-	}
-	if (tls_config_set_keypair_mem(cfg, l->tls_cert_mem, l->tls_cert_len,
-	    l->tls_key_mem, l->tls_key_len) == -1) {
-		log_warnx("listen on %s: %s, %s: %s", l->name, l->tls_cert,
-		    l->tls_key, tls_config_error(cfg));
-		goto done;
-	}
-	TAILQ_FOREACH(kp, &conf->keypairs, entry) {
-		if (kp->cert_mem == NULL)
-			continue;
-		if (tls_config_add_keypair_mem(cfg, kp->cert_mem,
-		    kp->cert_len, kp->key_mem, kp->key_len) == -1) {
-			log_warnx("tls keypair %s, %s: %s", kp->cert, kp->key,
-			    tls_config_error(cfg));
-			goto done;
-		}
-	}
-	if ((ctx = tls_server()) == NULL || tls_configure(ctx, cfg) == -1) {
-		log_warnx("listen on %s: %s", l->name,
-		    ctx ? tls_error(ctx) : "tls_server failed");
-		goto done;
-	}
-	rv = 0;
- done:
-	tls_free(ctx);
-	tls_config_free(cfg);
-	return (rv);
-}
-
 static int
 config_tls_load(struct orchd_conf *conf)
 {
@@ -216,9 +174,9 @@ config_tls_load(struct orchd_conf *conf)
 		    &kp->key_len)) == NULL)
 			return (-1);
 	}
-	TAILQ_FOREACH(l, &conf->listeners, entry)
-		if (l->tls && tls_check(conf, l) == -1)
-			return (-1);
+	/* checked by the gateway program: the parent maps no libtls */
+	if (ntls > 0 && keycheck(conf) == -1)
+		return (-1);
 	return (0);
 }
 

@@ -110,7 +110,7 @@ child_name(struct orchd *env, const struct child *ch)
 }
 
 /* where a helper lives: beside our executable (a build tree), or LIBEXECDIR */
-static void
+void
 helper_path(struct orchd *env, const char *name, char *buf, size_t len)
 {
 	char	 dir[PATH_MAX];
@@ -563,16 +563,17 @@ main(int argc, char *argv[])
 	orchd_env = &env;
 	env.conffile = conffile;
 
+	/* where the helpers are: gatewayd checks TLS keypairs, even for -n */
+	if ((n = readlink("/proc/self/exe", env.self, sizeof(env.self) - 1))
+	    == -1)
+		fatal("readlink /proc/self/exe");
+	env.self[n] = '\0';
 	if ((env.conf = config_load(conffile)) == NULL)
 		exit(1);
 	if (noaction) {
 		fprintf(stderr, "configuration OK\n");
 		exit(0);
 	}
-	if ((n = readlink("/proc/self/exe", env.self, sizeof(env.self) - 1))
-	    == -1)
-		fatal("readlink /proc/self/exe");
-	env.self[n] = '\0';
 
 	log_init(env.debug, LOG_DAEMON);
 	log_procinit("parent");

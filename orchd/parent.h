@@ -46,11 +46,15 @@ extern struct orchd	*orchd_env;
 int		 parent_reload(struct orchd *, uint32_t, char *, size_t);
 void		 parent_set_verbose(struct orchd *, int);
 int		 parent_children_alive(struct orchd *);
+void		 helper_path(struct orchd *, const char *, char *, size_t);
 
 /* config.c */
 struct orchd_conf *config_load(const char *);
 void		 config_send(struct orchd *);
 void		 config_recv_done(struct imsgev *, struct imsg *);
+
+/* keycheck.c: TLS keypairs, checked by gatewayd -n */
+int		 keycheck(struct orchd_conf *);
 
 /* control.c */
 void		 control_init(const char *);

@@ -1,10 +1,11 @@
 /*
  * The store: stored, started by orchd, chrooted to the database
  * directory.  A program of its own so that only it maps sqlite, and it
- * maps none of the parent's libtls and libcrypto.  It is the only process that opens the database: it records
- * what runtimed and the reaper tell it, answers orchctl's questions about
- * workloads, history and stats, and at start tells runtimed what the last
- * run left behind.  Nothing on the request path waits for it.
+ * maps no libtls and no libcrypto.  It is the only process that opens
+ * the database: it records what runtimed and the reaper tell it, answers
+ * orchctl's questions about workloads, history and stats, and at start
+ * tells runtimed what the last run left behind.  Nothing on the request
+ * path waits for it.
  */
 
 #include <errno.h>

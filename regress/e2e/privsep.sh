@@ -135,5 +135,14 @@ check "orchd with a bad config exits 1" [ $? -eq 1 ]
 check "the error names file and line" grep -q "bad.conf:2:" "$T/bad.log"
 check "nothing was started" [ ! -e "$SOCK" ]
 
+# a child takes its user as the numbers the parent looked up, so that
+# none of them reads the passwd database: a name, or junk, is refused
+for u in _orchd 1 1:x 1:2:3 -1:1; do
+	"$(dirname "$ORCHD")/reaperd" -u "$u" -c /var/empty >"$T/child.out" 2>&1
+	st=$?
+	check "reaperd -u $u: usage, status 1 ($st)" \
+	    sh -c "[ $st -eq 1 ] && grep -q 'usage: reaper .*-u uid:gid' '$T/child.out'"
+done
+
 ORCHD_PID=
 e2e_done
