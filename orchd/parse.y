@@ -16,6 +16,7 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/tree.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
@@ -96,6 +97,21 @@ static char			*wl_cert, *wl_key;
 static char			 lasttok[48];	/* for "syntax error near" */
 static char			 lineword[48];	/* an unknown first word */
 static int			 at_bol = 1;	/* next token starts a line */
+
+/*
+ * The names and hosts of the workloads parsed so far, for the checks of
+ * each new one: a list walk per host made a configuration of 10,000
+ * workloads quadratic.  The keys belong to the workloads.
+ */
+struct seen {
+	RB_ENTRY(seen)			 entry;
+	const char			*key;
+	const struct workload_conf	*wl;
+};
+RB_HEAD(seen_names, seen);
+RB_HEAD(seen_hosts, seen);
+static struct seen_names	 seen_names = RB_INITIALIZER(&seen_names);
+static struct seen_hosts	 seen_hosts = RB_INITIALIZER(&seen_hosts);
 static int			 lastbare;	/* last token: a bare word */
 
 #define SEEN_DRIVER	0x01
@@ -137,6 +153,14 @@ static int	 trusted_add(const char *);
 static void	 workload_begin(char *);
 static void	 workload_end(void);
 static void	 workload_abandon(void);
+static int	 seen_name_cmp(const struct seen *, const struct seen *);
+static int	 seen_host_cmp(const struct seen *, const struct seen *);
+static const struct workload_conf *seen_find_name(const char *);
+static const struct workload_conf *seen_find_host(const char *);
+static void	 seen_add(const struct workload_conf *);
+static void	 seen_clear(void);
+RB_PROTOTYPE(seen_names, seen, entry, seen_name_cmp);
+RB_PROTOTYPE(seen_hosts, seen, entry, seen_host_cmp);
 static void	 gateway_defaults(struct gateway_conf *);
 %}
 
@@ -1278,8 +1302,8 @@ set_string(char **dst, char *s, const char *what)
 static int
 host_add(const char *host)
 {
-	struct workload_conf	*w;
-	struct strentry		*e;
+	const struct workload_conf	*w;
+	struct strentry			*e;
 
 	if (!valid_host_pattern(host)) {
 		yyerror("invalid host \"%s\"", host);
@@ -1290,13 +1314,11 @@ host_add(const char *host)
 			yyerror("host \"%s\" listed twice", host);
 			return (-1);
 		}
-	TAILQ_FOREACH(w, &conf->workloads, entry)
-		TAILQ_FOREACH(e, &w->hosts, entry)
-			if (strcasecmp(e->str, host) == 0) {
-				yyerror("host \"%s\" already used by "
-				    "workload \"%s\"", host, w->name);
-				return (-1);
-			}
+	if ((w = seen_find_host(host)) != NULL) {
+		yyerror("host \"%s\" already used by workload \"%s\"", host,
+		    w->name);
+		return (-1);
+	}
 	TAILQ_FOREACH(e, &conf->api_hosts, entry)
 		if (strcasecmp(e->str, host) == 0) {
 			yyerror("host \"%s\" is an api host", host);
@@ -1312,8 +1334,8 @@ host_add(const char *host)
 static int
 api_host_add(const char *host)
 {
-	struct workload_conf	*w;
-	struct strentry		*e;
+	const struct workload_conf	*w;
+	struct strentry			*e;
 
 	if (!valid_host_pattern(host)) {
 		yyerror("invalid api host \"%s\"", host);
@@ -1324,13 +1346,11 @@ api_host_add(const char *host)
 			yyerror("api host \"%s\" listed twice", host);
 			return (-1);
 		}
-	TAILQ_FOREACH(w, &conf->workloads, entry)
-		TAILQ_FOREACH(e, &w->hosts, entry)
-			if (strcasecmp(e->str, host) == 0) {
-				yyerror("api host \"%s\" already used by "
-				    "workload \"%s\"", host, w->name);
-				return (-1);
-			}
+	if ((w = seen_find_host(host)) != NULL) {
+		yyerror("api host \"%s\" already used by workload \"%s\"",
+		    host, w->name);
+		return (-1);
+	}
 	if (strlist_add(&conf->api_hosts, host) == -1) {
 		yyerror("out of memory");
 		return (-1);
@@ -1546,7 +1566,6 @@ workload_abandon(void)
 static void
 workload_begin(char *name)
 {
-	struct workload_conf	*w;
 
 	/* a block that a syntax error cut short */
 	workload_abandon();
@@ -1558,12 +1577,8 @@ workload_begin(char *name)
 		yyerror("invalid workload name \"%s\": 1 to 63 letters, "
 		    "digits, '_', '.' or '-', starting with a letter or digit",
 		    name);
-	else
-		TAILQ_FOREACH(w, &conf->workloads, entry)
-			if (strcmp(w->name, name) == 0) {
-				yyerror("workload \"%s\" defined twice", name);
-				break;
-			}
+	else if (seen_find_name(name) != NULL)
+		yyerror("workload \"%s\" defined twice", name);
 	/* an invalid name still gets a workload to parse the block into */
 	if ((wl = workload_new(valid_workload_name(name) ? name : "")) ==
 	    NULL)
@@ -1597,8 +1612,82 @@ workload_end(void)
 		}
 	}
 	TAILQ_INSERT_TAIL(&conf->workloads, wl, entry);
+	seen_add(wl);
 	wl = NULL;
 	workload_abandon();
+}
+
+static int
+seen_name_cmp(const struct seen *a, const struct seen *b)
+{
+	return (strcmp(a->key, b->key));
+}
+
+static int
+seen_host_cmp(const struct seen *a, const struct seen *b)
+{
+	return (strcasecmp(a->key, b->key));
+}
+
+RB_GENERATE(seen_names, seen, entry, seen_name_cmp);
+RB_GENERATE(seen_hosts, seen, entry, seen_host_cmp);
+
+static const struct workload_conf *
+seen_find_name(const char *name)
+{
+	struct seen	 key, *s;
+
+	key.key = name;
+	s = RB_FIND(seen_names, &seen_names, &key);
+	return (s != NULL ? s->wl : NULL);
+}
+
+static const struct workload_conf *
+seen_find_host(const char *host)
+{
+	struct seen	 key, *s;
+
+	key.key = host;
+	s = RB_FIND(seen_hosts, &seen_hosts, &key);
+	return (s != NULL ? s->wl : NULL);
+}
+
+/* a workload just added: a name or host already there stays the first's */
+static void
+seen_add(const struct workload_conf *w)
+{
+	const struct strentry	*e;
+	struct seen		*s;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		fatal("%s", __func__);
+	s->key = w->name;
+	s->wl = w;
+	if (RB_INSERT(seen_names, &seen_names, s) != NULL)
+		free(s);
+	TAILQ_FOREACH(e, &w->hosts, entry) {
+		if ((s = calloc(1, sizeof(*s))) == NULL)
+			fatal("%s", __func__);
+		s->key = e->str;
+		s->wl = w;
+		if (RB_INSERT(seen_hosts, &seen_hosts, s) != NULL)
+			free(s);
+	}
+}
+
+static void
+seen_clear(void)
+{
+	struct seen	*s;
+
+	while ((s = RB_ROOT(&seen_names)) != NULL) {
+		RB_REMOVE(seen_names, &seen_names, s);
+		free(s);
+	}
+	while ((s = RB_ROOT(&seen_hosts)) != NULL) {
+		RB_REMOVE(seen_hosts, &seen_hosts, s);
+		free(s);
+	}
 }
 
 /*
@@ -1765,6 +1854,7 @@ parse_config(const char *filename, int verbose)
 		yyerror("cannot parse");
 	closefiles();
 	workload_abandon();
+	seen_clear();
 	symclear(verbose);
 	pool_free();
 	pushback_len = 0;

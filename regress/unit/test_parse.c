@@ -616,6 +616,63 @@ test_prefork(void **state)
 	bad_text("prefork two\n", 12, 1, "syntax error");
 }
 
+/*
+ * 2,000 workloads, each name and host checked against all the others:
+ * a clash is found whichever workload it is with, hosts compared without
+ * case, and every workload that clashes with none is kept.
+ */
+static void
+many_text(char *buf, size_t size, const char *last)
+{
+	size_t	 off = 0;
+	int	 i, n;
+
+	for (i = 0; i < 2000; i++) {
+		n = snprintf(buf + off, size - off, "workload \"w%d\" {\n"
+		    "\thost \"w%d.example.com\"\n\tcommand \"/bin/true\"\n"
+		    "\tport %d\n}\n", i, i, 10000 + i);
+		assert_true(n > 0 && (size_t)n < size - off);
+		off += n;
+	}
+	assert_true(strlcpy(buf + off, last, size - off) < size - off);
+}
+
+static void
+test_many(void **state)
+{
+	static char		 text[256 * 1024];
+	struct orchd_conf	*conf;
+	struct workload_conf	*wl;
+	char			 path[] = "/tmp/orchd-test-XXXXXX";
+	int			 fd, n = 0;
+
+	/* 5 lines a workload: the one added is on line 10001 */
+	many_text(text, sizeof(text), "workload \"w1234\" {\n");
+	bad_text(text, strlen(text), 10001, "workload \"w1234\" defined twice");
+	many_text(text, sizeof(text), "workload \"x\" {\n"
+	    "\thost \"W1999.Example.COM\"\n}\n");
+	bad_text(text, strlen(text), 10002,
+	    "host \"W1999.Example.COM\" already used by workload \"w1999\"");
+	many_text(text, sizeof(text), "api host \"w0.example.com\"\n");
+	bad_text(text, strlen(text), 10001,
+	    "api host \"w0.example.com\" already used by workload \"w0\"");
+
+	many_text(text, sizeof(text), "workload \"w2000\" {\n"
+	    "\thost \"w2000.example.com\"\n\tcommand \"/bin/true\"\n"
+	    "\tport 9999\n}\n");
+	capture_reset();
+	assert_int_not_equal((fd = mkstemp(path)), -1);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	conf = parse_config(path, 0);
+	unlink(path);
+	assert_non_null(conf);
+	TAILQ_FOREACH(wl, &conf->workloads, entry)
+		n++;
+	assert_int_equal(n, 2001);
+	free_config(conf);
+}
+
 static void
 test_bad_bytes(void **state)
 {
@@ -1278,6 +1335,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_include_self, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_prefork, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many, setup, teardown),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_json_roundtrip),
 		cmocka_unit_test(test_json_units),
