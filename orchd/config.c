@@ -247,14 +247,35 @@ config_count(const struct orchd_conf *conf)
 	return (n);
 }
 
+/*
+ * One transaction to every child, interleaved: each definition is made
+ * into JSON once and composed to each child in turn, which keeps each
+ * channel's order (RESET, GLOBAL, WORKLOAD..., the gateway's own, DONE).
+ */
 static void
-config_send_child(struct orchd *env, enum privsep_procid id)
+config_compose_all(struct orchd *env, uint32_t type, const void *data,
+    size_t len)
 {
-	struct privsep		*ps = &env->ps;
+	int	 id;
+
+	for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
+		if (proc_compose(&env->ps, id, type, 0, -1, data, len) == -1)
+			fatal("%s: compose to %s", __func__, proc_name(id));
+}
+
+void
+config_send(struct orchd *env)
+{
 	struct global_settings	 gs;
 	struct workload_conf	*wl;
 	char			*json;
-	uint32_t		 gen = env->generation;
+	uint32_t		 gen;
+	int			 id;
+
+	gen = ++env->generation;
+	env->cfg_acks = 0;
+	for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
+		env->cfg_acks += proc_instances(&env->ps, id);
 
 	memset(&gs, 0, sizeof(gs));
 	gs.idle_timeout = env->conf->idle_timeout;
@@ -265,41 +286,19 @@ config_send_child(struct orchd *env, enum privsep_procid id)
 	gs.reaper_off = env->conf->reaper_off;
 	gs.gateway = env->conf->gateway;
 
-	if (proc_compose(ps, id, IMSG_CFG_RESET, 0, -1, &gen,
-	    sizeof(gen)) == -1 ||
-	    proc_compose(ps, id, IMSG_CFG_GLOBAL, 0, -1, &gs,
-	    sizeof(gs)) == -1)
-		fatal("%s: compose", __func__);
+	config_compose_all(env, IMSG_CFG_RESET, &gen, sizeof(gen));
+	config_compose_all(env, IMSG_CFG_GLOBAL, &gs, sizeof(gs));
 	TAILQ_FOREACH(wl, &env->conf->workloads, entry) {
 		if ((json = workload_to_json(wl)) == NULL)
 			fatalx("%s: workload %s", __func__, wl->name);
-		if (proc_compose(ps, id, IMSG_CFG_WORKLOAD, 0, -1, json,
-		    strlen(json)) == -1)
-			fatal("%s: workload %s", __func__, wl->name);
+		config_compose_all(env, IMSG_CFG_WORKLOAD, json, strlen(json));
 		free(json);
 	}
-	if (id == PROC_GATEWAY) {
-		listeners_send(env);
-		config_tls_send(env);
-		api_config_send(env);
-	}
-	if (proc_compose(ps, id, IMSG_CFG_DONE, 0, -1, &gen,
-	    sizeof(gen)) == -1)
-		fatal("%s: compose", __func__);
-}
-
-void
-config_send(struct orchd *env)
-{
-	int	 id;
-
-	env->generation++;
-	env->cfg_acks = 0;
-	for (id = PROC_PARENT + 1; id < PROC_MAX; id++) {
-		config_send_child(env, id);
-		env->cfg_acks += proc_instances(&env->ps, id);
-	}
-	log_debug("configuration %u sent", env->generation);
+	listeners_send(env);
+	config_tls_send(env);
+	api_config_send(env);
+	config_compose_all(env, IMSG_CFG_DONE, &gen, sizeof(gen));
+	log_debug("configuration %u sent", gen);
 }
 
 void
