@@ -13,10 +13,10 @@
 
 %{
 #include <sys/types.h>
+#include <sys/mman.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/tree.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
@@ -100,18 +100,24 @@ static int			 at_bol = 1;	/* next token starts a line */
 
 /*
  * The names and hosts of the workloads parsed so far, for the checks of
- * each new one: a list walk per host made a configuration of 10,000
- * workloads quadratic.  The keys belong to the workloads.
+ * each new one: a walk of every workload per host made 10,000 workloads
+ * quadratic.  Open addressing, in a mapping of its own, so that the
+ * index leaves no holes in the heap among the definitions it indexes.
+ * The keys belong to the workloads.
  */
-struct seen {
-	RB_ENTRY(seen)			 entry;
-	const char			*key;
+#define INDEX_MIN	256		/* slots: a page */
+struct index_slot {
+	const char			*key;	/* NULL: empty */
 	const struct workload_conf	*wl;
 };
-RB_HEAD(seen_names, seen);
-RB_HEAD(seen_hosts, seen);
-static struct seen_names	 seen_names = RB_INITIALIZER(&seen_names);
-static struct seen_hosts	 seen_hosts = RB_INITIALIZER(&seen_hosts);
+struct index {
+	struct index_slot	*slots;
+	size_t			 size;		/* a power of two, or 0 */
+	size_t			 count;
+	int			 nocase;	/* hosts: compared without case */
+};
+static struct index	 names_index = { NULL, 0, 0, 0 };
+static struct index	 hosts_index = { NULL, 0, 0, 1 };
 static int			 lastbare;	/* last token: a bare word */
 
 #define SEEN_DRIVER	0x01
@@ -153,14 +159,12 @@ static int	 trusted_add(const char *);
 static void	 workload_begin(char *);
 static void	 workload_end(void);
 static void	 workload_abandon(void);
-static int	 seen_name_cmp(const struct seen *, const struct seen *);
-static int	 seen_host_cmp(const struct seen *, const struct seen *);
-static const struct workload_conf *seen_find_name(const char *);
-static const struct workload_conf *seen_find_host(const char *);
-static void	 seen_add(const struct workload_conf *);
-static void	 seen_clear(void);
-RB_PROTOTYPE(seen_names, seen, entry, seen_name_cmp);
-RB_PROTOTYPE(seen_hosts, seen, entry, seen_host_cmp);
+static const struct workload_conf *index_find(const struct index *,
+		    const char *);
+static void	 index_add(struct index *, const char *,
+		    const struct workload_conf *);
+static void	 index_clear(struct index *);
+static void	 index_workload(const struct workload_conf *);
 static void	 gateway_defaults(struct gateway_conf *);
 %}
 
@@ -1314,7 +1318,7 @@ host_add(const char *host)
 			yyerror("host \"%s\" listed twice", host);
 			return (-1);
 		}
-	if ((w = seen_find_host(host)) != NULL) {
+	if ((w = index_find(&hosts_index, host)) != NULL) {
 		yyerror("host \"%s\" already used by workload \"%s\"", host,
 		    w->name);
 		return (-1);
@@ -1346,7 +1350,7 @@ api_host_add(const char *host)
 			yyerror("api host \"%s\" listed twice", host);
 			return (-1);
 		}
-	if ((w = seen_find_host(host)) != NULL) {
+	if ((w = index_find(&hosts_index, host)) != NULL) {
 		yyerror("api host \"%s\" already used by workload \"%s\"",
 		    host, w->name);
 		return (-1);
@@ -1577,7 +1581,7 @@ workload_begin(char *name)
 		yyerror("invalid workload name \"%s\": 1 to 63 letters, "
 		    "digits, '_', '.' or '-', starting with a letter or digit",
 		    name);
-	else if (seen_find_name(name) != NULL)
+	else if (index_find(&names_index, name) != NULL)
 		yyerror("workload \"%s\" defined twice", name);
 	/* an invalid name still gets a workload to parse the block into */
 	if ((wl = workload_new(valid_workload_name(name) ? name : "")) ==
@@ -1612,82 +1616,110 @@ workload_end(void)
 		}
 	}
 	TAILQ_INSERT_TAIL(&conf->workloads, wl, entry);
-	seen_add(wl);
+	index_workload(wl);
 	wl = NULL;
 	workload_abandon();
 }
 
-static int
-seen_name_cmp(const struct seen *a, const struct seen *b)
+/* FNV-1a; hosts folded to lower case, as they are compared */
+static uint64_t
+index_hash(const struct index *ix, const char *key)
 {
-	return (strcmp(a->key, b->key));
+	uint64_t	 h = 14695981039346656037ULL;
+	unsigned char	 c;
+
+	while ((c = *key++) != '\0') {
+		h ^= ix->nocase ? (unsigned char)tolower(c) : c;
+		h *= 1099511628211ULL;
+	}
+	return (h);
 }
 
-static int
-seen_host_cmp(const struct seen *a, const struct seen *b)
+/* the slot of key in slots, or the empty one where it would go */
+static struct index_slot *
+index_slot(const struct index *ix, struct index_slot *slots, size_t size,
+    const char *key)
 {
-	return (strcasecmp(a->key, b->key));
-}
+	size_t	 i;
 
-RB_GENERATE(seen_names, seen, entry, seen_name_cmp);
-RB_GENERATE(seen_hosts, seen, entry, seen_host_cmp);
+	i = index_hash(ix, key) & (size - 1);
+	while (slots[i].key != NULL && (ix->nocase ?
+	    strcasecmp(slots[i].key, key) : strcmp(slots[i].key, key)) != 0)
+		i = (i + 1) & (size - 1);
+	return (&slots[i]);
+}
 
 static const struct workload_conf *
-seen_find_name(const char *name)
+index_find(const struct index *ix, const char *key)
 {
-	struct seen	 key, *s;
+	const struct index_slot	*s;
 
-	key.key = name;
-	s = RB_FIND(seen_names, &seen_names, &key);
-	return (s != NULL ? s->wl : NULL);
+	if (ix->size == 0)
+		return (NULL);
+	s = index_slot(ix, ix->slots, ix->size, key);
+	return (s->key != NULL ? s->wl : NULL);
 }
 
-static const struct workload_conf *
-seen_find_host(const char *host)
-{
-	struct seen	 key, *s;
-
-	key.key = host;
-	s = RB_FIND(seen_hosts, &seen_hosts, &key);
-	return (s != NULL ? s->wl : NULL);
-}
-
-/* a workload just added: a name or host already there stays the first's */
 static void
-seen_add(const struct workload_conf *w)
+index_grow(struct index *ix)
+{
+	struct index_slot	*slots;
+	size_t			 size, count, i;
+
+	size = ix->size == 0 ? INDEX_MIN : ix->size * 2;
+	if (size > SIZE_MAX / 2 / sizeof(*slots))
+		fatalx("%s: too many workloads", __func__);
+	slots = mmap(NULL, size * sizeof(*slots), PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (slots == MAP_FAILED)
+		fatal("%s: mmap", __func__);
+	for (i = 0; i < ix->size; i++)
+		if (ix->slots[i].key != NULL)
+			*index_slot(ix, slots, size, ix->slots[i].key) =
+			    ix->slots[i];
+	count = ix->count;
+	index_clear(ix);
+	ix->slots = slots;
+	ix->size = size;
+	ix->count = count;
+}
+
+/* a key already there stays the first's: the clash was reported */
+static void
+index_add(struct index *ix, const char *key, const struct workload_conf *w)
+{
+	struct index_slot	*s;
+
+	/* at most half full, so that a probe is short */
+	if ((ix->count + 1) * 2 > ix->size)
+		index_grow(ix);
+	s = index_slot(ix, ix->slots, ix->size, key);
+	if (s->key != NULL)
+		return;
+	s->key = key;
+	s->wl = w;
+	ix->count++;
+}
+
+static void
+index_clear(struct index *ix)
+{
+	if (ix->slots != NULL &&
+	    munmap(ix->slots, ix->size * sizeof(*ix->slots)) == -1)
+		fatal("%s: munmap", __func__);
+	ix->slots = NULL;
+	ix->size = ix->count = 0;
+}
+
+/* a workload just added to the configuration */
+static void
+index_workload(const struct workload_conf *w)
 {
 	const struct strentry	*e;
-	struct seen		*s;
 
-	if ((s = calloc(1, sizeof(*s))) == NULL)
-		fatal("%s", __func__);
-	s->key = w->name;
-	s->wl = w;
-	if (RB_INSERT(seen_names, &seen_names, s) != NULL)
-		free(s);
-	TAILQ_FOREACH(e, &w->hosts, entry) {
-		if ((s = calloc(1, sizeof(*s))) == NULL)
-			fatal("%s", __func__);
-		s->key = e->str;
-		s->wl = w;
-		if (RB_INSERT(seen_hosts, &seen_hosts, s) != NULL)
-			free(s);
-	}
-}
-
-static void
-seen_clear(void)
-{
-	struct seen	*s;
-
-	while ((s = RB_ROOT(&seen_names)) != NULL) {
-		RB_REMOVE(seen_names, &seen_names, s);
-		free(s);
-	}
-	while ((s = RB_ROOT(&seen_hosts)) != NULL) {
-		RB_REMOVE(seen_hosts, &seen_hosts, s);
-		free(s);
-	}
+	index_add(&names_index, w->name, w);
+	TAILQ_FOREACH(e, &w->hosts, entry)
+		index_add(&hosts_index, e->str, w);
 }
 
 /*
@@ -1854,7 +1886,8 @@ parse_config(const char *filename, int verbose)
 		yyerror("cannot parse");
 	closefiles();
 	workload_abandon();
-	seen_clear();
+	index_clear(&names_index);
+	index_clear(&hosts_index);
 	symclear(verbose);
 	pool_free();
 	pushback_len = 0;
