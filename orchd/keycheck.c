@@ -104,7 +104,7 @@ keycheck_start(struct keycheck *kc, struct orchd_conf *conf)
 	run = env->conf != NULL ? env->conf : conf;
 	if (uid == 0) {
 		/* the checker, like a child, gets the user as numbers */
-		if ((pw = getpwnam(run->user)) == NULL) {
+		if ((pw = users_getpwnam(run->user)) == NULL) {
 			log_warnx("user %s does not exist: TLS keypairs "
 			    "cannot be checked", run->user);
 			return (-1);

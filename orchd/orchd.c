@@ -171,7 +171,7 @@ docker_access(struct orchd *env, char *sock, size_t socklen, char *root,
 	strlcpy(root, dirname(tmp), rootlen);
 	if (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode))
 		*gid = st.st_gid;
-	else if ((gr = getgrnam("docker")) != NULL)
+	else if ((gr = users_getgrnam("docker")) != NULL)
 		*gid = gr->gr_gid;
 	if (*gid == 0) {
 		log_warnx("docker socket %s belongs to group root: runtimed "
@@ -505,7 +505,7 @@ prepare_dirs(struct orchd *env)
 	struct passwd	*pw;
 	char		 dir[PATH_MAX];
 
-	if ((pw = getpwnam(env->conf->user)) == NULL)
+	if ((pw = users_getpwnam(env->conf->user)) == NULL)
 		fatalx("user %s does not exist: create it (see orchd(8)) "
 		    "or set user in %s", env->conf->user, env->conffile);
 	env->uid = pw->pw_uid;

@@ -137,4 +137,12 @@ void		 api_reload_keep(struct orchd_conf *, struct orchd_conf *);
 int		 apikey_load(struct orchd_conf *);
 void		 apikey_send(struct orchd *);
 
+/* users.c: the name service, or /etc/passwd and /etc/group if static */
+struct passwd;
+struct group;
+struct passwd	*users_getpwnam(const char *);
+struct passwd	*users_getpwuid(uid_t);
+struct group	*users_getgrnam(const char *);
+int		 users_getgrouplist(const char *, gid_t, gid_t *, int *);
+
 #endif /* ORCHD_PARENT_H */

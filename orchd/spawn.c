@@ -156,9 +156,9 @@ job_user(struct spawn_job *job, struct orchd *env, char *msg, size_t len)
 	job->root = geteuid() == 0;
 	user = job->wl->user != NULL ? job->wl->user : env->conf->user;
 	if (job->root)
-		pw = getpwnam(user);
+		pw = users_getpwnam(user);
 	else
-		pw = getpwuid(geteuid());
+		pw = users_getpwuid(geteuid());
 	if (pw == NULL) {
 		msgf(msg, len, "user %s does not exist", user);
 		return (-1);
@@ -175,7 +175,7 @@ job_user(struct spawn_job *job, struct orchd *env, char *msg, size_t len)
 		return (0);
 	/* read /etc/group here: the child does nothing that can block */
 	job->ngroups = SPAWN_GROUPS_MAX;
-	if (getgrouplist(job->user, job->gid, job->groups,
+	if (users_getgrouplist(job->user, job->gid, job->groups,
 	    &job->ngroups) == -1) {
 		msgf(msg, len, "user %s is in more than %d groups",
 		    job->user, SPAWN_GROUPS_MAX);
