@@ -6,7 +6,9 @@
  * the sanitizer build, which is never static.
  */
 
+#ifndef ORCHD_STATIC
 #define ORCHD_STATIC
+#endif
 #include "../../orchd/users.c"
 
 #include <stdarg.h>
