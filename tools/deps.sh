@@ -3,11 +3,14 @@
 # Installs nothing when everything is there already.  tini is Docker's
 # init (docker-init), which orchd puts in every container unless told
 # "init no"; docker.io depends on it, it is listed to be checked.
+# libssl-dev and zlib1g-dev: the static libraries behind libtls.a and
+# libsqlite3.a (libssl.a, libcrypto.a, libz.a) for make STATIC=1,
+# which make check builds too.
 set -eu
 
 PKGS="gcc make libc6-dev pkg-config byacc mandoc
 libevent-dev libtls-dev libsqlite3-dev sqlite3 libcmocka-dev libjansson-dev
-libbsd-dev libseccomp-dev
+libbsd-dev libseccomp-dev libssl-dev zlib1g-dev
 curl procps passwd iproute2 busybox-static docker.io tini clang openssl python3"
 
 missing=
