@@ -561,13 +561,11 @@ test_bad_multiple(void **state)
 	}
 }
 
-/* write text to a temporary config, parse it, expect the first error */
-static void
-bad_text(const char *text, size_t len, int line, const char *msg)
+/* write text to a temporary config, from the template path, and parse it */
+static struct orchd_conf *
+text_parse(const char *text, size_t len, char *path)
 {
 	struct orchd_conf	*conf;
-	char			 path[] = "/tmp/orchd-test-XXXXXX";
-	char			 where[64];
 	int			 fd;
 
 	capture_reset();
@@ -576,6 +574,18 @@ bad_text(const char *text, size_t len, int line, const char *msg)
 	close(fd);
 	conf = parse_config(path, 0);
 	unlink(path);
+	return (conf);
+}
+
+/* write text to a temporary config, parse it, expect the first error */
+static void
+bad_text(const char *text, size_t len, int line, const char *msg)
+{
+	struct orchd_conf	*conf;
+	char			 path[] = "/tmp/orchd-test-XXXXXX";
+	char			 where[64];
+
+	conf = text_parse(text, len, path);
 	if (conf != NULL)
 		free_config(conf);
 	assert_null(conf);
@@ -594,19 +604,13 @@ test_prefork(void **state)
 	struct orchd_conf	*conf;
 	char			 path[] = "/tmp/orchd-test-XXXXXX";
 	const char		*text = "prefork 32\n";
-	int			 fd;
 
 	conf = parse_config(CONFDIR "good.conf", 0);
 	assert_non_null(conf);
 	assert_int_equal(conf->gateway.prefork, 1);
 	free_config(conf);
 
-	capture_reset();
-	assert_int_not_equal((fd = mkstemp(path)), -1);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-	conf = parse_config(path, 0);
-	unlink(path);
+	conf = text_parse(text, strlen(text), path);
 	assert_non_null(conf);
 	assert_int_equal(conf->gateway.prefork, 32);
 	free_config(conf);
@@ -644,7 +648,7 @@ test_many(void **state)
 	struct orchd_conf	*conf;
 	struct workload_conf	*wl;
 	char			 path[] = "/tmp/orchd-test-XXXXXX";
-	int			 fd, n = 0;
+	int			 n = 0;
 
 	/* 5 lines a workload: the one added is on line 10001 */
 	many_text(text, sizeof(text), "workload \"w1234\" {\n");
@@ -660,12 +664,7 @@ test_many(void **state)
 	many_text(text, sizeof(text), "workload \"w2000\" {\n"
 	    "\thost \"w2000.example.com\"\n\tcommand \"/bin/true\"\n"
 	    "\tport 9999\n}\n");
-	capture_reset();
-	assert_int_not_equal((fd = mkstemp(path)), -1);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-	conf = parse_config(path, 0);
-	unlink(path);
+	conf = text_parse(text, strlen(text), path);
 	assert_non_null(conf);
 	TAILQ_FOREACH(wl, &conf->workloads, entry)
 		n++;
