@@ -38,6 +38,28 @@ monotime(void)
 	return (ts.tv_sec);
 }
 
+/* the same clock in milliseconds: deadlines and durations */
+int64_t
+monotime_ms(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		fatal("clock_gettime");
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/* a one-shot timer ms milliseconds from now */
+void
+evtimer_add_ms(struct event *ev, int64_t ms)
+{
+	struct timeval	 tv;
+
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(ev, &tv);
+}
+
 time_t
 proc_uptime(struct privsep *ps)
 {

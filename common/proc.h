@@ -95,6 +95,8 @@ struct imsgev	*proc_channel(struct privsep *, enum privsep_procid, int);
 void		 proc_summary(struct privsep *, struct ctl_summary *);
 time_t		 proc_uptime(struct privsep *);
 time_t		 monotime(void);
+int64_t		 monotime_ms(void);
+void		 evtimer_add_ms(struct event *, int64_t);
 void		 timer_arm(struct event **, void (*)(int, short, void *),
 		    void *, const struct timeval *);
 void		 timer_disarm(struct event **);

@@ -290,7 +290,7 @@ api_deny(struct api_req *r)
 
 	metrics_auth_failure();
 	if (r->nokey || (delay = auth_failed(r->c->peer,
-	    metrics_now_ms())) == 0) {
+	    monotime_ms())) == 0) {
 		api_unauthorized(r);
 		return;
 	}

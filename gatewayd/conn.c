@@ -90,16 +90,6 @@ conn_now_ms(void)
 	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 }
 
-static void
-conn_timer_arm(struct gw_conn *c, int64_t ms)
-{
-	struct timeval	 tv;
-
-	tv.tv_sec = ms / 1000;
-	tv.tv_usec = (ms % 1000) * 1000;
-	evtimer_add(&c->timer, &tv);
-}
-
 void
 conn_timer(struct gw_conn *c, int64_t secs)
 {
@@ -110,7 +100,7 @@ conn_timer(struct gw_conn *c, int64_t secs)
 		return;
 	}
 	c->deadline = c->timer_at = deadline;
-	conn_timer_arm(c, secs * 1000);
+	evtimer_add_ms(&c->timer, secs * 1000);
 }
 
 /* a timeout to the millisecond (the API's): armed as it is, no deadline */
@@ -119,7 +109,7 @@ conn_timer_ms(struct gw_conn *c, int64_t ms)
 {
 	c->deadline = 0;
 	c->timer_at = INT64_MAX;
-	conn_timer_arm(c, ms);
+	evtimer_add_ms(&c->timer, ms);
 }
 
 /*
@@ -620,7 +610,7 @@ conn_timeout(int fd, short event, void *arg)
 	if (c->deadline != 0 && (now = conn_now_ms()) < c->deadline) {
 		/* armed for an earlier deadline, since put off */
 		c->timer_at = c->deadline;
-		conn_timer_arm(c, c->deadline - now);
+		evtimer_add_ms(&c->timer, c->deadline - now);
 		return;
 	}
 	c->deadline = 0;

@@ -25,22 +25,12 @@ static uint64_t		 metrics_api_status[5];
 static uint64_t		 metrics_auth_failures;
 static const struct gw_wcounts	 metrics_zero;
 
-int64_t
-metrics_now_ms(void)
-{
-	struct timespec	 ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
-		fatal("clock_gettime");
-	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-}
-
 /* a workload the gateway did not know: asleep from now */
 void
 metrics_workload_init(struct gw_workload *wl)
 {
 	memset(&wl->metrics, 0, sizeof(wl->metrics));
-	wl->metrics.since_ms = metrics_now_ms();
+	wl->metrics.since_ms = monotime_ms();
 }
 
 void
@@ -84,7 +74,7 @@ metrics_state(struct gw_workload *wl, enum workload_state state,
 
 	if (wl->state == state)
 		return;
-	now = metrics_now_ms();
+	now = monotime_ms();
 	if (wl->state == WL_ASLEEP)
 		m->asleep_ms += now - m->since_ms;
 	m->since_ms = now;
@@ -345,7 +335,7 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	    "Wakes that failed or were not answered in time.",
 	    get_wake_failures);
 	write_wake_hist(b);
-	write_states(b, metrics_now_ms());
+	write_states(b, monotime_ms());
 	write_api(b, sum);
 }
 

@@ -52,7 +52,6 @@ struct gw_wmetrics {
 	int64_t			 asleep_ms;	/* closed stretches asleep */
 };
 
-int64_t		 metrics_now_ms(void);
 void		 metrics_workload_init(struct gw_workload *);
 void		 metrics_workload_free(struct gw_workload *);
 void		 metrics_state(struct gw_workload *, enum workload_state,

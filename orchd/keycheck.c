@@ -47,20 +47,10 @@ struct keycheck {
 	int		 gone;		/* it stopped reading */
 };
 
-static int64_t
-now_ms(void)
-{
-	struct timespec	 ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
-		fatal("clock_gettime");
-	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-}
-
 static int
 left_ms(const struct keycheck *kc)
 {
-	int64_t	 left = kc->deadline - now_ms();
+	int64_t	 left = kc->deadline - monotime_ms();
 
 	return (left > 0 ? (int)left : 0);
 }
@@ -354,7 +344,7 @@ keycheck(struct orchd_conf *conf)
 	int		 status, killed;
 
 	memset(&kc, 0, sizeof(kc));
-	kc.deadline = now_ms() + KEYCHECK_WAIT_MS;
+	kc.deadline = monotime_ms() + KEYCHECK_WAIT_MS;
 	if (keycheck_start(&kc, conf) == -1)
 		return (-1);
 	keycheck_send(&kc, conf);

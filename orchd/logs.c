@@ -77,7 +77,6 @@ static TAILQ_HEAD(, logs_conn)	 logs_conns =
 static struct logs_conn	*logs_find(uint32_t);
 static void		 logs_free(struct logs_conn *);
 static void		 logs_drop(struct logs_conn *, const char *);
-static void		 logs_schedule(struct logs_conn *, int);
 static int		 logs_open(struct logs_conn *, const char **);
 static int		 logs_scan(struct logs_conn *);
 static int		 logs_check(struct logs_conn *);
@@ -121,16 +120,6 @@ logs_drop(struct logs_conn *lc, const char *why)
 	else if (shutdown(lc->iev->ibuf.fd, SHUT_RDWR) == -1)
 		log_warn("control: shutdown");
 	logs_free(lc);
-}
-
-static void
-logs_schedule(struct logs_conn *lc, int ms)
-{
-	struct timeval	 tv;
-
-	tv.tv_sec = ms / 1000;
-	tv.tv_usec = (ms % 1000) * 1000;
-	evtimer_add(&lc->ev, &tv);
 }
 
 /*
@@ -306,7 +295,7 @@ logs_tick(int fd, short event, void *arg)
 			logs_free(lc);
 			return;
 		case 0:
-			logs_schedule(lc, 0);
+			evtimer_add_ms(&lc->ev, 0);
 			return;
 		default:
 			lc->phase = LOGS_SEND;
@@ -318,7 +307,7 @@ logs_tick(int fd, short event, void *arg)
 	}
 
 	if (lc->fd == -1) {
-		logs_schedule(lc, LOGS_POLL_MS);
+		evtimer_add_ms(&lc->ev, LOGS_POLL_MS);
 		return;
 	}
 	switch (logs_pump(lc)) {
@@ -333,14 +322,14 @@ logs_tick(int fd, short event, void *arg)
 			logs_drop(lc, "it does not read");
 			return;
 		}
-		logs_schedule(lc, LOGS_BUSY_MS);
+		evtimer_add_ms(&lc->ev, LOGS_BUSY_MS);
 		return;
 	default:
 		lc->stalled = 0;
 		break;
 	}
 	if (lc->follow) {
-		logs_schedule(lc, LOGS_POLL_MS);
+		evtimer_add_ms(&lc->ev, LOGS_POLL_MS);
 		return;
 	}
 	control_reply(lc->id, IMSG_CTL_END, NULL, 0);
@@ -497,7 +486,7 @@ logs_start(struct imsgev *iev, uint32_t id, const struct ctl_logs *cl)
 	}
 	TAILQ_INSERT_TAIL(&logs_conns, lc, entry);
 	evtimer_set(&lc->ev, logs_tick, lc);
-	logs_schedule(lc, 0);
+	evtimer_add_ms(&lc->ev, 0);
 }
 
 /* control connection id is closing */

@@ -58,16 +58,6 @@ static void	probe_attempt(struct rt_probe *);
 static void	probe_io(int, short, void *);
 
 static void
-probe_timer_ms(struct rt_probe *p, int ms)
-{
-	struct timeval	 tv;
-
-	tv.tv_sec = ms / 1000;
-	tv.tv_usec = (ms % 1000) * 1000;
-	evtimer_add(&p->timer, &tv);
-}
-
-static void
 probe_close(struct rt_probe *p)
 {
 	if (p->ev_set) {
@@ -99,7 +89,7 @@ probe_retry(struct rt_probe *p, const char *why)
 	if (why != NULL)
 		log_debug("workload %s: not ready: %s", p->wl->name, why);
 	p->phase = PROBE_WAIT;
-	probe_timer_ms(p, p->delay_ms);
+	evtimer_add_ms(&p->timer, p->delay_ms);
 	p->delay_ms = MINIMUM(p->delay_ms * 2, READY_DELAY_MAX_MS);
 }
 
@@ -291,7 +281,7 @@ probe_attempt(struct rt_probe *p)
 		return;
 	}
 	/* bounds the whole attempt, connect to answer */
-	probe_timer_ms(p, READY_ATTEMPT_MS);
+	evtimer_add_ms(&p->timer, READY_ATTEMPT_MS);
 	if (connect(p->fd, (struct sockaddr *)&wl->addr, wl->addrlen) == 0) {
 		probe_connected(p);
 		return;
