@@ -109,13 +109,7 @@ seen_json() {
 	    grep -Eq "\"last_seen\": \"$RFC3339\"" "$T/out"
 }
 
-if ! start_orchd; then
-	fail "orchd starts"
-	tail -n 20 "$T/orchd.log"
-	e2e_done
-	exit 1
-fi
-ok "orchd starts"
+start_orchd_or_exit
 
 # 1. the list, before anything ran
 check "show workloads" ctl show workloads

@@ -174,13 +174,7 @@ lastfail() {
 	    sed -n 's/^ *last failure: *//p'
 }
 
-if ! start_orchd; then
-	fail "orchd starts"
-	tail -n 20 "$T/orchd.log"
-	e2e_done
-	exit 1
-fi
-ok "orchd starts"
+start_orchd_or_exit
 
 # 1. only runtimed can reach the Docker socket
 sock=$(realpath /var/run/docker.sock)
@@ -459,18 +453,6 @@ check "orchd starts with the SIGTERM-ignoring workloads" start_orchd
 pid1() {
 	docker exec "orchd-$1" cat /proc/1/comm 2>/dev/null
 }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# suspend_ms NAME: how long orchctl suspend NAME took, in milliseconds
-suspend_ms() {
-	t0=$(now_ms)
-	if "$ORCHCTL" -s "$SOCK" suspend "$1" >/dev/null 2>&1; then
-		echo $(($(now_ms) - t0))
-	else
-		echo failed
-	fi
-}
-# within MS LOW HIGH: LOW <= MS < HIGH
-within() { [ "$1" != failed ] && [ "$1" -ge "$2" ] && [ "$1" -lt "$3" ]; }
 exitcode() { docker inspect -f '{{.State.ExitCode}}' "orchd-$1" 2>/dev/null; }
 
 out=$(get ign.test)

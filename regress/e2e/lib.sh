@@ -141,6 +141,32 @@ start_orchd() {
 	wait_for 20 "$ORCHCTL" -s "$SOCK" show summary
 }
 
+# now_ms: the wall clock in milliseconds
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# suspend_ms NAME: how long orchctl suspend NAME took, in milliseconds
+suspend_ms() {
+	t0=$(now_ms)
+	if "$ORCHCTL" -s "$SOCK" suspend "$1" >/dev/null 2>&1; then
+		echo $(($(now_ms) - t0))
+	else
+		echo failed
+	fi
+}
+# within MS LOW HIGH: LOW <= MS < HIGH
+within() { [ "$1" != failed ] && [ "$1" -ge "$2" ] && [ "$1" -lt "$3" ]; }
+
+# start_orchd_or_exit: start_orchd as a check, and the end of the script
+# when it fails: nothing after it could pass
+start_orchd_or_exit() {
+	if ! start_orchd "$@"; then
+		fail "orchd starts"
+		tail -n 20 "$T/orchd.log"
+		e2e_done
+		exit 1
+	fi
+	ok "orchd starts"
+}
+
 # orchd_status: waits (bounded) for orchd to exit and sets STATUS to its
 # exit status (not in a subshell: only this shell can wait for it)
 orchd_status() {

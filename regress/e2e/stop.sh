@@ -62,18 +62,6 @@ logged() { grep -q -- "$1" "$T/orchd.log"; }
 quiet() { "$@" >/dev/null 2>&1; }
 serving() { pgrep -f "httpd -f -p 127.0.0.1:$1" >/dev/null; }
 gone() { ! serving "$1"; }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# suspend_ms NAME: how long orchctl suspend NAME took, in milliseconds
-suspend_ms() {
-	t0=$(now_ms)
-	if "$ORCHCTL" -s "$SOCK" suspend "$1" >/dev/null 2>&1; then
-		echo $(($(now_ms) - t0))
-	else
-		echo failed
-	fi
-}
-# within MS LOW HIGH: LOW <= MS < HIGH
-within() { [ "$1" != failed ] && [ "$1" -ge "$2" ] && [ "$1" -lt "$3" ]; }
 wake() { "$ORCHCTL" -s "$SOCK" wake "$1" >/dev/null 2>&1; }
 # ignores_term PID: SIGTERM (15, bit 14) is in its ignored signals
 ignores_term() {
@@ -81,13 +69,7 @@ ignores_term() {
 	[ -n "$m" ] && [ $((0x$m & 0x4000)) -ne 0 ]
 }
 
-if ! start_orchd; then
-	fail "orchd starts"
-	tail -n 20 "$T/orchd.log"
-	e2e_done
-	exit 1
-fi
-ok "orchd starts"
+start_orchd_or_exit
 
 # 1. stop signal INT: the server's own way out, at once
 check "wake int" wake int

@@ -186,13 +186,7 @@ get() {
 }
 lines() { wc -l <"$1" | tr -d ' '; }
 
-if ! start_orchd; then
-	fail "orchd starts"
-	tail -n 20 "$T/orchd.log"
-	e2e_done
-	exit 1
-fi
-ok "orchd starts"
+start_orchd_or_exit
 
 # 1. twenty requests at once to a sleeping workload: one start, 20 x 200
 i=0

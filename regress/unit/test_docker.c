@@ -120,34 +120,32 @@ test_host(void **state)
 
 /* how the container stops: its init, stop signal and timeout */
 static void
+stop_case(const char *settings, int init, const char *signal, int timeout)
+{
+	json_t		*o, *v;
+	char		 def[512], hash[DK_HASH_MAX];
+
+	(void)snprintf(def, sizeof(def), "{\"name\":\"s\",\"driver\":"
+	    "\"docker\",\"hosts\":[\"s.test\"],\"image\":\"s\",\"port\":80,"
+	    "%s}", settings);
+	o = spec(def, hash, sizeof(hash));
+	v = json_object_get(json_object_get(o, "HostConfig"), "Init");
+	assert_true(json_is_boolean(v));
+	assert_int_equal(json_is_true(v), init);
+	assert_string_equal(json_string_value(json_object_get(o,
+	    "StopSignal")), signal);
+	assert_int_equal(json_integer_value(json_object_get(o,
+	    "StopTimeout")), timeout);
+	json_decref(o);
+}
+
+static void
 test_stop(void **state)
 {
-	json_t		*o;
-	char		 hash[DK_HASH_MAX];
-
-	o = spec("{\"name\":\"s\",\"driver\":\"docker\",\"hosts\":"
-	    "[\"s.test\"],\"image\":\"s\",\"port\":80,\"init\":false,"
-	    "\"stop_signal\":\"QUIT\",\"stop_timeout\":3}", hash,
-	    sizeof(hash));
-	assert_true(json_is_false(json_object_get(json_object_get(o,
-	    "HostConfig"), "Init")));
-	assert_string_equal(json_string_value(json_object_get(o,
-	    "StopSignal")), "SIGQUIT");
-	assert_int_equal(json_integer_value(json_object_get(o,
-	    "StopTimeout")), 3);
-	json_decref(o);
-
-	o = spec("{\"name\":\"s\",\"driver\":\"docker\",\"hosts\":"
-	    "[\"s.test\"],\"image\":\"s\",\"port\":80,\"init\":true,"
-	    "\"stop_signal\":\"SIGKILL\",\"stop_timeout\":0}", hash,
-	    sizeof(hash));
-	assert_true(json_is_true(json_object_get(json_object_get(o,
-	    "HostConfig"), "Init")));
-	assert_string_equal(json_string_value(json_object_get(o,
-	    "StopSignal")), "SIGKILL");
-	assert_int_equal(json_integer_value(json_object_get(o,
-	    "StopTimeout")), 0);
-	json_decref(o);
+	stop_case("\"init\":false,\"stop_signal\":\"QUIT\",\"stop_timeout\":3",
+	    0, "SIGQUIT", 3);
+	stop_case("\"init\":true,\"stop_signal\":\"SIGKILL\","
+	    "\"stop_timeout\":0", 1, "SIGKILL", 0);
 }
 
 /* only what reaches Docker is hashed */
