@@ -592,6 +592,8 @@ main(int argc, char *argv[])
 	}
 	if (!env.debug && daemon(1, 0) == -1)
 		fatal("daemon");
+	/* after daemon(): the cgroups are named for this pid */
+	cgroup_init();
 
 	signal(SIGPIPE, SIG_IGN);
 	event_init();

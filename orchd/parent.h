@@ -90,6 +90,38 @@ void		 spawn_kill(struct imsgev *, struct imsg *);
 int		 spawn_exited(struct orchd *, pid_t, int);
 void		 spawn_shutdown(struct orchd *);
 
+/*
+ * cgroup.c: each process workload's cgroup, where the host has cgroups.
+ * The cgroup.procs files a child joins, opened before fork (v1: freezer
+ * and memory; v2: one).
+ */
+#define CGROUP_FDS	2
+struct cgroup_fds {
+	int			 fd[CGROUP_FDS];
+	int			 n;
+};
+struct cg_mount {
+	char			 point[PATH_MAX];
+	char			 root[PATH_MAX];
+	char			 fstype[32];
+	char			 opts[512];
+};
+void		 cgroup_init(void);
+void		 cgroup_fini(void);
+int		 cgroup_enabled(void);
+int		 cgroup_prepare(const char *, int64_t, struct cgroup_fds *,
+		    char *, size_t);
+int		 cgroup_join(const struct cgroup_fds *);
+void		 cgroup_fds_close(struct cgroup_fds *);
+void		 cgroup_kill(const char *);
+void		 cgroup_destroy(const char *);
+int64_t		 cgroup_memory(const char *);
+int		 cgroup_parse_mountinfo(char *, struct cg_mount *);
+int		 cgroup_parse_self(const char *, const char *, char *, size_t);
+int		 cgroup_has_word(const char *, const char *);
+int		 cgroup_join_path(char *, size_t, const char *, const char *,
+		    const char *);
+
 /* store.c */
 
 /*

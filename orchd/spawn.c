@@ -59,6 +59,7 @@ struct spawned {
 	int64_t			 grace_ms;	/* then SIGKILL */
 	int			 signalled;	/* told to stop */
 	int			 killed;	/* SIGKILL sent */
+	int			 cgroup;	/* in a cgroup of its own */
 };
 static TAILQ_HEAD(, spawned)	 spawned = TAILQ_HEAD_INITIALIZER(spawned);
 
@@ -71,7 +72,8 @@ enum spawn_step {
 	STEP_UID,
 	STEP_PDEATHSIG,
 	STEP_CHDIR,
-	STEP_EXEC
+	STEP_EXEC,
+	STEP_CGROUP
 };
 
 struct spawn_status {
@@ -94,6 +96,8 @@ struct spawn_job {
 	int			  ngroups;
 	char			  user[ORCHD_USER_MAX];
 	char			 *home;
+	struct cgroup_fds	  cg;	/* to join, if incg */
+	int			  incg;
 };
 
 /* an error for runtimed; cut short if need be, it is only a message */
@@ -141,6 +145,8 @@ step_name(int step)
 		return ("prctl");
 	case STEP_CHDIR:
 		return ("chdir");
+	case STEP_CGROUP:
+		return ("cgroup");
 	default:
 		return ("exec");
 	}
@@ -291,6 +297,7 @@ job_free(struct spawn_job *job)
 	free(job->home);
 	if (job->logfd != -1)
 		close(job->logfd);
+	cgroup_fds_close(&job->cg);
 }
 
 static int
@@ -316,6 +323,10 @@ job_prepare(struct spawn_job *job, struct orchd *env,
 	if (job_user(job, env, msg, len) == -1 ||
 	    job_logfile(job, env, msg, len) == -1 ||
 	    job_env(job, msg, len) == -1)
+		return (-1);
+	/* last: a start that fails after it leaves a cgroup to remove */
+	if ((job->incg = cgroup_prepare(wl->name, wl->memory, &job->cg, msg,
+	    len)) == -1)
 		return (-1);
 	return (0);
 }
@@ -383,6 +394,9 @@ spawn_child(const struct spawn_job *job, int fd, pid_t parent)
 	child_signals();
 	if (setsid() == -1)
 		child_fail(job, fd, STEP_SETSID, job->wl->name);
+	/* before child_fds closes the cgroup.procs files, and as root */
+	if (cgroup_join(&job->cg) == -1)
+		child_fail(job, fd, STEP_CGROUP, job->wl->name);
 	if (child_fds(job, &fd) == -1)
 		child_fail(job, fd, STEP_STDIO, job->wl->name);
 	if (job->root) {
@@ -476,6 +490,7 @@ spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
 		pid = -1;
 		goto done;
 	}
+	sp->cgroup = job.incg;
 	strlcpy(sp->name, wl->name, sizeof(sp->name));
 	sp->pid = pid;
 	sp->stopsig = wl->stop_signal != 0 ? wl->stop_signal : SIGTERM;
@@ -486,6 +501,8 @@ spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
 	log_info("workload %s: started %s as %s, pid %d", wl->name,
 	    job.argv[0], job.user, pid);
  done:
+	if (pid == -1 && job.incg > 0)
+		cgroup_destroy(wl->name);	/* made for nothing */
 	free(sp);
 	if (pfd[0] != -1)
 		close(pfd[0]);
@@ -588,14 +605,19 @@ spawn_memory(const struct spawned *sp)
 
 	memset(&mem, 0, sizeof(mem));
 	strlcpy(mem.name, sp->name, sizeof(mem.name));
-	if ((mem.bytes = group_rss(sp->pid)) <= 0)
+	/* the cgroup's count has what left the group, and the page cache */
+	if ((!sp->cgroup || (mem.bytes = cgroup_memory(sp->name)) <= 0) &&
+	    (mem.bytes = group_rss(sp->pid)) <= 0)
 		return;
 	if (proc_compose(&orchd_env->ps, PROC_STORE, IMSG_RT_MEMORY, 0, -1,
 	    &mem, sizeof(mem)) == -1)
 		log_warn("workload %s: memory to the store", sp->name);
 }
 
-/* the group: a shell's children go too; fresh from fork, only it */
+/*
+ * The group: a shell's children go too; fresh from fork, only it.
+ * SIGKILL goes to the whole cgroup as well, which setsid does not leave.
+ */
 static void
 spawn_signal(struct spawned *sp, int sig)
 {
@@ -604,6 +626,21 @@ spawn_signal(struct spawned *sp, int sig)
 		sp->killed = 1;
 	if (kill(-sp->pid, sig) == -1 && kill(sp->pid, sig) == -1)
 		log_warn("workload %s: kill %d", sp->name, sp->pid);
+	if (sig == SIGKILL && sp->cgroup)
+		cgroup_kill(sp->name);
+}
+
+/*
+ * The leader is reaped: what it left behind in its group or its cgroup
+ * would keep its port and break the next start.  The group id is not
+ * reused while it has members.
+ */
+static void
+spawn_leftovers(struct spawned *sp)
+{
+	(void)kill(-sp->pid, SIGKILL);
+	if (sp->cgroup)
+		cgroup_destroy(sp->name);
 }
 
 void
@@ -661,11 +698,7 @@ spawn_exited(struct orchd *env, pid_t pid, int status)
 		return (0);
 	TAILQ_REMOVE(&spawned, sp, entry);
 	spawn_log_exit(sp->name, pid, status);
-	/*
-	 * What it left behind in its group would keep its port and break
-	 * the next start.  The group id is not reused while it has members.
-	 */
-	(void)kill(-pid, SIGKILL);
+	spawn_leftovers(sp);
 	memset(&rp, 0, sizeof(rp));
 	strlcpy(rp.name, sp->name, sizeof(rp.name));
 	rp.pid = pid;
@@ -691,8 +724,12 @@ spawn_reap(void)
 			left++;
 			continue;
 		}
-		if (r == sp->pid)
+		if (r == sp->pid) {
 			spawn_log_exit(sp->name, sp->pid, status);
+			/* its group too: what ignored the stop signal */
+			spawn_leftovers(sp);
+		} else if (sp->cgroup)
+			cgroup_destroy(sp->name);
 		TAILQ_REMOVE(&spawned, sp, entry);
 		free(sp);
 	}
@@ -728,8 +765,10 @@ spawn_shutdown(struct orchd *env)
 	struct spawned	*sp;
 	int		 ms, left;
 
-	if (TAILQ_EMPTY(&spawned))
+	if (TAILQ_EMPTY(&spawned)) {
+		cgroup_fini();
 		return;
+	}
 	log_info("stopping process workloads");
 	TAILQ_FOREACH(sp, &spawned, entry)
 		spawn_signal(sp, sp->stopsig);
@@ -741,4 +780,5 @@ spawn_shutdown(struct orchd *env)
 	}
 	if (left > 0)
 		log_warnx("%d process workloads could not be reaped", left);
+	cgroup_fini();
 }
