@@ -6,3 +6,4 @@ TEST_api_OBJS = $(OBJ)/gatewayd/api_route.o $(OBJ)/gatewayd/api_json.o \
 		   $(OBJ)/orchd/store_db.o
 TEST_docker_OBJS = $(OBJ)/runtimed/docker_spec.o
 $(BUILD)/regress/test_docker: LDFLAGS += $(RUNTIME_LIBS)
+TEST_apikey_OBJS = $(OBJ)/orchd/apikey.o
