@@ -88,4 +88,66 @@ check "orchd does not start with a short key" wait_gone "$sp" 10
 check "... saying so" grep -q "api key file $T/api.key: a hex key" \
     "$T/start.out"
 
+# -- wrong keys, capped for both gateways at once
+set_key "$KEY"
+start_orchd_or_exit
+URL=http://127.0.0.1:$API
+code() {	# code [curl args...]: the status alone
+	curl -s -m 30 -o /dev/null -w '%{http_code}' "$@"
+}
+faster() {	# faster SECONDS LIMIT
+	awk -v t="$1" -v l="$2" 'BEGIN { exit !(t < l) }'
+}
+ok_fast() {	# ok_fast "STATUS SECONDS": 200 in under half a second
+	[ "${1%% *}" = 200 ] && faster "${1#* }" 0.5
+}
+c=$(code -H "Authorization: Bearer $KEY" "$URL/v1/workloads")
+check "the key works (got $c)" [ "$c" = 200 ]
+WRONG=$(openssl rand -hex 16)
+# (the x keeps the line ends from the command substitution)
+HEAD=$(printf 'GET /v1/workloads HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer %s\r\nConnection: close\r\n\r\nx' "$WRONG")
+HEAD=${HEAD%x}
+"$BUILD/regress/testhttp" burst "$API" 200 60 "$HEAD" >"$T/burst.out"
+n=$(wc -l <"$T/burst.out" | tr -d ' ')
+n401=$(grep -c '^401 ' "$T/burst.out")
+n429=$(grep -c '^429 ' "$T/burst.out")
+n429ra=$(grep -Ec '^429 [1-9][0-9]*$' "$T/burst.out")
+check "200 wrong keys at once are all answered ($n401 401, $n429 429)" \
+    [ "$n" -eq 200 -a $((n401 + n429)) -eq 200 ]
+check "... at most $CAP of them 401, for both gateways together" \
+    [ "$n401" -ge 1 -a "$n401" -le "$CAP" ]
+check "... every 429 with a Retry-After ($n429ra of $n429)" \
+    [ "$n429ra" -eq "$n429" ]
+check "... of at most a minute" sh -c \
+    "! awk '\$1 == 429 && \$2 > 60' '$T/burst.out' | grep -q ."
+[ $((n401 + n429)) -eq 200 ] || sort "$T/burst.out" | uniq -c
+t=$(curl -s -m 10 -D "$T/h429" -o /dev/null -w '%{time_total}' \
+    -H "Authorization: Bearer $WRONG" "$URL/v1/workloads")
+check "one more wrong key: 429 ($(head -n 1 "$T/h429" | tr -d '\r'))" \
+    grep -q '^HTTP/1.1 429' "$T/h429"
+check "... with Retry-After" grep -qi '^Retry-After: [1-9]' "$T/h429"
+check "... at once (${t}s)" faster "$t" 0.5
+c=$(code -H "Authorization: Bearer $WRONG" --interface 127.0.0.2 \
+    "$URL/v1/workloads")
+check "another address is not capped (got $c)" [ "$c" = 401 ]
+for i in 1 2 3; do
+	t=$(curl -s -m 10 -o "$T/right.out" -w '%{http_code} %{time_total}' \
+	    -H "Authorization: Bearer $KEY" "$URL/v1/workloads")
+	check "the right key from the capped address: 200 at once ($t)" \
+	    ok_fast "$t"
+done
+
+# -- a reload with a short key is refused, the old key kept
+set_key 0123456789abcdef
+"$ORCHCTL" -s "$SOCK" reload >"$T/reload.out" 2>&1
+st=$?
+check "a reload with a short key is refused (status $st)" [ "$st" -ne 0 ]
+check "... and the log says why" grep -q \
+    "api key file $T/api.key: a hex key must be at least 32" "$T/orchd.log"
+c=$(code -H "Authorization: Bearer $KEY" "$URL/v1/workloads")
+check "... the key in use still works (got $c)" [ "$c" = 200 ]
+
+stop_orchd; st=$STATUS
+check "orchd stops cleanly (status $st)" [ "$st" -eq 0 ]
+ORCHD_PID=
 e2e_done
