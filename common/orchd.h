@@ -69,7 +69,7 @@ union wl_addr {
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	1
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	2
+#define ORCHD_IMSG_VERSION	3
 
 /* the child's end of its channel to the parent */
 #define PROC_PARENT_FD		3
@@ -316,6 +316,11 @@ enum imsg_type {
 					   struct gw_metrics_wl[] */
 	IMSG_GW_METRICS_TOTAL,		/* gateway -> parent -> asker:
 					   struct gw_metrics_total, last */
+	/* a wrong API key, counted for every gateway by the reaper */
+	IMSG_GW_AUTHFAIL,		/* gateway -> reaper: struct netaddr,
+					   the client; peerid: request id */
+	IMSG_RP_AUTHLIMIT,		/* reaper -> gateway: struct
+					   rp_authlimit, same peerid */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -395,6 +400,12 @@ struct gw_metrics_total {
 	uint64_t		 conns;		/* open client connections */
 	uint64_t		 api[5];	/* API answers by status class */
 	uint64_t		 auth_failures;
+};
+
+/* IMSG_RP_AUTHLIMIT: over the cap of wrong keys, and for how long */
+struct rp_authlimit {
+	int32_t			 limited;
+	int32_t			 retry_after;	/* seconds, when limited */
 };
 
 /* IMSG_PROC_PEER: the channel passed is to this process */

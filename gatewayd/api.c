@@ -34,6 +34,7 @@ RB_GENERATE(api_reqs, api_req, entry, api_req_cmp);
 
 static struct api_reqs	 api_reqs = RB_INITIALIZER(&api_reqs);
 static unsigned int	 api_nwait;
+static unsigned int	 api_authwaits;	/* wrong keys asking the reaper */
 static uint32_t		 api_lastid;
 unsigned int		 api_nlogs;
 
@@ -57,7 +58,10 @@ api_free(struct api_req *r)
 {
 	if (r->id != 0) {
 		RB_REMOVE(api_reqs, &api_reqs, r);
-		api_nwait--;
+		if (r->authwait)
+			api_authwaits--;
+		else
+			api_nwait--;
 	}
 	if (r->logs)
 		api_nlogs--;
@@ -104,6 +108,7 @@ api_reason(int status)
 	case 408: return ("Request Timeout");
 	case 409: return ("Conflict");
 	case 413: return ("Content Too Large");
+	case 429: return ("Too Many Requests");
 	case 500: return ("Internal Server Error");
 	case 503: return ("Service Unavailable");
 	case 504: return ("Gateway Timeout");
@@ -199,6 +204,20 @@ api_json(struct api_req *r, int status, json_t *o, const char *extra)
 	api_done(r);
 }
 
+/* an id no request under way has */
+static uint32_t
+api_newid(void)
+{
+	/* the answer comes back to this gateway: its number is in the id */
+	do {
+		api_lastid = (api_lastid + 1) & GW_ID_SEQMASK;
+		if (api_lastid == 0)
+			api_lastid = 1;
+		api_lastid |= (uint32_t)gw->ps->instance << GW_ID_SHIFT;
+	} while (api_find(api_lastid) != NULL);
+	return (api_lastid);
+}
+
 /*
  * Asking another process: under a fresh id, with the connection's timer
  * as the deadline.  -1 when it was answered already (503).
@@ -212,13 +231,7 @@ api_ask(struct api_req *r, enum privsep_procid to, uint32_t type,
 		    RETRY_AFTER);
 		return (-1);
 	}
-	/* the answer comes back to this gateway: its number is in the id */
-	do {
-		api_lastid = (api_lastid + 1) & GW_ID_SEQMASK;
-		if (api_lastid == 0)
-			api_lastid = 1;
-		api_lastid |= (uint32_t)gw->ps->instance << GW_ID_SHIFT;
-	} while (api_find(api_lastid) != NULL);
+	(void)api_newid();
 	if (proc_compose(gw->ps, to, type, api_lastid, -1, data, len) == -1) {
 		log_warn("api: to %s", proc_name(to));
 		api_error(r, 503, "orchd is not answering", RETRY_AFTER);
@@ -282,23 +295,109 @@ api_unauthorized(struct api_req *r)
 	    "WWW-Authenticate: Bearer realm=\"orchd\"\r\n");
 }
 
-/* a wrong key: answered at once, or held for one who keeps guessing */
+/* over the cap of wrong keys for every gateway: 429, at once */
+static void
+api_limited(struct api_req *r, int secs)
+{
+	char	 extra[64];
+
+	(void)snprintf(extra, sizeof(extra), "Retry-After: %d\r\n",
+	    MAXIMUM(secs, 1));
+	api_error(r, 429, "too many wrong keys from this address", extra);
+}
+
+/*
+ * Ask the reaper to count this wrong key against the client's address,
+ * for every gateway ("prefork"): the address it counts is the one "max
+ * connections per address" counts, the connection's, a trusted proxy's
+ * too.  0 when asked, -1 when it cannot be, 1 when that was answered
+ * (429: r is gone).
+ */
+static int
+api_ask_limit(struct api_req *r)
+{
+	struct gw_conn	*c = r->c;
+	uint32_t	 id;
+
+	if (c->peeraddr.af != AF_INET && c->peeraddr.af != AF_INET6)
+		return (-1);
+	if (api_authwaits >= AUTH_WAITS_MAX) {
+		/* that many guesses under way is a flood: no more now */
+		api_limited(r, API_RETRY_AFTER);
+		return (1);
+	}
+	id = api_newid();
+	if (proc_compose(gw->ps, PROC_REAPER, IMSG_GW_AUTHFAIL, id, -1,
+	    &c->peeraddr, sizeof(c->peeraddr)) == -1) {
+		log_warn("api: to %s", proc_name(PROC_REAPER));
+		return (-1);
+	}
+	r->id = id;
+	r->authwait = 1;
+	RB_INSERT(api_reqs, &api_reqs, r);
+	api_authwaits++;
+	return (0);
+}
+
+/*
+ * A wrong key.  Its 401 is held as this gateway's count of the address
+ * says (auth_failed), and the reaper is asked for the count of every
+ * gateway: over the cap, the answer is 429 at once; under it, the 401
+ * goes when both the hold is over and the reaper has answered, or after
+ * AUTH_VERDICT_WAIT_MS at the most if it does not.
+ */
 static void
 api_deny(struct api_req *r)
 {
-	int64_t	 delay;
+	int64_t	 delay, now;
+	int	 rc;
 
 	metrics_auth_failure();
-	if (r->nokey || (delay = auth_failed(r->c->peer,
-	    monotime_ms())) == 0) {
+	if (r->nokey) {
 		api_unauthorized(r);
 		return;
 	}
-	log_debug("%s: api: wrong key again, answering in %lld ms",
-	    r->c->peer, (long long)delay);
+	now = monotime_ms();
+	delay = auth_failed(r->c->peer, now);
+	r->deny_ms = now + delay;
+	if ((rc = api_ask_limit(r)) == 1)
+		return;
+	if (rc == -1 && delay == 0) {
+		api_unauthorized(r);
+		return;
+	}
+	if (delay > 0)
+		log_debug("%s: api: wrong key again, answering in %lld ms",
+		    r->c->peer, (long long)delay);
 	r->phase = PH_DELAY;
 	conn_reading(r->c, 0);
-	conn_timer_ms(r->c, delay);
+	conn_timer_ms(r->c, delay > 0 ? delay : AUTH_VERDICT_WAIT_MS);
+}
+
+/* the reaper's count: 429 now, or the 401 when its hold is over */
+void
+api_recv_authlimit(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rp_authlimit	 rl;
+	struct api_req		*r;
+	int64_t			 now;
+
+	(void)imsg_get_data(imsg, &rl, sizeof(rl));
+	if ((r = api_find(imsg_get_id(imsg))) == NULL ||
+	    r->phase != PH_DELAY || !r->authwait || r->verdict)
+		return;		/* too late: answered 401 already */
+	r->verdict = 1;
+	if (rl.limited) {
+		log_debug("%s: api: over the cap of wrong keys, for %d s",
+		    r->c->peer, (int)rl.retry_after);
+		api_limited(r, rl.retry_after);
+		return;
+	}
+	if ((now = monotime_ms()) >= r->deny_ms) {
+		api_unauthorized(r);
+		return;
+	}
+	conn_timer_ms(r->c, r->deny_ms - now);
 }
 
 /*

@@ -39,6 +39,9 @@
 #define AUTH_DELAY_MS		500	/* then this, doubling */
 #define AUTH_DELAY_MAX_MS	10000
 #define AUTH_FORGET_MS		(10 * 60 * 1000)
+/* and their count for every gateway, in the reaper (reaperd/authlim.c) */
+#define AUTH_VERDICT_WAIT_MS	1000	/* for its answer, at most */
+#define AUTH_WAITS_MAX		1024	/* wrong keys waiting for it */
 
 enum api_op {
 	API_NONE = 0,

@@ -10,6 +10,10 @@
  * (by the caller's timer, never by blocking) AUTH_DELAY_MS, doubling with
  * each failure up to AUTH_DELAY_MAX_MS.  A success, or AUTH_FORGET_MS
  * without a failure, wipes the slate.
+ *
+ * These delays are each gateway's own.  The cap on wrong keys that holds
+ * for every gateway of "prefork" together is counted by the reaper
+ * (reaperd/authlim.c), asked by api_deny() in api.c.
  */
 
 #include <stdlib.h>

@@ -14,7 +14,8 @@
 enum api_phase {
 	PH_START = 0,
 	PH_BODY,			/* reading the request body */
-	PH_DELAY,			/* holding a 401 for a guesser */
+	PH_DELAY,			/* holding a 401 for a guesser, and
+					   asking the reaper for its count */
 	PH_WAIT,			/* asked another process */
 	PH_STREAM			/* logs: the answer is going out */
 };
@@ -35,6 +36,9 @@ struct api_req {
 	size_t			 sent;		/* logs: bytes */
 	int			 chunked;	/* logs: chunked coding */
 	struct metrics_sum	*msum;		/* metrics: the others' */
+	int64_t			 deny_ms;	/* PH_DELAY: the 401 not before */
+	int			 authwait;	/* counted in api_authwaits */
+	int			 verdict;	/* the reaper answered */
 };
 
 extern unsigned int	 api_nlogs;	/* log answers under way */

@@ -322,6 +322,7 @@ void		 api_recv_logdata(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_expect(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_wl(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_total(struct imsgev *, struct imsg *);
+void		 api_recv_authlimit(struct imsgev *, struct imsg *);
 #define API_GATEWAY_HANDLERS \
 	{ IMSG_CFG_APIKEY, PROC_ANYLEN, PROC_FROM(PROC_PARENT), \
 	    apiconf_recv_key }, \

@@ -29,6 +29,9 @@ static const struct proc_handler gateway_handlers[] = {
 	    wake_recv_drain },
 	/* the HTTP API: its settings, and the answers it asked for */
 	API_GATEWAY_HANDLERS,
+	/* the reaper's count of wrong keys from every gateway (api.c) */
+	{ IMSG_RP_AUTHLIMIT, sizeof(struct rp_authlimit),
+	    PROC_FROM(PROC_REAPER), api_recv_authlimit },
 };
 
 static void

@@ -9,10 +9,16 @@
  * is invalid, at start and on reload alike.  ORCHD_KEY is taken out of
  * the environment the first time it is read, so that no child inherits
  * it; reloads use the copy kept here.
+ *
+ * Either way the key must hold at least 128 bits (apikey_strong): an
+ * API key holder may create workloads, so the key is what stands between
+ * the network and every API workload.  A short key is refused like a
+ * file readable by others: the configuration is invalid.
  */
 
 #include <sys/stat.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -37,6 +43,50 @@ apikey_valid(const uint8_t *key, size_t len)
 		if (key[i] <= 0x20 || key[i] >= 0x7f)
 			return (0);
 	return (1);
+}
+
+/*
+ * At least 128 bits, judged from the key's alphabet: 32 or more hex
+ * digits (4 bits each), or 22 or more characters of base64 or base64url
+ * (6 bits each; one or two "=" of padding at the end do not count).  A
+ * key of other characters cannot be judged and is refused: such keys are
+ * made by hand, not by a generator.  0, or -1 with why.
+ */
+int
+apikey_strong(const uint8_t *key, size_t len, const char **why)
+{
+	size_t	 i, n, pad = 0;
+	int	 hex = 1, b64 = 1;
+
+	while (pad < 2 && pad < len && key[len - pad - 1] == '=')
+		pad++;
+	n = len - pad;
+	for (i = 0; i < n; i++) {
+		if (!isxdigit(key[i]))
+			hex = 0;
+		if (!isalnum(key[i]) && key[i] != '+' && key[i] != '/' &&
+		    key[i] != '-' && key[i] != '_')
+			b64 = 0;
+	}
+	if (n == 0 || !b64) {
+		*why = "the key must be hex or base64 "
+		    "(openssl rand -hex 16 makes one)";
+		return (-1);
+	}
+	if (hex && pad == 0) {
+		if (n < APIKEY_HEX_MIN) {
+			*why = "a hex key must be at least 32 digits "
+			    "(128 bits)";
+			return (-1);
+		}
+		return (0);
+	}
+	if (n < APIKEY_B64_MIN) {
+		*why = "a base64 key must be at least 22 characters "
+		    "(128 bits)";
+		return (-1);
+	}
+	return (0);
 }
 
 static void
@@ -86,6 +136,7 @@ apikey_read_file(const char *path, size_t *lenp)
 {
 	struct stat	 st;
 	uint8_t		 buf[ORCHD_API_KEY_MAX + 4], *key = NULL;
+	const char	*why;
 	ssize_t		 n;
 	size_t		 len = 0;
 	int		 fd;
@@ -120,6 +171,10 @@ apikey_read_file(const char *path, size_t *lenp)
 		    ORCHD_API_KEY_MAX);
 		goto done;
 	}
+	if (apikey_strong(buf, len, &why) == -1) {
+		log_warnx("api key file %s: %s", path, why);
+		goto done;
+	}
 	if ((key = malloc(len)) == NULL) {
 		log_warn("%s", __func__);
 		goto done;
@@ -140,7 +195,8 @@ apikey_read_file(const char *path, size_t *lenp)
 int
 apikey_load(struct orchd_conf *conf)
 {
-	size_t	 len;
+	const char	*why;
+	size_t		 len;
 
 	apikey_take_env();
 	conf->api_key_loaded = 1;
@@ -150,6 +206,10 @@ apikey_load(struct orchd_conf *conf)
 			log_warnx("ORCHD_KEY: the key must be 1 to %d "
 			    "printable characters without spaces",
 			    ORCHD_API_KEY_MAX);
+			return (-1);
+		}
+		if (apikey_strong((uint8_t *)apikey_env, len, &why) == -1) {
+			log_warnx("ORCHD_KEY: %s", why);
 			return (-1);
 		}
 		if ((conf->api_key = malloc(len)) == NULL)

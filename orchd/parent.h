@@ -166,7 +166,10 @@ void		 api_reload_keep(struct orchd_conf *, struct orchd_conf *);
 	    PROC_FROM(PROC_GATEWAY), api_relay_metrics }
 
 /* apikey.c: the API's bearer key */
+#define APIKEY_HEX_MIN	32	/* 128 bits of hex digits */
+#define APIKEY_B64_MIN	22	/* ... of base64 */
 int		 apikey_load(struct orchd_conf *);
+int		 apikey_strong(const uint8_t *, size_t, const char **);
 void		 apikey_send(struct orchd *);
 
 /* users.c: the name service, or /etc/passwd and /etc/group if static */

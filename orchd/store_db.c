@@ -189,6 +189,9 @@ static const char *const stmt_sql[S_MAX] = {
 	    "ORDER BY name",
 };
 
+/* for the tests: called inside each durable transaction */
+void		(*store_db_tx_hook)(struct store_db *);
+
 struct store_db {
 	sqlite3		*db;
 	sqlite3_stmt	*stmt[S_MAX];
@@ -369,6 +372,72 @@ tx_rollback(struct store_db *sdb)
 }
 
 /*
+ * The API's writes are a client's request answered "done": they commit
+ * with synchronous FULL, the WAL synced at every commit, so that a crash
+ * or a power loss after the answer cannot take them back.  Everything
+ * else keeps NORMAL (the WAL synced at checkpoints), which the frequent
+ * small writes of states and last-seen times want, and where losing the
+ * last ones costs nothing a restart does not recover.  sqlite refuses to
+ * change the level inside a transaction, so it is raised before BEGIN
+ * and put back after the COMMIT or the ROLLBACK, whatever happened (a
+ * failure to put it back leaves FULL: slower, no less safe).  The level
+ * is set when the PRAGMA is compiled, not when it runs, so it cannot be
+ * a prepared statement: each is compiled anew by sqlite3_exec().
+ */
+static int
+set_synchronous(struct store_db *sdb, const char *sql)
+{
+	int	 rc;
+
+	if ((rc = sqlite3_exec(sdb->db, sql, NULL, NULL, NULL)) != SQLITE_OK)
+		return (db_fail(sdb, rc, sql));
+	return (0);
+}
+
+static void
+tx_end_durable(struct store_db *sdb)
+{
+	char	 err[sizeof(sdb->err)];
+
+	strlcpy(err, sdb->err, sizeof(err));
+	(void)set_synchronous(sdb, "PRAGMA synchronous = NORMAL");
+	strlcpy(sdb->err, err, sizeof(sdb->err));
+}
+
+static int
+tx_begin_durable(struct store_db *sdb)
+{
+	if (set_synchronous(sdb, "PRAGMA synchronous = FULL") == -1)
+		return (-1);
+	if (tx_begin(sdb) == -1) {
+		tx_end_durable(sdb);
+		return (-1);
+	}
+	if (store_db_tx_hook != NULL)
+		store_db_tx_hook(sdb);
+	return (0);
+}
+
+/*
+ * PRAGMA synchronous: 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA; -1 on error.
+ * Compiled anew, for the same reason.
+ */
+int
+store_db_synchronous(struct store_db *sdb)
+{
+	sqlite3_stmt	*s;
+	int		 level = -1;
+
+	if (sqlite3_prepare_v2(sdb->db, "PRAGMA synchronous", -1, &s,
+	    NULL) != SQLITE_OK)
+		return (-1);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		level = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return (level);
+}
+
+/*
  * Opening.
  */
 
@@ -519,7 +588,8 @@ pragma_text(sqlite3 *db, const char *sql, char *out, size_t outlen)
 
 /*
  * WAL: readers never wait for the writer and a crash loses at most the
- * last transactions, never the file; NORMAL is durable enough with WAL.
+ * last transactions, never the file; NORMAL is durable enough with WAL
+ * for all but the API's writes, which raise it (tx_begin_durable).
  */
 static int
 set_pragmas(sqlite3 *db, char *err, size_t errlen)
@@ -1187,11 +1257,15 @@ store_db_api_put(struct store_db *sdb, const struct workload_conf *wc,
 		    "the API", wc->name);
 		return (-1);
 	}
-	if (tx_begin(sdb) == -1)
+	if (tx_begin_durable(sdb) == -1)
 		return (-1);
 	if (sync_one(sdb, wc, now_ms) == -1 ||
-	    run(sdb, st(sdb, S_SYNC_CLEAR)) == -1 || tx_commit(sdb) == -1)
-		return (tx_rollback(sdb));
+	    run(sdb, st(sdb, S_SYNC_CLEAR)) == -1 || tx_commit(sdb) == -1) {
+		(void)tx_rollback(sdb);
+		tx_end_durable(sdb);
+		return (-1);
+	}
+	tx_end_durable(sdb);
 	return (0);
 }
 
@@ -1199,12 +1273,24 @@ store_db_api_put(struct store_db *sdb, const struct workload_conf *wc,
 int
 store_db_api_drop(struct store_db *sdb, const char *name)
 {
-	sqlite3_stmt	*s = st(sdb, S_API_DROP);
+	sqlite3_stmt	*s;
+	int		 n;
 
+	if (tx_begin_durable(sdb) == -1)
+		return (-1);
+	s = st(sdb, S_API_DROP);
 	bind_text(s, 1, name);
 	if (run(sdb, s) == -1)
-		return (-1);
-	return (sqlite3_changes(sdb->db) > 0);
+		n = -1;
+	else {
+		n = sqlite3_changes(sdb->db) > 0;
+		if (tx_commit(sdb) == -1)
+			n = -1;
+	}
+	if (n == -1)
+		(void)tx_rollback(sdb);
+	tx_end_durable(sdb);
+	return (n);
 }
 
 int

@@ -79,6 +79,14 @@ int		 store_db_api_drop(struct store_db *, const char *);
 int		 store_db_api_list(struct store_db *, store_definition_cb,
 		    void *);
 
+/*
+ * The API's writes commit with PRAGMA synchronous FULL, the rest with
+ * NORMAL: the level now, and for the tests a function called inside
+ * each such transaction (NULL otherwise).
+ */
+int		 store_db_synchronous(struct store_db *);
+extern void	(*store_db_tx_hook)(struct store_db *);
+
 /* what runtimed needs at start; 1: found, 0: no such workload, -1 */
 int		 store_db_restore(struct store_db *, const char *,
 		    struct st_restore *);

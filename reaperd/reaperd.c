@@ -14,6 +14,7 @@
 #include "log.h"
 #include "proc.h"
 #include "reaper.h"
+#include "authlim.h"
 #include "sandbox.h"
 
 RB_HEAD(reap_wls, reap_wl);
@@ -33,9 +34,11 @@ static size_t		reap_nbatch;
 static struct event	reap_tick_ev;
 static int		reap_off;
 static int64_t		reap_interval;
+static struct authlim	reap_authlim;	/* wrong API keys, authlim.c */
 
 static void	reaper_recv_activity(struct imsgev *, struct imsg *);
 static void	reaper_recv_state(struct imsgev *, struct imsg *);
+static void	reaper_recv_authfail(struct imsgev *, struct imsg *);
 
 static const struct proc_handler reaper_handlers[] = {
 	PROC_COMMON_HANDLERS,
@@ -44,6 +47,8 @@ static const struct proc_handler reaper_handlers[] = {
 	    reaper_recv_activity },
 	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
 	    reaper_recv_state },
+	{ IMSG_GW_AUTHFAIL, sizeof(struct netaddr), PROC_FROM(PROC_GATEWAY),
+	    reaper_recv_authfail },
 };
 
 int
@@ -178,6 +183,31 @@ reaper_recv_state(struct imsgev *iev, struct imsg *imsg)
 	wl->state = st.state;
 }
 
+/*
+ * A wrong API key at a gateway: counted against its client's address
+ * for all the gateways, and the verdict sent back to the one that asked
+ * (authlim.c says why here).  A gateway sends only TCP clients' ones.
+ */
+static void
+reaper_recv_authfail(struct imsgev *iev, struct imsg *imsg)
+{
+	struct netaddr		 na;
+	struct rp_authlimit	 rl;
+	int64_t			 wait;
+
+	(void)imsg_get_data(imsg, &na, sizeof(na));
+	if ((wait = authlim_fail(&reap_authlim, &na, monotime_ms())) == -1)
+		fatalx("%s: address family %d", __func__, (int)na.af);
+	memset(&rl, 0, sizeof(rl));
+	if (wait > 0) {
+		rl.limited = 1;
+		rl.retry_after = (int32_t)((wait + 999) / 1000);
+	}
+	if (imsgev_compose(iev, IMSG_RP_AUTHLIMIT, imsg_get_id(imsg), -1, &rl,
+	    sizeof(rl)) == -1)
+		log_warn("%s: compose", __func__);
+}
+
 static void
 reaper_apply(struct privsep *ps, struct cfg_generation *gen,
     struct cfg_generation *old)
@@ -236,6 +266,7 @@ main(int argc, char *argv[])
 	child_start(&reaper_ps, argc, argv, PROC_REAPER, reaper_handlers,
 	    nitems(reaper_handlers), PRIVDROP_NONET);
 	cfg_set_apply(reaper_apply);
+	authlim_init(&reap_authlim);
 	/* reaper_apply keeps a name and two settings per workload */
 	cfg_forget_workloads();
 	sandbox_enter(proc_name(PROC_REAPER), SB_STDIO);

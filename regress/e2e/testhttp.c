@@ -28,6 +28,13 @@
  *					partial request, say) on each, hold
  *					them SECS seconds, then print
  *					"open N closed N failed N"
+ *	testhttp burst PORT N SECS HEAD	open N connections, send HEAD (a
+ *					whole request with "Connection:
+ *					close") on each at once, read every
+ *					answer for at most SECS, and print
+ *					per connection its status and its
+ *					Retry-After ("-" for none), "0 -"
+ *					for no answer
  *	testhttp slow PORT SECS		slowloris: a request head one byte a
  *					second, for at most SECS; prints
  *					"closed after N" and what came back
@@ -440,6 +447,80 @@ hold(int port, int n, int secs, const char *head)
 	return (0);
 }
 
+#define BURST_HEAD	4096	/* of each answer: enough for its head */
+
+struct burst {
+	int	 fd;
+	char	 buf[BURST_HEAD];
+	size_t	 len;
+};
+
+static void
+burst_print(const struct burst *b)
+{
+	const char	*ra;
+	int		 status = 0;
+
+	if (b->len > 9 && strncmp(b->buf, "HTTP/1.", 7) == 0)
+		status = atoi(b->buf + 9);
+	if ((ra = strstr(b->buf, "\r\nRetry-After:")) != NULL)
+		printf("%d %d\n", status, atoi(ra + 14));
+	else
+		printf("%d -\n", status);
+}
+
+static int
+burst(int port, int n, int secs, const char *head)
+{
+	struct burst	*b;
+	struct pollfd	*pfd;
+	time_t		 end = time(NULL) + secs;
+	ssize_t		 r;
+	int		 i, left = 0;
+
+	signal(SIGPIPE, SIG_IGN);
+	if ((b = calloc(n, sizeof(*b))) == NULL ||
+	    (pfd = calloc(n, sizeof(*pfd))) == NULL)
+		return (1);
+	for (i = 0; i < n; i++) {
+		pfd[i].fd = -1;
+		if ((b[i].fd = tcp_connect(port)) == -1)
+			continue;
+		if (writen(b[i].fd, head, strlen(head)) == -1) {
+			close(b[i].fd);
+			b[i].fd = -1;
+			continue;
+		}
+		pfd[i].fd = b[i].fd;
+		pfd[i].events = POLLIN;
+		left++;
+	}
+	while (left > 0 && time(NULL) < end) {
+		if (poll(pfd, n, 200) <= 0)
+			continue;
+		for (i = 0; i < n; i++) {
+			if (pfd[i].fd == -1 || pfd[i].revents == 0)
+				continue;
+			r = read(b[i].fd, b[i].buf + b[i].len,
+			    sizeof(b[i].buf) - 1 - b[i].len);
+			if (r > 0)
+				b[i].len += r;
+			if (r <= 0 || b[i].len == sizeof(b[i].buf) - 1) {
+				pfd[i].fd = -1;
+				left--;
+			}
+		}
+	}
+	for (i = 0; i < n; i++) {
+		burst_print(&b[i]);
+		if (b[i].fd != -1)
+			close(b[i].fd);
+	}
+	free(b);
+	free(pfd);
+	return (0);
+}
+
 static int
 slow(int port, int secs)
 {
@@ -502,6 +583,9 @@ main(int argc, char *argv[])
 	if (argc >= 5 && strcmp(argv[1], "hold") == 0)
 		return (hold(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
 		    argc > 5 ? argv[5] : NULL));
+	if (argc >= 6 && strcmp(argv[1], "burst") == 0)
+		return (burst(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
+		    argv[5]));
 	if (argc >= 4 && strcmp(argv[1], "slow") == 0)
 		return (slow(atoi(argv[2]), atoi(argv[3])));
 	if (argc >= 3 && strcmp(argv[1], "raw") == 0)
@@ -510,6 +594,6 @@ main(int argc, char *argv[])
 		return (unixraw(argv[2], argc > 3 ? atoi(argv[3]) : 2));
 	fprintf(stderr, "usage: testhttp serve PORT [STARTFILE [REQLOG]] | "
 	    "raw PORT [SECS] | unix PATH [SECS] | hold PORT N SECS [HEAD] | "
-	    "slow PORT SECS\n");
+	    "burst PORT N SECS HEAD | slow PORT SECS\n");
 	return (1);
 }

@@ -768,6 +768,63 @@ test_sync_sources(void **state)
 	store_db_close(sdb);
 }
 
+/*
+ * The API's writes run with PRAGMA synchronous FULL, asked from inside
+ * their transaction; the rest of the time, and for every other write,
+ * the level is NORMAL.
+ */
+static int	 hook_calls;
+static int	 hook_level;
+
+static void
+sync_hook(struct store_db *sdb)
+{
+	hook_calls++;
+	hook_level = store_db_synchronous(sdb);
+}
+
+static void
+test_api_writes_durable(void **state)
+{
+	struct fixture		*f = *state;
+	struct store_db		*sdb;
+	struct workload_conf	*api;
+	struct rp_lastseen	 ls;
+
+	wl_add(&f->wls, "conf", 0, SOURCE_CONFIG);
+	sdb = db_open(f->path);
+	store_db_tx_hook = sync_hook;
+	assert_int_equal(store_db_synchronous(sdb), 1);
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0), 0);
+	memset(&ls, 0, sizeof(ls));
+	strlcpy(ls.name, "conf", sizeof(ls.name));
+	ls.last_seen = T0 / 1000;
+	assert_int_equal(store_db_lastseen(sdb, &ls, 1), 0);
+	set_state(sdb, "conf", WL_WAKING, RT_REASON_REQUEST, T0 + 1, "");
+	assert_int_equal(hook_calls, 0);
+	assert_int_equal(store_db_synchronous(sdb), 1);
+
+	wls_clear(&f->wls);
+	api = wl_add(&f->wls, "made", 0, SOURCE_API);
+	assert_int_equal(store_db_api_put(sdb, api, T0 + 2), 0);
+	assert_int_equal(hook_calls, 1);
+	assert_int_equal(hook_level, 2);
+	assert_int_equal(store_db_synchronous(sdb), 1);
+
+	hook_level = -1;
+	assert_int_equal(store_db_api_drop(sdb, "made"), 1);
+	assert_int_equal(hook_calls, 2);
+	assert_int_equal(hook_level, 2);
+	assert_int_equal(store_db_synchronous(sdb), 1);
+	/* nothing to drop: still a durable transaction, still NORMAL after */
+	assert_int_equal(store_db_api_drop(sdb, "made"), 0);
+	assert_int_equal(hook_calls, 3);
+	assert_int_equal(store_db_synchronous(sdb), 1);
+
+	store_db_tx_hook = NULL;
+	store_db_close(sdb);
+}
+
 int
 main(void)
 {
@@ -799,6 +856,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_restore, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_sync_sources, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_api_writes_durable, setup,
 		    teardown),
 	};
 

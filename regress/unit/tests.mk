@@ -7,3 +7,5 @@ TEST_api_OBJS = $(OBJ)/gatewayd/api_route.o $(OBJ)/gatewayd/api_json.o \
 TEST_docker_OBJS = $(OBJ)/runtimed/docker_spec.o
 $(BUILD)/regress/test_docker: LDFLAGS += $(RUNTIME_LIBS)
 TEST_cgroup_OBJS = $(OBJ)/orchd/cgroup.o
+TEST_apikey_OBJS = $(OBJ)/orchd/apikey.o
+TEST_authlim_OBJS = $(OBJ)/reaperd/authlim.o
