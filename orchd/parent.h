@@ -137,6 +137,11 @@ void		 api_reload_keep(struct orchd_conf *, struct orchd_conf *);
 int		 apikey_load(struct orchd_conf *);
 void		 apikey_send(struct orchd *);
 
+/* policy.c: what a workload may be, and what the API may create */
+int		 policy_check(const struct orchd_conf *,
+		    const struct workload_conf *, char *, size_t);
+int		 policy_api_open(const struct orchd_conf *, char *, size_t);
+
 /* users.c: the name service, or /etc/passwd and /etc/group if static */
 struct passwd;
 struct group;
