@@ -116,18 +116,18 @@ relation(const char *path, const char *dir)
 }
 
 /*
- * path (the volume as written, for the message) against one forbidden
- * directory dir, as written and resolved.  what names dir for the
- * operator.
+ * path, normalised (or resolved when rpath), against one forbidden
+ * directory dir, as written and as resolved.  orig is the volume as
+ * written, for the message; what names dir for the operator.
  */
 static int
-check_one(const char *orig, const char *path, const char *rpath,
-    const char *dir, const char *what, char *why, size_t len)
+check_one(const char *orig, const char *path, int resolved, const char *dir,
+    const char *what, char *why, size_t len)
 {
 	char		 ndir[PATH_MAX], rdir[PATH_MAX];
-	const char	*dirs[2], *paths[2];
+	const char	*dirs[2];
 	enum relation	 rel;
-	int		 i, j, ndirs = 0, npaths = 0;
+	int		 j, ndirs = 0;
 
 	if (dir == NULL || hostpath_normalize(dir, ndir, sizeof(ndir), NULL,
 	    0) == -1)
@@ -135,21 +135,16 @@ check_one(const char *orig, const char *path, const char *rpath,
 	dirs[ndirs++] = ndir;
 	if (realpath(dir, rdir) != NULL && strcmp(rdir, ndir) != 0)
 		dirs[ndirs++] = rdir;
-	paths[npaths++] = path;
-	if (rpath != NULL && strcmp(rpath, path) != 0)
-		paths[npaths++] = rpath;
-
-	for (i = 0; i < npaths; i++)
-		for (j = 0; j < ndirs; j++) {
-			if ((rel = relation(paths[i], dirs[j])) == REL_NONE)
-				continue;
-			return (refuse(why, len, "host path \"%s\"%s%s%s %s "
-			    "%s (%s): no volume may be, contain or lie under "
-			    "it", orig, i == 1 ? " (resolved: " : "",
-			    i == 1 ? paths[i] : "", i == 1 ? ")" : "",
-			    rel == REL_IS ? "is" : rel == REL_UNDER ?
-			    "lies under" : "contains", dirs[j], what));
-		}
+	for (j = 0; j < ndirs; j++) {
+		if ((rel = relation(path, dirs[j])) == REL_NONE)
+			continue;
+		return (refuse(why, len, "host path \"%s\"%s%s%s %s %s (%s): "
+		    "no volume may be, contain or lie under it", orig,
+		    resolved ? " (resolved: " : "", resolved ? path : "",
+		    resolved ? ")" : "", rel == REL_IS ? "is" :
+		    rel == REL_UNDER ? "lies under" : "contains", dirs[j],
+		    what));
+	}
 	return (0);
 }
 
@@ -169,51 +164,64 @@ dir_of(const char *path, char *out, size_t outlen)
 	return (0);
 }
 
+/* path, normalised or resolved, against every forbidden directory */
+static int
+check_all(const char *orig, const char *path, int resolved,
+    const struct orchd_conf *conf, char *why, size_t len)
+{
+	char		 dir[PATH_MAX];
+	size_t		 i;
+
+	if (strcmp(path, "/") == 0)
+		return (refuse(why, len, "host path \"%s\"%s is / (the whole "
+		    "host): no volume may be, contain or lie under it", orig,
+		    resolved ? " (resolved)" : ""));
+	for (i = 0; i < nitems(forbidden_system); i++)
+		if (check_one(orig, path, resolved, forbidden_system[i],
+		    "a system directory", why, len) == -1)
+			return (-1);
+	if (conf == NULL)
+		return (0);
+	if (check_one(orig, path, resolved, conf->docker_socket != NULL ?
+	    conf->docker_socket : ORCHD_DOCKER_SOCKET, "the docker socket",
+	    why, len) == -1)
+		return (-1);
+	if (dir_of(conf->database, dir, sizeof(dir)) == 0 &&
+	    check_one(orig, path, resolved, dir, "the database's directory",
+	    why, len) == -1)
+		return (-1);
+	if (dir_of(conf->conffile, dir, sizeof(dir)) == 0 &&
+	    check_one(orig, path, resolved, dir, "the configuration file's "
+	    "directory", why, len) == -1)
+		return (-1);
+	if (dir_of(conf->api_key_file, dir, sizeof(dir)) == 0 &&
+	    check_one(orig, path, resolved, dir, "the api key file's "
+	    "directory", why, len) == -1)
+		return (-1);
+	if (check_one(orig, path, resolved, conf->logdir, "the log directory",
+	    why, len) == -1)
+		return (-1);
+	return (0);
+}
+
 /*
  * May a volume's host path be mounted, by any workload?  0, or -1 with
  * why naming the rule.  conf gives orchd's own files; NULL checks the
- * system directories alone.
+ * system directories alone.  The path as written is checked first, then
+ * where it leads if it exists.
  */
 int
 hostpath_forbidden(const char *path, const struct orchd_conf *conf,
     char *why, size_t len)
 {
-	char		 npath[PATH_MAX], rpath[PATH_MAX], dir[PATH_MAX];
-	const char	*rp = NULL;
-	size_t		 i;
+	char	 npath[PATH_MAX], rpath[PATH_MAX];
 
 	if (hostpath_normalize(path, npath, sizeof(npath), why, len) == -1)
 		return (-1);
-	if (realpath(npath, rpath) != NULL)
-		rp = rpath;
-	if (strcmp(npath, "/") == 0 || (rp != NULL && strcmp(rp, "/") == 0))
-		return (refuse(why, len, "host path \"%s\" is / (the whole "
-		    "host): no volume may be, contain or lie under it",
-		    path));
-	for (i = 0; i < nitems(forbidden_system); i++)
-		if (check_one(path, npath, rp, forbidden_system[i],
-		    "a system directory", why, len) == -1)
-			return (-1);
-	if (conf == NULL)
-		return (0);
-	if (check_one(path, npath, rp, conf->docker_socket != NULL ?
-	    conf->docker_socket : ORCHD_DOCKER_SOCKET, "the docker socket",
-	    why, len) == -1)
+	if (check_all(path, npath, 0, conf, why, len) == -1)
 		return (-1);
-	if (dir_of(conf->database, dir, sizeof(dir)) == 0 &&
-	    check_one(path, npath, rp, dir, "the database's directory", why,
-	    len) == -1)
-		return (-1);
-	if (dir_of(conf->conffile, dir, sizeof(dir)) == 0 &&
-	    check_one(path, npath, rp, dir, "the configuration file's "
-	    "directory", why, len) == -1)
-		return (-1);
-	if (dir_of(conf->api_key_file, dir, sizeof(dir)) == 0 &&
-	    check_one(path, npath, rp, dir, "the api key file's directory",
-	    why, len) == -1)
-		return (-1);
-	if (check_one(path, npath, rp, conf->logdir, "the log directory",
-	    why, len) == -1)
+	if (realpath(npath, rpath) != NULL && strcmp(rpath, npath) != 0 &&
+	    check_all(path, rpath, 1, conf, why, len) == -1)
 		return (-1);
 	return (0);
 }

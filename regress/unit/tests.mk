@@ -6,3 +6,5 @@ TEST_api_OBJS = $(OBJ)/gatewayd/api_route.o $(OBJ)/gatewayd/api_json.o \
 		   $(OBJ)/orchd/store_db.o
 TEST_docker_OBJS = $(OBJ)/runtimed/docker_spec.o
 $(BUILD)/regress/test_docker: LDFLAGS += $(RUNTIME_LIBS)
+# the parent's policy and its API handlers (orchd/api.c, with link stubs)
+TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/api.o
