@@ -15,6 +15,10 @@
  * At start the API's workloads are read back from the store before the
  * first configuration is sent.  A reload keeps them; a reload whose file
  * defines a workload with the name or a host of one of them is refused.
+ *
+ * Every one of them, new, read back or kept, passes policy_check()
+ * (policy.c) first; and nothing from a gateway is acted on when no API
+ * key is configured.
  */
 
 #include <stdlib.h>
