@@ -241,7 +241,7 @@ FUZZ_SRCS_http	 = regress/fuzz/fuzz_http.c gatewayd/http.c
 FUZZ_SRCS_chunked = $(FUZZ_SRCS_http)
 FUZZ_DEFS_chunked = -DFUZZ_CHUNKED_ONLY
 FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
-		   common/units.c common/workload.c common/log.c
+		   common/units.c common/workload.c common/log.c common/trust.c
 FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c
 FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 

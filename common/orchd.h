@@ -158,6 +158,7 @@ struct workload_conf {
 	int			 stop_signal;	/* 0: SIGTERM, or the image's */
 	int64_t			 stop_timeout;	/* -1: WL_STOP_TIMEOUT */
 	int			 init;		/* docker; -1: yes */
+	int			 allow_root;	/* docker: user may be root */
 	int			 packed;	/* one allocation: workload_pack */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
@@ -238,6 +239,11 @@ struct orchd_conf {
 	struct keypairlist	 keypairs;
 	struct workloadlist	 workloads;
 	struct gateway_conf	 gateway;	/* -1: not set, default */
+	/* the API's policy ("api allow"), the parent's alone to enforce */
+	int			 api_allow_process;
+	struct strlist		 api_allow_images;	/* fnmatch patterns */
+	struct strlist		 api_allow_volumes;	/* host path roots */
+	int			 api_key_set;	/* a key was loaded */
 };
 
 /*
@@ -643,6 +649,15 @@ struct workload_conf	*workload_from_json(const char *, size_t, char *,
 			    size_t);
 int			 strlist_add(struct strlist *, const char *);
 void			 strlist_free(struct strlist *);
+
+/* common/trust.c: host paths and root, for every workload */
+int		 hostpath_normalize(const char *, char *, size_t, char *,
+		    size_t);
+int		 hostpath_forbidden(const char *, const struct orchd_conf *,
+		    char *, size_t);
+int		 user_is_root(const char *);
+int		 workload_root_check(const struct workload_conf *, char *,
+		    size_t);
 
 /* common/argv.c: a command split like sh(1) would, without a shell */
 int		 split_command(const char *, char ***, char *, size_t);

@@ -303,6 +303,9 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		if (wl->init != -1)
 			return (fail(errbuf, len, "init is only for driver "
 			    "docker"));
+		if (wl->allow_root)
+			return (fail(errbuf, len, "allow root is only for "
+			    "driver docker"));
 	}
 	if (wl->network != NETWORK_BRIDGE && wl->network != NETWORK_HOST)
 		return (fail(errbuf, len, "invalid network"));
@@ -479,6 +482,9 @@ workload_to_json(const struct workload_conf *wl)
 	if (wl->stop_timeout != -1)
 		r |= json_object_set_new(o, "stop_timeout",
 		    json_integer(wl->stop_timeout));
+	/* only when set: the API never may, and most never do */
+	if (wl->allow_root)
+		r |= json_object_set_new(o, "allow_root", json_true());
 	if (r == 0)
 		s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
@@ -827,6 +833,18 @@ j_stop_timeout(struct workload_conf *wl, const char *key, json_t *v,
 	return (0);
 }
 
+/* orchd.conf's "allow root"; the parent's policy refuses it from the API */
+static int
+j_allow_root(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (!json_is_boolean(v))
+		return (fail(errbuf, len, "field \"%s\": must be true or "
+		    "false", key));
+	wl->allow_root = json_is_true(v);
+	return (0);
+}
+
 static const struct jfield jfields[] = {
 	{ "name",		j_name },
 	{ "driver",		j_driver },
@@ -851,6 +869,7 @@ static const struct jfield jfields[] = {
 	{ "init",		j_init },
 	{ "stop_signal",	j_stop_signal },
 	{ "stop_timeout",	j_stop_timeout },
+	{ "allow_root",		j_allow_root },
 };
 
 struct workload_conf *

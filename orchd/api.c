@@ -15,6 +15,10 @@
  * At start the API's workloads are read back from the store before the
  * first configuration is sent.  A reload keeps them; a reload whose file
  * defines a workload with the name or a host of one of them is refused.
+ *
+ * Every one of them, new, read back or kept, passes policy_check()
+ * (policy.c) first; and nothing from a gateway is acted on when no API
+ * key is configured.
  */
 
 #include <stdlib.h>
@@ -100,17 +104,44 @@ api_find(const struct orchd_conf *conf, const char *name)
 	return (NULL);
 }
 
-/* a host of wc that another workload of conf, or the API, has */
+/*
+ * Does pattern "*.suffix" match host, or every name of host when host is
+ * itself a pattern?  As gatewayd routes: "*.x.org" matches "a.x.org" and
+ * "a.b.x.org", not "x.org".
+ */
+static int
+api_host_covered(const char *host, const char *pattern)
+{
+	const char	*suffix, *name = host;
+	size_t		 nl, sl;
+
+	if (pattern[0] != '*' || pattern[1] != '.')
+		return (0);
+	suffix = pattern + 1;
+	if (host[0] == '*' && host[1] == '.')
+		name = host + 2;
+	nl = strlen(name);
+	sl = strlen(suffix);
+	return (nl > sl && strcasecmp(name + nl - sl, suffix) == 0);
+}
+
+/*
+ * A host of wc that another workload of conf, or the API, has; for a
+ * workload of the API, also one that falls under a pattern of the file:
+ * the API does not take names the operator routed.
+ */
 static int
 api_host_taken(const struct orchd_conf *conf, const struct workload_conf *wc,
     char *err, size_t len)
 {
 	const struct workload_conf	*o;
 	const struct strentry		*h, *oh;
+	int				 api = wc->source == SOURCE_API;
 
 	TAILQ_FOREACH(h, &wc->hosts, entry) {
 		TAILQ_FOREACH(oh, &conf->api_hosts, entry)
-			if (strcasecmp(h->str, oh->str) == 0) {
+			if (strcasecmp(h->str, oh->str) == 0 ||
+			    (api && api_host_covered(h->str, oh->str))) {
 				snprintf(err, len, "host \"%s\" is an api "
 				    "host", h->str);
 				return (1);
@@ -118,23 +149,38 @@ api_host_taken(const struct orchd_conf *conf, const struct workload_conf *wc,
 		TAILQ_FOREACH(o, &conf->workloads, entry) {
 			if (o == wc || strcmp(o->name, wc->name) == 0)
 				continue;
-			TAILQ_FOREACH(oh, &o->hosts, entry)
+			TAILQ_FOREACH(oh, &o->hosts, entry) {
 				if (strcasecmp(h->str, oh->str) == 0) {
 					snprintf(err, len, "host \"%s\" is "
 					    "already used by workload \"%s\"",
 					    h->str, o->name);
 					return (1);
 				}
+				if (api && o->source == SOURCE_CONFIG &&
+				    api_host_covered(h->str, oh->str)) {
+					snprintf(err, len, "host \"%s\" falls "
+					    "under \"%s\" of workload \"%s\"",
+					    h->str, oh->str, o->name);
+					return (1);
+				}
+			}
 		}
 	}
 	return (0);
 }
 
-/* may wc be added to conf?  0, or the status (409) with err */
+/*
+ * may wc be added to conf?  0, or the status with err: 403 if the
+ * policy forbids it, 409 if it clashes
+ */
 static int
 api_clash(const struct orchd_conf *conf, const struct workload_conf *wc,
     char *err, size_t len)
 {
+	int	 status;
+
+	if ((status = policy_check(conf, wc, err, len)) != 0)
+		return (status);
 	if (api_find(conf, wc->name) != NULL) {
 		snprintf(err, len, "workload \"%s\" already exists", wc->name);
 		return (409);
@@ -332,6 +378,13 @@ api_recv_create(struct imsgev *iev, struct imsg *imsg)
 	uint32_t		 gwid = imsg_get_id(imsg);
 	int			 status;
 
+	/* answered, so that the gateway's request ends; nothing queued */
+	if ((status = policy_api_open(env->conf, err, sizeof(err))) != 0) {
+		log_warnx("API: create from gateway %d refused: %s",
+		    iev->instance, err);
+		api_result(env, gwid, status, err);
+		return;
+	}
 	if (imsg_get_len(imsg) > ORCHD_API_JSON_MAX) {
 		api_result(env, gwid, 413, "workload too large");
 		return;
@@ -364,7 +417,15 @@ api_recv_delete(struct imsgev *iev, struct imsg *imsg)
 	struct orchd	*env = orchd_env;
 	struct ctl_name	 cn;
 	struct api_op	*op;
+	char		 err[CTL_MSG_MAX];
+	int		 status;
 
+	if ((status = policy_api_open(env->conf, err, sizeof(err))) != 0) {
+		log_warnx("API: delete from gateway %d refused: %s",
+		    iev->instance, err);
+		api_result(env, imsg_get_id(imsg), status, err);
+		return;
+	}
 	(void)imsg_get_data(imsg, &cn, sizeof(cn));
 	cn.name[sizeof(cn.name) - 1] = '\0';
 	if ((op = api_op_new(env, imsg_get_id(imsg))) == NULL)
@@ -520,10 +581,14 @@ api_recv_definition(struct imsgev *iev, struct imsg *imsg)
 		return;
 	}
 	wc->source = SOURCE_API;
-	/* the file wins at start: it cannot be refused like a reload */
+	/*
+	 * The database is no more trusted than the gateway: a row breaking
+	 * the policy is never run.  The file wins at start: it cannot be
+	 * refused like a reload.
+	 */
 	if (api_clash(env->conf, wc, err, sizeof(err)) != 0) {
 		log_warnx("workload %s created through the API is not "
-		    "loaded: %s in the configuration file", wc->name, err);
+		    "loaded: %s", wc->name, err);
 		workload_free(wc);
 		return;
 	}
@@ -572,16 +637,28 @@ api_reload_check(const struct orchd_conf *nconf,
 	return (0);
 }
 
-/* the API's workloads move from oconf to nconf */
+/*
+ * The API's workloads move from oconf to nconf, but those the new
+ * policy forbids: they leave the running configuration (and stop), and
+ * stay in the store, to be checked again at the next start.
+ */
 void
 api_reload_keep(struct orchd_conf *nconf, struct orchd_conf *oconf)
 {
 	struct workload_conf	*wc, *next;
+	char			 err[CTL_MSG_MAX];
 
 	TAILQ_FOREACH_SAFE(wc, &oconf->workloads, entry, next) {
 		if (wc->source != SOURCE_API)
 			continue;
 		TAILQ_REMOVE(&oconf->workloads, wc, entry);
+		if (policy_check(nconf, wc, err, sizeof(err)) != 0) {
+			log_warnx("workload %s created through the API is "
+			    "dropped from the running configuration: %s",
+			    wc->name, err);
+			workload_free(wc);
+			continue;
+		}
 		TAILQ_INSERT_TAIL(&nconf->workloads, wc, entry);
 	}
 }

@@ -216,6 +216,7 @@ apikey_load(struct orchd_conf *conf)
 			fatal("%s", __func__);
 		memcpy(conf->api_key, apikey_env, len);
 		conf->api_key_len = len;
+		conf->api_key_set = 1;
 		return (0);
 	}
 	if (conf->api_key_file == NULL)
@@ -223,6 +224,8 @@ apikey_load(struct orchd_conf *conf)
 	if ((conf->api_key = apikey_read_file(conf->api_key_file,
 	    &conf->api_key_len)) == NULL)
 		return (-1);
+	/* remembered after the key is sent and freed: policy_api_open() */
+	conf->api_key_set = 1;
 	return (0);
 }
 

@@ -172,6 +172,11 @@ int		 apikey_load(struct orchd_conf *);
 int		 apikey_strong(const uint8_t *, size_t, const char **);
 void		 apikey_send(struct orchd *);
 
+/* policy.c: what a workload may be, and what the API may create */
+int		 policy_check(const struct orchd_conf *,
+		    const struct workload_conf *, char *, size_t);
+int		 policy_api_open(const struct orchd_conf *, char *, size_t);
+
 /* users.c: the name service, or /etc/passwd and /etc/group if static */
 struct passwd;
 struct group;

@@ -93,6 +93,7 @@ static size_t		 pool_len, pool_size;
 static struct orchd_conf	*conf;
 static struct workload_conf	*wl;
 static int			 wl_lineno, wl_errors, wl_seen;
+static int			 wl_user_lineno;	/* its "user" */
 static char			*wl_cert, *wl_key;
 static char			 lasttok[48];	/* for "syntax error near" */
 static char			 lineword[48];	/* an unknown first word */
@@ -119,6 +120,20 @@ struct index {
 static struct index	 names_index = { NULL, 0, 0, 0 };
 static struct index	 hosts_index = { NULL, 0, 0, 1 };
 static int			 lastbare;	/* last token: a bare word */
+
+/*
+ * Host paths (volumes, "api allow volume") are checked against orchd's
+ * own files once the whole file is read: "database" or "log directory"
+ * may come after the workload that mounts it.  Where each was written.
+ */
+struct pathcheck {
+	char	*file;
+	int	 lineno;
+	char	*path;
+	char	*what;		/* "volume", "api allow volume" */
+};
+static struct pathcheck	*pathchecks;
+static size_t		 npathchecks;
 
 #define SEEN_DRIVER	0x01
 #define SEEN_NETWORK	0x02
@@ -166,9 +181,13 @@ static void	 index_add(struct index *, const char *,
 static void	 index_clear(struct index *);
 static void	 index_workload(const struct workload_conf *);
 static void	 gateway_defaults(struct gateway_conf *);
+static int	 pathcheck_add(const char *, const char *);
+static void	 pathcheck_run(const struct orchd_conf *);
+static int	 api_allow_image(const char *);
+static int	 api_allow_volume(const char *);
 %}
 
-%token	ADDRESS API BODY BRIDGE CERTIFICATE CHROOT COMMAND CONNECT
+%token	ADDRESS ALLOW API BODY BRIDGE CERTIFICATE CHROOT COMMAND CONNECT
 %token	CONNECTIONS DATABASE DIRECTORY DOCKER DRIVER ENV FILENAME HEADER
 %token	HEALTH HOST IDLE IMAGE INCLUDE INIT INTERVAL KEEP KEEPALIVE KEY
 %token	KEYPAIR LISTEN LOG MAXCONN MEMORY METRICS NETWORK ON PATH PER PORT
@@ -370,6 +389,26 @@ main		: USER STRING			{
 			    "api key file") == -1)
 				YYERROR;
 		}
+		| API ALLOW PROCESS		{
+			if (conf->api_allow_process) {
+				yyerror("api allow process already set");
+				YYERROR;
+			}
+			conf->api_allow_process = 1;
+		}
+		| API ALLOW IMAGE STRING	{
+			if (api_allow_image($4) == -1)
+				YYERROR;
+		}
+		| API ALLOW VOLUME STRING	{
+			if (api_allow_volume($4) == -1)
+				YYERROR;
+		}
+		| API ALLOW STRING		{
+			yyerror("unknown api allow \"%s\": process, image or "
+			    "volume", $3);
+			YYERROR;
+		}
 		| API METRICS PUBLIC		{
 			if (conf->api_metrics_public) {
 				yyerror("api metrics public already set");
@@ -487,6 +526,18 @@ wlopt		: HOST STRING			{
 		| USER STRING			{
 			if (set_string(&wl->user, $2, "user") == -1)
 				YYERROR;
+			wl_user_lineno = yylval.lineno;
+		}
+		| ALLOW STRING			{
+			if (strcmp($2, "root") != 0) {
+				yyerror("unknown allow \"%s\": root", $2);
+				YYERROR;
+			}
+			if (wl->allow_root) {
+				yyerror("allow root already set");
+				YYERROR;
+			}
+			wl->allow_root = 1;
 		}
 		| DIRECTORY STRING		{
 			if (set_string(&wl->directory, $2,
@@ -520,6 +571,8 @@ wlopt		: HOST STRING			{
 			v->host = keep($2);
 			v->container = keep($3);
 			TAILQ_INSERT_TAIL(&wl->volumes, v, entry);
+			if (pathcheck_add(v->host, "volume") == -1)
+				YYERROR;
 		}
 		| MEMORY size			{
 			if (wl_seen & SEEN_MEMORY) {
@@ -740,6 +793,7 @@ lookup(const char *s)
 	/* this has to be sorted always */
 	static const struct keyword keywords[] = {
 		{ "address",		ADDRESS },
+		{ "allow",		ALLOW },
 		{ "api",		API },
 		{ "body",		BODY },
 		{ "bridge",		BRIDGE },
@@ -1362,6 +1416,120 @@ api_host_add(const char *host)
 	return (0);
 }
 
+/*
+ * Host paths.  A path that cannot be one ("..", relative) is an error at
+ * once; where it may point is checked by pathcheck_run().
+ */
+static int
+pathcheck_add(const char *path, const char *what)
+{
+	struct pathcheck	*pc;
+	char			 npath[PATH_MAX], why[512];
+
+	/* a relative volume is workload_validate()'s to report */
+	if (path[0] != '/')
+		return (0);
+	if (hostpath_normalize(path, npath, sizeof(npath), why,
+	    sizeof(why)) == -1) {
+		yyerror("%s: %s", what, why);
+		return (-1);
+	}
+	if ((pc = reallocarray(pathchecks, npathchecks + 1,
+	    sizeof(*pc))) == NULL) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	pathchecks = pc;
+	pc = &pathchecks[npathchecks];
+	pc->lineno = yylval.lineno;
+	pc->file = strdup(file->name);
+	pc->path = strdup(path);
+	pc->what = strdup(what);
+	if (pc->file == NULL || pc->path == NULL || pc->what == NULL) {
+		free(pc->file);
+		free(pc->path);
+		free(pc->what);
+		yyerror("out of memory");
+		return (-1);
+	}
+	npathchecks++;
+	return (0);
+}
+
+/* c has its defaults: every host path against the forbidden ones */
+static void
+pathcheck_run(const struct orchd_conf *c)
+{
+	struct pathcheck	*pc;
+	char			 why[1024];
+	size_t			 i;
+
+	for (i = 0; i < npathchecks; i++) {
+		pc = &pathchecks[i];
+		if (c != NULL && hostpath_forbidden(pc->path, c, why,
+		    sizeof(why)) == -1) {
+			errors++;
+			log_warnx("%s:%d: %s: %s", pc->file, pc->lineno,
+			    pc->what, why);
+		}
+		free(pc->file);
+		free(pc->path);
+		free(pc->what);
+	}
+	free(pathchecks);
+	pathchecks = NULL;
+	npathchecks = 0;
+}
+
+/* "api allow image": a pattern of fnmatch(3), without flags */
+static int
+api_allow_image(const char *pattern)
+{
+	struct strentry	*e;
+
+	if (pattern[0] == '\0' || !is_utf8(pattern)) {
+		yyerror("api allow image: invalid pattern");
+		return (-1);
+	}
+	TAILQ_FOREACH(e, &conf->api_allow_images, entry)
+		if (strcmp(e->str, pattern) == 0) {
+			yyerror("api allow image \"%s\" listed twice",
+			    pattern);
+			return (-1);
+		}
+	if (strlist_add(&conf->api_allow_images, pattern) == -1) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	return (0);
+}
+
+/* "api allow volume": a root, kept normalised, itself no forbidden path */
+static int
+api_allow_volume(const char *path)
+{
+	struct strentry	*e;
+	char		 npath[PATH_MAX], why[512];
+
+	if (hostpath_normalize(path, npath, sizeof(npath), why,
+	    sizeof(why)) == -1) {
+		yyerror("api allow volume: %s", why);
+		return (-1);
+	}
+	TAILQ_FOREACH(e, &conf->api_allow_volumes, entry)
+		if (strcmp(e->str, npath) == 0) {
+			yyerror("api allow volume \"%s\" listed twice", path);
+			return (-1);
+		}
+	if (pathcheck_add(path, "api allow volume") == -1)
+		return (-1);
+	if (strlist_add(&conf->api_allow_volumes, npath) == -1) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	return (0);
+}
+
 /* numeric address, "localhost" or "*"; IPv6 may be in brackets */
 static int
 address_parse(const char *name, int port, struct sockaddr_storage *ss,
@@ -1574,7 +1742,7 @@ workload_begin(char *name)
 	/* a block that a syntax error cut short */
 	workload_abandon();
 
-	wl_lineno = yylval.lineno;
+	wl_lineno = wl_user_lineno = yylval.lineno;
 	wl_errors = errors;
 	wl_seen = 0;
 	if (!valid_workload_name(name))
@@ -1599,6 +1767,10 @@ workload_end(void)
 	if (errors == wl_errors &&
 	    workload_validate(wl, reason, sizeof(reason)) == -1)
 		yyerror_at(wl_lineno, "workload \"%s\": %s", wl->name, reason);
+	else if (errors == wl_errors &&
+	    workload_root_check(wl, reason, sizeof(reason)) == -1)
+		yyerror_at(wl_user_lineno, "workload \"%s\": %s", wl->name,
+		    reason);
 	if (wl_cert != NULL) {
 		TAILQ_FOREACH(e, &wl->hosts, entry) {
 			if ((kp = calloc(1, sizeof(*kp))) == NULL ||
@@ -1858,6 +2030,8 @@ parse_config(const char *filename, int verbose)
 	TAILQ_INIT(&c->api_hosts);
 	TAILQ_INIT(&c->keypairs);
 	TAILQ_INIT(&c->workloads);
+	TAILQ_INIT(&c->api_allow_images);
+	TAILQ_INIT(&c->api_allow_volumes);
 	c->idle_timeout = c->reaper_interval = c->wake_timeout = -1;
 	c->gateway.header_timeout = c->gateway.body_timeout = -1;
 	c->gateway.connect_timeout = c->gateway.upstream_timeout = -1;
@@ -1879,6 +2053,7 @@ parse_config(const char *filename, int verbose)
 	at_bol = 1;
 	if ((topfile = pushfile(filename, 0)) == NULL) {
 		conf = NULL;
+		pathcheck_run(NULL);
 		free_config(c);
 		return (NULL);
 	}
@@ -1894,11 +2069,6 @@ parse_config(const char *filename, int verbose)
 	expanding = 0;
 	conf = NULL;
 
-	if (errors != 0) {
-		free_config(c);
-		return (NULL);
-	}
-
 	if (c->user[0] == '\0')
 		(void)strlcpy(c->user, ORCHD_USER, sizeof(c->user));
 	if ((c->chroot == NULL &&
@@ -1912,6 +2082,13 @@ parse_config(const char *filename, int verbose)
 	    (c->docker_socket == NULL &&
 	    (c->docker_socket = strdup(ORCHD_DOCKER_SOCKET)) == NULL)) {
 		log_warn("%s: strdup", __func__);
+		pathcheck_run(NULL);
+		free_config(c);
+		return (NULL);
+	}
+	/* with orchd's own files known, the host paths */
+	pathcheck_run(c);
+	if (errors != 0) {
 		free_config(c);
 		return (NULL);
 	}
@@ -1943,6 +2120,8 @@ free_config(struct orchd_conf *c)
 		free(l);
 	}
 	strlist_free(&c->api_hosts);
+	strlist_free(&c->api_allow_images);
+	strlist_free(&c->api_allow_volumes);
 	while ((kp = TAILQ_FIRST(&c->keypairs)) != NULL) {
 		TAILQ_REMOVE(&c->keypairs, kp, entry);
 		free(kp->cert);

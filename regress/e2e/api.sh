@@ -47,6 +47,8 @@ listen on 127.0.0.1 port $GW
 api listen on 127.0.0.1 port $API
 api host "api.test"
 api key file "$T/api.key"
+# the API creates process workloads here
+api allow process
 $1
 
 workload "conf" {

@@ -43,6 +43,10 @@ V2=orchd-test/busybox:$TAG-v2
 NOIMAGE=orchd-test/nonexistent:$TAG
 MOUNTED=
 EVENTS_PID=
+# what the containers mount lies outside $T: no volume may lie under the
+# directory of orchd.conf
+V=$(mktemp -d /tmp/orchd-e2e-vol.XXXXXX)
+chmod 0755 "$V"
 
 # ours only: the names of this run
 docker_cleanup() {
@@ -57,6 +61,7 @@ docker_cleanup() {
 	docker rm -f "$RAW" >/dev/null 2>&1
 	docker rmi "$V2" "$NOIMAGE" >/dev/null 2>&1
 	[ -z "$EVENTS_PID" ] || kill "$EVENTS_PID" 2>/dev/null
+	rm -rf "$V"
 	e2e_cleanup
 }
 trap docker_cleanup EXIT
@@ -76,9 +81,9 @@ P_IGNSHORT=$(free_port $((P_IGNKILL + 1)))
 # the containers' command: serves /www, says hello on stdout and stderr,
 # and ends at once on SIGTERM (as process 1 it must handle it itself);
 # with EXIT_AFTER it exits 3 after that many seconds
-mkdir -p "$T/log" "$T/www" "$T/bin" "$T/dock"
-echo "hello from a container" >"$T/www/index.html"
-cat >"$T/bin/run.sh" <<'EOF'
+mkdir -p "$T/log" "$V/www" "$V/bin" "$T/dock"
+echo "hello from a container" >"$V/www/index.html"
+cat >"$V/bin/run.sh" <<'EOF'
 #!/bin/sh
 trap 'exit 0' TERM
 echo "orchd-e2e up: $GREETING"
@@ -90,7 +95,7 @@ if [ -n "$EXIT_AFTER" ]; then
 fi
 wait
 EOF
-chmod -R a+rX "$T/www" "$T/bin"
+chmod -R a+rX "$V/www" "$V/bin"
 
 # wl_conf NAME HOST PORT IMAGE [EXTRA...]: a docker workload block
 wl_conf() {
@@ -104,8 +109,8 @@ workload "$n" {
 	command "/bin/sh /orchd/run.sh"
 	network host
 	env "PORT=$p"
-	volume "$T/www" "/www"
-	volume "$T/bin" "/orchd"
+	volume "$V/www" "/www"
+	volume "$V/bin" "/orchd"
 	port $p
 	health path "/index.html"
 CONF
@@ -272,7 +277,7 @@ check "started twice in all ($(starts "$WEB"))" [ "$(starts "$WEB")" -eq 2 ]
 
 # the same container started by hand, for comparison
 docker create --name "$RAW" --network host -e "PORT=$P_RAW" \
-    -v "$T/www:/www" -v "$T/bin:/orchd" "$IMAGE" /bin/sh /orchd/run.sh \
+    -v "$V/www:/www" -v "$V/bin:/orchd" "$IMAGE" /bin/sh /orchd/run.sh \
     >/dev/null 2>&1
 t=$(date +%s%N)
 docker start "$RAW" >/dev/null 2>&1
@@ -429,7 +434,7 @@ workload "$n" {
 	image "$IMAGE"
 	command "/bin/httpd -f -p 127.0.0.1:$p -h /www"
 	network host
-	volume "$T/www" "/www"
+	volume "$V/www" "/www"
 	port $p
 	idle timeout 5m
 CONF

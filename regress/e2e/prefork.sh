@@ -34,6 +34,8 @@ reaper interval 1s
 listen on 127.0.0.1 port $GW
 api listen on 127.0.0.1 port $API
 api key file "$T/api.key"
+# the API creates process workloads here
+api allow process
 
 workload "app" {
 	host "app.test"

@@ -495,6 +495,23 @@ static const struct bad {
 	    "prefork 0 out of range (1-32)", 1 },
 	{ "bad-prefork-dup.conf", "bad-prefork-dup.conf:3",
 	    "prefork already set", 1 },
+	/* the trust rules: host paths, root (common/trust.c) */
+	{ "bad-volume-etc.conf", "bad-volume-etc.conf:6",
+	    "volume: host path \"/etc\" is /etc (a system directory)", 1 },
+	{ "bad-volume-root.conf", "bad-volume-root.conf:6",
+	    "volume: host path \"/\" is / (the whole host)", 1 },
+	{ "bad-volume-dotdot.conf", "bad-volume-dotdot.conf:5",
+	    "\"..\" is not allowed", 1 },
+	{ "bad-volume-database.conf", "bad-volume-database.conf:6",
+	    "contains /srv/orchd-test/db (the database's directory)", 1 },
+	{ "bad-process-root.conf", "bad-process-root.conf:6",
+	    "workload \"a\": user \"root\": a process workload never runs "
+	    "as root", 1 },
+	{ "bad-docker-root.conf", "bad-docker-root.conf:5",
+	    "workload \"a\": user \"0\" is root: a docker workload runs as "
+	    "root only with \"allow root\"", 1 },
+	{ "bad-api-allow.conf", "bad-api-allow.conf:3",
+	    "unknown api allow \"everything\"", 2 },
 };
 
 static void

@@ -9,3 +9,5 @@ $(BUILD)/regress/test_docker: LDFLAGS += $(RUNTIME_LIBS)
 TEST_cgroup_OBJS = $(OBJ)/orchd/cgroup.o
 TEST_apikey_OBJS = $(OBJ)/orchd/apikey.o
 TEST_authlim_OBJS = $(OBJ)/reaperd/authlim.o
+# the parent's policy and its API handlers (orchd/api.c, with link stubs)
+TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/api.o

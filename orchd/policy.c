@@ -1,0 +1,152 @@
+/*
+ * The operator's policy for workloads, checked by the parent itself:
+ * the trust rules every workload obeys (common/trust.c), and what the
+ * API may create ("api allow" in orchd.conf).  One function for the
+ * three ways an API workload arrives: a create from a gateway, a row of
+ * the store at start, and the workloads kept across a reload, which the
+ * new file's policy may no longer allow.  Whatever gatewayd checked
+ * before it asked counts for nothing here.
+ */
+
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "parent.h"
+
+static int
+deny(char *err, size_t len, const char *fmt, ...)
+    __attribute__((__format__ (printf, 3, 4)));
+
+static int
+deny(char *err, size_t len, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return (403);
+}
+
+/* both normalised: path lies strictly under root */
+static int
+path_under(const char *path, const char *root)
+{
+	size_t	 n = strlen(root);
+
+	if (strcmp(root, "/") == 0)
+		return (strcmp(path, "/") != 0);
+	return (strncmp(path, root, n) == 0 && path[n] == '/' &&
+	    path[n + 1] != '\0');
+}
+
+/* under one of the roots, as written and as resolved */
+static int
+policy_volume_allowed(const struct orchd_conf *conf, const char *path)
+{
+	const struct strentry	*e;
+	char			 npath[PATH_MAX], rpath[PATH_MAX];
+	char			 rroot[PATH_MAX];
+	const char		*root;
+	int			 resolved;
+
+	if (hostpath_normalize(path, npath, sizeof(npath), NULL, 0) == -1)
+		return (0);
+	resolved = realpath(npath, rpath) != NULL;
+	TAILQ_FOREACH(e, &conf->api_allow_volumes, entry) {
+		if (!path_under(npath, e->str))
+			continue;
+		if (!resolved)
+			return (1);
+		/* a link under the root must lead under it too */
+		root = realpath(e->str, rroot) != NULL ? rroot : e->str;
+		if (path_under(rpath, root))
+			return (1);
+	}
+	return (0);
+}
+
+static int
+policy_image_allowed(const struct orchd_conf *conf, const char *image)
+{
+	const struct strentry	*e;
+
+	if (TAILQ_EMPTY(&conf->api_allow_images))
+		return (1);
+	TAILQ_FOREACH(e, &conf->api_allow_images, entry)
+		if (fnmatch(e->str, image, 0) == 0)
+			return (1);
+	return (0);
+}
+
+/* what only orchd.conf may say, and only what "api allow" lets in */
+static int
+policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
+    char *err, size_t len)
+{
+	const struct volume	*v;
+
+	if (wc->user != NULL)
+		return (deny(err, len, "api: \"user\" is set in orchd.conf "
+		    "only, never through the API"));
+	if (wc->runtime != NULL)
+		return (deny(err, len, "api: \"runtime\" is set in orchd.conf "
+		    "only, never through the API"));
+	if (wc->allow_root)
+		return (deny(err, len, "api: \"allow_root\" is set in "
+		    "orchd.conf only, never through the API"));
+	if (wc->driver == DRIVER_PROCESS && !conf->api_allow_process)
+		return (deny(err, len, "api allow: process workloads are not "
+		    "allowed through the API (orchd.conf: api allow "
+		    "process)"));
+	if (wc->image != NULL && !policy_image_allowed(conf, wc->image))
+		return (deny(err, len, "api allow: image \"%s\" matches no "
+		    "\"api allow image\" of orchd.conf", wc->image));
+	TAILQ_FOREACH(v, &wc->volumes, entry)
+		if (!policy_volume_allowed(conf, v->host))
+			return (deny(err, len, "api allow: volume \"%s\" is "
+			    "not under an \"api allow volume\" root of "
+			    "orchd.conf", v->host));
+	return (0);
+}
+
+/*
+ * May wc run under conf?  0, or 403 with err naming the rule broken.
+ * Every workload: no forbidden host path, no root where the rules
+ * forbid it; one created through the API: the API's policy too.
+ */
+int
+policy_check(const struct orchd_conf *conf, const struct workload_conf *wc,
+    char *err, size_t len)
+{
+	const struct volume	*v;
+	char			 why[CTL_MSG_MAX];
+
+	TAILQ_FOREACH(v, &wc->volumes, entry)
+		if (hostpath_forbidden(v->host, conf, why, sizeof(why)) == -1)
+			return (deny(err, len, "volume: %s", why));
+	if (wc->source == SOURCE_API && policy_api(conf, wc, err, len) != 0)
+		return (403);
+	if (workload_root_check(wc, why, sizeof(why)) == -1)
+		return (deny(err, len, "%s", why));
+	return (0);
+}
+
+/*
+ * Are API messages (create, delete) to be acted on?  Only when the
+ * configuration has a key: without one gatewayd answers every API
+ * request 401 itself, so a create or delete reaching us then comes from
+ * a gateway that does not follow its own rules.  0, or 403 with err.
+ */
+int
+policy_api_open(const struct orchd_conf *conf, char *err, size_t len)
+{
+	if (conf->api_key_set)
+		return (0);
+	return (deny(err, len, "the API is off: no api key is configured"));
+}

@@ -1,0 +1,552 @@
+/*
+ * The trust rules (common/trust.c), the parent's policy (orchd/policy.c)
+ * and the parent's handler of the API's messages (orchd/api.c) with no
+ * key configured: refused, answered, nothing queued and nothing sent to
+ * the store.  The handler runs against real imsg channels on socket
+ * pairs; what api.c calls that this test must never reach (a new
+ * configuration, logs, the control socket) fails the test if called.
+ */
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "log.h"
+#include "../../orchd/parent.h"
+
+/*
+ * What orchd/api.c links against beyond this test's objects: none of it
+ * may run here.
+ */
+struct orchd	*orchd_env;
+
+void
+config_send(struct orchd *env)
+{
+	fail_msg("config_send called");
+}
+
+void
+logs_start(struct imsgev *iev, uint32_t id, const struct ctl_logs *cl)
+{
+	fail_msg("logs_start called");
+}
+
+void
+logs_stop(uint32_t id)
+{
+	fail_msg("logs_stop called");
+}
+
+void
+control_fail(uint32_t id, const char *fmt, ...)
+{
+	fail_msg("control_fail called");
+}
+
+void
+apikey_send(struct orchd *env)
+{
+	fail_msg("apikey_send called");
+}
+
+static void
+conf_init(struct orchd_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	TAILQ_INIT(&c->listeners);
+	TAILQ_INIT(&c->api_hosts);
+	TAILQ_INIT(&c->keypairs);
+	TAILQ_INIT(&c->workloads);
+	TAILQ_INIT(&c->api_allow_images);
+	TAILQ_INIT(&c->api_allow_volumes);
+	c->conffile = "/usr/local/etc/orchd.conf";
+	c->database = "/var/db/orchd/orchd.db";
+	c->logdir = "/var/log/orchd";
+	c->docker_socket = "/srv/docker/docker.sock";
+	c->api_key_file = "/usr/local/etc/orchd/api.key";
+}
+
+static void
+conf_clear(struct orchd_conf *c)
+{
+	strlist_free(&c->api_allow_images);
+	strlist_free(&c->api_allow_volumes);
+}
+
+/*
+ * Paths.
+ */
+
+static void
+test_normalize(void **state)
+{
+	static const struct {
+		const char	*in;
+		const char	*out;	/* NULL: refused */
+	} cases[] = {
+		{ "/", "/" },
+		{ "//", "/" },
+		{ "/./", "/" },
+		{ "/a//b/./c/", "/a/b/c" },
+		{ "/a/..b/c..", "/a/..b/c.." },
+		{ "/srv/previews/", "/srv/previews" },
+		{ "/a/../b", NULL },
+		{ "/..", NULL },
+		{ "/a/..", NULL },
+		{ "a/b", NULL },
+		{ "", NULL },
+	};
+	char	 out[PATH_MAX], why[256];
+	size_t	 i;
+	int	 r;
+
+	for (i = 0; i < nitems(cases); i++) {
+		why[0] = '\0';
+		r = hostpath_normalize(cases[i].in, out, sizeof(out), why,
+		    sizeof(why));
+		if (cases[i].out == NULL) {
+			if (r != -1)
+				fail_msg("%s: accepted as %s", cases[i].in,
+				    out);
+			assert_non_null(strstr(why, "host path"));
+		} else {
+			if (r != 0)
+				fail_msg("%s: %s", cases[i].in, why);
+			assert_string_equal(out, cases[i].out);
+		}
+	}
+	assert_int_equal(hostpath_normalize("/abc", out, 4, NULL, 0), -1);
+	assert_int_equal(hostpath_normalize("/ab", out, 4, NULL, 0), 0);
+}
+
+static void
+test_forbidden(void **state)
+{
+	static const struct {
+		const char	*path;
+		const char	*why;	/* NULL: allowed */
+	} cases[] = {
+		{ "/", "is / (the whole host)" },
+		{ "//./", "is / (the whole host)" },
+		{ "/etc", "is /etc (a system directory)" },
+		{ "/etc/ssl", "lies under /etc" },
+		{ "/proc/1", "lies under /proc" },
+		{ "/sys", "is /sys" },
+		{ "/dev/sda", "lies under /dev" },
+		{ "/boot", "is /boot" },
+		{ "/run/user", "lies under /run" },
+		{ "/var", "contains /var/run" },
+		{ "/var/run/docker.sock", "lies under /var/run" },
+		{ "/srv/docker", "contains /srv/docker/docker.sock (the docker "
+		    "socket)" },
+		{ "/srv/docker/docker.sock", "is /srv/docker/docker.sock" },
+		{ "/var/db", "contains /var/db/orchd (the database's "
+		    "directory)" },
+		{ "/var/db/orchd/x", "lies under /var/db/orchd" },
+		{ "/var/log/orchd", "is /var/log/orchd (the log directory)" },
+		{ "/var/log", "contains /var/log/orchd" },
+		{ "/usr/local/etc", "the configuration file's directory" },
+		{ "/usr/local", "contains /usr/local/etc" },
+		{ "/usr/local/etc/orchd/keys", "lies under /usr/local/etc" },
+		{ "/usr/local/etc/../../etc", "\"..\" is not allowed" },
+		{ "relative", "must be absolute" },
+		{ "/etcetera", NULL },
+		{ "/devices", NULL },
+		{ "/srv/previews/a", NULL },
+		{ "/srv/dockerx", NULL },
+		{ "/var/lib/previews", NULL },
+		{ "/var/log/other", NULL },
+		{ "/home/preview", NULL },
+	};
+	struct orchd_conf	 conf;
+	char			 why[1024];
+	size_t			 i;
+	int			 r;
+
+	conf_init(&conf);
+	for (i = 0; i < nitems(cases); i++) {
+		why[0] = '\0';
+		r = hostpath_forbidden(cases[i].path, &conf, why, sizeof(why));
+		if (cases[i].why == NULL && r != 0)
+			fail_msg("%s: refused: %s", cases[i].path, why);
+		if (cases[i].why != NULL && (r != -1 ||
+		    strstr(why, cases[i].why) == NULL))
+			fail_msg("%s: expected \"%s\", got %d \"%s\"",
+			    cases[i].path, cases[i].why, r, why);
+	}
+	/* without a configuration: the system directories alone */
+	assert_int_equal(hostpath_forbidden("/var/db", NULL, NULL, 0), 0);
+	assert_int_equal(hostpath_forbidden("/var", NULL, NULL, 0), -1);
+}
+
+/* a link is followed: where it leads counts too */
+static void
+test_forbidden_link(void **state)
+{
+	struct orchd_conf	 conf;
+	char			 dir[] = "/tmp/orchd-policy.XXXXXX";
+	char			 link1[PATH_MAX], link2[PATH_MAX];
+	char			 why[1024];
+
+	conf_init(&conf);
+	assert_non_null(mkdtemp(dir));
+	snprintf(link1, sizeof(link1), "%s/root", dir);
+	snprintf(link2, sizeof(link2), "%s/etc", dir);
+	assert_int_equal(symlink("/", link1), 0);
+	assert_int_equal(symlink("/etc/ssl", link2), 0);
+
+	assert_int_equal(hostpath_forbidden(link1, &conf, why, sizeof(why)),
+	    -1);
+	assert_non_null(strstr(why, "is / (the whole host)"));
+	assert_int_equal(hostpath_forbidden(link2, &conf, why, sizeof(why)),
+	    -1);
+	assert_non_null(strstr(why, "(resolved: /etc/ssl) lies under /etc"));
+	assert_int_equal(hostpath_forbidden(dir, &conf, why, sizeof(why)), 0);
+
+	unlink(link1);
+	unlink(link2);
+	rmdir(dir);
+}
+
+/*
+ * Root.
+ */
+
+static void
+test_root(void **state)
+{
+	static const char *const root[] = {
+		"root", "0", "00", "root:root", "0:0", "0:1000", "root:staff",
+		"1000:0", "app:root"
+	};
+	static const char *const notroot[] = {
+		"app", "1000", "1000:1000", "rootless", "0x0", "10", "app:",
+		"_docs"
+	};
+	struct workload_conf	*wl;
+	char			 why[256];
+	size_t			 i;
+
+	for (i = 0; i < nitems(root); i++)
+		if (!user_is_root(root[i]))
+			fail_msg("%s: not root", root[i]);
+	for (i = 0; i < nitems(notroot); i++)
+		if (user_is_root(notroot[i]))
+			fail_msg("%s: root", notroot[i]);
+	assert_false(user_is_root(NULL));
+
+	assert_non_null(wl = workload_new("a"));
+	assert_int_equal(workload_root_check(wl, why, sizeof(why)), 0);
+	assert_non_null(wl->user = strdup("root"));
+	assert_int_equal(workload_root_check(wl, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "a process workload never runs as root"));
+	wl->allow_root = 1;	/* no help to a process */
+	assert_int_equal(workload_root_check(wl, why, sizeof(why)), -1);
+	wl->allow_root = 0;
+	wl->driver = DRIVER_DOCKER;
+	assert_int_equal(workload_root_check(wl, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "only with \"allow root\""));
+	wl->allow_root = 1;
+	assert_int_equal(workload_root_check(wl, why, sizeof(why)), 0);
+	workload_free(wl);
+}
+
+/* allow_root goes to the children, in the JSON form */
+static void
+test_allow_root_json(void **state)
+{
+	const char		*text = "{\"name\": \"r\", \"hosts\": "
+	    "[\"r.test\"], \"driver\": \"docker\", \"image\": \"x\", "
+	    "\"user\": \"0\", \"allow_root\": true, \"port\": 1}";
+	struct workload_conf	*wl, *back, *packed;
+	char			*json, err[256];
+
+	assert_non_null(wl = workload_from_json(text, strlen(text), err,
+	    sizeof(err)));
+	assert_true(wl->allow_root);
+	assert_non_null(packed = workload_pack(wl));
+	assert_true(packed->allow_root);
+	assert_non_null(json = workload_to_json(wl));
+	assert_non_null(strstr(json, "\"allow_root\":true"));
+	assert_non_null(back = workload_from_json(json, strlen(json), err,
+	    sizeof(err)));
+	assert_true(back->allow_root);
+	free(json);
+	workload_free(back);
+	workload_free(packed);
+	/* not said when not set */
+	wl->allow_root = 0;
+	assert_non_null(json = workload_to_json(wl));
+	assert_null(strstr(json, "allow_root"));
+	free(json);
+	workload_free(wl);
+
+	/* a process workload has no use for it */
+	text = "{\"name\": \"p\", \"hosts\": [\"p.test\"], \"command\": "
+	    "\"/bin/true\", \"allow_root\": true, \"port\": 1}";
+	assert_null(workload_from_json(text, strlen(text), err,
+	    sizeof(err)));
+	assert_non_null(strstr(err, "allow root is only for driver docker"));
+}
+
+/*
+ * The parent's policy.
+ */
+
+static struct workload_conf *
+wl_json(const char *text, enum workload_source source)
+{
+	struct workload_conf	*wl;
+	char			 err[256];
+
+	if ((wl = workload_from_json(text, strlen(text), err,
+	    sizeof(err))) == NULL)
+		fail_msg("%s: %s", text, err);
+	wl->source = source;
+	return (wl);
+}
+
+static void
+test_policy(void **state)
+{
+	static const struct {
+		const char	*json;
+		int		 api;		/* from the API */
+		int		 process;	/* api allow process */
+		const char	*why;		/* NULL: allowed */
+	} cases[] = {
+#define D(more)	"{\"name\": \"d\", \"hosts\": [\"d.test\"], \"driver\": " \
+		"\"docker\", \"image\": \"registry.example.com/app:1\", " \
+		"\"port\": 1" more "}"
+#define P(more)	"{\"name\": \"p\", \"hosts\": [\"p.test\"], \"command\": " \
+		"\"/bin/true\", \"port\": 1" more "}"
+#define VOL(p)	", \"volumes\": [{\"host\": \"" p "\", \"container\": \"/x\"}]"
+		{ D(""), 1, 0, NULL },
+		{ D(VOL("/srv/previews/a")), 1, 0, NULL },
+		{ D(VOL("/srv/previews//a/./b")), 1, 0, NULL },
+		{ D(VOL("/srv/builds/x")), 1, 0, NULL },
+		{ D(VOL("/srv/previews")), 1, 0, "not under an \"api allow "
+		    "volume\" root" },
+		{ D(VOL("/srv/previewsx/a")), 1, 0, "not under" },
+		{ D(VOL("/srv/x")), 1, 0, "not under" },
+		{ D(VOL("/srv/previews/../x")), 1, 0, "\"..\" is not allowed" },
+		{ D(VOL("/")), 1, 0, "volume: host path \"/\" is /" },
+		{ D(VOL("/var/run/docker.sock")), 1, 0, "lies under /var/run" },
+		{ D(VOL("/etc")), 0, 0, "is /etc" },
+		{ D(VOL("/srv/x")), 0, 0, NULL },
+		{ D(", \"user\": \"root\""), 1, 0, "\"user\" is set in "
+		    "orchd.conf only" },
+		{ D(", \"user\": \"1000\""), 1, 0, "\"user\" is set in "
+		    "orchd.conf only" },
+		{ D(", \"runtime\": \"runc\""), 1, 0, "\"runtime\"" },
+		{ D(", \"user\": \"0\", \"allow_root\": true"), 1, 0,
+		    "\"user\"" },
+		{ D(", \"allow_root\": true"), 1, 0, "\"allow_root\"" },
+		{ D(", \"user\": \"0:0\""), 0, 0, "only with \"allow root\"" },
+		{ D(", \"user\": \"0:0\", \"allow_root\": true"), 0, 0, NULL },
+		{ "{\"name\": \"d\", \"hosts\": [\"d.test\"], \"driver\": "
+		    "\"docker\", \"image\": \"evil.example.com/app:1\", "
+		    "\"port\": 1}", 1, 0, "image \"evil.example.com/app:1\" "
+		    "matches no" },
+		{ "{\"name\": \"d\", \"hosts\": [\"d.test\"], \"driver\": "
+		    "\"docker\", \"image\": \"evil.example.com/app:1\", "
+		    "\"port\": 1}", 0, 0, NULL },
+		{ P(""), 1, 0, "api allow: process workloads are not allowed "
+		    "through the API (orchd.conf: api allow process)" },
+		{ P(""), 1, 1, NULL },
+		{ P(""), 0, 0, NULL },
+		{ P(", \"user\": \"root\""), 1, 1, "\"user\"" },
+		{ P(", \"user\": \"root\""), 0, 0, "never runs as root" },
+#undef D
+#undef P
+#undef VOL
+	};
+	struct orchd_conf	 conf;
+	struct workload_conf	*wl;
+	char			 err[CTL_MSG_MAX];
+	size_t			 i;
+	int			 r;
+
+	conf_init(&conf);
+	assert_int_equal(strlist_add(&conf.api_allow_images,
+	    "registry.example.com/*"), 0);
+	assert_int_equal(strlist_add(&conf.api_allow_volumes,
+	    "/srv/previews"), 0);
+	assert_int_equal(strlist_add(&conf.api_allow_volumes,
+	    "/srv/builds"), 0);
+	for (i = 0; i < nitems(cases); i++) {
+		wl = wl_json(cases[i].json, cases[i].api ? SOURCE_API :
+		    SOURCE_CONFIG);
+		conf.api_allow_process = cases[i].process;
+		err[0] = '\0';
+		r = policy_check(&conf, wl, err, sizeof(err));
+		if (cases[i].why == NULL && r != 0)
+			fail_msg("case %zu: refused: %s", i, err);
+		if (cases[i].why != NULL && (r != 403 ||
+		    strstr(err, cases[i].why) == NULL))
+			fail_msg("case %zu: expected 403 \"%s\", got %d "
+			    "\"%s\"", i, cases[i].why, r, err);
+		workload_free(wl);
+	}
+
+	/* no api allow image: any image */
+	strlist_free(&conf.api_allow_images);
+	wl = wl_json("{\"name\": \"d\", \"hosts\": [\"d.test\"], \"driver\": "
+	    "\"docker\", \"image\": \"anything:1\", \"port\": 1}", SOURCE_API);
+	assert_int_equal(policy_check(&conf, wl, err, sizeof(err)), 0);
+	/* no api allow volume: no volume from the API */
+	strlist_free(&conf.api_allow_volumes);
+	workload_free(wl);
+	wl = wl_json("{\"name\": \"d\", \"hosts\": [\"d.test\"], \"driver\": "
+	    "\"docker\", \"image\": \"x\", \"volumes\": [{\"host\": "
+	    "\"/srv/previews/a\", \"container\": \"/x\"}], \"port\": 1}",
+	    SOURCE_API);
+	assert_int_equal(policy_check(&conf, wl, err, sizeof(err)), 403);
+	workload_free(wl);
+	conf_clear(&conf);
+}
+
+/*
+ * No key: the parent's handlers of IMSG_API_CREATE and _DELETE.
+ */
+
+struct channel {
+	int		 sv[2];
+	struct imsgbuf	 peer;		/* the other end: gateway, store */
+};
+
+static void
+channel_open(struct channel *ch, struct privsep *ps, struct imsgev **iev,
+    int peer)
+{
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, ch->sv), 0);
+	assert_non_null(*iev = imsgev_new(ps, ch->sv[0], peer,
+	    ORCHD_IMSG_MAXSIZE));
+	assert_int_equal(imsgbuf_init(&ch->peer, ch->sv[1]), 0);
+	assert_int_equal(imsgbuf_set_maxsize(&ch->peer, ORCHD_IMSG_MAXSIZE),
+	    0);
+}
+
+/* the one message the parent sent to this peer, if any: its type */
+static uint32_t
+channel_take(struct channel *ch, struct imsgev *iev, struct imsg *imsg)
+{
+	int	 n;
+
+	if (imsgbuf_queuelen(&iev->ibuf) == 0)
+		return (IMSG_NONE);
+	assert_int_equal(imsgbuf_flush(&iev->ibuf), 0);
+	assert_int_equal(imsgbuf_read(&ch->peer), 1);
+	assert_int_equal(n = imsg_get(&ch->peer, imsg), 1);
+	return (imsg_get_type(imsg));
+}
+
+static void
+test_no_key(void **state)
+{
+	struct orchd		 env;
+	struct orchd_conf	 conf;
+	struct channel		 gw, st;
+	struct imsgev		*store;
+	struct imsg		 in, out;
+	struct api_result	 res;
+	struct ctl_name		 cn;
+	const char		*body = "{\"name\": \"d\", \"hosts\": "
+	    "[\"d.test\"], \"driver\": \"docker\", \"image\": \"x\", "
+	    "\"port\": 1}";
+
+	(void)event_init();
+	memset(&env, 0, sizeof(env));
+	conf_init(&conf);
+	env.conf = &conf;
+	env.ps.id = PROC_PARENT;
+	orchd_env = &env;
+	channel_open(&gw, &env.ps, &env.ps.gateways[0], PROC_GATEWAY);
+	env.ps.ngateways = 1;
+	channel_open(&st, &env.ps, &store, PROC_STORE);
+	env.ps.peers[PROC_STORE] = store;
+
+	/* a create, as a gateway would send it, with no key configured */
+	memset(&in, 0, sizeof(in));
+	in.hdr.type = IMSG_API_CREATE;
+	in.hdr.peerid = 7;
+	in.data = (void *)body;
+	in.datalen = strlen(body);
+	in.fd = -1;
+	conf.api_key_set = 0;
+	api_recv_create(env.ps.gateways[0], &in);
+	assert_int_equal(channel_take(&st, store, &out), IMSG_NONE);
+	assert_int_equal(channel_take(&gw, env.ps.gateways[0], &out),
+	    IMSG_API_RESULT);
+	assert_int_equal(imsg_get_id(&out), 7);
+	assert_int_equal(imsg_get_data(&out, &res, sizeof(res)), 0);
+	assert_int_equal(res.status, 403);
+	assert_non_null(strstr(res.msg, "no api key"));
+	imsg_free(&out);
+	assert_true(TAILQ_EMPTY(&conf.workloads));
+
+	/* a delete: the same */
+	memset(&cn, 0, sizeof(cn));
+	strlcpy(cn.name, "d", sizeof(cn.name));
+	in.hdr.type = IMSG_API_DELETE;
+	in.hdr.peerid = 8;
+	in.data = &cn;
+	in.datalen = sizeof(cn);
+	api_recv_delete(env.ps.gateways[0], &in);
+	assert_int_equal(channel_take(&st, store, &out), IMSG_NONE);
+	assert_int_equal(channel_take(&gw, env.ps.gateways[0], &out),
+	    IMSG_API_RESULT);
+	assert_int_equal(imsg_get_data(&out, &res, sizeof(res)), 0);
+	assert_int_equal(res.status, 403);
+	imsg_free(&out);
+
+	/* with a key, the same create goes to the store */
+	conf.api_key_set = 1;
+	in.hdr.type = IMSG_API_CREATE;
+	in.hdr.peerid = 9;
+	in.data = (void *)body;
+	in.datalen = strlen(body);
+	api_recv_create(env.ps.gateways[0], &in);
+	assert_int_equal(channel_take(&gw, env.ps.gateways[0], &out),
+	    IMSG_NONE);
+	assert_int_equal(channel_take(&st, store, &out), IMSG_API_PUT);
+	imsg_free(&out);
+
+	imsgev_free(env.ps.gateways[0]);
+	imsgev_free(store);
+	imsgbuf_clear(&gw.peer);
+	imsgbuf_clear(&st.peer);
+	close(gw.sv[1]);
+	close(st.sv[1]);
+	conf_clear(&conf);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_normalize),
+		cmocka_unit_test(test_forbidden),
+		cmocka_unit_test(test_forbidden_link),
+		cmocka_unit_test(test_root),
+		cmocka_unit_test(test_allow_root_json),
+		cmocka_unit_test(test_policy),
+		cmocka_unit_test(test_no_key),
+	};
+
+	log_init(1, 0);
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
