@@ -79,6 +79,15 @@ int		 store_db_api_drop(struct store_db *, const char *);
 int		 store_db_api_list(struct store_db *, store_definition_cb,
 		    void *);
 
+/*
+ * The uids of process workloads (orchd/identity.c): put records one,
+ * replacing the name's and any other name's row with that uid; list
+ * calls fn with each name and uid.
+ */
+typedef int	(*store_uid_cb)(const char *, uint32_t, void *);
+int		 store_db_uid_put(struct store_db *, const char *, uint32_t);
+int		 store_db_uid_list(struct store_db *, store_uid_cb, void *);
+
 /* what runtimed needs at start; 1: found, 0: no such workload, -1 */
 int		 store_db_restore(struct store_db *, const char *,
 		    struct st_restore *);
