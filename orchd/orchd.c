@@ -507,11 +507,13 @@ parent_channel_closed(struct imsgev *iev)
 
 /*
  * The database's directory is the store's alone: a workload, whatever
- * its uid, must not even list it.  One found open to others (an older
- * orchd made it so, or an operator) is closed, and the log says so.
+ * its uid, must not even list it.  One of the store's found open to
+ * others (an older orchd made it so, or an operator) is closed, and the
+ * log says so.  One that is not the store's is left alone: the store
+ * cannot write there and says so.
  */
 static void
-database_dir_tighten(const char *dir)
+database_dir_tighten(const char *dir, uid_t store)
 {
 	struct stat	 sb;
 
@@ -519,7 +521,7 @@ database_dir_tighten(const char *dir)
 		fatal("database directory %s", dir);
 	if (!S_ISDIR(sb.st_mode))
 		fatalx("database directory %s is not a directory", dir);
-	if ((sb.st_mode & 077) == 0)
+	if ((sb.st_mode & 077) == 0 || sb.st_uid != store)
 		return;
 	if (chmod(dir, sb.st_mode & 0700) == -1)
 		fatal("chmod %s", dir);
@@ -547,7 +549,7 @@ prepare_dirs(struct orchd *env)
 	} else if (errno != EEXIST)
 		fatal("database directory %s", dir);
 	else
-		database_dir_tighten(dir);
+		database_dir_tighten(dir, pw->pw_uid);
 	if (access(env->conf->chroot, X_OK) == -1)
 		fatal("chroot %s", env->conf->chroot);
 }
