@@ -271,6 +271,24 @@ job_statebase(struct orchd *env, char *msg, size_t len)
 }
 
 /*
+ * Mode 0700 and the workload's.  A mode changed by its owner is set
+ * back while root owns it: the parent has CAP_CHOWN, not CAP_FOWNER
+ * (orchd.service).
+ */
+static int
+statedir_give(int fd, uid_t uid, gid_t gid)
+{
+	struct stat	 sb;
+
+	if (fstat(fd, &sb) == -1)
+		return (-1);
+	if ((sb.st_mode & 07777) != 0700 && ((sb.st_uid != 0 &&
+	    fchown(fd, 0, 0) == -1) || fchmod(fd, 0700) == -1))
+		return (-1);
+	return (fchown(fd, uid, gid));
+}
+
+/*
  * A workload without a directory works in its own, BASE/NAME, made
  * for it and given to its uid, mode 0700.  Never a link followed: the
  * name is opened O_NOFOLLOW and changed through that descriptor.
@@ -298,8 +316,7 @@ job_statedir(struct spawn_job *job, struct orchd *env, char *msg,
 		msgf(msg, len, "state directory %s: %s", job->statedir,
 		    fstatat(bfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISLNK(sb.st_mode) ? "a symbolic link" : strerror(errno));
-	else if (fchown(fd, job->uid, job->gid) == -1 ||
-	    fchmod(fd, 0700) == -1)
+	else if (statedir_give(fd, job->uid, job->gid) == -1)
 		msgf(msg, len, "state directory %s: %s", job->statedir,
 		    strerror(errno));
 	else
