@@ -35,6 +35,10 @@ union wl_addr {
 #define ORCHD_DATABASE		"/var/db/orchd/orchd.db"
 #define ORCHD_LOGDIR		"/var/log/orchd"
 #define ORCHD_DOCKER_SOCKET	"/var/run/docker.sock"
+/* process workloads' own uids, the range of systemd's DynamicUser */
+#define ORCHD_WL_UID_LOW	61184
+#define ORCHD_WL_UID_HIGH	65519
+#define ORCHD_WL_DIRNAME	"orchd-workloads"	/* beside the database's */
 
 #define ORCHD_IDLE_TIMEOUT	(5 * 60)	/* seconds */
 #define ORCHD_REAPER_INTERVAL	30		/* seconds */
@@ -244,6 +248,10 @@ struct orchd_conf {
 	struct strlist		 api_allow_images;	/* fnmatch patterns */
 	struct strlist		 api_allow_volumes;	/* host path roots */
 	int			 api_key_set;	/* a key was loaded */
+	/* process workloads without a user: "workload uids", directory */
+	int64_t			 wl_uid_low;
+	int64_t			 wl_uid_high;
+	char			*wl_dir;	/* their state directories */
 };
 
 /*
@@ -344,6 +352,12 @@ enum imsg_type {
 					   ctl_keepwarm, to persist */
 	IMSG_RT_MEMORY,			/* runtime -> store: struct rt_memory,
 					   measured before a stop */
+	IMSG_UID_LOAD,			/* parent -> store: the workloads'
+					   uids, at start */
+	IMSG_UID_ENTRY,			/* store -> parent: struct wl_uid */
+	IMSG_UID_LOAD_END,		/* store -> parent: all were sent */
+	IMSG_UID_PUT,			/* parent -> store: struct wl_uid,
+					   a new allocation to record */
 
 	/*
 	 * The HTTP API.  The gateway's requests carry its own request id
@@ -470,6 +484,12 @@ struct st_restore {
 struct rt_memory {
 	char			 name[ORCHD_NAME_MAX];
 	int64_t			 bytes;
+};
+
+/* the uid (and gid) of a process workload that names no user */
+struct wl_uid {
+	char			 name[ORCHD_NAME_MAX];
+	uint32_t		 uid;
 };
 
 struct rt_kill {
@@ -667,5 +687,7 @@ void		 free_argv(char **);
 struct orchd_conf	*parse_config(const char *, int);
 void			 free_config(struct orchd_conf *);
 int			 cmdline_symset(const char *);
+/* set by the parent, which may look users up: 0 and the ids, or -1 */
+extern int		(*parse_user_lookup)(const char *, uid_t *, gid_t *);
 
 #endif /* ORCHD_H */

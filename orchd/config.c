@@ -34,6 +34,8 @@ config_load(const char *file)
 	const char		*env, *errstr;
 	int64_t			 secs;
 
+	/* users are checked by uid too: never root's, nor the daemons' */
+	parse_user_lookup = users_lookup;
 	if ((conf = parse_config(file, log_getverbose())) == NULL)
 		return (NULL);
 	if ((env = getenv("ORCHD_IDLE_TIMEOUT")) != NULL) {

@@ -57,6 +57,11 @@ static const struct proc_handler parent_handlers[] = {
 	    spawn_request },
 	{ IMSG_RT_KILL, sizeof(struct rt_kill), PROC_FROM(PROC_RUNTIME),
 	    spawn_kill },
+	/* the uids of process workloads, from the store at start */
+	{ IMSG_UID_ENTRY, sizeof(struct wl_uid), PROC_FROM(PROC_STORE),
+	    identity_recv_entry },
+	{ IMSG_UID_LOAD_END, 0, PROC_FROM(PROC_STORE),
+	    identity_recv_load_end },
 	/* from orchctl */
 	{ IMSG_CTL_SHOW_SUMMARY, 0, PROC_FROM_CLIENT, control_show_summary },
 	{ IMSG_CTL_RELOAD, 0, PROC_FROM_CLIENT, control_reload },
@@ -310,7 +315,8 @@ parent_recv_ready(struct imsgev *iev, struct imsg *imsg)
 	if (++env->nready < env->nchildren)
 		return;
 	log_debug("all children ready");
-	/* the API's workloads first: config_send once they are in */
+	/* the uids, then the API's workloads: config_send once in */
+	identity_load_start(env);
 	api_load_start(env);
 }
 
@@ -499,6 +505,31 @@ parent_channel_closed(struct imsgev *iev)
 	log_debug("channel to %s closed", proc_name(iev->peer));
 }
 
+/*
+ * The database's directory is the store's alone: a workload, whatever
+ * its uid, must not even list it.  One of the store's found open to
+ * others (an older orchd made it so, or an operator) is closed, and the
+ * log says so.  One that is not the store's is left alone: the store
+ * cannot write there and says so.
+ */
+static void
+database_dir_tighten(const char *dir, uid_t store)
+{
+	struct stat	 sb;
+
+	if (stat(dir, &sb) == -1)
+		fatal("database directory %s", dir);
+	if (!S_ISDIR(sb.st_mode))
+		fatalx("database directory %s is not a directory", dir);
+	if ((sb.st_mode & 077) == 0 || sb.st_uid != store)
+		return;
+	if (chmod(dir, sb.st_mode & 0700) == -1)
+		fatal("chmod %s", dir);
+	log_warnx("database directory %s was mode %04o: now %04o, the "
+	    "store's alone", dir, (unsigned)(sb.st_mode & 07777),
+	    (unsigned)(sb.st_mode & 0700));
+}
+
 static void
 prepare_dirs(struct orchd *env)
 {
@@ -517,6 +548,8 @@ prepare_dirs(struct orchd *env)
 			fatal("chown %s", dir);
 	} else if (errno != EEXIST)
 		fatal("database directory %s", dir);
+	else
+		database_dir_tighten(dir, pw->pw_uid);
 	if (access(env->conf->chroot, X_OK) == -1)
 		fatal("chroot %s", env->conf->chroot);
 }

@@ -122,6 +122,13 @@ int		 cgroup_has_word(const char *, const char *);
 int		 cgroup_join_path(char *, size_t, const char *, const char *,
 		    const char *);
 
+/* identity.c: the uids of process workloads that name no user */
+void		 identity_load_start(struct orchd *);
+void		 identity_recv_entry(struct imsgev *, struct imsg *);
+void		 identity_recv_load_end(struct imsgev *, struct imsg *);
+int		 identity_get(struct orchd *, const char *, uid_t *, char *,
+		    size_t);
+
 /* store.c */
 
 /*
@@ -183,6 +190,8 @@ struct group;
 struct passwd	*users_getpwnam(const char *);
 struct passwd	*users_getpwuid(uid_t);
 struct group	*users_getgrnam(const char *);
+struct group	*users_getgrgid(gid_t);
+int		 users_lookup(const char *, uid_t *, gid_t *);
 int		 users_getgrouplist(const char *, gid_t, gid_t *, int *);
 
 #endif /* ORCHD_PARENT_H */

@@ -145,6 +145,23 @@ static size_t		 npathchecks;
 #define SEEN_INIT	0x80
 #define SEEN_STOPSIG	0x100
 
+/*
+ * The users that process workloads name, checked once the whole file is
+ * read: the daemons' user may be set after them.
+ */
+struct user_check {
+	TAILQ_ENTRY(user_check)		 entry;
+	char				*file;
+	int				 lineno;
+	const struct workload_conf	*wl;
+};
+static TAILQ_HEAD(, user_check)	 user_checks =
+				    TAILQ_HEAD_INITIALIZER(user_checks);
+static char			*uids_file;	/* where "workload uids" is */
+static int			 uids_lineno;
+
+int	(*parse_user_lookup)(const char *, uid_t *, gid_t *);
+
 int		 yyparse(void);
 int		 yylex(void);
 static int	 lex(void);
@@ -185,6 +202,11 @@ static int	 pathcheck_add(const char *, const char *);
 static void	 pathcheck_run(const struct orchd_conf *);
 static int	 api_allow_image(const char *);
 static int	 api_allow_volume(const char *);
+static int	 wl_uids_set(const char *);
+static void	 user_check_add(void);
+static void	 user_checks_run(struct orchd_conf *);
+static void	 user_checks_free(void);
+static int	 wl_dir_default(struct orchd_conf *);
 %}
 
 %token	ADDRESS ALLOW API BODY BRIDGE CERTIFICATE CHROOT COMMAND CONNECT
@@ -192,7 +214,7 @@ static int	 api_allow_volume(const char *);
 %token	HEALTH HOST IDLE IMAGE INCLUDE INIT INTERVAL KEEP KEEPALIVE KEY
 %token	KEYPAIR LISTEN LOG MAXCONN MEMORY METRICS NETWORK ON PATH PER PORT
 %token	PREFORK PROCESS PROXY PUBLIC REAPER RUNTIME SIGNAL SOCKET STOP TCP
-%token	TIMEOUT TLS TRUSTED UPSTREAM USER VOLUME WAKE WARM WORKLOAD
+%token	TIMEOUT TLS TRUSTED UIDS UPSTREAM USER VOLUME WAKE WARM WORKLOAD
 %token	ERROR
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
@@ -415,6 +437,25 @@ main		: USER STRING			{
 				YYERROR;
 			}
 			conf->api_metrics_public = 1;
+		}
+		| WORKLOAD UIDS STRING		{
+			if (wl_uids_set($3) == -1)
+				YYERROR;
+		}
+		| WORKLOAD UIDS NUMBER		{
+			yyerror("workload uids %lld: LOW-HIGH, such as %d-%d",
+			    (long long)$3, ORCHD_WL_UID_LOW, ORCHD_WL_UID_HIGH);
+			YYERROR;
+		}
+		| WORKLOAD DIRECTORY STRING	{
+			if ($3[0] != '/') {
+				yyerror("workload directory \"%s\" must be an "
+				    "absolute path", $3);
+				YYERROR;
+			}
+			if (set_string(&conf->wl_dir, $3,
+			    "workload directory") == -1)
+				YYERROR;
 		}
 		| gwmain
 		;
@@ -843,6 +884,7 @@ lookup(const char *s)
 		{ "timeout",		TIMEOUT },
 		{ "tls",		TLS },
 		{ "trusted",		TRUSTED },
+		{ "uids",		UIDS },
 		{ "upstream",		UPSTREAM },
 		{ "user",		USER },
 		{ "volume",		VOLUME },
@@ -1789,6 +1831,7 @@ workload_end(void)
 	}
 	TAILQ_INSERT_TAIL(&conf->workloads, wl, entry);
 	index_workload(wl);
+	user_check_add();
 	wl = NULL;
 	workload_abandon();
 }
@@ -2015,6 +2058,181 @@ gateway_defaults(struct gateway_conf *g)
 }
 
 /*
+ * Process workloads' identities.
+ */
+
+/* "LOW-HIGH": never 0, never (uid_t)-1, LOW <= HIGH */
+static int
+wl_uids_set(const char *s)
+{
+	char		 low[16];
+	const char	*dash, *errstr;
+	long long	 lo, hi = 0;
+
+	if (uids_file != NULL) {
+		yyerror("workload uids already set");
+		return (-1);
+	}
+	if ((dash = strchr(s, '-')) == NULL || dash == s ||
+	    (size_t)(dash - s) >= sizeof(low)) {
+		yyerror("workload uids \"%s\": LOW-HIGH, such as %d-%d", s,
+		    ORCHD_WL_UID_LOW, ORCHD_WL_UID_HIGH);
+		return (-1);
+	}
+	memcpy(low, s, dash - s);
+	low[dash - s] = '\0';
+	lo = strtonum(low, 1, UINT32_MAX - 1, &errstr);
+	if (errstr == NULL)
+		hi = strtonum(dash + 1, 1, UINT32_MAX - 1, &errstr);
+	if (errstr != NULL) {
+		yyerror("workload uids \"%s\": %s (1 to %u)", s, errstr,
+		    UINT32_MAX - 1);
+		return (-1);
+	}
+	if (lo > hi) {
+		yyerror("workload uids \"%s\": %lld is above %lld", s, lo, hi);
+		return (-1);
+	}
+	if ((uids_file = strdup(file->name)) == NULL) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	uids_lineno = yylval.lineno;
+	conf->wl_uid_low = lo;
+	conf->wl_uid_high = hi;
+	return (0);
+}
+
+/* the workload just parsed names a user: checked at the end */
+static void
+user_check_add(void)
+{
+	struct user_check	*uc;
+
+	if (wl->user == NULL || wl->driver != DRIVER_PROCESS)
+		return;
+	if ((uc = calloc(1, sizeof(*uc))) == NULL ||
+	    (uc->file = strdup(file->name)) == NULL) {
+		free(uc);
+		yyerror_at(wl_lineno, "out of memory");
+		return;
+	}
+	uc->lineno = wl_user_lineno != 0 ? wl_user_lineno : wl_lineno;
+	uc->wl = wl;
+	TAILQ_INSERT_TAIL(&user_checks, uc, entry);
+}
+
+static void
+check_error(const char *f, int lineno, const char *fmt, ...)
+    __attribute__((__format__ (printf, 3, 4)));
+
+static void
+check_error(const char *f, int lineno, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	 msg[1024];
+
+	errors++;
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_warnx("%s:%d: %s", f, lineno, msg);
+}
+
+/*
+ * No process workload runs as root or as the daemons' user: neither by
+ * name nor, where the parent can look users up, by uid.  A user that
+ * does not exist is left to the start, which says so: the file may be
+ * checked on another host.  The range of allocated uids must not hold
+ * the daemons' uid.
+ */
+static void
+user_checks_run(struct orchd_conf *c)
+{
+	struct user_check	*uc;
+	const char		*user;
+	uid_t			 duid = 0, uid;
+	gid_t			 dgid, gid;
+	int			 dknown = 0;
+
+	if (parse_user_lookup != NULL &&
+	    parse_user_lookup(c->user, &duid, &dgid) == 0)
+		dknown = 1;
+	TAILQ_FOREACH(uc, &user_checks, entry) {
+		user = uc->wl->user;
+		/* "root" and "0" by name: workload_root_check, at the block */
+		if (user_is_root(user))
+			continue;
+		if (strcmp(user, c->user) == 0)
+			check_error(uc->file, uc->lineno, "workload \"%s\": "
+			    "user \"%s\" is the daemons' user: a workload "
+			    "never runs as it", uc->wl->name, user);
+		else if (parse_user_lookup != NULL &&
+		    parse_user_lookup(user, &uid, &gid) == 0 &&
+		    (uid == 0 || (dknown && uid == duid)))
+			check_error(uc->file, uc->lineno, "workload \"%s\": "
+			    "user \"%s\" has uid %u, %s's: a workload never "
+			    "runs as it", uc->wl->name, user, (unsigned)uid,
+			    uid == 0 ? "root" : "the daemons' user");
+	}
+	if (dknown && (int64_t)duid >= c->wl_uid_low &&
+	    (int64_t)duid <= c->wl_uid_high)
+		check_error(uids_file != NULL ? uids_file : c->conffile,
+		    uids_file != NULL ? uids_lineno : 1, "workload uids "
+		    "%lld-%lld hold uid %u of the daemons' user %s",
+		    (long long)c->wl_uid_low, (long long)c->wl_uid_high,
+		    (unsigned)duid, c->user);
+}
+
+static void
+user_checks_free(void)
+{
+	struct user_check	*uc;
+
+	while ((uc = TAILQ_FIRST(&user_checks)) != NULL) {
+		TAILQ_REMOVE(&user_checks, uc, entry);
+		free(uc->file);
+		free(uc);
+	}
+	free(uids_file);
+	uids_file = NULL;
+}
+
+/*
+ * Beside the database's directory, not in it: that one is the store's
+ * alone.  /var/db/orchd/orchd.db gives /var/db/orchd-workloads.
+ */
+static int
+wl_dir_default(struct orchd_conf *c)
+{
+	char	 db[PATH_MAX], dir[PATH_MAX], *p;
+	int	 n;
+
+	if (c->wl_dir != NULL)
+		return (0);
+	if (strlcpy(db, c->database, sizeof(db)) >= sizeof(db)) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	/* the database's directory, then the one that holds it */
+	if ((p = strrchr(db, '/')) != NULL)
+		p[p == db ? 1 : 0] = '\0';
+	else
+		strlcpy(db, ".", sizeof(db));
+	if ((p = strrchr(db, '/')) != NULL)
+		p[p == db ? 1 : 0] = '\0';
+	else
+		strlcpy(db, ".", sizeof(db));
+	n = snprintf(dir, sizeof(dir), "%s%s%s", db,
+	    db[strlen(db) - 1] == '/' ? "" : "/", ORCHD_WL_DIRNAME);
+	if (n < 0 || (size_t)n >= sizeof(dir)) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	return ((c->wl_dir = strdup(dir)) == NULL ? -1 : 0);
+}
+
+/*
  * The entry points.
  */
 struct orchd_conf *
@@ -2038,6 +2256,8 @@ parse_config(const char *filename, int verbose)
 	c->gateway.keepalive_timeout = -1;
 	c->gateway.max_conns = c->gateway.max_conns_addr = -1;
 	c->gateway.prefork = -1;
+	c->wl_uid_low = ORCHD_WL_UID_LOW;
+	c->wl_uid_high = ORCHD_WL_UID_HIGH;
 	if ((c->conffile = strdup(filename)) == NULL) {
 		log_warn("%s: strdup", __func__);
 		free(c);
@@ -2069,8 +2289,11 @@ parse_config(const char *filename, int verbose)
 	expanding = 0;
 	conf = NULL;
 
+	/* every check below runs even after an error: all are reported */
 	if (c->user[0] == '\0')
 		(void)strlcpy(c->user, ORCHD_USER, sizeof(c->user));
+	user_checks_run(c);
+	user_checks_free();
 	if ((c->chroot == NULL &&
 	    (c->chroot = strdup(ORCHD_CHROOT)) == NULL) ||
 	    (c->database == NULL &&
@@ -2080,7 +2303,8 @@ parse_config(const char *filename, int verbose)
 	    (c->logdir == NULL &&
 	    (c->logdir = strdup(ORCHD_LOGDIR)) == NULL) ||
 	    (c->docker_socket == NULL &&
-	    (c->docker_socket = strdup(ORCHD_DOCKER_SOCKET)) == NULL)) {
+	    (c->docker_socket = strdup(ORCHD_DOCKER_SOCKET)) == NULL) ||
+	    wl_dir_default(c) == -1) {
 		log_warn("%s: strdup", __func__);
 		pathcheck_run(NULL);
 		free_config(c);
@@ -2140,6 +2364,7 @@ free_config(struct orchd_conf *c)
 	free(c->socket);
 	free(c->logdir);
 	free(c->docker_socket);
+	free(c->wl_dir);
 	free(c->api_key_file);
 	freezero(c->api_key, c->api_key_len);
 	free(c);

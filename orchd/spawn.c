@@ -98,6 +98,7 @@ struct spawn_job {
 	char			 *home;
 	struct cgroup_fds	  cg;	/* to join, if incg */
 	int			  incg;
+	char			  statedir[PATH_MAX];	/* the default dir */
 };
 
 /* an error for runtimed; cut short if need be, it is only a message */
@@ -152,6 +153,49 @@ step_name(int step)
 	}
 }
 
+/*
+ * Whatever the definition says (it may come from the API or the store),
+ * no workload runs as root or with the daemons' uid or gid, in a
+ * supplementary group or not.
+ */
+static int
+job_forbidden(struct spawn_job *job, struct orchd *env, char *msg,
+    size_t len)
+{
+	int	 i;
+
+	if (job->uid == 0 || job->uid == env->uid || job->gid == 0 ||
+	    job->gid == env->gid) {
+		msgf(msg, len, "user %s has uid %u, gid %u: a workload never "
+		    "runs as root or as the daemons", job->user,
+		    (unsigned)job->uid, (unsigned)job->gid);
+		return (-1);
+	}
+	for (i = 0; i < job->ngroups && i < SPAWN_GROUPS_MAX; i++)
+		if (job->groups[i] == 0 || job->groups[i] == env->gid) {
+			msgf(msg, len, "user %s is in group %u: a workload "
+			    "never runs in root's or the daemons' group",
+			    job->user, (unsigned)job->groups[i]);
+			return (-1);
+		}
+	return (0);
+}
+
+/* no user named: the workload's own uid, a gid of that number, no groups */
+static int
+job_identity(struct spawn_job *job, struct orchd *env, char *msg,
+    size_t len)
+{
+	if (identity_get(env, job->wl->name, &job->uid, msg, len) == -1)
+		return (-1);
+	job->gid = (gid_t)job->uid;
+	job->ngroups = 0;
+	(void)snprintf(job->user, sizeof(job->user), "%u",
+	    (unsigned)job->uid);
+	/* HOME: its directory, once known (job_dir) */
+	return (job_forbidden(job, env, msg, len));
+}
+
 /* the user a workload runs as; the parent's own when not root */
 static int
 job_user(struct spawn_job *job, struct orchd *env, char *msg, size_t len)
@@ -160,6 +204,8 @@ job_user(struct spawn_job *job, struct orchd *env, char *msg, size_t len)
 	struct passwd	*pw;
 
 	job->root = geteuid() == 0;
+	if (job->root && job->wl->user == NULL)
+		return (job_identity(job, env, msg, len));
 	user = job->wl->user != NULL ? job->wl->user : env->conf->user;
 	if (job->root)
 		pw = users_getpwnam(user);
@@ -185,6 +231,124 @@ job_user(struct spawn_job *job, struct orchd *env, char *msg, size_t len)
 	    &job->ngroups) == -1) {
 		msgf(msg, len, "user %s is in more than %d groups",
 		    job->user, SPAWN_GROUPS_MAX);
+		return (-1);
+	}
+	return (job_forbidden(job, env, msg, len));
+}
+
+/*
+ * "workload directory", root's and writable by root alone, made if
+ * missing: only root names what is in it, so no link planted by a
+ * workload can stand where root creates or chowns.
+ */
+static int
+job_statebase(struct orchd *env, char *msg, size_t len)
+{
+	const char	*base = env->conf->wl_dir;
+	struct stat	 sb;
+	int		 fd, made;
+
+	made = mkdir(base, 0755) == 0;
+	if (!made && errno != EEXIST) {
+		msgf(msg, len, "workload directory %s: %s", base,
+		    strerror(errno));
+		return (-1);
+	}
+	if ((fd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1) {
+		msgf(msg, len, "workload directory %s: %s", base,
+		    strerror(errno));
+		return (-1);
+	}
+	/* made under our umask: workloads must reach their own below it */
+	if ((made && fchmod(fd, 0755) == -1) || fstat(fd, &sb) == -1) {
+		msgf(msg, len, "workload directory %s: %s", base,
+		    strerror(errno));
+		close(fd);
+		return (-1);
+	}
+	if (sb.st_uid != 0 || (sb.st_mode & 022) != 0) {
+		msgf(msg, len, "workload directory %s must be root's and "
+		    "writable by root alone", base);
+		close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+/*
+ * Mode 0700 and the workload's.  A mode changed by its owner is set
+ * back while root owns it: the parent has CAP_CHOWN, not CAP_FOWNER
+ * (orchd.service).
+ */
+static int
+statedir_give(int fd, uid_t uid, gid_t gid)
+{
+	struct stat	 sb;
+
+	if (fstat(fd, &sb) == -1)
+		return (-1);
+	if ((sb.st_mode & 07777) != 0700 && ((sb.st_uid != 0 &&
+	    fchown(fd, 0, 0) == -1) || fchmod(fd, 0700) == -1))
+		return (-1);
+	return (fchown(fd, uid, gid));
+}
+
+/*
+ * A workload without a directory works in its own, BASE/NAME, made
+ * for it and given to its uid, mode 0700.  Never a link followed: the
+ * name is opened O_NOFOLLOW and changed through that descriptor.
+ */
+static int
+job_statedir(struct spawn_job *job, struct orchd *env, char *msg,
+    size_t len)
+{
+	const char	*name = job->wl->name;
+	struct stat	 sb;
+	int		 bfd, fd = -1, r = -1;
+
+	if ((size_t)snprintf(job->statedir, sizeof(job->statedir), "%s/%s",
+	    env->conf->wl_dir, name) >= sizeof(job->statedir)) {
+		msgf(msg, len, "state directory name too long");
+		return (-1);
+	}
+	if ((bfd = job_statebase(env, msg, len)) == -1)
+		return (-1);
+	if (mkdirat(bfd, name, 0700) == -1 && errno != EEXIST)
+		msgf(msg, len, "state directory %s: %s", job->statedir,
+		    strerror(errno));
+	else if ((fd = openat(bfd, name, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) == -1)
+		msgf(msg, len, "state directory %s: %s", job->statedir,
+		    fstatat(bfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(sb.st_mode) ? "a symbolic link" : strerror(errno));
+	else if (statedir_give(fd, job->uid, job->gid) == -1)
+		msgf(msg, len, "state directory %s: %s", job->statedir,
+		    strerror(errno));
+	else
+		r = 0;
+	if (fd != -1)
+		close(fd);
+	close(bfd);
+	return (r);
+}
+
+/* where it works: its directory, else (as root) its state directory */
+static int
+job_dir(struct spawn_job *job, struct orchd *env, char *msg, size_t len)
+{
+	if (job->wl->directory != NULL)
+		job->dir = job->wl->directory;
+	else if (!job->root)
+		job->dir = "/";
+	else {
+		if (job_statedir(job, env, msg, len) == -1)
+			return (-1);
+		job->dir = job->statedir;
+	}
+	/* a uid of its own has no passwd entry: HOME is where it works */
+	if (job->home == NULL && (job->home = strdup(job->dir)) == NULL) {
+		msgf(msg, len, "%s", strerror(errno));
 		return (-1);
 	}
 	return (0);
@@ -310,7 +474,6 @@ job_prepare(struct spawn_job *job, struct orchd *env,
 	memset(job, 0, sizeof(*job));
 	job->wl = wl;
 	job->logfd = -1;
-	job->dir = wl->directory != NULL ? wl->directory : "/";
 	if ((argc = split_command(wl->command, &job->argv, err,
 	    sizeof(err))) == -1) {
 		msgf(msg, len, "command: %s", err);
@@ -321,6 +484,7 @@ job_prepare(struct spawn_job *job, struct orchd *env,
 		return (-1);
 	}
 	if (job_user(job, env, msg, len) == -1 ||
+	    job_dir(job, env, msg, len) == -1 ||
 	    job_logfile(job, env, msg, len) == -1 ||
 	    job_env(job, msg, len) == -1)
 		return (-1);
@@ -400,7 +564,9 @@ spawn_child(const struct spawn_job *job, int fd, pid_t parent)
 	if (child_fds(job, &fd) == -1)
 		child_fail(job, fd, STEP_STDIO, job->wl->name);
 	if (job->root) {
-		if (setgroups(job->ngroups, job->groups) == -1)
+		/* none at all for a uid of its own */
+		if (setgroups(job->ngroups, job->ngroups > 0 ? job->groups :
+		    NULL) == -1)
 			child_fail(job, fd, STEP_GROUPS, job->user);
 		if (setresgid(job->gid, job->gid, job->gid) == -1)
 			child_fail(job, fd, STEP_GID, job->user);

@@ -8,8 +8,11 @@
  * path waits for it.
  */
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <event.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +51,8 @@ static void	store_show_stats(struct imsgev *, struct imsg *);
 static void	store_api_load(struct imsgev *, struct imsg *);
 static void	store_api_put(struct imsgev *, struct imsg *);
 static void	store_api_drop(struct imsgev *, struct imsg *);
+static void	store_uid_load(struct imsgev *, struct imsg *);
+static void	store_uid_put(struct imsgev *, struct imsg *);
 
 /* orchctl through the parent, or the HTTP API from the gateway */
 #define FROM_ASKERS	(PROC_FROM(PROC_PARENT) | PROC_FROM(PROC_GATEWAY))
@@ -73,6 +78,9 @@ static const struct proc_handler store_handlers[] = {
 	{ IMSG_API_PUT, PROC_ANYLEN, PROC_FROM(PROC_PARENT), store_api_put },
 	{ IMSG_API_DROP, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
 	    store_api_drop },
+	{ IMSG_UID_LOAD, 0, PROC_FROM(PROC_PARENT), store_uid_load },
+	{ IMSG_UID_PUT, sizeof(struct wl_uid), PROC_FROM(PROC_PARENT),
+	    store_uid_put },
 };
 
 static int64_t
@@ -366,6 +374,44 @@ store_api_drop(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
+ * The uids the parent allocated to process workloads: all of them at its
+ * start, and each new one.  The parent checks what it reads back.
+ */
+
+static int
+uid_entry(const char *name, uint32_t uid, void *arg)
+{
+	struct wl_uid	 wu;
+
+	memset(&wu, 0, sizeof(wu));
+	if (strlcpy(wu.name, name, sizeof(wu.name)) >= sizeof(wu.name))
+		return (0);	/* no workload has such a name */
+	wu.uid = uid;
+	return (reply(arg, IMSG_UID_ENTRY, &wu, sizeof(wu)));
+}
+
+static void
+store_uid_load(struct imsgev *iev, struct imsg *imsg)
+{
+	struct asker	 a = { iev, imsg_get_id(imsg) };
+
+	if (store_db_uid_list(store_db, uid_entry, &a) == -1)
+		store_failed("workload uids");
+	(void)reply(&a, IMSG_UID_LOAD_END, NULL, 0);
+}
+
+static void
+store_uid_put(struct imsgev *iev, struct imsg *imsg)
+{
+	struct wl_uid	 wu;
+
+	(void)imsg_get_data(imsg, &wu, sizeof(wu));
+	wu.name[sizeof(wu.name) - 1] = '\0';
+	if (store_db_uid_put(store_db, wu.name, wu.uid) == -1)
+		store_failed("workload uid");
+}
+
+/*
  * Configuration.
  */
 
@@ -429,6 +475,38 @@ store_path(const char *file, int chrooted)
 	return (slash + 1);
 }
 
+/*
+ * The database and its logs are the store's alone: made 0600 (umask),
+ * and one found readable by others, from an older orchd or a copy, is
+ * tightened.  Here, unprivileged: root never chmods in a directory the
+ * store can plant links in.
+ */
+static void
+store_tighten(const char *path)
+{
+	static const char *const suffixes[] = { "", "-wal", "-shm" };
+	struct stat	 sb;
+	char		 file[PATH_MAX];
+	size_t		 i;
+
+	for (i = 0; i < nitems(suffixes); i++) {
+		if ((size_t)snprintf(file, sizeof(file), "%s%s", path,
+		    suffixes[i]) >= sizeof(file))
+			continue;
+		if (lstat(file, &sb) == -1 || !S_ISREG(sb.st_mode) ||
+		    (sb.st_mode & 077) == 0)
+			continue;
+		if (chmod(file, sb.st_mode & 0600) == -1)
+			log_warn("database file %s%s: chmod", store_ps.file,
+			    suffixes[i]);
+		else
+			log_warnx("database file %s%s was mode %04o: now "
+			    "%04o, the store's alone", store_ps.file,
+			    suffixes[i], (unsigned)(sb.st_mode & 07777),
+			    (unsigned)(sb.st_mode & 0600));
+	}
+}
+
 static void
 store_open(int chrooted)
 {
@@ -436,6 +514,8 @@ store_open(int chrooted)
 
 	if (store_ps.file == NULL)
 		fatalx("no database given (-f)");
+	(void)umask(077);
+	store_tighten(store_path(store_ps.file, chrooted));
 	if ((store_db = store_db_open(store_path(store_ps.file, chrooted),
 	    err, sizeof(err))) == NULL)
 		fatalx("database %s: %s", store_ps.file, err);

@@ -45,6 +45,11 @@
  * cannot keep: wakes, failed wakes, the sum of wake times, the closed
  * stretches asleep and running in milliseconds, the memory measured
  * (NULL: never).  Both go with their workload.
+ *
+ * Version 2.  identities: the uid the parent allocated to a process
+ * workload that names no user, by workload name, and when.  A row
+ * outlives its workload on purpose: the name keeps its uid, and no
+ * other name is ever given it (orchd/identity.c).
  */
 static const char *const migrations[] = {
 	/* 1 */
@@ -86,6 +91,14 @@ static const char *const migrations[] = {
 	"  memory	INTEGER"
 	");"
 	"PRAGMA user_version = 1;",
+	/* 2 */
+	"CREATE TABLE identities ("
+	"  name		TEXT PRIMARY KEY NOT NULL,"
+	"  uid		INTEGER NOT NULL UNIQUE CHECK (uid > 0 AND"
+	"		  uid < 4294967295),"
+	"  created	INTEGER NOT NULL"
+	");"
+	"PRAGMA user_version = 2;",
 };
 
 enum stmt_id {
@@ -115,6 +128,8 @@ enum stmt_id {
 	S_RESTORE,
 	S_API_DROP,
 	S_API_LIST,
+	S_UID_PUT,
+	S_UID_LIST,
 	S_MAX
 };
 
@@ -187,6 +202,10 @@ static const char *const stmt_sql[S_MAX] = {
 	    "source = 'api'",
 	[S_API_LIST] = "SELECT definition FROM workloads WHERE source = 'api' "
 	    "ORDER BY name",
+	/* REPLACE: a uid the parent gives anew is no longer another's */
+	[S_UID_PUT] = "INSERT OR REPLACE INTO identities (name, uid, created) "
+	    "VALUES (?1, ?2, ?3)",
+	[S_UID_LIST] = "SELECT name, uid FROM identities ORDER BY name",
 };
 
 /* for the tests: called inside each durable transaction */
@@ -1303,6 +1322,42 @@ store_db_api_list(struct store_db *sdb, store_definition_cb fn, void *arg)
 		n++;
 		if (fn(sqlite3_column_blob(s, 0), sqlite3_column_bytes(s, 0),
 		    arg) == -1) {
+			sqlite3_reset(s);
+			break;
+		}
+	}
+	return (rc == -1 ? -1 : n);
+}
+
+/*
+ * The uids of process workloads.  The parent checks every one it reads
+ * back; here they are only kept.
+ */
+int
+store_db_uid_put(struct store_db *sdb, const char *name, uint32_t uid)
+{
+	sqlite3_stmt	*s = st(sdb, S_UID_PUT);
+
+	bind_field(s, 1, name, ORCHD_NAME_MAX);
+	sqlite3_bind_int64(s, 2, uid);
+	sqlite3_bind_int64(s, 3, wallclock_ms() / 1000);
+	return (run(sdb, s));
+}
+
+int
+store_db_uid_list(struct store_db *sdb, store_uid_cb fn, void *arg)
+{
+	sqlite3_stmt	*s = st(sdb, S_UID_LIST);
+	sqlite3_int64	 uid;
+	int		 rc, n = 0;
+
+	while ((rc = step(sdb, s)) == SQLITE_ROW) {
+		uid = sqlite3_column_int64(s, 1);
+		/* the CHECK holds unless the file was edited: skip those */
+		if (uid <= 0 || uid >= UINT32_MAX)
+			continue;
+		n++;
+		if (fn(col_text(s, 0), (uint32_t)uid, arg) == -1) {
 			sqlite3_reset(s);
 			break;
 		}

@@ -87,6 +87,15 @@ int		 store_db_api_list(struct store_db *, store_definition_cb,
 int		 store_db_synchronous(struct store_db *);
 extern void	(*store_db_tx_hook)(struct store_db *);
 
+/*
+ * The uids of process workloads (orchd/identity.c): put records one,
+ * replacing the name's and any other name's row with that uid; list
+ * calls fn with each name and uid.
+ */
+typedef int	(*store_uid_cb)(const char *, uint32_t, void *);
+int		 store_db_uid_put(struct store_db *, const char *, uint32_t);
+int		 store_db_uid_list(struct store_db *, store_uid_cb, void *);
+
 /* what runtimed needs at start; 1: found, 0: no such workload, -1 */
 int		 store_db_restore(struct store_db *, const char *,
 		    struct st_restore *);

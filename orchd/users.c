@@ -38,6 +38,12 @@ users_getgrnam(const char *name)
 	return (getgrnam(name));
 }
 
+struct group *
+users_getgrgid(gid_t gid)
+{
+	return (getgrgid(gid));
+}
+
 int
 users_getgrouplist(const char *user, gid_t gid, gid_t *groups, int *ngroups)
 {
@@ -78,8 +84,9 @@ users_getpwuid(uid_t uid)
 	return (users_scan(NULL, uid));
 }
 
-struct group *
-users_getgrnam(const char *name)
+/* by name, or by gid when name is NULL */
+static struct group *
+users_scan_group(const char *name, gid_t gid)
 {
 	struct group	*gr;
 	FILE		*fp;
@@ -87,10 +94,23 @@ users_getgrnam(const char *name)
 	if ((fp = fopen(USERS_GROUP, "re")) == NULL)
 		return (NULL);
 	while ((gr = fgetgrent(fp)) != NULL)
-		if (strcmp(gr->gr_name, name) == 0)
+		if (name != NULL ? strcmp(gr->gr_name, name) == 0 :
+		    gr->gr_gid == gid)
 			break;
 	fclose(fp);
 	return (gr);
+}
+
+struct group *
+users_getgrnam(const char *name)
+{
+	return (users_scan_group(name, 0));
+}
+
+struct group *
+users_getgrgid(gid_t gid)
+{
+	return (users_scan_group(NULL, gid));
 }
 
 static int
@@ -135,3 +155,16 @@ users_getgrouplist(const char *user, gid_t gid, gid_t *groups, int *ngroups)
 }
 
 #endif /* ORCHD_STATIC */
+
+/* for the configuration's checks of users (parse_user_lookup) */
+int
+users_lookup(const char *name, uid_t *uid, gid_t *gid)
+{
+	struct passwd	*pw;
+
+	if ((pw = users_getpwnam(name)) == NULL)
+		return (-1);
+	*uid = pw->pw_uid;
+	*gid = pw->pw_gid;
+	return (0);
+}

@@ -29,9 +29,10 @@ P_ESC=$(free_port $((GW + 1)))
 P_GRAND=$(free_port $((P_ESC + 1)))
 P_MEM=$(free_port $((P_GRAND + 1)))
 
-# the workloads run as _orchd: their scripts readable, run/ writable
+# the workloads run as uids of their own: their scripts readable, run/
+# writable by any (sticky, as /tmp)
 mkdir -p "$T/log" "$T/run"
-chown _orchd "$T/run"
+chmod 1777 "$T/run"
 # escapee: leaves the group with setsid and ignores SIGTERM
 cat >"$T/esc.sh" <<EOF
 #!/bin/sh

@@ -637,6 +637,109 @@ test_prefork(void **state)
 	bad_text("prefork two\n", 12, 1, "syntax error");
 }
 
+/* the parent's lookup, as a test sees users: _orchd 500, www 61190 */
+static int
+fake_lookup(const char *name, uid_t *uid, gid_t *gid)
+{
+	if (strcmp(name, "_orchd") == 0)
+		*uid = 500;
+	else if (strcmp(name, "toor") == 0)
+		*uid = 0;
+	else if (strcmp(name, "alias") == 0)
+		*uid = 500;
+	else if (strcmp(name, "www") == 0)
+		*uid = 61190;
+	else
+		return (-1);
+	*gid = *uid;
+	return (0);
+}
+
+#define WL(user) "workload \"a\" {\n\thost \"a.example.com\"\n" \
+	"\tcommand \"/bin/true\"\n\tport 8000\n" user "}\n"
+
+/*
+ * Process workloads' identities: the range of their uids, where their
+ * state directories go, and users they may never run as.
+ */
+/* text_parse with a fresh name each time */
+static struct orchd_conf *
+id_parse(const char *text, size_t len)
+{
+	char	 path[] = "/tmp/orchd-test-XXXXXX";
+
+	return (text_parse(text, len, path));
+}
+
+static void
+test_identities(void **state)
+{
+	struct orchd_conf	*conf;
+	const char		*text;
+
+	conf = id_parse(WL(""), strlen(WL("")));
+	assert_non_null(conf);
+	assert_int_equal(conf->wl_uid_low, ORCHD_WL_UID_LOW);
+	assert_int_equal(conf->wl_uid_high, ORCHD_WL_UID_HIGH);
+	/* beside the database's directory */
+	assert_string_equal(conf->wl_dir, "/var/db/orchd-workloads");
+	free_config(conf);
+
+	text = "database \"/orchd.db\"\n";
+	conf = id_parse(text, strlen(text));
+	assert_non_null(conf);
+	assert_string_equal(conf->wl_dir, "/orchd-workloads");
+	free_config(conf);
+
+	text = "workload uids 70000-70009\nworkload directory \"/srv/w\"\n"
+	    WL("\tuser \"www\"\n");
+	conf = id_parse(text, strlen(text));
+	assert_non_null(conf);
+	assert_int_equal(conf->wl_uid_low, 70000);
+	assert_int_equal(conf->wl_uid_high, 70009);
+	assert_string_equal(conf->wl_dir, "/srv/w");
+	free_config(conf);
+
+	bad_text("workload uids 10-5\n", 19, 1, "10 is above 5");
+	bad_text("workload uids 0-5\n", 18, 1, "too small");
+	bad_text("workload uids 5\n", 16, 1, "LOW-HIGH");
+	bad_text("workload uids 1-4294967295\n", 28, 1, "too large");
+	bad_text("\nworkload uids 1-2\nworkload uids 1-2\n", 37, 3,
+	    "already set");
+	bad_text("workload directory \"w\"\n", 23, 1, "absolute path");
+
+	/* by name, with or without the parent's lookup */
+	text = WL("\tuser \"root\"\n");
+	bad_text(text, strlen(text), 5, "a process workload never runs as root");
+	text = WL("\tuser \"_orchd\"\n");
+	bad_text(text, strlen(text), 5, "the daemons' user");
+	/* the daemons' user is known once the file is read */
+	text = WL("\tuser \"_x\"\n") "user \"_x\"\n";
+	bad_text(text, strlen(text), 5, "the daemons' user");
+	/* docker's user is the image's, not the host's (with allow root) */
+	text = "workload \"d\" {\n\thost \"d.example.com\"\n"
+	    "\tdriver docker\n\timage \"x\"\n\tport 80\n"
+	    "\tuser \"root\"\n\tallow root\n}\n";
+	conf = id_parse(text, strlen(text));
+	assert_non_null(conf);
+	free_config(conf);
+
+	/* by uid, where users can be looked up */
+	parse_user_lookup = fake_lookup;
+	text = WL("\tuser \"toor\"\n");
+	bad_text(text, strlen(text), 5, "has uid 0, root's");
+	text = WL("\tuser \"alias\"\n");
+	bad_text(text, strlen(text), 5, "has uid 500, the daemons' user's");
+	/* one that does not exist is for the start to say */
+	text = WL("\tuser \"nosuch\"\n");
+	conf = id_parse(text, strlen(text));
+	assert_non_null(conf);
+	free_config(conf);
+	text = "\n\nworkload uids 400-600\n";
+	bad_text(text, strlen(text), 3, "hold uid 500 of the daemons' user");
+	parse_user_lookup = NULL;
+}
+
 /*
  * 2,000 workloads, each name and host checked against all the others:
  * a clash is found whichever workload it is with, hosts compared without
@@ -1351,6 +1454,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_include_self, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_prefork, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identities, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_many, setup, teardown),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_json_roundtrip),

@@ -267,7 +267,7 @@ test_schema_created(void **state)
 	assert_true(store_db_version() >= 1);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sqlite_master "
 	    "WHERE type = 'table' AND name IN ('workloads', 'transitions', "
-	    "'counters')"), 3);
+	    "'counters', 'identities')"), 4);
 	/* WAL: the header says so */
 	assert_int_equal(raw_int(f->path, "SELECT journal_mode = 'wal' "
 	    "FROM pragma_journal_mode"), 1);
@@ -825,6 +825,83 @@ test_api_writes_durable(void **state)
 	store_db_close(sdb);
 }
 
+/*
+ * Workload uids: kept by name, outliving the workload's row, a uid
+ * given anew taking it from the name that had it.
+ */
+struct uids {
+	char		 name[8][ORCHD_NAME_MAX];
+	uint32_t	 uid[8];
+	int		 n;
+};
+
+static int
+collect_uid(const char *name, uint32_t uid, void *arg)
+{
+	struct uids	*u = arg;
+
+	if (u->n >= 8)
+		return (-1);
+	strlcpy(u->name[u->n], name, sizeof(u->name[u->n]));
+	u->uid[u->n++] = uid;
+	return (0);
+}
+
+static void
+test_uids(void **state)
+{
+	struct fixture	*f = *state;
+	struct store_db	*sdb;
+	struct uids	 u;
+
+	sdb = db_open(f->path);
+	wl_add(&f->wls, "a", 0, SOURCE_CONFIG);
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0), 0);
+	assert_int_equal(store_db_uid_put(sdb, "a", 61184), 0);
+	assert_int_equal(store_db_uid_put(sdb, "b", 61185), 0);
+	/* a's uid again, then b takes c's */
+	assert_int_equal(store_db_uid_put(sdb, "a", 61184), 0);
+	assert_int_equal(store_db_uid_put(sdb, "c", 61186), 0);
+	assert_int_equal(store_db_uid_put(sdb, "b", 61186), 0);
+	/* uid 0 never makes it in */
+	assert_int_equal(store_db_uid_put(sdb, "d", 0), -1);
+	assert_false(store_db_broken(sdb));
+	/* a leaves the configuration; its uid stays its own */
+	wls_clear(&f->wls);
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0 + 1000), 0);
+	store_db_close(sdb);
+
+	sdb = db_open(f->path);
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(store_db_uid_list(sdb, collect_uid, &u), 2);
+	assert_string_equal(u.name[0], "a");
+	assert_int_equal(u.uid[0], 61184);
+	assert_string_equal(u.name[1], "b");
+	assert_int_equal(u.uid[1], 61186);
+	/* one edited in by hand, out of bounds, is not handed out */
+	raw_exec(f->path, "PRAGMA ignore_check_constraints = 1; "
+	    "INSERT INTO identities VALUES ('e', -5, 0)");
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(store_db_uid_list(sdb, collect_uid, &u), 2);
+	store_db_close(sdb);
+}
+
+/* a version 1 file, from before workload uids, gains their table */
+static void
+test_migrate_v1(void **state)
+{
+	struct fixture	*f = *state;
+	struct store_db	*sdb;
+
+	sdb = db_open(f->path);
+	store_db_close(sdb);
+	raw_exec(f->path, "DROP TABLE identities; PRAGMA user_version = 1");
+	sdb = db_open(f->path);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 2);
+	assert_int_equal(store_db_uid_put(sdb, "a", 61184), 0);
+	store_db_close(sdb);
+}
+
 int
 main(void)
 {
@@ -858,6 +935,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_sync_sources, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_api_writes_durable, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_uids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v1, setup,
 		    teardown),
 	};
 
