@@ -28,10 +28,12 @@ chmod 0755 /var/empty
 
 D=$(mktemp -d /tmp/orchd-demo.XXXXXX)
 chmod 0755 "$D"
-mkdir -p "$D/log" "$D/www"
+# the configuration in a directory of its own: no volume may lie under
+# the configuration file's directory
+mkdir -p "$D/etc" "$D/log" "$D/www"
 echo "Hello from a workload that was asleep a moment ago." >"$D/www/index.html"
 chmod -R a+rX "$D/www"
-cat >"$D/orchd.conf" <<CONF
+cat >"$D/etc/orchd.conf" <<CONF
 # written by tools/demo.sh
 database "$D/db/orchd.db"
 socket "$D/orchd.sock"
@@ -53,7 +55,7 @@ if docker info >/dev/null 2>&1 && sh regress/docker-image.sh 2>/dev/null; then
 	container=1
 	echo "Hello from a container that was stopped a moment ago." \
 	    >"$D/www/container.html"
-	cat >>"$D/orchd.conf" <<CONF
+	cat >>"$D/etc/orchd.conf" <<CONF
 
 workload "box" {
 	host "box.localhost"
@@ -67,7 +69,7 @@ workload "box" {
 CONF
 fi
 
-build/orchd -d -f "$D/orchd.conf" >"$D/orchd.log" 2>&1 &
+build/orchd -d -f "$D/etc/orchd.conf" >"$D/orchd.log" 2>&1 &
 pid=$!
 cleanup() {
 	kill -TERM "$pid" 2>/dev/null || true
@@ -100,7 +102,7 @@ ask() {		# ask HOST [PATH]
 }
 
 cat <<MSG
-orchd is running (config $D/orchd.conf, log $D/orchd.log).
+orchd is running (config $D/etc/orchd.conf, log $D/orchd.log).
 The workload "hello" is asleep: no process runs until a request comes.
 
 Try:

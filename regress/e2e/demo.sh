@@ -52,6 +52,6 @@ check "stopping the demo stops it" wait_for 30 dead "$demo"
 wait "$demo" 2>/dev/null
 check "and its orchd: nothing listens on the demo's port" \
     sh -c "! curl -s -m 2 http://127.0.0.1:$port/ >/dev/null"
-dir=$(sed -n 's/^orchd is running (config \(.*\)\/orchd.conf.*/\1/p' "$out2")
+dir=$(sed -n 's/^orchd is running (config \(.*\)\/etc\/orchd.conf.*/\1/p' "$out2")
 check "its directory is removed ($dir)" [ -n "$dir" ] && [ ! -d "$dir" ]
 e2e_done
