@@ -302,6 +302,8 @@ peer_name(const struct imsgev *iev)
  * A channel is gone: EOF, a socket error or a message that breaks the
  * protocol.  Internal peers are our own processes and a broken one means
  * the set is desynchronised, so without a closed callback that is fatal.
+ * The parent's callback for its children ends the daemon as well, once
+ * it has stopped the others; only a control client's drops that client.
  */
 static void
 imsgev_lost(struct imsgev *iev, const char *why)
@@ -316,6 +318,7 @@ imsgev_lost(struct imsgev *iev, const char *why)
 	if (iev->closed == NULL)
 		fatalx("channel to %s: %s", peer_name(iev), why);
 	log_debug("channel to %s: %s", peer_name(iev), why);
+	iev->lost = why;
 	iev->closed(iev);
 }
 

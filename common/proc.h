@@ -43,6 +43,7 @@ struct imsgev {
 	size_t			 nhandlers;
 	/* called once on EOF or a protocol error; NULL means fatal */
 	void			(*closed)(struct imsgev *);
+	const char		*lost;		/* why, for closed() */
 	void			*data;
 	int			 dead;
 };

@@ -416,10 +416,14 @@ reap_children(struct orchd *env)
 		/*
 		 * Once shutting down, the children's ends are expected; one
 		 * killed by something other than our SIGTERM is still news
-		 * (it may be the very loss that started the shutdown).
+		 * (it may be the very loss that started the shutdown), and
+		 * so is how a child whose channel was lost ended.
 		 */
-		if (env->shutting_down == 1 && !(WIFSIGNALED(status) &&
-		    WTERMSIG(status) != SIGTERM))
+		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM &&
+		    env->shutting_down == 1)
+			continue;
+		if (env->shutting_down == 1 && !ch->lost &&
+		    !WIFSIGNALED(status))
 			continue;
 		if (WIFSIGNALED(status))
 			log_warnx("lost child: %s (pid %d) killed by signal "
@@ -492,11 +496,39 @@ parent_sig(int sig, short event, void *arg)
 	}
 }
 
-/* a child lost its channel: the SIGCHLD that follows does the rest */
+static struct child *
+child_by_channel(struct orchd *env, const struct imsgev *iev)
+{
+	int	 i;
+
+	for (i = 0; i < env->nchildren; i++)
+		if ((int)env->children[i].id == iev->peer &&
+		    env->children[i].instance == iev->instance)
+			return (&env->children[i]);
+	return (NULL);
+}
+
+/*
+ * The channel to a child is lost: end of file, a socket error, or a
+ * message that breaks the protocol (a type it may not send, a wrong
+ * length).  The set is no longer whole, and a child that speaks out of
+ * turn may be compromised: whatever it does next, the daemon ends,
+ * non-zero, for rc or systemd to restart.  Waiting for its SIGCHLD
+ * would leave a child that stays up to a degraded daemon.
+ */
 static void
 parent_channel_closed(struct imsgev *iev)
 {
-	log_debug("channel to %s closed", proc_name(iev->peer));
+	struct orchd	*env = orchd_env;
+	struct child	*ch;
+
+	if ((ch = child_by_channel(env, iev)) == NULL)
+		fatalx("lost channel to %s: %s", proc_name(iev->peer),
+		    iev->lost);
+	ch->lost = 1;
+	log_warnx("lost child: %s (pid %d): channel: %s", child_name(env, ch),
+	    ch->pid, iev->lost);
+	parent_shutdown(env, 1);
 }
 
 static void
