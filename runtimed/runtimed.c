@@ -111,7 +111,7 @@ main(int argc, char *argv[])
 	cfg_set_apply(runtime_apply);
 	/* -f: the Docker socket, in the root directory we were given */
 	dk_init(runtime_ps.file, chrooted);
-	sandbox_enter(proc_name(PROC_RUNTIME), SB_STDIO | SB_INET | SB_UNIX);
+	sandbox_enter(proc_name(PROC_RUNTIME), SB_RUNTIME);
 	event_dispatch();
 	return (0);
 }

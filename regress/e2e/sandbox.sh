@@ -1,7 +1,9 @@
 #!/bin/sh
 # The sandbox.  First sandboxtest: each promise allows its calls, and a
 # call outside them kills the process by SIGSYS after one line naming it,
-# on stderr, or to syslog when stderr is /dev/null.  Then the daemon: every
+# on stderr, or to syslog when stderr is /dev/null; the gateway's and
+# runtimed's sets connect (and the gateway accepts), but neither binds nor
+# listens.  Then the daemon: every
 # child under its seccomp filter, with no_new_privs, no capabilities, as
 # _orchd, in its root directory, forbidden to fork; a request proxied, a
 # reload, a suspend and a wake, all under the filters; the same without
@@ -38,7 +40,14 @@ allowed inet
 allowed syslog
 allowed rpath
 allowed cpath "$T/files"
+allowed gateway
+allowed runtime "$T/files"
 forbidden socket no-inet
+forbidden bind gateway-no-bind
+forbidden listen gateway-no-listen
+forbidden bind runtime-no-bind
+forbidden listen runtime-no-listen
+forbidden 'accept|accept4' runtime-no-accept
 forbidden socket no-unix
 forbidden 'open|openat' no-open
 forbidden 'open|openat' no-write-open
