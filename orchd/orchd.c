@@ -432,7 +432,9 @@ reap_children(struct orchd *env)
 			log_warnx("lost child: %s (pid %d) exited with "
 			    "status %d", child_name(env, ch), pid,
 			    WEXITSTATUS(status));
-		env->shutting_down = 2;
+		/* the shutdown it starts, unless one is under way */
+		if (env->shutting_down == 0)
+			env->shutting_down = 2;
 	}
 }
 
