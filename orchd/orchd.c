@@ -134,18 +134,19 @@ database_dir(const char *database, char *buf, size_t len)
 
 /*
  * runtimed holds the Docker socket, and no other process does.  It is
- * chrooted to the directory that holds the socket, symbolic links
- * resolved (/var/run is /run on Debian), and connects to "/" and the
- * socket's name; its one supplementary group is the socket's, so that
- * it can connect as the unprivileged user.  This is done whether docker
- * workloads are configured or not: a reload or the API can add one, and
- * a root directory cannot change after start.  A socket that is not
- * there yet (the daemon starts later) is fine: its directory is resolved
- * alone and the group is the one named "docker".  Never group root.
+ * given the socket's path, symbolic links resolved (/var/run is /run on
+ * Debian), and the chroot directory; its root is then an empty read-only
+ * file system on that directory, with the socket's directory bound
+ * read-only at its own path (privdrop_sockdir() in common/privdrop.c).
+ * Its one supplementary group is the socket's, so that it can connect as
+ * the unprivileged user.  This is done whether docker workloads are
+ * configured or not: a reload or the API can add one, and a root
+ * directory cannot change after start.  A socket that is not there yet
+ * (the daemon starts later) is fine: its directory is resolved alone and
+ * the group is the one named "docker".  Never group root.
  */
 static void
-docker_access(struct orchd *env, char *sock, size_t socklen, char *root,
-    size_t rootlen, gid_t *gid)
+docker_access(struct orchd *env, char *sock, size_t socklen, gid_t *gid)
 {
 	struct stat	 st;
 	struct group	*gr;
@@ -159,7 +160,6 @@ docker_access(struct orchd *env, char *sock, size_t socklen, char *root,
 			    "cannot start", env->conf->docker_socket,
 			    strerror(errno));
 			strlcpy(sock, env->conf->docker_socket, socklen);
-			strlcpy(root, env->conf->chroot, rootlen);
 			return;
 		}
 		strlcpy(tmp, env->conf->docker_socket, sizeof(tmp));
@@ -167,8 +167,6 @@ docker_access(struct orchd *env, char *sock, size_t socklen, char *root,
 		strlcat(sock, "/", socklen);
 		strlcat(sock, basename(tmp), socklen);
 	}
-	strlcpy(tmp, sock, sizeof(tmp));
-	strlcpy(root, dirname(tmp), rootlen);
 	if (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode))
 		*gid = st.st_gid;
 	else if ((gr = users_getgrnam("docker")) != NULL)
@@ -216,8 +214,7 @@ spawn_child(struct orchd *env, enum privsep_procid id, int instance)
 		argv[argc++] = env->conf->database;
 	}
 	if (id == PROC_RUNTIME) {
-		docker_access(env, sock, sizeof(sock), root, sizeof(root),
-		    &gid);
+		docker_access(env, sock, sizeof(sock), &gid);
 		argv[argc++] = "-f";
 		argv[argc++] = sock;
 		if (gid != (gid_t)-1) {
