@@ -118,6 +118,8 @@ child_start(struct privsep *ps, int argc, char *argv[],
 	event_set_log_callback(child_event_log);
 	if (event_init() == NULL)
 		fatalx("event_init");
+	if ((privflags & PRIVDROP_SOCKDIR) && ps->file != NULL)
+		privdrop_sockdir(ps->file);
 	privdrop(uid, ugid, root, privflags);
 	proc_child_init(ps, id, handlers, nhandlers);
 	proc_child_ready(ps);

@@ -302,6 +302,8 @@ peer_name(const struct imsgev *iev)
  * A channel is gone: EOF, a socket error or a message that breaks the
  * protocol.  Internal peers are our own processes and a broken one means
  * the set is desynchronised, so without a closed callback that is fatal.
+ * The parent's callback for its children ends the daemon as well, once
+ * it has stopped the others; only a control client's drops that client.
  */
 static void
 imsgev_lost(struct imsgev *iev, const char *why)
@@ -316,6 +318,7 @@ imsgev_lost(struct imsgev *iev, const char *why)
 	if (iev->closed == NULL)
 		fatalx("channel to %s: %s", peer_name(iev), why);
 	log_debug("channel to %s: %s", peer_name(iev), why);
+	iev->lost = why;
 	iev->closed(iev);
 }
 
@@ -495,6 +498,27 @@ proc_recv_summary(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
+ * In the new child, before exec: every signal back to its default.  The
+ * parent's handlers (libevent's, which only write to the parent's own
+ * socket) would swallow a SIGTERM sent between fork and exec, and the
+ * child would then outlive the shutdown's grace; blocked since before
+ * the fork, such a signal is delivered now, with its default action.
+ */
+static void
+proc_spawn_signals(const sigset_t *omask)
+{
+	struct sigaction	 sa;
+	int			 sig;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (sig = 1; sig < NSIG; sig++)
+		(void)sigaction(sig, &sa, NULL);	/* KILL, STOP: EINVAL */
+	(void)sigprocmask(SIG_SETMASK, omask, NULL);
+}
+
+/*
  * Parent side: start one child with its channel on PROC_PARENT_FD and
  * nothing else open, so that it starts with a fresh address space and no
  * descriptor it was not meant to have.
@@ -504,11 +528,15 @@ proc_spawn(struct privsep *ps, enum privsep_procid id, int instance,
     char *const argv[])
 {
 	struct imsgev	*iev;
+	sigset_t	 all, omask;
 	int		 sp[2];
 	pid_t		 pid;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1)
 		fatal("%s: socketpair", __func__);
+	sigfillset(&all);
+	if (sigprocmask(SIG_BLOCK, &all, &omask) == -1)
+		fatal("%s: sigprocmask", __func__);
 	switch ((pid = fork())) {
 	case -1:
 		fatal("%s: fork", __func__);
@@ -519,7 +547,7 @@ proc_spawn(struct privsep *ps, enum privsep_procid id, int instance,
 		} else if (dup2(sp[1], PROC_PARENT_FD) == -1)
 			_exit(1);
 		closefrom(PROC_PARENT_FD + 1);
-		signal(SIGPIPE, SIG_DFL);
+		proc_spawn_signals(&omask);
 		execv(argv[0], argv);
 		fprintf(stderr, "orchd: exec %s: %s\n", argv[0],
 		    strerror(errno));
@@ -527,6 +555,8 @@ proc_spawn(struct privsep *ps, enum privsep_procid id, int instance,
 	default:
 		break;
 	}
+	if (sigprocmask(SIG_SETMASK, &omask, NULL) == -1)
+		fatal("%s: sigprocmask", __func__);
 	close(sp[1]);
 	if (fcntl(sp[0], F_SETFL, O_NONBLOCK) == -1)
 		fatal("%s: fcntl", __func__);

@@ -43,6 +43,7 @@ struct imsgev {
 	size_t			 nhandlers;
 	/* called once on EOF or a protocol error; NULL means fatal */
 	void			(*closed)(struct imsgev *);
+	const char		*lost;		/* why, for closed() */
 	void			*data;
 	int			 dead;
 };
@@ -155,8 +156,11 @@ const struct cfg_generation *cfg_current(void);
 
 /* privilege drop (common/privdrop.c) */
 #define PRIVDROP_NONET	0x01		/* an empty network namespace */
+#define PRIVDROP_SOCKDIR 0x02		/* root: -f's directory, read-only */
 void		 privdrop(uid_t, gid_t, const char *, int);
 void		 privdrop_group(gid_t);
+void		 privdrop_sockdir(const char *);
+int		 privdrop_sockbound(void);
 int		 privdrop_ids(const char *, uid_t *, gid_t *);
 
 #endif /* ORCHD_PROC_H */

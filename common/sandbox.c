@@ -123,14 +123,19 @@ static const struct {
 	{ SB_STDIO, "exit" },
 	{ SB_STDIO, "exit_group" },
 
-	/* SB_INET and SB_UNIX: socket(2) and setsockopt(2) are below */
+	/*
+	 * SB_INET and SB_UNIX: socket(2) and setsockopt(2) are below.
+	 * Outbound only: bind(2) and listen(2) are in no promise, since the
+	 * parent binds every listener and passes it on; a compromised
+	 * gateway or runtime can serve nothing of its own.
+	 */
 	{ SB_INET | SB_UNIX, "connect" },
-	{ SB_INET | SB_UNIX, "getsockname" },
-	{ SB_INET | SB_UNIX, "getpeername" },
-	{ SB_INET, "bind" },
-	{ SB_INET, "listen" },
-	{ SB_INET, "accept" },
-	{ SB_INET, "accept4" },
+	{ SB_INET | SB_UNIX | SB_ACCEPT, "getsockname" },
+	{ SB_INET | SB_UNIX | SB_ACCEPT, "getpeername" },
+
+	/* SB_ACCEPT: on the listeners the parent passed */
+	{ SB_ACCEPT, "accept" },
+	{ SB_ACCEPT, "accept4" },
 
 	/* SB_RPATH; open(2) and openat(2) are below */
 	{ SB_RPATH, "newfstatat" },

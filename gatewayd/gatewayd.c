@@ -68,7 +68,7 @@ main(int argc, char *argv[])
 	cfg_set_apply(gateway_apply);
 	activity_init();
 	listener_init();
-	sandbox_enter(proc_name(PROC_GATEWAY), SB_STDIO | SB_INET | SB_RECVFD);
+	sandbox_enter(proc_name(PROC_GATEWAY), SB_GATEWAY);
 	event_dispatch();
 	return (0);
 }

@@ -139,18 +139,19 @@ database_dir(const char *database, char *buf, size_t len)
 
 /*
  * runtimed holds the Docker socket, and no other process does.  It is
- * chrooted to the directory that holds the socket, symbolic links
- * resolved (/var/run is /run on Debian), and connects to "/" and the
- * socket's name; its one supplementary group is the socket's, so that
- * it can connect as the unprivileged user.  This is done whether docker
- * workloads are configured or not: a reload or the API can add one, and
- * a root directory cannot change after start.  A socket that is not
- * there yet (the daemon starts later) is fine: its directory is resolved
- * alone and the group is the one named "docker".  Never group root.
+ * given the socket's path, symbolic links resolved (/var/run is /run on
+ * Debian), and the chroot directory; its root is then an empty read-only
+ * file system on that directory, with the socket's directory bound
+ * read-only at its own path (privdrop_sockdir() in common/privdrop.c).
+ * Its one supplementary group is the socket's, so that it can connect as
+ * the unprivileged user.  This is done whether docker workloads are
+ * configured or not: a reload or the API can add one, and a root
+ * directory cannot change after start.  A socket that is not there yet
+ * (the daemon starts later) is fine: its directory is resolved alone and
+ * the group is the one named "docker".  Never group root.
  */
 static void
-docker_access(struct orchd *env, char *sock, size_t socklen, char *root,
-    size_t rootlen, gid_t *gid)
+docker_access(struct orchd *env, char *sock, size_t socklen, gid_t *gid)
 {
 	struct stat	 st;
 	struct group	*gr;
@@ -164,7 +165,6 @@ docker_access(struct orchd *env, char *sock, size_t socklen, char *root,
 			    "cannot start", env->conf->docker_socket,
 			    strerror(errno));
 			strlcpy(sock, env->conf->docker_socket, socklen);
-			strlcpy(root, env->conf->chroot, rootlen);
 			return;
 		}
 		strlcpy(tmp, env->conf->docker_socket, sizeof(tmp));
@@ -172,8 +172,6 @@ docker_access(struct orchd *env, char *sock, size_t socklen, char *root,
 		strlcat(sock, "/", socklen);
 		strlcat(sock, basename(tmp), socklen);
 	}
-	strlcpy(tmp, sock, sizeof(tmp));
-	strlcpy(root, dirname(tmp), rootlen);
 	if (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode))
 		*gid = st.st_gid;
 	else if ((gr = users_getgrnam("docker")) != NULL)
@@ -221,8 +219,7 @@ spawn_child(struct orchd *env, enum privsep_procid id, int instance)
 		argv[argc++] = env->conf->database;
 	}
 	if (id == PROC_RUNTIME) {
-		docker_access(env, sock, sizeof(sock), root, sizeof(root),
-		    &gid);
+		docker_access(env, sock, sizeof(sock), &gid);
 		argv[argc++] = "-f";
 		argv[argc++] = sock;
 		if (gid != (gid_t)-1) {
@@ -422,10 +419,14 @@ reap_children(struct orchd *env)
 		/*
 		 * Once shutting down, the children's ends are expected; one
 		 * killed by something other than our SIGTERM is still news
-		 * (it may be the very loss that started the shutdown).
+		 * (it may be the very loss that started the shutdown), and
+		 * so is how a child whose channel was lost ended.
 		 */
-		if (env->shutting_down == 1 && !(WIFSIGNALED(status) &&
-		    WTERMSIG(status) != SIGTERM))
+		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM &&
+		    env->shutting_down == 1)
+			continue;
+		if (env->shutting_down == 1 && !ch->lost &&
+		    !WIFSIGNALED(status))
 			continue;
 		if (WIFSIGNALED(status))
 			log_warnx("lost child: %s (pid %d) killed by signal "
@@ -434,7 +435,9 @@ reap_children(struct orchd *env)
 			log_warnx("lost child: %s (pid %d) exited with "
 			    "status %d", child_name(env, ch), pid,
 			    WEXITSTATUS(status));
-		env->shutting_down = 2;
+		/* the shutdown it starts, unless one is under way */
+		if (env->shutting_down == 0)
+			env->shutting_down = 2;
 	}
 }
 
@@ -498,11 +501,39 @@ parent_sig(int sig, short event, void *arg)
 	}
 }
 
-/* a child lost its channel: the SIGCHLD that follows does the rest */
+static struct child *
+child_by_channel(struct orchd *env, const struct imsgev *iev)
+{
+	int	 i;
+
+	for (i = 0; i < env->nchildren; i++)
+		if ((int)env->children[i].id == iev->peer &&
+		    env->children[i].instance == iev->instance)
+			return (&env->children[i]);
+	return (NULL);
+}
+
+/*
+ * The channel to a child is lost: end of file, a socket error, or a
+ * message that breaks the protocol (a type it may not send, a wrong
+ * length).  The set is no longer whole, and a child that speaks out of
+ * turn may be compromised: whatever it does next, the daemon ends,
+ * non-zero, for rc or systemd to restart.  Waiting for its SIGCHLD
+ * would leave a child that stays up to a degraded daemon.
+ */
 static void
 parent_channel_closed(struct imsgev *iev)
 {
-	log_debug("channel to %s closed", proc_name(iev->peer));
+	struct orchd	*env = orchd_env;
+	struct child	*ch;
+
+	if ((ch = child_by_channel(env, iev)) == NULL)
+		fatalx("lost channel to %s: %s", proc_name(iev->peer),
+		    iev->lost);
+	ch->lost = 1;
+	log_warnx("lost child: %s (pid %d): channel: %s", child_name(env, ch),
+	    ch->pid, iev->lost);
+	parent_shutdown(env, 1);
 }
 
 /*

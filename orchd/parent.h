@@ -16,6 +16,7 @@ struct child {
 	enum privsep_procid	 id;
 	int			 instance;	/* of a gateway */
 	pid_t			 pid;		/* 0 once reaped */
+	int			 lost;		/* its channel was lost */
 };
 #define CHILDREN_MAX		(PROC_MAX - 2 + ORCHD_PREFORK_MAX)
 

@@ -107,11 +107,14 @@ main(int argc, char *argv[])
 	rt->ps = &runtime_ps;
 	rt->wake_timeout = ORCHD_WAKE_TIMEOUT;
 	child_start(&runtime_ps, argc, argv, PROC_RUNTIME, runtime_handlers,
-	    nitems(runtime_handlers), 0);
+	    nitems(runtime_handlers), PRIVDROP_SOCKDIR);
 	cfg_set_apply(runtime_apply);
-	/* -f: the Docker socket, in the root directory we were given */
-	dk_init(runtime_ps.file, chrooted);
-	sandbox_enter(proc_name(PROC_RUNTIME), SB_STDIO | SB_INET | SB_UNIX);
+	/*
+	 * -f: the Docker socket, by its own path in our private root, or
+	 * where that could not be made, by its name in its directory
+	 */
+	dk_init(runtime_ps.file, chrooted && !privdrop_sockbound());
+	sandbox_enter(proc_name(PROC_RUNTIME), SB_RUNTIME);
 	event_dispatch();
 	return (0);
 }

@@ -46,12 +46,47 @@ for name in store gateway reaper runtime; do
 	root=$(readlink "/proc/$pid/root")
 	case $name in
 	store)	want=$T/db ;;
-	# the directory of the Docker socket, links resolved (orchd(8))
-	runtime) want=$(dirname "$(realpath -m /var/run/docker.sock)") ;;
+	# an empty read-only file system on the chroot (orchd(8))
+	runtime) want=/var/empty ;;
 	*)	want=/var/empty ;;
 	esac
 	check "$name is chrooted to $want (root is $root)" [ "$root" = "$want" ]
 done
+
+# runtimed's root holds nothing it can write: only the Docker socket's
+# directory, bound read-only, on an empty read-only tmpfs, in a mount
+# namespace of its own.  Tried with its own credentials (its user, its
+# group, the socket's group) in every directory it can see.
+rt=$(child runtime)
+sockdir=$(dirname "$(realpath -m /var/run/docker.sock)")
+top=$(echo "$sockdir" | cut -d/ -f2)
+check "runtimed's root holds only /$top ($(ls -A "/proc/$rt/root" | tr '\n' ' '))" \
+    [ "$(ls -A "/proc/$rt/root")" = "$top" ]
+check "runtimed's mount namespace is not ours" \
+    [ "$(readlink "/proc/$rt/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ]
+check "every mount runtimed sees is read-only" \
+    sh -c "! awk '\$6 !~ /^ro(,|\$)/' '/proc/$rt/mountinfo' | grep -q ."
+groups=$(sed -n 's/^Groups:[[:space:]]*//p' "/proc/$rt/status" | tr -s ' \t' ',' |
+    sed 's/,$//')
+if command -v nsenter >/dev/null && command -v setpriv >/dev/null; then
+	nsenter -t "$rt" -m setpriv --reuid="$uid" --regid="$(id -g _orchd)" \
+	    --groups="${groups:-$(id -g _orchd)}" sh -c '
+	n=0
+	for d in $(find /var/empty -xdev -type d 2>/dev/null) \
+	    $(find /var/empty'"$sockdir"' -xdev -type d 2>/dev/null); do
+		n=$((n + 1))
+		( : 2>/dev/null >"$d/.orchd-e2e" ) 2>/dev/null &&
+		    echo "wrote in $d"
+		mkdir "$d/.orchd-e2e.d" 2>/dev/null &&
+		    echo "made a directory in $d"
+	done
+	echo "$n directories"' >"$T/rtwrite.out" 2>&1
+	check "runtimed's credentials write nowhere in its root ($(tail -1 \
+	    "$T/rtwrite.out"))" sh -c "! grep -q '^wrote\|^made' '$T/rtwrite.out'"
+	grep '^wrote\|^made' "$T/rtwrite.out" | head -5
+else
+	echo "skipped the write test: no nsenter or setpriv"
+fi
 
 out=$("$ORCHCTL" -s "$SOCK" show summary)
 echo "$out"
@@ -143,6 +178,33 @@ for u in _orchd 1 1:x 1:2:3 -1:1; do
 	check "reaperd -u $u: usage, status 1 ($st)" \
 	    sh -c "[ $st -eq 1 ] && grep -q 'usage: reaper .*-u uid:gid' '$T/child.out'"
 done
+
+# where runtimed's private root cannot be made, it is chrooted to the
+# socket's directory as before, with a warning.  Made to fail here by a
+# socket's directory too deep for the tmpfs's few inodes (orchd(8)).
+deep=$T/deep
+i=0
+while [ $i -lt 40 ]; do
+	deep=$deep/d
+	i=$((i + 1))
+done
+mkdir -p "$deep"
+write_conf
+echo "docker socket \"$deep/docker.sock\"" >>"$T/orchd.conf"
+: >"$T/orchd.log"
+if start_orchd; then
+	ok "orchd starts with the socket's directory 40 deep"
+	rt=$(child runtime)
+	check "runtimed warns that it has no private root" \
+	    grep -q "runtime: no private root (mkdir: " "$T/orchd.log"
+	check "and is chrooted to the socket's directory" \
+	    [ "$(readlink "/proc/${rt:-0}/root")" = "$deep" ]
+	stop_orchd
+	check "and stops cleanly (status $STATUS)" [ "$STATUS" -eq 0 ]
+else
+	fail "orchd starts with the socket's directory 40 deep"
+	tail -5 "$T/orchd.log"
+fi
 
 ORCHD_PID=
 e2e_done

@@ -1,9 +1,11 @@
 #!/bin/sh
 # The sandbox.  First sandboxtest: each promise allows its calls, and a
 # call outside them kills the process by SIGSYS after one line naming it,
-# on stderr, or to syslog when stderr is /dev/null.  Then the daemon: every
-# child under its seccomp filter, with no_new_privs, no capabilities, as
-# _orchd, in its root directory, forbidden to fork; a request proxied, a
+# on stderr, or to syslog when stderr is /dev/null; the gateway's and
+# runtimed's sets connect (and the gateway accepts), but neither binds
+# nor listens.  Then the daemon: every child under its seccomp filter,
+# with no_new_privs, no capabilities, as _orchd, in its root directory,
+# forbidden to fork; a request proxied, a
 # reload, a suspend and a wake, all under the filters; the same without
 # -d; and the same again under the systemd unit's NoNewPrivileges and
 # CapabilityBoundingSet.
@@ -38,7 +40,14 @@ allowed inet
 allowed syslog
 allowed rpath
 allowed cpath "$T/files"
+allowed gateway
+allowed runtime "$T/files"
 forbidden socket no-inet
+forbidden bind gateway-no-bind
+forbidden listen gateway-no-listen
+forbidden bind runtime-no-bind
+forbidden listen runtime-no-listen
+forbidden 'accept|accept4' runtime-no-accept
 forbidden socket no-unix
 forbidden 'open|openat' no-open
 forbidden 'open|openat' no-write-open
@@ -110,7 +119,6 @@ fi
 
 ensure_user
 uid=$(id -u _orchd)
-docker_dir=$(dirname "$(realpath -m /var/run/docker.sock)")
 gid=$(id -g _orchd)
 PORT=$((20000 + $$ % 12000))
 WPORT=$((PORT + 1))
@@ -172,8 +180,8 @@ children() {	# children LABEL: the checks on every child of $ORCHD_PID
 		root=$(readlink "/proc/$pid/root")
 		case $name in
 		store)		want=$T/db ;;
-		# the directory of the Docker socket, which it connects to
-		runtime)	want=$docker_dir ;;
+		# an empty read-only file system, the socket's directory in it
+		runtime)	want=/var/empty ;;
 		*)		want=/var/empty ;;
 		esac
 		check "$1: $name's root is $want (it is $root)" \

@@ -11,6 +11,10 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -109,6 +113,121 @@ cpath_calls(const char *dir)
 		fatal("unlink %s", path);
 }
 
+/*
+ * The network as the gateway and runtimed have it: listeners made
+ * before the filter (the parent's, passed on), outbound connections after.
+ */
+static int
+tcp_listener(struct sockaddr_in *sin)
+{
+	socklen_t	 len = sizeof(*sin);
+	int		 s;
+
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((s = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
+	    bind(s, (struct sockaddr *)sin, sizeof(*sin)) == -1 ||
+	    listen(s, 4) == -1 ||
+	    getsockname(s, (struct sockaddr *)sin, &len) == -1)
+		fatal("tcp listener");
+	return (s);
+}
+
+static int
+unix_listener(const char *dir, struct sockaddr_un *sun)
+{
+	int	 s;
+
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	if ((size_t)snprintf(sun->sun_path, sizeof(sun->sun_path),
+	    "%s/sandboxtest.sock", dir) >= sizeof(sun->sun_path))
+		fatalx("unix listener: path too long");
+	(void)unlink(sun->sun_path);
+	if ((s = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
+	    bind(s, (struct sockaddr *)sun, sizeof(*sun)) == -1 ||
+	    listen(s, 4) == -1)
+		fatal("unix listener %s", sun->sun_path);
+	return (s);
+}
+
+static void
+connect_to(int family, const void *sa, socklen_t len)
+{
+	int	 s;
+
+	if ((s = socket(family, SOCK_STREAM, 0)) == -1 ||
+	    connect(s, sa, len) == -1)
+		fatal("connect, family %d", family);
+	close(s);
+}
+
+/* as the gateway: a connection to a workload, one accepted from a client */
+static void
+gateway_calls(void)
+{
+	struct sockaddr_in	 sin;
+	int			 l, s;
+
+	l = tcp_listener(&sin);
+	sandbox_enter("sandboxtest", SB_GATEWAY);
+	connect_to(AF_INET, &sin, sizeof(sin));
+	if ((s = accept4(l, NULL, NULL, SOCK_CLOEXEC)) == -1)
+		fatal("accept4");
+	close(s);
+	close(l);
+}
+
+/* as runtimed: a workload's port, the container engine's socket */
+static void
+runtime_calls(const char *dir)
+{
+	struct sockaddr_in	 sin;
+	struct sockaddr_un	 sun;
+	int			 l, u;
+
+	l = tcp_listener(&sin);
+	u = unix_listener(dir, &sun);
+	sandbox_enter("sandboxtest", SB_RUNTIME);
+	connect_to(AF_INET, &sin, sizeof(sin));
+	connect_to(AF_UNIX, &sun, sizeof(sun));
+	close(l);
+	close(u);
+}
+
+/* bind(2), or listen(2) on a socket bound before: neither may */
+static void
+no_bind(unsigned int promises)
+{
+	struct sockaddr_in	 sin;
+	int			 s;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sandbox_enter("sandboxtest", promises);
+	if ((s = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		fatal("socket");
+	(void)bind(s, (struct sockaddr *)&sin, sizeof(sin));
+}
+
+static void
+no_listen(unsigned int promises)
+{
+	struct sockaddr_in	 sin;
+	int			 s;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((s = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
+	    bind(s, (struct sockaddr *)&sin, sizeof(sin)) == -1)
+		fatal("socket");
+	sandbox_enter("sandboxtest", promises);
+	(void)listen(s, 4);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -146,7 +265,26 @@ main(int argc, char *argv[])
 		    SB_STDIO | SB_RPATH | SB_WPATH | SB_CPATH | SB_FLOCK);
 		cpath_calls(argv[2]);
 
+	} else if (strcmp(c, "gateway") == 0) {
+		gateway_calls();
+	} else if (strcmp(c, "runtime") == 0 && argc == 3) {
+		runtime_calls(argv[2]);
+
 	/* each of these must die */
+	} else if (strcmp(c, "gateway-no-bind") == 0) {
+		no_bind(SB_GATEWAY);
+	} else if (strcmp(c, "gateway-no-listen") == 0) {
+		no_listen(SB_GATEWAY);
+	} else if (strcmp(c, "runtime-no-bind") == 0) {
+		no_bind(SB_RUNTIME);
+	} else if (strcmp(c, "runtime-no-listen") == 0) {
+		no_listen(SB_RUNTIME);
+	} else if (strcmp(c, "runtime-no-accept") == 0) {
+		struct sockaddr_in	 sin;
+		int			 l = tcp_listener(&sin);
+
+		sandbox_enter("sandboxtest", SB_RUNTIME);
+		(void)accept4(l, NULL, NULL, 0);
 	} else if (strcmp(c, "no-inet") == 0) {
 		sandbox_enter("sandboxtest", SB_STDIO);
 		(void)socket(AF_INET, SOCK_STREAM, 0);
