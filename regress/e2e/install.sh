@@ -63,6 +63,22 @@ check "the installed orchd -n checks a configuration" \
     "$R/usr/local/sbin/orchd" -n -f "$T/orchd.conf"
 check "the installed orchd looks for its helpers in /usr/local/libexec/orchd" \
     grep -q -a /usr/local/libexec/orchd "$R/usr/local/sbin/orchd"
+# the example as shipped passes -n on any host where make install-user ran
+# (its user is _orchd): no file it names may be missing.  Its TLS lines
+# stay, as comments.
+ex=$R/usr/local/share/examples/orchd/orchd.conf
+if [ "$(id -u)" -eq 0 ]; then
+	ensure_user
+	"$ORCHD" -n -f "$ex" >"$T/n.out" 2>&1
+	st=$?
+	check "the example orchd.conf passes orchd -n (status $st)" \
+	    [ "$st" -eq 0 ]
+	[ "$st" -eq 0 ] || cat "$T/n.out"
+else
+	echo "skipped orchd -n of the example: needs root"
+fi
+check "the example shows a TLS listener, commented out" \
+    grep -q '^#listen on .* tls certificate' "$ex"
 check "the installed orchctl runs" \
     sh -c "'$R/usr/local/sbin/orchctl' 2>&1 | grep -q usage"
 check "the installed man pages are clean (mandoc -Tlint)" \
