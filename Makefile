@@ -49,7 +49,8 @@ STORE_LIBS	:= $(call child_libs,libevent sqlite3 jansson libseccomp)
 GATEWAY_LIBS	:= $(call child_libs,libevent libtls jansson libseccomp)
 REAPER_LIBS	:= $(call child_libs,libevent jansson libseccomp)
 RUNTIME_LIBS	:= $(call child_libs,libevent jansson libseccomp libmd)
-CMOCKA_LIBS	:= $(shell $(PKG_CONFIG) --libs cmocka)
+# asked for only when a unit test is linked: tools/deps.sh build has no cmocka
+CMOCKA_LIBS	 = $(shell $(PKG_CONFIG) --libs cmocka)
 
 WARNINGS	 = -Wall -Wextra -Werror -Wstrict-prototypes \
 		   -Wmissing-prototypes -Wmissing-declarations -Wshadow \
@@ -103,6 +104,7 @@ TEST_parse_OBJS	 = $(OBJ)/orchd/parse.o
 MANS		 = man/orchd.8 man/orchd.conf.5 man/orchctl.8
 
 .PHONY: all check unit regress install install-user clean demo lint fuzz bench
+.PHONY: FORCE
 .SUFFIXES:
 
 all: $(PROGS)
@@ -140,6 +142,20 @@ $(BUILD)/runtimed: $(RUNTIME_OBJS) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ $(RUNTIME_LIBS)
 
 $(OBJ)/runtimed/%.o: CPPFLAGS += -Igatewayd
+
+# LIBEXECDIR is compiled into the parent, which looks for its helpers
+# there.  Its value is kept in a stamp, rewritten only when it changes:
+# "make install PREFIX=/opt/orchd" after a plain make rebuilds the parent
+# rather than install one that looks in /usr/local/libexec/orchd.
+LIBEXEC_STAMP	 = $(BUILD)/libexecdir
+
+$(LIBEXEC_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(LIBEXECDIR)' | cmp -s - $@ || echo '$(LIBEXECDIR)' >$@
+
+$(OBJ)/orchd/orchd.o: $(LIBEXEC_STAMP)
+
+FORCE:
 
 $(BUILD)/orchctl: $(ORCHCTL_OBJS) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)

@@ -349,7 +349,8 @@ enum imsg_type {
 					   once per workload at start */
 	IMSG_ST_RESTORE_DONE,		/* store -> runtime: all were sent */
 	IMSG_RT_KEEPWARM,		/* runtime -> store: struct
-					   ctl_keepwarm, to persist */
+					   ctl_keepwarm, to persist; and
+					   -> reaper, at start too */
 	IMSG_RT_MEMORY,			/* runtime -> store: struct rt_memory,
 					   measured before a stop */
 	IMSG_UID_LOAD,			/* parent -> store: the workloads'

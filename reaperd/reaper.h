@@ -16,6 +16,8 @@ struct reap_wl {
 	const char		*name;		/* namebuf, or a key's */
 	int64_t			 idle_timeout;	/* seconds, 0: never */
 	int			 keep_warm;
+	int			 warm_set;	/* keep_warm is orchctl's, not
+						   the configuration's */
 	int			 configured;
 	enum workload_state	 state;
 	time_t			 last_seen;	/* idle clock: use, wake, start */

@@ -39,6 +39,7 @@ static struct authlim	reap_authlim;	/* wrong API keys, authlim.c */
 static void	reaper_recv_activity(struct imsgev *, struct imsg *);
 static void	reaper_recv_state(struct imsgev *, struct imsg *);
 static void	reaper_recv_authfail(struct imsgev *, struct imsg *);
+static void	reaper_recv_keepwarm(struct imsgev *, struct imsg *);
 
 static const struct proc_handler reaper_handlers[] = {
 	PROC_COMMON_HANDLERS,
@@ -49,6 +50,8 @@ static const struct proc_handler reaper_handlers[] = {
 	    reaper_recv_state },
 	{ IMSG_GW_AUTHFAIL, sizeof(struct netaddr), PROC_FROM(PROC_GATEWAY),
 	    reaper_recv_authfail },
+	{ IMSG_RT_KEEPWARM, sizeof(struct ctl_keepwarm),
+	    PROC_FROM(PROC_RUNTIME), reaper_recv_keepwarm },
 };
 
 int
@@ -64,6 +67,24 @@ reap_find(const char *name)
 
 	key.name = name;
 	return (RB_FIND(reap_wls, &reap_wls, &key));
+}
+
+static struct reap_wl *
+reap_new(const char *name)
+{
+	struct reap_wl	*wl;
+	size_t		 len;
+
+	/* the name in the same allocation, no longer */
+	len = strlen(name) + 1;
+	if ((wl = calloc(1, sizeof(*wl) + len)) == NULL)
+		fatal("%s", __func__);
+	memcpy(wl->namebuf, name, len);
+	wl->name = wl->namebuf;
+	wl->state = WL_ASLEEP;
+	wl->last_seen = time(NULL);
+	RB_INSERT(reap_wls, &reap_wls, wl);
+	return (wl);
 }
 
 static void
@@ -208,6 +229,27 @@ reaper_recv_authfail(struct imsgev *iev, struct imsg *imsg)
 		log_warn("%s: compose", __func__);
 }
 
+/*
+ * orchctl keepwarm, now or as the store remembered it at start: it
+ * overrides the configuration's keep warm until the workload is removed.
+ * At start it may come before our own configuration: the name is kept
+ * for reaper_apply, which drops it if it is not configured.
+ */
+static void
+reaper_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_keepwarm	 kw;
+	struct reap_wl		*wl;
+
+	(void)imsg_get_data(imsg, &kw, sizeof(kw));
+	kw.name[sizeof(kw.name) - 1] = '\0';
+	if ((wl = reap_find(kw.name)) == NULL)
+		wl = reap_new(kw.name);
+	wl->keep_warm = kw.on != 0;
+	wl->warm_set = 1;
+	log_debug("%s: keep warm %s", wl->name, wl->keep_warm ? "on" : "off");
+}
+
 static void
 reaper_apply(struct privsep *ps, struct cfg_generation *gen,
     struct cfg_generation *old)
@@ -215,24 +257,15 @@ reaper_apply(struct privsep *ps, struct cfg_generation *gen,
 	struct workload_conf	*wc;
 	struct reap_wl		*wl, *next;
 	struct timeval		 tv;
-	size_t			 len;
 
 	RB_FOREACH(wl, reap_wls, &reap_wls)
 		wl->configured = 0;
 	TAILQ_FOREACH(wc, &gen->workloads, entry) {
-		if ((wl = reap_find(wc->name)) == NULL) {
-			/* the name in the same allocation, no longer */
-			len = strlen(wc->name) + 1;
-			if ((wl = calloc(1, sizeof(*wl) + len)) == NULL)
-				fatal("%s", __func__);
-			memcpy(wl->namebuf, wc->name, len);
-			wl->name = wl->namebuf;
-			wl->state = WL_ASLEEP;
-			wl->last_seen = time(NULL);
-			RB_INSERT(reap_wls, &reap_wls, wl);
-		}
+		if ((wl = reap_find(wc->name)) == NULL)
+			wl = reap_new(wc->name);
 		wl->configured = 1;
-		wl->keep_warm = wc->keep_warm;
+		if (!wl->warm_set)
+			wl->keep_warm = wc->keep_warm;
 		wl->idle_timeout = wc->idle_timeout >= 0 ? wc->idle_timeout :
 		    gen->global.idle_timeout;
 	}

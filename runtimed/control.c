@@ -198,6 +198,7 @@ control_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 	if (proc_compose(rt->ps, PROC_STORE, IMSG_RT_KEEPWARM, 0, -1, &kw,
 	    sizeof(kw)) == -1)
 		log_warn("%s: compose", __func__);
+	lifecycle_keep_warm_send(wl);
 	if (kw.on && (wl->state == WL_ASLEEP || wl->state == WL_FAILED))
 		lifecycle_wake(wl->name, RT_REASON_KEEP_WARM);
 	control_ok(&a);

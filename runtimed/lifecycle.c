@@ -275,6 +275,22 @@ lifecycle_keep_warm(const struct rt_workload *wl)
 	return (wl->conf != NULL && wl->conf->keep_warm);
 }
 
+/* the reaper decides idleness: it must know the override too */
+void
+lifecycle_keep_warm_send(struct rt_workload *wl)
+{
+	struct ctl_keepwarm	 kw;
+
+	if (wl->keep_warm == -1)
+		return;
+	memset(&kw, 0, sizeof(kw));
+	strlcpy(kw.name, wl->name, sizeof(kw.name));
+	kw.on = wl->keep_warm;
+	if (proc_compose(rt->ps, PROC_REAPER, IMSG_RT_KEEPWARM, 0, -1, &kw,
+	    sizeof(kw)) == -1)
+		log_warn("workload %s: keep warm to the reaper", wl->name);
+}
+
 struct rt_workload *
 lifecycle_find(const char *name)
 {
@@ -436,8 +452,10 @@ lifecycle_restore(const struct st_restore *rs)
 		    rs->name);
 		return;
 	}
-	if (rs->keep_warm == 0 || rs->keep_warm == 1)
+	if (rs->keep_warm == 0 || rs->keep_warm == 1) {
 		wl->keep_warm = rs->keep_warm;
+		lifecycle_keep_warm_send(wl);
+	}
 	if (wl->state != WL_ASLEEP || wl->stopping)
 		return;
 	/* a container may have outlived orchd: docker looks first */
@@ -611,6 +629,8 @@ wl_remove(struct rt_workload *wl)
 {
 	wl->conf = NULL;
 	wl->wake_queued = 0;
+	/* as the store and the reaper forget it: a new one starts afresh */
+	wl->keep_warm = -1;
 	switch (wl->state) {
 	case WL_WAKING:
 	case WL_RUNNING:

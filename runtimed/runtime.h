@@ -91,6 +91,7 @@ extern struct runtime	*rt;
 void		 lifecycle_apply(struct cfg_generation *);
 struct rt_workload *lifecycle_find(const char *);
 int		 lifecycle_keep_warm(const struct rt_workload *);
+void		 lifecycle_keep_warm_send(struct rt_workload *);
 void		 lifecycle_wake(const char *, enum rt_reason);
 int		 lifecycle_suspend(const char *, enum rt_reason);
 void		 lifecycle_drained(const char *, int);

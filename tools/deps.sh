@@ -1,20 +1,50 @@
 #!/bin/sh
 # Installs what building and testing orchd need on Debian 12, as root.
-# Installs nothing when everything is there already.  tini is Docker's
-# init (docker-init), which orchd puts in every container unless told
-# "init no"; docker.io depends on it, it is listed to be checked.
+# Installs nothing when everything is there already.
+#
+#	sh tools/deps.sh [all]	to build and to test: both lists below
+#	sh tools/deps.sh build	to build (make, make STATIC=1, make install,
+#				make install-user) and nothing more
+#	sh tools/deps.sh test	what the tests add to that
+#
 # libssl-dev and zlib1g-dev: the static libraries behind libtls.a and
-# libsqlite3.a (libssl.a, libcrypto.a, libz.a) for make STATIC=1,
-# which make check builds too.
+# libsqlite3.a (libssl.a, libcrypto.a, libz.a) for make STATIC=1, which
+# make check builds too.  passwd: useradd, for make install-user.
+#
+# tini is Docker's init (docker-init), which orchd puts in every container
+# unless told "init no"; docker.io depends on it, it is listed to be
+# checked.  Where a docker or a dockerd is installed already (Docker CE,
+# say, which brings its own docker-init), neither is: docker.io would
+# replace that Docker.
 set -eu
 
-PKGS="gcc make libc6-dev pkg-config byacc mandoc
-libevent-dev libtls-dev libsqlite3-dev sqlite3 libcmocka-dev libjansson-dev
-libbsd-dev libseccomp-dev libssl-dev zlib1g-dev
-curl procps passwd iproute2 busybox-static docker.io tini clang openssl python3"
+BUILD_PKGS="gcc make libc6-dev pkg-config byacc
+libevent-dev libtls-dev libsqlite3-dev libjansson-dev libbsd-dev
+libseccomp-dev libssl-dev zlib1g-dev passwd"
+TEST_PKGS="libcmocka-dev mandoc sqlite3 curl procps iproute2 busybox-static
+clang openssl python3"
+DOCKER_PKGS="docker.io tini"
+
+usage() {
+	echo "usage: sh tools/deps.sh [all | build | test]" >&2
+	exit 2
+}
+
+[ $# -le 1 ] || usage
+case "${1:-all}" in
+all)	pkgs="$BUILD_PKGS $TEST_PKGS" ;;
+build)	pkgs=$BUILD_PKGS ;;
+test)	pkgs=$TEST_PKGS ;;
+*)	usage ;;
+esac
+if [ "${1:-all}" != build ]; then
+	command -v docker >/dev/null 2>&1 ||
+	    command -v dockerd >/dev/null 2>&1 ||
+	    pkgs="$pkgs $DOCKER_PKGS"
+fi
 
 missing=
-for p in $PKGS; do
+for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 	    missing="$missing $p"
 done

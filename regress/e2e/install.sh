@@ -3,7 +3,9 @@
 # rebuild): exactly the programs, helpers, man pages and examples, with
 # their modes; the installed orchd works; the service files point at the
 # installed programs and pass their checkers; make install-user makes the
-# directories with their owners and modes.
+# directories with their owners and modes.  Then a build of its own: make,
+# and make install PREFIX=elsewhere rebuilds the parent for its helpers'
+# new directory, where the installed orchd finds them.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 R=$T/root
@@ -63,6 +65,22 @@ check "the installed orchd -n checks a configuration" \
     "$R/usr/local/sbin/orchd" -n -f "$T/orchd.conf"
 check "the installed orchd looks for its helpers in /usr/local/libexec/orchd" \
     grep -q -a /usr/local/libexec/orchd "$R/usr/local/sbin/orchd"
+# the example as shipped passes -n on any host where make install-user ran
+# (its user is _orchd): no file it names may be missing.  Its TLS lines
+# stay, as comments.
+ex=$R/usr/local/share/examples/orchd/orchd.conf
+if [ "$(id -u)" -eq 0 ]; then
+	ensure_user
+	"$ORCHD" -n -f "$ex" >"$T/n.out" 2>&1
+	st=$?
+	check "the example orchd.conf passes orchd -n (status $st)" \
+	    [ "$st" -eq 0 ]
+	[ "$st" -eq 0 ] || cat "$T/n.out"
+else
+	echo "skipped orchd -n of the example: needs root"
+fi
+check "the example shows a TLS listener, commented out" \
+    grep -q '^#listen on .* tls certificate' "$ex"
 check "the installed orchctl runs" \
     sh -c "'$R/usr/local/sbin/orchctl' 2>&1 | grep -q usage"
 check "the installed man pages are clean (mandoc -Tlint)" \
@@ -124,6 +142,72 @@ if [ "$(id -u)" -eq 0 ]; then
 	    "var var/db var/db/orchd var/empty var/log var/log/orchd " ]
 else
 	echo "skipped make install-user: needs root"
+fi
+
+# A plain make, then make install PREFIX=P: P/sbin/orchd must look for its
+# helpers in P/libexec/orchd, not in the LIBEXECDIR of the first make.
+# A build of its own, unoptimised to be quick, in the scratch directory.
+B=$T/b
+P=$T/p
+make -s -C "$top" -j2 BUILD="$B" OPTFLAGS=-O0 all >"$T/make.out" 2>&1
+st=$?
+check "make BUILD=scratch (status $st)" [ "$st" -eq 0 ]
+[ "$st" -eq 0 ] || tail -n 20 "$T/make.out"
+make -C "$top" -j2 BUILD="$B" OPTFLAGS=-O0 PREFIX="$P" install \
+    >"$T/make.out" 2>&1
+st=$?
+check "then make install PREFIX=scratch (status $st)" [ "$st" -eq 0 ]
+check "rebuilds the parent" grep -q -- '-o [^ ]*/b/orchd ' "$T/make.out"
+check "and nothing else" \
+    sh -c "! grep -E -- '-o [^ ]*/b/(stored|gatewayd|reaperd|runtimed) ' \
+    '$T/make.out'"
+check "the installed orchd looks in P/libexec/orchd" \
+    grep -q -a "$P/libexec/orchd" "$P/sbin/orchd"
+check "and not in /usr/local/libexec/orchd" \
+    sh -c "! grep -q -a /usr/local/libexec/orchd '$P/sbin/orchd'"
+make -C "$top" -j2 BUILD="$B" OPTFLAGS=-O0 PREFIX="$P" install \
+    >"$T/make.out" 2>&1
+check "the same install again rebuilds nothing" \
+    sh -c "! grep -q -- '-o ' '$T/make.out'"
+
+if [ "$(id -u)" -eq 0 ]; then
+	# -n with a TLS listener runs P/libexec/orchd/gatewayd -n
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
+	    -nodes -keyout "$T/k.pem" -out "$T/c.pem" -days 2 \
+	    -subj "/CN=app.test" 2>/dev/null
+	chmod 0600 "$T/k.pem"
+	GW=$(free_port $((20000 + $$ % 12000)))
+	conf_head >"$T/p.conf"
+	cat >>"$T/p.conf" <<CONF
+listen on 127.0.0.1 port $GW tls certificate "$T/c.pem" key "$T/k.pem"
+
+workload "app" {
+	host "app.test"
+	command "/bin/true"
+	port $(free_port $((GW + 1)))
+}
+CONF
+	"$P/sbin/orchd" -n -f "$T/p.conf" >"$T/n.out" 2>&1
+	st=$?
+	check "its orchd -n checks TLS keypairs with its gatewayd (status $st)" \
+	    [ "$st" -eq 0 ]
+	[ "$st" -eq 0 ] || cat "$T/n.out"
+	# and it starts its four helpers from there
+	ORCHD=$P/sbin/orchd
+	cp "$T/p.conf" "$T/orchd.conf"
+	check "it starts" start_orchd
+	n=0
+	for c in $(pgrep -P "$ORCHD_PID"); do
+		case "$(readlink "/proc/$c/exe")" in
+		"$P"/libexec/orchd/*) n=$((n + 1)) ;;
+		esac
+	done
+	check "with its four helpers from P/libexec/orchd ($n)" [ "$n" -eq 4 ]
+	stop_orchd
+	check "and stops (status $STATUS)" [ "$STATUS" -eq 0 ]
+	ORCHD_PID=
+else
+	echo "skipped the installed orchd's start: needs root"
 fi
 
 e2e_done

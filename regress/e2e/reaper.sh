@@ -1,7 +1,9 @@
 #!/bin/sh
 # Scale to zero: what counts as activity (a stream, a slow answer), the
 # ORCHD_IDLE_TIMEOUT override and its 0, and requests that arrive while a
-# suspend is under way, many times over.
+# suspend is under way, many times over.  Workloads woken by keep warm or
+# orchctl wake and never requested, and orchctl keepwarm off for a block
+# that says keep warm, before and after a restart.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -10,6 +12,8 @@ ensure_user
 GW=$((21000 + $$ % 9000))
 P_APP=$((GW + 1))
 P_RACE=$((GW + 2))
+P_KW=$((GW + 3))
+P_WOKEN=$((GW + 4))
 mkdir -p "$T/log" "$T/bin"
 cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
 # stops slowly: the window in which a request finds it suspending
@@ -23,8 +27,9 @@ sleep 1
 EOF
 : >"$T/app.starts"
 : >"$T/race.starts"
+: >"$T/kw.starts"
 chmod 0755 "$T/bin" "$T/bin/testhttp" "$T/bin/race.sh"
-chmod 0666 "$T/app.starts" "$T/race.starts"
+chmod 0666 "$T/app.starts" "$T/race.starts" "$T/kw.starts"
 
 write_conf() {	# write_conf IDLE
 	cat >"$T/orchd.conf" <<CONF
@@ -124,6 +129,63 @@ st=$?
 check "a bad ORCHD_IDLE_TIMEOUT is refused (status $st)" [ "$st" -ne 0 ]
 check "naming it" grep -q "ORCHD_IDLE_TIMEOUT=soon" "$T/bad.log"
 unset ORCHD_IDLE_TIMEOUT
+
+# Keep warm in the block, then orchctl keepwarm off: the reaper must learn
+# of the override, now and from the store after a restart.  A workload
+# woken by keep warm or orchctl wake and never requested is idle from its
+# wake.
+cat >"$T/orchd.conf" <<CONF
+socket "$SOCK"
+log directory "$T/log"
+database "$T/db/orchd.db"
+idle timeout 2s
+reaper interval 1s
+listen on 127.0.0.1 port $GW
+
+workload "kw" {
+	host "kw.test"
+	command "$T/bin/testhttp serve $P_KW $T/kw.starts"
+	port $P_KW
+	keep warm
+}
+workload "woken" {
+	host "woken.test"
+	command "$T/bin/testhttp serve $P_WOKEN"
+	port $P_WOKEN
+}
+CONF
+ctl() { "$ORCHCTL" -s "$SOCK" "$@" >"$T/ctl.out" 2>&1; }
+suspended_idle() {	# suspended_idle NAME: the reaper's doing, once more
+	[ "$(grep -c "workload $1: running -> suspending (idle)" \
+	    "$T/orchd.log")" -ge "$2" ]
+}
+check "orchd starts with a keep warm workload" start_orchd
+check "which it wakes" wait_for 10 is_state kw running
+sleep 3
+check "3 s later, past its 2 s idle timeout, it runs still" is_state kw running
+check "orchctl keepwarm kw off" ctl keepwarm kw off
+check "then the reaper suspends it, never requested" \
+    wait_for 10 is_state kw asleep
+check "as idle" suspended_idle kw 1
+check "started once ($(starts kw))" [ "$(starts kw)" -eq 1 ]
+check "orchctl wake woken" ctl wake woken
+check "it runs" is_state woken running
+check "and, never requested, is suspended as idle" \
+    wait_for 10 suspended_idle woken 1
+check "and asleep" wait_for 5 is_state woken asleep
+stop_orchd
+
+# the store keeps the override: not woken at start, reaped after a request
+check "orchd starts again" start_orchd
+sleep 2
+check "the overridden keep warm workload is not woken" is_state kw asleep
+check "a request wakes it: $(get kw.test /)" [ "$(starts kw)" -eq 2 ]
+check "and it is suspended once idle" wait_for 10 suspended_idle kw 2
+check "orchctl keepwarm kw on" ctl keepwarm kw on
+check "wakes it" wait_for 10 is_state kw running
+sleep 3
+check "and the reaper leaves it alone" is_state kw running
+stop_orchd
 
 ORCHD_PID=
 e2e_done
