@@ -322,7 +322,12 @@ http_resp_init(struct http_head *h, char *buf, size_t bufsz,
  * Start lines.
  */
 
-/* 10, 11, 0 for another well-formed HTTP/x.y, -1 for anything else */
+/*
+ * 10, 11, 0 for another well-formed HTTP/x.y, -1 for anything else.
+ * HTTP/1.2 and above are 11: a message of a higher minor version is
+ * understood as the highest minor version implemented (RFC 9110 section
+ * 2.5), and the answer says HTTP/1.1.
+ */
 static int
 version_of(const struct http_head *h)
 {
@@ -331,11 +336,9 @@ version_of(const struct http_head *h)
 	if (h->nver != 8 || memcmp(v, "HTTP/", 5) != 0 ||
 	    !IS(v[5], C_DIGIT) || v[6] != '.' || !IS(v[7], C_DIGIT))
 		return -1;
-	if (v[5] == '1' && v[7] == '0')
-		return 10;
-	if (v[5] == '1' && v[7] == '1')
-		return 11;
-	return 0;
+	if (v[5] != '1')
+		return 0;
+	return v[7] == '0' ? 10 : 11;
 }
 
 static enum http_method

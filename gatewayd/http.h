@@ -55,8 +55,11 @@
  *		than HTTP_SECTION_MAX, more than HTTP_FIELDS_MAX fields
  *	501	Transfer-Encoding that is a well-formed list of codings without
  *		"chunked" (gzip, identity): a coding we do not implement
- *	505	a well-formed HTTP/x.y version other than 1.0 and 1.1; the
- *		HTTP/2 preface "PRI * HTTP/2.0" gets 505 this way
+ *	505	a well-formed HTTP/x.y version other than 1.x; the HTTP/2
+ *		preface "PRI * HTTP/2.0" gets 505 this way
+ *
+ * HTTP/1.2 to HTTP/1.9 are read as HTTP/1.1 (RFC 9110 section 2.5: a
+ * higher minor version is served by the highest one implemented).
  *
  * Leading empty lines (CRLF only) before a request line are skipped, at most
  * HTTP_LEADING_CRLF_MAX of them.  Responses follow the same field rules;

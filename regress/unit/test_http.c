@@ -378,8 +378,11 @@ static const struct req_case req_cases[] = {
 
 	/* versions */
 	N("HTTP/0.9", "GET /\r\n\r\n", 400),
-	N("HTTP/1.2", "GET / HTTP/1.2\r\nHost: a\r\n\r\n", 505),
+	Y("HTTP/1.2 as 1.1", "GET / HTTP/1.2\r\nHost: a\r\n\r\n", NONE, 0),
+	Y("HTTP/1.9 as 1.1", "GET / HTTP/1.9\r\nHost: a\r\n\r\n", NONE, 0),
 	N("HTTP/2.0", "GET / HTTP/2.0\r\nHost: a\r\n\r\n", 505),
+	N("HTTP/2.1", "GET / HTTP/2.1\r\nHost: a\r\n\r\n", 505),
+	N("HTTP/3.0", "GET / HTTP/3.0\r\nHost: a\r\n\r\n", 505),
 	N("HTTP/0.5", "GET / HTTP/0.5\r\nHost: a\r\n\r\n", 505),
 	N("HTTP/1.32", "GET / HTTP/1.32\r\nHost: a\r\n\r\n", 400),
 	N("HTTP/4294967295.255", "GET / HTTP/4294967295.255\r\nHost: a\r\n"
@@ -703,6 +706,7 @@ test_request_form(void **state)
 {
 	const struct http_head	*h;
 	const struct http_field	*f;
+	size_t			 used;
 
 	h = parse_ok("\r\nPOST /p?q HTTP/1.1\r\nhOsT: Example.COM:8080\r\n"
 	    "X:  a b \t\r\nY:\r\nContent-Length: 007\r\n\r\n");
@@ -734,6 +738,14 @@ test_request_form(void **state)
 	assert_memory_equal(h->path, "?x", 2);
 	assert_memory_equal(h->authority, "A.b:81", h->authoritylen);
 	assert_int_equal(h->port, 81);
+
+	/* a higher minor version is 1.1: Host needed, persistent */
+	h = parse_ok("GET / HTTP/1.2\r\nHost: a\r\n\r\n");
+	assert_int_equal(h->version, 11);
+	assert_true(http_head_persistent(h));
+	parse_all_ways("1.7 no Host", HTTP_REQUEST, 0, "GET / HTTP/1.7\r\n\r\n",
+	    18, &used, 0);
+	assert_int_equal(whole.errcode, 400);
 
 	h = parse_ok("GET / HTTP/1.0\r\n\r\n");
 	assert_int_equal(h->version, 10);
@@ -882,7 +894,8 @@ static const struct resp_case resp_cases[] = {
 	RN("status 4 digits", HTTP_M_GET, "HTTP/1.1 2000 OK\r\n\r\n"),
 	RN("status 2 digits", HTTP_M_GET, "HTTP/1.1 20 OK\r\n\r\n"),
 	RN("HTTP/2.0", HTTP_M_GET, "HTTP/2.0 200 OK\r\n\r\n"),
-	RN("HTTP/1.2", HTTP_M_GET, "HTTP/1.2 200 OK\r\n\r\n"),
+	RY("HTTP/1.2 as 1.1", HTTP_M_GET, "HTTP/1.2 200 OK\r\n"
+	    "Content-Length: 0\r\n\r\n", LEN, 200, 1),
 	RN("leading CRLF", HTTP_M_GET, "\r\nHTTP/1.1 200 OK\r\n\r\n"),
 	RN("garbage", HTTP_M_GET, "<html>\r\n\r\n"),
 	RN("CTL in reason", HTTP_M_GET, "HTTP/1.1 200 O\001K\r\n\r\n"),
