@@ -701,8 +701,8 @@ conn_route(struct gw_conn *c)
 	/* keepalive timeout 0: one request per connection */
 	c->keepalive = http_head_persistent(h) &&
 	    gw->conf.keepalive_timeout > 0;
-	c->upgrade = (h->flags & HTTP_F_UPGRADE) &&
-	    (h->flags & HTTP_F_CONN_UPGRADE);
+	/* a WebSocket alone; any other Upgrade goes as a plain request */
+	c->upgrade = http_head_websocket(h);
 	c->reqbody = h->body;
 	c->reqleft = h->content_length;
 	c->reqdone = (h->body == HTTP_BODY_NONE);
