@@ -291,6 +291,7 @@ conn_accept(int fd, short event, void *arg)
 	event_set(&c->wev, s, EV_WRITE | EV_PERSIST, conn_write, c);
 	evtimer_set(&c->timer, conn_timeout, c);
 	c->state = CONN_IDLE;
+	c->fresh = 1;
 	gw->nconns++;
 	accept_update();
 	if (l->conf.tls && tls_conn_accept(c) == -1) {
@@ -660,8 +661,16 @@ conn_parse(struct gw_conn *c)
 			http_req_init(&c->req->h, c->req->buf,
 			    sizeof(c->req->buf));
 			c->state = CONN_HEAD;
-			/* the whole head, not each byte: slowloris */
-			conn_timer(c, gw->conf.header_timeout);
+			/*
+			 * The whole head, not each byte: slowloris.  The
+			 * first head's time began at the accept, however
+			 * late its first byte; a later head's begins with
+			 * its first byte, the keep-alive wait before it
+			 * being the keepalive timeout's.
+			 */
+			if (!c->fresh)
+				conn_timer(c, gw->conf.header_timeout);
+			c->fresh = 0;
 		}
 		if (evbuffer_peek(c->in, -1, NULL, &v, 1) < 1)
 			break;

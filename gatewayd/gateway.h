@@ -169,6 +169,8 @@ struct gw_conn {
 	int			 eof;		/* client sent FIN */
 	int			 close_after;	/* close once out is flushed */
 	int			 reading;	/* conn_reading() said so */
+	int			 fresh;		/* no head begun: the header
+						   timeout runs from accept */
 
 	/* TLS: the connection's context, and a direction an op waits for */
 	struct tls		*tls;
