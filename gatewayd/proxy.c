@@ -853,7 +853,7 @@ up_process(struct gw_conn *c)
 			conn_reading(c, 0);
 			proxy_upstream_close(c);
 			if (evbuffer_get_length(c->out) == 0)
-				conn_close(c);
+				conn_finish(c);
 		}
 		return;
 	}
