@@ -39,6 +39,7 @@ static void	conn_write(int, short, void *);
 static void	conn_timeout(int, short, void *);
 static void	conn_parse(struct gw_conn *);
 static void	conn_route(struct gw_conn *);
+static void	conn_linger(struct gw_conn *);
 
 /*
  * Head buffers are big (a head may be 40 KiB) and needed only while a
@@ -291,6 +292,7 @@ conn_accept(int fd, short event, void *arg)
 	event_set(&c->wev, s, EV_WRITE | EV_PERSIST, conn_write, c);
 	evtimer_set(&c->timer, conn_timeout, c);
 	c->state = CONN_IDLE;
+	c->fresh = 1;
 	gw->nconns++;
 	accept_update();
 	if (l->conf.tls && tls_conn_accept(c) == -1) {
@@ -390,6 +392,64 @@ conn_close(struct gw_conn *c)
 	accept_update();
 }
 
+/*
+ * The last answer is out and the connection ends.  Closing a socket with
+ * input unread makes the kernel send a reset, and a reset can destroy the
+ * answer still in the client's receive buffer: a 413 to a client busy
+ * sending its body is lost that way.  So unless the client has closed its
+ * side, shut down ours (the client reads the answer, then the end) and
+ * read and discard what still comes, as nginx's lingering close does:
+ * until the client closes, at most GW_LINGER_WAIT seconds between reads,
+ * GW_LINGER_TIME in all and GW_LINGER_BYTES.  The connection counts
+ * against the limits until then.
+ */
+void
+conn_finish(struct gw_conn *c)
+{
+	if (c->eof || c->state == CONN_LINGER) {
+		conn_close(c);
+		return;
+	}
+	activity_end(c);
+	proxy_upstream_close(c);
+	head_put(c->req);
+	head_put(c->resp);
+	c->req = c->resp = NULL;
+	/* a close_notify if the socket takes it; what follows is discarded */
+	tls_conn_close(c);
+	c->tls_rw = c->tls_wr = 0;
+	if (shutdown(c->fd, SHUT_WR) == -1) {
+		conn_close(c);
+		return;
+	}
+	evbuffer_drain(c->in, evbuffer_get_length(c->in));
+	c->state = CONN_LINGER;
+	c->close_after = 0;
+	c->linger_end = conn_now_ms() + GW_LINGER_TIME * 1000;
+	c->lingered = 0;
+	conn_reading(c, 1);
+	conn_timer_ms(c, GW_LINGER_WAIT * 1000);
+}
+
+/* CONN_LINGER: read and discard, close at the end or past a bound */
+static void
+conn_linger(struct gw_conn *c)
+{
+	static char	 sink[64 * 1024];
+	ssize_t		 n;
+	int64_t		 left;
+
+	if ((n = read(c->fd, sink, sizeof(sink))) == -1 &&
+	    (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0 || (c->lingered += n) >= GW_LINGER_BYTES ||
+	    (left = c->linger_end - conn_now_ms()) <= 0) {
+		conn_close(c);
+		return;
+	}
+	conn_timer_ms(c, MINIMUM(left, GW_LINGER_WAIT * 1000));
+}
+
 static const char *
 status_reason(int status)
 {
@@ -461,7 +521,7 @@ conn_request_done(struct gw_conn *c)
 		c->state = CONN_CLOSING;
 		conn_reading(c, 0);
 		if (evbuffer_get_length(c->out) == 0)
-			conn_close(c);
+			conn_finish(c);
 		return;
 	}
 	c->state = CONN_IDLE;
@@ -509,6 +569,10 @@ conn_read(int fd, short event, void *arg)
 		/* only EV_CLOSED is watched while parked: the client left */
 		log_debug("%s: left while parked", c->peer);
 		conn_close(c);
+		return;
+	}
+	if (c->state == CONN_LINGER) {
+		conn_linger(c);
 		return;
 	}
 	if (c->tls_wr) {
@@ -580,7 +644,7 @@ conn_write(int fd, short event, void *arg)
 	if (evbuffer_get_length(c->out) == 0) {
 		/* conn_flush() wrote it all and left the close to us */
 		if (c->close_after) {
-			conn_close(c);
+			conn_finish(c);
 			return;
 		}
 		conn_events(c);
@@ -595,7 +659,7 @@ conn_write(int fd, short event, void *arg)
 	if (n == -2)
 		return;
 	if (c->close_after) {
-		conn_close(c);
+		conn_finish(c);
 		return;
 	}
 	proxy_client_drained(c);
@@ -660,8 +724,16 @@ conn_parse(struct gw_conn *c)
 			http_req_init(&c->req->h, c->req->buf,
 			    sizeof(c->req->buf));
 			c->state = CONN_HEAD;
-			/* the whole head, not each byte: slowloris */
-			conn_timer(c, gw->conf.header_timeout);
+			/*
+			 * The whole head, not each byte: slowloris.  The
+			 * first head's time began at the accept, however
+			 * late its first byte; a later head's begins with
+			 * its first byte, the keep-alive wait before it
+			 * being the keepalive timeout's.
+			 */
+			if (!c->fresh)
+				conn_timer(c, gw->conf.header_timeout);
+			c->fresh = 0;
 		}
 		if (evbuffer_peek(c->in, -1, NULL, &v, 1) < 1)
 			break;
@@ -701,8 +773,8 @@ conn_route(struct gw_conn *c)
 	/* keepalive timeout 0: one request per connection */
 	c->keepalive = http_head_persistent(h) &&
 	    gw->conf.keepalive_timeout > 0;
-	c->upgrade = (h->flags & HTTP_F_UPGRADE) &&
-	    (h->flags & HTTP_F_CONN_UPGRADE);
+	/* a WebSocket alone; any other Upgrade goes as a plain request */
+	c->upgrade = http_head_websocket(h);
 	c->reqbody = h->body;
 	c->reqleft = h->content_length;
 	c->reqdone = (h->body == HTTP_BODY_NONE);

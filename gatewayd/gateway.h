@@ -34,6 +34,10 @@
 #define GW_BUF_HIGH		(256 * 1024)	/* stop reading above this */
 #define GW_FLUSH_INTERVAL	1	/* activity to the reaper, seconds */
 #define GW_HEADS_CACHED		64	/* head buffers kept for reuse */
+/* lingering close: input discarded after the last answer (conn_finish) */
+#define GW_LINGER_TIME		30	/* seconds in all */
+#define GW_LINGER_WAIT		5	/* seconds for each read */
+#define GW_LINGER_BYTES		(8 * 1024 * 1024)	/* then close */
 
 struct gw_conn;
 
@@ -134,7 +138,9 @@ enum gw_conn_state {
 	CONN_PROXY,		/* request forwarded, answer under way */
 	CONN_TUNNEL,		/* after 101: bytes both ways */
 	CONN_CLOSING,		/* flushing, then close */
-	CONN_API		/* a request of the HTTP API (api.c) */
+	CONN_API,		/* a request of the HTTP API (api.c) */
+	CONN_LINGER		/* all sent, write side shut: input is
+				   discarded until EOF (conn_finish) */
 };
 
 struct gw_upstream {
@@ -169,6 +175,10 @@ struct gw_conn {
 	int			 eof;		/* client sent FIN */
 	int			 close_after;	/* close once out is flushed */
 	int			 reading;	/* conn_reading() said so */
+	int			 fresh;		/* no head begun: the header
+						   timeout runs from accept */
+	int64_t			 linger_end;	/* ms: CONN_LINGER closes */
+	size_t			 lingered;	/* bytes discarded */
 
 	/* TLS: the connection's context, and a direction an op waits for */
 	struct tls		*tls;
@@ -269,6 +279,7 @@ void		 conn_accept(int, short, void *);
 void		 conn_resume(struct gw_conn *);
 void		 conn_error(struct gw_conn *, int, const char *);
 void		 conn_close(struct gw_conn *);
+void		 conn_finish(struct gw_conn *);
 void		 conn_reading(struct gw_conn *, int);
 void		 conn_flush(struct gw_conn *);
 void		 conn_respond(struct gw_conn *, int, const char *, int);

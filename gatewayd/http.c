@@ -115,7 +115,8 @@ static const struct known known_fields[] = {
 	K("Forwarded", HTTP_H_FORWARDED, 0),
 	K("X-Forwarded-For", HTTP_H_X_FORWARDED_FOR, 0),
 	K("X-Forwarded-Proto", HTTP_H_X_FORWARDED_PROTO, 0),
-	K("X-Forwarded-Host", HTTP_H_X_FORWARDED_HOST, 0)
+	K("X-Forwarded-Host", HTTP_H_X_FORWARDED_HOST, 0),
+	K("HTTP2-Settings", HTTP_H_HTTP2_SETTINGS, 0)
 };
 #undef K
 
@@ -322,7 +323,12 @@ http_resp_init(struct http_head *h, char *buf, size_t bufsz,
  * Start lines.
  */
 
-/* 10, 11, 0 for another well-formed HTTP/x.y, -1 for anything else */
+/*
+ * 10, 11, 0 for another well-formed HTTP/x.y, -1 for anything else.
+ * HTTP/1.2 and above are 11: a message of a higher minor version is
+ * understood as the highest minor version implemented (RFC 9110 section
+ * 2.5), and the answer says HTTP/1.1.
+ */
 static int
 version_of(const struct http_head *h)
 {
@@ -331,11 +337,9 @@ version_of(const struct http_head *h)
 	if (h->nver != 8 || memcmp(v, "HTTP/", 5) != 0 ||
 	    !IS(v[5], C_DIGIT) || v[6] != '.' || !IS(v[7], C_DIGIT))
 		return -1;
-	if (v[5] == '1' && v[7] == '0')
-		return 10;
-	if (v[5] == '1' && v[7] == '1')
-		return 11;
-	return 0;
+	if (v[5] != '1')
+		return 0;
+	return v[7] == '0' ? 10 : 11;
 }
 
 static enum http_method
@@ -976,6 +980,28 @@ struct seen {
 	int			 nte;
 };
 
+/*
+ * Does an Upgrade value list the protocol "websocket", without a version
+ * (RFC 6455 section 4.1)?  Its elements are protocol[/version] tokens,
+ * separated by commas and optional whitespace; anything else is not
+ * looked into.
+ */
+static int
+lists_websocket(const char *v, size_t n)
+{
+	size_t	i = 0, start;
+
+	while (i < n) {
+		while (i < n && (v[i] == ',' || IS(v[i], C_WS)))
+			i++;
+		for (start = i; i < n && v[i] != ',' && !IS(v[i], C_WS); i++)
+			;
+		if (i - start == 9 && ci_eq(v + start, "websocket", 9))
+			return 1;
+	}
+	return 0;
+}
+
 static void
 count_fields(struct http_head *h, struct seen *sn)
 {
@@ -1000,6 +1026,8 @@ count_fields(struct http_head *h, struct seen *sn)
 			break;
 		case HTTP_H_UPGRADE:
 			h->flags |= HTTP_F_UPGRADE;
+			if (lists_websocket(f->value, f->valuelen))
+				h->flags |= HTTP_F_UPGRADE_WS;
 			break;
 		default:
 			break;
@@ -1189,6 +1217,7 @@ mark_hop(struct http_head *h)
 		case HTTP_H_TE:
 		case HTTP_H_TRAILER:
 		case HTTP_H_UPGRADE:
+		case HTTP_H_HTTP2_SETTINGS:	/* h2c's, RFC 7540 3.2.1 */
 		case HTTP_H_TRANSFER_ENCODING:
 			h->fields[i].flags |= HTTP_FIELD_HOP;
 			break;
@@ -1327,6 +1356,23 @@ http_head_find(const struct http_head *h, const char *name)
 	return NULL;
 }
 
+/*
+ * A WebSocket opening handshake (RFC 6455 section 4.1): a GET of HTTP/1.1
+ * with Connection: upgrade and an Upgrade listing websocket.  Any other
+ * Upgrade (h2c above all: its 101 would open an HTTP/2 connection past
+ * the gateway's parser) is no upgrade: its fields are hop-by-hop and the
+ * request is forwarded as an ordinary one.
+ */
+int
+http_head_websocket(const struct http_head *h)
+{
+	unsigned int	want = HTTP_F_CONN_UPGRADE | HTTP_F_UPGRADE_WS;
+
+	return (h->state == S_DONE && h->kind == HTTP_REQUEST &&
+	    h->meth == HTTP_M_GET && h->version == 11 &&
+	    (h->flags & want) == want);
+}
+
 int
 http_head_persistent(const struct http_head *h)
 {
@@ -1431,12 +1477,8 @@ put_status_line(struct out *o, const struct http_head *h)
 static int
 keep_field(const struct http_field *f, const struct http_ser *ser)
 {
-	unsigned int	sflags = ser != NULL ? ser->flags : 0;
-
-	if ((f->flags & HTTP_FIELD_DROP) || f->id == HTTP_H_CONTENT_LENGTH)
-		return 0;
-	if ((f->flags & HTTP_FIELD_HOP) &&
-	    !((sflags & HTTP_SER_UPGRADE) && f->id == HTTP_H_UPGRADE))
+	if ((f->flags & (HTTP_FIELD_DROP | HTTP_FIELD_HOP)) ||
+	    f->id == HTTP_H_CONTENT_LENGTH)
 		return 0;
 	if (ser != NULL && ser->filter != NULL && !ser->filter(f, ser->arg))
 		return 0;
@@ -1519,8 +1561,9 @@ http_head_serialize(const struct http_head *h, const struct http_ser *ser,
 	if (h->kind == HTTP_REQUEST && h->authoritylen > 0 &&
 	    http_head_get(h, HTTP_H_HOST) == NULL)
 		put_field(&o, "Host", 4, h->authority, h->authoritylen);
+	/* never the other protocols an Upgrade listed: websocket alone */
 	if (ser != NULL && (ser->flags & HTTP_SER_UPGRADE))
-		put_str(&o, "Connection: upgrade\r\n");
+		put_str(&o, "Upgrade: websocket\r\nConnection: upgrade\r\n");
 	for (i = 0; ser != NULL && i < ser->nadd; i++)
 		put_added(&o, &ser->add[i]);
 	if (ser == NULL || !(ser->flags & HTTP_SER_NO_FRAMING))

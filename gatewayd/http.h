@@ -55,8 +55,11 @@
  *		than HTTP_SECTION_MAX, more than HTTP_FIELDS_MAX fields
  *	501	Transfer-Encoding that is a well-formed list of codings without
  *		"chunked" (gzip, identity): a coding we do not implement
- *	505	a well-formed HTTP/x.y version other than 1.0 and 1.1; the
- *		HTTP/2 preface "PRI * HTTP/2.0" gets 505 this way
+ *	505	a well-formed HTTP/x.y version other than 1.x; the HTTP/2
+ *		preface "PRI * HTTP/2.0" gets 505 this way
+ *
+ * HTTP/1.2 to HTTP/1.9 are read as HTTP/1.1 (RFC 9110 section 2.5: a
+ * higher minor version is served by the highest one implemented).
  *
  * Leading empty lines (CRLF only) before a request line are skipped, at most
  * HTTP_LEADING_CRLF_MAX of them.  Responses follow the same field rules;
@@ -101,8 +104,9 @@
  * a Host from the caller (in add): HTTP/1.1 requires one.
  * Left out: fields marked HTTP_FIELD_HOP (Connection and the fields it
  * names, Keep-Alive, Proxy-Connection, TE, Trailer, Upgrade,
- * Transfer-Encoding), Content-Length (re-emitted normalised), fields the
- * caller marked HTTP_FIELD_DROP and fields its filter refuses.
+ * HTTP2-Settings, Transfer-Encoding), Content-Length (re-emitted
+ * normalised), fields the caller marked HTTP_FIELD_DROP and fields its
+ * filter refuses.
  */
 
 #ifndef ORCHD_HTTP_H
@@ -184,7 +188,8 @@ enum http_hdr {
 	HTTP_H_FORWARDED,
 	HTTP_H_X_FORWARDED_FOR,
 	HTTP_H_X_FORWARDED_PROTO,
-	HTTP_H_X_FORWARDED_HOST
+	HTTP_H_X_FORWARDED_HOST,
+	HTTP_H_HTTP2_SETTINGS
 };
 
 /* http_field flags */
@@ -208,6 +213,7 @@ struct http_field {
 #define HTTP_F_EXPECT_CONTINUE	0x0010	/* Expect: 100-continue, HTTP/1.1 */
 #define HTTP_F_HAS_CL		0x0020	/* a valid Content-Length was seen */
 #define HTTP_F_HAS_TE		0x0040	/* Transfer-Encoding: chunked seen */
+#define HTTP_F_UPGRADE_WS	0x0080	/* an Upgrade field lists websocket */
 
 struct http_head {
 	/* The parsed form, valid after HTTP_DONE. */
@@ -277,14 +283,15 @@ struct http_chunked {
 };
 
 /* http_ser flags */
-#define HTTP_SER_UPGRADE	0x01	/* keep Upgrade, add Connection */
+#define HTTP_SER_UPGRADE	0x01	/* Upgrade: websocket, Connection */
 #define HTTP_SER_NO_FRAMING	0x02	/* the caller adds framing fields */
 
 /*
  * What to change while serialising.  A NULL struct changes nothing.
- * HTTP_SER_UPGRADE forwards every Upgrade field as received: set it only
- * after checking the request is a GET with Connection: upgrade and one
- * Upgrade: websocket (h2c and friends must never reach a workload).
+ * HTTP_SER_UPGRADE writes "Upgrade: websocket" and "Connection: upgrade"
+ * in place of the Upgrade fields received, whatever else they listed: set
+ * it only for a request http_head_websocket() accepts, or for the 101
+ * answering one (h2c and friends must never reach a workload).
  * filter returns 0 to leave a field out; it is not asked about fields
  * already left out.  Added fields must be a token name and a value with no
  * CTL other than HTAB: anything else fails the whole serialisation.
@@ -309,6 +316,8 @@ const struct http_field	*http_head_find(const struct http_head *,
 	    const char *);
 /* may the connection carry another message after this one? */
 int	http_head_persistent(const struct http_head *);
+/* is this a WebSocket upgrade, the one upgrade the gateway tunnels? */
+int	http_head_websocket(const struct http_head *);
 
 /* the bytes written (no NUL), or -1 if buf is too small or an add is bad */
 ssize_t	http_head_serialize(const struct http_head *, const struct http_ser *,

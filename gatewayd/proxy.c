@@ -652,7 +652,8 @@ interim_response(struct gw_conn *c)
 
 	memset(&ser, 0, sizeof(ser));
 	if (h->code == 101) {
-		if (!c->upgrade)
+		/* to a WebSocket request, and switching to WebSocket */
+		if (!c->upgrade || !(h->flags & HTTP_F_UPGRADE_WS))
 			return (-1);
 		ser.flags = HTTP_SER_UPGRADE;
 	}
@@ -852,7 +853,7 @@ up_process(struct gw_conn *c)
 			conn_reading(c, 0);
 			proxy_upstream_close(c);
 			if (evbuffer_get_length(c->out) == 0)
-				conn_close(c);
+				conn_finish(c);
 		}
 		return;
 	}

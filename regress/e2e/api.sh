@@ -270,6 +270,21 @@ printf 'POST /v1/workloads HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer %s\r\nCo
     "$KEY" | "$T/bin/testhttp" raw "$API" 3 >"$T/huge.out"
 check "a huge Content-Length is answered 413 at once" \
     grep -q '^HTTP/1.1 413' "$T/huge.out"
+# 80 clients at once, each sending 3 MB: every one reads its 413, none
+# gets a reset (after the answer the gateway reads and discards the rest)
+head -c 3000000 /dev/zero | tr '\0' ' ' >"$T/big3.json"
+pids=
+for i in $(seq 1 80); do
+	curl -s -m 60 -o /dev/null -w '%{http_code}\n' \
+	    -H "Authorization: Bearer $KEY" -H 'Expect:' \
+	    --data-binary "@$T/big3.json" "$URL/v1/workloads" \
+	    >"$T/par413.$i" 2>&1 &
+	pids="$pids $!"
+done
+# shellcheck disable=SC2086
+wait $pids
+n=$(cat "$T"/par413.* | grep -c '^413$')
+check "80 clients at once sending 3 MB all get the 413 ($n)" [ "$n" -eq 80 ]
 
 # -- create, routed, woken, deleted
 curl -s -m 30 -D "$T/h201" -o "$T/web1.json" \

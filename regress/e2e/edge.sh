@@ -113,6 +113,15 @@ check "slowloris is answered 408" grep -q '^HTTP/1.1 408' "$T/slow.out"
 check "slowloris is closed at the header timeout ($secs s)" \
     [ "$secs" -ge 1 ] && [ "$secs" -le 4 ]
 
+# the first head's time counts from the accept: silent 1.5 s, then a
+# byte every 0.3 s, is closed at about 2 s, not 1.5 s + 2 s
+"$T/bin/testhttp" trickle "$PORT" 1500 300 >"$T/trickle.out"
+ms=$(sed -n 's/^closed after \([0-9]*\) ms$/\1/p' "$T/trickle.out")
+check "a late, slow first head is answered 408" \
+    grep -q '^HTTP/1.1 408' "$T/trickle.out"
+check "it is closed at the header timeout from the accept ($ms ms)" \
+    within "${ms:-failed}" 1500 3200
+
 start=$(date +%s)
 printf 'GET / HTTP/1.1\r\nHost: app.test\r\n\r\n' |
     "$T/bin/testhttp" raw "$PORT" 10 >"$T/ka.out"

@@ -165,7 +165,7 @@ row 400 no "an HTTP/0.9 request line" "GET %s\r\n\r\n"
 row 404 no "HTTP/1.0 without Host: no route, closed" "GET %s HTTP/1.0\r\n\r\n"
 
 # versions
-row 505 no "HTTP/1.2" "GET %s HTTP/1.2\r\n$H\r\n"
+row 200 yes "HTTP/1.2 is served as HTTP/1.1" "GET %s HTTP/1.2\r\n$H$CL\r\n"
 row 505 no "HTTP/2.0 in a request line" "GET %s HTTP/2.0\r\n$H\r\n"
 row 505 no "the HTTP/2 preface" "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n%s"
 row 400 no "a malformed version" "GET %s HTTP/1.10\r\n$H\r\n"

@@ -37,7 +37,11 @@
  *					for no answer
  *	testhttp slow PORT SECS		slowloris: a request head one byte a
  *					second, for at most SECS; prints
- *					"closed after N" and what came back
+ *					"closed after N" and what came back *	testhttp trickle PORT WAIT EVERY
+ *					silent WAIT ms after connecting, then
+ *					a request head a byte every EVERY ms;
+ *					prints what came back and "closed
+ *					after N ms" (from the connect)
  */
 
 #include <sys/socket.h>
@@ -555,6 +559,54 @@ slow(int port, int secs)
 	return (0);
 }
 
+static long long
+now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/* a head that starts late and comes slowly; at most 30 s in all */
+static int
+trickle(int port, int wait, int every)
+{
+	static const char	 head[] = "GET / HTTP/1.1\r\nHost: slow.test\r\n"
+	    "X-Slow: abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz";
+	struct pollfd		 pfd;
+	char			 buf[512];
+	long long		 start;
+	ssize_t			 n;
+	size_t			 i;
+	int			 s;
+
+	signal(SIGPIPE, SIG_IGN);
+	if ((s = tcp_connect(port)) == -1) {
+		perror("testhttp: connect");
+		return (1);
+	}
+	start = now_ms();
+	pfd.fd = s;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, wait) == 0) {
+		for (i = 0; i < sizeof(head) - 1 &&
+		    now_ms() - start < 30000; i++) {
+			if (write(s, head + i, 1) != 1 ||
+			    poll(&pfd, 1, every) == 1)
+				break;
+		}
+	}
+	while (poll(&pfd, 1, 5000) == 1 &&
+	    (n = read(s, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = '\0';
+		fputs(buf, stdout);
+	}
+	printf("\nclosed after %lld ms\n", now_ms() - start);
+	close(s);
+	return (0);
+}
+
 static int
 unixraw(const char *path, int secs)
 {
@@ -588,12 +640,15 @@ main(int argc, char *argv[])
 		    argv[5]));
 	if (argc >= 4 && strcmp(argv[1], "slow") == 0)
 		return (slow(atoi(argv[2]), atoi(argv[3])));
+	if (argc >= 5 && strcmp(argv[1], "trickle") == 0)
+		return (trickle(atoi(argv[2]), atoi(argv[3]), atoi(argv[4])));
 	if (argc >= 3 && strcmp(argv[1], "raw") == 0)
 		return (raw(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 2));
 	if (argc >= 3 && strcmp(argv[1], "unix") == 0)
 		return (unixraw(argv[2], argc > 3 ? atoi(argv[3]) : 2));
 	fprintf(stderr, "usage: testhttp serve PORT [STARTFILE [REQLOG]] | "
 	    "raw PORT [SECS] | unix PATH [SECS] | hold PORT N SECS [HEAD] | "
-	    "burst PORT N SECS HEAD | slow PORT SECS\n");
+	    "burst PORT N SECS HEAD | slow PORT SECS |\n"
+	    "    trickle PORT WAIT EVERY\n");
 	return (1);
 }

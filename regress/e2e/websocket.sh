@@ -60,6 +60,34 @@ printf 'GET /nows HTTP/1.1\r\nHost: app.test\r\nUpgrade: websocket\r\nConnection
 check "a refused upgrade is answered over HTTP, no tunnel" \
     grep -q '^HTTP/1.1 200' "$T/no.out"
 
+# h2c is no upgrade: the workload gets an ordinary request, without
+# Upgrade, the Connection naming it, or HTTP2-Settings (h2c smuggling)
+H2C='Upgrade: h2c\r\nConnection: Upgrade, HTTP2-Settings\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n'
+printf "GET /headers HTTP/1.1\r\nHost: app.test\r\n$H2C\r\n" |
+    "$T/bin/testhttp" raw "$PORT" 2 | tr -d '\r' >"$T/h2c.out"
+check "an h2c upgrade is answered as a plain request" \
+    grep -q '^HTTP/1.1 200' "$T/h2c.out"
+check "the workload saw no Upgrade, Connection or HTTP2-Settings" \
+    sh -c "sed '1,/^\$/d' '$T/h2c.out' | grep -q '^GET /headers' &&
+    ! sed '1,/^\$/d' '$T/h2c.out' | grep -Eqi '^(upgrade|connection|http2-settings):'"
+# HTTP2-Settings alone, not named by Connection, is left out too
+printf 'GET /headers HTTP/1.1\r\nHost: app.test\r\nUpgrade: h2c\r\nConnection: Upgrade\r\nHTTP2-Settings: AAMAAABk\r\n\r\n' |
+    "$T/bin/testhttp" raw "$PORT" 2 | tr -d '\r' >"$T/h2c2.out"
+check "an unnamed HTTP2-Settings does not reach the workload either" \
+    sh -c "grep -q '^HTTP/1.1 200' '$T/h2c2.out' &&
+    ! sed '1,/^\$/d' '$T/h2c2.out' | grep -Eqi '^(upgrade|http2-settings):'"
+# a workload that switches anyway opens no tunnel
+printf "GET /ws HTTP/1.1\r\nHost: app.test\r\n$H2C\r\nsmuggled" |
+    "$T/bin/testhttp" raw "$PORT" 3 >"$T/h2c101.out"
+check "a 101 to an h2c request is a 502, no tunnel" \
+    sh -c "head -n 1 '$T/h2c101.out' | grep -q '^HTTP/1.1 502' &&
+    ! grep -q '^HTTP/1.1 101' '$T/h2c101.out'"
+# websocket listed after h2c: websocket alone goes through
+printf 'GET /headers HTTP/1.1\r\nHost: app.test\r\nUpgrade: h2c, websocket\r\nConnection: Upgrade\r\n\r\n' |
+    "$T/bin/testhttp" raw "$PORT" 2 | tr -d '\r' >"$T/both.out"
+check "Upgrade: h2c, websocket reaches the workload as websocket alone" \
+    sh -c "sed '1,/^\$/d' '$T/both.out' | grep -qix 'upgrade: websocket'"
+
 # many echoes through one tunnel, both ways at once
 head -c 200000 /dev/urandom | od -An -tx1 | tr -d ' \n' | head -c 200000 >"$T/payload"
 (printf "$UPGRADE"; cat "$T/payload"; sleep 2) |

@@ -378,8 +378,11 @@ static const struct req_case req_cases[] = {
 
 	/* versions */
 	N("HTTP/0.9", "GET /\r\n\r\n", 400),
-	N("HTTP/1.2", "GET / HTTP/1.2\r\nHost: a\r\n\r\n", 505),
+	Y("HTTP/1.2 as 1.1", "GET / HTTP/1.2\r\nHost: a\r\n\r\n", NONE, 0),
+	Y("HTTP/1.9 as 1.1", "GET / HTTP/1.9\r\nHost: a\r\n\r\n", NONE, 0),
 	N("HTTP/2.0", "GET / HTTP/2.0\r\nHost: a\r\n\r\n", 505),
+	N("HTTP/2.1", "GET / HTTP/2.1\r\nHost: a\r\n\r\n", 505),
+	N("HTTP/3.0", "GET / HTTP/3.0\r\nHost: a\r\n\r\n", 505),
 	N("HTTP/0.5", "GET / HTTP/0.5\r\nHost: a\r\n\r\n", 505),
 	N("HTTP/1.32", "GET / HTTP/1.32\r\nHost: a\r\n\r\n", 400),
 	N("HTTP/4294967295.255", "GET / HTTP/4294967295.255\r\nHost: a\r\n"
@@ -703,6 +706,7 @@ test_request_form(void **state)
 {
 	const struct http_head	*h;
 	const struct http_field	*f;
+	size_t			 used;
 
 	h = parse_ok("\r\nPOST /p?q HTTP/1.1\r\nhOsT: Example.COM:8080\r\n"
 	    "X:  a b \t\r\nY:\r\nContent-Length: 007\r\n\r\n");
@@ -734,6 +738,14 @@ test_request_form(void **state)
 	assert_memory_equal(h->path, "?x", 2);
 	assert_memory_equal(h->authority, "A.b:81", h->authoritylen);
 	assert_int_equal(h->port, 81);
+
+	/* a higher minor version is 1.1: Host needed, persistent */
+	h = parse_ok("GET / HTTP/1.2\r\nHost: a\r\n\r\n");
+	assert_int_equal(h->version, 11);
+	assert_true(http_head_persistent(h));
+	parse_all_ways("1.7 no Host", HTTP_REQUEST, 0, "GET / HTTP/1.7\r\n\r\n",
+	    18, &used, 0);
+	assert_int_equal(whole.errcode, 400);
 
 	h = parse_ok("GET / HTTP/1.0\r\n\r\n");
 	assert_int_equal(h->version, 10);
@@ -882,7 +894,8 @@ static const struct resp_case resp_cases[] = {
 	RN("status 4 digits", HTTP_M_GET, "HTTP/1.1 2000 OK\r\n\r\n"),
 	RN("status 2 digits", HTTP_M_GET, "HTTP/1.1 20 OK\r\n\r\n"),
 	RN("HTTP/2.0", HTTP_M_GET, "HTTP/2.0 200 OK\r\n\r\n"),
-	RN("HTTP/1.2", HTTP_M_GET, "HTTP/1.2 200 OK\r\n\r\n"),
+	RY("HTTP/1.2 as 1.1", HTTP_M_GET, "HTTP/1.2 200 OK\r\n"
+	    "Content-Length: 0\r\n\r\n", LEN, 200, 1),
 	RN("leading CRLF", HTTP_M_GET, "\r\nHTTP/1.1 200 OK\r\n\r\n"),
 	RN("garbage", HTTP_M_GET, "<html>\r\n\r\n"),
 	RN("CTL in reason", HTTP_M_GET, "HTTP/1.1 200 O\001K\r\n\r\n"),
@@ -1366,10 +1379,12 @@ test_serialize_roundtrip(void **state)
 	/* a websocket upgrade keeps Upgrade when asked to */
 	parse_ok("GET /ws HTTP/1.1\r\nHost: a\r\nConnection: Upgrade\r\n"
 	    "Upgrade: websocket\r\nSec-WebSocket-Key: k\r\n\r\n");
+	assert_true(http_head_websocket(&whole));
 	ser = (struct http_ser){ .flags = HTTP_SER_UPGRADE };
 	b = reparse(&whole, &ser, &n);
 	assert_true(field_is(http_head_get(b, HTTP_H_UPGRADE), "Upgrade",
 	    "websocket"));
+	assert_true(http_head_websocket(b));
 	assert_true(b->flags & HTTP_F_CONN_UPGRADE);
 	assert_true(field_is(http_head_find(b, "Sec-WebSocket-Key"),
 	    "Sec-WebSocket-Key", "k"));
@@ -1466,6 +1481,80 @@ test_serialize_response(void **state)
 	assert_memory_equal(out, "HTTP/1.1 200 \r\n\r\n", n);
 }
 
+/*
+ * Only a WebSocket upgrade is one: h2c (request smuggling through a 101
+ * the workload would answer) and any other Upgrade go out as ordinary
+ * requests, without Upgrade, the Connection naming it, or HTTP2-Settings.
+ */
+static void
+test_upgrade_websocket_only(void **state)
+{
+	static const char	*not_ws[] = {
+		"GET / HTTP/1.1\r\nHost: a\r\nUpgrade: h2c\r\n"
+		    "Connection: Upgrade, HTTP2-Settings\r\n"
+		    "HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: a\r\nUpgrade: h2c\r\n"
+		    "Connection: Upgrade\r\n"
+		    "HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: a\r\nUpgrade: TLS/1.2\r\n"
+		    "Connection: Upgrade\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: a\r\nUpgrade: websocket/13\r\n"
+		    "Connection: Upgrade\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: a\r\nUpgrade: websockets\r\n"
+		    "Connection: Upgrade\r\n\r\n",
+		/* no Connection: upgrade, a POST, HTTP/1.0 */
+		"GET / HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\n\r\n",
+		"POST / HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\n"
+		    "Connection: Upgrade\r\n\r\n",
+		"GET / HTTP/1.0\r\nHost: a\r\nUpgrade: websocket\r\n"
+		    "Connection: Upgrade\r\n\r\n",
+	};
+	const struct http_head	*b;
+	struct http_ser		 ser;
+	size_t			 i, used;
+	ssize_t			 n;
+	const char		*raw;
+
+	for (i = 0; i < NITEMS(not_ws); i++) {
+		parse_ok(not_ws[i]);
+		CHECK(!http_head_websocket(&whole), "not websocket: %s",
+		    not_ws[i]);
+		b = reparse(&whole, NULL, &n);
+		CHECK(http_head_get(b, HTTP_H_UPGRADE) == NULL &&
+		    http_head_find(b, "HTTP2-Settings") == NULL &&
+		    http_head_find(b, "Connection") == NULL &&
+		    b->nfields == 1, "forwarded plain: %s", not_ws[i]);
+	}
+
+	/* websocket among others, any case: websocket alone goes out */
+	parse_ok("GET /ws HTTP/1.1\r\nHost: a\r\nUpgrade: h2c, WebSocket\r\n"
+	    "Connection: keep-alive, Upgrade\r\nUpgrade: foo\r\n"
+	    "HTTP2-Settings: x\r\n\r\n");
+	assert_true(http_head_websocket(&whole));
+	ser = (struct http_ser){ .flags = HTTP_SER_UPGRADE };
+	n = http_head_serialize(&whole, &ser, out, sizeof(out));
+	assert_true(n > 0);
+	assert_int_equal(n, strlen("GET /ws HTTP/1.1\r\nHost: a\r\n"
+	    "Upgrade: websocket\r\nConnection: upgrade\r\n\r\n"));
+	assert_memory_equal(out, "GET /ws HTTP/1.1\r\nHost: a\r\n"
+	    "Upgrade: websocket\r\nConnection: upgrade\r\n\r\n", n);
+
+	/* a 101 is known by the protocol it switches to */
+	raw = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+	    "Connection: Upgrade\r\n\r\n";
+	http_resp_init(&whole, wbuf, sizeof(wbuf), HTTP_M_GET);
+	assert_int_equal(http_head_feed(&whole, raw, strlen(raw), &used),
+	    HTTP_DONE);
+	assert_true(whole.flags & HTTP_F_UPGRADE_WS);
+	raw = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n"
+	    "Connection: Upgrade\r\n\r\n";
+	http_resp_init(&whole, wbuf, sizeof(wbuf), HTTP_M_GET);
+	assert_int_equal(http_head_feed(&whole, raw, strlen(raw), &used),
+	    HTTP_DONE);
+	assert_false(whole.flags & HTTP_F_UPGRADE_WS);
+	end_checks();
+}
+
 /* every OK request of the table survives parse, serialise, parse */
 static void
 test_serialize_table(void **state)
@@ -1516,6 +1605,7 @@ main(void)
 		cmocka_unit_test(test_serialize_roundtrip),
 		cmocka_unit_test(test_serialize_refuses),
 		cmocka_unit_test(test_serialize_response),
+		cmocka_unit_test(test_upgrade_websocket_only),
 		cmocka_unit_test(test_serialize_table),
 	};
 
