@@ -292,6 +292,12 @@ proc_find(const struct imsgev *iev, uint32_t type)
 	return (NULL);
 }
 
+/* a lost channel's fatalx, put off by PROC_LOST_GRACE_MS (imsgev_lost) */
+#define PROC_LOST_GRACE_MS	2000
+static struct event	 proc_lost_ev;
+static char		 proc_lost_msg[128];
+static int		 proc_lost_pending;
+
 static const char *
 peer_name(const struct imsgev *iev)
 {
@@ -306,6 +312,12 @@ peer_name(const struct imsgev *iev)
  * it has stopped the others; only a control client's drops that client.
  */
 static void
+proc_lost_late(int fd, short event, void *arg)
+{
+	fatalx("%s", proc_lost_msg);
+}
+
+static void
 imsgev_lost(struct imsgev *iev, const char *why)
 {
 	if (iev->dead)
@@ -314,6 +326,25 @@ imsgev_lost(struct imsgev *iev, const char *why)
 	if (iev->events != 0) {
 		event_del(&iev->ev);
 		iev->events = 0;
+	}
+	/*
+	 * A sibling or the parent that closed its end has exited: in a
+	 * shutdown, as the SIGTERM on its way to us too says, or because it
+	 * died, which the parent sees and answers with that SIGTERM.  Either
+	 * way ours comes within the grace, and the log is left to name the
+	 * child that died, not the ones that lost it; past the grace it is
+	 * fatal.  A broken message is fatal at once: the set is out of step.
+	 */
+	if (iev->closed == NULL && strcmp(why, "closed") == 0) {
+		log_debug("channel to %s: %s", peer_name(iev), why);
+		if (proc_lost_pending)
+			return;
+		(void)snprintf(proc_lost_msg, sizeof(proc_lost_msg),
+		    "channel to %s: %s", peer_name(iev), why);
+		evtimer_set(&proc_lost_ev, proc_lost_late, NULL);
+		evtimer_add_ms(&proc_lost_ev, PROC_LOST_GRACE_MS);
+		proc_lost_pending = 1;
+		return;
 	}
 	if (iev->closed == NULL)
 		fatalx("channel to %s: %s", peer_name(iev), why);

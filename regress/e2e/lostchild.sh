@@ -196,6 +196,13 @@ for name in store gateway reaper runtime; do
 	    [ "$STATUS" -eq 1 -a "$MS" -lt 10000 ]
 	check "SIGKILL to $name: the parent names it" \
 	    grep -q "lost child: $name" "$T/orchd.log"
+	# the others lose their channels to it too: the log names the
+	# child that died first, and none of them says "fatal"
+	first=$(grep -n -E "lost child|fatal" "$T/orchd.log" | head -n 1)
+	check "SIGKILL to $name: named before any other line of loss" \
+	    sh -c "echo '$first' | grep -q 'lost child: $name'"
+	check "SIGKILL to $name: no sibling logs fatal" \
+	    sh -c "! grep -q 'fatal in' '$T/orchd.log'"
 	no_leftover "SIGKILL to $name"
 done
 

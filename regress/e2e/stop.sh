@@ -114,5 +114,7 @@ check "its process is gone" wait_for 5 gone "$P_SHORT"
 
 stop_orchd
 check "orchd stops cleanly (status $STATUS)" [ "$STATUS" -eq 0 ]
+check "a clean stop logs no fatal and loses no child" \
+    sh -c "! grep -E 'fatal|lost child' '$T/orchd.log'"
 ORCHD_PID=
 e2e_done
