@@ -631,6 +631,7 @@ spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
 	struct spawn_job	 job;
 	struct spawned		*sp = NULL;
 	pid_t			 pid = -1, parent = getpid();
+	sigset_t		 all, saved;
 	int			 pfd[2] = { -1, -1 };
 
 	if (job_prepare(&job, env, wl, msg, len) == -1)
@@ -640,8 +641,16 @@ spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
 		msgf(msg, len, "%s", strerror(errno));
 		goto done;
 	}
+	/*
+	 * Signals blocked across fork: until child_signals() resets them,
+	 * the child has our handlers, and one run there would tell our
+	 * event loop of a signal we never got.
+	 */
+	sigfillset(&all);
+	(void)sigprocmask(SIG_BLOCK, &all, &saved);
 	switch ((pid = fork())) {
 	case -1:
+		(void)sigprocmask(SIG_SETMASK, &saved, NULL);
 		msgf(msg, len, "fork: %s", strerror(errno));
 		goto done;
 	case 0:
@@ -650,6 +659,7 @@ spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
 	default:
 		break;
 	}
+	(void)sigprocmask(SIG_SETMASK, &saved, NULL);
 	close(pfd[1]);
 	pfd[1] = -1;
 	if (spawn_wait_exec(&job, pfd[0], pid, msg, len) == -1) {
