@@ -1,8 +1,9 @@
 /*
  * orchd -nv (orchd/printconf.c): each regress/config/conf.N, parsed and
  * printed, must match conf.N.ok; the print, parsed again, must print the
- * same and give the same workloads (their JSON form, every field).  The
- * API key is never printed, and what cannot be read back is refused.
+ * same and give the same workloads (their JSON form, every field); so
+ * must test_parse's good*.conf, with good*.conf.ok.  The API key is never
+ * printed, and what cannot be read back is refused.
  *
  * Run from the top of the tree.  ORCHD_GOLDEN_UPDATE=1 writes the .ok
  * files instead of comparing: read the diff before committing one.
@@ -183,6 +184,28 @@ test_golden(void **state)
 	assert_true(count >= 8);
 }
 
+/*
+ * test_parse's good configurations: what they parse to, field by field,
+ * is their golden file; test_parse keeps what a print does not show.
+ */
+static void
+test_golden_good(void **state)
+{
+	static const char *const files[] = {
+		"good.conf",		/* every keyword, macros, include */
+		"good-minimal.conf",
+		"good-noeol.conf",
+		"good-policy.conf"
+	};
+	char	 path[PATH_MAX];
+	size_t	 i;
+
+	for (i = 0; i < nitems(files); i++) {
+		(void)snprintf(path, sizeof(path), CONFDIR "%s", files[i]);
+		check_one(path);
+	}
+}
+
 /* the key that was loaded never appears, its file does */
 static void
 test_no_key(void **state)
@@ -266,6 +289,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden),
+		cmocka_unit_test(test_golden_good),
 		cmocka_unit_test(test_no_key),
 		cmocka_unit_test(test_unprintable),
 		cmocka_unit_test(test_api_workload),
