@@ -282,9 +282,10 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 	const struct strentry		*e;
 	const struct volume		*v;
 	const struct keypair_conf	*kp;
-	int				 docker = wl->driver == DRIVER_DOCKER;
 	const char			*sig;
+	int				 docker;
 
+	docker = wl->driver == DRIVER_DOCKER;
 	fputs("\nworkload ", fp);
 	print_string(fp, wl->name);
 	fprintf(fp, " {\n\tdriver %s\n", docker ? "docker" : "process");

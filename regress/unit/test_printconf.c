@@ -124,7 +124,8 @@ static void
 check_one(const char *path)
 {
 	struct orchd_conf	*conf, *again;
-	char			 ok[PATH_MAX], tmp[] = "/tmp/printconf.XXXXXX";
+	char			 ok[PATH_MAX];
+	char			 tmp[] = "/tmp/printconf.XXXXXX";
 	char			*text, *golden, *text2;
 	int			 fd, rv;
 
