@@ -3,7 +3,8 @@
 # "configuration OK": the golden file of the defaults; a configuration
 # with TLS, an API key file, -D and ORCHD_IDLE_TIMEOUT printed, and the
 # print read back by orchd -nv prints the same; the key itself never
-# printed; -n alone prints no configuration, a bad file none either.
+# printed; so is the shipped example; -n alone prints no configuration,
+# a bad file none either.
 # The other configurations' golden files are test_printconf's.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
@@ -82,6 +83,15 @@ check "the print, read back by orchd -nv, is accepted (status $st)" \
 check "... and prints the same" cmp -s "$T/out1" "$T/out2"
 [ "$st" -eq 0 ] && ! cmp -s "$T/out1" "$T/out2" &&
     diff "$T/out1" "$T/out2" | head -20
+
+# -- the shipped example, printed and read back
+EXAMPLE=$(cd "$(dirname "$0")/../../etc" && pwd)/orchd.conf
+"$ORCHD" -nv -f "$EXAMPLE" >"$T/ex1" 2>"$T/err"
+st=$?
+check "orchd -nv of the example exits 0 (status $st)" [ "$st" -eq 0 ]
+cp "$T/ex1" "$T/etc/example.conf"
+"$ORCHD" -nv -f "$T/etc/example.conf" >"$T/ex2" 2>"$T/err"
+check "... and its print prints the same" cmp -s "$T/ex1" "$T/ex2"
 
 # -- the environment's overrides are what orchd runs with
 ORCHD_IDLE_TIMEOUT=0 "$ORCHD" -nv -f "$T/etc/orchd.conf" >"$T/out" 2>"$T/err"
