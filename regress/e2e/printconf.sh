@@ -2,8 +2,8 @@
 # orchd -nv prints the configuration as it reads it, on stdout, before
 # "configuration OK": the golden file of the defaults; a configuration
 # with TLS, an API key file, -D and ORCHD_IDLE_TIMEOUT printed, and the
-# print read back by orchd -nv prints the same; the key itself never
-# printed; so is the shipped example; -n alone prints no configuration,
+# print read back by orchd -nv prints the same, as the shipped example's
+# does; the key itself never printed; -n alone prints no configuration,
 # a bad file none either.
 # The other configurations' golden files are test_printconf's.
 . "$(dirname "$0")/lib.sh"
