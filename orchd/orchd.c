@@ -635,6 +635,9 @@ main(int argc, char *argv[])
 	if ((env.conf = config_load(conffile)) == NULL)
 		exit(1);
 	if (noaction) {
+		/* -nv: what was read, as bgpd -nv prints it */
+		if (env.verbose > 0 && print_config(stdout, env.conf) == -1)
+			exit(1);
 		fprintf(stderr, "configuration OK\n");
 		exit(0);
 	}

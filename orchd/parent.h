@@ -6,6 +6,7 @@
 #define ORCHD_PARENT_H
 
 #include <limits.h>
+#include <stdio.h>
 
 #include "proc.h"
 
@@ -53,6 +54,9 @@ void		 helper_path(struct orchd *, const char *, char *, size_t);
 struct orchd_conf *config_load(const char *);
 void		 config_send(struct orchd *);
 void		 config_recv_done(struct imsgev *, struct imsg *);
+
+/* printconf.c */
+int		 print_config(FILE *, const struct orchd_conf *);
 
 /* keycheck.c: TLS keypairs, checked by gatewayd -n */
 int		 keycheck(struct orchd_conf *);

@@ -110,6 +110,12 @@ print_lines(void)
  * Good configurations.
  */
 
+/*
+ * What good.conf parses to, field by field, is regress/config/good.conf.ok
+ * (test_printconf); here what a print does not show: the addresses the
+ * listeners' names gave, the keypairs by host, where the workloads came
+ * from.
+ */
 static void
 test_good(void **state)
 {
@@ -119,7 +125,6 @@ test_good(void **state)
 	struct keypair_conf	*kp;
 	struct sockaddr_in	*sin;
 	struct sockaddr_in6	*sin6;
-	struct volume		*v;
 	int			 n;
 
 	conf = parse_config(CONFDIR "good.conf", 0);
@@ -127,29 +132,11 @@ test_good(void **state)
 		print_lines();
 	assert_non_null(conf);
 	assert_int_equal(nlines, 0);
-
 	assert_string_equal(conf->conffile, CONFDIR "good.conf");
-	assert_string_equal(conf->user, "_orchd");
-	assert_string_equal(conf->chroot, "/var/empty");
-	assert_int_equal(conf->idle_timeout, 300);
-	assert_int_equal(conf->reaper_interval, 30);
-	assert_int_equal(conf->wake_timeout, 45);
-	assert_string_equal(conf->database, "/var/db/orchd/orchd.db");
-	assert_string_equal(conf->socket, "/var/run/orchd.sock");
-	assert_string_equal(conf->logdir, "/var/log/orchd");
-	assert_string_equal(conf->docker_socket, "/run/docker.sock");
-	assert_string_equal(conf->api_key_file, "/etc/orchd/api.key");
-	assert_int_equal(conf->api_metrics_public, 1);
-	assert_int_equal(strlist_count(&conf->api_hosts), 2);
-	assert_string_equal(strlist_nth(&conf->api_hosts, 0),
-	    "api.example.com");
-	assert_string_equal(strlist_nth(&conf->api_hosts, 1),
-	    "api2.example.com");
 
 	/* listeners, in order */
 	l = TAILQ_FIRST(&conf->listeners);
 	assert_non_null(l);
-	assert_string_equal(l->name, "0.0.0.0");
 	sin = (struct sockaddr_in *)&l->ss;
 	assert_int_equal(sin->sin_family, AF_INET);
 	assert_int_equal(ntohs(sin->sin_port), 18000);
@@ -157,129 +144,52 @@ test_good(void **state)
 	assert_int_equal(l->sslen, sizeof(*sin));
 	assert_int_equal(l->api, 0);
 	assert_int_equal(l->tls, 0);
-	assert_null(l->tls_cert);
 	assert_int_equal(l->fd, -1);
 
 	l = TAILQ_NEXT(l, entry);
 	assert_non_null(l);
-	assert_string_equal(l->name, "::1");
 	sin6 = (struct sockaddr_in6 *)&l->ss;
 	assert_int_equal(sin6->sin6_family, AF_INET6);
 	assert_int_equal(ntohs(sin6->sin6_port), 18443);
 	assert_true(IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr));
 	assert_int_equal(l->sslen, sizeof(*sin6));
 	assert_int_equal(l->tls, 1);
-	assert_string_equal(l->tls_cert, "/etc/ssl/example.crt");
-	assert_string_equal(l->tls_key, "/etc/ssl/private/example.key");
 
 	l = TAILQ_NEXT(l, entry);
 	assert_non_null(l);
 	assert_string_equal(l->name, "localhost");
 	sin = (struct sockaddr_in *)&l->ss;
 	assert_int_equal(sin->sin_family, AF_INET);
-	assert_int_equal(ntohs(sin->sin_port), 18080);
 	assert_int_equal(sin->sin_addr.s_addr, htonl(INADDR_LOOPBACK));
 	assert_int_equal(l->api, 1);
-	assert_int_equal(l->tls, 0);
 
 	l = TAILQ_NEXT(l, entry);
 	assert_non_null(l);
-	assert_string_equal(l->name, "[::1]");
 	assert_int_equal(l->ss.ss_family, AF_INET6);
 	assert_int_equal(l->api, 1);
 	assert_int_equal(l->tls, 1);
-	assert_string_equal(l->tls_cert, "api.crt");
-	assert_string_equal(l->tls_key, "api.key");
 	assert_null(TAILQ_NEXT(l, entry));
 
-	/* workloads in file order, the included one where it was included */
-	wl = TAILQ_FIRST(&conf->workloads);
-	assert_non_null(wl);
-	assert_string_equal(wl->name, "docs");
-	assert_int_equal(wl->driver, DRIVER_PROCESS);
-	assert_int_equal(wl->source, SOURCE_CONFIG);
-	assert_string_equal(strlist_nth(&wl->hosts, 0), "docs.example.com");
-	assert_string_equal(wl->command,
-	    "/usr/local/bin/docs-server --port 9001");
-	assert_string_equal(wl->user, "_docs");
-	assert_string_equal(wl->directory, "/var/www/docs");
-	assert_string_equal(wl->address, "127.0.0.1");
-	assert_int_equal(wl->port, 9001);
-	assert_int_equal(wl->idle_timeout, 0);
-	assert_int_equal(wl->wake_timeout, -1);
-	assert_int_equal(wl->keep_warm, 1);
-	assert_int_equal(wl->health, HEALTH_TCP);
-	assert_int_equal(wl->init, -1);
-	assert_int_equal(wl->stop_signal, 0);
-	assert_int_equal(wl->stop_timeout, -1);
+	/* the file's, the included one where it was included */
+	n = 0;
+	TAILQ_FOREACH(wl, &conf->workloads, entry) {
+		assert_int_equal(wl->source, SOURCE_CONFIG);
+		n++;
+	}
+	assert_int_equal(n, 4);
+	assert_string_equal(TAILQ_FIRST(&conf->workloads)->name, "docs");
 
+	/* tls keypair: one per host of the workload, in its order */
 	wl = find_workload(conf, "blog");
 	assert_non_null(wl);
-	assert_int_equal(strlist_count(&wl->hosts), 2);
-	assert_string_equal(strlist_nth(&wl->hosts, 1),
-	    "www.blog.example.com");
-	assert_int_equal(wl->driver, DRIVER_DOCKER);
-	assert_string_equal(wl->image, "registry.example.com/blog:1.4");
-	assert_string_equal(wl->command, "bin/rails server -b 0.0.0.0");
-	assert_string_equal(wl->runtime, "runsc");
-	assert_int_equal(wl->network, NETWORK_BRIDGE);
-	assert_int_equal(wl->port, 3000);
-	assert_int_equal(wl->health, HEALTH_PATH);
-	assert_string_equal(wl->health_path, "/up");
-	assert_int_equal(wl->idle_timeout, 600);
-	assert_int_equal(wl->wake_timeout, 60);
-	assert_int_equal(wl->memory, 512LL * 1024 * 1024);
-	assert_int_equal(strlist_count(&wl->env), 2);
-	assert_string_equal(strlist_nth(&wl->env, 0), "RAILS_ENV=production");
-	assert_string_equal(strlist_nth(&wl->env, 1), "SECRET=a=b c");
-	v = TAILQ_FIRST(&wl->volumes);
-	assert_non_null(v);
-	assert_string_equal(v->host, "/var/orchd/blog");
-	assert_string_equal(v->container, "/data");
-	assert_null(TAILQ_NEXT(v, entry));
-	assert_string_equal(wl->user, "1000:1000");
-	assert_string_equal(wl->directory, "/app");
-	assert_string_equal(wl->address, "127.0.0.1");
-	assert_int_equal(wl->keep_warm, 0);
-	assert_int_equal(wl->init, 0);
-	assert_int_equal(wl->stop_signal, SIGQUIT);
-	assert_int_equal(wl->stop_timeout, 30);
-
-	wl = find_workload(conf, "api-preview");
-	assert_non_null(wl);
-	assert_string_equal(strlist_nth(&wl->hosts, 0),
-	    "*.preview.example.com");
-	assert_int_equal(wl->network, NETWORK_HOST);
-	assert_int_equal(wl->health, HEALTH_TCP);
-	assert_null(wl->health_path);
-	assert_int_equal(wl->memory, 1024LL * 1024 * 1024);
-	assert_int_equal(wl->keep_warm, 1);
-	assert_int_equal(wl->idle_timeout, -1);
-	assert_int_equal(wl->init, 1);
-	assert_int_equal(wl->stop_signal, SIGKILL);
-	assert_int_equal(wl->stop_timeout, -1);
-
-	wl = find_workload(conf, "v6");
-	assert_non_null(wl);
-	assert_string_equal(wl->command,
-	    "/usr/local/bin/v6-server --port 9100");
-	assert_string_equal(wl->address, "::1");
-	assert_int_equal(wl->wake_timeout, 7200);
-	assert_int_equal(wl->idle_timeout, 90);
-	assert_int_equal(wl->init, -1);
-	assert_int_equal(wl->stop_signal, SIGINT);
-	assert_int_equal(wl->stop_timeout, 0);
-	assert_null(TAILQ_NEXT(wl, entry));
-
-	/* tls keypair: one per host of the workload */
 	n = 0;
 	TAILQ_FOREACH(kp, &conf->keypairs, entry) {
 		assert_string_equal(kp->cert, "/etc/ssl/blog.crt");
 		assert_string_equal(kp->key, "/etc/ssl/private/blog.key");
-		assert_string_equal(kp->host, n == 0 ? "blog.example.com" :
-		    "www.blog.example.com");
+		assert_string_equal(kp->host, strlist_nth(&wl->hosts, n));
 		n++;
 	}
+	assert_int_equal(n, strlist_count(&wl->hosts));
 	assert_int_equal(n, 2);
 
 	free_config(conf);

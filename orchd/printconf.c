@@ -1,0 +1,393 @@
+/*
+ * orchd -nv: the configuration as orchd reads it, printed back in
+ * orchd.conf(5) syntax, as bgpd -nv does.  Macros and includes come out
+ * expanded and every global setting with its value, the defaults filled
+ * in, so that an operator sees what orchd would run with.
+ *
+ * What is printed parses again to the same configuration.  A workload
+ * setting left to the global one or to the driver (an idle timeout of
+ * -1, a stop signal of 0) keeps that meaning: its effective value is a
+ * comment, since writing it out would tie the workload to today's value.
+ * Strings are always quoted, so that no value is read back as a keyword,
+ * a number or a macro: the lexer expands no '$' within quotes, and takes
+ * a backslash before the quote or a backslash as that character.
+ *
+ * The API key is never printed, only the name of its file.
+ */
+
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "parent.h"
+
+static int	 pc_errors;
+
+static void	 print_string(FILE *, const char *);
+static void	 print_duration(FILE *, const char *, int64_t);
+static void	 print_size(FILE *, int64_t);
+static void	 print_globals(FILE *, const struct orchd_conf *);
+static void	 print_gateway(FILE *, const struct gateway_conf *);
+static void	 print_listeners(FILE *, const struct orchd_conf *);
+static void	 print_api(FILE *, const struct orchd_conf *);
+static void	 print_workload(FILE *, const struct orchd_conf *,
+		    const struct workload_conf *);
+
+/*
+ * A quoted string as the lexer reads it back: '"' and '\' escaped.  The
+ * lexer refuses control characters but the tab in a quoted string; the
+ * parser never lets one in, so finding one is a bug, reported.
+ */
+static void
+print_string(FILE *fp, const char *s)
+{
+	const unsigned char	*p;
+
+	fputc('"', fp);
+	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+		if ((*p < 0x20 && *p != '\t') || *p == 0x7f) {
+			log_warnx("%s: control character 0x%02x in a "
+			    "string", __func__, *p);
+			pc_errors++;
+			continue;
+		}
+		if (*p == '"' || *p == '\\')
+			fputc('\\', fp);
+		fputc(*p, fp);
+	}
+	fputc('"', fp);
+}
+
+/* "keyword 5m": a bare word, never a keyword or a macro */
+static void
+print_duration(FILE *fp, const char *what, int64_t secs)
+{
+	char	 buf[32];
+
+	fprintf(fp, "%s %s\n", what, fmt_duration(secs, buf, sizeof(buf)));
+}
+
+/* the largest unit that divides the size, as parse_size() reads it */
+static void
+print_size(FILE *fp, int64_t bytes)
+{
+	static const struct {
+		char	 suffix;
+		int64_t	 mult;
+	} units[] = {
+		{ 'G', 1024 * 1024 * 1024 },
+		{ 'M', 1024 * 1024 },
+		{ 'K', 1024 }
+	};
+	size_t	 i;
+
+	for (i = 0; i < nitems(units) && bytes > 0; i++)
+		if (bytes % units[i].mult == 0) {
+			fprintf(fp, "%lld%c", (long long)(bytes /
+			    units[i].mult), units[i].suffix);
+			return;
+		}
+	fprintf(fp, "%lld", (long long)bytes);
+}
+
+static void
+print_globals(FILE *fp, const struct orchd_conf *conf)
+{
+	fputs("user ", fp);
+	print_string(fp, conf->user);
+	fputs("\nchroot ", fp);
+	print_string(fp, conf->chroot);
+	fputs("\ndatabase ", fp);
+	print_string(fp, conf->database);
+	fputs("\nsocket ", fp);
+	print_string(fp, conf->socket);
+	fputs("\nlog directory ", fp);
+	print_string(fp, conf->logdir);
+	fputs("\ndocker socket ", fp);
+	print_string(fp, conf->docker_socket);
+	fputs("\n", fp);
+	print_duration(fp, "idle timeout", conf->idle_timeout);
+	if (conf->reaper_off)
+		fputs("# the reaper is off: ORCHD_IDLE_TIMEOUT=0\n", fp);
+	print_duration(fp, "reaper interval", conf->reaper_interval);
+	print_duration(fp, "wake timeout", conf->wake_timeout);
+	fprintf(fp, "workload uids \"%lld-%lld\"\n",
+	    (long long)conf->wl_uid_low, (long long)conf->wl_uid_high);
+	fputs("workload directory ", fp);
+	print_string(fp, conf->wl_dir);
+	fputs("\n", fp);
+}
+
+static void
+print_gateway(FILE *fp, const struct gateway_conf *g)
+{
+	const struct netaddr	*na;
+	char			 buf[INET6_ADDRSTRLEN];
+	int			 i, max;
+
+	print_duration(fp, "header timeout", g->header_timeout);
+	print_duration(fp, "body timeout", g->body_timeout);
+	print_duration(fp, "connect timeout", g->connect_timeout);
+	print_duration(fp, "upstream timeout", g->upstream_timeout);
+	print_duration(fp, "keepalive timeout", g->keepalive_timeout);
+	/* 0 cannot be written: the defaults are said in comments */
+	if (g->max_conns > 0)
+		fprintf(fp, "max connections %lld\n",
+		    (long long)g->max_conns);
+	else
+		fputs("# max connections: from the open-files limit\n", fp);
+	if (g->max_conns_addr > 0)
+		fprintf(fp, "max connections per address %lld\n",
+		    (long long)g->max_conns_addr);
+	else
+		fputs("# max connections per address: no limit\n", fp);
+	fprintf(fp, "prefork %lld\n", (long long)g->prefork);
+	for (i = 0; i < g->ntrusted && i < ORCHD_TRUSTED_MAX; i++) {
+		na = &g->trusted[i];
+		max = na->af == AF_INET ? 32 : 128;
+		if (inet_ntop(na->af, na->addr, buf, sizeof(buf)) == NULL) {
+			log_warn("%s: trusted proxy %d", __func__, i);
+			pc_errors++;
+			continue;
+		}
+		if (na->prefix == max)
+			fprintf(fp, "trusted proxy \"%s\"\n", buf);
+		else
+			fprintf(fp, "trusted proxy \"%s/%d\"\n", buf,
+			    na->prefix);
+	}
+}
+
+/* the port is the socket address's, the address as it was written */
+static void
+print_listeners(FILE *fp, const struct orchd_conf *conf)
+{
+	const struct listener_conf	*l;
+	const struct sockaddr_in	*sin;
+	const struct sockaddr_in6	*sin6;
+	int				 port;
+
+	TAILQ_FOREACH(l, &conf->listeners, entry) {
+		if (l->ss.ss_family == AF_INET6) {
+			sin6 = (const struct sockaddr_in6 *)&l->ss;
+			port = ntohs(sin6->sin6_port);
+		} else {
+			sin = (const struct sockaddr_in *)&l->ss;
+			port = ntohs(sin->sin_port);
+		}
+		fputs(l->api ? "api listen on " : "listen on ", fp);
+		print_string(fp, l->name);
+		fprintf(fp, " port %d", port);
+		if (l->tls) {
+			fputs(" tls certificate ", fp);
+			print_string(fp, l->tls_cert);
+			fputs(" key ", fp);
+			print_string(fp, l->tls_key);
+		}
+		fputs("\n", fp);
+	}
+	if (TAILQ_EMPTY(&conf->listeners))
+		fputs("# no listen on: no requests are served\n", fp);
+}
+
+static void
+print_api(FILE *fp, const struct orchd_conf *conf)
+{
+	const struct strentry	*e;
+
+	TAILQ_FOREACH(e, &conf->api_hosts, entry) {
+		fputs("api host ", fp);
+		print_string(fp, e->str);
+		fputs("\n", fp);
+	}
+	/* never the key itself */
+	if (conf->api_key_file != NULL) {
+		fputs("api key file ", fp);
+		print_string(fp, conf->api_key_file);
+		fputs("\n", fp);
+	} else if (conf->api_key_set)
+		fputs("# api key: from ORCHD_KEY\n", fp);
+	if (conf->api_metrics_public)
+		fputs("api metrics public\n", fp);
+	if (conf->api_allow_process)
+		fputs("api allow process\n", fp);
+	TAILQ_FOREACH(e, &conf->api_allow_images, entry) {
+		fputs("api allow image ", fp);
+		print_string(fp, e->str);
+		fputs("\n", fp);
+	}
+	TAILQ_FOREACH(e, &conf->api_allow_volumes, entry) {
+		fputs("api allow volume ", fp);
+		print_string(fp, e->str);
+		fputs("\n", fp);
+	}
+}
+
+/* "keyword STRING" in a block, if s is set */
+static void
+print_wlstring(FILE *fp, const char *what, const char *s)
+{
+	if (s == NULL)
+		return;
+	fprintf(fp, "\t%s ", what);
+	print_string(fp, s);
+	fputs("\n", fp);
+}
+
+/* a workload's duration, or -1: the global's, or the fallback */
+static void
+print_wlduration(FILE *fp, const char *what, int64_t secs, int64_t dflt,
+    const char *from)
+{
+	char	 buf[32];
+
+	if (secs != -1)
+		fprintf(fp, "\t%s %s\n", what,
+		    fmt_duration(secs, buf, sizeof(buf)));
+	else
+		fprintf(fp, "\t# %s %s, %s\n", what,
+		    fmt_duration(dflt, buf, sizeof(buf)), from);
+}
+
+/*
+ * The keypair of a workload is kept per host in conf->keypairs, every
+ * host of the workload with the same files: the first host's says it.
+ */
+static const struct keypair_conf *
+workload_keypair(const struct orchd_conf *conf,
+    const struct workload_conf *wl)
+{
+	const struct strentry		*e;
+	const struct keypair_conf	*kp;
+
+	if ((e = TAILQ_FIRST(&wl->hosts)) == NULL)
+		return (NULL);
+	TAILQ_FOREACH(kp, &conf->keypairs, entry)
+		if (strcmp(kp->host, e->str) == 0)
+			return (kp);
+	return (NULL);
+}
+
+static void
+print_workload(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl)
+{
+	const struct strentry		*e;
+	const struct volume		*v;
+	const struct keypair_conf	*kp;
+	const char			*sig;
+	int				 docker;
+
+	docker = wl->driver == DRIVER_DOCKER;
+	fputs("\nworkload ", fp);
+	print_string(fp, wl->name);
+	fprintf(fp, " {\n\tdriver %s\n", docker ? "docker" : "process");
+	TAILQ_FOREACH(e, &wl->hosts, entry)
+		print_wlstring(fp, "host", e->str);
+	print_wlstring(fp, "image", wl->image);
+	print_wlstring(fp, "command", wl->command);
+	print_wlstring(fp, "runtime", wl->runtime);
+	if (docker)
+		fprintf(fp, "\tnetwork %s\n", wl->network == NETWORK_HOST ?
+		    "host" : "bridge");
+	TAILQ_FOREACH(e, &wl->env, entry)
+		print_wlstring(fp, "env", e->str);
+	TAILQ_FOREACH(v, &wl->volumes, entry) {
+		fputs("\tvolume ", fp);
+		print_string(fp, v->host);
+		fputs(" ", fp);
+		print_string(fp, v->container);
+		fputs("\n", fp);
+	}
+	print_wlstring(fp, "user", wl->user);
+	if (wl->user == NULL && !docker)
+		fputs("\t# user: a uid of its own, from workload uids\n", fp);
+	if (wl->allow_root)
+		fputs("\tallow root\n", fp);
+	print_wlstring(fp, "directory", wl->directory);
+	if (wl->directory == NULL && !docker)
+		fprintf(fp, "\t# directory: its state directory, %s/%s\n",
+		    conf->wl_dir, wl->name);
+	print_wlstring(fp, "address", wl->address);
+	fprintf(fp, "\tport %u\n", (unsigned int)wl->port);
+	if (wl->health == HEALTH_PATH)
+		print_wlstring(fp, "health path", wl->health_path);
+	else
+		fputs("\thealth tcp\n", fp);
+	if (conf->reaper_off)
+		fputs("\t# the reaper is off: never suspended\n", fp);
+	print_wlduration(fp, "idle timeout", wl->idle_timeout,
+	    conf->idle_timeout, "the global setting");
+	print_wlduration(fp, "wake timeout", wl->wake_timeout,
+	    conf->wake_timeout, "the global setting");
+	if (wl->memory > 0) {
+		fputs("\tmemory ", fp);
+		print_size(fp, wl->memory);
+		fputs("\n", fp);
+	} else
+		fputs("\t# memory: no limit\n", fp);
+	if (wl->keep_warm)
+		fputs("\tkeep warm\n", fp);
+	/* signal_name() says "SIGQUIT"; the lexer reads "QUIT" as well */
+	if (wl->stop_signal != 0 &&
+	    (sig = signal_name(wl->stop_signal)) != NULL)
+		fprintf(fp, "\tstop signal %s\n", sig + 3);
+	else if (wl->stop_signal != 0) {
+		log_warnx("%s: workload %s: stop signal %d", __func__,
+		    wl->name, wl->stop_signal);
+		pc_errors++;
+	} else if (docker)
+		fputs("\t# stop signal: the image's, else TERM\n", fp);
+	else
+		fputs("\t# stop signal TERM, the default\n", fp);
+	print_wlduration(fp, "stop timeout", wl->stop_timeout,
+	    WL_STOP_TIMEOUT, "the default");
+	if (docker && wl->init != -1)
+		fprintf(fp, "\tinit %s\n", wl->init ? "yes" : "no");
+	else if (docker)
+		fputs("\t# init yes, the default\n", fp);
+	if ((kp = workload_keypair(conf, wl)) != NULL) {
+		fputs("\ttls keypair ", fp);
+		print_string(fp, kp->cert);
+		fputs(" ", fp);
+		print_string(fp, kp->key);
+		fputs("\n", fp);
+	}
+	fputs("}\n", fp);
+}
+
+/*
+ * The whole configuration, to fp.  Only the file's workloads: those of
+ * the API live in the store, not in orchd.conf.  -1 if something could
+ * not be printed so that it reads back the same, or fp failed.
+ */
+int
+print_config(FILE *fp, const struct orchd_conf *conf)
+{
+	const struct workload_conf	*wl;
+
+	pc_errors = 0;
+	fputs("# orchd.conf as read: defaults filled in, macros and "
+	    "includes expanded\n\n", fp);
+	print_globals(fp, conf);
+	fputs("\n", fp);
+	print_gateway(fp, &conf->gateway);
+	fputs("\n", fp);
+	print_listeners(fp, conf);
+	print_api(fp, conf);
+	TAILQ_FOREACH(wl, &conf->workloads, entry)
+		if (wl->source == SOURCE_CONFIG)
+			print_workload(fp, conf, wl);
+	if (fflush(fp) == EOF || ferror(fp)) {
+		log_warn("%s", __func__);
+		return (-1);
+	}
+	return (pc_errors == 0 ? 0 : -1);
+}
