@@ -341,6 +341,8 @@ enum imsg_type {
 	IMSG_RT_SPAWNED,		/* parent -> runtime: struct rt_proc */
 	IMSG_RT_KILL,			/* runtime -> parent: struct rt_kill */
 	IMSG_RT_EXITED,			/* parent -> runtime: struct rt_proc */
+	IMSG_RT_COUNTS,			/* runtime -> parent: struct
+					   rt_counts, for systemd's STATUS */
 
 	/* the store */
 	IMSG_RP_LASTSEEN = 600,		/* reaper -> store: struct
@@ -466,6 +468,13 @@ struct rt_proc {
 	pid_t			 pid;		/* 0 if it could not start */
 	int32_t			 status;	/* wait status, RT_EXITED */
 	char			 msg[RT_MSG_MAX]; /* why it could not start */
+};
+
+/* IMSG_RT_COUNTS: sent when they change, at most once a second */
+struct rt_counts {
+	uint32_t		 workloads;
+	uint32_t		 running;
+	uint32_t		 failed;
 };
 
 struct rp_lastseen {

@@ -33,6 +33,7 @@ struct orchd		*orchd_env;
 
 static void	parent_recv_ready(struct imsgev *, struct imsg *);
 static void	parent_channel_closed(struct imsgev *);
+static int	reload_config(struct orchd *, uint32_t, char *, size_t);
 static __dead void usage(void);
 
 static const struct proc_handler parent_handlers[] = {
@@ -57,6 +58,8 @@ static const struct proc_handler parent_handlers[] = {
 	    spawn_request },
 	{ IMSG_RT_KILL, sizeof(struct rt_kill), PROC_FROM(PROC_RUNTIME),
 	    spawn_kill },
+	{ IMSG_RT_COUNTS, sizeof(struct rt_counts), PROC_FROM(PROC_RUNTIME),
+	    notify_recv_counts },
 	/* the uids of process workloads, from the store at start */
 	{ IMSG_UID_ENTRY, sizeof(struct wl_uid), PROC_FROM(PROC_STORE),
 	    identity_recv_entry },
@@ -332,17 +335,30 @@ parent_set_verbose(struct orchd *env, int v)
 /*
  * Read the configuration again.  One with errors is refused and the
  * running one kept.  Settings that only take effect at start are kept at
- * their old values, with a warning.
+ * their old values, with a warning.  systemd hears RELOADING=1, and
+ * READY=1 once the new configuration is active or refused.
  */
 int
 parent_reload(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 {
-	struct orchd_conf	*nconf, *oconf = env->conf;
-
 	if (env->cfg_acks > 0) {
 		strlcpy(err, "reload already in progress", errlen);
 		return (-1);
 	}
+	notify_reloading();
+	if (reload_config(env, conn, err, errlen) == -1) {
+		notify_ready();
+		return (-1);
+	}
+	env->notify_wait = 1;
+	return (0);
+}
+
+static int
+reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
+{
+	struct orchd_conf	*nconf, *oconf = env->conf;
+
 	log_info("reloading configuration from %s", env->conffile);
 	if ((nconf = config_load(env->conffile)) == NULL) {
 		log_warnx("configuration file %s has errors, not reloading",
@@ -462,6 +478,7 @@ parent_shutdown(struct orchd *env, int code)
 	int	 ms;
 
 	env->shutting_down = 1;
+	notify_stopping();
 	spawn_shutdown(env);
 	signal_children(env, SIGTERM);
 	/* bounded: a child that ignores SIGTERM is killed */
@@ -641,6 +658,9 @@ main(int argc, char *argv[])
 
 	log_init(env.debug, LOG_DAEMON);
 	log_procinit("parent");
+	/* before any child or workload could inherit it */
+	notify_init();
+	env.notify_wait = 1;
 	if (geteuid() != 0) {
 		log_warnx("running as uid %d, not root: the children keep "
 		    "this user and are not chrooted", geteuid());

@@ -39,6 +39,8 @@ struct orchd {
 	uint32_t		 generation;
 	int			 cfg_acks;	/* children yet to ack */
 	uint32_t		 reload_conn;	/* control conn waiting, or 0 */
+	/* READY=1 to systemd once the generation sent is active */
+	int			 notify_wait;
 };
 
 extern struct orchd	*orchd_env;
@@ -53,6 +55,13 @@ void		 helper_path(struct orchd *, const char *, char *, size_t);
 struct orchd_conf *config_load(const char *);
 void		 config_send(struct orchd *);
 void		 config_recv_done(struct imsgev *, struct imsg *);
+
+/* notify.c: systemd's NOTIFY_SOCKET */
+void		 notify_init(void);
+void		 notify_ready(void);
+void		 notify_reloading(void);
+void		 notify_stopping(void);
+void		 notify_recv_counts(struct imsgev *, struct imsg *);
 
 /* keycheck.c: TLS keypairs, checked by gatewayd -n */
 int		 keycheck(struct orchd_conf *);
