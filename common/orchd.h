@@ -294,6 +294,12 @@ enum imsg_type {
 	IMSG_CTL_KEEPWARM,		/* -> runtime: struct ctl_keepwarm */
 	IMSG_CTL_LOGS,			/* -> parent: struct ctl_logs */
 	IMSG_CTL_LOGDATA,		/* reply item: bytes of the log */
+	/*
+	 * New at the end, so no bump: an orchd without it drops the
+	 * request as a broken one, and orchctl says the connection closed.
+	 */
+	IMSG_CTL_SHOW_VERSION,		/* -> parent */
+	IMSG_CTL_VERSION,		/* reply: struct ctl_version */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -528,6 +534,11 @@ struct ctl_summary {
 	int64_t			 uptime;	/* seconds */
 	uint32_t		 workloads;	/* known to that process */
 	uint32_t		 generation;	/* config generation */
+};
+
+/* orchd's version, as common/version.h has it */
+struct ctl_version {
+	char			 version[32];
 };
 
 struct ctl_name {

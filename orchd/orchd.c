@@ -24,6 +24,7 @@
 
 #include "log.h"
 #include "parent.h"
+#include "version.h"
 
 #define SHUTDOWN_GRACE_MS	5000	/* before children get SIGKILL */
 #define FROM_CHILDREN	(PROC_FROM(PROC_STORE) | PROC_FROM(PROC_GATEWAY) | \
@@ -68,6 +69,7 @@ static const struct proc_handler parent_handlers[] = {
 	/* from orchctl */
 	{ IMSG_CTL_SHOW_SUMMARY, 0, PROC_FROM_CLIENT, control_show_summary },
 	{ IMSG_CTL_RELOAD, 0, PROC_FROM_CLIENT, control_reload },
+	{ IMSG_CTL_SHOW_VERSION, 0, PROC_FROM_CLIENT, control_version },
 	{ IMSG_CTL_VERBOSE, sizeof(int), PROC_FROM_CLIENT, control_verbose },
 	{ IMSG_CTL_SHOW_WORKLOADS, sizeof(struct ctl_name), PROC_FROM_CLIENT,
 	    control_forward },
@@ -89,7 +91,7 @@ static const struct proc_handler parent_handlers[] = {
 static __dead void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-dnv] [-D macro=value] [-f file]\n",
+	fprintf(stderr, "usage: %s [-dnVv] [-D macro=value] [-f file]\n",
 	    getprogname());
 	exit(1);
 }
@@ -615,7 +617,7 @@ main(int argc, char *argv[])
 
 	setproctitle_init(argc, argv, environ);
 	log_init(1, LOG_DAEMON);
-	while ((ch = getopt(argc, argv, "dD:f:nv")) != -1) {
+	while ((ch = getopt(argc, argv, "dD:f:nVv")) != -1) {
 		switch (ch) {
 		case 'd':
 			env.debug = 1;
@@ -631,6 +633,9 @@ main(int argc, char *argv[])
 		case 'n':
 			noaction = 1;
 			break;
+		case 'V':
+			printf("orchd %s\n", ORCHD_VERSION);
+			exit(0);
 		case 'v':
 			env.verbose++;
 			break;

@@ -79,6 +79,7 @@ void		 control_recv_result(struct imsgev *, struct imsg *);
 void		 control_forward(struct imsgev *, struct imsg *);
 void		 control_show_summary(struct imsgev *, struct imsg *);
 void		 control_reload(struct imsgev *, struct imsg *);
+void		 control_version(struct imsgev *, struct imsg *);
 void		 control_verbose(struct imsgev *, struct imsg *);
 void		 control_logs(struct imsgev *, struct imsg *);
 

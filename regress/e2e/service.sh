@@ -6,7 +6,9 @@
 # at SIGTERM; no child nor workload inherits NOTIFY_SOCKET; an abstract
 # socket name works.  With JOURNAL_STREAM naming stderr, each log line
 # starts with its priority (<3> an error, <6> information); unset or
-# naming another file, no prefix.  All on loopback, every wait bounded.
+# naming another file, no prefix.  The version: orchd -V, orchctl -V,
+# orchctl show version (and -j), orchd_build_info in /metrics.  All on
+# loopback, every wait bounded.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -22,6 +24,9 @@ base=$((20000 + $$ % 12000))
 GW=$(free_port "$base")
 P_WEB=$(free_port $((GW + 1)))
 P_BROKEN=$(free_port $((P_WEB + 1)))
+API=$(free_port $((P_BROKEN + 1)))
+VERSION=$(sed -n 's/^#define ORCHD_VERSION[^"]*"\(.*\)"$/\1/p' \
+    "$(dirname "$0")/../../common/version.h")
 NOTIFY=$T/notify.sock
 NLOG=$T/notify.log
 LISTENER=
@@ -35,6 +40,8 @@ conf_head >"$T/orchd.conf"
 cat >>"$T/orchd.conf" <<CONF
 wake timeout 10s
 listen on 127.0.0.1 port $GW
+api listen on 127.0.0.1 port $API
+api metrics public
 
 workload "web" {
 	host "web.test"
@@ -122,7 +129,26 @@ done
 pid=$(pgrep -f "testhttp serve $P_WEB" | head -n 1)
 check "the workload has no NOTIFY_SOCKET" no_notify_env "$pid"
 
-# 4. a reload: RELOADING=1 with MONOTONIC_USEC, then READY=1
+# 4. the version, from both programs and from the daemon
+check "the version is in common/version.h ($VERSION)" \
+    sh -c "echo '$VERSION' | grep -Eq '^[0-9]+\.[0-9]+\.[0-9]+$'"
+check "orchd -V" sh -c "[ \"\$('$ORCHD' -V)\" = 'orchd $VERSION' ]"
+check "orchctl -V" sh -c "[ \"\$('$ORCHCTL' -V)\" = 'orchctl $VERSION' ]"
+"$ORCHCTL" -s "$SOCK" show version >"$T/out" 2>&1
+printf 'orchctl %s\norchd %s\n' "$VERSION" "$VERSION" >"$T/want"
+check "orchctl show version: the client's and the daemon's" \
+    cmp -s "$T/out" "$T/want"
+"$ORCHCTL" -s "$SOCK" -j show version >"$T/out" 2>&1
+check "orchctl -j show version" "$PYTHON" -c "import json, sys
+d = json.load(open('$T/out'))
+sys.exit(d != {'orchctl': '$VERSION', 'orchd': '$VERSION'})"
+curl -s -m 10 -o "$T/metrics" "http://127.0.0.1:$API/metrics"
+check "orchd_build_info in /metrics" \
+    grep -qx "orchd_build_info{version=\"$VERSION\"} 1" "$T/metrics"
+check "... with its TYPE" grep -qx '# TYPE orchd_build_info gauge' \
+    "$T/metrics"
+
+# 5. a reload: RELOADING=1 with MONOTONIC_USEC, then READY=1
 check "orchctl reload" sh -c "'$ORCHCTL' -s '$SOCK' reload >/dev/null"
 check "RELOADING=1 MONOTONIC_USEC=" \
     wait_for 10 said '^RELOADING=1 MONOTONIC_USEC=[0-9]+$'
@@ -131,7 +157,7 @@ check "READY=1 again" wait_for 10 sh -c "[ \$(grep -c '^READY=1$' '$NLOG') \
 check "READY=1 after RELOADING=1" \
     sh -c "tail -n 1 '$NLOG' | grep -qx 'READY=1'"
 
-# 5. a refused reload: RELOADING=1 and READY=1 all the same
+# 6. a refused reload: RELOADING=1 and READY=1 all the same
 cp "$T/orchd.conf" "$T/orchd.conf.good"
 echo "no such keyword" >>"$T/orchd.conf"
 check "orchctl reload of a broken file fails" \
@@ -142,7 +168,7 @@ check "and READY=1" \
     wait_for 10 sh -c "[ \$(grep -c '^READY=1$' '$NLOG') -eq 3 ]"
 cp "$T/orchd.conf.good" "$T/orchd.conf"
 
-# 6. the journal's priorities
+# 7. the journal's priorities
 check "<6> on information" grep -q '^<6>parent: startup$' "$T/orchd.log"
 check "<3> on an error" \
     grep -Eq '^<3>parent: configuration file .* has errors' "$T/orchd.log"
@@ -151,14 +177,14 @@ check "<6> on a child's line" grep -q '^<6>runtime: workload web: ' \
 check "every line has a priority" \
     sh -c "! grep -v '^<[0-7]>' '$T/orchd.log' | grep -q ."
 
-# 7. STOPPING=1 at SIGTERM
+# 8. STOPPING=1 at SIGTERM
 stop_orchd
 check "orchd stops (status $STATUS)" [ "$STATUS" -eq 0 ]
 check "STOPPING=1" wait_for 5 said '^STOPPING=1$'
 stop_listener
 [ "$FAILED" -eq 0 ] || show "$NLOG"
 
-# 8. an abstract socket; no JOURNAL_STREAM, no prefix
+# 9. an abstract socket; no JOURNAL_STREAM, no prefix
 unset JOURNAL_STREAM
 mv "$T/orchd.log" "$T/orchd.log.1"
 check "the stand-in listens on an abstract name" \
@@ -172,7 +198,7 @@ check "STOPPING=1 on it" wait_for 5 said '^STOPPING=1$'
 stop_listener
 cat "$T/orchd.log.1" >>"$T/orchd.log"
 
-# 9. JOURNAL_STREAM of another file: stderr was redirected, no prefix
+# 10. JOURNAL_STREAM of another file: stderr was redirected, no prefix
 printf 'no such keyword\n' >"$T/bad.conf"
 : >"$T/other"
 : >"$T/n.err"
