@@ -31,8 +31,8 @@ union wl_addr {
 #define ORCHD_USER		"_orchd"
 #define ORCHD_CHROOT		"/var/empty"
 #define ORCHD_CONF		"/etc/orchd.conf"
-#define ORCHD_SOCKET		"/var/run/orchd.sock"
-#define ORCHD_DATABASE		"/var/db/orchd/orchd.db"
+#define ORCHD_SOCKET		"/run/orchd/orchd.sock"
+#define ORCHD_DATABASE		"/var/lib/orchd/orchd.db"
 #define ORCHD_LOGDIR		"/var/log/orchd"
 #define ORCHD_DOCKER_SOCKET	"/var/run/docker.sock"
 /* process workloads' own uids, the range of systemd's DynamicUser */

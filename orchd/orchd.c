@@ -592,6 +592,7 @@ prepare_dirs(struct orchd *env)
 	env->uid = pw->pw_uid;
 	env->gid = pw->pw_gid;
 	database_dir(env->conf->database, dir, sizeof(dir));
+	statedir_take(dir, pw->pw_uid, pw->pw_gid);
 	/* a directory made here belongs to the store; one found is kept */
 	if (mkdir(dir, 0700) == 0) {
 		if (chown(dir, pw->pw_uid, pw->pw_gid) == -1)
@@ -671,8 +672,10 @@ main(int argc, char *argv[])
 		    "this user and are not chrooted", geteuid());
 		env.uid = geteuid();
 		env.gid = getegid();
-	} else
+	} else {
 		prepare_dirs(&env);
+		statedir_socket(env.conf->socket);
+	}
 
 	control_init(env.conf->socket);
 	if (listeners_bind(env.conf, NULL, err, sizeof(err)) == -1) {

@@ -63,6 +63,10 @@ void		 notify_reloading(void);
 void		 notify_stopping(void);
 void		 notify_recv_counts(struct imsgev *, struct imsg *);
 
+/* statedir.c: systemd's StateDirectory=, the socket's directory */
+void		 statedir_take(const char *, uid_t, gid_t);
+void		 statedir_socket(const char *);
+
 /* keycheck.c: TLS keypairs, checked by gatewayd -n */
 int		 keycheck(struct orchd_conf *);
 

@@ -184,12 +184,30 @@ check "STOPPING=1" wait_for 5 said '^STOPPING=1$'
 stop_listener
 [ "$FAILED" -eq 0 ] || show "$NLOG"
 
-# 9. an abstract socket; no JOURNAL_STREAM, no prefix
+# 9. an abstract socket; no JOURNAL_STREAM, no prefix.  The database's
+# directory as systemd's StateDirectory= leaves it at a start (root's,
+# 0755, the files in it root's) is given back to the store; the control
+# socket's directory is made when missing.
 unset JOURNAL_STREAM
 mv "$T/orchd.log" "$T/orchd.log.1"
+chown -R root:root "$T/db"
+chmod 0755 "$T/db"
+sed -i "s|^socket .*|socket \"$T/run/orchd.sock\"|" "$T/orchd.conf"
+SOCK=$T/run/orchd.sock
 check "the stand-in listens on an abstract name" \
     start_listener "@orchd-e2e-$$"
-NOTIFY_SOCKET=@orchd-e2e-$$ start_orchd_or_exit
+NOTIFY_SOCKET=@orchd-e2e-$$ STATE_DIRECTORY="$T/nothing:$T/db" \
+    start_orchd_or_exit
+check "the socket's directory made, root's, 0755" \
+    [ "$(stat -c '%U %a' "$T/run")" = "root 755" ]
+check "the database's directory the store's again, 0700" \
+    [ "$(stat -c '%U %a' "$T/db")" = "_orchd 700" ]
+check "and its database" \
+    [ "$(stat -c '%U' "$T/db/orchd.db")" = "_orchd" ]
+c=$(code web.test)
+check "web answers, its wake recorded ($c)" [ "$c" = 200 ]
+check "the store wrote it" wait_for 10 sh -c "'$ORCHCTL' -s '$SOCK' \
+    show workload web | grep -c running | grep -qv '^[01]$'"
 check "READY=1 on the abstract socket" wait_for 20 said '^READY=1$'
 check "no prefix without JOURNAL_STREAM" grep -q '^parent: startup$' \
     "$T/orchd.log"

@@ -134,8 +134,8 @@ test_good(void **state)
 	assert_int_equal(conf->idle_timeout, 300);
 	assert_int_equal(conf->reaper_interval, 30);
 	assert_int_equal(conf->wake_timeout, 45);
-	assert_string_equal(conf->database, "/var/db/orchd/orchd.db");
-	assert_string_equal(conf->socket, "/var/run/orchd.sock");
+	assert_string_equal(conf->database, "/var/lib/orchd/orchd.db");
+	assert_string_equal(conf->socket, "/run/orchd/orchd.sock");
 	assert_string_equal(conf->logdir, "/var/log/orchd");
 	assert_string_equal(conf->docker_socket, "/run/docker.sock");
 	assert_string_equal(conf->api_key_file, "/etc/orchd/api.key");
@@ -683,7 +683,7 @@ test_identities(void **state)
 	assert_int_equal(conf->wl_uid_low, ORCHD_WL_UID_LOW);
 	assert_int_equal(conf->wl_uid_high, ORCHD_WL_UID_HIGH);
 	/* beside the database's directory */
-	assert_string_equal(conf->wl_dir, "/var/db/orchd-workloads");
+	assert_string_equal(conf->wl_dir, "/var/lib/orchd-workloads");
 	free_config(conf);
 
 	text = "database \"/orchd.db\"\n";
