@@ -5,6 +5,7 @@
 #	make check		ASan+UBSan build in build/check, then every test
 #	make install		DESTDIR, PREFIX
 #	make install-user	the _orchd user and its directories (root)
+#	make install-systemd	orchd.service, installed and enabled (root)
 #	make demo		see README.md
 
 PREFIX		?= /usr/local
@@ -12,6 +13,7 @@ SBINDIR		?= $(PREFIX)/sbin
 LIBEXECDIR	?= $(PREFIX)/libexec/orchd
 MANDIR		?= $(PREFIX)/share/man
 EXAMPLEDIR	?= $(PREFIX)/share/examples/orchd
+SYSTEMDUNITDIR	?= /etc/systemd/system
 DESTDIR		?=
 
 BUILD		?= build
@@ -103,7 +105,8 @@ TEST_parse_OBJS	 = $(OBJ)/orchd/parse.o
 
 MANS		 = man/orchd.8 man/orchd.conf.5 man/orchctl.8
 
-.PHONY: all check unit regress install install-user clean demo lint fuzz bench
+.PHONY: all check unit regress install install-user install-systemd clean demo
+.PHONY: lint fuzz bench
 .PHONY: FORCE
 .SUFFIXES:
 
@@ -211,14 +214,10 @@ install: all
 	    $(BUILD)/runtimed $(DESTDIR)$(LIBEXECDIR)
 	install -m 0444 man/orchd.conf.5 $(DESTDIR)$(MANDIR)/man5
 	install -m 0444 man/orchd.8 man/orchctl.8 $(DESTDIR)$(MANDIR)/man8
-	install -m 0444 etc/orchd.conf $(DESTDIR)$(EXAMPLEDIR)
-	install -d $(DESTDIR)$(EXAMPLEDIR)/rc.d
+	install -m 0444 etc/orchd.conf LICENSE $(DESTDIR)$(EXAMPLEDIR)
 	sed 's|/usr/local/sbin|$(SBINDIR)|g' etc/orchd.service \
 	    >$(DESTDIR)$(EXAMPLEDIR)/orchd.service
-	sed 's|/usr/local/sbin|$(SBINDIR)|g' etc/rc.d/orchd \
-	    >$(DESTDIR)$(EXAMPLEDIR)/rc.d/orchd
 	chmod 0444 $(DESTDIR)$(EXAMPLEDIR)/orchd.service
-	chmod 0555 $(DESTDIR)$(EXAMPLEDIR)/rc.d/orchd
 
 # Once, as root: the unprivileged user (made only if missing), the
 # children's empty chroot, and the directories of orchd.conf's defaults.
@@ -230,8 +229,26 @@ install-user:
 	    --shell /usr/sbin/nologin $(ORCHD_USER)
 	install -d -o root -g root -m 0755 $(DESTDIR)/var/empty
 	install -d -o $(ORCHD_USER) -g "$$(id -g $(ORCHD_USER))" -m 0700 \
-	    $(DESTDIR)/var/db/orchd
+	    $(DESTDIR)/var/lib/orchd
 	install -d -o root -g root -m 0755 $(DESTDIR)/var/log/orchd
+
+# The unit, told where the programs went, into SYSTEMDUNITDIR, and enabled
+# where systemd runs (not with a DESTDIR).  The unit's StateDirectory=,
+# RuntimeDirectory= and LogsDirectory= make the directories; the user is
+# make install-user's.
+install-systemd:
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed 's|/usr/local/sbin|$(SBINDIR)|g' etc/orchd.service \
+	    >$(DESTDIR)$(SYSTEMDUNITDIR)/orchd.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/orchd.service
+	@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null && \
+	    [ -d /run/systemd/system ]; then \
+		echo "systemctl daemon-reload && systemctl enable orchd"; \
+		systemctl daemon-reload && systemctl enable orchd; \
+	else \
+		echo "systemd does not run here: where it does, run"; \
+		echo "	systemctl daemon-reload && systemctl enable --now orchd"; \
+	fi
 
 demo: all
 	sh tools/demo.sh $(DEMO_ARGS)

@@ -1,8 +1,13 @@
 /*
  * Logging for every orchd process.  In the foreground (-d) lines go to
  * stderr prefixed with the process name; otherwise to syslog, opened with
- * LOG_NDELAY so the socket exists before the process chroots.
+ * LOG_NDELAY so the socket exists before the process chroots.  When
+ * stderr is the journal's stream (systemd's JOURNAL_STREAM names its
+ * device and inode), each line starts with its "<N>" priority, as
+ * sd-daemon(3) describes, so that journalctl -p finds the errors.
  */
+
+#include <sys/stat.h>
 
 #include <errno.h>
 #include <stdarg.h>
@@ -11,18 +16,44 @@
 #include <string.h>
 #include <syslog.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 
 static int	 log_debug_stderr;
+static int	 log_journal;		/* stderr is the journal's stream */
 static int	 log_verbose;
 static const char *log_procname;
 static void	(*log_capture_fn)(int, const char *);
+
+/*
+ * JOURNAL_STREAM is "device:inode" of the stream systemd connected to
+ * stderr.  It is inherited: a program whose stderr was redirected since
+ * must not prefix, hence the comparison with stderr itself.
+ */
+static int
+log_journal_stream(void)
+{
+	struct stat		 sb;
+	unsigned long long	 dev, ino;
+	const char		*s;
+	char			 c;
+
+	if ((s = getenv("JOURNAL_STREAM")) == NULL)
+		return (0);
+	if (sscanf(s, "%llu:%llu%c", &dev, &ino, &c) != 2)
+		return (0);
+	if (fstat(STDERR_FILENO, &sb) == -1)
+		return (0);
+	return ((unsigned long long)sb.st_dev == dev &&
+	    (unsigned long long)sb.st_ino == ino);
+}
 
 void
 log_init(int to_stderr, int facility)
 {
 	log_debug_stderr = to_stderr;
+	log_journal = to_stderr && log_journal_stream();
 	if (!to_stderr)
 		openlog(getprogname(), LOG_PID | LOG_NDELAY, facility);
 	tzset();
@@ -72,17 +103,22 @@ logit(int pri, const char *fmt, ...)
 void
 vlog(int pri, const char *fmt, va_list ap)
 {
-	char	 line[1024];
+	char	 line[1024], pfx[8];
 	int	 saved_errno = errno;
 
 	(void)vsnprintf(line, sizeof(line), fmt, ap);
 	if (log_capture_fn != NULL)
 		log_capture_fn(pri, line);
 	if (log_debug_stderr) {
-		if (log_procname != NULL)
-			fprintf(stderr, "%s: %s\n", log_procname, line);
+		/* one write a line: the children share this stderr */
+		if (log_journal)
+			snprintf(pfx, sizeof(pfx), "<%d>", LOG_PRI(pri));
 		else
-			fprintf(stderr, "%s\n", line);
+			pfx[0] = '\0';
+		if (log_procname != NULL)
+			fprintf(stderr, "%s%s: %s\n", pfx, log_procname, line);
+		else
+			fprintf(stderr, "%s%s\n", pfx, line);
 		fflush(stderr);
 	} else
 		syslog(pri, "%s", line);

@@ -31,8 +31,8 @@ union wl_addr {
 #define ORCHD_USER		"_orchd"
 #define ORCHD_CHROOT		"/var/empty"
 #define ORCHD_CONF		"/etc/orchd.conf"
-#define ORCHD_SOCKET		"/var/run/orchd.sock"
-#define ORCHD_DATABASE		"/var/db/orchd/orchd.db"
+#define ORCHD_SOCKET		"/run/orchd/orchd.sock"
+#define ORCHD_DATABASE		"/var/lib/orchd/orchd.db"
 #define ORCHD_LOGDIR		"/var/log/orchd"
 #define ORCHD_DOCKER_SOCKET	"/var/run/docker.sock"
 /* process workloads' own uids, the range of systemd's DynamicUser */
@@ -294,6 +294,12 @@ enum imsg_type {
 	IMSG_CTL_KEEPWARM,		/* -> runtime: struct ctl_keepwarm */
 	IMSG_CTL_LOGS,			/* -> parent: struct ctl_logs */
 	IMSG_CTL_LOGDATA,		/* reply item: bytes of the log */
+	/*
+	 * New at the end, so no bump: an orchd without it drops the
+	 * request as a broken one, and orchctl says the connection closed.
+	 */
+	IMSG_CTL_SHOW_VERSION,		/* -> parent */
+	IMSG_CTL_VERSION,		/* reply: struct ctl_version */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -341,6 +347,8 @@ enum imsg_type {
 	IMSG_RT_SPAWNED,		/* parent -> runtime: struct rt_proc */
 	IMSG_RT_KILL,			/* runtime -> parent: struct rt_kill */
 	IMSG_RT_EXITED,			/* parent -> runtime: struct rt_proc */
+	IMSG_RT_COUNTS,			/* runtime -> parent: struct
+					   rt_counts, for systemd's STATUS */
 
 	/* the store */
 	IMSG_RP_LASTSEEN = 600,		/* reaper -> store: struct
@@ -468,6 +476,13 @@ struct rt_proc {
 	char			 msg[RT_MSG_MAX]; /* why it could not start */
 };
 
+/* IMSG_RT_COUNTS: sent when they change, at most once a second */
+struct rt_counts {
+	uint32_t		 workloads;
+	uint32_t		 running;
+	uint32_t		 failed;
+};
+
 struct rp_lastseen {
 	char			 name[ORCHD_NAME_MAX];
 	int64_t			 last_seen;
@@ -519,6 +534,11 @@ struct ctl_summary {
 	int64_t			 uptime;	/* seconds */
 	uint32_t		 workloads;	/* known to that process */
 	uint32_t		 generation;	/* config generation */
+};
+
+/* orchd's version, as common/version.h has it */
+struct ctl_version {
+	char			 version[32];
 };
 
 struct ctl_name {

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "gateway.h"
 #include "api.h"
+#include "version.h"
 
 static const double metrics_bounds[METRICS_WAKE_BOUNDS] = {
 	0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60
@@ -315,6 +316,10 @@ write_api(struct evbuffer *b, const struct metrics_sum *sum)
 void
 metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 {
+	prom_family(b, "orchd_build_info", "gauge",
+	    "Always 1; the version of orchd in its label.");
+	prom_sample_u64(b, "orchd_build_info", "version=\"" ORCHD_VERSION "\"",
+	    1);
 	prom_family(b, "orchd_open_connections", "gauge",
 	    "Client connections open.");
 	prom_sample_u64(b, "orchd_open_connections", NULL, gw->nconns +

@@ -22,8 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "imsg.h"
 #include "orchctl.h"
+#include "version.h"
 
 #define CTL_TIMEOUT	30	/* seconds orchd may stay silent */
 #define CTL_TIMEOUT_LONG 600	/* wake, suspend: as long as a workload */
@@ -69,7 +72,9 @@ static const struct request requests[] = {
 	{ KEEPWARM,	  "keepwarm",	    IMSG_CTL_KEEPWARM,
 	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
 	{ LOGS,		  "logs",	    IMSG_CTL_LOGS,
-	    IMSG_CTL_LOGDATA,	CTL_TIMEOUT,	  NULL }
+	    IMSG_CTL_LOGDATA,	CTL_TIMEOUT,	  NULL },
+	{ SHOW_VERSION,	  "show version",   IMSG_CTL_SHOW_VERSION,
+	    IMSG_CTL_VERSION,	CTL_TIMEOUT,	  NULL }
 };
 
 /* what ctl_dispatch made of a reply */
@@ -93,6 +98,7 @@ static enum reply	 ctl_dispatch(struct imsg *, const struct request *,
 			    const struct parse_result *, const struct output *,
 			    int *);
 static void		 ctl_logdata(struct imsg *);
+static void		 ctl_version(struct imsg *, const struct output *);
 static int		 ctl_unknown(struct imsg *);
 __dead static void	 ctl_fail(struct imsg *);
 __dead static void	 bad_reply(void);
@@ -100,7 +106,7 @@ __dead static void	 bad_reply(void);
 __dead static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-j] [-s socket] command [argument ...]\n",
+	fprintf(stderr, "usage: %s [-jV] [-s socket] command [argument ...]\n",
 	    getprogname());
 	exit(1);
 }
@@ -116,7 +122,7 @@ main(int argc, char *argv[])
 	int				 ch, fd;
 
 	/* "+": stop at the command, whose own options (logs -n) follow */
-	while ((ch = getopt(argc, argv, "+:js:")) != -1) {
+	while ((ch = getopt(argc, argv, "+:js:V")) != -1) {
 		switch (ch) {
 		case 'j':
 			out = &json_output;
@@ -124,6 +130,9 @@ main(int argc, char *argv[])
 		case 's':
 			sockname = optarg;
 			break;
+		case 'V':
+			printf("orchctl %s\n", ORCHD_VERSION);
+			exit(0);
 		case ':':
 			warnx("option requires an argument -- %c", optopt);
 			usage();
@@ -376,6 +385,11 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		if (rq->rq_item == IMSG_NONE)
 			bad_reply();
 		return (REPLY_END);
+	case IMSG_CTL_VERSION:
+		if (rq->rq_item != IMSG_CTL_VERSION)
+			bad_reply();
+		ctl_version(imsg, out);
+		return (REPLY_DONE);
 	default:
 		break;
 	}
@@ -441,6 +455,29 @@ ctl_logdata(struct imsg *imsg)
 			exit(1);
 		err(1, "stdout");
 	}
+}
+
+/* show version: this orchctl's, then the daemon's */
+static void
+ctl_version(struct imsg *imsg, const struct output *out)
+{
+	struct ctl_version	 cv;
+	json_t			*o;
+
+	if (imsg_get_data(imsg, &cv, sizeof(cv)) == -1)
+		bad_reply();
+	str_printable(cv.version, sizeof(cv.version));
+	if (out != &json_output) {
+		printf("orchctl %s\norchd %s\n", ORCHD_VERSION, cv.version);
+		return;
+	}
+	if ((o = json_pack("{s:s, s:s}", "orchctl", ORCHD_VERSION, "orchd",
+	    cv.version)) == NULL)
+		errx(1, "cannot build the JSON reply");
+	if (json_dumpf(o, stdout, JSON_INDENT(2)) == -1)
+		err(1, "stdout");
+	putchar('\n');
+	json_decref(o);
 }
 
 /* A FAIL saying that the name is not known. */

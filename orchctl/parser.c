@@ -62,6 +62,7 @@ static const struct token t_main[] = {
 static const struct token t_show[] = {
 	{ KEYWORD,	"stats",	SHOW_STATS,	NULL },
 	{ KEYWORD,	"summary",	SHOW_SUMMARY,	NULL },
+	{ KEYWORD,	"version",	SHOW_VERSION,	NULL },
 	{ KEYWORD,	"workload",	SHOW_WORKLOAD,	t_show_workload },
 	{ KEYWORD,	"workloads",	SHOW_WORKLOADS,	NULL },
 	{ ENDTOKEN,	"",		NONE,		NULL }

@@ -20,7 +20,8 @@ enum actions {
 	WAKE,
 	SUSPEND,
 	KEEPWARM,
-	LOGS
+	LOGS,
+	SHOW_VERSION
 };
 
 /* flags */

@@ -324,6 +324,11 @@ config_recv_done(struct imsgev *iev, struct imsg *imsg)
 	env->ps.workloads = config_count(env->conf);
 	log_info("configuration %u active, %u workloads", gen,
 	    env->ps.workloads);
+	/* the first configuration at start, or a reload's, is running */
+	if (env->notify_wait) {
+		env->notify_wait = 0;
+		notify_ready();
+	}
 	if (env->reload_conn != 0) {
 		control_reply(env->reload_conn, IMSG_CTL_OK, NULL, 0);
 		env->reload_conn = 0;

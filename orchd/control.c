@@ -21,6 +21,7 @@
 
 #include "log.h"
 #include "parent.h"
+#include "version.h"
 
 #define CONTROL_BACKLOG		16
 #define CONTROL_MAX_CONNS	64
@@ -240,6 +241,20 @@ control_show_summary(struct imsgev *iev, struct imsg *imsg)
 				c->waiting++;
 	if (c->waiting == 0)
 		control_reply(c->id, IMSG_CTL_END, NULL, 0);
+}
+
+/* orchctl show version: the daemon's half, the parent's own */
+void
+control_version(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_conn		*c;
+	struct ctl_version	 cv;
+
+	if ((c = control_request(iev, imsg)) == NULL)
+		return;
+	memset(&cv, 0, sizeof(cv));
+	strlcpy(cv.version, ORCHD_VERSION, sizeof(cv.version));
+	control_reply(c->id, IMSG_CTL_VERSION, &cv, sizeof(cv));
 }
 
 /* a reply item from a child: to the connection named by peerid */

@@ -24,6 +24,7 @@
 
 #include "log.h"
 #include "parent.h"
+#include "version.h"
 
 #define SHUTDOWN_GRACE_MS	5000	/* before children get SIGKILL */
 #define FROM_CHILDREN	(PROC_FROM(PROC_STORE) | PROC_FROM(PROC_GATEWAY) | \
@@ -33,6 +34,7 @@ struct orchd		*orchd_env;
 
 static void	parent_recv_ready(struct imsgev *, struct imsg *);
 static void	parent_channel_closed(struct imsgev *);
+static int	reload_config(struct orchd *, uint32_t, char *, size_t);
 static __dead void usage(void);
 
 static const struct proc_handler parent_handlers[] = {
@@ -57,6 +59,8 @@ static const struct proc_handler parent_handlers[] = {
 	    spawn_request },
 	{ IMSG_RT_KILL, sizeof(struct rt_kill), PROC_FROM(PROC_RUNTIME),
 	    spawn_kill },
+	{ IMSG_RT_COUNTS, sizeof(struct rt_counts), PROC_FROM(PROC_RUNTIME),
+	    notify_recv_counts },
 	/* the uids of process workloads, from the store at start */
 	{ IMSG_UID_ENTRY, sizeof(struct wl_uid), PROC_FROM(PROC_STORE),
 	    identity_recv_entry },
@@ -65,6 +69,7 @@ static const struct proc_handler parent_handlers[] = {
 	/* from orchctl */
 	{ IMSG_CTL_SHOW_SUMMARY, 0, PROC_FROM_CLIENT, control_show_summary },
 	{ IMSG_CTL_RELOAD, 0, PROC_FROM_CLIENT, control_reload },
+	{ IMSG_CTL_SHOW_VERSION, 0, PROC_FROM_CLIENT, control_version },
 	{ IMSG_CTL_VERBOSE, sizeof(int), PROC_FROM_CLIENT, control_verbose },
 	{ IMSG_CTL_SHOW_WORKLOADS, sizeof(struct ctl_name), PROC_FROM_CLIENT,
 	    control_forward },
@@ -86,7 +91,7 @@ static const struct proc_handler parent_handlers[] = {
 static __dead void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-dnv] [-D macro=value] [-f file]\n",
+	fprintf(stderr, "usage: %s [-dnVv] [-D macro=value] [-f file]\n",
 	    getprogname());
 	exit(1);
 }
@@ -332,17 +337,30 @@ parent_set_verbose(struct orchd *env, int v)
 /*
  * Read the configuration again.  One with errors is refused and the
  * running one kept.  Settings that only take effect at start are kept at
- * their old values, with a warning.
+ * their old values, with a warning.  systemd hears RELOADING=1, and
+ * READY=1 once the new configuration is active or refused.
  */
 int
 parent_reload(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 {
-	struct orchd_conf	*nconf, *oconf = env->conf;
-
 	if (env->cfg_acks > 0) {
 		strlcpy(err, "reload already in progress", errlen);
 		return (-1);
 	}
+	notify_reloading();
+	if (reload_config(env, conn, err, errlen) == -1) {
+		notify_ready();
+		return (-1);
+	}
+	env->notify_wait = 1;
+	return (0);
+}
+
+static int
+reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
+{
+	struct orchd_conf	*nconf, *oconf = env->conf;
+
 	log_info("reloading configuration from %s", env->conffile);
 	if ((nconf = config_load(env->conffile)) == NULL) {
 		log_warnx("configuration file %s has errors, not reloading",
@@ -462,6 +480,7 @@ parent_shutdown(struct orchd *env, int code)
 	int	 ms;
 
 	env->shutting_down = 1;
+	notify_stopping();
 	spawn_shutdown(env);
 	signal_children(env, SIGTERM);
 	/* bounded: a child that ignores SIGTERM is killed */
@@ -573,6 +592,7 @@ prepare_dirs(struct orchd *env)
 	env->uid = pw->pw_uid;
 	env->gid = pw->pw_gid;
 	database_dir(env->conf->database, dir, sizeof(dir));
+	statedir_take(dir, pw->pw_uid, pw->pw_gid);
 	/* a directory made here belongs to the store; one found is kept */
 	if (mkdir(dir, 0700) == 0) {
 		if (chown(dir, pw->pw_uid, pw->pw_gid) == -1)
@@ -598,7 +618,7 @@ main(int argc, char *argv[])
 
 	setproctitle_init(argc, argv, environ);
 	log_init(1, LOG_DAEMON);
-	while ((ch = getopt(argc, argv, "dD:f:nv")) != -1) {
+	while ((ch = getopt(argc, argv, "dD:f:nVv")) != -1) {
 		switch (ch) {
 		case 'd':
 			env.debug = 1;
@@ -614,6 +634,9 @@ main(int argc, char *argv[])
 		case 'n':
 			noaction = 1;
 			break;
+		case 'V':
+			printf("orchd %s\n", ORCHD_VERSION);
+			exit(0);
 		case 'v':
 			env.verbose++;
 			break;
@@ -644,13 +667,18 @@ main(int argc, char *argv[])
 
 	log_init(env.debug, LOG_DAEMON);
 	log_procinit("parent");
+	/* before any child or workload could inherit it */
+	notify_init();
+	env.notify_wait = 1;
 	if (geteuid() != 0) {
 		log_warnx("running as uid %d, not root: the children keep "
 		    "this user and are not chrooted", geteuid());
 		env.uid = geteuid();
 		env.gid = getegid();
-	} else
+	} else {
 		prepare_dirs(&env);
+		statedir_socket(env.conf->socket);
+	}
 
 	control_init(env.conf->socket);
 	if (listeners_bind(env.conf, NULL, err, sizeof(err)) == -1) {

@@ -40,6 +40,8 @@ struct orchd {
 	uint32_t		 generation;
 	int			 cfg_acks;	/* children yet to ack */
 	uint32_t		 reload_conn;	/* control conn waiting, or 0 */
+	/* READY=1 to systemd once the generation sent is active */
+	int			 notify_wait;
 };
 
 extern struct orchd	*orchd_env;
@@ -58,6 +60,17 @@ void		 config_recv_done(struct imsgev *, struct imsg *);
 /* printconf.c */
 int		 print_config(FILE *, const struct orchd_conf *);
 
+/* notify.c: systemd's NOTIFY_SOCKET */
+void		 notify_init(void);
+void		 notify_ready(void);
+void		 notify_reloading(void);
+void		 notify_stopping(void);
+void		 notify_recv_counts(struct imsgev *, struct imsg *);
+
+/* statedir.c: systemd's StateDirectory=, the socket's directory */
+void		 statedir_take(const char *, uid_t, gid_t);
+void		 statedir_socket(const char *);
+
 /* keycheck.c: TLS keypairs, checked by gatewayd -n */
 int		 keycheck(struct orchd_conf *);
 
@@ -74,6 +87,7 @@ void		 control_recv_result(struct imsgev *, struct imsg *);
 void		 control_forward(struct imsgev *, struct imsg *);
 void		 control_show_summary(struct imsgev *, struct imsg *);
 void		 control_reload(struct imsgev *, struct imsg *);
+void		 control_version(struct imsgev *, struct imsg *);
 void		 control_verbose(struct imsgev *, struct imsg *);
 void		 control_logs(struct imsgev *, struct imsg *);
 

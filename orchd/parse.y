@@ -2200,7 +2200,7 @@ user_checks_free(void)
 
 /*
  * Beside the database's directory, not in it: that one is the store's
- * alone.  /var/db/orchd/orchd.db gives /var/db/orchd-workloads.
+ * alone.  /var/lib/orchd/orchd.db gives /var/lib/orchd-workloads.
  */
 static int
 wl_dir_default(struct orchd_conf *c)

@@ -140,6 +140,7 @@ state_set(struct rt_workload *wl, enum workload_state state,
 	state_send(wl, PROC_REAPER, &st);
 	state_send(wl, PROC_STORE, &st);
 	control_state(wl, msg);
+	counts_changed();
 }
 
 static const struct rt_driver *
@@ -472,6 +473,7 @@ lifecycle_restore(const struct st_restore *rs)
 	case WL_FAILED:
 		/* as the store has it: the next request tries again */
 		wl->state = WL_FAILED;
+		counts_changed();
 		break;
 	default:
 		break;
@@ -714,6 +716,7 @@ lifecycle_apply(struct cfg_generation *gen)
 	/* those still stopping count: they are known until gone */
 	rt->ps->workloads = n;
 	rt->configured = 1;
+	counts_changed();
 	/* at start, what the store remembers may change keep warm */
 	if (rt->restored)
 		keep_warm_wakes();

@@ -87,6 +87,9 @@ struct runtime {
 
 extern struct runtime	*rt;
 
+/* counts.c: the numbers of systemd's STATUS=, for the parent */
+void		 counts_changed(void);
+
 /* lifecycle.c: the inputs of the state machine */
 void		 lifecycle_apply(struct cfg_generation *);
 struct rt_workload *lifecycle_find(const char *);

@@ -1,9 +1,11 @@
 #!/bin/sh
 # make install into a scratch DESTDIR, from the build under test (no
 # rebuild): exactly the programs, helpers, man pages and examples, with
-# their modes; the installed orchd works; the service files point at the
-# installed programs and pass their checkers; make install-user makes the
-# directories with their owners and modes.  Then a build of its own: make,
+# their modes; the installed orchd works; the unit points at the
+# installed programs, is Type=notify, reloads with orchctl, has systemd
+# make its directories and passes systemd-analyze verify; no rc.d script;
+# make install-systemd puts the unit in place; make install-user makes
+# the directories with their owners and modes.  Then a build of its own: make,
 # and make install PREFIX=elsewhere rebuilds the parent for its helpers'
 # new directory, where the installed orchd finds them.
 . "$(dirname "$0")/lib.sh"
@@ -19,6 +21,7 @@ check "make install DESTDIR=... (status $st)" [ "$st" -eq 0 ]
 [ "$st" -eq 0 ] || cat "$T/install.out"
 
 cat >"$T/want" <<'EOF'
+0444 usr/local/share/examples/orchd/LICENSE
 0444 usr/local/share/examples/orchd/orchd.conf
 0444 usr/local/share/examples/orchd/orchd.service
 0444 usr/local/share/man/man5/orchd.conf.5
@@ -30,7 +33,6 @@ cat >"$T/want" <<'EOF'
 0555 usr/local/libexec/orchd/stored
 0555 usr/local/sbin/orchctl
 0555 usr/local/sbin/orchd
-0555 usr/local/share/examples/orchd/rc.d/orchd
 EOF
 (cd "$R" && find . ! -type d -printf '%#m %P\n' | sort) >"$T/got"
 check "exactly the expected files, with their modes" cmp -s "$T/want" "$T/got"
@@ -86,14 +88,19 @@ check "the installed orchctl runs" \
 check "the installed man pages are clean (mandoc -Tlint)" \
     mandoc -Tlint -Wwarning "$R"/usr/local/share/man/man*/*
 
-# the service files
+# the service file
 unit=$R/usr/local/share/examples/orchd/orchd.service
-rc=$R/usr/local/share/examples/orchd/rc.d/orchd
 check "the unit starts /usr/local/sbin/orchd -d" \
     grep -q '^ExecStart=/usr/local/sbin/orchd -d$' "$unit"
-check "the unit reloads with SIGHUP" \
-    grep -q '^ExecReload=/bin/kill -HUP \$MAINPID$' "$unit"
+check "the unit is Type=notify" grep -q '^Type=notify$' "$unit"
+check "the unit reloads with /usr/local/sbin/orchctl reload" \
+    grep -q '^ExecReload=/usr/local/sbin/orchctl reload$' "$unit"
 check "the unit restarts on failure" grep -q '^Restart=on-failure$' "$unit"
+check "systemd makes /var/lib/orchd and /var/lib/orchd-workloads" \
+    grep -q '^StateDirectory=orchd orchd-workloads$' "$unit"
+check "and /run/orchd" grep -q '^RuntimeDirectory=orchd$' "$unit"
+check "and /var/log/orchd" grep -q '^LogsDirectory=orchd$' "$unit"
+check "the unit names no /var/db" sh -c "! grep -q /var/db '$unit'"
 for k in NoNewPrivileges ProtectSystem ProtectHome PrivateTmp \
     ReadWritePaths CapabilityBoundingSet SystemCallArchitectures; do
 	check "the unit sets $k" grep -q "^$k=" "$unit"
@@ -107,21 +114,36 @@ if command -v systemd-analyze >/dev/null; then
 else
 	echo "skipped systemd-analyze verify: not installed"
 fi
-check "the rc.d script parses" sh -n "$rc"
-check "the rc.d script runs /usr/local/sbin/orchd" \
-    grep -q '^daemon="/usr/local/sbin/orchd"$' "$rc"
-check "the rc.d script ends in rc_cmd" \
-    sh -c "tail -n 1 '$rc' | grep -q '^rc_cmd \$1\$'"
+check "no rc.d script: orchd runs on Linux alone" \
+    sh -c "[ ! -e '$top/etc/rc.d' ] && ! grep -qF etc/rc.d '$top/Makefile'"
 
-# PREFIX reaches the service files too
+# PREFIX reaches the unit too
 make -s -C "$top" -o all install DESTDIR="$T/opt" PREFIX=/opt/orchd \
     BUILD="$BUILD" >"$T/install.out" 2>&1
 check "PREFIX=/opt/orchd: the unit runs /opt/orchd/sbin/orchd" grep -q \
     '^ExecStart=/opt/orchd/sbin/orchd -d$' \
     "$T/opt/opt/orchd/share/examples/orchd/orchd.service"
-check "PREFIX=/opt/orchd: so does the rc.d script" grep -q \
-    '^daemon="/opt/orchd/sbin/orchd"$' \
-    "$T/opt/opt/orchd/share/examples/orchd/rc.d/orchd"
+check "PREFIX=/opt/orchd: and reloads with /opt/orchd/sbin/orchctl" grep -q \
+    '^ExecReload=/opt/orchd/sbin/orchctl reload$' \
+    "$T/opt/opt/orchd/share/examples/orchd/orchd.service"
+
+# install-systemd: under a DESTDIR the unit goes in place, nothing is
+# enabled, and it says what to run
+make -s -C "$top" install-systemd DESTDIR="$T/sd" PREFIX=/opt/orchd \
+    >"$T/sd.out" 2>&1
+st=$?
+check "make install-systemd DESTDIR=... (status $st)" [ "$st" -eq 0 ]
+check "the unit in /etc/systemd/system, 0644" [ "$(stat -c '%a' \
+    "$T/sd/etc/systemd/system/orchd.service" 2>/dev/null)" = 644 ]
+check "told where the programs are" grep -q \
+    '^ExecStart=/opt/orchd/sbin/orchd -d$' \
+    "$T/sd/etc/systemd/system/orchd.service"
+check "says how to enable it" grep -q 'systemctl enable --now orchd' \
+    "$T/sd.out"
+make -s -C "$top" install-systemd DESTDIR="$T/sd" \
+    SYSTEMDUNITDIR=/usr/lib/systemd/system >/dev/null 2>&1
+check "SYSTEMDUNITDIR=/usr/lib/systemd/system" \
+    [ -f "$T/sd/usr/lib/systemd/system/orchd.service" ]
 
 # install-user: the user exists already when lib.sh made it; the
 # directories go under DESTDIR
@@ -133,13 +155,13 @@ if [ "$(id -u)" -eq 0 ]; then
 	[ "$st" -eq 0 ] || cat "$T/user.out"
 	check "/var/empty: root's, 0755" \
 	    [ "$(stat -c '%U %G %a' "$R/var/empty")" = "root root 755" ]
-	check "/var/db/orchd: _orchd's, 0700" \
-	    [ "$(stat -c '%U %a' "$R/var/db/orchd")" = "_orchd 700" ]
+	check "/var/lib/orchd: _orchd's, 0700" \
+	    [ "$(stat -c '%U %a' "$R/var/lib/orchd")" = "_orchd 700" ]
 	check "/var/log/orchd: root's, 0755" \
 	    [ "$(stat -c '%U %G %a' "$R/var/log/orchd")" = "root root 755" ]
 	dirs=$(cd "$R" && find var | sort | tr '\n' ' ')
 	check "nothing else under var ($dirs)" [ "$dirs" = \
-	    "var var/db var/db/orchd var/empty var/log var/log/orchd " ]
+	    "var var/empty var/lib var/lib/orchd var/log var/log/orchd " ]
 else
 	echo "skipped make install-user: needs root"
 fi

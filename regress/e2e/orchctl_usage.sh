@@ -58,7 +58,7 @@ fi
 
 run
 expect "no arguments: usage and the commands" 1 \
-    "usage: orchctl [-j] [-s socket] command [argument ...]" \
+    "usage: orchctl [-jV] [-s socket] command [argument ...]" \
     "valid commands/args:" "  show" "  reload" "  log" "  wake" \
     "  suspend" "  keepwarm" "  logs"
 

@@ -593,7 +593,7 @@ test_identities(void **state)
 	assert_int_equal(conf->wl_uid_low, ORCHD_WL_UID_LOW);
 	assert_int_equal(conf->wl_uid_high, ORCHD_WL_UID_HIGH);
 	/* beside the database's directory */
-	assert_string_equal(conf->wl_dir, "/var/db/orchd-workloads");
+	assert_string_equal(conf->wl_dir, "/var/lib/orchd-workloads");
 	free_config(conf);
 
 	text = "database \"/orchd.db\"\n";
