@@ -347,6 +347,7 @@ parent_reload(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	if ((nconf = config_load(env->conffile)) == NULL) {
 		log_warnx("configuration file %s has errors, not reloading",
 		    env->conffile);
+		config_status(env, 0);
 		snprintf(err, errlen, "configuration file %s has errors, "
 		    "not reloading", env->conffile);
 		return (-1);
@@ -373,11 +374,13 @@ parent_reload(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	}
 	if (api_reload_check(nconf, oconf, err, errlen) == -1) {
 		log_warnx("not reloading: %s", err);
+		config_status(env, 0);
 		free_config(nconf);
 		return (-1);
 	}
 	if (listeners_bind(nconf, oconf, err, errlen) == -1) {
 		log_warnx("not reloading: %s", err);
+		config_status(env, 0);
 		free_config(nconf);
 		return (-1);
 	}
@@ -590,6 +593,7 @@ main(int argc, char *argv[])
 {
 	static struct orchd	 env;
 	struct event		 ev_hup, ev_term, ev_int, ev_chld;
+	struct timespec		 ts;
 	const char		*conffile = ORCHD_CONF;
 	char			 err[CTL_MSG_MAX];
 	ssize_t			 n;
@@ -665,6 +669,10 @@ main(int argc, char *argv[])
 	env.ps.handlers = parent_handlers;
 	env.ps.nhandlers = nitems(parent_handlers);
 	env.ps.started = monotime();
+	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
+		fatal("clock_gettime");
+	env.status.started_ms = (int64_t)ts.tv_sec * 1000 +
+	    ts.tv_nsec / 1000000;
 	/* before any child exists: one that dies at once must be seen */
 	signal_set(&ev_hup, SIGHUP, parent_sig, &env);
 	signal_set(&ev_term, SIGTERM, parent_sig, &env);

@@ -39,6 +39,9 @@ struct orchd {
 	uint32_t		 generation;
 	int			 cfg_acks;	/* children yet to ack */
 	uint32_t		 reload_conn;	/* control conn waiting, or 0 */
+
+	/* for the gateways' /metrics (IMSG_CFG_STATUS) */
+	struct cfg_status	 status;
 };
 
 extern struct orchd	*orchd_env;
@@ -53,6 +56,7 @@ void		 helper_path(struct orchd *, const char *, char *, size_t);
 struct orchd_conf *config_load(const char *);
 void		 config_send(struct orchd *);
 void		 config_recv_done(struct imsgev *, struct imsg *);
+void		 config_status(struct orchd *, int);
 
 /* keycheck.c: TLS keypairs, checked by gatewayd -n */
 int		 keycheck(struct orchd_conf *);
