@@ -329,7 +329,11 @@ config_recv_done(struct imsgev *iev, struct imsg *imsg)
 		control_reply(env->reload_conn, IMSG_CTL_OK, NULL, 0);
 		env->reload_conn = 0;
 	}
-	config_status(env, 1);
+	/* the file's, at start or a reload: not an API change's */
+	if (env->status_due) {
+		env->status_due = 0;
+		config_status(env, 1);
+	}
 	/* an API change waited for this generation, or to send its own */
 	api_config_active(env);
 	/* every child has read it: the sent copies and the old one are freed */

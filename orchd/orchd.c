@@ -390,6 +390,7 @@ parent_reload(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	free_config(oconf);
 	env->conf = nconf;
 	env->reload_conn = conn;
+	env->status_due = 1;
 	config_send(env);
 	return (0);
 }
@@ -673,6 +674,7 @@ main(int argc, char *argv[])
 		fatal("clock_gettime");
 	env.status.started_ms = (int64_t)ts.tv_sec * 1000 +
 	    ts.tv_nsec / 1000000;
+	env.status_due = 1;	/* the first configuration */
 	/* before any child exists: one that dies at once must be seen */
 	signal_set(&ev_hup, SIGHUP, parent_sig, &env);
 	signal_set(&ev_term, SIGTERM, parent_sig, &env);

@@ -42,6 +42,7 @@ struct orchd {
 
 	/* for the gateways' /metrics (IMSG_CFG_STATUS) */
 	struct cfg_status	 status;
+	int			 status_due;	/* the file's load under way */
 };
 
 extern struct orchd	*orchd_env;

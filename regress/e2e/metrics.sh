@@ -30,6 +30,7 @@ listen on 127.0.0.1 port $GW
 api listen on 127.0.0.1 port $API
 api key file "$T/api.key"
 api host "api.test"
+api allow process
 $1
 
 workload "app" {
@@ -191,6 +192,17 @@ check "a bad reload flips it to 0" \
 ts2=$(metric orchd_config_last_reload_success_timestamp_seconds)
 check "... and leaves the success time (${ts2:-none} = ${ts1:-none})" \
     [ "$ts2" = "$ts1" ]
+# a workload made through the API is no load of the file
+P_MADE=$(free_port $((P_APP + 1)))
+c=$(curl -s -m 30 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" \
+    -X POST --data-binary "{\"name\": \"made\", \"hosts\": [\"made.test\"],
+    \"command\": \"$T/bin/testhttp serve $P_MADE\", \"port\": $P_MADE}" \
+    "http://127.0.0.1:$API/v1/workloads")
+check "a workload made through the API meanwhile ($c)" [ "$c" = 201 ]
+v=$(metric orchd_config_last_reload_successful)
+ts2=$(metric orchd_config_last_reload_success_timestamp_seconds)
+check "... leaves the gauge at 0 (${v:-none}) and the time (${ts2:-none})" \
+    [ "$v" = 0 -a "$ts2" = "$ts1" ]
 write_conf "# reloaded"
 "$ORCHCTL" -s "$SOCK" reload >/dev/null 2>&1
 check "a good reload flips it back to 1" \
