@@ -73,7 +73,7 @@ union wl_addr {
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	1
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	3
+#define ORCHD_IMSG_VERSION	4
 
 /* the child's end of its channel to the parent */
 #define PROC_PARENT_FD		3
@@ -314,6 +314,9 @@ enum imsg_type {
 	IMSG_CFG_START,			/* every child applied: go */
 	IMSG_CFG_TLS,			/* -> gateway: struct cfg_tls and
 					   a piece of a PEM file */
+	IMSG_CFG_STATUS,		/* parent -> gateways: struct
+					   cfg_status, after each load or
+					   refused reload; for /metrics */
 
 	/* the request path and the lifecycle */
 	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct wl_ref */
@@ -360,7 +363,8 @@ enum imsg_type {
 					   ctl_keepwarm, to persist; and
 					   -> reaper, at start too */
 	IMSG_RT_MEMORY,			/* runtime -> store: struct rt_memory,
-					   measured before a stop */
+					   measured before a stop; store ->
+					   gateways once written (/metrics) */
 	IMSG_UID_LOAD,			/* parent -> store: the workloads'
 					   uids, at start */
 	IMSG_UID_ENTRY,			/* store -> parent: struct wl_uid */
@@ -416,6 +420,7 @@ enum rt_reason {
  * that answers GET /metrics ("prefork").  What follows from runtimed's
  * state changes (wakes, states, time asleep) every gateway sees alike.
  */
+#define METRICS_DUR_BOUNDS	14	/* request duration histogram */
 struct gw_metrics_wl {
 	char			 name[ORCHD_NAME_MAX];
 	uint64_t		 requests[5];	/* by status class */
@@ -423,12 +428,25 @@ struct gw_metrics_wl {
 	uint64_t		 inflight;
 	uint64_t		 parked;
 	uint64_t		 upgraded;
+	uint64_t		 rx_bytes;	/* from its clients */
+	uint64_t		 tx_bytes;	/* to its clients */
+	uint64_t		 dur_hist[METRICS_DUR_BOUNDS + 1]; /* +Inf */
+	double			 dur_sum;	/* seconds */
 };
 
 struct gw_metrics_total {
 	uint64_t		 conns;		/* open client connections */
 	uint64_t		 api[5];	/* API answers by status class */
 	uint64_t		 auth_failures;
+	uint64_t		 unknown_hosts;	/* requests routed nowhere */
+};
+
+/* IMSG_CFG_STATUS: the parent's start and its last configuration load */
+struct cfg_status {
+	int64_t			 started_ms;	/* wall clock, orchd's start */
+	int64_t			 reload_ms;	/* the last successful load */
+	int32_t			 reload_ok;	/* the last attempt succeeded */
+	int32_t			 pad;
 };
 
 /* IMSG_RP_AUTHLIMIT: over the cap of wrong keys, and for how long */

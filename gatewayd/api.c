@@ -159,12 +159,20 @@ api_head(struct api_req *r, int status, const char *ctype, const char *extra,
 	metrics_api(status);
 }
 
+/* the body after api_head(): none to a HEAD, whose head says its length */
+void
+api_body(struct api_req *r, const void *body, size_t len)
+{
+	if (r->c->meth != HTTP_M_HEAD)
+		evbuffer_add(r->c->out, body, len);
+}
+
 void
 api_send(struct api_req *r, int status, const char *ctype, const char *extra,
     const char *body, size_t len)
 {
 	api_head(r, status, ctype, extra, len);
-	evbuffer_add(r->c->out, body, len);
+	api_body(r, body, len);
 	api_done(r);
 }
 
@@ -179,8 +187,8 @@ api_error(struct api_req *r, int status, const char *msg, const char *extra)
 		return;
 	}
 	api_head(r, status, CT_JSON, extra, strlen(s) + 1);
-	evbuffer_add(r->c->out, s, strlen(s));
-	evbuffer_add(r->c->out, "\n", 1);
+	api_body(r, s, strlen(s));
+	api_body(r, "\n", 1);
 	free(s);
 	api_done(r);
 }
@@ -199,8 +207,8 @@ api_json(struct api_req *r, int status, json_t *o, const char *extra)
 	}
 	json_decref(o);
 	api_head(r, status, CT_JSON, extra, strlen(s) + 1);
-	evbuffer_add(r->c->out, s, strlen(s));
-	evbuffer_add(r->c->out, "\n", 1);
+	api_body(r, s, strlen(s));
+	api_body(r, "\n", 1);
 	free(s);
 	api_done(r);
 }
@@ -272,6 +280,9 @@ api_authorized(struct api_req *r, const struct http_head *h)
 	size_t			 keylen, toklen;
 
 	if (r->t.op == API_METRICS && apiconf_metrics_public())
+		return (1);
+	/* says "ok" and nothing more: for any prober, without the key */
+	if (r->t.open)
 		return (1);
 	f = http_head_find(h, "Authorization");
 	r->token = f != NULL;

@@ -54,7 +54,8 @@ enum api_op {
 	API_SUSPEND,			/* POST .../{id}/suspend */
 	API_LOGS,			/* GET .../{id}/logs?tail=N */
 	API_HISTORY,			/* GET .../{id}/history */
-	API_METRICS			/* GET /metrics */
+	API_METRICS,			/* GET /metrics */
+	API_HEALTHZ			/* GET /healthz */
 };
 
 /* what a request line asks for: an op, or the error to answer */
@@ -65,6 +66,7 @@ struct api_target {
 	int			 status;	/* 0, or the error's */
 	const char		*error;
 	const char		*allow;		/* with 405 */
+	int			 open;		/* no key wanted: /healthz */
 };
 
 /* api_conf.c (its message handlers are in gateway.h) */

@@ -9,6 +9,7 @@
  *	wake, suspend, keepwarm	runtimed (IMSG_CTL_*), answered when done
  *	logs			the parent (IMSG_CTL_LOGS), streamed out
  *	metrics			the gateway itself (metrics.c)
+ *	healthz			the gateway itself
  */
 
 #include <sys/types.h>
@@ -503,9 +504,41 @@ api_metrics_write(struct api_req *r)
 	}
 	metrics_write(b, r->msum);
 	api_head(r, 200, CT_METRICS, NULL, evbuffer_get_length(b));
-	evbuffer_add_buffer(r->c->out, b);
+	if (r->c->meth != HTTP_M_HEAD)
+		evbuffer_add_buffer(r->c->out, b);
 	evbuffer_free(b);
 	api_done(r);
+}
+
+/*
+ * GET /healthz: orchd is healthy when this gateway has a configuration
+ * in force and its channels to the parent, runtimed, the store and the
+ * reaper are open; then 200 "ok", else 503.  The other processes are
+ * not asked: a lost channel or child ends orchd, and a prober waiting on
+ * a busy process would report it down.
+ */
+static void
+api_healthz(struct api_req *r)
+{
+	static const enum privsep_procid	 need[] = {
+		PROC_PARENT, PROC_RUNTIME, PROC_STORE, PROC_REAPER
+	};
+	struct imsgev				*iev;
+	size_t					 i;
+
+	if (cfg_current() == NULL) {
+		api_send(r, 503, CT_TEXT, RETRY_AFTER, "unavailable\n", 12);
+		return;
+	}
+	for (i = 0; i < nitems(need); i++) {
+		if ((iev = proc_channel(gw->ps, need[i], 0)) == NULL ||
+		    iev->dead) {
+			api_send(r, 503, CT_TEXT, RETRY_AFTER,
+			    "unavailable\n", 12);
+			return;
+		}
+	}
+	api_send(r, 200, CT_TEXT, NULL, "ok\n", 3);
 }
 
 /* with other gateways ("prefork"), their counts first: metrics_sum.c */
@@ -577,16 +610,12 @@ api_recv_metrics_total(struct imsgev *iev, struct imsg *imsg)
 	struct gw_metrics_total	 t;
 	struct metrics_sum	*sum;
 	struct api_req		*r;
-	int			 i;
 
 	if ((r = api_metrics_answered(iev, imsg)) == NULL)
 		return;
 	sum = r->msum;
 	(void)imsg_get_data(imsg, &t, sizeof(t));
-	sum->total.conns += t.conns;
-	for (i = 0; i < 5; i++)
-		sum->total.api[i] += t.api[i];
-	sum->total.auth_failures += t.auth_failures;
+	metrics_total_add(&sum->total, &t);
 	/* EXPECT comes first: the parent sends it before asking anyone */
 	if (++sum->got >= sum->expect)
 		api_metrics_write(r);
@@ -598,6 +627,9 @@ api_dispatch(struct api_req *r)
 	switch (r->t.op) {
 	case API_METRICS:
 		api_metrics(r);
+		break;
+	case API_HEALTHZ:
+		api_healthz(r);
 		break;
 	case API_LIST:
 	case API_GET:

@@ -49,6 +49,7 @@ struct gw_workload	*api_workload(const char *);
 void			 api_done(struct api_req *);
 void			 api_head(struct api_req *, int, const char *,
 			    const char *, ssize_t);
+void			 api_body(struct api_req *, const void *, size_t);
 void			 api_send(struct api_req *, int, const char *,
 			    const char *, const char *, size_t);
 void			 api_error(struct api_req *, int, const char *,

@@ -3,6 +3,7 @@
  * operation, the workload's name and the query's tail, or the status to
  * answer (400 for a bad name or tail, 404 for no such path, 405 with the
  * methods the path takes).  The query's other parameters are ignored.
+ * /metrics and /healthz take HEAD as well as GET.
  */
 
 #include <string.h>
@@ -131,11 +132,14 @@ api_route(enum http_method meth, const char *path, size_t len,
 	q = memchr(path, '?', len);
 	plen = q != NULL ? (size_t)(q - path) : len;
 
-	if (plen == 8 && strncmp(path, "/metrics", 8) == 0) {
-		if (meth != HTTP_M_GET)
+	/* the two that HEAD asks too: their head alone is answered */
+	if ((plen == 8 && strncmp(path, "/metrics", 8) == 0) ||
+	    (plen == 8 && strncmp(path, "/healthz", 8) == 0)) {
+		t->open = path[1] == 'h';
+		if (meth != HTTP_M_GET && meth != HTTP_M_HEAD)
 			return (route_fail(t, 405, "method not allowed",
-			    "GET"));
-		t->op = API_METRICS;
+			    "GET, HEAD"));
+		t->op = path[1] == 'm' ? API_METRICS : API_HEALTHZ;
 		return (0);
 	}
 	if (plen < pre || strncmp(path, WL_PREFIX, pre) != 0)

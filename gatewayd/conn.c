@@ -349,10 +349,13 @@ conn_park_watch(struct gw_conn *c, int parked)
 void
 conn_flush(struct gw_conn *c)
 {
+	int	 n;
+
 	if (c->tls == NULL && !c->tls_rw && evbuffer_get_length(c->out) > 0 &&
 	    !event_pending(&c->wev, EV_WRITE, NULL)) {
-		if (evbuffer_write(c->out, c->fd) == -1 && errno != EAGAIN &&
-		    errno != EINTR) {
+		if ((n = evbuffer_write(c->out, c->fd)) > 0)
+			metrics_tx(c, n);
+		if (n == -1 && errno != EAGAIN && errno != EINTR) {
 			event_active(&c->wev, EV_WRITE, 1);
 			return;
 		}
@@ -370,6 +373,7 @@ conn_close(struct gw_conn *c)
 	if (c->state == CONN_PARKED)
 		wake_unpark(c);
 	api_conn_closed(c);
+	metrics_request_end(c);
 	activity_end(c);
 	proxy_upstream_close(c);
 	if (c->wl != NULL) {
@@ -410,6 +414,7 @@ conn_finish(struct gw_conn *c)
 		conn_close(c);
 		return;
 	}
+	metrics_request_end(c);
 	activity_end(c);
 	proxy_upstream_close(c);
 	head_put(c->req);
@@ -482,6 +487,7 @@ conn_respond(struct gw_conn *c, int status, const char *extra, int close)
 	const char	*reason = status_reason(status);
 
 	metrics_status(c, status, 1);
+	metrics_request_end(c);
 	evbuffer_add_printf(c->out, "HTTP/1.1 %d %s\r\n"
 	    "Content-Type: text/plain\r\n"
 	    "Content-Length: %zu\r\n"
@@ -513,6 +519,7 @@ conn_error(struct gw_conn *c, int status, const char *why)
 void
 conn_request_done(struct gw_conn *c)
 {
+	metrics_request_end(c);
 	activity_end(c);
 	head_put(c->resp);
 	c->resp = NULL;
@@ -552,11 +559,17 @@ conn_io_read(struct gw_conn *c)
 static ssize_t
 conn_io_write(struct gw_conn *c)
 {
+	size_t	 before = evbuffer_get_length(c->out);
+	ssize_t	 rc;
+
 	if (c->tls != NULL)
-		return (tls_conn_write(c));
-	if (evbuffer_write(c->out, c->fd) == -1)
-		return (errno == EAGAIN || errno == EINTR ? -2 : -1);
-	return (evbuffer_get_length(c->out) > 0 ? -2 : 0);
+		rc = tls_conn_write(c);
+	else if (evbuffer_write(c->out, c->fd) == -1)
+		rc = errno == EAGAIN || errno == EINTR ? -2 : -1;
+	else
+		rc = evbuffer_get_length(c->out) > 0 ? -2 : 0;
+	metrics_tx(c, before - evbuffer_get_length(c->out));
+	return (rc);
 }
 
 static void
@@ -593,6 +606,7 @@ conn_read(int fd, short event, void *arg)
 		conn_events(c);
 		return;
 	}
+	metrics_rx(c, n);
 	if (c->eof)
 		conn_reading(c, 0);
 	else if (c->tls != NULL && n >= GW_TLS_READ_BUDGET)
@@ -784,6 +798,8 @@ conn_route(struct gw_conn *c)
 
 	/* the HTTP API: on its own listeners, or by its "api host" */
 	if (api_wants(c)) {
+		c->acct = 0;
+		c->rx_pending = 0;
 		api_request(c);
 		return;
 	}
@@ -792,6 +808,9 @@ conn_route(struct gw_conn *c)
 	if (wl == NULL) {
 		log_debug("%s: no route for %.*s", c->peer,
 		    (int)h->hostlen, h->authority ? h->authority : "");
+		metrics_unknown_host();
+		c->acct = 0;
+		c->rx_pending = 0;
 		head_put(c->req);
 		c->req = NULL;
 		conn_respond(c, 404, NULL, !c->reqdone || !c->keepalive);
@@ -810,6 +829,7 @@ conn_route(struct gw_conn *c)
 		workload_ref(wl);
 		c->wl = wl;
 	}
+	metrics_route(c);
 	activity_begin(c);
 	if (wl->state == WL_RUNNING)
 		proxy_start(c);

@@ -213,6 +213,10 @@ struct gw_conn {
 	struct api_req		*api;		/* CONN_API: the request */
 	int			 routed;	/* a workload's request, its
 						   answer not yet counted */
+	/* for /metrics: the request's start, and whose bytes these are */
+	int64_t			 req_ns;	/* monotonic; 0: none timed */
+	int			 acct;		/* bytes count for wl */
+	uint64_t		 rx_pending;	/* read before routing */
 };
 
 struct gateway {

@@ -29,6 +29,11 @@ static const struct proc_handler gateway_handlers[] = {
 	    wake_recv_drain },
 	/* the HTTP API: its settings, and the answers it asked for */
 	API_GATEWAY_HANDLERS,
+	/* for /metrics: the parent's loads, the workloads' memory */
+	{ IMSG_CFG_STATUS, sizeof(struct cfg_status), PROC_FROM(PROC_PARENT),
+	    metrics_recv_status },
+	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_STORE),
+	    metrics_recv_memory },
 	/* the reaper's count of wrong keys from every gateway (api.c) */
 	{ IMSG_RP_AUTHLIMIT, sizeof(struct rp_authlimit),
 	    PROC_FROM(PROC_REAPER), api_recv_authlimit },

@@ -2,10 +2,15 @@
  * The gateway's metrics, counted where things happen and written out by
  * GET /metrics in the Prometheus text format (prom.c), names prefixed
  * orchd_.  Everything is as the gateway sees it, since it started: the
- * answers per workload by status class, what is in flight and parked,
- * the wakes it waited for (their duration from the first parked request
- * to the workload being ready), the state of each workload and the time
- * it spent asleep, from the state changes runtimed tells the gateway.
+ * answers per workload by status class, their durations and the bytes
+ * of their clients, what is in flight and parked, the wakes (their
+ * duration from runtimed starting the workload to it being ready), the
+ * state of each workload and the time it spent asleep, from the state
+ * changes runtimed tells the gateway; requests for no known host.  The
+ * parent tells its start and its last configuration load
+ * (IMSG_CFG_STATUS), the store each workload's memory as last measured
+ * (IMSG_RT_MEMORY, at its stops): nothing of theirs is asked for on a
+ * request's way.
  */
 
 #include <stdio.h>
@@ -24,7 +29,10 @@ static const double metrics_bounds[METRICS_WAKE_BOUNDS] = {
 
 static uint64_t		 metrics_api_status[5];
 static uint64_t		 metrics_auth_failures;
+static uint64_t		 metrics_unknown_hosts;
 static const struct gw_wcounts	 metrics_zero;
+static struct cfg_status	 metrics_cfg;	/* the parent's */
+static int			 metrics_cfg_known;
 
 /* a workload the gateway did not know: asleep from now */
 void
@@ -142,6 +150,104 @@ metrics_auth_failure(void)
 	metrics_auth_failures++;
 }
 
+void
+metrics_unknown_host(void)
+{
+	metrics_unknown_hosts++;
+}
+
+/* the precise clock, for durations well under the coarse one's tick */
+static int64_t
+metrics_now_ns(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		fatal("clock_gettime");
+	return ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+}
+
+/*
+ * A request was routed to c->wl (its head read): its time starts, and
+ * the bytes read for it so far are its workload's, as is what the
+ * connection reads and writes from now until another request is routed.
+ * A request routed nowhere, or to the API, counts nothing.
+ */
+void
+metrics_route(struct gw_conn *c)
+{
+	if (c->wl == NULL)
+		return;
+	c->acct = 1;
+	if (c->rx_pending > 0) {
+		counts(c->wl)->rx_bytes += c->rx_pending;
+		c->rx_pending = 0;
+	}
+	c->req_ns = metrics_now_ns();
+}
+
+/*
+ * The request is over, answered in full or cut short: its duration goes
+ * in the histogram if its answer was counted (metrics_status), so that
+ * the histogram's count is the sum of orchd_requests_total.
+ */
+void
+metrics_request_end(struct gw_conn *c)
+{
+	struct gw_wcounts	*wc;
+	int64_t			 ns;
+
+	if (c->req_ns == 0)
+		return;
+	ns = metrics_now_ns() - c->req_ns;
+	c->req_ns = 0;
+	if (c->routed || c->wl == NULL)
+		return;		/* never answered */
+	wc = counts(c->wl);
+	metrics_dur_observe(wc->dur_hist, &wc->dur_sum, (double)ns / 1e9);
+}
+
+/* n bytes read from c's client (after TLS) */
+void
+metrics_rx(struct gw_conn *c, size_t n)
+{
+	if (c->acct && c->wl != NULL && (c->state == CONN_PROXY ||
+	    c->state == CONN_TUNNEL || c->state == CONN_CONNECT ||
+	    c->state == CONN_PARKED))
+		counts(c->wl)->rx_bytes += n;
+	else
+		c->rx_pending += n;
+}
+
+/* n bytes written to c's client (before TLS) */
+void
+metrics_tx(struct gw_conn *c, size_t n)
+{
+	if (n > 0 && c->acct && c->wl != NULL)
+		counts(c->wl)->tx_bytes += n;
+}
+
+/* the parent's start and its last load of the configuration */
+void
+metrics_recv_status(struct imsgev *iev, struct imsg *imsg)
+{
+	(void)imsg_get_data(imsg, &metrics_cfg, sizeof(metrics_cfg));
+	metrics_cfg_known = 1;
+}
+
+/* a workload's memory as measured at a stop, from the store */
+void
+metrics_recv_memory(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_memory	 mem;
+	struct gw_workload	*wl;
+
+	(void)imsg_get_data(imsg, &mem, sizeof(mem));
+	mem.name[sizeof(mem.name) - 1] = '\0';
+	if ((wl = workload_find(mem.name)) != NULL && mem.bytes > 0)
+		wl->metrics.memory = mem.bytes;
+}
+
 /*
  * Writing.
  */
@@ -213,6 +319,18 @@ get_wake_failures(const struct gw_workload *wl, const struct gw_metrics_wl *o)
 	return (counts_read(wl)->wake_failures);
 }
 
+static uint64_t
+get_rx(const struct gw_workload *wl, const struct gw_metrics_wl *o)
+{
+	return (counts_read(wl)->rx_bytes + (o != NULL ? o->rx_bytes : 0));
+}
+
+static uint64_t
+get_tx(const struct gw_workload *wl, const struct gw_metrics_wl *o)
+{
+	return (counts_read(wl)->tx_bytes + (o != NULL ? o->tx_bytes : 0));
+}
+
 static void
 write_requests(struct evbuffer *b, const struct metrics_sum *sum)
 {
@@ -245,7 +363,8 @@ write_wake_hist(struct evbuffer *b)
 	char			 lab[256];
 
 	prom_family(b, "orchd_wake_duration_seconds", "histogram",
-	    "Wakes from the first parked request to the workload ready.");
+	    "Wakes, from runtimed starting the workload to the workload "
+	    "being ready.");
 	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
 		if (!wl->configured)
 			continue;
@@ -254,6 +373,76 @@ write_wake_hist(struct evbuffer *b)
 		    metrics_bounds, counts_read(wl)->wake_hist,
 		    METRICS_WAKE_BOUNDS, counts_read(wl)->wake_sum);
 	}
+}
+
+/* every gateway's requests: its own buckets and the others' */
+static void
+write_dur_hist(struct evbuffer *b, const struct metrics_sum *sum)
+{
+	const struct gw_metrics_wl	*o;
+	const struct gw_wcounts		*wc;
+	struct gw_workload		*wl;
+	uint64_t			 hist[METRICS_DUR_BOUNDS + 1];
+	double				 total;
+	char				 lab[256];
+	int				 i;
+
+	prom_family(b, "orchd_request_duration_seconds", "histogram",
+	    "Requests answered, from their head read to their answer's "
+	    "end, a wake included.");
+	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
+		if (!wl->configured)
+			continue;
+		wc = counts_read(wl);
+		o = metrics_sum_find(sum, wl->name);
+		total = wc->dur_sum + (o != NULL ? o->dur_sum : 0);
+		for (i = 0; i <= METRICS_DUR_BOUNDS; i++)
+			hist[i] = wc->dur_hist[i] +
+			    (o != NULL ? o->dur_hist[i] : 0);
+		wl_label(wl, lab, sizeof(lab));
+		prom_histogram(b, "orchd_request_duration_seconds", lab,
+		    metrics_dur_bounds, hist, METRICS_DUR_BOUNDS, total);
+	}
+}
+
+/* only the workloads measured: no sample is better than a false 0 */
+static void
+write_memory(struct evbuffer *b)
+{
+	struct gw_workload	*wl;
+	char			 lab[256];
+
+	prom_family(b, "orchd_workload_memory_bytes", "gauge",
+	    "Memory the workload used when it last stopped, as last "
+	    "measured.");
+	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
+		if (!wl->configured || wl->metrics.memory <= 0)
+			continue;
+		wl_label(wl, lab, sizeof(lab));
+		prom_sample_u64(b, "orchd_workload_memory_bytes", lab,
+		    (uint64_t)wl->metrics.memory);
+	}
+}
+
+/* the parent's: the same in every gateway, never summed */
+static void
+write_config(struct evbuffer *b)
+{
+	if (!metrics_cfg_known)
+		return;
+	prom_family(b, "orchd_config_last_reload_successful", "gauge",
+	    "1 if the last load of the configuration succeeded, 0 if it "
+	    "was refused.");
+	prom_sample_u64(b, "orchd_config_last_reload_successful", NULL,
+	    metrics_cfg.reload_ok != 0);
+	prom_family(b, "orchd_config_last_reload_success_timestamp_seconds",
+	    "gauge", "When the configuration was last loaded successfully.");
+	prom_sample(b, "orchd_config_last_reload_success_timestamp_seconds",
+	    NULL, (double)(metrics_cfg.reload_ms / 1000));
+	prom_family(b, "process_start_time_seconds", "gauge",
+	    "When orchd, the parent process, started.");
+	prom_sample(b, "process_start_time_seconds", NULL,
+	    (double)metrics_cfg.started_ms / 1000.0);
 }
 
 static void
@@ -342,6 +531,18 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	write_wake_hist(b);
 	write_states(b, monotime_ms());
 	write_api(b, sum);
+	prom_family(b, "orchd_requests_unknown_host_total", "counter",
+	    "Requests for a host no workload serves, answered 404.");
+	prom_sample_u64(b, "orchd_requests_unknown_host_total", NULL,
+	    metrics_unknown_hosts + (sum != NULL ? sum->total.unknown_hosts :
+	    0));
+	write_dur_hist(b, sum);
+	per_workload(b, sum, "orchd_workload_received_bytes_total", "counter",
+	    "Bytes of requests read from the workload's clients.", get_rx);
+	per_workload(b, sum, "orchd_workload_sent_bytes_total", "counter",
+	    "Bytes of answers written to the workload's clients.", get_tx);
+	write_memory(b);
+	write_config(b);
 }
 
 /* this gateway's own counts, for the one that answers GET /metrics */
@@ -353,6 +554,11 @@ metrics_own(const struct gw_workload *wl, struct gw_metrics_wl *out)
 	memcpy(out->requests, counts_read(wl)->requests,
 	    sizeof(out->requests));
 	out->upstream_errors = counts_read(wl)->upstream_errors;
+	out->rx_bytes = counts_read(wl)->rx_bytes;
+	out->tx_bytes = counts_read(wl)->tx_bytes;
+	memcpy(out->dur_hist, counts_read(wl)->dur_hist,
+	    sizeof(out->dur_hist));
+	out->dur_sum = counts_read(wl)->dur_sum;
 	out->inflight = wl->inflight;
 	out->parked = wl->nparked;
 	out->upgraded = wl->upgraded;
@@ -365,4 +571,5 @@ metrics_own_total(struct gw_metrics_total *t)
 	t->conns = gw->nconns;
 	memcpy(t->api, metrics_api_status, sizeof(t->api));
 	t->auth_failures = metrics_auth_failures;
+	t->unknown_hosts = metrics_unknown_hosts;
 }

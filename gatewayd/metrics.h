@@ -8,6 +8,7 @@
 #ifndef ORCHD_GATEWAY_METRICS_H
 #define ORCHD_GATEWAY_METRICS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "orchd.h"
@@ -42,6 +43,10 @@ struct gw_wcounts {
 						   no answer */
 	uint64_t		 wake_hist[METRICS_WAKE_BOUNDS + 1];
 	double			 wake_sum;	/* seconds */
+	uint64_t		 rx_bytes;	/* from clients, after TLS */
+	uint64_t		 tx_bytes;	/* to clients, before TLS */
+	uint64_t		 dur_hist[METRICS_DUR_BOUNDS + 1];
+	double			 dur_sum;	/* seconds */
 };
 
 struct gw_wmetrics {
@@ -50,6 +55,8 @@ struct gw_wmetrics {
 	int			 fail_counted;	/* the wake's failure is */
 	int64_t			 since_ms;	/* in its state, monotonic */
 	int64_t			 asleep_ms;	/* closed stretches asleep */
+	int64_t			 memory;	/* bytes, last measured; 0:
+						   never */
 };
 
 void		 metrics_workload_init(struct gw_workload *);
@@ -63,6 +70,21 @@ void		 metrics_auth_failure(void);
 void		 metrics_write(struct evbuffer *, const struct metrics_sum *);
 void		 metrics_own(const struct gw_workload *, struct gw_metrics_wl *);
 void		 metrics_own_total(struct gw_metrics_total *);
+void		 metrics_unknown_host(void);
+void		 metrics_route(struct gw_conn *);
+void		 metrics_request_end(struct gw_conn *);
+void		 metrics_rx(struct gw_conn *, size_t);
+void		 metrics_tx(struct gw_conn *, size_t);
+void		 metrics_recv_status(struct imsgev *, struct imsg *);
+void		 metrics_recv_memory(struct imsgev *, struct imsg *);
+
+/* metrics_add.c: pure, for the unit tests */
+extern const double metrics_dur_bounds[METRICS_DUR_BOUNDS];
+void		 metrics_dur_observe(uint64_t *, double *, double);
+void		 metrics_wl_add(struct gw_metrics_wl *,
+		    const struct gw_metrics_wl *);
+void		 metrics_total_add(struct gw_metrics_total *,
+		    const struct gw_metrics_total *);
 
 /* metrics_sum.c */
 struct metrics_sum *metrics_sum_new(void);

@@ -81,16 +81,9 @@ void
 metrics_sum_add(struct metrics_sum *sum, const struct gw_metrics_wl *add)
 {
 	struct gw_metrics_wl	*e;
-	int			 i;
 
-	if ((e = sum_entry(sum, add->name)) == NULL)
-		return;
-	for (i = 0; i < 5; i++)
-		e->requests[i] += add->requests[i];
-	e->upstream_errors += add->upstream_errors;
-	e->inflight += add->inflight;
-	e->parked += add->parked;
-	e->upgraded += add->upgraded;
+	if ((e = sum_entry(sum, add->name)) != NULL)
+		metrics_wl_add(e, add);
 }
 
 /* the parent asks for our counts on behalf of another gateway */

@@ -661,6 +661,7 @@ interim_response(struct gw_conn *c)
 		return (-1);
 	if (h->code == 101) {
 		metrics_status(c, 101, 0);
+		metrics_request_end(c);
 		c->state = CONN_TUNNEL;
 		c->reqdone = c->respdone = 1;
 		evtimer_del(&c->timer);

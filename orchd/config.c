@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -333,8 +334,33 @@ config_recv_done(struct imsgev *iev, struct imsg *imsg)
 		control_reply(env->reload_conn, IMSG_CTL_OK, NULL, 0);
 		env->reload_conn = 0;
 	}
+	/* the file's, at start or a reload: not an API change's */
+	if (env->status_due) {
+		env->status_due = 0;
+		config_status(env, 1);
+	}
 	/* an API change waited for this generation, or to send its own */
 	api_config_active(env);
 	/* every child has read it: the sent copies and the old one are freed */
 	heap_trim();
+}
+
+/*
+ * A load of the configuration succeeded (applied by every child) or was
+ * refused: the gateways show it in /metrics, with orchd's start.
+ */
+void
+config_status(struct orchd *env, int ok)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
+		fatal("clock_gettime");
+	env->status.reload_ok = ok;
+	if (ok)
+		env->status.reload_ms = (int64_t)ts.tv_sec * 1000 +
+		    ts.tv_nsec / 1000000;
+	if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_CFG_STATUS, 0, -1,
+	    &env->status, sizeof(env->status)) == -1)
+		log_warn("%s: compose", __func__);
 }

@@ -365,6 +365,7 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	if ((nconf = config_load(env->conffile)) == NULL) {
 		log_warnx("configuration file %s has errors, not reloading",
 		    env->conffile);
+		config_status(env, 0);
 		snprintf(err, errlen, "configuration file %s has errors, "
 		    "not reloading", env->conffile);
 		return (-1);
@@ -391,11 +392,13 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	}
 	if (api_reload_check(nconf, oconf, err, errlen) == -1) {
 		log_warnx("not reloading: %s", err);
+		config_status(env, 0);
 		free_config(nconf);
 		return (-1);
 	}
 	if (listeners_bind(nconf, oconf, err, errlen) == -1) {
 		log_warnx("not reloading: %s", err);
+		config_status(env, 0);
 		free_config(nconf);
 		return (-1);
 	}
@@ -405,6 +408,7 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	free_config(oconf);
 	env->conf = nconf;
 	env->reload_conn = conn;
+	env->status_due = 1;
 	config_send(env);
 	return (0);
 }
@@ -610,6 +614,7 @@ main(int argc, char *argv[])
 {
 	static struct orchd	 env;
 	struct event		 ev_hup, ev_term, ev_int, ev_chld;
+	struct timespec		 ts;
 	const char		*conffile = ORCHD_CONF;
 	char			 err[CTL_MSG_MAX];
 	ssize_t			 n;
@@ -696,6 +701,11 @@ main(int argc, char *argv[])
 	env.ps.handlers = parent_handlers;
 	env.ps.nhandlers = nitems(parent_handlers);
 	env.ps.started = monotime();
+	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
+		fatal("clock_gettime");
+	env.status.started_ms = (int64_t)ts.tv_sec * 1000 +
+	    ts.tv_nsec / 1000000;
+	env.status_due = 1;	/* the first configuration */
 	/* before any child exists: one that dies at once must be seen */
 	signal_set(&ev_hup, SIGHUP, parent_sig, &env);
 	signal_set(&ev_term, SIGTERM, parent_sig, &env);

@@ -42,6 +42,10 @@ struct orchd {
 	uint32_t		 reload_conn;	/* control conn waiting, or 0 */
 	/* READY=1 to systemd once the generation sent is active */
 	int			 notify_wait;
+
+	/* for the gateways' /metrics (IMSG_CFG_STATUS) */
+	struct cfg_status	 status;
+	int			 status_due;	/* the file's load under way */
 };
 
 extern struct orchd	*orchd_env;
@@ -56,6 +60,7 @@ void		 helper_path(struct orchd *, const char *, char *, size_t);
 struct orchd_conf *config_load(const char *);
 void		 config_send(struct orchd *);
 void		 config_recv_done(struct imsgev *, struct imsg *);
+void		 config_status(struct orchd *, int);
 
 /* printconf.c */
 int		 print_config(FILE *, const struct orchd_conf *);

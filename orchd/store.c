@@ -201,6 +201,10 @@ store_recv_memory(struct imsgev *iev, struct imsg *imsg)
 	mem.name[sizeof(mem.name) - 1] = '\0';
 	if (store_db_memory(store_db, mem.name, mem.bytes) == -1)
 		store_failed("memory");
+	/* the gateways show it in /metrics */
+	if (proc_compose(&store_ps, PROC_GATEWAY, IMSG_RT_MEMORY, 0, -1, &mem,
+	    sizeof(mem)) == -1)
+		log_warn("%s: to the gateways", __func__);
 }
 
 /* the reaper's batch, written in one transaction */

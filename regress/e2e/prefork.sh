@@ -2,7 +2,8 @@
 # prefork: several gateway processes on the same listeners.  Each is a
 # process of its own (ps, show summary); requests spread over them; a
 # herd on a sleeping workload still makes one start; /metrics adds up
-# every gateway's counts whichever answers; a request in flight on one
+# every gateway's counts whichever answers (requests, their durations
+# and bytes, unknown hosts); a request in flight on one
 # gateway keeps the workload up, and a suspend refused for it lets the
 # other gateways' held requests go; API answers find the gateway that
 # asked; a reload cannot change the number; the loss of one gateway
@@ -147,6 +148,31 @@ check "wakes_total ${w:-none} = wake_duration_seconds_count ${c:-none}" \
     [ "${w:-0}" -ge 1 -a "${w:-0}" = "${c:-none}" ]
 c=$(metric 'orchd_open_connections')
 check "open connections counted (${c:-none})" [ "${c:-0}" -ge 1 ]
+# the new counters add up too: durations, bytes, unknown hosts
+c=$(metric 'orchd_request_duration_seconds_count{workload="app"}')
+check "request_duration_seconds_count = the $made requests (${c:-none})" \
+    [ "$c" = "$made" ]
+c=$(metric 'orchd_request_duration_seconds_bucket{workload="app",le="+Inf"}')
+check "... and its +Inf bucket (${c:-none})" [ "$c" = "$made" ]
+# each answer has at least its 5- or 20-byte body, and a head
+c=$(metric 'orchd_workload_sent_bytes_total{workload="app"}')
+check "sent bytes from every gateway: at least 5 per request (${c:-none})" \
+    [ "${c:-0}" -ge $((made * 5 + made * 30)) ]
+c=$(metric 'orchd_workload_received_bytes_total{workload="app"}')
+check "received bytes from every gateway: a head per request (${c:-none})" \
+    [ "${c:-0}" -ge $((made * 30)) ]
+pids=
+i=0
+while [ $i -lt 12 ]; do
+	curl -s -m 30 -o /dev/null -H "Host: nobody.test" \
+	    "http://127.0.0.1:$GW/" &
+	pids="$pids $!"
+	i=$((i + 1))
+done
+for p in $pids; do wait "$p"; done
+c=$(metric 'orchd_requests_unknown_host_total')
+check "12 requests for an unknown host over the gateways: ${c:-none}" \
+    [ "$c" = 12 ]
 
 # -- a request in flight on one gateway keeps the workload up
 check "idle, it is suspended" wait_for 15 is_state asleep

@@ -1,6 +1,7 @@
 /*
  * The HTTP API's pure pieces: what a request line asks for, the JSON of
- * a workload and of its history, the Prometheus text format, the bearer
+ * a workload and of its history, the Prometheus text format, the
+ * request duration histogram and the gateways' summed counts, the bearer
  * key and the slowing down of guessers, and the store's rows for the
  * workloads the API creates.
  */
@@ -23,6 +24,7 @@
 
 #include "orchd.h"
 #include "../../gatewayd/api.h"
+#include "../../gatewayd/metrics.h"
 #include "../../orchd/store_db.h"
 
 /*
@@ -74,11 +76,17 @@ test_route_every_endpoint(void **state)
 	route_ok(HTTP_M_GET, "/v1/workloads/x/history", API_HISTORY, "x");
 	route_ok(HTTP_M_GET, "/metrics", API_METRICS, "");
 	route_ok(HTTP_M_GET, "/metrics?name[]=x", API_METRICS, "");
+	route_ok(HTTP_M_HEAD, "/metrics", API_METRICS, "");
+	route_ok(HTTP_M_GET, "/healthz", API_HEALTHZ, "");
+	route_ok(HTTP_M_HEAD, "/healthz", API_HEALTHZ, "");
+	route_ok(HTTP_M_GET, "/healthz?x", API_HEALTHZ, "");
 }
 
 static void
 test_route_errors(void **state)
 {
+	struct api_target	 t;
+
 	route_fails(HTTP_M_GET, "/", 404, NULL);
 	route_fails(HTTP_M_GET, "/v1", 404, NULL);
 	route_fails(HTTP_M_GET, "/v1/workloadsx", 404, NULL);
@@ -91,7 +99,20 @@ test_route_errors(void **state)
 	route_fails(HTTP_M_POST, "/v1/workloads/x", 405, "GET, DELETE");
 	route_fails(HTTP_M_GET, "/v1/workloads/x/wake", 405, "POST");
 	route_fails(HTTP_M_DELETE, "/v1/workloads/x/logs", 405, "GET");
-	route_fails(HTTP_M_HEAD, "/metrics", 405, "GET");
+	route_fails(HTTP_M_POST, "/metrics", 405, "GET, HEAD");
+	route_fails(HTTP_M_DELETE, "/healthz", 405, "GET, HEAD");
+	route_fails(HTTP_M_GET, "/healthz/", 404, NULL);
+	route_fails(HTTP_M_GET, "/healthy", 404, NULL);
+	/* /healthz is open to all, its 405 too; nothing else is */
+	(void)api_route(HTTP_M_POST, "/healthz", 8, &t);
+	assert_int_equal(t.open, 1);
+	(void)api_route(HTTP_M_GET, "/healthz", 8, &t);
+	assert_int_equal(t.open, 1);
+	(void)api_route(HTTP_M_GET, "/metrics", 8, &t);
+	assert_int_equal(t.open, 0);
+	(void)api_route(HTTP_M_GET, "/v1/workloads", 13, &t);
+	assert_int_equal(t.open, 0);
+	route_fails(HTTP_M_HEAD, "/v1/workloads/x", 405, "GET, DELETE");
 	route_fails(HTTP_M_GET, "/v1/workloads/-x", 400, NULL);
 	route_fails(HTTP_M_GET, "/v1/workloads/a%20b", 400, NULL);
 	route_fails(HTTP_M_GET, "/v1/workloads/..", 400, NULL);
@@ -442,6 +463,108 @@ test_prom_histogram(void **state)
 	evbuffer_free(b);
 }
 
+/* the request duration histogram: its buckets, written as Prometheus's */
+static void
+test_request_durations(void **state)
+{
+	uint64_t	 hist[METRICS_DUR_BOUNDS + 1] = { 0 };
+	double		 sum = 0;
+	struct evbuffer	*b;
+	char		*s;
+	int		 i;
+
+	for (i = 1; i < METRICS_DUR_BOUNDS; i++)
+		assert_true(metrics_dur_bounds[i - 1] < metrics_dur_bounds[i]);
+	metrics_dur_observe(hist, &sum, 0.0004);	/* le 0.001 */
+	metrics_dur_observe(hist, &sum, 0.001);		/* le 0.001 */
+	metrics_dur_observe(hist, &sum, 0.3);		/* le 0.5 */
+	metrics_dur_observe(hist, &sum, 75);		/* +Inf */
+	metrics_dur_observe(hist, &sum, -1);		/* a clock step: 0 */
+	assert_int_equal(hist[0], 3);
+	assert_int_equal(hist[7], 1);
+	assert_int_equal(hist[METRICS_DUR_BOUNDS], 1);
+	assert_true(fabs(sum - 75.3014) < 1e-9);
+	assert_non_null(b = evbuffer_new());
+	prom_histogram(b, "orchd_request_duration_seconds",
+	    "workload=\"w\"", metrics_dur_bounds, hist, METRICS_DUR_BOUNDS,
+	    sum);
+	s = drain(b);
+	assert_non_null(strstr(s, "orchd_request_duration_seconds_bucket{"
+	    "workload=\"w\",le=\"0.001\"} 3\n"));
+	assert_non_null(strstr(s, "orchd_request_duration_seconds_bucket{"
+	    "workload=\"w\",le=\"0.5\"} 4\n"));
+	assert_non_null(strstr(s, "orchd_request_duration_seconds_bucket{"
+	    "workload=\"w\",le=\"60\"} 4\n"));
+	assert_non_null(strstr(s, "orchd_request_duration_seconds_bucket{"
+	    "workload=\"w\",le=\"+Inf\"} 5\n"));
+	assert_non_null(strstr(s, "orchd_request_duration_seconds_count{"
+	    "workload=\"w\"} 5\n"));
+	free(s);
+	evbuffer_free(b);
+}
+
+/*
+ * Every counter of one gateway adds to the others' ("prefork"): each
+ * field of both structures is set apart from the others, so that one
+ * forgotten, or added to the wrong one, is seen.
+ */
+static void
+test_metrics_sums(void **state)
+{
+	struct gw_metrics_wl	 a, add;
+	struct gw_metrics_total	 t, tadd;
+	int			 i;
+
+	memset(&a, 0, sizeof(a));
+	memset(&add, 0, sizeof(add));
+	strlcpy(a.name, "w", sizeof(a.name));
+	strlcpy(add.name, "w", sizeof(add.name));
+	for (i = 0; i < 5; i++) {
+		a.requests[i] = 1 + i;
+		add.requests[i] = 100 + i;
+	}
+	a.upstream_errors = 2; add.upstream_errors = 20;
+	a.inflight = 3; add.inflight = 30;
+	a.parked = 4; add.parked = 40;
+	a.upgraded = 5; add.upgraded = 50;
+	a.rx_bytes = 6; add.rx_bytes = 60;
+	a.tx_bytes = 7; add.tx_bytes = 70;
+	for (i = 0; i <= METRICS_DUR_BOUNDS; i++) {
+		a.dur_hist[i] = i;
+		add.dur_hist[i] = 1000 + i;
+	}
+	a.dur_sum = 0.5; add.dur_sum = 1.25;
+	metrics_wl_add(&a, &add);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(a.requests[i], 101 + 2 * i);
+	assert_int_equal(a.upstream_errors, 22);
+	assert_int_equal(a.inflight, 33);
+	assert_int_equal(a.parked, 44);
+	assert_int_equal(a.upgraded, 55);
+	assert_int_equal(a.rx_bytes, 66);
+	assert_int_equal(a.tx_bytes, 77);
+	for (i = 0; i <= METRICS_DUR_BOUNDS; i++)
+		assert_int_equal(a.dur_hist[i], 1000 + 2 * i);
+	assert_true(a.dur_sum == 1.75);
+	assert_string_equal(a.name, "w");
+
+	memset(&t, 0, sizeof(t));
+	memset(&tadd, 0, sizeof(tadd));
+	t.conns = 1; tadd.conns = 10;
+	for (i = 0; i < 5; i++) {
+		t.api[i] = i;
+		tadd.api[i] = 100 + i;
+	}
+	t.auth_failures = 2; tadd.auth_failures = 20;
+	t.unknown_hosts = 3; tadd.unknown_hosts = 30;
+	metrics_total_add(&t, &tadd);
+	assert_int_equal(t.conns, 11);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(t.api[i], 100 + 2 * i);
+	assert_int_equal(t.auth_failures, 22);
+	assert_int_equal(t.unknown_hosts, 33);
+}
+
 /*
  * The bearer key.
  */
@@ -616,6 +739,8 @@ main(void)
 		cmocka_unit_test(test_prom_escape_and_value),
 		cmocka_unit_test(test_prom_lines),
 		cmocka_unit_test(test_prom_histogram),
+		cmocka_unit_test(test_request_durations),
+		cmocka_unit_test(test_metrics_sums),
 		cmocka_unit_test(test_bearer),
 		cmocka_unit_test(test_key_match),
 		cmocka_unit_test(test_guessers_slowed),
