@@ -493,6 +493,15 @@ struct wl_uid {
 	uint32_t		 uid;
 };
 
+/* the store's writes held while the database refuses them */
+struct st_queue_stats {
+	uint64_t		 queued;	/* held now */
+	uint64_t		 bytes;		/* their size now */
+	uint64_t		 total;		/* ever held */
+	uint64_t		 retries;	/* passes writing them again */
+	uint64_t		 drops;		/* lost: the queue was full */
+};
+
 struct rt_kill {
 	char			 name[ORCHD_NAME_MAX];
 	pid_t			 pid;
