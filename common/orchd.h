@@ -71,7 +71,7 @@ union wl_addr {
 #define GW_ID_INSTANCE(id)	(((id) >> GW_ID_SHIFT) & (ORCHD_PREFORK_MAX - 1))
 
 /* the control protocol's version, carried in peerid of every request */
-#define ORCHD_CTL_VERSION	1
+#define ORCHD_CTL_VERSION	2
 /* the internal protocol's version, checked when a child says it is ready */
 #define ORCHD_IMSG_VERSION	3
 
@@ -294,6 +294,8 @@ enum imsg_type {
 	IMSG_CTL_KEEPWARM,		/* -> runtime: struct ctl_keepwarm */
 	IMSG_CTL_LOGS,			/* -> parent: struct ctl_logs */
 	IMSG_CTL_LOGDATA,		/* reply item: bytes of the log */
+	IMSG_CTL_STORE_QUEUE,		/* reply item to SHOW_SUMMARY, from
+					   the store: struct st_queue_stats */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -359,6 +361,8 @@ enum imsg_type {
 	IMSG_UID_LOAD_END,		/* store -> parent: all were sent */
 	IMSG_UID_PUT,			/* parent -> store: struct wl_uid,
 					   a new allocation to record */
+	IMSG_ST_QUEUE,			/* store -> gateway: struct
+					   st_queue_stats, when it changes */
 
 	/*
 	 * The HTTP API.  The gateway's requests carry its own request id

@@ -5,7 +5,8 @@
  * answers per workload by status class, what is in flight and parked,
  * the wakes it waited for (their duration from the first parked request
  * to the workload being ready), the state of each workload and the time
- * it spent asleep, from the state changes runtimed tells the gateway.
+ * it spent asleep, from the state changes runtimed tells the gateway;
+ * and the store's held writes, as the store last told them.
  */
 
 #include <stdio.h>
@@ -23,6 +24,7 @@ static const double metrics_bounds[METRICS_WAKE_BOUNDS] = {
 
 static uint64_t		 metrics_api_status[5];
 static uint64_t		 metrics_auth_failures;
+static struct st_queue_stats	 metrics_store;
 static const struct gw_wcounts	 metrics_zero;
 
 /* a workload the gateway did not know: asleep from now */
@@ -311,6 +313,38 @@ write_api(struct evbuffer *b, const struct metrics_sum *sum)
 	    sum->total.auth_failures : 0));
 }
 
+/* the store tells every gateway when its held writes change */
+void
+metrics_recv_store(struct imsgev *iev, struct imsg *imsg)
+{
+	(void)imsg_get_data(imsg, &metrics_store, sizeof(metrics_store));
+}
+
+static void
+write_store(struct evbuffer *b)
+{
+	prom_family(b, "orchd_store_queued_writes", "gauge",
+	    "Writes the database refused, held to be written again.");
+	prom_sample_u64(b, "orchd_store_queued_writes", NULL,
+	    metrics_store.queued);
+	prom_family(b, "orchd_store_queued_bytes", "gauge",
+	    "The size of the writes held.");
+	prom_sample_u64(b, "orchd_store_queued_bytes", NULL,
+	    metrics_store.bytes);
+	prom_family(b, "orchd_store_queued_writes_total", "counter",
+	    "Writes the database refused and that were held.");
+	prom_sample_u64(b, "orchd_store_queued_writes_total", NULL,
+	    metrics_store.total);
+	prom_family(b, "orchd_store_write_retries_total", "counter",
+	    "Attempts to write the held writes again.");
+	prom_sample_u64(b, "orchd_store_write_retries_total", NULL,
+	    metrics_store.retries);
+	prom_family(b, "orchd_store_dropped_writes_total", "counter",
+	    "Writes lost because the queue of held writes was full.");
+	prom_sample_u64(b, "orchd_store_dropped_writes_total", NULL,
+	    metrics_store.drops);
+}
+
 /* sum: the other gateways' counts ("prefork"), or NULL */
 void
 metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
@@ -337,6 +371,7 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	write_wake_hist(b);
 	write_states(b, monotime_ms());
 	write_api(b, sum);
+	write_store(b);
 }
 
 /* this gateway's own counts, for the one that answers GET /metrics */

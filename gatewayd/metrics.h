@@ -63,6 +63,7 @@ void		 metrics_auth_failure(void);
 void		 metrics_write(struct evbuffer *, const struct metrics_sum *);
 void		 metrics_own(const struct gw_workload *, struct gw_metrics_wl *);
 void		 metrics_own_total(struct gw_metrics_total *);
+void		 metrics_recv_store(struct imsgev *, struct imsg *);
 
 /* metrics_sum.c */
 struct metrics_sum *metrics_sum_new(void);
