@@ -71,7 +71,7 @@ union wl_addr {
 #define GW_ID_INSTANCE(id)	(((id) >> GW_ID_SHIFT) & (ORCHD_PREFORK_MAX - 1))
 
 /* the control protocol's version, carried in peerid of every request */
-#define ORCHD_CTL_VERSION	1
+#define ORCHD_CTL_VERSION	2
 /* the internal protocol's version, checked when a child says it is ready */
 #define ORCHD_IMSG_VERSION	4
 
@@ -300,6 +300,8 @@ enum imsg_type {
 	 */
 	IMSG_CTL_SHOW_VERSION,		/* -> parent */
 	IMSG_CTL_VERSION,		/* reply: struct ctl_version */
+	IMSG_CTL_STORE_QUEUE,		/* reply item to SHOW_SUMMARY, from
+					   the store: struct st_queue_stats */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -371,6 +373,8 @@ enum imsg_type {
 	IMSG_UID_LOAD_END,		/* store -> parent: all were sent */
 	IMSG_UID_PUT,			/* parent -> store: struct wl_uid,
 					   a new allocation to record */
+	IMSG_ST_QUEUE,			/* store -> gateway: struct
+					   st_queue_stats, when it changes */
 
 	/*
 	 * The HTTP API.  The gateway's requests carry its own request id
@@ -524,6 +528,15 @@ struct rt_memory {
 struct wl_uid {
 	char			 name[ORCHD_NAME_MAX];
 	uint32_t		 uid;
+};
+
+/* the store's writes held while the database refuses them */
+struct st_queue_stats {
+	uint64_t		 queued;	/* held now */
+	uint64_t		 bytes;		/* their size now */
+	uint64_t		 total;		/* ever held */
+	uint64_t		 retries;	/* passes writing them again */
+	uint64_t		 drops;		/* lost: the queue was full */
 };
 
 struct rt_kill {

@@ -37,6 +37,9 @@ static const struct proc_handler gateway_handlers[] = {
 	/* the reaper's count of wrong keys from every gateway (api.c) */
 	{ IMSG_RP_AUTHLIMIT, sizeof(struct rp_authlimit),
 	    PROC_FROM(PROC_REAPER), api_recv_authlimit },
+	/* the store's held writes, for GET /metrics (metrics.c) */
+	{ IMSG_ST_QUEUE, sizeof(struct st_queue_stats),
+	    PROC_FROM(PROC_STORE), metrics_recv_store },
 };
 
 static void

@@ -10,7 +10,7 @@
  * parent tells its start and its last configuration load
  * (IMSG_CFG_STATUS), the store each workload's memory as last measured
  * (IMSG_RT_MEMORY, at its stops): nothing of theirs is asked for on a
- * request's way.
+ * request's way.  The store's held writes, as it last told them.
  */
 
 #include <stdio.h>
@@ -30,6 +30,7 @@ static const double metrics_bounds[METRICS_WAKE_BOUNDS] = {
 static uint64_t		 metrics_api_status[5];
 static uint64_t		 metrics_auth_failures;
 static uint64_t		 metrics_unknown_hosts;
+static struct st_queue_stats	 metrics_store;
 static const struct gw_wcounts	 metrics_zero;
 static struct cfg_status	 metrics_cfg;	/* the parent's */
 static int			 metrics_cfg_known;
@@ -501,6 +502,38 @@ write_api(struct evbuffer *b, const struct metrics_sum *sum)
 	    sum->total.auth_failures : 0));
 }
 
+/* the store tells every gateway when its held writes change */
+void
+metrics_recv_store(struct imsgev *iev, struct imsg *imsg)
+{
+	(void)imsg_get_data(imsg, &metrics_store, sizeof(metrics_store));
+}
+
+static void
+write_store(struct evbuffer *b)
+{
+	prom_family(b, "orchd_store_queued_writes", "gauge",
+	    "Writes the database refused, held to be written again.");
+	prom_sample_u64(b, "orchd_store_queued_writes", NULL,
+	    metrics_store.queued);
+	prom_family(b, "orchd_store_queued_bytes", "gauge",
+	    "The size of the writes held.");
+	prom_sample_u64(b, "orchd_store_queued_bytes", NULL,
+	    metrics_store.bytes);
+	prom_family(b, "orchd_store_queued_writes_total", "counter",
+	    "Writes the database refused and that were held.");
+	prom_sample_u64(b, "orchd_store_queued_writes_total", NULL,
+	    metrics_store.total);
+	prom_family(b, "orchd_store_write_retries_total", "counter",
+	    "Attempts to write the held writes again.");
+	prom_sample_u64(b, "orchd_store_write_retries_total", NULL,
+	    metrics_store.retries);
+	prom_family(b, "orchd_store_dropped_writes_total", "counter",
+	    "Writes lost because the queue of held writes was full.");
+	prom_sample_u64(b, "orchd_store_dropped_writes_total", NULL,
+	    metrics_store.drops);
+}
+
 /* sum: the other gateways' counts ("prefork"), or NULL */
 void
 metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
@@ -543,6 +576,7 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	    "Bytes of answers written to the workload's clients.", get_tx);
 	write_memory(b);
 	write_config(b);
+	write_store(b);
 }
 
 /* this gateway's own counts, for the one that answers GET /metrics */

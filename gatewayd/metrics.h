@@ -85,6 +85,7 @@ void		 metrics_wl_add(struct gw_metrics_wl *,
 		    const struct gw_metrics_wl *);
 void		 metrics_total_add(struct gw_metrics_total *,
 		    const struct gw_metrics_total *);
+void		 metrics_recv_store(struct imsgev *, struct imsg *);
 
 /* metrics_sum.c */
 struct metrics_sum *metrics_sum_new(void);

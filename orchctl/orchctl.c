@@ -362,6 +362,7 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 	struct ctl_workload	 cw;
 	struct ctl_transition	 ct;
 	struct ctl_stats	 st;
+	struct st_queue_stats	 sq;
 	uint32_t		 type;
 
 	type = imsg_get_type(imsg);
@@ -394,6 +395,13 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		break;
 	}
 
+	/* the store's summary carries its held writes too */
+	if (type == IMSG_CTL_STORE_QUEUE && rq->rq_item == IMSG_CTL_SUMMARY) {
+		if (imsg_get_data(imsg, &sq, sizeof(sq)) == -1)
+			bad_reply();
+		out->store_queue(&sq);
+		return (REPLY_MORE);
+	}
 	if (type != rq->rq_item)
 		bad_reply();
 	if (type == IMSG_CTL_LOGDATA) {

@@ -13,6 +13,8 @@ struct output {
 	/* before the first reply item, or before tail if there is none */
 	void	(*head)(const struct parse_result *);
 	void	(*summary)(const struct ctl_summary *);
+	/* the store's held writes, after the summary's items */
+	void	(*store_queue)(const struct st_queue_stats *);
 	void	(*workload)(const struct parse_result *,
 		    const struct ctl_workload *);
 	void	(*transition)(const struct parse_result *,

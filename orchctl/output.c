@@ -30,6 +30,7 @@
 
 static void	 show_head(const struct parse_result *);
 static void	 show_summary(const struct ctl_summary *);
+static void	 show_store_queue(const struct st_queue_stats *);
 static void	 show_workload(const struct parse_result *,
 		    const struct ctl_workload *);
 static void	 show_transition(const struct parse_result *,
@@ -40,6 +41,7 @@ static void	 show_result(const struct parse_result *);
 static void	 show_tail(const struct parse_result *);
 static void	 json_head(const struct parse_result *);
 static void	 json_summary(const struct ctl_summary *);
+static void	 json_store_queue(const struct st_queue_stats *);
 static void	 json_workload(const struct parse_result *,
 		    const struct ctl_workload *);
 static void	 json_transition(const struct parse_result *,
@@ -63,6 +65,7 @@ static const char *reason_name(int32_t, int);
 const struct output show_output = {
 	.head = show_head,
 	.summary = show_summary,
+	.store_queue = show_store_queue,
 	.workload = show_workload,
 	.transition = show_transition,
 	.stats = show_stats,
@@ -73,12 +76,17 @@ const struct output show_output = {
 const struct output json_output = {
 	.head = json_head,
 	.summary = json_summary,
+	.store_queue = json_store_queue,
 	.workload = json_workload,
 	.transition = json_transition,
 	.stats = json_stats,
 	.result = json_result,
 	.tail = json_tail
 };
+
+/* show summary: the store's held writes, printed after the processes */
+static struct st_queue_stats	 store_queue;
+static int			 store_queue_got;
 
 /* the reply being collected by json_output */
 static json_t	*json_items;	/* the items of a list */
@@ -394,10 +402,22 @@ show_result(const struct parse_result *res)
 }
 
 static void
+show_store_queue(const struct st_queue_stats *sq)
+{
+	store_queue = *sq;
+	store_queue_got = 1;
+}
+
+static void
 show_tail(const struct parse_result *res)
 {
 	if (res->action == SHOW_WORKLOAD && transitions == 0)
 		printf("\nno transitions recorded\n");
+	if (res->action == SHOW_SUMMARY && store_queue_got)
+		printf("\ndatabase: %" PRIu64 " writes held (%" PRIu64
+		    " bytes), %" PRIu64 " held in all, %" PRIu64 " retries, %"
+		    PRIu64 " dropped\n", store_queue.queued, store_queue.bytes,
+		    store_queue.total, store_queue.retries, store_queue.drops);
 }
 
 static void
@@ -435,6 +455,39 @@ json_summary(const struct ctl_summary *cs)
 	    "uptime_seconds", (json_int_t)cs->uptime,
 	    "workloads", (json_int_t)cs->workloads,
 	    "generation", (json_int_t)cs->generation));
+}
+
+static void
+json_store_queue(const struct st_queue_stats *sq)
+{
+	store_queue = *sq;
+	store_queue_got = 1;
+}
+
+/* on the store's item: "database": {"queued_writes": ...} */
+static void
+json_summary_tail(json_t *a)
+{
+	json_t	*o, *p, *db;
+	size_t	 i;
+
+	if (!store_queue_got)
+		return;
+	json_array_foreach(a, i, o) {
+		p = json_object_get(o, "process");
+		if (p == NULL || !json_is_string(p) ||
+		    strcmp(json_string_value(p), "store") != 0)
+			continue;
+		db = json_pack("{s:I, s:I, s:I, s:I, s:I}",
+		    "queued_writes", (json_int_t)store_queue.queued,
+		    "queued_bytes", (json_int_t)store_queue.bytes,
+		    "queued_writes_total", (json_int_t)store_queue.total,
+		    "retries", (json_int_t)store_queue.retries,
+		    "dropped", (json_int_t)store_queue.drops);
+		if (db == NULL || json_object_set_new(o, "database", db) == -1)
+			errx(1, "cannot build the JSON reply");
+		return;
+	}
 }
 
 static void
@@ -576,6 +629,10 @@ json_tail(const struct parse_result *res)
 		    "total", json_doc);
 		if (o == NULL)
 			errx(1, "cannot build the JSON reply");
+		break;
+	case SHOW_SUMMARY:
+		json_summary_tail(json_items);
+		o = json_items;
 		break;
 	default:
 		o = json_items;

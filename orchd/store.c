@@ -6,6 +6,11 @@
  * orchctl's questions about workloads, history and stats, and at start
  * tells runtimed what the last run left behind.  Nothing on the request
  * path waits for it.
+ *
+ * A write the database refuses (its disk full) is held in order and
+ * written again on a timer until it is taken (orchd/store_queue.c); the
+ * answers overlay what is held, so that they tell what runtimed
+ * reported whether or not the database can be written.
  */
 
 #include <sys/stat.h>
@@ -24,6 +29,7 @@
 #include "parent.h"
 #include "sandbox.h"
 #include "store_db.h"
+#include "store_queue.h"
 
 /* states told before we could record them: held for the next apply */
 #define STORE_PENDING_MAX	256
@@ -41,6 +47,15 @@ static struct store_pendings store_pendings =
 static int		 store_npending;
 static int		 store_restored;	/* the restore was sent */
 
+/* the held writes, retried every 1 s, doubling up to 30 s */
+#define STORE_RETRY_MIN_MS	1000
+#define STORE_RETRY_MAX_MS	30000
+#define STORE_RETRY_BATCH	256	/* writes per pass, then a turn */
+static struct store_queue store_q;
+static struct event	 store_retry_ev;
+static int64_t		 store_retry_ms = STORE_RETRY_MIN_MS;
+static struct st_queue_stats store_q_sent;	/* the gateways know */
+
 static void	store_recv_state(struct imsgev *, struct imsg *);
 static void	store_recv_keepwarm(struct imsgev *, struct imsg *);
 static void	store_recv_memory(struct imsgev *, struct imsg *);
@@ -53,11 +68,15 @@ static void	store_api_put(struct imsgev *, struct imsg *);
 static void	store_api_drop(struct imsgev *, struct imsg *);
 static void	store_uid_load(struct imsgev *, struct imsg *);
 static void	store_uid_put(struct imsgev *, struct imsg *);
+static void	store_show_summary(struct imsgev *, struct imsg *);
 
 /* orchctl through the parent, or the HTTP API from the gateway */
 #define FROM_ASKERS	(PROC_FROM(PROC_PARENT) | PROC_FROM(PROC_GATEWAY))
 
 static const struct proc_handler store_handlers[] = {
+	/* before the common one, which it replaces: the first one counts */
+	{ IMSG_CTL_SHOW_SUMMARY, 0, PROC_FROM(PROC_PARENT),
+	    store_show_summary },
 	PROC_COMMON_HANDLERS,
 	CFG_HANDLERS,
 	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
@@ -94,9 +113,10 @@ store_now_ms(void)
 }
 
 /*
- * A failed write loses one record, which is logged; a file gone bad
- * would lose every later one and could be damaged further, so that
- * takes the daemon down for the operator to see.
+ * A failed write that is not held (the configuration's, the API's, which
+ * the parent hears of) is logged; a file gone bad would lose every later
+ * one and could be damaged further, so that takes the daemon down for
+ * the operator to see.
  */
 static void
 store_failed(const char *what)
@@ -106,6 +126,152 @@ store_failed(const char *what)
 		    store_db_error(store_db));
 	log_warnx("database %s: %s: %s", store_ps.file, what,
 	    store_db_error(store_db));
+}
+
+/*
+ * Held writes.  Once one is held, every later one is held behind it, so
+ * that the database takes them in the order they came.
+ */
+
+/* what the gateways count for GET /metrics, sent when it changes */
+static void
+held_report(void)
+{
+	if (memcmp(&store_q.stats, &store_q_sent, sizeof(store_q_sent)) == 0)
+		return;
+	store_q_sent = store_q.stats;
+	if (proc_compose(&store_ps, PROC_GATEWAY, IMSG_ST_QUEUE, 0, -1,
+	    &store_q_sent, sizeof(store_q_sent)) == -1)
+		log_warn("%s: compose", __func__);
+}
+
+static void
+held_schedule(void)
+{
+	if (!evtimer_pending(&store_retry_ev, NULL))
+		evtimer_add_ms(&store_retry_ev, store_retry_ms);
+}
+
+/* one held write; a workload removed meanwhile has no row to write */
+static int
+held_write(const struct sq_entry *e, void *arg)
+{
+	int	 r = -1;
+
+	switch (e->kind) {
+	case SQ_STATE:
+		if ((r = store_db_state(store_db, &e->u.st)) == 0)
+			log_debug("workload %s: unknown, state %s dropped",
+			    e->u.st.name, workload_state_name(e->u.st.state));
+		break;
+	case SQ_LASTSEEN:
+		r = store_db_lastseen(store_db, &e->u.ls, 1);
+		break;
+	case SQ_KEEPWARM:
+		r = store_db_keepwarm(store_db, e->u.kw.name, e->u.kw.on);
+		break;
+	case SQ_MEMORY:
+		r = store_db_memory(store_db, e->u.mem.name, e->u.mem.bytes);
+		break;
+	case SQ_UID:
+		r = store_db_uid_put(store_db, e->u.uid.name, e->u.uid.uid);
+		break;
+	}
+	if (r == -1 && store_db_broken(store_db))
+		fatalx("database %s: %s", store_ps.file,
+		    store_db_error(store_db));
+	return (r == -1 ? -1 : 0);
+}
+
+/* a pass; 1 when nothing is left held */
+static int
+held_flush(void)
+{
+	size_t	 n;
+
+	if (sq_empty(&store_q))
+		return (1);
+	n = sq_flush(&store_q, held_write, NULL, STORE_RETRY_BATCH);
+	if (sq_empty(&store_q)) {
+		log_info("database %s: caught up, the held writes are "
+		    "written", store_ps.file);
+		store_retry_ms = STORE_RETRY_MIN_MS;
+	} else if (n > 0)
+		store_retry_ms = STORE_RETRY_MIN_MS;
+	else
+		store_retry_ms = MINIMUM(store_retry_ms * 2,
+		    STORE_RETRY_MAX_MS);
+	held_report();
+	return (sq_empty(&store_q));
+}
+
+static void
+held_retry(int fd, short event, void *arg)
+{
+	if (!held_flush())
+		held_schedule();
+}
+
+/* the first refusal of a stretch says so; then the queue speaks */
+static void
+held_add(enum sq_kind kind, const void *data, const char *what)
+{
+	int	 full = store_q.full;
+
+	if (sq_empty(&store_q))
+		log_warnx("database %s: %s: %s: writes held, and written "
+		    "again until the database takes them", store_ps.file,
+		    what, store_db_error(store_db));
+	if (sq_add(&store_q, kind, data) == -1 && !full)
+		log_warnx("database %s: %llu writes held, no room for more: "
+		    "later ones are dropped and counted", store_ps.file,
+		    (unsigned long long)store_q.stats.queued);
+	held_schedule();
+	held_report();
+}
+
+/*
+ * A write, held behind those already held, else tried now.  A file
+ * gone bad takes the daemon down (store_failed()).  The state's result
+ * as store_db_state()'s, 1 when it is held.
+ */
+static int
+store_write(enum sq_kind kind, const void *data, const char *what)
+{
+	struct sq_entry	 e;
+	int		 r;
+
+	if (!sq_empty(&store_q)) {
+		held_add(kind, data, what);
+		return (1);
+	}
+	memset(&e, 0, sizeof(e));
+	e.kind = kind;
+	switch (kind) {
+	case SQ_STATE:
+		memcpy(&e.u.st, data, sizeof(e.u.st));
+		if ((r = store_db_state(store_db, &e.u.st)) != -1)
+			return (r);
+		break;
+	case SQ_LASTSEEN:
+		memcpy(&e.u.ls, data, sizeof(e.u.ls));
+		break;
+	case SQ_KEEPWARM:
+		memcpy(&e.u.kw, data, sizeof(e.u.kw));
+		break;
+	case SQ_MEMORY:
+		memcpy(&e.u.mem, data, sizeof(e.u.mem));
+		break;
+	case SQ_UID:
+		memcpy(&e.u.uid, data, sizeof(e.u.uid));
+		break;
+	}
+	if (kind != SQ_STATE && held_write(&e, NULL) == 0)
+		return (1);
+	if (store_db_broken(store_db))
+		store_failed(what);
+	held_add(kind, data, what);
+	return (1);
 }
 
 /*
@@ -138,10 +304,7 @@ pending_replay(void)
 	while ((p = TAILQ_FIRST(&store_pendings)) != NULL) {
 		TAILQ_REMOVE(&store_pendings, p, entry);
 		store_npending--;
-		switch (store_db_state(store_db, &p->st)) {
-		case -1:
-			store_failed("state");
-			break;
+		switch (store_write(SQ_STATE, &p->st, "state")) {
 		case 0:
 			log_debug("workload %s: unknown, state %s dropped",
 			    p->st.name, workload_state_name(p->st.state));
@@ -169,10 +332,7 @@ store_recv_state(struct imsgev *iev, struct imsg *imsg)
 		pending_add(&st);
 		return;
 	}
-	switch (store_db_state(store_db, &st)) {
-	case -1:
-		store_failed("state");
-		break;
+	switch (store_write(SQ_STATE, &st, "state")) {
 	case 0:
 		pending_add(&st);
 		break;
@@ -188,8 +348,8 @@ store_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 
 	(void)imsg_get_data(imsg, &kw, sizeof(kw));
 	kw.name[sizeof(kw.name) - 1] = '\0';
-	if (store_db_keepwarm(store_db, kw.name, kw.on != 0) == -1)
-		store_failed("keep warm");
+	kw.on = kw.on != 0;
+	(void)store_write(SQ_KEEPWARM, &kw, "keep warm");
 }
 
 static void
@@ -199,8 +359,7 @@ store_recv_memory(struct imsgev *iev, struct imsg *imsg)
 
 	(void)imsg_get_data(imsg, &mem, sizeof(mem));
 	mem.name[sizeof(mem.name) - 1] = '\0';
-	if (store_db_memory(store_db, mem.name, mem.bytes) == -1)
-		store_failed("memory");
+	(void)store_write(SQ_MEMORY, &mem, "memory");
 	/* the gateways show it in /metrics */
 	if (proc_compose(&store_ps, PROC_GATEWAY, IMSG_RT_MEMORY, 0, -1, &mem,
 	    sizeof(mem)) == -1)
@@ -212,7 +371,7 @@ static void
 store_recv_lastseen(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rp_lastseen	*ls;
-	size_t			 len = imsg_get_len(imsg), n;
+	size_t			 len = imsg_get_len(imsg), n, i;
 
 	if (len % sizeof(*ls) != 0)
 		fatalx("%s: last seen of %zu bytes", __func__, len);
@@ -222,8 +381,13 @@ store_recv_lastseen(struct imsgev *iev, struct imsg *imsg)
 	if ((ls = calloc(n, sizeof(*ls))) == NULL)
 		fatal("%s", __func__);
 	memcpy(ls, imsg->data, len);
-	if (store_db_lastseen(store_db, ls, n) == -1)
-		store_failed("last seen");
+	if (!sq_empty(&store_q) || store_db_lastseen(store_db, ls, n) == -1) {
+		if (store_db_broken(store_db))
+			store_failed("last seen");
+		/* one each, so that each workload keeps only its newest */
+		for (i = 0; i < n; i++)
+			held_add(SQ_LASTSEEN, &ls[i], "last seen");
+	}
 	free(ls);
 }
 
@@ -248,10 +412,14 @@ reply(const struct asker *a, uint32_t type, const void *data, size_t len)
 	return (0);
 }
 
+/* the row, then what the held writes will make of it */
 static int
-reply_workload(const struct ctl_workload *cw, void *arg)
+reply_workload(const struct ctl_workload *row, void *arg)
 {
-	return (reply(arg, IMSG_CTL_WORKLOAD, cw, sizeof(*cw)));
+	struct ctl_workload	 cw = *row;
+
+	sq_overlay_workload(&store_q, &cw);
+	return (reply(arg, IMSG_CTL_WORKLOAD, &cw, sizeof(cw)));
 }
 
 static int
@@ -260,10 +428,30 @@ reply_history(const struct ctl_transition *ct, void *arg)
 	return (reply(arg, IMSG_CTL_HISTORY, ct, sizeof(*ct)));
 }
 
+/* the wakes held are counted: the workload's, and the total's at the end */
+struct stats_asker {
+	struct asker	 a;
+	uint64_t	 wakes;
+	uint64_t	 failed_wakes;
+};
+
 static int
-reply_stats(const struct ctl_stats *cs, void *arg)
+reply_stats(const struct ctl_stats *row, void *arg)
 {
-	return (reply(arg, IMSG_CTL_STATS, cs, sizeof(*cs)));
+	struct stats_asker	*sa = arg;
+	struct ctl_stats	 cs = *row;
+	struct st_restore	 rs;
+
+	if (cs.name[0] == '\0') {
+		cs.wakes += sa->wakes;
+		cs.failed_wakes += sa->failed_wakes;
+	} else if (!sq_empty(&store_q) &&
+	    store_db_restore(store_db, cs.name, &rs) == 1) {
+		sq_overlay_stats(&store_q, &cs, rs.state);
+		sa->wakes += cs.wakes - row->wakes;
+		sa->failed_wakes += cs.failed_wakes - row->failed_wakes;
+	}
+	return (reply(&sa->a, IMSG_CTL_STATS, &cs, sizeof(cs)));
 }
 
 static void
@@ -288,23 +476,47 @@ store_show_workloads(struct imsgev *iev, struct imsg *imsg)
 static void
 store_show_history(struct imsgev *iev, struct imsg *imsg)
 {
-	struct ctl_name	 cn;
-	struct asker	 a = { iev, imsg_get_id(imsg) };
+	struct ctl_name		 cn;
+	struct asker		 a = { iev, imsg_get_id(imsg) };
+	struct st_restore	 rs;
+	size_t			 held;
 
 	recv_name(imsg, &cn);
-	if (store_db_history(store_db, cn.name, STORE_HISTORY_MAX,
-	    reply_history, &a) == -1)
+	/* the newest STORE_HISTORY_MAX, the held ones last */
+	held = MINIMUM(sq_transitions(&store_q, cn.name), STORE_HISTORY_MAX);
+	if (held < STORE_HISTORY_MAX && store_db_history(store_db, cn.name,
+	    STORE_HISTORY_MAX - held, reply_history, &a) == -1)
 		store_failed("show history");
+	if (held > 0 && store_db_restore(store_db, cn.name, &rs) == 1)
+		(void)sq_history(&store_q, cn.name, rs.state, reply_history,
+		    &a);
 	(void)reply(&a, IMSG_CTL_END, NULL, 0);
 }
 
 static void
 store_show_stats(struct imsgev *iev, struct imsg *imsg)
 {
-	struct asker	 a = { iev, imsg_get_id(imsg) };
+	struct stats_asker	 sa;
 
-	if (store_db_stats(store_db, store_now_ms(), reply_stats, &a) == -1)
+	memset(&sa, 0, sizeof(sa));
+	sa.a.iev = iev;
+	sa.a.peerid = imsg_get_id(imsg);
+	if (store_db_stats(store_db, store_now_ms(), reply_stats, &sa) == -1)
 		store_failed("show stats");
+	(void)reply(&sa.a, IMSG_CTL_END, NULL, 0);
+}
+
+/* the common summary, and the held writes */
+static void
+store_show_summary(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_summary	 cs;
+	struct asker		 a = { iev, imsg_get_id(imsg) };
+
+	proc_summary(iev->ps, &cs);
+	(void)reply(&a, IMSG_CTL_SUMMARY, &cs, sizeof(cs));
+	(void)reply(&a, IMSG_CTL_STORE_QUEUE, &store_q.stats,
+	    sizeof(store_q.stats));
 	(void)reply(&a, IMSG_CTL_END, NULL, 0);
 }
 
@@ -362,6 +574,8 @@ store_api_put(struct imsgev *iev, struct imsg *imsg)
 	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
 	    sizeof(err))) == NULL)
 		fatalx("%s: workload from parent: %s", __func__, err);
+	/* what came before it first: a held write must not outlive it */
+	(void)held_flush();
 	api_stored(iev, imsg_get_id(imsg), store_db_api_put(store_db, wc,
 	    store_now_ms()) == 0, "create");
 	workload_free(wc);
@@ -373,6 +587,7 @@ store_api_drop(struct imsgev *iev, struct imsg *imsg)
 	struct ctl_name	 cn;
 
 	recv_name(imsg, &cn);
+	(void)held_flush();
 	api_stored(iev, imsg_get_id(imsg), store_db_api_drop(store_db,
 	    cn.name) != -1, "delete");
 }
@@ -411,8 +626,7 @@ store_uid_put(struct imsgev *iev, struct imsg *imsg)
 
 	(void)imsg_get_data(imsg, &wu, sizeof(wu));
 	wu.name[sizeof(wu.name) - 1] = '\0';
-	if (store_db_uid_put(store_db, wu.name, wu.uid) == -1)
-		store_failed("workload uid");
+	(void)store_write(SQ_UID, &wu, "workload uid");
 }
 
 /*
@@ -456,6 +670,8 @@ static void
 store_apply(struct privsep *ps, struct cfg_generation *gen,
     struct cfg_generation *old)
 {
+	/* the held writes of the workloads it may remove first */
+	(void)held_flush();
 	if (store_db_sync(store_db, &gen->workloads, store_now_ms()) == -1)
 		store_failed("configuration");
 	if (!store_restored)
@@ -535,8 +751,15 @@ store_open(int chrooted)
 static void
 store_atexit(void)
 {
-	if (store_db != NULL && !store_db_broken(store_db))
+	if (store_db != NULL && !store_db_broken(store_db)) {
+		/* a last try: what is still held then is lost */
+		(void)sq_flush(&store_q, held_write, NULL, SIZE_MAX);
+		if (!sq_empty(&store_q))
+			log_warnx("database %s: %llu held writes never "
+			    "written", store_ps.file,
+			    (unsigned long long)store_q.stats.queued);
 		store_db_close(store_db);
+	}
 	store_db = NULL;
 }
 
@@ -559,6 +782,8 @@ main(int argc, char *argv[])
 	child_start(&store_ps, argc, argv, PROC_STORE, store_handlers,
 	    nitems(store_handlers), PRIVDROP_NONET);
 	store_open(chrooted);
+	sq_init(&store_q, SQ_MAX_ENTRIES, SQ_MAX_BYTES);
+	evtimer_set(&store_retry_ev, held_retry, NULL);
 	if (atexit(store_atexit) != 0)
 		fatal("atexit");
 	cfg_set_apply(store_apply);

@@ -1,6 +1,6 @@
 TEST_http_OBJS = $(OBJ)/gatewayd/http.o
 TEST_reaper_OBJS = $(OBJ)/reaperd/policy.o
-TEST_store_OBJS = $(OBJ)/orchd/store_db.o
+TEST_store_OBJS = $(OBJ)/orchd/store_db.o $(OBJ)/orchd/store_queue.o
 TEST_api_OBJS = $(OBJ)/gatewayd/api_route.o $(OBJ)/gatewayd/api_json.o \
 		   $(OBJ)/gatewayd/prom.o $(OBJ)/gatewayd/api_auth.o \
 		   $(OBJ)/orchd/store_db.o $(OBJ)/gatewayd/metrics_add.o
