@@ -71,7 +71,7 @@ union wl_addr {
 #define GW_ID_INSTANCE(id)	(((id) >> GW_ID_SHIFT) & (ORCHD_PREFORK_MAX - 1))
 
 /* the control protocol's version, carried in peerid of every request */
-#define ORCHD_CTL_VERSION	1
+#define ORCHD_CTL_VERSION	2
 /* the internal protocol's version, checked when a child says it is ready */
 #define ORCHD_IMSG_VERSION	3
 
@@ -294,6 +294,9 @@ enum imsg_type {
 	IMSG_CTL_KEEPWARM,		/* -> runtime: struct ctl_keepwarm */
 	IMSG_CTL_LOGS,			/* -> parent: struct ctl_logs */
 	IMSG_CTL_LOGDATA,		/* reply item: bytes of the log */
+	IMSG_CTL_SHOW_DEFINITION,	/* -> parent: struct ctl_name */
+	IMSG_CTL_DEFINITION,		/* reply item: the workload's JSON,
+					   env values left out */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -549,6 +552,9 @@ struct ctl_workload {
 	int64_t			 idle_timeout;	/* seconds, -1: global */
 	uint64_t		 wakes;
 	char			 msg[RT_MSG_MAX]; /* last failure */
+	/* what the reaper waits for: global filled in; 0: never */
+	int64_t			 idle_effective;
+	int32_t			 reason;	/* enum rt_reason: of state */
 };
 
 struct ctl_transition {

@@ -72,6 +72,7 @@ void		 control_show_summary(struct imsgev *, struct imsg *);
 void		 control_reload(struct imsgev *, struct imsg *);
 void		 control_verbose(struct imsgev *, struct imsg *);
 void		 control_logs(struct imsgev *, struct imsg *);
+void		 control_show_definition(struct imsgev *, struct imsg *);
 
 /* listen.c */
 int		 listeners_bind(struct orchd_conf *, struct orchd_conf *,
