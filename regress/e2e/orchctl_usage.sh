@@ -243,7 +243,8 @@ done
 MAN=$(dirname "$0")/../../man/orchctl.8
 for word in "Cm show workloads" "Cm show workload Ar" "Cm show stats" \
     "Cm wake" "Cm suspend" "Cm keepwarm" "Cm logs" "600 seconds" \
-    "30 seconds"; do
+    "30 seconds" "Fl h , Fl \\\\-help" "is orchd running?" "Li REASON" \
+    "idle_timeout_global" "Li definition"; do
 	check "orchctl.8 has \"$word\"" grep -q -- "$word" "$MAN"
 done
 
