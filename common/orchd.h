@@ -302,6 +302,9 @@ enum imsg_type {
 	IMSG_CTL_VERSION,		/* reply: struct ctl_version */
 	IMSG_CTL_STORE_QUEUE,		/* reply item to SHOW_SUMMARY, from
 					   the store: struct st_queue_stats */
+	IMSG_CTL_SHOW_DEFINITION,	/* -> parent: struct ctl_name */
+	IMSG_CTL_DEFINITION,		/* reply item: the workload's JSON,
+					   env values left out */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -600,6 +603,9 @@ struct ctl_workload {
 	int64_t			 idle_timeout;	/* seconds, -1: global */
 	uint64_t		 wakes;
 	char			 msg[RT_MSG_MAX]; /* last failure */
+	/* what the reaper waits for: global filled in; 0: never */
+	int64_t			 idle_effective;
+	int32_t			 reason;	/* enum rt_reason: of state */
 };
 
 struct ctl_transition {

@@ -50,13 +50,18 @@ static const struct request history_request = {
 	IMSG_CTL_HISTORY, CTL_TIMEOUT, NULL
 };
 
+static const struct request definition_request = {
+	SHOW_WORKLOAD,	"show workload", IMSG_CTL_SHOW_DEFINITION,
+	IMSG_CTL_DEFINITION, CTL_TIMEOUT, &history_request
+};
+
 static const struct request requests[] = {
 	{ SHOW_SUMMARY,	  "show summary",   IMSG_CTL_SHOW_SUMMARY,
 	    IMSG_CTL_SUMMARY,	CTL_TIMEOUT,	  NULL },
 	{ SHOW_WORKLOADS, "show workloads", IMSG_CTL_SHOW_WORKLOADS,
 	    IMSG_CTL_WORKLOAD,	CTL_TIMEOUT,	  NULL },
 	{ SHOW_WORKLOAD,  "show workload",  IMSG_CTL_SHOW_WORKLOADS,
-	    IMSG_CTL_WORKLOAD,	CTL_TIMEOUT,	  &history_request },
+	    IMSG_CTL_WORKLOAD,	CTL_TIMEOUT,	  &definition_request },
 	{ SHOW_STATS,	  "show stats",	    IMSG_CTL_SHOW_STATS,
 	    IMSG_CTL_STATS,	CTL_TIMEOUT,	  NULL },
 	{ RELOAD,	  "reload",	    IMSG_CTL_RELOAD,
@@ -84,7 +89,9 @@ enum reply {
 	REPLY_DONE		/* OK: the command is done */
 };
 
-__dead static void	 usage(void);
+__dead static void	 usage(int);
+static void		 late_options(int *, char *[], const char **,
+			    const struct output **);
 static const struct request *request_find(enum actions);
 static int		 ctl_connect(const char *);
 static void		 ctl_send(struct imsgbuf *, const struct request *,
@@ -103,12 +110,89 @@ static int		 ctl_unknown(struct imsg *);
 __dead static void	 ctl_fail(struct imsg *);
 __dead static void	 bad_reply(void);
 
+/*
+ * The usage; asked for (-h, --help), on stdout with the commands and
+ * exit 0, else on stderr and exit 1.
+ */
 __dead static void
-usage(void)
+usage(int status)
 {
-	fprintf(stderr, "usage: %s [-jV] [-s socket] command [argument ...]\n",
+	FILE	*f = status == 0 ? stdout : stderr;
+
+	fprintf(f, "usage: %s [-hjV] [-s socket] command [argument ...]\n",
 	    getprogname());
-	exit(1);
+	if (status == 0)
+		fprintf(f, "commands:\n"
+		    "  show summary\n"
+		    "  show workloads\n"
+		    "  show workload name\n"
+		    "  show stats\n"
+		    "  wake name\n"
+		    "  suspend name\n"
+		    "  keepwarm name on | off\n"
+		    "  logs name [-f] [-n lines | all]\n"
+		    "  reload\n"
+		    "  log verbose | brief\n");
+	exit(status);
+}
+
+/*
+ * A word made of orchctl's own options: -h and -j, perhaps ending in -s
+ * with or without its argument ("-js", "-s/run/x.sock").  The command's
+ * own options (logs -f, -n) are never such a word.
+ */
+static int
+own_options(const char *w)
+{
+	if (w[0] != '-' || w[1] == '\0')
+		return (0);
+	for (w++; *w != '\0'; w++) {
+		if (*w == 's')
+			return (1);
+		if (*w != 'h' && *w != 'j')
+			return (0);
+	}
+	return (1);
+}
+
+/*
+ * orchctl's options after the command ("show workloads -j", "logs web
+ * -n 5 -s /tmp/orchd.sock") are taken out of argv, which is compacted;
+ * the rest is the parser's.
+ */
+static void
+late_options(int *argcp, char *argv[], const char **sockname,
+    const struct output **out)
+{
+	const char	*w;
+	int		 i, n = 0;
+
+	for (i = 0; i < *argcp; i++) {
+		if (!own_options(argv[i])) {
+			argv[n++] = argv[i];
+			continue;
+		}
+		for (w = argv[i] + 1; *w != '\0'; w++) {
+			if (*w == 'h')
+				usage(0);
+			if (*w == 'j') {
+				*out = &json_output;
+				continue;
+			}
+			/* 's': the rest of the word, or the next one */
+			if (w[1] != '\0')
+				*sockname = w + 1;
+			else if (i + 1 < *argcp)
+				*sockname = argv[++i];
+			else {
+				warnx("option requires an argument -- s");
+				usage(1);
+			}
+			break;
+		}
+	}
+	argv[n] = NULL;
+	*argcp = n;
 }
 
 int
@@ -121,9 +205,15 @@ main(int argc, char *argv[])
 	struct imsgbuf			 ibuf;
 	int				 ch, fd;
 
+	for (ch = 1; ch < argc; ch++)
+		if (strcmp(argv[ch], "--help") == 0)
+			usage(0);
+
 	/* "+": stop at the command, whose own options (logs -n) follow */
-	while ((ch = getopt(argc, argv, "+:js:V")) != -1) {
+	while ((ch = getopt(argc, argv, "+:hjs:V")) != -1) {
 		switch (ch) {
+		case 'h':
+			usage(0);
 		case 'j':
 			out = &json_output;
 			break;
@@ -135,17 +225,18 @@ main(int argc, char *argv[])
 			exit(0);
 		case ':':
 			warnx("option requires an argument -- %c", optopt);
-			usage();
+			usage(1);
 		default:
 			warnx("unknown option -- %c", optopt);
-			usage();
+			usage(1);
 		}
 	}
 	argc -= optind;
 	argv += optind;
+	late_options(&argc, argv, &sockname, &out);
 
 	if ((res = parse(argc, argv)) == NULL)
-		usage();
+		usage(1);
 	rq = request_find(res->action);
 	if (rq->rq_type == IMSG_NONE)
 		errx(1, "%s: not supported by this orchd yet", rq->rq_name);
@@ -191,8 +282,14 @@ ctl_connect(const char *path)
 		errx(1, "socket path too long: %s", path);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		err(1, "socket");
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		/* what an operator meets first: say what it likely means */
+		if (errno == ENOENT || errno == ECONNREFUSED)
+			errx(1, "%s: is orchd running? (socket %s)",
+			    errno == ENOENT ? "no socket" :
+			    "connection refused", path);
 		err(1, "connect: %s", path);
+	}
 	if ((flags = fcntl(fd, F_GETFL)) == -1 ||
 	    fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1)
 		err(1, "fcntl");
@@ -219,6 +316,7 @@ ctl_send(struct imsgbuf *ibuf, const struct request *rq,
 		break;
 	case IMSG_CTL_SHOW_WORKLOADS:	/* "" for every workload */
 	case IMSG_CTL_SHOW_HISTORY:
+	case IMSG_CTL_SHOW_DEFINITION:
 	case IMSG_CTL_WAKE:
 	case IMSG_CTL_SUSPEND:
 		memset(&cn, 0, sizeof(cn));
@@ -371,9 +469,13 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		/*
 		 * A workload without a single transition has no history,
 		 * which orchd reports as an unknown name; the workload
-		 * itself was just shown, so that is an empty history.
+		 * itself was just shown, so that is an empty history.  A
+		 * definition gone since (an API workload deleted) is
+		 * none to show.
 		 */
-		if (rq->rq_type == IMSG_CTL_SHOW_HISTORY && ctl_unknown(imsg))
+		if ((rq->rq_type == IMSG_CTL_SHOW_HISTORY ||
+		    rq->rq_type == IMSG_CTL_SHOW_DEFINITION) &&
+		    ctl_unknown(imsg))
 			return (REPLY_END);
 		ctl_fail(imsg);
 		/* NOTREACHED */
@@ -406,6 +508,13 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		bad_reply();
 	if (type == IMSG_CTL_LOGDATA) {
 		ctl_logdata(imsg);
+		return (REPLY_MORE);
+	}
+	if (type == IMSG_CTL_DEFINITION) {
+		/* after the workload, which heads the reply */
+		if (!*headed)
+			bad_reply();
+		out->definition(res, imsg->data, imsg_get_len(imsg));
 		return (REPLY_MORE);
 	}
 	if (!*headed) {

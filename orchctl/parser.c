@@ -47,6 +47,7 @@ static const struct token t_onoff[];
 static const struct token t_logs[];
 static const struct token t_logs_opts[];
 static const struct token t_lines[];
+static const struct token t_lines_first[];
 
 static const struct token t_main[] = {
 	{ KEYWORD,	"keepwarm",	KEEPWARM,	t_keepwarm },
@@ -95,8 +96,17 @@ static const struct token t_onoff[] = {
 	{ ENDTOKEN,	"",		NONE,		NULL }
 };
 
+/* logs' options may come before the name as well as after it */
 static const struct token t_logs[] = {
+	{ FLAG,		"-f",		F_FOLLOW,	t_logs },
+	{ KEYWORD,	"-n",		NONE,		t_lines_first },
 	{ WLNAME,	"",		NONE,		t_logs_opts },
+	{ ENDTOKEN,	"",		NONE,		NULL }
+};
+
+static const struct token t_lines_first[] = {
+	{ ALLLINES,	"all",		NONE,		t_logs },
+	{ LINES,	"",		NONE,		t_logs },
 	{ ENDTOKEN,	"",		NONE,		NULL }
 };
 

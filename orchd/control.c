@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "log.h"
 #include "parent.h"
 #include "version.h"
@@ -388,4 +390,78 @@ control_verbose(struct imsgev *iev, struct imsg *imsg)
 	}
 	parent_set_verbose(orchd_env, v);
 	control_reply(c->id, IMSG_CTL_OK, NULL, 0);
+}
+
+/*
+ * The definition as JSON with each env entry cut to its name: values may
+ * hold secrets, and orchctl's output ends up in terminals and tickets.
+ * NULL if it cannot be made.
+ */
+static char *
+definition_json(const struct workload_conf *wc)
+{
+	json_t		*o, *env, *v;
+	json_error_t	 jerr;
+	char		*json, *name, *eq;
+	size_t		 i;
+
+	if ((json = workload_to_json(wc)) == NULL)
+		return (NULL);
+	o = json_loads(json, 0, &jerr);
+	free(json);
+	if (o == NULL)
+		return (NULL);
+	json = NULL;
+	env = json_object_get(o, "env");
+	json_array_foreach(env, i, v) {
+		if ((name = strdup(json_string_value(v) != NULL ?
+		    json_string_value(v) : "")) == NULL)
+			goto done;
+		if ((eq = strchr(name, '=')) != NULL)
+			*eq = '\0';
+		if (json_array_set_new(env, i, json_string(name)) == -1) {
+			free(name);
+			goto done;
+		}
+		free(name);
+	}
+	json = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+ done:
+	json_decref(o);
+	return (json);
+}
+
+/* show workload: its definition, which only the parent holds whole */
+void
+control_show_definition(struct imsgev *iev, struct imsg *imsg)
+{
+	struct workload_conf	*wc;
+	struct ctl_conn		*c;
+	struct ctl_name		 cn;
+	char			*json;
+
+	if ((c = control_request(iev, imsg)) == NULL)
+		return;
+	(void)imsg_get_data(imsg, &cn, sizeof(cn));
+	cn.name[sizeof(cn.name) - 1] = '\0';
+	TAILQ_FOREACH(wc, &orchd_env->conf->workloads, entry)
+		if (strcmp(wc->name, cn.name) == 0)
+			break;
+	if (wc == NULL) {
+		control_fail(c->id, "no such workload: %s", cn.name);
+		return;
+	}
+	if ((json = definition_json(wc)) == NULL) {
+		control_fail(c->id, "%s: cannot make its definition",
+		    cn.name);
+		return;
+	}
+	/* one message: the parent sent as much to every child */
+	if (strlen(json) > IMSG_MAXSIZE_DEFAULT - IMSG_HEADER_SIZE)
+		control_fail(c->id, "%s: definition too large", cn.name);
+	else {
+		control_reply(c->id, IMSG_CTL_DEFINITION, json, strlen(json));
+		control_reply(c->id, IMSG_CTL_END, NULL, 0);
+	}
+	free(json);
 }

@@ -86,6 +86,8 @@ static const struct proc_handler parent_handlers[] = {
 	    control_forward },
 	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM_CLIENT |
 	    PROC_FROM(PROC_GATEWAY), control_logs },
+	{ IMSG_CTL_SHOW_DEFINITION, sizeof(struct ctl_name), PROC_FROM_CLIENT,
+	    control_show_definition },
 	/* the HTTP API, from the gateway, and its workloads in the store */
 	API_PARENT_HANDLERS,
 };

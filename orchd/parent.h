@@ -95,6 +95,7 @@ void		 control_reload(struct imsgev *, struct imsg *);
 void		 control_version(struct imsgev *, struct imsg *);
 void		 control_verbose(struct imsgev *, struct imsg *);
 void		 control_logs(struct imsgev *, struct imsg *);
+void		 control_show_definition(struct imsgev *, struct imsg *);
 
 /* listen.c */
 int		 listeners_bind(struct orchd_conf *, struct orchd_conf *,

@@ -412,6 +412,25 @@ reply(const struct asker *a, uint32_t type, const void *data, size_t len)
 	return (0);
 }
 
+/*
+ * The idle timeout the reaper goes by, which the database cannot know:
+ * the workload's own or the global one, none for a workload kept warm
+ * or with the reaper off.
+ */
+static int64_t
+idle_effective(const struct ctl_workload *cw)
+{
+	const struct cfg_generation	*gen = cfg_current();
+
+	if (cw->keep_warm || cw->idle_timeout == 0)
+		return (0);
+	if (gen == NULL || gen->global.reaper_off)
+		return (0);
+	if (cw->idle_timeout > 0)
+		return (cw->idle_timeout);
+	return (gen->global.idle_timeout);
+}
+
 /* the row, then what the held writes will make of it */
 static int
 reply_workload(const struct ctl_workload *row, void *arg)
@@ -419,6 +438,7 @@ reply_workload(const struct ctl_workload *row, void *arg)
 	struct ctl_workload	 cw = *row;
 
 	sq_overlay_workload(&store_q, &cw);
+	cw.idle_effective = idle_effective(&cw);
 	return (reply(arg, IMSG_CTL_WORKLOAD, &cw, sizeof(cw)));
 }
 

@@ -172,7 +172,7 @@ static const char *const stmt_sql[S_MAX] = {
 	[S_MEMORY] = "UPDATE counters SET memory = ?2 WHERE workload = ?1",
 	[S_WORKLOADS] = "SELECT w.name, w.definition, w.source, w.keep_warm, "
 	    "w.state, w.message, w.last_seen, w.started_at, "
-	    "coalesce(c.wakes, 0) FROM workloads w "
+	    "coalesce(c.wakes, 0), w.reason FROM workloads w "
 	    "LEFT JOIN counters c ON c.workload = w.name "
 	    "WHERE ?1 = '' OR w.name = ?1 ORDER BY w.name",
 	[S_HISTORY] = "SELECT from_state, to_state, reason, message, time_ms "
@@ -1049,6 +1049,7 @@ workload_fill(sqlite3_stmt *s, struct ctl_workload *cw)
 	cw->last_seen = sqlite3_column_int64(s, 6);
 	cw->started_at = sqlite3_column_int64(s, 7);
 	cw->wakes = sqlite3_column_int64(s, 8);
+	cw->reason = sqlite3_column_int(s, 9);
 }
 
 /* name "": every workload */

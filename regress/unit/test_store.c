@@ -297,6 +297,8 @@ test_reopen_keeps_data(void **state)
 	assert_int_equal(store_db_workloads(sdb, "", collect_workload, &c), 1);
 	assert_string_equal(c.wl[0].name, "a");
 	assert_int_equal(c.wl[0].state, WL_WAKING);
+	/* the reason of the present state, for orchctl's REASON */
+	assert_int_equal(c.wl[0].reason, RT_REASON_REQUEST);
 	store_db_close(sdb);
 	sdb = db_open(f->path);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM transitions"),
