@@ -294,6 +294,7 @@ enum imsg_type {
 	IMSG_CTL_KEEPWARM,		/* -> runtime: struct ctl_keepwarm */
 	IMSG_CTL_LOGS,			/* -> parent: struct ctl_logs */
 	IMSG_CTL_LOGDATA,		/* reply item: bytes of the log */
+	IMSG_CTL_RELOADINFO,		/* reply item: struct ctl_reload */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -510,6 +511,24 @@ struct rt_kill {
 #define CTL_ERR_AGAIN		-4	/* try again later */
 struct ctl_result {
 	int			 code;
+	char			 msg[CTL_MSG_MAX];
+};
+
+/*
+ * What a reload reports to orchctl, one item each, before its OK or
+ * FAIL: the workloads of the file added, removed or changed, the settings
+ * kept until a restart, and the warnings or errors of the parse.
+ */
+enum ctl_reload_what {
+	CTL_RELOAD_ADDED = 1,
+	CTL_RELOAD_REMOVED,
+	CTL_RELOAD_CHANGED,
+	CTL_RELOAD_RESTART,	/* msg: the setting */
+	CTL_RELOAD_WARNING,
+	CTL_RELOAD_ERROR
+};
+struct ctl_reload {
+	int32_t			 what;
 	char			 msg[CTL_MSG_MAX];
 };
 

@@ -19,6 +19,8 @@ struct output {
 		    const struct ctl_transition *);
 	void	(*stats)(const struct parse_result *,
 		    const struct ctl_stats *);
+	/* reload: what orchd found, before its OK or FAIL */
+	void	(*reload)(const struct ctl_reload *);
 	/* IMSG_CTL_OK */
 	void	(*result)(const struct parse_result *);
 	/* the END of the whole reply */

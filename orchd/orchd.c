@@ -332,7 +332,8 @@ parent_set_verbose(struct orchd *env, int v)
 /*
  * Read the configuration again.  One with errors is refused and the
  * running one kept.  Settings that only take effect at start are kept at
- * their old values, with a warning.
+ * their old values, with a warning.  What the reload found (reload.c)
+ * goes to conn, orchctl's connection, ahead of the OK or FAIL.
  */
 int
 parent_reload(struct orchd *env, uint32_t conn, char *err, size_t errlen)
@@ -344,16 +345,20 @@ parent_reload(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 		return (-1);
 	}
 	log_info("reloading configuration from %s", env->conffile);
+	reload_begin(conn);
+	reload_capture_start();
 	if ((nconf = config_load(env->conffile)) == NULL) {
+		reload_flush(1);
 		log_warnx("configuration file %s has errors, not reloading",
 		    env->conffile);
 		snprintf(err, errlen, "configuration file %s has errors, "
 		    "not reloading", env->conffile);
 		return (-1);
 	}
+	reload_capture_stop();
 #define KEEP(field, what) do {						\
 	if (strcmp(nconf->field, oconf->field) != 0)			\
-		log_warnx("%s changed: restart orchd to use it", what);	\
+		reload_restart(what);					\
 	free(nconf->field);						\
 	if ((nconf->field = strdup(oconf->field)) == NULL)		\
 		fatal("strdup");					\
@@ -364,25 +369,26 @@ parent_reload(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	KEEP(docker_socket, "docker socket");
 #undef KEEP
 	if (nconf->gateway.prefork != oconf->gateway.prefork) {
-		log_warnx("prefork changed: restart orchd to use it");
+		reload_restart("prefork");
 		nconf->gateway.prefork = oconf->gateway.prefork;
 	}
 	if (strcmp(nconf->user, oconf->user) != 0) {
-		log_warnx("user changed: restart orchd to use it");
+		reload_restart("user");
 		strlcpy(nconf->user, oconf->user, sizeof(nconf->user));
 	}
-	if (api_reload_check(nconf, oconf, err, errlen) == -1) {
+	if (api_reload_check(nconf, oconf, err, errlen) == -1 ||
+	    listeners_bind(nconf, oconf, err, errlen) == -1) {
+		reload_flush(1);
 		log_warnx("not reloading: %s", err);
 		free_config(nconf);
 		return (-1);
 	}
-	if (listeners_bind(nconf, oconf, err, errlen) == -1) {
-		log_warnx("not reloading: %s", err);
-		free_config(nconf);
-		return (-1);
-	}
+	reload_flush(0);
+	reload_diff(oconf, nconf);
 	/* the workloads created through the API stay */
+	reload_capture_start();
 	api_reload_keep(nconf, oconf);
+	reload_flush(0);
 	listeners_close(oconf, nconf);
 	free_config(oconf);
 	env->conf = nconf;

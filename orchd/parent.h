@@ -73,6 +73,14 @@ void		 control_reload(struct imsgev *, struct imsg *);
 void		 control_verbose(struct imsgev *, struct imsg *);
 void		 control_logs(struct imsgev *, struct imsg *);
 
+/* reload.c: what a reload reports to orchctl */
+void		 reload_begin(uint32_t);
+void		 reload_capture_start(void);
+void		 reload_capture_stop(void);
+void		 reload_flush(int);
+void		 reload_restart(const char *);
+void		 reload_diff(struct orchd_conf *, struct orchd_conf *);
+
 /* listen.c */
 int		 listeners_bind(struct orchd_conf *, struct orchd_conf *,
 		    char *, size_t);

@@ -91,8 +91,8 @@ unit=$R/usr/local/share/examples/orchd/orchd.service
 rc=$R/usr/local/share/examples/orchd/rc.d/orchd
 check "the unit starts /usr/local/sbin/orchd -d" \
     grep -q '^ExecStart=/usr/local/sbin/orchd -d$' "$unit"
-check "the unit reloads with SIGHUP" \
-    grep -q '^ExecReload=/bin/kill -HUP \$MAINPID$' "$unit"
+check "the unit reloads with orchctl reload, which fails on a bad file" \
+    grep -q '^ExecReload=/usr/local/sbin/orchctl reload$' "$unit"
 check "the unit restarts on failure" grep -q '^Restart=on-failure$' "$unit"
 for k in NoNewPrivileges ProtectSystem ProtectHome PrivateTmp \
     ReadWritePaths CapabilityBoundingSet SystemCallArchitectures; do
