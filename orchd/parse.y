@@ -39,6 +39,10 @@
 #define PUSHBACK_MAX		(WORD_MAX + 64)
 #define EXPAND_START		0x100	/* markers around an expanded macro */
 #define EXPAND_DONE		0x101
+/* what a bad duration or size is told (common/units.c) */
+#define DURATION_UNITS	"seconds, or a number with s, m, h or d (30s, 5m, " \
+			"1h, 2d)"
+#define SIZE_UNITS	"bytes, or a number with K, M or G (64K, 512M, 1G)"
 
 struct file {
 	TAILQ_ENTRY(file)	 entry;
@@ -120,6 +124,7 @@ struct index {
 static struct index	 names_index = { NULL, 0, 0, 0 };
 static struct index	 hosts_index = { NULL, 0, 0, 1 };
 static int			 lastbare;	/* last token: a bare word */
+static int			 prevtok;	/* the token before the last */
 
 /*
  * Host paths (volumes, "api allow volume") are checked against orchd's
@@ -170,7 +175,9 @@ int		 yyerror(const char *, ...)
 static int	 yyerror_at(int, const char *, ...)
 		    __attribute__((__format__ (printf, 2, 3)));
 static int	 kw_cmp(const void *, const void *);
-static int	 lookup(const char *);
+static int	 lookup(const char *, const char **);
+static int	 edit_distance(const char *, const char *);
+static int	 unknown_keyword(const char *);
 static int	 lgetc(int);
 static int	 lungetc(int);
 static int	 findeol(void);
@@ -289,7 +296,8 @@ duration	: NUMBER			{
 			const char	*errstr;
 
 			if (parse_duration($1, &$$, &errstr) == -1) {
-				yyerror("%s: \"%s\"", errstr, $1);
+				yyerror("%s: \"%s\": %s", errstr, $1,
+				    DURATION_UNITS);
 				YYERROR;
 			}
 		}
@@ -306,7 +314,8 @@ size		: NUMBER			{
 			const char	*errstr;
 
 			if (parse_size($1, &$$, &errstr) == -1) {
-				yyerror("%s: \"%s\"", errstr, $1);
+				yyerror("%s: \"%s\": %s", errstr, $1,
+				    SIZE_UNITS);
 				YYERROR;
 			}
 		}
@@ -787,7 +796,8 @@ vreport(int lineno, const char *fmt, va_list ap)
 int
 yyerror(const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list		 ap;
+	const char	*near;
 
 	/* the lexer said why already: no "syntax error" on top */
 	if (yychar == ERROR && strcmp(fmt, "syntax error") == 0)
@@ -797,8 +807,16 @@ yyerror(const char *fmt, ...)
 			return (yyerror_at(file->lineno > 1 ?
 			    file->lineno - 1 : 1, "unexpected end of file"));
 		if (lineword[0] != '\0')
-			return (yyerror_at(yylval.lineno,
-			    "unknown keyword \"%s\"", lineword));
+			return (unknown_keyword(lineword));
+		/*
+		 * "idle timout": after a keyword, a bare word near another
+		 * one ("prefork two" stays a syntax error)
+		 */
+		near = NULL;
+		if (yychar == STRING && lastbare && prevtok >= ADDRESS &&
+		    prevtok < ERROR && isalpha((unsigned char)lasttok[0]) &&
+		    lookup(lasttok, &near) == STRING && near != NULL)
+			return (unknown_keyword(lasttok));
 		if (yychar == '\n')
 			return (yyerror_at(yylval.lineno,
 			    "syntax error at end of line"));
@@ -809,6 +827,19 @@ yyerror(const char *fmt, ...)
 	vreport(yylval.lineno, fmt, ap);
 	va_end(ap);
 	return (0);
+}
+
+/* a misspelt keyword, and the nearest real one if there is one */
+static int
+unknown_keyword(const char *word)
+{
+	const char	*near = NULL;
+
+	(void)lookup(word, &near);
+	if (near != NULL)
+		return (yyerror_at(yylval.lineno, "unknown keyword \"%s\": "
+		    "did you mean \"%s\"?", word, near));
+	return (yyerror_at(yylval.lineno, "unknown keyword \"%s\"", word));
 }
 
 static int
@@ -828,8 +859,45 @@ kw_cmp(const void *k, const void *e)
 	return (strcmp(k, ((const struct keyword *)e)->name));
 }
 
+/*
+ * The edit distance of a and b (optimal string alignment: an insertion,
+ * a deletion, a substitution or a swap of two neighbours each count 1),
+ * for "did you mean".  Words longer than a keyword can be are far.
+ */
+#define KW_LEN_MAX	32
 static int
-lookup(const char *s)
+edit_distance(const char *a, const char *b)
+{
+	int	 d[KW_LEN_MAX + 1][KW_LEN_MAX + 1];
+	size_t	 la = strlen(a), lb = strlen(b), i, j;
+	int	 cost, v;
+
+	if (la > KW_LEN_MAX || lb > KW_LEN_MAX)
+		return (INT_MAX);
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++)
+		for (j = 1; j <= lb; j++) {
+			cost = a[i - 1] != b[j - 1];
+			v = MINIMUM(d[i - 1][j] + 1, d[i][j - 1] + 1);
+			v = MINIMUM(v, d[i - 1][j - 1] + cost);
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1])
+				v = MINIMUM(v, d[i - 2][j - 2] + 1);
+			d[i][j] = v;
+		}
+	return (d[la][lb]);
+}
+
+/*
+ * The token of keyword s, else STRING; then, if near is not NULL, the
+ * keyword nearest to s: one edit away for a word of up to 4 letters,
+ * two for a longer one, the first in the table on a tie.
+ */
+static int
+lookup(const char *s, const char **near)
 {
 	/* this has to be sorted always */
 	static const struct keyword keywords[] = {
@@ -893,10 +961,20 @@ lookup(const char *s)
 		{ "workload",		WORKLOAD },
 	};
 	const struct keyword	*kw;
+	size_t			 i;
+	int			 best, d;
 
 	kw = bsearch(s, keywords, nitems(keywords), sizeof(keywords[0]),
 	    kw_cmp);
-	return (kw != NULL ? kw->token : STRING);
+	if (kw != NULL || near == NULL)
+		return (kw != NULL ? kw->token : STRING);
+	best = strlen(s) <= 4 ? 2 : 3;
+	for (i = 0; i < nitems(keywords); i++)
+		if ((d = edit_distance(s, keywords[i].name)) < best) {
+			best = d;
+			*near = keywords[i].name;
+		}
+	return (STRING);
 }
 
 /* the next character of the pushback, else of the current file */
@@ -1083,9 +1161,12 @@ expand_macro(void)
 int
 yylex(void)
 {
-	int	 tok;
+	static int	 lasttoken;
+	int		 tok;
 
+	prevtok = lasttoken;
 	tok = lex();
+	lasttoken = tok;
 	if (tok == '=')		/* a macro being set, not a misspelling */
 		lineword[0] = '\0';
 	if (at_bol) {
@@ -1188,7 +1269,7 @@ lex(void)
 			}
 			return (NUMBER);
 		}
-		if ((c = lookup(buf)) != STRING)
+		if ((c = lookup(buf, NULL)) != STRING)
 			return (c);
 		if ((s = strdup(buf)) == NULL || pool_add(s) == NULL) {
 			yyerror("out of memory");
