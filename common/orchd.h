@@ -709,5 +709,16 @@ void			 free_config(struct orchd_conf *);
 int			 cmdline_symset(const char *);
 /* set by the parent, which may look users up: 0 and the ids, or -1 */
 extern int		(*parse_user_lookup)(const char *, uid_t *, gid_t *);
+/*
+ * Checks against this host (users, programs, directories): none (the
+ * default), warnings (at start) or errors (orchd -n, a reload)
+ */
+#define PARSE_HOST_NONE		0
+#define PARSE_HOST_WARN		1
+#define PARSE_HOST_ERROR	2
+extern int		 parse_host_checks;
+/* where a process workload's bare program name is looked for */
+#define ORCHD_SPAWN_PATH	"/usr/local/sbin:/usr/local/bin:/usr/sbin:" \
+				"/usr/bin:/sbin:/bin"
 
 #endif /* ORCHD_H */

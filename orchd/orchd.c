@@ -347,7 +347,7 @@ parent_reload(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	log_info("reloading configuration from %s", env->conffile);
 	reload_begin(conn);
 	reload_capture_start();
-	if ((nconf = config_load(env->conffile)) == NULL) {
+	if ((nconf = config_load(env->conffile, PARSE_HOST_ERROR)) == NULL) {
 		reload_flush(1);
 		log_warnx("configuration file %s has errors, not reloading",
 		    env->conffile);
@@ -638,7 +638,9 @@ main(int argc, char *argv[])
 	    == -1)
 		fatal("readlink /proc/self/exe");
 	env.self[n] = '\0';
-	if ((env.conf = config_load(conffile)) == NULL)
+	/* -n fails on what the host lacks; a start only warns */
+	if ((env.conf = config_load(conffile, noaction ? PARSE_HOST_ERROR :
+	    PARSE_HOST_WARN)) == NULL)
 		exit(1);
 	if (noaction) {
 		fprintf(stderr, "configuration OK\n");

@@ -50,7 +50,7 @@ int		 parent_children_alive(struct orchd *);
 void		 helper_path(struct orchd *, const char *, char *, size_t);
 
 /* config.c */
-struct orchd_conf *config_load(const char *);
+struct orchd_conf *config_load(const char *, int);
 void		 config_send(struct orchd *);
 void		 config_recv_done(struct imsgev *, struct imsg *);
 

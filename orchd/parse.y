@@ -23,6 +23,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -98,6 +99,7 @@ static struct orchd_conf	*conf;
 static struct workload_conf	*wl;
 static int			 wl_lineno, wl_errors, wl_seen;
 static int			 wl_user_lineno;	/* its "user" */
+static int			 wl_command_lineno, wl_dir_lineno;
 static char			*wl_cert, *wl_key;
 static char			 lasttok[48];	/* for "syntax error near" */
 static char			 lineword[48];	/* an unknown first word */
@@ -166,6 +168,22 @@ static char			*uids_file;	/* where "workload uids" is */
 static int			 uids_lineno;
 
 int	(*parse_user_lookup)(const char *, uid_t *, gid_t *);
+int	  parse_host_checks = PARSE_HOST_NONE;
+
+/*
+ * Every workload's address and port, checked once the whole file is
+ * read against each other and against the gateway's listeners, which
+ * may come later in the file.
+ */
+struct portcheck {
+	char				*file;
+	int				 lineno;
+	const struct workload_conf	*wl;
+	struct sockaddr_storage		 ss;
+	socklen_t			 sslen;
+};
+static struct portcheck	*portchecks;
+static size_t		 nportchecks;
 
 int		 yyparse(void);
 int		 yylex(void);
@@ -214,6 +232,11 @@ static void	 user_check_add(void);
 static void	 user_checks_run(struct orchd_conf *);
 static void	 user_checks_free(void);
 static int	 wl_dir_default(struct orchd_conf *);
+static void	 host_problem(const char *, int, const char *, ...)
+		    __attribute__((__format__ (printf, 3, 4)));
+static void	 host_checks(void);
+static void	 portcheck_add(void);
+static void	 portchecks_run(const struct orchd_conf *);
 %}
 
 %token	ADDRESS ALLOW API BODY BRIDGE CERTIFICATE CHROOT COMMAND CONNECT
@@ -568,6 +591,7 @@ wlopt		: HOST STRING			{
 		| COMMAND STRING		{
 			if (set_string(&wl->command, $2, "command") == -1)
 				YYERROR;
+			wl_command_lineno = yylval.lineno;
 		}
 		| RUNTIME STRING		{
 			if (set_string(&wl->runtime, $2, "runtime") == -1)
@@ -593,6 +617,7 @@ wlopt		: HOST STRING			{
 			if (set_string(&wl->directory, $2,
 			    "directory") == -1)
 				YYERROR;
+			wl_dir_lineno = yylval.lineno;
 		}
 		| ADDRESS STRING		{
 			if (wl_seen & SEEN_ADDRESS) {
@@ -1866,6 +1891,7 @@ workload_begin(char *name)
 	workload_abandon();
 
 	wl_lineno = wl_user_lineno = yylval.lineno;
+	wl_command_lineno = wl_dir_lineno = yylval.lineno;
 	wl_errors = errors;
 	wl_seen = 0;
 	if (!valid_workload_name(name))
@@ -1910,9 +1936,12 @@ workload_end(void)
 			TAILQ_INSERT_TAIL(&conf->keypairs, kp, entry);
 		}
 	}
+	if (errors == wl_errors)
+		host_checks();
 	TAILQ_INSERT_TAIL(&conf->workloads, wl, entry);
 	index_workload(wl);
 	user_check_add();
+	portcheck_add();
 	wl = NULL;
 	workload_abandon();
 }
@@ -2248,6 +2277,11 @@ user_checks_run(struct orchd_conf *c)
 			check_error(uc->file, uc->lineno, "workload \"%s\": "
 			    "user \"%s\" is the daemons' user: a workload "
 			    "never runs as it", uc->wl->name, user);
+		else if (parse_host_checks != PARSE_HOST_NONE &&
+		    parse_user_lookup != NULL &&
+		    parse_user_lookup(user, &uid, &gid) == -1)
+			host_problem(uc->file, uc->lineno, "workload \"%s\": "
+			    "user \"%s\" does not exist", uc->wl->name, user);
 		else if (parse_user_lookup != NULL &&
 		    parse_user_lookup(user, &uid, &gid) == 0 &&
 		    (uid == 0 || (dknown && uid == duid)))
@@ -2277,6 +2311,208 @@ user_checks_free(void)
 	}
 	free(uids_file);
 	uids_file = NULL;
+}
+
+/*
+ * What would fail at start or at the first wake, checked on this host:
+ * an error for orchd -n and a reload, a warning at start (the other
+ * workloads still serve, and the wake says why this one cannot).
+ */
+static void
+host_problem(const char *f, int lineno, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	 msg[1024];
+
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (parse_host_checks == PARSE_HOST_ERROR) {
+		errors++;
+		log_warnx("%s:%d: %s", f, lineno, msg);
+	} else
+		log_warnx("%s:%d: warning: %s", f, lineno, msg);
+}
+
+/* an executable regular file: 0, or -1 with errno */
+static int
+is_program(const char *path)
+{
+	struct stat	 st;
+
+	if (stat(path, &st) == -1)
+		return (-1);
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return (-1);
+	}
+	if (!S_ISREG(st.st_mode) || (st.st_mode & 0111) == 0) {
+		errno = EACCES;
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * The program of a process workload's command, found as the spawn finds
+ * it: a path as it is (a relative one from the workload's directory, if
+ * it has one), a bare name in ORCHD_SPAWN_PATH.
+ */
+static void
+program_check(void)
+{
+	char		**argv = NULL, err[256], path[PATH_MAX];
+	const char	*p, *end;
+	int		 found = 0;
+
+	if (split_command(wl->command, &argv, err, sizeof(err)) <= 0)
+		goto done;	/* workload_validate() said so */
+	if (strchr(argv[0], '/') != NULL) {
+		if (argv[0][0] != '/' && wl->directory == NULL)
+			goto done;	/* from a state directory made later */
+		if (argv[0][0] == '/')
+			strlcpy(path, argv[0], sizeof(path));
+		else
+			snprintf(path, sizeof(path), "%s/%s", wl->directory,
+			    argv[0]);
+		if (is_program(path) == -1)
+			host_problem(file->name, wl_command_lineno,
+			    "workload \"%s\": command: %s: %s", wl->name,
+			    path, strerror(errno));
+		goto done;
+	}
+	for (p = ORCHD_SPAWN_PATH; *p != '\0' && !found; p = end) {
+		if ((end = strchr(p, ':')) == NULL)
+			end = p + strlen(p);
+		if (snprintf(path, sizeof(path), "%.*s/%s", (int)(end - p), p,
+		    argv[0]) < (int)sizeof(path) && is_program(path) == 0)
+			found = 1;
+		if (*end == ':')
+			end++;
+	}
+	if (!found)
+		host_problem(file->name, wl_command_lineno, "workload \"%s\": "
+		    "command: %s: no such program in %s", wl->name, argv[0],
+		    ORCHD_SPAWN_PATH);
+ done:
+	free_argv(argv);
+}
+
+/* the workload just parsed, a process one, against this host */
+static void
+host_checks(void)
+{
+	struct stat	 st;
+
+	if (parse_host_checks == PARSE_HOST_NONE ||
+	    wl->driver != DRIVER_PROCESS)
+		return;
+	if (wl->command != NULL)
+		program_check();
+	if (wl->directory == NULL)
+		return;
+	if (stat(wl->directory, &st) == -1)
+		host_problem(file->name, wl_dir_lineno, "workload \"%s\": "
+		    "directory %s: %s", wl->name, wl->directory,
+		    strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		host_problem(file->name, wl_dir_lineno, "workload \"%s\": "
+		    "directory %s: not a directory", wl->name, wl->directory);
+}
+
+/* the workload just parsed: its address and port, checked at the end */
+static void
+portcheck_add(void)
+{
+	struct portcheck	*pc;
+
+	if (wl->port == 0 || wl->address == NULL)
+		return;
+	if ((pc = reallocarray(portchecks, nportchecks + 1,
+	    sizeof(*pc))) == NULL) {
+		yyerror_at(wl_lineno, "out of memory");
+		return;
+	}
+	portchecks = pc;
+	pc = &portchecks[nportchecks];
+	memset(pc, 0, sizeof(*pc));
+	if (address_parse(wl->address, wl->port, &pc->ss, &pc->sslen) == -1)
+		return;		/* workload_validate() said so */
+	if ((pc->file = strdup(file->name)) == NULL) {
+		yyerror_at(wl_lineno, "out of memory");
+		return;
+	}
+	pc->lineno = wl_lineno;
+	pc->wl = wl;
+	nportchecks++;
+}
+
+/* by address, then port, then where: a duplicate follows its first */
+static int
+portcheck_cmp(const void *a, const void *b)
+{
+	const struct portcheck	*pa = a, *pb = b;
+	int			 c;
+
+	if (pa->sslen != pb->sslen)
+		return (pa->sslen < pb->sslen ? -1 : 1);
+	if ((c = memcmp(&pa->ss, &pb->ss, pa->sslen)) != 0)
+		return (c);
+	if ((c = strcmp(pa->file, pb->file)) != 0)
+		return (c);
+	return (pa->lineno - pb->lineno);
+}
+
+/*
+ * No two workloads on one address and port, and none on the gateway's
+ * own: sorted, so that 10,000 workloads stay quick.  c NULL: only free.
+ */
+static void
+portchecks_run(const struct orchd_conf *c)
+{
+	struct portcheck	*pc, *first;
+	struct listener_conf	 wlc, *l;
+	int			 nlisten = 0;
+	size_t			 i;
+
+	if (c != NULL && nportchecks > 1)
+		qsort(portchecks, nportchecks, sizeof(*portchecks),
+		    portcheck_cmp);
+	for (i = 0; c != NULL && i < nportchecks; i++) {
+		pc = &portchecks[i];
+		first = i > 0 ? &portchecks[i - 1] : NULL;
+		if (first != NULL && first->sslen == pc->sslen &&
+		    memcmp(&first->ss, &pc->ss, pc->sslen) == 0)
+			check_error(pc->file, pc->lineno, "workload \"%s\": "
+			    "address %s port %d is workload \"%s\"'s too",
+			    pc->wl->name, pc->wl->address, pc->wl->port,
+			    first->wl->name);
+		memset(&wlc, 0, sizeof(wlc));
+		wlc.ss = pc->ss;
+		wlc.sslen = pc->sslen;
+		TAILQ_FOREACH(l, &c->listeners, entry)
+			if (listener_overlaps(&wlc, l)) {
+				check_error(pc->file, pc->lineno, "workload "
+				    "\"%s\": address %s port %d is the "
+				    "gateway's %slisten on %s", pc->wl->name,
+				    pc->wl->address, pc->wl->port,
+				    l->api ? "api " : "", l->name);
+				break;
+			}
+	}
+	if (c != NULL && parse_host_checks != PARSE_HOST_NONE) {
+		TAILQ_FOREACH(l, &c->listeners, entry)
+			if (!l->api)
+				nlisten++;
+		if (nlisten == 0)
+			log_warnx("%s: warning: no \"listen on\": the gateway "
+			    "serves no workload", c->conffile);
+	}
+	for (i = 0; i < nportchecks; i++)
+		free(portchecks[i].file);
+	free(portchecks);
+	portchecks = NULL;
+	nportchecks = 0;
 }
 
 /*
@@ -2355,6 +2591,7 @@ parse_config(const char *filename, int verbose)
 	if ((topfile = pushfile(filename, 0)) == NULL) {
 		conf = NULL;
 		pathcheck_run(NULL);
+		portchecks_run(NULL);
 		free_config(c);
 		return (NULL);
 	}
@@ -2388,11 +2625,13 @@ parse_config(const char *filename, int verbose)
 	    wl_dir_default(c) == -1) {
 		log_warn("%s: strdup", __func__);
 		pathcheck_run(NULL);
+		portchecks_run(NULL);
 		free_config(c);
 		return (NULL);
 	}
 	/* with orchd's own files known, the host paths */
 	pathcheck_run(c);
+	portchecks_run(c);
 	if (errors != 0) {
 		free_config(c);
 		return (NULL);
