@@ -53,6 +53,8 @@ struct file {
 	ino_t			 ino;
 	int			 lineno;
 	int			 lastc;		/* for the newline at EOF */
+	char			**pending;	/* an include glob's next files */
+	size_t			 npending, ipending;
 };
 TAILQ_HEAD(filelist, file);
 
@@ -201,6 +203,8 @@ static int	 lungetc(int);
 static int	 findeol(void);
 static struct file *pushfile(const char *, int);
 static int	 popfile(void);
+static void	 include_files(const char *);
+static void	 pending_free(struct file *);
 static int	 symset(const char *, const char *, int);
 static char	*symget(const char *);
 static char	*pool_add(char *);
@@ -272,7 +276,7 @@ nl		: '\n' optnl
 /* the action runs once the newline is read: the next token is the file's */
 include		: INCLUDE STRING '\n'		{
 			/* no YYERROR: the newline is read already */
-			(void)pushfile($2, 1);
+			include_files($2);
 		}
 		;
 
@@ -1336,7 +1340,8 @@ pushfile(const char *name, int from_include)
 	char		*path;
 	int		 depth = 0, fd = -1;
 
-	if (from_include && name[0] != '/' &&
+	/* 2: a name include_files() found, relative to nothing more */
+	if (from_include == 1 && name[0] != '/' &&
 	    (slash = strrchr(file->name, '/')) != NULL) {
 		if (asprintf(&path, "%.*s/%s", (int)(slash - file->name),
 		    file->name, name) == -1)
@@ -1415,12 +1420,92 @@ popfile(void)
 	if ((prev = TAILQ_PREV(file, filelist, entry)) != NULL) {
 		TAILQ_REMOVE(&files, file, entry);
 		fclose(file->stream);
+		pending_free(file);
 		free(file->name);
 		free(file);
 		file = prev;
+		/* the next file of an include glob, if any opens */
+		while (file->ipending < file->npending)
+			if (pushfile(file->pending[file->ipending++], 2) !=
+			    NULL)
+				break;
 		return (0);
 	}
 	return (EOF);
+}
+
+static void
+pending_free(struct file *f)
+{
+	size_t	 i;
+
+	for (i = 0; i < f->npending; i++)
+		free(f->pending[i]);
+	free(f->pending);
+	f->pending = NULL;
+	f->npending = f->ipending = 0;
+}
+
+/*
+ * include: one file, or a glob(3) pattern's, in sorted order, one after
+ * the other (popfile() opens the next).  As in nginx, a file named alone
+ * must exist; a pattern that matches nothing is no error.
+ */
+static void
+include_files(const char *name)
+{
+	glob_t		 g;
+	const char	*slash;
+	char		*pattern;
+	size_t		 i;
+	int		 rc;
+
+	if (strpbrk(name, "*?[") == NULL) {
+		(void)pushfile(name, 1);
+		return;
+	}
+	if (name[0] != '/' && (slash = strrchr(file->name, '/')) != NULL) {
+		if (asprintf(&pattern, "%.*s/%s", (int)(slash - file->name),
+		    file->name, name) == -1)
+			pattern = NULL;
+	} else
+		pattern = strdup(name);
+	if (pattern == NULL) {
+		yyerror("out of memory");
+		return;
+	}
+	memset(&g, 0, sizeof(g));
+	rc = glob(pattern, 0, NULL, &g);
+	if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
+		log_debug("include \"%s\": no file matches", pattern);
+		goto done;
+	}
+	if (rc != 0) {
+		yyerror("include \"%s\": %s", pattern, rc == GLOB_NOSPACE ?
+		    "out of memory" : "cannot read a directory");
+		goto done;
+	}
+	pending_free(file);
+	if (g.gl_pathc > 1 && (file->pending = calloc(g.gl_pathc - 1,
+	    sizeof(*file->pending))) == NULL) {
+		yyerror("out of memory");
+		goto done;
+	}
+	for (i = 1; i < g.gl_pathc; i++)
+		if ((file->pending[file->npending++] =
+		    strdup(g.gl_pathv[i])) == NULL) {
+			yyerror("out of memory");
+			pending_free(file);
+			goto done;
+		}
+	if (pushfile(g.gl_pathv[0], 2) == NULL)
+		while (file->ipending < file->npending)
+			if (pushfile(file->pending[file->ipending++], 2) !=
+			    NULL)
+				break;
+ done:
+	globfree(&g);
+	free(pattern);
 }
 
 static void
@@ -1431,6 +1516,7 @@ closefiles(void)
 	while ((f = TAILQ_FIRST(&files)) != NULL) {
 		TAILQ_REMOVE(&files, f, entry);
 		fclose(f->stream);
+		pending_free(f);
 		free(f->name);
 		free(f);
 	}

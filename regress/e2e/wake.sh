@@ -27,6 +27,7 @@ P_NEVER=$(free_port $((P_BROKEN + 1)))
 P_SLOW=$(free_port $((P_NEVER + 1)))
 P_WARM=$(free_port $((P_SLOW + 1)))
 P_SICK=$(free_port $((P_WARM + 1)))
+P_NOEXEC=$(free_port $((P_SICK + 1)))
 SLEEPER="/bin/busybox sleep 1$P_NEVER"
 PYTHON=/usr/bin/python3
 
@@ -138,7 +139,7 @@ workload "broken" {
 workload "noexec" {
 	host "noexec.test"
 	command "'$T/missing' --flag"
-	port $P_NEVER
+	port $P_NOEXEC
 }
 workload "slow" {
 	host "slow.test"

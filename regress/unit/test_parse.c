@@ -420,6 +420,8 @@ static const struct bad {
 	{ "bad-wl-on-api-listener.conf", "bad-wl-on-api-listener.conf:3",
 	    "workload \"a\": address ::1 port 8001 is the gateway's api "
 	    "listen on ::1", 1 },
+	{ "bad-include-glob.conf", "inc.d/c.txt:2",
+	    "unknown keyword \"frobnicate\"", 1 },
 	{ "bad-keyword-second.conf", "bad-keyword-second.conf:2",
 	    "unknown keyword \"timout\": did you mean \"timeout\"?", 1 },
 	{ "bad-keyword-near.conf", "bad-keyword-near.conf:3",
@@ -635,6 +637,27 @@ bad_text(const char *text, size_t len, int line, const char *msg)
 }
 
 /* prefork: 1 when not said, and the number said, 1 to 32 */
+/* include with a pattern: the files in sorted order, none is fine */
+static void
+test_include_glob(void **state)
+{
+	struct orchd_conf	*conf;
+	struct workload_conf	*wl;
+	const char		*order[] = { "a", "b", "last" };
+	int			 i = 0;
+
+	conf = parse_config(CONFDIR "good-include-glob.conf", 0);
+	assert_non_null(conf);
+	TAILQ_FOREACH(wl, &conf->workloads, entry) {
+		assert_true(i < 3);
+		assert_string_equal(wl->name, order[i]);
+		i++;
+	}
+	assert_int_equal(i, 3);
+	free_config(conf);
+	assert_int_equal(nlines, 0);
+}
+
 /* one port on several addresses; a workload's port beside a listener's */
 static void
 test_ports(void **state)
@@ -1547,6 +1570,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_prefork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ports, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_include_glob, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_host_checks, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_identities, setup,
