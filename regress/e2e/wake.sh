@@ -330,6 +330,15 @@ check "a keep warm workload is woken at start" \
     grep -q 'workload warm: asleep -> waking (keep warm)' "$T/orchd.log"
 check "and runs" wait_for 5 pgrep -f "httpd -f -p 127.0.0.1:$P_WARM"
 write_conf
+# a reload refuses what orchd -n does: noexec's program is missing
+"$ORCHCTL" -s "$SOCK" reload >"$T/reload.out" 2>&1
+st=$?
+check "a reload with noexec's program missing is refused (status $st)" \
+    [ "$st" -eq 1 ]
+check "it says why" grep -q \
+    "workload \"noexec\": command: $T/missing: No such file" "$T/reload.out"
+sed '/^workload "noexec" {$/,/^}$/d' "$T/orchd.conf" >"$T/orchd.conf.new" &&
+    mv "$T/orchd.conf.new" "$T/orchd.conf"
 check "orchctl reload without it" \
     sh -c "\"$ORCHCTL\" -s \"$SOCK\" reload >/dev/null"
 check "a removed workload is stopped" \
