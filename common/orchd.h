@@ -305,6 +305,7 @@ enum imsg_type {
 	IMSG_CTL_SHOW_DEFINITION,	/* -> parent: struct ctl_name */
 	IMSG_CTL_DEFINITION,		/* reply item: the workload's JSON,
 					   env values left out */
+	IMSG_CTL_RELOADINFO,		/* reply item: struct ctl_reload */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -562,6 +563,24 @@ struct ctl_result {
 	char			 msg[CTL_MSG_MAX];
 };
 
+/*
+ * What a reload reports to orchctl, one item each, before its OK or
+ * FAIL: the workloads of the file added, removed or changed, the settings
+ * kept until a restart, and the warnings or errors of the parse.
+ */
+enum ctl_reload_what {
+	CTL_RELOAD_ADDED = 1,
+	CTL_RELOAD_REMOVED,
+	CTL_RELOAD_CHANGED,
+	CTL_RELOAD_RESTART,	/* msg: the setting */
+	CTL_RELOAD_WARNING,
+	CTL_RELOAD_ERROR
+};
+struct ctl_reload {
+	int32_t			 what;
+	char			 msg[CTL_MSG_MAX];
+};
+
 struct ctl_summary {
 	char			 name[32];	/* "parent", "gateway", ... */
 	pid_t			 pid;
@@ -747,5 +766,16 @@ void			 free_config(struct orchd_conf *);
 int			 cmdline_symset(const char *);
 /* set by the parent, which may look users up: 0 and the ids, or -1 */
 extern int		(*parse_user_lookup)(const char *, uid_t *, gid_t *);
+/*
+ * Checks against this host (users, programs, directories): none (the
+ * default), warnings (at start) or errors (orchd -n, a reload)
+ */
+#define PARSE_HOST_NONE		0
+#define PARSE_HOST_WARN		1
+#define PARSE_HOST_ERROR	2
+extern int		 parse_host_checks;
+/* where a process workload's bare program name is looked for */
+#define ORCHD_SPAWN_PATH	"/usr/local/sbin:/usr/local/bin:/usr/sbin:" \
+				"/usr/bin:/sbin:/bin"
 
 #endif /* ORCHD_H */

@@ -65,7 +65,7 @@ static const struct request requests[] = {
 	{ SHOW_STATS,	  "show stats",	    IMSG_CTL_SHOW_STATS,
 	    IMSG_CTL_STATS,	CTL_TIMEOUT,	  NULL },
 	{ RELOAD,	  "reload",	    IMSG_CTL_RELOAD,
-	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	    IMSG_CTL_RELOADINFO, CTL_TIMEOUT,	  NULL },
 	{ LOG_VERBOSE,	  "log verbose",    IMSG_CTL_VERBOSE,
 	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
 	{ LOG_BRIEF,	  "log brief",	    IMSG_CTL_VERBOSE,
@@ -461,6 +461,7 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 	struct ctl_transition	 ct;
 	struct ctl_stats	 st;
 	struct st_queue_stats	 sq;
+	struct ctl_reload	 cr;
 	uint32_t		 type;
 
 	type = imsg_get_type(imsg);
@@ -480,12 +481,15 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		ctl_fail(imsg);
 		/* NOTREACHED */
 	case IMSG_CTL_OK:
-		if (rq->rq_item != IMSG_NONE)
+		/* a reload's items end with its OK, not an END */
+		if (rq->rq_item != IMSG_NONE &&
+		    rq->rq_item != IMSG_CTL_RELOADINFO)
 			bad_reply();
 		out->result(res);
 		return (REPLY_DONE);
 	case IMSG_CTL_END:
-		if (rq->rq_item == IMSG_NONE)
+		if (rq->rq_item == IMSG_NONE ||
+		    rq->rq_item == IMSG_CTL_RELOADINFO)
 			bad_reply();
 		return (REPLY_END);
 	case IMSG_CTL_VERSION:
@@ -515,6 +519,13 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		if (!*headed)
 			bad_reply();
 		out->definition(res, imsg->data, imsg_get_len(imsg));
+		return (REPLY_MORE);
+	}
+	if (type == IMSG_CTL_RELOADINFO) {
+		if (imsg_get_data(imsg, &cr, sizeof(cr)) == -1)
+			bad_reply();
+		str_printable(cr.msg, sizeof(cr.msg));
+		out->reload(&cr);
 		return (REPLY_MORE);
 	}
 	if (!*headed) {

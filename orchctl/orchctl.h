@@ -24,6 +24,8 @@ struct output {
 	/* show workload: the definition's JSON, env values left out */
 	void	(*definition)(const struct parse_result *, const char *,
 		    size_t);
+	/* reload: what orchd found, before its OK or FAIL */
+	void	(*reload)(const struct ctl_reload *);
 	/* IMSG_CTL_OK */
 	void	(*result)(const struct parse_result *);
 	/* the END of the whole reply */

@@ -54,6 +54,7 @@ static void	 show_stats(const struct parse_result *,
 		    const struct ctl_stats *);
 static void	 show_definition(const struct parse_result *, const char *,
 		    size_t);
+static void	 show_reload(const struct ctl_reload *);
 static void	 show_result(const struct parse_result *);
 static void	 show_tail(const struct parse_result *);
 static void	 json_head(const struct parse_result *);
@@ -67,6 +68,7 @@ static void	 json_stats(const struct parse_result *,
 		    const struct ctl_stats *);
 static void	 json_definition(const struct parse_result *, const char *,
 		    size_t);
+static void	 json_reload(const struct ctl_reload *);
 static void	 json_result(const struct parse_result *);
 static void	 json_tail(const struct parse_result *);
 static void	 json_print(json_t *);
@@ -95,6 +97,7 @@ const struct output show_output = {
 	.transition = show_transition,
 	.stats = show_stats,
 	.definition = show_definition,
+	.reload = show_reload,
 	.result = show_result,
 	.tail = show_tail
 };
@@ -107,6 +110,7 @@ const struct output json_output = {
 	.transition = json_transition,
 	.stats = json_stats,
 	.definition = json_definition,
+	.reload = json_reload,
 	.result = json_result,
 	.tail = json_tail
 };
@@ -657,10 +661,43 @@ show_definition(const struct parse_result *res, const char *json,
 	json_decref(def);
 }
 
+/*
+ * What a reload found.  Errors and warnings go to stderr as orchd logged
+ * them, file:line first; the changes to stdout.
+ */
+static void
+show_reload(const struct ctl_reload *cr)
+{
+	switch (cr->what) {
+	case CTL_RELOAD_ADDED:
+		printf("workload %s added\n", cr->msg);
+		break;
+	case CTL_RELOAD_REMOVED:
+		printf("workload %s removed\n", cr->msg);
+		break;
+	case CTL_RELOAD_CHANGED:
+		printf("workload %s changed\n", cr->msg);
+		break;
+	case CTL_RELOAD_RESTART:
+		printf("%s changed: restart orchd to use it\n", cr->msg);
+		break;
+	case CTL_RELOAD_WARNING:
+	case CTL_RELOAD_ERROR:
+		(void)fflush(stdout);
+		fprintf(stderr, "%s\n", cr->msg);
+		break;
+	default:
+		errx(1, "bad reply from orchd: reload item %d", cr->what);
+	}
+}
+
 static void
 show_result(const struct parse_result *res)
 {
 	switch (res->action) {
+	case RELOAD:
+		printf("configuration reloaded\n");
+		break;
 	case WAKE:
 		printf("%s is running\n", res->name);
 		break;
@@ -879,12 +916,50 @@ json_stats(const struct parse_result *res, const struct ctl_stats *cs)
 	json_add(json_items, o);
 }
 
+/*
+ * A reload's changes are collected into {"result": "ok", "added": [...],
+ * "removed", "changed", "restart", "warnings"}; errors go to stderr, as
+ * the failure prints no document.
+ */
+static void
+json_reload(const struct ctl_reload *cr)
+{
+	static const char	*keys[] = { NULL, "added", "removed",
+				    "changed", "restart", "warnings" };
+	json_t			*a;
+	int			 i;
+
+	if (cr->what == CTL_RELOAD_ERROR) {
+		fprintf(stderr, "%s\n", cr->msg);
+		return;
+	}
+	if (cr->what < CTL_RELOAD_ADDED || cr->what > CTL_RELOAD_WARNING)
+		errx(1, "bad reply from orchd: reload item %d", cr->what);
+	if (json_doc == NULL) {
+		if ((json_doc = json_pack("{s:s}", "result", "ok")) == NULL)
+			errx(1, "cannot build the JSON reply");
+		for (i = CTL_RELOAD_ADDED; i <= CTL_RELOAD_WARNING; i++)
+			if (json_object_set_new(json_doc, keys[i],
+			    json_array()) == -1)
+				errx(1, "cannot build the JSON reply");
+	}
+	a = json_object_get(json_doc, keys[cr->what]);
+	json_add(a, json_string(cr->msg));
+}
+
 static void
 json_result(const struct parse_result *res)
 {
 	json_t	*o;
 
 	switch (res->action) {
+	case RELOAD:
+		/* nothing found, or what json_reload() collected */
+		o = json_doc != NULL ? json_doc : json_pack("{s:s, s:[], "
+		    "s:[], s:[], s:[], s:[]}", "result", "ok", "added",
+		    "removed", "changed", "restart", "warnings");
+		json_doc = NULL;
+		break;
 	case WAKE:
 	case SUSPEND:
 		o = json_pack("{s:s, s:s, s:s}", "result", "ok",

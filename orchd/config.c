@@ -26,10 +26,12 @@ static void	config_pack(struct orchd_conf *);
 
 /*
  * parse_config() plus what the environment overrides: ORCHD_IDLE_TIMEOUT
- * replaces the global idle timeout, 0 turning the reaper off.
+ * replaces the global idle timeout, 0 turning the reaper off.  What this
+ * host lacks (a workload's user, program, directory) is an error or a
+ * warning as host_checks says (PARSE_HOST_*).
  */
 struct orchd_conf *
-config_load(const char *file)
+config_load(const char *file, int host_checks)
 {
 	struct orchd_conf	*conf;
 	const char		*env, *errstr;
@@ -37,6 +39,7 @@ config_load(const char *file)
 
 	/* users are checked by uid too: never root's, nor the daemons' */
 	parse_user_lookup = users_lookup;
+	parse_host_checks = host_checks;
 	if ((conf = parse_config(file, log_getverbose())) == NULL)
 		return (NULL);
 	if ((env = getenv("ORCHD_IDLE_TIMEOUT")) != NULL) {

@@ -342,7 +342,9 @@ parent_set_verbose(struct orchd *env, int v)
  * Read the configuration again.  One with errors is refused and the
  * running one kept.  Settings that only take effect at start are kept at
  * their old values, with a warning.  systemd hears RELOADING=1, and
- * READY=1 once the new configuration is active or refused.
+ * READY=1 once the new configuration is active or refused.  What the
+ * reload found (reload.c) goes to conn, orchctl's connection, ahead of
+ * the OK or FAIL.
  */
 int
 parent_reload(struct orchd *env, uint32_t conn, char *err, size_t errlen)
@@ -366,7 +368,10 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	struct orchd_conf	*nconf, *oconf = env->conf;
 
 	log_info("reloading configuration from %s", env->conffile);
-	if ((nconf = config_load(env->conffile)) == NULL) {
+	reload_begin(conn);
+	reload_capture_start();
+	if ((nconf = config_load(env->conffile, PARSE_HOST_ERROR)) == NULL) {
+		reload_flush(1);
 		log_warnx("configuration file %s has errors, not reloading",
 		    env->conffile);
 		config_status(env, 0);
@@ -374,9 +379,10 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 		    "not reloading", env->conffile);
 		return (-1);
 	}
+	reload_capture_stop();
 #define KEEP(field, what) do {						\
 	if (strcmp(nconf->field, oconf->field) != 0)			\
-		log_warnx("%s changed: restart orchd to use it", what);	\
+		reload_restart(what);					\
 	free(nconf->field);						\
 	if ((nconf->field = strdup(oconf->field)) == NULL)		\
 		fatal("strdup");					\
@@ -387,27 +393,27 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	KEEP(docker_socket, "docker socket");
 #undef KEEP
 	if (nconf->gateway.prefork != oconf->gateway.prefork) {
-		log_warnx("prefork changed: restart orchd to use it");
+		reload_restart("prefork");
 		nconf->gateway.prefork = oconf->gateway.prefork;
 	}
 	if (strcmp(nconf->user, oconf->user) != 0) {
-		log_warnx("user changed: restart orchd to use it");
+		reload_restart("user");
 		strlcpy(nconf->user, oconf->user, sizeof(nconf->user));
 	}
-	if (api_reload_check(nconf, oconf, err, errlen) == -1) {
+	if (api_reload_check(nconf, oconf, err, errlen) == -1 ||
+	    listeners_bind(nconf, oconf, err, errlen) == -1) {
+		reload_flush(1);
 		log_warnx("not reloading: %s", err);
 		config_status(env, 0);
 		free_config(nconf);
 		return (-1);
 	}
-	if (listeners_bind(nconf, oconf, err, errlen) == -1) {
-		log_warnx("not reloading: %s", err);
-		config_status(env, 0);
-		free_config(nconf);
-		return (-1);
-	}
+	reload_flush(0);
+	reload_diff(oconf, nconf);
 	/* the workloads created through the API stay */
+	reload_capture_start();
 	api_reload_keep(nconf, oconf);
+	reload_flush(0);
 	listeners_close(oconf, nconf);
 	free_config(oconf);
 	env->conf = nconf;
@@ -664,7 +670,9 @@ main(int argc, char *argv[])
 	    == -1)
 		fatal("readlink /proc/self/exe");
 	env.self[n] = '\0';
-	if ((env.conf = config_load(conffile)) == NULL)
+	/* -n fails on what the host lacks; a start only warns */
+	if ((env.conf = config_load(conffile, noaction ? PARSE_HOST_ERROR :
+	    PARSE_HOST_WARN)) == NULL)
 		exit(1);
 	if (noaction) {
 		/* -nv: what was read, as bgpd -nv prints it */

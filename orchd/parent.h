@@ -57,7 +57,7 @@ int		 parent_children_alive(struct orchd *);
 void		 helper_path(struct orchd *, const char *, char *, size_t);
 
 /* config.c */
-struct orchd_conf *config_load(const char *);
+struct orchd_conf *config_load(const char *, int);
 void		 config_send(struct orchd *);
 void		 config_recv_done(struct imsgev *, struct imsg *);
 void		 config_status(struct orchd *, int);
@@ -96,6 +96,14 @@ void		 control_version(struct imsgev *, struct imsg *);
 void		 control_verbose(struct imsgev *, struct imsg *);
 void		 control_logs(struct imsgev *, struct imsg *);
 void		 control_show_definition(struct imsgev *, struct imsg *);
+
+/* reload.c: what a reload reports to orchctl */
+void		 reload_begin(uint32_t);
+void		 reload_capture_start(void);
+void		 reload_capture_stop(void);
+void		 reload_flush(int);
+void		 reload_restart(const char *);
+void		 reload_diff(struct orchd_conf *, struct orchd_conf *);
 
 /* listen.c */
 int		 listeners_bind(struct orchd_conf *, struct orchd_conf *,

@@ -23,6 +23,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -39,6 +40,10 @@
 #define PUSHBACK_MAX		(WORD_MAX + 64)
 #define EXPAND_START		0x100	/* markers around an expanded macro */
 #define EXPAND_DONE		0x101
+/* what a bad duration or size is told (common/units.c) */
+#define DURATION_UNITS	"seconds, or a number with s, m, h or d (30s, 5m, " \
+			"1h, 2d)"
+#define SIZE_UNITS	"bytes, or a number with K, M or G (64K, 512M, 1G)"
 
 struct file {
 	TAILQ_ENTRY(file)	 entry;
@@ -48,6 +53,8 @@ struct file {
 	ino_t			 ino;
 	int			 lineno;
 	int			 lastc;		/* for the newline at EOF */
+	char			**pending;	/* an include glob's next files */
+	size_t			 npending, ipending;
 };
 TAILQ_HEAD(filelist, file);
 
@@ -94,6 +101,7 @@ static struct orchd_conf	*conf;
 static struct workload_conf	*wl;
 static int			 wl_lineno, wl_errors, wl_seen;
 static int			 wl_user_lineno;	/* its "user" */
+static int			 wl_command_lineno, wl_dir_lineno;
 static char			*wl_cert, *wl_key;
 static char			 lasttok[48];	/* for "syntax error near" */
 static char			 lineword[48];	/* an unknown first word */
@@ -120,6 +128,7 @@ struct index {
 static struct index	 names_index = { NULL, 0, 0, 0 };
 static struct index	 hosts_index = { NULL, 0, 0, 1 };
 static int			 lastbare;	/* last token: a bare word */
+static int			 prevtok;	/* the token before the last */
 
 /*
  * Host paths (volumes, "api allow volume") are checked against orchd's
@@ -161,6 +170,22 @@ static char			*uids_file;	/* where "workload uids" is */
 static int			 uids_lineno;
 
 int	(*parse_user_lookup)(const char *, uid_t *, gid_t *);
+int	  parse_host_checks = PARSE_HOST_NONE;
+
+/*
+ * Every workload's address and port, checked once the whole file is
+ * read against each other and against the gateway's listeners, which
+ * may come later in the file.
+ */
+struct portcheck {
+	char				*file;
+	int				 lineno;
+	const struct workload_conf	*wl;
+	struct sockaddr_storage		 ss;
+	socklen_t			 sslen;
+};
+static struct portcheck	*portchecks;
+static size_t		 nportchecks;
 
 int		 yyparse(void);
 int		 yylex(void);
@@ -170,12 +195,16 @@ int		 yyerror(const char *, ...)
 static int	 yyerror_at(int, const char *, ...)
 		    __attribute__((__format__ (printf, 2, 3)));
 static int	 kw_cmp(const void *, const void *);
-static int	 lookup(const char *);
+static int	 lookup(const char *, const char **);
+static int	 edit_distance(const char *, const char *);
+static int	 unknown_keyword(const char *);
 static int	 lgetc(int);
 static int	 lungetc(int);
 static int	 findeol(void);
 static struct file *pushfile(const char *, int);
 static int	 popfile(void);
+static void	 include_files(const char *);
+static void	 pending_free(struct file *);
 static int	 symset(const char *, const char *, int);
 static char	*symget(const char *);
 static char	*pool_add(char *);
@@ -207,6 +236,11 @@ static void	 user_check_add(void);
 static void	 user_checks_run(struct orchd_conf *);
 static void	 user_checks_free(void);
 static int	 wl_dir_default(struct orchd_conf *);
+static void	 host_problem(const char *, int, const char *, ...)
+		    __attribute__((__format__ (printf, 3, 4)));
+static void	 host_checks(void);
+static void	 portcheck_add(void);
+static void	 portchecks_run(const struct orchd_conf *);
 %}
 
 %token	ADDRESS ALLOW API BODY BRIDGE CERTIFICATE CHROOT COMMAND CONNECT
@@ -242,7 +276,7 @@ nl		: '\n' optnl
 /* the action runs once the newline is read: the next token is the file's */
 include		: INCLUDE STRING '\n'		{
 			/* no YYERROR: the newline is read already */
-			(void)pushfile($2, 1);
+			include_files($2);
 		}
 		;
 
@@ -289,7 +323,8 @@ duration	: NUMBER			{
 			const char	*errstr;
 
 			if (parse_duration($1, &$$, &errstr) == -1) {
-				yyerror("%s: \"%s\"", errstr, $1);
+				yyerror("%s: \"%s\": %s", errstr, $1,
+				    DURATION_UNITS);
 				YYERROR;
 			}
 		}
@@ -306,7 +341,8 @@ size		: NUMBER			{
 			const char	*errstr;
 
 			if (parse_size($1, &$$, &errstr) == -1) {
-				yyerror("%s: \"%s\"", errstr, $1);
+				yyerror("%s: \"%s\": %s", errstr, $1,
+				    SIZE_UNITS);
 				YYERROR;
 			}
 		}
@@ -559,6 +595,7 @@ wlopt		: HOST STRING			{
 		| COMMAND STRING		{
 			if (set_string(&wl->command, $2, "command") == -1)
 				YYERROR;
+			wl_command_lineno = yylval.lineno;
 		}
 		| RUNTIME STRING		{
 			if (set_string(&wl->runtime, $2, "runtime") == -1)
@@ -584,6 +621,7 @@ wlopt		: HOST STRING			{
 			if (set_string(&wl->directory, $2,
 			    "directory") == -1)
 				YYERROR;
+			wl_dir_lineno = yylval.lineno;
 		}
 		| ADDRESS STRING		{
 			if (wl_seen & SEEN_ADDRESS) {
@@ -787,7 +825,8 @@ vreport(int lineno, const char *fmt, va_list ap)
 int
 yyerror(const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list		 ap;
+	const char	*near;
 
 	/* the lexer said why already: no "syntax error" on top */
 	if (yychar == ERROR && strcmp(fmt, "syntax error") == 0)
@@ -797,8 +836,16 @@ yyerror(const char *fmt, ...)
 			return (yyerror_at(file->lineno > 1 ?
 			    file->lineno - 1 : 1, "unexpected end of file"));
 		if (lineword[0] != '\0')
-			return (yyerror_at(yylval.lineno,
-			    "unknown keyword \"%s\"", lineword));
+			return (unknown_keyword(lineword));
+		/*
+		 * "idle timout": after a keyword, a bare word near another
+		 * one ("prefork two" stays a syntax error)
+		 */
+		near = NULL;
+		if (yychar == STRING && lastbare && prevtok >= ADDRESS &&
+		    prevtok < ERROR && isalpha((unsigned char)lasttok[0]) &&
+		    lookup(lasttok, &near) == STRING && near != NULL)
+			return (unknown_keyword(lasttok));
 		if (yychar == '\n')
 			return (yyerror_at(yylval.lineno,
 			    "syntax error at end of line"));
@@ -809,6 +856,19 @@ yyerror(const char *fmt, ...)
 	vreport(yylval.lineno, fmt, ap);
 	va_end(ap);
 	return (0);
+}
+
+/* a misspelt keyword, and the nearest real one if there is one */
+static int
+unknown_keyword(const char *word)
+{
+	const char	*near = NULL;
+
+	(void)lookup(word, &near);
+	if (near != NULL)
+		return (yyerror_at(yylval.lineno, "unknown keyword \"%s\": "
+		    "did you mean \"%s\"?", word, near));
+	return (yyerror_at(yylval.lineno, "unknown keyword \"%s\"", word));
 }
 
 static int
@@ -828,8 +888,45 @@ kw_cmp(const void *k, const void *e)
 	return (strcmp(k, ((const struct keyword *)e)->name));
 }
 
+/*
+ * The edit distance of a and b (optimal string alignment: an insertion,
+ * a deletion, a substitution or a swap of two neighbours each count 1),
+ * for "did you mean".  Words longer than a keyword can be are far.
+ */
+#define KW_LEN_MAX	32
 static int
-lookup(const char *s)
+edit_distance(const char *a, const char *b)
+{
+	int	 d[KW_LEN_MAX + 1][KW_LEN_MAX + 1];
+	size_t	 la = strlen(a), lb = strlen(b), i, j;
+	int	 cost, v;
+
+	if (la > KW_LEN_MAX || lb > KW_LEN_MAX)
+		return (INT_MAX);
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++)
+		for (j = 1; j <= lb; j++) {
+			cost = a[i - 1] != b[j - 1];
+			v = MINIMUM(d[i - 1][j] + 1, d[i][j - 1] + 1);
+			v = MINIMUM(v, d[i - 1][j - 1] + cost);
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1])
+				v = MINIMUM(v, d[i - 2][j - 2] + 1);
+			d[i][j] = v;
+		}
+	return (d[la][lb]);
+}
+
+/*
+ * The token of keyword s, else STRING; then, if near is not NULL, the
+ * keyword nearest to s: one edit away for a word of up to 4 letters,
+ * two for a longer one, the first in the table on a tie.
+ */
+static int
+lookup(const char *s, const char **near)
 {
 	/* this has to be sorted always */
 	static const struct keyword keywords[] = {
@@ -893,10 +990,20 @@ lookup(const char *s)
 		{ "workload",		WORKLOAD },
 	};
 	const struct keyword	*kw;
+	size_t			 i;
+	int			 best, d;
 
 	kw = bsearch(s, keywords, nitems(keywords), sizeof(keywords[0]),
 	    kw_cmp);
-	return (kw != NULL ? kw->token : STRING);
+	if (kw != NULL || near == NULL)
+		return (kw != NULL ? kw->token : STRING);
+	best = strlen(s) <= 4 ? 2 : 3;
+	for (i = 0; i < nitems(keywords); i++)
+		if ((d = edit_distance(s, keywords[i].name)) < best) {
+			best = d;
+			*near = keywords[i].name;
+		}
+	return (STRING);
 }
 
 /* the next character of the pushback, else of the current file */
@@ -1083,9 +1190,12 @@ expand_macro(void)
 int
 yylex(void)
 {
-	int	 tok;
+	static int	 lasttoken;
+	int		 tok;
 
+	prevtok = lasttoken;
 	tok = lex();
+	lasttoken = tok;
 	if (tok == '=')		/* a macro being set, not a misspelling */
 		lineword[0] = '\0';
 	if (at_bol) {
@@ -1188,7 +1298,7 @@ lex(void)
 			}
 			return (NUMBER);
 		}
-		if ((c = lookup(buf)) != STRING)
+		if ((c = lookup(buf, NULL)) != STRING)
 			return (c);
 		if ((s = strdup(buf)) == NULL || pool_add(s) == NULL) {
 			yyerror("out of memory");
@@ -1230,7 +1340,8 @@ pushfile(const char *name, int from_include)
 	char		*path;
 	int		 depth = 0, fd = -1;
 
-	if (from_include && name[0] != '/' &&
+	/* 2: a name include_files() found, relative to nothing more */
+	if (from_include == 1 && name[0] != '/' &&
 	    (slash = strrchr(file->name, '/')) != NULL) {
 		if (asprintf(&path, "%.*s/%s", (int)(slash - file->name),
 		    file->name, name) == -1)
@@ -1309,12 +1420,92 @@ popfile(void)
 	if ((prev = TAILQ_PREV(file, filelist, entry)) != NULL) {
 		TAILQ_REMOVE(&files, file, entry);
 		fclose(file->stream);
+		pending_free(file);
 		free(file->name);
 		free(file);
 		file = prev;
+		/* the next file of an include glob, if any opens */
+		while (file->ipending < file->npending)
+			if (pushfile(file->pending[file->ipending++], 2) !=
+			    NULL)
+				break;
 		return (0);
 	}
 	return (EOF);
+}
+
+static void
+pending_free(struct file *f)
+{
+	size_t	 i;
+
+	for (i = 0; i < f->npending; i++)
+		free(f->pending[i]);
+	free(f->pending);
+	f->pending = NULL;
+	f->npending = f->ipending = 0;
+}
+
+/*
+ * include: one file, or a glob(3) pattern's, in sorted order, one after
+ * the other (popfile() opens the next).  As in nginx, a file named alone
+ * must exist; a pattern that matches nothing is no error.
+ */
+static void
+include_files(const char *name)
+{
+	glob_t		 g;
+	const char	*slash;
+	char		*pattern;
+	size_t		 i;
+	int		 rc;
+
+	if (strpbrk(name, "*?[") == NULL) {
+		(void)pushfile(name, 1);
+		return;
+	}
+	if (name[0] != '/' && (slash = strrchr(file->name, '/')) != NULL) {
+		if (asprintf(&pattern, "%.*s/%s", (int)(slash - file->name),
+		    file->name, name) == -1)
+			pattern = NULL;
+	} else
+		pattern = strdup(name);
+	if (pattern == NULL) {
+		yyerror("out of memory");
+		return;
+	}
+	memset(&g, 0, sizeof(g));
+	rc = glob(pattern, 0, NULL, &g);
+	if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
+		log_debug("include \"%s\": no file matches", pattern);
+		goto done;
+	}
+	if (rc != 0) {
+		yyerror("include \"%s\": %s", pattern, rc == GLOB_NOSPACE ?
+		    "out of memory" : "cannot read a directory");
+		goto done;
+	}
+	pending_free(file);
+	if (g.gl_pathc > 1 && (file->pending = calloc(g.gl_pathc - 1,
+	    sizeof(*file->pending))) == NULL) {
+		yyerror("out of memory");
+		goto done;
+	}
+	for (i = 1; i < g.gl_pathc; i++)
+		if ((file->pending[file->npending++] =
+		    strdup(g.gl_pathv[i])) == NULL) {
+			yyerror("out of memory");
+			pending_free(file);
+			goto done;
+		}
+	if (pushfile(g.gl_pathv[0], 2) == NULL)
+		while (file->ipending < file->npending)
+			if (pushfile(file->pending[file->ipending++], 2) !=
+			    NULL)
+				break;
+ done:
+	globfree(&g);
+	free(pattern);
 }
 
 static void
@@ -1325,6 +1516,7 @@ closefiles(void)
 	while ((f = TAILQ_FIRST(&files)) != NULL) {
 		TAILQ_REMOVE(&files, f, entry);
 		fclose(f->stream);
+		pending_free(f);
 		free(f->name);
 		free(f);
 	}
@@ -1785,6 +1977,7 @@ workload_begin(char *name)
 	workload_abandon();
 
 	wl_lineno = wl_user_lineno = yylval.lineno;
+	wl_command_lineno = wl_dir_lineno = yylval.lineno;
 	wl_errors = errors;
 	wl_seen = 0;
 	if (!valid_workload_name(name))
@@ -1829,9 +2022,12 @@ workload_end(void)
 			TAILQ_INSERT_TAIL(&conf->keypairs, kp, entry);
 		}
 	}
+	if (errors == wl_errors)
+		host_checks();
 	TAILQ_INSERT_TAIL(&conf->workloads, wl, entry);
 	index_workload(wl);
 	user_check_add();
+	portcheck_add();
 	wl = NULL;
 	workload_abandon();
 }
@@ -2167,6 +2363,11 @@ user_checks_run(struct orchd_conf *c)
 			check_error(uc->file, uc->lineno, "workload \"%s\": "
 			    "user \"%s\" is the daemons' user: a workload "
 			    "never runs as it", uc->wl->name, user);
+		else if (parse_host_checks != PARSE_HOST_NONE &&
+		    parse_user_lookup != NULL &&
+		    parse_user_lookup(user, &uid, &gid) == -1)
+			host_problem(uc->file, uc->lineno, "workload \"%s\": "
+			    "user \"%s\" does not exist", uc->wl->name, user);
 		else if (parse_user_lookup != NULL &&
 		    parse_user_lookup(user, &uid, &gid) == 0 &&
 		    (uid == 0 || (dknown && uid == duid)))
@@ -2196,6 +2397,208 @@ user_checks_free(void)
 	}
 	free(uids_file);
 	uids_file = NULL;
+}
+
+/*
+ * What would fail at start or at the first wake, checked on this host:
+ * an error for orchd -n and a reload, a warning at start (the other
+ * workloads still serve, and the wake says why this one cannot).
+ */
+static void
+host_problem(const char *f, int lineno, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	 msg[1024];
+
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (parse_host_checks == PARSE_HOST_ERROR) {
+		errors++;
+		log_warnx("%s:%d: %s", f, lineno, msg);
+	} else
+		log_warnx("%s:%d: warning: %s", f, lineno, msg);
+}
+
+/* an executable regular file: 0, or -1 with errno */
+static int
+is_program(const char *path)
+{
+	struct stat	 st;
+
+	if (stat(path, &st) == -1)
+		return (-1);
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return (-1);
+	}
+	if (!S_ISREG(st.st_mode) || (st.st_mode & 0111) == 0) {
+		errno = EACCES;
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * The program of a process workload's command, found as the spawn finds
+ * it: a path as it is (a relative one from the workload's directory, if
+ * it has one), a bare name in ORCHD_SPAWN_PATH.
+ */
+static void
+program_check(void)
+{
+	char		**argv = NULL, err[256], path[PATH_MAX];
+	const char	*p, *end;
+	int		 found = 0;
+
+	if (split_command(wl->command, &argv, err, sizeof(err)) <= 0)
+		goto done;	/* workload_validate() said so */
+	if (strchr(argv[0], '/') != NULL) {
+		if (argv[0][0] != '/' && wl->directory == NULL)
+			goto done;	/* from a state directory made later */
+		if (argv[0][0] == '/')
+			strlcpy(path, argv[0], sizeof(path));
+		else
+			snprintf(path, sizeof(path), "%s/%s", wl->directory,
+			    argv[0]);
+		if (is_program(path) == -1)
+			host_problem(file->name, wl_command_lineno,
+			    "workload \"%s\": command: %s: %s", wl->name,
+			    path, strerror(errno));
+		goto done;
+	}
+	for (p = ORCHD_SPAWN_PATH; *p != '\0' && !found; p = end) {
+		if ((end = strchr(p, ':')) == NULL)
+			end = p + strlen(p);
+		if (snprintf(path, sizeof(path), "%.*s/%s", (int)(end - p), p,
+		    argv[0]) < (int)sizeof(path) && is_program(path) == 0)
+			found = 1;
+		if (*end == ':')
+			end++;
+	}
+	if (!found)
+		host_problem(file->name, wl_command_lineno, "workload \"%s\": "
+		    "command: %s: no such program in %s", wl->name, argv[0],
+		    ORCHD_SPAWN_PATH);
+ done:
+	free_argv(argv);
+}
+
+/* the workload just parsed, a process one, against this host */
+static void
+host_checks(void)
+{
+	struct stat	 st;
+
+	if (parse_host_checks == PARSE_HOST_NONE ||
+	    wl->driver != DRIVER_PROCESS)
+		return;
+	if (wl->command != NULL)
+		program_check();
+	if (wl->directory == NULL)
+		return;
+	if (stat(wl->directory, &st) == -1)
+		host_problem(file->name, wl_dir_lineno, "workload \"%s\": "
+		    "directory %s: %s", wl->name, wl->directory,
+		    strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		host_problem(file->name, wl_dir_lineno, "workload \"%s\": "
+		    "directory %s: not a directory", wl->name, wl->directory);
+}
+
+/* the workload just parsed: its address and port, checked at the end */
+static void
+portcheck_add(void)
+{
+	struct portcheck	*pc;
+
+	if (wl->port == 0 || wl->address == NULL)
+		return;
+	if ((pc = reallocarray(portchecks, nportchecks + 1,
+	    sizeof(*pc))) == NULL) {
+		yyerror_at(wl_lineno, "out of memory");
+		return;
+	}
+	portchecks = pc;
+	pc = &portchecks[nportchecks];
+	memset(pc, 0, sizeof(*pc));
+	if (address_parse(wl->address, wl->port, &pc->ss, &pc->sslen) == -1)
+		return;		/* workload_validate() said so */
+	if ((pc->file = strdup(file->name)) == NULL) {
+		yyerror_at(wl_lineno, "out of memory");
+		return;
+	}
+	pc->lineno = wl_lineno;
+	pc->wl = wl;
+	nportchecks++;
+}
+
+/* by address, then port, then where: a duplicate follows its first */
+static int
+portcheck_cmp(const void *a, const void *b)
+{
+	const struct portcheck	*pa = a, *pb = b;
+	int			 c;
+
+	if (pa->sslen != pb->sslen)
+		return (pa->sslen < pb->sslen ? -1 : 1);
+	if ((c = memcmp(&pa->ss, &pb->ss, pa->sslen)) != 0)
+		return (c);
+	if ((c = strcmp(pa->file, pb->file)) != 0)
+		return (c);
+	return (pa->lineno - pb->lineno);
+}
+
+/*
+ * No two workloads on one address and port, and none on the gateway's
+ * own: sorted, so that 10,000 workloads stay quick.  c NULL: only free.
+ */
+static void
+portchecks_run(const struct orchd_conf *c)
+{
+	struct portcheck	*pc, *first;
+	struct listener_conf	 wlc, *l;
+	int			 nlisten = 0;
+	size_t			 i;
+
+	if (c != NULL && nportchecks > 1)
+		qsort(portchecks, nportchecks, sizeof(*portchecks),
+		    portcheck_cmp);
+	for (i = 0; c != NULL && i < nportchecks; i++) {
+		pc = &portchecks[i];
+		first = i > 0 ? &portchecks[i - 1] : NULL;
+		if (first != NULL && first->sslen == pc->sslen &&
+		    memcmp(&first->ss, &pc->ss, pc->sslen) == 0)
+			check_error(pc->file, pc->lineno, "workload \"%s\": "
+			    "address %s port %d is workload \"%s\"'s too",
+			    pc->wl->name, pc->wl->address, pc->wl->port,
+			    first->wl->name);
+		memset(&wlc, 0, sizeof(wlc));
+		wlc.ss = pc->ss;
+		wlc.sslen = pc->sslen;
+		TAILQ_FOREACH(l, &c->listeners, entry)
+			if (listener_overlaps(&wlc, l)) {
+				check_error(pc->file, pc->lineno, "workload "
+				    "\"%s\": address %s port %d is the "
+				    "gateway's %slisten on %s", pc->wl->name,
+				    pc->wl->address, pc->wl->port,
+				    l->api ? "api " : "", l->name);
+				break;
+			}
+	}
+	if (c != NULL && parse_host_checks != PARSE_HOST_NONE) {
+		TAILQ_FOREACH(l, &c->listeners, entry)
+			if (!l->api)
+				nlisten++;
+		if (nlisten == 0)
+			log_warnx("%s: warning: no \"listen on\": the gateway "
+			    "serves no workload", c->conffile);
+	}
+	for (i = 0; i < nportchecks; i++)
+		free(portchecks[i].file);
+	free(portchecks);
+	portchecks = NULL;
+	nportchecks = 0;
 }
 
 /*
@@ -2274,6 +2677,7 @@ parse_config(const char *filename, int verbose)
 	if ((topfile = pushfile(filename, 0)) == NULL) {
 		conf = NULL;
 		pathcheck_run(NULL);
+		portchecks_run(NULL);
 		free_config(c);
 		return (NULL);
 	}
@@ -2307,11 +2711,13 @@ parse_config(const char *filename, int verbose)
 	    wl_dir_default(c) == -1) {
 		log_warn("%s: strdup", __func__);
 		pathcheck_run(NULL);
+		portchecks_run(NULL);
 		free_config(c);
 		return (NULL);
 	}
 	/* with orchd's own files known, the host paths */
 	pathcheck_run(c);
+	portchecks_run(c);
 	if (errors != 0) {
 		free_config(c);
 		return (NULL);

@@ -38,8 +38,7 @@
 #include "log.h"
 #include "parent.h"
 
-#define SPAWN_PATH		"/usr/local/sbin:/usr/local/bin:/usr/sbin:" \
-				"/usr/bin:/sbin:/bin"
+#define SPAWN_PATH		ORCHD_SPAWN_PATH	/* orchd -n looks there */
 #define SPAWN_EXEC_WAIT_MS	2000	/* for the child to exec */
 #define SPAWN_GROUPS_MAX	256	/* supplementary groups of a user */
 #define SPAWN_ENV_MAX		1024	/* variables of a workload */

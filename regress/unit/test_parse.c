@@ -318,6 +318,26 @@ static const struct bad {
 	{ "bad-macro-name.conf", "bad-macro-name.conf:2",
 	    "invalid macro name \"my-macro\"", 1 },
 	{ "bad-duration.conf", "bad-duration.conf:2", "invalid duration", 1 },
+	{ "bad-duration-unit.conf", "bad-duration-unit.conf:3",
+	    "invalid duration: \"1w\": seconds, or a number with s, m, h or "
+	    "d (30s, 5m, 1h, 2d)", 1 },
+	{ "bad-wl-same-port.conf", "bad-wl-same-port.conf:8",
+	    "workload \"b\": address 127.0.0.1 port 9000 is workload \"a\"'s "
+	    "too", 1 },
+	{ "bad-wl-on-listener.conf", "bad-wl-on-listener.conf:2",
+	    "workload \"a\": address 127.0.0.1 port 8000 is the gateway's "
+	    "listen on *", 1 },
+	{ "bad-wl-on-api-listener.conf", "bad-wl-on-api-listener.conf:3",
+	    "workload \"a\": address ::1 port 8001 is the gateway's api "
+	    "listen on ::1", 1 },
+	{ "bad-include-glob.conf", "inc.d/c.txt:2",
+	    "unknown keyword \"frobnicate\"", 1 },
+	{ "bad-keyword-second.conf", "bad-keyword-second.conf:2",
+	    "unknown keyword \"timout\": did you mean \"timeout\"?", 1 },
+	{ "bad-keyword-near.conf", "bad-keyword-near.conf:3",
+	    "unknown keyword \"idel\": did you mean \"idle\"?", 1 },
+	{ "bad-keyword-block.conf", "bad-keyword-block.conf:3",
+	    "unknown keyword \"comand\": did you mean \"command\"?", 1 },
 	{ "bad-duration-negative.conf", "bad-duration-negative.conf:3",
 	    "invalid duration -5", 1 },
 	{ "bad-duration-overflow.conf", "bad-duration-overflow.conf:2",
@@ -363,7 +383,8 @@ static const struct bad {
 	    "host path must be absolute", 1 },
 	{ "bad-health-path.conf", "bad-health-path.conf:1",
 	    "health path must start with \"/\"", 1 },
-	{ "bad-size.conf", "bad-size.conf:5", "invalid size: \"12Q\"", 1 },
+	{ "bad-size.conf", "bad-size.conf:5", "invalid size: \"12Q\": "
+	    "bytes, or a number with K, M or G", 1 },
 	{ "bad-address.conf", "bad-address.conf:1",
 	    "address \"localhost\": must be a numeric", 1 },
 	{ "bad-name.conf", "bad-name.conf:2",
@@ -526,6 +547,99 @@ bad_text(const char *text, size_t len, int line, const char *msg)
 }
 
 /* prefork: 1 when not said, and the number said, 1 to 32 */
+/* include with a pattern: the files in sorted order, none is fine */
+static void
+test_include_glob(void **state)
+{
+	struct orchd_conf	*conf;
+	struct workload_conf	*wl;
+	const char		*order[] = { "a", "b", "last" };
+	int			 i = 0;
+
+	conf = parse_config(CONFDIR "good-include-glob.conf", 0);
+	assert_non_null(conf);
+	TAILQ_FOREACH(wl, &conf->workloads, entry) {
+		assert_true(i < 3);
+		assert_string_equal(wl->name, order[i]);
+		i++;
+	}
+	assert_int_equal(i, 3);
+	free_config(conf);
+	assert_int_equal(nlines, 0);
+}
+
+/* one port on several addresses; a workload's port beside a listener's */
+static void
+test_ports(void **state)
+{
+	struct orchd_conf	*conf;
+
+	conf = parse_config(CONFDIR "good-ports.conf", 0);
+	assert_non_null(conf);
+	assert_non_null(find_workload(conf, "c"));
+	free_config(conf);
+	assert_int_equal(nlines, 0);
+}
+
+static int
+captured(const char *s)
+{
+	int	 i;
+
+	for (i = 0; i < nlines; i++)
+		if (strstr(lines[i], s) != NULL)
+			return (1);
+	return (0);
+}
+
+/*
+ * What this host lacks, each at its line: errors when asked (orchd -n,
+ * a reload), warnings at start, nothing for the parser alone.  No
+ * "listen on" is a warning whenever the host is checked.
+ */
+static void
+test_host_checks(void **state)
+{
+	struct orchd_conf	*conf;
+	const char		*f = CONFDIR "host-checks.conf";
+
+	parse_host_checks = PARSE_HOST_ERROR;
+	assert_null(parse_config(f, 0));
+	parse_host_checks = PARSE_HOST_NONE;
+	assert_int_equal(nlines, 4);
+	assert_true(captured("host-checks.conf:6: workload \"a\": command: "
+	    "/nonexistent/orchd-test-prog: No such file or directory"));
+	assert_true(captured("host-checks.conf:11: workload \"b\": command: "
+	    "/etc/passwd: Permission denied"));
+	assert_true(captured("host-checks.conf:16: workload \"c\": command: "
+	    "orchd-test-no-such-program: no such program in /usr/local/sbin:"));
+	assert_true(captured("host-checks.conf:22: workload \"d\": directory "
+	    "/nonexistent/orchd-test-dir: No such file or directory"));
+	capture_reset();
+
+	parse_host_checks = PARSE_HOST_WARN;
+	conf = parse_config(f, 0);
+	parse_host_checks = PARSE_HOST_NONE;
+	assert_non_null(conf);
+	free_config(conf);
+	assert_int_equal(nlines, 4);
+	assert_true(captured("host-checks.conf:6: warning: workload \"a\""));
+	capture_reset();
+
+	conf = parse_config(f, 0);
+	assert_non_null(conf);
+	free_config(conf);
+	assert_int_equal(nlines, 0);
+
+	parse_host_checks = PARSE_HOST_ERROR;
+	conf = parse_config(CONFDIR "good-minimal.conf", 0);
+	parse_host_checks = PARSE_HOST_NONE;
+	assert_non_null(conf);
+	free_config(conf);
+	assert_int_equal(nlines, 1);
+	assert_true(captured("good-minimal.conf: warning: no \"listen on\""));
+}
+
 static void
 test_prefork(void **state)
 {
@@ -1365,6 +1479,11 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_include_self, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_prefork, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ports, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_include_glob, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_host_checks, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_identities, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_many, setup, teardown),
