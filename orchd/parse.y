@@ -239,6 +239,7 @@ static int	 wl_dir_default(struct orchd_conf *);
 static void	 host_problem(const char *, int, const char *, ...)
 		    __attribute__((__format__ (printf, 3, 4)));
 static void	 host_checks(void);
+static void	 tls_file_check(const char *, const char *);
 static void	 portcheck_add(void);
 static void	 portchecks_run(const struct orchd_conf *);
 %}
@@ -793,6 +794,8 @@ wlopt		: HOST STRING			{
 				YYERROR;
 			}
 			wl_seen |= SEEN_KEYPAIR;
+			tls_file_check($3, "tls keypair certificate");
+			tls_file_check($4, "tls keypair key");
 			wl_cert = keep($3);
 			wl_key = keep($4);
 		}
@@ -1872,6 +1875,8 @@ listener_add(const char *name, int64_t port, int api, char *cert, char *key)
 			return (-1);
 		}
 	if (cert != NULL) {
+		tls_file_check(cert, "tls certificate");
+		tls_file_check(key, "tls key");
 		l->tls = 1;
 		l->tls_cert = keep(cert);
 		l->tls_key = keep(key);
@@ -2418,6 +2423,25 @@ host_problem(const char *f, int lineno, const char *fmt, ...)
 		log_warnx("%s:%d: %s", f, lineno, msg);
 	} else
 		log_warnx("%s:%d: warning: %s", f, lineno, msg);
+}
+
+/*
+ * A TLS file named here, on this host: the parent reads it after the
+ * file is parsed, when its line would be forgotten.
+ */
+static void
+tls_file_check(const char *path, const char *what)
+{
+	struct stat	 st;
+
+	if (parse_host_checks == PARSE_HOST_NONE)
+		return;
+	if (stat(path, &st) == -1)
+		host_problem(file->name, yylval.lineno, "%s %s: %s", what,
+		    path, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		host_problem(file->name, yylval.lineno, "%s %s: not a regular "
+		    "file", what, path);
 }
 
 /* an executable regular file: 0, or -1 with errno */

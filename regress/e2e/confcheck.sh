@@ -2,7 +2,8 @@
 # orchd -n against this host: a process workload's user that does not
 # exist, a program missing or not executable, a directory missing, each
 # at its file:line and exit 1; the same file starts with warnings; a
-# reload of it fails with those lines; no "listen on" is a warning.
+# reload of it fails with those lines; no "listen on" is a warning; a
+# missing TLS file is an error at its line.
 #
 #	sh regress/e2e/confcheck.sh build/check
 . "$(dirname "$0")/lib.sh"
@@ -112,4 +113,21 @@ stop_orchd
 st=$?
 check "orchd -n without listen on passes (status $st)" [ "$st" -eq 0 ]
 check "with a warning" grep -q 'warning: no "listen on"' "$T/n.out"
+
+# a TLS file that is missing, at the line that names it
+{
+	conf_head
+	echo "listen on 127.0.0.1 port $GW"
+	echo "listen on 127.0.0.1 port $((GW + 9)) tls certificate" \
+	    "\"$T/no.crt\" key \"$T/dir\""
+	good_wl
+} >"$T/orchd.conf"
+lt=$(grep -n 'no.crt' "$T/orchd.conf" | cut -d: -f1)
+"$ORCHD" -n -f "$T/orchd.conf" >"$T/n.out" 2>&1
+st=$?
+check "orchd -n refuses a missing certificate (status $st)" [ "$st" -eq 1 ]
+check "at its line" grep -q "^$C:$lt: tls certificate $T/no.crt: No such" \
+    "$T/n.out"
+check "and a key that is a directory, at the same line" \
+    grep -q "^$C:$lt: tls key $T/dir: not a regular file" "$T/n.out"
 e2e_done
