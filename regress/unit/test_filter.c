@@ -1,6 +1,7 @@
 /*
  * Requests that are not use: the patterns and networks of "ignore"
- * rules (common/filter.c), their checks and their JSON form.
+ * rules (common/filter.c), their checks and their JSON form; a request
+ * matched against rules as the gateway does it (gatewayd/filter.c).
  */
 
 #include <sys/types.h>
@@ -20,6 +21,8 @@
 #include <cmocka.h>
 
 #include "orchd.h"
+#include "../../gatewayd/http.h"
+#include "../../gatewayd/filter.h"
 
 static int
 match(const char *pat, const char *s)
@@ -255,16 +258,17 @@ test_json(void **state)
 		    "host bits set" },
 		{ WL_JSON(",\"ignore\":[{\"path\":\"/a\"},{\"path\":\"/a\"}]"),
 		    "ignore path \"/a\" listed twice" },
-		{ WL_JSON(",\"tunnel_idle_timeout\":-1"), "must be a duration" },
+		{ WL_JSON(",\"tunnel_idle_timeout\":-1"),
+		    "must be a duration" },
 		{ WL_JSON(",\"tunnel_idle_timeout\":\"soon\""),
 		    "tunnel_idle_timeout" },
 		{ WL_JSON(",\"server_timing\":\"off\""),
 		    "must be true or false" },
 	};
-	const char		*good = WL_JSON(",\"ignore\":[{\"path\":\"/up\"},"
-	    "{\"agent\":\"Uptime*\",\"answer\":200},{\"from\":\"::1\","
-	    "\"answer\":503}],\"tunnel_idle_timeout\":\"30m\","
-	    "\"server_timing\":false");
+	const char		*good = WL_JSON(",\"ignore\":["
+	    "{\"path\":\"/up\"},{\"agent\":\"Uptime*\",\"answer\":200},"
+	    "{\"from\":\"::1\",\"answer\":503}],"
+	    "\"tunnel_idle_timeout\":\"30m\",\"server_timing\":false");
 	struct workload_conf	*wl, *back;
 	struct ignore_rule	*r;
 	char			*json, err[256], big[8192];
@@ -332,6 +336,127 @@ test_json(void **state)
 	assert_non_null(strstr(err, "more than 32 ignore rules"));
 }
 
+/* a parsed request head, in the test's buffer */
+struct req {
+	struct http_head	 h;
+	char			 buf[HTTP_HEAD_BUFSZ];
+};
+
+static void
+req_parse(struct req *r, const char *text)
+{
+	size_t	 used;
+
+	http_req_init(&r->h, r->buf, sizeof(r->buf));
+	assert_int_equal(http_head_feed(&r->h, text, strlen(text), &used),
+	    HTTP_DONE);
+}
+
+/* the answer of the first rule req matches from peer, 0 for none */
+static int
+req_match(const struct gw_filter *f, size_t n, const char *text,
+    const char *peer, int trusted)
+{
+	static struct req		 r;
+	const struct gw_filter		*m;
+	struct filter_req		 rq;
+	struct netaddr			 na;
+
+	req_parse(&r, text);
+	na = addr(peer);
+	filter_req_init(&rq, &r.h, &na, trusted);
+	m = filter_match(f, n, &rq);
+	return (m != NULL ? m->answer : 0);
+}
+
+static void
+test_request(void **state)
+{
+	static const struct {
+		int		 kind;
+		const char	*pattern;
+		int		 answer;
+	} rules[] = {
+		{ IGNORE_PATH, "/up", 200 },
+		{ IGNORE_AGENT, "UptimeRobot/*", 503 },
+		{ IGNORE_FROM, "192.0.2.0/24", 201 },	/* told apart */
+		{ IGNORE_PATH, "/health*", 202 },
+		{ IGNORE_FROM, "2001:db8::/32", 203 },
+	};
+	struct gw_filter	 f[nitems(rules)];
+	char			 big[2048];
+	size_t			 i;
+
+#define GET(target, more) "GET " target " HTTP/1.1\r\nHost: a.test\r\n" \
+	more "\r\n"
+	for (i = 0; i < nitems(rules); i++)
+		assert_int_equal(filter_compile(&f[i], rules[i].kind,
+		    rules[i].pattern, rules[i].answer), 0);
+	assert_int_equal(filter_compile(&f[0], IGNORE_FROM, "10.1.0.0/8",
+	    503), -1);
+	assert_int_equal(filter_compile(&f[0], IGNORE_PATH, "[x", 503), -1);
+	assert_int_equal(filter_compile(&f[0], 9, "/x", 503), -1);
+	assert_int_equal(filter_compile(&f[0], IGNORE_PATH, "/up", 200), 0);
+
+	/* the path, without its query, in origin or absolute form */
+	assert_int_equal(req_match(f, 5, GET("/up", ""), "127.0.0.1", 0),
+	    200);
+	assert_int_equal(req_match(f, 5, GET("/up?probe=1", ""),
+	    "127.0.0.1", 0), 200);
+	assert_int_equal(req_match(f, 5, GET("http://a.test/up", ""),
+	    "127.0.0.1", 0), 200);
+	assert_int_equal(req_match(f, 5, GET("/upx", ""), "127.0.0.1", 0),
+	    0);
+	assert_int_equal(req_match(f, 5, GET("/healthz?a=b", ""),
+	    "127.0.0.1", 0), 202);
+	assert_int_equal(req_match(f, 5, GET("/", ""), "127.0.0.1", 0), 0);
+	/* the first rule that matches says the answer */
+	assert_int_equal(req_match(f, 5, GET("/up",
+	    "User-Agent: UptimeRobot/2.0\r\n"), "192.0.2.1", 0), 200);
+	assert_int_equal(req_match(f, 5, GET("/",
+	    "User-Agent: UptimeRobot/2.0\r\n"), "192.0.2.1", 0), 503);
+	assert_int_equal(req_match(f, 5, GET("/",
+	    "user-agent: UptimeRobot/2.0\r\n"), "127.0.0.1", 0), 503);
+	assert_int_equal(req_match(f, 5, GET("/",
+	    "User-Agent: Mozilla/5.0\r\n"), "127.0.0.1", 0), 0);
+	/* the client's address */
+	assert_int_equal(req_match(f, 5, GET("/", ""), "192.0.2.77", 0), 201);
+	assert_int_equal(req_match(f, 5, GET("/", ""), "192.0.3.77", 0), 0);
+	assert_int_equal(req_match(f, 5, GET("/", ""), "::ffff:192.0.2.9", 0),
+	    201);
+	assert_int_equal(req_match(f, 5, GET("/", ""), "2001:db8::5", 0), 203);
+	/* X-Forwarded-For: believed from a trusted proxy, its last address */
+	assert_int_equal(req_match(f, 5, GET("/",
+	    "X-Forwarded-For: 192.0.2.1\r\n"), "10.0.0.1", 0), 0);
+	assert_int_equal(req_match(f, 5, GET("/",
+	    "X-Forwarded-For: 192.0.2.1\r\n"), "10.0.0.1", 1), 201);
+	assert_int_equal(req_match(f, 5, GET("/",
+	    "X-Forwarded-For: 10.9.9.9, 192.0.2.1 \r\n"), "10.0.0.1", 1),
+	    201);
+	assert_int_equal(req_match(f, 5, GET("/",
+	    "X-Forwarded-For: 192.0.2.1, 10.9.9.9\r\n"), "10.0.0.1", 1), 0);
+	assert_int_equal(req_match(f, 5, GET("/",
+	    "X-Forwarded-For: 192.0.2.1\r\nX-Forwarded-For: 2001:db8::1\r\n"),
+	    "10.0.0.1", 1), 203);
+	/* one that does not parse: the proxy's own address */
+	assert_int_equal(req_match(f, 5, GET("/",
+	    "X-Forwarded-For: unknown\r\n"), "192.0.2.3", 1), 201);
+	assert_int_equal(req_match(f, 5, GET("/",
+	    "X-Forwarded-For: 192.0.2.1,\r\n"), "10.0.0.1", 1), 0);
+
+	/* a path longer than FILTER_SUBJECT_MAX matches nothing, not even * */
+	assert_int_equal(filter_compile(&f[4], IGNORE_PATH, "*", 204), 0);
+	memset(big, 'a', sizeof(big));
+	(void)snprintf(big, sizeof(big), "GET /%0*d HTTP/1.1\r\nHost: a.test"
+	    "\r\n\r\n", FILTER_SUBJECT_MAX, 0);
+	assert_int_equal(req_match(f, 5, big, "127.0.0.1", 0), 0);
+	(void)snprintf(big, sizeof(big), "GET /%0*d HTTP/1.1\r\nHost: a.test"
+	    "\r\n\r\n", FILTER_SUBJECT_MAX - 1, 0);
+	assert_int_equal(req_match(f, 5, big, "127.0.0.1", 0), 204);
+	assert_int_equal(req_match(f, 0, GET("/up", ""), "127.0.0.1", 0), 0);
+#undef GET
+}
+
 int
 main(void)
 {
@@ -342,6 +467,7 @@ main(void)
 		cmocka_unit_test(test_netaddr),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_request),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
