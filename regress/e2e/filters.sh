@@ -8,7 +8,8 @@
 # tunnel idle timeout: the workload is suspended, the socket closed; one
 # that talks keeps it up.  An answer that waited for a wake carries
 # Server-Timing, no other does, nor any with server timing off.  A
-# reload brings new global rules.
+# reload brings new global rules.  Two gateways (prefork), each with the
+# rules.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -38,6 +39,7 @@ write_conf() {	# write_conf [GLOBAL-LINE]
 $(conf_head)
 listen on 127.0.0.1 port $GW
 reaper interval 1s
+prefork 2
 wake timeout 5s
 trusted proxy "127.0.0.3"
 ignore agent "Monitor/*" answer 200
