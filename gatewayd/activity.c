@@ -117,7 +117,7 @@ activity_tunnel(struct gw_conn *c)
 		activity_touch(wl);
 		log_debug("%s: tunnel to %s in use again", c->peer, wl->name);
 	}
-	if (wl->tunnel_idle > 0)
+	if (c->tunnel && wl->tunnel_idle > 0)
 		conn_timer(c, wl->tunnel_idle);
 }
 

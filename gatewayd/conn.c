@@ -509,7 +509,8 @@ conn_respond(struct gw_conn *c, int status, const char *extra, int close)
  * An answer of the gateway's own with a body of its own (ignore.c), to
  * a routed request that sent nothing upstream: then on to the next
  * request, unless a body left unread or the client's wish closes the
- * connection.  A HEAD gets the head alone.
+ * connection.  A HEAD gets the head alone.  extra is "" or fields, each
+ * ending in CRLF.
  */
 void
 conn_answer(struct gw_conn *c, int status, const char *extra,

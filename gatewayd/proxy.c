@@ -684,10 +684,10 @@ interim_response(struct gw_conn *c)
 			c->wl->upgraded++;
 			c->tunnel = 1;
 			activity_touch(c->wl);
+			/* silent that long, it stops counting */
+			if (c->wl->tunnel_idle > 0)
+				conn_timer(c, c->wl->tunnel_idle);
 		}
-		/* silent that long, it stops counting (conn_timeout) */
-		if (c->wl->tunnel_idle > 0)
-			conn_timer(c, c->wl->tunnel_idle);
 		conn_reading(c, 1);
 		return (0);
 	}
