@@ -132,6 +132,28 @@ struct volume {
 TAILQ_HEAD(volumelist, volume);
 
 /*
+ * "ignore path|agent|from": requests that are not use.  A matching
+ * request neither wakes its workload nor keeps it awake; to one that is
+ * not running, orchd answers itself with answer (503 or 200).
+ */
+enum ignore_kind {
+	IGNORE_PATH = 0,		/* the target's path, a pattern */
+	IGNORE_AGENT,			/* User-Agent, a pattern */
+	IGNORE_FROM			/* the client, an address/prefix */
+};
+#define IGNORE_ANSWER		503	/* the default answer */
+#define ORCHD_IGNORE_MAX	32	/* rules per workload, and global */
+#define ORCHD_PATTERN_MAX	256	/* a rule's text, NUL included */
+
+struct ignore_rule {
+	TAILQ_ENTRY(ignore_rule) entry;
+	enum ignore_kind	 kind;
+	int			 answer;	/* 503 or 200 */
+	char			*pattern;	/* as written */
+};
+TAILQ_HEAD(ignorelist, ignore_rule);
+
+/*
  * One workload as configured (orchd.conf or the API).  Every string is
  * owned by the workload; workload_free() releases it all.  Durations are
  * seconds, -1 meaning "use the global setting"; memory is bytes, 0 meaning
@@ -164,6 +186,9 @@ struct workload_conf {
 	int			 init;		/* docker; -1: yes */
 	int			 allow_root;	/* docker: user may be root */
 	int			 packed;	/* one allocation: workload_pack */
+	struct ignorelist	 ignores;	/* after the global ones */
+	int64_t			 tunnel_idle;	/* -1: global; 0: never */
+	int			 server_timing;	/* -1: global, 0, 1 */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 
@@ -252,6 +277,10 @@ struct orchd_conf {
 	int64_t			 wl_uid_low;
 	int64_t			 wl_uid_high;
 	char			*wl_dir;	/* their state directories */
+	/* requests that are not use, tunnels, Server-Timing */
+	struct ignorelist	 ignores;
+	int64_t			 tunnel_idle;	/* seconds; 0: never */
+	int			 server_timing;
 };
 
 /*
@@ -266,6 +295,9 @@ struct global_settings {
 	int			 verbose;
 	int			 reaper_off;	/* ORCHD_IDLE_TIMEOUT=0 */
 	struct gateway_conf	 gateway;
+	int64_t			 tunnel_idle;	/* seconds; 0: never */
+	int32_t			 server_timing;
+	int32_t			 pad;
 };
 
 /* the message catalogue: who sends what is said beside each type */
@@ -323,6 +355,9 @@ enum imsg_type {
 	IMSG_CFG_STATUS,		/* parent -> gateways: struct
 					   cfg_status, after each load or
 					   refused reload; for /metrics */
+	IMSG_CFG_IGNORE,		/* parent -> gateway, in every config
+					   transaction: struct cfg_ignore,
+					   one global "ignore" */
 
 	/* the request path and the lifecycle */
 	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct wl_ref */
@@ -455,6 +490,13 @@ struct cfg_status {
 	int64_t			 reload_ms;	/* the last successful load */
 	int32_t			 reload_ok;	/* the last attempt succeeded */
 	int32_t			 pad;
+};
+
+/* IMSG_CFG_IGNORE: a global "ignore" rule */
+struct cfg_ignore {
+	int32_t			 kind;		/* enum ignore_kind */
+	int32_t			 answer;
+	char			 pattern[ORCHD_PATTERN_MAX];
 };
 
 /* IMSG_RP_AUTHLIMIT: over the cap of wrong keys, and for how long */
@@ -746,6 +788,18 @@ struct workload_conf	*workload_from_json(const char *, size_t, char *,
 			    size_t);
 int			 strlist_add(struct strlist *, const char *);
 void			 strlist_free(struct strlist *);
+
+/* common/filter.c: "ignore" rules, their patterns and networks */
+int		 glob_valid(const char *);
+int		 glob_match(const char *, const char *, size_t);
+int		 netaddr_parse(const char *, struct netaddr *, const char **);
+int		 netaddr_match(const struct netaddr *, const struct netaddr *);
+const char	*ignore_kind_name(enum ignore_kind);
+int		 ignore_check(enum ignore_kind, const char *, int, char *,
+		    size_t);
+int		 ignore_add(struct ignorelist *, enum ignore_kind,
+		    const char *, int);
+void		 ignore_free(struct ignorelist *);
 
 /* common/trust.c: host paths and root, for every workload */
 int		 hostpath_normalize(const char *, char *, size_t, char *,

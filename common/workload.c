@@ -48,12 +48,15 @@ workload_new(const char *name)
 	TAILQ_INIT(&wl->hosts);
 	TAILQ_INIT(&wl->env);
 	TAILQ_INIT(&wl->volumes);
+	TAILQ_INIT(&wl->ignores);
 	wl->network = NETWORK_BRIDGE;
 	wl->health = HEALTH_TCP;
 	wl->idle_timeout = -1;
 	wl->wake_timeout = -1;
 	wl->stop_timeout = -1;
 	wl->init = -1;
+	wl->tunnel_idle = -1;
+	wl->server_timing = -1;
 	if ((wl->address = strdup(WL_DEFAULT_ADDRESS)) == NULL) {
 		free(wl);
 		return (NULL);
@@ -74,6 +77,7 @@ workload_free(struct workload_conf *wl)
 	}
 	strlist_free(&wl->hosts);
 	strlist_free(&wl->env);
+	ignore_free(&wl->ignores);
 	while ((v = TAILQ_FIRST(&wl->volumes)) != NULL) {
 		TAILQ_REMOVE(&wl->volumes, v, entry);
 		free(v->host);
@@ -237,6 +241,33 @@ check_string(const char *field, const char *s, size_t *total, char *errbuf,
 	return (0);
 }
 
+/* "ignore" rules: each valid, none twice, ORCHD_IGNORE_MAX at most */
+static int
+ignores_validate(const struct ignorelist *l, size_t *total, char *errbuf,
+    size_t len)
+{
+	const struct ignore_rule	*r, *o;
+	int				 n = 0;
+
+	TAILQ_FOREACH(r, l, entry) {
+		if (++n > ORCHD_IGNORE_MAX)
+			return (fail(errbuf, len, "more than %d ignore rules",
+			    ORCHD_IGNORE_MAX));
+		if (ignore_check(r->kind, r->pattern, r->answer, errbuf,
+		    len) == -1)
+			return (-1);
+		for (o = TAILQ_NEXT(r, entry); o != NULL;
+		    o = TAILQ_NEXT(o, entry))
+			if (o->kind == r->kind &&
+			    strcmp(o->pattern, r->pattern) == 0)
+				return (fail(errbuf, len, "ignore %s \"%s\" "
+				    "listed twice", ignore_kind_name(r->kind),
+				    r->pattern));
+		*total += strlen(r->pattern) + 24;
+	}
+	return (0);
+}
+
 int
 workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 {
@@ -386,6 +417,12 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		    WL_STOP_TIMEOUT_MAX));
 	if (wl->init < -1 || wl->init > 1)
 		return (fail(errbuf, len, "invalid init"));
+	if (ignores_validate(&wl->ignores, &total, errbuf, len) == -1)
+		return (-1);
+	if (wl->tunnel_idle < -1)
+		return (fail(errbuf, len, "invalid tunnel idle timeout"));
+	if (wl->server_timing < -1 || wl->server_timing > 1)
+		return (fail(errbuf, len, "invalid server timing"));
 	if (total > WL_SIZE_MAX)
 		return (fail(errbuf, len, "workload too large"));
 	return (0);
@@ -423,6 +460,30 @@ set_strlist(json_t *o, const char *key, const struct strlist *l)
 			return (-1);
 		}
 	return (json_object_set_new(o, key, a));
+}
+
+/* [{"path": "/up"}, {"agent": "Uptime*", "answer": 200}]; NULL: failed */
+static json_t *
+ignores_to_json(const struct workload_conf *wl)
+{
+	const struct ignore_rule	*r;
+	json_t				*a, *o;
+
+	if ((a = json_array()) == NULL)
+		return (NULL);
+	TAILQ_FOREACH(r, &wl->ignores, entry) {
+		if (r->answer != IGNORE_ANSWER)
+			o = json_pack("{s:s, s:i}", ignore_kind_name(r->kind),
+			    r->pattern, "answer", r->answer);
+		else
+			o = json_pack("{s:s}", ignore_kind_name(r->kind),
+			    r->pattern);
+		if (json_array_append_new(a, o) == -1) {
+			json_decref(a);
+			return (NULL);
+		}
+	}
+	return (a);
 }
 
 char *
@@ -482,6 +543,14 @@ workload_to_json(const struct workload_conf *wl)
 	if (wl->stop_timeout != -1)
 		r |= json_object_set_new(o, "stop_timeout",
 		    json_integer(wl->stop_timeout));
+	if (!TAILQ_EMPTY(&wl->ignores))
+		r |= json_object_set_new(o, "ignore", ignores_to_json(wl));
+	if (wl->tunnel_idle != -1)
+		r |= json_object_set_new(o, "tunnel_idle_timeout",
+		    json_integer(wl->tunnel_idle));
+	if (wl->server_timing != -1)
+		r |= json_object_set_new(o, "server_timing",
+		    json_boolean(wl->server_timing));
 	/* only when set: the API never may, and most never do */
 	if (wl->allow_root)
 		r |= json_object_set_new(o, "allow_root", json_true());
@@ -845,6 +914,75 @@ j_allow_root(struct workload_conf *wl, const char *key, json_t *v,
 	return (0);
 }
 
+/* an array of {"path"|"agent"|"from": STRING[, "answer": 200|503]} */
+static int
+j_ignore(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	json_t		*item, *val, *pat = NULL;
+	const char	*k;
+	json_int_t	 answer;
+	size_t		 i;
+	int		 kind = -1, j;
+
+	if (!json_is_array(v))
+		goto bad;
+	json_array_foreach(v, i, item) {
+		if (!json_is_object(item))
+			goto bad;
+		answer = IGNORE_ANSWER;
+		kind = -1;
+		json_object_foreach(item, k, val) {
+			if (strcmp(k, "answer") == 0) {
+				if (!json_is_integer(val))
+					goto bad;
+				answer = json_integer_value(val);
+				if (answer != IGNORE_ANSWER && answer != 200)
+					return (fail(errbuf, len, "field "
+					    "\"%s\": answer must be 200 or "
+					    "503", key));
+				continue;
+			}
+			for (j = IGNORE_PATH; j <= IGNORE_FROM; j++)
+				if (strcmp(k, ignore_kind_name(j)) == 0)
+					break;
+			if (j > IGNORE_FROM || kind != -1 ||
+			    !json_is_string(val))
+				goto bad;
+			kind = j;
+			pat = val;
+		}
+		if (kind == -1)
+			goto bad;
+		if (ignore_add(&wl->ignores, kind, json_string_value(pat),
+		    answer) == -1)
+			return (fail(errbuf, len, "out of memory"));
+	}
+	return (0);
+ bad:
+	return (fail(errbuf, len, "field \"%s\": must be an array of "
+	    "{\"path\"|\"agent\"|\"from\": STRING[, \"answer\": 200]}",
+	    key));
+}
+
+static int
+j_tunnel_idle(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_duration(key, v, &wl->tunnel_idle, errbuf, len));
+}
+
+static int
+j_server_timing(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (!json_is_boolean(v))
+		return (fail(errbuf, len, "field \"%s\": must be true or "
+		    "false", key));
+	wl->server_timing = json_is_true(v);
+	return (0);
+}
+
 static const struct jfield jfields[] = {
 	{ "name",		j_name },
 	{ "driver",		j_driver },
@@ -870,6 +1008,9 @@ static const struct jfield jfields[] = {
 	{ "stop_signal",	j_stop_signal },
 	{ "stop_timeout",	j_stop_timeout },
 	{ "allow_root",		j_allow_root },
+	{ "ignore",		j_ignore },
+	{ "tunnel_idle_timeout", j_tunnel_idle },
+	{ "server_timing",	j_server_timing },
 };
 
 struct workload_conf *

@@ -459,6 +459,7 @@ static const char *
 status_reason(int status)
 {
 	switch (status) {
+	case 200: return ("OK");
 	case 400: return ("Bad Request");
 	case 404: return ("Not Found");
 	case 408: return ("Request Timeout");
@@ -502,6 +503,47 @@ conn_respond(struct gw_conn *c, int status, const char *extra, int close)
 		proxy_upstream_close(c);
 	}
 	conn_flush(c);
+}
+
+/*
+ * An answer of the gateway's own with a body of its own (ignore.c), to
+ * a routed request that sent nothing upstream: then on to the next
+ * request, unless a body left unread or the client's wish closes the
+ * connection.  A HEAD gets the head alone.  extra is "" or fields, each
+ * ending in CRLF.
+ */
+void
+conn_answer(struct gw_conn *c, int status, const char *extra,
+    const char *body)
+{
+	int	 close = !c->reqdone || !c->keepalive;
+
+	head_put(c->req);
+	c->req = NULL;
+	metrics_status(c, status, 1);
+	metrics_request_end(c);
+	evbuffer_add_printf(c->out, "HTTP/1.1 %d %s\r\n"
+	    "Content-Type: text/plain\r\n"
+	    "Content-Length: %zu\r\n"
+	    "%s%s"
+	    "\r\n%s", status, status_reason(status), strlen(body), extra,
+	    close ? "Connection: close\r\n" : c->version == 10 ?
+	    "Connection: keep-alive\r\n" : "",
+	    c->meth == HTTP_M_HEAD ? "" : body);
+	if (close) {
+		c->close_after = 1;
+		c->state = CONN_CLOSING;
+		conn_reading(c, 0);
+		proxy_upstream_close(c);
+		conn_flush(c);
+		return;
+	}
+	conn_flush(c);
+	c->state = CONN_IDLE;
+	conn_timer(c, gw->conf.keepalive_timeout);
+	conn_reading(c, 1);
+	if (evbuffer_get_length(c->in) > 0)
+		conn_parse(c);
 }
 
 void
@@ -715,6 +757,10 @@ conn_timeout(int fd, short event, void *arg)
 	case CONN_API:
 		api_timeout(c);
 		break;
+	case CONN_TUNNEL:
+		/* silent for its tunnel idle timeout: no longer use */
+		activity_tunnel_idle(c);
+		break;
 	default:
 		conn_close(c);
 		break;
@@ -795,6 +841,7 @@ conn_route(struct gw_conn *c)
 	c->respdone = 0;
 	c->respbody = HTTP_BODY_NONE;
 	c->routed = 0;
+	c->wake_us = -1;
 
 	/* the HTTP API: on its own listeners, or by its "api host" */
 	if (api_wants(c)) {
@@ -830,6 +877,9 @@ conn_route(struct gw_conn *c)
 		c->wl = wl;
 	}
 	metrics_route(c);
+	/* not use ("ignore"): proxied uncounted, or answered here */
+	if (ignore_request(c))
+		return;
 	activity_begin(c);
 	if (wl->state == WL_RUNNING)
 		proxy_start(c);

@@ -15,6 +15,7 @@
 #include <tls.h>
 
 #include "http.h"
+#include "filter.h"
 #include "metrics.h"
 #include "proc.h"
 
@@ -69,6 +70,11 @@ struct gw_workload {
 	/* the current generation's definition, NULL once removed */
 	const struct workload_conf *conf;
 	struct gw_wmetrics	 metrics;	/* for GET /metrics */
+	/* what is not use (ignore.c), and what a wake's answer says */
+	struct gw_filter	*filters;	/* its own ignores */
+	size_t			 nfilters;
+	int64_t			 tunnel_idle;	/* seconds; 0: never */
+	int			 server_timing;
 	char			 namebuf[];	/* as long as the name */
 };
 RB_HEAD(gw_workloads, gw_workload);
@@ -217,6 +223,11 @@ struct gw_conn {
 	int64_t			 req_ns;	/* monotonic; 0: none timed */
 	int			 acct;		/* bytes count for wl */
 	uint64_t		 rx_pending;	/* read before routing */
+	/* a tunnel silent past its idle timeout, uncounted till a byte */
+	int			 tunnel_idle;
+	/* the wake this request waited for, for Server-Timing */
+	int64_t			 park_ns;	/* monotonic, when parked */
+	int64_t			 wake_us;	/* how long; -1: none */
 };
 
 struct gateway {
@@ -287,6 +298,8 @@ void		 conn_finish(struct gw_conn *);
 void		 conn_reading(struct gw_conn *, int);
 void		 conn_flush(struct gw_conn *);
 void		 conn_respond(struct gw_conn *, int, const char *, int);
+void		 conn_answer(struct gw_conn *, int, const char *,
+		    const char *);
 void		 conn_timer(struct gw_conn *, int64_t);
 void		 conn_timer_ms(struct gw_conn *, int64_t);
 void		 conn_request_done(struct gw_conn *);
@@ -316,6 +329,16 @@ void		 activity_init(void);
 void		 activity_begin(struct gw_conn *);
 void		 activity_end(struct gw_conn *);
 void		 activity_touch(struct gw_workload *);
+void		 activity_tunnel(struct gw_conn *);
+void		 activity_tunnel_idle(struct gw_conn *);
+
+/* ignore.c: requests that are not use */
+void		 ignore_recv(struct imsgev *, struct imsg *);
+void		 ignore_apply(struct cfg_generation *);
+void		 ignore_workload(struct gw_workload *,
+		    const struct workload_conf *, const struct cfg_generation *);
+void		 ignore_forget(struct gw_workload *);
+int		 ignore_request(struct gw_conn *);
 
 /* api.c, api_conf.c: the HTTP API (api.h), hooked into conn.c */
 struct api_req;

@@ -23,6 +23,8 @@ static const struct proc_handler gateway_handlers[] = {
 	{ IMSG_CFG_LISTENER, sizeof(struct ctl_listener),
 	    PROC_FROM(PROC_PARENT), listener_recv },
 	{ IMSG_CFG_TLS, PROC_ANYLEN, PROC_FROM(PROC_PARENT), tls_recv },
+	{ IMSG_CFG_IGNORE, sizeof(struct cfg_ignore), PROC_FROM(PROC_PARENT),
+	    ignore_recv },
 	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
 	    wake_recv_state },
 	{ IMSG_RT_DRAIN, sizeof(struct wl_ref), PROC_FROM(PROC_RUNTIME),
@@ -47,6 +49,7 @@ gateway_apply(struct privsep *ps, struct cfg_generation *gen,
     struct cfg_generation *old)
 {
 	gw->conf = gen->global.gateway;
+	ignore_apply(gen);
 	route_apply(gen);
 	listener_apply();
 	api_apply(gen);

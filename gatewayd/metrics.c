@@ -548,11 +548,13 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	    (sum != NULL ? sum->total.conns : 0));
 	write_requests(b, sum);
 	per_workload(b, sum, "orchd_requests_in_flight", "gauge",
-	    "Requests being answered, parked ones included.", get_inflight);
+	    "Requests being answered that are use, parked ones included.",
+	    get_inflight);
 	per_workload(b, sum, "orchd_parked_requests", "gauge",
 	    "Requests held while their workload wakes.", get_parked);
 	per_workload(b, sum, "orchd_upgraded_connections", "gauge",
-	    "Upgraded connections (WebSocket) open.", get_upgraded);
+	    "Upgraded connections (WebSocket) open and not idle.",
+	    get_upgraded);
 	per_workload(b, sum, "orchd_upstream_errors_total", "counter",
 	    "502 and 504 answers for a workload that failed to answer.",
 	    get_upstream_errors);

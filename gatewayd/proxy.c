@@ -469,6 +469,8 @@ proxy_client_readable(struct gw_conn *c)
 	int			 done;
 
 	if (c->state == CONN_TUNNEL) {
+		if (evbuffer_get_length(c->in) > 0)
+			activity_tunnel(c);
 		if (up->fd != -1)
 			evbuffer_add_buffer(up->out, c->in);
 		if (c->eof && up->fd != -1 &&
@@ -610,8 +612,9 @@ static int
 send_response(struct gw_conn *c)
 {
 	struct http_head	*h = &c->resp->h;
-	struct http_field	 add[2];
+	struct http_field	 add[3];
 	struct http_ser		 ser;
+	char			 timing[64];
 	size_t			 nadd = 0;
 
 	metrics_status(c, h->code, 0);
@@ -638,6 +641,15 @@ send_response(struct gw_conn *c)
 		add[nadd].name = "Connection";
 		add[nadd++].value = "keep-alive";
 	}
+	/* it waited for a wake: how long, for the browser's tools */
+	if (c->wake_us >= 0 && c->wl->server_timing) {
+		(void)snprintf(timing, sizeof(timing), "wake;dur=%lld.%lld",
+		    (long long)(c->wake_us / 1000),
+		    (long long)(c->wake_us % 1000 / 100));
+		add[nadd].name = "Server-Timing";
+		add[nadd++].value = timing;
+	}
+	c->wake_us = -1;
 	ser.add = add;
 	ser.nadd = nadd;
 	return (head_out(h, &ser, c->out));
@@ -667,9 +679,15 @@ interim_response(struct gw_conn *c)
 		evtimer_del(&c->timer);
 		head_put(c->resp);
 		c->resp = NULL;
-		c->wl->upgraded++;
-		c->tunnel = 1;
-		activity_touch(c->wl);
+		/* an ignored request's tunnel is no use either */
+		if (c->counted) {
+			c->wl->upgraded++;
+			c->tunnel = 1;
+			activity_touch(c->wl);
+			/* silent that long, it stops counting */
+			if (c->wl->tunnel_idle > 0)
+				conn_timer(c, c->wl->tunnel_idle);
+		}
 		conn_reading(c, 1);
 		return (0);
 	}
@@ -782,6 +800,8 @@ up_process(struct gw_conn *c)
 	int			 r, hold = 0;
 
 	if (c->state == CONN_TUNNEL) {
+		if (evbuffer_get_length(up->in) > 0)
+			activity_tunnel(c);
 		evbuffer_add_buffer(c->out, up->in);
 		conn_flush(c);
 		if (up->eof && evbuffer_get_length(c->out) == 0)

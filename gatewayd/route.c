@@ -87,6 +87,7 @@ workload_free_if_unused(struct gw_workload *wl)
 	if (wl->dirty)
 		TAILQ_REMOVE(&gw->dirty, wl, dirty_entry);
 	timer_disarm(&wl->wake_timer);
+	ignore_forget(wl);
 	metrics_workload_free(wl);
 	free(wl);
 }
@@ -198,6 +199,7 @@ route_apply(struct cfg_generation *gen)
 		workload_address(wl, wc);
 		wl->wake_timeout = wc->wake_timeout >= 0 ? wc->wake_timeout :
 		    gen->global.wake_timeout;
+		ignore_workload(wl, wc, gen);
 		TAILQ_FOREACH(h, &wc->hosts, entry)
 			route_add(wl, h->str);
 	}
@@ -205,6 +207,7 @@ route_apply(struct cfg_generation *gen)
 		if (wl->configured)
 			continue;
 		RB_REMOVE(gw_workloads, &gw->workloads, wl);
+		ignore_forget(wl);
 		wake_workload_gone(wl);
 		workload_free_if_unused(wl);
 	}

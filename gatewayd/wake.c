@@ -19,9 +19,21 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "log.h"
 #include "gateway.h"
+
+/* the precise clock, only where a request waits for a wake */
+static int64_t
+wake_now_ns(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		fatal("clock_gettime");
+	return ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+}
 
 static void
 wake_send(struct gw_workload *wl)
@@ -60,6 +72,7 @@ wake_park(struct gw_conn *c)
 		return;
 	}
 	c->state = CONN_PARKED;
+	c->park_ns = wake_now_ns();
 	TAILQ_INSERT_TAIL(&wl->parked, c, entry);
 	wl->nparked++;
 	gw->nparked++;
@@ -98,13 +111,16 @@ wake_answer(struct gw_workload *wl, int status)
 	}
 }
 
+/* each answer will say how long its request waited (Server-Timing) */
 static void
 wake_resume(struct gw_workload *wl)
 {
 	struct gw_conn	*c;
+	int64_t		 now = wake_now_ns();
 
 	while ((c = TAILQ_FIRST(&wl->parked)) != NULL) {
 		wake_unpark(c);
+		c->wake_us = (now - c->park_ns) / 1000;
 		proxy_start(c);
 	}
 }

@@ -3,7 +3,8 @@
  *
  * A configuration is sent as one transaction per child: RESET, GLOBAL,
  * one WORKLOAD per workload (its JSON form, the same one the API and the
- * store use), DONE.  Each child builds the new generation beside the old
+ * store use), the gateway's own (the global ignores, listeners, TLS, the
+ * API's), DONE.  Each child builds the new generation beside the old
  * one and acknowledges; when every child has, START makes it current
  * everywhere at once.
  */
@@ -269,6 +270,26 @@ config_compose_all(struct orchd *env, uint32_t type, const void *data,
 			fatal("%s: compose to %s", __func__, proc_name(id));
 }
 
+/* the global "ignore" rules, to the gateways alone */
+static void
+config_ignores_send(struct orchd *env)
+{
+	const struct ignore_rule	*r;
+	struct cfg_ignore		 ci;
+
+	TAILQ_FOREACH(r, &env->conf->ignores, entry) {
+		memset(&ci, 0, sizeof(ci));
+		ci.kind = r->kind;
+		ci.answer = r->answer;
+		if (strlcpy(ci.pattern, r->pattern, sizeof(ci.pattern)) >=
+		    sizeof(ci.pattern))
+			fatalx("%s: ignore %s too long", __func__, r->pattern);
+		if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_CFG_IGNORE, 0,
+		    -1, &ci, sizeof(ci)) == -1)
+			fatal("%s: compose", __func__);
+	}
+}
+
 void
 config_send(struct orchd *env)
 {
@@ -291,6 +312,8 @@ config_send(struct orchd *env)
 	gs.verbose = env->verbose;
 	gs.reaper_off = env->conf->reaper_off;
 	gs.gateway = env->conf->gateway;
+	gs.tunnel_idle = env->conf->tunnel_idle;
+	gs.server_timing = env->conf->server_timing;
 
 	config_compose_all(env, IMSG_CFG_RESET, &gen, sizeof(gen));
 	config_compose_all(env, IMSG_CFG_GLOBAL, &gs, sizeof(gs));
@@ -300,6 +323,7 @@ config_send(struct orchd *env)
 		config_compose_all(env, IMSG_CFG_WORKLOAD, json, strlen(json));
 		free(json);
 	}
+	config_ignores_send(env);
 	listeners_send(env);
 	config_tls_send(env);
 	api_config_send(env);

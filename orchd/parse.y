@@ -217,6 +217,7 @@ static int	 listener_add(const char *, int64_t, int, char *, char *);
 static int	 gw_timeout(int64_t *, int64_t, const char *, int);
 static int	 gw_limit(int64_t *, int64_t, const char *);
 static int	 trusted_add(const char *);
+static int	 ignore_rule_add(struct ignorelist *, int, const char *, int);
 static void	 workload_begin(char *);
 static void	 workload_end(void);
 static void	 workload_abandon(void);
@@ -250,11 +251,13 @@ static void	 portchecks_run(const struct orchd_conf *);
 %token	KEYPAIR LISTEN LOG MAXCONN MEMORY METRICS NETWORK ON PATH PER PORT
 %token	PREFORK PROCESS PROXY PUBLIC REAPER RUNTIME SIGNAL SOCKET STOP TCP
 %token	TIMEOUT TLS TRUSTED UIDS UPSTREAM USER VOLUME WAKE WARM WORKLOAD
+%token	AGENT ANSWER FROM IGNORE SERVER TIMING TUNNEL
 %token	ERROR
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
 %type	<v.number>	duration size port
+%type	<v.number>	ignorekind answer onoff
 %type	<v.tls>		tlsopt
 %%
 
@@ -356,6 +359,33 @@ port		: NUMBER			{
 				YYERROR;
 			}
 			$$ = $1;
+		}
+		;
+
+/* requests that are not use: "ignore path|agent|from X [answer 200]" */
+ignorekind	: PATH				{ $$ = IGNORE_PATH; }
+		| AGENT				{ $$ = IGNORE_AGENT; }
+		| FROM				{ $$ = IGNORE_FROM; }
+		;
+
+answer		: /* empty */			{ $$ = IGNORE_ANSWER; }
+		| ANSWER NUMBER			{
+			if ($2 != 200 && $2 != 503) {
+				yyerror("answer %lld: 200 or 503",
+				    (long long)$2);
+				YYERROR;
+			}
+			$$ = $2;
+		}
+		;
+
+onoff		: ON				{ $$ = 1; }
+		| STRING			{
+			if (strcmp($1, "off") != 0) {
+				yyerror("\"%s\": on or off", $1);
+				YYERROR;
+			}
+			$$ = 0;
 		}
 		;
 
@@ -493,6 +523,24 @@ main		: USER STRING			{
 			if (set_string(&conf->wl_dir, $3,
 			    "workload directory") == -1)
 				YYERROR;
+		}
+		| IGNORE ignorekind STRING answer	{
+			if (ignore_rule_add(&conf->ignores, $2, $3, $4) == -1)
+				YYERROR;
+		}
+		| TUNNEL IDLE TIMEOUT duration	{
+			if (conf->tunnel_idle != -1) {
+				yyerror("tunnel idle timeout already set");
+				YYERROR;
+			}
+			conf->tunnel_idle = $4;
+		}
+		| SERVER TIMING onoff		{
+			if (conf->server_timing != -1) {
+				yyerror("server timing already set");
+				YYERROR;
+			}
+			conf->server_timing = $3;
 		}
 		| gwmain
 		;
@@ -799,6 +847,24 @@ wlopt		: HOST STRING			{
 			wl_cert = keep($3);
 			wl_key = keep($4);
 		}
+		| IGNORE ignorekind STRING answer	{
+			if (ignore_rule_add(&wl->ignores, $2, $3, $4) == -1)
+				YYERROR;
+		}
+		| TUNNEL IDLE TIMEOUT duration	{
+			if (wl->tunnel_idle != -1) {
+				yyerror("tunnel idle timeout already set");
+				YYERROR;
+			}
+			wl->tunnel_idle = $4;
+		}
+		| SERVER TIMING onoff		{
+			if (wl->server_timing != -1) {
+				yyerror("server timing already set");
+				YYERROR;
+			}
+			wl->server_timing = $3;
+		}
 		;
 
 %%
@@ -934,7 +1000,9 @@ lookup(const char *s, const char **near)
 	/* this has to be sorted always */
 	static const struct keyword keywords[] = {
 		{ "address",		ADDRESS },
+		{ "agent",		AGENT },
 		{ "allow",		ALLOW },
+		{ "answer",		ANSWER },
 		{ "api",		API },
 		{ "body",		BODY },
 		{ "bridge",		BRIDGE },
@@ -949,10 +1017,12 @@ lookup(const char *s, const char **near)
 		{ "driver",		DRIVER },
 		{ "env",		ENV },
 		{ "file",		FILENAME },
+		{ "from",		FROM },
 		{ "header",		HEADER },
 		{ "health",		HEALTH },
 		{ "host",		HOST },
 		{ "idle",		IDLE },
+		{ "ignore",		IGNORE },
 		{ "image",		IMAGE },
 		{ "include",		INCLUDE },
 		{ "init",		INIT },
@@ -977,13 +1047,16 @@ lookup(const char *s, const char **near)
 		{ "public",		PUBLIC },
 		{ "reaper",		REAPER },
 		{ "runtime",		RUNTIME },
+		{ "server",		SERVER },
 		{ "signal",		SIGNAL },
 		{ "socket",		SOCKET },
 		{ "stop",		STOP },
 		{ "tcp",		TCP },
 		{ "timeout",		TIMEOUT },
+		{ "timing",		TIMING },
 		{ "tls",		TLS },
 		{ "trusted",		TRUSTED },
+		{ "tunnel",		TUNNEL },
 		{ "uids",		UIDS },
 		{ "upstream",		UPSTREAM },
 		{ "user",		USER },
@@ -1964,6 +2037,39 @@ trusted_add(const char *s)
 	return (-1);
 }
 
+/* an "ignore" line, global or a workload's, at most ORCHD_IGNORE_MAX */
+static int
+ignore_rule_add(struct ignorelist *l, int kind, const char *pattern,
+    int answer)
+{
+	const struct ignore_rule	*r;
+	char				 err[512];
+	int				 n = 0;
+
+	if (ignore_check(kind, pattern, answer, err, sizeof(err)) == -1) {
+		yyerror("%s", err);
+		return (-1);
+	}
+	TAILQ_FOREACH(r, l, entry) {
+		if ((int)r->kind == kind &&
+		    strcmp(r->pattern, pattern) == 0) {
+			yyerror("ignore %s \"%s\" listed twice",
+			    ignore_kind_name(kind), pattern);
+			return (-1);
+		}
+		n++;
+	}
+	if (n >= ORCHD_IGNORE_MAX) {
+		yyerror("more than %d ignore rules", ORCHD_IGNORE_MAX);
+		return (-1);
+	}
+	if (ignore_add(l, kind, pattern, answer) == -1) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	return (0);
+}
+
 static void
 workload_abandon(void)
 {
@@ -2677,6 +2783,8 @@ parse_config(const char *filename, int verbose)
 	TAILQ_INIT(&c->workloads);
 	TAILQ_INIT(&c->api_allow_images);
 	TAILQ_INIT(&c->api_allow_volumes);
+	TAILQ_INIT(&c->ignores);
+	c->tunnel_idle = c->server_timing = -1;
 	c->idle_timeout = c->reaper_interval = c->wake_timeout = -1;
 	c->gateway.header_timeout = c->gateway.body_timeout = -1;
 	c->gateway.connect_timeout = c->gateway.upstream_timeout = -1;
@@ -2753,6 +2861,11 @@ parse_config(const char *filename, int verbose)
 	if (c->wake_timeout == -1)
 		c->wake_timeout = ORCHD_WAKE_TIMEOUT;
 	gateway_defaults(&c->gateway);
+	/* open tunnels count until they close; Server-Timing is sent */
+	if (c->tunnel_idle == -1)
+		c->tunnel_idle = 0;
+	if (c->server_timing == -1)
+		c->server_timing = 1;
 	return (c);
 }
 
@@ -2776,6 +2889,7 @@ free_config(struct orchd_conf *c)
 	strlist_free(&c->api_hosts);
 	strlist_free(&c->api_allow_images);
 	strlist_free(&c->api_allow_volumes);
+	ignore_free(&c->ignores);
 	while ((kp = TAILQ_FIRST(&c->keypairs)) != NULL) {
 		TAILQ_REMOVE(&c->keypairs, kp, entry);
 		free(kp->cert);

@@ -84,7 +84,14 @@ policy_image_allowed(const struct orchd_conf *conf, const char *image)
 	return (0);
 }
 
-/* what only orchd.conf may say, and only what "api allow" lets in */
+/*
+ * What only orchd.conf may say, and only what "api allow" lets in.
+ * "ignore" rules, the tunnel idle timeout and server timing are the
+ * API's to set: they decide only which requests count as use of the
+ * workload itself, and what its own answers carry; a rule's match costs
+ * the gateway at most a pass of a short string per character of its
+ * pattern (common/filter.c), ORCHD_IGNORE_MAX rules at most.
+ */
 static int
 policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
     char *err, size_t len)

@@ -37,6 +37,9 @@ static void	 print_globals(FILE *, const struct orchd_conf *);
 static void	 print_gateway(FILE *, const struct gateway_conf *);
 static void	 print_listeners(FILE *, const struct orchd_conf *);
 static void	 print_api(FILE *, const struct orchd_conf *);
+static void	 print_ignores(FILE *, const char *,
+		    const struct ignorelist *);
+static void	 print_use(FILE *, const struct orchd_conf *);
 static void	 print_workload(FILE *, const struct orchd_conf *,
 		    const struct workload_conf *);
 
@@ -163,6 +166,38 @@ print_gateway(FILE *fp, const struct gateway_conf *g)
 			fprintf(fp, "trusted proxy \"%s/%d\"\n", buf,
 			    na->prefix);
 	}
+}
+
+/* "ignore path|agent|from X [answer 200]", each after indent */
+static void
+print_ignores(FILE *fp, const char *indent, const struct ignorelist *l)
+{
+	const struct ignore_rule	*r;
+	const char			*kind;
+
+	TAILQ_FOREACH(r, l, entry) {
+		if ((kind = ignore_kind_name(r->kind)) == NULL) {
+			log_warnx("%s: ignore kind %d", __func__, r->kind);
+			pc_errors++;
+			continue;
+		}
+		fprintf(fp, "%signore %s ", indent, kind);
+		print_string(fp, r->pattern);
+		if (r->answer != IGNORE_ANSWER)
+			fprintf(fp, " answer %d", r->answer);
+		fputs("\n", fp);
+	}
+}
+
+/* what is not use: the global ignores, idle tunnels, Server-Timing */
+static void
+print_use(FILE *fp, const struct orchd_conf *conf)
+{
+	print_duration(fp, "tunnel idle timeout", conf->tunnel_idle);
+	if (conf->tunnel_idle == 0)
+		fputs("# 0: an open tunnel counts as use until it closes\n", fp);
+	fprintf(fp, "server timing %s\n", conf->server_timing ? "on" : "off");
+	print_ignores(fp, "", &conf->ignores);
 }
 
 /* the port is the socket address's, the address as it was written */
@@ -335,6 +370,15 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 		fputs("\t# memory: no limit\n", fp);
 	if (wl->keep_warm)
 		fputs("\tkeep warm\n", fp);
+	print_ignores(fp, "\t", &wl->ignores);
+	print_wlduration(fp, "tunnel idle timeout", wl->tunnel_idle,
+	    conf->tunnel_idle, "the global setting");
+	if (wl->server_timing != -1)
+		fprintf(fp, "\tserver timing %s\n", wl->server_timing ?
+		    "on" : "off");
+	else
+		fprintf(fp, "\t# server timing %s, the global setting\n",
+		    conf->server_timing ? "on" : "off");
 	/* signal_name() says "SIGQUIT"; the lexer reads "QUIT" as well */
 	if (wl->stop_signal != 0 &&
 	    (sig = signal_name(wl->stop_signal)) != NULL)
@@ -379,6 +423,7 @@ print_config(FILE *fp, const struct orchd_conf *conf)
 	print_globals(fp, conf);
 	fputs("\n", fp);
 	print_gateway(fp, &conf->gateway);
+	print_use(fp, conf);
 	fputs("\n", fp);
 	print_listeners(fp, conf);
 	print_api(fp, conf);

@@ -662,6 +662,130 @@ test_prefork(void **state)
 	bad_text("prefork two\n", 12, 1, "syntax error");
 }
 
+/* text_parse with a fresh name each time */
+static struct orchd_conf *
+filters_parse(const char *text, size_t len)
+{
+	char	 path[] = "/tmp/orchd-test-XXXXXX";
+
+	return (text_parse(text, len, path));
+}
+
+/*
+ * Requests that are not use, idle tunnels and Server-Timing: global and
+ * per workload, the workload's ignores after the global ones.
+ */
+static void
+test_filters(void **state)
+{
+	struct orchd_conf	*conf;
+	struct workload_conf	*wl;
+	struct ignore_rule	*r;
+	char			 text[4096];
+	const char		*t;
+	size_t			 n;
+	int			 i;
+
+	/* the defaults: nothing ignored, tunnels count, Server-Timing on */
+	t = "listen on 127.0.0.1 port 80\n";
+	conf = filters_parse(t, strlen(t));
+	assert_non_null(conf);
+	assert_true(TAILQ_EMPTY(&conf->ignores));
+	assert_int_equal(conf->tunnel_idle, 0);
+	assert_int_equal(conf->server_timing, 1);
+	free_config(conf);
+
+	t = "ignore path \"/up\"\n"
+	    "ignore agent \"UptimeRobot/*\" answer 200\n"
+	    "ignore from 192.0.2.0/24 answer 503\n"
+	    "ignore from ::1\n"
+	    "tunnel idle timeout 30m\n"
+	    "server timing off\n"
+	    "workload \"a\" {\n\thost \"a.test\"\n\tcommand \"/bin/true\"\n"
+	    "\tport 8000\n\tignore path /up\n\tignore path \"/x/*\" answer 200\n"
+	    "\ttunnel idle timeout 2s\n\tserver timing on\n}\n"
+	    "workload \"b\" {\n\thost \"b.test\"\n\tcommand \"/bin/true\"\n"
+	    "\tport 8001\n}\n";
+	conf = filters_parse(t, strlen(t));
+	if (conf == NULL)
+		print_lines();
+	assert_non_null(conf);
+	assert_int_equal(conf->tunnel_idle, 30 * 60);
+	assert_int_equal(conf->server_timing, 0);
+	r = TAILQ_FIRST(&conf->ignores);
+	assert_int_equal(r->kind, IGNORE_PATH);
+	assert_string_equal(r->pattern, "/up");
+	assert_int_equal(r->answer, 503);
+	r = TAILQ_NEXT(r, entry);
+	assert_int_equal(r->kind, IGNORE_AGENT);
+	assert_string_equal(r->pattern, "UptimeRobot/*");
+	assert_int_equal(r->answer, 200);
+	r = TAILQ_NEXT(r, entry);
+	assert_int_equal(r->kind, IGNORE_FROM);
+	assert_string_equal(r->pattern, "192.0.2.0/24");
+	assert_int_equal(r->answer, 503);
+	r = TAILQ_NEXT(r, entry);
+	assert_string_equal(r->pattern, "::1");
+	assert_null(TAILQ_NEXT(r, entry));
+	/* a workload's own: the same path as a global one is no clash */
+	wl = find_workload(conf, "a");
+	assert_non_null(wl);
+	assert_int_equal(wl->tunnel_idle, 2);
+	assert_int_equal(wl->server_timing, 1);
+	r = TAILQ_FIRST(&wl->ignores);
+	assert_string_equal(r->pattern, "/up");
+	r = TAILQ_NEXT(r, entry);
+	assert_string_equal(r->pattern, "/x/*");
+	assert_int_equal(r->answer, 200);
+	assert_null(TAILQ_NEXT(r, entry));
+	wl = find_workload(conf, "b");
+	assert_true(TAILQ_EMPTY(&wl->ignores));
+	assert_int_equal(wl->tunnel_idle, -1);
+	assert_int_equal(wl->server_timing, -1);
+	free_config(conf);
+
+	t = "ignore path \"/up\" answer 404\n";
+	bad_text(t, strlen(t), 1, "answer 404: 200 or 503");
+	t = "\nignore from 10.1.0.0/8\n";
+	bad_text(t, strlen(t), 2, "ignore from \"10.1.0.0/8\": host bits set");
+	t = "ignore from example.com\n";
+	bad_text(t, strlen(t), 1, "an IPv4 or IPv6 address");
+	t = "ignore agent \"[curl\"\n";
+	bad_text(t, strlen(t), 1, "an unterminated [");
+	t = "ignore path \"\"\n";
+	bad_text(t, strlen(t), 1, "ignore path: must not be empty");
+	t = "ignore path \"/up\"\nignore path \"/up\" answer 200\n";
+	bad_text(t, strlen(t), 2, "ignore path \"/up\" listed twice");
+	t = "ignore host \"a\"\n";
+	bad_text(t, strlen(t), 1, "syntax error");
+	t = "ignore path\n";
+	bad_text(t, strlen(t), 1, "syntax error");
+	t = "server timing maybe\n";
+	bad_text(t, strlen(t), 1, "\"maybe\": on or off");
+	t = "server timing off\nserver timing on\n";
+	bad_text(t, strlen(t), 2, "server timing already set");
+	t = "tunnel idle timeout 1m\ntunnel idle timeout 2m\n";
+	bad_text(t, strlen(t), 2, "tunnel idle timeout already set");
+	t = "tunnel idle timeout forever\n";
+	bad_text(t, strlen(t), 1, "invalid duration");
+	t = "workload \"a\" {\n\thost \"a.test\"\n\tcommand \"/bin/true\"\n"
+	    "\tport 8000\n\tignore agent x\n\tignore agent x\n}\n";
+	bad_text(t, strlen(t), 6, "ignore agent \"x\" listed twice");
+	t = "workload \"a\" {\n\thost \"a.test\"\n\tcommand \"/bin/true\"\n"
+	    "\tport 8000\n\tserver timing on\n\tserver timing off\n}\n";
+	bad_text(t, strlen(t), 6, "server timing already set");
+
+	/* ORCHD_IGNORE_MAX of them, not one more */
+	for (i = 0, n = 0; i <= ORCHD_IGNORE_MAX; i++)
+		n += snprintf(text + n, sizeof(text) - n,
+		    "ignore path \"/%d\"\n", i);
+	bad_text(text, n, ORCHD_IGNORE_MAX + 1, "more than 32 ignore rules");
+	text[n - strlen("ignore path \"/32\"\n")] = '\0';
+	conf = filters_parse(text, strlen(text));
+	assert_non_null(conf);
+	free_config(conf);
+}
+
 /* the parent's lookup, as a test sees users: _orchd 500, www 61190 */
 static int
 fake_lookup(const char *name, uid_t *uid, gid_t *gid)
@@ -1484,6 +1608,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_host_checks, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identities, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_many, setup, teardown),

@@ -370,6 +370,10 @@ test_policy(void **state)
 		{ P(""), 0, 0, NULL },
 		{ P(", \"user\": \"root\""), 1, 1, "\"user\"" },
 		{ P(", \"user\": \"root\""), 0, 0, "never runs as root" },
+		/* what counts as use of its own workload: the API's to say */
+		{ D(", \"ignore\": [{\"path\": \"/up\"}, {\"from\": "
+		    "\"0.0.0.0/0\", \"answer\": 200}], \"tunnel_idle_timeout\": "
+		    "\"30m\", \"server_timing\": false"), 1, 0, NULL },
 #undef D
 #undef P
 #undef VOL

@@ -13,3 +13,5 @@ TEST_authlim_OBJS = $(OBJ)/reaperd/authlim.o
 TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/api.o
 # orchd -nv: the printer, with the parser it prints for
 TEST_printconf_OBJS = $(OBJ)/orchd/printconf.o $(OBJ)/orchd/parse.o
+# "ignore" rules as the gateway matches requests against them
+TEST_filter_OBJS = $(OBJ)/gatewayd/filter.o $(OBJ)/gatewayd/http.o
