@@ -416,7 +416,8 @@ enum rt_reason {
 	RT_REASON_KEEP_WARM,		/* woken at start: keep warm */
 	RT_REASON_RESTORED,		/* state restored at start */
 	RT_REASON_SHUTDOWN,		/* orchd stopped */
-	RT_REASON_REMOVED		/* no longer configured */
+	RT_REASON_REMOVED,		/* no longer configured */
+	RT_REASON_OOM			/* killed for lack of memory */
 };
 
 /*
