@@ -346,6 +346,9 @@ enum imsg_type {
 					   the client; peerid: request id */
 	IMSG_RP_AUTHLIMIT,		/* reaper -> gateway: struct
 					   rp_authlimit, same peerid */
+	IMSG_GW_REFUSED,		/* gateway -> runtime: struct wl_ref,
+					   a running workload refused a
+					   connection: is it still there? */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
