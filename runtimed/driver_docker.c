@@ -33,6 +33,9 @@
 #include "runtime.h"
 #include "docker.h"
 
+/* a refusal's check found it running: no other for that long */
+#define DK_REFUSED_PAUSE_MS	1000
+
 enum dk_op {
 	OP_NONE = 0,
 	OP_ADOPT,		/* is a container there from before? */
@@ -68,6 +71,8 @@ struct rt_docker {
 	int			 removed;	/* it was destroyed */
 	int			 start_seen;	/* a start, seen mid-call */
 	int			 refused;	/* a gateway waits on a check */
+	int64_t			 checked_ms;	/* monotonic: such a check
+						   found it running */
 	int			 listed;	/* docker_reconcile(): 1, 2 running */
 	int			 restore_pending;
 	struct st_restore	 restore;	/* the store's, held */
@@ -588,6 +593,12 @@ docker_refused(struct rt_workload *wl)
 	}
 	if (dk->op != OP_NONE || !dk->running || dk->id[0] == '\0')
 		return (-1);
+	/* the gateways ask once a second each; however many they are */
+	if (dk->checked_ms != 0 &&
+	    monotime_ms() - dk->checked_ms < DK_REFUSED_PAUSE_MS)
+		return (-1);
+	log_info("workload %s: a gateway cannot connect to it: inspecting "
+	    "container %.12s", wl->name, dk->id);
 	dk->refused = 1;
 	dk_check_begin(dk);
 	return (dk->op == OP_CHECK ? 0 : -1);
@@ -647,8 +658,10 @@ dk_check_step(struct rt_docker *dk, const struct dk_resp *r)
 			dk_stop_begin(dk);
 			return;
 		}
-		if (refused)
+		if (refused) {
+			dk->checked_ms = monotime_ms();
 			lifecycle_checked(wl);
+		}
 		/* it died after the inspect's answer: look again */
 		if (dk->died && wl->docker == dk && dk->op == OP_NONE)
 			dk_check_begin(dk);

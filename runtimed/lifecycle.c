@@ -639,7 +639,7 @@ lifecycle_refused(const char *name)
 
 	if ((wl = lifecycle_find(name)) == NULL)
 		return;
-	log_info("workload %s: a gateway cannot connect to it", wl->name);
+	log_debug("workload %s: a gateway cannot connect to it", wl->name);
 	if (wl->state == WL_RUNNING && !wl->stopping &&
 	    wl->drv == &driver_docker && docker_refused(wl) == 0)
 		return;
