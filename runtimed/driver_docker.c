@@ -652,6 +652,11 @@ dk_check_step(struct rt_docker *dk, const struct dk_resp *r)
 	} else if (r->status == 404)
 		dk->removed = 1;	/* removed behind our back */
 	if (running && !dk->removed) {
+		/* a kill it outlived (docker restart) is no cause of death */
+		if (r->status == 200) {
+			dk->killsig = 0;
+			dk->start_seen = 0;
+		}
 		/* or no daemon: the next reconnection looks again */
 		if (dk->stop_wanted) {
 			dk->stop_wanted = 0;

@@ -317,6 +317,18 @@ check "the next request wakes it: 200 (got $(code "$out"))" \
     [ "$(code "$out")" = 200 ]
 check "running" wait_for 5 state_is "$WEB" running
 
+# ... restarted by hand (a kill, its death, a start): running again,
+# the same container
+rid=$(cid "$WEB")
+quiet docker restart -t 5 "orchd-$WEB"
+check "docker restart by hand: running again" \
+    wait_for 10 sh -c "[ \"\$(\"$ORCHCTL\" -s \"$SOCK\" show workloads |
+    awk '\$1 == \"$WEB\" { print \$2 }')\" = running ] &&
+    [ \"\$(docker inspect -f '{{.State.Running}}' orchd-$WEB)\" = true ]"
+check "the same container" [ "$(cid "$WEB")" = "$rid" ]
+out=$(get web.test)
+check "and it serves (got $(code "$out"))" [ "$(code "$out")" = 200 ]
+
 # 4. ... and removed by hand while failed: asleep
 quiet docker kill "orchd-$WEB"
 check "killed again: failed" wait_for 2 state_is "$WEB" failed
