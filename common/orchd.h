@@ -385,6 +385,9 @@ enum imsg_type {
 					   the client; peerid: request id */
 	IMSG_RP_AUTHLIMIT,		/* reaper -> gateway: struct
 					   rp_authlimit, same peerid */
+	IMSG_GW_REFUSED,		/* gateway -> runtime: struct wl_ref,
+					   a running workload refused a
+					   connection: is it still there? */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -455,7 +458,8 @@ enum rt_reason {
 	RT_REASON_KEEP_WARM,		/* woken at start: keep warm */
 	RT_REASON_RESTORED,		/* state restored at start */
 	RT_REASON_SHUTDOWN,		/* orchd stopped */
-	RT_REASON_REMOVED		/* no longer configured */
+	RT_REASON_REMOVED,		/* no longer configured */
+	RT_REASON_OOM			/* killed for lack of memory */
 };
 
 /*

@@ -842,6 +842,7 @@ conn_route(struct gw_conn *c)
 	c->respbody = HTTP_BODY_NONE;
 	c->routed = 0;
 	c->wake_us = -1;
+	c->refused = 0;
 
 	/* the HTTP API: on its own listeners, or by its "api host" */
 	if (api_wants(c)) {

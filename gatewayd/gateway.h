@@ -32,6 +32,8 @@
 #define GW_TLS_RECORD		16384	/* bytes per tls_read/tls_write */
 #define GW_TLS_READ_BUDGET	(256 * 1024)	/* per read event */
 #define GW_RETRY_AFTER		5	/* seconds, on 503 after a failed wake */
+#define GW_REFUSED_PAUSE_MS	1000	/* runtimed found it running: no
+					   new question about a refusal */
 #define GW_BUF_HIGH		(256 * 1024)	/* stop reading above this */
 #define GW_FLUSH_INTERVAL	1	/* activity to the reaper, seconds */
 #define GW_HEADS_CACHED		64	/* head buffers kept for reuse */
@@ -55,6 +57,8 @@ struct gw_workload {
 	int64_t			 wake_timeout;	/* seconds */
 	enum workload_state	 state;		/* as runtimed says */
 	int			 wake_pending;	/* WAKE sent, no answer */
+	int			 refused_wait;	/* REFUSED sent, no answer */
+	int64_t			 refused_ms;	/* monotonic: found running */
 	uint32_t		 epoch;		/* bumped when it stops running */
 	int			 configured;	/* in the current generation */
 	unsigned int		 refs;		/* connections using it */
@@ -203,6 +207,7 @@ struct gw_conn {
 	struct http_chunked	 reqchunk;
 	int			 reqdone;	/* body fully forwarded */
 	int			 counted;	/* in wl->inflight */
+	int			 refused;	/* parked once for a refusal */
 	int			 tunnel;	/* in wl->upgraded */
 
 	/* the answer under way */
@@ -318,6 +323,7 @@ void		 proxy_client_drained(struct gw_conn *);
 
 /* wake.c */
 void		 wake_park(struct gw_conn *);
+int		 wake_refused(struct gw_conn *);
 void		 wake_unpark(struct gw_conn *);
 void		 wake_recv_state(struct imsgev *, struct imsg *);
 void		 wake_recv_drain(struct imsgev *, struct imsg *);

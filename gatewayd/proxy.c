@@ -108,7 +108,7 @@ up_open(struct gw_conn *c)
 {
 	struct gw_upstream	*up = &c->up;
 	struct gw_workload	*wl = c->wl;
-	int			 on = 1;
+	int			 on = 1, saved;
 
 	if ((up->in = evbuffer_new()) == NULL ||
 	    (up->out = evbuffer_new()) == NULL) {
@@ -135,7 +135,10 @@ up_open(struct gw_conn *c)
 		return (0);
 	}
 	if (errno != EINPROGRESS) {
+		/* the caller tells a refusal from the rest */
+		saved = errno;
 		proxy_upstream_close(c);
+		errno = saved;
 		return (-1);
 	}
 	event_add(&up->wev, NULL);
@@ -160,6 +163,9 @@ proxy_start(struct gw_conn *c)
 	    up->epoch != c->wl->epoch || evbuffer_get_length(up->in) > 0))
 		proxy_upstream_close(c);
 	if (up->fd == -1 && up_open(c) == -1) {
+		/* dead unseen?  held while runtimed looks, not a 502 */
+		if (errno == ECONNREFUSED && wake_refused(c) == 0)
+			return;
 		if (errno == EMFILE || errno == ENFILE) {
 			/* our limit, not the workload's fault */
 			log_warn("%s: socket for %s", c->peer, c->wl->name);
@@ -551,6 +557,11 @@ up_write(int fd, short event, void *arg)
 		    err != 0) {
 			log_debug("%s: connect to %s: %s", c->peer,
 			    c->wl->name, strerror(err));
+			if (err == ECONNREFUSED) {
+				proxy_upstream_close(c);
+				if (wake_refused(c) == 0)
+					return;
+			}
 			conn_error(c, 502, "upstream connect");
 			return;
 		}

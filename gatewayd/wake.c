@@ -15,6 +15,18 @@
  * is SUSPENDING here, so a request that arrives while it stops is parked
  * and its WAKE is sent; runtimed queues that wake behind the stop and the
  * request is served by the fresh start, never sent to the dying one.
+ *
+ * Refusals: a workload runtimed says runs may refuse a connection all
+ * the same, if it died unseen (a container whose death the events
+ * stream missed while it was down).  Its request has sent nothing yet:
+ * it is parked, once, and runtimed asked to look (IMSG_GW_REFUSED)
+ * rather than answered 502 for as long as nobody notices.  runtimed
+ * answers with the workload's state: running sends the parked requests
+ * again (a second refusal of the same request is its 502), asleep or
+ * failed sends a wake, whose answer settles them as for any wake.  For
+ * GW_REFUSED_PAUSE_MS after runtimed found it running, refusals are
+ * 502s at once, so that a workload that runs and does not listen costs
+ * runtimed a look a second at most.
  */
 
 #include <stdio.h>
@@ -81,6 +93,57 @@ wake_park(struct gw_conn *c)
 		wake_send(wl);
 }
 
+static int
+refused_send(struct gw_workload *wl)
+{
+	struct wl_ref	 ref;
+	struct timeval	 tv;
+
+	memset(&ref, 0, sizeof(ref));
+	strlcpy(ref.name, wl->name, sizeof(ref.name));
+	if (proc_compose(gw->ps, PROC_RUNTIME, IMSG_GW_REFUSED, 0, -1, &ref,
+	    sizeof(ref)) == -1) {
+		log_warn("%s: refused %s", __func__, wl->name);
+		return (-1);
+	}
+	/* its answer is awaited as a wake's is, bounded alike */
+	wl->wake_pending = 1;
+	wl->refused_wait = 1;
+	tv.tv_sec = wl->wake_timeout + GW_WAKE_SLACK;
+	tv.tv_usec = 0;
+	timer_arm(&wl->wake_timer, wake_timer_fired, wl, &tv);
+	log_debug("%s refused a connection: asking runtimed", wl->name);
+	return (0);
+}
+
+/* the connection to a running workload was refused: 0 if parked */
+int
+wake_refused(struct gw_conn *c)
+{
+	struct gw_workload	*wl = c->wl;
+
+	if (c->refused || wl->state != WL_RUNNING || !wl->configured ||
+	    c->req == NULL || wl->nparked >= GW_PARKED_MAX_WORKLOAD ||
+	    gw->nparked >= GW_PARKED_MAX_TOTAL)
+		return (-1);
+	if (!wl->wake_pending) {
+		if (wl->refused_ms != 0 &&
+		    monotime_ms() - wl->refused_ms < GW_REFUSED_PAUSE_MS)
+			return (-1);
+		if (refused_send(wl) == -1)
+			return (-1);
+	}
+	c->refused = 1;
+	c->state = CONN_PARKED;
+	TAILQ_INSERT_TAIL(&wl->parked, c, entry);
+	wl->nparked++;
+	gw->nparked++;
+	conn_park_watch(c, 1);
+	/* the connect timeout ran: the backstop is the wake's now */
+	conn_timer(c, wl->wake_timeout + 2 * GW_WAKE_SLACK);
+	return (0);
+}
+
 void
 wake_unpark(struct gw_conn *c)
 {
@@ -133,6 +196,7 @@ wake_timer_fired(int fd, short event, void *arg)
 	log_warnx("%s: no answer to its wake, answering 504", wl->name);
 	metrics_wake_timeout(wl);
 	wl->wake_pending = 0;
+	wl->refused_wait = 0;
 	wake_answer(wl, 504);
 }
 
@@ -141,6 +205,7 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rt_state		 st;
 	struct gw_workload	*wl;
+	int			 refused;
 
 	(void)imsg_get_data(imsg, &st, sizeof(st));
 	st.name[sizeof(st.name) - 1] = '\0';
@@ -152,15 +217,26 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 		return;
 	metrics_state(wl, st.state, st.reason, st.since_ms);
 	wl->state = st.state;
+	refused = wl->refused_wait;
+	if (wl->state != WL_WAKING && wl->state != WL_SUSPENDING)
+		wl->refused_wait = 0;
 	switch (wl->state) {
 	case WL_RUNNING:
 		wl->wake_pending = 0;
 		timer_disarm(&wl->wake_timer);
+		/* it runs on, for all runtimed can tell */
+		if (refused)
+			wl->refused_ms = monotime_ms();
 		wake_resume(wl);
 		break;
 	case WL_FAILED:
 		wl->wake_pending = 0;
 		timer_disarm(&wl->wake_timer);
+		/* it died unseen: those it refused get a wake */
+		if (refused && wl->nparked > 0) {
+			wake_send(wl);
+			break;
+		}
 		wake_answer(wl, st.reason == RT_REASON_WAKE_TIMEOUT ? 504 : 503);
 		break;
 	case WL_ASLEEP:
@@ -204,5 +280,6 @@ wake_workload_gone(struct gw_workload *wl)
 {
 	timer_disarm(&wl->wake_timer);
 	wl->wake_pending = 0;
+	wl->refused_wait = 0;
 	wake_answer(wl, 503);
 }

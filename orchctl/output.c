@@ -374,7 +374,8 @@ reason_name(int32_t reason, int json)
 		[RT_REASON_KEEP_WARM] = { "keep warm", "keep_warm" },
 		[RT_REASON_RESTORED] = { "restored", "restored" },
 		[RT_REASON_SHUTDOWN] = { "shutdown", "shutdown" },
-		[RT_REASON_REMOVED] = { "removed", "removed" }
+		[RT_REASON_REMOVED] = { "removed", "removed" },
+		[RT_REASON_OOM] = { "oom", "oom" }
 	};
 
 	if (reason < 0 || (size_t)reason >= nitems(names))

@@ -8,8 +8,8 @@
  *			workload's definition, and its hash
  *	driver_docker.c	the Runtime interface: start, stop, status, logs;
  *			adoption of containers that outlived orchd
- *	docker_events.c	containers that exit by themselves, from the
- *			daemon's events stream
+ *	docker_events.c	what happens to containers outside orchd, from
+ *			the daemon's events stream
  *	docker_logs.c	orchctl logs for containers, demultiplexed
  */
 
@@ -49,6 +49,7 @@ enum dk_call {
 	DK_STATS,	/* GET /containers/{id}/stats?stream=0 */
 	DK_LOGS,	/* GET /containers/{id}/logs?...&tail={arg} */
 	DK_EVENTS,	/* GET /events?filters=(orchd's containers) */
+	DK_LIST,	/* GET /containers/json?all=1&filters=(orchd's) */
 	DK_CALL_MAX
 };
 
@@ -72,6 +73,23 @@ typedef void	(*dk_data_cb)(const char *, size_t, void *);
 
 struct dk_req;
 
+/* what the events stream says of a container of orchd's */
+enum dk_ev {
+	DK_EV_START = 0,
+	DK_EV_DIE,
+	DK_EV_OOM,
+	DK_EV_KILL,
+	DK_EV_DESTROY
+};
+
+struct dk_event {
+	enum dk_ev	 ev;
+	const char	*workload;	/* its label */
+	const char	*id;
+	const char	*cname;		/* its name; NULL if not said */
+	int		 signal;	/* DK_EV_KILL; 0: not a number */
+};
+
 /* docker_client.c */
 void		 dk_init(const char *, int);
 struct dk_req	*dk_call(enum dk_call, const char *, const char *, json_t *,
@@ -91,6 +109,8 @@ int		 docker_restore(struct rt_workload *, const struct st_restore *);
 void		 docker_clear(struct rt_workload *);
 void		 docker_died(const char *, const char *);
 void		 docker_reconcile(void);
+void		 docker_event(const struct dk_event *);
+int		 docker_refused(struct rt_workload *);
 
 /* docker_events.c */
 void		 docker_events_start(void);

@@ -124,7 +124,8 @@ static const struct {
 	[DK_REMOVE] =	{ "DELETE", HTTP_M_DELETE, DK_TIMEOUT, 0 },
 	[DK_STATS] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
 	[DK_LOGS] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 1 },
-	[DK_EVENTS] =	{ "GET", HTTP_M_GET, 0, 1 }
+	[DK_EVENTS] =	{ "GET", HTTP_M_GET, 0, 1 },
+	[DK_LIST] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 }
 };
 
 static struct dk_reqs	 dk_queue = TAILQ_HEAD_INITIALIZER(dk_queue);
@@ -271,6 +272,7 @@ dk_path(struct dk_req *req, const char *id, const char *arg)
 	case DK_VERSION:
 	case DK_PING:
 	case DK_EVENTS:
+	case DK_LIST:
 		break;
 	case DK_CREATE:
 		if (!dk_valid_ref(arg))
@@ -330,12 +332,22 @@ dk_path(struct dk_req *req, const char *id, const char *arg)
 		    "/containers/%s/logs?stdout=1&stderr=1&tail=%s", id, arg);
 		break;
 	case DK_EVENTS:
+		/* what a container lives through: see docker_events.c */
 		if (dk_urlencode("{\"type\":[\"container\"],\"event\":"
-		    "[\"die\"],\"label\":[\"" DK_LABEL_WORKLOAD "\"]}",
+		    "[\"start\",\"die\",\"oom\",\"kill\",\"destroy\"],"
+		    "\"label\":[\"" DK_LABEL_WORKLOAD "\"]}",
 		    filters, sizeof(filters)) == -1)
 			return (-1);
 		n = snprintf(req->path, sizeof(req->path),
 		    "/events?filters=%s", filters);
+		break;
+	case DK_LIST:
+		/* every container of orchd's, running or not */
+		if (dk_urlencode("{\"label\":[\"" DK_LABEL_WORKLOAD "\"]}",
+		    filters, sizeof(filters)) == -1)
+			return (-1);
+		n = snprintf(req->path, sizeof(req->path),
+		    "/containers/json?all=1&filters=%s", filters);
 		break;
 	default:
 		return (-1);

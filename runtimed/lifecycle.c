@@ -57,7 +57,8 @@ reason_name(enum rt_reason reason)
 		[RT_REASON_KEEP_WARM] = "keep warm",
 		[RT_REASON_RESTORED] = "restored",
 		[RT_REASON_SHUTDOWN] = "shutdown",
-		[RT_REASON_REMOVED] = "removed"
+		[RT_REASON_REMOVED] = "removed",
+		[RT_REASON_OOM] = "oom"
 	};
 
 	if ((unsigned int)reason >= nitems(names) || names[reason] == NULL)
@@ -552,6 +553,18 @@ lifecycle_adopted(struct rt_workload *wl, const struct rt_driver *drv,
 void
 lifecycle_exited(struct rt_workload *wl, int status)
 {
+	lifecycle_ended(wl, status, RT_REASON_EXITED, NULL);
+}
+
+/*
+ * An exit the driver knows more of than its status: killed for lack of
+ * memory (RT_REASON_OOM), its container removed; why, if not NULL, is
+ * what the history says instead of the status.
+ */
+void
+lifecycle_ended(struct rt_workload *wl, int status, enum rt_reason reason,
+    const char *why)
+{
 	char	 msg[RT_MSG_MAX];
 
 	ready_stop(wl);
@@ -559,22 +572,86 @@ lifecycle_exited(struct rt_workload *wl, int status)
 		lc_stopped(wl);
 		return;
 	}
-	exit_msg(status, msg, sizeof(msg));
+	if (why != NULL)
+		strlcpy(msg, why, sizeof(msg));
+	else
+		exit_msg(status, msg, sizeof(msg));
 	switch (wl->state) {
 	case WL_WAKING:
-		lc_fail(wl, RT_REASON_START_FAILED, msg);
+		lc_fail(wl, reason == RT_REASON_OOM ? RT_REASON_OOM :
+		    RT_REASON_START_FAILED, msg);
 		break;
 	case WL_RUNNING:
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-			state_set(wl, WL_ASLEEP, RT_REASON_EXITED, msg);
+			state_set(wl, WL_ASLEEP, reason, msg);
 		else
-			state_set(wl, WL_FAILED, RT_REASON_EXITED, msg);
+			state_set(wl, WL_FAILED, reason, msg);
 		break;
 	default:
 		break;
 	}
 	if (wl->conf == NULL)
 		lc_free(wl);
+}
+
+/*
+ * The driver found the workload started outside orchd (a container
+ * started by hand).  It is taken as a wake of the operator's: waking,
+ * its readiness checked as for any wake, so that no request goes to it
+ * before it answers, and running once ready.  0 if it is waking now.
+ */
+int
+lifecycle_found_running(struct rt_workload *wl, const struct rt_driver *drv,
+    const char *msg)
+{
+	if (wl->conf == NULL || wl->stopping ||
+	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED))
+		return (-1);
+	wl->drv = drv;
+	wl->wake_queued = 0;
+	state_set(wl, WL_WAKING, RT_REASON_OPERATOR, msg);
+	wake_timer_arm(wl);
+	ready_start(wl);
+	return (0);
+}
+
+/*
+ * What a failed workload left behind is gone (its container removed by
+ * hand): nothing of it is left to fail, and the next wake makes it anew.
+ */
+void
+lifecycle_gone(struct rt_workload *wl, const char *msg)
+{
+	if (wl->state == WL_FAILED && !wl->stopping && wl->conf != NULL)
+		state_set(wl, WL_ASLEEP, RT_REASON_EXITED, msg);
+}
+
+/*
+ * A gateway could not connect to a workload it was told runs, and holds
+ * the request: has it died unseen?  The driver looks if it can (docker:
+ * the events stream may have been down); whatever the answer, the
+ * gateway hears the state, which settles the requests it holds.
+ */
+void
+lifecycle_refused(const char *name)
+{
+	struct rt_workload	*wl;
+
+	if ((wl = lifecycle_find(name)) == NULL)
+		return;
+	log_debug("workload %s: a gateway cannot connect to it", wl->name);
+	if (wl->state == WL_RUNNING && !wl->stopping &&
+	    wl->drv == &driver_docker && docker_refused(wl) == 0)
+		return;
+	state_repeat(wl);
+}
+
+/* the driver's look after a refusal found it running still */
+void
+lifecycle_checked(struct rt_workload *wl)
+{
+	if (wl->state == WL_RUNNING)
+		state_repeat(wl);
 }
 
 /*

@@ -104,9 +104,16 @@ void		 lifecycle_restore_done(void);
 void		 lifecycle_started(struct rt_workload *);
 void		 lifecycle_start_failed(struct rt_workload *, const char *);
 void		 lifecycle_exited(struct rt_workload *, int);
+void		 lifecycle_ended(struct rt_workload *, int, enum rt_reason,
+		    const char *);
 void		 lifecycle_ready(struct rt_workload *);
 int		 lifecycle_adopted(struct rt_workload *,
 		    const struct rt_driver *, const char *);
+int		 lifecycle_found_running(struct rt_workload *,
+		    const struct rt_driver *, const char *);
+void		 lifecycle_gone(struct rt_workload *, const char *);
+void		 lifecycle_refused(const char *);
+void		 lifecycle_checked(struct rt_workload *);
 
 /* control.c: orchctl wake, suspend and keepwarm */
 void		 control_recv_wake(struct imsgev *, struct imsg *);

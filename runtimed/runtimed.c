@@ -18,6 +18,7 @@
 static void	runtime_recv_wake(struct imsgev *, struct imsg *);
 static void	runtime_recv_suspend(struct imsgev *, struct imsg *);
 static void	runtime_recv_drained(struct imsgev *, struct imsg *);
+static void	runtime_recv_refused(struct imsgev *, struct imsg *);
 
 static struct privsep	runtime_ps;
 static struct runtime	runtime;
@@ -32,6 +33,8 @@ static const struct proc_handler runtime_handlers[] = {
 	    runtime_recv_suspend },
 	{ IMSG_GW_DRAINED, sizeof(struct gw_drained), PROC_FROM(PROC_GATEWAY),
 	    runtime_recv_drained },
+	{ IMSG_GW_REFUSED, sizeof(struct wl_ref), PROC_FROM(PROC_GATEWAY),
+	    runtime_recv_refused },
 	{ IMSG_RT_SPAWNED, sizeof(struct rt_proc), PROC_FROM(PROC_PARENT),
 	    process_recv_spawned },
 	{ IMSG_RT_EXITED, sizeof(struct rt_proc), PROC_FROM(PROC_PARENT),
@@ -85,6 +88,15 @@ runtime_recv_drained(struct imsgev *iev, struct imsg *imsg)
 	(void)imsg_get_data(imsg, &dr, sizeof(dr));
 	dr.name[sizeof(dr.name) - 1] = '\0';
 	lifecycle_drained(dr.name, dr.idle != 0);
+}
+
+static void
+runtime_recv_refused(struct imsgev *iev, struct imsg *imsg)
+{
+	struct wl_ref	 ref;
+
+	recv_ref(imsg, &ref);
+	lifecycle_refused(ref.name);
 }
 
 static void
