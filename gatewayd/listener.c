@@ -36,14 +36,33 @@ accept_resume(int fd, short event, void *arg)
 	accept_update();
 }
 
+/*
+ * Each connection takes a descriptor, so the soft limit is raised to the
+ * hard one, before the sandbox: a default soft limit of 1024 would cap the
+ * gateway at a few hundred clients.  Only gatewayd raises it: workloads,
+ * started by the parent, keep the limit orchd was started with (a program
+ * using select(2) must see no descriptor above 1023).
+ */
 void
 listener_init(void)
 {
 	struct rlimit	 rl;
+	rlim_t		 was;
 
 	evtimer_set(&gw->accept_pause, accept_resume, NULL);
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
 		fatal("getrlimit");
+	if ((was = rl.rlim_cur) < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1) {
+			log_warn("setrlimit RLIMIT_NOFILE %llu",
+			    (unsigned long long)rl.rlim_max);
+			rl.rlim_cur = was;
+		} else
+			log_debug("file descriptor limit raised from %llu "
+			    "to %llu", (unsigned long long)was,
+			    (unsigned long long)rl.rlim_cur);
+	}
 	gw->nofile = rl.rlim_cur;
 }
 
