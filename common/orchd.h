@@ -421,6 +421,7 @@ struct gw_metrics_total {
 	uint64_t		 conns;		/* open client connections */
 	uint64_t		 api[5];	/* API answers by status class */
 	uint64_t		 auth_failures;
+	uint64_t		 idle_closed;	/* to make room */
 };
 
 /* IMSG_RP_AUTHLIMIT: over the cap of wrong keys, and for how long */

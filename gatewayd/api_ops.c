@@ -587,6 +587,7 @@ api_recv_metrics_total(struct imsgev *iev, struct imsg *imsg)
 	for (i = 0; i < 5; i++)
 		sum->total.api[i] += t.api[i];
 	sum->total.auth_failures += t.auth_failures;
+	sum->total.idle_closed += t.idle_closed;
 	/* EXPECT comes first: the parent sends it before asking anyone */
 	if (++sum->got >= sum->expect)
 		api_metrics_write(r);

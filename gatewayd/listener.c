@@ -6,10 +6,12 @@
  * with it), which is freed when the last of them closes.
  *
  * Accepting stops, with the connections already accepted served on, in
- * two cases: the gateway holds as many connections as it may (it goes on
- * when one closes; the kernel's backlog holds the new ones meanwhile), or
- * accept(2) ran out of file descriptors (it goes on GW_ACCEPT_PAUSE_MS
- * later, rather than spinning on a listener that stays readable).
+ * two cases: the gateway holds as many connections as it may and none of
+ * them is an idle keep-alive one that could make room (conn_full(); it
+ * goes on when one closes or turns idle, the kernel's backlog holding the
+ * new ones meanwhile), or accept(2) ran out of file descriptors (it goes
+ * on GW_ACCEPT_PAUSE_MS later, rather than spinning on a listener that
+ * stays readable).
  */
 
 #include <errno.h>
@@ -73,7 +75,7 @@ accept_update(void)
 	struct gw_listener	*l;
 	int			 on;
 
-	on = gw->nconns < gw->maxconns &&
+	on = (!conn_full() || !TAILQ_EMPTY(&gw->idle)) &&
 	    !evtimer_pending(&gw->accept_pause, NULL);
 	if (on == gw->accepting)
 		return;
@@ -84,9 +86,9 @@ accept_update(void)
 		else
 			event_del(&l->ev);
 	}
-	if (!on && gw->nconns >= gw->maxconns)
-		log_info("%u connections: not accepting more for now",
-		    gw->nconns);
+	if (!on && conn_full())
+		log_info("%u connections, %u to workloads, none idle: "
+		    "not accepting more for now", gw->nconns, gw->nups);
 }
 
 /* accept(2) found no descriptor: stop for a moment */
@@ -137,20 +139,22 @@ listener_unref(struct gw_listener *l)
 		listener_free(l);
 }
 
-/* the global limit: as configured, else what the descriptors allow */
+/*
+ * The global limits: "max connections" if set, and always the
+ * descriptors, counted as they are used (conn_full()): one for a client,
+ * one more while it has an upstream connection.
+ */
 static void
 limits_apply(void)
 {
 	rlim_t	 fds;
 
-	if (gw->conf.max_conns > 0)
-		gw->maxconns = gw->conf.max_conns;
-	else {
-		/* a proxied connection takes two: client and upstream */
-		fds = gw->nofile > GW_FD_RESERVE * 2 ? gw->nofile -
-		    GW_FD_RESERVE : GW_FD_RESERVE;
-		gw->maxconns = MINIMUM(fds / 2, 1000000);
-	}
+	gw->maxconns = gw->conf.max_conns > 0 ? gw->conf.max_conns : 0;
+	fds = gw->nofile > GW_FD_RESERVE * 2 ? gw->nofile - GW_FD_RESERVE :
+	    GW_FD_RESERVE;
+	gw->fdmax = MINIMUM(fds, 2000000);
+	log_debug("%llu file descriptors: %u for clients and workloads",
+	    (unsigned long long)gw->nofile, gw->fdmax);
 }
 
 void

@@ -23,6 +23,7 @@ static const double metrics_bounds[METRICS_WAKE_BOUNDS] = {
 
 static uint64_t		 metrics_api_status[5];
 static uint64_t		 metrics_auth_failures;
+static uint64_t		 metrics_idle_closes;
 static const struct gw_wcounts	 metrics_zero;
 
 /* a workload the gateway did not know: asleep from now */
@@ -139,6 +140,13 @@ void
 metrics_auth_failure(void)
 {
 	metrics_auth_failures++;
+}
+
+/* an idle keep-alive connection closed to make room (conn.c) */
+void
+metrics_idle_closed(void)
+{
+	metrics_idle_closes++;
 }
 
 /*
@@ -319,6 +327,10 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	    "Client connections open.");
 	prom_sample_u64(b, "orchd_open_connections", NULL, gw->nconns +
 	    (sum != NULL ? sum->total.conns : 0));
+	prom_family(b, "orchd_gateway_idle_closed_total", "counter",
+	    "Idle keep-alive connections closed to make room for new ones.");
+	prom_sample_u64(b, "orchd_gateway_idle_closed_total", NULL,
+	    metrics_idle_closes + (sum != NULL ? sum->total.idle_closed : 0));
 	write_requests(b, sum);
 	per_workload(b, sum, "orchd_requests_in_flight", "gauge",
 	    "Requests being answered, parked ones included.", get_inflight);
@@ -360,4 +372,5 @@ metrics_own_total(struct gw_metrics_total *t)
 	t->conns = gw->nconns;
 	memcpy(t->api, metrics_api_status, sizeof(t->api));
 	t->auth_failures = metrics_auth_failures;
+	t->idle_closed = metrics_idle_closes;
 }
