@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -72,7 +73,9 @@ listener_init(void)
 void
 accept_update(void)
 {
+	static time_t		 logged;
 	struct gw_listener	*l;
+	time_t			 now;
 	int			 on;
 
 	on = (!conn_full() || !TAILQ_EMPTY(&gw->idle)) &&
@@ -86,9 +89,15 @@ accept_update(void)
 		else
 			event_del(&l->ev);
 	}
-	if (!on && conn_full())
+	/*
+	 * At the limit accepting goes off and on with each connection that
+	 * closes: said once in 10 seconds at most.
+	 */
+	if (!on && conn_full() && (now = time(NULL)) - logged >= 10) {
+		logged = now;
 		log_info("%u connections, %u to workloads, none idle: "
 		    "not accepting more for now", gw->nconns, gw->nups);
+	}
 }
 
 /* accept(2) found no descriptor: stop for a moment */
