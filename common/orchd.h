@@ -486,6 +486,7 @@ struct gw_metrics_total {
 	uint64_t		 api[5];	/* API answers by status class */
 	uint64_t		 auth_failures;
 	uint64_t		 unknown_hosts;	/* requests routed nowhere */
+	uint64_t		 idle_closed;	/* to make room */
 };
 
 /* IMSG_CFG_STATUS: the parent's start and its last configuration load */

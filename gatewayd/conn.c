@@ -13,9 +13,13 @@
  * in one place, conn_events(), from what the connection wants and what a
  * TLS operation waits for.
  *
- * Limits: over "max connections" the listeners stop accepting until a
- * connection closes; over "max connections per address" a new connection
- * is closed at once, after a best-effort 503 on a plain listener.
+ * Limits: at "max connections", or when the descriptors in use (one per
+ * client, one per upstream) leave too little room (conn_full()), a new
+ * connection is accepted only by closing the idle keep-alive connection
+ * that has waited longest, as nginx reuses its idle connections; with
+ * none idle the listeners stop accepting until a connection closes or
+ * turns idle.  Over "max connections per address" a new connection is
+ * closed at once, after a best-effort 503 on a plain listener.
  */
 
 #include <sys/socket.h>
@@ -138,6 +142,60 @@ conn_events(struct gw_conn *c)
 		event_del(&c->wev);
 }
 
+/*
+ * The idle keep-alive connections, oldest first: the ones closed to make
+ * room.  A connection is on the list while it waits for its next request
+ * with its last answer sent; not before its first request (that wait is
+ * the header timeout's) nor with any byte of a request read.
+ */
+static void
+conn_idle_enter(struct gw_conn *c)
+{
+	if (c->idle || c->state != CONN_IDLE || c->fresh ||
+	    evbuffer_get_length(c->out) > 0)
+		return;
+	TAILQ_INSERT_TAIL(&gw->idle, c, idle_entry);
+	c->idle = 1;
+	/* at the limit, an idle connection makes accepting possible */
+	accept_update();
+}
+
+static void
+conn_idle_leave(struct gw_conn *c)
+{
+	if (!c->idle)
+		return;
+	TAILQ_REMOVE(&gw->idle, c, idle_entry);
+	c->idle = 0;
+	accept_update();
+}
+
+/* are the connections or the descriptors at their limit? */
+int
+conn_full(void)
+{
+	if (gw->maxconns > 0 && gw->nconns >= gw->maxconns)
+		return (1);
+	/* the headroom is for the upstreams of clients accepted */
+	return (gw->nconns + gw->nups + gw->fdmax / GW_FD_HEADROOM >=
+	    gw->fdmax);
+}
+
+/* close the oldest idle keep-alive connection: 0, or -1 if none */
+int
+conn_evict_idle(void)
+{
+	struct gw_conn	*c;
+
+	if ((c = TAILQ_FIRST(&gw->idle)) == NULL)
+		return (-1);
+	log_debug("%s: idle, closed to make room (%u connections, "
+	    "%u upstreams)", c->peer, gw->nconns, gw->nups);
+	metrics_idle_closed();
+	conn_close(c);
+	return (0);
+}
+
 static void
 conn_peer(struct gw_conn *c, const struct sockaddr_storage *ss)
 {
@@ -251,8 +309,13 @@ conn_accept(int fd, short event, void *arg)
 	struct gw_conn		*c;
 	struct sockaddr_storage	 ss;
 	socklen_t		 sslen = sizeof(ss);
-	int			 s, on = 1;
+	int			 s, on = 1, full;
 
+	/* at the limit, only an idle connection closed makes room */
+	if ((full = conn_full()) && TAILQ_EMPTY(&gw->idle)) {
+		accept_update();
+		return;
+	}
 	if ((s = accept4(fd, (struct sockaddr *)&ss, &sslen,
 	    SOCK_NONBLOCK | SOCK_CLOEXEC)) == -1) {
 		if (errno == EMFILE || errno == ENFILE)
@@ -285,6 +348,12 @@ conn_accept(int fd, short event, void *arg)
 		free(c);
 		return;
 	}
+	/*
+	 * Room made only now: neither a listener found empty nor a client
+	 * over its address's limit costs an idle connection.
+	 */
+	if (full)
+		(void)conn_evict_idle();
 	c->listener = l;
 	l->refs++;
 	c->trusted = conn_trusted(&c->peeraddr);
@@ -370,6 +439,10 @@ conn_flush(struct gw_conn *c)
 void
 conn_close(struct gw_conn *c)
 {
+	if (c->idle) {
+		TAILQ_REMOVE(&gw->idle, c, idle_entry);
+		c->idle = 0;
+	}
 	if (c->state == CONN_PARKED)
 		wake_unpark(c);
 	api_conn_closed(c);
@@ -579,6 +652,8 @@ conn_request_done(struct gw_conn *c)
 	/* a pipelined request may be waiting already */
 	if (evbuffer_get_length(c->in) > 0)
 		conn_parse(c);
+	else
+		conn_idle_enter(c);
 }
 
 /* >0 bytes read, 0 at the end (c->eof), -1 an error, -2 nothing yet */
@@ -718,6 +793,11 @@ conn_write(int fd, short event, void *arg)
 		conn_finish(c);
 		return;
 	}
+	/* the last answer's end went out: idle from now */
+	if (c->state == CONN_IDLE) {
+		conn_idle_enter(c);
+		return;
+	}
 	proxy_client_drained(c);
 }
 
@@ -783,6 +863,7 @@ conn_parse(struct gw_conn *c)
 			}
 			http_req_init(&c->req->h, c->req->buf,
 			    sizeof(c->req->buf));
+			conn_idle_leave(c);
 			c->state = CONN_HEAD;
 			/*
 			 * The whole head, not each byte: slowloris.  The
@@ -868,6 +949,8 @@ conn_route(struct gw_conn *c)
 			conn_reading(c, 1);
 			if (evbuffer_get_length(c->in) > 0)
 				conn_parse(c);
+			else
+				conn_idle_enter(c);
 		}
 		return;
 	}

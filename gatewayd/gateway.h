@@ -28,6 +28,8 @@
 #define GW_WAKE_SLACK		5	/* beyond runtimed's wake timeout */
 #define GW_FD_RESERVE		64	/* fds kept from clients: channels,
 					   upstreams of the last ones */
+#define GW_FD_HEADROOM		8	/* accept while more than 1/8 of
+					   the fds are free: for upstreams */
 #define GW_ACCEPT_PAUSE_MS	500	/* no accept after EMFILE/ENFILE */
 #define GW_TLS_RECORD		16384	/* bytes per tls_read/tls_write */
 #define GW_TLS_READ_BUDGET	(256 * 1024)	/* per read event */
@@ -167,6 +169,8 @@ struct gw_upstream {
 
 struct gw_conn {
 	TAILQ_ENTRY(gw_conn)	 entry;		/* parked list */
+	TAILQ_ENTRY(gw_conn)	 idle_entry;	/* gw->idle, oldest first */
+	int			 idle;		/* on gw->idle */
 	int			 fd;
 	struct event		 rev;
 	struct event		 wev;
@@ -246,8 +250,11 @@ struct gateway {
 	unsigned int		 nparked;
 	unsigned int		 nconns;
 	struct gateway_conf	 conf;		/* timeouts and limits */
-	unsigned int		 maxconns;	/* in force: conf or fds */
+	unsigned int		 maxconns;	/* "max connections", or 0 */
 	rlim_t			 nofile;	/* RLIMIT_NOFILE at start */
+	unsigned int		 fdmax;		/* fds for clients, upstreams */
+	unsigned int		 nups;		/* upstream fds open */
+	TAILQ_HEAD(, gw_conn)	 idle;		/* idle keep-alive, LRU */
 	int			 accepting;	/* listeners' events added */
 	struct event		 accept_pause;	/* after EMFILE/ENFILE */
 	struct gw_peers		 peers;
@@ -296,6 +303,8 @@ __dead void	 tls_check_main(int, char *[]);
 
 /* conn.c */
 void		 conn_accept(int, short, void *);
+int		 conn_full(void);
+int		 conn_evict_idle(void);
 void		 conn_resume(struct gw_conn *);
 void		 conn_error(struct gw_conn *, int, const char *);
 void		 conn_close(struct gw_conn *);

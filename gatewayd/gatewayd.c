@@ -70,6 +70,7 @@ main(int argc, char *argv[])
 	TAILQ_INIT(&gw->listeners);
 	TAILQ_INIT(&gw->next_listeners);
 	TAILQ_INIT(&gw->dirty);
+	TAILQ_INIT(&gw->idle);
 	SLIST_INIT(&gw->heads);
 	RB_INIT(&gw->peers);
 	TAILQ_INIT(&gw->next_sni);

@@ -31,6 +31,7 @@ static uint64_t		 metrics_api_status[5];
 static uint64_t		 metrics_auth_failures;
 static uint64_t		 metrics_unknown_hosts;
 static struct st_queue_stats	 metrics_store;
+static uint64_t		 metrics_idle_closes;
 static const struct gw_wcounts	 metrics_zero;
 static struct cfg_status	 metrics_cfg;	/* the parent's */
 static int			 metrics_cfg_known;
@@ -247,6 +248,13 @@ metrics_recv_memory(struct imsgev *iev, struct imsg *imsg)
 	mem.name[sizeof(mem.name) - 1] = '\0';
 	if ((wl = workload_find(mem.name)) != NULL && mem.bytes > 0)
 		wl->metrics.memory = mem.bytes;
+}
+
+/* an idle keep-alive connection closed to make room (conn.c) */
+void
+metrics_idle_closed(void)
+{
+	metrics_idle_closes++;
 }
 
 /*
@@ -546,6 +554,10 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	    "Client connections open.");
 	prom_sample_u64(b, "orchd_open_connections", NULL, gw->nconns +
 	    (sum != NULL ? sum->total.conns : 0));
+	prom_family(b, "orchd_gateway_idle_closed_total", "counter",
+	    "Idle keep-alive connections closed to make room for new ones.");
+	prom_sample_u64(b, "orchd_gateway_idle_closed_total", NULL,
+	    metrics_idle_closes + (sum != NULL ? sum->total.idle_closed : 0));
 	write_requests(b, sum);
 	per_workload(b, sum, "orchd_requests_in_flight", "gauge",
 	    "Requests being answered that are use, parked ones included.",
@@ -608,4 +620,5 @@ metrics_own_total(struct gw_metrics_total *t)
 	memcpy(t->api, metrics_api_status, sizeof(t->api));
 	t->auth_failures = metrics_auth_failures;
 	t->unknown_hosts = metrics_unknown_hosts;
+	t->idle_closed = metrics_idle_closes;
 }

@@ -93,6 +93,7 @@ proxy_upstream_close(struct gw_conn *c)
 	event_del(&up->wev);
 	close(up->fd);
 	up->fd = -1;
+	gw->nups--;
 	evbuffer_free(up->in);
 	evbuffer_free(up->out);
 	up->in = up->out = NULL;
@@ -101,8 +102,14 @@ proxy_upstream_close(struct gw_conn *c)
 		up->wl = NULL;
 	}
 	up->connected = up->eof = 0;
+	accept_update();
 }
 
+/*
+ * An upstream connection takes a descriptor more: with all of the
+ * gateway's in use, the oldest idle client is closed for it, else it
+ * comes from the reserve (GW_FD_RESERVE).
+ */
 static int
 up_open(struct gw_conn *c)
 {
@@ -110,6 +117,8 @@ up_open(struct gw_conn *c)
 	struct gw_workload	*wl = c->wl;
 	int			 on = 1, saved;
 
+	if (gw->nconns + gw->nups >= gw->fdmax)
+		(void)conn_evict_idle();
 	if ((up->in = evbuffer_new()) == NULL ||
 	    (up->out = evbuffer_new()) == NULL) {
 		if (up->in != NULL)
@@ -124,6 +133,7 @@ up_open(struct gw_conn *c)
 		up->in = up->out = NULL;
 		return (-1);
 	}
+	gw->nups++;
 	(void)setsockopt(up->fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 	workload_ref(wl);
 	up->wl = wl;

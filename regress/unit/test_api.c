@@ -557,12 +557,14 @@ test_metrics_sums(void **state)
 	}
 	t.auth_failures = 2; tadd.auth_failures = 20;
 	t.unknown_hosts = 3; tadd.unknown_hosts = 30;
+	t.idle_closed = 4; tadd.idle_closed = 40;
 	metrics_total_add(&t, &tadd);
 	assert_int_equal(t.conns, 11);
 	for (i = 0; i < 5; i++)
 		assert_int_equal(t.api[i], 100 + 2 * i);
 	assert_int_equal(t.auth_failures, 22);
 	assert_int_equal(t.unknown_hosts, 33);
+	assert_int_equal(t.idle_closed, 44);
 }
 
 /*
