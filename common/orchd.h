@@ -45,6 +45,8 @@ union wl_addr {
 #define ORCHD_WAKE_TIMEOUT	30		/* seconds */
 #define WL_STOP_TIMEOUT		10		/* seconds, signal to SIGKILL */
 #define WL_STOP_TIMEOUT_MAX	(5 * 60)	/* orchctl waits 10 minutes */
+#define ORCHD_BUSY_MAX		(60 * 60)	/* seconds a busy veto holds */
+#define ORCHD_BUSY_WAIT		2		/* seconds for its answer */
 
 /* the gateway's timeouts, in seconds, nginx's defaults where it has one */
 #define ORCHD_HEADER_TIMEOUT	60	/* client_header_timeout */
@@ -155,6 +157,9 @@ struct workload_conf {
 	uint16_t		 port;
 	enum workload_health	 health;
 	char			*health_path;	/* HEALTH_PATH */
+	char			*busy_path;	/* asked before a suspend */
+	int64_t			 busy_max;	/* -1: ORCHD_BUSY_MAX */
+	int			 busy_fail_safe; /* no answer: busy */
 	int64_t			 idle_timeout;
 	int64_t			 wake_timeout;
 	int64_t			 memory;

@@ -144,6 +144,7 @@ static size_t		 npathchecks;
 #define SEEN_KEYPAIR	0x40
 #define SEEN_INIT	0x80
 #define SEEN_STOPSIG	0x100
+#define SEEN_BUSYFAIL	0x200
 
 /*
  * The users that process workloads name, checked once the whole file is
@@ -215,6 +216,7 @@ static int	 wl_dir_default(struct orchd_conf *);
 %token	KEYPAIR LISTEN LOG MAXCONN MEMORY METRICS NETWORK ON PATH PER PORT
 %token	PREFORK PROCESS PROXY PUBLIC REAPER RUNTIME SIGNAL SOCKET STOP TCP
 %token	TIMEOUT TLS TRUSTED UIDS UPSTREAM USER VOLUME WAKE WARM WORKLOAD
+%token	BUSY FAIL
 %token	ERROR
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
@@ -672,6 +674,36 @@ wlopt		: HOST STRING			{
 			    $2);
 			YYERROR;
 		}
+		| BUSY PATH STRING		{
+			if (set_string(&wl->busy_path, $3, "busy path") == -1)
+				YYERROR;
+		}
+		| BUSY MAXCONN duration		{
+			if (wl->busy_max != -1) {
+				yyerror("busy max already set");
+				YYERROR;
+			}
+			if ($3 == 0) {
+				yyerror("busy max must be positive");
+				YYERROR;
+			}
+			wl->busy_max = $3;
+		}
+		| BUSY FAIL STRING		{
+			if (wl_seen & SEEN_BUSYFAIL) {
+				yyerror("busy fail already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_BUSYFAIL;
+			if (strcmp($3, "safe") == 0)
+				wl->busy_fail_safe = 1;
+			else if (strcmp($3, "open") == 0)
+				wl->busy_fail_safe = 0;
+			else {
+				yyerror("busy fail \"%s\": open or safe", $3);
+				YYERROR;
+			}
+		}
 		| IDLE TIMEOUT duration		{
 			if (wl->idle_timeout != -1) {
 				yyerror("idle timeout already set");
@@ -838,6 +870,7 @@ lookup(const char *s)
 		{ "api",		API },
 		{ "body",		BODY },
 		{ "bridge",		BRIDGE },
+		{ "busy",		BUSY },
 		{ "certificate",	CERTIFICATE },
 		{ "chroot",		CHROOT },
 		{ "command",		COMMAND },
@@ -848,6 +881,7 @@ lookup(const char *s)
 		{ "docker",		DOCKER },
 		{ "driver",		DRIVER },
 		{ "env",		ENV },
+		{ "fail",		FAIL },
 		{ "file",		FILENAME },
 		{ "header",		HEADER },
 		{ "health",		HEALTH },

@@ -84,7 +84,13 @@ policy_image_allowed(const struct orchd_conf *conf, const char *image)
 	return (0);
 }
 
-/* what only orchd.conf may say, and only what "api allow" lets in */
+/*
+ * What only orchd.conf may say, and only what "api allow" lets in.  The
+ * busy veto (busy path, max, fail) is the API's to set: runtimed asks
+ * the workload's own address, as for its health path, and a workload
+ * that says it is busy runs at most busy max longer, less than the keep
+ * warm the API may set already.
+ */
 static int
 policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
     char *err, size_t len)
