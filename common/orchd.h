@@ -331,7 +331,8 @@ enum imsg_type {
 					   struct rt_state */
 	IMSG_GW_ACTIVITY,		/* gateway -> reaper: struct
 					   gw_activity[], batched */
-	IMSG_REAP_SUSPEND,		/* reaper -> runtime: struct wl_ref */
+	IMSG_REAP_SUSPEND,		/* reaper -> runtime: struct
+					   rp_suspend */
 	IMSG_RT_DRAIN,			/* runtime -> gateway: struct wl_ref,
 					   park new requests, say if idle */
 	IMSG_GW_DRAINED,		/* gateway -> runtime: struct
@@ -508,6 +509,13 @@ struct rt_counts {
 	uint32_t		 workloads;
 	uint32_t		 running;
 	uint32_t		 failed;
+};
+
+/* IMSG_REAP_SUSPEND: idle, and since when, for the busy veto's max */
+struct rp_suspend {
+	char			 name[ORCHD_NAME_MAX];
+	int64_t			 idle_since;	/* wall clock: its idle
+						   timeout ran out */
 };
 
 struct rp_lastseen {

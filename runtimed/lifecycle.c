@@ -135,6 +135,9 @@ state_set(struct rt_workload *wl, enum workload_state state,
 	since_now(wl);
 	/* a DRAINED still on its way answers a question no longer asked */
 	wl->draining = 0;
+	/* and so would a busy path's answer: a new stretch begins */
+	busy_stop(wl);
+	wl->busy_since = 0;
 	state_fill(wl, reason, msg, &st);
 	state_send(wl, PROC_GATEWAY, &st);
 	state_send(wl, PROC_REAPER, &st);
@@ -240,6 +243,7 @@ lc_free(struct rt_workload *wl)
 	log_debug("workload %s: forgotten", wl->name);
 	control_gone(wl);
 	ready_stop(wl);
+	busy_stop(wl);
 	timer_disarm(&wl->wake_timer);
 	process_clear(wl);
 	docker_clear(wl);

@@ -18,6 +18,7 @@
 #define RT_EARLY_WAKES_MAX	64	/* wakes for names not yet known */
 
 struct rt_probe;
+struct rt_busy;
 struct rt_docker;
 
 /* a command waiting for a workload to be running or asleep */
@@ -66,6 +67,9 @@ struct rt_workload {
 
 	struct event		*wake_timer;	/* while waking */
 	struct rt_probe		*probe;		/* readiness */
+	struct rt_busy		*busy;		/* the busy veto asked */
+	time_t			 busy_since;	/* first veto of this idle
+						   stretch, for the log */
 
 	struct rt_process	 proc;
 	struct rt_docker	*docker;	/* driver_docker.c */
@@ -124,6 +128,12 @@ void		 restore_replay(void);
 /* ready.c */
 void		 ready_start(struct rt_workload *);
 void		 ready_stop(struct rt_workload *);
+void		 ready_host(const struct rt_workload *, char *, size_t);
+int		 ready_status(const char *);
+
+/* busy.c: the busy veto, asked before an idle workload is suspended */
+void		 busy_suspend(struct rt_workload *, int64_t);
+void		 busy_stop(struct rt_workload *);
 
 /* driver_process.c: the parent's answers */
 void		 process_init(struct rt_workload *);

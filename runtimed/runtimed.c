@@ -28,7 +28,7 @@ static const struct proc_handler runtime_handlers[] = {
 	CFG_HANDLERS,
 	{ IMSG_GW_WAKE, sizeof(struct wl_ref), PROC_FROM(PROC_GATEWAY),
 	    runtime_recv_wake },
-	{ IMSG_REAP_SUSPEND, sizeof(struct wl_ref), PROC_FROM(PROC_REAPER),
+	{ IMSG_REAP_SUSPEND, sizeof(struct rp_suspend), PROC_FROM(PROC_REAPER),
 	    runtime_recv_suspend },
 	{ IMSG_GW_DRAINED, sizeof(struct gw_drained), PROC_FROM(PROC_GATEWAY),
 	    runtime_recv_drained },
@@ -68,13 +68,21 @@ runtime_recv_wake(struct imsgev *iev, struct imsg *imsg)
 	lifecycle_wake(ref.name, RT_REASON_REQUEST);
 }
 
+/* idle, says the reaper: its busy path, if any, may veto the suspend */
 static void
 runtime_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 {
-	struct wl_ref	 ref;
+	struct rp_suspend	 rs;
+	struct rt_workload	*wl;
 
-	recv_ref(imsg, &ref);
-	(void)lifecycle_suspend(ref.name, RT_REASON_IDLE);
+	(void)imsg_get_data(imsg, &rs, sizeof(rs));
+	rs.name[sizeof(rs.name) - 1] = '\0';
+	if ((wl = lifecycle_find(rs.name)) == NULL) {
+		log_debug("workload %s: suspend of an unknown workload",
+		    rs.name);
+		return;
+	}
+	busy_suspend(wl, rs.idle_since);
 }
 
 static void

@@ -1,0 +1,116 @@
+#!/bin/sh
+# What keeps a workload up and who woke it.  The busy veto: a workload
+# whose busy path answers 200 outlives its idle timeout and is suspended
+# once it answers 404; one that does not answer is suspended (fail-open),
+# or kept with "busy fail safe"; busy max ends a veto that never ends.
+# Wake attribution: the history keeps the request (host, method, path,
+# client, User-Agent) or "orchctl" behind each wake, in text and JSON,
+# and so does the API's history.  Events: orchctl monitor and GET
+# /v1/events show a wake and a suspend as they happen; a reader that
+# takes nothing is dropped and orchd stays responsive.  Every wait and
+# every loop bounded.
+. "$(dirname "$0")/lib.sh"
+e2e_init "$1"
+need_root
+ensure_user
+
+base=$((20000 + $$ % 12000))
+GW=$(free_port "$base")
+API=$(free_port $((GW + 1)))
+P_BUSY=$(free_port $((API + 1)))
+P_SILENT=$(free_port $((P_BUSY + 1)))
+P_SAFE=$(free_port $((P_SILENT + 1)))
+P_CAPPED=$(free_port $((P_SAFE + 1)))
+P_APP=$(free_port $((P_CAPPED + 1)))
+
+KEY=0123456789abcdef0123456789abcdef$$
+mkdir -p "$T/log" "$T/bin"
+cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
+chmod 0755 "$T/bin" "$T/bin/testhttp"
+printf '%s\n' "$KEY" >"$T/api.key"
+chmod 0600 "$T/api.key"
+# what each workload's /busy answers; read by the workloads' own uids
+busy_says() {	# busy_says NAME 200|404|hang
+	echo "$2" >"$T/$1.busy"
+	chmod 0644 "$T/$1.busy"
+}
+busy_says busy 200
+busy_says silent hang
+busy_says safe hang
+busy_says capped 200
+
+wl() {	# wl NAME PORT [LINE...]: a testhttp workload
+	name=$1
+	port=$2
+	shift 2
+	printf 'workload "%s" {\n' "$name"
+	conf_end "host \"$name.test\"" \
+	    "command \"$T/bin/testhttp serve $port\"" "port $port" \
+	    "env \"TESTHTTP_BUSY=$T/$name.busy\"" "$@"
+}
+
+{
+	conf_head
+	cat <<CONF
+idle timeout 1s
+reaper interval 1s
+listen on 127.0.0.1 port $GW
+api listen on 127.0.0.1 port $API
+api key file "$T/api.key"
+CONF
+	wl busy "$P_BUSY" 'busy path "/busy"'
+	wl silent "$P_SILENT" 'busy path "/busy"'
+	wl safe "$P_SAFE" 'busy path "/busy"' 'busy fail safe' 'busy max 6s'
+	wl capped "$P_CAPPED" 'busy path "/busy"' 'busy max 3s'
+	wl app "$P_APP" 'idle timeout 1h'
+} >"$T/orchd.conf"
+
+ctl() { "$ORCHCTL" -s "$SOCK" "$@"; }
+get() {		# get HOST PATH [curl args...]
+	h=$1
+	p=$2
+	shift 2
+	curl -sS -m 30 -H "Host: $h" "$@" "http://127.0.0.1:$GW$p"
+}
+is_state() {	# is_state NAME STATE
+	ctl show workloads | grep -Eq "^$1 +$2 "
+}
+logged() { grep -q "$1" "$T/orchd.log"; }
+
+start_orchd_or_exit -v
+
+# -- the busy veto
+
+t0=$(date +%s)
+get busy.test / >/dev/null
+get silent.test / >/dev/null
+get safe.test / >/dev/null
+get capped.test / >/dev/null
+check "a workload that says it is busy is kept past its idle timeout" \
+    wait_for 10 logged "workload busy: idle but busy"
+sleep 3
+check "and still runs 3 s later, its idle timeout 1 s" is_state busy running
+seen=$(ctl -j show workload busy | python3 -c 'import json, sys, time, calendar
+w = json.load(sys.stdin)
+print(calendar.timegm(time.strptime(w["last_seen"], "%Y-%m-%dT%H:%M:%SZ")))')
+check "asking it is not use: its last request is still the one at $t0 ($seen)" \
+    [ "${seen:-0}" -le $((t0 + 1)) ]
+busy_says busy 404
+check "once it answers 404, it is suspended" wait_for 10 is_state busy asleep
+check "as idle" logged "workload busy: running -> suspending (idle)"
+
+check "one that does not answer in 2 s is idle: suspended (fail-open)" \
+    wait_for 15 is_state silent asleep
+check "with busy fail safe, no answer is busy: kept" \
+    logged "workload safe: idle but busy"
+check "always busy, busy max 3s ends the veto" \
+    wait_for 15 logged "workload capped: busy for longer than busy max 3s"
+check "and it is suspended" wait_for 10 is_state capped asleep
+check "busy fail safe, busy max 6s: suspended in the end too" \
+    wait_for 15 is_state safe asleep
+check "after its veto ran out" \
+    logged "workload safe: busy for longer than busy max 6s"
+
+stop_orchd
+ORCHD_PID=
+e2e_done
