@@ -326,7 +326,7 @@ enum imsg_type {
 					   refused reload; for /metrics */
 
 	/* the request path and the lifecycle */
-	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct wl_ref */
+	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct gw_wake */
 	IMSG_RT_STATE,			/* runtime -> gateway, reaper, store:
 					   struct rt_state */
 	IMSG_GW_ACTIVITY,		/* gateway -> reaper: struct
@@ -475,6 +475,40 @@ struct wl_ref {
 	char			 name[ORCHD_NAME_MAX];
 };
 
+/*
+ * What woke a workload, kept with the wake in its history: a request,
+ * its fields cut to these bounds and to printable ASCII, or one of the
+ * others, which carry nothing more.
+ */
+enum wake_kind {
+	WAKE_NONE = 0,
+	WAKE_REQUEST,			/* a request for it (the gateway) */
+	WAKE_ORCHCTL,			/* orchctl wake */
+	WAKE_API,			/* POST /v1/workloads/{id}/wake */
+	WAKE_KEEP_WARM,			/* keep warm: at start, or turned on */
+	WAKE_RESTART,			/* restarted after it stopped */
+	WAKE_DEPENDENCY			/* a workload that needs it woke */
+};
+#define CAUSE_METHOD_MAX	16
+#define CAUSE_HOST_MAX		128
+#define CAUSE_PATH_MAX		256
+#define CAUSE_CLIENT_MAX	48	/* an IPv6 address's text */
+#define CAUSE_AGENT_MAX		128
+struct wake_cause {
+	int32_t			 kind;		/* enum wake_kind */
+	char			 method[CAUSE_METHOD_MAX];
+	char			 host[CAUSE_HOST_MAX];
+	char			 path[CAUSE_PATH_MAX];
+	char			 client[CAUSE_CLIENT_MAX];
+	char			 agent[CAUSE_AGENT_MAX]; /* User-Agent */
+};
+
+/* IMSG_GW_WAKE: the request that found it asleep */
+struct gw_wake {
+	char			 name[ORCHD_NAME_MAX];
+	struct wake_cause	 cause;
+};
+
 #define RT_MSG_MAX		256
 struct rt_state {
 	char			 name[ORCHD_NAME_MAX];
@@ -483,6 +517,9 @@ struct rt_state {
 	int64_t			 since;		/* wall clock, seconds */
 	int64_t			 since_ms;	/* the same in milliseconds */
 	char			 msg[RT_MSG_MAX]; /* e.g. the error */
+	int32_t			 from;		/* the state left; the same
+						   as state: told again */
+	struct wake_cause	 cause;		/* to waking: what woke it */
 };
 
 struct gw_activity {
@@ -622,6 +659,7 @@ struct ctl_transition {
 	int32_t			 reason;	/* enum rt_reason */
 	int64_t			 time;		/* wall clock */
 	char			 msg[RT_MSG_MAX];
+	struct wake_cause	 cause;		/* to waking: what woke it */
 };
 
 /* per workload, and one named "" for the total */
@@ -743,6 +781,13 @@ int		 hostpath_forbidden(const char *, const struct orchd_conf *,
 int		 user_is_root(const char *);
 int		 workload_root_check(const struct workload_conf *, char *,
 		    size_t);
+
+/* common/cause.c: what woke a workload, as text and as JSON */
+const char	*cause_kind_name(int, int);
+int		 cause_kind_parse(const char *);
+void		 cause_copy(char *, size_t, const char *, size_t);
+void		 cause_sanitize(struct wake_cause *);
+char		*cause_text(const struct wake_cause *, char *, size_t);
 
 /* common/argv.c: a command split like sh(1) would, without a shell */
 int		 split_command(const char *, char ***, char *, size_t);

@@ -162,6 +162,7 @@ api_recv_history(struct imsgev *iev, struct imsg *imsg)
 		return;
 	(void)imsg_get_data(imsg, &ct, sizeof(ct));
 	ct.msg[sizeof(ct.msg) - 1] = '\0';
+	cause_sanitize(&ct.cause);
 	if ((o = apij_transition(&ct)) != NULL)
 		(void)json_array_append_new(r->items, o);
 }

@@ -432,6 +432,7 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 			bad_reply();
 		str_printable(ct.name, sizeof(ct.name));
 		str_printable(ct.msg, sizeof(ct.msg));
+		cause_sanitize(&ct.cause);
 		out->transition(res, &ct);
 		break;
 	case IMSG_CTL_STATS:

@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "orchctl.h"
+#include "cause.h"
 
 #define SUMMARY_FMT	"%-9s %-8s %-10s %-10s %s\n"
 #define WORKLOADS_FMT	"%-16s %-10s %-7s %-4s %-8s %-14s %s\n"
@@ -343,23 +344,38 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 		printf(DETAIL_FMT, "last failure:", cw->msg);
 }
 
+/* a wake's message says what woke it: "by orchctl", "by GET ..." */
+static const char *
+transition_msg(const struct ctl_transition *ct, char *buf, size_t len)
+{
+	char	 cause[512];
+
+	if (ct->cause.kind == WAKE_NONE)
+		return (ct->msg);
+	(void)snprintf(buf, len, "%s%sby %s", ct->msg, ct->msg[0] != '\0' ?
+	    "; " : "", cause_text(&ct->cause, cause, sizeof(cause)));
+	return (buf);
+}
+
 static void
 show_transition(const struct parse_result *res,
     const struct ctl_transition *ct)
 {
-	char	 t[32];
+	char		 t[32], buf[RT_MSG_MAX + 600];
+	const char	*msg;
 
 	if (transitions++ == 0)
 		printf("\n" HISTORY_FMT, "TIME", "FROM", "TO", "REASON",
 		    "MESSAGE");
 	(void)fmt_time(ct->time, t, sizeof(t));
-	if (ct->msg[0] == '\0')
+	msg = transition_msg(ct, buf, sizeof(buf));
+	if (msg[0] == '\0')
 		printf(HISTORY_FMT_NOMSG, t, workload_state_name(ct->from),
 		    workload_state_name(ct->to), reason_name(ct->reason, 0));
 	else
 		printf(HISTORY_FMT, t, workload_state_name(ct->from),
 		    workload_state_name(ct->to), reason_name(ct->reason, 0),
-		    ct->msg);
+		    msg);
 }
 
 static void
@@ -540,13 +556,14 @@ json_transition(const struct parse_result *res,
 	if (json_doc == NULL ||
 	    (history = json_object_get(json_doc, "history")) == NULL)
 		errx(1, "bad reply from orchd");
-	json_add(history, json_pack("{s:o, s:s, s:s, s:s, s:o}",
+	json_add(history, json_pack("{s:o, s:s, s:s, s:s, s:o, s:o}",
 	    "time", json_time(ct->time),
 	    "from", workload_state_name(ct->from),
 	    "to", workload_state_name(ct->to),
 	    "reason", reason_name(ct->reason, 1),
 	    "message", ct->msg[0] != '\0' ? json_string(ct->msg) :
-	    json_null()));
+	    json_null(),
+	    "cause", cause_json(&ct->cause)));
 }
 
 static void

@@ -26,7 +26,7 @@ struct runtime		*rt = &runtime;
 static const struct proc_handler runtime_handlers[] = {
 	PROC_COMMON_HANDLERS,
 	CFG_HANDLERS,
-	{ IMSG_GW_WAKE, sizeof(struct wl_ref), PROC_FROM(PROC_GATEWAY),
+	{ IMSG_GW_WAKE, sizeof(struct gw_wake), PROC_FROM(PROC_GATEWAY),
 	    runtime_recv_wake },
 	{ IMSG_REAP_SUSPEND, sizeof(struct rp_suspend), PROC_FROM(PROC_REAPER),
 	    runtime_recv_suspend },
@@ -51,21 +51,17 @@ static const struct proc_handler runtime_handlers[] = {
 	    docker_recv_logs },
 };
 
-/* a name from another process: never trusted to be terminated */
-static void
-recv_ref(struct imsg *imsg, struct wl_ref *ref)
-{
-	(void)imsg_get_data(imsg, ref, sizeof(*ref));
-	ref->name[sizeof(ref->name) - 1] = '\0';
-}
-
+/* a request found it asleep: what the gateway says of it is cleaned */
 static void
 runtime_recv_wake(struct imsgev *iev, struct imsg *imsg)
 {
-	struct wl_ref	 ref;
+	struct gw_wake	 gwk;
 
-	recv_ref(imsg, &ref);
-	lifecycle_wake(ref.name, RT_REASON_REQUEST);
+	(void)imsg_get_data(imsg, &gwk, sizeof(gwk));
+	gwk.name[sizeof(gwk.name) - 1] = '\0';
+	cause_sanitize(&gwk.cause);
+	gwk.cause.kind = WAKE_REQUEST;
+	lifecycle_wake(gwk.name, RT_REASON_REQUEST, &gwk.cause);
 }
 
 /* idle, says the reaper: its busy path, if any, may veto the suspend */

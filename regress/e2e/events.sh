@@ -111,6 +111,46 @@ check "busy fail safe, busy max 6s: suspended in the end too" \
 check "after its veto ran out" \
     logged "workload safe: busy for longer than busy max 6s"
 
+# -- wake attribution
+
+URL=http://127.0.0.1:$API
+api() { curl -sS -m 30 -H "Authorization: Bearer $KEY" "$@"; }
+get app.test '/hello?x=1' -A "events-test/1.0" >/dev/null
+ctl show workload app >"$T/show.out"
+check "the history says which request woke it" grep -q \
+    'asleep *waking *request *by GET app.test/hello?x=1 from 127.0.0.1 "events-test/1.0"' \
+    "$T/show.out"
+ctl suspend app >/dev/null
+ctl wake app >/dev/null
+ctl show workload app >"$T/show.out"
+check "and that orchctl woke it next" \
+    grep -q 'asleep *waking *operator *by orchctl$' "$T/show.out"
+ctl suspend app >/dev/null
+api -X POST "$URL/v1/workloads/app/wake" >/dev/null
+ctl -j show workload app >"$T/show.json"
+causes=$(python3 -c 'import json, sys
+w = json.load(open(sys.argv[1]))
+print(" ".join((t["cause"] or {}).get("kind", "-") for t in w["history"]
+    if t["to"] == "waking"))' "$T/show.json")
+check "orchctl -j: a request, orchctl, the API ($causes)" \
+    [ "$causes" = "request orchctl api" ]
+agent=$(python3 -c 'import json, sys
+w = json.load(open(sys.argv[1]))
+c = [t for t in w["history"] if t["to"] == "waking"][0]["cause"]
+print(c["method"], c["host"], c["path"], c["client"], c["agent"])' \
+    "$T/show.json")
+check "with the request's method, host, path, client, agent ($agent)" \
+    [ "$agent" = "GET app.test /hello?x=1 127.0.0.1 events-test/1.0" ]
+api "$URL/v1/workloads/app/history" >"$T/history.json"
+causes=$(python3 -c 'import json, sys
+h = json.load(open(sys.argv[1]))["history"]
+print(" ".join(t.get("cause", {}).get("kind", "-") for t in h
+    if t["to"] == "waking"))' "$T/history.json")
+check "the API's history says the same ($causes)" \
+    [ "$causes" = "request orchctl api" ]
+check "the log says it too" \
+    logged 'workload app: asleep -> waking (request: GET app.test/hello?x=1 from 127.0.0.1 "events-test/1.0")'
+
 stop_orchd
 ORCHD_PID=
 e2e_done
