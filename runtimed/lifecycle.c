@@ -134,8 +134,10 @@ state_set(struct rt_workload *wl, enum workload_state state,
 	enum workload_state	 from = wl->state;
 	char			 cause[512];
 
-	if (state == WL_WAKING && wl->cause.kind != WAKE_NONE)
-		log_info("workload %s: %s -> %s (%s: %s)", wl->name,
+	/* what woke it, unless the reason says it all */
+	if (state == WL_WAKING && wl->cause.kind != WAKE_NONE &&
+	    wl->cause.kind != WAKE_KEEP_WARM)
+		log_info("workload %s: %s -> %s (%s) by %s", wl->name,
 		    workload_state_name(wl->state), workload_state_name(state),
 		    reason_name(reason), cause_text(&wl->cause, cause,
 		    sizeof(cause)));

@@ -149,7 +149,7 @@ print(" ".join(t.get("cause", {}).get("kind", "-") for t in h
 check "the API's history says the same ($causes)" \
     [ "$causes" = "request orchctl api" ]
 check "the log says it too" \
-    logged 'workload app: asleep -> waking (request: GET app.test/hello?x=1 from 127.0.0.1 "events-test/1.0")'
+    logged 'workload app: asleep -> waking (request) by GET app.test/hello?x=1 from 127.0.0.1 "events-test/1.0"'
 
 stop_orchd
 ORCHD_PID=
