@@ -307,6 +307,9 @@ enum imsg_type {
 	IMSG_CTL_VERSION,		/* reply: struct ctl_version */
 	IMSG_CTL_STORE_QUEUE,		/* reply item to SHOW_SUMMARY, from
 					   the store: struct st_queue_stats */
+	IMSG_CTL_MONITOR,		/* -> parent: send the events */
+	IMSG_CTL_EVENT,			/* item: struct ctl_event, for as
+					   long as the connection lasts */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -327,8 +330,8 @@ enum imsg_type {
 
 	/* the request path and the lifecycle */
 	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct gw_wake */
-	IMSG_RT_STATE,			/* runtime -> gateway, reaper, store:
-					   struct rt_state */
+	IMSG_RT_STATE,			/* runtime -> gateway, reaper, store,
+					   parent: struct rt_state */
 	IMSG_GW_ACTIVITY,		/* gateway -> reaper: struct
 					   gw_activity[], batched */
 	IMSG_REAP_SUSPEND,		/* reaper -> runtime: struct
@@ -662,6 +665,32 @@ struct ctl_transition {
 	struct wake_cause	 cause;		/* to waking: what woke it */
 };
 
+/*
+ * What happens, as it happens: orchctl monitor (from the parent) and
+ * GET /v1/events (from each gateway), both made from the same messages,
+ * runtimed's changes of state and the parent's loads of orchd.conf.
+ * Evictions and restarts have their types, for when orchd makes them.
+ */
+enum event_type {
+	EVENT_STATE = 0,		/* a change of state, with its cause */
+	EVENT_RELOAD,			/* orchd.conf loaded, or refused */
+	EVENT_EVICT,			/* a workload stopped for room */
+	EVENT_RESTART			/* a workload restarted */
+};
+
+struct ctl_event {
+	int32_t			 type;		/* enum event_type */
+	int32_t			 ok;		/* RELOAD: it was loaded */
+	int32_t			 from;		/* STATE: enum workload_state */
+	int32_t			 to;
+	int32_t			 reason;	/* enum rt_reason */
+	int32_t			 pad;
+	int64_t			 time_ms;	/* wall clock */
+	char			 name[ORCHD_NAME_MAX]; /* "" for RELOAD */
+	char			 msg[RT_MSG_MAX];
+	struct wake_cause	 cause;		/* to waking: what woke it */
+};
+
 /* per workload, and one named "" for the total */
 struct ctl_stats {
 	char			 name[ORCHD_NAME_MAX];
@@ -788,6 +817,14 @@ int		 cause_kind_parse(const char *);
 void		 cause_copy(char *, size_t, const char *, size_t);
 void		 cause_sanitize(struct wake_cause *);
 char		*cause_text(const struct wake_cause *, char *, size_t);
+
+/* common/event.c: the events, from the messages that make them */
+int		 event_from_state(struct ctl_event *, const struct rt_state *);
+void		 event_reload(struct ctl_event *, int, int64_t);
+void		 event_sanitize(struct ctl_event *);
+const char	*event_type_name(int);
+const char	*event_reason_name(int, int);
+char		*event_text(const struct ctl_event *, char *, size_t);
 
 /* common/argv.c: a command split like sh(1) would, without a shell */
 int		 split_command(const char *, char ***, char *, size_t);

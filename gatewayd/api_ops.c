@@ -653,6 +653,9 @@ api_dispatch(struct api_req *r)
 	case API_LOGS:
 		api_logs(r);
 		break;
+	case API_EVENTS:
+		api_events(r);
+		break;
 	default:
 		api_error(r, 404, "no such path", NULL);
 		break;

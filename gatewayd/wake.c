@@ -195,6 +195,8 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 
 	(void)imsg_get_data(imsg, &st, sizeof(st));
 	st.name[sizeof(st.name) - 1] = '\0';
+	/* GET /v1/events, whether this gateway routes to it or not */
+	api_events_state(&st);
 	if ((wl = workload_find(st.name)) == NULL)
 		return;		/* removed by a reload meanwhile */
 	if (wl->state == WL_RUNNING && st.state != WL_RUNNING)

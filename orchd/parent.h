@@ -95,6 +95,9 @@ void		 control_reload(struct imsgev *, struct imsg *);
 void		 control_version(struct imsgev *, struct imsg *);
 void		 control_verbose(struct imsgev *, struct imsg *);
 void		 control_logs(struct imsgev *, struct imsg *);
+void		 control_monitor(struct imsgev *, struct imsg *);
+void		 control_recv_state(struct imsgev *, struct imsg *);
+void		 control_event(const struct ctl_event *);
 
 /* listen.c */
 int		 listeners_bind(struct orchd_conf *, struct orchd_conf *,

@@ -157,6 +157,8 @@ state_set(struct rt_workload *wl, enum workload_state state,
 	state_send(wl, PROC_GATEWAY, &st);
 	state_send(wl, PROC_REAPER, &st);
 	state_send(wl, PROC_STORE, &st);
+	/* for orchctl monitor */
+	state_send(wl, PROC_PARENT, &st);
 	control_state(wl, msg);
 	counts_changed();
 }

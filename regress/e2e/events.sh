@@ -151,6 +151,104 @@ check "the API's history says the same ($causes)" \
 check "the log says it too" \
     logged 'workload app: asleep -> waking (request) by GET app.test/hello?x=1 from 127.0.0.1 "events-test/1.0"'
 
+# -- events: orchctl monitor and GET /v1/events, as it happens
+
+# each started as itself, so that $! is its own pid
+"$ORCHCTL" -s "$SOCK" monitor >"$T/monitor.out" 2>&1 &
+MON=$!
+"$ORCHCTL" -s "$SOCK" -j monitor >"$T/monitor.json" 2>&1 &
+MONJ=$!
+curl -sS -N -m 180 -H "Authorization: Bearer $KEY" "$URL/v1/events" \
+    >"$T/events.out" 2>"$T/events.err" &
+SSE=$!
+check "GET /v1/events answers with a stream" \
+    wait_for 10 grep -q '^retry:' "$T/events.out"
+# the monitors say nothing when they start: a reload says they listen
+subscribed() {
+	ctl reload >/dev/null 2>&1
+	grep -q 'reload: loaded' "$T/monitor.out" &&
+	    grep -q '"type":"reload"' "$T/monitor.json"
+}
+check "orchctl monitor shows a reload" wait_for 10 subscribed
+check "and so does the stream" grep -q '^event: reload' "$T/events.out"
+ctl suspend app >/dev/null
+get app.test /live -A "live/1" >/dev/null
+in_stream() {	# in_stream FILE WORKLOAD TO
+	grep -q "\"workload\":\"$2\",\"from\":\"[a-z]*\",\"to\":\"$3\"" "$1"
+}
+check "the wake is in the stream as it happens" \
+    wait_for 10 in_stream "$T/events.out" app running
+check "with its cause" grep -q \
+    '"to":"waking","reason":"request","message":null,"cause":{"kind":"request","method":"GET","host":"app.test","path":"/live","client":"127.0.0.1","agent":"live/1"}' \
+    "$T/events.out"
+check "orchctl monitor shows it too" grep -q \
+    'app: asleep -> waking (request) by GET app.test/live from 127.0.0.1 "live/1"' \
+    "$T/monitor.out"
+check "and its ready" \
+    wait_for 10 grep -q 'app: waking -> running (ready)' "$T/monitor.out"
+ctl suspend app >/dev/null
+check "the suspend, in the stream" \
+    wait_for 10 in_stream "$T/events.out" app asleep
+check "in orchctl monitor" \
+    grep -q 'app: running -> suspending (operator)' "$T/monitor.out"
+check "as it ended" wait_for 10 \
+    grep -q 'app: suspending -> asleep (operator)' "$T/monitor.out"
+check "orchctl -j monitor: the same, a JSON object a line" \
+    wait_for 10 in_stream "$T/monitor.json" app asleep
+check "every line of it JSON" python3 -c 'import json, sys
+for line in open(sys.argv[1]):
+	json.loads(line)' "$T/monitor.json"
+order=$(grep '"workload":"app"' "$T/events.out" | tail -n 4 |
+    sed 's/.*"to":"\([a-z]*\)".*/\1/' | tr '\n' ' ')
+check "the stream's events in order ($order)" \
+    [ "$order" = "waking running suspending asleep " ]
+
+# a reader that takes nothing, its receive buffer tiny: dropped, never
+# waited for, while orchd goes on; and a monitor that stops reading
+cat >"$T/slow.py" <<'PY'
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+s.connect(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"GET /v1/events HTTP/1.1\r\nHost: api\r\n"
+    b"Authorization: Bearer " + sys.argv[2].encode() + b"\r\n\r\n")
+time.sleep(int(sys.argv[3]))
+PY
+python3 "$T/slow.py" "$API" "$KEY" 150 &
+SLOW=$!
+monitors() { [ "$(grep -c 'control: connection .* monitors' "$T/orchd.log")" -ge "$1" ]; }
+"$ORCHCTL" -s "$SOCK" monitor >/dev/null 2>&1 &
+STOPPED=$!
+check "a monitor that will stop reading listens first" wait_for 10 monitors 3
+kill -STOP "$STOPPED"
+long=$(printf '/%0250d' 0)
+agent=$(printf 'agent-%0120d' 0)
+n=0
+t_end=$(($(date +%s) + 120))
+while [ $n -lt 400 ] && [ "$(date +%s)" -lt "$t_end" ]; do
+	n=$((n + 1))
+	get app.test "$long" -A "$agent" >/dev/null 2>&1
+	ctl suspend app >/dev/null 2>&1
+	if logged "events stream dropped" &&
+	    logged "control: a monitor left .* events unread: dropped"; then
+		break
+	fi
+done
+check "a stream that is not read is dropped ($n wakes and suspends)" \
+    logged "api: events stream dropped: it reads too slowly"
+check "so is a monitor that stops reading" \
+    logged "control: a monitor left .* events unread: dropped"
+check "and only they: the stream that keeps up is not dropped" \
+    [ "$(grep -c 'events stream dropped' "$T/orchd.log")" -eq 1 ]
+wakes=$(grep -c '"to":"waking"' "$T/events.out")
+check "it has every wake ($wakes)" [ "$wakes" -ge $((n + 1)) ]
+check "orchd answers orchctl" sh -c "ctl() { \"$ORCHCTL\" -s \"$SOCK\" \"\$@\"; };
+    ctl show summary >/dev/null"
+check "and requests" [ "$(get app.test /)" = "hello from testhttp" ]
+kill -CONT "$STOPPED" 2>/dev/null
+kill "$SLOW" "$STOPPED" "$MON" "$MONJ" "$SSE" 2>/dev/null
+wait "$SLOW" "$STOPPED" "$MON" "$MONJ" "$SSE" 2>/dev/null
+
 stop_orchd
 ORCHD_PID=
 e2e_done
