@@ -669,7 +669,9 @@ struct ctl_transition {
  * What happens, as it happens: orchctl monitor (from the parent) and
  * GET /v1/events (from each gateway), both made from the same messages,
  * runtimed's changes of state and the parent's loads of orchd.conf.
- * Evictions and restarts have their types, for when orchd makes them.
+ * Evictions and restarts have their types, for when orchd makes them:
+ * such an event goes to control_event() in the parent and to
+ * api_events_emit() in each gateway.
  */
 enum event_type {
 	EVENT_STATE = 0,		/* a change of state, with its cause */

@@ -42,9 +42,14 @@ events_drop(struct api_req *r, const char *why)
 	conn_close(r->c);
 }
 
-/* one event to every stream; a stream over its bound is dropped */
-static void
-events_emit(const struct ctl_event *ev)
+/*
+ * One event to every stream; a stream over its bound is dropped.  The
+ * hook for the events no message carries yet: an eviction or a restart
+ * that runtimed reports is handed here, as to the parent's
+ * control_event() for orchctl monitor.
+ */
+void
+api_events_emit(const struct ctl_event *ev)
 {
 	struct api_req	*r, *next;
 	json_t		*o;
@@ -83,7 +88,7 @@ api_events_state(const struct rt_state *st)
 	struct ctl_event	 ev;
 
 	if (!TAILQ_EMPTY(&ev_streams) && event_from_state(&ev, st) == 0)
-		events_emit(&ev);
+		api_events_emit(&ev);
 }
 
 /* the parent loaded orchd.conf, or refused to; for /metrics first */
@@ -102,7 +107,7 @@ api_events_recv_status(struct imsgev *iev, struct imsg *imsg)
 	ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 	event_reload(&ev, cs.reload_ok, cs.reload_ok && cs.reload_ms > 0 ?
 	    cs.reload_ms : ms);
-	events_emit(&ev);
+	api_events_emit(&ev);
 }
 
 /*
