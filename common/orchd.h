@@ -45,6 +45,8 @@ union wl_addr {
 #define ORCHD_WAKE_TIMEOUT	30		/* seconds */
 #define WL_STOP_TIMEOUT		10		/* seconds, signal to SIGKILL */
 #define WL_STOP_TIMEOUT_MAX	(5 * 60)	/* orchctl waits 10 minutes */
+#define ORCHD_BUSY_MAX		(60 * 60)	/* seconds a busy veto holds */
+#define ORCHD_BUSY_WAIT		2		/* seconds for its answer */
 
 /* the gateway's timeouts, in seconds, nginx's defaults where it has one */
 #define ORCHD_HEADER_TIMEOUT	60	/* client_header_timeout */
@@ -73,7 +75,7 @@ union wl_addr {
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	2
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	4
+#define ORCHD_IMSG_VERSION	5
 
 /* the child's end of its channel to the parent */
 #define PROC_PARENT_FD		3
@@ -177,6 +179,9 @@ struct workload_conf {
 	uint16_t		 port;
 	enum workload_health	 health;
 	char			*health_path;	/* HEALTH_PATH */
+	char			*busy_path;	/* asked before a suspend */
+	int64_t			 busy_max;	/* -1: ORCHD_BUSY_MAX */
+	int			 busy_fail_safe; /* no answer: busy */
 	int64_t			 idle_timeout;
 	int64_t			 wake_timeout;
 	int64_t			 memory;
@@ -338,6 +343,9 @@ enum imsg_type {
 	IMSG_CTL_DEFINITION,		/* reply item: the workload's JSON,
 					   env values left out */
 	IMSG_CTL_RELOADINFO,		/* reply item: struct ctl_reload */
+	IMSG_CTL_MONITOR,		/* -> parent: send the events */
+	IMSG_CTL_EVENT,			/* item: struct ctl_event, for as
+					   long as the connection lasts */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -360,12 +368,13 @@ enum imsg_type {
 					   one global "ignore" */
 
 	/* the request path and the lifecycle */
-	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct wl_ref */
-	IMSG_RT_STATE,			/* runtime -> gateway, reaper, store:
-					   struct rt_state */
+	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct gw_wake */
+	IMSG_RT_STATE,			/* runtime -> gateway, reaper, store,
+					   parent: struct rt_state */
 	IMSG_GW_ACTIVITY,		/* gateway -> reaper: struct
 					   gw_activity[], batched */
-	IMSG_REAP_SUSPEND,		/* reaper -> runtime: struct wl_ref */
+	IMSG_REAP_SUSPEND,		/* reaper -> runtime: struct
+					   rp_suspend */
 	IMSG_RT_DRAIN,			/* runtime -> gateway: struct wl_ref,
 					   park new requests, say if idle */
 	IMSG_GW_DRAINED,		/* gateway -> runtime: struct
@@ -520,6 +529,40 @@ struct wl_ref {
 	char			 name[ORCHD_NAME_MAX];
 };
 
+/*
+ * What woke a workload, kept with the wake in its history: a request,
+ * its fields cut to these bounds and to printable ASCII, or one of the
+ * others, which carry nothing more.
+ */
+enum wake_kind {
+	WAKE_NONE = 0,
+	WAKE_REQUEST,			/* a request for it (the gateway) */
+	WAKE_ORCHCTL,			/* orchctl wake */
+	WAKE_API,			/* POST /v1/workloads/{id}/wake */
+	WAKE_KEEP_WARM,			/* keep warm: at start, or turned on */
+	WAKE_RESTART,			/* restarted after it stopped */
+	WAKE_DEPENDENCY			/* a workload that needs it woke */
+};
+#define CAUSE_METHOD_MAX	16
+#define CAUSE_HOST_MAX		128
+#define CAUSE_PATH_MAX		256
+#define CAUSE_CLIENT_MAX	48	/* an IPv6 address's text */
+#define CAUSE_AGENT_MAX		128
+struct wake_cause {
+	int32_t			 kind;		/* enum wake_kind */
+	char			 method[CAUSE_METHOD_MAX];
+	char			 host[CAUSE_HOST_MAX];
+	char			 path[CAUSE_PATH_MAX];
+	char			 client[CAUSE_CLIENT_MAX];
+	char			 agent[CAUSE_AGENT_MAX]; /* User-Agent */
+};
+
+/* IMSG_GW_WAKE: the request that found it asleep */
+struct gw_wake {
+	char			 name[ORCHD_NAME_MAX];
+	struct wake_cause	 cause;
+};
+
 #define RT_MSG_MAX		256
 struct rt_state {
 	char			 name[ORCHD_NAME_MAX];
@@ -528,6 +571,9 @@ struct rt_state {
 	int64_t			 since;		/* wall clock, seconds */
 	int64_t			 since_ms;	/* the same in milliseconds */
 	char			 msg[RT_MSG_MAX]; /* e.g. the error */
+	int32_t			 from;		/* the state left; the same
+						   as state: told again */
+	struct wake_cause	 cause;		/* to waking: what woke it */
 };
 
 struct gw_activity {
@@ -554,6 +600,13 @@ struct rt_counts {
 	uint32_t		 workloads;
 	uint32_t		 running;
 	uint32_t		 failed;
+};
+
+/* IMSG_REAP_SUSPEND: idle, and since when, for the busy veto's max */
+struct rp_suspend {
+	char			 name[ORCHD_NAME_MAX];
+	int64_t			 idle_since;	/* wall clock: its idle
+						   timeout ran out */
 };
 
 struct rp_lastseen {
@@ -681,6 +734,35 @@ struct ctl_transition {
 	int32_t			 reason;	/* enum rt_reason */
 	int64_t			 time;		/* wall clock */
 	char			 msg[RT_MSG_MAX];
+	struct wake_cause	 cause;		/* to waking: what woke it */
+};
+
+/*
+ * What happens, as it happens: orchctl monitor (from the parent) and
+ * GET /v1/events (from each gateway), both made from the same messages,
+ * runtimed's changes of state and the parent's loads of orchd.conf.
+ * Evictions and restarts have their types, for when orchd makes them:
+ * such an event goes to control_event() in the parent and to
+ * api_events_emit() in each gateway.
+ */
+enum event_type {
+	EVENT_STATE = 0,		/* a change of state, with its cause */
+	EVENT_RELOAD,			/* orchd.conf loaded, or refused */
+	EVENT_EVICT,			/* a workload stopped for room */
+	EVENT_RESTART			/* a workload restarted */
+};
+
+struct ctl_event {
+	int32_t			 type;		/* enum event_type */
+	int32_t			 ok;		/* RELOAD: it was loaded */
+	int32_t			 from;		/* STATE: enum workload_state */
+	int32_t			 to;
+	int32_t			 reason;	/* enum rt_reason */
+	int32_t			 pad;
+	int64_t			 time_ms;	/* wall clock */
+	char			 name[ORCHD_NAME_MAX]; /* "" for RELOAD */
+	char			 msg[RT_MSG_MAX];
+	struct wake_cause	 cause;		/* to waking: what woke it */
 };
 
 /* per workload, and one named "" for the total */
@@ -814,6 +896,21 @@ int		 hostpath_forbidden(const char *, const struct orchd_conf *,
 int		 user_is_root(const char *);
 int		 workload_root_check(const struct workload_conf *, char *,
 		    size_t);
+
+/* common/cause.c: what woke a workload, as text and as JSON */
+const char	*cause_kind_name(int, int);
+int		 cause_kind_parse(const char *);
+void		 cause_copy(char *, size_t, const char *, size_t);
+void		 cause_sanitize(struct wake_cause *);
+char		*cause_text(const struct wake_cause *, char *, size_t);
+
+/* common/event.c: the events, from the messages that make them */
+int		 event_from_state(struct ctl_event *, const struct rt_state *);
+void		 event_reload(struct ctl_event *, int, int64_t);
+void		 event_sanitize(struct ctl_event *);
+const char	*event_type_name(int);
+const char	*event_reason_name(int, int);
+char		*event_text(const struct ctl_event *, char *, size_t);
 
 /* common/argv.c: a command split like sh(1) would, without a shell */
 int		 split_command(const char *, char ***, char *, size_t);

@@ -54,6 +54,7 @@ workload_new(const char *name)
 	wl->idle_timeout = -1;
 	wl->wake_timeout = -1;
 	wl->stop_timeout = -1;
+	wl->busy_max = -1;
 	wl->init = -1;
 	wl->tunnel_idle = -1;
 	wl->server_timing = -1;
@@ -91,6 +92,7 @@ workload_free(struct workload_conf *wl)
 	free(wl->directory);
 	free(wl->address);
 	free(wl->health_path);
+	free(wl->busy_path);
 	free(wl);
 }
 
@@ -268,6 +270,32 @@ ignores_validate(const struct ignorelist *l, size_t *total, char *errbuf,
 	return (0);
 }
 
+/*
+ * The busy veto: a path runtimed asks before a suspend, as it asks the
+ * health path, so the same form.  Its limit and its failure mode mean
+ * nothing without it.
+ */
+static int
+validate_busy(const struct workload_conf *wl, char *errbuf, size_t len)
+{
+	if (wl->busy_path == NULL) {
+		if (wl->busy_max != -1 || wl->busy_fail_safe)
+			return (fail(errbuf, len, "busy max and busy fail "
+			    "need a busy path"));
+		return (0);
+	}
+	if (wl->busy_path[0] != '/')
+		return (fail(errbuf, len, "busy path must start with \"/\""));
+	if (strpbrk(wl->busy_path, " \t") != NULL)
+		return (fail(errbuf, len, "busy path must not contain "
+		    "spaces"));
+	if (wl->busy_max < -1 || wl->busy_max == 0)
+		return (fail(errbuf, len, "busy max must be positive"));
+	if (wl->busy_fail_safe != 0 && wl->busy_fail_safe != 1)
+		return (fail(errbuf, len, "invalid busy fail"));
+	return (0);
+}
+
 int
 workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 {
@@ -308,6 +336,8 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 	    len) == -1 ||
 	    check_string("address", wl->address, &total, errbuf, len) == -1 ||
 	    check_string("health path", wl->health_path, &total, errbuf,
+	    len) == -1 ||
+	    check_string("busy path", wl->busy_path, &total, errbuf,
 	    len) == -1)
 		return (-1);
 
@@ -358,6 +388,9 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 	default:
 		return (fail(errbuf, len, "invalid health check"));
 	}
+
+	if (validate_busy(wl, errbuf, len) == -1)
+		return (-1);
 
 	TAILQ_FOREACH(e, &wl->env, entry) {
 		if (!valid_text(e->str))
@@ -525,6 +558,12 @@ workload_to_json(const struct workload_conf *wl)
 	r |= json_object_set_new(o, "health",
 	    json_string(wl->health == HEALTH_PATH ? "path" : "tcp"));
 	r |= set_str(o, "health_path", wl->health_path);
+	r |= set_str(o, "busy_path", wl->busy_path);
+	if (wl->busy_max != -1)
+		r |= json_object_set_new(o, "busy_max",
+		    json_integer(wl->busy_max));
+	if (wl->busy_fail_safe)
+		r |= json_object_set_new(o, "busy_fail", json_string("safe"));
 	if (wl->idle_timeout != -1)
 		r |= json_object_set_new(o, "idle_timeout",
 		    json_integer(wl->idle_timeout));
@@ -739,6 +778,29 @@ j_health_path(struct workload_conf *wl, const char *key, json_t *v,
 }
 
 static int
+j_busy_path(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_string(key, v, &wl->busy_path, errbuf, len));
+}
+
+static int
+j_busy_fail(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	const char	*s = json_string_value(v);
+
+	if (s != NULL && strcmp(s, "open") == 0)
+		wl->busy_fail_safe = 0;
+	else if (s != NULL && strcmp(s, "safe") == 0)
+		wl->busy_fail_safe = 1;
+	else
+		return (fail(errbuf, len, "field \"%s\": must be \"open\" "
+		    "or \"safe\"", key));
+	return (0);
+}
+
+static int
 j_volumes(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
 {
@@ -823,6 +885,18 @@ j_wake_timeout(struct workload_conf *wl, const char *key, json_t *v,
 	if (j_duration(key, v, &wl->wake_timeout, errbuf, len) == -1)
 		return (-1);
 	if (wl->wake_timeout == 0)
+		return (fail(errbuf, len, "field \"%s\": must be positive",
+		    key));
+	return (0);
+}
+
+static int
+j_busy_max(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (j_duration(key, v, &wl->busy_max, errbuf, len) == -1)
+		return (-1);
+	if (wl->busy_max == 0)
 		return (fail(errbuf, len, "field \"%s\": must be positive",
 		    key));
 	return (0);
@@ -1000,6 +1074,9 @@ static const struct jfield jfields[] = {
 	{ "port",		j_port },
 	{ "health",		j_health },
 	{ "health_path",	j_health_path },
+	{ "busy_path",		j_busy_path },
+	{ "busy_max",		j_busy_max },
+	{ "busy_fail",		j_busy_fail },
 	{ "idle_timeout",	j_idle_timeout },
 	{ "wake_timeout",	j_wake_timeout },
 	{ "memory",		j_memory },

@@ -19,7 +19,7 @@
  * size below is brought up to date, so that one is not forgotten.
  */
 #ifdef __LP64__
-_Static_assert(sizeof(struct workload_conf) == 296,
+_Static_assert(sizeof(struct workload_conf) == 320,
     "struct workload_conf changed: update workload_pack()");
 #endif
 
@@ -133,7 +133,7 @@ pack_size(const struct workload_conf *wc, size_t *objs)
 	n += str_size(wc->command) + str_size(wc->image) +
 	    str_size(wc->runtime) + str_size(wc->user) +
 	    str_size(wc->directory) + str_size(wc->address) +
-	    str_size(wc->health_path);
+	    str_size(wc->health_path) + str_size(wc->busy_path);
 	return (n);
 }
 
@@ -164,5 +164,6 @@ workload_pack(const struct workload_conf *wc)
 	n->directory = pack_str(&pk, wc->directory);
 	n->address = pack_str(&pk, wc->address);
 	n->health_path = pack_str(&pk, wc->health_path);
+	n->busy_path = pack_str(&pk, wc->busy_path);
 	return (n);
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "api.h"
+#include "cause.h"
 
 static const char *const api_reasons[] = {
 	[RT_REASON_NONE] = "none",
@@ -132,6 +133,12 @@ apij_transition(const struct ctl_transition *ct)
 	    "from", workload_state_name(ct->from),
 	    "to", workload_state_name(ct->to),
 	    "reason", apij_reason(ct->reason));
+	/* a wake: what caused it */
+	if (o != NULL && ct->cause.kind != WAKE_NONE &&
+	    json_object_set_new(o, "cause", cause_json(&ct->cause)) == -1) {
+		json_decref(o);
+		return (NULL);
+	}
 	if (o != NULL && ct->msg[0] != '\0' &&
 	    json_object_set_new(o, "message", json_stringn(ct->msg,
 	    strnlen(ct->msg, sizeof(ct->msg)))) == -1) {

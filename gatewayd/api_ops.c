@@ -162,6 +162,7 @@ api_recv_history(struct imsgev *iev, struct imsg *imsg)
 		return;
 	(void)imsg_get_data(imsg, &ct, sizeof(ct));
 	ct.msg[sizeof(ct.msg) - 1] = '\0';
+	cause_sanitize(&ct.cause);
 	if ((o = apij_transition(&ct)) != NULL)
 		(void)json_array_append_new(r->items, o);
 }
@@ -651,6 +652,9 @@ api_dispatch(struct api_req *r)
 		break;
 	case API_LOGS:
 		api_logs(r);
+		break;
+	case API_EVENTS:
+		api_events(r);
 		break;
 	default:
 		api_error(r, 404, "no such path", NULL);

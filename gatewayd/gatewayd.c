@@ -33,7 +33,7 @@ static const struct proc_handler gateway_handlers[] = {
 	API_GATEWAY_HANDLERS,
 	/* for /metrics: the parent's loads, the workloads' memory */
 	{ IMSG_CFG_STATUS, sizeof(struct cfg_status), PROC_FROM(PROC_PARENT),
-	    metrics_recv_status },
+	    api_events_recv_status },
 	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_STORE),
 	    metrics_recv_memory },
 	/* the reaper's count of wrong keys from every gateway (api.c) */

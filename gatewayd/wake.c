@@ -27,6 +27,11 @@
  * GW_REFUSED_PAUSE_MS after runtimed found it running, refusals are
  * 502s at once, so that a workload that runs and does not listen costs
  * runtimed a look a second at most.
+ *
+ * A WAKE says what woke the workload, for its history: the first parked
+ * request's method, host, path, client and User-Agent, cut to fixed
+ * bounds (struct wake_cause).  It is made once per wake, never for a
+ * request to a running workload.
  */
 
 #include <stdio.h>
@@ -47,16 +52,78 @@ wake_now_ns(void)
 	return ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
 }
 
+/*
+ * The client: the connection's peer, or behind a trusted proxy the last
+ * address of its X-Forwarded-For, the one that proxy saw.
+ */
+static void
+wake_client(const struct gw_conn *c, const struct http_head *h, char *buf,
+    size_t len)
+{
+	const struct http_field	*f, *last = NULL;
+	const char		*v, *comma;
+	size_t			 i, n;
+
+	cause_copy(buf, len, c->peer, sizeof(c->peer));
+	if (!c->trusted)
+		return;
+	for (i = 0; i < h->nfields; i++)
+		if (h->fields[i].id == HTTP_H_X_FORWARDED_FOR &&
+		    h->fields[i].valuelen > 0)
+			last = &h->fields[i];
+	if ((f = last) == NULL)
+		return;
+	v = f->value;
+	n = f->valuelen;
+	if ((comma = memrchr(v, ',', n)) != NULL) {
+		n -= comma + 1 - v;
+		v = comma + 1;
+	}
+	while (n > 0 && (*v == ' ' || *v == '\t')) {
+		v++;
+		n--;
+	}
+	if (n > 0)
+		cause_copy(buf, len, v, n);
+}
+
+/* what woke it: the request at the head of those parked */
+static void
+wake_cause_fill(const struct gw_workload *wl, struct wake_cause *cause)
+{
+	const struct gw_conn	*c = TAILQ_FIRST(&wl->parked);
+	const struct http_head	*h;
+	const struct http_field	*f;
+
+	cause->kind = WAKE_REQUEST;
+	if (c == NULL || c->req == NULL)
+		return;
+	h = &c->req->h;
+	cause_copy(cause->method, sizeof(cause->method), h->method,
+	    h->methodlen);
+	if (h->authority != NULL)
+		cause_copy(cause->host, sizeof(cause->host), h->authority,
+		    h->hostlen);
+	if (h->path != NULL)
+		cause_copy(cause->path, sizeof(cause->path), h->path,
+		    h->pathlen);
+	wake_client(c, h, cause->client, sizeof(cause->client));
+	if ((f = http_head_find(h, "User-Agent")) != NULL)
+		cause_copy(cause->agent, sizeof(cause->agent), f->value,
+		    f->valuelen);
+}
+
 static void
 wake_send(struct gw_workload *wl)
 {
-	struct wl_ref	 ref;
+	struct gw_wake	 gwk;
 	struct timeval	 tv;
 
-	memset(&ref, 0, sizeof(ref));
-	strlcpy(ref.name, wl->name, sizeof(ref.name));
-	if (proc_compose(gw->ps, PROC_RUNTIME, IMSG_GW_WAKE, 0, -1, &ref,
-	    sizeof(ref)) == -1) {
+	memset(&gwk, 0, sizeof(gwk));
+	strlcpy(gwk.name, wl->name, sizeof(gwk.name));
+	wake_cause_fill(wl, &gwk.cause);
+	if (proc_compose(gw->ps, PROC_RUNTIME, IMSG_GW_WAKE, 0, -1, &gwk,
+	    sizeof(gwk)) == -1) {
 		log_warn("%s: wake %s", __func__, wl->name);
 		return;
 	}
@@ -209,6 +276,8 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 
 	(void)imsg_get_data(imsg, &st, sizeof(st));
 	st.name[sizeof(st.name) - 1] = '\0';
+	/* GET /v1/events, whether this gateway routes to it or not */
+	api_events_state(&st);
 	if ((wl = workload_find(st.name)) == NULL)
 		return;		/* removed by a reload meanwhile */
 	if (wl->state == WL_RUNNING && st.state != WL_RUNNING)

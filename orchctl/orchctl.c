@@ -26,6 +26,7 @@
 
 #include "imsg.h"
 #include "orchctl.h"
+#include "event_json.h"
 #include "version.h"
 
 #define CTL_TIMEOUT	30	/* seconds orchd may stay silent */
@@ -79,7 +80,9 @@ static const struct request requests[] = {
 	{ LOGS,		  "logs",	    IMSG_CTL_LOGS,
 	    IMSG_CTL_LOGDATA,	CTL_TIMEOUT,	  NULL },
 	{ SHOW_VERSION,	  "show version",   IMSG_CTL_SHOW_VERSION,
-	    IMSG_CTL_VERSION,	CTL_TIMEOUT,	  NULL }
+	    IMSG_CTL_VERSION,	CTL_TIMEOUT,	  NULL },
+	{ MONITOR,	  "monitor",	    IMSG_CTL_MONITOR,
+	    IMSG_CTL_EVENT,	0,		  NULL }
 };
 
 /* what ctl_dispatch made of a reply */
@@ -105,6 +108,7 @@ static enum reply	 ctl_dispatch(struct imsg *, const struct request *,
 			    const struct parse_result *, const struct output *,
 			    int *);
 static void		 ctl_logdata(struct imsg *);
+static void		 ctl_event(struct imsg *, const struct output *);
 static void		 ctl_version(struct imsg *, const struct output *);
 static int		 ctl_unknown(struct imsg *);
 __dead static void	 ctl_fail(struct imsg *);
@@ -366,6 +370,7 @@ ctl_receive(struct imsgbuf *ibuf, const struct request *rq,
 	enum reply	 r;
 	int		 headed = 0, n, timeout;
 
+	/* logs -f and monitor wait for as long as it takes */
 	timeout = rq->rq_timeout;
 	if (res->action == LOGS && (res->flags & F_FOLLOW))
 		timeout = 0;
@@ -528,6 +533,10 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		out->reload(&cr);
 		return (REPLY_MORE);
 	}
+	if (type == IMSG_CTL_EVENT) {
+		ctl_event(imsg, out);
+		return (REPLY_MORE);
+	}
 	if (!*headed) {
 		out->head(res);
 		*headed = 1;
@@ -552,6 +561,7 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 			bad_reply();
 		str_printable(ct.name, sizeof(ct.name));
 		str_printable(ct.msg, sizeof(ct.msg));
+		cause_sanitize(&ct.cause);
 		out->transition(res, &ct);
 		break;
 	case IMSG_CTL_STATS:
@@ -579,6 +589,38 @@ ctl_logdata(struct imsg *imsg)
 		return;
 	if (fwrite(imsg->data, 1, len, stdout) != len ||
 	    fflush(stdout) == EOF) {
+		if (errno == EPIPE)
+			exit(1);
+		err(1, "stdout");
+	}
+}
+
+/*
+ * monitor: each event as it comes, a line of text or, with -j, one
+ * JSON object a line (the data of GET /v1/events).  A reader that went
+ * away ends orchctl.
+ */
+static void
+ctl_event(struct imsg *imsg, const struct output *out)
+{
+	struct ctl_event	 ev;
+	json_t			*o;
+	char			 line[1024], *s;
+
+	if (imsg_get_data(imsg, &ev, sizeof(ev)) == -1)
+		bad_reply();
+	event_sanitize(&ev);
+	if (out == &json_output) {
+		if ((o = event_json(&ev)) == NULL ||
+		    (s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER)) ==
+		    NULL)
+			errx(1, "cannot build the JSON event");
+		json_decref(o);
+		printf("%s\n", s);
+		free(s);
+	} else
+		printf("%s\n", event_text(&ev, line, sizeof(line)));
+	if (fflush(stdout) == EOF) {
 		if (errno == EPIPE)
 			exit(1);
 		err(1, "stdout");

@@ -23,6 +23,7 @@
 #include <jansson.h>
 
 #include "orchctl.h"
+#include "cause.h"
 
 #define DETAIL_FMT	"%-14s%s\n"
 #define STATS_TOTAL	"(total)"	/* no workload is called that */
@@ -502,18 +503,31 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	printf(DETAIL_FMT, "wakes:", buf);
 }
 
+/* a wake's message says what woke it: "by orchctl", "by GET ..." */
+static const char *
+transition_msg(const struct ctl_transition *ct, char *buf, size_t len)
+{
+	char	 cause[512];
+
+	if (ct->cause.kind == WAKE_NONE)
+		return (ct->msg);
+	(void)snprintf(buf, len, "%s%sby %s", ct->msg, ct->msg[0] != '\0' ?
+	    "; " : "", cause_text(&ct->cause, cause, sizeof(cause)));
+	return (buf);
+}
+
 static void
 show_transition(const struct parse_result *res,
     const struct ctl_transition *ct)
 {
-	char	 t[32];
+	char		 t[32], buf[RT_MSG_MAX + 600];
 
 	if (table.ncols == 0)
 		table_start("lllll", "TIME", "FROM", "TO", "REASON",
 		    "MESSAGE");
 	table_row(fmt_time(ct->time, t, sizeof(t)),
 	    workload_state_name(ct->from), workload_state_name(ct->to),
-	    reason_name(ct->reason, 0), ct->msg);
+	    reason_name(ct->reason, 0), transition_msg(ct, buf, sizeof(buf)));
 }
 
 static void
@@ -860,13 +874,14 @@ json_transition(const struct parse_result *res,
 	if (json_doc == NULL ||
 	    (history = json_object_get(json_doc, "history")) == NULL)
 		errx(1, "bad reply from orchd");
-	json_add(history, json_pack("{s:o, s:s, s:s, s:s, s:o}",
+	json_add(history, json_pack("{s:o, s:s, s:s, s:s, s:o, s:o}",
 	    "time", json_time(ct->time),
 	    "from", workload_state_name(ct->from),
 	    "to", workload_state_name(ct->to),
 	    "reason", reason_name(ct->reason, 1),
 	    "message", ct->msg[0] != '\0' ? json_string(ct->msg) :
-	    json_null()));
+	    json_null(),
+	    "cause", cause_json(&ct->cause)));
 }
 
 /* show workload: the definition as the parent sent it, in "definition" */

@@ -379,7 +379,8 @@ config_recv_done(struct imsgev *iev, struct imsg *imsg)
 void
 config_status(struct orchd *env, int ok)
 {
-	struct timespec	 ts;
+	struct timespec		 ts;
+	struct ctl_event	 ev;
 
 	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
 		fatal("clock_gettime");
@@ -390,4 +391,7 @@ config_status(struct orchd *env, int ok)
 	if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_CFG_STATUS, 0, -1,
 	    &env->status, sizeof(env->status)) == -1)
 		log_warn("%s: compose", __func__);
+	/* and orchctl monitor; the gateways make their own of the above */
+	event_reload(&ev, ok, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+	control_event(&ev);
 }

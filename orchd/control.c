@@ -27,6 +27,7 @@
 
 #define CONTROL_BACKLOG		16
 #define CONTROL_MAX_CONNS	64
+#define CONTROL_MONITOR_QUEUE	256	/* events a monitor has not read */
 
 struct ctl_conn {
 	TAILQ_ENTRY(ctl_conn)	 entry;
@@ -36,6 +37,7 @@ struct ctl_conn {
 	unsigned int		 items;		/* relayed so far */
 	uint32_t		 type;		/* of the request forwarded */
 	char			 name[ORCHD_NAME_MAX]; /* asked for, or "" */
+	int			 monitor;	/* orchctl monitor: events */
 };
 
 static TAILQ_HEAD(, ctl_conn) ctl_conns = TAILQ_HEAD_INITIALIZER(ctl_conns);
@@ -464,4 +466,56 @@ control_show_definition(struct imsgev *iev, struct imsg *imsg)
 		control_reply(c->id, IMSG_CTL_END, NULL, 0);
 	}
 	free(json);
+}
+
+/*
+ * orchctl monitor: every event from now on goes to this connection, for
+ * as long as it lasts.  Nothing is answered until the first event.
+ */
+void
+control_monitor(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_conn	*c;
+
+	if ((c = control_request(iev, imsg)) == NULL)
+		return;
+	c->monitor = 1;
+	log_debug("control: connection %u monitors", c->id);
+}
+
+/*
+ * An event to every monitor.  A monitor that leaves
+ * CONTROL_MONITOR_QUEUE of them unread is dropped, never waited for:
+ * the parent's memory is not a slow reader's buffer.
+ */
+void
+control_event(const struct ctl_event *ev)
+{
+	struct ctl_conn	*c, *next;
+
+	TAILQ_FOREACH_SAFE(c, &ctl_conns, entry, next) {
+		if (!c->monitor)
+			continue;
+		if (imsgbuf_queuelen(&c->iev->ibuf) >= CONTROL_MONITOR_QUEUE) {
+			log_warnx("control: a monitor left %d events unread: "
+			    "dropped", CONTROL_MONITOR_QUEUE);
+			control_closed(c->iev);
+			continue;
+		}
+		if (imsgev_compose(c->iev, IMSG_CTL_EVENT, 0, -1, ev,
+		    sizeof(*ev)) == -1)
+			log_warn("control: event");
+	}
+}
+
+/* runtimed's changes of state: the ones that are changes are events */
+void
+control_recv_state(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_state		 st;
+	struct ctl_event	 ev;
+
+	(void)imsg_get_data(imsg, &st, sizeof(st));
+	if (event_from_state(&ev, &st) == 0)
+		control_event(&ev);
 }

@@ -153,6 +153,7 @@ static size_t		 npathchecks;
 #define SEEN_KEYPAIR	0x40
 #define SEEN_INIT	0x80
 #define SEEN_STOPSIG	0x100
+#define SEEN_BUSYFAIL	0x200
 
 /*
  * The users that process workloads name, checked once the whole file is
@@ -252,6 +253,7 @@ static void	 portchecks_run(const struct orchd_conf *);
 %token	PREFORK PROCESS PROXY PUBLIC REAPER RUNTIME SIGNAL SOCKET STOP TCP
 %token	TIMEOUT TLS TRUSTED UIDS UPSTREAM USER VOLUME WAKE WARM WORKLOAD
 %token	AGENT ANSWER FROM IGNORE SERVER TIMING TUNNEL
+%token	BUSY FAIL
 %token	ERROR
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
@@ -759,6 +761,36 @@ wlopt		: HOST STRING			{
 			    $2);
 			YYERROR;
 		}
+		| BUSY PATH STRING		{
+			if (set_string(&wl->busy_path, $3, "busy path") == -1)
+				YYERROR;
+		}
+		| BUSY MAXCONN duration		{
+			if (wl->busy_max != -1) {
+				yyerror("busy max already set");
+				YYERROR;
+			}
+			if ($3 == 0) {
+				yyerror("busy max must be positive");
+				YYERROR;
+			}
+			wl->busy_max = $3;
+		}
+		| BUSY FAIL STRING		{
+			if (wl_seen & SEEN_BUSYFAIL) {
+				yyerror("busy fail already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_BUSYFAIL;
+			if (strcmp($3, "safe") == 0)
+				wl->busy_fail_safe = 1;
+			else if (strcmp($3, "open") == 0)
+				wl->busy_fail_safe = 0;
+			else {
+				yyerror("busy fail \"%s\": open or safe", $3);
+				YYERROR;
+			}
+		}
 		| IDLE TIMEOUT duration		{
 			if (wl->idle_timeout != -1) {
 				yyerror("idle timeout already set");
@@ -1006,6 +1038,7 @@ lookup(const char *s, const char **near)
 		{ "api",		API },
 		{ "body",		BODY },
 		{ "bridge",		BRIDGE },
+		{ "busy",		BUSY },
 		{ "certificate",	CERTIFICATE },
 		{ "chroot",		CHROOT },
 		{ "command",		COMMAND },
@@ -1016,6 +1049,7 @@ lookup(const char *s, const char **near)
 		{ "docker",		DOCKER },
 		{ "driver",		DRIVER },
 		{ "env",		ENV },
+		{ "fail",		FAIL },
 		{ "file",		FILENAME },
 		{ "from",		FROM },
 		{ "header",		HEADER },

@@ -91,6 +91,10 @@ policy_image_allowed(const struct orchd_conf *conf, const char *image)
  * workload itself, and what its own answers carry; a rule's match costs
  * the gateway at most a pass of a short string per character of its
  * pattern (common/filter.c), ORCHD_IGNORE_MAX rules at most.
+ * The busy veto (busy path, max, fail) is the API's to set too: runtimed
+ * asks the workload's own address, as for its health path, and a
+ * workload that says it is busy runs at most busy max longer, less than
+ * the keep warm the API may set already.
  */
 static int
 policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,

@@ -356,6 +356,14 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 		print_wlstring(fp, "health path", wl->health_path);
 	else
 		fputs("\thealth tcp\n", fp);
+	/* without a path there is no veto: its max and fail say nothing */
+	if (wl->busy_path != NULL) {
+		print_wlstring(fp, "busy path", wl->busy_path);
+		print_wlduration(fp, "busy max", wl->busy_max, ORCHD_BUSY_MAX,
+		    "the default");
+		fputs(wl->busy_fail_safe ? "\tbusy fail safe\n" :
+		    "\t# busy fail open, the default\n", fp);
+	}
 	if (conf->reaper_off)
 		fputs("\t# the reaper is off: never suspended\n", fp);
 	print_wlduration(fp, "idle timeout", wl->idle_timeout,

@@ -328,6 +328,7 @@ store_recv_state(struct imsgev *iev, struct imsg *imsg)
 	(void)imsg_get_data(imsg, &st, sizeof(st));
 	st.name[sizeof(st.name) - 1] = '\0';
 	st.msg[sizeof(st.msg) - 1] = '\0';
+	cause_sanitize(&st.cause);
 	if (!store_restored) {
 		pending_add(&st);
 		return;

@@ -136,9 +136,9 @@ lastseen_send(void)
 static void
 reaper_tick(int fd, short event, void *arg)
 {
-	struct reap_wl	*wl;
-	struct wl_ref	 ref;
-	time_t		 now = time(NULL);
+	struct reap_wl		*wl;
+	struct rp_suspend	 rs;
+	time_t			 now = time(NULL);
 
 	lastseen_send();
 	if (reap_off)
@@ -148,10 +148,12 @@ reaper_tick(int fd, short event, void *arg)
 			continue;
 		log_debug("%s: idle for %llds, suspending", wl->name,
 		    (long long)(now - wl->last_seen));
-		memset(&ref, 0, sizeof(ref));
-		strlcpy(ref.name, wl->name, sizeof(ref.name));
+		/* asked every tick while it is idle: a busy veto holds */
+		memset(&rs, 0, sizeof(rs));
+		strlcpy(rs.name, wl->name, sizeof(rs.name));
+		rs.idle_since = wl->last_seen + wl->idle_timeout;
 		if (proc_compose(&reaper_ps, PROC_RUNTIME, IMSG_REAP_SUSPEND, 0,
-		    -1, &ref, sizeof(ref)) == -1)
+		    -1, &rs, sizeof(rs)) == -1)
 			log_warn("%s: compose", __func__);
 	}
 }

@@ -123,6 +123,7 @@ void
 control_recv_wake(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rt_workload	*wl;
+	struct wake_cause	 cause;
 	char			 name[ORCHD_NAME_MAX];
 	struct asker		 a;
 
@@ -136,7 +137,10 @@ control_recv_wake(struct imsgev *iev, struct imsg *imsg)
 	/* before the wake: a start that fails at once settles it */
 	if (control_wait(wl, &a, WL_RUNNING) == -1)
 		return;
-	lifecycle_wake(name, RT_REASON_OPERATOR);
+	/* orchctl comes through the parent, the API through a gateway */
+	lifecycle_cause(&cause, a.peer == PROC_GATEWAY ? WAKE_API :
+	    WAKE_ORCHCTL);
+	lifecycle_wake(name, RT_REASON_OPERATOR, &cause);
 }
 
 void
@@ -180,6 +184,7 @@ void
 control_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rt_workload	*wl;
+	struct wake_cause	 cause;
 	struct ctl_keepwarm	 kw;
 	struct asker		 a;
 
@@ -199,8 +204,10 @@ control_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 	    sizeof(kw)) == -1)
 		log_warn("%s: compose", __func__);
 	lifecycle_keep_warm_send(wl);
-	if (kw.on && (wl->state == WL_ASLEEP || wl->state == WL_FAILED))
-		lifecycle_wake(wl->name, RT_REASON_KEEP_WARM);
+	if (kw.on && (wl->state == WL_ASLEEP || wl->state == WL_FAILED)) {
+		lifecycle_cause(&cause, WAKE_KEEP_WARM);
+		lifecycle_wake(wl->name, RT_REASON_KEEP_WARM, &cause);
+	}
 	control_ok(&a);
 }
 

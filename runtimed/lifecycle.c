@@ -98,13 +98,18 @@ state_send(struct rt_workload *wl, enum privsep_procid to,
 		log_warn("workload %s: state to %s", wl->name, proc_name(to));
 }
 
+/* from: the state left, or wl's own for a state told again */
 static void
-state_fill(struct rt_workload *wl, enum rt_reason reason, const char *msg,
-    struct rt_state *st)
+state_fill(struct rt_workload *wl, enum workload_state from,
+    enum rt_reason reason, const char *msg, struct rt_state *st)
 {
 	memset(st, 0, sizeof(*st));
 	strlcpy(st->name, wl->name, sizeof(st->name));
+	st->from = from;
 	st->state = wl->state;
+	/* a wake carries what caused it, into the history */
+	if (wl->state == WL_WAKING && from != WL_WAKING)
+		st->cause = wl->cause;
 	st->reason = reason;
 	st->since = wl->since;
 	st->since_ms = wl->since_ms;
@@ -118,7 +123,7 @@ state_repeat(struct rt_workload *wl)
 {
 	struct rt_state	 st;
 
-	state_fill(wl, RT_REASON_NONE, NULL, &st);
+	state_fill(wl, wl->state, RT_REASON_NONE, NULL, &st);
 	state_send(wl, PROC_GATEWAY, &st);
 }
 
@@ -126,20 +131,35 @@ static void
 state_set(struct rt_workload *wl, enum workload_state state,
     enum rt_reason reason, const char *msg)
 {
-	struct rt_state	 st;
+	struct rt_state		 st;
+	enum workload_state	 from = wl->state;
+	char			 cause[512];
 
-	log_info("workload %s: %s -> %s (%s%s%s)", wl->name,
-	    workload_state_name(wl->state), workload_state_name(state),
-	    reason_name(reason), msg != NULL && *msg != '\0' ? ": " : "",
-	    msg != NULL ? msg : "");
+	/* what woke it, unless the reason says it all */
+	if (state == WL_WAKING && wl->cause.kind != WAKE_NONE &&
+	    wl->cause.kind != WAKE_KEEP_WARM)
+		log_info("workload %s: %s -> %s (%s) by %s", wl->name,
+		    workload_state_name(wl->state), workload_state_name(state),
+		    reason_name(reason), cause_text(&wl->cause, cause,
+		    sizeof(cause)));
+	else
+		log_info("workload %s: %s -> %s (%s%s%s)", wl->name,
+		    workload_state_name(wl->state), workload_state_name(state),
+		    reason_name(reason), msg != NULL && *msg != '\0' ?
+		    ": " : "", msg != NULL ? msg : "");
 	wl->state = state;
 	since_now(wl);
 	/* a DRAINED still on its way answers a question no longer asked */
 	wl->draining = 0;
-	state_fill(wl, reason, msg, &st);
+	/* and so would a busy path's answer: a new stretch begins */
+	busy_stop(wl);
+	wl->busy_since = 0;
+	state_fill(wl, from, reason, msg, &st);
 	state_send(wl, PROC_GATEWAY, &st);
 	state_send(wl, PROC_REAPER, &st);
 	state_send(wl, PROC_STORE, &st);
+	/* for orchctl monitor */
+	state_send(wl, PROC_PARENT, &st);
 	control_state(wl, msg);
 	counts_changed();
 }
@@ -241,6 +261,7 @@ lc_free(struct rt_workload *wl)
 	log_debug("workload %s: forgotten", wl->name);
 	control_gone(wl);
 	ready_stop(wl);
+	busy_stop(wl);
 	timer_disarm(&wl->wake_timer);
 	process_clear(wl);
 	docker_clear(wl);
@@ -261,7 +282,7 @@ lc_stopped(struct rt_workload *wl)
 		return;
 	}
 	if (wl->wake_queued)
-		lc_start(wl, RT_REASON_REQUEST);
+		lc_start(wl, wl->wake_reason);
 }
 
 /*
@@ -307,28 +328,53 @@ lifecycle_find(const char *name)
  * generation before we did.  It is run once we have applied it too.
  */
 static void
-early_wake(const char *name)
+early_wake(const char *name, const struct wake_cause *cause)
 {
-	int	 i;
+	struct gw_wake	*e;
+	int		 i;
 
 	for (i = 0; i < rt->nearly; i++)
-		if (strcmp(rt->early[i], name) == 0)
+		if (strcmp(rt->early[i].name, name) == 0)
 			return;
 	if (rt->nearly >= RT_EARLY_WAKES_MAX) {
 		log_warnx("workload %s: unknown, wake dropped", name);
 		return;
 	}
-	strlcpy(rt->early[rt->nearly++], name, sizeof(rt->early[0]));
+	e = &rt->early[rt->nearly++];
+	strlcpy(e->name, name, sizeof(e->name));
+	e->cause = *cause;
 	log_debug("workload %s: not known yet, wake kept", name);
 }
 
+/* a cause that is its kind alone: orchctl, keep warm */
 void
-lifecycle_wake(const char *name, enum rt_reason reason)
+lifecycle_cause(struct wake_cause *cause, enum wake_kind kind)
+{
+	memset(cause, 0, sizeof(*cause));
+	cause->kind = kind;
+}
+
+/* a wake held until a stop is done: its reason and cause, the first's */
+static void
+wake_queue(struct rt_workload *wl, enum rt_reason reason,
+    const struct wake_cause *cause)
+{
+	if (wl->wake_queued)
+		return;
+	wl->wake_queued = 1;
+	wl->wake_reason = reason;
+	wl->cause = *cause;
+}
+
+/* cause: what woke it, kept in the history with the wake */
+void
+lifecycle_wake(const char *name, enum rt_reason reason,
+    const struct wake_cause *cause)
 {
 	struct rt_workload	*wl;
 
 	if ((wl = lifecycle_find(name)) == NULL) {
-		early_wake(name);
+		early_wake(name, cause);
 		return;
 	}
 	if (wl->conf == NULL) {
@@ -345,15 +391,17 @@ lifecycle_wake(const char *name, enum rt_reason reason)
 		break;
 	case WL_SUSPENDING:
 		log_debug("workload %s: wakes once stopped", name);
-		wl->wake_queued = 1;
+		wake_queue(wl, reason, cause);
 		break;
 	case WL_ASLEEP:
 	case WL_FAILED:
 		/* failed by a wake timeout, its stop may not be done yet */
 		if (wl->stopping)
-			wl->wake_queued = 1;
-		else
+			wake_queue(wl, reason, cause);
+		else {
+			wl->cause = *cause;
 			lc_start(wl, reason);
+		}
 		break;
 	}
 }
@@ -486,11 +534,13 @@ static void
 keep_warm_wakes(void)
 {
 	struct rt_workload	*wl, *next;
+	struct wake_cause	 cause;
 
+	lifecycle_cause(&cause, WAKE_KEEP_WARM);
 	RB_FOREACH_SAFE(wl, rt_workloads, &rt->workloads, next)
 		if (wl->conf != NULL && lifecycle_keep_warm(wl) &&
 		    (wl->state == WL_ASLEEP || wl->state == WL_FAILED))
-			lifecycle_wake(wl->name, RT_REASON_KEEP_WARM);
+			lifecycle_wake(wl->name, RT_REASON_KEEP_WARM, &cause);
 }
 
 void
@@ -738,14 +788,17 @@ early_wakes_run(void)
 	int		 i;
 
 	for (i = 0; i < rt->nearly; i++) {
-		if (lifecycle_find(rt->early[i]) != NULL) {
-			lifecycle_wake(rt->early[i], RT_REASON_REQUEST);
+		if (lifecycle_find(rt->early[i].name) != NULL) {
+			lifecycle_wake(rt->early[i].name, RT_REASON_REQUEST,
+			    &rt->early[i].cause);
 			continue;
 		}
 		log_debug("workload %s: wake of an unknown workload",
-		    rt->early[i]);
+		    rt->early[i].name);
 		memset(&st, 0, sizeof(st));
-		strlcpy(st.name, rt->early[i], sizeof(st.name));
+		strlcpy(st.name, rt->early[i].name, sizeof(st.name));
+		/* told, not a change: nothing for the history or events */
+		st.from = WL_FAILED;
 		st.state = WL_FAILED;
 		st.reason = RT_REASON_START_FAILED;
 		st.since = time(NULL);

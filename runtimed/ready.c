@@ -104,9 +104,9 @@ probe_ready(struct rt_probe *p)
 	lifecycle_ready(wl);
 }
 
-/* the name the workload knows itself by, for Host */
-static void
-probe_host(const struct rt_workload *wl, char *buf, size_t len)
+/* the name the workload knows itself by, for Host; busy.c's too */
+void
+ready_host(const struct rt_workload *wl, char *buf, size_t len)
 {
 	const struct strentry	*e;
 
@@ -129,7 +129,7 @@ probe_request(struct rt_probe *p)
 	char	 host[ORCHD_HOST_MAX + 64];
 	int	 n;
 
-	probe_host(p->wl, host, sizeof(host));
+	ready_host(p->wl, host, sizeof(host));
 	n = snprintf(p->req, sizeof(p->req), "GET %s HTTP/1.1\r\n"
 	    "Host: %s\r\nUser-Agent: orchd\r\nAccept: */*\r\n"
 	    "Connection: close\r\n\r\n", p->wl->conf->health_path, host);
@@ -175,9 +175,9 @@ probe_send(struct rt_probe *p)
 	}
 }
 
-/* "HTTP/1.1 204 No Content": 2xx and 3xx say it is up */
-static int
-probe_status(const char *line)
+/* "HTTP/1.1 204 No Content": the status, or -1; busy.c's too */
+int
+ready_status(const char *line)
 {
 	int	 code;
 
@@ -212,7 +212,8 @@ probe_read(struct rt_probe *p)
 	if (n > 0 && strchr(p->line, '\n') == NULL &&
 	    p->linelen < sizeof(p->line) - 1)
 		return;
-	code = probe_status(p->line);
+	/* 2xx and 3xx say it is up */
+	code = ready_status(p->line);
 	if (code >= 200 && code < 400) {
 		probe_ready(p);
 		return;

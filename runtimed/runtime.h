@@ -18,6 +18,7 @@
 #define RT_EARLY_WAKES_MAX	64	/* wakes for names not yet known */
 
 struct rt_probe;
+struct rt_busy;
 struct rt_docker;
 
 /* a command waiting for a workload to be running or asleep */
@@ -58,6 +59,9 @@ struct rt_workload {
 	int			 stopping;	/* driver stop begun */
 	enum rt_reason		 stop_reason;
 	int			 wake_queued;	/* start once stopped */
+	enum rt_reason		 wake_reason;	/* ... for this reason */
+	struct wake_cause	 cause;		/* of the wake under way or
+						   queued, for the history */
 	int			 draining;	/* DRAINED answers expected */
 	int			 drain_busy;	/* a gateway said busy */
 	enum rt_reason		 drain_reason;	/* idle, operator */
@@ -66,6 +70,9 @@ struct rt_workload {
 
 	struct event		*wake_timer;	/* while waking */
 	struct rt_probe		*probe;		/* readiness */
+	struct rt_busy		*busy;		/* the busy veto asked */
+	time_t			 busy_since;	/* first veto of this idle
+						   stretch, for the log */
 
 	struct rt_process	 proc;
 	struct rt_docker	*docker;	/* driver_docker.c */
@@ -79,7 +86,7 @@ struct runtime {
 	struct rt_workloads	 workloads;
 	int64_t			 wake_timeout;	/* global */
 	/* wakes that came before the configuration naming them */
-	char			 early[RT_EARLY_WAKES_MAX][ORCHD_NAME_MAX];
+	struct gw_wake		 early[RT_EARLY_WAKES_MAX];
 	int			 nearly;
 	int			 configured;	/* has a generation */
 	int			 restored;	/* the store's restore */
@@ -95,7 +102,9 @@ void		 lifecycle_apply(struct cfg_generation *);
 struct rt_workload *lifecycle_find(const char *);
 int		 lifecycle_keep_warm(const struct rt_workload *);
 void		 lifecycle_keep_warm_send(struct rt_workload *);
-void		 lifecycle_wake(const char *, enum rt_reason);
+void		 lifecycle_wake(const char *, enum rt_reason,
+		    const struct wake_cause *);
+void		 lifecycle_cause(struct wake_cause *, enum wake_kind);
 int		 lifecycle_suspend(const char *, enum rt_reason);
 void		 lifecycle_drained(const char *, int);
 void		 lifecycle_restore(const struct st_restore *);
@@ -131,6 +140,12 @@ void		 restore_replay(void);
 /* ready.c */
 void		 ready_start(struct rt_workload *);
 void		 ready_stop(struct rt_workload *);
+void		 ready_host(const struct rt_workload *, char *, size_t);
+int		 ready_status(const char *);
+
+/* busy.c: the busy veto, asked before an idle workload is suspended */
+void		 busy_suspend(struct rt_workload *, int64_t);
+void		 busy_stop(struct rt_workload *);
 
 /* driver_process.c: the parent's answers */
 void		 process_init(struct rt_workload *);

@@ -80,6 +80,8 @@ test_route_every_endpoint(void **state)
 	route_ok(HTTP_M_GET, "/healthz", API_HEALTHZ, "");
 	route_ok(HTTP_M_HEAD, "/healthz", API_HEALTHZ, "");
 	route_ok(HTTP_M_GET, "/healthz?x", API_HEALTHZ, "");
+	route_ok(HTTP_M_GET, "/v1/events", API_EVENTS, "");
+	route_ok(HTTP_M_GET, "/v1/events?since=now", API_EVENTS, "");
 }
 
 static void
@@ -103,6 +105,13 @@ test_route_errors(void **state)
 	route_fails(HTTP_M_DELETE, "/healthz", 405, "GET, HEAD");
 	route_fails(HTTP_M_GET, "/healthz/", 404, NULL);
 	route_fails(HTTP_M_GET, "/healthy", 404, NULL);
+	route_fails(HTTP_M_POST, "/v1/events", 405, "GET");
+	route_fails(HTTP_M_HEAD, "/v1/events", 405, "GET");
+	route_fails(HTTP_M_GET, "/v1/events/", 404, NULL);
+	route_fails(HTTP_M_GET, "/v1/eventsx", 404, NULL);
+	/* a key is wanted, as everywhere but /healthz */
+	(void)api_route(HTTP_M_GET, "/v1/events", 10, &t);
+	assert_int_equal(t.open, 0);
 	/* /healthz is open to all, its 405 too; nothing else is */
 	(void)api_route(HTTP_M_POST, "/healthz", 8, &t);
 	assert_int_equal(t.open, 1);

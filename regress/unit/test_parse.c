@@ -383,6 +383,14 @@ static const struct bad {
 	    "host path must be absolute", 1 },
 	{ "bad-health-path.conf", "bad-health-path.conf:1",
 	    "health path must start with \"/\"", 1 },
+	{ "bad-busy-path.conf", "bad-busy-path.conf:1",
+	    "workload \"a\": busy path must start with \"/\"", 1 },
+	{ "bad-busy-nopath.conf", "bad-busy-nopath.conf:1",
+	    "busy max and busy fail need a busy path", 1 },
+	{ "bad-busy-fail.conf", "bad-busy-fail.conf:5",
+	    "busy fail \"closed\": open or safe", 1 },
+	{ "bad-busy-dup.conf", "bad-busy-dup.conf:6",
+	    "busy max already set", 1 },
 	{ "bad-size.conf", "bad-size.conf:5", "invalid size: \"12Q\": "
 	    "bytes, or a number with K, M or G", 1 },
 	{ "bad-address.conf", "bad-address.conf:1",
@@ -1271,6 +1279,9 @@ assert_workloads_equal(const struct workload_conf *a,
 	assert_int_equal(a->port, b->port);
 	assert_int_equal(a->health, b->health);
 	assert_strings_equal(a->health_path, b->health_path);
+	assert_strings_equal(a->busy_path, b->busy_path);
+	assert_int_equal(a->busy_max, b->busy_max);
+	assert_int_equal(a->busy_fail_safe, b->busy_fail_safe);
 	assert_int_equal(a->idle_timeout, b->idle_timeout);
 	assert_int_equal(a->wake_timeout, b->wake_timeout);
 	assert_int_equal(a->memory, b->memory);
@@ -1360,6 +1371,11 @@ test_json_roundtrip(void **state)
 	wl->port = 65535;
 	wl->health = HEALTH_PATH;
 	assert_non_null((wl->health_path = strdup("/healthz?x=1")));
+	assert_int_equal(wl->busy_max, -1);
+	assert_null(wl->busy_path);
+	assert_non_null((wl->busy_path = strdup("/busy?job=all")));
+	wl->busy_max = 7200;
+	wl->busy_fail_safe = 1;
 	free(wl->address);
 	assert_non_null((wl->address = strdup("fe80::1")));
 	for (n = 0; n < 3; n++) {
@@ -1565,6 +1581,21 @@ test_json_errors(void **state)
 		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
 		    "\"command\":\"x\",\"init\":true}",
 		    "init is only for driver docker" },
+		{ "{\"name\":\"a\",\"busy_fail\":true}",
+		    "field \"busy_fail\": must be \"open\" or \"safe\"" },
+		{ "{\"name\":\"a\",\"busy_max\":0}",
+		    "field \"busy_max\": must be positive" },
+		{ "{\"name\":\"a\",\"busy_path\":[\"/busy\"]}",
+		    "field \"busy_path\": must be a string" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"busy_fail\":\"safe\"}",
+		    "busy max and busy fail need a busy path" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"busy_path\":\"/a b\"}",
+		    "busy path must not contain spaces" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"busy_path\":\"/a\\r\\nX: y\"}",
+		    "busy path: invalid character" },
 	};
 	struct workload_conf	*wl;
 	char			 err[256];
