@@ -57,7 +57,8 @@ reason_name(enum rt_reason reason)
 		[RT_REASON_KEEP_WARM] = "keep warm",
 		[RT_REASON_RESTORED] = "restored",
 		[RT_REASON_SHUTDOWN] = "shutdown",
-		[RT_REASON_REMOVED] = "removed"
+		[RT_REASON_REMOVED] = "removed",
+		[RT_REASON_DEPENDENCY] = "dependency"
 	};
 
 	if ((unsigned int)reason >= nitems(names) || names[reason] == NULL)
