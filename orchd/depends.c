@@ -97,11 +97,11 @@ depends_on(const struct workload_conf *wc, const char *name)
 }
 
 /*
- * The workloads of conf that depend on name, "a, b", in buf (cut with
- * "..." if it is too short); their number.
+ * The workloads of conf (only the API's if api) that depend on name,
+ * "a, b", in buf (cut with "..." if it is too short); their number.
  */
-int
-depends_dependents(const struct orchd_conf *conf, const char *name,
+static int
+dependents(const struct orchd_conf *conf, const char *name, int api,
     char *buf, size_t len)
 {
 	const struct workload_conf	*wc;
@@ -110,7 +110,7 @@ depends_dependents(const struct orchd_conf *conf, const char *name,
 	if (len > 0)
 		buf[0] = '\0';
 	TAILQ_FOREACH(wc, &conf->workloads, entry) {
-		if (!depends_on(wc, name))
+		if (!depends_on(wc, name) || (api && wc->source != SOURCE_API))
 			continue;
 		if (!cut && len > 0 && ((n > 0 && strlcat(buf, ", ", len) >=
 		    len) || strlcat(buf, wc->name, len) >= len))
@@ -120,6 +120,13 @@ depends_dependents(const struct orchd_conf *conf, const char *name,
 	if (cut && len > 4)
 		memcpy(buf + len - 4, "...", 4);
 	return (n);
+}
+
+int
+depends_dependents(const struct orchd_conf *conf, const char *name,
+    char *buf, size_t len)
+{
+	return (dependents(conf, name, 0, buf, len));
 }
 
 /*
@@ -135,6 +142,7 @@ depends_reload_check(const struct orchd_conf *nconf,
 	const struct workload_conf	*wc, *o;
 	const struct strentry		*e;
 	char				 who[CTL_MSG_MAX / 2];
+	int				 n;
 
 	TAILQ_FOREACH(wc, &oconf->workloads, entry) {
 		if (wc->source != SOURCE_API)
@@ -151,11 +159,10 @@ depends_reload_check(const struct orchd_conf *nconf,
 					break;
 			if (o != NULL)
 				continue;
-			(void)depends_dependents(oconf, e->str, who,
-			    sizeof(who));
+			n = dependents(oconf, e->str, 1, who, sizeof(who));
 			snprintf(err, len, "workload %s cannot be removed: %s "
 			    "(created through the API) depend%s on it",
-			    e->str, who, strchr(who, ',') != NULL ? "" : "s");
+			    e->str, who, n > 1 ? "" : "s");
 			return (-1);
 		}
 	}

@@ -615,6 +615,8 @@ test_depends(void **state)
 	assert_int_equal(depends_dependents(&conf, "db", who, 6), 2);
 	assert_string_equal(who, "ap...");
 
+	/* the file's own that depend on it go with it: not named */
+	dep_add(&conf, "fileapp", SOURCE_CONFIG, "db", NULL);
 	dep_add(&nconf, "cache", SOURCE_CONFIG, NULL, NULL);
 	assert_int_equal(depends_reload_check(&nconf, &conf, err,
 	    sizeof(err)), -1);
