@@ -6,7 +6,9 @@
  * its buffer.  The first parked request sends one WAKE to runtimed; every
  * later one waits on the same wake.  runtimed answers with the workload's
  * new state: running resumes every parked request on its own connection,
- * failed answers 503 with Retry-After, a wake timeout 504.  If runtimed
+ * failed answers 503 with Retry-After, a wake timeout 504.  A workload
+ * whose dependency did not wake fails with that dependency's name, which
+ * its 503 says.  If runtimed
  * never answers, the gateway's own timer answers 504 a little after the
  * wake timeout.
  *
@@ -83,7 +85,7 @@ wake_unpark(struct gw_conn *c)
 }
 
 static void
-wake_answer(struct gw_workload *wl, int status)
+wake_answer(struct gw_workload *wl, int status, const char *text)
 {
 	struct gw_conn	*c;
 	char		 retry[64];
@@ -94,8 +96,27 @@ wake_answer(struct gw_workload *wl, int status)
 		head_put(c->req);
 		c->req = NULL;
 		activity_end(c);
-		conn_respond(c, status, status == 503 ? retry : NULL, 1);
+		conn_respond_text(c, status, status == 503 ? retry : NULL, 1,
+		    text);
 	}
+}
+
+/*
+ * "dependency db did not wake: start failed", from runtimed's message:
+ * names and reasons of ours, cut to printable ASCII all the same.
+ */
+static const char *
+wake_dependency(const struct rt_state *st, char *buf, size_t len)
+{
+	char	*p;
+
+	if (st->reason != RT_REASON_DEPENDENCY || st->msg[0] == '\0')
+		return (NULL);
+	(void)snprintf(buf, len, "dependency %s", st->msg);
+	for (p = buf; *p != '\0'; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			*p = '?';
+	return (buf);
 }
 
 static void
@@ -117,7 +138,7 @@ wake_timer_fired(int fd, short event, void *arg)
 	log_warnx("%s: no answer to its wake, answering 504", wl->name);
 	metrics_wake_timeout(wl);
 	wl->wake_pending = 0;
-	wake_answer(wl, 504);
+	wake_answer(wl, 504, NULL);
 }
 
 void
@@ -125,9 +146,11 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rt_state		 st;
 	struct gw_workload	*wl;
+	char			 why[RT_MSG_MAX + 16];
 
 	(void)imsg_get_data(imsg, &st, sizeof(st));
 	st.name[sizeof(st.name) - 1] = '\0';
+	st.msg[sizeof(st.msg) - 1] = '\0';
 	if ((wl = workload_find(st.name)) == NULL)
 		return;		/* removed by a reload meanwhile */
 	if (wl->state == WL_RUNNING && st.state != WL_RUNNING)
@@ -145,7 +168,8 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	case WL_FAILED:
 		wl->wake_pending = 0;
 		timer_disarm(&wl->wake_timer);
-		wake_answer(wl, st.reason == RT_REASON_WAKE_TIMEOUT ? 504 : 503);
+		wake_answer(wl, st.reason == RT_REASON_WAKE_TIMEOUT ? 504 : 503,
+		    wake_dependency(&st, why, sizeof(why)));
 		break;
 	case WL_ASLEEP:
 		/* stopped with requests parked during the stop: wake again */
@@ -188,5 +212,5 @@ wake_workload_gone(struct gw_workload *wl)
 {
 	timer_disarm(&wl->wake_timer);
 	wl->wake_pending = 0;
-	wake_answer(wl, 503);
+	wake_answer(wl, 503, NULL);
 }

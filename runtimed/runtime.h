@@ -63,6 +63,10 @@ struct rt_workload {
 	enum rt_reason		 drain_reason;	/* idle, operator */
 	int			 keep_warm;	/* -1: as configured */
 	struct rt_waiters	 waiters;
+	/* "depends on": waking, its dependencies first (lifecycle.c) */
+	int			 deps_wait;
+	struct rt_workload	**dependents;	/* this generation's */
+	uint32_t		 ndependents;
 
 	struct event		*wake_timer;	/* while waking */
 	struct rt_probe		*probe;		/* readiness */
@@ -81,6 +85,7 @@ struct runtime {
 	/* wakes that came before the configuration naming them */
 	char			 early[RT_EARLY_WAKES_MAX][ORCHD_NAME_MAX];
 	int			 nearly;
+	int			 ndeps_wait;	/* workloads with deps_wait */
 	int			 configured;	/* has a generation */
 	int			 restored;	/* the store's restore */
 };
@@ -107,6 +112,7 @@ void		 lifecycle_exited(struct rt_workload *, int);
 void		 lifecycle_ready(struct rt_workload *);
 int		 lifecycle_adopted(struct rt_workload *,
 		    const struct rt_driver *, const char *);
+struct rt_workload *lifecycle_dependent_up(const struct rt_workload *);
 
 /* control.c: orchctl wake, suspend and keepwarm */
 void		 control_recv_wake(struct imsgev *, struct imsg *);
