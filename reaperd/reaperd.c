@@ -202,7 +202,7 @@ reaper_recv_state(struct imsgev *iev, struct imsg *imsg)
 	if ((wl = reap_find(st.name)) == NULL)
 		return;
 	if (st.state < WL_ASLEEP || st.state > WL_FAILED)
-		fatalx("%s: %s: state %d", __func__, wl->name, st.state);
+		return;
 	reaper_state(wl, st.state, st.since);
 }
 
