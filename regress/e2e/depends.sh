@@ -7,7 +7,9 @@
 # leaves it, orchctl wake app wakes both, orchctl suspend of the
 # database is refused while the app runs; a dependency that never
 # starts answers the app's requests 503 with its name; orchctl show
-# workload lists both ways.  The API: depends_on naming nothing or the
+# workload lists both ways.  Two dependencies that can only start
+# together, each waiting for the other to have started: woken side by
+# side.  A chain whose last fails: the whole chain in the 503.  The API: depends_on naming nothing or the
 # workload itself 400, deleting one depended on 409, a reload removing
 # one refused.  orchd -n: a cycle at its line.  (deps.sh is tools/deps.sh's.)
 . "$(dirname "$0")/lib.sh"
@@ -24,6 +26,11 @@ P_APP2=$(free_port $((P_APP + 1)))
 P_BROKEN=$(free_port $((P_APP2 + 1)))
 P_ADB=$(free_port $((P_BROKEN + 1)))
 P_AAPP=$(free_port $((P_ADB + 1)))
+P_WEB=$(free_port $((P_AAPP + 1)))
+P_LEFT=$(free_port $((P_WEB + 1)))
+P_RIGHT=$(free_port $((P_LEFT + 1)))
+P_MID=$(free_port $((P_RIGHT + 1)))
+P_TOP=$(free_port $((P_MID + 1)))
 KEY=e2e-key-$$-0123456789abcdef
 DB_IDLE=4
 APP_IDLE=9
@@ -50,12 +57,27 @@ exec $T/bin/testhttp serve \$1 \$2
 EOF
 printf '#!/bin/sh\necho "broken start" >>%s\nexit 1\n' "$T/order" \
     >"$T/bin/broken.sh"
+# left and right: each listens only once the other has started, within
+# 8 seconds; started one after the other, the first never would
+cat >"$T/bin/pair.sh" <<EOF
+#!/bin/sh
+touch "$T/run/\$1"
+n=0
+while [ ! -e "$T/run/\$2" ] && [ \$n -lt 80 ]; do
+	sleep 0.1
+	n=\$((n + 1))
+done
+[ -e "$T/run/\$2" ] || exit 1
+exec $T/bin/testhttp serve \$3
+EOF
+mkdir -p "$T/run"
+chmod 0777 "$T/run"
 : >"$T/order"
 : >"$T/db.starts"
 : >"$T/app.starts"
 : >"$T/app2.starts"
 chmod 0755 "$T/bin" "$T/bin/testhttp" "$T/bin/db.sh" "$T/bin/app.sh" \
-    "$T/bin/broken.sh"
+    "$T/bin/broken.sh" "$T/bin/pair.sh"
 chmod 0666 "$T/order" "$T/db.starts" "$T/app.starts" "$T/app2.starts"
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
@@ -80,6 +102,35 @@ workload "app2" {
 	depends on "broken"
 	command "$T/bin/app.sh $P_APP2 $T/app2.starts"
 	port $P_APP2
+}
+workload "web" {
+	host "web.test"
+	depends on "left"
+	depends on "right"
+	command "$T/bin/testhttp serve $P_WEB"
+	port $P_WEB
+}
+workload "left" {
+	host "left.test"
+	command "$T/bin/pair.sh left right $P_LEFT"
+	port $P_LEFT
+}
+workload "right" {
+	host "right.test"
+	command "$T/bin/pair.sh right left $P_RIGHT"
+	port $P_RIGHT
+}
+workload "top" {
+	host "top.test"
+	depends on "mid"
+	command "$T/bin/testhttp serve $P_TOP"
+	port $P_TOP
+}
+workload "mid" {
+	host "mid.test"
+	depends on "broken"
+	command "$T/bin/testhttp serve $P_MID"
+	port $P_MID
 }
 CONF
 	[ -n "$1" ] && return 0
@@ -194,6 +245,23 @@ rc=$?
 check "orchctl wake app2 fails with it: $out" \
     sh -c "[ $rc -ne 0 ] && echo \"\$1\" | grep -q 'broken did not wake'" \
     sh "$out"
+
+# independent dependencies wake side by side
+c=$(code -H 'Host: web.test' "http://127.0.0.1:$GW/")
+check "two dependencies that start only together: both woken at once ($c)" \
+    [ "$c" = 200 ]
+check "... and both run" sh -c "$ORCHCTL -s $SOCK show workloads |
+    grep -Eq '^left +running ' && $ORCHCTL -s $SOCK show workloads |
+    grep -Eq '^right +running '"
+
+# a chain: the failure of the last, through the middle, to the top
+c=$(code -H 'Host: top.test' "http://127.0.0.1:$GW/")
+check "a chain whose last fails: $c, $(tr '\n' ' ' <"$T/body")" \
+    sh -c "[ $c = 503 ] && grep -q \
+    'dependency mid did not wake: broken did not wake: start failed' \
+    '$T/body'"
+check "neither the top nor the middle started" sh -c "! grep -Eq \
+    'workload (top|mid): waking -> running' '$T/orchd.log'"
 
 # the API
 URL=http://127.0.0.1:$API
