@@ -11,7 +11,9 @@
 # together, each waiting for the other to have started: woken side by
 # side.  A chain whose last fails: the whole chain in the 503.  The API: depends_on naming nothing or the
 # workload itself 400, deleting one depended on 409, a reload removing
-# one refused.  orchd -n: a cycle at its line.  (deps.sh is tools/deps.sh's.)
+# one refused.  orchd -n: a cycle at its line.  With Docker: a container
+# that depends on a process workload, adopted running after a restart,
+# wakes it.  (deps.sh is tools/deps.sh's.)
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -307,6 +309,46 @@ check "API: the app deleted ($c)" [ "$c" = 200 ]
 c=$(code -X DELETE -H "Authorization: Bearer $KEY" "$URL/v1/workloads/adb")
 check "API: then its database ($c)" [ "$c" = 200 ]
 stop_orchd
+
+# a container adopted at start wakes what it depends on: the process
+# database did not outlive orchd, the container did
+DAPP=depends$$app
+docker_case() {
+	docker info >/dev/null 2>&1 &&
+	    sh "$(dirname "$0")/../docker-image.sh" >/dev/null 2>&1
+}
+if docker_case; then
+	trap 'docker rm -f "orchd-$DAPP" >/dev/null 2>&1; e2e_cleanup' EXIT
+	P_DAPP=$(free_port $((P_TOP + 1)))
+	write_conf
+	cat >>"$T/orchd.conf" <<CONF
+workload "$DAPP" {
+	host "dapp.test"
+	driver docker
+	image "orchd-test/busybox:latest"
+	command "/bin/sh -c 'echo up >/tmp/index.html; exec /bin/httpd -f -p 127.0.0.1:$P_DAPP -h /tmp'"
+	network host
+	port $P_DAPP
+	depends on "db"
+}
+CONF
+	start_orchd_or_exit
+	c=$(code -H 'Host: dapp.test' "http://127.0.0.1:$GW/")
+	check "a container that depends on db: woken with it ($c)" \
+	    sh -c "[ $c = 200 ] && $ORCHCTL -s $SOCK show workloads |
+	    grep -Eq '^db +running '"
+	stop_orchd
+	start_orchd_or_exit
+	check "after a restart the container is adopted" wait_for 20 is_state \
+	    "$DAPP" running
+	check "and wakes the database for it" wait_for 20 is_state db running
+	check "... which its history says" sh -c "$ORCHCTL -s $SOCK -j show \
+	    workload db | grep -q 'for $DAPP'"
+	stop_orchd
+	docker rm -f "orchd-$DAPP" >/dev/null 2>&1
+else
+	echo "# skipped the container case: no Docker, or no test image"
+fi
 
 # orchd -n: a cycle, at the line that closes it
 cat >"$T/cycle.conf" <<CONF
