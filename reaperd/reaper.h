@@ -29,7 +29,7 @@ struct reap_wl {
 	/* "depends on": what it depends on, of this generation */
 	struct reap_wl		**deps;
 	uint32_t		 ndeps;
-	int			 held;		/* one that depends on it is up */
+	int			 held;		/* one depending on it is up */
 	char			 namebuf[];	/* as long as the name */
 };
 

@@ -9,11 +9,12 @@
 # starts answers the app's requests 503 with its name; orchctl show
 # workload lists both ways.  Two dependencies that can only start
 # together, each waiting for the other to have started: woken side by
-# side.  A chain whose last fails: the whole chain in the 503.  The API: depends_on naming nothing or the
-# workload itself 400, deleting one depended on 409, a reload removing
-# one refused.  orchd -n: a cycle at its line.  With Docker: a container
-# that depends on a process workload, adopted running after a restart,
-# wakes it.  (deps.sh is tools/deps.sh's.)
+# side.  A chain whose last fails: the whole chain in the 503.  The
+# API: depends_on naming nothing or the workload itself 400, deleting
+# one depended on 409, a reload removing one refused.  orchd -n: a cycle
+# at its line.  With Docker: a container that depends on a process
+# workload, adopted running after a restart, wakes it.  (deps.sh is
+# tools/deps.sh's.)
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -165,8 +166,13 @@ code() { curl -s -m 30 -o "$T/body" -w '%{http_code}' "$@"; }
 went() {	# went NAME FROM TO
 	ctl -j show workload "$1" | python3 -c 'import json, sys, datetime
 h = json.load(sys.stdin)["history"]
-t = [x["time"] for x in h if x["from"] == sys.argv[1] and x["to"] == sys.argv[2]]
-print(int(datetime.datetime.fromisoformat(t[-1].replace("Z", "+00:00")).timestamp()) if t else 0)' "$2" "$3"
+t = [x["time"] for x in h
+    if x["from"] == sys.argv[1] and x["to"] == sys.argv[2]]
+if not t:
+	print(0)
+	sys.exit(0)
+d = datetime.datetime.fromisoformat(t[-1].replace("Z", "+00:00"))
+print(int(d.timestamp()))' "$2" "$3"
 }
 
 start_orchd_or_exit
@@ -268,8 +274,10 @@ check "neither the top nor the middle started" sh -c "! grep -Eq \
 # the API
 URL=http://127.0.0.1:$API
 body() {	# body NAME PORT [DEPENDS-JSON]
-	printf '{"name": "%s", "hosts": ["%s.test"], "command": "%s/bin/testhttp serve %s", "port": %s%s}' \
-	    "$1" "$1" "$T" "$2" "$2" "${3:+, \"depends_on\": $3}"
+	printf '{"name": "%s", "hosts": ["%s.test"], "port": %s, ' \
+	    "$1" "$1" "$2"
+	printf '"command": "%s/bin/testhttp serve %s"%s}' \
+	    "$T" "$2" "${3:+, \"depends_on\": $3}"
 }
 c=$(code -X POST -H "Authorization: Bearer $KEY" -d "$(body aapp $P_AAPP \
     '["nothere"]')" "$URL/v1/workloads")
@@ -326,14 +334,14 @@ workload "$DAPP" {
 	host "dapp.test"
 	driver docker
 	image "orchd-test/busybox:latest"
-	command "/bin/sh -c 'echo up >/tmp/index.html; exec /bin/httpd -f -p 127.0.0.1:$P_DAPP -h /tmp'"
+	command "/bin/sh -c 'echo up >/tmp/i; exec httpd -f -p 127.0.0.1:$P_DAPP -h /tmp'"
 	network host
 	port $P_DAPP
 	depends on "db"
 }
 CONF
 	start_orchd_or_exit
-	c=$(code -H 'Host: dapp.test' "http://127.0.0.1:$GW/")
+	c=$(code -H 'Host: dapp.test' "http://127.0.0.1:$GW/i")
 	check "a container that depends on db: woken with it ($c)" \
 	    sh -c "[ $c = 200 ] && $ORCHCTL -s $SOCK show workloads |
 	    grep -Eq '^db +running '"
