@@ -61,6 +61,8 @@ union wl_addr {
 #define ORCHD_NAME_MAX		64	/* workload name, NUL included */
 #define ORCHD_HOST_MAX		256	/* a host name or pattern, NUL included */
 #define ORCHD_USER_MAX		33	/* a user name, NUL included */
+#define ORCHD_DEPS_MAX		32	/* "depends on" of one workload */
+#define ORCHD_DEPS_DEPTH	16	/* the longest chain of them */
 
 /*
  * "prefork": gateway processes sharing the listeners.  Their API request
@@ -190,6 +192,7 @@ struct workload_conf {
 	int64_t			 stop_timeout;	/* -1: WL_STOP_TIMEOUT */
 	int			 init;		/* docker; -1: yes */
 	int			 allow_root;	/* docker: user may be root */
+	struct strlist		 depends;	/* "depends on": names */
 	int			 packed;	/* one allocation: workload_pack */
 	struct ignorelist	 ignores;	/* after the global ones */
 	int64_t			 tunnel_idle;	/* -1: global; 0: never */
@@ -468,7 +471,10 @@ enum rt_reason {
 	RT_REASON_RESTORED,		/* state restored at start */
 	RT_REASON_SHUTDOWN,		/* orchd stopped */
 	RT_REASON_REMOVED,		/* no longer configured */
-	RT_REASON_OOM			/* killed for lack of memory */
+	RT_REASON_OOM,			/* killed for lack of memory */
+	RT_REASON_DEPENDENCY		/* woken for a workload depending
+					   on it; failed: one it depends
+					   on did not wake */
 };
 
 /*
@@ -887,6 +893,11 @@ int		 ignore_check(enum ignore_kind, const char *, int, char *,
 int		 ignore_add(struct ignorelist *, enum ignore_kind,
 		    const char *, int);
 void		 ignore_free(struct ignorelist *);
+/* common/deps.c: the graph of "depends on" */
+typedef void	(*deps_report_fn)(void *, const struct workload_conf *,
+		    const char *, const char *);
+int		 deps_check(const struct workload_conf *const *, size_t,
+		    deps_report_fn, void *);
 
 /* common/trust.c: host paths and root, for every workload */
 int		 hostpath_normalize(const char *, char *, size_t, char *,

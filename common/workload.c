@@ -49,6 +49,7 @@ workload_new(const char *name)
 	TAILQ_INIT(&wl->env);
 	TAILQ_INIT(&wl->volumes);
 	TAILQ_INIT(&wl->ignores);
+	TAILQ_INIT(&wl->depends);
 	wl->network = NETWORK_BRIDGE;
 	wl->health = HEALTH_TCP;
 	wl->idle_timeout = -1;
@@ -79,6 +80,7 @@ workload_free(struct workload_conf *wl)
 	strlist_free(&wl->hosts);
 	strlist_free(&wl->env);
 	ignore_free(&wl->ignores);
+	strlist_free(&wl->depends);
 	while ((v = TAILQ_FIRST(&wl->volumes)) != NULL) {
 		TAILQ_REMOVE(&wl->volumes, v, entry);
 		free(v->host);
@@ -296,6 +298,38 @@ validate_busy(const struct workload_conf *wl, char *errbuf, size_t len)
 	return (0);
 }
 
+/*
+ * "depends on": names of workloads, each once, not its own.  Whether
+ * they are workloads, and without a cycle, is for the whole set to say
+ * (common/deps.c).
+ */
+static int
+check_depends(const struct workload_conf *wl, size_t *total, char *errbuf,
+    size_t len)
+{
+	const struct strentry	*e, *f;
+	int			 n = 0;
+
+	TAILQ_FOREACH(e, &wl->depends, entry) {
+		if (!valid_workload_name(e->str) || !valid_text(e->str))
+			return (fail(errbuf, len, "depends on \"%s\": not a "
+			    "workload name", valid_text(e->str) &&
+			    strlen(e->str) < ORCHD_NAME_MAX ? e->str : "?"));
+		if (strcmp(e->str, wl->name) == 0)
+			return (fail(errbuf, len, "depends on itself"));
+		for (f = TAILQ_NEXT(e, entry); f != NULL;
+		    f = TAILQ_NEXT(f, entry))
+			if (strcmp(e->str, f->str) == 0)
+				return (fail(errbuf, len, "depends on \"%s\" "
+				    "twice", e->str));
+		if (++n > ORCHD_DEPS_MAX)
+			return (fail(errbuf, len, "depends on more than %d "
+			    "workloads", ORCHD_DEPS_MAX));
+		*total += strlen(e->str) + 8;
+	}
+	return (0);
+}
+
 int
 workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 {
@@ -425,6 +459,9 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		total += strlen(v->host) + strlen(v->container) + 24;
 	}
 
+	if (check_depends(wl, &total, errbuf, len) == -1)
+		return (-1);
+
 	if (wl->user != NULL && !valid_user(wl->user, docker))
 		return (fail(errbuf, len, "invalid user \"%s\"", wl->user));
 	if (wl->directory != NULL && wl->directory[0] != '/')
@@ -541,6 +578,9 @@ workload_to_json(const struct workload_conf *wl)
 	r |= json_object_set_new(o, "network",
 	    json_string(wl->network == NETWORK_HOST ? "host" : "bridge"));
 	r |= set_strlist(o, "env", &wl->env);
+	/* only when set: most have none */
+	if (!TAILQ_EMPTY(&wl->depends))
+		r |= set_strlist(o, "depends_on", &wl->depends);
 	if ((a = json_array()) == NULL)
 		r = -1;
 	else {
@@ -726,6 +766,13 @@ j_env(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
 {
 	return (j_strlist(key, v, &wl->env, errbuf, len));
+}
+
+static int
+j_depends_on(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_strlist(key, v, &wl->depends, errbuf, len));
 }
 
 static int
@@ -1067,6 +1114,7 @@ static const struct jfield jfields[] = {
 	{ "runtime",		j_runtime },
 	{ "network",		j_network },
 	{ "env",		j_env },
+	{ "depends_on",		j_depends_on },
 	{ "volumes",		j_volumes },
 	{ "user",		j_user },
 	{ "directory",		j_directory },

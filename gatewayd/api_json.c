@@ -27,7 +27,8 @@ static const char *const api_reasons[] = {
 	[RT_REASON_RESTORED] = "restored",
 	[RT_REASON_SHUTDOWN] = "shutdown",
 	[RT_REASON_REMOVED] = "removed",
-	[RT_REASON_OOM] = "oom"
+	[RT_REASON_OOM] = "oom",
+	[RT_REASON_DEPENDENCY] = "dependency"
 };
 
 const char *

@@ -558,17 +558,33 @@ status_reason(int status)
 void
 conn_respond(struct gw_conn *c, int status, const char *extra, int close)
 {
+	conn_respond_text(c, status, extra, close, NULL);
+}
+
+/*
+ * The same with a line of text after the status in the body, if text
+ * is not NULL: why a wake failed.  Printable ASCII of ours, never the
+ * workload's.
+ */
+void
+conn_respond_text(struct gw_conn *c, int status, const char *extra,
+    int close, const char *text)
+{
 	const char	*reason = status_reason(status);
 
 	metrics_status(c, status, 1);
 	metrics_request_end(c);
+	if (text == NULL)
+		text = "";
 	evbuffer_add_printf(c->out, "HTTP/1.1 %d %s\r\n"
 	    "Content-Type: text/plain\r\n"
 	    "Content-Length: %zu\r\n"
 	    "%s%s"
-	    "\r\n%d %s\n", status, reason, strlen(reason) + 5,
+	    "\r\n%d %s\n%s%s", status, reason, strlen(reason) + 5 +
+	    strlen(text) + (*text != '\0'),
 	    extra != NULL ? extra : "",
-	    close ? "Connection: close\r\n" : "", status, reason);
+	    close ? "Connection: close\r\n" : "", status, reason, text,
+	    *text != '\0' ? "\n" : "");
 	if (close) {
 		c->close_after = 1;
 		c->state = CONN_CLOSING;

@@ -56,7 +56,8 @@ struct gw_workload {
 	const char		*name;		/* namebuf, or a key's */
 	union wl_addr		 addr;		/* upstream */
 	socklen_t		 addrlen;
-	int64_t			 wake_timeout;	/* seconds */
+	int64_t			 wake_timeout;	/* seconds, with the longest
+						   chain it depends on */
 	enum workload_state	 state;		/* as runtimed says */
 	int			 wake_pending;	/* WAKE sent, no answer */
 	int			 refused_wait;	/* REFUSED sent, no answer */
@@ -313,6 +314,8 @@ void		 conn_reading(struct gw_conn *, int);
 void		 conn_flush(struct gw_conn *);
 void		 conn_respond(struct gw_conn *, int, const char *, int);
 void		 conn_answer(struct gw_conn *, int, const char *,
+		    const char *);
+void		 conn_respond_text(struct gw_conn *, int, const char *, int,
 		    const char *);
 void		 conn_timer(struct gw_conn *, int64_t);
 void		 conn_timer_ms(struct gw_conn *, int64_t);

@@ -179,12 +179,49 @@ workload_get(const struct workload_conf *wc)
 	return (wl);
 }
 
+/*
+ * A wake first waits for what the workload depends on, each within its
+ * own wake timeout: the gateway's own timer waits for the longest chain
+ * of them.  The parent allows no cycle and no chain longer than
+ * ORCHD_DEPS_DEPTH, so as many rounds settle it.
+ */
+static void
+route_wake_chains(struct cfg_generation *gen)
+{
+	struct workload_conf	*wc;
+	struct gw_workload	*wl, *d;
+	const struct strentry	*e;
+	int64_t			 own, most;
+	int			 round, changed = 1;
+
+	for (round = 0; round <= ORCHD_DEPS_DEPTH && changed; round++) {
+		changed = 0;
+		TAILQ_FOREACH(wc, &gen->workloads, entry) {
+			if (TAILQ_EMPTY(&wc->depends) ||
+			    (wl = workload_find(wc->name)) == NULL)
+				continue;
+			most = 0;
+			TAILQ_FOREACH(e, &wc->depends, entry)
+				if ((d = workload_find(e->str)) != NULL &&
+				    d->configured && d->wake_timeout > most)
+					most = d->wake_timeout;
+			own = wc->wake_timeout >= 0 ? wc->wake_timeout :
+			    gen->global.wake_timeout;
+			if (wl->wake_timeout != own + most) {
+				wl->wake_timeout = own + most;
+				changed = 1;
+			}
+		}
+	}
+}
+
 void
 route_apply(struct cfg_generation *gen)
 {
 	struct workload_conf	*wc;
 	struct gw_workload	*wl, *next;
 	struct strentry		*h;
+	int			 deps = 0;
 
 	routes_clear(&gw->exact);
 	routes_clear(&gw->suffix);
@@ -200,9 +237,12 @@ route_apply(struct cfg_generation *gen)
 		wl->wake_timeout = wc->wake_timeout >= 0 ? wc->wake_timeout :
 		    gen->global.wake_timeout;
 		ignore_workload(wl, wc, gen);
+		deps |= !TAILQ_EMPTY(&wc->depends);
 		TAILQ_FOREACH(h, &wc->hosts, entry)
 			route_add(wl, h->str);
 	}
+	if (deps)
+		route_wake_chains(gen);
 	RB_FOREACH_SAFE(wl, gw_workloads, &gw->workloads, next) {
 		if (wl->configured)
 			continue;

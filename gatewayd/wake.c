@@ -6,7 +6,9 @@
  * its buffer.  The first parked request sends one WAKE to runtimed; every
  * later one waits on the same wake.  runtimed answers with the workload's
  * new state: running resumes every parked request on its own connection,
- * failed answers 503 with Retry-After, a wake timeout 504.  If runtimed
+ * failed answers 503 with Retry-After, a wake timeout 504.  A workload
+ * whose dependency did not wake fails with that dependency's name, which
+ * its 503 says.  If runtimed
  * never answers, the gateway's own timer answers 504 a little after the
  * wake timeout.
  *
@@ -226,7 +228,7 @@ wake_unpark(struct gw_conn *c)
 }
 
 static void
-wake_answer(struct gw_workload *wl, int status)
+wake_answer(struct gw_workload *wl, int status, const char *text)
 {
 	struct gw_conn	*c;
 	char		 retry[64];
@@ -237,8 +239,27 @@ wake_answer(struct gw_workload *wl, int status)
 		head_put(c->req);
 		c->req = NULL;
 		activity_end(c);
-		conn_respond(c, status, status == 503 ? retry : NULL, 1);
+		conn_respond_text(c, status, status == 503 ? retry : NULL, 1,
+		    text);
 	}
+}
+
+/*
+ * "dependency db did not wake: start failed", from runtimed's message:
+ * names and reasons of ours, cut to printable ASCII all the same.
+ */
+static const char *
+wake_dependency(const struct rt_state *st, char *buf, size_t len)
+{
+	char	*p;
+
+	if (st->reason != RT_REASON_DEPENDENCY || st->msg[0] == '\0')
+		return (NULL);
+	(void)snprintf(buf, len, "dependency %s", st->msg);
+	for (p = buf; *p != '\0'; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			*p = '?';
+	return (buf);
 }
 
 /* each answer will say how long its request waited (Server-Timing) */
@@ -264,7 +285,7 @@ wake_timer_fired(int fd, short event, void *arg)
 	metrics_wake_timeout(wl);
 	wl->wake_pending = 0;
 	wl->refused_wait = 0;
-	wake_answer(wl, 504);
+	wake_answer(wl, 504, NULL);
 }
 
 void
@@ -273,9 +294,11 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	struct rt_state		 st;
 	struct gw_workload	*wl;
 	int			 refused;
+	char			 why[RT_MSG_MAX + 16];
 
 	(void)imsg_get_data(imsg, &st, sizeof(st));
 	st.name[sizeof(st.name) - 1] = '\0';
+	st.msg[sizeof(st.msg) - 1] = '\0';
 	/* GET /v1/events, whether this gateway routes to it or not */
 	api_events_state(&st);
 	if ((wl = workload_find(st.name)) == NULL)
@@ -306,7 +329,8 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 			wake_send(wl);
 			break;
 		}
-		wake_answer(wl, st.reason == RT_REASON_WAKE_TIMEOUT ? 504 : 503);
+		wake_answer(wl, st.reason == RT_REASON_WAKE_TIMEOUT ? 504 : 503,
+		    wake_dependency(&st, why, sizeof(why)));
 		break;
 	case WL_ASLEEP:
 		/* stopped with requests parked during the stop: wake again */
@@ -350,5 +374,5 @@ wake_workload_gone(struct gw_workload *wl)
 	timer_disarm(&wl->wake_timer);
 	wl->wake_pending = 0;
 	wl->refused_wait = 0;
-	wake_answer(wl, 503);
+	wake_answer(wl, 503, NULL);
 }

@@ -376,7 +376,8 @@ reason_name(int32_t reason, int json)
 		[RT_REASON_RESTORED] = { "restored", "restored" },
 		[RT_REASON_SHUTDOWN] = { "shutdown", "shutdown" },
 		[RT_REASON_REMOVED] = { "removed", "removed" },
-		[RT_REASON_OOM] = { "oom", "oom" }
+		[RT_REASON_OOM] = { "oom", "oom" },
+		[RT_REASON_DEPENDENCY] = { "dependency", "dependency" }
 	};
 
 	if (reason < 0 || (size_t)reason >= nitems(names))
@@ -661,6 +662,11 @@ show_definition(const struct parse_result *res, const char *json,
 		def_line("health:", buf);
 	} else
 		def_line("health:", "tcp");
+	/* what it wakes first, and what wakes it and keeps it up */
+	def_line("depends on:", def_list(def, "depends_on", buf,
+	    sizeof(buf)));
+	def_line("dependents:", def_list(def, "dependents", buf,
+	    sizeof(buf)));
 	v = json_object_get(def, "memory");
 	def_line("memory:", json_is_integer(v) ? fmt_bytes(
 	    json_integer_value(v), mem, sizeof(mem)) : "-");

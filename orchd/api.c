@@ -18,7 +18,9 @@
  *
  * Every one of them, new, read back or kept, passes policy_check()
  * (policy.c) first; and nothing from a gateway is acted on when no API
- * key is configured.
+ * key is configured.  What they depend on must be there (depends.c): a
+ * new one naming no workload or closing a cycle gets 400, deleting one
+ * that others depend on 409.
  */
 
 #include <stdlib.h>
@@ -190,6 +192,18 @@ api_clash(const struct orchd_conf *conf, const struct workload_conf *wc,
 	return (0);
 }
 
+/* api_clash(), and what wc depends on: 400 if that is not all there */
+static int
+api_check_new(const struct orchd_conf *conf, const struct workload_conf *wc,
+    char *err, size_t len)
+{
+	int	 status;
+
+	if ((status = api_clash(conf, wc, err, len)) != 0)
+		return (status);
+	return (depends_check_new(conf, wc, err, len));
+}
+
 static void
 api_op_free(struct api_op *op)
 {
@@ -295,9 +309,11 @@ static int
 api_op_check(struct orchd *env, struct api_op *op, char *err, size_t len)
 {
 	struct workload_conf	*wc;
+	char			 who[CTL_MSG_MAX / 2];
+	int			 n;
 
 	if (op->create)
-		return (api_clash(env->conf, op->wc, err, len));
+		return (api_check_new(env->conf, op->wc, err, len));
 	if ((wc = api_find(env->conf, op->name)) == NULL) {
 		snprintf(err, len, "no such workload: %s", op->name);
 		return (404);
@@ -305,6 +321,12 @@ api_op_check(struct orchd *env, struct api_op *op, char *err, size_t len)
 	if (wc->source != SOURCE_API) {
 		snprintf(err, len, "workload \"%s\" is defined in the "
 		    "configuration file: remove it there", op->name);
+		return (409);
+	}
+	if ((n = depends_dependents(env->conf, op->name, who,
+	    sizeof(who))) > 0) {
+		snprintf(err, len, "workload \"%s\" cannot be deleted: %s "
+		    "depend%s on it", op->name, who, n > 1 ? "" : "s");
 		return (409);
 	}
 	free(op->json);
@@ -395,7 +417,7 @@ api_recv_create(struct imsgev *iev, struct imsg *imsg)
 		return;
 	}
 	wc->source = SOURCE_API;
-	if ((status = api_clash(env->conf, wc, err, sizeof(err))) != 0) {
+	if ((status = api_check_new(env->conf, wc, err, sizeof(err))) != 0) {
 		workload_free(wc);
 		api_result(env, gwid, status, err);
 		return;
@@ -499,8 +521,11 @@ api_recv_stored(struct imsgev *iev, struct imsg *imsg)
 		return;
 	}
 	if (op->create) {
-		/* a reload while the store wrote may have taken the name */
-		if ((status = api_clash(env->conf, op->wc, err,
+		/*
+		 * a reload while the store wrote may have taken the name,
+		 * or removed what it depends on
+		 */
+		if ((status = api_check_new(env->conf, op->wc, err,
 		    sizeof(err))) != 0) {
 			api_store_undo(env, op);
 			api_op_done(env, status, err);
@@ -552,6 +577,7 @@ api_load_late(int fd, short event, void *arg)
 	api_loading = 0;
 	log_warnx("the store did not list the workloads created through the "
 	    "API within %d seconds: starting without them", API_LOAD_WAIT);
+	depends_prune(env->conf);
 	config_send(env);
 }
 
@@ -584,7 +610,8 @@ api_recv_definition(struct imsgev *iev, struct imsg *imsg)
 	/*
 	 * The database is no more trusted than the gateway: a row breaking
 	 * the policy is never run.  The file wins at start: it cannot be
-	 * refused like a reload.
+	 * refused like a reload.  What it depends on may come later:
+	 * api_recv_load_end.
 	 */
 	if (api_clash(env->conf, wc, err, sizeof(err)) != 0) {
 		log_warnx("workload %s created through the API is not "
@@ -605,6 +632,8 @@ api_recv_load_end(struct imsgev *iev, struct imsg *imsg)
 		return;
 	api_loading = 0;
 	api_timer_stop();
+	/* in no useful order: what they depend on is known now */
+	depends_prune(env->conf);
 	config_send(env);
 }
 
@@ -634,7 +663,7 @@ api_reload_check(const struct orchd_conf *nconf,
 			return (-1);
 		}
 	}
-	return (0);
+	return (depends_reload_check(nconf, oconf, err, len));
 }
 
 /*
@@ -661,6 +690,8 @@ api_reload_keep(struct orchd_conf *nconf, struct orchd_conf *oconf)
 		}
 		TAILQ_INSERT_TAIL(&nconf->workloads, wc, entry);
 	}
+	/* and those that depended on one dropped */
+	depends_prune(nconf);
 }
 
 /*

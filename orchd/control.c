@@ -395,12 +395,41 @@ control_verbose(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
+ * "dependents": the workloads of conf that depend on wc, which only the
+ * parent knows whole; none, none said.
+ */
+static int
+definition_dependents(json_t *o, const struct orchd_conf *conf,
+    const struct workload_conf *wc)
+{
+	const struct workload_conf	*w;
+	const struct strentry		*e;
+	json_t				*a;
+
+	if ((a = json_array()) == NULL)
+		return (-1);
+	TAILQ_FOREACH(w, &conf->workloads, entry)
+		TAILQ_FOREACH(e, &w->depends, entry)
+			if (strcmp(e->str, wc->name) == 0 &&
+			    json_array_append_new(a, json_string(w->name)) ==
+			    -1) {
+				json_decref(a);
+				return (-1);
+			}
+	if (json_array_size(a) == 0) {
+		json_decref(a);
+		return (0);
+	}
+	return (json_object_set_new(o, "dependents", a));
+}
+
+/*
  * The definition as JSON with each env entry cut to its name: values may
  * hold secrets, and orchctl's output ends up in terminals and tickets.
  * NULL if it cannot be made.
  */
 static char *
-definition_json(const struct workload_conf *wc)
+definition_json(const struct orchd_conf *conf, const struct workload_conf *wc)
 {
 	json_t		*o, *env, *v;
 	json_error_t	 jerr;
@@ -427,6 +456,8 @@ definition_json(const struct workload_conf *wc)
 		}
 		free(name);
 	}
+	if (definition_dependents(o, conf, wc) == -1)
+		goto done;
 	json = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
  done:
 	json_decref(o);
@@ -453,7 +484,7 @@ control_show_definition(struct imsgev *iev, struct imsg *imsg)
 		control_fail(c->id, "no such workload: %s", cn.name);
 		return;
 	}
-	if ((json = definition_json(wc)) == NULL) {
+	if ((json = definition_json(orchd_env->conf, wc)) == NULL) {
 		control_fail(c->id, "%s: cannot make its definition",
 		    cn.name);
 		return;

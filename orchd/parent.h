@@ -208,6 +208,15 @@ void		 api_reload_keep(struct orchd_conf *, struct orchd_conf *);
 	{ IMSG_GW_METRICS_TOTAL, sizeof(struct gw_metrics_total), \
 	    PROC_FROM(PROC_GATEWAY), api_relay_metrics }
 
+/* depends.c: "depends on" across the file's and the API's workloads */
+int		 depends_check_new(const struct orchd_conf *,
+		    const struct workload_conf *, char *, size_t);
+int		 depends_dependents(const struct orchd_conf *, const char *,
+		    char *, size_t);
+int		 depends_reload_check(const struct orchd_conf *,
+		    const struct orchd_conf *, char *, size_t);
+void		 depends_prune(struct orchd_conf *);
+
 /* apikey.c: the API's bearer key */
 #define APIKEY_HEX_MIN	32	/* 128 bits of hex digits */
 #define APIKEY_B64_MIN	22	/* ... of base64 */

@@ -188,6 +188,19 @@ struct portcheck {
 static struct portcheck	*portchecks;
 static size_t		 nportchecks;
 
+/*
+ * Every "depends on", checked once the whole file is read (common/deps.c):
+ * a workload may depend on one defined after it.  Where each was written.
+ */
+struct depcheck {
+	char	*file;
+	int	 lineno;
+	char	*wl;		/* the workload's name */
+	char	*dep;		/* the name it depends on */
+};
+static struct depcheck	*depchecks;
+static size_t		 ndepchecks;
+
 int		 yyparse(void);
 int		 yylex(void);
 static int	 lex(void);
@@ -244,10 +257,12 @@ static void	 host_checks(void);
 static void	 tls_file_check(const char *, const char *);
 static void	 portcheck_add(void);
 static void	 portchecks_run(const struct orchd_conf *);
+static int	 depends_add(const char *);
+static void	 depchecks_run(const struct orchd_conf *);
 %}
 
 %token	ADDRESS ALLOW API BODY BRIDGE CERTIFICATE CHROOT COMMAND CONNECT
-%token	CONNECTIONS DATABASE DIRECTORY DOCKER DRIVER ENV FILENAME HEADER
+%token	CONNECTIONS DATABASE DEPENDS DIRECTORY DOCKER DRIVER ENV FILENAME HEADER
 %token	HEALTH HOST IDLE IMAGE INCLUDE INIT INTERVAL KEEP KEEPALIVE KEY
 %token	KEYPAIR LISTEN LOG MAXCONN MEMORY METRICS NETWORK ON PATH PER PORT
 %token	PREFORK PROCESS PROXY PUBLIC REAPER RUNTIME SIGNAL SOCKET STOP TCP
@@ -685,6 +700,10 @@ wlopt		: HOST STRING			{
 			if (set_string(&wl->address, $2, "address") == -1)
 				YYERROR;
 		}
+		| DEPENDS ON STRING		{
+			if (depends_add($3) == -1)
+				YYERROR;
+		}
 		| ENV STRING			{
 			if (strlist_add(&wl->env, $2) == -1) {
 				yyerror("out of memory");
@@ -1045,6 +1064,7 @@ lookup(const char *s, const char **near)
 		{ "connect",		CONNECT },
 		{ "connections",	CONNECTIONS },
 		{ "database",		DATABASE },
+		{ "depends",		DEPENDS },
 		{ "directory",		DIRECTORY },
 		{ "docker",		DOCKER },
 		{ "driver",		DRIVER },
@@ -2766,6 +2786,114 @@ portchecks_run(const struct orchd_conf *c)
 }
 
 /*
+ * "depends on" in the workload being parsed: a name, once, not its own
+ * (as workload_validate() says too); whether it is a workload is known
+ * at the end of the file.
+ */
+static int
+depends_add(const char *name)
+{
+	struct depcheck	*dc;
+	struct strentry	*e;
+	int		 n = 0;
+
+	if (!valid_workload_name(name)) {
+		yyerror("depends on \"%s\": not a workload name", name);
+		return (-1);
+	}
+	if (strcmp(name, wl->name) == 0) {
+		yyerror("workload \"%s\" depends on itself", name);
+		return (-1);
+	}
+	TAILQ_FOREACH(e, &wl->depends, entry) {
+		if (strcmp(e->str, name) == 0) {
+			yyerror("depends on \"%s\" listed twice", name);
+			return (-1);
+		}
+		n++;
+	}
+	if (n >= ORCHD_DEPS_MAX) {
+		yyerror("depends on more than %d workloads", ORCHD_DEPS_MAX);
+		return (-1);
+	}
+	if ((dc = reallocarray(depchecks, ndepchecks + 1,
+	    sizeof(*dc))) == NULL) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	depchecks = dc;
+	dc = &depchecks[ndepchecks];
+	dc->lineno = yylval.lineno;
+	dc->file = strdup(file->name);
+	dc->wl = strdup(wl->name);
+	dc->dep = strdup(name);
+	if (dc->file == NULL || dc->wl == NULL || dc->dep == NULL ||
+	    strlist_add(&wl->depends, name) == -1) {
+		free(dc->file);
+		free(dc->wl);
+		free(dc->dep);
+		yyerror("out of memory");
+		return (-1);
+	}
+	ndepchecks++;
+	return (0);
+}
+
+/* a problem of the graph, at the line of the "depends on" it shows at */
+static void
+depcheck_report(void *arg, const struct workload_conf *w, const char *dep,
+    const char *msg)
+{
+	const struct orchd_conf	*c = arg;
+	size_t			 i;
+
+	for (i = 0; i < ndepchecks; i++)
+		if (strcmp(depchecks[i].wl, w->name) == 0 &&
+		    strcmp(depchecks[i].dep, dep) == 0)
+			break;
+	if (i < ndepchecks)
+		check_error(depchecks[i].file, depchecks[i].lineno, "%s", msg);
+	else
+		check_error(c->conffile, 1, "%s", msg);
+}
+
+/*
+ * The file's workloads name workloads of the file: those of the API may
+ * go, the file stands on its own (and orchd -n checks it alone).  c
+ * NULL: only free.
+ */
+static void
+depchecks_run(const struct orchd_conf *c)
+{
+	const struct workload_conf	**v = NULL, *w;
+	size_t				 i, n = 0;
+
+	if (c != NULL && ndepchecks > 0) {
+		TAILQ_FOREACH(w, &c->workloads, entry)
+			n++;
+		if ((v = calloc(n, sizeof(*v))) == NULL)
+			check_error(c->conffile, 1, "out of memory");
+		else {
+			n = 0;
+			TAILQ_FOREACH(w, &c->workloads, entry)
+				v[n++] = w;
+			if (deps_check(v, n, depcheck_report,
+			    (void *)c) == -1)
+				check_error(c->conffile, 1, "out of memory");
+			free(v);
+		}
+	}
+	for (i = 0; i < ndepchecks; i++) {
+		free(depchecks[i].file);
+		free(depchecks[i].wl);
+		free(depchecks[i].dep);
+	}
+	free(depchecks);
+	depchecks = NULL;
+	ndepchecks = 0;
+}
+
+/*
  * Beside the database's directory, not in it: that one is the store's
  * alone.  /var/lib/orchd/orchd.db gives /var/lib/orchd-workloads.
  */
@@ -2844,6 +2972,7 @@ parse_config(const char *filename, int verbose)
 		conf = NULL;
 		pathcheck_run(NULL);
 		portchecks_run(NULL);
+		depchecks_run(NULL);
 		free_config(c);
 		return (NULL);
 	}
@@ -2878,12 +3007,14 @@ parse_config(const char *filename, int verbose)
 		log_warn("%s: strdup", __func__);
 		pathcheck_run(NULL);
 		portchecks_run(NULL);
+		depchecks_run(NULL);
 		free_config(c);
 		return (NULL);
 	}
 	/* with orchd's own files known, the host paths */
 	pathcheck_run(c);
 	portchecks_run(c);
+	depchecks_run(c);
 	if (errors != 0) {
 		free_config(c);
 		return (NULL);

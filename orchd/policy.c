@@ -123,6 +123,12 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 			return (deny(err, len, "api allow: volume \"%s\" is "
 			    "not under an \"api allow volume\" root of "
 			    "orchd.conf", v->host));
+	/*
+	 * depends_on is the API's to set, on any workload: it wakes them
+	 * and keeps them up, which the key holder could do anyway (wake,
+	 * keepwarm); that the names are there, without a cycle, is for
+	 * depends.c to say.
+	 */
 	return (0);
 }
 

@@ -326,6 +326,8 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 	fprintf(fp, " {\n\tdriver %s\n", docker ? "docker" : "process");
 	TAILQ_FOREACH(e, &wl->hosts, entry)
 		print_wlstring(fp, "host", e->str);
+	TAILQ_FOREACH(e, &wl->depends, entry)
+		print_wlstring(fp, "depends on", e->str);
 	print_wlstring(fp, "image", wl->image);
 	print_wlstring(fp, "command", wl->command);
 	print_wlstring(fp, "runtime", wl->runtime);

@@ -26,10 +26,16 @@ struct reap_wl {
 	/* one bit per gateway ("prefork"): the ones that say so */
 	uint32_t		 inflight;	/* requests in flight */
 	uint32_t		 upgraded;	/* tunnels open */
+	/* "depends on": what it depends on, of this generation */
+	struct reap_wl		**deps;
+	uint32_t		 ndeps;
+	int			 held;		/* one depending on it is up */
 	char			 namebuf[];	/* as long as the name */
 };
 
 /* policy.c: is this workload due to be suspended at now? */
 int	reaper_due(const struct reap_wl *, time_t);
+void	reaper_state(struct reap_wl *, enum workload_state, time_t);
+void	reaper_hold(const struct reap_wl *);
 
 #endif /* ORCHD_REAPER_H */

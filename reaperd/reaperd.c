@@ -143,6 +143,10 @@ reaper_tick(int fd, short event, void *arg)
 	lastseen_send();
 	if (reap_off)
 		return;
+	RB_FOREACH(wl, reap_wls, &reap_wls)
+		wl->held = 0;
+	RB_FOREACH(wl, reap_wls, &reap_wls)
+		reaper_hold(wl);
 	RB_FOREACH(wl, reap_wls, &reap_wls) {
 		if (!reaper_due(wl, now))
 			continue;
@@ -199,11 +203,9 @@ reaper_recv_state(struct imsgev *iev, struct imsg *imsg)
 	st.name[sizeof(st.name) - 1] = '\0';
 	if ((wl = reap_find(st.name)) == NULL)
 		return;
-	/* a fresh start gets its whole idle timeout, request or not */
-	if (st.state == WL_RUNNING && wl->state != WL_RUNNING &&
-	    st.since > wl->last_seen)
-		wl->last_seen = st.since;
-	wl->state = st.state;
+	if (st.state < WL_ASLEEP || st.state > WL_FAILED)
+		return;
+	reaper_state(wl, st.state, st.since);
 }
 
 /*
@@ -253,6 +255,44 @@ reaper_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 }
 
 static void
+reap_free(struct reap_wl *wl)
+{
+	free(wl->deps);
+	free(wl);
+}
+
+/*
+ * What each workload of gen depends on, as pointers: made after the
+ * removals, from names every one of which gen has (the parent saw to it).
+ */
+static void
+reaper_deps(struct cfg_generation *gen)
+{
+	struct workload_conf	*wc;
+	const struct strentry	*e;
+	struct reap_wl		*wl, *d;
+	uint32_t		 n;
+
+	TAILQ_FOREACH(wc, &gen->workloads, entry) {
+		if ((wl = reap_find(wc->name)) == NULL)
+			continue;
+		free(wl->deps);
+		wl->deps = NULL;
+		wl->ndeps = 0;
+		n = 0;
+		TAILQ_FOREACH(e, &wc->depends, entry)
+			n++;
+		if (n == 0)
+			continue;
+		if ((wl->deps = calloc(n, sizeof(*wl->deps))) == NULL)
+			fatal("%s", __func__);
+		TAILQ_FOREACH(e, &wc->depends, entry)
+			if ((d = reap_find(e->str)) != NULL && d != wl)
+				wl->deps[wl->ndeps++] = d;
+	}
+}
+
+static void
 reaper_apply(struct privsep *ps, struct cfg_generation *gen,
     struct cfg_generation *old)
 {
@@ -275,8 +315,9 @@ reaper_apply(struct privsep *ps, struct cfg_generation *gen,
 		if (wl->configured)
 			continue;
 		RB_REMOVE(reap_wls, &reap_wls, wl);
-		free(wl);
+		reap_free(wl);
 	}
+	reaper_deps(gen);
 	reap_off = gen->global.reaper_off;
 	if (reap_interval != gen->global.reaper_interval) {
 		reap_interval = gen->global.reaper_interval;

@@ -146,7 +146,7 @@ control_recv_wake(struct imsgev *iev, struct imsg *imsg)
 void
 control_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 {
-	struct rt_workload	*wl;
+	struct rt_workload	*wl, *up;
 	char			 name[ORCHD_NAME_MAX];
 	struct asker		 a;
 
@@ -172,6 +172,12 @@ control_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 	if (lifecycle_keep_warm(wl)) {
 		control_fail(&a, CTL_ERR_BUSY, "%s is kept warm: turn that off "
 		    "first", name);
+		return;
+	}
+	if ((up = lifecycle_dependent_up(wl)) != NULL) {
+		control_fail(&a, CTL_ERR_BUSY, "%s depends on %s and is %s: "
+		    "suspend it first", up->name, name,
+		    workload_state_name(up->state));
 		return;
 	}
 	if (control_wait(wl, &a, WL_ASLEEP) == -1)

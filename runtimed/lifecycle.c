@@ -14,6 +14,13 @@
  * back (lifecycle_started, _start_failed, _exited); readiness reports
  * lifecycle_ready.  Every change of state is told to the gateway, the
  * reaper and the store.
+ *
+ * A workload that depends on others ("depends on") is waking from the
+ * moment it is woken, but waits for them first (deps_wait): each that
+ * does not run is woken for it, all at once, each in its own way, and
+ * once all run, its own start begins.  One that fails fails it, and the
+ * gateway answers its requests with the name.  While one that depends on
+ * a workload is up, that workload is not suspended.
  */
 
 #include <sys/types.h>
@@ -31,9 +38,11 @@
 #include "runtime.h"
 #include "docker.h"
 
-static void	lc_start(struct rt_workload *, enum rt_reason);
+static void	lc_start(struct rt_workload *, enum rt_reason, const char *);
 static void	lc_stop(struct rt_workload *, enum rt_reason);
 static void	lc_stopped(struct rt_workload *);
+static void	deps_notify(struct rt_workload *, enum rt_reason,
+		    const char *);
 
 static int
 rt_workload_cmp(struct rt_workload *a, struct rt_workload *b)
@@ -58,7 +67,8 @@ reason_name(enum rt_reason reason)
 		[RT_REASON_RESTORED] = "restored",
 		[RT_REASON_SHUTDOWN] = "shutdown",
 		[RT_REASON_REMOVED] = "removed",
-		[RT_REASON_OOM] = "oom"
+		[RT_REASON_OOM] = "oom",
+		[RT_REASON_DEPENDENCY] = "dependency"
 	};
 
 	if ((unsigned int)reason >= nitems(names) || names[reason] == NULL)
@@ -154,6 +164,10 @@ state_set(struct rt_workload *wl, enum workload_state state,
 	/* and so would a busy path's answer: a new stretch begins */
 	busy_stop(wl);
 	wl->busy_since = 0;
+	if (wl->deps_wait && state != WL_WAKING) {
+		wl->deps_wait = 0;
+		rt->ndeps_wait--;
+	}
 	state_fill(wl, from, reason, msg, &st);
 	state_send(wl, PROC_GATEWAY, &st);
 	state_send(wl, PROC_REAPER, &st);
@@ -162,6 +176,7 @@ state_set(struct rt_workload *wl, enum workload_state state,
 	state_send(wl, PROC_PARENT, &st);
 	control_state(wl, msg);
 	counts_changed();
+	deps_notify(wl, reason, msg);
 }
 
 static const struct rt_driver *
@@ -222,13 +237,12 @@ lc_fail(struct rt_workload *wl, enum rt_reason reason, const char *msg)
 	state_set(wl, WL_FAILED, reason, msg);
 }
 
+/* the start itself, once what it depends on runs */
 static void
-lc_start(struct rt_workload *wl, enum rt_reason reason)
+lc_run(struct rt_workload *wl)
 {
 	char	 msg[RT_MSG_MAX];
 
-	wl->wake_queued = 0;
-	state_set(wl, WL_WAKING, reason, NULL);
 	wake_timer_arm(wl);
 	/* the driver is chosen per start: a reload may have changed it */
 	if ((wl->drv = driver_get(wl->conf->driver)) == NULL) {
@@ -238,6 +252,196 @@ lc_start(struct rt_workload *wl, enum rt_reason reason)
 	msg[0] = '\0';
 	if (wl->drv->start(wl, msg, sizeof(msg)) == -1)
 		lc_fail(wl, RT_REASON_START_FAILED, msg);
+}
+
+/*
+ * Dependencies.
+ */
+
+/* one wl depends on did not wake, or is not there: wl fails with its name */
+static void
+deps_fail(struct rt_workload *wl, const char *dep, const char *why)
+{
+	char	 msg[RT_MSG_MAX];
+
+	(void)snprintf(msg, sizeof(msg), "%s did not wake: %s", dep, why);
+	lc_fail(wl, RT_REASON_DEPENDENCY, msg);
+}
+
+/* wl waits for its dependencies: its own start, if they all run now */
+static void
+deps_ready(struct rt_workload *wl)
+{
+	const struct strentry	*e;
+	struct rt_workload	*d;
+
+	TAILQ_FOREACH(e, &wl->conf->depends, entry)
+		if ((d = lifecycle_find(e->str)) == NULL ||
+		    d->state != WL_RUNNING)
+			return;
+	wl->deps_wait = 0;
+	rt->ndeps_wait--;
+	log_info("workload %s: what it depends on runs: starting", wl->name);
+	lc_run(wl);
+}
+
+static void	lc_wake(struct rt_workload *, enum rt_reason,
+		    const struct wake_cause *, const char *);
+
+/*
+ * Wake what wl depends on and does not run, for wl: their wakes go on
+ * side by side, each as any wake (joined if under way, after a stop if
+ * stopping).  One that fails at once has failed wl when lc_wake returns.
+ */
+static void
+deps_wake(struct rt_workload *wl)
+{
+	const struct strentry	*e;
+	struct rt_workload	*d;
+	char			 msg[RT_MSG_MAX];
+	struct wake_cause	 depcause;
+
+	(void)snprintf(msg, sizeof(msg), "for %s", wl->name);
+	lifecycle_cause(&depcause, WAKE_DEPENDENCY);
+	TAILQ_FOREACH(e, &wl->conf->depends, entry) {
+		if ((d = lifecycle_find(e->str)) == NULL || d->conf == NULL) {
+			deps_fail(wl, e->str, "no such workload");
+			return;
+		}
+		if (d->state != WL_RUNNING && d->state != WL_WAKING)
+			lc_wake(d, RT_REASON_DEPENDENCY, &depcause, msg);
+		if (wl->state != WL_WAKING)
+			return;
+	}
+	if (wl->deps_wait)
+		deps_ready(wl);
+}
+
+/*
+ * d changed state for reason: those waiting for it go on or fail.  A
+ * failure of its own dependency is told whole: "b did not wake: c did
+ * not wake: start failed".
+ */
+static void
+deps_notify(struct rt_workload *d, enum rt_reason reason, const char *msg)
+{
+	struct rt_workload	*w;
+	uint32_t		 i;
+
+	for (i = 0; i < d->ndependents; i++) {
+		w = d->dependents[i];
+		if (!w->deps_wait || w->conf == NULL)
+			continue;
+		switch (d->state) {
+		case WL_RUNNING:
+			deps_ready(w);
+			break;
+		case WL_FAILED:
+			deps_fail(w, d->name, reason == RT_REASON_DEPENDENCY &&
+			    msg != NULL ? msg : reason_name(reason));
+			break;
+		case WL_ASLEEP:
+			/* its wake, queued behind its stop, is next */
+			if (!d->wake_queued)
+				deps_fail(w, d->name, "it stopped");
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/*
+ * A workload that depends on wl and is up (waking, running, stopping):
+ * wl is not suspended under it.  NULL if none.
+ */
+struct rt_workload *
+lifecycle_dependent_up(const struct rt_workload *wl)
+{
+	struct rt_workload	*w;
+	uint32_t		 i;
+
+	for (i = 0; i < wl->ndependents; i++) {
+		w = wl->dependents[i];
+		if (w->conf != NULL && (w->state == WL_WAKING ||
+		    w->state == WL_RUNNING || w->state == WL_SUSPENDING))
+			return (w);
+	}
+	return (NULL);
+}
+
+/* wl runs without a wake of ours: wake what it depends on for it */
+static void
+deps_up(struct rt_workload *wl)
+{
+	const struct strentry	*e;
+	struct rt_workload	*d;
+	char			 msg[RT_MSG_MAX];
+	struct wake_cause	 depcause;
+
+	(void)snprintf(msg, sizeof(msg), "for %s", wl->name);
+	lifecycle_cause(&depcause, WAKE_DEPENDENCY);
+	TAILQ_FOREACH(e, &wl->conf->depends, entry)
+		if ((d = lifecycle_find(e->str)) != NULL && d->conf != NULL &&
+		    (d->state == WL_ASLEEP || d->state == WL_FAILED))
+			lc_wake(d, RT_REASON_DEPENDENCY, &depcause, msg);
+}
+
+/*
+ * Who depends on whom in gen: each workload's list of those that depend
+ * on it.  Made before anything of the generation runs, and only of its
+ * workloads, none of which the removals free.
+ */
+static void
+deps_index(struct cfg_generation *gen)
+{
+	struct workload_conf	*conf;
+	const struct strentry	*e;
+	struct rt_workload	*wl, *d;
+	int			 pass;
+
+	RB_FOREACH(wl, rt_workloads, &rt->workloads) {
+		free(wl->dependents);
+		wl->dependents = NULL;
+		wl->ndependents = 0;
+	}
+	/* count, then fill */
+	for (pass = 0; pass < 2; pass++) {
+		TAILQ_FOREACH(conf, &gen->workloads, entry) {
+			wl = lifecycle_find(conf->name);
+			TAILQ_FOREACH(e, &conf->depends, entry) {
+				if ((d = lifecycle_find(e->str)) == NULL ||
+				    d->conf == NULL || d == wl)
+					continue;
+				if (pass == 1)
+					d->dependents[d->ndependents] = wl;
+				d->ndependents++;
+			}
+		}
+		if (pass == 1)
+			break;
+		RB_FOREACH(wl, rt_workloads, &rt->workloads) {
+			if (wl->ndependents > 0 && (wl->dependents =
+			    calloc(wl->ndependents,
+			    sizeof(*wl->dependents))) == NULL)
+				fatal("%s", __func__);
+			wl->ndependents = 0;
+		}
+	}
+}
+
+static void
+lc_start(struct rt_workload *wl, enum rt_reason reason, const char *msg)
+{
+	wl->wake_queued = 0;
+	state_set(wl, WL_WAKING, reason, msg);
+	if (TAILQ_EMPTY(&wl->conf->depends)) {
+		lc_run(wl);
+		return;
+	}
+	wl->deps_wait = 1;
+	rt->ndeps_wait++;
+	deps_wake(wl);
 }
 
 /* begin a stop; the driver's report of the exit completes it */
@@ -266,6 +470,7 @@ lc_free(struct rt_workload *wl)
 	process_clear(wl);
 	docker_clear(wl);
 	RB_REMOVE(rt_workloads, &rt->workloads, wl);
+	free(wl->dependents);
 	free(wl);
 	rt->ps->workloads--;
 }
@@ -282,7 +487,7 @@ lc_stopped(struct rt_workload *wl)
 		return;
 	}
 	if (wl->wake_queued)
-		lc_start(wl, wl->wake_reason);
+		lc_start(wl, wl->wake_reason, NULL);
 }
 
 /*
@@ -382,6 +587,16 @@ lifecycle_wake(const char *name, enum rt_reason reason,
 		log_debug("workload %s: wake of a removed workload", name);
 		return;
 	}
+	lc_wake(wl, reason, cause, NULL);
+}
+
+/* a wake of a configured workload; cause and msg for the history */
+static void
+lc_wake(struct rt_workload *wl, enum rt_reason reason,
+    const struct wake_cause *cause, const char *msg)
+{
+	const char	*name = wl->name;
+
 	switch (wl->state) {
 	case WL_RUNNING:
 		state_repeat(wl);
@@ -400,7 +615,7 @@ lifecycle_wake(const char *name, enum rt_reason reason,
 			wake_queue(wl, reason, cause);
 		else {
 			wl->cause = *cause;
-			lc_start(wl, reason);
+			lc_start(wl, reason, msg);
 		}
 		break;
 	}
@@ -424,6 +639,11 @@ lifecycle_suspend(const char *name, enum rt_reason reason)
 	}
 	if (wl->state != WL_RUNNING || lifecycle_keep_warm(wl))
 		return (-1);
+	if (lifecycle_dependent_up(wl) != NULL) {
+		log_debug("workload %s: one that depends on it is up, not "
+		    "suspended", name);
+		return (-1);
+	}
 	if (wl->draining)
 		return (0);
 	memset(&ref, 0, sizeof(ref));
@@ -451,7 +671,7 @@ lifecycle_suspend(const char *name, enum rt_reason reason)
 void
 lifecycle_drained(const char *name, int idle)
 {
-	struct rt_workload	*wl;
+	struct rt_workload	*wl, *w;
 	int			 busy;
 
 	if ((wl = lifecycle_find(name)) == NULL)
@@ -480,6 +700,14 @@ lifecycle_drained(const char *name, int idle)
 		log_debug("workload %s: busy again, not suspended", name);
 		state_repeat(wl);
 		control_refused(wl, "it has requests in flight");
+		return;
+	}
+	/* woken for since the drain began */
+	if ((w = lifecycle_dependent_up(wl)) != NULL) {
+		log_debug("workload %s: %s depends on it, not suspended", name,
+		    w->name);
+		state_repeat(wl);
+		control_refused(wl, "one that depends on it is up");
 		return;
 	}
 	state_set(wl, WL_SUSPENDING, wl->drain_reason, NULL);
@@ -597,6 +825,9 @@ lifecycle_adopted(struct rt_workload *wl, const struct rt_driver *drv,
 		return (-1);
 	wl->drv = drv;
 	state_set(wl, WL_RUNNING, RT_REASON_RESTORED, msg);
+	/* it runs: so must what it depends on */
+	if (!TAILQ_EMPTY(&wl->conf->depends))
+		deps_up(wl);
 	return (0);
 }
 
@@ -833,14 +1064,22 @@ lifecycle_apply(struct cfg_generation *gen)
 			log_warnx("workload %s: bad address %s", wl->name,
 			    conf->address);
 		wl->conf = conf;
-		/* its container may be there, even running, from before */
-		if (conf->driver == DRIVER_DOCKER)
-			docker_adopt(wl);
 	}
+	deps_index(gen);
+	/* its container may be there, even running, from before */
+	TAILQ_FOREACH(conf, &gen->workloads, entry)
+		if (conf->driver == DRIVER_DOCKER &&
+		    (wl = lifecycle_find(conf->name)) != NULL)
+			docker_adopt(wl);
 	/* conf was cleared above for every name that is gone */
 	RB_FOREACH_SAFE(wl, rt_workloads, &rt->workloads, next)
 		if (wl->conf == NULL)
 			wl_remove(wl);
+	/* those waiting may depend on others now */
+	if (rt->ndeps_wait > 0)
+		RB_FOREACH(wl, rt_workloads, &rt->workloads)
+			if (wl->deps_wait && wl->conf != NULL)
+				deps_wake(wl);
 	RB_FOREACH(wl, rt_workloads, &rt->workloads)
 		n++;
 	/* those still stopping count: they are known until gone */

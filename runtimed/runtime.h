@@ -67,6 +67,10 @@ struct rt_workload {
 	enum rt_reason		 drain_reason;	/* idle, operator */
 	int			 keep_warm;	/* -1: as configured */
 	struct rt_waiters	 waiters;
+	/* "depends on": waking, its dependencies first (lifecycle.c) */
+	int			 deps_wait;
+	struct rt_workload	**dependents;	/* this generation's */
+	uint32_t		 ndependents;
 
 	struct event		*wake_timer;	/* while waking */
 	struct rt_probe		*probe;		/* readiness */
@@ -88,6 +92,7 @@ struct runtime {
 	/* wakes that came before the configuration naming them */
 	struct gw_wake		 early[RT_EARLY_WAKES_MAX];
 	int			 nearly;
+	int			 ndeps_wait;	/* workloads with deps_wait */
 	int			 configured;	/* has a generation */
 	int			 restored;	/* the store's restore */
 };
@@ -123,6 +128,7 @@ int		 lifecycle_found_running(struct rt_workload *,
 void		 lifecycle_gone(struct rt_workload *, const char *);
 void		 lifecycle_refused(const char *);
 void		 lifecycle_checked(struct rt_workload *);
+struct rt_workload *lifecycle_dependent_up(const struct rt_workload *);
 
 /* control.c: orchctl wake, suspend and keepwarm */
 void		 control_recv_wake(struct imsgev *, struct imsg *);

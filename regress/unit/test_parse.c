@@ -192,6 +192,15 @@ test_good(void **state)
 	assert_int_equal(n, strlist_count(&wl->hosts));
 	assert_int_equal(n, 2);
 
+	/* depends on: a name defined further down, in the order written */
+	assert_int_equal(strlist_count(&wl->depends), 1);
+	assert_string_equal(strlist_nth(&wl->depends, 0), "v6");
+	wl = find_workload(conf, "api-preview");
+	assert_non_null(wl);
+	assert_int_equal(strlist_count(&wl->depends), 2);
+	assert_string_equal(strlist_nth(&wl->depends, 0), "blog");
+	assert_string_equal(strlist_nth(&wl->depends, 1), "v6");
+
 	free_config(conf);
 }
 
@@ -452,6 +461,15 @@ static const struct bad {
 	    "root only with \"allow root\"", 1 },
 	{ "bad-api-allow.conf", "bad-api-allow.conf:3",
 	    "unknown api allow \"everything\"", 2 },
+	/* depends on: at the line that says it, once the file is read */
+	{ "bad-depends-unknown.conf", "bad-depends-unknown.conf:5",
+	    "workload \"app\": depends on \"db\": no such workload", 1 },
+	{ "bad-depends-cycle.conf", "bad-depends-cycle.conf:17",
+	    "workload \"c\": depends on \"a\": a cycle: a -> b -> c -> a", 1 },
+	{ "bad-depends-self.conf", "bad-depends-self.conf:5",
+	    "workload \"a\" depends on itself", 1 },
+	{ "bad-depends-dup.conf", "bad-depends-dup.conf:10",
+	    "depends on \"db\" listed twice", 1 },
 };
 
 static void
@@ -947,6 +965,158 @@ test_many(void **state)
 		n++;
 	assert_int_equal(n, 2001);
 	free_config(conf);
+}
+
+/*
+ * n workloads, w0 to w(n-1), each depending on the next; with cycle, the
+ * last on the first.  6 lines a workload, its "depends on" the fifth.
+ */
+static void
+chain_text(char *buf, size_t size, int n, int cycle)
+{
+	size_t	 off = 0;
+	int	 i, k;
+
+	for (i = 0; i < n; i++) {
+		k = snprintf(buf + off, size - off, "workload \"w%d\" {\n"
+		    "\thost \"w%d.example.com\"\n\tcommand \"/bin/true\"\n"
+		    "\tport %d\n", i, i, 10000 + i);
+		assert_true(k > 0 && (size_t)k < size - off);
+		off += k;
+		if (i + 1 < n || cycle)
+			k = snprintf(buf + off, size - off, "\tdepends on "
+			    "\"w%d\"\n}\n", (i + 1) % n);
+		else
+			k = snprintf(buf + off, size - off, "\n}\n");
+		assert_true(k > 0 && (size_t)k < size - off);
+		off += k;
+	}
+}
+
+/* the graph of depends on: chains, their length, cycles, many at once */
+static void
+test_depends(void **state)
+{
+	static char		 text[256 * 1024];
+	static const char	 diamond[] =
+	    "workload \"a\" {\n\thost \"a.test\"\n\tcommand \"/bin/true\"\n"
+	    "\tport 1\n\tdepends on \"b\"\n\tdepends on \"c\"\n}\n"
+	    "workload \"b\" {\n\thost \"b.test\"\n\tcommand \"/bin/true\"\n"
+	    "\tport 2\n\tdepends on \"d\"\n}\n"
+	    "workload \"c\" {\n\thost \"c.test\"\n\tcommand \"/bin/true\"\n"
+	    "\tport 3\n\tdepends on \"d\"\n}\n"
+	    "workload \"d\" {\n\thost \"d.test\"\n\tcommand \"/bin/true\"\n"
+	    "\tport 4\n}\n";
+	struct orchd_conf	*conf;
+	char			 path[] = "/tmp/orchd-test-XXXXXX";
+	char			 path2[] = "/tmp/orchd-test-XXXXXX";
+	char			 path3[] = "/tmp/orchd-test-XXXXXX";
+	const char		*p;
+
+	/* two ways to one: no cycle */
+	conf = text_parse(diamond, strlen(diamond), path);
+	if (conf == NULL)
+		print_lines();
+	assert_non_null(conf);
+	free_config(conf);
+
+	/* 16 dependencies deep is allowed, 17 is not: at w0's */
+	chain_text(text, sizeof(text), 17, 0);
+	conf = text_parse(text, strlen(text), path2);
+	if (conf == NULL)
+		print_lines();
+	assert_non_null(conf);
+	free_config(conf);
+	chain_text(text, sizeof(text), 18, 0);
+	bad_text(text, strlen(text), 5, "workload \"w0\": depends on \"w1\": "
+	    "a chain of dependencies longer than 16");
+	assert_int_equal(nlines, 1);
+
+	/* 2000 around: the cycle at the last, its path cut short */
+	chain_text(text, sizeof(text), 2000, 1);
+	bad_text(text, strlen(text), 1999 * 6 + 5, "workload \"w1999\": "
+	    "depends on \"w0\": a cycle: w0 -> w1 -> w2 -> ");
+	p = lines[0] + strlen(lines[0]) - 3;
+	assert_string_equal(p, "...");
+	assert_int_equal(nlines, 1);
+
+	/* each problem of a file, unknown names first */
+	chain_text(text, sizeof(text), 3, 1);
+	assert_true(strlcat(text, "workload \"x\" {\n\thost \"x.test\"\n"
+	    "\tcommand \"/bin/true\"\n\tport 9\n\tdepends on \"nothere\"\n"
+	    "}\n", sizeof(text)) < sizeof(text));
+	conf = text_parse(text, strlen(text), path3);
+	assert_null(conf);
+	if (nlines != 2)
+		print_lines();
+	assert_int_equal(nlines, 2);
+	assert_non_null(strstr(lines[0], ":23: workload \"x\": depends on "
+	    "\"nothere\": no such workload"));
+	assert_non_null(strstr(lines[1], ":17: workload \"w2\": depends on "
+	    "\"w0\": a cycle: w0 -> w1 -> w2 -> w0"));
+}
+
+/* depends_on in JSON: the same rules as the file's */
+static void
+test_depends_json(void **state)
+{
+	static const struct {
+		const char	*deps;
+		const char	*err;		/* NULL: valid */
+	} cases[] = {
+		{ "[\"db\", \"cache\"]", NULL },
+		{ "[]", NULL },
+		{ "[\"db\", \"db\"]", "depends on \"db\" twice" },
+		{ "[\"app\"]", "depends on itself" },
+		{ "[\"bad name\"]", "depends on \"bad name\": not a workload "
+		    "name" },
+		{ "[\"\"]", "not a workload name" },
+		{ "\"db\"", "field \"depends_on\": must be an array of "
+		    "strings" },
+		{ "[1]", "must be an array of strings" },
+	};
+	struct workload_conf	*wl;
+	char			 json[4096], err[256], *out;
+	size_t			 i;
+	int			 n;
+
+	for (i = 0; i < nitems(cases); i++) {
+		n = snprintf(json, sizeof(json), "{\"name\": \"app\", "
+		    "\"hosts\": [\"app.test\"], \"command\": \"/bin/true\", "
+		    "\"port\": 80, \"depends_on\": %s}", cases[i].deps);
+		assert_true(n > 0 && (size_t)n < sizeof(json));
+		err[0] = '\0';
+		wl = workload_from_json(json, strlen(json), err, sizeof(err));
+		if (cases[i].err == NULL) {
+			if (wl == NULL)
+				fail_msg("%s: %s", cases[i].deps, err);
+			out = workload_to_json(wl);
+			assert_non_null(out);
+			/* written only when there are some */
+			assert_true((strstr(out, "\"depends_on\"") != NULL) ==
+			    !TAILQ_EMPTY(&wl->depends));
+			free(out);
+			workload_free(wl);
+			continue;
+		}
+		if (wl != NULL)
+			fail_msg("%s: accepted", cases[i].deps);
+		if (strstr(err, cases[i].err) == NULL)
+			fail_msg("%s: \"%s\", expected \"%s\"", cases[i].deps,
+			    err, cases[i].err);
+	}
+
+	/* at most ORCHD_DEPS_MAX */
+	n = snprintf(json, sizeof(json), "{\"name\": \"app\", \"hosts\": "
+	    "[\"app.test\"], \"command\": \"/bin/true\", \"port\": 80, "
+	    "\"depends_on\": [");
+	for (i = 0; i <= ORCHD_DEPS_MAX; i++)
+		n += snprintf(json + n, sizeof(json) - n, "%s\"d%zu\"",
+		    i > 0 ? ", " : "", i);
+	assert_true((size_t)n + 3 < sizeof(json));
+	strlcat(json, "]}", sizeof(json));
+	assert_null(workload_from_json(json, strlen(json), err, sizeof(err)));
+	assert_non_null(strstr(err, "depends on more than 32 workloads"));
 }
 
 static void
@@ -1643,6 +1813,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_identities, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_many, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_depends, setup,
+		    teardown),
+		cmocka_unit_test(test_depends_json),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_json_roundtrip),
 		cmocka_unit_test(test_json_units),

@@ -5,6 +5,8 @@
  * the store.  The handler runs against real imsg channels on socket
  * pairs; what api.c calls that this test must never reach (a new
  * configuration, logs, the control socket) fails the test if called.
+ * And the parent's checks of "depends on" across the file's and the
+ * API's workloads (orchd/depends.c).
  */
 
 #include <sys/types.h>
@@ -538,6 +540,113 @@ test_no_key(void **state)
 	conf_clear(&conf);
 }
 
+/* a workload of source src in c, depending on the names given */
+static struct workload_conf *
+dep_add(struct orchd_conf *c, const char *name, enum workload_source src,
+    const char *dep1, const char *dep2)
+{
+	struct workload_conf	*wc;
+
+	assert_non_null(wc = workload_new(name));
+	wc->source = src;
+	if (dep1 != NULL)
+		assert_int_equal(strlist_add(&wc->depends, dep1), 0);
+	if (dep2 != NULL)
+		assert_int_equal(strlist_add(&wc->depends, dep2), 0);
+	if (c != NULL)
+		TAILQ_INSERT_TAIL(&c->workloads, wc, entry);
+	return (wc);
+}
+
+static void
+dep_clear(struct orchd_conf *c)
+{
+	struct workload_conf	*wc;
+
+	while ((wc = TAILQ_FIRST(&c->workloads)) != NULL) {
+		TAILQ_REMOVE(&c->workloads, wc, entry);
+		workload_free(wc);
+	}
+}
+
+static int
+dep_count(const struct orchd_conf *c)
+{
+	const struct workload_conf	*wc;
+	int				 n = 0;
+
+	TAILQ_FOREACH(wc, &c->workloads, entry)
+		n++;
+	return (n);
+}
+
+static void
+test_depends(void **state)
+{
+	struct orchd_conf	 conf, nconf;
+	struct workload_conf	*wc;
+	char			 err[CTL_MSG_MAX], who[64];
+
+	conf_init(&conf);
+	conf_init(&nconf);
+	dep_add(&conf, "db", SOURCE_CONFIG, NULL, NULL);
+	dep_add(&conf, "cache", SOURCE_CONFIG, NULL, NULL);
+	dep_add(&conf, "app", SOURCE_API, "db", "cache");
+
+	/* a new one: its names are workloads, it closes no cycle */
+	wc = dep_add(NULL, "web", SOURCE_API, "app", "db");
+	assert_int_equal(depends_check_new(&conf, wc, err, sizeof(err)), 0);
+	workload_free(wc);
+	wc = dep_add(NULL, "web", SOURCE_API, "db", "nothere");
+	assert_int_equal(depends_check_new(&conf, wc, err, sizeof(err)), 400);
+	assert_string_equal(err, "workload \"web\": depends on \"nothere\": "
+	    "no such workload");
+	workload_free(wc);
+	wc = dep_add(NULL, "web", SOURCE_API, "web", NULL);
+	assert_int_equal(depends_check_new(&conf, wc, err, sizeof(err)), 400);
+	assert_non_null(strstr(err, "a cycle: web -> web"));
+	workload_free(wc);
+
+	/* who depends on what: delete and reload refuse to break them */
+	assert_int_equal(depends_dependents(&conf, "db", who, sizeof(who)), 1);
+	assert_string_equal(who, "app");
+	assert_int_equal(depends_dependents(&conf, "app", who, sizeof(who)),
+	    0);
+	assert_string_equal(who, "");
+	dep_add(&conf, "app2", SOURCE_API, "db", NULL);
+	assert_int_equal(depends_dependents(&conf, "db", who, sizeof(who)), 2);
+	assert_string_equal(who, "app, app2");
+	assert_int_equal(depends_dependents(&conf, "db", who, 6), 2);
+	assert_string_equal(who, "ap...");
+
+	/* the file's own that depend on it go with it: not named */
+	dep_add(&conf, "fileapp", SOURCE_CONFIG, "db", NULL);
+	dep_add(&nconf, "cache", SOURCE_CONFIG, NULL, NULL);
+	assert_int_equal(depends_reload_check(&nconf, &conf, err,
+	    sizeof(err)), -1);
+	assert_string_equal(err, "workload db cannot be removed: app, app2 "
+	    "(created through the API) depend on it");
+	dep_add(&nconf, "db", SOURCE_CONFIG, NULL, NULL);
+	assert_int_equal(depends_reload_check(&nconf, &conf, err,
+	    sizeof(err)), 0);
+	dep_clear(&nconf);
+
+	/* those of the API whose dependency is gone leave, and theirs */
+	dep_clear(&conf);
+	dep_add(&conf, "b", SOURCE_API, "a", NULL);
+	dep_add(&conf, "c", SOURCE_CONFIG, NULL, NULL);
+	dep_add(&conf, "a", SOURCE_API, "gone", "c");
+	dep_add(&conf, "d", SOURCE_API, "c", NULL);
+	depends_prune(&conf);
+	assert_int_equal(dep_count(&conf), 2);
+	assert_string_equal(TAILQ_FIRST(&conf.workloads)->name, "c");
+	assert_string_equal(TAILQ_LAST(&conf.workloads, workloadlist)->name,
+	    "d");
+	dep_clear(&conf);
+	conf_clear(&conf);
+	conf_clear(&nconf);
+}
+
 int
 main(void)
 {
@@ -549,6 +658,7 @@ main(void)
 		cmocka_unit_test(test_allow_root_json),
 		cmocka_unit_test(test_policy),
 		cmocka_unit_test(test_no_key),
+		cmocka_unit_test(test_depends),
 	};
 
 	log_init(1, 0);

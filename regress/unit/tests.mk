@@ -10,7 +10,8 @@ TEST_cgroup_OBJS = $(OBJ)/orchd/cgroup.o
 TEST_apikey_OBJS = $(OBJ)/orchd/apikey.o
 TEST_authlim_OBJS = $(OBJ)/reaperd/authlim.o
 # the parent's policy and its API handlers (orchd/api.c, with link stubs)
-TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/api.o
+TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/api.o \
+		   $(OBJ)/orchd/depends.o
 # orchd -nv: the printer, with the parser it prints for
 TEST_printconf_OBJS = $(OBJ)/orchd/printconf.o $(OBJ)/orchd/parse.o
 # "ignore" rules as the gateway matches requests against them
