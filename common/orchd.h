@@ -45,6 +45,11 @@ union wl_addr {
 #define ORCHD_WAKE_TIMEOUT	30		/* seconds */
 #define WL_STOP_TIMEOUT		10		/* seconds, signal to SIGKILL */
 #define WL_STOP_TIMEOUT_MAX	(5 * 60)	/* orchctl waits 10 minutes */
+/* liveness: "health interval" is off unless set */
+#define ORCHD_HEALTH_FAILURES	3		/* checks failed in a row */
+#define ORCHD_HEALTH_TIMEOUT	2		/* seconds, for one check */
+#define WL_HEALTH_INTERVAL_MAX	(24 * 60 * 60)	/* seconds */
+#define WL_HEALTH_FAILURES_MAX	100
 
 /* the gateway's timeouts, in seconds, nginx's defaults where it has one */
 #define ORCHD_HEADER_TIMEOUT	60	/* client_header_timeout */
@@ -155,6 +160,9 @@ struct workload_conf {
 	uint16_t		 port;
 	enum workload_health	 health;
 	char			*health_path;	/* HEALTH_PATH */
+	int64_t			 health_interval; /* liveness; 0: off */
+	int64_t			 health_timeout;
+	int			 health_failures; /* -1: the global one */
 	int64_t			 idle_timeout;
 	int64_t			 wake_timeout;
 	int64_t			 memory;
@@ -232,6 +240,9 @@ struct orchd_conf {
 	int			 reaper_off;	/* ORCHD_IDLE_TIMEOUT=0 */
 	int64_t			 reaper_interval;
 	int64_t			 wake_timeout;
+	int64_t			 health_interval; /* liveness; 0: off */
+	int64_t			 health_timeout;
+	int64_t			 health_failures;
 	struct listenerlist	 listeners;
 	struct strlist		 api_hosts;
 	char			*api_key_file;
@@ -266,6 +277,10 @@ struct global_settings {
 	int			 verbose;
 	int			 reaper_off;	/* ORCHD_IDLE_TIMEOUT=0 */
 	struct gateway_conf	 gateway;
+	/* liveness, for the workloads that do not set their own */
+	int64_t			 health_interval;
+	int64_t			 health_timeout;
+	int64_t			 health_failures;
 };
 
 /* the message catalogue: who sends what is said beside each type */

@@ -288,6 +288,9 @@ config_send(struct orchd *env)
 	gs.verbose = env->verbose;
 	gs.reaper_off = env->conf->reaper_off;
 	gs.gateway = env->conf->gateway;
+	gs.health_interval = env->conf->health_interval;
+	gs.health_timeout = env->conf->health_timeout;
+	gs.health_failures = env->conf->health_failures;
 
 	config_compose_all(env, IMSG_CFG_RESET, &gen, sizeof(gen));
 	config_compose_all(env, IMSG_CFG_GLOBAL, &gs, sizeof(gs));
