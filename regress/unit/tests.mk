@@ -13,3 +13,5 @@ TEST_authlim_OBJS = $(OBJ)/reaperd/authlim.o
 TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/api.o
 # orchd -nv: the printer, with the parser it prints for
 TEST_printconf_OBJS = $(OBJ)/orchd/printconf.o $(OBJ)/orchd/parse.o
+# restart delays and crash-loop backoff: the arithmetic alone
+TEST_backoff_OBJS = $(OBJ)/runtimed/backoff.o
