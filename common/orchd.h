@@ -431,7 +431,10 @@ enum rt_reason {
 	RT_REASON_KEEP_WARM,		/* woken at start: keep warm */
 	RT_REASON_RESTORED,		/* state restored at start */
 	RT_REASON_SHUTDOWN,		/* orchd stopped */
-	RT_REASON_REMOVED		/* no longer configured */
+	RT_REASON_REMOVED,		/* no longer configured */
+	RT_REASON_RESTART,		/* kept warm: started again */
+	RT_REASON_UNHEALTHY,		/* failed its liveness checks */
+	RT_REASON_OOM			/* killed for memory */
 };
 
 /*
@@ -492,6 +495,8 @@ struct rt_state {
 	int64_t			 since;		/* wall clock, seconds */
 	int64_t			 since_ms;	/* the same in milliseconds */
 	char			 msg[RT_MSG_MAX]; /* e.g. the error */
+	int64_t			 backoff_ms;	/* left of its crash-loop
+						   backoff; 0: none */
 };
 
 struct gw_activity {
@@ -511,6 +516,8 @@ struct rt_proc {
 	pid_t			 pid;		/* 0 if it could not start */
 	int32_t			 status;	/* wait status, RT_EXITED */
 	char			 msg[RT_MSG_MAX]; /* why it could not start */
+	int32_t			 oom;		/* RT_EXITED: its cgroup saw
+						   an OOM kill while it ran */
 };
 
 /* IMSG_RT_COUNTS: sent when they change, at most once a second */
@@ -615,6 +622,8 @@ struct ctl_workload {
 	int64_t			 idle_timeout;	/* seconds, -1: global */
 	uint64_t		 wakes;
 	char			 msg[RT_MSG_MAX]; /* last failure */
+	int64_t			 backoff_until;	/* wall clock: no wake by a
+						   request before; 0: none */
 };
 
 struct ctl_transition {

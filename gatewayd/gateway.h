@@ -54,6 +54,8 @@ struct gw_workload {
 	int64_t			 wake_timeout;	/* seconds */
 	enum workload_state	 state;		/* as runtimed says */
 	int			 wake_pending;	/* WAKE sent, no answer */
+	int64_t			 backoff_end;	/* monotonic ms: a crash loop's
+						   backoff ends; 0: none */
 	uint32_t		 epoch;		/* bumped when it stops running */
 	int			 configured;	/* in the current generation */
 	unsigned int		 refs;		/* connections using it */

@@ -14,6 +14,14 @@
  * back (lifecycle_started, _start_failed, _exited); readiness reports
  * lifecycle_ready.  Every change of state is told to the gateway, the
  * reaper and the store.
+ *
+ * A workload kept warm that stops by itself (it exited, or failed its
+ * wake or its liveness checks) is started again after a delay that grows
+ * with each restart.  Failed wakes are counted: a crash loop puts the
+ * workload in backoff, when no request or restart starts it, only the
+ * operator (backoff.h has the numbers).  Every state message says how
+ * long the backoff has left, so that the gateway answers 503 itself
+ * without asking.
  */
 
 #include <sys/types.h>
@@ -31,9 +39,11 @@
 #include "runtime.h"
 #include "docker.h"
 
-static void	lc_start(struct rt_workload *, enum rt_reason);
+static void	lc_start(struct rt_workload *, enum rt_reason, const char *);
 static void	lc_stop(struct rt_workload *, enum rt_reason);
 static void	lc_stopped(struct rt_workload *);
+static void	wake_failed(struct rt_workload *);
+static void	restart_schedule(struct rt_workload *, int64_t);
 
 static int
 rt_workload_cmp(struct rt_workload *a, struct rt_workload *b)
@@ -57,7 +67,10 @@ reason_name(enum rt_reason reason)
 		[RT_REASON_KEEP_WARM] = "keep warm",
 		[RT_REASON_RESTORED] = "restored",
 		[RT_REASON_SHUTDOWN] = "shutdown",
-		[RT_REASON_REMOVED] = "removed"
+		[RT_REASON_REMOVED] = "removed",
+		[RT_REASON_RESTART] = "restart",
+		[RT_REASON_UNHEALTHY] = "unhealthy",
+		[RT_REASON_OOM] = "oom"
 	};
 
 	if ((unsigned int)reason >= nitems(names) || names[reason] == NULL)
@@ -107,6 +120,7 @@ state_fill(struct rt_workload *wl, enum rt_reason reason, const char *msg,
 	st->reason = reason;
 	st->since = wl->since;
 	st->since_ms = wl->since_ms;
+	st->backoff_ms = backoff_left(&wl->backoff, monotime_ms());
 	if (msg != NULL)
 		strlcpy(st->msg, msg, sizeof(st->msg));
 }
@@ -178,9 +192,11 @@ wake_timer_fired(int fd, short event, void *arg)
 	ready_stop(wl);
 	snprintf(msg, sizeof(msg), "not ready after %llds",
 	    (long long)wake_timeout(wl));
+	wake_failed(wl);
 	state_set(wl, WL_FAILED, RT_REASON_WAKE_TIMEOUT, msg);
 	/* half started is not started: it must not linger */
 	lc_stop(wl, RT_REASON_WAKE_TIMEOUT);
+	restart_schedule(wl, 0);
 }
 
 static void
@@ -193,21 +209,103 @@ wake_timer_arm(struct rt_workload *wl)
 	timer_arm(&wl->wake_timer, wake_timer_fired, wl, &tv);
 }
 
+/* a wake failed: it counts towards a crash loop */
 static void
-lc_fail(struct rt_workload *wl, enum rt_reason reason, const char *msg)
+wake_failed(struct rt_workload *wl)
 {
-	ready_stop(wl);
-	timer_disarm(&wl->wake_timer);
-	state_set(wl, WL_FAILED, reason, msg);
+	char	 left[32];
+	int64_t	 ms;
+
+	if ((ms = backoff_failed(&wl->backoff, monotime_ms())) > 0)
+		log_warnx("workload %s: crash loop: in backoff for %s, no "
+		    "request starts it", wl->name,
+		    fmt_duration((ms + 999) / 1000, left, sizeof(left)));
+}
+
+/* the delay, as history and logs say it: "1s", "4m16s" */
+static const char *
+delay_text(int64_t ms, char *buf, size_t len)
+{
+	int64_t	 s = (ms + 999) / 1000;
+
+	if (s >= 60 && s % 60 != 0)
+		snprintf(buf, len, "%lldm%llds", (long long)(s / 60),
+		    (long long)(s % 60));
+	else
+		(void)fmt_duration(s, buf, len);
+	return (buf);
 }
 
 static void
-lc_start(struct rt_workload *wl, enum rt_reason reason)
+restart_fired(int fd, short event, void *arg)
+{
+	struct rt_workload	*wl = arg;
+	char			 msg[64], d[32];
+
+	timer_disarm(&wl->restart_timer);
+	if (wl->conf == NULL || !lifecycle_keep_warm(wl) ||
+	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED))
+		return;
+	if (wl->stopping) {
+		/* a wake timeout's stop, not done yet */
+		wl->wake_queued = 1;
+		wl->queued_reason = RT_REASON_RESTART;
+		return;
+	}
+	snprintf(msg, sizeof(msg), "after %s",
+	    delay_text(wl->restart_wait, d, sizeof(d)));
+	lc_start(wl, RT_REASON_RESTART, msg);
+}
+
+/*
+ * Kept warm, it stopped by itself after up ms running (0: it never ran):
+ * it is started again after its restart delay, or once its backoff is
+ * over if that is later.
+ */
+static void
+restart_schedule(struct rt_workload *wl, int64_t up)
+{
+	struct timeval	 tv;
+	int64_t		 delay, left;
+	char		 d[32];
+
+	if (wl->conf == NULL || !lifecycle_keep_warm(wl))
+		return;
+	delay = restart_delay(&wl->backoff, up);
+	if ((left = backoff_left(&wl->backoff, monotime_ms())) > delay)
+		delay = left;
+	wl->restart_wait = delay;
+	log_info("workload %s: kept warm, restart in %s", wl->name,
+	    delay_text(delay, d, sizeof(d)));
+	tv.tv_sec = delay / 1000;
+	tv.tv_usec = (delay % 1000) * 1000;
+	timer_arm(&wl->restart_timer, restart_fired, wl, &tv);
+}
+
+/* a wake that failed: counted, and a workload kept warm tries again */
+static void
+lc_fail(struct rt_workload *wl, enum rt_reason reason, const char *msg)
+{
+	int	 waking = wl->state == WL_WAKING;
+
+	ready_stop(wl);
+	timer_disarm(&wl->wake_timer);
+	if (waking)
+		wake_failed(wl);
+	state_set(wl, WL_FAILED, reason, msg);
+	if (waking)
+		restart_schedule(wl, 0);
+}
+
+static void
+lc_start(struct rt_workload *wl, enum rt_reason reason, const char *why)
 {
 	char	 msg[RT_MSG_MAX];
 
 	wl->wake_queued = 0;
-	state_set(wl, WL_WAKING, reason, NULL);
+	/* whatever started it, a restart due is no longer */
+	timer_disarm(&wl->restart_timer);
+	state_set(wl, WL_WAKING, reason, why);
 	wake_timer_arm(wl);
 	/* the driver is chosen per start: a reload may have changed it */
 	if ((wl->drv = driver_get(wl->conf->driver)) == NULL) {
@@ -241,6 +339,7 @@ lc_free(struct rt_workload *wl)
 	control_gone(wl);
 	ready_stop(wl);
 	timer_disarm(&wl->wake_timer);
+	timer_disarm(&wl->restart_timer);
 	process_clear(wl);
 	docker_clear(wl);
 	RB_REMOVE(rt_workloads, &rt->workloads, wl);
@@ -260,7 +359,7 @@ lc_stopped(struct rt_workload *wl)
 		return;
 	}
 	if (wl->wake_queued)
-		lc_start(wl, RT_REASON_REQUEST);
+		lc_start(wl, wl->queued_reason, NULL);
 }
 
 /*
@@ -345,14 +444,26 @@ lifecycle_wake(const char *name, enum rt_reason reason)
 	case WL_SUSPENDING:
 		log_debug("workload %s: wakes once stopped", name);
 		wl->wake_queued = 1;
+		wl->queued_reason = reason;
 		break;
 	case WL_ASLEEP:
 	case WL_FAILED:
+		/* in a crash loop only the operator starts it */
+		if (reason != RT_REASON_OPERATOR &&
+		    backoff_left(&wl->backoff, monotime_ms()) > 0) {
+			log_debug("workload %s: in backoff, not started", name);
+			/* the gateway answers what it holds */
+			state_repeat(wl);
+			if (wl->restart_timer == NULL)
+				restart_schedule(wl, 0);
+			break;
+		}
 		/* failed by a wake timeout, its stop may not be done yet */
-		if (wl->stopping)
+		if (wl->stopping) {
 			wl->wake_queued = 1;
-		else
-			lc_start(wl, reason);
+			wl->queued_reason = reason;
+		} else
+			lc_start(wl, reason, NULL);
 		break;
 	}
 }
@@ -530,6 +641,8 @@ lifecycle_ready(struct rt_workload *wl)
 	if (wl->state != WL_WAKING)
 		return;
 	timer_disarm(&wl->wake_timer);
+	backoff_succeeded(&wl->backoff);
+	wl->running_ms = monotime_ms();
 	state_set(wl, WL_RUNNING, RT_REASON_READY, NULL);
 }
 
@@ -545,6 +658,9 @@ lifecycle_adopted(struct rt_workload *wl, const struct rt_driver *drv,
 	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED))
 		return (-1);
 	wl->drv = drv;
+	timer_disarm(&wl->restart_timer);
+	backoff_succeeded(&wl->backoff);
+	wl->running_ms = monotime_ms();
 	state_set(wl, WL_RUNNING, RT_REASON_RESTORED, msg);
 	return (0);
 }
@@ -552,7 +668,18 @@ lifecycle_adopted(struct rt_workload *wl, const struct rt_driver *drv,
 void
 lifecycle_exited(struct rt_workload *wl, int status)
 {
-	char	 msg[RT_MSG_MAX];
+	lifecycle_exit(wl, status, 0);
+}
+
+/*
+ * It exited, with its wait status; oom: killed for memory, as its
+ * cgroup or the container engine says.
+ */
+void
+lifecycle_exit(struct rt_workload *wl, int status, int oom)
+{
+	char		 msg[RT_MSG_MAX];
+	enum rt_reason	 reason = oom ? RT_REASON_OOM : RT_REASON_EXITED;
 
 	ready_stop(wl);
 	if (wl->stopping || wl->state == WL_SUSPENDING) {
@@ -560,15 +687,18 @@ lifecycle_exited(struct rt_workload *wl, int status)
 		return;
 	}
 	exit_msg(status, msg, sizeof(msg));
+	if (oom)
+		strlcat(msg, ", out of memory", sizeof(msg));
 	switch (wl->state) {
 	case WL_WAKING:
-		lc_fail(wl, RT_REASON_START_FAILED, msg);
+		lc_fail(wl, oom ? RT_REASON_OOM : RT_REASON_START_FAILED, msg);
 		break;
 	case WL_RUNNING:
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-			state_set(wl, WL_ASLEEP, RT_REASON_EXITED, msg);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !oom)
+			state_set(wl, WL_ASLEEP, reason, msg);
 		else
-			state_set(wl, WL_FAILED, RT_REASON_EXITED, msg);
+			state_set(wl, WL_FAILED, reason, msg);
+		restart_schedule(wl, monotime_ms() - wl->running_ms);
 		break;
 	default:
 		break;
@@ -631,6 +761,7 @@ wl_remove(struct rt_workload *wl)
 {
 	wl->conf = NULL;
 	wl->wake_queued = 0;
+	timer_disarm(&wl->restart_timer);
 	/* as the store and the reaper forget it: a new one starts afresh */
 	wl->keep_warm = -1;
 	switch (wl->state) {
@@ -694,6 +825,9 @@ lifecycle_apply(struct cfg_generation *gen)
 	uint32_t		 n = 0;
 
 	rt->wake_timeout = gen->global.wake_timeout;
+	rt->health_interval = gen->global.health_interval;
+	rt->health_timeout = gen->global.health_timeout;
+	rt->health_failures = gen->global.health_failures;
 	RB_FOREACH(wl, rt_workloads, &rt->workloads)
 		wl->conf = NULL;
 	TAILQ_FOREACH(conf, &gen->workloads, entry) {

@@ -14,11 +14,13 @@
 
 #include "proc.h"
 #include "driver.h"
+#include "backoff.h"
 
 #define RT_EARLY_WAKES_MAX	64	/* wakes for names not yet known */
 
 struct rt_probe;
 struct rt_docker;
+struct rt_live;
 
 /* a command waiting for a workload to be running or asleep */
 struct rt_waiter {
@@ -58,6 +60,7 @@ struct rt_workload {
 	int			 stopping;	/* driver stop begun */
 	enum rt_reason		 stop_reason;
 	int			 wake_queued;	/* start once stopped */
+	enum rt_reason		 queued_reason;	/* and why */
 	int			 draining;	/* DRAINED answers expected */
 	int			 drain_busy;	/* a gateway said busy */
 	enum rt_reason		 drain_reason;	/* idle, operator */
@@ -66,6 +69,13 @@ struct rt_workload {
 
 	struct event		*wake_timer;	/* while waking */
 	struct rt_probe		*probe;		/* readiness */
+
+	/* restarts of those kept warm, crash-loop backoff (backoff.h) */
+	struct rt_backoff	 backoff;
+	struct event		*restart_timer;	/* a restart is due */
+	int64_t			 restart_wait;	/* ms, its delay */
+	int64_t			 running_ms;	/* monotonic: running since */
+	struct rt_live		*live;		/* liveness.c */
 
 	struct rt_process	 proc;
 	struct rt_docker	*docker;	/* driver_docker.c */
@@ -78,6 +88,9 @@ struct runtime {
 	struct privsep		*ps;
 	struct rt_workloads	 workloads;
 	int64_t			 wake_timeout;	/* global */
+	int64_t			 health_interval; /* global, liveness */
+	int64_t			 health_timeout;
+	int64_t			 health_failures;
 	/* wakes that came before the configuration naming them */
 	char			 early[RT_EARLY_WAKES_MAX][ORCHD_NAME_MAX];
 	int			 nearly;
@@ -104,6 +117,7 @@ void		 lifecycle_restore_done(void);
 void		 lifecycle_started(struct rt_workload *);
 void		 lifecycle_start_failed(struct rt_workload *, const char *);
 void		 lifecycle_exited(struct rt_workload *, int);
+void		 lifecycle_exit(struct rt_workload *, int, int);
 void		 lifecycle_ready(struct rt_workload *);
 int		 lifecycle_adopted(struct rt_workload *,
 		    const struct rt_driver *, const char *);
