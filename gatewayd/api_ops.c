@@ -43,6 +43,12 @@ api_workload_json(const struct gw_workload *wl, const struct ctl_workload *cw)
 	m.state = wl->state;
 	if (wl->last_seen > m.last_seen)
 		m.last_seen = wl->last_seen;
+	/* the backoff as this gateway answers it, not the store's */
+	m.backoff_until = 0;
+	if (wl->backoff_end != 0 && (wl->state == WL_FAILED ||
+	    wl->state == WL_ASLEEP) && wl->backoff_end > monotime_ms())
+		m.backoff_until = time(NULL) +
+		    (wl->backoff_end - monotime_ms() + 999) / 1000;
 	return (apij_workload(wl->conf, &m, gen->global.idle_timeout,
 	    gen->global.wake_timeout));
 }

@@ -21,7 +21,7 @@
 #include "orchctl.h"
 
 #define SUMMARY_FMT	"%-9s %-8s %-10s %-10s %s\n"
-#define WORKLOADS_FMT	"%-16s %-10s %-7s %-4s %-8s %-14s %s\n"
+#define WORKLOADS_FMT	"%-16s %-10s %-7s %-4s %-8s %-14s %-8s %s\n"
 #define DETAIL_FMT	"%-14s%s\n"
 #define HISTORY_FMT	"%-20s  %-10s  %-10s  %-12s  %s\n"
 #define HISTORY_FMT_NOMSG "%-20s  %-10s  %-10s  %s\n"
@@ -56,6 +56,7 @@ static json_t	*json_time(int64_t);
 static const char *fmt_uptime(int64_t, char *, size_t);
 static const char *fmt_time(int64_t, char *, size_t);
 static const char *fmt_ago(int64_t, char *, size_t);
+static const char *fmt_left(int64_t, char *, size_t);
 static const char *fmt_ms(int64_t, char *, size_t);
 static const char *fmt_bytes(int64_t, char *, size_t);
 static const char *driver_name(int32_t);
@@ -168,6 +169,19 @@ fmt_ago(int64_t t, char *buf, size_t len)
 	return (buf);
 }
 
+/* How long until t: "25s", "-" for 0 or a time gone. */
+static const char *
+fmt_left(int64_t t, char *buf, size_t len)
+{
+	int64_t	 d = t - (int64_t)time(NULL);
+
+	if (t == 0 || d <= 0) {
+		(void)snprintf(buf, len, "-");
+		return (buf);
+	}
+	return (fmt_uptime(d, buf, len));
+}
+
 /* Milliseconds as "850ms", "1.2s", then as fmt_uptime does. */
 static const char *
 fmt_ms(int64_t ms, char *buf, size_t len)
@@ -251,7 +265,10 @@ reason_name(int32_t reason, int json)
 		[RT_REASON_KEEP_WARM] = { "keep warm", "keep_warm" },
 		[RT_REASON_RESTORED] = { "restored", "restored" },
 		[RT_REASON_SHUTDOWN] = { "shutdown", "shutdown" },
-		[RT_REASON_REMOVED] = { "removed", "removed" }
+		[RT_REASON_REMOVED] = { "removed", "removed" },
+		[RT_REASON_RESTART] = { "restart", "restart" },
+		[RT_REASON_UNHEALTHY] = { "unhealthy", "unhealthy" },
+		[RT_REASON_OOM] = { "oom", "oom" }
 	};
 
 	if (reason < 0 || (size_t)reason >= nitems(names))
@@ -269,7 +286,7 @@ show_head(const struct parse_result *res)
 		break;
 	case SHOW_WORKLOADS:
 		printf(WORKLOADS_FMT, "NAME", "STATE", "DRIVER", "WARM",
-		    "IDLE", "LAST SEEN", "HOSTS");
+		    "IDLE", "LAST SEEN", "BACKOFF", "HOSTS");
 		break;
 	case SHOW_STATS:
 		printf(STATS_FMT, "NAME", "WAKES", "FAILED", "MEDIAN",
@@ -298,7 +315,7 @@ show_summary(const struct ctl_summary *cs)
 static void
 show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 {
-	char	 idle[32], seen[32], t[32], ago[48], buf[96];
+	char	 idle[32], seen[32], t[32], ago[48], buf[96], left[32];
 
 	if (cw->idle_timeout < 0)
 		(void)snprintf(idle, sizeof(idle), "default");
@@ -310,6 +327,7 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 		    workload_state_name(cw->state), driver_name(cw->driver),
 		    cw->keep_warm ? "yes" : "no", idle,
 		    fmt_ago(cw->last_seen, seen, sizeof(seen)),
+		    fmt_left(cw->backoff_until, left, sizeof(left)),
 		    cw->hosts[0] != '\0' ? cw->hosts : "-");
 		return;
 	}
@@ -341,6 +359,12 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	printf(DETAIL_FMT, "wakes:", buf);
 	if (cw->msg[0] != '\0')
 		printf(DETAIL_FMT, "last failure:", cw->msg);
+	if (cw->backoff_until > (int64_t)time(NULL)) {
+		(void)snprintf(buf, sizeof(buf), "until %s (%s left)",
+		    fmt_time(cw->backoff_until, t, sizeof(t)),
+		    fmt_left(cw->backoff_until, left, sizeof(left)));
+		printf(DETAIL_FMT, "backoff:", buf);
+	}
 }
 
 static void
@@ -504,7 +528,7 @@ json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 			json_add(hosts, json_string(h));
 
 	o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:o, s:o, s:o, s:I, "
-	    "s:o}",
+	    "s:o, s:o}",
 	    "name", cw->name,
 	    "state", workload_state_name(cw->state),
 	    "driver", driver_name(cw->driver),
@@ -517,7 +541,9 @@ json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	    "started_at", json_time(cw->started_at),
 	    "wakes", (json_int_t)cw->wakes,
 	    "message", cw->msg[0] != '\0' ? json_string(cw->msg) :
-	    json_null());
+	    json_null(),
+	    "backoff_until", cw->backoff_until > (int64_t)time(NULL) ?
+	    json_time(cw->backoff_until) : json_null());
 	if (o == NULL)
 		errx(1, "cannot build the JSON reply");
 	if (res->action != SHOW_WORKLOAD) {

@@ -114,10 +114,10 @@ start_orchd_or_exit
 
 # 1. the list, before anything ran
 check "show workloads" ctl show workloads
-H='^NAME +STATE +DRIVER +WARM +IDLE +LAST SEEN +HOSTS$'
+H='^NAME +STATE +DRIVER +WARM +IDLE +LAST SEEN +BACKOFF +HOSTS$'
 check "has a header" grep -Eq "$H" "$T/out"
 check "lists web asleep, process, not warm, 5m, never seen, both hosts" \
-    grep -Eq '^web +asleep +process +no +5m +never +web.test,www.web.test$' \
+    grep -Eq '^web +asleep +process +no +5m +never +- +web.test,www.web.test$' \
     "$T/out"
 check "lists warm and quiet with the default idle timeout" \
     sh -c "grep -Eq '^warm +asleep +process +no +default ' '$T/out' &&
