@@ -368,8 +368,8 @@ backoff_note(const struct rt_state *st)
 		RB_INSERT(store_backoffs, &store_backoffs, b);
 		store_nbackoffs++;
 	}
-	/* rounded up, as the gateway's Retry-After */
-	b->until = time(NULL) + (st->backoff_ms + 999) / 1000;
+	/* to the second after it ends, as the gateway's Retry-After */
+	b->until = (store_now_ms() + st->backoff_ms + 999) / 1000;
 }
 
 /* show workloads: the end of its backoff, if it is not over */
