@@ -149,6 +149,11 @@ state_set(struct rt_workload *wl, enum workload_state state,
 	since_now(wl);
 	/* a DRAINED still on its way answers a question no longer asked */
 	wl->draining = 0;
+	/* liveness checks while it runs, and only then */
+	if (state == WL_RUNNING)
+		live_start(wl);
+	else
+		live_stop(wl);
 	state_fill(wl, reason, msg, &st);
 	state_send(wl, PROC_GATEWAY, &st);
 	state_send(wl, PROC_REAPER, &st);
@@ -338,6 +343,7 @@ lc_free(struct rt_workload *wl)
 	log_debug("workload %s: forgotten", wl->name);
 	control_gone(wl);
 	ready_stop(wl);
+	live_stop(wl);
 	timer_disarm(&wl->wake_timer);
 	timer_disarm(&wl->restart_timer);
 	process_clear(wl);
@@ -360,6 +366,9 @@ lc_stopped(struct rt_workload *wl)
 	}
 	if (wl->wake_queued)
 		lc_start(wl, wl->queued_reason, NULL);
+	else if (wl->stop_reason == RT_REASON_UNHEALTHY &&
+	    wl->state == WL_ASLEEP)
+		restart_schedule(wl, monotime_ms() - wl->running_ms);
 }
 
 /*
@@ -647,6 +656,21 @@ lifecycle_ready(struct rt_workload *wl)
 }
 
 /*
+ * Liveness: it failed its health checks (msg says how).  It is stopped
+ * at once, without asking the gateways to drain it: what they have in
+ * flight gets no answer from it anyway.  Their new requests are held
+ * for a fresh wake; kept warm, it is restarted as after an exit.
+ */
+void
+lifecycle_unhealthy(struct rt_workload *wl, const char *msg)
+{
+	if (wl->state != WL_RUNNING || wl->conf == NULL || wl->stopping)
+		return;
+	state_set(wl, WL_SUSPENDING, RT_REASON_UNHEALTHY, msg);
+	lc_stop(wl, RT_REASON_UNHEALTHY);
+}
+
+/*
  * The driver found the workload running without a start of ours: a
  * container that outlived the last orchd.  0 if it is running now.
  */
@@ -837,6 +861,9 @@ lifecycle_apply(struct cfg_generation *gen)
 			log_warnx("workload %s: bad address %s", wl->name,
 			    conf->address);
 		wl->conf = conf;
+		/* liveness as the new definition says, from its next check */
+		if (wl->state == WL_RUNNING)
+			live_start(wl);
 		/* its container may be there, even running, from before */
 		if (conf->driver == DRIVER_DOCKER)
 			docker_adopt(wl);

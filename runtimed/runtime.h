@@ -119,6 +119,7 @@ void		 lifecycle_start_failed(struct rt_workload *, const char *);
 void		 lifecycle_exited(struct rt_workload *, int);
 void		 lifecycle_exit(struct rt_workload *, int, int);
 void		 lifecycle_ready(struct rt_workload *);
+void		 lifecycle_unhealthy(struct rt_workload *, const char *);
 int		 lifecycle_adopted(struct rt_workload *,
 		    const struct rt_driver *, const char *);
 
@@ -138,6 +139,13 @@ void		 restore_replay(void);
 /* ready.c */
 void		 ready_start(struct rt_workload *);
 void		 ready_stop(struct rt_workload *);
+void		 ready_check(struct rt_workload *, struct rt_probe **, int64_t,
+		    void (*)(struct rt_workload *, const char *));
+void		 ready_check_cancel(struct rt_probe **);
+
+/* liveness.c */
+void		 live_start(struct rt_workload *);
+void		 live_stop(struct rt_workload *);
 
 /* driver_process.c: the parent's answers */
 void		 process_init(struct rt_workload *);

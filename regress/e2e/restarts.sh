@@ -10,7 +10,13 @@
 #    backoff; once it is over a request tries again, and the next
 #    backoff is twice as long; orchctl wake forces an attempt;
 #  - one kept warm that always fails stops being restarted in backoff,
-#    and is restarted once it is over.
+#    and is restarted once it is over;
+#  - liveness: one kept warm that stops answering its health path (its
+#    process stopped: the kernel still accepts) is found unhealthy after
+#    health failures x health interval and restarted; one not kept warm
+#    is suspended, and the next request wakes it; the checks are no
+#    activity: a workload checked every second is still suspended when
+#    idle.
 # Loopback only, every wait bounded; the 30 s backoff is waited out.
 #
 #	sh regress/e2e/restarts.sh build/check
@@ -25,6 +31,9 @@ API=$(free_port $((GW + 1)))
 P_KW=$(free_port $((API + 1)))
 P_CRASH=$(free_port $((P_KW + 1)))
 P_KWCRASH=$(free_port $((P_CRASH + 1)))
+P_HANG=$(free_port $((P_KWCRASH + 1)))
+P_SICK=$(free_port $((P_HANG + 1)))
+P_QUIET=$(free_port $((P_SICK + 1)))
 KEY=e2e-key-$$-0123456789abcdef
 
 # the workloads run as uids of their own: programs readable, run/
@@ -50,6 +59,7 @@ listen on 127.0.0.1 port $GW
 api listen on 127.0.0.1 port $API
 api key file "$T/api.key"
 wake timeout 10s
+reaper interval 1s
 
 workload "kw" {
 	host "kw.test"
@@ -70,6 +80,37 @@ workload "kwcrash" {
 	port $P_KWCRASH
 	keep warm
 }
+
+workload "hang" {
+	host "hang.test"
+	command "$T/bin/testhttp serve $P_HANG"
+	port $P_HANG
+	keep warm
+	health path "/up"
+	health interval 1s
+	health timeout 1s
+	health failures 3
+	stop timeout 1s
+}
+
+workload "sick" {
+	host "sick.test"
+	command "$T/bin/testhttp serve $P_SICK"
+	port $P_SICK
+	health path "/up"
+	health interval 1s
+	health failures 2
+	stop timeout 1s
+}
+
+workload "quiet" {
+	host "quiet.test"
+	command "$T/bin/testhttp serve $P_QUIET '' $T/run/quiet.requests"
+	port $P_QUIET
+	health path "/probe"
+	health interval 1s
+	idle timeout 3s
+}
 CONF
 
 # ctl ARGS...: orchctl's status in $rc, stdout in $T/out
@@ -82,7 +123,7 @@ lines() { [ -f "$1" ] && wc -l <"$1" | tr -d ' ' || echo 0; }
 starts() { lines "$T/run/$1.starts"; }
 starts_are() { [ "$(starts "$1")" -eq "$2" ]; }
 # the pid listening for a testhttp workload: the oldest of its processes
-pid_of() { pgrep -o -f "testhttp serve $1 " ; }
+pid_of() { pgrep -o -f "testhttp serve $1( |\$)"; }
 listed_as() {	# listed_as NAME STATE: in orchctl show workloads
 	ctl show workloads && grep -Eq "^$1 +$2 " "$T/out"
 }
@@ -197,7 +238,59 @@ check "the history's times: the delays grow ($d)" \
 m=$(metric 'orchd_workload_restarts_total{workload="kw"}')
 check "/metrics: 4 restarts of kw ($m)" [ "$m" = 4 ]
 
-# 4. the backoff over, a request tries again, and the next is longer
+# 4. liveness: kept warm, it stops answering; restarted
+check "hang runs" wait_for 15 listed_as hang running
+pid=$(pid_of "$P_HANG")
+kill -STOP "$pid"
+t0=$(now_ms)
+check "hang: stopped answering, found unhealthy" wait_for 20 grep -q \
+    'workload hang: running -> suspending (unhealthy' "$T/orchd.log"
+t=$(($(now_ms) - t0))
+check "after about health failures x health interval, 3 s (${t} ms)" \
+    [ "$t" -ge 2000 ] && [ "$t" -lt 15000 ]
+check "and runs again, another process" \
+    wait_for 20 runs_again hang "$P_HANG" "$pid"
+check "the stopped one is gone" wait_gone "$pid" 10
+ctl show workload hang
+check "the history says why: unhealthy, no answer in time" grep -Eq \
+    "^$RFC3339 +running +suspending +unhealthy +3 health checks failed: no answer in 900 ms$" \
+    "$T/out"
+check "then a restart" \
+    grep -Eq "^$RFC3339 +asleep +waking +restart +after 1s$" "$T/out"
+grep -q 'health check failed (1 of 3)' "$T/orchd.log"
+check "each failed check is logged" \
+    grep -q 'workload hang: health check failed (3 of 3)' "$T/orchd.log"
+
+# not kept warm: suspended, and the next request wakes it
+c=$(code -H 'Host: sick.test' "http://127.0.0.1:$GW/")
+check "sick: a request wakes it ($c)" [ "$c" = 200 ]
+pid=$(pid_of "$P_SICK")
+kill -STOP "$pid"
+check "it stops answering: suspended" wait_for 20 listed_as sick asleep
+check "its process is gone" wait_gone "$pid" 10
+ctl show workload sick
+check "the history says why" grep -Eq \
+    "^$RFC3339 +running +suspending +unhealthy +2 health checks failed: " \
+    "$T/out"
+check "asleep, as unhealthy" \
+    grep -Eq "^$RFC3339 +suspending +asleep +unhealthy" "$T/out"
+sleep 2
+check "not kept warm: not restarted" [ -z "$(pid_of "$P_SICK")" ]
+c=$(code -H 'Host: sick.test' "http://127.0.0.1:$GW/")
+check "the next request wakes it ($c)" [ "$c" = 200 ]
+
+# the checks are not activity: checked every second, idle, suspended
+c=$(code -H 'Host: quiet.test' "http://127.0.0.1:$GW/")
+check "quiet: a request wakes it ($c)" [ "$c" = 200 ]
+check "idle 3 s, it is suspended all the same" \
+    wait_for 20 listed_as quiet asleep
+ctl show workload quiet
+check "by the reaper: idle" \
+    grep -Eq "^$RFC3339 +running +suspending +idle" "$T/out"
+n=$(grep -c '^GET /probe$' "$T/run/quiet.requests")
+check "while it was checked meanwhile ($n checks)" [ "$n" -ge 2 ]
+
+# 5. the backoff over, a request tries again, and the next is longer
 check "crash: the backoff ends" wait_for 40 no_backoff_json crash
 sleep 1		# the gateway's own count ends within the same second
 curl -s -m 30 -D "$T/h5" -o /dev/null -H 'Host: crash.test' \
@@ -217,7 +310,7 @@ check "with the reason ($(cat "$T/err"))" \
     grep -q 'crash failed: exited with status 3' "$T/err"
 check "one start more ($(starts crash))" starts_are crash 5
 
-# 5. kwcrash: its backoff over, kept warm, it is restarted
+# 6. kwcrash: its backoff over, kept warm, it is restarted
 check "kwcrash is restarted after its backoff" \
     wait_for 40 starts_are kwcrash 4
 ctl show workload kwcrash
