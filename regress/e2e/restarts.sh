@@ -16,7 +16,9 @@
 #    health failures x health interval and restarted; one not kept warm
 #    is suspended, and the next request wakes it; the checks are no
 #    activity: a workload checked every second is still suspended when
-#    idle.
+#    idle;
+#  - a process workload killed for memory in its cgroup (memory 32M,
+#    where the host has a memory cgroup) is recorded as oom.
 # Loopback only, every wait bounded; the 30 s backoff is waited out.
 #
 #	sh regress/e2e/restarts.sh build/check
@@ -34,6 +36,7 @@ P_KWCRASH=$(free_port $((P_CRASH + 1)))
 P_HANG=$(free_port $((P_KWCRASH + 1)))
 P_SICK=$(free_port $((P_HANG + 1)))
 P_QUIET=$(free_port $((P_SICK + 1)))
+P_HOG=$(free_port $((P_QUIET + 1)))
 KEY=e2e-key-$$-0123456789abcdef
 
 # the workloads run as uids of their own: programs readable, run/
@@ -52,6 +55,24 @@ echo "crashing at start"
 exit 3
 EOF
 chmod 0755 "$T/bin/crash.sh"
+# listens, then takes far more memory than its limit
+cat >"$T/bin/hog.py" <<EOF
+import socket, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", $P_HOG))
+s.listen(5)
+time.sleep(1)
+b = bytearray(512 << 20)
+time.sleep(30)
+EOF
+chmod 0644 "$T/bin/hog.py"
+# a memory cgroup for the workloads: v1's memory or v2's with +memory
+MEMCG=
+if grep -q ' - cgroup cgroup [^ ]*memory' /proc/self/mountinfo ||
+    grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+	MEMCG=yes
+fi
 
 conf_head >"$T/orchd.conf"
 cat >>"$T/orchd.conf" <<CONF
@@ -110,6 +131,13 @@ workload "quiet" {
 	health path "/probe"
 	health interval 1s
 	idle timeout 3s
+}
+
+workload "hog" {
+	host "hog.test"
+	command "/usr/bin/python3 $T/bin/hog.py"
+	port $P_HOG
+	memory 32M
 }
 CONF
 
@@ -289,6 +317,24 @@ check "by the reaper: idle" \
     grep -Eq "^$RFC3339 +running +suspending +idle" "$T/out"
 n=$(grep -c '^GET /probe$' "$T/run/quiet.requests")
 check "while it was checked meanwhile ($n checks)" [ "$n" -ge 2 ]
+
+# killed for memory: the history says oom
+if [ -n "$MEMCG" ] && [ "${ORCHD_CGROUP:-}" != none ]; then
+	check "hog: orchctl wake starts it" ctl wake hog
+	check "it takes too much memory: failed" \
+	    wait_for 20 listed_as hog failed
+	ctl show workload hog
+	check "the history says oom, and the signal" grep -Eq \
+	    "^$RFC3339 +running +failed +oom +killed by signal 9, out of memory$" \
+	    "$T/out"
+	check "so does the log" grep -q \
+	    'workload hog: pid [0-9]* killed by signal 9, out of memory' \
+	    "$T/orchd.log"
+	ctl -j show workload hog
+	check "and the JSON: reason oom" grep -q '"reason": "oom"' "$T/out"
+else
+	echo "# no memory cgroup: the oom case skipped"
+fi
 
 # 5. the backoff over, a request tries again, and the next is longer
 check "crash: the backoff ends" wait_for 40 no_backoff_json crash
