@@ -18,10 +18,10 @@
  * A workload kept warm that stops by itself (it exited, or failed its
  * wake or its liveness checks) is started again after a delay that grows
  * with each restart.  Failed wakes are counted: a crash loop puts the
- * workload in backoff, when no request or restart starts it, only the
- * operator (backoff.h has the numbers).  Every state message says how
- * long the backoff has left, so that the gateway answers 503 itself
- * without asking.
+ * workload in backoff, and until that ends no request and no restart
+ * starts it, only the operator does (backoff.h has the numbers).  Every
+ * state message says how long the backoff has left, so that the gateway
+ * answers 503 itself without asking.
  */
 
 #include <sys/types.h>
