@@ -8,7 +8,8 @@
 #    minute gets 503 at once with Retry-After, and no start happens;
 #    orchctl show workloads, its JSON, the API and /metrics show the
 #    backoff; once it is over a request tries again, and the next
-#    backoff is twice as long; orchctl wake forces an attempt;
+#    backoff is twice as long; orchctl wake and the API's wake force an
+#    attempt;
 #  - one kept warm that always fails stops being restarted in backoff,
 #    and is restarted once it is over;
 #  - liveness: one kept warm that stops answering its health path (its
@@ -355,6 +356,13 @@ check "orchctl wake forces an attempt: it fails (exit $rc)" [ "$rc" -ne 0 ]
 check "with the reason ($(cat "$T/err"))" \
     grep -q 'crash failed: exited with status 3' "$T/err"
 check "one start more ($(starts crash))" starts_are crash 5
+c=$(code -X POST -H "Authorization: Bearer $KEY" \
+    "http://127.0.0.1:$API/v1/workloads/crash/wake")
+check "the API's wake forces one too: 503 ($c)" [ "$c" = 503 ]
+check "one start more ($(starts crash))" starts_are crash 6
+c=$(code -H 'Host: crash.test' "http://127.0.0.1:$GW/")
+check "a request still gets 503 ($c), no start ($(starts crash))" \
+    sh -c "[ '$c' = 503 ] && [ $(starts crash) -eq 6 ]"
 
 # 6. kwcrash: its backoff over, kept warm, it is restarted
 check "kwcrash is restarted after its backoff" \
