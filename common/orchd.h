@@ -47,6 +47,11 @@ union wl_addr {
 #define WL_STOP_TIMEOUT_MAX	(5 * 60)	/* orchctl waits 10 minutes */
 #define ORCHD_BUSY_MAX		(60 * 60)	/* seconds a busy veto holds */
 #define ORCHD_BUSY_WAIT		2		/* seconds for its answer */
+/* liveness: "health interval" is off unless set */
+#define ORCHD_HEALTH_FAILURES	3		/* checks failed in a row */
+#define ORCHD_HEALTH_TIMEOUT	2		/* seconds, for one check */
+#define WL_HEALTH_INTERVAL_MAX	(24 * 60 * 60)	/* seconds */
+#define WL_HEALTH_FAILURES_MAX	100
 
 /* the gateway's timeouts, in seconds, nginx's defaults where it has one */
 #define ORCHD_HEADER_TIMEOUT	60	/* client_header_timeout */
@@ -184,6 +189,9 @@ struct workload_conf {
 	char			*busy_path;	/* asked before a suspend */
 	int64_t			 busy_max;	/* -1: ORCHD_BUSY_MAX */
 	int			 busy_fail_safe; /* no answer: busy */
+	int64_t			 health_interval; /* liveness; 0: off */
+	int64_t			 health_timeout;
+	int			 health_failures; /* -1: the global one */
 	int64_t			 idle_timeout;
 	int64_t			 wake_timeout;
 	int64_t			 memory;
@@ -265,6 +273,9 @@ struct orchd_conf {
 	int			 reaper_off;	/* ORCHD_IDLE_TIMEOUT=0 */
 	int64_t			 reaper_interval;
 	int64_t			 wake_timeout;
+	int64_t			 health_interval; /* liveness; 0: off */
+	int64_t			 health_timeout;
+	int64_t			 health_failures;
 	struct listenerlist	 listeners;
 	struct strlist		 api_hosts;
 	char			*api_key_file;
@@ -306,6 +317,10 @@ struct global_settings {
 	int64_t			 tunnel_idle;	/* seconds; 0: never */
 	int32_t			 server_timing;
 	int32_t			 pad;
+	/* liveness, for the workloads that do not set their own */
+	int64_t			 health_interval;
+	int64_t			 health_timeout;
+	int64_t			 health_failures;
 };
 
 /* the message catalogue: who sends what is said beside each type */
@@ -472,9 +487,11 @@ enum rt_reason {
 	RT_REASON_SHUTDOWN,		/* orchd stopped */
 	RT_REASON_REMOVED,		/* no longer configured */
 	RT_REASON_OOM,			/* killed for lack of memory */
-	RT_REASON_DEPENDENCY		/* woken for a workload depending
+	RT_REASON_DEPENDENCY,		/* woken for a workload depending
 					   on it; failed: one it depends
 					   on did not wake */
+	RT_REASON_RESTART,		/* kept warm: started again */
+	RT_REASON_UNHEALTHY		/* failed its liveness checks */
 };
 
 /*
@@ -580,6 +597,8 @@ struct rt_state {
 	int32_t			 from;		/* the state left; the same
 						   as state: told again */
 	struct wake_cause	 cause;		/* to waking: what woke it */
+	int64_t			 backoff_ms;	/* left of its crash-loop
+						   backoff; 0: none */
 };
 
 struct gw_activity {
@@ -599,6 +618,8 @@ struct rt_proc {
 	pid_t			 pid;		/* 0 if it could not start */
 	int32_t			 status;	/* wait status, RT_EXITED */
 	char			 msg[RT_MSG_MAX]; /* why it could not start */
+	int32_t			 oom;		/* RT_EXITED: its cgroup saw
+						   an OOM kill while it ran */
 };
 
 /* IMSG_RT_COUNTS: sent when they change, at most once a second */
@@ -731,6 +752,8 @@ struct ctl_workload {
 	/* what the reaper waits for: global filled in; 0: never */
 	int64_t			 idle_effective;
 	int32_t			 reason;	/* enum rt_reason: of state */
+	int64_t			 backoff_until;	/* wall clock: no wake by a
+						   request before; 0: none */
 };
 
 struct ctl_transition {

@@ -52,6 +52,9 @@ workload_new(const char *name)
 	TAILQ_INIT(&wl->depends);
 	wl->network = NETWORK_BRIDGE;
 	wl->health = HEALTH_TCP;
+	wl->health_interval = -1;
+	wl->health_timeout = -1;
+	wl->health_failures = -1;
 	wl->idle_timeout = -1;
 	wl->wake_timeout = -1;
 	wl->stop_timeout = -1;
@@ -473,6 +476,18 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		return (fail(errbuf, len, "address \"%s\": must be a numeric "
 		    "IPv4 or IPv6 address", wl->address));
 
+	if (wl->health_interval < -1 ||
+	    wl->health_interval > WL_HEALTH_INTERVAL_MAX)
+		return (fail(errbuf, len, "health interval must be at most "
+		    "%ds", WL_HEALTH_INTERVAL_MAX));
+	if (wl->health_timeout < -1 || wl->health_timeout == 0 ||
+	    wl->health_timeout > WL_HEALTH_INTERVAL_MAX)
+		return (fail(errbuf, len, "health timeout must be from 1s to "
+		    "%ds", WL_HEALTH_INTERVAL_MAX));
+	if (wl->health_failures < -1 || wl->health_failures == 0 ||
+	    wl->health_failures > WL_HEALTH_FAILURES_MAX)
+		return (fail(errbuf, len, "health failures must be from 1 to "
+		    "%d", WL_HEALTH_FAILURES_MAX));
 	if (wl->idle_timeout < -1)
 		return (fail(errbuf, len, "invalid idle timeout"));
 	if (wl->wake_timeout < -1 || wl->wake_timeout == 0)
@@ -604,6 +619,15 @@ workload_to_json(const struct workload_conf *wl)
 		    json_integer(wl->busy_max));
 	if (wl->busy_fail_safe)
 		r |= json_object_set_new(o, "busy_fail", json_string("safe"));
+	if (wl->health_interval != -1)
+		r |= json_object_set_new(o, "health_interval",
+		    json_integer(wl->health_interval));
+	if (wl->health_timeout != -1)
+		r |= json_object_set_new(o, "health_timeout",
+		    json_integer(wl->health_timeout));
+	if (wl->health_failures != -1)
+		r |= json_object_set_new(o, "health_failures",
+		    json_integer(wl->health_failures));
 	if (wl->idle_timeout != -1)
 		r |= json_object_set_new(o, "idle_timeout",
 		    json_integer(wl->idle_timeout));
@@ -937,6 +961,40 @@ j_wake_timeout(struct workload_conf *wl, const char *key, json_t *v,
 	return (0);
 }
 
+/* 0 turns liveness off for this workload, whatever the global says */
+static int
+j_health_interval(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_duration(key, v, &wl->health_interval, errbuf, len));
+}
+
+static int
+j_health_timeout(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (j_duration(key, v, &wl->health_timeout, errbuf, len) == -1)
+		return (-1);
+	if (wl->health_timeout == 0)
+		return (fail(errbuf, len, "field \"%s\": must be positive",
+		    key));
+	return (0);
+}
+
+static int
+j_health_failures(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	json_int_t	 n;
+
+	if (!json_is_integer(v) || (n = json_integer_value(v)) < 1 ||
+	    n > WL_HEALTH_FAILURES_MAX)
+		return (fail(errbuf, len, "field \"%s\": must be an integer "
+		    "from 1 to %d", key, WL_HEALTH_FAILURES_MAX));
+	wl->health_failures = (int)n;
+	return (0);
+}
+
 static int
 j_busy_max(struct workload_conf *wl, const char *key, json_t *v,
     char *errbuf, size_t len)
@@ -1125,6 +1183,9 @@ static const struct jfield jfields[] = {
 	{ "busy_path",		j_busy_path },
 	{ "busy_max",		j_busy_max },
 	{ "busy_fail",		j_busy_fail },
+	{ "health_interval",	j_health_interval },
+	{ "health_timeout",	j_health_timeout },
+	{ "health_failures",	j_health_failures },
 	{ "idle_timeout",	j_idle_timeout },
 	{ "wake_timeout",	j_wake_timeout },
 	{ "memory",		j_memory },

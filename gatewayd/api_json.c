@@ -1,6 +1,7 @@
 /*
  * The API's JSON, with jansson.  A workload is its summary (name state
- * driver hosts keep_warm idle_timeout last_seen started_at wakes), then
+ * driver hosts keep_warm idle_timeout last_seen started_at wakes
+ * backoff_until), then
  * every field of its definition as workload_to_json() writes it, the
  * same fields a create takes; durations are seconds, times RFC 3339 UTC
  * or null.
@@ -28,7 +29,9 @@ static const char *const api_reasons[] = {
 	[RT_REASON_SHUTDOWN] = "shutdown",
 	[RT_REASON_REMOVED] = "removed",
 	[RT_REASON_OOM] = "oom",
-	[RT_REASON_DEPENDENCY] = "dependency"
+	[RT_REASON_DEPENDENCY] = "dependency",
+	[RT_REASON_RESTART] = "restart",
+	[RT_REASON_UNHEALTHY] = "unhealthy"
 };
 
 const char *
@@ -109,6 +112,8 @@ apij_workload(const struct workload_conf *wc, const struct ctl_workload *cw,
 	r |= json_object_set_new(o, "started_at",
 	    time_or_null(running ? cw->started_at : 0));
 	r |= json_object_set_new(o, "wakes", json_integer(cw->wakes));
+	r |= json_object_set_new(o, "backoff_until",
+	    time_or_null(cw->backoff_until));
 	r |= json_object_set_new(o, "wake_timeout", json_integer(
 	    wc->wake_timeout >= 0 ? wc->wake_timeout : wake_timeout));
 	if (cw->msg[0] != '\0')

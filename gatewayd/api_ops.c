@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "log.h"
 #include "gateway.h"
@@ -33,6 +34,8 @@ api_workload_json(const struct gw_workload *wl, const struct ctl_workload *cw)
 {
 	const struct cfg_generation	*gen = cfg_current();
 	struct ctl_workload		 m;
+	struct timespec			 ts;
+	int64_t				 left;
 
 	if (cw != NULL)
 		m = *cw;
@@ -43,6 +46,14 @@ api_workload_json(const struct gw_workload *wl, const struct ctl_workload *cw)
 	m.state = wl->state;
 	if (wl->last_seen > m.last_seen)
 		m.last_seen = wl->last_seen;
+	/* the backoff as this gateway answers it, to the second after */
+	m.backoff_until = 0;
+	if (wl->backoff_end != 0 && (wl->state == WL_FAILED ||
+	    wl->state == WL_ASLEEP) &&
+	    (left = wl->backoff_end - monotime_ms()) > 0 &&
+	    clock_gettime(CLOCK_REALTIME, &ts) == 0)
+		m.backoff_until = ((int64_t)ts.tv_sec * 1000 +
+		    ts.tv_nsec / 1000000 + left + 999) / 1000;
 	return (apij_workload(wl->conf, &m, gen->global.idle_timeout,
 	    gen->global.wake_timeout));
 }

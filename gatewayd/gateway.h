@@ -62,6 +62,8 @@ struct gw_workload {
 	int			 wake_pending;	/* WAKE sent, no answer */
 	int			 refused_wait;	/* REFUSED sent, no answer */
 	int64_t			 refused_ms;	/* monotonic: found running */
+	int64_t			 backoff_end;	/* monotonic ms: a crash loop's
+						   backoff ends; 0: none */
 	uint32_t		 epoch;		/* bumped when it stops running */
 	int			 configured;	/* in the current generation */
 	unsigned int		 refs;		/* connections using it */

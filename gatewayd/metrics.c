@@ -92,6 +92,8 @@ metrics_state(struct gw_workload *wl, enum workload_state state,
 	if (state == WL_WAKING) {
 		m->fail_counted = 0;
 		m->waking_ms = since_ms;
+		if (reason == RT_REASON_RESTART)
+			counts(wl)->restarts++;
 	}
 	if (wl->state == WL_WAKING && state == WL_RUNNING &&
 	    reason != RT_REASON_RESTORED) {
@@ -326,6 +328,25 @@ static uint64_t
 get_wake_failures(const struct gw_workload *wl, const struct gw_metrics_wl *o)
 {
 	return (counts_read(wl)->wake_failures);
+}
+
+static uint64_t
+get_restarts(const struct gw_workload *wl, const struct gw_metrics_wl *o)
+{
+	return (counts_read(wl)->restarts);
+}
+
+/* whole seconds left, rounded up, as Retry-After says them */
+static uint64_t
+get_backoff(const struct gw_workload *wl, const struct gw_metrics_wl *o)
+{
+	int64_t	 left;
+
+	if (wl->backoff_end == 0 || (wl->state != WL_FAILED &&
+	    wl->state != WL_ASLEEP) ||
+	    (left = wl->backoff_end - monotime_ms()) <= 0)
+		return (0);
+	return ((uint64_t)(left + 999) / 1000);
 }
 
 static uint64_t
@@ -575,6 +596,12 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	per_workload(b, sum, "orchd_wake_failures_total", "counter",
 	    "Wakes that failed or were not answered in time.",
 	    get_wake_failures);
+	per_workload(b, sum, "orchd_workload_restarts_total", "counter",
+	    "Workloads kept warm started again after they stopped by "
+	    "themselves.", get_restarts);
+	per_workload(b, sum, "orchd_workload_backoff_seconds", "gauge",
+	    "Seconds left of a crash loop's backoff, 0 when none.",
+	    get_backoff);
 	write_wake_hist(b);
 	write_states(b, monotime_ms());
 	write_api(b, sum);

@@ -43,6 +43,7 @@ struct gw_wcounts {
 						   no answer */
 	uint64_t		 wake_hist[METRICS_WAKE_BOUNDS + 1];
 	double			 wake_sum;	/* seconds */
+	uint64_t		 restarts;	/* kept warm: started again */
 	uint64_t		 rx_bytes;	/* from clients, after TLS */
 	uint64_t		 tx_bytes;	/* to clients, before TLS */
 	uint64_t		 dur_hist[METRICS_DUR_BOUNDS + 1];

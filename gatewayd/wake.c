@@ -12,6 +12,10 @@
  * never answers, the gateway's own timer answers 504 a little after the
  * wake timeout.
  *
+ * A workload in a crash loop's backoff (runtimed says how long with its
+ * state) is not woken: its requests are answered 503 at once, with
+ * Retry-After the seconds left, and runtimed is not asked.
+ *
  * Suspending (the reaper asks runtimed, runtimed asks us): a workload is
  * drained only if nothing is in flight or parked for it.  From then on it
  * is SUSPENDING here, so a request that arrives while it stops is parked
@@ -136,16 +140,44 @@ wake_send(struct gw_workload *wl)
 	log_debug("waking %s", wl->name);
 }
 
+/* seconds a client should wait: what is left of a backoff, at least 1 */
+static int
+wake_retry_after(struct gw_workload *wl)
+{
+	int64_t	 left;
+
+	if (wl->backoff_end == 0 ||
+	    (left = wl->backoff_end - monotime_ms()) <= 0) {
+		wl->backoff_end = 0;
+		return (GW_RETRY_AFTER);
+	}
+	return ((int)((left + 999) / 1000));
+}
+
+/* a failed workload in backoff: no wake, whatever asks */
+static int
+wake_backoff(struct gw_workload *wl)
+{
+	if (wl->backoff_end == 0 ||
+	    (wl->state != WL_FAILED && wl->state != WL_ASLEEP))
+		return (0);
+	if (wl->backoff_end <= monotime_ms()) {
+		wl->backoff_end = 0;
+		return (0);
+	}
+	return (1);
+}
+
 void
 wake_park(struct gw_conn *c)
 {
 	struct gw_workload	*wl = c->wl;
 	char			 retry[64];
 
-	if (wl->nparked >= GW_PARKED_MAX_WORKLOAD ||
+	if (wake_backoff(wl) || wl->nparked >= GW_PARKED_MAX_WORKLOAD ||
 	    gw->nparked >= GW_PARKED_MAX_TOTAL) {
 		snprintf(retry, sizeof(retry), "Retry-After: %d\r\n",
-		    GW_RETRY_AFTER);
+		    wake_retry_after(wl));
 		head_put(c->req);
 		c->req = NULL;
 		activity_end(c);
@@ -233,7 +265,8 @@ wake_answer(struct gw_workload *wl, int status, const char *text)
 	struct gw_conn	*c;
 	char		 retry[64];
 
-	snprintf(retry, sizeof(retry), "Retry-After: %d\r\n", GW_RETRY_AFTER);
+	snprintf(retry, sizeof(retry), "Retry-After: %d\r\n",
+	    wake_retry_after(wl));
 	while ((c = TAILQ_FIRST(&wl->parked)) != NULL) {
 		wake_unpark(c);
 		head_put(c->req);
@@ -312,6 +345,8 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	refused = wl->refused_wait;
 	if (wl->state != WL_WAKING && wl->state != WL_SUSPENDING)
 		wl->refused_wait = 0;
+	wl->backoff_end = st.backoff_ms > 0 ? monotime_ms() + st.backoff_ms :
+	    0;
 	switch (wl->state) {
 	case WL_RUNNING:
 		wl->wake_pending = 0;

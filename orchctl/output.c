@@ -78,6 +78,7 @@ static json_t	*json_time(int64_t);
 static const char *fmt_uptime(int64_t, char *, size_t);
 static const char *fmt_time(int64_t, char *, size_t);
 static const char *fmt_ago(int64_t, char *, size_t);
+static const char *fmt_left(int64_t, char *, size_t);
 static const char *fmt_ms(int64_t, char *, size_t);
 static const char *fmt_bytes(int64_t, char *, size_t);
 static const char *driver_name(int32_t);
@@ -292,6 +293,19 @@ fmt_ago(int64_t t, char *buf, size_t len)
 	return (buf);
 }
 
+/* How long until t: "25s", "-" for 0 or a time gone. */
+static const char *
+fmt_left(int64_t t, char *buf, size_t len)
+{
+	int64_t	 d = t - (int64_t)time(NULL);
+
+	if (t == 0 || d <= 0) {
+		(void)snprintf(buf, len, "-");
+		return (buf);
+	}
+	return (fmt_uptime(d, buf, len));
+}
+
 /* Milliseconds as "850ms", "1.2s", then as fmt_uptime does. */
 static const char *
 fmt_ms(int64_t ms, char *buf, size_t len)
@@ -377,7 +391,9 @@ reason_name(int32_t reason, int json)
 		[RT_REASON_SHUTDOWN] = { "shutdown", "shutdown" },
 		[RT_REASON_REMOVED] = { "removed", "removed" },
 		[RT_REASON_OOM] = { "oom", "oom" },
-		[RT_REASON_DEPENDENCY] = { "dependency", "dependency" }
+		[RT_REASON_DEPENDENCY] = { "dependency", "dependency" },
+		[RT_REASON_RESTART] = { "restart", "restart" },
+		[RT_REASON_UNHEALTHY] = { "unhealthy", "unhealthy" }
 	};
 
 	if (reason < 0 || (size_t)reason >= nitems(names))
@@ -428,8 +444,8 @@ show_head(const struct parse_result *res)
 		    "GENERATION");
 		break;
 	case SHOW_WORKLOADS:
-		table_start("llllllll", "NAME", "STATE", "DRIVER", "WARM",
-		    "IDLE", "LAST SEEN", "HOSTS", "REASON");
+		table_start("lllllllll", "NAME", "STATE", "DRIVER", "WARM",
+		    "IDLE", "LAST SEEN", "BACKOFF", "HOSTS", "REASON");
 		break;
 	case SHOW_STATS:
 		table_start("lrrrrrrr", "NAME", "WAKES", "FAILED", "MEDIAN",
@@ -458,7 +474,7 @@ show_summary(const struct ctl_summary *cs)
 static void
 show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 {
-	char	 idle[48], seen[32], t[32], ago[48], buf[96];
+	char	 idle[48], seen[32], t[32], ago[48], buf[96], left[32];
 	char	 why[sizeof(cw->msg) + 32];
 
 	if (res->action == SHOW_WORKLOADS) {
@@ -467,6 +483,7 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 		    cw->keep_warm ? "yes" : "no",
 		    fmt_idle(cw, 0, idle, sizeof(idle)),
 		    fmt_ago(cw->last_seen, seen, sizeof(seen)),
+		    fmt_left(cw->backoff_until, left, sizeof(left)),
 		    cw->hosts[0] != '\0' ? cw->hosts : "-",
 		    fmt_failure(cw, why, sizeof(why)));
 		return;
@@ -502,6 +519,12 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	}
 	(void)snprintf(buf, sizeof(buf), "%" PRIu64, cw->wakes);
 	printf(DETAIL_FMT, "wakes:", buf);
+	if (cw->backoff_until > (int64_t)time(NULL)) {
+		(void)snprintf(buf, sizeof(buf), "until %s (%s left)",
+		    fmt_time(cw->backoff_until, t, sizeof(t)),
+		    fmt_left(cw->backoff_until, left, sizeof(left)));
+		printf(DETAIL_FMT, "backoff:", buf);
+	}
 }
 
 /* a wake's message says what woke it: "by orchctl", "by GET ..." */
@@ -510,7 +533,9 @@ transition_msg(const struct ctl_transition *ct, char *buf, size_t len)
 {
 	char	 cause[512];
 
-	if (ct->cause.kind == WAKE_NONE)
+	/* a restart's or a dependency's reason says it already */
+	if (ct->cause.kind == WAKE_NONE || ct->cause.kind == WAKE_RESTART ||
+	    ct->cause.kind == WAKE_DEPENDENCY)
 		return (ct->msg);
 	(void)snprintf(buf, len, "%s%sby %s", ct->msg, ct->msg[0] != '\0' ?
 	    "; " : "", cause_text(&ct->cause, cause, sizeof(cause)));
@@ -843,7 +868,7 @@ json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 
 	/* idle_timeout: what the reaper goes by, 0 for never */
 	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:b, s:I, s:b, s:o, "
-	    "s:o, s:I, s:o}",
+	    "s:o, s:I, s:o, s:o}",
 	    "name", cw->name,
 	    "state", workload_state_name(cw->state),
 	    "reason", reason_name(cw->reason, 1),
@@ -857,7 +882,9 @@ json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	    "started_at", json_time(cw->started_at),
 	    "wakes", (json_int_t)cw->wakes,
 	    "message", cw->msg[0] != '\0' ? json_string(cw->msg) :
-	    json_null());
+	    json_null(),
+	    "backoff_until", cw->backoff_until > (int64_t)time(NULL) ?
+	    json_time(cw->backoff_until) : json_null());
 	if (o == NULL)
 		errx(1, "cannot build the JSON reply");
 	if (res->action != SHOW_WORKLOAD) {

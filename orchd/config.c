@@ -314,6 +314,9 @@ config_send(struct orchd *env)
 	gs.gateway = env->conf->gateway;
 	gs.tunnel_idle = env->conf->tunnel_idle;
 	gs.server_timing = env->conf->server_timing;
+	gs.health_interval = env->conf->health_interval;
+	gs.health_timeout = env->conf->health_timeout;
+	gs.health_failures = env->conf->health_failures;
 
 	config_compose_all(env, IMSG_CFG_RESET, &gen, sizeof(gen));
 	config_compose_all(env, IMSG_CFG_GLOBAL, &gs, sizeof(gs));

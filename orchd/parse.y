@@ -230,6 +230,8 @@ static int	 api_host_add(const char *);
 static int	 listener_add(const char *, int64_t, int, char *, char *);
 static int	 gw_timeout(int64_t *, int64_t, const char *, int);
 static int	 gw_limit(int64_t *, int64_t, const char *);
+static int	 health_set(int64_t *, int64_t, const char *, int64_t,
+		    int64_t, const char *);
 static int	 trusted_add(const char *);
 static int	 ignore_rule_add(struct ignorelist *, int, const char *, int);
 static void	 workload_begin(char *);
@@ -262,7 +264,8 @@ static void	 depchecks_run(const struct orchd_conf *);
 %}
 
 %token	ADDRESS ALLOW API BODY BRIDGE CERTIFICATE CHROOT COMMAND CONNECT
-%token	CONNECTIONS DATABASE DEPENDS DIRECTORY DOCKER DRIVER ENV FILENAME HEADER
+%token	CONNECTIONS DATABASE DEPENDS DIRECTORY DOCKER DRIVER ENV FAILURES
+%token	FILENAME HEADER
 %token	HEALTH HOST IDLE IMAGE INCLUDE INIT INTERVAL KEEP KEEPALIVE KEY
 %token	KEYPAIR LISTEN LOG MAXCONN MEMORY METRICS NETWORK ON PATH PER PORT
 %token	PREFORK PROCESS PROXY PUBLIC REAPER RUNTIME SIGNAL SOCKET STOP TCP
@@ -477,6 +480,24 @@ main		: USER STRING			{
 				YYERROR;
 			}
 			conf->wake_timeout = $3;
+		}
+		| HEALTH INTERVAL duration	{
+			if (health_set(&conf->health_interval, $3,
+			    "health interval", 0, WL_HEALTH_INTERVAL_MAX,
+			    "s") == -1)
+				YYERROR;
+		}
+		| HEALTH TIMEOUT duration	{
+			if (health_set(&conf->health_timeout, $3,
+			    "health timeout", 1, WL_HEALTH_INTERVAL_MAX,
+			    "s") == -1)
+				YYERROR;
+		}
+		| HEALTH FAILURES NUMBER	{
+			if (health_set(&conf->health_failures, $3,
+			    "health failures", 1, WL_HEALTH_FAILURES_MAX,
+			    "") == -1)
+				YYERROR;
 		}
 		| LISTEN ON STRING PORT port tlsopt	{
 			if (listener_add($3, $5, 0, $6.cert, $6.key) == -1)
@@ -810,6 +831,26 @@ wlopt		: HOST STRING			{
 				YYERROR;
 			}
 		}
+		| HEALTH INTERVAL duration	{
+			if (health_set(&wl->health_interval, $3,
+			    "health interval", 0, WL_HEALTH_INTERVAL_MAX,
+			    "s") == -1)
+				YYERROR;
+		}
+		| HEALTH TIMEOUT duration	{
+			if (health_set(&wl->health_timeout, $3,
+			    "health timeout", 1, WL_HEALTH_INTERVAL_MAX,
+			    "s") == -1)
+				YYERROR;
+		}
+		| HEALTH FAILURES NUMBER	{
+			int64_t	 n = wl->health_failures;
+
+			if (health_set(&n, $3, "health failures", 1,
+			    WL_HEALTH_FAILURES_MAX, "") == -1)
+				YYERROR;
+			wl->health_failures = (int)n;
+		}
 		| IDLE TIMEOUT duration		{
 			if (wl->idle_timeout != -1) {
 				yyerror("idle timeout already set");
@@ -1070,6 +1111,7 @@ lookup(const char *s, const char **near)
 		{ "driver",		DRIVER },
 		{ "env",		ENV },
 		{ "fail",		FAIL },
+		{ "failures",		FAILURES },
 		{ "file",		FILENAME },
 		{ "from",		FROM },
 		{ "header",		HEADER },
@@ -2043,6 +2085,25 @@ gw_limit(int64_t *dst, int64_t n, const char *what)
 	return (0);
 }
 
+/* "health interval 10s", once, within bounds: unit is for the message */
+static int
+health_set(int64_t *dst, int64_t n, const char *what, int64_t min,
+    int64_t max, const char *unit)
+{
+	if (*dst != -1) {
+		yyerror("%s already set", what);
+		return (-1);
+	}
+	if (n < min || n > max) {
+		yyerror("%s %lld%s: must be from %lld%s to %lld%s", what,
+		    (long long)n, unit, (long long)min, unit, (long long)max,
+		    unit);
+		return (-1);
+	}
+	*dst = n;
+	return (0);
+}
+
 /* "trusted proxy 10.0.0.0/8", "::1", "192.0.2.7" (a /32) */
 static int
 trusted_add(const char *s)
@@ -2948,6 +3009,7 @@ parse_config(const char *filename, int verbose)
 	TAILQ_INIT(&c->ignores);
 	c->tunnel_idle = c->server_timing = -1;
 	c->idle_timeout = c->reaper_interval = c->wake_timeout = -1;
+	c->health_interval = c->health_timeout = c->health_failures = -1;
 	c->gateway.header_timeout = c->gateway.body_timeout = -1;
 	c->gateway.connect_timeout = c->gateway.upstream_timeout = -1;
 	c->gateway.keepalive_timeout = -1;
@@ -3025,6 +3087,12 @@ parse_config(const char *filename, int verbose)
 		c->reaper_interval = ORCHD_REAPER_INTERVAL;
 	if (c->wake_timeout == -1)
 		c->wake_timeout = ORCHD_WAKE_TIMEOUT;
+	if (c->health_interval == -1)
+		c->health_interval = 0;
+	if (c->health_timeout == -1)
+		c->health_timeout = ORCHD_HEALTH_TIMEOUT;
+	if (c->health_failures == -1)
+		c->health_failures = ORCHD_HEALTH_FAILURES;
 	gateway_defaults(&c->gateway);
 	/* open tunnels count until they close; Server-Timing is sent */
 	if (c->tunnel_idle == -1)

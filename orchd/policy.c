@@ -127,7 +127,10 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 	 * depends_on is the API's to set, on any workload: it wakes them
 	 * and keeps them up, which the key holder could do anyway (wake,
 	 * keepwarm); that the names are there, without a cycle, is for
-	 * depends.c to say.
+	 * depends.c to say.  Health interval, timeout and failures are the
+	 * API's to set too:
+	 * workload_validate() bounds them, and a check costs runtimed one
+	 * connection a second at most, to the workload's own address.
 	 */
 	return (0);
 }

@@ -42,6 +42,8 @@ static void	 print_ignores(FILE *, const char *,
 static void	 print_use(FILE *, const struct orchd_conf *);
 static void	 print_workload(FILE *, const struct orchd_conf *,
 		    const struct workload_conf *);
+static void	 print_liveness(FILE *, const struct orchd_conf *,
+		    const struct workload_conf *);
 
 /*
  * A quoted string as the lexer reads it back: '"' and '\' escaped.  The
@@ -121,6 +123,12 @@ print_globals(FILE *fp, const struct orchd_conf *conf)
 		fputs("# the reaper is off: ORCHD_IDLE_TIMEOUT=0\n", fp);
 	print_duration(fp, "reaper interval", conf->reaper_interval);
 	print_duration(fp, "wake timeout", conf->wake_timeout);
+	if (conf->health_interval == 0)
+		fputs("# health interval 0s: no liveness checks\n", fp);
+	print_duration(fp, "health interval", conf->health_interval);
+	print_duration(fp, "health timeout", conf->health_timeout);
+	fprintf(fp, "health failures %lld\n",
+	    (long long)conf->health_failures);
 	fprintf(fp, "workload uids \"%lld-%lld\"\n",
 	    (long long)conf->wl_uid_low, (long long)conf->wl_uid_high);
 	fputs("workload directory ", fp);
@@ -291,6 +299,33 @@ print_wlduration(FILE *fp, const char *what, int64_t secs, int64_t dflt,
 		    fmt_duration(dflt, buf, sizeof(buf)), from);
 }
 
+/* liveness: one comment when all three are the global settings */
+static void
+print_liveness(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl)
+{
+	char	 ibuf[32], tbuf[32];
+
+	if (wl->health_interval == -1 && wl->health_timeout == -1 &&
+	    wl->health_failures == -1) {
+		fprintf(fp, "\t# health interval %s, timeout %s, failures "
+		    "%lld: the global settings\n", fmt_duration(
+		    conf->health_interval, ibuf, sizeof(ibuf)), fmt_duration(
+		    conf->health_timeout, tbuf, sizeof(tbuf)),
+		    (long long)conf->health_failures);
+		return;
+	}
+	print_wlduration(fp, "health interval", wl->health_interval,
+	    conf->health_interval, "the global setting");
+	print_wlduration(fp, "health timeout", wl->health_timeout,
+	    conf->health_timeout, "the global setting");
+	if (wl->health_failures != -1)
+		fprintf(fp, "\thealth failures %d\n", wl->health_failures);
+	else
+		fprintf(fp, "\t# health failures %lld, the global setting\n",
+		    (long long)conf->health_failures);
+}
+
 /*
  * The keypair of a workload is kept per host in conf->keypairs, every
  * host of the workload with the same files: the first host's says it.
@@ -366,6 +401,7 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 		fputs(wl->busy_fail_safe ? "\tbusy fail safe\n" :
 		    "\t# busy fail open, the default\n", fp);
 	}
+	print_liveness(fp, conf, wl);
 	if (conf->reaper_off)
 		fputs("\t# the reaper is off: never suspended\n", fp);
 	print_wlduration(fp, "idle timeout", wl->idle_timeout,

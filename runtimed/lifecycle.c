@@ -21,6 +21,14 @@
  * once all run, its own start begins.  One that fails fails it, and the
  * gateway answers its requests with the name.  While one that depends on
  * a workload is up, that workload is not suspended.
+ *
+ * A workload kept warm that stops by itself (it exited, or failed its
+ * wake or its liveness checks) is started again after a delay that grows
+ * with each restart.  Failed wakes are counted: a crash loop puts the
+ * workload in backoff, and until that ends no request and no restart
+ * starts it, only the operator does (backoff.h has the numbers).  Every
+ * state message says how long the backoff has left, so that the gateway
+ * answers 503 itself without asking.
  */
 
 #include <sys/types.h>
@@ -43,6 +51,8 @@ static void	lc_stop(struct rt_workload *, enum rt_reason);
 static void	lc_stopped(struct rt_workload *);
 static void	deps_notify(struct rt_workload *, enum rt_reason,
 		    const char *);
+static void	wake_failed(struct rt_workload *);
+static void	restart_schedule(struct rt_workload *, int64_t);
 
 static int
 rt_workload_cmp(struct rt_workload *a, struct rt_workload *b)
@@ -68,7 +78,9 @@ reason_name(enum rt_reason reason)
 		[RT_REASON_SHUTDOWN] = "shutdown",
 		[RT_REASON_REMOVED] = "removed",
 		[RT_REASON_OOM] = "oom",
-		[RT_REASON_DEPENDENCY] = "dependency"
+		[RT_REASON_DEPENDENCY] = "dependency",
+		[RT_REASON_RESTART] = "restart",
+		[RT_REASON_UNHEALTHY] = "unhealthy"
 	};
 
 	if ((unsigned int)reason >= nitems(names) || names[reason] == NULL)
@@ -123,6 +135,7 @@ state_fill(struct rt_workload *wl, enum workload_state from,
 	st->reason = reason;
 	st->since = wl->since;
 	st->since_ms = wl->since_ms;
+	st->backoff_ms = backoff_left(&wl->backoff, monotime_ms());
 	if (msg != NULL)
 		strlcpy(st->msg, msg, sizeof(st->msg));
 }
@@ -147,7 +160,9 @@ state_set(struct rt_workload *wl, enum workload_state state,
 
 	/* what woke it, unless the reason says it all */
 	if (state == WL_WAKING && wl->cause.kind != WAKE_NONE &&
-	    wl->cause.kind != WAKE_KEEP_WARM)
+	    wl->cause.kind != WAKE_KEEP_WARM &&
+	    wl->cause.kind != WAKE_RESTART &&
+	    wl->cause.kind != WAKE_DEPENDENCY)
 		log_info("workload %s: %s -> %s (%s) by %s", wl->name,
 		    workload_state_name(wl->state), workload_state_name(state),
 		    reason_name(reason), cause_text(&wl->cause, cause,
@@ -168,6 +183,11 @@ state_set(struct rt_workload *wl, enum workload_state state,
 		wl->deps_wait = 0;
 		rt->ndeps_wait--;
 	}
+	/* liveness checks while it runs, and only then */
+	if (state == WL_RUNNING)
+		live_start(wl);
+	else
+		live_stop(wl);
 	state_fill(wl, from, reason, msg, &st);
 	state_send(wl, PROC_GATEWAY, &st);
 	state_send(wl, PROC_REAPER, &st);
@@ -214,9 +234,11 @@ wake_timer_fired(int fd, short event, void *arg)
 	ready_stop(wl);
 	snprintf(msg, sizeof(msg), "not ready after %llds",
 	    (long long)wake_timeout(wl));
+	wake_failed(wl);
 	state_set(wl, WL_FAILED, RT_REASON_WAKE_TIMEOUT, msg);
 	/* half started is not started: it must not linger */
 	lc_stop(wl, RT_REASON_WAKE_TIMEOUT);
+	restart_schedule(wl, 0);
 }
 
 static void
@@ -229,12 +251,94 @@ wake_timer_arm(struct rt_workload *wl)
 	timer_arm(&wl->wake_timer, wake_timer_fired, wl, &tv);
 }
 
+/* a wake failed: it counts towards a crash loop */
+static void
+wake_failed(struct rt_workload *wl)
+{
+	char	 left[32];
+	int64_t	 ms;
+
+	if ((ms = backoff_failed(&wl->backoff, monotime_ms())) > 0)
+		log_warnx("workload %s: crash loop: in backoff for %s, no "
+		    "request starts it", wl->name,
+		    fmt_duration((ms + 999) / 1000, left, sizeof(left)));
+}
+
+/* the delay, as history and logs say it: "1s", "4m16s" */
+static const char *
+delay_text(int64_t ms, char *buf, size_t len)
+{
+	int64_t	 s = (ms + 999) / 1000;
+
+	if (s >= 60 && s % 60 != 0)
+		snprintf(buf, len, "%lldm%llds", (long long)(s / 60),
+		    (long long)(s % 60));
+	else
+		(void)fmt_duration(s, buf, len);
+	return (buf);
+}
+
+static void
+restart_fired(int fd, short event, void *arg)
+{
+	struct rt_workload	*wl = arg;
+	char			 msg[64], d[32];
+
+	timer_disarm(&wl->restart_timer);
+	if (wl->conf == NULL || !lifecycle_keep_warm(wl) ||
+	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED))
+		return;
+	if (wl->stopping) {
+		/* a wake timeout's stop, not done yet */
+		wl->wake_queued = 1;
+		wl->wake_reason = RT_REASON_RESTART;
+		lifecycle_cause(&wl->cause, WAKE_RESTART);
+		return;
+	}
+	snprintf(msg, sizeof(msg), "after %s",
+	    delay_text(wl->restart_wait, d, sizeof(d)));
+	lifecycle_cause(&wl->cause, WAKE_RESTART);
+	lc_start(wl, RT_REASON_RESTART, msg);
+}
+
+/*
+ * Kept warm, it stopped by itself after up ms running (0: it never ran):
+ * it is started again after its restart delay, or once its backoff is
+ * over if that is later.
+ */
+static void
+restart_schedule(struct rt_workload *wl, int64_t up)
+{
+	struct timeval	 tv;
+	int64_t		 delay, left;
+	char		 d[32];
+
+	if (wl->conf == NULL || !lifecycle_keep_warm(wl))
+		return;
+	delay = restart_delay(&wl->backoff, up);
+	if ((left = backoff_left(&wl->backoff, monotime_ms())) > delay)
+		delay = left;
+	wl->restart_wait = delay;
+	log_info("workload %s: kept warm, restart in %s", wl->name,
+	    delay_text(delay, d, sizeof(d)));
+	tv.tv_sec = delay / 1000;
+	tv.tv_usec = (delay % 1000) * 1000;
+	timer_arm(&wl->restart_timer, restart_fired, wl, &tv);
+}
+
+/* a wake that failed: counted, and a workload kept warm tries again */
 static void
 lc_fail(struct rt_workload *wl, enum rt_reason reason, const char *msg)
 {
+	int	 waking = wl->state == WL_WAKING;
+
 	ready_stop(wl);
 	timer_disarm(&wl->wake_timer);
+	if (waking)
+		wake_failed(wl);
 	state_set(wl, WL_FAILED, reason, msg);
+	if (waking)
+		restart_schedule(wl, 0);
 }
 
 /* the start itself, once what it depends on runs */
@@ -434,6 +538,8 @@ static void
 lc_start(struct rt_workload *wl, enum rt_reason reason, const char *msg)
 {
 	wl->wake_queued = 0;
+	/* whatever started it, a restart due is no longer */
+	timer_disarm(&wl->restart_timer);
 	state_set(wl, WL_WAKING, reason, msg);
 	if (TAILQ_EMPTY(&wl->conf->depends)) {
 		lc_run(wl);
@@ -466,7 +572,9 @@ lc_free(struct rt_workload *wl)
 	control_gone(wl);
 	ready_stop(wl);
 	busy_stop(wl);
+	live_stop(wl);
 	timer_disarm(&wl->wake_timer);
+	timer_disarm(&wl->restart_timer);
 	process_clear(wl);
 	docker_clear(wl);
 	RB_REMOVE(rt_workloads, &rt->workloads, wl);
@@ -488,6 +596,9 @@ lc_stopped(struct rt_workload *wl)
 	}
 	if (wl->wake_queued)
 		lc_start(wl, wl->wake_reason, NULL);
+	else if (wl->stop_reason == RT_REASON_UNHEALTHY &&
+	    wl->state == WL_ASLEEP)
+		restart_schedule(wl, monotime_ms() - wl->running_ms);
 }
 
 /*
@@ -610,6 +721,16 @@ lc_wake(struct rt_workload *wl, enum rt_reason reason,
 		break;
 	case WL_ASLEEP:
 	case WL_FAILED:
+		/* in a crash loop only the operator starts it */
+		if (reason != RT_REASON_OPERATOR &&
+		    backoff_left(&wl->backoff, monotime_ms()) > 0) {
+			log_debug("workload %s: in backoff, not started", name);
+			/* the gateway answers what it holds */
+			state_repeat(wl);
+			if (wl->restart_timer == NULL)
+				restart_schedule(wl, 0);
+			break;
+		}
 		/* failed by a wake timeout, its stop may not be done yet */
 		if (wl->stopping)
 			wake_queue(wl, reason, cause);
@@ -809,7 +930,24 @@ lifecycle_ready(struct rt_workload *wl)
 	if (wl->state != WL_WAKING)
 		return;
 	timer_disarm(&wl->wake_timer);
+	backoff_succeeded(&wl->backoff);
+	wl->running_ms = monotime_ms();
 	state_set(wl, WL_RUNNING, RT_REASON_READY, NULL);
+}
+
+/*
+ * Liveness: it failed its health checks (msg says how).  It is stopped
+ * at once, without asking the gateways to drain it: what they have in
+ * flight gets no answer from it anyway.  Their new requests are held
+ * for a fresh wake; kept warm, it is restarted as after an exit.
+ */
+void
+lifecycle_unhealthy(struct rt_workload *wl, const char *msg)
+{
+	if (wl->state != WL_RUNNING || wl->conf == NULL || wl->stopping)
+		return;
+	state_set(wl, WL_SUSPENDING, RT_REASON_UNHEALTHY, msg);
+	lc_stop(wl, RT_REASON_UNHEALTHY);
 }
 
 /*
@@ -824,6 +962,9 @@ lifecycle_adopted(struct rt_workload *wl, const struct rt_driver *drv,
 	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED))
 		return (-1);
 	wl->drv = drv;
+	timer_disarm(&wl->restart_timer);
+	backoff_succeeded(&wl->backoff);
+	wl->running_ms = monotime_ms();
 	state_set(wl, WL_RUNNING, RT_REASON_RESTORED, msg);
 	/* it runs: so must what it depends on */
 	if (!TAILQ_EMPTY(&wl->conf->depends))
@@ -855,18 +996,23 @@ lifecycle_ended(struct rt_workload *wl, int status, enum rt_reason reason,
 	}
 	if (why != NULL)
 		strlcpy(msg, why, sizeof(msg));
-	else
+	else {
 		exit_msg(status, msg, sizeof(msg));
+		if (reason == RT_REASON_OOM)
+			strlcat(msg, ", out of memory", sizeof(msg));
+	}
 	switch (wl->state) {
 	case WL_WAKING:
 		lc_fail(wl, reason == RT_REASON_OOM ? RT_REASON_OOM :
 		    RT_REASON_START_FAILED, msg);
 		break;
 	case WL_RUNNING:
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+		    reason != RT_REASON_OOM)
 			state_set(wl, WL_ASLEEP, reason, msg);
 		else
 			state_set(wl, WL_FAILED, reason, msg);
+		restart_schedule(wl, monotime_ms() - wl->running_ms);
 		break;
 	default:
 		break;
@@ -989,6 +1135,7 @@ wl_remove(struct rt_workload *wl)
 {
 	wl->conf = NULL;
 	wl->wake_queued = 0;
+	timer_disarm(&wl->restart_timer);
 	/* as the store and the reaper forget it: a new one starts afresh */
 	wl->keep_warm = -1;
 	switch (wl->state) {
@@ -1055,6 +1202,9 @@ lifecycle_apply(struct cfg_generation *gen)
 	uint32_t		 n = 0;
 
 	rt->wake_timeout = gen->global.wake_timeout;
+	rt->health_interval = gen->global.health_interval;
+	rt->health_timeout = gen->global.health_timeout;
+	rt->health_failures = gen->global.health_failures;
 	RB_FOREACH(wl, rt_workloads, &rt->workloads)
 		wl->conf = NULL;
 	TAILQ_FOREACH(conf, &gen->workloads, entry) {
@@ -1064,6 +1214,9 @@ lifecycle_apply(struct cfg_generation *gen)
 			log_warnx("workload %s: bad address %s", wl->name,
 			    conf->address);
 		wl->conf = conf;
+		/* liveness as the new definition says, from its next check */
+		if (wl->state == WL_RUNNING)
+			live_start(wl);
 	}
 	deps_index(gen);
 	/* its container may be there, even running, from before */

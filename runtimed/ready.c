@@ -9,6 +9,12 @@
  * non-blocking and every attempt is bounded, so a workload that accepts
  * and never answers costs an attempt, not the wake.  The wake timeout
  * (lifecycle.c) bounds the whole.
+ *
+ * Liveness (liveness.c) uses the same check once, bounded by its health
+ * timeout: ready_check() reports its outcome and frees itself.  The
+ * answer is parsed here, in runtimed, which talks to the container
+ * engine: no more than its status line is read, into a fixed buffer,
+ * and nothing of it is acted on but the three digits of the status.
  */
 
 #include <sys/types.h>
@@ -52,10 +58,16 @@ struct rt_probe {
 	size_t			 sent;
 	char			 line[READY_LINE_MAX];
 	size_t			 linelen;
+	/* a single check: its bound, where it is held, who hears of it */
+	int			 once;
+	int64_t			 attempt_ms;
+	struct rt_probe		**owner;
+	void			(*done)(struct rt_workload *, const char *);
 };
 
 static void	probe_attempt(struct rt_probe *);
 static void	probe_io(int, short, void *);
+static void	probe_finish(struct rt_probe *, const char *);
 
 static void
 probe_close(struct rt_probe *p)
@@ -85,6 +97,10 @@ probe_watch(struct rt_probe *p, short what)
 static void
 probe_retry(struct rt_probe *p, const char *why)
 {
+	if (p->once) {
+		probe_finish(p, why != NULL ? why : "failed");
+		return;
+	}
 	probe_close(p);
 	if (why != NULL)
 		log_debug("workload %s: not ready: %s", p->wl->name, why);
@@ -98,6 +114,10 @@ probe_ready(struct rt_probe *p)
 {
 	struct rt_workload	*wl = p->wl;
 
+	if (p->once) {
+		probe_finish(p, NULL);
+		return;
+	}
 	log_debug("workload %s: ready after %u attempts", wl->name,
 	    p->attempts);
 	ready_stop(wl);
@@ -259,10 +279,15 @@ static void
 probe_timer(int fd, short event, void *arg)
 {
 	struct rt_probe	*p = arg;
+	char		 why[64];
 
 	if (p->phase == PROBE_WAIT)
 		probe_attempt(p);
-	else
+	else if (p->once) {
+		snprintf(why, sizeof(why), "no answer in %lld ms",
+		    (long long)p->attempt_ms);
+		probe_retry(p, why);
+	} else
 		probe_retry(p, "no answer in time");
 }
 
@@ -282,7 +307,7 @@ probe_attempt(struct rt_probe *p)
 		return;
 	}
 	/* bounds the whole attempt, connect to answer */
-	evtimer_add_ms(&p->timer, READY_ATTEMPT_MS);
+	evtimer_add_ms(&p->timer, p->attempt_ms);
 	if (connect(p->fd, (struct sockaddr *)&wl->addr, wl->addrlen) == 0) {
 		probe_connected(p);
 		return;
@@ -307,9 +332,65 @@ ready_start(struct rt_workload *wl)
 	p->wl = wl;
 	p->fd = -1;
 	p->delay_ms = READY_DELAY_MIN_MS;
+	p->attempt_ms = READY_ATTEMPT_MS;
 	evtimer_set(&p->timer, probe_timer, p);
 	wl->probe = p;
 	probe_attempt(p);
+}
+
+/* a single check's end: why it failed, or NULL; p is gone after */
+static void
+probe_finish(struct rt_probe *p, const char *why)
+{
+	struct rt_workload	*wl = p->wl;
+	void			(*done)(struct rt_workload *, const char *);
+	char			 buf[64];
+
+	(void)strlcpy(buf, why != NULL ? why : "", sizeof(buf));
+	done = p->done;
+	probe_close(p);
+	*p->owner = NULL;
+	free(p);
+	done(wl, why != NULL ? buf : NULL);
+}
+
+/*
+ * One check of a running workload, as readiness does it, bounded by ms.
+ * *owner holds it until done is called with NULL (it answered) or why
+ * not; that may be before this returns.  ready_check_cancel() ends it
+ * without a word.
+ */
+void
+ready_check(struct rt_workload *wl, struct rt_probe **owner, int64_t ms,
+    void (*done)(struct rt_workload *, const char *))
+{
+	struct rt_probe	*p;
+
+	if (*owner != NULL || wl->conf == NULL)
+		return;
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		fatal("%s: calloc", __func__);
+	p->wl = wl;
+	p->fd = -1;
+	p->once = 1;
+	p->attempt_ms = ms;
+	p->owner = owner;
+	p->done = done;
+	evtimer_set(&p->timer, probe_timer, p);
+	*owner = p;
+	probe_attempt(p);
+}
+
+void
+ready_check_cancel(struct rt_probe **owner)
+{
+	struct rt_probe	*p = *owner;
+
+	if (p == NULL)
+		return;
+	probe_close(p);
+	*owner = NULL;
+	free(p);
 }
 
 void

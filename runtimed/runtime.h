@@ -14,12 +14,14 @@
 
 #include "proc.h"
 #include "driver.h"
+#include "backoff.h"
 
 #define RT_EARLY_WAKES_MAX	64	/* wakes for names not yet known */
 
 struct rt_probe;
 struct rt_busy;
 struct rt_docker;
+struct rt_live;
 
 /* a command waiting for a workload to be running or asleep */
 struct rt_waiter {
@@ -78,6 +80,13 @@ struct rt_workload {
 	time_t			 busy_since;	/* first veto of this idle
 						   stretch, for the log */
 
+	/* restarts of those kept warm, crash-loop backoff (backoff.h) */
+	struct rt_backoff	 backoff;
+	struct event		*restart_timer;	/* a restart is due */
+	int64_t			 restart_wait;	/* ms, its delay */
+	int64_t			 running_ms;	/* monotonic: running since */
+	struct rt_live		*live;		/* liveness.c */
+
 	struct rt_process	 proc;
 	struct rt_docker	*docker;	/* driver_docker.c */
 	char			 namebuf[];	/* as long as the name */
@@ -89,6 +98,9 @@ struct runtime {
 	struct privsep		*ps;
 	struct rt_workloads	 workloads;
 	int64_t			 wake_timeout;	/* global */
+	int64_t			 health_interval; /* global, liveness */
+	int64_t			 health_timeout;
+	int64_t			 health_failures;
 	/* wakes that came before the configuration naming them */
 	struct gw_wake		 early[RT_EARLY_WAKES_MAX];
 	int			 nearly;
@@ -121,6 +133,7 @@ void		 lifecycle_exited(struct rt_workload *, int);
 void		 lifecycle_ended(struct rt_workload *, int, enum rt_reason,
 		    const char *);
 void		 lifecycle_ready(struct rt_workload *);
+void		 lifecycle_unhealthy(struct rt_workload *, const char *);
 int		 lifecycle_adopted(struct rt_workload *,
 		    const struct rt_driver *, const char *);
 int		 lifecycle_found_running(struct rt_workload *,
@@ -152,6 +165,13 @@ int		 ready_status(const char *);
 /* busy.c: the busy veto, asked before an idle workload is suspended */
 void		 busy_suspend(struct rt_workload *, int64_t);
 void		 busy_stop(struct rt_workload *);
+void		 ready_check(struct rt_workload *, struct rt_probe **, int64_t,
+		    void (*)(struct rt_workload *, const char *));
+void		 ready_check_cancel(struct rt_probe **);
+
+/* liveness.c */
+void		 live_start(struct rt_workload *);
+void		 live_stop(struct rt_workload *);
 
 /* driver_process.c: the parent's answers */
 void		 process_init(struct rt_workload *);

@@ -243,6 +243,7 @@ test_workload_json(void **state)
 	assert_string_equal(json_string_value(json_object_get(o, "source")),
 	    "api");
 	assert_null(json_object_get(o, "message"));
+	assert_true(json_is_null(json_object_get(o, "backoff_until")));
 	json_decref(o);
 
 	/* asleep: never seen, not started; its own idle timeout */
@@ -250,10 +251,13 @@ test_workload_json(void **state)
 	cw.state = WL_ASLEEP;
 	cw.started_at = 1700000001;	/* stale: asleep has no start */
 	strlcpy(cw.msg, "exited with status 1", sizeof(cw.msg));
+	cw.backoff_until = 1700000030;	/* a crash loop's */
 	wc->idle_timeout = 600;
 	assert_non_null(o = apij_workload(wc, &cw, 300, 30));
 	assert_true(json_is_null(json_object_get(o, "last_seen")));
 	assert_true(json_is_null(json_object_get(o, "started_at")));
+	assert_string_equal(json_string_value(json_object_get(o,
+	    "backoff_until")), "2023-11-14T22:13:50Z");
 	assert_true(json_is_false(json_object_get(o, "keep_warm")));
 	assert_int_equal(json_integer_value(json_object_get(o,
 	    "idle_timeout")), 600);
@@ -271,7 +275,7 @@ test_workload_json_round_trip(void **state)
 	struct ctl_workload	 cw;
 	json_t			*o;
 	const char		*drop[] = { "state", "last_seen", "started_at",
-	    "wakes", "message" };
+	    "wakes", "message", "backoff_until" };
 	char			*text, err[256];
 	size_t			 i;
 

@@ -470,6 +470,15 @@ static const struct bad {
 	    "workload \"a\" depends on itself", 1 },
 	{ "bad-depends-dup.conf", "bad-depends-dup.conf:10",
 	    "depends on \"db\" listed twice", 1 },
+	/* liveness */
+	{ "bad-health-failures.conf", "bad-health-failures.conf:5",
+	    "health failures 0: must be from 1 to 100", 1 },
+	{ "bad-health-timeout.conf", "bad-health-timeout.conf:2",
+	    "health timeout 0s: must be from 1s to 86400s", 1 },
+	{ "bad-health-dup.conf", "bad-health-dup.conf:6",
+	    "health interval already set", 1 },
+	{ "bad-health-interval.conf", "bad-health-interval.conf:1",
+	    "health interval 172800s: must be from 0s to 86400s", 1 },
 };
 
 static void
@@ -1452,6 +1461,9 @@ assert_workloads_equal(const struct workload_conf *a,
 	assert_strings_equal(a->busy_path, b->busy_path);
 	assert_int_equal(a->busy_max, b->busy_max);
 	assert_int_equal(a->busy_fail_safe, b->busy_fail_safe);
+	assert_int_equal(a->health_interval, b->health_interval);
+	assert_int_equal(a->health_timeout, b->health_timeout);
+	assert_int_equal(a->health_failures, b->health_failures);
 	assert_int_equal(a->idle_timeout, b->idle_timeout);
 	assert_int_equal(a->wake_timeout, b->wake_timeout);
 	assert_int_equal(a->memory, b->memory);
@@ -1563,6 +1575,47 @@ test_json_roundtrip(void **state)
 	workload_free(NULL);
 }
 
+/* liveness: global settings, a workload's own, and the defaults */
+static void
+test_health(void **state)
+{
+	struct orchd_conf	*conf;
+	struct workload_conf	*wl;
+
+	conf = parse_config(CONFDIR "good-health.conf", 0);
+	if (conf == NULL)
+		print_lines();
+	assert_non_null(conf);
+	assert_int_equal(conf->health_interval, 10);
+	assert_int_equal(conf->health_timeout, 3);
+	assert_int_equal(conf->health_failures, 5);
+	wl = find_workload(conf, "inherits");
+	assert_non_null(wl);
+	assert_int_equal(wl->health_interval, -1);
+	assert_int_equal(wl->health_timeout, -1);
+	assert_int_equal(wl->health_failures, -1);
+	wl = find_workload(conf, "own");
+	assert_non_null(wl);
+	assert_int_equal(wl->health_interval, 60);
+	assert_int_equal(wl->health_timeout, 1);
+	assert_int_equal(wl->health_failures, 1);
+	roundtrip(wl);
+	/* 0 turns the global checks off for it */
+	wl = find_workload(conf, "off");
+	assert_non_null(wl);
+	assert_int_equal(wl->health_interval, 0);
+	roundtrip(wl);
+	free_config(conf);
+
+	/* off unless set */
+	conf = parse_config(CONFDIR "good-minimal.conf", 0);
+	assert_non_null(conf);
+	assert_int_equal(conf->health_interval, 0);
+	assert_int_equal(conf->health_timeout, ORCHD_HEALTH_TIMEOUT);
+	assert_int_equal(conf->health_failures, ORCHD_HEALTH_FAILURES);
+	free_config(conf);
+}
+
 static void
 test_json_units(void **state)
 {
@@ -1664,6 +1717,15 @@ test_json_errors(void **state)
 		    "field \"idle_timeout\": must be a number of seconds" },
 		{ "{\"name\":\"a\",\"wake_timeout\":0}",
 		    "field \"wake_timeout\": must be positive" },
+		{ "{\"name\":\"a\",\"health_timeout\":0}",
+		    "field \"health_timeout\": must be positive" },
+		{ "{\"name\":\"a\",\"health_failures\":0}",
+		    "field \"health_failures\": must be an integer from 1 "
+		    "to 100" },
+		{ "{\"name\":\"a\",\"health_failures\":\"3\"}",
+		    "field \"health_failures\": must be an integer" },
+		{ "{\"name\":\"a\",\"health_interval\":\"often\"}",
+		    "field \"health_interval\": invalid duration" },
 		{ "{\"name\":\"a\",\"wake_timeout\":99999999999}",
 		    "field \"wake_timeout\": must be a duration" },
 		{ "{\"name\":\"a\",\"memory\":-5}",
@@ -1795,6 +1857,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_defaults, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_example, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_health, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_macros, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_multiple, setup,

@@ -16,3 +16,5 @@ TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/api.o \
 TEST_printconf_OBJS = $(OBJ)/orchd/printconf.o $(OBJ)/orchd/parse.o
 # "ignore" rules as the gateway matches requests against them
 TEST_filter_OBJS = $(OBJ)/gatewayd/filter.o $(OBJ)/gatewayd/http.o
+# restart delays and crash-loop backoff: the arithmetic alone
+TEST_backoff_OBJS = $(OBJ)/runtimed/backoff.o
