@@ -127,6 +127,12 @@ enum workload_source {
 	SOURCE_API
 };
 
+/* "on change": what a new definition does to a running workload */
+enum workload_on_change {
+	ON_CHANGE_NEXT_WAKE = 0,	/* runs on, the next start takes it */
+	ON_CHANGE_RESTART		/* replaced at once */
+};
+
 struct strentry {
 	TAILQ_ENTRY(strentry)	 entry;
 	char			*str;
@@ -205,6 +211,8 @@ struct workload_conf {
 	struct ignorelist	 ignores;	/* after the global ones */
 	int64_t			 tunnel_idle;	/* -1: global; 0: never */
 	int			 server_timing;	/* -1: global, 0, 1 */
+	int			 on_change;	/* -1: global, or enum
+						   workload_on_change */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 
@@ -300,6 +308,7 @@ struct orchd_conf {
 	struct ignorelist	 ignores;
 	int64_t			 tunnel_idle;	/* seconds; 0: never */
 	int			 server_timing;
+	int			 on_change;	/* enum workload_on_change */
 };
 
 /*
@@ -321,6 +330,8 @@ struct global_settings {
 	int64_t			 health_interval;
 	int64_t			 health_timeout;
 	int64_t			 health_failures;
+	int32_t			 on_change;	/* enum workload_on_change */
+	int32_t			 pad2;
 };
 
 /* the message catalogue: who sends what is said beside each type */

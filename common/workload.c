@@ -62,6 +62,7 @@ workload_new(const char *name)
 	wl->init = -1;
 	wl->tunnel_idle = -1;
 	wl->server_timing = -1;
+	wl->on_change = -1;
 	if ((wl->address = strdup(WL_DEFAULT_ADDRESS)) == NULL) {
 		free(wl);
 		return (NULL);
@@ -508,6 +509,8 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		return (fail(errbuf, len, "invalid tunnel idle timeout"));
 	if (wl->server_timing < -1 || wl->server_timing > 1)
 		return (fail(errbuf, len, "invalid server timing"));
+	if (wl->on_change < -1 || wl->on_change > ON_CHANGE_RESTART)
+		return (fail(errbuf, len, "invalid on change"));
 	if (total > WL_SIZE_MAX)
 		return (fail(errbuf, len, "workload too large"));
 	return (0);
@@ -654,6 +657,9 @@ workload_to_json(const struct workload_conf *wl)
 	if (wl->server_timing != -1)
 		r |= json_object_set_new(o, "server_timing",
 		    json_boolean(wl->server_timing));
+	if (wl->on_change != -1)
+		r |= set_str(o, "on_change", wl->on_change ==
+		    ON_CHANGE_RESTART ? "restart" : "next_wake");
 	/* only when set: the API never may, and most never do */
 	if (wl->allow_root)
 		r |= json_object_set_new(o, "allow_root", json_true());
@@ -1162,6 +1168,24 @@ j_server_timing(struct workload_conf *wl, const char *key, json_t *v,
 	return (0);
 }
 
+/* "restart" or "next_wake"; "next wake" too, as orchd.conf says it */
+static int
+j_on_change(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	const char	*s = json_string_value(v);
+
+	if (s != NULL && strcmp(s, "restart") == 0)
+		wl->on_change = ON_CHANGE_RESTART;
+	else if (s != NULL && (strcmp(s, "next_wake") == 0 ||
+	    strcmp(s, "next wake") == 0))
+		wl->on_change = ON_CHANGE_NEXT_WAKE;
+	else
+		return (fail(errbuf, len, "field \"%s\": must be \"restart\" "
+		    "or \"next_wake\"", key));
+	return (0);
+}
+
 static const struct jfield jfields[] = {
 	{ "name",		j_name },
 	{ "driver",		j_driver },
@@ -1197,6 +1221,7 @@ static const struct jfield jfields[] = {
 	{ "ignore",		j_ignore },
 	{ "tunnel_idle_timeout", j_tunnel_idle },
 	{ "server_timing",	j_server_timing },
+	{ "on_change",		j_on_change },
 };
 
 struct workload_conf *

@@ -272,12 +272,13 @@ static void	 depchecks_run(const struct orchd_conf *);
 %token	TIMEOUT TLS TRUSTED UIDS UPSTREAM USER VOLUME WAKE WARM WORKLOAD
 %token	AGENT ANSWER FROM IGNORE SERVER TIMING TUNNEL
 %token	BUSY FAIL
+%token	CHANGE NEXT RESTART
 %token	ERROR
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
 %type	<v.number>	duration size port
-%type	<v.number>	ignorekind answer onoff
+%type	<v.number>	ignorekind answer onoff onchange
 %type	<v.tls>		tlsopt
 %%
 
@@ -407,6 +408,10 @@ onoff		: ON				{ $$ = 1; }
 			}
 			$$ = 0;
 		}
+		;
+
+onchange	: RESTART			{ $$ = ON_CHANGE_RESTART; }
+		| NEXT WAKE			{ $$ = ON_CHANGE_NEXT_WAKE; }
 		;
 
 tlsopt		: /* empty */			{
@@ -579,6 +584,13 @@ main		: USER STRING			{
 				YYERROR;
 			}
 			conf->server_timing = $3;
+		}
+		| ON CHANGE onchange		{
+			if (conf->on_change != -1) {
+				yyerror("on change already set");
+				YYERROR;
+			}
+			conf->on_change = $3;
 		}
 		| gwmain
 		;
@@ -957,6 +969,13 @@ wlopt		: HOST STRING			{
 			}
 			wl->server_timing = $3;
 		}
+		| ON CHANGE onchange		{
+			if (wl->on_change != -1) {
+				yyerror("on change already set");
+				YYERROR;
+			}
+			wl->on_change = $3;
+		}
 		;
 
 %%
@@ -1100,6 +1119,7 @@ lookup(const char *s, const char **near)
 		{ "bridge",		BRIDGE },
 		{ "busy",		BUSY },
 		{ "certificate",	CERTIFICATE },
+		{ "change",		CHANGE },
 		{ "chroot",		CHROOT },
 		{ "command",		COMMAND },
 		{ "connect",		CONNECT },
@@ -1133,6 +1153,7 @@ lookup(const char *s, const char **near)
 		{ "memory",		MEMORY },
 		{ "metrics",		METRICS },
 		{ "network",		NETWORK },
+		{ "next",		NEXT },
 		{ "on",			ON },
 		{ "path",		PATH },
 		{ "per",		PER },
@@ -1142,6 +1163,7 @@ lookup(const char *s, const char **near)
 		{ "proxy",		PROXY },
 		{ "public",		PUBLIC },
 		{ "reaper",		REAPER },
+		{ "restart",		RESTART },
 		{ "runtime",		RUNTIME },
 		{ "server",		SERVER },
 		{ "signal",		SIGNAL },
@@ -3007,7 +3029,7 @@ parse_config(const char *filename, int verbose)
 	TAILQ_INIT(&c->api_allow_images);
 	TAILQ_INIT(&c->api_allow_volumes);
 	TAILQ_INIT(&c->ignores);
-	c->tunnel_idle = c->server_timing = -1;
+	c->tunnel_idle = c->server_timing = c->on_change = -1;
 	c->idle_timeout = c->reaper_interval = c->wake_timeout = -1;
 	c->health_interval = c->health_timeout = c->health_failures = -1;
 	c->gateway.header_timeout = c->gateway.body_timeout = -1;
@@ -3099,6 +3121,9 @@ parse_config(const char *filename, int verbose)
 		c->tunnel_idle = 0;
 	if (c->server_timing == -1)
 		c->server_timing = 1;
+	/* a running workload keeps its definition until its next start */
+	if (c->on_change == -1)
+		c->on_change = ON_CHANGE_NEXT_WAKE;
 	return (c);
 }
 

@@ -102,6 +102,12 @@ print_size(FILE *fp, int64_t bytes)
 	fprintf(fp, "%lld", (long long)bytes);
 }
 
+static const char *
+on_change_name(int on_change)
+{
+	return (on_change == ON_CHANGE_RESTART ? "restart" : "next wake");
+}
+
 static void
 print_globals(FILE *fp, const struct orchd_conf *conf)
 {
@@ -129,6 +135,7 @@ print_globals(FILE *fp, const struct orchd_conf *conf)
 	print_duration(fp, "health timeout", conf->health_timeout);
 	fprintf(fp, "health failures %lld\n",
 	    (long long)conf->health_failures);
+	fprintf(fp, "on change %s\n", on_change_name(conf->on_change));
 	fprintf(fp, "workload uids \"%lld-%lld\"\n",
 	    (long long)conf->wl_uid_low, (long long)conf->wl_uid_high);
 	fputs("workload directory ", fp);
@@ -425,6 +432,11 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 	else
 		fprintf(fp, "\t# server timing %s, the global setting\n",
 		    conf->server_timing ? "on" : "off");
+	if (wl->on_change != -1)
+		fprintf(fp, "\ton change %s\n", on_change_name(wl->on_change));
+	else
+		fprintf(fp, "\t# on change %s, the global setting\n",
+		    on_change_name(conf->on_change));
 	/* signal_name() says "SIGQUIT"; the lexer reads "QUIT" as well */
 	if (wl->stop_signal != 0 &&
 	    (sig = signal_name(wl->stop_signal)) != NULL)

@@ -400,6 +400,8 @@ static const struct bad {
 	    "busy fail \"closed\": open or safe", 1 },
 	{ "bad-busy-dup.conf", "bad-busy-dup.conf:6",
 	    "busy max already set", 1 },
+	{ "bad-on-change.conf", "bad-on-change.conf:7",
+	    "on change already set", 1 },
 	{ "bad-size.conf", "bad-size.conf:5", "invalid size: \"12Q\": "
 	    "bytes, or a number with K, M or G", 1 },
 	{ "bad-address.conf", "bad-address.conf:1",
@@ -1655,6 +1657,32 @@ test_json_units(void **state)
 	free(out);
 	workload_free(wl);
 
+	/* on change: either spelling of next wake, written with '_' */
+	json = "{\"name\":\"c\",\"hosts\":[\"c.example.com\"],"
+	    "\"command\":\"/bin/true\",\"port\":1,\"on_change\":"
+	    "\"next wake\"}";
+	wl = workload_from_json(json, strlen(json), err, sizeof(err));
+	if (wl == NULL)
+		fail_msg("%s", err);
+	assert_int_equal(wl->on_change, ON_CHANGE_NEXT_WAKE);
+	out = workload_to_json(wl);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "\"on_change\":\"next_wake\""));
+	free(out);
+	workload_free(wl);
+	json = "{\"name\":\"c\",\"hosts\":[\"c.example.com\"],"
+	    "\"command\":\"/bin/true\",\"port\":1,\"on_change\":"
+	    "\"restart\"}";
+	wl = workload_from_json(json, strlen(json), err, sizeof(err));
+	if (wl == NULL)
+		fail_msg("%s", err);
+	assert_int_equal(wl->on_change, ON_CHANGE_RESTART);
+	out = workload_to_json(wl);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "\"on_change\":\"restart\""));
+	free(out);
+	workload_free(wl);
+
 	/* not NUL-terminated: the length counts */
 	json = "{\"name\":\"u\",\"hosts\":[\"u.example.com\"],"
 	    "\"command\":\"/bin/true\",\"port\":1}garbage";
@@ -1682,6 +1710,10 @@ test_json_errors(void **state)
 		{ "{\"name\":\"-x\"}", "invalid name" },
 		{ "{\"name\":\"a\",\"name\":\"b\"}", "invalid JSON" },
 		{ "{\"name\":\"a\",\"foo\":1}", "unknown field \"foo\"" },
+		{ "{\"name\":\"a\",\"on_change\":\"now\"}",
+		    "field \"on_change\": must be \"restart\" or" },
+		{ "{\"name\":\"a\",\"on_change\":true}",
+		    "field \"on_change\": must be \"restart\" or" },
 		{ "{\"name\":\"a\",\"port\":\"80\"}",
 		    "field \"port\": must be an integer from 1 to 65535" },
 		{ "{\"name\":\"a\",\"port\":0}",
