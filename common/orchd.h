@@ -479,8 +479,10 @@ enum imsg_type {
 	IMSG_API_PUT,			/* parent -> store: JSON text, insert
 					   or replace an API workload */
 	IMSG_API_DROP,			/* parent -> store: struct ctl_name */
-	IMSG_API_STORED			/* store -> parent: struct ctl_result,
+	IMSG_API_STORED,		/* store -> parent: struct ctl_result,
 					   code 0 once written */
+	IMSG_API_UPDATE			/* gateway -> parent: struct
+					   api_update, then JSON text */
 };
 
 /* why a workload changed state */
@@ -883,7 +885,17 @@ struct tls_check_fail {
 #define ORCHD_API_KEY_MAX	1024
 #define ORCHD_API_JSON_MAX	(ORCHD_IMSG_MAXSIZE - 1024)
 
-/* the parent's answer to IMSG_API_CREATE or IMSG_API_DELETE */
+/*
+ * IMSG_API_UPDATE: PUT (the whole definition) or PATCH (an RFC 7396
+ * merge patch of it) of workload name; the JSON text follows
+ */
+struct api_update {
+	char			 name[ORCHD_NAME_MAX];
+	int32_t			 patch;
+	int32_t			 pad;
+};
+
+/* the parent's answer to IMSG_API_CREATE, _DELETE or _UPDATE */
 struct api_result {
 	int32_t			 status;	/* HTTP: 200, 201, 400, 409... */
 	char			 msg[CTL_MSG_MAX]; /* the error, if any */

@@ -178,6 +178,7 @@ int		 identity_get(struct orchd *, const char *, uid_t *, char *,
 #define CTL_ID_API	0x80000000U
 void		 api_recv_create(struct imsgev *, struct imsg *);
 void		 api_recv_delete(struct imsgev *, struct imsg *);
+void		 api_recv_update(struct imsgev *, struct imsg *);
 void		 api_recv_logs_stop(struct imsgev *, struct imsg *);
 void		 api_recv_stored(struct imsgev *, struct imsg *);
 void		 api_recv_definition(struct imsgev *, struct imsg *);
@@ -197,6 +198,8 @@ void		 api_reload_keep(struct orchd_conf *, struct orchd_conf *);
 	    api_recv_create }, \
 	{ IMSG_API_DELETE, sizeof(struct ctl_name), PROC_FROM(PROC_GATEWAY), \
 	    api_recv_delete }, \
+	{ IMSG_API_UPDATE, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY), \
+	    api_recv_update }, \
 	{ IMSG_API_LOGS_STOP, 0, PROC_FROM(PROC_GATEWAY), \
 	    api_recv_logs_stop }, \
 	{ IMSG_API_STORED, sizeof(struct ctl_result), PROC_FROM(PROC_STORE), \

@@ -1,0 +1,168 @@
+#!/bin/sh
+# Update in place, orchctl restart and drift, against the real daemons.
+# PUT and PATCH of API workloads: an asleep one takes its new definition
+# and the next wake runs it; PATCH merges (null removes env); a workload
+# of the file, a forbidden field, an unknown name, a rename are refused.
+# Every wait and every loop bounded.
+. "$(dirname "$0")/lib.sh"
+e2e_init "$1"
+need_root
+ensure_user
+
+base=$((20000 + $$ % 12000))
+GW=$(free_port "$base")
+API=$(free_port $((GW + 1)))
+P_CONF=$(free_port $((API + 1)))
+P1=$(free_port $((P_CONF + 1)))
+P2=$(free_port $((P1 + 1)))
+P3=$(free_port $((P2 + 1)))
+P4=$(free_port $((P3 + 1)))
+
+KEY=e2e-key-$$-0123456789abcdef
+mkdir -p "$T/log" "$T/bin" "$T/run"
+# the workloads run as uids of their own: what they write, anyone may
+chmod 0777 "$T/run"
+cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
+chmod 0755 "$T/bin" "$T/bin/testhttp"
+printf '%s\n' "$KEY" >"$T/api.key"
+chmod 0600 "$T/api.key"
+
+write_conf() {	# write_conf [EXTRA-GLOBAL-LINE] [CONF-COMMAND-TAG]
+	cat >"$T/orchd.conf" <<CONF
+user "_orchd"
+database "$T/db/orchd.db"
+socket "$SOCK"
+log directory "$T/log"
+wake timeout 10s
+listen on 127.0.0.1 port $GW
+api listen on 127.0.0.1 port $API
+api key file "$T/api.key"
+api allow process
+$1
+
+workload "conf" {
+	host "conf.test"
+	command "$T/bin/testhttp serve $P_CONF $T/run/conf-${2:-a}"
+	port $P_CONF
+	idle timeout 10m
+}
+CONF
+}
+write_conf
+
+URL=http://127.0.0.1:$API
+GWURL=http://127.0.0.1:$GW
+api() {		# api [curl args...]: with the key, the body to stdout
+	curl -sS -m 30 -H "Authorization: Bearer $KEY" "$@"
+}
+# apic METHOD PATH [BODY]: the body, then the status on a line of its own
+apic() {
+	if [ -n "${3:-}" ]; then
+		curl -sS -m 30 -H "Authorization: Bearer $KEY" -X "$1" \
+		    -H 'Content-Type: application/json' -d "$3" \
+		    -w '\n%{http_code}' "$URL$2"
+	else
+		curl -sS -m 30 -H "Authorization: Bearer $KEY" -X "$1" \
+		    -w '\n%{http_code}' "$URL$2"
+	fi
+}
+last() { printf '%s\n' "$1" | tail -n 1; }
+body() { printf '%s\n' "$1" | sed '$d'; }
+field() {	# field JSON NAME: a top-level field, as python prints it
+	printf '%s' "$1" | python3 -c 'import json, sys
+o = json.load(sys.stdin)
+v = o.get(sys.argv[1])
+print(json.dumps(v) if not isinstance(v, str) else v)' "$2" 2>/dev/null
+}
+get() { api "$URL/v1/workloads/$1"; }
+state_is() {	# state_is NAME STATE
+	[ "$(field "$(get "$1")" state)" = "$2" ]
+}
+hello() {	# hello HOST: the gateway proxies it
+	[ "$(curl -s -m 20 -H "Host: $1" "$GWURL/")" = "hello from testhttp" ]
+}
+listening() {	# listening PORT
+	ss -Htln "sport = :$1" 2>/dev/null | grep -q .
+}
+serving() {	# serving PORT TAG: the process listening there is TAG's
+	pgrep -f "testhttp serve $1 $T/run/$2\$" >/dev/null
+}
+app_body() {	# app_body NAME PORT TAG [MORE-JSON]
+	printf '{"name": "%s", "hosts": ["%s.test"], "command": "%s serve %s %s", "port": %s%s}' \
+	    "$1" "$1" "$T/bin/testhttp" "$2" "$T/run/$3" "$2" "${4:-}"
+}
+
+start_orchd_or_exit
+
+# -- an API workload, woken once, then asleep
+out=$(apic POST /v1/workloads "$(app_body app "$P1" v1 ', "idle_timeout": "10m"')")
+check "POST creates app ($(last "$out"))" [ "$(last "$out")" = 201 ]
+check "app answers through the gateway" hello app.test
+check "... run as v1 on port $P1" serving "$P1" v1
+"$ORCHCTL" -s "$SOCK" suspend app >/dev/null 2>&1
+check "app is suspended" wait_for 15 state_is app asleep
+
+# -- PUT to an asleep workload: the next wake runs the new definition
+out=$(apic PUT /v1/workloads/app "$(app_body app "$P2" v2 ', "idle_timeout": "10m"')")
+check "PUT of an asleep workload: 200 ($(last "$out"))" \
+    [ "$(last "$out")" = 200 ]
+check "... answered with the new definition (port $P2)" \
+    [ "$(field "$(body "$out")" port)" = "$P2" ]
+check "... and its state, asleep" \
+    [ "$(field "$(body "$out")" state)" = asleep ]
+check "... nothing was started by it" \
+    [ ! -e "$T/run/v2" ]
+check "the next request wakes it" hello app.test
+check "... as the new command, on the new port" serving "$P2" v2
+check "... and nothing listens on the old one" eval "! listening $P1"
+check "GET shows the new command" \
+    [ "$(field "$(get app)" command)" = "$T/bin/testhttp serve $P2 $T/run/v2" ]
+
+# -- PATCH merges: env set, then removed with null
+"$ORCHCTL" -s "$SOCK" suspend app >/dev/null 2>&1
+out=$(apic PATCH /v1/workloads/app '{"env": ["A=1", "B=2"], "wake_timeout": "20s"}')
+check "PATCH: 200 ($(last "$out"))" [ "$(last "$out")" = 200 ]
+check "... env set" [ "$(field "$(body "$out")" env)" = '["A=1", "B=2"]' ]
+check "... the rest kept (port $P2)" \
+    [ "$(field "$(body "$out")" port)" = "$P2" ]
+check "... wake timeout set" \
+    [ "$(field "$(body "$out")" wake_timeout)" = 20 ]
+out=$(apic PATCH /v1/workloads/app '{"env": null, "wake_timeout": null}')
+check "PATCH with null: 200 ($(last "$out"))" [ "$(last "$out")" = 200 ]
+check "... env removed" [ "$(field "$(body "$out")" env)" = '[]' ]
+check "... wake timeout back to the global one" \
+    [ "$(field "$(body "$out")" wake_timeout)" = 10 ]
+check "... the command kept" \
+    [ "$(field "$(body "$out")" command)" = "$T/bin/testhttp serve $P2 $T/run/v2" ]
+
+# -- refused
+out=$(apic PUT /v1/workloads/conf "$(app_body conf "$P_CONF" c)")
+check "PUT to a workload of the file: 409 ($(last "$out"))" \
+    [ "$(last "$out")" = 409 ]
+check "... saying where it is defined" \
+    eval "body \"\$out\" | grep -q 'defined in the configuration file'"
+out=$(apic PATCH /v1/workloads/conf '{"idle_timeout": "1m"}')
+check "PATCH to a workload of the file: 409 ($(last "$out"))" \
+    [ "$(last "$out")" = 409 ]
+out=$(apic PATCH /v1/workloads/app '{"user": "nobody"}')
+check "PATCH setting user: 403 ($(last "$out"))" [ "$(last "$out")" = 403 ]
+out=$(apic PUT /v1/workloads/app "$(app_body app "$P2" v2 ', "user": "nobody"')")
+check "PUT with user: 403 ($(last "$out"))" [ "$(last "$out")" = 403 ]
+check "... the definition unchanged" \
+    [ "$(field "$(get app)" user)" = null ]
+out=$(apic PUT /v1/workloads/nothere "$(app_body nothere "$P3" x)")
+check "PUT to no such workload: 404 ($(last "$out"))" \
+    [ "$(last "$out")" = 404 ]
+out=$(apic PATCH /v1/workloads/app '{"name": "other"}')
+check "PATCH renaming: 400 ($(last "$out"))" [ "$(last "$out")" = 400 ]
+out=$(apic PATCH /v1/workloads/app '{"port": "eighty"}')
+check "PATCH with a bad port: 400 ($(last "$out"))" \
+    [ "$(last "$out")" = 400 ]
+out=$(apic PATCH /v1/workloads/app '[1]')
+check "PATCH that is not an object: 400 ($(last "$out"))" \
+    [ "$(last "$out")" = 400 ]
+out=$(apic PUT /v1/workloads/app '{"name": "app", "hosts": ["conf.test"], "command": "/bin/true", "port": 1}')
+check "PUT taking another's host: 409 ($(last "$out"))" \
+    [ "$(last "$out")" = 409 ]
+
+e2e_done
