@@ -455,6 +455,8 @@ enum imsg_type {
 					   a new allocation to record */
 	IMSG_ST_QUEUE,			/* store -> gateway: struct
 					   st_queue_stats, when it changes */
+	IMSG_RT_DRIFT,			/* runtime -> store: struct rt_drift,
+					   when a workload's drift changes */
 
 	/*
 	 * The HTTP API.  The gateway's requests carry its own request id
@@ -635,6 +637,16 @@ struct rt_proc {
 						   an OOM kill while it ran */
 };
 
+/*
+ * IMSG_RT_DRIFT: what of the definition a running workload was started
+ * with has changed since (workload_diff()), "command, port"; "" none
+ */
+#define RT_DRIFT_MAX		160
+struct rt_drift {
+	char			 name[ORCHD_NAME_MAX];
+	char			 fields[RT_DRIFT_MAX];
+};
+
 /* IMSG_RT_COUNTS: sent when they change, at most once a second */
 struct rt_counts {
 	uint32_t		 workloads;
@@ -767,6 +779,9 @@ struct ctl_workload {
 	int32_t			 reason;	/* enum rt_reason: of state */
 	int64_t			 backoff_until;	/* wall clock: no wake by a
 						   request before; 0: none */
+	char			 drift[RT_DRIFT_MAX]; /* running: what of its
+						   definition changed since
+						   it started; "" none */
 };
 
 struct ctl_transition {
@@ -923,6 +938,8 @@ struct workload_conf	*workload_pack(const struct workload_conf *);
 int			 workload_validate(const struct workload_conf *,
 			    char *, size_t);
 char			*workload_to_json(const struct workload_conf *);
+int			 workload_diff(const struct workload_conf *,
+			    const struct workload_conf *, char *, size_t);
 struct workload_conf	*workload_from_json(const char *, size_t, char *,
 			    size_t);
 int			 strlist_add(struct strlist *, const char *);

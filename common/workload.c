@@ -517,6 +517,113 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 }
 
 /*
+ * Drift: what a running instance, started with definition a, lacks of
+ * definition b.  Only what the instance itself is made of counts: the
+ * rest (hosts, timeouts, keep warm, ignores, liveness) takes effect
+ * without a restart.  The names are those of the JSON form.
+ */
+
+static int
+str_differ(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return (a != b);
+	return (strcmp(a, b) != 0);
+}
+
+static int
+strlist_differ(const struct strlist *a, const struct strlist *b)
+{
+	const struct strentry	*x, *y;
+
+	for (x = TAILQ_FIRST(a), y = TAILQ_FIRST(b); x != NULL && y != NULL;
+	    x = TAILQ_NEXT(x, entry), y = TAILQ_NEXT(y, entry))
+		if (strcmp(x->str, y->str) != 0)
+			return (1);
+	return (x != y);
+}
+
+static int
+volumes_differ(const struct volumelist *a, const struct volumelist *b)
+{
+	const struct volume	*x, *y;
+
+	for (x = TAILQ_FIRST(a), y = TAILQ_FIRST(b); x != NULL && y != NULL;
+	    x = TAILQ_NEXT(x, entry), y = TAILQ_NEXT(y, entry))
+		if (str_differ(x->host, y->host) ||
+		    str_differ(x->container, y->container))
+			return (1);
+	return (x != y);
+}
+
+/* "name" after those in buf, comma-separated; cut with "..." at len */
+static void
+diff_add(char *buf, size_t len, const char *name, int *n)
+{
+	size_t	 used;
+
+	(*n)++;
+	if (len == 0)
+		return;
+	used = strlen(buf);
+	if (used >= 3 && strcmp(buf + used - 3, "...") == 0)
+		return;		/* cut already */
+	if ((*n > 1 && strlcat(buf, ", ", len) >= len) ||
+	    strlcat(buf, name, len) >= len) {
+		buf[used] = '\0';
+		if (used + 6 <= len)
+			(void)strlcat(buf, used > 0 ? ", ..." : "...", len);
+	}
+}
+
+/*
+ * The fields of a's instance that b changes, "command, port", in buf;
+ * their number, 0 when b runs as a does.
+ */
+int
+workload_diff(const struct workload_conf *a, const struct workload_conf *b,
+    char *buf, size_t len)
+{
+	int	 n = 0;
+
+	if (len > 0)
+		buf[0] = '\0';
+	if (a->driver != b->driver)
+		diff_add(buf, len, "driver", &n);
+	if (str_differ(a->command, b->command))
+		diff_add(buf, len, "command", &n);
+	if (str_differ(a->image, b->image))
+		diff_add(buf, len, "image", &n);
+	if (str_differ(a->runtime, b->runtime))
+		diff_add(buf, len, "runtime", &n);
+	if (a->network != b->network)
+		diff_add(buf, len, "network", &n);
+	if (strlist_differ(&a->env, &b->env))
+		diff_add(buf, len, "env", &n);
+	if (volumes_differ(&a->volumes, &b->volumes))
+		diff_add(buf, len, "volumes", &n);
+	if (str_differ(a->user, b->user))
+		diff_add(buf, len, "user", &n);
+	if (str_differ(a->directory, b->directory))
+		diff_add(buf, len, "directory", &n);
+	if (str_differ(a->address, b->address))
+		diff_add(buf, len, "address", &n);
+	if (a->port != b->port)
+		diff_add(buf, len, "port", &n);
+	if (a->memory != b->memory)
+		diff_add(buf, len, "memory", &n);
+	if (a->stop_signal != b->stop_signal)
+		diff_add(buf, len, "stop_signal", &n);
+	if (a->stop_timeout != b->stop_timeout)
+		diff_add(buf, len, "stop_timeout", &n);
+	if (a->init != b->init)
+		diff_add(buf, len, "init", &n);
+	if (a->allow_root != b->allow_root)
+		diff_add(buf, len, "allow_root", &n);
+	return (n);
+}
+
+/*
  * JSON.
  */
 

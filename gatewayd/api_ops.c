@@ -95,6 +95,7 @@ api_recv_workload(struct imsgev *iev, struct imsg *imsg)
 	cw.name[sizeof(cw.name) - 1] = '\0';
 	cw.hosts[sizeof(cw.hosts) - 1] = '\0';
 	cw.msg[sizeof(cw.msg) - 1] = '\0';
+	cw.drift[sizeof(cw.drift) - 1] = '\0';
 	/* only what runs now: the store may know a removed one a moment */
 	if ((wl = api_workload(cw.name)) == NULL)
 		return;

@@ -554,6 +554,7 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		str_printable(cw.name, sizeof(cw.name));
 		str_printable(cw.hosts, sizeof(cw.hosts));
 		str_printable(cw.msg, sizeof(cw.msg));
+		str_printable(cw.drift, sizeof(cw.drift));
 		out->workload(res, &cw);
 		break;
 	case IMSG_CTL_HISTORY:

@@ -117,6 +117,9 @@ const struct output json_output = {
 	.tail = json_tail
 };
 
+/* show workloads: those running with an older definition, marked */
+static int			 drifted;
+
 /* show summary: the store's held writes, printed after the processes */
 static struct st_queue_stats	 store_queue;
 static int			 store_queue_got;
@@ -475,11 +478,17 @@ static void
 show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 {
 	char	 idle[48], seen[32], t[32], ago[48], buf[96], left[32];
-	char	 why[sizeof(cw->msg) + 32];
+	char	 why[sizeof(cw->msg) + 32], state[32];
+	char	 drift[sizeof(cw->drift) + 64];
 
 	if (res->action == SHOW_WORKLOADS) {
-		table_row(cw->name,
-		    workload_state_name(cw->state), driver_name(cw->driver),
+		/* "running*": its definition changed since it started */
+		(void)snprintf(state, sizeof(state), "%s%s",
+		    workload_state_name(cw->state), cw->drift[0] != '\0' ?
+		    "*" : "");
+		if (cw->drift[0] != '\0')
+			drifted++;
+		table_row(cw->name, state, driver_name(cw->driver),
 		    cw->keep_warm ? "yes" : "no",
 		    fmt_idle(cw, 0, idle, sizeof(idle)),
 		    fmt_ago(cw->last_seen, seen, sizeof(seen)),
@@ -516,6 +525,11 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 		    fmt_time(cw->started_at, t, sizeof(t)),
 		    fmt_ago(cw->started_at, ago, sizeof(ago)));
 		printf(DETAIL_FMT, "started at:", buf);
+	}
+	if (cw->drift[0] != '\0') {
+		(void)snprintf(drift, sizeof(drift), "%s changed since it "
+		    "started", cw->drift);
+		printf(DETAIL_FMT, "drift:", drift);
 	}
 	(void)snprintf(buf, sizeof(buf), "%" PRIu64, cw->wakes);
 	printf(DETAIL_FMT, "wakes:", buf);
@@ -776,6 +790,10 @@ show_tail(const struct parse_result *res)
 			printf("no transitions recorded\n");
 	}
 	table_print();
+	if (res->action == SHOW_WORKLOADS && drifted > 0)
+		printf("\n* runs with an older definition: orchctl show "
+		    "workload NAME says what changed, orchctl restart NAME "
+		    "applies it\n");
 	if (res->action == SHOW_SUMMARY && store_queue_got)
 		printf("\ndatabase: %" PRIu64 " writes held (%" PRIu64
 		    " bytes), %" PRIu64 " held in all, %" PRIu64 " retries, %"
@@ -856,8 +874,8 @@ json_summary_tail(json_t *a)
 static void
 json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 {
-	json_t	*o, *hosts;
-	char	 buf[sizeof(cw->hosts)], *h, *p;
+	json_t	*o, *hosts, *drift;
+	char	 buf[sizeof(cw->hosts)], dbuf[sizeof(cw->drift)], *h, *p;
 
 	if ((hosts = json_array()) == NULL)
 		errx(1, "out of memory");
@@ -887,6 +905,16 @@ json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	    json_time(cw->backoff_until) : json_null());
 	if (o == NULL)
 		errx(1, "cannot build the JSON reply");
+	/* what changed since it started: ["command", "port"], or [] */
+	if ((drift = json_array()) == NULL ||
+	    json_object_set_new(o, "drift", drift) == -1)
+		errx(1, "cannot build the JSON reply");
+	strlcpy(dbuf, cw->drift, sizeof(dbuf));
+	for (p = dbuf; (h = strsep(&p, ",")) != NULL;) {
+		h += strspn(h, " ");
+		if (*h != '\0')
+			json_add(drift, json_string(h));
+	}
 	if (res->action != SHOW_WORKLOAD) {
 		json_add(json_items, o);
 		return;

@@ -174,6 +174,9 @@ state_set(struct rt_workload *wl, enum workload_state state,
 		    ": " : "", msg != NULL ? msg : "");
 	wl->state = state;
 	since_now(wl);
+	/* nothing runs: nothing drifts */
+	if (state == WL_ASLEEP || state == WL_FAILED)
+		drift_ended(wl);
 	/* a DRAINED still on its way answers a question no longer asked */
 	wl->draining = 0;
 	/* and so would a busy path's answer: a new stretch begins */
@@ -354,6 +357,7 @@ lc_run(struct rt_workload *wl)
 		return;
 	}
 	msg[0] = '\0';
+	drift_started(wl);
 	if (wl->drv->start(wl, msg, sizeof(msg)) == -1)
 		lc_fail(wl, RT_REASON_START_FAILED, msg);
 }
@@ -577,6 +581,7 @@ lc_free(struct rt_workload *wl)
 	timer_disarm(&wl->restart_timer);
 	process_clear(wl);
 	docker_clear(wl);
+	drift_ended(wl);
 	RB_REMOVE(rt_workloads, &rt->workloads, wl);
 	free(wl->dependents);
 	free(wl);
@@ -1217,6 +1222,7 @@ lifecycle_apply(struct cfg_generation *gen)
 		/* liveness as the new definition says, from its next check */
 		if (wl->state == WL_RUNNING)
 			live_start(wl);
+		drift_update(wl);
 	}
 	deps_index(gen);
 	/* its container may be there, even running, from before */

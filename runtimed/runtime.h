@@ -87,6 +87,10 @@ struct rt_workload {
 	int64_t			 running_ms;	/* monotonic: running since */
 	struct rt_live		*live;		/* liveness.c */
 
+	/* the definition its instance was started with: drift */
+	struct workload_conf	*run_conf;	/* NULL: none, or unknown */
+	char			 drift[RT_DRIFT_MAX]; /* as the store has it */
+
 	struct rt_process	 proc;
 	struct rt_docker	*docker;	/* driver_docker.c */
 	char			 namebuf[];	/* as long as the name */
@@ -142,6 +146,12 @@ void		 lifecycle_gone(struct rt_workload *, const char *);
 void		 lifecycle_refused(const char *);
 void		 lifecycle_checked(struct rt_workload *);
 struct rt_workload *lifecycle_dependent_up(const struct rt_workload *);
+
+/* replace.c: a running workload and its definition */
+const char	*drift_fields(const struct rt_workload *, char *, size_t);
+void		 drift_update(struct rt_workload *);
+void		 drift_started(struct rt_workload *);
+void		 drift_ended(struct rt_workload *);
 
 /* control.c: orchctl wake, suspend and keepwarm */
 void		 control_recv_wake(struct imsgev *, struct imsg *);

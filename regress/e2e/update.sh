@@ -165,4 +165,24 @@ out=$(apic PUT /v1/workloads/app '{"name": "app", "hosts": ["conf.test"], "comma
 check "PUT taking another's host: 409 ($(last "$out"))" \
     [ "$(last "$out")" = 409 ]
 
+# -- drift: a reload changes the command of a running workload
+ctl() { "$ORCHCTL" -s "$SOCK" "$@"; }
+check "conf answers" hello conf.test
+check "... as conf-a" serving "$P_CONF" conf-a
+check "app answers" hello app.test
+write_conf "" b
+check "a reload changes conf's command" eval "ctl reload >/dev/null"
+check "... show workloads marks conf running*" \
+    eval "ctl show workloads | grep -q '^conf  *running\\* '"
+check "... and says what the mark means" \
+    eval "ctl show workloads | grep -q '^\\* runs with an older definition'"
+check "... app, unchanged, is not marked" \
+    eval "ctl show workloads | grep -q '^app  *running '"
+check "... show workload conf names the field: command" \
+    eval "ctl show workload conf | grep -q '^drift: *command changed since it started'"
+check "... in JSON too" \
+    eval "[ \"\$(ctl -j show workload conf | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"drift\"])')\" = \"['command']\" ]"
+check "... and in the API" [ "$(field "$(get conf)" drift)" = '["command"]' ]
+check "... the old command still runs" serving "$P_CONF" conf-a
+
 e2e_done

@@ -246,7 +246,21 @@ test_workload_json(void **state)
 	    "api");
 	assert_null(json_object_get(o, "message"));
 	assert_true(json_is_null(json_object_get(o, "backoff_until")));
+	assert_int_equal(json_array_size(json_object_get(o, "drift")), 0);
 	json_decref(o);
+
+	/* running with an older definition: what changed, one by one */
+	strlcpy(cw.drift, "command, port", sizeof(cw.drift));
+	assert_non_null(o = apij_workload(wc, &cw, 300, 30));
+	assert_int_equal(json_array_size(json_object_get(o, "drift")), 2);
+	assert_string_equal(json_string_value(json_array_get(
+	    json_object_get(o, "drift"), 1)), "port");
+	json_decref(o);
+	memset(cw.drift, 'x', sizeof(cw.drift));
+	assert_non_null(o = apij_workload(wc, &cw, 300, 30));
+	assert_int_equal(json_array_size(json_object_get(o, "drift")), 1);
+	json_decref(o);
+	cw.drift[0] = '\0';
 
 	/* asleep: never seen, not started; its own idle timeout */
 	memset(&cw, 0, sizeof(cw));
@@ -277,7 +291,7 @@ test_workload_json_round_trip(void **state)
 	struct ctl_workload	 cw;
 	json_t			*o;
 	const char		*drop[] = { "state", "last_seen", "started_at",
-	    "wakes", "message", "backoff_until" };
+	    "wakes", "message", "backoff_until", "drift" };
 	char			*text, err[256];
 	size_t			 i;
 
