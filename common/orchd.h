@@ -375,6 +375,7 @@ enum imsg_type {
 	IMSG_CTL_MONITOR,		/* -> parent: send the events */
 	IMSG_CTL_EVENT,			/* item: struct ctl_event, for as
 					   long as the connection lasts */
+	IMSG_CTL_RESTART,		/* -> runtime: struct ctl_name */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -426,6 +427,15 @@ enum imsg_type {
 	IMSG_GW_REFUSED,		/* gateway -> runtime: struct wl_ref,
 					   a running workload refused a
 					   connection: is it still there? */
+	IMSG_RT_ROUTE,			/* runtime -> gateway: struct
+					   rt_route, where its instance
+					   listens, before it is running */
+	IMSG_RT_HOLD,			/* runtime -> gateway: struct wl_ref,
+					   park new requests, GW_HELD once
+					   none is in flight to it */
+	IMSG_GW_HELD,			/* gateway -> runtime: struct wl_ref,
+					   after RT_HOLD or a retiring
+					   RT_ROUTE: none in flight */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -506,7 +516,9 @@ enum rt_reason {
 					   on it; failed: one it depends
 					   on did not wake */
 	RT_REASON_RESTART,		/* kept warm: started again */
-	RT_REASON_UNHEALTHY		/* failed its liveness checks */
+	RT_REASON_UNHEALTHY,		/* failed its liveness checks */
+	RT_REASON_REPLACED		/* replaced: a new definition, or
+					   orchctl restart */
 };
 
 /*
@@ -621,6 +633,18 @@ struct gw_activity {
 	int64_t			 last_seen;	/* wall clock, seconds */
 	uint32_t		 inflight;	/* requests being proxied */
 	uint32_t		 upgraded;	/* open tunnels (WebSocket) */
+};
+
+/*
+ * IMSG_RT_ROUTE: the address of the instance that starts, or with
+ * retire, of the one that replaces the running one: the address before
+ * is retired, and IMSG_GW_HELD says when nothing sent there is in flight
+ */
+struct rt_route {
+	char			 name[ORCHD_NAME_MAX];
+	union wl_addr		 addr;
+	uint32_t		 addrlen;
+	int32_t			 retire;
 };
 
 struct gw_drained {

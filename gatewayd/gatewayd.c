@@ -29,6 +29,10 @@ static const struct proc_handler gateway_handlers[] = {
 	    wake_recv_state },
 	{ IMSG_RT_DRAIN, sizeof(struct wl_ref), PROC_FROM(PROC_RUNTIME),
 	    wake_recv_drain },
+	{ IMSG_RT_ROUTE, sizeof(struct rt_route), PROC_FROM(PROC_RUNTIME),
+	    instance_recv_route },
+	{ IMSG_RT_HOLD, sizeof(struct wl_ref), PROC_FROM(PROC_RUNTIME),
+	    instance_recv_hold },
 	/* the HTTP API: its settings, and the answers it asked for */
 	API_GATEWAY_HANDLERS,
 	/* for /metrics: the parent's loads, the workloads' memory */

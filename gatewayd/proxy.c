@@ -89,6 +89,7 @@ proxy_upstream_close(struct gw_conn *c)
 
 	if (up->fd == -1)
 		return;
+	instance_unbind(c);
 	event_del(&up->rev);
 	event_del(&up->wev);
 	close(up->fd);
@@ -189,6 +190,7 @@ proxy_start(struct gw_conn *c)
 		conn_error(c, 502, "upstream connect");
 		return;
 	}
+	instance_bind(c);
 	if (!up->connected) {
 		c->state = CONN_CONNECT;
 		conn_timer(c, gw->conf.connect_timeout);

@@ -138,7 +138,8 @@ route_add(struct gw_workload *wl, const char *pattern)
 	}
 }
 
-static void
+/* where the definition says it listens (instance.c: or runtimed) */
+void
 workload_address(struct gw_workload *wl, const struct workload_conf *wc)
 {
 	struct sockaddr_in	*sin = (struct sockaddr_in *)&wl->addr;
@@ -233,7 +234,9 @@ route_apply(struct cfg_generation *gen)
 		wl = workload_get(wc);
 		wl->configured = 1;
 		wl->conf = wc;
-		workload_address(wl, wc);
+		/* an instance runtimed routed to keeps its address */
+		if (!wl->addr_rt)
+			workload_address(wl, wc);
 		wl->wake_timeout = wc->wake_timeout >= 0 ? wc->wake_timeout :
 		    gen->global.wake_timeout;
 		ignore_workload(wl, wc, gen);

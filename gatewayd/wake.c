@@ -134,7 +134,9 @@ wake_send(struct gw_workload *wl)
 		return;
 	}
 	wl->wake_pending = 1;
-	tv.tv_sec = wl->wake_timeout + GW_WAKE_SLACK;
+	/* held for a replacement: its requests in flight end first */
+	tv.tv_sec = wl->wake_timeout + GW_WAKE_SLACK +
+	    (wl->held_wait ? GW_HOLD_WAIT : 0);
 	tv.tv_usec = 0;
 	timer_arm(&wl->wake_timer, wake_timer_fired, wl, &tv);
 	log_debug("waking %s", wl->name);
@@ -337,11 +339,13 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	if ((wl = workload_find(st.name)) == NULL)
 		return;		/* removed by a reload meanwhile */
 	if (wl->state == WL_RUNNING && st.state != WL_RUNNING)
-		wl->epoch++;	/* its kept upstream connections are stale */
+		instance_epoch(wl); /* kept upstream connections are stale */
 	if (st.state < WL_ASLEEP || st.state > WL_FAILED)
 		return;
 	metrics_state(wl, st.state, st.reason, st.since_ms);
 	wl->state = st.state;
+	if (st.state == WL_ASLEEP || st.state == WL_FAILED)
+		instance_idle(wl);
 	refused = wl->refused_wait;
 	if (wl->state != WL_WAKING && wl->state != WL_SUSPENDING)
 		wl->refused_wait = 0;
@@ -394,7 +398,7 @@ wake_recv_drain(struct imsgev *iev, struct imsg *imsg)
 	    wl->upgraded == 0 && wl->nparked == 0) {
 		dr.idle = 1;
 		if (wl->state == WL_RUNNING)
-			wl->epoch++;
+			instance_epoch(wl);
 		metrics_state(wl, WL_SUSPENDING, RT_REASON_IDLE, 0);
 		wl->state = WL_SUSPENDING;
 	}
