@@ -30,7 +30,8 @@
 #include "version.h"
 
 #define CTL_TIMEOUT	30	/* seconds orchd may stay silent */
-#define CTL_TIMEOUT_LONG 600	/* wake, suspend: as long as a workload */
+#define CTL_TIMEOUT_LONG 600	/* wake, suspend, restart: as long as a
+				   workload */
 
 /*
  * What each action sends, the items its reply carries, how long orchd
@@ -82,7 +83,9 @@ static const struct request requests[] = {
 	{ SHOW_VERSION,	  "show version",   IMSG_CTL_SHOW_VERSION,
 	    IMSG_CTL_VERSION,	CTL_TIMEOUT,	  NULL },
 	{ MONITOR,	  "monitor",	    IMSG_CTL_MONITOR,
-	    IMSG_CTL_EVENT,	0,		  NULL }
+	    IMSG_CTL_EVENT,	0,		  NULL },
+	{ RESTART,	  "restart",	    IMSG_CTL_RESTART,
+	    IMSG_NONE,		CTL_TIMEOUT_LONG, NULL }
 };
 
 /* what ctl_dispatch made of a reply */
@@ -133,6 +136,7 @@ usage(int status)
 		    "  show stats\n"
 		    "  wake name\n"
 		    "  suspend name\n"
+		    "  restart name\n"
 		    "  keepwarm name on | off\n"
 		    "  logs name [-f] [-n lines | all]\n"
 		    "  reload\n"
@@ -323,6 +327,7 @@ ctl_send(struct imsgbuf *ibuf, const struct request *rq,
 	case IMSG_CTL_SHOW_DEFINITION:
 	case IMSG_CTL_WAKE:
 	case IMSG_CTL_SUSPEND:
+	case IMSG_CTL_RESTART:
 		memset(&cn, 0, sizeof(cn));
 		strlcpy(cn.name, res->name, sizeof(cn.name));
 		data = &cn;

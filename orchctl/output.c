@@ -396,7 +396,8 @@ reason_name(int32_t reason, int json)
 		[RT_REASON_OOM] = { "oom", "oom" },
 		[RT_REASON_DEPENDENCY] = { "dependency", "dependency" },
 		[RT_REASON_RESTART] = { "restart", "restart" },
-		[RT_REASON_UNHEALTHY] = { "unhealthy", "unhealthy" }
+		[RT_REASON_UNHEALTHY] = { "unhealthy", "unhealthy" },
+		[RT_REASON_REPLACED] = { "replaced", "replaced" }
 	};
 
 	if (reason < 0 || (size_t)reason >= nitems(names))
@@ -764,6 +765,9 @@ show_result(const struct parse_result *res)
 	case SUSPEND:
 		printf("%s is asleep\n", res->name);
 		break;
+	case RESTART:
+		printf("%s is running again\n", res->name);
+		break;
 	case KEEPWARM:
 		printf("keep warm %s for %s\n", res->onoff ? "on" : "off",
 		    res->name);
@@ -1039,9 +1043,10 @@ json_result(const struct parse_result *res)
 		break;
 	case WAKE:
 	case SUSPEND:
+	case RESTART:
 		o = json_pack("{s:s, s:s, s:s}", "result", "ok",
 		    "name", res->name,
-		    "state", res->action == WAKE ? "running" : "asleep");
+		    "state", res->action != SUSPEND ? "running" : "asleep");
 		break;
 	case KEEPWARM:
 		o = json_pack("{s:s, s:s, s:b}", "result", "ok",

@@ -55,6 +55,7 @@ static const struct token t_main[] = {
 	{ KEYWORD,	"logs",		LOGS,		t_logs },
 	{ KEYWORD,	"monitor",	MONITOR,	NULL },
 	{ KEYWORD,	"reload",	RELOAD,		NULL },
+	{ KEYWORD,	"restart",	RESTART,	t_name },
 	{ KEYWORD,	"show",		NONE,		t_show },
 	{ KEYWORD,	"suspend",	SUSPEND,	t_name },
 	{ KEYWORD,	"wake",		WAKE,		t_name },

@@ -88,6 +88,8 @@ static const struct proc_handler parent_handlers[] = {
 	    control_forward },
 	{ IMSG_CTL_KEEPWARM, sizeof(struct ctl_keepwarm), PROC_FROM_CLIENT,
 	    control_forward },
+	{ IMSG_CTL_RESTART, sizeof(struct ctl_name), PROC_FROM_CLIENT,
+	    control_forward },
 	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM_CLIENT |
 	    PROC_FROM(PROC_GATEWAY), control_logs },
 	{ IMSG_CTL_SHOW_DEFINITION, sizeof(struct ctl_name), PROC_FROM_CLIENT,

@@ -185,4 +185,106 @@ check "... in JSON too" \
 check "... and in the API" [ "$(field "$(get conf)" drift)" = '["command"]' ]
 check "... the old command still runs" serving "$P_CONF" conf-a
 
+# -- orchctl restart: in place, with the definition it has now
+out=$(ctl restart conf 2>&1)
+check "orchctl restart conf ($out)" [ "$out" = "conf is running again" ]
+check "... runs the new command" serving "$P_CONF" conf-b
+check "... the old one is gone" eval "! serving $P_CONF conf-a"
+check "... no longer marked" \
+    eval "! ctl show workloads | grep -q '^conf  *running\\*'"
+check "... no drift in show workload" \
+    eval "! ctl show workload conf | grep -q '^drift:'"
+check "... its history says replaced, orchctl restart" \
+    eval "ctl show workload conf | grep -q 'running  *suspending  *replaced  *orchctl restart'"
+check "... and it answers" hello conf.test
+out=$(ctl restart nothere 2>&1)
+check "orchctl restart of no such workload fails ($out)" \
+    eval "printf '%s' \"\$out\" | grep -q 'no such workload'"
+ctl suspend app >/dev/null 2>&1
+out=$(ctl restart app 2>&1)
+check "orchctl restart of an asleep workload is refused ($out)" \
+    eval "printf '%s' \"\$out\" | grep -q 'only a running workload'"
+
+# -- on change restart: a reload replaces conf at once, in place
+write_conf "on change restart" c
+check "a reload with on change restart" eval "ctl reload >/dev/null"
+check "... replaces conf at once" wait_for 15 serving "$P_CONF" conf-c
+check "... the old one is gone" wait_for 15 eval "! serving $P_CONF conf-b"
+check "... it answers" hello conf.test
+check "... without drift" eval "! ctl show workload conf | grep -q '^drift:'"
+# back to next wake for the rest
+write_conf "" c
+ctl reload >/dev/null 2>&1
+
+# -- replaced under load: count what is not a 2xx
+# load HOST SECS FILE: requests for SECS seconds; FILE gets one status a
+# line ("000": no answer), or wrk's report where wrk is installed
+load() {
+	if command -v wrk >/dev/null 2>&1; then
+		wrk -t 2 -c 8 -d "${2}s" --timeout 20s -H "Host: $1" \
+		    "$GWURL/" >"$3" 2>&1
+		return
+	fi
+	_end=$(($(date +%s) + $2))
+	_n=0
+	while [ "$(date +%s)" -lt "$_end" ] && [ $_n -lt 3000 ]; do
+		curl -s -m 20 -o /dev/null -w '%{http_code}\n' \
+		    -H "Host: $1" "$GWURL/"
+		_n=$((_n + 1))
+	done >"$3"
+}
+# load_failures FILE: non-2xx answers and errors, from either
+load_failures() {
+	if grep -q 'Requests/sec' "$1"; then
+		awk '/Non-2xx or 3xx responses:/ { n += $NF }
+		    /Socket errors:/ { gsub(",", ""); n += $4 + $6 + $8 + $10 }
+		    END { print n + 0 }' "$1"
+	else
+		grep -vc '^2' "$1"
+	fi
+}
+# load_count FILE: the requests made
+load_count() {
+	if grep -q 'Requests/sec' "$1"; then
+		awk '/requests in/ { print $1 }' "$1"
+	else
+		wc -l <"$1" | tr -d ' '
+	fi
+}
+
+check "app answers" hello app.test
+# a new port: side by side
+load app.test 6 "$T/load1" &
+lp=$!
+sleep 1
+out=$(apic PATCH /v1/workloads/app "{\"command\": \"$T/bin/testhttp serve $P3 $T/run/v3\", \"port\": $P3, \"on_change\": \"restart\"}")
+check "PATCH of a new port to app under load: 200 ($(last "$out"))" \
+    [ "$(last "$out")" = 200 ]
+check "... the new process runs on the new port" wait_for 15 serving "$P3" v3
+check "... the old one stops" wait_for 15 eval "! serving $P2 v2"
+wait $lp
+n=$(load_count "$T/load1")
+f=$(load_failures "$T/load1")
+check "... $n requests, none failed ($f)" [ "$f" = 0 ] && [ "$n" -gt 0 ]
+check "... app answers" hello app.test
+check "... its history says replaced side by side" \
+    eval "ctl show workload app | grep -q 'running  *running  *replaced  *replaced side by side'"
+check "... no drift" [ "$(field "$(get app)" drift)" = '[]' ]
+
+# the same port: in place, the requests held
+load app.test 6 "$T/load2" &
+lp=$!
+sleep 1
+out=$(apic PATCH /v1/workloads/app "{\"command\": \"$T/bin/testhttp serve $P3 $T/run/v4\"}")
+check "PATCH of a new command, same port, under load: 200 ($(last "$out"))" \
+    [ "$(last "$out")" = 200 ]
+check "... the new process runs" wait_for 15 serving "$P3" v4
+check "... the old one is gone" wait_for 15 eval "! serving $P3 v3"
+wait $lp
+n=$(load_count "$T/load2")
+f=$(load_failures "$T/load2")
+check "... $n requests, none failed ($f)" [ "$f" = 0 ] && [ "$n" -gt 0 ]
+check "... its history says replaced, new definition" \
+    eval "ctl show workload app | grep -q 'running  *suspending  *replaced  *new definition'"
+
 e2e_done
