@@ -3,7 +3,15 @@
 # PUT and PATCH of API workloads: an asleep one takes its new definition
 # and the next wake runs it; PATCH merges (null removes env); a workload
 # of the file, a forbidden field, an unknown name, a rename are refused.
-# Every wait and every loop bounded.
+# A reload that changes a running workload's command: drift in show
+# workloads, show workload and the API; orchctl restart clears it; with
+# on change restart a reload replaces it at once.  Under load (wrk if
+# installed, else curl), a new port is replaced side by side and a new
+# command on the same port in place, without a failed request; with on
+# change next wake a new port waits for the next start, the gateway
+# reaching the running one meanwhile; a replacement that cannot start
+# leaves the old one running.  Updates survive a restart.  With Docker,
+# a new image tag under load.  Every wait and every loop bounded.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -217,19 +225,20 @@ write_conf "" c
 ctl reload >/dev/null 2>&1
 
 # -- replaced under load: count what is not a 2xx
-# load HOST SECS FILE: requests for SECS seconds; FILE gets one status a
-# line ("000": no answer), or wrk's report where wrk is installed
+# load HOST SECS FILE [PATH]: requests for SECS seconds; FILE gets one
+# status a line ("000": no answer), or wrk's report where wrk is
+# installed (the test installs nothing)
 load() {
 	if command -v wrk >/dev/null 2>&1; then
 		wrk -t 2 -c 8 -d "${2}s" --timeout 20s -H "Host: $1" \
-		    "$GWURL/" >"$3" 2>&1
+		    "$GWURL${4:-/}" >"$3" 2>&1
 		return
 	fi
 	_end=$(($(date +%s) + $2))
 	_n=0
 	while [ "$(date +%s)" -lt "$_end" ] && [ $_n -lt 3000 ]; do
 		curl -s -m 20 -o /dev/null -w '%{http_code}\n' \
-		    -H "Host: $1" "$GWURL/"
+		    -H "Host: $1" "$GWURL${4:-/}"
 		_n=$((_n + 1))
 	done >"$3"
 }
@@ -286,5 +295,84 @@ f=$(load_failures "$T/load2")
 check "... $n requests, none failed ($f)" [ "$f" = 0 ] && [ "$n" -gt 0 ]
 check "... its history says replaced, new definition" \
     eval "ctl show workload app | grep -q 'running  *suspending  *replaced  *new definition'"
+
+# -- next wake, the default: a new port while it runs changes nothing yet
+out=$(apic PATCH /v1/workloads/app "{\"command\": \"$T/bin/testhttp serve $P4 $T/run/v5\", \"port\": $P4, \"on_change\": null}")
+check "PATCH of a new port with on change next wake: 200 ($(last "$out"))" \
+    [ "$(last "$out")" = 200 ]
+check "... the running process runs on" serving "$P3" v4
+check "... and the gateway still reaches it there" hello app.test
+check "... drift: command, port" \
+    [ "$(field "$(get app)" drift)" = '["command", "port"]' ]
+ctl suspend app >/dev/null 2>&1
+check "... suspended, the next request runs the new one" hello app.test
+check "... on the new port" serving "$P4" v5
+check "... without drift" [ "$(field "$(get app)" drift)" = '[]' ]
+
+# -- a replacement that does not start: the old instance runs on
+out=$(apic PATCH /v1/workloads/app "{\"command\": \"$T/bin/nothere\", \"port\": $P1, \"on_change\": \"restart\"}")
+check "PATCH of a command that cannot start: 200 ($(last "$out"))" \
+    [ "$(last "$out")" = 200 ]
+check "... the history says it was not replaced" wait_for 15 \
+    eval "ctl show workload app | grep -q 'replaced  *not replaced: '"
+check "... the old one runs on" serving "$P4" v5
+check "... and answers" hello app.test
+check "... the drift is shown" \
+    [ "$(field "$(get app)" drift)" = '["command", "port"]' ]
+check "... nothing listens on the port it did not take" \
+    eval "! listening $P1"
+
+# -- updates are durable: a restart of orchd keeps them
+stop_orchd
+check "orchd stops" [ "$STATUS" = 0 ]
+start_orchd_or_exit
+check "app's definition after a restart is the last update's" \
+    [ "$(field "$(get app)" command)" = "$T/bin/nothere" ]
+check "... its on change too" [ "$(field "$(get app)" on_change)" = restart ]
+
+# -- a container: a new image tag under load, replaced in place
+if docker info >/dev/null 2>&1 &&
+    sh "$(dirname "$0")/../docker-image.sh" 2>/dev/null; then
+	DK=upd$$
+	V2=orchd-test/busybox:upd$$
+	trap 'docker rm -f "orchd-$DK" >/dev/null 2>&1; docker rmi "$V2" \
+	    >/dev/null 2>&1; e2e_cleanup' EXIT
+	docker tag orchd-test/busybox:latest "$V2"
+	dk_body() {	# dk_body IMAGE
+		printf '{"name": "%s", "hosts": ["%s.test"], "driver": "docker", "image": "%s", "network": "host", "command": "/bin/httpd -f -p 127.0.0.1:%s -h /etc", "port": %s, "health": "path", "health_path": "/hostname", "on_change": "restart"}' \
+		    "$DK" "$DK" "$1" "$P1" "$P1"
+	}
+	dk_image() {
+		docker inspect -f '{{.Config.Image}}' "orchd-$DK" 2>/dev/null
+	}
+	dk_ok() {
+		[ "$(curl -s -m 20 -o /dev/null -w '%{http_code}' \
+		    -H "Host: $DK.test" "$GWURL/hostname")" = 200 ]
+	}
+	out=$(apic POST /v1/workloads "$(dk_body orchd-test/busybox:latest)")
+	check "a docker workload created ($(last "$out"))" \
+	    [ "$(last "$out")" = 201 ]
+	check "... answers" dk_ok
+	load "$DK.test" 8 "$T/load3" /hostname &
+	lp=$!
+	sleep 1
+	out=$(apic PUT "/v1/workloads/$DK" "$(dk_body "$V2")")
+	check "PUT of a new image tag under load: 200 ($(last "$out"))" \
+	    [ "$(last "$out")" = 200 ]
+	check "... the container is the new image's" wait_for 30 \
+	    eval "[ \"\$(dk_image)\" = '$V2' ]"
+	check "... and runs" wait_for 30 \
+	    eval "[ \"\$(docker inspect -f '{{.State.Running}}' orchd-$DK)\" = true ]"
+	wait $lp
+	n=$(load_count "$T/load3")
+	f=$(load_failures "$T/load3")
+	check "... $n requests, none failed ($f)" [ "$f" = 0 ] && [ "$n" -gt 0 ]
+	check "... its history says replaced, new definition" \
+	    eval "ctl show workload $DK | grep -q 'running  *suspending  *replaced  *new definition'"
+	check "... no drift" [ "$(field "$(get "$DK")" drift)" = '[]' ]
+	apic DELETE "/v1/workloads/$DK" >/dev/null
+else
+	echo "# no Docker daemon or test image: the docker case is skipped"
+fi
 
 e2e_done
