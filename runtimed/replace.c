@@ -98,6 +98,7 @@ drift_update(struct rt_workload *wl)
 void
 drift_started(struct rt_workload *wl)
 {
+	wl->replace_failed = 0;
 	workload_free(wl->run_conf);
 	if ((wl->run_conf = workload_pack(wl->conf)) == NULL)
 		log_warn("workload %s: its definition not kept", wl->name);
@@ -367,6 +368,7 @@ replace_gone(struct rt_workload *wl, const char *msg)
 	}
 	log_warnx("workload %s: its new definition did not start (%s): the "
 	    "old one runs on", wl->name, why);
+	wl->replace_failed = 1;
 	(void)snprintf(text, sizeof(text), "not replaced: %.200s; the old "
 	    "instance runs on", why);
 	lifecycle_replaced(wl, text);

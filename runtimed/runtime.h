@@ -97,6 +97,8 @@ struct rt_workload {
 	struct event		*hold_timer;
 	/* replaced side by side (replace.c) */
 	struct rt_replace	*replace;
+	int			 replace_failed; /* not tried again until its
+						   definition changes */
 
 	struct rt_process	 proc;
 	struct rt_process	*retiring;	/* side by side: the old one */

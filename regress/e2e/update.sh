@@ -321,6 +321,12 @@ check "... the drift is shown" \
     [ "$(field "$(get app)" drift)" = '["command", "port"]' ]
 check "... nothing listens on the port it did not take" \
     eval "! listening $P1"
+tried() { grep -c 'app: its new definition did not start' "$T/orchd.log"; }
+n=$(tried)
+ctl reload >/dev/null 2>&1
+sleep 1
+check "... a reload that changes nothing of it does not try again" \
+    [ "$(tried)" = "$n" ]
 
 # -- updates are durable: a restart of orchd keeps them
 stop_orchd
