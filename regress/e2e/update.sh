@@ -252,6 +252,12 @@ load_failures() {
 		grep -vc '^2' "$1"
 	fi
 }
+# slow HOST MS FILE: one request answered after MS ms, its status to
+# FILE: in flight while a replacement begins, it must be answered
+slow() {
+	curl -s -m 30 -o /dev/null -w '%{http_code}\n' -H "Host: $1" \
+	    "$GWURL/slow?$2" >"$3" 2>&1
+}
 # load_count FILE: the requests made
 load_count() {
 	if grep -q 'Requests/sec' "$1"; then
@@ -266,15 +272,21 @@ check "app answers" hello app.test
 load app.test 6 "$T/load1" &
 lp=$!
 sleep 1
+slow app.test 3000 "$T/slow1" &
+sp=$!
+sleep 0.3
 out=$(apic PATCH /v1/workloads/app "{\"command\": \"$T/bin/testhttp serve $P3 $T/run/v3\", \"port\": $P3, \"on_change\": \"restart\"}")
 check "PATCH of a new port to app under load: 200 ($(last "$out"))" \
     [ "$(last "$out")" = 200 ]
 check "... the new process runs on the new port" wait_for 15 serving "$P3" v3
 check "... the old one stops" wait_for 15 eval "! serving $P2 v2"
 wait $lp
+wait $sp
 n=$(load_count "$T/load1")
 f=$(load_failures "$T/load1")
 check "... $n requests, none failed ($f)" [ "$f" = 0 ] && [ "$n" -gt 0 ]
+check "... a slow one in flight to the old one answered ($(cat "$T/slow1"))" \
+    [ "$(cat "$T/slow1")" = 200 ]
 check "... app answers" hello app.test
 check "... its history says replaced side by side" \
     eval "ctl show workload app | grep -q 'running  *running  *replaced  *replaced side by side'"
@@ -284,15 +296,21 @@ check "... no drift" [ "$(field "$(get app)" drift)" = '[]' ]
 load app.test 6 "$T/load2" &
 lp=$!
 sleep 1
+slow app.test 3000 "$T/slow2" &
+sp=$!
+sleep 0.3
 out=$(apic PATCH /v1/workloads/app "{\"command\": \"$T/bin/testhttp serve $P3 $T/run/v4\"}")
 check "PATCH of a new command, same port, under load: 200 ($(last "$out"))" \
     [ "$(last "$out")" = 200 ]
 check "... the new process runs" wait_for 15 serving "$P3" v4
 check "... the old one is gone" wait_for 15 eval "! serving $P3 v3"
 wait $lp
+wait $sp
 n=$(load_count "$T/load2")
 f=$(load_failures "$T/load2")
 check "... $n requests, none failed ($f)" [ "$f" = 0 ] && [ "$n" -gt 0 ]
+check "... a slow one in flight answered before the stop ($(cat "$T/slow2"))" \
+    [ "$(cat "$T/slow2")" = 200 ]
 check "... its history says replaced, new definition" \
     eval "ctl show workload app | grep -q 'running  *suspending  *replaced  *new definition'"
 
@@ -335,6 +353,37 @@ start_orchd_or_exit
 check "app's definition after a restart is the last update's" \
     [ "$(field "$(get app)" command)" = "$T/bin/nothere" ]
 check "... its on change too" [ "$(field "$(get app)" on_change)" = restart ]
+
+# -- two gateways (prefork): each holds, and each says when it is done
+stop_orchd
+write_conf "prefork 2" c
+start_orchd_or_exit
+check "conf answers through either gateway" hello conf.test
+load conf.test 5 "$T/load4" &
+lp=$!
+sleep 1
+sps=
+for i in 1 2 3 4; do
+	slow conf.test 2000 "$T/slow4.$i" &
+	sps="$sps $!"
+done
+sleep 0.3
+t0=$(now_ms)
+out=$(ctl restart conf 2>&1)
+t1=$(now_ms)
+check "orchctl restart under load with two gateways ($out)" \
+    [ "$out" = "conf is running again" ]
+wait $lp $sps
+check "... slow ones in flight answered, whichever gateway had them" \
+    [ "$(cat "$T/slow4.1" "$T/slow4.2" "$T/slow4.3" "$T/slow4.4" |
+    tr -d '\n')" = 200200200200 ]
+n=$(load_count "$T/load4")
+f=$(load_failures "$T/load4")
+check "... $n requests, none failed ($f)" [ "$f" = 0 ] && [ "$n" -gt 0 ]
+# a gateway that never answered the hold would cost its 30 s bound
+check "... both gateways answered the hold ($((t1 - t0)) ms)" \
+    eval "[ $((t1 - t0)) -lt 25000 ] &&
+    ! grep -q 'conf: requests still in flight after' \"\$T/orchd.log\""
 
 # -- a container: a new image tag under load, replaced in place
 if docker info >/dev/null 2>&1 &&
