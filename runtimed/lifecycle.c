@@ -1184,9 +1184,13 @@ lifecycle_changed(struct rt_workload *wl)
 	char	 buf[RT_DRIFT_MAX];
 
 	if (wl->conf == NULL || wl->state != WL_RUNNING || wl->stopping ||
-	    wl->holding || wl->replace != NULL || wl->replace_failed ||
+	    wl->holding || wl->replace != NULL ||
 	    on_change(wl) != ON_CHANGE_RESTART ||
 	    drift_fields(wl, buf, sizeof(buf))[0] == '\0')
+		return;
+	/* a replacement that did not start is tried again for a new one */
+	if (wl->replace_failed != NULL && workload_diff(wl->replace_failed,
+	    wl->conf, NULL, 0) == 0)
 		return;
 	log_info("workload %s: on change restart: replacing it (%s "
 	    "changed)", wl->name, buf);
@@ -1394,10 +1398,6 @@ lifecycle_apply(struct cfg_generation *gen)
 		    &wl->addrlen) == -1)
 			log_warnx("workload %s: bad address %s", wl->name,
 			    conf->address);
-		/* a replacement that failed is tried again for a new one */
-		if (wl->conf != NULL && (workload_diff(wl->conf, conf, NULL,
-		    0) > 0 || wl->conf->on_change != conf->on_change))
-			wl->replace_failed = 0;
 		wl->conf = conf;
 		/* liveness as the new definition says, from its next check */
 		if (wl->state == WL_RUNNING)

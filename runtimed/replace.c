@@ -98,7 +98,8 @@ drift_update(struct rt_workload *wl)
 void
 drift_started(struct rt_workload *wl)
 {
-	wl->replace_failed = 0;
+	workload_free(wl->replace_failed);
+	wl->replace_failed = NULL;
 	workload_free(wl->run_conf);
 	if ((wl->run_conf = workload_pack(wl->conf)) == NULL)
 		log_warn("workload %s: its definition not kept", wl->name);
@@ -111,6 +112,8 @@ drift_ended(struct rt_workload *wl)
 {
 	workload_free(wl->run_conf);
 	wl->run_conf = NULL;
+	workload_free(wl->replace_failed);
+	wl->replace_failed = NULL;
 	drift_send(wl, "");
 }
 
@@ -170,6 +173,14 @@ replace_clear(struct rt_workload *wl)
 	replace_free(wl);
 }
 
+/* done: a definition that changed meanwhile is the next one's */
+static void
+replace_done(struct rt_workload *wl)
+{
+	replace_free(wl);
+	lifecycle_changed(wl);
+}
+
 static void
 replace_timer(struct rt_workload *wl, int64_t secs,
     void (*cb)(int, short, void *))
@@ -220,7 +231,7 @@ replace_retire_now(struct rt_workload *wl)
 	if (wl->retiring != NULL)
 		process_retire_stop(wl);
 	else
-		replace_free(wl);
+		replace_done(wl);
 }
 
 static void
@@ -350,7 +361,9 @@ replace_gone(struct rt_workload *wl, const char *msg)
 	ready_stop(wl);
 	strlcpy(why, rp->phase == RP_FAILING ? rp->why : msg != NULL ? msg :
 	    "it stopped", sizeof(why));
-	workload_free(wl->run_conf);
+	/* what failed is kept, not to be tried again (lifecycle_changed) */
+	workload_free(wl->replace_failed);
+	wl->replace_failed = wl->run_conf;
 	wl->run_conf = rp->old_conf;
 	rp->old_conf = NULL;
 	memcpy(&wl->addr, &rp->old_addr, sizeof(wl->addr));
@@ -368,12 +381,13 @@ replace_gone(struct rt_workload *wl, const char *msg)
 	}
 	log_warnx("workload %s: its new definition did not start (%s): the "
 	    "old one runs on", wl->name, why);
-	wl->replace_failed = 1;
 	(void)snprintf(text, sizeof(text), "not replaced: %.200s; the old "
 	    "instance runs on", why);
 	lifecycle_replaced(wl, text);
 	if (wl->state == WL_RUNNING)
 		live_start(wl);
+	/* changed meanwhile: the new one's turn */
+	lifecycle_changed(wl);
 }
 
 /* a gateway has nothing in flight to the old one */
@@ -407,7 +421,7 @@ replace_retired(struct rt_workload *wl, int status)
 	}
 	log_info("workload %s: its old instance, pid %d, has stopped: "
 	    "replaced", wl->name, rp->old_pid);
-	replace_free(wl);
+	replace_done(wl);
 }
 
 /*

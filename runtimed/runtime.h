@@ -97,8 +97,9 @@ struct rt_workload {
 	struct event		*hold_timer;
 	/* replaced side by side (replace.c) */
 	struct rt_replace	*replace;
-	int			 replace_failed; /* not tried again until its
-						   definition changes */
+	struct workload_conf	*replace_failed; /* the definition that did
+						   not start: not tried
+						   again */
 
 	struct rt_process	 proc;
 	struct rt_process	*retiring;	/* side by side: the old one */

@@ -346,12 +346,28 @@ sleep 1
 check "... a reload that changes nothing of it does not try again" \
     [ "$(tried)" = "$n" ]
 
+# -- a change while a replacement starts is the next replacement's
+out=$(apic PATCH /v1/workloads/app "{\"command\": \"/bin/sh -c 'sleep 2; exec $T/bin/testhttp serve $P1 $T/run/v6'\", \"port\": $P1}")
+check "PATCH of a new port, its start slow: 200 ($(last "$out"))" \
+    [ "$(last "$out")" = 200 ]
+out=$(apic PATCH /v1/workloads/app "{\"command\": \"$T/bin/testhttp serve $P1 $T/run/v7\"}")
+check "... PATCH of a new command meanwhile: 200 ($(last "$out"))" \
+    [ "$(last "$out")" = 200 ]
+check "... the first replaces the old one" wait_for 15 serving "$P1" v6
+check "... then the second replaces it in place" wait_for 15 \
+    serving "$P1" v7
+check "... the others are gone" wait_for 15 \
+    eval "! serving $P1 v6 && ! serving $P4 v5"
+check "... no drift is left" wait_for 5 \
+    eval "[ \"\$(field \"\$(get app)\" drift)\" = '[]' ]"
+check "... it answers" hello app.test
+
 # -- updates are durable: a restart of orchd keeps them
 stop_orchd
 check "orchd stops" [ "$STATUS" = 0 ]
 start_orchd_or_exit
 check "app's definition after a restart is the last update's" \
-    [ "$(field "$(get app)" command)" = "$T/bin/nothere" ]
+    [ "$(field "$(get app)" command)" = "$T/bin/testhttp serve $P1 $T/run/v7" ]
 check "... its on change too" [ "$(field "$(get app)" on_change)" = restart ]
 
 # -- two gateways (prefork): each holds, and each says when it is done
