@@ -70,6 +70,10 @@ struct gw_workload {
 						   or its instance changes */
 	/* the instance its requests go to (instance.c) */
 	int			 addr_rt;	/* addr is runtimed's */
+	union wl_addr		 conf_addr;	/* its definition's */
+	socklen_t		 conf_addrlen;
+	union wl_addr		 conf_prev;	/* ... the generation before */
+	socklen_t		 conf_prevlen;
 	uint32_t		 bound;		/* in flight at epoch */
 	uint32_t		 prev_epoch;	/* the epoch before */
 	uint32_t		 prev_bound;	/* ... in flight at it */

@@ -105,13 +105,29 @@ instance_idle(struct gw_workload *wl)
 }
 
 static int
-route_valid(const struct rt_route *rr)
+addr_same(const union wl_addr *a, socklen_t alen, const struct rt_route *rr)
 {
-	if (rr->addr.ss_family == AF_INET)
-		return (rr->addrlen == sizeof(struct sockaddr_in));
-	if (rr->addr.ss_family == AF_INET6)
-		return (rr->addrlen == sizeof(struct sockaddr_in6));
-	return (0);
+	return (alen == rr->addrlen && memcmp(a, &rr->addr, alen) == 0);
+}
+
+/*
+ * Only an address a definition of the workload named, this generation's
+ * or the one before (runtimed may start an instance a generation behind
+ * or ahead of ours), or the one it has: gatewayd reaches workloads'
+ * addresses and nothing else, whatever runtimed says.
+ */
+static int
+route_valid(const struct gw_workload *wl, const struct rt_route *rr)
+{
+	if (rr->addr.ss_family == AF_INET) {
+		if (rr->addrlen != sizeof(struct sockaddr_in))
+			return (0);
+	} else if (rr->addr.ss_family != AF_INET6 ||
+	    rr->addrlen != sizeof(struct sockaddr_in6))
+		return (0);
+	return (addr_same(&wl->conf_addr, wl->conf_addrlen, rr) ||
+	    addr_same(&wl->conf_prev, wl->conf_prevlen, rr) ||
+	    addr_same(&wl->addr, wl->addrlen, rr));
 }
 
 void
@@ -128,9 +144,9 @@ instance_recv_route(struct imsgev *iev, struct imsg *imsg)
 			goto held;
 		return;
 	}
-	if (!route_valid(&rr)) {
-		log_warnx("%s: route of family %d, %u bytes, ignored",
-		    wl->name, rr.addr.ss_family, rr.addrlen);
+	if (!route_valid(wl, &rr)) {
+		log_warnx("%s: route to an address none of its definitions "
+		    "names, ignored", wl->name);
 		if (rr.retire)
 			goto held;
 		return;

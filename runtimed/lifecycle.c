@@ -1399,8 +1399,11 @@ lifecycle_apply(struct cfg_generation *gen)
 			log_warnx("workload %s: bad address %s", wl->name,
 			    conf->address);
 		wl->conf = conf;
-		/* liveness as the new definition says, from its next check */
-		if (wl->state == WL_RUNNING)
+		/*
+		 * liveness as the new definition says, from its next check;
+		 * none while a replacement starts beside it
+		 */
+		if (wl->state == WL_RUNNING && !replace_starting(wl))
 			live_start(wl);
 		drift_update(wl);
 	}
