@@ -111,6 +111,7 @@ void		 docker_died(const char *, const char *);
 void		 docker_reconcile(void);
 void		 docker_event(const struct dk_event *);
 int		 docker_refused(struct rt_workload *);
+int		 docker_drift(struct rt_workload *);
 
 /* docker_events.c */
 void		 docker_events_start(void);

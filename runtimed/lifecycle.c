@@ -1015,6 +1015,9 @@ lifecycle_adopted(struct rt_workload *wl, const struct rt_driver *drv,
 	/* it runs: so must what it depends on */
 	if (!TAILQ_EMPTY(&wl->conf->depends))
 		deps_up(wl);
+	/* made from an older definition, perhaps */
+	drift_update(wl);
+	lifecycle_changed(wl);
 	return (0);
 }
 

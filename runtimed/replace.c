@@ -5,8 +5,9 @@
  * started with (run_conf), and whenever the definition or the instance
  * changes, tells the store what of it the instance lacks
  * (workload_diff(): "command, port"), for orchctl show workloads and
- * the API.  Only a running instance has a drift; a container adopted
- * from before orchd's start has none known.
+ * the API.  Only a running instance has a drift; of a container
+ * adopted from before orchd's start, only its hash label is known: its
+ * drift is "definition" when the definition makes another container.
  *
  * Replacement, when "on change restart" says so (lifecycle_changed()):
  * side by side where the old and the new instance can both listen, a
@@ -32,6 +33,7 @@
 
 #include "log.h"
 #include "runtime.h"
+#include "docker.h"
 
 /* side by side: at most this long for the old one's requests to end */
 #define RP_RETIRE_WAIT		30	/* seconds */
@@ -76,13 +78,21 @@ drift_send(struct rt_workload *wl, const char *fields)
 		log_warn("workload %s: drift to the store", wl->name);
 }
 
-/* its instance against its definition: the drift, "" if none */
+/*
+ * its instance against its definition: the drift, "" if none; of a
+ * container adopted at start only that it differs, "definition"
+ */
 const char *
-drift_fields(const struct rt_workload *wl, char *buf, size_t len)
+drift_fields(struct rt_workload *wl, char *buf, size_t len)
 {
 	buf[0] = '\0';
-	if (wl->run_conf != NULL && wl->conf != NULL)
+	if (wl->conf == NULL)
+		return (buf);
+	if (wl->run_conf != NULL)
 		(void)workload_diff(wl->run_conf, wl->conf, buf, len);
+	else if (wl->state != WL_ASLEEP && wl->state != WL_FAILED &&
+	    docker_drift(wl) == 1)
+		strlcpy(buf, "definition", len);
 	return (buf);
 }
 

@@ -168,7 +168,7 @@ void		 lifecycle_held(const char *);
 void		 lifecycle_replaced(struct rt_workload *, const char *);
 
 /* replace.c: a running workload and its definition */
-const char	*drift_fields(const struct rt_workload *, char *, size_t);
+const char	*drift_fields(struct rt_workload *, char *, size_t);
 void		 drift_update(struct rt_workload *);
 void		 drift_started(struct rt_workload *);
 void		 drift_ended(struct rt_workload *);

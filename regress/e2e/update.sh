@@ -441,6 +441,25 @@ if docker info >/dev/null 2>&1 &&
 	check "... its history says replaced, new definition" \
 	    eval "ctl show workload $DK | grep -q 'running  *suspending  *replaced  *new definition'"
 	check "... no drift" [ "$(field "$(get "$DK")" drift)" = '[]' ]
+	# adopted across a restart: only its hash label is known
+	stop_orchd
+	start_orchd_or_exit
+	check "... adopted running after a restart of orchd" wait_for 15 \
+	    eval "[ \"\$(field \"\$(get $DK)\" state)\" = running ]"
+	check "... without drift" [ "$(field "$(get "$DK")" drift)" = '[]' ]
+	out=$(apic PATCH "/v1/workloads/$DK" '{"image": "orchd-test/busybox:latest", "on_change": "next_wake"}')
+	check "... PATCH of its image back, next wake: 200 ($(last "$out"))" \
+	    [ "$(last "$out")" = 200 ]
+	check "... drift: definition" \
+	    [ "$(field "$(get "$DK")" drift)" = '["definition"]' ]
+	check "... the container runs on" \
+	    [ "$(dk_image)" = "$V2" ]
+	out=$(ctl restart "$DK" 2>&1)
+	check "... orchctl restart ($out)" [ "$out" = "$DK is running again" ]
+	check "... the container is made anew from the image" \
+	    [ "$(dk_image)" = orchd-test/busybox:latest ]
+	check "... no drift" [ "$(field "$(get "$DK")" drift)" = '[]' ]
+	check "... it answers" dk_ok
 	apic DELETE "/v1/workloads/$DK" >/dev/null
 else
 	echo "# no Docker daemon or test image: the docker case is skipped"
