@@ -96,14 +96,26 @@ serving() {	# serving PORT TAG: the process listening there is TAG's
 	pgrep -f "testhttp serve $1 $T/run/$2\$" >/dev/null
 }
 app_body() {	# app_body NAME PORT TAG [MORE-JSON]
-	printf '{"name": "%s", "hosts": ["%s.test"], "command": "%s serve %s %s", "port": %s%s}' \
-	    "$1" "$1" "$T/bin/testhttp" "$2" "$T/run/$3" "$2" "${4:-}"
+	printf '{"name": "%s", "hosts": ["%s.test"], ' "$1" "$1"
+	printf '"command": "%s serve %s %s", "port": %s%s}' \
+	    "$T/bin/testhttp" "$2" "$T/run/$3" "$2" "${4:-}"
 }
+# patch_app PORT TAG [MORE-JSON]: app's command to serve as TAG on PORT
+patch_app() {
+	apic PATCH /v1/workloads/app "$(printf \
+	    '{"command": "%s serve %s %s"%s}' "$T/bin/testhttp" "$1" \
+	    "$T/run/$2" "${3:-}")"
+}
+# history_has NAME PATTERN: its history in show workload has a line
+history_has() {
+	ctl show workload "$1" | grep -q "$2"
+}
+TEN=', "idle_timeout": "10m"'
 
 start_orchd_or_exit
 
 # -- an API workload, woken once, then asleep
-out=$(apic POST /v1/workloads "$(app_body app "$P1" v1 ', "idle_timeout": "10m"')")
+out=$(apic POST /v1/workloads "$(app_body app "$P1" v1 "$TEN")")
 check "POST creates app ($(last "$out"))" [ "$(last "$out")" = 201 ]
 check "app answers through the gateway" hello app.test
 check "... run as v1 on port $P1" serving "$P1" v1
@@ -111,7 +123,7 @@ check "... run as v1 on port $P1" serving "$P1" v1
 check "app is suspended" wait_for 15 state_is app asleep
 
 # -- PUT to an asleep workload: the next wake runs the new definition
-out=$(apic PUT /v1/workloads/app "$(app_body app "$P2" v2 ', "idle_timeout": "10m"')")
+out=$(apic PUT /v1/workloads/app "$(app_body app "$P2" v2 "$TEN")")
 check "PUT of an asleep workload: 200 ($(last "$out"))" \
     [ "$(last "$out")" = 200 ]
 check "... answered with the new definition (port $P2)" \
@@ -128,7 +140,8 @@ check "GET shows the new command" \
 
 # -- PATCH merges: env set, then removed with null
 "$ORCHCTL" -s "$SOCK" suspend app >/dev/null 2>&1
-out=$(apic PATCH /v1/workloads/app '{"env": ["A=1", "B=2"], "wake_timeout": "20s"}')
+out=$(apic PATCH /v1/workloads/app \
+    '{"env": ["A=1", "B=2"], "wake_timeout": "20s"}')
 check "PATCH: 200 ($(last "$out"))" [ "$(last "$out")" = 200 ]
 check "... env set" [ "$(field "$(body "$out")" env)" = '["A=1", "B=2"]' ]
 check "... the rest kept (port $P2)" \
@@ -140,8 +153,8 @@ check "PATCH with null: 200 ($(last "$out"))" [ "$(last "$out")" = 200 ]
 check "... env removed" [ "$(field "$(body "$out")" env)" = '[]' ]
 check "... wake timeout back to the global one" \
     [ "$(field "$(body "$out")" wake_timeout)" = 10 ]
-check "... the command kept" \
-    [ "$(field "$(body "$out")" command)" = "$T/bin/testhttp serve $P2 $T/run/v2" ]
+check "... the command kept" [ "$(field "$(body "$out")" command)" = \
+    "$T/bin/testhttp serve $P2 $T/run/v2" ]
 
 # -- refused
 out=$(apic PUT /v1/workloads/conf "$(app_body conf "$P_CONF" c)")
@@ -154,7 +167,8 @@ check "PATCH to a workload of the file: 409 ($(last "$out"))" \
     [ "$(last "$out")" = 409 ]
 out=$(apic PATCH /v1/workloads/app '{"user": "nobody"}')
 check "PATCH setting user: 403 ($(last "$out"))" [ "$(last "$out")" = 403 ]
-out=$(apic PUT /v1/workloads/app "$(app_body app "$P2" v2 ', "user": "nobody"')")
+out=$(apic PUT /v1/workloads/app \
+    "$(app_body app "$P2" v2 ', "user": "nobody"')")
 check "PUT with user: 403 ($(last "$out"))" [ "$(last "$out")" = 403 ]
 check "... the definition unchanged" \
     [ "$(field "$(get app)" user)" = null ]
@@ -169,7 +183,9 @@ check "PATCH with a bad port: 400 ($(last "$out"))" \
 out=$(apic PATCH /v1/workloads/app '[1]')
 check "PATCH that is not an object: 400 ($(last "$out"))" \
     [ "$(last "$out")" = 400 ]
-out=$(apic PUT /v1/workloads/app '{"name": "app", "hosts": ["conf.test"], "command": "/bin/true", "port": 1}')
+out=$(apic PUT /v1/workloads/app \
+    '{"name": "app", "hosts": ["conf.test"], "command": "/bin/true",
+    "port": 1}')
 check "PUT taking another's host: 409 ($(last "$out"))" \
     [ "$(last "$out")" = 409 ]
 
@@ -187,9 +203,10 @@ check "... and says what the mark means" \
 check "... app, unchanged, is not marked" \
     eval "ctl show workloads | grep -q '^app  *running '"
 check "... show workload conf names the field: command" \
-    eval "ctl show workload conf | grep -q '^drift: *command changed since it started'"
-check "... in JSON too" \
-    eval "[ \"\$(ctl -j show workload conf | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"drift\"])')\" = \"['command']\" ]"
+    history_has conf '^drift: *command changed since it started'
+check "... in JSON too" [ "$(ctl -j show workload conf |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["drift"])')" = \
+    "['command']" ]
 check "... and in the API" [ "$(field "$(get conf)" drift)" = '["command"]' ]
 check "... the old command still runs" serving "$P_CONF" conf-a
 
@@ -203,7 +220,7 @@ check "... no longer marked" \
 check "... no drift in show workload" \
     eval "! ctl show workload conf | grep -q '^drift:'"
 check "... its history says replaced, orchctl restart" \
-    eval "ctl show workload conf | grep -q 'running  *suspending  *replaced  *orchctl restart'"
+    history_has conf 'running  *suspending  *replaced  *orchctl restart'
 check "... and it answers" hello conf.test
 out=$(ctl restart nothere 2>&1)
 check "orchctl restart of no such workload fails ($out)" \
@@ -275,7 +292,7 @@ sleep 1
 slow app.test 3000 "$T/slow1" &
 sp=$!
 sleep 0.3
-out=$(apic PATCH /v1/workloads/app "{\"command\": \"$T/bin/testhttp serve $P3 $T/run/v3\", \"port\": $P3, \"on_change\": \"restart\"}")
+out=$(patch_app "$P3" v3 ", \"port\": $P3, \"on_change\": \"restart\"")
 check "PATCH of a new port to app under load: 200 ($(last "$out"))" \
     [ "$(last "$out")" = 200 ]
 check "... the new process runs on the new port" wait_for 15 serving "$P3" v3
@@ -289,7 +306,7 @@ check "... a slow one in flight to the old one answered ($(cat "$T/slow1"))" \
     [ "$(cat "$T/slow1")" = 200 ]
 check "... app answers" hello app.test
 check "... its history says replaced side by side" \
-    eval "ctl show workload app | grep -q 'running  *running  *replaced  *replaced side by side'"
+    history_has app 'running  *running  *replaced  *replaced side by side'
 check "... no drift" [ "$(field "$(get app)" drift)" = '[]' ]
 
 # the same port: in place, the requests held
@@ -299,7 +316,7 @@ sleep 1
 slow app.test 3000 "$T/slow2" &
 sp=$!
 sleep 0.3
-out=$(apic PATCH /v1/workloads/app "{\"command\": \"$T/bin/testhttp serve $P3 $T/run/v4\"}")
+out=$(patch_app "$P3" v4)
 check "PATCH of a new command, same port, under load: 200 ($(last "$out"))" \
     [ "$(last "$out")" = 200 ]
 check "... the new process runs" wait_for 15 serving "$P3" v4
@@ -312,10 +329,10 @@ check "... $n requests, none failed ($f)" [ "$f" = 0 ] && [ "$n" -gt 0 ]
 check "... a slow one in flight answered before the stop ($(cat "$T/slow2"))" \
     [ "$(cat "$T/slow2")" = 200 ]
 check "... its history says replaced, new definition" \
-    eval "ctl show workload app | grep -q 'running  *suspending  *replaced  *new definition'"
+    history_has app 'running  *suspending  *replaced  *new definition'
 
 # -- next wake, the default: a new port while it runs changes nothing yet
-out=$(apic PATCH /v1/workloads/app "{\"command\": \"$T/bin/testhttp serve $P4 $T/run/v5\", \"port\": $P4, \"on_change\": null}")
+out=$(patch_app "$P4" v5 ", \"port\": $P4, \"on_change\": null")
 check "PATCH of a new port with on change next wake: 200 ($(last "$out"))" \
     [ "$(last "$out")" = 200 ]
 check "... the running process runs on" serving "$P3" v4
@@ -328,11 +345,12 @@ check "... on the new port" serving "$P4" v5
 check "... without drift" [ "$(field "$(get app)" drift)" = '[]' ]
 
 # -- a replacement that does not start: the old instance runs on
-out=$(apic PATCH /v1/workloads/app "{\"command\": \"$T/bin/nothere\", \"port\": $P1, \"on_change\": \"restart\"}")
+out=$(apic PATCH /v1/workloads/app "{\"command\": \"$T/bin/nothere\", \
+    \"port\": $P1, \"on_change\": \"restart\"}")
 check "PATCH of a command that cannot start: 200 ($(last "$out"))" \
     [ "$(last "$out")" = 200 ]
 check "... the history says it was not replaced" wait_for 15 \
-    eval "ctl show workload app | grep -q 'replaced  *not replaced: '"
+    history_has app 'replaced  *not replaced: '
 check "... the old one runs on" serving "$P4" v5
 check "... and answers" hello app.test
 check "... the drift is shown" \
@@ -347,10 +365,11 @@ check "... a reload that changes nothing of it does not try again" \
     [ "$(tried)" = "$n" ]
 
 # -- a change while a replacement starts is the next replacement's
-out=$(apic PATCH /v1/workloads/app "{\"command\": \"/bin/sh -c 'sleep 2; exec $T/bin/testhttp serve $P1 $T/run/v6'\", \"port\": $P1}")
+out=$(apic PATCH /v1/workloads/app "{\"command\": \"/bin/sh -c 'sleep 2; \
+    exec $T/bin/testhttp serve $P1 $T/run/v6'\", \"port\": $P1}")
 check "PATCH of a new port, its start slow: 200 ($(last "$out"))" \
     [ "$(last "$out")" = 200 ]
-out=$(apic PATCH /v1/workloads/app "{\"command\": \"$T/bin/testhttp serve $P1 $T/run/v7\"}")
+out=$(patch_app "$P1" v7)
 check "... PATCH of a new command meanwhile: 200 ($(last "$out"))" \
     [ "$(last "$out")" = 200 ]
 check "... the first replaces the old one" wait_for 15 serving "$P1" v6
@@ -410,8 +429,13 @@ if docker info >/dev/null 2>&1 &&
 	    >/dev/null 2>&1; e2e_cleanup' EXIT
 	docker tag orchd-test/busybox:latest "$V2"
 	dk_body() {	# dk_body IMAGE
-		printf '{"name": "%s", "hosts": ["%s.test"], "driver": "docker", "image": "%s", "network": "host", "command": "/bin/httpd -f -p 127.0.0.1:%s -h /etc", "port": %s, "health": "path", "health_path": "/hostname", "on_change": "restart"}' \
-		    "$DK" "$DK" "$1" "$P1" "$P1"
+		printf '{"name": "%s", "hosts": ["%s.test"], ' "$DK" "$DK"
+		printf '"driver": "docker", "image": "%s", ' "$1"
+		printf '"network": "host", "port": %s, ' "$P1"
+		printf '"command": "/bin/httpd -f -p 127.0.0.1:%s -h /etc", ' \
+		    "$P1"
+		printf '"health": "path", "health_path": "/hostname", '
+		printf '"on_change": "restart"}'
 	}
 	dk_image() {
 		docker inspect -f '{{.Config.Image}}' "orchd-$DK" 2>/dev/null
@@ -432,14 +456,14 @@ if docker info >/dev/null 2>&1 &&
 	    [ "$(last "$out")" = 200 ]
 	check "... the container is the new image's" wait_for 30 \
 	    eval "[ \"\$(dk_image)\" = '$V2' ]"
-	check "... and runs" wait_for 30 \
-	    eval "[ \"\$(docker inspect -f '{{.State.Running}}' orchd-$DK)\" = true ]"
+	check "... and runs" wait_for 30 eval "[ \"\$(docker inspect \
+	    -f '{{.State.Running}}' orchd-$DK)\" = true ]"
 	wait $lp
 	n=$(load_count "$T/load3")
 	f=$(load_failures "$T/load3")
 	check "... $n requests, none failed ($f)" [ "$f" = 0 ] && [ "$n" -gt 0 ]
-	check "... its history says replaced, new definition" \
-	    eval "ctl show workload $DK | grep -q 'running  *suspending  *replaced  *new definition'"
+	check "... its history says replaced, new definition" history_has \
+	    "$DK" 'running  *suspending  *replaced  *new definition'
 	check "... no drift" [ "$(field "$(get "$DK")" drift)" = '[]' ]
 	# adopted across a restart: only its hash label is known
 	stop_orchd
@@ -447,7 +471,8 @@ if docker info >/dev/null 2>&1 &&
 	check "... adopted running after a restart of orchd" wait_for 15 \
 	    eval "[ \"\$(field \"\$(get $DK)\" state)\" = running ]"
 	check "... without drift" [ "$(field "$(get "$DK")" drift)" = '[]' ]
-	out=$(apic PATCH "/v1/workloads/$DK" '{"image": "orchd-test/busybox:latest", "on_change": "next_wake"}')
+	out=$(apic PATCH "/v1/workloads/$DK" \
+	    '{"image": "orchd-test/busybox:latest", "on_change": "next_wake"}')
 	check "... PATCH of its image back, next wake: 200 ($(last "$out"))" \
 	    [ "$(last "$out")" = 200 ]
 	check "... drift: definition" \

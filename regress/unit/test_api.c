@@ -100,7 +100,8 @@ test_route_errors(void **state)
 	route_fails(HTTP_M_GET, "/v1/workloads/x/logs/more", 404, NULL);
 	route_fails(HTTP_M_GET, "/metrics/", 404, NULL);
 	route_fails(HTTP_M_PUT, "/v1/workloads", 405, "GET, POST");
-	route_fails(HTTP_M_POST, "/v1/workloads/x", 405, "GET, PUT, PATCH, DELETE");
+	route_fails(HTTP_M_POST, "/v1/workloads/x", 405,
+	    "GET, PUT, PATCH, DELETE");
 	route_fails(HTTP_M_GET, "/v1/workloads/x/wake", 405, "POST");
 	route_fails(HTTP_M_DELETE, "/v1/workloads/x/logs", 405, "GET");
 	route_fails(HTTP_M_POST, "/metrics", 405, "GET, HEAD");
@@ -123,7 +124,8 @@ test_route_errors(void **state)
 	assert_int_equal(t.open, 0);
 	(void)api_route(HTTP_M_GET, "/v1/workloads", 13, &t);
 	assert_int_equal(t.open, 0);
-	route_fails(HTTP_M_HEAD, "/v1/workloads/x", 405, "GET, PUT, PATCH, DELETE");
+	route_fails(HTTP_M_HEAD, "/v1/workloads/x", 405,
+	    "GET, PUT, PATCH, DELETE");
 	route_fails(HTTP_M_GET, "/v1/workloads/-x", 400, NULL);
 	route_fails(HTTP_M_GET, "/v1/workloads/a%20b", 400, NULL);
 	route_fails(HTTP_M_GET, "/v1/workloads/..", 400, NULL);
