@@ -85,12 +85,29 @@ policy_image_allowed(const struct orchd_conf *conf, const char *image)
 }
 
 /*
+ * A network is shared: who joins it reaches every workload on it, by
+ * name, past the gateway.  So none unless orchd.conf names it.
+ */
+static int
+policy_network_allowed(const struct orchd_conf *conf, const char *name)
+{
+	const struct strentry	*e;
+
+	TAILQ_FOREACH(e, &conf->api_allow_networks, entry)
+		if (fnmatch(e->str, name, 0) == 0)
+			return (1);
+	return (0);
+}
+
+/*
  * What only orchd.conf may say, and only what "api allow" lets in.
  * "ignore" rules, the tunnel idle timeout and server timing are the
  * API's to set: they decide only which requests count as use of the
  * workload itself, and what its own answers carry; a rule's match costs
  * the gateway at most a pass of a short string per character of its
- * pattern (common/filter.c), ORCHD_IGNORE_MAX rules at most.
+ * pattern (common/filter.c), ORCHD_IGNORE_MAX rules at most.  So is
+ * "publish", as "port" is: a port on the workload's own address.  A
+ * network of the operator's is not (policy_network_allowed).
  */
 static int
 policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
@@ -119,6 +136,10 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 			return (deny(err, len, "api allow: volume \"%s\" is "
 			    "not under an \"api allow volume\" root of "
 			    "orchd.conf", v->host));
+	if (wc->network == NETWORK_NAMED &&
+	    !policy_network_allowed(conf, wc->netname))
+		return (deny(err, len, "api allow: network \"%s\" matches no "
+		    "\"api allow network\" of orchd.conf", wc->netname));
 	return (0);
 }
 
