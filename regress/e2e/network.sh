@@ -39,6 +39,13 @@ EVENTS_PID=
 V=$(mktemp -d /tmp/orchd-e2e-netw.XXXXXX)
 chmod 0755 "$V"
 
+# by id: should there be two of that name, the name finds neither
+net_rm() {
+	for id in $(docker network ls -q --filter "name=^$NET\$" 2>/dev/null)
+	do
+		docker network rm "$id" >/dev/null 2>&1
+	done
+}
 network_cleanup() {
 	if [ -n "$ORCHD_PID" ] && kill -0 "$ORCHD_PID" 2>/dev/null; then
 		kill -TERM "$ORCHD_PID" 2>/dev/null
@@ -48,7 +55,7 @@ network_cleanup() {
 	for n in $A $B $C; do
 		docker rm -f "orchd-$n" >/dev/null 2>&1
 	done
-	docker network rm "$NET" >/dev/null 2>&1
+	net_rm
 	rm -rf "$V"
 	e2e_cleanup
 }
@@ -57,7 +64,7 @@ trap network_cleanup EXIT
 for n in $A $B $C; do
 	docker rm -f "orchd-$n" >/dev/null 2>&1
 done
-docker network rm "$NET" >/dev/null 2>&1
+net_rm
 
 base=$((20000 + ($$ * 11) % 12000))
 GW=$(free_port "$base")
@@ -172,7 +179,7 @@ starts() {
 }
 
 # 1. the configuration: checked, and printed as read
-check "orchd -n accepts it" "$ORCHD" -n -f "$T/orchd.conf"
+check "orchd -n accepts it" sh -c "'$ORCHD' -n -f '$T/orchd.conf' >/dev/null 2>&1"
 "$ORCHD" -nv -f "$T/orchd.conf" >"$T/nv" 2>&1
 check "orchd -nv prints the network" grep -qx "	network \"$NET\"" "$T/nv"
 check "and the published port" grep -qx "	publish $P_A" "$T/nv"
@@ -244,7 +251,7 @@ for n in $A $B; do
 done
 check "both suspended" wait_for 20 both stopped
 check "the network is removed behind orchd's back" \
-    docker network rm "$NET"
+    sh -c "docker network rm $NET >/dev/null"
 get $A.test /index.html >"$T/wa" &
 pa=$!
 get $B.test /index.html >"$T/wb" &
