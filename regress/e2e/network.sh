@@ -5,7 +5,8 @@
 # inside reach each other by workload name, and the gateway reaches
 # each through its own published port on 127.0.0.1; after an orchd
 # restart both running containers are adopted (same ids, no second
-# start); a network removed meanwhile is made again, once for two
+# start), and a stopped one is started again, not replaced; a network
+# removed meanwhile is made again, once for two
 # workloads waking together, and their containers are replaced; the
 # API joins only networks "api allow network" names.  Loopback only,
 # every wait bounded; the containers and the network made here are
@@ -243,6 +244,16 @@ check "same container b" [ "$(cid $B)" = "$idb" ]
 check "no second start ($(starts $A), $(starts $B))" both once
 check "one wake each in their histories ($(wakes $A), $(wakes $B))" \
     both woke_once
+
+# a stopped one on its network, the same: started again, not replaced
+"$ORCHCTL" -s "$SOCK" suspend $A >/dev/null 2>&1
+check "a suspended" wait_for 20 stopped $A
+out=$(get $A.test /index.html)
+check "a wakes again (got $(code "$out"))" has "$out" "hello from $A"
+check "the same container" [ "$(cid $A)" = "$ida" ]
+check "started again ($(starts $A) starts in all)" [ "$(starts $A)" -eq 2 ]
+check "not replaced" sh -c "! grep -q 'workload $A: .*replacing' \
+    '$T/orchd.log'"
 
 # 5. the network removed while both sleep: made again, once, by two
 # wakes at once; containers made on the old one are replaced
