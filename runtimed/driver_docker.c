@@ -8,10 +8,10 @@
  * remove it (its volumes stay) and create it again.  With "network
  * NAME", the network is made sure of first (docker_network.c), and a
  * stopped container made on another network of that name, since
- * removed, is replaced too.  A definition that
- * changes is therefore used at the next wake, and a change never wakes
- * anything.  Stop: the container's memory figure for the store, then
- * POST /containers/ID/stop?t=<its stop timeout>: the daemon sends the
+ * removed, is replaced too.  A definition that changes is therefore
+ * used at the next wake, and a change never wakes anything.  Stop: the
+ * container's memory figure for the store, then POST
+ * /containers/ID/stop?t=<its stop timeout>: the daemon sends the
  * container's StopSignal and a SIGKILL once that has passed.  The
  * container is kept, to be started again.
  *
@@ -281,13 +281,14 @@ dk_start_failed(struct rt_docker *dk, const char *why)
 static void
 dk_network_ready(const char *id, const char *err, void *arg)
 {
-	struct rt_docker	*dk = arg;
-	char			 why[RT_MSG_MAX];
+	struct rt_docker		*dk = arg;
+	const struct workload_conf	*wc = dk->wl->conf;
+	char				 why[RT_MSG_MAX];
 
 	dk->netwait = NULL;
 	if (id == NULL) {
-		snprintf(why, sizeof(why), "network %s: %s",
-		    dk->wl->conf != NULL ? dk->wl->conf->netname : "?", err);
+		snprintf(why, sizeof(why), "network %s: %s", wc != NULL &&
+		    wc->netname != NULL ? wc->netname : "?", err);
 		dk_start_failed(dk, why);
 		return;
 	}
