@@ -6,11 +6,11 @@
 # each through its own published port on 127.0.0.1; after an orchd
 # restart both running containers are adopted (same ids, no second
 # start), and a stopped one is started again, not replaced; a network
-# removed meanwhile is made again, once for two
-# workloads waking together, and their containers are replaced; the
-# API joins only networks "api allow network" names.  Loopback only,
-# every wait bounded; the containers and the network made here are
-# removed at the end.
+# removed meanwhile is made again, once for two workloads waking
+# together, and their containers are replaced; two networks of that
+# name fail the wake, saying so; the API joins only networks "api allow
+# network" names.  Loopback only, every wait bounded; the containers
+# and the networks made here are removed at the end.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -280,7 +280,25 @@ check "saying why" logged "workload $A: its network was made again"
 out=$(get $B.test /cgi-bin/peer)
 check "b reaches a by name on the new network" has "$out" "hello from $A"
 
-# 6. the API: a network "api allow network" names, and no other
+# 6. a second network of that name, made behind orchd's back: Docker
+# cannot tell which is meant; the wake fails saying so, and recovers
+"$ORCHCTL" -s "$SOCK" suspend $A >/dev/null 2>&1
+check "a suspended" wait_for 20 stopped $A
+dup=$(curl -s -m 10 --unix-socket /var/run/docker.sock -X POST \
+    -H 'Content-Type: application/json' \
+    -d "{\"Name\": \"$NET\", \"CheckDuplicate\": false}" \
+    http://docker/networks/create | sed -n 's/^{"Id":"\([0-9a-f]*\)".*/\1/p')
+check "a second network of that name" [ "$(nets)" -eq 2 ]
+out=$(get $A.test /index.html)
+check "a's wake fails (got $(code "$out"))" [ "$(code "$out")" = 503 ]
+check "its failure names the network" sh -c "'$ORCHCTL' -s '$SOCK' show \
+    workload $A | grep 'last failure' | grep -q 'network $NET: inspect:'"
+check "the duplicate removed" sh -c "docker network rm '$dup' >/dev/null"
+out=$(get $A.test /index.html)
+check "the next request wakes a (got $(code "$out"))" \
+    has "$out" "hello from $A"
+
+# 7. the API: a network "api allow network" names, and no other
 URL=http://127.0.0.1:$API
 post() {	# post BODY: the body, then the status on a line of its own
 	curl -s -m 30 -H "Authorization: Bearer $KEY" -w '\n%{http_code}' \
