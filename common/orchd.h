@@ -106,7 +106,8 @@ enum workload_driver {
 
 enum workload_network {
 	NETWORK_BRIDGE = 0,
-	NETWORK_HOST
+	NETWORK_HOST,
+	NETWORK_NAMED			/* a user-defined one: netname */
 };
 
 enum workload_health {
@@ -178,12 +179,14 @@ struct workload_conf {
 	char			*image;		/* docker */
 	char			*runtime;	/* docker: e.g. "runsc" */
 	enum workload_network	 network;	/* docker */
+	char			*netname;	/* NETWORK_NAMED */
 	struct strlist		 env;		/* "NAME=value" */
 	struct volumelist	 volumes;	/* docker */
 	char			*user;		/* process: run as */
 	char			*directory;	/* process: working directory */
 	char			*address;	/* upstream address, 127.0.0.1 */
 	uint16_t		 port;
+	uint16_t		 publish;	/* docker: host port; 0: port */
 	enum workload_health	 health;
 	char			*health_path;	/* HEALTH_PATH */
 	char			*busy_path;	/* asked before a suspend */
@@ -291,6 +294,7 @@ struct orchd_conf {
 	int			 api_allow_process;
 	struct strlist		 api_allow_images;	/* fnmatch patterns */
 	struct strlist		 api_allow_volumes;	/* host path roots */
+	struct strlist		 api_allow_networks;	/* fnmatch patterns */
 	int			 api_key_set;	/* a key was loaded */
 	/* process workloads without a user: "workload uids", directory */
 	int64_t			 wl_uid_low;
@@ -902,6 +906,8 @@ int			 workload_validate(const struct workload_conf *,
 char			*workload_to_json(const struct workload_conf *);
 struct workload_conf	*workload_from_json(const char *, size_t, char *,
 			    size_t);
+uint16_t		 workload_upstream_port(const struct workload_conf *);
+int			 valid_network_name(const char *);
 int			 strlist_add(struct strlist *, const char *);
 void			 strlist_free(struct strlist *);
 

@@ -93,6 +93,7 @@ workload_free(struct workload_conf *wl)
 	free(wl->command);
 	free(wl->image);
 	free(wl->runtime);
+	free(wl->netname);
 	free(wl->user);
 	free(wl->directory);
 	free(wl->address);
@@ -215,6 +216,33 @@ valid_address(const char *s)
 
 	return (inet_pton(AF_INET, s, &in4) == 1 ||
 	    inet_pton(AF_INET6, s, &in6) == 1);
+}
+
+/*
+ * A Docker network of the operator's: a workload name's characters,
+ * which Docker's own rules allow, and none of the names Docker gives a
+ * meaning of its own.
+ */
+int
+valid_network_name(const char *s)
+{
+	static const char	*docker[] = { "host", "bridge", "none",
+	    "default" };
+	size_t			 i;
+
+	if (!valid_workload_name(s))
+		return (0);
+	for (i = 0; i < nitems(docker); i++)
+		if (strcmp(s, docker[i]) == 0)
+			return (0);
+	return (1);
+}
+
+/* where orchd reaches it: a container's published port, or its port */
+uint16_t
+workload_upstream_port(const struct workload_conf *wl)
+{
+	return (wl->publish != 0 ? wl->publish : wl->port);
 }
 
 /* a user name or, for docker, "user:group" or numeric ids */
@@ -398,6 +426,13 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		if (wl->network == NETWORK_HOST)
 			return (fail(errbuf, len, "network host is only for "
 			    "driver docker"));
+		if (wl->network == NETWORK_NAMED)
+			return (fail(errbuf, len, "network \"%s\" is only for "
+			    "driver docker", wl->netname != NULL &&
+			    valid_text(wl->netname) ? wl->netname : "?"));
+		if (wl->publish != 0)
+			return (fail(errbuf, len, "publish is only for driver "
+			    "docker"));
 		if (wl->init != -1)
 			return (fail(errbuf, len, "init is only for driver "
 			    "docker"));
@@ -405,8 +440,24 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 			return (fail(errbuf, len, "allow root is only for "
 			    "driver docker"));
 	}
-	if (wl->network != NETWORK_BRIDGE && wl->network != NETWORK_HOST)
+	if (wl->network != NETWORK_BRIDGE && wl->network != NETWORK_HOST &&
+	    wl->network != NETWORK_NAMED)
 		return (fail(errbuf, len, "invalid network"));
+	if ((wl->network == NETWORK_NAMED) != (wl->netname != NULL))
+		return (fail(errbuf, len, "invalid network"));
+	if (wl->netname != NULL) {
+		if (!valid_network_name(wl->netname))
+			return (fail(errbuf, len, "invalid network \"%s\": 1 "
+			    "to 63 letters, digits, '_', '.' or '-', starting "
+			    "with a letter or digit, and not host, bridge, "
+			    "none or default", valid_text(wl->netname) &&
+			    strlen(wl->netname) < 64 ? wl->netname : "?"));
+		total += strlen(wl->netname) + 8;
+	}
+	/* the host shares its ports with such a container: none to publish */
+	if (wl->publish != 0 && wl->network == NETWORK_HOST)
+		return (fail(errbuf, len, "publish is not for network host: "
+		    "the container listens on the host's port itself"));
 
 	switch (wl->health) {
 	case HEALTH_TCP:
@@ -591,7 +642,8 @@ workload_to_json(const struct workload_conf *wl)
 	r |= set_str(o, "image", wl->image);
 	r |= set_str(o, "runtime", wl->runtime);
 	r |= json_object_set_new(o, "network",
-	    json_string(wl->network == NETWORK_HOST ? "host" : "bridge"));
+	    json_string(wl->network == NETWORK_NAMED ? wl->netname :
+	    wl->network == NETWORK_HOST ? "host" : "bridge"));
 	r |= set_strlist(o, "env", &wl->env);
 	/* only when set: most have none */
 	if (!TAILQ_EMPTY(&wl->depends))
@@ -610,6 +662,9 @@ workload_to_json(const struct workload_conf *wl)
 	r |= set_str(o, "directory", wl->directory);
 	r |= set_str(o, "address", wl->address);
 	r |= json_object_set_new(o, "port", json_integer(wl->port));
+	if (wl->publish != 0)
+		r |= json_object_set_new(o, "publish",
+		    json_integer(wl->publish));
 	r |= json_object_set_new(o, "health",
 	    json_string(wl->health == HEALTH_PATH ? "path" : "tcp"));
 	r |= set_str(o, "health_path", wl->health_path);
@@ -746,19 +801,27 @@ j_source(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 	return (0);
 }
 
+/* "bridge", "host", or the name of a network of the operator's */
 static int
 j_network(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
 {
 	const char	*s = json_string_value(v);
 
+	free(wl->netname);
+	wl->netname = NULL;
 	if (s != NULL && strcmp(s, "bridge") == 0)
 		wl->network = NETWORK_BRIDGE;
 	else if (s != NULL && strcmp(s, "host") == 0)
 		wl->network = NETWORK_HOST;
-	else
-		return (fail(errbuf, len, "field \"%s\": must be \"bridge\" "
-		    "or \"host\"", key));
+	else if (s != NULL && valid_network_name(s)) {
+		if ((wl->netname = strdup(s)) == NULL)
+			return (fail(errbuf, len, "out of memory"));
+		wl->network = NETWORK_NAMED;
+	} else
+		return (fail(errbuf, len, "field \"%s\": must be \"bridge\", "
+		    "\"host\" or a network's name: 1 to 63 letters, digits, "
+		    "'_', '.' or '-', starting with a letter or digit", key));
 	return (0);
 }
 
@@ -913,6 +976,20 @@ j_port(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 		return (fail(errbuf, len, "field \"%s\": must be an integer "
 		    "from 1 to 65535", key));
 	wl->port = (uint16_t)n;
+	return (0);
+}
+
+static int
+j_publish(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	json_int_t	 n;
+
+	if (!json_is_integer(v) || (n = json_integer_value(v)) < 1 ||
+	    n > 65535)
+		return (fail(errbuf, len, "field \"%s\": must be an integer "
+		    "from 1 to 65535", key));
+	wl->publish = (uint16_t)n;
 	return (0);
 }
 
@@ -1178,6 +1255,7 @@ static const struct jfield jfields[] = {
 	{ "directory",		j_directory },
 	{ "address",		j_address },
 	{ "port",		j_port },
+	{ "publish",		j_publish },
 	{ "health",		j_health },
 	{ "health_path",	j_health_path },
 	{ "busy_path",		j_busy_path },

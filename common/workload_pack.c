@@ -19,7 +19,7 @@
  * size below is brought up to date, so that one is not forgotten.
  */
 #ifdef __LP64__
-_Static_assert(sizeof(struct workload_conf) == 360,
+_Static_assert(sizeof(struct workload_conf) == 368,
     "struct workload_conf changed: update workload_pack()");
 #endif
 
@@ -132,7 +132,8 @@ pack_size(const struct workload_conf *wc, size_t *objs)
 		n += str_size(r->pattern);
 	}
 	n += str_size(wc->command) + str_size(wc->image) +
-	    str_size(wc->runtime) + str_size(wc->user) +
+	    str_size(wc->runtime) + str_size(wc->netname) +
+	    str_size(wc->user) +
 	    str_size(wc->directory) + str_size(wc->address) +
 	    str_size(wc->health_path) + str_size(wc->busy_path);
 	return (n);
@@ -162,6 +163,7 @@ workload_pack(const struct workload_conf *wc)
 	n->command = pack_str(&pk, wc->command);
 	n->image = pack_str(&pk, wc->image);
 	n->runtime = pack_str(&pk, wc->runtime);
+	n->netname = pack_str(&pk, wc->netname);
 	n->user = pack_str(&pk, wc->user);
 	n->directory = pack_str(&pk, wc->directory);
 	n->address = pack_str(&pk, wc->address);

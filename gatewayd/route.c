@@ -148,11 +148,11 @@ workload_address(struct gw_workload *wl, const struct workload_conf *wc)
 	memset(&wl->addr, 0, sizeof(wl->addr));
 	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
 		sin->sin_family = AF_INET;
-		sin->sin_port = htons(wc->port);
+		sin->sin_port = htons(workload_upstream_port(wc));
 		wl->addrlen = sizeof(*sin);
 	} else if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
 		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(wc->port);
+		sin6->sin6_port = htons(workload_upstream_port(wc));
 		wl->addrlen = sizeof(*sin6);
 	} else
 		fatalx("workload %s: bad address %s", wc->name, addr);

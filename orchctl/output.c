@@ -679,6 +679,12 @@ show_definition(const struct parse_result *res, const char *json,
 		    (long long)json_integer_value(v));
 		def_line("port:", port);
 	}
+	if ((v = json_object_get(def, "publish")) != NULL &&
+	    json_integer_value(v) > 0) {
+		(void)snprintf(port, sizeof(port), "%lld",
+		    (long long)json_integer_value(v));
+		def_line("publish:", port);
+	}
 	health = def_str(def, "health");
 	if (health != NULL && strcmp(health, "path") == 0 &&
 	    def_str(def, "health_path") != NULL) {

@@ -248,6 +248,7 @@ static int	 pathcheck_add(const char *, const char *);
 static void	 pathcheck_run(const struct orchd_conf *);
 static int	 api_allow_image(const char *);
 static int	 api_allow_volume(const char *);
+static int	 api_allow_network(const char *);
 static int	 wl_uids_set(const char *);
 static void	 user_check_add(void);
 static void	 user_checks_run(struct orchd_conf *);
@@ -272,6 +273,7 @@ static void	 depchecks_run(const struct orchd_conf *);
 %token	TIMEOUT TLS TRUSTED UIDS UPSTREAM USER VOLUME WAKE WARM WORKLOAD
 %token	AGENT ANSWER FROM IGNORE SERVER TIMING TUNNEL
 %token	BUSY FAIL
+%token	PUBLISH
 %token	ERROR
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
@@ -531,9 +533,13 @@ main		: USER STRING			{
 			if (api_allow_volume($4) == -1)
 				YYERROR;
 		}
+		| API ALLOW NETWORK STRING	{
+			if (api_allow_network($4) == -1)
+				YYERROR;
+		}
 		| API ALLOW STRING		{
-			yyerror("unknown api allow \"%s\": process, image or "
-			    "volume", $3);
+			yyerror("unknown api allow \"%s\": process, image, "
+			    "volume or network", $3);
 			YYERROR;
 		}
 		| API METRICS PUBLIC		{
@@ -769,8 +775,32 @@ wlopt		: HOST STRING			{
 			wl->network = NETWORK_BRIDGE;
 		}
 		| NETWORK STRING		{
-			yyerror("unknown network \"%s\": host or bridge", $2);
-			YYERROR;
+			if (wl_seen & SEEN_NETWORK) {
+				yyerror("network already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_NETWORK;
+			if (!valid_workload_name($2)) {
+				yyerror("invalid network \"%s\": 1 to 63 "
+				    "letters, digits, '_', '.' or '-', "
+				    "starting with a letter or digit", $2);
+				YYERROR;
+			}
+			if (!valid_network_name($2)) {
+				yyerror("network \"%s\": a name Docker keeps "
+				    "for its own (network host and network "
+				    "bridge are written without quotes)", $2);
+				YYERROR;
+			}
+			wl->network = NETWORK_NAMED;
+			wl->netname = keep($2);
+		}
+		| PUBLISH port			{
+			if (wl->publish != 0) {
+				yyerror("publish already set");
+				YYERROR;
+			}
+			wl->publish = $2;
 		}
 		| PORT port			{
 			if (wl->port != 0) {
@@ -1141,6 +1171,7 @@ lookup(const char *s, const char **near)
 		{ "process",		PROCESS },
 		{ "proxy",		PROXY },
 		{ "public",		PUBLIC },
+		{ "publish",		PUBLISH },
 		{ "reaper",		REAPER },
 		{ "runtime",		RUNTIME },
 		{ "server",		SERVER },
@@ -1930,6 +1961,29 @@ api_allow_volume(const char *path)
 	if (pathcheck_add(path, "api allow volume") == -1)
 		return (-1);
 	if (strlist_add(&conf->api_allow_volumes, npath) == -1) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	return (0);
+}
+
+/* "api allow network": a pattern of fnmatch(3) for a network's name */
+static int
+api_allow_network(const char *pattern)
+{
+	struct strentry	*e;
+
+	if (pattern[0] == '\0' || !is_utf8(pattern)) {
+		yyerror("api allow network: invalid pattern");
+		return (-1);
+	}
+	TAILQ_FOREACH(e, &conf->api_allow_networks, entry)
+		if (strcmp(e->str, pattern) == 0) {
+			yyerror("api allow network \"%s\" listed twice",
+			    pattern);
+			return (-1);
+		}
+	if (strlist_add(&conf->api_allow_networks, pattern) == -1) {
 		yyerror("out of memory");
 		return (-1);
 	}
@@ -2767,7 +2821,8 @@ portcheck_add(void)
 	portchecks = pc;
 	pc = &portchecks[nportchecks];
 	memset(pc, 0, sizeof(*pc));
-	if (address_parse(wl->address, wl->port, &pc->ss, &pc->sslen) == -1)
+	if (address_parse(wl->address, workload_upstream_port(wl), &pc->ss,
+	    &pc->sslen) == -1)
 		return;		/* workload_validate() said so */
 	if ((pc->file = strdup(file->name)) == NULL) {
 		yyerror_at(wl_lineno, "out of memory");
@@ -2816,7 +2871,8 @@ portchecks_run(const struct orchd_conf *c)
 		    memcmp(&first->ss, &pc->ss, pc->sslen) == 0)
 			check_error(pc->file, pc->lineno, "workload \"%s\": "
 			    "address %s port %d is workload \"%s\"'s too",
-			    pc->wl->name, pc->wl->address, pc->wl->port,
+			    pc->wl->name, pc->wl->address,
+			    workload_upstream_port(pc->wl),
 			    first->wl->name);
 		memset(&wlc, 0, sizeof(wlc));
 		wlc.ss = pc->ss;
@@ -2826,7 +2882,8 @@ portchecks_run(const struct orchd_conf *c)
 				check_error(pc->file, pc->lineno, "workload "
 				    "\"%s\": address %s port %d is the "
 				    "gateway's %slisten on %s", pc->wl->name,
-				    pc->wl->address, pc->wl->port,
+				    pc->wl->address,
+				    workload_upstream_port(pc->wl),
 				    l->api ? "api " : "", l->name);
 				break;
 			}
@@ -3006,6 +3063,7 @@ parse_config(const char *filename, int verbose)
 	TAILQ_INIT(&c->workloads);
 	TAILQ_INIT(&c->api_allow_images);
 	TAILQ_INIT(&c->api_allow_volumes);
+	TAILQ_INIT(&c->api_allow_networks);
 	TAILQ_INIT(&c->ignores);
 	c->tunnel_idle = c->server_timing = -1;
 	c->idle_timeout = c->reaper_interval = c->wake_timeout = -1;
@@ -3122,6 +3180,7 @@ free_config(struct orchd_conf *c)
 	strlist_free(&c->api_hosts);
 	strlist_free(&c->api_allow_images);
 	strlist_free(&c->api_allow_volumes);
+	strlist_free(&c->api_allow_networks);
 	ignore_free(&c->ignores);
 	while ((kp = TAILQ_FIRST(&c->keypairs)) != NULL) {
 		TAILQ_REMOVE(&c->keypairs, kp, entry);

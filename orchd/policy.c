@@ -85,6 +85,21 @@ policy_image_allowed(const struct orchd_conf *conf, const char *image)
 }
 
 /*
+ * A network is shared: who joins it reaches every workload on it, by
+ * name, past the gateway.  So none unless orchd.conf names it.
+ */
+static int
+policy_network_allowed(const struct orchd_conf *conf, const char *name)
+{
+	const struct strentry	*e;
+
+	TAILQ_FOREACH(e, &conf->api_allow_networks, entry)
+		if (fnmatch(e->str, name, 0) == 0)
+			return (1);
+	return (0);
+}
+
+/*
  * What only orchd.conf may say, and only what "api allow" lets in.
  * "ignore" rules, the tunnel idle timeout and server timing are the
  * API's to set: they decide only which requests count as use of the
@@ -95,6 +110,8 @@ policy_image_allowed(const struct orchd_conf *conf, const char *image)
  * asks the workload's own address, as for its health path, and a
  * workload that says it is busy runs at most busy max longer, less than
  * the keep warm the API may set already.
+ * So is "publish", as "port" is: a port on the workload's own address.
+ * A network of the operator's is not (policy_network_allowed).
  */
 static int
 policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
@@ -123,6 +140,10 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 			return (deny(err, len, "api allow: volume \"%s\" is "
 			    "not under an \"api allow volume\" root of "
 			    "orchd.conf", v->host));
+	if (wc->network == NETWORK_NAMED &&
+	    !policy_network_allowed(conf, wc->netname))
+		return (deny(err, len, "api allow: network \"%s\" matches no "
+		    "\"api allow network\" of orchd.conf", wc->netname));
 	/*
 	 * depends_on is the API's to set, on any workload: it wakes them
 	 * and keeps them up, which the key holder could do anyway (wake,

@@ -271,6 +271,11 @@ print_api(FILE *fp, const struct orchd_conf *conf)
 		print_string(fp, e->str);
 		fputs("\n", fp);
 	}
+	TAILQ_FOREACH(e, &conf->api_allow_networks, entry) {
+		fputs("api allow network ", fp);
+		print_string(fp, e->str);
+		fputs("\n", fp);
+	}
 }
 
 /* "keyword STRING" in a block, if s is set */
@@ -366,7 +371,9 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 	print_wlstring(fp, "image", wl->image);
 	print_wlstring(fp, "command", wl->command);
 	print_wlstring(fp, "runtime", wl->runtime);
-	if (docker)
+	if (docker && wl->network == NETWORK_NAMED)
+		print_wlstring(fp, "network", wl->netname);
+	else if (docker)
 		fprintf(fp, "\tnetwork %s\n", wl->network == NETWORK_HOST ?
 		    "host" : "bridge");
 	TAILQ_FOREACH(e, &wl->env, entry)
@@ -389,6 +396,8 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 		    conf->wl_dir, wl->name);
 	print_wlstring(fp, "address", wl->address);
 	fprintf(fp, "\tport %u\n", (unsigned int)wl->port);
+	if (wl->publish != 0)
+		fprintf(fp, "\tpublish %u\n", (unsigned int)wl->publish);
 	if (wl->health == HEALTH_PATH)
 		print_wlstring(fp, "health path", wl->health_path);
 	else

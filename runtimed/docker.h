@@ -10,6 +10,7 @@
  *			adoption of containers that outlived orchd
  *	docker_events.c	what happens to containers outside orchd, from
  *			the daemon's events stream
+ *	docker_network.c the networks of "network NAME", made if missing
  *	docker_logs.c	orchctl logs for containers, demultiplexed
  */
 
@@ -33,6 +34,7 @@ struct imsg;
 #define DK_NAME_PREFIX		"orchd-"
 #define DK_LABEL_WORKLOAD	"org.orchd.workload"
 #define DK_LABEL_HASH		"org.orchd.hash"
+#define DK_LABEL_NETWORK	"org.orchd.network"	/* one runtimed made */
 #define DK_CNAME_MAX		(sizeof(DK_NAME_PREFIX) + ORCHD_NAME_MAX)
 #define DK_ID_MAX		65	/* 64 hex digits and the NUL */
 #define DK_HASH_MAX		65	/* sha256 in hex and the NUL */
@@ -50,6 +52,8 @@ enum dk_call {
 	DK_LOGS,	/* GET /containers/{id}/logs?...&tail={arg} */
 	DK_EVENTS,	/* GET /events?filters=(orchd's containers) */
 	DK_LIST,	/* GET /containers/json?all=1&filters=(orchd's) */
+	DK_NET_INSPECT,	/* GET /networks/{id} */
+	DK_NET_CREATE,	/* POST /networks/create */
 	DK_CALL_MAX
 };
 
@@ -111,6 +115,12 @@ void		 docker_died(const char *, const char *);
 void		 docker_reconcile(void);
 void		 docker_event(const struct dk_event *);
 int		 docker_refused(struct rt_workload *);
+
+/* docker_network.c: cb gets the network's id, or NULL and why */
+typedef void	(*dk_net_cb)(const char *, const char *, void *);
+struct dk_netwait;
+struct dk_netwait *dk_network_ensure(const char *, dk_net_cb, void *);
+void		 dk_network_cancel(struct dk_netwait *);
 
 /* docker_events.c */
 void		 docker_events_start(void);

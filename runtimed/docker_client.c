@@ -18,8 +18,9 @@
  * leaves the version to be negotiated again with the next call.
  *
  * Only the calls of enum dk_call are made, their paths built here from
- * names checked to be container names or ids: whatever else runtimed
- * does, this is all it can ask of Docker (research/edge-cases.md 3.4).
+ * names checked to be container or network names or ids: whatever else
+ * runtimed does, this is all it can ask of Docker (research/edge-cases.md
+ * 3.4).
  */
 
 #include <sys/types.h>
@@ -125,7 +126,9 @@ static const struct {
 	[DK_STATS] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
 	[DK_LOGS] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 1 },
 	[DK_EVENTS] =	{ "GET", HTTP_M_GET, 0, 1 },
-	[DK_LIST] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 }
+	[DK_LIST] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
+	[DK_NET_INSPECT] = { "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
+	[DK_NET_CREATE] = { "POST", HTTP_M_POST, DK_TIMEOUT, 0 }
 };
 
 static struct dk_reqs	 dk_queue = TAILQ_HEAD_INITIALIZER(dk_queue);
@@ -273,6 +276,7 @@ dk_path(struct dk_req *req, const char *id, const char *arg)
 	case DK_PING:
 	case DK_EVENTS:
 	case DK_LIST:
+	case DK_NET_CREATE:
 		break;
 	case DK_CREATE:
 		if (!dk_valid_ref(arg))
@@ -348,6 +352,14 @@ dk_path(struct dk_req *req, const char *id, const char *arg)
 			return (-1);
 		n = snprintf(req->path, sizeof(req->path),
 		    "/containers/json?all=1&filters=%s", filters);
+		break;
+	case DK_NET_INSPECT:
+		n = snprintf(req->path, sizeof(req->path), "/networks/%s",
+		    id);
+		break;
+	case DK_NET_CREATE:
+		n = snprintf(req->path, sizeof(req->path),
+		    "/networks/create");
 		break;
 	default:
 		return (-1);

@@ -109,7 +109,10 @@ spec_host(const struct workload_conf *wc, const char *port,
 	if (wc->network == NETWORK_HOST)
 		r |= json_object_set_new(h, "NetworkMode",
 		    json_string("host"));
-	else {
+	else if (wc->network == NETWORK_NAMED)
+		r |= json_object_set_new(h, "NetworkMode",
+		    json_string(wc->netname));
+	if (wc->network != NETWORK_HOST) {
 		/* published where the gateway looks for it, and only there */
 		pb = json_pack("{s:[{s:s, s:s}]}", port, "HostIp",
 		    wc->address, "HostPort", hostport);
@@ -137,6 +140,23 @@ spec_host(const struct workload_conf *wc, const char *port,
 }
 
 /*
+ * On a network of the operator's, the workload's name is the
+ * container's name there too: its peers reach it by that name.
+ */
+static int
+spec_network(json_t *o, const struct workload_conf *wc)
+{
+	json_t	*ep;
+
+	if (wc->network != NETWORK_NAMED)
+		return (0);
+	if ((ep = json_pack("{s:{s:{s:[s]}}}", "EndpointsConfig", wc->netname,
+	    "Aliases", wc->name)) == NULL)
+		return (-1);
+	return (json_object_set_new(o, "NetworkingConfig", ep));
+}
+
+/*
  * The create body for wc, without its hash label.  NULL with the reason
  * in err if it cannot be built.
  */
@@ -152,7 +172,8 @@ dk_spec(const struct workload_conf *wc, char *err, size_t errlen)
 		return (NULL);
 	}
 	snprintf(port, sizeof(port), "%u/tcp", wc->port);
-	snprintf(hostport, sizeof(hostport), "%u", wc->port);
+	snprintf(hostport, sizeof(hostport), "%u",
+	    workload_upstream_port(wc));
 	if ((o = json_object()) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return (NULL);
@@ -188,6 +209,7 @@ dk_spec(const struct workload_conf *wc, char *err, size_t errlen)
 		r = -1;
 	else
 		r |= json_object_set_new(o, "HostConfig", host);
+	r |= spec_network(o, wc);
 	if (r != 0) {
 		snprintf(err, errlen, "out of memory");
 		json_decref(o);

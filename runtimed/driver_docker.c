@@ -5,10 +5,13 @@
  * Start: inspect orchd-NAME.  None: create it, then start it.  One with
  * the same hash: start it, or take it as it is if it runs already.  One
  * with another hash, because the definition changed since it was made:
- * remove it (its volumes stay) and create it again.  A definition that
- * changes is therefore used at the next wake, and a change never wakes
- * anything.  Stop: the container's memory figure for the store, then
- * POST /containers/ID/stop?t=<its stop timeout>: the daemon sends the
+ * remove it (its volumes stay) and create it again.  With "network
+ * NAME", the network is made sure of first (docker_network.c), and a
+ * stopped container made on another network of that name, since
+ * removed, is replaced too.  A definition that changes is therefore
+ * used at the next wake, and a change never wakes anything.  Stop: the
+ * container's memory figure for the store, then POST
+ * /containers/ID/stop?t=<its stop timeout>: the daemon sends the
  * container's StopSignal and a SIGKILL once that has passed.  The
  * container is kept, to be started again.
  *
@@ -46,7 +49,8 @@ enum dk_op {
 };
 
 enum dk_step {
-	STEP_INSPECT = 0,
+	STEP_NETWORK = 0,	/* dk_network_ensure(), not a dk_call() */
+	STEP_INSPECT,
 	STEP_REMOVE,
 	STEP_CREATE,
 	STEP_START,
@@ -80,6 +84,9 @@ struct rt_docker {
 	char			 hash[DK_HASH_MAX];
 	int64_t			 stop_timeout;	/* of the definition it
 						   was started with */
+	struct dk_netwait	*netwait;	/* STEP_NETWORK */
+	char			 netid[DK_ID_MAX]; /* its network's, now */
+	char			 cnetid[DK_ID_MAX]; /* the container's */
 };
 
 static int		 docker_start(struct rt_workload *, char *, size_t);
@@ -97,6 +104,7 @@ const struct rt_driver driver_docker = {
 static void	dk_done(const struct dk_resp *, void *);
 static void	dk_stop_begin(struct rt_docker *);
 static void	dk_look(struct rt_docker *);
+static void	dk_network_ready(const char *, const char *, void *);
 
 static struct rt_docker *
 dk_get(struct rt_workload *wl)
@@ -123,6 +131,7 @@ docker_clear(struct rt_workload *wl)
 	docker_logs_clear(wl);
 	if (dk == NULL)
 		return;
+	dk_network_cancel(dk->netwait);
 	dk_cancel(dk->req);
 	json_decref(dk->spec);
 	free(dk);
@@ -165,6 +174,25 @@ dk_next(struct rt_docker *dk, enum dk_step step, enum dk_call call,
 	return (0);
 }
 
+/* the id of the network of "network NAME" the container is on, or "" */
+static void
+dk_inspected_network(struct rt_docker *dk, json_t *o)
+{
+	const struct workload_conf	*wc = dk->wl->conf;
+	json_t				*nets;
+	const char			*id = NULL;
+
+	dk->cnetid[0] = '\0';
+	if (wc == NULL || wc->network != NETWORK_NAMED)
+		return;
+	nets = json_object_get(json_object_get(o, "NetworkSettings"),
+	    "Networks");
+	id = json_string_value(json_object_get(json_object_get(nets,
+	    wc->netname), "NetworkID"));
+	if (id != NULL)
+		strlcpy(dk->cnetid, id, sizeof(dk->cnetid));
+}
+
 /* the container's id, running state and our labels, from an inspect */
 static int
 dk_inspected(struct rt_docker *dk, const struct dk_resp *r, int *running,
@@ -196,6 +224,7 @@ dk_inspected(struct rt_docker *dk, const struct dk_resp *r, int *running,
 		return (-1);
 	}
 	strlcpy(dk->id, id, sizeof(dk->id));
+	dk_inspected_network(dk, o);
 	*running = json_is_true(json_object_get(json_object_get(o, "State"),
 	    "Running"));
 	if (hash != NULL) {
@@ -243,12 +272,18 @@ docker_start(struct rt_workload *wl, char *msg, size_t len)
 	dk->died = 0;
 	dk->oom = dk->killsig = dk->removed = dk->start_seen = 0;
 	dk_keep_stop_timeout(dk);
-	if (dk_next(dk, STEP_INSPECT, DK_INSPECT, dk->cname, NULL) == -1) {
-		dk->op = OP_NONE;
-		snprintf(msg, len, "cannot call the Docker daemon");
-		return (-1);
-	}
-	return (0);
+	dk->netid[0] = '\0';
+	if (wl->conf->network == NETWORK_NAMED) {
+		dk->step = STEP_NETWORK;
+		if ((dk->netwait = dk_network_ensure(wl->conf->netname,
+		    dk_network_ready, dk)) != NULL)
+			return (0);
+	} else if (dk_next(dk, STEP_INSPECT, DK_INSPECT, dk->cname,
+	    NULL) == 0)
+		return (0);
+	dk->op = OP_NONE;
+	snprintf(msg, len, "cannot call the Docker daemon");
+	return (-1);
 }
 
 /* the start did not happen: why, to the lifecycle */
@@ -260,6 +295,41 @@ dk_start_failed(struct rt_docker *dk, const char *why)
 	log_warnx("workload %s: container not started: %s", dk->wl->name,
 	    why);
 	lifecycle_start_failed(dk->wl, why);
+}
+
+/* the network of "network NAME" is there: on to the container */
+static void
+dk_network_ready(const char *id, const char *err, void *arg)
+{
+	struct rt_docker		*dk = arg;
+	const struct workload_conf	*wc = dk->wl->conf;
+	char				 why[RT_MSG_MAX];
+
+	dk->netwait = NULL;
+	if (id == NULL) {
+		snprintf(why, sizeof(why), "network %s: %s", wc != NULL &&
+		    wc->netname != NULL ? wc->netname : "?", err);
+		dk_start_failed(dk, why);
+		return;
+	}
+	if (dk->stop_wanted) {
+		dk_start_failed(dk, "stopped before it started");
+		return;
+	}
+	strlcpy(dk->netid, id, sizeof(dk->netid));
+	if (dk_next(dk, STEP_INSPECT, DK_INSPECT, dk->cname, NULL) == -1)
+		dk_start_failed(dk, "cannot call Docker");
+}
+
+/*
+ * A stopped container of the right definition can start as it is,
+ * unless the network it was made on is not the network of that name
+ * now: then Docker would refuse to start it.
+ */
+static int
+dk_network_same(const struct rt_docker *dk)
+{
+	return (dk->netid[0] == '\0' || strcmp(dk->netid, dk->cnetid) == 0);
 }
 
 /* after the container was started, or found running */
@@ -326,7 +396,8 @@ dk_start_step(struct rt_docker *dk, const struct dk_resp *r)
 			dk_start_failed(dk, err);
 			return;
 		}
-		if (strcmp(hash, dk->hash) == 0) {
+		if (strcmp(hash, dk->hash) == 0 && (running ||
+		    dk_network_same(dk))) {
 			if (running) {
 				log_info("workload %s: container %.12s "
 				    "already runs", dk->wl->name, dk->id);
@@ -336,8 +407,13 @@ dk_start_step(struct rt_docker *dk, const struct dk_resp *r)
 				dk_start_failed(dk, "cannot call Docker");
 			return;
 		}
-		log_info("workload %s: definition changed, replacing "
-		    "container %.12s", dk->wl->name, dk->id);
+		if (strcmp(hash, dk->hash) == 0)
+			log_info("workload %s: its network was made "
+			    "again, replacing container %.12s", dk->wl->name,
+			    dk->id);
+		else
+			log_info("workload %s: definition changed, replacing "
+			    "container %.12s", dk->wl->name, dk->id);
 		if (dk_next(dk, STEP_REMOVE, DK_REMOVE, dk->id, NULL) == -1)
 			dk_start_failed(dk, "cannot call Docker");
 		return;

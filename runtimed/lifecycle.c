@@ -1094,13 +1094,13 @@ wl_address(struct rt_workload *wl, const struct workload_conf *conf)
 	memset(&wl->addr, 0, sizeof(wl->addr));
 	if (inet_pton(AF_INET, conf->address, &sin->sin_addr) == 1) {
 		sin->sin_family = AF_INET;
-		sin->sin_port = htons(conf->port);
+		sin->sin_port = htons(workload_upstream_port(conf));
 		wl->addrlen = sizeof(*sin);
 		return (0);
 	}
 	if (inet_pton(AF_INET6, conf->address, &sin6->sin6_addr) == 1) {
 		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(conf->port);
+		sin6->sin6_port = htons(workload_upstream_port(conf));
 		wl->addrlen = sizeof(*sin6);
 		return (0);
 	}

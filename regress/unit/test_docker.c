@@ -118,6 +118,44 @@ test_host(void **state)
 	json_decref(o);
 }
 
+/*
+ * On a network of the operator's: joined by name, known there by the
+ * workload's name, its port published on another of the host's.
+ */
+static void
+test_named(void **state)
+{
+	json_t		*o, *h, *pb, *ep, *al;
+	char		 hash[DK_HASH_MAX];
+
+	o = spec("{\"name\":\"db\",\"driver\":\"docker\",\"hosts\":"
+	    "[\"db.test\"],\"image\":\"pg\",\"port\":5432,\"publish\":"
+	    "15432,\"network\":\"pr-1\"}", hash, sizeof(hash));
+	h = json_object_get(o, "HostConfig");
+	assert_string_equal(json_string_value(json_object_get(h,
+	    "NetworkMode")), "pr-1");
+	assert_non_null(json_object_get(json_object_get(o, "ExposedPorts"),
+	    "5432/tcp"));
+	pb = json_array_get(json_object_get(json_object_get(h,
+	    "PortBindings"), "5432/tcp"), 0);
+	assert_string_equal(json_string_value(json_object_get(pb, "HostIp")),
+	    "127.0.0.1");
+	assert_string_equal(json_string_value(json_object_get(pb,
+	    "HostPort")), "15432");
+	ep = json_object_get(json_object_get(o, "NetworkingConfig"),
+	    "EndpointsConfig");
+	assert_int_equal(json_object_size(ep), 1);
+	al = json_object_get(json_object_get(ep, "pr-1"), "Aliases");
+	assert_int_equal(json_array_size(al), 1);
+	assert_string_equal(json_string_value(json_array_get(al, 0)), "db");
+	json_decref(o);
+
+	/* bridge, host: no network of their own to join */
+	o = spec(BRIDGE, hash, sizeof(hash));
+	assert_null(json_object_get(o, "NetworkingConfig"));
+	json_decref(o);
+}
+
 /* how the container stops: its init, stop signal and timeout */
 static void
 stop_case(const char *settings, int init, const char *signal, int timeout)
@@ -162,6 +200,10 @@ test_hash(void **state)
 		"{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":[\"a.test\"],"
 		"\"image\":\"img:1\",\"port\":80,\"address\":\"127.0.0.1\","
 		"\"env\":[\"A=1\"],\"init\":true}",
+		/* published on its own port, as by default */
+		"{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":[\"a.test\"],"
+		"\"image\":\"img:1\",\"port\":80,\"address\":\"127.0.0.1\","
+		"\"env\":[\"A=1\"],\"publish\":80}",
 	};
 	static const char *other[] = {
 		/* a new image, env, memory, port, volume, command */
@@ -194,6 +236,16 @@ test_hash(void **state)
 		"{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":[\"a.test\"],"
 		"\"image\":\"img:1\",\"port\":80,\"address\":\"127.0.0.1\","
 		"\"env\":[\"A=1\"],\"stop_timeout\":10}",
+		/* where it is: a network, another; the published port */
+		"{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":[\"a.test\"],"
+		"\"image\":\"img:1\",\"port\":80,\"address\":\"127.0.0.1\","
+		"\"env\":[\"A=1\"],\"network\":\"pr-1\"}",
+		"{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":[\"a.test\"],"
+		"\"image\":\"img:1\",\"port\":80,\"address\":\"127.0.0.1\","
+		"\"env\":[\"A=1\"],\"network\":\"pr-2\"}",
+		"{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":[\"a.test\"],"
+		"\"image\":\"img:1\",\"port\":80,\"address\":\"127.0.0.1\","
+		"\"env\":[\"A=1\"],\"publish\":8080}",
 	};
 	const char	*base = "{\"name\":\"w\",\"driver\":\"docker\",\"hosts\":"
 	    "[\"a.test\"],\"image\":\"img:1\",\"port\":80,\"address\":"
@@ -229,6 +281,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bridge),
 		cmocka_unit_test(test_host),
+		cmocka_unit_test(test_named),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_hash),
 		cmocka_unit_test(test_name),

@@ -479,6 +479,16 @@ static const struct bad {
 	    "health interval already set", 1 },
 	{ "bad-health-interval.conf", "bad-health-interval.conf:1",
 	    "health interval 172800s: must be from 0s to 86400s", 1 },
+	/* "network NAME" and "publish" */
+	{ "bad-network.conf", "bad-network.conf:6",
+	    "network \"host\": a name Docker keeps for its own", 2 },
+	{ "bad-publish-host.conf", "bad-publish-host.conf:1",
+	    "workload \"a\": publish is not for network host", 1 },
+	{ "bad-publish-same-port.conf", "bad-publish-same-port.conf:11",
+	    "workload \"b\": address 127.0.0.1 port 9000 is workload \"a\"'s "
+	    "too", 1 },
+	{ "bad-process-network-name.conf", "bad-process-network-name.conf:1",
+	    "workload \"a\": network \"pr-1\" is only for driver docker", 1 },
 };
 
 static void
@@ -603,15 +613,32 @@ test_include_glob(void **state)
 	assert_int_equal(nlines, 0);
 }
 
+static void	roundtrip(const struct workload_conf *);
+
 /* one port on several addresses; a workload's port beside a listener's */
 static void
 test_ports(void **state)
 {
 	struct orchd_conf	*conf;
+	struct workload_conf	*wl;
 
 	conf = parse_config(CONFDIR "good-ports.conf", 0);
 	assert_non_null(conf);
 	assert_non_null(find_workload(conf, "c"));
+	free_config(conf);
+	/* one port inside two containers, published on two */
+	conf = parse_config(CONFDIR "good-network.conf", 0);
+	assert_non_null(conf);
+	wl = find_workload(conf, "b");
+	assert_non_null(wl);
+	assert_int_equal(wl->network, NETWORK_NAMED);
+	assert_string_equal(wl->netname, "pr-1");
+	assert_int_equal(wl->port, 80);
+	assert_int_equal(wl->publish, 9001);
+	assert_int_equal(workload_upstream_port(wl), 9001);
+	assert_string_equal(TAILQ_FIRST(&conf->api_allow_networks)->str,
+	    "pr-*");
+	roundtrip(wl);
 	free_config(conf);
 	assert_int_equal(nlines, 0);
 }
@@ -1443,6 +1470,7 @@ assert_workloads_equal(const struct workload_conf *a,
 	assert_strings_equal(a->image, b->image);
 	assert_strings_equal(a->runtime, b->runtime);
 	assert_int_equal(a->network, b->network);
+	assert_strings_equal(a->netname, b->netname);
 	assert_strlists_equal(&a->env, &b->env);
 	for (va = TAILQ_FIRST(&a->volumes), vb = TAILQ_FIRST(&b->volumes);
 	    va != NULL && vb != NULL;
@@ -1456,6 +1484,7 @@ assert_workloads_equal(const struct workload_conf *a,
 	assert_strings_equal(a->directory, b->directory);
 	assert_strings_equal(a->address, b->address);
 	assert_int_equal(a->port, b->port);
+	assert_int_equal(a->publish, b->publish);
 	assert_int_equal(a->health, b->health);
 	assert_strings_equal(a->health_path, b->health_path);
 	assert_strings_equal(a->busy_path, b->busy_path);
@@ -1704,8 +1733,27 @@ test_json_errors(void **state)
 		    "field \"driver\": must be \"process\" or \"docker\"" },
 		{ "{\"name\":\"a\",\"driver\":1}", "field \"driver\"" },
 		{ "{\"name\":\"a\",\"source\":\"file\"}", "field \"source\"" },
-		{ "{\"name\":\"a\",\"network\":\"overlay\"}",
+		{ "{\"name\":\"a\",\"network\":\"no such/net\"}",
 		    "field \"network\"" },
+		{ "{\"name\":\"a\",\"network\":\"none\"}",
+		    "field \"network\"" },
+		{ "{\"name\":\"a\",\"network\":\"default\"}",
+		    "field \"network\"" },
+		{ "{\"name\":\"a\",\"network\":1}", "field \"network\"" },
+		{ "{\"name\":\"a\",\"publish\":0}",
+		    "field \"publish\": must be an integer from 1 to 65535" },
+		{ "{\"name\":\"a\",\"publish\":65536}",
+		    "field \"publish\": must be an integer from 1 to 65535" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"network\":\"pr-1\"}",
+		    "network \"pr-1\" is only for driver docker" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"publish\":8080}",
+		    "publish is only for driver docker" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"driver\":\"docker\",\"image\":\"i\","
+		    "\"network\":\"host\",\"publish\":8080}",
+		    "publish is not for network host" },
 		{ "{\"name\":\"a\",\"health\":\"http\"}", "field \"health\"" },
 		{ "{\"name\":\"a\",\"keep_warm\":1}",
 		    "field \"keep_warm\": must be true or false" },

@@ -74,6 +74,7 @@ conf_init(struct orchd_conf *c)
 	TAILQ_INIT(&c->workloads);
 	TAILQ_INIT(&c->api_allow_images);
 	TAILQ_INIT(&c->api_allow_volumes);
+	TAILQ_INIT(&c->api_allow_networks);
 	c->conffile = "/usr/local/etc/orchd.conf";
 	c->database = "/var/db/orchd/orchd.db";
 	c->logdir = "/var/log/orchd";
@@ -86,6 +87,7 @@ conf_clear(struct orchd_conf *c)
 {
 	strlist_free(&c->api_allow_images);
 	strlist_free(&c->api_allow_volumes);
+	strlist_free(&c->api_allow_networks);
 }
 
 /*
@@ -376,6 +378,15 @@ test_policy(void **state)
 		{ D(", \"ignore\": [{\"path\": \"/up\"}, {\"from\": "
 		    "\"0.0.0.0/0\", \"answer\": 200}], \"tunnel_idle_timeout\": "
 		    "\"30m\", \"server_timing\": false"), 1, 0, NULL },
+		/* a network shared with others: only those orchd.conf lets in */
+		{ D(", \"network\": \"pr-7\""), 1, 0, NULL },
+		{ D(", \"network\": \"pr-7\", \"publish\": 9000"), 1, 0,
+		    NULL },
+		{ D(", \"network\": \"prod\""), 1, 0, "api allow: network "
+		    "\"prod\" matches no \"api allow network\" of orchd.conf" },
+		{ D(", \"network\": \"xpr-7\""), 1, 0, "network \"xpr-7\"" },
+		{ D(", \"network\": \"prod\""), 0, 0, NULL },
+		{ D(", \"network\": \"bridge\""), 1, 0, NULL },
 #undef D
 #undef P
 #undef VOL
@@ -393,6 +404,7 @@ test_policy(void **state)
 	    "/srv/previews"), 0);
 	assert_int_equal(strlist_add(&conf.api_allow_volumes,
 	    "/srv/builds"), 0);
+	assert_int_equal(strlist_add(&conf.api_allow_networks, "pr-*"), 0);
 	for (i = 0; i < nitems(cases); i++) {
 		wl = wl_json(cases[i].json, cases[i].api ? SOURCE_API :
 		    SOURCE_CONFIG);
@@ -420,6 +432,13 @@ test_policy(void **state)
 	    "\"docker\", \"image\": \"x\", \"volumes\": [{\"host\": "
 	    "\"/srv/previews/a\", \"container\": \"/x\"}], \"port\": 1}",
 	    SOURCE_API);
+	assert_int_equal(policy_check(&conf, wl, err, sizeof(err)), 403);
+	workload_free(wl);
+	/* no api allow network: no network of the operator's from the API */
+	strlist_free(&conf.api_allow_networks);
+	wl = wl_json("{\"name\": \"d\", \"hosts\": [\"d.test\"], \"driver\": "
+	    "\"docker\", \"image\": \"x\", \"network\": \"pr-7\", "
+	    "\"port\": 1}", SOURCE_API);
 	assert_int_equal(policy_check(&conf, wl, err, sizeof(err)), 403);
 	workload_free(wl);
 	conf_clear(&conf);
