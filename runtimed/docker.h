@@ -11,6 +11,7 @@
  *	docker_events.c	what happens to containers outside orchd, from
  *			the daemon's events stream
  *	docker_logs.c	orchctl logs for containers, demultiplexed
+ *	docker_pull.c	images pulled, with the registry logins
  */
 
 #ifndef RUNTIMED_DOCKER_H
@@ -114,6 +115,10 @@ int		 docker_refused(struct rt_workload *);
 
 /* docker_events.c */
 void		 docker_events_start(void);
+
+/* docker_pull.c */
+void		 docker_recv_regauth(struct imsgev *, struct imsg *);
+const char	*docker_login(const char *);
 
 /* docker_logs.c */
 int		 docker_logs(struct rt_workload *, size_t, rt_logs_cb, void *);

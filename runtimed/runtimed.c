@@ -52,6 +52,9 @@ static const struct proc_handler runtime_handlers[] = {
 	    control_recv_keepwarm },
 	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM(PROC_PARENT),
 	    docker_recv_logs },
+	/* the registry logins, from the parent alone */
+	{ IMSG_CFG_REGAUTH, PROC_ANYLEN, PROC_FROM(PROC_PARENT),
+	    docker_recv_regauth },
 };
 
 /* a name from another process: never trusted to be terminated */
