@@ -78,6 +78,8 @@ struct runtime {
 	struct privsep		*ps;
 	struct rt_workloads	 workloads;
 	int64_t			 wake_timeout;	/* global */
+	int			 pull;		/* global: enum workload_pull */
+	int64_t			 pull_timeout;	/* global */
 	/* wakes that came before the configuration naming them */
 	char			 early[RT_EARLY_WAKES_MAX][ORCHD_NAME_MAX];
 	int			 nearly;
@@ -107,6 +109,8 @@ void		 lifecycle_exited(struct rt_workload *, int);
 void		 lifecycle_ended(struct rt_workload *, int, enum rt_reason,
 		    const char *);
 void		 lifecycle_ready(struct rt_workload *);
+void		 lifecycle_pulling(struct rt_workload *, int64_t);
+void		 lifecycle_pulled(struct rt_workload *);
 int		 lifecycle_adopted(struct rt_workload *,
 		    const struct rt_driver *, const char *);
 int		 lifecycle_found_running(struct rt_workload *,

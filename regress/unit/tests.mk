@@ -4,7 +4,7 @@ TEST_store_OBJS = $(OBJ)/orchd/store_db.o $(OBJ)/orchd/store_queue.o
 TEST_api_OBJS = $(OBJ)/gatewayd/api_route.o $(OBJ)/gatewayd/api_json.o \
 		   $(OBJ)/gatewayd/prom.o $(OBJ)/gatewayd/api_auth.o \
 		   $(OBJ)/orchd/store_db.o $(OBJ)/gatewayd/metrics_add.o
-TEST_docker_OBJS = $(OBJ)/runtimed/docker_spec.o
+TEST_docker_OBJS = $(OBJ)/runtimed/docker_spec.o $(OBJ)/runtimed/docker_image.o
 $(BUILD)/regress/test_docker: LDFLAGS += $(RUNTIME_LIBS)
 TEST_cgroup_OBJS = $(OBJ)/orchd/cgroup.o
 TEST_apikey_OBJS = $(OBJ)/orchd/apikey.o
