@@ -53,6 +53,7 @@ static const struct token t_main[] = {
 	{ KEYWORD,	"keepwarm",	KEEPWARM,	t_keepwarm },
 	{ KEYWORD,	"log",		NONE,		t_log },
 	{ KEYWORD,	"logs",		LOGS,		t_logs },
+	{ KEYWORD,	"pull",		PULL,		t_name },
 	{ KEYWORD,	"reload",	RELOAD,		NULL },
 	{ KEYWORD,	"show",		NONE,		t_show },
 	{ KEYWORD,	"suspend",	SUSPEND,	t_name },
