@@ -91,6 +91,14 @@ policy_image_allowed(const struct orchd_conf *conf, const char *image)
  * workload itself, and what its own answers carry; a rule's match costs
  * the gateway at most a pass of a short string per character of its
  * pattern (common/filter.c), ORCHD_IGNORE_MAX rules at most.
+ *
+ * "pull" and "pull timeout" are the API's too.  An image is pulled only
+ * if "api allow image" lets it in, and with the login orchd.conf gives
+ * its registry, whoever names it: the key holder gains no image and no
+ * registry the operator did not allow.  "pull always" makes each wake
+ * ask the registry again, which costs the registry a manifest request
+ * a wake (Docker fetches no layer it has); a long pull timeout holds the
+ * workload's own requests longer, as a long wake timeout does.
  */
 static int
 policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,

@@ -374,6 +374,10 @@ test_policy(void **state)
 		{ D(", \"ignore\": [{\"path\": \"/up\"}, {\"from\": "
 		    "\"0.0.0.0/0\", \"answer\": 200}], \"tunnel_idle_timeout\": "
 		    "\"30m\", \"server_timing\": false"), 1, 0, NULL },
+		/* when its image is pulled, and for how long: the API's */
+		{ D(", \"pull\": \"always\", \"pull_timeout\": \"20m\""), 1, 0,
+		    NULL },
+		{ D(", \"pull\": \"never\""), 1, 0, NULL },
 #undef D
 #undef P
 #undef VOL
