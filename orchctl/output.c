@@ -669,6 +669,13 @@ show_definition(const struct parse_result *res, const char *json,
 	def_line("stop signal:", def_str(def, "stop_signal"));
 	def_line("stop timeout:", def_duration(def, "stop_timeout", NULL,
 	    d, sizeof(d)));
+	/* a docker workload's image: when and how long it is pulled */
+	if (def_str(def, "image") != NULL) {
+		def_line("pull:", def_str(def, "pull") != NULL ?
+		    def_str(def, "pull") : "global");
+		def_line("pull timeout:", def_duration(def, "pull_timeout",
+		    "global", d, sizeof(d)));
+	}
 	json_decref(def);
 }
 
