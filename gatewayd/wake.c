@@ -115,7 +115,6 @@ static int
 refused_send(struct gw_workload *wl)
 {
 	struct wl_ref	 ref;
-	struct timeval	 tv;
 
 	memset(&ref, 0, sizeof(ref));
 	strlcpy(ref.name, wl->name, sizeof(ref.name));
@@ -127,9 +126,7 @@ refused_send(struct gw_workload *wl)
 	/* its answer is awaited as a wake's is, bounded alike */
 	wl->wake_pending = 1;
 	wl->refused_wait = 1;
-	tv.tv_sec = wl->wake_timeout + GW_WAKE_SLACK;
-	tv.tv_usec = 0;
-	timer_arm(&wl->wake_timer, wake_timer_fired, wl, &tv);
+	wake_arm(wl, wl->wake_timeout);
 	log_debug("%s refused a connection: asking runtimed", wl->name);
 	return (0);
 }
