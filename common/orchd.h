@@ -43,6 +43,7 @@ union wl_addr {
 #define ORCHD_IDLE_TIMEOUT	(5 * 60)	/* seconds */
 #define ORCHD_REAPER_INTERVAL	30		/* seconds */
 #define ORCHD_WAKE_TIMEOUT	30		/* seconds */
+#define ORCHD_PULL_TIMEOUT	(5 * 60)	/* seconds, an image's pull */
 #define WL_STOP_TIMEOUT		10		/* seconds, signal to SIGKILL */
 #define WL_STOP_TIMEOUT_MAX	(5 * 60)	/* orchctl waits 10 minutes */
 #define ORCHD_BUSY_MAX		(60 * 60)	/* seconds a busy veto holds */
@@ -128,6 +129,13 @@ enum workload_source {
 	SOURCE_API
 };
 
+/* docker: when a wake pulls the image ("pull") */
+enum workload_pull {
+	PULL_MISSING = 0,		/* the daemon has none by its name */
+	PULL_ALWAYS,			/* at every start */
+	PULL_NEVER
+};
+
 struct strentry {
 	TAILQ_ENTRY(strentry)	 entry;
 	char			*str;
@@ -208,6 +216,9 @@ struct workload_conf {
 	struct ignorelist	 ignores;	/* after the global ones */
 	int64_t			 tunnel_idle;	/* -1: global; 0: never */
 	int			 server_timing;	/* -1: global, 0, 1 */
+	int			 pull;		/* docker: enum workload_pull,
+						   -1: global */
+	int64_t			 pull_timeout;	/* docker; -1: global */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 
@@ -304,6 +315,14 @@ struct orchd_conf {
 	struct ignorelist	 ignores;
 	int64_t			 tunnel_idle;	/* seconds; 0: never */
 	int			 server_timing;
+	/* docker images: when to pull, for how long, with which logins */
+	int			 pull;		/* enum workload_pull */
+	int64_t			 pull_timeout;	/* seconds */
+	char			*regauth_file;	/* "registry auth file" */
+	/* its logins, read by the parent until sent to runtimed alone */
+	uint8_t			*regauth;
+	size_t			 regauth_len;
+	int			 regauth_loaded; /* not sent yet */
 };
 
 /*
@@ -325,6 +344,9 @@ struct global_settings {
 	int64_t			 health_interval;
 	int64_t			 health_timeout;
 	int64_t			 health_failures;
+	int64_t			 pull_timeout;	/* seconds */
+	int32_t			 pull;		/* enum workload_pull */
+	int32_t			 pad2;
 };
 
 /* the message catalogue: who sends what is said beside each type */
@@ -368,6 +390,9 @@ enum imsg_type {
 	IMSG_CTL_MONITOR,		/* -> parent: send the events */
 	IMSG_CTL_EVENT,			/* item: struct ctl_event, for as
 					   long as the connection lasts */
+	IMSG_CTL_PULL,			/* -> runtime: struct ctl_name */
+	IMSG_CTL_PULLING,		/* reply item: struct ctl_pull, before
+					   the OK or FAIL */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -388,6 +413,10 @@ enum imsg_type {
 	IMSG_CFG_IGNORE,		/* parent -> gateway, in every config
 					   transaction: struct cfg_ignore,
 					   one global "ignore" */
+	IMSG_CFG_REGAUTH,		/* parent -> runtime alone, in a
+					   config transaction: the registry
+					   logins as JSON, empty for none;
+					   absent: keep the last ones */
 
 	/* the request path and the lifecycle */
 	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct gw_wake */
@@ -419,6 +448,8 @@ enum imsg_type {
 	IMSG_GW_REFUSED,		/* gateway -> runtime: struct wl_ref,
 					   a running workload refused a
 					   connection: is it still there? */
+	IMSG_RT_WAIT,			/* runtime -> gateway: struct rt_wait,
+					   a wake goes on longer (a pull) */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -605,6 +636,15 @@ struct rt_state {
 						   backoff; 0: none */
 };
 
+/*
+ * IMSG_RT_WAIT: the wake of a workload waits for its image to be pulled,
+ * or goes on once it is: the gateways hold its requests secs from now.
+ */
+struct rt_wait {
+	char			 name[ORCHD_NAME_MAX];
+	int64_t			 secs;
+};
+
 struct gw_activity {
 	char			 name[ORCHD_NAME_MAX];
 	int64_t			 last_seen;	/* wall clock, seconds */
@@ -718,6 +758,24 @@ struct ctl_summary {
 	int64_t			 uptime;	/* seconds */
 	uint32_t		 workloads;	/* known to that process */
 	uint32_t		 generation;	/* config generation */
+};
+
+/*
+ * IMSG_CTL_PULLING: how a pull goes, at most once a second, and once at
+ * its end (done) before the OK or the FAIL.  Layers and bytes are those
+ * the daemon has said so far; a layer it had already counts as done.
+ */
+#define CTL_IMAGE_MAX		512
+struct ctl_pull {
+	char			 name[ORCHD_NAME_MAX];
+	char			 image[CTL_IMAGE_MAX];
+	uint32_t		 layers;
+	uint32_t		 layers_done;
+	int64_t			 bytes;		/* downloaded */
+	int64_t			 bytes_total;	/* of the layers it sized */
+	int32_t			 done;
+	int32_t			 pad;
+	char			 status[RT_MSG_MAX]; /* the daemon's last */
 };
 
 /* orchd's version, as common/version.h has it */
@@ -904,6 +962,8 @@ struct workload_conf	*workload_pack(const struct workload_conf *);
 int			 workload_validate(const struct workload_conf *,
 			    char *, size_t);
 char			*workload_to_json(const struct workload_conf *);
+const char		*workload_pull_name(int);
+int			 workload_pull_parse(const char *);
 struct workload_conf	*workload_from_json(const char *, size_t, char *,
 			    size_t);
 uint16_t		 workload_upstream_port(const struct workload_conf *);

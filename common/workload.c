@@ -62,6 +62,8 @@ workload_new(const char *name)
 	wl->init = -1;
 	wl->tunnel_idle = -1;
 	wl->server_timing = -1;
+	wl->pull = -1;
+	wl->pull_timeout = -1;
 	if ((wl->address = strdup(WL_DEFAULT_ADDRESS)) == NULL) {
 		free(wl);
 		return (NULL);
@@ -439,6 +441,9 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		if (wl->allow_root)
 			return (fail(errbuf, len, "allow root is only for "
 			    "driver docker"));
+		if (wl->pull != -1 || wl->pull_timeout != -1)
+			return (fail(errbuf, len, "pull is only for driver "
+			    "docker"));
 	}
 	if (wl->network != NETWORK_BRIDGE && wl->network != NETWORK_HOST &&
 	    wl->network != NETWORK_NAMED)
@@ -559,9 +564,41 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		return (fail(errbuf, len, "invalid tunnel idle timeout"));
 	if (wl->server_timing < -1 || wl->server_timing > 1)
 		return (fail(errbuf, len, "invalid server timing"));
+	if (wl->pull != -1 && workload_pull_name(wl->pull) == NULL)
+		return (fail(errbuf, len, "invalid pull"));
+	if (wl->pull_timeout < -1 || wl->pull_timeout == 0)
+		return (fail(errbuf, len, "pull timeout must be positive"));
 	if (total > WL_SIZE_MAX)
 		return (fail(errbuf, len, "workload too large"));
 	return (0);
+}
+
+/* "missing", "always", "never"; NULL for none of them */
+const char *
+workload_pull_name(int pull)
+{
+	switch (pull) {
+	case PULL_MISSING:
+		return ("missing");
+	case PULL_ALWAYS:
+		return ("always");
+	case PULL_NEVER:
+		return ("never");
+	default:
+		return (NULL);
+	}
+}
+
+/* the enum workload_pull of a name, -1 for none */
+int
+workload_pull_parse(const char *s)
+{
+	int	 i;
+
+	for (i = PULL_MISSING; i <= PULL_NEVER; i++)
+		if (strcmp(s, workload_pull_name(i)) == 0)
+			return (i);
+	return (-1);
 }
 
 /*
@@ -709,6 +746,11 @@ workload_to_json(const struct workload_conf *wl)
 	if (wl->server_timing != -1)
 		r |= json_object_set_new(o, "server_timing",
 		    json_boolean(wl->server_timing));
+	if (wl->pull != -1)
+		r |= set_str(o, "pull", workload_pull_name(wl->pull));
+	if (wl->pull_timeout != -1)
+		r |= json_object_set_new(o, "pull_timeout",
+		    json_integer(wl->pull_timeout));
 	/* only when set: the API never may, and most never do */
 	if (wl->allow_root)
 		r |= json_object_set_new(o, "allow_root", json_true());
@@ -1239,6 +1281,30 @@ j_server_timing(struct workload_conf *wl, const char *key, json_t *v,
 	return (0);
 }
 
+static int
+j_pull(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	const char	*s = json_string_value(v);
+
+	if (s == NULL || (wl->pull = workload_pull_parse(s)) == -1)
+		return (fail(errbuf, len, "field \"%s\": must be \"missing\", "
+		    "\"always\" or \"never\"", key));
+	return (0);
+}
+
+static int
+j_pull_timeout(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (j_duration(key, v, &wl->pull_timeout, errbuf, len) == -1)
+		return (-1);
+	if (wl->pull_timeout == 0)
+		return (fail(errbuf, len, "field \"%s\": must be positive",
+		    key));
+	return (0);
+}
+
 static const struct jfield jfields[] = {
 	{ "name",		j_name },
 	{ "driver",		j_driver },
@@ -1275,6 +1341,8 @@ static const struct jfield jfields[] = {
 	{ "ignore",		j_ignore },
 	{ "tunnel_idle_timeout", j_tunnel_idle },
 	{ "server_timing",	j_server_timing },
+	{ "pull",		j_pull },
+	{ "pull_timeout",	j_pull_timeout },
 };
 
 struct workload_conf *

@@ -294,8 +294,9 @@ api_command(struct api_req *r)
 	strlcpy(cn.name, r->t.name, sizeof(cn.name));
 	switch (r->t.op) {
 	case API_WAKE:
+		/* and as long as a pull of its image may take */
 		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_WAKE, &cn, sizeof(cn),
-		    wl->wake_timeout + GW_WAKE_SLACK);
+		    wl->wake_timeout + wl->pull_timeout + GW_WAKE_SLACK);
 		break;
 	case API_SUSPEND:
 		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_SUSPEND, &cn,

@@ -58,6 +58,8 @@ struct gw_workload {
 	socklen_t		 addrlen;
 	int64_t			 wake_timeout;	/* seconds, with the longest
 						   chain it depends on */
+	int64_t			 wake_wait;	/* the wake timer's, seconds */
+	int64_t			 pull_timeout;	/* docker; 0: never pulls */
 	enum workload_state	 state;		/* as runtimed says */
 	int			 wake_pending;	/* WAKE sent, no answer */
 	int			 refused_wait;	/* REFUSED sent, no answer */
@@ -341,6 +343,7 @@ int		 wake_refused(struct gw_conn *);
 void		 wake_unpark(struct gw_conn *);
 void		 wake_recv_state(struct imsgev *, struct imsg *);
 void		 wake_recv_drain(struct imsgev *, struct imsg *);
+void		 wake_recv_wait(struct imsgev *, struct imsg *);
 void		 wake_workload_gone(struct gw_workload *);
 void		 wake_timer_fired(int, short, void *);
 

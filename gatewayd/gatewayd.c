@@ -29,6 +29,8 @@ static const struct proc_handler gateway_handlers[] = {
 	    wake_recv_state },
 	{ IMSG_RT_DRAIN, sizeof(struct wl_ref), PROC_FROM(PROC_RUNTIME),
 	    wake_recv_drain },
+	{ IMSG_RT_WAIT, sizeof(struct rt_wait), PROC_FROM(PROC_RUNTIME),
+	    wake_recv_wait },
 	/* the HTTP API: its settings, and the answers it asked for */
 	API_GATEWAY_HANDLERS,
 	/* for /metrics: the parent's loads, the workloads' memory */

@@ -215,6 +215,19 @@ route_wake_chains(struct cfg_generation *gen)
 	}
 }
 
+/* how long a wake of wc may wait for its image: 0 if it never pulls */
+static int64_t
+route_pull_timeout(const struct workload_conf *wc,
+    const struct cfg_generation *gen)
+{
+	int	 pull = wc->pull != -1 ? wc->pull : gen->global.pull;
+
+	if (wc->driver != DRIVER_DOCKER || pull == PULL_NEVER)
+		return (0);
+	return (wc->pull_timeout > 0 ? wc->pull_timeout :
+	    gen->global.pull_timeout);
+}
+
 void
 route_apply(struct cfg_generation *gen)
 {
@@ -236,6 +249,7 @@ route_apply(struct cfg_generation *gen)
 		workload_address(wl, wc);
 		wl->wake_timeout = wc->wake_timeout >= 0 ? wc->wake_timeout :
 		    gen->global.wake_timeout;
+		wl->pull_timeout = route_pull_timeout(wc, gen);
 		ignore_workload(wl, wc, gen);
 		deps |= !TAILQ_EMPTY(&wc->depends);
 		TAILQ_FOREACH(h, &wc->hosts, entry)

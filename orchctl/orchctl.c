@@ -82,7 +82,9 @@ static const struct request requests[] = {
 	{ SHOW_VERSION,	  "show version",   IMSG_CTL_SHOW_VERSION,
 	    IMSG_CTL_VERSION,	CTL_TIMEOUT,	  NULL },
 	{ MONITOR,	  "monitor",	    IMSG_CTL_MONITOR,
-	    IMSG_CTL_EVENT,	0,		  NULL }
+	    IMSG_CTL_EVENT,	0,		  NULL },
+	{ PULL,		  "pull",	    IMSG_CTL_PULL,
+	    IMSG_CTL_PULLING,	CTL_TIMEOUT_LONG, NULL }
 };
 
 /* what ctl_dispatch made of a reply */
@@ -135,6 +137,7 @@ usage(int status)
 		    "  suspend name\n"
 		    "  keepwarm name on | off\n"
 		    "  logs name [-f] [-n lines | all]\n"
+		    "  pull name\n"
 		    "  reload\n"
 		    "  log verbose | brief\n");
 	exit(status);
@@ -323,6 +326,7 @@ ctl_send(struct imsgbuf *ibuf, const struct request *rq,
 	case IMSG_CTL_SHOW_DEFINITION:
 	case IMSG_CTL_WAKE:
 	case IMSG_CTL_SUSPEND:
+	case IMSG_CTL_PULL:
 		memset(&cn, 0, sizeof(cn));
 		strlcpy(cn.name, res->name, sizeof(cn.name));
 		data = &cn;
@@ -467,6 +471,7 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 	struct ctl_stats	 st;
 	struct st_queue_stats	 sq;
 	struct ctl_reload	 cr;
+	struct ctl_pull		 cp;
 	uint32_t		 type;
 
 	type = imsg_get_type(imsg);
@@ -486,15 +491,17 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		ctl_fail(imsg);
 		/* NOTREACHED */
 	case IMSG_CTL_OK:
-		/* a reload's items end with its OK, not an END */
+		/* a reload's and a pull's items end with an OK, not an END */
 		if (rq->rq_item != IMSG_NONE &&
-		    rq->rq_item != IMSG_CTL_RELOADINFO)
+		    rq->rq_item != IMSG_CTL_RELOADINFO &&
+		    rq->rq_item != IMSG_CTL_PULLING)
 			bad_reply();
 		out->result(res);
 		return (REPLY_DONE);
 	case IMSG_CTL_END:
 		if (rq->rq_item == IMSG_NONE ||
-		    rq->rq_item == IMSG_CTL_RELOADINFO)
+		    rq->rq_item == IMSG_CTL_RELOADINFO ||
+		    rq->rq_item == IMSG_CTL_PULLING)
 			bad_reply();
 		return (REPLY_END);
 	case IMSG_CTL_VERSION:
@@ -535,6 +542,15 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 	}
 	if (type == IMSG_CTL_EVENT) {
 		ctl_event(imsg, out);
+		return (REPLY_MORE);
+	}
+	if (type == IMSG_CTL_PULLING) {
+		if (imsg_get_data(imsg, &cp, sizeof(cp)) == -1)
+			bad_reply();
+		str_printable(cp.name, sizeof(cp.name));
+		str_printable(cp.image, sizeof(cp.image));
+		str_printable(cp.status, sizeof(cp.status));
+		out->pull(res, &cp);
 		return (REPLY_MORE);
 	}
 	if (!*headed) {

@@ -56,6 +56,8 @@ static void	 show_stats(const struct parse_result *,
 static void	 show_definition(const struct parse_result *, const char *,
 		    size_t);
 static void	 show_reload(const struct ctl_reload *);
+static void	 show_pull(const struct parse_result *,
+		    const struct ctl_pull *);
 static void	 show_result(const struct parse_result *);
 static void	 show_tail(const struct parse_result *);
 static void	 json_head(const struct parse_result *);
@@ -70,6 +72,8 @@ static void	 json_stats(const struct parse_result *,
 static void	 json_definition(const struct parse_result *, const char *,
 		    size_t);
 static void	 json_reload(const struct ctl_reload *);
+static void	 json_pull(const struct parse_result *,
+		    const struct ctl_pull *);
 static void	 json_result(const struct parse_result *);
 static void	 json_tail(const struct parse_result *);
 static void	 json_print(json_t *);
@@ -100,6 +104,7 @@ const struct output show_output = {
 	.stats = show_stats,
 	.definition = show_definition,
 	.reload = show_reload,
+	.pull = show_pull,
 	.result = show_result,
 	.tail = show_tail
 };
@@ -113,9 +118,14 @@ const struct output json_output = {
 	.stats = json_stats,
 	.definition = json_definition,
 	.reload = json_reload,
+	.pull = json_pull,
 	.result = json_result,
 	.tail = json_tail
 };
+
+/* pull: the last of its progress, which the OK sums up */
+static struct ctl_pull		 pull_last;
+static int			 pull_got;
 
 /* show summary: the store's held writes, printed after the processes */
 static struct st_queue_stats	 store_queue;
@@ -710,6 +720,13 @@ show_definition(const struct parse_result *res, const char *json,
 	def_line("stop signal:", def_str(def, "stop_signal"));
 	def_line("stop timeout:", def_duration(def, "stop_timeout", NULL,
 	    d, sizeof(d)));
+	/* a docker workload's image: when and how long it is pulled */
+	if (def_str(def, "image") != NULL) {
+		def_line("pull:", def_str(def, "pull") != NULL ?
+		    def_str(def, "pull") : "global");
+		def_line("pull timeout:", def_duration(def, "pull_timeout",
+		    "global", d, sizeof(d)));
+	}
 	json_decref(def);
 }
 
@@ -743,6 +760,23 @@ show_reload(const struct ctl_reload *cr)
 	}
 }
 
+/* a pull as it goes: "app:1: 2/3 layers, 1.2M of 3.9M" */
+static void
+show_pull(const struct parse_result *res, const struct ctl_pull *cp)
+{
+	char	 b[32], t[32];
+
+	pull_last = *cp;
+	pull_got = 1;
+	printf("%s: %u/%u layers", cp->image, cp->layers_done, cp->layers);
+	if (cp->bytes_total > 0)
+		printf(", %s of %s", fmt_bytes(cp->bytes, b, sizeof(b)),
+		    fmt_bytes(cp->bytes_total, t, sizeof(t)));
+	printf("\n");
+	/* seen as it comes, even through a pipe */
+	(void)fflush(stdout);
+}
+
 static void
 show_result(const struct parse_result *res)
 {
@@ -759,6 +793,14 @@ show_result(const struct parse_result *res)
 	case KEEPWARM:
 		printf("keep warm %s for %s\n", res->onoff ? "on" : "off",
 		    res->name);
+		break;
+	case PULL:
+		if (pull_got && pull_last.status[0] != '\0')
+			printf("%s: %s pulled: %s\n", res->name,
+			    pull_last.image, pull_last.status);
+		else
+			printf("%s: %s pulled\n", res->name, pull_got ?
+			    pull_last.image : "its image");
 		break;
 	default:
 		printf("command succeeded\n");
@@ -1002,6 +1044,14 @@ json_reload(const struct ctl_reload *cr)
 	json_add(a, json_string(cr->msg));
 }
 
+/* a pull: only its end is a document (json_result) */
+static void
+json_pull(const struct parse_result *res, const struct ctl_pull *cp)
+{
+	pull_last = *cp;
+	pull_got = 1;
+}
+
 static void
 json_result(const struct parse_result *res)
 {
@@ -1024,6 +1074,18 @@ json_result(const struct parse_result *res)
 	case KEEPWARM:
 		o = json_pack("{s:s, s:s, s:b}", "result", "ok",
 		    "name", res->name, "keep_warm", res->onoff != 0);
+		break;
+	case PULL:
+		if (!pull_got)
+			errx(1, "bad reply from orchd: no pull progress");
+		o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s}",
+		    "result", "ok", "name", res->name,
+		    "image", pull_last.image,
+		    "layers", (json_int_t)pull_last.layers,
+		    "layers_done", (json_int_t)pull_last.layers_done,
+		    "bytes", (json_int_t)pull_last.bytes,
+		    "bytes_total", (json_int_t)pull_last.bytes_total,
+		    "status", pull_last.status);
 		break;
 	default:
 		o = json_pack("{s:s}", "result", "ok");

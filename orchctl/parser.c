@@ -54,6 +54,7 @@ static const struct token t_main[] = {
 	{ KEYWORD,	"log",		NONE,		t_log },
 	{ KEYWORD,	"logs",		LOGS,		t_logs },
 	{ KEYWORD,	"monitor",	MONITOR,	NULL },
+	{ KEYWORD,	"pull",		PULL,		t_name },
 	{ KEYWORD,	"reload",	RELOAD,		NULL },
 	{ KEYWORD,	"show",		NONE,		t_show },
 	{ KEYWORD,	"suspend",	SUSPEND,	t_name },

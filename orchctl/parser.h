@@ -22,7 +22,8 @@ enum actions {
 	KEEPWARM,
 	LOGS,
 	SHOW_VERSION,
-	MONITOR
+	MONITOR,
+	PULL
 };
 
 /* flags */

@@ -333,6 +333,7 @@ control_forward(struct imsgev *iev, struct imsg *imsg)
 	case IMSG_CTL_WAKE:
 	case IMSG_CTL_SUSPEND:
 	case IMSG_CTL_KEEPWARM:
+	case IMSG_CTL_PULL:
 		to = PROC_RUNTIME;
 		break;
 	default:

@@ -226,6 +226,17 @@ void		 depends_prune(struct orchd_conf *);
 int		 apikey_load(struct orchd_conf *);
 int		 apikey_strong(const uint8_t *, size_t, const char **);
 void		 apikey_send(struct orchd *);
+struct stat;
+int		 secretfile_check(const char *, const char *,
+		    const struct stat *);
+
+/* regauth.c: the registry logins, for runtimed alone */
+#define REGAUTH_FILE_MAX	(64 * 1024)
+int		 regauth_load(struct orchd_conf *);
+char		*regauth_convert(const char *, size_t, const char *, char *,
+		    size_t);
+int		 regauth_host(const char *, char *, size_t);
+void		 regauth_send(struct orchd *);
 
 /* policy.c: what a workload may be, and what the API may create */
 int		 policy_check(const struct orchd_conf *,

@@ -233,6 +233,7 @@ static int	 gw_limit(int64_t *, int64_t, const char *);
 static int	 health_set(int64_t *, int64_t, const char *, int64_t,
 		    int64_t, const char *);
 static int	 trusted_add(const char *);
+static int	 pull_set(int *, const char *);
 static int	 ignore_rule_add(struct ignorelist *, int, const char *, int);
 static void	 workload_begin(char *);
 static void	 workload_end(void);
@@ -274,6 +275,7 @@ static void	 depchecks_run(const struct orchd_conf *);
 %token	AGENT ANSWER FROM IGNORE SERVER TIMING TUNNEL
 %token	BUSY FAIL
 %token	PUBLISH
+%token	AUTH PULL REGISTRY
 %token	ERROR
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
@@ -585,6 +587,20 @@ main		: USER STRING			{
 				YYERROR;
 			}
 			conf->server_timing = $3;
+		}
+		| PULL STRING			{
+			if (pull_set(&conf->pull, $2) == -1)
+				YYERROR;
+		}
+		| PULL TIMEOUT duration		{
+			if (gw_timeout(&conf->pull_timeout, $3,
+			    "pull timeout", 0) == -1)
+				YYERROR;
+		}
+		| REGISTRY AUTH FILENAME STRING	{
+			if (set_string(&conf->regauth_file, $4,
+			    "registry auth file") == -1)
+				YYERROR;
 		}
 		| gwmain
 		;
@@ -987,6 +1003,15 @@ wlopt		: HOST STRING			{
 			}
 			wl->server_timing = $3;
 		}
+		| PULL STRING			{
+			if (pull_set(&wl->pull, $2) == -1)
+				YYERROR;
+		}
+		| PULL TIMEOUT duration		{
+			if (gw_timeout(&wl->pull_timeout, $3,
+			    "pull timeout", 0) == -1)
+				YYERROR;
+		}
 		;
 
 %%
@@ -1126,6 +1151,7 @@ lookup(const char *s, const char **near)
 		{ "allow",		ALLOW },
 		{ "answer",		ANSWER },
 		{ "api",		API },
+		{ "auth",		AUTH },
 		{ "body",		BODY },
 		{ "bridge",		BRIDGE },
 		{ "busy",		BUSY },
@@ -1172,7 +1198,9 @@ lookup(const char *s, const char **near)
 		{ "proxy",		PROXY },
 		{ "public",		PUBLIC },
 		{ "publish",		PUBLISH },
+		{ "pull",		PULL },
 		{ "reaper",		REAPER },
+		{ "registry",		REGISTRY },
 		{ "runtime",		RUNTIME },
 		{ "server",		SERVER },
 		{ "signal",		SIGNAL },
@@ -2158,6 +2186,24 @@ health_set(int64_t *dst, int64_t n, const char *what, int64_t min,
 	return (0);
 }
 
+/* "pull missing|always|never", once */
+static int
+pull_set(int *dst, const char *s)
+{
+	int	 pull;
+
+	if (*dst != -1) {
+		yyerror("pull already set");
+		return (-1);
+	}
+	if ((pull = workload_pull_parse(s)) == -1) {
+		yyerror("pull \"%s\": missing, always or never", s);
+		return (-1);
+	}
+	*dst = pull;
+	return (0);
+}
+
 /* "trusted proxy 10.0.0.0/8", "::1", "192.0.2.7" (a /32) */
 static int
 trusted_add(const char *s)
@@ -3066,6 +3112,8 @@ parse_config(const char *filename, int verbose)
 	TAILQ_INIT(&c->api_allow_networks);
 	TAILQ_INIT(&c->ignores);
 	c->tunnel_idle = c->server_timing = -1;
+	c->pull = -1;
+	c->pull_timeout = -1;
 	c->idle_timeout = c->reaper_interval = c->wake_timeout = -1;
 	c->health_interval = c->health_timeout = c->health_failures = -1;
 	c->gateway.header_timeout = c->gateway.body_timeout = -1;
@@ -3157,6 +3205,10 @@ parse_config(const char *filename, int verbose)
 		c->tunnel_idle = 0;
 	if (c->server_timing == -1)
 		c->server_timing = 1;
+	if (c->pull == -1)
+		c->pull = PULL_MISSING;
+	if (c->pull_timeout == -1)
+		c->pull_timeout = ORCHD_PULL_TIMEOUT;
 	return (c);
 }
 
@@ -3203,5 +3255,7 @@ free_config(struct orchd_conf *c)
 	free(c->wl_dir);
 	free(c->api_key_file);
 	freezero(c->api_key, c->api_key_len);
+	free(c->regauth_file);
+	freezero(c->regauth, c->regauth_len);
 	free(c);
 }

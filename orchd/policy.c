@@ -112,6 +112,14 @@ policy_network_allowed(const struct orchd_conf *conf, const char *name)
  * the keep warm the API may set already.
  * So is "publish", as "port" is: a port on the workload's own address.
  * A network of the operator's is not (policy_network_allowed).
+ *
+ * "pull" and "pull timeout" are the API's too.  An image is pulled only
+ * if "api allow image" lets it in, and with the login orchd.conf gives
+ * its registry, whoever names it: the key holder gains no image and no
+ * registry the operator did not allow.  "pull always" makes each wake
+ * ask the registry again, which costs the registry a manifest request
+ * a wake (Docker fetches no layer it has); a long pull timeout holds the
+ * workload's own requests longer, as a long wake timeout does.
  */
 static int
 policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,

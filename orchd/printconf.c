@@ -12,7 +12,8 @@
  * a number or a macro: the lexer expands no '$' within quotes, and takes
  * a backslash before the quote or a backslash as that character.
  *
- * The API key is never printed, only the name of its file.
+ * The API key is never printed, only the name of its file; nor are the
+ * registry logins, only the name of theirs.
  */
 
 #include <sys/types.h>
@@ -34,6 +35,7 @@ static void	 print_string(FILE *, const char *);
 static void	 print_duration(FILE *, const char *, int64_t);
 static void	 print_size(FILE *, int64_t);
 static void	 print_globals(FILE *, const struct orchd_conf *);
+static void	 print_pull(FILE *, const struct orchd_conf *);
 static void	 print_gateway(FILE *, const struct gateway_conf *);
 static void	 print_listeners(FILE *, const struct orchd_conf *);
 static void	 print_api(FILE *, const struct orchd_conf *);
@@ -129,11 +131,31 @@ print_globals(FILE *fp, const struct orchd_conf *conf)
 	print_duration(fp, "health timeout", conf->health_timeout);
 	fprintf(fp, "health failures %lld\n",
 	    (long long)conf->health_failures);
+	print_pull(fp, conf);
 	fprintf(fp, "workload uids \"%lld-%lld\"\n",
 	    (long long)conf->wl_uid_low, (long long)conf->wl_uid_high);
 	fputs("workload directory ", fp);
 	print_string(fp, conf->wl_dir);
 	fputs("\n", fp);
+}
+
+/* docker images: when they are pulled, and with which logins (never) */
+static void
+print_pull(FILE *fp, const struct orchd_conf *conf)
+{
+	const char	*pull;
+
+	if ((pull = workload_pull_name(conf->pull)) == NULL) {
+		log_warnx("%s: pull %d", __func__, conf->pull);
+		pc_errors++;
+	} else
+		fprintf(fp, "pull %s\n", pull);
+	print_duration(fp, "pull timeout", conf->pull_timeout);
+	if (conf->regauth_file != NULL) {
+		fputs("registry auth file ", fp);
+		print_string(fp, conf->regauth_file);
+		fputs("\n", fp);
+	}
 }
 
 static void
@@ -452,6 +474,18 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 		fprintf(fp, "\tinit %s\n", wl->init ? "yes" : "no");
 	else if (docker)
 		fputs("\t# init yes, the default\n", fp);
+	if (docker && wl->pull != -1 && workload_pull_name(wl->pull) != NULL)
+		fprintf(fp, "\tpull %s\n", workload_pull_name(wl->pull));
+	else if (docker && wl->pull != -1) {
+		log_warnx("%s: workload %s: pull %d", __func__, wl->name,
+		    wl->pull);
+		pc_errors++;
+	} else if (docker)
+		fprintf(fp, "\t# pull %s, the global setting\n",
+		    workload_pull_name(conf->pull));
+	if (docker)
+		print_wlduration(fp, "pull timeout", wl->pull_timeout,
+		    conf->pull_timeout, "the global setting");
 	if ((kp = workload_keypair(conf, wl)) != NULL) {
 		fputs("\ttls keypair ", fp);
 		print_string(fp, kp->cert);

@@ -53,6 +53,7 @@ static void	deps_notify(struct rt_workload *, enum rt_reason,
 		    const char *);
 static void	wake_failed(struct rt_workload *);
 static void	restart_schedule(struct rt_workload *, int64_t);
+static void	wait_send(struct rt_workload *, int64_t);
 
 static int
 rt_workload_cmp(struct rt_workload *a, struct rt_workload *b)
@@ -707,6 +708,7 @@ lc_wake(struct rt_workload *wl, enum rt_reason reason,
     const struct wake_cause *cause, const char *msg)
 {
 	const char	*name = wl->name;
+	int64_t		 secs;
 
 	switch (wl->state) {
 	case WL_RUNNING:
@@ -714,6 +716,9 @@ lc_wake(struct rt_workload *wl, enum rt_reason reason,
 		break;
 	case WL_WAKING:
 		log_debug("workload %s: joins the wake under way", name);
+		/* a gateway that asks anew waits for the pull too */
+		if ((secs = docker_pulling(wl)) > 0)
+			wait_send(wl, secs);
 		break;
 	case WL_SUSPENDING:
 		log_debug("workload %s: wakes once stopped", name);
@@ -922,6 +927,43 @@ lifecycle_start_failed(struct rt_workload *wl, const char *msg)
 	}
 	if (wl->state == WL_WAKING)
 		lc_fail(wl, RT_REASON_START_FAILED, msg);
+}
+
+/*
+ * The driver pulls the image before it can start it: the wake timeout
+ * stops, the pull having its own (secs), and the gateways hold the
+ * wake's requests as long.  Once the image is in, lifecycle_pulled()
+ * starts the wake timeout afresh, and tells the gateways so.
+ */
+static void
+wait_send(struct rt_workload *wl, int64_t secs)
+{
+	struct rt_wait	 rw;
+
+	memset(&rw, 0, sizeof(rw));
+	strlcpy(rw.name, wl->name, sizeof(rw.name));
+	rw.secs = secs;
+	if (proc_compose(rt->ps, PROC_GATEWAY, IMSG_RT_WAIT, 0, -1, &rw,
+	    sizeof(rw)) == -1)
+		log_warn("workload %s: wait to the gateway", wl->name);
+}
+
+void
+lifecycle_pulling(struct rt_workload *wl, int64_t secs)
+{
+	if (wl->state != WL_WAKING)
+		return;
+	timer_disarm(&wl->wake_timer);
+	wait_send(wl, secs);
+}
+
+void
+lifecycle_pulled(struct rt_workload *wl)
+{
+	if (wl->state != WL_WAKING || wl->stopping)
+		return;
+	wake_timer_arm(wl);
+	wait_send(wl, wake_timeout(wl));
 }
 
 void

@@ -131,8 +131,9 @@ CONF
 	wl_conf "$WEB" web.test "$P_WEB" "$IMAGE" 'env "GREETING=hello from orchd"' \
 	    'memory 64M' 'idle timeout 4s' >>"$T/orchd.conf"
 	wl_conf "$KEEP" keep.test "$P_KEEP" "${1:-$IMAGE}" >>"$T/orchd.conf"
+	# never pulled: no registry is reachable here (pull.sh pulls)
 	wl_conf "$MISSING" missing.test "$P_MISSING" "$NOIMAGE" \
-	    >>"$T/orchd.conf"
+	    'pull never' >>"$T/orchd.conf"
 	wl_conf "$CRASH" crash.test "$P_CRASH" "$IMAGE" 'env "EXIT_AFTER=2"' \
 	    >>"$T/orchd.conf"
 }

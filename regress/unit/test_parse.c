@@ -848,6 +848,100 @@ test_filters(void **state)
 	free_config(conf);
 }
 
+/*
+ * Docker images: "pull" and "pull timeout", global and per docker
+ * workload, "registry auth file"; their JSON fields, what they refuse.
+ */
+static void
+test_pull(void **state)
+{
+	struct orchd_conf	*conf;
+	struct workload_conf	*wl, *back;
+	char			*json, err[256];
+	const char		*t;
+
+	/* the defaults: missing, 5m, no logins */
+	t = "listen on 127.0.0.1 port 80\n";
+	conf = filters_parse(t, strlen(t));
+	assert_non_null(conf);
+	assert_int_equal(conf->pull, PULL_MISSING);
+	assert_int_equal(conf->pull_timeout, ORCHD_PULL_TIMEOUT);
+	assert_null(conf->regauth_file);
+	free_config(conf);
+
+	t = "pull always\npull timeout 10m\n"
+	    "registry auth file \"/etc/orchd/registry.json\"\n"
+	    "workload \"a\" {\n\thost \"a.test\"\n\tdriver docker\n"
+	    "\timage \"r.test/a:1\"\n\tport 8000\n\tpull never\n"
+	    "\tpull timeout 90s\n}\n"
+	    "workload \"b\" {\n\thost \"b.test\"\n\tdriver docker\n"
+	    "\timage \"b\"\n\tport 8001\n}\n";
+	conf = filters_parse(t, strlen(t));
+	if (conf == NULL)
+		print_lines();
+	assert_non_null(conf);
+	assert_int_equal(conf->pull, PULL_ALWAYS);
+	assert_int_equal(conf->pull_timeout, 600);
+	assert_string_equal(conf->regauth_file, "/etc/orchd/registry.json");
+	wl = find_workload(conf, "a");
+	assert_int_equal(wl->pull, PULL_NEVER);
+	assert_int_equal(wl->pull_timeout, 90);
+	json = workload_to_json(wl);
+	assert_non_null(strstr(json, "\"pull\":\"never\",\"pull_timeout\":90"));
+	back = workload_from_json(json, strlen(json), err, sizeof(err));
+	assert_non_null(back);
+	assert_int_equal(back->pull, PULL_NEVER);
+	assert_int_equal(back->pull_timeout, 90);
+	workload_free(back);
+	free(json);
+	/* left to the global setting: not in its JSON */
+	wl = find_workload(conf, "b");
+	assert_int_equal(wl->pull, -1);
+	assert_int_equal(wl->pull_timeout, -1);
+	json = workload_to_json(wl);
+	assert_null(strstr(json, "pull"));
+	free(json);
+	free_config(conf);
+
+	t = "pull sometimes\n";
+	bad_text(t, strlen(t), 1, "pull \"sometimes\": missing, always or "
+	    "never");
+	t = "pull never\npull always\n";
+	bad_text(t, strlen(t), 2, "pull already set");
+	t = "pull timeout 0\n";
+	bad_text(t, strlen(t), 1, "pull timeout must be positive");
+	t = "pull timeout 1m\npull timeout 2m\n";
+	bad_text(t, strlen(t), 2, "pull timeout already set");
+	t = "registry auth file \"/a\"\nregistry auth file \"/b\"\n";
+	bad_text(t, strlen(t), 2, "registry auth file already set");
+	t = "workload \"a\" {\n\thost \"a.test\"\n\tcommand \"/bin/true\"\n"
+	    "\tport 8000\n\tpull always\n}\n";
+	bad_text(t, strlen(t), 1, "pull is only for driver docker");
+
+	/* the API's form of them */
+	t = "{\"name\":\"a\",\"hosts\":[\"a.test\"],\"driver\":\"docker\","
+	    "\"image\":\"a\",\"port\":1,\"pull\":\"always\","
+	    "\"pull_timeout\":\"2m\"}";
+	wl = workload_from_json(t, strlen(t), err, sizeof(err));
+	assert_non_null(wl);
+	assert_int_equal(wl->pull, PULL_ALWAYS);
+	assert_int_equal(wl->pull_timeout, 120);
+	workload_free(wl);
+	t = "{\"name\":\"a\",\"hosts\":[\"a.test\"],\"driver\":\"docker\","
+	    "\"image\":\"a\",\"port\":1,\"pull\":\"sometimes\"}";
+	assert_null(workload_from_json(t, strlen(t), err, sizeof(err)));
+	assert_string_equal(err, "field \"pull\": must be \"missing\", "
+	    "\"always\" or \"never\"");
+	t = "{\"name\":\"a\",\"hosts\":[\"a.test\"],\"driver\":\"docker\","
+	    "\"image\":\"a\",\"port\":1,\"pull_timeout\":0}";
+	assert_null(workload_from_json(t, strlen(t), err, sizeof(err)));
+	assert_string_equal(err, "field \"pull_timeout\": must be positive");
+	t = "{\"name\":\"a\",\"hosts\":[\"a.test\"],"
+	    "\"command\":\"/bin/true\",\"port\":1,\"pull\":\"never\"}";
+	assert_null(workload_from_json(t, strlen(t), err, sizeof(err)));
+	assert_string_equal(err, "pull is only for driver docker");
+}
+
 /* the parent's lookup, as a test sees users: _orchd 500, www 61190 */
 static int
 fake_lookup(const char *name, uid_t *uid, gid_t *gid)
@@ -1921,6 +2015,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_host_checks, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pull, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identities, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_many, setup, teardown),

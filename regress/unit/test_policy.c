@@ -387,6 +387,10 @@ test_policy(void **state)
 		{ D(", \"network\": \"xpr-7\""), 1, 0, "network \"xpr-7\"" },
 		{ D(", \"network\": \"prod\""), 0, 0, NULL },
 		{ D(", \"network\": \"bridge\""), 1, 0, NULL },
+		/* when its image is pulled, and for how long: the API's */
+		{ D(", \"pull\": \"always\", \"pull_timeout\": \"20m\""), 1, 0,
+		    NULL },
+		{ D(", \"pull\": \"never\""), 1, 0, NULL },
 #undef D
 #undef P
 #undef VOL
