@@ -52,6 +52,7 @@ union wl_addr {
 #define ORCHD_HEALTH_TIMEOUT	2		/* seconds, for one check */
 #define WL_HEALTH_INTERVAL_MAX	(24 * 60 * 60)	/* seconds */
 #define WL_HEALTH_FAILURES_MAX	100
+#define WL_REPLICAS_MAX		64		/* swarm: tasks while awake */
 
 /* the gateway's timeouts, in seconds, nginx's defaults where it has one */
 #define ORCHD_HEADER_TIMEOUT	60	/* client_header_timeout */
@@ -101,7 +102,8 @@ enum privsep_procid {
 
 enum workload_driver {
 	DRIVER_PROCESS = 0,
-	DRIVER_DOCKER
+	DRIVER_DOCKER,
+	DRIVER_SWARM		/* a swarm service: runtimed/driver_swarm.c */
 };
 
 enum workload_network {
@@ -205,6 +207,8 @@ struct workload_conf {
 	struct ignorelist	 ignores;	/* after the global ones */
 	int64_t			 tunnel_idle;	/* -1: global; 0: never */
 	int			 server_timing;	/* -1: global, 0, 1 */
+	struct strlist		 constraints;	/* swarm: placement */
+	int			 replicas;	/* swarm: tasks while awake */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 

@@ -50,6 +50,12 @@ enum dk_call {
 	DK_LOGS,	/* GET /containers/{id}/logs?...&tail={arg} */
 	DK_EVENTS,	/* GET /events?filters=(orchd's containers) */
 	DK_LIST,	/* GET /containers/json?all=1&filters=(orchd's) */
+	/* the swarm driver's (driver_swarm.c) */
+	DK_SVC_INSPECT,	/* GET /services/{id} */
+	DK_SVC_CREATE,	/* POST /services/create */
+	DK_SVC_UPDATE,	/* POST /services/{id}/update?version={arg} */
+	DK_TASKS,	/* GET /tasks?filters=(service {id}) */
+	DK_NODE,	/* GET /nodes/{id} */
 	DK_CALL_MAX
 };
 
@@ -111,6 +117,15 @@ void		 docker_died(const char *, const char *);
 void		 docker_reconcile(void);
 void		 docker_event(const struct dk_event *);
 int		 docker_refused(struct rt_workload *);
+
+/* swarm_spec.c */
+json_t		*sw_spec(const struct workload_conf *, const char *, char *,
+		    size_t, char *, size_t);
+int		 sw_spec_replicas(json_t *, int);
+
+/* driver_swarm.c */
+void		 swarm_adopt(struct rt_workload *);
+void		 swarm_clear(struct rt_workload *);
 
 /* docker_events.c */
 void		 docker_events_start(void);

@@ -479,6 +479,13 @@ static const struct bad {
 	    "health interval already set", 1 },
 	{ "bad-health-interval.conf", "bad-health-interval.conf:1",
 	    "health interval 172800s: must be from 0s to 86400s", 1 },
+	/* driver swarm */
+	{ "bad-swarm-replicas.conf", "bad-swarm-replicas.conf:6",
+	    "replicas must be from 1 to 64", 1 },
+	{ "bad-swarm-constraint.conf", "bad-swarm-constraint.conf:1",
+	    "constraint is only for driver swarm", 1 },
+	{ "bad-swarm-volume.conf", "bad-swarm-volume.conf:1",
+	    "volume is not for driver swarm", 1 },
 };
 
 static void
@@ -1701,7 +1708,8 @@ test_json_errors(void **state)
 		{ "{\"name\":\"a\",\"image\":null}",
 		    "field \"image\": must be a string" },
 		{ "{\"name\":\"a\",\"driver\":\"podman\"}",
-		    "field \"driver\": must be \"process\" or \"docker\"" },
+		    "field \"driver\": must be \"process\", \"docker\" or "
+		    "\"swarm\"" },
 		{ "{\"name\":\"a\",\"driver\":1}", "field \"driver\"" },
 		{ "{\"name\":\"a\",\"source\":\"file\"}", "field \"source\"" },
 		{ "{\"name\":\"a\",\"network\":\"overlay\"}",
