@@ -436,8 +436,8 @@ dk_req_error(struct dk_req *req, const char *body, size_t len)
 		} else if (iscntrl((unsigned char)*p))
 			*p = ' ';
 	/* a container that does not exist yet is no news */
-	if ((req->call == DK_INSPECT || req->call == DK_SVC_INSPECT) &&
-	    req->status == 404)
+	if ((req->call == DK_INSPECT || req->call == DK_SVC_INSPECT ||
+	    req->call == DK_TASKS) && req->status == 404)
 		log_debug("docker: %s %s: %d %s", dk_calls[req->call].method,
 		    req->path, req->status, req->err);
 	else

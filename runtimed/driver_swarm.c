@@ -611,6 +611,7 @@ sw_stop_step(struct rt_swarm *sw, const struct dk_resp *r)
 		    sw->sname);
 		break;
 	case SW_TASKS:
+		/* 404: the service is gone, and its tasks with it */
 		if (r->status == 200 && sw_tasks(r, &t) == 0 && t.alive > 0 &&
 		    monotime_ms() < sw->deadline_ms)
 			break;
@@ -692,12 +693,13 @@ sw_watch_step(struct rt_swarm *sw, const struct dk_resp *r)
 	struct sw_tasks		 t;
 
 	sw->op = SW_NONE;
-	if (r->status != 200 || sw_tasks(r, &t) == -1) {
-		/* no manager: nothing is believed, the next look says */
-		sw_watch_arm(sw, SW_WATCH_MS);
-		return;
-	}
 	sw_watch_arm(sw, SW_WATCH_MS);
+	/* no service (yet, or removed by hand): no task */
+	if (r->status == 404)
+		memset(&t, 0, sizeof(t));
+	else if (r->status != 200 || sw_tasks(r, &t) == -1)
+		/* no manager: nothing is believed, the next look says */
+		return;
 	if (!sw->running && t.running > 0 && (wl->state == WL_ASLEEP ||
 	    wl->state == WL_FAILED)) {
 		log_info("workload %s: service %s was scaled up outside this "
@@ -714,7 +716,8 @@ sw_watch_step(struct rt_swarm *sw, const struct dk_resp *r)
 		    "scaled down or removed outside orchd", wl->name,
 		    sw->sname);
 		sw->running = 0;
-		lifecycle_ended(wl, 0, RT_REASON_EXITED,
+		lifecycle_ended(wl, 0, RT_REASON_EXITED, r->status == 404 ?
+		    "its service was removed outside orchd" :
 		    "its service was scaled to 0 outside orchd");
 	}
 }

@@ -217,6 +217,21 @@ check "scaled to 0 by hand: orchd finds it asleep (within 30 s)" \
     wait_for 30 sh -c "[ \"\$(\"$ORCHCTL\" -s \"$SOCK\" show workload \
     $HAND | awk '\$1 == \"state:\" { print \$2 }')\" = asleep ]"
 
+# ... and one removed by hand while it runs: asleep, made again by the
+# next request
+out=$(get "$GW" hand.test)
+check "hand: woken again (got $(code "$out"))" [ "$(code "$out")" = 200 ]
+check "hand: running" wait_for 10 state_is "$HAND" running
+quiet docker service rm "orchd-$HAND"
+check "removed by hand: orchd finds it asleep (within 30 s)" \
+    wait_for 30 state_is "$HAND" asleep
+out=$(get "$GW" hand.test)
+check "and the next request makes it again (got $(code "$out"))" \
+    [ "$(code "$out")" = 200 ]
+check "service orchd-$HAND is back, 1 replica" replicas_are "$HAND" 1
+check "no warning in the log for a service not made yet" \
+    sh -c "! grep -q 'GET /tasks.*404' '$T/orchd.log'"
+
 # 6. two orchd instances, their own gateways and stores, the same swarm:
 # 20 cold requests split between them, one scale-up
 conf_head | sed "s|$T/|$T/b/|" >"$T/b/orchd.conf"
