@@ -53,6 +53,7 @@ union wl_addr {
 #define ORCHD_HEALTH_TIMEOUT	2		/* seconds, for one check */
 #define WL_HEALTH_INTERVAL_MAX	(24 * 60 * 60)	/* seconds */
 #define WL_HEALTH_FAILURES_MAX	100
+#define WL_REPLICAS_MAX		64		/* swarm: tasks while awake */
 
 /* the gateway's timeouts, in seconds, nginx's defaults where it has one */
 #define ORCHD_HEADER_TIMEOUT	60	/* client_header_timeout */
@@ -102,7 +103,8 @@ enum privsep_procid {
 
 enum workload_driver {
 	DRIVER_PROCESS = 0,
-	DRIVER_DOCKER
+	DRIVER_DOCKER,
+	DRIVER_SWARM		/* a swarm service: runtimed/driver_swarm.c */
 };
 
 enum workload_network {
@@ -219,6 +221,8 @@ struct workload_conf {
 	int			 pull;		/* docker: enum workload_pull,
 						   -1: global */
 	int64_t			 pull_timeout;	/* docker; -1: global */
+	struct strlist		 constraints;	/* swarm: placement */
+	int			 replicas;	/* swarm: tasks while awake */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 

@@ -50,6 +50,8 @@ workload_new(const char *name)
 	TAILQ_INIT(&wl->volumes);
 	TAILQ_INIT(&wl->ignores);
 	TAILQ_INIT(&wl->depends);
+	TAILQ_INIT(&wl->constraints);
+	wl->replicas = 1;
 	wl->network = NETWORK_BRIDGE;
 	wl->health = HEALTH_TCP;
 	wl->health_interval = -1;
@@ -86,6 +88,7 @@ workload_free(struct workload_conf *wl)
 	strlist_free(&wl->env);
 	ignore_free(&wl->ignores);
 	strlist_free(&wl->depends);
+	strlist_free(&wl->constraints);
 	while ((v = TAILQ_FIRST(&wl->volumes)) != NULL) {
 		TAILQ_REMOVE(&wl->volumes, v, entry);
 		free(v->host);
@@ -363,20 +366,65 @@ check_depends(const struct workload_conf *wl, size_t *total, char *errbuf,
 	return (0);
 }
 
+/*
+ * driver swarm: its placement constraints are Swarm's own expressions
+ * ("node.labels.pool==previews"), passed on as they are, so only their
+ * shape is checked here; replicas and constraints mean nothing to the
+ * other drivers.  Volumes and a runtime are the docker driver's: a bind
+ * mount would name a path on whichever node the task lands on.
+ */
+static int
+validate_swarm(const struct workload_conf *wl, size_t *total, char *errbuf,
+    size_t len)
+{
+	const struct strentry	*e;
+
+	if (wl->driver != DRIVER_SWARM) {
+		if (!TAILQ_EMPTY(&wl->constraints))
+			return (fail(errbuf, len, "constraint is only for "
+			    "driver swarm"));
+		if (wl->replicas != 1)
+			return (fail(errbuf, len, "replicas is only for "
+			    "driver swarm"));
+		return (0);
+	}
+	if (wl->replicas < 1 || wl->replicas > WL_REPLICAS_MAX)
+		return (fail(errbuf, len, "replicas must be from 1 to %d",
+		    WL_REPLICAS_MAX));
+	if (!TAILQ_EMPTY(&wl->volumes))
+		return (fail(errbuf, len, "volume is not for driver swarm"));
+	if (wl->runtime != NULL)
+		return (fail(errbuf, len, "runtime is not for driver swarm"));
+	TAILQ_FOREACH(e, &wl->constraints, entry) {
+		if (!valid_text(e->str) || strlen(e->str) > 256 ||
+		    strpbrk(e->str, "\"' \t") != NULL ||
+		    (strstr(e->str, "==") == NULL &&
+		    strstr(e->str, "!=") == NULL))
+			return (fail(errbuf, len, "constraint \"%s\": must be "
+			    "NAME==value or NAME!=value, without spaces or "
+			    "quotes", valid_text(e->str) ? e->str : "?"));
+		*total += strlen(e->str) + 8;
+	}
+	return (0);
+}
+
 int
 workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 {
 	const struct strentry	*e, *f;
 	const struct volume	*v, *w;
 	size_t			 total = 0;
-	int			 docker = wl->driver == DRIVER_DOCKER;
+	int			 docker = wl->driver != DRIVER_PROCESS;
 
 	if (!valid_workload_name(wl->name))
 		return (fail(errbuf, len, "invalid name \"%s\": 1 to 63 "
 		    "letters, digits, '_', '.' or '-', starting with a letter "
 		    "or digit", wl->name));
-	if (wl->driver != DRIVER_PROCESS && wl->driver != DRIVER_DOCKER)
+	if (wl->driver != DRIVER_PROCESS && wl->driver != DRIVER_DOCKER &&
+	    wl->driver != DRIVER_SWARM)
 		return (fail(errbuf, len, "invalid driver"));
+	if (validate_swarm(wl, &total, errbuf, len) == -1)
+		return (-1);
 	if (wl->source != SOURCE_CONFIG && wl->source != SOURCE_API)
 		return (fail(errbuf, len, "invalid source"));
 	if (TAILQ_EMPTY(&wl->hosts))
@@ -410,8 +458,8 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 
 	if (docker) {
 		if (wl->image == NULL)
-			return (fail(errbuf, len, "driver docker needs an "
-			    "image"));
+			return (fail(errbuf, len, "driver %s needs an image",
+			    wl->driver == DRIVER_SWARM ? "swarm" : "docker"));
 	} else {
 		if (wl->command == NULL)
 			return (fail(errbuf, len, "driver process needs a "
@@ -608,7 +656,14 @@ workload_pull_parse(const char *s)
 static const char *
 driver_name(enum workload_driver d)
 {
-	return (d == DRIVER_DOCKER ? "docker" : "process");
+	switch (d) {
+	case DRIVER_DOCKER:
+		return ("docker");
+	case DRIVER_SWARM:
+		return ("swarm");
+	default:
+		return ("process");
+	}
 }
 
 static int
@@ -751,6 +806,12 @@ workload_to_json(const struct workload_conf *wl)
 	if (wl->pull_timeout != -1)
 		r |= json_object_set_new(o, "pull_timeout",
 		    json_integer(wl->pull_timeout));
+	/* only for swarm: the others have neither */
+	if (wl->driver == DRIVER_SWARM) {
+		r |= json_object_set_new(o, "replicas",
+		    json_integer(wl->replicas));
+		r |= set_strlist(o, "constraints", &wl->constraints);
+	}
 	/* only when set: the API never may, and most never do */
 	if (wl->allow_root)
 		r |= json_object_set_new(o, "allow_root", json_true());
@@ -821,9 +882,11 @@ j_driver(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 		wl->driver = DRIVER_PROCESS;
 	else if (s != NULL && strcmp(s, "docker") == 0)
 		wl->driver = DRIVER_DOCKER;
+	else if (s != NULL && strcmp(s, "swarm") == 0)
+		wl->driver = DRIVER_SWARM;
 	else
-		return (fail(errbuf, len, "field \"%s\": must be \"process\" "
-		    "or \"docker\"", key));
+		return (fail(errbuf, len, "field \"%s\": must be \"process\", "
+		    "\"docker\" or \"swarm\"", key));
 	return (0);
 }
 
@@ -1305,6 +1368,25 @@ j_pull_timeout(struct workload_conf *wl, const char *key, json_t *v,
 	return (0);
 }
 
+static int
+j_replicas(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+	    json_integer_value(v) > WL_REPLICAS_MAX)
+		return (fail(errbuf, len, "field \"%s\": must be an integer "
+		    "from 1 to %d", key, WL_REPLICAS_MAX));
+	wl->replicas = json_integer_value(v);
+	return (0);
+}
+
+static int
+j_constraints(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_strlist(key, v, &wl->constraints, errbuf, len));
+}
+
 static const struct jfield jfields[] = {
 	{ "name",		j_name },
 	{ "driver",		j_driver },
@@ -1343,6 +1425,8 @@ static const struct jfield jfields[] = {
 	{ "server_timing",	j_server_timing },
 	{ "pull",		j_pull },
 	{ "pull_timeout",	j_pull_timeout },
+	{ "replicas",		j_replicas },
+	{ "constraints",	j_constraints },
 };
 
 struct workload_conf *

@@ -276,6 +276,7 @@ static void	 depchecks_run(const struct orchd_conf *);
 %token	BUSY FAIL
 %token	PUBLISH
 %token	AUTH PULL REGISTRY
+%token	CONSTRAINT REPLICAS SWARM
 %token	ERROR
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
@@ -692,10 +693,32 @@ wlopt		: HOST STRING			{
 			wl_seen |= SEEN_DRIVER;
 			wl->driver = DRIVER_DOCKER;
 		}
+		| DRIVER SWARM			{
+			if (wl_seen & SEEN_DRIVER) {
+				yyerror("driver already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_DRIVER;
+			wl->driver = DRIVER_SWARM;
+		}
 		| DRIVER STRING			{
-			yyerror("unknown driver \"%s\": process or docker",
-			    $2);
+			yyerror("unknown driver \"%s\": process, docker or "
+			    "swarm", $2);
 			YYERROR;
+		}
+		| REPLICAS NUMBER		{
+			if ($2 < 1 || $2 > WL_REPLICAS_MAX) {
+				yyerror("replicas must be from 1 to %d",
+				    WL_REPLICAS_MAX);
+				YYERROR;
+			}
+			wl->replicas = $2;
+		}
+		| CONSTRAINT STRING		{
+			if (strlist_add(&wl->constraints, $2) == -1) {
+				yyerror("out of memory");
+				YYERROR;
+			}
 		}
 		| IMAGE STRING			{
 			if (set_string(&wl->image, $2, "image") == -1)
@@ -1160,6 +1183,7 @@ lookup(const char *s, const char **near)
 		{ "command",		COMMAND },
 		{ "connect",		CONNECT },
 		{ "connections",	CONNECTIONS },
+		{ "constraint",		CONSTRAINT },
 		{ "database",		DATABASE },
 		{ "depends",		DEPENDS },
 		{ "directory",		DIRECTORY },
@@ -1201,11 +1225,13 @@ lookup(const char *s, const char **near)
 		{ "pull",		PULL },
 		{ "reaper",		REAPER },
 		{ "registry",		REGISTRY },
+		{ "replicas",		REPLICAS },
 		{ "runtime",		RUNTIME },
 		{ "server",		SERVER },
 		{ "signal",		SIGNAL },
 		{ "socket",		SOCKET },
 		{ "stop",		STOP },
+		{ "swarm",		SWARM },
 		{ "tcp",		TCP },
 		{ "timeout",		TIMEOUT },
 		{ "timing",		TIMING },

@@ -136,6 +136,10 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 	if (wc->allow_root)
 		return (deny(err, len, "api: \"allow_root\" is set in "
 		    "orchd.conf only, never through the API"));
+	/* a swarm service may land on any node the manager has */
+	if (wc->driver == DRIVER_SWARM)
+		return (deny(err, len, "api: driver swarm is set in "
+		    "orchd.conf only, never through the API"));
 	if (wc->driver == DRIVER_PROCESS && !conf->api_allow_process)
 		return (deny(err, len, "api allow: process workloads are not "
 		    "allowed through the API (orchd.conf: api allow "

@@ -382,10 +382,15 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 	const char			*sig;
 	int				 docker;
 
-	docker = wl->driver == DRIVER_DOCKER;
+	docker = wl->driver != DRIVER_PROCESS;
 	fputs("\nworkload ", fp);
 	print_string(fp, wl->name);
-	fprintf(fp, " {\n\tdriver %s\n", docker ? "docker" : "process");
+	fprintf(fp, " {\n\tdriver %s\n", wl->driver == DRIVER_SWARM ?
+	    "swarm" : docker ? "docker" : "process");
+	if (wl->driver == DRIVER_SWARM)
+		fprintf(fp, "\treplicas %d\n", wl->replicas);
+	TAILQ_FOREACH(e, &wl->constraints, entry)
+		print_wlstring(fp, "constraint", e->str);
 	TAILQ_FOREACH(e, &wl->hosts, entry)
 		print_wlstring(fp, "host", e->str);
 	TAILQ_FOREACH(e, &wl->depends, entry)

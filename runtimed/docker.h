@@ -58,6 +58,12 @@ enum dk_call {
 	DK_NET_CREATE,	/* POST /networks/create */
 	DK_PULL,	/* POST /images/create?fromImage={id}&tag={arg} */
 	DK_IMAGE,	/* GET /images/{id}/json */
+	/* the swarm driver's (driver_swarm.c) */
+	DK_SVC_INSPECT,	/* GET /services/{id} */
+	DK_SVC_CREATE,	/* POST /services/create */
+	DK_SVC_UPDATE,	/* POST /services/{id}/update?version={arg} */
+	DK_TASKS,	/* GET /tasks?filters=(service {id}) */
+	DK_NODE,	/* GET /nodes/{id} */
 	DK_CALL_MAX
 };
 
@@ -127,6 +133,15 @@ typedef void	(*dk_net_cb)(const char *, const char *, void *);
 struct dk_netwait;
 struct dk_netwait *dk_network_ensure(const char *, dk_net_cb, void *);
 void		 dk_network_cancel(struct dk_netwait *);
+
+/* swarm_spec.c */
+json_t		*sw_spec(const struct workload_conf *, const char *, char *,
+		    size_t, char *, size_t);
+int		 sw_spec_replicas(json_t *, int);
+
+/* driver_swarm.c */
+void		 swarm_adopt(struct rt_workload *);
+void		 swarm_clear(struct rt_workload *);
 
 /* docker_events.c */
 void		 docker_events_start(void);

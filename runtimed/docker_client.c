@@ -133,7 +133,12 @@ static const struct {
 	[DK_NET_CREATE] = { "POST", HTTP_M_POST, DK_TIMEOUT, 0 },
 	/* as long as the pull timeout, which its caller keeps */
 	[DK_PULL] =	{ "POST", HTTP_M_POST, 0, 1 },
-	[DK_IMAGE] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 }
+	[DK_IMAGE] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
+	[DK_SVC_INSPECT] = { "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
+	[DK_SVC_CREATE] = { "POST", HTTP_M_POST, DK_TIMEOUT, 0 },
+	[DK_SVC_UPDATE] = { "POST", HTTP_M_POST, DK_TIMEOUT, 0 },
+	[DK_TASKS] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
+	[DK_NODE] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 }
 };
 
 static struct dk_reqs	 dk_queue = TAILQ_HEAD_INITIALIZER(dk_queue);
@@ -298,7 +303,8 @@ dk_urlencode(const char *s, char *buf, size_t len)
 static int
 dk_path(struct dk_req *req, const char *id, const char *arg)
 {
-	char	 filters[256], from[DK_IMAGE_MAX * 3], tag[DK_TAG_MAX * 3];
+	char	 filters[256], enc[sizeof(filters) * 3];
+	char	 from[DK_IMAGE_MAX * 3], tag[DK_TAG_MAX * 3];
 	int	 n = -1, secs = 0;
 
 	switch (req->call) {
@@ -318,6 +324,14 @@ dk_path(struct dk_req *req, const char *id, const char *arg)
 		break;
 	case DK_IMAGE:
 		if (!dk_valid_image(id))
+			return (-1);
+		break;
+	case DK_SVC_CREATE:
+		break;
+	case DK_SVC_UPDATE:
+		/* the version index: digits only */
+		if (!dk_valid_ref(id) || !dk_valid_tail(arg) ||
+		    strcmp(arg, "all") == 0)
 			return (-1);
 		break;
 	case DK_CREATE:
@@ -413,6 +427,32 @@ dk_path(struct dk_req *req, const char *id, const char *arg)
 		n = snprintf(req->path, sizeof(req->path), "/images/%s/json",
 		    id);
 		break;
+	case DK_SVC_INSPECT:
+		n = snprintf(req->path, sizeof(req->path), "/services/%s",
+		    id);
+		break;
+	case DK_SVC_CREATE:
+		n = snprintf(req->path, sizeof(req->path),
+		    "/services/create");
+		break;
+	case DK_SVC_UPDATE:
+		n = snprintf(req->path, sizeof(req->path),
+		    "/services/%s/update?version=%s", id, arg);
+		break;
+	case DK_TASKS:
+		/* the service's tasks: those meant to run, those ending */
+		n = snprintf(filters, sizeof(filters), "{\"service\":"
+		    "[\"%s\"]}", id);
+		if (n < 0 || (size_t)n >= sizeof(filters))
+			return (-1);
+		if (dk_urlencode(filters, enc, sizeof(enc)) == -1)
+			return (-1);
+		n = snprintf(req->path, sizeof(req->path),
+		    "/tasks?filters=%s", enc);
+		break;
+	case DK_NODE:
+		n = snprintf(req->path, sizeof(req->path), "/nodes/%s", id);
+		break;
 	default:
 		return (-1);
 	}
@@ -463,8 +503,9 @@ dk_req_error(struct dk_req *req, const char *body, size_t len)
 			break;
 		} else if (iscntrl((unsigned char)*p))
 			*p = ' ';
-	/* a container or an image that does not exist yet is no news */
-	if ((req->call == DK_INSPECT || req->call == DK_IMAGE) &&
+	/* a container, service or image not made yet is no news */
+	if ((req->call == DK_INSPECT || req->call == DK_IMAGE ||
+	    req->call == DK_SVC_INSPECT || req->call == DK_TASKS) &&
 	    req->status == 404)
 		log_debug("docker: %s %s: %d %s", dk_calls[req->call].method,
 		    req->path, req->status, req->err);

@@ -208,6 +208,8 @@ driver_get(enum workload_driver driver)
 		return (&driver_process);
 	case DRIVER_DOCKER:
 		return (&driver_docker);
+	case DRIVER_SWARM:
+		return (&driver_swarm);
 	default:
 		return (NULL);
 	}
@@ -578,6 +580,7 @@ lc_free(struct rt_workload *wl)
 	timer_disarm(&wl->restart_timer);
 	process_clear(wl);
 	docker_clear(wl);
+	swarm_clear(wl);
 	RB_REMOVE(rt_workloads, &rt->workloads, wl);
 	free(wl->dependents);
 	free(wl);
@@ -1266,6 +1269,9 @@ lifecycle_apply(struct cfg_generation *gen)
 		if (conf->driver == DRIVER_DOCKER &&
 		    (wl = lifecycle_find(conf->name)) != NULL)
 			docker_adopt(wl);
+		else if (conf->driver == DRIVER_SWARM &&
+		    (wl = lifecycle_find(conf->name)) != NULL)
+			swarm_adopt(wl);
 	/* conf was cleared above for every name that is gone */
 	RB_FOREACH_SAFE(wl, rt_workloads, &rt->workloads, next)
 		if (wl->conf == NULL)

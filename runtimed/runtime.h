@@ -21,6 +21,7 @@
 struct rt_probe;
 struct rt_busy;
 struct rt_docker;
+struct rt_swarm;
 struct rt_live;
 
 /* a command waiting for a workload to be running or asleep */
@@ -89,6 +90,7 @@ struct rt_workload {
 
 	struct rt_process	 proc;
 	struct rt_docker	*docker;	/* driver_docker.c */
+	struct rt_swarm		*swarm;		/* driver_swarm.c */
 	char			 namebuf[];	/* as long as the name */
 };
 RB_HEAD(rt_workloads, rt_workload);

@@ -489,6 +489,13 @@ static const struct bad {
 	    "too", 1 },
 	{ "bad-process-network-name.conf", "bad-process-network-name.conf:1",
 	    "workload \"a\": network \"pr-1\" is only for driver docker", 1 },
+	/* driver swarm */
+	{ "bad-swarm-replicas.conf", "bad-swarm-replicas.conf:6",
+	    "replicas must be from 1 to 64", 1 },
+	{ "bad-swarm-constraint.conf", "bad-swarm-constraint.conf:1",
+	    "constraint is only for driver swarm", 1 },
+	{ "bad-swarm-volume.conf", "bad-swarm-volume.conf:1",
+	    "volume is not for driver swarm", 1 },
 };
 
 static void
@@ -1824,7 +1831,8 @@ test_json_errors(void **state)
 		{ "{\"name\":\"a\",\"image\":null}",
 		    "field \"image\": must be a string" },
 		{ "{\"name\":\"a\",\"driver\":\"podman\"}",
-		    "field \"driver\": must be \"process\" or \"docker\"" },
+		    "field \"driver\": must be \"process\", \"docker\" or "
+		    "\"swarm\"" },
 		{ "{\"name\":\"a\",\"driver\":1}", "field \"driver\"" },
 		{ "{\"name\":\"a\",\"source\":\"file\"}", "field \"source\"" },
 		{ "{\"name\":\"a\",\"network\":\"no such/net\"}",

@@ -391,6 +391,14 @@ test_policy(void **state)
 		{ D(", \"pull\": \"always\", \"pull_timeout\": \"20m\""), 1, 0,
 		    NULL },
 		{ D(", \"pull\": \"never\""), 1, 0, NULL },
+		/* a swarm service: orchd.conf's alone, it lands anywhere */
+		{ "{\"name\": \"s\", \"hosts\": [\"s.test\"], \"driver\": "
+		    "\"swarm\", \"image\": \"registry.example.com/app:1\", "
+		    "\"port\": 1}", 1, 0, "driver swarm is set in orchd.conf "
+		    "only" },
+		{ "{\"name\": \"s\", \"hosts\": [\"s.test\"], \"driver\": "
+		    "\"swarm\", \"image\": \"registry.example.com/app:1\", "
+		    "\"port\": 1}", 0, 0, NULL },
 #undef D
 #undef P
 #undef VOL
