@@ -58,6 +58,7 @@ enum dk_call {
 	DK_NET_CREATE,	/* POST /networks/create */
 	DK_PULL,	/* POST /images/create?fromImage={id}&tag={arg} */
 	DK_IMAGE,	/* GET /images/{id}/json */
+	DK_IMAGE_REMOVE, /* DELETE /images/{id}: an expired one's, unused */
 	DK_CALL_MAX
 };
 
@@ -181,6 +182,7 @@ int64_t		 dk_pull_left(const struct dk_pull_watch *);
 int64_t		 docker_pull_timeout(const struct workload_conf *);
 void		 docker_recv_regauth(struct imsgev *, struct imsg *);
 void		 docker_recv_pull(struct imsgev *, struct imsg *);
+void		 docker_recv_purge(struct imsgev *, struct imsg *);
 const char	*docker_login(const char *);
 
 /* docker_logs.c */

@@ -133,7 +133,8 @@ static const struct {
 	[DK_NET_CREATE] = { "POST", HTTP_M_POST, DK_TIMEOUT, 0 },
 	/* as long as the pull timeout, which its caller keeps */
 	[DK_PULL] =	{ "POST", HTTP_M_POST, 0, 1 },
-	[DK_IMAGE] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 }
+	[DK_IMAGE] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
+	[DK_IMAGE_REMOVE] = { "DELETE", HTTP_M_DELETE, DK_TIMEOUT, 0 }
 };
 
 static struct dk_reqs	 dk_queue = TAILQ_HEAD_INITIALIZER(dk_queue);
@@ -317,6 +318,7 @@ dk_path(struct dk_req *req, const char *id, const char *arg)
 			return (-1);
 		break;
 	case DK_IMAGE:
+	case DK_IMAGE_REMOVE:
 		if (!dk_valid_image(id))
 			return (-1);
 		break;
@@ -412,6 +414,10 @@ dk_path(struct dk_req *req, const char *id, const char *arg)
 		/* the daemon's route takes the name's slashes as they are */
 		n = snprintf(req->path, sizeof(req->path), "/images/%s/json",
 		    id);
+		break;
+	case DK_IMAGE_REMOVE:
+		/* no force: an image a container still has stays */
+		n = snprintf(req->path, sizeof(req->path), "/images/%s", id);
 		break;
 	default:
 		return (-1);
