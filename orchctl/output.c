@@ -403,7 +403,8 @@ reason_name(int32_t reason, int json)
 		[RT_REASON_OOM] = { "oom", "oom" },
 		[RT_REASON_DEPENDENCY] = { "dependency", "dependency" },
 		[RT_REASON_RESTART] = { "restart", "restart" },
-		[RT_REASON_UNHEALTHY] = { "unhealthy", "unhealthy" }
+		[RT_REASON_UNHEALTHY] = { "unhealthy", "unhealthy" },
+		[RT_REASON_EXPIRED] = { "expired", "expired" }
 	};
 
 	if (reason < 0 || (size_t)reason >= nitems(names))
