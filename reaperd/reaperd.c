@@ -140,7 +140,7 @@ lastseen_send(void)
  * is proposed to the parent for deletion, which it decides.  Asked
  * again at most every EXPIRE_RETRY seconds while it stays due.
  */
-#define EXPIRE_RETRY	10
+#define EXPIRE_RETRY	60
 static void
 reaper_expire(struct reap_wl *wl, time_t now)
 {
