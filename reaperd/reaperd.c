@@ -345,8 +345,9 @@ reaper_apply(struct privsep *ps, struct cfg_generation *gen,
 			wl->keep_warm = wc->keep_warm;
 		wl->idle_timeout = wc->idle_timeout >= 0 ? wc->idle_timeout :
 		    gen->global.idle_timeout;
-		/* the file's workloads never expire */
+		/* the file's workloads never expire; a change is asked anew */
 		wl->expire_after = 0;
+		wl->expire_sent = 0;
 		if (wc->source == SOURCE_API)
 			wl->expire_after = wc->expire_after >= 0 ?
 			    wc->expire_after : gen->global.expire_after;
