@@ -223,6 +223,9 @@ struct workload_conf {
 	int64_t			 pull_timeout;	/* docker; -1: global */
 	struct strlist		 constraints;	/* swarm: placement */
 	int			 replicas;	/* swarm: tasks while awake */
+	int64_t			 expire_after;	/* API: seconds without a
+						   request; -1: global,
+						   0: never */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 
@@ -327,6 +330,7 @@ struct orchd_conf {
 	uint8_t			*regauth;
 	size_t			 regauth_len;
 	int			 regauth_loaded; /* not sent yet */
+	int64_t			 expire_after;	/* API workloads; 0: never */
 };
 
 /*
@@ -351,6 +355,7 @@ struct global_settings {
 	int64_t			 pull_timeout;	/* seconds */
 	int32_t			 pull;		/* enum workload_pull */
 	int32_t			 pad2;
+	int64_t			 expire_after;	/* API workloads; 0: never */
 };
 
 /* the message catalogue: who sends what is said beside each type */
@@ -397,6 +402,13 @@ enum imsg_type {
 	IMSG_CTL_PULL,			/* -> runtime: struct ctl_name */
 	IMSG_CTL_PULLING,		/* reply item: struct ctl_pull, before
 					   the OK or FAIL */
+	IMSG_CTL_CREATE,		/* -> parent: JSON text, as the API's
+					   POST; OK or FAIL */
+	IMSG_CTL_UPDATE,		/* -> parent: JSON text, the whole
+					   new definition of an API one */
+	IMSG_CTL_DELETE,		/* -> parent: struct ctl_name */
+	IMSG_CTL_KEEP,			/* -> parent: struct ctl_name, never
+					   expire it */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -454,6 +466,9 @@ enum imsg_type {
 					   connection: is it still there? */
 	IMSG_RT_WAIT,			/* runtime -> gateway: struct rt_wait,
 					   a wake goes on longer (a pull) */
+	IMSG_REAP_EXPIRE,		/* reaper -> parent: struct
+					   rp_expire, no request for its
+					   expire after: delete it? */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -462,6 +477,9 @@ enum imsg_type {
 	IMSG_RT_EXITED,			/* parent -> runtime: struct rt_proc */
 	IMSG_RT_COUNTS,			/* runtime -> parent: struct
 					   rt_counts, for systemd's STATUS */
+	IMSG_RT_PURGE,			/* parent -> runtime: struct rt_purge,
+					   an expired workload's container
+					   and, unused, its image to remove */
 
 	/* the store */
 	IMSG_RP_LASTSEEN = 600,		/* reaper -> store: struct
@@ -507,8 +525,11 @@ enum imsg_type {
 	IMSG_API_PUT,			/* parent -> store: JSON text, insert
 					   or replace an API workload */
 	IMSG_API_DROP,			/* parent -> store: struct ctl_name */
-	IMSG_API_STORED			/* store -> parent: struct ctl_result,
+	IMSG_API_STORED,		/* store -> parent: struct ctl_result,
 					   code 0 once written */
+	IMSG_API_EXPIRE			/* parent -> store: struct rp_expire,
+					   drop it, its history kept;
+					   answered IMSG_API_STORED */
 };
 
 /* why a workload changed state */
@@ -530,7 +551,9 @@ enum rt_reason {
 					   on it; failed: one it depends
 					   on did not wake */
 	RT_REASON_RESTART,		/* kept warm: started again */
-	RT_REASON_UNHEALTHY		/* failed its liveness checks */
+	RT_REASON_UNHEALTHY,		/* failed its liveness checks */
+	RT_REASON_EXPIRED		/* deleted: no request for its
+					   expire after */
 };
 
 /*
@@ -937,6 +960,22 @@ struct tls_check_fail {
  */
 #define ORCHD_API_KEY_MAX	1024
 #define ORCHD_API_JSON_MAX	(ORCHD_IMSG_MAXSIZE - 1024)
+
+/*
+ * IMSG_REAP_EXPIRE, IMSG_API_EXPIRE: an API workload without a request
+ * since last_seen (wall clock; the clock started then), for secs.
+ */
+struct rp_expire {
+	char			 name[ORCHD_NAME_MAX];
+	int64_t			 last_seen;
+	int64_t			 secs;
+};
+
+/* IMSG_RT_PURGE: what an expired workload leaves behind */
+struct rt_purge {
+	char			 name[ORCHD_NAME_MAX];
+	char			 image[CTL_IMAGE_MAX];
+};
 
 /* the parent's answer to IMSG_API_CREATE or IMSG_API_DELETE */
 struct api_result {

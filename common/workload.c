@@ -66,6 +66,7 @@ workload_new(const char *name)
 	wl->server_timing = -1;
 	wl->pull = -1;
 	wl->pull_timeout = -1;
+	wl->expire_after = -1;
 	if ((wl->address = strdup(WL_DEFAULT_ADDRESS)) == NULL) {
 		free(wl);
 		return (NULL);
@@ -616,6 +617,8 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		return (fail(errbuf, len, "invalid pull"));
 	if (wl->pull_timeout < -1 || wl->pull_timeout == 0)
 		return (fail(errbuf, len, "pull timeout must be positive"));
+	if (wl->expire_after < -1)
+		return (fail(errbuf, len, "invalid expire after"));
 	if (total > WL_SIZE_MAX)
 		return (fail(errbuf, len, "workload too large"));
 	return (0);
@@ -812,6 +815,9 @@ workload_to_json(const struct workload_conf *wl)
 		    json_integer(wl->replicas));
 		r |= set_strlist(o, "constraints", &wl->constraints);
 	}
+	if (wl->expire_after != -1)
+		r |= json_object_set_new(o, "expire_after",
+		    json_integer(wl->expire_after));
 	/* only when set: the API never may, and most never do */
 	if (wl->allow_root)
 		r |= json_object_set_new(o, "allow_root", json_true());
@@ -1387,6 +1393,14 @@ j_constraints(struct workload_conf *wl, const char *key, json_t *v,
 	return (j_strlist(key, v, &wl->constraints, errbuf, len));
 }
 
+/* 0: never, as orchctl keep sets it */
+static int
+j_expire_after(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_duration(key, v, &wl->expire_after, errbuf, len));
+}
+
 static const struct jfield jfields[] = {
 	{ "name",		j_name },
 	{ "driver",		j_driver },
@@ -1427,6 +1441,7 @@ static const struct jfield jfields[] = {
 	{ "pull_timeout",	j_pull_timeout },
 	{ "replicas",		j_replicas },
 	{ "constraints",	j_constraints },
+	{ "expire_after",	j_expire_after },
 };
 
 struct workload_conf *

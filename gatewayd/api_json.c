@@ -31,7 +31,8 @@ static const char *const api_reasons[] = {
 	[RT_REASON_OOM] = "oom",
 	[RT_REASON_DEPENDENCY] = "dependency",
 	[RT_REASON_RESTART] = "restart",
-	[RT_REASON_UNHEALTHY] = "unhealthy"
+	[RT_REASON_UNHEALTHY] = "unhealthy",
+	[RT_REASON_EXPIRED] = "expired"
 };
 
 const char *

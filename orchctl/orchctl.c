@@ -84,7 +84,18 @@ static const struct request requests[] = {
 	{ MONITOR,	  "monitor",	    IMSG_CTL_MONITOR,
 	    IMSG_CTL_EVENT,	0,		  NULL },
 	{ PULL,		  "pull",	    IMSG_CTL_PULL,
-	    IMSG_CTL_PULLING,	CTL_TIMEOUT_LONG, NULL }
+	    IMSG_CTL_PULLING,	CTL_TIMEOUT_LONG, NULL },
+	{ CREATE,	  "create",	    IMSG_CTL_CREATE,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	{ UPDATE,	  "update",	    IMSG_CTL_UPDATE,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	{ DELETE,	  "delete",	    IMSG_CTL_DELETE,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	{ KEEP,		  "keep",	    IMSG_CTL_KEEP,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	/* a workload's, or a deleted one's that the store kept */
+	{ SHOW_HISTORY,	  "show history",   IMSG_CTL_SHOW_HISTORY,
+	    IMSG_CTL_HISTORY,	CTL_TIMEOUT,	  NULL }
 };
 
 /* what ctl_dispatch made of a reply */
@@ -132,12 +143,18 @@ usage(int status)
 		    "  show summary\n"
 		    "  show workloads\n"
 		    "  show workload name\n"
+		    "  show history name\n"
 		    "  show stats\n"
 		    "  wake name\n"
 		    "  suspend name\n"
 		    "  keepwarm name on | off\n"
 		    "  logs name [-f] [-n lines | all]\n"
 		    "  pull name\n"
+		    "  create file | - | name --image x | --command c "
+		    "--host h --port n ...\n"
+		    "  update name file | -\n"
+		    "  delete name\n"
+		    "  keep name\n"
 		    "  reload\n"
 		    "  log verbose | brief\n");
 	exit(status);
@@ -242,7 +259,12 @@ main(int argc, char *argv[])
 	argv += optind;
 	late_options(&argc, argv, &sockname, &out);
 
-	if ((res = parse(argc, argv)) == NULL)
+	if (argc > 0 && (strcmp(argv[0], "create") == 0 ||
+	    strcmp(argv[0], "update") == 0))
+		res = parse_define(argc, argv);
+	else
+		res = parse(argc, argv);
+	if (res == NULL)
 		usage(1);
 	rq = request_find(res->action);
 	if (rq->rq_type == IMSG_NONE)
@@ -327,10 +349,17 @@ ctl_send(struct imsgbuf *ibuf, const struct request *rq,
 	case IMSG_CTL_WAKE:
 	case IMSG_CTL_SUSPEND:
 	case IMSG_CTL_PULL:
+	case IMSG_CTL_DELETE:
+	case IMSG_CTL_KEEP:
 		memset(&cn, 0, sizeof(cn));
 		strlcpy(cn.name, res->name, sizeof(cn.name));
 		data = &cn;
 		len = sizeof(cn);
+		break;
+	case IMSG_CTL_CREATE:
+	case IMSG_CTL_UPDATE:
+		data = res->json;
+		len = strlen(res->json);
 		break;
 	case IMSG_CTL_KEEPWARM:
 		memset(&kw, 0, sizeof(kw));

@@ -403,7 +403,8 @@ reason_name(int32_t reason, int json)
 		[RT_REASON_OOM] = { "oom", "oom" },
 		[RT_REASON_DEPENDENCY] = { "dependency", "dependency" },
 		[RT_REASON_RESTART] = { "restart", "restart" },
-		[RT_REASON_UNHEALTHY] = { "unhealthy", "unhealthy" }
+		[RT_REASON_UNHEALTHY] = { "unhealthy", "unhealthy" },
+		[RT_REASON_EXPIRED] = { "expired", "expired" }
 	};
 
 	if (reason < 0 || (size_t)reason >= nitems(names))
@@ -802,6 +803,16 @@ show_result(const struct parse_result *res)
 			printf("%s: %s pulled\n", res->name, pull_got ?
 			    pull_last.image : "its image");
 		break;
+	case CREATE:
+	case UPDATE:
+	case DELETE:
+		printf("%s %s\n", res->name, res->action == CREATE ?
+		    "created" : res->action == UPDATE ? "updated" :
+		    "deleted");
+		break;
+	case KEEP:
+		printf("%s never expires\n", res->name);
+		break;
 	default:
 		printf("command succeeded\n");
 		break;
@@ -823,6 +834,8 @@ show_tail(const struct parse_result *res)
 		if (table.ncols == 0)
 			printf("no transitions recorded\n");
 	}
+	if (res->action == SHOW_HISTORY && table.ncols == 0)
+		printf("no transitions recorded\n");
 	table_print();
 	if (res->action == SHOW_SUMMARY && store_queue_got)
 		printf("\ndatabase: %" PRIu64 " writes held (%" PRIu64
@@ -952,7 +965,9 @@ json_transition(const struct parse_result *res,
 {
 	json_t	*history;
 
-	if (json_doc == NULL ||
+	if (res->action == SHOW_HISTORY)
+		history = json_items;
+	else if (json_doc == NULL ||
 	    (history = json_object_get(json_doc, "history")) == NULL)
 		errx(1, "bad reply from orchd");
 	json_add(history, json_pack("{s:o, s:s, s:s, s:s, s:o, s:o}",
@@ -1074,6 +1089,13 @@ json_result(const struct parse_result *res)
 	case KEEPWARM:
 		o = json_pack("{s:s, s:s, s:b}", "result", "ok",
 		    "name", res->name, "keep_warm", res->onoff != 0);
+		break;
+	case CREATE:
+	case UPDATE:
+	case DELETE:
+	case KEEP:
+		o = json_pack("{s:s, s:s}", "result", "ok", "name",
+		    res->name);
 		break;
 	case PULL:
 		if (!pull_got)

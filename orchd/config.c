@@ -324,6 +324,7 @@ config_send(struct orchd *env)
 	gs.health_failures = env->conf->health_failures;
 	gs.pull = env->conf->pull;
 	gs.pull_timeout = env->conf->pull_timeout;
+	gs.expire_after = env->conf->expire_after;
 
 	config_compose_all(env, IMSG_CFG_RESET, &gen, sizeof(gen));
 	config_compose_all(env, IMSG_CFG_GLOBAL, &gs, sizeof(gs));

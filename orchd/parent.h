@@ -96,6 +96,7 @@ void		 control_version(struct imsgev *, struct imsg *);
 void		 control_verbose(struct imsgev *, struct imsg *);
 void		 control_logs(struct imsgev *, struct imsg *);
 void		 control_show_definition(struct imsgev *, struct imsg *);
+void		 control_change(struct imsgev *, struct imsg *);
 
 /* reload.c: what a reload reports to orchctl */
 void		 reload_begin(uint32_t);
@@ -178,6 +179,11 @@ int		 identity_get(struct orchd *, const char *, uid_t *, char *,
 #define CTL_ID_API	0x80000000U
 void		 api_recv_create(struct imsgev *, struct imsg *);
 void		 api_recv_delete(struct imsgev *, struct imsg *);
+void		 api_recv_expire(struct imsgev *, struct imsg *);
+void		 api_ctl_create(struct orchd *, uint32_t, struct imsg *);
+void		 api_ctl_update(struct orchd *, uint32_t, struct imsg *);
+void		 api_ctl_delete(struct orchd *, uint32_t, const char *);
+void		 api_ctl_keep(struct orchd *, uint32_t, const char *);
 void		 api_recv_logs_stop(struct imsgev *, struct imsg *);
 void		 api_recv_stored(struct imsgev *, struct imsg *);
 void		 api_recv_definition(struct imsgev *, struct imsg *);
@@ -204,6 +210,8 @@ void		 api_reload_keep(struct orchd_conf *, struct orchd_conf *);
 	{ IMSG_API_DEFINITION, PROC_ANYLEN, PROC_FROM(PROC_STORE), \
 	    api_recv_definition }, \
 	{ IMSG_API_LOAD_END, 0, PROC_FROM(PROC_STORE), api_recv_load_end }, \
+	{ IMSG_REAP_EXPIRE, sizeof(struct rp_expire), PROC_FROM(PROC_REAPER), \
+	    api_recv_expire }, \
 	{ IMSG_GW_METRICS_ASK, 0, PROC_FROM(PROC_GATEWAY), \
 	    api_recv_metrics_ask }, \
 	{ IMSG_GW_METRICS_WL, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY), \

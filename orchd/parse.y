@@ -277,6 +277,7 @@ static void	 depchecks_run(const struct orchd_conf *);
 %token	PUBLISH
 %token	AUTH PULL REGISTRY
 %token	CONSTRAINT REPLICAS SWARM
+%token	AFTER EXPIRE
 %token	ERROR
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
@@ -596,6 +597,12 @@ main		: USER STRING			{
 		| PULL TIMEOUT duration		{
 			if (gw_timeout(&conf->pull_timeout, $3,
 			    "pull timeout", 0) == -1)
+				YYERROR;
+		}
+		| EXPIRE AFTER duration		{
+			/* the API's workloads' default; 0: never */
+			if (gw_timeout(&conf->expire_after, $3,
+			    "expire after", 1) == -1)
 				YYERROR;
 		}
 		| REGISTRY AUTH FILENAME STRING	{
@@ -1035,6 +1042,12 @@ wlopt		: HOST STRING			{
 			    "pull timeout", 0) == -1)
 				YYERROR;
 		}
+		| EXPIRE AFTER duration		{
+			yyerror("expire after: workloads of the "
+			    "configuration file never expire; it is a "
+			    "global setting, for the API's");
+			YYERROR;
+		}
 		;
 
 %%
@@ -1170,6 +1183,7 @@ lookup(const char *s, const char **near)
 	/* this has to be sorted always */
 	static const struct keyword keywords[] = {
 		{ "address",		ADDRESS },
+		{ "after",		AFTER },
 		{ "agent",		AGENT },
 		{ "allow",		ALLOW },
 		{ "answer",		ANSWER },
@@ -1190,6 +1204,7 @@ lookup(const char *s, const char **near)
 		{ "docker",		DOCKER },
 		{ "driver",		DRIVER },
 		{ "env",		ENV },
+		{ "expire",		EXPIRE },
 		{ "fail",		FAIL },
 		{ "failures",		FAILURES },
 		{ "file",		FILENAME },
@@ -3140,6 +3155,7 @@ parse_config(const char *filename, int verbose)
 	c->tunnel_idle = c->server_timing = -1;
 	c->pull = -1;
 	c->pull_timeout = -1;
+	c->expire_after = -1;
 	c->idle_timeout = c->reaper_interval = c->wake_timeout = -1;
 	c->health_interval = c->health_timeout = c->health_failures = -1;
 	c->gateway.header_timeout = c->gateway.body_timeout = -1;
@@ -3235,6 +3251,9 @@ parse_config(const char *filename, int verbose)
 		c->pull = PULL_MISSING;
 	if (c->pull_timeout == -1)
 		c->pull_timeout = ORCHD_PULL_TIMEOUT;
+	/* API workloads live until deleted, unless told otherwise */
+	if (c->expire_after == -1)
+		c->expire_after = 0;
 	return (c);
 }
 

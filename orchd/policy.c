@@ -120,6 +120,9 @@ policy_network_allowed(const struct orchd_conf *conf, const char *name)
  * ask the registry again, which costs the registry a manifest request
  * a wake (Docker fetches no layer it has); a long pull timeout holds the
  * workload's own requests longer, as a long wake timeout does.
+ *
+ * "expire_after" is the API's too: it only shortens or ends the life of
+ * the API's own workload, which DELETE could end anyway.
  */
 static int
 policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,

@@ -151,6 +151,7 @@ print_pull(FILE *fp, const struct orchd_conf *conf)
 	} else
 		fprintf(fp, "pull %s\n", pull);
 	print_duration(fp, "pull timeout", conf->pull_timeout);
+	print_duration(fp, "expire after", conf->expire_after);
 	if (conf->regauth_file != NULL) {
 		fputs("registry auth file ", fp);
 		print_string(fp, conf->regauth_file);

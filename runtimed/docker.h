@@ -64,6 +64,7 @@ enum dk_call {
 	DK_SVC_UPDATE,	/* POST /services/{id}/update?version={arg} */
 	DK_TASKS,	/* GET /tasks?filters=(service {id}) */
 	DK_NODE,	/* GET /nodes/{id} */
+	DK_IMAGE_REMOVE, /* DELETE /images/{id}: an expired one's, unused */
 	DK_CALL_MAX
 };
 
@@ -196,6 +197,7 @@ int64_t		 dk_pull_left(const struct dk_pull_watch *);
 int64_t		 docker_pull_timeout(const struct workload_conf *);
 void		 docker_recv_regauth(struct imsgev *, struct imsg *);
 void		 docker_recv_pull(struct imsgev *, struct imsg *);
+void		 docker_recv_purge(struct imsgev *, struct imsg *);
 const char	*docker_login(const char *);
 
 /* docker_logs.c */

@@ -138,7 +138,8 @@ static const struct {
 	[DK_SVC_CREATE] = { "POST", HTTP_M_POST, DK_TIMEOUT, 0 },
 	[DK_SVC_UPDATE] = { "POST", HTTP_M_POST, DK_TIMEOUT, 0 },
 	[DK_TASKS] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
-	[DK_NODE] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 }
+	[DK_NODE] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
+	[DK_IMAGE_REMOVE] = { "DELETE", HTTP_M_DELETE, DK_TIMEOUT, 0 }
 };
 
 static struct dk_reqs	 dk_queue = TAILQ_HEAD_INITIALIZER(dk_queue);
@@ -323,6 +324,7 @@ dk_path(struct dk_req *req, const char *id, const char *arg)
 			return (-1);
 		break;
 	case DK_IMAGE:
+	case DK_IMAGE_REMOVE:
 		if (!dk_valid_image(id))
 			return (-1);
 		break;
@@ -452,6 +454,10 @@ dk_path(struct dk_req *req, const char *id, const char *arg)
 		break;
 	case DK_NODE:
 		n = snprintf(req->path, sizeof(req->path), "/nodes/%s", id);
+		break;
+	case DK_IMAGE_REMOVE:
+		/* no force: an image a container still has stays */
+		n = snprintf(req->path, sizeof(req->path), "/images/%s", id);
 		break;
 	default:
 		return (-1);

@@ -439,3 +439,96 @@ docker_recv_pull(struct imsgev *iev, struct imsg *imsg)
 		free(cl);
 	}
 }
+
+/*
+ * IMSG_RT_PURGE: an API workload expired (orchd/api.c).  The generation
+ * without it stopped it; its container goes now, and its image after it
+ * when no workload of ours names that image.  Volumes stay (v=0), and an
+ * image another container still has stays (Docker refuses, no force).
+ */
+struct dk_purge {
+	char			 name[ORCHD_NAME_MAX];
+	char			 image[CTL_IMAGE_MAX];
+};
+
+static void
+docker_purge_image_done(const struct dk_resp *r, void *arg)
+{
+	struct dk_purge	*p = arg;
+
+	if (r->status == 200 || r->status == 404)
+		log_info("%s: expired: image %s removed", p->name, p->image);
+	else
+		log_warnx("%s: expired: image %s kept: %s", p->name, p->image,
+		    r->err);
+	free(p);
+}
+
+static int
+docker_image_used(const char *image)
+{
+	struct rt_workload	*wl;
+
+	RB_FOREACH(wl, rt_workloads, &rt->workloads)
+		if (wl->conf != NULL && wl->conf->driver == DRIVER_DOCKER &&
+		    wl->conf->image != NULL &&
+		    strcmp(wl->conf->image, image) == 0)
+			return (1);
+	return (0);
+}
+
+static void
+docker_purge_done(const struct dk_resp *r, void *arg)
+{
+	struct dk_purge	*p = arg;
+
+	if (r->status != 204 && r->status != 404) {
+		log_warnx("%s: expired: container not removed: %s", p->name,
+		    r->err);
+		free(p);
+		return;
+	}
+	log_info("%s: expired: container removed", p->name);
+	/* asked now: a workload created meanwhile may use it */
+	if (p->image[0] == '\0' || docker_image_used(p->image)) {
+		if (p->image[0] != '\0')
+			log_info("%s: expired: image %s kept, another "
+			    "workload uses it", p->name, p->image);
+		free(p);
+		return;
+	}
+	if (dk_call(DK_IMAGE_REMOVE, p->image, NULL, NULL,
+	    docker_purge_image_done, NULL, p) == NULL) {
+		log_warnx("%s: expired: image %s: cannot ask", p->name,
+		    p->image);
+		free(p);
+	}
+}
+
+void
+docker_recv_purge(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_purge	 rp;
+	struct dk_purge	*p;
+	char		 cname[DK_CNAME_MAX];
+
+	(void)imsg_get_data(imsg, &rp, sizeof(rp));
+	rp.name[sizeof(rp.name) - 1] = '\0';
+	rp.image[sizeof(rp.image) - 1] = '\0';
+	/* a process workload: its container is none, nothing to do */
+	if (rp.image[0] == '\0')
+		return;
+	if ((p = calloc(1, sizeof(*p))) == NULL) {
+		log_warn("%s", __func__);
+		return;
+	}
+	strlcpy(p->name, rp.name, sizeof(p->name));
+	strlcpy(p->image, rp.image, sizeof(p->image));
+	(void)snprintf(cname, sizeof(cname), "%s%s", DK_NAME_PREFIX,
+	    rp.name);
+	if (dk_call(DK_REMOVE, cname, NULL, NULL, docker_purge_done, NULL,
+	    p) == NULL) {
+		log_warnx("%s: expired: container: cannot ask", p->name);
+		free(p);
+	}
+}

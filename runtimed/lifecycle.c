@@ -81,7 +81,8 @@ reason_name(enum rt_reason reason)
 		[RT_REASON_OOM] = "oom",
 		[RT_REASON_DEPENDENCY] = "dependency",
 		[RT_REASON_RESTART] = "restart",
-		[RT_REASON_UNHEALTHY] = "unhealthy"
+		[RT_REASON_UNHEALTHY] = "unhealthy",
+		[RT_REASON_EXPIRED] = "expired"
 	};
 
 	if ((unsigned int)reason >= nitems(names) || names[reason] == NULL)

@@ -57,6 +57,8 @@ static const struct proc_handler runtime_handlers[] = {
 	    docker_recv_regauth },
 	{ IMSG_CTL_PULL, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
 	    docker_recv_pull },
+	{ IMSG_RT_PURGE, sizeof(struct rt_purge), PROC_FROM(PROC_PARENT),
+	    docker_recv_purge },
 };
 
 /* a request found it asleep: what the gateway says of it is cleaned */

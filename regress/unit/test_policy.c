@@ -59,6 +59,12 @@ control_fail(uint32_t id, const char *fmt, ...)
 }
 
 void
+control_reply(uint32_t id, uint32_t type, const void *data, size_t len)
+{
+	fail_msg("control_reply called");
+}
+
+void
 apikey_send(struct orchd *env)
 {
 	fail_msg("apikey_send called");
