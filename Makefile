@@ -21,7 +21,8 @@ CC		?= cc
 YACC		 = byacc
 PKG_CONFIG	?= pkg-config
 
-PKGS		 = libevent libtls libbsd-overlay sqlite3 jansson libseccomp
+PKGS		 = libevent libtls libbsd-overlay sqlite3 jansson libseccomp \
+		   libnghttp2
 PKG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS))
 
@@ -48,7 +49,8 @@ ORCHD_LIBS	:= $(shell $(PKG_CONFIG) --libs --static libbsd-overlay \
 endif
 child_libs	 = $(shell $(PKG_CONFIG) --libs $(STATIC_PKG) libbsd-overlay $(1))
 STORE_LIBS	:= $(call child_libs,libevent sqlite3 jansson libseccomp)
-GATEWAY_LIBS	:= $(call child_libs,libevent libtls jansson libseccomp)
+GATEWAY_LIBS	:= $(call child_libs,libevent libtls jansson libseccomp \
+		    libnghttp2)
 REAPER_LIBS	:= $(call child_libs,libevent jansson libseccomp)
 RUNTIME_LIBS	:= $(call child_libs,libevent jansson libseccomp libmd)
 # asked for only when a unit test is linked: tools/deps.sh build has no cmocka

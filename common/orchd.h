@@ -62,6 +62,13 @@ union wl_addr {
 #define ORCHD_TRUSTED_MAX	32	/* trusted proxy networks */
 #define ORCHD_TLS_FILE_MAX	(1024 * 1024)	/* a certificate or key file */
 #define ORCHD_TLS_CHUNK		(16 * 1024)	/* PEM bytes per message */
+#define ORCHD_H2_STREAMS	100	/* http2 max streams: nginx's */
+#define ORCHD_H2_STREAMS_MAX	1000
+
+/* a listener's HTTP/2: by ALPN on TLS, by its preface on cleartext */
+#define LISTENER_H2_ON		0	/* TLS: offered; cleartext: no */
+#define LISTENER_H2_OFF		1
+#define LISTENER_H2_PRIOR	2	/* cleartext: the preface accepted */
 
 #define ORCHD_NAME_MAX		64	/* workload name, NUL included */
 #define ORCHD_HOST_MAX		256	/* a host name or pattern, NUL included */
@@ -215,6 +222,7 @@ struct listener_conf {
 	char			 name[ORCHD_HOST_MAX]; /* as written */
 	int			 api;		/* an "api listen on" */
 	int			 tls;
+	int			 http2;		/* LISTENER_H2_* */
 	char			*tls_cert;	/* file names */
 	char			*tls_key;
 	int			 fd;		/* bound by the parent, or -1 */
@@ -258,6 +266,7 @@ struct gateway_conf {
 	int64_t			 prefork;	/* gateway processes */
 	int32_t			 ntrusted;
 	struct netaddr		 trusted[ORCHD_TRUSTED_MAX];
+	int64_t			 h2_max_streams; /* per connection */
 };
 
 /* the whole configuration, as parse_config() returns it */
@@ -811,6 +820,7 @@ struct ctl_listener {
 	char			 name[ORCHD_HOST_MAX];
 	int			 api;
 	int			 tls;
+	int			 http2;		/* LISTENER_H2_* */
 };
 
 /*
