@@ -989,6 +989,7 @@ conn_route(struct gw_conn *c)
 	c->routed = 0;
 	c->wake_us = -1;
 	c->refused = 0;
+	metrics_request_protocol(c);
 
 	/* the HTTP API: on its own listeners, or by its "api host" */
 	if (api_wants(c)) {

@@ -26,6 +26,7 @@ PLAIN=$(free_port $((PK + 1)))
 OFF=$(free_port $((PLAIN + 1)))
 APORT=$(free_port $((OFF + 1)))
 BPORT=$(free_port $((APORT + 1)))
+API=$(free_port $((BPORT + 1)))
 mkdir -p "$T/log" "$T/bin" "$T/pki"
 cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
 P=$T/pki
@@ -69,6 +70,8 @@ upstream timeout 5s
 listen on 127.0.0.1 port $PORT tls certificate "$P/h2.crt" key "$P/h2.key"
 listen on 127.0.0.1 port $PK http2 prior knowledge
 listen on 127.0.0.1 port $PLAIN
+api listen on 127.0.0.1 port $API
+api metrics public
 listen on 127.0.0.1 port $OFF tls certificate "$P/h2.crt" key "$P/h2.key" \\
 	http2 off
 
@@ -178,7 +181,17 @@ out=$(h2 $OFF --http2 -o /dev/null -w '%{http_code} %{http_version}' \
     "https://a.test:$OFF/")
 check "http2 off: HTTP/1.1 over TLS ($out)" [ "$out" = "200 1.1" ]
 
-# 7. attacks, on the prior knowledge listener: each bounded, and curl on
+# 7. /metrics counts requests by protocol
+curl -sS -m 20 -o "$T/metrics" "http://127.0.0.1:$API/metrics"
+h2n=$(awk '/^orchd_requests_by_protocol_total{protocol="h2"}/ { print $2 }' \
+    "$T/metrics")
+h1n=$(awk '/^orchd_requests_by_protocol_total{protocol="http\/1.1"}/ { print $2 }' \
+    "$T/metrics")
+check "/metrics: h2 requests counted ($h2n), HTTP/1.1 apart ($h1n)" \
+    sh -c "[ '${h2n:-0}' -ge 1010 ] && [ '${h1n:-0}' -ge 3 ] &&
+    [ '${h1n:-0}' -lt 10 ]"
+
+# 8. attacks, on the prior knowledge listener: each bounded, and curl on
 # a connection of its own served meanwhile
 attack() {	# attack NAME EXPECTED-PATTERN
 	$ATTACK "$1" $PK a.test >"$T/$1.out" 2>&1 &
