@@ -212,6 +212,7 @@ struct workload_conf {
 	struct ignorelist	 ignores;	/* after the global ones */
 	int64_t			 tunnel_idle;	/* -1: global; 0: never */
 	int			 server_timing;	/* -1: global, 0, 1 */
+	int			 upstream_h2c;	/* cleartext HTTP/2 to it */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 

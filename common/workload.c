@@ -654,6 +654,8 @@ workload_to_json(const struct workload_conf *wl)
 	if (wl->server_timing != -1)
 		r |= json_object_set_new(o, "server_timing",
 		    json_boolean(wl->server_timing));
+	if (wl->upstream_h2c)
+		r |= json_object_set_new(o, "upstream", json_string("h2c"));
 	/* only when set: the API never may, and most never do */
 	if (wl->allow_root)
 		r |= json_object_set_new(o, "allow_root", json_true());
@@ -1162,6 +1164,19 @@ j_server_timing(struct workload_conf *wl, const char *key, json_t *v,
 	return (0);
 }
 
+/* the protocol to the workload: HTTP/1.1, or cleartext HTTP/2 */
+static int
+j_upstream(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (!json_is_string(v) || (strcmp(json_string_value(v), "h2c") != 0 &&
+	    strcmp(json_string_value(v), "http/1.1") != 0))
+		return (fail(errbuf, len, "field \"%s\": \"h2c\" or "
+		    "\"http/1.1\"", key));
+	wl->upstream_h2c = strcmp(json_string_value(v), "h2c") == 0;
+	return (0);
+}
+
 static const struct jfield jfields[] = {
 	{ "name",		j_name },
 	{ "driver",		j_driver },
@@ -1197,6 +1212,7 @@ static const struct jfield jfields[] = {
 	{ "ignore",		j_ignore },
 	{ "tunnel_idle_timeout", j_tunnel_idle },
 	{ "server_timing",	j_server_timing },
+	{ "upstream",		j_upstream },
 };
 
 struct workload_conf *

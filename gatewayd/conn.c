@@ -379,8 +379,8 @@ conn_accept(int fd, short event, void *arg)
  * client's address, trust and listener.  It is routed, parked and
  * proxied as any connection is; it is not counted against its address.
  */
-int
-conn_attach(int s, struct gw_conn *parent)
+struct gw_conn *
+conn_attach(int s, struct gw_conn *parent, struct h2_stream *st)
 {
 	struct gw_conn	*c;
 
@@ -393,7 +393,7 @@ conn_attach(int s, struct gw_conn *parent)
 				evbuffer_free(c->in);
 			free(c);
 		}
-		return (-1);
+		return (NULL);
 	}
 	c->fd = s;
 	c->up.fd = -1;
@@ -403,6 +403,7 @@ conn_attach(int s, struct gw_conn *parent)
 	c->listener = parent->listener;
 	c->listener->refs++;
 	c->h2stream = 1;
+	c->h2st = st;
 	event_set(&c->rev, s, EV_READ | EV_PERSIST, conn_read, c);
 	event_set(&c->wev, s, EV_WRITE | EV_PERSIST, conn_write, c);
 	evtimer_set(&c->timer, conn_timeout, c);
@@ -412,7 +413,7 @@ conn_attach(int s, struct gw_conn *parent)
 	accept_update();
 	conn_reading(c, 1);
 	conn_timer(c, gw->conf.header_timeout);
-	return (0);
+	return (c);
 }
 
 /* stop or start reading from the client (TCP then pushes back) */

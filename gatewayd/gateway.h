@@ -45,6 +45,7 @@
 #define GW_LINGER_BYTES		(8 * 1024 * 1024)	/* then close */
 
 struct gw_conn;
+struct h2_stream;
 
 /*
  * A workload as the gateway knows it.  Kept across reloads while its name
@@ -244,6 +245,7 @@ struct gw_conn {
 	/* HTTP/2 (h2.c): the session, or a stream's pseudo-connection */
 	struct h2_session	*h2;
 	int			 h2stream;
+	struct h2_stream	*h2st;		/* its stream, while both live */
 };
 
 struct gateway {
@@ -331,12 +333,13 @@ struct gw_head	*head_get(void);
 void		 head_put(struct gw_head *);
 
 /* conn.c, for h2.c: a stream's pseudo-connection */
-int		 conn_attach(int, struct gw_conn *);
+struct gw_conn	*conn_attach(int, struct gw_conn *, struct h2_stream *);
 
 /* h2.c */
 int		 h2_input(struct gw_conn *);
 void		 h2_drained(struct gw_conn *);
 void		 h2_conn_closed(struct gw_conn *);
+int		 h2_proxy_start(struct gw_conn *);
 
 /* bufio.c */
 int		 buf_read(struct evbuffer *, int);

@@ -43,11 +43,10 @@
 
 #include "log.h"
 #include "gateway.h"
+#include "h2.h"
 
 #define H2_PREFACE		"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 #define H2_PREFACE_LEN		(sizeof(H2_PREFACE) - 1)
-#define H2_BODY_HIGH		(64 * 1024)	/* answer bytes held per
-						   stream: then read no more */
 #define H2_REQ_HIGH		(64 * 1024)	/* request bytes held per
 						   stream: then no window */
 #define H2_CONN_WINDOW		(1024 * 1024)	/* the connection's window */
@@ -57,53 +56,9 @@
 #define H2_RESET_RATE		33	/* per second (nghttp2's default) */
 #define H2_PSEUDO_MAX		HTTP_LINE_MAX	/* :path and friends */
 
-struct h2_stream {
-	TAILQ_ENTRY(h2_stream)	 entry;
-	struct h2_session	*sess;
-	int32_t			 id;
-	int			 fd;		/* ours of the pair, or -1 */
-	struct event		 rev;
-	struct event		 wev;
-	/* the request, as it comes */
-	char			*method;
-	char			*path;
-	char			*authority;
-	struct evbuffer		*fields;	/* "name: value\r\n" */
-	struct evbuffer		*cookie;	/* joined with "; " */
-	size_t			 hdrbytes;	/* decoded, as HTTP/1.1 */
-	unsigned int		 nhdrs;
-	int			 has_cl;	/* content-length given */
-	int			 chunked;	/* body sent chunked */
-	int			 started;	/* the head went out */
-	int			 reqdone;	/* END_STREAM from client */
-	size_t			 unconsumed;	/* DATA not yet windowed */
-	struct evbuffer		*req;		/* toward the pair */
-	/* the answer, as the pseudo-connection sends it */
-	struct evbuffer		*rin;		/* read from the pair */
-	struct gw_head		*resp;		/* while its head is read */
-	enum http_method	 meth;		/* HEAD: no body */
-	enum http_body		 body;
-	uint64_t		 left;		/* LENGTH */
-	struct http_chunked	 chunk;
-	struct evbuffer		*out;		/* body for DATA frames */
-	int			 submitted;	/* HEADERS submitted */
-	int			 respdone;	/* all of the body in out */
-	int			 deferred;	/* DATA waits for out */
-	int			 eof;		/* the pair closed */
-};
-
-struct h2_session {
-	struct gw_conn		*c;
-	nghttp2_session		*ng;
-	TAILQ_HEAD(, h2_stream)	 streams;
-	unsigned int		 nstreams;
-	int			 dead;		/* closing: no more input */
-};
-
 static nghttp2_session_callbacks	*h2_cbs;
 static nghttp2_option			*h2_opt;
 
-static void	h2_send(struct h2_session *);
 static void	h2_stream_free(struct h2_stream *);
 static void	h2_stream_read(int, short, void *);
 static void	h2_stream_write(int, short, void *);
@@ -159,17 +114,18 @@ h2_on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame,
 	    (st->cookie = evbuffer_new()) == NULL ||
 	    (st->req = evbuffer_new()) == NULL ||
 	    (st->rin = evbuffer_new()) == NULL ||
-	    (st->out = evbuffer_new()) == NULL) {
+	    (st->out = evbuffer_new()) == NULL ||
+	    (st->body_in = evbuffer_new()) == NULL) {
 		log_warn("%s", __func__);
 		if (st != NULL) {
-			st->fd = -1;
+			st->fd = st->ufd = -1;
 			h2_stream_free(st);
 		}
 		return (NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE);
 	}
 	st->sess = s;
 	st->id = frame->hd.stream_id;
-	st->fd = -1;
+	st->fd = st->ufd = -1;
 	TAILQ_INSERT_TAIL(&s->streams, st, entry);
 	s->nstreams++;
 	nghttp2_session_set_stream_user_data(ng, st->id, st);
@@ -226,6 +182,9 @@ h2_on_header(nghttp2_session *ng, const nghttp2_frame *frame,
 		return (rc == -1 ? NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE : 0);
 	}
 	/* the Host is :authority's when there is one; Expect is ours */
+	if (namelen == 2 && memcmp(name, "te", 2) == 0 && valuelen == 8 &&
+	    memcmp(value, "trailers", 8) == 0)
+		st->te_trailers = 1;
 	if ((namelen == 4 && memcmp(name, "host", 4) == 0) ||
 	    (namelen == 6 && memcmp(name, "expect", 6) == 0) ||
 	    (namelen == 2 && memcmp(name, "te", 2) == 0)) {
@@ -248,14 +207,29 @@ static int
 h2_stream_start(struct h2_stream *st, int endstream)
 {
 	struct h2_session	*s = st->sess;
+	struct gw_workload	*wl;
 	int			 sv[2];
 
 	if (st->method == NULL || st->path == NULL || st->authority == NULL ||
 	    strcmp(st->method, "CONNECT") == 0)
 		return (-1);
 	st->meth = strcmp(st->method, "HEAD") == 0 ? HTTP_M_HEAD : HTTP_M_GET;
-	st->chunked = !endstream && !st->has_cl;
-	if (evbuffer_add_printf(st->req, "%s %s HTTP/1.1\r\nHost: %s\r\n",
+	/*
+	 * For "upstream h2c" the pseudo-connection gets the head alone, to
+	 * route and wake by; the fields and the body are h2up.c's to send.
+	 */
+	wl = s->c->listener->conf.api ? NULL : route_lookup(st->authority,
+	    st->authority[0] == '[' ? 0 : strcspn(st->authority, ":"));
+	st->h2c = wl != NULL && wl->conf != NULL && wl->conf->upstream_h2c;
+	st->chunked = !st->h2c && !endstream && !st->has_cl;
+	if (st->h2c) {
+		if (evbuffer_add_printf(st->req, "%s %s HTTP/1.1\r\n"
+		    "Host: %s\r\nContent-Length: 0\r\n"
+		    "Connection: close\r\n\r\n", st->method, st->path,
+		    st->authority) == -1)
+			return (-1);
+	} else if (evbuffer_add_printf(st->req,
+	    "%s %s HTTP/1.1\r\nHost: %s\r\n",
 	    st->method, st->path, st->authority) == -1 ||
 	    evbuffer_add_buffer(st->req, st->fields) == -1 ||
 	    (evbuffer_get_length(st->cookie) > 0 &&
@@ -271,7 +245,7 @@ h2_stream_start(struct h2_stream *st, int endstream)
 		log_warn("%s: socketpair", s->c->peer);
 		return (-1);
 	}
-	if (conn_attach(sv[1], s->c) == -1) {
+	if ((st->pc = conn_attach(sv[1], s->c, st)) == NULL) {
 		close(sv[0]);
 		close(sv[1]);
 		return (-1);
@@ -291,6 +265,10 @@ static void
 h2_stream_reqdone(struct h2_stream *st)
 {
 	st->reqdone = 1;
+	if (st->h2c) {
+		h2up_body(st);
+		return;
+	}
 	if (st->chunked)
 		(void)evbuffer_add(st->req, "0\r\n\r\n", 5);
 	h2_stream_flush(st);
@@ -337,6 +315,13 @@ h2_on_data(nghttp2_session *ng, uint8_t flags, int32_t id,
 		(void)nghttp2_session_consume(ng, id, len);
 		return (0);
 	}
+	if (st->h2c) {
+		/* held, windowed as h2up.c sends it on */
+		if (evbuffer_add(st->body_in, data, len) == -1)
+			return (NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE);
+		h2up_body(st);
+		return (0);
+	}
 	if ((st->chunked && evbuffer_add_printf(st->req, "%zx\r\n", len) ==
 	    -1) || evbuffer_add(st->req, data, len) == -1 ||
 	    (st->chunked && evbuffer_add(st->req, "\r\n", 2) == -1))
@@ -361,7 +346,7 @@ h2_on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error,
 }
 
 /* DATA frames from the answer's body: what there is, or wait */
-static ssize_t
+ssize_t
 h2_data_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len,
     uint32_t *flags, nghttp2_data_source *src, void *arg)
 {
@@ -371,9 +356,12 @@ h2_data_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len,
 	n = evbuffer_remove(st->out, buf, len);
 	if (n < 0)
 		return (NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE);
-	if (evbuffer_get_length(st->out) == 0 && st->respdone)
+	if (evbuffer_get_length(st->out) == 0 && st->respdone) {
 		*flags |= NGHTTP2_DATA_FLAG_EOF;
-	else if (n == 0) {
+		if (st->rtrl != NULL && evbuffer_get_length(st->rtrl) > 0 &&
+		    h2up_trailers(st) == 0)
+			*flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
+	} else if (n == 0) {
 		st->deferred = 1;
 		return (NGHTTP2_ERR_DEFERRED);
 	}
@@ -381,6 +369,9 @@ h2_data_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len,
 	if (st->fd != -1 && !st->eof && evbuffer_get_length(st->out) <
 	    H2_BODY_HIGH && !event_pending(&st->rev, EV_READ, NULL))
 		event_add(&st->rev, NULL);
+	if (st->ufd != -1 && evbuffer_get_length(st->out) < H2_BODY_HIGH &&
+	    !event_pending(&st->urev, EV_READ, NULL))
+		event_add(&st->urev, NULL);
 	conn_timer(st->sess->c, gw->conf.upstream_timeout);
 	return (n);
 }
@@ -541,6 +532,11 @@ h2_stream_read(int fd, short event, void *arg)
 	n = buf_read(st->rin, st->fd);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
+	if (st->up != NULL) {
+		/* h2up.c answers: the pseudo-connection only ends */
+		event_del(&st->rev);
+		return;
+	}
 	if (n <= 0) {
 		st->eof = 1;
 		event_del(&st->rev);
@@ -599,6 +595,9 @@ h2_stream_free(struct h2_stream *st)
 		TAILQ_REMOVE(&st->sess->streams, st, entry);
 		st->sess->nstreams--;
 	}
+	h2up_free(st);
+	if (st->pc != NULL)
+		st->pc->h2st = NULL;
 	if (st->fd != -1) {
 		event_del(&st->rev);
 		event_del(&st->wev);
@@ -619,6 +618,8 @@ h2_stream_free(struct h2_stream *st)
 		evbuffer_free(st->rin);
 	if (st->out != NULL)
 		evbuffer_free(st->out);
+	if (st->body_in != NULL)
+		evbuffer_free(st->body_in);
 	free(st);
 }
 
@@ -644,7 +645,7 @@ h2_session_free(struct gw_conn *c)
  * made when it drains (h2_drained).  When the session is over (GOAWAY
  * both ways, or an error) the connection closes after the last byte.
  */
-static void
+void
 h2_send(struct h2_session *s)
 {
 	struct gw_conn	*c = s->c;
@@ -758,6 +759,13 @@ h2_input(struct gw_conn *c)
 	ssize_t			 n;
 	int			 r;
 
+	if (s == NULL && c->h2stream && c->state == CONN_H2) {
+		/* handed to h2up.c: only the stream's end is read here */
+		evbuffer_drain(c->in, evbuffer_get_length(c->in));
+		if (c->eof)
+			conn_close(c);
+		return (1);
+	}
 	if (s == NULL) {
 		if (c->state != CONN_IDLE || !c->fresh)
 			return (0);
@@ -811,5 +819,34 @@ h2_drained(struct gw_conn *c)
 void
 h2_conn_closed(struct gw_conn *c)
 {
+	if (c->h2st != NULL) {
+		c->h2st->pc = NULL;
+		c->h2st = NULL;
+	}
 	h2_session_free(c);
+}
+
+/*
+ * proxy_start() of a pseudo-connection: 1 when its stream goes to an
+ * "upstream h2c" workload, which h2up.c then talks to; the pseudo-
+ * connection stays, counted in flight, until the stream ends.
+ */
+int
+h2_proxy_start(struct gw_conn *c)
+{
+	struct h2_stream	*st = c->h2st;
+
+	if (st == NULL || !st->h2c || c->wl->conf == NULL ||
+	    !c->wl->conf->upstream_h2c)
+		return (0);
+	head_put(c->req);
+	c->req = NULL;
+	c->state = CONN_H2;
+	c->deadline = 0;
+	evtimer_del(&c->timer);
+	if (h2up_start(st) == -1) {
+		conn_error(c, 502, "upstream h2c");
+		return (1);
+	}
+	return (1);
 }

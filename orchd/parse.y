@@ -986,6 +986,18 @@ wlopt		: HOST STRING			{
 			}
 			wl->server_timing = $3;
 		}
+		| UPSTREAM STRING		{
+			if (strcmp($2, "h2c") != 0) {
+				yyerror("upstream \"%s\": h2c is the one "
+				    "protocol to name", $2);
+				YYERROR;
+			}
+			if (wl->upstream_h2c) {
+				yyerror("upstream h2c already set");
+				YYERROR;
+			}
+			wl->upstream_h2c = 1;
+		}
 		;
 
 %%

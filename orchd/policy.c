@@ -95,6 +95,9 @@ policy_image_allowed(const struct orchd_conf *conf, const char *image)
  * asks the workload's own address, as for its health path, and a
  * workload that says it is busy runs at most busy max longer, less than
  * the keep warm the API may set already.
+ * "upstream h2c" is the API's too: it is the protocol spoken to the
+ * workload's own address, which gatewayd reaches either way, under the
+ * same limits of streams and bytes as HTTP/1.1 to it.
  */
 static int
 policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,

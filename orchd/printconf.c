@@ -424,6 +424,8 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 	print_ignores(fp, "\t", &wl->ignores);
 	print_wlduration(fp, "tunnel idle timeout", wl->tunnel_idle,
 	    conf->tunnel_idle, "the global setting");
+	if (wl->upstream_h2c)
+		fputs("\tupstream h2c\n", fp);
 	if (wl->server_timing != -1)
 		fprintf(fp, "\tserver timing %s\n", wl->server_timing ?
 		    "on" : "off");

@@ -27,6 +27,7 @@ OFF=$(free_port $((PLAIN + 1)))
 APORT=$(free_port $((OFF + 1)))
 BPORT=$(free_port $((APORT + 1)))
 API=$(free_port $((BPORT + 1)))
+GPORT=$(free_port $((API + 1)))
 mkdir -p "$T/log" "$T/bin" "$T/pki"
 cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
 P=$T/pki
@@ -39,7 +40,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
     2>/dev/null
 openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
     -keyout "$P/h2.key" -out "$P/h2.csr" -subj "/CN=a.test" \
-    -addext "subjectAltName=DNS:a.test,DNS:b.test" 2>/dev/null &&
+    -addext "subjectAltName=DNS:a.test,DNS:b.test,DNS:g.test" 2>/dev/null &&
 openssl x509 -req -in "$P/h2.csr" -CA "$P/ca.crt" -CAkey "$P/ca.key" \
     -CAcreateserial -days 2 -copy_extensions copy -out "$P/h2.crt" 2>/dev/null
 chmod 0600 "$P/h2.key"
@@ -57,7 +58,14 @@ EOF
 	: >"$T/$w.starts"
 	chmod 0666 "$T/$w.starts"
 done
+cp "$(dirname "$0")/h2grpc.py" "$T/bin/h2grpc.py"
+: >"$T/g.starts"
+chmod 0666 "$T/g.starts"
 chmod 0755 "$T/bin" "$T/bin/testhttp" "$T/bin/a.sh" "$T/bin/b.sh"
+chmod 0644 "$T/bin/h2grpc.py"
+GRPC=
+/usr/bin/python3 -c 'import grpc' 2>/dev/null &&
+    GRPC="/usr/bin/python3 $T/bin/h2grpc.py"
 lines() { wc -l <"$1" | tr -d ' '; }
 
 conf_head >"$T/orchd.conf"
@@ -84,6 +92,12 @@ workload "b" {
 	host "b.test"
 	command "/bin/sh $T/bin/b.sh"
 	port $BPORT
+}
+workload "g" {
+	host "g.test"
+	command "/usr/bin/python3 $T/bin/h2grpc.py serve $GPORT $T/g.starts"
+	port $GPORT
+	upstream h2c
 }
 CONF
 "$ORCHD" -n -f "$T/orchd.conf" >"$T/n.out" 2>&1
@@ -181,7 +195,27 @@ out=$(h2 $OFF --http2 -o /dev/null -w '%{http_code} %{http_version}' \
     "https://a.test:$OFF/")
 check "http2 off: HTTP/1.1 over TLS ($out)" [ "$out" = "200 1.1" ]
 
-# 7. /metrics counts requests by protocol
+# 7. gRPC through orchd, "upstream h2c": the first call wakes the service
+if [ -n "$GRPC" ]; then
+	$GRPC call 127.0.0.1:$PK g.test >"$T/grpc.out" 2>&1
+	check "gRPC unary call over prior knowledge, waking it: reply, status, trailer" \
+	    grep -qx 'unary cprg olleh OK unary-10' "$T/grpc.out"
+	check "gRPC server-streaming call: 5 messages, status, trailer" \
+	    grep -qx 'stream 5 tick 4 OK stream' "$T/grpc.out"
+	check "gRPC error status, details and trailer intact" \
+	    grep -qx 'fail NOT_FOUND no such thing failed' "$T/grpc.out"
+	check "one start of the gRPC service ($(lines "$T/g.starts"))" \
+	    [ "$(lines "$T/g.starts")" -eq 1 ]
+	$GRPC call 127.0.0.1:$PORT g.test "$P/ca.crt" >"$T/grpcs.out" 2>&1
+	check "gRPC over TLS (ALPN h2): the same three answers" \
+	    sh -c "[ \$(wc -l <'$T/grpcs.out') -eq 3 ] &&
+	    cmp -s '$T/grpc.out' '$T/grpcs.out'"
+	[ "$FAILED" -eq 0 ] || cat "$T/grpc.out" "$T/grpcs.out"
+else
+	echo "skipped: gRPC (no python3-grpcio)"
+fi
+
+# 8. /metrics counts requests by protocol
 curl -sS -m 20 -o "$T/metrics" "http://127.0.0.1:$API/metrics"
 h2n=$(awk '/^orchd_requests_by_protocol_total{protocol="h2"}/ { print $2 }' \
     "$T/metrics")
@@ -191,7 +225,7 @@ check "/metrics: h2 requests counted ($h2n), HTTP/1.1 apart ($h1n)" \
     sh -c "[ '${h2n:-0}' -ge 1010 ] && [ '${h1n:-0}' -ge 3 ] &&
     [ '${h1n:-0}' -lt 10 ]"
 
-# 8. attacks, on the prior knowledge listener: each bounded, and curl on
+# 9. attacks, on the prior knowledge listener: each bounded, and curl on
 # a connection of its own served meanwhile
 attack() {	# attack NAME EXPECTED-PATTERN
 	$ATTACK "$1" $PK a.test >"$T/$1.out" 2>&1 &
