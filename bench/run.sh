@@ -22,11 +22,11 @@ parts=
 for a in "$@"; do
 	case $a in
 	--quick) export BENCH_QUICK=1 ;;
-	[1-5]) parts="$parts $a" ;;
-	*) echo "usage: bench/run.sh [--quick] [1-5 ...]" >&2; exit 2 ;;
+	[1-6]) parts="$parts $a" ;;
+	*) echo "usage: bench/run.sh [--quick] [1-6 ...]" >&2; exit 2 ;;
 	esac
 done
-[ -n "$parts" ] || parts="1 2 3 4 5"
+[ -n "$parts" ] || parts="1 2 3 4 5 6"
 
 [ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
 sh bench/deps.sh >/dev/null || { echo "bench: bench/deps.sh failed" >&2; exit 1; }

@@ -680,8 +680,10 @@ h2_send(struct h2_session *s)
 	}
 	/* a client that does not read its answers is not read either */
 	conn_reading(c, evbuffer_get_length(c->out) < GW_BUF_HIGH);
+	/* "keepalive timeout 0" is for HTTP/1.1: one request, then close */
 	if (s->nstreams == 0)
-		conn_timer(c, gw->conf.keepalive_timeout);
+		conn_timer(c, gw->conf.keepalive_timeout > 0 ?
+		    gw->conf.keepalive_timeout : gw->conf.header_timeout);
 	conn_flush(c);
 }
 
