@@ -246,6 +246,7 @@ struct gw_conn {
 	struct h2_session	*h2;
 	int			 h2stream;
 	struct h2_stream	*h2st;		/* its stream, while both live */
+	struct h2_session	*h2pool;	/* idle in this session's pool */
 };
 
 struct gateway {

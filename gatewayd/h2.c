@@ -14,7 +14,9 @@
  * joined, no connection-specific field either way (nghttp2 refuses them
  * in requests; the answer's hop-by-hop fields, which the HTTP/1.1 parser
  * marks, are left out), a body without Content-Length sent chunked, and
- * Connection: close so the pseudo-connection ends with its answer.
+ * the pseudo-connection kept alive after a complete answer, idle in the
+ * session's pool for the next stream, so that its connection to the
+ * workload is reused as an HTTP/1.1 client's is.
  *
  * Limits, each against an attack on HTTP/2 servers: "http2 max streams"
  * concurrent streams (more are refused), resets by the client beyond
@@ -238,19 +240,28 @@ h2_stream_start(struct h2_stream *st, int endstream)
 	    evbuffer_add(st->req, "\r\n", 2) == -1)) ||
 	    (st->chunked && evbuffer_add_printf(st->req,
 	    "Transfer-Encoding: chunked\r\n") == -1) ||
-	    evbuffer_add_printf(st->req, "Connection: close\r\n\r\n") == -1)
+	    evbuffer_add(st->req, "\r\n", 2) == -1)
 		return (-1);
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-	    0, sv) == -1) {
-		log_warn("%s: socketpair", s->c->peer);
-		return (-1);
+	if (s->npool > 0 && !st->h2c) {
+		/* an idle one, its connection to a workload perhaps open */
+		s->npool--;
+		st->pc = s->pool[s->npool];
+		st->fd = s->poolfd[s->npool];
+		st->pc->h2pool = NULL;
+		st->pc->h2st = st;
+	} else {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0, sv) == -1) {
+			log_warn("%s: socketpair", s->c->peer);
+			return (-1);
+		}
+		if ((st->pc = conn_attach(sv[1], s->c, st)) == NULL) {
+			close(sv[0]);
+			close(sv[1]);
+			return (-1);
+		}
+		st->fd = sv[0];
 	}
-	if ((st->pc = conn_attach(sv[1], s->c, st)) == NULL) {
-		close(sv[0]);
-		close(sv[1]);
-		return (-1);
-	}
-	st->fd = sv[0];
 	event_set(&st->rev, st->fd, EV_READ | EV_PERSIST, h2_stream_read, st);
 	event_set(&st->wev, st->fd, EV_WRITE | EV_PERSIST, h2_stream_write,
 	    st);
@@ -505,6 +516,7 @@ h2_stream_answer(struct h2_stream *st)
 			st->resp = NULL;
 			continue;
 		}
+		st->reusable = http_head_persistent(&st->resp->h);
 		r = h2_submit_head(st);
 		head_put(st->resp);
 		st->resp = NULL;
@@ -512,6 +524,48 @@ h2_stream_answer(struct h2_stream *st)
 			return (-1);
 	}
 	return (h2_stream_body(st));
+}
+
+/*
+ * Both ways done, the answer complete and the pseudo-connection alive:
+ * into the pool for the next stream.
+ */
+static void
+h2_stream_release(struct h2_stream *st)
+{
+	struct h2_session	*s = st->sess;
+
+	if (st->fd == -1 || st->pc == NULL || !st->reusable || st->eof ||
+	    !st->respdone || !st->reqdone || st->h2c ||
+	    evbuffer_get_length(st->req) > 0 ||
+	    evbuffer_get_length(st->rin) > 0 || s->npool >= H2_POOL)
+		return;
+	event_del(&st->rev);
+	event_del(&st->wev);
+	st->pc->h2st = NULL;
+	st->pc->h2pool = s;
+	s->pool[s->npool] = st->pc;
+	s->poolfd[s->npool++] = st->fd;
+	st->pc = NULL;
+	st->fd = -1;
+}
+
+/* a pooled pseudo-connection closed: out of the pool */
+static void
+h2_pool_remove(struct gw_conn *c)
+{
+	struct h2_session	*s = c->h2pool;
+	unsigned int		 i;
+
+	c->h2pool = NULL;
+	for (i = 0; i < s->npool; i++)
+		if (s->pool[i] == c) {
+			close(s->poolfd[i]);
+			s->npool--;
+			s->pool[i] = s->pool[s->npool];
+			s->poolfd[i] = s->poolfd[s->npool];
+			return;
+		}
 }
 
 /*
@@ -552,6 +606,7 @@ h2_stream_read(int fd, short event, void *arg)
 			    NGHTTP2_FLAG_NONE, st->id, NGHTTP2_INTERNAL_ERROR);
 	} else if (evbuffer_get_length(st->out) >= H2_BODY_HIGH)
 		event_del(&st->rev);
+	h2_stream_release(st);
 	h2_send(s);
 }
 
@@ -577,6 +632,7 @@ h2_stream_flush(struct h2_stream *st)
 		    st->unconsumed);
 		st->unconsumed = 0;
 	}
+	h2_stream_release(st);
 }
 
 static void
@@ -634,6 +690,11 @@ h2_session_free(struct gw_conn *c)
 	while ((st = TAILQ_FIRST(&s->streams)) != NULL) {
 		nghttp2_session_set_stream_user_data(s->ng, st->id, NULL);
 		h2_stream_free(st);
+	}
+	while (s->npool > 0) {
+		s->npool--;
+		s->pool[s->npool]->h2pool = NULL;
+		close(s->poolfd[s->npool]);
 	}
 	nghttp2_session_del(s->ng);
 	free(s);
@@ -825,6 +886,8 @@ h2_conn_closed(struct gw_conn *c)
 		c->h2st->pc = NULL;
 		c->h2st = NULL;
 	}
+	if (c->h2pool != NULL)
+		h2_pool_remove(c);
 	h2_session_free(c);
 }
 

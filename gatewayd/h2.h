@@ -11,6 +11,7 @@
 
 #define H2_BODY_HIGH		(64 * 1024)	/* answer bytes held per
 						   stream: then read no more */
+#define H2_POOL			16	/* idle pseudo-connections kept */
 
 struct h2_stream {
 	TAILQ_ENTRY(h2_stream)	 entry;
@@ -61,6 +62,7 @@ struct h2_stream {
 	struct evbuffer		*rtrl;		/* and trailers */
 	int			 status;
 	struct evbuffer		*body_in;	/* request body, h2c */
+	int			 reusable;	/* the answer kept it alive */
 };
 
 struct h2_session {
@@ -69,6 +71,10 @@ struct h2_session {
 	TAILQ_HEAD(, h2_stream)	 streams;
 	unsigned int		 nstreams;
 	int			 dead;		/* closing: no more input */
+	/* idle pseudo-connections kept for the next streams (h2.c) */
+	struct gw_conn		*pool[H2_POOL];
+	int			 poolfd[H2_POOL];
+	unsigned int		 npool;
 };
 
 /* h2.c */
