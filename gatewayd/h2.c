@@ -290,7 +290,9 @@ h2_on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *arg)
 {
 	struct h2_session	*s = arg;
 	struct h2_stream	*st;
-	int			 end = frame->hd.flags & NGHTTP2_FLAG_END_STREAM;
+	int			 end;
+
+	end = frame->hd.flags & NGHTTP2_FLAG_END_STREAM;
 
 	if (frame->hd.type != NGHTTP2_HEADERS &&
 	    frame->hd.type != NGHTTP2_DATA)

@@ -48,7 +48,7 @@ struct h2_stream {
 	int			 eof;		/* the pair closed */
 	/* "upstream h2c" (h2up.c): HTTP/2 to the workload itself */
 	int			 h2c;		/* routed to such a workload */
-	int			 te_trailers;	/* the client said TE: trailers */
+	int			 te_trailers;	/* the client's TE: trailers */
 	struct gw_conn		*pc;		/* the pseudo-connection */
 	int			 ufd;		/* to the workload, or -1 */
 	struct event		 urev;

@@ -145,7 +145,9 @@ static int
 up_on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *arg)
 {
 	struct h2_stream	*st = arg;
-	int			 end = frame->hd.flags & NGHTTP2_FLAG_END_STREAM;
+	int			 end;
+
+	end = frame->hd.flags & NGHTTP2_FLAG_END_STREAM;
 
 	if (frame->hd.stream_id != st->upid)
 		return (0);

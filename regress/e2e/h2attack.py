@@ -17,7 +17,8 @@ import time
 import hpack
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-DATA, HEADERS, RST, SETTINGS, PING, GOAWAY, WINUPD, CONT = 0, 1, 3, 4, 6, 7, 8, 9
+DATA, HEADERS, RST, SETTINGS, PING = 0, 1, 3, 4, 6
+GOAWAY, WINUPD, CONT = 7, 8, 9
 END_STREAM, END_HEADERS, ACK = 0x1, 0x4, 0x1
 
 

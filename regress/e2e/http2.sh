@@ -17,7 +17,8 @@ for cmd in openssl curl h2load; do
 		echo "skipped: no $cmd"; echo "0 passed, 0 failed"; exit 0; }
 done
 curl -V | grep -qw HTTP2 || {
-	echo "skipped: curl without HTTP/2"; echo "0 passed, 0 failed"; exit 0; }
+	echo "skipped: curl without HTTP/2"; echo "0 passed, 0 failed"
+	exit 0; }
 
 base=$((20000 + $$ % 12000))
 PORT=$(free_port "$base")
@@ -117,7 +118,8 @@ out=$(h2 $PORT --http2 -o "$T/hdr.out" -w '%{http_code} %{http_version}' \
     "https://a.test:$PORT/headers")
 check "curl --http2 over TLS wakes a and gets HTTP/2 200 ($out)" \
     [ "$out" = "200 2" ]
-check "one start of a ($(lines "$T/a.starts"))" [ "$(lines "$T/a.starts")" -eq 1 ]
+check "one start of a ($(lines "$T/a.starts"))" \
+    [ "$(lines "$T/a.starts")" -eq 1 ]
 check "the workload sees Host: a.test" grep -qi '^Host: a.test' "$T/hdr.out"
 check "and X-Forwarded-Proto: https" \
     grep -qi '^X-Forwarded-Proto: https' "$T/hdr.out"
@@ -144,7 +146,8 @@ check "b woke once" [ "$(lines "$T/b.starts")" -eq 1 ]
 head -c 1048576 /dev/urandom >"$T/up.bin"
 h2 $PORT --http2 --data-binary "@$T/up.bin" -o "$T/echo.out" \
     "https://a.test:$PORT/echo"
-check "a 1 MiB POST over HTTP/2 comes back intact" cmp -s "$T/up.bin" "$T/echo.out"
+check "a 1 MiB POST over HTTP/2 comes back intact" \
+    cmp -s "$T/up.bin" "$T/echo.out"
 h2 $PORT --http2 -H 'Transfer-Encoding:' -H 'Content-Length:' \
     --data-binary "@$T/up.bin" -o "$T/echo2.out" "https://a.test:$PORT/echo"
 check "and without a Content-Length (sent on chunked)" \
@@ -198,7 +201,7 @@ check "http2 off: HTTP/1.1 over TLS ($out)" [ "$out" = "200 1.1" ]
 # 7. gRPC through orchd, "upstream h2c": the first call wakes the service
 if [ -n "$GRPC" ]; then
 	$GRPC call 127.0.0.1:$PK g.test >"$T/grpc.out" 2>&1
-	check "gRPC unary call over prior knowledge, waking it: reply, status, trailer" \
+	check "gRPC unary call waking it: reply, status, trailer" \
 	    grep -qx 'unary cprg olleh OK unary-10' "$T/grpc.out"
 	check "gRPC server-streaming call: 5 messages, status, trailer" \
 	    grep -qx 'stream 5 tick 4 OK stream' "$T/grpc.out"
@@ -219,8 +222,8 @@ fi
 curl -sS -m 20 -o "$T/metrics" "http://127.0.0.1:$API/metrics"
 h2n=$(awk '/^orchd_requests_by_protocol_total{protocol="h2"}/ { print $2 }' \
     "$T/metrics")
-h1n=$(awk '/^orchd_requests_by_protocol_total{protocol="http\/1.1"}/ { print $2 }' \
-    "$T/metrics")
+h1n=$(awk '/^orchd_requests_by_protocol_total{protocol="http\/1.1"}/ {
+    print $2 }' "$T/metrics")
 check "/metrics: h2 requests counted ($h2n), HTTP/1.1 apart ($h1n)" \
     sh -c "[ '${h2n:-0}' -ge 1010 ] && [ '${h1n:-0}' -ge 3 ] &&
     [ '${h1n:-0}' -lt 10 ]"
