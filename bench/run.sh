@@ -27,7 +27,7 @@ for a in "$@"; do
 	*) echo "usage: bench/run.sh [--quick] [1-6 ...]" >&2; exit 2 ;;
 	esac
 done
-[ -n "$parts" ] || parts="1 2 3 4 5"
+[ -n "$parts" ] || parts="1 2 3 4 5 6"
 
 [ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
 sh bench/deps.sh >/dev/null || { echo "bench: bench/deps.sh failed" >&2; exit 1; }

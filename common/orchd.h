@@ -64,6 +64,13 @@ union wl_addr {
 #define ORCHD_TRUSTED_MAX	32	/* trusted proxy networks */
 #define ORCHD_TLS_FILE_MAX	(1024 * 1024)	/* a certificate or key file */
 #define ORCHD_TLS_CHUNK		(16 * 1024)	/* PEM bytes per message */
+#define ORCHD_H2_STREAMS	100	/* http2 max streams: nginx's */
+#define ORCHD_H2_STREAMS_MAX	1000
+
+/* a listener's HTTP/2: by ALPN on TLS, by its preface on cleartext */
+#define LISTENER_H2_ON		0	/* TLS: offered; cleartext: no */
+#define LISTENER_H2_OFF		1
+#define LISTENER_H2_PRIOR	2	/* cleartext: the preface accepted */
 
 #define ORCHD_NAME_MAX		64	/* workload name, NUL included */
 #define ORCHD_HOST_MAX		256	/* a host name or pattern, NUL included */
@@ -226,6 +233,7 @@ struct workload_conf {
 	int64_t			 expire_after;	/* API: seconds without a
 						   request; -1: global,
 						   0: never */
+	int			 upstream_h2c;	/* cleartext HTTP/2 to it */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 
@@ -236,6 +244,7 @@ struct listener_conf {
 	char			 name[ORCHD_HOST_MAX]; /* as written */
 	int			 api;		/* an "api listen on" */
 	int			 tls;
+	int			 http2;		/* LISTENER_H2_* */
 	char			*tls_cert;	/* file names */
 	char			*tls_key;
 	int			 fd;		/* bound by the parent, or -1 */
@@ -279,6 +288,7 @@ struct gateway_conf {
 	int64_t			 prefork;	/* gateway processes */
 	int32_t			 ntrusted;
 	struct netaddr		 trusted[ORCHD_TRUSTED_MAX];
+	int64_t			 h2_max_streams; /* per connection */
 };
 
 /* the whole configuration, as parse_config() returns it */
@@ -581,6 +591,7 @@ struct gw_metrics_total {
 	uint64_t		 auth_failures;
 	uint64_t		 unknown_hosts;	/* requests routed nowhere */
 	uint64_t		 idle_closed;	/* to make room */
+	uint64_t		 protocol[2];	/* requests: HTTP/1.x, h2 */
 };
 
 /* IMSG_CFG_STATUS: the parent's start and its last configuration load */
@@ -900,6 +911,7 @@ struct ctl_listener {
 	char			 name[ORCHD_HOST_MAX];
 	int			 api;
 	int			 tls;
+	int			 http2;		/* LISTENER_H2_* */
 };
 
 /*

@@ -818,6 +818,8 @@ workload_to_json(const struct workload_conf *wl)
 	if (wl->expire_after != -1)
 		r |= json_object_set_new(o, "expire_after",
 		    json_integer(wl->expire_after));
+	if (wl->upstream_h2c)
+		r |= json_object_set_new(o, "upstream", json_string("h2c"));
 	/* only when set: the API never may, and most never do */
 	if (wl->allow_root)
 		r |= json_object_set_new(o, "allow_root", json_true());
@@ -1401,6 +1403,19 @@ j_expire_after(struct workload_conf *wl, const char *key, json_t *v,
 	return (j_duration(key, v, &wl->expire_after, errbuf, len));
 }
 
+/* the protocol to the workload: HTTP/1.1, or cleartext HTTP/2 */
+static int
+j_upstream(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (!json_is_string(v) || (strcmp(json_string_value(v), "h2c") != 0 &&
+	    strcmp(json_string_value(v), "http/1.1") != 0))
+		return (fail(errbuf, len, "field \"%s\": \"h2c\" or "
+		    "\"http/1.1\"", key));
+	wl->upstream_h2c = strcmp(json_string_value(v), "h2c") == 0;
+	return (0);
+}
+
 static const struct jfield jfields[] = {
 	{ "name",		j_name },
 	{ "driver",		j_driver },
@@ -1442,6 +1457,7 @@ static const struct jfield jfields[] = {
 	{ "replicas",		j_replicas },
 	{ "constraints",	j_constraints },
 	{ "expire_after",	j_expire_after },
+	{ "upstream",		j_upstream },
 };
 
 struct workload_conf *

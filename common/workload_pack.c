@@ -19,7 +19,7 @@
  * size below is brought up to date, so that one is not forgotten.
  */
 #ifdef __LP64__
-_Static_assert(sizeof(struct workload_conf) == 408,
+_Static_assert(sizeof(struct workload_conf) == 416,
     "struct workload_conf changed: update workload_pack()");
 #endif
 

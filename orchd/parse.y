@@ -228,6 +228,7 @@ static int	 set_string(char **, char *, const char *);
 static int	 host_add(const char *);
 static int	 api_host_add(const char *);
 static int	 listener_add(const char *, int64_t, int, char *, char *);
+static int	 listener_http2(int);
 static int	 gw_timeout(int64_t *, int64_t, const char *, int);
 static int	 gw_limit(int64_t *, int64_t, const char *);
 static int	 health_set(int64_t *, int64_t, const char *, int64_t,
@@ -278,6 +279,7 @@ static void	 depchecks_run(const struct orchd_conf *);
 %token	AUTH PULL REGISTRY
 %token	CONSTRAINT REPLICAS SWARM
 %token	AFTER EXPIRE
+%token	HTTP2 KNOWLEDGE PRIOR STREAMS
 %token	ERROR
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
@@ -285,6 +287,7 @@ static void	 depchecks_run(const struct orchd_conf *);
 %type	<v.number>	duration size port
 %type	<v.number>	ignorekind answer onoff
 %type	<v.tls>		tlsopt
+%type	<v.number>	h2opt
 %%
 
 grammar		: /* empty */
@@ -424,6 +427,18 @@ tlsopt		: /* empty */			{
 		}
 		;
 
+h2opt		: /* empty */			{ $$ = LISTENER_H2_ON; }
+		| HTTP2 STRING			{
+			if (strcmp($2, "off") != 0) {
+				yyerror("http2 \"%s\": off or prior "
+				    "knowledge", $2);
+				YYERROR;
+			}
+			$$ = LISTENER_H2_OFF;
+		}
+		| HTTP2 PRIOR KNOWLEDGE		{ $$ = LISTENER_H2_PRIOR; }
+		;
+
 main		: USER STRING			{
 			if (conf->user[0] != '\0') {
 				yyerror("user already set");
@@ -505,13 +520,27 @@ main		: USER STRING			{
 			    "") == -1)
 				YYERROR;
 		}
-		| LISTEN ON STRING PORT port tlsopt	{
-			if (listener_add($3, $5, 0, $6.cert, $6.key) == -1)
+		| LISTEN ON STRING PORT port tlsopt h2opt	{
+			if (listener_add($3, $5, 0, $6.cert, $6.key) == -1 ||
+			    listener_http2($7) == -1)
 				YYERROR;
 		}
-		| API LISTEN ON STRING PORT port tlsopt	{
-			if (listener_add($4, $6, 1, $7.cert, $7.key) == -1)
+		| API LISTEN ON STRING PORT port tlsopt h2opt	{
+			if (listener_add($4, $6, 1, $7.cert, $7.key) == -1 ||
+			    listener_http2($8) == -1)
 				YYERROR;
+		}
+		| HTTP2 MAXCONN STREAMS NUMBER	{
+			if (conf->gateway.h2_max_streams != -1) {
+				yyerror("http2 max streams already set");
+				YYERROR;
+			}
+			if ($4 < 1 || $4 > ORCHD_H2_STREAMS_MAX) {
+				yyerror("http2 max streams: 1 to %d",
+				    ORCHD_H2_STREAMS_MAX);
+				YYERROR;
+			}
+			conf->gateway.h2_max_streams = $4;
 		}
 		| API HOST STRING		{
 			if (api_host_add($3) == -1)
@@ -1048,6 +1077,18 @@ wlopt		: HOST STRING			{
 			    "global setting, for the API's");
 			YYERROR;
 		}
+		| UPSTREAM STRING		{
+			if (strcmp($2, "h2c") != 0) {
+				yyerror("upstream \"%s\": h2c is the one "
+				    "protocol to name", $2);
+				YYERROR;
+			}
+			if (wl->upstream_h2c) {
+				yyerror("upstream h2c already set");
+				YYERROR;
+			}
+			wl->upstream_h2c = 1;
+		}
 		;
 
 %%
@@ -1212,6 +1253,7 @@ lookup(const char *s, const char **near)
 		{ "header",		HEADER },
 		{ "health",		HEALTH },
 		{ "host",		HOST },
+		{ "http2",		HTTP2 },
 		{ "idle",		IDLE },
 		{ "ignore",		IGNORE },
 		{ "image",		IMAGE },
@@ -1222,6 +1264,7 @@ lookup(const char *s, const char **near)
 		{ "keepalive",		KEEPALIVE },
 		{ "key",		KEY },
 		{ "keypair",		KEYPAIR },
+		{ "knowledge",		KNOWLEDGE },
 		{ "listen",		LISTEN },
 		{ "log",		LOG },
 		{ "max",		MAXCONN },
@@ -1233,6 +1276,7 @@ lookup(const char *s, const char **near)
 		{ "per",		PER },
 		{ "port",		PORT },
 		{ "prefork",		PREFORK },
+		{ "prior",		PRIOR },
 		{ "process",		PROCESS },
 		{ "proxy",		PROXY },
 		{ "public",		PUBLIC },
@@ -1246,6 +1290,7 @@ lookup(const char *s, const char **near)
 		{ "signal",		SIGNAL },
 		{ "socket",		SOCKET },
 		{ "stop",		STOP },
+		{ "streams",		STREAMS },
 		{ "swarm",		SWARM },
 		{ "tcp",		TCP },
 		{ "timeout",		TIMEOUT },
@@ -2177,6 +2222,26 @@ listener_add(const char *name, int64_t port, int api, char *cert, char *key)
 	return (0);
 }
 
+/*
+ * The HTTP/2 of the listener just added: offered by ALPN on TLS unless
+ * "http2 off"; on cleartext only with "http2 prior knowledge".
+ */
+static int
+listener_http2(int mode)
+{
+	struct listener_conf	*l = TAILQ_LAST(&conf->listeners, listenerlist);
+
+	if (l == NULL)
+		return (-1);
+	if (mode == LISTENER_H2_PRIOR && l->tls) {
+		yyerror("http2 prior knowledge: cleartext listeners only, "
+		    "TLS offers h2 by ALPN");
+		return (-1);
+	}
+	l->http2 = mode;
+	return (0);
+}
+
 /* a gateway timeout, set once; zero only where allowed */
 static int
 gw_timeout(int64_t *dst, int64_t secs, const char *what, int zero_ok)
@@ -2616,6 +2681,8 @@ gateway_defaults(struct gateway_conf *g)
 		g->max_conns = 0;
 	if (g->max_conns_addr == -1)
 		g->max_conns_addr = 0;
+	if (g->h2_max_streams == -1)
+		g->h2_max_streams = ORCHD_H2_STREAMS;
 	if (g->prefork == -1)
 		g->prefork = 1;
 }
@@ -3163,6 +3230,7 @@ parse_config(const char *filename, int verbose)
 	c->gateway.keepalive_timeout = -1;
 	c->gateway.max_conns = c->gateway.max_conns_addr = -1;
 	c->gateway.prefork = -1;
+	c->gateway.h2_max_streams = -1;
 	c->wl_uid_low = ORCHD_WL_UID_LOW;
 	c->wl_uid_high = ORCHD_WL_UID_HIGH;
 	if ((c->conffile = strdup(filename)) == NULL) {

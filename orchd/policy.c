@@ -123,6 +123,10 @@ policy_network_allowed(const struct orchd_conf *conf, const char *name)
  *
  * "expire_after" is the API's too: it only shortens or ends the life of
  * the API's own workload, which DELETE could end anyway.
+ *
+ * "upstream h2c" is the API's too: it is the protocol spoken to the
+ * workload's own address, which gatewayd reaches either way, under the
+ * same limits of streams and bytes as HTTP/1.1 to it.
  */
 static int
 policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,

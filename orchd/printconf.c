@@ -183,6 +183,7 @@ print_gateway(FILE *fp, const struct gateway_conf *g)
 	else
 		fputs("# max connections per address: no limit\n", fp);
 	fprintf(fp, "prefork %lld\n", (long long)g->prefork);
+	fprintf(fp, "http2 max streams %lld\n", (long long)g->h2_max_streams);
 	for (i = 0; i < g->ntrusted && i < ORCHD_TRUSTED_MAX; i++) {
 		na = &g->trusted[i];
 		max = na->af == AF_INET ? 32 : 128;
@@ -257,6 +258,10 @@ print_listeners(FILE *fp, const struct orchd_conf *conf)
 			fputs(" key ", fp);
 			print_string(fp, l->tls_key);
 		}
+		if (l->http2 == LISTENER_H2_OFF)
+			fputs(" http2 off", fp);
+		else if (l->http2 == LISTENER_H2_PRIOR)
+			fputs(" http2 prior knowledge", fp);
 		fputs("\n", fp);
 	}
 	if (TAILQ_EMPTY(&conf->listeners))
@@ -456,6 +461,8 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 	print_ignores(fp, "\t", &wl->ignores);
 	print_wlduration(fp, "tunnel idle timeout", wl->tunnel_idle,
 	    conf->tunnel_idle, "the global setting");
+	if (wl->upstream_h2c)
+		fputs("\tupstream h2c\n", fp);
 	if (wl->server_timing != -1)
 		fprintf(fp, "\tserver timing %s\n", wl->server_timing ?
 		    "on" : "off");

@@ -25,9 +25,10 @@ set -eu
 
 BUILD_PKGS="gcc make libc6-dev pkg-config byacc
 libevent-dev libtls-dev libsqlite3-dev libjansson-dev libbsd-dev
-libseccomp-dev libssl-dev zlib1g-dev passwd"
+libseccomp-dev libssl-dev zlib1g-dev passwd libnghttp2-dev"
 TEST_PKGS="libcmocka-dev mandoc sqlite3 curl procps iproute2 busybox-static
-clang openssl python3 docker-registry apache2-utils wrk"
+clang openssl python3 docker-registry apache2-utils wrk nghttp2-client
+python3-grpcio python3-h2"
 DOCKER_PKGS="docker.io tini"
 
 usage() {

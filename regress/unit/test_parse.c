@@ -444,6 +444,10 @@ static const struct bad {
 	    "prefork 0 out of range (1-32)", 1 },
 	{ "bad-prefork-dup.conf", "bad-prefork-dup.conf:3",
 	    "prefork already set", 1 },
+	{ "bad-http2-prior-tls.conf", "bad-http2-prior-tls.conf:1",
+	    "http2 prior knowledge: cleartext listeners only", 1 },
+	{ "bad-http2-streams.conf", "bad-http2-streams.conf:1",
+	    "http2 max streams: 1 to 1000", 1 },
 	/* the trust rules: host paths, root (common/trust.c) */
 	{ "bad-volume-etc.conf", "bad-volume-etc.conf:6",
 	    "volume: host path \"/etc\" is /etc (a system directory)", 1 },
