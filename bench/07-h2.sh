@@ -1,5 +1,5 @@
 #!/bin/bash
-# 6. HTTP/2 over TLS.  h2load (-c 10 -m 10, 1 thread, pinned on the
+# 7. HTTP/2 over TLS.  h2load (-c 10 -m 10, 1 thread, pinned on the
 # client CPU) against gatewayd, nginx (1 worker, "listen ... ssl http2")
 # and haproxy (1 thread, "alpn h2,http/1.1"), each a TLS listener with the
 # same certificate (P-256) in front of the same backend nginx over
@@ -8,7 +8,7 @@
 # per-request log, CPU per request (utime + stime of the proxy's
 # processes over the run, divided by the requests answered).
 #
-#	bench/06-h2.sh [--quick]
+#	bench/07-h2.sh [--quick]
 [ "${1:-}" = --quick ] && export BENCH_QUICK=1
 . "$(dirname "$0")/lib.sh"
 
@@ -138,7 +138,7 @@ done
 
 val() { awk -v t="$1" -v k="$2" '$1 == t {print $k}' "$RAW"; }
 out ""
-out "== 6. HTTP/2 over TLS: h2load -c 10 -m 10 -t 1 for ${SECS}s, 1 worker each, client on CPU $CCPU, servers on CPU $SCPU"
+out "== 7. HTTP/2 over TLS: h2load -c 10 -m 10 -t 1 for ${SECS}s, 1 worker each, client on CPU $CCPU, servers on CPU $SCPU"
 out "   raw: target rps p99_us proxy_cpu_us/req requests"
 sed 's/^/   raw: /' "$RAW" >>"$RESULTS"
 out "$(printf '%-9s %9s %8s %9s   %s' target rps p99_us cpu_us/rq \
