@@ -28,8 +28,9 @@ dk_container_name(const char *name, char *buf, size_t len)
 	snprintf(buf, len, "%s%s", DK_NAME_PREFIX, name);
 }
 
-static int
-spec_strlist(json_t *o, const char *key, const struct strlist *l)
+/* a list of strings as a JSON array under key; none: no key */
+int
+dk_spec_strlist(json_t *o, const char *key, const struct strlist *l)
 {
 	const struct strentry	*e;
 	json_t			*a;
@@ -46,9 +47,13 @@ spec_strlist(json_t *o, const char *key, const struct strlist *l)
 	return (json_object_set_new(o, key, a));
 }
 
-/* command: split as sh(1) would, and no shell runs it */
-static int
-spec_cmd(json_t *o, const char *command, char *err, size_t errlen)
+/*
+ * command: split as sh(1) would, and no shell runs it, as the array key
+ * ("Cmd" for a container, "Args" for a service's task)
+ */
+int
+dk_spec_argv(json_t *o, const char *key, const char *command, char *err,
+    size_t errlen)
 {
 	json_t	*a;
 	char	**argv;
@@ -66,7 +71,7 @@ spec_cmd(json_t *o, const char *command, char *err, size_t errlen)
 	for (i = 0; argv[i] != NULL; i++)
 		r |= json_array_append_new(a, json_string(argv[i]));
 	free_argv(argv);
-	r |= json_object_set_new(o, "Cmd", a);
+	r |= json_object_set_new(o, key, a);
 	if (r != 0)
 		snprintf(err, errlen, "out of memory");
 	return (r != 0 ? -1 : 0);
@@ -179,11 +184,11 @@ dk_spec(const struct workload_conf *wc, char *err, size_t errlen)
 		return (NULL);
 	}
 	r |= json_object_set_new(o, "Image", json_string(wc->image));
-	if (spec_cmd(o, wc->command, err, errlen) == -1) {
+	if (dk_spec_argv(o, "Cmd", wc->command, err, errlen) == -1) {
 		json_decref(o);
 		return (NULL);
 	}
-	r |= spec_strlist(o, "Env", &wc->env);
+	r |= dk_spec_strlist(o, "Env", &wc->env);
 	if (wc->user != NULL)
 		r |= json_object_set_new(o, "User", json_string(wc->user));
 	if (wc->directory != NULL)

@@ -16,50 +16,6 @@
 
 #include "docker.h"
 
-static int
-sw_strlist(json_t *o, const char *key, const struct strlist *l)
-{
-	const struct strentry	*e;
-	json_t			*a;
-
-	if (TAILQ_EMPTY(l))
-		return (0);
-	if ((a = json_array()) == NULL)
-		return (-1);
-	TAILQ_FOREACH(e, l, entry)
-		if (json_array_append_new(a, json_string(e->str)) == -1) {
-			json_decref(a);
-			return (-1);
-		}
-	return (json_object_set_new(o, key, a));
-}
-
-/* command: split as sh(1) would; the image's CMD, not its entrypoint */
-static int
-sw_args(json_t *o, const char *command, char *err, size_t errlen)
-{
-	json_t	*a;
-	char	**argv;
-	size_t	 i;
-	int	 r = 0;
-
-	if (command == NULL)
-		return (0);
-	if (split_command(command, &argv, err, errlen) == -1)
-		return (-1);
-	if ((a = json_array()) == NULL) {
-		free_argv(argv);
-		return (-1);
-	}
-	for (i = 0; argv[i] != NULL; i++)
-		r |= json_array_append_new(a, json_string(argv[i]));
-	free_argv(argv);
-	r |= json_object_set_new(o, "Args", a);
-	if (r != 0)
-		snprintf(err, errlen, "out of memory");
-	return (r != 0 ? -1 : 0);
-}
-
 static json_t *
 sw_container(const struct workload_conf *wc, char *err, size_t errlen)
 {
@@ -70,11 +26,11 @@ sw_container(const struct workload_conf *wc, char *err, size_t errlen)
 	if ((c = json_object()) == NULL)
 		return (NULL);
 	r |= json_object_set_new(c, "Image", json_string(wc->image));
-	if (sw_args(c, wc->command, err, errlen) == -1) {
+	if (dk_spec_argv(c, "Args", wc->command, err, errlen) == -1) {
 		json_decref(c);
 		return (NULL);
 	}
-	r |= sw_strlist(c, "Env", &wc->env);
+	r |= dk_spec_strlist(c, "Env", &wc->env);
 	if (wc->user != NULL)
 		r |= json_object_set_new(c, "User", json_string(wc->user));
 	if (wc->directory != NULL)
@@ -121,7 +77,7 @@ sw_task(const struct workload_conf *wc, char *err, size_t errlen)
 		    -1;
 	}
 	if ((pl = json_object()) == NULL ||
-	    sw_strlist(pl, "Constraints", &wc->constraints) == -1)
+	    dk_spec_strlist(pl, "Constraints", &wc->constraints) == -1)
 		r = -1;
 	r |= json_object_set_new(t, "Placement", pl);
 	/* a task that ends is the swarm's to start again, a second later */
