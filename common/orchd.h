@@ -43,6 +43,7 @@ union wl_addr {
 #define ORCHD_IDLE_TIMEOUT	(5 * 60)	/* seconds */
 #define ORCHD_REAPER_INTERVAL	30		/* seconds */
 #define ORCHD_WAKE_TIMEOUT	30		/* seconds */
+#define ORCHD_PULL_TIMEOUT	(5 * 60)	/* seconds, an image's pull */
 #define WL_STOP_TIMEOUT		10		/* seconds, signal to SIGKILL */
 #define WL_STOP_TIMEOUT_MAX	(5 * 60)	/* orchctl waits 10 minutes */
 #define ORCHD_BUSY_MAX		(60 * 60)	/* seconds a busy veto holds */
@@ -52,6 +53,7 @@ union wl_addr {
 #define ORCHD_HEALTH_TIMEOUT	2		/* seconds, for one check */
 #define WL_HEALTH_INTERVAL_MAX	(24 * 60 * 60)	/* seconds */
 #define WL_HEALTH_FAILURES_MAX	100
+#define WL_REPLICAS_MAX		64		/* swarm: tasks while awake */
 
 /* the gateway's timeouts, in seconds, nginx's defaults where it has one */
 #define ORCHD_HEADER_TIMEOUT	60	/* client_header_timeout */
@@ -62,6 +64,13 @@ union wl_addr {
 #define ORCHD_TRUSTED_MAX	32	/* trusted proxy networks */
 #define ORCHD_TLS_FILE_MAX	(1024 * 1024)	/* a certificate or key file */
 #define ORCHD_TLS_CHUNK		(16 * 1024)	/* PEM bytes per message */
+#define ORCHD_H2_STREAMS	100	/* http2 max streams: nginx's */
+#define ORCHD_H2_STREAMS_MAX	1000
+
+/* a listener's HTTP/2: by ALPN on TLS, by its preface on cleartext */
+#define LISTENER_H2_ON		0	/* TLS: offered; cleartext: no */
+#define LISTENER_H2_OFF		1
+#define LISTENER_H2_PRIOR	2	/* cleartext: the preface accepted */
 
 #define ORCHD_NAME_MAX		64	/* workload name, NUL included */
 #define ORCHD_HOST_MAX		256	/* a host name or pattern, NUL included */
@@ -101,12 +110,14 @@ enum privsep_procid {
 
 enum workload_driver {
 	DRIVER_PROCESS = 0,
-	DRIVER_DOCKER
+	DRIVER_DOCKER,
+	DRIVER_SWARM		/* a swarm service: runtimed/driver_swarm.c */
 };
 
 enum workload_network {
 	NETWORK_BRIDGE = 0,
-	NETWORK_HOST
+	NETWORK_HOST,
+	NETWORK_NAMED			/* a user-defined one: netname */
 };
 
 enum workload_health {
@@ -131,6 +142,13 @@ enum workload_source {
 enum workload_on_change {
 	ON_CHANGE_NEXT_WAKE = 0,	/* runs on, the next start takes it */
 	ON_CHANGE_RESTART		/* replaced at once */
+};
+
+/* docker: when a wake pulls the image ("pull") */
+enum workload_pull {
+	PULL_MISSING = 0,		/* the daemon has none by its name */
+	PULL_ALWAYS,			/* at every start */
+	PULL_NEVER
 };
 
 struct strentry {
@@ -184,12 +202,14 @@ struct workload_conf {
 	char			*image;		/* docker */
 	char			*runtime;	/* docker: e.g. "runsc" */
 	enum workload_network	 network;	/* docker */
+	char			*netname;	/* NETWORK_NAMED */
 	struct strlist		 env;		/* "NAME=value" */
 	struct volumelist	 volumes;	/* docker */
 	char			*user;		/* process: run as */
 	char			*directory;	/* process: working directory */
 	char			*address;	/* upstream address, 127.0.0.1 */
 	uint16_t		 port;
+	uint16_t		 publish;	/* docker: host port; 0: port */
 	enum workload_health	 health;
 	char			*health_path;	/* HEALTH_PATH */
 	char			*busy_path;	/* asked before a suspend */
@@ -211,6 +231,15 @@ struct workload_conf {
 	struct ignorelist	 ignores;	/* after the global ones */
 	int64_t			 tunnel_idle;	/* -1: global; 0: never */
 	int			 server_timing;	/* -1: global, 0, 1 */
+	int			 pull;		/* docker: enum workload_pull,
+						   -1: global */
+	int64_t			 pull_timeout;	/* docker; -1: global */
+	struct strlist		 constraints;	/* swarm: placement */
+	int			 replicas;	/* swarm: tasks while awake */
+	int64_t			 expire_after;	/* API: seconds without a
+						   request; -1: global,
+						   0: never */
+	int			 upstream_h2c;	/* cleartext HTTP/2 to it */
 	int			 on_change;	/* -1: global, or enum
 						   workload_on_change */
 };
@@ -223,6 +252,7 @@ struct listener_conf {
 	char			 name[ORCHD_HOST_MAX]; /* as written */
 	int			 api;		/* an "api listen on" */
 	int			 tls;
+	int			 http2;		/* LISTENER_H2_* */
 	char			*tls_cert;	/* file names */
 	char			*tls_key;
 	int			 fd;		/* bound by the parent, or -1 */
@@ -266,6 +296,7 @@ struct gateway_conf {
 	int64_t			 prefork;	/* gateway processes */
 	int32_t			 ntrusted;
 	struct netaddr		 trusted[ORCHD_TRUSTED_MAX];
+	int64_t			 h2_max_streams; /* per connection */
 };
 
 /* the whole configuration, as parse_config() returns it */
@@ -299,6 +330,7 @@ struct orchd_conf {
 	int			 api_allow_process;
 	struct strlist		 api_allow_images;	/* fnmatch patterns */
 	struct strlist		 api_allow_volumes;	/* host path roots */
+	struct strlist		 api_allow_networks;	/* fnmatch patterns */
 	int			 api_key_set;	/* a key was loaded */
 	/* process workloads without a user: "workload uids", directory */
 	int64_t			 wl_uid_low;
@@ -308,6 +340,15 @@ struct orchd_conf {
 	struct ignorelist	 ignores;
 	int64_t			 tunnel_idle;	/* seconds; 0: never */
 	int			 server_timing;
+	/* docker images: when to pull, for how long, with which logins */
+	int			 pull;		/* enum workload_pull */
+	int64_t			 pull_timeout;	/* seconds */
+	char			*regauth_file;	/* "registry auth file" */
+	/* its logins, read by the parent until sent to runtimed alone */
+	uint8_t			*regauth;
+	size_t			 regauth_len;
+	int			 regauth_loaded; /* not sent yet */
+	int64_t			 expire_after;	/* API workloads; 0: never */
 	int			 on_change;	/* enum workload_on_change */
 };
 
@@ -330,8 +371,10 @@ struct global_settings {
 	int64_t			 health_interval;
 	int64_t			 health_timeout;
 	int64_t			 health_failures;
+	int64_t			 pull_timeout;	/* seconds */
+	int32_t			 pull;		/* enum workload_pull */
 	int32_t			 on_change;	/* enum workload_on_change */
-	int32_t			 pad2;
+	int64_t			 expire_after;	/* API workloads; 0: never */
 };
 
 /* the message catalogue: who sends what is said beside each type */
@@ -375,6 +418,16 @@ enum imsg_type {
 	IMSG_CTL_MONITOR,		/* -> parent: send the events */
 	IMSG_CTL_EVENT,			/* item: struct ctl_event, for as
 					   long as the connection lasts */
+	IMSG_CTL_PULL,			/* -> runtime: struct ctl_name */
+	IMSG_CTL_PULLING,		/* reply item: struct ctl_pull, before
+					   the OK or FAIL */
+	IMSG_CTL_CREATE,		/* -> parent: JSON text, as the API's
+					   POST; OK or FAIL */
+	IMSG_CTL_UPDATE,		/* -> parent: JSON text, the whole
+					   new definition of an API one */
+	IMSG_CTL_DELETE,		/* -> parent: struct ctl_name */
+	IMSG_CTL_KEEP,			/* -> parent: struct ctl_name, never
+					   expire it */
 	IMSG_CTL_RESTART,		/* -> runtime: struct ctl_name */
 
 	/* process plumbing, parent <-> children */
@@ -396,6 +449,10 @@ enum imsg_type {
 	IMSG_CFG_IGNORE,		/* parent -> gateway, in every config
 					   transaction: struct cfg_ignore,
 					   one global "ignore" */
+	IMSG_CFG_REGAUTH,		/* parent -> runtime alone, in a
+					   config transaction: the registry
+					   logins as JSON, empty for none;
+					   absent: keep the last ones */
 
 	/* the request path and the lifecycle */
 	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct gw_wake */
@@ -427,6 +484,11 @@ enum imsg_type {
 	IMSG_GW_REFUSED,		/* gateway -> runtime: struct wl_ref,
 					   a running workload refused a
 					   connection: is it still there? */
+	IMSG_RT_WAIT,			/* runtime -> gateway: struct rt_wait,
+					   a wake goes on longer (a pull) */
+	IMSG_REAP_EXPIRE,		/* reaper -> parent: struct
+					   rp_expire, no request for its
+					   expire after: delete it? */
 	IMSG_RT_ROUTE,			/* runtime -> gateway: struct
 					   rt_route, where its instance
 					   listens, before it is running */
@@ -444,6 +506,9 @@ enum imsg_type {
 	IMSG_RT_EXITED,			/* parent -> runtime: struct rt_proc */
 	IMSG_RT_COUNTS,			/* runtime -> parent: struct
 					   rt_counts, for systemd's STATUS */
+	IMSG_RT_PURGE,			/* parent -> runtime: struct rt_purge,
+					   an expired workload's container
+					   and, unused, its image to remove */
 
 	/* the store */
 	IMSG_RP_LASTSEEN = 600,		/* reaper -> store: struct
@@ -493,6 +558,9 @@ enum imsg_type {
 	IMSG_API_DROP,			/* parent -> store: struct ctl_name */
 	IMSG_API_STORED,		/* store -> parent: struct ctl_result,
 					   code 0 once written */
+	IMSG_API_EXPIRE,		/* parent -> store: struct rp_expire,
+					   drop it, its history kept;
+					   answered IMSG_API_STORED */
 	IMSG_API_UPDATE			/* gateway -> parent: struct
 					   api_update, then JSON text */
 };
@@ -517,6 +585,8 @@ enum rt_reason {
 					   on did not wake */
 	RT_REASON_RESTART,		/* kept warm: started again */
 	RT_REASON_UNHEALTHY,		/* failed its liveness checks */
+	RT_REASON_EXPIRED,		/* deleted: no request for its
+					   expire after */
 	RT_REASON_REPLACED		/* replaced: a new definition, or
 					   orchctl restart */
 };
@@ -546,6 +616,7 @@ struct gw_metrics_total {
 	uint64_t		 auth_failures;
 	uint64_t		 unknown_hosts;	/* requests routed nowhere */
 	uint64_t		 idle_closed;	/* to make room */
+	uint64_t		 protocol[2];	/* requests: HTTP/1.x, h2 */
 };
 
 /* IMSG_CFG_STATUS: the parent's start and its last configuration load */
@@ -626,6 +697,15 @@ struct rt_state {
 	struct wake_cause	 cause;		/* to waking: what woke it */
 	int64_t			 backoff_ms;	/* left of its crash-loop
 						   backoff; 0: none */
+};
+
+/*
+ * IMSG_RT_WAIT: the wake of a workload waits for its image to be pulled,
+ * or goes on once it is: the gateways hold its requests secs from now.
+ */
+struct rt_wait {
+	char			 name[ORCHD_NAME_MAX];
+	int64_t			 secs;
 };
 
 struct gw_activity {
@@ -765,6 +845,24 @@ struct ctl_summary {
 	uint32_t		 generation;	/* config generation */
 };
 
+/*
+ * IMSG_CTL_PULLING: how a pull goes, at most once a second, and once at
+ * its end (done) before the OK or the FAIL.  Layers and bytes are those
+ * the daemon has said so far; a layer it had already counts as done.
+ */
+#define CTL_IMAGE_MAX		512
+struct ctl_pull {
+	char			 name[ORCHD_NAME_MAX];
+	char			 image[CTL_IMAGE_MAX];
+	uint32_t		 layers;
+	uint32_t		 layers_done;
+	int64_t			 bytes;		/* downloaded */
+	int64_t			 bytes_total;	/* of the layers it sized */
+	int32_t			 done;
+	int32_t			 pad;
+	char			 status[RT_MSG_MAX]; /* the daemon's last */
+};
+
 /* orchd's version, as common/version.h has it */
 struct ctl_version {
 	char			 version[32];
@@ -863,6 +961,7 @@ struct ctl_listener {
 	char			 name[ORCHD_HOST_MAX];
 	int			 api;
 	int			 tls;
+	int			 http2;		/* LISTENER_H2_* */
 };
 
 /*
@@ -925,6 +1024,22 @@ struct tls_check_fail {
 #define ORCHD_API_JSON_MAX	(ORCHD_IMSG_MAXSIZE - 1024)
 
 /*
+ * IMSG_REAP_EXPIRE, IMSG_API_EXPIRE: an API workload without a request
+ * since last_seen (wall clock; the clock started then), for secs.
+ */
+struct rp_expire {
+	char			 name[ORCHD_NAME_MAX];
+	int64_t			 last_seen;
+	int64_t			 secs;
+};
+
+/* IMSG_RT_PURGE: what an expired workload leaves behind */
+struct rt_purge {
+	char			 name[ORCHD_NAME_MAX];
+	char			 image[CTL_IMAGE_MAX];
+};
+
+/*
  * IMSG_API_UPDATE: PUT (the whole definition) or PATCH (an RFC 7396
  * merge patch of it) of workload name; the JSON text follows
  */
@@ -964,8 +1079,12 @@ int			 workload_validate(const struct workload_conf *,
 char			*workload_to_json(const struct workload_conf *);
 int			 workload_diff(const struct workload_conf *,
 			    const struct workload_conf *, char *, size_t);
+const char		*workload_pull_name(int);
+int			 workload_pull_parse(const char *);
 struct workload_conf	*workload_from_json(const char *, size_t, char *,
 			    size_t);
+uint16_t		 workload_upstream_port(const struct workload_conf *);
+int			 valid_network_name(const char *);
 int			 strlist_add(struct strlist *, const char *);
 void			 strlist_free(struct strlist *);
 

@@ -50,6 +50,8 @@ workload_new(const char *name)
 	TAILQ_INIT(&wl->volumes);
 	TAILQ_INIT(&wl->ignores);
 	TAILQ_INIT(&wl->depends);
+	TAILQ_INIT(&wl->constraints);
+	wl->replicas = 1;
 	wl->network = NETWORK_BRIDGE;
 	wl->health = HEALTH_TCP;
 	wl->health_interval = -1;
@@ -62,6 +64,9 @@ workload_new(const char *name)
 	wl->init = -1;
 	wl->tunnel_idle = -1;
 	wl->server_timing = -1;
+	wl->pull = -1;
+	wl->pull_timeout = -1;
+	wl->expire_after = -1;
 	wl->on_change = -1;
 	if ((wl->address = strdup(WL_DEFAULT_ADDRESS)) == NULL) {
 		free(wl);
@@ -85,6 +90,7 @@ workload_free(struct workload_conf *wl)
 	strlist_free(&wl->env);
 	ignore_free(&wl->ignores);
 	strlist_free(&wl->depends);
+	strlist_free(&wl->constraints);
 	while ((v = TAILQ_FIRST(&wl->volumes)) != NULL) {
 		TAILQ_REMOVE(&wl->volumes, v, entry);
 		free(v->host);
@@ -94,6 +100,7 @@ workload_free(struct workload_conf *wl)
 	free(wl->command);
 	free(wl->image);
 	free(wl->runtime);
+	free(wl->netname);
 	free(wl->user);
 	free(wl->directory);
 	free(wl->address);
@@ -218,6 +225,33 @@ valid_address(const char *s)
 	    inet_pton(AF_INET6, s, &in6) == 1);
 }
 
+/*
+ * A Docker network of the operator's: a workload name's characters,
+ * which Docker's own rules allow, and none of the names Docker gives a
+ * meaning of its own.
+ */
+int
+valid_network_name(const char *s)
+{
+	static const char	*docker[] = { "host", "bridge", "none",
+	    "default" };
+	size_t			 i;
+
+	if (!valid_workload_name(s))
+		return (0);
+	for (i = 0; i < nitems(docker); i++)
+		if (strcmp(s, docker[i]) == 0)
+			return (0);
+	return (1);
+}
+
+/* where orchd reaches it: a container's published port, or its port */
+uint16_t
+workload_upstream_port(const struct workload_conf *wl)
+{
+	return (wl->publish != 0 ? wl->publish : wl->port);
+}
+
 /* a user name or, for docker, "user:group" or numeric ids */
 static int
 valid_user(const char *s, int docker)
@@ -334,20 +368,65 @@ check_depends(const struct workload_conf *wl, size_t *total, char *errbuf,
 	return (0);
 }
 
+/*
+ * driver swarm: its placement constraints are Swarm's own expressions
+ * ("node.labels.pool==previews"), passed on as they are, so only their
+ * shape is checked here; replicas and constraints mean nothing to the
+ * other drivers.  Volumes and a runtime are the docker driver's: a bind
+ * mount would name a path on whichever node the task lands on.
+ */
+static int
+validate_swarm(const struct workload_conf *wl, size_t *total, char *errbuf,
+    size_t len)
+{
+	const struct strentry	*e;
+
+	if (wl->driver != DRIVER_SWARM) {
+		if (!TAILQ_EMPTY(&wl->constraints))
+			return (fail(errbuf, len, "constraint is only for "
+			    "driver swarm"));
+		if (wl->replicas != 1)
+			return (fail(errbuf, len, "replicas is only for "
+			    "driver swarm"));
+		return (0);
+	}
+	if (wl->replicas < 1 || wl->replicas > WL_REPLICAS_MAX)
+		return (fail(errbuf, len, "replicas must be from 1 to %d",
+		    WL_REPLICAS_MAX));
+	if (!TAILQ_EMPTY(&wl->volumes))
+		return (fail(errbuf, len, "volume is not for driver swarm"));
+	if (wl->runtime != NULL)
+		return (fail(errbuf, len, "runtime is not for driver swarm"));
+	TAILQ_FOREACH(e, &wl->constraints, entry) {
+		if (!valid_text(e->str) || strlen(e->str) > 256 ||
+		    strpbrk(e->str, "\"' \t") != NULL ||
+		    (strstr(e->str, "==") == NULL &&
+		    strstr(e->str, "!=") == NULL))
+			return (fail(errbuf, len, "constraint \"%s\": must be "
+			    "NAME==value or NAME!=value, without spaces or "
+			    "quotes", valid_text(e->str) ? e->str : "?"));
+		*total += strlen(e->str) + 8;
+	}
+	return (0);
+}
+
 int
 workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 {
 	const struct strentry	*e, *f;
 	const struct volume	*v, *w;
 	size_t			 total = 0;
-	int			 docker = wl->driver == DRIVER_DOCKER;
+	int			 docker = wl->driver != DRIVER_PROCESS;
 
 	if (!valid_workload_name(wl->name))
 		return (fail(errbuf, len, "invalid name \"%s\": 1 to 63 "
 		    "letters, digits, '_', '.' or '-', starting with a letter "
 		    "or digit", wl->name));
-	if (wl->driver != DRIVER_PROCESS && wl->driver != DRIVER_DOCKER)
+	if (wl->driver != DRIVER_PROCESS && wl->driver != DRIVER_DOCKER &&
+	    wl->driver != DRIVER_SWARM)
 		return (fail(errbuf, len, "invalid driver"));
+	if (validate_swarm(wl, &total, errbuf, len) == -1)
+		return (-1);
 	if (wl->source != SOURCE_CONFIG && wl->source != SOURCE_API)
 		return (fail(errbuf, len, "invalid source"));
 	if (TAILQ_EMPTY(&wl->hosts))
@@ -381,8 +460,8 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 
 	if (docker) {
 		if (wl->image == NULL)
-			return (fail(errbuf, len, "driver docker needs an "
-			    "image"));
+			return (fail(errbuf, len, "driver %s needs an image",
+			    wl->driver == DRIVER_SWARM ? "swarm" : "docker"));
 	} else {
 		if (wl->command == NULL)
 			return (fail(errbuf, len, "driver process needs a "
@@ -399,15 +478,41 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		if (wl->network == NETWORK_HOST)
 			return (fail(errbuf, len, "network host is only for "
 			    "driver docker"));
+		if (wl->network == NETWORK_NAMED)
+			return (fail(errbuf, len, "network \"%s\" is only for "
+			    "driver docker", wl->netname != NULL &&
+			    valid_text(wl->netname) ? wl->netname : "?"));
+		if (wl->publish != 0)
+			return (fail(errbuf, len, "publish is only for driver "
+			    "docker"));
 		if (wl->init != -1)
 			return (fail(errbuf, len, "init is only for driver "
 			    "docker"));
 		if (wl->allow_root)
 			return (fail(errbuf, len, "allow root is only for "
 			    "driver docker"));
+		if (wl->pull != -1 || wl->pull_timeout != -1)
+			return (fail(errbuf, len, "pull is only for driver "
+			    "docker"));
 	}
-	if (wl->network != NETWORK_BRIDGE && wl->network != NETWORK_HOST)
+	if (wl->network != NETWORK_BRIDGE && wl->network != NETWORK_HOST &&
+	    wl->network != NETWORK_NAMED)
 		return (fail(errbuf, len, "invalid network"));
+	if ((wl->network == NETWORK_NAMED) != (wl->netname != NULL))
+		return (fail(errbuf, len, "invalid network"));
+	if (wl->netname != NULL) {
+		if (!valid_network_name(wl->netname))
+			return (fail(errbuf, len, "invalid network \"%s\": 1 "
+			    "to 63 letters, digits, '_', '.' or '-', starting "
+			    "with a letter or digit, and not host, bridge, "
+			    "none or default", valid_text(wl->netname) &&
+			    strlen(wl->netname) < 64 ? wl->netname : "?"));
+		total += strlen(wl->netname) + 8;
+	}
+	/* the host shares its ports with such a container: none to publish */
+	if (wl->publish != 0 && wl->network == NETWORK_HOST)
+		return (fail(errbuf, len, "publish is not for network host: "
+		    "the container listens on the host's port itself"));
 
 	switch (wl->health) {
 	case HEALTH_TCP:
@@ -509,11 +614,45 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		return (fail(errbuf, len, "invalid tunnel idle timeout"));
 	if (wl->server_timing < -1 || wl->server_timing > 1)
 		return (fail(errbuf, len, "invalid server timing"));
+	if (wl->pull != -1 && workload_pull_name(wl->pull) == NULL)
+		return (fail(errbuf, len, "invalid pull"));
+	if (wl->pull_timeout < -1 || wl->pull_timeout == 0)
+		return (fail(errbuf, len, "pull timeout must be positive"));
+	if (wl->expire_after < -1)
+		return (fail(errbuf, len, "invalid expire after"));
 	if (wl->on_change < -1 || wl->on_change > ON_CHANGE_RESTART)
 		return (fail(errbuf, len, "invalid on change"));
 	if (total > WL_SIZE_MAX)
 		return (fail(errbuf, len, "workload too large"));
 	return (0);
+}
+
+/* "missing", "always", "never"; NULL for none of them */
+const char *
+workload_pull_name(int pull)
+{
+	switch (pull) {
+	case PULL_MISSING:
+		return ("missing");
+	case PULL_ALWAYS:
+		return ("always");
+	case PULL_NEVER:
+		return ("never");
+	default:
+		return (NULL);
+	}
+}
+
+/* the enum workload_pull of a name, -1 for none */
+int
+workload_pull_parse(const char *s)
+{
+	int	 i;
+
+	for (i = PULL_MISSING; i <= PULL_NEVER; i++)
+		if (strcmp(s, workload_pull_name(i)) == 0)
+			return (i);
+	return (-1);
 }
 
 /*
@@ -596,7 +735,7 @@ workload_diff(const struct workload_conf *a, const struct workload_conf *b,
 		diff_add(buf, len, "image", &n);
 	if (str_differ(a->runtime, b->runtime))
 		diff_add(buf, len, "runtime", &n);
-	if (a->network != b->network)
+	if (a->network != b->network || str_differ(a->netname, b->netname))
 		diff_add(buf, len, "network", &n);
 	if (strlist_differ(&a->env, &b->env))
 		diff_add(buf, len, "env", &n);
@@ -610,6 +749,8 @@ workload_diff(const struct workload_conf *a, const struct workload_conf *b,
 		diff_add(buf, len, "address", &n);
 	if (a->port != b->port)
 		diff_add(buf, len, "port", &n);
+	if (a->publish != b->publish)
+		diff_add(buf, len, "publish", &n);
 	if (a->memory != b->memory)
 		diff_add(buf, len, "memory", &n);
 	if (a->stop_signal != b->stop_signal)
@@ -620,6 +761,10 @@ workload_diff(const struct workload_conf *a, const struct workload_conf *b,
 		diff_add(buf, len, "init", &n);
 	if (a->allow_root != b->allow_root)
 		diff_add(buf, len, "allow_root", &n);
+	if (a->replicas != b->replicas)
+		diff_add(buf, len, "replicas", &n);
+	if (strlist_differ(&a->constraints, &b->constraints))
+		diff_add(buf, len, "constraints", &n);
 	return (n);
 }
 
@@ -630,7 +775,14 @@ workload_diff(const struct workload_conf *a, const struct workload_conf *b,
 static const char *
 driver_name(enum workload_driver d)
 {
-	return (d == DRIVER_DOCKER ? "docker" : "process");
+	switch (d) {
+	case DRIVER_DOCKER:
+		return ("docker");
+	case DRIVER_SWARM:
+		return ("swarm");
+	default:
+		return ("process");
+	}
 }
 
 static int
@@ -701,7 +853,8 @@ workload_to_json(const struct workload_conf *wl)
 	r |= set_str(o, "image", wl->image);
 	r |= set_str(o, "runtime", wl->runtime);
 	r |= json_object_set_new(o, "network",
-	    json_string(wl->network == NETWORK_HOST ? "host" : "bridge"));
+	    json_string(wl->network == NETWORK_NAMED ? wl->netname :
+	    wl->network == NETWORK_HOST ? "host" : "bridge"));
 	r |= set_strlist(o, "env", &wl->env);
 	/* only when set: most have none */
 	if (!TAILQ_EMPTY(&wl->depends))
@@ -720,6 +873,9 @@ workload_to_json(const struct workload_conf *wl)
 	r |= set_str(o, "directory", wl->directory);
 	r |= set_str(o, "address", wl->address);
 	r |= json_object_set_new(o, "port", json_integer(wl->port));
+	if (wl->publish != 0)
+		r |= json_object_set_new(o, "publish",
+		    json_integer(wl->publish));
 	r |= json_object_set_new(o, "health",
 	    json_string(wl->health == HEALTH_PATH ? "path" : "tcp"));
 	r |= set_str(o, "health_path", wl->health_path);
@@ -764,6 +920,22 @@ workload_to_json(const struct workload_conf *wl)
 	if (wl->server_timing != -1)
 		r |= json_object_set_new(o, "server_timing",
 		    json_boolean(wl->server_timing));
+	if (wl->pull != -1)
+		r |= set_str(o, "pull", workload_pull_name(wl->pull));
+	if (wl->pull_timeout != -1)
+		r |= json_object_set_new(o, "pull_timeout",
+		    json_integer(wl->pull_timeout));
+	/* only for swarm: the others have neither */
+	if (wl->driver == DRIVER_SWARM) {
+		r |= json_object_set_new(o, "replicas",
+		    json_integer(wl->replicas));
+		r |= set_strlist(o, "constraints", &wl->constraints);
+	}
+	if (wl->expire_after != -1)
+		r |= json_object_set_new(o, "expire_after",
+		    json_integer(wl->expire_after));
+	if (wl->upstream_h2c)
+		r |= json_object_set_new(o, "upstream", json_string("h2c"));
 	if (wl->on_change != -1)
 		r |= set_str(o, "on_change", wl->on_change ==
 		    ON_CHANGE_RESTART ? "restart" : "next_wake");
@@ -837,9 +1009,11 @@ j_driver(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 		wl->driver = DRIVER_PROCESS;
 	else if (s != NULL && strcmp(s, "docker") == 0)
 		wl->driver = DRIVER_DOCKER;
+	else if (s != NULL && strcmp(s, "swarm") == 0)
+		wl->driver = DRIVER_SWARM;
 	else
-		return (fail(errbuf, len, "field \"%s\": must be \"process\" "
-		    "or \"docker\"", key));
+		return (fail(errbuf, len, "field \"%s\": must be \"process\", "
+		    "\"docker\" or \"swarm\"", key));
 	return (0);
 }
 
@@ -859,19 +1033,27 @@ j_source(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 	return (0);
 }
 
+/* "bridge", "host", or the name of a network of the operator's */
 static int
 j_network(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
 {
 	const char	*s = json_string_value(v);
 
+	free(wl->netname);
+	wl->netname = NULL;
 	if (s != NULL && strcmp(s, "bridge") == 0)
 		wl->network = NETWORK_BRIDGE;
 	else if (s != NULL && strcmp(s, "host") == 0)
 		wl->network = NETWORK_HOST;
-	else
-		return (fail(errbuf, len, "field \"%s\": must be \"bridge\" "
-		    "or \"host\"", key));
+	else if (s != NULL && valid_network_name(s)) {
+		if ((wl->netname = strdup(s)) == NULL)
+			return (fail(errbuf, len, "out of memory"));
+		wl->network = NETWORK_NAMED;
+	} else
+		return (fail(errbuf, len, "field \"%s\": must be \"bridge\", "
+		    "\"host\" or a network's name: 1 to 63 letters, digits, "
+		    "'_', '.' or '-', starting with a letter or digit", key));
 	return (0);
 }
 
@@ -1026,6 +1208,20 @@ j_port(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 		return (fail(errbuf, len, "field \"%s\": must be an integer "
 		    "from 1 to 65535", key));
 	wl->port = (uint16_t)n;
+	return (0);
+}
+
+static int
+j_publish(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	json_int_t	 n;
+
+	if (!json_is_integer(v) || (n = json_integer_value(v)) < 1 ||
+	    n > 65535)
+		return (fail(errbuf, len, "field \"%s\": must be an integer "
+		    "from 1 to 65535", key));
+	wl->publish = (uint16_t)n;
 	return (0);
 }
 
@@ -1275,6 +1471,70 @@ j_server_timing(struct workload_conf *wl, const char *key, json_t *v,
 	return (0);
 }
 
+static int
+j_pull(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	const char	*s = json_string_value(v);
+
+	if (s == NULL || (wl->pull = workload_pull_parse(s)) == -1)
+		return (fail(errbuf, len, "field \"%s\": must be \"missing\", "
+		    "\"always\" or \"never\"", key));
+	return (0);
+}
+
+static int
+j_pull_timeout(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (j_duration(key, v, &wl->pull_timeout, errbuf, len) == -1)
+		return (-1);
+	if (wl->pull_timeout == 0)
+		return (fail(errbuf, len, "field \"%s\": must be positive",
+		    key));
+	return (0);
+}
+
+static int
+j_replicas(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+	    json_integer_value(v) > WL_REPLICAS_MAX)
+		return (fail(errbuf, len, "field \"%s\": must be an integer "
+		    "from 1 to %d", key, WL_REPLICAS_MAX));
+	wl->replicas = json_integer_value(v);
+	return (0);
+}
+
+static int
+j_constraints(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_strlist(key, v, &wl->constraints, errbuf, len));
+}
+
+/* 0: never, as orchctl keep sets it */
+static int
+j_expire_after(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_duration(key, v, &wl->expire_after, errbuf, len));
+}
+
+/* the protocol to the workload: HTTP/1.1, or cleartext HTTP/2 */
+static int
+j_upstream(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (!json_is_string(v) || (strcmp(json_string_value(v), "h2c") != 0 &&
+	    strcmp(json_string_value(v), "http/1.1") != 0))
+		return (fail(errbuf, len, "field \"%s\": \"h2c\" or "
+		    "\"http/1.1\"", key));
+	wl->upstream_h2c = strcmp(json_string_value(v), "h2c") == 0;
+	return (0);
+}
+
 /* "restart" or "next_wake"; "next wake" too, as orchd.conf says it */
 static int
 j_on_change(struct workload_conf *wl, const char *key, json_t *v,
@@ -1309,6 +1569,7 @@ static const struct jfield jfields[] = {
 	{ "directory",		j_directory },
 	{ "address",		j_address },
 	{ "port",		j_port },
+	{ "publish",		j_publish },
 	{ "health",		j_health },
 	{ "health_path",	j_health_path },
 	{ "busy_path",		j_busy_path },
@@ -1328,6 +1589,12 @@ static const struct jfield jfields[] = {
 	{ "ignore",		j_ignore },
 	{ "tunnel_idle_timeout", j_tunnel_idle },
 	{ "server_timing",	j_server_timing },
+	{ "pull",		j_pull },
+	{ "pull_timeout",	j_pull_timeout },
+	{ "replicas",		j_replicas },
+	{ "constraints",	j_constraints },
+	{ "expire_after",	j_expire_after },
+	{ "upstream",		j_upstream },
 	{ "on_change",		j_on_change },
 };
 

@@ -19,7 +19,7 @@
  * size below is brought up to date, so that one is not forgotten.
  */
 #ifdef __LP64__
-_Static_assert(sizeof(struct workload_conf) == 360,
+_Static_assert(sizeof(struct workload_conf) == 416,
     "struct workload_conf changed: update workload_pack()");
 #endif
 
@@ -122,7 +122,8 @@ pack_size(const struct workload_conf *wc, size_t *objs)
 
 	*objs = 0;
 	n = strlist_size(&wc->hosts, objs) + strlist_size(&wc->env, objs) +
-	    strlist_size(&wc->depends, objs);
+	    strlist_size(&wc->depends, objs) +
+	    strlist_size(&wc->constraints, objs);
 	TAILQ_FOREACH(v, &wc->volumes, entry) {
 		*objs += sizeof(*v);
 		n += str_size(v->host) + str_size(v->container);
@@ -132,7 +133,8 @@ pack_size(const struct workload_conf *wc, size_t *objs)
 		n += str_size(r->pattern);
 	}
 	n += str_size(wc->command) + str_size(wc->image) +
-	    str_size(wc->runtime) + str_size(wc->user) +
+	    str_size(wc->runtime) + str_size(wc->netname) +
+	    str_size(wc->user) +
 	    str_size(wc->directory) + str_size(wc->address) +
 	    str_size(wc->health_path) + str_size(wc->busy_path);
 	return (n);
@@ -157,11 +159,13 @@ workload_pack(const struct workload_conf *wc)
 	pack_strlist(&pk, &n->hosts, &wc->hosts);
 	pack_strlist(&pk, &n->env, &wc->env);
 	pack_strlist(&pk, &n->depends, &wc->depends);
+	pack_strlist(&pk, &n->constraints, &wc->constraints);
 	pack_volumes(&pk, &n->volumes, &wc->volumes);
 	pack_ignores(&pk, &n->ignores, &wc->ignores);
 	n->command = pack_str(&pk, wc->command);
 	n->image = pack_str(&pk, wc->image);
 	n->runtime = pack_str(&pk, wc->runtime);
+	n->netname = pack_str(&pk, wc->netname);
 	n->user = pack_str(&pk, wc->user);
 	n->directory = pack_str(&pk, wc->directory);
 	n->address = pack_str(&pk, wc->address);

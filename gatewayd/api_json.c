@@ -32,6 +32,7 @@ static const char *const api_reasons[] = {
 	[RT_REASON_DEPENDENCY] = "dependency",
 	[RT_REASON_RESTART] = "restart",
 	[RT_REASON_UNHEALTHY] = "unhealthy",
+	[RT_REASON_EXPIRED] = "expired",
 	[RT_REASON_REPLACED] = "replaced"
 };
 

@@ -29,6 +29,28 @@
  * The store: list, get and history.
  */
 
+/*
+ * expires_at: an API workload's last request and its expire after; null
+ * when it never expires, or before its first request (the clock then
+ * runs from its creation or orchd's start, which reaperd alone knows).
+ */
+static int
+api_expires_at(json_t *o, const struct workload_conf *wc,
+    const struct ctl_workload *m, int64_t global)
+{
+	char	 buf[64];
+	int64_t	 secs = 0, base;
+
+	if (wc->source == SOURCE_API)
+		secs = wc->expire_after >= 0 ? wc->expire_after : global;
+	base = m->last_seen > m->started_at ? m->last_seen : m->started_at;
+	if (secs > 0 && base > 0 && apij_time(base + secs, buf,
+	    sizeof(buf)) == 0)
+		return (json_object_set_new(o, "expires_at",
+		    json_string(buf)));
+	return (json_object_set_new(o, "expires_at", json_null()));
+}
+
 /* the store's row (or none) merged with what the gateway knows */
 static json_t *
 api_workload_json(const struct gw_workload *wl, const struct ctl_workload *cw)
@@ -36,6 +58,7 @@ api_workload_json(const struct gw_workload *wl, const struct ctl_workload *cw)
 	const struct cfg_generation	*gen = cfg_current();
 	struct ctl_workload		 m;
 	struct timespec			 ts;
+	json_t				*o;
 	int64_t				 left;
 
 	if (cw != NULL)
@@ -55,8 +78,14 @@ api_workload_json(const struct gw_workload *wl, const struct ctl_workload *cw)
 	    clock_gettime(CLOCK_REALTIME, &ts) == 0)
 		m.backoff_until = ((int64_t)ts.tv_sec * 1000 +
 		    ts.tv_nsec / 1000000 + left + 999) / 1000;
-	return (apij_workload(wl->conf, &m, gen->global.idle_timeout,
-	    gen->global.wake_timeout));
+	if ((o = apij_workload(wl->conf, &m, gen->global.idle_timeout,
+	    gen->global.wake_timeout)) == NULL)
+		return (NULL);
+	if (api_expires_at(o, wl->conf, &m, gen->global.expire_after) == -1) {
+		json_decref(o);
+		return (NULL);
+	}
+	return (o);
 }
 
 static void
@@ -365,8 +394,9 @@ api_command(struct api_req *r)
 	strlcpy(cn.name, r->t.name, sizeof(cn.name));
 	switch (r->t.op) {
 	case API_WAKE:
+		/* and as long as a pull of its image may take */
 		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_WAKE, &cn, sizeof(cn),
-		    wl->wake_timeout + GW_WAKE_SLACK);
+		    wl->wake_timeout + wl->pull_timeout + GW_WAKE_SLACK);
 		break;
 	case API_SUSPEND:
 		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_SUSPEND, &cn,

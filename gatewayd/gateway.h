@@ -47,6 +47,7 @@
 #define GW_LINGER_BYTES		(8 * 1024 * 1024)	/* then close */
 
 struct gw_conn;
+struct h2_stream;
 
 /*
  * A workload as the gateway knows it.  Kept across reloads while its name
@@ -60,6 +61,8 @@ struct gw_workload {
 	socklen_t		 addrlen;
 	int64_t			 wake_timeout;	/* seconds, with the longest
 						   chain it depends on */
+	int64_t			 wake_wait;	/* the wake timer's, seconds */
+	int64_t			 pull_timeout;	/* docker; 0: never pulls */
 	enum workload_state	 state;		/* as runtimed says */
 	int			 wake_pending;	/* WAKE sent, no answer */
 	int			 refused_wait;	/* REFUSED sent, no answer */
@@ -168,8 +171,9 @@ enum gw_conn_state {
 	CONN_TUNNEL,		/* after 101: bytes both ways */
 	CONN_CLOSING,		/* flushing, then close */
 	CONN_API,		/* a request of the HTTP API (api.c) */
-	CONN_LINGER		/* all sent, write side shut: input is
+	CONN_LINGER,		/* all sent, write side shut: input is
 				   discarded until EOF (conn_finish) */
+	CONN_H2			/* HTTP/2: streams are h2.c's */
 };
 
 struct gw_upstream {
@@ -256,6 +260,11 @@ struct gw_conn {
 	/* the wake this request waited for, for Server-Timing */
 	int64_t			 park_ns;	/* monotonic, when parked */
 	int64_t			 wake_us;	/* how long; -1: none */
+	/* HTTP/2 (h2.c): the session, or a stream's pseudo-connection */
+	struct h2_session	*h2;
+	int			 h2stream;
+	struct h2_stream	*h2st;		/* its stream, while both live */
+	struct h2_session	*h2pool;	/* idle in this session's pool */
 };
 
 struct gateway {
@@ -344,6 +353,15 @@ void		 conn_park_watch(struct gw_conn *, int);
 struct gw_head	*head_get(void);
 void		 head_put(struct gw_head *);
 
+/* conn.c, for h2.c: a stream's pseudo-connection */
+struct gw_conn	*conn_attach(int, struct gw_conn *, struct h2_stream *);
+
+/* h2.c */
+int		 h2_input(struct gw_conn *);
+void		 h2_drained(struct gw_conn *);
+void		 h2_conn_closed(struct gw_conn *);
+int		 h2_proxy_start(struct gw_conn *);
+
 /* bufio.c */
 int		 buf_read(struct evbuffer *, int);
 
@@ -359,6 +377,7 @@ int		 wake_refused(struct gw_conn *);
 void		 wake_unpark(struct gw_conn *);
 void		 wake_recv_state(struct imsgev *, struct imsg *);
 void		 wake_recv_drain(struct imsgev *, struct imsg *);
+void		 wake_recv_wait(struct imsgev *, struct imsg *);
 void		 wake_workload_gone(struct gw_workload *);
 void		 wake_timer_fired(int, short, void *);
 

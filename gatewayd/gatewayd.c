@@ -33,6 +33,8 @@ static const struct proc_handler gateway_handlers[] = {
 	    instance_recv_route },
 	{ IMSG_RT_HOLD, sizeof(struct wl_ref), PROC_FROM(PROC_RUNTIME),
 	    instance_recv_hold },
+	{ IMSG_RT_WAIT, sizeof(struct rt_wait), PROC_FROM(PROC_RUNTIME),
+	    wake_recv_wait },
 	/* the HTTP API: its settings, and the answers it asked for */
 	API_GATEWAY_HANDLERS,
 	/* for /metrics: the parent's loads, the workloads' memory */

@@ -30,6 +30,7 @@ static const double metrics_bounds[METRICS_WAKE_BOUNDS] = {
 static uint64_t		 metrics_api_status[5];
 static uint64_t		 metrics_auth_failures;
 static uint64_t		 metrics_unknown_hosts;
+static uint64_t		 metrics_protocol[2];	/* HTTP/1.x, h2 */
 static struct st_queue_stats	 metrics_store;
 static uint64_t		 metrics_idle_closes;
 static const struct gw_wcounts	 metrics_zero;
@@ -152,6 +153,13 @@ void
 metrics_auth_failure(void)
 {
 	metrics_auth_failures++;
+}
+
+/* a request's head was read: by which protocol it came */
+void
+metrics_request_protocol(struct gw_conn *c)
+{
+	metrics_protocol[c->h2stream ? 1 : 0]++;
 }
 
 void
@@ -610,6 +618,14 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	prom_sample_u64(b, "orchd_requests_unknown_host_total", NULL,
 	    metrics_unknown_hosts + (sum != NULL ? sum->total.unknown_hosts :
 	    0));
+	prom_family(b, "orchd_requests_by_protocol_total", "counter",
+	    "Requests read, by the protocol of the client's connection.");
+	prom_sample_u64(b, "orchd_requests_by_protocol_total",
+	    "protocol=\"http/1.1\"", metrics_protocol[0] +
+	    (sum != NULL ? sum->total.protocol[0] : 0));
+	prom_sample_u64(b, "orchd_requests_by_protocol_total",
+	    "protocol=\"h2\"", metrics_protocol[1] +
+	    (sum != NULL ? sum->total.protocol[1] : 0));
 	write_dur_hist(b, sum);
 	per_workload(b, sum, "orchd_workload_received_bytes_total", "counter",
 	    "Bytes of requests read from the workload's clients.", get_rx);
@@ -648,4 +664,5 @@ metrics_own_total(struct gw_metrics_total *t)
 	t->auth_failures = metrics_auth_failures;
 	t->unknown_hosts = metrics_unknown_hosts;
 	t->idle_closed = metrics_idle_closes;
+	memcpy(t->protocol, metrics_protocol, sizeof(t->protocol));
 }

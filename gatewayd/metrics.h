@@ -73,6 +73,7 @@ void		 metrics_write(struct evbuffer *, const struct metrics_sum *);
 void		 metrics_own(const struct gw_workload *, struct gw_metrics_wl *);
 void		 metrics_own_total(struct gw_metrics_total *);
 void		 metrics_unknown_host(void);
+void		 metrics_request_protocol(struct gw_conn *);
 void		 metrics_route(struct gw_conn *);
 void		 metrics_request_end(struct gw_conn *);
 void		 metrics_rx(struct gw_conn *, size_t);

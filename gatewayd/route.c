@@ -149,11 +149,11 @@ conf_address(const struct workload_conf *wc, union wl_addr *sa,
 	memset(sa, 0, sizeof(*sa));
 	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
 		sin->sin_family = AF_INET;
-		sin->sin_port = htons(wc->port);
+		sin->sin_port = htons(workload_upstream_port(wc));
 		*len = sizeof(*sin);
 	} else if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
 		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(wc->port);
+		sin6->sin6_port = htons(workload_upstream_port(wc));
 		*len = sizeof(*sin6);
 	} else
 		fatalx("workload %s: bad address %s", wc->name, addr);
@@ -235,6 +235,19 @@ route_wake_chains(struct cfg_generation *gen)
 	}
 }
 
+/* how long a wake of wc may wait for its image: 0 if it never pulls */
+static int64_t
+route_pull_timeout(const struct workload_conf *wc,
+    const struct cfg_generation *gen)
+{
+	int	 pull = wc->pull != -1 ? wc->pull : gen->global.pull;
+
+	if (wc->driver != DRIVER_DOCKER || pull == PULL_NEVER)
+		return (0);
+	return (wc->pull_timeout > 0 ? wc->pull_timeout :
+	    gen->global.pull_timeout);
+}
+
 void
 route_apply(struct cfg_generation *gen)
 {
@@ -259,6 +272,7 @@ route_apply(struct cfg_generation *gen)
 			workload_address(wl, wc);
 		wl->wake_timeout = wc->wake_timeout >= 0 ? wc->wake_timeout :
 		    gen->global.wake_timeout;
+		wl->pull_timeout = route_pull_timeout(wc, gen);
 		ignore_workload(wl, wc, gen);
 		deps |= !TAILQ_EMPTY(&wc->depends);
 		TAILQ_FOREACH(h, &wc->hosts, entry)

@@ -10,7 +10,10 @@
  * whose dependency did not wake fails with that dependency's name, which
  * its 503 says.  If runtimed
  * never answers, the gateway's own timer answers 504 a little after the
- * wake timeout.
+ * wake timeout.  A wake that waits for its image to be pulled may take
+ * longer: runtimed says how long (IMSG_RT_WAIT, the pull timeout), and
+ * again once the pull is done (the wake timeout, from then on).  Each
+ * parked request's own timer is a backstop behind the workload's.
  *
  * A workload in a crash loop's backoff (runtimed says how long with its
  * state) is not woken: its requests are answered 503 at once, with
@@ -119,11 +122,25 @@ wake_cause_fill(const struct gw_workload *wl, struct wake_cause *cause)
 		    f->valuelen);
 }
 
+/* the wake's answer is due within secs, and a parked request's after */
+static void
+wake_arm(struct gw_workload *wl, int64_t secs)
+{
+	struct gw_conn	*c;
+	struct timeval	 tv;
+
+	wl->wake_wait = secs;
+	tv.tv_sec = secs + GW_WAKE_SLACK;
+	tv.tv_usec = 0;
+	timer_arm(&wl->wake_timer, wake_timer_fired, wl, &tv);
+	TAILQ_FOREACH(c, &wl->parked, entry)
+		conn_timer(c, secs + 2 * GW_WAKE_SLACK);
+}
+
 static void
 wake_send(struct gw_workload *wl)
 {
 	struct gw_wake	 gwk;
-	struct timeval	 tv;
 
 	memset(&gwk, 0, sizeof(gwk));
 	strlcpy(gwk.name, wl->name, sizeof(gwk.name));
@@ -135,10 +152,7 @@ wake_send(struct gw_workload *wl)
 	}
 	wl->wake_pending = 1;
 	/* held for a replacement: its requests in flight end first */
-	tv.tv_sec = wl->wake_timeout + GW_WAKE_SLACK +
-	    (wl->held_wait ? GW_HOLD_WAIT : 0);
-	tv.tv_usec = 0;
-	timer_arm(&wl->wake_timer, wake_timer_fired, wl, &tv);
+	wake_arm(wl, wl->wake_timeout + (wl->held_wait ? GW_HOLD_WAIT : 0));
 	log_debug("waking %s", wl->name);
 }
 
@@ -192,15 +206,17 @@ wake_park(struct gw_conn *c)
 	wl->nparked++;
 	gw->nparked++;
 	conn_park_watch(c, 1);
+	/* no longer the header timeout's: the wake's, as long as it takes */
 	if (!wl->wake_pending)
 		wake_send(wl);
+	else
+		conn_timer(c, wl->wake_wait + 2 * GW_WAKE_SLACK);
 }
 
 static int
 refused_send(struct gw_workload *wl)
 {
 	struct wl_ref	 ref;
-	struct timeval	 tv;
 
 	memset(&ref, 0, sizeof(ref));
 	strlcpy(ref.name, wl->name, sizeof(ref.name));
@@ -212,9 +228,7 @@ refused_send(struct gw_workload *wl)
 	/* its answer is awaited as a wake's is, bounded alike */
 	wl->wake_pending = 1;
 	wl->refused_wait = 1;
-	tv.tv_sec = wl->wake_timeout + GW_WAKE_SLACK;
-	tv.tv_usec = 0;
-	timer_arm(&wl->wake_timer, wake_timer_fired, wl, &tv);
+	wake_arm(wl, wl->wake_timeout);
 	log_debug("%s refused a connection: asking runtimed", wl->name);
 	return (0);
 }
@@ -381,6 +395,23 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	default:
 		break;
 	}
+}
+
+/* runtimed: the wake goes on for secs more (a pull, or after one) */
+void
+wake_recv_wait(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_wait		 rw;
+	struct gw_workload	*wl;
+
+	(void)imsg_get_data(imsg, &rw, sizeof(rw));
+	rw.name[sizeof(rw.name) - 1] = '\0';
+	if ((wl = workload_find(rw.name)) == NULL || !wl->wake_pending ||
+	    wl->refused_wait || rw.secs < 1 || rw.secs > INT32_MAX)
+		return;
+	log_debug("%s: the wake goes on, %llds more at most", wl->name,
+	    (long long)rw.secs);
+	wake_arm(wl, rw.secs);
 }
 
 void

@@ -84,6 +84,19 @@ static const struct request requests[] = {
 	    IMSG_CTL_VERSION,	CTL_TIMEOUT,	  NULL },
 	{ MONITOR,	  "monitor",	    IMSG_CTL_MONITOR,
 	    IMSG_CTL_EVENT,	0,		  NULL },
+	{ PULL,		  "pull",	    IMSG_CTL_PULL,
+	    IMSG_CTL_PULLING,	CTL_TIMEOUT_LONG, NULL },
+	{ CREATE,	  "create",	    IMSG_CTL_CREATE,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	{ UPDATE,	  "update",	    IMSG_CTL_UPDATE,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	{ DELETE,	  "delete",	    IMSG_CTL_DELETE,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	{ KEEP,		  "keep",	    IMSG_CTL_KEEP,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	/* a workload's, or a deleted one's that the store kept */
+	{ SHOW_HISTORY,	  "show history",   IMSG_CTL_SHOW_HISTORY,
+	    IMSG_CTL_HISTORY,	CTL_TIMEOUT,	  NULL },
 	{ RESTART,	  "restart",	    IMSG_CTL_RESTART,
 	    IMSG_NONE,		CTL_TIMEOUT_LONG, NULL }
 };
@@ -133,12 +146,19 @@ usage(int status)
 		    "  show summary\n"
 		    "  show workloads\n"
 		    "  show workload name\n"
+		    "  show history name\n"
 		    "  show stats\n"
 		    "  wake name\n"
 		    "  suspend name\n"
 		    "  restart name\n"
 		    "  keepwarm name on | off\n"
 		    "  logs name [-f] [-n lines | all]\n"
+		    "  pull name\n"
+		    "  create file | - | name --image x | --command c "
+		    "--host h --port n ...\n"
+		    "  update name file | -\n"
+		    "  delete name\n"
+		    "  keep name\n"
 		    "  reload\n"
 		    "  log verbose | brief\n");
 	exit(status);
@@ -243,7 +263,12 @@ main(int argc, char *argv[])
 	argv += optind;
 	late_options(&argc, argv, &sockname, &out);
 
-	if ((res = parse(argc, argv)) == NULL)
+	if (argc > 0 && (strcmp(argv[0], "create") == 0 ||
+	    strcmp(argv[0], "update") == 0))
+		res = parse_define(argc, argv);
+	else
+		res = parse(argc, argv);
+	if (res == NULL)
 		usage(1);
 	rq = request_find(res->action);
 	if (rq->rq_type == IMSG_NONE)
@@ -328,10 +353,18 @@ ctl_send(struct imsgbuf *ibuf, const struct request *rq,
 	case IMSG_CTL_WAKE:
 	case IMSG_CTL_SUSPEND:
 	case IMSG_CTL_RESTART:
+	case IMSG_CTL_PULL:
+	case IMSG_CTL_DELETE:
+	case IMSG_CTL_KEEP:
 		memset(&cn, 0, sizeof(cn));
 		strlcpy(cn.name, res->name, sizeof(cn.name));
 		data = &cn;
 		len = sizeof(cn);
+		break;
+	case IMSG_CTL_CREATE:
+	case IMSG_CTL_UPDATE:
+		data = res->json;
+		len = strlen(res->json);
 		break;
 	case IMSG_CTL_KEEPWARM:
 		memset(&kw, 0, sizeof(kw));
@@ -472,6 +505,7 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 	struct ctl_stats	 st;
 	struct st_queue_stats	 sq;
 	struct ctl_reload	 cr;
+	struct ctl_pull		 cp;
 	uint32_t		 type;
 
 	type = imsg_get_type(imsg);
@@ -491,15 +525,17 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		ctl_fail(imsg);
 		/* NOTREACHED */
 	case IMSG_CTL_OK:
-		/* a reload's items end with its OK, not an END */
+		/* a reload's and a pull's items end with an OK, not an END */
 		if (rq->rq_item != IMSG_NONE &&
-		    rq->rq_item != IMSG_CTL_RELOADINFO)
+		    rq->rq_item != IMSG_CTL_RELOADINFO &&
+		    rq->rq_item != IMSG_CTL_PULLING)
 			bad_reply();
 		out->result(res);
 		return (REPLY_DONE);
 	case IMSG_CTL_END:
 		if (rq->rq_item == IMSG_NONE ||
-		    rq->rq_item == IMSG_CTL_RELOADINFO)
+		    rq->rq_item == IMSG_CTL_RELOADINFO ||
+		    rq->rq_item == IMSG_CTL_PULLING)
 			bad_reply();
 		return (REPLY_END);
 	case IMSG_CTL_VERSION:
@@ -540,6 +576,15 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 	}
 	if (type == IMSG_CTL_EVENT) {
 		ctl_event(imsg, out);
+		return (REPLY_MORE);
+	}
+	if (type == IMSG_CTL_PULLING) {
+		if (imsg_get_data(imsg, &cp, sizeof(cp)) == -1)
+			bad_reply();
+		str_printable(cp.name, sizeof(cp.name));
+		str_printable(cp.image, sizeof(cp.image));
+		str_printable(cp.status, sizeof(cp.status));
+		out->pull(res, &cp);
 		return (REPLY_MORE);
 	}
 	if (!*headed) {

@@ -56,6 +56,8 @@ static void	 show_stats(const struct parse_result *,
 static void	 show_definition(const struct parse_result *, const char *,
 		    size_t);
 static void	 show_reload(const struct ctl_reload *);
+static void	 show_pull(const struct parse_result *,
+		    const struct ctl_pull *);
 static void	 show_result(const struct parse_result *);
 static void	 show_tail(const struct parse_result *);
 static void	 json_head(const struct parse_result *);
@@ -70,6 +72,8 @@ static void	 json_stats(const struct parse_result *,
 static void	 json_definition(const struct parse_result *, const char *,
 		    size_t);
 static void	 json_reload(const struct ctl_reload *);
+static void	 json_pull(const struct parse_result *,
+		    const struct ctl_pull *);
 static void	 json_result(const struct parse_result *);
 static void	 json_tail(const struct parse_result *);
 static void	 json_print(json_t *);
@@ -100,6 +104,7 @@ const struct output show_output = {
 	.stats = show_stats,
 	.definition = show_definition,
 	.reload = show_reload,
+	.pull = show_pull,
 	.result = show_result,
 	.tail = show_tail
 };
@@ -113,12 +118,16 @@ const struct output json_output = {
 	.stats = json_stats,
 	.definition = json_definition,
 	.reload = json_reload,
+	.pull = json_pull,
 	.result = json_result,
 	.tail = json_tail
 };
 
 /* show workloads: those running with an older definition, marked */
 static int			 drifted;
+/* pull: the last of its progress, which the OK sums up */
+static struct ctl_pull		 pull_last;
+static int			 pull_got;
 
 /* show summary: the store's held writes, printed after the processes */
 static struct st_queue_stats	 store_queue;
@@ -397,6 +406,7 @@ reason_name(int32_t reason, int json)
 		[RT_REASON_DEPENDENCY] = { "dependency", "dependency" },
 		[RT_REASON_RESTART] = { "restart", "restart" },
 		[RT_REASON_UNHEALTHY] = { "unhealthy", "unhealthy" },
+		[RT_REASON_EXPIRED] = { "expired", "expired" },
 		[RT_REASON_REPLACED] = { "replaced", "replaced" }
 	};
 
@@ -694,6 +704,12 @@ show_definition(const struct parse_result *res, const char *json,
 		    (long long)json_integer_value(v));
 		def_line("port:", port);
 	}
+	if ((v = json_object_get(def, "publish")) != NULL &&
+	    json_integer_value(v) > 0) {
+		(void)snprintf(port, sizeof(port), "%lld",
+		    (long long)json_integer_value(v));
+		def_line("publish:", port);
+	}
 	health = def_str(def, "health");
 	if (health != NULL && strcmp(health, "path") == 0 &&
 	    def_str(def, "health_path") != NULL) {
@@ -719,6 +735,13 @@ show_definition(const struct parse_result *res, const char *json,
 	def_line("stop signal:", def_str(def, "stop_signal"));
 	def_line("stop timeout:", def_duration(def, "stop_timeout", NULL,
 	    d, sizeof(d)));
+	/* a docker workload's image: when and how long it is pulled */
+	if (def_str(def, "image") != NULL) {
+		def_line("pull:", def_str(def, "pull") != NULL ?
+		    def_str(def, "pull") : "global");
+		def_line("pull timeout:", def_duration(def, "pull_timeout",
+		    "global", d, sizeof(d)));
+	}
 	json_decref(def);
 }
 
@@ -752,6 +775,23 @@ show_reload(const struct ctl_reload *cr)
 	}
 }
 
+/* a pull as it goes: "app:1: 2/3 layers, 1.2M of 3.9M" */
+static void
+show_pull(const struct parse_result *res, const struct ctl_pull *cp)
+{
+	char	 b[32], t[32];
+
+	pull_last = *cp;
+	pull_got = 1;
+	printf("%s: %u/%u layers", cp->image, cp->layers_done, cp->layers);
+	if (cp->bytes_total > 0)
+		printf(", %s of %s", fmt_bytes(cp->bytes, b, sizeof(b)),
+		    fmt_bytes(cp->bytes_total, t, sizeof(t)));
+	printf("\n");
+	/* seen as it comes, even through a pipe */
+	(void)fflush(stdout);
+}
+
 static void
 show_result(const struct parse_result *res)
 {
@@ -771,6 +811,24 @@ show_result(const struct parse_result *res)
 	case KEEPWARM:
 		printf("keep warm %s for %s\n", res->onoff ? "on" : "off",
 		    res->name);
+		break;
+	case PULL:
+		if (pull_got && pull_last.status[0] != '\0')
+			printf("%s: %s pulled: %s\n", res->name,
+			    pull_last.image, pull_last.status);
+		else
+			printf("%s: %s pulled\n", res->name, pull_got ?
+			    pull_last.image : "its image");
+		break;
+	case CREATE:
+	case UPDATE:
+	case DELETE:
+		printf("%s %s\n", res->name, res->action == CREATE ?
+		    "created" : res->action == UPDATE ? "updated" :
+		    "deleted");
+		break;
+	case KEEP:
+		printf("%s never expires\n", res->name);
 		break;
 	default:
 		printf("command succeeded\n");
@@ -793,6 +851,8 @@ show_tail(const struct parse_result *res)
 		if (table.ncols == 0)
 			printf("no transitions recorded\n");
 	}
+	if (res->action == SHOW_HISTORY && table.ncols == 0)
+		printf("no transitions recorded\n");
 	table_print();
 	if (res->action == SHOW_WORKLOADS && drifted > 0)
 		printf("\n* runs with an older definition: orchctl show "
@@ -936,7 +996,9 @@ json_transition(const struct parse_result *res,
 {
 	json_t	*history;
 
-	if (json_doc == NULL ||
+	if (res->action == SHOW_HISTORY)
+		history = json_items;
+	else if (json_doc == NULL ||
 	    (history = json_object_get(json_doc, "history")) == NULL)
 		errx(1, "bad reply from orchd");
 	json_add(history, json_pack("{s:o, s:s, s:s, s:s, s:o, s:o}",
@@ -1028,6 +1090,14 @@ json_reload(const struct ctl_reload *cr)
 	json_add(a, json_string(cr->msg));
 }
 
+/* a pull: only its end is a document (json_result) */
+static void
+json_pull(const struct parse_result *res, const struct ctl_pull *cp)
+{
+	pull_last = *cp;
+	pull_got = 1;
+}
+
 static void
 json_result(const struct parse_result *res)
 {
@@ -1051,6 +1121,25 @@ json_result(const struct parse_result *res)
 	case KEEPWARM:
 		o = json_pack("{s:s, s:s, s:b}", "result", "ok",
 		    "name", res->name, "keep_warm", res->onoff != 0);
+		break;
+	case CREATE:
+	case UPDATE:
+	case DELETE:
+	case KEEP:
+		o = json_pack("{s:s, s:s}", "result", "ok", "name",
+		    res->name);
+		break;
+	case PULL:
+		if (!pull_got)
+			errx(1, "bad reply from orchd: no pull progress");
+		o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s}",
+		    "result", "ok", "name", res->name,
+		    "image", pull_last.image,
+		    "layers", (json_int_t)pull_last.layers,
+		    "layers_done", (json_int_t)pull_last.layers_done,
+		    "bytes", (json_int_t)pull_last.bytes,
+		    "bytes_total", (json_int_t)pull_last.bytes_total,
+		    "status", pull_last.status);
 		break;
 	default:
 		o = json_pack("{s:s}", "result", "ok");

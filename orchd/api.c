@@ -27,6 +27,13 @@
  * of the definition it replaces, and only a workload of the API may be
  * updated.  What a running workload does with its new definition is
  * runtimed's to carry out, as after a reload ("on change").
+ *
+ * The same queue carries orchctl's create, update, delete and keep from
+ * the control socket (answered there, by the same rules and policy), and
+ * the expiry of an API workload that reaperd found without a request for
+ * its "expire after": checked again here, dropped from the store with its
+ * history kept, then its container and unused image removed by runtimed.
+ * orchctl's update is a PUT, its keep a PATCH of expire_after 0.
  */
 
 #include <stdlib.h>
@@ -47,12 +54,23 @@ enum api_phase {
 	OP_ACTIVATING			/* waiting for it to be running */
 };
 
+enum api_origin {
+	ORIGIN_GATEWAY = 0,		/* the HTTP API */
+	ORIGIN_CONTROL,			/* orchctl */
+	ORIGIN_EXPIRY			/* reaperd's proposal */
+};
+
 struct api_op {
 	TAILQ_ENTRY(api_op)	 entry;
-	uint32_t		 gwid;		/* the gateway's request */
+	enum api_origin		 origin;
+	uint32_t		 gwid;		/* the gateway's request, or
+						   the control connection */
 	uint32_t		 opid;		/* to the store */
 	int			 create;
 	int			 update;	/* 1: PUT, 2: PATCH */
+	int			 expire;	/* a delete: expired */
+	struct rp_expire	 re;		/* expire: as reaperd saw it */
+	struct rt_purge		 purge;		/* expire: what to remove */
 	char			 name[ORCHD_NAME_MAX];
 	struct workload_conf	*wc;		/* create, update: until
 						   configured */
@@ -245,6 +263,30 @@ api_check_update(const struct orchd_conf *conf,
 	return (depends_check_new(conf, wc, err, len));
 }
 
+/* to whom asked: the gateway, orchctl, or the log for an expiry */
+static void
+api_answer(struct orchd *env, const struct api_op *op, int status,
+    const char *msg)
+{
+	switch (op->origin) {
+	case ORIGIN_GATEWAY:
+		api_result(env, op->gwid, status, msg);
+		break;
+	case ORIGIN_CONTROL:
+		if (status >= 200 && status < 300)
+			control_reply(op->gwid, IMSG_CTL_OK, NULL, 0);
+		else
+			control_fail(op->gwid, "%s", msg != NULL ? msg :
+			    "failed");
+		break;
+	case ORIGIN_EXPIRY:
+		if (status >= 300)
+			log_warnx("API: workload %s not expired: %s",
+			    op->name, msg != NULL ? msg : "failed");
+		break;
+	}
+}
+
 static void
 api_op_free(struct api_op *op)
 {
@@ -259,7 +301,9 @@ api_op_what(const struct api_op *op)
 {
 	if (op->create)
 		return ("create");
-	return (op->update ? "update" : "delete");
+	if (op->update)
+		return ("update");
+	return (op->expire ? "expiry" : "delete");
 }
 
 /* the head of the queue is done: answer, then the next one */
@@ -273,7 +317,7 @@ api_op_done(struct orchd *env, int status, const char *msg)
 	api_timer_stop();
 	TAILQ_REMOVE(&api_ops, op, entry);
 	api_nops--;
-	api_result(env, op->gwid, status, msg);
+	api_answer(env, op, status, msg);
 	api_op_free(op);
 	api_next(env);
 }
@@ -340,6 +384,9 @@ api_store(struct orchd *env, struct api_op *op)
 		r = proc_compose(&env->ps, PROC_STORE, IMSG_API_PUT,
 		    op->opid, -1, json, strlen(json));
 		free(json);
+	} else if (op->expire) {
+		r = proc_compose(&env->ps, PROC_STORE, IMSG_API_EXPIRE,
+		    op->opid, -1, &op->re, sizeof(op->re));
 	} else {
 		memset(&cn, 0, sizeof(cn));
 		strlcpy(cn.name, op->name, sizeof(cn.name));
@@ -451,6 +498,26 @@ api_op_check_update(struct orchd *env, struct api_op *op, char *err,
 	return (0);
 }
 
+/* still expired?  orchctl keep, or an update, may have come between */
+static int
+api_expire_check(struct orchd *env, struct api_op *op,
+    const struct workload_conf *wc, char *err, size_t len)
+{
+	int64_t	 secs;
+
+	secs = wc->expire_after >= 0 ? wc->expire_after :
+	    env->conf->expire_after;
+	if (secs <= 0 || secs != op->re.secs) {
+		snprintf(err, len, "its expire after changed meanwhile");
+		return (-1);
+	}
+	memset(&op->purge, 0, sizeof(op->purge));
+	strlcpy(op->purge.name, wc->name, sizeof(op->purge.name));
+	if (wc->driver == DRIVER_DOCKER && wc->image != NULL)
+		strlcpy(op->purge.image, wc->image, sizeof(op->purge.image));
+	return (0);
+}
+
 /* checked again when its turn comes: the queue ahead may have changed it */
 static int
 api_op_check(struct orchd *env, struct api_op *op, char *err, size_t len)
@@ -472,6 +539,8 @@ api_op_check(struct orchd *env, struct api_op *op, char *err, size_t len)
 		    "configuration file: remove it there", op->name);
 		return (409);
 	}
+	if (op->expire && api_expire_check(env, op, wc, err, len) != 0)
+		return (409);
 	if ((n = depends_dependents(env->conf, op->name, who,
 	    sizeof(who))) > 0) {
 		snprintf(err, len, "workload \"%s\" cannot be deleted: %s "
@@ -518,21 +587,42 @@ api_queue(struct orchd *env, struct api_op *op)
 }
 
 static struct api_op *
-api_op_new(struct orchd *env, uint32_t gwid)
+api_op_origin(struct orchd *env, enum api_origin origin, uint32_t id)
 {
-	struct api_op	*op;
+	struct api_op	 tmp, *op;
 
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.origin = origin;
+	tmp.gwid = id;
 	if (api_nops >= API_OPS_MAX) {
-		api_result(env, gwid, 503, "too many changes under way: try "
+		api_answer(env, &tmp, 503, "too many changes under way: try "
 		    "again");
 		return (NULL);
 	}
 	if ((op = calloc(1, sizeof(*op))) == NULL) {
-		api_result(env, gwid, 503, "out of memory");
+		api_answer(env, &tmp, 503, "out of memory");
 		return (NULL);
 	}
-	op->gwid = gwid;
+	*op = tmp;
 	return (op);
+}
+
+static struct api_op *
+api_op_new(struct orchd *env, uint32_t gwid)
+{
+	return (api_op_origin(env, ORIGIN_GATEWAY, gwid));
+}
+
+/* is a change of name queued already?  An expiry is then not needed */
+static int
+api_queued(const char *name)
+{
+	struct api_op	*op;
+
+	TAILQ_FOREACH(op, &api_ops, entry)
+		if (strcmp(op->name, name) == 0)
+			return (1);
+	return (0);
 }
 
 /*
@@ -655,6 +745,144 @@ api_recv_delete(struct imsgev *iev, struct imsg *imsg)
 	api_queue(env, op);
 }
 
+/*
+ * From reaperd: an API workload without a request for its expire after.
+ * Deleted as a DELETE would, unless it changed meanwhile (api_op_check).
+ */
+void
+api_recv_expire(struct imsgev *iev, struct imsg *imsg)
+{
+	struct orchd		*env = orchd_env;
+	struct workload_conf	*wc;
+	struct rp_expire	 re;
+	struct api_op		*op;
+
+	(void)imsg_get_data(imsg, &re, sizeof(re));
+	re.name[sizeof(re.name) - 1] = '\0';
+	if ((wc = api_find(env->conf, re.name)) == NULL ||
+	    wc->source != SOURCE_API || re.secs <= 0 || api_queued(re.name))
+		return;
+	if ((op = api_op_origin(env, ORIGIN_EXPIRY, 0)) == NULL)
+		return;
+	op->expire = 1;
+	op->re = re;
+	strlcpy(op->name, re.name, sizeof(op->name));
+	log_info("API: workload %s: no request for %llds, expiring",
+	    op->name, (long long)re.secs);
+	api_queue(env, op);
+}
+
+/*
+ * From orchctl: create, update (the whole definition), delete and keep,
+ * on the control socket, root's alone.  The same rules as the API's,
+ * its policy included, so that what orchctl makes is what the API could
+ * have made, and is read back from the store as such at start.  An
+ * update is a PUT and keep a PATCH, made in their turn as the API's are.
+ */
+void
+api_ctl_create(struct orchd *env, uint32_t id, struct imsg *imsg)
+{
+	struct workload_conf	*wc;
+	struct api_op		*op;
+	char			 err[CTL_MSG_MAX];
+
+	if (imsg_get_len(imsg) > ORCHD_API_JSON_MAX) {
+		control_fail(id, "workload too large");
+		return;
+	}
+	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
+	    sizeof(err))) == NULL) {
+		control_fail(id, "%s", err);
+		return;
+	}
+	wc->source = SOURCE_API;
+	if ((op = api_op_origin(env, ORIGIN_CONTROL, id)) == NULL) {
+		workload_free(wc);
+		return;
+	}
+	op->create = 1;
+	op->wc = wc;
+	strlcpy(op->name, wc->name, sizeof(op->name));
+	log_info("control: creating workload %s", op->name);
+	api_queue(env, op);
+}
+
+/* an update of name from orchctl: body, a PUT's or a PATCH's */
+static void
+api_ctl_change(struct orchd *env, uint32_t id, const char *name,
+    const char *body, size_t bodylen, int patch)
+{
+	struct api_op	*op;
+
+	if ((op = api_op_origin(env, ORIGIN_CONTROL, id)) == NULL)
+		return;
+	if ((op->body = malloc(bodylen + 1)) == NULL) {
+		control_fail(id, "out of memory");
+		free(op);
+		return;
+	}
+	memcpy(op->body, body, bodylen);
+	op->body[bodylen] = '\0';
+	op->bodylen = bodylen;
+	op->update = patch ? 2 : 1;
+	strlcpy(op->name, name, sizeof(op->name));
+	log_info("control: updating workload %s (%s)", op->name, patch ?
+	    "keep" : "update");
+	api_queue(env, op);
+}
+
+/* the whole new definition, whose name says which workload it replaces */
+void
+api_ctl_update(struct orchd *env, uint32_t id, struct imsg *imsg)
+{
+	struct workload_conf	*wc;
+	char			 err[CTL_MSG_MAX], name[ORCHD_NAME_MAX];
+
+	if (imsg_get_len(imsg) > ORCHD_API_JSON_MAX) {
+		control_fail(id, "workload too large");
+		return;
+	}
+	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
+	    sizeof(err))) == NULL) {
+		control_fail(id, "%s", err);
+		return;
+	}
+	strlcpy(name, wc->name, sizeof(name));
+	workload_free(wc);
+	api_ctl_change(env, id, name, imsg->data, imsg_get_len(imsg), 0);
+}
+
+void
+api_ctl_delete(struct orchd *env, uint32_t id, const char *name)
+{
+	struct api_op	*op;
+
+	if ((op = api_op_origin(env, ORIGIN_CONTROL, id)) == NULL)
+		return;
+	strlcpy(op->name, name, sizeof(op->name));
+	log_info("control: deleting workload %s", op->name);
+	api_queue(env, op);
+}
+
+/* orchctl keep: a PATCH of expire_after 0 (never), as a client may send */
+void
+api_ctl_keep(struct orchd *env, uint32_t id, const char *name)
+{
+	static const char	 patch[] = "{\"expire_after\":0}";
+	struct workload_conf	*wc;
+
+	if ((wc = api_find(env->conf, name)) == NULL) {
+		control_fail(id, "no such workload: %s", name);
+		return;
+	}
+	if (wc->source != SOURCE_API) {
+		control_fail(id, "workload \"%s\" is defined in the "
+		    "configuration file, which never expires it", name);
+		return;
+	}
+	api_ctl_change(env, id, name, patch, sizeof(patch) - 1, 1);
+}
+
 /* the gateway's client for a log stream left */
 void
 api_recv_logs_stop(struct imsgev *iev, struct imsg *imsg)
@@ -766,8 +994,19 @@ api_config_active(struct orchd *env)
 		return;
 	}
 	if (op->phase == OP_ACTIVATING && env->ps.generation >= op->gen) {
-		log_info("API: workload %s %s", op->name, op->create ?
-		    "created" : op->update ? "updated" : "deleted");
+		if (op->expire) {
+			log_info("API: workload %s expired: no request for "
+			    "%llds, deleted", op->name,
+			    (long long)op->re.secs);
+			/* runtimed stopped it with the generation: now go */
+			if (proc_compose(&env->ps, PROC_RUNTIME,
+			    IMSG_RT_PURGE, 0, -1, &op->purge,
+			    sizeof(op->purge)) == -1)
+				log_warn("%s: compose", __func__);
+		} else
+			log_info("API: workload %s %s", op->name,
+			    op->create ? "created" : op->update ? "updated" :
+			    "deleted");
 		api_op_done(env, op->create ? 201 : 200, NULL);
 	}
 }

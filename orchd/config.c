@@ -4,9 +4,9 @@
  * A configuration is sent as one transaction per child: RESET, GLOBAL,
  * one WORKLOAD per workload (its JSON form, the same one the API and the
  * store use), the gateway's own (the global ignores, listeners, TLS, the
- * API's), DONE.  Each child builds the new generation beside the old
- * one and acknowledges; when every child has, START makes it current
- * everywhere at once.
+ * API's), runtimed's own (the registry logins), DONE.  Each child builds
+ * the new generation beside the old one and acknowledges; when every
+ * child has, START makes it current everywhere at once.
  */
 
 #include <sys/stat.h>
@@ -59,6 +59,11 @@ config_load(const char *file, int host_checks)
 	}
 	/* the HTTP API's key: ORCHD_KEY, or the api key file, checked */
 	if (apikey_load(conf) == -1) {
+		free_config(conf);
+		return (NULL);
+	}
+	/* the registry logins, for runtimed alone */
+	if (regauth_load(conf) == -1) {
 		free_config(conf);
 		return (NULL);
 	}
@@ -318,6 +323,9 @@ config_send(struct orchd *env)
 	gs.health_interval = env->conf->health_interval;
 	gs.health_timeout = env->conf->health_timeout;
 	gs.health_failures = env->conf->health_failures;
+	gs.pull = env->conf->pull;
+	gs.pull_timeout = env->conf->pull_timeout;
+	gs.expire_after = env->conf->expire_after;
 
 	config_compose_all(env, IMSG_CFG_RESET, &gen, sizeof(gen));
 	config_compose_all(env, IMSG_CFG_GLOBAL, &gs, sizeof(gs));
@@ -331,6 +339,7 @@ config_send(struct orchd *env)
 	listeners_send(env);
 	config_tls_send(env);
 	api_config_send(env);
+	regauth_send(env);
 	config_compose_all(env, IMSG_CFG_DONE, &gen, sizeof(gen));
 	log_debug("configuration %u sent", gen);
 }

@@ -334,6 +334,7 @@ control_forward(struct imsgev *iev, struct imsg *imsg)
 	case IMSG_CTL_SUSPEND:
 	case IMSG_CTL_KEEPWARM:
 	case IMSG_CTL_RESTART:
+	case IMSG_CTL_PULL:
 		to = PROC_RUNTIME;
 		break;
 	default:
@@ -498,6 +499,39 @@ control_show_definition(struct imsgev *iev, struct imsg *imsg)
 		control_reply(c->id, IMSG_CTL_END, NULL, 0);
 	}
 	free(json);
+}
+
+/*
+ * orchctl create, update, delete, keep: the API's queue (api.c) carries
+ * them and answers OK or FAIL here.
+ */
+void
+control_change(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_conn	*c;
+	struct ctl_name	 cn;
+
+	if ((c = control_request(iev, imsg)) == NULL)
+		return;
+	switch (imsg_get_type(imsg)) {
+	case IMSG_CTL_CREATE:
+		api_ctl_create(orchd_env, c->id, imsg);
+		return;
+	case IMSG_CTL_UPDATE:
+		api_ctl_update(orchd_env, c->id, imsg);
+		return;
+	default:
+		break;
+	}
+	if (imsg_get_data(imsg, &cn, sizeof(cn)) == -1) {
+		control_fail(c->id, "bad request");
+		return;
+	}
+	cn.name[sizeof(cn.name) - 1] = '\0';
+	if (imsg_get_type(imsg) == IMSG_CTL_KEEP)
+		api_ctl_keep(orchd_env, c->id, cn.name);
+	else
+		api_ctl_delete(orchd_env, c->id, cn.name);
 }
 
 /*

@@ -94,6 +94,16 @@ static const struct proc_handler parent_handlers[] = {
 	    PROC_FROM(PROC_GATEWAY), control_logs },
 	{ IMSG_CTL_SHOW_DEFINITION, sizeof(struct ctl_name), PROC_FROM_CLIENT,
 	    control_show_definition },
+	{ IMSG_CTL_PULL, sizeof(struct ctl_name), PROC_FROM_CLIENT,
+	    control_forward },
+	{ IMSG_CTL_CREATE, PROC_ANYLEN, PROC_FROM_CLIENT, control_change },
+	{ IMSG_CTL_UPDATE, PROC_ANYLEN, PROC_FROM_CLIENT, control_change },
+	{ IMSG_CTL_DELETE, sizeof(struct ctl_name), PROC_FROM_CLIENT,
+	    control_change },
+	{ IMSG_CTL_KEEP, sizeof(struct ctl_name), PROC_FROM_CLIENT,
+	    control_change },
+	{ IMSG_CTL_PULLING, sizeof(struct ctl_pull), PROC_FROM(PROC_RUNTIME),
+	    control_recv_item },
 	/* the HTTP API, from the gateway, and its workloads in the store */
 	API_PARENT_HANDLERS,
 };

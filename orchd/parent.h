@@ -96,6 +96,7 @@ void		 control_version(struct imsgev *, struct imsg *);
 void		 control_verbose(struct imsgev *, struct imsg *);
 void		 control_logs(struct imsgev *, struct imsg *);
 void		 control_show_definition(struct imsgev *, struct imsg *);
+void		 control_change(struct imsgev *, struct imsg *);
 
 /* reload.c: what a reload reports to orchctl */
 void		 reload_begin(uint32_t);
@@ -179,6 +180,11 @@ int		 identity_get(struct orchd *, const char *, uid_t *, char *,
 void		 api_recv_create(struct imsgev *, struct imsg *);
 void		 api_recv_delete(struct imsgev *, struct imsg *);
 void		 api_recv_update(struct imsgev *, struct imsg *);
+void		 api_recv_expire(struct imsgev *, struct imsg *);
+void		 api_ctl_create(struct orchd *, uint32_t, struct imsg *);
+void		 api_ctl_update(struct orchd *, uint32_t, struct imsg *);
+void		 api_ctl_delete(struct orchd *, uint32_t, const char *);
+void		 api_ctl_keep(struct orchd *, uint32_t, const char *);
 void		 api_recv_logs_stop(struct imsgev *, struct imsg *);
 void		 api_recv_stored(struct imsgev *, struct imsg *);
 void		 api_recv_definition(struct imsgev *, struct imsg *);
@@ -207,6 +213,8 @@ void		 api_reload_keep(struct orchd_conf *, struct orchd_conf *);
 	{ IMSG_API_DEFINITION, PROC_ANYLEN, PROC_FROM(PROC_STORE), \
 	    api_recv_definition }, \
 	{ IMSG_API_LOAD_END, 0, PROC_FROM(PROC_STORE), api_recv_load_end }, \
+	{ IMSG_REAP_EXPIRE, sizeof(struct rp_expire), PROC_FROM(PROC_REAPER), \
+	    api_recv_expire }, \
 	{ IMSG_GW_METRICS_ASK, 0, PROC_FROM(PROC_GATEWAY), \
 	    api_recv_metrics_ask }, \
 	{ IMSG_GW_METRICS_WL, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY), \
@@ -229,6 +237,17 @@ void		 depends_prune(struct orchd_conf *);
 int		 apikey_load(struct orchd_conf *);
 int		 apikey_strong(const uint8_t *, size_t, const char **);
 void		 apikey_send(struct orchd *);
+struct stat;
+int		 secretfile_check(const char *, const char *,
+		    const struct stat *);
+
+/* regauth.c: the registry logins, for runtimed alone */
+#define REGAUTH_FILE_MAX	(64 * 1024)
+int		 regauth_load(struct orchd_conf *);
+char		*regauth_convert(const char *, size_t, const char *, char *,
+		    size_t);
+int		 regauth_host(const char *, char *, size_t);
+void		 regauth_send(struct orchd *);
 
 /* policy.c: what a workload may be, and what the API may create */
 int		 policy_check(const struct orchd_conf *,

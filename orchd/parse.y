@@ -228,11 +228,13 @@ static int	 set_string(char **, char *, const char *);
 static int	 host_add(const char *);
 static int	 api_host_add(const char *);
 static int	 listener_add(const char *, int64_t, int, char *, char *);
+static int	 listener_http2(int);
 static int	 gw_timeout(int64_t *, int64_t, const char *, int);
 static int	 gw_limit(int64_t *, int64_t, const char *);
 static int	 health_set(int64_t *, int64_t, const char *, int64_t,
 		    int64_t, const char *);
 static int	 trusted_add(const char *);
+static int	 pull_set(int *, const char *);
 static int	 ignore_rule_add(struct ignorelist *, int, const char *, int);
 static void	 workload_begin(char *);
 static void	 workload_end(void);
@@ -248,6 +250,7 @@ static int	 pathcheck_add(const char *, const char *);
 static void	 pathcheck_run(const struct orchd_conf *);
 static int	 api_allow_image(const char *);
 static int	 api_allow_volume(const char *);
+static int	 api_allow_network(const char *);
 static int	 wl_uids_set(const char *);
 static void	 user_check_add(void);
 static void	 user_checks_run(struct orchd_conf *);
@@ -273,6 +276,11 @@ static void	 depchecks_run(const struct orchd_conf *);
 %token	AGENT ANSWER FROM IGNORE SERVER TIMING TUNNEL
 %token	BUSY FAIL
 %token	CHANGE NEXT RESTART
+%token	PUBLISH
+%token	AUTH PULL REGISTRY
+%token	CONSTRAINT REPLICAS SWARM
+%token	AFTER EXPIRE
+%token	HTTP2 KNOWLEDGE PRIOR STREAMS
 %token	ERROR
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
@@ -280,6 +288,7 @@ static void	 depchecks_run(const struct orchd_conf *);
 %type	<v.number>	duration size port
 %type	<v.number>	ignorekind answer onoff onchange
 %type	<v.tls>		tlsopt
+%type	<v.number>	h2opt
 %%
 
 grammar		: /* empty */
@@ -423,6 +432,18 @@ tlsopt		: /* empty */			{
 		}
 		;
 
+h2opt		: /* empty */			{ $$ = LISTENER_H2_ON; }
+		| HTTP2 STRING			{
+			if (strcmp($2, "off") != 0) {
+				yyerror("http2 \"%s\": off or prior "
+				    "knowledge", $2);
+				YYERROR;
+			}
+			$$ = LISTENER_H2_OFF;
+		}
+		| HTTP2 PRIOR KNOWLEDGE		{ $$ = LISTENER_H2_PRIOR; }
+		;
+
 main		: USER STRING			{
 			if (conf->user[0] != '\0') {
 				yyerror("user already set");
@@ -504,13 +525,27 @@ main		: USER STRING			{
 			    "") == -1)
 				YYERROR;
 		}
-		| LISTEN ON STRING PORT port tlsopt	{
-			if (listener_add($3, $5, 0, $6.cert, $6.key) == -1)
+		| LISTEN ON STRING PORT port tlsopt h2opt	{
+			if (listener_add($3, $5, 0, $6.cert, $6.key) == -1 ||
+			    listener_http2($7) == -1)
 				YYERROR;
 		}
-		| API LISTEN ON STRING PORT port tlsopt	{
-			if (listener_add($4, $6, 1, $7.cert, $7.key) == -1)
+		| API LISTEN ON STRING PORT port tlsopt h2opt	{
+			if (listener_add($4, $6, 1, $7.cert, $7.key) == -1 ||
+			    listener_http2($8) == -1)
 				YYERROR;
+		}
+		| HTTP2 MAXCONN STREAMS NUMBER	{
+			if (conf->gateway.h2_max_streams != -1) {
+				yyerror("http2 max streams already set");
+				YYERROR;
+			}
+			if ($4 < 1 || $4 > ORCHD_H2_STREAMS_MAX) {
+				yyerror("http2 max streams: 1 to %d",
+				    ORCHD_H2_STREAMS_MAX);
+				YYERROR;
+			}
+			conf->gateway.h2_max_streams = $4;
 		}
 		| API HOST STRING		{
 			if (api_host_add($3) == -1)
@@ -536,9 +571,13 @@ main		: USER STRING			{
 			if (api_allow_volume($4) == -1)
 				YYERROR;
 		}
+		| API ALLOW NETWORK STRING	{
+			if (api_allow_network($4) == -1)
+				YYERROR;
+		}
 		| API ALLOW STRING		{
-			yyerror("unknown api allow \"%s\": process, image or "
-			    "volume", $3);
+			yyerror("unknown api allow \"%s\": process, image, "
+			    "volume or network", $3);
 			YYERROR;
 		}
 		| API METRICS PUBLIC		{
@@ -591,6 +630,26 @@ main		: USER STRING			{
 				YYERROR;
 			}
 			conf->on_change = $3;
+		}
+		| PULL STRING			{
+			if (pull_set(&conf->pull, $2) == -1)
+				YYERROR;
+		}
+		| PULL TIMEOUT duration		{
+			if (gw_timeout(&conf->pull_timeout, $3,
+			    "pull timeout", 0) == -1)
+				YYERROR;
+		}
+		| EXPIRE AFTER duration		{
+			/* the API's workloads' default; 0: never */
+			if (gw_timeout(&conf->expire_after, $3,
+			    "expire after", 1) == -1)
+				YYERROR;
+		}
+		| REGISTRY AUTH FILENAME STRING	{
+			if (set_string(&conf->regauth_file, $4,
+			    "registry auth file") == -1)
+				YYERROR;
 		}
 		| gwmain
 		;
@@ -682,10 +741,32 @@ wlopt		: HOST STRING			{
 			wl_seen |= SEEN_DRIVER;
 			wl->driver = DRIVER_DOCKER;
 		}
+		| DRIVER SWARM			{
+			if (wl_seen & SEEN_DRIVER) {
+				yyerror("driver already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_DRIVER;
+			wl->driver = DRIVER_SWARM;
+		}
 		| DRIVER STRING			{
-			yyerror("unknown driver \"%s\": process or docker",
-			    $2);
+			yyerror("unknown driver \"%s\": process, docker or "
+			    "swarm", $2);
 			YYERROR;
+		}
+		| REPLICAS NUMBER		{
+			if ($2 < 1 || $2 > WL_REPLICAS_MAX) {
+				yyerror("replicas must be from 1 to %d",
+				    WL_REPLICAS_MAX);
+				YYERROR;
+			}
+			wl->replicas = $2;
+		}
+		| CONSTRAINT STRING		{
+			if (strlist_add(&wl->constraints, $2) == -1) {
+				yyerror("out of memory");
+				YYERROR;
+			}
 		}
 		| IMAGE STRING			{
 			if (set_string(&wl->image, $2, "image") == -1)
@@ -781,8 +862,32 @@ wlopt		: HOST STRING			{
 			wl->network = NETWORK_BRIDGE;
 		}
 		| NETWORK STRING		{
-			yyerror("unknown network \"%s\": host or bridge", $2);
-			YYERROR;
+			if (wl_seen & SEEN_NETWORK) {
+				yyerror("network already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_NETWORK;
+			if (!valid_workload_name($2)) {
+				yyerror("invalid network \"%s\": 1 to 63 "
+				    "letters, digits, '_', '.' or '-', "
+				    "starting with a letter or digit", $2);
+				YYERROR;
+			}
+			if (!valid_network_name($2)) {
+				yyerror("network \"%s\": a name Docker keeps "
+				    "for its own (network host and network "
+				    "bridge are written without quotes)", $2);
+				YYERROR;
+			}
+			wl->network = NETWORK_NAMED;
+			wl->netname = keep($2);
+		}
+		| PUBLISH port			{
+			if (wl->publish != 0) {
+				yyerror("publish already set");
+				YYERROR;
+			}
+			wl->publish = $2;
 		}
 		| PORT port			{
 			if (wl->port != 0) {
@@ -976,6 +1081,33 @@ wlopt		: HOST STRING			{
 			}
 			wl->on_change = $3;
 		}
+		| PULL STRING			{
+			if (pull_set(&wl->pull, $2) == -1)
+				YYERROR;
+		}
+		| PULL TIMEOUT duration		{
+			if (gw_timeout(&wl->pull_timeout, $3,
+			    "pull timeout", 0) == -1)
+				YYERROR;
+		}
+		| EXPIRE AFTER duration		{
+			yyerror("expire after: workloads of the "
+			    "configuration file never expire; it is a "
+			    "global setting, for the API's");
+			YYERROR;
+		}
+		| UPSTREAM STRING		{
+			if (strcmp($2, "h2c") != 0) {
+				yyerror("upstream \"%s\": h2c is the one "
+				    "protocol to name", $2);
+				YYERROR;
+			}
+			if (wl->upstream_h2c) {
+				yyerror("upstream h2c already set");
+				YYERROR;
+			}
+			wl->upstream_h2c = 1;
+		}
 		;
 
 %%
@@ -1111,10 +1243,12 @@ lookup(const char *s, const char **near)
 	/* this has to be sorted always */
 	static const struct keyword keywords[] = {
 		{ "address",		ADDRESS },
+		{ "after",		AFTER },
 		{ "agent",		AGENT },
 		{ "allow",		ALLOW },
 		{ "answer",		ANSWER },
 		{ "api",		API },
+		{ "auth",		AUTH },
 		{ "body",		BODY },
 		{ "bridge",		BRIDGE },
 		{ "busy",		BUSY },
@@ -1124,12 +1258,14 @@ lookup(const char *s, const char **near)
 		{ "command",		COMMAND },
 		{ "connect",		CONNECT },
 		{ "connections",	CONNECTIONS },
+		{ "constraint",		CONSTRAINT },
 		{ "database",		DATABASE },
 		{ "depends",		DEPENDS },
 		{ "directory",		DIRECTORY },
 		{ "docker",		DOCKER },
 		{ "driver",		DRIVER },
 		{ "env",		ENV },
+		{ "expire",		EXPIRE },
 		{ "fail",		FAIL },
 		{ "failures",		FAILURES },
 		{ "file",		FILENAME },
@@ -1137,6 +1273,7 @@ lookup(const char *s, const char **near)
 		{ "header",		HEADER },
 		{ "health",		HEALTH },
 		{ "host",		HOST },
+		{ "http2",		HTTP2 },
 		{ "idle",		IDLE },
 		{ "ignore",		IGNORE },
 		{ "image",		IMAGE },
@@ -1147,6 +1284,7 @@ lookup(const char *s, const char **near)
 		{ "keepalive",		KEEPALIVE },
 		{ "key",		KEY },
 		{ "keypair",		KEYPAIR },
+		{ "knowledge",		KNOWLEDGE },
 		{ "listen",		LISTEN },
 		{ "log",		LOG },
 		{ "max",		MAXCONN },
@@ -1159,16 +1297,23 @@ lookup(const char *s, const char **near)
 		{ "per",		PER },
 		{ "port",		PORT },
 		{ "prefork",		PREFORK },
+		{ "prior",		PRIOR },
 		{ "process",		PROCESS },
 		{ "proxy",		PROXY },
 		{ "public",		PUBLIC },
+		{ "publish",		PUBLISH },
+		{ "pull",		PULL },
 		{ "reaper",		REAPER },
+		{ "registry",		REGISTRY },
+		{ "replicas",		REPLICAS },
 		{ "restart",		RESTART },
 		{ "runtime",		RUNTIME },
 		{ "server",		SERVER },
 		{ "signal",		SIGNAL },
 		{ "socket",		SOCKET },
 		{ "stop",		STOP },
+		{ "streams",		STREAMS },
+		{ "swarm",		SWARM },
 		{ "tcp",		TCP },
 		{ "timeout",		TIMEOUT },
 		{ "timing",		TIMING },
@@ -1958,6 +2103,29 @@ api_allow_volume(const char *path)
 	return (0);
 }
 
+/* "api allow network": a pattern of fnmatch(3) for a network's name */
+static int
+api_allow_network(const char *pattern)
+{
+	struct strentry	*e;
+
+	if (pattern[0] == '\0' || !is_utf8(pattern)) {
+		yyerror("api allow network: invalid pattern");
+		return (-1);
+	}
+	TAILQ_FOREACH(e, &conf->api_allow_networks, entry)
+		if (strcmp(e->str, pattern) == 0) {
+			yyerror("api allow network \"%s\" listed twice",
+			    pattern);
+			return (-1);
+		}
+	if (strlist_add(&conf->api_allow_networks, pattern) == -1) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	return (0);
+}
+
 /* numeric address, "localhost" or "*"; IPv6 may be in brackets */
 static int
 address_parse(const char *name, int port, struct sockaddr_storage *ss,
@@ -2076,6 +2244,26 @@ listener_add(const char *name, int64_t port, int api, char *cert, char *key)
 	return (0);
 }
 
+/*
+ * The HTTP/2 of the listener just added: offered by ALPN on TLS unless
+ * "http2 off"; on cleartext only with "http2 prior knowledge".
+ */
+static int
+listener_http2(int mode)
+{
+	struct listener_conf	*l = TAILQ_LAST(&conf->listeners, listenerlist);
+
+	if (l == NULL)
+		return (-1);
+	if (mode == LISTENER_H2_PRIOR && l->tls) {
+		yyerror("http2 prior knowledge: cleartext listeners only, "
+		    "TLS offers h2 by ALPN");
+		return (-1);
+	}
+	l->http2 = mode;
+	return (0);
+}
+
 /* a gateway timeout, set once; zero only where allowed */
 static int
 gw_timeout(int64_t *dst, int64_t secs, const char *what, int zero_ok)
@@ -2123,6 +2311,24 @@ health_set(int64_t *dst, int64_t n, const char *what, int64_t min,
 		return (-1);
 	}
 	*dst = n;
+	return (0);
+}
+
+/* "pull missing|always|never", once */
+static int
+pull_set(int *dst, const char *s)
+{
+	int	 pull;
+
+	if (*dst != -1) {
+		yyerror("pull already set");
+		return (-1);
+	}
+	if ((pull = workload_pull_parse(s)) == -1) {
+		yyerror("pull \"%s\": missing, always or never", s);
+		return (-1);
+	}
+	*dst = pull;
 	return (0);
 }
 
@@ -2497,6 +2703,8 @@ gateway_defaults(struct gateway_conf *g)
 		g->max_conns = 0;
 	if (g->max_conns_addr == -1)
 		g->max_conns_addr = 0;
+	if (g->h2_max_streams == -1)
+		g->h2_max_streams = ORCHD_H2_STREAMS;
 	if (g->prefork == -1)
 		g->prefork = 1;
 }
@@ -2789,7 +2997,8 @@ portcheck_add(void)
 	portchecks = pc;
 	pc = &portchecks[nportchecks];
 	memset(pc, 0, sizeof(*pc));
-	if (address_parse(wl->address, wl->port, &pc->ss, &pc->sslen) == -1)
+	if (address_parse(wl->address, workload_upstream_port(wl), &pc->ss,
+	    &pc->sslen) == -1)
 		return;		/* workload_validate() said so */
 	if ((pc->file = strdup(file->name)) == NULL) {
 		yyerror_at(wl_lineno, "out of memory");
@@ -2838,7 +3047,8 @@ portchecks_run(const struct orchd_conf *c)
 		    memcmp(&first->ss, &pc->ss, pc->sslen) == 0)
 			check_error(pc->file, pc->lineno, "workload \"%s\": "
 			    "address %s port %d is workload \"%s\"'s too",
-			    pc->wl->name, pc->wl->address, pc->wl->port,
+			    pc->wl->name, pc->wl->address,
+			    workload_upstream_port(pc->wl),
 			    first->wl->name);
 		memset(&wlc, 0, sizeof(wlc));
 		wlc.ss = pc->ss;
@@ -2848,7 +3058,8 @@ portchecks_run(const struct orchd_conf *c)
 				check_error(pc->file, pc->lineno, "workload "
 				    "\"%s\": address %s port %d is the "
 				    "gateway's %slisten on %s", pc->wl->name,
-				    pc->wl->address, pc->wl->port,
+				    pc->wl->address,
+				    workload_upstream_port(pc->wl),
 				    l->api ? "api " : "", l->name);
 				break;
 			}
@@ -3028,8 +3239,12 @@ parse_config(const char *filename, int verbose)
 	TAILQ_INIT(&c->workloads);
 	TAILQ_INIT(&c->api_allow_images);
 	TAILQ_INIT(&c->api_allow_volumes);
+	TAILQ_INIT(&c->api_allow_networks);
 	TAILQ_INIT(&c->ignores);
 	c->tunnel_idle = c->server_timing = c->on_change = -1;
+	c->pull = -1;
+	c->pull_timeout = -1;
+	c->expire_after = -1;
 	c->idle_timeout = c->reaper_interval = c->wake_timeout = -1;
 	c->health_interval = c->health_timeout = c->health_failures = -1;
 	c->gateway.header_timeout = c->gateway.body_timeout = -1;
@@ -3037,6 +3252,7 @@ parse_config(const char *filename, int verbose)
 	c->gateway.keepalive_timeout = -1;
 	c->gateway.max_conns = c->gateway.max_conns_addr = -1;
 	c->gateway.prefork = -1;
+	c->gateway.h2_max_streams = -1;
 	c->wl_uid_low = ORCHD_WL_UID_LOW;
 	c->wl_uid_high = ORCHD_WL_UID_HIGH;
 	if ((c->conffile = strdup(filename)) == NULL) {
@@ -3121,6 +3337,13 @@ parse_config(const char *filename, int verbose)
 		c->tunnel_idle = 0;
 	if (c->server_timing == -1)
 		c->server_timing = 1;
+	if (c->pull == -1)
+		c->pull = PULL_MISSING;
+	if (c->pull_timeout == -1)
+		c->pull_timeout = ORCHD_PULL_TIMEOUT;
+	/* API workloads live until deleted, unless told otherwise */
+	if (c->expire_after == -1)
+		c->expire_after = 0;
 	/* a running workload keeps its definition until its next start */
 	if (c->on_change == -1)
 		c->on_change = ON_CHANGE_NEXT_WAKE;
@@ -3147,6 +3370,7 @@ free_config(struct orchd_conf *c)
 	strlist_free(&c->api_hosts);
 	strlist_free(&c->api_allow_images);
 	strlist_free(&c->api_allow_volumes);
+	strlist_free(&c->api_allow_networks);
 	ignore_free(&c->ignores);
 	while ((kp = TAILQ_FIRST(&c->keypairs)) != NULL) {
 		TAILQ_REMOVE(&c->keypairs, kp, entry);
@@ -3169,5 +3393,7 @@ free_config(struct orchd_conf *c)
 	free(c->wl_dir);
 	free(c->api_key_file);
 	freezero(c->api_key, c->api_key_len);
+	free(c->regauth_file);
+	freezero(c->regauth, c->regauth_len);
 	free(c);
 }

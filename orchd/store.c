@@ -118,6 +118,7 @@ static void	store_show_stats(struct imsgev *, struct imsg *);
 static void	store_api_load(struct imsgev *, struct imsg *);
 static void	store_api_put(struct imsgev *, struct imsg *);
 static void	store_api_drop(struct imsgev *, struct imsg *);
+static void	store_api_expire(struct imsgev *, struct imsg *);
 static void	store_uid_load(struct imsgev *, struct imsg *);
 static void	store_uid_put(struct imsgev *, struct imsg *);
 static void	store_show_summary(struct imsgev *, struct imsg *);
@@ -149,6 +150,8 @@ static const struct proc_handler store_handlers[] = {
 	{ IMSG_CTL_SHOW_STATS, 0, FROM_ASKERS, store_show_stats },
 	{ IMSG_API_LOAD, 0, PROC_FROM(PROC_PARENT), store_api_load },
 	{ IMSG_API_PUT, PROC_ANYLEN, PROC_FROM(PROC_PARENT), store_api_put },
+	{ IMSG_API_EXPIRE, sizeof(struct rp_expire), PROC_FROM(PROC_PARENT),
+	    store_api_expire },
 	{ IMSG_API_DROP, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
 	    store_api_drop },
 	{ IMSG_UID_LOAD, 0, PROC_FROM(PROC_PARENT), store_uid_load },
@@ -757,6 +760,22 @@ store_api_drop(struct imsgev *iev, struct imsg *imsg)
 	(void)held_flush();
 	api_stored(iev, imsg_get_id(imsg), store_db_api_drop(store_db,
 	    cn.name) != -1, "delete");
+}
+
+/* an expired one: dropped, its history kept, the expiry said in it */
+static void
+store_api_expire(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rp_expire	 re;
+	char			 msg[128];
+
+	(void)imsg_get_data(imsg, &re, sizeof(re));
+	re.name[sizeof(re.name) - 1] = '\0';
+	(void)snprintf(msg, sizeof(msg), "deleted: no request for %llds",
+	    (long long)re.secs);
+	(void)held_flush();
+	api_stored(iev, imsg_get_id(imsg), store_db_api_expire(store_db,
+	    re.name, msg, store_now_ms()) != -1, "expire");
 }
 
 /*

@@ -118,6 +118,12 @@ static const char *const migrations[] = {
 	"ALTER TABLE transitions ADD COLUMN cause_agent TEXT NOT NULL "
 	"  DEFAULT '';"
 	"PRAGMA user_version = 3;",
+	/* 4: the history of expired API workloads, kept past their row */
+	"CREATE TABLE expired_transitions AS SELECT * FROM transitions "
+	"  WHERE 0;"
+	"CREATE INDEX expired_by_workload ON expired_transitions "
+	"  (workload, time_ms);"
+	"PRAGMA user_version = 4;",
 };
 
 enum stmt_id {
@@ -147,6 +153,8 @@ enum stmt_id {
 	S_RESTORE,
 	S_API_DROP,
 	S_API_LIST,
+	S_API_EXPIRED,
+	S_API_ARCHIVE,
 	S_UID_PUT,
 	S_UID_LIST,
 	S_MAX
@@ -195,10 +203,13 @@ static const char *const stmt_sql[S_MAX] = {
 	    "coalesce(c.wakes, 0), w.reason FROM workloads w "
 	    "LEFT JOIN counters c ON c.workload = w.name "
 	    "WHERE ?1 = '' OR w.name = ?1 ORDER BY w.name",
+	/* an expired one's too, before any later one of the name */
 	[S_HISTORY] = "SELECT from_state, to_state, reason, message, time_ms, "
 	    "cause, cause_method, cause_host, cause_path, cause_client, "
-	    "cause_agent FROM (SELECT * FROM transitions WHERE workload = ?1 "
-	    "ORDER BY id DESC LIMIT ?2) ORDER BY id",
+	    "cause_agent FROM (SELECT *, 1 AS live FROM transitions "
+	    "WHERE workload = ?1 UNION ALL SELECT *, 0 FROM "
+	    "expired_transitions WHERE workload = ?1 "
+	    "ORDER BY live DESC, id DESC LIMIT ?2) ORDER BY live, id",
 	[S_STATS] = "SELECT w.name, w.definition, w.state, w.since_ms, "
 	    "coalesce(c.wakes, 0), coalesce(c.failed_wakes, 0), "
 	    "coalesce(c.asleep_ms, 0), coalesce(c.running_ms, 0), c.memory "
@@ -223,6 +234,13 @@ static const char *const stmt_sql[S_MAX] = {
 	    "source = 'api'",
 	[S_API_LIST] = "SELECT definition FROM workloads WHERE source = 'api' "
 	    "ORDER BY name",
+	/* its last transition: from its state to asleep, expired */
+	[S_API_EXPIRED] = "INSERT INTO transitions (workload, from_state, "
+	    "to_state, reason, message, time_ms) SELECT name, state, "
+	    "'asleep', ?2, ?3, ?4 FROM workloads WHERE name = ?1 AND "
+	    "source = 'api'",
+	[S_API_ARCHIVE] = "INSERT INTO expired_transitions SELECT * FROM "
+	    "transitions WHERE workload = ?1",
 	/* REPLACE: a uid the parent gives anew is no longer another's */
 	[S_UID_PUT] = "INSERT OR REPLACE INTO identities (name, uid, created) "
 	    "VALUES (?1, ?2, ?3)",
@@ -1376,6 +1394,45 @@ store_db_api_drop(struct store_db *sdb, const char *name)
 		if (tx_commit(sdb) == -1)
 			n = -1;
 	}
+	if (n == -1)
+		(void)tx_rollback(sdb);
+	tx_end_durable(sdb);
+	return (n);
+}
+
+/*
+ * An expired API workload: its last transition said, its history kept
+ * (expired_transitions, which show history reads too), then dropped as
+ * store_db_api_drop does.  1: done; 0: no such API workload.
+ */
+int
+store_db_api_expire(struct store_db *sdb, const char *name, const char *msg,
+    int64_t now_ms)
+{
+	sqlite3_stmt	*s;
+	int		 n = -1;
+
+	if (tx_begin_durable(sdb) == -1)
+		return (-1);
+	s = st(sdb, S_API_EXPIRED);
+	bind_text(s, 1, name);
+	sqlite3_bind_int(s, 2, RT_REASON_EXPIRED);
+	bind_text(s, 3, msg);
+	sqlite3_bind_int64(s, 4, now_ms);
+	if (run(sdb, s) == -1)
+		goto done;
+	s = st(sdb, S_API_ARCHIVE);
+	bind_text(s, 1, name);
+	if (run(sdb, s) == -1)
+		goto done;
+	s = st(sdb, S_API_DROP);
+	bind_text(s, 1, name);
+	if (run(sdb, s) == -1)
+		goto done;
+	n = sqlite3_changes(sdb->db) > 0;
+	if (tx_commit(sdb) == -1)
+		n = -1;
+ done:
 	if (n == -1)
 		(void)tx_rollback(sdb);
 	tx_end_durable(sdb);

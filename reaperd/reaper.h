@@ -30,6 +30,9 @@ struct reap_wl {
 	struct reap_wl		**deps;
 	uint32_t		 ndeps;
 	int			 held;		/* one depending on it is up */
+	int64_t			 expire_after;	/* API's: seconds, 0: never */
+	time_t			 born;		/* expiry clock's start */
+	time_t			 expire_sent;	/* proposed to the parent */
 	char			 namebuf[];	/* as long as the name */
 };
 

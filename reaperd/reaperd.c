@@ -83,6 +83,7 @@ reap_new(const char *name)
 	wl->name = wl->namebuf;
 	wl->state = WL_ASLEEP;
 	wl->last_seen = time(NULL);
+	wl->born = wl->last_seen;
 	RB_INSERT(reap_wls, &reap_wls, wl);
 	return (wl);
 }
@@ -133,6 +134,38 @@ lastseen_send(void)
 	lastseen_flush();
 }
 
+/*
+ * "expire after": an API workload with no request for that long, from
+ * its last one or from when we first had it (creation, orchd's start),
+ * is proposed to the parent for deletion, which it decides.  Asked
+ * again at most every EXPIRE_RETRY seconds while it stays due.
+ */
+#define EXPIRE_RETRY	60
+static void
+reaper_expire(struct reap_wl *wl, time_t now)
+{
+	struct rp_expire	 re;
+	time_t			 since;
+
+	if (wl->expire_after <= 0 || wl->inflight != 0 || wl->upgraded != 0)
+		return;
+	since = wl->used > wl->born ? wl->used : wl->born;
+	if (now - since < wl->expire_after)
+		return;
+	if (wl->expire_sent != 0 && now - wl->expire_sent < EXPIRE_RETRY)
+		return;
+	wl->expire_sent = now;
+	log_debug("%s: no request for %llds, expired", wl->name,
+	    (long long)(now - since));
+	memset(&re, 0, sizeof(re));
+	strlcpy(re.name, wl->name, sizeof(re.name));
+	re.last_seen = wl->used;
+	re.secs = wl->expire_after;
+	if (proc_compose(&reaper_ps, PROC_PARENT, IMSG_REAP_EXPIRE, 0, -1,
+	    &re, sizeof(re)) == -1)
+		log_warn("%s: compose", __func__);
+}
+
 static void
 reaper_tick(int fd, short event, void *arg)
 {
@@ -141,6 +174,8 @@ reaper_tick(int fd, short event, void *arg)
 	time_t			 now = time(NULL);
 
 	lastseen_send();
+	RB_FOREACH(wl, reap_wls, &reap_wls)
+		reaper_expire(wl, now);
 	if (reap_off)
 		return;
 	RB_FOREACH(wl, reap_wls, &reap_wls)
@@ -310,6 +345,12 @@ reaper_apply(struct privsep *ps, struct cfg_generation *gen,
 			wl->keep_warm = wc->keep_warm;
 		wl->idle_timeout = wc->idle_timeout >= 0 ? wc->idle_timeout :
 		    gen->global.idle_timeout;
+		/* the file's workloads never expire; a change is asked anew */
+		wl->expire_after = 0;
+		wl->expire_sent = 0;
+		if (wc->source == SOURCE_API)
+			wl->expire_after = wc->expire_after >= 0 ?
+			    wc->expire_after : gen->global.expire_after;
 	}
 	RB_FOREACH_SAFE(wl, reap_wls, &reap_wls, next) {
 		if (wl->configured)

@@ -62,6 +62,7 @@ static void	wake_failed(struct rt_workload *);
 static void	restart_schedule(struct rt_workload *, int64_t);
 static void	wake_queue(struct rt_workload *, enum rt_reason,
 		    const struct wake_cause *);
+static void	wait_send(struct rt_workload *, int64_t);
 
 /* in place: at most this long for the requests in flight to end */
 #define RT_HOLD_WAIT		30	/* seconds */
@@ -93,6 +94,7 @@ reason_name(enum rt_reason reason)
 		[RT_REASON_DEPENDENCY] = "dependency",
 		[RT_REASON_RESTART] = "restart",
 		[RT_REASON_UNHEALTHY] = "unhealthy",
+		[RT_REASON_EXPIRED] = "expired",
 		[RT_REASON_REPLACED] = "replaced"
 	};
 
@@ -223,6 +225,8 @@ driver_get(enum workload_driver driver)
 		return (&driver_process);
 	case DRIVER_DOCKER:
 		return (&driver_docker);
+	case DRIVER_SWARM:
+		return (&driver_swarm);
 	default:
 		return (NULL);
 	}
@@ -603,6 +607,7 @@ lc_free(struct rt_workload *wl)
 	process_clear(wl);
 	docker_clear(wl);
 	drift_ended(wl);
+	swarm_clear(wl);
 	RB_REMOVE(rt_workloads, &rt->workloads, wl);
 	free(wl->dependents);
 	free(wl);
@@ -735,6 +740,7 @@ lc_wake(struct rt_workload *wl, enum rt_reason reason,
     const struct wake_cause *cause, const char *msg)
 {
 	const char	*name = wl->name;
+	int64_t		 secs;
 
 	switch (wl->state) {
 	case WL_RUNNING:
@@ -742,6 +748,9 @@ lc_wake(struct rt_workload *wl, enum rt_reason reason,
 		break;
 	case WL_WAKING:
 		log_debug("workload %s: joins the wake under way", name);
+		/* a gateway that asks anew waits for the pull too */
+		if ((secs = docker_pulling(wl)) > 0)
+			wait_send(wl, secs);
 		break;
 	case WL_SUSPENDING:
 		log_debug("workload %s: wakes once stopped", name);
@@ -964,6 +973,43 @@ lifecycle_start_failed(struct rt_workload *wl, const char *msg)
 		lc_fail(wl, RT_REASON_START_FAILED, msg);
 }
 
+/*
+ * The driver pulls the image before it can start it: the wake timeout
+ * stops, the pull having its own (secs), and the gateways hold the
+ * wake's requests as long.  Once the image is in, lifecycle_pulled()
+ * starts the wake timeout afresh, and tells the gateways so.
+ */
+static void
+wait_send(struct rt_workload *wl, int64_t secs)
+{
+	struct rt_wait	 rw;
+
+	memset(&rw, 0, sizeof(rw));
+	strlcpy(rw.name, wl->name, sizeof(rw.name));
+	rw.secs = secs;
+	if (proc_compose(rt->ps, PROC_GATEWAY, IMSG_RT_WAIT, 0, -1, &rw,
+	    sizeof(rw)) == -1)
+		log_warn("workload %s: wait to the gateway", wl->name);
+}
+
+void
+lifecycle_pulling(struct rt_workload *wl, int64_t secs)
+{
+	if (wl->state != WL_WAKING)
+		return;
+	timer_disarm(&wl->wake_timer);
+	wait_send(wl, secs);
+}
+
+void
+lifecycle_pulled(struct rt_workload *wl)
+{
+	if (wl->state != WL_WAKING || wl->stopping)
+		return;
+	wake_timer_arm(wl);
+	wait_send(wl, lifecycle_wake_timeout(wl));
+}
+
 void
 lifecycle_ready(struct rt_workload *wl)
 {
@@ -1153,13 +1199,13 @@ lifecycle_address(const struct workload_conf *conf, union wl_addr *addr,
 	memset(addr, 0, sizeof(*addr));
 	if (inet_pton(AF_INET, conf->address, &sin->sin_addr) == 1) {
 		sin->sin_family = AF_INET;
-		sin->sin_port = htons(conf->port);
+		sin->sin_port = htons(workload_upstream_port(conf));
 		*len = sizeof(*sin);
 		return (0);
 	}
 	if (inet_pton(AF_INET6, conf->address, &sin6->sin6_addr) == 1) {
 		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(conf->port);
+		sin6->sin6_port = htons(workload_upstream_port(conf));
 		*len = sizeof(*sin6);
 		return (0);
 	}
@@ -1416,6 +1462,9 @@ lifecycle_apply(struct cfg_generation *gen)
 		if (conf->driver == DRIVER_DOCKER &&
 		    (wl = lifecycle_find(conf->name)) != NULL)
 			docker_adopt(wl);
+		else if (conf->driver == DRIVER_SWARM &&
+		    (wl = lifecycle_find(conf->name)) != NULL)
+			swarm_adopt(wl);
 	/* conf was cleared above for every name that is gone */
 	RB_FOREACH_SAFE(wl, rt_workloads, &rt->workloads, next)
 		if (wl->conf == NULL)

@@ -138,9 +138,10 @@ ready_host(const struct rt_workload *wl, char *buf, size_t len)
 	}
 	if (wl->addr.ss_family == AF_INET6)
 		snprintf(buf, len, "[%s]:%u", wl->conf->address,
-		    wl->conf->port);
+		    workload_upstream_port(wl->conf));
 	else
-		snprintf(buf, len, "%s:%u", wl->conf->address, wl->conf->port);
+		snprintf(buf, len, "%s:%u", wl->conf->address,
+		    workload_upstream_port(wl->conf));
 }
 
 static int

@@ -21,6 +21,7 @@
 struct rt_probe;
 struct rt_busy;
 struct rt_docker;
+struct rt_swarm;
 struct rt_live;
 struct rt_replace;
 
@@ -104,6 +105,7 @@ struct rt_workload {
 	struct rt_process	 proc;
 	struct rt_process	*retiring;	/* side by side: the old one */
 	struct rt_docker	*docker;	/* driver_docker.c */
+	struct rt_swarm		*swarm;		/* driver_swarm.c */
 	char			 namebuf[];	/* as long as the name */
 };
 RB_HEAD(rt_workloads, rt_workload);
@@ -117,6 +119,8 @@ struct runtime {
 	int64_t			 health_interval; /* global, liveness */
 	int64_t			 health_timeout;
 	int64_t			 health_failures;
+	int			 pull;		/* global: enum workload_pull */
+	int64_t			 pull_timeout;	/* global */
 	/* wakes that came before the configuration naming them */
 	struct gw_wake		 early[RT_EARLY_WAKES_MAX];
 	int			 nearly;
@@ -150,6 +154,8 @@ void		 lifecycle_ended(struct rt_workload *, int, enum rt_reason,
 		    const char *);
 void		 lifecycle_ready(struct rt_workload *);
 void		 lifecycle_unhealthy(struct rt_workload *, const char *);
+void		 lifecycle_pulling(struct rt_workload *, int64_t);
+void		 lifecycle_pulled(struct rt_workload *);
 int		 lifecycle_adopted(struct rt_workload *,
 		    const struct rt_driver *, const char *);
 int		 lifecycle_found_running(struct rt_workload *,

@@ -57,6 +57,13 @@ static const struct proc_handler runtime_handlers[] = {
 	    control_recv_restart },
 	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM(PROC_PARENT),
 	    docker_recv_logs },
+	/* the registry logins, from the parent alone */
+	{ IMSG_CFG_REGAUTH, PROC_ANYLEN, PROC_FROM(PROC_PARENT),
+	    docker_recv_regauth },
+	{ IMSG_CTL_PULL, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
+	    docker_recv_pull },
+	{ IMSG_RT_PURGE, sizeof(struct rt_purge), PROC_FROM(PROC_PARENT),
+	    docker_recv_purge },
 };
 
 /* a request found it asleep: what the gateway says of it is cleaned */
@@ -124,6 +131,8 @@ static void
 runtime_apply(struct privsep *ps, struct cfg_generation *gen,
     struct cfg_generation *old)
 {
+	rt->pull = gen->global.pull;
+	rt->pull_timeout = gen->global.pull_timeout;
 	lifecycle_apply(gen);
 	restore_replay();
 }
@@ -139,6 +148,7 @@ main(int argc, char *argv[])
 	RB_INIT(&rt->workloads);
 	rt->ps = &runtime_ps;
 	rt->wake_timeout = ORCHD_WAKE_TIMEOUT;
+	rt->pull_timeout = ORCHD_PULL_TIMEOUT;
 	child_start(&runtime_ps, argc, argv, PROC_RUNTIME, runtime_handlers,
 	    nitems(runtime_handlers), PRIVDROP_SOCKDIR);
 	cfg_set_apply(runtime_apply);

@@ -446,6 +446,10 @@ static const struct bad {
 	    "prefork 0 out of range (1-32)", 1 },
 	{ "bad-prefork-dup.conf", "bad-prefork-dup.conf:3",
 	    "prefork already set", 1 },
+	{ "bad-http2-prior-tls.conf", "bad-http2-prior-tls.conf:1",
+	    "http2 prior knowledge: cleartext listeners only", 1 },
+	{ "bad-http2-streams.conf", "bad-http2-streams.conf:1",
+	    "http2 max streams: 1 to 1000", 1 },
 	/* the trust rules: host paths, root (common/trust.c) */
 	{ "bad-volume-etc.conf", "bad-volume-etc.conf:6",
 	    "volume: host path \"/etc\" is /etc (a system directory)", 1 },
@@ -481,6 +485,23 @@ static const struct bad {
 	    "health interval already set", 1 },
 	{ "bad-health-interval.conf", "bad-health-interval.conf:1",
 	    "health interval 172800s: must be from 0s to 86400s", 1 },
+	/* "network NAME" and "publish" */
+	{ "bad-network.conf", "bad-network.conf:6",
+	    "network \"host\": a name Docker keeps for its own", 2 },
+	{ "bad-publish-host.conf", "bad-publish-host.conf:1",
+	    "workload \"a\": publish is not for network host", 1 },
+	{ "bad-publish-same-port.conf", "bad-publish-same-port.conf:11",
+	    "workload \"b\": address 127.0.0.1 port 9000 is workload \"a\"'s "
+	    "too", 1 },
+	{ "bad-process-network-name.conf", "bad-process-network-name.conf:1",
+	    "workload \"a\": network \"pr-1\" is only for driver docker", 1 },
+	/* driver swarm */
+	{ "bad-swarm-replicas.conf", "bad-swarm-replicas.conf:6",
+	    "replicas must be from 1 to 64", 1 },
+	{ "bad-swarm-constraint.conf", "bad-swarm-constraint.conf:1",
+	    "constraint is only for driver swarm", 1 },
+	{ "bad-swarm-volume.conf", "bad-swarm-volume.conf:1",
+	    "volume is not for driver swarm", 1 },
 };
 
 static void
@@ -605,15 +626,32 @@ test_include_glob(void **state)
 	assert_int_equal(nlines, 0);
 }
 
+static void	roundtrip(const struct workload_conf *);
+
 /* one port on several addresses; a workload's port beside a listener's */
 static void
 test_ports(void **state)
 {
 	struct orchd_conf	*conf;
+	struct workload_conf	*wl;
 
 	conf = parse_config(CONFDIR "good-ports.conf", 0);
 	assert_non_null(conf);
 	assert_non_null(find_workload(conf, "c"));
+	free_config(conf);
+	/* one port inside two containers, published on two */
+	conf = parse_config(CONFDIR "good-network.conf", 0);
+	assert_non_null(conf);
+	wl = find_workload(conf, "b");
+	assert_non_null(wl);
+	assert_int_equal(wl->network, NETWORK_NAMED);
+	assert_string_equal(wl->netname, "pr-1");
+	assert_int_equal(wl->port, 80);
+	assert_int_equal(wl->publish, 9001);
+	assert_int_equal(workload_upstream_port(wl), 9001);
+	assert_string_equal(TAILQ_FIRST(&conf->api_allow_networks)->str,
+	    "pr-*");
+	roundtrip(wl);
 	free_config(conf);
 	assert_int_equal(nlines, 0);
 }
@@ -821,6 +859,100 @@ test_filters(void **state)
 	conf = filters_parse(text, strlen(text));
 	assert_non_null(conf);
 	free_config(conf);
+}
+
+/*
+ * Docker images: "pull" and "pull timeout", global and per docker
+ * workload, "registry auth file"; their JSON fields, what they refuse.
+ */
+static void
+test_pull(void **state)
+{
+	struct orchd_conf	*conf;
+	struct workload_conf	*wl, *back;
+	char			*json, err[256];
+	const char		*t;
+
+	/* the defaults: missing, 5m, no logins */
+	t = "listen on 127.0.0.1 port 80\n";
+	conf = filters_parse(t, strlen(t));
+	assert_non_null(conf);
+	assert_int_equal(conf->pull, PULL_MISSING);
+	assert_int_equal(conf->pull_timeout, ORCHD_PULL_TIMEOUT);
+	assert_null(conf->regauth_file);
+	free_config(conf);
+
+	t = "pull always\npull timeout 10m\n"
+	    "registry auth file \"/etc/orchd/registry.json\"\n"
+	    "workload \"a\" {\n\thost \"a.test\"\n\tdriver docker\n"
+	    "\timage \"r.test/a:1\"\n\tport 8000\n\tpull never\n"
+	    "\tpull timeout 90s\n}\n"
+	    "workload \"b\" {\n\thost \"b.test\"\n\tdriver docker\n"
+	    "\timage \"b\"\n\tport 8001\n}\n";
+	conf = filters_parse(t, strlen(t));
+	if (conf == NULL)
+		print_lines();
+	assert_non_null(conf);
+	assert_int_equal(conf->pull, PULL_ALWAYS);
+	assert_int_equal(conf->pull_timeout, 600);
+	assert_string_equal(conf->regauth_file, "/etc/orchd/registry.json");
+	wl = find_workload(conf, "a");
+	assert_int_equal(wl->pull, PULL_NEVER);
+	assert_int_equal(wl->pull_timeout, 90);
+	json = workload_to_json(wl);
+	assert_non_null(strstr(json, "\"pull\":\"never\",\"pull_timeout\":90"));
+	back = workload_from_json(json, strlen(json), err, sizeof(err));
+	assert_non_null(back);
+	assert_int_equal(back->pull, PULL_NEVER);
+	assert_int_equal(back->pull_timeout, 90);
+	workload_free(back);
+	free(json);
+	/* left to the global setting: not in its JSON */
+	wl = find_workload(conf, "b");
+	assert_int_equal(wl->pull, -1);
+	assert_int_equal(wl->pull_timeout, -1);
+	json = workload_to_json(wl);
+	assert_null(strstr(json, "pull"));
+	free(json);
+	free_config(conf);
+
+	t = "pull sometimes\n";
+	bad_text(t, strlen(t), 1, "pull \"sometimes\": missing, always or "
+	    "never");
+	t = "pull never\npull always\n";
+	bad_text(t, strlen(t), 2, "pull already set");
+	t = "pull timeout 0\n";
+	bad_text(t, strlen(t), 1, "pull timeout must be positive");
+	t = "pull timeout 1m\npull timeout 2m\n";
+	bad_text(t, strlen(t), 2, "pull timeout already set");
+	t = "registry auth file \"/a\"\nregistry auth file \"/b\"\n";
+	bad_text(t, strlen(t), 2, "registry auth file already set");
+	t = "workload \"a\" {\n\thost \"a.test\"\n\tcommand \"/bin/true\"\n"
+	    "\tport 8000\n\tpull always\n}\n";
+	bad_text(t, strlen(t), 1, "pull is only for driver docker");
+
+	/* the API's form of them */
+	t = "{\"name\":\"a\",\"hosts\":[\"a.test\"],\"driver\":\"docker\","
+	    "\"image\":\"a\",\"port\":1,\"pull\":\"always\","
+	    "\"pull_timeout\":\"2m\"}";
+	wl = workload_from_json(t, strlen(t), err, sizeof(err));
+	assert_non_null(wl);
+	assert_int_equal(wl->pull, PULL_ALWAYS);
+	assert_int_equal(wl->pull_timeout, 120);
+	workload_free(wl);
+	t = "{\"name\":\"a\",\"hosts\":[\"a.test\"],\"driver\":\"docker\","
+	    "\"image\":\"a\",\"port\":1,\"pull\":\"sometimes\"}";
+	assert_null(workload_from_json(t, strlen(t), err, sizeof(err)));
+	assert_string_equal(err, "field \"pull\": must be \"missing\", "
+	    "\"always\" or \"never\"");
+	t = "{\"name\":\"a\",\"hosts\":[\"a.test\"],\"driver\":\"docker\","
+	    "\"image\":\"a\",\"port\":1,\"pull_timeout\":0}";
+	assert_null(workload_from_json(t, strlen(t), err, sizeof(err)));
+	assert_string_equal(err, "field \"pull_timeout\": must be positive");
+	t = "{\"name\":\"a\",\"hosts\":[\"a.test\"],"
+	    "\"command\":\"/bin/true\",\"port\":1,\"pull\":\"never\"}";
+	assert_null(workload_from_json(t, strlen(t), err, sizeof(err)));
+	assert_string_equal(err, "pull is only for driver docker");
 }
 
 /* the parent's lookup, as a test sees users: _orchd 500, www 61190 */
@@ -1445,6 +1577,7 @@ assert_workloads_equal(const struct workload_conf *a,
 	assert_strings_equal(a->image, b->image);
 	assert_strings_equal(a->runtime, b->runtime);
 	assert_int_equal(a->network, b->network);
+	assert_strings_equal(a->netname, b->netname);
 	assert_strlists_equal(&a->env, &b->env);
 	for (va = TAILQ_FIRST(&a->volumes), vb = TAILQ_FIRST(&b->volumes);
 	    va != NULL && vb != NULL;
@@ -1458,6 +1591,7 @@ assert_workloads_equal(const struct workload_conf *a,
 	assert_strings_equal(a->directory, b->directory);
 	assert_strings_equal(a->address, b->address);
 	assert_int_equal(a->port, b->port);
+	assert_int_equal(a->publish, b->publish);
 	assert_int_equal(a->health, b->health);
 	assert_strings_equal(a->health_path, b->health_path);
 	assert_strings_equal(a->busy_path, b->busy_path);
@@ -1733,11 +1867,31 @@ test_json_errors(void **state)
 		{ "{\"name\":\"a\",\"image\":null}",
 		    "field \"image\": must be a string" },
 		{ "{\"name\":\"a\",\"driver\":\"podman\"}",
-		    "field \"driver\": must be \"process\" or \"docker\"" },
+		    "field \"driver\": must be \"process\", \"docker\" or "
+		    "\"swarm\"" },
 		{ "{\"name\":\"a\",\"driver\":1}", "field \"driver\"" },
 		{ "{\"name\":\"a\",\"source\":\"file\"}", "field \"source\"" },
-		{ "{\"name\":\"a\",\"network\":\"overlay\"}",
+		{ "{\"name\":\"a\",\"network\":\"no such/net\"}",
 		    "field \"network\"" },
+		{ "{\"name\":\"a\",\"network\":\"none\"}",
+		    "field \"network\"" },
+		{ "{\"name\":\"a\",\"network\":\"default\"}",
+		    "field \"network\"" },
+		{ "{\"name\":\"a\",\"network\":1}", "field \"network\"" },
+		{ "{\"name\":\"a\",\"publish\":0}",
+		    "field \"publish\": must be an integer from 1 to 65535" },
+		{ "{\"name\":\"a\",\"publish\":65536}",
+		    "field \"publish\": must be an integer from 1 to 65535" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"network\":\"pr-1\"}",
+		    "network \"pr-1\" is only for driver docker" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"publish\":8080}",
+		    "publish is only for driver docker" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"driver\":\"docker\",\"image\":\"i\","
+		    "\"network\":\"host\",\"publish\":8080}",
+		    "publish is not for network host" },
 		{ "{\"name\":\"a\",\"health\":\"http\"}", "field \"health\"" },
 		{ "{\"name\":\"a\",\"keep_warm\":1}",
 		    "field \"keep_warm\": must be true or false" },
@@ -1905,6 +2059,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_host_checks, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pull, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identities, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_many, setup, teardown),

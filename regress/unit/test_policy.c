@@ -59,6 +59,12 @@ control_fail(uint32_t id, const char *fmt, ...)
 }
 
 void
+control_reply(uint32_t id, uint32_t type, const void *data, size_t len)
+{
+	fail_msg("control_reply called");
+}
+
+void
 apikey_send(struct orchd *env)
 {
 	fail_msg("apikey_send called");
@@ -74,6 +80,7 @@ conf_init(struct orchd_conf *c)
 	TAILQ_INIT(&c->workloads);
 	TAILQ_INIT(&c->api_allow_images);
 	TAILQ_INIT(&c->api_allow_volumes);
+	TAILQ_INIT(&c->api_allow_networks);
 	c->conffile = "/usr/local/etc/orchd.conf";
 	c->database = "/var/db/orchd/orchd.db";
 	c->logdir = "/var/log/orchd";
@@ -86,6 +93,7 @@ conf_clear(struct orchd_conf *c)
 {
 	strlist_free(&c->api_allow_images);
 	strlist_free(&c->api_allow_volumes);
+	strlist_free(&c->api_allow_networks);
 }
 
 /*
@@ -376,6 +384,27 @@ test_policy(void **state)
 		{ D(", \"ignore\": [{\"path\": \"/up\"}, {\"from\": "
 		    "\"0.0.0.0/0\", \"answer\": 200}], \"tunnel_idle_timeout\": "
 		    "\"30m\", \"server_timing\": false"), 1, 0, NULL },
+		/* a network shared with others: only those orchd.conf lets in */
+		{ D(", \"network\": \"pr-7\""), 1, 0, NULL },
+		{ D(", \"network\": \"pr-7\", \"publish\": 9000"), 1, 0,
+		    NULL },
+		{ D(", \"network\": \"prod\""), 1, 0, "api allow: network "
+		    "\"prod\" matches no \"api allow network\" of orchd.conf" },
+		{ D(", \"network\": \"xpr-7\""), 1, 0, "network \"xpr-7\"" },
+		{ D(", \"network\": \"prod\""), 0, 0, NULL },
+		{ D(", \"network\": \"bridge\""), 1, 0, NULL },
+		/* when its image is pulled, and for how long: the API's */
+		{ D(", \"pull\": \"always\", \"pull_timeout\": \"20m\""), 1, 0,
+		    NULL },
+		{ D(", \"pull\": \"never\""), 1, 0, NULL },
+		/* a swarm service: orchd.conf's alone, it lands anywhere */
+		{ "{\"name\": \"s\", \"hosts\": [\"s.test\"], \"driver\": "
+		    "\"swarm\", \"image\": \"registry.example.com/app:1\", "
+		    "\"port\": 1}", 1, 0, "driver swarm is set in orchd.conf "
+		    "only" },
+		{ "{\"name\": \"s\", \"hosts\": [\"s.test\"], \"driver\": "
+		    "\"swarm\", \"image\": \"registry.example.com/app:1\", "
+		    "\"port\": 1}", 0, 0, NULL },
 #undef D
 #undef P
 #undef VOL
@@ -393,6 +422,7 @@ test_policy(void **state)
 	    "/srv/previews"), 0);
 	assert_int_equal(strlist_add(&conf.api_allow_volumes,
 	    "/srv/builds"), 0);
+	assert_int_equal(strlist_add(&conf.api_allow_networks, "pr-*"), 0);
 	for (i = 0; i < nitems(cases); i++) {
 		wl = wl_json(cases[i].json, cases[i].api ? SOURCE_API :
 		    SOURCE_CONFIG);
@@ -420,6 +450,13 @@ test_policy(void **state)
 	    "\"docker\", \"image\": \"x\", \"volumes\": [{\"host\": "
 	    "\"/srv/previews/a\", \"container\": \"/x\"}], \"port\": 1}",
 	    SOURCE_API);
+	assert_int_equal(policy_check(&conf, wl, err, sizeof(err)), 403);
+	workload_free(wl);
+	/* no api allow network: no network of the operator's from the API */
+	strlist_free(&conf.api_allow_networks);
+	wl = wl_json("{\"name\": \"d\", \"hosts\": [\"d.test\"], \"driver\": "
+	    "\"docker\", \"image\": \"x\", \"network\": \"pr-7\", "
+	    "\"port\": 1}", SOURCE_API);
 	assert_int_equal(policy_check(&conf, wl, err, sizeof(err)), 403);
 	workload_free(wl);
 	conf_clear(&conf);

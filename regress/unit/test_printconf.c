@@ -197,7 +197,8 @@ test_golden_good(void **state)
 		"good-minimal.conf",
 		"good-noeol.conf",
 		"good-policy.conf",
-		"good-health.conf"
+		"good-health.conf",
+		"good-swarm.conf"	/* driver swarm, replicas, constraint */
 	};
 	char	 path[PATH_MAX];
 	size_t	 i;
