@@ -46,15 +46,31 @@ held_send(struct gw_workload *wl)
 	log_debug("%s: nothing in flight to its instance before", wl->name);
 }
 
+#define BOUND_UP	1	/* through its upstream connection */
+#define BOUND_H2C	2	/* an "upstream h2c" stream: h2up.c's */
+
+/*
+ * The workload c's request is in flight to: its upstream connection's,
+ * or for a stream to an "upstream h2c" workload, which h2up.c connects
+ * to instead, the stream's own until its pseudo-connection ends.
+ */
+static struct gw_workload *
+instance_wl(const struct gw_conn *c, int how)
+{
+	return (how == BOUND_H2C ? c->wl : c->up.wl);
+}
+
 /* c's request goes upstream, to the instance of its workload's epoch */
 void
 instance_bind(struct gw_conn *c)
 {
-	struct gw_workload	*wl = c->up.wl;
+	struct gw_workload	*wl;
+	int			 how;
 
-	if (c->bound || wl == NULL)
+	how = c->up.wl == NULL && c->h2st != NULL ? BOUND_H2C : BOUND_UP;
+	if (c->bound || (wl = instance_wl(c, how)) == NULL)
 		return;
-	c->bound = 1;
+	c->bound = how;
 	if (c->up.epoch == wl->epoch)
 		wl->bound++;
 	else if (c->up.epoch == wl->prev_epoch)
@@ -65,7 +81,7 @@ instance_bind(struct gw_conn *c)
 void
 instance_unbind(struct gw_conn *c)
 {
-	struct gw_workload	*wl = c->up.wl;
+	struct gw_workload	*wl = instance_wl(c, c->bound);
 
 	if (!c->bound || wl == NULL)
 		return;
