@@ -10,8 +10,10 @@
 # command on the same port in place, without a failed request; with on
 # change next wake a new port waits for the next start, the gateway
 # reaching the running one meanwhile; a replacement that cannot start
-# leaves the old one running.  Updates survive a restart.  With Docker,
-# a new image tag under load.  Every wait and every loop bounded.
+# leaves the old one running.  orchctl update is a PUT, replaced as on
+# change says, and orchctl keep a PATCH that restarts nothing.  Updates
+# survive a restart.  With Docker, a new image tag under load.  Every
+# wait and every loop bounded.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -380,6 +382,47 @@ check "... the others are gone" wait_for 15 \
 check "... no drift is left" wait_for 5 \
     eval "[ \"\$(field \"\$(get app)\" drift)\" = '[]' ]"
 check "... it answers" hello app.test
+
+# -- orchctl update is a PUT: the same replacement, as on change says
+app_body app "$P1" v8 ', "on_change": "restart"' >"$T/app8.json"
+out=$(ctl update app "$T/app8.json" 2>&1)
+check "orchctl update of running app, on change restart ($out)" \
+    [ "$out" = "app updated" ]
+check "... replaces it at once, in place" wait_for 15 serving "$P1" v8
+check "... the old one is gone" wait_for 15 eval "! serving $P1 v7"
+check "... its history says replaced, new definition" wait_for 5 \
+    history_has app 'running  *suspending  *replaced  *new definition'
+check "... it answers" hello app.test
+app_body app "$P2" v9 "$TEN" | ctl update app - >"$T/upd9.out" 2>&1
+check "orchctl update from standard input, next wake" \
+    grep -qx "app updated" "$T/upd9.out"
+check "... the running process runs on" serving "$P1" v8
+check "... and the gateway still reaches it there" hello app.test
+check "... drift: command, port" \
+    [ "$(field "$(get app)" drift)" = '["command", "port"]' ]
+check "... show workloads marks it running*" \
+    eval "ctl show workloads | grep -q '^app  *running\\* '"
+out=$(ctl keep app 2>&1)
+check "orchctl keep of app, a PATCH of expire_after 0 ($out)" \
+    [ "$out" = "app never expires" ]
+check "... GET says expire_after 0" [ "$(field "$(get app)" expire_after)" = 0 ]
+check "... the rest of the update kept (port $P2)" \
+    [ "$(field "$(get app)" port)" = "$P2" ]
+check "... the running process untouched" serving "$P1" v8
+ctl suspend app >/dev/null 2>&1
+check "... suspended, the next request runs the update" hello app.test
+check "... on its port" serving "$P2" v9
+app_body conf "$P_CONF" x | ctl update conf - >"$T/updc.out" 2>&1
+check "orchctl update of the file's workload is refused" \
+    grep -q "defined in the configuration file" "$T/updc.out"
+app_body app "$P2" v9 ', "user": "nobody"' | ctl update app - \
+    >"$T/updu.out" 2>&1
+check "orchctl update setting user is refused by the policy" \
+    grep -q '"user" is set in orchd.conf only' "$T/updu.out"
+app_body app "$P1" v7 ', "on_change": "restart"' | ctl update app - \
+    >/dev/null 2>&1
+check "orchctl update back to v7, on change restart" wait_for 15 \
+    serving "$P1" v7
 
 # -- updates are durable: a restart of orchd keeps them
 stop_orchd
