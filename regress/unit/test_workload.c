@@ -68,6 +68,19 @@ full_workload(void)
 	    IGNORE_ANSWER), 0);
 	wc->tunnel_idle = 1800;
 	wc->server_timing = 0;
+	/* swarm, so that its replicas and constraints go to JSON too */
+	wc->driver = DRIVER_SWARM;
+	wc->network = NETWORK_NAMED;
+	wc->netname = xstrdup("backend");
+	wc->publish = 18080;
+	wc->replicas = 2;
+	assert_int_equal(strlist_add(&wc->constraints, "node.role==worker"),
+	    0);
+	wc->pull = PULL_ALWAYS;
+	wc->pull_timeout = 60;
+	wc->expire_after = 3600;
+	wc->upstream_h2c = 1;
+	wc->on_change = ON_CHANGE_RESTART;
 	return (wc);
 }
 
@@ -153,6 +166,11 @@ test_diff(void **state)
 	b->tunnel_idle = 5;
 	b->health_interval = 10;
 	TAILQ_FIRST(&b->hosts)->str[0] = 'z';
+	b->pull = PULL_NEVER;
+	b->pull_timeout = 5;
+	b->expire_after = 0;
+	b->upstream_h2c = 0;
+	b->on_change = ON_CHANGE_NEXT_WAKE;
 	assert_int_equal(workload_diff(a, b, buf, sizeof(buf)), 0);
 
 	/* what the instance is made of is */
@@ -182,6 +200,16 @@ test_diff(void **state)
 	assert_string_equal(buf, "env, user, memory, init");
 	assert_int_equal(workload_diff(a, b, small, sizeof(small)), 4);
 	assert_string_equal(small, "env, ...");
+	workload_free(b);
+
+	/* a network's name, the host's port, a swarm service's placement */
+	assert_non_null(b = workload_pack(a));
+	b->netname[0] = 'f';
+	b->publish = 18081;
+	b->replicas = 3;
+	TAILQ_FIRST(&b->constraints)->str[0] = 'N';
+	assert_int_equal(workload_diff(a, b, buf, sizeof(buf)), 4);
+	assert_string_equal(buf, "network, publish, replicas, constraints");
 	workload_free(b);
 	workload_free(a);
 }
