@@ -6,11 +6,11 @@
 # A reload that changes a running workload's command: drift in show
 # workloads, show workload and the API; orchctl restart clears it; with
 # on change restart a reload replaces it at once.  Under load (wrk if
-# installed, else curl), a new port is replaced side by side and a new
-# command on the same port in place, without a failed request; with on
-# change next wake a new port waits for the next start, the gateway
-# reaching the running one meanwhile; a replacement that cannot start
-# leaves the old one running.  orchctl update is a PUT, replaced as on
+# installed, else curl) and over HTTP/2, a new port is replaced side by
+# side and a new command on the same port in place, without a failed
+# request; with on change next wake a new port waits for the next
+# start, the gateway reaching the running one meanwhile; a replacement
+# that cannot start leaves the old one running.  orchctl update is a PUT, replaced as on
 # change says, and orchctl keep a PATCH that restarts nothing.  Updates
 # survive a restart.  With Docker, a new image tag under load.  Every
 # wait and every loop bounded.
@@ -27,6 +27,7 @@ P1=$(free_port $((P_CONF + 1)))
 P2=$(free_port $((P1 + 1)))
 P3=$(free_port $((P2 + 1)))
 P4=$(free_port $((P3 + 1)))
+PK=$(free_port $((P4 + 1)))
 
 KEY=e2e-key-$$-0123456789abcdef
 mkdir -p "$T/log" "$T/bin" "$T/run"
@@ -45,6 +46,7 @@ socket "$SOCK"
 log directory "$T/log"
 wake timeout 10s
 listen on 127.0.0.1 port $GW
+listen on 127.0.0.1 port $PK http2 prior knowledge
 api listen on 127.0.0.1 port $API
 api key file "$T/api.key"
 api allow process
@@ -277,6 +279,20 @@ slow() {
 	curl -s -m 30 -o /dev/null -w '%{http_code}\n' -H "Host: $1" \
 	    "$GWURL/slow?$2" >"$3" 2>&1
 }
+# h2load HOST SECS FILE: the same over HTTP/2 (prior knowledge), each a
+# stream through the gateway's pseudo-connections: "CODE VERSION" a line
+h2load() {
+	_end=$(($(date +%s) + $2))
+	_n=0
+	while [ "$(date +%s)" -lt "$_end" ] && [ $_n -lt 3000 ]; do
+		curl -s -m 20 --http2-prior-knowledge -o /dev/null \
+		    -w '%{http_code} %{http_version}\n' -H "Host: $1" \
+		    "http://127.0.0.1:$PK/"
+		_n=$((_n + 1))
+	done >"$3"
+}
+# h2_failures FILE: what was not a 200 over HTTP/2
+h2_failures() { grep -vc '^200 2$' "$1"; }
 # load_count FILE: the requests made
 load_count() {
 	if grep -q 'Requests/sec' "$1"; then
@@ -290,6 +306,8 @@ check "app answers" hello app.test
 # a new port: side by side
 load app.test 6 "$T/load1" &
 lp=$!
+h2load app.test 6 "$T/h2load1" &
+hp=$!
 sleep 1
 slow app.test 3000 "$T/slow1" &
 sp=$!
@@ -301,9 +319,13 @@ check "... the new process runs on the new port" wait_for 15 serving "$P3" v3
 check "... the old one stops" wait_for 15 eval "! serving $P2 v2"
 wait $lp
 wait $sp
+wait $hp
 n=$(load_count "$T/load1")
 f=$(load_failures "$T/load1")
 check "... $n requests, none failed ($f)" [ "$f" = 0 ] && [ "$n" -gt 0 ]
+n=$(wc -l <"$T/h2load1" | tr -d ' ')
+f=$(h2_failures "$T/h2load1")
+check "... $n over HTTP/2, none failed ($f)" [ "$f" = 0 ] && [ "$n" -gt 0 ]
 check "... a slow one in flight to the old one answered ($(cat "$T/slow1"))" \
     [ "$(cat "$T/slow1")" = 200 ]
 check "... app answers" hello app.test
@@ -314,6 +336,8 @@ check "... no drift" [ "$(field "$(get app)" drift)" = '[]' ]
 # the same port: in place, the requests held
 load app.test 6 "$T/load2" &
 lp=$!
+h2load app.test 6 "$T/h2load2" &
+hp=$!
 sleep 1
 slow app.test 3000 "$T/slow2" &
 sp=$!
@@ -325,9 +349,13 @@ check "... the new process runs" wait_for 15 serving "$P3" v4
 check "... the old one is gone" wait_for 15 eval "! serving $P3 v3"
 wait $lp
 wait $sp
+wait $hp
 n=$(load_count "$T/load2")
 f=$(load_failures "$T/load2")
 check "... $n requests, none failed ($f)" [ "$f" = 0 ] && [ "$n" -gt 0 ]
+n=$(wc -l <"$T/h2load2" | tr -d ' ')
+f=$(h2_failures "$T/h2load2")
+check "... $n over HTTP/2, none failed ($f)" [ "$f" = 0 ] && [ "$n" -gt 0 ]
 check "... a slow one in flight answered before the stop ($(cat "$T/slow2"))" \
     [ "$(cat "$T/slow2")" = 200 ]
 check "... its history says replaced, new definition" \
