@@ -118,6 +118,12 @@ enum workload_source {
 	SOURCE_API
 };
 
+/* "access log format" */
+enum access_log_format {
+	ACCESS_LOG_COMBINED = 0,	/* nginx's, fields added at the end */
+	ACCESS_LOG_JSON			/* an object a line */
+};
+
 struct strentry {
 	TAILQ_ENTRY(strentry)	 entry;
 	char			*str;
@@ -252,6 +258,12 @@ struct orchd_conf {
 	int64_t			 wl_uid_low;
 	int64_t			 wl_uid_high;
 	char			*wl_dir;	/* their state directories */
+	/* "access log", written by the parent from the gateways' lines */
+	char			*access_log;	/* the file, or NULL */
+	int			 access_log_syslog; /* or syslog */
+	int			 access_log_format; /* enum access_log_format */
+	int64_t			 log_max_size;	/* a process workload's log
+						   file, bytes; 0: no cap */
 };
 
 /*
@@ -266,6 +278,8 @@ struct global_settings {
 	int			 verbose;
 	int			 reaper_off;	/* ORCHD_IDLE_TIMEOUT=0 */
 	struct gateway_conf	 gateway;
+	int32_t			 access_log;	/* the gateways log requests */
+	int32_t			 access_log_format; /* enum access_log_format */
 };
 
 /* the message catalogue: who sends what is said beside each type */
@@ -302,6 +316,7 @@ enum imsg_type {
 	IMSG_CTL_VERSION,		/* reply: struct ctl_version */
 	IMSG_CTL_STORE_QUEUE,		/* reply item to SHOW_SUMMARY, from
 					   the store: struct st_queue_stats */
+	IMSG_CTL_LOG_REOPEN,		/* -> parent: the log files, again */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -319,6 +334,9 @@ enum imsg_type {
 	IMSG_CFG_STATUS,		/* parent -> gateways: struct
 					   cfg_status, after each load or
 					   refused reload; for /metrics */
+	IMSG_CFG_ACCESSLOG,		/* parent -> gateways, in a config
+					   transaction while the access log
+					   is on: the fd of its pipe */
 
 	/* the request path and the lifecycle */
 	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct wl_ref */
@@ -443,6 +461,7 @@ struct gw_metrics_total {
 	uint64_t		 api[5];	/* API answers by status class */
 	uint64_t		 auth_failures;
 	uint64_t		 unknown_hosts;	/* requests routed nowhere */
+	uint64_t		 access_log_drops; /* lines lost: buffer full */
 };
 
 /* IMSG_CFG_STATUS: the parent's start and its last configuration load */

@@ -216,6 +216,7 @@ static int	 wl_dir_default(struct orchd_conf *);
 %token	PREFORK PROCESS PROXY PUBLIC REAPER RUNTIME SIGNAL SOCKET STOP TCP
 %token	TIMEOUT TLS TRUSTED UIDS UPSTREAM USER VOLUME WAKE WARM WORKLOAD
 %token	ERROR
+%token	ACCESS FORMAT SIZE
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
@@ -359,6 +360,48 @@ main		: USER STRING			{
 			if (set_string(&conf->logdir, $3,
 			    "log directory") == -1)
 				YYERROR;
+		}
+		| ACCESS LOG STRING		{
+			if (conf->access_log != NULL ||
+			    conf->access_log_syslog) {
+				yyerror("access log already set");
+				YYERROR;
+			}
+			if (strcmp($3, "syslog") == 0)
+				conf->access_log_syslog = 1;
+			else if ($3[0] != '/') {
+				yyerror("access log \"%s\": an absolute path "
+				    "or syslog", $3);
+				YYERROR;
+			} else if (set_string(&conf->access_log, $3,
+			    "access log") == -1)
+				YYERROR;
+		}
+		| ACCESS LOG FORMAT STRING	{
+			if (conf->access_log_format != -1) {
+				yyerror("access log format already set");
+				YYERROR;
+			}
+			if (strcmp($4, "combined") == 0)
+				conf->access_log_format = ACCESS_LOG_COMBINED;
+			else if (strcmp($4, "json") == 0)
+				conf->access_log_format = ACCESS_LOG_JSON;
+			else {
+				yyerror("unknown access log format \"%s\": "
+				    "combined or json", $4);
+				YYERROR;
+			}
+		}
+		| LOG MAXCONN SIZE size		{
+			if (conf->log_max_size != -1) {
+				yyerror("log max size already set");
+				YYERROR;
+			}
+			if ($4 == 0) {
+				yyerror("log max size must be positive");
+				YYERROR;
+			}
+			conf->log_max_size = $4;
 		}
 		| DOCKER SOCKET STRING		{
 			if (set_string(&conf->docker_socket, $3,
@@ -833,6 +876,7 @@ lookup(const char *s)
 {
 	/* this has to be sorted always */
 	static const struct keyword keywords[] = {
+		{ "access",		ACCESS },
 		{ "address",		ADDRESS },
 		{ "allow",		ALLOW },
 		{ "api",		API },
@@ -849,6 +893,7 @@ lookup(const char *s)
 		{ "driver",		DRIVER },
 		{ "env",		ENV },
 		{ "file",		FILENAME },
+		{ "format",		FORMAT },
 		{ "header",		HEADER },
 		{ "health",		HEALTH },
 		{ "host",		HOST },
@@ -878,6 +923,7 @@ lookup(const char *s)
 		{ "reaper",		REAPER },
 		{ "runtime",		RUNTIME },
 		{ "signal",		SIGNAL },
+		{ "size",		SIZE },
 		{ "socket",		SOCKET },
 		{ "stop",		STOP },
 		{ "tcp",		TCP },
@@ -2256,6 +2302,8 @@ parse_config(const char *filename, int verbose)
 	c->gateway.keepalive_timeout = -1;
 	c->gateway.max_conns = c->gateway.max_conns_addr = -1;
 	c->gateway.prefork = -1;
+	c->access_log_format = -1;
+	c->log_max_size = -1;
 	c->wl_uid_low = ORCHD_WL_UID_LOW;
 	c->wl_uid_high = ORCHD_WL_UID_HIGH;
 	if ((c->conffile = strdup(filename)) == NULL) {
@@ -2323,6 +2371,10 @@ parse_config(const char *filename, int verbose)
 	if (c->wake_timeout == -1)
 		c->wake_timeout = ORCHD_WAKE_TIMEOUT;
 	gateway_defaults(&c->gateway);
+	if (c->access_log_format == -1)
+		c->access_log_format = ACCESS_LOG_COMBINED;
+	if (c->log_max_size == -1)
+		c->log_max_size = 0;
 	return (c);
 }
 
@@ -2365,6 +2417,7 @@ free_config(struct orchd_conf *c)
 	free(c->logdir);
 	free(c->docker_socket);
 	free(c->wl_dir);
+	free(c->access_log);
 	free(c->api_key_file);
 	freezero(c->api_key, c->api_key_len);
 	free(c);
