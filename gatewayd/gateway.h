@@ -217,6 +217,11 @@ struct gw_conn {
 	int64_t			 req_ns;	/* monotonic; 0: none timed */
 	int			 acct;		/* bytes count for wl */
 	uint64_t		 rx_pending;	/* read before routing */
+	/* for the access log: the client's bytes, read and written */
+	uint64_t		 rx_total;
+	uint64_t		 tx_total;
+	uint64_t		 alog_rx0;	/* rx taken before this head */
+	struct alog_req		*alog;		/* the request's, accesslog.c */
 };
 
 struct gateway {
@@ -310,6 +315,18 @@ void		 wake_recv_state(struct imsgev *, struct imsg *);
 void		 wake_recv_drain(struct imsgev *, struct imsg *);
 void		 wake_workload_gone(struct gw_workload *);
 void		 wake_timer_fired(int, short, void *);
+
+/* accesslog.c */
+struct alog_req;
+void		 accesslog_recv_fd(struct imsgev *, struct imsg *);
+void		 accesslog_apply(const struct global_settings *);
+void		 accesslog_flush(void);
+uint64_t	 accesslog_drops(void);
+void		 accesslog_head(struct gw_conn *, const struct gw_workload *);
+void		 accesslog_status(struct gw_conn *, int, int);
+void		 accesslog_park(struct gw_conn *);
+void		 accesslog_unpark(struct gw_conn *);
+void		 accesslog_end(struct gw_conn *, int);
 
 /* activity.c */
 void		 activity_init(void);

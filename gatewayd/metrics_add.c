@@ -58,4 +58,5 @@ metrics_total_add(struct gw_metrics_total *t, const struct gw_metrics_total *add
 		t->api[i] += add->api[i];
 	t->auth_failures += add->auth_failures;
 	t->unknown_hosts += add->unknown_hosts;
+	t->access_log_drops += add->access_log_drops;
 }

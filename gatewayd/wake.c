@@ -60,6 +60,7 @@ wake_park(struct gw_conn *c)
 		return;
 	}
 	c->state = CONN_PARKED;
+	accesslog_park(c);
 	TAILQ_INSERT_TAIL(&wl->parked, c, entry);
 	wl->nparked++;
 	gw->nparked++;
@@ -78,6 +79,7 @@ wake_unpark(struct gw_conn *c)
 	TAILQ_REMOVE(&wl->parked, c, entry);
 	wl->nparked--;
 	gw->nparked--;
+	accesslog_unpark(c);
 	conn_park_watch(c, 0);
 	c->state = CONN_HEAD;
 }
