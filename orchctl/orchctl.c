@@ -74,7 +74,9 @@ static const struct request requests[] = {
 	{ LOGS,		  "logs",	    IMSG_CTL_LOGS,
 	    IMSG_CTL_LOGDATA,	CTL_TIMEOUT,	  NULL },
 	{ SHOW_VERSION,	  "show version",   IMSG_CTL_SHOW_VERSION,
-	    IMSG_CTL_VERSION,	CTL_TIMEOUT,	  NULL }
+	    IMSG_CTL_VERSION,	CTL_TIMEOUT,	  NULL },
+	{ LOG_REOPEN,	  "log reopen",	    IMSG_CTL_LOG_REOPEN,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL }
 };
 
 /* what ctl_dispatch made of a reply */

@@ -21,7 +21,8 @@ enum actions {
 	SUSPEND,
 	KEEPWARM,
 	LOGS,
-	SHOW_VERSION
+	SHOW_VERSION,
+	LOG_REOPEN
 };
 
 /* flags */

@@ -288,6 +288,9 @@ config_send(struct orchd *env)
 	gs.verbose = env->verbose;
 	gs.reaper_off = env->conf->reaper_off;
 	gs.gateway = env->conf->gateway;
+	gs.access_log = env->conf->access_log != NULL ||
+	    env->conf->access_log_syslog;
+	gs.access_log_format = env->conf->access_log_format;
 
 	config_compose_all(env, IMSG_CFG_RESET, &gen, sizeof(gen));
 	config_compose_all(env, IMSG_CFG_GLOBAL, &gs, sizeof(gs));
@@ -298,6 +301,7 @@ config_send(struct orchd *env)
 		free(json);
 	}
 	listeners_send(env);
+	accesslog_send(env);
 	config_tls_send(env);
 	api_config_send(env);
 	config_compose_all(env, IMSG_CFG_DONE, &gen, sizeof(gen));

@@ -73,6 +73,7 @@ static const struct proc_handler parent_handlers[] = {
 	{ IMSG_CTL_RELOAD, 0, PROC_FROM_CLIENT, control_reload },
 	{ IMSG_CTL_SHOW_VERSION, 0, PROC_FROM_CLIENT, control_version },
 	{ IMSG_CTL_VERBOSE, sizeof(int), PROC_FROM_CLIENT, control_verbose },
+	{ IMSG_CTL_LOG_REOPEN, 0, PROC_FROM_CLIENT, control_log_reopen },
 	{ IMSG_CTL_SHOW_WORKLOADS, sizeof(struct ctl_name), PROC_FROM_CLIENT,
 	    control_forward },
 	{ IMSG_CTL_SHOW_HISTORY, sizeof(struct ctl_name), PROC_FROM_CLIENT,
@@ -398,12 +399,20 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 		free_config(nconf);
 		return (-1);
 	}
-	if (listeners_bind(nconf, oconf, err, errlen) == -1) {
+	if (accesslog_open(nconf, err, errlen) == -1) {
 		log_warnx("not reloading: %s", err);
 		config_status(env, 0);
 		free_config(nconf);
 		return (-1);
 	}
+	if (listeners_bind(nconf, oconf, err, errlen) == -1) {
+		log_warnx("not reloading: %s", err);
+		accesslog_abort();
+		config_status(env, 0);
+		free_config(nconf);
+		return (-1);
+	}
+	accesslog_commit();
 	/* the workloads created through the API stay */
 	api_reload_keep(nconf, oconf);
 	listeners_close(oconf, nconf);
@@ -497,6 +506,8 @@ parent_shutdown(struct orchd *env, int code)
 		if (parent_children_alive(env) > 0)
 			usleep(10000);
 	}
+	/* the gateways flushed their lines as they stopped */
+	logfiles_shutdown();
 	control_cleanup(env->conf->socket);
 	log_info("terminating");
 	exit(code);
@@ -511,6 +522,10 @@ parent_sig(int sig, short event, void *arg)
 	switch (sig) {
 	case SIGHUP:
 		(void)parent_reload(env, 0, err, sizeof(err));
+		break;
+	case SIGUSR1:
+		/* logrotate's: the log files, opened again */
+		(void)logfiles_reopen(err, sizeof(err));
 		break;
 	case SIGTERM:
 	case SIGINT:
@@ -615,7 +630,7 @@ int
 main(int argc, char *argv[])
 {
 	static struct orchd	 env;
-	struct event		 ev_hup, ev_term, ev_int, ev_chld;
+	struct event		 ev_hup, ev_term, ev_int, ev_chld, ev_usr1;
 	struct timespec		 ts;
 	const char		*conffile = ORCHD_CONF;
 	char			 err[CTL_MSG_MAX];
@@ -692,6 +707,12 @@ main(int argc, char *argv[])
 		control_cleanup(env.conf->socket);
 		fatalx("%s", err);
 	}
+	/* here, so that a file that cannot be opened stops the start */
+	if (accesslog_open(env.conf, err, sizeof(err)) == -1) {
+		control_cleanup(env.conf->socket);
+		fatalx("access log: %s", err);
+	}
+	accesslog_commit();
 	if (!env.debug && daemon(1, 0) == -1)
 		fatal("daemon");
 	/* after daemon(): the cgroups are named for this pid */
@@ -713,10 +734,13 @@ main(int argc, char *argv[])
 	signal_set(&ev_term, SIGTERM, parent_sig, &env);
 	signal_set(&ev_int, SIGINT, parent_sig, &env);
 	signal_set(&ev_chld, SIGCHLD, parent_sig, &env);
+	signal_set(&ev_usr1, SIGUSR1, parent_sig, &env);
 	signal_add(&ev_hup, NULL);
 	signal_add(&ev_term, NULL);
 	signal_add(&ev_int, NULL);
 	signal_add(&ev_chld, NULL);
+	signal_add(&ev_usr1, NULL);
+	accesslog_init();
 
 	for (id = PROC_PARENT + 1; id < PROC_MAX; id++) {
 		if (id != PROC_GATEWAY) {
