@@ -506,8 +506,14 @@ wlog_start(struct orchd *env, const char *name, int owned, uid_t uid,
 		TAILQ_INSERT_TAIL(&wlogs, wl, entry);
  open:
 	p[0] = p[1] = -1;
+	/*
+	 * The pipe is the workload's, as the file was: a program that
+	 * opens /dev/stdout (nginx's "access_log /dev/stdout") opens the
+	 * pipe again, which its owner alone may.
+	 */
 	if ((wp = calloc(1, sizeof(*wp))) == NULL || pipe2(p, O_CLOEXEC) ==
-	    -1 || fcntl(p[0], F_SETFL, O_NONBLOCK) == -1) {
+	    -1 || fcntl(p[0], F_SETFL, O_NONBLOCK) == -1 ||
+	    (owned && fchown(p[1], uid, gid) == -1)) {
 		snprintf(msg, len, "log pipe: %s", strerror(errno));
 		if (p[0] != -1) {
 			close(p[0]);
