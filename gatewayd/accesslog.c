@@ -15,16 +15,19 @@
  * that is slow delays the log, never a request.
  *
  * Every gateway ("prefork") writes to the same pipe.  A write of at most
- * PIPE_BUF bytes to a pipe is atomic, whoever else writes: each write
- * here is whole lines and at most PIPE_BUF bytes, and a line is never
- * longer (its fields are cut to fit), so lines from several gateways
- * never mix within a line, and the parent copies the pipe as it comes.
+ * PIPE_BUF bytes to a pipe is atomic, whoever else writes: with several
+ * gateways each write here is whole lines and at most PIPE_BUF bytes,
+ * and a line is never longer (its fields are cut to fit), so lines from
+ * several gateways never mix within a line, and the parent copies the
+ * pipe as it comes.  A gateway alone writes ALOG_SOLO_BYTES at a time,
+ * a write(2) for some 150 lines rather than 20.
  *
  * Cost on the request path: a copy of the request's method, target,
  * host, User-Agent and Referer when its head is read (into a record kept
  * for reuse, like the head buffers), the line's formatting when it ends
  * (the time is formatted once a second), and a write per PIPE_BUF bytes
- * of lines, or at the latest ALOG_FLUSH_MS after a line.
+ * of lines (ALOG_SOLO_BYTES), or at the latest ALOG_FLUSH_MS after a
+ * line.
  */
 
 #include <sys/types.h>
@@ -42,17 +45,12 @@
 
 #include "log.h"
 #include "gateway.h"
+#include "accesslog.h"
 
 #define ALOG_BUF_MAX	(256 * 1024)	/* lines waiting for the pipe */
-#define ALOG_LINE_MAX	PIPE_BUF	/* a line, newline included */
 #define ALOG_FLUSH_MS	200		/* a line waits at most this */
+#define ALOG_SOLO_BYTES	(32 * 1024)	/* a write, with one gateway */
 #define ALOG_CACHED	64		/* records kept for reuse */
-/* the request's fields, cut to these (bytes as received) */
-#define ALOG_METHOD_MAX	32
-#define ALOG_HOST_MAX	(HTTP_HOST_MAX + 1)
-#define ALOG_TARGET_MAX	2048
-#define ALOG_AGENT_MAX	512
-#define ALOG_REFERER_MAX 512
 
 /* what is kept of a request from its head to its end */
 struct alog_req {
@@ -71,7 +69,7 @@ struct alog_req {
 	size_t			 refererlen;
 	int			 agent;		/* the fields were there */
 	int			 referer;
-	char			 workload[ORCHD_NAME_MAX]; /* "": none */
+	int			 routed;	/* to c->wl */
 	char			 method[ALOG_METHOD_MAX];
 	char			 host[ALOG_HOST_MAX];
 	char			 target[ALOG_TARGET_MAX];
@@ -79,14 +77,9 @@ struct alog_req {
 	char			 refererbuf[ALOG_REFERER_MAX];
 };
 
-/* a line being written: never past end */
-struct alog_out {
-	char			*p;
-	char			*end;
-};
-
 static int		 alog_on;
-static int		 alog_format;	/* enum access_log_format */
+static int		 alog_format_conf; /* enum access_log_format */
+static size_t		 alog_batch;	/* bytes written at once, at most */
 static int		 alog_fd = -1;	/* the pipe */
 static char		*alog_buf;
 static size_t		 alog_len;
@@ -97,10 +90,6 @@ static struct event	 alog_wev;	/* the pipe was full */
 static int		 alog_events;	/* both set */
 static SLIST_HEAD(, alog_req) alog_free = SLIST_HEAD_INITIALIZER(alog_free);
 static unsigned int	 alog_nfree;
-/* the start's second, formatted once for every line of that second */
-static time_t		 alog_sec = -1;
-static char		 alog_clf[64];	/* 10/Oct/2026:13:55:36 +0000 */
-static char		 alog_iso[64];	/* 2026-10-10T13:55:36 */
 
 static void	alog_flush_cb(int, short, void *);
 static void	alog_write_cb(int, short, void *);
@@ -157,7 +146,9 @@ accesslog_apply(const struct global_settings *gs)
 	if (!gs->access_log && alog_on)
 		accesslog_flush();
 	alog_on = gs->access_log != 0;
-	alog_format = gs->access_log_format;
+	/* prefork is read at start only: the same every time */
+	alog_batch = gs->gateway.prefork > 1 ? ALOG_LINE_MAX : ALOG_SOLO_BYTES;
+	alog_format_conf = gs->access_log_format;
 }
 
 uint64_t
@@ -169,19 +160,6 @@ accesslog_drops(void)
 /*
  * Handing the lines to the parent.
  */
-
-/* as many whole lines as fit in one atomic write, from buf */
-static size_t
-alog_chunk(const char *buf, size_t len)
-{
-	const char	*nl;
-
-	if (len <= ALOG_LINE_MAX)
-		return (len);
-	if ((nl = memrchr(buf, '\n', ALOG_LINE_MAX)) == NULL)
-		return (ALOG_LINE_MAX);	/* no line is that long */
-	return (nl - buf + 1);
-}
 
 /*
  * Write what the pipe takes.  A full pipe leaves the rest for its
@@ -201,7 +179,8 @@ accesslog_flush(void)
 		return;
 	}
 	while (off < alog_len) {
-		n = alog_chunk(alog_buf + off, alog_len - off);
+		n = alog_batch > ALOG_LINE_MAX ? alog_len - off :
+		    alog_chunk(alog_buf + off, alog_len - off);
 		if ((w = write(alog_fd, alog_buf + off, n)) == -1) {
 			if (errno == EINTR)
 				continue;
@@ -233,16 +212,11 @@ alog_write_cb(int fd, short event, void *arg)
 	accesslog_flush();
 }
 
+/* a line went in: a write's worth goes at once, a line waits a little */
 static void
-alog_add(const char *line, size_t len)
+alog_added(void)
 {
-	if (alog_buf == NULL || len > ALOG_BUF_MAX - alog_len) {
-		alog_drops++;
-		return;
-	}
-	memcpy(alog_buf + alog_len, line, len);
-	alog_len += len;
-	if (alog_len >= ALOG_LINE_MAX) {
+	if (alog_len >= alog_batch) {
 		if (!event_pending(&alog_wev, EV_WRITE, NULL))
 			accesslog_flush();
 	} else if (!evtimer_pending(&alog_timer, NULL))
@@ -270,8 +244,7 @@ alog_get(void)
 	a->held = a->status = a->version = 0;
 	a->methodlen = a->hostlen = a->targetlen = 0;
 	a->agentlen = a->refererlen = 0;
-	a->agent = a->referer = 0;
-	a->workload[0] = '\0';
+	a->agent = a->referer = a->routed = 0;
 	return (a);
 }
 
@@ -319,9 +292,10 @@ alog_begin(struct gw_conn *c)
 }
 
 /*
- * A head was read and is about to be routed: to wl, or to no workload
- * (NULL: an unknown host, or the API).  What the line needs of the head
- * is copied now, since the head is let go before the answer comes.
+ * A head was read and is routed: to wl, c->wl from now until the
+ * request ends, or to no workload (NULL: an unknown host, or the API).
+ * What the line needs of the head is copied now, since the head is let
+ * go before the answer comes.
  */
 void
 accesslog_head(struct gw_conn *c, const struct gw_workload *wl)
@@ -350,8 +324,7 @@ accesslog_head(struct gw_conn *c, const struct gw_workload *wl)
 		a->refererlen = alog_copy(a->refererbuf,
 		    sizeof(a->refererbuf), f->value, f->valuelen);
 	}
-	if (wl != NULL)
-		strlcpy(a->workload, wl->name, sizeof(a->workload));
+	a->routed = wl != NULL;
 }
 
 /*
@@ -394,294 +367,77 @@ accesslog_unpark(struct gw_conn *c)
 }
 
 /*
- * Formatting.
- */
-
-static void
-out_mem(struct alog_out *o, const char *s, size_t len)
-{
-	len = MINIMUM(len, (size_t)(o->end - o->p));
-	memcpy(o->p, s, len);
-	o->p += len;
-}
-
-static void
-out_str(struct alog_out *o, const char *s)
-{
-	out_mem(o, s, strlen(s));
-}
-
-static void
-out_char(struct alog_out *o, char ch)
-{
-	if (o->p < o->end)
-		*o->p++ = ch;
-}
-
-static void
-out_u64(struct alog_out *o, uint64_t v)
-{
-	char	 buf[24], *p = buf + sizeof(buf);
-
-	do {
-		*--p = '0' + v % 10;
-		v /= 10;
-	} while (v > 0);
-	out_mem(o, p, buf + sizeof(buf) - p);
-}
-
-/* nanoseconds as seconds to the millisecond: "0.004" */
-static void
-out_secs(struct alog_out *o, int64_t ns)
-{
-	uint64_t	 ms = ns > 0 ? ((uint64_t)ns + 500000) / 1000000 : 0;
-
-	out_u64(o, ms / 1000);
-	out_char(o, '.');
-	out_char(o, '0' + (ms / 100) % 10);
-	out_char(o, '0' + (ms / 10) % 10);
-	out_char(o, '0' + ms % 10);
-}
-
-/*
- * A field's bytes, escaped: in the combined format as nginx does it, a
- * '"' and a '\' preceded by '\', control characters and bytes past
- * ASCII as \xHH; in JSON as a string, bytes past ASCII as \u00HH.
- * A byte is written whole or not at all.
- */
-static void
-out_esc(struct alog_out *o, const char *s, size_t len, int json)
-{
-	static const char	 hex[] = "0123456789abcdef";
-	unsigned char		 ch;
-	char			 buf[6];
-	size_t			 i, n;
-
-	for (i = 0; i < len; i++) {
-		ch = (unsigned char)s[i];
-		if (ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\') {
-			out_char(o, ch);
-			continue;
-		}
-		n = 0;
-		buf[n++] = '\\';
-		if (ch == '"' || ch == '\\')
-			buf[n++] = ch;
-		else if (json) {
-			memcpy(buf + n, "u00", 3);
-			n += 3;
-			buf[n++] = hex[ch >> 4];
-			buf[n++] = hex[ch & 0xf];
-		} else {
-			buf[n++] = 'x';
-			buf[n++] = hex[ch >> 4];
-			buf[n++] = hex[ch & 0xf];
-		}
-		if ((size_t)(o->end - o->p) < n)
-			break;
-		out_mem(o, buf, n);
-	}
-}
-
-/* out_esc() within max bytes of output: a field never crowds out the rest */
-static void
-out_esc_max(struct alog_out *o, const char *s, size_t len, int json,
-    size_t max)
-{
-	struct alog_out	 sub;
-
-	sub.p = o->p;
-	sub.end = o->p + MINIMUM(max, (size_t)(o->end - o->p));
-	out_esc(&sub, s, len, json);
-	o->p = sub.p;
-}
-
-/* a quoted field, "-" (null) when absent */
-static void
-out_quoted(struct alog_out *o, const char *s, size_t len, int present,
-    size_t max, int json)
-{
-	if (!present) {
-		out_str(o, json ? "null" : "\"-\"");
-		return;
-	}
-	out_char(o, '"');
-	out_esc_max(o, s, len, json, max);
-	out_char(o, '"');
-}
-
-/* the start's second, in both formats, in UTC: the chroot has no zone */
-static void
-alog_time(time_t sec)
-{
-	static const char	*const months[] = {
-		"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-		"Jul", "Aug", "Sep", "Oct", "Nov", "Dec"
-	};
-	struct tm		 tm;
-
-	if (sec == alog_sec)
-		return;
-	if (gmtime_r(&sec, &tm) == NULL)
-		memset(&tm, 0, sizeof(tm));
-	snprintf(alog_clf, sizeof(alog_clf), "%02d/%s/%04d:%02d:%02d:%02d "
-	    "+0000", tm.tm_mday, months[tm.tm_mon % 12], tm.tm_year + 1900,
-	    tm.tm_hour, tm.tm_min, tm.tm_sec);
-	snprintf(alog_iso, sizeof(alog_iso), "%04d-%02d-%02dT%02d:%02d:%02d",
-	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-	    tm.tm_min, tm.tm_sec);
-	alog_sec = sec;
-}
-
-static const char *
-alog_protocol(int version)
-{
-	return (version == 10 ? "HTTP/1.0" : "HTTP/1.1");
-}
-
-/*
- * nginx's combined format, then the host, the bytes read for the
- * request, its duration, the workload and the time it was held for a
- * wake ("-" when it was not):
- *
- * 127.0.0.1 - - [10/Oct/2026:13:55:36 +0000] "GET / HTTP/1.1" 200 153
- *     "-" "curl/8.0" "app.example.com" 78 0.002 app -
- */
-static void
-alog_combined(struct alog_out *o, const struct gw_conn *c,
-    const struct alog_req *a, uint64_t in, uint64_t out, int64_t dur)
-{
-	out_str(o, c->peer[0] != '\0' ? c->peer : "-");
-	out_str(o, " - - [");
-	out_str(o, alog_clf);
-	out_str(o, "] ");
-	if (a->version != 0) {
-		out_char(o, '"');
-		out_esc_max(o, a->method, a->methodlen, 0, ALOG_METHOD_MAX);
-		out_char(o, ' ');
-		out_esc_max(o, a->target, a->targetlen, 0, ALOG_TARGET_MAX);
-		out_char(o, ' ');
-		out_str(o, alog_protocol(a->version));
-		out_char(o, '"');
-	} else
-		out_str(o, "\"-\"");
-	out_char(o, ' ');
-	out_u64(o, a->status);
-	out_char(o, ' ');
-	out_u64(o, out);
-	out_char(o, ' ');
-	out_quoted(o, a->refererbuf, a->refererlen, a->referer,
-	    ALOG_REFERER_MAX, 0);
-	out_char(o, ' ');
-	out_quoted(o, a->agentbuf, a->agentlen, a->agent, ALOG_AGENT_MAX, 0);
-	out_char(o, ' ');
-	out_quoted(o, a->host, a->hostlen, a->hostlen > 0, ALOG_HOST_MAX, 0);
-	out_char(o, ' ');
-	out_u64(o, in);
-	out_char(o, ' ');
-	out_secs(o, dur);
-	out_char(o, ' ');
-	out_str(o, a->workload[0] != '\0' ? a->workload : "-");
-	out_char(o, ' ');
-	if (a->held)
-		out_secs(o, a->wake_ns);
-	else
-		out_char(o, '-');
-}
-
-static void
-alog_json(struct alog_out *o, const struct gw_conn *c,
-    const struct alog_req *a, uint64_t in, uint64_t out, int64_t dur,
-    int64_t start_ms)
-{
-	char	 ms[8];
-
-	snprintf(ms, sizeof(ms), ".%03d", (int)(start_ms % 1000));
-	out_str(o, "{\"time\":\"");
-	out_str(o, alog_iso);
-	out_str(o, ms);
-	out_str(o, "Z\",\"client\":");
-	out_quoted(o, c->peer, strlen(c->peer), c->peer[0] != '\0', 64, 1);
-	out_str(o, ",\"host\":");
-	out_quoted(o, a->host, a->hostlen, a->hostlen > 0, ALOG_HOST_MAX, 1);
-	out_str(o, ",\"method\":");
-	out_quoted(o, a->method, a->methodlen, a->version != 0,
-	    ALOG_METHOD_MAX, 1);
-	out_str(o, ",\"target\":");
-	out_quoted(o, a->target, a->targetlen, a->version != 0,
-	    ALOG_TARGET_MAX, 1);
-	out_str(o, ",\"protocol\":");
-	if (a->version != 0) {
-		out_char(o, '"');
-		out_str(o, alog_protocol(a->version));
-		out_char(o, '"');
-	} else
-		out_str(o, "null");
-	out_str(o, ",\"status\":");
-	out_u64(o, a->status);
-	out_str(o, ",\"bytes_in\":");
-	out_u64(o, in);
-	out_str(o, ",\"bytes_out\":");
-	out_u64(o, out);
-	out_str(o, ",\"duration\":");
-	out_secs(o, dur);
-	out_str(o, ",\"workload\":");
-	out_quoted(o, a->workload, strlen(a->workload), a->workload[0] != '\0',
-	    ORCHD_NAME_MAX, 1);
-	out_str(o, ",\"wake\":");
-	if (a->held)
-		out_secs(o, a->wake_ns);
-	else
-		out_str(o, "null");
-	out_str(o, ",\"referer\":");
-	out_quoted(o, a->refererbuf, a->refererlen, a->referer,
-	    ALOG_REFERER_MAX, 1);
-	out_str(o, ",\"user_agent\":");
-	out_quoted(o, a->agentbuf, a->agentlen, a->agent, ALOG_AGENT_MAX, 1);
-	out_char(o, '}');
-}
-
-/*
  * The request is over: answered in full (its answer queued), or cut
  * short (closed says so: then only the bytes written count, and no
- * answer is 499, nginx's "client closed request").  Its line goes in.
+ * answer is 499, nginx's "client closed request").  Its line goes in
+ * the buffer, formatted there: a line's room is kept free, or the line
+ * is dropped and counted.
  */
 void
 accesslog_end(struct gw_conn *c, int closed)
 {
-	struct alog_req	*a = c->alog;
-	struct alog_out	 o;
-	char		 line[ALOG_LINE_MAX];
-	uint64_t	 in, out, done;
-	int64_t		 now, dur, wall;
+	struct alog_req		*a = c->alog;
+	struct alog_line	 l;
+	uint64_t		 done;
+	int64_t			 now;
 
 	if (a == NULL)
 		return;
 	c->alog = NULL;
-	if (!alog_on) {
+	if (alog_on && alog_buf != NULL && ALOG_BUF_MAX - alog_len <
+	    ALOG_LINE_MAX)
+		accesslog_flush();
+	if (!alog_on || alog_buf == NULL || ALOG_BUF_MAX - alog_len <
+	    ALOG_LINE_MAX) {
+		if (alog_on)
+			alog_drops++;
 		alog_put(a);
 		return;
 	}
 	now = alog_now_ns(CLOCK_MONOTONIC);
-	accesslog_unpark(c);
-	dur = now - a->start_ns;
+	if (a->park_ns != 0)
+		a->wake_ns += now - a->park_ns;
+	memset(&l, 0, sizeof(l));
+	l.format = alog_format_conf;
+	l.duration_ns = now - a->start_ns;
+	/* the wall clock at the start: now, less the duration */
+	l.start_ms = (alog_now_ns(CLOCK_REALTIME) - l.duration_ns) / 1000000;
+	if (c->peer[0] != '\0') {
+		l.client.s = c->peer;
+		l.client.len = strlen(c->peer);
+	}
+	if (a->version != 0) {
+		l.method.s = a->method;
+		l.method.len = a->methodlen;
+		l.target.s = a->target;
+		l.target.len = a->targetlen;
+		l.version = a->version;
+	}
+	if (a->hostlen > 0) {
+		l.host.s = a->host;
+		l.host.len = a->hostlen;
+	}
+	if (a->referer) {
+		l.referer.s = a->refererbuf;
+		l.referer.len = a->refererlen;
+	}
+	if (a->agent) {
+		l.agent.s = a->agentbuf;
+		l.agent.len = a->agentlen;
+	}
+	if (a->routed && c->wl != NULL) {
+		l.workload.s = c->wl->name;
+		l.workload.len = strlen(c->wl->name);
+	}
+	l.status = a->status != 0 ? a->status : 499;
 	/* bytes of the client's taken for this request: head and body */
 	done = c->rx_total - evbuffer_get_length(c->in);
-	in = done > c->alog_rx0 ? done - c->alog_rx0 : 0;
+	l.bytes_in = done > c->alog_rx0 ? done - c->alog_rx0 : 0;
 	done = closed ? c->tx_total : alog_queued(c);
-	out = done > a->tx0 ? done - a->tx0 : 0;
-	if (a->status == 0)
-		a->status = 499;
-	/* the wall clock at the start: now, less the duration */
-	wall = alog_now_ns(CLOCK_REALTIME) - dur;
-	alog_time((time_t)(wall / 1000000000));
-	o.p = line;
-	o.end = line + sizeof(line) - 1;	/* room for the newline */
-	if (alog_format == ACCESS_LOG_JSON)
-		alog_json(&o, c, a, in, out, dur, wall / 1000000);
-	else
-		alog_combined(&o, c, a, in, out, dur);
-	*o.p++ = '\n';
-	alog_add(line, o.p - line);
+	l.bytes_out = done > a->tx0 ? done - a->tx0 : 0;
+	l.held = a->held;
+	l.wake_ns = a->wake_ns;
+	alog_len += alog_format(alog_buf + alog_len, &l);
 	alog_put(a);
+	alog_added();
 }

@@ -13,3 +13,4 @@ TEST_authlim_OBJS = $(OBJ)/reaperd/authlim.o
 TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/api.o
 # orchd -nv: the printer, with the parser it prints for
 TEST_printconf_OBJS = $(OBJ)/orchd/printconf.o $(OBJ)/orchd/parse.o
+TEST_accesslog_OBJS = $(OBJ)/gatewayd/accesslog_fmt.o
