@@ -46,7 +46,7 @@
 #define LOGF_READ	(64 * 1024)	/* bytes per read(2) */
 #define LOGF_READS	16		/* reads per turn of the loop */
 #define ALOG_PIPE_SIZE	(1024 * 1024)	/* F_SETPIPE_SZ, the default max */
-#define ALOG_PAUSE_MS	10		/* between reads of the pipe */
+#define ALOG_PAUSE_MS	25		/* between reads of the pipe */
 #define LOGF_WARN_SECS	60		/* one warning a minute per file */
 #define LOGF_MODE	0640
 
