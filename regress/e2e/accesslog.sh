@@ -2,6 +2,7 @@
 # accesslog: the access log and the workloads' log files.  A line per
 # request with the right fields, in the combined format and in JSON:
 # requests routed, for an unknown host, to the API and malformed ones;
+# a WebSocket's line when it closes, with the tunnel's bytes and time;
 # the wait for a wake on the first request after a sleep, and none on
 # the next; the bytes each way.  logrotate's rename, then SIGUSR1 and
 # then orchctl log reopen: new lines in the new file, the access log's
@@ -256,6 +257,19 @@ f=$(awk -F '\t' '$7 == "400"' "$T/fields" | tail -n 1)
 check "malformed: 400, no request, some bytes in ($(fld 8))" \
     [ "$(fld 4) $(fld 11)" = "- -" -a "$(fld 8)" -gt 0 ]
 check "the bearer key is never in the log" sh -c "! grep -q '$KEY' '$ALOG'"
+
+# a WebSocket: its line when it closes, with every byte of the tunnel
+UPGRADE='GET /ws HTTP/1.1\r\nHost: app.test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n'
+(printf "$UPGRADE"; printf '0123456789'; sleep 1; printf '0123456789') |
+    "$BUILD/regress/testhttp" raw "$GW" 3 >"$T/ws.out"
+check "a WebSocket: 101, echoed" grep -q '0123456789' "$T/ws.out"
+check "its line comes once it closes" wait_for 4 logged /ws
+n=$(last_for /ws 8)
+m=$(last_for /ws 9)
+check "status 101, in: its 149-byte head and 20 bytes ($n), out: ($m)" \
+    [ "$(last_for /ws 7)" = 101 -a "$n" -eq 169 -a "$m" -ge 60 ]
+check "its duration is the tunnel's, a second or more ($(last_for /ws 10))" \
+    $PYTHON -c "import sys; sys.exit(float('$(last_for /ws 10)') < 1)"
 
 # -- log max size: chatty said 400 lines of 64 bytes at its start
 check "chatty wakes: 200" [ "$(geth chatty.test /)" = 200 ]
