@@ -324,6 +324,10 @@ check "orchctl log reopen: $out" [ "$out" = "command succeeded" ]
 check "after orchctl log reopen: 200" [ "$(get /after-reopen)" = 200 ]
 check "... its line goes to the new file" wait_for 4 logged /after-reopen
 check "... not to the old one" sh -c "! grep -q after-reopen '$ALOG.2'"
+out=$(ctl -j log reopen 2>&1)
+check "orchctl -j log reopen: $out" \
+    sh -c "echo '$out' | $PYTHON -c 'import json, sys;
+sys.exit(json.load(sys.stdin) != {\"result\": \"ok\"})'"
 
 # -- JSON, by a reload; a reload to a file that cannot be opened
 write_conf 1 json
