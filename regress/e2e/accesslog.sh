@@ -12,7 +12,8 @@
 # each at most the cap, cut at a line's end, the last line kept.  With
 # prefork 2, a burst of 500 requests at once, long lines: every line
 # whole, none lost, none dropped.  The shipped logrotate file, run by
-# logrotate if it is there.  Every wait bounded.
+# logrotate if it is there.  access log syslog: a message a line, to a
+# /dev/log of the test's in a mount namespace.  Every wait bounded.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -385,6 +386,74 @@ metric_drops=$(metric orchd_access_log_dropped_total)
 check "no line dropped (${metric_drops:-none})" [ "$metric_drops" = 0 ]
 stop_orchd
 check "orchd stops: status $STATUS" [ "$STATUS" -eq 0 ]
+
+# -- access log syslog: orchd in a mount namespace of its own, whose
+# /dev/log is a socket of the test's (nothing of the host's /dev changes)
+if unshare -m --propagation private true 2>/dev/null; then
+	cat >"$T/syslog.py" <<'EOF'
+import os, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o666)
+s.settimeout(1)
+end = time.time() + 120
+with open(sys.argv[2], 'ab', buffering=0) as out:
+    while time.time() < end:
+        try:
+            m = s.recv(65536)
+        except socket.timeout:
+            continue
+        out.write(m.replace(b'\n', b'\\n') + b'\n')
+EOF
+	: >"$T/syslog.out"
+	$PYTHON "$T/syslog.py" "$T/devlog" "$T/syslog.out" &
+	SYSLOGD=$!
+	wait_for 5 test -S "$T/devlog"
+	cat >"$T/ns.sh" <<EOF
+set -e
+mkdir -p "$T/dev"
+mount -t tmpfs -o mode=0755 tmpfs "$T/dev"
+for n in null zero random urandom log; do
+	touch "$T/dev/\$n"
+done
+for n in null zero random urandom; do
+	mount --bind "/dev/\$n" "$T/dev/\$n"
+done
+mount --bind "$T/devlog" "$T/dev/log"
+mount --rbind "$T/dev" /dev
+exec "$ORCHD" -d -f "$T/orchd.conf"
+EOF
+	write_conf 1 combined "access log syslog"
+	unshare -m --propagation private sh "$T/ns.sh" >>"$T/orchd.log" 2>&1 &
+	ORCHD_PID=$!
+	if wait_for 20 "$ORCHCTL" -s "$SOCK" show summary; then
+		ok "orchd starts with access log syslog"
+		i=0
+		while [ $i -lt 20 ]; do
+			get "/syslog-$i" >/dev/null
+			i=$((i + 1))
+		done
+		syslog_lines() {
+			[ "$(grep -c '"GET /syslog-[0-9]* HTTP/1.1" 200 ' \
+			    "$T/syslog.out")" -eq 20 ]
+		}
+		check "20 requests: 20 messages" wait_for 5 syslog_lines
+		grep -m 1 'GET /syslog-' "$T/syslog.out"
+		check "each a line of its own, daemon's level info (<30>)" \
+		    sh -c "! grep 'GET /syslog-' '$T/syslog.out' | grep -v \
+		    '^<30>.* \"GET /syslog-[0-9]* HTTP/1.1\" 200 [0-9]* \"-\" \"curl/[^\"]*\" \"app.test\" [0-9]* [0-9.]* app [-0-9.]*\$'"
+		stop_orchd
+		check "orchd stops: status $STATUS" [ "$STATUS" -eq 0 ]
+	else
+		fail "orchd starts with access log syslog"
+		tail -n 5 "$T/orchd.log"
+		kill -TERM "$ORCHD_PID" 2>/dev/null
+	fi
+	kill "$SYSLOGD" 2>/dev/null
+	wait "$SYSLOGD" 2>/dev/null
+else
+	echo "# unshare -m fails here: access log syslog is not run"
+fi
 
 # -- prefork 2: 500 requests at once, long lines, none torn, none lost
 rm -f "$ALOG"
