@@ -37,6 +37,7 @@
 #include <event.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,7 @@
 #define ALOG_BUF_MAX	(256 * 1024)	/* lines waiting for the pipe */
 #define ALOG_FLUSH_MS	200		/* a line waits at most this */
 #define ALOG_SOLO_BYTES	(32 * 1024)	/* a write, with one gateway */
+#define ALOG_STOP_MS	2000		/* a stop waits for the pipe */
 #define ALOG_CACHED	64		/* records kept for reuse */
 
 /* what is kept of a request from its head to its end */
@@ -198,6 +200,27 @@ accesslog_flush(void)
 	alog_len -= off;
 	if (alog_len > 0 && !event_pending(&alog_wev, EV_WRITE, NULL))
 		event_add(&alog_wev, NULL);
+}
+
+/*
+ * The gateway stops: what it holds goes to the pipe, waiting for room a
+ * little (the parent drains the pipe while its children stop).
+ */
+void
+accesslog_stop(void)
+{
+	struct pollfd	 pfd;
+	int64_t		 end = monotime_ms() + ALOG_STOP_MS, left;
+
+	accesslog_flush();
+	while (alog_len > 0 && alog_fd != -1 &&
+	    (left = end - monotime_ms()) > 0) {
+		pfd.fd = alog_fd;
+		pfd.events = POLLOUT;
+		if (poll(&pfd, 1, (int)left) == -1 && errno != EINTR)
+			break;
+		accesslog_flush();
+	}
 }
 
 static void

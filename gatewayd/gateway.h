@@ -321,6 +321,7 @@ struct alog_req;
 void		 accesslog_recv_fd(struct imsgev *, struct imsg *);
 void		 accesslog_apply(const struct global_settings *);
 void		 accesslog_flush(void);
+void		 accesslog_stop(void);
 uint64_t	 accesslog_drops(void);
 void		 accesslog_head(struct gw_conn *, const struct gw_workload *);
 void		 accesslog_status(struct gw_conn *, int, int);

@@ -60,7 +60,7 @@ gateway_apply(struct privsep *ps, struct cfg_generation *gen,
 static void
 gateway_sigterm(int sig, short event, void *arg)
 {
-	accesslog_flush();
+	accesslog_stop();
 	exit(0);
 }
 

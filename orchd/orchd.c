@@ -503,10 +503,12 @@ parent_shutdown(struct orchd *env, int code)
 		if (ms == SHUTDOWN_GRACE_MS)
 			signal_children(env, SIGKILL);
 		reap_children(env);
+		/* a stopping gateway may wait for room in the log's pipe */
+		logfiles_shutdown();
 		if (parent_children_alive(env) > 0)
 			usleep(10000);
 	}
-	/* the gateways flushed their lines as they stopped */
+	/* the last lines of the gateways, as they stopped */
 	logfiles_shutdown();
 	control_cleanup(env->conf->socket);
 	log_info("terminating");
