@@ -17,6 +17,15 @@
  * is there, rather than at each gateway's write: the pipe holds a
  * megabyte.
  *
+ * Why the parent writes, and no unprivileged child: the files must be
+ * opened by root all the same (the log directory is root's, a workload's
+ * file is chowned to it), at start, at each reopen and at each "log max
+ * size", and a write(2) to a descriptor root opened grants nothing the
+ * open did not; a child would need the descriptors passed at each of
+ * those for no gain.  The parent parses none of it (syslog: it cuts at
+ * newlines), and it is on no request's way: a slow disk delays its
+ * control answers and the log, never a request.
+ *
  * A workload's pipe is made at each start (spawn.c), its write end the
  * process's standard output and error, and read until every process
  * holding it is gone.  A workload that writes faster than the disk
