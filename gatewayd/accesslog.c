@@ -107,6 +107,22 @@ alog_now_ns(clockid_t clk)
 }
 
 /*
+ * The wall clock at a time of the monotonic one: the offset between the
+ * two is read again once a second, not at every line.
+ */
+static int64_t
+alog_wall_ms(int64_t mono_ns, int64_t now_ns)
+{
+	static int64_t	 off_ns, at_ns;
+
+	if (at_ns == 0 || now_ns - at_ns >= 1000000000) {
+		off_ns = alog_now_ns(CLOCK_REALTIME) - now_ns;
+		at_ns = now_ns;
+	}
+	return ((mono_ns + off_ns) / 1000000);
+}
+
+/*
  * Configuration.
  */
 
@@ -299,8 +315,9 @@ alog_queued(const struct gw_conn *c)
 	return (c->tx_total + evbuffer_get_length(c->out));
 }
 
+/* start_ns: the request's start on the monotonic clock, or 0: now */
 static struct alog_req *
-alog_begin(struct gw_conn *c)
+alog_begin(struct gw_conn *c, int64_t start_ns)
 {
 	struct alog_req	*a;
 
@@ -308,7 +325,7 @@ alog_begin(struct gw_conn *c)
 		return (c->alog);
 	if ((a = alog_get()) == NULL)
 		return (NULL);
-	a->start_ns = alog_now_ns(CLOCK_MONOTONIC);
+	a->start_ns = start_ns != 0 ? start_ns : alog_now_ns(CLOCK_MONOTONIC);
 	a->tx0 = alog_queued(c);
 	c->alog = a;
 	return (a);
@@ -327,7 +344,9 @@ accesslog_head(struct gw_conn *c, const struct gw_workload *wl)
 	const struct http_field	*f;
 	struct alog_req		*a;
 
-	if (!alog_on || (a = alog_begin(c)) == NULL)
+	/* a routed request's start is the one metrics_route() just took */
+	if (!alog_on || (a = alog_begin(c, wl != NULL ? c->req_ns : 0)) ==
+	    NULL)
 		return;
 	a->version = h->version;
 	a->methodlen = alog_copy(a->method, sizeof(a->method), h->method,
@@ -361,7 +380,7 @@ accesslog_status(struct gw_conn *c, int status, int own)
 {
 	struct alog_req	*a = c->alog;
 
-	if (a == NULL && (!alog_on || !own || (a = alog_begin(c)) == NULL))
+	if (a == NULL && (!alog_on || !own || (a = alog_begin(c, 0)) == NULL))
 		return;
 	a->status = status;
 }
@@ -423,8 +442,7 @@ accesslog_end(struct gw_conn *c, int closed)
 	memset(&l, 0, sizeof(l));
 	l.format = alog_format_conf;
 	l.duration_ns = now - a->start_ns;
-	/* the wall clock at the start: now, less the duration */
-	l.start_ms = (alog_now_ns(CLOCK_REALTIME) - l.duration_ns) / 1000000;
+	l.start_ms = alog_wall_ms(a->start_ns, now);
 	if (c->peer[0] != '\0') {
 		l.client.s = c->peer;
 		l.client.len = strlen(c->peer);
