@@ -58,7 +58,7 @@
 struct alog_req {
 	SLIST_ENTRY(alog_req)	 next;
 	int64_t			 start_ns;	/* monotonic: head read */
-	uint64_t		 tx0;		/* queued to the client before */
+	uint64_t		 tx0;		/* bytes out before it */
 	int64_t			 park_ns;	/* parked since; 0: not now */
 	int64_t			 wake_ns;	/* parked in all */
 	int			 held;		/* it was parked */

@@ -219,9 +219,9 @@ alog_time(time_t sec)
 	    "+0000", tm.tm_mday, months[tm.tm_mon % 12], tm.tm_year + 1900,
 	    tm.tm_hour, tm.tm_min, tm.tm_sec);
 	alog_clflen = n > 0 && (size_t)n < sizeof(alog_clf) ? (size_t)n : 0;
-	n = snprintf(alog_iso, sizeof(alog_iso), "%04d-%02d-%02dT%02d:%02d:%02d",
-	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-	    tm.tm_min, tm.tm_sec);
+	n = snprintf(alog_iso, sizeof(alog_iso),
+	    "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1,
+	    tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 	alog_isolen = n > 0 && (size_t)n < sizeof(alog_iso) ? (size_t)n : 0;
 	alog_sec = sec;
 }
