@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -88,8 +89,10 @@ static size_t		 alog_len;
 static uint64_t		 alog_drops;
 static int		 alog_warned;
 static struct event	 alog_timer;
+static int		 alog_timer_on;	/* armed */
 static struct event	 alog_wev;	/* the pipe was full */
-static int		 alog_events;	/* both set */
+static int		 alog_wev_on;	/* added */
+static int		 alog_events;	/* the timer is set */
 static SLIST_HEAD(, alog_req) alog_free = SLIST_HEAD_INITIALIZER(alog_free);
 static unsigned int	 alog_nfree;
 
@@ -140,14 +143,17 @@ accesslog_recv_fd(struct imsgev *iev, struct imsg *imsg)
 	    fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1)
 		fatal("%s: fcntl", __func__);
 	if (alog_fd != -1) {
-		if (event_initialized(&alog_wev))
+		if (alog_wev_on)
 			event_del(&alog_wev);
+		alog_wev_on = 0;
 		close(alog_fd);
 	}
 	alog_fd = fd;
 	event_set(&alog_wev, alog_fd, EV_WRITE, alog_write_cb, NULL);
-	if (alog_len > 0)
+	if (alog_len > 0) {
 		event_add(&alog_wev, NULL);
+		alog_wev_on = 1;
+	}
 }
 
 /* a new configuration: on or off, and the format */
@@ -190,8 +196,10 @@ accesslog_flush(void)
 	size_t	 off = 0, n;
 	ssize_t	 w;
 
-	if (alog_events)
+	if (alog_timer_on) {
 		evtimer_del(&alog_timer);
+		alog_timer_on = 0;
+	}
 	if (alog_fd == -1) {
 		alog_len = 0;
 		return;
@@ -214,8 +222,10 @@ accesslog_flush(void)
 	if (off > 0 && off < alog_len)
 		memmove(alog_buf, alog_buf + off, alog_len - off);
 	alog_len -= off;
-	if (alog_len > 0 && !event_pending(&alog_wev, EV_WRITE, NULL))
+	if (alog_len > 0 && !alog_wev_on) {
 		event_add(&alog_wev, NULL);
+		alog_wev_on = 1;
+	}
 }
 
 /*
@@ -242,12 +252,14 @@ accesslog_stop(void)
 static void
 alog_flush_cb(int fd, short event, void *arg)
 {
+	alog_timer_on = 0;
 	accesslog_flush();
 }
 
 static void
 alog_write_cb(int fd, short event, void *arg)
 {
+	alog_wev_on = 0;
 	accesslog_flush();
 }
 
@@ -256,10 +268,12 @@ static void
 alog_added(void)
 {
 	if (alog_len >= alog_batch) {
-		if (!event_pending(&alog_wev, EV_WRITE, NULL))
+		if (!alog_wev_on)
 			accesslog_flush();
-	} else if (!evtimer_pending(&alog_timer, NULL))
+	} else if (!alog_timer_on) {
 		evtimer_add_ms(&alog_timer, ALOG_FLUSH_MS);
+		alog_timer_on = 1;
+	}
 }
 
 /*
@@ -343,6 +357,7 @@ accesslog_head(struct gw_conn *c, const struct gw_workload *wl)
 	const struct http_head	*h = &c->req->h;
 	const struct http_field	*f;
 	struct alog_req		*a;
+	size_t			 i;
 
 	/* a routed request's start is the one metrics_route() just took */
 	if (!alog_on || (a = alog_begin(c, wl != NULL ? c->req_ns : 0)) ==
@@ -356,15 +371,20 @@ accesslog_head(struct gw_conn *c, const struct gw_workload *wl)
 	if (h->authoritylen > 0)
 		a->hostlen = alog_copy(a->host, sizeof(a->host), h->authority,
 		    h->hostlen);
-	if ((f = http_head_find(h, "User-Agent")) != NULL) {
-		a->agent = 1;
-		a->agentlen = alog_copy(a->agentbuf, sizeof(a->agentbuf),
-		    f->value, f->valuelen);
-	}
-	if ((f = http_head_find(h, "Referer")) != NULL) {
-		a->referer = 1;
-		a->refererlen = alog_copy(a->refererbuf,
-		    sizeof(a->refererbuf), f->value, f->valuelen);
+	/* the first of each, in one pass: the names' lengths sort most */
+	for (i = 0; i < h->nfields; i++) {
+		f = &h->fields[i];
+		if (f->namelen == 10 && !a->agent &&
+		    strncasecmp(f->name, "User-Agent", 10) == 0) {
+			a->agent = 1;
+			a->agentlen = alog_copy(a->agentbuf,
+			    sizeof(a->agentbuf), f->value, f->valuelen);
+		} else if (f->namelen == 7 && !a->referer &&
+		    strncasecmp(f->name, "Referer", 7) == 0) {
+			a->referer = 1;
+			a->refererlen = alog_copy(a->refererbuf,
+			    sizeof(a->refererbuf), f->value, f->valuelen);
+		}
 	}
 	a->routed = wl != NULL;
 }

@@ -59,21 +59,38 @@ out_char(struct alog_out *o, char ch)
 		*o->p++ = ch;
 }
 
+/* a number in decimal, two digits at a time */
 static void
 out_u64(struct alog_out *o, uint64_t v)
 {
-	char	 buf[24], *p = buf + sizeof(buf);
+	static const char	 pairs[] =
+	    "00010203040506070809101112131415161718192021222324"
+	    "25262728293031323334353637383940414243444546474849"
+	    "50515253545556575859606162636465666768697071727374"
+	    "75767778798081828384858687888990919293949596979899";
+	char			 buf[24], *p = buf + sizeof(buf), *q;
+	unsigned int		 r;
 
-	do {
-		*--p = '0' + v % 10;
-		v /= 10;
-	} while (v > 0);
+	while (v >= 100) {
+		r = v % 100;
+		v /= 100;
+		*--p = pairs[2 * r + 1];
+		*--p = pairs[2 * r];
+	}
+	if (v >= 10) {
+		*--p = pairs[2 * v + 1];
+		*--p = pairs[2 * v];
+	} else
+		*--p = '0' + v;
 	if ((size_t)(o->end - o->p) < (size_t)(buf + sizeof(buf) - p)) {
 		out_mem(o, p, buf + sizeof(buf) - p);
 		return;
 	}
+	/* through q: a store through o->p could change o->p itself */
+	q = o->p;
 	while (p < buf + sizeof(buf))
-		*o->p++ = *p++;
+		*q++ = *p++;
+	o->p = q;
 }
 
 /* nanoseconds as seconds to the millisecond: "0.004" */
