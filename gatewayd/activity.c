@@ -4,6 +4,10 @@
  * or ended.  Counting is a few increments on the request path; what
  * changed goes to the reaper in one message per GW_FLUSH_INTERVAL at most,
  * however busy the gateway is.
+ *
+ * What is not use is not counted: a request matching an "ignore" rule
+ * (ignore.c) never begins here, and a tunnel with no byte either way for
+ * its workload's tunnel idle timeout stops counting until its next byte.
  */
 
 #include <string.h>
@@ -50,14 +54,20 @@ activity_init(void)
 	evtimer_add(&gw->flush_ev, &tv);
 }
 
-void
-activity_touch(struct gw_workload *wl)
+static void
+activity_dirty(struct gw_workload *wl)
 {
-	wl->last_seen = time(NULL);
 	if (!wl->dirty) {
 		wl->dirty = 1;
 		TAILQ_INSERT_TAIL(&gw->dirty, wl, dirty_entry);
 	}
+}
+
+void
+activity_touch(struct gw_workload *wl)
+{
+	wl->last_seen = time(NULL);
+	activity_dirty(wl);
 }
 
 void
@@ -84,4 +94,54 @@ activity_end(struct gw_conn *c)
 		c->wl->upgraded--;
 	}
 	activity_touch(c->wl);
+}
+
+/*
+ * Bytes went through a tunnel: its idle time starts again, and one that
+ * had gone silent counts again (if its workload is being suspended by
+ * then, the stop closes it all the same).  A deadline moved, no system
+ * call: conn_timer().
+ */
+void
+activity_tunnel(struct gw_conn *c)
+{
+	struct gw_workload	*wl = c->wl;
+
+	if (wl == NULL)
+		return;
+	if (c->tunnel_idle) {
+		c->tunnel_idle = 0;
+		c->counted = c->tunnel = 1;
+		wl->inflight++;
+		wl->upgraded++;
+		activity_touch(wl);
+		log_debug("%s: tunnel to %s in use again", c->peer, wl->name);
+	}
+	if (c->tunnel && wl->tunnel_idle > 0)
+		conn_timer(c, wl->tunnel_idle);
+}
+
+/*
+ * No byte either way for the tunnel idle timeout: the tunnel stops
+ * counting.  Its workload was last used when that byte went through,
+ * a timeout ago, not now: the idle timeout runs from there.
+ */
+void
+activity_tunnel_idle(struct gw_conn *c)
+{
+	struct gw_workload	*wl = c->wl;
+	time_t			 last;
+
+	if (wl == NULL || !c->counted || !c->tunnel)
+		return;
+	c->counted = c->tunnel = 0;
+	c->tunnel_idle = 1;
+	wl->inflight--;
+	wl->upgraded--;
+	last = time(NULL) - wl->tunnel_idle;
+	if (last > wl->last_seen)
+		wl->last_seen = last;
+	activity_dirty(wl);
+	log_debug("%s: tunnel to %s silent for %llds, no longer use", c->peer,
+	    wl->name, (long long)wl->tunnel_idle);
 }

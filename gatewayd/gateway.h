@@ -15,6 +15,7 @@
 #include <tls.h>
 
 #include "http.h"
+#include "filter.h"
 #include "metrics.h"
 #include "proc.h"
 
@@ -27,10 +28,14 @@
 #define GW_WAKE_SLACK		5	/* beyond runtimed's wake timeout */
 #define GW_FD_RESERVE		64	/* fds kept from clients: channels,
 					   upstreams of the last ones */
+#define GW_FD_HEADROOM		8	/* accept while more than 1/8 of
+					   the fds are free: for upstreams */
 #define GW_ACCEPT_PAUSE_MS	500	/* no accept after EMFILE/ENFILE */
 #define GW_TLS_RECORD		16384	/* bytes per tls_read/tls_write */
 #define GW_TLS_READ_BUDGET	(256 * 1024)	/* per read event */
 #define GW_RETRY_AFTER		5	/* seconds, on 503 after a failed wake */
+#define GW_REFUSED_PAUSE_MS	1000	/* runtimed found it running: no
+					   new question about a refusal */
 #define GW_BUF_HIGH		(256 * 1024)	/* stop reading above this */
 #define GW_FLUSH_INTERVAL	1	/* activity to the reaper, seconds */
 #define GW_HEADS_CACHED		64	/* head buffers kept for reuse */
@@ -40,6 +45,7 @@
 #define GW_LINGER_BYTES		(8 * 1024 * 1024)	/* then close */
 
 struct gw_conn;
+struct h2_stream;
 
 /*
  * A workload as the gateway knows it.  Kept across reloads while its name
@@ -51,9 +57,16 @@ struct gw_workload {
 	const char		*name;		/* namebuf, or a key's */
 	union wl_addr		 addr;		/* upstream */
 	socklen_t		 addrlen;
-	int64_t			 wake_timeout;	/* seconds */
+	int64_t			 wake_timeout;	/* seconds, with the longest
+						   chain it depends on */
+	int64_t			 wake_wait;	/* the wake timer's, seconds */
+	int64_t			 pull_timeout;	/* docker; 0: never pulls */
 	enum workload_state	 state;		/* as runtimed says */
 	int			 wake_pending;	/* WAKE sent, no answer */
+	int			 refused_wait;	/* REFUSED sent, no answer */
+	int64_t			 refused_ms;	/* monotonic: found running */
+	int64_t			 backoff_end;	/* monotonic ms: a crash loop's
+						   backoff ends; 0: none */
 	uint32_t		 epoch;		/* bumped when it stops running */
 	int			 configured;	/* in the current generation */
 	unsigned int		 refs;		/* connections using it */
@@ -69,6 +82,11 @@ struct gw_workload {
 	/* the current generation's definition, NULL once removed */
 	const struct workload_conf *conf;
 	struct gw_wmetrics	 metrics;	/* for GET /metrics */
+	/* what is not use (ignore.c), and what a wake's answer says */
+	struct gw_filter	*filters;	/* its own ignores */
+	size_t			 nfilters;
+	int64_t			 tunnel_idle;	/* seconds; 0: never */
+	int			 server_timing;
 	char			 namebuf[];	/* as long as the name */
 };
 RB_HEAD(gw_workloads, gw_workload);
@@ -139,8 +157,9 @@ enum gw_conn_state {
 	CONN_TUNNEL,		/* after 101: bytes both ways */
 	CONN_CLOSING,		/* flushing, then close */
 	CONN_API,		/* a request of the HTTP API (api.c) */
-	CONN_LINGER		/* all sent, write side shut: input is
+	CONN_LINGER,		/* all sent, write side shut: input is
 				   discarded until EOF (conn_finish) */
+	CONN_H2			/* HTTP/2: streams are h2.c's */
 };
 
 struct gw_upstream {
@@ -157,6 +176,8 @@ struct gw_upstream {
 
 struct gw_conn {
 	TAILQ_ENTRY(gw_conn)	 entry;		/* parked list */
+	TAILQ_ENTRY(gw_conn)	 idle_entry;	/* gw->idle, oldest first */
+	int			 idle;		/* on gw->idle */
 	int			 fd;
 	struct event		 rev;
 	struct event		 wev;
@@ -197,6 +218,7 @@ struct gw_conn {
 	struct http_chunked	 reqchunk;
 	int			 reqdone;	/* body fully forwarded */
 	int			 counted;	/* in wl->inflight */
+	int			 refused;	/* parked once for a refusal */
 	int			 tunnel;	/* in wl->upgraded */
 
 	/* the answer under way */
@@ -222,6 +244,16 @@ struct gw_conn {
 	uint64_t		 tx_total;
 	uint64_t		 alog_rx0;	/* rx taken before this head */
 	struct alog_req		*alog;		/* the request's, accesslog.c */
+	/* a tunnel silent past its idle timeout, uncounted till a byte */
+	int			 tunnel_idle;
+	/* the wake this request waited for, for Server-Timing */
+	int64_t			 park_ns;	/* monotonic, when parked */
+	int64_t			 wake_us;	/* how long; -1: none */
+	/* HTTP/2 (h2.c): the session, or a stream's pseudo-connection */
+	struct h2_session	*h2;
+	int			 h2stream;
+	struct h2_stream	*h2st;		/* its stream, while both live */
+	struct h2_session	*h2pool;	/* idle in this session's pool */
 };
 
 struct gateway {
@@ -235,8 +267,11 @@ struct gateway {
 	unsigned int		 nparked;
 	unsigned int		 nconns;
 	struct gateway_conf	 conf;		/* timeouts and limits */
-	unsigned int		 maxconns;	/* in force: conf or fds */
+	unsigned int		 maxconns;	/* "max connections", or 0 */
 	rlim_t			 nofile;	/* RLIMIT_NOFILE at start */
+	unsigned int		 fdmax;		/* fds for clients, upstreams */
+	unsigned int		 nups;		/* upstream fds open */
+	TAILQ_HEAD(, gw_conn)	 idle;		/* idle keep-alive, LRU */
 	int			 accepting;	/* listeners' events added */
 	struct event		 accept_pause;	/* after EMFILE/ENFILE */
 	struct gw_peers		 peers;
@@ -285,6 +320,8 @@ __dead void	 tls_check_main(int, char *[]);
 
 /* conn.c */
 void		 conn_accept(int, short, void *);
+int		 conn_full(void);
+int		 conn_evict_idle(void);
 void		 conn_resume(struct gw_conn *);
 void		 conn_error(struct gw_conn *, int, const char *);
 void		 conn_close(struct gw_conn *);
@@ -292,12 +329,25 @@ void		 conn_finish(struct gw_conn *);
 void		 conn_reading(struct gw_conn *, int);
 void		 conn_flush(struct gw_conn *);
 void		 conn_respond(struct gw_conn *, int, const char *, int);
+void		 conn_answer(struct gw_conn *, int, const char *,
+		    const char *);
+void		 conn_respond_text(struct gw_conn *, int, const char *, int,
+		    const char *);
 void		 conn_timer(struct gw_conn *, int64_t);
 void		 conn_timer_ms(struct gw_conn *, int64_t);
 void		 conn_request_done(struct gw_conn *);
 void		 conn_park_watch(struct gw_conn *, int);
 struct gw_head	*head_get(void);
 void		 head_put(struct gw_head *);
+
+/* conn.c, for h2.c: a stream's pseudo-connection */
+struct gw_conn	*conn_attach(int, struct gw_conn *, struct h2_stream *);
+
+/* h2.c */
+int		 h2_input(struct gw_conn *);
+void		 h2_drained(struct gw_conn *);
+void		 h2_conn_closed(struct gw_conn *);
+int		 h2_proxy_start(struct gw_conn *);
 
 /* bufio.c */
 int		 buf_read(struct evbuffer *, int);
@@ -310,9 +360,11 @@ void		 proxy_client_drained(struct gw_conn *);
 
 /* wake.c */
 void		 wake_park(struct gw_conn *);
+int		 wake_refused(struct gw_conn *);
 void		 wake_unpark(struct gw_conn *);
 void		 wake_recv_state(struct imsgev *, struct imsg *);
 void		 wake_recv_drain(struct imsgev *, struct imsg *);
+void		 wake_recv_wait(struct imsgev *, struct imsg *);
 void		 wake_workload_gone(struct gw_workload *);
 void		 wake_timer_fired(int, short, void *);
 
@@ -334,6 +386,16 @@ void		 activity_init(void);
 void		 activity_begin(struct gw_conn *);
 void		 activity_end(struct gw_conn *);
 void		 activity_touch(struct gw_workload *);
+void		 activity_tunnel(struct gw_conn *);
+void		 activity_tunnel_idle(struct gw_conn *);
+
+/* ignore.c: requests that are not use */
+void		 ignore_recv(struct imsgev *, struct imsg *);
+void		 ignore_apply(struct cfg_generation *);
+void		 ignore_workload(struct gw_workload *,
+		    const struct workload_conf *, const struct cfg_generation *);
+void		 ignore_forget(struct gw_workload *);
+int		 ignore_request(struct gw_conn *);
 
 /* api.c, api_conf.c: the HTTP API (api.h), hooked into conn.c */
 struct api_req;
@@ -356,6 +418,10 @@ void		 api_recv_metrics_expect(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_wl(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_total(struct imsgev *, struct imsg *);
 void		 api_recv_authlimit(struct imsgev *, struct imsg *);
+/* api_events.c: GET /v1/events, from the messages that make them */
+void		 api_events_state(const struct rt_state *);
+void		 api_events_emit(const struct ctl_event *);
+void		 api_events_recv_status(struct imsgev *, struct imsg *);
 #define API_GATEWAY_HANDLERS \
 	{ IMSG_CFG_APIKEY, PROC_ANYLEN, PROC_FROM(PROC_PARENT), \
 	    apiconf_recv_key }, \

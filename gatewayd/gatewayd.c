@@ -24,15 +24,19 @@ static const struct proc_handler gateway_handlers[] = {
 	{ IMSG_CFG_LISTENER, sizeof(struct ctl_listener),
 	    PROC_FROM(PROC_PARENT), listener_recv },
 	{ IMSG_CFG_TLS, PROC_ANYLEN, PROC_FROM(PROC_PARENT), tls_recv },
+	{ IMSG_CFG_IGNORE, sizeof(struct cfg_ignore), PROC_FROM(PROC_PARENT),
+	    ignore_recv },
 	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
 	    wake_recv_state },
 	{ IMSG_RT_DRAIN, sizeof(struct wl_ref), PROC_FROM(PROC_RUNTIME),
 	    wake_recv_drain },
+	{ IMSG_RT_WAIT, sizeof(struct rt_wait), PROC_FROM(PROC_RUNTIME),
+	    wake_recv_wait },
 	/* the HTTP API: its settings, and the answers it asked for */
 	API_GATEWAY_HANDLERS,
 	/* for /metrics: the parent's loads, the workloads' memory */
 	{ IMSG_CFG_STATUS, sizeof(struct cfg_status), PROC_FROM(PROC_PARENT),
-	    metrics_recv_status },
+	    api_events_recv_status },
 	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_STORE),
 	    metrics_recv_memory },
 	/* the reaper's count of wrong keys from every gateway (api.c) */
@@ -51,6 +55,7 @@ gateway_apply(struct privsep *ps, struct cfg_generation *gen,
 {
 	gw->conf = gen->global.gateway;
 	accesslog_apply(&gen->global);
+	ignore_apply(gen);
 	route_apply(gen);
 	listener_apply();
 	api_apply(gen);
@@ -80,6 +85,7 @@ main(int argc, char *argv[])
 	TAILQ_INIT(&gw->listeners);
 	TAILQ_INIT(&gw->next_listeners);
 	TAILQ_INIT(&gw->dirty);
+	TAILQ_INIT(&gw->idle);
 	SLIST_INIT(&gw->heads);
 	RB_INIT(&gw->peers);
 	TAILQ_INIT(&gw->next_sni);

@@ -93,6 +93,7 @@ proxy_upstream_close(struct gw_conn *c)
 	event_del(&up->wev);
 	close(up->fd);
 	up->fd = -1;
+	gw->nups--;
 	evbuffer_free(up->in);
 	evbuffer_free(up->out);
 	up->in = up->out = NULL;
@@ -101,15 +102,23 @@ proxy_upstream_close(struct gw_conn *c)
 		up->wl = NULL;
 	}
 	up->connected = up->eof = 0;
+	accept_update();
 }
 
+/*
+ * An upstream connection takes a descriptor more: with all of the
+ * gateway's in use, the oldest idle client is closed for it, else it
+ * comes from the reserve (GW_FD_RESERVE).
+ */
 static int
 up_open(struct gw_conn *c)
 {
 	struct gw_upstream	*up = &c->up;
 	struct gw_workload	*wl = c->wl;
-	int			 on = 1;
+	int			 on = 1, saved;
 
+	if (gw->nconns + gw->nups >= gw->fdmax)
+		(void)conn_evict_idle();
 	if ((up->in = evbuffer_new()) == NULL ||
 	    (up->out = evbuffer_new()) == NULL) {
 		if (up->in != NULL)
@@ -124,6 +133,7 @@ up_open(struct gw_conn *c)
 		up->in = up->out = NULL;
 		return (-1);
 	}
+	gw->nups++;
 	(void)setsockopt(up->fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 	workload_ref(wl);
 	up->wl = wl;
@@ -135,7 +145,10 @@ up_open(struct gw_conn *c)
 		return (0);
 	}
 	if (errno != EINPROGRESS) {
+		/* the caller tells a refusal from the rest */
+		saved = errno;
 		proxy_upstream_close(c);
+		errno = saved;
 		return (-1);
 	}
 	event_add(&up->wev, NULL);
@@ -155,11 +168,16 @@ proxy_start(struct gw_conn *c)
 {
 	struct gw_upstream	*up = &c->up;
 
+	if (c->h2st != NULL && h2_proxy_start(c))
+		return;		/* HTTP/2 to the workload: h2up.c */
 	/* reuse only a quiet connection to the same workload */
 	if (up->fd != -1 && (up->wl != c->wl || up->eof ||
 	    up->epoch != c->wl->epoch || evbuffer_get_length(up->in) > 0))
 		proxy_upstream_close(c);
 	if (up->fd == -1 && up_open(c) == -1) {
+		/* dead unseen?  held while runtimed looks, not a 502 */
+		if (errno == ECONNREFUSED && wake_refused(c) == 0)
+			return;
 		if (errno == EMFILE || errno == ENFILE) {
 			/* our limit, not the workload's fault */
 			log_warn("%s: socket for %s", c->peer, c->wl->name);
@@ -469,6 +487,8 @@ proxy_client_readable(struct gw_conn *c)
 	int			 done;
 
 	if (c->state == CONN_TUNNEL) {
+		if (evbuffer_get_length(c->in) > 0)
+			activity_tunnel(c);
 		if (up->fd != -1)
 			evbuffer_add_buffer(up->out, c->in);
 		if (c->eof && up->fd != -1 &&
@@ -549,6 +569,11 @@ up_write(int fd, short event, void *arg)
 		    err != 0) {
 			log_debug("%s: connect to %s: %s", c->peer,
 			    c->wl->name, strerror(err));
+			if (err == ECONNREFUSED) {
+				proxy_upstream_close(c);
+				if (wake_refused(c) == 0)
+					return;
+			}
 			conn_error(c, 502, "upstream connect");
 			return;
 		}
@@ -610,8 +635,9 @@ static int
 send_response(struct gw_conn *c)
 {
 	struct http_head	*h = &c->resp->h;
-	struct http_field	 add[2];
+	struct http_field	 add[3];
 	struct http_ser		 ser;
+	char			 timing[64];
 	size_t			 nadd = 0;
 
 	metrics_status(c, h->code, 0);
@@ -639,6 +665,15 @@ send_response(struct gw_conn *c)
 		add[nadd].name = "Connection";
 		add[nadd++].value = "keep-alive";
 	}
+	/* it waited for a wake: how long, for the browser's tools */
+	if (c->wake_us >= 0 && c->wl->server_timing) {
+		(void)snprintf(timing, sizeof(timing), "wake;dur=%lld.%lld",
+		    (long long)(c->wake_us / 1000),
+		    (long long)(c->wake_us % 1000 / 100));
+		add[nadd].name = "Server-Timing";
+		add[nadd++].value = timing;
+	}
+	c->wake_us = -1;
 	ser.add = add;
 	ser.nadd = nadd;
 	return (head_out(h, &ser, c->out));
@@ -670,9 +705,15 @@ interim_response(struct gw_conn *c)
 		evtimer_del(&c->timer);
 		head_put(c->resp);
 		c->resp = NULL;
-		c->wl->upgraded++;
-		c->tunnel = 1;
-		activity_touch(c->wl);
+		/* an ignored request's tunnel is no use either */
+		if (c->counted) {
+			c->wl->upgraded++;
+			c->tunnel = 1;
+			activity_touch(c->wl);
+			/* silent that long, it stops counting */
+			if (c->wl->tunnel_idle > 0)
+				conn_timer(c, c->wl->tunnel_idle);
+		}
 		conn_reading(c, 1);
 		return (0);
 	}
@@ -785,6 +826,8 @@ up_process(struct gw_conn *c)
 	int			 r, hold = 0;
 
 	if (c->state == CONN_TUNNEL) {
+		if (evbuffer_get_length(up->in) > 0)
+			activity_tunnel(c);
 		evbuffer_add_buffer(c->out, up->in);
 		conn_flush(c);
 		if (up->eof && evbuffer_get_length(c->out) == 0)

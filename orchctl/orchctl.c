@@ -26,6 +26,7 @@
 
 #include "imsg.h"
 #include "orchctl.h"
+#include "event_json.h"
 #include "version.h"
 
 #define CTL_TIMEOUT	30	/* seconds orchd may stay silent */
@@ -50,17 +51,22 @@ static const struct request history_request = {
 	IMSG_CTL_HISTORY, CTL_TIMEOUT, NULL
 };
 
+static const struct request definition_request = {
+	SHOW_WORKLOAD,	"show workload", IMSG_CTL_SHOW_DEFINITION,
+	IMSG_CTL_DEFINITION, CTL_TIMEOUT, &history_request
+};
+
 static const struct request requests[] = {
 	{ SHOW_SUMMARY,	  "show summary",   IMSG_CTL_SHOW_SUMMARY,
 	    IMSG_CTL_SUMMARY,	CTL_TIMEOUT,	  NULL },
 	{ SHOW_WORKLOADS, "show workloads", IMSG_CTL_SHOW_WORKLOADS,
 	    IMSG_CTL_WORKLOAD,	CTL_TIMEOUT,	  NULL },
 	{ SHOW_WORKLOAD,  "show workload",  IMSG_CTL_SHOW_WORKLOADS,
-	    IMSG_CTL_WORKLOAD,	CTL_TIMEOUT,	  &history_request },
+	    IMSG_CTL_WORKLOAD,	CTL_TIMEOUT,	  &definition_request },
 	{ SHOW_STATS,	  "show stats",	    IMSG_CTL_SHOW_STATS,
 	    IMSG_CTL_STATS,	CTL_TIMEOUT,	  NULL },
 	{ RELOAD,	  "reload",	    IMSG_CTL_RELOAD,
-	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	    IMSG_CTL_RELOADINFO, CTL_TIMEOUT,	  NULL },
 	{ LOG_VERBOSE,	  "log verbose",    IMSG_CTL_VERBOSE,
 	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
 	{ LOG_BRIEF,	  "log brief",	    IMSG_CTL_VERBOSE,
@@ -75,6 +81,21 @@ static const struct request requests[] = {
 	    IMSG_CTL_LOGDATA,	CTL_TIMEOUT,	  NULL },
 	{ SHOW_VERSION,	  "show version",   IMSG_CTL_SHOW_VERSION,
 	    IMSG_CTL_VERSION,	CTL_TIMEOUT,	  NULL },
+	{ MONITOR,	  "monitor",	    IMSG_CTL_MONITOR,
+	    IMSG_CTL_EVENT,	0,		  NULL },
+	{ PULL,		  "pull",	    IMSG_CTL_PULL,
+	    IMSG_CTL_PULLING,	CTL_TIMEOUT_LONG, NULL },
+	{ CREATE,	  "create",	    IMSG_CTL_CREATE,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	{ UPDATE,	  "update",	    IMSG_CTL_UPDATE,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	{ DELETE,	  "delete",	    IMSG_CTL_DELETE,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	{ KEEP,		  "keep",	    IMSG_CTL_KEEP,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	/* a workload's, or a deleted one's that the store kept */
+	{ SHOW_HISTORY,	  "show history",   IMSG_CTL_SHOW_HISTORY,
+	    IMSG_CTL_HISTORY,	CTL_TIMEOUT,	  NULL },
 	{ LOG_REOPEN,	  "log reopen",	    IMSG_CTL_LOG_REOPEN,
 	    IMSG_NONE,		CTL_TIMEOUT,	  NULL }
 };
@@ -86,7 +107,9 @@ enum reply {
 	REPLY_DONE		/* OK: the command is done */
 };
 
-__dead static void	 usage(void);
+__dead static void	 usage(int);
+static void		 late_options(int *, char *[], const char **,
+			    const struct output **);
 static const struct request *request_find(enum actions);
 static int		 ctl_connect(const char *);
 static void		 ctl_send(struct imsgbuf *, const struct request *,
@@ -100,17 +123,102 @@ static enum reply	 ctl_dispatch(struct imsg *, const struct request *,
 			    const struct parse_result *, const struct output *,
 			    int *);
 static void		 ctl_logdata(struct imsg *);
+static void		 ctl_event(struct imsg *, const struct output *);
 static void		 ctl_version(struct imsg *, const struct output *);
 static int		 ctl_unknown(struct imsg *);
 __dead static void	 ctl_fail(struct imsg *);
 __dead static void	 bad_reply(void);
 
+/*
+ * The usage; asked for (-h, --help), on stdout with the commands and
+ * exit 0, else on stderr and exit 1.
+ */
 __dead static void
-usage(void)
+usage(int status)
 {
-	fprintf(stderr, "usage: %s [-jV] [-s socket] command [argument ...]\n",
+	FILE	*f = status == 0 ? stdout : stderr;
+
+	fprintf(f, "usage: %s [-hjV] [-s socket] command [argument ...]\n",
 	    getprogname());
-	exit(1);
+	if (status == 0)
+		fprintf(f, "commands:\n"
+		    "  show summary\n"
+		    "  show workloads\n"
+		    "  show workload name\n"
+		    "  show history name\n"
+		    "  show stats\n"
+		    "  wake name\n"
+		    "  suspend name\n"
+		    "  keepwarm name on | off\n"
+		    "  logs name [-f] [-n lines | all]\n"
+		    "  pull name\n"
+		    "  create file | - | name --image x | --command c "
+		    "--host h --port n ...\n"
+		    "  update name file | -\n"
+		    "  delete name\n"
+		    "  keep name\n"
+		    "  reload\n"
+		    "  log verbose | brief\n");
+	exit(status);
+}
+
+/*
+ * A word made of orchctl's own options: -h and -j, perhaps ending in -s
+ * with or without its argument ("-js", "-s/run/x.sock").  The command's
+ * own options (logs -f, -n) are never such a word.
+ */
+static int
+own_options(const char *w)
+{
+	if (w[0] != '-' || w[1] == '\0')
+		return (0);
+	for (w++; *w != '\0'; w++) {
+		if (*w == 's')
+			return (1);
+		if (*w != 'h' && *w != 'j')
+			return (0);
+	}
+	return (1);
+}
+
+/*
+ * orchctl's options after the command ("show workloads -j", "logs web
+ * -n 5 -s /tmp/orchd.sock") are taken out of argv, which is compacted;
+ * the rest is the parser's.
+ */
+static void
+late_options(int *argcp, char *argv[], const char **sockname,
+    const struct output **out)
+{
+	const char	*w;
+	int		 i, n = 0;
+
+	for (i = 0; i < *argcp; i++) {
+		if (!own_options(argv[i])) {
+			argv[n++] = argv[i];
+			continue;
+		}
+		for (w = argv[i] + 1; *w != '\0'; w++) {
+			if (*w == 'h')
+				usage(0);
+			if (*w == 'j') {
+				*out = &json_output;
+				continue;
+			}
+			/* 's': the rest of the word, or the next one */
+			if (w[1] != '\0')
+				*sockname = w + 1;
+			else if (i + 1 < *argcp)
+				*sockname = argv[++i];
+			else {
+				warnx("option requires an argument -- s");
+				usage(1);
+			}
+			break;
+		}
+	}
+	argv[n] = NULL;
+	*argcp = n;
 }
 
 int
@@ -123,9 +231,15 @@ main(int argc, char *argv[])
 	struct imsgbuf			 ibuf;
 	int				 ch, fd;
 
+	for (ch = 1; ch < argc; ch++)
+		if (strcmp(argv[ch], "--help") == 0)
+			usage(0);
+
 	/* "+": stop at the command, whose own options (logs -n) follow */
-	while ((ch = getopt(argc, argv, "+:js:V")) != -1) {
+	while ((ch = getopt(argc, argv, "+:hjs:V")) != -1) {
 		switch (ch) {
+		case 'h':
+			usage(0);
 		case 'j':
 			out = &json_output;
 			break;
@@ -137,17 +251,23 @@ main(int argc, char *argv[])
 			exit(0);
 		case ':':
 			warnx("option requires an argument -- %c", optopt);
-			usage();
+			usage(1);
 		default:
 			warnx("unknown option -- %c", optopt);
-			usage();
+			usage(1);
 		}
 	}
 	argc -= optind;
 	argv += optind;
+	late_options(&argc, argv, &sockname, &out);
 
-	if ((res = parse(argc, argv)) == NULL)
-		usage();
+	if (argc > 0 && (strcmp(argv[0], "create") == 0 ||
+	    strcmp(argv[0], "update") == 0))
+		res = parse_define(argc, argv);
+	else
+		res = parse(argc, argv);
+	if (res == NULL)
+		usage(1);
 	rq = request_find(res->action);
 	if (rq->rq_type == IMSG_NONE)
 		errx(1, "%s: not supported by this orchd yet", rq->rq_name);
@@ -193,8 +313,14 @@ ctl_connect(const char *path)
 		errx(1, "socket path too long: %s", path);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		err(1, "socket");
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		/* what an operator meets first: say what it likely means */
+		if (errno == ENOENT || errno == ECONNREFUSED)
+			errx(1, "%s: is orchd running? (socket %s)",
+			    errno == ENOENT ? "no socket" :
+			    "connection refused", path);
 		err(1, "connect: %s", path);
+	}
 	if ((flags = fcntl(fd, F_GETFL)) == -1 ||
 	    fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1)
 		err(1, "fcntl");
@@ -221,12 +347,21 @@ ctl_send(struct imsgbuf *ibuf, const struct request *rq,
 		break;
 	case IMSG_CTL_SHOW_WORKLOADS:	/* "" for every workload */
 	case IMSG_CTL_SHOW_HISTORY:
+	case IMSG_CTL_SHOW_DEFINITION:
 	case IMSG_CTL_WAKE:
 	case IMSG_CTL_SUSPEND:
+	case IMSG_CTL_PULL:
+	case IMSG_CTL_DELETE:
+	case IMSG_CTL_KEEP:
 		memset(&cn, 0, sizeof(cn));
 		strlcpy(cn.name, res->name, sizeof(cn.name));
 		data = &cn;
 		len = sizeof(cn);
+		break;
+	case IMSG_CTL_CREATE:
+	case IMSG_CTL_UPDATE:
+		data = res->json;
+		len = strlen(res->json);
 		break;
 	case IMSG_CTL_KEEPWARM:
 		memset(&kw, 0, sizeof(kw));
@@ -270,6 +405,7 @@ ctl_receive(struct imsgbuf *ibuf, const struct request *rq,
 	enum reply	 r;
 	int		 headed = 0, n, timeout;
 
+	/* logs -f and monitor wait for as long as it takes */
 	timeout = rq->rq_timeout;
 	if (res->action == LOGS && (res->flags & F_FOLLOW))
 		timeout = 0;
@@ -365,6 +501,8 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 	struct ctl_transition	 ct;
 	struct ctl_stats	 st;
 	struct st_queue_stats	 sq;
+	struct ctl_reload	 cr;
+	struct ctl_pull		 cp;
 	uint32_t		 type;
 
 	type = imsg_get_type(imsg);
@@ -373,19 +511,28 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		/*
 		 * A workload without a single transition has no history,
 		 * which orchd reports as an unknown name; the workload
-		 * itself was just shown, so that is an empty history.
+		 * itself was just shown, so that is an empty history.  A
+		 * definition gone since (an API workload deleted) is
+		 * none to show.
 		 */
-		if (rq->rq_type == IMSG_CTL_SHOW_HISTORY && ctl_unknown(imsg))
+		if ((rq->rq_type == IMSG_CTL_SHOW_HISTORY ||
+		    rq->rq_type == IMSG_CTL_SHOW_DEFINITION) &&
+		    ctl_unknown(imsg))
 			return (REPLY_END);
 		ctl_fail(imsg);
 		/* NOTREACHED */
 	case IMSG_CTL_OK:
-		if (rq->rq_item != IMSG_NONE)
+		/* a reload's and a pull's items end with an OK, not an END */
+		if (rq->rq_item != IMSG_NONE &&
+		    rq->rq_item != IMSG_CTL_RELOADINFO &&
+		    rq->rq_item != IMSG_CTL_PULLING)
 			bad_reply();
 		out->result(res);
 		return (REPLY_DONE);
 	case IMSG_CTL_END:
-		if (rq->rq_item == IMSG_NONE)
+		if (rq->rq_item == IMSG_NONE ||
+		    rq->rq_item == IMSG_CTL_RELOADINFO ||
+		    rq->rq_item == IMSG_CTL_PULLING)
 			bad_reply();
 		return (REPLY_END);
 	case IMSG_CTL_VERSION:
@@ -408,6 +555,33 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		bad_reply();
 	if (type == IMSG_CTL_LOGDATA) {
 		ctl_logdata(imsg);
+		return (REPLY_MORE);
+	}
+	if (type == IMSG_CTL_DEFINITION) {
+		/* after the workload, which heads the reply */
+		if (!*headed)
+			bad_reply();
+		out->definition(res, imsg->data, imsg_get_len(imsg));
+		return (REPLY_MORE);
+	}
+	if (type == IMSG_CTL_RELOADINFO) {
+		if (imsg_get_data(imsg, &cr, sizeof(cr)) == -1)
+			bad_reply();
+		str_printable(cr.msg, sizeof(cr.msg));
+		out->reload(&cr);
+		return (REPLY_MORE);
+	}
+	if (type == IMSG_CTL_EVENT) {
+		ctl_event(imsg, out);
+		return (REPLY_MORE);
+	}
+	if (type == IMSG_CTL_PULLING) {
+		if (imsg_get_data(imsg, &cp, sizeof(cp)) == -1)
+			bad_reply();
+		str_printable(cp.name, sizeof(cp.name));
+		str_printable(cp.image, sizeof(cp.image));
+		str_printable(cp.status, sizeof(cp.status));
+		out->pull(res, &cp);
 		return (REPLY_MORE);
 	}
 	if (!*headed) {
@@ -434,6 +608,7 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 			bad_reply();
 		str_printable(ct.name, sizeof(ct.name));
 		str_printable(ct.msg, sizeof(ct.msg));
+		cause_sanitize(&ct.cause);
 		out->transition(res, &ct);
 		break;
 	case IMSG_CTL_STATS:
@@ -461,6 +636,38 @@ ctl_logdata(struct imsg *imsg)
 		return;
 	if (fwrite(imsg->data, 1, len, stdout) != len ||
 	    fflush(stdout) == EOF) {
+		if (errno == EPIPE)
+			exit(1);
+		err(1, "stdout");
+	}
+}
+
+/*
+ * monitor: each event as it comes, a line of text or, with -j, one
+ * JSON object a line (the data of GET /v1/events).  A reader that went
+ * away ends orchctl.
+ */
+static void
+ctl_event(struct imsg *imsg, const struct output *out)
+{
+	struct ctl_event	 ev;
+	json_t			*o;
+	char			 line[1024], *s;
+
+	if (imsg_get_data(imsg, &ev, sizeof(ev)) == -1)
+		bad_reply();
+	event_sanitize(&ev);
+	if (out == &json_output) {
+		if ((o = event_json(&ev)) == NULL ||
+		    (s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER)) ==
+		    NULL)
+			errx(1, "cannot build the JSON event");
+		json_decref(o);
+		printf("%s\n", s);
+		free(s);
+	} else
+		printf("%s\n", event_text(&ev, line, sizeof(line)));
+	if (fflush(stdout) == EOF) {
 		if (errno == EPIPE)
 			exit(1);
 		err(1, "stdout");

@@ -21,6 +21,14 @@ struct output {
 		    const struct ctl_transition *);
 	void	(*stats)(const struct parse_result *,
 		    const struct ctl_stats *);
+	/* show workload: the definition's JSON, env values left out */
+	void	(*definition)(const struct parse_result *, const char *,
+		    size_t);
+	/* reload: what orchd found, before its OK or FAIL */
+	void	(*reload)(const struct ctl_reload *);
+	/* pull: how it goes, before its OK or FAIL */
+	void	(*pull)(const struct parse_result *,
+		    const struct ctl_pull *);
 	/* IMSG_CTL_OK */
 	void	(*result)(const struct parse_result *);
 	/* the END of the whole reply */

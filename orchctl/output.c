@@ -1,7 +1,9 @@
 /*
- * orchctl's printers.  show_output writes the text tables as each reply
- * arrives; json_output collects the replies and writes one JSON document
- * when the reply ends, so that a failed or cut-off reply prints nothing.
+ * orchctl's printers.  show_output collects the rows of a table and
+ * writes it when the reply ends, each column as wide as its widest cell,
+ * so that a long name never shifts the columns after it; json_output
+ * collects the replies and writes one JSON document when the reply ends.
+ * Either way a failed or cut-off reply prints no half a table.
  *
  * Times are printed as RFC 3339 in UTC (null in JSON when there is none),
  * durations in JSON as seconds.
@@ -12,21 +14,35 @@
 #include <ctype.h>
 #include <err.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <jansson.h>
 
 #include "orchctl.h"
+#include "cause.h"
 
-#define SUMMARY_FMT	"%-9s %-8s %-10s %-10s %s\n"
-#define WORKLOADS_FMT	"%-16s %-10s %-7s %-4s %-8s %-14s %s\n"
 #define DETAIL_FMT	"%-14s%s\n"
-#define HISTORY_FMT	"%-20s  %-10s  %-10s  %-12s  %s\n"
-#define HISTORY_FMT_NOMSG "%-20s  %-10s  %-10s  %s\n"
-#define STATS_FMT	"%-16s %6s %6s %8s %8s %12s %8s  %s\n"
 #define STATS_TOTAL	"(total)"	/* no workload is called that */
+
+/*
+ * A text table: the header and every row kept until the reply ends.
+ * align has one letter per column, 'l' or 'r'; the last column is never
+ * padded, so that no line ends in blanks.
+ */
+#define TABLE_COLS_MAX	10
+#define TABLE_GAP	"  "		/* between two columns */
+struct table {
+	const char	*align;
+	int		 ncols;
+	char		**cells;	/* nrows * ncols */
+	size_t		 nrows;
+	size_t		 maxrows;
+	size_t		 width[TABLE_COLS_MAX];
+};
 
 static void	 show_head(const struct parse_result *);
 static void	 show_summary(const struct ctl_summary *);
@@ -37,6 +53,11 @@ static void	 show_transition(const struct parse_result *,
 		    const struct ctl_transition *);
 static void	 show_stats(const struct parse_result *,
 		    const struct ctl_stats *);
+static void	 show_definition(const struct parse_result *, const char *,
+		    size_t);
+static void	 show_reload(const struct ctl_reload *);
+static void	 show_pull(const struct parse_result *,
+		    const struct ctl_pull *);
 static void	 show_result(const struct parse_result *);
 static void	 show_tail(const struct parse_result *);
 static void	 json_head(const struct parse_result *);
@@ -48,6 +69,11 @@ static void	 json_transition(const struct parse_result *,
 		    const struct ctl_transition *);
 static void	 json_stats(const struct parse_result *,
 		    const struct ctl_stats *);
+static void	 json_definition(const struct parse_result *, const char *,
+		    size_t);
+static void	 json_reload(const struct ctl_reload *);
+static void	 json_pull(const struct parse_result *,
+		    const struct ctl_pull *);
 static void	 json_result(const struct parse_result *);
 static void	 json_tail(const struct parse_result *);
 static void	 json_print(json_t *);
@@ -56,11 +82,18 @@ static json_t	*json_time(int64_t);
 static const char *fmt_uptime(int64_t, char *, size_t);
 static const char *fmt_time(int64_t, char *, size_t);
 static const char *fmt_ago(int64_t, char *, size_t);
+static const char *fmt_left(int64_t, char *, size_t);
 static const char *fmt_ms(int64_t, char *, size_t);
 static const char *fmt_bytes(int64_t, char *, size_t);
 static const char *driver_name(int32_t);
 static const char *source_name(int32_t);
 static const char *reason_name(int32_t, int);
+static const char *fmt_idle(const struct ctl_workload *, int, char *,
+		    size_t);
+static void	 table_start(const char *, ...);
+static void	 table_row(const char *, ...);
+static void	 table_vrow(va_list);
+static void	 table_print(void);
 
 const struct output show_output = {
 	.head = show_head,
@@ -69,6 +102,9 @@ const struct output show_output = {
 	.workload = show_workload,
 	.transition = show_transition,
 	.stats = show_stats,
+	.definition = show_definition,
+	.reload = show_reload,
+	.pull = show_pull,
 	.result = show_result,
 	.tail = show_tail
 };
@@ -80,9 +116,16 @@ const struct output json_output = {
 	.workload = json_workload,
 	.transition = json_transition,
 	.stats = json_stats,
+	.definition = json_definition,
+	.reload = json_reload,
+	.pull = json_pull,
 	.result = json_result,
 	.tail = json_tail
 };
+
+/* pull: the last of its progress, which the OK sums up */
+static struct ctl_pull		 pull_last;
+static int			 pull_got;
 
 /* show summary: the store's held writes, printed after the processes */
 static struct st_queue_stats	 store_queue;
@@ -91,8 +134,8 @@ static int			 store_queue_got;
 /* the reply being collected by json_output */
 static json_t	*json_items;	/* the items of a list */
 static json_t	*json_doc;	/* show workload, show stats: one object */
-/* show workload: transitions printed so far */
-static unsigned int	 transitions;
+/* the table show_output is collecting, if any */
+static struct table	 table;
 
 /* Replace what a terminal should not see; the string ends within len. */
 void
@@ -106,6 +149,98 @@ str_printable(char *s, size_t len)
 	for (i = 0; s[i] != '\0'; i++)
 		if (!isprint((unsigned char)s[i]))
 			s[i] = '?';
+}
+
+/* Start a table: align, then one header per column. */
+static void
+table_start(const char *align, ...)
+{
+	va_list	 ap;
+
+	table.align = align;
+	table.ncols = (int)strlen(align);
+	if (table.ncols < 1 || table.ncols > TABLE_COLS_MAX)
+		errx(1, "table of %d columns", table.ncols);
+	va_start(ap, align);
+	table_vrow(ap);
+	va_end(ap);
+}
+
+/* A row: one cell per column of the table, in order. */
+static void
+table_row(const char *first, ...)
+{
+	va_list	 ap;
+	char	*cell;
+	int	 i;
+
+	if (table.ncols == 0)
+		errx(1, "a row without a table");
+	/* the first cell is named so that a row cannot be empty */
+	if (table.nrows == table.maxrows) {
+		table.maxrows = table.maxrows == 0 ? 16 : table.maxrows * 2;
+		if ((table.cells = reallocarray(table.cells, table.maxrows,
+		    table.ncols * sizeof(char *))) == NULL)
+			err(1, NULL);
+	}
+	va_start(ap, first);
+	for (i = 0; i < table.ncols; i++) {
+		if ((cell = strdup(i == 0 ? first :
+		    va_arg(ap, const char *))) == NULL)
+			err(1, NULL);
+		if (strlen(cell) > table.width[i])
+			table.width[i] = strlen(cell);
+		table.cells[table.nrows * table.ncols + i] = cell;
+	}
+	va_end(ap);
+	table.nrows++;
+}
+
+static void
+table_vrow(va_list ap)
+{
+	const char	*first = va_arg(ap, const char *);
+	const char	*c[TABLE_COLS_MAX];
+	int		 i;
+
+	c[0] = first;
+	for (i = 1; i < table.ncols; i++)
+		c[i] = va_arg(ap, const char *);
+	for (; i < TABLE_COLS_MAX; i++)
+		c[i] = NULL;
+	table_row(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8],
+	    c[9]);
+}
+
+/* Write the table, if there is one, and forget it. */
+static void
+table_print(void)
+{
+	const char	*cell;
+	size_t		 r;
+	int		 i, last, w;
+
+	for (r = 0; r < table.nrows; r++) {
+		/* the line ends at its last cell that is not empty */
+		for (last = table.ncols - 1; last > 0; last--)
+			if (table.cells[r * table.ncols + last][0] != '\0')
+				break;
+		for (i = 0; i <= last; i++) {
+			cell = table.cells[r * table.ncols + i];
+			w = (int)table.width[i];
+			if (table.align[i] == 'r')
+				printf("%*s", w, cell);
+			else if (i == last)
+				printf("%s", cell);
+			else
+				printf("%-*s", w, cell);
+			printf("%s", i == last ? "\n" : TABLE_GAP);
+		}
+		for (i = 0; i < table.ncols; i++)
+			free(table.cells[r * table.ncols + i]);
+	}
+	free(table.cells);
+	memset(&table, 0, sizeof(table));
 }
 
 /*
@@ -166,6 +301,19 @@ fmt_ago(int64_t t, char *buf, size_t len)
 	(void)snprintf(buf, len, "%s ago",
 	    fmt_uptime(d < 0 ? 0 : d, age, sizeof(age)));
 	return (buf);
+}
+
+/* How long until t: "25s", "-" for 0 or a time gone. */
+static const char *
+fmt_left(int64_t t, char *buf, size_t len)
+{
+	int64_t	 d = t - (int64_t)time(NULL);
+
+	if (t == 0 || d <= 0) {
+		(void)snprintf(buf, len, "-");
+		return (buf);
+	}
+	return (fmt_uptime(d, buf, len));
 }
 
 /* Milliseconds as "850ms", "1.2s", then as fmt_uptime does. */
@@ -251,7 +399,12 @@ reason_name(int32_t reason, int json)
 		[RT_REASON_KEEP_WARM] = { "keep warm", "keep_warm" },
 		[RT_REASON_RESTORED] = { "restored", "restored" },
 		[RT_REASON_SHUTDOWN] = { "shutdown", "shutdown" },
-		[RT_REASON_REMOVED] = { "removed", "removed" }
+		[RT_REASON_REMOVED] = { "removed", "removed" },
+		[RT_REASON_OOM] = { "oom", "oom" },
+		[RT_REASON_DEPENDENCY] = { "dependency", "dependency" },
+		[RT_REASON_RESTART] = { "restart", "restart" },
+		[RT_REASON_UNHEALTHY] = { "unhealthy", "unhealthy" },
+		[RT_REASON_EXPIRED] = { "expired", "expired" }
 	};
 
 	if (reason < 0 || (size_t)reason >= nitems(names))
@@ -259,20 +412,54 @@ reason_name(int32_t reason, int json)
 	return (names[reason][json != 0]);
 }
 
+/*
+ * The idle timeout the reaper goes by: "5m", "never" for a workload kept
+ * warm or with none; in show workload, "(global)" after one that is not
+ * the workload's own.
+ */
+static const char *
+fmt_idle(const struct ctl_workload *cw, int detail, char *buf, size_t len)
+{
+	char	 d[32];
+
+	if (cw->idle_effective <= 0)
+		(void)snprintf(buf, len, "never");
+	else if (detail && cw->idle_timeout < 0)
+		(void)snprintf(buf, len, "%s (global)",
+		    fmt_duration(cw->idle_effective, d, sizeof(d)));
+	else
+		(void)fmt_duration(cw->idle_effective, buf, len);
+	return (buf);
+}
+
+/* Why a failed workload failed: "start failed: exec: ...", else "-". */
+static const char *
+fmt_failure(const struct ctl_workload *cw, char *buf, size_t len)
+{
+	if (cw->state != WL_FAILED)
+		(void)snprintf(buf, len, "-");
+	else if (cw->msg[0] == '\0')
+		(void)snprintf(buf, len, "%s", reason_name(cw->reason, 0));
+	else
+		(void)snprintf(buf, len, "%s: %s", reason_name(cw->reason, 0),
+		    cw->msg);
+	return (buf);
+}
+
 static void
 show_head(const struct parse_result *res)
 {
 	switch (res->action) {
 	case SHOW_SUMMARY:
-		printf(SUMMARY_FMT, "PROCESS", "PID", "UPTIME", "WORKLOADS",
+		table_start("lrrrr", "PROCESS", "PID", "UPTIME", "WORKLOADS",
 		    "GENERATION");
 		break;
 	case SHOW_WORKLOADS:
-		printf(WORKLOADS_FMT, "NAME", "STATE", "DRIVER", "WARM",
-		    "IDLE", "LAST SEEN", "HOSTS");
+		table_start("lllllllll", "NAME", "STATE", "DRIVER", "WARM",
+		    "IDLE", "LAST SEEN", "BACKOFF", "HOSTS", "REASON");
 		break;
 	case SHOW_STATS:
-		printf(STATS_FMT, "NAME", "WAKES", "FAILED", "MEDIAN",
+		table_start("lrrrrrrr", "NAME", "WAKES", "FAILED", "MEDIAN",
 		    "WORST", "ASLEEP", "MEMORY", "SAVED GiB-h");
 		break;
 	default:
@@ -290,7 +477,7 @@ show_summary(const struct ctl_summary *cs)
 	    cs->workloads);
 	(void)snprintf(generation, sizeof(generation), "%" PRIu32,
 	    cs->generation);
-	printf(SUMMARY_FMT, cs->name, pid,
+	table_row(cs->name, pid,
 	    fmt_uptime(cs->uptime, uptime, sizeof(uptime)), workloads,
 	    generation);
 }
@@ -298,29 +485,33 @@ show_summary(const struct ctl_summary *cs)
 static void
 show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 {
-	char	 idle[32], seen[32], t[32], ago[48], buf[96];
-
-	if (cw->idle_timeout < 0)
-		(void)snprintf(idle, sizeof(idle), "default");
-	else
-		(void)fmt_duration(cw->idle_timeout, idle, sizeof(idle));
+	char	 idle[48], seen[32], t[32], ago[48], buf[96], left[32];
+	char	 why[sizeof(cw->msg) + 32];
 
 	if (res->action == SHOW_WORKLOADS) {
-		printf(WORKLOADS_FMT, cw->name,
+		table_row(cw->name,
 		    workload_state_name(cw->state), driver_name(cw->driver),
-		    cw->keep_warm ? "yes" : "no", idle,
+		    cw->keep_warm ? "yes" : "no",
+		    fmt_idle(cw, 0, idle, sizeof(idle)),
 		    fmt_ago(cw->last_seen, seen, sizeof(seen)),
-		    cw->hosts[0] != '\0' ? cw->hosts : "-");
+		    fmt_left(cw->backoff_until, left, sizeof(left)),
+		    cw->hosts[0] != '\0' ? cw->hosts : "-",
+		    fmt_failure(cw, why, sizeof(why)));
 		return;
 	}
 
 	printf(DETAIL_FMT, "name:", cw->name);
 	printf(DETAIL_FMT, "state:", workload_state_name(cw->state));
+	if (cw->state == WL_FAILED)
+		printf(DETAIL_FMT, "reason:", reason_name(cw->reason, 0));
+	if (cw->msg[0] != '\0')
+		printf(DETAIL_FMT, "last failure:", cw->msg);
 	printf(DETAIL_FMT, "driver:", driver_name(cw->driver));
 	printf(DETAIL_FMT, "source:", source_name(cw->source));
 	printf(DETAIL_FMT, "hosts:", cw->hosts[0] != '\0' ? cw->hosts : "-");
 	printf(DETAIL_FMT, "keep warm:", cw->keep_warm ? "yes" : "no");
-	printf(DETAIL_FMT, "idle timeout:", idle);
+	printf(DETAIL_FMT, "idle timeout:", fmt_idle(cw, 1, idle,
+	    sizeof(idle)));
 	if (cw->last_seen == 0)
 		printf(DETAIL_FMT, "last seen:", "never");
 	else {
@@ -339,27 +530,41 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	}
 	(void)snprintf(buf, sizeof(buf), "%" PRIu64, cw->wakes);
 	printf(DETAIL_FMT, "wakes:", buf);
-	if (cw->msg[0] != '\0')
-		printf(DETAIL_FMT, "last failure:", cw->msg);
+	if (cw->backoff_until > (int64_t)time(NULL)) {
+		(void)snprintf(buf, sizeof(buf), "until %s (%s left)",
+		    fmt_time(cw->backoff_until, t, sizeof(t)),
+		    fmt_left(cw->backoff_until, left, sizeof(left)));
+		printf(DETAIL_FMT, "backoff:", buf);
+	}
+}
+
+/* a wake's message says what woke it: "by orchctl", "by GET ..." */
+static const char *
+transition_msg(const struct ctl_transition *ct, char *buf, size_t len)
+{
+	char	 cause[512];
+
+	/* a restart's or a dependency's reason says it already */
+	if (ct->cause.kind == WAKE_NONE || ct->cause.kind == WAKE_RESTART ||
+	    ct->cause.kind == WAKE_DEPENDENCY)
+		return (ct->msg);
+	(void)snprintf(buf, len, "%s%sby %s", ct->msg, ct->msg[0] != '\0' ?
+	    "; " : "", cause_text(&ct->cause, cause, sizeof(cause)));
+	return (buf);
 }
 
 static void
 show_transition(const struct parse_result *res,
     const struct ctl_transition *ct)
 {
-	char	 t[32];
+	char		 t[32], buf[RT_MSG_MAX + 600];
 
-	if (transitions++ == 0)
-		printf("\n" HISTORY_FMT, "TIME", "FROM", "TO", "REASON",
+	if (table.ncols == 0)
+		table_start("lllll", "TIME", "FROM", "TO", "REASON",
 		    "MESSAGE");
-	(void)fmt_time(ct->time, t, sizeof(t));
-	if (ct->msg[0] == '\0')
-		printf(HISTORY_FMT_NOMSG, t, workload_state_name(ct->from),
-		    workload_state_name(ct->to), reason_name(ct->reason, 0));
-	else
-		printf(HISTORY_FMT, t, workload_state_name(ct->from),
-		    workload_state_name(ct->to), reason_name(ct->reason, 0),
-		    ct->msg);
+	table_row(fmt_time(ct->time, t, sizeof(t)),
+	    workload_state_name(ct->from), workload_state_name(ct->to),
+	    reason_name(ct->reason, 0), transition_msg(ct, buf, sizeof(buf)));
 }
 
 static void
@@ -371,7 +576,7 @@ show_stats(const struct parse_result *res, const struct ctl_stats *cs)
 	(void)snprintf(wakes, sizeof(wakes), "%" PRIu64, cs->wakes);
 	(void)snprintf(failed, sizeof(failed), "%" PRIu64, cs->failed_wakes);
 	(void)snprintf(saved, sizeof(saved), "%.2f", cs->memory_hours_saved);
-	printf(STATS_FMT, cs->name[0] != '\0' ? cs->name : STATS_TOTAL,
+	table_row(cs->name[0] != '\0' ? cs->name : STATS_TOTAL,
 	    wakes, failed,
 	    cs->wakes > 0 ? fmt_ms(cs->wake_median_ms, median,
 	    sizeof(median)) : "-",
@@ -381,10 +586,205 @@ show_stats(const struct parse_result *res, const struct ctl_stats *cs)
 	    fmt_bytes(cs->memory, memory, sizeof(memory)), saved);
 }
 
+/* A JSON member of a definition, as text: NULL when there is none. */
+static const char *
+def_str(json_t *def, const char *key)
+{
+	const char	*v = json_string_value(json_object_get(def, key));
+
+	return (v != NULL && *v != '\0' ? v : NULL);
+}
+
+/* A list of strings as "a, b, c" in buf: NULL when it is empty. */
+static const char *
+def_list(json_t *def, const char *key, char *buf, size_t len)
+{
+	json_t		*v;
+	size_t		 i;
+
+	buf[0] = '\0';
+	json_array_foreach(json_object_get(def, key), i, v) {
+		if (!json_is_string(v))
+			continue;
+		if (buf[0] != '\0')
+			(void)strlcat(buf, ", ", len);
+		(void)strlcat(buf, json_string_value(v), len);
+	}
+	return (buf[0] != '\0' ? buf : NULL);
+}
+
+/* "HOST:CONTAINER, ..." in buf: NULL when there are none. */
+static const char *
+def_volumes(json_t *def, char *buf, size_t len)
+{
+	json_t		*v;
+	const char	*h, *c;
+	size_t		 i;
+
+	buf[0] = '\0';
+	json_array_foreach(json_object_get(def, "volumes"), i, v) {
+		h = json_string_value(json_object_get(v, "host"));
+		c = json_string_value(json_object_get(v, "container"));
+		if (buf[0] != '\0')
+			(void)strlcat(buf, ", ", len);
+		(void)strlcat(buf, h != NULL ? h : "?", len);
+		(void)strlcat(buf, ":", len);
+		(void)strlcat(buf, c != NULL ? c : "?", len);
+	}
+	return (buf[0] != '\0' ? buf : NULL);
+}
+
+/* A duration member in seconds; dflt when it is not set. */
+static const char *
+def_duration(json_t *def, const char *key, const char *dflt, char *buf,
+    size_t len)
+{
+	json_t	*v = json_object_get(def, key);
+
+	if (!json_is_integer(v))
+		return (dflt);
+	if (json_integer_value(v) == 0)
+		return ("never");
+	return (fmt_duration(json_integer_value(v), buf, len));
+}
+
+/* Print a line of the definition if it has a value. */
+static void
+def_line(const char *label, const char *value)
+{
+	char	 buf[4096];
+
+	if (value == NULL)
+		return;
+	(void)strlcpy(buf, value, sizeof(buf));
+	str_printable(buf, sizeof(buf));
+	printf(DETAIL_FMT, label, buf);
+}
+
+/*
+ * show workload: the definition, as the parent has it, after the state.
+ * Only the names of the environment come: values may be secrets.
+ */
+static void
+show_definition(const struct parse_result *res, const char *json,
+    size_t len)
+{
+	json_error_t	 jerr;
+	json_t		*def, *v;
+	const char	*health;
+	char		 buf[4096], port[16], mem[32], d[32];
+
+	if ((def = json_loadb(json, len, 0, &jerr)) == NULL)
+		errx(1, "bad reply from orchd: definition: %s", jerr.text);
+	printf("\n");
+	def_line("command:", def_str(def, "command"));
+	def_line("image:", def_str(def, "image"));
+	def_line("runtime:", def_str(def, "runtime"));
+	if (def_str(def, "image") != NULL)
+		def_line("network:", def_str(def, "network"));
+	def_line("address:", def_str(def, "address") != NULL ?
+	    def_str(def, "address") : "127.0.0.1");
+	if ((v = json_object_get(def, "port")) != NULL &&
+	    json_integer_value(v) > 0) {
+		(void)snprintf(port, sizeof(port), "%lld",
+		    (long long)json_integer_value(v));
+		def_line("port:", port);
+	}
+	if ((v = json_object_get(def, "publish")) != NULL &&
+	    json_integer_value(v) > 0) {
+		(void)snprintf(port, sizeof(port), "%lld",
+		    (long long)json_integer_value(v));
+		def_line("publish:", port);
+	}
+	health = def_str(def, "health");
+	if (health != NULL && strcmp(health, "path") == 0 &&
+	    def_str(def, "health_path") != NULL) {
+		(void)snprintf(buf, sizeof(buf), "path %s",
+		    def_str(def, "health_path"));
+		def_line("health:", buf);
+	} else
+		def_line("health:", "tcp");
+	/* what it wakes first, and what wakes it and keeps it up */
+	def_line("depends on:", def_list(def, "depends_on", buf,
+	    sizeof(buf)));
+	def_line("dependents:", def_list(def, "dependents", buf,
+	    sizeof(buf)));
+	v = json_object_get(def, "memory");
+	def_line("memory:", json_is_integer(v) ? fmt_bytes(
+	    json_integer_value(v), mem, sizeof(mem)) : "-");
+	def_line("volumes:", def_volumes(def, buf, sizeof(buf)));
+	def_line("env:", def_list(def, "env", buf, sizeof(buf)));
+	def_line("user:", def_str(def, "user"));
+	def_line("directory:", def_str(def, "directory"));
+	def_line("wake timeout:", def_duration(def, "wake_timeout",
+	    "global", d, sizeof(d)));
+	def_line("stop signal:", def_str(def, "stop_signal"));
+	def_line("stop timeout:", def_duration(def, "stop_timeout", NULL,
+	    d, sizeof(d)));
+	/* a docker workload's image: when and how long it is pulled */
+	if (def_str(def, "image") != NULL) {
+		def_line("pull:", def_str(def, "pull") != NULL ?
+		    def_str(def, "pull") : "global");
+		def_line("pull timeout:", def_duration(def, "pull_timeout",
+		    "global", d, sizeof(d)));
+	}
+	json_decref(def);
+}
+
+/*
+ * What a reload found.  Errors and warnings go to stderr as orchd logged
+ * them, file:line first; the changes to stdout.
+ */
+static void
+show_reload(const struct ctl_reload *cr)
+{
+	switch (cr->what) {
+	case CTL_RELOAD_ADDED:
+		printf("workload %s added\n", cr->msg);
+		break;
+	case CTL_RELOAD_REMOVED:
+		printf("workload %s removed\n", cr->msg);
+		break;
+	case CTL_RELOAD_CHANGED:
+		printf("workload %s changed\n", cr->msg);
+		break;
+	case CTL_RELOAD_RESTART:
+		printf("%s changed: restart orchd to use it\n", cr->msg);
+		break;
+	case CTL_RELOAD_WARNING:
+	case CTL_RELOAD_ERROR:
+		(void)fflush(stdout);
+		fprintf(stderr, "%s\n", cr->msg);
+		break;
+	default:
+		errx(1, "bad reply from orchd: reload item %d", cr->what);
+	}
+}
+
+/* a pull as it goes: "app:1: 2/3 layers, 1.2M of 3.9M" */
+static void
+show_pull(const struct parse_result *res, const struct ctl_pull *cp)
+{
+	char	 b[32], t[32];
+
+	pull_last = *cp;
+	pull_got = 1;
+	printf("%s: %u/%u layers", cp->image, cp->layers_done, cp->layers);
+	if (cp->bytes_total > 0)
+		printf(", %s of %s", fmt_bytes(cp->bytes, b, sizeof(b)),
+		    fmt_bytes(cp->bytes_total, t, sizeof(t)));
+	printf("\n");
+	/* seen as it comes, even through a pipe */
+	(void)fflush(stdout);
+}
+
 static void
 show_result(const struct parse_result *res)
 {
 	switch (res->action) {
+	case RELOAD:
+		printf("configuration reloaded\n");
+		break;
 	case WAKE:
 		printf("%s is running\n", res->name);
 		break;
@@ -394,6 +794,24 @@ show_result(const struct parse_result *res)
 	case KEEPWARM:
 		printf("keep warm %s for %s\n", res->onoff ? "on" : "off",
 		    res->name);
+		break;
+	case PULL:
+		if (pull_got && pull_last.status[0] != '\0')
+			printf("%s: %s pulled: %s\n", res->name,
+			    pull_last.image, pull_last.status);
+		else
+			printf("%s: %s pulled\n", res->name, pull_got ?
+			    pull_last.image : "its image");
+		break;
+	case CREATE:
+	case UPDATE:
+	case DELETE:
+		printf("%s %s\n", res->name, res->action == CREATE ?
+		    "created" : res->action == UPDATE ? "updated" :
+		    "deleted");
+		break;
+	case KEEP:
+		printf("%s never expires\n", res->name);
 		break;
 	default:
 		printf("command succeeded\n");
@@ -411,8 +829,14 @@ show_store_queue(const struct st_queue_stats *sq)
 static void
 show_tail(const struct parse_result *res)
 {
-	if (res->action == SHOW_WORKLOAD && transitions == 0)
-		printf("\nno transitions recorded\n");
+	if (res->action == SHOW_WORKLOAD) {
+		printf("\n");
+		if (table.ncols == 0)
+			printf("no transitions recorded\n");
+	}
+	if (res->action == SHOW_HISTORY && table.ncols == 0)
+		printf("no transitions recorded\n");
+	table_print();
 	if (res->action == SHOW_SUMMARY && store_queue_got)
 		printf("\ndatabase: %" PRIu64 " writes held (%" PRIu64
 		    " bytes), %" PRIu64 " held in all, %" PRIu64 " retries, %"
@@ -503,21 +927,25 @@ json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 		if (*h != '\0')
 			json_add(hosts, json_string(h));
 
-	o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:o, s:o, s:o, s:I, "
-	    "s:o}",
+	/* idle_timeout: what the reaper goes by, 0 for never */
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:b, s:I, s:b, s:o, "
+	    "s:o, s:I, s:o, s:o}",
 	    "name", cw->name,
 	    "state", workload_state_name(cw->state),
+	    "reason", reason_name(cw->reason, 1),
 	    "driver", driver_name(cw->driver),
 	    "source", source_name(cw->source),
 	    "hosts", hosts,
 	    "keep_warm", cw->keep_warm != 0,
-	    "idle_timeout", cw->idle_timeout < 0 ? json_null() :
-	    json_integer(cw->idle_timeout),
+	    "idle_timeout", (json_int_t)cw->idle_effective,
+	    "idle_timeout_global", cw->idle_timeout < 0,
 	    "last_seen", json_time(cw->last_seen),
 	    "started_at", json_time(cw->started_at),
 	    "wakes", (json_int_t)cw->wakes,
 	    "message", cw->msg[0] != '\0' ? json_string(cw->msg) :
-	    json_null());
+	    json_null(),
+	    "backoff_until", cw->backoff_until > (int64_t)time(NULL) ?
+	    json_time(cw->backoff_until) : json_null());
 	if (o == NULL)
 		errx(1, "cannot build the JSON reply");
 	if (res->action != SHOW_WORKLOAD) {
@@ -537,16 +965,35 @@ json_transition(const struct parse_result *res,
 {
 	json_t	*history;
 
-	if (json_doc == NULL ||
+	if (res->action == SHOW_HISTORY)
+		history = json_items;
+	else if (json_doc == NULL ||
 	    (history = json_object_get(json_doc, "history")) == NULL)
 		errx(1, "bad reply from orchd");
-	json_add(history, json_pack("{s:o, s:s, s:s, s:s, s:o}",
+	json_add(history, json_pack("{s:o, s:s, s:s, s:s, s:o, s:o}",
 	    "time", json_time(ct->time),
 	    "from", workload_state_name(ct->from),
 	    "to", workload_state_name(ct->to),
 	    "reason", reason_name(ct->reason, 1),
 	    "message", ct->msg[0] != '\0' ? json_string(ct->msg) :
-	    json_null()));
+	    json_null(),
+	    "cause", cause_json(&ct->cause)));
+}
+
+/* show workload: the definition as the parent sent it, in "definition" */
+static void
+json_definition(const struct parse_result *res, const char *json,
+    size_t len)
+{
+	json_error_t	 jerr;
+	json_t		*def;
+
+	if (json_doc == NULL)
+		errx(1, "bad reply from orchd");
+	if ((def = json_loadb(json, len, 0, &jerr)) == NULL)
+		errx(1, "bad reply from orchd: definition: %s", jerr.text);
+	if (json_object_set_new(json_doc, "definition", def) == -1)
+		errx(1, "cannot build the JSON reply");
 }
 
 static void
@@ -581,12 +1028,58 @@ json_stats(const struct parse_result *res, const struct ctl_stats *cs)
 	json_add(json_items, o);
 }
 
+/*
+ * A reload's changes are collected into {"result": "ok", "added": [...],
+ * "removed", "changed", "restart", "warnings"}; errors go to stderr, as
+ * the failure prints no document.
+ */
+static void
+json_reload(const struct ctl_reload *cr)
+{
+	static const char	*keys[] = { NULL, "added", "removed",
+				    "changed", "restart", "warnings" };
+	json_t			*a;
+	int			 i;
+
+	if (cr->what == CTL_RELOAD_ERROR) {
+		fprintf(stderr, "%s\n", cr->msg);
+		return;
+	}
+	if (cr->what < CTL_RELOAD_ADDED || cr->what > CTL_RELOAD_WARNING)
+		errx(1, "bad reply from orchd: reload item %d", cr->what);
+	if (json_doc == NULL) {
+		if ((json_doc = json_pack("{s:s}", "result", "ok")) == NULL)
+			errx(1, "cannot build the JSON reply");
+		for (i = CTL_RELOAD_ADDED; i <= CTL_RELOAD_WARNING; i++)
+			if (json_object_set_new(json_doc, keys[i],
+			    json_array()) == -1)
+				errx(1, "cannot build the JSON reply");
+	}
+	a = json_object_get(json_doc, keys[cr->what]);
+	json_add(a, json_string(cr->msg));
+}
+
+/* a pull: only its end is a document (json_result) */
+static void
+json_pull(const struct parse_result *res, const struct ctl_pull *cp)
+{
+	pull_last = *cp;
+	pull_got = 1;
+}
+
 static void
 json_result(const struct parse_result *res)
 {
 	json_t	*o;
 
 	switch (res->action) {
+	case RELOAD:
+		/* nothing found, or what json_reload() collected */
+		o = json_doc != NULL ? json_doc : json_pack("{s:s, s:[], "
+		    "s:[], s:[], s:[], s:[]}", "result", "ok", "added",
+		    "removed", "changed", "restart", "warnings");
+		json_doc = NULL;
+		break;
 	case WAKE:
 	case SUSPEND:
 		o = json_pack("{s:s, s:s, s:s}", "result", "ok",
@@ -596,6 +1089,25 @@ json_result(const struct parse_result *res)
 	case KEEPWARM:
 		o = json_pack("{s:s, s:s, s:b}", "result", "ok",
 		    "name", res->name, "keep_warm", res->onoff != 0);
+		break;
+	case CREATE:
+	case UPDATE:
+	case DELETE:
+	case KEEP:
+		o = json_pack("{s:s, s:s}", "result", "ok", "name",
+		    res->name);
+		break;
+	case PULL:
+		if (!pull_got)
+			errx(1, "bad reply from orchd: no pull progress");
+		o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s}",
+		    "result", "ok", "name", res->name,
+		    "image", pull_last.image,
+		    "layers", (json_int_t)pull_last.layers,
+		    "layers_done", (json_int_t)pull_last.layers_done,
+		    "bytes", (json_int_t)pull_last.bytes,
+		    "bytes_total", (json_int_t)pull_last.bytes_total,
+		    "status", pull_last.status);
 		break;
 	default:
 		o = json_pack("{s:s}", "result", "ok");

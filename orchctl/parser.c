@@ -47,11 +47,16 @@ static const struct token t_onoff[];
 static const struct token t_logs[];
 static const struct token t_logs_opts[];
 static const struct token t_lines[];
+static const struct token t_lines_first[];
 
 static const struct token t_main[] = {
+	{ KEYWORD,	"delete",	DELETE,		t_name },
+	{ KEYWORD,	"keep",		KEEP,		t_name },
 	{ KEYWORD,	"keepwarm",	KEEPWARM,	t_keepwarm },
 	{ KEYWORD,	"log",		NONE,		t_log },
 	{ KEYWORD,	"logs",		LOGS,		t_logs },
+	{ KEYWORD,	"monitor",	MONITOR,	NULL },
+	{ KEYWORD,	"pull",		PULL,		t_name },
 	{ KEYWORD,	"reload",	RELOAD,		NULL },
 	{ KEYWORD,	"show",		NONE,		t_show },
 	{ KEYWORD,	"suspend",	SUSPEND,	t_name },
@@ -60,6 +65,7 @@ static const struct token t_main[] = {
 };
 
 static const struct token t_show[] = {
+	{ KEYWORD,	"history",	SHOW_HISTORY,	t_name },
 	{ KEYWORD,	"stats",	SHOW_STATS,	NULL },
 	{ KEYWORD,	"summary",	SHOW_SUMMARY,	NULL },
 	{ KEYWORD,	"version",	SHOW_VERSION,	NULL },
@@ -96,8 +102,17 @@ static const struct token t_onoff[] = {
 	{ ENDTOKEN,	"",		NONE,		NULL }
 };
 
+/* logs' options may come before the name as well as after it */
 static const struct token t_logs[] = {
+	{ FLAG,		"-f",		F_FOLLOW,	t_logs },
+	{ KEYWORD,	"-n",		NONE,		t_lines_first },
 	{ WLNAME,	"",		NONE,		t_logs_opts },
+	{ ENDTOKEN,	"",		NONE,		NULL }
+};
+
+static const struct token t_lines_first[] = {
+	{ ALLLINES,	"all",		NONE,		t_logs },
+	{ LINES,	"",		NONE,		t_logs },
 	{ ENDTOKEN,	"",		NONE,		NULL }
 };
 

@@ -3,9 +3,10 @@
  *
  * A configuration is sent as one transaction per child: RESET, GLOBAL,
  * one WORKLOAD per workload (its JSON form, the same one the API and the
- * store use), DONE.  Each child builds the new generation beside the old
- * one and acknowledges; when every child has, START makes it current
- * everywhere at once.
+ * store use), the gateway's own (the global ignores, listeners, TLS, the
+ * API's), runtimed's own (the registry logins), DONE.  Each child builds
+ * the new generation beside the old one and acknowledges; when every
+ * child has, START makes it current everywhere at once.
  */
 
 #include <sys/stat.h>
@@ -26,10 +27,12 @@ static void	config_pack(struct orchd_conf *);
 
 /*
  * parse_config() plus what the environment overrides: ORCHD_IDLE_TIMEOUT
- * replaces the global idle timeout, 0 turning the reaper off.
+ * replaces the global idle timeout, 0 turning the reaper off.  What this
+ * host lacks (a workload's user, program, directory) is an error or a
+ * warning as host_checks says (PARSE_HOST_*).
  */
 struct orchd_conf *
-config_load(const char *file)
+config_load(const char *file, int host_checks)
 {
 	struct orchd_conf	*conf;
 	const char		*env, *errstr;
@@ -37,6 +40,7 @@ config_load(const char *file)
 
 	/* users are checked by uid too: never root's, nor the daemons' */
 	parse_user_lookup = users_lookup;
+	parse_host_checks = host_checks;
 	if ((conf = parse_config(file, log_getverbose())) == NULL)
 		return (NULL);
 	if ((env = getenv("ORCHD_IDLE_TIMEOUT")) != NULL) {
@@ -55,6 +59,11 @@ config_load(const char *file)
 	}
 	/* the HTTP API's key: ORCHD_KEY, or the api key file, checked */
 	if (apikey_load(conf) == -1) {
+		free_config(conf);
+		return (NULL);
+	}
+	/* the registry logins, for runtimed alone */
+	if (regauth_load(conf) == -1) {
 		free_config(conf);
 		return (NULL);
 	}
@@ -266,6 +275,26 @@ config_compose_all(struct orchd *env, uint32_t type, const void *data,
 			fatal("%s: compose to %s", __func__, proc_name(id));
 }
 
+/* the global "ignore" rules, to the gateways alone */
+static void
+config_ignores_send(struct orchd *env)
+{
+	const struct ignore_rule	*r;
+	struct cfg_ignore		 ci;
+
+	TAILQ_FOREACH(r, &env->conf->ignores, entry) {
+		memset(&ci, 0, sizeof(ci));
+		ci.kind = r->kind;
+		ci.answer = r->answer;
+		if (strlcpy(ci.pattern, r->pattern, sizeof(ci.pattern)) >=
+		    sizeof(ci.pattern))
+			fatalx("%s: ignore %s too long", __func__, r->pattern);
+		if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_CFG_IGNORE, 0,
+		    -1, &ci, sizeof(ci)) == -1)
+			fatal("%s: compose", __func__);
+	}
+}
+
 void
 config_send(struct orchd *env)
 {
@@ -288,6 +317,14 @@ config_send(struct orchd *env)
 	gs.verbose = env->verbose;
 	gs.reaper_off = env->conf->reaper_off;
 	gs.gateway = env->conf->gateway;
+	gs.tunnel_idle = env->conf->tunnel_idle;
+	gs.server_timing = env->conf->server_timing;
+	gs.health_interval = env->conf->health_interval;
+	gs.health_timeout = env->conf->health_timeout;
+	gs.health_failures = env->conf->health_failures;
+	gs.pull = env->conf->pull;
+	gs.pull_timeout = env->conf->pull_timeout;
+	gs.expire_after = env->conf->expire_after;
 	gs.access_log = env->conf->access_log != NULL ||
 	    env->conf->access_log_syslog;
 	gs.access_log_format = env->conf->access_log_format;
@@ -300,10 +337,12 @@ config_send(struct orchd *env)
 		config_compose_all(env, IMSG_CFG_WORKLOAD, json, strlen(json));
 		free(json);
 	}
+	config_ignores_send(env);
 	listeners_send(env);
 	accesslog_send(env);
 	config_tls_send(env);
 	api_config_send(env);
+	regauth_send(env);
 	config_compose_all(env, IMSG_CFG_DONE, &gen, sizeof(gen));
 	log_debug("configuration %u sent", gen);
 }
@@ -356,7 +395,8 @@ config_recv_done(struct imsgev *iev, struct imsg *imsg)
 void
 config_status(struct orchd *env, int ok)
 {
-	struct timespec	 ts;
+	struct timespec		 ts;
+	struct ctl_event	 ev;
 
 	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
 		fatal("clock_gettime");
@@ -367,4 +407,7 @@ config_status(struct orchd *env, int ok)
 	if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_CFG_STATUS, 0, -1,
 	    &env->status, sizeof(env->status)) == -1)
 		log_warn("%s: compose", __func__);
+	/* and orchctl monitor; the gateways make their own of the above */
+	event_reload(&ev, ok, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+	control_event(&ev);
 }

@@ -63,6 +63,9 @@ static const struct proc_handler parent_handlers[] = {
 	    spawn_kill },
 	{ IMSG_RT_COUNTS, sizeof(struct rt_counts), PROC_FROM(PROC_RUNTIME),
 	    notify_recv_counts },
+	/* changes of state, for orchctl monitor */
+	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
+	    control_recv_state },
 	/* the uids of process workloads, from the store at start */
 	{ IMSG_UID_ENTRY, sizeof(struct wl_uid), PROC_FROM(PROC_STORE),
 	    identity_recv_entry },
@@ -74,6 +77,7 @@ static const struct proc_handler parent_handlers[] = {
 	{ IMSG_CTL_SHOW_VERSION, 0, PROC_FROM_CLIENT, control_version },
 	{ IMSG_CTL_VERBOSE, sizeof(int), PROC_FROM_CLIENT, control_verbose },
 	{ IMSG_CTL_LOG_REOPEN, 0, PROC_FROM_CLIENT, control_log_reopen },
+	{ IMSG_CTL_MONITOR, 0, PROC_FROM_CLIENT, control_monitor },
 	{ IMSG_CTL_SHOW_WORKLOADS, sizeof(struct ctl_name), PROC_FROM_CLIENT,
 	    control_forward },
 	{ IMSG_CTL_SHOW_HISTORY, sizeof(struct ctl_name), PROC_FROM_CLIENT,
@@ -87,6 +91,18 @@ static const struct proc_handler parent_handlers[] = {
 	    control_forward },
 	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM_CLIENT |
 	    PROC_FROM(PROC_GATEWAY), control_logs },
+	{ IMSG_CTL_SHOW_DEFINITION, sizeof(struct ctl_name), PROC_FROM_CLIENT,
+	    control_show_definition },
+	{ IMSG_CTL_PULL, sizeof(struct ctl_name), PROC_FROM_CLIENT,
+	    control_forward },
+	{ IMSG_CTL_CREATE, PROC_ANYLEN, PROC_FROM_CLIENT, control_change },
+	{ IMSG_CTL_UPDATE, PROC_ANYLEN, PROC_FROM_CLIENT, control_change },
+	{ IMSG_CTL_DELETE, sizeof(struct ctl_name), PROC_FROM_CLIENT,
+	    control_change },
+	{ IMSG_CTL_KEEP, sizeof(struct ctl_name), PROC_FROM_CLIENT,
+	    control_change },
+	{ IMSG_CTL_PULLING, sizeof(struct ctl_pull), PROC_FROM(PROC_RUNTIME),
+	    control_recv_item },
 	/* the HTTP API, from the gateway, and its workloads in the store */
 	API_PARENT_HANDLERS,
 };
@@ -341,7 +357,9 @@ parent_set_verbose(struct orchd *env, int v)
  * Read the configuration again.  One with errors is refused and the
  * running one kept.  Settings that only take effect at start are kept at
  * their old values, with a warning.  systemd hears RELOADING=1, and
- * READY=1 once the new configuration is active or refused.
+ * READY=1 once the new configuration is active or refused.  What the
+ * reload found (reload.c) goes to conn, orchctl's connection, ahead of
+ * the OK or FAIL.
  */
 int
 parent_reload(struct orchd *env, uint32_t conn, char *err, size_t errlen)
@@ -365,7 +383,10 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	struct orchd_conf	*nconf, *oconf = env->conf;
 
 	log_info("reloading configuration from %s", env->conffile);
-	if ((nconf = config_load(env->conffile)) == NULL) {
+	reload_begin(conn);
+	reload_capture_start();
+	if ((nconf = config_load(env->conffile, PARSE_HOST_ERROR)) == NULL) {
+		reload_flush(1);
 		log_warnx("configuration file %s has errors, not reloading",
 		    env->conffile);
 		config_status(env, 0);
@@ -373,9 +394,10 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 		    "not reloading", env->conffile);
 		return (-1);
 	}
+	reload_capture_stop();
 #define KEEP(field, what) do {						\
 	if (strcmp(nconf->field, oconf->field) != 0)			\
-		log_warnx("%s changed: restart orchd to use it", what);	\
+		reload_restart(what);					\
 	free(nconf->field);						\
 	if ((nconf->field = strdup(oconf->field)) == NULL)		\
 		fatal("strdup");					\
@@ -386,26 +408,23 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	KEEP(docker_socket, "docker socket");
 #undef KEEP
 	if (nconf->gateway.prefork != oconf->gateway.prefork) {
-		log_warnx("prefork changed: restart orchd to use it");
+		reload_restart("prefork");
 		nconf->gateway.prefork = oconf->gateway.prefork;
 	}
 	if (strcmp(nconf->user, oconf->user) != 0) {
-		log_warnx("user changed: restart orchd to use it");
+		reload_restart("user");
 		strlcpy(nconf->user, oconf->user, sizeof(nconf->user));
 	}
-	if (api_reload_check(nconf, oconf, err, errlen) == -1) {
-		log_warnx("not reloading: %s", err);
-		config_status(env, 0);
-		free_config(nconf);
-		return (-1);
-	}
-	if (accesslog_open(nconf, err, errlen) == -1) {
+	if (api_reload_check(nconf, oconf, err, errlen) == -1 ||
+	    accesslog_open(nconf, err, errlen) == -1) {
+		reload_flush(1);
 		log_warnx("not reloading: %s", err);
 		config_status(env, 0);
 		free_config(nconf);
 		return (-1);
 	}
 	if (listeners_bind(nconf, oconf, err, errlen) == -1) {
+		reload_flush(1);
 		log_warnx("not reloading: %s", err);
 		accesslog_abort();
 		config_status(env, 0);
@@ -413,8 +432,12 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 		return (-1);
 	}
 	accesslog_commit();
+	reload_flush(0);
+	reload_diff(oconf, nconf);
 	/* the workloads created through the API stay */
+	reload_capture_start();
 	api_reload_keep(nconf, oconf);
+	reload_flush(0);
 	listeners_close(oconf, nconf);
 	free_config(oconf);
 	env->conf = nconf;
@@ -679,7 +702,9 @@ main(int argc, char *argv[])
 	    == -1)
 		fatal("readlink /proc/self/exe");
 	env.self[n] = '\0';
-	if ((env.conf = config_load(conffile)) == NULL)
+	/* -n fails on what the host lacks; a start only warns */
+	if ((env.conf = config_load(conffile, noaction ? PARSE_HOST_ERROR :
+	    PARSE_HOST_WARN)) == NULL)
 		exit(1);
 	if (noaction) {
 		/* -nv: what was read, as bgpd -nv prints it */

@@ -23,6 +23,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -39,6 +40,10 @@
 #define PUSHBACK_MAX		(WORD_MAX + 64)
 #define EXPAND_START		0x100	/* markers around an expanded macro */
 #define EXPAND_DONE		0x101
+/* what a bad duration or size is told (common/units.c) */
+#define DURATION_UNITS	"seconds, or a number with s, m, h or d (30s, 5m, " \
+			"1h, 2d)"
+#define SIZE_UNITS	"bytes, or a number with K, M or G (64K, 512M, 1G)"
 
 struct file {
 	TAILQ_ENTRY(file)	 entry;
@@ -48,6 +53,8 @@ struct file {
 	ino_t			 ino;
 	int			 lineno;
 	int			 lastc;		/* for the newline at EOF */
+	char			**pending;	/* an include glob's next files */
+	size_t			 npending, ipending;
 };
 TAILQ_HEAD(filelist, file);
 
@@ -94,6 +101,7 @@ static struct orchd_conf	*conf;
 static struct workload_conf	*wl;
 static int			 wl_lineno, wl_errors, wl_seen;
 static int			 wl_user_lineno;	/* its "user" */
+static int			 wl_command_lineno, wl_dir_lineno;
 static char			*wl_cert, *wl_key;
 static char			 lasttok[48];	/* for "syntax error near" */
 static char			 lineword[48];	/* an unknown first word */
@@ -120,6 +128,7 @@ struct index {
 static struct index	 names_index = { NULL, 0, 0, 0 };
 static struct index	 hosts_index = { NULL, 0, 0, 1 };
 static int			 lastbare;	/* last token: a bare word */
+static int			 prevtok;	/* the token before the last */
 
 /*
  * Host paths (volumes, "api allow volume") are checked against orchd's
@@ -144,6 +153,7 @@ static size_t		 npathchecks;
 #define SEEN_KEYPAIR	0x40
 #define SEEN_INIT	0x80
 #define SEEN_STOPSIG	0x100
+#define SEEN_BUSYFAIL	0x200
 
 /*
  * The users that process workloads name, checked once the whole file is
@@ -161,6 +171,35 @@ static char			*uids_file;	/* where "workload uids" is */
 static int			 uids_lineno;
 
 int	(*parse_user_lookup)(const char *, uid_t *, gid_t *);
+int	  parse_host_checks = PARSE_HOST_NONE;
+
+/*
+ * Every workload's address and port, checked once the whole file is
+ * read against each other and against the gateway's listeners, which
+ * may come later in the file.
+ */
+struct portcheck {
+	char				*file;
+	int				 lineno;
+	const struct workload_conf	*wl;
+	struct sockaddr_storage		 ss;
+	socklen_t			 sslen;
+};
+static struct portcheck	*portchecks;
+static size_t		 nportchecks;
+
+/*
+ * Every "depends on", checked once the whole file is read (common/deps.c):
+ * a workload may depend on one defined after it.  Where each was written.
+ */
+struct depcheck {
+	char	*file;
+	int	 lineno;
+	char	*wl;		/* the workload's name */
+	char	*dep;		/* the name it depends on */
+};
+static struct depcheck	*depchecks;
+static size_t		 ndepchecks;
 
 int		 yyparse(void);
 int		 yylex(void);
@@ -170,12 +209,16 @@ int		 yyerror(const char *, ...)
 static int	 yyerror_at(int, const char *, ...)
 		    __attribute__((__format__ (printf, 2, 3)));
 static int	 kw_cmp(const void *, const void *);
-static int	 lookup(const char *);
+static int	 lookup(const char *, const char **);
+static int	 edit_distance(const char *, const char *);
+static int	 unknown_keyword(const char *);
 static int	 lgetc(int);
 static int	 lungetc(int);
 static int	 findeol(void);
 static struct file *pushfile(const char *, int);
 static int	 popfile(void);
+static void	 include_files(const char *);
+static void	 pending_free(struct file *);
 static int	 symset(const char *, const char *, int);
 static char	*symget(const char *);
 static char	*pool_add(char *);
@@ -185,9 +228,14 @@ static int	 set_string(char **, char *, const char *);
 static int	 host_add(const char *);
 static int	 api_host_add(const char *);
 static int	 listener_add(const char *, int64_t, int, char *, char *);
+static int	 listener_http2(int);
 static int	 gw_timeout(int64_t *, int64_t, const char *, int);
 static int	 gw_limit(int64_t *, int64_t, const char *);
+static int	 health_set(int64_t *, int64_t, const char *, int64_t,
+		    int64_t, const char *);
 static int	 trusted_add(const char *);
+static int	 pull_set(int *, const char *);
+static int	 ignore_rule_add(struct ignorelist *, int, const char *, int);
 static void	 workload_begin(char *);
 static void	 workload_end(void);
 static void	 workload_abandon(void);
@@ -202,26 +250,45 @@ static int	 pathcheck_add(const char *, const char *);
 static void	 pathcheck_run(const struct orchd_conf *);
 static int	 api_allow_image(const char *);
 static int	 api_allow_volume(const char *);
+static int	 api_allow_network(const char *);
 static int	 wl_uids_set(const char *);
 static void	 user_check_add(void);
 static void	 user_checks_run(struct orchd_conf *);
 static void	 user_checks_free(void);
 static int	 wl_dir_default(struct orchd_conf *);
+static void	 host_problem(const char *, int, const char *, ...)
+		    __attribute__((__format__ (printf, 3, 4)));
+static void	 host_checks(void);
+static void	 tls_file_check(const char *, const char *);
+static void	 portcheck_add(void);
+static void	 portchecks_run(const struct orchd_conf *);
+static int	 depends_add(const char *);
+static void	 depchecks_run(const struct orchd_conf *);
 %}
 
 %token	ADDRESS ALLOW API BODY BRIDGE CERTIFICATE CHROOT COMMAND CONNECT
-%token	CONNECTIONS DATABASE DIRECTORY DOCKER DRIVER ENV FILENAME HEADER
+%token	CONNECTIONS DATABASE DEPENDS DIRECTORY DOCKER DRIVER ENV FAILURES
+%token	FILENAME HEADER
 %token	HEALTH HOST IDLE IMAGE INCLUDE INIT INTERVAL KEEP KEEPALIVE KEY
 %token	KEYPAIR LISTEN LOG MAXCONN MEMORY METRICS NETWORK ON PATH PER PORT
 %token	PREFORK PROCESS PROXY PUBLIC REAPER RUNTIME SIGNAL SOCKET STOP TCP
 %token	TIMEOUT TLS TRUSTED UIDS UPSTREAM USER VOLUME WAKE WARM WORKLOAD
+%token	AGENT ANSWER FROM IGNORE SERVER TIMING TUNNEL
+%token	BUSY FAIL
+%token	PUBLISH
+%token	AUTH PULL REGISTRY
+%token	CONSTRAINT REPLICAS SWARM
+%token	AFTER EXPIRE
+%token	HTTP2 KNOWLEDGE PRIOR STREAMS
 %token	ERROR
 %token	ACCESS FORMAT SIZE
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
 %type	<v.number>	duration size port
+%type	<v.number>	ignorekind answer onoff
 %type	<v.tls>		tlsopt
+%type	<v.number>	h2opt
 %%
 
 grammar		: /* empty */
@@ -243,7 +310,7 @@ nl		: '\n' optnl
 /* the action runs once the newline is read: the next token is the file's */
 include		: INCLUDE STRING '\n'		{
 			/* no YYERROR: the newline is read already */
-			(void)pushfile($2, 1);
+			include_files($2);
 		}
 		;
 
@@ -290,7 +357,8 @@ duration	: NUMBER			{
 			const char	*errstr;
 
 			if (parse_duration($1, &$$, &errstr) == -1) {
-				yyerror("%s: \"%s\"", errstr, $1);
+				yyerror("%s: \"%s\": %s", errstr, $1,
+				    DURATION_UNITS);
 				YYERROR;
 			}
 		}
@@ -307,7 +375,8 @@ size		: NUMBER			{
 			const char	*errstr;
 
 			if (parse_size($1, &$$, &errstr) == -1) {
-				yyerror("%s: \"%s\"", errstr, $1);
+				yyerror("%s: \"%s\": %s", errstr, $1,
+				    SIZE_UNITS);
 				YYERROR;
 			}
 		}
@@ -323,6 +392,33 @@ port		: NUMBER			{
 		}
 		;
 
+/* requests that are not use: "ignore path|agent|from X [answer 200]" */
+ignorekind	: PATH				{ $$ = IGNORE_PATH; }
+		| AGENT				{ $$ = IGNORE_AGENT; }
+		| FROM				{ $$ = IGNORE_FROM; }
+		;
+
+answer		: /* empty */			{ $$ = IGNORE_ANSWER; }
+		| ANSWER NUMBER			{
+			if ($2 != 200 && $2 != 503) {
+				yyerror("answer %lld: 200 or 503",
+				    (long long)$2);
+				YYERROR;
+			}
+			$$ = $2;
+		}
+		;
+
+onoff		: ON				{ $$ = 1; }
+		| STRING			{
+			if (strcmp($1, "off") != 0) {
+				yyerror("\"%s\": on or off", $1);
+				YYERROR;
+			}
+			$$ = 0;
+		}
+		;
+
 tlsopt		: /* empty */			{
 			$$.cert = $$.key = NULL;
 		}
@@ -330,6 +426,18 @@ tlsopt		: /* empty */			{
 			$$.cert = $3;
 			$$.key = $5;
 		}
+		;
+
+h2opt		: /* empty */			{ $$ = LISTENER_H2_ON; }
+		| HTTP2 STRING			{
+			if (strcmp($2, "off") != 0) {
+				yyerror("http2 \"%s\": off or prior "
+				    "knowledge", $2);
+				YYERROR;
+			}
+			$$ = LISTENER_H2_OFF;
+		}
+		| HTTP2 PRIOR KNOWLEDGE		{ $$ = LISTENER_H2_PRIOR; }
 		;
 
 main		: USER STRING			{
@@ -437,13 +545,45 @@ main		: USER STRING			{
 			}
 			conf->wake_timeout = $3;
 		}
-		| LISTEN ON STRING PORT port tlsopt	{
-			if (listener_add($3, $5, 0, $6.cert, $6.key) == -1)
+		| HEALTH INTERVAL duration	{
+			if (health_set(&conf->health_interval, $3,
+			    "health interval", 0, WL_HEALTH_INTERVAL_MAX,
+			    "s") == -1)
 				YYERROR;
 		}
-		| API LISTEN ON STRING PORT port tlsopt	{
-			if (listener_add($4, $6, 1, $7.cert, $7.key) == -1)
+		| HEALTH TIMEOUT duration	{
+			if (health_set(&conf->health_timeout, $3,
+			    "health timeout", 1, WL_HEALTH_INTERVAL_MAX,
+			    "s") == -1)
 				YYERROR;
+		}
+		| HEALTH FAILURES NUMBER	{
+			if (health_set(&conf->health_failures, $3,
+			    "health failures", 1, WL_HEALTH_FAILURES_MAX,
+			    "") == -1)
+				YYERROR;
+		}
+		| LISTEN ON STRING PORT port tlsopt h2opt	{
+			if (listener_add($3, $5, 0, $6.cert, $6.key) == -1 ||
+			    listener_http2($7) == -1)
+				YYERROR;
+		}
+		| API LISTEN ON STRING PORT port tlsopt h2opt	{
+			if (listener_add($4, $6, 1, $7.cert, $7.key) == -1 ||
+			    listener_http2($8) == -1)
+				YYERROR;
+		}
+		| HTTP2 MAXCONN STREAMS NUMBER	{
+			if (conf->gateway.h2_max_streams != -1) {
+				yyerror("http2 max streams already set");
+				YYERROR;
+			}
+			if ($4 < 1 || $4 > ORCHD_H2_STREAMS_MAX) {
+				yyerror("http2 max streams: 1 to %d",
+				    ORCHD_H2_STREAMS_MAX);
+				YYERROR;
+			}
+			conf->gateway.h2_max_streams = $4;
 		}
 		| API HOST STRING		{
 			if (api_host_add($3) == -1)
@@ -469,9 +609,13 @@ main		: USER STRING			{
 			if (api_allow_volume($4) == -1)
 				YYERROR;
 		}
+		| API ALLOW NETWORK STRING	{
+			if (api_allow_network($4) == -1)
+				YYERROR;
+		}
 		| API ALLOW STRING		{
-			yyerror("unknown api allow \"%s\": process, image or "
-			    "volume", $3);
+			yyerror("unknown api allow \"%s\": process, image, "
+			    "volume or network", $3);
 			YYERROR;
 		}
 		| API METRICS PUBLIC		{
@@ -498,6 +642,44 @@ main		: USER STRING			{
 			}
 			if (set_string(&conf->wl_dir, $3,
 			    "workload directory") == -1)
+				YYERROR;
+		}
+		| IGNORE ignorekind STRING answer	{
+			if (ignore_rule_add(&conf->ignores, $2, $3, $4) == -1)
+				YYERROR;
+		}
+		| TUNNEL IDLE TIMEOUT duration	{
+			if (conf->tunnel_idle != -1) {
+				yyerror("tunnel idle timeout already set");
+				YYERROR;
+			}
+			conf->tunnel_idle = $4;
+		}
+		| SERVER TIMING onoff		{
+			if (conf->server_timing != -1) {
+				yyerror("server timing already set");
+				YYERROR;
+			}
+			conf->server_timing = $3;
+		}
+		| PULL STRING			{
+			if (pull_set(&conf->pull, $2) == -1)
+				YYERROR;
+		}
+		| PULL TIMEOUT duration		{
+			if (gw_timeout(&conf->pull_timeout, $3,
+			    "pull timeout", 0) == -1)
+				YYERROR;
+		}
+		| EXPIRE AFTER duration		{
+			/* the API's workloads' default; 0: never */
+			if (gw_timeout(&conf->expire_after, $3,
+			    "expire after", 1) == -1)
+				YYERROR;
+		}
+		| REGISTRY AUTH FILENAME STRING	{
+			if (set_string(&conf->regauth_file, $4,
+			    "registry auth file") == -1)
 				YYERROR;
 		}
 		| gwmain
@@ -590,10 +772,32 @@ wlopt		: HOST STRING			{
 			wl_seen |= SEEN_DRIVER;
 			wl->driver = DRIVER_DOCKER;
 		}
+		| DRIVER SWARM			{
+			if (wl_seen & SEEN_DRIVER) {
+				yyerror("driver already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_DRIVER;
+			wl->driver = DRIVER_SWARM;
+		}
 		| DRIVER STRING			{
-			yyerror("unknown driver \"%s\": process or docker",
-			    $2);
+			yyerror("unknown driver \"%s\": process, docker or "
+			    "swarm", $2);
 			YYERROR;
+		}
+		| REPLICAS NUMBER		{
+			if ($2 < 1 || $2 > WL_REPLICAS_MAX) {
+				yyerror("replicas must be from 1 to %d",
+				    WL_REPLICAS_MAX);
+				YYERROR;
+			}
+			wl->replicas = $2;
+		}
+		| CONSTRAINT STRING		{
+			if (strlist_add(&wl->constraints, $2) == -1) {
+				yyerror("out of memory");
+				YYERROR;
+			}
 		}
 		| IMAGE STRING			{
 			if (set_string(&wl->image, $2, "image") == -1)
@@ -602,6 +806,7 @@ wlopt		: HOST STRING			{
 		| COMMAND STRING		{
 			if (set_string(&wl->command, $2, "command") == -1)
 				YYERROR;
+			wl_command_lineno = yylval.lineno;
 		}
 		| RUNTIME STRING		{
 			if (set_string(&wl->runtime, $2, "runtime") == -1)
@@ -627,6 +832,7 @@ wlopt		: HOST STRING			{
 			if (set_string(&wl->directory, $2,
 			    "directory") == -1)
 				YYERROR;
+			wl_dir_lineno = yylval.lineno;
 		}
 		| ADDRESS STRING		{
 			if (wl_seen & SEEN_ADDRESS) {
@@ -637,6 +843,10 @@ wlopt		: HOST STRING			{
 			free(wl->address);
 			wl->address = NULL;
 			if (set_string(&wl->address, $2, "address") == -1)
+				YYERROR;
+		}
+		| DEPENDS ON STRING		{
+			if (depends_add($3) == -1)
 				YYERROR;
 		}
 		| ENV STRING			{
@@ -683,8 +893,32 @@ wlopt		: HOST STRING			{
 			wl->network = NETWORK_BRIDGE;
 		}
 		| NETWORK STRING		{
-			yyerror("unknown network \"%s\": host or bridge", $2);
-			YYERROR;
+			if (wl_seen & SEEN_NETWORK) {
+				yyerror("network already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_NETWORK;
+			if (!valid_workload_name($2)) {
+				yyerror("invalid network \"%s\": 1 to 63 "
+				    "letters, digits, '_', '.' or '-', "
+				    "starting with a letter or digit", $2);
+				YYERROR;
+			}
+			if (!valid_network_name($2)) {
+				yyerror("network \"%s\": a name Docker keeps "
+				    "for its own (network host and network "
+				    "bridge are written without quotes)", $2);
+				YYERROR;
+			}
+			wl->network = NETWORK_NAMED;
+			wl->netname = keep($2);
+		}
+		| PUBLISH port			{
+			if (wl->publish != 0) {
+				yyerror("publish already set");
+				YYERROR;
+			}
+			wl->publish = $2;
 		}
 		| PORT port			{
 			if (wl->port != 0) {
@@ -714,6 +948,56 @@ wlopt		: HOST STRING			{
 			yyerror("unknown health check \"%s\": tcp or path",
 			    $2);
 			YYERROR;
+		}
+		| BUSY PATH STRING		{
+			if (set_string(&wl->busy_path, $3, "busy path") == -1)
+				YYERROR;
+		}
+		| BUSY MAXCONN duration		{
+			if (wl->busy_max != -1) {
+				yyerror("busy max already set");
+				YYERROR;
+			}
+			if ($3 == 0) {
+				yyerror("busy max must be positive");
+				YYERROR;
+			}
+			wl->busy_max = $3;
+		}
+		| BUSY FAIL STRING		{
+			if (wl_seen & SEEN_BUSYFAIL) {
+				yyerror("busy fail already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_BUSYFAIL;
+			if (strcmp($3, "safe") == 0)
+				wl->busy_fail_safe = 1;
+			else if (strcmp($3, "open") == 0)
+				wl->busy_fail_safe = 0;
+			else {
+				yyerror("busy fail \"%s\": open or safe", $3);
+				YYERROR;
+			}
+		}
+		| HEALTH INTERVAL duration	{
+			if (health_set(&wl->health_interval, $3,
+			    "health interval", 0, WL_HEALTH_INTERVAL_MAX,
+			    "s") == -1)
+				YYERROR;
+		}
+		| HEALTH TIMEOUT duration	{
+			if (health_set(&wl->health_timeout, $3,
+			    "health timeout", 1, WL_HEALTH_INTERVAL_MAX,
+			    "s") == -1)
+				YYERROR;
+		}
+		| HEALTH FAILURES NUMBER	{
+			int64_t	 n = wl->health_failures;
+
+			if (health_set(&n, $3, "health failures", 1,
+			    WL_HEALTH_FAILURES_MAX, "") == -1)
+				YYERROR;
+			wl->health_failures = (int)n;
 		}
 		| IDLE TIMEOUT duration		{
 			if (wl->idle_timeout != -1) {
@@ -798,8 +1082,55 @@ wlopt		: HOST STRING			{
 				YYERROR;
 			}
 			wl_seen |= SEEN_KEYPAIR;
+			tls_file_check($3, "tls keypair certificate");
+			tls_file_check($4, "tls keypair key");
 			wl_cert = keep($3);
 			wl_key = keep($4);
+		}
+		| IGNORE ignorekind STRING answer	{
+			if (ignore_rule_add(&wl->ignores, $2, $3, $4) == -1)
+				YYERROR;
+		}
+		| TUNNEL IDLE TIMEOUT duration	{
+			if (wl->tunnel_idle != -1) {
+				yyerror("tunnel idle timeout already set");
+				YYERROR;
+			}
+			wl->tunnel_idle = $4;
+		}
+		| SERVER TIMING onoff		{
+			if (wl->server_timing != -1) {
+				yyerror("server timing already set");
+				YYERROR;
+			}
+			wl->server_timing = $3;
+		}
+		| PULL STRING			{
+			if (pull_set(&wl->pull, $2) == -1)
+				YYERROR;
+		}
+		| PULL TIMEOUT duration		{
+			if (gw_timeout(&wl->pull_timeout, $3,
+			    "pull timeout", 0) == -1)
+				YYERROR;
+		}
+		| EXPIRE AFTER duration		{
+			yyerror("expire after: workloads of the "
+			    "configuration file never expire; it is a "
+			    "global setting, for the API's");
+			YYERROR;
+		}
+		| UPSTREAM STRING		{
+			if (strcmp($2, "h2c") != 0) {
+				yyerror("upstream \"%s\": h2c is the one "
+				    "protocol to name", $2);
+				YYERROR;
+			}
+			if (wl->upstream_h2c) {
+				yyerror("upstream h2c already set");
+				YYERROR;
+			}
+			wl->upstream_h2c = 1;
 		}
 		;
 
@@ -830,7 +1161,8 @@ vreport(int lineno, const char *fmt, va_list ap)
 int
 yyerror(const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list		 ap;
+	const char	*near;
 
 	/* the lexer said why already: no "syntax error" on top */
 	if (yychar == ERROR && strcmp(fmt, "syntax error") == 0)
@@ -840,8 +1172,16 @@ yyerror(const char *fmt, ...)
 			return (yyerror_at(file->lineno > 1 ?
 			    file->lineno - 1 : 1, "unexpected end of file"));
 		if (lineword[0] != '\0')
-			return (yyerror_at(yylval.lineno,
-			    "unknown keyword \"%s\"", lineword));
+			return (unknown_keyword(lineword));
+		/*
+		 * "idle timout": after a keyword, a bare word near another
+		 * one ("prefork two" stays a syntax error)
+		 */
+		near = NULL;
+		if (yychar == STRING && lastbare && prevtok >= ADDRESS &&
+		    prevtok < ERROR && isalpha((unsigned char)lasttok[0]) &&
+		    lookup(lasttok, &near) == STRING && near != NULL)
+			return (unknown_keyword(lasttok));
 		if (yychar == '\n')
 			return (yyerror_at(yylval.lineno,
 			    "syntax error at end of line"));
@@ -852,6 +1192,19 @@ yyerror(const char *fmt, ...)
 	vreport(yylval.lineno, fmt, ap);
 	va_end(ap);
 	return (0);
+}
+
+/* a misspelt keyword, and the nearest real one if there is one */
+static int
+unknown_keyword(const char *word)
+{
+	const char	*near = NULL;
+
+	(void)lookup(word, &near);
+	if (near != NULL)
+		return (yyerror_at(yylval.lineno, "unknown keyword \"%s\": "
+		    "did you mean \"%s\"?", word, near));
+	return (yyerror_at(yylval.lineno, "unknown keyword \"%s\"", word));
 }
 
 static int
@@ -871,33 +1224,83 @@ kw_cmp(const void *k, const void *e)
 	return (strcmp(k, ((const struct keyword *)e)->name));
 }
 
+/*
+ * The edit distance of a and b (optimal string alignment: an insertion,
+ * a deletion, a substitution or a swap of two neighbours each count 1),
+ * for "did you mean".  Words longer than a keyword can be are far.
+ */
+#define KW_LEN_MAX	32
 static int
-lookup(const char *s)
+edit_distance(const char *a, const char *b)
+{
+	int	 d[KW_LEN_MAX + 1][KW_LEN_MAX + 1];
+	size_t	 la = strlen(a), lb = strlen(b), i, j;
+	int	 cost, v;
+
+	if (la > KW_LEN_MAX || lb > KW_LEN_MAX)
+		return (INT_MAX);
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++)
+		for (j = 1; j <= lb; j++) {
+			cost = a[i - 1] != b[j - 1];
+			v = MINIMUM(d[i - 1][j] + 1, d[i][j - 1] + 1);
+			v = MINIMUM(v, d[i - 1][j - 1] + cost);
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1])
+				v = MINIMUM(v, d[i - 2][j - 2] + 1);
+			d[i][j] = v;
+		}
+	return (d[la][lb]);
+}
+
+/*
+ * The token of keyword s, else STRING; then, if near is not NULL, the
+ * keyword nearest to s: one edit away for a word of up to 4 letters,
+ * two for a longer one, the first in the table on a tie.
+ */
+static int
+lookup(const char *s, const char **near)
 {
 	/* this has to be sorted always */
 	static const struct keyword keywords[] = {
 		{ "access",		ACCESS },
 		{ "address",		ADDRESS },
+		{ "after",		AFTER },
+		{ "agent",		AGENT },
 		{ "allow",		ALLOW },
+		{ "answer",		ANSWER },
 		{ "api",		API },
+		{ "auth",		AUTH },
 		{ "body",		BODY },
 		{ "bridge",		BRIDGE },
+		{ "busy",		BUSY },
 		{ "certificate",	CERTIFICATE },
 		{ "chroot",		CHROOT },
 		{ "command",		COMMAND },
 		{ "connect",		CONNECT },
 		{ "connections",	CONNECTIONS },
+		{ "constraint",		CONSTRAINT },
 		{ "database",		DATABASE },
+		{ "depends",		DEPENDS },
 		{ "directory",		DIRECTORY },
 		{ "docker",		DOCKER },
 		{ "driver",		DRIVER },
 		{ "env",		ENV },
+		{ "expire",		EXPIRE },
+		{ "fail",		FAIL },
+		{ "failures",		FAILURES },
 		{ "file",		FILENAME },
 		{ "format",		FORMAT },
+		{ "from",		FROM },
 		{ "header",		HEADER },
 		{ "health",		HEALTH },
 		{ "host",		HOST },
+		{ "http2",		HTTP2 },
 		{ "idle",		IDLE },
+		{ "ignore",		IGNORE },
 		{ "image",		IMAGE },
 		{ "include",		INCLUDE },
 		{ "init",		INIT },
@@ -906,6 +1309,7 @@ lookup(const char *s)
 		{ "keepalive",		KEEPALIVE },
 		{ "key",		KEY },
 		{ "keypair",		KEYPAIR },
+		{ "knowledge",		KNOWLEDGE },
 		{ "listen",		LISTEN },
 		{ "log",		LOG },
 		{ "max",		MAXCONN },
@@ -917,19 +1321,29 @@ lookup(const char *s)
 		{ "per",		PER },
 		{ "port",		PORT },
 		{ "prefork",		PREFORK },
+		{ "prior",		PRIOR },
 		{ "process",		PROCESS },
 		{ "proxy",		PROXY },
 		{ "public",		PUBLIC },
+		{ "publish",		PUBLISH },
+		{ "pull",		PULL },
 		{ "reaper",		REAPER },
+		{ "registry",		REGISTRY },
+		{ "replicas",		REPLICAS },
 		{ "runtime",		RUNTIME },
+		{ "server",		SERVER },
 		{ "signal",		SIGNAL },
 		{ "size",		SIZE },
 		{ "socket",		SOCKET },
 		{ "stop",		STOP },
+		{ "streams",		STREAMS },
+		{ "swarm",		SWARM },
 		{ "tcp",		TCP },
 		{ "timeout",		TIMEOUT },
+		{ "timing",		TIMING },
 		{ "tls",		TLS },
 		{ "trusted",		TRUSTED },
+		{ "tunnel",		TUNNEL },
 		{ "uids",		UIDS },
 		{ "upstream",		UPSTREAM },
 		{ "user",		USER },
@@ -939,10 +1353,20 @@ lookup(const char *s)
 		{ "workload",		WORKLOAD },
 	};
 	const struct keyword	*kw;
+	size_t			 i;
+	int			 best, d;
 
 	kw = bsearch(s, keywords, nitems(keywords), sizeof(keywords[0]),
 	    kw_cmp);
-	return (kw != NULL ? kw->token : STRING);
+	if (kw != NULL || near == NULL)
+		return (kw != NULL ? kw->token : STRING);
+	best = strlen(s) <= 4 ? 2 : 3;
+	for (i = 0; i < nitems(keywords); i++)
+		if ((d = edit_distance(s, keywords[i].name)) < best) {
+			best = d;
+			*near = keywords[i].name;
+		}
+	return (STRING);
 }
 
 /* the next character of the pushback, else of the current file */
@@ -1129,9 +1553,12 @@ expand_macro(void)
 int
 yylex(void)
 {
-	int	 tok;
+	static int	 lasttoken;
+	int		 tok;
 
+	prevtok = lasttoken;
 	tok = lex();
+	lasttoken = tok;
 	if (tok == '=')		/* a macro being set, not a misspelling */
 		lineword[0] = '\0';
 	if (at_bol) {
@@ -1234,7 +1661,7 @@ lex(void)
 			}
 			return (NUMBER);
 		}
-		if ((c = lookup(buf)) != STRING)
+		if ((c = lookup(buf, NULL)) != STRING)
 			return (c);
 		if ((s = strdup(buf)) == NULL || pool_add(s) == NULL) {
 			yyerror("out of memory");
@@ -1276,7 +1703,8 @@ pushfile(const char *name, int from_include)
 	char		*path;
 	int		 depth = 0, fd = -1;
 
-	if (from_include && name[0] != '/' &&
+	/* 2: a name include_files() found, relative to nothing more */
+	if (from_include == 1 && name[0] != '/' &&
 	    (slash = strrchr(file->name, '/')) != NULL) {
 		if (asprintf(&path, "%.*s/%s", (int)(slash - file->name),
 		    file->name, name) == -1)
@@ -1355,12 +1783,92 @@ popfile(void)
 	if ((prev = TAILQ_PREV(file, filelist, entry)) != NULL) {
 		TAILQ_REMOVE(&files, file, entry);
 		fclose(file->stream);
+		pending_free(file);
 		free(file->name);
 		free(file);
 		file = prev;
+		/* the next file of an include glob, if any opens */
+		while (file->ipending < file->npending)
+			if (pushfile(file->pending[file->ipending++], 2) !=
+			    NULL)
+				break;
 		return (0);
 	}
 	return (EOF);
+}
+
+static void
+pending_free(struct file *f)
+{
+	size_t	 i;
+
+	for (i = 0; i < f->npending; i++)
+		free(f->pending[i]);
+	free(f->pending);
+	f->pending = NULL;
+	f->npending = f->ipending = 0;
+}
+
+/*
+ * include: one file, or a glob(3) pattern's, in sorted order, one after
+ * the other (popfile() opens the next).  As in nginx, a file named alone
+ * must exist; a pattern that matches nothing is no error.
+ */
+static void
+include_files(const char *name)
+{
+	glob_t		 g;
+	const char	*slash;
+	char		*pattern;
+	size_t		 i;
+	int		 rc;
+
+	if (strpbrk(name, "*?[") == NULL) {
+		(void)pushfile(name, 1);
+		return;
+	}
+	if (name[0] != '/' && (slash = strrchr(file->name, '/')) != NULL) {
+		if (asprintf(&pattern, "%.*s/%s", (int)(slash - file->name),
+		    file->name, name) == -1)
+			pattern = NULL;
+	} else
+		pattern = strdup(name);
+	if (pattern == NULL) {
+		yyerror("out of memory");
+		return;
+	}
+	memset(&g, 0, sizeof(g));
+	rc = glob(pattern, 0, NULL, &g);
+	if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
+		log_debug("include \"%s\": no file matches", pattern);
+		goto done;
+	}
+	if (rc != 0) {
+		yyerror("include \"%s\": %s", pattern, rc == GLOB_NOSPACE ?
+		    "out of memory" : "cannot read a directory");
+		goto done;
+	}
+	pending_free(file);
+	if (g.gl_pathc > 1 && (file->pending = calloc(g.gl_pathc - 1,
+	    sizeof(*file->pending))) == NULL) {
+		yyerror("out of memory");
+		goto done;
+	}
+	for (i = 1; i < g.gl_pathc; i++)
+		if ((file->pending[file->npending++] =
+		    strdup(g.gl_pathv[i])) == NULL) {
+			yyerror("out of memory");
+			pending_free(file);
+			goto done;
+		}
+	if (pushfile(g.gl_pathv[0], 2) == NULL)
+		while (file->ipending < file->npending)
+			if (pushfile(file->pending[file->ipending++], 2) !=
+			    NULL)
+				break;
+ done:
+	globfree(&g);
+	free(pattern);
 }
 
 static void
@@ -1371,6 +1879,7 @@ closefiles(void)
 	while ((f = TAILQ_FIRST(&files)) != NULL) {
 		TAILQ_REMOVE(&files, f, entry);
 		fclose(f->stream);
+		pending_free(f);
 		free(f->name);
 		free(f);
 	}
@@ -1618,6 +2127,29 @@ api_allow_volume(const char *path)
 	return (0);
 }
 
+/* "api allow network": a pattern of fnmatch(3) for a network's name */
+static int
+api_allow_network(const char *pattern)
+{
+	struct strentry	*e;
+
+	if (pattern[0] == '\0' || !is_utf8(pattern)) {
+		yyerror("api allow network: invalid pattern");
+		return (-1);
+	}
+	TAILQ_FOREACH(e, &conf->api_allow_networks, entry)
+		if (strcmp(e->str, pattern) == 0) {
+			yyerror("api allow network \"%s\" listed twice",
+			    pattern);
+			return (-1);
+		}
+	if (strlist_add(&conf->api_allow_networks, pattern) == -1) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	return (0);
+}
+
 /* numeric address, "localhost" or "*"; IPv6 may be in brackets */
 static int
 address_parse(const char *name, int port, struct sockaddr_storage *ss,
@@ -1726,11 +2258,33 @@ listener_add(const char *name, int64_t port, int api, char *cert, char *key)
 			return (-1);
 		}
 	if (cert != NULL) {
+		tls_file_check(cert, "tls certificate");
+		tls_file_check(key, "tls key");
 		l->tls = 1;
 		l->tls_cert = keep(cert);
 		l->tls_key = keep(key);
 	}
 	TAILQ_INSERT_TAIL(&conf->listeners, l, entry);
+	return (0);
+}
+
+/*
+ * The HTTP/2 of the listener just added: offered by ALPN on TLS unless
+ * "http2 off"; on cleartext only with "http2 prior knowledge".
+ */
+static int
+listener_http2(int mode)
+{
+	struct listener_conf	*l = TAILQ_LAST(&conf->listeners, listenerlist);
+
+	if (l == NULL)
+		return (-1);
+	if (mode == LISTENER_H2_PRIOR && l->tls) {
+		yyerror("http2 prior knowledge: cleartext listeners only, "
+		    "TLS offers h2 by ALPN");
+		return (-1);
+	}
+	l->http2 = mode;
 	return (0);
 }
 
@@ -1762,6 +2316,43 @@ gw_limit(int64_t *dst, int64_t n, const char *what)
 		return (-1);
 	}
 	*dst = n;
+	return (0);
+}
+
+/* "health interval 10s", once, within bounds: unit is for the message */
+static int
+health_set(int64_t *dst, int64_t n, const char *what, int64_t min,
+    int64_t max, const char *unit)
+{
+	if (*dst != -1) {
+		yyerror("%s already set", what);
+		return (-1);
+	}
+	if (n < min || n > max) {
+		yyerror("%s %lld%s: must be from %lld%s to %lld%s", what,
+		    (long long)n, unit, (long long)min, unit, (long long)max,
+		    unit);
+		return (-1);
+	}
+	*dst = n;
+	return (0);
+}
+
+/* "pull missing|always|never", once */
+static int
+pull_set(int *dst, const char *s)
+{
+	int	 pull;
+
+	if (*dst != -1) {
+		yyerror("pull already set");
+		return (-1);
+	}
+	if ((pull = workload_pull_parse(s)) == -1) {
+		yyerror("pull \"%s\": missing, always or never", s);
+		return (-1);
+	}
+	*dst = pull;
 	return (0);
 }
 
@@ -1813,6 +2404,39 @@ trusted_add(const char *s)
 	return (-1);
 }
 
+/* an "ignore" line, global or a workload's, at most ORCHD_IGNORE_MAX */
+static int
+ignore_rule_add(struct ignorelist *l, int kind, const char *pattern,
+    int answer)
+{
+	const struct ignore_rule	*r;
+	char				 err[512];
+	int				 n = 0;
+
+	if (ignore_check(kind, pattern, answer, err, sizeof(err)) == -1) {
+		yyerror("%s", err);
+		return (-1);
+	}
+	TAILQ_FOREACH(r, l, entry) {
+		if ((int)r->kind == kind &&
+		    strcmp(r->pattern, pattern) == 0) {
+			yyerror("ignore %s \"%s\" listed twice",
+			    ignore_kind_name(kind), pattern);
+			return (-1);
+		}
+		n++;
+	}
+	if (n >= ORCHD_IGNORE_MAX) {
+		yyerror("more than %d ignore rules", ORCHD_IGNORE_MAX);
+		return (-1);
+	}
+	if (ignore_add(l, kind, pattern, answer) == -1) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	return (0);
+}
+
 static void
 workload_abandon(void)
 {
@@ -1831,6 +2455,7 @@ workload_begin(char *name)
 	workload_abandon();
 
 	wl_lineno = wl_user_lineno = yylval.lineno;
+	wl_command_lineno = wl_dir_lineno = yylval.lineno;
 	wl_errors = errors;
 	wl_seen = 0;
 	if (!valid_workload_name(name))
@@ -1875,9 +2500,12 @@ workload_end(void)
 			TAILQ_INSERT_TAIL(&conf->keypairs, kp, entry);
 		}
 	}
+	if (errors == wl_errors)
+		host_checks();
 	TAILQ_INSERT_TAIL(&conf->workloads, wl, entry);
 	index_workload(wl);
 	user_check_add();
+	portcheck_add();
 	wl = NULL;
 	workload_abandon();
 }
@@ -2099,6 +2727,8 @@ gateway_defaults(struct gateway_conf *g)
 		g->max_conns = 0;
 	if (g->max_conns_addr == -1)
 		g->max_conns_addr = 0;
+	if (g->h2_max_streams == -1)
+		g->h2_max_streams = ORCHD_H2_STREAMS;
 	if (g->prefork == -1)
 		g->prefork = 1;
 }
@@ -2213,6 +2843,11 @@ user_checks_run(struct orchd_conf *c)
 			check_error(uc->file, uc->lineno, "workload \"%s\": "
 			    "user \"%s\" is the daemons' user: a workload "
 			    "never runs as it", uc->wl->name, user);
+		else if (parse_host_checks != PARSE_HOST_NONE &&
+		    parse_user_lookup != NULL &&
+		    parse_user_lookup(user, &uid, &gid) == -1)
+			host_problem(uc->file, uc->lineno, "workload \"%s\": "
+			    "user \"%s\" does not exist", uc->wl->name, user);
 		else if (parse_user_lookup != NULL &&
 		    parse_user_lookup(user, &uid, &gid) == 0 &&
 		    (uid == 0 || (dknown && uid == duid)))
@@ -2242,6 +2877,338 @@ user_checks_free(void)
 	}
 	free(uids_file);
 	uids_file = NULL;
+}
+
+/*
+ * What would fail at start or at the first wake, checked on this host:
+ * an error for orchd -n and a reload, a warning at start (the other
+ * workloads still serve, and the wake says why this one cannot).
+ */
+static void
+host_problem(const char *f, int lineno, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	 msg[1024];
+
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (parse_host_checks == PARSE_HOST_ERROR) {
+		errors++;
+		log_warnx("%s:%d: %s", f, lineno, msg);
+	} else
+		log_warnx("%s:%d: warning: %s", f, lineno, msg);
+}
+
+/*
+ * A TLS file named here, on this host: the parent reads it after the
+ * file is parsed, when its line would be forgotten.
+ */
+static void
+tls_file_check(const char *path, const char *what)
+{
+	struct stat	 st;
+
+	if (parse_host_checks == PARSE_HOST_NONE)
+		return;
+	if (stat(path, &st) == -1)
+		host_problem(file->name, yylval.lineno, "%s %s: %s", what,
+		    path, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		host_problem(file->name, yylval.lineno, "%s %s: not a regular "
+		    "file", what, path);
+}
+
+/* an executable regular file: 0, or -1 with errno */
+static int
+is_program(const char *path)
+{
+	struct stat	 st;
+
+	if (stat(path, &st) == -1)
+		return (-1);
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return (-1);
+	}
+	if (!S_ISREG(st.st_mode) || (st.st_mode & 0111) == 0) {
+		errno = EACCES;
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * The program of a process workload's command, found as the spawn finds
+ * it: a path as it is (a relative one from the workload's directory, if
+ * it has one), a bare name in ORCHD_SPAWN_PATH.
+ */
+static void
+program_check(void)
+{
+	char		**argv = NULL, err[256], path[PATH_MAX];
+	const char	*p, *end;
+	int		 found = 0;
+
+	if (split_command(wl->command, &argv, err, sizeof(err)) <= 0)
+		goto done;	/* workload_validate() said so */
+	if (strchr(argv[0], '/') != NULL) {
+		if (argv[0][0] != '/' && wl->directory == NULL)
+			goto done;	/* from a state directory made later */
+		if (argv[0][0] == '/')
+			strlcpy(path, argv[0], sizeof(path));
+		else
+			snprintf(path, sizeof(path), "%s/%s", wl->directory,
+			    argv[0]);
+		if (is_program(path) == -1)
+			host_problem(file->name, wl_command_lineno,
+			    "workload \"%s\": command: %s: %s", wl->name,
+			    path, strerror(errno));
+		goto done;
+	}
+	for (p = ORCHD_SPAWN_PATH; *p != '\0' && !found; p = end) {
+		if ((end = strchr(p, ':')) == NULL)
+			end = p + strlen(p);
+		if (snprintf(path, sizeof(path), "%.*s/%s", (int)(end - p), p,
+		    argv[0]) < (int)sizeof(path) && is_program(path) == 0)
+			found = 1;
+		if (*end == ':')
+			end++;
+	}
+	if (!found)
+		host_problem(file->name, wl_command_lineno, "workload \"%s\": "
+		    "command: %s: no such program in %s", wl->name, argv[0],
+		    ORCHD_SPAWN_PATH);
+ done:
+	free_argv(argv);
+}
+
+/* the workload just parsed, a process one, against this host */
+static void
+host_checks(void)
+{
+	struct stat	 st;
+
+	if (parse_host_checks == PARSE_HOST_NONE ||
+	    wl->driver != DRIVER_PROCESS)
+		return;
+	if (wl->command != NULL)
+		program_check();
+	if (wl->directory == NULL)
+		return;
+	if (stat(wl->directory, &st) == -1)
+		host_problem(file->name, wl_dir_lineno, "workload \"%s\": "
+		    "directory %s: %s", wl->name, wl->directory,
+		    strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		host_problem(file->name, wl_dir_lineno, "workload \"%s\": "
+		    "directory %s: not a directory", wl->name, wl->directory);
+}
+
+/* the workload just parsed: its address and port, checked at the end */
+static void
+portcheck_add(void)
+{
+	struct portcheck	*pc;
+
+	if (wl->port == 0 || wl->address == NULL)
+		return;
+	if ((pc = reallocarray(portchecks, nportchecks + 1,
+	    sizeof(*pc))) == NULL) {
+		yyerror_at(wl_lineno, "out of memory");
+		return;
+	}
+	portchecks = pc;
+	pc = &portchecks[nportchecks];
+	memset(pc, 0, sizeof(*pc));
+	if (address_parse(wl->address, workload_upstream_port(wl), &pc->ss,
+	    &pc->sslen) == -1)
+		return;		/* workload_validate() said so */
+	if ((pc->file = strdup(file->name)) == NULL) {
+		yyerror_at(wl_lineno, "out of memory");
+		return;
+	}
+	pc->lineno = wl_lineno;
+	pc->wl = wl;
+	nportchecks++;
+}
+
+/* by address, then port, then where: a duplicate follows its first */
+static int
+portcheck_cmp(const void *a, const void *b)
+{
+	const struct portcheck	*pa = a, *pb = b;
+	int			 c;
+
+	if (pa->sslen != pb->sslen)
+		return (pa->sslen < pb->sslen ? -1 : 1);
+	if ((c = memcmp(&pa->ss, &pb->ss, pa->sslen)) != 0)
+		return (c);
+	if ((c = strcmp(pa->file, pb->file)) != 0)
+		return (c);
+	return (pa->lineno - pb->lineno);
+}
+
+/*
+ * No two workloads on one address and port, and none on the gateway's
+ * own: sorted, so that 10,000 workloads stay quick.  c NULL: only free.
+ */
+static void
+portchecks_run(const struct orchd_conf *c)
+{
+	struct portcheck	*pc, *first;
+	struct listener_conf	 wlc, *l;
+	int			 nlisten = 0;
+	size_t			 i;
+
+	if (c != NULL && nportchecks > 1)
+		qsort(portchecks, nportchecks, sizeof(*portchecks),
+		    portcheck_cmp);
+	for (i = 0; c != NULL && i < nportchecks; i++) {
+		pc = &portchecks[i];
+		first = i > 0 ? &portchecks[i - 1] : NULL;
+		if (first != NULL && first->sslen == pc->sslen &&
+		    memcmp(&first->ss, &pc->ss, pc->sslen) == 0)
+			check_error(pc->file, pc->lineno, "workload \"%s\": "
+			    "address %s port %d is workload \"%s\"'s too",
+			    pc->wl->name, pc->wl->address,
+			    workload_upstream_port(pc->wl),
+			    first->wl->name);
+		memset(&wlc, 0, sizeof(wlc));
+		wlc.ss = pc->ss;
+		wlc.sslen = pc->sslen;
+		TAILQ_FOREACH(l, &c->listeners, entry)
+			if (listener_overlaps(&wlc, l)) {
+				check_error(pc->file, pc->lineno, "workload "
+				    "\"%s\": address %s port %d is the "
+				    "gateway's %slisten on %s", pc->wl->name,
+				    pc->wl->address,
+				    workload_upstream_port(pc->wl),
+				    l->api ? "api " : "", l->name);
+				break;
+			}
+	}
+	if (c != NULL && parse_host_checks != PARSE_HOST_NONE) {
+		TAILQ_FOREACH(l, &c->listeners, entry)
+			if (!l->api)
+				nlisten++;
+		if (nlisten == 0)
+			log_warnx("%s: warning: no \"listen on\": the gateway "
+			    "serves no workload", c->conffile);
+	}
+	for (i = 0; i < nportchecks; i++)
+		free(portchecks[i].file);
+	free(portchecks);
+	portchecks = NULL;
+	nportchecks = 0;
+}
+
+/*
+ * "depends on" in the workload being parsed: a name, once, not its own
+ * (as workload_validate() says too); whether it is a workload is known
+ * at the end of the file.
+ */
+static int
+depends_add(const char *name)
+{
+	struct depcheck	*dc;
+	struct strentry	*e;
+	int		 n = 0;
+
+	if (!valid_workload_name(name)) {
+		yyerror("depends on \"%s\": not a workload name", name);
+		return (-1);
+	}
+	if (strcmp(name, wl->name) == 0) {
+		yyerror("workload \"%s\" depends on itself", name);
+		return (-1);
+	}
+	TAILQ_FOREACH(e, &wl->depends, entry) {
+		if (strcmp(e->str, name) == 0) {
+			yyerror("depends on \"%s\" listed twice", name);
+			return (-1);
+		}
+		n++;
+	}
+	if (n >= ORCHD_DEPS_MAX) {
+		yyerror("depends on more than %d workloads", ORCHD_DEPS_MAX);
+		return (-1);
+	}
+	if ((dc = reallocarray(depchecks, ndepchecks + 1,
+	    sizeof(*dc))) == NULL) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	depchecks = dc;
+	dc = &depchecks[ndepchecks];
+	dc->lineno = yylval.lineno;
+	dc->file = strdup(file->name);
+	dc->wl = strdup(wl->name);
+	dc->dep = strdup(name);
+	if (dc->file == NULL || dc->wl == NULL || dc->dep == NULL ||
+	    strlist_add(&wl->depends, name) == -1) {
+		free(dc->file);
+		free(dc->wl);
+		free(dc->dep);
+		yyerror("out of memory");
+		return (-1);
+	}
+	ndepchecks++;
+	return (0);
+}
+
+/* a problem of the graph, at the line of the "depends on" it shows at */
+static void
+depcheck_report(void *arg, const struct workload_conf *w, const char *dep,
+    const char *msg)
+{
+	const struct orchd_conf	*c = arg;
+	size_t			 i;
+
+	for (i = 0; i < ndepchecks; i++)
+		if (strcmp(depchecks[i].wl, w->name) == 0 &&
+		    strcmp(depchecks[i].dep, dep) == 0)
+			break;
+	if (i < ndepchecks)
+		check_error(depchecks[i].file, depchecks[i].lineno, "%s", msg);
+	else
+		check_error(c->conffile, 1, "%s", msg);
+}
+
+/*
+ * The file's workloads name workloads of the file: those of the API may
+ * go, the file stands on its own (and orchd -n checks it alone).  c
+ * NULL: only free.
+ */
+static void
+depchecks_run(const struct orchd_conf *c)
+{
+	const struct workload_conf	**v = NULL, *w;
+	size_t				 i, n = 0;
+
+	if (c != NULL && ndepchecks > 0) {
+		TAILQ_FOREACH(w, &c->workloads, entry)
+			n++;
+		if ((v = calloc(n, sizeof(*v))) == NULL)
+			check_error(c->conffile, 1, "out of memory");
+		else {
+			n = 0;
+			TAILQ_FOREACH(w, &c->workloads, entry)
+				v[n++] = w;
+			if (deps_check(v, n, depcheck_report,
+			    (void *)c) == -1)
+				check_error(c->conffile, 1, "out of memory");
+			free(v);
+		}
+	}
+	for (i = 0; i < ndepchecks; i++) {
+		free(depchecks[i].file);
+		free(depchecks[i].wl);
+		free(depchecks[i].dep);
+	}
+	free(depchecks);
+	depchecks = NULL;
+	ndepchecks = 0;
 }
 
 /*
@@ -2296,12 +3263,20 @@ parse_config(const char *filename, int verbose)
 	TAILQ_INIT(&c->workloads);
 	TAILQ_INIT(&c->api_allow_images);
 	TAILQ_INIT(&c->api_allow_volumes);
+	TAILQ_INIT(&c->api_allow_networks);
+	TAILQ_INIT(&c->ignores);
+	c->tunnel_idle = c->server_timing = -1;
+	c->pull = -1;
+	c->pull_timeout = -1;
+	c->expire_after = -1;
 	c->idle_timeout = c->reaper_interval = c->wake_timeout = -1;
+	c->health_interval = c->health_timeout = c->health_failures = -1;
 	c->gateway.header_timeout = c->gateway.body_timeout = -1;
 	c->gateway.connect_timeout = c->gateway.upstream_timeout = -1;
 	c->gateway.keepalive_timeout = -1;
 	c->gateway.max_conns = c->gateway.max_conns_addr = -1;
 	c->gateway.prefork = -1;
+	c->gateway.h2_max_streams = -1;
 	c->access_log_format = -1;
 	c->log_max_size = -1;
 	c->wl_uid_low = ORCHD_WL_UID_LOW;
@@ -2322,6 +3297,8 @@ parse_config(const char *filename, int verbose)
 	if ((topfile = pushfile(filename, 0)) == NULL) {
 		conf = NULL;
 		pathcheck_run(NULL);
+		portchecks_run(NULL);
+		depchecks_run(NULL);
 		free_config(c);
 		return (NULL);
 	}
@@ -2355,11 +3332,15 @@ parse_config(const char *filename, int verbose)
 	    wl_dir_default(c) == -1) {
 		log_warn("%s: strdup", __func__);
 		pathcheck_run(NULL);
+		portchecks_run(NULL);
+		depchecks_run(NULL);
 		free_config(c);
 		return (NULL);
 	}
 	/* with orchd's own files known, the host paths */
 	pathcheck_run(c);
+	portchecks_run(c);
+	depchecks_run(c);
 	if (errors != 0) {
 		free_config(c);
 		return (NULL);
@@ -2370,7 +3351,25 @@ parse_config(const char *filename, int verbose)
 		c->reaper_interval = ORCHD_REAPER_INTERVAL;
 	if (c->wake_timeout == -1)
 		c->wake_timeout = ORCHD_WAKE_TIMEOUT;
+	if (c->health_interval == -1)
+		c->health_interval = 0;
+	if (c->health_timeout == -1)
+		c->health_timeout = ORCHD_HEALTH_TIMEOUT;
+	if (c->health_failures == -1)
+		c->health_failures = ORCHD_HEALTH_FAILURES;
 	gateway_defaults(&c->gateway);
+	/* open tunnels count until they close; Server-Timing is sent */
+	if (c->tunnel_idle == -1)
+		c->tunnel_idle = 0;
+	if (c->server_timing == -1)
+		c->server_timing = 1;
+	if (c->pull == -1)
+		c->pull = PULL_MISSING;
+	if (c->pull_timeout == -1)
+		c->pull_timeout = ORCHD_PULL_TIMEOUT;
+	/* API workloads live until deleted, unless told otherwise */
+	if (c->expire_after == -1)
+		c->expire_after = 0;
 	if (c->access_log_format == -1)
 		c->access_log_format = ACCESS_LOG_COMBINED;
 	if (c->log_max_size == -1)
@@ -2398,6 +3397,8 @@ free_config(struct orchd_conf *c)
 	strlist_free(&c->api_hosts);
 	strlist_free(&c->api_allow_images);
 	strlist_free(&c->api_allow_volumes);
+	strlist_free(&c->api_allow_networks);
+	ignore_free(&c->ignores);
 	while ((kp = TAILQ_FIRST(&c->keypairs)) != NULL) {
 		TAILQ_REMOVE(&c->keypairs, kp, entry);
 		free(kp->cert);
@@ -2420,5 +3421,7 @@ free_config(struct orchd_conf *c)
 	free(c->access_log);
 	free(c->api_key_file);
 	freezero(c->api_key, c->api_key_len);
+	free(c->regauth_file);
+	freezero(c->regauth, c->regauth_len);
 	free(c);
 }

@@ -1,6 +1,8 @@
 #!/bin/sh
 # orchctl against the real daemons: show workloads, show workload with
-# its history, -j as JSON with RFC 3339 times, wake, suspend, keepwarm on
+# its definition and history, -j as JSON with RFC 3339 times, tables
+# aligned around a 44-character name, the idle timeout the reaper goes by,
+# a failed workload's reason, wake, suspend, keepwarm on
 # and off with the reaper running, show stats, and logs: the last lines,
 # -n, -f with an append, a truncation and a rotation, a large file, a
 # symbolic link in the log directory, a workload with no log yet.
@@ -27,6 +29,10 @@ GW=$(free_port "$base")
 P_WEB=$(free_port $((GW + 1)))
 P_WARM=$(free_port $((P_WEB + 1)))
 P_QUIET=$(free_port $((P_WARM + 1)))
+P_LONG=$(free_port $((P_QUIET + 1)))
+P_BROKEN=$(free_port $((P_LONG + 1)))
+# a preview's name, as CI makes them: 44 characters
+LONG=pr-4711-checkout-redesign-preview-abcdef0123
 PYTHON=$(command -v python3 2>/dev/null)
 # python3 may be a shim that cannot run: then the JSON is checked by grep
 if [ -n "$PYTHON" ] && ! echo '{}' | "$PYTHON" -m json.tool >/dev/null 2>&1
@@ -67,6 +73,20 @@ workload "web" {
 	port $P_WEB
 	idle timeout 5m
 	memory 256M
+	env "GREETING=s3cret-$$"
+	env "LANG=C"
+}
+workload "$LONG" {
+	host "$LONG.preview.test"
+	command "'$T/testhttp' serve $P_LONG"
+	port $P_LONG
+	keep warm
+}
+workload "broken" {
+	host "broken.test"
+	command "/bin/sh -c 'exit 3'"
+	port $P_BROKEN
+	wake timeout 5s
 }
 workload "warm" {
 	host "warm.test"
@@ -104,6 +124,50 @@ json_ok() {
 	fi
 }
 RFC3339='[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z'
+# aligned ALIGN FILE: FILE is a table whose columns, left (l) or right
+# (r) aligned as ALIGN says, start (l) or end (r) on every line where
+# they do on the header, its first line; columns are two blanks apart.
+# An empty last cell may end a line early.
+aligned() {
+	awk -v al="$1" '
+	function blank(c) { return c == " " || c == "" }
+	NR == 1 {
+		n = 0
+		L = length($0)
+		for (i = 1; i <= L; i++) {
+			c = substr($0, i, 1)
+			if (c == " ")
+				continue
+			if (i == 1 || substr($0, i - 2, 2) == "  ")
+				start[++n] = i
+			if (i == L || substr($0, i + 1, 2) == "  ")
+				end[n] = i
+		}
+		if (n != length(al)) {
+			print "# " n " columns on the header, not " length(al)
+			bad = 1
+		}
+		next
+	}
+	{
+		for (k = 1; k <= n; k++) {
+			a = substr(al, k, 1)
+			if (k == n && length($0) < start[k])
+				continue
+			if (a == "l" && (blank(substr($0, start[k], 1)) ||
+			    (k > 1 && !blank(substr($0, start[k] - 1, 1))))) {
+				print "# line " NR ", column " k ": " $0
+				bad = 1
+			}
+			if (a == "r" && (blank(substr($0, end[k], 1)) ||
+			    !blank(substr($0, end[k] + 1, 1)))) {
+				print "# line " NR ", column " k ": " $0
+				bad = 1
+			}
+		}
+	}
+	END { exit bad }' "$2"
+}
 # -j show workload $1 has a last_seen that is a time
 seen_json() {
 	ctl -j show workload "$1" &&
@@ -114,16 +178,60 @@ start_orchd_or_exit
 
 # 1. the list, before anything ran
 check "show workloads" ctl show workloads
-H='^NAME +STATE +DRIVER +WARM +IDLE +LAST SEEN +HOSTS$'
+H='^NAME +STATE +DRIVER +WARM +IDLE +LAST SEEN +BACKOFF +HOSTS +REASON$'
 check "has a header" grep -Eq "$H" "$T/out"
 check "lists web asleep, process, not warm, 5m, never seen, both hosts" \
-    grep -Eq '^web +asleep +process +no +5m +never +web.test,www.web.test$' \
+    grep -Eq '^web +asleep +process +no +5m +never +- +web.test,www.web.test +-$' \
     "$T/out"
-check "lists warm and quiet with the default idle timeout" \
-    sh -c "grep -Eq '^warm +asleep +process +no +default ' '$T/out' &&
-    grep -Eq '^quiet +asleep ' '$T/out'"
-[ "$(lines "$T/out")" -eq 4 ] || show "$T/out"
-check "one line per workload" [ "$(lines "$T/out")" -eq 4 ]
+check "lists warm and quiet with the global idle timeout, 2s" \
+    sh -c "grep -Eq '^warm +asleep +process +no +2s +never ' '$T/out' &&
+    grep -Eq '^quiet +asleep +process +no +2s ' '$T/out'"
+check "the 44-character name, kept warm: idle never" \
+    wait_for 10 sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workloads |
+    grep -Eq '^$LONG +running +process +yes +never '"
+ctl show workloads
+check "its columns line up with the header, whatever the name's length" \
+    aligned lllllllll "$T/out"
+grep -q "^$LONG " "$T/out" || show "$T/out"
+check "no line ends in a blank" sh -c "! grep -q ' \$' '$T/out'"
+[ "$(lines "$T/out")" -eq 6 ] || show "$T/out"
+check "one line per workload" [ "$(lines "$T/out")" -eq 6 ]
+check "show summary lines up" sh -c "\"$ORCHCTL\" -s \"$SOCK\" show summary \
+    >'$T/summary' && grep -Eq '^store +[0-9]+ ' '$T/summary'"
+# the table ends at the first blank line; the database line follows it
+sed '/^$/,$d' "$T/summary" >"$T/summary.table"
+check "its columns too" aligned lrrrr "$T/summary.table"
+check "and the database line follows the table" \
+    grep -Eq '^database: [0-9]+ writes held' "$T/summary"
+check "-j: idle_timeout is the one the reaper goes by, 0 for never" \
+    sh -c "\"$ORCHCTL\" -s \"$SOCK\" -j show workloads | tr -d ' \n' |
+    grep -q '\"name\":\"quiet\",[^}]*\"idle_timeout\":2,' &&
+    \"$ORCHCTL\" -s \"$SOCK\" -j show workloads | tr -d ' \n' |
+    grep -q '\"name\":\"$LONG\",[^}]*\"idle_timeout\":0,'"
+check "show workload quiet: the global idle timeout, said so" \
+    sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workload quiet |
+    grep -Eq '^idle timeout: +2s \(global\)$'"
+
+# a workload that cannot start: failed, and why
+ctl wake broken
+check "wake of a workload that exits at once fails ($rc)" [ "$rc" -eq 1 ]
+check "show workloads: failed, with its reason in REASON" \
+    wait_for 10 sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workloads |
+    grep -Eq '^broken +failed +process +no +2s +never +- +broken.test +(exited|start failed|wake timeout)'"
+ctl show workloads
+check "which keeps the columns in line" aligned lllllllll "$T/out"
+grep -q '^broken ' "$T/out" || show "$T/out"
+check "show workload broken: the reason" sh -c "\"$ORCHCTL\" -s \"$SOCK\" \
+    show workload broken >'$T/broken' &&
+    grep -Eq '^state: +failed$' '$T/broken' &&
+    grep -Eq '^reason: +(exited|start failed|wake timeout)$' '$T/broken'"
+check "and the history says it too" \
+    grep -Eq "^$RFC3339 +waking +failed +(exited|start failed|wake timeout)" \
+    "$T/broken"
+grep -q '^reason:' "$T/broken" || show "$T/broken"
+check "-j: state failed, its reason" sh -c "\"$ORCHCTL\" -s \"$SOCK\" -j \
+    show workload broken | tr -d ' \n' |
+    grep -Eq '\"state\":\"failed\",\"reason\":\"(exited|start_failed|wake_timeout)\"'"
 check "show workload of one never woken" ctl show workload quiet
 check "says so instead of a history" \
     grep -q '^no transitions recorded$' "$T/out"
@@ -161,11 +269,25 @@ check "and its history: asleep -> waking (operator)" \
 check "then waking -> running (ready)" \
     grep -Eq "^$RFC3339 +waking +running +ready" "$T/out"
 grep -Eq 'waking +running' "$T/out" || show "$T/out"
+check "its history lines up" sh -c "sed -n '/^TIME /,\$p' '$T/out' \
+    >'$T/history' && [ \$(wc -l <'$T/history') -ge 3 ]"
+check "its columns too" aligned lllll "$T/history"
+check "and its definition: command, address, port, memory, health" \
+    sh -c "grep -Fqx \"command:      /bin/sh '$T/web.sh'\" '$T/out' &&
+    grep -Eq '^address: +127.0.0.1$' '$T/out' &&
+    grep -Eq '^port: +$P_WEB$' '$T/out' &&
+    grep -Eq '^memory: +256M$' '$T/out' &&
+    grep -Eq '^health: +tcp$' '$T/out' &&
+    grep -Eq '^wake timeout: +global$' '$T/out'"
+check "the names of its environment, not their values" \
+    sh -c "grep -Eq '^env: +GREETING, LANG$' '$T/out' &&
+    ! grep -q 's3cret' '$T/out'"
+grep -q '^command:' "$T/out" || show "$T/out"
 
 # 3. JSON
 check "-j show workloads" ctl -j show workloads
 check "is valid JSON" json_ok
-check "an array of three" sh -c "[ \$(grep -c '\"name\":' '$T/out') -eq 3 ]"
+check "an array of five" sh -c "[ \$(grep -c '\"name\":' '$T/out') -eq 5 ]"
 check "web is running there" grep -q '"state": "running"' "$T/out"
 check "with last_seen as RFC 3339 and null when never" \
     sh -c "grep -Eq '\"last_seen\": \"$RFC3339\"' '$T/out' &&
@@ -180,6 +302,11 @@ check "with its history" sh -c "tr -d ' \n' <'$T/out' |
     grep -q '\"from\":\"asleep\",\"to\":\"waking\",\"reason\":\"operator\"'"
 check "started_at as RFC 3339" \
     grep -Eq "\"started_at\": \"$RFC3339\"" "$T/out"
+check "with its definition, the environment's names only" \
+    sh -c "tr -d ' \n' <'$T/out' |
+    grep -q '\"definition\":{.*\"port\":$P_WEB,.*\"memory\":268435456' &&
+    tr -d ' \n' <'$T/out' | grep -q '\"env\":\[\"GREETING\",\"LANG\"\]' &&
+    ! grep -q 's3cret' '$T/out'"
 
 # 4. logs
 check "orchctl logs web" ctl logs web
@@ -282,9 +409,9 @@ kw_json() {
 	    grep -q "\"keep_warm\":$1"
 }
 check "-j show workload says keep_warm true" wait_for 5 kw_json true
-check "show workloads says warm yes" \
+check "show workloads says warm yes, idle never" \
     wait_for 5 sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workloads |
-    grep -Eq '^warm +running +process +yes '"
+    grep -Eq '^warm +running +process +yes +never '"
 sleep 4
 check "4 s later, past its idle timeout, it still runs" \
     running "testhttp serve $P_WARM"
@@ -309,7 +436,11 @@ R='^web +1 +0 +[0-9.]+m?s +[0-9.]+m?s +[0-9dhms]+ +[0-9.]+[KMG]? +[0-9.]+$'
 check "a row for web with one wake and its memory" grep -Eq "$R" "$T/out"
 check "a row for warm and quiet" \
     sh -c "grep -Eq '^warm +[1-9]' '$T/out' && grep -Eq '^quiet +0 ' '$T/out'"
-check "and a total row" grep -Eq '^\(total\) +[2-9] +0 ' "$T/out"
+check "and the 44-character name, its columns in line" \
+    sh -c "grep -Eq '^$LONG +1 +0 ' '$T/out'"
+check "every column of show stats lines up" aligned lrrrrrrr "$T/out"
+check "and a total row, with the failed wake" \
+    grep -Eq '^\(total\) +[2-9] +1 ' "$T/out"
 grep -q total "$T/out" || show "$T/out"
 check "-j show stats" ctl -j show stats
 check "is valid JSON" json_ok

@@ -96,7 +96,7 @@ unit=$R/usr/local/share/examples/orchd/orchd.service
 check "the unit starts /usr/local/sbin/orchd -d" \
     grep -q '^ExecStart=/usr/local/sbin/orchd -d$' "$unit"
 check "the unit is Type=notify" grep -q '^Type=notify$' "$unit"
-check "the unit reloads with /usr/local/sbin/orchctl reload" \
+check "the unit reloads with orchctl reload, which fails on a bad file" \
     grep -q '^ExecReload=/usr/local/sbin/orchctl reload$' "$unit"
 check "the unit restarts on failure" grep -q '^Restart=on-failure$' "$unit"
 check "systemd makes /var/lib/orchd and /var/lib/orchd-workloads" \

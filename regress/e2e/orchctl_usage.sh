@@ -1,7 +1,8 @@
 #!/bin/sh
-# orchctl's command line, no daemon needed: usage, the parser's errors
-# and the keywords it lists, abbreviations, every command of the grammar
-# parsed and sent, and a control socket that is not there.
+# orchctl's command line, no daemon needed: usage, -h and --help, the
+# parser's errors and the keywords it lists, abbreviations, options after
+# the command, every command of the grammar parsed and sent, and a
+# control socket that is not there.
 #
 #	sh regress/e2e/orchctl_usage.sh build/check
 . "$(dirname "$0")/lib.sh"
@@ -58,9 +59,9 @@ fi
 
 run
 expect "no arguments: usage and the commands" 1 \
-    "usage: orchctl [-jV] [-s socket] command [argument ...]" \
+    "usage: orchctl [-hjV] [-s socket] command [argument ...]" \
     "valid commands/args:" "  show" "  reload" "  log" "  wake" \
-    "  suspend" "  keepwarm" "  logs"
+    "  suspend" "  keepwarm" "  logs" "  pull"
 
 run frobnicate
 expect "unknown command: named, commands listed" 1 \
@@ -72,13 +73,56 @@ expect "show alone: its arguments listed" 1 "missing argument" \
     "valid commands/args:" "  summary" "  workloads" "  workload" \
     "  stats"
 
+# help: on stdout, exit 0, the usage and every command
+for h in -h --help "-h show" "show --help" "-j -h" "logs web -h"; do
+	# shellcheck disable=SC2086
+	run $h
+	if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ] &&
+	    grep -qF "usage: orchctl [-hjV] [-s socket] command" "$T/out" &&
+	    grep -q "^  show workload name$" "$T/out" &&
+	    grep -q "^  logs name \[-f\] \[-n lines | all\]$" "$T/out"; then
+		ok "orchctl $h: the usage on stdout, exit 0"
+	else
+		fail "orchctl $h: the usage on stdout, exit 0 (status $rc)"
+		sed 's/^/#	/' "$T/out" "$T/err"
+	fi
+done
+
 run -s "$NOSOCK" show summary
-expect "missing socket: connect error names the path" 1 \
-    "orchctl: connect: $NOSOCK: No such file or directory"
+expect "missing socket: asks whether orchd runs, names the path" 1 \
+    "orchctl: no socket: is orchd running? (socket $NOSOCK)"
+
+# a socket nobody listens on any more: refused, said the same way
+if command -v python3 >/dev/null 2>&1 &&
+    python3 -c "import socket; s = socket.socket(socket.AF_UNIX); \
+    s.bind('$T/dead.sock')" 2>/dev/null; then
+	run -s "$T/dead.sock" show summary
+	expect "a dead socket: asks whether orchd runs" 1 \
+	    "connection refused: is orchd running? (socket $T/dead.sock)"
+fi
 
 run -s "$NOSOCK" sh su
 expect "unambiguous abbreviations are accepted" 1 \
-    "orchctl: connect: $NOSOCK:"
+    "is orchd running? (socket $NOSOCK)"
+
+# orchctl's options after the command, and logs' before the name
+for cmd in "show workloads -s $NOSOCK" "show workloads -j -s $NOSOCK" \
+    "show workloads -js $NOSOCK" "show workload blog -s$NOSOCK" \
+    "logs blog -n 20 -s $NOSOCK" "logs -n 20 blog -s $NOSOCK" \
+    "logs -f blog -s $NOSOCK" "logs -f -n all blog -s $NOSOCK" \
+    "logs blog -f -s $NOSOCK -n 3" "wake blog -s $NOSOCK"; do
+	# shellcheck disable=SC2086
+	run $cmd
+	expect "orchctl $cmd: options after the command" 1 \
+	    "is orchd running? (socket $NOSOCK)"
+done
+
+run show workloads -s
+expect "-s without a path after the command: usage" 1 \
+    "option requires an argument -- s" "usage:"
+
+run logs -n blog
+expect "logs -n NAME: a number wanted" 1 "number of lines is invalid: blog"
 
 run log loud
 expect "log loud: verbose and brief listed" 1 "unknown argument: loud" \
@@ -189,17 +233,18 @@ for cmd in "show summary" "show workloads" "show workload blog" \
     "reload" "log verbose" "log brief" "log reopen"; do
 	# shellcheck disable=SC2086
 	run -s "$NOSOCK" $cmd
-	expect "$cmd: parsed and sent" 1 "connect: $NOSOCK"
+	expect "$cmd: parsed and sent" 1 "(socket $NOSOCK)"
 	# shellcheck disable=SC2086
 	run -j -s "$NOSOCK" $cmd
-	expect "-j $cmd: parsed and sent" 1 "connect: $NOSOCK"
+	expect "-j $cmd: parsed and sent" 1 "(socket $NOSOCK)"
 done
 
 # the man page names every command and its timeouts
 MAN=$(dirname "$0")/../../man/orchctl.8
 for word in "Cm show workloads" "Cm show workload Ar" "Cm show stats" \
     "Cm wake" "Cm suspend" "Cm keepwarm" "Cm logs" "600 seconds" \
-    "30 seconds"; do
+    "30 seconds" "Fl h , Fl \\\\-help" "is orchd running?" "Li REASON" \
+    "idle_timeout_global" "Li definition"; do
 	check "orchctl.8 has \"$word\"" grep -q -- "$word" "$MAN"
 done
 

@@ -27,6 +27,7 @@ P_NEVER=$(free_port $((P_BROKEN + 1)))
 P_SLOW=$(free_port $((P_NEVER + 1)))
 P_WARM=$(free_port $((P_SLOW + 1)))
 P_SICK=$(free_port $((P_WARM + 1)))
+P_NOEXEC=$(free_port $((P_SICK + 1)))
 SLEEPER="/bin/busybox sleep 1$P_NEVER"
 PYTHON=/usr/bin/python3
 
@@ -138,7 +139,7 @@ workload "broken" {
 workload "noexec" {
 	host "noexec.test"
 	command "'$T/missing' --flag"
-	port $P_NEVER
+	port $P_NOEXEC
 }
 workload "slow" {
 	host "slow.test"
@@ -329,6 +330,15 @@ check "a keep warm workload is woken at start" \
     grep -q 'workload warm: asleep -> waking (keep warm)' "$T/orchd.log"
 check "and runs" wait_for 5 pgrep -f "httpd -f -p 127.0.0.1:$P_WARM"
 write_conf
+# a reload refuses what orchd -n does: noexec's program is missing
+"$ORCHCTL" -s "$SOCK" reload >"$T/reload.out" 2>&1
+st=$?
+check "a reload with noexec's program missing is refused (status $st)" \
+    [ "$st" -eq 1 ]
+check "it says why" grep -q \
+    "workload \"noexec\": command: $T/missing: No such file" "$T/reload.out"
+sed '/^workload "noexec" {$/,/^}$/d' "$T/orchd.conf" >"$T/orchd.conf.new" &&
+    mv "$T/orchd.conf.new" "$T/orchd.conf"
 check "orchctl reload without it" \
     sh -c "\"$ORCHCTL\" -s \"$SOCK\" reload >/dev/null"
 check "a removed workload is stopped" \

@@ -61,6 +61,11 @@ full_workload(void)
 	wc->wake_timeout = 30;
 	wc->memory = 1 << 20;
 	wc->keep_warm = 1;
+	assert_int_equal(ignore_add(&wc->ignores, IGNORE_PATH, "/up", 200), 0);
+	assert_int_equal(ignore_add(&wc->ignores, IGNORE_FROM, "192.0.2.0/24",
+	    IGNORE_ANSWER), 0);
+	wc->tunnel_idle = 1800;
+	wc->server_timing = 0;
 	return (wc);
 }
 
@@ -92,6 +97,9 @@ test_pack_full(void **state)
 	assert_string_equal(TAILQ_LAST(&p->volumes, volumelist)->container,
 	    "/etc/app");
 	assert_string_equal(p->health_path, "/healthz");
+	assert_string_equal(TAILQ_LAST(&p->ignores, ignorelist)->pattern,
+	    "192.0.2.0/24");
+	assert_int_equal(TAILQ_FIRST(&p->ignores)->answer, 200);
 	workload_free(p);
 }
 

@@ -1,0 +1,141 @@
+/*
+ * Requests that are not use ("ignore" in orchd.conf).  A routed request
+ * matching one of its workload's rules, or else one of the global ones,
+ * is no activity: to a running workload it is proxied without being
+ * counted in flight nor moving the last time seen, so the reaper
+ * suspends the workload as if it had not come (and the suspend may cut
+ * it); to one that is not running it wakes nothing and is answered here,
+ * 503 with Retry-After or the rule's 200, with Orchd-State saying the
+ * state.  A failed workload's answer is always a 503: a monitor should
+ * see that one.
+ *
+ * The global rules come from the parent in each configuration
+ * transaction (IMSG_CFG_IGNORE) and take effect on START; a workload's
+ * are compiled from its definition when the generation is applied.
+ * Per workload too: the tunnel idle timeout and Server-Timing, resolved
+ * against the global settings.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "gateway.h"
+
+static struct cfg_ignore	 ign_next[ORCHD_IGNORE_MAX];
+static size_t			 nign_next;
+static struct cfg_ignore	 ign_cur[ORCHD_IGNORE_MAX];
+static struct gw_filter		 glob_cur[ORCHD_IGNORE_MAX];
+static size_t			 nglob_cur;
+
+void
+ignore_recv(struct imsgev *iev, struct imsg *imsg)
+{
+	struct cfg_ignore	*ci;
+
+	if (nign_next >= nitems(ign_next))
+		fatalx("%s: more than %d global ignores", __func__,
+		    ORCHD_IGNORE_MAX);
+	ci = &ign_next[nign_next];
+	(void)imsg_get_data(imsg, ci, sizeof(*ci));
+	if (memchr(ci->pattern, '\0', sizeof(ci->pattern)) == NULL)
+		fatalx("%s: an unterminated pattern", __func__);
+	nign_next++;
+}
+
+/* on START: the global rules the transaction brought, compiled */
+void
+ignore_apply(struct cfg_generation *gen)
+{
+	size_t	 i;
+
+	memcpy(ign_cur, ign_next, nign_next * sizeof(ign_cur[0]));
+	nglob_cur = nign_next;
+	nign_next = 0;
+	for (i = 0; i < nglob_cur; i++)
+		if (filter_compile(&glob_cur[i], ign_cur[i].kind,
+		    ign_cur[i].pattern, ign_cur[i].answer) == -1)
+			fatalx("%s: ignore \"%s\" from the parent", __func__,
+			    ign_cur[i].pattern);
+}
+
+void
+ignore_forget(struct gw_workload *wl)
+{
+	free(wl->filters);
+	wl->filters = NULL;
+	wl->nfilters = 0;
+}
+
+/* a workload of the new generation: its rules, tunnels, Server-Timing */
+void
+ignore_workload(struct gw_workload *wl, const struct workload_conf *wc,
+    const struct cfg_generation *gen)
+{
+	const struct ignore_rule	*r;
+	size_t				 n = 0;
+
+	ignore_forget(wl);
+	TAILQ_FOREACH(r, &wc->ignores, entry)
+		n++;
+	if (n > 0 && (wl->filters = calloc(n, sizeof(*wl->filters))) ==
+	    NULL)
+		fatal("%s", __func__);
+	TAILQ_FOREACH(r, &wc->ignores, entry)
+		if (filter_compile(&wl->filters[wl->nfilters++], r->kind,
+		    r->pattern, r->answer) == -1)
+			fatalx("%s: workload %s: ignore \"%s\"", __func__,
+			    wc->name, r->pattern);
+	wl->tunnel_idle = wc->tunnel_idle >= 0 ? wc->tunnel_idle :
+	    gen->global.tunnel_idle;
+	wl->server_timing = wc->server_timing >= 0 ? wc->server_timing :
+	    gen->global.server_timing;
+}
+
+/* the workload is not running: our own answer, and no wake */
+static void
+ignore_answer(struct gw_conn *c, int answer)
+{
+	const char	*state = workload_state_name(c->wl->state);
+	char		 extra[128], body[32];
+	int		 status;
+
+	status = answer == 200 && c->wl->state != WL_FAILED ? 200 : 503;
+	if (status == 503)
+		(void)snprintf(extra, sizeof(extra), "Retry-After: %d\r\n"
+		    "Orchd-State: %s\r\n", GW_RETRY_AFTER, state);
+	else
+		(void)snprintf(extra, sizeof(extra), "Orchd-State: %s\r\n",
+		    state);
+	(void)snprintf(body, sizeof(body), "%s\n", state);
+	log_debug("%s: %s is %s, not woken: %d", c->peer, c->wl->name, state,
+	    status);
+	conn_answer(c, status, extra, body);
+}
+
+/*
+ * A request routed to c->wl, its head read: 0 if it is use, for the
+ * caller to go on with; 1 if it matched a rule and is under way here.
+ */
+int
+ignore_request(struct gw_conn *c)
+{
+	const struct gw_filter	*f = NULL;
+	struct gw_workload	*wl = c->wl;
+	struct filter_req	 rq;
+
+	if (wl->nfilters == 0 && nglob_cur == 0)
+		return (0);
+	filter_req_init(&rq, &c->req->h, &c->peeraddr, c->trusted);
+	if ((f = filter_match(wl->filters, wl->nfilters, &rq)) == NULL &&
+	    (f = filter_match(glob_cur, nglob_cur, &rq)) == NULL)
+		return (0);
+	/* its answer is counted for /metrics, as any routed request's */
+	c->routed = 1;
+	if (wl->state == WL_RUNNING)
+		proxy_start(c);
+	else
+		ignore_answer(c, f->answer);
+	return (1);
+}

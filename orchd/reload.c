@@ -1,0 +1,221 @@
+/*
+ * What a reload reports.  orchctl reload hears, as items before the OK
+ * or FAIL: the lines logged while the new file is read (its errors, each
+ * at file:line, or its warnings), the settings kept until a restart, and
+ * the workloads of the file added, removed or changed.  The log keeps
+ * all of it, so that a reload by SIGHUP, which has nobody to answer,
+ * says the same there.
+ */
+
+#include <syslog.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "parent.h"
+
+/* the lines kept for one reload; a file with more errors says how many */
+#define RELOAD_LINES_MAX	64
+
+static struct ctl_reload	 lines[RELOAD_LINES_MAX];
+static int			 nlines;
+static int			 ndropped;
+static uint32_t			 reload_conn;	/* 0: a SIGHUP */
+static int			 in_capture;
+
+static void	reload_keep(int32_t, const char *);
+
+/* a line of the log while the file is read: an error or a warning */
+static void
+reload_capture(int pri, const char *line)
+{
+	if (pri > LOG_WARNING || in_capture)
+		return;
+	reload_keep(CTL_RELOAD_WARNING, line);
+}
+
+/* a reload starts; conn is the control connection, 0 for a SIGHUP */
+void
+reload_begin(uint32_t conn)
+{
+	reload_conn = conn;
+	nlines = ndropped = 0;
+}
+
+/* the log's lines from now on are kept, for orchctl */
+void
+reload_capture_start(void)
+{
+	if (reload_conn != 0)
+		log_capture(reload_capture);
+}
+
+void
+reload_capture_stop(void)
+{
+	log_capture(NULL);
+}
+
+static void
+reload_send(int32_t what, const char *msg)
+{
+	struct ctl_reload	 cr;
+
+	if (reload_conn == 0)
+		return;
+	memset(&cr, 0, sizeof(cr));
+	cr.what = what;
+	strlcpy(cr.msg, msg, sizeof(cr.msg));
+	/* control_reply() may log: that line is not one of the file's */
+	in_capture = 1;
+	control_reply(reload_conn, IMSG_CTL_RELOADINFO, &cr, sizeof(cr));
+	in_capture = 0;
+}
+
+static void
+reload_keep(int32_t what, const char *msg)
+{
+	if (nlines >= RELOAD_LINES_MAX) {
+		ndropped++;
+		return;
+	}
+	lines[nlines].what = what;
+	strlcpy(lines[nlines].msg, msg, sizeof(lines[nlines].msg));
+	nlines++;
+}
+
+/*
+ * The lines kept so far go to orchctl: the log's as errors when the
+ * reload is refused (the settings to restart for are then moot), as
+ * warnings when it goes ahead.
+ */
+void
+reload_flush(int failed)
+{
+	char	 msg[CTL_MSG_MAX];
+	int	 i;
+
+	reload_capture_stop();
+	for (i = 0; i < nlines; i++) {
+		if (lines[i].what == CTL_RELOAD_RESTART) {
+			if (!failed)
+				reload_send(CTL_RELOAD_RESTART, lines[i].msg);
+			continue;
+		}
+		reload_send(failed ? CTL_RELOAD_ERROR : CTL_RELOAD_WARNING,
+		    lines[i].msg);
+	}
+	if (ndropped > 0) {
+		snprintf(msg, sizeof(msg), "%d more lines in the log",
+		    ndropped);
+		reload_send(failed ? CTL_RELOAD_ERROR : CTL_RELOAD_WARNING,
+		    msg);
+	}
+	nlines = ndropped = 0;
+}
+
+/* a setting that only a restart changes: logged, and told to orchctl */
+void
+reload_restart(const char *what)
+{
+	log_warnx("%s changed: restart orchd to use it", what);
+	reload_keep(CTL_RELOAD_RESTART, what);
+}
+
+static int
+wl_cmp(const void *a, const void *b)
+{
+	const struct workload_conf	*const *wa = a, *const *wb = b;
+
+	return (strcmp((*wa)->name, (*wb)->name));
+}
+
+/* the workloads of the file, not the API's, sorted by name */
+static struct workload_conf **
+wl_sorted(struct orchd_conf *conf, size_t *np)
+{
+	struct workload_conf	*wl, **v;
+	size_t			 n = 0;
+
+	TAILQ_FOREACH(wl, &conf->workloads, entry)
+		n++;
+	if ((v = calloc(n + 1, sizeof(*v))) == NULL)
+		fatal("%s", __func__);
+	n = 0;
+	TAILQ_FOREACH(wl, &conf->workloads, entry)
+		if (wl->source != SOURCE_API)
+			v[n++] = wl;
+	qsort(v, n, sizeof(*v), wl_cmp);
+	*np = n;
+	return (v);
+}
+
+/* the same definition: compared in the form the children get */
+static int
+wl_same(const struct workload_conf *a, const struct workload_conf *b)
+{
+	char	*ja, *jb;
+	int	 same;
+
+	if ((ja = workload_to_json(a)) == NULL ||
+	    (jb = workload_to_json(b)) == NULL)
+		fatalx("%s: workload %s", __func__, a->name);
+	same = strcmp(ja, jb) == 0;
+	free(ja);
+	free(jb);
+	return (same);
+}
+
+static void
+reload_workload(int32_t what, const char *name, int *count)
+{
+	static const char	*verb[] = { "", "added", "removed", "changed" };
+
+	count[what]++;
+	log_debug("reload: workload %s %s", name, verb[what]);
+	reload_send(what, name);
+}
+
+/*
+ * The workloads of oconf's file against nconf's, both sorted by name and
+ * walked together: a reload of 10,000 workloads stays quick.
+ */
+void
+reload_diff(struct orchd_conf *oconf, struct orchd_conf *nconf)
+{
+	struct workload_conf	**ov, **nv;
+	size_t			 on, nn, i = 0, j = 0;
+	int			 c, count[CTL_RELOAD_CHANGED + 1];
+
+	memset(count, 0, sizeof(count));
+	ov = wl_sorted(oconf, &on);
+	nv = wl_sorted(nconf, &nn);
+	while (i < on || j < nn) {
+		if (i == on)
+			c = 1;
+		else if (j == nn)
+			c = -1;
+		else
+			c = strcmp(ov[i]->name, nv[j]->name);
+		if (c < 0)
+			reload_workload(CTL_RELOAD_REMOVED, ov[i++]->name,
+			    count);
+		else if (c > 0)
+			reload_workload(CTL_RELOAD_ADDED, nv[j++]->name,
+			    count);
+		else {
+			if (!wl_same(ov[i], nv[j]))
+				reload_workload(CTL_RELOAD_CHANGED,
+				    nv[j]->name, count);
+			i++;
+			j++;
+		}
+	}
+	free(ov);
+	free(nv);
+	log_info("reload: %d workloads added, %d removed, %d changed",
+	    count[CTL_RELOAD_ADDED], count[CTL_RELOAD_REMOVED],
+	    count[CTL_RELOAD_CHANGED]);
+}
