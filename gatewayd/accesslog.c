@@ -64,7 +64,7 @@ struct alog_req {
 	int64_t			 wake_ns;	/* parked in all */
 	int			 held;		/* it was parked */
 	int			 status;	/* 0: no answer yet */
-	int			 version;	/* 10, 11; 0: no head */
+	int			 version;	/* 10, 11, 20; 0: no head */
 	size_t			 methodlen;
 	size_t			 hostlen;
 	size_t			 targetlen;
@@ -363,7 +363,8 @@ accesslog_head(struct gw_conn *c, const struct gw_workload *wl)
 	if (!alog_on || (a = alog_begin(c, wl != NULL ? c->req_ns : 0)) ==
 	    NULL)
 		return;
-	a->version = h->version;
+	/* an h2 stream reaches conn.c as HTTP/1.1: say what the client spoke */
+	a->version = c->h2stream ? 20 : h->version;
 	a->methodlen = alog_copy(a->method, sizeof(a->method), h->method,
 	    h->methodlen);
 	a->targetlen = alog_copy(a->target, sizeof(a->target), h->target,

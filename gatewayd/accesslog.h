@@ -33,7 +33,7 @@ struct alog_line {
 	struct alog_str	 client;
 	struct alog_str	 method;	/* NULL: no head was read */
 	struct alog_str	 target;
-	int		 version;	/* 10, 11 */
+	int		 version;	/* 10, 11, 20 (an h2 stream) */
 	struct alog_str	 host;
 	struct alog_str	 referer;
 	struct alog_str	 agent;

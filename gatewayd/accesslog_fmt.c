@@ -243,11 +243,14 @@ alog_time(time_t sec)
 	alog_sec = sec;
 }
 
+/* as nginx says them: an HTTP/2 stream is "HTTP/2.0" */
 static void
 out_protocol(struct alog_out *o, int version)
 {
 	if (version == 10)
 		OUT_LIT(o, "HTTP/1.0");
+	else if (version == 20)
+		OUT_LIT(o, "HTTP/2.0");
 	else
 		OUT_LIT(o, "HTTP/1.1");
 }

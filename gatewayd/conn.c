@@ -661,6 +661,7 @@ conn_answer(struct gw_conn *c, int status, const char *extra,
 	c->req = NULL;
 	metrics_status(c, status, 1);
 	metrics_request_end(c);
+	accesslog_status(c, status, 1);
 	evbuffer_add_printf(c->out, "HTTP/1.1 %d %s\r\n"
 	    "Content-Type: text/plain\r\n"
 	    "Content-Length: %zu\r\n"
@@ -669,6 +670,8 @@ conn_answer(struct gw_conn *c, int status, const char *extra,
 	    close ? "Connection: close\r\n" : c->version == 10 ?
 	    "Connection: keep-alive\r\n" : "",
 	    c->meth == HTTP_M_HEAD ? "" : body);
+	/* an ignored request is logged as any other */
+	accesslog_end(c, 0);
 	if (close) {
 		c->close_after = 1;
 		c->state = CONN_CLOSING;

@@ -252,6 +252,9 @@ wake_refused(struct gw_conn *c)
 	}
 	c->refused = 1;
 	c->state = CONN_PARKED;
+	/* held for a wake as a parked request is: Server-Timing, the log */
+	c->park_ns = wake_now_ns();
+	accesslog_park(c);
 	TAILQ_INSERT_TAIL(&wl->parked, c, entry);
 	wl->nparked++;
 	gw->nparked++;

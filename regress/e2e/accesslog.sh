@@ -4,7 +4,10 @@
 # requests routed, for an unknown host, to the API and malformed ones;
 # a WebSocket's line when it closes, with the tunnel's bytes and time;
 # the wait for a wake on the first request after a sleep, and none on
-# the next; the bytes each way.  logrotate's rename, then SIGUSR1 and
+# the next; the bytes each way.  The protocol: HTTP/1.0, HTTP/1.1, and
+# HTTP/2.0 for the streams of curl --http2 on a TLS listener, with the
+# real client's address.  Ignored requests (ignore path) answered by
+# orchd while app sleeps: a line each, two on one connection.  logrotate's rename, then SIGUSR1 and
 # then orchctl log reopen: new lines in the new file, the access log's
 # and a workload's (one that opens /dev/stdout, too).  A file that
 # cannot be opened stops the start and refuses a reload, the old file
@@ -24,6 +27,7 @@ GW=$(free_port "$base")
 API=$(free_port $((GW + 1)))
 P_APP=$(free_port $((API + 1)))
 P_CHATTY=$(free_port $((P_APP + 1)))
+TLS=$(free_port $((P_CHATTY + 1)))
 KEY=e2e-key-$$-0123456789abcdef
 PYTHON=/usr/bin/python3
 ALOG=$T/log/access.log
@@ -48,6 +52,18 @@ exec $T/bin/testhttp serve $P_CHATTY
 EOF
 chmod 0755 "$T/bin/chatty.sh"
 
+# a TLS listener for HTTP/2 (ALPN h2), where openssl and curl can
+TLSLINE=
+if command -v openssl >/dev/null 2>&1 && curl -V | grep -qw HTTP2; then
+	mkdir -p "$T/pki"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
+	    -nodes -keyout "$T/pki/key.pem" -out "$T/pki/cert.pem" -days 2 \
+	    -subj "/CN=app.test" -addext "subjectAltName=DNS:app.test" \
+	    2>/dev/null && chmod 0600 "$T/pki/key.pem" &&
+	    TLSLINE="listen on 127.0.0.1 port $TLS tls certificate \
+\"$T/pki/cert.pem\" key \"$T/pki/key.pem\""
+fi
+
 # a line of the log, either format, as tab-separated fields:
 # OK client time method target protocol status in out duration workload
 # wake host referer agent ("-" for none), or BAD and the line
@@ -55,7 +71,7 @@ cat >"$T/alog.py" <<'EOF'
 import datetime, json, re, sys
 
 Q = r'"((?:[^"\\]|\\.)*)"'
-COMBINED = re.compile(r'^(\S+) - - \[([^\]]+)\] (?:"(\S+) (\S+) (HTTP/1\.[01])"|"-") '
+COMBINED = re.compile(r'^(\S+) - - \[([^\]]+)\] (?:"(\S+) (\S+) (HTTP/1\.[01]|HTTP/2\.0)"|"-") '
     r'(\d{3}) (\d+) ' + Q + ' ' + Q + ' ' + Q +
     r' (\d+) (\d+\.\d{3}) (\S+) (-|\d+\.\d{3})$')
 UNQ = re.compile(r'\\(["\\])')
@@ -132,6 +148,13 @@ geth() {	# geth HOST PATH [curl args]: the status
 	curl -s -m 30 -o /dev/null -w '%{http_code}\n' -H "Host: $h" \
 	    "$@" "http://127.0.0.1:$GW$p"
 }
+tget() {	# tget PATH [curl args]: status and HTTP version, over TLS
+	p=$1
+	shift
+	curl -s -m 30 --cacert "$T/pki/cert.pem" -o /dev/null \
+	    --resolve "app.test:$TLS:127.0.0.1" \
+	    -w '%{http_code} %{http_version}\n' "$@" "https://app.test:$TLS$p"
+}
 ctl() { "$ORCHCTL" -s "$SOCK" "$@"; }
 is_state() {	# is_state NAME STATE
 	ctl show workloads | grep -Eq "^$1 +$2 "
@@ -151,7 +174,9 @@ log max size $CAP
 prefork $1
 idle timeout 1h
 reaper interval 1s
+ignore path "/up*" answer 200
 listen on 127.0.0.1 port $GW
+$TLSLINE
 api listen on 127.0.0.1 port $API
 api key file "$T/api.key"
 
@@ -222,6 +247,46 @@ check "and is at most its duration ($(fld 10) s)" $PYTHON -c \
     "import sys; sys.exit(not 0 <= float('$(fld 12)') <= float('$(fld 10)'))"
 f=$(awk -F '\t' '$5 == "/second"' "$T/fields")
 check "the next request is not marked ($(fld 12))" [ "$(fld 12)" = - ]
+
+# the protocol: HTTP/1.0, and HTTP/2 streams through their socket pairs
+check "an HTTP/1.0 request: 200" [ "$(get /http10 --http1.0)" = 200 ]
+check "its line says HTTP/1.0" wait_for 4 grep -Fq '"GET /http10 HTTP/1.0" 200 ' \
+    "$ALOG"
+if [ -n "$TLSLINE" ]; then
+	out=$(tget /h2-one --http2 -A 'h2 agent' -e http://ref.test/h2)
+	check "curl --http2 over TLS: 200 on HTTP/2 ($out)" [ "$out" = "200 2" ]
+	out=$(tget /h2-two --http2 -o /dev/null \
+	    "https://app.test:$TLS/h2-three" | xargs)
+	check "two streams on one connection: 200 2 200 2 ($out)" \
+	    [ "$out" = "200 2 200 2" ]
+	out=$(tget /h11-tls --http1.1)
+	check "HTTP/1.1 on the same TLS listener ($out)" [ "$out" = "200 1.1" ]
+	check "their lines come" wait_for 4 logged /h11-tls
+	check "... and the streams'" wait_for 4 logged /h2-three
+	fields "$ALOG"
+	check "every line parses" sh -c "! grep -q '^BAD' '$T/fields'"
+	f=$(awk -F '\t' '$5 == "/h2-one"' "$T/fields")
+	check "an h2 stream's line says HTTP/2.0, as nginx's does" \
+	    [ "$(fld 4) $(fld 6) $(fld 7)" = "GET HTTP/2.0 200" ]
+	check "... its client is the client's, 127.0.0.1, not a socket pair's" \
+	    [ "$(fld 2)" = 127.0.0.1 ]
+	check "... host, workload, referer and agent: $(fld 13) $(fld 11)" \
+	    [ "$(fld 13) $(fld 11) $(fld 14) $(fld 15)" = \
+	    "app.test app http://ref.test/h2 h2 agent" ]
+	check "... bytes each way ($(fld 8) in, $(fld 9) out)" \
+	    [ "$(fld 8)" -gt 0 -a "$(fld 9)" -ge 20 ]
+	check "... in the file as \"GET /h2-one HTTP/2.0\" 200" \
+	    grep -Fq '"GET /h2-one HTTP/2.0" 200 ' "$ALOG"
+	n=$(awk -F '\t' '($5 == "/h2-two" || $5 == "/h2-three") &&
+	    $6 == "HTTP/2.0" && $7 == 200 && $2 == "127.0.0.1"' "$T/fields" |
+	    wc -l)
+	check "two streams of one connection: a line each ($n)" [ "$n" -eq 2 ]
+	f=$(awk -F '\t' '$5 == "/h11-tls"' "$T/fields")
+	check "HTTP/1.1 over TLS says HTTP/1.1" [ "$(fld 6) $(fld 7)" = \
+	    "HTTP/1.1 200" ]
+else
+	echo "# no openssl, or curl without HTTP/2: HTTP/2 is not run"
+fi
 
 # bodies both ways: a 3000-byte POST, a 5000-byte answer
 head -c 3000 /dev/zero | tr '\0' x >"$T/body"
@@ -334,6 +399,12 @@ sys.exit(json.load(sys.stdin) != {\"result\": \"ok\"})'"
 write_conf 1 json
 check "reload: JSON" ctl reload
 check "app is suspended" ctl suspend app
+out=$(curl -s -m 30 -o /dev/null -o /dev/null -w '%{http_code} ' \
+    -H "Host: app.test" "http://127.0.0.1:$GW/up-one" \
+    "http://127.0.0.1:$GW/up-two")
+check "two ignored requests on one connection, answered by orchd: $out" \
+    [ "$out" = "200 200 " ]
+check "app still sleeps" is_state app asleep
 check "a request after the sleep: 200" [ "$(get /json-first -A 'json "a"')" = 200 ]
 check "and the next: 200" [ "$(get /json-second)" = 200 ]
 c=$(geth nobody.test /json-nowhere)
@@ -355,6 +426,20 @@ check "... as null in the file" grep -q '"target":"/json-second".*"wake":null' \
     "$ALOG"
 f=$(awk -F '\t' '$5 == "/json-nowhere"' "$T/fields")
 check "unknown host: 404, workload null" [ "$(fld 7) $(fld 11)" = "404 -" ]
+for u in /up-one /up-two; do
+	f=$(awk -F '\t' -v t=$u '$5 == t' "$T/fields")
+	check "ignored $u: its own line, 200, app, no wake" \
+	    [ "$(fld 7) $(fld 11) $(fld 12)" = "200 app -" ]
+done
+if [ -n "$TLSLINE" ]; then
+	out=$(tget /json-h2 --http2)
+	check "curl --http2: $out" [ "$out" = "200 2" ]
+	check "its line: \"protocol\":\"HTTP/2.0\"" wait_for 4 grep -q \
+	    '"client":"127.0.0.1",.*"target":"/json-h2","protocol":"HTTP/2.0"' \
+	    "$ALOG"
+fi
+f=$(awk -F '\t' '$5 == "/json-second"' "$T/fields")
+check "HTTP/1.1 in JSON: \"protocol\":\"HTTP/1.1\"" [ "$(fld 6)" = HTTP/1.1 ]
 write_conf 1 json "access log \"$T/no/such/dir/access.log\""
 check "a reload to a file that cannot be opened is refused" \
     sh -c "! \"$ORCHCTL\" -s \"$SOCK\" reload >'$T/reload.out' 2>&1"

@@ -1,11 +1,12 @@
 /*
  * The access log's lines (gatewayd/accesslog_fmt.c): both formats field
- * by field, fields that are absent, a request refused before its head
- * was whole, the escapes (quote, backslash, control bytes, bytes past
- * ASCII), the time and the durations; every field past its bound, every
- * byte of those escaped one that needs it, still makes a line of at most
- * ALOG_LINE_MAX bytes, JSON that parses; and the pieces a gateway writes
- * to the pipe are whole lines of at most PIPE_BUF bytes.
+ * by field, the protocol (HTTP/2.0 for an h2 stream), fields that are
+ * absent, a request refused before its head was whole, the escapes
+ * (quote, backslash, control bytes, bytes past ASCII), the time and the
+ * durations; every field past its bound, every byte of those escaped
+ * one that needs it, still makes a line of at most ALOG_LINE_MAX bytes,
+ * JSON that parses; and the pieces a gateway writes to the pipe are
+ * whole lines of at most PIPE_BUF bytes.
  */
 
 #include <setjmp.h>
@@ -80,6 +81,11 @@ test_combined(void **state)
 	assert_string_equal(fmt(&l), "192.0.2.7 - - [10/Oct/2026:13:55:36 "
 	    "+0000] \"GET /a?b=c HTTP/1.1\" 200 153 \"-\" \"curl/8.0\" "
 	    "\"app.example.com\" 78 0.002 app -\n");
+	/* an HTTP/2 stream, as nginx writes it */
+	l.version = 20;
+	assert_string_equal(fmt(&l), "192.0.2.7 - - [10/Oct/2026:13:55:36 "
+	    "+0000] \"GET /a?b=c HTTP/2.0\" 200 153 \"-\" \"curl/8.0\" "
+	    "\"app.example.com\" 78 0.002 app -\n");
 	/* held for a wake; HTTP/1.0; a referer; no workload, no agent */
 	l.held = 1;
 	l.wake_ns = 85200000;
@@ -115,6 +121,11 @@ test_json(void **state)
 	    "\"HTTP/1.1\",\"status\":200,\"bytes_in\":78,\"bytes_out\":153,"
 	    "\"duration\":0.002,\"workload\":\"app\",\"wake\":null,"
 	    "\"referer\":null,\"user_agent\":\"curl/8.0\"}\n");
+	/* each protocol by its name */
+	l.version = 10;
+	assert_non_null(strstr(fmt(&l), ",\"protocol\":\"HTTP/1.0\","));
+	l.version = 20;
+	assert_non_null(strstr(fmt(&l), ",\"protocol\":\"HTTP/2.0\","));
 	l.held = 1;
 	l.wake_ns = 500;	/* rounds to 0.000, still a number */
 	l.method = l.target = l.host = l.workload = str(NULL);
