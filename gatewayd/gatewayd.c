@@ -73,12 +73,11 @@ int
 main(int argc, char *argv[])
 {
 	static struct event	 ev_term;
-	extern char		**environ;
 
 	/* the parent's check of TLS keypairs, and nothing else */
 	if (argc > 1 && strcmp(argv[1], "-n") == 0)
 		tls_check_main(argc, argv);
-	setproctitle_init(argc, argv, environ);
+	proc_title_init(argc, argv);
 	RB_INIT(&gw->workloads);
 	RB_INIT(&gw->exact);
 	RB_INIT(&gw->suffix);
