@@ -151,6 +151,12 @@ enum workload_pull {
 	PULL_NEVER
 };
 
+/* "access log format" */
+enum access_log_format {
+	ACCESS_LOG_COMBINED = 0,	/* nginx's, fields added at the end */
+	ACCESS_LOG_JSON			/* an object a line */
+};
+
 struct strentry {
 	TAILQ_ENTRY(strentry)	 entry;
 	char			*str;
@@ -349,6 +355,12 @@ struct orchd_conf {
 	size_t			 regauth_len;
 	int			 regauth_loaded; /* not sent yet */
 	int64_t			 expire_after;	/* API workloads; 0: never */
+	/* "access log", written by the parent from the gateways' lines */
+	char			*access_log;	/* the file, or NULL */
+	int			 access_log_syslog; /* or syslog */
+	int			 access_log_format; /* enum access_log_format */
+	int64_t			 log_max_size;	/* a process workload's log
+						   file, bytes; 0: no cap */
 	int			 on_change;	/* enum workload_on_change */
 };
 
@@ -375,6 +387,8 @@ struct global_settings {
 	int32_t			 pull;		/* enum workload_pull */
 	int32_t			 on_change;	/* enum workload_on_change */
 	int64_t			 expire_after;	/* API workloads; 0: never */
+	int32_t			 access_log;	/* the gateways log requests */
+	int32_t			 access_log_format; /* enum access_log_format */
 };
 
 /* the message catalogue: who sends what is said beside each type */
@@ -428,6 +442,7 @@ enum imsg_type {
 	IMSG_CTL_DELETE,		/* -> parent: struct ctl_name */
 	IMSG_CTL_KEEP,			/* -> parent: struct ctl_name, never
 					   expire it */
+	IMSG_CTL_LOG_REOPEN,		/* -> parent: the log files, again */
 	IMSG_CTL_RESTART,		/* -> runtime: struct ctl_name */
 
 	/* process plumbing, parent <-> children */
@@ -453,6 +468,9 @@ enum imsg_type {
 					   config transaction: the registry
 					   logins as JSON, empty for none;
 					   absent: keep the last ones */
+	IMSG_CFG_ACCESSLOG,		/* parent -> gateways, in a config
+					   transaction while the access log
+					   is on: the fd of its pipe */
 
 	/* the request path and the lifecycle */
 	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct gw_wake */
@@ -617,6 +635,7 @@ struct gw_metrics_total {
 	uint64_t		 unknown_hosts;	/* requests routed nowhere */
 	uint64_t		 idle_closed;	/* to make room */
 	uint64_t		 protocol[2];	/* requests: HTTP/1.x, h2 */
+	uint64_t		 access_log_drops; /* lines lost: buffer full */
 };
 
 /* IMSG_CFG_STATUS: the parent's start and its last configuration load */

@@ -255,6 +255,11 @@ struct gw_conn {
 	int64_t			 req_ns;	/* monotonic; 0: none timed */
 	int			 acct;		/* bytes count for wl */
 	uint64_t		 rx_pending;	/* read before routing */
+	/* for the access log: the client's bytes, read and written */
+	uint64_t		 rx_total;
+	uint64_t		 tx_total;
+	uint64_t		 alog_rx0;	/* rx taken before this head */
+	struct alog_req		*alog;		/* the request's, accesslog.c */
 	/* a tunnel silent past its idle timeout, uncounted till a byte */
 	int			 tunnel_idle;
 	/* the wake this request waited for, for Server-Timing */
@@ -388,6 +393,18 @@ void		 instance_epoch(struct gw_workload *);
 void		 instance_idle(struct gw_workload *);
 void		 instance_recv_route(struct imsgev *, struct imsg *);
 void		 instance_recv_hold(struct imsgev *, struct imsg *);
+/* accesslog.c */
+struct alog_req;
+void		 accesslog_recv_fd(struct imsgev *, struct imsg *);
+void		 accesslog_apply(const struct global_settings *);
+void		 accesslog_flush(void);
+void		 accesslog_stop(void);
+uint64_t	 accesslog_drops(void);
+void		 accesslog_head(struct gw_conn *, const struct gw_workload *);
+void		 accesslog_status(struct gw_conn *, int, int);
+void		 accesslog_park(struct gw_conn *);
+void		 accesslog_unpark(struct gw_conn *);
+void		 accesslog_end(struct gw_conn *, int);
 
 /* activity.c */
 void		 activity_init(void);

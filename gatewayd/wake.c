@@ -202,6 +202,7 @@ wake_park(struct gw_conn *c)
 	}
 	c->state = CONN_PARKED;
 	c->park_ns = wake_now_ns();
+	accesslog_park(c);
 	TAILQ_INSERT_TAIL(&wl->parked, c, entry);
 	wl->nparked++;
 	gw->nparked++;
@@ -252,6 +253,9 @@ wake_refused(struct gw_conn *c)
 	}
 	c->refused = 1;
 	c->state = CONN_PARKED;
+	/* held for a wake as a parked request is: Server-Timing, the log */
+	c->park_ns = wake_now_ns();
+	accesslog_park(c);
 	TAILQ_INSERT_TAIL(&wl->parked, c, entry);
 	wl->nparked++;
 	gw->nparked++;
@@ -271,6 +275,7 @@ wake_unpark(struct gw_conn *c)
 	TAILQ_REMOVE(&wl->parked, c, entry);
 	wl->nparked--;
 	gw->nparked--;
+	accesslog_unpark(c);
 	conn_park_watch(c, 0);
 	c->state = CONN_HEAD;
 }

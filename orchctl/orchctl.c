@@ -97,6 +97,8 @@ static const struct request requests[] = {
 	/* a workload's, or a deleted one's that the store kept */
 	{ SHOW_HISTORY,	  "show history",   IMSG_CTL_SHOW_HISTORY,
 	    IMSG_CTL_HISTORY,	CTL_TIMEOUT,	  NULL },
+	{ LOG_REOPEN,	  "log reopen",	    IMSG_CTL_LOG_REOPEN,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
 	{ RESTART,	  "restart",	    IMSG_CTL_RESTART,
 	    IMSG_NONE,		CTL_TIMEOUT_LONG, NULL }
 };

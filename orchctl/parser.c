@@ -82,6 +82,7 @@ static const struct token t_show_workload[] = {
 
 static const struct token t_log[] = {
 	{ KEYWORD,	"brief",	LOG_BRIEF,	NULL },
+	{ KEYWORD,	"reopen",	LOG_REOPEN,	NULL },
 	{ KEYWORD,	"verbose",	LOG_VERBOSE,	NULL },
 	{ ENDTOKEN,	"",		NONE,		NULL }
 };

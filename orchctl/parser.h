@@ -29,6 +29,7 @@ enum actions {
 	DELETE,
 	KEEP,
 	SHOW_HISTORY,
+	LOG_REOPEN,
 	RESTART
 };
 

@@ -326,6 +326,9 @@ config_send(struct orchd *env)
 	gs.pull = env->conf->pull;
 	gs.pull_timeout = env->conf->pull_timeout;
 	gs.expire_after = env->conf->expire_after;
+	gs.access_log = env->conf->access_log != NULL ||
+	    env->conf->access_log_syslog;
+	gs.access_log_format = env->conf->access_log_format;
 
 	config_compose_all(env, IMSG_CFG_RESET, &gen, sizeof(gen));
 	config_compose_all(env, IMSG_CFG_GLOBAL, &gs, sizeof(gs));
@@ -337,6 +340,7 @@ config_send(struct orchd *env)
 	}
 	config_ignores_send(env);
 	listeners_send(env);
+	accesslog_send(env);
 	config_tls_send(env);
 	api_config_send(env);
 	regauth_send(env);

@@ -282,6 +282,7 @@ static void	 depchecks_run(const struct orchd_conf *);
 %token	AFTER EXPIRE
 %token	HTTP2 KNOWLEDGE PRIOR STREAMS
 %token	ERROR
+%token	ACCESS FORMAT SIZE
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
@@ -472,6 +473,48 @@ main		: USER STRING			{
 			if (set_string(&conf->logdir, $3,
 			    "log directory") == -1)
 				YYERROR;
+		}
+		| ACCESS LOG STRING		{
+			if (conf->access_log != NULL ||
+			    conf->access_log_syslog) {
+				yyerror("access log already set");
+				YYERROR;
+			}
+			if (strcmp($3, "syslog") == 0)
+				conf->access_log_syslog = 1;
+			else if ($3[0] != '/') {
+				yyerror("access log \"%s\": an absolute path "
+				    "or syslog", $3);
+				YYERROR;
+			} else if (set_string(&conf->access_log, $3,
+			    "access log") == -1)
+				YYERROR;
+		}
+		| ACCESS LOG FORMAT STRING	{
+			if (conf->access_log_format != -1) {
+				yyerror("access log format already set");
+				YYERROR;
+			}
+			if (strcmp($4, "combined") == 0)
+				conf->access_log_format = ACCESS_LOG_COMBINED;
+			else if (strcmp($4, "json") == 0)
+				conf->access_log_format = ACCESS_LOG_JSON;
+			else {
+				yyerror("unknown access log format \"%s\": "
+				    "combined or json", $4);
+				YYERROR;
+			}
+		}
+		| LOG MAXCONN SIZE size		{
+			if (conf->log_max_size != -1) {
+				yyerror("log max size already set");
+				YYERROR;
+			}
+			if ($4 == 0) {
+				yyerror("log max size must be positive");
+				YYERROR;
+			}
+			conf->log_max_size = $4;
 		}
 		| DOCKER SOCKET STRING		{
 			if (set_string(&conf->docker_socket, $3,
@@ -1242,6 +1285,7 @@ lookup(const char *s, const char **near)
 {
 	/* this has to be sorted always */
 	static const struct keyword keywords[] = {
+		{ "access",		ACCESS },
 		{ "address",		ADDRESS },
 		{ "after",		AFTER },
 		{ "agent",		AGENT },
@@ -1269,6 +1313,7 @@ lookup(const char *s, const char **near)
 		{ "fail",		FAIL },
 		{ "failures",		FAILURES },
 		{ "file",		FILENAME },
+		{ "format",		FORMAT },
 		{ "from",		FROM },
 		{ "header",		HEADER },
 		{ "health",		HEALTH },
@@ -1310,6 +1355,7 @@ lookup(const char *s, const char **near)
 		{ "runtime",		RUNTIME },
 		{ "server",		SERVER },
 		{ "signal",		SIGNAL },
+		{ "size",		SIZE },
 		{ "socket",		SOCKET },
 		{ "stop",		STOP },
 		{ "streams",		STREAMS },
@@ -3253,6 +3299,8 @@ parse_config(const char *filename, int verbose)
 	c->gateway.max_conns = c->gateway.max_conns_addr = -1;
 	c->gateway.prefork = -1;
 	c->gateway.h2_max_streams = -1;
+	c->access_log_format = -1;
+	c->log_max_size = -1;
 	c->wl_uid_low = ORCHD_WL_UID_LOW;
 	c->wl_uid_high = ORCHD_WL_UID_HIGH;
 	if ((c->conffile = strdup(filename)) == NULL) {
@@ -3344,6 +3392,10 @@ parse_config(const char *filename, int verbose)
 	/* API workloads live until deleted, unless told otherwise */
 	if (c->expire_after == -1)
 		c->expire_after = 0;
+	if (c->access_log_format == -1)
+		c->access_log_format = ACCESS_LOG_COMBINED;
+	if (c->log_max_size == -1)
+		c->log_max_size = 0;
 	/* a running workload keeps its definition until its next start */
 	if (c->on_change == -1)
 		c->on_change = ON_CHANGE_NEXT_WAKE;
@@ -3391,6 +3443,7 @@ free_config(struct orchd_conf *c)
 	free(c->logdir);
 	free(c->docker_socket);
 	free(c->wl_dir);
+	free(c->access_log);
 	free(c->api_key_file);
 	freezero(c->api_key, c->api_key_len);
 	free(c->regauth_file);

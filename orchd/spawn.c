@@ -365,33 +365,16 @@ job_dir(struct spawn_job *job, struct orchd *env, char *msg, size_t len)
 	return (0);
 }
 
-/* LOGDIR/NAME.log, appended to, owned by the workload's user */
+/*
+ * LOGDIR/NAME.log, owned by the workload's user, written by us from a
+ * pipe (logfiles.c): its write end is the workload's stdout and stderr.
+ */
 static int
 job_logfile(struct spawn_job *job, struct orchd *env, char *msg, size_t len)
 {
-	const char	*dir = env->conf->logdir;
-	char		 path[PATH_MAX];
-
-	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
-		msgf(msg, len, "log directory %s: %s", dir,
-		    strerror(errno));
+	if ((job->logfd = wlog_start(env, job->wl->name, job->root, job->uid,
+	    job->gid, msg, len)) == -1)
 		return (-1);
-	}
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s.log", dir,
-	    job->wl->name) >= sizeof(path)) {
-		msgf(msg, len, "log file name too long");
-		return (-1);
-	}
-	/* O_NOFOLLOW: a link planted there must not redirect root's write */
-	if ((job->logfd = open(path, O_WRONLY | O_APPEND | O_CREAT |
-	    O_CLOEXEC | O_NOFOLLOW, 0640)) == -1) {
-		msgf(msg, len, "log file %s: %s", path, strerror(errno));
-		return (-1);
-	}
-	if (job->root && fchown(job->logfd, job->uid, job->gid) == -1) {
-		msgf(msg, len, "chown %s: %s", path, strerror(errno));
-		return (-1);
-	}
 	return (0);
 }
 
@@ -725,6 +708,9 @@ spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
 	if (pfd[1] != -1)
 		close(pfd[1]);
 	job_free(&job);
+	/* a child that failed said why on its stderr: in the log first */
+	if (pid == -1)
+		wlog_flush(wl->name);
 	return (pid);
 }
 
@@ -943,6 +929,8 @@ spawn_exited(struct orchd *env, pid_t pid, int status)
 	rp.oom = spawn_oom(sp, status);
 	spawn_log_exit(sp->name, pid, status, rp.oom);
 	spawn_leftovers(sp);
+	/* its last words in its log before runtimed hears of its exit */
+	wlog_flush(sp->name);
 	strlcpy(rp.name, sp->name, sizeof(rp.name));
 	rp.pid = pid;
 	rp.status = status;
@@ -1019,6 +1007,8 @@ spawn_shutdown(struct orchd *env)
 	    ms < SPAWN_STOP_GRACE_MS + SPAWN_KILL_WAIT_MS;
 	    ms += SPAWN_POLL_MS) {
 		spawn_kill_late(ms);
+		/* one that logs as it stops is not left waiting on its pipe */
+		wlog_flush(NULL);
 		usleep(SPAWN_POLL_MS * 1000);
 	}
 	if (left > 0)
