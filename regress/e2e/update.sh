@@ -10,10 +10,10 @@
 # side and a new command on the same port in place, without a failed
 # request; with on change next wake a new port waits for the next
 # start, the gateway reaching the running one meanwhile; a replacement
-# that cannot start leaves the old one running.  orchctl update is a PUT, replaced as on
-# change says, and orchctl keep a PATCH that restarts nothing.  Updates
-# survive a restart.  With Docker, a new image tag under load.  Every
-# wait and every loop bounded.
+# that cannot start leaves the old one running.  orchctl update is a
+# PUT, replaced as on change says, and orchctl keep a PATCH that
+# restarts nothing.  Updates survive a restart.  With Docker, a new image
+# tag under load.  Every wait and every loop bounded.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
