@@ -59,6 +59,7 @@ union wl_addr {
 #define ORCHD_NAME_MAX		64	/* workload name, NUL included */
 #define ORCHD_HOST_MAX		256	/* a host name or pattern, NUL included */
 #define ORCHD_USER_MAX		33	/* a user name, NUL included */
+#define ORCHD_LISTEN_MAX	8	/* "listen on" in one workload */
 
 /*
  * "prefork": gateway processes sharing the listeners.  Their API request
@@ -189,6 +190,9 @@ struct workload_conf {
 	struct ignorelist	 ignores;	/* after the global ones */
 	int64_t			 tunnel_idle;	/* -1: global; 0: never */
 	int			 server_timing;	/* -1: global, 0, 1 */
+	struct strlist		 listens;	/* its own TCP listeners:
+						   "ADDRESS:PORT", orchd.conf
+						   only (the parent binds) */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 
@@ -202,6 +206,9 @@ struct listener_conf {
 	char			*tls_cert;	/* file names */
 	char			*tls_key;
 	int			 fd;		/* bound by the parent, or -1 */
+	char			 workload[ORCHD_NAME_MAX]; /* a workload's
+						   raw TCP listener; "": the
+						   gateway's HTTP one */
 	/* their contents, read by the parent until sent to the gateway */
 	uint8_t			*tls_cert_mem;
 	size_t			 tls_cert_len;
@@ -475,6 +482,11 @@ struct gw_metrics_wl {
 	uint64_t		 tx_bytes;	/* to its clients */
 	uint64_t		 dur_hist[METRICS_DUR_BOUNDS + 1]; /* +Inf */
 	double			 dur_sum;	/* seconds */
+	/* its own TCP listeners' connections ("listen on" in a workload) */
+	uint64_t		 tcp_open;	/* held or proxied now */
+	uint64_t		 tcp_accepted;
+	uint64_t		 tcp_rx_bytes;	/* from its clients */
+	uint64_t		 tcp_tx_bytes;	/* to its clients */
 };
 
 struct gw_metrics_total {
@@ -667,6 +679,8 @@ struct ctl_workload {
 	/* what the reaper waits for: global filled in; 0: never */
 	int64_t			 idle_effective;
 	int32_t			 reason;	/* enum rt_reason: of state */
+	char			 listens[128];	/* its TCP listeners,
+						   "ADDRESS:PORT,...", cut */
 };
 
 struct ctl_transition {
@@ -695,6 +709,7 @@ struct ctl_listener {
 	char			 name[ORCHD_HOST_MAX];
 	int			 api;
 	int			 tls;
+	char			 workload[ORCHD_NAME_MAX]; /* "": HTTP */
 };
 
 /*
@@ -787,6 +802,7 @@ char			*workload_to_json(const struct workload_conf *);
 struct workload_conf	*workload_from_json(const char *, size_t, char *,
 			    size_t);
 int			 strlist_add(struct strlist *, const char *);
+int			 listen_split(const char *, char *, size_t, int *);
 void			 strlist_free(struct strlist *);
 
 /* common/filter.c: "ignore" rules, their patterns and networks */

@@ -90,7 +90,10 @@ policy_image_allowed(const struct orchd_conf *conf, const char *image)
  * API's to set: they decide only which requests count as use of the
  * workload itself, and what its own answers carry; a rule's match costs
  * the gateway at most a pass of a short string per character of its
- * pattern (common/filter.c), ORCHD_IGNORE_MAX rules at most.
+ * pattern (common/filter.c), ORCHD_IGNORE_MAX rules at most.  A TCP
+ * listener ("listen on") is not: the parent would bind the port as
+ * root, so a key holder could open any port of the host, below 1024 or
+ * in front of another service's.
  */
 static int
 policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
@@ -107,6 +110,9 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 	if (wc->allow_root)
 		return (deny(err, len, "api: \"allow_root\" is set in "
 		    "orchd.conf only, never through the API"));
+	if (!TAILQ_EMPTY(&wc->listens))
+		return (deny(err, len, "api: \"listen\" is set in orchd.conf "
+		    "only, never through the API: orchd binds its ports"));
 	if (wc->driver == DRIVER_PROCESS && !conf->api_allow_process)
 		return (deny(err, len, "api allow: process workloads are not "
 		    "allowed through the API (orchd.conf: api allow "

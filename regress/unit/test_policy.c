@@ -374,6 +374,11 @@ test_policy(void **state)
 		{ D(", \"ignore\": [{\"path\": \"/up\"}, {\"from\": "
 		    "\"0.0.0.0/0\", \"answer\": 200}], \"tunnel_idle_timeout\": "
 		    "\"30m\", \"server_timing\": false"), 1, 0, NULL },
+		/* a port of the host: orchd.conf's to open, never the API's */
+		{ D(", \"listen\": [\"127.0.0.1:5432\"]"), 1, 0,
+		    "\"listen\" is set in orchd.conf only" },
+		{ P(", \"listen\": [\"*:22\"]"), 1, 1, "\"listen\"" },
+		{ D(", \"listen\": [\"127.0.0.1:5432\"]"), 0, 0, NULL },
 #undef D
 #undef P
 #undef VOL

@@ -196,7 +196,8 @@ test_golden_good(void **state)
 		"good.conf",		/* every keyword, macros, include */
 		"good-minimal.conf",
 		"good-noeol.conf",
-		"good-policy.conf"
+		"good-policy.conf",
+		"good-tcp.conf"		/* a workload's TCP listeners */
 	};
 	char	 path[PATH_MAX];
 	size_t	 i;
