@@ -41,6 +41,7 @@
 #define GW_LINGER_BYTES		(8 * 1024 * 1024)	/* then close */
 
 struct gw_conn;
+struct gw_tcp;
 
 /*
  * A workload as the gateway knows it.  Kept across reloads while its name
@@ -75,6 +76,9 @@ struct gw_workload {
 	size_t			 nfilters;
 	int64_t			 tunnel_idle;	/* seconds; 0: never */
 	int			 server_timing;
+	/* connections to its own TCP listeners (tcp.c), held ones too */
+	TAILQ_HEAD(, gw_tcp)	 tcp;
+	unsigned int		 ntcp;
 	char			 namebuf[];	/* as long as the name */
 };
 RB_HEAD(gw_workloads, gw_workload);
@@ -145,8 +149,10 @@ enum gw_conn_state {
 	CONN_TUNNEL,		/* after 101: bytes both ways */
 	CONN_CLOSING,		/* flushing, then close */
 	CONN_API,		/* a request of the HTTP API (api.c) */
-	CONN_LINGER		/* all sent, write side shut: input is
+	CONN_LINGER,		/* all sent, write side shut: input is
 				   discarded until EOF (conn_finish) */
+	CONN_TCP		/* a workload's TCP listener's: bytes
+				   both ways (tcp.c) */
 };
 
 struct gw_upstream {
@@ -228,6 +234,8 @@ struct gw_conn {
 	/* the wake this request waited for, for Server-Timing */
 	int64_t			 park_ns;	/* monotonic, when parked */
 	int64_t			 wake_us;	/* how long; -1: none */
+	/* raw TCP to a workload's own listener (tcp.c); NULL: HTTP */
+	struct gw_tcp		*tcp;
 };
 
 struct gateway {
@@ -323,6 +331,16 @@ void		 wake_recv_state(struct imsgev *, struct imsg *);
 void		 wake_recv_drain(struct imsgev *, struct imsg *);
 void		 wake_workload_gone(struct gw_workload *);
 void		 wake_timer_fired(int, short, void *);
+
+/* tcp.c: a workload's own TCP listeners */
+void		 tcp_accept(struct gw_conn *, const char *);
+void		 tcp_start(struct gw_conn *);
+void		 tcp_parked_closed(struct gw_conn *);
+void		 tcp_wake_failed(struct gw_workload *, unsigned int,
+		    const char *);
+void		 tcp_timeout(struct gw_conn *);
+void		 tcp_drain(struct gw_workload *);
+void		 tcp_close(struct gw_conn *);
 
 /* activity.c */
 void		 activity_init(void);

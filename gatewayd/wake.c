@@ -15,6 +15,9 @@
  * is SUSPENDING here, so a request that arrives while it stops is parked
  * and its WAKE is sent; runtimed queues that wake behind the stop and the
  * request is served by the fresh start, never sent to the dying one.
+ *
+ * A connection to a workload's own TCP listener (tcp.c) is held the same
+ * way; the wake's end connects it, or closes it: raw TCP has no 503.
  */
 
 #include <stdio.h>
@@ -63,6 +66,12 @@ wake_park(struct gw_conn *c)
 
 	if (wl->nparked >= GW_PARKED_MAX_WORKLOAD ||
 	    gw->nparked >= GW_PARKED_MAX_TOTAL) {
+		if (c->tcp != NULL) {
+			log_debug("%s: too many held for %s", c->peer,
+			    wl->name);
+			conn_close(c);
+			return;
+		}
 		snprintf(retry, sizeof(retry), "Retry-After: %d\r\n",
 		    GW_RETRY_AFTER);
 		head_put(c->req);
@@ -95,20 +104,28 @@ wake_unpark(struct gw_conn *c)
 	c->state = CONN_HEAD;
 }
 
+/* why: for the log, of the TCP connections closed */
 static void
-wake_answer(struct gw_workload *wl, int status)
+wake_answer(struct gw_workload *wl, int status, const char *why)
 {
 	struct gw_conn	*c;
 	char		 retry[64];
+	unsigned int	 ntcp = 0;
 
 	snprintf(retry, sizeof(retry), "Retry-After: %d\r\n", GW_RETRY_AFTER);
 	while ((c = TAILQ_FIRST(&wl->parked)) != NULL) {
 		wake_unpark(c);
+		if (c->tcp != NULL) {
+			conn_close(c);
+			ntcp++;
+			continue;
+		}
 		head_put(c->req);
 		c->req = NULL;
 		activity_end(c);
 		conn_respond(c, status, status == 503 ? retry : NULL, 1);
 	}
+	tcp_wake_failed(wl, ntcp, why);
 }
 
 /* each answer will say how long its request waited (Server-Timing) */
@@ -120,6 +137,10 @@ wake_resume(struct gw_workload *wl)
 
 	while ((c = TAILQ_FIRST(&wl->parked)) != NULL) {
 		wake_unpark(c);
+		if (c->tcp != NULL) {
+			tcp_start(c);
+			continue;
+		}
 		c->wake_us = (now - c->park_ns) / 1000;
 		proxy_start(c);
 	}
@@ -133,7 +154,7 @@ wake_timer_fired(int fd, short event, void *arg)
 	log_warnx("%s: no answer to its wake, answering 504", wl->name);
 	metrics_wake_timeout(wl);
 	wl->wake_pending = 0;
-	wake_answer(wl, 504);
+	wake_answer(wl, 504, "no answer to its wake");
 }
 
 void
@@ -161,7 +182,10 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	case WL_FAILED:
 		wl->wake_pending = 0;
 		timer_disarm(&wl->wake_timer);
-		wake_answer(wl, st.reason == RT_REASON_WAKE_TIMEOUT ? 504 : 503);
+		wake_answer(wl, st.reason == RT_REASON_WAKE_TIMEOUT ? 504 : 503,
+		    st.msg[0] != '\0' ? st.msg :
+		    st.reason == RT_REASON_WAKE_TIMEOUT ? "wake timeout" :
+		    "failed");
 		break;
 	case WL_ASLEEP:
 		/* stopped with requests parked during the stop: wake again */
@@ -193,6 +217,7 @@ wake_recv_drain(struct imsgev *iev, struct imsg *imsg)
 			wl->epoch++;
 		metrics_state(wl, WL_SUSPENDING, RT_REASON_IDLE, 0);
 		wl->state = WL_SUSPENDING;
+		tcp_drain(wl);
 	}
 	if (imsgev_compose(iev, IMSG_GW_DRAINED, 0, -1, &dr, sizeof(dr)) == -1)
 		log_warn("%s: compose", __func__);
@@ -204,5 +229,5 @@ wake_workload_gone(struct gw_workload *wl)
 {
 	timer_disarm(&wl->wake_timer);
 	wl->wake_pending = 0;
-	wake_answer(wl, 503);
+	wake_answer(wl, 503, "removed from the configuration");
 }

@@ -480,7 +480,7 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	printf(DETAIL_FMT, "source:", source_name(cw->source));
 	printf(DETAIL_FMT, "hosts:", cw->hosts[0] != '\0' ? cw->hosts : "-");
 	if (cw->listens[0] != '\0')
-		printf(DETAIL_FMT, "tcp listeners:", cw->listens);
+		printf(DETAIL_FMT, "listen on:", cw->listens);
 	printf(DETAIL_FMT, "keep warm:", cw->keep_warm ? "yes" : "no");
 	printf(DETAIL_FMT, "idle timeout:", fmt_idle(cw, 1, idle,
 	    sizeof(idle)));
