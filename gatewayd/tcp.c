@@ -140,8 +140,11 @@ tcp_events(struct gw_conn *c)
 /*
  * Move what direction d has: empty the pipe into the destination, fill
  * it from the source only once empty, a bounded number of rounds.  At
- * the source's end, the destination's write side is shut down.  -1 on
- * an error of either socket (a reset, a peer gone), errno set.
+ * the source's end, the destination's write side is shut down.  A read
+ * short of the pipe's capacity most likely emptied the source: once its
+ * bytes are out, the event loop (level-triggered) says whether there is
+ * more, rather than a splice(2) that would fail with EAGAIN.  -1 on an
+ * error of either socket (a reset, a peer gone), errno set.
  */
 static int
 tcp_move(struct gw_conn *c, int d, size_t *moved)
@@ -149,7 +152,7 @@ tcp_move(struct gw_conn *c, int d, size_t *moved)
 	struct gw_tcp	*t = c->tcp;
 	struct gw_pipe	*p = &t->pipe[d];
 	ssize_t		 n;
-	int		 round;
+	int		 round, drained = 0;
 
 	for (round = 0; round < TCP_SPLICE_ROUNDS; round++) {
 		if (p->len > 0) {
@@ -161,8 +164,11 @@ tcp_move(struct gw_conn *c, int d, size_t *moved)
 			p->len -= n;
 			if (d == TCP_DOWN)
 				metrics_tcp_tx(c->wl, n);
-			if (p->len == 0)
-				pipe_put(p);
+			if (p->len > 0)
+				continue;
+			pipe_put(p);
+			if (drained)
+				return (0);
 			continue;
 		}
 		if (t->eof[d]) {
@@ -187,6 +193,7 @@ tcp_move(struct gw_conn *c, int d, size_t *moved)
 			continue;
 		}
 		p->len = n;
+		drained = n < TCP_SPLICE_LEN;
 		*moved += n;
 		if (d == TCP_UP)
 			metrics_tcp_rx(c->wl, n);
