@@ -19,7 +19,7 @@
  * size below is brought up to date, so that one is not forgotten.
  */
 #ifdef __LP64__
-_Static_assert(sizeof(struct workload_conf) == 312,
+_Static_assert(sizeof(struct workload_conf) == 432,
     "struct workload_conf changed: update workload_pack()");
 #endif
 
@@ -122,6 +122,8 @@ pack_size(const struct workload_conf *wc, size_t *objs)
 
 	*objs = 0;
 	n = strlist_size(&wc->hosts, objs) + strlist_size(&wc->env, objs) +
+	    strlist_size(&wc->depends, objs) +
+	    strlist_size(&wc->constraints, objs) +
 	    strlist_size(&wc->listens, objs);
 	TAILQ_FOREACH(v, &wc->volumes, entry) {
 		*objs += sizeof(*v);
@@ -132,9 +134,10 @@ pack_size(const struct workload_conf *wc, size_t *objs)
 		n += str_size(r->pattern);
 	}
 	n += str_size(wc->command) + str_size(wc->image) +
-	    str_size(wc->runtime) + str_size(wc->user) +
+	    str_size(wc->runtime) + str_size(wc->netname) +
+	    str_size(wc->user) +
 	    str_size(wc->directory) + str_size(wc->address) +
-	    str_size(wc->health_path);
+	    str_size(wc->health_path) + str_size(wc->busy_path);
 	return (n);
 }
 
@@ -156,15 +159,19 @@ workload_pack(const struct workload_conf *wc)
 	pk.str = pk.obj + objs;
 	pack_strlist(&pk, &n->hosts, &wc->hosts);
 	pack_strlist(&pk, &n->env, &wc->env);
+	pack_strlist(&pk, &n->depends, &wc->depends);
+	pack_strlist(&pk, &n->constraints, &wc->constraints);
 	pack_strlist(&pk, &n->listens, &wc->listens);
 	pack_volumes(&pk, &n->volumes, &wc->volumes);
 	pack_ignores(&pk, &n->ignores, &wc->ignores);
 	n->command = pack_str(&pk, wc->command);
 	n->image = pack_str(&pk, wc->image);
 	n->runtime = pack_str(&pk, wc->runtime);
+	n->netname = pack_str(&pk, wc->netname);
 	n->user = pack_str(&pk, wc->user);
 	n->directory = pack_str(&pk, wc->directory);
 	n->address = pack_str(&pk, wc->address);
 	n->health_path = pack_str(&pk, wc->health_path);
+	n->busy_path = pack_str(&pk, wc->busy_path);
 	return (n);
 }

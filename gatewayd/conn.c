@@ -13,9 +13,13 @@
  * in one place, conn_events(), from what the connection wants and what a
  * TLS operation waits for.
  *
- * Limits: over "max connections" the listeners stop accepting until a
- * connection closes; over "max connections per address" a new connection
- * is closed at once, after a best-effort 503 on a plain listener.  Both
+ * Limits: at "max connections", or when the descriptors in use (one per
+ * client, one per upstream) leave too little room (conn_full()), a new
+ * connection is accepted only by closing the idle keep-alive connection
+ * that has waited longest, as nginx reuses its idle connections; with
+ * none idle the listeners stop accepting until a connection closes or
+ * turns idle.  Over "max connections per address" a new connection is
+ * closed at once, after a best-effort 503 on a plain listener.  Both
  * count the connections of workloads' own TCP listeners too, which are
  * handed to tcp.c once accepted and never see HTTP.
  */
@@ -140,6 +144,60 @@ conn_events(struct gw_conn *c)
 		event_del(&c->wev);
 }
 
+/*
+ * The idle keep-alive connections, oldest first: the ones closed to make
+ * room.  A connection is on the list while it waits for its next request
+ * with its last answer sent; not before its first request (that wait is
+ * the header timeout's) nor with any byte of a request read.
+ */
+static void
+conn_idle_enter(struct gw_conn *c)
+{
+	if (c->idle || c->state != CONN_IDLE || c->fresh ||
+	    evbuffer_get_length(c->out) > 0)
+		return;
+	TAILQ_INSERT_TAIL(&gw->idle, c, idle_entry);
+	c->idle = 1;
+	/* at the limit, an idle connection makes accepting possible */
+	accept_update();
+}
+
+static void
+conn_idle_leave(struct gw_conn *c)
+{
+	if (!c->idle)
+		return;
+	TAILQ_REMOVE(&gw->idle, c, idle_entry);
+	c->idle = 0;
+	accept_update();
+}
+
+/* are the connections or the descriptors at their limit? */
+int
+conn_full(void)
+{
+	if (gw->maxconns > 0 && gw->nconns >= gw->maxconns)
+		return (1);
+	/* the headroom is for the upstreams of clients accepted */
+	return (gw->nconns + gw->nups + gw->fdmax / GW_FD_HEADROOM >=
+	    gw->fdmax);
+}
+
+/* close the oldest idle keep-alive connection: 0, or -1 if none */
+int
+conn_evict_idle(void)
+{
+	struct gw_conn	*c;
+
+	if ((c = TAILQ_FIRST(&gw->idle)) == NULL)
+		return (-1);
+	log_debug("%s: idle, closed to make room (%u connections, "
+	    "%u upstreams)", c->peer, gw->nconns, gw->nups);
+	metrics_idle_closed();
+	conn_close(c);
+	return (0);
+}
+
 static void
 conn_peer(struct gw_conn *c, const struct sockaddr_storage *ss)
 {
@@ -253,8 +311,13 @@ conn_accept(int fd, short event, void *arg)
 	struct gw_conn		*c;
 	struct sockaddr_storage	 ss;
 	socklen_t		 sslen = sizeof(ss);
-	int			 s, on = 1;
+	int			 s, on = 1, full;
 
+	/* at the limit, only an idle connection closed makes room */
+	if ((full = conn_full()) && TAILQ_EMPTY(&gw->idle)) {
+		accept_update();
+		return;
+	}
 	if ((s = accept4(fd, (struct sockaddr *)&ss, &sslen,
 	    SOCK_NONBLOCK | SOCK_CLOEXEC)) == -1) {
 		if (errno == EMFILE || errno == ENFILE)
@@ -287,6 +350,12 @@ conn_accept(int fd, short event, void *arg)
 		free(c);
 		return;
 	}
+	/*
+	 * Room made only now: neither a listener found empty nor a client
+	 * over its address's limit costs an idle connection.
+	 */
+	if (full)
+		(void)conn_evict_idle();
 	c->listener = l;
 	l->refs++;
 	c->trusted = conn_trusted(&c->peeraddr);
@@ -308,6 +377,49 @@ conn_accept(int fd, short event, void *arg)
 	conn_reading(c, 1);
 	/* the TLS handshake, if any, is part of the head's time */
 	conn_timer(c, gw->conf.header_timeout);
+}
+
+/*
+ * A connection of the gateway's own for an HTTP/2 stream (h2.c): one end
+ * of a socket pair, read as an HTTP/1.1 client's connection, with the
+ * client's address, trust and listener.  It is routed, parked and
+ * proxied as any connection is; it is not counted against its address.
+ */
+struct gw_conn *
+conn_attach(int s, struct gw_conn *parent, struct h2_stream *st)
+{
+	struct gw_conn	*c;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL ||
+	    (c->in = evbuffer_new()) == NULL ||
+	    (c->out = evbuffer_new()) == NULL) {
+		log_warn("%s", __func__);
+		if (c != NULL) {
+			if (c->in != NULL)
+				evbuffer_free(c->in);
+			free(c);
+		}
+		return (NULL);
+	}
+	c->fd = s;
+	c->up.fd = -1;
+	memcpy(c->peer, parent->peer, sizeof(c->peer));
+	c->peeraddr = parent->peeraddr;
+	c->trusted = parent->trusted;
+	c->listener = parent->listener;
+	c->listener->refs++;
+	c->h2stream = 1;
+	c->h2st = st;
+	event_set(&c->rev, s, EV_READ | EV_PERSIST, conn_read, c);
+	event_set(&c->wev, s, EV_WRITE | EV_PERSIST, conn_write, c);
+	evtimer_set(&c->timer, conn_timeout, c);
+	c->state = CONN_IDLE;
+	c->fresh = 1;
+	gw->nconns++;
+	accept_update();
+	conn_reading(c, 1);
+	conn_timer(c, gw->conf.header_timeout);
+	return (c);
 }
 
 /* stop or start reading from the client (TCP then pushes back) */
@@ -376,9 +488,14 @@ conn_flush(struct gw_conn *c)
 void
 conn_close(struct gw_conn *c)
 {
+	if (c->idle) {
+		TAILQ_REMOVE(&gw->idle, c, idle_entry);
+		c->idle = 0;
+	}
 	if (c->state == CONN_PARKED)
 		wake_unpark(c);
 	tcp_close(c);
+	h2_conn_closed(c);
 	api_conn_closed(c);
 	metrics_request_end(c);
 	activity_end(c);
@@ -492,17 +609,33 @@ status_reason(int status)
 void
 conn_respond(struct gw_conn *c, int status, const char *extra, int close)
 {
+	conn_respond_text(c, status, extra, close, NULL);
+}
+
+/*
+ * The same with a line of text after the status in the body, if text
+ * is not NULL: why a wake failed.  Printable ASCII of ours, never the
+ * workload's.
+ */
+void
+conn_respond_text(struct gw_conn *c, int status, const char *extra,
+    int close, const char *text)
+{
 	const char	*reason = status_reason(status);
 
 	metrics_status(c, status, 1);
 	metrics_request_end(c);
+	if (text == NULL)
+		text = "";
 	evbuffer_add_printf(c->out, "HTTP/1.1 %d %s\r\n"
 	    "Content-Type: text/plain\r\n"
 	    "Content-Length: %zu\r\n"
 	    "%s%s"
-	    "\r\n%d %s\n", status, reason, strlen(reason) + 5,
+	    "\r\n%d %s\n%s%s", status, reason, strlen(reason) + 5 +
+	    strlen(text) + (*text != '\0'),
 	    extra != NULL ? extra : "",
-	    close ? "Connection: close\r\n" : "", status, reason);
+	    close ? "Connection: close\r\n" : "", status, reason, text,
+	    *text != '\0' ? "\n" : "");
 	if (close) {
 		c->close_after = 1;
 		c->state = CONN_CLOSING;
@@ -586,6 +719,8 @@ conn_request_done(struct gw_conn *c)
 	/* a pipelined request may be waiting already */
 	if (evbuffer_get_length(c->in) > 0)
 		conn_parse(c);
+	else
+		conn_idle_enter(c);
 }
 
 /* >0 bytes read, 0 at the end (c->eof), -1 an error, -2 nothing yet */
@@ -665,6 +800,8 @@ conn_read(int fd, short event, void *arg)
 	else if (c->tls != NULL && n >= GW_TLS_READ_BUDGET)
 		event_active(&c->rev, EV_READ, 1);	/* more inside */
 	conn_events(c);
+	if (h2_input(c))
+		return;
 	switch (c->state) {
 	case CONN_IDLE:
 	case CONN_HEAD:
@@ -727,6 +864,15 @@ conn_write(int fd, short event, void *arg)
 		return;
 	if (c->close_after) {
 		conn_finish(c);
+		return;
+	}
+	if (c->h2 != NULL) {
+		h2_drained(c);
+		return;
+	}
+	/* the last answer's end went out: idle from now */
+	if (c->state == CONN_IDLE) {
+		conn_idle_enter(c);
 		return;
 	}
 	proxy_client_drained(c);
@@ -798,6 +944,7 @@ conn_parse(struct gw_conn *c)
 			}
 			http_req_init(&c->req->h, c->req->buf,
 			    sizeof(c->req->buf));
+			conn_idle_leave(c);
 			c->state = CONN_HEAD;
 			/*
 			 * The whole head, not each byte: slowloris.  The
@@ -857,6 +1004,8 @@ conn_route(struct gw_conn *c)
 	c->respbody = HTTP_BODY_NONE;
 	c->routed = 0;
 	c->wake_us = -1;
+	c->refused = 0;
+	metrics_request_protocol(c);
 
 	/* the HTTP API: on its own listeners, or by its "api host" */
 	if (api_wants(c)) {
@@ -882,6 +1031,8 @@ conn_route(struct gw_conn *c)
 			conn_reading(c, 1);
 			if (evbuffer_get_length(c->in) > 0)
 				conn_parse(c);
+			else
+				conn_idle_enter(c);
 		}
 		return;
 	}

@@ -28,10 +28,14 @@
 #define GW_WAKE_SLACK		5	/* beyond runtimed's wake timeout */
 #define GW_FD_RESERVE		64	/* fds kept from clients: channels,
 					   upstreams of the last ones */
+#define GW_FD_HEADROOM		8	/* accept while more than 1/8 of
+					   the fds are free: for upstreams */
 #define GW_ACCEPT_PAUSE_MS	500	/* no accept after EMFILE/ENFILE */
 #define GW_TLS_RECORD		16384	/* bytes per tls_read/tls_write */
 #define GW_TLS_READ_BUDGET	(256 * 1024)	/* per read event */
 #define GW_RETRY_AFTER		5	/* seconds, on 503 after a failed wake */
+#define GW_REFUSED_PAUSE_MS	1000	/* runtimed found it running: no
+					   new question about a refusal */
 #define GW_BUF_HIGH		(256 * 1024)	/* stop reading above this */
 #define GW_FLUSH_INTERVAL	1	/* activity to the reaper, seconds */
 #define GW_HEADS_CACHED		64	/* head buffers kept for reuse */
@@ -42,6 +46,7 @@
 
 struct gw_conn;
 struct gw_tcp;
+struct h2_stream;
 
 /*
  * A workload as the gateway knows it.  Kept across reloads while its name
@@ -53,9 +58,16 @@ struct gw_workload {
 	const char		*name;		/* namebuf, or a key's */
 	union wl_addr		 addr;		/* upstream */
 	socklen_t		 addrlen;
-	int64_t			 wake_timeout;	/* seconds */
+	int64_t			 wake_timeout;	/* seconds, with the longest
+						   chain it depends on */
+	int64_t			 wake_wait;	/* the wake timer's, seconds */
+	int64_t			 pull_timeout;	/* docker; 0: never pulls */
 	enum workload_state	 state;		/* as runtimed says */
 	int			 wake_pending;	/* WAKE sent, no answer */
+	int			 refused_wait;	/* REFUSED sent, no answer */
+	int64_t			 refused_ms;	/* monotonic: found running */
+	int64_t			 backoff_end;	/* monotonic ms: a crash loop's
+						   backoff ends; 0: none */
 	uint32_t		 epoch;		/* bumped when it stops running */
 	int			 configured;	/* in the current generation */
 	unsigned int		 refs;		/* connections using it */
@@ -151,6 +163,7 @@ enum gw_conn_state {
 	CONN_API,		/* a request of the HTTP API (api.c) */
 	CONN_LINGER,		/* all sent, write side shut: input is
 				   discarded until EOF (conn_finish) */
+	CONN_H2,		/* HTTP/2: streams are h2.c's */
 	CONN_TCP		/* a workload's TCP listener's: bytes
 				   both ways (tcp.c) */
 };
@@ -169,6 +182,8 @@ struct gw_upstream {
 
 struct gw_conn {
 	TAILQ_ENTRY(gw_conn)	 entry;		/* parked list */
+	TAILQ_ENTRY(gw_conn)	 idle_entry;	/* gw->idle, oldest first */
+	int			 idle;		/* on gw->idle */
 	int			 fd;
 	struct event		 rev;
 	struct event		 wev;
@@ -209,6 +224,7 @@ struct gw_conn {
 	struct http_chunked	 reqchunk;
 	int			 reqdone;	/* body fully forwarded */
 	int			 counted;	/* in wl->inflight */
+	int			 refused;	/* parked once for a refusal */
 	int			 tunnel;	/* in wl->upgraded */
 
 	/* the answer under way */
@@ -234,6 +250,11 @@ struct gw_conn {
 	/* the wake this request waited for, for Server-Timing */
 	int64_t			 park_ns;	/* monotonic, when parked */
 	int64_t			 wake_us;	/* how long; -1: none */
+	/* HTTP/2 (h2.c): the session, or a stream's pseudo-connection */
+	struct h2_session	*h2;
+	int			 h2stream;
+	struct h2_stream	*h2st;		/* its stream, while both live */
+	struct h2_session	*h2pool;	/* idle in this session's pool */
 	/* raw TCP to a workload's own listener (tcp.c); NULL: HTTP */
 	struct gw_tcp		*tcp;
 };
@@ -249,8 +270,11 @@ struct gateway {
 	unsigned int		 nparked;
 	unsigned int		 nconns;
 	struct gateway_conf	 conf;		/* timeouts and limits */
-	unsigned int		 maxconns;	/* in force: conf or fds */
+	unsigned int		 maxconns;	/* "max connections", or 0 */
 	rlim_t			 nofile;	/* RLIMIT_NOFILE at start */
+	unsigned int		 fdmax;		/* fds for clients, upstreams */
+	unsigned int		 nups;		/* upstream fds open */
+	TAILQ_HEAD(, gw_conn)	 idle;		/* idle keep-alive, LRU */
 	int			 accepting;	/* listeners' events added */
 	struct event		 accept_pause;	/* after EMFILE/ENFILE */
 	struct gw_peers		 peers;
@@ -299,6 +323,8 @@ __dead void	 tls_check_main(int, char *[]);
 
 /* conn.c */
 void		 conn_accept(int, short, void *);
+int		 conn_full(void);
+int		 conn_evict_idle(void);
 void		 conn_resume(struct gw_conn *);
 void		 conn_error(struct gw_conn *, int, const char *);
 void		 conn_close(struct gw_conn *);
@@ -308,12 +334,23 @@ void		 conn_flush(struct gw_conn *);
 void		 conn_respond(struct gw_conn *, int, const char *, int);
 void		 conn_answer(struct gw_conn *, int, const char *,
 		    const char *);
+void		 conn_respond_text(struct gw_conn *, int, const char *, int,
+		    const char *);
 void		 conn_timer(struct gw_conn *, int64_t);
 void		 conn_timer_ms(struct gw_conn *, int64_t);
 void		 conn_request_done(struct gw_conn *);
 void		 conn_park_watch(struct gw_conn *, int);
 struct gw_head	*head_get(void);
 void		 head_put(struct gw_head *);
+
+/* conn.c, for h2.c: a stream's pseudo-connection */
+struct gw_conn	*conn_attach(int, struct gw_conn *, struct h2_stream *);
+
+/* h2.c */
+int		 h2_input(struct gw_conn *);
+void		 h2_drained(struct gw_conn *);
+void		 h2_conn_closed(struct gw_conn *);
+int		 h2_proxy_start(struct gw_conn *);
 
 /* bufio.c */
 int		 buf_read(struct evbuffer *, int);
@@ -326,9 +363,11 @@ void		 proxy_client_drained(struct gw_conn *);
 
 /* wake.c */
 void		 wake_park(struct gw_conn *);
+int		 wake_refused(struct gw_conn *);
 void		 wake_unpark(struct gw_conn *);
 void		 wake_recv_state(struct imsgev *, struct imsg *);
 void		 wake_recv_drain(struct imsgev *, struct imsg *);
+void		 wake_recv_wait(struct imsgev *, struct imsg *);
 void		 wake_workload_gone(struct gw_workload *);
 void		 wake_timer_fired(int, short, void *);
 
@@ -379,6 +418,10 @@ void		 api_recv_metrics_expect(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_wl(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_total(struct imsgev *, struct imsg *);
 void		 api_recv_authlimit(struct imsgev *, struct imsg *);
+/* api_events.c: GET /v1/events, from the messages that make them */
+void		 api_events_state(const struct rt_state *);
+void		 api_events_emit(const struct ctl_event *);
+void		 api_events_recv_status(struct imsgev *, struct imsg *);
 #define API_GATEWAY_HANDLERS \
 	{ IMSG_CFG_APIKEY, PROC_ANYLEN, PROC_FROM(PROC_PARENT), \
 	    apiconf_recv_key }, \

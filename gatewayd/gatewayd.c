@@ -29,11 +29,13 @@ static const struct proc_handler gateway_handlers[] = {
 	    wake_recv_state },
 	{ IMSG_RT_DRAIN, sizeof(struct wl_ref), PROC_FROM(PROC_RUNTIME),
 	    wake_recv_drain },
+	{ IMSG_RT_WAIT, sizeof(struct rt_wait), PROC_FROM(PROC_RUNTIME),
+	    wake_recv_wait },
 	/* the HTTP API: its settings, and the answers it asked for */
 	API_GATEWAY_HANDLERS,
 	/* for /metrics: the parent's loads, the workloads' memory */
 	{ IMSG_CFG_STATUS, sizeof(struct cfg_status), PROC_FROM(PROC_PARENT),
-	    metrics_recv_status },
+	    api_events_recv_status },
 	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_STORE),
 	    metrics_recv_memory },
 	/* the reaper's count of wrong keys from every gateway (api.c) */
@@ -70,6 +72,7 @@ main(int argc, char *argv[])
 	TAILQ_INIT(&gw->listeners);
 	TAILQ_INIT(&gw->next_listeners);
 	TAILQ_INIT(&gw->dirty);
+	TAILQ_INIT(&gw->idle);
 	SLIST_INIT(&gw->heads);
 	RB_INIT(&gw->peers);
 	TAILQ_INIT(&gw->next_sni);

@@ -6,15 +6,18 @@
  * with it), which is freed when the last of them closes.
  *
  * Accepting stops, with the connections already accepted served on, in
- * two cases: the gateway holds as many connections as it may (it goes on
- * when one closes; the kernel's backlog holds the new ones meanwhile), or
- * accept(2) ran out of file descriptors (it goes on GW_ACCEPT_PAUSE_MS
- * later, rather than spinning on a listener that stays readable).
+ * two cases: the gateway holds as many connections as it may and none of
+ * them is an idle keep-alive one that could make room (conn_full(); it
+ * goes on when one closes or turns idle, the kernel's backlog holding the
+ * new ones meanwhile), or accept(2) ran out of file descriptors (it goes
+ * on GW_ACCEPT_PAUSE_MS later, rather than spinning on a listener that
+ * stays readable).
  */
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -36,14 +39,33 @@ accept_resume(int fd, short event, void *arg)
 	accept_update();
 }
 
+/*
+ * Each connection takes a descriptor, so the soft limit is raised to the
+ * hard one, before the sandbox: a default soft limit of 1024 would cap the
+ * gateway at a few hundred clients.  Only gatewayd raises it: workloads,
+ * started by the parent, keep the limit orchd was started with (a program
+ * using select(2) must see no descriptor above 1023).
+ */
 void
 listener_init(void)
 {
 	struct rlimit	 rl;
+	rlim_t		 was;
 
 	evtimer_set(&gw->accept_pause, accept_resume, NULL);
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
 		fatal("getrlimit");
+	if ((was = rl.rlim_cur) < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1) {
+			log_warn("setrlimit RLIMIT_NOFILE %llu",
+			    (unsigned long long)rl.rlim_max);
+			rl.rlim_cur = was;
+		} else
+			log_debug("file descriptor limit raised from %llu "
+			    "to %llu", (unsigned long long)was,
+			    (unsigned long long)rl.rlim_cur);
+	}
 	gw->nofile = rl.rlim_cur;
 }
 
@@ -51,10 +73,12 @@ listener_init(void)
 void
 accept_update(void)
 {
+	static time_t		 logged;
 	struct gw_listener	*l;
+	time_t			 now;
 	int			 on;
 
-	on = gw->nconns < gw->maxconns &&
+	on = (!conn_full() || !TAILQ_EMPTY(&gw->idle)) &&
 	    !evtimer_pending(&gw->accept_pause, NULL);
 	if (on == gw->accepting)
 		return;
@@ -65,9 +89,15 @@ accept_update(void)
 		else
 			event_del(&l->ev);
 	}
-	if (!on && gw->nconns >= gw->maxconns)
-		log_info("%u connections: not accepting more for now",
-		    gw->nconns);
+	/*
+	 * At the limit accepting goes off and on with each connection that
+	 * closes: said once in 10 seconds at most.
+	 */
+	if (!on && conn_full() && (now = time(NULL)) - logged >= 10) {
+		logged = now;
+		log_info("%u connections, %u to workloads, none idle: "
+		    "not accepting more for now", gw->nconns, gw->nups);
+	}
 }
 
 /* accept(2) found no descriptor: stop for a moment */
@@ -118,20 +148,22 @@ listener_unref(struct gw_listener *l)
 		listener_free(l);
 }
 
-/* the global limit: as configured, else what the descriptors allow */
+/*
+ * The global limits: "max connections" if set, and always the
+ * descriptors, counted as they are used (conn_full()): one for a client,
+ * one more while it has an upstream connection.
+ */
 static void
 limits_apply(void)
 {
 	rlim_t	 fds;
 
-	if (gw->conf.max_conns > 0)
-		gw->maxconns = gw->conf.max_conns;
-	else {
-		/* a proxied connection takes two: client and upstream */
-		fds = gw->nofile > GW_FD_RESERVE * 2 ? gw->nofile -
-		    GW_FD_RESERVE : GW_FD_RESERVE;
-		gw->maxconns = MINIMUM(fds / 2, 1000000);
-	}
+	gw->maxconns = gw->conf.max_conns > 0 ? gw->conf.max_conns : 0;
+	fds = gw->nofile > GW_FD_RESERVE * 2 ? gw->nofile - GW_FD_RESERVE :
+	    GW_FD_RESERVE;
+	gw->fdmax = MINIMUM(fds, 2000000);
+	log_debug("%llu file descriptors: %u for clients and workloads",
+	    (unsigned long long)gw->nofile, gw->fdmax);
 }
 
 void

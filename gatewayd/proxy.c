@@ -93,6 +93,7 @@ proxy_upstream_close(struct gw_conn *c)
 	event_del(&up->wev);
 	close(up->fd);
 	up->fd = -1;
+	gw->nups--;
 	evbuffer_free(up->in);
 	evbuffer_free(up->out);
 	up->in = up->out = NULL;
@@ -101,15 +102,23 @@ proxy_upstream_close(struct gw_conn *c)
 		up->wl = NULL;
 	}
 	up->connected = up->eof = 0;
+	accept_update();
 }
 
+/*
+ * An upstream connection takes a descriptor more: with all of the
+ * gateway's in use, the oldest idle client is closed for it, else it
+ * comes from the reserve (GW_FD_RESERVE).
+ */
 static int
 up_open(struct gw_conn *c)
 {
 	struct gw_upstream	*up = &c->up;
 	struct gw_workload	*wl = c->wl;
-	int			 on = 1;
+	int			 on = 1, saved;
 
+	if (gw->nconns + gw->nups >= gw->fdmax)
+		(void)conn_evict_idle();
 	if ((up->in = evbuffer_new()) == NULL ||
 	    (up->out = evbuffer_new()) == NULL) {
 		if (up->in != NULL)
@@ -124,6 +133,7 @@ up_open(struct gw_conn *c)
 		up->in = up->out = NULL;
 		return (-1);
 	}
+	gw->nups++;
 	(void)setsockopt(up->fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 	workload_ref(wl);
 	up->wl = wl;
@@ -135,7 +145,10 @@ up_open(struct gw_conn *c)
 		return (0);
 	}
 	if (errno != EINPROGRESS) {
+		/* the caller tells a refusal from the rest */
+		saved = errno;
 		proxy_upstream_close(c);
+		errno = saved;
 		return (-1);
 	}
 	event_add(&up->wev, NULL);
@@ -155,11 +168,16 @@ proxy_start(struct gw_conn *c)
 {
 	struct gw_upstream	*up = &c->up;
 
+	if (c->h2st != NULL && h2_proxy_start(c))
+		return;		/* HTTP/2 to the workload: h2up.c */
 	/* reuse only a quiet connection to the same workload */
 	if (up->fd != -1 && (up->wl != c->wl || up->eof ||
 	    up->epoch != c->wl->epoch || evbuffer_get_length(up->in) > 0))
 		proxy_upstream_close(c);
 	if (up->fd == -1 && up_open(c) == -1) {
+		/* dead unseen?  held while runtimed looks, not a 502 */
+		if (errno == ECONNREFUSED && wake_refused(c) == 0)
+			return;
 		if (errno == EMFILE || errno == ENFILE) {
 			/* our limit, not the workload's fault */
 			log_warn("%s: socket for %s", c->peer, c->wl->name);
@@ -551,6 +569,11 @@ up_write(int fd, short event, void *arg)
 		    err != 0) {
 			log_debug("%s: connect to %s: %s", c->peer,
 			    c->wl->name, strerror(err));
+			if (err == ECONNREFUSED) {
+				proxy_upstream_close(c);
+				if (wake_refused(c) == 0)
+					return;
+			}
 			conn_error(c, 502, "upstream connect");
 			return;
 		}

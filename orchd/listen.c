@@ -116,6 +116,7 @@ listeners_send(struct orchd *env)
 		strlcpy(cl.name, l->name, sizeof(cl.name));
 		cl.api = l->api;
 		cl.tls = l->tls;
+		cl.http2 = l->http2;
 		strlcpy(cl.workload, l->workload, sizeof(cl.workload));
 		if ((fd = dup(l->fd)) == -1)
 			fatal("%s: dup", __func__);

@@ -1,15 +1,19 @@
 /*
- * Containers that exit by themselves, told by the daemon's events
- * stream: one long-lived GET /events, filtered to the die events of
- * containers labelled org.orchd.workload, one JSON object a line.  An
- * event only names the workload: driver_docker.c inspects the container
- * before it believes anything.
+ * What happens to orchd's containers, told by the daemon's events
+ * stream: one long-lived GET /events, filtered to the start, die, oom,
+ * kill and destroy events of containers labelled org.orchd.workload,
+ * one JSON object a line.  An event only names the workload and the
+ * container: driver_docker.c inspects the container before it believes
+ * anything that changes a state.
  *
  * The stream is opened with the first docker workload.  When it breaks
- * (the daemon restarted, or is not there yet) it is opened again after a
- * pause that doubles up to EVENTS_RETRY_MAX seconds, and each time it
- * opens every container believed running is inspected: what happened
- * while nobody listened was not seen.
+ * (the daemon restarted, a proxy in front of it cut it) it is opened
+ * again at once; if that fails, or it broke again as soon as it opened,
+ * after a pause of EVENTS_RETRY_MIN_MS that doubles up to
+ * EVENTS_RETRY_MAX_MS, so that a daemon that is down costs little and is
+ * seen within seconds of coming back.  Each time it opens, what happened
+ * while nobody listened is made up for: every container of orchd's is
+ * compared with what runtimed believes (docker_reconcile()).
  */
 
 #include <sys/types.h>
@@ -23,16 +27,17 @@
 #include "runtime.h"
 #include "docker.h"
 
-#define EVENTS_RETRY_MIN	1	/* seconds */
-#define EVENTS_RETRY_MAX	30
+#define EVENTS_RETRY_MIN_MS	250
+#define EVENTS_RETRY_MAX_MS	5000
+#define EVENTS_STEADY_MS	1000	/* open that long: reopened at once */
 #define EVENTS_LINE_MAX		(64 * 1024)
 
 static struct dk_req	*events_req;
 static struct evbuffer	*events_buf;
 static struct event	 events_timer;
 static int		 events_started;
-static int		 events_delay = EVENTS_RETRY_MIN;
-static int		 events_open_once;	/* it opened at least once */
+static int64_t		 events_delay = EVENTS_RETRY_MIN_MS;
+static int64_t		 events_opened;		/* monotonic ms, when up */
 static int		 events_up;		/* it is open now */
 
 static void	events_open(void);
@@ -46,36 +51,67 @@ events_retry(int fd, short event, void *arg)
 static void
 events_later(void)
 {
-	struct timeval	 tv;
-
-	timerclear(&tv);
-	tv.tv_sec = events_delay;
-	evtimer_add(&events_timer, &tv);
-	events_delay = MINIMUM(events_delay * 2, EVENTS_RETRY_MAX);
+	evtimer_add_ms(&events_timer, events_delay);
+	events_delay = MINIMUM(events_delay * 2, EVENTS_RETRY_MAX_MS);
 }
 
-/* one event: {"Type":"container","Action":"die","Actor":{...}} */
+/* the events runtimed acts on, by their Action */
+static const struct {
+	const char	*action;
+	enum dk_ev	 ev;
+} events_actions[] = {
+	{ "start",	DK_EV_START },
+	{ "die",	DK_EV_DIE },
+	{ "oom",	DK_EV_OOM },
+	{ "kill",	DK_EV_KILL },
+	{ "destroy",	DK_EV_DESTROY }
+};
+
+/*
+ * One event: {"Type":"container","Action":"die","Actor":{"ID":...,
+ * "Attributes":{"name":"orchd-x","org.orchd.workload":"x",...}}}
+ */
 static void
 events_line(const char *line, size_t len)
 {
 	json_error_t	 jerr;
-	json_t		*o, *actor;
-	const char	*name, *id, *action;
+	json_t		*o, *actor, *attrs;
+	struct dk_event	 e;
+	const char	*action, *sig, *errstr;
+	size_t		 i;
 
 	if ((o = json_loadb(line, len, 0, &jerr)) == NULL) {
 		log_debug("docker: events: %s", jerr.text);
 		return;
 	}
+	memset(&e, 0, sizeof(e));
 	actor = json_object_get(o, "Actor");
-	name = json_string_value(json_object_get(json_object_get(actor,
-	    "Attributes"), DK_LABEL_WORKLOAD));
-	id = json_string_value(json_object_get(actor, "ID"));
+	attrs = json_object_get(actor, "Attributes");
+	e.workload = json_string_value(json_object_get(attrs,
+	    DK_LABEL_WORKLOAD));
+	e.cname = json_string_value(json_object_get(attrs, "name"));
+	e.id = json_string_value(json_object_get(actor, "ID"));
 	action = json_string_value(json_object_get(o, "Action"));
-	if (name != NULL && id != NULL && action != NULL &&
-	    strcmp(action, "die") == 0) {
-		log_debug("docker: container %.12s of %s died", id, name);
-		docker_died(name, id);
+	if (e.workload == NULL || e.id == NULL || action == NULL) {
+		json_decref(o);
+		return;
 	}
+	for (i = 0; i < nitems(events_actions); i++)
+		if (strcmp(action, events_actions[i].action) == 0)
+			break;
+	if (i == nitems(events_actions)) {
+		json_decref(o);
+		return;
+	}
+	e.ev = events_actions[i].ev;
+	/* a kill's signal: a number ("9"), or a name; 0 if neither */
+	if ((sig = json_string_value(json_object_get(attrs, "signal"))) !=
+	    NULL && (e.signal = strtonum(sig, 1, 64, &errstr)) == 0 &&
+	    parse_signal(sig, &e.signal, NULL) == -1)
+		e.signal = 0;
+	log_debug("docker: container %.12s of %s: %s", e.id, e.workload,
+	    action);
+	docker_event(&e);
 	json_decref(o);
 }
 
@@ -88,11 +124,11 @@ events_data(const char *data, size_t len, void *arg)
 	if (data == NULL) {
 		/* the daemon answered: listening again */
 		log_debug("docker: events stream open");
-		events_delay = EVENTS_RETRY_MIN;
-		if (events_open_once)
-			docker_reconcile();
-		events_open_once = 1;
+		events_delay = EVENTS_RETRY_MIN_MS;
+		events_opened = monotime_ms();
 		events_up = 1;
+		/* what was missed meanwhile, or before the first open */
+		docker_reconcile();
 		return;
 	}
 	if (evbuffer_add(events_buf, data, len) == -1)
@@ -115,17 +151,28 @@ events_data(const char *data, size_t len, void *arg)
 static void
 events_done(const struct dk_resp *r, void *arg)
 {
+	int	 was_up = events_up;
+
 	events_req = NULL;
+	events_up = 0;
 	evbuffer_drain(events_buf, evbuffer_get_length(events_buf));
 	/* a daemon that went away is news; one still away is not */
-	if (events_up)
+	if (was_up)
 		log_warnx("docker: events stream from %s lost: %s", dk_where(),
 		    r->err != NULL ? r->err : "it ended");
 	else
 		log_debug("docker: events stream: %s", r->err != NULL ?
 		    r->err : "refused");
-	events_up = 0;
-	events_later();
+	/*
+	 * Lost after a while: at once, since every moment unheard is a
+	 * moment a dead container is routed to.  Lost as soon as it
+	 * opened, or not opened: later, so as not to spin.
+	 */
+	if (was_up && monotime_ms() - events_opened >= EVENTS_STEADY_MS) {
+		events_delay = EVENTS_RETRY_MIN_MS;
+		evtimer_add_ms(&events_timer, 0);
+	} else
+		events_later();
 }
 
 static void

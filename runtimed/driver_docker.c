@@ -2,19 +2,31 @@
  * The docker driver: a workload that is a container, orchd-NAME,
  * labelled org.orchd.workload=NAME and org.orchd.hash=<its spec's hash>.
  *
- * Start: inspect orchd-NAME.  None: create it, then start it.  One with
- * the same hash: start it, or take it as it is if it runs already.  One
- * with another hash, because the definition changed since it was made:
- * remove it (its volumes stay) and create it again.  A definition that
- * changes is therefore used at the next wake, and a change never wakes
- * anything.  Stop: the container's memory figure for the store, then
+ * Start: with "network NAME", the network is made sure of first
+ * (docker_network.c).  Then the image, inspected by the name the
+ * workload gives it, and pulled (docker_pull.c) as "pull" says: always
+ * before it is looked at, or when the daemon has none by that name
+ * ("missing"), or never.  Then inspect orchd-NAME.  None: create it,
+ * then start it.  One with the same hash, made from the image the name
+ * gives now: start it, or take it as it is if it runs already.  One with
+ * another hash, because the definition changed since it was made, or
+ * made from another image, because a pull or docker pull brought a new
+ * one under the same name, or a stopped one made on another network of
+ * that name, since removed: remove it (its volumes stay) and create it
+ * again.  A definition that changes is therefore used at the next wake,
+ * and a change never wakes anything.  While a pull goes on the wake
+ * timeout waits, the pull timeout bounding it (lifecycle_pulling); a
+ * stop cancels the pull.
+ * Stop: the container's memory figure for the store, then
  * POST /containers/ID/stop?t=<its stop timeout>: the daemon sends the
  * container's StopSignal and a SIGKILL once that has passed.  The
  * container is kept, to be started again.
  *
  * Each workload has at most one operation under way (struct rt_docker),
  * one call at a time: start, stop, the check that follows an exit the
- * events stream reported, or the adoption of a container found at start.
+ * events stream reported (or a connection a gateway found refused), the
+ * look at a container started outside orchd, or the adoption of a
+ * container found at start.
  * A stop asked for during a start waits for the call in flight, then
  * stops whatever it started.  Errors from the daemon, or no daemon,
  * fail the wake with the daemon's message; nothing here blocks, and the
@@ -31,22 +43,31 @@
 #include "runtime.h"
 #include "docker.h"
 
+/* a refusal's check found it running: no other for that long */
+#define DK_REFUSED_PAUSE_MS	1000
+
 enum dk_op {
 	OP_NONE = 0,
 	OP_ADOPT,		/* is a container there from before? */
 	OP_START,
 	OP_STOP,
-	OP_CHECK		/* has it really exited? */
+	OP_CHECK,		/* has it really exited? */
+	OP_LOOK			/* started outside orchd: does it run? */
 };
 
 enum dk_step {
-	STEP_INSPECT = 0,
+	STEP_NETWORK = 0,	/* dk_network_ensure(), not a dk_call() */
+	STEP_INSPECT,
 	STEP_REMOVE,
 	STEP_CREATE,
 	STEP_START,
 	STEP_STATS,
-	STEP_STOP
+	STEP_STOP,
+	STEP_PULL,		/* waits for the image's pull */
+	STEP_IMAGE		/* what the image's name gives now */
 };
+
+#define DK_IMAGEID_MAX		80	/* "sha256:" and 64 hex digits */
 
 struct rt_docker {
 	struct rt_workload	*wl;
@@ -59,12 +80,27 @@ struct rt_docker {
 	int			 stop_wanted;	/* once the call returns */
 	int			 died;		/* an exit seen mid-start */
 	int			 adopted;	/* the look at start is done */
+	/* what the events stream said of the container since it started */
+	int			 oom;		/* it ran out of memory */
+	int			 killsig;	/* a signal not of ours */
+	int			 removed;	/* it was destroyed */
+	int			 start_seen;	/* a start, seen mid-call */
+	int			 refused;	/* a gateway waits on a check */
+	int64_t			 checked_ms;	/* monotonic: such a check
+						   found it running */
+	int			 listed;	/* docker_reconcile(): 1, 2 running */
 	int			 restore_pending;
 	struct st_restore	 restore;	/* the store's, held */
 	json_t			*spec;		/* to create */
 	char			 hash[DK_HASH_MAX];
 	int64_t			 stop_timeout;	/* of the definition it
 						   was started with */
+	struct dk_netwait	*netwait;	/* STEP_NETWORK */
+	char			 netid[DK_ID_MAX]; /* its network's, now */
+	char			 cnetid[DK_ID_MAX]; /* the container's */
+	struct dk_pull_watch	*pull;		/* STEP_PULL's */
+	int			 pulled;	/* by this start */
+	char			 image_id[DK_IMAGEID_MAX]; /* "": none */
 };
 
 static int		 docker_start(struct rt_workload *, char *, size_t);
@@ -81,6 +117,11 @@ const struct rt_driver driver_docker = {
 
 static void	dk_done(const struct dk_resp *, void *);
 static void	dk_stop_begin(struct rt_docker *);
+static void	dk_look(struct rt_docker *);
+static void	dk_network_ready(const char *, const char *, void *);
+static int	dk_image_begin(struct rt_docker *, char *, size_t);
+static void	dk_pulled(int, const char *, void *);
+static void	dk_start_failed(struct rt_docker *, const char *);
 
 static struct rt_docker *
 dk_get(struct rt_workload *wl)
@@ -107,6 +148,8 @@ docker_clear(struct rt_workload *wl)
 	docker_logs_clear(wl);
 	if (dk == NULL)
 		return;
+	dk_network_cancel(dk->netwait);
+	dk_pull_stop(dk->pull);
 	dk_cancel(dk->req);
 	json_decref(dk->spec);
 	free(dk);
@@ -149,6 +192,25 @@ dk_next(struct rt_docker *dk, enum dk_step step, enum dk_call call,
 	return (0);
 }
 
+/* the id of the network of "network NAME" the container is on, or "" */
+static void
+dk_inspected_network(struct rt_docker *dk, json_t *o)
+{
+	const struct workload_conf	*wc = dk->wl->conf;
+	json_t				*nets;
+	const char			*id = NULL;
+
+	dk->cnetid[0] = '\0';
+	if (wc == NULL || wc->network != NETWORK_NAMED)
+		return;
+	nets = json_object_get(json_object_get(o, "NetworkSettings"),
+	    "Networks");
+	id = json_string_value(json_object_get(json_object_get(nets,
+	    wc->netname), "NetworkID"));
+	if (id != NULL)
+		strlcpy(dk->cnetid, id, sizeof(dk->cnetid));
+}
+
 /* the container's id, running state and our labels, from an inspect */
 static int
 dk_inspected(struct rt_docker *dk, const struct dk_resp *r, int *running,
@@ -180,6 +242,7 @@ dk_inspected(struct rt_docker *dk, const struct dk_resp *r, int *running,
 		return (-1);
 	}
 	strlcpy(dk->id, id, sizeof(dk->id));
+	dk_inspected_network(dk, o);
 	*running = json_is_true(json_object_get(json_object_get(o, "State"),
 	    "Running"));
 	if (hash != NULL) {
@@ -194,24 +257,54 @@ dk_inspected(struct rt_docker *dk, const struct dk_resp *r, int *running,
  * Start.
  */
 
+/* the workload's "pull", or the global one */
+static int
+dk_pull_mode(const struct workload_conf *wc)
+{
+	return (wc->pull != -1 ? wc->pull : rt->pull);
+}
+
+/* a wake waits for its image: the wake timeout too, until it is in */
+static int
+dk_pull_begin(struct rt_docker *dk, char *msg, size_t len)
+{
+	struct rt_workload	*wl = dk->wl;
+	int64_t			 secs = docker_pull_timeout(wl->conf);
+
+	dk->step = STEP_PULL;
+	if ((dk->pull = dk_pull_start(wl->conf->image, secs, NULL, dk_pulled,
+	    dk, msg, len)) == NULL)
+		return (-1);
+	log_info("workload %s: waits for the pull of %s", wl->name,
+	    wl->conf->image);
+	lifecycle_pulling(wl, secs);
+	return (0);
+}
+
 static int
 docker_start(struct rt_workload *wl, char *msg, size_t len)
 {
 	struct rt_docker	*dk = dk_get(wl);
+	struct dk_imageref	 ref;
 
 	docker_events_start();
-	if (dk->op == OP_ADOPT) {
+	if (dk->op == OP_ADOPT || dk->op == OP_LOOK || dk->op == OP_CHECK) {
 		/* the start looks for itself */
 		dk_cancel(dk->req);
 		dk->req = NULL;
+		if (dk->op == OP_ADOPT) {
+			dk->adopted = 1;
+			dk->restore_pending = 0;
+		}
 		dk->op = OP_NONE;
-		dk->adopted = 1;
-		dk->restore_pending = 0;
+		dk->refused = 0;
 	}
 	if (dk->op != OP_NONE) {
 		snprintf(msg, len, "a Docker call is already under way");
 		return (-1);
 	}
+	if (dk_image_parse(wl->conf->image, &ref, msg, len) == -1)
+		return (-1);
 	json_decref(dk->spec);
 	if ((dk->spec = dk_spec(wl->conf, msg, len)) == NULL)
 		return (-1);
@@ -222,13 +315,99 @@ docker_start(struct rt_workload *wl, char *msg, size_t len)
 	dk->op = OP_START;
 	dk->stop_wanted = 0;
 	dk->died = 0;
+	dk->oom = dk->killsig = dk->removed = dk->start_seen = 0;
+	dk->pulled = 0;
+	dk->image_id[0] = '\0';
 	dk_keep_stop_timeout(dk);
-	if (dk_next(dk, STEP_INSPECT, DK_INSPECT, dk->cname, NULL) == -1) {
+	dk->netid[0] = '\0';
+	if (wl->conf->network == NETWORK_NAMED) {
+		dk->step = STEP_NETWORK;
+		if ((dk->netwait = dk_network_ensure(wl->conf->netname,
+		    dk_network_ready, dk)) != NULL)
+			return (0);
 		dk->op = OP_NONE;
 		snprintf(msg, len, "cannot call the Docker daemon");
 		return (-1);
 	}
+	if (dk_image_begin(dk, msg, len) == -1) {
+		dk->op = OP_NONE;
+		return (-1);
+	}
 	return (0);
+}
+
+/* the pull the start waited for is over */
+static void
+dk_pulled(int ok, const char *why, void *arg)
+{
+	struct rt_docker	*dk = arg;
+
+	dk->pull = NULL;
+	if (dk->op != OP_START || dk->step != STEP_PULL)
+		return;
+	if (!ok) {
+		dk_start_failed(dk, why);
+		return;
+	}
+	dk->pulled = 1;
+	lifecycle_pulled(dk->wl);
+	if (dk_next(dk, STEP_IMAGE, DK_IMAGE, dk->wl->conf->image,
+	    NULL) == -1)
+		dk_start_failed(dk, "cannot call Docker");
+}
+
+/*
+ * The image's id, from its inspect.  404: the daemon has none by that
+ * name, which a pull fetches ("pull missing"), or which the create
+ * reports (never, or not even a pull brought one).  -1: the start
+ * failed.
+ */
+static int
+dk_image_step(struct rt_docker *dk, const struct dk_resp *r)
+{
+	json_error_t	 jerr;
+	json_t		*o;
+	const char	*id;
+	char		 err[RT_MSG_MAX];
+
+	if (r->status == 404) {
+		if (!dk->pulled && dk_pull_mode(dk->wl->conf) == PULL_MISSING) {
+			if (dk_pull_begin(dk, err, sizeof(err)) == 0)
+				return (1);
+			dk_start_failed(dk, err);
+			return (-1);
+		}
+		log_debug("workload %s: no image %s", dk->wl->name,
+		    dk->wl->conf->image);
+		return (0);
+	}
+	if (r->status != 200) {
+		dk_start_failed(dk, r->err);
+		return (-1);
+	}
+	if ((o = json_loadb(r->body, r->len, 0, &jerr)) != NULL &&
+	    (id = json_string_value(json_object_get(o, "Id"))) != NULL)
+		(void)strlcpy(dk->image_id, id, sizeof(dk->image_id));
+	json_decref(o);
+	return (0);
+}
+
+/* made from another image than the one its name gives now */
+static int
+dk_image_changed(struct rt_docker *dk, const struct dk_resp *r)
+{
+	json_error_t	 jerr;
+	json_t		*o;
+	const char	*image;
+	int		 changed = 0;
+
+	if (dk->image_id[0] == '\0' ||
+	    (o = json_loadb(r->body, r->len, 0, &jerr)) == NULL)
+		return (0);
+	image = json_string_value(json_object_get(o, "Image"));
+	changed = image != NULL && strcmp(image, dk->image_id) != 0;
+	json_decref(o);
+	return (changed);
 }
 
 /* the start did not happen: why, to the lifecycle */
@@ -240,6 +419,56 @@ dk_start_failed(struct rt_docker *dk, const char *why)
 	log_warnx("workload %s: container not started: %s", dk->wl->name,
 	    why);
 	lifecycle_start_failed(dk->wl, why);
+}
+
+/* the network of "network NAME" is there: on to the container */
+/* the image: pulled first if always, else inspected by its name */
+static int
+dk_image_begin(struct rt_docker *dk, char *msg, size_t len)
+{
+	const struct workload_conf	*wc = dk->wl->conf;
+	int				 r;
+
+	if (dk_pull_mode(wc) == PULL_ALWAYS)
+		r = dk_pull_begin(dk, msg, len);
+	else if ((r = dk_next(dk, STEP_IMAGE, DK_IMAGE, wc->image,
+	    NULL)) == -1)
+		snprintf(msg, len, "cannot call the Docker daemon");
+	return (r);
+}
+
+static void
+dk_network_ready(const char *id, const char *err, void *arg)
+{
+	struct rt_docker		*dk = arg;
+	const struct workload_conf	*wc = dk->wl->conf;
+	char				 why[RT_MSG_MAX];
+
+	dk->netwait = NULL;
+	if (id == NULL) {
+		snprintf(why, sizeof(why), "network %s: %s", wc != NULL &&
+		    wc->netname != NULL ? wc->netname : "?", err);
+		dk_start_failed(dk, why);
+		return;
+	}
+	if (dk->stop_wanted) {
+		dk_start_failed(dk, "stopped before it started");
+		return;
+	}
+	strlcpy(dk->netid, id, sizeof(dk->netid));
+	if (dk_image_begin(dk, why, sizeof(why)) == -1)
+		dk_start_failed(dk, why);
+}
+
+/*
+ * A stopped container of the right definition can start as it is,
+ * unless the network it was made on is not the network of that name
+ * now: then Docker would refuse to start it.
+ */
+static int
+dk_network_same(const struct rt_docker *dk)
+{
+	return (dk->netid[0] == '\0' || strcmp(dk->netid, dk->cnetid) == 0);
 }
 
 /* after the container was started, or found running */
@@ -292,6 +521,13 @@ dk_start_step(struct rt_docker *dk, const struct dk_resp *r)
 		return;
 	}
 	switch (dk->step) {
+	case STEP_IMAGE:
+		if (dk_image_step(dk, r) != 0)
+			return;
+		if (dk_next(dk, STEP_INSPECT, DK_INSPECT, dk->cname,
+		    NULL) == -1)
+			dk_start_failed(dk, "cannot call Docker");
+		return;
 	case STEP_INSPECT:
 		if (r->status == 404) {
 			dk->id[0] = '\0';
@@ -306,7 +542,17 @@ dk_start_step(struct rt_docker *dk, const struct dk_resp *r)
 			dk_start_failed(dk, err);
 			return;
 		}
-		if (strcmp(hash, dk->hash) == 0) {
+		if (strcmp(hash, dk->hash) == 0 && dk_image_changed(dk, r)) {
+			log_info("workload %s: image %s is another since "
+			    "container %.12s was made, replacing it",
+			    dk->wl->name, dk->wl->conf->image, dk->id);
+			if (dk_next(dk, STEP_REMOVE, DK_REMOVE, dk->id,
+			    NULL) == -1)
+				dk_start_failed(dk, "cannot call Docker");
+			return;
+		}
+		if (strcmp(hash, dk->hash) == 0 && (running ||
+		    dk_network_same(dk))) {
 			if (running) {
 				log_info("workload %s: container %.12s "
 				    "already runs", dk->wl->name, dk->id);
@@ -316,8 +562,13 @@ dk_start_step(struct rt_docker *dk, const struct dk_resp *r)
 				dk_start_failed(dk, "cannot call Docker");
 			return;
 		}
-		log_info("workload %s: definition changed, replacing "
-		    "container %.12s", dk->wl->name, dk->id);
+		if (strcmp(hash, dk->hash) == 0)
+			log_info("workload %s: its network was made "
+			    "again, replacing container %.12s", dk->wl->name,
+			    dk->id);
+		else
+			log_info("workload %s: definition changed, replacing "
+			    "container %.12s", dk->wl->name, dk->id);
 		if (dk_next(dk, STEP_REMOVE, DK_REMOVE, dk->id, NULL) == -1)
 			dk_start_failed(dk, "cannot call Docker");
 		return;
@@ -470,16 +721,30 @@ docker_stop(struct rt_workload *wl)
 		return (1);
 	switch (dk->op) {
 	case OP_START:
+		/* a pull may take minutes: nothing runs yet, so drop it */
+		if (dk->step == STEP_PULL && dk->pull != NULL) {
+			log_info("workload %s: stopped while its image was "
+			    "pulled", wl->name);
+			dk_pull_stop(dk->pull);
+			dk->pull = NULL;
+			dk->op = OP_NONE;
+			dk->stop_wanted = 0;
+			return (1);
+		}
+		dk->stop_wanted = 1;
+		return (0);
 	case OP_CHECK:
 		dk->stop_wanted = 1;
 		return (0);
 	case OP_STOP:
 		return (0);
 	case OP_ADOPT:
+	case OP_LOOK:
 		dk_cancel(dk->req);
 		dk->req = NULL;
+		if (dk->op == OP_ADOPT)
+			dk->adopted = 1;
 		dk->op = OP_NONE;
-		dk->adopted = 1;
 		break;
 	case OP_NONE:
 		break;
@@ -508,10 +773,22 @@ docker_status(struct rt_workload *wl)
 }
 
 /*
- * Exits: the events stream says a container died.  It is inspected
- * before anything is believed, since an event can be late and a stop of
- * ours causes one too.
+ * Exits: the events stream says a container died, or a gateway could
+ * not connect to it.  It is inspected before anything is believed, since
+ * an event can be late and a stop of ours causes one too.  What the
+ * stream said before (an oom, a kill not of ours, a destroy) says why.
  */
+
+static void
+dk_check_begin(struct rt_docker *dk)
+{
+	dk->died = 0;
+	dk->op = OP_CHECK;
+	if (dk_next(dk, STEP_INSPECT, DK_INSPECT, dk->id, NULL) == -1) {
+		dk->op = OP_NONE;
+		dk->refused = 0;
+	}
+}
 
 void
 docker_died(const char *name, const char *id)
@@ -523,7 +800,13 @@ docker_died(const char *name, const char *id)
 		return;
 	switch (dk->op) {
 	case OP_START:
+	case OP_LOOK:
 		dk->died = 1;
+		return;
+	case OP_CHECK:
+		/* its inspect may have come before: look again after */
+		if (id == NULL || strcmp(id, dk->id) == 0)
+			dk->died = 1;
 		return;
 	case OP_NONE:
 		break;
@@ -533,60 +816,399 @@ docker_died(const char *name, const char *id)
 	if (!dk->running || dk->id[0] == '\0' ||
 	    (id != NULL && strcmp(id, dk->id) != 0))
 		return;
+	dk_check_begin(dk);
+}
+
+/* waiting for its image: how much longer it may, in seconds; 0: not */
+int64_t
+docker_pulling(struct rt_workload *wl)
+{
+	struct rt_docker	*dk = wl->docker;
+
+	if (dk == NULL || dk->op != OP_START || dk->step != STEP_PULL ||
+	    dk->pull == NULL)
+		return (0);
+	return (dk_pull_left(dk->pull));
+}
+
+/*
+ * A gateway could not connect to the workload: 0 if a check is under
+ * way, whose end tells the gateway (lifecycle_checked, or a new state).
+ */
+int
+docker_refused(struct rt_workload *wl)
+{
+	struct rt_docker	*dk = wl->docker;
+
+	if (dk == NULL)
+		return (-1);
+	if (dk->op == OP_CHECK) {
+		dk->refused = 1;
+		return (0);
+	}
+	if (dk->op != OP_NONE || !dk->running || dk->id[0] == '\0')
+		return (-1);
+	/* the gateways ask once a second each; however many they are */
+	if (dk->checked_ms != 0 &&
+	    monotime_ms() - dk->checked_ms < DK_REFUSED_PAUSE_MS)
+		return (-1);
+	log_info("workload %s: a gateway cannot connect to it: inspecting "
+	    "container %.12s", wl->name, dk->id);
+	dk->refused = 1;
+	dk_check_begin(dk);
+	return (dk->op == OP_CHECK ? 0 : -1);
+}
+
+/* an exit's words for the history, and its wait status and reason */
+static void
+dk_exit_why(struct rt_docker *dk, int code, int *status,
+    enum rt_reason *reason, char *why, size_t len)
+{
+	*status = (code & 0xff) << 8;
+	*reason = RT_REASON_EXITED;
+	why[0] = '\0';
+	if (dk->removed) {
+		/* nothing is left of it: asleep, made again at the next wake */
+		*status = 0;
+		snprintf(why, len, "its container was removed outside orchd");
+	} else if (dk->oom) {
+		*reason = RT_REASON_OOM;
+		snprintf(why, len, "out of memory (the kernel killed a process "
+		    "of its container), exited with status %d", code);
+	} else if (dk->killsig > 0 && code == 128 + dk->killsig) {
+		/* a wait status of a death by that signal */
+		*status = dk->killsig;
+		snprintf(why, len, "killed by signal %d outside orchd",
+		    dk->killsig);
+	}
+}
+
+static void
+dk_check_step(struct rt_docker *dk, const struct dk_resp *r)
+{
+	struct rt_workload	*wl = dk->wl;
+	json_error_t		 jerr;
+	json_t			*o, *state;
+	enum rt_reason		 reason;
+	char			 name[ORCHD_NAME_MAX], why[RT_MSG_MAX];
+	int			 code = 0, running = 1, status, refused, seen;
+
+	dk->op = OP_NONE;
+	refused = dk->refused;
+	dk->refused = 0;
+	if (r->status == 200 && (o = json_loadb(r->body, r->len, 0,
+	    &jerr)) != NULL) {
+		state = json_object_get(o, "State");
+		running = json_is_true(json_object_get(state, "Running"));
+		code = json_integer_value(json_object_get(state, "ExitCode"));
+		if (json_is_true(json_object_get(state, "OOMKilled")))
+			dk->oom = 1;
+		json_decref(o);
+	} else if (r->status == 404)
+		dk->removed = 1;	/* removed behind our back */
+	if (running && !dk->removed) {
+		/* a kill it outlived (docker restart) is no cause of death */
+		if (r->status == 200) {
+			dk->killsig = 0;
+			dk->start_seen = 0;
+		}
+		/* or no daemon: the next reconnection looks again */
+		if (dk->stop_wanted) {
+			dk->stop_wanted = 0;
+			dk_stop_begin(dk);
+			return;
+		}
+		if (refused) {
+			dk->checked_ms = monotime_ms();
+			lifecycle_checked(wl);
+		}
+		/* it died after the inspect's answer: look again */
+		if (dk->died && wl->docker == dk && dk->op == OP_NONE)
+			dk_check_begin(dk);
+		return;
+	}
+	dk->stop_wanted = 0;
+	dk->running = 0;
 	dk->died = 0;
-	dk->op = OP_CHECK;
-	if (dk_next(dk, STEP_INSPECT, DK_INSPECT, dk->id, NULL) == -1)
+	seen = dk->start_seen;
+	dk->start_seen = 0;
+	dk_exit_why(dk, code, &status, &reason, why, sizeof(why));
+	if (why[0] != '\0')
+		log_info("workload %s: container %.12s: %s", wl->name, dk->id,
+		    why);
+	else
+		log_info("workload %s: container %.12s exited with status %d",
+		    wl->name, dk->id, code);
+	if (dk->removed)
+		dk->id[0] = '\0';
+	dk->oom = dk->killsig = dk->removed = 0;
+	/* the lifecycle may forget the workload, and dk with it */
+	strlcpy(name, wl->name, sizeof(name));
+	lifecycle_ended(wl, status, reason, why[0] != '\0' ? why : NULL);
+	/* started again (docker restart) while it was looked at */
+	if (seen && (wl = lifecycle_find(name)) != NULL &&
+	    wl->docker != NULL)
+		dk_look(wl->docker);
+}
+
+/*
+ * Starts outside orchd: a container of orchd's started by hand (docker
+ * start) while its workload sleeps.  It is inspected, by its name, and
+ * if it runs the workload takes it as a wake of the operator's, its
+ * readiness checked before a request goes to it
+ * (lifecycle_found_running).  It is taken as it is, even if made from
+ * an older definition: the next start after a suspend replaces it.
+ */
+
+static void
+dk_look(struct rt_docker *dk)
+{
+	struct rt_workload	*wl = dk->wl;
+
+	if (dk->op != OP_NONE || wl->stopping || wl->conf == NULL ||
+	    wl->conf->driver != DRIVER_DOCKER ||
+	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED))
+		return;
+	dk->op = OP_LOOK;
+	dk->died = 0;
+	dk_keep_stop_timeout(dk);
+	if (dk_next(dk, STEP_INSPECT, DK_INSPECT, dk->cname, NULL) == -1)
 		dk->op = OP_NONE;
 }
 
-/* after the events stream was down: did anything end meanwhile? */
+static void
+dk_look_step(struct rt_docker *dk, const struct dk_resp *r)
+{
+	struct rt_workload	*wl = dk->wl;
+	char			 err[RT_MSG_MAX];
+	int			 running = 0, died;
+
+	dk->op = OP_NONE;
+	died = dk->died;
+	dk->died = 0;
+	if (r->status != 200)
+		return;		/* gone again, or no daemon */
+	if (dk_inspected(dk, r, &running, NULL, 0, err, sizeof(err)) == -1) {
+		log_warnx("workload %s: %s", wl->name, err);
+		return;
+	}
+	if (!running)
+		return;
+	dk->running = 1;
+	dk->oom = dk->killsig = dk->removed = 0;
+	log_info("workload %s: container %.12s was started outside orchd",
+	    wl->name, dk->id);
+	if (lifecycle_found_running(wl, &driver_docker,
+	    "its container was started outside orchd") == -1)
+		return;
+	if (died && wl->docker == dk && dk->op == OP_NONE)
+		dk_check_begin(dk);
+}
+
+/*
+ * What the events stream says.  Only a start changes anything without
+ * an inspect; an oom, a kill and a destroy are remembered for the exit
+ * that follows, or checked at once (a destroy of a running container).
+ */
+
+/* the container an event is about, if it is the one we know of */
+static struct rt_docker *
+dk_event_ours(struct rt_workload *wl, const struct dk_event *e)
+{
+	struct rt_docker	*dk = wl->docker;
+
+	if (dk == NULL)
+		return (NULL);
+	if (dk->id[0] != '\0')
+		return (strcmp(e->id, dk->id) == 0 ? dk : NULL);
+	return (e->cname != NULL && strcmp(e->cname, dk->cname) == 0 ?
+	    dk : NULL);
+}
+
+static void
+dk_event_start(struct rt_workload *wl, const struct dk_event *e)
+{
+	struct rt_docker	*dk;
+
+	if (wl->conf == NULL || wl->conf->driver != DRIVER_DOCKER)
+		return;
+	dk = dk_get(wl);
+	/* by its name: another container with our label is not ours */
+	if (e->cname == NULL || strcmp(e->cname, dk->cname) != 0)
+		return;
+	if (dk->op == OP_CHECK || dk->op == OP_STOP)
+		dk->start_seen = 1;
+	else
+		dk_look(dk);
+}
+
+static void
+dk_event_destroy(struct rt_docker *dk)
+{
+	struct rt_workload	*wl = dk->wl;
+
+	switch (dk->op) {
+	case OP_CHECK:
+		dk->removed = 1;
+		return;
+	case OP_NONE:
+		break;
+	default:
+		/* a call of ours under way sees for itself */
+		return;
+	}
+	if (dk->running) {
+		dk->removed = 1;
+		dk_check_begin(dk);
+		return;
+	}
+	log_info("workload %s: container %.12s was removed outside orchd",
+	    wl->name, dk->id);
+	dk->id[0] = '\0';
+	lifecycle_gone(wl, "its container was removed outside orchd");
+}
+
 void
-docker_reconcile(void)
+docker_event(const struct dk_event *e)
+{
+	struct rt_workload	*wl;
+	struct rt_docker	*dk;
+
+	if ((wl = lifecycle_find(e->workload)) == NULL)
+		return;
+	if (e->ev == DK_EV_START) {
+		dk_event_start(wl, e);
+		return;
+	}
+	if (e->ev == DK_EV_DIE) {
+		docker_died(wl->name, e->id);
+		return;
+	}
+	if ((dk = dk_event_ours(wl, e)) == NULL)
+		return;
+	switch (e->ev) {
+	case DK_EV_OOM:
+		log_warnx("workload %s: container %.12s ran out of memory",
+		    wl->name, dk->id);
+		dk->oom = 1;
+		break;
+	case DK_EV_KILL:
+		/* our stop sends its own: only another's is news */
+		if (dk->op == OP_STOP || wl->stopping || !dk->running)
+			break;
+		log_info("workload %s: container %.12s was sent signal %d "
+		    "outside orchd", wl->name, dk->id, e->signal);
+		dk->killsig = e->signal;
+		break;
+	case DK_EV_DESTROY:
+		dk_event_destroy(dk);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * After the events stream was down, and when it first opens: every
+ * container of orchd's, as the daemon lists them, against what runtimed
+ * believes.  One believed running that is not (or is gone) is checked
+ * as after a die event; one running that is believed not is looked at
+ * as after a start event.  A workload with a call under way is left to
+ * it.  If the list cannot be had, those believed running are checked
+ * one by one.
+ */
+
+static struct dk_req	*reconcile_req;
+
+static void
+dk_check_all(void)
 {
 	struct rt_workload	*wl;
 
 	RB_FOREACH(wl, rt_workloads, &rt->workloads)
 		if (wl->docker != NULL && wl->docker->running &&
 		    wl->docker->op == OP_NONE)
-			docker_died(wl->name, NULL);
+			dk_check_begin(wl->docker);
+}
+
+/* one container of the list: {"Names":["/orchd-x"],"State":...} */
+static void
+dk_listed(json_t *c)
+{
+	struct rt_workload	*wl;
+	struct rt_docker	*dk;
+	json_t			*names, *n;
+	const char		*name, *state, *s;
+	size_t			 i;
+
+	name = json_string_value(json_object_get(json_object_get(c,
+	    "Labels"), DK_LABEL_WORKLOAD));
+	if (name == NULL || (wl = lifecycle_find(name)) == NULL ||
+	    wl->conf == NULL || wl->conf->driver != DRIVER_DOCKER)
+		return;
+	dk = dk_get(wl);
+	names = json_object_get(c, "Names");
+	json_array_foreach(names, i, n) {
+		if ((s = json_string_value(n)) != NULL && s[0] == '/' &&
+		    strcmp(s + 1, dk->cname) == 0)
+			break;
+	}
+	if (i == json_array_size(names))
+		return;
+	state = json_string_value(json_object_get(c, "State"));
+	dk->listed = state != NULL && strcmp(state, "running") == 0 ? 2 : 1;
 }
 
 static void
-dk_check_step(struct rt_docker *dk, const struct dk_resp *r)
+dk_list_done(const struct dk_resp *r, void *arg)
 {
-	json_error_t	 jerr;
-	json_t		*o, *state;
-	int		 code = 0, running = 1;
+	struct rt_workload	*wl;
+	struct rt_docker	*dk;
+	json_error_t		 jerr;
+	json_t			*o = NULL, *c;
+	size_t			 i;
+	int			 n = 0;
 
-	dk->op = OP_NONE;
-	if (r->status == 200 && (o = json_loadb(r->body, r->len, 0,
-	    &jerr)) != NULL) {
-		state = json_object_get(o, "State");
-		running = json_is_true(json_object_get(state, "Running"));
-		code = json_integer_value(json_object_get(state, "ExitCode"));
+	reconcile_req = NULL;
+	if (r->status != 200 || (o = json_loadb(r->body, r->len, 0,
+	    &jerr)) == NULL || !json_is_array(o)) {
+		log_warnx("docker: cannot list orchd's containers: %s",
+		    r->err != NULL ? r->err : o == NULL ? jerr.text :
+		    "not a list");
 		json_decref(o);
-	} else if (r->status == 404)
-		running = 0;		/* removed behind our back */
-	else {
-		/* no daemon: the next reconnection looks again */
-		if (dk->stop_wanted) {
-			dk->stop_wanted = 0;
-			dk_stop_begin(dk);
-		}
+		dk_check_all();
 		return;
 	}
-	if (running) {
-		if (dk->stop_wanted) {
-			dk->stop_wanted = 0;
-			dk_stop_begin(dk);
+	RB_FOREACH(wl, rt_workloads, &rt->workloads)
+		if (wl->docker != NULL)
+			wl->docker->listed = 0;
+	json_array_foreach(o, i, c)
+		dk_listed(c);
+	json_decref(o);
+	RB_FOREACH(wl, rt_workloads, &rt->workloads) {
+		if ((dk = wl->docker) == NULL || dk->op != OP_NONE)
+			continue;
+		if (dk->running && dk->listed != 2) {
+			dk_check_begin(dk);
+			n++;
+		} else if (!dk->running && dk->listed == 2 &&
+		    (wl->state == WL_ASLEEP || wl->state == WL_FAILED)) {
+			dk_look(dk);
+			n++;
 		}
-		return;
 	}
-	dk->stop_wanted = 0;
-	dk->running = 0;
-	log_info("workload %s: container %.12s exited with status %d",
-	    dk->wl->name, dk->id, code);
-	lifecycle_exited(dk->wl, (code & 0xff) << 8);
+	log_debug("docker: reconciled, %d container%s to look at", n,
+	    n == 1 ? "" : "s");
+}
+
+void
+docker_reconcile(void)
+{
+	if (reconcile_req != NULL)
+		return;
+	if ((reconcile_req = dk_call(DK_LIST, NULL, NULL, NULL, dk_list_done,
+	    NULL, NULL)) == NULL)
+		dk_check_all();
 }
 
 /*
@@ -678,6 +1300,9 @@ dk_done(const struct dk_resp *r, void *arg)
 		break;
 	case OP_ADOPT:
 		dk_adopt_step(dk, r);
+		break;
+	case OP_LOOK:
+		dk_look_step(dk, r);
 		break;
 	default:
 		break;

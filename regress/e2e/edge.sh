@@ -152,8 +152,10 @@ stop_orchd; st=$STATUS
 check "orchd stops cleanly (status $st)" [ "$st" -eq 0 ]
 
 # out of file descriptors: 200 connections against a limit of 128.  One
-# connection made before keeps being served, accepting stops for a
-# moment instead of spinning, and resumes once descriptors are free.
+# connection made before, in the middle of its request, keeps being
+# served (an idle one would be closed for room), accepting stops instead
+# of spinning, at the descriptors gatewayd counts or when accept(2) finds
+# none, and resumes once descriptors are free.
 conf "max connections 5000"
 sh -c 'ulimit -n 128 && exec "$@"' sh "$ORCHD" -d -f "$T/orchd.conf" \
     >>"$T/orchd.log" 2>&1 &
@@ -164,24 +166,25 @@ mkfifo "$T/fifo"
 "$T/bin/testhttp" raw "$PORT" 5 <"$T/fifo" >"$T/kept.out" &
 kp=$!
 exec 3>"$T/fifo"
-printf 'GET /f1 HTTP/1.1\r\nHost: app.test\r\n\r\n' >&3
+printf 'POST /echo HTTP/1.1\r\nHost: app.test\r\nContent-Length: 10\r\nConnection: close\r\n\r\nhello' >&3
 sleep 2
 "$T/bin/testhttp" hold "$PORT" 200 4 >"$T/hold200.out" &
 hp=$!
 check "accept runs out of descriptors and pauses" \
-    wait_for 10 grep -q 'out of file descriptors' "$T/orchd.log"
-printf 'GET /f2 HTTP/1.1\r\nHost: app.test\r\nConnection: close\r\n\r\n' >&3
+    wait_for 10 grep -Eq 'out of file descriptors|not accepting more' \
+    "$T/orchd.log"
+printf 'world' >&3
 exec 3>&-
 wait $kp
-check "a connection made before is served on" \
-    [ "$(grep -c 'hello from testhttp' "$T/kept.out")" -eq 2 ]
+check "a connection made before is served on" grep -q helloworld "$T/kept.out"
 wait $hp
 gw=$(child gateway)
 check "the gateway is alive" [ -n "$gw" ]
 check "once descriptors are free, new connections are served" \
     wait_for 10 sh -c "[ \"\$(curl -sS -m 5 -H 'Host: app.test' $URL/)\" = 'hello from testhttp' ]"
 check "the gateway does not spin while out of descriptors" \
-    [ "$(grep -c 'out of file descriptors' "$T/orchd.log")" -lt 50 ]
+    [ "$(grep -Ec 'out of file descriptors|not accepting more' \
+    "$T/orchd.log")" -lt 50 ]
 
 stop_orchd; st=$STATUS
 check "orchd stops cleanly (status $st)" [ "$st" -eq 0 ]

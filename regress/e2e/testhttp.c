@@ -20,6 +20,9 @@
  *	/reset			half an answer, then a reset
  *	/slow?MS		waits MS ms, then answers
  *	/ws			101 to an Upgrade, then echoes bytes
+ *	/busy			as the file $TESTHTTP_BUSY says: "200" a
+ *				200 "busy", "hang" no answer for 10 s, and
+ *				anything else or no file a 404
  * STARTFILE, if given, gets one line appended per start, REQLOG one line
  * per request: "METHOD PATH".
  *
@@ -42,6 +45,12 @@
  *					a request head a byte every EVERY ms;
  *					prints what came back and "closed
  *					after N ms" (from the connect)
+ *	testhttp idle PORT N SECS HEAD	open N keep-alive connections one
+ *					after the other, each sending HEAD (a
+ *					whole request) and reading its answer;
+ *					print "ready N failed N", hold them
+ *					until SECS pass or SIGUSR1, then print
+ *					"open N closed N oldest N" (see idle())
  *
  * Raw TCP, for a workload's own TCP listener:
  *	testhttp echo PORT [STARTFILE]	a TCP server on 127.0.0.1 that sends
@@ -58,6 +67,7 @@
  */
 
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
@@ -218,6 +228,28 @@ pattern(char *buf, size_t off, size_t len)
 		buf[i] = 'a' + (off + i) % 26;
 }
 
+/* the busy veto's answer, switched by a file the test writes */
+static void
+serve_busy(int fd)
+{
+	const char	*file = getenv("TESTHTTP_BUSY");
+	char		 what[16] = "";
+	FILE		*f;
+
+	if (file != NULL && (f = fopen(file, "r")) != NULL) {
+		if (fgets(what, sizeof(what), f) == NULL)
+			what[0] = '\0';
+		fclose(f);
+	}
+	if (strncmp(what, "200", 3) == 0)
+		answer(fd, "200 OK", NULL, "busy\n", 5);
+	else if (strncmp(what, "hang", 4) == 0) {
+		sleep(10);
+		exit(0);
+	} else
+		answer(fd, "404 Not Found", NULL, "idle\n", 5);
+}
+
 static void
 serve_path(int fd, char *head, const char *method, char *path)
 {
@@ -278,6 +310,8 @@ serve_path(int fd, char *head, const char *method, char *path)
 	} else if (strcmp(path, "/slow") == 0) {
 		usleep(n * 1000);
 		answer(fd, "200 OK", NULL, "slow\n", 5);
+	} else if (strcmp(path, "/busy") == 0) {
+		serve_busy(fd);
 	} else if (strcmp(path, "/ws") == 0) {
 		snprintf(buf, sizeof(buf), "HTTP/1.1 101 Switching Protocols"
 		    "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
@@ -620,6 +654,119 @@ trickle(int port, int wait, int every)
 	return (0);
 }
 
+/*
+ * One answer with a Content-Length (or none: no body), read whole within
+ * 5 s a read: its status, or 0.
+ */
+static int
+read_answer(int s)
+{
+	struct pollfd	 pfd;
+	char		 buf[8192], *end, *cl;
+	size_t		 len = 0, want = 0;
+	ssize_t		 n;
+
+	pfd.fd = s;
+	pfd.events = POLLIN;
+	for (;;) {
+		buf[len] = '\0';
+		if (want == 0 && (end = strstr(buf, "\r\n\r\n")) != NULL) {
+			want = end + 4 - buf;
+			*end = '\0';
+			if ((cl = field(buf, "Content-Length")) != NULL)
+				want += strtoul(cl, NULL, 10);
+			*end = '\r';
+		}
+		if (want > 0 && len >= want)
+			break;
+		if (len == sizeof(buf) - 1 || poll(&pfd, 1, 5000) != 1 ||
+		    (n = read(s, buf + len, sizeof(buf) - 1 - len)) <= 0)
+			return (0);
+		len += n;
+	}
+	if (strncmp(buf, "HTTP/1.1 ", 9) != 0)
+		return (0);
+	return (atoi(buf + 9));
+}
+
+static volatile sig_atomic_t	idle_stop;
+
+static void
+idle_signal(int sig)
+{
+	(void)sig;
+	idle_stop = 1;
+}
+
+/*
+ * Idle keep-alive connections, made idle in the order they were opened.
+ * At the end "oldest" counts the closed connections from the first one
+ * opened to the first one still open: oldest = closed when the ones the
+ * server closed were the oldest.  Opening them stops at SECS or SIGUSR1
+ * too, the rest counted as failed; a connect waits 5 s at most (a full
+ * listen queue drops the SYN).
+ */
+static int
+idle(int port, int n, int secs, const char *head)
+{
+	struct sigaction	 sa;
+	struct timeval		 tv = { 5, 0 };
+	struct sockaddr_in	 sin;
+	time_t			 end = time(NULL) + secs;
+	int			*fds, i, open_ = 0, closed = 0, failed = 0;
+	int			 oldest = 0, prefix = 1;
+
+	signal(SIGPIPE, SIG_IGN);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = idle_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((fds = calloc(n, sizeof(*fds))) == NULL)
+		return (1);
+	for (i = 0; i < n; i++) {
+		fds[i] = -1;
+		if (idle_stop || time(NULL) >= end ||
+		    (fds[i] = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
+		    setsockopt(fds[i], SOL_SOCKET, SO_SNDTIMEO, &tv,
+		    sizeof(tv)) == -1 ||
+		    connect(fds[i], (struct sockaddr *)&sin,
+		    sizeof(sin)) == -1) {
+			if (fds[i] != -1)
+				close(fds[i]);
+			fds[i] = -1;
+			failed++;
+			continue;
+		}
+		if (writen(fds[i], head, strlen(head)) == -1 ||
+		    read_answer(fds[i]) == 0)
+			failed++;
+	}
+	printf("ready %d failed %d\n", n - failed, failed);
+	fflush(stdout);
+	while (!idle_stop && time(NULL) < end)
+		sleep(1);
+	for (i = 0; i < n; i++) {
+		if (fds[i] == -1)
+			continue;
+		if (peer_closed(fds[i])) {
+			closed++;
+			if (prefix)
+				oldest++;
+		} else {
+			open_++;
+			prefix = 0;
+		}
+		close(fds[i]);
+	}
+	printf("open %d closed %d oldest %d\n", open_, closed, oldest);
+	free(fds);
+	return (0);
+}
+
 static int
 unixraw(const char *path, int secs)
 {
@@ -804,6 +951,9 @@ main(int argc, char *argv[])
 	if (argc >= 6 && strcmp(argv[1], "burst") == 0)
 		return (burst(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
 		    argv[5]));
+	if (argc >= 6 && strcmp(argv[1], "idle") == 0)
+		return (idle(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
+		    argv[5]));
 	if (argc >= 4 && strcmp(argv[1], "slow") == 0)
 		return (slow(atoi(argv[2]), atoi(argv[3])));
 	if (argc >= 5 && strcmp(argv[1], "trickle") == 0)
@@ -822,7 +972,8 @@ main(int argc, char *argv[])
 	fprintf(stderr, "usage: testhttp serve PORT [STARTFILE [REQLOG]] | "
 	    "raw PORT [SECS] | unix PATH [SECS] | hold PORT N SECS [HEAD] | "
 	    "burst PORT N SECS HEAD | slow PORT SECS |\n"
-	    "    trickle PORT WAIT EVERY | echo PORT [STARTFILE] | "
-	    "half PORT [SECS] |\n    forward PORT TO\n");
+	    "    trickle PORT WAIT EVERY | idle PORT N SECS HEAD | "
+	    "echo PORT [STARTFILE] |\n    half PORT [SECS] | "
+	    "forward PORT TO\n");
 	return (1);
 }

@@ -197,6 +197,8 @@ test_golden_good(void **state)
 		"good-minimal.conf",
 		"good-noeol.conf",
 		"good-policy.conf",
+		"good-health.conf",
+		"good-swarm.conf",	/* driver swarm, replicas, constraint */
 		"good-tcp.conf"		/* a workload's TCP listeners */
 	};
 	char	 path[PATH_MAX];

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 6. TCP proxy overhead.  One redis-server (no persistence) on the server
+# 8. TCP proxy overhead.  One redis-server (no persistence) on the server
 # CPU; redis-benchmark -q -t set,get (on the client CPU) against it
 # through a workload's own TCP listener of gatewayd ("listen on" in the
 # block of a keep-warm workload whose port is redis's, so that every
@@ -17,7 +17,7 @@
 # every target alike: then the proxy's cost shows in its CPU per request
 # and in the latency more than in the rate.
 #
-#	bench/06-tcp.sh [--quick]
+#	bench/08-tcp.sh [--quick]
 [ "${1:-}" = --quick ] && export BENCH_QUICK=1
 . "$(dirname "$0")/lib.sh"
 
@@ -127,7 +127,7 @@ done
 
 RAW=$B/tcp.raw
 : >"$RAW"
-note "part 6: $ROUNDS round(s) x $REQS requests x 2 tests x 3 targets"
+note "part 8: $ROUNDS round(s) x $REQS requests x 2 tests x 3 targets"
 rotate() {	# rotate N WORDS...
 	k=$1
 	shift
@@ -164,7 +164,7 @@ med() {	# med TARGET OP COLUMN
 	    "$RAW" | median
 }
 out ""
-out "== 6. TCP proxy overhead: redis-benchmark -q -t set,get -n $REQS -c $CLIENTS -P $PIPELINE, median of $ROUNDS round(s), on CPU $CCPU, servers on CPU $SCPU"
+out "== 8. TCP proxy overhead: redis-benchmark -q -t set,get -n $REQS -c $CLIENTS -P $PIPELINE, median of $ROUNDS round(s), on CPU $CCPU, servers on CPU $SCPU"
 out "   raw: target op round rps p50_us proxy_cpu_us/req redis_cpu_us/req"
 sed 's/^/   raw: /' "$RAW" >>"$RESULTS"
 out ""
