@@ -273,7 +273,8 @@ struct gateway {
 	unsigned int		 maxconns;	/* "max connections", or 0 */
 	rlim_t			 nofile;	/* RLIMIT_NOFILE at start */
 	unsigned int		 fdmax;		/* fds for clients, upstreams */
-	unsigned int		 nups;		/* upstream fds open */
+	unsigned int		 nups;		/* upstream fds open, and
+						   tcp.c's pipes */
 	TAILQ_HEAD(, gw_conn)	 idle;		/* idle keep-alive, LRU */
 	int			 accepting;	/* listeners' events added */
 	struct event		 accept_pause;	/* after EMFILE/ENFILE */
@@ -375,6 +376,7 @@ void		 wake_timer_fired(int, short, void *);
 void		 tcp_accept(struct gw_conn *, const char *);
 void		 tcp_start(struct gw_conn *);
 void		 tcp_parked_closed(struct gw_conn *);
+void		 tcp_cause(const struct gw_conn *, struct wake_cause *);
 void		 tcp_wake_failed(struct gw_workload *, unsigned int,
 		    const char *);
 void		 tcp_timeout(struct gw_conn *);
@@ -396,6 +398,7 @@ void		 ignore_workload(struct gw_workload *,
 		    const struct workload_conf *, const struct cfg_generation *);
 void		 ignore_forget(struct gw_workload *);
 int		 ignore_request(struct gw_conn *);
+int		 ignore_tcp(const struct gw_conn *);
 
 /* api.c, api_conf.c: the HTTP API (api.h), hooked into conn.c */
 struct api_req;

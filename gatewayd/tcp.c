@@ -18,7 +18,10 @@
  * back to a small pool, so that an idle connection holds its two sockets
  * and nothing more, and a busy one takes a pipe without a system call.
  * Only an empty pipe is ever splice(2)d into: then EAGAIN from the source
- * means the source has nothing, never that the pipe is full.
+ * means the source has nothing, never that the pipe is full.  The
+ * workload's socket and every pipe open, pooled or not, count among the
+ * gateway's upstream descriptors (gw->nups), which conn_full() weighs
+ * before it accepts another client.
  *
  * An open connection is use of its workload (in flight), unless it is
  * silent both ways for the tunnel idle timeout; it stops counting then,
@@ -30,9 +33,11 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <arpa/inet.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -78,7 +83,10 @@ pipe_get(struct gw_pipe *p)
 		p->fd[1] = tcp_pool[tcp_npool][1];
 		return (0);
 	}
-	return (pipe2(p->fd, O_NONBLOCK | O_CLOEXEC));
+	if (pipe2(p->fd, O_NONBLOCK | O_CLOEXEC) == -1)
+		return (-1);
+	gw->nups += 2;
+	return (0);
 }
 
 /* an empty pipe to the pool; one with bytes left is closed */
@@ -94,6 +102,7 @@ pipe_put(struct gw_pipe *p)
 	} else {
 		close(p->fd[0]);
 		close(p->fd[1]);
+		gw->nups -= 2;
 	}
 	p->fd[0] = p->fd[1] = -1;
 	p->len = 0;
@@ -299,12 +308,16 @@ tcp_start(struct gw_conn *c)
 	struct gw_workload	*wl = c->wl;
 	int			 on = 1;
 
+	/* as proxy.c's up_open(): the oldest idle client makes room */
+	if (gw->nconns + gw->nups >= gw->fdmax)
+		(void)conn_evict_idle();
 	if ((up->fd = socket(wl->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0)) == -1) {
 		log_warn("%s: tcp to %s: socket", c->peer, wl->name);
 		conn_close(c);
 		return;
 	}
+	gw->nups++;
 	(void)setsockopt(up->fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 	up->epoch = wl->epoch;
 	event_set(&up->rev, up->fd, EV_READ | EV_PERSIST, tcp_io, c);
@@ -325,7 +338,8 @@ tcp_start(struct gw_conn *c)
 
 /*
  * A connection accepted on a listener of wl's: counted as use, then
- * proxied at once if wl runs, else held for its wake.
+ * proxied at once if wl runs, else held for its wake.  One from a
+ * client an "ignore from" rule names is not use (ignore.c).
  */
 void
 tcp_accept(struct gw_conn *c, const char *name)
@@ -353,6 +367,17 @@ tcp_accept(struct gw_conn *c, const char *name)
 	TAILQ_INSERT_TAIL(&wl->tcp, t, entry);
 	wl->ntcp++;
 	metrics_tcp_accept(wl);
+	/* not use ("ignore from"): proxied uncounted, or closed unwoken */
+	if (ignore_tcp(c)) {
+		if (wl->state == WL_RUNNING) {
+			tcp_start(c);
+			return;
+		}
+		log_debug("%s: tcp to %s, %s: ignored, not woken", c->peer,
+		    wl->name, workload_state_name(wl->state));
+		conn_close(c);
+		return;
+	}
 	activity_begin(c);
 	if (wl->state == WL_RUNNING) {
 		tcp_start(c);
@@ -361,6 +386,40 @@ tcp_accept(struct gw_conn *c, const char *name)
 	/* runtimed's timeout and ours answer first: a backstop */
 	conn_timer(c, wl->wake_timeout + GW_WAKE_SLACK * 2);
 	wake_park(c);
+}
+
+/*
+ * What woke the workload, for its history: "TCP 127.0.0.1:5432 from
+ * 127.0.0.1", the listener's address (the connection's own end) and the
+ * client.  Once per wake, never per byte.
+ */
+void
+tcp_cause(const struct gw_conn *c, struct wake_cause *cause)
+{
+	struct sockaddr_storage	 ss;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ss;
+	socklen_t		 len = sizeof(ss);
+	char			 addr[INET6_ADDRSTRLEN];
+	int			 n;
+
+	(void)strlcpy(cause->method, "TCP", sizeof(cause->method));
+	cause_copy(cause->client, sizeof(cause->client), c->peer,
+	    sizeof(c->peer));
+	if (getsockname(c->fd, (struct sockaddr *)&ss, &len) == -1)
+		return;
+	if (ss.ss_family == AF_INET &&
+	    inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof(addr)) != NULL)
+		n = snprintf(cause->host, sizeof(cause->host), "%s:%u", addr,
+		    ntohs(sin->sin_port));
+	else if (ss.ss_family == AF_INET6 &&
+	    inet_ntop(AF_INET6, &sin6->sin6_addr, addr, sizeof(addr)) != NULL)
+		n = snprintf(cause->host, sizeof(cause->host), "[%s]:%u",
+		    addr, ntohs(sin6->sin6_port));
+	else
+		return;
+	if (n < 0 || (size_t)n >= sizeof(cause->host))
+		cause->host[0] = '\0';
 }
 
 /*
@@ -451,6 +510,7 @@ tcp_close(struct gw_conn *c)
 		event_del(&up->wev);
 		close(up->fd);
 		up->fd = -1;
+		gw->nups--;
 	}
 	pipe_put(&t->pipe[TCP_UP]);
 	pipe_put(&t->pipe[TCP_DOWN]);

@@ -99,7 +99,7 @@ wake_client(const struct gw_conn *c, const struct http_head *h, char *buf,
 		cause_copy(buf, len, v, n);
 }
 
-/* what woke it: the request at the head of those parked */
+/* what woke it: the request (or TCP connection) first among those parked */
 static void
 wake_cause_fill(const struct gw_workload *wl, struct wake_cause *cause)
 {
@@ -108,6 +108,10 @@ wake_cause_fill(const struct gw_workload *wl, struct wake_cause *cause)
 	const struct http_field	*f;
 
 	cause->kind = WAKE_REQUEST;
+	if (c != NULL && c->tcp != NULL) {
+		tcp_cause(c, cause);
+		return;
+	}
 	if (c == NULL || c->req == NULL)
 		return;
 	h = &c->req->h;

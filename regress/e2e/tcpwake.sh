@@ -7,7 +7,10 @@
 # start.  An open connection keeps the workload up; one silent for its
 # tunnel idle timeout does not, and the suspend closes it.  A failed wake
 # and a wake timeout close the connections held and say why; max
-# connections per address applies.  orchctl and /metrics show them.
+# connections per address applies.  orchctl and /metrics show them, the
+# history says which listener and client woke it.  A client an "ignore
+# from" rule names wakes nothing and, to a running workload, is proxied
+# without keeping it up.
 # Then real software: PostgreSQL (initdb here, run as its own user) and
 # Redis, asleep until psql or redis-cli connects; 20 psql at once, one
 # start; an open psql session keeps the database up, its end lets it go.
@@ -33,10 +36,12 @@ L_PG=$(free_port $((P_PG + 1)))
 I_PG=$(free_port $((L_PG + 1)))
 P_RD=$(free_port $((I_PG + 1)))
 L_RD=$(free_port $((P_RD + 1)))
+P_IGN=$(free_port $((L_RD + 1)))
+L_IGN=$(free_port $((P_IGN + 1)))
 mkdir -p "$T/log" "$T/bin"
 cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
 chmod 0755 "$T/bin" "$T/bin/testhttp"
-for w in echo quiet; do
+for w in echo quiet ign; do
 	: >"$T/$w.starts"
 	chmod 0666 "$T/$w.starts"
 done
@@ -123,6 +128,13 @@ workload "tw-slow" {
 	listen on 127.0.0.1 port $L_SLOW
 	wake timeout 2s
 }
+workload "tw-ign" {
+	command "$T/bin/testhttp echo $P_IGN $T/ign.starts"
+	port $P_IGN
+	listen on 127.0.0.1 port $L_IGN
+	idle timeout 2s
+	ignore from 127.0.0.0/8
+}
 CONF
 	[ -n "$HAVE_PG" ] && cat <<CONF
 workload "tw-pg" {
@@ -191,10 +203,10 @@ start_orchd_or_exit
 # -- the configuration, as orchctl shows it
 ctl show workloads >"$T/list"
 check "show workloads has a TCP column" \
-    grep -Eq '^NAME +STATE +DRIVER +WARM +IDLE +LAST SEEN +HOSTS +TCP +REASON$' \
+    grep -Eq '^NAME +STATE +DRIVER +WARM +IDLE +LAST SEEN +BACKOFF +HOSTS +TCP +REASON$' \
     "$T/list"
 check "with tw-echo's listener, and no host" \
-    grep -Eq "^tw-echo +asleep +process +no +3s +never +- +127.0.0.1:$L_ECHO +-\$" \
+    grep -Eq "^tw-echo +asleep +process +no +3s +never +- +- +127.0.0.1:$L_ECHO +-\$" \
     "$T/list"
 check "show workload says it" sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workload \
     tw-quiet | grep -Eq '^listen on: +127.0.0.1:$L_QUIET\$'"
@@ -210,6 +222,9 @@ check "its end reached the workload, which still answered after it" \
     grep -q 'eof after 17 bytes$' "$T/half.out"
 check "then the workload's end reached the client" \
     grep -q '^closed$' "$T/half.out"
+check "its history says the listener and the client that woke it" \
+    sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workload tw-echo |
+    grep -q 'by TCP 127.0.0.1:$L_ECHO from 127.0.0.1'"
 head -c 2000000 /dev/urandom >"$T/payload"
 "$T/bin/testhttp" half "$L_ECHO" 20 <"$T/payload" >"$T/big.out"
 check "2 MB both ways through splice, intact" \
@@ -286,6 +301,32 @@ check "a wake timeout closes the held connection (after $ms ms)" \
 check "... and says so" grep -Eq \
     'tw-slow: wake failed \(not ready after .*\): closed 1 TCP' \
     "$T/orchd.log"
+
+# -- "ignore from": not use.  Asleep, the connection is closed, nothing
+# woken; running, it is proxied, and an open one keeps nothing up.
+python3 - "$L_IGN" >"$T/ign.out" 2>&1 <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+try:
+    print("data" if s.recv(100) else "closed")
+except ConnectionResetError:
+    print("closed")
+except socket.timeout:
+    print("open")
+PY
+check "an ignored client's connection to it asleep is closed" \
+    grep -qx closed "$T/ign.out"
+check "... and wakes nothing" sh -c "[ \$(grep -c start '$T/ign.starts') -eq 0 ] &&
+    \"$ORCHCTL\" -s \"$SOCK\" show workloads | grep -Eq '^tw-ign +asleep '"
+check "orchctl wake tw-ign" ctl wake tw-ign
+silent_client "$L_IGN" 20 >"$T/ign2.out"
+check "running, an ignored client's connection is proxied" \
+    grep -q '^echo ping$' "$T/ign2.out"
+check "open and ignored, it does not keep tw-ign up past its idle timeout" \
+    suspended tw-ign
+check "... and the suspend closes it" \
+    grep -Eq '^closed after [0-9]+ s$' "$T/ign2.out"
+check "tw-ign asleep" wait_for 10 state_is tw-ign asleep
 
 # -- max connections per address, 25 for each of the 2 gateways
 "$T/bin/testhttp" hold "$L_ECHO" 60 4 >"$T/limit.out"
