@@ -23,6 +23,10 @@
  *	/busy			as the file $TESTHTTP_BUSY says: "200" a
  *				200 "busy", "hang" no answer for 10 s, and
  *				anything else or no file a 404
+ *	/tcp?PORT		the request body and CRLF sent to
+ *				127.0.0.1:PORT, its first line back
+ *				(an app's handler asking its database);
+ *				502 if it fails within 30 s
  * STARTFILE, if given, gets one line appended per start, REQLOG one line
  * per request: "METHOD PATH".
  *
@@ -186,6 +190,8 @@ read_body(int fd, char *head, size_t *lenp)
 	return (body);
 }
 
+static int	 tcp_connect(int);
+
 static int	 head_only;	/* answering HEAD: no body */
 static const char *reqlog;	/* REQLOG, or NULL */
 
@@ -226,6 +232,32 @@ pattern(char *buf, size_t off, size_t len)
 
 	for (i = 0; i < len; i++)
 		buf[i] = 'a' + (off + i) % 26;
+}
+
+/*
+ * /tcp?PORT: a handler that reaches a server of its own over TCP, as an
+ * app asks its database, one line out and one line back.
+ */
+static void
+serve_tcp(int fd, size_t port, const char *body, size_t len)
+{
+	struct timeval	 tv = { 30, 0 };
+	char		 line[1024];
+	int		 s, n;
+
+	if (port < 1 || port > 65535 || (s = tcp_connect((int)port)) == -1) {
+		answer(fd, "502 Bad Gateway", NULL, "tcp: connect\n", 13);
+		return;
+	}
+	(void)setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (writen(s, body, len) == -1 || writen(s, "\r\n", 2) == -1 ||
+	    (n = readline(s, line, sizeof(line))) <= 0) {
+		close(s);
+		answer(fd, "502 Bad Gateway", NULL, "tcp: no answer\n", 15);
+		return;
+	}
+	close(s);
+	answer(fd, "200 OK", NULL, line, n);
 }
 
 /* the busy veto's answer, switched by a file the test writes */
@@ -312,6 +344,8 @@ serve_path(int fd, char *head, const char *method, char *path)
 		answer(fd, "200 OK", NULL, "slow\n", 5);
 	} else if (strcmp(path, "/busy") == 0) {
 		serve_busy(fd);
+	} else if (strcmp(path, "/tcp") == 0) {
+		serve_tcp(fd, n, body, len);
 	} else if (strcmp(path, "/ws") == 0) {
 		snprintf(buf, sizeof(buf), "HTTP/1.1 101 Switching Protocols"
 		    "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
