@@ -10,7 +10,8 @@
 # connections per address applies.  orchctl and /metrics show them, the
 # history says which listener and client woke it.  A client an "ignore
 # from" rule names wakes nothing and, to a running workload, is proxied
-# without keeping it up.
+# without keeping it up.  With Docker: a container on a network of its
+# own, reached through its published port, woken by a connection.
 # Then real software: PostgreSQL (initdb here, run as its own user) and
 # Redis, asleep until psql or redis-cli connects; 20 psql at once, one
 # start; an open psql session keeps the database up, its end lets it go.
@@ -38,6 +39,8 @@ P_RD=$(free_port $((I_PG + 1)))
 L_RD=$(free_port $((P_RD + 1)))
 P_IGN=$(free_port $((L_RD + 1)))
 L_IGN=$(free_port $((P_IGN + 1)))
+P_BOX=$(free_port $((L_IGN + 1)))
+L_BOX=$(free_port $((P_BOX + 1)))
 mkdir -p "$T/log" "$T/bin"
 cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
 chmod 0755 "$T/bin" "$T/bin/testhttp"
@@ -54,6 +57,27 @@ HAVE_PG=
 HAVE_REDIS=
 command -v redis-server >/dev/null 2>&1 &&
     command -v redis-cli >/dev/null 2>&1 && HAVE_REDIS=1
+# the container and the network it joins are removed at the end
+NET=orchd-test-tw
+HAVE_DOCKER=
+box_cleanup() {
+	if [ -n "$ORCHD_PID" ] && kill -0 "$ORCHD_PID" 2>/dev/null; then
+		kill -TERM "$ORCHD_PID" 2>/dev/null
+		wait_gone "$ORCHD_PID" 10
+	fi
+	docker rm -f orchd-tw-box >/dev/null 2>&1
+	for id in $(docker network ls -q --filter "name=^$NET\$" 2>/dev/null)
+	do
+		docker network rm "$id" >/dev/null 2>&1
+	done
+	e2e_cleanup
+}
+if docker info >/dev/null 2>&1 &&
+    sh "$(dirname "$0")/../docker-image.sh" >/dev/null 2>&1; then
+	HAVE_DOCKER=1
+	trap box_cleanup EXIT
+	docker rm -f orchd-tw-box >/dev/null 2>&1
+fi
 
 # the database: its own directory, owned by the user it runs as.
 # postgres listens on its port at once, before its startup is done, and
@@ -146,6 +170,18 @@ workload "tw-pg" {
 	idle timeout 4s
 	wake timeout 30s
 	stop signal INT
+}
+CONF
+	[ -n "$HAVE_DOCKER" ] && cat <<CONF
+workload "tw-box" {
+	driver docker
+	image "orchd-test/busybox:latest"
+	command "/bin/sh -c 'echo boxed >/tmp/i; exec httpd -f -p 8080 -h /tmp'"
+	network "$NET"
+	port 8080
+	publish $P_BOX
+	listen on 127.0.0.1 port $L_BOX
+	idle timeout 3s
 }
 CONF
 	[ -n "$HAVE_REDIS" ] && cat <<CONF
@@ -431,6 +467,22 @@ if [ -n "$HAVE_REDIS" ]; then
 	check "woken again, empty: no dump saved ($out)" [ -z "$out" ]
 else
 	echo "skipped: Redis (redis-server, redis-cli) is not installed"
+fi
+
+# -- a container on a network of its own, through its published port
+if [ -n "$HAVE_DOCKER" ]; then
+	printf 'GET /i HTTP/1.0\r\n\r\n' |
+	    "$T/bin/testhttp" half "$L_BOX" 60 >"$T/box.out"
+	check "a connection wakes the container on network $NET and gets \
+its answer through the published port" \
+	    sh -c "grep -q '^HTTP/1.[01] 200' '$T/box.out' &&
+	    grep -q '^boxed' '$T/box.out'"
+	check "the container is on that network" sh -c "docker inspect -f \
+	    '{{range \$k, \$v := .NetworkSettings.Networks}}{{\$k}} {{end}}' \
+	    orchd-tw-box | grep -qw '$NET'"
+	check "suspended when idle" wait_for 30 state_is tw-box asleep
+else
+	echo "skipped: the container case (no Docker, or no test image)"
 fi
 
 check "orchctl still answers" ctl show summary
