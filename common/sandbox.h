@@ -25,8 +25,8 @@
  * regress/e2e/sandboxtest.c tries the very same.  No process of ours
  * binds or listens: the parent does, and passes the listeners on.
  */
-#define SB_GATEWAY	(SB_STDIO | SB_INET | SB_ACCEPT | SB_RECVFD | SB_PAIR | \
-			    SB_SPLICE)
+#define SB_GATEWAY	(SB_STDIO | SB_INET | SB_ACCEPT | SB_RECVFD | \
+			    SB_PAIR | SB_SPLICE)
 #define SB_RUNTIME	(SB_STDIO | SB_INET | SB_UNIX)
 
 /* before chroot: what the report of a forbidden call needs (privdrop) */
