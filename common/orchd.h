@@ -77,6 +77,7 @@ union wl_addr {
 #define ORCHD_USER_MAX		33	/* a user name, NUL included */
 #define ORCHD_DEPS_MAX		32	/* "depends on" of one workload */
 #define ORCHD_DEPS_DEPTH	16	/* the longest chain of them */
+#define ORCHD_LISTEN_MAX	8	/* "listen on" in one workload */
 
 /*
  * "prefork": gateway processes sharing the listeners.  Their API request
@@ -248,6 +249,9 @@ struct workload_conf {
 	int			 upstream_h2c;	/* cleartext HTTP/2 to it */
 	int			 on_change;	/* -1: global, or enum
 						   workload_on_change */
+	struct strlist		 listens;	/* its own TCP listeners:
+						   "ADDRESS:PORT", orchd.conf
+						   only (the parent binds) */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 
@@ -262,6 +266,9 @@ struct listener_conf {
 	char			*tls_cert;	/* file names */
 	char			*tls_key;
 	int			 fd;		/* bound by the parent, or -1 */
+	char			 workload[ORCHD_NAME_MAX]; /* a workload's
+						   raw TCP listener; "": the
+						   gateway's HTTP one */
 	/* their contents, read by the parent until sent to the gateway */
 	uint8_t			*tls_cert_mem;
 	size_t			 tls_cert_len;
@@ -626,6 +633,11 @@ struct gw_metrics_wl {
 	uint64_t		 tx_bytes;	/* to its clients */
 	uint64_t		 dur_hist[METRICS_DUR_BOUNDS + 1]; /* +Inf */
 	double			 dur_sum;	/* seconds */
+	/* its own TCP listeners' connections ("listen on" in a workload) */
+	uint64_t		 tcp_open;	/* held or proxied now */
+	uint64_t		 tcp_accepted;
+	uint64_t		 tcp_rx_bytes;	/* from its clients */
+	uint64_t		 tcp_tx_bytes;	/* to its clients */
 };
 
 struct gw_metrics_total {
@@ -923,6 +935,8 @@ struct ctl_workload {
 	char			 drift[RT_DRIFT_MAX]; /* running: what of its
 						   definition changed since
 						   it started; "" none */
+	char			 listens[128];	/* its TCP listeners,
+						   "ADDRESS:PORT,...", cut */
 };
 
 struct ctl_transition {
@@ -981,6 +995,7 @@ struct ctl_listener {
 	int			 api;
 	int			 tls;
 	int			 http2;		/* LISTENER_H2_* */
+	char			 workload[ORCHD_NAME_MAX]; /* "": HTTP */
 };
 
 /*
@@ -1105,6 +1120,7 @@ struct workload_conf	*workload_from_json(const char *, size_t, char *,
 uint16_t		 workload_upstream_port(const struct workload_conf *);
 int			 valid_network_name(const char *);
 int			 strlist_add(struct strlist *, const char *);
+int			 listen_split(const char *, char *, size_t, int *);
 void			 strlist_free(struct strlist *);
 
 /* common/filter.c: "ignore" rules, their patterns and networks */

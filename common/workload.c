@@ -52,6 +52,7 @@ workload_new(const char *name)
 	TAILQ_INIT(&wl->depends);
 	TAILQ_INIT(&wl->constraints);
 	wl->replicas = 1;
+	TAILQ_INIT(&wl->listens);
 	wl->network = NETWORK_BRIDGE;
 	wl->health = HEALTH_TCP;
 	wl->health_interval = -1;
@@ -91,6 +92,7 @@ workload_free(struct workload_conf *wl)
 	ignore_free(&wl->ignores);
 	strlist_free(&wl->depends);
 	strlist_free(&wl->constraints);
+	strlist_free(&wl->listens);
 	while ((v = TAILQ_FIRST(&wl->volumes)) != NULL) {
 		TAILQ_REMOVE(&wl->volumes, v, entry);
 		free(v->host);
@@ -252,6 +254,47 @@ workload_upstream_port(const struct workload_conf *wl)
 	return (wl->publish != 0 ? wl->publish : wl->port);
 }
 
+/*
+ * A workload's TCP listener, "ADDRESS:PORT": ADDRESS as "listen on" has
+ * it (a numeric IPv4 address, an IPv6 one in brackets, localhost or *),
+ * copied to addr; PORT from 1 to 65535.  0, or -1 if s is not one.
+ */
+int
+listen_split(const char *s, char *addr, size_t addrlen, int *port)
+{
+	struct in_addr	 in4;
+	struct in6_addr	 in6;
+	const char	*colon, *p;
+	char		 buf[INET6_ADDRSTRLEN + 2];
+	size_t		 len;
+	int		 n = 0;
+
+	if ((colon = strrchr(s, ':')) == NULL || colon[1] == '\0' ||
+	    (len = colon - s) == 0 || len >= sizeof(buf) || len >= addrlen)
+		return (-1);
+	for (p = colon + 1; *p != '\0'; p++) {
+		if (!isdigit((unsigned char)*p) || (n = n * 10 + *p - '0') >
+		    65535)
+			return (-1);
+	}
+	if (n < 1)
+		return (-1);
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (strcmp(buf, "localhost") != 0 && strcmp(buf, "*") != 0 &&
+	    inet_pton(AF_INET, buf, &in4) != 1) {
+		if (len < 3 || buf[0] != '[' || buf[len - 1] != ']')
+			return (-1);
+		buf[len - 1] = '\0';
+		if (inet_pton(AF_INET6, buf + 1, &in6) != 1)
+			return (-1);
+		buf[len - 1] = ']';
+	}
+	memcpy(addr, buf, len + 1);
+	*port = n;
+	return (0);
+}
+
 /* a user name or, for docker, "user:group" or numeric ids */
 static int
 valid_user(const char *s, int docker)
@@ -410,6 +453,34 @@ validate_swarm(const struct workload_conf *wl, size_t *total, char *errbuf,
 	return (0);
 }
 
+/* its TCP listeners: each "ADDRESS:PORT", none twice, a few at most */
+static int
+listens_validate(const struct strlist *l, size_t *total, char *errbuf,
+    size_t len)
+{
+	const struct strentry	*e, *f;
+	char			 addr[INET6_ADDRSTRLEN + 2];
+	int			 n = 0, port;
+
+	TAILQ_FOREACH(e, l, entry) {
+		if (++n > ORCHD_LISTEN_MAX)
+			return (fail(errbuf, len, "more than %d listen on",
+			    ORCHD_LISTEN_MAX));
+		if (listen_split(e->str, addr, sizeof(addr), &port) == -1)
+			return (fail(errbuf, len, "listen \"%s\": must be "
+			    "ADDRESS:PORT, ADDRESS a numeric IPv4 address, an "
+			    "IPv6 one in brackets, localhost or *",
+			    valid_text(e->str) ? e->str : "?"));
+		for (f = TAILQ_NEXT(e, entry); f != NULL;
+		    f = TAILQ_NEXT(f, entry))
+			if (strcmp(e->str, f->str) == 0)
+				return (fail(errbuf, len, "listen \"%s\" "
+				    "listed twice", e->str));
+		*total += strlen(e->str) + 8;
+	}
+	return (0);
+}
+
 int
 workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 {
@@ -429,7 +500,8 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		return (-1);
 	if (wl->source != SOURCE_CONFIG && wl->source != SOURCE_API)
 		return (fail(errbuf, len, "invalid source"));
-	if (TAILQ_EMPTY(&wl->hosts))
+	/* one reached by its TCP listeners alone needs no host */
+	if (TAILQ_EMPTY(&wl->hosts) && TAILQ_EMPTY(&wl->listens))
 		return (fail(errbuf, len, "at least one host is required"));
 	TAILQ_FOREACH(e, &wl->hosts, entry) {
 		if (!valid_host_pattern(e->str))
@@ -622,6 +694,8 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		return (fail(errbuf, len, "invalid expire after"));
 	if (wl->on_change < -1 || wl->on_change > ON_CHANGE_RESTART)
 		return (fail(errbuf, len, "invalid on change"));
+	if (listens_validate(&wl->listens, &total, errbuf, len) == -1)
+		return (-1);
 	if (total > WL_SIZE_MAX)
 		return (fail(errbuf, len, "workload too large"));
 	return (0);
@@ -940,6 +1014,8 @@ workload_to_json(const struct workload_conf *wl)
 		r |= set_str(o, "on_change", wl->on_change ==
 		    ON_CHANGE_RESTART ? "restart" : "next_wake");
 	/* only when set: the API never may, and most never do */
+	if (!TAILQ_EMPTY(&wl->listens))
+		r |= set_strlist(o, "listen", &wl->listens);
 	if (wl->allow_root)
 		r |= json_object_set_new(o, "allow_root", json_true());
 	if (r == 0)
@@ -1553,6 +1629,14 @@ j_on_change(struct workload_conf *wl, const char *key, json_t *v,
 	return (0);
 }
 
+/* ["127.0.0.1:5432"]: orchd.conf's; the parent's policy refuses it */
+static int
+j_listen(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	return (j_strlist(key, v, &wl->listens, errbuf, len));
+}
+
 static const struct jfield jfields[] = {
 	{ "name",		j_name },
 	{ "driver",		j_driver },
@@ -1596,6 +1680,7 @@ static const struct jfield jfields[] = {
 	{ "expire_after",	j_expire_after },
 	{ "upstream",		j_upstream },
 	{ "on_change",		j_on_change },
+	{ "listen",		j_listen },
 };
 
 struct workload_conf *

@@ -19,7 +19,9 @@
  * that has waited longest, as nginx reuses its idle connections; with
  * none idle the listeners stop accepting until a connection closes or
  * turns idle.  Over "max connections per address" a new connection is
- * closed at once, after a best-effort 503 on a plain listener.
+ * closed at once, after a best-effort 503 on a plain listener.  Both
+ * count the connections of workloads' own TCP listeners too, which are
+ * handed to tcp.c once accepted and never see HTTP.
  */
 
 #include <sys/socket.h>
@@ -296,7 +298,7 @@ conn_refuse(int s, struct gw_listener *l, const char *peer)
 	    "503 Service Unavailable\n";
 
 	log_debug("%s: over max connections per address", peer);
-	if (!l->conf.tls)
+	if (!l->conf.tls && l->conf.workload[0] == '\0')
 		(void)send(s, busy, sizeof(busy) - 1, MSG_DONTWAIT |
 		    MSG_NOSIGNAL);
 	close(s);
@@ -364,6 +366,10 @@ conn_accept(int fd, short event, void *arg)
 	c->fresh = 1;
 	gw->nconns++;
 	accept_update();
+	if (l->conf.workload[0] != '\0') {
+		tcp_accept(c, l->conf.workload);
+		return;
+	}
 	if (l->conf.tls && tls_conn_accept(c) == -1) {
 		conn_close(c);
 		return;
@@ -491,6 +497,7 @@ conn_close(struct gw_conn *c)
 	if (c->state == CONN_PARKED)
 		wake_unpark(c);
 	accesslog_end(c, 1);
+	tcp_close(c);
 	h2_conn_closed(c);
 	api_conn_closed(c);
 	metrics_request_end(c);
@@ -766,6 +773,10 @@ conn_read(int fd, short event, void *arg)
 	struct gw_conn	*c = arg;
 	ssize_t		 n;
 
+	if (c->state == CONN_PARKED && c->tcp != NULL) {
+		tcp_parked_closed(c);
+		return;
+	}
 	if (c->state == CONN_PARKED) {
 		/* only EV_CLOSED is watched while parked: the client left */
 		log_debug("%s: left while parked", c->peer);
@@ -892,6 +903,10 @@ conn_timeout(int fd, short event, void *arg)
 		return;
 	}
 	c->deadline = 0;
+	if (c->tcp != NULL) {
+		tcp_timeout(c);
+		return;
+	}
 	switch (c->state) {
 	case CONN_HEAD:
 		conn_error(c, 408, "head timeout");

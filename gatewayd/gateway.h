@@ -47,6 +47,7 @@
 #define GW_LINGER_BYTES		(8 * 1024 * 1024)	/* then close */
 
 struct gw_conn;
+struct gw_tcp;
 struct h2_stream;
 
 /*
@@ -101,6 +102,9 @@ struct gw_workload {
 	size_t			 nfilters;
 	int64_t			 tunnel_idle;	/* seconds; 0: never */
 	int			 server_timing;
+	/* connections to its own TCP listeners (tcp.c), held ones too */
+	TAILQ_HEAD(, gw_tcp)	 tcp;
+	unsigned int		 ntcp;
 	char			 namebuf[];	/* as long as the name */
 };
 RB_HEAD(gw_workloads, gw_workload);
@@ -173,7 +177,9 @@ enum gw_conn_state {
 	CONN_API,		/* a request of the HTTP API (api.c) */
 	CONN_LINGER,		/* all sent, write side shut: input is
 				   discarded until EOF (conn_finish) */
-	CONN_H2			/* HTTP/2: streams are h2.c's */
+	CONN_H2,		/* HTTP/2: streams are h2.c's */
+	CONN_TCP		/* a workload's TCP listener's: bytes
+				   both ways (tcp.c) */
 };
 
 struct gw_upstream {
@@ -270,6 +276,8 @@ struct gw_conn {
 	int			 h2stream;
 	struct h2_stream	*h2st;		/* its stream, while both live */
 	struct h2_session	*h2pool;	/* idle in this session's pool */
+	/* raw TCP to a workload's own listener (tcp.c); NULL: HTTP */
+	struct gw_tcp		*tcp;
 };
 
 struct gateway {
@@ -286,7 +294,8 @@ struct gateway {
 	unsigned int		 maxconns;	/* "max connections", or 0 */
 	rlim_t			 nofile;	/* RLIMIT_NOFILE at start */
 	unsigned int		 fdmax;		/* fds for clients, upstreams */
-	unsigned int		 nups;		/* upstream fds open */
+	unsigned int		 nups;		/* upstream fds open, and
+						   tcp.c's pipes */
 	TAILQ_HEAD(, gw_conn)	 idle;		/* idle keep-alive, LRU */
 	int			 accepting;	/* listeners' events added */
 	struct event		 accept_pause;	/* after EMFILE/ENFILE */
@@ -405,6 +414,16 @@ void		 accesslog_status(struct gw_conn *, int, int);
 void		 accesslog_park(struct gw_conn *);
 void		 accesslog_unpark(struct gw_conn *);
 void		 accesslog_end(struct gw_conn *, int);
+/* tcp.c: a workload's own TCP listeners */
+void		 tcp_accept(struct gw_conn *, const char *);
+void		 tcp_start(struct gw_conn *);
+void		 tcp_parked_closed(struct gw_conn *);
+void		 tcp_cause(const struct gw_conn *, struct wake_cause *);
+void		 tcp_wake_failed(struct gw_workload *, unsigned int,
+		    const char *);
+void		 tcp_timeout(struct gw_conn *);
+void		 tcp_drain(struct gw_workload *);
+void		 tcp_close(struct gw_conn *);
 
 /* activity.c */
 void		 activity_init(void);
@@ -421,6 +440,7 @@ void		 ignore_workload(struct gw_workload *,
 		    const struct workload_conf *, const struct cfg_generation *);
 void		 ignore_forget(struct gw_workload *);
 int		 ignore_request(struct gw_conn *);
+int		 ignore_tcp(const struct gw_conn *);
 
 /* api.c, api_conf.c: the HTTP API (api.h), hooked into conn.c */
 struct api_req;

@@ -46,6 +46,10 @@ metrics_wl_add(struct gw_metrics_wl *e, const struct gw_metrics_wl *add)
 	for (i = 0; i <= METRICS_DUR_BOUNDS; i++)
 		e->dur_hist[i] += add->dur_hist[i];
 	e->dur_sum += add->dur_sum;
+	e->tcp_open += add->tcp_open;
+	e->tcp_accepted += add->tcp_accepted;
+	e->tcp_rx_bytes += add->tcp_rx_bytes;
+	e->tcp_tx_bytes += add->tcp_tx_bytes;
 }
 
 void

@@ -195,6 +195,7 @@ workload_get(const struct workload_conf *wc)
 	wl->state = WL_ASLEEP;
 	metrics_workload_init(wl);
 	TAILQ_INIT(&wl->parked);
+	TAILQ_INIT(&wl->tcp);
 	RB_INSERT(gw_workloads, &gw->workloads, wl);
 	return (wl);
 }

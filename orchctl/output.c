@@ -458,8 +458,8 @@ show_head(const struct parse_result *res)
 		    "GENERATION");
 		break;
 	case SHOW_WORKLOADS:
-		table_start("lllllllll", "NAME", "STATE", "DRIVER", "WARM",
-		    "IDLE", "LAST SEEN", "BACKOFF", "HOSTS", "REASON");
+		table_start("llllllllll", "NAME", "STATE", "DRIVER", "WARM",
+		    "IDLE", "LAST SEEN", "BACKOFF", "HOSTS", "TCP", "REASON");
 		break;
 	case SHOW_STATS:
 		table_start("lrrrrrrr", "NAME", "WAKES", "FAILED", "MEDIAN",
@@ -505,6 +505,7 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 		    fmt_ago(cw->last_seen, seen, sizeof(seen)),
 		    fmt_left(cw->backoff_until, left, sizeof(left)),
 		    cw->hosts[0] != '\0' ? cw->hosts : "-",
+		    cw->listens[0] != '\0' ? cw->listens : "-",
 		    fmt_failure(cw, why, sizeof(why)));
 		return;
 	}
@@ -518,6 +519,8 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	printf(DETAIL_FMT, "driver:", driver_name(cw->driver));
 	printf(DETAIL_FMT, "source:", source_name(cw->source));
 	printf(DETAIL_FMT, "hosts:", cw->hosts[0] != '\0' ? cw->hosts : "-");
+	if (cw->listens[0] != '\0')
+		printf(DETAIL_FMT, "listen on:", cw->listens);
 	printf(DETAIL_FMT, "keep warm:", cw->keep_warm ? "yes" : "no");
 	printf(DETAIL_FMT, "idle timeout:", fmt_idle(cw, 1, idle,
 	    sizeof(idle)));
@@ -938,25 +941,31 @@ json_summary_tail(json_t *a)
 static void
 json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 {
-	json_t	*o, *hosts, *drift;
+	json_t	*o, *hosts, *drift, *listens;
 	char	 buf[sizeof(cw->hosts)], dbuf[sizeof(cw->drift)], *h, *p;
 
-	if ((hosts = json_array()) == NULL)
+	if ((hosts = json_array()) == NULL ||
+	    (listens = json_array()) == NULL)
 		errx(1, "out of memory");
 	strlcpy(buf, cw->hosts, sizeof(buf));
 	for (p = buf; (h = strsep(&p, ",")) != NULL;)
 		if (*h != '\0')
 			json_add(hosts, json_string(h));
+	strlcpy(buf, cw->listens, sizeof(buf));
+	for (p = buf; (h = strsep(&p, ",")) != NULL;)
+		if (*h != '\0')
+			json_add(listens, json_string(h));
 
 	/* idle_timeout: what the reaper goes by, 0 for never */
-	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:b, s:I, s:b, s:o, "
-	    "s:o, s:I, s:o, s:o}",
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:b, s:I, s:b, "
+	    "s:o, s:o, s:I, s:o, s:o}",
 	    "name", cw->name,
 	    "state", workload_state_name(cw->state),
 	    "reason", reason_name(cw->reason, 1),
 	    "driver", driver_name(cw->driver),
 	    "source", source_name(cw->source),
 	    "hosts", hosts,
+	    "listen", listens,
 	    "keep_warm", cw->keep_warm != 0,
 	    "idle_timeout", (json_int_t)cw->idle_effective,
 	    "idle_timeout_global", cw->idle_timeout < 0,

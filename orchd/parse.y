@@ -227,8 +227,10 @@ static void	 pool_free(void);
 static int	 set_string(char **, char *, const char *);
 static int	 host_add(const char *);
 static int	 api_host_add(const char *);
-static int	 listener_add(const char *, int64_t, int, char *, char *);
+static int	 listener_add(const char *, int64_t, int, char *, char *,
+		    const char *);
 static int	 listener_http2(int);
+static int	 wl_listen_add(const char *, int64_t);
 static int	 gw_timeout(int64_t *, int64_t, const char *, int);
 static int	 gw_limit(int64_t *, int64_t, const char *);
 static int	 health_set(int64_t *, int64_t, const char *, int64_t,
@@ -569,13 +571,13 @@ main		: USER STRING			{
 				YYERROR;
 		}
 		| LISTEN ON STRING PORT port tlsopt h2opt	{
-			if (listener_add($3, $5, 0, $6.cert, $6.key) == -1 ||
-			    listener_http2($7) == -1)
+			if (listener_add($3, $5, 0, $6.cert, $6.key,
+			    NULL) == -1 || listener_http2($7) == -1)
 				YYERROR;
 		}
 		| API LISTEN ON STRING PORT port tlsopt h2opt	{
-			if (listener_add($4, $6, 1, $7.cert, $7.key) == -1 ||
-			    listener_http2($8) == -1)
+			if (listener_add($4, $6, 1, $7.cert, $7.key,
+			    NULL) == -1 || listener_http2($8) == -1)
 				YYERROR;
 		}
 		| HTTP2 MAXCONN STREAMS NUMBER	{
@@ -1150,6 +1152,10 @@ wlopt		: HOST STRING			{
 				YYERROR;
 			}
 			wl->upstream_h2c = 1;
+		}
+		| LISTEN ON STRING PORT port	{
+			if (wl_listen_add($3, $5) == -1)
+				YYERROR;
 		}
 		;
 
@@ -2248,10 +2254,24 @@ listener_overlaps(const struct listener_conf *a,
 	    sizeof(a6->sin6_addr)) == 0);
 }
 
+/* whose a listener is, for an error: "", "api " or "workload \"db\"'s " */
+static const char *
+listener_whose(const struct listener_conf *l, char *buf, size_t len)
+{
+	if (l->workload[0] != '\0')
+		(void)snprintf(buf, len, "workload \"%s\"'s ", l->workload);
+	else
+		(void)strlcpy(buf, l->api ? "api " : "", len);
+	return (buf);
+}
+
+/* workload: a workload's raw TCP listener, NULL for the gateway's */
 static int
-listener_add(const char *name, int64_t port, int api, char *cert, char *key)
+listener_add(const char *name, int64_t port, int api, char *cert, char *key,
+    const char *workload)
 {
 	struct listener_conf	*l, *o;
+	char			 whose[ORCHD_NAME_MAX + 16];
 
 	if ((l = calloc(1, sizeof(*l))) == NULL) {
 		yyerror("out of memory");
@@ -2259,6 +2279,8 @@ listener_add(const char *name, int64_t port, int api, char *cert, char *key)
 	}
 	l->fd = -1;
 	l->api = api;
+	if (workload != NULL)
+		(void)strlcpy(l->workload, workload, sizeof(l->workload));
 	if (strlcpy(l->name, name, sizeof(l->name)) >= sizeof(l->name) ||
 	    address_parse(name, port, &l->ss, &l->sslen) == -1) {
 		yyerror("invalid listen address \"%s\": a numeric IPv4 or "
@@ -2274,8 +2296,8 @@ listener_add(const char *name, int64_t port, int api, char *cert, char *key)
 	TAILQ_FOREACH(o, &conf->listeners, entry)
 		if (listener_overlaps(l, o)) {
 			yyerror("listen on %s port %lld: overlaps %slisten on "
-			    "%s", name, (long long)port, o->api ? "api " : "",
-			    o->name);
+			    "%s", name, (long long)port, listener_whose(o,
+			    whose, sizeof(whose)), o->name);
 			free(l);
 			return (-1);
 		}
@@ -2287,6 +2309,39 @@ listener_add(const char *name, int64_t port, int api, char *cert, char *key)
 		l->tls_key = keep(key);
 	}
 	TAILQ_INSERT_TAIL(&conf->listeners, l, entry);
+	return (0);
+}
+
+/*
+ * "listen on ADDRESS port N" in a workload block: a raw TCP listener of
+ * its own, bound by the parent with the gateway's and checked against
+ * them and every workload's port alike.  The workload keeps it as
+ * "ADDRESS:PORT" (an IPv6 address in brackets), for its JSON form.
+ */
+static int
+wl_listen_add(const char *name, int64_t port)
+{
+	struct strentry	*e;
+	char		 buf[ORCHD_HOST_MAX + 16];
+	int		 n = 0, bracket;
+
+	TAILQ_FOREACH(e, &wl->listens, entry)
+		n++;
+	if (n >= ORCHD_LISTEN_MAX) {
+		yyerror("more than %d listen on in a workload",
+		    ORCHD_LISTEN_MAX);
+		return (-1);
+	}
+	if (listener_add(name, port, 0, NULL, NULL, wl->name) == -1)
+		return (-1);
+	bracket = strchr(name, ':') != NULL && name[0] != '[';
+	n = snprintf(buf, sizeof(buf), "%s%s%s:%lld", bracket ? "[" : "",
+	    name, bracket ? "]" : "", (long long)port);
+	if (n < 0 || (size_t)n >= sizeof(buf) ||
+	    strlist_add(&wl->listens, buf) == -1) {
+		yyerror("out of memory");
+		return (-1);
+	}
 	return (0);
 }
 
@@ -3080,6 +3135,7 @@ portchecks_run(const struct orchd_conf *c)
 {
 	struct portcheck	*pc, *first;
 	struct listener_conf	 wlc, *l;
+	char			 whose[ORCHD_NAME_MAX + 16];
 	int			 nlisten = 0;
 	size_t			 i;
 
@@ -3102,17 +3158,18 @@ portchecks_run(const struct orchd_conf *c)
 		TAILQ_FOREACH(l, &c->listeners, entry)
 			if (listener_overlaps(&wlc, l)) {
 				check_error(pc->file, pc->lineno, "workload "
-				    "\"%s\": address %s port %d is the "
-				    "gateway's %slisten on %s", pc->wl->name,
-				    pc->wl->address,
+				    "\"%s\": address %s port %d is %s%slisten "
+				    "on %s", pc->wl->name, pc->wl->address,
 				    workload_upstream_port(pc->wl),
-				    l->api ? "api " : "", l->name);
+				    l->workload[0] != '\0' ? "" :
+				    "the gateway's ", listener_whose(l, whose,
+				    sizeof(whose)), l->name);
 				break;
 			}
 	}
 	if (c != NULL && parse_host_checks != PARSE_HOST_NONE) {
 		TAILQ_FOREACH(l, &c->listeners, entry)
-			if (!l->api)
+			if (!l->api && l->workload[0] == '\0')
 				nlisten++;
 		if (nlisten == 0)
 			log_warnx("%s: warning: no \"listen on\": the gateway "

@@ -272,9 +272,12 @@ print_listeners(FILE *fp, const struct orchd_conf *conf)
 	const struct listener_conf	*l;
 	const struct sockaddr_in	*sin;
 	const struct sockaddr_in6	*sin6;
-	int				 port;
+	int				 port, n = 0;
 
 	TAILQ_FOREACH(l, &conf->listeners, entry) {
+		if (l->workload[0] != '\0')
+			continue;	/* in its workload's block */
+		n++;
 		if (l->ss.ss_family == AF_INET6) {
 			sin6 = (const struct sockaddr_in6 *)&l->ss;
 			port = ntohs(sin6->sin6_port);
@@ -297,7 +300,7 @@ print_listeners(FILE *fp, const struct orchd_conf *conf)
 			fputs(" http2 prior knowledge", fp);
 		fputs("\n", fp);
 	}
-	if (TAILQ_EMPTY(&conf->listeners))
+	if (n == 0)
 		fputs("# no listen on: no requests are served\n", fp);
 }
 
@@ -348,6 +351,27 @@ print_wlstring(FILE *fp, const char *what, const char *s)
 	fprintf(fp, "\t%s ", what);
 	print_string(fp, s);
 	fputs("\n", fp);
+}
+
+/* its own TCP listeners, "ADDRESS:PORT" each */
+static void
+print_wllistens(FILE *fp, const struct workload_conf *wl)
+{
+	const struct strentry	*e;
+	char			 addr[INET6_ADDRSTRLEN + 2];
+	int			 port;
+
+	TAILQ_FOREACH(e, &wl->listens, entry) {
+		if (listen_split(e->str, addr, sizeof(addr), &port) == -1) {
+			log_warnx("%s: workload %s: listen %s", __func__,
+			    wl->name, e->str);
+			pc_errors++;
+			continue;
+		}
+		fputs("\tlisten on ", fp);
+		print_string(fp, addr);
+		fprintf(fp, " port %d\n", port);
+	}
 }
 
 /* a workload's duration, or -1: the global's, or the fallback */
@@ -464,6 +488,7 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 	fprintf(fp, "\tport %u\n", (unsigned int)wl->port);
 	if (wl->publish != 0)
 		fprintf(fp, "\tpublish %u\n", (unsigned int)wl->publish);
+	print_wllistens(fp, wl);
 	if (wl->health == HEALTH_PATH)
 		print_wlstring(fp, "health path", wl->health_path);
 	else

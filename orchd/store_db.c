@@ -1099,12 +1099,12 @@ definition(sqlite3_stmt *s, int col)
 }
 
 static void
-hosts_join(const struct workload_conf *wc, char *buf, size_t len)
+hosts_join(const struct strlist *l, char *buf, size_t len)
 {
 	const struct strentry	*e;
 
 	buf[0] = '\0';
-	TAILQ_FOREACH(e, &wc->hosts, entry) {
+	TAILQ_FOREACH(e, l, entry) {
 		if (buf[0] != '\0')
 			strlcat(buf, ",", len);
 		strlcat(buf, e->str, len);
@@ -1125,7 +1125,8 @@ workload_fill(sqlite3_stmt *s, struct ctl_workload *cw)
 		cw->driver = wc->driver;
 		cw->keep_warm = wc->keep_warm;
 		cw->idle_timeout = wc->idle_timeout;
-		hosts_join(wc, cw->hosts, sizeof(cw->hosts));
+		hosts_join(&wc->hosts, cw->hosts, sizeof(cw->hosts));
+		hosts_join(&wc->listens, cw->listens, sizeof(cw->listens));
 		workload_free(wc);
 	}
 	if (sqlite3_column_type(s, 3) != SQLITE_NULL)

@@ -565,6 +565,10 @@ test_metrics_sums(void **state)
 		add.dur_hist[i] = 1000 + i;
 	}
 	a.dur_sum = 0.5; add.dur_sum = 1.25;
+	a.tcp_open = 8; add.tcp_open = 80;
+	a.tcp_accepted = 9; add.tcp_accepted = 90;
+	a.tcp_rx_bytes = 11; add.tcp_rx_bytes = 110;
+	a.tcp_tx_bytes = 12; add.tcp_tx_bytes = 120;
 	metrics_wl_add(&a, &add);
 	for (i = 0; i < 5; i++)
 		assert_int_equal(a.requests[i], 101 + 2 * i);
@@ -577,6 +581,10 @@ test_metrics_sums(void **state)
 	for (i = 0; i <= METRICS_DUR_BOUNDS; i++)
 		assert_int_equal(a.dur_hist[i], 1000 + 2 * i);
 	assert_true(a.dur_sum == 1.75);
+	assert_int_equal(a.tcp_open, 88);
+	assert_int_equal(a.tcp_accepted, 99);
+	assert_int_equal(a.tcp_rx_bytes, 121);
+	assert_int_equal(a.tcp_tx_bytes, 132);
 	assert_string_equal(a.name, "w");
 
 	memset(&t, 0, sizeof(t));

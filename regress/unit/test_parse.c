@@ -1036,6 +1036,119 @@ test_access_log(void **state)
 	}
 }
 
+#define TCPWL(name, port, extra) "workload \"" name "\" {\n" \
+	"\thost \"" name ".test\"\n\tcommand \"/bin/true\"\n" \
+	"\tport " port "\n" extra "}\n"
+
+/*
+ * "listen on" in a workload block: its own raw TCP listeners, kept by
+ * the workload as "ADDRESS:PORT" and among the parent's listeners with
+ * the workload's name; checked against every other listener and every
+ * workload's port, each error at its line.
+ */
+static void
+test_tcp_listen(void **state)
+{
+	struct orchd_conf	*conf;
+	struct workload_conf	*wl;
+	struct listener_conf	*l;
+	char			 text[4096];
+	const char		*t;
+	size_t			 n;
+	int			 i, nwl = 0, nhttp = 0;
+
+	t = "listen on 127.0.0.1 port 8080\n"
+	    TCPWL("db", "15432", "\tlisten on 127.0.0.1 port 5432\n"
+	    "\tlisten on ::1 port 5432\n\tlisten on \"[::1]\" port 5433\n")
+	    TCPWL("cache", "16379", "\tlisten on * port 6379\n")
+	    TCPWL("web", "8000", "");
+	conf = filters_parse(t, strlen(t));
+	if (conf == NULL)
+		print_lines();
+	assert_non_null(conf);
+	wl = find_workload(conf, "db");
+	assert_int_equal(strlist_count(&wl->listens), 3);
+	assert_string_equal(strlist_nth(&wl->listens, 0), "127.0.0.1:5432");
+	assert_string_equal(strlist_nth(&wl->listens, 1), "[::1]:5432");
+	assert_string_equal(strlist_nth(&wl->listens, 2), "[::1]:5433");
+	wl = find_workload(conf, "cache");
+	assert_string_equal(strlist_nth(&wl->listens, 0), "*:6379");
+	assert_true(TAILQ_EMPTY(&find_workload(conf, "web")->listens));
+	TAILQ_FOREACH(l, &conf->listeners, entry) {
+		if (l->workload[0] == '\0') {
+			nhttp++;
+			continue;
+		}
+		nwl++;
+		assert_false(l->api);
+		assert_false(l->tls);
+		assert_true(strcmp(l->workload, "db") == 0 ||
+		    strcmp(l->workload, "cache") == 0);
+	}
+	assert_int_equal(nhttp, 1);
+	assert_int_equal(nwl, 4);
+	/* a workload's JSON carries them, and reads them back */
+	roundtrip(find_workload(conf, "db"));
+	free_config(conf);
+	assert_int_equal(nlines, 0);
+
+	/* reached by its TCP listener alone: no host needed */
+	t = "workload \"db\" {\n\tcommand \"/bin/true\"\n\tport 15432\n"
+	    "\tlisten on 127.0.0.1 port 5432\n}\n";
+	conf = filters_parse(t, strlen(t));
+	if (conf == NULL)
+		print_lines();
+	assert_non_null(conf);
+	assert_true(TAILQ_EMPTY(&find_workload(conf, "db")->hosts));
+	roundtrip(find_workload(conf, "db"));
+	free_config(conf);
+
+	/* only workload listeners: still "no listen on" for HTTP */
+	parse_host_checks = PARSE_HOST_WARN;
+	t = TCPWL("db", "15432", "\tlisten on 127.0.0.1 port 5432\n");
+	conf = filters_parse(t, strlen(t));
+	parse_host_checks = PARSE_HOST_NONE;
+	assert_non_null(conf);
+	free_config(conf);
+	assert_true(captured("no \"listen on\""));
+
+	/* the gateway's, another workload's, its own port, any order */
+	t = "listen on 127.0.0.1 port 8080\n"
+	    TCPWL("db", "15432", "\tlisten on * port 8080\n");
+	bad_text(t, strlen(t), 6, "listen on * port 8080: overlaps listen on "
+	    "127.0.0.1");
+	t = TCPWL("db", "15432", "\tlisten on 127.0.0.1 port 5432\n")
+	    "listen on 127.0.0.1 port 5432\n";
+	bad_text(t, strlen(t), 7, "overlaps workload \"db\"'s listen on "
+	    "127.0.0.1");
+	t = TCPWL("db", "15432", "\tlisten on 127.0.0.1 port 5432\n")
+	    TCPWL("db2", "15433", "\tlisten on 127.0.0.1 port 5432\n");
+	bad_text(t, strlen(t), 11, "overlaps workload \"db\"'s listen on");
+	t = TCPWL("db", "15432", "\tlisten on 127.0.0.1 port 5432\n")
+	    TCPWL("app", "5432", "");
+	bad_text(t, strlen(t), 7, "workload \"app\": address 127.0.0.1 port "
+	    "5432 is workload \"db\"'s listen on 127.0.0.1");
+	t = TCPWL("db", "15432", "\tlisten on 127.0.0.1 port 15432\n");
+	bad_text(t, strlen(t), 1, "workload \"db\": address 127.0.0.1 port "
+	    "15432 is workload \"db\"'s listen on");
+	t = TCPWL("db", "15432", "\tlisten on db.example.com port 5432\n");
+	bad_text(t, strlen(t), 5, "invalid listen address \"db.example.com\"");
+	t = TCPWL("db", "15432", "\tlisten on 127.0.0.1 port 0\n");
+	bad_text(t, strlen(t), 5, "invalid port 0");
+	t = TCPWL("db", "15432", "\tlisten on 127.0.0.1 port 5432 tls "
+	    "certificate \"c\" key \"k\"\n");
+	bad_text(t, strlen(t), 5, "syntax error");
+
+	/* ORCHD_LISTEN_MAX of them, not one more */
+	n = snprintf(text, sizeof(text), "workload \"db\" {\n\thost \"d.test\""
+	    "\n\tcommand \"/bin/true\"\n\tport 15432\n");
+	for (i = 0; i <= ORCHD_LISTEN_MAX; i++)
+		n += snprintf(text + n, sizeof(text) - n,
+		    "\tlisten on 127.0.0.1 port %d\n", 5000 + i);
+	n += snprintf(text + n, sizeof(text) - n, "}\n");
+	bad_text(text, n, 5 + ORCHD_LISTEN_MAX, "more than 8 listen on");
+}
+
 /* the parent's lookup, as a test sees users: _orchd 500, www 61190 */
 static int
 fake_lookup(const char *name, uid_t *uid, gid_t *gid)
@@ -1688,6 +1801,7 @@ assert_workloads_equal(const struct workload_conf *a,
 	assert_int_equal(a->init, b->init);
 	assert_int_equal(a->stop_signal, b->stop_signal);
 	assert_int_equal(a->stop_timeout, b->stop_timeout);
+	assert_strlists_equal(&a->listens, &b->listens);
 }
 
 static void
@@ -2095,6 +2209,26 @@ test_json_errors(void **state)
 		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
 		    "\"command\":\"x\",\"busy_path\":\"/a\\r\\nX: y\"}",
 		    "busy path: invalid character" },
+		{ "{\"name\":\"a\",\"listen\":\"127.0.0.1:5432\"}",
+		    "field \"listen\": must be an array of strings" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"listen\":[\"127.0.0.1\"]}",
+		    "listen \"127.0.0.1\": must be ADDRESS:PORT" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"listen\":[\"::1:5432\"]}",
+		    "listen \"::1:5432\": must be ADDRESS:PORT" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"listen\":[\"127.0.0.1:0\"]}",
+		    "must be ADDRESS:PORT" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"listen\":[\"127.0.0.1:65536\"]}",
+		    "must be ADDRESS:PORT" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"listen\":[\"h.example:5432\"]}",
+		    "must be ADDRESS:PORT" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"listen\":[\"*:1\",\"*:1\"]}",
+		    "listen \"*:1\" listed twice" },
 	};
 	struct workload_conf	*wl;
 	char			 err[256];
@@ -2142,6 +2276,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pull, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_access_log, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_listen, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_identities, setup,
 		    teardown),

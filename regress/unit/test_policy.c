@@ -405,6 +405,11 @@ test_policy(void **state)
 		{ "{\"name\": \"s\", \"hosts\": [\"s.test\"], \"driver\": "
 		    "\"swarm\", \"image\": \"registry.example.com/app:1\", "
 		    "\"port\": 1}", 0, 0, NULL },
+		/* a port of the host: orchd.conf's to open, never the API's */
+		{ D(", \"listen\": [\"127.0.0.1:5432\"]"), 1, 0,
+		    "\"listen\" is set in orchd.conf only" },
+		{ P(", \"listen\": [\"*:22\"]"), 1, 1, "\"listen\"" },
+		{ D(", \"listen\": [\"127.0.0.1:5432\"]"), 0, 0, NULL },
 #undef D
 #undef P
 #undef VOL
