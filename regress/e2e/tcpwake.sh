@@ -319,7 +319,7 @@ check "silent, suspended while the connection was open, which it closed" \
     grep -Eq '^closed after [0-9]+ s$' "$T/quiet.out"
 check "the log says so" grep -q \
     'tw-quiet: suspended: closed 1 idle TCP connection' "$T/orchd.log"
-check "tw-quiet is asleep" state_is tw-quiet asleep
+check "tw-quiet is asleep" wait_for 10 state_is tw-quiet asleep
 
 # -- a failed wake and a wake timeout close what they held, and say why
 printf 'x' | "$T/bin/testhttp" half "$L_FAIL" 20 >"$T/fail.out"
