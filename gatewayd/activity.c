@@ -3,7 +3,8 @@
  * (parked ones included), open tunnels and the last time a request started
  * or ended.  Counting is a few increments on the request path; what
  * changed goes to the reaper in one message per GW_FLUSH_INTERVAL at most,
- * however busy the gateway is.
+ * however busy the gateway is, and the same message to runtimed, whose
+ * memory budget suspends idle workloads least recently used first.
  *
  * What is not use is not counted: a request matching an "ignore" rule
  * (ignore.c) never begins here, and a tunnel with no byte either way for
@@ -18,6 +19,16 @@
 
 #define ACTIVITY_PER_MSG	((ORCHD_IMSG_MAXSIZE - IMSG_HEADER_SIZE) / \
 				    sizeof(struct gw_activity))
+
+/* the reaper and runtimed get the same batch */
+static void
+activity_send(const struct gw_activity *batch, size_t n)
+{
+	if (proc_compose(gw->ps, PROC_REAPER, IMSG_GW_ACTIVITY, 0, -1, batch,
+	    n * sizeof(batch[0])) == -1 || proc_compose(gw->ps, PROC_RUNTIME,
+	    IMSG_GW_ACTIVITY, 0, -1, batch, n * sizeof(batch[0])) == -1)
+		log_warn("%s: compose", __func__);
+}
 
 static void
 activity_flush(int fd, short event, void *arg)
@@ -35,14 +46,12 @@ activity_flush(int fd, short event, void *arg)
 		batch[n].inflight = wl->inflight;
 		batch[n].upgraded = wl->upgraded;
 		if (++n == nitems(batch)) {
-			proc_compose(gw->ps, PROC_REAPER, IMSG_GW_ACTIVITY, 0,
-			    -1, batch, n * sizeof(batch[0]));
+			activity_send(batch, n);
 			n = 0;
 		}
 	}
-	if (n > 0 && proc_compose(gw->ps, PROC_REAPER, IMSG_GW_ACTIVITY, 0,
-	    -1, batch, n * sizeof(batch[0])) == -1)
-		log_warn("%s: compose", __func__);
+	if (n > 0)
+		activity_send(batch, n);
 }
 
 void

@@ -26,7 +26,10 @@ static const char *const api_reasons[] = {
 	[RT_REASON_RESTORED] = "restored",
 	[RT_REASON_SHUTDOWN] = "shutdown",
 	[RT_REASON_REMOVED] = "removed",
-	[RT_REASON_OOM] = "oom"
+	[RT_REASON_OOM] = "oom",
+	[RT_REASON_BUDGET] = "budget",
+	[RT_REASON_PRESSURE] = "pressure",
+	[RT_REASON_NO_ROOM] = "no_room"
 };
 
 const char *

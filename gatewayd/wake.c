@@ -8,7 +8,12 @@
  * new state: running resumes every parked request on its own connection,
  * failed answers 503 with Retry-After, a wake timeout 504.  If runtimed
  * never answers, the gateway's own timer answers 504 a little after the
- * wake timeout.
+ * wake timeout.  A wake the memory budget holds (no room, or max
+ * concurrent wakes) keeps its requests parked; when it starts, waking
+ * gives the start its own wake timeout here too; when it waited its
+ * whole wake timeout, runtimed says so (RT_REASON_NO_ROOM, the state
+ * unchanged) and its requests get 503 with Retry-After: the workload
+ * did not fail.
  *
  * Suspending (the reaper asks runtimed, runtimed asks us): a workload is
  * drained only if nothing is in flight or parked for it.  From then on it
@@ -45,6 +50,16 @@ wake_now_ns(void)
 	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
 		fatal("clock_gettime");
 	return ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+}
+
+static void
+wake_timer_rearm(struct gw_workload *wl)
+{
+	struct timeval	 tv;
+
+	tv.tv_sec = wl->wake_timeout + GW_WAKE_SLACK;
+	tv.tv_usec = 0;
+	timer_arm(&wl->wake_timer, wake_timer_fired, wl, &tv);
 }
 
 static void
@@ -240,11 +255,21 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 		wake_answer(wl, st.reason == RT_REASON_WAKE_TIMEOUT ? 504 : 503);
 		break;
 	case WL_ASLEEP:
-		/* stopped with requests parked during the stop: wake again */
 		wl->wake_pending = 0;
 		timer_disarm(&wl->wake_timer);
+		/* no room in the memory budget in time: try again later */
+		if (st.reason == RT_REASON_NO_ROOM) {
+			wake_answer(wl, 503);
+			break;
+		}
+		/* stopped with requests parked during the stop: wake again */
 		if (wl->nparked > 0)
 			wake_send(wl);
+		break;
+	case WL_WAKING:
+		/* admitted after a wait: the start's own wake timeout */
+		if (wl->wake_pending)
+			wake_timer_rearm(wl);
 		break;
 	default:
 		break;

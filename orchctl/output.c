@@ -46,6 +46,7 @@ struct table {
 static void	 show_head(const struct parse_result *);
 static void	 show_summary(const struct ctl_summary *);
 static void	 show_store_queue(const struct st_queue_stats *);
+static void	 show_budget(const struct rt_budget *);
 static void	 show_workload(const struct parse_result *,
 		    const struct ctl_workload *);
 static void	 show_transition(const struct parse_result *,
@@ -60,6 +61,7 @@ static void	 show_tail(const struct parse_result *);
 static void	 json_head(const struct parse_result *);
 static void	 json_summary(const struct ctl_summary *);
 static void	 json_store_queue(const struct st_queue_stats *);
+static void	 json_budget(const struct rt_budget *);
 static void	 json_workload(const struct parse_result *,
 		    const struct ctl_workload *);
 static void	 json_transition(const struct parse_result *,
@@ -93,6 +95,7 @@ const struct output show_output = {
 	.head = show_head,
 	.summary = show_summary,
 	.store_queue = show_store_queue,
+	.budget = show_budget,
 	.workload = show_workload,
 	.transition = show_transition,
 	.stats = show_stats,
@@ -106,6 +109,7 @@ const struct output json_output = {
 	.head = json_head,
 	.summary = json_summary,
 	.store_queue = json_store_queue,
+	.budget = json_budget,
 	.workload = json_workload,
 	.transition = json_transition,
 	.stats = json_stats,
@@ -118,6 +122,9 @@ const struct output json_output = {
 /* show summary: the store's held writes, printed after the processes */
 static struct st_queue_stats	 store_queue;
 static int			 store_queue_got;
+/* show stats: runtimed's memory budget, printed after the table */
+static struct rt_budget		 budget;
+static int			 budget_got;
 
 /* the reply being collected by json_output */
 static json_t	*json_items;	/* the items of a list */
@@ -375,7 +382,10 @@ reason_name(int32_t reason, int json)
 		[RT_REASON_RESTORED] = { "restored", "restored" },
 		[RT_REASON_SHUTDOWN] = { "shutdown", "shutdown" },
 		[RT_REASON_REMOVED] = { "removed", "removed" },
-		[RT_REASON_OOM] = { "oom", "oom" }
+		[RT_REASON_OOM] = { "oom", "oom" },
+		[RT_REASON_BUDGET] = { "budget", "budget" },
+		[RT_REASON_PRESSURE] = { "pressure", "pressure" },
+		[RT_REASON_NO_ROOM] = { "no room", "no_room" }
 	};
 
 	if (reason < 0 || (size_t)reason >= nitems(names))
@@ -426,8 +436,8 @@ show_head(const struct parse_result *res)
 		    "GENERATION");
 		break;
 	case SHOW_WORKLOADS:
-		table_start("llllllll", "NAME", "STATE", "DRIVER", "WARM",
-		    "IDLE", "LAST SEEN", "HOSTS", "REASON");
+		table_start("lllrlllll", "NAME", "STATE", "DRIVER", "MEM",
+		    "WARM", "IDLE", "LAST SEEN", "HOSTS", "REASON");
 		break;
 	case SHOW_STATS:
 		table_start("lrrrrrrr", "NAME", "WAKES", "FAILED", "MEDIAN",
@@ -456,12 +466,13 @@ show_summary(const struct ctl_summary *cs)
 static void
 show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 {
-	char	 idle[48], seen[32], t[32], ago[48], buf[96];
-	char	 why[sizeof(cw->msg) + 32];
+	char	 idle[48], seen[32], t[32], ago[48], buf[96], mem[32];
+	char	 est[32], why[sizeof(cw->msg) + 32];
 
 	if (res->action == SHOW_WORKLOADS) {
 		table_row(cw->name,
 		    workload_state_name(cw->state), driver_name(cw->driver),
+		    fmt_bytes(cw->memory, mem, sizeof(mem)),
 		    cw->keep_warm ? "yes" : "no",
 		    fmt_idle(cw, 0, idle, sizeof(idle)),
 		    fmt_ago(cw->last_seen, seen, sizeof(seen)),
@@ -500,6 +511,14 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	}
 	(void)snprintf(buf, sizeof(buf), "%" PRIu64, cw->wakes);
 	printf(DETAIL_FMT, "wakes:", buf);
+	if (cw->memory <= 0)
+		printf(DETAIL_FMT, "memory used:", "never measured");
+	else {
+		(void)snprintf(buf, sizeof(buf), "%s at its last run's peak, "
+		    "estimate %s", fmt_bytes(cw->memory, mem, sizeof(mem)),
+		    fmt_bytes(cw->memory_estimate, est, sizeof(est)));
+		printf(DETAIL_FMT, "memory used:", buf);
+	}
 }
 
 static void
@@ -723,6 +742,52 @@ show_store_queue(const struct st_queue_stats *sq)
 }
 
 static void
+show_budget(const struct rt_budget *rb)
+{
+	budget = *rb;
+	budget_got = 1;
+}
+
+/* show stats, after the table: the memory budget and the wake queue */
+static void
+show_budget_tail(void)
+{
+	char	 b[32], u[32], mean[32], worst[32];
+	uint64_t waited = 0;
+	int	 i;
+
+	for (i = 0; i <= BUDGET_WAIT_BOUNDS; i++)
+		waited += budget.wait_hist[i];
+	printf("\n");
+	if (budget.budget > 0)
+		printf("memory budget: %s, %s in use (charged), %" PRIu32
+		    " starting, %" PRIu32 " waiting\n",
+		    fmt_bytes(budget.budget, b, sizeof(b)),
+		    fmt_bytes(budget.in_use, u, sizeof(u)), budget.waking,
+		    budget.queued);
+	else
+		printf("memory budget: none, %s in use (charged), %" PRIu32
+		    " starting, %" PRIu32 " waiting\n",
+		    fmt_bytes(budget.in_use, u, sizeof(u)), budget.waking,
+		    budget.queued);
+	if (budget.max_wakes > 0)
+		printf("max concurrent wakes: %" PRId64 "\n",
+		    budget.max_wakes);
+	printf("wakes that waited: %" PRIu64 ", %" PRIu64 " not admitted "
+	    "within their wake timeout; waits: mean %s, longest %s\n",
+	    budget.queued_total, budget.queue_timeouts,
+	    waited > 0 ? fmt_ms((int64_t)(budget.wait_sum * 1000.0 /
+	    (double)waited), mean, sizeof(mean)) : "-",
+	    waited > 0 ? fmt_ms((int64_t)(budget.wait_max * 1000.0), worst,
+	    sizeof(worst)) : "-");
+	printf("suspends: %" PRIu64 " idle timeout, %" PRIu64 " budget, %"
+	    PRIu64 " pressure, %" PRIu64 " operator\n",
+	    budget.suspends[SUSPEND_IDLE], budget.suspends[SUSPEND_BUDGET],
+	    budget.suspends[SUSPEND_PRESSURE],
+	    budget.suspends[SUSPEND_OPERATOR]);
+}
+
+static void
 show_tail(const struct parse_result *res)
 {
 	if (res->action == SHOW_WORKLOAD) {
@@ -736,6 +801,8 @@ show_tail(const struct parse_result *res)
 		    " bytes), %" PRIu64 " held in all, %" PRIu64 " retries, %"
 		    PRIu64 " dropped\n", store_queue.queued, store_queue.bytes,
 		    store_queue.total, store_queue.retries, store_queue.drops);
+	if (res->action == SHOW_STATS && budget_got)
+		show_budget_tail();
 }
 
 static void
@@ -809,6 +876,53 @@ json_summary_tail(json_t *a)
 }
 
 static void
+json_budget(const struct rt_budget *rb)
+{
+	budget = *rb;
+	budget_got = 1;
+}
+
+/* show stats: "budget": {...}, with the queue and the suspends */
+static json_t *
+json_budget_doc(void)
+{
+	json_t		*o, *h;
+	uint64_t	 waited = 0;
+	int		 i;
+
+	for (i = 0; i <= BUDGET_WAIT_BOUNDS; i++)
+		waited += budget.wait_hist[i];
+	o = json_pack("{s:o, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:f, s:f, "
+	    "s:{s:I, s:I, s:I, s:I}}",
+	    "budget", budget.budget > 0 ? json_integer(budget.budget) :
+	    json_null(),
+	    "in_use", (json_int_t)budget.in_use,
+	    "starting", (json_int_t)budget.waking,
+	    "waiting", (json_int_t)budget.queued,
+	    "max_concurrent_wakes", budget.max_wakes > 0 ?
+	    json_integer(budget.max_wakes) : json_null(),
+	    "waited", (json_int_t)budget.queued_total,
+	    "wait_timeouts", (json_int_t)budget.queue_timeouts,
+	    "waits_counted", (json_int_t)waited,
+	    "wait_seconds_sum", budget.wait_sum,
+	    "wait_seconds_max", budget.wait_max,
+	    "suspends",
+	    "idle", (json_int_t)budget.suspends[SUSPEND_IDLE],
+	    "budget", (json_int_t)budget.suspends[SUSPEND_BUDGET],
+	    "pressure", (json_int_t)budget.suspends[SUSPEND_PRESSURE],
+	    "operator", (json_int_t)budget.suspends[SUSPEND_OPERATOR]);
+	if (o == NULL || (h = json_array()) == NULL)
+		errx(1, "cannot build the JSON reply");
+	for (i = 0; i <= BUDGET_WAIT_BOUNDS; i++)
+		json_add(h, json_pack("{s:o, s:I}", "le", i < BUDGET_WAIT_BOUNDS ?
+		    json_real(budget_wait_bounds[i]) : json_string("+Inf"),
+		    "count", (json_int_t)budget.wait_hist[i]));
+	if (json_object_set_new(o, "wait_histogram", h) == -1)
+		errx(1, "cannot build the JSON reply");
+	return (o);
+}
+
+static void
 json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 {
 	json_t	*o, *hosts;
@@ -838,7 +952,10 @@ json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	    "wakes", (json_int_t)cw->wakes,
 	    "message", cw->msg[0] != '\0' ? json_string(cw->msg) :
 	    json_null());
-	if (o == NULL)
+	if (o == NULL || json_object_set_new(o, "memory", cw->memory > 0 ?
+	    json_integer(cw->memory) : json_null()) == -1 ||
+	    json_object_set_new(o, "memory_estimate", cw->memory_estimate > 0 ?
+	    json_integer(cw->memory_estimate) : json_null()) == -1)
 		errx(1, "cannot build the JSON reply");
 	if (res->action != SHOW_WORKLOAD) {
 		json_add(json_items, o);
@@ -1001,7 +1118,8 @@ json_tail(const struct parse_result *res)
 			errx(1, "bad reply from orchd: no total");
 		o = json_pack("{s:o, s:o}", "workloads", json_items,
 		    "total", json_doc);
-		if (o == NULL)
+		if (o == NULL || (budget_got && json_object_set_new(o,
+		    "budget", json_budget_doc()) == -1))
 			errx(1, "cannot build the JSON reply");
 		break;
 	case SHOW_SUMMARY:

@@ -149,6 +149,7 @@ void		 cgroup_fds_close(struct cgroup_fds *);
 void		 cgroup_kill(const char *);
 void		 cgroup_destroy(const char *);
 int64_t		 cgroup_memory(const char *);
+int64_t		 cgroup_memory_peak(const char *);
 int		 cgroup_parse_mountinfo(char *, struct cg_mount *);
 int		 cgroup_parse_self(const char *, const char *, char *, size_t);
 int		 cgroup_has_word(const char *, const char *);

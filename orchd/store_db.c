@@ -50,6 +50,10 @@
  * workload that names no user, by workload name, and when.  A row
  * outlives its workload on purpose: the name keeps its uid, and no
  * other name is ever given it (orchd/identity.c).
+ *
+ * Version 3.  counters.memory_estimate: what runtimed's memory budget
+ * charges the workload's next run, made from the runs measured so far;
+ * counters.memory is the last run's peak (NULL for both: never).
  */
 static const char *const migrations[] = {
 	/* 1 */
@@ -99,6 +103,9 @@ static const char *const migrations[] = {
 	"  created	INTEGER NOT NULL"
 	");"
 	"PRAGMA user_version = 2;",
+	/* 3 */
+	"ALTER TABLE counters ADD COLUMN memory_estimate INTEGER;"
+	"PRAGMA user_version = 3;",
 };
 
 enum stmt_id {
@@ -169,11 +176,13 @@ static const char *const stmt_sql[S_MAX] = {
 	    "WHERE name = ?1 AND last_seen < ?2",
 	[S_KEEPWARM] = "UPDATE workloads SET keep_warm = ?2, updated = ?3 "
 	    "WHERE name = ?1",
-	[S_MEMORY] = "UPDATE counters SET memory = ?2 WHERE workload = ?1",
+	[S_MEMORY] = "UPDATE counters SET memory = ?2, "
+	    "memory_estimate = coalesce(?3, memory_estimate) "
+	    "WHERE workload = ?1",
 	[S_WORKLOADS] = "SELECT w.name, w.definition, w.source, w.keep_warm, "
 	    "w.state, w.message, w.last_seen, w.started_at, "
-	    "coalesce(c.wakes, 0), w.reason FROM workloads w "
-	    "LEFT JOIN counters c ON c.workload = w.name "
+	    "coalesce(c.wakes, 0), w.reason, c.memory, c.memory_estimate "
+	    "FROM workloads w LEFT JOIN counters c ON c.workload = w.name "
 	    "WHERE ?1 = '' OR w.name = ?1 ORDER BY w.name",
 	[S_HISTORY] = "SELECT from_state, to_state, reason, message, time_ms "
 	    "FROM (SELECT * FROM transitions WHERE workload = ?1 "
@@ -195,8 +204,9 @@ static const char *const stmt_sql[S_MAX] = {
 	[S_WAKE_NTH_ALL] = "SELECT wake_ms FROM transitions "
 	    "WHERE to_state = 'running' AND wake_ms IS NOT NULL "
 	    "ORDER BY wake_ms LIMIT ?2 OFFSET ?3",
-	[S_RESTORE] = "SELECT state, keep_warm, last_seen, started_at "
-	    "FROM workloads WHERE name = ?1",
+	[S_RESTORE] = "SELECT w.state, w.keep_warm, w.last_seen, "
+	    "w.started_at, c.memory, c.memory_estimate FROM workloads w "
+	    "LEFT JOIN counters c ON c.workload = w.name WHERE w.name = ?1",
 	/* the API's workloads: only ever its own rows */
 	[S_API_DROP] = "DELETE FROM workloads WHERE name = ?1 AND "
 	    "source = 'api'",
@@ -984,14 +994,18 @@ store_db_keepwarm(struct store_db *sdb, const char *name, int on)
 	return (run(sdb, s));
 }
 
+/* a run's peak and the estimate made from it (0: the estimate kept) */
 int
-store_db_memory(struct store_db *sdb, const char *name, int64_t bytes)
+store_db_memory(struct store_db *sdb, const char *name, int64_t bytes,
+    int64_t estimate)
 {
 	sqlite3_stmt	*s = st(sdb, S_MEMORY);
 
 	bind_text(s, 1, name);
 	if (bytes > 0)
 		sqlite3_bind_int64(s, 2, bytes);
+	if (estimate > 0)
+		sqlite3_bind_int64(s, 3, estimate);
 	return (run(sdb, s));
 }
 
@@ -1050,6 +1064,8 @@ workload_fill(sqlite3_stmt *s, struct ctl_workload *cw)
 	cw->started_at = sqlite3_column_int64(s, 7);
 	cw->wakes = sqlite3_column_int64(s, 8);
 	cw->reason = sqlite3_column_int(s, 9);
+	cw->memory = sqlite3_column_int64(s, 10);
+	cw->memory_estimate = sqlite3_column_int64(s, 11);
 }
 
 /* name "": every workload */
@@ -1259,6 +1275,8 @@ store_db_restore(struct store_db *sdb, const char *name,
 	    sqlite3_column_int(s, 1);
 	rs->last_seen = sqlite3_column_int64(s, 2);
 	rs->started_at = sqlite3_column_int64(s, 3);
+	rs->memory = sqlite3_column_int64(s, 4);
+	rs->memory_estimate = sqlite3_column_int64(s, 5);
 	sqlite3_reset(s);
 	return (1);
 }

@@ -58,7 +58,10 @@ reason_name(enum rt_reason reason)
 		[RT_REASON_RESTORED] = "restored",
 		[RT_REASON_SHUTDOWN] = "shutdown",
 		[RT_REASON_REMOVED] = "removed",
-		[RT_REASON_OOM] = "oom"
+		[RT_REASON_OOM] = "oom",
+		[RT_REASON_BUDGET] = "budget",
+		[RT_REASON_PRESSURE] = "pressure",
+		[RT_REASON_NO_ROOM] = "no room"
 	};
 
 	if ((unsigned int)reason >= nitems(names) || names[reason] == NULL)
@@ -136,12 +139,32 @@ state_set(struct rt_workload *wl, enum workload_state state,
 	since_now(wl);
 	/* a DRAINED still on its way answers a question no longer asked */
 	wl->draining = 0;
+	if (state == WL_SUSPENDING)
+		budget_suspending(wl, reason);
+	else
+		wl->evicting = 0;
 	state_fill(wl, reason, msg, &st);
 	state_send(wl, PROC_GATEWAY, &st);
 	state_send(wl, PROC_REAPER, &st);
 	state_send(wl, PROC_STORE, &st);
 	control_state(wl, msg);
 	counts_changed();
+	/* a wake slot or memory may be free for a wake that waits */
+	budget_changed();
+}
+
+/*
+ * The gateway alone hears the state with this reason: a wake that found
+ * no room leaves the workload as it was, and the history unchanged.
+ */
+void
+lifecycle_state_tell(struct rt_workload *wl, enum rt_reason reason,
+    const char *msg)
+{
+	struct rt_state	 st;
+
+	state_fill(wl, reason, msg, &st);
+	state_send(wl, PROC_GATEWAY, &st);
 }
 
 static const struct rt_driver *
@@ -166,6 +189,12 @@ wake_timeout(const struct rt_workload *wl)
 	if (rt->wake_timeout > 0)
 		return (rt->wake_timeout);
 	return (ORCHD_WAKE_TIMEOUT);
+}
+
+int64_t
+lifecycle_wake_timeout(const struct rt_workload *wl)
+{
+	return (wake_timeout(wl));
 }
 
 static void
@@ -208,6 +237,7 @@ lc_start(struct rt_workload *wl, enum rt_reason reason)
 	char	 msg[RT_MSG_MAX];
 
 	wl->wake_queued = 0;
+	budget_charge(wl);
 	state_set(wl, WL_WAKING, reason, NULL);
 	wake_timer_arm(wl);
 	/* the driver is chosen per start: a reload may have changed it */
@@ -218,6 +248,13 @@ lc_start(struct rt_workload *wl, enum rt_reason reason)
 	msg[0] = '\0';
 	if (wl->drv->start(wl, msg, sizeof(msg)) == -1)
 		lc_fail(wl, RT_REASON_START_FAILED, msg);
+}
+
+/* a wake the memory budget admitted */
+void
+lifecycle_start(struct rt_workload *wl, enum rt_reason reason)
+{
+	lc_start(wl, reason);
 }
 
 /* begin a stop; the driver's report of the exit completes it */
@@ -239,6 +276,7 @@ static void
 lc_free(struct rt_workload *wl)
 {
 	log_debug("workload %s: forgotten", wl->name);
+	budget_forget(wl);
 	control_gone(wl);
 	ready_stop(wl);
 	timer_disarm(&wl->wake_timer);
@@ -258,10 +296,15 @@ lc_stopped(struct rt_workload *wl)
 		state_set(wl, WL_ASLEEP, wl->stop_reason, NULL);
 	if (wl->conf == NULL) {
 		lc_free(wl);
+		budget_changed();
 		return;
 	}
-	if (wl->wake_queued)
-		lc_start(wl, RT_REASON_REQUEST);
+	if (wl->wake_queued) {
+		wl->wake_queued = 0;
+		budget_admit(wl, RT_REASON_REQUEST);
+	}
+	/* its memory is back */
+	budget_changed();
 }
 
 /*
@@ -353,7 +396,7 @@ lifecycle_wake(const char *name, enum rt_reason reason)
 		if (wl->stopping)
 			wl->wake_queued = 1;
 		else
-			lc_start(wl, reason);
+			budget_admit(wl, reason);
 		break;
 	}
 }
@@ -426,12 +469,14 @@ lifecycle_drained(const char *name, int idle)
 		if (wl->state == WL_RUNNING)
 			state_repeat(wl);
 		control_refused(wl, "it is kept warm");
+		budget_drain_refused(wl);
 		return;
 	}
 	if (busy) {
 		log_debug("workload %s: busy again, not suspended", name);
 		state_repeat(wl);
 		control_refused(wl, "it has requests in flight");
+		budget_drain_refused(wl);
 		return;
 	}
 	state_set(wl, WL_SUSPENDING, wl->drain_reason, NULL);
@@ -458,6 +503,7 @@ lifecycle_restore(const struct st_restore *rs)
 		wl->keep_warm = rs->keep_warm;
 		lifecycle_keep_warm_send(wl);
 	}
+	budget_restore(wl, rs);
 	if (wl->state != WL_ASLEEP || wl->stopping)
 		return;
 	/* a container may have outlived orchd: docker looks first */
@@ -546,6 +592,8 @@ lifecycle_adopted(struct rt_workload *wl, const struct rt_driver *drv,
 	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED))
 		return (-1);
 	wl->drv = drv;
+	budget_forget(wl);
+	budget_charge(wl);
 	state_set(wl, WL_RUNNING, RT_REASON_RESTORED, msg);
 	return (0);
 }
@@ -572,6 +620,8 @@ lifecycle_ended(struct rt_workload *wl, int status, enum rt_reason reason,
 		lc_stopped(wl);
 		return;
 	}
+	/* what ran is gone, whatever the state says */
+	wl->evicting = 0;
 	if (why != NULL)
 		strlcpy(msg, why, sizeof(msg));
 	else
@@ -609,6 +659,8 @@ lifecycle_found_running(struct rt_workload *wl, const struct rt_driver *drv,
 		return (-1);
 	wl->drv = drv;
 	wl->wake_queued = 0;
+	budget_forget(wl);
+	budget_charge(wl);
 	state_set(wl, WL_WAKING, RT_REASON_OPERATOR, msg);
 	wake_timer_arm(wl);
 	ready_start(wl);
@@ -794,6 +846,8 @@ lifecycle_apply(struct cfg_generation *gen)
 	rt->ps->workloads = n;
 	rt->configured = 1;
 	counts_changed();
+	/* the budget's settings, once every name has its definition */
+	budget_apply(&gen->global);
 	/* at start, what the store remembers may change keep warm */
 	if (rt->restored)
 		keep_warm_wakes();

@@ -69,8 +69,24 @@ struct rt_workload {
 
 	struct rt_process	 proc;
 	struct rt_docker	*docker;	/* driver_docker.c */
+
+	/* the memory budget (budget.c) */
+	TAILQ_ENTRY(rt_workload) queue_entry;	/* in rt->queue */
+	int			 queued;	/* its wake waits for room */
+	enum rt_reason		 queued_reason;	/* of that wake */
+	int64_t			 queued_ms;	/* monotonic, since when */
+	struct event		*queue_timer;	/* its wake timeout */
+	int64_t			 charge;	/* bytes, while it holds any */
+	int64_t			 mem_peak;	/* its last run's */
+	int64_t			 mem_est;	/* measured estimate; 0: none */
+	time_t			 last_used;	/* the gateways' last seen */
+	uint32_t		 inflight;	/* a bit per gateway: in use */
+	int			 evicting;	/* suspended to make room */
+	int64_t			 busy_ms;	/* a drain for room found it
+						   busy then (monotonic) */
 	char			 namebuf[];	/* as long as the name */
 };
+TAILQ_HEAD(rt_queue, rt_workload);
 RB_HEAD(rt_workloads, rt_workload);
 RB_PROTOTYPE(rt_workloads, rt_workload, entry, rt_workload_cmp);
 
@@ -83,6 +99,13 @@ struct runtime {
 	int			 nearly;
 	int			 configured;	/* has a generation */
 	int			 restored;	/* the store's restore */
+
+	/* the memory budget (budget.c) */
+	int64_t			 budget;	/* bytes; 0: none */
+	int64_t			 mem_default;	/* memory estimate */
+	int64_t			 max_wakes;	/* 0: no cap */
+	struct rt_queue		 queue;		/* wakes waiting, first come */
+	struct rt_budget	 stats;		/* counted since start */
 };
 
 extern struct runtime	*rt;
@@ -114,6 +137,28 @@ int		 lifecycle_found_running(struct rt_workload *,
 void		 lifecycle_gone(struct rt_workload *, const char *);
 void		 lifecycle_refused(const char *);
 void		 lifecycle_checked(struct rt_workload *);
+int64_t		 lifecycle_wake_timeout(const struct rt_workload *);
+void		 lifecycle_start(struct rt_workload *, enum rt_reason);
+void		 lifecycle_state_tell(struct rt_workload *, enum rt_reason,
+		    const char *);
+
+/* budget.c: the memory budget, wake admission, memory pressure */
+void		 budget_init(void);
+void		 budget_apply(const struct global_settings *);
+void		 budget_admit(struct rt_workload *, enum rt_reason);
+void		 budget_forget(struct rt_workload *);
+void		 budget_charge(struct rt_workload *);
+void		 budget_changed(void);
+void		 budget_drain_refused(struct rt_workload *);
+void		 budget_suspending(struct rt_workload *, enum rt_reason);
+void		 budget_measured(struct rt_workload *, int64_t);
+void		 budget_restore(struct rt_workload *, const struct st_restore *);
+void		 budget_recv_activity(struct imsgev *, struct imsg *);
+void		 budget_recv_memory(struct imsgev *, struct imsg *);
+void		 budget_recv_pressure(struct imsgev *, struct imsg *);
+void		 budget_recv_stats(struct imsgev *, struct imsg *);
+int		 budget_is_needed_by_running(const struct rt_workload *);
+int		 budget_is_vetoed_busy(const struct rt_workload *);
 
 /* control.c: orchctl wake, suspend and keepwarm */
 void		 control_recv_wake(struct imsgev *, struct imsg *);
@@ -122,6 +167,7 @@ void		 control_recv_keepwarm(struct imsgev *, struct imsg *);
 void		 control_state(struct rt_workload *, const char *);
 void		 control_refused(struct rt_workload *, const char *);
 void		 control_gone(struct rt_workload *);
+void		 control_no_room(struct rt_workload *, const char *);
 
 /* restore.c: what the store remembers from the last run */
 void		 restore_recv(struct imsgev *, struct imsg *);

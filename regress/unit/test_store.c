@@ -561,6 +561,7 @@ test_stats_memory_and_total(void **state)
 	struct store_db		*sdb;
 	struct collect		 c;
 	struct ctl_stats	*cs;
+	struct st_restore	 rs;
 
 	sdb = db_open(f->path);
 	wl_add(&f->wls, "big", GIB, SOURCE_CONFIG);
@@ -586,7 +587,8 @@ test_stats_memory_and_total(void **state)
 	assert_string_equal(c.cs[c.n - 1].name, "");
 
 	/* measured beats configured */
-	assert_int_equal(store_db_memory(sdb, "big", GIB / 2), 0);
+	assert_int_equal(store_db_memory(sdb, "big", GIB / 2, GIB / 2 + 1),
+	    0);
 	memset(&c, 0, sizeof(c));
 	assert_int_equal(store_db_stats(sdb, T0 + 7200000, collect_stats,
 	    &c), 3);
@@ -594,6 +596,30 @@ test_stats_memory_and_total(void **state)
 	assert_int_equal(cs->memory, GIB / 2);
 	assert_true(cs->memory_hours_saved > 0.999 &&
 	    cs->memory_hours_saved < 1.001);
+
+	/* the peak and the estimate, to show and for runtimed at start */
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_workloads(sdb, "big", collect_workload, &c),
+	    1);
+	assert_int_equal(c.wl[0].memory, GIB / 2);
+	assert_int_equal(c.wl[0].memory_estimate, GIB / 2 + 1);
+	assert_int_equal(store_db_restore(sdb, "big", &rs), 1);
+	assert_int_equal(rs.memory, GIB / 2);
+	assert_int_equal(rs.memory_estimate, GIB / 2 + 1);
+	/* an estimate of 0 keeps the last one */
+	assert_int_equal(store_db_memory(sdb, "big", GIB / 4, 0), 0);
+	assert_int_equal(store_db_restore(sdb, "big", &rs), 1);
+	assert_int_equal(rs.memory, GIB / 4);
+	assert_int_equal(rs.memory_estimate, GIB / 2 + 1);
+	/* never measured: none */
+	assert_int_equal(store_db_restore(sdb, "small", &rs), 1);
+	assert_int_equal(rs.memory, 0);
+	assert_int_equal(rs.memory_estimate, 0);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_workloads(sdb, "small", collect_workload,
+	    &c), 1);
+	assert_int_equal(c.wl[0].memory, 0);
+	assert_int_equal(c.wl[0].memory_estimate, 0);
 	store_db_close(sdb);
 }
 
@@ -899,10 +925,37 @@ test_migrate_v1(void **state)
 
 	sdb = db_open(f->path);
 	store_db_close(sdb);
-	raw_exec(f->path, "DROP TABLE identities; PRAGMA user_version = 1");
+	raw_exec(f->path, "DROP TABLE identities; ALTER TABLE counters "
+	    "DROP COLUMN memory_estimate; PRAGMA user_version = 1");
 	sdb = db_open(f->path);
-	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"),
+	    store_db_version());
 	assert_int_equal(store_db_uid_put(sdb, "a", 61184), 0);
+	store_db_close(sdb);
+}
+
+/* a version 2 file, from before the memory budget, keeps its measures */
+static void
+test_migrate_v2(void **state)
+{
+	struct fixture		*f = *state;
+	struct store_db		*sdb;
+	struct st_restore	 rs;
+
+	sdb = db_open(f->path);
+	wl_add(&f->wls, "a", 0, SOURCE_CONFIG);
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0), 0);
+	store_db_close(sdb);
+	raw_exec(f->path, "ALTER TABLE counters DROP COLUMN memory_estimate; "
+	    "UPDATE counters SET memory = 1000; PRAGMA user_version = 2");
+	sdb = db_open(f->path);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 3);
+	assert_int_equal(store_db_restore(sdb, "a", &rs), 1);
+	assert_int_equal(rs.memory, 1000);
+	assert_int_equal(rs.memory_estimate, 0);
+	assert_int_equal(store_db_memory(sdb, "a", 2000, 3000), 0);
+	assert_int_equal(store_db_restore(sdb, "a", &rs), 1);
+	assert_int_equal(rs.memory_estimate, 3000);
 	store_db_close(sdb);
 }
 
@@ -938,7 +991,8 @@ sink_write(const struct sq_entry *e, void *arg)
 	case SQ_KEEPWARM:
 		return (store_db_keepwarm(k->sdb, e->u.kw.name, e->u.kw.on));
 	case SQ_MEMORY:
-		return (store_db_memory(k->sdb, e->u.mem.name, e->u.mem.bytes));
+		return (store_db_memory(k->sdb, e->u.mem.name, e->u.mem.bytes,
+		    e->u.mem.estimate));
 	case SQ_UID:
 		return (store_db_uid_put(k->sdb, e->u.uid.name, e->u.uid.uid));
 	}
@@ -1301,6 +1355,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_uids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v1, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v2, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_queue_order_and_retry,
 		    setup, teardown),
