@@ -31,5 +31,7 @@ struct reap_wl {
 
 /* policy.c: is this workload due to be suspended at now? */
 int	reaper_due(const struct reap_wl *, time_t);
+/* policy.c: "some avg10" of a PSI file's text, in hundredths of a % */
+int	reaper_psi_parse(const char *, int32_t *);
 
 #endif /* ORCHD_REAPER_H */
