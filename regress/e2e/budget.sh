@@ -1,0 +1,366 @@
+#!/bin/sh
+# The memory budget, with workloads that really use memory (testhttp
+# allocating and writing 40 MiB before it listens), orchd and its
+# workloads inside a memory cgroup limited to the budget and orchd's own
+# footprint:
+#  - a budget that fits two: a request to a third suspends the least
+#    recently used idle one first (the history says budget), never one
+#    with a request in flight;
+#  - both busy with slow requests: the third waits and is served once one
+#    finishes and its workload is suspended; or, busy longer than its
+#    wake timeout, it gets 503 with Retry-After, and nothing failed;
+#  - a workload's measured peak becomes its estimate (MEM, show workload,
+#    /metrics), and show stats and /metrics count the waits and the
+#    suspends by reason;
+#  - no workload is OOM-killed (the kernel log, the exits, the history).
+# Then `max concurrent wakes 2` with 6 sleeping workloads woken together:
+# never more than 2 starting at once (each logs when it started and when
+# it listened).  Then memory pressure from a PSI file of the test's
+# (ORCHD_PSI_FILE): above the limit the least recently used idle workload
+# is suspended, one a tick, never one kept warm; under it, none; and
+# without PSI, orchd says so once.  Loopback only, every wait bounded.
+#
+#	sh regress/e2e/budget.sh build/check
+. "$(dirname "$0")/lib.sh"
+e2e_init "$1"
+need_root
+ensure_user
+
+HTTP=$BUILD/regress/testhttp
+base=$((20000 + ($$ * 23) % 12000))
+GW=$(free_port "$base")
+P=$GW
+# port: the next free port into P (not in a subshell: P must move on)
+port() { P=$(free_port $((P + 1))); }
+port; P_A=$P; port; P_B=$P; port; P_C=$P; port; P_D=$P; port; P_M=$P
+port; API=$P
+KEY=e2e-key-$$-0123456789abcdef
+printf '%s\n' "$KEY" >"$T/api.key"
+chmod 0600 "$T/api.key"
+
+mkdir -p "$T/log" "$T/run"
+chmod 1777 "$T/run"
+: >"$T/run/starts"
+: >"$T/run/times"
+chmod 0666 "$T/run/starts" "$T/run/times"
+
+ctl() { "$ORCHCTL" -s "$SOCK" "$@"; }
+logged() { grep -q -- "$1" "$T/orchd.log"; }
+is_state() {	# is_state NAME STATE
+	ctl show workloads 2>/dev/null | grep -Eq "^$1 +$2 "
+}
+# the history of NAME has a transition FROM TO with REASON
+in_history() {
+	ctl show workload "$1" 2>/dev/null |
+	    grep -Eq "^[0-9TZ:-]+ +$2 +$3 +$4( |\$)"
+}
+get() {		# get HOST PATH: the body
+	curl -sS -m 40 -H "Host: $1" "http://127.0.0.1:$GW$2"
+}
+# status HOST PATH OUT: the status and the Retry-After into OUT
+status() {
+	curl -s -m 40 -o /dev/null -D "$3.head" -w '%{http_code}' \
+	    -H "Host: $1" "http://127.0.0.1:$GW$2" >"$3"
+}
+starts() { grep -c " $1\$" "$T/run/starts"; }
+metric() {	# metric REGEX: a line of a fresh /metrics matches it
+	curl -s -m 10 -H "Authorization: Bearer $KEY" \
+	    "http://127.0.0.1:$API/metrics" >"$T/metrics" 2>/dev/null
+	grep -q "$1" "$T/metrics"
+}
+listeners() {
+	printf 'listen on 127.0.0.1 port %s\n' "$GW"
+	printf 'api listen on 127.0.0.1 port %s\n' "$API"
+	printf 'api key file "%s"\n' "$T/api.key"
+}
+wl() {		# wl NAME HOST PORT [LINE...]: a testhttp workload
+	name=$1 host=$2 wport=$3
+	shift 3
+	printf 'workload "%s" {\n\thost "%s"\n' "$name" "$host"
+	printf '\tcommand "/bin/sh %s/wl.sh %s %s"\n\tport %s\n' "$T/run" \
+	    "$name" "$wport" "$wport"
+	conf_end "$@"
+}
+# each start says who it is, then becomes testhttp
+cat >"$T/run/wl.sh" <<EOF
+#!/bin/sh
+echo "\$\$ \$1" >>"$T/run/starts"
+exec "$HTTP" serve "\$2"
+EOF
+chmod 0755 "$T/run/wl.sh"
+
+# orchd and everything it starts in a memory cgroup of the test's: the
+# workloads' own cgroups nest in it (cgroup v1), so its limit is theirs
+MEMCG=
+cg_own=$(awk -F: '$2 == "memory" { print $3 }' /proc/self/cgroup)
+if [ -d /sys/fs/cgroup/memory ] && [ -n "$cg_own" ]; then
+	MEMCG=/sys/fs/cgroup/memory${cg_own%/}/orchd-e2e-budget-$$
+	mkdir "$MEMCG" 2>/dev/null || MEMCG=
+fi
+cleanup_cg() {
+	[ -n "$MEMCG" ] || return 0
+	for p in $(cat "$MEMCG/cgroup.procs" 2>/dev/null); do
+		echo "$p" >"/sys/fs/cgroup/memory${cg_own%/}/cgroup.procs" \
+		    2>/dev/null
+	done
+	find "$MEMCG" -depth -type d -exec rmdir {} \; 2>/dev/null
+}
+trap 'e2e_cleanup; cleanup_cg' EXIT
+start_in_cg() {
+	if [ -n "$MEMCG" ]; then
+		sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh \
+		    "$MEMCG" "$ORCHD" -d -f "$T/orchd.conf" >>"$T/orchd.log" 2>&1 &
+	else
+		"$ORCHD" -d -f "$T/orchd.conf" >>"$T/orchd.log" 2>&1 &
+	fi
+	ORCHD_PID=$!
+	wait_for 20 "$ORCHCTL" -s "$SOCK" show summary
+}
+
+# 1. a budget of 150M: two workloads charged 64M each fit, three do not
+conf_head >"$T/orchd.conf"
+cat >>"$T/orchd.conf" <<CONF
+idle timeout 1h
+reaper interval 1s
+wake timeout 10s
+memory budget 150M
+memory estimate 64M
+$(listeners)
+CONF
+{
+	wl a a.test "$P_A" 'memory 64M' 'env "TESTHTTP_ALLOC=40"'
+	wl b b.test "$P_B" 'memory 64M' 'env "TESTHTTP_ALLOC=40"'
+	wl c c.test "$P_C" 'memory 64M' 'env "TESTHTTP_ALLOC=40"'
+	wl d d.test "$P_D" 'memory 64M' 'env "TESTHTTP_ALLOC=40"' \
+	    'wake timeout 3s'
+	# no limit: charged the estimate, then what it was measured to use
+	wl m m.test "$P_M" 'env "TESTHTTP_ALLOC=30"'
+} >>"$T/orchd.conf"
+
+if start_in_cg; then ok "orchd starts"; else
+	fail "orchd starts"; tail -n 20 "$T/orchd.log"; e2e_done; exit 1
+fi
+if [ -n "$MEMCG" ]; then
+	# orchd's own footprint now, and the budget on top, and some slack
+	foot=$(cat "$MEMCG/memory.usage_in_bytes")
+	echo $((foot + 150 * 1048576 + 32 * 1048576)) \
+	    >"$MEMCG/memory.limit_in_bytes"
+	ok "in a memory cgroup limited to $(($(cat \
+	    "$MEMCG/memory.limit_in_bytes") / 1048576)) MiB: orchd's" \
+	    "$((foot / 1048576)) MiB, the budget and 32 MiB"
+fi
+
+check "a wakes" [ "$(get a.test /)" = "hello from testhttp" ]
+check "b wakes" [ "$(get b.test /)" = "hello from testhttp" ]
+# a is used again after b: b is the least recently used (seconds)
+sleep 1.2
+get a.test / >/dev/null
+sleep 1.5
+check "show stats: 128M of 150M in use" \
+    sh -c "\"$ORCHCTL\" -s \"$SOCK\" show stats |
+    grep -q '^memory budget: 150M, 128M in use'"
+check "c wakes: served" [ "$(get c.test /)" = "hello from testhttp" ]
+check "b, the least recently used, was suspended for it" \
+    in_history b running suspending budget
+check "asleep now" is_state b asleep
+check "a, used since, runs on" is_state a running
+check "and the log says why" \
+    logged "workload b: suspending it for room in the memory budget: c"
+pid_b=$(awk '$2 == "b" { p = $1 } END { print p }' "$T/run/starts")
+check "b's process ($pid_b) was stopped" dead "$pid_b"
+
+# 2. both running ones busy: the third waits for one to finish
+status a.test '/slow?3000' "$T/slow.a" &
+s1=$!
+status c.test '/slow?3000' "$T/slow.c" &
+s2=$!
+sleep 1.2
+t0=$(now_ms)
+check "b, with a and c busy, is served once one of them is done" \
+    [ "$(get b.test /)" = "hello from testhttp" ]
+waited=$(($(now_ms) - t0))
+wait $s1 $s2
+check "after waiting for it (${waited} ms)" within "$waited" 1000 9000
+check "both slow requests were answered 200, none cut" \
+    [ "$(cat "$T/slow.a")$(cat "$T/slow.c")" = 200200 ]
+check "the log says b waited" logged "workload b: wake waits"
+check "one of a and c was suspended for it, once its request was done" \
+    sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workload a |
+    grep -Eq ' running +suspending +budget' ||
+    \"$ORCHCTL\" -s \"$SOCK\" show workload c |
+    grep -Eq ' running +suspending +budget'"
+
+# 3. busy longer than d's 3 s wake timeout: 503 with Retry-After
+running=$(ctl show workloads | awk '$2 == "running" { print $1 }' |
+    tr '\n' ' ')
+set -- $running
+check "two run: $running" [ $# -eq 2 ]
+status "$1.test" '/slow?7000' "$T/slow.1" &
+s1=$!
+status "$2.test" '/slow?7000' "$T/slow.2" &
+s2=$!
+sleep 1.2
+t0=$(now_ms)
+status d.test / "$T/d"
+took=$(($(now_ms) - t0))
+check "d gets 503, not 504 ($(cat "$T/d"))" [ "$(cat "$T/d")" = 503 ]
+check "with Retry-After" grep -qi '^Retry-After: [0-9]' "$T/d.head"
+check "at its wake timeout (${took} ms)" within "$took" 2500 6000
+wait $s1 $s2
+check "the busy ones answered 200 all the same" \
+    [ "$(cat "$T/slow.1")$(cat "$T/slow.2")" = 200200 ]
+check "d never started" [ "$(starts d)" -eq 0 ]
+check "and did not fail: asleep" is_state d asleep
+check "its history has no failure" \
+    sh -c "! \"$ORCHCTL\" -s \"$SOCK\" show workload d | grep -q failed"
+check "the log says it was not admitted" \
+    logged "workload d: wake not admitted: no room in the memory budget"
+check "show stats counts the waits and the one not admitted" \
+    sh -c "\"$ORCHCTL\" -s \"$SOCK\" show stats |
+    grep -Eq '^wakes that waited: [2-9], 1 not admitted'"
+
+# 4. measured: m, charged 64M until it ran, then what it used
+check "m wakes" [ "$(get m.test /)" = "hello from testhttp" ]
+ctl suspend m >/dev/null 2>&1
+check "m suspended by the operator" in_history m running suspending operator
+mem=$(ctl -j show workload m | sed -n 's/^ *"memory_estimate": \([0-9]*\).*/\1/p')
+check "its estimate is what it used: 30 MiB and a little ($mem)" \
+    [ "${mem:-0}" -gt $((30 * 1048576)) -a "${mem:-0}" -lt $((48 * 1048576)) ]
+check "the MEM column says so" \
+    sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workloads |
+    grep -Eq '^m +asleep +process +3[0-9.]+M '"
+check "show workload too" sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workload m |
+    grep -Eq '^memory used: +3[0-9.]+M at its last run.s peak, estimate 3'"
+check "/metrics: its estimate" wait_for 5 metric \
+    '^orchd_workload_memory_estimate_bytes{workload="m"} 3[0-9]\{7\}$'
+check "/metrics: the budget and what is in use" \
+    sh -c "grep -q '^orchd_memory_budget_bytes 157286400$' '$T/metrics' &&
+    grep -q '^orchd_memory_in_use_bytes [0-9]' '$T/metrics'"
+check "/metrics: the one not admitted in time" \
+    grep -q '^orchd_wake_queue_timeouts_total 1$' "$T/metrics"
+ctl show stats >"$T/stats" 2>&1
+check "show stats: suspends by reason, budget and operator" \
+    grep -Eq '^suspends: 0 idle timeout, [2-9] budget, 0 pressure, 1 operator$' \
+    "$T/stats"
+
+# no OOM kill: not in the kernel's log for any of their pids, no exit
+# by SIGKILL, no oom in a history
+pids=$(awk '{ print $1 }' "$T/run/starts")
+oom=0
+if dmesg >/dev/null 2>&1; then
+	for p in $pids; do
+		dmesg | grep -Eq "(Killed process|Memory cgroup out of memory: Killed process) $p " &&
+		    oom=$((oom + 1))
+	done
+	check "the kernel killed none of their $(echo $pids | wc -w) processes" \
+	    [ "$oom" -eq 0 ]
+fi
+check "none was killed by signal 9" \
+    sh -c "! grep -q 'killed by signal 9' '$T/orchd.log'"
+check "no history says oom" sh -c "for w in a b c d m; do
+    \"$ORCHCTL\" -s \"$SOCK\" show workload \$w | grep -q ' oom' && exit 1;
+    done; exit 0"
+if [ -n "$MEMCG" ]; then
+	check "the cgroup never hit its limit (failcnt $(cat "$MEMCG/memory.failcnt"))" \
+	    [ "$(cat "$MEMCG/memory.failcnt")" -eq 0 ]
+	echo "# peak in the cgroup: $(($(cat "$MEMCG/memory.max_usage_in_bytes") / 1048576)) MiB"
+fi
+stop_orchd
+check "orchd exits 0" [ "$STATUS" -eq 0 ]
+
+# 5. max concurrent wakes 2: six that start slowly, woken together; and
+# memory pressure from a file of ours
+printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n' >"$T/psi"
+conf_head >"$T/orchd.conf"
+cat >>"$T/orchd.conf" <<CONF
+idle timeout 1h
+reaper interval 1s
+wake timeout 20s
+max concurrent wakes 2
+memory pressure limit 10%
+$(listeners)
+CONF
+W=
+for i in 1 2 3 4 5 6; do
+	port
+	W="$W w$i"
+	wl "w$i" "w$i.test" "$P" 'env "TESTHTTP_DELAY=1000"' \
+	    "env \"TESTHTTP_TIMES=$T/run/times\"" >>"$T/orchd.conf"
+done
+port
+wl kw kw.test "$P" 'keep warm' >>"$T/orchd.conf"
+ORCHD_PSI_FILE=$T/psi
+export ORCHD_PSI_FILE
+: >"$T/orchd.log"
+if start_in_cg; then ok "orchd starts with max concurrent wakes 2"; else
+	fail "orchd starts with max concurrent wakes 2"
+	tail -n 20 "$T/orchd.log"; e2e_done; exit 1
+fi
+check "the keep warm one runs" wait_for 10 is_state kw running
+herd=
+for w in $W; do
+	status "$w.test" / "$T/herd.$w" &
+	herd="$herd $!"
+done
+wait $herd
+n=0
+for w in $W; do
+	[ "$(cat "$T/herd.$w")" = 200 ] && n=$((n + 1))
+done
+check "all 6 woken together were served ($n)" [ "$n" -eq 6 ]
+check "6 starts and listens logged" [ "$(wc -l <"$T/run/times")" -eq 6 ]
+# the most starting at once: over each start's [start, listen]
+most=$(awk '{ print $2, 1; print $3, -1 }' "$T/run/times" | sort -n -k1,1 -k2,2n |
+    awk '{ n += $2; if (n > m) m = n } END { print m + 0 }')
+check "never more than 2 starting at once ($most)" [ "$most" -le 2 ]
+check "but 2 did start together: the cap, not one at a time ($most)" \
+    [ "$most" -eq 2 ]
+span=$(awk 'NR == 1 || $2 < a { a = $2 } $3 > b { b = $3 } END { print b - a }' \
+    "$T/run/times")
+check "so the six took 3 rounds of 1 s (${span} ms)" within "$span" 2900 20000
+check "show stats: 4 wakes waited for a slot" \
+    sh -c "\"$ORCHCTL\" -s \"$SOCK\" show stats |
+    grep -Eq '^wakes that waited: [4-6], 0 not admitted'"
+check "/metrics: orchd_wakes_queued_total" \
+    wait_for 5 metric '^orchd_wakes_queued_total [4-6]$'
+
+# memory pressure: w1 used last, w6 ... in the order of these requests
+for w in $W; do
+	get "$w.test" / >/dev/null
+	sleep 1.1
+done
+sleep 1
+printf 'some avg10=42.50 avg60=10.00 avg300=2.00 total=99\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n' >"$T/psi"
+check "above the limit, w1, the least recently used, is suspended" \
+    wait_for 10 in_history w1 running suspending pressure
+check "the log says why" \
+    logged "memory pressure: some avg10 42.5% above the limit 10%"
+check "and which, and why" \
+    logged "workload w1: suspending it for memory pressure"
+check "then w2, a tick later" wait_for 10 in_history w2 running suspending pressure
+printf 'some avg10=1.00 avg60=10.00 avg300=2.00 total=99\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n' >"$T/psi"
+check "under the limit again, said" \
+    wait_for 10 logged "memory pressure: some avg10 1%, under the limit 10% again"
+sleep 2.5
+n=0
+for w in $W; do is_state "$w" running && n=$((n + 1)); done
+check "then no more suspends: 3 or 4 of 6 run ($n)" [ "$n" -ge 3 -a "$n" -le 4 ]
+check "never the one kept warm" is_state kw running
+check "/metrics: orchd_suspends_total by reason" \
+    metric '^orchd_suspends_total{reason="pressure"} [2-4]$'
+stop_orchd
+
+# 6. without PSI, orchd says so once, reload or not
+ORCHD_PSI_FILE=$T/nosuch
+: >"$T/orchd.log"
+check "orchd starts without PSI" start_in_cg
+check "and says the limit is not enforced" \
+    wait_for 5 logged "no pressure stall information"
+ctl reload >/dev/null 2>&1
+sleep 1
+check "once ($(grep -c 'no pressure stall' "$T/orchd.log"))" \
+    [ "$(grep -c 'no pressure stall' "$T/orchd.log")" -eq 1 ]
+stop_orchd
+unset ORCHD_PSI_FILE
+
+e2e_done
