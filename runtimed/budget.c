@@ -369,6 +369,17 @@ budget_run(void)
 	do {
 		budget_again = 0;
 		while ((wl = TAILQ_FIRST(&rt->queue)) != NULL) {
+			/* removed by a reload under way: never started */
+			if (wl->conf == NULL) {
+				queue_leave(wl);
+				continue;
+			}
+			/* a stop not done yet: its wake goes behind it */
+			if (wl->stopping) {
+				queue_leave(wl);
+				wl->wake_queued = 1;
+				continue;
+			}
 			budget_state(&s);
 			v = admit_check(&s, estimate(wl), &shortfall);
 			if (v == ADMIT_START) {
