@@ -88,3 +88,30 @@ admit_pick(struct admit_cand *c, size_t n, int64_t shortfall)
 	}
 	return (0);
 }
+
+/*
+ * The same for the wakes that wait, first come first served: need[0] is
+ * what the first one is short (0 or less: what is free and being freed
+ * covers it, and the rest is to spare), need[1..] what each one after it
+ * needs.  Room is made at once for as many of them, in order, as the
+ * idle candidates can cover together, so that their stops run side by
+ * side rather than one wake's after another's; none is stopped for a
+ * wake beyond those.  0 when nothing is to be stopped.
+ */
+size_t
+admit_pick_queue(struct admit_cand *c, size_t n, const int64_t *need,
+    size_t nneed)
+{
+	int64_t	 total = 0;
+	size_t	 i, k, best = 0;
+
+	for (i = 0; i < nneed; i++) {
+		total += need[i];
+		if (total <= 0)
+			continue;
+		if ((k = admit_pick(c, n, total)) == 0)
+			break;
+		best = k;
+	}
+	return (best);
+}

@@ -37,5 +37,7 @@ int64_t			 admit_estimate(int64_t, int64_t, int64_t);
 enum admit_verdict	 admit_check(const struct admit_state *, int64_t,
 			    int64_t *);
 size_t			 admit_pick(struct admit_cand *, size_t, int64_t);
+size_t			 admit_pick_queue(struct admit_cand *, size_t,
+			    const int64_t *, size_t);
 
 #endif /* RUNTIMED_ADMIT_H */

@@ -227,14 +227,9 @@ evictable(const struct rt_workload *wl, const struct rt_workload *for_wl,
 	return (1);
 }
 
-/*
- * The idle workloads, least recently used first, of which the first
- * returned number together give back shortfall bytes; *cp is for the
- * caller to free.
- */
+/* the idle workloads that may be suspended; *cp is for the caller to free */
 static size_t
-budget_pick(const struct rt_workload *for_wl, int64_t shortfall,
-    struct admit_cand **cp)
+budget_cands(const struct rt_workload *for_wl, struct admit_cand **cp)
 {
 	struct rt_workload	*wl;
 	struct admit_cand	*c;
@@ -260,29 +255,46 @@ budget_pick(const struct rt_workload *for_wl, int64_t shortfall,
 		n++;
 	}
 	*cp = c;
-	return (admit_pick(c, n, shortfall));
+	return (n);
 }
 
-/* too little room for wl: suspend idle ones, if that can make it */
+/*
+ * Too little room for wl, the first wake that waits (shortfall: what is
+ * free and being freed leaves it short of, 0 or less if nothing): idle
+ * workloads are suspended, least recently used first, for it and for as
+ * many of the wakes behind it as they can make room for together
+ * (admit.c), so that a burst of wakes waits for their stops side by
+ * side, not one after the other.
+ */
+#define BUDGET_EVICT_AHEAD	256	/* wakes looked at */
 static void
 budget_evict(struct rt_workload *wl, int64_t shortfall)
 {
 	struct admit_cand	*c;
-	struct rt_workload	*v;
-	size_t			 i, k;
+	struct rt_workload	*v, *q;
+	int64_t			 need[BUDGET_EVICT_AHEAD];
+	size_t			 i, k, n, nneed = 0;
 	time_t			 now = time(NULL);
 
-	if ((k = budget_pick(wl, shortfall, &c)) == 0) {
-		log_debug("workload %s: waits, %lld MiB short and too little "
-		    "is idle", wl->name, MIB(shortfall));
+	need[nneed++] = shortfall;
+	for (q = TAILQ_NEXT(wl, queue_entry); q != NULL &&
+	    nneed < BUDGET_EVICT_AHEAD; q = TAILQ_NEXT(q, queue_entry))
+		if (q->conf != NULL)
+			need[nneed++] = MINIMUM(estimate(q), rt->budget);
+	n = budget_cands(wl, &c);
+	if ((k = admit_pick_queue(c, n, need, nneed)) == 0) {
+		if (shortfall > 0)
+			log_debug("workload %s: waits, %lld MiB short and too "
+			    "little is idle", wl->name, MIB(shortfall));
 		free(c);
 		return;
 	}
 	for (i = 0; i < k; i++) {
 		v = c[i].wl;
 		log_info("workload %s: suspending it for room in the memory "
-		    "budget: %s needs %lld MiB more; last used %llds ago",
-		    v->name, wl->name, MIB(shortfall),
+		    "budget: %s waits%s, %zu behind it; last used %llds ago",
+		    v->name, wl->name, shortfall > 0 ? "" : " (room is being "
+		    "made for it)", nneed - 1,
 		    (long long)(now - c[i].last_used));
 		if (lifecycle_suspend(v->name, RT_REASON_BUDGET) == 0)
 			v->evicting = 1;
@@ -388,8 +400,11 @@ budget_run(void)
 				lifecycle_start(wl, reason);
 				continue;
 			}
-			if (v == ADMIT_EVICT)
-				budget_evict(wl, shortfall);
+			/* room for it, and for those behind it */
+			if (v == ADMIT_EVICT || v == ADMIT_FREEING)
+				budget_evict(wl, MINIMUM(estimate(wl),
+				    s.budget) - (s.budget - s.in_use) -
+				    s.freeing);
 			break;
 		}
 	} while (budget_again);
@@ -550,8 +565,10 @@ budget_recv_activity(struct imsgev *iev, struct imsg *imsg)
 			wl->last_used = act.last_seen;
 		if (act.inflight > 0 || act.upgraded > 0)
 			wl->inflight |= bit;
-		else if (wl->inflight & bit) {
+		else if ((wl->inflight & bit) || wl->busy_ms != 0) {
+			/* idle now; one found busy is a candidate again */
 			wl->inflight &= ~bit;
+			wl->busy_ms = 0;
 			freed = 1;
 		}
 	}
@@ -584,11 +601,13 @@ budget_recv_pressure(struct imsgev *iev, struct imsg *imsg)
 	struct admit_cand	*c;
 	struct rt_workload	*wl;
 	char			 avg[16], lim[16];
+	size_t			 n;
 
 	(void)imsg_get_data(imsg, &rp, sizeof(rp));
 	(void)fmt_percent(rp.avg10 > 0 ? rp.avg10 : 0, avg, sizeof(avg));
 	(void)fmt_percent(rp.limit > 0 ? rp.limit : 0, lim, sizeof(lim));
-	if (budget_pick(NULL, 1, &c) == 0) {
+	n = budget_cands(NULL, &c);
+	if (admit_pick(c, n, 1) == 0) {
 		log_debug("memory pressure %s above %s: nothing idle to "
 		    "suspend", avg, lim);
 		free(c);

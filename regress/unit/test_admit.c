@@ -138,6 +138,41 @@ test_pick(void **state)
 	assert_string_equal(c[1].name, "x");
 }
 
+/* room for the wakes behind the first, as far as the idle ones go */
+static void
+test_pick_queue(void **state)
+{
+	struct admit_cand	 c[4];
+	int64_t			 need[4];
+
+	cand(&c[0], "a", 50 * M, 100);
+	cand(&c[1], "b", 50 * M, 200);
+	cand(&c[2], "c", 50 * M, 300);
+	/* the first 10M short, then 40M and 40M: a and b cover all three */
+	need[0] = 10 * M;
+	need[1] = 40 * M;
+	need[2] = 40 * M;
+	assert_int_equal(admit_pick_queue(c, 3, need, 3), 2);
+	assert_string_equal(c[0].name, "a");
+	assert_string_equal(c[1].name, "b");
+	/* a fourth of 100M: not coverable, the first three still are */
+	need[3] = 100 * M;
+	assert_int_equal(admit_pick_queue(c, 3, need, 4), 2);
+	/* the first covered already: only for those behind it */
+	need[0] = -30 * M;
+	assert_int_equal(admit_pick_queue(c, 3, need, 2), 1);
+	assert_int_equal(admit_pick_queue(c, 3, need, 1), 0);
+	need[1] = 30 * M;
+	assert_int_equal(admit_pick_queue(c, 3, need, 2), 0);
+	/* the first not coverable: none for those behind it either */
+	need[0] = 200 * M;
+	need[1] = M;
+	assert_int_equal(admit_pick_queue(c, 3, need, 2), 0);
+	/* no candidates */
+	need[0] = M;
+	assert_int_equal(admit_pick_queue(c, 0, need, 1), 0);
+}
+
 /* the wait histogram's buckets, as the gateways write them */
 static void
 test_wait_bucket(void **state)
@@ -158,6 +193,7 @@ main(void)
 		cmocka_unit_test(test_estimate_next),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_pick),
+		cmocka_unit_test(test_pick_queue),
 		cmocka_unit_test(test_wait_bucket),
 	};
 
