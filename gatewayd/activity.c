@@ -4,7 +4,9 @@
  * or ended.  Counting is a few increments on the request path; what
  * changed goes to the reaper in one message per GW_FLUSH_INTERVAL at most,
  * however busy the gateway is, and the same message to runtimed, whose
- * memory budget suspends idle workloads least recently used first.
+ * memory budget suspends idle workloads least recently used first.  A
+ * workload runtimed wanted to suspend and found busy is told about at
+ * once when its last request ends: a wake may be waiting for its room.
  *
  * What is not use is not counted: a request matching an "ignore" rule
  * (ignore.c) never begins here, and a tunnel with no byte either way for
@@ -72,6 +74,23 @@ activity_dirty(struct gw_workload *wl)
 	}
 }
 
+/* runtimed asked and it was busy: now it is idle, say so now */
+static void
+activity_idle_now(struct gw_workload *wl)
+{
+	struct gw_activity	 act;
+
+	if (!wl->drain_watch || wl->inflight > 0 || wl->upgraded > 0)
+		return;
+	wl->drain_watch = 0;
+	memset(&act, 0, sizeof(act));
+	strlcpy(act.name, wl->name, sizeof(act.name));
+	act.last_seen = wl->last_seen;
+	if (proc_compose(gw->ps, PROC_RUNTIME, IMSG_GW_ACTIVITY, 0, -1, &act,
+	    sizeof(act)) == -1)
+		log_warn("%s: compose", __func__);
+}
+
 void
 activity_touch(struct gw_workload *wl)
 {
@@ -103,6 +122,7 @@ activity_end(struct gw_conn *c)
 		c->wl->upgraded--;
 	}
 	activity_touch(c->wl);
+	activity_idle_now(c->wl);
 }
 
 /*
@@ -151,6 +171,7 @@ activity_tunnel_idle(struct gw_conn *c)
 	if (last > wl->last_seen)
 		wl->last_seen = last;
 	activity_dirty(wl);
+	activity_idle_now(wl);
 	log_debug("%s: tunnel to %s silent for %llds, no longer use", c->peer,
 	    wl->name, (long long)wl->tunnel_idle);
 }

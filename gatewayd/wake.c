@@ -294,7 +294,8 @@ wake_recv_drain(struct imsgev *iev, struct imsg *imsg)
 			wl->epoch++;
 		metrics_state(wl, WL_SUSPENDING, RT_REASON_IDLE, 0);
 		wl->state = WL_SUSPENDING;
-	}
+	} else if (wl != NULL)
+		wl->drain_watch = 1;	/* activity.c says when it is idle */
 	if (imsgev_compose(iev, IMSG_GW_DRAINED, 0, -1, &dr, sizeof(dr)) == -1)
 		log_warn("%s: compose", __func__);
 }
