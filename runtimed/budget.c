@@ -86,7 +86,7 @@ static void	budget_state(struct admit_state *);
 static void
 budget_fill(struct rt_budget *b)
 {
-	struct rt_workload	*wl;
+	struct rt_wait		*w;
 	struct admit_state	 s;
 
 	*b = rt->stats;
@@ -96,7 +96,7 @@ budget_fill(struct rt_budget *b)
 	b->in_use = s.in_use;
 	b->waking = (uint32_t)s.waking;
 	b->queued = 0;
-	TAILQ_FOREACH(wl, &rt->queue, queue_entry)
+	TAILQ_FOREACH(w, &rt->queue, entry)
 		b->queued++;
 }
 
@@ -271,16 +271,17 @@ static void
 budget_evict(struct rt_workload *wl, int64_t shortfall)
 {
 	struct admit_cand	*c;
-	struct rt_workload	*v, *q;
+	struct rt_workload	*v;
+	struct rt_wait		*q;
 	int64_t			 need[BUDGET_EVICT_AHEAD];
 	size_t			 i, k, n, nneed = 0;
 	time_t			 now = time(NULL);
 
 	need[nneed++] = shortfall;
-	for (q = TAILQ_NEXT(wl, queue_entry); q != NULL &&
-	    nneed < BUDGET_EVICT_AHEAD; q = TAILQ_NEXT(q, queue_entry))
-		if (q->conf != NULL)
-			need[nneed++] = MINIMUM(estimate(q), rt->budget);
+	for (q = TAILQ_NEXT(wl->wait, entry); q != NULL &&
+	    nneed < BUDGET_EVICT_AHEAD; q = TAILQ_NEXT(q, entry))
+		if (q->wl->conf != NULL)
+			need[nneed++] = MINIMUM(estimate(q->wl), rt->budget);
 	n = budget_cands(wl, &c);
 	if ((k = admit_pick_queue(c, n, need, nneed)) == 0) {
 		if (shortfall > 0)
@@ -306,21 +307,22 @@ budget_evict(struct rt_workload *wl, int64_t shortfall)
 static void
 queue_leave(struct rt_workload *wl)
 {
-	double	 secs;
+	struct rt_wait	*w = wl->wait;
+	double		 secs;
 
-	if (!wl->queued)
+	if (w == NULL)
 		return;
-	TAILQ_REMOVE(&rt->queue, wl, queue_entry);
-	timer_disarm(&wl->queue_timer);
-	/* 2: it did wait, and is counted */
-	if (wl->queued == 2) {
-		secs = (double)(monotime_ms() - wl->queued_ms) / 1000.0;
+	TAILQ_REMOVE(&rt->queue, w, entry);
+	timer_disarm(&w->timer);
+	if (w->counted) {
+		secs = (double)(monotime_ms() - w->since_ms) / 1000.0;
 		rt->stats.wait_hist[budget_wait_bucket(secs)]++;
 		rt->stats.wait_sum += secs;
 		if (secs > rt->stats.wait_max)
 			rt->stats.wait_max = secs;
 	}
-	wl->queued = 0;
+	free(w);
+	wl->wait = NULL;
 	budget_report_soon();
 }
 
@@ -337,7 +339,7 @@ queue_timeout(int fd, short event, void *arg)
 	int64_t			 shortfall;
 	char			 msg[RT_MSG_MAX];
 
-	if (!wl->queued)
+	if (wl->wait == NULL)
 		return;
 	budget_state(&s);
 	if (admit_check(&s, estimate(wl), &shortfall) == ADMIT_SLOT)
@@ -368,6 +370,7 @@ static void
 budget_run(void)
 {
 	struct rt_workload	*wl;
+	struct rt_wait		*w;
 	struct admit_state	 s;
 	enum rt_reason		 reason;
 	int64_t			 shortfall;
@@ -380,7 +383,8 @@ budget_run(void)
 	budget_running = 1;
 	do {
 		budget_again = 0;
-		while ((wl = TAILQ_FIRST(&rt->queue)) != NULL) {
+		while ((w = TAILQ_FIRST(&rt->queue)) != NULL) {
+			wl = w->wl;
 			/* removed by a reload under way: never started */
 			if (wl->conf == NULL) {
 				queue_leave(wl);
@@ -395,7 +399,7 @@ budget_run(void)
 			budget_state(&s);
 			v = admit_check(&s, estimate(wl), &shortfall);
 			if (v == ADMIT_START) {
-				reason = wl->queued_reason;
+				reason = w->reason;
 				queue_leave(wl);
 				lifecycle_start(wl, reason);
 				continue;
@@ -424,27 +428,31 @@ void
 budget_admit(struct rt_workload *wl, enum rt_reason reason)
 {
 	struct admit_state	 s;
+	struct rt_wait		*w;
 	struct timeval		 tv;
 
-	if (wl->queued)
+	if (wl->wait != NULL)
 		return;
 	if (rt->budget == 0 && rt->max_wakes == 0 &&
 	    TAILQ_EMPTY(&rt->queue)) {
 		lifecycle_start(wl, reason);
 		return;
 	}
-	wl->queued = 1;
-	wl->queued_reason = reason;
-	wl->queued_ms = monotime_ms();
-	TAILQ_INSERT_TAIL(&rt->queue, wl, queue_entry);
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		fatal("%s", __func__);
+	w->wl = wl;
+	w->reason = reason;
+	w->since_ms = monotime_ms();
+	wl->wait = w;
+	TAILQ_INSERT_TAIL(&rt->queue, w, entry);
 	timerclear(&tv);
 	tv.tv_sec = lifecycle_wake_timeout(wl);
-	timer_arm(&wl->queue_timer, queue_timeout, wl, &tv);
+	timer_arm(&w->timer, queue_timeout, wl, &tv);
 	budget_run();
-	if (!wl->queued)
+	if ((w = wl->wait) == NULL)
 		return;
 	/* it waits: counted, and its wait will be */
-	wl->queued = 2;
+	w->counted = 1;
 	rt->stats.queued_total++;
 	budget_state(&s);
 	log_info("workload %s: wake waits: needs %lld MiB, %lld MiB of %lld "
@@ -515,7 +523,6 @@ budget_measured(struct rt_workload *wl, int64_t bytes)
 
 	if (bytes <= 0)
 		return;
-	wl->mem_peak = bytes;
 	wl->mem_est = memory_estimate_next(wl->mem_est, bytes);
 	log_debug("workload %s: used %lld MiB, estimate %lld MiB", wl->name,
 	    MIB(bytes), MIB(wl->mem_est));
@@ -532,8 +539,6 @@ budget_measured(struct rt_workload *wl, int64_t bytes)
 void
 budget_restore(struct rt_workload *wl, const struct st_restore *rs)
 {
-	if (rs->memory > 0)
-		wl->mem_peak = rs->memory;
 	if (rs->memory_estimate > 0)
 		wl->mem_est = rs->memory_estimate;
 	if (holds_memory(wl))

@@ -20,6 +20,17 @@
 struct rt_probe;
 struct rt_docker;
 
+/* a wake that waits for room in the memory budget (budget.c) */
+struct rt_wait {
+	TAILQ_ENTRY(rt_wait)	 entry;		/* in rt->queue */
+	struct rt_workload	*wl;
+	enum rt_reason		 reason;	/* of the wake */
+	int			 counted;	/* it did wait: counted */
+	int64_t			 since_ms;	/* monotonic */
+	struct event		*timer;		/* its wake timeout */
+};
+TAILQ_HEAD(rt_queue, rt_wait);
+
 /* a command waiting for a workload to be running or asleep */
 struct rt_waiter {
 	TAILQ_ENTRY(rt_waiter)	 entry;
@@ -71,13 +82,8 @@ struct rt_workload {
 	struct rt_docker	*docker;	/* driver_docker.c */
 
 	/* the memory budget (budget.c) */
-	TAILQ_ENTRY(rt_workload) queue_entry;	/* in rt->queue */
-	int			 queued;	/* its wake waits for room */
-	enum rt_reason		 queued_reason;	/* of that wake */
-	int64_t			 queued_ms;	/* monotonic, since when */
-	struct event		*queue_timer;	/* its wake timeout */
+	struct rt_wait		*wait;		/* its wake waits for room */
 	int64_t			 charge;	/* bytes, while it holds any */
-	int64_t			 mem_peak;	/* its last run's */
 	int64_t			 mem_est;	/* measured estimate; 0: none */
 	time_t			 last_used;	/* the gateways' last seen */
 	uint32_t		 inflight;	/* a bit per gateway: in use */
@@ -86,7 +92,6 @@ struct rt_workload {
 						   busy then (monotonic) */
 	char			 namebuf[];	/* as long as the name */
 };
-TAILQ_HEAD(rt_queue, rt_workload);
 RB_HEAD(rt_workloads, rt_workload);
 RB_PROTOTYPE(rt_workloads, rt_workload, entry, rt_workload_cmp);
 

@@ -106,6 +106,7 @@ cleanup_cg() {
 	find "$MEMCG" -depth -type d -exec rmdir {} \; 2>/dev/null
 }
 trap 'e2e_cleanup; cleanup_cg' EXIT
+trap 'exit 1' INT TERM
 start_in_cg() {
 	if [ -n "$MEMCG" ]; then
 		sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh \
