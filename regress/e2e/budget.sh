@@ -33,7 +33,7 @@ P=$GW
 # port: the next free port into P (not in a subshell: P must move on)
 port() { P=$(free_port $((P + 1))); }
 port; P_A=$P; port; P_B=$P; port; P_C=$P; port; P_D=$P; port; P_M=$P
-port; API=$P
+port; P_K=$P; port; API=$P
 KEY=e2e-key-$$-0123456789abcdef
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
@@ -118,17 +118,20 @@ start_in_cg() {
 	wait_for 20 "$ORCHCTL" -s "$SOCK" show summary
 }
 
-# 1. a budget of 150M: two workloads charged 64M each fit, three do not
+# 1. a budget of 166M: one kept warm charged 16M, and two workloads
+# charged 64M each fit, three do not
 conf_head >"$T/orchd.conf"
 cat >>"$T/orchd.conf" <<CONF
 idle timeout 1h
 reaper interval 1s
 wake timeout 10s
-memory budget 150M
+memory budget 166M
 memory estimate 64M
 $(listeners)
 CONF
 {
+	# the least recently used of all, never requested: never taken
+	wl k k.test "$P_K" 'memory 16M' 'env "TESTHTTP_ALLOC=8"' 'keep warm'
 	wl a a.test "$P_A" 'memory 64M' 'env "TESTHTTP_ALLOC=40"'
 	wl b b.test "$P_B" 'memory 64M' 'env "TESTHTTP_ALLOC=40"'
 	wl c c.test "$P_C" 'memory 64M' 'env "TESTHTTP_ALLOC=40"'
@@ -144,27 +147,30 @@ fi
 if [ -n "$MEMCG" ]; then
 	# orchd's own footprint now, and the budget on top, and some slack
 	foot=$(cat "$MEMCG/memory.usage_in_bytes")
-	echo $((foot + 150 * 1048576 + 32 * 1048576)) \
+	echo $((foot + 166 * 1048576 + 32 * 1048576)) \
 	    >"$MEMCG/memory.limit_in_bytes"
 	ok "in a memory cgroup limited to $(($(cat \
 	    "$MEMCG/memory.limit_in_bytes") / 1048576)) MiB: orchd's" \
 	    "$((foot / 1048576)) MiB, the budget and 32 MiB"
 fi
 
+check "k, kept warm, runs" wait_for 10 is_state k running
 check "a wakes" [ "$(get a.test /)" = "hello from testhttp" ]
 check "b wakes" [ "$(get b.test /)" = "hello from testhttp" ]
 # a is used again after b: b is the least recently used (seconds)
 sleep 1.2
 get a.test / >/dev/null
 sleep 1.5
-check "show stats: 128M of 150M in use" \
+check "show stats: 144M of 166M in use, k's 16M counted" \
     sh -c "\"$ORCHCTL\" -s \"$SOCK\" show stats |
-    grep -q '^memory budget: 150M, 128M in use'"
+    grep -q '^memory budget: 166M, 144M in use'"
 check "c wakes: served" [ "$(get c.test /)" = "hello from testhttp" ]
 check "b, the least recently used, was suspended for it" \
     in_history b running suspending budget
 check "asleep now" is_state b asleep
 check "a, used since, runs on" is_state a running
+check "k, kept warm and used least recently of all, runs on" \
+    is_state k running
 check "and the log says why" \
     logged "workload b: suspending it for room in the memory budget: c"
 pid_b=$(awk '$2 == "b" { p = $1 } END { print p }' "$T/run/starts")
@@ -192,8 +198,8 @@ check "one of a and c was suspended for it, once its request was done" \
     grep -Eq ' running +suspending +budget'"
 
 # 3. busy longer than d's 3 s wake timeout: 503 with Retry-After
-running=$(ctl show workloads | awk '$2 == "running" { print $1 }' |
-    tr '\n' ' ')
+running=$(ctl show workloads |
+    awk '$2 == "running" && $1 != "k" { print $1 }' | tr '\n' ' ')
 set -- $running
 check "two run: $running" [ $# -eq 2 ]
 status "$1.test" '/slow?7000' "$T/slow.1" &
@@ -235,11 +241,14 @@ check "show workload too" sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workload m |
 check "/metrics: its estimate" wait_for 5 metric \
     '^orchd_workload_memory_estimate_bytes{workload="m"} 3[0-9]\{7\}$'
 check "/metrics: the budget and what is in use" \
-    sh -c "grep -q '^orchd_memory_budget_bytes 157286400$' '$T/metrics' &&
+    sh -c "grep -q '^orchd_memory_budget_bytes 174063616$' '$T/metrics' &&
     grep -q '^orchd_memory_in_use_bytes [0-9]' '$T/metrics'"
 check "/metrics: the one not admitted in time" \
     grep -q '^orchd_wake_queue_timeouts_total 1$' "$T/metrics"
 ctl show stats >"$T/stats" 2>&1
+check "k, kept warm, was never suspended" \
+    sh -c "! \"$ORCHCTL\" -s \"$SOCK\" show workload k |
+    grep -q ' suspending '"
 check "show stats: suspends by reason, budget and operator" \
     grep -Eq '^suspends: 0 idle timeout, [2-9] budget, 0 pressure, 1 operator$' \
     "$T/stats"
@@ -258,7 +267,7 @@ if dmesg >/dev/null 2>&1; then
 fi
 check "none was killed by signal 9" \
     sh -c "! grep -q 'killed by signal 9' '$T/orchd.log'"
-check "no history says oom" sh -c "for w in a b c d m; do
+check "no history says oom" sh -c "for w in a b c d k m; do
     \"$ORCHCTL\" -s \"$SOCK\" show workload \$w | grep -q ' oom' && exit 1;
     done; exit 0"
 if [ -n "$MEMCG" ]; then
@@ -351,10 +360,22 @@ check "/metrics: orchd_suspends_total by reason" \
     metric '^orchd_suspends_total{reason="pressure"} [2-4]$'
 stop_orchd
 
-# 6. without PSI, orchd says so once, reload or not
+# 6. without PSI, orchd says so once, reload or not; and a budget of
+# what is available at start
 ORCHD_PSI_FILE=$T/nosuch
+sed -i 's/^max concurrent wakes 2$/memory budget auto/' "$T/orchd.conf"
 : >"$T/orchd.log"
 check "orchd starts without PSI" start_in_cg
+check "memory budget auto: MemAvailable at start less 10%" \
+    logged "memory budget auto: [0-9]* MiB, MemAvailable less 10%"
+avail=$(awk '/^MemAvailable:/ { print int($2 / 1024 * 0.9) }' /proc/meminfo)
+got=$(sed -n 's/.*memory budget auto: \([0-9]*\) MiB.*/\1/p' "$T/orchd.log" |
+    head -n 1)
+check "about what /proc/meminfo says now ($got MiB, $avail MiB)" \
+    [ "${got:-0}" -gt $((avail * 9 / 10)) -a "${got:-0}" -lt $((avail * 11 / 10)) ]
+check "show stats says that budget" \
+    sh -c "\"$ORCHCTL\" -s \"$SOCK\" show stats |
+    grep -Eq '^memory budget: [0-9.]+[MG], '"
 check "and says the limit is not enforced" \
     wait_for 5 logged "no pressure stall information"
 ctl reload >/dev/null 2>&1
