@@ -53,21 +53,23 @@ admit_check(const struct admit_state *s, int64_t need, int64_t *shortp)
 	return (ADMIT_EVICT);
 }
 
-/* least recently used first; the same second: by name */
+/* idle before busy; least recently used first; the same second: by name */
 static int
 cand_cmp(const void *a, const void *b)
 {
 	const struct admit_cand	*x = a, *y = b;
 
+	if (x->busy != y->busy)
+		return (x->busy ? 1 : -1);
 	if (x->last_used != y->last_used)
 		return (x->last_used < y->last_used ? -1 : 1);
 	return (strcmp(x->name, y->name));
 }
 
 /*
- * Sorts the candidates least recently used first and returns how many
- * of the first ones give back at least shortfall bytes together: the
- * fewest in that order.  0 when all of them would not be enough: then
+ * Sorts the candidates idle first, least recently used first, and
+ * returns how many of the first ones give back at least shortfall bytes
+ * together: the fewest in that order.  0 when all of them would not be enough: then
  * none is suspended, since stopping them would not let the wake start
  * and would cost their next requests a wake each.
  */

@@ -25,11 +25,16 @@ enum admit_verdict {
 	ADMIT_EVICT		/* room must be made: suspend idle ones */
 };
 
-/* a workload that may be suspended for room: running and idle */
+/*
+ * A workload that may be suspended for room: running and, as far as the
+ * gateways last said, idle; or busy as they last said, which may be
+ * stale by now (its drain will tell): those come after every idle one.
+ */
 struct admit_cand {
 	void		*wl;		/* the caller's */
 	int64_t		 charge;	/* bytes it gives back */
 	int64_t		 last_used;	/* wall clock seconds */
+	int		 busy;		/* in flight, last the gateways said */
 	const char	*name;		/* ties: by name, for a stable order */
 };
 

@@ -43,6 +43,7 @@
 #define BUDGET_BUSY_MS		1000	/* a busy one is not picked again */
 #define BUDGET_RETRY_MS		1000	/* while wakes wait: look again */
 #define BUDGET_REPORT_MS	1000	/* to the gateways, coalesced */
+#define BUDGET_EVICT_AHEAD	256	/* waiting wakes room is made for */
 #define MIB(b)			((long long)(((b) + (1 << 20) - 1) >> 20))
 
 static struct event	 budget_retry_ev;
@@ -210,7 +211,12 @@ last_used(const struct rt_workload *wl)
 	return (wl->last_used > wl->since ? wl->last_used : wl->since);
 }
 
-/* may wl be suspended now to make room for for_wl (NULL: pressure)? */
+/*
+ * May wl be suspended now to make room for for_wl (NULL: pressure)?
+ * One the gateways said busy may be idle by now: it is a candidate, after
+ * the idle ones, and its drain says; one a drain found busy is left alone
+ * until the gateway says it is idle, or a moment.
+ */
 static int
 evictable(const struct rt_workload *wl, const struct rt_workload *for_wl,
     int64_t now_ms)
@@ -218,7 +224,7 @@ evictable(const struct rt_workload *wl, const struct rt_workload *for_wl,
 	if (wl == for_wl || wl->conf == NULL || wl->state != WL_RUNNING ||
 	    wl->stopping || wl->draining || wl->evicting)
 		return (0);
-	if (lifecycle_keep_warm(wl) || wl->inflight != 0)
+	if (lifecycle_keep_warm(wl))
 		return (0);
 	if (wl->busy_ms != 0 && now_ms - wl->busy_ms < BUDGET_BUSY_MS)
 		return (0);
@@ -251,6 +257,8 @@ budget_cands(const struct rt_workload *for_wl, struct admit_cand **cp)
 		c[n].wl = wl;
 		c[n].charge = wl->charge;
 		c[n].last_used = last_used(wl);
+		/* what the gateways said a second ago: its drain will tell */
+		c[n].busy = wl->inflight != 0;
 		c[n].name = wl->name;
 		n++;
 	}
@@ -266,7 +274,6 @@ budget_cands(const struct rt_workload *for_wl, struct admit_cand **cp)
  * (admit.c), so that a burst of wakes waits for their stops side by
  * side, not one after the other.
  */
-#define BUDGET_EVICT_AHEAD	256	/* wakes looked at */
 static void
 budget_evict(struct rt_workload *wl, int64_t shortfall)
 {

@@ -129,6 +129,17 @@ test_pick(void **state)
 	assert_int_equal(admit_pick(c, 2, 20 * M), 2);
 	assert_string_equal(c[0].name, "small-old");
 
+	/* one the gateways said busy comes after every idle one */
+	cand(&c[0], "busy-old", 64 * M, 100);
+	c[0].busy = 1;
+	cand(&c[1], "idle-new", 64 * M, 900);
+	cand(&c[2], "idle-newer", 64 * M, 950);
+	assert_int_equal(admit_pick(c, 3, 100 * M), 2);
+	assert_string_equal(c[0].name, "idle-new");
+	assert_string_equal(c[1].name, "idle-newer");
+	assert_string_equal(c[2].name, "busy-old");
+	assert_int_equal(admit_pick(c, 3, 150 * M), 3);
+
 	/* the same second: by name */
 	cand(&c[0], "y", M, 5);
 	cand(&c[1], "x", M, 5);
