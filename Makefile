@@ -21,7 +21,8 @@ CC		?= cc
 YACC		 = byacc
 PKG_CONFIG	?= pkg-config
 
-PKGS		 = libevent libtls libbsd-overlay sqlite3 jansson libseccomp
+PKGS		 = libevent libtls libbsd-overlay sqlite3 jansson libseccomp \
+		   libnghttp2
 PKG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS))
 
@@ -48,7 +49,8 @@ ORCHD_LIBS	:= $(shell $(PKG_CONFIG) --libs --static libbsd-overlay \
 endif
 child_libs	 = $(shell $(PKG_CONFIG) --libs $(STATIC_PKG) libbsd-overlay $(1))
 STORE_LIBS	:= $(call child_libs,libevent sqlite3 jansson libseccomp)
-GATEWAY_LIBS	:= $(call child_libs,libevent libtls jansson libseccomp)
+GATEWAY_LIBS	:= $(call child_libs,libevent libtls jansson libseccomp \
+		    libnghttp2)
 REAPER_LIBS	:= $(call child_libs,libevent jansson libseccomp)
 RUNTIME_LIBS	:= $(call child_libs,libevent jansson libseccomp libmd)
 # asked for only when a unit test is linked: tools/deps.sh build has no cmocka
@@ -266,7 +268,7 @@ clean:
 FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 60
 FUZZ_DIR	 = build/fuzz
-FUZZ_TARGETS	 = http chunked config imsg
+FUZZ_TARGETS	 = http chunked config imsg h2
 FUZZ_CFLAGS	 = -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Igatewayd \
 		   -Iorchd $(PKG_CFLAGS)
@@ -276,6 +278,9 @@ FUZZ_DEFS_chunked = -DFUZZ_CHUNKED_ONLY
 FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
 		   common/units.c common/workload.c common/log.c common/trust.c
 FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c
+FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c gatewayd/http.c \
+		   gatewayd/bufio.c
+FUZZ_LIBS_h2	 = -lnghttp2
 FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 
 $(FUZZ_DIR)/parse.c: orchd/parse.y
@@ -285,7 +290,7 @@ $(FUZZ_DIR)/parse.c: orchd/parse.y
 $(FUZZ_DIR)/fuzz_%: $$(FUZZ_SRCS_$$*) common/orchd.h gatewayd/http.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_DEFS_$*) -Wno-unused-function \
-	    -o $@ $(FUZZ_SRCS_$*) $(PKG_LIBS)
+	    -o $@ $(FUZZ_SRCS_$*) $(PKG_LIBS) $(FUZZ_LIBS_$*)
 
 fuzz: $(FUZZ_PROGS)
 	@for t in $(FUZZ_TARGETS); do \

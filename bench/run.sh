@@ -1,11 +1,14 @@
 #!/bin/bash
-# make bench: the six parts, one after the other, into one dated results
+# make bench: the first five parts, one after the other, into one dated results
 # file, bench/results/YYYY-MM-DD-HHMM.txt, then the summary tables.
 #
 #	bench/run.sh [--quick] [PART ...]
 #
-# PART is a number, 1 to 6; all six by default.  --quick: short rounds
-# (about four minutes in all); without it the run takes about fifteen.  As
+# PART is a number, 1 to 7 or 9; the first five by default (6, the swarm,
+# needs a swarm manager: regress/e2e/swarm.sh makes one; 7 is HTTP/2
+# over TLS, with h2load; 9, the memory budget, needs a v1 memory cgroup
+# and takes about five minutes, two with --quick).  --quick: short rounds
+# (about two minutes in all); without it the run takes about ten.  As
 # root, loopback only; see bench/README.md and bench/lib.sh for the knobs.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -22,11 +25,11 @@ parts=
 for a in "$@"; do
 	case $a in
 	--quick) export BENCH_QUICK=1 ;;
-	[1-6]) parts="$parts $a" ;;
-	*) echo "usage: bench/run.sh [--quick] [1-6 ...]" >&2; exit 2 ;;
+	[1-7]|9) parts="$parts $a" ;;
+	*) echo "usage: bench/run.sh [--quick] [1-7 | 9 ...]" >&2; exit 2 ;;
 	esac
 done
-[ -n "$parts" ] || parts="1 2 3 4 5 6"
+[ -n "$parts" ] || parts="1 2 3 4 5"
 
 [ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
 sh bench/deps.sh >/dev/null || { echo "bench: bench/deps.sh failed" >&2; exit 1; }

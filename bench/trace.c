@@ -1,5 +1,5 @@
 /*
- * trace: a request trace for the memory budget's bench part (06-budget.sh),
+ * trace: a request trace for the memory budget's bench part (09-budget.sh),
  * made and replayed.
  *
  *	trace gen [-n workloads] [-d seconds] [-r rate] [-z zipf-s]

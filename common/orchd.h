@@ -43,8 +43,17 @@ union wl_addr {
 #define ORCHD_IDLE_TIMEOUT	(5 * 60)	/* seconds */
 #define ORCHD_REAPER_INTERVAL	30		/* seconds */
 #define ORCHD_WAKE_TIMEOUT	30		/* seconds */
+#define ORCHD_PULL_TIMEOUT	(5 * 60)	/* seconds, an image's pull */
 #define WL_STOP_TIMEOUT		10		/* seconds, signal to SIGKILL */
 #define WL_STOP_TIMEOUT_MAX	(5 * 60)	/* orchctl waits 10 minutes */
+#define ORCHD_BUSY_MAX		(60 * 60)	/* seconds a busy veto holds */
+#define ORCHD_BUSY_WAIT		2		/* seconds for its answer */
+/* liveness: "health interval" is off unless set */
+#define ORCHD_HEALTH_FAILURES	3		/* checks failed in a row */
+#define ORCHD_HEALTH_TIMEOUT	2		/* seconds, for one check */
+#define WL_HEALTH_INTERVAL_MAX	(24 * 60 * 60)	/* seconds */
+#define WL_HEALTH_FAILURES_MAX	100
+#define WL_REPLICAS_MAX		64		/* swarm: tasks while awake */
 /* the memory budget: a workload never measured and without a limit */
 #define ORCHD_MEMORY_ESTIMATE	(256LL * 1024 * 1024)
 #define ORCHD_BUDGET_RESERVE	10		/* percent, memory budget auto */
@@ -59,10 +68,19 @@ union wl_addr {
 #define ORCHD_TRUSTED_MAX	32	/* trusted proxy networks */
 #define ORCHD_TLS_FILE_MAX	(1024 * 1024)	/* a certificate or key file */
 #define ORCHD_TLS_CHUNK		(16 * 1024)	/* PEM bytes per message */
+#define ORCHD_H2_STREAMS	100	/* http2 max streams: nginx's */
+#define ORCHD_H2_STREAMS_MAX	1000
+
+/* a listener's HTTP/2: by ALPN on TLS, by its preface on cleartext */
+#define LISTENER_H2_ON		0	/* TLS: offered; cleartext: no */
+#define LISTENER_H2_OFF		1
+#define LISTENER_H2_PRIOR	2	/* cleartext: the preface accepted */
 
 #define ORCHD_NAME_MAX		64	/* workload name, NUL included */
 #define ORCHD_HOST_MAX		256	/* a host name or pattern, NUL included */
 #define ORCHD_USER_MAX		33	/* a user name, NUL included */
+#define ORCHD_DEPS_MAX		32	/* "depends on" of one workload */
+#define ORCHD_DEPS_DEPTH	16	/* the longest chain of them */
 
 /*
  * "prefork": gateway processes sharing the listeners.  Their API request
@@ -77,7 +95,7 @@ union wl_addr {
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	2
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	4
+#define ORCHD_IMSG_VERSION	5
 
 /* the child's end of its channel to the parent */
 #define PROC_PARENT_FD		3
@@ -96,12 +114,14 @@ enum privsep_procid {
 
 enum workload_driver {
 	DRIVER_PROCESS = 0,
-	DRIVER_DOCKER
+	DRIVER_DOCKER,
+	DRIVER_SWARM		/* a swarm service: runtimed/driver_swarm.c */
 };
 
 enum workload_network {
 	NETWORK_BRIDGE = 0,
-	NETWORK_HOST
+	NETWORK_HOST,
+	NETWORK_NAMED			/* a user-defined one: netname */
 };
 
 enum workload_health {
@@ -120,6 +140,13 @@ enum workload_state {
 enum workload_source {
 	SOURCE_CONFIG = 0,
 	SOURCE_API
+};
+
+/* docker: when a wake pulls the image ("pull") */
+enum workload_pull {
+	PULL_MISSING = 0,		/* the daemon has none by its name */
+	PULL_ALWAYS,			/* at every start */
+	PULL_NEVER
 };
 
 struct strentry {
@@ -173,14 +200,22 @@ struct workload_conf {
 	char			*image;		/* docker */
 	char			*runtime;	/* docker: e.g. "runsc" */
 	enum workload_network	 network;	/* docker */
+	char			*netname;	/* NETWORK_NAMED */
 	struct strlist		 env;		/* "NAME=value" */
 	struct volumelist	 volumes;	/* docker */
 	char			*user;		/* process: run as */
 	char			*directory;	/* process: working directory */
 	char			*address;	/* upstream address, 127.0.0.1 */
 	uint16_t		 port;
+	uint16_t		 publish;	/* docker: host port; 0: port */
 	enum workload_health	 health;
 	char			*health_path;	/* HEALTH_PATH */
+	char			*busy_path;	/* asked before a suspend */
+	int64_t			 busy_max;	/* -1: ORCHD_BUSY_MAX */
+	int			 busy_fail_safe; /* no answer: busy */
+	int64_t			 health_interval; /* liveness; 0: off */
+	int64_t			 health_timeout;
+	int			 health_failures; /* -1: the global one */
 	int64_t			 idle_timeout;
 	int64_t			 wake_timeout;
 	int64_t			 memory;
@@ -189,10 +224,20 @@ struct workload_conf {
 	int64_t			 stop_timeout;	/* -1: WL_STOP_TIMEOUT */
 	int			 init;		/* docker; -1: yes */
 	int			 allow_root;	/* docker: user may be root */
+	struct strlist		 depends;	/* "depends on": names */
 	int			 packed;	/* one allocation: workload_pack */
 	struct ignorelist	 ignores;	/* after the global ones */
 	int64_t			 tunnel_idle;	/* -1: global; 0: never */
 	int			 server_timing;	/* -1: global, 0, 1 */
+	int			 pull;		/* docker: enum workload_pull,
+						   -1: global */
+	int64_t			 pull_timeout;	/* docker; -1: global */
+	struct strlist		 constraints;	/* swarm: placement */
+	int			 replicas;	/* swarm: tasks while awake */
+	int64_t			 expire_after;	/* API: seconds without a
+						   request; -1: global,
+						   0: never */
+	int			 upstream_h2c;	/* cleartext HTTP/2 to it */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 
@@ -203,6 +248,7 @@ struct listener_conf {
 	char			 name[ORCHD_HOST_MAX]; /* as written */
 	int			 api;		/* an "api listen on" */
 	int			 tls;
+	int			 http2;		/* LISTENER_H2_* */
 	char			*tls_cert;	/* file names */
 	char			*tls_key;
 	int			 fd;		/* bound by the parent, or -1 */
@@ -246,6 +292,7 @@ struct gateway_conf {
 	int64_t			 prefork;	/* gateway processes */
 	int32_t			 ntrusted;
 	struct netaddr		 trusted[ORCHD_TRUSTED_MAX];
+	int64_t			 h2_max_streams; /* per connection */
 };
 
 /* the whole configuration, as parse_config() returns it */
@@ -261,6 +308,9 @@ struct orchd_conf {
 	int			 reaper_off;	/* ORCHD_IDLE_TIMEOUT=0 */
 	int64_t			 reaper_interval;
 	int64_t			 wake_timeout;
+	int64_t			 health_interval; /* liveness; 0: off */
+	int64_t			 health_timeout;
+	int64_t			 health_failures;
 	struct listenerlist	 listeners;
 	struct strlist		 api_hosts;
 	char			*api_key_file;
@@ -276,6 +326,7 @@ struct orchd_conf {
 	int			 api_allow_process;
 	struct strlist		 api_allow_images;	/* fnmatch patterns */
 	struct strlist		 api_allow_volumes;	/* host path roots */
+	struct strlist		 api_allow_networks;	/* fnmatch patterns */
 	int			 api_key_set;	/* a key was loaded */
 	/* process workloads without a user: "workload uids", directory */
 	int64_t			 wl_uid_low;
@@ -285,6 +336,15 @@ struct orchd_conf {
 	struct ignorelist	 ignores;
 	int64_t			 tunnel_idle;	/* seconds; 0: never */
 	int			 server_timing;
+	/* docker images: when to pull, for how long, with which logins */
+	int			 pull;		/* enum workload_pull */
+	int64_t			 pull_timeout;	/* seconds */
+	char			*regauth_file;	/* "registry auth file" */
+	/* its logins, read by the parent until sent to runtimed alone */
+	uint8_t			*regauth;
+	size_t			 regauth_len;
+	int			 regauth_loaded; /* not sent yet */
+	int64_t			 expire_after;	/* API workloads; 0: never */
 	/* the memory budget and wake admission */
 	int64_t			 memory_budget;	/* bytes; 0: none; -1: auto */
 	int64_t			 memory_estimate; /* bytes, never measured */
@@ -309,6 +369,14 @@ struct global_settings {
 	int64_t			 tunnel_idle;	/* seconds; 0: never */
 	int32_t			 server_timing;
 	int32_t			 pad;
+	/* liveness, for the workloads that do not set their own */
+	int64_t			 health_interval;
+	int64_t			 health_timeout;
+	int64_t			 health_failures;
+	int64_t			 pull_timeout;	/* seconds */
+	int32_t			 pull;		/* enum workload_pull */
+	int32_t			 pad2;
+	int64_t			 expire_after;	/* API workloads; 0: never */
 	int64_t			 memory_budget;	/* bytes, auto worked out;
 						   0: none */
 	int64_t			 memory_estimate;
@@ -354,6 +422,19 @@ enum imsg_type {
 	IMSG_CTL_DEFINITION,		/* reply item: the workload's JSON,
 					   env values left out */
 	IMSG_CTL_RELOADINFO,		/* reply item: struct ctl_reload */
+	IMSG_CTL_MONITOR,		/* -> parent: send the events */
+	IMSG_CTL_EVENT,			/* item: struct ctl_event, for as
+					   long as the connection lasts */
+	IMSG_CTL_PULL,			/* -> runtime: struct ctl_name */
+	IMSG_CTL_PULLING,		/* reply item: struct ctl_pull, before
+					   the OK or FAIL */
+	IMSG_CTL_CREATE,		/* -> parent: JSON text, as the API's
+					   POST; OK or FAIL */
+	IMSG_CTL_UPDATE,		/* -> parent: JSON text, the whole
+					   new definition of an API one */
+	IMSG_CTL_DELETE,		/* -> parent: struct ctl_name */
+	IMSG_CTL_KEEP,			/* -> parent: struct ctl_name, never
+					   expire it */
 	IMSG_CTL_BUDGET,		/* reply item to SHOW_STATS, from the
 					   runtime: struct rt_budget */
 
@@ -376,14 +457,19 @@ enum imsg_type {
 	IMSG_CFG_IGNORE,		/* parent -> gateway, in every config
 					   transaction: struct cfg_ignore,
 					   one global "ignore" */
+	IMSG_CFG_REGAUTH,		/* parent -> runtime alone, in a
+					   config transaction: the registry
+					   logins as JSON, empty for none;
+					   absent: keep the last ones */
 
 	/* the request path and the lifecycle */
-	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct wl_ref */
-	IMSG_RT_STATE,			/* runtime -> gateway, reaper, store:
-					   struct rt_state */
+	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct gw_wake */
+	IMSG_RT_STATE,			/* runtime -> gateway, reaper, store,
+					   parent: struct rt_state */
 	IMSG_GW_ACTIVITY,		/* gateway -> reaper: struct
 					   gw_activity[], batched */
-	IMSG_REAP_SUSPEND,		/* reaper -> runtime: struct wl_ref */
+	IMSG_REAP_SUSPEND,		/* reaper -> runtime: struct
+					   rp_suspend */
 	IMSG_RT_DRAIN,			/* runtime -> gateway: struct wl_ref,
 					   park new requests, say if idle */
 	IMSG_GW_DRAINED,		/* gateway -> runtime: struct
@@ -406,6 +492,11 @@ enum imsg_type {
 	IMSG_GW_REFUSED,		/* gateway -> runtime: struct wl_ref,
 					   a running workload refused a
 					   connection: is it still there? */
+	IMSG_RT_WAIT,			/* runtime -> gateway: struct rt_wait,
+					   a wake goes on longer (a pull) */
+	IMSG_REAP_EXPIRE,		/* reaper -> parent: struct
+					   rp_expire, no request for its
+					   expire after: delete it? */
 	/* the memory budget; IMSG_GW_ACTIVITY goes to the runtime too */
 	IMSG_REAP_PRESSURE,		/* reaper -> runtime: struct
 					   rp_pressure, above the limit */
@@ -419,6 +510,9 @@ enum imsg_type {
 	IMSG_RT_EXITED,			/* parent -> runtime: struct rt_proc */
 	IMSG_RT_COUNTS,			/* runtime -> parent: struct
 					   rt_counts, for systemd's STATUS */
+	IMSG_RT_PURGE,			/* parent -> runtime: struct rt_purge,
+					   an expired workload's container
+					   and, unused, its image to remove */
 
 	/* the store */
 	IMSG_RP_LASTSEEN = 600,		/* reaper -> store: struct
@@ -466,8 +560,11 @@ enum imsg_type {
 	IMSG_API_PUT,			/* parent -> store: JSON text, insert
 					   or replace an API workload */
 	IMSG_API_DROP,			/* parent -> store: struct ctl_name */
-	IMSG_API_STORED			/* store -> parent: struct ctl_result,
+	IMSG_API_STORED,		/* store -> parent: struct ctl_result,
 					   code 0 once written */
+	IMSG_API_EXPIRE			/* parent -> store: struct rp_expire,
+					   drop it, its history kept;
+					   answered IMSG_API_STORED */
 };
 
 /* why a workload changed state */
@@ -485,6 +582,13 @@ enum rt_reason {
 	RT_REASON_SHUTDOWN,		/* orchd stopped */
 	RT_REASON_REMOVED,		/* no longer configured */
 	RT_REASON_OOM,			/* killed for lack of memory */
+	RT_REASON_DEPENDENCY,		/* woken for a workload depending
+					   on it; failed: one it depends
+					   on did not wake */
+	RT_REASON_RESTART,		/* kept warm: started again */
+	RT_REASON_UNHEALTHY,		/* failed its liveness checks */
+	RT_REASON_EXPIRED,		/* deleted: no request for its
+					   expire after */
 	RT_REASON_BUDGET,		/* suspended: room in the budget */
 	RT_REASON_PRESSURE,		/* suspended: memory pressure */
 	RT_REASON_NO_ROOM		/* a wake that found no room within
@@ -516,6 +620,7 @@ struct gw_metrics_total {
 	uint64_t		 auth_failures;
 	uint64_t		 unknown_hosts;	/* requests routed nowhere */
 	uint64_t		 idle_closed;	/* to make room */
+	uint64_t		 protocol[2];	/* requests: HTTP/1.x, h2 */
 };
 
 /* IMSG_CFG_STATUS: the parent's start and its last configuration load */
@@ -549,6 +654,40 @@ struct wl_ref {
 	char			 name[ORCHD_NAME_MAX];
 };
 
+/*
+ * What woke a workload, kept with the wake in its history: a request,
+ * its fields cut to these bounds and to printable ASCII, or one of the
+ * others, which carry nothing more.
+ */
+enum wake_kind {
+	WAKE_NONE = 0,
+	WAKE_REQUEST,			/* a request for it (the gateway) */
+	WAKE_ORCHCTL,			/* orchctl wake */
+	WAKE_API,			/* POST /v1/workloads/{id}/wake */
+	WAKE_KEEP_WARM,			/* keep warm: at start, or turned on */
+	WAKE_RESTART,			/* restarted after it stopped */
+	WAKE_DEPENDENCY			/* a workload that needs it woke */
+};
+#define CAUSE_METHOD_MAX	16
+#define CAUSE_HOST_MAX		128
+#define CAUSE_PATH_MAX		256
+#define CAUSE_CLIENT_MAX	48	/* an IPv6 address's text */
+#define CAUSE_AGENT_MAX		128
+struct wake_cause {
+	int32_t			 kind;		/* enum wake_kind */
+	char			 method[CAUSE_METHOD_MAX];
+	char			 host[CAUSE_HOST_MAX];
+	char			 path[CAUSE_PATH_MAX];
+	char			 client[CAUSE_CLIENT_MAX];
+	char			 agent[CAUSE_AGENT_MAX]; /* User-Agent */
+};
+
+/* IMSG_GW_WAKE: the request that found it asleep */
+struct gw_wake {
+	char			 name[ORCHD_NAME_MAX];
+	struct wake_cause	 cause;
+};
+
 #define RT_MSG_MAX		256
 struct rt_state {
 	char			 name[ORCHD_NAME_MAX];
@@ -557,6 +696,20 @@ struct rt_state {
 	int64_t			 since;		/* wall clock, seconds */
 	int64_t			 since_ms;	/* the same in milliseconds */
 	char			 msg[RT_MSG_MAX]; /* e.g. the error */
+	int32_t			 from;		/* the state left; the same
+						   as state: told again */
+	struct wake_cause	 cause;		/* to waking: what woke it */
+	int64_t			 backoff_ms;	/* left of its crash-loop
+						   backoff; 0: none */
+};
+
+/*
+ * IMSG_RT_WAIT: the wake of a workload waits for its image to be pulled,
+ * or goes on once it is: the gateways hold its requests secs from now.
+ */
+struct rt_wait {
+	char			 name[ORCHD_NAME_MAX];
+	int64_t			 secs;
 };
 
 struct gw_activity {
@@ -576,6 +729,8 @@ struct rt_proc {
 	pid_t			 pid;		/* 0 if it could not start */
 	int32_t			 status;	/* wait status, RT_EXITED */
 	char			 msg[RT_MSG_MAX]; /* why it could not start */
+	int32_t			 oom;		/* RT_EXITED: its cgroup saw
+						   an OOM kill while it ran */
 };
 
 /* IMSG_RT_COUNTS: sent when they change, at most once a second */
@@ -583,6 +738,13 @@ struct rt_counts {
 	uint32_t		 workloads;
 	uint32_t		 running;
 	uint32_t		 failed;
+};
+
+/* IMSG_REAP_SUSPEND: idle, and since when, for the busy veto's max */
+struct rp_suspend {
+	char			 name[ORCHD_NAME_MAX];
+	int64_t			 idle_since;	/* wall clock: its idle
+						   timeout ran out */
 };
 
 struct rp_lastseen {
@@ -701,6 +863,24 @@ struct ctl_summary {
 	uint32_t		 generation;	/* config generation */
 };
 
+/*
+ * IMSG_CTL_PULLING: how a pull goes, at most once a second, and once at
+ * its end (done) before the OK or the FAIL.  Layers and bytes are those
+ * the daemon has said so far; a layer it had already counts as done.
+ */
+#define CTL_IMAGE_MAX		512
+struct ctl_pull {
+	char			 name[ORCHD_NAME_MAX];
+	char			 image[CTL_IMAGE_MAX];
+	uint32_t		 layers;
+	uint32_t		 layers_done;
+	int64_t			 bytes;		/* downloaded */
+	int64_t			 bytes_total;	/* of the layers it sized */
+	int32_t			 done;
+	int32_t			 pad;
+	char			 status[RT_MSG_MAX]; /* the daemon's last */
+};
+
 /* orchd's version, as common/version.h has it */
 struct ctl_version {
 	char			 version[32];
@@ -738,6 +918,8 @@ struct ctl_workload {
 	int64_t			 idle_effective;
 	int32_t			 reason;	/* enum rt_reason: of state */
 	int32_t			 pad;
+	int64_t			 backoff_until;	/* wall clock: no wake by a
+						   request before; 0: none */
 	int64_t			 memory;	/* last run's peak; 0: none */
 	int64_t			 memory_estimate; /* 0: none */
 };
@@ -749,6 +931,35 @@ struct ctl_transition {
 	int32_t			 reason;	/* enum rt_reason */
 	int64_t			 time;		/* wall clock */
 	char			 msg[RT_MSG_MAX];
+	struct wake_cause	 cause;		/* to waking: what woke it */
+};
+
+/*
+ * What happens, as it happens: orchctl monitor (from the parent) and
+ * GET /v1/events (from each gateway), both made from the same messages,
+ * runtimed's changes of state and the parent's loads of orchd.conf.
+ * Evictions and restarts have their types, for when orchd makes them:
+ * such an event goes to control_event() in the parent and to
+ * api_events_emit() in each gateway.
+ */
+enum event_type {
+	EVENT_STATE = 0,		/* a change of state, with its cause */
+	EVENT_RELOAD,			/* orchd.conf loaded, or refused */
+	EVENT_EVICT,			/* a workload stopped for room */
+	EVENT_RESTART			/* a workload restarted */
+};
+
+struct ctl_event {
+	int32_t			 type;		/* enum event_type */
+	int32_t			 ok;		/* RELOAD: it was loaded */
+	int32_t			 from;		/* STATE: enum workload_state */
+	int32_t			 to;
+	int32_t			 reason;	/* enum rt_reason */
+	int32_t			 pad;
+	int64_t			 time_ms;	/* wall clock */
+	char			 name[ORCHD_NAME_MAX]; /* "" for RELOAD */
+	char			 msg[RT_MSG_MAX];
+	struct wake_cause	 cause;		/* to waking: what woke it */
 };
 
 /* per workload, and one named "" for the total */
@@ -768,6 +979,7 @@ struct ctl_listener {
 	char			 name[ORCHD_HOST_MAX];
 	int			 api;
 	int			 tls;
+	int			 http2;		/* LISTENER_H2_* */
 };
 
 /*
@@ -829,6 +1041,22 @@ struct tls_check_fail {
 #define ORCHD_API_KEY_MAX	1024
 #define ORCHD_API_JSON_MAX	(ORCHD_IMSG_MAXSIZE - 1024)
 
+/*
+ * IMSG_REAP_EXPIRE, IMSG_API_EXPIRE: an API workload without a request
+ * since last_seen (wall clock; the clock started then), for secs.
+ */
+struct rp_expire {
+	char			 name[ORCHD_NAME_MAX];
+	int64_t			 last_seen;
+	int64_t			 secs;
+};
+
+/* IMSG_RT_PURGE: what an expired workload leaves behind */
+struct rt_purge {
+	char			 name[ORCHD_NAME_MAX];
+	char			 image[CTL_IMAGE_MAX];
+};
+
 /* the parent's answer to IMSG_API_CREATE or IMSG_API_DELETE */
 struct api_result {
 	int32_t			 status;	/* HTTP: 200, 201, 400, 409... */
@@ -857,8 +1085,12 @@ struct workload_conf	*workload_pack(const struct workload_conf *);
 int			 workload_validate(const struct workload_conf *,
 			    char *, size_t);
 char			*workload_to_json(const struct workload_conf *);
+const char		*workload_pull_name(int);
+int			 workload_pull_parse(const char *);
 struct workload_conf	*workload_from_json(const char *, size_t, char *,
 			    size_t);
+uint16_t		 workload_upstream_port(const struct workload_conf *);
+int			 valid_network_name(const char *);
 int			 strlist_add(struct strlist *, const char *);
 void			 strlist_free(struct strlist *);
 
@@ -880,6 +1112,11 @@ int		 ignore_check(enum ignore_kind, const char *, int, char *,
 int		 ignore_add(struct ignorelist *, enum ignore_kind,
 		    const char *, int);
 void		 ignore_free(struct ignorelist *);
+/* common/deps.c: the graph of "depends on" */
+typedef void	(*deps_report_fn)(void *, const struct workload_conf *,
+		    const char *, const char *);
+int		 deps_check(const struct workload_conf *const *, size_t,
+		    deps_report_fn, void *);
 
 /* common/trust.c: host paths and root, for every workload */
 int		 hostpath_normalize(const char *, char *, size_t, char *,
@@ -889,6 +1126,21 @@ int		 hostpath_forbidden(const char *, const struct orchd_conf *,
 int		 user_is_root(const char *);
 int		 workload_root_check(const struct workload_conf *, char *,
 		    size_t);
+
+/* common/cause.c: what woke a workload, as text and as JSON */
+const char	*cause_kind_name(int, int);
+int		 cause_kind_parse(const char *);
+void		 cause_copy(char *, size_t, const char *, size_t);
+void		 cause_sanitize(struct wake_cause *);
+char		*cause_text(const struct wake_cause *, char *, size_t);
+
+/* common/event.c: the events, from the messages that make them */
+int		 event_from_state(struct ctl_event *, const struct rt_state *);
+void		 event_reload(struct ctl_event *, int, int64_t);
+void		 event_sanitize(struct ctl_event *);
+const char	*event_type_name(int);
+const char	*event_reason_name(int, int);
+char		*event_text(const struct ctl_event *, char *, size_t);
 
 /* common/argv.c: a command split like sh(1) would, without a shell */
 int		 split_command(const char *, char ***, char *, size_t);

@@ -49,14 +49,24 @@ workload_new(const char *name)
 	TAILQ_INIT(&wl->env);
 	TAILQ_INIT(&wl->volumes);
 	TAILQ_INIT(&wl->ignores);
+	TAILQ_INIT(&wl->depends);
+	TAILQ_INIT(&wl->constraints);
+	wl->replicas = 1;
 	wl->network = NETWORK_BRIDGE;
 	wl->health = HEALTH_TCP;
+	wl->health_interval = -1;
+	wl->health_timeout = -1;
+	wl->health_failures = -1;
 	wl->idle_timeout = -1;
 	wl->wake_timeout = -1;
 	wl->stop_timeout = -1;
+	wl->busy_max = -1;
 	wl->init = -1;
 	wl->tunnel_idle = -1;
 	wl->server_timing = -1;
+	wl->pull = -1;
+	wl->pull_timeout = -1;
+	wl->expire_after = -1;
 	if ((wl->address = strdup(WL_DEFAULT_ADDRESS)) == NULL) {
 		free(wl);
 		return (NULL);
@@ -78,6 +88,8 @@ workload_free(struct workload_conf *wl)
 	strlist_free(&wl->hosts);
 	strlist_free(&wl->env);
 	ignore_free(&wl->ignores);
+	strlist_free(&wl->depends);
+	strlist_free(&wl->constraints);
 	while ((v = TAILQ_FIRST(&wl->volumes)) != NULL) {
 		TAILQ_REMOVE(&wl->volumes, v, entry);
 		free(v->host);
@@ -87,10 +99,12 @@ workload_free(struct workload_conf *wl)
 	free(wl->command);
 	free(wl->image);
 	free(wl->runtime);
+	free(wl->netname);
 	free(wl->user);
 	free(wl->directory);
 	free(wl->address);
 	free(wl->health_path);
+	free(wl->busy_path);
 	free(wl);
 }
 
@@ -210,6 +224,33 @@ valid_address(const char *s)
 	    inet_pton(AF_INET6, s, &in6) == 1);
 }
 
+/*
+ * A Docker network of the operator's: a workload name's characters,
+ * which Docker's own rules allow, and none of the names Docker gives a
+ * meaning of its own.
+ */
+int
+valid_network_name(const char *s)
+{
+	static const char	*docker[] = { "host", "bridge", "none",
+	    "default" };
+	size_t			 i;
+
+	if (!valid_workload_name(s))
+		return (0);
+	for (i = 0; i < nitems(docker); i++)
+		if (strcmp(s, docker[i]) == 0)
+			return (0);
+	return (1);
+}
+
+/* where orchd reaches it: a container's published port, or its port */
+uint16_t
+workload_upstream_port(const struct workload_conf *wl)
+{
+	return (wl->publish != 0 ? wl->publish : wl->port);
+}
+
 /* a user name or, for docker, "user:group" or numeric ids */
 static int
 valid_user(const char *s, int docker)
@@ -268,20 +309,123 @@ ignores_validate(const struct ignorelist *l, size_t *total, char *errbuf,
 	return (0);
 }
 
+/*
+ * The busy veto: a path runtimed asks before a suspend, as it asks the
+ * health path, so the same form.  Its limit and its failure mode mean
+ * nothing without it.
+ */
+static int
+validate_busy(const struct workload_conf *wl, char *errbuf, size_t len)
+{
+	if (wl->busy_path == NULL) {
+		if (wl->busy_max != -1 || wl->busy_fail_safe)
+			return (fail(errbuf, len, "busy max and busy fail "
+			    "need a busy path"));
+		return (0);
+	}
+	if (wl->busy_path[0] != '/')
+		return (fail(errbuf, len, "busy path must start with \"/\""));
+	if (strpbrk(wl->busy_path, " \t") != NULL)
+		return (fail(errbuf, len, "busy path must not contain "
+		    "spaces"));
+	if (wl->busy_max < -1 || wl->busy_max == 0)
+		return (fail(errbuf, len, "busy max must be positive"));
+	if (wl->busy_fail_safe != 0 && wl->busy_fail_safe != 1)
+		return (fail(errbuf, len, "invalid busy fail"));
+	return (0);
+}
+
+/*
+ * "depends on": names of workloads, each once, not its own.  Whether
+ * they are workloads, and without a cycle, is for the whole set to say
+ * (common/deps.c).
+ */
+static int
+check_depends(const struct workload_conf *wl, size_t *total, char *errbuf,
+    size_t len)
+{
+	const struct strentry	*e, *f;
+	int			 n = 0;
+
+	TAILQ_FOREACH(e, &wl->depends, entry) {
+		if (!valid_workload_name(e->str) || !valid_text(e->str))
+			return (fail(errbuf, len, "depends on \"%s\": not a "
+			    "workload name", valid_text(e->str) &&
+			    strlen(e->str) < ORCHD_NAME_MAX ? e->str : "?"));
+		if (strcmp(e->str, wl->name) == 0)
+			return (fail(errbuf, len, "depends on itself"));
+		for (f = TAILQ_NEXT(e, entry); f != NULL;
+		    f = TAILQ_NEXT(f, entry))
+			if (strcmp(e->str, f->str) == 0)
+				return (fail(errbuf, len, "depends on \"%s\" "
+				    "twice", e->str));
+		if (++n > ORCHD_DEPS_MAX)
+			return (fail(errbuf, len, "depends on more than %d "
+			    "workloads", ORCHD_DEPS_MAX));
+		*total += strlen(e->str) + 8;
+	}
+	return (0);
+}
+
+/*
+ * driver swarm: its placement constraints are Swarm's own expressions
+ * ("node.labels.pool==previews"), passed on as they are, so only their
+ * shape is checked here; replicas and constraints mean nothing to the
+ * other drivers.  Volumes and a runtime are the docker driver's: a bind
+ * mount would name a path on whichever node the task lands on.
+ */
+static int
+validate_swarm(const struct workload_conf *wl, size_t *total, char *errbuf,
+    size_t len)
+{
+	const struct strentry	*e;
+
+	if (wl->driver != DRIVER_SWARM) {
+		if (!TAILQ_EMPTY(&wl->constraints))
+			return (fail(errbuf, len, "constraint is only for "
+			    "driver swarm"));
+		if (wl->replicas != 1)
+			return (fail(errbuf, len, "replicas is only for "
+			    "driver swarm"));
+		return (0);
+	}
+	if (wl->replicas < 1 || wl->replicas > WL_REPLICAS_MAX)
+		return (fail(errbuf, len, "replicas must be from 1 to %d",
+		    WL_REPLICAS_MAX));
+	if (!TAILQ_EMPTY(&wl->volumes))
+		return (fail(errbuf, len, "volume is not for driver swarm"));
+	if (wl->runtime != NULL)
+		return (fail(errbuf, len, "runtime is not for driver swarm"));
+	TAILQ_FOREACH(e, &wl->constraints, entry) {
+		if (!valid_text(e->str) || strlen(e->str) > 256 ||
+		    strpbrk(e->str, "\"' \t") != NULL ||
+		    (strstr(e->str, "==") == NULL &&
+		    strstr(e->str, "!=") == NULL))
+			return (fail(errbuf, len, "constraint \"%s\": must be "
+			    "NAME==value or NAME!=value, without spaces or "
+			    "quotes", valid_text(e->str) ? e->str : "?"));
+		*total += strlen(e->str) + 8;
+	}
+	return (0);
+}
+
 int
 workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 {
 	const struct strentry	*e, *f;
 	const struct volume	*v, *w;
 	size_t			 total = 0;
-	int			 docker = wl->driver == DRIVER_DOCKER;
+	int			 docker = wl->driver != DRIVER_PROCESS;
 
 	if (!valid_workload_name(wl->name))
 		return (fail(errbuf, len, "invalid name \"%s\": 1 to 63 "
 		    "letters, digits, '_', '.' or '-', starting with a letter "
 		    "or digit", wl->name));
-	if (wl->driver != DRIVER_PROCESS && wl->driver != DRIVER_DOCKER)
+	if (wl->driver != DRIVER_PROCESS && wl->driver != DRIVER_DOCKER &&
+	    wl->driver != DRIVER_SWARM)
 		return (fail(errbuf, len, "invalid driver"));
+	if (validate_swarm(wl, &total, errbuf, len) == -1)
+		return (-1);
 	if (wl->source != SOURCE_CONFIG && wl->source != SOURCE_API)
 		return (fail(errbuf, len, "invalid source"));
 	if (TAILQ_EMPTY(&wl->hosts))
@@ -308,13 +452,15 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 	    len) == -1 ||
 	    check_string("address", wl->address, &total, errbuf, len) == -1 ||
 	    check_string("health path", wl->health_path, &total, errbuf,
+	    len) == -1 ||
+	    check_string("busy path", wl->busy_path, &total, errbuf,
 	    len) == -1)
 		return (-1);
 
 	if (docker) {
 		if (wl->image == NULL)
-			return (fail(errbuf, len, "driver docker needs an "
-			    "image"));
+			return (fail(errbuf, len, "driver %s needs an image",
+			    wl->driver == DRIVER_SWARM ? "swarm" : "docker"));
 	} else {
 		if (wl->command == NULL)
 			return (fail(errbuf, len, "driver process needs a "
@@ -331,15 +477,41 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		if (wl->network == NETWORK_HOST)
 			return (fail(errbuf, len, "network host is only for "
 			    "driver docker"));
+		if (wl->network == NETWORK_NAMED)
+			return (fail(errbuf, len, "network \"%s\" is only for "
+			    "driver docker", wl->netname != NULL &&
+			    valid_text(wl->netname) ? wl->netname : "?"));
+		if (wl->publish != 0)
+			return (fail(errbuf, len, "publish is only for driver "
+			    "docker"));
 		if (wl->init != -1)
 			return (fail(errbuf, len, "init is only for driver "
 			    "docker"));
 		if (wl->allow_root)
 			return (fail(errbuf, len, "allow root is only for "
 			    "driver docker"));
+		if (wl->pull != -1 || wl->pull_timeout != -1)
+			return (fail(errbuf, len, "pull is only for driver "
+			    "docker"));
 	}
-	if (wl->network != NETWORK_BRIDGE && wl->network != NETWORK_HOST)
+	if (wl->network != NETWORK_BRIDGE && wl->network != NETWORK_HOST &&
+	    wl->network != NETWORK_NAMED)
 		return (fail(errbuf, len, "invalid network"));
+	if ((wl->network == NETWORK_NAMED) != (wl->netname != NULL))
+		return (fail(errbuf, len, "invalid network"));
+	if (wl->netname != NULL) {
+		if (!valid_network_name(wl->netname))
+			return (fail(errbuf, len, "invalid network \"%s\": 1 "
+			    "to 63 letters, digits, '_', '.' or '-', starting "
+			    "with a letter or digit, and not host, bridge, "
+			    "none or default", valid_text(wl->netname) &&
+			    strlen(wl->netname) < 64 ? wl->netname : "?"));
+		total += strlen(wl->netname) + 8;
+	}
+	/* the host shares its ports with such a container: none to publish */
+	if (wl->publish != 0 && wl->network == NETWORK_HOST)
+		return (fail(errbuf, len, "publish is not for network host: "
+		    "the container listens on the host's port itself"));
 
 	switch (wl->health) {
 	case HEALTH_TCP:
@@ -358,6 +530,9 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 	default:
 		return (fail(errbuf, len, "invalid health check"));
 	}
+
+	if (validate_busy(wl, errbuf, len) == -1)
+		return (-1);
 
 	TAILQ_FOREACH(e, &wl->env, entry) {
 		if (!valid_text(e->str))
@@ -392,6 +567,9 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		total += strlen(v->host) + strlen(v->container) + 24;
 	}
 
+	if (check_depends(wl, &total, errbuf, len) == -1)
+		return (-1);
+
 	if (wl->user != NULL && !valid_user(wl->user, docker))
 		return (fail(errbuf, len, "invalid user \"%s\"", wl->user));
 	if (wl->directory != NULL && wl->directory[0] != '/')
@@ -403,6 +581,18 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		return (fail(errbuf, len, "address \"%s\": must be a numeric "
 		    "IPv4 or IPv6 address", wl->address));
 
+	if (wl->health_interval < -1 ||
+	    wl->health_interval > WL_HEALTH_INTERVAL_MAX)
+		return (fail(errbuf, len, "health interval must be at most "
+		    "%ds", WL_HEALTH_INTERVAL_MAX));
+	if (wl->health_timeout < -1 || wl->health_timeout == 0 ||
+	    wl->health_timeout > WL_HEALTH_INTERVAL_MAX)
+		return (fail(errbuf, len, "health timeout must be from 1s to "
+		    "%ds", WL_HEALTH_INTERVAL_MAX));
+	if (wl->health_failures < -1 || wl->health_failures == 0 ||
+	    wl->health_failures > WL_HEALTH_FAILURES_MAX)
+		return (fail(errbuf, len, "health failures must be from 1 to "
+		    "%d", WL_HEALTH_FAILURES_MAX));
 	if (wl->idle_timeout < -1)
 		return (fail(errbuf, len, "invalid idle timeout"));
 	if (wl->wake_timeout < -1 || wl->wake_timeout == 0)
@@ -423,9 +613,43 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		return (fail(errbuf, len, "invalid tunnel idle timeout"));
 	if (wl->server_timing < -1 || wl->server_timing > 1)
 		return (fail(errbuf, len, "invalid server timing"));
+	if (wl->pull != -1 && workload_pull_name(wl->pull) == NULL)
+		return (fail(errbuf, len, "invalid pull"));
+	if (wl->pull_timeout < -1 || wl->pull_timeout == 0)
+		return (fail(errbuf, len, "pull timeout must be positive"));
+	if (wl->expire_after < -1)
+		return (fail(errbuf, len, "invalid expire after"));
 	if (total > WL_SIZE_MAX)
 		return (fail(errbuf, len, "workload too large"));
 	return (0);
+}
+
+/* "missing", "always", "never"; NULL for none of them */
+const char *
+workload_pull_name(int pull)
+{
+	switch (pull) {
+	case PULL_MISSING:
+		return ("missing");
+	case PULL_ALWAYS:
+		return ("always");
+	case PULL_NEVER:
+		return ("never");
+	default:
+		return (NULL);
+	}
+}
+
+/* the enum workload_pull of a name, -1 for none */
+int
+workload_pull_parse(const char *s)
+{
+	int	 i;
+
+	for (i = PULL_MISSING; i <= PULL_NEVER; i++)
+		if (strcmp(s, workload_pull_name(i)) == 0)
+			return (i);
+	return (-1);
 }
 
 /*
@@ -435,7 +659,14 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 static const char *
 driver_name(enum workload_driver d)
 {
-	return (d == DRIVER_DOCKER ? "docker" : "process");
+	switch (d) {
+	case DRIVER_DOCKER:
+		return ("docker");
+	case DRIVER_SWARM:
+		return ("swarm");
+	default:
+		return ("process");
+	}
 }
 
 static int
@@ -506,8 +737,12 @@ workload_to_json(const struct workload_conf *wl)
 	r |= set_str(o, "image", wl->image);
 	r |= set_str(o, "runtime", wl->runtime);
 	r |= json_object_set_new(o, "network",
-	    json_string(wl->network == NETWORK_HOST ? "host" : "bridge"));
+	    json_string(wl->network == NETWORK_NAMED ? wl->netname :
+	    wl->network == NETWORK_HOST ? "host" : "bridge"));
 	r |= set_strlist(o, "env", &wl->env);
+	/* only when set: most have none */
+	if (!TAILQ_EMPTY(&wl->depends))
+		r |= set_strlist(o, "depends_on", &wl->depends);
 	if ((a = json_array()) == NULL)
 		r = -1;
 	else {
@@ -522,9 +757,27 @@ workload_to_json(const struct workload_conf *wl)
 	r |= set_str(o, "directory", wl->directory);
 	r |= set_str(o, "address", wl->address);
 	r |= json_object_set_new(o, "port", json_integer(wl->port));
+	if (wl->publish != 0)
+		r |= json_object_set_new(o, "publish",
+		    json_integer(wl->publish));
 	r |= json_object_set_new(o, "health",
 	    json_string(wl->health == HEALTH_PATH ? "path" : "tcp"));
 	r |= set_str(o, "health_path", wl->health_path);
+	r |= set_str(o, "busy_path", wl->busy_path);
+	if (wl->busy_max != -1)
+		r |= json_object_set_new(o, "busy_max",
+		    json_integer(wl->busy_max));
+	if (wl->busy_fail_safe)
+		r |= json_object_set_new(o, "busy_fail", json_string("safe"));
+	if (wl->health_interval != -1)
+		r |= json_object_set_new(o, "health_interval",
+		    json_integer(wl->health_interval));
+	if (wl->health_timeout != -1)
+		r |= json_object_set_new(o, "health_timeout",
+		    json_integer(wl->health_timeout));
+	if (wl->health_failures != -1)
+		r |= json_object_set_new(o, "health_failures",
+		    json_integer(wl->health_failures));
 	if (wl->idle_timeout != -1)
 		r |= json_object_set_new(o, "idle_timeout",
 		    json_integer(wl->idle_timeout));
@@ -551,6 +804,22 @@ workload_to_json(const struct workload_conf *wl)
 	if (wl->server_timing != -1)
 		r |= json_object_set_new(o, "server_timing",
 		    json_boolean(wl->server_timing));
+	if (wl->pull != -1)
+		r |= set_str(o, "pull", workload_pull_name(wl->pull));
+	if (wl->pull_timeout != -1)
+		r |= json_object_set_new(o, "pull_timeout",
+		    json_integer(wl->pull_timeout));
+	/* only for swarm: the others have neither */
+	if (wl->driver == DRIVER_SWARM) {
+		r |= json_object_set_new(o, "replicas",
+		    json_integer(wl->replicas));
+		r |= set_strlist(o, "constraints", &wl->constraints);
+	}
+	if (wl->expire_after != -1)
+		r |= json_object_set_new(o, "expire_after",
+		    json_integer(wl->expire_after));
+	if (wl->upstream_h2c)
+		r |= json_object_set_new(o, "upstream", json_string("h2c"));
 	/* only when set: the API never may, and most never do */
 	if (wl->allow_root)
 		r |= json_object_set_new(o, "allow_root", json_true());
@@ -621,9 +890,11 @@ j_driver(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 		wl->driver = DRIVER_PROCESS;
 	else if (s != NULL && strcmp(s, "docker") == 0)
 		wl->driver = DRIVER_DOCKER;
+	else if (s != NULL && strcmp(s, "swarm") == 0)
+		wl->driver = DRIVER_SWARM;
 	else
-		return (fail(errbuf, len, "field \"%s\": must be \"process\" "
-		    "or \"docker\"", key));
+		return (fail(errbuf, len, "field \"%s\": must be \"process\", "
+		    "\"docker\" or \"swarm\"", key));
 	return (0);
 }
 
@@ -643,19 +914,27 @@ j_source(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 	return (0);
 }
 
+/* "bridge", "host", or the name of a network of the operator's */
 static int
 j_network(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
 {
 	const char	*s = json_string_value(v);
 
+	free(wl->netname);
+	wl->netname = NULL;
 	if (s != NULL && strcmp(s, "bridge") == 0)
 		wl->network = NETWORK_BRIDGE;
 	else if (s != NULL && strcmp(s, "host") == 0)
 		wl->network = NETWORK_HOST;
-	else
-		return (fail(errbuf, len, "field \"%s\": must be \"bridge\" "
-		    "or \"host\"", key));
+	else if (s != NULL && valid_network_name(s)) {
+		if ((wl->netname = strdup(s)) == NULL)
+			return (fail(errbuf, len, "out of memory"));
+		wl->network = NETWORK_NAMED;
+	} else
+		return (fail(errbuf, len, "field \"%s\": must be \"bridge\", "
+		    "\"host\" or a network's name: 1 to 63 letters, digits, "
+		    "'_', '.' or '-', starting with a letter or digit", key));
 	return (0);
 }
 
@@ -687,6 +966,13 @@ j_env(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
 {
 	return (j_strlist(key, v, &wl->env, errbuf, len));
+}
+
+static int
+j_depends_on(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_strlist(key, v, &wl->depends, errbuf, len));
 }
 
 static int
@@ -739,6 +1025,29 @@ j_health_path(struct workload_conf *wl, const char *key, json_t *v,
 }
 
 static int
+j_busy_path(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_string(key, v, &wl->busy_path, errbuf, len));
+}
+
+static int
+j_busy_fail(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	const char	*s = json_string_value(v);
+
+	if (s != NULL && strcmp(s, "open") == 0)
+		wl->busy_fail_safe = 0;
+	else if (s != NULL && strcmp(s, "safe") == 0)
+		wl->busy_fail_safe = 1;
+	else
+		return (fail(errbuf, len, "field \"%s\": must be \"open\" "
+		    "or \"safe\"", key));
+	return (0);
+}
+
+static int
 j_volumes(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
 {
@@ -783,6 +1092,20 @@ j_port(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 	return (0);
 }
 
+static int
+j_publish(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	json_int_t	 n;
+
+	if (!json_is_integer(v) || (n = json_integer_value(v)) < 1 ||
+	    n > 65535)
+		return (fail(errbuf, len, "field \"%s\": must be an integer "
+		    "from 1 to 65535", key));
+	wl->publish = (uint16_t)n;
+	return (0);
+}
+
 /* seconds as a number, or a string with a unit: "10m" */
 static int
 j_duration(const char *key, json_t *v, int64_t *dst, char *errbuf,
@@ -823,6 +1146,52 @@ j_wake_timeout(struct workload_conf *wl, const char *key, json_t *v,
 	if (j_duration(key, v, &wl->wake_timeout, errbuf, len) == -1)
 		return (-1);
 	if (wl->wake_timeout == 0)
+		return (fail(errbuf, len, "field \"%s\": must be positive",
+		    key));
+	return (0);
+}
+
+/* 0 turns liveness off for this workload, whatever the global says */
+static int
+j_health_interval(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_duration(key, v, &wl->health_interval, errbuf, len));
+}
+
+static int
+j_health_timeout(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (j_duration(key, v, &wl->health_timeout, errbuf, len) == -1)
+		return (-1);
+	if (wl->health_timeout == 0)
+		return (fail(errbuf, len, "field \"%s\": must be positive",
+		    key));
+	return (0);
+}
+
+static int
+j_health_failures(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	json_int_t	 n;
+
+	if (!json_is_integer(v) || (n = json_integer_value(v)) < 1 ||
+	    n > WL_HEALTH_FAILURES_MAX)
+		return (fail(errbuf, len, "field \"%s\": must be an integer "
+		    "from 1 to %d", key, WL_HEALTH_FAILURES_MAX));
+	wl->health_failures = (int)n;
+	return (0);
+}
+
+static int
+j_busy_max(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (j_duration(key, v, &wl->busy_max, errbuf, len) == -1)
+		return (-1);
+	if (wl->busy_max == 0)
 		return (fail(errbuf, len, "field \"%s\": must be positive",
 		    key));
 	return (0);
@@ -983,6 +1352,70 @@ j_server_timing(struct workload_conf *wl, const char *key, json_t *v,
 	return (0);
 }
 
+static int
+j_pull(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	const char	*s = json_string_value(v);
+
+	if (s == NULL || (wl->pull = workload_pull_parse(s)) == -1)
+		return (fail(errbuf, len, "field \"%s\": must be \"missing\", "
+		    "\"always\" or \"never\"", key));
+	return (0);
+}
+
+static int
+j_pull_timeout(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (j_duration(key, v, &wl->pull_timeout, errbuf, len) == -1)
+		return (-1);
+	if (wl->pull_timeout == 0)
+		return (fail(errbuf, len, "field \"%s\": must be positive",
+		    key));
+	return (0);
+}
+
+static int
+j_replicas(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+	    json_integer_value(v) > WL_REPLICAS_MAX)
+		return (fail(errbuf, len, "field \"%s\": must be an integer "
+		    "from 1 to %d", key, WL_REPLICAS_MAX));
+	wl->replicas = json_integer_value(v);
+	return (0);
+}
+
+static int
+j_constraints(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_strlist(key, v, &wl->constraints, errbuf, len));
+}
+
+/* 0: never, as orchctl keep sets it */
+static int
+j_expire_after(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_duration(key, v, &wl->expire_after, errbuf, len));
+}
+
+/* the protocol to the workload: HTTP/1.1, or cleartext HTTP/2 */
+static int
+j_upstream(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (!json_is_string(v) || (strcmp(json_string_value(v), "h2c") != 0 &&
+	    strcmp(json_string_value(v), "http/1.1") != 0))
+		return (fail(errbuf, len, "field \"%s\": \"h2c\" or "
+		    "\"http/1.1\"", key));
+	wl->upstream_h2c = strcmp(json_string_value(v), "h2c") == 0;
+	return (0);
+}
+
 static const struct jfield jfields[] = {
 	{ "name",		j_name },
 	{ "driver",		j_driver },
@@ -993,13 +1426,21 @@ static const struct jfield jfields[] = {
 	{ "runtime",		j_runtime },
 	{ "network",		j_network },
 	{ "env",		j_env },
+	{ "depends_on",		j_depends_on },
 	{ "volumes",		j_volumes },
 	{ "user",		j_user },
 	{ "directory",		j_directory },
 	{ "address",		j_address },
 	{ "port",		j_port },
+	{ "publish",		j_publish },
 	{ "health",		j_health },
 	{ "health_path",	j_health_path },
+	{ "busy_path",		j_busy_path },
+	{ "busy_max",		j_busy_max },
+	{ "busy_fail",		j_busy_fail },
+	{ "health_interval",	j_health_interval },
+	{ "health_timeout",	j_health_timeout },
+	{ "health_failures",	j_health_failures },
 	{ "idle_timeout",	j_idle_timeout },
 	{ "wake_timeout",	j_wake_timeout },
 	{ "memory",		j_memory },
@@ -1011,6 +1452,12 @@ static const struct jfield jfields[] = {
 	{ "ignore",		j_ignore },
 	{ "tunnel_idle_timeout", j_tunnel_idle },
 	{ "server_timing",	j_server_timing },
+	{ "pull",		j_pull },
+	{ "pull_timeout",	j_pull_timeout },
+	{ "replicas",		j_replicas },
+	{ "constraints",	j_constraints },
+	{ "expire_after",	j_expire_after },
+	{ "upstream",		j_upstream },
 };
 
 struct workload_conf *

@@ -19,7 +19,7 @@
  * size below is brought up to date, so that one is not forgotten.
  */
 #ifdef __LP64__
-_Static_assert(sizeof(struct workload_conf) == 296,
+_Static_assert(sizeof(struct workload_conf) == 416,
     "struct workload_conf changed: update workload_pack()");
 #endif
 
@@ -121,7 +121,9 @@ pack_size(const struct workload_conf *wc, size_t *objs)
 	size_t				 n;
 
 	*objs = 0;
-	n = strlist_size(&wc->hosts, objs) + strlist_size(&wc->env, objs);
+	n = strlist_size(&wc->hosts, objs) + strlist_size(&wc->env, objs) +
+	    strlist_size(&wc->depends, objs) +
+	    strlist_size(&wc->constraints, objs);
 	TAILQ_FOREACH(v, &wc->volumes, entry) {
 		*objs += sizeof(*v);
 		n += str_size(v->host) + str_size(v->container);
@@ -131,9 +133,10 @@ pack_size(const struct workload_conf *wc, size_t *objs)
 		n += str_size(r->pattern);
 	}
 	n += str_size(wc->command) + str_size(wc->image) +
-	    str_size(wc->runtime) + str_size(wc->user) +
+	    str_size(wc->runtime) + str_size(wc->netname) +
+	    str_size(wc->user) +
 	    str_size(wc->directory) + str_size(wc->address) +
-	    str_size(wc->health_path);
+	    str_size(wc->health_path) + str_size(wc->busy_path);
 	return (n);
 }
 
@@ -155,14 +158,18 @@ workload_pack(const struct workload_conf *wc)
 	pk.str = pk.obj + objs;
 	pack_strlist(&pk, &n->hosts, &wc->hosts);
 	pack_strlist(&pk, &n->env, &wc->env);
+	pack_strlist(&pk, &n->depends, &wc->depends);
+	pack_strlist(&pk, &n->constraints, &wc->constraints);
 	pack_volumes(&pk, &n->volumes, &wc->volumes);
 	pack_ignores(&pk, &n->ignores, &wc->ignores);
 	n->command = pack_str(&pk, wc->command);
 	n->image = pack_str(&pk, wc->image);
 	n->runtime = pack_str(&pk, wc->runtime);
+	n->netname = pack_str(&pk, wc->netname);
 	n->user = pack_str(&pk, wc->user);
 	n->directory = pack_str(&pk, wc->directory);
 	n->address = pack_str(&pk, wc->address);
 	n->health_path = pack_str(&pk, wc->health_path);
+	n->busy_path = pack_str(&pk, wc->busy_path);
 	return (n);
 }

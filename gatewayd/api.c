@@ -65,6 +65,7 @@ api_free(struct api_req *r)
 	}
 	if (r->logs)
 		api_nlogs--;
+	api_events_end(r);
 	if (r->body != NULL)
 		evbuffer_free(r->body);
 	json_decref(r->items);
@@ -490,6 +491,10 @@ api_readable(struct gw_conn *c)
 	struct api_req	*r = c->api;
 	int		 done;
 
+	if (r != NULL && r->phase == PH_EVENTS) {
+		api_events_readable(r);
+		return;
+	}
 	if (r == NULL || r->phase != PH_BODY) {
 		/* a pipelined request waits for this answer */
 		conn_reading(c, 0);
@@ -589,6 +594,9 @@ api_timeout(struct gw_conn *c)
 	case PH_STREAM:
 		api_logs_stop(r);
 		api_logs_abort(r);
+		break;
+	case PH_EVENTS:
+		api_events_ping(r);
 		break;
 	case PH_WAIT:
 		switch (r->t.op) {

@@ -32,6 +32,10 @@
 #define API_SUSPEND_WAIT	60	/* ... a suspend (stop grace) */
 #define API_LOGS_WAIT		30	/* ... between two pieces of log */
 #define API_RETRY_AFTER		5	/* seconds, with a 503 */
+#define API_EVENTS_MAX		64	/* event streams per gateway */
+#define API_EVENTS_BUF		(64 * 1024) /* a stream's unsent bytes */
+#define API_EVENTS_SNDBUF	(16 * 1024) /* and its socket's buffer */
+#define API_EVENTS_PING		25	/* seconds between comments */
 
 /* the bearer key's guessers, per client address */
 #define AUTH_TABLE_MAX		1024	/* addresses remembered, LRU */
@@ -55,7 +59,8 @@ enum api_op {
 	API_LOGS,			/* GET .../{id}/logs?tail=N */
 	API_HISTORY,			/* GET .../{id}/history */
 	API_METRICS,			/* GET /metrics */
-	API_HEALTHZ			/* GET /healthz */
+	API_HEALTHZ,			/* GET /healthz */
+	API_EVENTS			/* GET /v1/events */
 };
 
 /* what a request line asks for: an op, or the error to answer */

@@ -1,6 +1,7 @@
 /*
  * The API's JSON, with jansson.  A workload is its summary (name state
- * driver hosts keep_warm idle_timeout last_seen started_at wakes), then
+ * driver hosts keep_warm idle_timeout last_seen started_at wakes
+ * backoff_until), then
  * every field of its definition as workload_to_json() writes it, the
  * same fields a create takes; durations are seconds, times RFC 3339 UTC
  * or null.
@@ -12,6 +13,7 @@
 #include <time.h>
 
 #include "api.h"
+#include "cause.h"
 
 static const char *const api_reasons[] = {
 	[RT_REASON_NONE] = "none",
@@ -27,6 +29,10 @@ static const char *const api_reasons[] = {
 	[RT_REASON_SHUTDOWN] = "shutdown",
 	[RT_REASON_REMOVED] = "removed",
 	[RT_REASON_OOM] = "oom",
+	[RT_REASON_DEPENDENCY] = "dependency",
+	[RT_REASON_RESTART] = "restart",
+	[RT_REASON_UNHEALTHY] = "unhealthy",
+	[RT_REASON_EXPIRED] = "expired",
 	[RT_REASON_BUDGET] = "budget",
 	[RT_REASON_PRESSURE] = "pressure",
 	[RT_REASON_NO_ROOM] = "no_room"
@@ -110,6 +116,8 @@ apij_workload(const struct workload_conf *wc, const struct ctl_workload *cw,
 	r |= json_object_set_new(o, "started_at",
 	    time_or_null(running ? cw->started_at : 0));
 	r |= json_object_set_new(o, "wakes", json_integer(cw->wakes));
+	r |= json_object_set_new(o, "backoff_until",
+	    time_or_null(cw->backoff_until));
 	r |= json_object_set_new(o, "wake_timeout", json_integer(
 	    wc->wake_timeout >= 0 ? wc->wake_timeout : wake_timeout));
 	if (cw->msg[0] != '\0')
@@ -135,6 +143,12 @@ apij_transition(const struct ctl_transition *ct)
 	    "from", workload_state_name(ct->from),
 	    "to", workload_state_name(ct->to),
 	    "reason", apij_reason(ct->reason));
+	/* a wake: what caused it */
+	if (o != NULL && ct->cause.kind != WAKE_NONE &&
+	    json_object_set_new(o, "cause", cause_json(&ct->cause)) == -1) {
+		json_decref(o);
+		return (NULL);
+	}
 	if (o != NULL && ct->msg[0] != '\0' &&
 	    json_object_set_new(o, "message", json_stringn(ct->msg,
 	    strnlen(ct->msg, sizeof(ct->msg)))) == -1) {

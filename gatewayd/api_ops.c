@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "log.h"
 #include "gateway.h"
@@ -27,12 +28,37 @@
  * The store: list, get and history.
  */
 
+/*
+ * expires_at: an API workload's last request and its expire after; null
+ * when it never expires, or before its first request (the clock then
+ * runs from its creation or orchd's start, which reaperd alone knows).
+ */
+static int
+api_expires_at(json_t *o, const struct workload_conf *wc,
+    const struct ctl_workload *m, int64_t global)
+{
+	char	 buf[64];
+	int64_t	 secs = 0, base;
+
+	if (wc->source == SOURCE_API)
+		secs = wc->expire_after >= 0 ? wc->expire_after : global;
+	base = m->last_seen > m->started_at ? m->last_seen : m->started_at;
+	if (secs > 0 && base > 0 && apij_time(base + secs, buf,
+	    sizeof(buf)) == 0)
+		return (json_object_set_new(o, "expires_at",
+		    json_string(buf)));
+	return (json_object_set_new(o, "expires_at", json_null()));
+}
+
 /* the store's row (or none) merged with what the gateway knows */
 static json_t *
 api_workload_json(const struct gw_workload *wl, const struct ctl_workload *cw)
 {
 	const struct cfg_generation	*gen = cfg_current();
 	struct ctl_workload		 m;
+	struct timespec			 ts;
+	json_t				*o;
+	int64_t				 left;
 
 	if (cw != NULL)
 		m = *cw;
@@ -43,8 +69,22 @@ api_workload_json(const struct gw_workload *wl, const struct ctl_workload *cw)
 	m.state = wl->state;
 	if (wl->last_seen > m.last_seen)
 		m.last_seen = wl->last_seen;
-	return (apij_workload(wl->conf, &m, gen->global.idle_timeout,
-	    gen->global.wake_timeout));
+	/* the backoff as this gateway answers it, to the second after */
+	m.backoff_until = 0;
+	if (wl->backoff_end != 0 && (wl->state == WL_FAILED ||
+	    wl->state == WL_ASLEEP) &&
+	    (left = wl->backoff_end - monotime_ms()) > 0 &&
+	    clock_gettime(CLOCK_REALTIME, &ts) == 0)
+		m.backoff_until = ((int64_t)ts.tv_sec * 1000 +
+		    ts.tv_nsec / 1000000 + left + 999) / 1000;
+	if ((o = apij_workload(wl->conf, &m, gen->global.idle_timeout,
+	    gen->global.wake_timeout)) == NULL)
+		return (NULL);
+	if (api_expires_at(o, wl->conf, &m, gen->global.expire_after) == -1) {
+		json_decref(o);
+		return (NULL);
+	}
+	return (o);
 }
 
 static void
@@ -162,6 +202,7 @@ api_recv_history(struct imsgev *iev, struct imsg *imsg)
 		return;
 	(void)imsg_get_data(imsg, &ct, sizeof(ct));
 	ct.msg[sizeof(ct.msg) - 1] = '\0';
+	cause_sanitize(&ct.cause);
 	if ((o = apij_transition(&ct)) != NULL)
 		(void)json_array_append_new(r->items, o);
 }
@@ -282,8 +323,9 @@ api_command(struct api_req *r)
 	strlcpy(cn.name, r->t.name, sizeof(cn.name));
 	switch (r->t.op) {
 	case API_WAKE:
+		/* and as long as a pull of its image may take */
 		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_WAKE, &cn, sizeof(cn),
-		    wl->wake_timeout + GW_WAKE_SLACK);
+		    wl->wake_timeout + wl->pull_timeout + GW_WAKE_SLACK);
 		break;
 	case API_SUSPEND:
 		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_SUSPEND, &cn,
@@ -651,6 +693,9 @@ api_dispatch(struct api_req *r)
 		break;
 	case API_LOGS:
 		api_logs(r);
+		break;
+	case API_EVENTS:
+		api_events(r);
 		break;
 	default:
 		api_error(r, 404, "no such path", NULL);

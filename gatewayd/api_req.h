@@ -17,7 +17,8 @@ enum api_phase {
 	PH_DELAY,			/* holding a 401 for a guesser, and
 					   asking the reaper for its count */
 	PH_WAIT,			/* asked another process */
-	PH_STREAM			/* logs: the answer is going out */
+	PH_STREAM,			/* logs: the answer is going out */
+	PH_EVENTS			/* events: streamed until the close */
 };
 
 struct api_req {
@@ -39,6 +40,8 @@ struct api_req {
 	int64_t			 deny_ms;	/* PH_DELAY: the 401 not before */
 	int			 authwait;	/* counted in api_authwaits */
 	int			 verdict;	/* the reaper answered */
+	int			 events;	/* an events stream */
+	TAILQ_ENTRY(api_req)	 evs_entry;	/* ... in api_events.c's list */
 };
 
 extern unsigned int	 api_nlogs;	/* log answers under way */
@@ -60,6 +63,12 @@ int			 api_ask(struct api_req *, enum privsep_procid,
 			    uint32_t, const void *, size_t, int64_t);
 struct api_req		*api_answered(struct imsgev *, struct imsg *,
 			    enum privsep_procid);
+
+/* api_events.c: GET /v1/events */
+void			 api_events(struct api_req *);
+void			 api_events_ping(struct api_req *);
+void			 api_events_readable(struct api_req *);
+void			 api_events_end(struct api_req *);
 
 /* api_ops.c */
 void			 api_dispatch(struct api_req *);

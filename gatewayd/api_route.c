@@ -11,6 +11,7 @@
 #include "api.h"
 
 #define WL_PREFIX	"/v1/workloads"
+#define EVENTS_PATH	"/v1/events"
 
 struct api_sub {
 	const char	*name;		/* after /v1/workloads/{id}/ */
@@ -140,6 +141,14 @@ api_route(enum http_method meth, const char *path, size_t len,
 			return (route_fail(t, 405, "method not allowed",
 			    "GET, HEAD"));
 		t->op = path[1] == 'm' ? API_METRICS : API_HEALTHZ;
+		return (0);
+	}
+	if (plen == strlen(EVENTS_PATH) && strncmp(path, EVENTS_PATH,
+	    plen) == 0) {
+		if (meth != HTTP_M_GET)
+			return (route_fail(t, 405, "method not allowed",
+			    "GET"));
+		t->op = API_EVENTS;
 		return (0);
 	}
 	if (plen < pre || strncmp(path, WL_PREFIX, pre) != 0)

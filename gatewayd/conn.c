@@ -373,6 +373,49 @@ conn_accept(int fd, short event, void *arg)
 	conn_timer(c, gw->conf.header_timeout);
 }
 
+/*
+ * A connection of the gateway's own for an HTTP/2 stream (h2.c): one end
+ * of a socket pair, read as an HTTP/1.1 client's connection, with the
+ * client's address, trust and listener.  It is routed, parked and
+ * proxied as any connection is; it is not counted against its address.
+ */
+struct gw_conn *
+conn_attach(int s, struct gw_conn *parent, struct h2_stream *st)
+{
+	struct gw_conn	*c;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL ||
+	    (c->in = evbuffer_new()) == NULL ||
+	    (c->out = evbuffer_new()) == NULL) {
+		log_warn("%s", __func__);
+		if (c != NULL) {
+			if (c->in != NULL)
+				evbuffer_free(c->in);
+			free(c);
+		}
+		return (NULL);
+	}
+	c->fd = s;
+	c->up.fd = -1;
+	memcpy(c->peer, parent->peer, sizeof(c->peer));
+	c->peeraddr = parent->peeraddr;
+	c->trusted = parent->trusted;
+	c->listener = parent->listener;
+	c->listener->refs++;
+	c->h2stream = 1;
+	c->h2st = st;
+	event_set(&c->rev, s, EV_READ | EV_PERSIST, conn_read, c);
+	event_set(&c->wev, s, EV_WRITE | EV_PERSIST, conn_write, c);
+	evtimer_set(&c->timer, conn_timeout, c);
+	c->state = CONN_IDLE;
+	c->fresh = 1;
+	gw->nconns++;
+	accept_update();
+	conn_reading(c, 1);
+	conn_timer(c, gw->conf.header_timeout);
+	return (c);
+}
+
 /* stop or start reading from the client (TCP then pushes back) */
 void
 conn_reading(struct gw_conn *c, int on)
@@ -445,6 +488,7 @@ conn_close(struct gw_conn *c)
 	}
 	if (c->state == CONN_PARKED)
 		wake_unpark(c);
+	h2_conn_closed(c);
 	api_conn_closed(c);
 	metrics_request_end(c);
 	activity_end(c);
@@ -558,17 +602,33 @@ status_reason(int status)
 void
 conn_respond(struct gw_conn *c, int status, const char *extra, int close)
 {
+	conn_respond_text(c, status, extra, close, NULL);
+}
+
+/*
+ * The same with a line of text after the status in the body, if text
+ * is not NULL: why a wake failed.  Printable ASCII of ours, never the
+ * workload's.
+ */
+void
+conn_respond_text(struct gw_conn *c, int status, const char *extra,
+    int close, const char *text)
+{
 	const char	*reason = status_reason(status);
 
 	metrics_status(c, status, 1);
 	metrics_request_end(c);
+	if (text == NULL)
+		text = "";
 	evbuffer_add_printf(c->out, "HTTP/1.1 %d %s\r\n"
 	    "Content-Type: text/plain\r\n"
 	    "Content-Length: %zu\r\n"
 	    "%s%s"
-	    "\r\n%d %s\n", status, reason, strlen(reason) + 5,
+	    "\r\n%d %s\n%s%s", status, reason, strlen(reason) + 5 +
+	    strlen(text) + (*text != '\0'),
 	    extra != NULL ? extra : "",
-	    close ? "Connection: close\r\n" : "", status, reason);
+	    close ? "Connection: close\r\n" : "", status, reason, text,
+	    *text != '\0' ? "\n" : "");
 	if (close) {
 		c->close_after = 1;
 		c->state = CONN_CLOSING;
@@ -729,6 +789,8 @@ conn_read(int fd, short event, void *arg)
 	else if (c->tls != NULL && n >= GW_TLS_READ_BUDGET)
 		event_active(&c->rev, EV_READ, 1);	/* more inside */
 	conn_events(c);
+	if (h2_input(c))
+		return;
 	switch (c->state) {
 	case CONN_IDLE:
 	case CONN_HEAD:
@@ -791,6 +853,10 @@ conn_write(int fd, short event, void *arg)
 		return;
 	if (c->close_after) {
 		conn_finish(c);
+		return;
+	}
+	if (c->h2 != NULL) {
+		h2_drained(c);
 		return;
 	}
 	/* the last answer's end went out: idle from now */
@@ -924,6 +990,7 @@ conn_route(struct gw_conn *c)
 	c->routed = 0;
 	c->wake_us = -1;
 	c->refused = 0;
+	metrics_request_protocol(c);
 
 	/* the HTTP API: on its own listeners, or by its "api host" */
 	if (api_wants(c)) {

@@ -45,6 +45,7 @@
 #define GW_LINGER_BYTES		(8 * 1024 * 1024)	/* then close */
 
 struct gw_conn;
+struct h2_stream;
 
 /*
  * A workload as the gateway knows it.  Kept across reloads while its name
@@ -56,11 +57,16 @@ struct gw_workload {
 	const char		*name;		/* namebuf, or a key's */
 	union wl_addr		 addr;		/* upstream */
 	socklen_t		 addrlen;
-	int64_t			 wake_timeout;	/* seconds */
+	int64_t			 wake_timeout;	/* seconds, with the longest
+						   chain it depends on */
+	int64_t			 wake_wait;	/* the wake timer's, seconds */
+	int64_t			 pull_timeout;	/* docker; 0: never pulls */
 	enum workload_state	 state;		/* as runtimed says */
 	int			 wake_pending;	/* WAKE sent, no answer */
 	int			 refused_wait;	/* REFUSED sent, no answer */
 	int64_t			 refused_ms;	/* monotonic: found running */
+	int64_t			 backoff_end;	/* monotonic ms: a crash loop's
+						   backoff ends; 0: none */
 	uint32_t		 epoch;		/* bumped when it stops running */
 	int			 configured;	/* in the current generation */
 	unsigned int		 refs;		/* connections using it */
@@ -153,8 +159,9 @@ enum gw_conn_state {
 	CONN_TUNNEL,		/* after 101: bytes both ways */
 	CONN_CLOSING,		/* flushing, then close */
 	CONN_API,		/* a request of the HTTP API (api.c) */
-	CONN_LINGER		/* all sent, write side shut: input is
+	CONN_LINGER,		/* all sent, write side shut: input is
 				   discarded until EOF (conn_finish) */
+	CONN_H2			/* HTTP/2: streams are h2.c's */
 };
 
 struct gw_upstream {
@@ -239,6 +246,11 @@ struct gw_conn {
 	/* the wake this request waited for, for Server-Timing */
 	int64_t			 park_ns;	/* monotonic, when parked */
 	int64_t			 wake_us;	/* how long; -1: none */
+	/* HTTP/2 (h2.c): the session, or a stream's pseudo-connection */
+	struct h2_session	*h2;
+	int			 h2stream;
+	struct h2_stream	*h2st;		/* its stream, while both live */
+	struct h2_session	*h2pool;	/* idle in this session's pool */
 };
 
 struct gateway {
@@ -316,12 +328,23 @@ void		 conn_flush(struct gw_conn *);
 void		 conn_respond(struct gw_conn *, int, const char *, int);
 void		 conn_answer(struct gw_conn *, int, const char *,
 		    const char *);
+void		 conn_respond_text(struct gw_conn *, int, const char *, int,
+		    const char *);
 void		 conn_timer(struct gw_conn *, int64_t);
 void		 conn_timer_ms(struct gw_conn *, int64_t);
 void		 conn_request_done(struct gw_conn *);
 void		 conn_park_watch(struct gw_conn *, int);
 struct gw_head	*head_get(void);
 void		 head_put(struct gw_head *);
+
+/* conn.c, for h2.c: a stream's pseudo-connection */
+struct gw_conn	*conn_attach(int, struct gw_conn *, struct h2_stream *);
+
+/* h2.c */
+int		 h2_input(struct gw_conn *);
+void		 h2_drained(struct gw_conn *);
+void		 h2_conn_closed(struct gw_conn *);
+int		 h2_proxy_start(struct gw_conn *);
 
 /* bufio.c */
 int		 buf_read(struct evbuffer *, int);
@@ -338,6 +361,7 @@ int		 wake_refused(struct gw_conn *);
 void		 wake_unpark(struct gw_conn *);
 void		 wake_recv_state(struct imsgev *, struct imsg *);
 void		 wake_recv_drain(struct imsgev *, struct imsg *);
+void		 wake_recv_wait(struct imsgev *, struct imsg *);
 void		 wake_workload_gone(struct gw_workload *);
 void		 wake_timer_fired(int, short, void *);
 
@@ -378,6 +402,10 @@ void		 api_recv_metrics_expect(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_wl(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_total(struct imsgev *, struct imsg *);
 void		 api_recv_authlimit(struct imsgev *, struct imsg *);
+/* api_events.c: GET /v1/events, from the messages that make them */
+void		 api_events_state(const struct rt_state *);
+void		 api_events_emit(const struct ctl_event *);
+void		 api_events_recv_status(struct imsgev *, struct imsg *);
 #define API_GATEWAY_HANDLERS \
 	{ IMSG_CFG_APIKEY, PROC_ANYLEN, PROC_FROM(PROC_PARENT), \
 	    apiconf_recv_key }, \

@@ -29,11 +29,13 @@ static const struct proc_handler gateway_handlers[] = {
 	    wake_recv_state },
 	{ IMSG_RT_DRAIN, sizeof(struct wl_ref), PROC_FROM(PROC_RUNTIME),
 	    wake_recv_drain },
+	{ IMSG_RT_WAIT, sizeof(struct rt_wait), PROC_FROM(PROC_RUNTIME),
+	    wake_recv_wait },
 	/* the HTTP API: its settings, and the answers it asked for */
 	API_GATEWAY_HANDLERS,
 	/* for /metrics: the parent's loads, the workloads' memory */
 	{ IMSG_CFG_STATUS, sizeof(struct cfg_status), PROC_FROM(PROC_PARENT),
-	    metrics_recv_status },
+	    api_events_recv_status },
 	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_STORE),
 	    metrics_recv_memory },
 	{ IMSG_RT_BUDGET, sizeof(struct rt_budget), PROC_FROM(PROC_RUNTIME),

@@ -30,6 +30,7 @@ static const double metrics_bounds[METRICS_WAKE_BOUNDS] = {
 static uint64_t		 metrics_api_status[5];
 static uint64_t		 metrics_auth_failures;
 static uint64_t		 metrics_unknown_hosts;
+static uint64_t		 metrics_protocol[2];	/* HTTP/1.x, h2 */
 static struct st_queue_stats	 metrics_store;
 static uint64_t		 metrics_idle_closes;
 static const struct gw_wcounts	 metrics_zero;
@@ -92,6 +93,8 @@ metrics_state(struct gw_workload *wl, enum workload_state state,
 	if (state == WL_WAKING) {
 		m->fail_counted = 0;
 		m->waking_ms = since_ms;
+		if (reason == RT_REASON_RESTART)
+			counts(wl)->restarts++;
 	}
 	if (wl->state == WL_WAKING && state == WL_RUNNING &&
 	    reason != RT_REASON_RESTORED) {
@@ -150,6 +153,13 @@ void
 metrics_auth_failure(void)
 {
 	metrics_auth_failures++;
+}
+
+/* a request's head was read: by which protocol it came */
+void
+metrics_request_protocol(struct gw_conn *c)
+{
+	metrics_protocol[c->h2stream ? 1 : 0]++;
 }
 
 void
@@ -328,6 +338,25 @@ static uint64_t
 get_wake_failures(const struct gw_workload *wl, const struct gw_metrics_wl *o)
 {
 	return (counts_read(wl)->wake_failures);
+}
+
+static uint64_t
+get_restarts(const struct gw_workload *wl, const struct gw_metrics_wl *o)
+{
+	return (counts_read(wl)->restarts);
+}
+
+/* whole seconds left, rounded up, as Retry-After says them */
+static uint64_t
+get_backoff(const struct gw_workload *wl, const struct gw_metrics_wl *o)
+{
+	int64_t	 left;
+
+	if (wl->backoff_end == 0 || (wl->state != WL_FAILED &&
+	    wl->state != WL_ASLEEP) ||
+	    (left = wl->backoff_end - monotime_ms()) <= 0)
+		return (0);
+	return ((uint64_t)(left + 999) / 1000);
 }
 
 static uint64_t
@@ -587,6 +616,12 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	per_workload(b, sum, "orchd_wake_failures_total", "counter",
 	    "Wakes that failed or were not answered in time.",
 	    get_wake_failures);
+	per_workload(b, sum, "orchd_workload_restarts_total", "counter",
+	    "Workloads kept warm started again after they stopped by "
+	    "themselves.", get_restarts);
+	per_workload(b, sum, "orchd_workload_backoff_seconds", "gauge",
+	    "Seconds left of a crash loop's backoff, 0 when none.",
+	    get_backoff);
 	write_wake_hist(b);
 	write_states(b, monotime_ms());
 	write_api(b, sum);
@@ -595,6 +630,14 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	prom_sample_u64(b, "orchd_requests_unknown_host_total", NULL,
 	    metrics_unknown_hosts + (sum != NULL ? sum->total.unknown_hosts :
 	    0));
+	prom_family(b, "orchd_requests_by_protocol_total", "counter",
+	    "Requests read, by the protocol of the client's connection.");
+	prom_sample_u64(b, "orchd_requests_by_protocol_total",
+	    "protocol=\"http/1.1\"", metrics_protocol[0] +
+	    (sum != NULL ? sum->total.protocol[0] : 0));
+	prom_sample_u64(b, "orchd_requests_by_protocol_total",
+	    "protocol=\"h2\"", metrics_protocol[1] +
+	    (sum != NULL ? sum->total.protocol[1] : 0));
 	write_dur_hist(b, sum);
 	per_workload(b, sum, "orchd_workload_received_bytes_total", "counter",
 	    "Bytes of requests read from the workload's clients.", get_rx);
@@ -634,4 +677,5 @@ metrics_own_total(struct gw_metrics_total *t)
 	t->auth_failures = metrics_auth_failures;
 	t->unknown_hosts = metrics_unknown_hosts;
 	t->idle_closed = metrics_idle_closes;
+	memcpy(t->protocol, metrics_protocol, sizeof(t->protocol));
 }

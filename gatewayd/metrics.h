@@ -43,6 +43,7 @@ struct gw_wcounts {
 						   no answer */
 	uint64_t		 wake_hist[METRICS_WAKE_BOUNDS + 1];
 	double			 wake_sum;	/* seconds */
+	uint64_t		 restarts;	/* kept warm: started again */
 	uint64_t		 rx_bytes;	/* from clients, after TLS */
 	uint64_t		 tx_bytes;	/* to clients, before TLS */
 	uint64_t		 dur_hist[METRICS_DUR_BOUNDS + 1];
@@ -73,6 +74,7 @@ void		 metrics_write(struct evbuffer *, const struct metrics_sum *);
 void		 metrics_own(const struct gw_workload *, struct gw_metrics_wl *);
 void		 metrics_own_total(struct gw_metrics_total *);
 void		 metrics_unknown_host(void);
+void		 metrics_request_protocol(struct gw_conn *);
 void		 metrics_route(struct gw_conn *);
 void		 metrics_request_end(struct gw_conn *);
 void		 metrics_rx(struct gw_conn *, size_t);

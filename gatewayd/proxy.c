@@ -168,6 +168,8 @@ proxy_start(struct gw_conn *c)
 {
 	struct gw_upstream	*up = &c->up;
 
+	if (c->h2st != NULL && h2_proxy_start(c))
+		return;		/* HTTP/2 to the workload: h2up.c */
 	/* reuse only a quiet connection to the same workload */
 	if (up->fd != -1 && (up->wl != c->wl || up->eof ||
 	    up->epoch != c->wl->epoch || evbuffer_get_length(up->in) > 0))

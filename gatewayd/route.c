@@ -148,11 +148,11 @@ workload_address(struct gw_workload *wl, const struct workload_conf *wc)
 	memset(&wl->addr, 0, sizeof(wl->addr));
 	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
 		sin->sin_family = AF_INET;
-		sin->sin_port = htons(wc->port);
+		sin->sin_port = htons(workload_upstream_port(wc));
 		wl->addrlen = sizeof(*sin);
 	} else if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
 		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(wc->port);
+		sin6->sin6_port = htons(workload_upstream_port(wc));
 		wl->addrlen = sizeof(*sin6);
 	} else
 		fatalx("workload %s: bad address %s", wc->name, addr);
@@ -179,12 +179,62 @@ workload_get(const struct workload_conf *wc)
 	return (wl);
 }
 
+/*
+ * A wake first waits for what the workload depends on, each within its
+ * own wake timeout: the gateway's own timer waits for the longest chain
+ * of them.  The parent allows no cycle and no chain longer than
+ * ORCHD_DEPS_DEPTH, so as many rounds settle it.
+ */
+static void
+route_wake_chains(struct cfg_generation *gen)
+{
+	struct workload_conf	*wc;
+	struct gw_workload	*wl, *d;
+	const struct strentry	*e;
+	int64_t			 own, most;
+	int			 round, changed = 1;
+
+	for (round = 0; round <= ORCHD_DEPS_DEPTH && changed; round++) {
+		changed = 0;
+		TAILQ_FOREACH(wc, &gen->workloads, entry) {
+			if (TAILQ_EMPTY(&wc->depends) ||
+			    (wl = workload_find(wc->name)) == NULL)
+				continue;
+			most = 0;
+			TAILQ_FOREACH(e, &wc->depends, entry)
+				if ((d = workload_find(e->str)) != NULL &&
+				    d->configured && d->wake_timeout > most)
+					most = d->wake_timeout;
+			own = wc->wake_timeout >= 0 ? wc->wake_timeout :
+			    gen->global.wake_timeout;
+			if (wl->wake_timeout != own + most) {
+				wl->wake_timeout = own + most;
+				changed = 1;
+			}
+		}
+	}
+}
+
+/* how long a wake of wc may wait for its image: 0 if it never pulls */
+static int64_t
+route_pull_timeout(const struct workload_conf *wc,
+    const struct cfg_generation *gen)
+{
+	int	 pull = wc->pull != -1 ? wc->pull : gen->global.pull;
+
+	if (wc->driver != DRIVER_DOCKER || pull == PULL_NEVER)
+		return (0);
+	return (wc->pull_timeout > 0 ? wc->pull_timeout :
+	    gen->global.pull_timeout);
+}
+
 void
 route_apply(struct cfg_generation *gen)
 {
 	struct workload_conf	*wc;
 	struct gw_workload	*wl, *next;
 	struct strentry		*h;
+	int			 deps = 0;
 
 	routes_clear(&gw->exact);
 	routes_clear(&gw->suffix);
@@ -199,10 +249,14 @@ route_apply(struct cfg_generation *gen)
 		workload_address(wl, wc);
 		wl->wake_timeout = wc->wake_timeout >= 0 ? wc->wake_timeout :
 		    gen->global.wake_timeout;
+		wl->pull_timeout = route_pull_timeout(wc, gen);
 		ignore_workload(wl, wc, gen);
+		deps |= !TAILQ_EMPTY(&wc->depends);
 		TAILQ_FOREACH(h, &wc->hosts, entry)
 			route_add(wl, h->str);
 	}
+	if (deps)
+		route_wake_chains(gen);
 	RB_FOREACH_SAFE(wl, gw_workloads, &gw->workloads, next) {
 		if (wl->configured)
 			continue;

@@ -146,7 +146,8 @@ tls_listener_setup(struct gw_listener *l)
 	if (tls_config_set_protocols(cfg, TLS_PROTOCOL_TLSv1_2 |
 	    TLS_PROTOCOL_TLSv1_3) == -1 ||
 	    /* we speak HTTP/1.1 only: never let a client pick h2 */
-	    tls_config_set_alpn(cfg, "http/1.1") == -1 ||
+	    tls_config_set_alpn(cfg, l->conf.http2 == LISTENER_H2_OFF ?
+	    "http/1.1" : "h2,http/1.1") == -1 ||
 	    tls_config_set_keypair_mem(cfg, l->cert.buf, l->cert.len,
 	    l->key.buf, l->key.len) == -1)
 		goto cfgerr;

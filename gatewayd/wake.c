@@ -6,14 +6,24 @@
  * its buffer.  The first parked request sends one WAKE to runtimed; every
  * later one waits on the same wake.  runtimed answers with the workload's
  * new state: running resumes every parked request on its own connection,
- * failed answers 503 with Retry-After, a wake timeout 504.  If runtimed
+ * failed answers 503 with Retry-After, a wake timeout 504.  A workload
+ * whose dependency did not wake fails with that dependency's name, which
+ * its 503 says.  If runtimed
  * never answers, the gateway's own timer answers 504 a little after the
- * wake timeout.  A wake the memory budget holds (no room, or max
- * concurrent wakes) keeps its requests parked; when it starts, waking
- * gives the start its own wake timeout here too; when it waited its
- * whole wake timeout, runtimed says so (RT_REASON_NO_ROOM, the state
- * unchanged) and its requests get 503 with Retry-After: the workload
- * did not fail.
+ * wake timeout.  A wake that waits for its image to be pulled may take
+ * longer: runtimed says how long (IMSG_RT_WAIT, the pull timeout), and
+ * again once the pull is done (the wake timeout, from then on).  Each
+ * parked request's own timer is a backstop behind the workload's.
+ *
+ * A wake the memory budget holds (no room, or max concurrent wakes)
+ * keeps its requests parked; when it starts, waking gives the start its
+ * own wake timeout here too; when it waited its whole wake timeout,
+ * runtimed says so (RT_REASON_NO_ROOM, the state unchanged) and its
+ * requests get 503 with Retry-After: the workload did not fail.
+ *
+ * A workload in a crash loop's backoff (runtimed says how long with its
+ * state) is not woken: its requests are answered 503 at once, with
+ * Retry-After the seconds left, and runtimed is not asked.
  *
  * Suspending (the reaper asks runtimed, runtimed asks us): a workload is
  * drained only if nothing is in flight or parked for it.  From then on it
@@ -32,6 +42,11 @@
  * GW_REFUSED_PAUSE_MS after runtimed found it running, refusals are
  * 502s at once, so that a workload that runs and does not listen costs
  * runtimed a look a second at most.
+ *
+ * A WAKE says what woke the workload, for its history: the first parked
+ * request's method, host, path, client and User-Agent, cut to fixed
+ * bounds (struct wake_cause).  It is made once per wake, never for a
+ * request to a running workload.
  */
 
 #include <stdio.h>
@@ -52,34 +67,126 @@ wake_now_ns(void)
 	return ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
 }
 
+/*
+ * The client: the connection's peer, or behind a trusted proxy the last
+ * address of its X-Forwarded-For, the one that proxy saw.
+ */
 static void
-wake_timer_rearm(struct gw_workload *wl)
+wake_client(const struct gw_conn *c, const struct http_head *h, char *buf,
+    size_t len)
 {
+	const struct http_field	*f, *last = NULL;
+	const char		*v, *comma;
+	size_t			 i, n;
+
+	cause_copy(buf, len, c->peer, sizeof(c->peer));
+	if (!c->trusted)
+		return;
+	for (i = 0; i < h->nfields; i++)
+		if (h->fields[i].id == HTTP_H_X_FORWARDED_FOR &&
+		    h->fields[i].valuelen > 0)
+			last = &h->fields[i];
+	if ((f = last) == NULL)
+		return;
+	v = f->value;
+	n = f->valuelen;
+	if ((comma = memrchr(v, ',', n)) != NULL) {
+		n -= comma + 1 - v;
+		v = comma + 1;
+	}
+	while (n > 0 && (*v == ' ' || *v == '\t')) {
+		v++;
+		n--;
+	}
+	if (n > 0)
+		cause_copy(buf, len, v, n);
+}
+
+/* what woke it: the request at the head of those parked */
+static void
+wake_cause_fill(const struct gw_workload *wl, struct wake_cause *cause)
+{
+	const struct gw_conn	*c = TAILQ_FIRST(&wl->parked);
+	const struct http_head	*h;
+	const struct http_field	*f;
+
+	cause->kind = WAKE_REQUEST;
+	if (c == NULL || c->req == NULL)
+		return;
+	h = &c->req->h;
+	cause_copy(cause->method, sizeof(cause->method), h->method,
+	    h->methodlen);
+	if (h->authority != NULL)
+		cause_copy(cause->host, sizeof(cause->host), h->authority,
+		    h->hostlen);
+	if (h->path != NULL)
+		cause_copy(cause->path, sizeof(cause->path), h->path,
+		    h->pathlen);
+	wake_client(c, h, cause->client, sizeof(cause->client));
+	if ((f = http_head_find(h, "User-Agent")) != NULL)
+		cause_copy(cause->agent, sizeof(cause->agent), f->value,
+		    f->valuelen);
+}
+
+/* the wake's answer is due within secs, and a parked request's after */
+static void
+wake_arm(struct gw_workload *wl, int64_t secs)
+{
+	struct gw_conn	*c;
 	struct timeval	 tv;
 
-	tv.tv_sec = wl->wake_timeout + GW_WAKE_SLACK;
+	wl->wake_wait = secs;
+	tv.tv_sec = secs + GW_WAKE_SLACK;
 	tv.tv_usec = 0;
 	timer_arm(&wl->wake_timer, wake_timer_fired, wl, &tv);
+	TAILQ_FOREACH(c, &wl->parked, entry)
+		conn_timer(c, secs + 2 * GW_WAKE_SLACK);
 }
 
 static void
 wake_send(struct gw_workload *wl)
 {
-	struct wl_ref	 ref;
-	struct timeval	 tv;
+	struct gw_wake	 gwk;
 
-	memset(&ref, 0, sizeof(ref));
-	strlcpy(ref.name, wl->name, sizeof(ref.name));
-	if (proc_compose(gw->ps, PROC_RUNTIME, IMSG_GW_WAKE, 0, -1, &ref,
-	    sizeof(ref)) == -1) {
+	memset(&gwk, 0, sizeof(gwk));
+	strlcpy(gwk.name, wl->name, sizeof(gwk.name));
+	wake_cause_fill(wl, &gwk.cause);
+	if (proc_compose(gw->ps, PROC_RUNTIME, IMSG_GW_WAKE, 0, -1, &gwk,
+	    sizeof(gwk)) == -1) {
 		log_warn("%s: wake %s", __func__, wl->name);
 		return;
 	}
 	wl->wake_pending = 1;
-	tv.tv_sec = wl->wake_timeout + GW_WAKE_SLACK;
-	tv.tv_usec = 0;
-	timer_arm(&wl->wake_timer, wake_timer_fired, wl, &tv);
+	wake_arm(wl, wl->wake_timeout);
 	log_debug("waking %s", wl->name);
+}
+
+/* seconds a client should wait: what is left of a backoff, at least 1 */
+static int
+wake_retry_after(struct gw_workload *wl)
+{
+	int64_t	 left;
+
+	if (wl->backoff_end == 0 ||
+	    (left = wl->backoff_end - monotime_ms()) <= 0) {
+		wl->backoff_end = 0;
+		return (GW_RETRY_AFTER);
+	}
+	return ((int)((left + 999) / 1000));
+}
+
+/* a failed workload in backoff: no wake, whatever asks */
+static int
+wake_backoff(struct gw_workload *wl)
+{
+	if (wl->backoff_end == 0 ||
+	    (wl->state != WL_FAILED && wl->state != WL_ASLEEP))
+		return (0);
+	if (wl->backoff_end <= monotime_ms()) {
+		wl->backoff_end = 0;
+		return (0);
+	}
+	return (1);
 }
 
 void
@@ -88,10 +195,10 @@ wake_park(struct gw_conn *c)
 	struct gw_workload	*wl = c->wl;
 	char			 retry[64];
 
-	if (wl->nparked >= GW_PARKED_MAX_WORKLOAD ||
+	if (wake_backoff(wl) || wl->nparked >= GW_PARKED_MAX_WORKLOAD ||
 	    gw->nparked >= GW_PARKED_MAX_TOTAL) {
 		snprintf(retry, sizeof(retry), "Retry-After: %d\r\n",
-		    GW_RETRY_AFTER);
+		    wake_retry_after(wl));
 		head_put(c->req);
 		c->req = NULL;
 		activity_end(c);
@@ -104,15 +211,17 @@ wake_park(struct gw_conn *c)
 	wl->nparked++;
 	gw->nparked++;
 	conn_park_watch(c, 1);
+	/* no longer the header timeout's: the wake's, as long as it takes */
 	if (!wl->wake_pending)
 		wake_send(wl);
+	else
+		conn_timer(c, wl->wake_wait + 2 * GW_WAKE_SLACK);
 }
 
 static int
 refused_send(struct gw_workload *wl)
 {
 	struct wl_ref	 ref;
-	struct timeval	 tv;
 
 	memset(&ref, 0, sizeof(ref));
 	strlcpy(ref.name, wl->name, sizeof(ref.name));
@@ -124,9 +233,7 @@ refused_send(struct gw_workload *wl)
 	/* its answer is awaited as a wake's is, bounded alike */
 	wl->wake_pending = 1;
 	wl->refused_wait = 1;
-	tv.tv_sec = wl->wake_timeout + GW_WAKE_SLACK;
-	tv.tv_usec = 0;
-	timer_arm(&wl->wake_timer, wake_timer_fired, wl, &tv);
+	wake_arm(wl, wl->wake_timeout);
 	log_debug("%s refused a connection: asking runtimed", wl->name);
 	return (0);
 }
@@ -174,19 +281,39 @@ wake_unpark(struct gw_conn *c)
 }
 
 static void
-wake_answer(struct gw_workload *wl, int status)
+wake_answer(struct gw_workload *wl, int status, const char *text)
 {
 	struct gw_conn	*c;
 	char		 retry[64];
 
-	snprintf(retry, sizeof(retry), "Retry-After: %d\r\n", GW_RETRY_AFTER);
+	snprintf(retry, sizeof(retry), "Retry-After: %d\r\n",
+	    wake_retry_after(wl));
 	while ((c = TAILQ_FIRST(&wl->parked)) != NULL) {
 		wake_unpark(c);
 		head_put(c->req);
 		c->req = NULL;
 		activity_end(c);
-		conn_respond(c, status, status == 503 ? retry : NULL, 1);
+		conn_respond_text(c, status, status == 503 ? retry : NULL, 1,
+		    text);
 	}
+}
+
+/*
+ * "dependency db did not wake: start failed", from runtimed's message:
+ * names and reasons of ours, cut to printable ASCII all the same.
+ */
+static const char *
+wake_dependency(const struct rt_state *st, char *buf, size_t len)
+{
+	char	*p;
+
+	if (st->reason != RT_REASON_DEPENDENCY || st->msg[0] == '\0')
+		return (NULL);
+	(void)snprintf(buf, len, "dependency %s", st->msg);
+	for (p = buf; *p != '\0'; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			*p = '?';
+	return (buf);
 }
 
 /* each answer will say how long its request waited (Server-Timing) */
@@ -212,7 +339,7 @@ wake_timer_fired(int fd, short event, void *arg)
 	metrics_wake_timeout(wl);
 	wl->wake_pending = 0;
 	wl->refused_wait = 0;
-	wake_answer(wl, 504);
+	wake_answer(wl, 504, NULL);
 }
 
 void
@@ -221,9 +348,13 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	struct rt_state		 st;
 	struct gw_workload	*wl;
 	int			 refused;
+	char			 why[RT_MSG_MAX + 16];
 
 	(void)imsg_get_data(imsg, &st, sizeof(st));
 	st.name[sizeof(st.name) - 1] = '\0';
+	st.msg[sizeof(st.msg) - 1] = '\0';
+	/* GET /v1/events, whether this gateway routes to it or not */
+	api_events_state(&st);
 	if ((wl = workload_find(st.name)) == NULL)
 		return;		/* removed by a reload meanwhile */
 	if (wl->state == WL_RUNNING && st.state != WL_RUNNING)
@@ -235,6 +366,8 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	refused = wl->refused_wait;
 	if (wl->state != WL_WAKING && wl->state != WL_SUSPENDING)
 		wl->refused_wait = 0;
+	wl->backoff_end = st.backoff_ms > 0 ? monotime_ms() + st.backoff_ms :
+	    0;
 	switch (wl->state) {
 	case WL_RUNNING:
 		wl->wake_pending = 0;
@@ -252,14 +385,15 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 			wake_send(wl);
 			break;
 		}
-		wake_answer(wl, st.reason == RT_REASON_WAKE_TIMEOUT ? 504 : 503);
+		wake_answer(wl, st.reason == RT_REASON_WAKE_TIMEOUT ? 504 : 503,
+		    wake_dependency(&st, why, sizeof(why)));
 		break;
 	case WL_ASLEEP:
 		wl->wake_pending = 0;
 		timer_disarm(&wl->wake_timer);
 		/* no room in the memory budget in time: try again later */
 		if (st.reason == RT_REASON_NO_ROOM) {
-			wake_answer(wl, 503);
+			wake_answer(wl, 503, NULL);
 			break;
 		}
 		/* stopped with requests parked during the stop: wake again */
@@ -269,11 +403,28 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	case WL_WAKING:
 		/* admitted after a wait: the start's own wake timeout */
 		if (wl->wake_pending)
-			wake_timer_rearm(wl);
+			wake_arm(wl, wl->wake_timeout);
 		break;
 	default:
 		break;
 	}
+}
+
+/* runtimed: the wake goes on for secs more (a pull, or after one) */
+void
+wake_recv_wait(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_wait		 rw;
+	struct gw_workload	*wl;
+
+	(void)imsg_get_data(imsg, &rw, sizeof(rw));
+	rw.name[sizeof(rw.name) - 1] = '\0';
+	if ((wl = workload_find(rw.name)) == NULL || !wl->wake_pending ||
+	    wl->refused_wait || rw.secs < 1 || rw.secs > INT32_MAX)
+		return;
+	log_debug("%s: the wake goes on, %llds more at most", wl->name,
+	    (long long)rw.secs);
+	wake_arm(wl, rw.secs);
 }
 
 void
@@ -307,5 +458,5 @@ wake_workload_gone(struct gw_workload *wl)
 	timer_disarm(&wl->wake_timer);
 	wl->wake_pending = 0;
 	wl->refused_wait = 0;
-	wake_answer(wl, 503);
+	wake_answer(wl, 503, NULL);
 }

@@ -26,6 +26,7 @@
 
 #include "imsg.h"
 #include "orchctl.h"
+#include "event_json.h"
 #include "version.h"
 
 #define CTL_TIMEOUT	30	/* seconds orchd may stay silent */
@@ -79,7 +80,22 @@ static const struct request requests[] = {
 	{ LOGS,		  "logs",	    IMSG_CTL_LOGS,
 	    IMSG_CTL_LOGDATA,	CTL_TIMEOUT,	  NULL },
 	{ SHOW_VERSION,	  "show version",   IMSG_CTL_SHOW_VERSION,
-	    IMSG_CTL_VERSION,	CTL_TIMEOUT,	  NULL }
+	    IMSG_CTL_VERSION,	CTL_TIMEOUT,	  NULL },
+	{ MONITOR,	  "monitor",	    IMSG_CTL_MONITOR,
+	    IMSG_CTL_EVENT,	0,		  NULL },
+	{ PULL,		  "pull",	    IMSG_CTL_PULL,
+	    IMSG_CTL_PULLING,	CTL_TIMEOUT_LONG, NULL },
+	{ CREATE,	  "create",	    IMSG_CTL_CREATE,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	{ UPDATE,	  "update",	    IMSG_CTL_UPDATE,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	{ DELETE,	  "delete",	    IMSG_CTL_DELETE,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	{ KEEP,		  "keep",	    IMSG_CTL_KEEP,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	/* a workload's, or a deleted one's that the store kept */
+	{ SHOW_HISTORY,	  "show history",   IMSG_CTL_SHOW_HISTORY,
+	    IMSG_CTL_HISTORY,	CTL_TIMEOUT,	  NULL }
 };
 
 /* what ctl_dispatch made of a reply */
@@ -105,6 +121,7 @@ static enum reply	 ctl_dispatch(struct imsg *, const struct request *,
 			    const struct parse_result *, const struct output *,
 			    int *);
 static void		 ctl_logdata(struct imsg *);
+static void		 ctl_event(struct imsg *, const struct output *);
 static void		 ctl_version(struct imsg *, const struct output *);
 static int		 ctl_unknown(struct imsg *);
 __dead static void	 ctl_fail(struct imsg *);
@@ -126,11 +143,18 @@ usage(int status)
 		    "  show summary\n"
 		    "  show workloads\n"
 		    "  show workload name\n"
+		    "  show history name\n"
 		    "  show stats\n"
 		    "  wake name\n"
 		    "  suspend name\n"
 		    "  keepwarm name on | off\n"
 		    "  logs name [-f] [-n lines | all]\n"
+		    "  pull name\n"
+		    "  create file | - | name --image x | --command c "
+		    "--host h --port n ...\n"
+		    "  update name file | -\n"
+		    "  delete name\n"
+		    "  keep name\n"
 		    "  reload\n"
 		    "  log verbose | brief\n");
 	exit(status);
@@ -235,7 +259,12 @@ main(int argc, char *argv[])
 	argv += optind;
 	late_options(&argc, argv, &sockname, &out);
 
-	if ((res = parse(argc, argv)) == NULL)
+	if (argc > 0 && (strcmp(argv[0], "create") == 0 ||
+	    strcmp(argv[0], "update") == 0))
+		res = parse_define(argc, argv);
+	else
+		res = parse(argc, argv);
+	if (res == NULL)
 		usage(1);
 	rq = request_find(res->action);
 	if (rq->rq_type == IMSG_NONE)
@@ -319,10 +348,18 @@ ctl_send(struct imsgbuf *ibuf, const struct request *rq,
 	case IMSG_CTL_SHOW_DEFINITION:
 	case IMSG_CTL_WAKE:
 	case IMSG_CTL_SUSPEND:
+	case IMSG_CTL_PULL:
+	case IMSG_CTL_DELETE:
+	case IMSG_CTL_KEEP:
 		memset(&cn, 0, sizeof(cn));
 		strlcpy(cn.name, res->name, sizeof(cn.name));
 		data = &cn;
 		len = sizeof(cn);
+		break;
+	case IMSG_CTL_CREATE:
+	case IMSG_CTL_UPDATE:
+		data = res->json;
+		len = strlen(res->json);
 		break;
 	case IMSG_CTL_KEEPWARM:
 		memset(&kw, 0, sizeof(kw));
@@ -366,6 +403,7 @@ ctl_receive(struct imsgbuf *ibuf, const struct request *rq,
 	enum reply	 r;
 	int		 headed = 0, n, timeout;
 
+	/* logs -f and monitor wait for as long as it takes */
 	timeout = rq->rq_timeout;
 	if (res->action == LOGS && (res->flags & F_FOLLOW))
 		timeout = 0;
@@ -463,6 +501,7 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 	struct st_queue_stats	 sq;
 	struct rt_budget	 rb;
 	struct ctl_reload	 cr;
+	struct ctl_pull		 cp;
 	uint32_t		 type;
 
 	type = imsg_get_type(imsg);
@@ -482,15 +521,17 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		ctl_fail(imsg);
 		/* NOTREACHED */
 	case IMSG_CTL_OK:
-		/* a reload's items end with its OK, not an END */
+		/* a reload's and a pull's items end with an OK, not an END */
 		if (rq->rq_item != IMSG_NONE &&
-		    rq->rq_item != IMSG_CTL_RELOADINFO)
+		    rq->rq_item != IMSG_CTL_RELOADINFO &&
+		    rq->rq_item != IMSG_CTL_PULLING)
 			bad_reply();
 		out->result(res);
 		return (REPLY_DONE);
 	case IMSG_CTL_END:
 		if (rq->rq_item == IMSG_NONE ||
-		    rq->rq_item == IMSG_CTL_RELOADINFO)
+		    rq->rq_item == IMSG_CTL_RELOADINFO ||
+		    rq->rq_item == IMSG_CTL_PULLING)
 			bad_reply();
 		return (REPLY_END);
 	case IMSG_CTL_VERSION:
@@ -536,6 +577,19 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		out->reload(&cr);
 		return (REPLY_MORE);
 	}
+	if (type == IMSG_CTL_EVENT) {
+		ctl_event(imsg, out);
+		return (REPLY_MORE);
+	}
+	if (type == IMSG_CTL_PULLING) {
+		if (imsg_get_data(imsg, &cp, sizeof(cp)) == -1)
+			bad_reply();
+		str_printable(cp.name, sizeof(cp.name));
+		str_printable(cp.image, sizeof(cp.image));
+		str_printable(cp.status, sizeof(cp.status));
+		out->pull(res, &cp);
+		return (REPLY_MORE);
+	}
 	if (!*headed) {
 		out->head(res);
 		*headed = 1;
@@ -560,6 +614,7 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 			bad_reply();
 		str_printable(ct.name, sizeof(ct.name));
 		str_printable(ct.msg, sizeof(ct.msg));
+		cause_sanitize(&ct.cause);
 		out->transition(res, &ct);
 		break;
 	case IMSG_CTL_STATS:
@@ -587,6 +642,38 @@ ctl_logdata(struct imsg *imsg)
 		return;
 	if (fwrite(imsg->data, 1, len, stdout) != len ||
 	    fflush(stdout) == EOF) {
+		if (errno == EPIPE)
+			exit(1);
+		err(1, "stdout");
+	}
+}
+
+/*
+ * monitor: each event as it comes, a line of text or, with -j, one
+ * JSON object a line (the data of GET /v1/events).  A reader that went
+ * away ends orchctl.
+ */
+static void
+ctl_event(struct imsg *imsg, const struct output *out)
+{
+	struct ctl_event	 ev;
+	json_t			*o;
+	char			 line[1024], *s;
+
+	if (imsg_get_data(imsg, &ev, sizeof(ev)) == -1)
+		bad_reply();
+	event_sanitize(&ev);
+	if (out == &json_output) {
+		if ((o = event_json(&ev)) == NULL ||
+		    (s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER)) ==
+		    NULL)
+			errx(1, "cannot build the JSON event");
+		json_decref(o);
+		printf("%s\n", s);
+		free(s);
+	} else
+		printf("%s\n", event_text(&ev, line, sizeof(line)));
+	if (fflush(stdout) == EOF) {
 		if (errno == EPIPE)
 			exit(1);
 		err(1, "stdout");

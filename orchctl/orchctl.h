@@ -28,6 +28,9 @@ struct output {
 		    size_t);
 	/* reload: what orchd found, before its OK or FAIL */
 	void	(*reload)(const struct ctl_reload *);
+	/* pull: how it goes, before its OK or FAIL */
+	void	(*pull)(const struct parse_result *,
+		    const struct ctl_pull *);
 	/* IMSG_CTL_OK */
 	void	(*result)(const struct parse_result *);
 	/* the END of the whole reply */

@@ -23,6 +23,7 @@
 #include <jansson.h>
 
 #include "orchctl.h"
+#include "cause.h"
 
 #define DETAIL_FMT	"%-14s%s\n"
 #define STATS_TOTAL	"(total)"	/* no workload is called that */
@@ -56,6 +57,8 @@ static void	 show_stats(const struct parse_result *,
 static void	 show_definition(const struct parse_result *, const char *,
 		    size_t);
 static void	 show_reload(const struct ctl_reload *);
+static void	 show_pull(const struct parse_result *,
+		    const struct ctl_pull *);
 static void	 show_result(const struct parse_result *);
 static void	 show_tail(const struct parse_result *);
 static void	 json_head(const struct parse_result *);
@@ -71,6 +74,8 @@ static void	 json_stats(const struct parse_result *,
 static void	 json_definition(const struct parse_result *, const char *,
 		    size_t);
 static void	 json_reload(const struct ctl_reload *);
+static void	 json_pull(const struct parse_result *,
+		    const struct ctl_pull *);
 static void	 json_result(const struct parse_result *);
 static void	 json_tail(const struct parse_result *);
 static void	 json_print(json_t *);
@@ -79,6 +84,7 @@ static json_t	*json_time(int64_t);
 static const char *fmt_uptime(int64_t, char *, size_t);
 static const char *fmt_time(int64_t, char *, size_t);
 static const char *fmt_ago(int64_t, char *, size_t);
+static const char *fmt_left(int64_t, char *, size_t);
 static const char *fmt_ms(int64_t, char *, size_t);
 static const char *fmt_bytes(int64_t, char *, size_t);
 static const char *driver_name(int32_t);
@@ -101,6 +107,7 @@ const struct output show_output = {
 	.stats = show_stats,
 	.definition = show_definition,
 	.reload = show_reload,
+	.pull = show_pull,
 	.result = show_result,
 	.tail = show_tail
 };
@@ -115,9 +122,14 @@ const struct output json_output = {
 	.stats = json_stats,
 	.definition = json_definition,
 	.reload = json_reload,
+	.pull = json_pull,
 	.result = json_result,
 	.tail = json_tail
 };
+
+/* pull: the last of its progress, which the OK sums up */
+static struct ctl_pull		 pull_last;
+static int			 pull_got;
 
 /* show summary: the store's held writes, printed after the processes */
 static struct st_queue_stats	 store_queue;
@@ -298,6 +310,19 @@ fmt_ago(int64_t t, char *buf, size_t len)
 	return (buf);
 }
 
+/* How long until t: "25s", "-" for 0 or a time gone. */
+static const char *
+fmt_left(int64_t t, char *buf, size_t len)
+{
+	int64_t	 d = t - (int64_t)time(NULL);
+
+	if (t == 0 || d <= 0) {
+		(void)snprintf(buf, len, "-");
+		return (buf);
+	}
+	return (fmt_uptime(d, buf, len));
+}
+
 /* Milliseconds as "850ms", "1.2s", then as fmt_uptime does. */
 static const char *
 fmt_ms(int64_t ms, char *buf, size_t len)
@@ -383,6 +408,10 @@ reason_name(int32_t reason, int json)
 		[RT_REASON_SHUTDOWN] = { "shutdown", "shutdown" },
 		[RT_REASON_REMOVED] = { "removed", "removed" },
 		[RT_REASON_OOM] = { "oom", "oom" },
+		[RT_REASON_DEPENDENCY] = { "dependency", "dependency" },
+		[RT_REASON_RESTART] = { "restart", "restart" },
+		[RT_REASON_UNHEALTHY] = { "unhealthy", "unhealthy" },
+		[RT_REASON_EXPIRED] = { "expired", "expired" },
 		[RT_REASON_BUDGET] = { "budget", "budget" },
 		[RT_REASON_PRESSURE] = { "pressure", "pressure" },
 		[RT_REASON_NO_ROOM] = { "no room", "no_room" }
@@ -436,8 +465,8 @@ show_head(const struct parse_result *res)
 		    "GENERATION");
 		break;
 	case SHOW_WORKLOADS:
-		table_start("lllrlllll", "NAME", "STATE", "DRIVER", "MEM",
-		    "WARM", "IDLE", "LAST SEEN", "HOSTS", "REASON");
+		table_start("lllrllllll", "NAME", "STATE", "DRIVER", "MEM",
+		    "WARM", "IDLE", "LAST SEEN", "BACKOFF", "HOSTS", "REASON");
 		break;
 	case SHOW_STATS:
 		table_start("lrrrrrrr", "NAME", "WAKES", "FAILED", "MEDIAN",
@@ -467,7 +496,7 @@ static void
 show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 {
 	char	 idle[48], seen[32], t[32], ago[48], buf[96], mem[32];
-	char	 est[32], why[sizeof(cw->msg) + 32];
+	char	 est[32], left[32], why[sizeof(cw->msg) + 32];
 
 	if (res->action == SHOW_WORKLOADS) {
 		table_row(cw->name,
@@ -476,6 +505,7 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 		    cw->keep_warm ? "yes" : "no",
 		    fmt_idle(cw, 0, idle, sizeof(idle)),
 		    fmt_ago(cw->last_seen, seen, sizeof(seen)),
+		    fmt_left(cw->backoff_until, left, sizeof(left)),
 		    cw->hosts[0] != '\0' ? cw->hosts : "-",
 		    fmt_failure(cw, why, sizeof(why)));
 		return;
@@ -519,20 +549,41 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 		    fmt_bytes(cw->memory_estimate, est, sizeof(est)));
 		printf(DETAIL_FMT, "memory used:", buf);
 	}
+	if (cw->backoff_until > (int64_t)time(NULL)) {
+		(void)snprintf(buf, sizeof(buf), "until %s (%s left)",
+		    fmt_time(cw->backoff_until, t, sizeof(t)),
+		    fmt_left(cw->backoff_until, left, sizeof(left)));
+		printf(DETAIL_FMT, "backoff:", buf);
+	}
+}
+
+/* a wake's message says what woke it: "by orchctl", "by GET ..." */
+static const char *
+transition_msg(const struct ctl_transition *ct, char *buf, size_t len)
+{
+	char	 cause[512];
+
+	/* a restart's or a dependency's reason says it already */
+	if (ct->cause.kind == WAKE_NONE || ct->cause.kind == WAKE_RESTART ||
+	    ct->cause.kind == WAKE_DEPENDENCY)
+		return (ct->msg);
+	(void)snprintf(buf, len, "%s%sby %s", ct->msg, ct->msg[0] != '\0' ?
+	    "; " : "", cause_text(&ct->cause, cause, sizeof(cause)));
+	return (buf);
 }
 
 static void
 show_transition(const struct parse_result *res,
     const struct ctl_transition *ct)
 {
-	char	 t[32];
+	char		 t[32], buf[RT_MSG_MAX + 600];
 
 	if (table.ncols == 0)
 		table_start("lllll", "TIME", "FROM", "TO", "REASON",
 		    "MESSAGE");
 	table_row(fmt_time(ct->time, t, sizeof(t)),
 	    workload_state_name(ct->from), workload_state_name(ct->to),
-	    reason_name(ct->reason, 0), ct->msg);
+	    reason_name(ct->reason, 0), transition_msg(ct, buf, sizeof(buf)));
 }
 
 static void
@@ -658,6 +709,12 @@ show_definition(const struct parse_result *res, const char *json,
 		    (long long)json_integer_value(v));
 		def_line("port:", port);
 	}
+	if ((v = json_object_get(def, "publish")) != NULL &&
+	    json_integer_value(v) > 0) {
+		(void)snprintf(port, sizeof(port), "%lld",
+		    (long long)json_integer_value(v));
+		def_line("publish:", port);
+	}
 	health = def_str(def, "health");
 	if (health != NULL && strcmp(health, "path") == 0 &&
 	    def_str(def, "health_path") != NULL) {
@@ -666,6 +723,11 @@ show_definition(const struct parse_result *res, const char *json,
 		def_line("health:", buf);
 	} else
 		def_line("health:", "tcp");
+	/* what it wakes first, and what wakes it and keeps it up */
+	def_line("depends on:", def_list(def, "depends_on", buf,
+	    sizeof(buf)));
+	def_line("dependents:", def_list(def, "dependents", buf,
+	    sizeof(buf)));
 	v = json_object_get(def, "memory");
 	def_line("memory:", json_is_integer(v) ? fmt_bytes(
 	    json_integer_value(v), mem, sizeof(mem)) : "-");
@@ -678,6 +740,13 @@ show_definition(const struct parse_result *res, const char *json,
 	def_line("stop signal:", def_str(def, "stop_signal"));
 	def_line("stop timeout:", def_duration(def, "stop_timeout", NULL,
 	    d, sizeof(d)));
+	/* a docker workload's image: when and how long it is pulled */
+	if (def_str(def, "image") != NULL) {
+		def_line("pull:", def_str(def, "pull") != NULL ?
+		    def_str(def, "pull") : "global");
+		def_line("pull timeout:", def_duration(def, "pull_timeout",
+		    "global", d, sizeof(d)));
+	}
 	json_decref(def);
 }
 
@@ -711,6 +780,23 @@ show_reload(const struct ctl_reload *cr)
 	}
 }
 
+/* a pull as it goes: "app:1: 2/3 layers, 1.2M of 3.9M" */
+static void
+show_pull(const struct parse_result *res, const struct ctl_pull *cp)
+{
+	char	 b[32], t[32];
+
+	pull_last = *cp;
+	pull_got = 1;
+	printf("%s: %u/%u layers", cp->image, cp->layers_done, cp->layers);
+	if (cp->bytes_total > 0)
+		printf(", %s of %s", fmt_bytes(cp->bytes, b, sizeof(b)),
+		    fmt_bytes(cp->bytes_total, t, sizeof(t)));
+	printf("\n");
+	/* seen as it comes, even through a pipe */
+	(void)fflush(stdout);
+}
+
 static void
 show_result(const struct parse_result *res)
 {
@@ -727,6 +813,24 @@ show_result(const struct parse_result *res)
 	case KEEPWARM:
 		printf("keep warm %s for %s\n", res->onoff ? "on" : "off",
 		    res->name);
+		break;
+	case PULL:
+		if (pull_got && pull_last.status[0] != '\0')
+			printf("%s: %s pulled: %s\n", res->name,
+			    pull_last.image, pull_last.status);
+		else
+			printf("%s: %s pulled\n", res->name, pull_got ?
+			    pull_last.image : "its image");
+		break;
+	case CREATE:
+	case UPDATE:
+	case DELETE:
+		printf("%s %s\n", res->name, res->action == CREATE ?
+		    "created" : res->action == UPDATE ? "updated" :
+		    "deleted");
+		break;
+	case KEEP:
+		printf("%s never expires\n", res->name);
 		break;
 	default:
 		printf("command succeeded\n");
@@ -795,6 +899,8 @@ show_tail(const struct parse_result *res)
 		if (table.ncols == 0)
 			printf("no transitions recorded\n");
 	}
+	if (res->action == SHOW_HISTORY && table.ncols == 0)
+		printf("no transitions recorded\n");
 	table_print();
 	if (res->action == SHOW_SUMMARY && store_queue_got)
 		printf("\ndatabase: %" PRIu64 " writes held (%" PRIu64
@@ -937,7 +1043,7 @@ json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 
 	/* idle_timeout: what the reaper goes by, 0 for never */
 	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:b, s:I, s:b, s:o, "
-	    "s:o, s:I, s:o}",
+	    "s:o, s:I, s:o, s:o}",
 	    "name", cw->name,
 	    "state", workload_state_name(cw->state),
 	    "reason", reason_name(cw->reason, 1),
@@ -951,7 +1057,9 @@ json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	    "started_at", json_time(cw->started_at),
 	    "wakes", (json_int_t)cw->wakes,
 	    "message", cw->msg[0] != '\0' ? json_string(cw->msg) :
-	    json_null());
+	    json_null(),
+	    "backoff_until", cw->backoff_until > (int64_t)time(NULL) ?
+	    json_time(cw->backoff_until) : json_null());
 	if (o == NULL || json_object_set_new(o, "memory", cw->memory > 0 ?
 	    json_integer(cw->memory) : json_null()) == -1 ||
 	    json_object_set_new(o, "memory_estimate", cw->memory_estimate > 0 ?
@@ -974,16 +1082,19 @@ json_transition(const struct parse_result *res,
 {
 	json_t	*history;
 
-	if (json_doc == NULL ||
+	if (res->action == SHOW_HISTORY)
+		history = json_items;
+	else if (json_doc == NULL ||
 	    (history = json_object_get(json_doc, "history")) == NULL)
 		errx(1, "bad reply from orchd");
-	json_add(history, json_pack("{s:o, s:s, s:s, s:s, s:o}",
+	json_add(history, json_pack("{s:o, s:s, s:s, s:s, s:o, s:o}",
 	    "time", json_time(ct->time),
 	    "from", workload_state_name(ct->from),
 	    "to", workload_state_name(ct->to),
 	    "reason", reason_name(ct->reason, 1),
 	    "message", ct->msg[0] != '\0' ? json_string(ct->msg) :
-	    json_null()));
+	    json_null(),
+	    "cause", cause_json(&ct->cause)));
 }
 
 /* show workload: the definition as the parent sent it, in "definition" */
@@ -1065,6 +1176,14 @@ json_reload(const struct ctl_reload *cr)
 	json_add(a, json_string(cr->msg));
 }
 
+/* a pull: only its end is a document (json_result) */
+static void
+json_pull(const struct parse_result *res, const struct ctl_pull *cp)
+{
+	pull_last = *cp;
+	pull_got = 1;
+}
+
 static void
 json_result(const struct parse_result *res)
 {
@@ -1087,6 +1206,25 @@ json_result(const struct parse_result *res)
 	case KEEPWARM:
 		o = json_pack("{s:s, s:s, s:b}", "result", "ok",
 		    "name", res->name, "keep_warm", res->onoff != 0);
+		break;
+	case CREATE:
+	case UPDATE:
+	case DELETE:
+	case KEEP:
+		o = json_pack("{s:s, s:s}", "result", "ok", "name",
+		    res->name);
+		break;
+	case PULL:
+		if (!pull_got)
+			errx(1, "bad reply from orchd: no pull progress");
+		o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s}",
+		    "result", "ok", "name", res->name,
+		    "image", pull_last.image,
+		    "layers", (json_int_t)pull_last.layers,
+		    "layers_done", (json_int_t)pull_last.layers_done,
+		    "bytes", (json_int_t)pull_last.bytes,
+		    "bytes_total", (json_int_t)pull_last.bytes_total,
+		    "status", pull_last.status);
 		break;
 	default:
 		o = json_pack("{s:s}", "result", "ok");

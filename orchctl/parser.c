@@ -50,9 +50,13 @@ static const struct token t_lines[];
 static const struct token t_lines_first[];
 
 static const struct token t_main[] = {
+	{ KEYWORD,	"delete",	DELETE,		t_name },
+	{ KEYWORD,	"keep",		KEEP,		t_name },
 	{ KEYWORD,	"keepwarm",	KEEPWARM,	t_keepwarm },
 	{ KEYWORD,	"log",		NONE,		t_log },
 	{ KEYWORD,	"logs",		LOGS,		t_logs },
+	{ KEYWORD,	"monitor",	MONITOR,	NULL },
+	{ KEYWORD,	"pull",		PULL,		t_name },
 	{ KEYWORD,	"reload",	RELOAD,		NULL },
 	{ KEYWORD,	"show",		NONE,		t_show },
 	{ KEYWORD,	"suspend",	SUSPEND,	t_name },
@@ -61,6 +65,7 @@ static const struct token t_main[] = {
 };
 
 static const struct token t_show[] = {
+	{ KEYWORD,	"history",	SHOW_HISTORY,	t_name },
 	{ KEYWORD,	"stats",	SHOW_STATS,	NULL },
 	{ KEYWORD,	"summary",	SHOW_SUMMARY,	NULL },
 	{ KEYWORD,	"version",	SHOW_VERSION,	NULL },

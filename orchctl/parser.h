@@ -21,7 +21,14 @@ enum actions {
 	SUSPEND,
 	KEEPWARM,
 	LOGS,
-	SHOW_VERSION
+	SHOW_VERSION,
+	MONITOR,
+	PULL,
+	CREATE,
+	UPDATE,
+	DELETE,
+	KEEP,
+	SHOW_HISTORY
 };
 
 /* flags */
@@ -37,8 +44,13 @@ struct parse_result {
 	int		 onoff;			/* keepwarm: 1 on, 0 off */
 	int		 lines;			/* logs -n, or LOGS_LINES_* */
 	int		 flags;			/* F_* */
+	char		*json;			/* create, update: the
+						   definition */
 };
 
 const struct parse_result	*parse(int, char *[]);
+
+/* define.c: create and update, whose words are a definition's */
+const struct parse_result	*parse_define(int, char *[]);
 
 #endif /* ORCHCTL_PARSER_H */

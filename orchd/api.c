@@ -18,7 +18,17 @@
  *
  * Every one of them, new, read back or kept, passes policy_check()
  * (policy.c) first; and nothing from a gateway is acted on when no API
- * key is configured.
+ * key is configured.  What they depend on must be there (depends.c): a
+ * new one naming no workload or closing a cycle gets 400, deleting one
+ * that others depend on 409.
+ *
+ * The same queue carries orchctl's create, update, delete and keep from
+ * the control socket (answered there, by the same rules and policy), and
+ * the expiry of an API workload that reaperd found without a request for
+ * its "expire after": checked again here, dropped from the store with its
+ * history kept, then its container and unused image removed by runtimed.
+ * An update replaces the definition: a running workload keeps running
+ * the old one until its next wake.
  */
 
 #include <stdlib.h>
@@ -38,11 +48,23 @@ enum api_phase {
 	OP_ACTIVATING			/* waiting for it to be running */
 };
 
+enum api_origin {
+	ORIGIN_GATEWAY = 0,		/* the HTTP API */
+	ORIGIN_CONTROL,			/* orchctl */
+	ORIGIN_EXPIRY			/* reaperd's proposal */
+};
+
 struct api_op {
 	TAILQ_ENTRY(api_op)	 entry;
-	uint32_t		 gwid;		/* the gateway's request */
+	enum api_origin		 origin;
+	uint32_t		 gwid;		/* the gateway's request, or
+						   the control connection */
 	uint32_t		 opid;		/* to the store */
-	int			 create;
+	int			 create;	/* or replace: wc */
+	int			 replace;	/* json: the old one */
+	int			 expire;	/* a delete: expired */
+	struct rp_expire	 re;		/* expire: as reaperd saw it */
+	struct rt_purge		 purge;		/* expire: what to remove */
 	char			 name[ORCHD_NAME_MAX];
 	struct workload_conf	*wc;		/* create: until configured */
 	char			*json;		/* delete: to undo */
@@ -190,6 +212,42 @@ api_clash(const struct orchd_conf *conf, const struct workload_conf *wc,
 	return (0);
 }
 
+/* api_clash(), and what wc depends on: 400 if that is not all there */
+static int
+api_check_new(const struct orchd_conf *conf, const struct workload_conf *wc,
+    char *err, size_t len)
+{
+	int	 status;
+
+	if ((status = api_clash(conf, wc, err, len)) != 0)
+		return (status);
+	return (depends_check_new(conf, wc, err, len));
+}
+
+/* to whom asked: the gateway, orchctl, or the log for an expiry */
+static void
+api_answer(struct orchd *env, const struct api_op *op, int status,
+    const char *msg)
+{
+	switch (op->origin) {
+	case ORIGIN_GATEWAY:
+		api_result(env, op->gwid, status, msg);
+		break;
+	case ORIGIN_CONTROL:
+		if (status >= 200 && status < 300)
+			control_reply(op->gwid, IMSG_CTL_OK, NULL, 0);
+		else
+			control_fail(op->gwid, "%s", msg != NULL ? msg :
+			    "failed");
+		break;
+	case ORIGIN_EXPIRY:
+		if (status >= 300)
+			log_warnx("API: workload %s not expired: %s",
+			    op->name, msg != NULL ? msg : "failed");
+		break;
+	}
+}
+
 static void
 api_op_free(struct api_op *op)
 {
@@ -209,7 +267,7 @@ api_op_done(struct orchd *env, int status, const char *msg)
 	api_timer_stop();
 	TAILQ_REMOVE(&api_ops, op, entry);
 	api_nops--;
-	api_result(env, op->gwid, status, msg);
+	api_answer(env, op, status, msg);
 	api_op_free(op);
 	api_next(env);
 }
@@ -236,7 +294,7 @@ api_store_undo(struct orchd *env, struct api_op *op)
 
 	memset(&cn, 0, sizeof(cn));
 	strlcpy(cn.name, op->name, sizeof(cn.name));
-	if (op->create)
+	if (op->create && !op->replace)
 		(void)proc_compose(&env->ps, PROC_STORE, IMSG_API_DROP, 0, -1,
 		    &cn, sizeof(cn));
 	else if (op->json != NULL)
@@ -254,8 +312,8 @@ api_store_late(int fd, short event, void *arg)
 	if (op == NULL || op->phase != OP_STORING)
 		return;
 	log_warnx("API: the store did not answer within %d seconds: %s of "
-	    "%s not done", API_STORE_WAIT, op->create ? "create" : "delete",
-	    op->name);
+	    "%s not done", API_STORE_WAIT, op->replace ? "update" :
+	    op->create ? "create" : "delete", op->name);
 	/* should it write after all, the undo comes next */
 	api_store_undo(env, op);
 	api_op_done(env, 503, "the database is not answering: try again");
@@ -277,6 +335,9 @@ api_store(struct orchd *env, struct api_op *op)
 		r = proc_compose(&env->ps, PROC_STORE, IMSG_API_PUT,
 		    op->opid, -1, json, strlen(json));
 		free(json);
+	} else if (op->expire) {
+		r = proc_compose(&env->ps, PROC_STORE, IMSG_API_EXPIRE,
+		    op->opid, -1, &op->re, sizeof(op->re));
 	} else {
 		memset(&cn, 0, sizeof(cn));
 		strlcpy(cn.name, op->name, sizeof(cn.name));
@@ -290,14 +351,60 @@ api_store(struct orchd *env, struct api_op *op)
 	return (0);
 }
 
+/*
+ * An update: the new definition by the rules a new one meets, its own
+ * name and hosts aside; the old one kept to undo.
+ */
+static int
+api_replace_check(struct orchd *env, struct api_op *op,
+    const struct workload_conf *old, char *err, size_t len)
+{
+	int	 status;
+
+	if ((status = policy_check(env->conf, op->wc, err, len)) != 0)
+		return (status);
+	if (api_host_taken(env->conf, op->wc, err, len))
+		return (409);
+	if ((status = depends_check_new(env->conf, op->wc, err, len)) != 0)
+		return (status);
+	free(op->json);
+	if ((op->json = workload_to_json(old)) == NULL) {
+		snprintf(err, len, "out of memory");
+		return (503);
+	}
+	return (0);
+}
+
+/* still expired?  orchctl keep, or an update, may have come between */
+static int
+api_expire_check(struct orchd *env, struct api_op *op,
+    const struct workload_conf *wc, char *err, size_t len)
+{
+	int64_t	 secs;
+
+	secs = wc->expire_after >= 0 ? wc->expire_after :
+	    env->conf->expire_after;
+	if (secs <= 0 || secs != op->re.secs) {
+		snprintf(err, len, "its expire after changed meanwhile");
+		return (-1);
+	}
+	memset(&op->purge, 0, sizeof(op->purge));
+	strlcpy(op->purge.name, wc->name, sizeof(op->purge.name));
+	if (wc->driver == DRIVER_DOCKER && wc->image != NULL)
+		strlcpy(op->purge.image, wc->image, sizeof(op->purge.image));
+	return (0);
+}
+
 /* checked again when its turn comes: the queue ahead may have changed it */
 static int
 api_op_check(struct orchd *env, struct api_op *op, char *err, size_t len)
 {
 	struct workload_conf	*wc;
+	char			 who[CTL_MSG_MAX / 2];
+	int			 n;
 
-	if (op->create)
-		return (api_clash(env->conf, op->wc, err, len));
+	if (op->create && !op->replace)
+		return (api_check_new(env->conf, op->wc, err, len));
 	if ((wc = api_find(env->conf, op->name)) == NULL) {
 		snprintf(err, len, "no such workload: %s", op->name);
 		return (404);
@@ -305,6 +412,16 @@ api_op_check(struct orchd *env, struct api_op *op, char *err, size_t len)
 	if (wc->source != SOURCE_API) {
 		snprintf(err, len, "workload \"%s\" is defined in the "
 		    "configuration file: remove it there", op->name);
+		return (409);
+	}
+	if (op->replace)
+		return (api_replace_check(env, op, wc, err, len));
+	if (op->expire && api_expire_check(env, op, wc, err, len) != 0)
+		return (409);
+	if ((n = depends_dependents(env->conf, op->name, who,
+	    sizeof(who))) > 0) {
+		snprintf(err, len, "workload \"%s\" cannot be deleted: %s "
+		    "depend%s on it", op->name, who, n > 1 ? "" : "s");
 		return (409);
 	}
 	free(op->json);
@@ -347,21 +464,42 @@ api_queue(struct orchd *env, struct api_op *op)
 }
 
 static struct api_op *
-api_op_new(struct orchd *env, uint32_t gwid)
+api_op_origin(struct orchd *env, enum api_origin origin, uint32_t id)
 {
-	struct api_op	*op;
+	struct api_op	 tmp, *op;
 
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.origin = origin;
+	tmp.gwid = id;
 	if (api_nops >= API_OPS_MAX) {
-		api_result(env, gwid, 503, "too many changes under way: try "
+		api_answer(env, &tmp, 503, "too many changes under way: try "
 		    "again");
 		return (NULL);
 	}
 	if ((op = calloc(1, sizeof(*op))) == NULL) {
-		api_result(env, gwid, 503, "out of memory");
+		api_answer(env, &tmp, 503, "out of memory");
 		return (NULL);
 	}
-	op->gwid = gwid;
+	*op = tmp;
 	return (op);
+}
+
+static struct api_op *
+api_op_new(struct orchd *env, uint32_t gwid)
+{
+	return (api_op_origin(env, ORIGIN_GATEWAY, gwid));
+}
+
+/* is a change of name queued already?  An expiry is then not needed */
+static int
+api_queued(const char *name)
+{
+	struct api_op	*op;
+
+	TAILQ_FOREACH(op, &api_ops, entry)
+		if (strcmp(op->name, name) == 0)
+			return (1);
+	return (0);
 }
 
 /*
@@ -395,7 +533,7 @@ api_recv_create(struct imsgev *iev, struct imsg *imsg)
 		return;
 	}
 	wc->source = SOURCE_API;
-	if ((status = api_clash(env->conf, wc, err, sizeof(err))) != 0) {
+	if ((status = api_check_new(env->conf, wc, err, sizeof(err))) != 0) {
 		workload_free(wc);
 		api_result(env, gwid, status, err);
 		return;
@@ -433,6 +571,138 @@ api_recv_delete(struct imsgev *iev, struct imsg *imsg)
 	strlcpy(op->name, cn.name, sizeof(op->name));
 	log_info("API: deleting workload %s", op->name);
 	api_queue(env, op);
+}
+
+/*
+ * From reaperd: an API workload without a request for its expire after.
+ * Deleted as a DELETE would, unless it changed meanwhile (api_op_check).
+ */
+void
+api_recv_expire(struct imsgev *iev, struct imsg *imsg)
+{
+	struct orchd		*env = orchd_env;
+	struct workload_conf	*wc;
+	struct rp_expire	 re;
+	struct api_op		*op;
+
+	(void)imsg_get_data(imsg, &re, sizeof(re));
+	re.name[sizeof(re.name) - 1] = '\0';
+	if ((wc = api_find(env->conf, re.name)) == NULL ||
+	    wc->source != SOURCE_API || re.secs <= 0 || api_queued(re.name))
+		return;
+	if ((op = api_op_origin(env, ORIGIN_EXPIRY, 0)) == NULL)
+		return;
+	op->expire = 1;
+	op->re = re;
+	strlcpy(op->name, re.name, sizeof(op->name));
+	log_info("API: workload %s: no request for %llds, expiring",
+	    op->name, (long long)re.secs);
+	api_queue(env, op);
+}
+
+/*
+ * From orchctl: create, update (the whole definition), delete and keep,
+ * on the control socket, root's alone.  The same rules as the API's,
+ * its policy included, so that what orchctl makes is what the API could
+ * have made, and is read back from the store as such at start.
+ */
+static struct workload_conf *
+api_ctl_parse(struct imsg *imsg, uint32_t id)
+{
+	struct workload_conf	*wc;
+	char			 err[CTL_MSG_MAX];
+
+	if (imsg_get_len(imsg) > ORCHD_API_JSON_MAX) {
+		control_fail(id, "workload too large");
+		return (NULL);
+	}
+	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
+	    sizeof(err))) == NULL) {
+		control_fail(id, "%s", err);
+		return (NULL);
+	}
+	wc->source = SOURCE_API;
+	return (wc);
+}
+
+static void
+api_ctl_change(struct orchd *env, uint32_t id, struct workload_conf *wc,
+    int replace)
+{
+	struct api_op	*op;
+
+	if ((op = api_op_origin(env, ORIGIN_CONTROL, id)) == NULL) {
+		workload_free(wc);
+		return;
+	}
+	op->create = 1;
+	op->replace = replace;
+	op->wc = wc;
+	strlcpy(op->name, wc->name, sizeof(op->name));
+	log_info("control: %s workload %s", replace ? "updating" :
+	    "creating", op->name);
+	api_queue(env, op);
+}
+
+void
+api_ctl_create(struct orchd *env, uint32_t id, struct imsg *imsg)
+{
+	struct workload_conf	*wc;
+
+	if ((wc = api_ctl_parse(imsg, id)) != NULL)
+		api_ctl_change(env, id, wc, 0);
+}
+
+void
+api_ctl_update(struct orchd *env, uint32_t id, struct imsg *imsg)
+{
+	struct workload_conf	*wc;
+
+	if ((wc = api_ctl_parse(imsg, id)) != NULL)
+		api_ctl_change(env, id, wc, 1);
+}
+
+void
+api_ctl_delete(struct orchd *env, uint32_t id, const char *name)
+{
+	struct api_op	*op;
+
+	if ((op = api_op_origin(env, ORIGIN_CONTROL, id)) == NULL)
+		return;
+	strlcpy(op->name, name, sizeof(op->name));
+	log_info("control: deleting workload %s", op->name);
+	api_queue(env, op);
+}
+
+/* orchctl keep: the definition again, with expire_after 0 (never) */
+void
+api_ctl_keep(struct orchd *env, uint32_t id, const char *name)
+{
+	struct workload_conf	*wc, *nwc;
+	char			*json, err[CTL_MSG_MAX];
+
+	if ((wc = api_find(env->conf, name)) == NULL) {
+		control_fail(id, "no such workload: %s", name);
+		return;
+	}
+	if (wc->source != SOURCE_API) {
+		control_fail(id, "workload \"%s\" is defined in the "
+		    "configuration file, which never expires it", name);
+		return;
+	}
+	if ((json = workload_to_json(wc)) == NULL) {
+		control_fail(id, "out of memory");
+		return;
+	}
+	nwc = workload_from_json(json, strlen(json), err, sizeof(err));
+	free(json);
+	if (nwc == NULL) {
+		control_fail(id, "%s", err);
+		return;
+	}
+	nwc->source = SOURCE_API;
+	nwc->expire_after = 0;
+	api_ctl_change(env, id, nwc, 1);
 }
 
 /* the gateway's client for a log stream left */
@@ -498,9 +768,23 @@ api_recv_stored(struct imsgev *iev, struct imsg *imsg)
 		api_op_done(env, 503, res.msg);
 		return;
 	}
-	if (op->create) {
-		/* a reload while the store wrote may have taken the name */
-		if ((status = api_clash(env->conf, op->wc, err,
+	if (op->replace) {
+		if ((wc = api_find(env->conf, op->name)) == NULL ||
+		    wc->source != SOURCE_API) {
+			api_store_undo(env, op);
+			api_op_done(env, 409, "the workload changed meanwhile");
+			return;
+		}
+		TAILQ_INSERT_AFTER(&env->conf->workloads, wc, op->wc, entry);
+		TAILQ_REMOVE(&env->conf->workloads, wc, entry);
+		workload_free(wc);
+		op->wc = NULL;
+	} else if (op->create) {
+		/*
+		 * a reload while the store wrote may have taken the name,
+		 * or removed what it depends on
+		 */
+		if ((status = api_check_new(env->conf, op->wc, err,
 		    sizeof(err))) != 0) {
 			api_store_undo(env, op);
 			api_op_done(env, status, err);
@@ -530,9 +814,21 @@ api_config_active(struct orchd *env)
 		return;
 	}
 	if (op->phase == OP_ACTIVATING && env->ps.generation >= op->gen) {
-		log_info("API: workload %s %s", op->name, op->create ?
-		    "created" : "deleted");
-		api_op_done(env, op->create ? 201 : 200, NULL);
+		if (op->expire) {
+			log_info("API: workload %s expired: no request for "
+			    "%llds, deleted", op->name,
+			    (long long)op->re.secs);
+			/* runtimed stopped it with the generation: now go */
+			if (proc_compose(&env->ps, PROC_RUNTIME,
+			    IMSG_RT_PURGE, 0, -1, &op->purge,
+			    sizeof(op->purge)) == -1)
+				log_warn("%s: compose", __func__);
+		} else
+			log_info("API: workload %s %s", op->name,
+			    op->replace ? "updated" : op->create ?
+			    "created" : "deleted");
+		api_op_done(env, op->create && !op->replace ? 201 : 200,
+		    NULL);
 	}
 }
 
@@ -552,6 +848,7 @@ api_load_late(int fd, short event, void *arg)
 	api_loading = 0;
 	log_warnx("the store did not list the workloads created through the "
 	    "API within %d seconds: starting without them", API_LOAD_WAIT);
+	depends_prune(env->conf);
 	config_send(env);
 }
 
@@ -584,7 +881,8 @@ api_recv_definition(struct imsgev *iev, struct imsg *imsg)
 	/*
 	 * The database is no more trusted than the gateway: a row breaking
 	 * the policy is never run.  The file wins at start: it cannot be
-	 * refused like a reload.
+	 * refused like a reload.  What it depends on may come later:
+	 * api_recv_load_end.
 	 */
 	if (api_clash(env->conf, wc, err, sizeof(err)) != 0) {
 		log_warnx("workload %s created through the API is not "
@@ -605,6 +903,8 @@ api_recv_load_end(struct imsgev *iev, struct imsg *imsg)
 		return;
 	api_loading = 0;
 	api_timer_stop();
+	/* in no useful order: what they depend on is known now */
+	depends_prune(env->conf);
 	config_send(env);
 }
 
@@ -634,7 +934,7 @@ api_reload_check(const struct orchd_conf *nconf,
 			return (-1);
 		}
 	}
-	return (0);
+	return (depends_reload_check(nconf, oconf, err, len));
 }
 
 /*
@@ -661,6 +961,8 @@ api_reload_keep(struct orchd_conf *nconf, struct orchd_conf *oconf)
 		}
 		TAILQ_INSERT_TAIL(&nconf->workloads, wc, entry);
 	}
+	/* and those that depended on one dropped */
+	depends_prune(nconf);
 }
 
 /*

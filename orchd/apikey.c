@@ -106,24 +106,29 @@ apikey_take_env(void)
 		fatal("unsetenv ORCHD_KEY");
 }
 
-static int
-apikey_check_file(const char *path, const struct stat *st)
+/*
+ * A file of secrets (what: "api key file", "registry auth file"): a
+ * regular file only its owner, root or orchd's own user, may read or
+ * write.  0, or -1 with why logged.
+ */
+int
+secretfile_check(const char *what, const char *path, const struct stat *st)
 {
 	if (!S_ISREG(st->st_mode)) {
-		log_warnx("api key file %s is not a regular file", path);
+		log_warnx("%s %s is not a regular file", what, path);
 		return (-1);
 	}
 	if (st->st_mode & (S_IRGRP | S_IROTH)) {
-		log_warnx("api key file %s is readable by others", path);
+		log_warnx("%s %s is readable by others", what, path);
 		return (-1);
 	}
 	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
-		log_warnx("api key file %s is writable by others", path);
+		log_warnx("%s %s is writable by others", what, path);
 		return (-1);
 	}
 	if (st->st_uid != 0 && st->st_uid != geteuid()) {
-		log_warnx("api key file %s is owned by uid %u, neither root "
-		    "nor uid %u", path, (unsigned int)st->st_uid,
+		log_warnx("%s %s is owned by uid %u, neither root nor uid %u",
+		    what, path, (unsigned int)st->st_uid,
 		    (unsigned int)geteuid());
 		return (-1);
 	}
@@ -150,7 +155,7 @@ apikey_read_file(const char *path, size_t *lenp)
 		log_warn("api key file %s", path);
 		goto done;
 	}
-	if (apikey_check_file(path, &st) == -1)
+	if (secretfile_check("api key file", path, &st) == -1)
 		goto done;
 	while (len < sizeof(buf)) {
 		if ((n = read(fd, buf + len, sizeof(buf) - len)) == -1) {

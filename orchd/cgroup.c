@@ -29,6 +29,11 @@
  *    memory limit or measure.
  *  - else none: process groups only, as before, with one warning.
  *
+ * An OOM kill in a workload's cgroup is counted by the kernel: v2's
+ * memory.events and v1's memory.oom_control (since Linux 4.13) say
+ * oom_kill N.  The parent reads it when a workload starts and when it
+ * exits, and tells runtimed it was killed for memory if it grew.
+ *
  * PID is orchd's: two orchd on one host (the tests run several) never
  * share a workload's cgroup, and at start the cgroups of an orchd that is
  * no longer running are those of one that crashed.  Its workloads died
@@ -439,6 +444,64 @@ cgroup_memory(const char *name)
 		return (v);
 	if (cg_path(path, sizeof(path), h, name, cg.kind == CG_V1 ?
 	    "memory.max_usage_in_bytes" : "memory.peak") == -1)
+		return (-1);
+	return (cg_read_bytes(path));
+}
+
+/* "oom_kill N" of memory.events or memory.oom_control; -1: none */
+int64_t
+cgroup_parse_oom_kill(const char *text)
+{
+	const char	*p, *errstr;
+	char		 num[32];
+	size_t		 n;
+	long long	 v;
+
+	/* a line of its own: "oom_group_kill" is another count */
+	for (p = text; p != NULL && *p != '\0'; ) {
+		if (strncmp(p, "oom_kill ", 9) == 0)
+			break;
+		if ((p = strchr(p, '\n')) != NULL)
+			p++;
+	}
+	if (p == NULL || *p == '\0')
+		return (-1);
+	p += 9;
+	if ((n = strcspn(p, "\n")) == 0 || n >= sizeof(num))
+		return (-1);
+	memcpy(num, p, n);
+	num[n] = '\0';
+	v = strtonum(num, 0, LLONG_MAX, &errstr);
+	return (errstr != NULL ? -1 : v);
+}
+
+/* the OOM kills in name's cgroup so far; -1 when not known */
+int64_t
+cgroup_oom_kills(const char *name)
+{
+	char	 path[PATH_MAX], buf[1024];
+	int	 h = cg.kind == CG_V1 ? CG_MEM : CG_MAIN;
+
+	if (!cg.memory)
+		return (-1);
+	if (cg_path(path, sizeof(path), h, name, cg.kind == CG_V1 ?
+	    "memory.oom_control" : "memory.events") == -1 ||
+	    cg_read(path, buf, sizeof(buf)) == -1)
+		return (-1);
+	return (cgroup_parse_oom_kill(buf));
+}
+
+/*
+ * v1 before Linux 4.13 counts no OOM kills, only the times the limit
+ * was hit (memory.failcnt): with a SIGKILL nobody sent, the best sign.
+ */
+int64_t
+cgroup_memory_failcnt(const char *name)
+{
+	char	 path[PATH_MAX];
+
+	if (!cg.memory || cg.kind != CG_V1 || cg_path(path, sizeof(path),
+	    CG_MEM, name, "memory.failcnt") == -1)
 		return (-1);
 	return (cg_read_bytes(path));
 }

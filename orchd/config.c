@@ -4,9 +4,9 @@
  * A configuration is sent as one transaction per child: RESET, GLOBAL,
  * one WORKLOAD per workload (its JSON form, the same one the API and the
  * store use), the gateway's own (the global ignores, listeners, TLS, the
- * API's), DONE.  Each child builds the new generation beside the old
- * one and acknowledges; when every child has, START makes it current
- * everywhere at once.
+ * API's), runtimed's own (the registry logins), DONE.  Each child builds
+ * the new generation beside the old one and acknowledges; when every
+ * child has, START makes it current everywhere at once.
  */
 
 #include <sys/stat.h>
@@ -60,6 +60,11 @@ config_load(const char *file, int host_checks)
 	}
 	/* the HTTP API's key: ORCHD_KEY, or the api key file, checked */
 	if (apikey_load(conf) == -1) {
+		free_config(conf);
+		return (NULL);
+	}
+	/* the registry logins, for runtimed alone */
+	if (regauth_load(conf) == -1) {
 		free_config(conf);
 		return (NULL);
 	}
@@ -349,6 +354,12 @@ config_send(struct orchd *env)
 	gs.gateway = env->conf->gateway;
 	gs.tunnel_idle = env->conf->tunnel_idle;
 	gs.server_timing = env->conf->server_timing;
+	gs.health_interval = env->conf->health_interval;
+	gs.health_timeout = env->conf->health_timeout;
+	gs.health_failures = env->conf->health_failures;
+	gs.pull = env->conf->pull;
+	gs.pull_timeout = env->conf->pull_timeout;
+	gs.expire_after = env->conf->expire_after;
 	gs.memory_budget = env->conf->memory_budget == -1 ?
 	    config_budget_auto() : env->conf->memory_budget;
 	gs.memory_estimate = env->conf->memory_estimate;
@@ -367,6 +378,7 @@ config_send(struct orchd *env)
 	listeners_send(env);
 	config_tls_send(env);
 	api_config_send(env);
+	regauth_send(env);
 	config_compose_all(env, IMSG_CFG_DONE, &gen, sizeof(gen));
 	log_debug("configuration %u sent", gen);
 }
@@ -419,7 +431,8 @@ config_recv_done(struct imsgev *iev, struct imsg *imsg)
 void
 config_status(struct orchd *env, int ok)
 {
-	struct timespec	 ts;
+	struct timespec		 ts;
+	struct ctl_event	 ev;
 
 	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
 		fatal("clock_gettime");
@@ -430,4 +443,7 @@ config_status(struct orchd *env, int ok)
 	if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_CFG_STATUS, 0, -1,
 	    &env->status, sizeof(env->status)) == -1)
 		log_warn("%s: compose", __func__);
+	/* and orchctl monitor; the gateways make their own of the above */
+	event_reload(&ev, ok, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+	control_event(&ev);
 }

@@ -27,6 +27,7 @@
 
 #define CONTROL_BACKLOG		16
 #define CONTROL_MAX_CONNS	64
+#define CONTROL_MONITOR_QUEUE	256	/* events a monitor has not read */
 
 struct ctl_conn {
 	TAILQ_ENTRY(ctl_conn)	 entry;
@@ -36,6 +37,7 @@ struct ctl_conn {
 	unsigned int		 items;		/* relayed so far */
 	uint32_t		 type;		/* of the request forwarded */
 	char			 name[ORCHD_NAME_MAX]; /* asked for, or "" */
+	int			 monitor;	/* orchctl monitor: events */
 };
 
 static TAILQ_HEAD(, ctl_conn) ctl_conns = TAILQ_HEAD_INITIALIZER(ctl_conns);
@@ -331,6 +333,7 @@ control_forward(struct imsgev *iev, struct imsg *imsg)
 	case IMSG_CTL_WAKE:
 	case IMSG_CTL_SUSPEND:
 	case IMSG_CTL_KEEPWARM:
+	case IMSG_CTL_PULL:
 		to = PROC_RUNTIME;
 		break;
 	default:
@@ -397,12 +400,41 @@ control_verbose(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
+ * "dependents": the workloads of conf that depend on wc, which only the
+ * parent knows whole; none, none said.
+ */
+static int
+definition_dependents(json_t *o, const struct orchd_conf *conf,
+    const struct workload_conf *wc)
+{
+	const struct workload_conf	*w;
+	const struct strentry		*e;
+	json_t				*a;
+
+	if ((a = json_array()) == NULL)
+		return (-1);
+	TAILQ_FOREACH(w, &conf->workloads, entry)
+		TAILQ_FOREACH(e, &w->depends, entry)
+			if (strcmp(e->str, wc->name) == 0 &&
+			    json_array_append_new(a, json_string(w->name)) ==
+			    -1) {
+				json_decref(a);
+				return (-1);
+			}
+	if (json_array_size(a) == 0) {
+		json_decref(a);
+		return (0);
+	}
+	return (json_object_set_new(o, "dependents", a));
+}
+
+/*
  * The definition as JSON with each env entry cut to its name: values may
  * hold secrets, and orchctl's output ends up in terminals and tickets.
  * NULL if it cannot be made.
  */
 static char *
-definition_json(const struct workload_conf *wc)
+definition_json(const struct orchd_conf *conf, const struct workload_conf *wc)
 {
 	json_t		*o, *env, *v;
 	json_error_t	 jerr;
@@ -429,6 +461,8 @@ definition_json(const struct workload_conf *wc)
 		}
 		free(name);
 	}
+	if (definition_dependents(o, conf, wc) == -1)
+		goto done;
 	json = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
  done:
 	json_decref(o);
@@ -455,7 +489,7 @@ control_show_definition(struct imsgev *iev, struct imsg *imsg)
 		control_fail(c->id, "no such workload: %s", cn.name);
 		return;
 	}
-	if ((json = definition_json(wc)) == NULL) {
+	if ((json = definition_json(orchd_env->conf, wc)) == NULL) {
 		control_fail(c->id, "%s: cannot make its definition",
 		    cn.name);
 		return;
@@ -468,4 +502,89 @@ control_show_definition(struct imsgev *iev, struct imsg *imsg)
 		control_reply(c->id, IMSG_CTL_END, NULL, 0);
 	}
 	free(json);
+}
+
+/*
+ * orchctl create, update, delete, keep: the API's queue (api.c) carries
+ * them and answers OK or FAIL here.
+ */
+void
+control_change(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_conn	*c;
+	struct ctl_name	 cn;
+
+	if ((c = control_request(iev, imsg)) == NULL)
+		return;
+	switch (imsg_get_type(imsg)) {
+	case IMSG_CTL_CREATE:
+		api_ctl_create(orchd_env, c->id, imsg);
+		return;
+	case IMSG_CTL_UPDATE:
+		api_ctl_update(orchd_env, c->id, imsg);
+		return;
+	default:
+		break;
+	}
+	if (imsg_get_data(imsg, &cn, sizeof(cn)) == -1) {
+		control_fail(c->id, "bad request");
+		return;
+	}
+	cn.name[sizeof(cn.name) - 1] = '\0';
+	if (imsg_get_type(imsg) == IMSG_CTL_KEEP)
+		api_ctl_keep(orchd_env, c->id, cn.name);
+	else
+		api_ctl_delete(orchd_env, c->id, cn.name);
+}
+
+/*
+ * orchctl monitor: every event from now on goes to this connection, for
+ * as long as it lasts.  Nothing is answered until the first event.
+ */
+void
+control_monitor(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_conn	*c;
+
+	if ((c = control_request(iev, imsg)) == NULL)
+		return;
+	c->monitor = 1;
+	log_debug("control: connection %u monitors", c->id);
+}
+
+/*
+ * An event to every monitor.  A monitor that leaves
+ * CONTROL_MONITOR_QUEUE of them unread is dropped, never waited for:
+ * the parent's memory is not a slow reader's buffer.
+ */
+void
+control_event(const struct ctl_event *ev)
+{
+	struct ctl_conn	*c, *next;
+
+	TAILQ_FOREACH_SAFE(c, &ctl_conns, entry, next) {
+		if (!c->monitor)
+			continue;
+		if (imsgbuf_queuelen(&c->iev->ibuf) >= CONTROL_MONITOR_QUEUE) {
+			log_warnx("control: a monitor left %d events unread: "
+			    "dropped", CONTROL_MONITOR_QUEUE);
+			control_closed(c->iev);
+			continue;
+		}
+		if (imsgev_compose(c->iev, IMSG_CTL_EVENT, 0, -1, ev,
+		    sizeof(*ev)) == -1)
+			log_warn("control: event");
+	}
+}
+
+/* runtimed's changes of state: the ones that are changes are events */
+void
+control_recv_state(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_state		 st;
+	struct ctl_event	 ev;
+
+	(void)imsg_get_data(imsg, &st, sizeof(st));
+	if (event_from_state(&ev, &st) == 0)
+		control_event(&ev);
 }

@@ -114,6 +114,7 @@ listeners_send(struct orchd *env)
 		strlcpy(cl.name, l->name, sizeof(cl.name));
 		cl.api = l->api;
 		cl.tls = l->tls;
+		cl.http2 = l->http2;
 		if ((fd = dup(l->fd)) == -1)
 			fatal("%s: dup", __func__);
 		if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_CFG_LISTENER, 0,

@@ -434,6 +434,12 @@ logs_start(struct imsgev *iev, uint32_t id, const struct ctl_logs *cl)
 		control_fail(id, "no such workload: %s", cl->name);
 		return;
 	}
+	/* a service's logs are spread over its nodes: not orchd's to read */
+	if (wc->driver == DRIVER_SWARM) {
+		control_fail(id, "workload %s is a swarm service: docker "
+		    "service logs orchd-%s", wc->name, wc->name);
+		return;
+	}
 	/* a container's log is the Docker daemon's: runtimed reads it */
 	if (wc->driver == DRIVER_DOCKER) {
 		logs_docker(id, cl);

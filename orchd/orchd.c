@@ -65,6 +65,9 @@ static const struct proc_handler parent_handlers[] = {
 	    spawn_kill },
 	{ IMSG_RT_COUNTS, sizeof(struct rt_counts), PROC_FROM(PROC_RUNTIME),
 	    notify_recv_counts },
+	/* changes of state, for orchctl monitor */
+	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
+	    control_recv_state },
 	/* the uids of process workloads, from the store at start */
 	{ IMSG_UID_ENTRY, sizeof(struct wl_uid), PROC_FROM(PROC_STORE),
 	    identity_recv_entry },
@@ -75,6 +78,7 @@ static const struct proc_handler parent_handlers[] = {
 	{ IMSG_CTL_RELOAD, 0, PROC_FROM_CLIENT, control_reload },
 	{ IMSG_CTL_SHOW_VERSION, 0, PROC_FROM_CLIENT, control_version },
 	{ IMSG_CTL_VERBOSE, sizeof(int), PROC_FROM_CLIENT, control_verbose },
+	{ IMSG_CTL_MONITOR, 0, PROC_FROM_CLIENT, control_monitor },
 	{ IMSG_CTL_SHOW_WORKLOADS, sizeof(struct ctl_name), PROC_FROM_CLIENT,
 	    control_forward },
 	{ IMSG_CTL_SHOW_HISTORY, sizeof(struct ctl_name), PROC_FROM_CLIENT,
@@ -90,6 +94,16 @@ static const struct proc_handler parent_handlers[] = {
 	    PROC_FROM(PROC_GATEWAY), control_logs },
 	{ IMSG_CTL_SHOW_DEFINITION, sizeof(struct ctl_name), PROC_FROM_CLIENT,
 	    control_show_definition },
+	{ IMSG_CTL_PULL, sizeof(struct ctl_name), PROC_FROM_CLIENT,
+	    control_forward },
+	{ IMSG_CTL_CREATE, PROC_ANYLEN, PROC_FROM_CLIENT, control_change },
+	{ IMSG_CTL_UPDATE, PROC_ANYLEN, PROC_FROM_CLIENT, control_change },
+	{ IMSG_CTL_DELETE, sizeof(struct ctl_name), PROC_FROM_CLIENT,
+	    control_change },
+	{ IMSG_CTL_KEEP, sizeof(struct ctl_name), PROC_FROM_CLIENT,
+	    control_change },
+	{ IMSG_CTL_PULLING, sizeof(struct ctl_pull), PROC_FROM(PROC_RUNTIME),
+	    control_recv_item },
 	/* the HTTP API, from the gateway, and its workloads in the store */
 	API_PARENT_HANDLERS,
 };

@@ -96,6 +96,7 @@ void		 control_version(struct imsgev *, struct imsg *);
 void		 control_verbose(struct imsgev *, struct imsg *);
 void		 control_logs(struct imsgev *, struct imsg *);
 void		 control_show_definition(struct imsgev *, struct imsg *);
+void		 control_change(struct imsgev *, struct imsg *);
 
 /* reload.c: what a reload reports to orchctl */
 void		 reload_begin(uint32_t);
@@ -104,6 +105,9 @@ void		 reload_capture_stop(void);
 void		 reload_flush(int);
 void		 reload_restart(const char *);
 void		 reload_diff(struct orchd_conf *, struct orchd_conf *);
+void		 control_monitor(struct imsgev *, struct imsg *);
+void		 control_recv_state(struct imsgev *, struct imsg *);
+void		 control_event(const struct ctl_event *);
 
 /* listen.c */
 int		 listeners_bind(struct orchd_conf *, struct orchd_conf *,
@@ -149,6 +153,9 @@ void		 cgroup_fds_close(struct cgroup_fds *);
 void		 cgroup_kill(const char *);
 void		 cgroup_destroy(const char *);
 int64_t		 cgroup_memory(const char *);
+int64_t		 cgroup_oom_kills(const char *);
+int64_t		 cgroup_memory_failcnt(const char *);
+int64_t		 cgroup_parse_oom_kill(const char *);
 int64_t		 cgroup_memory_peak(const char *);
 int		 cgroup_parse_mountinfo(char *, struct cg_mount *);
 int		 cgroup_parse_self(const char *, const char *, char *, size_t);
@@ -173,6 +180,11 @@ int		 identity_get(struct orchd *, const char *, uid_t *, char *,
 #define CTL_ID_API	0x80000000U
 void		 api_recv_create(struct imsgev *, struct imsg *);
 void		 api_recv_delete(struct imsgev *, struct imsg *);
+void		 api_recv_expire(struct imsgev *, struct imsg *);
+void		 api_ctl_create(struct orchd *, uint32_t, struct imsg *);
+void		 api_ctl_update(struct orchd *, uint32_t, struct imsg *);
+void		 api_ctl_delete(struct orchd *, uint32_t, const char *);
+void		 api_ctl_keep(struct orchd *, uint32_t, const char *);
 void		 api_recv_logs_stop(struct imsgev *, struct imsg *);
 void		 api_recv_stored(struct imsgev *, struct imsg *);
 void		 api_recv_definition(struct imsgev *, struct imsg *);
@@ -199,6 +211,8 @@ void		 api_reload_keep(struct orchd_conf *, struct orchd_conf *);
 	{ IMSG_API_DEFINITION, PROC_ANYLEN, PROC_FROM(PROC_STORE), \
 	    api_recv_definition }, \
 	{ IMSG_API_LOAD_END, 0, PROC_FROM(PROC_STORE), api_recv_load_end }, \
+	{ IMSG_REAP_EXPIRE, sizeof(struct rp_expire), PROC_FROM(PROC_REAPER), \
+	    api_recv_expire }, \
 	{ IMSG_GW_METRICS_ASK, 0, PROC_FROM(PROC_GATEWAY), \
 	    api_recv_metrics_ask }, \
 	{ IMSG_GW_METRICS_WL, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY), \
@@ -206,12 +220,32 @@ void		 api_reload_keep(struct orchd_conf *, struct orchd_conf *);
 	{ IMSG_GW_METRICS_TOTAL, sizeof(struct gw_metrics_total), \
 	    PROC_FROM(PROC_GATEWAY), api_relay_metrics }
 
+/* depends.c: "depends on" across the file's and the API's workloads */
+int		 depends_check_new(const struct orchd_conf *,
+		    const struct workload_conf *, char *, size_t);
+int		 depends_dependents(const struct orchd_conf *, const char *,
+		    char *, size_t);
+int		 depends_reload_check(const struct orchd_conf *,
+		    const struct orchd_conf *, char *, size_t);
+void		 depends_prune(struct orchd_conf *);
+
 /* apikey.c: the API's bearer key */
 #define APIKEY_HEX_MIN	32	/* 128 bits of hex digits */
 #define APIKEY_B64_MIN	22	/* ... of base64 */
 int		 apikey_load(struct orchd_conf *);
 int		 apikey_strong(const uint8_t *, size_t, const char **);
 void		 apikey_send(struct orchd *);
+struct stat;
+int		 secretfile_check(const char *, const char *,
+		    const struct stat *);
+
+/* regauth.c: the registry logins, for runtimed alone */
+#define REGAUTH_FILE_MAX	(64 * 1024)
+int		 regauth_load(struct orchd_conf *);
+char		*regauth_convert(const char *, size_t, const char *, char *,
+		    size_t);
+int		 regauth_host(const char *, char *, size_t);
+void		 regauth_send(struct orchd *);
 
 /* policy.c: what a workload may be, and what the API may create */
 int		 policy_check(const struct orchd_conf *,

@@ -156,6 +156,7 @@ static size_t		 npathchecks;
 #define SEEN_KEYPAIR	0x40
 #define SEEN_INIT	0x80
 #define SEEN_STOPSIG	0x100
+#define SEEN_BUSYFAIL	0x200
 
 /*
  * The users that process workloads name, checked once the whole file is
@@ -190,6 +191,19 @@ struct portcheck {
 static struct portcheck	*portchecks;
 static size_t		 nportchecks;
 
+/*
+ * Every "depends on", checked once the whole file is read (common/deps.c):
+ * a workload may depend on one defined after it.  Where each was written.
+ */
+struct depcheck {
+	char	*file;
+	int	 lineno;
+	char	*wl;		/* the workload's name */
+	char	*dep;		/* the name it depends on */
+};
+static struct depcheck	*depchecks;
+static size_t		 ndepchecks;
+
 int		 yyparse(void);
 int		 yylex(void);
 static int	 lex(void);
@@ -217,9 +231,13 @@ static int	 set_string(char **, char *, const char *);
 static int	 host_add(const char *);
 static int	 api_host_add(const char *);
 static int	 listener_add(const char *, int64_t, int, char *, char *);
+static int	 listener_http2(int);
 static int	 gw_timeout(int64_t *, int64_t, const char *, int);
 static int	 gw_limit(int64_t *, int64_t, const char *);
+static int	 health_set(int64_t *, int64_t, const char *, int64_t,
+		    int64_t, const char *);
 static int	 trusted_add(const char *);
+static int	 pull_set(int *, const char *);
 static int	 ignore_rule_add(struct ignorelist *, int, const char *, int);
 static void	 workload_begin(char *);
 static void	 workload_end(void);
@@ -235,6 +253,7 @@ static int	 pathcheck_add(const char *, const char *);
 static void	 pathcheck_run(const struct orchd_conf *);
 static int	 api_allow_image(const char *);
 static int	 api_allow_volume(const char *);
+static int	 api_allow_network(const char *);
 static int	 wl_uids_set(const char *);
 static void	 user_check_add(void);
 static void	 user_checks_run(struct orchd_conf *);
@@ -246,15 +265,24 @@ static void	 host_checks(void);
 static void	 tls_file_check(const char *, const char *);
 static void	 portcheck_add(void);
 static void	 portchecks_run(const struct orchd_conf *);
+static int	 depends_add(const char *);
+static void	 depchecks_run(const struct orchd_conf *);
 %}
 
 %token	ADDRESS ALLOW API BODY BRIDGE CERTIFICATE CHROOT COMMAND CONNECT
-%token	CONNECTIONS DATABASE DIRECTORY DOCKER DRIVER ENV FILENAME HEADER
+%token	CONNECTIONS DATABASE DEPENDS DIRECTORY DOCKER DRIVER ENV FAILURES
+%token	FILENAME HEADER
 %token	HEALTH HOST IDLE IMAGE INCLUDE INIT INTERVAL KEEP KEEPALIVE KEY
 %token	KEYPAIR LISTEN LOG MAXCONN MEMORY METRICS NETWORK ON PATH PER PORT
 %token	PREFORK PROCESS PROXY PUBLIC REAPER RUNTIME SIGNAL SOCKET STOP TCP
 %token	TIMEOUT TLS TRUSTED UIDS UPSTREAM USER VOLUME WAKE WARM WORKLOAD
 %token	AGENT ANSWER FROM IGNORE SERVER TIMING TUNNEL
+%token	BUSY FAIL
+%token	PUBLISH
+%token	AUTH PULL REGISTRY
+%token	CONSTRAINT REPLICAS SWARM
+%token	AFTER EXPIRE
+%token	HTTP2 KNOWLEDGE PRIOR STREAMS
 %token	BUDGET CONCURRENT ESTIMATE LIMIT PRESSURE WAKES
 %token	ERROR
 %token	<v.string>	STRING
@@ -263,6 +291,7 @@ static void	 portchecks_run(const struct orchd_conf *);
 %type	<v.number>	duration size port
 %type	<v.number>	ignorekind answer onoff
 %type	<v.tls>		tlsopt
+%type	<v.number>	h2opt
 %%
 
 grammar		: /* empty */
@@ -402,6 +431,18 @@ tlsopt		: /* empty */			{
 		}
 		;
 
+h2opt		: /* empty */			{ $$ = LISTENER_H2_ON; }
+		| HTTP2 STRING			{
+			if (strcmp($2, "off") != 0) {
+				yyerror("http2 \"%s\": off or prior "
+				    "knowledge", $2);
+				YYERROR;
+			}
+			$$ = LISTENER_H2_OFF;
+		}
+		| HTTP2 PRIOR KNOWLEDGE		{ $$ = LISTENER_H2_PRIOR; }
+		;
+
 main		: USER STRING			{
 			if (conf->user[0] != '\0') {
 				yyerror("user already set");
@@ -465,13 +506,45 @@ main		: USER STRING			{
 			}
 			conf->wake_timeout = $3;
 		}
-		| LISTEN ON STRING PORT port tlsopt	{
-			if (listener_add($3, $5, 0, $6.cert, $6.key) == -1)
+		| HEALTH INTERVAL duration	{
+			if (health_set(&conf->health_interval, $3,
+			    "health interval", 0, WL_HEALTH_INTERVAL_MAX,
+			    "s") == -1)
 				YYERROR;
 		}
-		| API LISTEN ON STRING PORT port tlsopt	{
-			if (listener_add($4, $6, 1, $7.cert, $7.key) == -1)
+		| HEALTH TIMEOUT duration	{
+			if (health_set(&conf->health_timeout, $3,
+			    "health timeout", 1, WL_HEALTH_INTERVAL_MAX,
+			    "s") == -1)
 				YYERROR;
+		}
+		| HEALTH FAILURES NUMBER	{
+			if (health_set(&conf->health_failures, $3,
+			    "health failures", 1, WL_HEALTH_FAILURES_MAX,
+			    "") == -1)
+				YYERROR;
+		}
+		| LISTEN ON STRING PORT port tlsopt h2opt	{
+			if (listener_add($3, $5, 0, $6.cert, $6.key) == -1 ||
+			    listener_http2($7) == -1)
+				YYERROR;
+		}
+		| API LISTEN ON STRING PORT port tlsopt h2opt	{
+			if (listener_add($4, $6, 1, $7.cert, $7.key) == -1 ||
+			    listener_http2($8) == -1)
+				YYERROR;
+		}
+		| HTTP2 MAXCONN STREAMS NUMBER	{
+			if (conf->gateway.h2_max_streams != -1) {
+				yyerror("http2 max streams already set");
+				YYERROR;
+			}
+			if ($4 < 1 || $4 > ORCHD_H2_STREAMS_MAX) {
+				yyerror("http2 max streams: 1 to %d",
+				    ORCHD_H2_STREAMS_MAX);
+				YYERROR;
+			}
+			conf->gateway.h2_max_streams = $4;
 		}
 		| API HOST STRING		{
 			if (api_host_add($3) == -1)
@@ -497,9 +570,13 @@ main		: USER STRING			{
 			if (api_allow_volume($4) == -1)
 				YYERROR;
 		}
+		| API ALLOW NETWORK STRING	{
+			if (api_allow_network($4) == -1)
+				YYERROR;
+		}
 		| API ALLOW STRING		{
-			yyerror("unknown api allow \"%s\": process, image or "
-			    "volume", $3);
+			yyerror("unknown api allow \"%s\": process, image, "
+			    "volume or network", $3);
 			YYERROR;
 		}
 		| API METRICS PUBLIC		{
@@ -547,6 +624,26 @@ main		: USER STRING			{
 			conf->server_timing = $3;
 		}
 		| budget
+		| PULL STRING			{
+			if (pull_set(&conf->pull, $2) == -1)
+				YYERROR;
+		}
+		| PULL TIMEOUT duration		{
+			if (gw_timeout(&conf->pull_timeout, $3,
+			    "pull timeout", 0) == -1)
+				YYERROR;
+		}
+		| EXPIRE AFTER duration		{
+			/* the API's workloads' default; 0: never */
+			if (gw_timeout(&conf->expire_after, $3,
+			    "expire after", 1) == -1)
+				YYERROR;
+		}
+		| REGISTRY AUTH FILENAME STRING	{
+			if (set_string(&conf->regauth_file, $4,
+			    "registry auth file") == -1)
+				YYERROR;
+		}
 		| gwmain
 		;
 
@@ -701,10 +798,32 @@ wlopt		: HOST STRING			{
 			wl_seen |= SEEN_DRIVER;
 			wl->driver = DRIVER_DOCKER;
 		}
+		| DRIVER SWARM			{
+			if (wl_seen & SEEN_DRIVER) {
+				yyerror("driver already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_DRIVER;
+			wl->driver = DRIVER_SWARM;
+		}
 		| DRIVER STRING			{
-			yyerror("unknown driver \"%s\": process or docker",
-			    $2);
+			yyerror("unknown driver \"%s\": process, docker or "
+			    "swarm", $2);
 			YYERROR;
+		}
+		| REPLICAS NUMBER		{
+			if ($2 < 1 || $2 > WL_REPLICAS_MAX) {
+				yyerror("replicas must be from 1 to %d",
+				    WL_REPLICAS_MAX);
+				YYERROR;
+			}
+			wl->replicas = $2;
+		}
+		| CONSTRAINT STRING		{
+			if (strlist_add(&wl->constraints, $2) == -1) {
+				yyerror("out of memory");
+				YYERROR;
+			}
 		}
 		| IMAGE STRING			{
 			if (set_string(&wl->image, $2, "image") == -1)
@@ -752,6 +871,10 @@ wlopt		: HOST STRING			{
 			if (set_string(&wl->address, $2, "address") == -1)
 				YYERROR;
 		}
+		| DEPENDS ON STRING		{
+			if (depends_add($3) == -1)
+				YYERROR;
+		}
 		| ENV STRING			{
 			if (strlist_add(&wl->env, $2) == -1) {
 				yyerror("out of memory");
@@ -796,8 +919,32 @@ wlopt		: HOST STRING			{
 			wl->network = NETWORK_BRIDGE;
 		}
 		| NETWORK STRING		{
-			yyerror("unknown network \"%s\": host or bridge", $2);
-			YYERROR;
+			if (wl_seen & SEEN_NETWORK) {
+				yyerror("network already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_NETWORK;
+			if (!valid_workload_name($2)) {
+				yyerror("invalid network \"%s\": 1 to 63 "
+				    "letters, digits, '_', '.' or '-', "
+				    "starting with a letter or digit", $2);
+				YYERROR;
+			}
+			if (!valid_network_name($2)) {
+				yyerror("network \"%s\": a name Docker keeps "
+				    "for its own (network host and network "
+				    "bridge are written without quotes)", $2);
+				YYERROR;
+			}
+			wl->network = NETWORK_NAMED;
+			wl->netname = keep($2);
+		}
+		| PUBLISH port			{
+			if (wl->publish != 0) {
+				yyerror("publish already set");
+				YYERROR;
+			}
+			wl->publish = $2;
 		}
 		| PORT port			{
 			if (wl->port != 0) {
@@ -827,6 +974,56 @@ wlopt		: HOST STRING			{
 			yyerror("unknown health check \"%s\": tcp or path",
 			    $2);
 			YYERROR;
+		}
+		| BUSY PATH STRING		{
+			if (set_string(&wl->busy_path, $3, "busy path") == -1)
+				YYERROR;
+		}
+		| BUSY MAXCONN duration		{
+			if (wl->busy_max != -1) {
+				yyerror("busy max already set");
+				YYERROR;
+			}
+			if ($3 == 0) {
+				yyerror("busy max must be positive");
+				YYERROR;
+			}
+			wl->busy_max = $3;
+		}
+		| BUSY FAIL STRING		{
+			if (wl_seen & SEEN_BUSYFAIL) {
+				yyerror("busy fail already set");
+				YYERROR;
+			}
+			wl_seen |= SEEN_BUSYFAIL;
+			if (strcmp($3, "safe") == 0)
+				wl->busy_fail_safe = 1;
+			else if (strcmp($3, "open") == 0)
+				wl->busy_fail_safe = 0;
+			else {
+				yyerror("busy fail \"%s\": open or safe", $3);
+				YYERROR;
+			}
+		}
+		| HEALTH INTERVAL duration	{
+			if (health_set(&wl->health_interval, $3,
+			    "health interval", 0, WL_HEALTH_INTERVAL_MAX,
+			    "s") == -1)
+				YYERROR;
+		}
+		| HEALTH TIMEOUT duration	{
+			if (health_set(&wl->health_timeout, $3,
+			    "health timeout", 1, WL_HEALTH_INTERVAL_MAX,
+			    "s") == -1)
+				YYERROR;
+		}
+		| HEALTH FAILURES NUMBER	{
+			int64_t	 n = wl->health_failures;
+
+			if (health_set(&n, $3, "health failures", 1,
+			    WL_HEALTH_FAILURES_MAX, "") == -1)
+				YYERROR;
+			wl->health_failures = (int)n;
 		}
 		| IDLE TIMEOUT duration		{
 			if (wl->idle_timeout != -1) {
@@ -933,6 +1130,33 @@ wlopt		: HOST STRING			{
 				YYERROR;
 			}
 			wl->server_timing = $3;
+		}
+		| PULL STRING			{
+			if (pull_set(&wl->pull, $2) == -1)
+				YYERROR;
+		}
+		| PULL TIMEOUT duration		{
+			if (gw_timeout(&wl->pull_timeout, $3,
+			    "pull timeout", 0) == -1)
+				YYERROR;
+		}
+		| EXPIRE AFTER duration		{
+			yyerror("expire after: workloads of the "
+			    "configuration file never expire; it is a "
+			    "global setting, for the API's");
+			YYERROR;
+		}
+		| UPSTREAM STRING		{
+			if (strcmp($2, "h2c") != 0) {
+				yyerror("upstream \"%s\": h2c is the one "
+				    "protocol to name", $2);
+				YYERROR;
+			}
+			if (wl->upstream_h2c) {
+				yyerror("upstream h2c already set");
+				YYERROR;
+			}
+			wl->upstream_h2c = 1;
 		}
 		;
 
@@ -1069,30 +1293,39 @@ lookup(const char *s, const char **near)
 	/* this has to be sorted always */
 	static const struct keyword keywords[] = {
 		{ "address",		ADDRESS },
+		{ "after",		AFTER },
 		{ "agent",		AGENT },
 		{ "allow",		ALLOW },
 		{ "answer",		ANSWER },
 		{ "api",		API },
+		{ "auth",		AUTH },
 		{ "body",		BODY },
 		{ "bridge",		BRIDGE },
 		{ "budget",		BUDGET },
+		{ "busy",		BUSY },
 		{ "certificate",	CERTIFICATE },
 		{ "chroot",		CHROOT },
 		{ "command",		COMMAND },
 		{ "concurrent",		CONCURRENT },
 		{ "connect",		CONNECT },
 		{ "connections",	CONNECTIONS },
+		{ "constraint",		CONSTRAINT },
 		{ "database",		DATABASE },
+		{ "depends",		DEPENDS },
 		{ "directory",		DIRECTORY },
 		{ "docker",		DOCKER },
 		{ "driver",		DRIVER },
 		{ "env",		ENV },
 		{ "estimate",		ESTIMATE },
+		{ "expire",		EXPIRE },
+		{ "fail",		FAIL },
+		{ "failures",		FAILURES },
 		{ "file",		FILENAME },
 		{ "from",		FROM },
 		{ "header",		HEADER },
 		{ "health",		HEALTH },
 		{ "host",		HOST },
+		{ "http2",		HTTP2 },
 		{ "idle",		IDLE },
 		{ "ignore",		IGNORE },
 		{ "image",		IMAGE },
@@ -1103,6 +1336,7 @@ lookup(const char *s, const char **near)
 		{ "keepalive",		KEEPALIVE },
 		{ "key",		KEY },
 		{ "keypair",		KEYPAIR },
+		{ "knowledge",		KNOWLEDGE },
 		{ "limit",		LIMIT },
 		{ "listen",		LISTEN },
 		{ "log",		LOG },
@@ -1116,15 +1350,22 @@ lookup(const char *s, const char **near)
 		{ "port",		PORT },
 		{ "prefork",		PREFORK },
 		{ "pressure",		PRESSURE },
+		{ "prior",		PRIOR },
 		{ "process",		PROCESS },
 		{ "proxy",		PROXY },
 		{ "public",		PUBLIC },
+		{ "publish",		PUBLISH },
+		{ "pull",		PULL },
 		{ "reaper",		REAPER },
+		{ "registry",		REGISTRY },
+		{ "replicas",		REPLICAS },
 		{ "runtime",		RUNTIME },
 		{ "server",		SERVER },
 		{ "signal",		SIGNAL },
 		{ "socket",		SOCKET },
 		{ "stop",		STOP },
+		{ "streams",		STREAMS },
+		{ "swarm",		SWARM },
 		{ "tcp",		TCP },
 		{ "timeout",		TIMEOUT },
 		{ "timing",		TIMING },
@@ -1915,6 +2156,29 @@ api_allow_volume(const char *path)
 	return (0);
 }
 
+/* "api allow network": a pattern of fnmatch(3) for a network's name */
+static int
+api_allow_network(const char *pattern)
+{
+	struct strentry	*e;
+
+	if (pattern[0] == '\0' || !is_utf8(pattern)) {
+		yyerror("api allow network: invalid pattern");
+		return (-1);
+	}
+	TAILQ_FOREACH(e, &conf->api_allow_networks, entry)
+		if (strcmp(e->str, pattern) == 0) {
+			yyerror("api allow network \"%s\" listed twice",
+			    pattern);
+			return (-1);
+		}
+	if (strlist_add(&conf->api_allow_networks, pattern) == -1) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	return (0);
+}
+
 /* numeric address, "localhost" or "*"; IPv6 may be in brackets */
 static int
 address_parse(const char *name, int port, struct sockaddr_storage *ss,
@@ -2033,6 +2297,26 @@ listener_add(const char *name, int64_t port, int api, char *cert, char *key)
 	return (0);
 }
 
+/*
+ * The HTTP/2 of the listener just added: offered by ALPN on TLS unless
+ * "http2 off"; on cleartext only with "http2 prior knowledge".
+ */
+static int
+listener_http2(int mode)
+{
+	struct listener_conf	*l = TAILQ_LAST(&conf->listeners, listenerlist);
+
+	if (l == NULL)
+		return (-1);
+	if (mode == LISTENER_H2_PRIOR && l->tls) {
+		yyerror("http2 prior knowledge: cleartext listeners only, "
+		    "TLS offers h2 by ALPN");
+		return (-1);
+	}
+	l->http2 = mode;
+	return (0);
+}
+
 /* a gateway timeout, set once; zero only where allowed */
 static int
 gw_timeout(int64_t *dst, int64_t secs, const char *what, int zero_ok)
@@ -2061,6 +2345,43 @@ gw_limit(int64_t *dst, int64_t n, const char *what)
 		return (-1);
 	}
 	*dst = n;
+	return (0);
+}
+
+/* "health interval 10s", once, within bounds: unit is for the message */
+static int
+health_set(int64_t *dst, int64_t n, const char *what, int64_t min,
+    int64_t max, const char *unit)
+{
+	if (*dst != -1) {
+		yyerror("%s already set", what);
+		return (-1);
+	}
+	if (n < min || n > max) {
+		yyerror("%s %lld%s: must be from %lld%s to %lld%s", what,
+		    (long long)n, unit, (long long)min, unit, (long long)max,
+		    unit);
+		return (-1);
+	}
+	*dst = n;
+	return (0);
+}
+
+/* "pull missing|always|never", once */
+static int
+pull_set(int *dst, const char *s)
+{
+	int	 pull;
+
+	if (*dst != -1) {
+		yyerror("pull already set");
+		return (-1);
+	}
+	if ((pull = workload_pull_parse(s)) == -1) {
+		yyerror("pull \"%s\": missing, always or never", s);
+		return (-1);
+	}
+	*dst = pull;
 	return (0);
 }
 
@@ -2435,6 +2756,8 @@ gateway_defaults(struct gateway_conf *g)
 		g->max_conns = 0;
 	if (g->max_conns_addr == -1)
 		g->max_conns_addr = 0;
+	if (g->h2_max_streams == -1)
+		g->h2_max_streams = ORCHD_H2_STREAMS;
 	if (g->prefork == -1)
 		g->prefork = 1;
 }
@@ -2727,7 +3050,8 @@ portcheck_add(void)
 	portchecks = pc;
 	pc = &portchecks[nportchecks];
 	memset(pc, 0, sizeof(*pc));
-	if (address_parse(wl->address, wl->port, &pc->ss, &pc->sslen) == -1)
+	if (address_parse(wl->address, workload_upstream_port(wl), &pc->ss,
+	    &pc->sslen) == -1)
 		return;		/* workload_validate() said so */
 	if ((pc->file = strdup(file->name)) == NULL) {
 		yyerror_at(wl_lineno, "out of memory");
@@ -2776,7 +3100,8 @@ portchecks_run(const struct orchd_conf *c)
 		    memcmp(&first->ss, &pc->ss, pc->sslen) == 0)
 			check_error(pc->file, pc->lineno, "workload \"%s\": "
 			    "address %s port %d is workload \"%s\"'s too",
-			    pc->wl->name, pc->wl->address, pc->wl->port,
+			    pc->wl->name, pc->wl->address,
+			    workload_upstream_port(pc->wl),
 			    first->wl->name);
 		memset(&wlc, 0, sizeof(wlc));
 		wlc.ss = pc->ss;
@@ -2786,7 +3111,8 @@ portchecks_run(const struct orchd_conf *c)
 				check_error(pc->file, pc->lineno, "workload "
 				    "\"%s\": address %s port %d is the "
 				    "gateway's %slisten on %s", pc->wl->name,
-				    pc->wl->address, pc->wl->port,
+				    pc->wl->address,
+				    workload_upstream_port(pc->wl),
 				    l->api ? "api " : "", l->name);
 				break;
 			}
@@ -2804,6 +3130,114 @@ portchecks_run(const struct orchd_conf *c)
 	free(portchecks);
 	portchecks = NULL;
 	nportchecks = 0;
+}
+
+/*
+ * "depends on" in the workload being parsed: a name, once, not its own
+ * (as workload_validate() says too); whether it is a workload is known
+ * at the end of the file.
+ */
+static int
+depends_add(const char *name)
+{
+	struct depcheck	*dc;
+	struct strentry	*e;
+	int		 n = 0;
+
+	if (!valid_workload_name(name)) {
+		yyerror("depends on \"%s\": not a workload name", name);
+		return (-1);
+	}
+	if (strcmp(name, wl->name) == 0) {
+		yyerror("workload \"%s\" depends on itself", name);
+		return (-1);
+	}
+	TAILQ_FOREACH(e, &wl->depends, entry) {
+		if (strcmp(e->str, name) == 0) {
+			yyerror("depends on \"%s\" listed twice", name);
+			return (-1);
+		}
+		n++;
+	}
+	if (n >= ORCHD_DEPS_MAX) {
+		yyerror("depends on more than %d workloads", ORCHD_DEPS_MAX);
+		return (-1);
+	}
+	if ((dc = reallocarray(depchecks, ndepchecks + 1,
+	    sizeof(*dc))) == NULL) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	depchecks = dc;
+	dc = &depchecks[ndepchecks];
+	dc->lineno = yylval.lineno;
+	dc->file = strdup(file->name);
+	dc->wl = strdup(wl->name);
+	dc->dep = strdup(name);
+	if (dc->file == NULL || dc->wl == NULL || dc->dep == NULL ||
+	    strlist_add(&wl->depends, name) == -1) {
+		free(dc->file);
+		free(dc->wl);
+		free(dc->dep);
+		yyerror("out of memory");
+		return (-1);
+	}
+	ndepchecks++;
+	return (0);
+}
+
+/* a problem of the graph, at the line of the "depends on" it shows at */
+static void
+depcheck_report(void *arg, const struct workload_conf *w, const char *dep,
+    const char *msg)
+{
+	const struct orchd_conf	*c = arg;
+	size_t			 i;
+
+	for (i = 0; i < ndepchecks; i++)
+		if (strcmp(depchecks[i].wl, w->name) == 0 &&
+		    strcmp(depchecks[i].dep, dep) == 0)
+			break;
+	if (i < ndepchecks)
+		check_error(depchecks[i].file, depchecks[i].lineno, "%s", msg);
+	else
+		check_error(c->conffile, 1, "%s", msg);
+}
+
+/*
+ * The file's workloads name workloads of the file: those of the API may
+ * go, the file stands on its own (and orchd -n checks it alone).  c
+ * NULL: only free.
+ */
+static void
+depchecks_run(const struct orchd_conf *c)
+{
+	const struct workload_conf	**v = NULL, *w;
+	size_t				 i, n = 0;
+
+	if (c != NULL && ndepchecks > 0) {
+		TAILQ_FOREACH(w, &c->workloads, entry)
+			n++;
+		if ((v = calloc(n, sizeof(*v))) == NULL)
+			check_error(c->conffile, 1, "out of memory");
+		else {
+			n = 0;
+			TAILQ_FOREACH(w, &c->workloads, entry)
+				v[n++] = w;
+			if (deps_check(v, n, depcheck_report,
+			    (void *)c) == -1)
+				check_error(c->conffile, 1, "out of memory");
+			free(v);
+		}
+	}
+	for (i = 0; i < ndepchecks; i++) {
+		free(depchecks[i].file);
+		free(depchecks[i].wl);
+		free(depchecks[i].dep);
+	}
+	free(depchecks);
+	depchecks = NULL;
+	ndepchecks = 0;
 }
 
 /*
@@ -2858,14 +3292,20 @@ parse_config(const char *filename, int verbose)
 	TAILQ_INIT(&c->workloads);
 	TAILQ_INIT(&c->api_allow_images);
 	TAILQ_INIT(&c->api_allow_volumes);
+	TAILQ_INIT(&c->api_allow_networks);
 	TAILQ_INIT(&c->ignores);
 	c->tunnel_idle = c->server_timing = -1;
+	c->pull = -1;
+	c->pull_timeout = -1;
+	c->expire_after = -1;
 	c->idle_timeout = c->reaper_interval = c->wake_timeout = -1;
+	c->health_interval = c->health_timeout = c->health_failures = -1;
 	c->gateway.header_timeout = c->gateway.body_timeout = -1;
 	c->gateway.connect_timeout = c->gateway.upstream_timeout = -1;
 	c->gateway.keepalive_timeout = -1;
 	c->gateway.max_conns = c->gateway.max_conns_addr = -1;
 	c->gateway.prefork = -1;
+	c->gateway.h2_max_streams = -1;
 	c->wl_uid_low = ORCHD_WL_UID_LOW;
 	c->wl_uid_high = ORCHD_WL_UID_HIGH;
 	c->memory_budget = BUDGET_UNSET;
@@ -2887,6 +3327,7 @@ parse_config(const char *filename, int verbose)
 		conf = NULL;
 		pathcheck_run(NULL);
 		portchecks_run(NULL);
+		depchecks_run(NULL);
 		free_config(c);
 		return (NULL);
 	}
@@ -2921,12 +3362,14 @@ parse_config(const char *filename, int verbose)
 		log_warn("%s: strdup", __func__);
 		pathcheck_run(NULL);
 		portchecks_run(NULL);
+		depchecks_run(NULL);
 		free_config(c);
 		return (NULL);
 	}
 	/* with orchd's own files known, the host paths */
 	pathcheck_run(c);
 	portchecks_run(c);
+	depchecks_run(c);
 	if (errors != 0) {
 		free_config(c);
 		return (NULL);
@@ -2937,12 +3380,25 @@ parse_config(const char *filename, int verbose)
 		c->reaper_interval = ORCHD_REAPER_INTERVAL;
 	if (c->wake_timeout == -1)
 		c->wake_timeout = ORCHD_WAKE_TIMEOUT;
+	if (c->health_interval == -1)
+		c->health_interval = 0;
+	if (c->health_timeout == -1)
+		c->health_timeout = ORCHD_HEALTH_TIMEOUT;
+	if (c->health_failures == -1)
+		c->health_failures = ORCHD_HEALTH_FAILURES;
 	gateway_defaults(&c->gateway);
 	/* open tunnels count until they close; Server-Timing is sent */
 	if (c->tunnel_idle == -1)
 		c->tunnel_idle = 0;
 	if (c->server_timing == -1)
 		c->server_timing = 1;
+	if (c->pull == -1)
+		c->pull = PULL_MISSING;
+	if (c->pull_timeout == -1)
+		c->pull_timeout = ORCHD_PULL_TIMEOUT;
+	/* API workloads live until deleted, unless told otherwise */
+	if (c->expire_after == -1)
+		c->expire_after = 0;
 	/* no budget, no cap, no pressure limit: as before them */
 	if (c->memory_budget == BUDGET_UNSET)
 		c->memory_budget = 0;
@@ -2975,6 +3431,7 @@ free_config(struct orchd_conf *c)
 	strlist_free(&c->api_hosts);
 	strlist_free(&c->api_allow_images);
 	strlist_free(&c->api_allow_volumes);
+	strlist_free(&c->api_allow_networks);
 	ignore_free(&c->ignores);
 	while ((kp = TAILQ_FIRST(&c->keypairs)) != NULL) {
 		TAILQ_REMOVE(&c->keypairs, kp, entry);
@@ -2997,5 +3454,7 @@ free_config(struct orchd_conf *c)
 	free(c->wl_dir);
 	free(c->api_key_file);
 	freezero(c->api_key, c->api_key_len);
+	free(c->regauth_file);
+	freezero(c->regauth, c->regauth_len);
 	free(c);
 }

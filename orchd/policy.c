@@ -85,12 +85,48 @@ policy_image_allowed(const struct orchd_conf *conf, const char *image)
 }
 
 /*
+ * A network is shared: who joins it reaches every workload on it, by
+ * name, past the gateway.  So none unless orchd.conf names it.
+ */
+static int
+policy_network_allowed(const struct orchd_conf *conf, const char *name)
+{
+	const struct strentry	*e;
+
+	TAILQ_FOREACH(e, &conf->api_allow_networks, entry)
+		if (fnmatch(e->str, name, 0) == 0)
+			return (1);
+	return (0);
+}
+
+/*
  * What only orchd.conf may say, and only what "api allow" lets in.
  * "ignore" rules, the tunnel idle timeout and server timing are the
  * API's to set: they decide only which requests count as use of the
  * workload itself, and what its own answers carry; a rule's match costs
  * the gateway at most a pass of a short string per character of its
  * pattern (common/filter.c), ORCHD_IGNORE_MAX rules at most.
+ * The busy veto (busy path, max, fail) is the API's to set too: runtimed
+ * asks the workload's own address, as for its health path, and a
+ * workload that says it is busy runs at most busy max longer, less than
+ * the keep warm the API may set already.
+ * So is "publish", as "port" is: a port on the workload's own address.
+ * A network of the operator's is not (policy_network_allowed).
+ *
+ * "pull" and "pull timeout" are the API's too.  An image is pulled only
+ * if "api allow image" lets it in, and with the login orchd.conf gives
+ * its registry, whoever names it: the key holder gains no image and no
+ * registry the operator did not allow.  "pull always" makes each wake
+ * ask the registry again, which costs the registry a manifest request
+ * a wake (Docker fetches no layer it has); a long pull timeout holds the
+ * workload's own requests longer, as a long wake timeout does.
+ *
+ * "expire_after" is the API's too: it only shortens or ends the life of
+ * the API's own workload, which DELETE could end anyway.
+ *
+ * "upstream h2c" is the API's too: it is the protocol spoken to the
+ * workload's own address, which gatewayd reaches either way, under the
+ * same limits of streams and bytes as HTTP/1.1 to it.
  */
 static int
 policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
@@ -107,6 +143,10 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 	if (wc->allow_root)
 		return (deny(err, len, "api: \"allow_root\" is set in "
 		    "orchd.conf only, never through the API"));
+	/* a swarm service may land on any node the manager has */
+	if (wc->driver == DRIVER_SWARM)
+		return (deny(err, len, "api: driver swarm is set in "
+		    "orchd.conf only, never through the API"));
 	if (wc->driver == DRIVER_PROCESS && !conf->api_allow_process)
 		return (deny(err, len, "api allow: process workloads are not "
 		    "allowed through the API (orchd.conf: api allow "
@@ -119,6 +159,19 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 			return (deny(err, len, "api allow: volume \"%s\" is "
 			    "not under an \"api allow volume\" root of "
 			    "orchd.conf", v->host));
+	if (wc->network == NETWORK_NAMED &&
+	    !policy_network_allowed(conf, wc->netname))
+		return (deny(err, len, "api allow: network \"%s\" matches no "
+		    "\"api allow network\" of orchd.conf", wc->netname));
+	/*
+	 * depends_on is the API's to set, on any workload: it wakes them
+	 * and keeps them up, which the key holder could do anyway (wake,
+	 * keepwarm); that the names are there, without a cycle, is for
+	 * depends.c to say.  Health interval, timeout and failures are the
+	 * API's to set too:
+	 * workload_validate() bounds them, and a check costs runtimed one
+	 * connection a second at most, to the workload's own address.
+	 */
 	return (0);
 }
 

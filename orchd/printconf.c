@@ -12,7 +12,8 @@
  * a number or a macro: the lexer expands no '$' within quotes, and takes
  * a backslash before the quote or a backslash as that character.
  *
- * The API key is never printed, only the name of its file.
+ * The API key is never printed, only the name of its file; nor are the
+ * registry logins, only the name of theirs.
  */
 
 #include <sys/types.h>
@@ -34,6 +35,7 @@ static void	 print_string(FILE *, const char *);
 static void	 print_duration(FILE *, const char *, int64_t);
 static void	 print_size(FILE *, int64_t);
 static void	 print_globals(FILE *, const struct orchd_conf *);
+static void	 print_pull(FILE *, const struct orchd_conf *);
 static void	 print_gateway(FILE *, const struct gateway_conf *);
 static void	 print_listeners(FILE *, const struct orchd_conf *);
 static void	 print_api(FILE *, const struct orchd_conf *);
@@ -42,6 +44,8 @@ static void	 print_ignores(FILE *, const char *,
 static void	 print_use(FILE *, const struct orchd_conf *);
 static void	 print_budget(FILE *, const struct orchd_conf *);
 static void	 print_workload(FILE *, const struct orchd_conf *,
+		    const struct workload_conf *);
+static void	 print_liveness(FILE *, const struct orchd_conf *,
 		    const struct workload_conf *);
 
 /*
@@ -122,11 +126,38 @@ print_globals(FILE *fp, const struct orchd_conf *conf)
 		fputs("# the reaper is off: ORCHD_IDLE_TIMEOUT=0\n", fp);
 	print_duration(fp, "reaper interval", conf->reaper_interval);
 	print_duration(fp, "wake timeout", conf->wake_timeout);
+	if (conf->health_interval == 0)
+		fputs("# health interval 0s: no liveness checks\n", fp);
+	print_duration(fp, "health interval", conf->health_interval);
+	print_duration(fp, "health timeout", conf->health_timeout);
+	fprintf(fp, "health failures %lld\n",
+	    (long long)conf->health_failures);
+	print_pull(fp, conf);
 	fprintf(fp, "workload uids \"%lld-%lld\"\n",
 	    (long long)conf->wl_uid_low, (long long)conf->wl_uid_high);
 	fputs("workload directory ", fp);
 	print_string(fp, conf->wl_dir);
 	fputs("\n", fp);
+}
+
+/* docker images: when they are pulled, and with which logins (never) */
+static void
+print_pull(FILE *fp, const struct orchd_conf *conf)
+{
+	const char	*pull;
+
+	if ((pull = workload_pull_name(conf->pull)) == NULL) {
+		log_warnx("%s: pull %d", __func__, conf->pull);
+		pc_errors++;
+	} else
+		fprintf(fp, "pull %s\n", pull);
+	print_duration(fp, "pull timeout", conf->pull_timeout);
+	print_duration(fp, "expire after", conf->expire_after);
+	if (conf->regauth_file != NULL) {
+		fputs("registry auth file ", fp);
+		print_string(fp, conf->regauth_file);
+		fputs("\n", fp);
+	}
 }
 
 static void
@@ -153,6 +184,7 @@ print_gateway(FILE *fp, const struct gateway_conf *g)
 	else
 		fputs("# max connections per address: no limit\n", fp);
 	fprintf(fp, "prefork %lld\n", (long long)g->prefork);
+	fprintf(fp, "http2 max streams %lld\n", (long long)g->h2_max_streams);
 	for (i = 0; i < g->ntrusted && i < ORCHD_TRUSTED_MAX; i++) {
 		na = &g->trusted[i];
 		max = na->af == AF_INET ? 32 : 128;
@@ -252,6 +284,10 @@ print_listeners(FILE *fp, const struct orchd_conf *conf)
 			fputs(" key ", fp);
 			print_string(fp, l->tls_key);
 		}
+		if (l->http2 == LISTENER_H2_OFF)
+			fputs(" http2 off", fp);
+		else if (l->http2 == LISTENER_H2_PRIOR)
+			fputs(" http2 prior knowledge", fp);
 		fputs("\n", fp);
 	}
 	if (TAILQ_EMPTY(&conf->listeners))
@@ -289,6 +325,11 @@ print_api(FILE *fp, const struct orchd_conf *conf)
 		print_string(fp, e->str);
 		fputs("\n", fp);
 	}
+	TAILQ_FOREACH(e, &conf->api_allow_networks, entry) {
+		fputs("api allow network ", fp);
+		print_string(fp, e->str);
+		fputs("\n", fp);
+	}
 }
 
 /* "keyword STRING" in a block, if s is set */
@@ -315,6 +356,33 @@ print_wlduration(FILE *fp, const char *what, int64_t secs, int64_t dflt,
 	else
 		fprintf(fp, "\t# %s %s, %s\n", what,
 		    fmt_duration(dflt, buf, sizeof(buf)), from);
+}
+
+/* liveness: one comment when all three are the global settings */
+static void
+print_liveness(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl)
+{
+	char	 ibuf[32], tbuf[32];
+
+	if (wl->health_interval == -1 && wl->health_timeout == -1 &&
+	    wl->health_failures == -1) {
+		fprintf(fp, "\t# health interval %s, timeout %s, failures "
+		    "%lld: the global settings\n", fmt_duration(
+		    conf->health_interval, ibuf, sizeof(ibuf)), fmt_duration(
+		    conf->health_timeout, tbuf, sizeof(tbuf)),
+		    (long long)conf->health_failures);
+		return;
+	}
+	print_wlduration(fp, "health interval", wl->health_interval,
+	    conf->health_interval, "the global setting");
+	print_wlduration(fp, "health timeout", wl->health_timeout,
+	    conf->health_timeout, "the global setting");
+	if (wl->health_failures != -1)
+		fprintf(fp, "\thealth failures %d\n", wl->health_failures);
+	else
+		fprintf(fp, "\t# health failures %lld, the global setting\n",
+		    (long long)conf->health_failures);
 }
 
 /*
@@ -346,16 +414,25 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 	const char			*sig;
 	int				 docker;
 
-	docker = wl->driver == DRIVER_DOCKER;
+	docker = wl->driver != DRIVER_PROCESS;
 	fputs("\nworkload ", fp);
 	print_string(fp, wl->name);
-	fprintf(fp, " {\n\tdriver %s\n", docker ? "docker" : "process");
+	fprintf(fp, " {\n\tdriver %s\n", wl->driver == DRIVER_SWARM ?
+	    "swarm" : docker ? "docker" : "process");
+	if (wl->driver == DRIVER_SWARM)
+		fprintf(fp, "\treplicas %d\n", wl->replicas);
+	TAILQ_FOREACH(e, &wl->constraints, entry)
+		print_wlstring(fp, "constraint", e->str);
 	TAILQ_FOREACH(e, &wl->hosts, entry)
 		print_wlstring(fp, "host", e->str);
+	TAILQ_FOREACH(e, &wl->depends, entry)
+		print_wlstring(fp, "depends on", e->str);
 	print_wlstring(fp, "image", wl->image);
 	print_wlstring(fp, "command", wl->command);
 	print_wlstring(fp, "runtime", wl->runtime);
-	if (docker)
+	if (docker && wl->network == NETWORK_NAMED)
+		print_wlstring(fp, "network", wl->netname);
+	else if (docker)
 		fprintf(fp, "\tnetwork %s\n", wl->network == NETWORK_HOST ?
 		    "host" : "bridge");
 	TAILQ_FOREACH(e, &wl->env, entry)
@@ -378,10 +455,21 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 		    conf->wl_dir, wl->name);
 	print_wlstring(fp, "address", wl->address);
 	fprintf(fp, "\tport %u\n", (unsigned int)wl->port);
+	if (wl->publish != 0)
+		fprintf(fp, "\tpublish %u\n", (unsigned int)wl->publish);
 	if (wl->health == HEALTH_PATH)
 		print_wlstring(fp, "health path", wl->health_path);
 	else
 		fputs("\thealth tcp\n", fp);
+	/* without a path there is no veto: its max and fail say nothing */
+	if (wl->busy_path != NULL) {
+		print_wlstring(fp, "busy path", wl->busy_path);
+		print_wlduration(fp, "busy max", wl->busy_max, ORCHD_BUSY_MAX,
+		    "the default");
+		fputs(wl->busy_fail_safe ? "\tbusy fail safe\n" :
+		    "\t# busy fail open, the default\n", fp);
+	}
+	print_liveness(fp, conf, wl);
 	if (conf->reaper_off)
 		fputs("\t# the reaper is off: never suspended\n", fp);
 	print_wlduration(fp, "idle timeout", wl->idle_timeout,
@@ -399,6 +487,8 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 	print_ignores(fp, "\t", &wl->ignores);
 	print_wlduration(fp, "tunnel idle timeout", wl->tunnel_idle,
 	    conf->tunnel_idle, "the global setting");
+	if (wl->upstream_h2c)
+		fputs("\tupstream h2c\n", fp);
 	if (wl->server_timing != -1)
 		fprintf(fp, "\tserver timing %s\n", wl->server_timing ?
 		    "on" : "off");
@@ -423,6 +513,18 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 		fprintf(fp, "\tinit %s\n", wl->init ? "yes" : "no");
 	else if (docker)
 		fputs("\t# init yes, the default\n", fp);
+	if (docker && wl->pull != -1 && workload_pull_name(wl->pull) != NULL)
+		fprintf(fp, "\tpull %s\n", workload_pull_name(wl->pull));
+	else if (docker && wl->pull != -1) {
+		log_warnx("%s: workload %s: pull %d", __func__, wl->name,
+		    wl->pull);
+		pc_errors++;
+	} else if (docker)
+		fprintf(fp, "\t# pull %s, the global setting\n",
+		    workload_pull_name(conf->pull));
+	if (docker)
+		print_wlduration(fp, "pull timeout", wl->pull_timeout,
+		    conf->pull_timeout, "the global setting");
 	if ((kp = workload_keypair(conf, wl)) != NULL) {
 		fputs("\ttls keypair ", fp);
 		print_string(fp, kp->cert);

@@ -8,8 +8,9 @@
  * compromised runtimed can start and stop configured workloads, never run
  * a command of its choosing.  The parent answers IMSG_RT_SPAWNED with the
  * pid (or 0 and why not), reports IMSG_RT_EXITED when the process is
- * reaped, and signals a workload's process group on IMSG_RT_KILL once it
- * has checked that the pid is that workload's.
+ * reaped (and whether its cgroup saw an OOM kill meanwhile), and signals
+ * a workload's process group on IMSG_RT_KILL once it has checked that
+ * the pid is that workload's.
  *
  * Everything that can fail for a reason worth telling the operator (the
  * user, the log file, the command's syntax) is done before fork.  What
@@ -59,6 +60,8 @@ struct spawned {
 	int			 signalled;	/* told to stop */
 	int			 killed;	/* SIGKILL sent */
 	int			 cgroup;	/* in a cgroup of its own */
+	int64_t			 oom_base;	/* its OOM kills at start */
+	int64_t			 failcnt_base;	/* v1: limit hits at start */
 };
 static TAILQ_HEAD(, spawned)	 spawned = TAILQ_HEAD_INITIALIZER(spawned);
 
@@ -667,6 +670,12 @@ spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
 	}
 	sp->cgroup = job.incg;
 	strlcpy(sp->name, wl->name, sizeof(sp->name));
+	/* counted from here: the cgroup may be an earlier start's */
+	if (sp->cgroup) {
+		sp->oom_base = MAXIMUM(cgroup_oom_kills(wl->name), 0);
+		sp->failcnt_base = MAXIMUM(cgroup_memory_failcnt(wl->name),
+		    0);
+	}
 	sp->pid = pid;
 	sp->stopsig = wl->stop_signal != 0 ? wl->stop_signal : SIGTERM;
 	sp->grace_ms = (wl->stop_timeout != -1 ? wl->stop_timeout :
@@ -887,14 +896,35 @@ spawn_kill(struct imsgev *iev, struct imsg *imsg)
 }
 
 static void
-spawn_log_exit(const char *name, pid_t pid, int status)
+spawn_log_exit(const char *name, pid_t pid, int status, int oom)
 {
+	const char	*why = oom ? ", out of memory" : "";
+
 	if (WIFSIGNALED(status))
-		log_info("workload %s: pid %d killed by signal %d", name, pid,
-		    WTERMSIG(status));
+		log_info("workload %s: pid %d killed by signal %d%s", name,
+		    pid, WTERMSIG(status), why);
 	else
-		log_info("workload %s: pid %d exited with status %d", name,
-		    pid, WEXITSTATUS(status));
+		log_info("workload %s: pid %d exited with status %d%s", name,
+		    pid, WEXITSTATUS(status), why);
+}
+
+/*
+ * Killed for memory while it ran: its cgroup counted an OOM kill, of
+ * it or of one of its processes.  Read before the cgroup goes.  Where
+ * the kernel counts none (v1 before 4.13), a SIGKILL nobody sent to a
+ * workload that hit its limit is taken for one.
+ */
+static int
+spawn_oom(const struct spawned *sp, int status)
+{
+	int64_t	 n;
+
+	if (!sp->cgroup)
+		return (0);
+	if ((n = cgroup_oom_kills(sp->name)) >= 0)
+		return (n > sp->oom_base);
+	return (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
+	    !sp->killed && cgroup_memory_failcnt(sp->name) > sp->failcnt_base);
 }
 
 /* called for every reaped pid that is not one of our children */
@@ -907,9 +937,10 @@ spawn_exited(struct orchd *env, pid_t pid, int status)
 	if ((sp = spawned_find(NULL, pid)) == NULL)
 		return (0);
 	TAILQ_REMOVE(&spawned, sp, entry);
-	spawn_log_exit(sp->name, pid, status);
-	spawn_leftovers(sp);
 	memset(&rp, 0, sizeof(rp));
+	rp.oom = spawn_oom(sp, status);
+	spawn_log_exit(sp->name, pid, status, rp.oom);
+	spawn_leftovers(sp);
 	strlcpy(rp.name, sp->name, sizeof(rp.name));
 	rp.pid = pid;
 	rp.status = status;
@@ -935,7 +966,7 @@ spawn_reap(void)
 			continue;
 		}
 		if (r == sp->pid) {
-			spawn_log_exit(sp->name, sp->pid, status);
+			spawn_log_exit(sp->name, sp->pid, status, 0);
 			/* its group too: what ignored the stop signal */
 			spawn_leftovers(sp);
 		} else if (sp->cgroup)

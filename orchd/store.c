@@ -14,6 +14,7 @@
  */
 
 #include <sys/stat.h>
+#include <sys/tree.h>
 
 #include <errno.h>
 #include <event.h>
@@ -56,6 +57,31 @@ static struct event	 store_retry_ev;
 static int64_t		 store_retry_ms = STORE_RETRY_MIN_MS;
 static struct st_queue_stats store_q_sent;	/* the gateways know */
 
+/*
+ * Workloads in a crash loop's backoff, as runtimed last said, for show
+ * workloads: in memory only, as runtimed's own count is (a restart of
+ * orchd starts afresh).  One entry per workload in backoff.
+ */
+#define STORE_BACKOFF_MAX	65536
+
+struct store_backoff {
+	RB_ENTRY(store_backoff)	 entry;
+	char			 name[ORCHD_NAME_MAX];
+	int64_t			 until;		/* wall clock, seconds */
+};
+RB_HEAD(store_backoffs, store_backoff);
+RB_PROTOTYPE(store_backoffs, store_backoff, entry, backoff_cmp);
+static struct store_backoffs	 store_backoffs =
+				    RB_INITIALIZER(&store_backoffs);
+static int			 store_nbackoffs;
+
+static int
+backoff_cmp(struct store_backoff *a, struct store_backoff *b)
+{
+	return (strcmp(a->name, b->name));
+}
+RB_GENERATE(store_backoffs, store_backoff, entry, backoff_cmp);
+
 static void	store_recv_state(struct imsgev *, struct imsg *);
 static void	store_recv_keepwarm(struct imsgev *, struct imsg *);
 static void	store_recv_memory(struct imsgev *, struct imsg *);
@@ -66,6 +92,7 @@ static void	store_show_stats(struct imsgev *, struct imsg *);
 static void	store_api_load(struct imsgev *, struct imsg *);
 static void	store_api_put(struct imsgev *, struct imsg *);
 static void	store_api_drop(struct imsgev *, struct imsg *);
+static void	store_api_expire(struct imsgev *, struct imsg *);
 static void	store_uid_load(struct imsgev *, struct imsg *);
 static void	store_uid_put(struct imsgev *, struct imsg *);
 static void	store_show_summary(struct imsgev *, struct imsg *);
@@ -94,6 +121,8 @@ static const struct proc_handler store_handlers[] = {
 	{ IMSG_CTL_SHOW_STATS, 0, FROM_ASKERS, store_show_stats },
 	{ IMSG_API_LOAD, 0, PROC_FROM(PROC_PARENT), store_api_load },
 	{ IMSG_API_PUT, PROC_ANYLEN, PROC_FROM(PROC_PARENT), store_api_put },
+	{ IMSG_API_EXPIRE, sizeof(struct rp_expire), PROC_FROM(PROC_PARENT),
+	    store_api_expire },
 	{ IMSG_API_DROP, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
 	    store_api_drop },
 	{ IMSG_UID_LOAD, 0, PROC_FROM(PROC_PARENT), store_uid_load },
@@ -316,6 +345,49 @@ pending_replay(void)
 	}
 }
 
+/* each state says how long its backoff has left, 0 when none */
+static void
+backoff_note(const struct rt_state *st)
+{
+	struct store_backoff	 key, *b;
+
+	strlcpy(key.name, st->name, sizeof(key.name));
+	b = RB_FIND(store_backoffs, &store_backoffs, &key);
+	if (st->backoff_ms <= 0) {
+		if (b != NULL) {
+			RB_REMOVE(store_backoffs, &store_backoffs, b);
+			free(b);
+			store_nbackoffs--;
+		}
+		return;
+	}
+	if (b == NULL) {
+		if (store_nbackoffs >= STORE_BACKOFF_MAX ||
+		    (b = calloc(1, sizeof(*b))) == NULL) {
+			log_warnx("workload %s: backoff not kept", st->name);
+			return;
+		}
+		strlcpy(b->name, st->name, sizeof(b->name));
+		RB_INSERT(store_backoffs, &store_backoffs, b);
+		store_nbackoffs++;
+	}
+	/* to the second after it ends, as the gateway's Retry-After */
+	b->until = (store_now_ms() + st->backoff_ms + 999) / 1000;
+}
+
+/* show workloads: the end of its backoff, if it is not over */
+static void
+backoff_overlay(struct ctl_workload *cw)
+{
+	struct store_backoff	 key, *b;
+
+	strlcpy(key.name, cw->name, sizeof(key.name));
+	if ((b = RB_FIND(store_backoffs, &store_backoffs, &key)) != NULL &&
+	    b->until > time(NULL) && (cw->state == WL_FAILED ||
+	    cw->state == WL_ASLEEP))
+		cw->backoff_until = b->until;
+}
+
 /*
  * Until the restore is sent, the rows must stay as the last run left
  * them; and runtimed may know a new workload a moment before we do.
@@ -328,6 +400,8 @@ store_recv_state(struct imsgev *iev, struct imsg *imsg)
 	(void)imsg_get_data(imsg, &st, sizeof(st));
 	st.name[sizeof(st.name) - 1] = '\0';
 	st.msg[sizeof(st.msg) - 1] = '\0';
+	cause_sanitize(&st.cause);
+	backoff_note(&st);
 	if (!store_restored) {
 		pending_add(&st);
 		return;
@@ -439,6 +513,7 @@ reply_workload(const struct ctl_workload *row, void *arg)
 
 	sq_overlay_workload(&store_q, &cw);
 	cw.idle_effective = idle_effective(&cw);
+	backoff_overlay(&cw);
 	return (reply(arg, IMSG_CTL_WORKLOAD, &cw, sizeof(cw)));
 }
 
@@ -610,6 +685,22 @@ store_api_drop(struct imsgev *iev, struct imsg *imsg)
 	(void)held_flush();
 	api_stored(iev, imsg_get_id(imsg), store_db_api_drop(store_db,
 	    cn.name) != -1, "delete");
+}
+
+/* an expired one: dropped, its history kept, the expiry said in it */
+static void
+store_api_expire(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rp_expire	 re;
+	char			 msg[128];
+
+	(void)imsg_get_data(imsg, &re, sizeof(re));
+	re.name[sizeof(re.name) - 1] = '\0';
+	(void)snprintf(msg, sizeof(msg), "deleted: no request for %llds",
+	    (long long)re.secs);
+	(void)held_flush();
+	api_stored(iev, imsg_get_id(imsg), store_db_api_expire(store_db,
+	    re.name, msg, store_now_ms()) != -1, "expire");
 }
 
 /*

@@ -51,7 +51,16 @@
  * outlives its workload on purpose: the name keeps its uid, and no
  * other name is ever given it (orchd/identity.c).
  *
- * Version 3.  counters.memory_estimate: what runtimed's memory budget
+ * Version 3.  transitions: what woke a workload, on its changes to
+ * waking: cause, the kind as orchctl prints it ('request', 'orchctl',
+ * 'api', 'keep warm', ...; '' for none), and for a request its method,
+ * host, path, client and User-Agent, cut to the bounds of struct
+ * wake_cause.  The rows from before have none.
+ *
+ * Version 4.  expired_transitions: the history of the API's workloads
+ * that expired, kept past their row, as transitions has it.
+ *
+ * Version 5.  counters.memory_estimate: what runtimed's memory budget
  * charges the workload's next run, made from the runs measured so far;
  * counters.memory is the last run's peak (NULL for both: never).
  */
@@ -104,8 +113,27 @@ static const char *const migrations[] = {
 	");"
 	"PRAGMA user_version = 2;",
 	/* 3 */
-	"ALTER TABLE counters ADD COLUMN memory_estimate INTEGER;"
+	"ALTER TABLE transitions ADD COLUMN cause TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE transitions ADD COLUMN cause_method TEXT NOT NULL "
+	"  DEFAULT '';"
+	"ALTER TABLE transitions ADD COLUMN cause_host TEXT NOT NULL "
+	"  DEFAULT '';"
+	"ALTER TABLE transitions ADD COLUMN cause_path TEXT NOT NULL "
+	"  DEFAULT '';"
+	"ALTER TABLE transitions ADD COLUMN cause_client TEXT NOT NULL "
+	"  DEFAULT '';"
+	"ALTER TABLE transitions ADD COLUMN cause_agent TEXT NOT NULL "
+	"  DEFAULT '';"
 	"PRAGMA user_version = 3;",
+	/* 4: the history of expired API workloads, kept past their row */
+	"CREATE TABLE expired_transitions AS SELECT * FROM transitions "
+	"  WHERE 0;"
+	"CREATE INDEX expired_by_workload ON expired_transitions "
+	"  (workload, time_ms);"
+	"PRAGMA user_version = 4;",
+	/* 5 */
+	"ALTER TABLE counters ADD COLUMN memory_estimate INTEGER;"
+	"PRAGMA user_version = 5;",
 };
 
 enum stmt_id {
@@ -135,6 +163,8 @@ enum stmt_id {
 	S_RESTORE,
 	S_API_DROP,
 	S_API_LIST,
+	S_API_EXPIRED,
+	S_API_ARCHIVE,
 	S_UID_PUT,
 	S_UID_LIST,
 	S_MAX
@@ -163,8 +193,9 @@ static const char *const stmt_sql[S_MAX] = {
 	    "message = ?4, since_ms = ?5, started_at = ?6, updated = ?7 "
 	    "WHERE name = ?1",
 	[S_TRANS_ADD] = "INSERT INTO transitions (workload, from_state, "
-	    "to_state, reason, message, time_ms, wake_ms) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	    "to_state, reason, message, time_ms, wake_ms, cause, "
+	    "cause_method, cause_host, cause_path, cause_client, cause_agent) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
 	[S_TRANS_TRIM] = "DELETE FROM transitions WHERE workload = ?1 AND "
 	    "id <= (SELECT id FROM transitions WHERE workload = ?1 "
 	    "ORDER BY id DESC LIMIT 1 OFFSET ?2)",
@@ -184,9 +215,13 @@ static const char *const stmt_sql[S_MAX] = {
 	    "coalesce(c.wakes, 0), w.reason, c.memory, c.memory_estimate "
 	    "FROM workloads w LEFT JOIN counters c ON c.workload = w.name "
 	    "WHERE ?1 = '' OR w.name = ?1 ORDER BY w.name",
-	[S_HISTORY] = "SELECT from_state, to_state, reason, message, time_ms "
-	    "FROM (SELECT * FROM transitions WHERE workload = ?1 "
-	    "ORDER BY id DESC LIMIT ?2) ORDER BY id",
+	/* an expired one's too, before any later one of the name */
+	[S_HISTORY] = "SELECT from_state, to_state, reason, message, time_ms, "
+	    "cause, cause_method, cause_host, cause_path, cause_client, "
+	    "cause_agent FROM (SELECT *, 1 AS live FROM transitions "
+	    "WHERE workload = ?1 UNION ALL SELECT *, 0 FROM "
+	    "expired_transitions WHERE workload = ?1 "
+	    "ORDER BY live DESC, id DESC LIMIT ?2) ORDER BY live, id",
 	[S_STATS] = "SELECT w.name, w.definition, w.state, w.since_ms, "
 	    "coalesce(c.wakes, 0), coalesce(c.failed_wakes, 0), "
 	    "coalesce(c.asleep_ms, 0), coalesce(c.running_ms, 0), c.memory "
@@ -212,6 +247,13 @@ static const char *const stmt_sql[S_MAX] = {
 	    "source = 'api'",
 	[S_API_LIST] = "SELECT definition FROM workloads WHERE source = 'api' "
 	    "ORDER BY name",
+	/* its last transition: from its state to asleep, expired */
+	[S_API_EXPIRED] = "INSERT INTO transitions (workload, from_state, "
+	    "to_state, reason, message, time_ms) SELECT name, state, "
+	    "'asleep', ?2, ?3, ?4 FROM workloads WHERE name = ?1 AND "
+	    "source = 'api'",
+	[S_API_ARCHIVE] = "INSERT INTO expired_transitions SELECT * FROM "
+	    "transitions WHERE workload = ?1",
 	/* REPLACE: a uid the parent gives anew is no longer another's */
 	[S_UID_PUT] = "INSERT OR REPLACE INTO identities (name, uid, created) "
 	    "VALUES (?1, ?2, ?3)",
@@ -882,6 +924,51 @@ row_set(struct store_db *sdb, const struct rt_state *rs,
 	return (run(sdb, s));
 }
 
+/* parameters i to i + 5: what woke it, on a change to waking only */
+static void
+cause_bind(sqlite3_stmt *s, int i, const struct rt_state *rs)
+{
+	const struct wake_cause	*c = &rs->cause;
+	int			 kind = WAKE_NONE;
+
+	if (rs->state == WL_WAKING)
+		kind = c->kind;
+	bind_text(s, i, cause_kind_name(kind, 0));
+	if (kind != WAKE_REQUEST) {
+		bind_text(s, i + 1, "");
+		bind_text(s, i + 2, "");
+		bind_text(s, i + 3, "");
+		bind_text(s, i + 4, "");
+		bind_text(s, i + 5, "");
+		return;
+	}
+	bind_field(s, i + 1, c->method, sizeof(c->method));
+	bind_field(s, i + 2, c->host, sizeof(c->host));
+	bind_field(s, i + 3, c->path, sizeof(c->path));
+	bind_field(s, i + 4, c->client, sizeof(c->client));
+	bind_field(s, i + 5, c->agent, sizeof(c->agent));
+}
+
+/* columns i to i + 5, as cause_bind() wrote them */
+static void
+cause_column(sqlite3_stmt *s, int i, struct wake_cause *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->kind = cause_kind_parse(col_text(s, i));
+	if (c->kind != WAKE_REQUEST)
+		return;
+	cause_copy(c->method, sizeof(c->method), col_text(s, i + 1),
+	    sizeof(c->method));
+	cause_copy(c->host, sizeof(c->host), col_text(s, i + 2),
+	    sizeof(c->host));
+	cause_copy(c->path, sizeof(c->path), col_text(s, i + 3),
+	    sizeof(c->path));
+	cause_copy(c->client, sizeof(c->client), col_text(s, i + 4),
+	    sizeof(c->client));
+	cause_copy(c->agent, sizeof(c->agent), col_text(s, i + 5),
+	    sizeof(c->agent));
+}
+
 static int
 transition_add(struct store_db *sdb, const struct rt_state *rs,
     const struct wl_row *row, int64_t t_ms, int64_t wake_ms)
@@ -896,6 +983,7 @@ transition_add(struct store_db *sdb, const struct rt_state *rs,
 	sqlite3_bind_int64(s, 6, t_ms);
 	if (wake_ms >= 0)
 		sqlite3_bind_int64(s, 7, wake_ms);
+	cause_bind(s, 8, rs);
 	if (run(sdb, s) == -1)
 		return (-1);
 	s = st(sdb, S_TRANS_TRIM);
@@ -1109,6 +1197,7 @@ store_db_history(struct store_db *sdb, const char *name, size_t max,
 		ct.reason = sqlite3_column_int(s, 2);
 		strlcpy(ct.msg, col_text(s, 3), sizeof(ct.msg));
 		ct.time = sqlite3_column_int64(s, 4) / 1000;
+		cause_column(s, 5, &ct.cause);
 		n++;
 		if (fn(&ct, arg) == -1) {
 			sqlite3_reset(s);
@@ -1325,6 +1414,45 @@ store_db_api_drop(struct store_db *sdb, const char *name)
 		if (tx_commit(sdb) == -1)
 			n = -1;
 	}
+	if (n == -1)
+		(void)tx_rollback(sdb);
+	tx_end_durable(sdb);
+	return (n);
+}
+
+/*
+ * An expired API workload: its last transition said, its history kept
+ * (expired_transitions, which show history reads too), then dropped as
+ * store_db_api_drop does.  1: done; 0: no such API workload.
+ */
+int
+store_db_api_expire(struct store_db *sdb, const char *name, const char *msg,
+    int64_t now_ms)
+{
+	sqlite3_stmt	*s;
+	int		 n = -1;
+
+	if (tx_begin_durable(sdb) == -1)
+		return (-1);
+	s = st(sdb, S_API_EXPIRED);
+	bind_text(s, 1, name);
+	sqlite3_bind_int(s, 2, RT_REASON_EXPIRED);
+	bind_text(s, 3, msg);
+	sqlite3_bind_int64(s, 4, now_ms);
+	if (run(sdb, s) == -1)
+		goto done;
+	s = st(sdb, S_API_ARCHIVE);
+	bind_text(s, 1, name);
+	if (run(sdb, s) == -1)
+		goto done;
+	s = st(sdb, S_API_DROP);
+	bind_text(s, 1, name);
+	if (run(sdb, s) == -1)
+		goto done;
+	n = sqlite3_changes(sdb->db) > 0;
+	if (tx_commit(sdb) == -1)
+		n = -1;
+ done:
 	if (n == -1)
 		(void)tx_rollback(sdb);
 	tx_end_durable(sdb);

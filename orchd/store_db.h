@@ -77,6 +77,8 @@ typedef int	(*store_definition_cb)(const char *, size_t, void *);
 int		 store_db_api_put(struct store_db *,
 		    const struct workload_conf *, int64_t);
 int		 store_db_api_drop(struct store_db *, const char *);
+int		 store_db_api_expire(struct store_db *, const char *,
+		    const char *, int64_t);
 int		 store_db_api_list(struct store_db *, store_definition_cb,
 		    void *);
 

@@ -126,6 +126,7 @@ sq_add(struct store_queue *q, enum sq_kind kind, const void *data)
 	case SQ_STATE:
 		tmp.u.st.name[sizeof(tmp.u.st.name) - 1] = '\0';
 		tmp.u.st.msg[sizeof(tmp.u.st.msg) - 1] = '\0';
+		cause_sanitize(&tmp.u.st.cause);
 		break;
 	case SQ_LASTSEEN:
 		tmp.u.ls.name[sizeof(tmp.u.ls.name) - 1] = '\0';
@@ -300,6 +301,8 @@ sq_history(const struct store_queue *q, const char *name,
 		ct.reason = e->u.st.reason;
 		strlcpy(ct.msg, e->u.st.msg, sizeof(ct.msg));
 		ct.time = sq_time(&e->u.st);
+		if (ct.to == WL_WAKING)
+			ct.cause = e->u.st.cause;
 		n++;
 		if (fn(&ct, arg) == -1)
 			break;

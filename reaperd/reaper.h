@@ -26,11 +26,20 @@ struct reap_wl {
 	/* one bit per gateway ("prefork"): the ones that say so */
 	uint32_t		 inflight;	/* requests in flight */
 	uint32_t		 upgraded;	/* tunnels open */
+	/* "depends on": what it depends on, of this generation */
+	struct reap_wl		**deps;
+	uint32_t		 ndeps;
+	int			 held;		/* one depending on it is up */
+	int64_t			 expire_after;	/* API's: seconds, 0: never */
+	time_t			 born;		/* expiry clock's start */
+	time_t			 expire_sent;	/* proposed to the parent */
 	char			 namebuf[];	/* as long as the name */
 };
 
 /* policy.c: is this workload due to be suspended at now? */
 int	reaper_due(const struct reap_wl *, time_t);
+void	reaper_state(struct reap_wl *, enum workload_state, time_t);
+void	reaper_hold(const struct reap_wl *);
 /* policy.c: "some avg10" of a PSI file's text, in hundredths of a % */
 int	reaper_psi_parse(const char *, int32_t *);
 

@@ -99,6 +99,7 @@ reap_new(const char *name)
 	wl->name = wl->namebuf;
 	wl->state = WL_ASLEEP;
 	wl->last_seen = time(NULL);
+	wl->born = wl->last_seen;
 	RB_INSERT(reap_wls, &reap_wls, wl);
 	return (wl);
 }
@@ -203,26 +204,66 @@ pressure_tick(void)
 		log_warn("%s: compose", __func__);
 }
 
+/*
+ * "expire after": an API workload with no request for that long, from
+ * its last one or from when we first had it (creation, orchd's start),
+ * is proposed to the parent for deletion, which it decides.  Asked
+ * again at most every EXPIRE_RETRY seconds while it stays due.
+ */
+#define EXPIRE_RETRY	60
+static void
+reaper_expire(struct reap_wl *wl, time_t now)
+{
+	struct rp_expire	 re;
+	time_t			 since;
+
+	if (wl->expire_after <= 0 || wl->inflight != 0 || wl->upgraded != 0)
+		return;
+	since = wl->used > wl->born ? wl->used : wl->born;
+	if (now - since < wl->expire_after)
+		return;
+	if (wl->expire_sent != 0 && now - wl->expire_sent < EXPIRE_RETRY)
+		return;
+	wl->expire_sent = now;
+	log_debug("%s: no request for %llds, expired", wl->name,
+	    (long long)(now - since));
+	memset(&re, 0, sizeof(re));
+	strlcpy(re.name, wl->name, sizeof(re.name));
+	re.last_seen = wl->used;
+	re.secs = wl->expire_after;
+	if (proc_compose(&reaper_ps, PROC_PARENT, IMSG_REAP_EXPIRE, 0, -1,
+	    &re, sizeof(re)) == -1)
+		log_warn("%s: compose", __func__);
+}
+
 static void
 reaper_tick(int fd, short event, void *arg)
 {
-	struct reap_wl	*wl;
-	struct wl_ref	 ref;
-	time_t		 now = time(NULL);
+	struct reap_wl		*wl;
+	struct rp_suspend	 rs;
+	time_t			 now = time(NULL);
 
 	lastseen_send();
+	RB_FOREACH(wl, reap_wls, &reap_wls)
+		reaper_expire(wl, now);
 	if (reap_off)
 		return;
 	pressure_tick();
+	RB_FOREACH(wl, reap_wls, &reap_wls)
+		wl->held = 0;
+	RB_FOREACH(wl, reap_wls, &reap_wls)
+		reaper_hold(wl);
 	RB_FOREACH(wl, reap_wls, &reap_wls) {
 		if (!reaper_due(wl, now))
 			continue;
 		log_debug("%s: idle for %llds, suspending", wl->name,
 		    (long long)(now - wl->last_seen));
-		memset(&ref, 0, sizeof(ref));
-		strlcpy(ref.name, wl->name, sizeof(ref.name));
+		/* asked every tick while it is idle: a busy veto holds */
+		memset(&rs, 0, sizeof(rs));
+		strlcpy(rs.name, wl->name, sizeof(rs.name));
+		rs.idle_since = wl->last_seen + wl->idle_timeout;
 		if (proc_compose(&reaper_ps, PROC_RUNTIME, IMSG_REAP_SUSPEND, 0,
-		    -1, &ref, sizeof(ref)) == -1)
+		    -1, &rs, sizeof(rs)) == -1)
 			log_warn("%s: compose", __func__);
 	}
 }
@@ -268,11 +309,9 @@ reaper_recv_state(struct imsgev *iev, struct imsg *imsg)
 	st.name[sizeof(st.name) - 1] = '\0';
 	if ((wl = reap_find(st.name)) == NULL)
 		return;
-	/* a fresh start gets its whole idle timeout, request or not */
-	if (st.state == WL_RUNNING && wl->state != WL_RUNNING &&
-	    st.since > wl->last_seen)
-		wl->last_seen = st.since;
-	wl->state = st.state;
+	if (st.state < WL_ASLEEP || st.state > WL_FAILED)
+		return;
+	reaper_state(wl, st.state, st.since);
 }
 
 /*
@@ -322,6 +361,44 @@ reaper_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 }
 
 static void
+reap_free(struct reap_wl *wl)
+{
+	free(wl->deps);
+	free(wl);
+}
+
+/*
+ * What each workload of gen depends on, as pointers: made after the
+ * removals, from names every one of which gen has (the parent saw to it).
+ */
+static void
+reaper_deps(struct cfg_generation *gen)
+{
+	struct workload_conf	*wc;
+	const struct strentry	*e;
+	struct reap_wl		*wl, *d;
+	uint32_t		 n;
+
+	TAILQ_FOREACH(wc, &gen->workloads, entry) {
+		if ((wl = reap_find(wc->name)) == NULL)
+			continue;
+		free(wl->deps);
+		wl->deps = NULL;
+		wl->ndeps = 0;
+		n = 0;
+		TAILQ_FOREACH(e, &wc->depends, entry)
+			n++;
+		if (n == 0)
+			continue;
+		if ((wl->deps = calloc(n, sizeof(*wl->deps))) == NULL)
+			fatal("%s", __func__);
+		TAILQ_FOREACH(e, &wc->depends, entry)
+			if ((d = reap_find(e->str)) != NULL && d != wl)
+				wl->deps[wl->ndeps++] = d;
+	}
+}
+
+static void
 reaper_apply(struct privsep *ps, struct cfg_generation *gen,
     struct cfg_generation *old)
 {
@@ -339,13 +416,20 @@ reaper_apply(struct privsep *ps, struct cfg_generation *gen,
 			wl->keep_warm = wc->keep_warm;
 		wl->idle_timeout = wc->idle_timeout >= 0 ? wc->idle_timeout :
 		    gen->global.idle_timeout;
+		/* the file's workloads never expire; a change is asked anew */
+		wl->expire_after = 0;
+		wl->expire_sent = 0;
+		if (wc->source == SOURCE_API)
+			wl->expire_after = wc->expire_after >= 0 ?
+			    wc->expire_after : gen->global.expire_after;
 	}
 	RB_FOREACH_SAFE(wl, reap_wls, &reap_wls, next) {
 		if (wl->configured)
 			continue;
 		RB_REMOVE(reap_wls, &reap_wls, wl);
-		free(wl);
+		reap_free(wl);
 	}
+	reaper_deps(gen);
 	reap_off = gen->global.reaper_off;
 	if (reap_interval != gen->global.reaper_interval) {
 		reap_interval = gen->global.reaper_interval;

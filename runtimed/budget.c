@@ -22,6 +22,11 @@
  * warm (it counts against the budget all the same), one a running
  * workload depends on, one whose busy check vetoes it.
  *
+ * A workload that depends on others is admitted for its own estimate;
+ * each of its dependencies that does not run is then woken, and
+ * admitted, on its own, so that one that waits holds up its dependents
+ * and one that finds no room fails them with why.
+ *
  * Memory pressure: the reaper reads PSI and, while it is above the
  * limit, asks once a tick; the least recently used idle workload is
  * suspended, ahead of its idle timeout.
@@ -87,7 +92,7 @@ static void	budget_state(struct admit_state *);
 static void
 budget_fill(struct rt_budget *b)
 {
-	struct rt_wait		*w;
+	struct rt_queued	*w;
 	struct admit_state	 s;
 
 	*b = rt->stats;
@@ -279,7 +284,7 @@ budget_evict(struct rt_workload *wl, int64_t shortfall)
 {
 	struct admit_cand	*c;
 	struct rt_workload	*v;
-	struct rt_wait		*q;
+	struct rt_queued	*q;
 	int64_t			 need[BUDGET_EVICT_AHEAD];
 	size_t			 i, k, n, nneed = 0;
 	time_t			 now = time(NULL);
@@ -314,7 +319,7 @@ budget_evict(struct rt_workload *wl, int64_t shortfall)
 static void
 queue_leave(struct rt_workload *wl)
 {
-	struct rt_wait	*w = wl->wait;
+	struct rt_queued	*w = wl->wait;
 	double		 secs;
 
 	if (w == NULL)
@@ -363,8 +368,7 @@ queue_timeout(int fd, short event, void *arg)
 	rt->stats.queue_timeouts++;
 	queue_leave(wl);
 	log_warnx("workload %s: wake not admitted: %s", wl->name, msg);
-	lifecycle_state_tell(wl, RT_REASON_NO_ROOM, msg);
-	control_no_room(wl, msg);
+	lifecycle_no_room(wl, msg);
 	budget_run();
 }
 
@@ -377,9 +381,10 @@ static void
 budget_run(void)
 {
 	struct rt_workload	*wl;
-	struct rt_wait		*w;
+	struct rt_queued	*w;
 	struct admit_state	 s;
 	enum rt_reason		 reason;
+	char			 msg[RT_MSG_MAX];
 	int64_t			 shortfall;
 	enum admit_verdict	 v;
 
@@ -399,16 +404,19 @@ budget_run(void)
 			}
 			/* a stop not done yet: its wake goes behind it */
 			if (wl->stopping) {
-				queue_leave(wl);
 				wl->wake_queued = 1;
+				wl->wake_reason = w->reason;
+				queue_leave(wl);
 				continue;
 			}
 			budget_state(&s);
 			v = admit_check(&s, estimate(wl), &shortfall);
 			if (v == ADMIT_START) {
 				reason = w->reason;
+				strlcpy(msg, w->msg, sizeof(msg));
 				queue_leave(wl);
-				lifecycle_start(wl, reason);
+				lifecycle_start(wl, reason, msg[0] != '\0' ?
+				    msg : NULL);
 				continue;
 			}
 			/* room for it, and for those behind it */
@@ -428,27 +436,29 @@ budget_run(void)
 }
 
 /*
- * A wake of an asleep or failed workload, nothing of it running.  One
- * whose wake waits already joins it.
+ * A wake of an asleep or failed workload, nothing of it running; msg,
+ * if not NULL, for its history.  One whose wake waits already joins it.
  */
 void
-budget_admit(struct rt_workload *wl, enum rt_reason reason)
+budget_admit(struct rt_workload *wl, enum rt_reason reason, const char *msg)
 {
 	struct admit_state	 s;
-	struct rt_wait		*w;
+	struct rt_queued	*w;
 	struct timeval		 tv;
 
 	if (wl->wait != NULL)
 		return;
-	if (rt->budget == 0 && rt->max_wakes == 0 &&
-	    TAILQ_EMPTY(&rt->queue)) {
-		lifecycle_start(wl, reason);
+	if ((rt->budget == 0 && rt->max_wakes == 0 &&
+	    TAILQ_EMPTY(&rt->queue))) {
+		lifecycle_start(wl, reason, msg);
 		return;
 	}
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		fatal("%s", __func__);
 	w->wl = wl;
 	w->reason = reason;
+	if (msg != NULL)
+		strlcpy(w->msg, msg, sizeof(w->msg));
 	w->since_ms = monotime_ms();
 	wl->wait = w;
 	TAILQ_INSERT_TAIL(&rt->queue, w, entry);

@@ -123,6 +123,7 @@ void
 control_recv_wake(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rt_workload	*wl;
+	struct wake_cause	 cause;
 	char			 name[ORCHD_NAME_MAX];
 	struct asker		 a;
 
@@ -136,13 +137,16 @@ control_recv_wake(struct imsgev *iev, struct imsg *imsg)
 	/* before the wake: a start that fails at once settles it */
 	if (control_wait(wl, &a, WL_RUNNING) == -1)
 		return;
-	lifecycle_wake(name, RT_REASON_OPERATOR);
+	/* orchctl comes through the parent, the API through a gateway */
+	lifecycle_cause(&cause, a.peer == PROC_GATEWAY ? WAKE_API :
+	    WAKE_ORCHCTL);
+	lifecycle_wake(name, RT_REASON_OPERATOR, &cause);
 }
 
 void
 control_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 {
-	struct rt_workload	*wl;
+	struct rt_workload	*wl, *up;
 	char			 name[ORCHD_NAME_MAX];
 	struct asker		 a;
 
@@ -170,6 +174,12 @@ control_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 		    "first", name);
 		return;
 	}
+	if ((up = lifecycle_dependent_up(wl)) != NULL) {
+		control_fail(&a, CTL_ERR_BUSY, "%s depends on %s and is %s: "
+		    "suspend it first", up->name, name,
+		    workload_state_name(up->state));
+		return;
+	}
 	if (control_wait(wl, &a, WL_ASLEEP) == -1)
 		return;
 	if (lifecycle_suspend(name, RT_REASON_OPERATOR) == -1)
@@ -180,6 +190,7 @@ void
 control_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rt_workload	*wl;
+	struct wake_cause	 cause;
 	struct ctl_keepwarm	 kw;
 	struct asker		 a;
 
@@ -199,8 +210,10 @@ control_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 	    sizeof(kw)) == -1)
 		log_warn("%s: compose", __func__);
 	lifecycle_keep_warm_send(wl);
-	if (kw.on && (wl->state == WL_ASLEEP || wl->state == WL_FAILED))
-		lifecycle_wake(wl->name, RT_REASON_KEEP_WARM);
+	if (kw.on && (wl->state == WL_ASLEEP || wl->state == WL_FAILED)) {
+		lifecycle_cause(&cause, WAKE_KEEP_WARM);
+		lifecycle_wake(wl->name, RT_REASON_KEEP_WARM, &cause);
+	}
 	control_ok(&a);
 }
 

@@ -10,7 +10,10 @@
  *			adoption of containers that outlived orchd
  *	docker_events.c	what happens to containers outside orchd, from
  *			the daemon's events stream
+ *	docker_network.c the networks of "network NAME", made if missing
  *	docker_logs.c	orchctl logs for containers, demultiplexed
+ *	docker_pull.c	images pulled, with the registry logins
+ *	docker_image.c	image references, and a pull's progress
  */
 
 #ifndef RUNTIMED_DOCKER_H
@@ -33,6 +36,7 @@ struct imsg;
 #define DK_NAME_PREFIX		"orchd-"
 #define DK_LABEL_WORKLOAD	"org.orchd.workload"
 #define DK_LABEL_HASH		"org.orchd.hash"
+#define DK_LABEL_NETWORK	"org.orchd.network"	/* one runtimed made */
 #define DK_CNAME_MAX		(sizeof(DK_NAME_PREFIX) + ORCHD_NAME_MAX)
 #define DK_ID_MAX		65	/* 64 hex digits and the NUL */
 #define DK_HASH_MAX		65	/* sha256 in hex and the NUL */
@@ -50,6 +54,17 @@ enum dk_call {
 	DK_LOGS,	/* GET /containers/{id}/logs?...&tail={arg} */
 	DK_EVENTS,	/* GET /events?filters=(orchd's containers) */
 	DK_LIST,	/* GET /containers/json?all=1&filters=(orchd's) */
+	DK_NET_INSPECT,	/* GET /networks/{id} */
+	DK_NET_CREATE,	/* POST /networks/create */
+	DK_PULL,	/* POST /images/create?fromImage={id}&tag={arg} */
+	DK_IMAGE,	/* GET /images/{id}/json */
+	/* the swarm driver's (driver_swarm.c) */
+	DK_SVC_INSPECT,	/* GET /services/{id} */
+	DK_SVC_CREATE,	/* POST /services/create */
+	DK_SVC_UPDATE,	/* POST /services/{id}/update?version={arg} */
+	DK_TASKS,	/* GET /tasks?filters=(service {id}) */
+	DK_NODE,	/* GET /nodes/{id} */
+	DK_IMAGE_REMOVE, /* DELETE /images/{id}: an expired one's, unused */
 	DK_CALL_MAX
 };
 
@@ -95,12 +110,16 @@ void		 dk_init(const char *, int);
 struct dk_req	*dk_call(enum dk_call, const char *, const char *, json_t *,
 		    dk_done_cb, dk_data_cb, void *);
 void		 dk_cancel(struct dk_req *);
+int		 dk_set_auth(struct dk_req *, const char *);
 int		 dk_api_at_least(int, int);
 const char	*dk_where(void);
 
 /* docker_spec.c */
 json_t		*dk_spec(const struct workload_conf *, char *, size_t);
 int		 dk_spec_hash(json_t *, char *, size_t);
+int		 dk_spec_strlist(json_t *, const char *, const struct strlist *);
+int		 dk_spec_argv(json_t *, const char *, const char *, char *,
+		    size_t);
 void		 dk_container_name(const char *, char *, size_t);
 
 /* driver_docker.c: what the rest of runtimed asks */
@@ -111,9 +130,78 @@ void		 docker_died(const char *, const char *);
 void		 docker_reconcile(void);
 void		 docker_event(const struct dk_event *);
 int		 docker_refused(struct rt_workload *);
+int64_t		 docker_pulling(struct rt_workload *);
+
+/* docker_network.c: cb gets the network's id, or NULL and why */
+typedef void	(*dk_net_cb)(const char *, const char *, void *);
+struct dk_netwait;
+struct dk_netwait *dk_network_ensure(const char *, dk_net_cb, void *);
+void		 dk_network_cancel(struct dk_netwait *);
+
+/* swarm_spec.c */
+json_t		*sw_spec(const struct workload_conf *, const char *, char *,
+		    size_t, char *, size_t);
+int		 sw_spec_replicas(json_t *, int);
+
+/* driver_swarm.c */
+void		 swarm_adopt(struct rt_workload *);
+void		 swarm_clear(struct rt_workload *);
 
 /* docker_events.c */
 void		 docker_events_start(void);
+
+/* an image reference as a pull needs it (docker_image.c) */
+#define DK_IMAGE_MAX		CTL_IMAGE_MAX
+#define DK_TAG_MAX		136	/* a tag's 128, or a digest */
+#define DK_REGISTRY_MAX		256
+struct dk_imageref {
+	char		 name[DK_IMAGE_MAX];	/* without tag or digest */
+	char		 tag[DK_TAG_MAX];	/* or "sha256:..." */
+	char		 registry[DK_REGISTRY_MAX]; /* "docker.io" */
+};
+
+/* what the daemon has said of a pull so far (docker_image.c) */
+#define DK_PULL_LINE_MAX	16384	/* one message of the stream */
+#define DK_PULL_LAYERS_MAX	128	/* layers told apart */
+struct dk_layer {
+	char		 id[72];
+	int64_t		 current;	/* bytes downloaded */
+	int64_t		 total;		/* 0: not said */
+	int		 done;
+};
+struct dk_progress {
+	char		 line[DK_PULL_LINE_MAX];
+	size_t		 linelen;
+	int		 skipping;	/* the rest of a line too long */
+	uint64_t	 skipped;	/* lines too long */
+	struct dk_layer	 layers[DK_PULL_LAYERS_MAX];
+	size_t		 nlayers;
+	char		 status[RT_MSG_MAX]; /* "Digest: sha256:..." */
+	char		 error[RT_MSG_MAX];  /* the first error */
+	int		 failed;
+	int		 changed;	/* since the caller last looked */
+};
+
+/* docker_image.c */
+int		 dk_image_parse(const char *, struct dk_imageref *, char *,
+		    size_t);
+void		 dk_progress_feed(struct dk_progress *, const char *, size_t);
+void		 dk_progress_sum(const struct dk_progress *, struct ctl_pull *);
+
+/* docker_pull.c: a pull's end, 1 or 0 and why; its progress */
+typedef void	(*dk_pull_done_cb)(int, const char *, void *);
+typedef void	(*dk_pull_progress_cb)(const struct ctl_pull *, void *);
+struct dk_pull_watch;
+struct dk_pull_watch *dk_pull_start(const char *, int64_t,
+		    dk_pull_progress_cb, dk_pull_done_cb, void *, char *,
+		    size_t);
+void		 dk_pull_stop(struct dk_pull_watch *);
+int64_t		 dk_pull_left(const struct dk_pull_watch *);
+int64_t		 docker_pull_timeout(const struct workload_conf *);
+void		 docker_recv_regauth(struct imsgev *, struct imsg *);
+void		 docker_recv_pull(struct imsgev *, struct imsg *);
+void		 docker_recv_purge(struct imsgev *, struct imsg *);
+const char	*docker_login(const char *);
 
 /* docker_logs.c */
 int		 docker_logs(struct rt_workload *, size_t, rt_logs_cb, void *);

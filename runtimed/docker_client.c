@@ -18,8 +18,10 @@
  * leaves the version to be negotiated again with the next call.
  *
  * Only the calls of enum dk_call are made, their paths built here from
- * names checked to be container names or ids: whatever else runtimed
- * does, this is all it can ask of Docker (research/edge-cases.md 3.4).
+ * names checked to be container or network names or ids, or image
+ * references: whatever else runtimed does, this is all it can ask of
+ * Docker.  A pull's registry login travels
+ * in its X-Registry-Auth header, never in a path or a log line.
  */
 
 #include <sys/types.h>
@@ -46,7 +48,7 @@
 #define DK_IDLE_TIMEOUT		60	/* seconds a kept connection waits */
 #define DK_HEAD_MAX		16384
 #define DK_BODY_MAX		(4 * 1024 * 1024)	/* buffered answers */
-#define DK_PATH_MAX		512
+#define DK_PATH_MAX		2048
 #define DK_ERR_MAX		RT_MSG_MAX
 #define DK_READ_MAX		65536
 #define DK_REF_MAX		128	/* a container name or id */
@@ -73,6 +75,7 @@ struct dk_req {
 	int			 cancelled;
 	int			 retried;
 	int			 timeout;	/* seconds; 0: none */
+	char			*auth;		/* X-Registry-Auth, or NULL */
 	dk_done_cb		 done;
 	dk_data_cb		 data;
 	void			*arg;
@@ -125,7 +128,18 @@ static const struct {
 	[DK_STATS] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
 	[DK_LOGS] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 1 },
 	[DK_EVENTS] =	{ "GET", HTTP_M_GET, 0, 1 },
-	[DK_LIST] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 }
+	[DK_LIST] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
+	[DK_NET_INSPECT] = { "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
+	[DK_NET_CREATE] = { "POST", HTTP_M_POST, DK_TIMEOUT, 0 },
+	/* as long as the pull timeout, which its caller keeps */
+	[DK_PULL] =	{ "POST", HTTP_M_POST, 0, 1 },
+	[DK_IMAGE] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
+	[DK_SVC_INSPECT] = { "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
+	[DK_SVC_CREATE] = { "POST", HTTP_M_POST, DK_TIMEOUT, 0 },
+	[DK_SVC_UPDATE] = { "POST", HTTP_M_POST, DK_TIMEOUT, 0 },
+	[DK_TASKS] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
+	[DK_NODE] =	{ "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
+	[DK_IMAGE_REMOVE] = { "DELETE", HTTP_M_DELETE, DK_TIMEOUT, 0 }
 };
 
 static struct dk_reqs	 dk_queue = TAILQ_HEAD_INITIALIZER(dk_queue);
@@ -212,6 +226,31 @@ dk_valid_ref(const char *s)
 	return (1);
 }
 
+/* an image reference, as docker_image.c checked it */
+static int
+dk_valid_image(const char *s)
+{
+	struct dk_imageref	 ref;
+	char			 err[RT_MSG_MAX];
+
+	return (s != NULL && dk_image_parse(s, &ref, err, sizeof(err)) == 0);
+}
+
+/* a tag, or a digest: no '/', no '@' */
+static int
+dk_valid_tag(const char *s)
+{
+	size_t	 i;
+
+	if (s == NULL || !isalnum((unsigned char)s[0]))
+		return (0);
+	for (i = 0; s[i] != '\0'; i++)
+		if (i >= DK_TAG_MAX || (!isalnum((unsigned char)s[i]) &&
+		    s[i] != '_' && s[i] != '.' && s[i] != '-' && s[i] != ':'))
+			return (0);
+	return (1);
+}
+
 /* "all" or a number of lines */
 static int
 dk_valid_tail(const char *s)
@@ -265,7 +304,8 @@ dk_urlencode(const char *s, char *buf, size_t len)
 static int
 dk_path(struct dk_req *req, const char *id, const char *arg)
 {
-	char	 filters[256];
+	char	 filters[256], enc[sizeof(filters) * 3];
+	char	 from[DK_IMAGE_MAX * 3], tag[DK_TAG_MAX * 3];
 	int	 n = -1, secs = 0;
 
 	switch (req->call) {
@@ -273,6 +313,28 @@ dk_path(struct dk_req *req, const char *id, const char *arg)
 	case DK_PING:
 	case DK_EVENTS:
 	case DK_LIST:
+	case DK_NET_CREATE:
+		break;
+	case DK_PULL:
+		/* a name without its tag, which comes apart: see dk_pull */
+		if (!dk_valid_image(id) || strchr(id, '@') != NULL ||
+		    !dk_valid_tag(arg) || dk_urlencode(id, from,
+		    sizeof(from)) == -1 || dk_urlencode(arg, tag,
+		    sizeof(tag)) == -1)
+			return (-1);
+		break;
+	case DK_IMAGE:
+	case DK_IMAGE_REMOVE:
+		if (!dk_valid_image(id))
+			return (-1);
+		break;
+	case DK_SVC_CREATE:
+		break;
+	case DK_SVC_UPDATE:
+		/* the version index: digits only */
+		if (!dk_valid_ref(id) || !dk_valid_tail(arg) ||
+		    strcmp(arg, "all") == 0)
+			return (-1);
 		break;
 	case DK_CREATE:
 		if (!dk_valid_ref(arg))
@@ -349,6 +411,54 @@ dk_path(struct dk_req *req, const char *id, const char *arg)
 		n = snprintf(req->path, sizeof(req->path),
 		    "/containers/json?all=1&filters=%s", filters);
 		break;
+	case DK_NET_INSPECT:
+		n = snprintf(req->path, sizeof(req->path), "/networks/%s",
+		    id);
+		break;
+	case DK_NET_CREATE:
+		n = snprintf(req->path, sizeof(req->path),
+		    "/networks/create");
+		break;
+	case DK_PULL:
+		/* a tag always: without one Docker pulls every tag */
+		n = snprintf(req->path, sizeof(req->path),
+		    "/images/create?fromImage=%s&tag=%s", from, tag);
+		break;
+	case DK_IMAGE:
+		/* the daemon's route takes the name's slashes as they are */
+		n = snprintf(req->path, sizeof(req->path), "/images/%s/json",
+		    id);
+		break;
+	case DK_SVC_INSPECT:
+		n = snprintf(req->path, sizeof(req->path), "/services/%s",
+		    id);
+		break;
+	case DK_SVC_CREATE:
+		n = snprintf(req->path, sizeof(req->path),
+		    "/services/create");
+		break;
+	case DK_SVC_UPDATE:
+		n = snprintf(req->path, sizeof(req->path),
+		    "/services/%s/update?version=%s", id, arg);
+		break;
+	case DK_TASKS:
+		/* the service's tasks: those meant to run, those ending */
+		n = snprintf(filters, sizeof(filters), "{\"service\":"
+		    "[\"%s\"]}", id);
+		if (n < 0 || (size_t)n >= sizeof(filters))
+			return (-1);
+		if (dk_urlencode(filters, enc, sizeof(enc)) == -1)
+			return (-1);
+		n = snprintf(req->path, sizeof(req->path),
+		    "/tasks?filters=%s", enc);
+		break;
+	case DK_NODE:
+		n = snprintf(req->path, sizeof(req->path), "/nodes/%s", id);
+		break;
+	case DK_IMAGE_REMOVE:
+		/* no force: an image a container still has stays */
+		n = snprintf(req->path, sizeof(req->path), "/images/%s", id);
+		break;
 	default:
 		return (-1);
 	}
@@ -368,6 +478,8 @@ dk_req_free(struct dk_req *req)
 	if (req->resp != NULL)
 		evbuffer_free(req->resp);
 	free(req->body);
+	if (req->auth != NULL)
+		freezero(req->auth, strlen(req->auth));
 	free(req);
 }
 
@@ -397,8 +509,10 @@ dk_req_error(struct dk_req *req, const char *body, size_t len)
 			break;
 		} else if (iscntrl((unsigned char)*p))
 			*p = ' ';
-	/* a container that does not exist yet is no news */
-	if (req->call == DK_INSPECT && req->status == 404)
+	/* a container, service or image not made yet is no news */
+	if ((req->call == DK_INSPECT || req->call == DK_IMAGE ||
+	    req->call == DK_SVC_INSPECT || req->call == DK_TASKS) &&
+	    req->status == 404)
 		log_debug("docker: %s %s: %d %s", dk_calls[req->call].method,
 		    req->path, req->status, req->err);
 	else
@@ -527,6 +641,29 @@ dk_call(enum dk_call call, const char *id, const char *arg, json_t *body,
 	TAILQ_INSERT_TAIL(&dk_queue, req, entry);
 	dk_kick();
 	return (req);
+}
+
+/*
+ * The registry login a pull sends (X-Registry-Auth), made by the parent:
+ * base64url, nothing that could end the header.  Before the call is
+ * sent, that is before the event loop runs again.  -1 if it is refused.
+ */
+int
+dk_set_auth(struct dk_req *req, const char *auth)
+{
+	size_t	 i;
+
+	if (req->conn != NULL || req->call != DK_PULL)
+		return (-1);
+	for (i = 0; auth[i] != '\0'; i++)
+		if (!isalnum((unsigned char)auth[i]) && auth[i] != '-' &&
+		    auth[i] != '_' && auth[i] != '=')
+			return (-1);
+	if (req->auth != NULL)
+		freezero(req->auth, strlen(req->auth));
+	if ((req->auth = strdup(auth)) == NULL)
+		return (-1);
+	return (0);
 }
 
 /*
@@ -1038,6 +1175,9 @@ dk_send(struct dk_req *req)
 	r = evbuffer_add_printf(c->out, "%s %s%s HTTP/1.1\r\n"
 	    "Host: docker\r\nUser-Agent: orchd\r\n",
 	    dk_calls[req->call].method, ver, req->path);
+	if (r != -1 && req->auth != NULL)
+		r = evbuffer_add_printf(c->out, "X-Registry-Auth: %s\r\n",
+		    req->auth);
 	if (r != -1 && req->body != NULL)
 		r = evbuffer_add_printf(c->out, "Content-Type: "
 		    "application/json\r\nContent-Length: %zu\r\n\r\n",

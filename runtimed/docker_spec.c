@@ -28,8 +28,9 @@ dk_container_name(const char *name, char *buf, size_t len)
 	snprintf(buf, len, "%s%s", DK_NAME_PREFIX, name);
 }
 
-static int
-spec_strlist(json_t *o, const char *key, const struct strlist *l)
+/* a list of strings as a JSON array under key; none: no key */
+int
+dk_spec_strlist(json_t *o, const char *key, const struct strlist *l)
 {
 	const struct strentry	*e;
 	json_t			*a;
@@ -46,9 +47,13 @@ spec_strlist(json_t *o, const char *key, const struct strlist *l)
 	return (json_object_set_new(o, key, a));
 }
 
-/* command: split as sh(1) would, and no shell runs it */
-static int
-spec_cmd(json_t *o, const char *command, char *err, size_t errlen)
+/*
+ * command: split as sh(1) would, and no shell runs it, as the array key
+ * ("Cmd" for a container, "Args" for a service's task)
+ */
+int
+dk_spec_argv(json_t *o, const char *key, const char *command, char *err,
+    size_t errlen)
 {
 	json_t	*a;
 	char	**argv;
@@ -66,7 +71,7 @@ spec_cmd(json_t *o, const char *command, char *err, size_t errlen)
 	for (i = 0; argv[i] != NULL; i++)
 		r |= json_array_append_new(a, json_string(argv[i]));
 	free_argv(argv);
-	r |= json_object_set_new(o, "Cmd", a);
+	r |= json_object_set_new(o, key, a);
 	if (r != 0)
 		snprintf(err, errlen, "out of memory");
 	return (r != 0 ? -1 : 0);
@@ -109,7 +114,10 @@ spec_host(const struct workload_conf *wc, const char *port,
 	if (wc->network == NETWORK_HOST)
 		r |= json_object_set_new(h, "NetworkMode",
 		    json_string("host"));
-	else {
+	else if (wc->network == NETWORK_NAMED)
+		r |= json_object_set_new(h, "NetworkMode",
+		    json_string(wc->netname));
+	if (wc->network != NETWORK_HOST) {
 		/* published where the gateway looks for it, and only there */
 		pb = json_pack("{s:[{s:s, s:s}]}", port, "HostIp",
 		    wc->address, "HostPort", hostport);
@@ -137,6 +145,23 @@ spec_host(const struct workload_conf *wc, const char *port,
 }
 
 /*
+ * On a network of the operator's, the workload's name is the
+ * container's name there too: its peers reach it by that name.
+ */
+static int
+spec_network(json_t *o, const struct workload_conf *wc)
+{
+	json_t	*ep;
+
+	if (wc->network != NETWORK_NAMED)
+		return (0);
+	if ((ep = json_pack("{s:{s:{s:[s]}}}", "EndpointsConfig", wc->netname,
+	    "Aliases", wc->name)) == NULL)
+		return (-1);
+	return (json_object_set_new(o, "NetworkingConfig", ep));
+}
+
+/*
  * The create body for wc, without its hash label.  NULL with the reason
  * in err if it cannot be built.
  */
@@ -152,17 +177,18 @@ dk_spec(const struct workload_conf *wc, char *err, size_t errlen)
 		return (NULL);
 	}
 	snprintf(port, sizeof(port), "%u/tcp", wc->port);
-	snprintf(hostport, sizeof(hostport), "%u", wc->port);
+	snprintf(hostport, sizeof(hostport), "%u",
+	    workload_upstream_port(wc));
 	if ((o = json_object()) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return (NULL);
 	}
 	r |= json_object_set_new(o, "Image", json_string(wc->image));
-	if (spec_cmd(o, wc->command, err, errlen) == -1) {
+	if (dk_spec_argv(o, "Cmd", wc->command, err, errlen) == -1) {
 		json_decref(o);
 		return (NULL);
 	}
-	r |= spec_strlist(o, "Env", &wc->env);
+	r |= dk_spec_strlist(o, "Env", &wc->env);
 	if (wc->user != NULL)
 		r |= json_object_set_new(o, "User", json_string(wc->user));
 	if (wc->directory != NULL)
@@ -188,6 +214,7 @@ dk_spec(const struct workload_conf *wc, char *err, size_t errlen)
 		r = -1;
 	else
 		r |= json_object_set_new(o, "HostConfig", host);
+	r |= spec_network(o, wc);
 	if (r != 0) {
 		snprintf(err, errlen, "out of memory");
 		json_decref(o);

@@ -57,5 +57,7 @@ struct rt_driver {
 extern const struct rt_driver	driver_process;
 /* driver_docker.c */
 extern const struct rt_driver	driver_docker;
+/* driver_swarm.c */
+extern const struct rt_driver	driver_swarm;
 
 #endif /* RUNTIMED_DRIVER_H */

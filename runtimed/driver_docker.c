@@ -2,12 +2,22 @@
  * The docker driver: a workload that is a container, orchd-NAME,
  * labelled org.orchd.workload=NAME and org.orchd.hash=<its spec's hash>.
  *
- * Start: inspect orchd-NAME.  None: create it, then start it.  One with
- * the same hash: start it, or take it as it is if it runs already.  One
- * with another hash, because the definition changed since it was made:
- * remove it (its volumes stay) and create it again.  A definition that
- * changes is therefore used at the next wake, and a change never wakes
- * anything.  Stop: the container's memory figure for the store, then
+ * Start: with "network NAME", the network is made sure of first
+ * (docker_network.c).  Then the image, inspected by the name the
+ * workload gives it, and pulled (docker_pull.c) as "pull" says: always
+ * before it is looked at, or when the daemon has none by that name
+ * ("missing"), or never.  Then inspect orchd-NAME.  None: create it,
+ * then start it.  One with the same hash, made from the image the name
+ * gives now: start it, or take it as it is if it runs already.  One with
+ * another hash, because the definition changed since it was made, or
+ * made from another image, because a pull or docker pull brought a new
+ * one under the same name, or a stopped one made on another network of
+ * that name, since removed: remove it (its volumes stay) and create it
+ * again.  A definition that changes is therefore used at the next wake,
+ * and a change never wakes anything.  While a pull goes on the wake
+ * timeout waits, the pull timeout bounding it (lifecycle_pulling); a
+ * stop cancels the pull.
+ * Stop: the container's memory figure for the store, then
  * POST /containers/ID/stop?t=<its stop timeout>: the daemon sends the
  * container's StopSignal and a SIGKILL once that has passed.  The
  * container is kept, to be started again.
@@ -46,13 +56,18 @@ enum dk_op {
 };
 
 enum dk_step {
-	STEP_INSPECT = 0,
+	STEP_NETWORK = 0,	/* dk_network_ensure(), not a dk_call() */
+	STEP_INSPECT,
 	STEP_REMOVE,
 	STEP_CREATE,
 	STEP_START,
 	STEP_STATS,
-	STEP_STOP
+	STEP_STOP,
+	STEP_PULL,		/* waits for the image's pull */
+	STEP_IMAGE		/* what the image's name gives now */
 };
+
+#define DK_IMAGEID_MAX		80	/* "sha256:" and 64 hex digits */
 
 struct rt_docker {
 	struct rt_workload	*wl;
@@ -80,6 +95,12 @@ struct rt_docker {
 	char			 hash[DK_HASH_MAX];
 	int64_t			 stop_timeout;	/* of the definition it
 						   was started with */
+	struct dk_netwait	*netwait;	/* STEP_NETWORK */
+	char			 netid[DK_ID_MAX]; /* its network's, now */
+	char			 cnetid[DK_ID_MAX]; /* the container's */
+	struct dk_pull_watch	*pull;		/* STEP_PULL's */
+	int			 pulled;	/* by this start */
+	char			 image_id[DK_IMAGEID_MAX]; /* "": none */
 };
 
 static int		 docker_start(struct rt_workload *, char *, size_t);
@@ -97,6 +118,10 @@ const struct rt_driver driver_docker = {
 static void	dk_done(const struct dk_resp *, void *);
 static void	dk_stop_begin(struct rt_docker *);
 static void	dk_look(struct rt_docker *);
+static void	dk_network_ready(const char *, const char *, void *);
+static int	dk_image_begin(struct rt_docker *, char *, size_t);
+static void	dk_pulled(int, const char *, void *);
+static void	dk_start_failed(struct rt_docker *, const char *);
 
 static struct rt_docker *
 dk_get(struct rt_workload *wl)
@@ -123,6 +148,8 @@ docker_clear(struct rt_workload *wl)
 	docker_logs_clear(wl);
 	if (dk == NULL)
 		return;
+	dk_network_cancel(dk->netwait);
+	dk_pull_stop(dk->pull);
 	dk_cancel(dk->req);
 	json_decref(dk->spec);
 	free(dk);
@@ -165,6 +192,25 @@ dk_next(struct rt_docker *dk, enum dk_step step, enum dk_call call,
 	return (0);
 }
 
+/* the id of the network of "network NAME" the container is on, or "" */
+static void
+dk_inspected_network(struct rt_docker *dk, json_t *o)
+{
+	const struct workload_conf	*wc = dk->wl->conf;
+	json_t				*nets;
+	const char			*id = NULL;
+
+	dk->cnetid[0] = '\0';
+	if (wc == NULL || wc->network != NETWORK_NAMED)
+		return;
+	nets = json_object_get(json_object_get(o, "NetworkSettings"),
+	    "Networks");
+	id = json_string_value(json_object_get(json_object_get(nets,
+	    wc->netname), "NetworkID"));
+	if (id != NULL)
+		strlcpy(dk->cnetid, id, sizeof(dk->cnetid));
+}
+
 /* the container's id, running state and our labels, from an inspect */
 static int
 dk_inspected(struct rt_docker *dk, const struct dk_resp *r, int *running,
@@ -196,6 +242,7 @@ dk_inspected(struct rt_docker *dk, const struct dk_resp *r, int *running,
 		return (-1);
 	}
 	strlcpy(dk->id, id, sizeof(dk->id));
+	dk_inspected_network(dk, o);
 	*running = json_is_true(json_object_get(json_object_get(o, "State"),
 	    "Running"));
 	if (hash != NULL) {
@@ -210,10 +257,35 @@ dk_inspected(struct rt_docker *dk, const struct dk_resp *r, int *running,
  * Start.
  */
 
+/* the workload's "pull", or the global one */
+static int
+dk_pull_mode(const struct workload_conf *wc)
+{
+	return (wc->pull != -1 ? wc->pull : rt->pull);
+}
+
+/* a wake waits for its image: the wake timeout too, until it is in */
+static int
+dk_pull_begin(struct rt_docker *dk, char *msg, size_t len)
+{
+	struct rt_workload	*wl = dk->wl;
+	int64_t			 secs = docker_pull_timeout(wl->conf);
+
+	dk->step = STEP_PULL;
+	if ((dk->pull = dk_pull_start(wl->conf->image, secs, NULL, dk_pulled,
+	    dk, msg, len)) == NULL)
+		return (-1);
+	log_info("workload %s: waits for the pull of %s", wl->name,
+	    wl->conf->image);
+	lifecycle_pulling(wl, secs);
+	return (0);
+}
+
 static int
 docker_start(struct rt_workload *wl, char *msg, size_t len)
 {
 	struct rt_docker	*dk = dk_get(wl);
+	struct dk_imageref	 ref;
 
 	docker_events_start();
 	if (dk->op == OP_ADOPT || dk->op == OP_LOOK || dk->op == OP_CHECK) {
@@ -231,6 +303,8 @@ docker_start(struct rt_workload *wl, char *msg, size_t len)
 		snprintf(msg, len, "a Docker call is already under way");
 		return (-1);
 	}
+	if (dk_image_parse(wl->conf->image, &ref, msg, len) == -1)
+		return (-1);
 	json_decref(dk->spec);
 	if ((dk->spec = dk_spec(wl->conf, msg, len)) == NULL)
 		return (-1);
@@ -242,13 +316,98 @@ docker_start(struct rt_workload *wl, char *msg, size_t len)
 	dk->stop_wanted = 0;
 	dk->died = 0;
 	dk->oom = dk->killsig = dk->removed = dk->start_seen = 0;
+	dk->pulled = 0;
+	dk->image_id[0] = '\0';
 	dk_keep_stop_timeout(dk);
-	if (dk_next(dk, STEP_INSPECT, DK_INSPECT, dk->cname, NULL) == -1) {
+	dk->netid[0] = '\0';
+	if (wl->conf->network == NETWORK_NAMED) {
+		dk->step = STEP_NETWORK;
+		if ((dk->netwait = dk_network_ensure(wl->conf->netname,
+		    dk_network_ready, dk)) != NULL)
+			return (0);
 		dk->op = OP_NONE;
 		snprintf(msg, len, "cannot call the Docker daemon");
 		return (-1);
 	}
+	if (dk_image_begin(dk, msg, len) == -1) {
+		dk->op = OP_NONE;
+		return (-1);
+	}
 	return (0);
+}
+
+/* the pull the start waited for is over */
+static void
+dk_pulled(int ok, const char *why, void *arg)
+{
+	struct rt_docker	*dk = arg;
+
+	dk->pull = NULL;
+	if (dk->op != OP_START || dk->step != STEP_PULL)
+		return;
+	if (!ok) {
+		dk_start_failed(dk, why);
+		return;
+	}
+	dk->pulled = 1;
+	lifecycle_pulled(dk->wl);
+	if (dk_next(dk, STEP_IMAGE, DK_IMAGE, dk->wl->conf->image,
+	    NULL) == -1)
+		dk_start_failed(dk, "cannot call Docker");
+}
+
+/*
+ * The image's id, from its inspect.  404: the daemon has none by that
+ * name, which a pull fetches ("pull missing"), or which the create
+ * reports (never, or not even a pull brought one).  -1: the start
+ * failed.
+ */
+static int
+dk_image_step(struct rt_docker *dk, const struct dk_resp *r)
+{
+	json_error_t	 jerr;
+	json_t		*o;
+	const char	*id;
+	char		 err[RT_MSG_MAX];
+
+	if (r->status == 404) {
+		if (!dk->pulled && dk_pull_mode(dk->wl->conf) == PULL_MISSING) {
+			if (dk_pull_begin(dk, err, sizeof(err)) == 0)
+				return (1);
+			dk_start_failed(dk, err);
+			return (-1);
+		}
+		log_debug("workload %s: no image %s", dk->wl->name,
+		    dk->wl->conf->image);
+		return (0);
+	}
+	if (r->status != 200) {
+		dk_start_failed(dk, r->err);
+		return (-1);
+	}
+	if ((o = json_loadb(r->body, r->len, 0, &jerr)) != NULL &&
+	    (id = json_string_value(json_object_get(o, "Id"))) != NULL)
+		(void)strlcpy(dk->image_id, id, sizeof(dk->image_id));
+	json_decref(o);
+	return (0);
+}
+
+/* made from another image than the one its name gives now */
+static int
+dk_image_changed(struct rt_docker *dk, const struct dk_resp *r)
+{
+	json_error_t	 jerr;
+	json_t		*o;
+	const char	*image;
+	int		 changed = 0;
+
+	if (dk->image_id[0] == '\0' ||
+	    (o = json_loadb(r->body, r->len, 0, &jerr)) == NULL)
+		return (0);
+	image = json_string_value(json_object_get(o, "Image"));
+	changed = image != NULL && strcmp(image, dk->image_id) != 0;
+	json_decref(o);
+	return (changed);
 }
 
 /* the start did not happen: why, to the lifecycle */
@@ -260,6 +419,56 @@ dk_start_failed(struct rt_docker *dk, const char *why)
 	log_warnx("workload %s: container not started: %s", dk->wl->name,
 	    why);
 	lifecycle_start_failed(dk->wl, why);
+}
+
+/* the network of "network NAME" is there: on to the container */
+/* the image: pulled first if always, else inspected by its name */
+static int
+dk_image_begin(struct rt_docker *dk, char *msg, size_t len)
+{
+	const struct workload_conf	*wc = dk->wl->conf;
+	int				 r;
+
+	if (dk_pull_mode(wc) == PULL_ALWAYS)
+		r = dk_pull_begin(dk, msg, len);
+	else if ((r = dk_next(dk, STEP_IMAGE, DK_IMAGE, wc->image,
+	    NULL)) == -1)
+		snprintf(msg, len, "cannot call the Docker daemon");
+	return (r);
+}
+
+static void
+dk_network_ready(const char *id, const char *err, void *arg)
+{
+	struct rt_docker		*dk = arg;
+	const struct workload_conf	*wc = dk->wl->conf;
+	char				 why[RT_MSG_MAX];
+
+	dk->netwait = NULL;
+	if (id == NULL) {
+		snprintf(why, sizeof(why), "network %s: %s", wc != NULL &&
+		    wc->netname != NULL ? wc->netname : "?", err);
+		dk_start_failed(dk, why);
+		return;
+	}
+	if (dk->stop_wanted) {
+		dk_start_failed(dk, "stopped before it started");
+		return;
+	}
+	strlcpy(dk->netid, id, sizeof(dk->netid));
+	if (dk_image_begin(dk, why, sizeof(why)) == -1)
+		dk_start_failed(dk, why);
+}
+
+/*
+ * A stopped container of the right definition can start as it is,
+ * unless the network it was made on is not the network of that name
+ * now: then Docker would refuse to start it.
+ */
+static int
+dk_network_same(const struct rt_docker *dk)
+{
+	return (dk->netid[0] == '\0' || strcmp(dk->netid, dk->cnetid) == 0);
 }
 
 /* after the container was started, or found running */
@@ -312,6 +521,13 @@ dk_start_step(struct rt_docker *dk, const struct dk_resp *r)
 		return;
 	}
 	switch (dk->step) {
+	case STEP_IMAGE:
+		if (dk_image_step(dk, r) != 0)
+			return;
+		if (dk_next(dk, STEP_INSPECT, DK_INSPECT, dk->cname,
+		    NULL) == -1)
+			dk_start_failed(dk, "cannot call Docker");
+		return;
 	case STEP_INSPECT:
 		if (r->status == 404) {
 			dk->id[0] = '\0';
@@ -326,7 +542,17 @@ dk_start_step(struct rt_docker *dk, const struct dk_resp *r)
 			dk_start_failed(dk, err);
 			return;
 		}
-		if (strcmp(hash, dk->hash) == 0) {
+		if (strcmp(hash, dk->hash) == 0 && dk_image_changed(dk, r)) {
+			log_info("workload %s: image %s is another since "
+			    "container %.12s was made, replacing it",
+			    dk->wl->name, dk->wl->conf->image, dk->id);
+			if (dk_next(dk, STEP_REMOVE, DK_REMOVE, dk->id,
+			    NULL) == -1)
+				dk_start_failed(dk, "cannot call Docker");
+			return;
+		}
+		if (strcmp(hash, dk->hash) == 0 && (running ||
+		    dk_network_same(dk))) {
 			if (running) {
 				log_info("workload %s: container %.12s "
 				    "already runs", dk->wl->name, dk->id);
@@ -336,8 +562,13 @@ dk_start_step(struct rt_docker *dk, const struct dk_resp *r)
 				dk_start_failed(dk, "cannot call Docker");
 			return;
 		}
-		log_info("workload %s: definition changed, replacing "
-		    "container %.12s", dk->wl->name, dk->id);
+		if (strcmp(hash, dk->hash) == 0)
+			log_info("workload %s: its network was made "
+			    "again, replacing container %.12s", dk->wl->name,
+			    dk->id);
+		else
+			log_info("workload %s: definition changed, replacing "
+			    "container %.12s", dk->wl->name, dk->id);
 		if (dk_next(dk, STEP_REMOVE, DK_REMOVE, dk->id, NULL) == -1)
 			dk_start_failed(dk, "cannot call Docker");
 		return;
@@ -491,6 +722,18 @@ docker_stop(struct rt_workload *wl)
 		return (1);
 	switch (dk->op) {
 	case OP_START:
+		/* a pull may take minutes: nothing runs yet, so drop it */
+		if (dk->step == STEP_PULL && dk->pull != NULL) {
+			log_info("workload %s: stopped while its image was "
+			    "pulled", wl->name);
+			dk_pull_stop(dk->pull);
+			dk->pull = NULL;
+			dk->op = OP_NONE;
+			dk->stop_wanted = 0;
+			return (1);
+		}
+		dk->stop_wanted = 1;
+		return (0);
 	case OP_CHECK:
 		dk->stop_wanted = 1;
 		return (0);
@@ -575,6 +818,18 @@ docker_died(const char *name, const char *id)
 	    (id != NULL && strcmp(id, dk->id) != 0))
 		return;
 	dk_check_begin(dk);
+}
+
+/* waiting for its image: how much longer it may, in seconds; 0: not */
+int64_t
+docker_pulling(struct rt_workload *wl)
+{
+	struct rt_docker	*dk = wl->docker;
+
+	if (dk == NULL || dk->op != OP_START || dk->step != STEP_PULL ||
+	    dk->pull == NULL)
+		return (0);
+	return (dk_pull_left(dk->pull));
 }
 
 /*

@@ -217,5 +217,6 @@ process_recv_exited(struct imsgev *iev, struct imsg *imsg)
 	wl->proc.pid = 0;
 	wl->proc.stopping = 0;
 	timer_disarm(&wl->proc.kill_timer);
-	lifecycle_exited(wl, rp.status);
+	lifecycle_ended(wl, rp.status, rp.oom != 0 ? RT_REASON_OOM :
+	    RT_REASON_EXITED, NULL);
 }

@@ -14,6 +14,21 @@
  * back (lifecycle_started, _start_failed, _exited); readiness reports
  * lifecycle_ready.  Every change of state is told to the gateway, the
  * reaper and the store.
+ *
+ * A workload that depends on others ("depends on") is waking from the
+ * moment it is woken, but waits for them first (deps_wait): each that
+ * does not run is woken for it, all at once, each in its own way, and
+ * once all run, its own start begins.  One that fails fails it, and the
+ * gateway answers its requests with the name.  While one that depends on
+ * a workload is up, that workload is not suspended.
+ *
+ * A workload kept warm that stops by itself (it exited, or failed its
+ * wake or its liveness checks) is started again after a delay that grows
+ * with each restart.  Failed wakes are counted: a crash loop puts the
+ * workload in backoff, and until that ends no request and no restart
+ * starts it, only the operator does (backoff.h has the numbers).  Every
+ * state message says how long the backoff has left, so that the gateway
+ * answers 503 itself without asking.
  */
 
 #include <sys/types.h>
@@ -31,9 +46,14 @@
 #include "runtime.h"
 #include "docker.h"
 
-static void	lc_start(struct rt_workload *, enum rt_reason);
+static void	lc_start(struct rt_workload *, enum rt_reason, const char *);
 static void	lc_stop(struct rt_workload *, enum rt_reason);
 static void	lc_stopped(struct rt_workload *);
+static void	deps_notify(struct rt_workload *, enum rt_reason,
+		    const char *);
+static void	wake_failed(struct rt_workload *);
+static void	restart_schedule(struct rt_workload *, int64_t);
+static void	wait_send(struct rt_workload *, int64_t);
 
 static int
 rt_workload_cmp(struct rt_workload *a, struct rt_workload *b)
@@ -59,6 +79,10 @@ reason_name(enum rt_reason reason)
 		[RT_REASON_SHUTDOWN] = "shutdown",
 		[RT_REASON_REMOVED] = "removed",
 		[RT_REASON_OOM] = "oom",
+		[RT_REASON_DEPENDENCY] = "dependency",
+		[RT_REASON_RESTART] = "restart",
+		[RT_REASON_UNHEALTHY] = "unhealthy",
+		[RT_REASON_EXPIRED] = "expired",
 		[RT_REASON_BUDGET] = "budget",
 		[RT_REASON_PRESSURE] = "pressure",
 		[RT_REASON_NO_ROOM] = "no room"
@@ -101,16 +125,22 @@ state_send(struct rt_workload *wl, enum privsep_procid to,
 		log_warn("workload %s: state to %s", wl->name, proc_name(to));
 }
 
+/* from: the state left, or wl's own for a state told again */
 static void
-state_fill(struct rt_workload *wl, enum rt_reason reason, const char *msg,
-    struct rt_state *st)
+state_fill(struct rt_workload *wl, enum workload_state from,
+    enum rt_reason reason, const char *msg, struct rt_state *st)
 {
 	memset(st, 0, sizeof(*st));
 	strlcpy(st->name, wl->name, sizeof(st->name));
+	st->from = from;
 	st->state = wl->state;
+	/* a wake carries what caused it, into the history */
+	if (wl->state == WL_WAKING && from != WL_WAKING)
+		st->cause = wl->cause;
 	st->reason = reason;
 	st->since = wl->since;
 	st->since_ms = wl->since_ms;
+	st->backoff_ms = backoff_left(&wl->backoff, monotime_ms());
 	if (msg != NULL)
 		strlcpy(st->msg, msg, sizeof(st->msg));
 }
@@ -121,7 +151,7 @@ state_repeat(struct rt_workload *wl)
 {
 	struct rt_state	 st;
 
-	state_fill(wl, RT_REASON_NONE, NULL, &st);
+	state_fill(wl, wl->state, RT_REASON_NONE, NULL, &st);
 	state_send(wl, PROC_GATEWAY, &st);
 }
 
@@ -129,42 +159,55 @@ static void
 state_set(struct rt_workload *wl, enum workload_state state,
     enum rt_reason reason, const char *msg)
 {
-	struct rt_state	 st;
+	struct rt_state		 st;
+	enum workload_state	 from = wl->state;
+	char			 cause[512];
 
-	log_info("workload %s: %s -> %s (%s%s%s)", wl->name,
-	    workload_state_name(wl->state), workload_state_name(state),
-	    reason_name(reason), msg != NULL && *msg != '\0' ? ": " : "",
-	    msg != NULL ? msg : "");
+	/* what woke it, unless the reason says it all */
+	if (state == WL_WAKING && wl->cause.kind != WAKE_NONE &&
+	    wl->cause.kind != WAKE_KEEP_WARM &&
+	    wl->cause.kind != WAKE_RESTART &&
+	    wl->cause.kind != WAKE_DEPENDENCY)
+		log_info("workload %s: %s -> %s (%s) by %s", wl->name,
+		    workload_state_name(wl->state), workload_state_name(state),
+		    reason_name(reason), cause_text(&wl->cause, cause,
+		    sizeof(cause)));
+	else
+		log_info("workload %s: %s -> %s (%s%s%s)", wl->name,
+		    workload_state_name(wl->state), workload_state_name(state),
+		    reason_name(reason), msg != NULL && *msg != '\0' ?
+		    ": " : "", msg != NULL ? msg : "");
 	wl->state = state;
 	since_now(wl);
 	/* a DRAINED still on its way answers a question no longer asked */
 	wl->draining = 0;
+	/* and so would a busy path's answer: a new stretch begins */
+	busy_stop(wl);
+	wl->busy_since = 0;
+	if (wl->deps_wait && state != WL_WAKING) {
+		wl->deps_wait = 0;
+		rt->ndeps_wait--;
+	}
+	/* liveness checks while it runs, and only then */
+	if (state == WL_RUNNING)
+		live_start(wl);
+	else
+		live_stop(wl);
 	if (state == WL_SUSPENDING)
 		budget_suspending(wl, reason);
 	else
 		wl->evicting = 0;
-	state_fill(wl, reason, msg, &st);
+	state_fill(wl, from, reason, msg, &st);
 	state_send(wl, PROC_GATEWAY, &st);
 	state_send(wl, PROC_REAPER, &st);
 	state_send(wl, PROC_STORE, &st);
+	/* for orchctl monitor */
+	state_send(wl, PROC_PARENT, &st);
 	control_state(wl, msg);
 	counts_changed();
+	deps_notify(wl, reason, msg);
 	/* a wake slot or memory may be free for a wake that waits */
 	budget_changed();
-}
-
-/*
- * The gateway alone hears the state with this reason: a wake that found
- * no room leaves the workload as it was, and the history unchanged.
- */
-void
-lifecycle_state_tell(struct rt_workload *wl, enum rt_reason reason,
-    const char *msg)
-{
-	struct rt_state	 st;
-
-	state_fill(wl, reason, msg, &st);
-	state_send(wl, PROC_GATEWAY, &st);
 }
 
 static const struct rt_driver *
@@ -175,6 +218,8 @@ driver_get(enum workload_driver driver)
 		return (&driver_process);
 	case DRIVER_DOCKER:
 		return (&driver_docker);
+	case DRIVER_SWARM:
+		return (&driver_swarm);
 	default:
 		return (NULL);
 	}
@@ -208,9 +253,11 @@ wake_timer_fired(int fd, short event, void *arg)
 	ready_stop(wl);
 	snprintf(msg, sizeof(msg), "not ready after %llds",
 	    (long long)wake_timeout(wl));
+	wake_failed(wl);
 	state_set(wl, WL_FAILED, RT_REASON_WAKE_TIMEOUT, msg);
 	/* half started is not started: it must not linger */
 	lc_stop(wl, RT_REASON_WAKE_TIMEOUT);
+	restart_schedule(wl, 0);
 }
 
 static void
@@ -223,22 +270,105 @@ wake_timer_arm(struct rt_workload *wl)
 	timer_arm(&wl->wake_timer, wake_timer_fired, wl, &tv);
 }
 
+/* a wake failed: it counts towards a crash loop */
 static void
-lc_fail(struct rt_workload *wl, enum rt_reason reason, const char *msg)
+wake_failed(struct rt_workload *wl)
 {
-	ready_stop(wl);
-	timer_disarm(&wl->wake_timer);
-	state_set(wl, WL_FAILED, reason, msg);
+	char	 left[32];
+	int64_t	 ms;
+
+	if ((ms = backoff_failed(&wl->backoff, monotime_ms())) > 0)
+		log_warnx("workload %s: crash loop: in backoff for %s, no "
+		    "request starts it", wl->name,
+		    fmt_duration((ms + 999) / 1000, left, sizeof(left)));
+}
+
+/* the delay, as history and logs say it: "1s", "4m16s" */
+static const char *
+delay_text(int64_t ms, char *buf, size_t len)
+{
+	int64_t	 s = (ms + 999) / 1000;
+
+	if (s >= 60 && s % 60 != 0)
+		snprintf(buf, len, "%lldm%llds", (long long)(s / 60),
+		    (long long)(s % 60));
+	else
+		(void)fmt_duration(s, buf, len);
+	return (buf);
 }
 
 static void
-lc_start(struct rt_workload *wl, enum rt_reason reason)
+restart_fired(int fd, short event, void *arg)
+{
+	struct rt_workload	*wl = arg;
+	char			 msg[64], d[32];
+
+	timer_disarm(&wl->restart_timer);
+	if (wl->conf == NULL || !lifecycle_keep_warm(wl) ||
+	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED))
+		return;
+	if (wl->stopping) {
+		/* a wake timeout's stop, not done yet */
+		wl->wake_queued = 1;
+		wl->wake_reason = RT_REASON_RESTART;
+		lifecycle_cause(&wl->cause, WAKE_RESTART);
+		return;
+	}
+	/* its wake, waiting for room in the memory budget, is this one */
+	if (wl->wait != NULL)
+		return;
+	snprintf(msg, sizeof(msg), "after %s",
+	    delay_text(wl->restart_wait, d, sizeof(d)));
+	lifecycle_cause(&wl->cause, WAKE_RESTART);
+	budget_admit(wl, RT_REASON_RESTART, msg);
+}
+
+/*
+ * Kept warm, it stopped by itself after up ms running (0: it never ran):
+ * it is started again after its restart delay, or once its backoff is
+ * over if that is later.
+ */
+static void
+restart_schedule(struct rt_workload *wl, int64_t up)
+{
+	struct timeval	 tv;
+	int64_t		 delay, left;
+	char		 d[32];
+
+	if (wl->conf == NULL || !lifecycle_keep_warm(wl))
+		return;
+	delay = restart_delay(&wl->backoff, up);
+	if ((left = backoff_left(&wl->backoff, monotime_ms())) > delay)
+		delay = left;
+	wl->restart_wait = delay;
+	log_info("workload %s: kept warm, restart in %s", wl->name,
+	    delay_text(delay, d, sizeof(d)));
+	tv.tv_sec = delay / 1000;
+	tv.tv_usec = (delay % 1000) * 1000;
+	timer_arm(&wl->restart_timer, restart_fired, wl, &tv);
+}
+
+/* a wake that failed: counted, and a workload kept warm tries again */
+static void
+lc_fail(struct rt_workload *wl, enum rt_reason reason, const char *msg)
+{
+	int	 waking = wl->state == WL_WAKING;
+
+	ready_stop(wl);
+	timer_disarm(&wl->wake_timer);
+	if (waking)
+		wake_failed(wl);
+	state_set(wl, WL_FAILED, reason, msg);
+	if (waking)
+		restart_schedule(wl, 0);
+}
+
+/* the start itself, once what it depends on runs */
+static void
+lc_run(struct rt_workload *wl)
 {
 	char	 msg[RT_MSG_MAX];
 
-	wl->wake_queued = 0;
-	budget_charge(wl);
-	state_set(wl, WL_WAKING, reason, NULL);
 	wake_timer_arm(wl);
 	/* the driver is chosen per start: a reload may have changed it */
 	if ((wl->drv = driver_get(wl->conf->driver)) == NULL) {
@@ -250,11 +380,198 @@ lc_start(struct rt_workload *wl, enum rt_reason reason)
 		lc_fail(wl, RT_REASON_START_FAILED, msg);
 }
 
-/* a wake the memory budget admitted */
-void
-lifecycle_start(struct rt_workload *wl, enum rt_reason reason)
+/*
+ * Dependencies.
+ */
+
+/* one wl depends on did not wake, or is not there: wl fails with its name */
+static void
+deps_fail(struct rt_workload *wl, const char *dep, const char *why)
 {
-	lc_start(wl, reason);
+	char	 msg[RT_MSG_MAX];
+
+	(void)snprintf(msg, sizeof(msg), "%s did not wake: %s", dep, why);
+	lc_fail(wl, RT_REASON_DEPENDENCY, msg);
+}
+
+/* wl waits for its dependencies: its own start, if they all run now */
+static void
+deps_ready(struct rt_workload *wl)
+{
+	const struct strentry	*e;
+	struct rt_workload	*d;
+
+	TAILQ_FOREACH(e, &wl->conf->depends, entry)
+		if ((d = lifecycle_find(e->str)) == NULL ||
+		    d->state != WL_RUNNING)
+			return;
+	wl->deps_wait = 0;
+	rt->ndeps_wait--;
+	log_info("workload %s: what it depends on runs: starting", wl->name);
+	lc_run(wl);
+}
+
+static void	lc_wake(struct rt_workload *, enum rt_reason,
+		    const struct wake_cause *, const char *);
+
+/*
+ * Wake what wl depends on and does not run, for wl: their wakes go on
+ * side by side, each as any wake (joined if under way, after a stop if
+ * stopping).  One that fails at once has failed wl when lc_wake returns.
+ */
+static void
+deps_wake(struct rt_workload *wl)
+{
+	const struct strentry	*e;
+	struct rt_workload	*d;
+	char			 msg[RT_MSG_MAX];
+	struct wake_cause	 depcause;
+
+	(void)snprintf(msg, sizeof(msg), "for %s", wl->name);
+	lifecycle_cause(&depcause, WAKE_DEPENDENCY);
+	TAILQ_FOREACH(e, &wl->conf->depends, entry) {
+		if ((d = lifecycle_find(e->str)) == NULL || d->conf == NULL) {
+			deps_fail(wl, e->str, "no such workload");
+			return;
+		}
+		if (d->state != WL_RUNNING && d->state != WL_WAKING)
+			lc_wake(d, RT_REASON_DEPENDENCY, &depcause, msg);
+		if (wl->state != WL_WAKING)
+			return;
+	}
+	if (wl->deps_wait)
+		deps_ready(wl);
+}
+
+/*
+ * d changed state for reason: those waiting for it go on or fail.  A
+ * failure of its own dependency is told whole: "b did not wake: c did
+ * not wake: start failed".
+ */
+static void
+deps_notify(struct rt_workload *d, enum rt_reason reason, const char *msg)
+{
+	struct rt_workload	*w;
+	uint32_t		 i;
+
+	for (i = 0; i < d->ndependents; i++) {
+		w = d->dependents[i];
+		if (!w->deps_wait || w->conf == NULL)
+			continue;
+		switch (d->state) {
+		case WL_RUNNING:
+			deps_ready(w);
+			break;
+		case WL_FAILED:
+			deps_fail(w, d->name, reason == RT_REASON_DEPENDENCY &&
+			    msg != NULL ? msg : reason_name(reason));
+			break;
+		case WL_ASLEEP:
+			/* its wake, queued behind its stop, is next */
+			if (!d->wake_queued)
+				deps_fail(w, d->name, "it stopped");
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/*
+ * A workload that depends on wl and is up (waking, running, stopping):
+ * wl is not suspended under it.  NULL if none.
+ */
+struct rt_workload *
+lifecycle_dependent_up(const struct rt_workload *wl)
+{
+	struct rt_workload	*w;
+	uint32_t		 i;
+
+	for (i = 0; i < wl->ndependents; i++) {
+		w = wl->dependents[i];
+		if (w->conf != NULL && (w->state == WL_WAKING ||
+		    w->state == WL_RUNNING || w->state == WL_SUSPENDING))
+			return (w);
+	}
+	return (NULL);
+}
+
+/* wl runs without a wake of ours: wake what it depends on for it */
+static void
+deps_up(struct rt_workload *wl)
+{
+	const struct strentry	*e;
+	struct rt_workload	*d;
+	char			 msg[RT_MSG_MAX];
+	struct wake_cause	 depcause;
+
+	(void)snprintf(msg, sizeof(msg), "for %s", wl->name);
+	lifecycle_cause(&depcause, WAKE_DEPENDENCY);
+	TAILQ_FOREACH(e, &wl->conf->depends, entry)
+		if ((d = lifecycle_find(e->str)) != NULL && d->conf != NULL &&
+		    (d->state == WL_ASLEEP || d->state == WL_FAILED))
+			lc_wake(d, RT_REASON_DEPENDENCY, &depcause, msg);
+}
+
+/*
+ * Who depends on whom in gen: each workload's list of those that depend
+ * on it.  Made before anything of the generation runs, and only of its
+ * workloads, none of which the removals free.
+ */
+static void
+deps_index(struct cfg_generation *gen)
+{
+	struct workload_conf	*conf;
+	const struct strentry	*e;
+	struct rt_workload	*wl, *d;
+	int			 pass;
+
+	RB_FOREACH(wl, rt_workloads, &rt->workloads) {
+		free(wl->dependents);
+		wl->dependents = NULL;
+		wl->ndependents = 0;
+	}
+	/* count, then fill */
+	for (pass = 0; pass < 2; pass++) {
+		TAILQ_FOREACH(conf, &gen->workloads, entry) {
+			wl = lifecycle_find(conf->name);
+			TAILQ_FOREACH(e, &conf->depends, entry) {
+				if ((d = lifecycle_find(e->str)) == NULL ||
+				    d->conf == NULL || d == wl)
+					continue;
+				if (pass == 1)
+					d->dependents[d->ndependents] = wl;
+				d->ndependents++;
+			}
+		}
+		if (pass == 1)
+			break;
+		RB_FOREACH(wl, rt_workloads, &rt->workloads) {
+			if (wl->ndependents > 0 && (wl->dependents =
+			    calloc(wl->ndependents,
+			    sizeof(*wl->dependents))) == NULL)
+				fatal("%s", __func__);
+			wl->ndependents = 0;
+		}
+	}
+}
+
+static void
+lc_start(struct rt_workload *wl, enum rt_reason reason, const char *msg)
+{
+	wl->wake_queued = 0;
+	/* whatever started it, a restart due is no longer */
+	timer_disarm(&wl->restart_timer);
+	/* the memory budget admitted it: charged from now until it stops */
+	budget_charge(wl);
+	state_set(wl, WL_WAKING, reason, msg);
+	if (TAILQ_EMPTY(&wl->conf->depends)) {
+		lc_run(wl);
+		return;
+	}
+	wl->deps_wait = 1;
+	rt->ndeps_wait++;
+	deps_wake(wl);
 }
 
 /* begin a stop; the driver's report of the exit completes it */
@@ -279,10 +596,15 @@ lc_free(struct rt_workload *wl)
 	budget_forget(wl);
 	control_gone(wl);
 	ready_stop(wl);
+	busy_stop(wl);
+	live_stop(wl);
 	timer_disarm(&wl->wake_timer);
+	timer_disarm(&wl->restart_timer);
 	process_clear(wl);
 	docker_clear(wl);
+	swarm_clear(wl);
 	RB_REMOVE(rt_workloads, &rt->workloads, wl);
+	free(wl->dependents);
 	free(wl);
 	rt->ps->workloads--;
 }
@@ -301,8 +623,10 @@ lc_stopped(struct rt_workload *wl)
 	}
 	if (wl->wake_queued) {
 		wl->wake_queued = 0;
-		budget_admit(wl, RT_REASON_REQUEST);
-	}
+		budget_admit(wl, wl->wake_reason, NULL);
+	} else if (wl->stop_reason == RT_REASON_UNHEALTHY &&
+	    wl->state == WL_ASLEEP)
+		restart_schedule(wl, monotime_ms() - wl->running_ms);
 	/* its memory is back */
 	budget_changed();
 }
@@ -350,28 +674,71 @@ lifecycle_find(const char *name)
  * generation before we did.  It is run once we have applied it too.
  */
 static void
-early_wake(const char *name)
+early_wake(const char *name, const struct wake_cause *cause)
 {
-	int	 i;
+	struct gw_wake	*e;
+	int		 i;
 
 	for (i = 0; i < rt->nearly; i++)
-		if (strcmp(rt->early[i], name) == 0)
+		if (strcmp(rt->early[i].name, name) == 0)
 			return;
 	if (rt->nearly >= RT_EARLY_WAKES_MAX) {
 		log_warnx("workload %s: unknown, wake dropped", name);
 		return;
 	}
-	strlcpy(rt->early[rt->nearly++], name, sizeof(rt->early[0]));
+	e = &rt->early[rt->nearly++];
+	strlcpy(e->name, name, sizeof(e->name));
+	e->cause = *cause;
 	log_debug("workload %s: not known yet, wake kept", name);
 }
 
+/* a cause that is its kind alone: orchctl, keep warm */
 void
-lifecycle_wake(const char *name, enum rt_reason reason)
+lifecycle_cause(struct wake_cause *cause, enum wake_kind kind)
+{
+	memset(cause, 0, sizeof(*cause));
+	cause->kind = kind;
+}
+
+/* a wake held until a stop is done: its reason and cause, the first's */
+static void
+wake_queue(struct rt_workload *wl, enum rt_reason reason,
+    const struct wake_cause *cause)
+{
+	if (wl->wake_queued)
+		return;
+	wl->wake_queued = 1;
+	wl->wake_reason = reason;
+	wl->cause = *cause;
+}
+
+/*
+ * In a crash loop only the operator starts it: 1 if this wake is not
+ * one of the operator's and must wait for the backoff's end.
+ */
+static int
+wake_in_backoff(struct rt_workload *wl, enum rt_reason reason)
+{
+	if (reason == RT_REASON_OPERATOR ||
+	    backoff_left(&wl->backoff, monotime_ms()) <= 0)
+		return (0);
+	log_debug("workload %s: in backoff, not started", wl->name);
+	/* the gateway answers what it holds */
+	state_repeat(wl);
+	if (wl->restart_timer == NULL)
+		restart_schedule(wl, 0);
+	return (1);
+}
+
+/* cause: what woke it, kept in the history with the wake */
+void
+lifecycle_wake(const char *name, enum rt_reason reason,
+    const struct wake_cause *cause)
 {
 	struct rt_workload	*wl;
 
 	if ((wl = lifecycle_find(name)) == NULL) {
-		early_wake(name);
+		early_wake(name, cause);
 		return;
 	}
 	if (wl->conf == NULL) {
@@ -379,26 +746,91 @@ lifecycle_wake(const char *name, enum rt_reason reason)
 		log_debug("workload %s: wake of a removed workload", name);
 		return;
 	}
+	lc_wake(wl, reason, cause, NULL);
+}
+
+/* a wake of a configured workload; cause and msg for the history */
+static void
+lc_wake(struct rt_workload *wl, enum rt_reason reason,
+    const struct wake_cause *cause, const char *msg)
+{
+	const char	*name = wl->name;
+	int64_t		 secs;
+
 	switch (wl->state) {
 	case WL_RUNNING:
 		state_repeat(wl);
 		break;
 	case WL_WAKING:
 		log_debug("workload %s: joins the wake under way", name);
+		/* a gateway that asks anew waits for the pull too */
+		if ((secs = docker_pulling(wl)) > 0)
+			wait_send(wl, secs);
 		break;
 	case WL_SUSPENDING:
 		log_debug("workload %s: wakes once stopped", name);
-		wl->wake_queued = 1;
+		wake_queue(wl, reason, cause);
 		break;
 	case WL_ASLEEP:
 	case WL_FAILED:
+		if (wake_in_backoff(wl, reason))
+			break;
 		/* failed by a wake timeout, its stop may not be done yet */
 		if (wl->stopping)
-			wl->wake_queued = 1;
-		else
-			budget_admit(wl, reason);
+			wake_queue(wl, reason, cause);
+		else if (wl->wait != NULL)
+			log_debug("workload %s: joins the wake that waits for "
+			    "room", name);
+		else {
+			wl->cause = *cause;
+			budget_admit(wl, reason, msg);
+		}
 		break;
 	}
+}
+
+/*
+ * A wake the memory budget admitted, maybe after a wait: meanwhile a
+ * reload may have removed it, or something else started it; a crash
+ * loop's backoff, which may have begun meanwhile, holds as for any wake.
+ */
+void
+lifecycle_start(struct rt_workload *wl, enum rt_reason reason,
+    const char *msg)
+{
+	if (wl->conf == NULL || wl->stopping ||
+	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED))
+		return;
+	if (wake_in_backoff(wl, reason))
+		return;
+	lc_start(wl, reason, msg);
+}
+
+/*
+ * Its wake waited its whole wake timeout for room in the memory budget
+ * (or for a wake slot): it stays as it was, and its history too.  The
+ * gateways answer its requests 503 with Retry-After; whoever waits for
+ * it, orchctl or a workload that depends on it, hears why; one kept warm
+ * tries again after its restart delay.
+ */
+void
+lifecycle_no_room(struct rt_workload *wl, const char *why)
+{
+	struct rt_state		 st;
+	struct rt_workload	*w;
+	uint32_t		 i;
+
+	state_fill(wl, wl->state, RT_REASON_NO_ROOM, why, &st);
+	state_send(wl, PROC_GATEWAY, &st);
+	control_no_room(wl, why);
+	for (i = 0; i < wl->ndependents; i++) {
+		w = wl->dependents[i];
+		if (w->deps_wait && w->conf != NULL)
+			deps_fail(w, wl->name, why);
+	}
+	if (wl->conf != NULL && lifecycle_keep_warm(wl) &&
+	    wl->restart_timer == NULL)
+		restart_schedule(wl, 0);
 }
 
 /*
@@ -419,6 +851,11 @@ lifecycle_suspend(const char *name, enum rt_reason reason)
 	}
 	if (wl->state != WL_RUNNING || lifecycle_keep_warm(wl))
 		return (-1);
+	if (lifecycle_dependent_up(wl) != NULL) {
+		log_debug("workload %s: one that depends on it is up, not "
+		    "suspended", name);
+		return (-1);
+	}
 	if (wl->draining)
 		return (0);
 	memset(&ref, 0, sizeof(ref));
@@ -446,7 +883,7 @@ lifecycle_suspend(const char *name, enum rt_reason reason)
 void
 lifecycle_drained(const char *name, int idle)
 {
-	struct rt_workload	*wl;
+	struct rt_workload	*wl, *w;
 	int			 busy;
 
 	if ((wl = lifecycle_find(name)) == NULL)
@@ -476,6 +913,15 @@ lifecycle_drained(const char *name, int idle)
 		log_debug("workload %s: busy again, not suspended", name);
 		state_repeat(wl);
 		control_refused(wl, "it has requests in flight");
+		budget_drain_refused(wl);
+		return;
+	}
+	/* woken for since the drain began */
+	if ((w = lifecycle_dependent_up(wl)) != NULL) {
+		log_debug("workload %s: %s depends on it, not suspended", name,
+		    w->name);
+		state_repeat(wl);
+		control_refused(wl, "one that depends on it is up");
 		budget_drain_refused(wl);
 		return;
 	}
@@ -532,11 +978,13 @@ static void
 keep_warm_wakes(void)
 {
 	struct rt_workload	*wl, *next;
+	struct wake_cause	 cause;
 
+	lifecycle_cause(&cause, WAKE_KEEP_WARM);
 	RB_FOREACH_SAFE(wl, rt_workloads, &rt->workloads, next)
 		if (wl->conf != NULL && lifecycle_keep_warm(wl) &&
 		    (wl->state == WL_ASLEEP || wl->state == WL_FAILED))
-			lifecycle_wake(wl->name, RT_REASON_KEEP_WARM);
+			lifecycle_wake(wl->name, RT_REASON_KEEP_WARM, &cause);
 }
 
 void
@@ -571,13 +1019,67 @@ lifecycle_start_failed(struct rt_workload *wl, const char *msg)
 		lc_fail(wl, RT_REASON_START_FAILED, msg);
 }
 
+/*
+ * The driver pulls the image before it can start it: the wake timeout
+ * stops, the pull having its own (secs), and the gateways hold the
+ * wake's requests as long.  Once the image is in, lifecycle_pulled()
+ * starts the wake timeout afresh, and tells the gateways so.
+ */
+static void
+wait_send(struct rt_workload *wl, int64_t secs)
+{
+	struct rt_wait	 rw;
+
+	memset(&rw, 0, sizeof(rw));
+	strlcpy(rw.name, wl->name, sizeof(rw.name));
+	rw.secs = secs;
+	if (proc_compose(rt->ps, PROC_GATEWAY, IMSG_RT_WAIT, 0, -1, &rw,
+	    sizeof(rw)) == -1)
+		log_warn("workload %s: wait to the gateway", wl->name);
+}
+
+void
+lifecycle_pulling(struct rt_workload *wl, int64_t secs)
+{
+	if (wl->state != WL_WAKING)
+		return;
+	timer_disarm(&wl->wake_timer);
+	wait_send(wl, secs);
+}
+
+void
+lifecycle_pulled(struct rt_workload *wl)
+{
+	if (wl->state != WL_WAKING || wl->stopping)
+		return;
+	wake_timer_arm(wl);
+	wait_send(wl, wake_timeout(wl));
+}
+
 void
 lifecycle_ready(struct rt_workload *wl)
 {
 	if (wl->state != WL_WAKING)
 		return;
 	timer_disarm(&wl->wake_timer);
+	backoff_succeeded(&wl->backoff);
+	wl->running_ms = monotime_ms();
 	state_set(wl, WL_RUNNING, RT_REASON_READY, NULL);
+}
+
+/*
+ * Liveness: it failed its health checks (msg says how).  It is stopped
+ * at once, without asking the gateways to drain it: what they have in
+ * flight gets no answer from it anyway.  Their new requests are held
+ * for a fresh wake; kept warm, it is restarted as after an exit.
+ */
+void
+lifecycle_unhealthy(struct rt_workload *wl, const char *msg)
+{
+	if (wl->state != WL_RUNNING || wl->conf == NULL || wl->stopping)
+		return;
+	state_set(wl, WL_SUSPENDING, RT_REASON_UNHEALTHY, msg);
+	lc_stop(wl, RT_REASON_UNHEALTHY);
 }
 
 /*
@@ -592,9 +1094,15 @@ lifecycle_adopted(struct rt_workload *wl, const struct rt_driver *drv,
 	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED))
 		return (-1);
 	wl->drv = drv;
+	timer_disarm(&wl->restart_timer);
+	backoff_succeeded(&wl->backoff);
+	wl->running_ms = monotime_ms();
 	budget_forget(wl);
 	budget_charge(wl);
 	state_set(wl, WL_RUNNING, RT_REASON_RESTORED, msg);
+	/* it runs: so must what it depends on */
+	if (!TAILQ_EMPTY(&wl->conf->depends))
+		deps_up(wl);
 	return (0);
 }
 
@@ -624,18 +1132,23 @@ lifecycle_ended(struct rt_workload *wl, int status, enum rt_reason reason,
 	wl->evicting = 0;
 	if (why != NULL)
 		strlcpy(msg, why, sizeof(msg));
-	else
+	else {
 		exit_msg(status, msg, sizeof(msg));
+		if (reason == RT_REASON_OOM)
+			strlcat(msg, ", out of memory", sizeof(msg));
+	}
 	switch (wl->state) {
 	case WL_WAKING:
 		lc_fail(wl, reason == RT_REASON_OOM ? RT_REASON_OOM :
 		    RT_REASON_START_FAILED, msg);
 		break;
 	case WL_RUNNING:
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+		    reason != RT_REASON_OOM)
 			state_set(wl, WL_ASLEEP, reason, msg);
 		else
 			state_set(wl, WL_FAILED, reason, msg);
+		restart_schedule(wl, monotime_ms() - wl->running_ms);
 		break;
 	default:
 		break;
@@ -719,13 +1232,13 @@ wl_address(struct rt_workload *wl, const struct workload_conf *conf)
 	memset(&wl->addr, 0, sizeof(wl->addr));
 	if (inet_pton(AF_INET, conf->address, &sin->sin_addr) == 1) {
 		sin->sin_family = AF_INET;
-		sin->sin_port = htons(conf->port);
+		sin->sin_port = htons(workload_upstream_port(conf));
 		wl->addrlen = sizeof(*sin);
 		return (0);
 	}
 	if (inet_pton(AF_INET6, conf->address, &sin6->sin6_addr) == 1) {
 		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(conf->port);
+		sin6->sin6_port = htons(workload_upstream_port(conf));
 		wl->addrlen = sizeof(*sin6);
 		return (0);
 	}
@@ -760,6 +1273,7 @@ wl_remove(struct rt_workload *wl)
 {
 	wl->conf = NULL;
 	wl->wake_queued = 0;
+	timer_disarm(&wl->restart_timer);
 	/* as the store and the reaper forget it: a new one starts afresh */
 	wl->keep_warm = -1;
 	switch (wl->state) {
@@ -790,14 +1304,17 @@ early_wakes_run(void)
 	int		 i;
 
 	for (i = 0; i < rt->nearly; i++) {
-		if (lifecycle_find(rt->early[i]) != NULL) {
-			lifecycle_wake(rt->early[i], RT_REASON_REQUEST);
+		if (lifecycle_find(rt->early[i].name) != NULL) {
+			lifecycle_wake(rt->early[i].name, RT_REASON_REQUEST,
+			    &rt->early[i].cause);
 			continue;
 		}
 		log_debug("workload %s: wake of an unknown workload",
-		    rt->early[i]);
+		    rt->early[i].name);
 		memset(&st, 0, sizeof(st));
-		strlcpy(st.name, rt->early[i], sizeof(st.name));
+		strlcpy(st.name, rt->early[i].name, sizeof(st.name));
+		/* told, not a change: nothing for the history or events */
+		st.from = WL_FAILED;
 		st.state = WL_FAILED;
 		st.reason = RT_REASON_START_FAILED;
 		st.since = time(NULL);
@@ -823,6 +1340,9 @@ lifecycle_apply(struct cfg_generation *gen)
 	uint32_t		 n = 0;
 
 	rt->wake_timeout = gen->global.wake_timeout;
+	rt->health_interval = gen->global.health_interval;
+	rt->health_timeout = gen->global.health_timeout;
+	rt->health_failures = gen->global.health_failures;
 	RB_FOREACH(wl, rt_workloads, &rt->workloads)
 		wl->conf = NULL;
 	TAILQ_FOREACH(conf, &gen->workloads, entry) {
@@ -832,14 +1352,28 @@ lifecycle_apply(struct cfg_generation *gen)
 			log_warnx("workload %s: bad address %s", wl->name,
 			    conf->address);
 		wl->conf = conf;
-		/* its container may be there, even running, from before */
-		if (conf->driver == DRIVER_DOCKER)
-			docker_adopt(wl);
+		/* liveness as the new definition says, from its next check */
+		if (wl->state == WL_RUNNING)
+			live_start(wl);
 	}
+	deps_index(gen);
+	/* its container may be there, even running, from before */
+	TAILQ_FOREACH(conf, &gen->workloads, entry)
+		if (conf->driver == DRIVER_DOCKER &&
+		    (wl = lifecycle_find(conf->name)) != NULL)
+			docker_adopt(wl);
+		else if (conf->driver == DRIVER_SWARM &&
+		    (wl = lifecycle_find(conf->name)) != NULL)
+			swarm_adopt(wl);
 	/* conf was cleared above for every name that is gone */
 	RB_FOREACH_SAFE(wl, rt_workloads, &rt->workloads, next)
 		if (wl->conf == NULL)
 			wl_remove(wl);
+	/* those waiting may depend on others now */
+	if (rt->ndeps_wait > 0)
+		RB_FOREACH(wl, rt_workloads, &rt->workloads)
+			if (wl->deps_wait && wl->conf != NULL)
+				deps_wake(wl);
 	RB_FOREACH(wl, rt_workloads, &rt->workloads)
 		n++;
 	/* those still stopping count: they are known until gone */

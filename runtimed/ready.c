@@ -9,6 +9,12 @@
  * non-blocking and every attempt is bounded, so a workload that accepts
  * and never answers costs an attempt, not the wake.  The wake timeout
  * (lifecycle.c) bounds the whole.
+ *
+ * Liveness (liveness.c) uses the same check once, bounded by its health
+ * timeout: ready_check() reports its outcome and frees itself.  The
+ * answer is parsed here, in runtimed, which talks to the container
+ * engine: no more than its status line is read, into a fixed buffer,
+ * and nothing of it is acted on but the three digits of the status.
  */
 
 #include <sys/types.h>
@@ -52,10 +58,16 @@ struct rt_probe {
 	size_t			 sent;
 	char			 line[READY_LINE_MAX];
 	size_t			 linelen;
+	/* a single check: its bound, where it is held, who hears of it */
+	int			 once;
+	int64_t			 attempt_ms;
+	struct rt_probe		**owner;
+	void			(*done)(struct rt_workload *, const char *);
 };
 
 static void	probe_attempt(struct rt_probe *);
 static void	probe_io(int, short, void *);
+static void	probe_finish(struct rt_probe *, const char *);
 
 static void
 probe_close(struct rt_probe *p)
@@ -85,6 +97,10 @@ probe_watch(struct rt_probe *p, short what)
 static void
 probe_retry(struct rt_probe *p, const char *why)
 {
+	if (p->once) {
+		probe_finish(p, why != NULL ? why : "failed");
+		return;
+	}
 	probe_close(p);
 	if (why != NULL)
 		log_debug("workload %s: not ready: %s", p->wl->name, why);
@@ -98,15 +114,19 @@ probe_ready(struct rt_probe *p)
 {
 	struct rt_workload	*wl = p->wl;
 
+	if (p->once) {
+		probe_finish(p, NULL);
+		return;
+	}
 	log_debug("workload %s: ready after %u attempts", wl->name,
 	    p->attempts);
 	ready_stop(wl);
 	lifecycle_ready(wl);
 }
 
-/* the name the workload knows itself by, for Host */
-static void
-probe_host(const struct rt_workload *wl, char *buf, size_t len)
+/* the name the workload knows itself by, for Host; busy.c's too */
+void
+ready_host(const struct rt_workload *wl, char *buf, size_t len)
 {
 	const struct strentry	*e;
 
@@ -118,9 +138,10 @@ probe_host(const struct rt_workload *wl, char *buf, size_t len)
 	}
 	if (wl->addr.ss_family == AF_INET6)
 		snprintf(buf, len, "[%s]:%u", wl->conf->address,
-		    wl->conf->port);
+		    workload_upstream_port(wl->conf));
 	else
-		snprintf(buf, len, "%s:%u", wl->conf->address, wl->conf->port);
+		snprintf(buf, len, "%s:%u", wl->conf->address,
+		    workload_upstream_port(wl->conf));
 }
 
 static int
@@ -129,7 +150,7 @@ probe_request(struct rt_probe *p)
 	char	 host[ORCHD_HOST_MAX + 64];
 	int	 n;
 
-	probe_host(p->wl, host, sizeof(host));
+	ready_host(p->wl, host, sizeof(host));
 	n = snprintf(p->req, sizeof(p->req), "GET %s HTTP/1.1\r\n"
 	    "Host: %s\r\nUser-Agent: orchd\r\nAccept: */*\r\n"
 	    "Connection: close\r\n\r\n", p->wl->conf->health_path, host);
@@ -175,9 +196,9 @@ probe_send(struct rt_probe *p)
 	}
 }
 
-/* "HTTP/1.1 204 No Content": 2xx and 3xx say it is up */
-static int
-probe_status(const char *line)
+/* "HTTP/1.1 204 No Content": the status, or -1; busy.c's too */
+int
+ready_status(const char *line)
 {
 	int	 code;
 
@@ -212,7 +233,8 @@ probe_read(struct rt_probe *p)
 	if (n > 0 && strchr(p->line, '\n') == NULL &&
 	    p->linelen < sizeof(p->line) - 1)
 		return;
-	code = probe_status(p->line);
+	/* 2xx and 3xx say it is up */
+	code = ready_status(p->line);
 	if (code >= 200 && code < 400) {
 		probe_ready(p);
 		return;
@@ -258,10 +280,15 @@ static void
 probe_timer(int fd, short event, void *arg)
 {
 	struct rt_probe	*p = arg;
+	char		 why[64];
 
 	if (p->phase == PROBE_WAIT)
 		probe_attempt(p);
-	else
+	else if (p->once) {
+		snprintf(why, sizeof(why), "no answer in %lld ms",
+		    (long long)p->attempt_ms);
+		probe_retry(p, why);
+	} else
 		probe_retry(p, "no answer in time");
 }
 
@@ -281,7 +308,7 @@ probe_attempt(struct rt_probe *p)
 		return;
 	}
 	/* bounds the whole attempt, connect to answer */
-	evtimer_add_ms(&p->timer, READY_ATTEMPT_MS);
+	evtimer_add_ms(&p->timer, p->attempt_ms);
 	if (connect(p->fd, (struct sockaddr *)&wl->addr, wl->addrlen) == 0) {
 		probe_connected(p);
 		return;
@@ -306,9 +333,65 @@ ready_start(struct rt_workload *wl)
 	p->wl = wl;
 	p->fd = -1;
 	p->delay_ms = READY_DELAY_MIN_MS;
+	p->attempt_ms = READY_ATTEMPT_MS;
 	evtimer_set(&p->timer, probe_timer, p);
 	wl->probe = p;
 	probe_attempt(p);
+}
+
+/* a single check's end: why it failed, or NULL; p is gone after */
+static void
+probe_finish(struct rt_probe *p, const char *why)
+{
+	struct rt_workload	*wl = p->wl;
+	void			(*done)(struct rt_workload *, const char *);
+	char			 buf[64];
+
+	(void)strlcpy(buf, why != NULL ? why : "", sizeof(buf));
+	done = p->done;
+	probe_close(p);
+	*p->owner = NULL;
+	free(p);
+	done(wl, why != NULL ? buf : NULL);
+}
+
+/*
+ * One check of a running workload, as readiness does it, bounded by ms.
+ * *owner holds it until done is called with NULL (it answered) or why
+ * not; that may be before this returns.  ready_check_cancel() ends it
+ * without a word.
+ */
+void
+ready_check(struct rt_workload *wl, struct rt_probe **owner, int64_t ms,
+    void (*done)(struct rt_workload *, const char *))
+{
+	struct rt_probe	*p;
+
+	if (*owner != NULL || wl->conf == NULL)
+		return;
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		fatal("%s: calloc", __func__);
+	p->wl = wl;
+	p->fd = -1;
+	p->once = 1;
+	p->attempt_ms = ms;
+	p->owner = owner;
+	p->done = done;
+	evtimer_set(&p->timer, probe_timer, p);
+	*owner = p;
+	probe_attempt(p);
+}
+
+void
+ready_check_cancel(struct rt_probe **owner)
+{
+	struct rt_probe	*p = *owner;
+
+	if (p == NULL)
+		return;
+	probe_close(p);
+	*owner = NULL;
+	free(p);
 }
 
 void

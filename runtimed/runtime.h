@@ -14,22 +14,27 @@
 
 #include "proc.h"
 #include "driver.h"
+#include "backoff.h"
 
 #define RT_EARLY_WAKES_MAX	64	/* wakes for names not yet known */
 
 struct rt_probe;
+struct rt_busy;
 struct rt_docker;
+struct rt_swarm;
+struct rt_live;
 
 /* a wake that waits for room in the memory budget (budget.c) */
-struct rt_wait {
-	TAILQ_ENTRY(rt_wait)	 entry;		/* in rt->queue */
+struct rt_queued {
+	TAILQ_ENTRY(rt_queued)	 entry;		/* in rt->queue */
 	struct rt_workload	*wl;
 	enum rt_reason		 reason;	/* of the wake */
+	char			 msg[RT_MSG_MAX]; /* for its history */
 	int			 counted;	/* it did wait: counted */
 	int64_t			 since_ms;	/* monotonic */
 	struct event		*timer;		/* its wake timeout */
 };
-TAILQ_HEAD(rt_queue, rt_wait);
+TAILQ_HEAD(rt_queue, rt_queued);
 
 /* a command waiting for a workload to be running or asleep */
 struct rt_waiter {
@@ -69,27 +74,45 @@ struct rt_workload {
 	int			 stopping;	/* driver stop begun */
 	enum rt_reason		 stop_reason;
 	int			 wake_queued;	/* start once stopped */
+	enum rt_reason		 wake_reason;	/* ... for this reason */
+	struct wake_cause	 cause;		/* of the wake under way or
+						   queued, for the history */
 	int			 draining;	/* DRAINED answers expected */
 	int			 drain_busy;	/* a gateway said busy */
 	enum rt_reason		 drain_reason;	/* idle, operator */
 	int			 keep_warm;	/* -1: as configured */
 	struct rt_waiters	 waiters;
+	/* "depends on": waking, its dependencies first (lifecycle.c) */
+	int			 deps_wait;
+	struct rt_workload	**dependents;	/* this generation's */
+	uint32_t		 ndependents;
 
 	struct event		*wake_timer;	/* while waking */
 	struct rt_probe		*probe;		/* readiness */
+	struct rt_busy		*busy;		/* the busy veto asked */
+	time_t			 busy_since;	/* first veto of this idle
+						   stretch, for the log */
+
+	/* restarts of those kept warm, crash-loop backoff (backoff.h) */
+	struct rt_backoff	 backoff;
+	struct event		*restart_timer;	/* a restart is due */
+	int64_t			 restart_wait;	/* ms, its delay */
+	int64_t			 running_ms;	/* monotonic: running since */
+	struct rt_live		*live;		/* liveness.c */
 
 	struct rt_process	 proc;
 	struct rt_docker	*docker;	/* driver_docker.c */
+	struct rt_swarm		*swarm;		/* driver_swarm.c */
 
 	/* the memory budget (budget.c) */
-	struct rt_wait		*wait;		/* its wake waits for room */
+	struct rt_queued	*wait;		/* its wake waits for room */
 	int64_t			 charge;	/* bytes, while it holds any */
 	int64_t			 mem_est;	/* measured estimate; 0: none */
 	time_t			 last_used;	/* the gateways' last seen */
 	uint32_t		 inflight;	/* a bit per gateway: in use */
 	int			 evicting;	/* suspended to make room */
 	int64_t			 busy_ms;	/* a drain for room found it
-						   busy then (monotonic) */
+						   in use then (monotonic) */
 	char			 namebuf[];	/* as long as the name */
 };
 RB_HEAD(rt_workloads, rt_workload);
@@ -99,9 +122,15 @@ struct runtime {
 	struct privsep		*ps;
 	struct rt_workloads	 workloads;
 	int64_t			 wake_timeout;	/* global */
+	int64_t			 health_interval; /* global, liveness */
+	int64_t			 health_timeout;
+	int64_t			 health_failures;
+	int			 pull;		/* global: enum workload_pull */
+	int64_t			 pull_timeout;	/* global */
 	/* wakes that came before the configuration naming them */
-	char			 early[RT_EARLY_WAKES_MAX][ORCHD_NAME_MAX];
+	struct gw_wake		 early[RT_EARLY_WAKES_MAX];
 	int			 nearly;
+	int			 ndeps_wait;	/* workloads with deps_wait */
 	int			 configured;	/* has a generation */
 	int			 restored;	/* the store's restore */
 
@@ -123,7 +152,9 @@ void		 lifecycle_apply(struct cfg_generation *);
 struct rt_workload *lifecycle_find(const char *);
 int		 lifecycle_keep_warm(const struct rt_workload *);
 void		 lifecycle_keep_warm_send(struct rt_workload *);
-void		 lifecycle_wake(const char *, enum rt_reason);
+void		 lifecycle_wake(const char *, enum rt_reason,
+		    const struct wake_cause *);
+void		 lifecycle_cause(struct wake_cause *, enum wake_kind);
 int		 lifecycle_suspend(const char *, enum rt_reason);
 void		 lifecycle_drained(const char *, int);
 void		 lifecycle_restore(const struct st_restore *);
@@ -135,6 +166,9 @@ void		 lifecycle_exited(struct rt_workload *, int);
 void		 lifecycle_ended(struct rt_workload *, int, enum rt_reason,
 		    const char *);
 void		 lifecycle_ready(struct rt_workload *);
+void		 lifecycle_unhealthy(struct rt_workload *, const char *);
+void		 lifecycle_pulling(struct rt_workload *, int64_t);
+void		 lifecycle_pulled(struct rt_workload *);
 int		 lifecycle_adopted(struct rt_workload *,
 		    const struct rt_driver *, const char *);
 int		 lifecycle_found_running(struct rt_workload *,
@@ -142,15 +176,17 @@ int		 lifecycle_found_running(struct rt_workload *,
 void		 lifecycle_gone(struct rt_workload *, const char *);
 void		 lifecycle_refused(const char *);
 void		 lifecycle_checked(struct rt_workload *);
+struct rt_workload *lifecycle_dependent_up(const struct rt_workload *);
 int64_t		 lifecycle_wake_timeout(const struct rt_workload *);
-void		 lifecycle_start(struct rt_workload *, enum rt_reason);
-void		 lifecycle_state_tell(struct rt_workload *, enum rt_reason,
+void		 lifecycle_start(struct rt_workload *, enum rt_reason,
 		    const char *);
+void		 lifecycle_no_room(struct rt_workload *, const char *);
 
 /* budget.c: the memory budget, wake admission, memory pressure */
 void		 budget_init(void);
 void		 budget_apply(const struct global_settings *);
-void		 budget_admit(struct rt_workload *, enum rt_reason);
+void		 budget_admit(struct rt_workload *, enum rt_reason,
+		    const char *);
 void		 budget_forget(struct rt_workload *);
 void		 budget_charge(struct rt_workload *);
 void		 budget_changed(void);
@@ -182,6 +218,19 @@ void		 restore_replay(void);
 /* ready.c */
 void		 ready_start(struct rt_workload *);
 void		 ready_stop(struct rt_workload *);
+void		 ready_host(const struct rt_workload *, char *, size_t);
+int		 ready_status(const char *);
+
+/* busy.c: the busy veto, asked before an idle workload is suspended */
+void		 busy_suspend(struct rt_workload *, int64_t);
+void		 busy_stop(struct rt_workload *);
+void		 ready_check(struct rt_workload *, struct rt_probe **, int64_t,
+		    void (*)(struct rt_workload *, const char *));
+void		 ready_check_cancel(struct rt_probe **);
+
+/* liveness.c */
+void		 live_start(struct rt_workload *);
+void		 live_stop(struct rt_workload *);
 
 /* driver_process.c: the parent's answers */
 void		 process_init(struct rt_workload *);

@@ -27,9 +27,9 @@ struct runtime		*rt = &runtime;
 static const struct proc_handler runtime_handlers[] = {
 	PROC_COMMON_HANDLERS,
 	CFG_HANDLERS,
-	{ IMSG_GW_WAKE, sizeof(struct wl_ref), PROC_FROM(PROC_GATEWAY),
+	{ IMSG_GW_WAKE, sizeof(struct gw_wake), PROC_FROM(PROC_GATEWAY),
 	    runtime_recv_wake },
-	{ IMSG_REAP_SUSPEND, sizeof(struct wl_ref), PROC_FROM(PROC_REAPER),
+	{ IMSG_REAP_SUSPEND, sizeof(struct rp_suspend), PROC_FROM(PROC_REAPER),
 	    runtime_recv_suspend },
 	{ IMSG_GW_DRAINED, sizeof(struct gw_drained), PROC_FROM(PROC_GATEWAY),
 	    runtime_recv_drained },
@@ -52,6 +52,13 @@ static const struct proc_handler runtime_handlers[] = {
 	    control_recv_keepwarm },
 	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM(PROC_PARENT),
 	    docker_recv_logs },
+	/* the registry logins, from the parent alone */
+	{ IMSG_CFG_REGAUTH, PROC_ANYLEN, PROC_FROM(PROC_PARENT),
+	    docker_recv_regauth },
+	{ IMSG_CTL_PULL, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
+	    docker_recv_pull },
+	{ IMSG_RT_PURGE, sizeof(struct rt_purge), PROC_FROM(PROC_PARENT),
+	    docker_recv_purge },
 	/* the memory budget (budget.c) */
 	{ IMSG_GW_ACTIVITY, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY),
 	    budget_recv_activity },
@@ -62,30 +69,34 @@ static const struct proc_handler runtime_handlers[] = {
 	{ IMSG_CTL_SHOW_STATS, 0, PROC_FROM(PROC_PARENT), budget_recv_stats },
 };
 
-/* a name from another process: never trusted to be terminated */
-static void
-recv_ref(struct imsg *imsg, struct wl_ref *ref)
-{
-	(void)imsg_get_data(imsg, ref, sizeof(*ref));
-	ref->name[sizeof(ref->name) - 1] = '\0';
-}
-
+/* a request found it asleep: what the gateway says of it is cleaned */
 static void
 runtime_recv_wake(struct imsgev *iev, struct imsg *imsg)
 {
-	struct wl_ref	 ref;
+	struct gw_wake	 gwk;
 
-	recv_ref(imsg, &ref);
-	lifecycle_wake(ref.name, RT_REASON_REQUEST);
+	(void)imsg_get_data(imsg, &gwk, sizeof(gwk));
+	gwk.name[sizeof(gwk.name) - 1] = '\0';
+	cause_sanitize(&gwk.cause);
+	gwk.cause.kind = WAKE_REQUEST;
+	lifecycle_wake(gwk.name, RT_REASON_REQUEST, &gwk.cause);
 }
 
+/* idle, says the reaper: its busy path, if any, may veto the suspend */
 static void
 runtime_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 {
-	struct wl_ref	 ref;
+	struct rp_suspend	 rs;
+	struct rt_workload	*wl;
 
-	recv_ref(imsg, &ref);
-	(void)lifecycle_suspend(ref.name, RT_REASON_IDLE);
+	(void)imsg_get_data(imsg, &rs, sizeof(rs));
+	rs.name[sizeof(rs.name) - 1] = '\0';
+	if ((wl = lifecycle_find(rs.name)) == NULL) {
+		log_debug("workload %s: suspend of an unknown workload",
+		    rs.name);
+		return;
+	}
+	busy_suspend(wl, rs.idle_since);
 }
 
 static void
@@ -103,7 +114,8 @@ runtime_recv_refused(struct imsgev *iev, struct imsg *imsg)
 {
 	struct wl_ref	 ref;
 
-	recv_ref(imsg, &ref);
+	(void)imsg_get_data(imsg, &ref, sizeof(ref));
+	ref.name[sizeof(ref.name) - 1] = '\0';
 	lifecycle_refused(ref.name);
 }
 
@@ -111,6 +123,8 @@ static void
 runtime_apply(struct privsep *ps, struct cfg_generation *gen,
     struct cfg_generation *old)
 {
+	rt->pull = gen->global.pull;
+	rt->pull_timeout = gen->global.pull_timeout;
 	lifecycle_apply(gen);
 	restore_replay();
 }
@@ -126,6 +140,7 @@ main(int argc, char *argv[])
 	RB_INIT(&rt->workloads);
 	rt->ps = &runtime_ps;
 	rt->wake_timeout = ORCHD_WAKE_TIMEOUT;
+	rt->pull_timeout = ORCHD_PULL_TIMEOUT;
 	child_start(&runtime_ps, argc, argv, PROC_RUNTIME, runtime_handlers,
 	    nitems(runtime_handlers), PRIVDROP_SOCKDIR);
 	cfg_set_apply(runtime_apply);

@@ -16,13 +16,19 @@
 # checked.  Where a docker or a dockerd is installed already (Docker CE,
 # say, which brings its own docker-init), neither is: docker.io would
 # replace that Docker.
+#
+# docker-registry (the registry:2 program) and apache2-utils (htpasswd,
+# its bcrypt logins): regress/e2e/pull.sh runs a registry of its own.
+# wrk: regress/e2e/idleconns.sh loads the gateway beside 10,000 idle
+# clients.
 set -eu
 
 BUILD_PKGS="gcc make libc6-dev pkg-config byacc
 libevent-dev libtls-dev libsqlite3-dev libjansson-dev libbsd-dev
-libseccomp-dev libssl-dev zlib1g-dev passwd"
+libseccomp-dev libssl-dev zlib1g-dev passwd libnghttp2-dev"
 TEST_PKGS="libcmocka-dev mandoc sqlite3 curl procps iproute2 busybox-static
-clang openssl python3"
+clang openssl python3 docker-registry apache2-utils wrk nghttp2-client
+python3-grpcio python3-h2"
 DOCKER_PKGS="docker.io tini"
 
 usage() {

@@ -116,6 +116,16 @@ cleanup_pids() {
 start_orchd_or_exit
 kind=v1
 logged 'in cgroups under .* (v2' && kind=v2
+# mounted but not ours to write (a container's read-only cgroup file
+# system): orchd says so and keeps to process groups, which part 5 tests
+usable=1
+if logged 'no cgroups'; then
+	usable=0
+	echo "cgroups are mounted but orchd cannot use them here:" \
+	    "parts 1 to 4 and 6 skipped"
+	stop_orchd
+fi
+if [ "$usable" = 1 ]; then
 check "orchd says where the cgroups are" logged 'process workloads in cgroups under'
 
 # 1. suspend kills the escapee in its own session
@@ -177,6 +187,8 @@ check "and removes the dead orchd's cgroups" test ! -d "$m${cg%/orchd/*}/orchd/$
 stop_orchd
 cleanup_pids
 
+fi	# usable
+
 # 5. without cgroups: the group still goes at shutdown
 ORCHD_CGROUP=none
 export ORCHD_CGROUP
@@ -191,7 +203,7 @@ check "the grandchild that ignores SIGTERM is gone at shutdown" \
 cleanup_pids
 
 # 6. v2's cgroup.kill, where cgroup2 is mounted beside v1
-if [ "$kind" = v1 ] && [ -n "$(mount_of cgroup2)" ]; then
+if [ "$usable" = 1 ] && [ "$kind" = v1 ] && [ -n "$(mount_of cgroup2)" ]; then
 	ORCHD_CGROUP=v2
 	start_orchd_or_exit
 	check "ORCHD_CGROUP=v2 is used" logged 'in cgroups under .* (v2'

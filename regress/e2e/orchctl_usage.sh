@@ -61,7 +61,7 @@ run
 expect "no arguments: usage and the commands" 1 \
     "usage: orchctl [-hjV] [-s socket] command [argument ...]" \
     "valid commands/args:" "  show" "  reload" "  log" "  wake" \
-    "  suspend" "  keepwarm" "  logs"
+    "  suspend" "  keepwarm" "  logs" "  pull"
 
 run frobnicate
 expect "unknown command: named, commands listed" 1 \

@@ -247,10 +247,10 @@ check "rows inserted by hand" [ $? -eq 0 ]
 # p1 is in the store still, and this policy allows it again
 write_conf "api allow process"
 start_orchd_or_exit
-check "the root row is logged, with its rule" grep -q \
+check "the root row is logged, with its rule" wait_for 10 grep -q \
     'workload rooted created through the API is not loaded: api: "user"' \
     "$T/orchd.log"
-check "the row mounting / is logged, with its rule" grep -q \
+check "the row mounting / is logged, with its rule" wait_for 10 grep -q \
     'workload mounted created through the API is not loaded: volume: host path "/" is /' \
     "$T/orchd.log"
 check "neither is listed by the API" names_are "p1 plain1 wild"

@@ -20,6 +20,9 @@
  *	/reset			half an answer, then a reset
  *	/slow?MS		waits MS ms, then answers
  *	/ws			101 to an Upgrade, then echoes bytes
+ *	/busy			as the file $TESTHTTP_BUSY says: "200" a
+ *				200 "busy", "hang" no answer for 10 s, and
+ *				anything else or no file a 404
  * STARTFILE, if given, gets one line appended per start, REQLOG one line
  * per request: "METHOD PATH".  From the environment, for the memory
  * budget's tests: TESTHTTP_ALLOC=N allocates and writes N MiB before
@@ -217,6 +220,28 @@ pattern(char *buf, size_t off, size_t len)
 		buf[i] = 'a' + (off + i) % 26;
 }
 
+/* the busy veto's answer, switched by a file the test writes */
+static void
+serve_busy(int fd)
+{
+	const char	*file = getenv("TESTHTTP_BUSY");
+	char		 what[16] = "";
+	FILE		*f;
+
+	if (file != NULL && (f = fopen(file, "r")) != NULL) {
+		if (fgets(what, sizeof(what), f) == NULL)
+			what[0] = '\0';
+		fclose(f);
+	}
+	if (strncmp(what, "200", 3) == 0)
+		answer(fd, "200 OK", NULL, "busy\n", 5);
+	else if (strncmp(what, "hang", 4) == 0) {
+		sleep(10);
+		exit(0);
+	} else
+		answer(fd, "404 Not Found", NULL, "idle\n", 5);
+}
+
 static void
 serve_path(int fd, char *head, const char *method, char *path)
 {
@@ -277,6 +302,8 @@ serve_path(int fd, char *head, const char *method, char *path)
 	} else if (strcmp(path, "/slow") == 0) {
 		usleep(n * 1000);
 		answer(fd, "200 OK", NULL, "slow\n", 5);
+	} else if (strcmp(path, "/busy") == 0) {
+		serve_busy(fd);
 	} else if (strcmp(path, "/ws") == 0) {
 		snprintf(buf, sizeof(buf), "HTTP/1.1 101 Switching Protocols"
 		    "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");

@@ -80,6 +80,8 @@ test_route_every_endpoint(void **state)
 	route_ok(HTTP_M_GET, "/healthz", API_HEALTHZ, "");
 	route_ok(HTTP_M_HEAD, "/healthz", API_HEALTHZ, "");
 	route_ok(HTTP_M_GET, "/healthz?x", API_HEALTHZ, "");
+	route_ok(HTTP_M_GET, "/v1/events", API_EVENTS, "");
+	route_ok(HTTP_M_GET, "/v1/events?since=now", API_EVENTS, "");
 }
 
 static void
@@ -103,6 +105,13 @@ test_route_errors(void **state)
 	route_fails(HTTP_M_DELETE, "/healthz", 405, "GET, HEAD");
 	route_fails(HTTP_M_GET, "/healthz/", 404, NULL);
 	route_fails(HTTP_M_GET, "/healthy", 404, NULL);
+	route_fails(HTTP_M_POST, "/v1/events", 405, "GET");
+	route_fails(HTTP_M_HEAD, "/v1/events", 405, "GET");
+	route_fails(HTTP_M_GET, "/v1/events/", 404, NULL);
+	route_fails(HTTP_M_GET, "/v1/eventsx", 404, NULL);
+	/* a key is wanted, as everywhere but /healthz */
+	(void)api_route(HTTP_M_GET, "/v1/events", 10, &t);
+	assert_int_equal(t.open, 0);
 	/* /healthz is open to all, its 405 too; nothing else is */
 	(void)api_route(HTTP_M_POST, "/healthz", 8, &t);
 	assert_int_equal(t.open, 1);
@@ -234,6 +243,7 @@ test_workload_json(void **state)
 	assert_string_equal(json_string_value(json_object_get(o, "source")),
 	    "api");
 	assert_null(json_object_get(o, "message"));
+	assert_true(json_is_null(json_object_get(o, "backoff_until")));
 	json_decref(o);
 
 	/* asleep: never seen, not started; its own idle timeout */
@@ -241,10 +251,13 @@ test_workload_json(void **state)
 	cw.state = WL_ASLEEP;
 	cw.started_at = 1700000001;	/* stale: asleep has no start */
 	strlcpy(cw.msg, "exited with status 1", sizeof(cw.msg));
+	cw.backoff_until = 1700000030;	/* a crash loop's */
 	wc->idle_timeout = 600;
 	assert_non_null(o = apij_workload(wc, &cw, 300, 30));
 	assert_true(json_is_null(json_object_get(o, "last_seen")));
 	assert_true(json_is_null(json_object_get(o, "started_at")));
+	assert_string_equal(json_string_value(json_object_get(o,
+	    "backoff_until")), "2023-11-14T22:13:50Z");
 	assert_true(json_is_false(json_object_get(o, "keep_warm")));
 	assert_int_equal(json_integer_value(json_object_get(o,
 	    "idle_timeout")), 600);
@@ -262,7 +275,7 @@ test_workload_json_round_trip(void **state)
 	struct ctl_workload	 cw;
 	json_t			*o;
 	const char		*drop[] = { "state", "last_seen", "started_at",
-	    "wakes", "message" };
+	    "wakes", "message", "backoff_until" };
 	char			*text, err[256];
 	size_t			 i;
 

@@ -142,6 +142,26 @@ test_join_path(void **state)
 	    "/a"), -1);
 }
 
+/* v2's memory.events and v1's memory.oom_control: the oom_kill line */
+static void
+test_oom_kill(void **state)
+{
+	assert_int_equal(cgroup_parse_oom_kill("low 0\nhigh 0\nmax 12\n"
+	    "oom 3\noom_kill 2\noom_group_kill 0\n"), 2);
+	assert_int_equal(cgroup_parse_oom_kill("oom_kill_disable 0\n"
+	    "under_oom 0\noom_kill 7\n"), 7);
+	assert_int_equal(cgroup_parse_oom_kill("oom_kill 0"), 0);
+	/* not the group kills, nor a name that begins alike */
+	assert_int_equal(cgroup_parse_oom_kill("oom_group_kill 4\n"), -1);
+	assert_int_equal(cgroup_parse_oom_kill("oom_kill_disable 0\n"
+	    "under_oom 0\n"), -1);
+	assert_int_equal(cgroup_parse_oom_kill(""), -1);
+	assert_int_equal(cgroup_parse_oom_kill("oom_kill \n"), -1);
+	assert_int_equal(cgroup_parse_oom_kill("oom_kill -1\n"), -1);
+	assert_int_equal(cgroup_parse_oom_kill("oom_kill 12345678901234567890"
+	    "123\n"), -1);
+}
+
 int
 main(void)
 {
@@ -152,6 +172,7 @@ main(void)
 		cmocka_unit_test(test_has_word),
 		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_join_path),
+		cmocka_unit_test(test_oom_kill),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -192,6 +192,15 @@ test_good(void **state)
 	assert_int_equal(n, strlist_count(&wl->hosts));
 	assert_int_equal(n, 2);
 
+	/* depends on: a name defined further down, in the order written */
+	assert_int_equal(strlist_count(&wl->depends), 1);
+	assert_string_equal(strlist_nth(&wl->depends, 0), "v6");
+	wl = find_workload(conf, "api-preview");
+	assert_non_null(wl);
+	assert_int_equal(strlist_count(&wl->depends), 2);
+	assert_string_equal(strlist_nth(&wl->depends, 0), "blog");
+	assert_string_equal(strlist_nth(&wl->depends, 1), "v6");
+
 	free_config(conf);
 }
 
@@ -383,6 +392,14 @@ static const struct bad {
 	    "host path must be absolute", 1 },
 	{ "bad-health-path.conf", "bad-health-path.conf:1",
 	    "health path must start with \"/\"", 1 },
+	{ "bad-busy-path.conf", "bad-busy-path.conf:1",
+	    "workload \"a\": busy path must start with \"/\"", 1 },
+	{ "bad-busy-nopath.conf", "bad-busy-nopath.conf:1",
+	    "busy max and busy fail need a busy path", 1 },
+	{ "bad-busy-fail.conf", "bad-busy-fail.conf:5",
+	    "busy fail \"closed\": open or safe", 1 },
+	{ "bad-busy-dup.conf", "bad-busy-dup.conf:6",
+	    "busy max already set", 1 },
 	{ "bad-size.conf", "bad-size.conf:5", "invalid size: \"12Q\": "
 	    "bytes, or a number with K, M or G", 1 },
 	{ "bad-address.conf", "bad-address.conf:1",
@@ -427,6 +444,10 @@ static const struct bad {
 	    "prefork 0 out of range (1-32)", 1 },
 	{ "bad-prefork-dup.conf", "bad-prefork-dup.conf:3",
 	    "prefork already set", 1 },
+	{ "bad-http2-prior-tls.conf", "bad-http2-prior-tls.conf:1",
+	    "http2 prior knowledge: cleartext listeners only", 1 },
+	{ "bad-http2-streams.conf", "bad-http2-streams.conf:1",
+	    "http2 max streams: 1 to 1000", 1 },
 	/* the trust rules: host paths, root (common/trust.c) */
 	{ "bad-volume-etc.conf", "bad-volume-etc.conf:6",
 	    "volume: host path \"/etc\" is /etc (a system directory)", 1 },
@@ -444,6 +465,41 @@ static const struct bad {
 	    "root only with \"allow root\"", 1 },
 	{ "bad-api-allow.conf", "bad-api-allow.conf:3",
 	    "unknown api allow \"everything\"", 2 },
+	/* depends on: at the line that says it, once the file is read */
+	{ "bad-depends-unknown.conf", "bad-depends-unknown.conf:5",
+	    "workload \"app\": depends on \"db\": no such workload", 1 },
+	{ "bad-depends-cycle.conf", "bad-depends-cycle.conf:17",
+	    "workload \"c\": depends on \"a\": a cycle: a -> b -> c -> a", 1 },
+	{ "bad-depends-self.conf", "bad-depends-self.conf:5",
+	    "workload \"a\" depends on itself", 1 },
+	{ "bad-depends-dup.conf", "bad-depends-dup.conf:10",
+	    "depends on \"db\" listed twice", 1 },
+	/* liveness */
+	{ "bad-health-failures.conf", "bad-health-failures.conf:5",
+	    "health failures 0: must be from 1 to 100", 1 },
+	{ "bad-health-timeout.conf", "bad-health-timeout.conf:2",
+	    "health timeout 0s: must be from 1s to 86400s", 1 },
+	{ "bad-health-dup.conf", "bad-health-dup.conf:6",
+	    "health interval already set", 1 },
+	{ "bad-health-interval.conf", "bad-health-interval.conf:1",
+	    "health interval 172800s: must be from 0s to 86400s", 1 },
+	/* "network NAME" and "publish" */
+	{ "bad-network.conf", "bad-network.conf:6",
+	    "network \"host\": a name Docker keeps for its own", 2 },
+	{ "bad-publish-host.conf", "bad-publish-host.conf:1",
+	    "workload \"a\": publish is not for network host", 1 },
+	{ "bad-publish-same-port.conf", "bad-publish-same-port.conf:11",
+	    "workload \"b\": address 127.0.0.1 port 9000 is workload \"a\"'s "
+	    "too", 1 },
+	{ "bad-process-network-name.conf", "bad-process-network-name.conf:1",
+	    "workload \"a\": network \"pr-1\" is only for driver docker", 1 },
+	/* driver swarm */
+	{ "bad-swarm-replicas.conf", "bad-swarm-replicas.conf:6",
+	    "replicas must be from 1 to 64", 1 },
+	{ "bad-swarm-constraint.conf", "bad-swarm-constraint.conf:1",
+	    "constraint is only for driver swarm", 1 },
+	{ "bad-swarm-volume.conf", "bad-swarm-volume.conf:1",
+	    "volume is not for driver swarm", 1 },
 };
 
 static void
@@ -568,15 +624,32 @@ test_include_glob(void **state)
 	assert_int_equal(nlines, 0);
 }
 
+static void	roundtrip(const struct workload_conf *);
+
 /* one port on several addresses; a workload's port beside a listener's */
 static void
 test_ports(void **state)
 {
 	struct orchd_conf	*conf;
+	struct workload_conf	*wl;
 
 	conf = parse_config(CONFDIR "good-ports.conf", 0);
 	assert_non_null(conf);
 	assert_non_null(find_workload(conf, "c"));
+	free_config(conf);
+	/* one port inside two containers, published on two */
+	conf = parse_config(CONFDIR "good-network.conf", 0);
+	assert_non_null(conf);
+	wl = find_workload(conf, "b");
+	assert_non_null(wl);
+	assert_int_equal(wl->network, NETWORK_NAMED);
+	assert_string_equal(wl->netname, "pr-1");
+	assert_int_equal(wl->port, 80);
+	assert_int_equal(wl->publish, 9001);
+	assert_int_equal(workload_upstream_port(wl), 9001);
+	assert_string_equal(TAILQ_FIRST(&conf->api_allow_networks)->str,
+	    "pr-*");
+	roundtrip(wl);
 	free_config(conf);
 	assert_int_equal(nlines, 0);
 }
@@ -860,6 +933,100 @@ test_filters(void **state)
 	free_config(conf);
 }
 
+/*
+ * Docker images: "pull" and "pull timeout", global and per docker
+ * workload, "registry auth file"; their JSON fields, what they refuse.
+ */
+static void
+test_pull(void **state)
+{
+	struct orchd_conf	*conf;
+	struct workload_conf	*wl, *back;
+	char			*json, err[256];
+	const char		*t;
+
+	/* the defaults: missing, 5m, no logins */
+	t = "listen on 127.0.0.1 port 80\n";
+	conf = filters_parse(t, strlen(t));
+	assert_non_null(conf);
+	assert_int_equal(conf->pull, PULL_MISSING);
+	assert_int_equal(conf->pull_timeout, ORCHD_PULL_TIMEOUT);
+	assert_null(conf->regauth_file);
+	free_config(conf);
+
+	t = "pull always\npull timeout 10m\n"
+	    "registry auth file \"/etc/orchd/registry.json\"\n"
+	    "workload \"a\" {\n\thost \"a.test\"\n\tdriver docker\n"
+	    "\timage \"r.test/a:1\"\n\tport 8000\n\tpull never\n"
+	    "\tpull timeout 90s\n}\n"
+	    "workload \"b\" {\n\thost \"b.test\"\n\tdriver docker\n"
+	    "\timage \"b\"\n\tport 8001\n}\n";
+	conf = filters_parse(t, strlen(t));
+	if (conf == NULL)
+		print_lines();
+	assert_non_null(conf);
+	assert_int_equal(conf->pull, PULL_ALWAYS);
+	assert_int_equal(conf->pull_timeout, 600);
+	assert_string_equal(conf->regauth_file, "/etc/orchd/registry.json");
+	wl = find_workload(conf, "a");
+	assert_int_equal(wl->pull, PULL_NEVER);
+	assert_int_equal(wl->pull_timeout, 90);
+	json = workload_to_json(wl);
+	assert_non_null(strstr(json, "\"pull\":\"never\",\"pull_timeout\":90"));
+	back = workload_from_json(json, strlen(json), err, sizeof(err));
+	assert_non_null(back);
+	assert_int_equal(back->pull, PULL_NEVER);
+	assert_int_equal(back->pull_timeout, 90);
+	workload_free(back);
+	free(json);
+	/* left to the global setting: not in its JSON */
+	wl = find_workload(conf, "b");
+	assert_int_equal(wl->pull, -1);
+	assert_int_equal(wl->pull_timeout, -1);
+	json = workload_to_json(wl);
+	assert_null(strstr(json, "pull"));
+	free(json);
+	free_config(conf);
+
+	t = "pull sometimes\n";
+	bad_text(t, strlen(t), 1, "pull \"sometimes\": missing, always or "
+	    "never");
+	t = "pull never\npull always\n";
+	bad_text(t, strlen(t), 2, "pull already set");
+	t = "pull timeout 0\n";
+	bad_text(t, strlen(t), 1, "pull timeout must be positive");
+	t = "pull timeout 1m\npull timeout 2m\n";
+	bad_text(t, strlen(t), 2, "pull timeout already set");
+	t = "registry auth file \"/a\"\nregistry auth file \"/b\"\n";
+	bad_text(t, strlen(t), 2, "registry auth file already set");
+	t = "workload \"a\" {\n\thost \"a.test\"\n\tcommand \"/bin/true\"\n"
+	    "\tport 8000\n\tpull always\n}\n";
+	bad_text(t, strlen(t), 1, "pull is only for driver docker");
+
+	/* the API's form of them */
+	t = "{\"name\":\"a\",\"hosts\":[\"a.test\"],\"driver\":\"docker\","
+	    "\"image\":\"a\",\"port\":1,\"pull\":\"always\","
+	    "\"pull_timeout\":\"2m\"}";
+	wl = workload_from_json(t, strlen(t), err, sizeof(err));
+	assert_non_null(wl);
+	assert_int_equal(wl->pull, PULL_ALWAYS);
+	assert_int_equal(wl->pull_timeout, 120);
+	workload_free(wl);
+	t = "{\"name\":\"a\",\"hosts\":[\"a.test\"],\"driver\":\"docker\","
+	    "\"image\":\"a\",\"port\":1,\"pull\":\"sometimes\"}";
+	assert_null(workload_from_json(t, strlen(t), err, sizeof(err)));
+	assert_string_equal(err, "field \"pull\": must be \"missing\", "
+	    "\"always\" or \"never\"");
+	t = "{\"name\":\"a\",\"hosts\":[\"a.test\"],\"driver\":\"docker\","
+	    "\"image\":\"a\",\"port\":1,\"pull_timeout\":0}";
+	assert_null(workload_from_json(t, strlen(t), err, sizeof(err)));
+	assert_string_equal(err, "field \"pull_timeout\": must be positive");
+	t = "{\"name\":\"a\",\"hosts\":[\"a.test\"],"
+	    "\"command\":\"/bin/true\",\"port\":1,\"pull\":\"never\"}";
+	assert_null(workload_from_json(t, strlen(t), err, sizeof(err)));
+	assert_string_equal(err, "pull is only for driver docker");
+}
+
 /* the parent's lookup, as a test sees users: _orchd 500, www 61190 */
 static int
 fake_lookup(const char *name, uid_t *uid, gid_t *gid)
@@ -1013,6 +1180,158 @@ test_many(void **state)
 		n++;
 	assert_int_equal(n, 2001);
 	free_config(conf);
+}
+
+/*
+ * n workloads, w0 to w(n-1), each depending on the next; with cycle, the
+ * last on the first.  6 lines a workload, its "depends on" the fifth.
+ */
+static void
+chain_text(char *buf, size_t size, int n, int cycle)
+{
+	size_t	 off = 0;
+	int	 i, k;
+
+	for (i = 0; i < n; i++) {
+		k = snprintf(buf + off, size - off, "workload \"w%d\" {\n"
+		    "\thost \"w%d.example.com\"\n\tcommand \"/bin/true\"\n"
+		    "\tport %d\n", i, i, 10000 + i);
+		assert_true(k > 0 && (size_t)k < size - off);
+		off += k;
+		if (i + 1 < n || cycle)
+			k = snprintf(buf + off, size - off, "\tdepends on "
+			    "\"w%d\"\n}\n", (i + 1) % n);
+		else
+			k = snprintf(buf + off, size - off, "\n}\n");
+		assert_true(k > 0 && (size_t)k < size - off);
+		off += k;
+	}
+}
+
+/* the graph of depends on: chains, their length, cycles, many at once */
+static void
+test_depends(void **state)
+{
+	static char		 text[256 * 1024];
+	static const char	 diamond[] =
+	    "workload \"a\" {\n\thost \"a.test\"\n\tcommand \"/bin/true\"\n"
+	    "\tport 1\n\tdepends on \"b\"\n\tdepends on \"c\"\n}\n"
+	    "workload \"b\" {\n\thost \"b.test\"\n\tcommand \"/bin/true\"\n"
+	    "\tport 2\n\tdepends on \"d\"\n}\n"
+	    "workload \"c\" {\n\thost \"c.test\"\n\tcommand \"/bin/true\"\n"
+	    "\tport 3\n\tdepends on \"d\"\n}\n"
+	    "workload \"d\" {\n\thost \"d.test\"\n\tcommand \"/bin/true\"\n"
+	    "\tport 4\n}\n";
+	struct orchd_conf	*conf;
+	char			 path[] = "/tmp/orchd-test-XXXXXX";
+	char			 path2[] = "/tmp/orchd-test-XXXXXX";
+	char			 path3[] = "/tmp/orchd-test-XXXXXX";
+	const char		*p;
+
+	/* two ways to one: no cycle */
+	conf = text_parse(diamond, strlen(diamond), path);
+	if (conf == NULL)
+		print_lines();
+	assert_non_null(conf);
+	free_config(conf);
+
+	/* 16 dependencies deep is allowed, 17 is not: at w0's */
+	chain_text(text, sizeof(text), 17, 0);
+	conf = text_parse(text, strlen(text), path2);
+	if (conf == NULL)
+		print_lines();
+	assert_non_null(conf);
+	free_config(conf);
+	chain_text(text, sizeof(text), 18, 0);
+	bad_text(text, strlen(text), 5, "workload \"w0\": depends on \"w1\": "
+	    "a chain of dependencies longer than 16");
+	assert_int_equal(nlines, 1);
+
+	/* 2000 around: the cycle at the last, its path cut short */
+	chain_text(text, sizeof(text), 2000, 1);
+	bad_text(text, strlen(text), 1999 * 6 + 5, "workload \"w1999\": "
+	    "depends on \"w0\": a cycle: w0 -> w1 -> w2 -> ");
+	p = lines[0] + strlen(lines[0]) - 3;
+	assert_string_equal(p, "...");
+	assert_int_equal(nlines, 1);
+
+	/* each problem of a file, unknown names first */
+	chain_text(text, sizeof(text), 3, 1);
+	assert_true(strlcat(text, "workload \"x\" {\n\thost \"x.test\"\n"
+	    "\tcommand \"/bin/true\"\n\tport 9\n\tdepends on \"nothere\"\n"
+	    "}\n", sizeof(text)) < sizeof(text));
+	conf = text_parse(text, strlen(text), path3);
+	assert_null(conf);
+	if (nlines != 2)
+		print_lines();
+	assert_int_equal(nlines, 2);
+	assert_non_null(strstr(lines[0], ":23: workload \"x\": depends on "
+	    "\"nothere\": no such workload"));
+	assert_non_null(strstr(lines[1], ":17: workload \"w2\": depends on "
+	    "\"w0\": a cycle: w0 -> w1 -> w2 -> w0"));
+}
+
+/* depends_on in JSON: the same rules as the file's */
+static void
+test_depends_json(void **state)
+{
+	static const struct {
+		const char	*deps;
+		const char	*err;		/* NULL: valid */
+	} cases[] = {
+		{ "[\"db\", \"cache\"]", NULL },
+		{ "[]", NULL },
+		{ "[\"db\", \"db\"]", "depends on \"db\" twice" },
+		{ "[\"app\"]", "depends on itself" },
+		{ "[\"bad name\"]", "depends on \"bad name\": not a workload "
+		    "name" },
+		{ "[\"\"]", "not a workload name" },
+		{ "\"db\"", "field \"depends_on\": must be an array of "
+		    "strings" },
+		{ "[1]", "must be an array of strings" },
+	};
+	struct workload_conf	*wl;
+	char			 json[4096], err[256], *out;
+	size_t			 i;
+	int			 n;
+
+	for (i = 0; i < nitems(cases); i++) {
+		n = snprintf(json, sizeof(json), "{\"name\": \"app\", "
+		    "\"hosts\": [\"app.test\"], \"command\": \"/bin/true\", "
+		    "\"port\": 80, \"depends_on\": %s}", cases[i].deps);
+		assert_true(n > 0 && (size_t)n < sizeof(json));
+		err[0] = '\0';
+		wl = workload_from_json(json, strlen(json), err, sizeof(err));
+		if (cases[i].err == NULL) {
+			if (wl == NULL)
+				fail_msg("%s: %s", cases[i].deps, err);
+			out = workload_to_json(wl);
+			assert_non_null(out);
+			/* written only when there are some */
+			assert_true((strstr(out, "\"depends_on\"") != NULL) ==
+			    !TAILQ_EMPTY(&wl->depends));
+			free(out);
+			workload_free(wl);
+			continue;
+		}
+		if (wl != NULL)
+			fail_msg("%s: accepted", cases[i].deps);
+		if (strstr(err, cases[i].err) == NULL)
+			fail_msg("%s: \"%s\", expected \"%s\"", cases[i].deps,
+			    err, cases[i].err);
+	}
+
+	/* at most ORCHD_DEPS_MAX */
+	n = snprintf(json, sizeof(json), "{\"name\": \"app\", \"hosts\": "
+	    "[\"app.test\"], \"command\": \"/bin/true\", \"port\": 80, "
+	    "\"depends_on\": [");
+	for (i = 0; i <= ORCHD_DEPS_MAX; i++)
+		n += snprintf(json + n, sizeof(json) - n, "%s\"d%zu\"",
+		    i > 0 ? ", " : "", i);
+	assert_true((size_t)n + 3 < sizeof(json));
+	strlcat(json, "]}", sizeof(json));
+	assert_null(workload_from_json(json, strlen(json), err, sizeof(err)));
+	assert_non_null(strstr(err, "depends on more than 32 workloads"));
 }
 
 static void
@@ -1330,6 +1649,7 @@ assert_workloads_equal(const struct workload_conf *a,
 	assert_strings_equal(a->image, b->image);
 	assert_strings_equal(a->runtime, b->runtime);
 	assert_int_equal(a->network, b->network);
+	assert_strings_equal(a->netname, b->netname);
 	assert_strlists_equal(&a->env, &b->env);
 	for (va = TAILQ_FIRST(&a->volumes), vb = TAILQ_FIRST(&b->volumes);
 	    va != NULL && vb != NULL;
@@ -1343,8 +1663,15 @@ assert_workloads_equal(const struct workload_conf *a,
 	assert_strings_equal(a->directory, b->directory);
 	assert_strings_equal(a->address, b->address);
 	assert_int_equal(a->port, b->port);
+	assert_int_equal(a->publish, b->publish);
 	assert_int_equal(a->health, b->health);
 	assert_strings_equal(a->health_path, b->health_path);
+	assert_strings_equal(a->busy_path, b->busy_path);
+	assert_int_equal(a->busy_max, b->busy_max);
+	assert_int_equal(a->busy_fail_safe, b->busy_fail_safe);
+	assert_int_equal(a->health_interval, b->health_interval);
+	assert_int_equal(a->health_timeout, b->health_timeout);
+	assert_int_equal(a->health_failures, b->health_failures);
 	assert_int_equal(a->idle_timeout, b->idle_timeout);
 	assert_int_equal(a->wake_timeout, b->wake_timeout);
 	assert_int_equal(a->memory, b->memory);
@@ -1434,6 +1761,11 @@ test_json_roundtrip(void **state)
 	wl->port = 65535;
 	wl->health = HEALTH_PATH;
 	assert_non_null((wl->health_path = strdup("/healthz?x=1")));
+	assert_int_equal(wl->busy_max, -1);
+	assert_null(wl->busy_path);
+	assert_non_null((wl->busy_path = strdup("/busy?job=all")));
+	wl->busy_max = 7200;
+	wl->busy_fail_safe = 1;
 	free(wl->address);
 	assert_non_null((wl->address = strdup("fe80::1")));
 	for (n = 0; n < 3; n++) {
@@ -1449,6 +1781,47 @@ test_json_roundtrip(void **state)
 	assert_null(workload_new(
 	    "a234567890123456789012345678901234567890123456789012345678901234"));
 	workload_free(NULL);
+}
+
+/* liveness: global settings, a workload's own, and the defaults */
+static void
+test_health(void **state)
+{
+	struct orchd_conf	*conf;
+	struct workload_conf	*wl;
+
+	conf = parse_config(CONFDIR "good-health.conf", 0);
+	if (conf == NULL)
+		print_lines();
+	assert_non_null(conf);
+	assert_int_equal(conf->health_interval, 10);
+	assert_int_equal(conf->health_timeout, 3);
+	assert_int_equal(conf->health_failures, 5);
+	wl = find_workload(conf, "inherits");
+	assert_non_null(wl);
+	assert_int_equal(wl->health_interval, -1);
+	assert_int_equal(wl->health_timeout, -1);
+	assert_int_equal(wl->health_failures, -1);
+	wl = find_workload(conf, "own");
+	assert_non_null(wl);
+	assert_int_equal(wl->health_interval, 60);
+	assert_int_equal(wl->health_timeout, 1);
+	assert_int_equal(wl->health_failures, 1);
+	roundtrip(wl);
+	/* 0 turns the global checks off for it */
+	wl = find_workload(conf, "off");
+	assert_non_null(wl);
+	assert_int_equal(wl->health_interval, 0);
+	roundtrip(wl);
+	free_config(conf);
+
+	/* off unless set */
+	conf = parse_config(CONFDIR "good-minimal.conf", 0);
+	assert_non_null(conf);
+	assert_int_equal(conf->health_interval, 0);
+	assert_int_equal(conf->health_timeout, ORCHD_HEALTH_TIMEOUT);
+	assert_int_equal(conf->health_failures, ORCHD_HEALTH_FAILURES);
+	free_config(conf);
 }
 
 static void
@@ -1536,11 +1909,31 @@ test_json_errors(void **state)
 		{ "{\"name\":\"a\",\"image\":null}",
 		    "field \"image\": must be a string" },
 		{ "{\"name\":\"a\",\"driver\":\"podman\"}",
-		    "field \"driver\": must be \"process\" or \"docker\"" },
+		    "field \"driver\": must be \"process\", \"docker\" or "
+		    "\"swarm\"" },
 		{ "{\"name\":\"a\",\"driver\":1}", "field \"driver\"" },
 		{ "{\"name\":\"a\",\"source\":\"file\"}", "field \"source\"" },
-		{ "{\"name\":\"a\",\"network\":\"overlay\"}",
+		{ "{\"name\":\"a\",\"network\":\"no such/net\"}",
 		    "field \"network\"" },
+		{ "{\"name\":\"a\",\"network\":\"none\"}",
+		    "field \"network\"" },
+		{ "{\"name\":\"a\",\"network\":\"default\"}",
+		    "field \"network\"" },
+		{ "{\"name\":\"a\",\"network\":1}", "field \"network\"" },
+		{ "{\"name\":\"a\",\"publish\":0}",
+		    "field \"publish\": must be an integer from 1 to 65535" },
+		{ "{\"name\":\"a\",\"publish\":65536}",
+		    "field \"publish\": must be an integer from 1 to 65535" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"network\":\"pr-1\"}",
+		    "network \"pr-1\" is only for driver docker" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"publish\":8080}",
+		    "publish is only for driver docker" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"driver\":\"docker\",\"image\":\"i\","
+		    "\"network\":\"host\",\"publish\":8080}",
+		    "publish is not for network host" },
 		{ "{\"name\":\"a\",\"health\":\"http\"}", "field \"health\"" },
 		{ "{\"name\":\"a\",\"keep_warm\":1}",
 		    "field \"keep_warm\": must be true or false" },
@@ -1552,6 +1945,15 @@ test_json_errors(void **state)
 		    "field \"idle_timeout\": must be a number of seconds" },
 		{ "{\"name\":\"a\",\"wake_timeout\":0}",
 		    "field \"wake_timeout\": must be positive" },
+		{ "{\"name\":\"a\",\"health_timeout\":0}",
+		    "field \"health_timeout\": must be positive" },
+		{ "{\"name\":\"a\",\"health_failures\":0}",
+		    "field \"health_failures\": must be an integer from 1 "
+		    "to 100" },
+		{ "{\"name\":\"a\",\"health_failures\":\"3\"}",
+		    "field \"health_failures\": must be an integer" },
+		{ "{\"name\":\"a\",\"health_interval\":\"often\"}",
+		    "field \"health_interval\": invalid duration" },
 		{ "{\"name\":\"a\",\"wake_timeout\":99999999999}",
 		    "field \"wake_timeout\": must be a duration" },
 		{ "{\"name\":\"a\",\"memory\":-5}",
@@ -1639,6 +2041,21 @@ test_json_errors(void **state)
 		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
 		    "\"command\":\"x\",\"init\":true}",
 		    "init is only for driver docker" },
+		{ "{\"name\":\"a\",\"busy_fail\":true}",
+		    "field \"busy_fail\": must be \"open\" or \"safe\"" },
+		{ "{\"name\":\"a\",\"busy_max\":0}",
+		    "field \"busy_max\": must be positive" },
+		{ "{\"name\":\"a\",\"busy_path\":[\"/busy\"]}",
+		    "field \"busy_path\": must be a string" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"busy_fail\":\"safe\"}",
+		    "busy max and busy fail need a busy path" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"busy_path\":\"/a b\"}",
+		    "busy path must not contain spaces" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"busy_path\":\"/a\\r\\nX: y\"}",
+		    "busy path: invalid character" },
 	};
 	struct workload_conf	*wl;
 	char			 err[256];
@@ -1668,6 +2085,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_defaults, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_example, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_health, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_macros, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_multiple, setup,
@@ -1683,10 +2101,14 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_host_checks, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pull, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identities, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_many, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_depends, setup,
+		    teardown),
+		cmocka_unit_test(test_depends_json),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_json_roundtrip),
 		cmocka_unit_test(test_json_units),

@@ -5,6 +5,8 @@
  * the store.  The handler runs against real imsg channels on socket
  * pairs; what api.c calls that this test must never reach (a new
  * configuration, logs, the control socket) fails the test if called.
+ * And the parent's checks of "depends on" across the file's and the
+ * API's workloads (orchd/depends.c).
  */
 
 #include <sys/types.h>
@@ -57,6 +59,12 @@ control_fail(uint32_t id, const char *fmt, ...)
 }
 
 void
+control_reply(uint32_t id, uint32_t type, const void *data, size_t len)
+{
+	fail_msg("control_reply called");
+}
+
+void
 apikey_send(struct orchd *env)
 {
 	fail_msg("apikey_send called");
@@ -72,6 +80,7 @@ conf_init(struct orchd_conf *c)
 	TAILQ_INIT(&c->workloads);
 	TAILQ_INIT(&c->api_allow_images);
 	TAILQ_INIT(&c->api_allow_volumes);
+	TAILQ_INIT(&c->api_allow_networks);
 	c->conffile = "/usr/local/etc/orchd.conf";
 	c->database = "/var/db/orchd/orchd.db";
 	c->logdir = "/var/log/orchd";
@@ -84,6 +93,7 @@ conf_clear(struct orchd_conf *c)
 {
 	strlist_free(&c->api_allow_images);
 	strlist_free(&c->api_allow_volumes);
+	strlist_free(&c->api_allow_networks);
 }
 
 /*
@@ -374,6 +384,27 @@ test_policy(void **state)
 		{ D(", \"ignore\": [{\"path\": \"/up\"}, {\"from\": "
 		    "\"0.0.0.0/0\", \"answer\": 200}], \"tunnel_idle_timeout\": "
 		    "\"30m\", \"server_timing\": false"), 1, 0, NULL },
+		/* a network shared with others: only those orchd.conf lets in */
+		{ D(", \"network\": \"pr-7\""), 1, 0, NULL },
+		{ D(", \"network\": \"pr-7\", \"publish\": 9000"), 1, 0,
+		    NULL },
+		{ D(", \"network\": \"prod\""), 1, 0, "api allow: network "
+		    "\"prod\" matches no \"api allow network\" of orchd.conf" },
+		{ D(", \"network\": \"xpr-7\""), 1, 0, "network \"xpr-7\"" },
+		{ D(", \"network\": \"prod\""), 0, 0, NULL },
+		{ D(", \"network\": \"bridge\""), 1, 0, NULL },
+		/* when its image is pulled, and for how long: the API's */
+		{ D(", \"pull\": \"always\", \"pull_timeout\": \"20m\""), 1, 0,
+		    NULL },
+		{ D(", \"pull\": \"never\""), 1, 0, NULL },
+		/* a swarm service: orchd.conf's alone, it lands anywhere */
+		{ "{\"name\": \"s\", \"hosts\": [\"s.test\"], \"driver\": "
+		    "\"swarm\", \"image\": \"registry.example.com/app:1\", "
+		    "\"port\": 1}", 1, 0, "driver swarm is set in orchd.conf "
+		    "only" },
+		{ "{\"name\": \"s\", \"hosts\": [\"s.test\"], \"driver\": "
+		    "\"swarm\", \"image\": \"registry.example.com/app:1\", "
+		    "\"port\": 1}", 0, 0, NULL },
 #undef D
 #undef P
 #undef VOL
@@ -391,6 +422,7 @@ test_policy(void **state)
 	    "/srv/previews"), 0);
 	assert_int_equal(strlist_add(&conf.api_allow_volumes,
 	    "/srv/builds"), 0);
+	assert_int_equal(strlist_add(&conf.api_allow_networks, "pr-*"), 0);
 	for (i = 0; i < nitems(cases); i++) {
 		wl = wl_json(cases[i].json, cases[i].api ? SOURCE_API :
 		    SOURCE_CONFIG);
@@ -418,6 +450,13 @@ test_policy(void **state)
 	    "\"docker\", \"image\": \"x\", \"volumes\": [{\"host\": "
 	    "\"/srv/previews/a\", \"container\": \"/x\"}], \"port\": 1}",
 	    SOURCE_API);
+	assert_int_equal(policy_check(&conf, wl, err, sizeof(err)), 403);
+	workload_free(wl);
+	/* no api allow network: no network of the operator's from the API */
+	strlist_free(&conf.api_allow_networks);
+	wl = wl_json("{\"name\": \"d\", \"hosts\": [\"d.test\"], \"driver\": "
+	    "\"docker\", \"image\": \"x\", \"network\": \"pr-7\", "
+	    "\"port\": 1}", SOURCE_API);
 	assert_int_equal(policy_check(&conf, wl, err, sizeof(err)), 403);
 	workload_free(wl);
 	conf_clear(&conf);
@@ -538,6 +577,113 @@ test_no_key(void **state)
 	conf_clear(&conf);
 }
 
+/* a workload of source src in c, depending on the names given */
+static struct workload_conf *
+dep_add(struct orchd_conf *c, const char *name, enum workload_source src,
+    const char *dep1, const char *dep2)
+{
+	struct workload_conf	*wc;
+
+	assert_non_null(wc = workload_new(name));
+	wc->source = src;
+	if (dep1 != NULL)
+		assert_int_equal(strlist_add(&wc->depends, dep1), 0);
+	if (dep2 != NULL)
+		assert_int_equal(strlist_add(&wc->depends, dep2), 0);
+	if (c != NULL)
+		TAILQ_INSERT_TAIL(&c->workloads, wc, entry);
+	return (wc);
+}
+
+static void
+dep_clear(struct orchd_conf *c)
+{
+	struct workload_conf	*wc;
+
+	while ((wc = TAILQ_FIRST(&c->workloads)) != NULL) {
+		TAILQ_REMOVE(&c->workloads, wc, entry);
+		workload_free(wc);
+	}
+}
+
+static int
+dep_count(const struct orchd_conf *c)
+{
+	const struct workload_conf	*wc;
+	int				 n = 0;
+
+	TAILQ_FOREACH(wc, &c->workloads, entry)
+		n++;
+	return (n);
+}
+
+static void
+test_depends(void **state)
+{
+	struct orchd_conf	 conf, nconf;
+	struct workload_conf	*wc;
+	char			 err[CTL_MSG_MAX], who[64];
+
+	conf_init(&conf);
+	conf_init(&nconf);
+	dep_add(&conf, "db", SOURCE_CONFIG, NULL, NULL);
+	dep_add(&conf, "cache", SOURCE_CONFIG, NULL, NULL);
+	dep_add(&conf, "app", SOURCE_API, "db", "cache");
+
+	/* a new one: its names are workloads, it closes no cycle */
+	wc = dep_add(NULL, "web", SOURCE_API, "app", "db");
+	assert_int_equal(depends_check_new(&conf, wc, err, sizeof(err)), 0);
+	workload_free(wc);
+	wc = dep_add(NULL, "web", SOURCE_API, "db", "nothere");
+	assert_int_equal(depends_check_new(&conf, wc, err, sizeof(err)), 400);
+	assert_string_equal(err, "workload \"web\": depends on \"nothere\": "
+	    "no such workload");
+	workload_free(wc);
+	wc = dep_add(NULL, "web", SOURCE_API, "web", NULL);
+	assert_int_equal(depends_check_new(&conf, wc, err, sizeof(err)), 400);
+	assert_non_null(strstr(err, "a cycle: web -> web"));
+	workload_free(wc);
+
+	/* who depends on what: delete and reload refuse to break them */
+	assert_int_equal(depends_dependents(&conf, "db", who, sizeof(who)), 1);
+	assert_string_equal(who, "app");
+	assert_int_equal(depends_dependents(&conf, "app", who, sizeof(who)),
+	    0);
+	assert_string_equal(who, "");
+	dep_add(&conf, "app2", SOURCE_API, "db", NULL);
+	assert_int_equal(depends_dependents(&conf, "db", who, sizeof(who)), 2);
+	assert_string_equal(who, "app, app2");
+	assert_int_equal(depends_dependents(&conf, "db", who, 6), 2);
+	assert_string_equal(who, "ap...");
+
+	/* the file's own that depend on it go with it: not named */
+	dep_add(&conf, "fileapp", SOURCE_CONFIG, "db", NULL);
+	dep_add(&nconf, "cache", SOURCE_CONFIG, NULL, NULL);
+	assert_int_equal(depends_reload_check(&nconf, &conf, err,
+	    sizeof(err)), -1);
+	assert_string_equal(err, "workload db cannot be removed: app, app2 "
+	    "(created through the API) depend on it");
+	dep_add(&nconf, "db", SOURCE_CONFIG, NULL, NULL);
+	assert_int_equal(depends_reload_check(&nconf, &conf, err,
+	    sizeof(err)), 0);
+	dep_clear(&nconf);
+
+	/* those of the API whose dependency is gone leave, and theirs */
+	dep_clear(&conf);
+	dep_add(&conf, "b", SOURCE_API, "a", NULL);
+	dep_add(&conf, "c", SOURCE_CONFIG, NULL, NULL);
+	dep_add(&conf, "a", SOURCE_API, "gone", "c");
+	dep_add(&conf, "d", SOURCE_API, "c", NULL);
+	depends_prune(&conf);
+	assert_int_equal(dep_count(&conf), 2);
+	assert_string_equal(TAILQ_FIRST(&conf.workloads)->name, "c");
+	assert_string_equal(TAILQ_LAST(&conf.workloads, workloadlist)->name,
+	    "d");
+	dep_clear(&conf);
+	conf_clear(&conf);
+	conf_clear(&nconf);
+}
+
 int
 main(void)
 {
@@ -549,6 +695,7 @@ main(void)
 		cmocka_unit_test(test_allow_root_json),
 		cmocka_unit_test(test_policy),
 		cmocka_unit_test(test_no_key),
+		cmocka_unit_test(test_depends),
 	};
 
 	log_init(1, 0);

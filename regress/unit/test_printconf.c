@@ -196,7 +196,9 @@ test_golden_good(void **state)
 		"good.conf",		/* every keyword, macros, include */
 		"good-minimal.conf",
 		"good-noeol.conf",
-		"good-policy.conf"
+		"good-policy.conf",
+		"good-health.conf",
+		"good-swarm.conf"	/* driver swarm, replicas, constraint */
 	};
 	char	 path[PATH_MAX];
 	size_t	 i;

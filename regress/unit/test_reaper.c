@@ -1,5 +1,6 @@
 /*
- * The reaper's suspend decision.
+ * The reaper's suspend decision, and "depends on": a workload is held up
+ * by those that depend on it, and idle from the last one's sleep.
  */
 
 #include <stdarg.h>
@@ -77,6 +78,101 @@ test_only_running(void **state)
 	}
 }
 
+/* a round of the reaper: who holds whom up */
+static void
+hold_all(struct reap_wl **all, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		all[i]->held = 0;
+	for (i = 0; i < n; i++)
+		reaper_hold(all[i]);
+}
+
+static void
+test_dependents_hold(void **state)
+{
+	struct reap_wl	 db = running(300, 1000), app = running(300, 1000);
+	struct reap_wl	*deps[] = { &db }, *all[] = { &db, &app };
+	int		 s;
+
+	app.deps = deps;
+	app.ndeps = 1;
+	/* waking, running or stopping, app holds db up, however idle */
+	for (s = WL_ASLEEP; s <= WL_FAILED; s++) {
+		app.state = s;
+		hold_all(all, 2);
+		if (s == WL_WAKING || s == WL_RUNNING || s == WL_SUSPENDING)
+			assert_false(reaper_due(&db, 100000));
+		else
+			assert_true(reaper_due(&db, 100000));
+	}
+	/* and not the other way round */
+	app.state = WL_RUNNING;
+	hold_all(all, 2);
+	assert_true(reaper_due(&app, 100000));
+	/* held is not kept warm: in flight, keep warm still count */
+	app.state = WL_ASLEEP;
+	hold_all(all, 2);
+	db.inflight = 1;
+	assert_false(reaper_due(&db, 100000));
+}
+
+static void
+test_idle_from_last_dependent(void **state)
+{
+	struct reap_wl	 db = running(300, 1000);
+	struct reap_wl	 a = running(60, 1000), b = running(60, 1000);
+	struct reap_wl	*deps[] = { &db }, *all[] = { &db, &a, &b };
+
+	a.deps = b.deps = deps;
+	a.ndeps = b.ndeps = 1;
+	hold_all(all, 3);
+	assert_false(reaper_due(&db, 5000));
+
+	/* a sleeps at 2000: b still holds db up */
+	reaper_state(&a, WL_SUSPENDING, 1990);
+	reaper_state(&a, WL_ASLEEP, 2000);
+	hold_all(all, 3);
+	assert_false(reaper_due(&db, 5000));
+	assert_int_equal(db.last_seen, 2000);
+
+	/* b fails at 2500: db's idle time counts from then */
+	reaper_state(&b, WL_FAILED, 2500);
+	hold_all(all, 3);
+	assert_int_equal(db.last_seen, 2500);
+	assert_false(reaper_due(&db, 2799));
+	assert_true(reaper_due(&db, 2800));
+
+	/* a dependent's start or a sleep while down changes nothing */
+	reaper_state(&a, WL_WAKING, 2600);
+	reaper_state(&a, WL_FAILED, 2650);
+	assert_int_equal(db.last_seen, 2650);
+	reaper_state(&a, WL_ASLEEP, 2700);
+	assert_int_equal(db.last_seen, 2650);
+
+	/* its own use later than the last sleep wins */
+	db.last_seen = 2900;
+	reaper_state(&b, WL_ASLEEP, 2950);
+	assert_int_equal(db.last_seen, 2900);
+	reaper_state(&b, WL_WAKING, 3000);
+	reaper_state(&b, WL_RUNNING, 3010);
+	reaper_state(&b, WL_SUSPENDING, 3100);
+	reaper_state(&b, WL_ASLEEP, 3110);
+	/* asleep, not stopping, is down */
+	assert_int_equal(db.last_seen, 3110);
+	hold_all(all, 3);
+	assert_false(reaper_due(&db, 3409));
+	assert_true(reaper_due(&db, 3410));
+
+	/* a fresh start of its own gets the whole idle timeout */
+	reaper_state(&db, WL_ASLEEP, 4000);
+	reaper_state(&db, WL_WAKING, 5000);
+	reaper_state(&db, WL_RUNNING, 5002);
+	assert_int_equal(db.last_seen, 5002);
+}
+
 /* memory pressure: "some avg10" of /proc/pressure/memory */
 static void
 test_psi_parse(void **state)
@@ -121,6 +217,8 @@ main(void)
 		cmocka_unit_test(test_in_flight_keeps_it),
 		cmocka_unit_test(test_keep_warm_and_zero_timeout),
 		cmocka_unit_test(test_only_running),
+		cmocka_unit_test(test_dependents_hold),
+		cmocka_unit_test(test_idle_from_last_dependent),
 		cmocka_unit_test(test_psi_parse),
 	};
 

@@ -25,12 +25,24 @@
 #include <sqlite3.h>
 
 #include "orchd.h"
+#include "cause.h"
 #include "../../orchd/store_db.h"
 #include "../../orchd/store_queue.h"
 
 #define T0		1700000000000LL	/* ms: the tests' epoch */
 #define GIB		(1024LL * 1024 * 1024)
 #define NOBODY		65534
+/* a version 5 file made a version 4 one again: no memory estimates */
+#define V5_DROP		"ALTER TABLE counters DROP COLUMN memory_estimate; "
+/* a version 3 file made a version 2 one again: no causes */
+#define V4_DROP		V5_DROP "DROP TABLE expired_transitions; "
+#define V3_DROP		V4_DROP \
+			"ALTER TABLE transitions DROP COLUMN cause; " \
+			"ALTER TABLE transitions DROP COLUMN cause_method; " \
+			"ALTER TABLE transitions DROP COLUMN cause_host; " \
+			"ALTER TABLE transitions DROP COLUMN cause_path; " \
+			"ALTER TABLE transitions DROP COLUMN cause_client; " \
+			"ALTER TABLE transitions DROP COLUMN cause_agent; "
 
 struct fixture {
 	char		 dir[64];
@@ -925,8 +937,8 @@ test_migrate_v1(void **state)
 
 	sdb = db_open(f->path);
 	store_db_close(sdb);
-	raw_exec(f->path, "DROP TABLE identities; ALTER TABLE counters "
-	    "DROP COLUMN memory_estimate; PRAGMA user_version = 1");
+	raw_exec(f->path, "DROP TABLE identities; " V3_DROP
+	    "PRAGMA user_version = 1");
 	sdb = db_open(f->path);
 	assert_int_equal(raw_int(f->path, "PRAGMA user_version"),
 	    store_db_version());
@@ -934,9 +946,192 @@ test_migrate_v1(void **state)
 	store_db_close(sdb);
 }
 
-/* a version 2 file, from before the memory budget, keeps its measures */
+/* a wake with its cause, as runtimed tells it */
+static void
+wake_by(struct store_db *sdb, const char *name, int64_t t_ms,
+    const struct wake_cause *cause)
+{
+	struct rt_state	 st;
+
+	memset(&st, 0, sizeof(st));
+	strlcpy(st.name, name, sizeof(st.name));
+	st.from = WL_ASLEEP;
+	st.state = WL_WAKING;
+	st.reason = RT_REASON_REQUEST;
+	st.since = t_ms / 1000;
+	st.since_ms = t_ms;
+	st.cause = *cause;
+	assert_int_equal(store_db_state(sdb, &st), 1);
+}
+
+static void
+request_cause(struct wake_cause *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->kind = WAKE_REQUEST;
+	strlcpy(c->method, "GET", sizeof(c->method));
+	strlcpy(c->host, "a.test", sizeof(c->host));
+	strlcpy(c->path, "/report?id=7", sizeof(c->path));
+	strlcpy(c->client, "192.0.2.7", sizeof(c->client));
+	strlcpy(c->agent, "curl/8.5.0 (x86_64)", sizeof(c->agent));
+}
+
+/* a version 2 file, from before wake causes: its history, then causes */
 static void
 test_migrate_v2(void **state)
+{
+	struct fixture		*f = *state;
+	struct store_db		*sdb;
+	struct wake_cause	 cause;
+	struct collect		 c;
+
+	sdb = db_open(f->path);
+	wl_add(&f->wls, "a", 0, SOURCE_CONFIG);
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0), 0);
+	store_db_close(sdb);
+	raw_exec(f->path, V3_DROP "PRAGMA user_version = 2");
+	/* a wake recorded by a version 2 store */
+	raw_exec(f->path, "INSERT INTO transitions (workload, from_state, "
+	    "to_state, reason, time_ms) VALUES ('a', 'asleep', 'waking', 1, "
+	    "1700000001000)");
+	sdb = db_open(f->path);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"),
+	    store_db_version());
+	request_cause(&cause);
+	wake_by(sdb, "a", T0 + 5000, &cause);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_history(sdb, "a", STORE_HISTORY_MAX,
+	    collect_history, &c), 2);
+	assert_int_equal(c.tr[0].cause.kind, WAKE_NONE);
+	assert_int_equal(c.tr[1].cause.kind, WAKE_REQUEST);
+	assert_string_equal(c.tr[1].cause.path, "/report?id=7");
+	store_db_close(sdb);
+}
+
+/*
+ * What woke it, in the history: a request's fields as they were, the
+ * other kinds by name, none on the other changes; held, then written.
+ */
+static void
+test_wake_cause(void **state)
+{
+	struct fixture		*f = *state;
+	struct store_db		*sdb;
+	struct wake_cause	 cause;
+	struct collect		 c;
+	struct store_queue	 q;
+	struct rt_state		 st;
+
+	sdb = db_open(f->path);
+	wl_add(&f->wls, "a", 0, SOURCE_CONFIG);
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0), 0);
+	request_cause(&cause);
+	wake_by(sdb, "a", T0 + 1000, &cause);
+	/* a cause on another change is not kept */
+	memset(&st, 0, sizeof(st));
+	strlcpy(st.name, "a", sizeof(st.name));
+	st.from = WL_WAKING;
+	st.state = WL_RUNNING;
+	st.reason = RT_REASON_READY;
+	st.since_ms = T0 + 1200;
+	st.cause = cause;
+	assert_int_equal(store_db_state(sdb, &st), 1);
+	set_state(sdb, "a", WL_SUSPENDING, RT_REASON_OPERATOR, T0 + 2000,
+	    NULL);
+	set_state(sdb, "a", WL_ASLEEP, RT_REASON_OPERATOR, T0 + 2100, NULL);
+	memset(&cause, 0, sizeof(cause));
+	cause.kind = WAKE_ORCHCTL;
+	/* fields beyond its kind are not kept either */
+	strlcpy(cause.host, "ignored", sizeof(cause.host));
+	wake_by(sdb, "a", T0 + 3000, &cause);
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_history(sdb, "a", STORE_HISTORY_MAX,
+	    collect_history, &c), 5);
+	assert_int_equal(c.tr[0].cause.kind, WAKE_REQUEST);
+	assert_string_equal(c.tr[0].cause.method, "GET");
+	assert_string_equal(c.tr[0].cause.host, "a.test");
+	assert_string_equal(c.tr[0].cause.path, "/report?id=7");
+	assert_string_equal(c.tr[0].cause.client, "192.0.2.7");
+	assert_string_equal(c.tr[0].cause.agent, "curl/8.5.0 (x86_64)");
+	assert_int_equal(c.tr[1].cause.kind, WAKE_NONE);
+	assert_string_equal(c.tr[1].cause.path, "");
+	assert_int_equal(c.tr[4].cause.kind, WAKE_ORCHCTL);
+	assert_string_equal(c.tr[4].cause.host, "");
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM transitions "
+	    "WHERE cause = 'orchctl'"), 1);
+
+	/* held: the same from the queue, its bytes cleaned on the way in */
+	sq_init(&q, SQ_MAX_ENTRIES, SQ_MAX_BYTES);
+	memset(&st, 0, sizeof(st));
+	strlcpy(st.name, "a", sizeof(st.name));
+	st.from = WL_ASLEEP;
+	st.state = WL_WAKING;
+	st.reason = RT_REASON_REQUEST;
+	st.since_ms = T0 + 4000;
+	request_cause(&st.cause);
+	memcpy(st.cause.agent, "bad\x01\xff\n", 7);
+	memset(st.cause.path, 'p', sizeof(st.cause.path));
+	assert_int_equal(sq_add(&q, SQ_STATE, &st), 1);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(sq_history(&q, "a", WL_ASLEEP, collect_history, &c),
+	    1);
+	assert_int_equal(c.tr[0].cause.kind, WAKE_REQUEST);
+	assert_string_equal(c.tr[0].cause.agent, "bad???");
+	assert_int_equal(strlen(c.tr[0].cause.path), CAUSE_PATH_MAX - 1);
+	sq_clear(&q);
+	store_db_close(sdb);
+}
+
+/* text and JSON of a cause (common/cause.c) */
+static void
+test_cause_text(void **state)
+{
+	struct wake_cause	 cause;
+	char			 buf[512], *s;
+	json_t			*o;
+
+	request_cause(&cause);
+	assert_string_equal(cause_text(&cause, buf, sizeof(buf)),
+	    "GET a.test/report?id=7 from 192.0.2.7 \"curl/8.5.0 (x86_64)\"");
+	o = cause_json(&cause);
+	assert_non_null(o);
+	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	assert_string_equal(s, "{\"kind\":\"request\",\"method\":\"GET\","
+	    "\"host\":\"a.test\",\"path\":\"/report?id=7\","
+	    "\"client\":\"192.0.2.7\",\"agent\":\"curl/8.5.0 (x86_64)\"}");
+	free(s);
+	json_decref(o);
+	cause.agent[0] = '\0';
+	assert_string_equal(cause_text(&cause, buf, sizeof(buf)),
+	    "GET a.test/report?id=7 from 192.0.2.7");
+	/* cut, never overrun */
+	assert_string_equal(cause_text(&cause, buf, 8), "GET a.t");
+
+	memset(&cause, 0, sizeof(cause));
+	cause.kind = WAKE_KEEP_WARM;
+	assert_string_equal(cause_text(&cause, buf, sizeof(buf)),
+	    "keep warm");
+	o = cause_json(&cause);
+	s = json_dumps(o, JSON_COMPACT);
+	assert_string_equal(s, "{\"kind\":\"keep_warm\"}");
+	free(s);
+	json_decref(o);
+	cause.kind = WAKE_NONE;
+	assert_true(json_is_null(o = cause_json(&cause)));
+	json_decref(o);
+	assert_int_equal(cause_kind_parse("keep warm"), WAKE_KEEP_WARM);
+	assert_int_equal(cause_kind_parse("api"), WAKE_API);
+	assert_int_equal(cause_kind_parse("nonsense"), WAKE_NONE);
+	assert_int_equal(cause_kind_parse(""), WAKE_NONE);
+	cause.kind = 99;
+	cause_sanitize(&cause);
+	assert_int_equal(cause.kind, WAKE_NONE);
+}
+
+/* a version 4 file, from before the memory budget, keeps its measures */
+static void
+test_migrate_v4(void **state)
 {
 	struct fixture		*f = *state;
 	struct store_db		*sdb;
@@ -946,10 +1141,11 @@ test_migrate_v2(void **state)
 	wl_add(&f->wls, "a", 0, SOURCE_CONFIG);
 	assert_int_equal(store_db_sync(sdb, &f->wls, T0), 0);
 	store_db_close(sdb);
-	raw_exec(f->path, "ALTER TABLE counters DROP COLUMN memory_estimate; "
-	    "UPDATE counters SET memory = 1000; PRAGMA user_version = 2");
+	raw_exec(f->path, V5_DROP "UPDATE counters SET memory = 1000; "
+	    "PRAGMA user_version = 4");
 	sdb = db_open(f->path);
-	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 3);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"),
+	    store_db_version());
 	assert_int_equal(store_db_restore(sdb, "a", &rs), 1);
 	assert_int_equal(rs.memory, 1000);
 	assert_int_equal(rs.memory_estimate, 0);
@@ -1357,6 +1553,11 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_migrate_v1, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v2, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_wake_cause, setup,
+		    teardown),
+		cmocka_unit_test(test_cause_text),
+		cmocka_unit_test_setup_teardown(test_migrate_v4, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_queue_order_and_retry,
 		    setup, teardown),

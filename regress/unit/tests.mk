@@ -4,16 +4,23 @@ TEST_store_OBJS = $(OBJ)/orchd/store_db.o $(OBJ)/orchd/store_queue.o
 TEST_api_OBJS = $(OBJ)/gatewayd/api_route.o $(OBJ)/gatewayd/api_json.o \
 		   $(OBJ)/gatewayd/prom.o $(OBJ)/gatewayd/api_auth.o \
 		   $(OBJ)/orchd/store_db.o $(OBJ)/gatewayd/metrics_add.o
-TEST_docker_OBJS = $(OBJ)/runtimed/docker_spec.o
+TEST_docker_OBJS = $(OBJ)/runtimed/docker_spec.o $(OBJ)/runtimed/docker_image.o
 $(BUILD)/regress/test_docker: LDFLAGS += $(RUNTIME_LIBS)
+TEST_swarm_OBJS = $(OBJ)/runtimed/swarm_spec.o $(OBJ)/runtimed/docker_spec.o
+$(BUILD)/regress/test_swarm: LDFLAGS += $(RUNTIME_LIBS)
 TEST_cgroup_OBJS = $(OBJ)/orchd/cgroup.o
 TEST_apikey_OBJS = $(OBJ)/orchd/apikey.o
 TEST_authlim_OBJS = $(OBJ)/reaperd/authlim.o
 # the parent's policy and its API handlers (orchd/api.c, with link stubs)
-TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/api.o
+TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/api.o \
+		   $(OBJ)/orchd/depends.o
 # orchd -nv: the printer, with the parser it prints for
 TEST_printconf_OBJS = $(OBJ)/orchd/printconf.o $(OBJ)/orchd/parse.o
 # "ignore" rules as the gateway matches requests against them
 TEST_filter_OBJS = $(OBJ)/gatewayd/filter.o $(OBJ)/gatewayd/http.o
+# restart delays and crash-loop backoff: the arithmetic alone
+TEST_backoff_OBJS = $(OBJ)/runtimed/backoff.o
+# the registry logins the parent reads for runtimed
+TEST_regauth_OBJS = $(OBJ)/orchd/regauth.o $(OBJ)/orchd/apikey.o
 # the memory budget's decisions, as runtimed makes them
 TEST_admit_OBJS = $(OBJ)/runtimed/admit.o

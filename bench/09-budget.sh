@@ -1,5 +1,5 @@
 #!/bin/bash
-# 6. The memory budget.  40 process workloads (testhttp, each allocating
+# 9. The memory budget.  40 process workloads (testhttp, each allocating
 # and writing 30 to 60 MiB before it listens), a request trace with Zipf
 # popularity and bursts (bench/trace.c: Poisson arrivals at 8/s, Zipf
 # s = 1 over a fixed shuffle of the workloads, and every 25 s a crawler
@@ -14,7 +14,7 @@
 # the cgroup named), the wakes that waited and for how long.
 # BENCH_BUDGET_SECONDS (150; quick 60) of trace per mode.
 #
-#	bench/06-budget.sh [--quick]
+#	bench/09-budget.sh [--quick]
 [ "${1:-}" = --quick ] && export BENCH_QUICK=1
 . "$(dirname "$0")/lib.sh"
 
@@ -188,7 +188,7 @@ print(b.get("waited", 0), b.get("wait_timeouts", 0),
 }
 
 out ""
-out "== 6. Memory budget: $N workloads of 30-60 MiB (testhttp, written), $NREQ requests over $TSECS s"
+out "== 9. Memory budget: $N workloads of 30-60 MiB (testhttp, written), $NREQ requests over $TSECS s"
 out "   (Poisson 8/s, Zipf s=1, a burst of 16 distinct every 25 s; seed $SEED), idle timeout 30s,"
 out "   orchd and the workloads in one memory cgroup, no swap"
 hdr=$(printf '%-9s %5s %5s %4s %4s %4s %7s %7s %7s %7s %7s %6s %6s %5s %5s %6s %6s %7s %6s %6s %5s' \

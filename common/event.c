@@ -1,0 +1,193 @@
+/*
+ * The events of orchctl monitor and GET /v1/events (struct ctl_event):
+ * made from runtimed's changes of state and the parent's loads of
+ * orchd.conf, and written as one line of text or one JSON object, the
+ * same for both, so that a monitor and an event stream never disagree.
+ * A state told again (runtimed repeats what a gateway may have missed)
+ * is no event.
+ */
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "orchd.h"
+#include "cause.h"
+#include "event_json.h"
+
+static const char *const event_reasons[][2] = {
+	[RT_REASON_NONE] = { "none", "none" },
+	[RT_REASON_REQUEST] = { "request", "request" },
+	[RT_REASON_READY] = { "ready", "ready" },
+	[RT_REASON_START_FAILED] = { "start failed", "start_failed" },
+	[RT_REASON_EXITED] = { "exited", "exited" },
+	[RT_REASON_WAKE_TIMEOUT] = { "wake timeout", "wake_timeout" },
+	[RT_REASON_IDLE] = { "idle", "idle" },
+	[RT_REASON_OPERATOR] = { "operator", "operator" },
+	[RT_REASON_KEEP_WARM] = { "keep warm", "keep_warm" },
+	[RT_REASON_RESTORED] = { "restored", "restored" },
+	[RT_REASON_SHUTDOWN] = { "shutdown", "shutdown" },
+	[RT_REASON_REMOVED] = { "removed", "removed" }
+};
+
+static const char *const event_types[] = {
+	[EVENT_STATE] = "state",
+	[EVENT_RELOAD] = "reload",
+	[EVENT_EVICT] = "evict",
+	[EVENT_RESTART] = "restart"
+};
+
+/* as orchctl show workload prints it, or as the API's JSON has it */
+const char *
+event_reason_name(int reason, int json)
+{
+	if (reason < 0 || (size_t)reason >= nitems(event_reasons) ||
+	    event_reasons[reason][0] == NULL)
+		return ("unknown");
+	return (event_reasons[reason][json != 0]);
+}
+
+/* the SSE event name, and the JSON's "type" */
+const char *
+event_type_name(int type)
+{
+	if (type < 0 || (size_t)type >= nitems(event_types))
+		return ("unknown");
+	return (event_types[type]);
+}
+
+/* 0 with ev filled for a change of state; -1 for a state told again */
+int
+event_from_state(struct ctl_event *ev, const struct rt_state *st)
+{
+	if (st->from == st->state || st->state < WL_ASLEEP ||
+	    st->state > WL_FAILED)
+		return (-1);
+	memset(ev, 0, sizeof(*ev));
+	ev->type = EVENT_STATE;
+	ev->from = st->from;
+	ev->to = st->state;
+	ev->reason = st->reason;
+	ev->time_ms = st->since_ms > 0 ? st->since_ms : st->since * 1000;
+	cause_copy(ev->name, sizeof(ev->name), st->name, sizeof(st->name));
+	cause_copy(ev->msg, sizeof(ev->msg), st->msg, sizeof(st->msg));
+	if (st->state == WL_WAKING) {
+		ev->cause = st->cause;
+		cause_sanitize(&ev->cause);
+	}
+	return (0);
+}
+
+/* a load of orchd.conf at time_ms, or its refusal */
+void
+event_reload(struct ctl_event *ev, int ok, int64_t time_ms)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->type = EVENT_RELOAD;
+	ev->ok = ok != 0;
+	ev->time_ms = time_ms;
+}
+
+/* an event from another process: terminated, printable, in range */
+void
+event_sanitize(struct ctl_event *ev)
+{
+	cause_copy(ev->name, sizeof(ev->name), ev->name, sizeof(ev->name));
+	cause_copy(ev->msg, sizeof(ev->msg), ev->msg, sizeof(ev->msg));
+	cause_sanitize(&ev->cause);
+	if (ev->from < WL_ASLEEP || ev->from > WL_FAILED)
+		ev->from = WL_ASLEEP;
+	if (ev->to < WL_ASLEEP || ev->to > WL_FAILED)
+		ev->to = WL_ASLEEP;
+}
+
+/* "2026-11-29T10:02:03.042Z" */
+static char *
+event_time(int64_t ms, char *buf, size_t len)
+{
+	struct tm	 tm;
+	time_t		 t = (time_t)(ms / 1000);
+	char		 sec[32];
+
+	if (ms < 0 || gmtime_r(&t, &tm) == NULL ||
+	    strftime(sec, sizeof(sec), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+		(void)snprintf(buf, len, "-");
+	else
+		(void)snprintf(buf, len, "%s.%03dZ", sec, (int)(ms % 1000));
+	return (buf);
+}
+
+/*
+ * One line, for orchctl monitor:
+ *	2026-11-29T10:02:03.042Z blog: asleep -> waking (request) by GET ...
+ *	2026-11-29T10:05:00.000Z reload: loaded
+ */
+char *
+event_text(const struct ctl_event *ev, char *buf, size_t len)
+{
+	char	 t[40], cause[512];
+
+	(void)event_time(ev->time_ms, t, sizeof(t));
+	switch (ev->type) {
+	case EVENT_STATE:
+		(void)snprintf(buf, len, "%s %s: %s -> %s (%s)%s%s%s%s", t,
+		    ev->name, workload_state_name(ev->from),
+		    workload_state_name(ev->to),
+		    event_reason_name(ev->reason, 0),
+		    ev->msg[0] != '\0' ? ": " : "", ev->msg,
+		    ev->cause.kind != WAKE_NONE ? " by " : "",
+		    ev->cause.kind != WAKE_NONE ? cause_text(&ev->cause,
+		    cause, sizeof(cause)) : "");
+		break;
+	case EVENT_RELOAD:
+		(void)snprintf(buf, len, "%s reload: %s", t, ev->ok ?
+		    "loaded" : "refused");
+		break;
+	default:
+		(void)snprintf(buf, len, "%s %s: %s%s%s", t, ev->name,
+		    event_type_name(ev->type), ev->msg[0] != '\0' ? ": " : "",
+		    ev->msg);
+		break;
+	}
+	return (buf);
+}
+
+/*
+ * {"type": "state", "time": ..., "workload": ..., "from": ..., "to": ...,
+ * "reason": ..., "message": ... or null, "cause": {...} or null};
+ * {"type": "reload", "time": ..., "ok": true}.  NULL when out of memory.
+ */
+json_t *
+event_json(const struct ctl_event *ev)
+{
+	char	 t[40];
+
+	(void)event_time(ev->time_ms, t, sizeof(t));
+	switch (ev->type) {
+	case EVENT_STATE:
+		return (json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}",
+		    "type", event_type_name(ev->type),
+		    "time", t,
+		    "workload", ev->name,
+		    "from", workload_state_name(ev->from),
+		    "to", workload_state_name(ev->to),
+		    "reason", event_reason_name(ev->reason, 1),
+		    "message", ev->msg[0] != '\0' ? json_string(ev->msg) :
+		    json_null(),
+		    "cause", cause_json(&ev->cause)));
+	case EVENT_RELOAD:
+		return (json_pack("{s:s, s:s, s:b}",
+		    "type", event_type_name(ev->type),
+		    "time", t,
+		    "ok", ev->ok != 0));
+	default:
+		return (json_pack("{s:s, s:s, s:s, s:o}",
+		    "type", event_type_name(ev->type),
+		    "time", t,
+		    "workload", ev->name,
+		    "message", ev->msg[0] != '\0' ? json_string(ev->msg) :
+		    json_null()));
+	}
+}

@@ -1,0 +1,919 @@
+/*
+ * HTTP/2 from clients: ALPN "h2" on TLS listeners, the preface on a
+ * cleartext listener with "http2 prior knowledge".  libnghttp2 does the
+ * framing, HPACK and flow control; this file holds its session, one per
+ * connection, and turns each stream into an HTTP/1.1 request.
+ *
+ * A stream is a pseudo-connection: one end of a socket pair is handed to
+ * conn_attach() and read as an HTTP/1.1 client's connection is, so it is
+ * routed by its :authority, counted as activity, parked across a wake,
+ * answered 503/504 when the wake fails and proxied exactly as any other
+ * request; this file writes the request into the other end and reads the
+ * answer back into HEADERS and DATA frames.  What the translation does
+ * (RFC 9113 section 8.2.2 and 8.3.1): Host from :authority, Cookie fields
+ * joined, no connection-specific field either way (nghttp2 refuses them
+ * in requests; the answer's hop-by-hop fields, which the HTTP/1.1 parser
+ * marks, are left out), a body without Content-Length sent chunked, and
+ * the pseudo-connection kept alive after a complete answer, idle in the
+ * session's pool for the next stream, so that its connection to the
+ * workload is reused as an HTTP/1.1 client's is.
+ *
+ * Limits, each against an attack on HTTP/2 servers: "http2 max streams"
+ * concurrent streams (more are refused), resets by the client beyond
+ * nghttp2's rate limit end the connection (CVE-2023-44487), at most
+ * H2_CONTINUATIONS CONTINUATION frames per field block, field sections
+ * within the HTTP/1.1 limits counted after HPACK decoding (HPACK bombs),
+ * at most H2_OUTBOUND_ACKS unsent PING and SETTINGS acknowledgements
+ * (floods), and input is not read while output to the client is over
+ * GW_BUF_HIGH.  A connection that makes no progress (a window held at
+ * zero) is closed after the upstream timeout.  Abuse ends the connection
+ * with GOAWAY; no limit is shared with other connections.
+ */
+
+#include <sys/socket.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <nghttp2/nghttp2.h>
+
+#include "log.h"
+#include "gateway.h"
+#include "h2.h"
+
+#define H2_PREFACE		"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+#define H2_PREFACE_LEN		(sizeof(H2_PREFACE) - 1)
+#define H2_REQ_HIGH		(64 * 1024)	/* request bytes held per
+						   stream: then no window */
+#define H2_CONN_WINDOW		(1024 * 1024)	/* the connection's window */
+#define H2_CONTINUATIONS	8
+#define H2_OUTBOUND_ACKS	1000
+#define H2_RESET_BURST		1000	/* resets by the client, then */
+#define H2_RESET_RATE		33	/* per second (nghttp2's default) */
+#define H2_PSEUDO_MAX		HTTP_LINE_MAX	/* :path and friends */
+
+static nghttp2_session_callbacks	*h2_cbs;
+static nghttp2_option			*h2_opt;
+
+static void	h2_stream_free(struct h2_stream *);
+static void	h2_stream_read(int, short, void *);
+static void	h2_stream_write(int, short, void *);
+static void	h2_stream_flush(struct h2_stream *);
+
+/* may this connection become HTTP/2?  1 yes, 0 no, -1 too early to say */
+static int
+h2_detect(struct gw_conn *c)
+{
+	const char	*alpn;
+	size_t		 len;
+	unsigned char	*p;
+
+	if (c->listener->conf.http2 == LISTENER_H2_OFF)
+		return (0);
+	if (c->tls != NULL) {
+		alpn = tls_conn_alpn_selected(c->tls);
+		return (alpn != NULL && strcmp(alpn, "h2") == 0);
+	}
+	if (c->listener->conf.http2 != LISTENER_H2_PRIOR)
+		return (0);
+	len = MINIMUM(evbuffer_get_length(c->in), H2_PREFACE_LEN);
+	if ((p = evbuffer_pullup(c->in, len)) == NULL)
+		return (0);
+	if (memcmp(p, H2_PREFACE, len) != 0)
+		return (0);
+	return (len == H2_PREFACE_LEN ? 1 : -1);
+}
+
+static struct h2_stream *
+h2_stream_get(struct h2_session *s, int32_t id)
+{
+	return (nghttp2_session_get_stream_user_data(s->ng, id));
+}
+
+static int
+h2_on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame,
+    void *arg)
+{
+	struct h2_session	*s = arg;
+	struct h2_stream	*st;
+
+	if (frame->hd.type != NGHTTP2_HEADERS ||
+	    frame->headers.cat != NGHTTP2_HCAT_REQUEST)
+		return (0);
+	if (s->nstreams >= gw->conf.h2_max_streams || conn_full()) {
+		(void)nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE,
+		    frame->hd.stream_id, NGHTTP2_REFUSED_STREAM);
+		return (0);
+	}
+	if ((st = calloc(1, sizeof(*st))) == NULL ||
+	    (st->fields = evbuffer_new()) == NULL ||
+	    (st->cookie = evbuffer_new()) == NULL ||
+	    (st->req = evbuffer_new()) == NULL ||
+	    (st->rin = evbuffer_new()) == NULL ||
+	    (st->out = evbuffer_new()) == NULL ||
+	    (st->body_in = evbuffer_new()) == NULL) {
+		log_warn("%s", __func__);
+		if (st != NULL) {
+			st->fd = st->ufd = -1;
+			h2_stream_free(st);
+		}
+		return (NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE);
+	}
+	st->sess = s;
+	st->id = frame->hd.stream_id;
+	st->fd = st->ufd = -1;
+	TAILQ_INSERT_TAIL(&s->streams, st, entry);
+	s->nstreams++;
+	nghttp2_session_set_stream_user_data(ng, st->id, st);
+	return (0);
+}
+
+static int
+h2_pseudo(char **dst, const uint8_t *v, size_t len)
+{
+	if (*dst != NULL || len >= H2_PSEUDO_MAX)
+		return (-1);
+	if ((*dst = strndup((const char *)v, len)) == NULL)
+		return (-1);
+	return (0);
+}
+
+/*
+ * A request field.  The section is held to the HTTP/1.1 limits as it is
+ * decoded, so what HPACK expands (a bomb) is refused at the same size as
+ * the same fields in HTTP/1.1.
+ */
+static int
+h2_on_header(nghttp2_session *ng, const nghttp2_frame *frame,
+    const uint8_t *name, size_t namelen, const uint8_t *value,
+    size_t valuelen, uint8_t flags, void *arg)
+{
+	struct h2_session	*s = arg;
+	struct h2_stream	*st;
+	int			 rc = 0;
+
+	if (frame->hd.type != NGHTTP2_HEADERS ||
+	    (st = h2_stream_get(s, frame->hd.stream_id)) == NULL)
+		return (0);
+	if (frame->headers.cat != NGHTTP2_HCAT_REQUEST)
+		return (0);	/* trailers: HTTP/1.1 workloads get none */
+	st->hdrbytes += namelen + valuelen + 4;
+	if (++st->nhdrs > HTTP_FIELDS_MAX || st->hdrbytes > HTTP_SECTION_MAX ||
+	    namelen + valuelen + 4 > HTTP_FIELD_MAX)
+		return (NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE);
+	if (namelen > 0 && name[0] == ':') {
+		if (namelen == 7 && memcmp(name, ":method", 7) == 0)
+			rc = h2_pseudo(&st->method, value, valuelen);
+		else if (namelen == 5 && memcmp(name, ":path", 5) == 0)
+			rc = h2_pseudo(&st->path, value, valuelen);
+		else if (namelen == 10 && memcmp(name, ":authority", 10) == 0)
+			rc = h2_pseudo(&st->authority, value, valuelen);
+		return (rc == -1 ? NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE : 0);
+	}
+	if (namelen == 6 && memcmp(name, "cookie", 6) == 0) {
+		if (evbuffer_get_length(st->cookie) > 0)
+			rc = evbuffer_add(st->cookie, "; ", 2);
+		if (rc == 0)
+			rc = evbuffer_add(st->cookie, value, valuelen);
+		return (rc == -1 ? NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE : 0);
+	}
+	/* the Host is :authority's when there is one; Expect is ours */
+	if (namelen == 2 && memcmp(name, "te", 2) == 0 && valuelen == 8 &&
+	    memcmp(value, "trailers", 8) == 0)
+		st->te_trailers = 1;
+	if ((namelen == 4 && memcmp(name, "host", 4) == 0) ||
+	    (namelen == 6 && memcmp(name, "expect", 6) == 0) ||
+	    (namelen == 2 && memcmp(name, "te", 2) == 0)) {
+		if (name[0] == 'h' && st->authority == NULL)
+			rc = h2_pseudo(&st->authority, value, valuelen);
+		return (rc == -1 ? NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE : 0);
+	}
+	if (namelen == 14 && memcmp(name, "content-length", 14) == 0)
+		st->has_cl = 1;
+	if (evbuffer_add(st->fields, name, namelen) == -1 ||
+	    evbuffer_add(st->fields, ": ", 2) == -1 ||
+	    evbuffer_add(st->fields, value, valuelen) == -1 ||
+	    evbuffer_add(st->fields, "\r\n", 2) == -1)
+		return (NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE);
+	return (0);
+}
+
+/* the request's head, whole: on to a pseudo-connection of its own */
+static int
+h2_stream_start(struct h2_stream *st, int endstream)
+{
+	struct h2_session	*s = st->sess;
+	struct gw_workload	*wl;
+	int			 sv[2];
+
+	if (st->method == NULL || st->path == NULL || st->authority == NULL ||
+	    strcmp(st->method, "CONNECT") == 0)
+		return (-1);
+	st->meth = strcmp(st->method, "HEAD") == 0 ? HTTP_M_HEAD : HTTP_M_GET;
+	/*
+	 * For "upstream h2c" the pseudo-connection gets the head alone, to
+	 * route and wake by; the fields and the body are h2up.c's to send.
+	 */
+	wl = s->c->listener->conf.api ? NULL : route_lookup(st->authority,
+	    st->authority[0] == '[' ? 0 : strcspn(st->authority, ":"));
+	st->h2c = wl != NULL && wl->conf != NULL && wl->conf->upstream_h2c;
+	st->chunked = !st->h2c && !endstream && !st->has_cl;
+	if (st->h2c) {
+		if (evbuffer_add_printf(st->req, "%s %s HTTP/1.1\r\n"
+		    "Host: %s\r\nContent-Length: 0\r\n"
+		    "Connection: close\r\n\r\n", st->method, st->path,
+		    st->authority) == -1)
+			return (-1);
+	} else if (evbuffer_add_printf(st->req,
+	    "%s %s HTTP/1.1\r\nHost: %s\r\n",
+	    st->method, st->path, st->authority) == -1 ||
+	    evbuffer_add_buffer(st->req, st->fields) == -1 ||
+	    (evbuffer_get_length(st->cookie) > 0 &&
+	    (evbuffer_add(st->req, "Cookie: ", 8) == -1 ||
+	    evbuffer_add_buffer(st->req, st->cookie) == -1 ||
+	    evbuffer_add(st->req, "\r\n", 2) == -1)) ||
+	    (st->chunked && evbuffer_add_printf(st->req,
+	    "Transfer-Encoding: chunked\r\n") == -1) ||
+	    evbuffer_add(st->req, "\r\n", 2) == -1)
+		return (-1);
+	if (s->npool > 0 && !st->h2c) {
+		/* an idle one, its connection to a workload perhaps open */
+		s->npool--;
+		st->pc = s->pool[s->npool];
+		st->fd = s->poolfd[s->npool];
+		st->pc->h2pool = NULL;
+		st->pc->h2st = st;
+	} else {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0, sv) == -1) {
+			log_warn("%s: socketpair", s->c->peer);
+			return (-1);
+		}
+		if ((st->pc = conn_attach(sv[1], s->c, st)) == NULL) {
+			close(sv[0]);
+			close(sv[1]);
+			return (-1);
+		}
+		st->fd = sv[0];
+	}
+	event_set(&st->rev, st->fd, EV_READ | EV_PERSIST, h2_stream_read, st);
+	event_set(&st->wev, st->fd, EV_WRITE | EV_PERSIST, h2_stream_write,
+	    st);
+	event_add(&st->rev, NULL);
+	st->started = 1;
+	h2_stream_flush(st);
+	return (0);
+}
+
+/* the client's side of the stream ended */
+static void
+h2_stream_reqdone(struct h2_stream *st)
+{
+	st->reqdone = 1;
+	if (st->h2c) {
+		h2up_body(st);
+		return;
+	}
+	if (st->chunked)
+		(void)evbuffer_add(st->req, "0\r\n\r\n", 5);
+	h2_stream_flush(st);
+}
+
+static int
+h2_on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *arg)
+{
+	struct h2_session	*s = arg;
+	struct h2_stream	*st;
+	int			 end;
+
+	end = frame->hd.flags & NGHTTP2_FLAG_END_STREAM;
+
+	if (frame->hd.type != NGHTTP2_HEADERS &&
+	    frame->hd.type != NGHTTP2_DATA)
+		return (0);
+	if ((st = h2_stream_get(s, frame->hd.stream_id)) == NULL)
+		return (0);
+	conn_timer(s->c, gw->conf.upstream_timeout);
+	if (frame->hd.type == NGHTTP2_HEADERS &&
+	    frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
+		if (h2_stream_start(st, end) == -1) {
+			(void)nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE,
+			    st->id, st->fd == -1 && conn_full() ?
+			    NGHTTP2_REFUSED_STREAM : NGHTTP2_PROTOCOL_ERROR);
+			return (0);
+		}
+		if (end)
+			st->reqdone = 1;
+		return (0);
+	}
+	if (end && st->started && !st->reqdone)
+		h2_stream_reqdone(st);
+	return (0);
+}
+
+static int
+h2_on_data(nghttp2_session *ng, uint8_t flags, int32_t id,
+    const uint8_t *data, size_t len, void *arg)
+{
+	struct h2_session	*s = arg;
+	struct h2_stream	*st;
+
+	if ((st = h2_stream_get(s, id)) == NULL || !st->started) {
+		(void)nghttp2_session_consume(ng, id, len);
+		return (0);
+	}
+	if (st->h2c) {
+		/* held, windowed as h2up.c sends it on */
+		if (evbuffer_add(st->body_in, data, len) == -1)
+			return (NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE);
+		h2up_body(st);
+		return (0);
+	}
+	if ((st->chunked && evbuffer_add_printf(st->req, "%zx\r\n", len) ==
+	    -1) || evbuffer_add(st->req, data, len) == -1 ||
+	    (st->chunked && evbuffer_add(st->req, "\r\n", 2) == -1))
+		return (NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE);
+	st->unconsumed += len;
+	h2_stream_flush(st);
+	return (0);
+}
+
+static int
+h2_on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error,
+    void *arg)
+{
+	struct h2_session	*s = arg;
+	struct h2_stream	*st;
+
+	if ((st = h2_stream_get(s, id)) == NULL)
+		return (0);
+	nghttp2_session_set_stream_user_data(ng, id, NULL);
+	h2_stream_free(st);
+	return (0);
+}
+
+/* DATA frames from the answer's body: what there is, or wait */
+ssize_t
+h2_data_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len,
+    uint32_t *flags, nghttp2_data_source *src, void *arg)
+{
+	struct h2_stream	*st = src->ptr;
+	int			 n;
+
+	n = evbuffer_remove(st->out, buf, len);
+	if (n < 0)
+		return (NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE);
+	if (evbuffer_get_length(st->out) == 0 && st->respdone) {
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+		if (st->rtrl != NULL && evbuffer_get_length(st->rtrl) > 0 &&
+		    h2up_trailers(st) == 0)
+			*flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
+	} else if (n == 0) {
+		st->deferred = 1;
+		return (NGHTTP2_ERR_DEFERRED);
+	}
+	/* room again: read more of the answer */
+	if (st->fd != -1 && !st->eof && evbuffer_get_length(st->out) <
+	    H2_BODY_HIGH && !event_pending(&st->rev, EV_READ, NULL))
+		event_add(&st->rev, NULL);
+	if (st->ufd != -1 && evbuffer_get_length(st->out) < H2_BODY_HIGH &&
+	    !event_pending(&st->urev, EV_READ, NULL))
+		event_add(&st->urev, NULL);
+	conn_timer(st->sess->c, gw->conf.upstream_timeout);
+	return (n);
+}
+
+/* the answer's head: its fields, lower case, without hop-by-hop ones */
+static int
+h2_submit_head(struct h2_stream *st)
+{
+	struct http_head	*h = &st->resp->h;
+	nghttp2_nv		 nva[HTTP_FIELDS_MAX + 1];
+	nghttp2_data_provider	 dp;
+	char			 status[4];
+	struct http_field	*f;
+	size_t			 i, j, n = 0;
+
+	(void)snprintf(status, sizeof(status), "%03d", h->code);
+	nva[n].name = (uint8_t *)":status";
+	nva[n].namelen = 7;
+	nva[n].value = (uint8_t *)status;
+	nva[n].valuelen = 3;
+	nva[n++].flags = NGHTTP2_NV_FLAG_NONE;
+	for (i = 0; i < h->nfields; i++) {
+		f = &h->fields[i];
+		if (f->flags & (HTTP_FIELD_HOP | HTTP_FIELD_DROP))
+			continue;
+		/* the parser's buffer is ours: lower case in place */
+		for (j = 0; j < f->namelen; j++)
+			((char *)f->name)[j] = tolower((unsigned char)
+			    f->name[j]);
+		nva[n].name = (uint8_t *)f->name;
+		nva[n].namelen = f->namelen;
+		nva[n].value = (uint8_t *)f->value;
+		nva[n].valuelen = f->valuelen;
+		nva[n++].flags = NGHTTP2_NV_FLAG_NONE;
+	}
+	st->body = h->body;
+	st->left = h->content_length;
+	if (st->body == HTTP_BODY_CHUNKED)
+		http_chunked_init(&st->chunk, HTTP_RESPONSE);
+	st->submitted = 1;
+	if (st->body == HTTP_BODY_NONE || st->body == HTTP_BODY_TUNNEL ||
+	    (st->body == HTTP_BODY_LENGTH && st->left == 0)) {
+		st->respdone = 1;
+		return (nghttp2_submit_response(st->sess->ng, st->id, nva, n,
+		    NULL));
+	}
+	dp.source.ptr = st;
+	dp.read_callback = h2_data_read;
+	return (nghttp2_submit_response(st->sess->ng, st->id, nva, n, &dp));
+}
+
+/* bytes of the answer's body read: into out, decoded */
+static int
+h2_stream_body(struct h2_stream *st)
+{
+	struct evbuffer_iovec	 v;
+	const char		*span;
+	size_t			 used, spanlen, len;
+	int			 r;
+
+	while (!st->respdone && evbuffer_get_length(st->rin) > 0) {
+		if (evbuffer_peek(st->rin, -1, NULL, &v, 1) < 1)
+			return (-1);
+		switch (st->body) {
+		case HTTP_BODY_LENGTH:
+			len = MINIMUM(v.iov_len, st->left);
+			if (evbuffer_add(st->out, v.iov_base, len) == -1)
+				return (-1);
+			evbuffer_drain(st->rin, len);
+			if ((st->left -= len) == 0)
+				st->respdone = 1;
+			break;
+		case HTTP_BODY_CHUNKED:
+			r = http_chunked_feed(&st->chunk, v.iov_base,
+			    v.iov_len, &used, &span, &spanlen);
+			if (r == HTTP_ERROR)
+				return (-1);
+			if (spanlen > 0 &&
+			    evbuffer_add(st->out, span, spanlen) == -1)
+				return (-1);
+			evbuffer_drain(st->rin, used);
+			if (r == HTTP_DONE)
+				st->respdone = 1;
+			break;
+		default:	/* CLOSE */
+			if (evbuffer_add_buffer(st->out, st->rin) == -1)
+				return (-1);
+			break;
+		}
+	}
+	if (st->eof && !st->respdone) {
+		if (st->body != HTTP_BODY_CLOSE)
+			return (-1);	/* cut short */
+		st->respdone = 1;
+	}
+	if (st->deferred && (evbuffer_get_length(st->out) > 0 ||
+	    st->respdone)) {
+		st->deferred = 0;
+		(void)nghttp2_session_resume_data(st->sess->ng, st->id);
+	}
+	return (0);
+}
+
+/* bytes of the answer read: its head, then its body */
+static int
+h2_stream_answer(struct h2_stream *st)
+{
+	struct evbuffer_iovec	 v;
+	size_t			 used;
+	int			 r = HTTP_MORE;
+
+	while (!st->submitted) {
+		if (st->resp == NULL) {
+			if ((st->resp = head_get()) == NULL)
+				return (-1);
+			http_resp_init(&st->resp->h, st->resp->buf,
+			    sizeof(st->resp->buf), st->meth);
+		}
+		if (evbuffer_get_length(st->rin) == 0 ||
+		    evbuffer_peek(st->rin, -1, NULL, &v, 1) < 1)
+			return (st->eof ? -1 : 0);
+		r = http_head_feed(&st->resp->h, v.iov_base, v.iov_len, &used);
+		evbuffer_drain(st->rin, used);
+		if (r == HTTP_ERROR)
+			return (-1);
+		if (r == HTTP_MORE)
+			continue;
+		if (st->resp->h.code < 200) {
+			/* 100 Continue and such: not passed on */
+			head_put(st->resp);
+			st->resp = NULL;
+			continue;
+		}
+		st->reusable = http_head_persistent(&st->resp->h);
+		r = h2_submit_head(st);
+		head_put(st->resp);
+		st->resp = NULL;
+		if (r != 0)
+			return (-1);
+	}
+	return (h2_stream_body(st));
+}
+
+/*
+ * Both ways done, the answer complete and the pseudo-connection alive:
+ * into the pool for the next stream.
+ */
+static void
+h2_stream_release(struct h2_stream *st)
+{
+	struct h2_session	*s = st->sess;
+
+	if (st->fd == -1 || st->pc == NULL || !st->reusable || st->eof ||
+	    !st->respdone || !st->reqdone || st->h2c ||
+	    evbuffer_get_length(st->req) > 0 ||
+	    evbuffer_get_length(st->rin) > 0 || s->npool >= H2_POOL)
+		return;
+	event_del(&st->rev);
+	event_del(&st->wev);
+	st->pc->h2st = NULL;
+	st->pc->h2pool = s;
+	s->pool[s->npool] = st->pc;
+	s->poolfd[s->npool++] = st->fd;
+	st->pc = NULL;
+	st->fd = -1;
+}
+
+/* a pooled pseudo-connection closed: out of the pool */
+static void
+h2_pool_remove(struct gw_conn *c)
+{
+	struct h2_session	*s = c->h2pool;
+	unsigned int		 i;
+
+	c->h2pool = NULL;
+	for (i = 0; i < s->npool; i++)
+		if (s->pool[i] == c) {
+			close(s->poolfd[i]);
+			s->npool--;
+			s->pool[i] = s->pool[s->npool];
+			s->poolfd[i] = s->poolfd[s->npool];
+			return;
+		}
+}
+
+/*
+ * The pseudo-connection answered, or closed.  A broken answer before its
+ * head gets 502, after it the stream is reset.
+ */
+static void
+h2_stream_read(int fd, short event, void *arg)
+{
+	struct h2_stream	*st = arg;
+	struct h2_session	*s = st->sess;
+	int			 n;
+	static const nghttp2_nv	 bad[] = {
+		{ (uint8_t *)":status", (uint8_t *)"502", 7, 3,
+		    NGHTTP2_NV_FLAG_NONE }
+	};
+
+	n = buf_read(st->rin, st->fd);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (st->up != NULL) {
+		/* h2up.c answers: the pseudo-connection only ends */
+		event_del(&st->rev);
+		return;
+	}
+	if (n <= 0) {
+		st->eof = 1;
+		event_del(&st->rev);
+	}
+	if (h2_stream_answer(st) == -1) {
+		event_del(&st->rev);
+		if (!st->submitted) {
+			st->submitted = st->respdone = 1;
+			(void)nghttp2_submit_response(s->ng, st->id, bad,
+			    nitems(bad), NULL);
+		} else
+			(void)nghttp2_submit_rst_stream(s->ng,
+			    NGHTTP2_FLAG_NONE, st->id, NGHTTP2_INTERNAL_ERROR);
+	} else if (evbuffer_get_length(st->out) >= H2_BODY_HIGH)
+		event_del(&st->rev);
+	h2_stream_release(st);
+	h2_send(s);
+}
+
+/* the request toward the pseudo-connection, and the window it frees */
+static void
+h2_stream_flush(struct h2_stream *st)
+{
+	if (st->fd == -1)
+		return;
+	if (evbuffer_get_length(st->req) > 0 &&
+	    evbuffer_write(st->req, st->fd) == -1 &&
+	    errno != EAGAIN && errno != EINTR) {
+		evbuffer_drain(st->req, evbuffer_get_length(st->req));
+		st->unconsumed = 0;
+	}
+	if (evbuffer_get_length(st->req) > 0) {
+		if (!event_pending(&st->wev, EV_WRITE, NULL))
+			event_add(&st->wev, NULL);
+	} else
+		event_del(&st->wev);
+	if (st->unconsumed > 0 && evbuffer_get_length(st->req) < H2_REQ_HIGH) {
+		(void)nghttp2_session_consume(st->sess->ng, st->id,
+		    st->unconsumed);
+		st->unconsumed = 0;
+	}
+	h2_stream_release(st);
+}
+
+static void
+h2_stream_write(int fd, short event, void *arg)
+{
+	struct h2_stream	*st = arg;
+
+	h2_stream_flush(st);
+	h2_send(st->sess);
+}
+
+static void
+h2_stream_free(struct h2_stream *st)
+{
+	if (st->sess != NULL) {
+		TAILQ_REMOVE(&st->sess->streams, st, entry);
+		st->sess->nstreams--;
+	}
+	h2up_free(st);
+	if (st->pc != NULL)
+		st->pc->h2st = NULL;
+	if (st->fd != -1) {
+		event_del(&st->rev);
+		event_del(&st->wev);
+		/* the pseudo-connection sees the end and lets go */
+		close(st->fd);
+	}
+	head_put(st->resp);
+	free(st->method);
+	free(st->path);
+	free(st->authority);
+	if (st->fields != NULL)
+		evbuffer_free(st->fields);
+	if (st->cookie != NULL)
+		evbuffer_free(st->cookie);
+	if (st->req != NULL)
+		evbuffer_free(st->req);
+	if (st->rin != NULL)
+		evbuffer_free(st->rin);
+	if (st->out != NULL)
+		evbuffer_free(st->out);
+	if (st->body_in != NULL)
+		evbuffer_free(st->body_in);
+	free(st);
+}
+
+static void
+h2_session_free(struct gw_conn *c)
+{
+	struct h2_session	*s = c->h2;
+	struct h2_stream	*st;
+
+	if (s == NULL)
+		return;
+	while ((st = TAILQ_FIRST(&s->streams)) != NULL) {
+		nghttp2_session_set_stream_user_data(s->ng, st->id, NULL);
+		h2_stream_free(st);
+	}
+	while (s->npool > 0) {
+		s->npool--;
+		s->pool[s->npool]->h2pool = NULL;
+		close(s->poolfd[s->npool]);
+	}
+	nghttp2_session_del(s->ng);
+	free(s);
+	c->h2 = NULL;
+}
+
+/*
+ * Frames out into the client's buffer, up to GW_BUF_HIGH: the rest is
+ * made when it drains (h2_drained).  When the session is over (GOAWAY
+ * both ways, or an error) the connection closes after the last byte.
+ */
+void
+h2_send(struct h2_session *s)
+{
+	struct gw_conn	*c = s->c;
+	const uint8_t	*data;
+	ssize_t		 n;
+
+	while (!s->dead && evbuffer_get_length(c->out) < GW_BUF_HIGH) {
+		if ((n = nghttp2_session_mem_send(s->ng, &data)) < 0) {
+			log_debug("%s: h2: %s", c->peer,
+			    nghttp2_strerror((int)n));
+			s->dead = 1;
+			break;
+		}
+		if (n == 0)
+			break;
+		if (evbuffer_add(c->out, data, n) == -1) {
+			s->dead = 1;
+			break;
+		}
+	}
+	if (!s->dead && !nghttp2_session_want_read(s->ng) &&
+	    !nghttp2_session_want_write(s->ng))
+		s->dead = 1;
+	if (s->dead) {
+		/* the streams' pseudo-connections end with them */
+		h2_session_free(c);
+		c->state = CONN_CLOSING;
+		c->close_after = 1;
+		conn_reading(c, 0);
+		conn_flush(c);
+		return;
+	}
+	/* a client that does not read its answers is not read either */
+	conn_reading(c, evbuffer_get_length(c->out) < GW_BUF_HIGH);
+	/* "keepalive timeout 0" is for HTTP/1.1: one request, then close */
+	if (s->nstreams == 0)
+		conn_timer(c, gw->conf.keepalive_timeout > 0 ?
+		    gw->conf.keepalive_timeout : gw->conf.header_timeout);
+	conn_flush(c);
+}
+
+static int
+h2_init(void)
+{
+	if (h2_cbs != NULL)
+		return (0);
+	if (nghttp2_session_callbacks_new(&h2_cbs) != 0 ||
+	    nghttp2_option_new(&h2_opt) != 0)
+		return (-1);
+	nghttp2_session_callbacks_set_on_begin_headers_callback(h2_cbs,
+	    h2_on_begin_headers);
+	nghttp2_session_callbacks_set_on_header_callback(h2_cbs,
+	    h2_on_header);
+	nghttp2_session_callbacks_set_on_frame_recv_callback(h2_cbs,
+	    h2_on_frame_recv);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(h2_cbs,
+	    h2_on_data);
+	nghttp2_session_callbacks_set_on_stream_close_callback(h2_cbs,
+	    h2_on_stream_close);
+	nghttp2_option_set_no_auto_window_update(h2_opt, 1);
+	nghttp2_option_set_max_continuations(h2_opt, H2_CONTINUATIONS);
+	nghttp2_option_set_max_outbound_ack(h2_opt, H2_OUTBOUND_ACKS);
+	nghttp2_option_set_max_settings(h2_opt, 32);
+	nghttp2_option_set_stream_reset_rate_limit(h2_opt, H2_RESET_BURST,
+	    H2_RESET_RATE);
+	return (0);
+}
+
+/* the connection turns HTTP/2: a session, our SETTINGS */
+static int
+h2_start(struct gw_conn *c)
+{
+	struct h2_session	*s;
+	nghttp2_settings_entry	 iv[] = {
+		{ NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 0 },
+		{ NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, HTTP_SECTION_MAX },
+		{ NGHTTP2_SETTINGS_ENABLE_PUSH, 0 }
+	};
+
+	iv[0].value = gw->conf.h2_max_streams;
+	if (h2_init() == -1 || (s = calloc(1, sizeof(*s))) == NULL)
+		return (-1);
+	TAILQ_INIT(&s->streams);
+	s->c = c;
+	if (nghttp2_session_server_new2(&s->ng, h2_cbs, s, h2_opt) != 0) {
+		free(s);
+		return (-1);
+	}
+	if (nghttp2_submit_settings(s->ng, NGHTTP2_FLAG_NONE, iv,
+	    nitems(iv)) != 0 ||
+	    nghttp2_session_set_local_window_size(s->ng, NGHTTP2_FLAG_NONE, 0,
+	    H2_CONN_WINDOW) != 0) {
+		nghttp2_session_del(s->ng);
+		free(s);
+		return (-1);
+	}
+	c->h2 = s;
+	c->state = CONN_H2;
+	c->fresh = 0;
+	log_debug("%s: http/2", c->peer);
+	return (0);
+}
+
+/*
+ * Input on a client connection: 1 when HTTP/2 took it (or waits for the
+ * rest of a preface), 0 when it is HTTP/1.1's to parse.
+ */
+int
+h2_input(struct gw_conn *c)
+{
+	struct h2_session	*s = c->h2;
+	struct evbuffer_iovec	 v;
+	ssize_t			 n;
+	int			 r;
+
+	if (s == NULL && c->h2stream && c->state == CONN_H2) {
+		/* handed to h2up.c: only the stream's end is read here */
+		evbuffer_drain(c->in, evbuffer_get_length(c->in));
+		if (c->eof)
+			conn_close(c);
+		return (1);
+	}
+	if (s == NULL) {
+		if (c->state != CONN_IDLE || !c->fresh)
+			return (0);
+		if ((r = h2_detect(c)) == 0)
+			return (0);
+		if (r == -1) {
+			if (c->eof)
+				conn_close(c);
+			return (1);
+		}
+		if (h2_start(c) == -1) {
+			log_warnx("%s: h2: no session", c->peer);
+			conn_close(c);
+			return (1);
+		}
+		s = c->h2;
+	}
+	while (!s->dead && evbuffer_get_length(c->in) > 0) {
+		if (evbuffer_peek(c->in, -1, NULL, &v, 1) < 1)
+			break;
+		n = nghttp2_session_mem_recv(s->ng, v.iov_base, v.iov_len);
+		if (n < 0) {
+			log_debug("%s: h2: %s", c->peer,
+			    nghttp2_strerror((int)n));
+			/* a GOAWAY says why, if the library made one */
+			(void)nghttp2_session_terminate_session(s->ng,
+			    n == NGHTTP2_ERR_FLOODED ?
+			    NGHTTP2_ENHANCE_YOUR_CALM : NGHTTP2_PROTOCOL_ERROR);
+			evbuffer_drain(c->in, evbuffer_get_length(c->in));
+			break;
+		}
+		evbuffer_drain(c->in, n);
+	}
+	if (c->eof) {
+		h2_session_free(c);
+		conn_close(c);
+		return (1);
+	}
+	h2_send(s);
+	return (1);
+}
+
+/* the client's buffer drained: more frames */
+void
+h2_drained(struct gw_conn *c)
+{
+	if (c->h2 != NULL)
+		h2_send(c->h2);
+}
+
+void
+h2_conn_closed(struct gw_conn *c)
+{
+	if (c->h2st != NULL) {
+		c->h2st->pc = NULL;
+		c->h2st = NULL;
+	}
+	if (c->h2pool != NULL)
+		h2_pool_remove(c);
+	h2_session_free(c);
+}
+
+/*
+ * proxy_start() of a pseudo-connection: 1 when its stream goes to an
+ * "upstream h2c" workload, which h2up.c then talks to; the pseudo-
+ * connection stays, counted in flight, until the stream ends.
+ */
+int
+h2_proxy_start(struct gw_conn *c)
+{
+	struct h2_stream	*st = c->h2st;
+
+	if (st == NULL || !st->h2c || c->wl->conf == NULL ||
+	    !c->wl->conf->upstream_h2c)
+		return (0);
+	head_put(c->req);
+	c->req = NULL;
+	c->state = CONN_H2;
+	c->deadline = 0;
+	evtimer_del(&c->timer);
+	if (h2up_start(st) == -1) {
+		conn_error(c, 502, "upstream h2c");
+		return (1);
+	}
+	return (1);
+}

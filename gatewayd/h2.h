@@ -1,0 +1,91 @@
+/*
+ * HTTP/2 inside gatewayd: a client connection's session and its streams,
+ * shared by h2.c (the client's side) and h2up.c ("upstream h2c", HTTP/2
+ * to the workload).
+ */
+
+#ifndef ORCHD_H2_H
+#define ORCHD_H2_H
+
+#include <nghttp2/nghttp2.h>
+
+#define H2_BODY_HIGH		(64 * 1024)	/* answer bytes held per
+						   stream: then read no more */
+#define H2_POOL			16	/* idle pseudo-connections kept */
+
+struct h2_stream {
+	TAILQ_ENTRY(h2_stream)	 entry;
+	struct h2_session	*sess;
+	int32_t			 id;
+	int			 fd;		/* ours of the pair, or -1 */
+	struct event		 rev;
+	struct event		 wev;
+	/* the request, as it comes */
+	char			*method;
+	char			*path;
+	char			*authority;
+	struct evbuffer		*fields;	/* "name: value\r\n" */
+	struct evbuffer		*cookie;	/* joined with "; " */
+	size_t			 hdrbytes;	/* decoded, as HTTP/1.1 */
+	unsigned int		 nhdrs;
+	int			 has_cl;	/* content-length given */
+	int			 chunked;	/* body sent chunked */
+	int			 started;	/* the head went out */
+	int			 reqdone;	/* END_STREAM from client */
+	size_t			 unconsumed;	/* DATA not yet windowed */
+	struct evbuffer		*req;		/* toward the pair */
+	/* the answer, as the pseudo-connection sends it */
+	struct evbuffer		*rin;		/* read from the pair */
+	struct gw_head		*resp;		/* while its head is read */
+	enum http_method	 meth;		/* HEAD: no body */
+	enum http_body		 body;
+	uint64_t		 left;		/* LENGTH */
+	struct http_chunked	 chunk;
+	struct evbuffer		*out;		/* body for DATA frames */
+	int			 submitted;	/* HEADERS submitted */
+	int			 respdone;	/* all of the body in out */
+	int			 deferred;	/* DATA waits for out */
+	int			 eof;		/* the pair closed */
+	/* "upstream h2c" (h2up.c): HTTP/2 to the workload itself */
+	int			 h2c;		/* routed to such a workload */
+	int			 te_trailers;	/* the client's TE: trailers */
+	struct gw_conn		*pc;		/* the pseudo-connection */
+	int			 ufd;		/* to the workload, or -1 */
+	struct event		 urev;
+	struct event		 uwev;
+	int			 uconnected;
+	nghttp2_session		*up;		/* a client session */
+	int32_t			 upid;		/* its stream */
+	int			 up_deferred;	/* DATA waits for the body */
+	struct evbuffer		*uout;		/* frames toward it */
+	struct evbuffer		*rhdr;		/* its answer's fields */
+	struct evbuffer		*rtrl;		/* and trailers */
+	int			 status;
+	struct evbuffer		*body_in;	/* request body, h2c */
+	int			 reusable;	/* the answer kept it alive */
+};
+
+struct h2_session {
+	struct gw_conn		*c;
+	nghttp2_session		*ng;
+	TAILQ_HEAD(, h2_stream)	 streams;
+	unsigned int		 nstreams;
+	int			 dead;		/* closing: no more input */
+	/* idle pseudo-connections kept for the next streams (h2.c) */
+	struct gw_conn		*pool[H2_POOL];
+	int			 poolfd[H2_POOL];
+	unsigned int		 npool;
+};
+
+/* h2.c */
+ssize_t	h2_data_read(nghttp2_session *, int32_t, uint8_t *, size_t,
+	    uint32_t *, nghttp2_data_source *, void *);
+void	h2_send(struct h2_session *);
+
+/* h2up.c */
+int	h2up_start(struct h2_stream *);
+void	h2up_body(struct h2_stream *);
+void	h2up_free(struct h2_stream *);
+int	h2up_trailers(struct h2_stream *);
+
+#endif /* ORCHD_H2_H */

@@ -1,0 +1,277 @@
+#!/bin/sh
+# expire after, and orchctl create, update, delete and keep, against the
+# real daemons and Docker: an API workload without a request for its
+# expire after is deleted, its container removed, its image kept while
+# another workload names it and removed with the last one; its history
+# kept (orchctl show history); a workload of the file never expires, and
+# "expire after" in its block is refused; orchctl keep stops an expiry,
+# across a restart too; GET shows expires_at.  orchctl create from flags
+# and from JSON, update, delete, each seen in show workloads and the API;
+# a volume of the whole host refused to orchctl as to the API.
+. "$(dirname "$0")/lib.sh"
+e2e_init "$1"
+need_root
+
+if ! docker info >/dev/null 2>&1; then
+	echo "skipped: no Docker daemon answers (docker info failed)"
+	echo "0 passed, 0 failed"
+	exit 0
+fi
+if ! sh "$(dirname "$0")/../docker-image.sh"; then
+	echo "skipped: cannot make the test image (regress/docker-image.sh)"
+	echo "0 passed, 0 failed"
+	exit 0
+fi
+ensure_user
+
+TAG=exp$$
+# the busybox image under a name of this test's alone, to see it go
+IMG=orchd-test/$TAG:latest
+A=${TAG}a
+B=${TAG}b
+P=${TAG}p
+Q=${TAG}q
+CFG=${TAG}cfg
+V=$(mktemp -d /tmp/orchd-e2e-vol.XXXXXX)
+chmod 0755 "$V"
+
+expiry_cleanup() {
+	if [ -n "$ORCHD_PID" ] && kill -0 "$ORCHD_PID" 2>/dev/null; then
+		kill -TERM "$ORCHD_PID" 2>/dev/null
+		wait_gone "$ORCHD_PID" 10
+	fi
+	for n in $A $B; do
+		docker rm -f "orchd-$n" >/dev/null 2>&1
+	done
+	docker rmi "$IMG" >/dev/null 2>&1
+	rm -rf "$V"
+	e2e_cleanup
+}
+trap expiry_cleanup EXIT
+
+docker tag orchd-test/busybox:latest "$IMG"
+
+base=$((20000 + ($$ * 11) % 12000))
+GW=$(free_port "$base")
+API=$(free_port $((GW + 1)))
+P_A=$(free_port $((API + 1)))
+P_B=$(free_port $((P_A + 1)))
+P_P=$(free_port $((P_B + 1)))
+P_Q=$(free_port $((P_P + 1)))
+P_CFG=$(free_port $((P_Q + 1)))
+
+KEY=e2e-key-$$-0123456789abcdef
+mkdir -p "$T/log" "$T/bin" "$V/www" "$V/bin"
+cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
+chmod 0755 "$T/bin" "$T/bin/testhttp"
+printf '%s\n' "$KEY" >"$T/api.key"
+chmod 0600 "$T/api.key"
+echo "hello from a container" >"$V/www/index.html"
+cat >"$V/bin/run.sh" <<'EOF'
+#!/bin/sh
+trap 'exit 0' TERM
+/bin/httpd -f -p "127.0.0.1:$PORT" -h /www &
+wait
+EOF
+chmod -R a+rX "$V/www" "$V/bin"
+
+write_conf() {	# write_conf [EXTRA-LINE-IN-THE-WORKLOAD]
+	conf_head >"$T/orchd.conf"
+	cat >>"$T/orchd.conf" <<CONF
+idle timeout 5m
+wake timeout 20s
+reaper interval 1s
+expire after 3s
+listen on 127.0.0.1 port $GW
+api listen on 127.0.0.1 port $API
+api key file "$T/api.key"
+api allow process
+api allow image "orchd-test/$TAG*"
+api allow volume "$V"
+
+workload "$CFG" {
+	host "cfg.test"
+	command "$T/bin/testhttp serve $P_CFG"
+	port $P_CFG
+	$1
+}
+CONF
+}
+
+ctl() { "$ORCHCTL" -s "$SOCK" "$@"; }
+api() { curl -sS -m 30 -H "Authorization: Bearer $KEY" "$@"; }
+URL=http://127.0.0.1:$API
+field() {	# field JSON NAME
+	printf '%s' "$1" | python3 -c 'import json, sys
+o = json.load(sys.stdin)
+v = o.get(sys.argv[1])
+print(json.dumps(v) if not isinstance(v, str) else v)' "$2" 2>/dev/null
+}
+api_names() {
+	api "$URL/v1/workloads" | python3 -c 'import json, sys
+print(" ".join(w["name"] for w in json.load(sys.stdin)["workloads"]))'
+}
+api_listed() { api_names | grep -qw "$1"; }
+ctl_listed() { ctl show workloads | awk '{ print $1 }' | grep -qx "$1"; }
+gone() { ! ctl_listed "$1" && ! api_listed "$1"; }
+answers() {	# answers HOST TEXT
+	curl -s -m 20 -H "Host: $1" "http://127.0.0.1:$GW/index.html" \
+	    | grep -q "$2"
+}
+container() { docker container inspect "orchd-$1" >/dev/null 2>&1; }
+no_container() { ! container "$1"; }
+image() { docker image inspect "$IMG" >/dev/null 2>&1; }
+no_image() { ! image; }
+logged() { grep -q -- "$1" "$T/orchd.log"; }
+
+# -- the file's workloads never expire: "expire after" is refused there
+write_conf "expire after 1s"
+"$ORCHD" -n -f "$T/orchd.conf" >"$T/n.out" 2>&1
+st=$?
+check "expire after in a workload of the file is refused (status $st)" \
+    [ "$st" -ne 0 ]
+check "... saying the file's workloads never expire" \
+    grep -q "configuration file never expire" "$T/n.out"
+write_conf
+"$ORCHD" -nv -f "$T/orchd.conf" >"$T/nv.out" 2>&1
+check "orchd -nv prints the global expire after" \
+    grep -qx "expire after 3s" "$T/nv.out"
+
+start_orchd_or_exit
+
+# -- orchctl create from flags: a docker workload, expiring after 4s
+ctl create "$A" --driver docker --image "$IMG" \
+    --command "/bin/sh /orchd/run.sh" --host a.test --port "$P_A" \
+    --env "PORT=$P_A" --network host --volume "$V/www:/www" \
+    --volume "$V/bin:/orchd" --expire-after 4s >"$T/ca.out" 2>&1
+check "orchctl create NAME --flags ... succeeds" grep -q "created" "$T/ca.out"
+check "... show workloads lists it" ctl_listed "$A"
+check "... so does the API" api_listed "$A"
+def=$(api "$URL/v1/workloads/$A")
+check "... its expire_after is 4 seconds" [ "$(field "$def" expire_after)" = 4 ]
+
+# -- orchctl create from JSON on standard input: never expires
+cat >"$T/b.json" <<EOF
+{"name": "$B", "driver": "docker", "image": "$IMG",
+ "command": "/bin/sh /orchd/run.sh", "hosts": ["b.test"], "port": $P_B,
+ "env": ["PORT=$P_B"], "network": "host",
+ "volumes": [{"host": "$V/www", "container": "/www"},
+	     {"host": "$V/bin", "container": "/orchd"}],
+ "expire_after": 0}
+EOF
+ctl create - <"$T/b.json" >"$T/cb.out" 2>&1
+check "orchctl create - (JSON) succeeds" grep -q "created" "$T/cb.out"
+check "... show workloads and the API list it" \
+    sh -c "$ORCHCTL -s $SOCK show workloads | grep -q '^$B '"
+check "... the API too" api_listed "$B"
+
+# -- both woken: their containers are there
+check "a.test is answered (a wake)" answers a.test "hello from a container"
+check "... its container is there" container "$A"
+check "b.test is answered (a wake)" answers b.test "hello from a container"
+check "... its container is there" container "$B"
+def=$(api "$URL/v1/workloads/$B")
+check "GET of one that never expires: expires_at null" \
+    [ "$(field "$def" expires_at)" = null ]
+
+# -- a workload created and kept through orchctl keep
+body=$(printf '{"name": "%s", "hosts": ["p.test"], "command": "%s serve %s", "port": %s}' \
+    "$P" "$T/bin/testhttp" "$P_P" "$P_P")
+c=$(curl -s -m 30 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" \
+    -H 'Content-Type: application/json' -d "$body" "$URL/v1/workloads")
+check "an API workload with the global expire after (3s) is created ($c)" \
+    [ "$c" = 201 ]
+ctl keep "$P" >"$T/keep.out" 2>&1
+check "orchctl keep on it succeeds" grep -q "never expires" "$T/keep.out"
+def=$(api "$URL/v1/workloads/$P")
+check "... its expire_after is 0, never" [ "$(field "$def" expire_after)" = 0 ]
+
+# -- A expires
+check "A is deleted after its expire after, no request since" \
+    wait_for 30 gone "$A"
+check "... its container is removed" wait_for 20 no_container "$A"
+check "... the image stays: B names it" image
+check "... the log says so" wait_for 10 logged "image $IMG kept"
+check "... and that it expired" logged "workload $A expired"
+ctl show history "$A" >"$T/ha.out" 2>&1
+check "orchctl show history of the deleted one: its history kept" \
+    grep -q "running" "$T/ha.out"
+check "... ending with its expiry" sh -c "tail -n 1 '$T/ha.out' | grep -q expired"
+"$ORCHCTL" -s "$SOCK" -j show history "$A" >"$T/ha.json" 2>&1
+check "... as JSON, reason expired last" python3 -c 'import json, sys
+h = json.load(open(sys.argv[1]))
+assert h[-1]["reason"] == "expired", h
+assert any(t["to"] == "running" for t in h), h' "$T/ha.json"
+c=$(curl -s -m 30 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" \
+    "$URL/v1/workloads/$A")
+check "GET of the expired one: 404 ($c)" [ "$c" = 404 ]
+
+# -- the file's workload and the kept one are still there, past 3s
+check "the file's workload did not expire" ctl_listed "$CFG"
+check "the kept one did not expire" ctl_listed "$P"
+
+# -- expires_at, from the last request
+body=$(printf '{"name": "%s", "hosts": ["q.test"], "command": "%s serve %s", "port": %s, "expire_after": "1h"}' \
+    "$Q" "$T/bin/testhttp" "$P_Q" "$P_Q")
+c=$(curl -s -m 30 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" \
+    -H 'Content-Type: application/json' -d "$body" "$URL/v1/workloads")
+check "an API workload expiring after 1h is created ($c)" [ "$c" = 201 ]
+curl -s -m 20 -o /dev/null -H "Host: q.test" "http://127.0.0.1:$GW/"
+def=$(api "$URL/v1/workloads/$Q")
+ls=$(field "$def" last_seen)
+ea=$(field "$def" expires_at)
+check "GET shows expires_at ($ea), an hour after last_seen ($ls)" \
+    python3 -c 'import sys, datetime
+f = "%Y-%m-%dT%H:%M:%SZ"
+a, b = (datetime.datetime.strptime(x, f) for x in sys.argv[1:3])
+assert (b - a).total_seconds() == 3600' "$ls" "$ea"
+
+# -- orchctl delete
+ctl delete "$Q" >"$T/dq.out" 2>&1
+check "orchctl delete succeeds" grep -q "deleted" "$T/dq.out"
+check "... gone from show workloads and the API" gone "$Q"
+ctl delete "$CFG" >"$T/dc.out" 2>&1
+check "orchctl delete of the file's workload is refused" \
+    grep -q "defined in the configuration file" "$T/dc.out"
+ctl keep "$CFG" >"$T/kc.out" 2>&1
+check "orchctl keep of the file's workload is refused" \
+    grep -q "never expires it" "$T/kc.out"
+
+# -- the policy's rules bind orchctl too
+ctl create "${TAG}x" --driver docker --image "$IMG" --host x.test \
+    --port 1 --volume /:/host >"$T/cx.out" 2>&1
+st=$?
+check "orchctl create with a volume of the whole host is refused ($st)" \
+    [ "$st" -ne 0 ]
+check "... naming the rule" grep -q "volume: .*whole host" "$T/cx.out"
+check "... nothing created" sh -c "! $ORCHCTL -s $SOCK show workloads | grep -q '^${TAG}x '"
+
+# -- keep holds across a restart
+stop_orchd
+check "orchd stops" [ "$STATUS" -eq 0 ]
+start_orchd_or_exit
+sleep 5
+check "after a restart, the kept one is still there" ctl_listed "$P"
+check "... and B, which never expires" ctl_listed "$B"
+
+# -- orchctl update: B now expires after 2s, and takes the image along
+sed 's/"expire_after": 0/"expire_after": "2s"/' "$T/b.json" >"$T/b2.json"
+ctl update "$B" "$T/b2.json" >"$T/ub.out" 2>&1
+check "orchctl update succeeds" grep -q "updated" "$T/ub.out"
+def=$(api "$URL/v1/workloads/$B")
+check "... the API shows the new expire_after" \
+    [ "$(field "$def" expire_after)" = 2 ]
+ctl update "$CFG" "$T/b2.json" >"$T/uc.out" 2>&1
+check "orchctl update with another name's definition is refused" \
+    grep -q "another workload" "$T/uc.out"
+printf '{"name": "%s", "hosts": ["cfg.test"], "command": "/bin/true", "port": %s}' \
+    "$CFG" "$P_CFG" | ctl update "$CFG" - >"$T/uc2.out" 2>&1
+check "orchctl update of the file's workload is refused" \
+    grep -q "defined in the configuration file" "$T/uc2.out"
+check "B expires" wait_for 30 gone "$B"
+check "... its container is removed" wait_for 20 no_container "$B"
+check "... and the image, which no workload names now" \
+    wait_for 20 no_image
+check "... the log says so" wait_for 10 logged "image $IMG removed"
+
+e2e_done

@@ -1,0 +1,153 @@
+/*
+ * Restart delays and crash-loop backoff (runtimed/backoff.c): the
+ * numbers issue 17 fixes, counted on a clock the test moves by hand.
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../runtimed/backoff.h"
+
+#define S	1000		/* a second, in the clock's milliseconds */
+#define T0	(1000 * S)	/* any start: 0 means "never" in there */
+
+/* 1 s, doubling up to 5 min */
+static void
+test_restart_delay_grows(void **state)
+{
+	struct rt_backoff	 b;
+	int64_t			 want[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256,
+				    300, 300 };
+	size_t			 i;
+
+	memset(&b, 0, sizeof(b));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_int_equal(restart_delay(&b, 2 * S), want[i] * S);
+}
+
+/* 10 min up: back to 1 s; a moment less is not enough */
+static void
+test_restart_delay_resets(void **state)
+{
+	struct rt_backoff	 b;
+
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(restart_delay(&b, 0), 1 * S);
+	assert_int_equal(restart_delay(&b, 0), 2 * S);
+	assert_int_equal(restart_delay(&b, 0), 4 * S);
+	assert_int_equal(restart_delay(&b, 600 * S - 1), 8 * S);
+	assert_int_equal(restart_delay(&b, 600 * S), 1 * S);
+	assert_int_equal(restart_delay(&b, 5 * S), 2 * S);
+	/* a successful wake does not reset it: only time up does */
+	backoff_succeeded(&b);
+	assert_int_equal(restart_delay(&b, 5 * S), 4 * S);
+}
+
+/* the third failed wake within a minute: 30 s of backoff */
+static void
+test_three_in_a_minute(void **state)
+{
+	struct rt_backoff	 b;
+
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(backoff_failed(&b, T0), 0);
+	assert_int_equal(backoff_left(&b, T0), 0);
+	assert_int_equal(backoff_failed(&b, T0 + 10 * S), 0);
+	assert_int_equal(backoff_failed(&b, T0 + 60 * S), 30 * S);
+	assert_int_equal(backoff_left(&b, T0 + 60 * S), 30 * S);
+	assert_int_equal(backoff_left(&b, T0 + 89 * S), 1 * S);
+	assert_int_equal(backoff_left(&b, T0 + 90 * S), 0);
+	assert_int_equal(backoff_left(&b, T0 + 1000 * S), 0);
+}
+
+/* three failures spread over more than a minute are no crash loop */
+static void
+test_spread_out(void **state)
+{
+	struct rt_backoff	 b;
+	int			 i;
+
+	memset(&b, 0, sizeof(b));
+	for (i = 0; i < 20; i++)
+		assert_int_equal(backoff_failed(&b, T0 + i * 31 * S), 0);
+	/* then three close together are */
+	assert_int_equal(backoff_failed(&b, T0 + 1000 * S), 0);
+	assert_int_equal(backoff_failed(&b, T0 + 1001 * S), 0);
+	assert_int_equal(backoff_failed(&b, T0 + 1002 * S), 30 * S);
+}
+
+/* after a backoff, the next failure backs off at once, twice as long */
+static void
+test_backoff_doubles(void **state)
+{
+	struct rt_backoff	 b;
+	int64_t			 now = T0, want = 30 * S;
+	int			 i;
+
+	memset(&b, 0, sizeof(b));
+	(void)backoff_failed(&b, now);
+	(void)backoff_failed(&b, now);
+	assert_int_equal(backoff_failed(&b, now), want);
+	for (i = 0; i < 8; i++) {
+		now = b.until;
+		want = want * 2 > 600 * S ? 600 * S : want * 2;
+		assert_int_equal(backoff_failed(&b, now), want);
+		assert_int_equal(backoff_left(&b, now), want);
+	}
+	assert_int_equal(want, 600 * S);
+}
+
+/* a successful wake ends it, and the count starts again */
+static void
+test_success_resets(void **state)
+{
+	struct rt_backoff	 b;
+
+	memset(&b, 0, sizeof(b));
+	(void)backoff_failed(&b, T0);
+	(void)backoff_failed(&b, T0 + S);
+	assert_int_equal(backoff_failed(&b, T0 + 2 * S), 30 * S);
+	backoff_succeeded(&b);
+	assert_int_equal(backoff_left(&b, T0 + 3 * S), 0);
+	assert_int_equal(backoff_failed(&b, T0 + 4 * S), 0);
+	assert_int_equal(backoff_failed(&b, T0 + 5 * S), 0);
+	assert_int_equal(backoff_failed(&b, T0 + 6 * S), 30 * S);
+}
+
+/* 10 min without a failed wake: forgotten, back to three in a minute */
+static void
+test_forgotten(void **state)
+{
+	struct rt_backoff	 b;
+
+	memset(&b, 0, sizeof(b));
+	(void)backoff_failed(&b, T0);
+	(void)backoff_failed(&b, T0);
+	assert_int_equal(backoff_failed(&b, T0), 30 * S);
+	/* within 10 min of its end: the next one, doubled */
+	assert_int_equal(backoff_failed(&b, T0 + 629 * S), 60 * S);
+	/* 10 min after that one's end: counted afresh */
+	assert_int_equal(backoff_failed(&b, T0 + 1289 * S), 0);
+	assert_int_equal(backoff_failed(&b, T0 + 1290 * S), 0);
+	assert_int_equal(backoff_failed(&b, T0 + 1291 * S), 30 * S);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_restart_delay_grows),
+		cmocka_unit_test(test_restart_delay_resets),
+		cmocka_unit_test(test_three_in_a_minute),
+		cmocka_unit_test(test_spread_out),
+		cmocka_unit_test(test_backoff_doubles),
+		cmocka_unit_test(test_success_resets),
+		cmocka_unit_test(test_forgotten),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}

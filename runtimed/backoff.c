@@ -1,0 +1,78 @@
+/*
+ * Restart delays and crash-loop backoff, as backoff.h says: counting
+ * only, the lifecycle (lifecycle.c) acts on what these return.
+ */
+
+#include <string.h>
+
+#include "backoff.h"
+
+#define MIN(a, b)	((a) < (b) ? (a) : (b))
+
+/*
+ * A wake failed at now.  Returns how long the workload is in backoff
+ * from now, 0 if it is not.
+ */
+int64_t
+backoff_failed(struct rt_backoff *b, int64_t now)
+{
+	int64_t	 quiet;
+	int	 i;
+
+	/* a failure long after the last one and its backoff: afresh */
+	quiet = b->until > b->last_fail ? b->until : b->last_fail;
+	if (b->last_fail != 0 && now - quiet >= CRASH_FORGET) {
+		b->nfails = 0;
+		b->backoff = 0;
+	}
+	b->last_fail = now;
+	if (b->backoff != 0) {
+		/* still crashing after a backoff: the next, longer */
+		b->backoff = MIN(b->backoff * 2, CRASH_BACKOFF_MAX);
+		b->until = now + b->backoff;
+		return (b->backoff);
+	}
+	if (b->nfails == CRASH_FAILS) {
+		for (i = 1; i < CRASH_FAILS; i++)
+			b->fails[i - 1] = b->fails[i];
+		b->nfails--;
+	}
+	b->fails[b->nfails++] = now;
+	if (b->nfails < CRASH_FAILS || now - b->fails[0] > CRASH_WINDOW)
+		return (0);
+	b->backoff = CRASH_BACKOFF_MIN;
+	b->until = now + b->backoff;
+	b->nfails = 0;
+	return (b->backoff);
+}
+
+/* a wake succeeded: no backoff, and no failure counts any more */
+void
+backoff_succeeded(struct rt_backoff *b)
+{
+	int64_t	 delay = b->delay;
+
+	memset(b, 0, sizeof(*b));
+	b->delay = delay;
+}
+
+/* milliseconds left of the backoff at now, 0 if it is over */
+int64_t
+backoff_left(const struct rt_backoff *b, int64_t now)
+{
+	return (b->until > now ? b->until - now : 0);
+}
+
+/*
+ * The delay before the next restart of a workload kept warm, which ran
+ * up ms before it stopped (0: it never ran).
+ */
+int64_t
+restart_delay(struct rt_backoff *b, int64_t up)
+{
+	if (up >= RESTART_RESET_UP || b->delay == 0)
+		b->delay = RESTART_DELAY_MIN;
+	else
+		b->delay = MIN(b->delay * 2, RESTART_DELAY_MAX);
+	return (b->delay);
+}

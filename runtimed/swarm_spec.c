@@ -1,0 +1,155 @@
+/*
+ * The service a swarm workload is, as the body of POST /services/create
+ * and /services/ID/update.  As for the docker driver (docker_spec.c) it
+ * is built field by field from the checked definition and nothing else:
+ * no mounts, capabilities, devices or other JSON from outside reach the
+ * manager.  Its hash, over the body without the replica count (which
+ * changes at every wake and suspend), is kept in the service's label
+ * org.orchd.hash and tells a service still right from one to update.
+ */
+
+#include <sys/types.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "docker.h"
+
+static json_t *
+sw_container(const struct workload_conf *wc, char *err, size_t errlen)
+{
+	json_t		*c;
+	int64_t		 grace;
+	int		 r = 0;
+
+	if ((c = json_object()) == NULL)
+		return (NULL);
+	r |= json_object_set_new(c, "Image", json_string(wc->image));
+	if (dk_spec_argv(c, "Args", wc->command, err, errlen) == -1) {
+		json_decref(c);
+		return (NULL);
+	}
+	r |= dk_spec_strlist(c, "Env", &wc->env);
+	if (wc->user != NULL)
+		r |= json_object_set_new(c, "User", json_string(wc->user));
+	if (wc->directory != NULL)
+		r |= json_object_set_new(c, "Dir", json_string(wc->directory));
+	r |= json_object_set_new(c, "Labels", json_pack("{s:s}",
+	    DK_LABEL_WORKLOAD, wc->name));
+	if (wc->stop_signal != 0)
+		r |= json_object_set_new(c, "StopSignal",
+		    json_string(signal_name(wc->stop_signal)));
+	/* nanoseconds: what the node waits before its SIGKILL */
+	grace = wc->stop_timeout != -1 ? wc->stop_timeout : WL_STOP_TIMEOUT;
+	r |= json_object_set_new(c, "StopGracePeriod",
+	    json_integer(grace * 1000000000LL));
+	/* as the docker driver: tini as process 1 unless turned off */
+	r |= json_object_set_new(c, "Init", json_boolean(wc->init != 0));
+	r |= json_object_set_new(c, "TTY", json_false());
+	if (r != 0) {
+		json_decref(c);
+		snprintf(err, errlen, "out of memory");
+		return (NULL);
+	}
+	return (c);
+}
+
+static json_t *
+sw_task(const struct workload_conf *wc, char *err, size_t errlen)
+{
+	json_t	*t, *c, *res, *pl;
+	int	 r = 0;
+
+	if ((c = sw_container(wc, err, errlen)) == NULL)
+		return (NULL);
+	if ((t = json_object()) == NULL) {
+		json_decref(c);
+		return (NULL);
+	}
+	r |= json_object_set_new(t, "ContainerSpec", c);
+	if (wc->memory > 0) {
+		/* the limit, and reserved on the node it is placed on */
+		res = json_pack("{s:{s:I}, s:{s:I}}",
+		    "Limits", "MemoryBytes", (json_int_t)wc->memory,
+		    "Reservations", "MemoryBytes", (json_int_t)wc->memory);
+		r |= res != NULL ? json_object_set_new(t, "Resources", res) :
+		    -1;
+	}
+	if ((pl = json_object()) == NULL ||
+	    dk_spec_strlist(pl, "Constraints", &wc->constraints) == -1)
+		r = -1;
+	r |= json_object_set_new(t, "Placement", pl);
+	/* a task that ends is the swarm's to start again, a second later */
+	r |= json_object_set_new(t, "RestartPolicy", json_pack("{s:s, s:I}",
+	    "Condition", "any", "Delay", (json_int_t)1000000000LL));
+	if (wc->network == NETWORK_HOST)
+		r |= json_object_set_new(t, "Networks",
+		    json_pack("[{s:s}]", "Target", "host"));
+	if (r != 0) {
+		json_decref(t);
+		snprintf(err, errlen, "out of memory");
+		return (NULL);
+	}
+	return (t);
+}
+
+/*
+ * The service for wc, labelled with its hash, without its mode: the
+ * caller sets the replica count with sw_spec_replicas().  NULL with the
+ * reason in err if it cannot be built.
+ */
+json_t *
+sw_spec(const struct workload_conf *wc, const char *sname, char *hash,
+    size_t hashlen, char *err, size_t errlen)
+{
+	json_t	*o, *t, *ep;
+	int	 r = 0;
+
+	if (wc->image == NULL) {
+		snprintf(err, errlen, "no image");
+		return (NULL);
+	}
+	if ((t = sw_task(wc, err, errlen)) == NULL)
+		return (NULL);
+	if ((o = json_object()) == NULL) {
+		json_decref(t);
+		snprintf(err, errlen, "out of memory");
+		return (NULL);
+	}
+	r |= json_object_set_new(o, "Name", json_string(sname));
+	r |= json_object_set_new(o, "Labels", json_pack("{s:s}",
+	    DK_LABEL_WORKLOAD, wc->name));
+	r |= json_object_set_new(o, "TaskTemplate", t);
+	if (wc->network != NETWORK_HOST) {
+		/*
+		 * Published in host mode: on the node that runs the task,
+		 * not through the routing mesh, so that the gateway reaches
+		 * the very task it checked.
+		 */
+		ep = json_pack("{s:s, s:[{s:s, s:i, s:i, s:s}]}",
+		    "Mode", "dnsrr", "Ports", "Protocol", "tcp",
+		    "TargetPort", (int)wc->port, "PublishedPort",
+		    (int)wc->port, "PublishMode", "host");
+		r |= ep != NULL ? json_object_set_new(o, "EndpointSpec", ep) :
+		    -1;
+	}
+	if (r != 0 || dk_spec_hash(o, hash, hashlen) == -1) {
+		json_decref(o);
+		snprintf(err, errlen, "out of memory");
+		return (NULL);
+	}
+	return (o);
+}
+
+/* Mode.Replicated.Replicas of a service's spec, ours or the manager's */
+int
+sw_spec_replicas(json_t *spec, int replicas)
+{
+	json_t	*mode;
+
+	mode = json_pack("{s:{s:i}}", "Replicated", "Replicas", replicas);
+	if (mode == NULL)
+		return (-1);
+	return (json_object_set_new(spec, "Mode", mode));
+}
