@@ -19,13 +19,20 @@
  * flight (IMSG_GW_ACTIVITY); a workload picked is drained as for any
  * suspend (IMSG_RT_DRAIN), so that one busy after all stays up, is left
  * alone a moment, and the next one is picked.  Never picked: one kept
- * warm (it counts against the budget all the same), one a running
- * workload depends on, one whose busy check vetoes it.
+ * warm (it counts against the budget all the same), one that a workload
+ * up (waking, running or being stopped) depends on ("depends on"), one
+ * whose busy path said busy (the busy veto, busy.c), which is asked
+ * before the suspend as the reaper's suspends ask it.
  *
  * A workload that depends on others is admitted for its own estimate;
  * each of its dependencies that does not run is then woken, and
  * admitted, on its own, so that one that waits holds up its dependents
  * and one that finds no room fails them with why.
+ *
+ * Swarm workloads are outside the budget: their tasks run where the
+ * swarm places them, on any of its nodes, so this host's memory is not
+ * what they use.  They are not charged, not queued and never suspended
+ * for room or pressure.
  *
  * Memory pressure: the reaper reads PSI and, while it is above the
  * limit, asks once a tick; the least recently used idle workload is
@@ -62,23 +69,32 @@ static void	budget_run(void);
 static void	budget_report_soon(void);
 
 /*
- * Hooks for what other parts of orchd decide.  A workload that a running
- * one depends on ("depends on") is never suspended for room or for
- * pressure; nor one whose own busy check vetoes its suspend.  Until
- * those are wired in, neither ever holds.
+ * What other parts of runtimed decide.  A workload that one up depends
+ * on ("depends on") is never suspended for room or for pressure: its
+ * suspend would be refused anyway (lifecycle_suspend).
  */
 int
 budget_is_needed_by_running(const struct rt_workload *wl)
 {
-	/* "depends on" answers here: is wl a dependency of a running one */
-	return (0);
+	return (lifecycle_dependent_up(wl) != NULL);
 }
 
+/*
+ * Nor one whose busy path said busy since it was last used (busy.c), or
+ * that is being asked now.
+ */
 int
 budget_is_vetoed_busy(const struct rt_workload *wl)
 {
-	/* the busy veto answers here: does wl's own check say it is busy */
-	return (0);
+	return (wl->busy != NULL || wl->busy_since != 0);
+}
+
+/* a swarm service's tasks run on the swarm's nodes, not in this budget */
+static int
+budget_exempt(const struct rt_workload *wl)
+{
+	return (wl->drv == &driver_swarm || (wl->conf != NULL &&
+	    wl->conf->driver == DRIVER_SWARM));
 }
 
 static void
@@ -196,6 +212,8 @@ budget_state(struct admit_state *s)
 	s->budget = rt->budget;
 	s->max_wakes = rt->max_wakes;
 	RB_FOREACH(wl, rt_workloads, &rt->workloads) {
+		if (budget_exempt(wl))
+			continue;
 		if (wl->state == WL_WAKING)
 			s->waking++;
 		if (!holds_memory(wl))
@@ -227,7 +245,7 @@ evictable(const struct rt_workload *wl, const struct rt_workload *for_wl,
     int64_t now_ms)
 {
 	if (wl == for_wl || wl->conf == NULL || wl->state != WL_RUNNING ||
-	    wl->stopping || wl->draining || wl->evicting)
+	    wl->stopping || wl->draining || wl->evicting || budget_exempt(wl))
 		return (0);
 	if (lifecycle_keep_warm(wl))
 		return (0);
@@ -309,7 +327,8 @@ budget_evict(struct rt_workload *wl, int64_t shortfall)
 		    v->name, wl->name, shortfall > 0 ? "" : " (room is being "
 		    "made for it)", nneed - 1,
 		    (long long)(now - c[i].last_used));
-		if (lifecycle_suspend(v->name, RT_REASON_BUDGET) == 0)
+		/* its busy path, if any, is asked first */
+		if (busy_evict(v, RT_REASON_BUDGET) == 0)
 			v->evicting = 1;
 	}
 	free(c);
@@ -449,7 +468,7 @@ budget_admit(struct rt_workload *wl, enum rt_reason reason, const char *msg)
 	if (wl->wait != NULL)
 		return;
 	if ((rt->budget == 0 && rt->max_wakes == 0 &&
-	    TAILQ_EMPTY(&rt->queue))) {
+	    TAILQ_EMPTY(&rt->queue)) || budget_exempt(wl)) {
 		lifecycle_start(wl, reason, msg);
 		return;
 	}
@@ -585,9 +604,11 @@ budget_recv_activity(struct imsgev *iev, struct imsg *imsg)
 			continue;
 		if (act.last_seen > wl->last_used)
 			wl->last_used = act.last_seen;
-		if (act.inflight > 0 || act.upgraded > 0)
+		if (act.inflight > 0 || act.upgraded > 0) {
+			/* used again: a busy veto of before is stale */
 			wl->inflight |= bit;
-		else if ((wl->inflight & bit) || wl->busy_ms != 0) {
+			wl->busy_since = 0;
+		} else if ((wl->inflight & bit) || wl->busy_ms != 0) {
 			/* idle now; one found busy is a candidate again */
 			wl->inflight &= ~bit;
 			wl->busy_ms = 0;
@@ -640,7 +661,8 @@ budget_recv_pressure(struct imsgev *iev, struct imsg *imsg)
 	    "%s above the limit %s; least recently used, %llds ago", wl->name,
 	    avg, lim, (long long)(time(NULL) - c[0].last_used));
 	free(c);
-	(void)lifecycle_suspend(wl->name, RT_REASON_PRESSURE);
+	/* its busy path, if any, is asked first */
+	(void)busy_evict(wl, RT_REASON_PRESSURE);
 }
 
 /* show stats: the budget's item, then the end of this process's part */

@@ -29,6 +29,12 @@
  * starts it, only the operator does (backoff.h has the numbers).  Every
  * state message says how long the backoff has left, so that the gateway
  * answers 503 itself without asking.
+ *
+ * Every start of an asleep or failed workload, whatever woke it, goes
+ * through the memory budget first (budget.c): budget_admit() starts it
+ * at once, or holds it until there is room, then comes back through
+ * lifecycle_start(), or gives up at its wake timeout through
+ * lifecycle_no_room().
  */
 
 #include <sys/types.h>

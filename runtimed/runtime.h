@@ -223,6 +223,7 @@ int		 ready_status(const char *);
 
 /* busy.c: the busy veto, asked before an idle workload is suspended */
 void		 busy_suspend(struct rt_workload *, int64_t);
+int		 busy_evict(struct rt_workload *, enum rt_reason);
 void		 busy_stop(struct rt_workload *);
 void		 ready_check(struct rt_workload *, struct rt_probe **, int64_t,
 		    void (*)(struct rt_workload *, const char *));

@@ -18,7 +18,10 @@
 # it listened).  Then memory pressure from a PSI file of the test's
 # (ORCHD_PSI_FILE): above the limit the least recently used idle workload
 # is suspended, one a tick, never one kept warm; under it, none; and
-# without PSI, orchd says so once.  Loopback only, every wait bounded.
+# without PSI, orchd says so once.  Then who is never suspended for
+# room: a workload whose busy path says busy, and one that a workload up
+# depends on; and a wake that waits for room, its workload removed by a
+# reload.  Loopback only, every wait bounded.
 #
 #	sh regress/e2e/budget.sh build/check
 . "$(dirname "$0")/lib.sh"
@@ -384,5 +387,121 @@ check "once ($(grep -c 'no pressure stall' "$T/orchd.log"))" \
     [ "$(grep -c 'no pressure stall' "$T/orchd.log")" -eq 1 ]
 stop_orchd
 unset ORCHD_PSI_FILE
+
+# 7. who is never suspended for room: one whose busy path says busy, and
+# one that a workload up depends on; and a wake that waits for room when
+# a reload removes its workload.  A budget of 130M fits two of 64M.
+port; P_DEP=$P; port; P_USER=$P; port; P_V=$P; port; P_X=$P; port; P_Y=$P
+port; P_Z=$P
+echo 200 >"$T/run/v.busy"
+chmod 0644 "$T/run/v.busy"
+conf_head >"$T/orchd.conf"
+cat >>"$T/orchd.conf" <<CONF
+idle timeout 1h
+reaper interval 1s
+wake timeout 5s
+memory budget 130M
+memory estimate 64M
+$(listeners)
+CONF
+small() {	# small NAME PORT [LINE...]: charged 64M, uses 8 MiB
+	name=$1 sport=$2
+	shift 2
+	wl "$name" "$name.test" "$sport" 'memory 64M' \
+	    'env "TESTHTTP_ALLOC=8"' "$@"
+}
+{
+	small dep "$P_DEP"
+	small user "$P_USER" 'depends on "dep"'
+	small v "$P_V" 'busy path "/busy"' "env \"TESTHTTP_BUSY=$T/run/v.busy\""
+	small x "$P_X"
+	small y "$P_Y"
+	small z "$P_Z" 'wake timeout 10s'
+} >"$T/wls.conf"
+cp "$T/orchd.conf" "$T/head.conf"
+cat "$T/wls.conf" >>"$T/orchd.conf"
+: >"$T/orchd.log"
+if start_in_cg; then ok "orchd starts with a budget of two"; else
+	fail "orchd starts with a budget of two"
+	tail -n 20 "$T/orchd.log"; e2e_done; exit 1
+fi
+# no suspends of their own: none of these two may go for room
+nosuspend() {
+	! ctl show workload "$1" 2>/dev/null | grep -q ' suspending '
+}
+
+# the busy veto: v, the least recently used, says busy; x goes instead
+check "v wakes" [ "$(get v.test /)" = "hello from testhttp" ]
+sleep 1.2
+check "x wakes" [ "$(get x.test /)" = "hello from testhttp" ]
+check "y wakes, for room" [ "$(get y.test /)" = "hello from testhttp" ]
+check "v's busy path was asked, and said busy" \
+    logged "workload v: idle but busy, as /busy says: not suspended"
+check "v, least recently used but busy, was not suspended" nosuspend v
+check "runs on" is_state v running
+check "x was suspended for room instead" in_history x running suspending budget
+check "and is asleep" wait_for 5 is_state x asleep
+# the veto holds: a wake for room is not asked about v again
+check "x wakes again, for room" [ "$(get x.test /)" = "hello from testhttp" ]
+check "y went for it, v still did not" \
+    sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workload y |
+    grep -Eq ' running +suspending +budget' &&
+    ! \"$ORCHCTL\" -s \"$SOCK\" show workload v | grep -q ' suspending '"
+check "v's busy path was asked once ($(grep -c 'workload v: idle but busy' \
+    "$T/orchd.log"))" [ "$(grep -c 'workload v: idle but busy' \
+    "$T/orchd.log")" -eq 1 ]
+ctl suspend v >/dev/null 2>&1
+ctl suspend x >/dev/null 2>&1
+check "the operator's suspends are not asked about" \
+    wait_for 10 sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workloads |
+    grep -Eq '^v +asleep ' && \"$ORCHCTL\" -s \"$SOCK\" show workloads |
+    grep -Eq '^x +asleep '"
+
+# depends on: dep, the least recently used, runs for user; user goes
+check "user wakes, and dep with it" \
+    [ "$(get user.test /)" = "hello from testhttp" ]
+check "dep runs, woken for user" \
+    in_history dep asleep waking dependency
+sleep 1.2
+get user.test / >/dev/null
+check "x wakes, for room" [ "$(get x.test /)" = "hello from testhttp" ]
+check "dep, least recently used but needed by user, was not suspended" \
+    nosuspend dep
+check "runs on" is_state dep running
+check "user was suspended for room instead" \
+    in_history user running suspending budget
+check "and the log says so" \
+    logged "workload user: suspending it for room in the memory budget: x"
+
+# a wake that waits for room, its workload removed by a reload
+status dep.test '/slow?6000' "$T/slow.dep" &
+s1=$!
+status x.test '/slow?6000' "$T/slow.x" &
+s2=$!
+sleep 1.2
+status z.test / "$T/z" &
+s3=$!
+check "z waits for room" wait_for 5 logged "workload z: wake waits"
+cp "$T/head.conf" "$T/orchd.conf"
+grep -v '^$' "$T/wls.conf" | awk '/^workload "z"/ { skip = 1 }
+    !skip { print } skip && /^}/ { skip = 0 }' >>"$T/orchd.conf"
+t0=$(now_ms)
+ctl reload >/dev/null 2>&1
+wait $s3
+took=$(($(now_ms) - t0))
+check "reloaded without z, its request gets 503 ($(cat "$T/z"))" \
+    [ "$(cat "$T/z")" = 503 ]
+check "at once, not at its wake timeout (${took} ms)" within "$took" 0 4000
+check "z never started" [ "$(starts z)" -eq 0 ]
+wait $s1 $s2
+check "the busy ones answered 200" \
+    [ "$(cat "$T/slow.dep")$(cat "$T/slow.x")" = 200200 ]
+check "show stats: no wake waits now" \
+    sh -c "\"$ORCHCTL\" -s \"$SOCK\" show stats |
+    grep -Eq '^memory budget: 130M, [0-9.]+M in use \(charged\), [0-9]+ starting, 0 waiting'"
+check "y wakes, for room, after all that" \
+    [ "$(get y.test /)" = "hello from testhttp" ]
+stop_orchd
+check "orchd exits 0" [ "$STATUS" -eq 0 ]
 
 e2e_done
