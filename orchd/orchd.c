@@ -645,9 +645,8 @@ main(int argc, char *argv[])
 	char			 err[CTL_MSG_MAX];
 	ssize_t			 n;
 	int			 ch, noaction = 0, id, i;
-	extern char		**environ;
 
-	setproctitle_init(argc, argv, environ);
+	proc_title_init(argc, argv);
 	log_init(1, LOG_DAEMON);
 	while ((ch = getopt(argc, argv, "dD:f:nVv")) != -1) {
 		switch (ch) {

@@ -884,12 +884,11 @@ store_sig(int sig, short event, void *arg)
 int
 main(int argc, char *argv[])
 {
-	extern char	**environ;
 	struct event	 ev_term;
 	/* root is chrooted by child_start(), anyone else is not */
 	int		 chrooted = geteuid() == 0;
 
-	setproctitle_init(argc, argv, environ);
+	proc_title_init(argc, argv);
 	child_start(&store_ps, argc, argv, PROC_STORE, store_handlers,
 	    nitems(store_handlers), PRIVDROP_NONET);
 	store_open(chrooted);

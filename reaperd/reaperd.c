@@ -456,9 +456,8 @@ reaper_apply(struct privsep *ps, struct cfg_generation *gen,
 int
 main(int argc, char *argv[])
 {
-	extern char	**environ;
 
-	setproctitle_init(argc, argv, environ);
+	proc_title_init(argc, argv);
 	/* before the chroot: a file of /proc the sandbox then only reads */
 	if ((reap_psi_path = getenv("ORCHD_PSI_FILE")) == NULL ||
 	    *reap_psi_path == '\0')

@@ -132,11 +132,10 @@ runtime_apply(struct privsep *ps, struct cfg_generation *gen,
 int
 main(int argc, char *argv[])
 {
-	extern char	**environ;
 	/* as root, the parent's -c root is taken: see privdrop() */
 	int		  chrooted = geteuid() == 0;
 
-	setproctitle_init(argc, argv, environ);
+	proc_title_init(argc, argv);
 	RB_INIT(&rt->workloads);
 	rt->ps = &runtime_ps;
 	rt->wake_timeout = ORCHD_WAKE_TIMEOUT;
