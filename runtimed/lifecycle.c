@@ -798,7 +798,9 @@ lc_wake(struct rt_workload *wl, enum rt_reason reason,
 /*
  * A wake the memory budget admitted, maybe after a wait: meanwhile a
  * reload may have removed it, or something else started it; a crash
- * loop's backoff, which may have begun meanwhile, holds as for any wake.
+ * loop's backoff, which may have begun meanwhile (a wake queued behind
+ * a failed wake's stop), holds as for any wake.  A restart is timed to
+ * come after the backoff already (restart_schedule).
  */
 void
 lifecycle_start(struct rt_workload *wl, enum rt_reason reason,
@@ -807,7 +809,7 @@ lifecycle_start(struct rt_workload *wl, enum rt_reason reason,
 	if (wl->conf == NULL || wl->stopping ||
 	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED))
 		return;
-	if (wake_in_backoff(wl, reason))
+	if (reason != RT_REASON_RESTART && wake_in_backoff(wl, reason))
 		return;
 	lc_start(wl, reason, msg);
 }
