@@ -214,7 +214,11 @@ budget_state(struct admit_state *s)
 	RB_FOREACH(wl, rt_workloads, &rt->workloads) {
 		if (budget_exempt(wl))
 			continue;
-		if (wl->state == WL_WAKING)
+		/*
+		 * One that waits for its dependencies has not started: its
+		 * slot would hold up their wakes, and so its own.
+		 */
+		if (wl->state == WL_WAKING && !wl->deps_wait)
 			s->waking++;
 		if (!holds_memory(wl))
 			continue;

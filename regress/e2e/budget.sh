@@ -21,7 +21,8 @@
 # without PSI, orchd says so once.  Then who is never suspended for
 # room: a workload whose busy path says busy, and one that a workload up
 # depends on; and a wake that waits for room, its workload removed by a
-# reload.  Loopback only, every wait bounded.
+# reload; with max concurrent wakes 1, a workload and what it depends on
+# both start.  Loopback only, every wait bounded.
 #
 #	sh regress/e2e/budget.sh build/check
 . "$(dirname "$0")/lib.sh"
@@ -501,6 +502,19 @@ check "show stats: no wake waits now" \
     grep -Eq '^memory budget: 130M, [0-9.]+M in use \(charged\), [0-9]+ starting, 0 waiting'"
 check "y wakes, for room, after all that" \
     [ "$(get y.test /)" = "hello from testhttp" ]
+
+# max concurrent wakes 1: a workload waiting for what it depends on
+# holds no slot, or its dependency's wake would wait for it
+for w in dep x y; do ctl suspend "$w" >/dev/null 2>&1; done
+check "all asleep" wait_for 10 sh -c "! \"$ORCHCTL\" -s \"$SOCK\" \
+    show workloads | grep -Eq ' (running|suspending) '"
+sed -i 's/^memory estimate 64M$/&\
+max concurrent wakes 1/' "$T/orchd.conf"
+check "reload with max concurrent wakes 1" ctl reload
+check "user wakes, and dep before it, one at a time" \
+    [ "$(get user.test /)" = "hello from testhttp" ]
+check "no dependency failed" sh -c "! \"$ORCHCTL\" -s \"$SOCK\" \
+    show workload user | grep -Eq ' failed +dependency'"
 stop_orchd
 check "orchd exits 0" [ "$STATUS" -eq 0 ]
 
