@@ -223,6 +223,10 @@ install: all
 	sed 's|/usr/local/sbin|$(SBINDIR)|g' etc/orchd.service \
 	    >$(DESTDIR)$(EXAMPLEDIR)/orchd.service
 	chmod 0444 $(DESTDIR)$(EXAMPLEDIR)/orchd.service
+	install -d $(DESTDIR)$(EXAMPLEDIR)/logrotate.d
+	sed 's|/usr/local/sbin|$(SBINDIR)|g' etc/logrotate.d/orchd \
+	    >$(DESTDIR)$(EXAMPLEDIR)/logrotate.d/orchd
+	chmod 0444 $(DESTDIR)$(EXAMPLEDIR)/logrotate.d/orchd
 
 # Once, as root: the unprivileged user (made only if missing), the
 # children's empty chroot, and the directories of orchd.conf's defaults.

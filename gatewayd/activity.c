@@ -113,6 +113,8 @@ activity_begin(struct gw_conn *c)
 void
 activity_end(struct gw_conn *c)
 {
+	/* counted or not, it is no longer in flight to its instance */
+	instance_unbind(c);
 	if (!c->counted || c->wl == NULL)
 		return;
 	c->counted = 0;

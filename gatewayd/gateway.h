@@ -26,6 +26,8 @@
 #define GW_PARKED_MAX_WORKLOAD	1024	/* parked requests per workload */
 #define GW_PARKED_MAX_TOTAL	16384	/* parked requests in all */
 #define GW_WAKE_SLACK		5	/* beyond runtimed's wake timeout */
+#define GW_HOLD_WAIT		30	/* runtimed's RT_HOLD_WAIT: what in
+					   flight before a replacement gets */
 #define GW_FD_RESERVE		64	/* fds kept from clients: channels,
 					   upstreams of the last ones */
 #define GW_FD_HEADROOM		8	/* accept while more than 1/8 of
@@ -67,7 +69,19 @@ struct gw_workload {
 	int64_t			 refused_ms;	/* monotonic: found running */
 	int64_t			 backoff_end;	/* monotonic ms: a crash loop's
 						   backoff ends; 0: none */
-	uint32_t		 epoch;		/* bumped when it stops running */
+	uint32_t		 epoch;		/* bumped when it stops running,
+						   or its instance changes */
+	/* the instance its requests go to (instance.c) */
+	int			 addr_rt;	/* addr is runtimed's */
+	union wl_addr		 conf_addr;	/* its definition's */
+	socklen_t		 conf_addrlen;
+	union wl_addr		 conf_prev;	/* ... the generation before */
+	socklen_t		 conf_prevlen;
+	uint32_t		 bound;		/* in flight at epoch */
+	uint32_t		 prev_epoch;	/* the epoch before */
+	uint32_t		 prev_bound;	/* ... in flight at it */
+	int			 held_wait;	/* GW_HELD once prev_bound
+						   is 0 */
 	int			 configured;	/* in the current generation */
 	unsigned int		 refs;		/* connections using it */
 	TAILQ_HEAD(, gw_conn)	 parked;
@@ -221,6 +235,8 @@ struct gw_conn {
 	int			 reqdone;	/* body fully forwarded */
 	int			 counted;	/* in wl->inflight */
 	int			 refused;	/* parked once for a refusal */
+	int			 bound;		/* in flight upstream, counted
+						   by up.epoch (instance.c) */
 	int			 tunnel;	/* in wl->upgraded */
 
 	/* the answer under way */
@@ -241,6 +257,11 @@ struct gw_conn {
 	int64_t			 req_ns;	/* monotonic; 0: none timed */
 	int			 acct;		/* bytes count for wl */
 	uint64_t		 rx_pending;	/* read before routing */
+	/* for the access log: the client's bytes, read and written */
+	uint64_t		 rx_total;
+	uint64_t		 tx_total;
+	uint64_t		 alog_rx0;	/* rx taken before this head */
+	struct alog_req		*alog;		/* the request's, accesslog.c */
 	/* a tunnel silent past its idle timeout, uncounted till a byte */
 	int			 tunnel_idle;
 	/* the wake this request waited for, for Server-Timing */
@@ -283,6 +304,8 @@ extern struct gateway	*gw;
 /* route.c */
 struct gw_workload	*route_lookup(const char *, size_t);
 struct gw_workload	*workload_find(const char *);
+void			 workload_address(struct gw_workload *,
+			    const struct workload_conf *);
 void			 route_apply(struct cfg_generation *);
 void			 workload_ref(struct gw_workload *);
 void			 workload_unref(struct gw_workload *);
@@ -364,6 +387,26 @@ void		 wake_recv_drain(struct imsgev *, struct imsg *);
 void		 wake_recv_wait(struct imsgev *, struct imsg *);
 void		 wake_workload_gone(struct gw_workload *);
 void		 wake_timer_fired(int, short, void *);
+
+/* instance.c: which instance requests go to, and a replacement's */
+void		 instance_bind(struct gw_conn *);
+void		 instance_unbind(struct gw_conn *);
+void		 instance_epoch(struct gw_workload *);
+void		 instance_idle(struct gw_workload *);
+void		 instance_recv_route(struct imsgev *, struct imsg *);
+void		 instance_recv_hold(struct imsgev *, struct imsg *);
+/* accesslog.c */
+struct alog_req;
+void		 accesslog_recv_fd(struct imsgev *, struct imsg *);
+void		 accesslog_apply(const struct global_settings *);
+void		 accesslog_flush(void);
+void		 accesslog_stop(void);
+uint64_t	 accesslog_drops(void);
+void		 accesslog_head(struct gw_conn *, const struct gw_workload *);
+void		 accesslog_status(struct gw_conn *, int, int);
+void		 accesslog_park(struct gw_conn *);
+void		 accesslog_unpark(struct gw_conn *);
+void		 accesslog_end(struct gw_conn *, int);
 
 /* activity.c */
 void		 activity_init(void);

@@ -647,6 +647,11 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	metrics_budget_write(b);
 	write_config(b);
 	write_store(b);
+	prom_family(b, "orchd_access_log_dropped_total", "counter",
+	    "Lines of the access log lost: the gateway's buffer was full.");
+	prom_sample_u64(b, "orchd_access_log_dropped_total", NULL,
+	    accesslog_drops() + (sum != NULL ? sum->total.access_log_drops :
+	    0));
 }
 
 /* this gateway's own counts, for the one that answers GET /metrics */
@@ -678,4 +683,5 @@ metrics_own_total(struct gw_metrics_total *t)
 	t->unknown_hosts = metrics_unknown_hosts;
 	t->idle_closed = metrics_idle_closes;
 	memcpy(t->protocol, metrics_protocol, sizeof(t->protocol));
+	t->access_log_drops = accesslog_drops();
 }

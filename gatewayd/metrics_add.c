@@ -61,4 +61,5 @@ metrics_total_add(struct gw_metrics_total *t, const struct gw_metrics_total *add
 	t->idle_closed += add->idle_closed;
 	t->protocol[0] += add->protocol[0];
 	t->protocol[1] += add->protocol[1];
+	t->access_log_drops += add->access_log_drops;
 }

@@ -157,7 +157,8 @@ wake_send(struct gw_workload *wl)
 		return;
 	}
 	wl->wake_pending = 1;
-	wake_arm(wl, wl->wake_timeout);
+	/* held for a replacement: its requests in flight end first */
+	wake_arm(wl, wl->wake_timeout + (wl->held_wait ? GW_HOLD_WAIT : 0));
 	log_debug("waking %s", wl->name);
 }
 
@@ -207,6 +208,7 @@ wake_park(struct gw_conn *c)
 	}
 	c->state = CONN_PARKED;
 	c->park_ns = wake_now_ns();
+	accesslog_park(c);
 	TAILQ_INSERT_TAIL(&wl->parked, c, entry);
 	wl->nparked++;
 	gw->nparked++;
@@ -257,6 +259,9 @@ wake_refused(struct gw_conn *c)
 	}
 	c->refused = 1;
 	c->state = CONN_PARKED;
+	/* held for a wake as a parked request is: Server-Timing, the log */
+	c->park_ns = wake_now_ns();
+	accesslog_park(c);
 	TAILQ_INSERT_TAIL(&wl->parked, c, entry);
 	wl->nparked++;
 	gw->nparked++;
@@ -276,6 +281,7 @@ wake_unpark(struct gw_conn *c)
 	TAILQ_REMOVE(&wl->parked, c, entry);
 	wl->nparked--;
 	gw->nparked--;
+	accesslog_unpark(c);
 	conn_park_watch(c, 0);
 	c->state = CONN_HEAD;
 }
@@ -358,11 +364,13 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	if ((wl = workload_find(st.name)) == NULL)
 		return;		/* removed by a reload meanwhile */
 	if (wl->state == WL_RUNNING && st.state != WL_RUNNING)
-		wl->epoch++;	/* its kept upstream connections are stale */
+		instance_epoch(wl); /* kept upstream connections are stale */
 	if (st.state < WL_ASLEEP || st.state > WL_FAILED)
 		return;
 	metrics_state(wl, st.state, st.reason, st.since_ms);
 	wl->state = st.state;
+	if (st.state == WL_ASLEEP || st.state == WL_FAILED)
+		instance_idle(wl);
 	refused = wl->refused_wait;
 	if (wl->state != WL_WAKING && wl->state != WL_SUSPENDING)
 		wl->refused_wait = 0;
@@ -442,7 +450,7 @@ wake_recv_drain(struct imsgev *iev, struct imsg *imsg)
 	    wl->upgraded == 0 && wl->nparked == 0) {
 		dr.idle = 1;
 		if (wl->state == WL_RUNNING)
-			wl->epoch++;
+			instance_epoch(wl);
 		metrics_state(wl, WL_SUSPENDING, RT_REASON_IDLE, 0);
 		wl->state = WL_SUSPENDING;
 	} else if (wl != NULL)

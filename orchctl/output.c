@@ -127,6 +127,8 @@ const struct output json_output = {
 	.tail = json_tail
 };
 
+/* show workloads: those running with an older definition, marked */
+static int			 drifted;
 /* pull: the last of its progress, which the OK sums up */
 static struct ctl_pull		 pull_last;
 static int			 pull_got;
@@ -412,6 +414,7 @@ reason_name(int32_t reason, int json)
 		[RT_REASON_RESTART] = { "restart", "restart" },
 		[RT_REASON_UNHEALTHY] = { "unhealthy", "unhealthy" },
 		[RT_REASON_EXPIRED] = { "expired", "expired" },
+		[RT_REASON_REPLACED] = { "replaced", "replaced" },
 		[RT_REASON_BUDGET] = { "budget", "budget" },
 		[RT_REASON_PRESSURE] = { "pressure", "pressure" },
 		[RT_REASON_NO_ROOM] = { "no room", "no_room" }
@@ -495,12 +498,18 @@ show_summary(const struct ctl_summary *cs)
 static void
 show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 {
-	char	 idle[48], seen[32], t[32], ago[48], buf[96], mem[32];
-	char	 est[32], left[32], why[sizeof(cw->msg) + 32];
+	char	 idle[48], seen[32], t[32], ago[48], buf[96], left[32];
+	char	 why[sizeof(cw->msg) + 32], state[32], mem[32], est[32];
+	char	 drift[sizeof(cw->drift) + 64];
 
 	if (res->action == SHOW_WORKLOADS) {
-		table_row(cw->name,
-		    workload_state_name(cw->state), driver_name(cw->driver),
+		/* "running*": its definition changed since it started */
+		(void)snprintf(state, sizeof(state), "%s%s",
+		    workload_state_name(cw->state), cw->drift[0] != '\0' ?
+		    "*" : "");
+		if (cw->drift[0] != '\0')
+			drifted++;
+		table_row(cw->name, state, driver_name(cw->driver),
 		    fmt_bytes(cw->memory, mem, sizeof(mem)),
 		    cw->keep_warm ? "yes" : "no",
 		    fmt_idle(cw, 0, idle, sizeof(idle)),
@@ -538,6 +547,11 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 		    fmt_time(cw->started_at, t, sizeof(t)),
 		    fmt_ago(cw->started_at, ago, sizeof(ago)));
 		printf(DETAIL_FMT, "started at:", buf);
+	}
+	if (cw->drift[0] != '\0') {
+		(void)snprintf(drift, sizeof(drift), "%s changed since it "
+		    "started", cw->drift);
+		printf(DETAIL_FMT, "drift:", drift);
 	}
 	(void)snprintf(buf, sizeof(buf), "%" PRIu64, cw->wakes);
 	printf(DETAIL_FMT, "wakes:", buf);
@@ -810,6 +824,9 @@ show_result(const struct parse_result *res)
 	case SUSPEND:
 		printf("%s is asleep\n", res->name);
 		break;
+	case RESTART:
+		printf("%s is running again\n", res->name);
+		break;
 	case KEEPWARM:
 		printf("keep warm %s for %s\n", res->onoff ? "on" : "off",
 		    res->name);
@@ -902,6 +919,10 @@ show_tail(const struct parse_result *res)
 	if (res->action == SHOW_HISTORY && table.ncols == 0)
 		printf("no transitions recorded\n");
 	table_print();
+	if (res->action == SHOW_WORKLOADS && drifted > 0)
+		printf("\n* runs with an older definition: orchctl show "
+		    "workload NAME says what changed, orchctl restart NAME "
+		    "applies it\n");
 	if (res->action == SHOW_SUMMARY && store_queue_got)
 		printf("\ndatabase: %" PRIu64 " writes held (%" PRIu64
 		    " bytes), %" PRIu64 " held in all, %" PRIu64 " retries, %"
@@ -1031,8 +1052,8 @@ json_budget_doc(void)
 static void
 json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 {
-	json_t	*o, *hosts;
-	char	 buf[sizeof(cw->hosts)], *h, *p;
+	json_t	*o, *hosts, *drift;
+	char	 buf[sizeof(cw->hosts)], dbuf[sizeof(cw->drift)], *h, *p;
 
 	if ((hosts = json_array()) == NULL)
 		errx(1, "out of memory");
@@ -1065,6 +1086,16 @@ json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	    json_object_set_new(o, "memory_estimate", cw->memory_estimate > 0 ?
 	    json_integer(cw->memory_estimate) : json_null()) == -1)
 		errx(1, "cannot build the JSON reply");
+	/* what changed since it started: ["command", "port"], or [] */
+	if ((drift = json_array()) == NULL ||
+	    json_object_set_new(o, "drift", drift) == -1)
+		errx(1, "cannot build the JSON reply");
+	strlcpy(dbuf, cw->drift, sizeof(dbuf));
+	for (p = dbuf; (h = strsep(&p, ",")) != NULL;) {
+		h += strspn(h, " ");
+		if (*h != '\0')
+			json_add(drift, json_string(h));
+	}
 	if (res->action != SHOW_WORKLOAD) {
 		json_add(json_items, o);
 		return;
@@ -1199,9 +1230,10 @@ json_result(const struct parse_result *res)
 		break;
 	case WAKE:
 	case SUSPEND:
+	case RESTART:
 		o = json_pack("{s:s, s:s, s:s}", "result", "ok",
 		    "name", res->name,
-		    "state", res->action == WAKE ? "running" : "asleep");
+		    "state", res->action != SUSPEND ? "running" : "asleep");
 		break;
 	case KEEPWARM:
 		o = json_pack("{s:s, s:s, s:b}", "result", "ok",

@@ -354,12 +354,16 @@ config_send(struct orchd *env)
 	gs.gateway = env->conf->gateway;
 	gs.tunnel_idle = env->conf->tunnel_idle;
 	gs.server_timing = env->conf->server_timing;
+	gs.on_change = env->conf->on_change;
 	gs.health_interval = env->conf->health_interval;
 	gs.health_timeout = env->conf->health_timeout;
 	gs.health_failures = env->conf->health_failures;
 	gs.pull = env->conf->pull;
 	gs.pull_timeout = env->conf->pull_timeout;
 	gs.expire_after = env->conf->expire_after;
+	gs.access_log = env->conf->access_log != NULL ||
+	    env->conf->access_log_syslog;
+	gs.access_log_format = env->conf->access_log_format;
 	gs.memory_budget = env->conf->memory_budget == -1 ?
 	    config_budget_auto() : env->conf->memory_budget;
 	gs.memory_estimate = env->conf->memory_estimate;
@@ -376,6 +380,7 @@ config_send(struct orchd *env)
 	}
 	config_ignores_send(env);
 	listeners_send(env);
+	accesslog_send(env);
 	config_tls_send(env);
 	api_config_send(env);
 	regauth_send(env);

@@ -278,6 +278,7 @@ static void	 depchecks_run(const struct orchd_conf *);
 %token	TIMEOUT TLS TRUSTED UIDS UPSTREAM USER VOLUME WAKE WARM WORKLOAD
 %token	AGENT ANSWER FROM IGNORE SERVER TIMING TUNNEL
 %token	BUSY FAIL
+%token	CHANGE NEXT RESTART
 %token	PUBLISH
 %token	AUTH PULL REGISTRY
 %token	CONSTRAINT REPLICAS SWARM
@@ -285,11 +286,12 @@ static void	 depchecks_run(const struct orchd_conf *);
 %token	HTTP2 KNOWLEDGE PRIOR STREAMS
 %token	BUDGET CONCURRENT ESTIMATE LIMIT PRESSURE WAKES
 %token	ERROR
+%token	ACCESS FORMAT SIZE
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
 %type	<v.number>	duration size port
-%type	<v.number>	ignorekind answer onoff
+%type	<v.number>	ignorekind answer onoff onchange
 %type	<v.tls>		tlsopt
 %type	<v.number>	h2opt
 %%
@@ -422,6 +424,10 @@ onoff		: ON				{ $$ = 1; }
 		}
 		;
 
+onchange	: RESTART			{ $$ = ON_CHANGE_RESTART; }
+		| NEXT WAKE			{ $$ = ON_CHANGE_NEXT_WAKE; }
+		;
+
 tlsopt		: /* empty */			{
 			$$.cert = $$.key = NULL;
 		}
@@ -471,6 +477,48 @@ main		: USER STRING			{
 			if (set_string(&conf->logdir, $3,
 			    "log directory") == -1)
 				YYERROR;
+		}
+		| ACCESS LOG STRING		{
+			if (conf->access_log != NULL ||
+			    conf->access_log_syslog) {
+				yyerror("access log already set");
+				YYERROR;
+			}
+			if (strcmp($3, "syslog") == 0)
+				conf->access_log_syslog = 1;
+			else if ($3[0] != '/') {
+				yyerror("access log \"%s\": an absolute path "
+				    "or syslog", $3);
+				YYERROR;
+			} else if (set_string(&conf->access_log, $3,
+			    "access log") == -1)
+				YYERROR;
+		}
+		| ACCESS LOG FORMAT STRING	{
+			if (conf->access_log_format != -1) {
+				yyerror("access log format already set");
+				YYERROR;
+			}
+			if (strcmp($4, "combined") == 0)
+				conf->access_log_format = ACCESS_LOG_COMBINED;
+			else if (strcmp($4, "json") == 0)
+				conf->access_log_format = ACCESS_LOG_JSON;
+			else {
+				yyerror("unknown access log format \"%s\": "
+				    "combined or json", $4);
+				YYERROR;
+			}
+		}
+		| LOG MAXCONN SIZE size		{
+			if (conf->log_max_size != -1) {
+				yyerror("log max size already set");
+				YYERROR;
+			}
+			if ($4 == 0) {
+				yyerror("log max size must be positive");
+				YYERROR;
+			}
+			conf->log_max_size = $4;
 		}
 		| DOCKER SOCKET STRING		{
 			if (set_string(&conf->docker_socket, $3,
@@ -622,6 +670,13 @@ main		: USER STRING			{
 				YYERROR;
 			}
 			conf->server_timing = $3;
+		}
+		| ON CHANGE onchange		{
+			if (conf->on_change != -1) {
+				yyerror("on change already set");
+				YYERROR;
+			}
+			conf->on_change = $3;
 		}
 		| budget
 		| PULL STRING			{
@@ -1131,6 +1186,13 @@ wlopt		: HOST STRING			{
 			}
 			wl->server_timing = $3;
 		}
+		| ON CHANGE onchange		{
+			if (wl->on_change != -1) {
+				yyerror("on change already set");
+				YYERROR;
+			}
+			wl->on_change = $3;
+		}
 		| PULL STRING			{
 			if (pull_set(&wl->pull, $2) == -1)
 				YYERROR;
@@ -1292,6 +1354,7 @@ lookup(const char *s, const char **near)
 {
 	/* this has to be sorted always */
 	static const struct keyword keywords[] = {
+		{ "access",		ACCESS },
 		{ "address",		ADDRESS },
 		{ "after",		AFTER },
 		{ "agent",		AGENT },
@@ -1304,6 +1367,7 @@ lookup(const char *s, const char **near)
 		{ "budget",		BUDGET },
 		{ "busy",		BUSY },
 		{ "certificate",	CERTIFICATE },
+		{ "change",		CHANGE },
 		{ "chroot",		CHROOT },
 		{ "command",		COMMAND },
 		{ "concurrent",		CONCURRENT },
@@ -1321,6 +1385,7 @@ lookup(const char *s, const char **near)
 		{ "fail",		FAIL },
 		{ "failures",		FAILURES },
 		{ "file",		FILENAME },
+		{ "format",		FORMAT },
 		{ "from",		FROM },
 		{ "header",		HEADER },
 		{ "health",		HEALTH },
@@ -1344,6 +1409,7 @@ lookup(const char *s, const char **near)
 		{ "memory",		MEMORY },
 		{ "metrics",		METRICS },
 		{ "network",		NETWORK },
+		{ "next",		NEXT },
 		{ "on",			ON },
 		{ "path",		PATH },
 		{ "per",		PER },
@@ -1359,9 +1425,11 @@ lookup(const char *s, const char **near)
 		{ "reaper",		REAPER },
 		{ "registry",		REGISTRY },
 		{ "replicas",		REPLICAS },
+		{ "restart",		RESTART },
 		{ "runtime",		RUNTIME },
 		{ "server",		SERVER },
 		{ "signal",		SIGNAL },
+		{ "size",		SIZE },
 		{ "socket",		SOCKET },
 		{ "stop",		STOP },
 		{ "streams",		STREAMS },
@@ -3294,7 +3362,7 @@ parse_config(const char *filename, int verbose)
 	TAILQ_INIT(&c->api_allow_volumes);
 	TAILQ_INIT(&c->api_allow_networks);
 	TAILQ_INIT(&c->ignores);
-	c->tunnel_idle = c->server_timing = -1;
+	c->tunnel_idle = c->server_timing = c->on_change = -1;
 	c->pull = -1;
 	c->pull_timeout = -1;
 	c->expire_after = -1;
@@ -3306,6 +3374,8 @@ parse_config(const char *filename, int verbose)
 	c->gateway.max_conns = c->gateway.max_conns_addr = -1;
 	c->gateway.prefork = -1;
 	c->gateway.h2_max_streams = -1;
+	c->access_log_format = -1;
+	c->log_max_size = -1;
 	c->wl_uid_low = ORCHD_WL_UID_LOW;
 	c->wl_uid_high = ORCHD_WL_UID_HIGH;
 	c->memory_budget = BUDGET_UNSET;
@@ -3399,6 +3469,13 @@ parse_config(const char *filename, int verbose)
 	/* API workloads live until deleted, unless told otherwise */
 	if (c->expire_after == -1)
 		c->expire_after = 0;
+	if (c->access_log_format == -1)
+		c->access_log_format = ACCESS_LOG_COMBINED;
+	if (c->log_max_size == -1)
+		c->log_max_size = 0;
+	/* a running workload keeps its definition until its next start */
+	if (c->on_change == -1)
+		c->on_change = ON_CHANGE_NEXT_WAKE;
 	/* no budget, no cap, no pressure limit: as before them */
 	if (c->memory_budget == BUDGET_UNSET)
 		c->memory_budget = 0;
@@ -3452,6 +3529,7 @@ free_config(struct orchd_conf *c)
 	free(c->logdir);
 	free(c->docker_socket);
 	free(c->wl_dir);
+	free(c->access_log);
 	free(c->api_key_file);
 	freezero(c->api_key, c->api_key_len);
 	free(c->regauth_file);

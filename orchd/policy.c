@@ -171,6 +171,9 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 	 * API's to set too:
 	 * workload_validate() bounds them, and a check costs runtimed one
 	 * connection a second at most, to the workload's own address.
+	 * "on change" is the API's to set: it decides only when its own
+	 * workload takes its new definition, which the key holder could
+	 * force anyway (suspend, wake).
 	 */
 	return (0);
 }

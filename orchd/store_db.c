@@ -1033,8 +1033,9 @@ store_db_state(struct store_db *sdb, const struct rt_state *rs)
 		(void)tx_rollback(sdb);
 		return (r);
 	}
-	/* told again what we know: nothing happened */
-	if (row.state == (enum workload_state)rs->state)
+	/* told again what we know: nothing happened, but a replacement */
+	if (row.state == (enum workload_state)rs->state &&
+	    rs->reason != RT_REASON_REPLACED)
 		return (tx_commit(sdb) == -1 ? tx_rollback(sdb) : 1);
 	if (counters_add(sdb, rs, &row, t_ms, &wake_ms) == -1 ||
 	    transition_add(sdb, rs, &row, t_ms, wake_ms) == -1 ||

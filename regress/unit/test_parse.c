@@ -400,6 +400,8 @@ static const struct bad {
 	    "busy fail \"closed\": open or safe", 1 },
 	{ "bad-busy-dup.conf", "bad-busy-dup.conf:6",
 	    "busy max already set", 1 },
+	{ "bad-on-change.conf", "bad-on-change.conf:7",
+	    "on change already set", 1 },
 	{ "bad-size.conf", "bad-size.conf:5", "invalid size: \"12Q\": "
 	    "bytes, or a number with K, M or G", 1 },
 	{ "bad-address.conf", "bad-address.conf:1",
@@ -500,6 +502,11 @@ static const struct bad {
 	    "constraint is only for driver swarm", 1 },
 	{ "bad-swarm-volume.conf", "bad-swarm-volume.conf:1",
 	    "volume is not for driver swarm", 1 },
+	/* the access log and the cap of the workloads' logs */
+	{ "bad-access-log.conf", "bad-access-log.conf:2",
+	    "access log \"logs/access.log\": an absolute path or syslog", 6 },
+	{ "bad-volume-accesslog.conf", "bad-volume-accesslog.conf:9",
+	    "contains /srv/orchd-test/logs/access.log (the access log)", 1 },
 };
 
 static void
@@ -1025,6 +1032,82 @@ test_pull(void **state)
 	    "\"command\":\"/bin/true\",\"port\":1,\"pull\":\"never\"}";
 	assert_null(workload_from_json(t, strlen(t), err, sizeof(err)));
 	assert_string_equal(err, "pull is only for driver docker");
+}
+
+/*
+ * access log: none, combined and no log cap when not said; a file or
+ * syslog, a format, a cap; every error of bad-access-log.conf, in order.
+ */
+static void
+test_access_log(void **state)
+{
+	static const char *const expect[] = {
+		":2: access log \"logs/access.log\": an absolute path or "
+		    "syslog",
+		":3: unknown access log format \"apache\": combined or json",
+		":4: log max size must be positive",
+		":6: access log already set",
+		":8: access log format already set",
+		":10: log max size already set",
+	};
+	struct orchd_conf	*conf;
+	char			 path[32];
+	const char		*text;
+	size_t			 i;
+	char			*p;
+
+	conf = parse_config(CONFDIR "good-minimal.conf", 0);
+	assert_non_null(conf);
+	assert_null(conf->access_log);
+	assert_int_equal(conf->access_log_syslog, 0);
+	assert_int_equal(conf->access_log_format, ACCESS_LOG_COMBINED);
+	assert_int_equal(conf->log_max_size, 0);
+	free_config(conf);
+
+	text = "access log \"/var/log/orchd/access.log\"\n"
+	    "access log format json\nlog max size 64K\n";
+	strlcpy(path, "/tmp/orchd-test-XXXXXX", sizeof(path));
+	conf = text_parse(text, strlen(text), path);
+	assert_non_null(conf);
+	assert_string_equal(conf->access_log, "/var/log/orchd/access.log");
+	assert_int_equal(conf->access_log_syslog, 0);
+	assert_int_equal(conf->access_log_format, ACCESS_LOG_JSON);
+	assert_int_equal(conf->log_max_size, 64 * 1024);
+	free_config(conf);
+
+	/* syslog, bare or quoted: a file's name is absolute */
+	text = "access log syslog\n";
+	strlcpy(path, "/tmp/orchd-test-XXXXXX", sizeof(path));
+	conf = text_parse(text, strlen(text), path);
+	assert_non_null(conf);
+	assert_null(conf->access_log);
+	assert_int_equal(conf->access_log_syslog, 1);
+	free_config(conf);
+	text = "access log \"syslog\"\n";
+	strlcpy(path, "/tmp/orchd-test-XXXXXX", sizeof(path));
+	conf = text_parse(text, strlen(text), path);
+	assert_non_null(conf);
+	assert_int_equal(conf->access_log_syslog, 1);
+	free_config(conf);
+
+	bad_text("access log\n", 11, 1, "syntax error");
+	bad_text("access log \"\"\n", 14, 1, "an absolute path or syslog");
+	bad_text("access log format\n", 18, 1, "syntax error");
+	bad_text("log max size -1\n", 16, 1, "invalid size -1");
+	bad_text("log max size lots\n", 18, 1, "invalid size");
+
+	capture_reset();
+	assert_null(parse_config(CONFDIR "bad-access-log.conf", 0));
+	if (nlines != (int)nitems(expect))
+		print_lines();
+	assert_int_equal(nlines, nitems(expect));
+	for (i = 0; i < nitems(expect); i++) {
+		p = strchr(lines[i], ':');
+		assert_non_null(p);
+		if (strncmp(p, expect[i], strlen(expect[i])) != 0)
+			fail_msg("line %zu: \"%s\", expected \"...%s\"", i,
+			    lines[i], expect[i]);
+	}
 }
 
 /* the parent's lookup, as a test sees users: _orchd 500, www 61190 */
@@ -1863,6 +1946,32 @@ test_json_units(void **state)
 	free(out);
 	workload_free(wl);
 
+	/* on change: either spelling of next wake, written with '_' */
+	json = "{\"name\":\"c\",\"hosts\":[\"c.example.com\"],"
+	    "\"command\":\"/bin/true\",\"port\":1,\"on_change\":"
+	    "\"next wake\"}";
+	wl = workload_from_json(json, strlen(json), err, sizeof(err));
+	if (wl == NULL)
+		fail_msg("%s", err);
+	assert_int_equal(wl->on_change, ON_CHANGE_NEXT_WAKE);
+	out = workload_to_json(wl);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "\"on_change\":\"next_wake\""));
+	free(out);
+	workload_free(wl);
+	json = "{\"name\":\"c\",\"hosts\":[\"c.example.com\"],"
+	    "\"command\":\"/bin/true\",\"port\":1,\"on_change\":"
+	    "\"restart\"}";
+	wl = workload_from_json(json, strlen(json), err, sizeof(err));
+	if (wl == NULL)
+		fail_msg("%s", err);
+	assert_int_equal(wl->on_change, ON_CHANGE_RESTART);
+	out = workload_to_json(wl);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "\"on_change\":\"restart\""));
+	free(out);
+	workload_free(wl);
+
 	/* not NUL-terminated: the length counts */
 	json = "{\"name\":\"u\",\"hosts\":[\"u.example.com\"],"
 	    "\"command\":\"/bin/true\",\"port\":1}garbage";
@@ -1890,6 +1999,10 @@ test_json_errors(void **state)
 		{ "{\"name\":\"-x\"}", "invalid name" },
 		{ "{\"name\":\"a\",\"name\":\"b\"}", "invalid JSON" },
 		{ "{\"name\":\"a\",\"foo\":1}", "unknown field \"foo\"" },
+		{ "{\"name\":\"a\",\"on_change\":\"now\"}",
+		    "field \"on_change\": must be \"restart\" or" },
+		{ "{\"name\":\"a\",\"on_change\":true}",
+		    "field \"on_change\": must be \"restart\" or" },
 		{ "{\"name\":\"a\",\"port\":\"80\"}",
 		    "field \"port\": must be an integer from 1 to 65535" },
 		{ "{\"name\":\"a\",\"port\":0}",
@@ -2102,6 +2215,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pull, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_access_log, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identities, setup,
 		    teardown),
