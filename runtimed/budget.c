@@ -29,6 +29,10 @@
  * admitted, on its own, so that one that waits holds up its dependents
  * and one that finds no room fails them with why.
  *
+ * A workload replaced side by side (replace.c) is charged for both its
+ * instances while they run together, and is no candidate meanwhile; one
+ * replaced in place stops, and its new start is admitted as any wake.
+ *
  * Swarm workloads are outside the budget: their tasks run where the
  * swarm places them, on any of its nodes, so this host's memory is not
  * what they use.  They are not charged, not queued and never suspended
@@ -225,6 +229,9 @@ budget_state(struct admit_state *s)
 		if (wl->charge <= 0)
 			budget_charge(wl);
 		s->in_use += wl->charge;
+		/* replaced side by side: its new instance runs beside it */
+		if (wl->replace != NULL)
+			s->in_use += estimate(wl);
 		if (wl->evicting || wl->stopping ||
 		    wl->state == WL_SUSPENDING)
 			s->freeing += wl->charge;
@@ -249,7 +256,8 @@ evictable(const struct rt_workload *wl, const struct rt_workload *for_wl,
     int64_t now_ms)
 {
 	if (wl == for_wl || wl->conf == NULL || wl->state != WL_RUNNING ||
-	    wl->stopping || wl->draining || wl->evicting || budget_exempt(wl))
+	    wl->stopping || wl->draining || wl->evicting || wl->holding ||
+	    wl->replace != NULL || budget_exempt(wl))
 		return (0);
 	if (lifecycle_keep_warm(wl))
 		return (0);

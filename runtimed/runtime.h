@@ -233,7 +233,8 @@ void		 budget_changed(void);
 void		 budget_drain_refused(struct rt_workload *);
 void		 budget_suspending(struct rt_workload *, enum rt_reason);
 void		 budget_measured(struct rt_workload *, int64_t);
-void		 budget_restore(struct rt_workload *, const struct st_restore *);
+void		 budget_restore(struct rt_workload *,
+		    const struct st_restore *);
 void		 budget_recv_activity(struct imsgev *, struct imsg *);
 void		 budget_recv_memory(struct imsgev *, struct imsg *);
 void		 budget_recv_pressure(struct imsgev *, struct imsg *);
