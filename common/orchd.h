@@ -54,6 +54,10 @@ union wl_addr {
 #define WL_HEALTH_INTERVAL_MAX	(24 * 60 * 60)	/* seconds */
 #define WL_HEALTH_FAILURES_MAX	100
 #define WL_REPLICAS_MAX		64		/* swarm: tasks while awake */
+/* the memory budget: a workload never measured and without a limit */
+#define ORCHD_MEMORY_ESTIMATE	(256LL * 1024 * 1024)
+#define ORCHD_BUDGET_RESERVE	10		/* percent, memory budget auto */
+#define ORCHD_MAX_WAKES		1024		/* max concurrent wakes, at most */
 
 /* the gateway's timeouts, in seconds, nginx's defaults where it has one */
 #define ORCHD_HEADER_TIMEOUT	60	/* client_header_timeout */
@@ -369,6 +373,13 @@ struct orchd_conf {
 	int64_t			 log_max_size;	/* a process workload's log
 						   file, bytes; 0: no cap */
 	int			 on_change;	/* enum workload_on_change */
+	/* the memory budget and wake admission */
+	int64_t			 memory_budget;	/* bytes; 0: none; -1: auto */
+	int64_t			 memory_estimate; /* bytes, never measured */
+	int64_t			 max_wakes;	/* at once; 0: no cap */
+	int64_t			 pressure_limit; /* PSI some avg10, in
+						   hundredths of a percent;
+						   0: off */
 };
 
 /*
@@ -396,6 +407,11 @@ struct global_settings {
 	int64_t			 expire_after;	/* API workloads; 0: never */
 	int32_t			 access_log;	/* the gateways log requests */
 	int32_t			 access_log_format; /* enum access_log_format */
+	int64_t			 memory_budget;	/* bytes, auto worked out;
+						   0: none */
+	int64_t			 memory_estimate;
+	int64_t			 max_wakes;	/* 0: no cap */
+	int64_t			 pressure_limit; /* hundredths of a percent */
 };
 
 /* the message catalogue: who sends what is said beside each type */
@@ -451,6 +467,8 @@ enum imsg_type {
 					   expire it */
 	IMSG_CTL_LOG_REOPEN,		/* -> parent: the log files, again */
 	IMSG_CTL_RESTART,		/* -> runtime: struct ctl_name */
+	IMSG_CTL_BUDGET,		/* reply item to SHOW_STATS, from the
+					   runtime: struct rt_budget */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -523,6 +541,11 @@ enum imsg_type {
 	IMSG_GW_HELD,			/* gateway -> runtime: struct wl_ref,
 					   after RT_HOLD or a retiring
 					   RT_ROUTE: none in flight */
+	/* the memory budget; IMSG_GW_ACTIVITY goes to the runtime too */
+	IMSG_REAP_PRESSURE,		/* reaper -> runtime: struct
+					   rp_pressure, above the limit */
+	IMSG_RT_BUDGET,			/* runtime -> gateway: struct
+					   rt_budget, when it changes */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -545,8 +568,10 @@ enum imsg_type {
 					   ctl_keepwarm, to persist; and
 					   -> reaper, at start too */
 	IMSG_RT_MEMORY,			/* runtime -> store: struct rt_memory,
-					   measured before a stop; store ->
-					   gateways once written (/metrics) */
+					   measured before a stop (the parent
+					   measures a process for runtime);
+					   store -> gateways once written
+					   (/metrics) */
 	IMSG_UID_LOAD,			/* parent -> store: the workloads'
 					   uids, at start */
 	IMSG_UID_ENTRY,			/* store -> parent: struct wl_uid */
@@ -612,8 +637,12 @@ enum rt_reason {
 	RT_REASON_UNHEALTHY,		/* failed its liveness checks */
 	RT_REASON_EXPIRED,		/* deleted: no request for its
 					   expire after */
-	RT_REASON_REPLACED		/* replaced: a new definition, or
+	RT_REASON_REPLACED,		/* replaced: a new definition, or
 					   orchctl restart */
+	RT_REASON_BUDGET,		/* suspended: room in the budget */
+	RT_REASON_PRESSURE,		/* suspended: memory pressure */
+	RT_REASON_NO_ROOM		/* a wake that found no room within
+					   its wake timeout: still asleep */
 };
 
 /*
@@ -808,11 +837,47 @@ struct st_restore {
 	int32_t			 keep_warm;	/* -1: as configured, 0, 1 */
 	int64_t			 last_seen;
 	int64_t			 started_at;
+	int64_t			 memory;	/* last run's peak; 0: none */
+	int64_t			 memory_estimate; /* 0: none */
 };
 
+/* a run's peak, and runtimed's estimate for the next (0 from the parent) */
 struct rt_memory {
 	char			 name[ORCHD_NAME_MAX];
 	int64_t			 bytes;
+	int64_t			 estimate;
+};
+
+/* IMSG_REAP_PRESSURE: PSI "some avg10" when above memory pressure limit */
+struct rp_pressure {
+	int32_t			 avg10;		/* hundredths of a percent */
+	int32_t			 limit;
+};
+
+/*
+ * The memory budget as runtimed keeps it, for show stats and /metrics.
+ * Suspends are counted by reason, since runtimed started.
+ */
+enum budget_suspend {
+	SUSPEND_IDLE = 0,
+	SUSPEND_BUDGET,
+	SUSPEND_PRESSURE,
+	SUSPEND_OPERATOR,
+	SUSPEND_REASONS
+};
+#define BUDGET_WAIT_BOUNDS	10	/* queue wait histogram */
+struct rt_budget {
+	int64_t			 budget;	/* bytes; 0: none */
+	int64_t			 in_use;	/* charged to what runs */
+	int64_t			 max_wakes;	/* 0: no cap */
+	uint32_t		 waking;	/* starting now */
+	uint32_t		 queued;	/* wakes waiting now */
+	uint64_t		 queued_total;	/* wakes that had to wait */
+	uint64_t		 queue_timeouts; /* waited their wake timeout */
+	uint64_t		 wait_hist[BUDGET_WAIT_BOUNDS + 1]; /* +Inf */
+	double			 wait_sum;	/* seconds */
+	double			 wait_max;	/* seconds */
+	uint64_t		 suspends[SUSPEND_REASONS];
 };
 
 /* the uid (and gid) of a process workload that names no user */
@@ -930,6 +995,7 @@ struct ctl_workload {
 	/* what the reaper waits for: global filled in; 0: never */
 	int64_t			 idle_effective;
 	int32_t			 reason;	/* enum rt_reason: of state */
+	int32_t			 pad;
 	int64_t			 backoff_until;	/* wall clock: no wake by a
 						   request before; 0: none */
 	char			 drift[RT_DRIFT_MAX]; /* running: what of its
@@ -937,6 +1003,8 @@ struct ctl_workload {
 						   it started; "" none */
 	char			 listens[128];	/* its TCP listeners,
 						   "ADDRESS:PORT,...", cut */
+	int64_t			 memory;	/* last run's peak; 0: none */
+	int64_t			 memory_estimate; /* 0: none */
 };
 
 struct ctl_transition {
@@ -1122,6 +1190,13 @@ int			 valid_network_name(const char *);
 int			 strlist_add(struct strlist *, const char *);
 int			 listen_split(const char *, char *, size_t, int *);
 void			 strlist_free(struct strlist *);
+
+/* common/budget.c: the memory budget's shared arithmetic */
+extern const double	 budget_wait_bounds[BUDGET_WAIT_BOUNDS];
+int64_t		 memory_estimate_next(int64_t, int64_t);
+int		 budget_wait_bucket(double);
+int		 parse_percent(const char *, int64_t *, const char **);
+char		*fmt_percent(int64_t, char *, size_t);
 
 /* common/filter.c: "ignore" rules, their patterns and networks */
 int		 glob_valid(const char *);

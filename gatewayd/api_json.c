@@ -33,7 +33,10 @@ static const char *const api_reasons[] = {
 	[RT_REASON_RESTART] = "restart",
 	[RT_REASON_UNHEALTHY] = "unhealthy",
 	[RT_REASON_EXPIRED] = "expired",
-	[RT_REASON_REPLACED] = "replaced"
+	[RT_REASON_REPLACED] = "replaced",
+	[RT_REASON_BUDGET] = "budget",
+	[RT_REASON_PRESSURE] = "pressure",
+	[RT_REASON_NO_ROOM] = "no_room"
 };
 
 const char *

@@ -94,6 +94,8 @@ struct gw_workload {
 	time_t			 last_seen;
 	int			 dirty;
 	TAILQ_ENTRY(gw_workload) dirty_entry;
+	int			 drain_watch;	/* a drain found it busy: tell
+						   runtimed when it is idle */
 	/* the current generation's definition, NULL once removed */
 	const struct workload_conf *conf;
 	struct gw_wmetrics	 metrics;	/* for GET /metrics */

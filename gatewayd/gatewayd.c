@@ -43,6 +43,8 @@ static const struct proc_handler gateway_handlers[] = {
 	    api_events_recv_status },
 	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_STORE),
 	    metrics_recv_memory },
+	{ IMSG_RT_BUDGET, sizeof(struct rt_budget), PROC_FROM(PROC_RUNTIME),
+	    metrics_recv_budget },
 	/* the reaper's count of wrong keys from every gateway (api.c) */
 	{ IMSG_RP_AUTHLIMIT, sizeof(struct rp_authlimit),
 	    PROC_FROM(PROC_REAPER), api_recv_authlimit },

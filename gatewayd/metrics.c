@@ -279,6 +279,8 @@ metrics_recv_memory(struct imsgev *iev, struct imsg *imsg)
 	mem.name[sizeof(mem.name) - 1] = '\0';
 	if ((wl = workload_find(mem.name)) != NULL && mem.bytes > 0)
 		wl->metrics.memory = mem.bytes;
+	if (wl != NULL && mem.estimate > 0)
+		wl->metrics.memory_estimate = mem.estimate;
 }
 
 /* an idle keep-alive connection closed to make room (conn.c) */
@@ -545,6 +547,16 @@ write_memory(struct evbuffer *b)
 		prom_sample_u64(b, "orchd_workload_memory_bytes", lab,
 		    (uint64_t)wl->metrics.memory);
 	}
+	prom_family(b, "orchd_workload_memory_estimate_bytes", "gauge",
+	    "What the memory budget charges the workload's next run, from "
+	    "its runs measured.");
+	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
+		if (!wl->configured || wl->metrics.memory_estimate <= 0)
+			continue;
+		wl_label(wl, lab, sizeof(lab));
+		prom_sample_u64(b, "orchd_workload_memory_estimate_bytes", lab,
+		    (uint64_t)wl->metrics.memory_estimate);
+	}
 }
 
 /* the parent's: the same in every gateway, never summed */
@@ -719,6 +731,7 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	    "Bytes of answers written to the workload's clients.", get_tx);
 	write_tcp(b, sum);
 	write_memory(b);
+	metrics_budget_write(b);
 	write_config(b);
 	write_store(b);
 	prom_family(b, "orchd_access_log_dropped_total", "counter",

@@ -61,6 +61,7 @@ struct gw_wmetrics {
 	int64_t			 asleep_ms;	/* closed stretches asleep */
 	int64_t			 memory;	/* bytes, last measured; 0:
 						   never */
+	int64_t			 memory_estimate; /* runtimed's; 0: none */
 };
 
 void		 metrics_workload_init(struct gw_workload *);
@@ -86,6 +87,10 @@ void		 metrics_tcp_rx(struct gw_workload *, size_t);
 void		 metrics_tcp_tx(struct gw_workload *, size_t);
 void		 metrics_recv_status(struct imsgev *, struct imsg *);
 void		 metrics_recv_memory(struct imsgev *, struct imsg *);
+
+/* metrics_budget.c: the memory budget, as runtimed tells it */
+void		 metrics_recv_budget(struct imsgev *, struct imsg *);
+void		 metrics_budget_write(struct evbuffer *);
 
 /* metrics_add.c: pure, for the unit tests */
 extern const double metrics_dur_bounds[METRICS_DUR_BOUNDS];

@@ -15,6 +15,12 @@
  * again once the pull is done (the wake timeout, from then on).  Each
  * parked request's own timer is a backstop behind the workload's.
  *
+ * A wake the memory budget holds (no room, or max concurrent wakes)
+ * keeps its requests parked; when it starts, waking gives the start its
+ * own wake timeout here too; when it waited its whole wake timeout,
+ * runtimed says so (RT_REASON_NO_ROOM, the state unchanged) and its
+ * requests get 503 with Retry-After: the workload did not fail.
+ *
  * A workload in a crash loop's backoff (runtimed says how long with its
  * state) is not woken: its requests are answered 503 at once, with
  * Retry-After the seconds left, and runtimed is not asked.
@@ -421,11 +427,22 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 		    "failed");
 		break;
 	case WL_ASLEEP:
-		/* stopped with requests parked during the stop: wake again */
 		wl->wake_pending = 0;
 		timer_disarm(&wl->wake_timer);
+		/* no room in the memory budget in time: try again later */
+		if (st.reason == RT_REASON_NO_ROOM) {
+			wake_answer(wl, 503, NULL,
+			    "no room in the memory budget in time");
+			break;
+		}
+		/* stopped with requests parked during the stop: wake again */
 		if (wl->nparked > 0)
 			wake_send(wl);
+		break;
+	case WL_WAKING:
+		/* admitted after a wait: the start's own wake timeout */
+		if (wl->wake_pending)
+			wake_arm(wl, wl->wake_timeout);
 		break;
 	default:
 		break;
@@ -468,7 +485,8 @@ wake_recv_drain(struct imsgev *iev, struct imsg *imsg)
 		metrics_state(wl, WL_SUSPENDING, RT_REASON_IDLE, 0);
 		wl->state = WL_SUSPENDING;
 		tcp_drain(wl);
-	}
+	} else if (wl != NULL)
+		wl->drain_watch = 1;	/* activity.c says when it is idle */
 	if (imsgev_compose(iev, IMSG_GW_DRAINED, 0, -1, &dr, sizeof(dr)) == -1)
 		log_warn("%s: compose", __func__);
 }

@@ -506,6 +506,7 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 	struct ctl_transition	 ct;
 	struct ctl_stats	 st;
 	struct st_queue_stats	 sq;
+	struct rt_budget	 rb;
 	struct ctl_reload	 cr;
 	struct ctl_pull		 cp;
 	uint32_t		 type;
@@ -554,6 +555,13 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		if (imsg_get_data(imsg, &sq, sizeof(sq)) == -1)
 			bad_reply();
 		out->store_queue(&sq);
+		return (REPLY_MORE);
+	}
+	/* show stats: the memory budget, runtimed's */
+	if (type == IMSG_CTL_BUDGET && rq->rq_item == IMSG_CTL_STATS) {
+		if (imsg_get_data(imsg, &rb, sizeof(rb)) == -1)
+			bad_reply();
+		out->budget(&rb);
 		return (REPLY_MORE);
 	}
 	if (type != rq->rq_item)

@@ -346,6 +346,10 @@ control_forward(struct imsgev *iev, struct imsg *imsg)
 		return;
 	}
 	c->waiting = 1;
+	/* show stats: the memory budget's item and END from the runtime */
+	if (type == IMSG_CTL_SHOW_STATS && proc_compose(&env->ps,
+	    PROC_RUNTIME, type, c->id, -1, NULL, 0) == 0)
+		c->waiting++;
 }
 
 /* orchctl logs: the parent reads the log file itself (logs.c) */

@@ -50,6 +50,8 @@ static const struct proc_handler parent_handlers[] = {
 	    control_recv_item },
 	{ IMSG_CTL_STORE_QUEUE, sizeof(struct st_queue_stats),
 	    PROC_FROM(PROC_STORE), control_recv_item },
+	{ IMSG_CTL_BUDGET, sizeof(struct rt_budget), PROC_FROM(PROC_RUNTIME),
+	    control_recv_item },
 	/* a docker workload's logs first, then the control relay */
 	{ IMSG_CTL_END, 0, FROM_CHILDREN, logs_docker_reply },
 	{ IMSG_CTL_OK, 0, FROM_CHILDREN, control_recv_result },

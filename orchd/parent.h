@@ -169,6 +169,7 @@ int64_t		 cgroup_memory(const char *);
 int64_t		 cgroup_oom_kills(const char *);
 int64_t		 cgroup_memory_failcnt(const char *);
 int64_t		 cgroup_parse_oom_kill(const char *);
+int64_t		 cgroup_memory_peak(const char *);
 int		 cgroup_parse_mountinfo(char *, struct cg_mount *);
 int		 cgroup_parse_self(const char *, const char *, char *, size_t);
 int		 cgroup_has_word(const char *, const char *);

@@ -144,6 +144,9 @@ struct pathcheck {
 static struct pathcheck	*pathchecks;
 static size_t		 npathchecks;
 
+/* "memory budget" not written yet: 0 is none, -1 is auto */
+#define BUDGET_UNSET	(-2)
+
 #define SEEN_DRIVER	0x01
 #define SEEN_NETWORK	0x02
 #define SEEN_HEALTH	0x04
@@ -283,6 +286,7 @@ static void	 depchecks_run(const struct orchd_conf *);
 %token	CONSTRAINT REPLICAS SWARM
 %token	AFTER EXPIRE
 %token	HTTP2 KNOWLEDGE PRIOR STREAMS
+%token	BUDGET CONCURRENT ESTIMATE LIMIT PRESSURE WAKES
 %token	ERROR
 %token	ACCESS FORMAT SIZE
 %token	<v.string>	STRING
@@ -676,6 +680,7 @@ main		: USER STRING			{
 			}
 			conf->on_change = $3;
 		}
+		| budget
 		| PULL STRING			{
 			if (pull_set(&conf->pull, $2) == -1)
 				YYERROR;
@@ -697,6 +702,70 @@ main		: USER STRING			{
 				YYERROR;
 		}
 		| gwmain
+		;
+
+/* the memory budget and wake admission */
+budget		: MEMORY BUDGET value		{
+			const char	*errstr;
+			int64_t		 v;
+
+			if (conf->memory_budget != BUDGET_UNSET) {
+				yyerror("memory budget already set");
+				YYERROR;
+			}
+			if (strcmp($3, "auto") == 0)
+				v = -1;
+			else if (parse_size($3, &v, &errstr) == -1) {
+				yyerror("%s: \"%s\": auto or a size, %s",
+				    errstr, $3, SIZE_UNITS);
+				YYERROR;
+			} else if (v == 0) {
+				yyerror("memory budget must be positive");
+				YYERROR;
+			}
+			conf->memory_budget = v;
+		}
+		| MEMORY ESTIMATE size		{
+			if (conf->memory_estimate != -1) {
+				yyerror("memory estimate already set");
+				YYERROR;
+			}
+			if ($3 == 0) {
+				yyerror("memory estimate must be positive");
+				YYERROR;
+			}
+			conf->memory_estimate = $3;
+		}
+		| MEMORY PRESSURE LIMIT value	{
+			const char	*errstr;
+			int64_t		 v;
+
+			if (conf->pressure_limit != -1) {
+				yyerror("memory pressure limit already set");
+				YYERROR;
+			}
+			if (strcmp($4, "off") == 0)
+				v = 0;
+			else if (parse_percent($4, &v, &errstr) == -1) {
+				yyerror("%s: \"%s\": off or a percentage "
+				    "such as 10%% or 2.5%%", errstr, $4);
+				YYERROR;
+			}
+			conf->pressure_limit = v;
+		}
+		| MAXCONN CONCURRENT WAKES NUMBER	{
+			if (conf->max_wakes != -1) {
+				yyerror("max concurrent wakes already set");
+				YYERROR;
+			}
+			if ($4 < 0 || $4 > ORCHD_MAX_WAKES) {
+				yyerror("max concurrent wakes %lld out of "
+				    "range (0-%d)", (long long)$4,
+				    ORCHD_MAX_WAKES);
+				YYERROR;
+			}
+			conf->max_wakes = $4;
+		}
 		;
 
 /* the gateway's timeouts and limits */
@@ -1301,11 +1370,13 @@ lookup(const char *s, const char **near)
 		{ "auth",		AUTH },
 		{ "body",		BODY },
 		{ "bridge",		BRIDGE },
+		{ "budget",		BUDGET },
 		{ "busy",		BUSY },
 		{ "certificate",	CERTIFICATE },
 		{ "change",		CHANGE },
 		{ "chroot",		CHROOT },
 		{ "command",		COMMAND },
+		{ "concurrent",		CONCURRENT },
 		{ "connect",		CONNECT },
 		{ "connections",	CONNECTIONS },
 		{ "constraint",		CONSTRAINT },
@@ -1315,6 +1386,7 @@ lookup(const char *s, const char **near)
 		{ "docker",		DOCKER },
 		{ "driver",		DRIVER },
 		{ "env",		ENV },
+		{ "estimate",		ESTIMATE },
 		{ "expire",		EXPIRE },
 		{ "fail",		FAIL },
 		{ "failures",		FAILURES },
@@ -1336,6 +1408,7 @@ lookup(const char *s, const char **near)
 		{ "key",		KEY },
 		{ "keypair",		KEYPAIR },
 		{ "knowledge",		KNOWLEDGE },
+		{ "limit",		LIMIT },
 		{ "listen",		LISTEN },
 		{ "log",		LOG },
 		{ "max",		MAXCONN },
@@ -1348,6 +1421,7 @@ lookup(const char *s, const char **near)
 		{ "per",		PER },
 		{ "port",		PORT },
 		{ "prefork",		PREFORK },
+		{ "pressure",		PRESSURE },
 		{ "prior",		PRIOR },
 		{ "process",		PROCESS },
 		{ "proxy",		PROXY },
@@ -1377,6 +1451,7 @@ lookup(const char *s, const char **near)
 		{ "user",		USER },
 		{ "volume",		VOLUME },
 		{ "wake",		WAKE },
+		{ "wakes",		WAKES },
 		{ "warm",		WARM },
 		{ "workload",		WORKLOAD },
 	};
@@ -3360,6 +3435,8 @@ parse_config(const char *filename, int verbose)
 	c->log_max_size = -1;
 	c->wl_uid_low = ORCHD_WL_UID_LOW;
 	c->wl_uid_high = ORCHD_WL_UID_HIGH;
+	c->memory_budget = BUDGET_UNSET;
+	c->memory_estimate = c->max_wakes = c->pressure_limit = -1;
 	if ((c->conffile = strdup(filename)) == NULL) {
 		log_warn("%s: strdup", __func__);
 		free(c);
@@ -3456,6 +3533,15 @@ parse_config(const char *filename, int verbose)
 	/* a running workload keeps its definition until its next start */
 	if (c->on_change == -1)
 		c->on_change = ON_CHANGE_NEXT_WAKE;
+	/* no budget, no cap, no pressure limit: as before them */
+	if (c->memory_budget == BUDGET_UNSET)
+		c->memory_budget = 0;
+	if (c->memory_estimate == -1)
+		c->memory_estimate = ORCHD_MEMORY_ESTIMATE;
+	if (c->max_wakes == -1)
+		c->max_wakes = 0;
+	if (c->pressure_limit == -1)
+		c->pressure_limit = 0;
 	return (c);
 }
 

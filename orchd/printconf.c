@@ -43,6 +43,7 @@ static void	 print_api(FILE *, const struct orchd_conf *);
 static void	 print_ignores(FILE *, const char *,
 		    const struct ignorelist *);
 static void	 print_use(FILE *, const struct orchd_conf *);
+static void	 print_budget(FILE *, const struct orchd_conf *);
 static void	 print_workload(FILE *, const struct orchd_conf *,
 		    const struct workload_conf *);
 static void	 print_liveness(FILE *, const struct orchd_conf *,
@@ -263,6 +264,31 @@ print_use(FILE *fp, const struct orchd_conf *conf)
 		fputs("# 0: an open tunnel counts as use until it closes\n", fp);
 	fprintf(fp, "server timing %s\n", conf->server_timing ? "on" : "off");
 	print_ignores(fp, "", &conf->ignores);
+}
+
+/* the memory budget and wake admission; "none" is not a word of it */
+static void
+print_budget(FILE *fp, const struct orchd_conf *conf)
+{
+	char	 buf[16];
+
+	if (conf->memory_budget == -1)
+		fputs("memory budget auto\n", fp);
+	else if (conf->memory_budget > 0) {
+		fputs("memory budget ", fp);
+		print_size(fp, conf->memory_budget);
+		fputs("\n", fp);
+	} else
+		fputs("# memory budget: none, wakes are not held for memory\n",
+		    fp);
+	fputs("memory estimate ", fp);
+	print_size(fp, conf->memory_estimate);
+	fputs("\n", fp);
+	fprintf(fp, "max concurrent wakes %lld\n", (long long)conf->max_wakes);
+	if (conf->max_wakes == 0)
+		fputs("# 0: no cap\n", fp);
+	fprintf(fp, "memory pressure limit %s\n", conf->pressure_limit > 0 ?
+	    fmt_percent(conf->pressure_limit, buf, sizeof(buf)) : "off");
 }
 
 /* the port is the socket address's, the address as it was written */
@@ -589,6 +615,7 @@ print_config(FILE *fp, const struct orchd_conf *conf)
 	fputs("\n", fp);
 	print_gateway(fp, &conf->gateway);
 	print_use(fp, conf);
+	print_budget(fp, conf);
 	fputs("\n", fp);
 	print_listeners(fp, conf);
 	print_api(fp, conf);

@@ -765,21 +765,49 @@ spawn_request(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
- * The resident memory of a workload's process group, summed from
- * /proc/PID/stat (the 5th field is the group, the 24th the resident pages)
- * for show stats' memory-hours saved.  Only at a stop, so the scan of
+ * A process's proportional share of memory (PSS): its own pages, and
+ * its part of those it shares (with the other processes of its group,
+ * say), so that a group's sum counts each page once.  From
+ * /proc/PID/smaps_rollup; where that cannot be read, the resident
+ * pages of its stat.  -1 if neither.
+ */
+static int64_t
+proc_pss(const char *pid, long long rss)
+{
+	FILE		*f;
+	char		 path[64], line[256];
+	long long	 kb;
+	int64_t		 v = -1;
+
+	if ((size_t)snprintf(path, sizeof(path), "/proc/%.20s/smaps_rollup",
+	    pid) < sizeof(path) && (f = fopen(path, "re")) != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL)
+			if (sscanf(line, "Pss: %lld kB", &kb) == 1) {
+				v = (int64_t)kb * 1024;
+				break;
+			}
+		fclose(f);
+	}
+	if (v == -1 && rss > 0)
+		v = (int64_t)rss * sysconf(_SC_PAGESIZE);
+	return (v);
+}
+
+/*
+ * The memory of a workload's process group without a cgroup: the PSS of
+ * each of its processes, found by the group in /proc/PID/stat (its 5th
+ * field, the 24th the resident pages).  Only at a stop, so the scan of
  * /proc costs nothing on any request.
  */
 static int64_t
-group_rss(pid_t pgid)
+group_pss(pid_t pgid)
 {
 	DIR		*d;
 	struct dirent	*de;
 	FILE		*f;
 	char		 path[64], buf[1024], *p;
 	long long	 grp, rss;
-	int64_t		 total = 0;
-	long		 page = sysconf(_SC_PAGESIZE);
+	int64_t		 total = 0, v;
 
 	if ((d = opendir("/proc")) == NULL)
 		return (0);
@@ -797,13 +825,19 @@ group_rss(pid_t pgid)
 			continue;
 		if (sscanf(p + 1, " %*c %*d %lld %*d %*d %*d %*u %*u %*u %*u "
 		    "%*u %*u %*u %*d %*d %*d %*d %*d %*d %*u %*u %lld", &grp,
-		    &rss) == 2 && grp == pgid && rss > 0)
-			total += (int64_t)rss * page;
+		    &rss) == 2 && grp == pgid &&
+		    (v = proc_pss(de->d_name, rss)) > 0)
+			total += v;
 	}
 	closedir(d);
 	return (total);
 }
 
+/*
+ * What the run used, for runtimed's memory budget and show stats: its
+ * cgroup's peak (v1 max_usage_in_bytes, v2 memory.peak) or, on a kernel
+ * without one, its use now; without a cgroup, its group's PSS.
+ */
 static void
 spawn_memory(const struct spawned *sp)
 {
@@ -812,12 +846,14 @@ spawn_memory(const struct spawned *sp)
 	memset(&mem, 0, sizeof(mem));
 	strlcpy(mem.name, sp->name, sizeof(mem.name));
 	/* the cgroup's count has what left the group, and the page cache */
-	if ((!sp->cgroup || (mem.bytes = cgroup_memory(sp->cgname)) <= 0) &&
-	    (mem.bytes = group_rss(sp->pid)) <= 0)
+	if ((!sp->cgroup ||
+	    ((mem.bytes = cgroup_memory_peak(sp->cgname)) <= 0 &&
+	    (mem.bytes = cgroup_memory(sp->cgname)) <= 0)) &&
+	    (mem.bytes = group_pss(sp->pid)) <= 0)
 		return;
-	if (proc_compose(&orchd_env->ps, PROC_STORE, IMSG_RT_MEMORY, 0, -1,
+	if (proc_compose(&orchd_env->ps, PROC_RUNTIME, IMSG_RT_MEMORY, 0, -1,
 	    &mem, sizeof(mem)) == -1)
-		log_warn("workload %s: memory to the store", sp->name);
+		log_warn("workload %s: memory to runtimed", sp->name);
 }
 
 /*

@@ -138,8 +138,7 @@ static const struct proc_handler store_handlers[] = {
 	    PROC_FROM(PROC_RUNTIME), store_recv_keepwarm },
 	{ IMSG_RT_DRIFT, sizeof(struct rt_drift), PROC_FROM(PROC_RUNTIME),
 	    store_recv_drift },
-	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_RUNTIME) |
-	    PROC_FROM(PROC_PARENT),
+	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_RUNTIME),
 	    store_recv_memory },
 	{ IMSG_RP_LASTSEEN, PROC_ANYLEN, PROC_FROM(PROC_REAPER),
 	    store_recv_lastseen },
@@ -228,7 +227,8 @@ held_write(const struct sq_entry *e, void *arg)
 		r = store_db_keepwarm(store_db, e->u.kw.name, e->u.kw.on);
 		break;
 	case SQ_MEMORY:
-		r = store_db_memory(store_db, e->u.mem.name, e->u.mem.bytes);
+		r = store_db_memory(store_db, e->u.mem.name, e->u.mem.bytes,
+		    e->u.mem.estimate);
 		break;
 	case SQ_UID:
 		r = store_db_uid_put(store_db, e->u.uid.name, e->u.uid.uid);

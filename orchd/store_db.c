@@ -56,6 +56,13 @@
  * 'api', 'keep warm', ...; '' for none), and for a request its method,
  * host, path, client and User-Agent, cut to the bounds of struct
  * wake_cause.  The rows from before have none.
+ *
+ * Version 4.  expired_transitions: the history of the API's workloads
+ * that expired, kept past their row, as transitions has it.
+ *
+ * Version 5.  counters.memory_estimate: what runtimed's memory budget
+ * charges the workload's next run, made from the runs measured so far;
+ * counters.memory is the last run's peak (NULL for both: never).
  */
 static const char *const migrations[] = {
 	/* 1 */
@@ -124,6 +131,9 @@ static const char *const migrations[] = {
 	"CREATE INDEX expired_by_workload ON expired_transitions "
 	"  (workload, time_ms);"
 	"PRAGMA user_version = 4;",
+	/* 5 */
+	"ALTER TABLE counters ADD COLUMN memory_estimate INTEGER;"
+	"PRAGMA user_version = 5;",
 };
 
 enum stmt_id {
@@ -197,11 +207,13 @@ static const char *const stmt_sql[S_MAX] = {
 	    "WHERE name = ?1 AND last_seen < ?2",
 	[S_KEEPWARM] = "UPDATE workloads SET keep_warm = ?2, updated = ?3 "
 	    "WHERE name = ?1",
-	[S_MEMORY] = "UPDATE counters SET memory = ?2 WHERE workload = ?1",
+	[S_MEMORY] = "UPDATE counters SET memory = ?2, "
+	    "memory_estimate = coalesce(?3, memory_estimate) "
+	    "WHERE workload = ?1",
 	[S_WORKLOADS] = "SELECT w.name, w.definition, w.source, w.keep_warm, "
 	    "w.state, w.message, w.last_seen, w.started_at, "
-	    "coalesce(c.wakes, 0), w.reason FROM workloads w "
-	    "LEFT JOIN counters c ON c.workload = w.name "
+	    "coalesce(c.wakes, 0), w.reason, c.memory, c.memory_estimate "
+	    "FROM workloads w LEFT JOIN counters c ON c.workload = w.name "
 	    "WHERE ?1 = '' OR w.name = ?1 ORDER BY w.name",
 	/* an expired one's too, before any later one of the name */
 	[S_HISTORY] = "SELECT from_state, to_state, reason, message, time_ms, "
@@ -227,8 +239,9 @@ static const char *const stmt_sql[S_MAX] = {
 	[S_WAKE_NTH_ALL] = "SELECT wake_ms FROM transitions "
 	    "WHERE to_state = 'running' AND wake_ms IS NOT NULL "
 	    "ORDER BY wake_ms LIMIT ?2 OFFSET ?3",
-	[S_RESTORE] = "SELECT state, keep_warm, last_seen, started_at "
-	    "FROM workloads WHERE name = ?1",
+	[S_RESTORE] = "SELECT w.state, w.keep_warm, w.last_seen, "
+	    "w.started_at, c.memory, c.memory_estimate FROM workloads w "
+	    "LEFT JOIN counters c ON c.workload = w.name WHERE w.name = ?1",
 	/* the API's workloads: only ever its own rows */
 	[S_API_DROP] = "DELETE FROM workloads WHERE name = ?1 AND "
 	    "source = 'api'",
@@ -1070,14 +1083,18 @@ store_db_keepwarm(struct store_db *sdb, const char *name, int on)
 	return (run(sdb, s));
 }
 
+/* a run's peak and the estimate made from it (0: the estimate kept) */
 int
-store_db_memory(struct store_db *sdb, const char *name, int64_t bytes)
+store_db_memory(struct store_db *sdb, const char *name, int64_t bytes,
+    int64_t estimate)
 {
 	sqlite3_stmt	*s = st(sdb, S_MEMORY);
 
 	bind_text(s, 1, name);
 	if (bytes > 0)
 		sqlite3_bind_int64(s, 2, bytes);
+	if (estimate > 0)
+		sqlite3_bind_int64(s, 3, estimate);
 	return (run(sdb, s));
 }
 
@@ -1137,6 +1154,8 @@ workload_fill(sqlite3_stmt *s, struct ctl_workload *cw)
 	cw->started_at = sqlite3_column_int64(s, 7);
 	cw->wakes = sqlite3_column_int64(s, 8);
 	cw->reason = sqlite3_column_int(s, 9);
+	cw->memory = sqlite3_column_int64(s, 10);
+	cw->memory_estimate = sqlite3_column_int64(s, 11);
 }
 
 /* name "": every workload */
@@ -1347,6 +1366,8 @@ store_db_restore(struct store_db *sdb, const char *name,
 	    sqlite3_column_int(s, 1);
 	rs->last_seen = sqlite3_column_int64(s, 2);
 	rs->started_at = sqlite3_column_int64(s, 3);
+	rs->memory = sqlite3_column_int64(s, 4);
+	rs->memory_estimate = sqlite3_column_int64(s, 5);
 	sqlite3_reset(s);
 	return (1);
 }

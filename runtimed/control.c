@@ -303,6 +303,23 @@ control_refused(struct rt_workload *wl, const char *why)
 	}
 }
 
+/* its wake waited its whole wake timeout for room: not started */
+void
+control_no_room(struct rt_workload *wl, const char *why)
+{
+	struct rt_waiter	*w, *next;
+	struct asker		 a;
+
+	TAILQ_FOREACH_SAFE(w, &wl->waiters, entry, next) {
+		if (w->want != WL_RUNNING)
+			continue;
+		control_fail(waiter_asker(w, &a), CTL_ERR_AGAIN,
+		    "%s not started: %s", wl->name, why);
+		TAILQ_REMOVE(&wl->waiters, w, entry);
+		free(w);
+	}
+}
+
 /* wl is forgotten: removed from the configuration */
 void
 control_gone(struct rt_workload *wl)

@@ -625,14 +625,16 @@ dk_start_step(struct rt_docker *dk, const struct dk_resp *r)
  * Stop.
  */
 
-/* what the container uses, as docker stats shows it: less the cache */
+/*
+ * What the container used, as docker stats shows it, less the cache:
+ * its peak where the cgroup keeps one (v1's max_usage), else now.
+ */
 static void
 dk_memory(struct rt_docker *dk, const struct dk_resp *r)
 {
-	struct rt_memory	 mem;
 	json_error_t		 jerr;
 	json_t			*o, *ms, *st;
-	json_int_t		 usage, cache = 0;
+	json_int_t		 usage, peak, cache = 0;
 
 	if (r->status != 200 || (o = json_loadb(r->body, r->len, 0,
 	    &jerr)) == NULL)
@@ -640,6 +642,7 @@ dk_memory(struct rt_docker *dk, const struct dk_resp *r)
 	ms = json_object_get(o, "memory_stats");
 	st = json_object_get(ms, "stats");
 	usage = json_integer_value(json_object_get(ms, "usage"));
+	peak = json_integer_value(json_object_get(ms, "max_usage"));
 	/* cgroup v2 calls it inactive_file, v1 total_inactive_file */
 	if (json_is_integer(json_object_get(st, "inactive_file")))
 		cache = json_integer_value(json_object_get(st,
@@ -648,18 +651,16 @@ dk_memory(struct rt_docker *dk, const struct dk_resp *r)
 		cache = json_integer_value(json_object_get(st,
 		    "total_inactive_file"));
 	json_decref(o);
+	if (peak > usage)
+		usage = peak;
 	if (usage <= 0)
 		return;
 	if (cache > 0 && cache < usage)
 		usage -= cache;
-	memset(&mem, 0, sizeof(mem));
-	strlcpy(mem.name, dk->wl->name, sizeof(mem.name));
-	mem.bytes = usage;
-	log_debug("workload %s: container uses %lld bytes", dk->wl->name,
+	log_debug("workload %s: container used %lld bytes", dk->wl->name,
 	    (long long)usage);
-	if (proc_compose(rt->ps, PROC_STORE, IMSG_RT_MEMORY, 0, -1, &mem,
-	    sizeof(mem)) == -1)
-		log_warn("workload %s: memory", dk->wl->name);
+	/* the next estimate, and to the store */
+	budget_measured(dk->wl, usage);
 }
 
 static void

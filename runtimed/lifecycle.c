@@ -36,6 +36,12 @@
  * hold its new requests and say when those in flight are done
  * (IMSG_RT_HOLD, IMSG_GW_HELD), then it stops and starts again, the held
  * requests waiting on that start as on any wake.
+ *
+ * Every start of an asleep or failed workload, whatever woke it, goes
+ * through the memory budget first (budget.c): budget_admit() starts it
+ * at once, or holds it until there is room, then comes back through
+ * lifecycle_start(), or gives up at its wake timeout through
+ * lifecycle_no_room().
  */
 
 #include <sys/types.h>
@@ -95,7 +101,10 @@ reason_name(enum rt_reason reason)
 		[RT_REASON_RESTART] = "restart",
 		[RT_REASON_UNHEALTHY] = "unhealthy",
 		[RT_REASON_EXPIRED] = "expired",
-		[RT_REASON_REPLACED] = "replaced"
+		[RT_REASON_REPLACED] = "replaced",
+		[RT_REASON_BUDGET] = "budget",
+		[RT_REASON_PRESSURE] = "pressure",
+		[RT_REASON_NO_ROOM] = "no room"
 	};
 
 	if ((unsigned int)reason >= nitems(names) || names[reason] == NULL)
@@ -206,6 +215,10 @@ state_set(struct rt_workload *wl, enum workload_state state,
 		live_start(wl);
 	else
 		live_stop(wl);
+	if (state == WL_SUSPENDING)
+		budget_suspending(wl, reason);
+	else
+		wl->evicting = 0;
 	state_fill(wl, from, reason, msg, &st);
 	state_send(wl, PROC_GATEWAY, &st);
 	state_send(wl, PROC_REAPER, &st);
@@ -215,6 +228,8 @@ state_set(struct rt_workload *wl, enum workload_state state,
 	control_state(wl, msg);
 	counts_changed();
 	deps_notify(wl, reason, msg);
+	/* a wake slot or memory may be free for a wake that waits */
+	budget_changed();
 }
 
 static const struct rt_driver *
@@ -315,10 +330,13 @@ restart_fired(int fd, short event, void *arg)
 		lifecycle_cause(&wl->cause, WAKE_RESTART);
 		return;
 	}
+	/* its wake, waiting for room in the memory budget, is this one */
+	if (wl->wait != NULL)
+		return;
 	snprintf(msg, sizeof(msg), "after %s",
 	    delay_text(wl->restart_wait, d, sizeof(d)));
 	lifecycle_cause(&wl->cause, WAKE_RESTART);
-	lc_start(wl, RT_REASON_RESTART, msg);
+	budget_admit(wl, RT_REASON_RESTART, msg);
 }
 
 /*
@@ -567,6 +585,8 @@ lc_start(struct rt_workload *wl, enum rt_reason reason, const char *msg)
 	wl->wake_queued = 0;
 	/* whatever started it, a restart due is no longer */
 	timer_disarm(&wl->restart_timer);
+	/* the memory budget admitted it: charged from now until it stops */
+	budget_charge(wl);
 	state_set(wl, WL_WAKING, reason, msg);
 	if (TAILQ_EMPTY(&wl->conf->depends)) {
 		lc_run(wl);
@@ -596,6 +616,7 @@ static void
 lc_free(struct rt_workload *wl)
 {
 	log_debug("workload %s: forgotten", wl->name);
+	budget_forget(wl);
 	control_gone(wl);
 	ready_stop(wl);
 	busy_stop(wl);
@@ -625,13 +646,17 @@ lc_stopped(struct rt_workload *wl)
 		state_set(wl, WL_ASLEEP, wl->stop_reason, NULL);
 	if (wl->conf == NULL) {
 		lc_free(wl);
+		budget_changed();
 		return;
 	}
-	if (wl->wake_queued)
-		lc_start(wl, wl->wake_reason, NULL);
-	else if (wl->stop_reason == RT_REASON_UNHEALTHY &&
+	if (wl->wake_queued) {
+		wl->wake_queued = 0;
+		budget_admit(wl, wl->wake_reason, NULL);
+	} else if (wl->stop_reason == RT_REASON_UNHEALTHY &&
 	    wl->state == WL_ASLEEP)
 		restart_schedule(wl, monotime_ms() - wl->running_ms);
+	/* its memory is back */
+	budget_changed();
 }
 
 /*
@@ -715,6 +740,24 @@ wake_queue(struct rt_workload *wl, enum rt_reason reason,
 	wl->cause = *cause;
 }
 
+/*
+ * In a crash loop only the operator starts it: 1 if this wake is not
+ * one of the operator's and must wait for the backoff's end.
+ */
+static int
+wake_in_backoff(struct rt_workload *wl, enum rt_reason reason)
+{
+	if (reason == RT_REASON_OPERATOR ||
+	    backoff_left(&wl->backoff, monotime_ms()) <= 0)
+		return (0);
+	log_debug("workload %s: in backoff, not started", wl->name);
+	/* the gateway answers what it holds */
+	state_repeat(wl);
+	if (wl->restart_timer == NULL)
+		restart_schedule(wl, 0);
+	return (1);
+}
+
 /* cause: what woke it, kept in the history with the wake */
 void
 lifecycle_wake(const char *name, enum rt_reason reason,
@@ -758,25 +801,66 @@ lc_wake(struct rt_workload *wl, enum rt_reason reason,
 		break;
 	case WL_ASLEEP:
 	case WL_FAILED:
-		/* in a crash loop only the operator starts it */
-		if (reason != RT_REASON_OPERATOR &&
-		    backoff_left(&wl->backoff, monotime_ms()) > 0) {
-			log_debug("workload %s: in backoff, not started", name);
-			/* the gateway answers what it holds */
-			state_repeat(wl);
-			if (wl->restart_timer == NULL)
-				restart_schedule(wl, 0);
+		if (wake_in_backoff(wl, reason))
 			break;
-		}
 		/* failed by a wake timeout, its stop may not be done yet */
 		if (wl->stopping)
 			wake_queue(wl, reason, cause);
+		else if (wl->wait != NULL)
+			log_debug("workload %s: joins the wake that waits for "
+			    "room", name);
 		else {
 			wl->cause = *cause;
-			lc_start(wl, reason, msg);
+			budget_admit(wl, reason, msg);
 		}
 		break;
 	}
+}
+
+/*
+ * A wake the memory budget admitted, maybe after a wait: meanwhile a
+ * reload may have removed it, or something else started it; a crash
+ * loop's backoff, which may have begun meanwhile (a wake queued behind
+ * a failed wake's stop), holds as for any wake.  A restart is timed to
+ * come after the backoff already (restart_schedule).
+ */
+void
+lifecycle_start(struct rt_workload *wl, enum rt_reason reason,
+    const char *msg)
+{
+	if (wl->conf == NULL || wl->stopping ||
+	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED))
+		return;
+	if (reason != RT_REASON_RESTART && wake_in_backoff(wl, reason))
+		return;
+	lc_start(wl, reason, msg);
+}
+
+/*
+ * Its wake waited its whole wake timeout for room in the memory budget
+ * (or for a wake slot): it stays as it was, and its history too.  The
+ * gateways answer its requests 503 with Retry-After; whoever waits for
+ * it, orchctl or a workload that depends on it, hears why; one kept warm
+ * tries again after its restart delay.
+ */
+void
+lifecycle_no_room(struct rt_workload *wl, const char *why)
+{
+	struct rt_state		 st;
+	struct rt_workload	*w;
+	uint32_t		 i;
+
+	state_fill(wl, wl->state, RT_REASON_NO_ROOM, why, &st);
+	state_send(wl, PROC_GATEWAY, &st);
+	control_no_room(wl, why);
+	for (i = 0; i < wl->ndependents; i++) {
+		w = wl->dependents[i];
+		if (w->deps_wait && w->conf != NULL)
+			deps_fail(w, wl->name, why);
+	}
+	if (wl->conf != NULL && lifecycle_keep_warm(wl) &&
+	    wl->restart_timer == NULL)
+		restart_schedule(wl, 0);
 }
 
 /*
@@ -856,12 +940,14 @@ lifecycle_drained(const char *name, int idle)
 		if (wl->state == WL_RUNNING)
 			state_repeat(wl);
 		control_refused(wl, "it is kept warm");
+		budget_drain_refused(wl);
 		return;
 	}
 	if (busy || replace_starting(wl)) {
 		log_debug("workload %s: busy again, not suspended", name);
 		state_repeat(wl);
 		control_refused(wl, "it has requests in flight");
+		budget_drain_refused(wl);
 		return;
 	}
 	/* woken for since the drain began */
@@ -870,6 +956,7 @@ lifecycle_drained(const char *name, int idle)
 		    w->name);
 		state_repeat(wl);
 		control_refused(wl, "one that depends on it is up");
+		budget_drain_refused(wl);
 		return;
 	}
 	state_set(wl, WL_SUSPENDING, wl->drain_reason, NULL);
@@ -896,6 +983,7 @@ lifecycle_restore(const struct st_restore *rs)
 		wl->keep_warm = rs->keep_warm;
 		lifecycle_keep_warm_send(wl);
 	}
+	budget_restore(wl, rs);
 	if (wl->state != WL_ASLEEP || wl->stopping)
 		return;
 	/* a container may have outlived orchd: docker looks first */
@@ -1057,6 +1145,8 @@ lifecycle_adopted(struct rt_workload *wl, const struct rt_driver *drv,
 	timer_disarm(&wl->restart_timer);
 	backoff_succeeded(&wl->backoff);
 	wl->running_ms = monotime_ms();
+	budget_forget(wl);
+	budget_charge(wl);
 	state_set(wl, WL_RUNNING, RT_REASON_RESTORED, msg);
 	/* it runs: so must what it depends on */
 	if (!TAILQ_EMPTY(&wl->conf->depends))
@@ -1097,6 +1187,8 @@ lifecycle_ended(struct rt_workload *wl, int status, enum rt_reason reason,
 		lc_stopped(wl);
 		return;
 	}
+	/* what ran is gone, whatever the state says */
+	wl->evicting = 0;
 	if (why != NULL)
 		strlcpy(msg, why, sizeof(msg));
 	else {
@@ -1139,6 +1231,8 @@ lifecycle_found_running(struct rt_workload *wl, const struct rt_driver *drv,
 		return (-1);
 	wl->drv = drv;
 	wl->wake_queued = 0;
+	budget_forget(wl);
+	budget_charge(wl);
 	state_set(wl, WL_WAKING, RT_REASON_OPERATOR, msg);
 	wake_timer_arm(wl);
 	ready_start(wl);
@@ -1483,6 +1577,8 @@ lifecycle_apply(struct cfg_generation *gen)
 	rt->ps->workloads = n;
 	rt->configured = 1;
 	counts_changed();
+	/* the budget's settings, once every name has its definition */
+	budget_apply(&gen->global);
 	/* at start, what the store remembers may change keep warm */
 	if (rt->restored)
 		keep_warm_wakes();

@@ -25,6 +25,18 @@ struct rt_swarm;
 struct rt_live;
 struct rt_replace;
 
+/* a wake that waits for room in the memory budget (budget.c) */
+struct rt_queued {
+	TAILQ_ENTRY(rt_queued)	 entry;		/* in rt->queue */
+	struct rt_workload	*wl;
+	enum rt_reason		 reason;	/* of the wake */
+	char			 msg[RT_MSG_MAX]; /* for its history */
+	int			 counted;	/* it did wait: counted */
+	int64_t			 since_ms;	/* monotonic */
+	struct event		*timer;		/* its wake timeout */
+};
+TAILQ_HEAD(rt_queue, rt_queued);
+
 /* a command waiting for a workload to be running or asleep */
 struct rt_waiter {
 	TAILQ_ENTRY(rt_waiter)	 entry;
@@ -106,6 +118,16 @@ struct rt_workload {
 	struct rt_process	*retiring;	/* side by side: the old one */
 	struct rt_docker	*docker;	/* driver_docker.c */
 	struct rt_swarm		*swarm;		/* driver_swarm.c */
+
+	/* the memory budget (budget.c) */
+	struct rt_queued	*wait;		/* its wake waits for room */
+	int64_t			 charge;	/* bytes, while it holds any */
+	int64_t			 mem_est;	/* measured estimate; 0: none */
+	time_t			 last_used;	/* the gateways' last seen */
+	uint32_t		 inflight;	/* a bit per gateway: in use */
+	int			 evicting;	/* suspended to make room */
+	int64_t			 busy_ms;	/* a drain for room found it
+						   in use then (monotonic) */
 	char			 namebuf[];	/* as long as the name */
 };
 RB_HEAD(rt_workloads, rt_workload);
@@ -127,6 +149,13 @@ struct runtime {
 	int			 ndeps_wait;	/* workloads with deps_wait */
 	int			 configured;	/* has a generation */
 	int			 restored;	/* the store's restore */
+
+	/* the memory budget (budget.c) */
+	int64_t			 budget;	/* bytes; 0: none */
+	int64_t			 mem_default;	/* memory estimate */
+	int64_t			 max_wakes;	/* 0: no cap */
+	struct rt_queue		 queue;		/* wakes waiting, first come */
+	struct rt_budget	 stats;		/* counted since start */
 };
 
 extern struct runtime	*rt;
@@ -188,6 +217,30 @@ void		 replace_held(struct rt_workload *);
 void		 replace_retired(struct rt_workload *, int);
 void		 replace_abandon(struct rt_workload *);
 void		 replace_clear(struct rt_workload *);
+/* ... and the memory budget's admission (budget.c) */
+void		 lifecycle_start(struct rt_workload *, enum rt_reason,
+		    const char *);
+void		 lifecycle_no_room(struct rt_workload *, const char *);
+
+/* budget.c: the memory budget, wake admission, memory pressure */
+void		 budget_init(void);
+void		 budget_apply(const struct global_settings *);
+void		 budget_admit(struct rt_workload *, enum rt_reason,
+		    const char *);
+void		 budget_forget(struct rt_workload *);
+void		 budget_charge(struct rt_workload *);
+void		 budget_changed(void);
+void		 budget_drain_refused(struct rt_workload *);
+void		 budget_suspending(struct rt_workload *, enum rt_reason);
+void		 budget_measured(struct rt_workload *, int64_t);
+void		 budget_restore(struct rt_workload *,
+		    const struct st_restore *);
+void		 budget_recv_activity(struct imsgev *, struct imsg *);
+void		 budget_recv_memory(struct imsgev *, struct imsg *);
+void		 budget_recv_pressure(struct imsgev *, struct imsg *);
+void		 budget_recv_stats(struct imsgev *, struct imsg *);
+int		 budget_is_needed_by_running(const struct rt_workload *);
+int		 budget_is_vetoed_busy(const struct rt_workload *);
 
 /* control.c: orchctl wake, suspend and keepwarm */
 void		 control_recv_wake(struct imsgev *, struct imsg *);
@@ -198,6 +251,7 @@ void		 control_state(struct rt_workload *, const char *);
 void		 control_refused(struct rt_workload *, const char *);
 void		 control_state_refused(struct rt_workload *, const char *);
 void		 control_gone(struct rt_workload *);
+void		 control_no_room(struct rt_workload *, const char *);
 
 /* restore.c: what the store remembers from the last run */
 void		 restore_recv(struct imsgev *, struct imsg *);
@@ -212,6 +266,7 @@ int		 ready_status(const char *);
 
 /* busy.c: the busy veto, asked before an idle workload is suspended */
 void		 busy_suspend(struct rt_workload *, int64_t);
+int		 busy_evict(struct rt_workload *, enum rt_reason);
 void		 busy_stop(struct rt_workload *);
 void		 ready_check(struct rt_workload *, struct rt_probe **, int64_t,
 		    void (*)(struct rt_workload *, const char *));

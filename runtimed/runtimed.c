@@ -64,6 +64,14 @@ static const struct proc_handler runtime_handlers[] = {
 	    docker_recv_pull },
 	{ IMSG_RT_PURGE, sizeof(struct rt_purge), PROC_FROM(PROC_PARENT),
 	    docker_recv_purge },
+	/* the memory budget (budget.c) */
+	{ IMSG_GW_ACTIVITY, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY),
+	    budget_recv_activity },
+	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_PARENT),
+	    budget_recv_memory },
+	{ IMSG_REAP_PRESSURE, sizeof(struct rp_pressure),
+	    PROC_FROM(PROC_REAPER), budget_recv_pressure },
+	{ IMSG_CTL_SHOW_STATS, 0, PROC_FROM(PROC_PARENT), budget_recv_stats },
 };
 
 /* a request found it asleep: what the gateway says of it is cleaned */
@@ -151,6 +159,7 @@ main(int argc, char *argv[])
 	child_start(&runtime_ps, argc, argv, PROC_RUNTIME, runtime_handlers,
 	    nitems(runtime_handlers), PRIVDROP_SOCKDIR);
 	cfg_set_apply(runtime_apply);
+	budget_init();
 	/*
 	 * -f: the Docker socket, by its own path in our private root, or
 	 * where that could not be made, by its name in its directory

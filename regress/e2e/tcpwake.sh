@@ -242,7 +242,7 @@ check "show workloads has a TCP column" \
     grep -Eq '^NAME +STATE +DRIVER +WARM +IDLE +LAST SEEN +BACKOFF +HOSTS +TCP +REASON$' \
     "$T/list"
 check "with tw-echo's listener, and no host" \
-    grep -Eq "^tw-echo +asleep +process +no +3s +never +- +- +127.0.0.1:$L_ECHO +-\$" \
+    grep -Eq "^tw-echo +asleep +process +[^ ]+ +no +3s +never +- +- +127.0.0.1:$L_ECHO +-\$" \
     "$T/list"
 check "show workload says it" sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workload \
     tw-quiet | grep -Eq '^listen on: +127.0.0.1:$L_QUIET\$'"

@@ -28,7 +28,12 @@
  *				(an app's handler asking its database);
  *				502 if it fails within 30 s
  * STARTFILE, if given, gets one line appended per start, REQLOG one line
- * per request: "METHOD PATH".
+ * per request: "METHOD PATH".  From the environment, for the memory
+ * budget's tests: TESTHTTP_ALLOC=N allocates and writes N MiB before
+ * listening (a workload that really uses memory), TESTHTTP_DELAY=MS
+ * waits MS ms before listening (a slow start), and TESTHTTP_TIMES=FILE
+ * gets "PID START_MS READY_MS" appended once it listens (wall clock,
+ * from the program's start to its listen).
  *
  *	testhttp hold PORT N SECS [HEAD]
  *					open N connections, send HEAD (a
@@ -387,17 +392,70 @@ serve_conn(int fd)
 	}
 }
 
+static long long
+wall_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/* memory held for good, every page written: the kernel counts it */
+static volatile char	*serve_mem;
+
+/* TESTHTTP_ALLOC and TESTHTTP_DELAY, before the listen */
+static void
+serve_env(void)
+{
+	const char	*s;
+	size_t		 n, i;
+
+	if ((s = getenv("TESTHTTP_ALLOC")) != NULL && atoi(s) > 0) {
+		n = (size_t)atoi(s) * 1024 * 1024;
+		if ((serve_mem = malloc(n)) == NULL) {
+			perror("testhttp: alloc");
+			exit(1);
+		}
+		for (i = 0; i < n; i += 512)
+			serve_mem[i] = (char)(i >> 9);
+	}
+	if ((s = getenv("TESTHTTP_DELAY")) != NULL && atoi(s) > 0)
+		usleep((useconds_t)atoi(s) * 1000);
+}
+
+/* TESTHTTP_TIMES: when it started and when it listened */
+static void
+serve_times(long long start)
+{
+	const char	*path;
+	char		 line[96];
+	int		 fd, n;
+
+	if ((path = getenv("TESTHTTP_TIMES")) == NULL)
+		return;
+	n = snprintf(line, sizeof(line), "%d %lld %lld\n", (int)getpid(),
+	    start, wall_ms());
+	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666)) == -1)
+		return;
+	if (n > 0 && (size_t)n < sizeof(line))
+		(void)write(fd, line, n);
+	close(fd);
+}
+
 static int
 serve(int port, const char *startfile)
 {
 	struct sockaddr_in	 sin;
 	FILE			*f;
+	long long		 start = wall_ms();
 	int			 s, c, on = 1;
 
 	if (startfile != NULL && (f = fopen(startfile, "a")) != NULL) {
 		fprintf(f, "start %d\n", getpid());
 		fclose(f);
 	}
+	serve_env();
 	signal(SIGCHLD, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	memset(&sin, 0, sizeof(sin));
@@ -411,6 +469,7 @@ serve(int port, const char *startfile)
 		perror("testhttp: listen");
 		return (1);
 	}
+	serve_times(start);
 	for (;;) {
 		if ((c = accept(s, NULL, NULL)) == -1)
 			continue;

@@ -742,6 +742,80 @@ test_prefork(void **state)
 	bad_text("prefork two\n", 12, 1, "syntax error");
 }
 
+/*
+ * The memory budget: none, no cap and no pressure limit unless said;
+ * a size or auto; a percentage with its sign; each said once.
+ */
+static void
+test_budget(void **state)
+{
+	struct orchd_conf	*conf;
+	char			 path[] = "/tmp/orchd-test-XXXXXX";
+	char			 buf[16];
+	const char		*t, *errstr;
+	int64_t			 v;
+
+	t = "listen on 127.0.0.1 port 80\n";
+	conf = text_parse(t, strlen(t), path);
+	assert_non_null(conf);
+	assert_int_equal(conf->memory_budget, 0);
+	assert_int_equal(conf->memory_estimate, ORCHD_MEMORY_ESTIMATE);
+	assert_int_equal(conf->max_wakes, 0);
+	assert_int_equal(conf->pressure_limit, 0);
+	free_config(conf);
+
+	t = "memory budget 2G\nmemory estimate 64M\nmax concurrent wakes 2\n"
+	    "memory pressure limit 10%\n";
+	(void)strlcpy(path, "/tmp/orchd-test-XXXXXX", sizeof(path));
+	conf = text_parse(t, strlen(t), path);
+	assert_non_null(conf);
+	assert_int_equal(conf->memory_budget, 2LL * 1024 * 1024 * 1024);
+	assert_int_equal(conf->memory_estimate, 64 * 1024 * 1024);
+	assert_int_equal(conf->max_wakes, 2);
+	assert_int_equal(conf->pressure_limit, 1000);
+	free_config(conf);
+
+	t = "memory budget auto\nmemory pressure limit off\n";
+	(void)strlcpy(path, "/tmp/orchd-test-XXXXXX", sizeof(path));
+	conf = text_parse(t, strlen(t), path);
+	assert_non_null(conf);
+	assert_int_equal(conf->memory_budget, -1);
+	assert_int_equal(conf->pressure_limit, 0);
+	free_config(conf);
+
+	bad_text("memory budget 0\n", 16, 1, "memory budget must be positive");
+	bad_text("memory budget lots\n", 19, 1, "auto or a size");
+	bad_text("memory budget 1G\nmemory budget 2G\n", 34, 2,
+	    "memory budget already set");
+	bad_text("memory estimate 0\n", 18, 1,
+	    "memory estimate must be positive");
+	bad_text("max concurrent wakes 1025\n", 26, 1,
+	    "max concurrent wakes 1025 out of range (0-1024)");
+	bad_text("max concurrent wakes -1\n", 24, 1, "out of range");
+	bad_text("memory pressure limit 10\n", 25, 1, "invalid percentage");
+	bad_text("memory pressure limit 101%\n", 27, 1, "out of range");
+	bad_text("memory pressure limit 0%\n", 25, 1, "out of range");
+	bad_text("workload \"a\" {\n\tmemory budget 1G\n}\n", 33, 2,
+	    "syntax error");
+
+	/* the percentages, both ways */
+	assert_int_equal(parse_percent("2.5%", &v, &errstr), 0);
+	assert_int_equal(v, 250);
+	assert_string_equal(fmt_percent(v, buf, sizeof(buf)), "2.5%");
+	assert_int_equal(parse_percent("0.25%", &v, &errstr), 0);
+	assert_int_equal(v, 25);
+	assert_string_equal(fmt_percent(v, buf, sizeof(buf)), "0.25%");
+	assert_int_equal(parse_percent("100%", &v, &errstr), 0);
+	assert_int_equal(v, 10000);
+	assert_string_equal(fmt_percent(v, buf, sizeof(buf)), "100%");
+	assert_int_equal(parse_percent("1.234%", &v, &errstr), -1);
+	assert_int_equal(parse_percent(".5%", &v, &errstr), -1);
+	assert_int_equal(parse_percent("5.%", &v, &errstr), -1);
+	assert_int_equal(parse_percent("5", &v, &errstr), -1);
+	assert_int_equal(parse_percent("5%%", &v, &errstr), -1);
+	assert_int_equal(parse_percent("99999%", &v, &errstr), -1);
+}
+
 /* text_parse with a fresh name each time */
 static struct orchd_conf *
 filters_parse(const char *text, size_t len)
@@ -2279,6 +2353,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_listen, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identities, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_many, setup, teardown),
