@@ -239,7 +239,7 @@ start_orchd_or_exit
 # -- the configuration, as orchctl shows it
 ctl show workloads >"$T/list"
 check "show workloads has a TCP column" \
-    grep -Eq '^NAME +STATE +DRIVER +WARM +IDLE +LAST SEEN +BACKOFF +HOSTS +TCP +REASON$' \
+    grep -Eq '^NAME +STATE +DRIVER +MEM +WARM +IDLE +LAST SEEN +BACKOFF +HOSTS +TCP +REASON$' \
     "$T/list"
 check "with tw-echo's listener, and no host" \
     grep -Eq "^tw-echo +asleep +process +[^ ]+ +no +3s +never +- +- +127.0.0.1:$L_ECHO +-\$" \
