@@ -54,6 +54,8 @@ union wl_addr {
 #define WL_HEALTH_INTERVAL_MAX	(24 * 60 * 60)	/* seconds */
 #define WL_HEALTH_FAILURES_MAX	100
 #define WL_REPLICAS_MAX		64		/* swarm: tasks while awake */
+/* swarm: "instance name", in the service label org.orchd.seen.NAME */
+#define ORCHD_INSTANCE_MAX	64		/* NUL included */
 
 /* the gateway's timeouts, in seconds, nginx's defaults where it has one */
 #define ORCHD_HEADER_TIMEOUT	60	/* client_header_timeout */
@@ -341,6 +343,8 @@ struct orchd_conf {
 	size_t			 regauth_len;
 	int			 regauth_loaded; /* not sent yet */
 	int64_t			 expire_after;	/* API workloads; 0: never */
+	/* swarm: this orchd among those sharing a swarm; "": the host's */
+	char			 instance[ORCHD_INSTANCE_MAX];
 };
 
 /*
@@ -366,6 +370,7 @@ struct global_settings {
 	int32_t			 pull;		/* enum workload_pull */
 	int32_t			 pad2;
 	int64_t			 expire_after;	/* API workloads; 0: never */
+	char			 instance[ORCHD_INSTANCE_MAX]; /* never "" */
 };
 
 /* the message catalogue: who sends what is said beside each type */
@@ -479,6 +484,9 @@ enum imsg_type {
 	IMSG_REAP_EXPIRE,		/* reaper -> parent: struct
 					   rp_expire, no request for its
 					   expire after: delete it? */
+	IMSG_REAP_SEEN,			/* reaper -> runtime: struct
+					   rp_lastseen[], swarm workloads'
+					   last use, for their service */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -999,6 +1007,8 @@ struct api_result {
 const char	*proc_name(enum privsep_procid);
 const char	*workload_state_name(enum workload_state);
 void		 heap_trim(void);
+int		 instance_name_ok(const char *);
+int		 instance_name_default(char *, size_t);
 
 /* common/units.c */
 int		 parse_duration(const char *, int64_t *, const char **);

@@ -325,6 +325,15 @@ config_send(struct orchd *env)
 	gs.pull = env->conf->pull;
 	gs.pull_timeout = env->conf->pull_timeout;
 	gs.expire_after = env->conf->expire_after;
+	if (env->conf->instance[0] != '\0')
+		strlcpy(gs.instance, env->conf->instance, sizeof(gs.instance));
+	else if (instance_name_default(gs.instance,
+	    sizeof(gs.instance)) == -1) {
+		/* parse_config said so if a swarm workload needs it */
+		log_warnx("the host name cannot be an instance name: "
+		    "\"orchd\" instead");
+		strlcpy(gs.instance, "orchd", sizeof(gs.instance));
+	}
 
 	config_compose_all(env, IMSG_CFG_RESET, &gen, sizeof(gen));
 	config_compose_all(env, IMSG_CFG_GLOBAL, &gs, sizeof(gs));
