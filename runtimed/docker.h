@@ -38,7 +38,7 @@ struct imsg;
 #define DK_LABEL_HASH		"org.orchd.hash"
 #define DK_LABEL_NETWORK	"org.orchd.network"	/* one runtimed made */
 #define SW_LABEL_SEEN		"org.orchd.seen."	/* INSTANCE: last use */
-#define SW_SEEN_FORGET		(7 * 24 * 60 * 60)	/* seconds: label gone */
+#define SW_SEEN_FORGET		(7 * 24 * 60 * 60)	/* seconds: dropped */
 #define DK_CNAME_MAX		(sizeof(DK_NAME_PREFIX) + ORCHD_NAME_MAX)
 #define DK_ID_MAX		65	/* 64 hex digits and the NUL */
 #define DK_HASH_MAX		65	/* sha256 in hex and the NUL */
