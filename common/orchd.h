@@ -79,6 +79,7 @@ union wl_addr {
 #define ORCHD_USER_MAX		33	/* a user name, NUL included */
 #define ORCHD_DEPS_MAX		32	/* "depends on" of one workload */
 #define ORCHD_DEPS_DEPTH	16	/* the longest chain of them */
+#define ORCHD_LISTEN_MAX	8	/* "listen on" in one workload */
 
 /*
  * "prefork": gateway processes sharing the listeners.  Their API request
@@ -140,11 +141,23 @@ enum workload_source {
 	SOURCE_API
 };
 
+/* "on change": what a new definition does to a running workload */
+enum workload_on_change {
+	ON_CHANGE_NEXT_WAKE = 0,	/* runs on, the next start takes it */
+	ON_CHANGE_RESTART		/* replaced at once */
+};
+
 /* docker: when a wake pulls the image ("pull") */
 enum workload_pull {
 	PULL_MISSING = 0,		/* the daemon has none by its name */
 	PULL_ALWAYS,			/* at every start */
 	PULL_NEVER
+};
+
+/* "access log format" */
+enum access_log_format {
+	ACCESS_LOG_COMBINED = 0,	/* nginx's, fields added at the end */
+	ACCESS_LOG_JSON			/* an object a line */
 };
 
 struct strentry {
@@ -236,6 +249,11 @@ struct workload_conf {
 						   request; -1: global,
 						   0: never */
 	int			 upstream_h2c;	/* cleartext HTTP/2 to it */
+	int			 on_change;	/* -1: global, or enum
+						   workload_on_change */
+	struct strlist		 listens;	/* its own TCP listeners:
+						   "ADDRESS:PORT", orchd.conf
+						   only (the parent binds) */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 
@@ -250,6 +268,9 @@ struct listener_conf {
 	char			*tls_cert;	/* file names */
 	char			*tls_key;
 	int			 fd;		/* bound by the parent, or -1 */
+	char			 workload[ORCHD_NAME_MAX]; /* a workload's
+						   raw TCP listener; "": the
+						   gateway's HTTP one */
 	/* their contents, read by the parent until sent to the gateway */
 	uint8_t			*tls_cert_mem;
 	size_t			 tls_cert_len;
@@ -343,6 +364,13 @@ struct orchd_conf {
 	size_t			 regauth_len;
 	int			 regauth_loaded; /* not sent yet */
 	int64_t			 expire_after;	/* API workloads; 0: never */
+	/* "access log", written by the parent from the gateways' lines */
+	char			*access_log;	/* the file, or NULL */
+	int			 access_log_syslog; /* or syslog */
+	int			 access_log_format; /* enum access_log_format */
+	int64_t			 log_max_size;	/* a process workload's log
+						   file, bytes; 0: no cap */
+	int			 on_change;	/* enum workload_on_change */
 	/* swarm: this orchd among those sharing a swarm; "": the host's */
 	char			 instance[ORCHD_INSTANCE_MAX];
 };
@@ -368,8 +396,10 @@ struct global_settings {
 	int64_t			 health_failures;
 	int64_t			 pull_timeout;	/* seconds */
 	int32_t			 pull;		/* enum workload_pull */
-	int32_t			 pad2;
+	int32_t			 on_change;	/* enum workload_on_change */
 	int64_t			 expire_after;	/* API workloads; 0: never */
+	int32_t			 access_log;	/* the gateways log requests */
+	int32_t			 access_log_format; /* enum access_log_format */
 	char			 instance[ORCHD_INSTANCE_MAX]; /* never "" */
 };
 
@@ -424,6 +454,8 @@ enum imsg_type {
 	IMSG_CTL_DELETE,		/* -> parent: struct ctl_name */
 	IMSG_CTL_KEEP,			/* -> parent: struct ctl_name, never
 					   expire it */
+	IMSG_CTL_LOG_REOPEN,		/* -> parent: the log files, again */
+	IMSG_CTL_RESTART,		/* -> runtime: struct ctl_name */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -448,6 +480,9 @@ enum imsg_type {
 					   config transaction: the registry
 					   logins as JSON, empty for none;
 					   absent: keep the last ones */
+	IMSG_CFG_ACCESSLOG,		/* parent -> gateways, in a config
+					   transaction while the access log
+					   is on: the fd of its pipe */
 
 	/* the request path and the lifecycle */
 	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct gw_wake */
@@ -484,6 +519,15 @@ enum imsg_type {
 	IMSG_REAP_EXPIRE,		/* reaper -> parent: struct
 					   rp_expire, no request for its
 					   expire after: delete it? */
+	IMSG_RT_ROUTE,			/* runtime -> gateway: struct
+					   rt_route, where its instance
+					   listens, before it is running */
+	IMSG_RT_HOLD,			/* runtime -> gateway: struct wl_ref,
+					   park new requests, GW_HELD once
+					   none is in flight to it */
+	IMSG_GW_HELD,			/* gateway -> runtime: struct wl_ref,
+					   after RT_HOLD or a retiring
+					   RT_ROUTE: none in flight */
 	IMSG_REAP_SEEN,			/* reaper -> runtime: struct
 					   rp_lastseen[], swarm workloads'
 					   last use, for their service */
@@ -519,6 +563,8 @@ enum imsg_type {
 					   a new allocation to record */
 	IMSG_ST_QUEUE,			/* store -> gateway: struct
 					   st_queue_stats, when it changes */
+	IMSG_RT_DRIFT,			/* runtime -> store: struct rt_drift,
+					   when a workload's drift changes */
 
 	/*
 	 * The HTTP API.  The gateway's requests carry its own request id
@@ -545,9 +591,11 @@ enum imsg_type {
 	IMSG_API_DROP,			/* parent -> store: struct ctl_name */
 	IMSG_API_STORED,		/* store -> parent: struct ctl_result,
 					   code 0 once written */
-	IMSG_API_EXPIRE			/* parent -> store: struct rp_expire,
+	IMSG_API_EXPIRE,		/* parent -> store: struct rp_expire,
 					   drop it, its history kept;
 					   answered IMSG_API_STORED */
+	IMSG_API_UPDATE			/* gateway -> parent: struct
+					   api_update, then JSON text */
 };
 
 /* why a workload changed state */
@@ -570,8 +618,10 @@ enum rt_reason {
 					   on did not wake */
 	RT_REASON_RESTART,		/* kept warm: started again */
 	RT_REASON_UNHEALTHY,		/* failed its liveness checks */
-	RT_REASON_EXPIRED		/* deleted: no request for its
+	RT_REASON_EXPIRED,		/* deleted: no request for its
 					   expire after */
+	RT_REASON_REPLACED		/* replaced: a new definition, or
+					   orchctl restart */
 };
 
 /*
@@ -591,6 +641,11 @@ struct gw_metrics_wl {
 	uint64_t		 tx_bytes;	/* to its clients */
 	uint64_t		 dur_hist[METRICS_DUR_BOUNDS + 1]; /* +Inf */
 	double			 dur_sum;	/* seconds */
+	/* its own TCP listeners' connections ("listen on" in a workload) */
+	uint64_t		 tcp_open;	/* held or proxied now */
+	uint64_t		 tcp_accepted;
+	uint64_t		 tcp_rx_bytes;	/* from its clients */
+	uint64_t		 tcp_tx_bytes;	/* to its clients */
 };
 
 struct gw_metrics_total {
@@ -600,6 +655,7 @@ struct gw_metrics_total {
 	uint64_t		 unknown_hosts;	/* requests routed nowhere */
 	uint64_t		 idle_closed;	/* to make room */
 	uint64_t		 protocol[2];	/* requests: HTTP/1.x, h2 */
+	uint64_t		 access_log_drops; /* lines lost: buffer full */
 };
 
 /* IMSG_CFG_STATUS: the parent's start and its last configuration load */
@@ -698,6 +754,18 @@ struct gw_activity {
 	uint32_t		 upgraded;	/* open tunnels (WebSocket) */
 };
 
+/*
+ * IMSG_RT_ROUTE: the address of the instance that starts, or with
+ * retire, of the one that replaces the running one: the address before
+ * is retired, and IMSG_GW_HELD says when nothing sent there is in flight
+ */
+struct rt_route {
+	char			 name[ORCHD_NAME_MAX];
+	union wl_addr		 addr;
+	uint32_t		 addrlen;
+	int32_t			 retire;
+};
+
 struct gw_drained {
 	char			 name[ORCHD_NAME_MAX];
 	int32_t			 idle;		/* 1: parked from now on */
@@ -710,6 +778,16 @@ struct rt_proc {
 	char			 msg[RT_MSG_MAX]; /* why it could not start */
 	int32_t			 oom;		/* RT_EXITED: its cgroup saw
 						   an OOM kill while it ran */
+};
+
+/*
+ * IMSG_RT_DRIFT: what of the definition a running workload was started
+ * with has changed since (workload_diff()), "command, port"; "" none
+ */
+#define RT_DRIFT_MAX		160
+struct rt_drift {
+	char			 name[ORCHD_NAME_MAX];
+	char			 fields[RT_DRIFT_MAX];
 };
 
 /* IMSG_RT_COUNTS: sent when they change, at most once a second */
@@ -862,6 +940,11 @@ struct ctl_workload {
 	int32_t			 reason;	/* enum rt_reason: of state */
 	int64_t			 backoff_until;	/* wall clock: no wake by a
 						   request before; 0: none */
+	char			 drift[RT_DRIFT_MAX]; /* running: what of its
+						   definition changed since
+						   it started; "" none */
+	char			 listens[128];	/* its TCP listeners,
+						   "ADDRESS:PORT,...", cut */
 };
 
 struct ctl_transition {
@@ -920,6 +1003,7 @@ struct ctl_listener {
 	int			 api;
 	int			 tls;
 	int			 http2;		/* LISTENER_H2_* */
+	char			 workload[ORCHD_NAME_MAX]; /* "": HTTP */
 };
 
 /*
@@ -997,7 +1081,17 @@ struct rt_purge {
 	char			 image[CTL_IMAGE_MAX];
 };
 
-/* the parent's answer to IMSG_API_CREATE or IMSG_API_DELETE */
+/*
+ * IMSG_API_UPDATE: PUT (the whole definition) or PATCH (an RFC 7396
+ * merge patch of it) of workload name; the JSON text follows
+ */
+struct api_update {
+	char			 name[ORCHD_NAME_MAX];
+	int32_t			 patch;
+	int32_t			 pad;
+};
+
+/* the parent's answer to IMSG_API_CREATE, _DELETE or _UPDATE */
 struct api_result {
 	int32_t			 status;	/* HTTP: 200, 201, 400, 409... */
 	char			 msg[CTL_MSG_MAX]; /* the error, if any */
@@ -1027,6 +1121,8 @@ struct workload_conf	*workload_pack(const struct workload_conf *);
 int			 workload_validate(const struct workload_conf *,
 			    char *, size_t);
 char			*workload_to_json(const struct workload_conf *);
+int			 workload_diff(const struct workload_conf *,
+			    const struct workload_conf *, char *, size_t);
 const char		*workload_pull_name(int);
 int			 workload_pull_parse(const char *);
 struct workload_conf	*workload_from_json(const char *, size_t, char *,
@@ -1034,6 +1130,7 @@ struct workload_conf	*workload_from_json(const char *, size_t, char *,
 uint16_t		 workload_upstream_port(const struct workload_conf *);
 int			 valid_network_name(const char *);
 int			 strlist_add(struct strlist *, const char *);
+int			 listen_split(const char *, char *, size_t, int *);
 void			 strlist_free(struct strlist *);
 
 /* common/filter.c: "ignore" rules, their patterns and networks */

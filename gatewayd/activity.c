@@ -8,6 +8,8 @@
  * What is not use is not counted: a request matching an "ignore" rule
  * (ignore.c) never begins here, and a tunnel with no byte either way for
  * its workload's tunnel idle timeout stops counting until its next byte.
+ * A connection to a workload's own TCP listener (tcp.c) is such a tunnel
+ * from its accept, in flight but not an upgraded one.
  */
 
 #include <string.h>
@@ -85,6 +87,8 @@ activity_begin(struct gw_conn *c)
 void
 activity_end(struct gw_conn *c)
 {
+	/* counted or not, it is no longer in flight to its instance */
+	instance_unbind(c);
 	if (!c->counted || c->wl == NULL)
 		return;
 	c->counted = 0;
@@ -111,13 +115,17 @@ activity_tunnel(struct gw_conn *c)
 		return;
 	if (c->tunnel_idle) {
 		c->tunnel_idle = 0;
-		c->counted = c->tunnel = 1;
+		c->counted = 1;
 		wl->inflight++;
-		wl->upgraded++;
+		if (c->tcp == NULL) {
+			c->tunnel = 1;
+			wl->upgraded++;
+		}
 		activity_touch(wl);
 		log_debug("%s: tunnel to %s in use again", c->peer, wl->name);
 	}
-	if (c->tunnel && wl->tunnel_idle > 0)
+	if ((c->tunnel || (c->tcp != NULL && c->counted)) &&
+	    wl->tunnel_idle > 0)
 		conn_timer(c, wl->tunnel_idle);
 }
 
@@ -132,12 +140,13 @@ activity_tunnel_idle(struct gw_conn *c)
 	struct gw_workload	*wl = c->wl;
 	time_t			 last;
 
-	if (wl == NULL || !c->counted || !c->tunnel)
+	if (wl == NULL || !c->counted || (!c->tunnel && c->tcp == NULL))
 		return;
+	if (c->tunnel)
+		wl->upgraded--;
 	c->counted = c->tunnel = 0;
 	c->tunnel_idle = 1;
 	wl->inflight--;
-	wl->upgraded--;
 	last = time(NULL) - wl->tunnel_idle;
 	if (last > wl->last_seen)
 		wl->last_seen = last;

@@ -5,6 +5,7 @@
  */
 
 #include <event.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,6 +30,10 @@ static const struct proc_handler gateway_handlers[] = {
 	    wake_recv_state },
 	{ IMSG_RT_DRAIN, sizeof(struct wl_ref), PROC_FROM(PROC_RUNTIME),
 	    wake_recv_drain },
+	{ IMSG_RT_ROUTE, sizeof(struct rt_route), PROC_FROM(PROC_RUNTIME),
+	    instance_recv_route },
+	{ IMSG_RT_HOLD, sizeof(struct wl_ref), PROC_FROM(PROC_RUNTIME),
+	    instance_recv_hold },
 	{ IMSG_RT_WAIT, sizeof(struct rt_wait), PROC_FROM(PROC_RUNTIME),
 	    wake_recv_wait },
 	/* the HTTP API: its settings, and the answers it asked for */
@@ -44,6 +49,8 @@ static const struct proc_handler gateway_handlers[] = {
 	/* the store's held writes, for GET /metrics (metrics.c) */
 	{ IMSG_ST_QUEUE, sizeof(struct st_queue_stats),
 	    PROC_FROM(PROC_STORE), metrics_recv_store },
+	/* the access log's pipe to the parent (accesslog.c) */
+	{ IMSG_CFG_ACCESSLOG, 0, PROC_FROM(PROC_PARENT), accesslog_recv_fd },
 };
 
 static void
@@ -51,21 +58,30 @@ gateway_apply(struct privsep *ps, struct cfg_generation *gen,
     struct cfg_generation *old)
 {
 	gw->conf = gen->global.gateway;
+	accesslog_apply(&gen->global);
 	ignore_apply(gen);
 	route_apply(gen);
 	listener_apply();
 	api_apply(gen);
 }
 
+/* a stop: the access log's lines still here go to the parent first */
+static void
+gateway_sigterm(int sig, short event, void *arg)
+{
+	accesslog_stop();
+	exit(0);
+}
+
 int
 main(int argc, char *argv[])
 {
-	extern char	**environ;
+	static struct event	 ev_term;
 
 	/* the parent's check of TLS keypairs, and nothing else */
 	if (argc > 1 && strcmp(argv[1], "-n") == 0)
 		tls_check_main(argc, argv);
-	setproctitle_init(argc, argv, environ);
+	proc_title_init(argc, argv);
 	RB_INIT(&gw->workloads);
 	RB_INIT(&gw->exact);
 	RB_INIT(&gw->suffix);
@@ -82,6 +98,8 @@ main(int argc, char *argv[])
 	cfg_set_apply(gateway_apply);
 	activity_init();
 	listener_init();
+	signal_set(&ev_term, SIGTERM, gateway_sigterm, NULL);
+	signal_add(&ev_term, NULL);
 	sandbox_enter(proc_name(PROC_GATEWAY), SB_GATEWAY);
 	event_dispatch();
 	return (0);

@@ -48,6 +48,9 @@ struct gw_wcounts {
 	uint64_t		 tx_bytes;	/* to clients, before TLS */
 	uint64_t		 dur_hist[METRICS_DUR_BOUNDS + 1];
 	double			 dur_sum;	/* seconds */
+	uint64_t		 tcp_accepted;	/* its own TCP listeners' */
+	uint64_t		 tcp_rx_bytes;
+	uint64_t		 tcp_tx_bytes;
 };
 
 struct gw_wmetrics {
@@ -78,6 +81,9 @@ void		 metrics_route(struct gw_conn *);
 void		 metrics_request_end(struct gw_conn *);
 void		 metrics_rx(struct gw_conn *, size_t);
 void		 metrics_tx(struct gw_conn *, size_t);
+void		 metrics_tcp_accept(struct gw_workload *);
+void		 metrics_tcp_rx(struct gw_workload *, size_t);
+void		 metrics_tcp_tx(struct gw_workload *, size_t);
 void		 metrics_recv_status(struct imsgev *, struct imsg *);
 void		 metrics_recv_memory(struct imsgev *, struct imsg *);
 

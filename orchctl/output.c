@@ -123,6 +123,8 @@ const struct output json_output = {
 	.tail = json_tail
 };
 
+/* show workloads: those running with an older definition, marked */
+static int			 drifted;
 /* pull: the last of its progress, which the OK sums up */
 static struct ctl_pull		 pull_last;
 static int			 pull_got;
@@ -404,7 +406,8 @@ reason_name(int32_t reason, int json)
 		[RT_REASON_DEPENDENCY] = { "dependency", "dependency" },
 		[RT_REASON_RESTART] = { "restart", "restart" },
 		[RT_REASON_UNHEALTHY] = { "unhealthy", "unhealthy" },
-		[RT_REASON_EXPIRED] = { "expired", "expired" }
+		[RT_REASON_EXPIRED] = { "expired", "expired" },
+		[RT_REASON_REPLACED] = { "replaced", "replaced" }
 	};
 
 	if (reason < 0 || (size_t)reason >= nitems(names))
@@ -455,8 +458,8 @@ show_head(const struct parse_result *res)
 		    "GENERATION");
 		break;
 	case SHOW_WORKLOADS:
-		table_start("lllllllll", "NAME", "STATE", "DRIVER", "WARM",
-		    "IDLE", "LAST SEEN", "BACKOFF", "HOSTS", "REASON");
+		table_start("llllllllll", "NAME", "STATE", "DRIVER", "WARM",
+		    "IDLE", "LAST SEEN", "BACKOFF", "HOSTS", "TCP", "REASON");
 		break;
 	case SHOW_STATS:
 		table_start("lrrrrrrr", "NAME", "WAKES", "FAILED", "MEDIAN",
@@ -486,16 +489,23 @@ static void
 show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 {
 	char	 idle[48], seen[32], t[32], ago[48], buf[96], left[32];
-	char	 why[sizeof(cw->msg) + 32];
+	char	 why[sizeof(cw->msg) + 32], state[32];
+	char	 drift[sizeof(cw->drift) + 64];
 
 	if (res->action == SHOW_WORKLOADS) {
-		table_row(cw->name,
-		    workload_state_name(cw->state), driver_name(cw->driver),
+		/* "running*": its definition changed since it started */
+		(void)snprintf(state, sizeof(state), "%s%s",
+		    workload_state_name(cw->state), cw->drift[0] != '\0' ?
+		    "*" : "");
+		if (cw->drift[0] != '\0')
+			drifted++;
+		table_row(cw->name, state, driver_name(cw->driver),
 		    cw->keep_warm ? "yes" : "no",
 		    fmt_idle(cw, 0, idle, sizeof(idle)),
 		    fmt_ago(cw->last_seen, seen, sizeof(seen)),
 		    fmt_left(cw->backoff_until, left, sizeof(left)),
 		    cw->hosts[0] != '\0' ? cw->hosts : "-",
+		    cw->listens[0] != '\0' ? cw->listens : "-",
 		    fmt_failure(cw, why, sizeof(why)));
 		return;
 	}
@@ -509,6 +519,8 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	printf(DETAIL_FMT, "driver:", driver_name(cw->driver));
 	printf(DETAIL_FMT, "source:", source_name(cw->source));
 	printf(DETAIL_FMT, "hosts:", cw->hosts[0] != '\0' ? cw->hosts : "-");
+	if (cw->listens[0] != '\0')
+		printf(DETAIL_FMT, "listen on:", cw->listens);
 	printf(DETAIL_FMT, "keep warm:", cw->keep_warm ? "yes" : "no");
 	printf(DETAIL_FMT, "idle timeout:", fmt_idle(cw, 1, idle,
 	    sizeof(idle)));
@@ -527,6 +539,11 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 		    fmt_time(cw->started_at, t, sizeof(t)),
 		    fmt_ago(cw->started_at, ago, sizeof(ago)));
 		printf(DETAIL_FMT, "started at:", buf);
+	}
+	if (cw->drift[0] != '\0') {
+		(void)snprintf(drift, sizeof(drift), "%s changed since it "
+		    "started", cw->drift);
+		printf(DETAIL_FMT, "drift:", drift);
 	}
 	(void)snprintf(buf, sizeof(buf), "%" PRIu64, cw->wakes);
 	printf(DETAIL_FMT, "wakes:", buf);
@@ -791,6 +808,9 @@ show_result(const struct parse_result *res)
 	case SUSPEND:
 		printf("%s is asleep\n", res->name);
 		break;
+	case RESTART:
+		printf("%s is running again\n", res->name);
+		break;
 	case KEEPWARM:
 		printf("keep warm %s for %s\n", res->onoff ? "on" : "off",
 		    res->name);
@@ -837,6 +857,10 @@ show_tail(const struct parse_result *res)
 	if (res->action == SHOW_HISTORY && table.ncols == 0)
 		printf("no transitions recorded\n");
 	table_print();
+	if (res->action == SHOW_WORKLOADS && drifted > 0)
+		printf("\n* runs with an older definition: orchctl show "
+		    "workload NAME says what changed, orchctl restart NAME "
+		    "applies it\n");
 	if (res->action == SHOW_SUMMARY && store_queue_got)
 		printf("\ndatabase: %" PRIu64 " writes held (%" PRIu64
 		    " bytes), %" PRIu64 " held in all, %" PRIu64 " retries, %"
@@ -917,25 +941,31 @@ json_summary_tail(json_t *a)
 static void
 json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 {
-	json_t	*o, *hosts;
-	char	 buf[sizeof(cw->hosts)], *h, *p;
+	json_t	*o, *hosts, *drift, *listens;
+	char	 buf[sizeof(cw->hosts)], dbuf[sizeof(cw->drift)], *h, *p;
 
-	if ((hosts = json_array()) == NULL)
+	if ((hosts = json_array()) == NULL ||
+	    (listens = json_array()) == NULL)
 		errx(1, "out of memory");
 	strlcpy(buf, cw->hosts, sizeof(buf));
 	for (p = buf; (h = strsep(&p, ",")) != NULL;)
 		if (*h != '\0')
 			json_add(hosts, json_string(h));
+	strlcpy(buf, cw->listens, sizeof(buf));
+	for (p = buf; (h = strsep(&p, ",")) != NULL;)
+		if (*h != '\0')
+			json_add(listens, json_string(h));
 
 	/* idle_timeout: what the reaper goes by, 0 for never */
-	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:b, s:I, s:b, s:o, "
-	    "s:o, s:I, s:o, s:o}",
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:b, s:I, s:b, "
+	    "s:o, s:o, s:I, s:o, s:o}",
 	    "name", cw->name,
 	    "state", workload_state_name(cw->state),
 	    "reason", reason_name(cw->reason, 1),
 	    "driver", driver_name(cw->driver),
 	    "source", source_name(cw->source),
 	    "hosts", hosts,
+	    "listen", listens,
 	    "keep_warm", cw->keep_warm != 0,
 	    "idle_timeout", (json_int_t)cw->idle_effective,
 	    "idle_timeout_global", cw->idle_timeout < 0,
@@ -948,6 +978,16 @@ json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	    json_time(cw->backoff_until) : json_null());
 	if (o == NULL)
 		errx(1, "cannot build the JSON reply");
+	/* what changed since it started: ["command", "port"], or [] */
+	if ((drift = json_array()) == NULL ||
+	    json_object_set_new(o, "drift", drift) == -1)
+		errx(1, "cannot build the JSON reply");
+	strlcpy(dbuf, cw->drift, sizeof(dbuf));
+	for (p = dbuf; (h = strsep(&p, ",")) != NULL;) {
+		h += strspn(h, " ");
+		if (*h != '\0')
+			json_add(drift, json_string(h));
+	}
 	if (res->action != SHOW_WORKLOAD) {
 		json_add(json_items, o);
 		return;
@@ -1082,9 +1122,10 @@ json_result(const struct parse_result *res)
 		break;
 	case WAKE:
 	case SUSPEND:
+	case RESTART:
 		o = json_pack("{s:s, s:s, s:s}", "result", "ok",
 		    "name", res->name,
-		    "state", res->action == WAKE ? "running" : "asleep");
+		    "state", res->action != SUSPEND ? "running" : "asleep");
 		break;
 	case KEEPWARM:
 		o = json_pack("{s:s, s:s, s:b}", "result", "ok",

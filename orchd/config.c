@@ -319,12 +319,16 @@ config_send(struct orchd *env)
 	gs.gateway = env->conf->gateway;
 	gs.tunnel_idle = env->conf->tunnel_idle;
 	gs.server_timing = env->conf->server_timing;
+	gs.on_change = env->conf->on_change;
 	gs.health_interval = env->conf->health_interval;
 	gs.health_timeout = env->conf->health_timeout;
 	gs.health_failures = env->conf->health_failures;
 	gs.pull = env->conf->pull;
 	gs.pull_timeout = env->conf->pull_timeout;
 	gs.expire_after = env->conf->expire_after;
+	gs.access_log = env->conf->access_log != NULL ||
+	    env->conf->access_log_syslog;
+	gs.access_log_format = env->conf->access_log_format;
 	if (env->conf->instance[0] != '\0')
 		strlcpy(gs.instance, env->conf->instance, sizeof(gs.instance));
 	else if (instance_name_default(gs.instance,
@@ -345,6 +349,7 @@ config_send(struct orchd *env)
 	}
 	config_ignores_send(env);
 	listeners_send(env);
+	accesslog_send(env);
 	config_tls_send(env);
 	api_config_send(env);
 	regauth_send(env);

@@ -227,8 +227,10 @@ static void	 pool_free(void);
 static int	 set_string(char **, char *, const char *);
 static int	 host_add(const char *);
 static int	 api_host_add(const char *);
-static int	 listener_add(const char *, int64_t, int, char *, char *);
+static int	 listener_add(const char *, int64_t, int, char *, char *,
+		    const char *);
 static int	 listener_http2(int);
+static int	 wl_listen_add(const char *, int64_t);
 static int	 gw_timeout(int64_t *, int64_t, const char *, int);
 static int	 gw_limit(int64_t *, int64_t, const char *);
 static int	 health_set(int64_t *, int64_t, const char *, int64_t,
@@ -276,6 +278,7 @@ static void	 instance_check(const struct orchd_conf *);
 %token	TIMEOUT TLS TRUSTED UIDS UPSTREAM USER VOLUME WAKE WARM WORKLOAD
 %token	AGENT ANSWER FROM IGNORE SERVER TIMING TUNNEL
 %token	BUSY FAIL
+%token	CHANGE NEXT RESTART
 %token	PUBLISH
 %token	AUTH PULL REGISTRY
 %token	CONSTRAINT REPLICAS SWARM
@@ -283,11 +286,12 @@ static void	 instance_check(const struct orchd_conf *);
 %token	HTTP2 KNOWLEDGE PRIOR STREAMS
 %token	INSTANCE NAME
 %token	ERROR
+%token	ACCESS FORMAT SIZE
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
 %type	<v.number>	duration size port
-%type	<v.number>	ignorekind answer onoff
+%type	<v.number>	ignorekind answer onoff onchange
 %type	<v.tls>		tlsopt
 %type	<v.number>	h2opt
 %%
@@ -420,6 +424,10 @@ onoff		: ON				{ $$ = 1; }
 		}
 		;
 
+onchange	: RESTART			{ $$ = ON_CHANGE_RESTART; }
+		| NEXT WAKE			{ $$ = ON_CHANGE_NEXT_WAKE; }
+		;
+
 tlsopt		: /* empty */			{
 			$$.cert = $$.key = NULL;
 		}
@@ -469,6 +477,48 @@ main		: USER STRING			{
 			if (set_string(&conf->logdir, $3,
 			    "log directory") == -1)
 				YYERROR;
+		}
+		| ACCESS LOG STRING		{
+			if (conf->access_log != NULL ||
+			    conf->access_log_syslog) {
+				yyerror("access log already set");
+				YYERROR;
+			}
+			if (strcmp($3, "syslog") == 0)
+				conf->access_log_syslog = 1;
+			else if ($3[0] != '/') {
+				yyerror("access log \"%s\": an absolute path "
+				    "or syslog", $3);
+				YYERROR;
+			} else if (set_string(&conf->access_log, $3,
+			    "access log") == -1)
+				YYERROR;
+		}
+		| ACCESS LOG FORMAT STRING	{
+			if (conf->access_log_format != -1) {
+				yyerror("access log format already set");
+				YYERROR;
+			}
+			if (strcmp($4, "combined") == 0)
+				conf->access_log_format = ACCESS_LOG_COMBINED;
+			else if (strcmp($4, "json") == 0)
+				conf->access_log_format = ACCESS_LOG_JSON;
+			else {
+				yyerror("unknown access log format \"%s\": "
+				    "combined or json", $4);
+				YYERROR;
+			}
+		}
+		| LOG MAXCONN SIZE size		{
+			if (conf->log_max_size != -1) {
+				yyerror("log max size already set");
+				YYERROR;
+			}
+			if ($4 == 0) {
+				yyerror("log max size must be positive");
+				YYERROR;
+			}
+			conf->log_max_size = $4;
 		}
 		| DOCKER SOCKET STRING		{
 			if (set_string(&conf->docker_socket, $3,
@@ -523,13 +573,13 @@ main		: USER STRING			{
 				YYERROR;
 		}
 		| LISTEN ON STRING PORT port tlsopt h2opt	{
-			if (listener_add($3, $5, 0, $6.cert, $6.key) == -1 ||
-			    listener_http2($7) == -1)
+			if (listener_add($3, $5, 0, $6.cert, $6.key,
+			    NULL) == -1 || listener_http2($7) == -1)
 				YYERROR;
 		}
 		| API LISTEN ON STRING PORT port tlsopt h2opt	{
-			if (listener_add($4, $6, 1, $7.cert, $7.key) == -1 ||
-			    listener_http2($8) == -1)
+			if (listener_add($4, $6, 1, $7.cert, $7.key,
+			    NULL) == -1 || listener_http2($8) == -1)
 				YYERROR;
 		}
 		| HTTP2 MAXCONN STREAMS NUMBER	{
@@ -620,6 +670,13 @@ main		: USER STRING			{
 				YYERROR;
 			}
 			conf->server_timing = $3;
+		}
+		| ON CHANGE onchange		{
+			if (conf->on_change != -1) {
+				yyerror("on change already set");
+				YYERROR;
+			}
+			conf->on_change = $3;
 		}
 		| PULL STRING			{
 			if (pull_set(&conf->pull, $2) == -1)
@@ -1078,6 +1135,13 @@ wlopt		: HOST STRING			{
 			}
 			wl->server_timing = $3;
 		}
+		| ON CHANGE onchange		{
+			if (wl->on_change != -1) {
+				yyerror("on change already set");
+				YYERROR;
+			}
+			wl->on_change = $3;
+		}
 		| PULL STRING			{
 			if (pull_set(&wl->pull, $2) == -1)
 				YYERROR;
@@ -1104,6 +1168,10 @@ wlopt		: HOST STRING			{
 				YYERROR;
 			}
 			wl->upstream_h2c = 1;
+		}
+		| LISTEN ON STRING PORT port	{
+			if (wl_listen_add($3, $5) == -1)
+				YYERROR;
 		}
 		;
 
@@ -1239,6 +1307,7 @@ lookup(const char *s, const char **near)
 {
 	/* this has to be sorted always */
 	static const struct keyword keywords[] = {
+		{ "access",		ACCESS },
 		{ "address",		ADDRESS },
 		{ "after",		AFTER },
 		{ "agent",		AGENT },
@@ -1250,6 +1319,7 @@ lookup(const char *s, const char **near)
 		{ "bridge",		BRIDGE },
 		{ "busy",		BUSY },
 		{ "certificate",	CERTIFICATE },
+		{ "change",		CHANGE },
 		{ "chroot",		CHROOT },
 		{ "command",		COMMAND },
 		{ "connect",		CONNECT },
@@ -1265,6 +1335,7 @@ lookup(const char *s, const char **near)
 		{ "fail",		FAIL },
 		{ "failures",		FAILURES },
 		{ "file",		FILENAME },
+		{ "format",		FORMAT },
 		{ "from",		FROM },
 		{ "header",		HEADER },
 		{ "health",		HEALTH },
@@ -1289,6 +1360,7 @@ lookup(const char *s, const char **near)
 		{ "metrics",		METRICS },
 		{ "name",		NAME },
 		{ "network",		NETWORK },
+		{ "next",		NEXT },
 		{ "on",			ON },
 		{ "path",		PATH },
 		{ "per",		PER },
@@ -1303,9 +1375,11 @@ lookup(const char *s, const char **near)
 		{ "reaper",		REAPER },
 		{ "registry",		REGISTRY },
 		{ "replicas",		REPLICAS },
+		{ "restart",		RESTART },
 		{ "runtime",		RUNTIME },
 		{ "server",		SERVER },
 		{ "signal",		SIGNAL },
+		{ "size",		SIZE },
 		{ "socket",		SOCKET },
 		{ "stop",		STOP },
 		{ "streams",		STREAMS },
@@ -2198,10 +2272,24 @@ listener_overlaps(const struct listener_conf *a,
 	    sizeof(a6->sin6_addr)) == 0);
 }
 
+/* whose a listener is, for an error: "", "api " or "workload \"db\"'s " */
+static const char *
+listener_whose(const struct listener_conf *l, char *buf, size_t len)
+{
+	if (l->workload[0] != '\0')
+		(void)snprintf(buf, len, "workload \"%s\"'s ", l->workload);
+	else
+		(void)strlcpy(buf, l->api ? "api " : "", len);
+	return (buf);
+}
+
+/* workload: a workload's raw TCP listener, NULL for the gateway's */
 static int
-listener_add(const char *name, int64_t port, int api, char *cert, char *key)
+listener_add(const char *name, int64_t port, int api, char *cert, char *key,
+    const char *workload)
 {
 	struct listener_conf	*l, *o;
+	char			 whose[ORCHD_NAME_MAX + 16];
 
 	if ((l = calloc(1, sizeof(*l))) == NULL) {
 		yyerror("out of memory");
@@ -2209,6 +2297,8 @@ listener_add(const char *name, int64_t port, int api, char *cert, char *key)
 	}
 	l->fd = -1;
 	l->api = api;
+	if (workload != NULL)
+		(void)strlcpy(l->workload, workload, sizeof(l->workload));
 	if (strlcpy(l->name, name, sizeof(l->name)) >= sizeof(l->name) ||
 	    address_parse(name, port, &l->ss, &l->sslen) == -1) {
 		yyerror("invalid listen address \"%s\": a numeric IPv4 or "
@@ -2224,8 +2314,8 @@ listener_add(const char *name, int64_t port, int api, char *cert, char *key)
 	TAILQ_FOREACH(o, &conf->listeners, entry)
 		if (listener_overlaps(l, o)) {
 			yyerror("listen on %s port %lld: overlaps %slisten on "
-			    "%s", name, (long long)port, o->api ? "api " : "",
-			    o->name);
+			    "%s", name, (long long)port, listener_whose(o,
+			    whose, sizeof(whose)), o->name);
 			free(l);
 			return (-1);
 		}
@@ -2237,6 +2327,39 @@ listener_add(const char *name, int64_t port, int api, char *cert, char *key)
 		l->tls_key = keep(key);
 	}
 	TAILQ_INSERT_TAIL(&conf->listeners, l, entry);
+	return (0);
+}
+
+/*
+ * "listen on ADDRESS port N" in a workload block: a raw TCP listener of
+ * its own, bound by the parent with the gateway's and checked against
+ * them and every workload's port alike.  The workload keeps it as
+ * "ADDRESS:PORT" (an IPv6 address in brackets), for its JSON form.
+ */
+static int
+wl_listen_add(const char *name, int64_t port)
+{
+	struct strentry	*e;
+	char		 buf[ORCHD_HOST_MAX + 16];
+	int		 n = 0, bracket;
+
+	TAILQ_FOREACH(e, &wl->listens, entry)
+		n++;
+	if (n >= ORCHD_LISTEN_MAX) {
+		yyerror("more than %d listen on in a workload",
+		    ORCHD_LISTEN_MAX);
+		return (-1);
+	}
+	if (listener_add(name, port, 0, NULL, NULL, wl->name) == -1)
+		return (-1);
+	bracket = strchr(name, ':') != NULL && name[0] != '[';
+	n = snprintf(buf, sizeof(buf), "%s%s%s:%lld", bracket ? "[" : "",
+	    name, bracket ? "]" : "", (long long)port);
+	if (n < 0 || (size_t)n >= sizeof(buf) ||
+	    strlist_add(&wl->listens, buf) == -1) {
+		yyerror("out of memory");
+		return (-1);
+	}
 	return (0);
 }
 
@@ -3055,6 +3178,7 @@ portchecks_run(const struct orchd_conf *c)
 {
 	struct portcheck	*pc, *first;
 	struct listener_conf	 wlc, *l;
+	char			 whose[ORCHD_NAME_MAX + 16];
 	int			 nlisten = 0;
 	size_t			 i;
 
@@ -3077,17 +3201,18 @@ portchecks_run(const struct orchd_conf *c)
 		TAILQ_FOREACH(l, &c->listeners, entry)
 			if (listener_overlaps(&wlc, l)) {
 				check_error(pc->file, pc->lineno, "workload "
-				    "\"%s\": address %s port %d is the "
-				    "gateway's %slisten on %s", pc->wl->name,
-				    pc->wl->address,
+				    "\"%s\": address %s port %d is %s%slisten "
+				    "on %s", pc->wl->name, pc->wl->address,
 				    workload_upstream_port(pc->wl),
-				    l->api ? "api " : "", l->name);
+				    l->workload[0] != '\0' ? "" :
+				    "the gateway's ", listener_whose(l, whose,
+				    sizeof(whose)), l->name);
 				break;
 			}
 	}
 	if (c != NULL && parse_host_checks != PARSE_HOST_NONE) {
 		TAILQ_FOREACH(l, &c->listeners, entry)
-			if (!l->api)
+			if (!l->api && l->workload[0] == '\0')
 				nlisten++;
 		if (nlisten == 0)
 			log_warnx("%s: warning: no \"listen on\": the gateway "
@@ -3262,7 +3387,7 @@ parse_config(const char *filename, int verbose)
 	TAILQ_INIT(&c->api_allow_volumes);
 	TAILQ_INIT(&c->api_allow_networks);
 	TAILQ_INIT(&c->ignores);
-	c->tunnel_idle = c->server_timing = -1;
+	c->tunnel_idle = c->server_timing = c->on_change = -1;
 	c->pull = -1;
 	c->pull_timeout = -1;
 	c->expire_after = -1;
@@ -3274,6 +3399,8 @@ parse_config(const char *filename, int verbose)
 	c->gateway.max_conns = c->gateway.max_conns_addr = -1;
 	c->gateway.prefork = -1;
 	c->gateway.h2_max_streams = -1;
+	c->access_log_format = -1;
+	c->log_max_size = -1;
 	c->wl_uid_low = ORCHD_WL_UID_LOW;
 	c->wl_uid_high = ORCHD_WL_UID_HIGH;
 	if ((c->conffile = strdup(filename)) == NULL) {
@@ -3366,6 +3493,13 @@ parse_config(const char *filename, int verbose)
 	/* API workloads live until deleted, unless told otherwise */
 	if (c->expire_after == -1)
 		c->expire_after = 0;
+	if (c->access_log_format == -1)
+		c->access_log_format = ACCESS_LOG_COMBINED;
+	if (c->log_max_size == -1)
+		c->log_max_size = 0;
+	/* a running workload keeps its definition until its next start */
+	if (c->on_change == -1)
+		c->on_change = ON_CHANGE_NEXT_WAKE;
 	return (c);
 }
 
@@ -3410,6 +3544,7 @@ free_config(struct orchd_conf *c)
 	free(c->logdir);
 	free(c->docker_socket);
 	free(c->wl_dir);
+	free(c->access_log);
 	free(c->api_key_file);
 	freezero(c->api_key, c->api_key_len);
 	free(c->regauth_file);

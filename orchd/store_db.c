@@ -1020,8 +1020,9 @@ store_db_state(struct store_db *sdb, const struct rt_state *rs)
 		(void)tx_rollback(sdb);
 		return (r);
 	}
-	/* told again what we know: nothing happened */
-	if (row.state == (enum workload_state)rs->state)
+	/* told again what we know: nothing happened, but a replacement */
+	if (row.state == (enum workload_state)rs->state &&
+	    rs->reason != RT_REASON_REPLACED)
 		return (tx_commit(sdb) == -1 ? tx_rollback(sdb) : 1);
 	if (counters_add(sdb, rs, &row, t_ms, &wake_ms) == -1 ||
 	    transition_add(sdb, rs, &row, t_ms, wake_ms) == -1 ||
@@ -1098,12 +1099,12 @@ definition(sqlite3_stmt *s, int col)
 }
 
 static void
-hosts_join(const struct workload_conf *wc, char *buf, size_t len)
+hosts_join(const struct strlist *l, char *buf, size_t len)
 {
 	const struct strentry	*e;
 
 	buf[0] = '\0';
-	TAILQ_FOREACH(e, &wc->hosts, entry) {
+	TAILQ_FOREACH(e, l, entry) {
 		if (buf[0] != '\0')
 			strlcat(buf, ",", len);
 		strlcat(buf, e->str, len);
@@ -1124,7 +1125,8 @@ workload_fill(sqlite3_stmt *s, struct ctl_workload *cw)
 		cw->driver = wc->driver;
 		cw->keep_warm = wc->keep_warm;
 		cw->idle_timeout = wc->idle_timeout;
-		hosts_join(wc, cw->hosts, sizeof(cw->hosts));
+		hosts_join(&wc->hosts, cw->hosts, sizeof(cw->hosts));
+		hosts_join(&wc->listens, cw->listens, sizeof(cw->listens));
 		workload_free(wc);
 	}
 	if (sqlite3_column_type(s, 3) != SQLITE_NULL)

@@ -422,9 +422,8 @@ reaper_apply(struct privsep *ps, struct cfg_generation *gen,
 int
 main(int argc, char *argv[])
 {
-	extern char	**environ;
 
-	setproctitle_init(argc, argv, environ);
+	proc_title_init(argc, argv);
 	child_start(&reaper_ps, argc, argv, PROC_REAPER, reaper_handlers,
 	    nitems(reaper_handlers), PRIVDROP_NONET);
 	cfg_set_apply(reaper_apply);

@@ -26,7 +26,9 @@
  * one call at a time: start, stop, the check that follows an exit the
  * events stream reported (or a connection a gateway found refused), the
  * look at a container started outside orchd, or the adoption of a
- * container found at start.
+ * container found at start.  An adopted container's hash label is kept
+ * while it runs: all runtimed knows of the definition it was made from,
+ * for its drift (docker_drift()).
  * A stop asked for during a start waits for the call in flight, then
  * stops whatever it started.  Errors from the daemon, or no daemon,
  * fail the wake with the daemon's message; nothing here blocks, and the
@@ -93,6 +95,8 @@ struct rt_docker {
 	struct st_restore	 restore;	/* the store's, held */
 	json_t			*spec;		/* to create */
 	char			 hash[DK_HASH_MAX];
+	char			 run_hash[DK_HASH_MAX]; /* adopted running:
+						   its label; "" none */
 	int64_t			 stop_timeout;	/* of the definition it
 						   was started with */
 	struct dk_netwait	*netwait;	/* STEP_NETWORK */
@@ -313,6 +317,7 @@ docker_start(struct rt_workload *wl, char *msg, size_t len)
 		return (-1);
 	}
 	dk->op = OP_START;
+	dk->run_hash[0] = '\0';
 	dk->stop_wanted = 0;
 	dk->died = 0;
 	dk->oom = dk->killsig = dk->removed = dk->start_seen = 0;
@@ -662,6 +667,7 @@ dk_stop_done(struct rt_docker *dk)
 {
 	dk->op = OP_NONE;
 	dk->running = 0;
+	dk->run_hash[0] = '\0';
 	lifecycle_exited(dk->wl, 0);
 }
 
@@ -1262,8 +1268,8 @@ dk_adopt_step(struct rt_docker *dk, const struct dk_resp *r)
 	pending = dk->restore_pending;
 	dk->restore_pending = 0;
 	if (r->status == 200) {
-		if (dk_inspected(dk, r, &running, NULL, 0, err,
-		    sizeof(err)) == -1)
+		if (dk_inspected(dk, r, &running, dk->run_hash,
+		    sizeof(dk->run_hash), err, sizeof(err)) == -1)
 			log_warnx("workload %s: %s", wl->name, err);
 		else {
 			dk->running = running;
@@ -1279,6 +1285,33 @@ dk_adopt_step(struct rt_docker *dk, const struct dk_resp *r)
 		return;
 	if (pending)
 		lifecycle_restore(&dk->restore);
+}
+
+/*
+ * Does the definition make another container than the adopted one that
+ * runs?  1 if so (its hash differs, or it is no container any more), 0
+ * if not, -1 if that is not known: no container adopted runs.
+ */
+int
+docker_drift(struct rt_workload *wl)
+{
+	struct rt_docker	*dk = wl->docker;
+	json_t			*spec;
+	char			 hash[DK_HASH_MAX], err[RT_MSG_MAX];
+	int			 r;
+
+	if (dk == NULL || dk->run_hash[0] == '\0' || !dk->running ||
+	    wl->conf == NULL)
+		return (-1);
+	if (wl->conf->driver != DRIVER_DOCKER)
+		return (1);
+	if ((spec = dk_spec(wl->conf, err, sizeof(err))) == NULL)
+		return (-1);
+	r = dk_spec_hash(spec, hash, sizeof(hash));
+	json_decref(spec);
+	if (r == -1)
+		return (-1);
+	return (strcmp(hash, dk->run_hash) != 0);
 }
 
 /* every answer comes here, and goes to the operation's step */

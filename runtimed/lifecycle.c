@@ -29,6 +29,13 @@
  * starts it, only the operator does (backoff.h has the numbers).  Every
  * state message says how long the backoff has left, so that the gateway
  * answers 503 itself without asking.
+ *
+ * A running workload whose definition changed is replaced at once when
+ * its "on change" says restart (replace.c decides how), and orchctl
+ * restart replaces it with the definition it has: in place, the gateways
+ * hold its new requests and say when those in flight are done
+ * (IMSG_RT_HOLD, IMSG_GW_HELD), then it stops and starts again, the held
+ * requests waiting on that start as on any wake.
  */
 
 #include <sys/types.h>
@@ -53,7 +60,12 @@ static void	deps_notify(struct rt_workload *, enum rt_reason,
 		    const char *);
 static void	wake_failed(struct rt_workload *);
 static void	restart_schedule(struct rt_workload *, int64_t);
+static void	wake_queue(struct rt_workload *, enum rt_reason,
+		    const struct wake_cause *);
 static void	wait_send(struct rt_workload *, int64_t);
+
+/* in place: at most this long for the requests in flight to end */
+#define RT_HOLD_WAIT		30	/* seconds */
 
 static int
 rt_workload_cmp(struct rt_workload *a, struct rt_workload *b)
@@ -82,7 +94,8 @@ reason_name(enum rt_reason reason)
 		[RT_REASON_DEPENDENCY] = "dependency",
 		[RT_REASON_RESTART] = "restart",
 		[RT_REASON_UNHEALTHY] = "unhealthy",
-		[RT_REASON_EXPIRED] = "expired"
+		[RT_REASON_EXPIRED] = "expired",
+		[RT_REASON_REPLACED] = "replaced"
 	};
 
 	if ((unsigned int)reason >= nitems(names) || names[reason] == NULL)
@@ -176,6 +189,9 @@ state_set(struct rt_workload *wl, enum workload_state state,
 		    ": " : "", msg != NULL ? msg : "");
 	wl->state = state;
 	since_now(wl);
+	/* nothing runs: nothing drifts */
+	if (state == WL_ASLEEP || state == WL_FAILED)
+		drift_ended(wl);
 	/* a DRAINED still on its way answers a question no longer asked */
 	wl->draining = 0;
 	/* and so would a busy path's answer: a new stretch begins */
@@ -217,8 +233,8 @@ driver_get(enum workload_driver driver)
 }
 
 /* the workload's own, else the global one; -1 means "not set" */
-static int64_t
-wake_timeout(const struct rt_workload *wl)
+int64_t
+lifecycle_wake_timeout(const struct rt_workload *wl)
 {
 	if (wl->conf != NULL && wl->conf->wake_timeout > 0)
 		return (wl->conf->wake_timeout);
@@ -237,7 +253,7 @@ wake_timer_fired(int fd, short event, void *arg)
 		return;
 	ready_stop(wl);
 	snprintf(msg, sizeof(msg), "not ready after %llds",
-	    (long long)wake_timeout(wl));
+	    (long long)lifecycle_wake_timeout(wl));
 	wake_failed(wl);
 	state_set(wl, WL_FAILED, RT_REASON_WAKE_TIMEOUT, msg);
 	/* half started is not started: it must not linger */
@@ -251,7 +267,7 @@ wake_timer_arm(struct rt_workload *wl)
 	struct timeval	 tv;
 
 	timerclear(&tv);
-	tv.tv_sec = wake_timeout(wl);
+	tv.tv_sec = lifecycle_wake_timeout(wl);
 	timer_arm(&wl->wake_timer, wake_timer_fired, wl, &tv);
 }
 
@@ -358,6 +374,13 @@ lc_run(struct rt_workload *wl)
 		return;
 	}
 	msg[0] = '\0';
+	drift_started(wl);
+	/* where this instance listens: checks and the gateways go there */
+	if (lifecycle_address(wl->conf, &wl->addr, &wl->addrlen) == -1)
+		log_warnx("workload %s: bad address %s", wl->name,
+		    wl->conf->address);
+	else
+		route_send(wl, 0);
 	if (wl->drv->start(wl, msg, sizeof(msg)) == -1)
 		lc_fail(wl, RT_REASON_START_FAILED, msg);
 }
@@ -579,8 +602,11 @@ lc_free(struct rt_workload *wl)
 	live_stop(wl);
 	timer_disarm(&wl->wake_timer);
 	timer_disarm(&wl->restart_timer);
+	timer_disarm(&wl->hold_timer);
+	replace_clear(wl);
 	process_clear(wl);
 	docker_clear(wl);
+	drift_ended(wl);
 	swarm_clear(wl);
 	RB_REMOVE(rt_workloads, &rt->workloads, wl);
 	free(wl->dependents);
@@ -593,6 +619,8 @@ static void
 lc_stopped(struct rt_workload *wl)
 {
 	wl->stopping = 0;
+	wl->holding = 0;
+	timer_disarm(&wl->hold_timer);
 	if (wl->state == WL_SUSPENDING)
 		state_set(wl, WL_ASLEEP, wl->stop_reason, NULL);
 	if (wl->conf == NULL) {
@@ -769,6 +797,10 @@ lifecycle_suspend(const char *name, enum rt_reason reason)
 	}
 	if (wl->state != WL_RUNNING || lifecycle_keep_warm(wl))
 		return (-1);
+	if (replace_starting(wl)) {
+		log_debug("workload %s: being replaced, not suspended", name);
+		return (-1);
+	}
 	if (lifecycle_dependent_up(wl) != NULL) {
 		log_debug("workload %s: one that depends on it is up, not "
 		    "suspended", name);
@@ -826,7 +858,7 @@ lifecycle_drained(const char *name, int idle)
 		control_refused(wl, "it is kept warm");
 		return;
 	}
-	if (busy) {
+	if (busy || replace_starting(wl)) {
 		log_debug("workload %s: busy again, not suspended", name);
 		state_repeat(wl);
 		control_refused(wl, "it has requests in flight");
@@ -918,6 +950,10 @@ lifecycle_restore_done(void)
 void
 lifecycle_started(struct rt_workload *wl)
 {
+	if (replace_starting(wl)) {
+		replace_started(wl);
+		return;
+	}
 	if (wl->state == WL_WAKING && !wl->stopping)
 		ready_start(wl);
 }
@@ -925,6 +961,10 @@ lifecycle_started(struct rt_workload *wl)
 void
 lifecycle_start_failed(struct rt_workload *wl, const char *msg)
 {
+	if (replace_starting(wl)) {
+		replace_gone(wl, msg);
+		return;
+	}
 	if (wl->stopping) {
 		lc_stopped(wl);
 		return;
@@ -967,18 +1007,24 @@ lifecycle_pulled(struct rt_workload *wl)
 	if (wl->state != WL_WAKING || wl->stopping)
 		return;
 	wake_timer_arm(wl);
-	wait_send(wl, wake_timeout(wl));
+	wait_send(wl, lifecycle_wake_timeout(wl));
 }
 
 void
 lifecycle_ready(struct rt_workload *wl)
 {
+	if (replace_starting(wl)) {
+		replace_ready(wl);
+		return;
+	}
 	if (wl->state != WL_WAKING)
 		return;
 	timer_disarm(&wl->wake_timer);
 	backoff_succeeded(&wl->backoff);
 	wl->running_ms = monotime_ms();
 	state_set(wl, WL_RUNNING, RT_REASON_READY, NULL);
+	/* started as a change came: replaced at once if it says so */
+	lifecycle_changed(wl);
 }
 
 /*
@@ -1015,6 +1061,9 @@ lifecycle_adopted(struct rt_workload *wl, const struct rt_driver *drv,
 	/* it runs: so must what it depends on */
 	if (!TAILQ_EMPTY(&wl->conf->depends))
 		deps_up(wl);
+	/* made from an older definition, perhaps */
+	drift_update(wl);
+	lifecycle_changed(wl);
 	return (0);
 }
 
@@ -1036,6 +1085,14 @@ lifecycle_ended(struct rt_workload *wl, int status, enum rt_reason reason,
 	char	 msg[RT_MSG_MAX];
 
 	ready_stop(wl);
+	if (replace_starting(wl)) {
+		if (why != NULL)
+			strlcpy(msg, why, sizeof(msg));
+		else
+			exit_msg(status, msg, sizeof(msg));
+		replace_gone(wl, msg);
+		return;
+	}
 	if (wl->stopping || wl->state == WL_SUSPENDING) {
 		lc_stopped(wl);
 		return;
@@ -1131,27 +1188,153 @@ lifecycle_checked(struct rt_workload *wl)
  * A new configuration.
  */
 
-static int
-wl_address(struct rt_workload *wl, const struct workload_conf *conf)
+/* where conf says its instance listens */
+int
+lifecycle_address(const struct workload_conf *conf, union wl_addr *addr,
+    socklen_t *len)
 {
-	struct sockaddr_in	*sin = (struct sockaddr_in *)&wl->addr;
-	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&wl->addr;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)addr;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)addr;
 
-	memset(&wl->addr, 0, sizeof(wl->addr));
+	memset(addr, 0, sizeof(*addr));
 	if (inet_pton(AF_INET, conf->address, &sin->sin_addr) == 1) {
 		sin->sin_family = AF_INET;
 		sin->sin_port = htons(workload_upstream_port(conf));
-		wl->addrlen = sizeof(*sin);
+		*len = sizeof(*sin);
 		return (0);
 	}
 	if (inet_pton(AF_INET6, conf->address, &sin6->sin6_addr) == 1) {
 		sin6->sin6_family = AF_INET6;
 		sin6->sin6_port = htons(workload_upstream_port(conf));
-		wl->addrlen = sizeof(*sin6);
+		*len = sizeof(*sin6);
 		return (0);
 	}
-	wl->addrlen = 0;
+	*len = 0;
 	return (-1);
+}
+
+/* "on change": the workload's own, else the global one */
+static int
+on_change(const struct rt_workload *wl)
+{
+	if (wl->conf != NULL && wl->conf->on_change != -1)
+		return (wl->conf->on_change);
+	return (rt->on_change);
+}
+
+/*
+ * Its definition changed, or it has just started as one changed: a
+ * running workload with a drift is replaced now if "on change restart"
+ * says so, else it runs on and its next start takes the new one.
+ */
+void
+lifecycle_changed(struct rt_workload *wl)
+{
+	char	 buf[RT_DRIFT_MAX];
+
+	if (wl->conf == NULL || wl->state != WL_RUNNING || wl->stopping ||
+	    wl->holding || wl->replace != NULL ||
+	    on_change(wl) != ON_CHANGE_RESTART ||
+	    drift_fields(wl, buf, sizeof(buf))[0] == '\0')
+		return;
+	/* a replacement that did not start is tried again for a new one */
+	if (wl->replace_failed != NULL && workload_diff(wl->replace_failed,
+	    wl->conf, NULL, 0) == 0)
+		return;
+	log_info("workload %s: on change restart: replacing it (%s "
+	    "changed)", wl->name, buf);
+	replace_begin(wl);
+}
+
+static void
+hold_done(struct rt_workload *wl)
+{
+	timer_disarm(&wl->hold_timer);
+	wl->holding = 0;
+	if (wl->state == WL_SUSPENDING && !wl->stopping)
+		lc_stop(wl, RT_REASON_REPLACED);
+}
+
+static void
+hold_timer_fired(int fd, short event, void *arg)
+{
+	struct rt_workload	*wl = arg;
+
+	log_warnx("workload %s: requests still in flight after %ds: "
+	    "stopping it for its replacement all the same", wl->name,
+	    RT_HOLD_WAIT);
+	hold_done(wl);
+}
+
+/*
+ * Replaced in place, why ("new definition", "orchctl restart") for the
+ * history: the gateways first hold its new requests (they hear before
+ * the state, which would make them count what is in flight anew), and
+ * once those in flight are done it stops; its start is queued behind
+ * the stop.  0 if that is under way.
+ */
+int
+lifecycle_restart(struct rt_workload *wl, const char *why)
+{
+	struct wl_ref		 ref;
+	struct wake_cause	 cause;
+	struct timeval		 tv;
+	int			 n;
+
+	if (wl->conf == NULL || wl->state != WL_RUNNING || wl->stopping ||
+	    wl->holding || replace_starting(wl))
+		return (-1);
+	memset(&ref, 0, sizeof(ref));
+	strlcpy(ref.name, wl->name, sizeof(ref.name));
+	if ((n = proc_instances(rt->ps, PROC_GATEWAY)) == 0 ||
+	    proc_compose(rt->ps, PROC_GATEWAY, IMSG_RT_HOLD, 0, -1, &ref,
+	    sizeof(ref)) == -1) {
+		log_warn("workload %s: hold", wl->name);
+		return (-1);
+	}
+	state_set(wl, WL_SUSPENDING, RT_REASON_REPLACED, why);
+	wl->holding = n;
+	lifecycle_cause(&cause, WAKE_RESTART);
+	wake_queue(wl, RT_REASON_REPLACED, &cause);
+	timerclear(&tv);
+	tv.tv_sec = RT_HOLD_WAIT;
+	timer_arm(&wl->hold_timer, hold_timer_fired, wl, &tv);
+	return (0);
+}
+
+/* a gateway has nothing in flight to it: in place, or side by side */
+void
+lifecycle_held(const char *name)
+{
+	struct rt_workload	*wl;
+
+	if ((wl = lifecycle_find(name)) == NULL)
+		return;
+	if (wl->holding == 0) {
+		replace_held(wl);
+		return;
+	}
+	if (--wl->holding == 0)
+		hold_done(wl);
+}
+
+/*
+ * Side by side: its instance changed while it runs (replace.c), the
+ * history says so.  Told to every process as a state told again, with
+ * its reason; the store records it.
+ */
+void
+lifecycle_replaced(struct rt_workload *wl, const char *msg)
+{
+	struct rt_state	 st;
+
+	log_info("workload %s: %s", wl->name, msg);
+	since_now(wl);
+	state_fill(wl, wl->state, RT_REASON_REPLACED, msg, &st);
+	state_send(wl, PROC_GATEWAY, &st);
+	state_send(wl, PROC_REAPER, &st);
+	state_send(wl, PROC_STORE, &st);
+	state_send(wl, PROC_PARENT, &st);
 }
 
 static struct rt_workload *
@@ -1179,6 +1362,8 @@ wl_new(const char *name)
 static void
 wl_remove(struct rt_workload *wl)
 {
+	/* the old instance of a replacement goes its own way */
+	replace_abandon(wl);
 	wl->conf = NULL;
 	wl->wake_queued = 0;
 	timer_disarm(&wl->restart_timer);
@@ -1248,6 +1433,7 @@ lifecycle_apply(struct cfg_generation *gen)
 	uint32_t		 n = 0;
 
 	rt->wake_timeout = gen->global.wake_timeout;
+	rt->on_change = gen->global.on_change;
 	rt->health_interval = gen->global.health_interval;
 	rt->health_timeout = gen->global.health_timeout;
 	rt->health_failures = gen->global.health_failures;
@@ -1256,13 +1442,19 @@ lifecycle_apply(struct cfg_generation *gen)
 	TAILQ_FOREACH(conf, &gen->workloads, entry) {
 		if ((wl = lifecycle_find(conf->name)) == NULL)
 			wl = wl_new(conf->name);
-		if (wl_address(wl, conf) == -1)
+		/* a running instance keeps its own until it stops */
+		if (wl->run_conf == NULL && lifecycle_address(conf, &wl->addr,
+		    &wl->addrlen) == -1)
 			log_warnx("workload %s: bad address %s", wl->name,
 			    conf->address);
 		wl->conf = conf;
-		/* liveness as the new definition says, from its next check */
-		if (wl->state == WL_RUNNING)
+		/*
+		 * liveness as the new definition says, from its next check;
+		 * none while a replacement starts beside it
+		 */
+		if (wl->state == WL_RUNNING && !replace_starting(wl))
 			live_start(wl);
+		drift_update(wl);
 	}
 	deps_index(gen);
 	/* its container may be there, even running, from before */
@@ -1277,6 +1469,9 @@ lifecycle_apply(struct cfg_generation *gen)
 	RB_FOREACH_SAFE(wl, rt_workloads, &rt->workloads, next)
 		if (wl->conf == NULL)
 			wl_remove(wl);
+	/* "on change restart": replaced now, each as replace.c decides */
+	RB_FOREACH(wl, rt_workloads, &rt->workloads)
+		lifecycle_changed(wl);
 	/* those waiting may depend on others now */
 	if (rt->ndeps_wait > 0)
 		RB_FOREACH(wl, rt_workloads, &rt->workloads)

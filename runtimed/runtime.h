@@ -24,6 +24,7 @@ struct rt_docker;
 struct rt_swarm;
 struct rt_agree;
 struct rt_live;
+struct rt_replace;
 
 /* a command waiting for a workload to be running or asleep */
 struct rt_waiter {
@@ -37,6 +38,7 @@ TAILQ_HEAD(rt_waiters, rt_waiter);
 
 /* the process driver's state of one workload (driver_process.c) */
 struct rt_process {
+	struct rt_workload	*wl;
 	pid_t			 pid;		/* 0: none */
 	int			 spawning;	/* no SPAWNED yet */
 	int			 stop_wanted;	/* once SPAWNED */
@@ -89,7 +91,20 @@ struct rt_workload {
 	int64_t			 running_ms;	/* monotonic: running since */
 	struct rt_live		*live;		/* liveness.c */
 
+	/* the definition its instance was started with: drift */
+	struct workload_conf	*run_conf;	/* NULL: none, or unknown */
+	char			 drift[RT_DRIFT_MAX]; /* as the store has it */
+	/* replaced in place: GW_HELD answers expected, bounded */
+	int			 holding;
+	struct event		*hold_timer;
+	/* replaced side by side (replace.c) */
+	struct rt_replace	*replace;
+	struct workload_conf	*replace_failed; /* the definition that did
+						   not start: not tried
+						   again */
+
 	struct rt_process	 proc;
+	struct rt_process	*retiring;	/* side by side: the old one */
 	struct rt_docker	*docker;	/* driver_docker.c */
 	struct rt_swarm		*swarm;		/* driver_swarm.c */
 	struct rt_agree		*agree;		/* swarm_agree.c */
@@ -102,6 +117,7 @@ struct runtime {
 	struct privsep		*ps;
 	struct rt_workloads	 workloads;
 	int64_t			 wake_timeout;	/* global */
+	int			 on_change;	/* global */
 	int64_t			 health_interval; /* global, liveness */
 	int64_t			 health_timeout;
 	int64_t			 health_failures;
@@ -152,13 +168,39 @@ void		 lifecycle_gone(struct rt_workload *, const char *);
 void		 lifecycle_refused(const char *);
 void		 lifecycle_checked(struct rt_workload *);
 struct rt_workload *lifecycle_dependent_up(const struct rt_workload *);
+/* ... and replacements: in place here, side by side in replace.c */
+int64_t		 lifecycle_wake_timeout(const struct rt_workload *);
+int		 lifecycle_address(const struct workload_conf *,
+		    union wl_addr *, socklen_t *);
+void		 lifecycle_changed(struct rt_workload *);
+int		 lifecycle_restart(struct rt_workload *, const char *);
+void		 lifecycle_held(const char *);
+void		 lifecycle_replaced(struct rt_workload *, const char *);
+
+/* replace.c: a running workload and its definition */
+const char	*drift_fields(struct rt_workload *, char *, size_t);
+void		 drift_update(struct rt_workload *);
+void		 drift_started(struct rt_workload *);
+void		 drift_ended(struct rt_workload *);
+int		 route_send(struct rt_workload *, int);
+void		 replace_begin(struct rt_workload *);
+int		 replace_starting(const struct rt_workload *);
+void		 replace_started(struct rt_workload *);
+void		 replace_ready(struct rt_workload *);
+void		 replace_gone(struct rt_workload *, const char *);
+void		 replace_held(struct rt_workload *);
+void		 replace_retired(struct rt_workload *, int);
+void		 replace_abandon(struct rt_workload *);
+void		 replace_clear(struct rt_workload *);
 
 /* control.c: orchctl wake, suspend and keepwarm */
 void		 control_recv_wake(struct imsgev *, struct imsg *);
 void		 control_recv_suspend(struct imsgev *, struct imsg *);
 void		 control_recv_keepwarm(struct imsgev *, struct imsg *);
+void		 control_recv_restart(struct imsgev *, struct imsg *);
 void		 control_state(struct rt_workload *, const char *);
 void		 control_refused(struct rt_workload *, const char *);
+void		 control_state_refused(struct rt_workload *, const char *);
 void		 control_gone(struct rt_workload *);
 
 /* restore.c: what the store remembers from the last run */
@@ -186,6 +228,9 @@ void		 live_stop(struct rt_workload *);
 /* driver_process.c: the parent's answers */
 void		 process_init(struct rt_workload *);
 void		 process_clear(struct rt_workload *);
+int		 process_retire(struct rt_workload *);
+void		 process_unretire(struct rt_workload *);
+void		 process_retire_stop(struct rt_workload *);
 void		 process_recv_spawned(struct imsgev *, struct imsg *);
 void		 process_recv_exited(struct imsgev *, struct imsg *);
 

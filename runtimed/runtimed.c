@@ -19,6 +19,7 @@ static void	runtime_recv_wake(struct imsgev *, struct imsg *);
 static void	runtime_recv_suspend(struct imsgev *, struct imsg *);
 static void	runtime_recv_drained(struct imsgev *, struct imsg *);
 static void	runtime_recv_refused(struct imsgev *, struct imsg *);
+static void	runtime_recv_held(struct imsgev *, struct imsg *);
 static void	runtime_recv_seen(struct imsgev *, struct imsg *);
 
 static struct privsep	runtime_ps;
@@ -36,6 +37,8 @@ static const struct proc_handler runtime_handlers[] = {
 	    runtime_recv_drained },
 	{ IMSG_GW_REFUSED, sizeof(struct wl_ref), PROC_FROM(PROC_GATEWAY),
 	    runtime_recv_refused },
+	{ IMSG_GW_HELD, sizeof(struct wl_ref), PROC_FROM(PROC_GATEWAY),
+	    runtime_recv_held },
 	{ IMSG_REAP_SEEN, PROC_ANYLEN, PROC_FROM(PROC_REAPER),
 	    runtime_recv_seen },
 	{ IMSG_RT_SPAWNED, sizeof(struct rt_proc), PROC_FROM(PROC_PARENT),
@@ -53,6 +56,8 @@ static const struct proc_handler runtime_handlers[] = {
 	{ IMSG_CTL_KEEPWARM, sizeof(struct ctl_keepwarm),
 	    PROC_FROM(PROC_PARENT) | PROC_FROM(PROC_GATEWAY),
 	    control_recv_keepwarm },
+	{ IMSG_CTL_RESTART, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
+	    control_recv_restart },
 	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM(PROC_PARENT),
 	    docker_recv_logs },
 	/* the registry logins, from the parent alone */
@@ -139,6 +144,17 @@ runtime_recv_refused(struct imsgev *iev, struct imsg *imsg)
 	lifecycle_refused(ref.name);
 }
 
+/* a replacement: nothing is in flight to the instance it replaces */
+static void
+runtime_recv_held(struct imsgev *iev, struct imsg *imsg)
+{
+	struct wl_ref	 ref;
+
+	(void)imsg_get_data(imsg, &ref, sizeof(ref));
+	ref.name[sizeof(ref.name) - 1] = '\0';
+	lifecycle_held(ref.name);
+}
+
 static void
 runtime_apply(struct privsep *ps, struct cfg_generation *gen,
     struct cfg_generation *old)
@@ -158,11 +174,10 @@ runtime_apply(struct privsep *ps, struct cfg_generation *gen,
 int
 main(int argc, char *argv[])
 {
-	extern char	**environ;
 	/* as root, the parent's -c root is taken: see privdrop() */
 	int		  chrooted = geteuid() == 0;
 
-	setproctitle_init(argc, argv, environ);
+	proc_title_init(argc, argv);
 	RB_INIT(&rt->workloads);
 	rt->ps = &runtime_ps;
 	rt->wake_timeout = ORCHD_WAKE_TIMEOUT;

@@ -178,10 +178,10 @@ start_orchd_or_exit
 
 # 1. the list, before anything ran
 check "show workloads" ctl show workloads
-H='^NAME +STATE +DRIVER +WARM +IDLE +LAST SEEN +BACKOFF +HOSTS +REASON$'
+H='^NAME +STATE +DRIVER +WARM +IDLE +LAST SEEN +BACKOFF +HOSTS +TCP +REASON$'
 check "has a header" grep -Eq "$H" "$T/out"
 check "lists web asleep, process, not warm, 5m, never seen, both hosts" \
-    grep -Eq '^web +asleep +process +no +5m +never +- +web.test,www.web.test +-$' \
+    grep -Eq '^web +asleep +process +no +5m +never +- +web.test,www.web.test +- +-$' \
     "$T/out"
 check "lists warm and quiet with the global idle timeout, 2s" \
     sh -c "grep -Eq '^warm +asleep +process +no +2s +never ' '$T/out' &&
@@ -191,7 +191,7 @@ check "the 44-character name, kept warm: idle never" \
     grep -Eq '^$LONG +running +process +yes +never '"
 ctl show workloads
 check "its columns line up with the header, whatever the name's length" \
-    aligned lllllllll "$T/out"
+    aligned llllllllll "$T/out"
 grep -q "^$LONG " "$T/out" || show "$T/out"
 check "no line ends in a blank" sh -c "! grep -q ' \$' '$T/out'"
 [ "$(lines "$T/out")" -eq 6 ] || show "$T/out"
@@ -217,9 +217,9 @@ ctl wake broken
 check "wake of a workload that exits at once fails ($rc)" [ "$rc" -eq 1 ]
 check "show workloads: failed, with its reason in REASON" \
     wait_for 10 sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workloads |
-    grep -Eq '^broken +failed +process +no +2s +never +- +broken.test +(exited|start failed|wake timeout)'"
+    grep -Eq '^broken +failed +process +no +2s +never +- +broken.test +- +(exited|start failed|wake timeout)'"
 ctl show workloads
-check "which keeps the columns in line" aligned lllllllll "$T/out"
+check "which keeps the columns in line" aligned llllllllll "$T/out"
 grep -q '^broken ' "$T/out" || show "$T/out"
 check "show workload broken: the reason" sh -c "\"$ORCHCTL\" -s \"$SOCK\" \
     show workload broken >'$T/broken' &&
