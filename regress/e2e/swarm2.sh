@@ -7,7 +7,9 @@
 # org.orchd.seen.INSTANCE; idle on one but busy on the other (repeated
 # requests, then one slow request longer than the idle timeout) it is
 # not suspended; idle on both it is scaled to 0; a change made by hand
-# to the service survives a wake; one instance killed (kill -9, its
+# to the service survives a wake; a new definition replaced in place
+# by one instance (orchctl restart) just after a use at the other is
+# scaled to 0 then updated, both labels kept; one killed (kill -9, its
 # whole tree), the other serves and suspends alone, the dead one's label
 # no hold on it.
 #
@@ -80,7 +82,8 @@ GWB=$(free_port $((GWA + 1)))
 P=$(free_port $((GWB + 1)))
 mkdir -p "$T/log" "$T/b/log"
 
-# conf DIR GATEWAY-PORT INSTANCE: an orchd with the one workload.  Its
+# conf DIR GATEWAY-PORT INSTANCE [LINE]: an orchd with the one workload,
+# LINE added to its block.  Its
 # task serves index.html, and a CGI that answers after 15 s, its header
 # lines ended by CRLF as gatewayd wants them.  CMD is the command as
 # orchd.conf writes it: \" and \\ there are the file's escapes.
@@ -104,6 +107,7 @@ workload "$W" {
 	port $P
 	health path "/index.html"
 	stop signal KILL
+	$4
 }
 CONF
 }
@@ -132,6 +136,20 @@ seen() {	# seen INSTANCE: its label on the service
 	    2>/dev/null
 }
 has_seen() { [ -n "$(seen "$1")" ] && [ "$(seen "$1")" != "<no value>" ]; }
+seen_within() {	# seen_within INSTANCE SECONDS: its label that young
+	_s=$(seen "$1")
+	case "$_s" in ''|*[!0-9]*) return 1 ;; esac
+	[ $(($(date +%s) - _s)) -le "$2" ]
+}
+svcenv() {
+	docker service inspect -f \
+	    '{{join .Spec.TaskTemplate.ContainerSpec.Env ","}}' "orchd-$W" \
+	    2>/dev/null
+}
+env_has() {	# env_has NAME=VALUE: in the service's spec
+	case ",$(svcenv)," in *",$1,"*) return 0 ;; esac
+	return 1
+}
 
 check "orchd -nv prints the instance name" sh -c "\"$ORCHD\" -nv -f \
     \"$T/orchd.conf\" 2>/dev/null | grep -qx 'instance name \"$A\"'"
@@ -147,6 +165,11 @@ ups() {
 	sleep 0.5
 	awk -v n="orchd-$W" '$2 == n && ($1 == "create" ||
 	    ($1 == "update" && $3 != "" && $3 != "0"))' "$T/events" | wc -l
+}
+downs() {	# scales to 0
+	sleep 0.5
+	awk -v n="orchd-$W" '$2 == n && $1 == "update" && $3 == "0"' \
+	    "$T/events" | wc -l
 }
 
 start_orchd_or_exit -v
@@ -211,6 +234,34 @@ wait_gone "$slow" 60
 c=$(cat "$T/slow")
 check "a slow request at the second is answered ($c)" [ "$c" = 200 ]
 check "while it lasted, not suspended" [ "$kept" = 1 ]
+
+# ... and a new definition (env) at both, which the first replaces in
+# place (orchctl restart) just after a use at the second: a
+# replacement's scale to 0 is no suspend for idleness, which the
+# second's use would hold up; and the new spec keeps both labels
+conf "$T" "$GWA" "$A" 'env "V=2"' >"$T/orchd.conf"
+conf "$T/b" "$GWB" "$B" 'env "V=2"' >"$T/b/orchd.conf"
+check "the second reloads a new definition" \
+    quiet "$ORCHCTL" -s "$B_SOCK" reload
+check "the first too" quiet "$ORCHCTL" -s "$SOCK" reload
+c=$(code "$GWB")
+check "used at the second ($c)" [ "$c" = 200 ]
+check "its label says so" wait_for 10 seen_within "$B" 2
+bseen=$(seen "$B")
+age=$(($(date +%s) - bseen))
+down=$(downs)
+out=$("$ORCHCTL" -s "$SOCK" restart "$W" 2>&1)
+check "orchctl restart at the first, the second's use ${age}s old ($out)" \
+    [ "$out" = "$W is running again" ]
+check "... its service scaled to 0 first ($down, then $(downs))" \
+    [ "$(downs)" -gt "$down" ]
+check "... then updated: it has the new env ($(svcenv))" env_has V=2
+check "... the second's label kept ($(seen "$B"), was $bseen)" \
+    [ "$(seen "$B")" -ge "$bseen" ]
+check "... the first's label there" has_seen "$A"
+check "... its history says replaced" sh -c "\"$ORCHCTL\" -s \"$SOCK\" \
+    show workload $W | grep -q 'suspending  *replaced  *orchctl restart'"
+check "... one replica" replicas_are 1
 
 # 3. idle at both: scaled to 0
 check "idle at both: scaled to 0 (within 40 s)" wait_for 40 replicas_are 0
