@@ -58,6 +58,8 @@ union wl_addr {
 #define ORCHD_MEMORY_ESTIMATE	(256LL * 1024 * 1024)
 #define ORCHD_BUDGET_RESERVE	10		/* percent, memory budget auto */
 #define ORCHD_MAX_WAKES		1024		/* max concurrent wakes, at most */
+/* swarm: "instance name", in the service label org.orchd.seen.NAME */
+#define ORCHD_INSTANCE_MAX	64		/* NUL included */
 
 /* the gateway's timeouts, in seconds, nginx's defaults where it has one */
 #define ORCHD_HEADER_TIMEOUT	60	/* client_header_timeout */
@@ -380,6 +382,8 @@ struct orchd_conf {
 	int64_t			 pressure_limit; /* PSI some avg10, in
 						   hundredths of a percent;
 						   0: off */
+	/* swarm: this orchd among those sharing a swarm; "": the host's */
+	char			 instance[ORCHD_INSTANCE_MAX];
 };
 
 /*
@@ -412,6 +416,7 @@ struct global_settings {
 	int64_t			 memory_estimate;
 	int64_t			 max_wakes;	/* 0: no cap */
 	int64_t			 pressure_limit; /* hundredths of a percent */
+	char			 instance[ORCHD_INSTANCE_MAX]; /* never "" */
 };
 
 /* the message catalogue: who sends what is said beside each type */
@@ -546,6 +551,9 @@ enum imsg_type {
 					   rp_pressure, above the limit */
 	IMSG_RT_BUDGET,			/* runtime -> gateway: struct
 					   rt_budget, when it changes */
+	IMSG_REAP_SEEN,			/* reaper -> runtime: struct
+					   rp_lastseen[], swarm workloads'
+					   last use, for their service */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -1161,6 +1169,8 @@ struct api_result {
 const char	*proc_name(enum privsep_procid);
 const char	*workload_state_name(enum workload_state);
 void		 heap_trim(void);
+int		 instance_name_ok(const char *);
+int		 instance_name_default(char *, size_t);
 
 /* common/units.c */
 int		 parse_duration(const char *, int64_t *, const char **);

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -69,4 +71,33 @@ heap_trim(void)
 #ifdef __GLIBC__
 	malloc_trim(0);
 #endif
+}
+
+/*
+ * swarm: an instance name ends the service label org.orchd.seen.NAME,
+ * so it keeps to what a host name and a label key both allow.
+ */
+int
+instance_name_ok(const char *s)
+{
+	size_t	 n = strlen(s);
+
+	if (n == 0 || n >= ORCHD_INSTANCE_MAX)
+		return (0);
+	return (strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") == n);
+}
+
+/* no "instance name": the host name, if it can be one; else -1 */
+int
+instance_name_default(char *buf, size_t len)
+{
+	char	 host[256];
+
+	if (gethostname(host, sizeof(host)) == -1)
+		return (-1);
+	host[sizeof(host) - 1] = '\0';
+	if (!instance_name_ok(host) || strlcpy(buf, host, len) >= len)
+		return (-1);
+	return (0);
 }

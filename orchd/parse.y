@@ -269,6 +269,7 @@ static void	 portcheck_add(void);
 static void	 portchecks_run(const struct orchd_conf *);
 static int	 depends_add(const char *);
 static void	 depchecks_run(const struct orchd_conf *);
+static void	 instance_check(const struct orchd_conf *);
 %}
 
 %token	ADDRESS ALLOW API BODY BRIDGE CERTIFICATE CHROOT COMMAND CONNECT
@@ -287,6 +288,7 @@ static void	 depchecks_run(const struct orchd_conf *);
 %token	AFTER EXPIRE
 %token	HTTP2 KNOWLEDGE PRIOR STREAMS
 %token	BUDGET CONCURRENT ESTIMATE LIMIT PRESSURE WAKES
+%token	INSTANCE NAME
 %token	ERROR
 %token	ACCESS FORMAT SIZE
 %token	<v.string>	STRING
@@ -700,6 +702,20 @@ main		: USER STRING			{
 			if (set_string(&conf->regauth_file, $4,
 			    "registry auth file") == -1)
 				YYERROR;
+		}
+		| INSTANCE NAME STRING		{
+			/* swarm: the label org.orchd.seen.NAME is ours */
+			if (conf->instance[0] != '\0') {
+				yyerror("instance name already set");
+				YYERROR;
+			}
+			if (!instance_name_ok($3)) {
+				yyerror("instance name \"%s\": 1 to %d "
+				    "letters, digits, '.', '-' or '_'", $3,
+				    ORCHD_INSTANCE_MAX - 1);
+				YYERROR;
+			}
+			strlcpy(conf->instance, $3, sizeof(conf->instance));
 		}
 		| gwmain
 		;
@@ -1402,6 +1418,7 @@ lookup(const char *s, const char **near)
 		{ "image",		IMAGE },
 		{ "include",		INCLUDE },
 		{ "init",		INIT },
+		{ "instance",		INSTANCE },
 		{ "interval",		INTERVAL },
 		{ "keep",		KEEP },
 		{ "keepalive",		KEEPALIVE },
@@ -1414,6 +1431,7 @@ lookup(const char *s, const char **near)
 		{ "max",		MAXCONN },
 		{ "memory",		MEMORY },
 		{ "metrics",		METRICS },
+		{ "name",		NAME },
 		{ "network",		NETWORK },
 		{ "next",		NEXT },
 		{ "on",			ON },
@@ -3053,6 +3071,31 @@ host_problem(const char *f, int lineno, const char *fmt, ...)
 }
 
 /*
+ * Without "instance name", the host name names this orchd in its swarm
+ * services' labels: said here if it cannot, where a workload needs it.
+ * The name itself is looked up when the configuration is sent, so that
+ * orchd -nv prints the same on every host.
+ */
+static void
+instance_check(const struct orchd_conf *c)
+{
+	const struct workload_conf	*wl;
+	char				 buf[ORCHD_INSTANCE_MAX];
+
+	if (c->instance[0] != '\0' || parse_host_checks == PARSE_HOST_NONE ||
+	    instance_name_default(buf, sizeof(buf)) == 0)
+		return;
+	TAILQ_FOREACH(wl, &c->workloads, entry)
+		if (wl->driver == DRIVER_SWARM) {
+			host_problem(c->conffile, 0, "the host name cannot "
+			    "be an instance name (1 to %d letters, digits, "
+			    "'.', '-' or '_'): set instance name",
+			    ORCHD_INSTANCE_MAX - 1);
+			return;
+		}
+}
+
+/*
  * A TLS file named here, on this host: the parent reads it after the
  * file is parsed, when its line would be forgotten.
  */
@@ -3497,6 +3540,7 @@ parse_config(const char *filename, int verbose)
 	pathcheck_run(c);
 	portchecks_run(c);
 	depchecks_run(c);
+	instance_check(c);
 	if (errors != 0) {
 		free_config(c);
 		return (NULL);

@@ -171,6 +171,13 @@ print_globals(FILE *fp, const struct orchd_conf *conf)
 	fputs("workload directory ", fp);
 	print_string(fp, conf->wl_dir);
 	fputs("\n", fp);
+	/* the host name is looked up at start: the print is host-blind */
+	if (conf->instance[0] != '\0') {
+		fputs("instance name ", fp);
+		print_string(fp, conf->instance);
+		fputs("\n", fp);
+	} else
+		fputs("# instance name: the host name\n", fp);
 }
 
 /* docker images: when they are pulled, and with which logins (never) */

@@ -33,6 +33,9 @@ struct reap_wl {
 	int64_t			 expire_after;	/* API's: seconds, 0: never */
 	time_t			 born;		/* expiry clock's start */
 	time_t			 expire_sent;	/* proposed to the parent */
+	int			 swarm;		/* driver swarm: its last use
+						   goes to its service too */
+	time_t			 seen_sent;	/* ... as runtimed was told */
 	char			 namebuf[];	/* as long as the name */
 };
 

@@ -205,6 +205,49 @@ pressure_tick(void)
 }
 
 /*
+ * driver swarm: this orchd's last use of each workload goes to runtimed,
+ * which writes it into the service's label org.orchd.seen.INSTANCE for
+ * the other instances to see (driver_swarm.c).  Only what changed, once
+ * a tick at most.  A request or tunnel still open is use going on: the
+ * time sent is then now, but only every quarter of the idle timeout, so
+ * that a long request does not cost the swarm a write every tick and
+ * its label is never older than the idle timeout while it lasts.
+ */
+static void
+seen_send(time_t now)
+{
+	static struct rp_lastseen	 batch[REAP_LASTSEEN_MAX];
+	struct reap_wl			*wl;
+	time_t				 seen, every;
+	size_t				 n = 0;
+
+	RB_FOREACH(wl, reap_wls, &reap_wls) {
+		if (!wl->swarm)
+			continue;
+		seen = wl->used;
+		every = wl->idle_timeout / 4 > 0 ? wl->idle_timeout / 4 : 1;
+		if ((wl->inflight != 0 || wl->upgraded != 0) &&
+		    now - wl->seen_sent >= every)
+			seen = now;
+		if (seen <= wl->seen_sent)
+			continue;
+		wl->seen_sent = seen;
+		memset(&batch[n], 0, sizeof(batch[n]));
+		strlcpy(batch[n].name, wl->name, sizeof(batch[n].name));
+		batch[n].last_seen = seen;
+		if (++n < nitems(batch))
+			continue;
+		if (proc_compose(&reaper_ps, PROC_RUNTIME, IMSG_REAP_SEEN, 0,
+		    -1, batch, n * sizeof(batch[0])) == -1)
+			log_warn("%s: compose", __func__);
+		n = 0;
+	}
+	if (n > 0 && proc_compose(&reaper_ps, PROC_RUNTIME, IMSG_REAP_SEEN,
+	    0, -1, batch, n * sizeof(batch[0])) == -1)
+		log_warn("%s: compose", __func__);
+}
+
+/*
  * "expire after": an API workload with no request for that long, from
  * its last one or from when we first had it (creation, orchd's start),
  * is proposed to the parent for deletion, which it decides.  Asked
@@ -244,6 +287,7 @@ reaper_tick(int fd, short event, void *arg)
 	time_t			 now = time(NULL);
 
 	lastseen_send();
+	seen_send(now);
 	RB_FOREACH(wl, reap_wls, &reap_wls)
 		reaper_expire(wl, now);
 	if (reap_off)
@@ -416,6 +460,7 @@ reaper_apply(struct privsep *ps, struct cfg_generation *gen,
 			wl->keep_warm = wc->keep_warm;
 		wl->idle_timeout = wc->idle_timeout >= 0 ? wc->idle_timeout :
 		    gen->global.idle_timeout;
+		wl->swarm = wc->driver == DRIVER_SWARM;
 		/* the file's workloads never expire; a change is asked anew */
 		wl->expire_after = 0;
 		wl->expire_sent = 0;

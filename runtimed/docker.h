@@ -37,6 +37,8 @@ struct imsg;
 #define DK_LABEL_WORKLOAD	"org.orchd.workload"
 #define DK_LABEL_HASH		"org.orchd.hash"
 #define DK_LABEL_NETWORK	"org.orchd.network"	/* one runtimed made */
+#define SW_LABEL_SEEN		"org.orchd.seen."	/* INSTANCE: last use */
+#define SW_SEEN_FORGET		(7 * 24 * 60 * 60)	/* seconds: dropped */
 #define DK_CNAME_MAX		(sizeof(DK_NAME_PREFIX) + ORCHD_NAME_MAX)
 #define DK_ID_MAX		65	/* 64 hex digits and the NUL */
 #define DK_HASH_MAX		65	/* sha256 in hex and the NUL */
@@ -143,10 +145,20 @@ void		 dk_network_cancel(struct dk_netwait *);
 json_t		*sw_spec(const struct workload_conf *, const char *, char *,
 		    size_t, char *, size_t);
 int		 sw_spec_replicas(json_t *, int);
+int		 sw_seen_recent(json_t *, const char *, int64_t, int64_t,
+		    char *, size_t, int64_t *);
+int		 sw_seen_set(json_t *, const char *, int64_t, int64_t);
+int		 sw_seen_keep(json_t *, json_t *);
 
 /* driver_swarm.c */
 void		 swarm_adopt(struct rt_workload *);
 void		 swarm_clear(struct rt_workload *);
+
+/* swarm_agree.c: instances that share a swarm */
+void		 agree_seen(struct rt_workload *, int64_t);
+void		 agree_suspend(struct rt_workload *, int64_t);
+int		 agree_busy_elsewhere(struct rt_workload *, json_t *);
+void		 agree_clear(struct rt_workload *);
 
 /* docker_events.c */
 void		 docker_events_start(void);

@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "log.h"
 #include "runtime.h"
@@ -130,6 +131,7 @@ swarm_clear(struct rt_workload *wl)
 {
 	struct rt_swarm	*sw = wl->swarm;
 
+	agree_clear(wl);
 	if (sw == NULL)
 		return;
 	dk_cancel(sw->req);
@@ -354,11 +356,17 @@ sw_abandon(struct rt_swarm *sw)
 	sw_stop_begin(sw);
 }
 
-/* scale to n: the manager's spec if ours already, else ours */
+/*
+ * scale to n: the manager's spec if ours already, else ours.  A scale-up
+ * is a use of ours: our label says so (swarm_agree.c).
+ */
 static void
 sw_scale(struct rt_swarm *sw, json_t *spec, int n)
 {
+	time_t	 now = time(NULL);
+
 	if (sw_spec_replicas(spec, n) == -1 ||
+	    (n > 0 && sw_seen_set(spec, rt->instance, now, now) == -1) ||
 	    sw_call(sw, SW_UPDATE, DK_SVC_UPDATE, sw->sname, sw->version,
 	    spec) == -1) {
 		if (sw->op == SW_START)
@@ -379,6 +387,8 @@ sw_start_inspected(struct rt_swarm *sw, const struct dk_resp *r)
 
 	if (r->status == 404) {
 		if (sw_spec_replicas(sw->spec, want) == -1 ||
+		    sw_seen_set(sw->spec, rt->instance, time(NULL),
+		    time(NULL)) == -1 ||
 		    sw_call(sw, SW_CREATE, DK_SVC_CREATE, NULL, NULL,
 		    sw->spec) == -1)
 			sw_start_failed(sw, "cannot call the swarm manager");
@@ -408,6 +418,11 @@ sw_start_inspected(struct rt_swarm *sw, const struct dk_resp *r)
 	}
 	log_info("workload %s: definition changed, updating service %s",
 	    sw->wl->name, sw->sname);
+	/* what the instances have seen is no part of the definition */
+	if (sw_seen_keep(sw->have, sw->spec) == -1) {
+		sw_start_failed(sw, "out of memory");
+		return;
+	}
 	sw_scale(sw, sw->spec, want);
 }
 
@@ -540,6 +555,26 @@ sw_stop_done(struct rt_swarm *sw)
 		lifecycle_exited(wl, 0);
 }
 
+/*
+ * A suspend for idleness that another instance's use overtook: the
+ * service keeps its replicas.  The stop ends as one, and the watch,
+ * at once, finds the task running and checks it as for any wake.
+ */
+static void
+sw_stop_kept(struct rt_swarm *sw)
+{
+	sw->op = SW_NONE;
+	sw->running = 0;
+	sw_watch_arm(sw, 0);
+	lifecycle_exited(sw->wl, 0);
+}
+
+static int
+sw_idle_stop(const struct rt_swarm *sw)
+{
+	return (!sw->abandoned && sw->wl->stop_reason == RT_REASON_IDLE);
+}
+
 static void
 sw_stop_begin(struct rt_swarm *sw)
 {
@@ -590,6 +625,12 @@ sw_stop_step(struct rt_swarm *sw, const struct dk_resp *r)
 		}
 		if (sw->replicas == 0)
 			break;
+		/* used at another instance since the reaper asked */
+		if (sw_idle_stop(sw) && agree_busy_elsewhere(sw->wl,
+		    sw->have)) {
+			sw_stop_kept(sw);
+			return;
+		}
 		sw_scale(sw, sw->have, 0);
 		if (sw->op == SW_NONE)
 			sw_stop_done(sw);

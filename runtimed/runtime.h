@@ -22,6 +22,7 @@ struct rt_probe;
 struct rt_busy;
 struct rt_docker;
 struct rt_swarm;
+struct rt_agree;
 struct rt_live;
 struct rt_replace;
 
@@ -128,6 +129,7 @@ struct rt_workload {
 	int			 evicting;	/* suspended to make room */
 	int64_t			 busy_ms;	/* a drain for room found it
 						   in use then (monotonic) */
+	struct rt_agree		*agree;		/* swarm_agree.c */
 	char			 namebuf[];	/* as long as the name */
 };
 RB_HEAD(rt_workloads, rt_workload);
@@ -143,6 +145,8 @@ struct runtime {
 	int64_t			 health_failures;
 	int			 pull;		/* global: enum workload_pull */
 	int64_t			 pull_timeout;	/* global */
+	int64_t			 idle_timeout;	/* global */
+	char			 instance[ORCHD_INSTANCE_MAX]; /* swarm */
 	/* wakes that came before the configuration naming them */
 	struct gw_wake		 early[RT_EARLY_WAKES_MAX];
 	int			 nearly;

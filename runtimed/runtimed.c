@@ -20,6 +20,7 @@ static void	runtime_recv_suspend(struct imsgev *, struct imsg *);
 static void	runtime_recv_drained(struct imsgev *, struct imsg *);
 static void	runtime_recv_refused(struct imsgev *, struct imsg *);
 static void	runtime_recv_held(struct imsgev *, struct imsg *);
+static void	runtime_recv_seen(struct imsgev *, struct imsg *);
 
 static struct privsep	runtime_ps;
 static struct runtime	runtime;
@@ -38,6 +39,8 @@ static const struct proc_handler runtime_handlers[] = {
 	    runtime_recv_refused },
 	{ IMSG_GW_HELD, sizeof(struct wl_ref), PROC_FROM(PROC_GATEWAY),
 	    runtime_recv_held },
+	{ IMSG_REAP_SEEN, PROC_ANYLEN, PROC_FROM(PROC_REAPER),
+	    runtime_recv_seen },
 	{ IMSG_RT_SPAWNED, sizeof(struct rt_proc), PROC_FROM(PROC_PARENT),
 	    process_recv_spawned },
 	{ IMSG_RT_EXITED, sizeof(struct rt_proc), PROC_FROM(PROC_PARENT),
@@ -87,7 +90,10 @@ runtime_recv_wake(struct imsgev *iev, struct imsg *imsg)
 	lifecycle_wake(gwk.name, RT_REASON_REQUEST, &gwk.cause);
 }
 
-/* idle, says the reaper: its busy path, if any, may veto the suspend */
+/*
+ * idle, says the reaper: its busy path, if any, may veto the suspend;
+ * a swarm service's other instances first (swarm_agree.c)
+ */
 static void
 runtime_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 {
@@ -101,7 +107,29 @@ runtime_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 		    rs.name);
 		return;
 	}
-	busy_suspend(wl, rs.idle_since);
+	if (wl->conf != NULL && wl->conf->driver == DRIVER_SWARM)
+		agree_suspend(wl, rs.idle_since);
+	else
+		busy_suspend(wl, rs.idle_since);
+}
+
+/* swarm workloads' last use here, for their services' labels */
+static void
+runtime_recv_seen(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rp_lastseen	 ls;
+	struct rt_workload	*wl;
+	const unsigned char	*p = imsg->data;
+	size_t			 len = imsg_get_len(imsg), off;
+
+	if (len % sizeof(ls) != 0)
+		fatalx("%s: %zu bytes", __func__, len);
+	for (off = 0; off < len; off += sizeof(ls)) {
+		memcpy(&ls, p + off, sizeof(ls));
+		ls.name[sizeof(ls.name) - 1] = '\0';
+		if ((wl = lifecycle_find(ls.name)) != NULL)
+			agree_seen(wl, ls.last_seen);
+	}
 }
 
 static void
@@ -141,6 +169,12 @@ runtime_apply(struct privsep *ps, struct cfg_generation *gen,
 {
 	rt->pull = gen->global.pull;
 	rt->pull_timeout = gen->global.pull_timeout;
+	rt->idle_timeout = gen->global.idle_timeout;
+	if (strcmp(rt->instance, gen->global.instance) != 0) {
+		strlcpy(rt->instance, gen->global.instance,
+		    sizeof(rt->instance));
+		log_info("instance name %s", rt->instance);
+	}
 	lifecycle_apply(gen);
 	restore_replay();
 }

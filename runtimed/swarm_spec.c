@@ -6,10 +6,16 @@
  * manager.  Its hash, over the body without the replica count (which
  * changes at every wake and suspend), is kept in the service's label
  * org.orchd.hash and tells a service still right from one to update.
+ *
+ * The labels org.orchd.seen.INSTANCE, one per orchd instance sharing the
+ * swarm, are the last use each has seen, in seconds since the epoch
+ * (swarm_agree.c): they are not in the hash, and an update of the
+ * definition keeps them.
  */
 
 #include <sys/types.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,4 +158,108 @@ sw_spec_replicas(json_t *spec, int replicas)
 	if (mode == NULL)
 		return (-1);
 	return (json_object_set_new(spec, "Mode", mode));
+}
+
+/* NAME in org.orchd.seen.NAME, or NULL for another label */
+static const char *
+sw_seen_instance(const char *key)
+{
+	size_t	 n = sizeof(SW_LABEL_SEEN) - 1;
+
+	if (strncmp(key, SW_LABEL_SEEN, n) != 0 || key[n] == '\0')
+		return (NULL);
+	return (key + n);
+}
+
+/* a label's time; -1 if it is no time */
+static int64_t
+sw_seen_time(json_t *v)
+{
+	const char	*s, *errstr;
+	int64_t		 t;
+
+	if ((s = json_string_value(v)) == NULL)
+		return (-1);
+	t = strtonum(s, 0, LLONG_MAX, &errstr);
+	return (errstr != NULL ? -1 : t);
+}
+
+/*
+ * Of the other instances' labels in a service's spec, the one used last
+ * less than idle seconds before now: its name in who and how long ago in
+ * *ago, and 1.  0 if every other instance is idle that long, or has no
+ * label.  A time further ahead than idle is nobody's clock: ignored.
+ */
+int
+sw_seen_recent(json_t *spec, const char *self, int64_t now, int64_t idle,
+    char *who, size_t wholen, int64_t *ago)
+{
+	json_t		*labels, *v;
+	const char	*key, *name;
+	int64_t		 t, best = -1;
+
+	labels = json_object_get(spec, "Labels");
+	json_object_foreach(labels, key, v) {
+		if ((name = sw_seen_instance(key)) == NULL ||
+		    strcmp(name, self) == 0 || (t = sw_seen_time(v)) == -1)
+			continue;
+		if (t > now + idle || now - t >= idle || t <= best)
+			continue;
+		best = t;
+		strlcpy(who, name, wholen);
+	}
+	if (best == -1)
+		return (0);
+	*ago = now - best;
+	return (1);
+}
+
+/*
+ * Our label in a service's spec says t; the labels of instances silent
+ * for SW_SEEN_FORGET go (gone for good, most likely).  -1: no memory.
+ */
+int
+sw_seen_set(json_t *spec, const char *self, int64_t t, int64_t now)
+{
+	json_t		*labels, *v;
+	const char	*key, *name;
+	void		*tmp;
+	char		 mine[sizeof(SW_LABEL_SEEN) + ORCHD_INSTANCE_MAX];
+	char		 val[24];
+	int64_t		 seen;
+
+	if ((labels = json_object_get(spec, "Labels")) == NULL) {
+		if ((labels = json_object()) == NULL ||
+		    json_object_set_new(spec, "Labels", labels) == -1)
+			return (-1);
+	} else if (!json_is_object(labels))
+		return (-1);
+	json_object_foreach_safe(labels, tmp, key, v) {
+		if ((name = sw_seen_instance(key)) == NULL ||
+		    strcmp(name, self) == 0)
+			continue;
+		if ((seen = sw_seen_time(v)) != -1 &&
+		    now - seen >= SW_SEEN_FORGET)
+			(void)json_object_del(labels, key);
+	}
+	(void)snprintf(mine, sizeof(mine), "%s%s", SW_LABEL_SEEN, self);
+	(void)snprintf(val, sizeof(val), "%lld", (long long)t);
+	return (json_object_set_new(labels, mine, json_string(val)));
+}
+
+/* what spec from's seen labels say, in to: kept over a new definition */
+int
+sw_seen_keep(json_t *from, json_t *to)
+{
+	json_t		*labels, *v;
+	const char	*key;
+
+	if ((labels = json_object_get(to, "Labels")) == NULL ||
+	    !json_is_object(labels))
+		return (-1);
+	json_object_foreach(json_object_get(from, "Labels"), key, v)
+		if (sw_seen_instance(key) != NULL &&
+		    json_object_set(labels, key, v) == -1)
+			return (-1);
+	return (0);
 }

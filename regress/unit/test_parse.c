@@ -502,6 +502,10 @@ static const struct bad {
 	    "constraint is only for driver swarm", 1 },
 	{ "bad-swarm-volume.conf", "bad-swarm-volume.conf:1",
 	    "volume is not for driver swarm", 1 },
+	{ "bad-instance.conf", "bad-instance.conf:2",
+	    "instance name \"edge/1\": 1 to 63 letters", 1 },
+	{ "bad-instance-dup.conf", "bad-instance-dup.conf:2",
+	    "instance name already set", 1 },
 	/* the access log and the cap of the workloads' logs */
 	{ "bad-access-log.conf", "bad-access-log.conf:2",
 	    "access log \"logs/access.log\": an absolute path or syslog", 6 },

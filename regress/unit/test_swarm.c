@@ -3,7 +3,8 @@
  * built from its definition alone, and the hash that tells a service
  * still right from one to update, which its replica count must not
  * change.  Also the definition's own checks of replicas and constraints,
- * and its JSON round trip.
+ * and its JSON round trip; and the labels org.orchd.seen.INSTANCE by
+ * which the orchd instances sharing a swarm agree on a suspend.
  */
 
 #include <setjmp.h>
@@ -219,6 +220,123 @@ test_roundtrip(void **state)
 	workload_free(wc);
 }
 
+/* a spec with the labels of labels, a JSON object */
+static json_t *
+seen_spec(const char *labels)
+{
+	json_error_t	 jerr;
+	json_t		*o;
+
+	o = json_pack("{s:o}", "Labels", json_loads(labels, 0, &jerr));
+	assert_non_null(o);
+	assert_true(json_is_object(json_object_get(o, "Labels")));
+	return (o);
+}
+
+/* who else used it less than the idle timeout ago: the last of them */
+static void
+test_seen_recent(void **state)
+{
+	char	 who[ORCHD_INSTANCE_MAX];
+	int64_t	 ago = -1;
+	json_t	*o;
+
+	/* only old times, ours, nonsense and other labels: nobody */
+	o = seen_spec("{\"org.orchd.seen.a\": \"1000\","
+	    "\"org.orchd.seen.me\": \"1999\","
+	    "\"org.orchd.seen.b\": \"x1999\","
+	    "\"org.orchd.seen.c\": 1999,"
+	    "\"org.orchd.seen.\": \"1999\","
+	    "\"org.orchd.seenx\": \"1999\","
+	    "\"org.orchd.seen.d\": \"-5\","
+	    "\"org.orchd.seen.e\": \"99999999\","
+	    "\"org.orchd.workload\": \"w\"}");
+	assert_int_equal(sw_seen_recent(o, "me", 2000, 60, who, sizeof(who),
+	    &ago), 0);
+	assert_int_equal(ago, -1);
+	/* just as old as the idle timeout: idle */
+	assert_int_equal(sw_seen_recent(o, "me", 1060, 60, who, sizeof(who),
+	    &ago), 0);
+	/* a second younger: used */
+	assert_int_equal(sw_seen_recent(o, "me", 1059, 60, who, sizeof(who),
+	    &ago), 1);
+	assert_string_equal(who, "a");
+	assert_int_equal(ago, 59);
+	json_decref(o);
+
+	/* the last user is said; a clock a little ahead counts */
+	o = seen_spec("{\"org.orchd.seen.a\": \"1990\","
+	    "\"org.orchd.seen.b\": \"1995\","
+	    "\"org.orchd.seen.c\": \"1980\"}");
+	assert_int_equal(sw_seen_recent(o, "me", 2000, 60, who, sizeof(who),
+	    &ago), 1);
+	assert_string_equal(who, "b");
+	assert_int_equal(ago, 5);
+	assert_int_equal(sw_seen_recent(o, "me", 1990, 60, who, sizeof(who),
+	    &ago), 1);
+	assert_string_equal(who, "b");
+	json_decref(o);
+
+	/* no labels at all */
+	o = json_object();
+	assert_int_equal(sw_seen_recent(o, "me", 2000, 60, who, sizeof(who),
+	    &ago), 0);
+	json_decref(o);
+}
+
+/* ours written, a week's silence forgotten, the others kept */
+static void
+test_seen_set(void **state)
+{
+	const int64_t	 now = 10 * SW_SEEN_FORGET;
+	char		 t[32];
+	json_t		*o, *l, *d;
+
+	o = seen_spec("{\"org.orchd.seen.old\": \"1\","
+	    "\"org.orchd.seen.young\": \"1\","
+	    "\"org.orchd.seen.bad\": \"soon\","
+	    "\"org.orchd.seen.me\": \"1\","
+	    "\"org.orchd.hash\": \"h\"}");
+	/* a second less than a week before now: kept */
+	(void)snprintf(t, sizeof(t), "%lld",
+	    (long long)(now - SW_SEEN_FORGET + 1));
+	json_object_set_new(json_object_get(o, "Labels"),
+	    "org.orchd.seen.young", json_string(t));
+	assert_int_equal(sw_seen_set(o, "me", now, now), 0);
+	l = json_object_get(o, "Labels");
+	assert_null(json_object_get(l, "org.orchd.seen.old"));
+	assert_string_equal(json_string_value(json_object_get(l,
+	    "org.orchd.seen.young")), t);
+	/* not a time: not ours to judge, left */
+	assert_non_null(json_object_get(l, "org.orchd.seen.bad"));
+	(void)snprintf(t, sizeof(t), "%lld", (long long)now);
+	assert_string_equal(json_string_value(json_object_get(l,
+	    "org.orchd.seen.me")), t);
+	assert_string_equal(json_string_value(json_object_get(l,
+	    "org.orchd.hash")), "h");
+
+	/* a spec without labels gets them */
+	json_decref(o);
+	o = json_object();
+	assert_int_equal(sw_seen_set(o, "me", 5, now), 0);
+	assert_string_equal(json_string_value(json_object_get(
+	    json_object_get(o, "Labels"), "org.orchd.seen.me")), "5");
+
+	/* carried over a new definition, and nothing else with them */
+	d = seen_spec("{\"org.orchd.workload\": \"w\"}");
+	json_object_set_new(json_object_get(o, "Labels"), "other",
+	    json_string("x"));
+	assert_int_equal(sw_seen_keep(o, d), 0);
+	l = json_object_get(d, "Labels");
+	assert_string_equal(json_string_value(json_object_get(l,
+	    "org.orchd.seen.me")), "5");
+	assert_null(json_object_get(l, "other"));
+	assert_string_equal(json_string_value(json_object_get(l,
+	    "org.orchd.workload")), "w");
+	json_decref(o);
+	json_decref(d);
+}
+
 int
 main(void)
 {
@@ -228,6 +346,8 @@ main(void)
 		cmocka_unit_test(test_hash),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_seen_recent),
+		cmocka_unit_test(test_seen_set),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
