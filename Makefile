@@ -105,7 +105,7 @@ UNIT_TESTS	:= $(patsubst regress/unit/%.c,$(BUILD)/regress/%,$(UNIT_SRCS))
 TEST_parse_OBJS	 = $(OBJ)/orchd/parse.o
 -include regress/unit/tests.mk
 
-MANS		 = man/orchd.8 man/orchd.conf.5 man/orchctl.8
+MANS		 = man/orchd.8 man/orchd.conf.5 man/orchctl.8 man/orchd-api.7
 
 .PHONY: all check unit regress install install-user install-systemd clean demo
 .PHONY: lint fuzz bench
@@ -212,12 +212,14 @@ lint:
 # nothing into /etc.
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBEXECDIR) \
-	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
+	    $(DESTDIR)$(MANDIR)/man8 \
 	    $(DESTDIR)$(EXAMPLEDIR)
 	install -m 0555 $(BUILD)/orchd $(BUILD)/orchctl $(DESTDIR)$(SBINDIR)
 	install -m 0555 $(BUILD)/stored $(BUILD)/gatewayd $(BUILD)/reaperd \
 	    $(BUILD)/runtimed $(DESTDIR)$(LIBEXECDIR)
 	install -m 0444 man/orchd.conf.5 $(DESTDIR)$(MANDIR)/man5
+	install -m 0444 man/orchd-api.7 $(DESTDIR)$(MANDIR)/man7
 	install -m 0444 man/orchd.8 man/orchctl.8 $(DESTDIR)$(MANDIR)/man8
 	install -m 0444 etc/orchd.conf LICENSE $(DESTDIR)$(EXAMPLEDIR)
 	sed 's|/usr/local/sbin|$(SBINDIR)|g' etc/orchd.service \

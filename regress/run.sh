@@ -65,7 +65,7 @@ done
 
 if wanted mandoc; then
 	echo "== mandoc -Tlint"
-	if mandoc -Tlint -Wwarning man/*.[58] >"$out" 2>&1; then
+	if mandoc -Tlint -Wwarning man/*.[578] >"$out" 2>&1; then
 		passed=$((passed + 1))
 	else
 		cat "$out"
