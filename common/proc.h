@@ -68,17 +68,10 @@ struct privsep {
 	void			*data;
 };
 
-/* every child answers these the same way: list them in its table */
+/* every child answers these the same way: rows in each child's table */
 void	proc_recv_peer(struct imsgev *, struct imsg *);
 void	proc_recv_verbose(struct imsgev *, struct imsg *);
 void	proc_recv_summary(struct imsgev *, struct imsg *);
-#define PROC_COMMON_HANDLERS \
-	{ IMSG_PROC_PEER, sizeof(struct proc_peer), PROC_FROM(PROC_PARENT), \
-	    proc_recv_peer }, \
-	{ IMSG_CTL_VERBOSE, sizeof(int), PROC_FROM(PROC_PARENT), \
-	    proc_recv_verbose }, \
-	{ IMSG_CTL_SHOW_SUMMARY, 0, PROC_FROM(PROC_PARENT), \
-	    proc_recv_summary }
 
 struct imsgev	*imsgev_new(struct privsep *, int, int, uint32_t);
 void		 imsgev_free(struct imsgev *);
@@ -143,17 +136,6 @@ void	cfg_set_apply(void (*)(struct privsep *, struct cfg_generation *,
 	    struct cfg_generation *));
 void	cfg_forget_workloads(void);
 const struct cfg_generation *cfg_current(void);
-#define CFG_HANDLERS \
-	{ IMSG_CFG_RESET, sizeof(uint32_t), PROC_FROM(PROC_PARENT), \
-	    cfg_recv_reset }, \
-	{ IMSG_CFG_GLOBAL, sizeof(struct global_settings), \
-	    PROC_FROM(PROC_PARENT), cfg_recv_global }, \
-	{ IMSG_CFG_WORKLOAD, PROC_ANYLEN, PROC_FROM(PROC_PARENT), \
-	    cfg_recv_workload }, \
-	{ IMSG_CFG_DONE, sizeof(uint32_t), PROC_FROM(PROC_PARENT), \
-	    cfg_recv_done }, \
-	{ IMSG_CFG_START, sizeof(uint32_t), PROC_FROM(PROC_PARENT), \
-	    cfg_recv_start }
 
 /* privilege drop (common/privdrop.c) */
 #define PRIVDROP_NONET	0x01		/* an empty network namespace */

@@ -127,11 +127,25 @@ static void	store_show_summary(struct imsgev *, struct imsg *);
 #define FROM_ASKERS	(PROC_FROM(PROC_PARENT) | PROC_FROM(PROC_GATEWAY))
 
 static const struct proc_handler store_handlers[] = {
-	/* before the common one, which it replaces: the first one counts */
+	/* what every child answers the parent (common/proc.c) */
+	{ IMSG_PROC_PEER, sizeof(struct proc_peer), PROC_FROM(PROC_PARENT),
+	    proc_recv_peer },
+	{ IMSG_CTL_VERBOSE, sizeof(int), PROC_FROM(PROC_PARENT),
+	    proc_recv_verbose },
+	/* the common answer, and the queue of held writes */
 	{ IMSG_CTL_SHOW_SUMMARY, 0, PROC_FROM(PROC_PARENT),
 	    store_show_summary },
-	PROC_COMMON_HANDLERS,
-	CFG_HANDLERS,
+	/* its configuration, as every child receives it (common/cfgrecv.c) */
+	{ IMSG_CFG_RESET, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
+	    cfg_recv_reset },
+	{ IMSG_CFG_GLOBAL, sizeof(struct global_settings),
+	    PROC_FROM(PROC_PARENT), cfg_recv_global },
+	{ IMSG_CFG_WORKLOAD, PROC_ANYLEN, PROC_FROM(PROC_PARENT),
+	    cfg_recv_workload },
+	{ IMSG_CFG_DONE, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
+	    cfg_recv_done },
+	{ IMSG_CFG_START, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
+	    cfg_recv_start },
 	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
 	    store_recv_state },
 	{ IMSG_RT_KEEPWARM, sizeof(struct ctl_keepwarm),

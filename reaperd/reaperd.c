@@ -42,8 +42,24 @@ static void	reaper_recv_authfail(struct imsgev *, struct imsg *);
 static void	reaper_recv_keepwarm(struct imsgev *, struct imsg *);
 
 static const struct proc_handler reaper_handlers[] = {
-	PROC_COMMON_HANDLERS,
-	CFG_HANDLERS,
+	/* what every child answers the parent (common/proc.c) */
+	{ IMSG_PROC_PEER, sizeof(struct proc_peer), PROC_FROM(PROC_PARENT),
+	    proc_recv_peer },
+	{ IMSG_CTL_VERBOSE, sizeof(int), PROC_FROM(PROC_PARENT),
+	    proc_recv_verbose },
+	{ IMSG_CTL_SHOW_SUMMARY, 0, PROC_FROM(PROC_PARENT),
+	    proc_recv_summary },
+	/* its configuration, as every child receives it (common/cfgrecv.c) */
+	{ IMSG_CFG_RESET, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
+	    cfg_recv_reset },
+	{ IMSG_CFG_GLOBAL, sizeof(struct global_settings),
+	    PROC_FROM(PROC_PARENT), cfg_recv_global },
+	{ IMSG_CFG_WORKLOAD, PROC_ANYLEN, PROC_FROM(PROC_PARENT),
+	    cfg_recv_workload },
+	{ IMSG_CFG_DONE, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
+	    cfg_recv_done },
+	{ IMSG_CFG_START, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
+	    cfg_recv_start },
 	{ IMSG_GW_ACTIVITY, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY),
 	    reaper_recv_activity },
 	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
