@@ -18,6 +18,7 @@ static struct privsep	gateway_ps;
 static struct gateway	gateway;
 struct gateway		*gw = &gateway;
 
+PROC_TABLE_BEGIN
 static const struct proc_handler gateway_handlers[] = {
 	/* what every child answers the parent (common/proc.c) */
 	{ IMSG_PROC_PEER, sizeof(struct proc_peer), PROC_FROM(PROC_PARENT),
@@ -92,6 +93,7 @@ static const struct proc_handler gateway_handlers[] = {
 	/* the access log's pipe to the parent (accesslog.c) */
 	{ IMSG_CFG_ACCESSLOG, 0, PROC_FROM(PROC_PARENT), accesslog_recv_fd },
 };
+PROC_TABLE_END
 
 static void
 gateway_apply(struct privsep *ps, struct cfg_generation *gen,

@@ -37,6 +37,7 @@ static void	parent_channel_closed(struct imsgev *);
 static int	reload_config(struct orchd *, uint32_t, char *, size_t);
 static __dead void usage(void);
 
+PROC_TABLE_BEGIN
 static const struct proc_handler parent_handlers[] = {
 	{ IMSG_PROC_READY, sizeof(uint32_t), FROM_CHILDREN, parent_recv_ready },
 	{ IMSG_CFG_DONE, sizeof(uint32_t), FROM_CHILDREN, config_recv_done },
@@ -128,6 +129,7 @@ static const struct proc_handler parent_handlers[] = {
 	{ IMSG_GW_METRICS_TOTAL, sizeof(struct gw_metrics_total),
 	    PROC_FROM(PROC_GATEWAY), api_relay_metrics },
 };
+PROC_TABLE_END
 
 static __dead void
 usage(void)
@@ -769,6 +771,9 @@ main(int argc, char *argv[])
 	signal(SIGPIPE, SIG_IGN);
 	event_init();
 	env.ps.id = PROC_PARENT;
+	if (proc_table_check(parent_handlers, nitems(parent_handlers), err,
+	    sizeof(err)) == -1)
+		fatalx("parent's table: %s", err);
 	env.ps.handlers = parent_handlers;
 	env.ps.nhandlers = nitems(parent_handlers);
 	env.ps.started = monotime();

@@ -126,6 +126,7 @@ static void	store_show_summary(struct imsgev *, struct imsg *);
 /* orchctl through the parent, or the HTTP API from the gateway */
 #define FROM_ASKERS	(PROC_FROM(PROC_PARENT) | PROC_FROM(PROC_GATEWAY))
 
+PROC_TABLE_BEGIN
 static const struct proc_handler store_handlers[] = {
 	/* what every child answers the parent (common/proc.c) */
 	{ IMSG_PROC_PEER, sizeof(struct proc_peer), PROC_FROM(PROC_PARENT),
@@ -172,6 +173,7 @@ static const struct proc_handler store_handlers[] = {
 	{ IMSG_UID_PUT, sizeof(struct wl_uid), PROC_FROM(PROC_PARENT),
 	    store_uid_put },
 };
+PROC_TABLE_END
 
 static int64_t
 store_now_ms(void)

@@ -41,6 +41,7 @@ static void	reaper_recv_state(struct imsgev *, struct imsg *);
 static void	reaper_recv_authfail(struct imsgev *, struct imsg *);
 static void	reaper_recv_keepwarm(struct imsgev *, struct imsg *);
 
+PROC_TABLE_BEGIN
 static const struct proc_handler reaper_handlers[] = {
 	/* what every child answers the parent (common/proc.c) */
 	{ IMSG_PROC_PEER, sizeof(struct proc_peer), PROC_FROM(PROC_PARENT),
@@ -69,6 +70,7 @@ static const struct proc_handler reaper_handlers[] = {
 	{ IMSG_RT_KEEPWARM, sizeof(struct ctl_keepwarm),
 	    PROC_FROM(PROC_RUNTIME), reaper_recv_keepwarm },
 };
+PROC_TABLE_END
 
 int
 reap_cmp(struct reap_wl *a, struct reap_wl *b)

@@ -25,6 +25,7 @@ static struct privsep	runtime_ps;
 static struct runtime	runtime;
 struct runtime		*rt = &runtime;
 
+PROC_TABLE_BEGIN
 static const struct proc_handler runtime_handlers[] = {
 	/* what every child answers the parent (common/proc.c) */
 	{ IMSG_PROC_PEER, sizeof(struct proc_peer), PROC_FROM(PROC_PARENT),
@@ -81,6 +82,7 @@ static const struct proc_handler runtime_handlers[] = {
 	{ IMSG_RT_PURGE, sizeof(struct rt_purge), PROC_FROM(PROC_PARENT),
 	    docker_recv_purge },
 };
+PROC_TABLE_END
 
 /* a request found it asleep: what the gateway says of it is cleaned */
 static void
