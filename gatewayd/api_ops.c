@@ -121,7 +121,6 @@ api_recv_workload(struct imsgev *iev, struct imsg *imsg)
 	    (r->t.op != API_LIST && r->t.op != API_GET))
 		return;
 	(void)imsg_get_data(imsg, &cw, sizeof(cw));
-	cw.name[sizeof(cw.name) - 1] = '\0';
 	cw.hosts[sizeof(cw.hosts) - 1] = '\0';
 	cw.msg[sizeof(cw.msg) - 1] = '\0';
 	cw.drift[sizeof(cw.drift) - 1] = '\0';

@@ -148,30 +148,31 @@ static const struct proc_handler store_handlers[] = {
 	{ IMSG_CFG_START, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
 	    cfg_recv_start },
 	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
-	    store_recv_state },
+	    store_recv_state, PROC_NAME(struct rt_state) },
 	{ IMSG_RT_KEEPWARM, sizeof(struct ctl_keepwarm),
-	    PROC_FROM(PROC_RUNTIME), store_recv_keepwarm },
+	    PROC_FROM(PROC_RUNTIME), store_recv_keepwarm,
+	    PROC_NAME(struct ctl_keepwarm) },
 	{ IMSG_RT_DRIFT, sizeof(struct rt_drift), PROC_FROM(PROC_RUNTIME),
-	    store_recv_drift },
+	    store_recv_drift, PROC_NAME(struct rt_drift) },
 	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_RUNTIME) |
 	    PROC_FROM(PROC_PARENT),
-	    store_recv_memory },
+	    store_recv_memory, PROC_NAME(struct rt_memory) },
 	{ IMSG_RP_LASTSEEN, PROC_ANYLEN, PROC_FROM(PROC_REAPER),
 	    store_recv_lastseen },
 	{ IMSG_CTL_SHOW_WORKLOADS, sizeof(struct ctl_name), FROM_ASKERS,
-	    store_show_workloads },
+	    store_show_workloads, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_SHOW_HISTORY, sizeof(struct ctl_name), FROM_ASKERS,
-	    store_show_history },
+	    store_show_history, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_SHOW_STATS, 0, FROM_ASKERS, store_show_stats },
 	{ IMSG_API_LOAD, 0, PROC_FROM(PROC_PARENT), store_api_load },
 	{ IMSG_API_PUT, PROC_ANYLEN, PROC_FROM(PROC_PARENT), store_api_put },
 	{ IMSG_API_EXPIRE, sizeof(struct rp_expire), PROC_FROM(PROC_PARENT),
-	    store_api_expire },
+	    store_api_expire, PROC_NAME(struct rp_expire) },
 	{ IMSG_API_DROP, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
-	    store_api_drop },
+	    store_api_drop, PROC_NAME(struct ctl_name) },
 	{ IMSG_UID_LOAD, 0, PROC_FROM(PROC_PARENT), store_uid_load },
 	{ IMSG_UID_PUT, sizeof(struct wl_uid), PROC_FROM(PROC_PARENT),
-	    store_uid_put },
+	    store_uid_put, PROC_NAME(struct wl_uid) },
 };
 PROC_TABLE_END
 
@@ -442,7 +443,6 @@ store_recv_state(struct imsgev *iev, struct imsg *imsg)
 	struct rt_state	 st;
 
 	(void)imsg_get_data(imsg, &st, sizeof(st));
-	st.name[sizeof(st.name) - 1] = '\0';
 	st.msg[sizeof(st.msg) - 1] = '\0';
 	cause_sanitize(&st.cause);
 	backoff_note(&st);
@@ -466,7 +466,6 @@ store_recv_drift(struct imsgev *iev, struct imsg *imsg)
 	struct store_drift	 key, *d;
 
 	(void)imsg_get_data(imsg, &rd, sizeof(rd));
-	rd.name[sizeof(rd.name) - 1] = '\0';
 	rd.fields[sizeof(rd.fields) - 1] = '\0';
 	strlcpy(key.name, rd.name, sizeof(key.name));
 	d = RB_FIND(store_drifts, &store_drifts, &key);
@@ -511,7 +510,6 @@ store_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 	struct ctl_keepwarm	 kw;
 
 	(void)imsg_get_data(imsg, &kw, sizeof(kw));
-	kw.name[sizeof(kw.name) - 1] = '\0';
 	kw.on = kw.on != 0;
 	(void)store_write(SQ_KEEPWARM, &kw, "keep warm");
 }
@@ -522,7 +520,6 @@ store_recv_memory(struct imsgev *iev, struct imsg *imsg)
 	struct rt_memory	 mem;
 
 	(void)imsg_get_data(imsg, &mem, sizeof(mem));
-	mem.name[sizeof(mem.name) - 1] = '\0';
 	(void)store_write(SQ_MEMORY, &mem, "memory");
 	/* the gateways show it in /metrics */
 	if (proc_compose(&store_ps, PROC_GATEWAY, IMSG_RT_MEMORY, 0, -1, &mem,
@@ -644,7 +641,6 @@ static void
 recv_name(struct imsg *imsg, struct ctl_name *cn)
 {
 	(void)imsg_get_data(imsg, cn, sizeof(*cn));
-	cn->name[sizeof(cn->name) - 1] = '\0';
 }
 
 static void
@@ -786,7 +782,6 @@ store_api_expire(struct imsgev *iev, struct imsg *imsg)
 	char			 msg[128];
 
 	(void)imsg_get_data(imsg, &re, sizeof(re));
-	re.name[sizeof(re.name) - 1] = '\0';
 	(void)snprintf(msg, sizeof(msg), "deleted: no request for %llds",
 	    (long long)re.secs);
 	(void)held_flush();
@@ -827,7 +822,6 @@ store_uid_put(struct imsgev *iev, struct imsg *imsg)
 	struct wl_uid	 wu;
 
 	(void)imsg_get_data(imsg, &wu, sizeof(wu));
-	wu.name[sizeof(wu.name) - 1] = '\0';
 	(void)store_write(SQ_UID, &wu, "workload uid");
 }
 

@@ -64,11 +64,12 @@ static const struct proc_handler reaper_handlers[] = {
 	{ IMSG_GW_ACTIVITY, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY),
 	    reaper_recv_activity },
 	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
-	    reaper_recv_state },
+	    reaper_recv_state, PROC_NAME(struct rt_state) },
 	{ IMSG_GW_AUTHFAIL, sizeof(struct netaddr), PROC_FROM(PROC_GATEWAY),
 	    reaper_recv_authfail },
 	{ IMSG_RT_KEEPWARM, sizeof(struct ctl_keepwarm),
-	    PROC_FROM(PROC_RUNTIME), reaper_recv_keepwarm },
+	    PROC_FROM(PROC_RUNTIME), reaper_recv_keepwarm,
+	    PROC_NAME(struct ctl_keepwarm) },
 };
 PROC_TABLE_END
 
@@ -253,7 +254,6 @@ reaper_recv_state(struct imsgev *iev, struct imsg *imsg)
 	struct reap_wl	*wl;
 
 	(void)imsg_get_data(imsg, &st, sizeof(st));
-	st.name[sizeof(st.name) - 1] = '\0';
 	if ((wl = reap_find(st.name)) == NULL)
 		return;
 	if (st.state < WL_ASLEEP || st.state > WL_FAILED)
@@ -299,7 +299,6 @@ reaper_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 	struct reap_wl		*wl;
 
 	(void)imsg_get_data(imsg, &kw, sizeof(kw));
-	kw.name[sizeof(kw.name) - 1] = '\0';
 	if ((wl = reap_find(kw.name)) == NULL)
 		wl = reap_new(kw.name);
 	wl->keep_warm = kw.on != 0;
