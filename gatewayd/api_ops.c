@@ -705,13 +705,8 @@ api_recv_metrics_wl(struct imsgev *iev, struct imsg *imsg)
 
 	if ((r = api_metrics_answered(iev, imsg)) == NULL)
 		return;
-	if (len % sizeof(one) != 0) {
-		log_warnx("%s: %zu bytes of metrics", __func__, len);
-		return;
-	}
 	for (off = 0; off < len; off += sizeof(one)) {
 		memcpy(&one, p + off, sizeof(one));
-		one.name[sizeof(one.name) - 1] = '\0';
 		metrics_sum_add(r->msum, &one);
 	}
 }

@@ -78,8 +78,9 @@ static const struct proc_handler gateway_handlers[] = {
 	    metrics_recv_dump },
 	{ IMSG_GW_METRICS_EXPECT, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
 	    api_recv_metrics_expect },
-	{ IMSG_GW_METRICS_WL, PROC_ANYLEN, PROC_FROM(PROC_PARENT),
-	    api_recv_metrics_wl },
+	{ IMSG_GW_METRICS_WL, sizeof(struct gw_metrics_wl),
+	    PROC_FROM(PROC_PARENT), api_recv_metrics_wl, PROC_RECORDS1,
+	    PROC_NAME(struct gw_metrics_wl) },
 	{ IMSG_GW_METRICS_TOTAL, sizeof(struct gw_metrics_total),
 	    PROC_FROM(PROC_PARENT), api_recv_metrics_total },
 	/* for /metrics: the parent's loads, the workloads' memory */

@@ -126,8 +126,9 @@ static const struct proc_handler parent_handlers[] = {
 	    api_recv_expire, PROC_NAME(struct rp_expire) },
 	{ IMSG_GW_METRICS_ASK, 0, PROC_FROM(PROC_GATEWAY),
 	    api_recv_metrics_ask },
-	{ IMSG_GW_METRICS_WL, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY),
-	    api_relay_metrics },
+	{ IMSG_GW_METRICS_WL, sizeof(struct gw_metrics_wl),
+	    PROC_FROM(PROC_GATEWAY), api_relay_metrics, PROC_RECORDS1,
+	    PROC_NAME(struct gw_metrics_wl) },
 	{ IMSG_GW_METRICS_TOTAL, sizeof(struct gw_metrics_total),
 	    PROC_FROM(PROC_GATEWAY), api_relay_metrics },
 };

@@ -157,8 +157,8 @@ static const struct proc_handler store_handlers[] = {
 	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_RUNTIME) |
 	    PROC_FROM(PROC_PARENT),
 	    store_recv_memory, PROC_NAME(struct rt_memory) },
-	{ IMSG_RP_LASTSEEN, PROC_ANYLEN, PROC_FROM(PROC_REAPER),
-	    store_recv_lastseen },
+	{ IMSG_RP_LASTSEEN, sizeof(struct rp_lastseen), PROC_FROM(PROC_REAPER),
+	    store_recv_lastseen, PROC_RECORDS1, PROC_NAME(struct rp_lastseen) },
 	{ IMSG_CTL_SHOW_WORKLOADS, sizeof(struct ctl_name), FROM_ASKERS,
 	    store_show_workloads, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_SHOW_HISTORY, sizeof(struct ctl_name), FROM_ASKERS,
@@ -534,10 +534,7 @@ store_recv_lastseen(struct imsgev *iev, struct imsg *imsg)
 	struct rp_lastseen	*ls;
 	size_t			 len = imsg_get_len(imsg), n, i;
 
-	if (len % sizeof(*ls) != 0)
-		fatalx("%s: last seen of %zu bytes", __func__, len);
-	if ((n = len / sizeof(*ls)) == 0)
-		return;
+	n = len / sizeof(*ls);
 	/* copied: the payload is not aligned for its int64_t */
 	if ((ls = calloc(n, sizeof(*ls))) == NULL)
 		fatal("%s", __func__);

@@ -61,8 +61,8 @@ static const struct proc_handler reaper_handlers[] = {
 	    cfg_recv_done },
 	{ IMSG_CFG_START, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
 	    cfg_recv_start },
-	{ IMSG_GW_ACTIVITY, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY),
-	    reaper_recv_activity },
+	{ IMSG_GW_ACTIVITY, sizeof(struct gw_activity), PROC_FROM(PROC_GATEWAY),
+	    reaper_recv_activity, PROC_RECORDS1, PROC_NAME(struct gw_activity) },
 	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
 	    reaper_recv_state, PROC_NAME(struct rt_state) },
 	{ IMSG_GW_AUTHFAIL, sizeof(struct netaddr), PROC_FROM(PROC_GATEWAY),
@@ -225,11 +225,8 @@ reaper_recv_activity(struct imsgev *iev, struct imsg *imsg)
 	size_t			 len = imsg_get_len(imsg), off;
 	uint32_t		 bit = 1U << iev->instance;
 
-	if (len % sizeof(act) != 0)
-		fatalx("%s: activity of %zu bytes", __func__, len);
 	for (off = 0; off < len; off += sizeof(act)) {
 		memcpy(&act, p + off, sizeof(act));
-		act.name[sizeof(act.name) - 1] = '\0';
 		if ((wl = reap_find(act.name)) == NULL)
 			continue;
 		if (act.last_seen > wl->last_seen)
