@@ -34,7 +34,8 @@ struct imsgev;
  * PROC_NAME(struct x): the payload (each record of it) begins with x's
  * name[], whose last byte is set to NUL before the handler runs, so that
  * a name from another process is always a string.  Every payload that
- * begins with a name has it.
+ * begins with a name has it: regress/e2e/tables.sh reads the tables for
+ * rows that lack it, which C cannot check.
  */
 #define PROC_LEN_EXACT		0	/* len bytes, or PROC_ANYLEN */
 #define PROC_LEN_RECORDS	1	/* k * len bytes, k >= 0 */
