@@ -354,11 +354,6 @@ control_logs(struct imsgev *iev, struct imsg *imsg)
 	struct ctl_conn	*c;
 	struct ctl_logs	 cl;
 
-	if (iev->peer == PROC_GATEWAY) {
-		/* GET /v1/workloads/{id}/logs */
-		api_logs(iev, imsg);
-		return;
-	}
 	if ((c = control_request(iev, imsg)) == NULL)
 		return;
 	(void)imsg_get_data(imsg, &cl, sizeof(cl));

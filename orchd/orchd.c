@@ -94,8 +94,8 @@ static const struct proc_handler parent_handlers[] = {
 	    control_forward, PROC_NAME(struct ctl_keepwarm) },
 	{ IMSG_CTL_RESTART, sizeof(struct ctl_name), PROC_FROM_CLIENT,
 	    control_forward, PROC_NAME(struct ctl_name) },
-	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM_CLIENT |
-	    PROC_FROM(PROC_GATEWAY), control_logs, PROC_NAME(struct ctl_logs) },
+	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM_CLIENT,
+	    control_logs, PROC_NAME(struct ctl_logs) },
 	{ IMSG_CTL_SHOW_DEFINITION, sizeof(struct ctl_name), PROC_FROM_CLIENT,
 	    control_show_definition, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_PULL, sizeof(struct ctl_name), PROC_FROM_CLIENT,
@@ -115,6 +115,9 @@ static const struct proc_handler parent_handlers[] = {
 	    api_recv_delete, PROC_NAME(struct ctl_name) },
 	{ IMSG_API_UPDATE, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY),
 	    api_recv_update, PROC_NAME(struct api_update) },
+	/* GET /v1/workloads/{id}/logs, answered as orchctl logs */
+	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM(PROC_GATEWAY),
+	    api_logs, PROC_NAME(struct ctl_logs) },
 	{ IMSG_API_LOGS_STOP, 0, PROC_FROM(PROC_GATEWAY),
 	    api_recv_logs_stop },
 	{ IMSG_API_STORED, sizeof(struct ctl_result), PROC_FROM(PROC_STORE),
