@@ -419,7 +419,28 @@ struct global_settings {
 	char			 instance[ORCHD_INSTANCE_MAX]; /* never "" */
 };
 
-/* the message catalogue: who sends what is said beside each type */
+/*
+ * The message catalogue: who sends what is said beside each type.
+ *
+ * To add a message:
+ * 1. its type at the end of its topic's block below, never between
+ *    others: the numbers of the rest stay as they are;
+ * 2. its payload, a plain struct below with fixed-size fields only (a
+ *    name first, as char name[ORCHD_NAME_MAX], if it is about one
+ *    workload);
+ * 3. a row in the table of each receiving process, in its main .c file
+ *    (struct proc_handler, common/proc.h): the type, the length
+ *    (sizeof the struct; PROC_ANYLEN for what has its own decoder; with
+ *    PROC_RECORDS or PROC_RECORDS1 for an array of records), the senders
+ *    (PROC_FROM(PROC_x), PROC_FROM_CLIENT for orchctl), the handler, and
+ *    PROC_NAME(struct x) if the payload begins with a name, so that the
+ *    handler gets it terminated (regress/e2e/tables.sh checks this);
+ *    one row per type and sender, a different handler for another
+ *    sender being another row;
+ * 4. bump ORCHD_IMSG_VERSION, or ORCHD_CTL_VERSION for the orchctl
+ *    block: processes, or orchctl and orchd, from different builds
+ *    must refuse each other.
+ */
 enum imsg_type {
 	IMSG_NONE = 0,
 

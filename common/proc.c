@@ -26,7 +26,6 @@
 
 static void	imsgev_dispatch(int, short, void *);
 static void	imsgev_lost(struct imsgev *, const char *);
-static const struct proc_handler *proc_find(const struct imsgev *, uint32_t);
 
 time_t
 monotime(void)
@@ -281,15 +280,122 @@ proc_composev(struct privsep *ps, enum privsep_procid to, uint32_t type,
 	return (ret);
 }
 
-static const struct proc_handler *
-proc_find(const struct imsgev *iev, uint32_t type)
+/*
+ * The row for a message's type and sender.  PROC_BAD_SENDER when the type
+ * has rows but none for this sender, to say which in the log.
+ */
+static int
+proc_find(const struct proc_handler *tab, size_t n, uint32_t type,
+    uint32_t from, const struct proc_handler **row)
 {
 	size_t	 i;
+	int	 ret = PROC_BAD_TYPE;
 
-	for (i = 0; i < iev->nhandlers; i++)
-		if (iev->handlers[i].type == type)
-			return (&iev->handlers[i]);
-	return (NULL);
+	for (i = 0; i < n; i++) {
+		if (tab[i].type != type)
+			continue;
+		if (tab[i].from & from) {
+			*row = &tab[i];
+			return (PROC_ACCEPTED);
+		}
+		ret = PROC_BAD_SENDER;
+	}
+	return (ret);
+}
+
+static int
+proc_length_ok(const struct proc_handler *h, size_t len)
+{
+	switch (h->lenkind) {
+	case PROC_LEN_RECORDS:
+		return (len % h->len == 0);
+	case PROC_LEN_RECORDS1:
+		return (len > 0 && len % h->len == 0);
+	default:
+		if (h->len == PROC_ANYLEN)
+			return (len >= h->namelen);
+		return (len == h->len);
+	}
+}
+
+/* every record's name made a string: what the handlers rely on */
+static void
+proc_terminate(const struct proc_handler *h, struct imsg *imsg)
+{
+	unsigned char	*p = imsg->data;
+	size_t		 len = imsg_get_len(imsg), step, off;
+
+	if (h->namelen == 0 || len == 0)
+		return;
+	step = h->lenkind == PROC_LEN_EXACT ? len : h->len;
+	for (off = 0; off + h->namelen <= len; off += step)
+		p[off + h->namelen - 1] = '\0';
+}
+
+/*
+ * Whether a message from sender mask from fits a row of the table: its
+ * type and sender, then its length.  The row is in *row, and a leading
+ * name the row flags is terminated in the payload itself.
+ */
+int
+proc_accept(const struct proc_handler *tab, size_t n, uint32_t from,
+    struct imsg *imsg, const struct proc_handler **row)
+{
+	const struct proc_handler	*h = NULL;
+	int				 ret;
+
+	*row = NULL;
+	if ((ret = proc_find(tab, n, imsg_get_type(imsg), from, &h)) !=
+	    PROC_ACCEPTED)
+		return (ret);
+	*row = h;
+	if (!proc_length_ok(h, imsg_get_len(imsg)))
+		return (PROC_BAD_LENGTH);
+	proc_terminate(h, imsg);
+	return (PROC_ACCEPTED);
+}
+
+/*
+ * A table's own consistency, checked once at start: a row that could
+ * never match, or two that match the same message, is a bug in the table.
+ */
+static int
+proc_row_check(const struct proc_handler *h, char *err, size_t errlen)
+{
+	if (h->from == 0 || h->fn == NULL)
+		(void)snprintf(err, errlen, "type %u: no sender or handler",
+		    h->type);
+	else if (h->lenkind != PROC_LEN_EXACT && (h->len == 0 ||
+	    h->len == PROC_ANYLEN || (h->lenkind != PROC_LEN_RECORDS &&
+	    h->lenkind != PROC_LEN_RECORDS1)))
+		(void)snprintf(err, errlen, "type %u: bad records", h->type);
+	else if (h->namelen > 0 && h->len != PROC_ANYLEN &&
+	    h->namelen > h->len)
+		(void)snprintf(err, errlen, "type %u: name of %zu bytes in "
+		    "%zu", h->type, h->namelen, h->len);
+	else
+		return (0);
+	return (-1);
+}
+
+int
+proc_table_check(const struct proc_handler *tab, size_t n, char *err,
+    size_t errlen)
+{
+	size_t	 i, j;
+
+	for (i = 0; i < n; i++) {
+		if (proc_row_check(&tab[i], err, errlen) == -1)
+			return (-1);
+		for (j = i + 1; j < n; j++)
+			if (tab[j].type == tab[i].type &&
+			    (tab[j].from & tab[i].from) != 0) {
+				(void)snprintf(err, errlen, "type %u: two rows "
+				    "for one sender", tab[i].type);
+				return (-1);
+			}
+	}
+	return (0);
 }
 
 /* a lost channel's fatalx, put off by PROC_LOST_GRACE_MS (imsgev_lost) */
@@ -361,17 +467,18 @@ imsgev_check(struct imsgev *iev, struct imsg *imsg)
 	uint32_t			 type = imsg_get_type(imsg);
 
 	from = iev->peer == -1 ? PROC_FROM_CLIENT : PROC_FROM(iev->peer);
-	if ((h = proc_find(iev, type)) == NULL) {
+	switch (proc_accept(iev->handlers, iev->nhandlers, from, imsg, &h)) {
+	case PROC_ACCEPTED:
+		break;
+	case PROC_BAD_TYPE:
 		log_warnx("%s: unknown message type %u from %s",
 		    proc_name(iev->ps->id), type, peer_name(iev));
 		return (-1);
-	}
-	if ((h->from & from) == 0) {
+	case PROC_BAD_SENDER:
 		log_warnx("%s: message type %u not accepted from %s",
 		    proc_name(iev->ps->id), type, peer_name(iev));
 		return (-1);
-	}
-	if (h->len != PROC_ANYLEN && imsg_get_len(imsg) != h->len) {
+	default:
 		log_warnx("%s: message type %u from %s: length %zu, want %zu",
 		    proc_name(iev->ps->id), type, peer_name(iev),
 		    imsg_get_len(imsg), h->len);
@@ -432,6 +539,10 @@ void
 proc_child_init(struct privsep *ps, enum privsep_procid id,
     const struct proc_handler *handlers, size_t nhandlers)
 {
+	char	 err[128];
+
+	if (proc_table_check(handlers, nhandlers, err, sizeof(err)) == -1)
+		fatalx("%s's table: %s", proc_name(id), err);
 	ps->id = id;
 	ps->handlers = handlers;
 	ps->nhandlers = nhandlers;

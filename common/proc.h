@@ -20,17 +20,52 @@ struct imsgev;
 #define PROC_FROM_CLIENT (1U << PROC_MAX)	/* a control connection */
 
 /*
- * One row of a dispatch table: a message of this type is accepted only
- * from the senders in the mask and only with exactly len bytes of payload
- * (unless PROC_ANYLEN).  Anything else is a protocol error: the peer is
- * dropped, which for the parent's own children is fatal.
+ * One row of a dispatch table: a message of this type from one of the
+ * senders in the mask, with exactly len bytes of payload (PROC_ANYLEN:
+ * any, as long as a PROC_NAME's name).  A type may have several rows for different senders; no two rows
+ * of a table share a type and a sender (proc_table_check).  A message
+ * with no row for its type and sender, or of the wrong length, is a
+ * protocol error: the peer is dropped, which for the parent's own
+ * children is fatal.
+ *
+ * Flags follow the handler, as designated initializers:
+ * PROC_RECORDS / PROC_RECORDS1: the payload is k records of len bytes
+ * each, k >= 0 / k >= 1;
+ * PROC_NAME(struct x): the payload (each record of it) begins with x's
+ * name[], whose last byte is set to NUL before the handler runs, so that
+ * a name from another process is always a string.  Every payload that
+ * begins with a name has it: regress/e2e/tables.sh reads the tables for
+ * rows that lack it, which C cannot check.
  */
+#define PROC_LEN_EXACT		0	/* len bytes, or PROC_ANYLEN */
+#define PROC_LEN_RECORDS	1	/* k * len bytes, k >= 0 */
+#define PROC_LEN_RECORDS1	2	/* k * len bytes, k >= 1 */
+#define PROC_RECORDS		.lenkind = PROC_LEN_RECORDS
+#define PROC_RECORDS1		.lenkind = PROC_LEN_RECORDS1
+#define PROC_NAME(s)		.namelen = sizeof(((s *)0)->name)
+
+/*
+ * Around a table: a row leaves out the flags it does not use, which are
+ * zero, and -Wextra would call that a missing initializer in each row.
+ */
+#define PROC_TABLE_BEGIN	_Pragma("GCC diagnostic push") \
+	_Pragma("GCC diagnostic ignored \"-Wmissing-field-initializers\"")
+#define PROC_TABLE_END		_Pragma("GCC diagnostic pop")
+
 struct proc_handler {
 	uint32_t	 type;
-	size_t		 len;
+	size_t		 len;		/* exact, or a record's: lenkind */
 	uint32_t	 from;
 	void		(*fn)(struct imsgev *, struct imsg *);
+	int		 lenkind;	/* PROC_LEN_* */
+	size_t		 namelen;	/* PROC_NAME: bytes of the name */
 };
+
+/* proc_accept: the message fits a row, or why not */
+#define PROC_ACCEPTED		0
+#define PROC_BAD_TYPE		1	/* no row for the type */
+#define PROC_BAD_SENDER		2	/* rows for the type, none the sender's */
+#define PROC_BAD_LENGTH		3
 
 struct imsgev {
 	struct imsgbuf		 ibuf;
@@ -68,17 +103,10 @@ struct privsep {
 	void			*data;
 };
 
-/* every child answers these the same way: list them in its table */
+/* every child answers these the same way: rows in each child's table */
 void	proc_recv_peer(struct imsgev *, struct imsg *);
 void	proc_recv_verbose(struct imsgev *, struct imsg *);
 void	proc_recv_summary(struct imsgev *, struct imsg *);
-#define PROC_COMMON_HANDLERS \
-	{ IMSG_PROC_PEER, sizeof(struct proc_peer), PROC_FROM(PROC_PARENT), \
-	    proc_recv_peer }, \
-	{ IMSG_CTL_VERBOSE, sizeof(int), PROC_FROM(PROC_PARENT), \
-	    proc_recv_verbose }, \
-	{ IMSG_CTL_SHOW_SUMMARY, 0, PROC_FROM(PROC_PARENT), \
-	    proc_recv_summary }
 
 struct imsgev	*imsgev_new(struct privsep *, int, int, uint32_t);
 void		 imsgev_free(struct imsgev *);
@@ -108,6 +136,12 @@ void		 proc_child_init(struct privsep *, enum privsep_procid,
 void		 proc_child_ready(struct privsep *);
 void		 proc_title_init(int, char **);
 void		 proc_title(const char *);
+
+/* the dispatcher's checks, and the check of a table at start */
+int		 proc_accept(const struct proc_handler *, size_t, uint32_t,
+		    struct imsg *, const struct proc_handler **);
+int		 proc_table_check(const struct proc_handler *, size_t,
+		    char *, size_t);
 
 /*
  * A child's start (common/child.c): options -d -v -u user -c root, logging,
@@ -143,17 +177,6 @@ void	cfg_set_apply(void (*)(struct privsep *, struct cfg_generation *,
 	    struct cfg_generation *));
 void	cfg_forget_workloads(void);
 const struct cfg_generation *cfg_current(void);
-#define CFG_HANDLERS \
-	{ IMSG_CFG_RESET, sizeof(uint32_t), PROC_FROM(PROC_PARENT), \
-	    cfg_recv_reset }, \
-	{ IMSG_CFG_GLOBAL, sizeof(struct global_settings), \
-	    PROC_FROM(PROC_PARENT), cfg_recv_global }, \
-	{ IMSG_CFG_WORKLOAD, PROC_ANYLEN, PROC_FROM(PROC_PARENT), \
-	    cfg_recv_workload }, \
-	{ IMSG_CFG_DONE, sizeof(uint32_t), PROC_FROM(PROC_PARENT), \
-	    cfg_recv_done }, \
-	{ IMSG_CFG_START, sizeof(uint32_t), PROC_FROM(PROC_PARENT), \
-	    cfg_recv_start }
 
 /* privilege drop (common/privdrop.c) */
 #define PRIVDROP_NONET	0x01		/* an empty network namespace */

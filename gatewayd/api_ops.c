@@ -121,7 +121,6 @@ api_recv_workload(struct imsgev *iev, struct imsg *imsg)
 	    (r->t.op != API_LIST && r->t.op != API_GET))
 		return;
 	(void)imsg_get_data(imsg, &cw, sizeof(cw));
-	cw.name[sizeof(cw.name) - 1] = '\0';
 	cw.hosts[sizeof(cw.hosts) - 1] = '\0';
 	cw.msg[sizeof(cw.msg) - 1] = '\0';
 	cw.drift[sizeof(cw.drift) - 1] = '\0';
@@ -706,13 +705,8 @@ api_recv_metrics_wl(struct imsgev *iev, struct imsg *imsg)
 
 	if ((r = api_metrics_answered(iev, imsg)) == NULL)
 		return;
-	if (len % sizeof(one) != 0) {
-		log_warnx("%s: %zu bytes of metrics", __func__, len);
-		return;
-	}
 	for (off = 0; off < len; off += sizeof(one)) {
 		memcpy(&one, p + off, sizeof(one));
-		one.name[sizeof(one.name) - 1] = '\0';
 		metrics_sum_add(r->msum, &one);
 	}
 }

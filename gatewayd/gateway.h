@@ -469,31 +469,5 @@ void		 api_recv_authlimit(struct imsgev *, struct imsg *);
 void		 api_events_state(const struct rt_state *);
 void		 api_events_emit(const struct ctl_event *);
 void		 api_events_recv_status(struct imsgev *, struct imsg *);
-#define API_GATEWAY_HANDLERS \
-	{ IMSG_CFG_APIKEY, PROC_ANYLEN, PROC_FROM(PROC_PARENT), \
-	    apiconf_recv_key }, \
-	{ IMSG_CFG_APIHOST, PROC_ANYLEN, PROC_FROM(PROC_PARENT), \
-	    apiconf_recv_host }, \
-	{ IMSG_API_RESULT, sizeof(struct api_result), PROC_FROM(PROC_PARENT), \
-	    api_recv_result }, \
-	{ IMSG_CTL_WORKLOAD, sizeof(struct ctl_workload), \
-	    PROC_FROM(PROC_STORE), api_recv_workload }, \
-	{ IMSG_CTL_HISTORY, sizeof(struct ctl_transition), \
-	    PROC_FROM(PROC_STORE), api_recv_history }, \
-	{ IMSG_CTL_END, 0, PROC_FROM(PROC_STORE) | PROC_FROM(PROC_PARENT), \
-	    api_recv_end }, \
-	{ IMSG_CTL_OK, 0, PROC_FROM(PROC_RUNTIME), api_recv_ok }, \
-	{ IMSG_CTL_FAIL, sizeof(struct ctl_result), PROC_FROM(PROC_RUNTIME) | \
-	    PROC_FROM(PROC_PARENT), api_recv_fail }, \
-	{ IMSG_CTL_LOGDATA, PROC_ANYLEN, PROC_FROM(PROC_PARENT), \
-	    api_recv_logdata }, \
-	{ IMSG_GW_METRICS_DUMP, 0, PROC_FROM(PROC_PARENT), \
-	    metrics_recv_dump }, \
-	{ IMSG_GW_METRICS_EXPECT, sizeof(uint32_t), PROC_FROM(PROC_PARENT), \
-	    api_recv_metrics_expect }, \
-	{ IMSG_GW_METRICS_WL, PROC_ANYLEN, PROC_FROM(PROC_PARENT), \
-	    api_recv_metrics_wl }, \
-	{ IMSG_GW_METRICS_TOTAL, sizeof(struct gw_metrics_total), \
-	    PROC_FROM(PROC_PARENT), api_recv_metrics_total }
 
 #endif /* ORCHD_GATEWAY_H */

@@ -153,7 +153,6 @@ instance_recv_route(struct imsgev *iev, struct imsg *imsg)
 	struct gw_workload	*wl;
 
 	(void)imsg_get_data(imsg, &rr, sizeof(rr));
-	rr.name[sizeof(rr.name) - 1] = '\0';
 	if ((wl = workload_find(rr.name)) == NULL) {
 		/* removed, or not known yet: its definition says as much */
 		if (rr.retire)
@@ -206,7 +205,6 @@ instance_recv_hold(struct imsgev *iev, struct imsg *imsg)
 	struct gw_workload	*wl;
 
 	(void)imsg_get_data(imsg, &ref, sizeof(ref));
-	ref.name[sizeof(ref.name) - 1] = '\0';
 	if ((wl = workload_find(ref.name)) == NULL) {
 		if (imsgev_compose(iev, IMSG_GW_HELD, 0, -1, &ref,
 		    sizeof(ref)) == -1)

@@ -124,7 +124,6 @@ listener_recv(struct imsgev *iev, struct imsg *imsg)
 	if ((l = calloc(1, sizeof(*l))) == NULL)
 		fatal("%s", __func__);
 	(void)imsg_get_data(imsg, &l->conf, sizeof(l->conf));
-	l->conf.name[sizeof(l->conf.name) - 1] = '\0';
 	l->fd = fd;
 	TAILQ_INSERT_TAIL(&gw->next_listeners, l, entry);
 }

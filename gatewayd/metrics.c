@@ -276,7 +276,6 @@ metrics_recv_memory(struct imsgev *iev, struct imsg *imsg)
 	struct gw_workload	*wl;
 
 	(void)imsg_get_data(imsg, &mem, sizeof(mem));
-	mem.name[sizeof(mem.name) - 1] = '\0';
 	if ((wl = workload_find(mem.name)) != NULL && mem.bytes > 0)
 		wl->metrics.memory = mem.bytes;
 	if (wl != NULL && mem.estimate > 0)

@@ -384,7 +384,6 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	char			 why[RT_MSG_MAX + 16];
 
 	(void)imsg_get_data(imsg, &st, sizeof(st));
-	st.name[sizeof(st.name) - 1] = '\0';
 	st.msg[sizeof(st.msg) - 1] = '\0';
 	/* GET /v1/events, whether this gateway routes to it or not */
 	api_events_state(&st);
@@ -457,7 +456,6 @@ wake_recv_wait(struct imsgev *iev, struct imsg *imsg)
 	struct gw_workload	*wl;
 
 	(void)imsg_get_data(imsg, &rw, sizeof(rw));
-	rw.name[sizeof(rw.name) - 1] = '\0';
 	if ((wl = workload_find(rw.name)) == NULL || !wl->wake_pending ||
 	    wl->refused_wait || rw.secs < 1 || rw.secs > INT32_MAX)
 		return;
@@ -474,7 +472,6 @@ wake_recv_drain(struct imsgev *iev, struct imsg *imsg)
 	struct gw_workload	*wl;
 
 	(void)imsg_get_data(imsg, &ref, sizeof(ref));
-	ref.name[sizeof(ref.name) - 1] = '\0';
 	memset(&dr, 0, sizeof(dr));
 	strlcpy(dr.name, ref.name, sizeof(dr.name));
 	if ((wl = workload_find(ref.name)) != NULL && wl->inflight == 0 &&

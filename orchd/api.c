@@ -699,7 +699,6 @@ api_recv_update(struct imsgev *iev, struct imsg *imsg)
 		return;
 	}
 	memcpy(&au, imsg->data, sizeof(au));
-	au.name[sizeof(au.name) - 1] = '\0';
 	if (!valid_workload_name(au.name)) {
 		api_result(env, gwid, 400, "invalid workload name");
 		return;
@@ -737,7 +736,6 @@ api_recv_delete(struct imsgev *iev, struct imsg *imsg)
 		return;
 	}
 	(void)imsg_get_data(imsg, &cn, sizeof(cn));
-	cn.name[sizeof(cn.name) - 1] = '\0';
 	if ((op = api_op_new(env, imsg_get_id(imsg))) == NULL)
 		return;
 	strlcpy(op->name, cn.name, sizeof(op->name));
@@ -758,7 +756,6 @@ api_recv_expire(struct imsgev *iev, struct imsg *imsg)
 	struct api_op		*op;
 
 	(void)imsg_get_data(imsg, &re, sizeof(re));
-	re.name[sizeof(re.name) - 1] = '\0';
 	if ((wc = api_find(env->conf, re.name)) == NULL ||
 	    wc->source != SOURCE_API || re.secs <= 0 || api_queued(re.name))
 		return;
@@ -901,7 +898,6 @@ api_logs(struct imsgev *iev, struct imsg *imsg)
 	uint32_t	 id = imsg_get_id(imsg);
 
 	(void)imsg_get_data(imsg, &cl, sizeof(cl));
-	cl.name[sizeof(cl.name) - 1] = '\0';
 	/* the gateway bounds what it asks for; never a follow */
 	cl.follow = 0;
 	id &= ~CTL_ID_API;

@@ -327,7 +327,6 @@ control_forward(struct imsgev *iev, struct imsg *imsg)
 	case IMSG_CTL_SHOW_WORKLOADS:
 	case IMSG_CTL_SHOW_HISTORY:
 		memcpy(&cn, imsg->data, sizeof(cn));
-		cn.name[sizeof(cn.name) - 1] = '\0';
 		strlcpy(c->name, cn.name, sizeof(c->name));
 		break;
 	case IMSG_CTL_WAKE:
@@ -359,15 +358,9 @@ control_logs(struct imsgev *iev, struct imsg *imsg)
 	struct ctl_conn	*c;
 	struct ctl_logs	 cl;
 
-	if (iev->peer == PROC_GATEWAY) {
-		/* GET /v1/workloads/{id}/logs */
-		api_logs(iev, imsg);
-		return;
-	}
 	if ((c = control_request(iev, imsg)) == NULL)
 		return;
 	(void)imsg_get_data(imsg, &cl, sizeof(cl));
-	cl.name[sizeof(cl.name) - 1] = '\0';
 	logs_start(c->iev, c->id, &cl);
 }
 
@@ -482,7 +475,6 @@ control_show_definition(struct imsgev *iev, struct imsg *imsg)
 	if ((c = control_request(iev, imsg)) == NULL)
 		return;
 	(void)imsg_get_data(imsg, &cn, sizeof(cn));
-	cn.name[sizeof(cn.name) - 1] = '\0';
 	TAILQ_FOREACH(wc, &orchd_env->conf->workloads, entry)
 		if (strcmp(wc->name, cn.name) == 0)
 			break;
@@ -531,7 +523,6 @@ control_change(struct imsgev *iev, struct imsg *imsg)
 		control_fail(c->id, "bad request");
 		return;
 	}
-	cn.name[sizeof(cn.name) - 1] = '\0';
 	if (imsg_get_type(imsg) == IMSG_CTL_KEEP)
 		api_ctl_keep(orchd_env, c->id, cn.name);
 	else

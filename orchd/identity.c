@@ -126,7 +126,6 @@ identity_recv_entry(struct imsgev *iev, struct imsg *imsg)
 	const char	*why;
 
 	(void)imsg_get_data(imsg, &wu, sizeof(wu));
-	wu.name[sizeof(wu.name) - 1] = '\0';
 	if (geteuid() != 0)
 		return;
 	if (!valid_workload_name(wu.name)) {

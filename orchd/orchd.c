@@ -37,17 +37,20 @@ static void	parent_channel_closed(struct imsgev *);
 static int	reload_config(struct orchd *, uint32_t, char *, size_t);
 static __dead void usage(void);
 
+PROC_TABLE_BEGIN
 static const struct proc_handler parent_handlers[] = {
 	{ IMSG_PROC_READY, sizeof(uint32_t), FROM_CHILDREN, parent_recv_ready },
 	{ IMSG_CFG_DONE, sizeof(uint32_t), FROM_CHILDREN, config_recv_done },
 	{ IMSG_CTL_SUMMARY, sizeof(struct ctl_summary), FROM_CHILDREN,
-	    control_recv_item },
+	    control_recv_item, PROC_NAME(struct ctl_summary) },
 	{ IMSG_CTL_WORKLOAD, sizeof(struct ctl_workload),
-	    PROC_FROM(PROC_STORE), control_recv_item },
+	    PROC_FROM(PROC_STORE), control_recv_item,
+	    PROC_NAME(struct ctl_workload) },
 	{ IMSG_CTL_HISTORY, sizeof(struct ctl_transition),
-	    PROC_FROM(PROC_STORE), control_recv_item },
+	    PROC_FROM(PROC_STORE), control_recv_item,
+	    PROC_NAME(struct ctl_transition) },
 	{ IMSG_CTL_STATS, sizeof(struct ctl_stats), PROC_FROM(PROC_STORE),
-	    control_recv_item },
+	    control_recv_item, PROC_NAME(struct ctl_stats) },
 	{ IMSG_CTL_STORE_QUEUE, sizeof(struct st_queue_stats),
 	    PROC_FROM(PROC_STORE), control_recv_item },
 	{ IMSG_CTL_BUDGET, sizeof(struct rt_budget), PROC_FROM(PROC_RUNTIME),
@@ -60,17 +63,17 @@ static const struct proc_handler parent_handlers[] = {
 	{ IMSG_CTL_LOGDATA, PROC_ANYLEN, PROC_FROM(PROC_RUNTIME),
 	    logs_docker_reply },
 	{ IMSG_RT_SPAWN, sizeof(struct wl_ref), PROC_FROM(PROC_RUNTIME),
-	    spawn_request },
+	    spawn_request, PROC_NAME(struct wl_ref) },
 	{ IMSG_RT_KILL, sizeof(struct rt_kill), PROC_FROM(PROC_RUNTIME),
-	    spawn_kill },
+	    spawn_kill, PROC_NAME(struct rt_kill) },
 	{ IMSG_RT_COUNTS, sizeof(struct rt_counts), PROC_FROM(PROC_RUNTIME),
 	    notify_recv_counts },
 	/* changes of state, for orchctl monitor */
 	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
-	    control_recv_state },
+	    control_recv_state, PROC_NAME(struct rt_state) },
 	/* the uids of process workloads, from the store at start */
 	{ IMSG_UID_ENTRY, sizeof(struct wl_uid), PROC_FROM(PROC_STORE),
-	    identity_recv_entry },
+	    identity_recv_entry, PROC_NAME(struct wl_uid) },
 	{ IMSG_UID_LOAD_END, 0, PROC_FROM(PROC_STORE),
 	    identity_recv_load_end },
 	/* from orchctl */
@@ -81,35 +84,60 @@ static const struct proc_handler parent_handlers[] = {
 	{ IMSG_CTL_LOG_REOPEN, 0, PROC_FROM_CLIENT, control_log_reopen },
 	{ IMSG_CTL_MONITOR, 0, PROC_FROM_CLIENT, control_monitor },
 	{ IMSG_CTL_SHOW_WORKLOADS, sizeof(struct ctl_name), PROC_FROM_CLIENT,
-	    control_forward },
+	    control_forward, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_SHOW_HISTORY, sizeof(struct ctl_name), PROC_FROM_CLIENT,
-	    control_forward },
+	    control_forward, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_SHOW_STATS, 0, PROC_FROM_CLIENT, control_forward },
 	{ IMSG_CTL_WAKE, sizeof(struct ctl_name), PROC_FROM_CLIENT,
-	    control_forward },
+	    control_forward, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_SUSPEND, sizeof(struct ctl_name), PROC_FROM_CLIENT,
-	    control_forward },
+	    control_forward, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_KEEPWARM, sizeof(struct ctl_keepwarm), PROC_FROM_CLIENT,
-	    control_forward },
+	    control_forward, PROC_NAME(struct ctl_keepwarm) },
 	{ IMSG_CTL_RESTART, sizeof(struct ctl_name), PROC_FROM_CLIENT,
-	    control_forward },
-	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM_CLIENT |
-	    PROC_FROM(PROC_GATEWAY), control_logs },
+	    control_forward, PROC_NAME(struct ctl_name) },
+	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM_CLIENT,
+	    control_logs, PROC_NAME(struct ctl_logs) },
 	{ IMSG_CTL_SHOW_DEFINITION, sizeof(struct ctl_name), PROC_FROM_CLIENT,
-	    control_show_definition },
+	    control_show_definition, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_PULL, sizeof(struct ctl_name), PROC_FROM_CLIENT,
-	    control_forward },
+	    control_forward, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_CREATE, PROC_ANYLEN, PROC_FROM_CLIENT, control_change },
 	{ IMSG_CTL_UPDATE, PROC_ANYLEN, PROC_FROM_CLIENT, control_change },
 	{ IMSG_CTL_DELETE, sizeof(struct ctl_name), PROC_FROM_CLIENT,
-	    control_change },
+	    control_change, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_KEEP, sizeof(struct ctl_name), PROC_FROM_CLIENT,
-	    control_change },
+	    control_change, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_PULLING, sizeof(struct ctl_pull), PROC_FROM(PROC_RUNTIME),
-	    control_recv_item },
+	    control_recv_item, PROC_NAME(struct ctl_pull) },
 	/* the HTTP API, from the gateway, and its workloads in the store */
-	API_PARENT_HANDLERS,
+	{ IMSG_API_CREATE, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY),
+	    api_recv_create },
+	{ IMSG_API_DELETE, sizeof(struct ctl_name), PROC_FROM(PROC_GATEWAY),
+	    api_recv_delete, PROC_NAME(struct ctl_name) },
+	{ IMSG_API_UPDATE, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY),
+	    api_recv_update, PROC_NAME(struct api_update) },
+	/* GET /v1/workloads/{id}/logs, answered as orchctl logs */
+	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM(PROC_GATEWAY),
+	    api_logs, PROC_NAME(struct ctl_logs) },
+	{ IMSG_API_LOGS_STOP, 0, PROC_FROM(PROC_GATEWAY),
+	    api_recv_logs_stop },
+	{ IMSG_API_STORED, sizeof(struct ctl_result), PROC_FROM(PROC_STORE),
+	    api_recv_stored },
+	{ IMSG_API_DEFINITION, PROC_ANYLEN, PROC_FROM(PROC_STORE),
+	    api_recv_definition },
+	{ IMSG_API_LOAD_END, 0, PROC_FROM(PROC_STORE), api_recv_load_end },
+	{ IMSG_REAP_EXPIRE, sizeof(struct rp_expire), PROC_FROM(PROC_REAPER),
+	    api_recv_expire, PROC_NAME(struct rp_expire) },
+	{ IMSG_GW_METRICS_ASK, 0, PROC_FROM(PROC_GATEWAY),
+	    api_recv_metrics_ask },
+	{ IMSG_GW_METRICS_WL, sizeof(struct gw_metrics_wl),
+	    PROC_FROM(PROC_GATEWAY), api_relay_metrics, PROC_RECORDS1,
+	    PROC_NAME(struct gw_metrics_wl) },
+	{ IMSG_GW_METRICS_TOTAL, sizeof(struct gw_metrics_total),
+	    PROC_FROM(PROC_GATEWAY), api_relay_metrics },
 };
+PROC_TABLE_END
 
 static __dead void
 usage(void)
@@ -751,6 +779,9 @@ main(int argc, char *argv[])
 	signal(SIGPIPE, SIG_IGN);
 	event_init();
 	env.ps.id = PROC_PARENT;
+	if (proc_table_check(parent_handlers, nitems(parent_handlers), err,
+	    sizeof(err)) == -1)
+		fatalx("parent's table: %s", err);
 	env.ps.handlers = parent_handlers;
 	env.ps.nhandlers = nitems(parent_handlers);
 	env.ps.started = monotime();

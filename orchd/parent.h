@@ -213,28 +213,6 @@ void		 api_config_send(struct orchd *);
 int		 api_reload_check(const struct orchd_conf *,
 		    const struct orchd_conf *, char *, size_t);
 void		 api_reload_keep(struct orchd_conf *, struct orchd_conf *);
-#define API_PARENT_HANDLERS \
-	{ IMSG_API_CREATE, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY), \
-	    api_recv_create }, \
-	{ IMSG_API_DELETE, sizeof(struct ctl_name), PROC_FROM(PROC_GATEWAY), \
-	    api_recv_delete }, \
-	{ IMSG_API_UPDATE, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY), \
-	    api_recv_update }, \
-	{ IMSG_API_LOGS_STOP, 0, PROC_FROM(PROC_GATEWAY), \
-	    api_recv_logs_stop }, \
-	{ IMSG_API_STORED, sizeof(struct ctl_result), PROC_FROM(PROC_STORE), \
-	    api_recv_stored }, \
-	{ IMSG_API_DEFINITION, PROC_ANYLEN, PROC_FROM(PROC_STORE), \
-	    api_recv_definition }, \
-	{ IMSG_API_LOAD_END, 0, PROC_FROM(PROC_STORE), api_recv_load_end }, \
-	{ IMSG_REAP_EXPIRE, sizeof(struct rp_expire), PROC_FROM(PROC_REAPER), \
-	    api_recv_expire }, \
-	{ IMSG_GW_METRICS_ASK, 0, PROC_FROM(PROC_GATEWAY), \
-	    api_recv_metrics_ask }, \
-	{ IMSG_GW_METRICS_WL, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY), \
-	    api_relay_metrics }, \
-	{ IMSG_GW_METRICS_TOTAL, sizeof(struct gw_metrics_total), \
-	    PROC_FROM(PROC_GATEWAY), api_relay_metrics }
 
 /* depends.c: "depends on" across the file's and the API's workloads */
 int		 depends_check_new(const struct orchd_conf *,

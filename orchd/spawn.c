@@ -748,7 +748,6 @@ spawn_request(struct imsgev *iev, struct imsg *imsg)
 	struct rt_proc			 rp;
 
 	(void)imsg_get_data(imsg, &ref, sizeof(ref));
-	ref.name[sizeof(ref.name) - 1] = '\0';
 	memset(&rp, 0, sizeof(rp));
 	strlcpy(rp.name, ref.name, sizeof(rp.name));
 	if (env->shutting_down)
@@ -893,7 +892,6 @@ spawn_kill(struct imsgev *iev, struct imsg *imsg)
 	int		 sig;
 
 	(void)imsg_get_data(imsg, &rk, sizeof(rk));
-	rk.name[sizeof(rk.name) - 1] = '\0';
 	/* stopping is all runtimed may ask for */
 	if (signal_name(rk.sig) == NULL) {
 		log_warnx("workload %s: refusing signal %d", rk.name, rk.sig);

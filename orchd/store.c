@@ -126,37 +126,54 @@ static void	store_show_summary(struct imsgev *, struct imsg *);
 /* orchctl through the parent, or the HTTP API from the gateway */
 #define FROM_ASKERS	(PROC_FROM(PROC_PARENT) | PROC_FROM(PROC_GATEWAY))
 
+PROC_TABLE_BEGIN
 static const struct proc_handler store_handlers[] = {
-	/* before the common one, which it replaces: the first one counts */
+	/* what every child answers the parent (common/proc.c) */
+	{ IMSG_PROC_PEER, sizeof(struct proc_peer), PROC_FROM(PROC_PARENT),
+	    proc_recv_peer },
+	{ IMSG_CTL_VERBOSE, sizeof(int), PROC_FROM(PROC_PARENT),
+	    proc_recv_verbose },
+	/* the common answer, and the queue of held writes */
 	{ IMSG_CTL_SHOW_SUMMARY, 0, PROC_FROM(PROC_PARENT),
 	    store_show_summary },
-	PROC_COMMON_HANDLERS,
-	CFG_HANDLERS,
+	/* its configuration, as every child receives it (common/cfgrecv.c) */
+	{ IMSG_CFG_RESET, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
+	    cfg_recv_reset },
+	{ IMSG_CFG_GLOBAL, sizeof(struct global_settings),
+	    PROC_FROM(PROC_PARENT), cfg_recv_global },
+	{ IMSG_CFG_WORKLOAD, PROC_ANYLEN, PROC_FROM(PROC_PARENT),
+	    cfg_recv_workload },
+	{ IMSG_CFG_DONE, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
+	    cfg_recv_done },
+	{ IMSG_CFG_START, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
+	    cfg_recv_start },
 	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
-	    store_recv_state },
+	    store_recv_state, PROC_NAME(struct rt_state) },
 	{ IMSG_RT_KEEPWARM, sizeof(struct ctl_keepwarm),
-	    PROC_FROM(PROC_RUNTIME), store_recv_keepwarm },
+	    PROC_FROM(PROC_RUNTIME), store_recv_keepwarm,
+	    PROC_NAME(struct ctl_keepwarm) },
 	{ IMSG_RT_DRIFT, sizeof(struct rt_drift), PROC_FROM(PROC_RUNTIME),
-	    store_recv_drift },
+	    store_recv_drift, PROC_NAME(struct rt_drift) },
 	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_RUNTIME),
-	    store_recv_memory },
-	{ IMSG_RP_LASTSEEN, PROC_ANYLEN, PROC_FROM(PROC_REAPER),
-	    store_recv_lastseen },
+	    store_recv_memory, PROC_NAME(struct rt_memory) },
+	{ IMSG_RP_LASTSEEN, sizeof(struct rp_lastseen), PROC_FROM(PROC_REAPER),
+	    store_recv_lastseen, PROC_RECORDS1, PROC_NAME(struct rp_lastseen) },
 	{ IMSG_CTL_SHOW_WORKLOADS, sizeof(struct ctl_name), FROM_ASKERS,
-	    store_show_workloads },
+	    store_show_workloads, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_SHOW_HISTORY, sizeof(struct ctl_name), FROM_ASKERS,
-	    store_show_history },
+	    store_show_history, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_SHOW_STATS, 0, FROM_ASKERS, store_show_stats },
 	{ IMSG_API_LOAD, 0, PROC_FROM(PROC_PARENT), store_api_load },
 	{ IMSG_API_PUT, PROC_ANYLEN, PROC_FROM(PROC_PARENT), store_api_put },
 	{ IMSG_API_EXPIRE, sizeof(struct rp_expire), PROC_FROM(PROC_PARENT),
-	    store_api_expire },
+	    store_api_expire, PROC_NAME(struct rp_expire) },
 	{ IMSG_API_DROP, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
-	    store_api_drop },
+	    store_api_drop, PROC_NAME(struct ctl_name) },
 	{ IMSG_UID_LOAD, 0, PROC_FROM(PROC_PARENT), store_uid_load },
 	{ IMSG_UID_PUT, sizeof(struct wl_uid), PROC_FROM(PROC_PARENT),
-	    store_uid_put },
+	    store_uid_put, PROC_NAME(struct wl_uid) },
 };
+PROC_TABLE_END
 
 static int64_t
 store_now_ms(void)
@@ -426,7 +443,6 @@ store_recv_state(struct imsgev *iev, struct imsg *imsg)
 	struct rt_state	 st;
 
 	(void)imsg_get_data(imsg, &st, sizeof(st));
-	st.name[sizeof(st.name) - 1] = '\0';
 	st.msg[sizeof(st.msg) - 1] = '\0';
 	cause_sanitize(&st.cause);
 	backoff_note(&st);
@@ -450,7 +466,6 @@ store_recv_drift(struct imsgev *iev, struct imsg *imsg)
 	struct store_drift	 key, *d;
 
 	(void)imsg_get_data(imsg, &rd, sizeof(rd));
-	rd.name[sizeof(rd.name) - 1] = '\0';
 	rd.fields[sizeof(rd.fields) - 1] = '\0';
 	strlcpy(key.name, rd.name, sizeof(key.name));
 	d = RB_FIND(store_drifts, &store_drifts, &key);
@@ -495,7 +510,6 @@ store_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 	struct ctl_keepwarm	 kw;
 
 	(void)imsg_get_data(imsg, &kw, sizeof(kw));
-	kw.name[sizeof(kw.name) - 1] = '\0';
 	kw.on = kw.on != 0;
 	(void)store_write(SQ_KEEPWARM, &kw, "keep warm");
 }
@@ -506,7 +520,6 @@ store_recv_memory(struct imsgev *iev, struct imsg *imsg)
 	struct rt_memory	 mem;
 
 	(void)imsg_get_data(imsg, &mem, sizeof(mem));
-	mem.name[sizeof(mem.name) - 1] = '\0';
 	(void)store_write(SQ_MEMORY, &mem, "memory");
 	/* the gateways show it in /metrics */
 	if (proc_compose(&store_ps, PROC_GATEWAY, IMSG_RT_MEMORY, 0, -1, &mem,
@@ -521,10 +534,7 @@ store_recv_lastseen(struct imsgev *iev, struct imsg *imsg)
 	struct rp_lastseen	*ls;
 	size_t			 len = imsg_get_len(imsg), n, i;
 
-	if (len % sizeof(*ls) != 0)
-		fatalx("%s: last seen of %zu bytes", __func__, len);
-	if ((n = len / sizeof(*ls)) == 0)
-		return;
+	n = len / sizeof(*ls);
 	/* copied: the payload is not aligned for its int64_t */
 	if ((ls = calloc(n, sizeof(*ls))) == NULL)
 		fatal("%s", __func__);
@@ -628,7 +638,6 @@ static void
 recv_name(struct imsg *imsg, struct ctl_name *cn)
 {
 	(void)imsg_get_data(imsg, cn, sizeof(*cn));
-	cn->name[sizeof(cn->name) - 1] = '\0';
 }
 
 static void
@@ -770,7 +779,6 @@ store_api_expire(struct imsgev *iev, struct imsg *imsg)
 	char			 msg[128];
 
 	(void)imsg_get_data(imsg, &re, sizeof(re));
-	re.name[sizeof(re.name) - 1] = '\0';
 	(void)snprintf(msg, sizeof(msg), "deleted: no request for %llds",
 	    (long long)re.secs);
 	(void)held_flush();
@@ -811,7 +819,6 @@ store_uid_put(struct imsgev *iev, struct imsg *imsg)
 	struct wl_uid	 wu;
 
 	(void)imsg_get_data(imsg, &wu, sizeof(wu));
-	wu.name[sizeof(wu.name) - 1] = '\0';
 	(void)store_write(SQ_UID, &wu, "workload uid");
 }
 

@@ -57,18 +57,37 @@ static void	reaper_recv_state(struct imsgev *, struct imsg *);
 static void	reaper_recv_authfail(struct imsgev *, struct imsg *);
 static void	reaper_recv_keepwarm(struct imsgev *, struct imsg *);
 
+PROC_TABLE_BEGIN
 static const struct proc_handler reaper_handlers[] = {
-	PROC_COMMON_HANDLERS,
-	CFG_HANDLERS,
-	{ IMSG_GW_ACTIVITY, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY),
-	    reaper_recv_activity },
+	/* what every child answers the parent (common/proc.c) */
+	{ IMSG_PROC_PEER, sizeof(struct proc_peer), PROC_FROM(PROC_PARENT),
+	    proc_recv_peer },
+	{ IMSG_CTL_VERBOSE, sizeof(int), PROC_FROM(PROC_PARENT),
+	    proc_recv_verbose },
+	{ IMSG_CTL_SHOW_SUMMARY, 0, PROC_FROM(PROC_PARENT),
+	    proc_recv_summary },
+	/* its configuration, as every child receives it (common/cfgrecv.c) */
+	{ IMSG_CFG_RESET, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
+	    cfg_recv_reset },
+	{ IMSG_CFG_GLOBAL, sizeof(struct global_settings),
+	    PROC_FROM(PROC_PARENT), cfg_recv_global },
+	{ IMSG_CFG_WORKLOAD, PROC_ANYLEN, PROC_FROM(PROC_PARENT),
+	    cfg_recv_workload },
+	{ IMSG_CFG_DONE, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
+	    cfg_recv_done },
+	{ IMSG_CFG_START, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
+	    cfg_recv_start },
+	{ IMSG_GW_ACTIVITY, sizeof(struct gw_activity), PROC_FROM(PROC_GATEWAY),
+	    reaper_recv_activity, PROC_RECORDS1, PROC_NAME(struct gw_activity) },
 	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
-	    reaper_recv_state },
+	    reaper_recv_state, PROC_NAME(struct rt_state) },
 	{ IMSG_GW_AUTHFAIL, sizeof(struct netaddr), PROC_FROM(PROC_GATEWAY),
 	    reaper_recv_authfail },
 	{ IMSG_RT_KEEPWARM, sizeof(struct ctl_keepwarm),
-	    PROC_FROM(PROC_RUNTIME), reaper_recv_keepwarm },
+	    PROC_FROM(PROC_RUNTIME), reaper_recv_keepwarm,
+	    PROC_NAME(struct ctl_keepwarm) },
 };
+PROC_TABLE_END
 
 int
 reap_cmp(struct reap_wl *a, struct reap_wl *b)
@@ -321,11 +340,8 @@ reaper_recv_activity(struct imsgev *iev, struct imsg *imsg)
 	size_t			 len = imsg_get_len(imsg), off;
 	uint32_t		 bit = 1U << iev->instance;
 
-	if (len % sizeof(act) != 0)
-		fatalx("%s: activity of %zu bytes", __func__, len);
 	for (off = 0; off < len; off += sizeof(act)) {
 		memcpy(&act, p + off, sizeof(act));
-		act.name[sizeof(act.name) - 1] = '\0';
 		if ((wl = reap_find(act.name)) == NULL)
 			continue;
 		if (act.last_seen > wl->last_seen)
@@ -350,7 +366,6 @@ reaper_recv_state(struct imsgev *iev, struct imsg *imsg)
 	struct reap_wl	*wl;
 
 	(void)imsg_get_data(imsg, &st, sizeof(st));
-	st.name[sizeof(st.name) - 1] = '\0';
 	if ((wl = reap_find(st.name)) == NULL)
 		return;
 	if (st.state < WL_ASLEEP || st.state > WL_FAILED)
@@ -396,7 +411,6 @@ reaper_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 	struct reap_wl		*wl;
 
 	(void)imsg_get_data(imsg, &kw, sizeof(kw));
-	kw.name[sizeof(kw.name) - 1] = '\0';
 	if ((wl = reap_find(kw.name)) == NULL)
 		wl = reap_new(kw.name);
 	wl->keep_warm = kw.on != 0;

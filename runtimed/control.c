@@ -89,7 +89,6 @@ control_workload(const struct asker *a, struct imsg *imsg, char *name,
 	struct ctl_name		 cn;
 
 	(void)imsg_get_data(imsg, &cn, sizeof(cn));
-	cn.name[sizeof(cn.name) - 1] = '\0';
 	strlcpy(name, cn.name, len);
 	if ((wl = lifecycle_find(cn.name)) == NULL || wl->conf == NULL) {
 		control_fail(a, CTL_ERR_NOENT, "no such workload: %s",
@@ -197,7 +196,6 @@ control_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 
 	control_asker(iev, imsg, &a);
 	(void)imsg_get_data(imsg, &kw, sizeof(kw));
-	kw.name[sizeof(kw.name) - 1] = '\0';
 	kw.on = kw.on != 0;
 	if ((wl = lifecycle_find(kw.name)) == NULL || wl->conf == NULL) {
 		control_fail(&a, CTL_ERR_NOENT, "no such workload: %s",

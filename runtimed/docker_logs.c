@@ -227,7 +227,6 @@ docker_recv_logs(struct imsgev *iev, struct imsg *imsg)
 	uint32_t		 id = imsg_get_id(imsg);
 
 	(void)imsg_get_data(imsg, &cl, sizeof(cl));
-	cl.name[sizeof(cl.name) - 1] = '\0';
 	if ((wl = lifecycle_find(cl.name)) == NULL || wl->conf == NULL ||
 	    wl->conf->driver != DRIVER_DOCKER) {
 		logs_ctl_fail(id, "no such docker workload");

@@ -412,7 +412,6 @@ docker_recv_pull(struct imsgev *iev, struct imsg *imsg)
 	char			 err[RT_MSG_MAX];
 
 	(void)imsg_get_data(imsg, &cn, sizeof(cn));
-	cn.name[sizeof(cn.name) - 1] = '\0';
 	if ((wl = lifecycle_find(cn.name)) == NULL || wl->conf == NULL) {
 		(void)snprintf(err, sizeof(err), "no such workload: %s",
 		    cn.name);
@@ -513,7 +512,6 @@ docker_recv_purge(struct imsgev *iev, struct imsg *imsg)
 	char		 cname[DK_CNAME_MAX];
 
 	(void)imsg_get_data(imsg, &rp, sizeof(rp));
-	rp.name[sizeof(rp.name) - 1] = '\0';
 	rp.image[sizeof(rp.image) - 1] = '\0';
 	/* a process workload: its container is none, nothing to do */
 	if (rp.image[0] == '\0')

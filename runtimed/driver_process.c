@@ -231,7 +231,6 @@ process_find(struct imsg *imsg, struct rt_proc *rp)
 	struct rt_workload	*wl;
 
 	(void)imsg_get_data(imsg, rp, sizeof(*rp));
-	rp->name[sizeof(rp->name) - 1] = '\0';
 	rp->msg[sizeof(rp->msg) - 1] = '\0';
 	/* after a reload the name may be gone: not worth dying for */
 	if ((wl = lifecycle_find(rp->name)) == NULL)

@@ -31,7 +31,6 @@ restore_recv(struct imsgev *iev, struct imsg *imsg)
 	struct st_restore	 rs;
 
 	(void)imsg_get_data(imsg, &rs, sizeof(rs));
-	rs.name[sizeof(rs.name) - 1] = '\0';
 	if (rt->configured) {
 		lifecycle_restore(&rs);
 		return;

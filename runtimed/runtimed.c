@@ -26,56 +26,76 @@ static struct privsep	runtime_ps;
 static struct runtime	runtime;
 struct runtime		*rt = &runtime;
 
+PROC_TABLE_BEGIN
 static const struct proc_handler runtime_handlers[] = {
-	PROC_COMMON_HANDLERS,
-	CFG_HANDLERS,
+	/* what every child answers the parent (common/proc.c) */
+	{ IMSG_PROC_PEER, sizeof(struct proc_peer), PROC_FROM(PROC_PARENT),
+	    proc_recv_peer },
+	{ IMSG_CTL_VERBOSE, sizeof(int), PROC_FROM(PROC_PARENT),
+	    proc_recv_verbose },
+	{ IMSG_CTL_SHOW_SUMMARY, 0, PROC_FROM(PROC_PARENT),
+	    proc_recv_summary },
+	/* its configuration, as every child receives it (common/cfgrecv.c) */
+	{ IMSG_CFG_RESET, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
+	    cfg_recv_reset },
+	{ IMSG_CFG_GLOBAL, sizeof(struct global_settings),
+	    PROC_FROM(PROC_PARENT), cfg_recv_global },
+	{ IMSG_CFG_WORKLOAD, PROC_ANYLEN, PROC_FROM(PROC_PARENT),
+	    cfg_recv_workload },
+	{ IMSG_CFG_DONE, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
+	    cfg_recv_done },
+	{ IMSG_CFG_START, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
+	    cfg_recv_start },
 	{ IMSG_GW_WAKE, sizeof(struct gw_wake), PROC_FROM(PROC_GATEWAY),
-	    runtime_recv_wake },
+	    runtime_recv_wake, PROC_NAME(struct gw_wake) },
 	{ IMSG_REAP_SUSPEND, sizeof(struct rp_suspend), PROC_FROM(PROC_REAPER),
-	    runtime_recv_suspend },
+	    runtime_recv_suspend, PROC_NAME(struct rp_suspend) },
 	{ IMSG_GW_DRAINED, sizeof(struct gw_drained), PROC_FROM(PROC_GATEWAY),
-	    runtime_recv_drained },
+	    runtime_recv_drained, PROC_NAME(struct gw_drained) },
 	{ IMSG_GW_REFUSED, sizeof(struct wl_ref), PROC_FROM(PROC_GATEWAY),
-	    runtime_recv_refused },
+	    runtime_recv_refused, PROC_NAME(struct wl_ref) },
 	{ IMSG_GW_HELD, sizeof(struct wl_ref), PROC_FROM(PROC_GATEWAY),
-	    runtime_recv_held },
+	    runtime_recv_held, PROC_NAME(struct wl_ref) },
 	{ IMSG_REAP_SEEN, PROC_ANYLEN, PROC_FROM(PROC_REAPER),
 	    runtime_recv_seen },
 	{ IMSG_RT_SPAWNED, sizeof(struct rt_proc), PROC_FROM(PROC_PARENT),
-	    process_recv_spawned },
+	    process_recv_spawned, PROC_NAME(struct rt_proc) },
 	{ IMSG_RT_EXITED, sizeof(struct rt_proc), PROC_FROM(PROC_PARENT),
-	    process_recv_exited },
+	    process_recv_exited, PROC_NAME(struct rt_proc) },
 	{ IMSG_ST_RESTORE, sizeof(struct st_restore), PROC_FROM(PROC_STORE),
-	    restore_recv },
+	    restore_recv, PROC_NAME(struct st_restore) },
 	{ IMSG_ST_RESTORE_DONE, 0, PROC_FROM(PROC_STORE), restore_recv_done },
 	/* orchctl, through the parent, and the HTTP API, from the gateway */
 	{ IMSG_CTL_WAKE, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT) |
-	    PROC_FROM(PROC_GATEWAY), control_recv_wake },
+	    PROC_FROM(PROC_GATEWAY), control_recv_wake,
+	    PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_SUSPEND, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT) |
-	    PROC_FROM(PROC_GATEWAY), control_recv_suspend },
+	    PROC_FROM(PROC_GATEWAY), control_recv_suspend,
+	    PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_KEEPWARM, sizeof(struct ctl_keepwarm),
 	    PROC_FROM(PROC_PARENT) | PROC_FROM(PROC_GATEWAY),
-	    control_recv_keepwarm },
+	    control_recv_keepwarm, PROC_NAME(struct ctl_keepwarm) },
 	{ IMSG_CTL_RESTART, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
-	    control_recv_restart },
+	    control_recv_restart, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM(PROC_PARENT),
-	    docker_recv_logs },
+	    docker_recv_logs, PROC_NAME(struct ctl_logs) },
 	/* the registry logins, from the parent alone */
 	{ IMSG_CFG_REGAUTH, PROC_ANYLEN, PROC_FROM(PROC_PARENT),
 	    docker_recv_regauth },
 	{ IMSG_CTL_PULL, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
-	    docker_recv_pull },
+	    docker_recv_pull, PROC_NAME(struct ctl_name) },
 	{ IMSG_RT_PURGE, sizeof(struct rt_purge), PROC_FROM(PROC_PARENT),
-	    docker_recv_purge },
+	    docker_recv_purge, PROC_NAME(struct rt_purge) },
 	/* the memory budget (budget.c) */
 	{ IMSG_GW_ACTIVITY, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY),
 	    budget_recv_activity },
 	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_PARENT),
-	    budget_recv_memory },
+	    budget_recv_memory, PROC_NAME(struct rt_memory) },
 	{ IMSG_REAP_PRESSURE, sizeof(struct rp_pressure),
 	    PROC_FROM(PROC_REAPER), budget_recv_pressure },
 	{ IMSG_CTL_SHOW_STATS, 0, PROC_FROM(PROC_PARENT), budget_recv_stats },
 };
+PROC_TABLE_END
 
 /* a request found it asleep: what the gateway says of it is cleaned */
 static void
@@ -84,7 +104,6 @@ runtime_recv_wake(struct imsgev *iev, struct imsg *imsg)
 	struct gw_wake	 gwk;
 
 	(void)imsg_get_data(imsg, &gwk, sizeof(gwk));
-	gwk.name[sizeof(gwk.name) - 1] = '\0';
 	cause_sanitize(&gwk.cause);
 	gwk.cause.kind = WAKE_REQUEST;
 	lifecycle_wake(gwk.name, RT_REASON_REQUEST, &gwk.cause);
@@ -101,7 +120,6 @@ runtime_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 	struct rt_workload	*wl;
 
 	(void)imsg_get_data(imsg, &rs, sizeof(rs));
-	rs.name[sizeof(rs.name) - 1] = '\0';
 	if ((wl = lifecycle_find(rs.name)) == NULL) {
 		log_debug("workload %s: suspend of an unknown workload",
 		    rs.name);
@@ -138,7 +156,6 @@ runtime_recv_drained(struct imsgev *iev, struct imsg *imsg)
 	struct gw_drained	 dr;
 
 	(void)imsg_get_data(imsg, &dr, sizeof(dr));
-	dr.name[sizeof(dr.name) - 1] = '\0';
 	lifecycle_drained(dr.name, dr.idle != 0);
 }
 
@@ -148,7 +165,6 @@ runtime_recv_refused(struct imsgev *iev, struct imsg *imsg)
 	struct wl_ref	 ref;
 
 	(void)imsg_get_data(imsg, &ref, sizeof(ref));
-	ref.name[sizeof(ref.name) - 1] = '\0';
 	lifecycle_refused(ref.name);
 }
 
@@ -159,7 +175,6 @@ runtime_recv_held(struct imsgev *iev, struct imsg *imsg)
 	struct wl_ref	 ref;
 
 	(void)imsg_get_data(imsg, &ref, sizeof(ref));
-	ref.name[sizeof(ref.name) - 1] = '\0';
 	lifecycle_held(ref.name);
 }
 
