@@ -749,13 +749,18 @@ struct gw_activity {
 /*
  * IMSG_RT_ROUTE: the address of the instance that starts, or with
  * retire, of the one that replaces the running one: the address before
- * is retired, and IMSG_GW_HELD says when nothing sent there is in flight
+ * is retired, and IMSG_GW_HELD says when nothing sent there is in flight;
+ * a swarm service's is of the nodes its tasks run on (runtimed/driver_swarm.c)
  */
+#define RT_ROUTE_MAX		WL_REPLICAS_MAX	/* addresses in one route */
 struct rt_route {
 	char			 name[ORCHD_NAME_MAX];
 	union wl_addr		 addr;
 	uint32_t		 addrlen;
 	int32_t			 retire;
+	/* swarm: the other nodes its tasks run on, requests spread in turn */
+	uint32_t		 nmore;
+	union wl_addr		 more[RT_ROUTE_MAX - 1];
 };
 
 struct gw_drained {

@@ -147,6 +147,7 @@ int		 sw_spec_replicas(json_t *, int);
 /* driver_swarm.c */
 void		 swarm_adopt(struct rt_workload *);
 void		 swarm_clear(struct rt_workload *);
+int		 swarm_refused(struct rt_workload *);
 
 /* docker_events.c */
 void		 docker_events_start(void);
