@@ -921,7 +921,9 @@ sw_follow(struct rt_swarm *sw, int refused)
 	sw->op = SW_FOLLOW;
 	sw->follow_end = monotime_ms() +
 	    lifecycle_wake_timeout(sw->wl) * 1000;
-	log_debug("workload %s: looking where its tasks run", sw->wl->name);
+	log_debug("workload %s: %s: looking where its tasks run",
+	    sw->wl->name, refused ? "a gateway could not connect" :
+	    "its tasks run elsewhere");
 	timer_disarm(&sw->timer);
 	sw_watch_arm(sw, 0);
 }
