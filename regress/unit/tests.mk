@@ -23,3 +23,6 @@ TEST_backoff_OBJS = $(OBJ)/runtimed/backoff.o
 # the registry logins the parent reads for runtimed
 TEST_regauth_OBJS = $(OBJ)/orchd/regauth.o $(OBJ)/orchd/apikey.o
 TEST_accesslog_OBJS = $(OBJ)/gatewayd/accesslog_fmt.o
+# the routes runtimed may give the gateway, a swarm's nodes in turn
+TEST_instance_OBJS = $(OBJ)/gatewayd/instance.o
+$(BUILD)/regress/test_instance: LDFLAGS += $(GATEWAY_LIBS)
