@@ -369,6 +369,15 @@ struct orchd_conf {
 	int64_t			 log_max_size;	/* a process workload's log
 						   file, bytes; 0: no cap */
 	int			 on_change;	/* enum workload_on_change */
+	/* "swarm manager": a manager over TLS, for runtimed alone */
+	char			*swarm_manager;	/* "tcp://ADDRESS:PORT" */
+	char			*swarm_ca;	/* files */
+	char			*swarm_cert;
+	char			*swarm_key;
+	uint8_t			*swarm_creds;	/* struct cfg_swarm and the
+						   files, until sent */
+	size_t			 swarm_creds_len;
+	int			 swarm_loaded;	/* not sent yet */
 };
 
 /*
@@ -478,6 +487,10 @@ enum imsg_type {
 	IMSG_CFG_ACCESSLOG,		/* parent -> gateways, in a config
 					   transaction while the access log
 					   is on: the fd of its pipe */
+	IMSG_CFG_SWARM,			/* parent -> runtime alone, in a
+					   config transaction: struct
+					   cfg_swarm and its files, empty
+					   for the local socket */
 
 	/* the request path and the lifecycle */
 	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct gw_wake */
@@ -1023,6 +1036,20 @@ struct cfg_tls {
 };
 
 /*
+ * IMSG_CFG_SWARM: a swarm manager over TLS, its address and port, and
+ * after this the CA, certificate and key PEM files, one after the other
+ */
+#define CFG_SWARM_ADDR_MAX	64
+#define CFG_SWARM_FILES_MAX	(15 * 1024)	/* the three together */
+struct cfg_swarm {
+	char			 addr[CFG_SWARM_ADDR_MAX]; /* numeric */
+	uint16_t		 port;
+	uint32_t		 calen;
+	uint32_t		 certlen;
+	uint32_t		 keylen;
+};
+
+/*
  * The parent does not parse keys: a configuration's keypairs are
  * checked by the gateway program, run as "gatewayd -n" for that alone.
  * On TLS_CHECK_FD the parent writes pieces, each a struct tls_check_hdr
@@ -1126,6 +1153,8 @@ uint16_t		 workload_upstream_port(const struct workload_conf *);
 int			 valid_network_name(const char *);
 int			 strlist_add(struct strlist *, const char *);
 int			 listen_split(const char *, char *, size_t, int *);
+int			 swarm_manager_split(const char *, char *, size_t,
+			    int *);
 void			 strlist_free(struct strlist *);
 
 /* common/filter.c: "ignore" rules, their patterns and networks */

@@ -225,6 +225,7 @@ static char	*pool_add(char *);
 static char	*keep(char *);
 static void	 pool_free(void);
 static int	 set_string(char **, char *, const char *);
+static int	 swarm_manager_check(const char *);
 static int	 host_add(const char *);
 static int	 api_host_add(const char *);
 static int	 listener_add(const char *, int64_t, int, char *, char *,
@@ -281,6 +282,7 @@ static void	 depchecks_run(const struct orchd_conf *);
 %token	PUBLISH
 %token	AUTH PULL REGISTRY
 %token	CONSTRAINT REPLICAS SWARM
+%token	CA MANAGER
 %token	AFTER EXPIRE
 %token	HTTP2 KNOWLEDGE PRIOR STREAMS
 %token	ERROR
@@ -694,6 +696,17 @@ main		: USER STRING			{
 		| REGISTRY AUTH FILENAME STRING	{
 			if (set_string(&conf->regauth_file, $4,
 			    "registry auth file") == -1)
+				YYERROR;
+		}
+		| SWARM MANAGER STRING CA STRING CERTIFICATE STRING KEY STRING {
+			if (swarm_manager_check($3) == -1 ||
+			    set_string(&conf->swarm_manager, $3,
+			    "swarm manager") == -1 ||
+			    set_string(&conf->swarm_ca, $5, "swarm ca") ==
+			    -1 || set_string(&conf->swarm_cert, $7,
+			    "swarm certificate") == -1 ||
+			    set_string(&conf->swarm_key, $9, "swarm key") ==
+			    -1)
 				YYERROR;
 		}
 		| gwmain
@@ -1302,6 +1315,7 @@ lookup(const char *s, const char **near)
 		{ "body",		BODY },
 		{ "bridge",		BRIDGE },
 		{ "busy",		BUSY },
+		{ "ca",			CA },
 		{ "certificate",	CERTIFICATE },
 		{ "change",		CHANGE },
 		{ "chroot",		CHROOT },
@@ -1338,6 +1352,7 @@ lookup(const char *s, const char **near)
 		{ "knowledge",		KNOWLEDGE },
 		{ "listen",		LISTEN },
 		{ "log",		LOG },
+		{ "manager",		MANAGER },
 		{ "max",		MAXCONN },
 		{ "memory",		MEMORY },
 		{ "metrics",		METRICS },
@@ -1979,6 +1994,24 @@ set_string(char **dst, char *s, const char *what)
 		return (-1);
 	}
 	*dst = keep(s);
+	return (0);
+}
+
+/*
+ * "tcp://ADDRESS:PORT", ADDRESS numeric ("[...]" for IPv6): runtimed,
+ * chrooted, resolves no names
+ */
+static int
+swarm_manager_check(const char *s)
+{
+	char	 addr[CFG_SWARM_ADDR_MAX];
+	int	 port;
+
+	if (swarm_manager_split(s, addr, sizeof(addr), &port) == -1) {
+		yyerror("swarm manager \"%s\": must be \"tcp://ADDRESS:PORT\", "
+		    "ADDRESS a numeric IPv4 or [IPv6] address", s);
+		return (-1);
+	}
 	return (0);
 }
 
@@ -3505,5 +3538,10 @@ free_config(struct orchd_conf *c)
 	freezero(c->api_key, c->api_key_len);
 	free(c->regauth_file);
 	freezero(c->regauth, c->regauth_len);
+	free(c->swarm_manager);
+	free(c->swarm_ca);
+	free(c->swarm_cert);
+	free(c->swarm_key);
+	freezero(c->swarm_creds, c->swarm_creds_len);
 	free(c);
 }

@@ -201,6 +201,7 @@ void		 dk_pull_stop(struct dk_pull_watch *);
 int64_t		 dk_pull_left(const struct dk_pull_watch *);
 int64_t		 docker_pull_timeout(const struct workload_conf *);
 void		 docker_recv_regauth(struct imsgev *, struct imsg *);
+void		 docker_recv_swarm(struct imsgev *, struct imsg *);
 void		 docker_recv_pull(struct imsgev *, struct imsg *);
 void		 docker_recv_purge(struct imsgev *, struct imsg *);
 const char	*docker_login(const char *);

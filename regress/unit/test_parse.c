@@ -502,6 +502,8 @@ static const struct bad {
 	    "constraint is only for driver swarm", 1 },
 	{ "bad-swarm-volume.conf", "bad-swarm-volume.conf:1",
 	    "volume is not for driver swarm", 1 },
+	{ "bad-swarm-manager.conf", "bad-swarm-manager.conf:2",
+	    "must be \"tcp://ADDRESS:PORT\", ADDRESS a numeric", 1 },
 	/* the access log and the cap of the workloads' logs */
 	{ "bad-access-log.conf", "bad-access-log.conf:2",
 	    "access log \"logs/access.log\": an absolute path or syslog", 6 },
