@@ -1176,7 +1176,11 @@ dk_tls_handshake(struct dk_conn *c)
 	return (0);
 }
 
-/* what TLS has for c, all of it: libevent cannot see what it buffers */
+/*
+ * What TLS has for c, all of it: libevent cannot see what it buffers.
+ * -1 once c is closed: a TLS error (a client certificate the manager
+ * refuses shows here, after the handshake, with TLS 1.3).
+ */
 static int
 dk_tls_read(struct dk_conn *c, int *eof)
 {
@@ -1191,6 +1195,11 @@ dk_tls_read(struct dk_conn *c, int *eof)
 		if (n == TLS_WANT_POLLOUT) {
 			event_add(&c->wev, NULL);
 			break;
+		}
+		if (n == -1 && got == 0 && c->got == 0) {
+			dk_conn_fail(c, "TLS with the swarm manager at %s: %s",
+			    dk_mgr_display, tls_error(c->tls));
+			return (-1);
 		}
 		if (n <= 0) {
 			*eof = 1;
@@ -1214,7 +1223,8 @@ dk_conn_read(int fd, short event, void *arg)
 	if (c->tls != NULL) {
 		if (dk_tls_handshake(c) != 0)
 			return;
-		n = dk_tls_read(c, &eof);
+		if ((n = dk_tls_read(c, &eof)) == -1)
+			return;
 		c->got += n;
 		if (evbuffer_get_length(c->out) > 0)
 			event_add(&c->wev, NULL);
