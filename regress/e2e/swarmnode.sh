@@ -50,8 +50,8 @@ D2="docker -H unix://$N2/d.sock"
 D2_PID=
 N2ID=
 MGRID=$(docker info --format '{{.Swarm.NodeID}}')
-MGRADDR=$(docker info --format '{{range .Swarm.RemoteManagers}}{{.Addr}} {{end}}' |
-    awk '{ print $1 }')
+MGRADDR=$(docker info --format \
+    '{{range .Swarm.RemoteManagers}}{{.Addr}} {{end}}' | awk '{ print $1 }')
 
 sn_cleanup() {
 	if [ -n "$ORCHD_PID" ] && kill -0 "$ORCHD_PID" 2>/dev/null; then
