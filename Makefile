@@ -52,7 +52,7 @@ STORE_LIBS	:= $(call child_libs,libevent sqlite3 jansson libseccomp)
 GATEWAY_LIBS	:= $(call child_libs,libevent libtls jansson libseccomp \
 		    libnghttp2)
 REAPER_LIBS	:= $(call child_libs,libevent jansson libseccomp)
-RUNTIME_LIBS	:= $(call child_libs,libevent jansson libseccomp libmd)
+RUNTIME_LIBS	:= $(call child_libs,libevent libtls jansson libseccomp libmd)
 # asked for only when a unit test is linked: tools/deps.sh build has no cmocka
 CMOCKA_LIBS	 = $(shell $(PKG_CONFIG) --libs cmocka)
 

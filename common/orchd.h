@@ -96,9 +96,9 @@ union wl_addr {
 #define GW_ID_INSTANCE(id)	(((id) >> GW_ID_SHIFT) & (ORCHD_PREFORK_MAX - 1))
 
 /* the control protocol's version, carried in peerid of every request */
-#define ORCHD_CTL_VERSION	2
+#define ORCHD_CTL_VERSION	3
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	5
+#define ORCHD_IMSG_VERSION	6
 
 /* the child's end of its channel to the parent */
 #define PROC_PARENT_FD		3
@@ -384,6 +384,15 @@ struct orchd_conf {
 						   0: off */
 	/* swarm: this orchd among those sharing a swarm; "": the host's */
 	char			 instance[ORCHD_INSTANCE_MAX];
+	/* "swarm manager": a manager over TLS, for runtimed alone */
+	char			*swarm_manager;	/* "tcp://ADDRESS:PORT" */
+	char			*swarm_ca;	/* files */
+	char			*swarm_cert;
+	char			*swarm_key;
+	uint8_t			*swarm_creds;	/* struct cfg_swarm and the
+						   files, until sent */
+	size_t			 swarm_creds_len;
+	int			 swarm_loaded;	/* not sent yet */
 };
 
 /*
@@ -522,6 +531,10 @@ enum imsg_type {
 	IMSG_CFG_ACCESSLOG,		/* parent -> gateways, in a config
 					   transaction while the access log
 					   is on: the fd of its pipe */
+	IMSG_CFG_SWARM,			/* parent -> runtime alone, in a
+					   config transaction: struct
+					   cfg_swarm and its files, empty
+					   for the local socket */
 
 	/* the request path and the lifecycle */
 	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct gw_wake */
@@ -807,13 +820,18 @@ struct gw_activity {
 /*
  * IMSG_RT_ROUTE: the address of the instance that starts, or with
  * retire, of the one that replaces the running one: the address before
- * is retired, and IMSG_GW_HELD says when nothing sent there is in flight
+ * is retired, and IMSG_GW_HELD says when nothing sent there is in flight;
+ * a swarm service's is of the nodes its tasks run on (runtimed/driver_swarm.c)
  */
+#define RT_ROUTE_MAX		WL_REPLICAS_MAX	/* addresses in one route */
 struct rt_route {
 	char			 name[ORCHD_NAME_MAX];
 	union wl_addr		 addr;
 	uint32_t		 addrlen;
 	int32_t			 retire;
+	/* swarm: the other nodes its tasks run on, requests spread in turn */
+	uint32_t		 nmore;
+	union wl_addr		 more[RT_ROUTE_MAX - 1];
 };
 
 struct gw_drained {
@@ -1115,6 +1133,20 @@ struct cfg_tls {
 };
 
 /*
+ * IMSG_CFG_SWARM: a swarm manager over TLS, its address and port, and
+ * after this the CA, certificate and key PEM files, one after the other
+ */
+#define CFG_SWARM_ADDR_MAX	64
+#define CFG_SWARM_FILES_MAX	(15 * 1024)	/* the three together */
+struct cfg_swarm {
+	char			 addr[CFG_SWARM_ADDR_MAX]; /* numeric */
+	uint16_t		 port;
+	uint32_t		 calen;
+	uint32_t		 certlen;
+	uint32_t		 keylen;
+};
+
+/*
  * The parent does not parse keys: a configuration's keypairs are
  * checked by the gateway program, run as "gatewayd -n" for that alone.
  * On TLS_CHECK_FD the parent writes pieces, each a struct tls_check_hdr
@@ -1220,6 +1252,8 @@ uint16_t		 workload_upstream_port(const struct workload_conf *);
 int			 valid_network_name(const char *);
 int			 strlist_add(struct strlist *, const char *);
 int			 listen_split(const char *, char *, size_t, int *);
+int			 swarm_manager_split(const char *, char *, size_t,
+			    int *);
 void			 strlist_free(struct strlist *);
 
 /* common/budget.c: the memory budget's shared arithmetic */

@@ -295,6 +295,30 @@ listen_split(const char *s, char *addr, size_t addrlen, int *port)
 	return (0);
 }
 
+/*
+ * "swarm manager": "tcp://ADDRESS:PORT", ADDRESS a numeric address, an
+ * IPv6 one in brackets; copied to addr without them.  0, or -1.
+ */
+int
+swarm_manager_split(const char *s, char *addr, size_t addrlen, int *port)
+{
+	char	 buf[INET6_ADDRSTRLEN + 2];
+	size_t	 len;
+
+	if (strncmp(s, "tcp://", 6) != 0 ||
+	    listen_split(s + 6, buf, sizeof(buf), port) == -1 ||
+	    strcmp(buf, "localhost") == 0 || strcmp(buf, "*") == 0)
+		return (-1);
+	len = strlen(buf);
+	if (buf[0] == '[') {
+		buf[len - 1] = '\0';
+		memmove(buf, buf + 1, len - 1);
+	}
+	if (strlcpy(addr, buf, addrlen) >= addrlen)
+		return (-1);
+	return (0);
+}
+
 /* a user name or, for docker, "user:group" or numeric ids */
 static int
 valid_user(const char *s, int docker)

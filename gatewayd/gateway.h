@@ -83,6 +83,10 @@ struct gw_workload {
 	uint32_t		 prev_bound;	/* ... in flight at it */
 	int			 held_wait;	/* GW_HELD once prev_bound
 						   is 0 */
+	union wl_addr		*nodes;		/* swarm: its tasks' nodes,
+						   addr is one of them */
+	uint32_t		 nnodes;
+	uint32_t		 node_next;	/* the next connection's */
 	int			 configured;	/* in the current generation */
 	unsigned int		 refs;		/* connections using it */
 	TAILQ_HEAD(, gw_conn)	 parked;
@@ -404,6 +408,8 @@ void		 instance_epoch(struct gw_workload *);
 void		 instance_idle(struct gw_workload *);
 void		 instance_recv_route(struct imsgev *, struct imsg *);
 void		 instance_recv_hold(struct imsgev *, struct imsg *);
+void		 instance_pick(struct gw_workload *);
+void		 instance_free(struct gw_workload *);
 /* accesslog.c */
 struct alog_req;
 void		 accesslog_recv_fd(struct imsgev *, struct imsg *);

@@ -316,6 +316,7 @@ h2up_start(struct h2_stream *st)
 	    (st->rhdr = evbuffer_new()) == NULL ||
 	    (st->rtrl = evbuffer_new()) == NULL)
 		return (-1);
+	instance_pick(wl);
 	if ((st->ufd = socket(wl->addr.ss_family, SOCK_STREAM |
 	    SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1)
 		return (-1);

@@ -23,10 +23,22 @@
  * A replacement moves the workload to a new epoch, and those bound to
  * the one before are the old instance's.  A couple of integers per
  * request, nothing more on the request path.
+ *
+ * A swarm service's tasks run on nodes the swarm chooses: runtimed
+ * routes to the address of each node one of its tasks runs on (several
+ * with replicas), new upstream connections take them in turn, and a
+ * task that moves is a new route.  Such an address is no definition's,
+ * so what bounds it is the definition: only a workload whose current
+ * definition has driver swarm, which only orchd.conf can set (the
+ * parent's policy.c refuses it from the API), and only at its
+ * definition's port.  A runtimed that lies can send a swarm workload's
+ * requests to that port of any host; nothing else.
  */
 
 #include <sys/socket.h>
+#include <netinet/in.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
@@ -111,10 +123,33 @@ instance_epoch(struct gw_workload *wl)
 	wl->epoch++;
 }
 
+void
+instance_free(struct gw_workload *wl)
+{
+	free(wl->nodes);
+	wl->nodes = NULL;
+	wl->nnodes = wl->node_next = 0;
+}
+
+/* a new upstream connection: to the next of its tasks' nodes, if several */
+void
+instance_pick(struct gw_workload *wl)
+{
+	const union wl_addr	*a;
+
+	if (wl->nnodes < 2)
+		return;
+	a = &wl->nodes[wl->node_next++ % wl->nnodes];
+	memcpy(&wl->addr, a, sizeof(wl->addr));
+	wl->addrlen = a->ss_family == AF_INET ? sizeof(struct sockaddr_in) :
+	    sizeof(struct sockaddr_in6);
+}
+
 /* nothing runs: the definition's address again, until runtimed says */
 void
 instance_idle(struct gw_workload *wl)
 {
+	instance_free(wl);
 	wl->addr_rt = 0;
 	if (wl->conf != NULL)
 		workload_address(wl, wl->conf);
@@ -124,6 +159,43 @@ static int
 addr_same(const union wl_addr *a, socklen_t alen, const struct rt_route *rr)
 {
 	return (alen == rr->addrlen && memcmp(a, &rr->addr, alen) == 0);
+}
+
+static socklen_t
+addr_len(const union wl_addr *a)
+{
+	if (a->ss_family == AF_INET)
+		return (sizeof(struct sockaddr_in));
+	if (a->ss_family == AF_INET6)
+		return (sizeof(struct sockaddr_in6));
+	return (0);
+}
+
+/*
+ * The address of a node a swarm workload's task runs on: a unicast
+ * address, at the port its definition names, and only for a workload
+ * whose definition is a swarm service (see the top).
+ */
+static int
+node_valid(const struct gw_workload *wl, const union wl_addr *a,
+    socklen_t alen)
+{
+	const struct sockaddr_in	*sin = &a->sin;
+	const struct sockaddr_in6	*sin6 = &a->sin6;
+	in_port_t			 port;
+
+	if (wl->conf == NULL || wl->conf->driver != DRIVER_SWARM ||
+	    alen == 0 || alen != addr_len(a))
+		return (0);
+	port = htons(workload_upstream_port(wl->conf));
+	if (a->ss_family == AF_INET)
+		return (sin->sin_port == port &&
+		    sin->sin_addr.s_addr != htonl(INADDR_ANY) &&
+		    sin->sin_addr.s_addr != htonl(INADDR_BROADCAST) &&
+		    !IN_MULTICAST(ntohl(sin->sin_addr.s_addr)));
+	return (sin6->sin6_port == port &&
+	    !IN6_IS_ADDR_UNSPECIFIED(&sin6->sin6_addr) &&
+	    !IN6_IS_ADDR_MULTICAST(&sin6->sin6_addr));
 }
 
 /*
@@ -141,9 +213,45 @@ route_valid(const struct gw_workload *wl, const struct rt_route *rr)
 	} else if (rr->addr.ss_family != AF_INET6 ||
 	    rr->addrlen != sizeof(struct sockaddr_in6))
 		return (0);
+	if (rr->nmore > 0)
+		return (0);
 	return (addr_same(&wl->conf_addr, wl->conf_addrlen, rr) ||
 	    addr_same(&wl->conf_prev, wl->conf_prevlen, rr) ||
 	    addr_same(&wl->addr, wl->addrlen, rr));
+}
+
+/* a swarm workload's route: its nodes, each one checked */
+static int
+route_nodes(struct gw_workload *wl, const struct rt_route *rr)
+{
+	union wl_addr	*nodes;
+	uint32_t	 i, n;
+
+	if (rr->retire || rr->nmore >= RT_ROUTE_MAX ||
+	    !node_valid(wl, &rr->addr, rr->addrlen))
+		return (-1);
+	for (i = 0; i < rr->nmore; i++)
+		if (!node_valid(wl, &rr->more[i], addr_len(&rr->more[i])))
+			return (-1);
+	n = rr->nmore + 1;
+	if ((nodes = calloc(n, sizeof(*nodes))) == NULL) {
+		log_warn("%s: %s", __func__, wl->name);
+		return (-1);
+	}
+	memcpy(&nodes[0], &rr->addr, sizeof(nodes[0]));
+	memcpy(&nodes[1], rr->more, rr->nmore * sizeof(nodes[0]));
+	instance_free(wl);
+	/* kept connections to a node it left are stale */
+	if (wl->state == WL_RUNNING)
+		instance_epoch(wl);
+	wl->nodes = nodes;
+	wl->nnodes = n;
+	memcpy(&wl->addr, &rr->addr, sizeof(wl->addr));
+	wl->addrlen = rr->addrlen;
+	wl->addr_rt = 1;
+	log_debug("%s: routed to %u node%s of its tasks", wl->name, n,
+	    n == 1 ? "" : "s");
+	return (0);
 }
 
 void
@@ -159,7 +267,11 @@ instance_recv_route(struct imsgev *iev, struct imsg *imsg)
 			goto held;
 		return;
 	}
-	if (!route_valid(wl, &rr)) {
+	if (route_valid(wl, &rr))
+		instance_free(wl);
+	else if (route_nodes(wl, &rr) == 0)
+		return;
+	else {
 		log_warnx("%s: route to an address none of its definitions "
 		    "names, ignored", wl->name);
 		if (rr.retire)

@@ -127,6 +127,7 @@ up_open(struct gw_conn *c)
 		up->in = NULL;
 		return (-1);
 	}
+	instance_pick(wl);
 	if ((up->fd = socket(wl->addr.ss_family,
 	    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1) {
 		evbuffer_free(up->in);

@@ -89,6 +89,7 @@ workload_free_if_unused(struct gw_workload *wl)
 	timer_disarm(&wl->wake_timer);
 	ignore_forget(wl);
 	metrics_workload_free(wl);
+	instance_free(wl);
 	free(wl);
 }
 

@@ -311,6 +311,7 @@ tcp_start(struct gw_conn *c)
 	/* as proxy.c's up_open(): the oldest idle client makes room */
 	if (gw->nconns + gw->nups >= gw->fdmax)
 		(void)conn_evict_idle();
+	instance_pick(wl);
 	if ((up->fd = socket(wl->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0)) == -1) {
 		log_warn("%s: tcp to %s: socket", c->peer, wl->name);

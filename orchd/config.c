@@ -68,6 +68,11 @@ config_load(const char *file, int host_checks)
 		free_config(conf);
 		return (NULL);
 	}
+	/* a swarm manager's TLS credentials, for runtimed alone too */
+	if (swarmcreds_load(conf) == -1) {
+		free_config(conf);
+		return (NULL);
+	}
 	config_pack(conf);
 	return (conf);
 }
@@ -393,6 +398,7 @@ config_send(struct orchd *env)
 	config_tls_send(env);
 	api_config_send(env);
 	regauth_send(env);
+	swarmcreds_send(env);
 	config_compose_all(env, IMSG_CFG_DONE, &gen, sizeof(gen));
 	log_debug("configuration %u sent", gen);
 }

@@ -240,6 +240,9 @@ char		*regauth_convert(const char *, size_t, const char *, char *,
 		    size_t);
 int		 regauth_host(const char *, char *, size_t);
 void		 regauth_send(struct orchd *);
+/* swarmcreds.c */
+int		 swarmcreds_load(struct orchd_conf *);
+void		 swarmcreds_send(struct orchd *);
 
 /* policy.c: what a workload may be, and what the API may create */
 int		 policy_check(const struct orchd_conf *,

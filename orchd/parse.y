@@ -228,6 +228,7 @@ static char	*pool_add(char *);
 static char	*keep(char *);
 static void	 pool_free(void);
 static int	 set_string(char **, char *, const char *);
+static int	 swarm_manager_check(const char *);
 static int	 host_add(const char *);
 static int	 api_host_add(const char *);
 static int	 listener_add(const char *, int64_t, int, char *, char *,
@@ -285,6 +286,7 @@ static void	 instance_check(const struct orchd_conf *);
 %token	PUBLISH
 %token	AUTH PULL REGISTRY
 %token	CONSTRAINT REPLICAS SWARM
+%token	CA MANAGER
 %token	AFTER EXPIRE
 %token	HTTP2 KNOWLEDGE PRIOR STREAMS
 %token	BUDGET CONCURRENT ESTIMATE LIMIT PRESSURE WAKES
@@ -716,6 +718,17 @@ main		: USER STRING			{
 				YYERROR;
 			}
 			strlcpy(conf->instance, $3, sizeof(conf->instance));
+		}
+		| SWARM MANAGER STRING CA STRING CERTIFICATE STRING KEY STRING {
+			if (swarm_manager_check($3) == -1 ||
+			    set_string(&conf->swarm_manager, $3,
+			    "swarm manager") == -1 ||
+			    set_string(&conf->swarm_ca, $5, "swarm ca") ==
+			    -1 || set_string(&conf->swarm_cert, $7,
+			    "swarm certificate") == -1 ||
+			    set_string(&conf->swarm_key, $9, "swarm key") ==
+			    -1)
+				YYERROR;
 		}
 		| gwmain
 		;
@@ -1388,6 +1401,7 @@ lookup(const char *s, const char **near)
 		{ "bridge",		BRIDGE },
 		{ "budget",		BUDGET },
 		{ "busy",		BUSY },
+		{ "ca",			CA },
 		{ "certificate",	CERTIFICATE },
 		{ "change",		CHANGE },
 		{ "chroot",		CHROOT },
@@ -1428,6 +1442,7 @@ lookup(const char *s, const char **near)
 		{ "limit",		LIMIT },
 		{ "listen",		LISTEN },
 		{ "log",		LOG },
+		{ "manager",		MANAGER },
 		{ "max",		MAXCONN },
 		{ "memory",		MEMORY },
 		{ "metrics",		METRICS },
@@ -2072,6 +2087,24 @@ set_string(char **dst, char *s, const char *what)
 		return (-1);
 	}
 	*dst = keep(s);
+	return (0);
+}
+
+/*
+ * "tcp://ADDRESS:PORT", ADDRESS numeric ("[...]" for IPv6): runtimed,
+ * chrooted, resolves no names
+ */
+static int
+swarm_manager_check(const char *s)
+{
+	char	 addr[CFG_SWARM_ADDR_MAX];
+	int	 port;
+
+	if (swarm_manager_split(s, addr, sizeof(addr), &port) == -1) {
+		yyerror("swarm manager \"%s\": must be \"tcp://ADDRESS:PORT\", "
+		    "ADDRESS a numeric IPv4 or [IPv6] address", s);
+		return (-1);
+	}
 	return (0);
 }
 
@@ -3635,5 +3668,10 @@ free_config(struct orchd_conf *c)
 	freezero(c->api_key, c->api_key_len);
 	free(c->regauth_file);
 	freezero(c->regauth, c->regauth_len);
+	free(c->swarm_manager);
+	free(c->swarm_ca);
+	free(c->swarm_cert);
+	free(c->swarm_key);
+	freezero(c->swarm_creds, c->swarm_creds_len);
 	free(c);
 }

@@ -198,6 +198,17 @@ print_pull(FILE *fp, const struct orchd_conf *conf)
 		print_string(fp, conf->regauth_file);
 		fputs("\n", fp);
 	}
+	if (conf->swarm_manager != NULL) {
+		fputs("swarm manager ", fp);
+		print_string(fp, conf->swarm_manager);
+		fputs(" ca ", fp);
+		print_string(fp, conf->swarm_ca);
+		fputs(" certificate ", fp);
+		print_string(fp, conf->swarm_cert);
+		fputs(" key ", fp);
+		print_string(fp, conf->swarm_key);
+		fputs("\n", fp);
+	}
 }
 
 static void

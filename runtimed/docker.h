@@ -153,6 +153,7 @@ int		 sw_seen_keep(json_t *, json_t *);
 /* driver_swarm.c */
 void		 swarm_adopt(struct rt_workload *);
 void		 swarm_clear(struct rt_workload *);
+int		 swarm_refused(struct rt_workload *);
 
 /* swarm_agree.c: instances that share a swarm */
 void		 agree_seen(struct rt_workload *, int64_t);
@@ -212,6 +213,7 @@ void		 dk_pull_stop(struct dk_pull_watch *);
 int64_t		 dk_pull_left(const struct dk_pull_watch *);
 int64_t		 docker_pull_timeout(const struct workload_conf *);
 void		 docker_recv_regauth(struct imsgev *, struct imsg *);
+void		 docker_recv_swarm(struct imsgev *, struct imsg *);
 void		 docker_recv_pull(struct imsgev *, struct imsg *);
 void		 docker_recv_purge(struct imsgev *, struct imsg *);
 const char	*docker_login(const char *);

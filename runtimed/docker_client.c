@@ -22,11 +22,20 @@
  * references: whatever else runtimed does, this is all it can ask of
  * Docker.  A pull's registry login travels
  * in its X-Registry-Auth header, never in a path or a log line.
+ *
+ * With "swarm manager" (IMSG_CFG_SWARM), the swarm driver's calls go to
+ * that manager instead, over TCP and TLS with the client certificate the
+ * parent read, the manager's certificate checked against the CA given
+ * and its address: the same HTTP on the same pool, each connection to
+ * one place, paths without a version (the manager's own), the version
+ * negotiated with the local daemon only.
  */
 
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -37,10 +46,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tls.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "http.h"
+#include "runtime.h"
 #include "docker.h"
 
 #define DK_CONNS_MAX		8	/* at once, streams aside */
@@ -72,6 +83,7 @@ struct dk_req {
 	char			*body;
 	size_t			 bodylen;
 	int			 internal;	/* version negotiation */
+	int			 remote;	/* to the swarm manager */
 	int			 cancelled;
 	int			 retried;
 	int			 timeout;	/* seconds; 0: none */
@@ -101,6 +113,9 @@ struct dk_conn {
 	struct dk_req		*req;		/* NULL: idle */
 	int			 stream;	/* not pooled */
 	int			 connecting;
+	struct tls		*tls;		/* to the swarm manager */
+	int			 handshaking;
+	unsigned int		 gen;		/* of its dk_mgr_cfg */
 	int			 used;		/* answered before */
 	size_t			 got;		/* bytes of this answer */
 	enum dk_rd		 rd;
@@ -157,6 +172,14 @@ static enum {
 }			 dk_neg;
 static int		 dk_major, dk_minor;	/* 0.0: no version */
 
+/* "swarm manager": where the swarm calls go, and how */
+static struct tls_config *dk_mgr_cfg;		/* NULL: the local socket */
+static union wl_addr	 dk_mgr_addr;
+static socklen_t	 dk_mgr_addrlen;
+static char		 dk_mgr_name[CFG_SWARM_ADDR_MAX]; /* checked */
+static char		 dk_mgr_display[CFG_SWARM_ADDR_MAX + 16];
+static unsigned int	 dk_mgr_gen;		/* bumped at each one */
+
 static void	dk_kick(void);
 static void	dk_dispatch(int, short, void *);
 static void	dk_conn_close(struct dk_conn *);
@@ -190,7 +213,77 @@ dk_init(const char *file, int chrooted)
 		fatalx("docker socket path too long: %s", file);
 	strlcpy(dk_display, file, sizeof(dk_display));
 	evtimer_set(&dk_kick_ev, dk_dispatch, NULL);
+	/* before the sandbox: what the TLS library reads once */
+	if (tls_init() == -1)
+		fatalx("tls_init");
 	dk_inited = 1;
+}
+
+/* a connection's daemon, for messages */
+static const char *
+dk_conn_where(const struct dk_conn *c)
+{
+	return (c->tls != NULL ? dk_mgr_display : dk_display);
+}
+
+/*
+ * IMSG_CFG_SWARM: the manager's address and the TLS credentials to
+ * reach it with, or empty for the local socket.  The key is wiped from
+ * the message once libtls has it.  Connections already made keep the
+ * place they go to until they close.
+ */
+void
+docker_recv_swarm(struct imsgev *iev, struct imsg *imsg)
+{
+	struct cfg_swarm	 cs;
+	struct tls_config	*cfg;
+	const uint8_t		*p;
+	size_t			 len = imsg_get_len(imsg);
+	struct sockaddr_in	*sin = &dk_mgr_addr.sin;
+	struct sockaddr_in6	*sin6 = &dk_mgr_addr.sin6;
+
+	tls_config_free(dk_mgr_cfg);
+	dk_mgr_cfg = NULL;
+	dk_mgr_gen++;
+	if (len == 0) {
+		log_debug("swarm calls to %s", dk_display);
+		return;
+	}
+	if (len < sizeof(cs))
+		fatalx("%s: short message", __func__);
+	memcpy(&cs, imsg->data, sizeof(cs));
+	cs.addr[sizeof(cs.addr) - 1] = '\0';
+	p = (const uint8_t *)imsg->data + sizeof(cs);
+	if ((uint64_t)cs.calen + cs.certlen + cs.keylen != len - sizeof(cs))
+		fatalx("%s: lengths that do not add up", __func__);
+	memset(&dk_mgr_addr, 0, sizeof(dk_mgr_addr));
+	if (inet_pton(AF_INET, cs.addr, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(cs.port);
+		dk_mgr_addrlen = sizeof(*sin);
+		(void)snprintf(dk_mgr_display, sizeof(dk_mgr_display),
+		    "%s:%u", cs.addr, cs.port);
+	} else if (inet_pton(AF_INET6, cs.addr, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(cs.port);
+		dk_mgr_addrlen = sizeof(*sin6);
+		(void)snprintf(dk_mgr_display, sizeof(dk_mgr_display),
+		    "[%s]:%u", cs.addr, cs.port);
+	} else
+		fatalx("%s: not an address", __func__);
+	strlcpy(dk_mgr_name, cs.addr, sizeof(dk_mgr_name));
+	if ((cfg = tls_config_new()) == NULL)
+		fatal("tls_config_new");
+	if (tls_config_set_ca_mem(cfg, p, cs.calen) == -1 ||
+	    tls_config_set_keypair_mem(cfg, p + cs.calen, cs.certlen,
+	    p + cs.calen + cs.certlen, cs.keylen) == -1) {
+		/* every swarm call fails with it, as with no manager */
+		log_warnx("swarm manager %s: %s", dk_mgr_display,
+		    tls_config_error(cfg));
+	}
+	explicit_bzero(imsg->data, len);
+	dk_mgr_cfg = cfg;
+	log_debug("swarm calls to %s, over TLS", dk_mgr_display);
 }
 
 const char *
@@ -575,6 +668,7 @@ dk_req_timeout(int fd, short event, void *arg)
 {
 	struct dk_req	*req = arg;
 	struct dk_conn	*c;
+	const char	*where;
 
 	if ((c = req->conn) != NULL) {
 		/* its answer can no longer be told from the next one's */
@@ -583,11 +677,11 @@ dk_req_timeout(int fd, short event, void *arg)
 		dk_conn_close(c);
 	} else
 		TAILQ_REMOVE(&dk_queue, req, entry);
+	where = req->remote ? dk_mgr_display : dk_display;
 	log_warnx("docker: %s %s: no answer from %s within %ds",
-	    dk_calls[req->call].method, req->path, dk_display,
-	    req->timeout);
+	    dk_calls[req->call].method, req->path, where, req->timeout);
 	dk_req_fail(req, "the Docker daemon at %s did not answer within %ds",
-	    dk_display, req->timeout);
+	    where, req->timeout);
 	dk_kick();
 }
 
@@ -611,6 +705,9 @@ dk_call(enum dk_call call, const char *id, const char *arg, json_t *body,
 		return (NULL);
 	req->call = call;
 	req->timeout = dk_calls[call].timeout;
+	/* the swarm's calls: to the manager, if one is named */
+	req->remote = dk_mgr_cfg != NULL && call >= DK_SVC_INSPECT &&
+	    call <= DK_NODE;
 	if (dk_path(req, id, arg) == -1) {
 		log_warnx("docker: refused to build call %d for \"%s\"",
 		    call, id != NULL ? id : arg != NULL ? arg : "");
@@ -749,7 +846,7 @@ dk_neg_failed(const struct dk_resp *r)
 	dk_neg = NEG_NONE;
 	log_debug("docker: %s", r->err != NULL ? r->err : "no answer");
 	TAILQ_FOREACH_SAFE(req, &dk_queue, entry, next) {
-		if (req->internal)
+		if (req->internal || req->remote)
 			continue;
 		TAILQ_REMOVE(&dk_queue, req, entry);
 		TAILQ_INSERT_TAIL(&failed, req, entry);
@@ -819,6 +916,10 @@ dk_conn_close(struct dk_conn *c)
 	event_del(&c->rev);
 	event_del(&c->wev);
 	evtimer_del(&c->idle);
+	if (c->tls != NULL) {
+		(void)tls_close(c->tls);
+		tls_free(c->tls);
+	}
 	close(c->fd);
 	evbuffer_free(c->in);
 	evbuffer_free(c->out);
@@ -1043,7 +1144,74 @@ dk_conn_input(struct dk_conn *c, int eof)
  more:
 	if (eof)
 		dk_conn_fail(c, "the Docker daemon at %s closed the "
-		    "connection", dk_display);
+		    "connection", dk_conn_where(c));
+}
+
+/*
+ * TLS: the handshake first, driven by both events, then tls_read() and
+ * tls_write(), which may each want the other direction.  1 while the
+ * handshake goes on, 0 once done, -1 once c is closed.
+ */
+static int
+dk_tls_handshake(struct dk_conn *c)
+{
+	int	 r;
+
+	if (!c->handshaking)
+		return (0);
+	if ((r = tls_handshake(c->tls)) == TLS_WANT_POLLIN)
+		return (1);
+	if (r == TLS_WANT_POLLOUT) {
+		event_add(&c->wev, NULL);
+		return (1);
+	}
+	if (r == -1) {
+		dk_conn_fail(c, "TLS with the swarm manager at %s: %s",
+		    dk_mgr_display, tls_error(c->tls));
+		return (-1);
+	}
+	c->handshaking = 0;
+	if (evbuffer_get_length(c->out) > 0)
+		event_add(&c->wev, NULL);
+	return (0);
+}
+
+/*
+ * What TLS has for c, all of it: libevent cannot see what it buffers.
+ * -1 once c is closed: a TLS error (a client certificate the manager
+ * refuses shows here, after the handshake, with TLS 1.3).
+ */
+static int
+dk_tls_read(struct dk_conn *c, int *eof)
+{
+	char	 buf[16384];
+	ssize_t	 n;
+	int	 got = 0;
+
+	while (got < DK_READ_MAX) {
+		n = tls_read(c->tls, buf, sizeof(buf));
+		if (n == TLS_WANT_POLLIN)
+			break;
+		if (n == TLS_WANT_POLLOUT) {
+			event_add(&c->wev, NULL);
+			break;
+		}
+		if (n == -1 && got == 0 && c->got == 0) {
+			dk_conn_fail(c, "TLS with the swarm manager at %s: %s",
+			    dk_mgr_display, tls_error(c->tls));
+			return (-1);
+		}
+		if (n <= 0) {
+			*eof = 1;
+			break;
+		}
+		if (evbuffer_add(c->in, buf, n) == -1) {
+			*eof = 1;
+			break;
+		}
+		got += n;
+	}
+	return (got);
 }
 
 static void
@@ -1052,8 +1220,17 @@ dk_conn_read(int fd, short event, void *arg)
 	struct dk_conn	*c = arg;
 	int		 n, eof = 0;
 
-	n = evbuffer_read(c->in, fd, DK_READ_MAX);
-	if (n == -1) {
+	if (c->tls != NULL) {
+		if (dk_tls_handshake(c) != 0)
+			return;
+		if ((n = dk_tls_read(c, &eof)) == -1)
+			return;
+		c->got += n;
+		if (evbuffer_get_length(c->out) > 0)
+			event_add(&c->wev, NULL);
+		if (n == 0 && !eof)
+			return;
+	} else if ((n = evbuffer_read(c->in, fd, DK_READ_MAX)) == -1) {
 		if (errno == EAGAIN || errno == EINTR)
 			return;
 		eof = 1;
@@ -1064,6 +1241,27 @@ dk_conn_read(int fd, short event, void *arg)
 	if (eof)
 		event_del(&c->rev);
 	dk_conn_input(c, eof);
+}
+
+/* what is queued for c through TLS: -1 once c is closed */
+static int
+dk_tls_write(struct dk_conn *c)
+{
+	size_t	 len;
+	ssize_t	 n;
+
+	while ((len = evbuffer_get_length(c->out)) > 0) {
+		n = tls_write(c->tls, evbuffer_pullup(c->out, -1), len);
+		if (n == TLS_WANT_POLLIN || n == TLS_WANT_POLLOUT)
+			return (0);
+		if (n == -1) {
+			dk_conn_fail(c, "cannot write to the swarm manager at "
+			    "%s: %s", dk_mgr_display, tls_error(c->tls));
+			return (-1);
+		}
+		evbuffer_drain(c->out, n);
+	}
+	return (0);
 }
 
 static void
@@ -1078,12 +1276,15 @@ dk_conn_write(int fd, short event, void *arg)
 			err = errno;
 		if (err != 0) {
 			dk_conn_fail(c, "cannot connect to the Docker daemon "
-			    "at %s: %s", dk_display, strerror(err));
+			    "at %s: %s", dk_conn_where(c), strerror(err));
 			return;
 		}
 		c->connecting = 0;
 	}
-	if (evbuffer_write(c->out, fd) == -1 && errno != EAGAIN &&
+	if (c->tls != NULL) {
+		if (dk_tls_handshake(c) != 0 || dk_tls_write(c) == -1)
+			return;
+	} else if (evbuffer_write(c->out, fd) == -1 && errno != EAGAIN &&
 	    errno != EINTR) {
 		dk_conn_fail(c, "cannot write to the Docker daemon at %s: %s",
 		    dk_display, strerror(errno));
@@ -1093,25 +1294,69 @@ dk_conn_write(int fd, short event, void *arg)
 		event_del(&c->wev);
 }
 
-static struct dk_conn *
-dk_conn_new(int stream, char *err, size_t errlen)
+/* a socket connecting to the local daemon, or the swarm manager */
+static int
+dk_socket(int remote, int *connecting, char *err, size_t errlen)
 {
-	struct dk_conn	*c;
-	int		 fd, connecting = 0;
+	const struct sockaddr	*sa = (struct sockaddr *)&dk_sun;
+	socklen_t		 salen = sizeof(dk_sun);
+	int			 fd;
 
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-	    0)) == -1) {
-		snprintf(err, errlen, "socket: %s", strerror(errno));
-		return (NULL);
+	if (remote) {
+		sa = (struct sockaddr *)&dk_mgr_addr;
+		salen = dk_mgr_addrlen;
 	}
-	if (connect(fd, (struct sockaddr *)&dk_sun, sizeof(dk_sun)) == -1) {
+	if ((fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0)) == -1) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return (-1);
+	}
+	*connecting = 0;
+	if (connect(fd, sa, salen) == -1) {
 		if (errno != EINPROGRESS) {
 			snprintf(err, errlen, "cannot connect to the Docker "
-			    "daemon at %s: %s", dk_display, strerror(errno));
+			    "daemon at %s: %s", remote ? dk_mgr_display :
+			    dk_display, strerror(errno));
 			close(fd);
-			return (NULL);
+			return (-1);
 		}
-		connecting = 1;
+		*connecting = 1;
+	}
+	return (fd);
+}
+
+/* TLS on fd to the manager, its certificate checked against its address */
+static struct tls *
+dk_tls_new(int fd, char *err, size_t errlen)
+{
+	struct tls	*tls;
+
+	if ((tls = tls_client()) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return (NULL);
+	}
+	if (tls_configure(tls, dk_mgr_cfg) == -1 ||
+	    tls_connect_socket(tls, fd, dk_mgr_name) == -1) {
+		snprintf(err, errlen, "TLS with the swarm manager at %s: %s",
+		    dk_mgr_display, tls_error(tls));
+		tls_free(tls);
+		return (NULL);
+	}
+	return (tls);
+}
+
+static struct dk_conn *
+dk_conn_new(int stream, int remote, char *err, size_t errlen)
+{
+	struct dk_conn	*c;
+	struct tls	*tls = NULL;
+	int		 fd, connecting = 0;
+
+	if ((fd = dk_socket(remote, &connecting, err, errlen)) == -1)
+		return (NULL);
+	if (remote && (tls = dk_tls_new(fd, err, errlen)) == NULL) {
+		close(fd);
+		return (NULL);
 	}
 	if ((c = calloc(1, sizeof(*c))) == NULL ||
 	    (c->in = evbuffer_new()) == NULL ||
@@ -1120,12 +1365,16 @@ dk_conn_new(int stream, char *err, size_t errlen)
 		if (c != NULL && c->in != NULL)
 			evbuffer_free(c->in);
 		free(c);
+		tls_free(tls);
 		close(fd);
 		return (NULL);
 	}
 	c->fd = fd;
 	c->stream = stream;
 	c->connecting = connecting;
+	c->tls = tls;
+	c->handshaking = tls != NULL;
+	c->gen = dk_mgr_gen;
 	event_set(&c->rev, fd, EV_READ | EV_PERSIST, dk_conn_read, c);
 	event_set(&c->wev, fd, EV_WRITE | EV_PERSIST, dk_conn_write, c);
 	evtimer_set(&c->idle, dk_conn_idle, c);
@@ -1137,12 +1386,14 @@ dk_conn_new(int stream, char *err, size_t errlen)
 }
 
 static struct dk_conn *
-dk_conn_idle_get(void)
+dk_conn_idle_get(int remote)
 {
 	struct dk_conn	*c;
 
 	TAILQ_FOREACH(c, &dk_conns, entry)
-		if (!c->stream && c->req == NULL)
+		if (!c->stream && c->req == NULL &&
+		    (c->tls != NULL) == remote &&
+		    (!remote || c->gen == dk_mgr_gen))
 			return (c);
 	return (NULL);
 }
@@ -1157,8 +1408,9 @@ dk_send(struct dk_req *req)
 	int		 r;
 
 	if (!stream)
-		c = dk_conn_idle_get();
-	if (c == NULL && (c = dk_conn_new(stream, err, sizeof(err))) == NULL) {
+		c = dk_conn_idle_get(req->remote);
+	if (c == NULL && (c = dk_conn_new(stream, req->remote, err,
+	    sizeof(err))) == NULL) {
 		dk_req_fail(req, "%s", err);
 		return;
 	}
@@ -1170,7 +1422,7 @@ dk_send(struct dk_req *req)
 	http_resp_init(&c->head, c->headbuf, sizeof(c->headbuf),
 	    dk_calls[req->call].meth);
 	ver[0] = '\0';
-	if (!req->internal && (dk_major != 0 || dk_minor != 0))
+	if (!req->internal && !req->remote && (dk_major != 0 || dk_minor != 0))
 		snprintf(ver, sizeof(ver), "/v%d.%d", dk_major, dk_minor);
 	r = evbuffer_add_printf(c->out, "%s %s%s HTTP/1.1\r\n"
 	    "Host: docker\r\nUser-Agent: orchd\r\n",
@@ -1198,10 +1450,22 @@ dk_send(struct dk_req *req)
 }
 
 static int
-dk_room(int stream)
+dk_room(int stream, int remote)
 {
 	return (stream || dk_nconns < DK_CONNS_MAX ||
-	    dk_conn_idle_get() != NULL);
+	    dk_conn_idle_get(remote) != NULL);
+}
+
+/* a call for the local daemon waits: its version is negotiated first */
+static int
+dk_local_queued(void)
+{
+	struct dk_req	*req;
+
+	TAILQ_FOREACH(req, &dk_queue, entry)
+		if (!req->remote)
+			return (1);
+	return (0);
 }
 
 /* send what can be sent; called from the event loop only */
@@ -1211,13 +1475,14 @@ dk_dispatch(int fd, short event, void *arg)
 	struct dk_req	*req;
 
 	for (;;) {
-		if (dk_neg == NEG_NONE && !TAILQ_EMPTY(&dk_queue)) {
+		if (dk_neg == NEG_NONE && dk_local_queued()) {
 			dk_neg = NEG_PENDING;
 			dk_negotiate_call(DK_VERSION, dk_version_done);
 		}
 		TAILQ_FOREACH(req, &dk_queue, entry)
-			if ((req->internal || dk_neg == NEG_DONE) &&
-			    dk_room(dk_calls[req->call].stream))
+			if ((req->internal || req->remote ||
+			    dk_neg == NEG_DONE) &&
+			    dk_room(dk_calls[req->call].stream, req->remote))
 				break;
 		if (req == NULL)
 			break;

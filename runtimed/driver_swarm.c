@@ -19,6 +19,18 @@
  * tasks are listed until none is left running, at most the stop timeout
  * and SW_STOP_SLACK_MS more.
  *
+ * Route: once a task runs, the nodes of the running tasks are looked up
+ * (GET /nodes/ID, Status.Addr), and the gateways told to send requests
+ * to those addresses at the workload's port (IMSG_RT_ROUTE, several
+ * with replicas, taken in turn); readiness is checked at the first.
+ * A task that moves is followed: the watch finds its tasks on other
+ * nodes, or a gateway finds the connection refused and asks
+ * (lifecycle_refused()), and the tasks are listed every SW_POLL_MS until
+ * one runs again, at most the wake timeout; then it is routed there,
+ * checked, and the gateway sends what it held.  On one machine a worker
+ * joined to a manager on loopback has the manager's address: the swarm
+ * records the address a node connects from.
+ *
  * Watch: every SW_WATCH_MS, a workload with no call under way has its
  * tasks listed.  A task that runs while orchd thinks it asleep (scaled
  * by hand, or by another orchd) is taken as a wake of the operator's and
@@ -31,6 +43,9 @@
  */
 
 #include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -47,12 +62,14 @@
 #define SW_STOP_SLACK_MS	30000	/* past the stop timeout */
 #define SW_RETRIES		5	/* updates out of sequence in a row */
 #define SW_VERSION_MAX		24
+#define SW_CHECK_MS		2000	/* a moved task's readiness check */
 
 enum sw_op {
 	SW_NONE = 0,
 	SW_START,
 	SW_STOP,
-	SW_WATCH
+	SW_WATCH,
+	SW_FOLLOW		/* its tasks moved: routed anew */
 };
 
 enum sw_step {
@@ -68,7 +85,8 @@ struct sw_tasks {
 	int	 running;		/* meant to run, and running */
 	int	 meant;			/* meant to run, whatever they do */
 	int	 alive;			/* a container that may still run */
-	char	 node[DK_ID_MAX];	/* of the first that runs */
+	char	 nodes[RT_ROUTE_MAX][DK_ID_MAX]; /* those running, on */
+	int	 nnodes;
 	char	 err[RT_MSG_MAX];	/* a task's error, "" if none */
 };
 
@@ -90,6 +108,16 @@ struct rt_swarm {
 	json_t			*have;		/* the manager's, inspected */
 	char			 hash[DK_HASH_MAX];
 	char			 err[RT_MSG_MAX]; /* the last task error told */
+	/* the route: the nodes its tasks run on, and their addresses */
+	char			 nodes[RT_ROUTE_MAX][DK_ID_MAX];
+	int			 nnodes;
+	int			 nlooked;	/* of them, looked up */
+	union wl_addr		 addrs[RT_ROUTE_MAX];
+	int			 naddrs;
+	int			 routed;	/* the gateways have nodes */
+	int			 refused;	/* a gateway awaits the look */
+	int64_t			 follow_end;	/* monotonic ms */
+	struct rt_probe		*probe;		/* a moved task's check */
 };
 
 static int		 swarm_start(struct rt_workload *, char *, size_t);
@@ -109,6 +137,9 @@ const struct rt_driver driver_swarm = {
 static void	sw_done(const struct dk_resp *, void *);
 static void	sw_stop_begin(struct rt_swarm *);
 static void	sw_watch_arm(struct rt_swarm *, int64_t);
+static void	sw_follow(struct rt_swarm *, int);
+static void	sw_follow_cancel(struct rt_swarm *);
+static void	sw_follow_end(struct rt_swarm *);
 
 static struct rt_swarm *
 sw_get(struct rt_workload *wl)
@@ -136,6 +167,7 @@ swarm_clear(struct rt_workload *wl)
 		return;
 	dk_cancel(sw->req);
 	timer_disarm(&sw->timer);
+	ready_check_cancel(&sw->probe);
 	json_decref(sw->spec);
 	json_decref(sw->have);
 	free(sw);
@@ -206,6 +238,7 @@ sw_tasks(const struct dk_resp *r, struct sw_tasks *t)
 	json_t		*a, *task, *status;
 	const char	*state, *desired, *node, *err;
 	size_t		 i;
+	int		 n;
 
 	memset(t, 0, sizeof(*t));
 	if ((a = json_loadb(r->body, r->len, 0, &jerr)) == NULL ||
@@ -234,8 +267,17 @@ sw_tasks(const struct dk_resp *r, struct sw_tasks *t)
 			continue;
 		t->meant++;
 		if (strcmp(state, "running") == 0) {
-			if (t->running++ == 0 && node != NULL)
-				strlcpy(t->node, node, sizeof(t->node));
+			t->running++;
+			if (node == NULL || *node == '\0' ||
+			    strlen(node) >= DK_ID_MAX)
+				continue;
+			for (n = 0; n < t->nnodes; n++)
+				if (strcmp(t->nodes[n], node) == 0)
+					break;
+			/* beyond RT_ROUTE_MAX nodes, requests go to those */
+			if (n == t->nnodes && n < RT_ROUTE_MAX)
+				strlcpy(t->nodes[t->nnodes++], node,
+				    sizeof(t->nodes[0]));
 		} else if (err != NULL && *err != '\0' && t->err[0] == '\0')
 			strlcpy(t->err, err, sizeof(t->err));
 	}
@@ -247,6 +289,142 @@ static int
 sw_out_of_sequence(const struct dk_resp *r)
 {
 	return (r->err != NULL && strstr(r->err, "out of sequence") != NULL);
+}
+
+/*
+ * Route: the nodes the tasks run on.
+ */
+
+static socklen_t
+sw_addrlen(const union wl_addr *a)
+{
+	return (a->ss_family == AF_INET ? sizeof(struct sockaddr_in) :
+	    sizeof(struct sockaddr_in6));
+}
+
+/* the nodes of t are those routed already */
+static int
+sw_nodes_same(const struct rt_swarm *sw, const struct sw_tasks *t)
+{
+	int	 i, j;
+
+	if (!sw->routed || sw->nnodes != t->nnodes)
+		return (0);
+	for (i = 0; i < t->nnodes; i++) {
+		for (j = 0; j < sw->nnodes; j++)
+			if (strcmp(t->nodes[i], sw->nodes[j]) == 0)
+				break;
+		if (j == sw->nnodes)
+			return (0);
+	}
+	return (1);
+}
+
+/* the nodes of t are looked up, one after the other (sw_node_step) */
+static int
+sw_nodes_begin(struct rt_swarm *sw, const struct sw_tasks *t)
+{
+	if (t->nnodes == 0)
+		return (-1);
+	memcpy(sw->nodes, t->nodes, sizeof(sw->nodes));
+	sw->nnodes = t->nnodes;
+	sw->nlooked = sw->naddrs = 0;
+	sw->routed = 0;
+	return (sw_call(sw, SW_NODE, DK_NODE, sw->nodes[0], NULL, NULL));
+}
+
+/* a node's Status.Addr, at the workload's port, unless known already */
+static void
+sw_node_addr(struct rt_swarm *sw, const struct dk_resp *r)
+{
+	const struct workload_conf	*wc = sw->wl->conf;
+	const char			*node = sw->nodes[sw->nlooked];
+	json_error_t			 jerr;
+	json_t				*o;
+	const char			*s;
+	union wl_addr			 a;
+	int				 i;
+
+	if (r->status != 200 || wc == NULL) {
+		log_warnx("workload %s: node %s: %s", sw->wl->name, node,
+		    r->status != 200 && r->err != NULL ? r->err : "gone");
+		return;
+	}
+	if ((o = json_loadb(r->body, r->len, 0, &jerr)) == NULL)
+		return;
+	s = json_string_value(json_object_get(json_object_get(o, "Status"),
+	    "Addr"));
+	memset(&a, 0, sizeof(a));
+	if (s != NULL && inet_pton(AF_INET, s, &a.sin.sin_addr) == 1) {
+		a.sin.sin_family = AF_INET;
+		a.sin.sin_port = htons(workload_upstream_port(wc));
+	} else if (s != NULL && inet_pton(AF_INET6, s, &a.sin6.sin6_addr) ==
+	    1) {
+		a.sin6.sin6_family = AF_INET6;
+		a.sin6.sin6_port = htons(workload_upstream_port(wc));
+	} else {
+		log_warnx("workload %s: node %s has no address (Status.Addr "
+		    "\"%s\")", sw->wl->name, node, s != NULL ? s : "");
+		json_decref(o);
+		return;
+	}
+	log_debug("workload %s: a task on node %s, %s", sw->wl->name, node,
+	    s);
+	json_decref(o);
+	for (i = 0; i < sw->naddrs; i++)
+		if (memcmp(&sw->addrs[i], &a, sizeof(a)) == 0)
+			return;
+	memcpy(&sw->addrs[sw->naddrs++], &a, sizeof(a));
+}
+
+/* the gateways send its requests to the nodes looked up */
+static void
+sw_route(struct rt_swarm *sw)
+{
+	struct rt_workload	*wl = sw->wl;
+	struct rt_route		 rr;
+	char			 buf[INET6_ADDRSTRLEN];
+	const void		*ia;
+
+	sw->routed = 1;
+	if (sw->naddrs == 0) {
+		log_warnx("workload %s: no node address of its tasks known: "
+		    "routed as before", wl->name);
+		return;
+	}
+	memcpy(&wl->addr, &sw->addrs[0], sizeof(wl->addr));
+	wl->addrlen = sw_addrlen(&sw->addrs[0]);
+	memset(&rr, 0, sizeof(rr));
+	strlcpy(rr.name, wl->name, sizeof(rr.name));
+	memcpy(&rr.addr, &wl->addr, sizeof(rr.addr));
+	rr.addrlen = wl->addrlen;
+	rr.nmore = sw->naddrs - 1;
+	memcpy(rr.more, &sw->addrs[1], rr.nmore * sizeof(rr.more[0]));
+	if (wl->addr.ss_family == AF_INET)
+		ia = &wl->addr.sin.sin_addr;
+	else
+		ia = &wl->addr.sin6.sin6_addr;
+	if (inet_ntop(wl->addr.ss_family, ia, buf, sizeof(buf)) == NULL)
+		strlcpy(buf, "?", sizeof(buf));
+	log_info("workload %s: routed to its task%s on %s%s", wl->name,
+	    sw->naddrs > 1 ? "s" : "", buf, sw->naddrs > 1 ? " and others" :
+	    "");
+	if (proc_compose(rt->ps, PROC_GATEWAY, IMSG_RT_ROUTE, 0, -1, &rr,
+	    sizeof(rr)) == -1)
+		log_warn("workload %s: route to the gateways", wl->name);
+}
+
+/* a node's answer: 0 while others are looked up, 1 once routed */
+static int
+sw_node_step(struct rt_swarm *sw, const struct dk_resp *r)
+{
+	sw_node_addr(sw, r);
+	while (++sw->nlooked < sw->nnodes)
+		if (sw_call(sw, SW_NODE, DK_NODE, sw->nodes[sw->nlooked],
+		    NULL, NULL) == 0)
+			return (0);
+	sw_route(sw);
+	return (1);
 }
 
 /*
@@ -271,7 +449,10 @@ sw_timer_fired(int fd, short event, void *arg)
 		if (sw->op == SW_WATCH) {
 			sw->op = SW_NONE;
 			sw_watch_arm(sw, SW_WATCH_MS);
-		} else
+		} else if (sw->op == SW_FOLLOW &&
+		    monotime_ms() >= sw->follow_end)
+			sw_follow_end(sw);
+		else
 			/* the next answer cannot come: try again later */
 			sw_watch_arm(sw, SW_POLL_MS);
 	}
@@ -296,12 +477,9 @@ swarm_start(struct rt_workload *wl, char *msg, size_t len)
 {
 	struct rt_swarm	*sw = sw_get(wl);
 
-	if (sw->op == SW_WATCH) {
+	if (sw->op == SW_WATCH || sw->op == SW_FOLLOW)
 		/* the start looks for itself */
-		dk_cancel(sw->req);
-		sw->req = NULL;
-		sw->op = SW_NONE;
-	}
+		sw_follow_cancel(sw);
 	if (sw->op != SW_NONE) {
 		snprintf(msg, len, "a swarm call is already under way");
 		return (-1);
@@ -437,9 +615,8 @@ sw_start_tasks(struct rt_swarm *sw, const struct dk_resp *r)
 		return;
 	}
 	if (t.running > 0) {
-		/* where it runs: the node's address, for the log */
-		if (t.node[0] != '\0' && sw_call(sw, SW_NODE, DK_NODE, t.node,
-		    NULL, NULL) == 0)
+		/* where it runs: the gateways go there */
+		if (sw_nodes_begin(sw, &t) == 0)
 			return;
 		sw_start_done(sw);
 		return;
@@ -451,35 +628,6 @@ sw_start_tasks(struct rt_swarm *sw, const struct dk_resp *r)
 		    sw->sname, t.err);
 	}
 	sw_watch_arm(sw, SW_POLL_MS);
-}
-
-static void
-sw_start_node(struct rt_swarm *sw, const struct dk_resp *r)
-{
-	json_error_t	 jerr;
-	json_t		*o;
-	const char	*addr = NULL, *want;
-
-	if (r->status == 200 &&
-	    (o = json_loadb(r->body, r->len, 0, &jerr)) != NULL) {
-		addr = json_string_value(json_object_get(json_object_get(o,
-		    "Status"), "Addr"));
-		want = sw->wl->conf != NULL ? sw->wl->conf->address : NULL;
-		/*
-		 * The gateway sends requests to the workload's address: on
-		 * one node that is the node's; on several, routing to the
-		 * task's node is not done yet, and this says so.
-		 */
-		if (addr != NULL && want != NULL && strcmp(addr, want) != 0 &&
-		    strcmp(addr, "127.0.0.1") != 0 && strcmp(addr, "::1") != 0)
-			log_warnx("workload %s: its task runs on node %s, "
-			    "not at its address %s", sw->wl->name, addr, want);
-		else if (addr != NULL)
-			log_debug("workload %s: task on node %s", sw->wl->name,
-			    addr);
-		json_decref(o);
-	}
-	sw_start_done(sw);
 }
 
 static void
@@ -527,7 +675,8 @@ sw_start_step(struct rt_swarm *sw, const struct dk_resp *r)
 		sw_start_tasks(sw, r);
 		return;
 	case SW_NODE:
-		sw_start_node(sw, r);
+		if (sw_node_step(sw, r) == 1)
+			sw_start_done(sw);
 		return;
 	}
 	/* look again */
@@ -548,6 +697,7 @@ sw_stop_done(struct rt_swarm *sw)
 
 	sw->op = SW_NONE;
 	sw->running = sw->abandoned = 0;
+	sw->routed = sw->nnodes = 0;
 	sw_watch_arm(sw, SW_WATCH_MS);
 	if (abandoned)
 		lifecycle_start_failed(wl, "stopped before it started");
@@ -685,9 +835,8 @@ swarm_stop(struct rt_workload *wl)
 	case SW_STOP:
 		return (0);
 	case SW_WATCH:
-		dk_cancel(sw->req);
-		sw->req = NULL;
-		sw->op = SW_NONE;
+	case SW_FOLLOW:
+		sw_follow_cancel(sw);
 		break;
 	case SW_NONE:
 		break;
@@ -749,6 +898,15 @@ sw_watch_step(struct rt_swarm *sw, const struct dk_resp *r)
 		if (lifecycle_found_running(wl, &driver_swarm,
 		    "its service was scaled up outside orchd") == -1)
 			sw->running = 0;
+		else
+			sw_follow(sw, 0);
+		return;
+	}
+	/* its tasks run elsewhere now: the gateways follow */
+	if (sw->running && t.running > 0 && !sw_nodes_same(sw, &t) &&
+	    (wl->state == WL_RUNNING || wl->state == WL_WAKING) &&
+	    !wl->stopping) {
+		sw_follow(sw, 0);
 		return;
 	}
 	if (sw->running && t.meant == 0 && wl->state == WL_RUNNING &&
@@ -761,6 +919,135 @@ sw_watch_step(struct rt_swarm *sw, const struct dk_resp *r)
 		    "its service was removed outside orchd" :
 		    "its service was scaled to 0 outside orchd");
 	}
+}
+
+/*
+ * Follow: its tasks run on other nodes than routed, or a gateway was
+ * refused.  A gateway that asked hears once it is routed and ready, or
+ * the wake timeout has passed: it sends what it held, or answers.
+ */
+
+static void
+sw_follow_end(struct rt_swarm *sw)
+{
+	int	 refused = sw->refused;
+
+	sw->op = SW_NONE;
+	sw->refused = 0;
+	sw_watch_arm(sw, SW_WATCH_MS);
+	if (refused)
+		lifecycle_checked(sw->wl);
+}
+
+/* a start or a stop takes over: it tells the gateways */
+static void
+sw_follow_cancel(struct rt_swarm *sw)
+{
+	dk_cancel(sw->req);
+	sw->req = NULL;
+	ready_check_cancel(&sw->probe);
+	timer_disarm(&sw->timer);
+	sw->op = SW_NONE;
+	sw->refused = 0;
+}
+
+static void
+sw_follow(struct rt_swarm *sw, int refused)
+{
+	if (sw->op == SW_WATCH)
+		sw_follow_cancel(sw);
+	sw->refused |= refused;
+	if (sw->op == SW_FOLLOW)
+		return;
+	sw->op = SW_FOLLOW;
+	sw->follow_end = monotime_ms() +
+	    lifecycle_wake_timeout(sw->wl) * 1000;
+	log_debug("workload %s: %s: looking where its tasks run",
+	    sw->wl->name, refused ? "a gateway could not connect" :
+	    "its tasks run elsewhere");
+	timer_disarm(&sw->timer);
+	sw_watch_arm(sw, 0);
+}
+
+static void
+sw_follow_ready(struct rt_workload *wl, const char *why)
+{
+	struct rt_swarm	*sw = wl->swarm;
+
+	if (why == NULL || monotime_ms() >= sw->follow_end) {
+		sw_follow_end(sw);
+		return;
+	}
+	/* not listening yet, or moved again: look again */
+	sw_watch_arm(sw, SW_POLL_MS);
+}
+
+/* routed: checked there first if a gateway waits */
+static void
+sw_follow_check(struct rt_swarm *sw)
+{
+	if (!sw->refused || sw->wl->state != WL_RUNNING) {
+		sw_follow_end(sw);
+		return;
+	}
+	ready_check(sw->wl, &sw->probe, SW_CHECK_MS, sw_follow_ready);
+}
+
+static void
+sw_follow_step(struct rt_swarm *sw, const struct dk_resp *r)
+{
+	struct sw_tasks	 t;
+
+	if (r->status == -1 || (sw->step == SW_TASKS && r->status != 200 &&
+	    r->status != 404)) {
+		/* no manager: the gateway hears it runs, as far as known */
+		sw_follow_end(sw);
+		return;
+	}
+	if (sw->step == SW_NODE) {
+		if (sw_node_step(sw, r) == 1)
+			sw_follow_check(sw);
+		return;
+	}
+	if (r->status == 404 || sw_tasks(r, &t) == -1 || t.meant == 0) {
+		/* none meant to run: the watch says it ended */
+		sw->op = SW_WATCH;
+		sw_watch_step(sw, r);
+		return;
+	}
+	if (t.running > 0) {
+		if (!sw_nodes_same(sw, &t)) {
+			if (sw_nodes_begin(sw, &t) == 0)
+				return;
+			sw->routed = 1;
+		}
+		sw_follow_check(sw);
+		return;
+	}
+	/* moving: pending on no node yet, or starting on its new one */
+	if (monotime_ms() >= sw->follow_end) {
+		log_warnx("workload %s: no task of service %s runs yet",
+		    sw->wl->name, sw->sname);
+		sw_follow_end(sw);
+		return;
+	}
+	sw_watch_arm(sw, SW_POLL_MS);
+}
+
+/*
+ * A gateway could not connect to the workload it was told runs: where
+ * do its tasks run now?  0 if the gateway hears once that is known.
+ */
+int
+swarm_refused(struct rt_workload *wl)
+{
+	struct rt_swarm	*sw = wl->swarm;
+
+	if (sw == NULL || !sw->running || (sw->op != SW_NONE &&
+	    sw->op != SW_WATCH && sw->op != SW_FOLLOW))
+		return (-1);
+	sw_follow(sw, 1);
+	return (0);
 }
 
 static void
@@ -778,6 +1065,9 @@ sw_done(const struct dk_resp *r, void *arg)
 		break;
 	case SW_WATCH:
 		sw_watch_step(sw, r);
+		break;
+	case SW_FOLLOW:
+		sw_follow_step(sw, r);
 		break;
 	case SW_NONE:
 		break;

@@ -1267,6 +1267,10 @@ lifecycle_refused(const char *name)
 	if (wl->state == WL_RUNNING && !wl->stopping &&
 	    wl->drv == &driver_docker && docker_refused(wl) == 0)
 		return;
+	/* swarm: its task may have moved to another node */
+	if (wl->state == WL_RUNNING && !wl->stopping &&
+	    wl->drv == &driver_swarm && swarm_refused(wl) == 0)
+		return;
 	state_repeat(wl);
 }
 

@@ -82,6 +82,9 @@ static const struct proc_handler runtime_handlers[] = {
 	/* the registry logins, from the parent alone */
 	{ IMSG_CFG_REGAUTH, PROC_ANYLEN, PROC_FROM(PROC_PARENT),
 	    docker_recv_regauth },
+	/* a swarm manager's address and TLS credentials, likewise */
+	{ IMSG_CFG_SWARM, PROC_ANYLEN, PROC_FROM(PROC_PARENT),
+	    docker_recv_swarm },
 	{ IMSG_CTL_PULL, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
 	    docker_recv_pull, PROC_NAME(struct ctl_name) },
 	{ IMSG_RT_PURGE, sizeof(struct rt_purge), PROC_FROM(PROC_PARENT),

@@ -506,6 +506,8 @@ static const struct bad {
 	    "instance name \"edge/1\": 1 to 63 letters", 1 },
 	{ "bad-instance-dup.conf", "bad-instance-dup.conf:2",
 	    "instance name already set", 1 },
+	{ "bad-swarm-manager.conf", "bad-swarm-manager.conf:2",
+	    "must be \"tcp://ADDRESS:PORT\", ADDRESS a numeric", 1 },
 	/* the access log and the cap of the workloads' logs */
 	{ "bad-access-log.conf", "bad-access-log.conf:2",
 	    "access log \"logs/access.log\": an absolute path or syslog", 6 },

@@ -25,3 +25,6 @@ TEST_regauth_OBJS = $(OBJ)/orchd/regauth.o $(OBJ)/orchd/apikey.o
 TEST_accesslog_OBJS = $(OBJ)/gatewayd/accesslog_fmt.o
 # the memory budget's decisions, as runtimed makes them
 TEST_admit_OBJS = $(OBJ)/runtimed/admit.o
+# the routes runtimed may give the gateway, a swarm's nodes in turn
+TEST_instance_OBJS = $(OBJ)/gatewayd/instance.o
+$(BUILD)/regress/test_instance: LDFLAGS += $(GATEWAY_LIBS)
