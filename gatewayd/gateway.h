@@ -336,13 +336,18 @@ struct gw_head	*head_get(void);
 void		 head_put(struct gw_head *);
 
 /* conn.c, for h2.c: a stream's pseudo-connection */
-struct gw_conn	*conn_attach(int, struct gw_conn *, struct h2_stream *);
+struct gw_conn	*conn_attach(struct gw_conn *, struct h2_stream *);
+void		 conn_reattach(struct gw_conn *, struct h2_stream *);
+void		 conn_h2_input(struct gw_conn *);
+void		 conn_h2_output(struct gw_conn *);
 
 /* h2.c */
 int		 h2_input(struct gw_conn *);
 void		 h2_drained(struct gw_conn *);
 void		 h2_conn_closed(struct gw_conn *);
 int		 h2_proxy_start(struct gw_conn *);
+void		 h2_stream_take(struct gw_conn *);
+void		 h2_stream_reading(struct gw_conn *);
 
 /* bufio.c */
 int		 buf_read(struct evbuffer *, int);

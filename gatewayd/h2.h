@@ -17,9 +17,6 @@ struct h2_stream {
 	TAILQ_ENTRY(h2_stream)	 entry;
 	struct h2_session	*sess;
 	int32_t			 id;
-	int			 fd;		/* ours of the pair, or -1 */
-	struct event		 rev;
-	struct event		 wev;
 	/* the request, as it comes */
 	char			*method;
 	char			*path;
@@ -33,9 +30,8 @@ struct h2_stream {
 	int			 started;	/* the head went out */
 	int			 reqdone;	/* END_STREAM from client */
 	size_t			 unconsumed;	/* DATA not yet windowed */
-	struct evbuffer		*req;		/* toward the pair */
 	/* the answer, as the pseudo-connection sends it */
-	struct evbuffer		*rin;		/* read from the pair */
+	struct evbuffer		*rin;		/* taken from its output */
 	struct gw_head		*resp;		/* while its head is read */
 	enum http_method	 meth;		/* HEAD: no body */
 	enum http_body		 body;
@@ -45,7 +41,8 @@ struct h2_stream {
 	int			 submitted;	/* HEADERS submitted */
 	int			 respdone;	/* all of the body in out */
 	int			 deferred;	/* DATA waits for out */
-	int			 eof;		/* the pair closed */
+	int			 eof;		/* the pseudo-connection
+						   closed */
 	/* "upstream h2c" (h2up.c): HTTP/2 to the workload itself */
 	int			 h2c;		/* routed to such a workload */
 	int			 te_trailers;	/* the client's TE: trailers */
@@ -71,9 +68,10 @@ struct h2_session {
 	TAILQ_HEAD(, h2_stream)	 streams;
 	unsigned int		 nstreams;
 	int			 dead;		/* closing: no more input */
+	struct event		 sendev;	/* frames to make, from the
+						   loop (h2_send_later) */
 	/* idle pseudo-connections kept for the next streams (h2.c) */
 	struct gw_conn		*pool[H2_POOL];
-	int			 poolfd[H2_POOL];
 	unsigned int		 npool;
 };
 
