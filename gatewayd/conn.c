@@ -506,8 +506,8 @@ conn_flush(struct gw_conn *c)
 	int	 n;
 
 	if (c->h2stream) {
-		if (evbuffer_get_length(c->out) > 0 || c->close_after)
-			conn_h2_output(c);
+		/* also for no bytes: an answer's end may be news */
+		conn_h2_output(c);
 		return;
 	}
 	if (c->tls == NULL && !c->tls_rw && evbuffer_get_length(c->out) > 0 &&

@@ -347,6 +347,9 @@ void		 h2_drained(struct gw_conn *);
 void		 h2_conn_closed(struct gw_conn *);
 int		 h2_proxy_start(struct gw_conn *);
 void		 h2_stream_take(struct gw_conn *);
+int		 h2_stream_head(struct gw_conn *, struct http_head *,
+		    const char *);
+void		 h2_stream_trailers(struct gw_conn *);
 void		 h2_stream_reading(struct gw_conn *);
 
 /* bufio.c */

@@ -425,12 +425,14 @@ h2_data_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len,
 	return (n);
 }
 
-/* the answer's head: its fields, lower case, without hop-by-hop ones */
+/*
+ * The answer's head: its fields, lower case, without hop-by-hop ones,
+ * and a Server-Timing of the gateway's if timing is not NULL.
+ */
 static int
-h2_submit_head(struct h2_stream *st)
+h2_submit_head(struct h2_stream *st, struct http_head *h, const char *timing)
 {
-	struct http_head	*h = &st->resp->h;
-	nghttp2_nv		 nva[HTTP_FIELDS_MAX + 1];
+	nghttp2_nv		 nva[HTTP_FIELDS_MAX + 2];
 	nghttp2_data_provider	 dp;
 	char			 status[4];
 	struct http_field	*f;
@@ -454,6 +456,13 @@ h2_submit_head(struct h2_stream *st)
 		nva[n].namelen = f->namelen;
 		nva[n].value = (uint8_t *)f->value;
 		nva[n].valuelen = f->valuelen;
+		nva[n++].flags = NGHTTP2_NV_FLAG_NONE;
+	}
+	if (timing != NULL) {
+		nva[n].name = (uint8_t *)"server-timing";
+		nva[n].namelen = 13;
+		nva[n].value = (uint8_t *)timing;
+		nva[n].valuelen = strlen(timing);
 		nva[n++].flags = NGHTTP2_NV_FLAG_NONE;
 	}
 	st->body = h->body;
@@ -555,7 +564,7 @@ h2_stream_answer(struct h2_stream *st)
 			continue;
 		}
 		st->reusable = http_head_persistent(&st->resp->h);
-		r = h2_submit_head(st);
+		r = h2_submit_head(st, &st->resp->h, NULL);
 		head_put(st->resp);
 		st->resp = NULL;
 		if (r != 0)
@@ -581,6 +590,8 @@ h2_stream_release(struct h2_stream *st)
 	    evbuffer_get_length(st->rin) > 0 || s->npool >= H2_POOL)
 		return;
 	h2_stream_window(st);
+	if (pc->respchunk.trbuf == st->trbuf)
+		pc->respchunk.trbuf = NULL;
 	pc->h2st = NULL;
 	pc->h2pool = s;
 	s->pool[s->npool++] = pc;
@@ -602,21 +613,133 @@ h2_pool_remove(struct gw_conn *c)
 		}
 }
 
+/* fields a trailer section may not carry to an HTTP/2 client */
+static int
+h2_trailer_banned(const char *name, size_t len)
+{
+	static const char	*banned[] = {
+		"connection", "content-length", "host", "keep-alive",
+		"proxy-connection", "te", "trailer", "transfer-encoding",
+		"upgrade"
+	};
+	size_t			 i;
+
+	for (i = 0; i < nitems(banned); i++)
+		if (strlen(banned[i]) == len &&
+		    strncasecmp(banned[i], name, len) == 0)
+			return (1);
+	return (0);
+}
+
+/*
+ * The trailer section the decoder copied (h2_stream_trailers()), checked
+ * by it already: its fields, lower case, values without their OWS, kept
+ * for the HEADERS frame that ends the stream (h2_data_read()).
+ */
+static void
+h2_stream_trailer_fields(struct h2_stream *st, struct gw_conn *pc)
+{
+	const char	*p, *end, *nl, *colon, *v, *vend;
+	char		 name[256];
+	size_t		 len, i;
+
+	if (st->trbuf == NULL || pc->respchunk.trbuf != st->trbuf ||
+	    pc->respchunk.trlen == 0)
+		return;
+	if (st->rtrl == NULL && (st->rtrl = evbuffer_new()) == NULL)
+		return;
+	p = st->trbuf;
+	end = p + pc->respchunk.trlen;
+	while (p < end && (nl = memchr(p, '\n', end - p)) != NULL) {
+		len = nl - p;
+		if (len > 0 && p[len - 1] == '\r')
+			len--;
+		if (len == 0)
+			break;
+		colon = memchr(p, ':', len);
+		if (colon != NULL && colon > p &&
+		    (size_t)(colon - p) < sizeof(name) &&
+		    !h2_trailer_banned(p, colon - p)) {
+			for (i = 0; i < (size_t)(colon - p); i++)
+				name[i] = tolower((unsigned char)p[i]);
+			v = colon + 1;
+			vend = p + len;
+			while (v < vend && (*v == ' ' || *v == '\t'))
+				v++;
+			while (vend > v && (vend[-1] == ' ' || vend[-1] == '\t'))
+				vend--;
+			(void)h2up_keep(st->rtrl, name, colon - p, v, vend - v);
+		}
+		p = nl + 1;
+	}
+}
+
+/*
+ * A chunked answer to a client that takes trailers (it sent "TE:
+ * trailers", as gRPC's do): the decoder keeps the trailer section, bounded
+ * by HTTP_TRAILER_MAX, to go out as a last HEADERS frame.  An HTTP/1.1
+ * client gets none, nor does an HTTP/2 client that did not ask.
+ */
+void
+h2_stream_trailers(struct gw_conn *pc)
+{
+	struct h2_stream	*st = pc->h2st;
+
+	if (st == NULL || !st->te_trailers || !st->direct)
+		return;
+	if (st->trbuf == NULL &&
+	    (st->trbuf = malloc(HTTP_TRAILER_MAX)) == NULL)
+		return;
+	pc->respchunk.trbuf = st->trbuf;
+	pc->respchunk.trcap = HTTP_TRAILER_MAX;
+}
+
+/*
+ * The body of an answer whose head went out as HEADERS (h2_stream_head):
+ * the pseudo-connection's output is its bytes as they are, complete when
+ * the pseudo-connection's answer is.
+ */
+static int
+h2_stream_direct(struct h2_stream *st, struct gw_conn *pc)
+{
+	if (evbuffer_add_buffer(st->out, pc->out) == -1)
+		return (-1);
+	if (pc->respdone) {
+		st->respdone = 1;
+		h2_stream_trailer_fields(st, pc);
+	} else if (st->eof)
+		return (-1);	/* cut short */
+	if (st->deferred && (evbuffer_get_length(st->out) > 0 ||
+	    st->respdone)) {
+		st->deferred = 0;
+		(void)nghttp2_session_resume_data(st->sess->ng, st->id);
+	}
+	return (0);
+}
+
 /*
  * What the pseudo-connection answered, or its end: into HEADERS and
  * DATA.  A broken answer before its head gets 502, after it the stream
  * is reset; either way the rest of it is not read.
  */
 static void
-h2_stream_process(struct h2_stream *st)
+h2_stream_process(struct h2_stream *st, struct gw_conn *pc)
 {
 	struct h2_session	*s = st->sess;
+	int			 r;
 	static const nghttp2_nv	 bad[] = {
 		{ (uint8_t *)":status", (uint8_t *)"502", 7, 3,
 		    NGHTTP2_NV_FLAG_NONE }
 	};
 
-	if (h2_stream_answer(st) == -1) {
+	if (st->direct)
+		r = h2_stream_direct(st, pc);
+	else {
+		if (evbuffer_add_buffer(st->rin, pc->out) == -1)
+			evbuffer_drain(pc->out, evbuffer_get_length(pc->out));
+		r = h2_stream_answer(st);
+	}
+	if (r == -1) {
 		evbuffer_drain(st->rin, evbuffer_get_length(st->rin));
 		if (!st->submitted) {
 			st->submitted = 1;
@@ -645,13 +768,36 @@ h2_stream_take(struct gw_conn *pc)
 
 	if (st == NULL || st->up != NULL || st->respdone) {
 		evbuffer_drain(pc->out, evbuffer_get_length(pc->out));
+		if (st != NULL)
+			h2_stream_release(st);
 		return;
 	}
 	if (evbuffer_get_length(st->out) >= H2_BODY_HIGH)
 		return;
-	if (evbuffer_add_buffer(st->rin, pc->out) == -1)
-		evbuffer_drain(pc->out, evbuffer_get_length(pc->out));
-	h2_stream_process(st);
+	h2_stream_process(st, pc);
+}
+
+/*
+ * The final answer's head from the proxy (proxy.c), parsed: HEADERS at
+ * once, without its HTTP/1.1 text made and read again; the body follows
+ * as the pseudo-connection's output, without framing.
+ */
+int
+h2_stream_head(struct gw_conn *pc, struct http_head *h, const char *timing)
+{
+	struct h2_stream	*st = pc->h2st;
+
+	if (st == NULL || st->submitted || st->up != NULL)
+		return (-1);
+	st->direct = 1;
+	st->reusable = pc->keepalive;
+	if (h2_submit_head(st, h, timing) != 0) {
+		st->respdone = 1;
+		(void)nghttp2_submit_rst_stream(st->sess->ng,
+		    NGHTTP2_FLAG_NONE, st->id, NGHTTP2_INTERNAL_ERROR);
+	}
+	h2_send_later(st->sess);
+	return (0);
 }
 
 /* the pseudo-connection reads again (conn.c): the window with it */
@@ -671,9 +817,7 @@ h2_stream_eof(struct h2_stream *st, struct gw_conn *pc)
 	h2_stream_window(st);
 	if (st->up != NULL || st->respdone)
 		return;
-	if (evbuffer_add_buffer(st->rin, pc->out) == -1)
-		evbuffer_drain(st->rin, evbuffer_get_length(st->rin));
-	h2_stream_process(st);
+	h2_stream_process(st, pc);
 }
 
 static void
@@ -690,8 +834,10 @@ h2_stream_free(struct h2_stream *st)
 		/* its request is over */
 		st->pc = NULL;
 		pc->h2st = NULL;
+		pc->respchunk.trbuf = NULL;
 		conn_close(pc);
 	}
+	free(st->trbuf);
 	head_put(st->resp);
 	free(st->method);
 	free(st->path);

@@ -39,6 +39,8 @@ struct h2_stream {
 	struct http_chunked	 chunk;
 	struct evbuffer		*out;		/* body for DATA frames */
 	int			 submitted;	/* HEADERS submitted */
+	int			 direct;	/* from the proxy's parsed
+						   head: out is the body */
 	int			 respdone;	/* all of the body in out */
 	int			 deferred;	/* DATA waits for out */
 	int			 eof;		/* the pseudo-connection
@@ -60,6 +62,8 @@ struct h2_stream {
 	int			 status;
 	struct evbuffer		*body_in;	/* request body, h2c */
 	int			 reusable;	/* the answer kept it alive */
+	char			*trbuf;		/* a chunked answer's trailer
+						   section, as it came */
 };
 
 struct h2_session {
@@ -85,5 +89,7 @@ int	h2up_start(struct h2_stream *);
 void	h2up_body(struct h2_stream *);
 void	h2up_free(struct h2_stream *);
 int	h2up_trailers(struct h2_stream *);
+int	h2up_keep(struct evbuffer *, const void *, size_t, const void *,
+	    size_t);
 
 #endif /* ORCHD_H2_H */

@@ -121,6 +121,8 @@ int	h2up_start(struct h2_stream *st) { return (-1); }
 void	h2up_body(struct h2_stream *st) { }
 void	h2up_free(struct h2_stream *st) { }
 int	h2up_trailers(struct h2_stream *st) { return (-1); }
+int	h2up_keep(struct evbuffer *b, const void *n, size_t nl,
+	    const void *v, size_t vl) { return (-1); }
 struct gw_head *head_get(void) { return (malloc(sizeof(struct gw_head))); }
 void	head_put(struct gw_head *hd) { free(hd); }
 void	log_debug(const char *fmt, ...) { }
