@@ -249,6 +249,7 @@ struct gw_conn {
 	int			 h2stream;
 	struct h2_stream	*h2st;		/* its stream, while both live */
 	struct h2_session	*h2pool;	/* idle in this session's pool */
+	int			 h2conn;	/* HTTP/2, counted till closed */
 };
 
 struct gateway {
@@ -350,6 +351,8 @@ void		 h2_stream_take(struct gw_conn *);
 int		 h2_stream_head(struct gw_conn *, struct http_head *,
 		    const char *);
 void		 h2_stream_trailers(struct gw_conn *);
+void		 h2_listener_gone(struct gw_listener *);
+unsigned int	 h2_stop(void);
 void		 h2_stream_reading(struct gw_conn *);
 
 /* bufio.c */

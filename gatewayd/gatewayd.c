@@ -5,6 +5,7 @@
  */
 
 #include <event.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,9 +14,14 @@
 #include "gateway.h"
 #include "sandbox.h"
 
+#define GW_STOP_MS	1500	/* HTTP/2 streams finish, within the
+				   grace of the lost channels (proc.c) */
+
 static struct privsep	gateway_ps;
 static struct gateway	gateway;
 struct gateway		*gw = &gateway;
+static struct event	gateway_term;
+static struct event	gateway_stopev;
 
 static const struct proc_handler gateway_handlers[] = {
 	PROC_COMMON_HANDLERS,
@@ -57,6 +63,28 @@ gateway_apply(struct privsep *ps, struct cfg_generation *gen,
 	api_apply(gen);
 }
 
+static void
+gateway_stop_bound(int fd, short event, void *arg)
+{
+	event_loopbreak();
+}
+
+/*
+ * SIGTERM: HTTP/2 clients get a graceful GOAWAY, whose streams finish
+ * for at most GW_STOP_MS; then, or at once without any, the gateway dies
+ * of the signal as it did before it caught it.
+ */
+static void
+gateway_sigterm(int sig, short event, void *arg)
+{
+	if (h2_stop() == 0)
+		event_loopbreak();
+	else {
+		evtimer_set(&gateway_stopev, gateway_stop_bound, NULL);
+		evtimer_add_ms(&gateway_stopev, GW_STOP_MS);
+	}
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -82,7 +110,11 @@ main(int argc, char *argv[])
 	cfg_set_apply(gateway_apply);
 	activity_init();
 	listener_init();
+	signal_set(&gateway_term, SIGTERM, gateway_sigterm, NULL);
+	signal_add(&gateway_term, NULL);
 	sandbox_enter(proc_name(PROC_GATEWAY), SB_GATEWAY);
 	event_dispatch();
+	signal(SIGTERM, SIG_DFL);
+	raise(SIGTERM);
 	return (0);
 }

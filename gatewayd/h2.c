@@ -60,6 +60,10 @@
 
 static nghttp2_session_callbacks	*h2_cbs;
 static nghttp2_option			*h2_opt;
+static TAILQ_HEAD(, h2_session)		 h2_sessions =
+    TAILQ_HEAD_INITIALIZER(h2_sessions);
+static int				 h2_stopping;
+static unsigned int			 h2_conns;	/* not yet closed */
 
 static void	h2_stream_free(struct h2_stream *);
 static void	h2_stream_release(struct h2_stream *);
@@ -865,6 +869,7 @@ h2_session_free(struct gw_conn *c)
 	if (s == NULL)
 		return;
 	c->h2 = NULL;
+	TAILQ_REMOVE(&h2_sessions, s, entry);
 	event_del(&s->sendev);
 	while ((st = TAILQ_FIRST(&s->streams)) != NULL) {
 		nghttp2_session_set_stream_user_data(s->ng, st->id, NULL);
@@ -982,7 +987,8 @@ h2_start(struct gw_conn *c)
 	};
 
 	iv[0].value = gw->conf.h2_max_streams;
-	if (h2_init() == -1 || (s = calloc(1, sizeof(*s))) == NULL)
+	if (h2_stopping || h2_init() == -1 ||
+	    (s = calloc(1, sizeof(*s))) == NULL)
 		return (-1);
 	TAILQ_INIT(&s->streams);
 	s->c = c;
@@ -999,6 +1005,9 @@ h2_start(struct gw_conn *c)
 		free(s);
 		return (-1);
 	}
+	TAILQ_INSERT_TAIL(&h2_sessions, s, entry);
+	c->h2conn = 1;
+	h2_conns++;
 	c->h2 = s;
 	c->state = CONN_H2;
 	c->fresh = 0;
@@ -1080,6 +1089,12 @@ h2_conn_closed(struct gw_conn *c)
 	if (c->h2pool != NULL)
 		h2_pool_remove(c);
 	h2_session_free(c);
+	if (c->h2conn) {
+		c->h2conn = 0;
+		/* the last one closed: the gateway may stop (h2_stop()) */
+		if (--h2_conns == 0 && h2_stopping)
+			event_loopbreak();
+	}
 }
 
 /*
@@ -1105,4 +1120,54 @@ h2_proxy_start(struct gw_conn *c)
 		return (1);
 	}
 	return (1);
+}
+
+/*
+ * A graceful GOAWAY: the streams the session took so far are answered,
+ * no new one is, and the connection closes after the last (h2_send(), as
+ * nghttp2 then wants neither to read nor to write).
+ */
+static void
+h2_goaway(struct h2_session *s)
+{
+	if (s->dead || s->goaway)
+		return;
+	s->goaway = 1;
+	if (nghttp2_submit_goaway(s->ng, NGHTTP2_FLAG_NONE,
+	    nghttp2_session_get_last_proc_stream_id(s->ng), NGHTTP2_NO_ERROR,
+	    NULL, 0) != 0)
+		s->dead = 1;
+	h2_send(s);
+}
+
+/* a listener the configuration no longer has: its sessions end */
+void
+h2_listener_gone(struct gw_listener *l)
+{
+	struct h2_session	*s, *next;
+
+	for (s = TAILQ_FIRST(&h2_sessions); s != NULL; s = next) {
+		next = TAILQ_NEXT(s, entry);
+		if (s->c->listener == l)
+			h2_goaway(s);
+	}
+}
+
+/*
+ * The gateway stops: every session ends gracefully, and no new one
+ * begins.  The number of HTTP/2 connections still open is returned; the
+ * event loop ends when the last one has closed (h2_conn_closed()), or
+ * at the caller's bound.
+ */
+unsigned int
+h2_stop(void)
+{
+	struct h2_session	*s, *next;
+
+	h2_stopping = 1;
+	for (s = TAILQ_FIRST(&h2_sessions); s != NULL; s = next) {
+		next = TAILQ_NEXT(s, entry);
+		h2_goaway(s);
+	}
+	return (h2_conns);
 }

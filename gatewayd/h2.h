@@ -67,11 +67,13 @@ struct h2_stream {
 };
 
 struct h2_session {
+	TAILQ_ENTRY(h2_session)	 entry;		/* every session */
 	struct gw_conn		*c;
 	nghttp2_session		*ng;
 	TAILQ_HEAD(, h2_stream)	 streams;
 	unsigned int		 nstreams;
 	int			 dead;		/* closing: no more input */
+	int			 goaway;	/* going: no new streams */
 	struct event		 sendev;	/* frames to make, from the
 						   loop (h2_send_later) */
 	/* idle pseudo-connections kept for the next streams (h2.c) */

@@ -32,6 +32,7 @@ BPORT=$(free_port $((APORT + 1)))
 API=$(free_port $((BPORT + 1)))
 GPORT=$(free_port $((API + 1)))
 XPORT=$(free_port $((GPORT + 1)))
+DROP=$(free_port $((XPORT + 1)))
 mkdir -p "$T/log" "$T/bin" "$T/pki"
 cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
 P=$T/pki
@@ -86,6 +87,7 @@ api listen on 127.0.0.1 port $API
 api metrics public
 listen on 127.0.0.1 port $OFF tls certificate "$P/h2.crt" key "$P/h2.key" \\
 	http2 off
+listen on 127.0.0.1 port $DROP tls certificate "$P/h2.crt" key "$P/h2.key"
 
 workload "a" {
 	host "a.test"
@@ -296,7 +298,36 @@ else
 	echo "skipped: the attacks (no python3-hpack)"
 fi
 
+# 9. going away gracefully: a listener a reload removes, then the stop
+if [ -n "$ATTACK" ]; then
+	$ATTACK goaway $DROP a.test tls "$P/ca.crt" >"$T/goaway.out" 2>&1 &
+	gpid=$!
+	sleep 1
+	grep -v "port $DROP " "$T/orchd.conf" >"$T/orchd.conf.new" &&
+	    cat "$T/orchd.conf.new" >"$T/orchd.conf"
+	"$ORCHCTL" -s "$SOCK" reload >"$T/reload.out" 2>&1
+	wait_gone $gpid 30 || kill $gpid 2>/dev/null
+	wait $gpid 2>/dev/null
+	check "a listener removed: GOAWAY without error naming the stream \
+under way, which is answered ($(cat "$T/goaway.out"))" [ "$(cat \
+	    "$T/goaway.out")" = \
+	    "goaway=1 last=1 error=0 status=200 complete=1 closed=1" ]
+	check "and the listener is gone" sh -c "! curl -s -m 5 -k \
+	    'https://127.0.0.1:$DROP/' >/dev/null 2>&1"
+fi
 check "no sanitizer report" sh -c "! grep -q 'Sanitizer' '$T/orchd.log'"
 [ "$FAILED" -eq 0 ] || tail -n 40 "$T/orchd.log"
-stop_orchd
+if [ -n "$ATTACK" ]; then
+	$ATTACK goaway $PORT a.test tls "$P/ca.crt" >"$T/stop.out" 2>&1 &
+	gpid=$!
+	sleep 1
+	stop_orchd
+	wait_gone $gpid 30 || kill $gpid 2>/dev/null
+	wait $gpid 2>/dev/null
+	check "orchd stopping: its HTTP/2 clients get a GOAWAY without \
+error naming the stream under way ($(cat "$T/stop.out"))" \
+	    grep -q '^goaway=1 last=1 error=0 ' "$T/stop.out"
+else
+	stop_orchd
+fi
 e2e_done
