@@ -772,8 +772,11 @@ h2_stream_take(struct gw_conn *pc)
 
 	if (st == NULL || st->up != NULL || st->respdone) {
 		evbuffer_drain(pc->out, evbuffer_get_length(pc->out));
-		if (st != NULL)
+		if (st != NULL && st->up == NULL) {
+			/* a head without a body, submitted, goes now */
 			h2_stream_release(st);
+			h2_send_later(st->sess);
+		}
 		return;
 	}
 	if (evbuffer_get_length(st->out) >= H2_BODY_HIGH)
@@ -782,9 +785,11 @@ h2_stream_take(struct gw_conn *pc)
 }
 
 /*
- * The final answer's head from the proxy (proxy.c), parsed: HEADERS at
- * once, without its HTTP/1.1 text made and read again; the body follows
- * as the pseudo-connection's output, without framing.
+ * The final answer's head from the proxy (proxy.c), parsed: HEADERS
+ * without its HTTP/1.1 text made and read again; the body follows as the
+ * pseudo-connection's output, without framing.  The frame goes out with
+ * what the proxy flushes next (h2_stream_take()): a head it holds for the
+ * body's first bytes goes out with them, as over HTTP/1.1.
  */
 int
 h2_stream_head(struct gw_conn *pc, struct http_head *h, const char *timing)
@@ -799,8 +804,8 @@ h2_stream_head(struct gw_conn *pc, struct http_head *h, const char *timing)
 		st->respdone = 1;
 		(void)nghttp2_submit_rst_stream(st->sess->ng,
 		    NGHTTP2_FLAG_NONE, st->id, NGHTTP2_INTERNAL_ERROR);
+		h2_send_later(st->sess);
 	}
-	h2_send_later(st->sess);
 	return (0);
 }
 
