@@ -4,19 +4,26 @@
  * framing, HPACK and flow control; this file holds its session, one per
  * connection, and turns each stream into an HTTP/1.1 request.
  *
- * A stream is a pseudo-connection: one end of a socket pair is handed to
- * conn_attach() and read as an HTTP/1.1 client's connection is, so it is
- * routed by its :authority, counted as activity, parked across a wake,
- * answered 503/504 when the wake fails and proxied exactly as any other
- * request; this file writes the request into the other end and reads the
- * answer back into HEADERS and DATA frames.  What the translation does
- * (RFC 9113 section 8.2.2 and 8.3.1): Host from :authority, Cookie fields
- * joined, no connection-specific field either way (nghttp2 refuses them
- * in requests; the answer's hop-by-hop fields, which the HTTP/1.1 parser
- * marks, are left out), a body without Content-Length sent chunked, and
- * the pseudo-connection kept alive after a complete answer, idle in the
- * session's pool for the next stream, so that its connection to the
- * workload is reused as an HTTP/1.1 client's is.
+ * A stream is a pseudo-connection (conn_attach()), read as an HTTP/1.1
+ * client's connection is, so it is routed by its :authority, counted as
+ * activity, parked across a wake, answered 503/504 when the wake fails
+ * and proxied exactly as any other request, and its request ends where
+ * any request ends (conn.c).  It has no socket: this file puts the
+ * request into its input buffer and takes the answer from its output
+ * buffer, each side running from the event loop (event_active()) as it
+ * would for a socket.  The proxy hands the answer's head over parsed
+ * (h2_stream_head()) and its body unframed; the gateway's own answers
+ * (404, 502, 503, 504, the API's) are read back as HTTP/1.1.  What the
+ * translation does (RFC 9113 section 8.2.2 and 8.3.1): Host from
+ * :authority, Cookie fields joined, no connection-specific field either
+ * way (nghttp2 refuses them in requests; the answer's hop-by-hop fields,
+ * which the HTTP/1.1 parser marks, are left out), a body without
+ * Content-Length sent chunked, a chunked answer's trailers to a client
+ * that asked for them, and the pseudo-connection kept alive after a
+ * complete answer, idle in the session's pool for the next stream, so
+ * that its connection to the workload is reused as an HTTP/1.1 client's
+ * is.  A listener removed, or the gateway stopping, ends each session
+ * with a graceful GOAWAY.
  *
  * Limits, each against an attack on HTTP/2 servers: "http2 max streams"
  * concurrent streams (more are refused), resets by the client beyond
