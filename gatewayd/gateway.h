@@ -249,7 +249,7 @@ struct gw_conn {
 	int			 h2stream;
 	struct h2_stream	*h2st;		/* its stream, while both live */
 	struct h2_session	*h2pool;	/* idle in this session's pool */
-	int			 h2conn;	/* HTTP/2, counted till closed */
+	int			 h2conn;	/* HTTP/2: counted, h2.c */
 };
 
 struct gateway {

@@ -677,7 +677,8 @@ h2_stream_trailer_fields(struct h2_stream *st, struct gw_conn *pc)
 			vend = p + len;
 			while (v < vend && (*v == ' ' || *v == '\t'))
 				v++;
-			while (vend > v && (vend[-1] == ' ' || vend[-1] == '\t'))
+			while (vend > v &&
+			    (vend[-1] == ' ' || vend[-1] == '\t'))
 				vend--;
 			(void)h2up_keep(st->rtrl, name, colon - p, v, vend - v);
 		}
