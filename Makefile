@@ -188,6 +188,7 @@ unit: $(UNIT_TESTS) $(BUILD)/regress/testhttp $(BUILD)/regress/sandboxtest
 # make check: a sanitizer build of everything, then every test.  The
 # summary line at the end counts unit test binaries and end-to-end cases.
 # The sandbox is on: ORCHD_SANITIZE lets the sanitizers' reports through.
+# TESTS="wake test_parse" runs only the tests named (regress/README).
 # A STATIC=1 build beside it is for regress/e2e/static.sh (its linker's
 # warnings about dlopen and getaddrinfo, which the daemons never reach
 # that way, are kept in build/check-static.log).
@@ -199,7 +200,9 @@ check:
 	@$(MAKE) BUILD=build/check-static STATIC=1 OPTFLAGS="-O1 -g" all \
 	    >build/check-static.log 2>&1 || \
 	    { cat build/check-static.log; exit 1; }
-	sh regress/run.sh build/check
+	sh regress/run.sh build/check $(TESTS)
+
+regress: check
 
 lint:
 	mandoc -Tlint -Wwarning $(MANS)
@@ -220,6 +223,10 @@ install: all
 	sed 's|/usr/local/sbin|$(SBINDIR)|g' etc/orchd.service \
 	    >$(DESTDIR)$(EXAMPLEDIR)/orchd.service
 	chmod 0444 $(DESTDIR)$(EXAMPLEDIR)/orchd.service
+	install -d $(DESTDIR)$(EXAMPLEDIR)/logrotate.d
+	sed 's|/usr/local/sbin|$(SBINDIR)|g' etc/logrotate.d/orchd \
+	    >$(DESTDIR)$(EXAMPLEDIR)/logrotate.d/orchd
+	chmod 0444 $(DESTDIR)$(EXAMPLEDIR)/logrotate.d/orchd
 
 # Once, as root: the unprivileged user (made only if missing), the
 # children's empty chroot, and the directories of orchd.conf's defaults.

@@ -15,6 +15,12 @@
 # that commit (git archive), listening on BENCH_PORT+5, in the same
 # rounds, so that a change is measured against its baseline in one run.
 #
+# BENCH_ACCESSLOG=combined (or json) adds a target "alog": a second orchd
+# of the same build with its "access log" on, listening on BENCH_PORT+6,
+# so that the log's cost is gatewayd against alog in the same rounds.
+# BENCH_TARGETS="gatewayd alog" runs only the targets named (the proxies
+# not named are not started).
+#
 #	bench/01-proxy.sh [--quick]
 [ "${1:-}" = --quick ] && export BENCH_QUICK=1
 . "$(dirname "$0")/lib.sh"
@@ -32,6 +38,10 @@ CONNS=${BENCH_CONNS:-"32 1"}
 TARGETS="gatewayd nginx haproxy direct"
 BASE_PORT=$((PORT0 + 5))
 [ -n "${BENCH_BASE:-}" ] && TARGETS="gatewayd base nginx haproxy direct"
+ALOG_PORT=$((PORT0 + 6))
+[ -n "${BENCH_ACCESSLOG:-}" ] && TARGETS="gatewayd alog ${TARGETS#gatewayd }"
+[ -n "${BENCH_TARGETS:-}" ] && TARGETS=$BENCH_TARGETS
+has_target() { case " $TARGETS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # start_base: the baseline orchd (BENCH_BASE) beside the one under test
 start_base() {
@@ -58,9 +68,29 @@ start_base() {
 	out "# part 1: base is $(cd "$TOP" && git rev-parse --short "$BENCH_BASE") ($BENCH_BASE)"
 }
 
+# start_alog: the same orchd, with the access log on
+start_alog() {
+	A=$B/alog
+	check_ports "$ALOG_PORT"
+	mkdir -p "$A"
+	{
+		orchd_globals "$A" | sed "s/port $GW_PORT\$/port $ALOG_PORT/"
+		echo "access log \"$A/log/access.log\""
+		echo "access log format ${BENCH_ACCESSLOG:-combined}"
+		orchd_backend_workload
+	} >"$A/orchd.conf"
+	main_pid=$ORCHD_PID
+	start_orchd "$A"
+	ALOG_PIDS=$(orchd_procs)
+	ORCHD_PID=$main_pid
+	wait_for 10 curl -sf -o /dev/null -H "Host: $HOSTNAME_BENCH" \
+	    "http://127.0.0.1:$ALOG_PORT/" || die "the alog gatewayd does not proxy"
+	out "# part 1: alog is gatewayd with access log format ${BENCH_ACCESSLOG:-combined}"
+}
+
 start_backend
-start_nginx_proxy
-start_haproxy
+has_target nginx && start_nginx_proxy
+has_target haproxy && start_haproxy
 GW=$B/gw
 mkdir -p "$GW"
 { orchd_globals "$GW"; orchd_backend_workload; } >"$GW/orchd.conf"
@@ -69,16 +99,21 @@ wait_for 10 curl -sf -o /dev/null -H "Host: $HOSTNAME_BENCH" \
     "http://127.0.0.1:$GW_PORT/" || die "gatewayd does not proxy"
 
 BACKEND_PIDS=$(descendants "$BACKEND_PID")
-NGX_PIDS=$(descendants "$NGX_PID")
-HAP_PIDS=$HAP_PID
+NGX_PIDS=
+has_target nginx && NGX_PIDS=$(descendants "$NGX_PID")
+HAP_PIDS=
+has_target haproxy && HAP_PIDS=$HAP_PID
 ORCHD_PIDS=$(orchd_procs)
 BASE_PIDS=
 [ -n "${BENCH_BASE:-}" ] && start_base
+ALOG_PIDS=
+has_target alog && start_alog
 
 target_port() {
 	case $1 in
 	gatewayd) echo "$GW_PORT" ;;
 	base) echo "$BASE_PORT" ;;
+	alog) echo "$ALOG_PORT" ;;
 	nginx) echo "$NGX_PORT" ;;
 	haproxy) echo "$HAP_PORT" ;;
 	direct) echo "$BACKEND_PORT" ;;
@@ -88,6 +123,7 @@ target_pids() {
 	case $1 in
 	gatewayd) echo $ORCHD_PIDS ;;
 	base) echo $BASE_PIDS ;;
+	alog) echo $ALOG_PIDS ;;
 	nginx) echo $NGX_PIDS ;;
 	haproxy) echo $HAP_PIDS ;;
 	direct) ;;
@@ -181,6 +217,11 @@ for p in $PATHS; do
 				extra="$extra | cpu $(ratio "$cpu" "$(med nginx "$p" "$c" 8)")x"
 				extra="$extra $(ratio "$cpu" "$(med haproxy "$p" "$c" 8)")x"
 			fi
+			if [ "$t" = alog ]; then
+				extra="vs gatewayd: rps $(ratio "$rps" "$(med gatewayd "$p" "$c" 5)")x"
+				extra="$extra | p99 $(ratio "$p99" "$(med gatewayd "$p" "$c" 7)")x"
+				extra="$extra | cpu $(ratio "$cpu" "$(med gatewayd "$p" "$c" 8)")x"
+			fi
 			out "$(printf '%-6s %5s %-9s %9.0f %8s %8s %9s %9s   %s' \
 			    "$p" "$c" "$t" "$rps" "$p50" "$p99" "$cpu" "$bcpu" "$extra")"
 		done
@@ -190,4 +231,22 @@ out "   (cpu_us/rq: the proxy's own CPU per request; be_cpu/rq: the backend's;"
 out "    ratios are gatewayd / other, so rps wants >= 1.00, p99 and cpu <= 1.00)"
 if [ -n "${BENCH_BASE:-}" ]; then
 	out "   (base: gatewayd of $BENCH_BASE, same rounds, ratios as gatewayd's)"
+fi
+if has_target alog; then
+	n=$(awk '$1 == "alog" {n += $10} END {print n + 0}' "$RAW")
+	out "   (alog: gatewayd with the access log; it wrote" \
+	    "$(wc -l <"$B/alog/log/access.log") lines, wrk counted $n requests" \
+	    "in the rounds, and warm-ups besides)"
+	# each round's pair, run back to back: the noise of a shared machine
+	# moves both alike, the median of the round ratios less than either
+	for p in $PATHS; do
+		for c in $CONNS; do
+			r=$(awk -v p="$p" -v c="$c" '$2 == p && $3 == c &&
+			    ($1 == "alog" || $1 == "gatewayd") { v[$1, $4] = $5 }
+			    END { for (i = 1; ("gatewayd", i) in v; i++)
+			    printf "%.3f ", v["alog", i] / v["gatewayd", i] }' "$RAW")
+			out "   alog / gatewayd rps, $p c=$c, by round: $r(median" \
+			    "$(echo "$r" | tr ' ' '\n' | grep . | median))"
+		done
+	done
 fi

@@ -24,6 +24,8 @@ have curl || need="$need curl"
 have taskset || need="$need util-linux"
 have cc || need="$need gcc"
 have valgrind || need="$need valgrind"
+have redis-server || need="$need redis-server"
+have redis-benchmark || need="$need redis-tools"
 
 [ -z "$need" ] && { echo "bench/deps.sh: all tools present"; exit 0; }
 
@@ -31,6 +33,7 @@ have valgrind || need="$need valgrind"
 pids_of() { pgrep -x "$1" 2>/dev/null | tr '\n' ' ' || true; }
 nginx_before=$(pids_of nginx)
 haproxy_before=$(pids_of haproxy)
+redis_server_before=$(pids_of redis-server)
 
 # keep the packages' postinst from starting their services where
 # invoke-rc.d is honoured
@@ -51,8 +54,8 @@ apt-get update -qq || true
 apt-get install -y -qq --no-install-recommends $need >/dev/null
 
 # stop what the install started, never what was there before
-for name in nginx haproxy; do
-	eval before=\$${name}_before
+for name in nginx haproxy redis-server; do
+	eval before=\$$(echo "$name" | tr - _)_before
 	[ -z "$before" ] || continue
 	if command -v systemctl >/dev/null 2>&1 &&
 	    systemctl is-active --quiet "$name" 2>/dev/null; then

@@ -1,12 +1,14 @@
 #!/bin/bash
-# make bench: the first five parts, one after the other, into one dated results
+# make bench: the default parts, one after the other, into one dated results
 # file, bench/results/YYYY-MM-DD-HHMM.txt, then the summary tables.
 #
 #	bench/run.sh [--quick] [PART ...]
 #
-# PART is a number, 1 to 7; the first five by default (6, the swarm,
+# PART is a number, 1 to 9; 1 to 5 and 8 by default (6, the swarm,
 # needs a swarm manager: regress/e2e/swarm.sh makes one; 7 is HTTP/2
-# over TLS, with h2load).  --quick: short rounds
+# over TLS, with h2load; 8 is the TCP proxy, with redis-benchmark; 9,
+# the memory budget, needs a v1 memory cgroup and takes about five
+# minutes, two with --quick).  --quick: short rounds
 # (about two minutes in all); without it the run takes about ten.  As
 # root, loopback only; see bench/README.md and bench/lib.sh for the knobs.
 set -u
@@ -24,11 +26,11 @@ parts=
 for a in "$@"; do
 	case $a in
 	--quick) export BENCH_QUICK=1 ;;
-	[1-7]) parts="$parts $a" ;;
-	*) echo "usage: bench/run.sh [--quick] [1-7 ...]" >&2; exit 2 ;;
+	[1-9]) parts="$parts $a" ;;
+	*) echo "usage: bench/run.sh [--quick] [1-9 ...]" >&2; exit 2 ;;
 	esac
 done
-[ -n "$parts" ] || parts="1 2 3 4 5"
+[ -n "$parts" ] || parts="1 2 3 4 5 8"
 
 [ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
 sh bench/deps.sh >/dev/null || { echo "bench: bench/deps.sh failed" >&2; exit 1; }

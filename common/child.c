@@ -106,6 +106,8 @@ child_start(struct privsep *ps, int argc, char *argv[],
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
+	/* the parent's, for logrotate: systemctl kill sends it to all */
+	signal(SIGUSR1, SIG_IGN);
 
 	/*
 	 * jansson seeds its hash function from /dev/urandom on first use,

@@ -29,7 +29,8 @@ static const char *const event_reasons[][2] = {
 	[RT_REASON_KEEP_WARM] = { "keep warm", "keep_warm" },
 	[RT_REASON_RESTORED] = { "restored", "restored" },
 	[RT_REASON_SHUTDOWN] = { "shutdown", "shutdown" },
-	[RT_REASON_REMOVED] = { "removed", "removed" }
+	[RT_REASON_REMOVED] = { "removed", "removed" },
+	[RT_REASON_REPLACED] = { "replaced", "replaced" }
 };
 
 static const char *const event_types[] = {
@@ -58,12 +59,15 @@ event_type_name(int type)
 	return (event_types[type]);
 }
 
-/* 0 with ev filled for a change of state; -1 for a state told again */
+/*
+ * 0 with ev filled for a change of state, or a replacement that left the
+ * state as it was; -1 for a state told again
+ */
 int
 event_from_state(struct ctl_event *ev, const struct rt_state *st)
 {
-	if (st->from == st->state || st->state < WL_ASLEEP ||
-	    st->state > WL_FAILED)
+	if ((st->from == st->state && st->reason != RT_REASON_REPLACED) ||
+	    st->state < WL_ASLEEP || st->state > WL_FAILED)
 		return (-1);
 	memset(ev, 0, sizeof(*ev));
 	ev->type = EVENT_STATE;

@@ -54,6 +54,10 @@ union wl_addr {
 #define WL_HEALTH_INTERVAL_MAX	(24 * 60 * 60)	/* seconds */
 #define WL_HEALTH_FAILURES_MAX	100
 #define WL_REPLICAS_MAX		64		/* swarm: tasks while awake */
+/* the memory budget: a workload never measured and without a limit */
+#define ORCHD_MEMORY_ESTIMATE	(256LL * 1024 * 1024)
+#define ORCHD_BUDGET_RESERVE	10		/* percent, memory budget auto */
+#define ORCHD_MAX_WAKES		1024		/* max concurrent wakes, at most */
 
 /* the gateway's timeouts, in seconds, nginx's defaults where it has one */
 #define ORCHD_HEADER_TIMEOUT	60	/* client_header_timeout */
@@ -77,6 +81,7 @@ union wl_addr {
 #define ORCHD_USER_MAX		33	/* a user name, NUL included */
 #define ORCHD_DEPS_MAX		32	/* "depends on" of one workload */
 #define ORCHD_DEPS_DEPTH	16	/* the longest chain of them */
+#define ORCHD_LISTEN_MAX	8	/* "listen on" in one workload */
 
 /*
  * "prefork": gateway processes sharing the listeners.  Their API request
@@ -138,11 +143,23 @@ enum workload_source {
 	SOURCE_API
 };
 
+/* "on change": what a new definition does to a running workload */
+enum workload_on_change {
+	ON_CHANGE_NEXT_WAKE = 0,	/* runs on, the next start takes it */
+	ON_CHANGE_RESTART		/* replaced at once */
+};
+
 /* docker: when a wake pulls the image ("pull") */
 enum workload_pull {
 	PULL_MISSING = 0,		/* the daemon has none by its name */
 	PULL_ALWAYS,			/* at every start */
 	PULL_NEVER
+};
+
+/* "access log format" */
+enum access_log_format {
+	ACCESS_LOG_COMBINED = 0,	/* nginx's, fields added at the end */
+	ACCESS_LOG_JSON			/* an object a line */
 };
 
 struct strentry {
@@ -234,6 +251,11 @@ struct workload_conf {
 						   request; -1: global,
 						   0: never */
 	int			 upstream_h2c;	/* cleartext HTTP/2 to it */
+	int			 on_change;	/* -1: global, or enum
+						   workload_on_change */
+	struct strlist		 listens;	/* its own TCP listeners:
+						   "ADDRESS:PORT", orchd.conf
+						   only (the parent binds) */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 
@@ -248,6 +270,9 @@ struct listener_conf {
 	char			*tls_cert;	/* file names */
 	char			*tls_key;
 	int			 fd;		/* bound by the parent, or -1 */
+	char			 workload[ORCHD_NAME_MAX]; /* a workload's
+						   raw TCP listener; "": the
+						   gateway's HTTP one */
 	/* their contents, read by the parent until sent to the gateway */
 	uint8_t			*tls_cert_mem;
 	size_t			 tls_cert_len;
@@ -341,6 +366,20 @@ struct orchd_conf {
 	size_t			 regauth_len;
 	int			 regauth_loaded; /* not sent yet */
 	int64_t			 expire_after;	/* API workloads; 0: never */
+	/* "access log", written by the parent from the gateways' lines */
+	char			*access_log;	/* the file, or NULL */
+	int			 access_log_syslog; /* or syslog */
+	int			 access_log_format; /* enum access_log_format */
+	int64_t			 log_max_size;	/* a process workload's log
+						   file, bytes; 0: no cap */
+	int			 on_change;	/* enum workload_on_change */
+	/* the memory budget and wake admission */
+	int64_t			 memory_budget;	/* bytes; 0: none; -1: auto */
+	int64_t			 memory_estimate; /* bytes, never measured */
+	int64_t			 max_wakes;	/* at once; 0: no cap */
+	int64_t			 pressure_limit; /* PSI some avg10, in
+						   hundredths of a percent;
+						   0: off */
 };
 
 /*
@@ -364,8 +403,15 @@ struct global_settings {
 	int64_t			 health_failures;
 	int64_t			 pull_timeout;	/* seconds */
 	int32_t			 pull;		/* enum workload_pull */
-	int32_t			 pad2;
+	int32_t			 on_change;	/* enum workload_on_change */
 	int64_t			 expire_after;	/* API workloads; 0: never */
+	int32_t			 access_log;	/* the gateways log requests */
+	int32_t			 access_log_format; /* enum access_log_format */
+	int64_t			 memory_budget;	/* bytes, auto worked out;
+						   0: none */
+	int64_t			 memory_estimate;
+	int64_t			 max_wakes;	/* 0: no cap */
+	int64_t			 pressure_limit; /* hundredths of a percent */
 };
 
 /* the message catalogue: who sends what is said beside each type */
@@ -419,6 +465,10 @@ enum imsg_type {
 	IMSG_CTL_DELETE,		/* -> parent: struct ctl_name */
 	IMSG_CTL_KEEP,			/* -> parent: struct ctl_name, never
 					   expire it */
+	IMSG_CTL_LOG_REOPEN,		/* -> parent: the log files, again */
+	IMSG_CTL_RESTART,		/* -> runtime: struct ctl_name */
+	IMSG_CTL_BUDGET,		/* reply item to SHOW_STATS, from the
+					   runtime: struct rt_budget */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -443,6 +493,9 @@ enum imsg_type {
 					   config transaction: the registry
 					   logins as JSON, empty for none;
 					   absent: keep the last ones */
+	IMSG_CFG_ACCESSLOG,		/* parent -> gateways, in a config
+					   transaction while the access log
+					   is on: the fd of its pipe */
 
 	/* the request path and the lifecycle */
 	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct gw_wake */
@@ -479,6 +532,20 @@ enum imsg_type {
 	IMSG_REAP_EXPIRE,		/* reaper -> parent: struct
 					   rp_expire, no request for its
 					   expire after: delete it? */
+	IMSG_RT_ROUTE,			/* runtime -> gateway: struct
+					   rt_route, where its instance
+					   listens, before it is running */
+	IMSG_RT_HOLD,			/* runtime -> gateway: struct wl_ref,
+					   park new requests, GW_HELD once
+					   none is in flight to it */
+	IMSG_GW_HELD,			/* gateway -> runtime: struct wl_ref,
+					   after RT_HOLD or a retiring
+					   RT_ROUTE: none in flight */
+	/* the memory budget; IMSG_GW_ACTIVITY goes to the runtime too */
+	IMSG_REAP_PRESSURE,		/* reaper -> runtime: struct
+					   rp_pressure, above the limit */
+	IMSG_RT_BUDGET,			/* runtime -> gateway: struct
+					   rt_budget, when it changes */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -501,8 +568,10 @@ enum imsg_type {
 					   ctl_keepwarm, to persist; and
 					   -> reaper, at start too */
 	IMSG_RT_MEMORY,			/* runtime -> store: struct rt_memory,
-					   measured before a stop; store ->
-					   gateways once written (/metrics) */
+					   measured before a stop (the parent
+					   measures a process for runtime);
+					   store -> gateways once written
+					   (/metrics) */
 	IMSG_UID_LOAD,			/* parent -> store: the workloads'
 					   uids, at start */
 	IMSG_UID_ENTRY,			/* store -> parent: struct wl_uid */
@@ -511,6 +580,8 @@ enum imsg_type {
 					   a new allocation to record */
 	IMSG_ST_QUEUE,			/* store -> gateway: struct
 					   st_queue_stats, when it changes */
+	IMSG_RT_DRIFT,			/* runtime -> store: struct rt_drift,
+					   when a workload's drift changes */
 
 	/*
 	 * The HTTP API.  The gateway's requests carry its own request id
@@ -537,9 +608,11 @@ enum imsg_type {
 	IMSG_API_DROP,			/* parent -> store: struct ctl_name */
 	IMSG_API_STORED,		/* store -> parent: struct ctl_result,
 					   code 0 once written */
-	IMSG_API_EXPIRE			/* parent -> store: struct rp_expire,
+	IMSG_API_EXPIRE,		/* parent -> store: struct rp_expire,
 					   drop it, its history kept;
 					   answered IMSG_API_STORED */
+	IMSG_API_UPDATE			/* gateway -> parent: struct
+					   api_update, then JSON text */
 };
 
 /* why a workload changed state */
@@ -562,8 +635,14 @@ enum rt_reason {
 					   on did not wake */
 	RT_REASON_RESTART,		/* kept warm: started again */
 	RT_REASON_UNHEALTHY,		/* failed its liveness checks */
-	RT_REASON_EXPIRED		/* deleted: no request for its
+	RT_REASON_EXPIRED,		/* deleted: no request for its
 					   expire after */
+	RT_REASON_REPLACED,		/* replaced: a new definition, or
+					   orchctl restart */
+	RT_REASON_BUDGET,		/* suspended: room in the budget */
+	RT_REASON_PRESSURE,		/* suspended: memory pressure */
+	RT_REASON_NO_ROOM		/* a wake that found no room within
+					   its wake timeout: still asleep */
 };
 
 /*
@@ -583,6 +662,11 @@ struct gw_metrics_wl {
 	uint64_t		 tx_bytes;	/* to its clients */
 	uint64_t		 dur_hist[METRICS_DUR_BOUNDS + 1]; /* +Inf */
 	double			 dur_sum;	/* seconds */
+	/* its own TCP listeners' connections ("listen on" in a workload) */
+	uint64_t		 tcp_open;	/* held or proxied now */
+	uint64_t		 tcp_accepted;
+	uint64_t		 tcp_rx_bytes;	/* from its clients */
+	uint64_t		 tcp_tx_bytes;	/* to its clients */
 };
 
 struct gw_metrics_total {
@@ -592,6 +676,7 @@ struct gw_metrics_total {
 	uint64_t		 unknown_hosts;	/* requests routed nowhere */
 	uint64_t		 idle_closed;	/* to make room */
 	uint64_t		 protocol[2];	/* requests: HTTP/1.x, h2 */
+	uint64_t		 access_log_drops; /* lines lost: buffer full */
 };
 
 /* IMSG_CFG_STATUS: the parent's start and its last configuration load */
@@ -690,6 +775,18 @@ struct gw_activity {
 	uint32_t		 upgraded;	/* open tunnels (WebSocket) */
 };
 
+/*
+ * IMSG_RT_ROUTE: the address of the instance that starts, or with
+ * retire, of the one that replaces the running one: the address before
+ * is retired, and IMSG_GW_HELD says when nothing sent there is in flight
+ */
+struct rt_route {
+	char			 name[ORCHD_NAME_MAX];
+	union wl_addr		 addr;
+	uint32_t		 addrlen;
+	int32_t			 retire;
+};
+
 struct gw_drained {
 	char			 name[ORCHD_NAME_MAX];
 	int32_t			 idle;		/* 1: parked from now on */
@@ -702,6 +799,16 @@ struct rt_proc {
 	char			 msg[RT_MSG_MAX]; /* why it could not start */
 	int32_t			 oom;		/* RT_EXITED: its cgroup saw
 						   an OOM kill while it ran */
+};
+
+/*
+ * IMSG_RT_DRIFT: what of the definition a running workload was started
+ * with has changed since (workload_diff()), "command, port"; "" none
+ */
+#define RT_DRIFT_MAX		160
+struct rt_drift {
+	char			 name[ORCHD_NAME_MAX];
+	char			 fields[RT_DRIFT_MAX];
 };
 
 /* IMSG_RT_COUNTS: sent when they change, at most once a second */
@@ -730,11 +837,47 @@ struct st_restore {
 	int32_t			 keep_warm;	/* -1: as configured, 0, 1 */
 	int64_t			 last_seen;
 	int64_t			 started_at;
+	int64_t			 memory;	/* last run's peak; 0: none */
+	int64_t			 memory_estimate; /* 0: none */
 };
 
+/* a run's peak, and runtimed's estimate for the next (0 from the parent) */
 struct rt_memory {
 	char			 name[ORCHD_NAME_MAX];
 	int64_t			 bytes;
+	int64_t			 estimate;
+};
+
+/* IMSG_REAP_PRESSURE: PSI "some avg10" when above memory pressure limit */
+struct rp_pressure {
+	int32_t			 avg10;		/* hundredths of a percent */
+	int32_t			 limit;
+};
+
+/*
+ * The memory budget as runtimed keeps it, for show stats and /metrics.
+ * Suspends are counted by reason, since runtimed started.
+ */
+enum budget_suspend {
+	SUSPEND_IDLE = 0,
+	SUSPEND_BUDGET,
+	SUSPEND_PRESSURE,
+	SUSPEND_OPERATOR,
+	SUSPEND_REASONS
+};
+#define BUDGET_WAIT_BOUNDS	10	/* queue wait histogram */
+struct rt_budget {
+	int64_t			 budget;	/* bytes; 0: none */
+	int64_t			 in_use;	/* charged to what runs */
+	int64_t			 max_wakes;	/* 0: no cap */
+	uint32_t		 waking;	/* starting now */
+	uint32_t		 queued;	/* wakes waiting now */
+	uint64_t		 queued_total;	/* wakes that had to wait */
+	uint64_t		 queue_timeouts; /* waited their wake timeout */
+	uint64_t		 wait_hist[BUDGET_WAIT_BOUNDS + 1]; /* +Inf */
+	double			 wait_sum;	/* seconds */
+	double			 wait_max;	/* seconds */
+	uint64_t		 suspends[SUSPEND_REASONS];
 };
 
 /* the uid (and gid) of a process workload that names no user */
@@ -852,8 +995,16 @@ struct ctl_workload {
 	/* what the reaper waits for: global filled in; 0: never */
 	int64_t			 idle_effective;
 	int32_t			 reason;	/* enum rt_reason: of state */
+	int32_t			 pad;
 	int64_t			 backoff_until;	/* wall clock: no wake by a
 						   request before; 0: none */
+	char			 drift[RT_DRIFT_MAX]; /* running: what of its
+						   definition changed since
+						   it started; "" none */
+	char			 listens[128];	/* its TCP listeners,
+						   "ADDRESS:PORT,...", cut */
+	int64_t			 memory;	/* last run's peak; 0: none */
+	int64_t			 memory_estimate; /* 0: none */
 };
 
 struct ctl_transition {
@@ -912,6 +1063,7 @@ struct ctl_listener {
 	int			 api;
 	int			 tls;
 	int			 http2;		/* LISTENER_H2_* */
+	char			 workload[ORCHD_NAME_MAX]; /* "": HTTP */
 };
 
 /*
@@ -989,7 +1141,17 @@ struct rt_purge {
 	char			 image[CTL_IMAGE_MAX];
 };
 
-/* the parent's answer to IMSG_API_CREATE or IMSG_API_DELETE */
+/*
+ * IMSG_API_UPDATE: PUT (the whole definition) or PATCH (an RFC 7396
+ * merge patch of it) of workload name; the JSON text follows
+ */
+struct api_update {
+	char			 name[ORCHD_NAME_MAX];
+	int32_t			 patch;
+	int32_t			 pad;
+};
+
+/* the parent's answer to IMSG_API_CREATE, _DELETE or _UPDATE */
 struct api_result {
 	int32_t			 status;	/* HTTP: 200, 201, 400, 409... */
 	char			 msg[CTL_MSG_MAX]; /* the error, if any */
@@ -1017,6 +1179,8 @@ struct workload_conf	*workload_pack(const struct workload_conf *);
 int			 workload_validate(const struct workload_conf *,
 			    char *, size_t);
 char			*workload_to_json(const struct workload_conf *);
+int			 workload_diff(const struct workload_conf *,
+			    const struct workload_conf *, char *, size_t);
 const char		*workload_pull_name(int);
 int			 workload_pull_parse(const char *);
 struct workload_conf	*workload_from_json(const char *, size_t, char *,
@@ -1024,7 +1188,15 @@ struct workload_conf	*workload_from_json(const char *, size_t, char *,
 uint16_t		 workload_upstream_port(const struct workload_conf *);
 int			 valid_network_name(const char *);
 int			 strlist_add(struct strlist *, const char *);
+int			 listen_split(const char *, char *, size_t, int *);
 void			 strlist_free(struct strlist *);
+
+/* common/budget.c: the memory budget's shared arithmetic */
+extern const double	 budget_wait_bounds[BUDGET_WAIT_BOUNDS];
+int64_t		 memory_estimate_next(int64_t, int64_t);
+int		 budget_wait_bucket(double);
+int		 parse_percent(const char *, int64_t *, const char **);
+char		*fmt_percent(int64_t, char *, size_t);
 
 /* common/filter.c: "ignore" rules, their patterns and networks */
 int		 glob_valid(const char *);

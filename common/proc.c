@@ -454,11 +454,35 @@ proc_child_ready(struct privsep *ps)
 		fatal("%s: compose", __func__);
 }
 
+/*
+ * The length of the command line a program was started with: a title
+ * shorter than it would make setproctitle() mark the old end with a dot
+ * for Linux's /proc/PID/cmdline, and ps would show "orchd: store     .".
+ * Padded with spaces to that length, the title shows alone.
+ */
+static int	proc_title_width;
+
+void
+proc_title_init(int argc, char **argv)
+{
+	extern char	**environ;
+
+	if (argc > 0 && argv[argc - 1] != NULL)
+		proc_title_width = argv[argc - 1] +
+		    strlen(argv[argc - 1]) - argv[0];
+	if (proc_title_width < 0 || proc_title_width > 4096)
+		proc_title_width = 0;	/* not one block: no padding */
+	setproctitle_init(argc, argv, environ);
+}
+
 /* "ps" shows "orchd: gateway" whatever the binary is called */
 void
 proc_title(const char *name)
 {
-	setproctitle("-orchd: %s", name);
+	char	title[64];
+
+	(void)snprintf(title, sizeof(title), "orchd: %s", name);
+	setproctitle("-%-*s", proc_title_width, title);
 }
 
 void

@@ -106,6 +106,7 @@ void		 timer_disarm(struct event **);
 void		 proc_child_init(struct privsep *, enum privsep_procid,
 		    const struct proc_handler *, size_t);
 void		 proc_child_ready(struct privsep *);
+void		 proc_title_init(int, char **);
 void		 proc_title(const char *);
 
 /*

@@ -272,6 +272,17 @@ sandbox_rules(scmp_filter_ctx ctx, unsigned int promises)
 		sb_allow(ctx, "kill", 0, SCMP_CMP_EQ, (uint32_t)sb_pid, 0);
 		sb_allow(ctx, "tgkill", 0, SCMP_CMP_EQ, (uint32_t)sb_pid, 0);
 	}
+	/*
+	 * The gateway's raw TCP (gatewayd/tcp.c): pipes made non-blocking
+	 * and close-on-exec, bytes spliced without blocking.  No vmsplice
+	 * or tee: nothing of the process's memory goes into a pipe.
+	 */
+	if (promises & SB_SPLICE) {
+		sb_allow(ctx, "pipe2", 1, SCMP_CMP_EQ, O_NONBLOCK | O_CLOEXEC,
+		    0);
+		sb_allow(ctx, "splice", 5, SCMP_CMP_EQ, SPLICE_F_MOVE |
+		    SPLICE_F_NONBLOCK, 0);
+	}
 	if (promises & SB_FLOCK)
 		for (i = 0; i < nitems(lock_fcntl); i++)
 			sb_allow(ctx, "fcntl", 1, SCMP_CMP_EQ,

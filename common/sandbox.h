@@ -17,13 +17,15 @@
 #define SB_CPATH	0x0080	/* create, rename and remove files */
 #define SB_FLOCK	0x0100	/* fcntl record locks, flock */
 #define SB_ACCEPT	0x0200	/* accept on listening sockets passed in */
+#define SB_SPLICE	0x0800	/* non-blocking pipes, splice(2) through them */
 
 /*
  * The sets of the children that talk to the network, here so that
  * regress/e2e/sandboxtest.c tries the very same.  No process of ours
  * binds or listens: the parent does, and passes the listeners on.
  */
-#define SB_GATEWAY	(SB_STDIO | SB_INET | SB_ACCEPT | SB_RECVFD)
+#define SB_GATEWAY	(SB_STDIO | SB_INET | SB_ACCEPT | SB_RECVFD | \
+			    SB_SPLICE)
 #define SB_RUNTIME	(SB_STDIO | SB_INET | SB_UNIX)
 
 /* before chroot: what the report of a forbidden call needs (privdrop) */

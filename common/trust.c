@@ -201,6 +201,9 @@ check_all(const char *orig, const char *path, int resolved,
 	if (check_one(orig, path, resolved, conf->logdir, "the log directory",
 	    why, len) == -1)
 		return (-1);
+	if (check_one(orig, path, resolved, conf->access_log, "the access log",
+	    why, len) == -1)
+		return (-1);
 	return (0);
 }
 

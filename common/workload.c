@@ -52,6 +52,7 @@ workload_new(const char *name)
 	TAILQ_INIT(&wl->depends);
 	TAILQ_INIT(&wl->constraints);
 	wl->replicas = 1;
+	TAILQ_INIT(&wl->listens);
 	wl->network = NETWORK_BRIDGE;
 	wl->health = HEALTH_TCP;
 	wl->health_interval = -1;
@@ -67,6 +68,7 @@ workload_new(const char *name)
 	wl->pull = -1;
 	wl->pull_timeout = -1;
 	wl->expire_after = -1;
+	wl->on_change = -1;
 	if ((wl->address = strdup(WL_DEFAULT_ADDRESS)) == NULL) {
 		free(wl);
 		return (NULL);
@@ -90,6 +92,7 @@ workload_free(struct workload_conf *wl)
 	ignore_free(&wl->ignores);
 	strlist_free(&wl->depends);
 	strlist_free(&wl->constraints);
+	strlist_free(&wl->listens);
 	while ((v = TAILQ_FIRST(&wl->volumes)) != NULL) {
 		TAILQ_REMOVE(&wl->volumes, v, entry);
 		free(v->host);
@@ -251,6 +254,47 @@ workload_upstream_port(const struct workload_conf *wl)
 	return (wl->publish != 0 ? wl->publish : wl->port);
 }
 
+/*
+ * A workload's TCP listener, "ADDRESS:PORT": ADDRESS as "listen on" has
+ * it (a numeric IPv4 address, an IPv6 one in brackets, localhost or *),
+ * copied to addr; PORT from 1 to 65535.  0, or -1 if s is not one.
+ */
+int
+listen_split(const char *s, char *addr, size_t addrlen, int *port)
+{
+	struct in_addr	 in4;
+	struct in6_addr	 in6;
+	const char	*colon, *p;
+	char		 buf[INET6_ADDRSTRLEN + 2];
+	size_t		 len;
+	int		 n = 0;
+
+	if ((colon = strrchr(s, ':')) == NULL || colon[1] == '\0' ||
+	    (len = colon - s) == 0 || len >= sizeof(buf) || len >= addrlen)
+		return (-1);
+	for (p = colon + 1; *p != '\0'; p++) {
+		if (!isdigit((unsigned char)*p) || (n = n * 10 + *p - '0') >
+		    65535)
+			return (-1);
+	}
+	if (n < 1)
+		return (-1);
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (strcmp(buf, "localhost") != 0 && strcmp(buf, "*") != 0 &&
+	    inet_pton(AF_INET, buf, &in4) != 1) {
+		if (len < 3 || buf[0] != '[' || buf[len - 1] != ']')
+			return (-1);
+		buf[len - 1] = '\0';
+		if (inet_pton(AF_INET6, buf + 1, &in6) != 1)
+			return (-1);
+		buf[len - 1] = ']';
+	}
+	memcpy(addr, buf, len + 1);
+	*port = n;
+	return (0);
+}
+
 /* a user name or, for docker, "user:group" or numeric ids */
 static int
 valid_user(const char *s, int docker)
@@ -409,6 +453,34 @@ validate_swarm(const struct workload_conf *wl, size_t *total, char *errbuf,
 	return (0);
 }
 
+/* its TCP listeners: each "ADDRESS:PORT", none twice, a few at most */
+static int
+listens_validate(const struct strlist *l, size_t *total, char *errbuf,
+    size_t len)
+{
+	const struct strentry	*e, *f;
+	char			 addr[INET6_ADDRSTRLEN + 2];
+	int			 n = 0, port;
+
+	TAILQ_FOREACH(e, l, entry) {
+		if (++n > ORCHD_LISTEN_MAX)
+			return (fail(errbuf, len, "more than %d listen on",
+			    ORCHD_LISTEN_MAX));
+		if (listen_split(e->str, addr, sizeof(addr), &port) == -1)
+			return (fail(errbuf, len, "listen \"%s\": must be "
+			    "ADDRESS:PORT, ADDRESS a numeric IPv4 address, an "
+			    "IPv6 one in brackets, localhost or *",
+			    valid_text(e->str) ? e->str : "?"));
+		for (f = TAILQ_NEXT(e, entry); f != NULL;
+		    f = TAILQ_NEXT(f, entry))
+			if (strcmp(e->str, f->str) == 0)
+				return (fail(errbuf, len, "listen \"%s\" "
+				    "listed twice", e->str));
+		*total += strlen(e->str) + 8;
+	}
+	return (0);
+}
+
 int
 workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 {
@@ -428,7 +500,8 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		return (-1);
 	if (wl->source != SOURCE_CONFIG && wl->source != SOURCE_API)
 		return (fail(errbuf, len, "invalid source"));
-	if (TAILQ_EMPTY(&wl->hosts))
+	/* one reached by its TCP listeners alone needs no host */
+	if (TAILQ_EMPTY(&wl->hosts) && TAILQ_EMPTY(&wl->listens))
 		return (fail(errbuf, len, "at least one host is required"));
 	TAILQ_FOREACH(e, &wl->hosts, entry) {
 		if (!valid_host_pattern(e->str))
@@ -619,6 +692,10 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		return (fail(errbuf, len, "pull timeout must be positive"));
 	if (wl->expire_after < -1)
 		return (fail(errbuf, len, "invalid expire after"));
+	if (wl->on_change < -1 || wl->on_change > ON_CHANGE_RESTART)
+		return (fail(errbuf, len, "invalid on change"));
+	if (listens_validate(&wl->listens, &total, errbuf, len) == -1)
+		return (-1);
 	if (total > WL_SIZE_MAX)
 		return (fail(errbuf, len, "workload too large"));
 	return (0);
@@ -650,6 +727,119 @@ workload_pull_parse(const char *s)
 		if (strcmp(s, workload_pull_name(i)) == 0)
 			return (i);
 	return (-1);
+}
+
+/*
+ * Drift: what a running instance, started with definition a, lacks of
+ * definition b.  Only what the instance itself is made of counts: the
+ * rest (hosts, timeouts, keep warm, ignores, liveness) takes effect
+ * without a restart.  The names are those of the JSON form.
+ */
+
+static int
+str_differ(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return (a != b);
+	return (strcmp(a, b) != 0);
+}
+
+static int
+strlist_differ(const struct strlist *a, const struct strlist *b)
+{
+	const struct strentry	*x, *y;
+
+	for (x = TAILQ_FIRST(a), y = TAILQ_FIRST(b); x != NULL && y != NULL;
+	    x = TAILQ_NEXT(x, entry), y = TAILQ_NEXT(y, entry))
+		if (strcmp(x->str, y->str) != 0)
+			return (1);
+	return (x != y);
+}
+
+static int
+volumes_differ(const struct volumelist *a, const struct volumelist *b)
+{
+	const struct volume	*x, *y;
+
+	for (x = TAILQ_FIRST(a), y = TAILQ_FIRST(b); x != NULL && y != NULL;
+	    x = TAILQ_NEXT(x, entry), y = TAILQ_NEXT(y, entry))
+		if (str_differ(x->host, y->host) ||
+		    str_differ(x->container, y->container))
+			return (1);
+	return (x != y);
+}
+
+/* "name" after those in buf, comma-separated; cut with "..." at len */
+static void
+diff_add(char *buf, size_t len, const char *name, int *n)
+{
+	size_t	 used;
+
+	(*n)++;
+	if (len == 0)
+		return;
+	used = strlen(buf);
+	if (used >= 3 && strcmp(buf + used - 3, "...") == 0)
+		return;		/* cut already */
+	if ((*n > 1 && strlcat(buf, ", ", len) >= len) ||
+	    strlcat(buf, name, len) >= len) {
+		buf[used] = '\0';
+		if (used + 6 <= len)
+			(void)strlcat(buf, used > 0 ? ", ..." : "...", len);
+	}
+}
+
+/*
+ * The fields of a's instance that b changes, "command, port", in buf;
+ * their number, 0 when b runs as a does.
+ */
+int
+workload_diff(const struct workload_conf *a, const struct workload_conf *b,
+    char *buf, size_t len)
+{
+	int	 n = 0;
+
+	if (len > 0)
+		buf[0] = '\0';
+	if (a->driver != b->driver)
+		diff_add(buf, len, "driver", &n);
+	if (str_differ(a->command, b->command))
+		diff_add(buf, len, "command", &n);
+	if (str_differ(a->image, b->image))
+		diff_add(buf, len, "image", &n);
+	if (str_differ(a->runtime, b->runtime))
+		diff_add(buf, len, "runtime", &n);
+	if (a->network != b->network || str_differ(a->netname, b->netname))
+		diff_add(buf, len, "network", &n);
+	if (strlist_differ(&a->env, &b->env))
+		diff_add(buf, len, "env", &n);
+	if (volumes_differ(&a->volumes, &b->volumes))
+		diff_add(buf, len, "volumes", &n);
+	if (str_differ(a->user, b->user))
+		diff_add(buf, len, "user", &n);
+	if (str_differ(a->directory, b->directory))
+		diff_add(buf, len, "directory", &n);
+	if (str_differ(a->address, b->address))
+		diff_add(buf, len, "address", &n);
+	if (a->port != b->port)
+		diff_add(buf, len, "port", &n);
+	if (a->publish != b->publish)
+		diff_add(buf, len, "publish", &n);
+	if (a->memory != b->memory)
+		diff_add(buf, len, "memory", &n);
+	if (a->stop_signal != b->stop_signal)
+		diff_add(buf, len, "stop_signal", &n);
+	if (a->stop_timeout != b->stop_timeout)
+		diff_add(buf, len, "stop_timeout", &n);
+	if (a->init != b->init)
+		diff_add(buf, len, "init", &n);
+	if (a->allow_root != b->allow_root)
+		diff_add(buf, len, "allow_root", &n);
+	if (a->replicas != b->replicas)
+		diff_add(buf, len, "replicas", &n);
+	if (strlist_differ(&a->constraints, &b->constraints))
+		diff_add(buf, len, "constraints", &n);
+	return (n);
 }
 
 /*
@@ -820,7 +1010,12 @@ workload_to_json(const struct workload_conf *wl)
 		    json_integer(wl->expire_after));
 	if (wl->upstream_h2c)
 		r |= json_object_set_new(o, "upstream", json_string("h2c"));
+	if (wl->on_change != -1)
+		r |= set_str(o, "on_change", wl->on_change ==
+		    ON_CHANGE_RESTART ? "restart" : "next_wake");
 	/* only when set: the API never may, and most never do */
+	if (!TAILQ_EMPTY(&wl->listens))
+		r |= set_strlist(o, "listen", &wl->listens);
 	if (wl->allow_root)
 		r |= json_object_set_new(o, "allow_root", json_true());
 	if (r == 0)
@@ -1416,6 +1611,32 @@ j_upstream(struct workload_conf *wl, const char *key, json_t *v,
 	return (0);
 }
 
+/* "restart" or "next_wake"; "next wake" too, as orchd.conf says it */
+static int
+j_on_change(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	const char	*s = json_string_value(v);
+
+	if (s != NULL && strcmp(s, "restart") == 0)
+		wl->on_change = ON_CHANGE_RESTART;
+	else if (s != NULL && (strcmp(s, "next_wake") == 0 ||
+	    strcmp(s, "next wake") == 0))
+		wl->on_change = ON_CHANGE_NEXT_WAKE;
+	else
+		return (fail(errbuf, len, "field \"%s\": must be \"restart\" "
+		    "or \"next_wake\"", key));
+	return (0);
+}
+
+/* ["127.0.0.1:5432"]: orchd.conf's; the parent's policy refuses it */
+static int
+j_listen(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	return (j_strlist(key, v, &wl->listens, errbuf, len));
+}
+
 static const struct jfield jfields[] = {
 	{ "name",		j_name },
 	{ "driver",		j_driver },
@@ -1458,6 +1679,8 @@ static const struct jfield jfields[] = {
 	{ "constraints",	j_constraints },
 	{ "expire_after",	j_expire_after },
 	{ "upstream",		j_upstream },
+	{ "on_change",		j_on_change },
+	{ "listen",		j_listen },
 };
 
 struct workload_conf *

@@ -19,7 +19,7 @@
  * size below is brought up to date, so that one is not forgotten.
  */
 #ifdef __LP64__
-_Static_assert(sizeof(struct workload_conf) == 416,
+_Static_assert(sizeof(struct workload_conf) == 432,
     "struct workload_conf changed: update workload_pack()");
 #endif
 
@@ -123,7 +123,8 @@ pack_size(const struct workload_conf *wc, size_t *objs)
 	*objs = 0;
 	n = strlist_size(&wc->hosts, objs) + strlist_size(&wc->env, objs) +
 	    strlist_size(&wc->depends, objs) +
-	    strlist_size(&wc->constraints, objs);
+	    strlist_size(&wc->constraints, objs) +
+	    strlist_size(&wc->listens, objs);
 	TAILQ_FOREACH(v, &wc->volumes, entry) {
 		*objs += sizeof(*v);
 		n += str_size(v->host) + str_size(v->container);
@@ -160,6 +161,7 @@ workload_pack(const struct workload_conf *wc)
 	pack_strlist(&pk, &n->env, &wc->env);
 	pack_strlist(&pk, &n->depends, &wc->depends);
 	pack_strlist(&pk, &n->constraints, &wc->constraints);
+	pack_strlist(&pk, &n->listens, &wc->listens);
 	pack_volumes(&pk, &n->volumes, &wc->volumes);
 	pack_ignores(&pk, &n->ignores, &wc->ignores);
 	n->command = pack_str(&pk, wc->command);

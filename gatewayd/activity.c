@@ -3,11 +3,16 @@
  * (parked ones included), open tunnels and the last time a request started
  * or ended.  Counting is a few increments on the request path; what
  * changed goes to the reaper in one message per GW_FLUSH_INTERVAL at most,
- * however busy the gateway is.
+ * however busy the gateway is, and the same message to runtimed, whose
+ * memory budget suspends idle workloads least recently used first.  A
+ * workload runtimed wanted to suspend and found busy is told about at
+ * once when its last request ends: a wake may be waiting for its room.
  *
  * What is not use is not counted: a request matching an "ignore" rule
  * (ignore.c) never begins here, and a tunnel with no byte either way for
  * its workload's tunnel idle timeout stops counting until its next byte.
+ * A connection to a workload's own TCP listener (tcp.c) is such a tunnel
+ * from its accept, in flight but not an upgraded one.
  */
 
 #include <string.h>
@@ -18,6 +23,16 @@
 
 #define ACTIVITY_PER_MSG	((ORCHD_IMSG_MAXSIZE - IMSG_HEADER_SIZE) / \
 				    sizeof(struct gw_activity))
+
+/* the reaper and runtimed get the same batch */
+static void
+activity_send(const struct gw_activity *batch, size_t n)
+{
+	if (proc_compose(gw->ps, PROC_REAPER, IMSG_GW_ACTIVITY, 0, -1, batch,
+	    n * sizeof(batch[0])) == -1 || proc_compose(gw->ps, PROC_RUNTIME,
+	    IMSG_GW_ACTIVITY, 0, -1, batch, n * sizeof(batch[0])) == -1)
+		log_warn("%s: compose", __func__);
+}
 
 static void
 activity_flush(int fd, short event, void *arg)
@@ -35,14 +50,12 @@ activity_flush(int fd, short event, void *arg)
 		batch[n].inflight = wl->inflight;
 		batch[n].upgraded = wl->upgraded;
 		if (++n == nitems(batch)) {
-			proc_compose(gw->ps, PROC_REAPER, IMSG_GW_ACTIVITY, 0,
-			    -1, batch, n * sizeof(batch[0]));
+			activity_send(batch, n);
 			n = 0;
 		}
 	}
-	if (n > 0 && proc_compose(gw->ps, PROC_REAPER, IMSG_GW_ACTIVITY, 0,
-	    -1, batch, n * sizeof(batch[0])) == -1)
-		log_warn("%s: compose", __func__);
+	if (n > 0)
+		activity_send(batch, n);
 }
 
 void
@@ -61,6 +74,23 @@ activity_dirty(struct gw_workload *wl)
 		wl->dirty = 1;
 		TAILQ_INSERT_TAIL(&gw->dirty, wl, dirty_entry);
 	}
+}
+
+/* runtimed asked and it was busy: now it is idle, say so now */
+static void
+activity_idle_now(struct gw_workload *wl)
+{
+	struct gw_activity	 act;
+
+	if (!wl->drain_watch || wl->inflight > 0 || wl->upgraded > 0)
+		return;
+	wl->drain_watch = 0;
+	memset(&act, 0, sizeof(act));
+	strlcpy(act.name, wl->name, sizeof(act.name));
+	act.last_seen = wl->last_seen;
+	if (proc_compose(gw->ps, PROC_RUNTIME, IMSG_GW_ACTIVITY, 0, -1, &act,
+	    sizeof(act)) == -1)
+		log_warn("%s: compose", __func__);
 }
 
 void
@@ -85,6 +115,8 @@ activity_begin(struct gw_conn *c)
 void
 activity_end(struct gw_conn *c)
 {
+	/* counted or not, it is no longer in flight to its instance */
+	instance_unbind(c);
 	if (!c->counted || c->wl == NULL)
 		return;
 	c->counted = 0;
@@ -94,6 +126,7 @@ activity_end(struct gw_conn *c)
 		c->wl->upgraded--;
 	}
 	activity_touch(c->wl);
+	activity_idle_now(c->wl);
 }
 
 /*
@@ -111,13 +144,17 @@ activity_tunnel(struct gw_conn *c)
 		return;
 	if (c->tunnel_idle) {
 		c->tunnel_idle = 0;
-		c->counted = c->tunnel = 1;
+		c->counted = 1;
 		wl->inflight++;
-		wl->upgraded++;
+		if (c->tcp == NULL) {
+			c->tunnel = 1;
+			wl->upgraded++;
+		}
 		activity_touch(wl);
 		log_debug("%s: tunnel to %s in use again", c->peer, wl->name);
 	}
-	if (c->tunnel && wl->tunnel_idle > 0)
+	if ((c->tunnel || (c->tcp != NULL && c->counted)) &&
+	    wl->tunnel_idle > 0)
 		conn_timer(c, wl->tunnel_idle);
 }
 
@@ -132,16 +169,18 @@ activity_tunnel_idle(struct gw_conn *c)
 	struct gw_workload	*wl = c->wl;
 	time_t			 last;
 
-	if (wl == NULL || !c->counted || !c->tunnel)
+	if (wl == NULL || !c->counted || (!c->tunnel && c->tcp == NULL))
 		return;
+	if (c->tunnel)
+		wl->upgraded--;
 	c->counted = c->tunnel = 0;
 	c->tunnel_idle = 1;
 	wl->inflight--;
-	wl->upgraded--;
 	last = time(NULL) - wl->tunnel_idle;
 	if (last > wl->last_seen)
 		wl->last_seen = last;
 	activity_dirty(wl);
+	activity_idle_now(wl);
 	log_debug("%s: tunnel to %s silent for %llds, no longer use", c->peer,
 	    wl->name, (long long)wl->tunnel_idle);
 }

@@ -158,6 +158,7 @@ api_head(struct api_req *r, int status, const char *ctype, const char *extra,
 	    close ? "Connection: close\r\n" : c->version == 10 ?
 	    "Connection: keep-alive\r\n" : "");
 	metrics_api(status);
+	accesslog_status(c, status, 0);
 }
 
 /* the body after api_head(): none to a HEAD, whose head says its length */

@@ -27,7 +27,8 @@
 #define API_REQS_MAX		256	/* waiting on another process */
 #define API_LOGS_STREAMS_MAX	8	/* log answers at once */
 #define API_STORE_WAIT		5	/* seconds for the store */
-#define API_PARENT_WAIT		30	/* ... the parent, create, delete */
+#define API_PARENT_WAIT		30	/* ... the parent, create, delete,
+						   update */
 #define API_RUNTIME_WAIT	15	/* ... runtimed, keepwarm */
 #define API_SUSPEND_WAIT	60	/* ... a suspend (stop grace) */
 #define API_LOGS_WAIT		30	/* ... between two pieces of log */
@@ -60,7 +61,9 @@ enum api_op {
 	API_HISTORY,			/* GET .../{id}/history */
 	API_METRICS,			/* GET /metrics */
 	API_HEALTHZ,			/* GET /healthz */
-	API_EVENTS			/* GET /v1/events */
+	API_EVENTS,			/* GET /v1/events */
+	API_UPDATE,			/* PUT /v1/workloads/{id} */
+	API_PATCH			/* PATCH /v1/workloads/{id} */
 };
 
 /* what a request line asks for: an op, or the error to answer */

@@ -32,7 +32,11 @@ static const char *const api_reasons[] = {
 	[RT_REASON_DEPENDENCY] = "dependency",
 	[RT_REASON_RESTART] = "restart",
 	[RT_REASON_UNHEALTHY] = "unhealthy",
-	[RT_REASON_EXPIRED] = "expired"
+	[RT_REASON_EXPIRED] = "expired",
+	[RT_REASON_REPLACED] = "replaced",
+	[RT_REASON_BUDGET] = "budget",
+	[RT_REASON_PRESSURE] = "pressure",
+	[RT_REASON_NO_ROOM] = "no_room"
 };
 
 const char *
@@ -81,6 +85,30 @@ definition(const struct workload_conf *wc)
 	return (def);
 }
 
+/* "command, port" as ["command", "port"]: what changed since it started */
+static json_t *
+drift_json(const char *fields, size_t len)
+{
+	json_t		*a;
+	const char	*p = fields, *end = fields + strnlen(fields, len), *c;
+
+	if ((a = json_array()) == NULL)
+		return (NULL);
+	while (p < end) {
+		if ((c = memchr(p, ',', end - p)) == NULL)
+			c = end;
+		while (p < c && *p == ' ')
+			p++;
+		if (c > p && json_array_append_new(a, json_stringn(p,
+		    c - p)) == -1) {
+			json_decref(a);
+			return (NULL);
+		}
+		p = c + 1;
+	}
+	return (a);
+}
+
 /*
  * wc as the gateway runs it, cw as the store remembers it, with the
  * gateway's fresher state and last request already merged in by the
@@ -120,6 +148,8 @@ apij_workload(const struct workload_conf *wc, const struct ctl_workload *cw,
 	if (cw->msg[0] != '\0')
 		r |= json_object_set_new(o, "message",
 		    json_stringn(cw->msg, strnlen(cw->msg, sizeof(cw->msg))));
+	r |= json_object_set_new(o, "drift", drift_json(cw->drift,
+	    sizeof(cw->drift)));
 	/* the rest of the definition: the driver's fields */
 	r |= json_object_update_missing(o, def);
 	json_decref(def);

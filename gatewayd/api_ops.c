@@ -4,8 +4,9 @@
  *
  *	list, get, history	the store (IMSG_CTL_SHOW_*), merged with the
  *				gateway's fresher state and last request
- *	create, delete		the parent (IMSG_API_CREATE, _DELETE), which
- *				validates, stores and configures
+ *	create, delete,		the parent (IMSG_API_CREATE, _DELETE,
+ *	update			_UPDATE), which validates, stores and
+ *				configures
  *	wake, suspend, keepwarm	runtimed (IMSG_CTL_*), answered when done
  *	logs			the parent (IMSG_CTL_LOGS), streamed out
  *	metrics			the gateway itself (metrics.c)
@@ -123,6 +124,7 @@ api_recv_workload(struct imsgev *iev, struct imsg *imsg)
 	cw.name[sizeof(cw.name) - 1] = '\0';
 	cw.hosts[sizeof(cw.hosts) - 1] = '\0';
 	cw.msg[sizeof(cw.msg) - 1] = '\0';
+	cw.drift[sizeof(cw.drift) - 1] = '\0';
 	/* only what runs now: the store may know a removed one a moment */
 	if ((wl = api_workload(cw.name)) == NULL)
 		return;
@@ -208,7 +210,7 @@ api_recv_history(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
- * The parent: create and delete.
+ * The parent: create, update and delete.
  */
 
 static void
@@ -254,6 +256,65 @@ api_create(struct api_req *r)
 	free(text);
 }
 
+/*
+ * PUT and PATCH: the body must be a JSON object; the parent merges a
+ * PATCH into the definition as it is when the change's turn comes, and
+ * checks the result as a create's.
+ */
+static void
+api_update(struct api_req *r)
+{
+	struct api_update	 au;
+	json_error_t		 jerr;
+	json_t			*o;
+	char			*text, *buf, msg[256];
+	size_t			 len = r->body != NULL ?
+				    evbuffer_get_length(r->body) : 0;
+	size_t			 tlen;
+
+	if (len == 0) {
+		api_error(r, 400, "a JSON body is required", NULL);
+		return;
+	}
+	if ((o = json_loadb((const char *)evbuffer_pullup(r->body, -1), len,
+	    JSON_REJECT_DUPLICATES, &jerr)) == NULL) {
+		snprintf(msg, sizeof(msg), "invalid JSON: %s (line %d, "
+		    "column %d)", jerr.text, jerr.line, jerr.column);
+		api_error(r, 400, msg, NULL);
+		return;
+	}
+	if (!json_is_object(o)) {
+		json_decref(o);
+		api_error(r, 400, "expected a JSON object", NULL);
+		return;
+	}
+	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (text == NULL) {
+		api_error(r, 503, "out of memory", RETRY_AFTER);
+		return;
+	}
+	if ((tlen = strlen(text)) > ORCHD_API_JSON_MAX) {
+		free(text);
+		api_error(r, 413, "workload too large", NULL);
+		return;
+	}
+	if ((buf = malloc(sizeof(au) + tlen)) == NULL) {
+		free(text);
+		api_error(r, 503, "out of memory", RETRY_AFTER);
+		return;
+	}
+	memset(&au, 0, sizeof(au));
+	strlcpy(au.name, r->t.name, sizeof(au.name));
+	au.patch = r->t.op == API_PATCH;
+	memcpy(buf, &au, sizeof(au));
+	memcpy(buf + sizeof(au), text, tlen);
+	(void)api_ask(r, PROC_PARENT, IMSG_API_UPDATE, buf, sizeof(au) + tlen,
+	    API_PARENT_WAIT);
+	free(buf);
+	free(text);
+}
+
 static void
 api_delete(struct api_req *r)
 {
@@ -274,7 +335,8 @@ api_recv_result(struct imsgev *iev, struct imsg *imsg)
 	char			 loc[128];
 
 	if ((r = api_answered(iev, imsg, PROC_PARENT)) == NULL ||
-	    (r->t.op != API_CREATE && r->t.op != API_DELETE))
+	    (r->t.op != API_CREATE && r->t.op != API_DELETE &&
+	    r->t.op != API_UPDATE && r->t.op != API_PATCH))
 		return;
 	(void)imsg_get_data(imsg, &res, sizeof(res));
 	res.msg[sizeof(res.msg) - 1] = '\0';
@@ -290,8 +352,17 @@ api_recv_result(struct imsgev *iev, struct imsg *imsg)
 			    r->t.name), loc);
 		break;
 	case 200:
-		api_json(r, 200, json_pack("{s:s, s:b}", "name", r->t.name,
-		    "deleted", 1), NULL);
+		if (r->t.op == API_DELETE) {
+			api_json(r, 200, json_pack("{s:s, s:b}", "name",
+			    r->t.name, "deleted", 1), NULL);
+			break;
+		}
+		/* updated: the new definition, running here already */
+		if ((wl = api_workload(r->t.name)) != NULL)
+			api_json(r, 200, api_workload_json(wl, NULL), NULL);
+		else
+			api_json(r, 200, json_pack("{s:s}", "name",
+			    r->t.name), NULL);
 		break;
 	default:
 		if (res.status < 400 || res.status > 599)
@@ -685,6 +756,10 @@ api_dispatch(struct api_req *r)
 		break;
 	case API_DELETE:
 		api_delete(r);
+		break;
+	case API_UPDATE:
+	case API_PATCH:
+		api_update(r);
 		break;
 	case API_KEEPWARM:
 	case API_WAKE:

@@ -97,9 +97,13 @@ route_workload(enum http_method meth, const char *rest, size_t len,
 			t->op = API_GET;
 		else if (meth == HTTP_M_DELETE)
 			t->op = API_DELETE;
+		else if (meth == HTTP_M_PUT)
+			t->op = API_UPDATE;
+		else if (meth == HTTP_M_PATCH)
+			t->op = API_PATCH;
 		else
 			return (route_fail(t, 405, "method not allowed",
-			    "GET, DELETE"));
+			    "GET, PUT, PATCH, DELETE"));
 		return (0);
 	}
 	rest = slash + 1;

@@ -19,7 +19,9 @@
  * that has waited longest, as nginx reuses its idle connections; with
  * none idle the listeners stop accepting until a connection closes or
  * turns idle.  Over "max connections per address" a new connection is
- * closed at once, after a best-effort 503 on a plain listener.
+ * closed at once, after a best-effort 503 on a plain listener.  Both
+ * count the connections of workloads' own TCP listeners too, which are
+ * handed to tcp.c once accepted and never see HTTP.
  */
 
 #include <sys/socket.h>
@@ -299,7 +301,7 @@ conn_refuse(int s, struct gw_listener *l, const char *peer)
 	    "503 Service Unavailable\n";
 
 	log_debug("%s: over max connections per address", peer);
-	if (!l->conf.tls)
+	if (!l->conf.tls && l->conf.workload[0] == '\0')
 		(void)send(s, busy, sizeof(busy) - 1, MSG_DONTWAIT |
 		    MSG_NOSIGNAL);
 	close(s);
@@ -367,6 +369,10 @@ conn_accept(int fd, short event, void *arg)
 	c->fresh = 1;
 	gw->nconns++;
 	accept_update();
+	if (l->conf.workload[0] != '\0') {
+		tcp_accept(c, l->conf.workload);
+		return;
+	}
 	if (l->conf.tls && tls_conn_accept(c) == -1) {
 		conn_close(c);
 		return;
@@ -512,8 +518,10 @@ conn_flush(struct gw_conn *c)
 	}
 	if (c->tls == NULL && !c->tls_rw && evbuffer_get_length(c->out) > 0 &&
 	    !event_pending(&c->wev, EV_WRITE, NULL)) {
-		if ((n = evbuffer_write(c->out, c->fd)) > 0)
+		if ((n = evbuffer_write(c->out, c->fd)) > 0) {
 			metrics_tx(c, n);
+			c->tx_total += n;
+		}
 		if (n == -1 && errno != EAGAIN && errno != EINTR) {
 			event_active(&c->wev, EV_WRITE, 1);
 			return;
@@ -535,6 +543,8 @@ conn_close(struct gw_conn *c)
 	}
 	if (c->state == CONN_PARKED)
 		wake_unpark(c);
+	accesslog_end(c, 1);
+	tcp_close(c);
 	h2_conn_closed(c);
 	api_conn_closed(c);
 	metrics_request_end(c);
@@ -580,6 +590,7 @@ conn_finish(struct gw_conn *c)
 		return;
 	}
 	metrics_request_end(c);
+	accesslog_end(c, 0);
 	activity_end(c);
 	proxy_upstream_close(c);
 	head_put(c->req);
@@ -666,6 +677,7 @@ conn_respond_text(struct gw_conn *c, int status, const char *extra,
 
 	metrics_status(c, status, 1);
 	metrics_request_end(c);
+	accesslog_status(c, status, 1);
 	if (text == NULL)
 		text = "";
 	evbuffer_add_printf(c->out, "HTTP/1.1 %d %s\r\n"
@@ -677,6 +689,7 @@ conn_respond_text(struct gw_conn *c, int status, const char *extra,
 	    extra != NULL ? extra : "",
 	    close ? "Connection: close\r\n" : "", status, reason, text,
 	    *text != '\0' ? "\n" : "");
+	accesslog_end(c, 0);
 	if (close) {
 		c->close_after = 1;
 		c->state = CONN_CLOSING;
@@ -703,6 +716,7 @@ conn_answer(struct gw_conn *c, int status, const char *extra,
 	c->req = NULL;
 	metrics_status(c, status, 1);
 	metrics_request_end(c);
+	accesslog_status(c, status, 1);
 	evbuffer_add_printf(c->out, "HTTP/1.1 %d %s\r\n"
 	    "Content-Type: text/plain\r\n"
 	    "Content-Length: %zu\r\n"
@@ -711,6 +725,8 @@ conn_answer(struct gw_conn *c, int status, const char *extra,
 	    close ? "Connection: close\r\n" : c->version == 10 ?
 	    "Connection: keep-alive\r\n" : "",
 	    c->meth == HTTP_M_HEAD ? "" : body);
+	/* an ignored request is logged as any other */
+	accesslog_end(c, 0);
 	if (close) {
 		c->close_after = 1;
 		c->state = CONN_CLOSING;
@@ -743,6 +759,7 @@ void
 conn_request_done(struct gw_conn *c)
 {
 	metrics_request_end(c);
+	accesslog_end(c, 0);
 	activity_end(c);
 	head_put(c->resp);
 	c->resp = NULL;
@@ -794,6 +811,7 @@ conn_io_write(struct gw_conn *c)
 	else
 		rc = evbuffer_get_length(c->out) > 0 ? -2 : 0;
 	metrics_tx(c, before - evbuffer_get_length(c->out));
+	c->tx_total += before - evbuffer_get_length(c->out);
 	return (rc);
 }
 
@@ -805,6 +823,10 @@ conn_read(int fd, short event, void *arg)
 
 	if (c->h2stream) {
 		conn_h2_read(c);
+		return;
+	}
+	if (c->state == CONN_PARKED && c->tcp != NULL) {
+		tcp_parked_closed(c);
 		return;
 	}
 	if (c->state == CONN_PARKED) {
@@ -836,6 +858,7 @@ conn_read(int fd, short event, void *arg)
 		return;
 	}
 	metrics_rx(c, n);
+	c->rx_total += n;
 	if (c->eof)
 		conn_reading(c, 0);
 	else if (c->tls != NULL && n >= GW_TLS_READ_BUDGET)
@@ -981,6 +1004,10 @@ conn_timeout(int fd, short event, void *arg)
 		return;
 	}
 	c->deadline = 0;
+	if (c->tcp != NULL) {
+		tcp_timeout(c);
+		return;
+	}
 	switch (c->state) {
 	case CONN_HEAD:
 		conn_error(c, 408, "head timeout");
@@ -1032,6 +1059,9 @@ conn_parse(struct gw_conn *c)
 			    sizeof(c->req->buf));
 			conn_idle_leave(c);
 			c->state = CONN_HEAD;
+			/* what the client sent before is not this one's */
+			c->alog_rx0 = c->rx_total -
+			    evbuffer_get_length(c->in);
 			/*
 			 * The whole head, not each byte: slowloris.  The
 			 * first head's time began at the accept, however
@@ -1097,6 +1127,7 @@ conn_route(struct gw_conn *c)
 	if (api_wants(c)) {
 		c->acct = 0;
 		c->rx_pending = 0;
+		accesslog_head(c, NULL);
 		api_request(c);
 		return;
 	}
@@ -1108,6 +1139,7 @@ conn_route(struct gw_conn *c)
 		metrics_unknown_host();
 		c->acct = 0;
 		c->rx_pending = 0;
+		accesslog_head(c, NULL);
 		head_put(c->req);
 		c->req = NULL;
 		conn_respond(c, 404, NULL, !c->reqdone || !c->keepalive);
@@ -1129,6 +1161,7 @@ conn_route(struct gw_conn *c)
 		c->wl = wl;
 	}
 	metrics_route(c);
+	accesslog_head(c, wl);
 	/* not use ("ignore"): proxied uncounted, or answered here */
 	if (ignore_request(c))
 		return;

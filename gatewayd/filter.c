@@ -157,3 +157,20 @@ filter_match(const struct gw_filter *f, size_t n, struct filter_req *rq)
 			return (&f[i]);
 	return (NULL);
 }
+
+/*
+ * The first of n rules a raw TCP connection from peer matches: only
+ * "from" rules, as it has no path and no User-Agent, and its client is
+ * its peer, as it has no X-Forwarded-For.
+ */
+const struct gw_filter *
+filter_match_from(const struct gw_filter *f, size_t n,
+    const struct netaddr *peer)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		if (f[i].kind == IGNORE_FROM && netaddr_match(&f[i].net, peer))
+			return (&f[i]);
+	return (NULL);
+}

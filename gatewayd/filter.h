@@ -36,5 +36,7 @@ void	filter_req_init(struct filter_req *, const struct http_head *,
 	    const struct netaddr *, int);
 const struct gw_filter *filter_match(const struct gw_filter *, size_t,
 	    struct filter_req *);
+const struct gw_filter *filter_match_from(const struct gw_filter *, size_t,
+	    const struct netaddr *);
 
 #endif /* ORCHD_FILTER_H */

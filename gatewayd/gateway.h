@@ -26,6 +26,8 @@
 #define GW_PARKED_MAX_WORKLOAD	1024	/* parked requests per workload */
 #define GW_PARKED_MAX_TOTAL	16384	/* parked requests in all */
 #define GW_WAKE_SLACK		5	/* beyond runtimed's wake timeout */
+#define GW_HOLD_WAIT		30	/* runtimed's RT_HOLD_WAIT: what in
+					   flight before a replacement gets */
 #define GW_FD_RESERVE		64	/* fds kept from clients: channels,
 					   upstreams of the last ones */
 #define GW_FD_HEADROOM		8	/* accept while more than 1/8 of
@@ -45,6 +47,7 @@
 #define GW_LINGER_BYTES		(8 * 1024 * 1024)	/* then close */
 
 struct gw_conn;
+struct gw_tcp;
 struct h2_stream;
 
 /*
@@ -67,7 +70,19 @@ struct gw_workload {
 	int64_t			 refused_ms;	/* monotonic: found running */
 	int64_t			 backoff_end;	/* monotonic ms: a crash loop's
 						   backoff ends; 0: none */
-	uint32_t		 epoch;		/* bumped when it stops running */
+	uint32_t		 epoch;		/* bumped when it stops running,
+						   or its instance changes */
+	/* the instance its requests go to (instance.c) */
+	int			 addr_rt;	/* addr is runtimed's */
+	union wl_addr		 conf_addr;	/* its definition's */
+	socklen_t		 conf_addrlen;
+	union wl_addr		 conf_prev;	/* ... the generation before */
+	socklen_t		 conf_prevlen;
+	uint32_t		 bound;		/* in flight at epoch */
+	uint32_t		 prev_epoch;	/* the epoch before */
+	uint32_t		 prev_bound;	/* ... in flight at it */
+	int			 held_wait;	/* GW_HELD once prev_bound
+						   is 0 */
 	int			 configured;	/* in the current generation */
 	unsigned int		 refs;		/* connections using it */
 	TAILQ_HEAD(, gw_conn)	 parked;
@@ -79,6 +94,8 @@ struct gw_workload {
 	time_t			 last_seen;
 	int			 dirty;
 	TAILQ_ENTRY(gw_workload) dirty_entry;
+	int			 drain_watch;	/* a drain found it busy: tell
+						   runtimed when it is idle */
 	/* the current generation's definition, NULL once removed */
 	const struct workload_conf *conf;
 	struct gw_wmetrics	 metrics;	/* for GET /metrics */
@@ -87,6 +104,9 @@ struct gw_workload {
 	size_t			 nfilters;
 	int64_t			 tunnel_idle;	/* seconds; 0: never */
 	int			 server_timing;
+	/* connections to its own TCP listeners (tcp.c), held ones too */
+	TAILQ_HEAD(, gw_tcp)	 tcp;
+	unsigned int		 ntcp;
 	char			 namebuf[];	/* as long as the name */
 };
 RB_HEAD(gw_workloads, gw_workload);
@@ -159,7 +179,9 @@ enum gw_conn_state {
 	CONN_API,		/* a request of the HTTP API (api.c) */
 	CONN_LINGER,		/* all sent, write side shut: input is
 				   discarded until EOF (conn_finish) */
-	CONN_H2			/* HTTP/2: streams are h2.c's */
+	CONN_H2,		/* HTTP/2: streams are h2.c's */
+	CONN_TCP		/* a workload's TCP listener's: bytes
+				   both ways (tcp.c) */
 };
 
 struct gw_upstream {
@@ -219,6 +241,8 @@ struct gw_conn {
 	int			 reqdone;	/* body fully forwarded */
 	int			 counted;	/* in wl->inflight */
 	int			 refused;	/* parked once for a refusal */
+	int			 bound;		/* in flight upstream, counted
+						   by up.epoch (instance.c) */
 	int			 tunnel;	/* in wl->upgraded */
 
 	/* the answer under way */
@@ -239,6 +263,11 @@ struct gw_conn {
 	int64_t			 req_ns;	/* monotonic; 0: none timed */
 	int			 acct;		/* bytes count for wl */
 	uint64_t		 rx_pending;	/* read before routing */
+	/* for the access log: the client's bytes, read and written */
+	uint64_t		 rx_total;
+	uint64_t		 tx_total;
+	uint64_t		 alog_rx0;	/* rx taken before this head */
+	struct alog_req		*alog;		/* the request's, accesslog.c */
 	/* a tunnel silent past its idle timeout, uncounted till a byte */
 	int			 tunnel_idle;
 	/* the wake this request waited for, for Server-Timing */
@@ -250,6 +279,8 @@ struct gw_conn {
 	struct h2_stream	*h2st;		/* its stream, while both live */
 	struct h2_session	*h2pool;	/* idle in this session's pool */
 	int			 h2conn;	/* HTTP/2: counted, h2.c */
+	/* raw TCP to a workload's own listener (tcp.c); NULL: HTTP */
+	struct gw_tcp		*tcp;
 };
 
 struct gateway {
@@ -266,7 +297,8 @@ struct gateway {
 	unsigned int		 maxconns;	/* "max connections", or 0 */
 	rlim_t			 nofile;	/* RLIMIT_NOFILE at start */
 	unsigned int		 fdmax;		/* fds for clients, upstreams */
-	unsigned int		 nups;		/* upstream fds open */
+	unsigned int		 nups;		/* upstream fds open, and
+						   tcp.c's pipes */
 	TAILQ_HEAD(, gw_conn)	 idle;		/* idle keep-alive, LRU */
 	int			 accepting;	/* listeners' events added */
 	struct event		 accept_pause;	/* after EMFILE/ENFILE */
@@ -282,6 +314,8 @@ extern struct gateway	*gw;
 /* route.c */
 struct gw_workload	*route_lookup(const char *, size_t);
 struct gw_workload	*workload_find(const char *);
+void			 workload_address(struct gw_workload *,
+			    const struct workload_conf *);
 void			 route_apply(struct cfg_generation *);
 void			 workload_ref(struct gw_workload *);
 void			 workload_unref(struct gw_workload *);
@@ -374,6 +408,36 @@ void		 wake_recv_wait(struct imsgev *, struct imsg *);
 void		 wake_workload_gone(struct gw_workload *);
 void		 wake_timer_fired(int, short, void *);
 
+/* instance.c: which instance requests go to, and a replacement's */
+void		 instance_bind(struct gw_conn *);
+void		 instance_unbind(struct gw_conn *);
+void		 instance_epoch(struct gw_workload *);
+void		 instance_idle(struct gw_workload *);
+void		 instance_recv_route(struct imsgev *, struct imsg *);
+void		 instance_recv_hold(struct imsgev *, struct imsg *);
+/* accesslog.c */
+struct alog_req;
+void		 accesslog_recv_fd(struct imsgev *, struct imsg *);
+void		 accesslog_apply(const struct global_settings *);
+void		 accesslog_flush(void);
+void		 accesslog_stop(void);
+uint64_t	 accesslog_drops(void);
+void		 accesslog_head(struct gw_conn *, const struct gw_workload *);
+void		 accesslog_status(struct gw_conn *, int, int);
+void		 accesslog_park(struct gw_conn *);
+void		 accesslog_unpark(struct gw_conn *);
+void		 accesslog_end(struct gw_conn *, int);
+/* tcp.c: a workload's own TCP listeners */
+void		 tcp_accept(struct gw_conn *, const char *);
+void		 tcp_start(struct gw_conn *);
+void		 tcp_parked_closed(struct gw_conn *);
+void		 tcp_cause(const struct gw_conn *, struct wake_cause *);
+void		 tcp_wake_failed(struct gw_workload *, unsigned int,
+		    const char *);
+void		 tcp_timeout(struct gw_conn *);
+void		 tcp_drain(struct gw_workload *);
+void		 tcp_close(struct gw_conn *);
+
 /* activity.c */
 void		 activity_init(void);
 void		 activity_begin(struct gw_conn *);
@@ -389,6 +453,7 @@ void		 ignore_workload(struct gw_workload *,
 		    const struct workload_conf *, const struct cfg_generation *);
 void		 ignore_forget(struct gw_workload *);
 int		 ignore_request(struct gw_conn *);
+int		 ignore_tcp(const struct gw_conn *);
 
 /* api.c, api_conf.c: the HTTP API (api.h), hooked into conn.c */
 struct api_req;

@@ -35,6 +35,10 @@ static const struct proc_handler gateway_handlers[] = {
 	    wake_recv_state },
 	{ IMSG_RT_DRAIN, sizeof(struct wl_ref), PROC_FROM(PROC_RUNTIME),
 	    wake_recv_drain },
+	{ IMSG_RT_ROUTE, sizeof(struct rt_route), PROC_FROM(PROC_RUNTIME),
+	    instance_recv_route },
+	{ IMSG_RT_HOLD, sizeof(struct wl_ref), PROC_FROM(PROC_RUNTIME),
+	    instance_recv_hold },
 	{ IMSG_RT_WAIT, sizeof(struct rt_wait), PROC_FROM(PROC_RUNTIME),
 	    wake_recv_wait },
 	/* the HTTP API: its settings, and the answers it asked for */
@@ -44,12 +48,16 @@ static const struct proc_handler gateway_handlers[] = {
 	    api_events_recv_status },
 	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_STORE),
 	    metrics_recv_memory },
+	{ IMSG_RT_BUDGET, sizeof(struct rt_budget), PROC_FROM(PROC_RUNTIME),
+	    metrics_recv_budget },
 	/* the reaper's count of wrong keys from every gateway (api.c) */
 	{ IMSG_RP_AUTHLIMIT, sizeof(struct rp_authlimit),
 	    PROC_FROM(PROC_REAPER), api_recv_authlimit },
 	/* the store's held writes, for GET /metrics (metrics.c) */
 	{ IMSG_ST_QUEUE, sizeof(struct st_queue_stats),
 	    PROC_FROM(PROC_STORE), metrics_recv_store },
+	/* the access log's pipe to the parent (accesslog.c) */
+	{ IMSG_CFG_ACCESSLOG, 0, PROC_FROM(PROC_PARENT), accesslog_recv_fd },
 };
 
 static void
@@ -57,6 +65,7 @@ gateway_apply(struct privsep *ps, struct cfg_generation *gen,
     struct cfg_generation *old)
 {
 	gw->conf = gen->global.gateway;
+	accesslog_apply(&gen->global);
 	ignore_apply(gen);
 	route_apply(gen);
 	listener_apply();
@@ -71,8 +80,8 @@ gateway_stop_bound(int fd, short event, void *arg)
 
 /*
  * SIGTERM: HTTP/2 clients get a graceful GOAWAY, whose streams finish
- * for at most GW_STOP_MS; then, or at once without any, the gateway dies
- * of the signal as it did before it caught it.
+ * for at most GW_STOP_MS; then, or at once without any, the access log's
+ * lines still here go to the parent (gateway_stop()).
  */
 static void
 gateway_sigterm(int sig, short event, void *arg)
@@ -85,15 +94,25 @@ gateway_sigterm(int sig, short event, void *arg)
 	}
 }
 
+/*
+ * The event loop is over: the lines of the last streams too, waited for
+ * up to ALOG_STOP_MS in accesslog_stop().  Both bounds together stay
+ * within the parent's SHUTDOWN_GRACE_MS before its SIGKILL.
+ */
+static __dead void
+gateway_stop(void)
+{
+	accesslog_stop();
+	exit(0);
+}
+
 int
 main(int argc, char *argv[])
 {
-	extern char	**environ;
-
 	/* the parent's check of TLS keypairs, and nothing else */
 	if (argc > 1 && strcmp(argv[1], "-n") == 0)
 		tls_check_main(argc, argv);
-	setproctitle_init(argc, argv, environ);
+	proc_title_init(argc, argv);
 	RB_INIT(&gw->workloads);
 	RB_INIT(&gw->exact);
 	RB_INIT(&gw->suffix);
@@ -114,7 +133,5 @@ main(int argc, char *argv[])
 	signal_add(&gateway_term, NULL);
 	sandbox_enter(proc_name(PROC_GATEWAY), SB_GATEWAY);
 	event_dispatch();
-	signal(SIGTERM, SIG_DFL);
-	raise(SIGTERM);
-	return (0);
+	gateway_stop();
 }

@@ -1128,6 +1128,9 @@ h2_proxy_start(struct gw_conn *c)
 	c->state = CONN_H2;
 	c->deadline = 0;
 	evtimer_del(&c->timer);
+	/* in flight to this instance until the stream ends (instance.c) */
+	c->up.epoch = c->wl->epoch;
+	instance_bind(c);
 	if (h2up_start(st) == -1) {
 		conn_error(c, 502, "upstream h2c");
 		return (1);

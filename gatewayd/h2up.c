@@ -120,8 +120,10 @@ h2up_submit(struct h2_stream *st, int end)
 
 	n = h2up_nv(st->rhdr, nva, nitems(nva));
 	st->submitted = 1;
-	if (st->pc != NULL)
+	if (st->pc != NULL) {
 		metrics_status(st->pc, st->status, 0);
+		accesslog_status(st->pc, st->status, 0);
+	}
 	if (end) {
 		st->respdone = 1;
 		return (nghttp2_submit_response(st->sess->ng, st->id, nva, n,

@@ -3,9 +3,10 @@
  * heads, the chunked transfer coding, and re-serialisation of a parsed head.
  *
  * This module does no I/O, allocates nothing and knows nothing of libevent,
- * so it can be unit tested and fuzzed on its own.  Its policy is the one in
- * DESIGN.md and research/edge-cases.md section 1: reject rather than repair,
- * and re-serialise from the parsed form instead of forwarding raw bytes.
+ * so it can be unit tested and fuzzed on its own.  Its policy: reject
+ * rather than repair, so that the gateway and a workload can never read one
+ * message two ways (request smuggling), and re-serialise from the parsed
+ * form instead of forwarding raw bytes.
  *
  * Heads
  * -----

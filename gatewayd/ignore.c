@@ -14,6 +14,11 @@
  * are compiled from its definition when the generation is applied.
  * Per workload too: the tunnel idle timeout and Server-Timing, resolved
  * against the global settings.
+ *
+ * A connection to a workload's own TCP listener is matched against the
+ * "from" rules alone: if its client matches one, it is proxied uncounted
+ * to a running workload, and closed without a wake otherwise (raw TCP has
+ * no answer of ours to give).
  */
 
 #include <stdio.h>
@@ -138,4 +143,21 @@ ignore_request(struct gw_conn *c)
 	else
 		ignore_answer(c, f->answer);
 	return (1);
+}
+
+/*
+ * A connection accepted on a TCP listener of c->wl (tcp.c): 1 if its
+ * client matches a "from" rule, the workload's or a global one, and so
+ * is not use; 0 if it is.
+ */
+int
+ignore_tcp(const struct gw_conn *c)
+{
+	const struct gw_workload	*wl = c->wl;
+
+	if (wl->nfilters == 0 && nglob_cur == 0)
+		return (0);
+	return (filter_match_from(wl->filters, wl->nfilters,
+	    &c->peeraddr) != NULL ||
+	    filter_match_from(glob_cur, nglob_cur, &c->peeraddr) != NULL);
 }

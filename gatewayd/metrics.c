@@ -10,7 +10,9 @@
  * parent tells its start and its last configuration load
  * (IMSG_CFG_STATUS), the store each workload's memory as last measured
  * (IMSG_RT_MEMORY, at its stops): nothing of theirs is asked for on a
- * request's way.  The store's held writes, as it last told them.
+ * request's way.  The store's held writes, as it last told them.  The
+ * connections to workloads' own TCP listeners and their bytes, apart
+ * from requests, for the workloads that have such listeners.
  */
 
 #include <stdio.h>
@@ -239,6 +241,25 @@ metrics_tx(struct gw_conn *c, size_t n)
 		counts(c->wl)->tx_bytes += n;
 }
 
+/* a connection to wl's own TCP listener, and its bytes */
+void
+metrics_tcp_accept(struct gw_workload *wl)
+{
+	counts(wl)->tcp_accepted++;
+}
+
+void
+metrics_tcp_rx(struct gw_workload *wl, size_t n)
+{
+	counts(wl)->tcp_rx_bytes += n;
+}
+
+void
+metrics_tcp_tx(struct gw_workload *wl, size_t n)
+{
+	counts(wl)->tcp_tx_bytes += n;
+}
+
 /* the parent's start and its last load of the configuration */
 void
 metrics_recv_status(struct imsgev *iev, struct imsg *imsg)
@@ -258,6 +279,8 @@ metrics_recv_memory(struct imsgev *iev, struct imsg *imsg)
 	mem.name[sizeof(mem.name) - 1] = '\0';
 	if ((wl = workload_find(mem.name)) != NULL && mem.bytes > 0)
 		wl->metrics.memory = mem.bytes;
+	if (wl != NULL && mem.estimate > 0)
+		wl->metrics.memory_estimate = mem.estimate;
 }
 
 /* an idle keep-alive connection closed to make room (conn.c) */
@@ -369,6 +392,70 @@ get_tx(const struct gw_workload *wl, const struct gw_metrics_wl *o)
 	return (counts_read(wl)->tx_bytes + (o != NULL ? o->tx_bytes : 0));
 }
 
+static uint64_t
+get_tcp_open(const struct gw_workload *wl, const struct gw_metrics_wl *o)
+{
+	return (wl->ntcp + (o != NULL ? o->tcp_open : 0));
+}
+
+static uint64_t
+get_tcp_accepted(const struct gw_workload *wl, const struct gw_metrics_wl *o)
+{
+	return (counts_read(wl)->tcp_accepted +
+	    (o != NULL ? o->tcp_accepted : 0));
+}
+
+static uint64_t
+get_tcp_rx(const struct gw_workload *wl, const struct gw_metrics_wl *o)
+{
+	return (counts_read(wl)->tcp_rx_bytes +
+	    (o != NULL ? o->tcp_rx_bytes : 0));
+}
+
+static uint64_t
+get_tcp_tx(const struct gw_workload *wl, const struct gw_metrics_wl *o)
+{
+	return (counts_read(wl)->tcp_tx_bytes +
+	    (o != NULL ? o->tcp_tx_bytes : 0));
+}
+
+/* as per_workload(), for the workloads with TCP listeners of their own */
+static void
+per_tcp_workload(struct evbuffer *b, const struct metrics_sum *sum,
+    const char *name, const char *type, const char *help,
+    uint64_t (*get)(const struct gw_workload *, const struct gw_metrics_wl *))
+{
+	struct gw_workload	*wl;
+	char			 lab[256];
+
+	prom_family(b, name, type, help);
+	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
+		if (!wl->configured || wl->conf == NULL ||
+		    TAILQ_EMPTY(&wl->conf->listens))
+			continue;
+		wl_label(wl, lab, sizeof(lab));
+		prom_sample_u64(b, name, lab, get(wl,
+		    metrics_sum_find(sum, wl->name)));
+	}
+}
+
+static void
+write_tcp(struct evbuffer *b, const struct metrics_sum *sum)
+{
+	per_tcp_workload(b, sum, "orchd_tcp_connections", "gauge",
+	    "Connections to the workload's own TCP listeners open, those "
+	    "held while it wakes included.", get_tcp_open);
+	per_tcp_workload(b, sum, "orchd_tcp_connections_total", "counter",
+	    "Connections accepted on the workload's own TCP listeners.",
+	    get_tcp_accepted);
+	per_tcp_workload(b, sum, "orchd_tcp_received_bytes_total", "counter",
+	    "Bytes read from the clients of the workload's TCP listeners.",
+	    get_tcp_rx);
+	per_tcp_workload(b, sum, "orchd_tcp_sent_bytes_total", "counter",
+	    "Bytes written to the clients of the workload's TCP listeners.",
+	    get_tcp_tx);
+}
+
 static void
 write_requests(struct evbuffer *b, const struct metrics_sum *sum)
 {
@@ -459,6 +546,16 @@ write_memory(struct evbuffer *b)
 		wl_label(wl, lab, sizeof(lab));
 		prom_sample_u64(b, "orchd_workload_memory_bytes", lab,
 		    (uint64_t)wl->metrics.memory);
+	}
+	prom_family(b, "orchd_workload_memory_estimate_bytes", "gauge",
+	    "What the memory budget charges the workload's next run, from "
+	    "its runs measured.");
+	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
+		if (!wl->configured || wl->metrics.memory_estimate <= 0)
+			continue;
+		wl_label(wl, lab, sizeof(lab));
+		prom_sample_u64(b, "orchd_workload_memory_estimate_bytes", lab,
+		    (uint64_t)wl->metrics.memory_estimate);
 	}
 }
 
@@ -589,10 +686,11 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	    metrics_idle_closes + (sum != NULL ? sum->total.idle_closed : 0));
 	write_requests(b, sum);
 	per_workload(b, sum, "orchd_requests_in_flight", "gauge",
-	    "Requests being answered that are use, parked ones included.",
-	    get_inflight);
+	    "Requests being answered that are use, parked ones included, "
+	    "and TCP connections that are use.", get_inflight);
 	per_workload(b, sum, "orchd_parked_requests", "gauge",
-	    "Requests held while their workload wakes.", get_parked);
+	    "Requests, and TCP connections, held while their workload "
+	    "wakes.", get_parked);
 	per_workload(b, sum, "orchd_upgraded_connections", "gauge",
 	    "Upgraded connections (WebSocket) open and not idle.",
 	    get_upgraded);
@@ -631,9 +729,16 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	    "Bytes of requests read from the workload's clients.", get_rx);
 	per_workload(b, sum, "orchd_workload_sent_bytes_total", "counter",
 	    "Bytes of answers written to the workload's clients.", get_tx);
+	write_tcp(b, sum);
 	write_memory(b);
+	metrics_budget_write(b);
 	write_config(b);
 	write_store(b);
+	prom_family(b, "orchd_access_log_dropped_total", "counter",
+	    "Lines of the access log lost: the gateway's buffer was full.");
+	prom_sample_u64(b, "orchd_access_log_dropped_total", NULL,
+	    accesslog_drops() + (sum != NULL ? sum->total.access_log_drops :
+	    0));
 }
 
 /* this gateway's own counts, for the one that answers GET /metrics */
@@ -653,6 +758,10 @@ metrics_own(const struct gw_workload *wl, struct gw_metrics_wl *out)
 	out->inflight = wl->inflight;
 	out->parked = wl->nparked;
 	out->upgraded = wl->upgraded;
+	out->tcp_open = wl->ntcp;
+	out->tcp_accepted = counts_read(wl)->tcp_accepted;
+	out->tcp_rx_bytes = counts_read(wl)->tcp_rx_bytes;
+	out->tcp_tx_bytes = counts_read(wl)->tcp_tx_bytes;
 }
 
 void
@@ -665,4 +774,5 @@ metrics_own_total(struct gw_metrics_total *t)
 	t->unknown_hosts = metrics_unknown_hosts;
 	t->idle_closed = metrics_idle_closes;
 	memcpy(t->protocol, metrics_protocol, sizeof(t->protocol));
+	t->access_log_drops = accesslog_drops();
 }

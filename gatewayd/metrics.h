@@ -48,6 +48,9 @@ struct gw_wcounts {
 	uint64_t		 tx_bytes;	/* to clients, before TLS */
 	uint64_t		 dur_hist[METRICS_DUR_BOUNDS + 1];
 	double			 dur_sum;	/* seconds */
+	uint64_t		 tcp_accepted;	/* its own TCP listeners' */
+	uint64_t		 tcp_rx_bytes;
+	uint64_t		 tcp_tx_bytes;
 };
 
 struct gw_wmetrics {
@@ -58,6 +61,7 @@ struct gw_wmetrics {
 	int64_t			 asleep_ms;	/* closed stretches asleep */
 	int64_t			 memory;	/* bytes, last measured; 0:
 						   never */
+	int64_t			 memory_estimate; /* runtimed's; 0: none */
 };
 
 void		 metrics_workload_init(struct gw_workload *);
@@ -78,8 +82,15 @@ void		 metrics_route(struct gw_conn *);
 void		 metrics_request_end(struct gw_conn *);
 void		 metrics_rx(struct gw_conn *, size_t);
 void		 metrics_tx(struct gw_conn *, size_t);
+void		 metrics_tcp_accept(struct gw_workload *);
+void		 metrics_tcp_rx(struct gw_workload *, size_t);
+void		 metrics_tcp_tx(struct gw_workload *, size_t);
 void		 metrics_recv_status(struct imsgev *, struct imsg *);
 void		 metrics_recv_memory(struct imsgev *, struct imsg *);
+
+/* metrics_budget.c: the memory budget, as runtimed tells it */
+void		 metrics_recv_budget(struct imsgev *, struct imsg *);
+void		 metrics_budget_write(struct evbuffer *);
 
 /* metrics_add.c: pure, for the unit tests */
 extern const double metrics_dur_bounds[METRICS_DUR_BOUNDS];

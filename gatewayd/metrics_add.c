@@ -46,6 +46,10 @@ metrics_wl_add(struct gw_metrics_wl *e, const struct gw_metrics_wl *add)
 	for (i = 0; i <= METRICS_DUR_BOUNDS; i++)
 		e->dur_hist[i] += add->dur_hist[i];
 	e->dur_sum += add->dur_sum;
+	e->tcp_open += add->tcp_open;
+	e->tcp_accepted += add->tcp_accepted;
+	e->tcp_rx_bytes += add->tcp_rx_bytes;
+	e->tcp_tx_bytes += add->tcp_tx_bytes;
 }
 
 void
@@ -61,4 +65,5 @@ metrics_total_add(struct gw_metrics_total *t, const struct gw_metrics_total *add
 	t->idle_closed += add->idle_closed;
 	t->protocol[0] += add->protocol[0];
 	t->protocol[1] += add->protocol[1];
+	t->access_log_drops += add->access_log_drops;
 }

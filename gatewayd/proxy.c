@@ -89,6 +89,7 @@ proxy_upstream_close(struct gw_conn *c)
 
 	if (up->fd == -1)
 		return;
+	instance_unbind(c);
 	event_del(&up->rev);
 	event_del(&up->wev);
 	close(up->fd);
@@ -191,6 +192,7 @@ proxy_start(struct gw_conn *c)
 		conn_error(c, 502, "upstream connect");
 		return;
 	}
+	instance_bind(c);
 	if (!up->connected) {
 		c->state = CONN_CONNECT;
 		conn_timer(c, gw->conf.connect_timeout);
@@ -642,6 +644,7 @@ send_response(struct gw_conn *c)
 	size_t			 nadd = 0;
 
 	metrics_status(c, h->code, 0);
+	accesslog_status(c, h->code, 0);
 	c->respbody = h->body;
 	c->respleft = h->content_length;
 	c->respchunked_out = 0;
@@ -710,6 +713,8 @@ interim_response(struct gw_conn *c)
 	if (h->code == 101) {
 		metrics_status(c, 101, 0);
 		metrics_request_end(c);
+		/* its line when the tunnel closes, with all its bytes */
+		accesslog_status(c, 101, 0);
 		c->state = CONN_TUNNEL;
 		c->reqdone = c->respdone = 1;
 		evtimer_del(&c->timer);

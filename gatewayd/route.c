@@ -139,23 +139,43 @@ route_add(struct gw_workload *wl, const char *pattern)
 }
 
 static void
-workload_address(struct gw_workload *wl, const struct workload_conf *wc)
+conf_address(const struct workload_conf *wc, union wl_addr *sa,
+    socklen_t *len)
 {
-	struct sockaddr_in	*sin = (struct sockaddr_in *)&wl->addr;
-	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&wl->addr;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)sa;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)sa;
 	const char		*addr = wc->address ? wc->address : "127.0.0.1";
 
-	memset(&wl->addr, 0, sizeof(wl->addr));
+	memset(sa, 0, sizeof(*sa));
 	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
 		sin->sin_family = AF_INET;
 		sin->sin_port = htons(workload_upstream_port(wc));
-		wl->addrlen = sizeof(*sin);
+		*len = sizeof(*sin);
 	} else if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
 		sin6->sin6_family = AF_INET6;
 		sin6->sin6_port = htons(workload_upstream_port(wc));
-		wl->addrlen = sizeof(*sin6);
+		*len = sizeof(*sin6);
 	} else
 		fatalx("workload %s: bad address %s", wc->name, addr);
+}
+
+/* where the definition says it listens (instance.c: or runtimed) */
+void
+workload_address(struct gw_workload *wl, const struct workload_conf *wc)
+{
+	conf_address(wc, &wl->addr, &wl->addrlen);
+}
+
+/*
+ * The addresses its definitions named, this generation's and the one
+ * before: the only ones runtimed may route it to (instance.c).
+ */
+static void
+workload_conf_addresses(struct gw_workload *wl, const struct workload_conf *wc)
+{
+	memcpy(&wl->conf_prev, &wl->conf_addr, sizeof(wl->conf_prev));
+	wl->conf_prevlen = wl->conf_addrlen;
+	conf_address(wc, &wl->conf_addr, &wl->conf_addrlen);
 }
 
 static struct gw_workload *
@@ -175,6 +195,7 @@ workload_get(const struct workload_conf *wc)
 	wl->state = WL_ASLEEP;
 	metrics_workload_init(wl);
 	TAILQ_INIT(&wl->parked);
+	TAILQ_INIT(&wl->tcp);
 	RB_INSERT(gw_workloads, &gw->workloads, wl);
 	return (wl);
 }
@@ -246,7 +267,10 @@ route_apply(struct cfg_generation *gen)
 		wl = workload_get(wc);
 		wl->configured = 1;
 		wl->conf = wc;
-		workload_address(wl, wc);
+		workload_conf_addresses(wl, wc);
+		/* an instance runtimed routed to keeps its address */
+		if (!wl->addr_rt)
+			workload_address(wl, wc);
 		wl->wake_timeout = wc->wake_timeout >= 0 ? wc->wake_timeout :
 		    gen->global.wake_timeout;
 		wl->pull_timeout = route_pull_timeout(wc, gen);

@@ -15,6 +15,12 @@
  * again once the pull is done (the wake timeout, from then on).  Each
  * parked request's own timer is a backstop behind the workload's.
  *
+ * A wake the memory budget holds (no room, or max concurrent wakes)
+ * keeps its requests parked; when it starts, waking gives the start its
+ * own wake timeout here too; when it waited its whole wake timeout,
+ * runtimed says so (RT_REASON_NO_ROOM, the state unchanged) and its
+ * requests get 503 with Retry-After: the workload did not fail.
+ *
  * A workload in a crash loop's backoff (runtimed says how long with its
  * state) is not woken: its requests are answered 503 at once, with
  * Retry-After the seconds left, and runtimed is not asked.
@@ -41,6 +47,9 @@
  * request's method, host, path, client and User-Agent, cut to fixed
  * bounds (struct wake_cause).  It is made once per wake, never for a
  * request to a running workload.
+ *
+ * A connection to a workload's own TCP listener (tcp.c) is held the same
+ * way; the wake's end connects it, or closes it: raw TCP has no 503.
  */
 
 #include <stdio.h>
@@ -96,7 +105,7 @@ wake_client(const struct gw_conn *c, const struct http_head *h, char *buf,
 		cause_copy(buf, len, v, n);
 }
 
-/* what woke it: the request at the head of those parked */
+/* what woke it: the request (or TCP connection) first among those parked */
 static void
 wake_cause_fill(const struct gw_workload *wl, struct wake_cause *cause)
 {
@@ -105,6 +114,10 @@ wake_cause_fill(const struct gw_workload *wl, struct wake_cause *cause)
 	const struct http_field	*f;
 
 	cause->kind = WAKE_REQUEST;
+	if (c != NULL && c->tcp != NULL) {
+		tcp_cause(c, cause);
+		return;
+	}
 	if (c == NULL || c->req == NULL)
 		return;
 	h = &c->req->h;
@@ -151,7 +164,8 @@ wake_send(struct gw_workload *wl)
 		return;
 	}
 	wl->wake_pending = 1;
-	wake_arm(wl, wl->wake_timeout);
+	/* held for a replacement: its requests in flight end first */
+	wake_arm(wl, wl->wake_timeout + (wl->held_wait ? GW_HOLD_WAIT : 0));
 	log_debug("waking %s", wl->name);
 }
 
@@ -191,6 +205,12 @@ wake_park(struct gw_conn *c)
 
 	if (wake_backoff(wl) || wl->nparked >= GW_PARKED_MAX_WORKLOAD ||
 	    gw->nparked >= GW_PARKED_MAX_TOTAL) {
+		if (c->tcp != NULL) {
+			log_debug("%s: too many held for %s", c->peer,
+			    wl->name);
+			conn_close(c);
+			return;
+		}
 		snprintf(retry, sizeof(retry), "Retry-After: %d\r\n",
 		    wake_retry_after(wl));
 		head_put(c->req);
@@ -201,6 +221,7 @@ wake_park(struct gw_conn *c)
 	}
 	c->state = CONN_PARKED;
 	c->park_ns = wake_now_ns();
+	accesslog_park(c);
 	TAILQ_INSERT_TAIL(&wl->parked, c, entry);
 	wl->nparked++;
 	gw->nparked++;
@@ -251,6 +272,9 @@ wake_refused(struct gw_conn *c)
 	}
 	c->refused = 1;
 	c->state = CONN_PARKED;
+	/* held for a wake as a parked request is: Server-Timing, the log */
+	c->park_ns = wake_now_ns();
+	accesslog_park(c);
 	TAILQ_INSERT_TAIL(&wl->parked, c, entry);
 	wl->nparked++;
 	gw->nparked++;
@@ -270,26 +294,36 @@ wake_unpark(struct gw_conn *c)
 	TAILQ_REMOVE(&wl->parked, c, entry);
 	wl->nparked--;
 	gw->nparked--;
+	accesslog_unpark(c);
 	conn_park_watch(c, 0);
 	c->state = CONN_HEAD;
 }
 
+/* text: the 503's body, or NULL; why: for the log, of TCP ones closed */
 static void
-wake_answer(struct gw_workload *wl, int status, const char *text)
+wake_answer(struct gw_workload *wl, int status, const char *text,
+    const char *why)
 {
 	struct gw_conn	*c;
 	char		 retry[64];
+	unsigned int	 ntcp = 0;
 
 	snprintf(retry, sizeof(retry), "Retry-After: %d\r\n",
 	    wake_retry_after(wl));
 	while ((c = TAILQ_FIRST(&wl->parked)) != NULL) {
 		wake_unpark(c);
+		if (c->tcp != NULL) {
+			conn_close(c);
+			ntcp++;
+			continue;
+		}
 		head_put(c->req);
 		c->req = NULL;
 		activity_end(c);
 		conn_respond_text(c, status, status == 503 ? retry : NULL, 1,
 		    text);
 	}
+	tcp_wake_failed(wl, ntcp, why);
 }
 
 /*
@@ -319,6 +353,10 @@ wake_resume(struct gw_workload *wl)
 
 	while ((c = TAILQ_FIRST(&wl->parked)) != NULL) {
 		wake_unpark(c);
+		if (c->tcp != NULL) {
+			tcp_start(c);
+			continue;
+		}
 		c->wake_us = (now - c->park_ns) / 1000;
 		proxy_start(c);
 	}
@@ -333,7 +371,7 @@ wake_timer_fired(int fd, short event, void *arg)
 	metrics_wake_timeout(wl);
 	wl->wake_pending = 0;
 	wl->refused_wait = 0;
-	wake_answer(wl, 504, NULL);
+	wake_answer(wl, 504, NULL, "no answer to its wake");
 }
 
 void
@@ -341,6 +379,7 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rt_state		 st;
 	struct gw_workload	*wl;
+	const char		*text;
 	int			 refused;
 	char			 why[RT_MSG_MAX + 16];
 
@@ -352,11 +391,13 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	if ((wl = workload_find(st.name)) == NULL)
 		return;		/* removed by a reload meanwhile */
 	if (wl->state == WL_RUNNING && st.state != WL_RUNNING)
-		wl->epoch++;	/* its kept upstream connections are stale */
+		instance_epoch(wl); /* kept upstream connections are stale */
 	if (st.state < WL_ASLEEP || st.state > WL_FAILED)
 		return;
 	metrics_state(wl, st.state, st.reason, st.since_ms);
 	wl->state = st.state;
+	if (st.state == WL_ASLEEP || st.state == WL_FAILED)
+		instance_idle(wl);
 	refused = wl->refused_wait;
 	if (wl->state != WL_WAKING && wl->state != WL_SUSPENDING)
 		wl->refused_wait = 0;
@@ -379,15 +420,29 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 			wake_send(wl);
 			break;
 		}
+		text = wake_dependency(&st, why, sizeof(why));
 		wake_answer(wl, st.reason == RT_REASON_WAKE_TIMEOUT ? 504 : 503,
-		    wake_dependency(&st, why, sizeof(why)));
+		    text, text != NULL ? text : st.msg[0] != '\0' ? st.msg :
+		    st.reason == RT_REASON_WAKE_TIMEOUT ? "wake timeout" :
+		    "failed");
 		break;
 	case WL_ASLEEP:
-		/* stopped with requests parked during the stop: wake again */
 		wl->wake_pending = 0;
 		timer_disarm(&wl->wake_timer);
+		/* no room in the memory budget in time: try again later */
+		if (st.reason == RT_REASON_NO_ROOM) {
+			wake_answer(wl, 503, NULL,
+			    "no room in the memory budget in time");
+			break;
+		}
+		/* stopped with requests parked during the stop: wake again */
 		if (wl->nparked > 0)
 			wake_send(wl);
+		break;
+	case WL_WAKING:
+		/* admitted after a wait: the start's own wake timeout */
+		if (wl->wake_pending)
+			wake_arm(wl, wl->wake_timeout);
 		break;
 	default:
 		break;
@@ -426,10 +481,12 @@ wake_recv_drain(struct imsgev *iev, struct imsg *imsg)
 	    wl->upgraded == 0 && wl->nparked == 0) {
 		dr.idle = 1;
 		if (wl->state == WL_RUNNING)
-			wl->epoch++;
+			instance_epoch(wl);
 		metrics_state(wl, WL_SUSPENDING, RT_REASON_IDLE, 0);
 		wl->state = WL_SUSPENDING;
-	}
+		tcp_drain(wl);
+	} else if (wl != NULL)
+		wl->drain_watch = 1;	/* activity.c says when it is idle */
 	if (imsgev_compose(iev, IMSG_GW_DRAINED, 0, -1, &dr, sizeof(dr)) == -1)
 		log_warn("%s: compose", __func__);
 }
@@ -441,5 +498,5 @@ wake_workload_gone(struct gw_workload *wl)
 	timer_disarm(&wl->wake_timer);
 	wl->wake_pending = 0;
 	wl->refused_wait = 0;
-	wake_answer(wl, 503, NULL);
+	wake_answer(wl, 503, NULL, "removed from the configuration");
 }

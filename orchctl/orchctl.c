@@ -30,7 +30,8 @@
 #include "version.h"
 
 #define CTL_TIMEOUT	30	/* seconds orchd may stay silent */
-#define CTL_TIMEOUT_LONG 600	/* wake, suspend: as long as a workload */
+#define CTL_TIMEOUT_LONG 600	/* wake, suspend, restart: as long as a
+				   workload */
 
 /*
  * What each action sends, the items its reply carries, how long orchd
@@ -95,7 +96,11 @@ static const struct request requests[] = {
 	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
 	/* a workload's, or a deleted one's that the store kept */
 	{ SHOW_HISTORY,	  "show history",   IMSG_CTL_SHOW_HISTORY,
-	    IMSG_CTL_HISTORY,	CTL_TIMEOUT,	  NULL }
+	    IMSG_CTL_HISTORY,	CTL_TIMEOUT,	  NULL },
+	{ LOG_REOPEN,	  "log reopen",	    IMSG_CTL_LOG_REOPEN,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
+	{ RESTART,	  "restart",	    IMSG_CTL_RESTART,
+	    IMSG_NONE,		CTL_TIMEOUT_LONG, NULL }
 };
 
 /* what ctl_dispatch made of a reply */
@@ -147,6 +152,7 @@ usage(int status)
 		    "  show stats\n"
 		    "  wake name\n"
 		    "  suspend name\n"
+		    "  restart name\n"
 		    "  keepwarm name on | off\n"
 		    "  logs name [-f] [-n lines | all]\n"
 		    "  pull name\n"
@@ -348,6 +354,7 @@ ctl_send(struct imsgbuf *ibuf, const struct request *rq,
 	case IMSG_CTL_SHOW_DEFINITION:
 	case IMSG_CTL_WAKE:
 	case IMSG_CTL_SUSPEND:
+	case IMSG_CTL_RESTART:
 	case IMSG_CTL_PULL:
 	case IMSG_CTL_DELETE:
 	case IMSG_CTL_KEEP:
@@ -499,6 +506,7 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 	struct ctl_transition	 ct;
 	struct ctl_stats	 st;
 	struct st_queue_stats	 sq;
+	struct rt_budget	 rb;
 	struct ctl_reload	 cr;
 	struct ctl_pull		 cp;
 	uint32_t		 type;
@@ -547,6 +555,13 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		if (imsg_get_data(imsg, &sq, sizeof(sq)) == -1)
 			bad_reply();
 		out->store_queue(&sq);
+		return (REPLY_MORE);
+	}
+	/* show stats: the memory budget, runtimed's */
+	if (type == IMSG_CTL_BUDGET && rq->rq_item == IMSG_CTL_STATS) {
+		if (imsg_get_data(imsg, &rb, sizeof(rb)) == -1)
+			bad_reply();
+		out->budget(&rb);
 		return (REPLY_MORE);
 	}
 	if (type != rq->rq_item)
@@ -599,6 +614,7 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		str_printable(cw.name, sizeof(cw.name));
 		str_printable(cw.hosts, sizeof(cw.hosts));
 		str_printable(cw.msg, sizeof(cw.msg));
+		str_printable(cw.drift, sizeof(cw.drift));
 		out->workload(res, &cw);
 		break;
 	case IMSG_CTL_HISTORY:

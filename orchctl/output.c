@@ -33,7 +33,7 @@
  * align has one letter per column, 'l' or 'r'; the last column is never
  * padded, so that no line ends in blanks.
  */
-#define TABLE_COLS_MAX	10
+#define TABLE_COLS_MAX	12
 #define TABLE_GAP	"  "		/* between two columns */
 struct table {
 	const char	*align;
@@ -47,6 +47,7 @@ struct table {
 static void	 show_head(const struct parse_result *);
 static void	 show_summary(const struct ctl_summary *);
 static void	 show_store_queue(const struct st_queue_stats *);
+static void	 show_budget(const struct rt_budget *);
 static void	 show_workload(const struct parse_result *,
 		    const struct ctl_workload *);
 static void	 show_transition(const struct parse_result *,
@@ -63,6 +64,7 @@ static void	 show_tail(const struct parse_result *);
 static void	 json_head(const struct parse_result *);
 static void	 json_summary(const struct ctl_summary *);
 static void	 json_store_queue(const struct st_queue_stats *);
+static void	 json_budget(const struct rt_budget *);
 static void	 json_workload(const struct parse_result *,
 		    const struct ctl_workload *);
 static void	 json_transition(const struct parse_result *,
@@ -99,6 +101,7 @@ const struct output show_output = {
 	.head = show_head,
 	.summary = show_summary,
 	.store_queue = show_store_queue,
+	.budget = show_budget,
 	.workload = show_workload,
 	.transition = show_transition,
 	.stats = show_stats,
@@ -113,6 +116,7 @@ const struct output json_output = {
 	.head = json_head,
 	.summary = json_summary,
 	.store_queue = json_store_queue,
+	.budget = json_budget,
 	.workload = json_workload,
 	.transition = json_transition,
 	.stats = json_stats,
@@ -123,6 +127,8 @@ const struct output json_output = {
 	.tail = json_tail
 };
 
+/* show workloads: those running with an older definition, marked */
+static int			 drifted;
 /* pull: the last of its progress, which the OK sums up */
 static struct ctl_pull		 pull_last;
 static int			 pull_got;
@@ -130,6 +136,9 @@ static int			 pull_got;
 /* show summary: the store's held writes, printed after the processes */
 static struct st_queue_stats	 store_queue;
 static int			 store_queue_got;
+/* show stats: runtimed's memory budget, printed after the table */
+static struct rt_budget		 budget;
+static int			 budget_got;
 
 /* the reply being collected by json_output */
 static json_t	*json_items;	/* the items of a list */
@@ -209,7 +218,7 @@ table_vrow(va_list ap)
 	for (; i < TABLE_COLS_MAX; i++)
 		c[i] = NULL;
 	table_row(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8],
-	    c[9]);
+	    c[9], c[10], c[11]);
 }
 
 /* Write the table, if there is one, and forget it. */
@@ -404,7 +413,11 @@ reason_name(int32_t reason, int json)
 		[RT_REASON_DEPENDENCY] = { "dependency", "dependency" },
 		[RT_REASON_RESTART] = { "restart", "restart" },
 		[RT_REASON_UNHEALTHY] = { "unhealthy", "unhealthy" },
-		[RT_REASON_EXPIRED] = { "expired", "expired" }
+		[RT_REASON_EXPIRED] = { "expired", "expired" },
+		[RT_REASON_REPLACED] = { "replaced", "replaced" },
+		[RT_REASON_BUDGET] = { "budget", "budget" },
+		[RT_REASON_PRESSURE] = { "pressure", "pressure" },
+		[RT_REASON_NO_ROOM] = { "no room", "no_room" }
 	};
 
 	if (reason < 0 || (size_t)reason >= nitems(names))
@@ -455,8 +468,9 @@ show_head(const struct parse_result *res)
 		    "GENERATION");
 		break;
 	case SHOW_WORKLOADS:
-		table_start("lllllllll", "NAME", "STATE", "DRIVER", "WARM",
-		    "IDLE", "LAST SEEN", "BACKOFF", "HOSTS", "REASON");
+		table_start("lllrlllllll", "NAME", "STATE", "DRIVER", "MEM",
+		    "WARM", "IDLE", "LAST SEEN", "BACKOFF", "HOSTS", "TCP",
+		    "REASON");
 		break;
 	case SHOW_STATS:
 		table_start("lrrrrrrr", "NAME", "WAKES", "FAILED", "MEDIAN",
@@ -486,16 +500,24 @@ static void
 show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 {
 	char	 idle[48], seen[32], t[32], ago[48], buf[96], left[32];
-	char	 why[sizeof(cw->msg) + 32];
+	char	 why[sizeof(cw->msg) + 32], state[32], mem[32], est[32];
+	char	 drift[sizeof(cw->drift) + 64];
 
 	if (res->action == SHOW_WORKLOADS) {
-		table_row(cw->name,
-		    workload_state_name(cw->state), driver_name(cw->driver),
+		/* "running*": its definition changed since it started */
+		(void)snprintf(state, sizeof(state), "%s%s",
+		    workload_state_name(cw->state), cw->drift[0] != '\0' ?
+		    "*" : "");
+		if (cw->drift[0] != '\0')
+			drifted++;
+		table_row(cw->name, state, driver_name(cw->driver),
+		    fmt_bytes(cw->memory, mem, sizeof(mem)),
 		    cw->keep_warm ? "yes" : "no",
 		    fmt_idle(cw, 0, idle, sizeof(idle)),
 		    fmt_ago(cw->last_seen, seen, sizeof(seen)),
 		    fmt_left(cw->backoff_until, left, sizeof(left)),
 		    cw->hosts[0] != '\0' ? cw->hosts : "-",
+		    cw->listens[0] != '\0' ? cw->listens : "-",
 		    fmt_failure(cw, why, sizeof(why)));
 		return;
 	}
@@ -509,6 +531,8 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	printf(DETAIL_FMT, "driver:", driver_name(cw->driver));
 	printf(DETAIL_FMT, "source:", source_name(cw->source));
 	printf(DETAIL_FMT, "hosts:", cw->hosts[0] != '\0' ? cw->hosts : "-");
+	if (cw->listens[0] != '\0')
+		printf(DETAIL_FMT, "listen on:", cw->listens);
 	printf(DETAIL_FMT, "keep warm:", cw->keep_warm ? "yes" : "no");
 	printf(DETAIL_FMT, "idle timeout:", fmt_idle(cw, 1, idle,
 	    sizeof(idle)));
@@ -528,8 +552,21 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 		    fmt_ago(cw->started_at, ago, sizeof(ago)));
 		printf(DETAIL_FMT, "started at:", buf);
 	}
+	if (cw->drift[0] != '\0') {
+		(void)snprintf(drift, sizeof(drift), "%s changed since it "
+		    "started", cw->drift);
+		printf(DETAIL_FMT, "drift:", drift);
+	}
 	(void)snprintf(buf, sizeof(buf), "%" PRIu64, cw->wakes);
 	printf(DETAIL_FMT, "wakes:", buf);
+	if (cw->memory <= 0)
+		printf(DETAIL_FMT, "memory used:", "never measured");
+	else {
+		(void)snprintf(buf, sizeof(buf), "%s at its last run's peak, "
+		    "estimate %s", fmt_bytes(cw->memory, mem, sizeof(mem)),
+		    fmt_bytes(cw->memory_estimate, est, sizeof(est)));
+		printf(DETAIL_FMT, "memory used:", buf);
+	}
 	if (cw->backoff_until > (int64_t)time(NULL)) {
 		(void)snprintf(buf, sizeof(buf), "until %s (%s left)",
 		    fmt_time(cw->backoff_until, t, sizeof(t)),
@@ -791,6 +828,9 @@ show_result(const struct parse_result *res)
 	case SUSPEND:
 		printf("%s is asleep\n", res->name);
 		break;
+	case RESTART:
+		printf("%s is running again\n", res->name);
+		break;
 	case KEEPWARM:
 		printf("keep warm %s for %s\n", res->onoff ? "on" : "off",
 		    res->name);
@@ -827,6 +867,52 @@ show_store_queue(const struct st_queue_stats *sq)
 }
 
 static void
+show_budget(const struct rt_budget *rb)
+{
+	budget = *rb;
+	budget_got = 1;
+}
+
+/* show stats, after the table: the memory budget and the wake queue */
+static void
+show_budget_tail(void)
+{
+	char	 b[32], u[32], mean[32], worst[32];
+	uint64_t waited = 0;
+	int	 i;
+
+	for (i = 0; i <= BUDGET_WAIT_BOUNDS; i++)
+		waited += budget.wait_hist[i];
+	printf("\n");
+	if (budget.budget > 0)
+		printf("memory budget: %s, %s in use (charged), %" PRIu32
+		    " starting, %" PRIu32 " waiting\n",
+		    fmt_bytes(budget.budget, b, sizeof(b)),
+		    fmt_bytes(budget.in_use, u, sizeof(u)), budget.waking,
+		    budget.queued);
+	else
+		printf("memory budget: none, %s in use (charged), %" PRIu32
+		    " starting, %" PRIu32 " waiting\n",
+		    fmt_bytes(budget.in_use, u, sizeof(u)), budget.waking,
+		    budget.queued);
+	if (budget.max_wakes > 0)
+		printf("max concurrent wakes: %" PRId64 "\n",
+		    budget.max_wakes);
+	printf("wakes that waited: %" PRIu64 ", %" PRIu64 " not admitted "
+	    "within their wake timeout; waits: mean %s, longest %s\n",
+	    budget.queued_total, budget.queue_timeouts,
+	    waited > 0 ? fmt_ms((int64_t)(budget.wait_sum * 1000.0 /
+	    (double)waited), mean, sizeof(mean)) : "-",
+	    waited > 0 ? fmt_ms((int64_t)(budget.wait_max * 1000.0), worst,
+	    sizeof(worst)) : "-");
+	printf("suspends: %" PRIu64 " idle timeout, %" PRIu64 " budget, %"
+	    PRIu64 " pressure, %" PRIu64 " operator\n",
+	    budget.suspends[SUSPEND_IDLE], budget.suspends[SUSPEND_BUDGET],
+	    budget.suspends[SUSPEND_PRESSURE],
+	    budget.suspends[SUSPEND_OPERATOR]);
+}
+
+static void
 show_tail(const struct parse_result *res)
 {
 	if (res->action == SHOW_WORKLOAD) {
@@ -837,11 +923,17 @@ show_tail(const struct parse_result *res)
 	if (res->action == SHOW_HISTORY && table.ncols == 0)
 		printf("no transitions recorded\n");
 	table_print();
+	if (res->action == SHOW_WORKLOADS && drifted > 0)
+		printf("\n* runs with an older definition: orchctl show "
+		    "workload NAME says what changed, orchctl restart NAME "
+		    "applies it\n");
 	if (res->action == SHOW_SUMMARY && store_queue_got)
 		printf("\ndatabase: %" PRIu64 " writes held (%" PRIu64
 		    " bytes), %" PRIu64 " held in all, %" PRIu64 " retries, %"
 		    PRIu64 " dropped\n", store_queue.queued, store_queue.bytes,
 		    store_queue.total, store_queue.retries, store_queue.drops);
+	if (res->action == SHOW_STATS && budget_got)
+		show_budget_tail();
 }
 
 static void
@@ -915,27 +1007,80 @@ json_summary_tail(json_t *a)
 }
 
 static void
+json_budget(const struct rt_budget *rb)
+{
+	budget = *rb;
+	budget_got = 1;
+}
+
+/* show stats: "budget": {...}, with the queue and the suspends */
+static json_t *
+json_budget_doc(void)
+{
+	json_t		*o, *h;
+	uint64_t	 waited = 0;
+	int		 i;
+
+	for (i = 0; i <= BUDGET_WAIT_BOUNDS; i++)
+		waited += budget.wait_hist[i];
+	o = json_pack("{s:o, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:f, s:f, "
+	    "s:{s:I, s:I, s:I, s:I}}",
+	    "budget", budget.budget > 0 ? json_integer(budget.budget) :
+	    json_null(),
+	    "in_use", (json_int_t)budget.in_use,
+	    "starting", (json_int_t)budget.waking,
+	    "waiting", (json_int_t)budget.queued,
+	    "max_concurrent_wakes", budget.max_wakes > 0 ?
+	    json_integer(budget.max_wakes) : json_null(),
+	    "waited", (json_int_t)budget.queued_total,
+	    "wait_timeouts", (json_int_t)budget.queue_timeouts,
+	    "waits_counted", (json_int_t)waited,
+	    "wait_seconds_sum", budget.wait_sum,
+	    "wait_seconds_max", budget.wait_max,
+	    "suspends",
+	    "idle", (json_int_t)budget.suspends[SUSPEND_IDLE],
+	    "budget", (json_int_t)budget.suspends[SUSPEND_BUDGET],
+	    "pressure", (json_int_t)budget.suspends[SUSPEND_PRESSURE],
+	    "operator", (json_int_t)budget.suspends[SUSPEND_OPERATOR]);
+	if (o == NULL || (h = json_array()) == NULL)
+		errx(1, "cannot build the JSON reply");
+	for (i = 0; i <= BUDGET_WAIT_BOUNDS; i++)
+		json_add(h, json_pack("{s:o, s:I}", "le", i < BUDGET_WAIT_BOUNDS ?
+		    json_real(budget_wait_bounds[i]) : json_string("+Inf"),
+		    "count", (json_int_t)budget.wait_hist[i]));
+	if (json_object_set_new(o, "wait_histogram", h) == -1)
+		errx(1, "cannot build the JSON reply");
+	return (o);
+}
+
+static void
 json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 {
-	json_t	*o, *hosts;
-	char	 buf[sizeof(cw->hosts)], *h, *p;
+	json_t	*o, *hosts, *drift, *listens;
+	char	 buf[sizeof(cw->hosts)], dbuf[sizeof(cw->drift)], *h, *p;
 
-	if ((hosts = json_array()) == NULL)
+	if ((hosts = json_array()) == NULL ||
+	    (listens = json_array()) == NULL)
 		errx(1, "out of memory");
 	strlcpy(buf, cw->hosts, sizeof(buf));
 	for (p = buf; (h = strsep(&p, ",")) != NULL;)
 		if (*h != '\0')
 			json_add(hosts, json_string(h));
+	strlcpy(buf, cw->listens, sizeof(buf));
+	for (p = buf; (h = strsep(&p, ",")) != NULL;)
+		if (*h != '\0')
+			json_add(listens, json_string(h));
 
 	/* idle_timeout: what the reaper goes by, 0 for never */
-	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:b, s:I, s:b, s:o, "
-	    "s:o, s:I, s:o, s:o}",
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:b, s:I, s:b, "
+	    "s:o, s:o, s:I, s:o, s:o}",
 	    "name", cw->name,
 	    "state", workload_state_name(cw->state),
 	    "reason", reason_name(cw->reason, 1),
 	    "driver", driver_name(cw->driver),
 	    "source", source_name(cw->source),
 	    "hosts", hosts,
+	    "listen", listens,
 	    "keep_warm", cw->keep_warm != 0,
 	    "idle_timeout", (json_int_t)cw->idle_effective,
 	    "idle_timeout_global", cw->idle_timeout < 0,
@@ -946,8 +1091,21 @@ json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	    json_null(),
 	    "backoff_until", cw->backoff_until > (int64_t)time(NULL) ?
 	    json_time(cw->backoff_until) : json_null());
-	if (o == NULL)
+	if (o == NULL || json_object_set_new(o, "memory", cw->memory > 0 ?
+	    json_integer(cw->memory) : json_null()) == -1 ||
+	    json_object_set_new(o, "memory_estimate", cw->memory_estimate > 0 ?
+	    json_integer(cw->memory_estimate) : json_null()) == -1)
 		errx(1, "cannot build the JSON reply");
+	/* what changed since it started: ["command", "port"], or [] */
+	if ((drift = json_array()) == NULL ||
+	    json_object_set_new(o, "drift", drift) == -1)
+		errx(1, "cannot build the JSON reply");
+	strlcpy(dbuf, cw->drift, sizeof(dbuf));
+	for (p = dbuf; (h = strsep(&p, ",")) != NULL;) {
+		h += strspn(h, " ");
+		if (*h != '\0')
+			json_add(drift, json_string(h));
+	}
 	if (res->action != SHOW_WORKLOAD) {
 		json_add(json_items, o);
 		return;
@@ -1082,9 +1240,10 @@ json_result(const struct parse_result *res)
 		break;
 	case WAKE:
 	case SUSPEND:
+	case RESTART:
 		o = json_pack("{s:s, s:s, s:s}", "result", "ok",
 		    "name", res->name,
-		    "state", res->action == WAKE ? "running" : "asleep");
+		    "state", res->action != SUSPEND ? "running" : "asleep");
 		break;
 	case KEEPWARM:
 		o = json_pack("{s:s, s:s, s:b}", "result", "ok",
@@ -1139,7 +1298,8 @@ json_tail(const struct parse_result *res)
 			errx(1, "bad reply from orchd: no total");
 		o = json_pack("{s:o, s:o}", "workloads", json_items,
 		    "total", json_doc);
-		if (o == NULL)
+		if (o == NULL || (budget_got && json_object_set_new(o,
+		    "budget", json_budget_doc()) == -1))
 			errx(1, "cannot build the JSON reply");
 		break;
 	case SHOW_SUMMARY:

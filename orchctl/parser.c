@@ -58,6 +58,7 @@ static const struct token t_main[] = {
 	{ KEYWORD,	"monitor",	MONITOR,	NULL },
 	{ KEYWORD,	"pull",		PULL,		t_name },
 	{ KEYWORD,	"reload",	RELOAD,		NULL },
+	{ KEYWORD,	"restart",	RESTART,	t_name },
 	{ KEYWORD,	"show",		NONE,		t_show },
 	{ KEYWORD,	"suspend",	SUSPEND,	t_name },
 	{ KEYWORD,	"wake",		WAKE,		t_name },
@@ -81,6 +82,7 @@ static const struct token t_show_workload[] = {
 
 static const struct token t_log[] = {
 	{ KEYWORD,	"brief",	LOG_BRIEF,	NULL },
+	{ KEYWORD,	"reopen",	LOG_REOPEN,	NULL },
 	{ KEYWORD,	"verbose",	LOG_VERBOSE,	NULL },
 	{ ENDTOKEN,	"",		NONE,		NULL }
 };

@@ -28,7 +28,9 @@ enum actions {
 	UPDATE,
 	DELETE,
 	KEEP,
-	SHOW_HISTORY
+	SHOW_HISTORY,
+	LOG_REOPEN,
+	RESTART
 };
 
 /* flags */

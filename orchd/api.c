@@ -1,6 +1,6 @@
 /*
- * The parent's side of the HTTP API: workloads created and deleted
- * through it.  The gateway, which serves the API, only forwards the
+ * The parent's side of the HTTP API: workloads created, updated and
+ * deleted through it.  The gateway, which serves the API, only forwards the
  * request; the parent decides, as it does for the configuration file.
  *
  * An API workload lives in the running configuration's list like any
@@ -22,19 +22,25 @@
  * new one naming no workload or closing a cycle gets 400, deleting one
  * that others depend on 409.
  *
+ * An update (PUT, or PATCH: an RFC 7396 merge patch of the definition
+ * as it is when its turn comes) is checked as a create is, in the place
+ * of the definition it replaces, and only a workload of the API may be
+ * updated.  What a running workload does with its new definition is
+ * runtimed's to carry out, as after a reload ("on change").
+ *
  * The same queue carries orchctl's create, update, delete and keep from
  * the control socket (answered there, by the same rules and policy), and
  * the expiry of an API workload that reaperd found without a request for
  * its "expire after": checked again here, dropped from the store with its
  * history kept, then its container and unused image removed by runtimed.
- * An update replaces the definition: a running workload keeps running
- * the old one until its next wake.
+ * orchctl's update is a PUT, its keep a PATCH of expire_after 0.
  */
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
+#include "merge.h"
 #include "parent.h"
 
 #define API_OPS_MAX		64	/* changes queued */
@@ -60,14 +66,18 @@ struct api_op {
 	uint32_t		 gwid;		/* the gateway's request, or
 						   the control connection */
 	uint32_t		 opid;		/* to the store */
-	int			 create;	/* or replace: wc */
-	int			 replace;	/* json: the old one */
+	int			 create;
+	int			 update;	/* 1: PUT, 2: PATCH */
 	int			 expire;	/* a delete: expired */
 	struct rp_expire	 re;		/* expire: as reaperd saw it */
 	struct rt_purge		 purge;		/* expire: what to remove */
 	char			 name[ORCHD_NAME_MAX];
-	struct workload_conf	*wc;		/* create: until configured */
-	char			*json;		/* delete: to undo */
+	struct workload_conf	*wc;		/* create, update: until
+						   configured */
+	char			*json;		/* delete, update: to undo */
+	char			*body;		/* update: as the client sent
+						   it, checked in its turn */
+	size_t			 bodylen;
 	enum api_phase		 phase;
 	uint32_t		 gen;		/* ACTIVATING: generation */
 };
@@ -224,6 +234,35 @@ api_check_new(const struct orchd_conf *conf, const struct workload_conf *wc,
 	return (depends_check_new(conf, wc, err, len));
 }
 
+/*
+ * May wc replace the workload of its name?  It must be one of the API's
+ * (404, 409), and wc pass what a create passes, in its place (403, 409,
+ * 400): api_host_taken() and depends_check_new() pass over the workload
+ * of the same name.
+ */
+static int
+api_check_update(const struct orchd_conf *conf,
+    const struct workload_conf *wc, char *err, size_t len)
+{
+	const struct workload_conf	*o;
+	int				 status;
+
+	if ((o = api_find(conf, wc->name)) == NULL) {
+		snprintf(err, len, "no such workload: %s", wc->name);
+		return (404);
+	}
+	if (o->source != SOURCE_API) {
+		snprintf(err, len, "workload \"%s\" is defined in the "
+		    "configuration file: change it there", wc->name);
+		return (409);
+	}
+	if ((status = policy_check(conf, wc, err, len)) != 0)
+		return (status);
+	if (api_host_taken(conf, wc, err, len))
+		return (409);
+	return (depends_check_new(conf, wc, err, len));
+}
+
 /* to whom asked: the gateway, orchctl, or the log for an expiry */
 static void
 api_answer(struct orchd *env, const struct api_op *op, int status,
@@ -253,7 +292,18 @@ api_op_free(struct api_op *op)
 {
 	workload_free(op->wc);
 	free(op->json);
+	free(op->body);
 	free(op);
+}
+
+static const char *
+api_op_what(const struct api_op *op)
+{
+	if (op->create)
+		return ("create");
+	if (op->update)
+		return ("update");
+	return (op->expire ? "expiry" : "delete");
 }
 
 /* the head of the queue is done: answer, then the next one */
@@ -294,7 +344,7 @@ api_store_undo(struct orchd *env, struct api_op *op)
 
 	memset(&cn, 0, sizeof(cn));
 	strlcpy(cn.name, op->name, sizeof(cn.name));
-	if (op->create && !op->replace)
+	if (op->create)
 		(void)proc_compose(&env->ps, PROC_STORE, IMSG_API_DROP, 0, -1,
 		    &cn, sizeof(cn));
 	else if (op->json != NULL)
@@ -312,8 +362,7 @@ api_store_late(int fd, short event, void *arg)
 	if (op == NULL || op->phase != OP_STORING)
 		return;
 	log_warnx("API: the store did not answer within %d seconds: %s of "
-	    "%s not done", API_STORE_WAIT, op->replace ? "update" :
-	    op->create ? "create" : "delete", op->name);
+	    "%s not done", API_STORE_WAIT, api_op_what(op), op->name);
 	/* should it write after all, the undo comes next */
 	api_store_undo(env, op);
 	api_op_done(env, 503, "the database is not answering: try again");
@@ -329,7 +378,7 @@ api_store(struct orchd *env, struct api_op *op)
 	if (++api_lastid == 0)
 		api_lastid = 1;
 	op->opid = api_lastid;
-	if (op->create) {
+	if (op->create || op->update) {
 		if ((json = workload_to_json(op->wc)) == NULL)
 			return (-1);
 		r = proc_compose(&env->ps, PROC_STORE, IMSG_API_PUT,
@@ -352,23 +401,97 @@ api_store(struct orchd *env, struct api_op *op)
 }
 
 /*
- * An update: the new definition by the rules a new one meets, its own
- * name and hosts aside; the old one kept to undo.
+ * The definition an update makes: the body, or for a PATCH the current
+ * definition (cur) with the body merged into it.  NULL with the status
+ * in *status and why in err.
  */
-static int
-api_replace_check(struct orchd *env, struct api_op *op,
-    const struct workload_conf *old, char *err, size_t len)
+static struct workload_conf *
+api_update_make(const struct api_op *op, const struct workload_conf *cur,
+    int *status, char *err, size_t len)
 {
-	int	 status;
+	struct workload_conf	*wc = NULL;
+	json_error_t		 jerr;
+	json_t			*body, *old = NULL, *o = NULL, *name;
+	char			*text = NULL, *curtext;
 
-	if ((status = policy_check(env->conf, op->wc, err, len)) != 0)
-		return (status);
-	if (api_host_taken(env->conf, op->wc, err, len))
+	*status = 400;
+	if ((body = json_loadb(op->body, op->bodylen, JSON_REJECT_DUPLICATES,
+	    &jerr)) == NULL || !json_is_object(body)) {
+		snprintf(err, len, "expected a JSON object");
+		goto done;
+	}
+	if (op->update == 2) {
+		if ((curtext = workload_to_json(cur)) == NULL ||
+		    (old = json_loads(curtext, 0, &jerr)) == NULL) {
+			free(curtext);
+			*status = 503;
+			snprintf(err, len, "out of memory");
+			goto done;
+		}
+		free(curtext);
+		o = json_merge_patch(old, body);
+	} else
+		o = json_incref(body);
+	if (o == NULL || !json_is_object(o)) {
+		snprintf(err, len, o == NULL ? "the patch cannot be applied" :
+		    "expected a JSON object");
+		goto done;
+	}
+	/* the name is the path's: said again, or left out of a PUT */
+	name = json_object_get(o, "name");
+	if (name == NULL)
+		(void)json_object_set_new(o, "name", json_string(op->name));
+	else if (!json_is_string(name) ||
+	    strcmp(json_string_value(name), op->name) != 0) {
+		snprintf(err, len, "field \"name\": a workload cannot be "
+		    "renamed (it is \"%s\")", op->name);
+		goto done;
+	}
+	if ((text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER)) ==
+	    NULL) {
+		*status = 503;
+		snprintf(err, len, "out of memory");
+		goto done;
+	}
+	if (strlen(text) > ORCHD_API_JSON_MAX) {
+		*status = 413;
+		snprintf(err, len, "workload too large");
+		goto done;
+	}
+	if ((wc = workload_from_json(text, strlen(text), err, len)) != NULL)
+		wc->source = SOURCE_API;
+ done:
+	free(text);
+	json_decref(o);
+	json_decref(old);
+	json_decref(body);
+	return (wc);
+}
+
+/* an update in its turn: the new definition, checked in the old's place */
+static int
+api_op_check_update(struct orchd *env, struct api_op *op, char *err,
+    size_t len)
+{
+	struct workload_conf	*cur;
+	int			 status;
+
+	if ((cur = api_find(env->conf, op->name)) == NULL) {
+		snprintf(err, len, "no such workload: %s", op->name);
+		return (404);
+	}
+	if (cur->source != SOURCE_API) {
+		snprintf(err, len, "workload \"%s\" is defined in the "
+		    "configuration file: change it there", op->name);
 		return (409);
-	if ((status = depends_check_new(env->conf, op->wc, err, len)) != 0)
+	}
+	workload_free(op->wc);
+	if ((op->wc = api_update_make(op, cur, &status, err, len)) == NULL)
+		return (status);
+	if ((status = api_check_update(env->conf, op->wc, err, len)) != 0)
 		return (status);
 	free(op->json);
-	if ((op->json = workload_to_json(old)) == NULL) {
+	if ((op->json = workload_to_json(cur)) == NULL) {
 		snprintf(err, len, "out of memory");
 		return (503);
 	}
@@ -403,8 +526,10 @@ api_op_check(struct orchd *env, struct api_op *op, char *err, size_t len)
 	char			 who[CTL_MSG_MAX / 2];
 	int			 n;
 
-	if (op->create && !op->replace)
+	if (op->create)
 		return (api_check_new(env->conf, op->wc, err, len));
+	if (op->update)
+		return (api_op_check_update(env, op, err, len));
 	if ((wc = api_find(env->conf, op->name)) == NULL) {
 		snprintf(err, len, "no such workload: %s", op->name);
 		return (404);
@@ -414,8 +539,6 @@ api_op_check(struct orchd *env, struct api_op *op, char *err, size_t len)
 		    "configuration file: remove it there", op->name);
 		return (409);
 	}
-	if (op->replace)
-		return (api_replace_check(env, op, wc, err, len));
 	if (op->expire && api_expire_check(env, op, wc, err, len) != 0)
 		return (409);
 	if ((n = depends_dependents(env->conf, op->name, who,
@@ -549,6 +672,55 @@ api_recv_create(struct imsgev *iev, struct imsg *imsg)
 	api_queue(env, op);
 }
 
+/* PUT or PATCH: checked in its turn, against the definition then */
+void
+api_recv_update(struct imsgev *iev, struct imsg *imsg)
+{
+	struct orchd		*env = orchd_env;
+	struct api_update	 au;
+	struct api_op		*op;
+	char			 err[CTL_MSG_MAX];
+	uint32_t		 gwid = imsg_get_id(imsg);
+	size_t			 len = imsg_get_len(imsg);
+	int			 status;
+
+	if ((status = policy_api_open(env->conf, err, sizeof(err))) != 0) {
+		log_warnx("API: update from gateway %d refused: %s",
+		    iev->instance, err);
+		api_result(env, gwid, status, err);
+		return;
+	}
+	if (len < sizeof(au)) {
+		api_result(env, gwid, 400, "a JSON body is required");
+		return;
+	}
+	if (len - sizeof(au) > ORCHD_API_JSON_MAX) {
+		api_result(env, gwid, 413, "workload too large");
+		return;
+	}
+	memcpy(&au, imsg->data, sizeof(au));
+	au.name[sizeof(au.name) - 1] = '\0';
+	if (!valid_workload_name(au.name)) {
+		api_result(env, gwid, 400, "invalid workload name");
+		return;
+	}
+	if ((op = api_op_new(env, gwid)) == NULL)
+		return;
+	op->bodylen = len - sizeof(au);
+	if ((op->body = malloc(op->bodylen + 1)) == NULL) {
+		api_result(env, gwid, 503, "out of memory");
+		free(op);
+		return;
+	}
+	memcpy(op->body, (const char *)imsg->data + sizeof(au), op->bodylen);
+	op->body[op->bodylen] = '\0';
+	op->update = au.patch ? 2 : 1;
+	strlcpy(op->name, au.name, sizeof(op->name));
+	log_info("API: updating workload %s (%s)", op->name, au.patch ?
+	    "PATCH" : "PUT");
+	api_queue(env, op);
+}
+
 void
 api_recv_delete(struct imsgev *iev, struct imsg *imsg)
 {
@@ -604,62 +776,80 @@ api_recv_expire(struct imsgev *iev, struct imsg *imsg)
  * From orchctl: create, update (the whole definition), delete and keep,
  * on the control socket, root's alone.  The same rules as the API's,
  * its policy included, so that what orchctl makes is what the API could
- * have made, and is read back from the store as such at start.
+ * have made, and is read back from the store as such at start.  An
+ * update is a PUT and keep a PATCH, made in their turn as the API's are.
  */
-static struct workload_conf *
-api_ctl_parse(struct imsg *imsg, uint32_t id)
+void
+api_ctl_create(struct orchd *env, uint32_t id, struct imsg *imsg)
 {
 	struct workload_conf	*wc;
+	struct api_op		*op;
 	char			 err[CTL_MSG_MAX];
 
 	if (imsg_get_len(imsg) > ORCHD_API_JSON_MAX) {
 		control_fail(id, "workload too large");
-		return (NULL);
+		return;
 	}
 	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
 	    sizeof(err))) == NULL) {
 		control_fail(id, "%s", err);
-		return (NULL);
+		return;
 	}
 	wc->source = SOURCE_API;
-	return (wc);
-}
-
-static void
-api_ctl_change(struct orchd *env, uint32_t id, struct workload_conf *wc,
-    int replace)
-{
-	struct api_op	*op;
-
 	if ((op = api_op_origin(env, ORIGIN_CONTROL, id)) == NULL) {
 		workload_free(wc);
 		return;
 	}
 	op->create = 1;
-	op->replace = replace;
 	op->wc = wc;
 	strlcpy(op->name, wc->name, sizeof(op->name));
-	log_info("control: %s workload %s", replace ? "updating" :
-	    "creating", op->name);
+	log_info("control: creating workload %s", op->name);
 	api_queue(env, op);
 }
 
-void
-api_ctl_create(struct orchd *env, uint32_t id, struct imsg *imsg)
+/* an update of name from orchctl: body, a PUT's or a PATCH's */
+static void
+api_ctl_change(struct orchd *env, uint32_t id, const char *name,
+    const char *body, size_t bodylen, int patch)
 {
-	struct workload_conf	*wc;
+	struct api_op	*op;
 
-	if ((wc = api_ctl_parse(imsg, id)) != NULL)
-		api_ctl_change(env, id, wc, 0);
+	if ((op = api_op_origin(env, ORIGIN_CONTROL, id)) == NULL)
+		return;
+	if ((op->body = malloc(bodylen + 1)) == NULL) {
+		control_fail(id, "out of memory");
+		free(op);
+		return;
+	}
+	memcpy(op->body, body, bodylen);
+	op->body[bodylen] = '\0';
+	op->bodylen = bodylen;
+	op->update = patch ? 2 : 1;
+	strlcpy(op->name, name, sizeof(op->name));
+	log_info("control: updating workload %s (%s)", op->name, patch ?
+	    "keep" : "update");
+	api_queue(env, op);
 }
 
+/* the whole new definition, whose name says which workload it replaces */
 void
 api_ctl_update(struct orchd *env, uint32_t id, struct imsg *imsg)
 {
 	struct workload_conf	*wc;
+	char			 err[CTL_MSG_MAX], name[ORCHD_NAME_MAX];
 
-	if ((wc = api_ctl_parse(imsg, id)) != NULL)
-		api_ctl_change(env, id, wc, 1);
+	if (imsg_get_len(imsg) > ORCHD_API_JSON_MAX) {
+		control_fail(id, "workload too large");
+		return;
+	}
+	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
+	    sizeof(err))) == NULL) {
+		control_fail(id, "%s", err);
+		return;
+	}
+	strlcpy(name, wc->name, sizeof(name));
+	workload_free(wc);
+	api_ctl_change(env, id, name, imsg->data, imsg_get_len(imsg), 0);
 }
 
 void
@@ -674,12 +864,12 @@ api_ctl_delete(struct orchd *env, uint32_t id, const char *name)
 	api_queue(env, op);
 }
 
-/* orchctl keep: the definition again, with expire_after 0 (never) */
+/* orchctl keep: a PATCH of expire_after 0 (never), as a client may send */
 void
 api_ctl_keep(struct orchd *env, uint32_t id, const char *name)
 {
-	struct workload_conf	*wc, *nwc;
-	char			*json, err[CTL_MSG_MAX];
+	static const char	 patch[] = "{\"expire_after\":0}";
+	struct workload_conf	*wc;
 
 	if ((wc = api_find(env->conf, name)) == NULL) {
 		control_fail(id, "no such workload: %s", name);
@@ -690,19 +880,7 @@ api_ctl_keep(struct orchd *env, uint32_t id, const char *name)
 		    "configuration file, which never expires it", name);
 		return;
 	}
-	if ((json = workload_to_json(wc)) == NULL) {
-		control_fail(id, "out of memory");
-		return;
-	}
-	nwc = workload_from_json(json, strlen(json), err, sizeof(err));
-	free(json);
-	if (nwc == NULL) {
-		control_fail(id, "%s", err);
-		return;
-	}
-	nwc->source = SOURCE_API;
-	nwc->expire_after = 0;
-	api_ctl_change(env, id, nwc, 1);
+	api_ctl_change(env, id, name, patch, sizeof(patch) - 1, 1);
 }
 
 /* the gateway's client for a log stream left */
@@ -768,18 +946,7 @@ api_recv_stored(struct imsgev *iev, struct imsg *imsg)
 		api_op_done(env, 503, res.msg);
 		return;
 	}
-	if (op->replace) {
-		if ((wc = api_find(env->conf, op->name)) == NULL ||
-		    wc->source != SOURCE_API) {
-			api_store_undo(env, op);
-			api_op_done(env, 409, "the workload changed meanwhile");
-			return;
-		}
-		TAILQ_INSERT_AFTER(&env->conf->workloads, wc, op->wc, entry);
-		TAILQ_REMOVE(&env->conf->workloads, wc, entry);
-		workload_free(wc);
-		op->wc = NULL;
-	} else if (op->create) {
+	if (op->create) {
 		/*
 		 * a reload while the store wrote may have taken the name,
 		 * or removed what it depends on
@@ -791,6 +958,19 @@ api_recv_stored(struct imsgev *iev, struct imsg *imsg)
 			return;
 		}
 		TAILQ_INSERT_TAIL(&env->conf->workloads, op->wc, entry);
+		op->wc = NULL;
+	} else if (op->update) {
+		/* a reload while the store wrote may have taken it */
+		if ((status = api_check_update(env->conf, op->wc, err,
+		    sizeof(err))) != 0) {
+			api_store_undo(env, op);
+			api_op_done(env, status, err);
+			return;
+		}
+		wc = api_find(env->conf, op->name);
+		TAILQ_INSERT_AFTER(&env->conf->workloads, wc, op->wc, entry);
+		TAILQ_REMOVE(&env->conf->workloads, wc, entry);
+		workload_free(wc);
 		op->wc = NULL;
 	} else {
 		if ((wc = api_find(env->conf, op->name)) != NULL) {
@@ -825,10 +1005,9 @@ api_config_active(struct orchd *env)
 				log_warn("%s: compose", __func__);
 		} else
 			log_info("API: workload %s %s", op->name,
-			    op->replace ? "updated" : op->create ?
-			    "created" : "deleted");
-		api_op_done(env, op->create && !op->replace ? 201 : 200,
-		    NULL);
+			    op->create ? "created" : op->update ? "updated" :
+			    "deleted");
+		api_op_done(env, op->create ? 201 : 200, NULL);
 	}
 }
 

@@ -506,6 +506,21 @@ cgroup_memory_failcnt(const char *name)
 	return (cg_read_bytes(path));
 }
 
+/* the most it used since its cgroup was made; -1 when not known */
+int64_t
+cgroup_memory_peak(const char *name)
+{
+	char		 path[PATH_MAX];
+	int		 h = cg.kind == CG_V1 ? CG_MEM : CG_MAIN;
+
+	if (!cg.memory)
+		return (-1);
+	if (cg_path(path, sizeof(path), h, name, cg.kind == CG_V1 ?
+	    "memory.max_usage_in_bytes" : "memory.peak") == -1)
+		return (-1);
+	return (cg_read_bytes(path));
+}
+
 static int
 cg_limit(const char *name, int64_t bytes, char *msg, size_t len)
 {
@@ -527,6 +542,10 @@ cg_limit(const char *name, int64_t bytes, char *msg, size_t len)
 		    strerror(errno));
 		return (-1);
 	}
+	/* v1 keeps a previous start's peak: this run's is what counts */
+	if (cg.kind == CG_V1 && cg_path(path, sizeof(path), h, name,
+	    "memory.max_usage_in_bytes") == 0)
+		(void)cg_write(path, "0");
 	return (0);
 }
 

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -295,6 +296,40 @@ config_ignores_send(struct orchd *env)
 	}
 }
 
+/*
+ * "memory budget auto": MemAvailable less a reserve, read once, at the
+ * first load: by a reload, what runs already would be missing from it.
+ * 0 if it cannot be read, which is no budget, said once.
+ */
+static int64_t
+config_budget_auto(void)
+{
+	static int64_t	 bytes = -1;
+	FILE		*f;
+	char		 line[128];
+	long long	 kb;
+
+	if (bytes != -1)
+		return (bytes);
+	bytes = 0;
+	if ((f = fopen("/proc/meminfo", "re")) == NULL) {
+		log_warn("memory budget auto: /proc/meminfo");
+		return (bytes);
+	}
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1 && kb > 0) {
+			bytes = kb * 1024 / 100 * (100 - ORCHD_BUDGET_RESERVE);
+			break;
+		}
+	fclose(f);
+	if (bytes == 0)
+		log_warnx("memory budget auto: no MemAvailable, no budget");
+	else
+		log_info("memory budget auto: %lld MiB, MemAvailable less %d%%",
+		    (long long)(bytes / (1024 * 1024)), ORCHD_BUDGET_RESERVE);
+	return (bytes);
+}
+
 void
 config_send(struct orchd *env)
 {
@@ -319,12 +354,21 @@ config_send(struct orchd *env)
 	gs.gateway = env->conf->gateway;
 	gs.tunnel_idle = env->conf->tunnel_idle;
 	gs.server_timing = env->conf->server_timing;
+	gs.on_change = env->conf->on_change;
 	gs.health_interval = env->conf->health_interval;
 	gs.health_timeout = env->conf->health_timeout;
 	gs.health_failures = env->conf->health_failures;
 	gs.pull = env->conf->pull;
 	gs.pull_timeout = env->conf->pull_timeout;
 	gs.expire_after = env->conf->expire_after;
+	gs.access_log = env->conf->access_log != NULL ||
+	    env->conf->access_log_syslog;
+	gs.access_log_format = env->conf->access_log_format;
+	gs.memory_budget = env->conf->memory_budget == -1 ?
+	    config_budget_auto() : env->conf->memory_budget;
+	gs.memory_estimate = env->conf->memory_estimate;
+	gs.max_wakes = env->conf->max_wakes;
+	gs.pressure_limit = env->conf->pressure_limit;
 
 	config_compose_all(env, IMSG_CFG_RESET, &gen, sizeof(gen));
 	config_compose_all(env, IMSG_CFG_GLOBAL, &gs, sizeof(gs));
@@ -336,6 +380,7 @@ config_send(struct orchd *env)
 	}
 	config_ignores_send(env);
 	listeners_send(env);
+	accesslog_send(env);
 	config_tls_send(env);
 	api_config_send(env);
 	regauth_send(env);

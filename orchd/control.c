@@ -333,6 +333,7 @@ control_forward(struct imsgev *iev, struct imsg *imsg)
 	case IMSG_CTL_WAKE:
 	case IMSG_CTL_SUSPEND:
 	case IMSG_CTL_KEEPWARM:
+	case IMSG_CTL_RESTART:
 	case IMSG_CTL_PULL:
 		to = PROC_RUNTIME;
 		break;
@@ -345,6 +346,10 @@ control_forward(struct imsgev *iev, struct imsg *imsg)
 		return;
 	}
 	c->waiting = 1;
+	/* show stats: the memory budget's item and END from the runtime */
+	if (type == IMSG_CTL_SHOW_STATS && proc_compose(&env->ps,
+	    PROC_RUNTIME, type, c->id, -1, NULL, 0) == 0)
+		c->waiting++;
 }
 
 /* orchctl logs: the parent reads the log file itself (logs.c) */
@@ -583,4 +588,19 @@ control_recv_state(struct imsgev *iev, struct imsg *imsg)
 	(void)imsg_get_data(imsg, &st, sizeof(st));
 	if (event_from_state(&ev, &st) == 0)
 		control_event(&ev);
+}
+
+/* orchctl log reopen: as SIGUSR1, and says if a file could not be */
+void
+control_log_reopen(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_conn	*c;
+	char		 err[CTL_MSG_MAX];
+
+	if ((c = control_request(iev, imsg)) == NULL)
+		return;
+	if (logfiles_reopen(err, sizeof(err)) == -1)
+		control_fail(c->id, "%s", err);
+	else
+		control_reply(c->id, IMSG_CTL_OK, NULL, 0);
 }

@@ -33,7 +33,10 @@ first_report(void *arg, const struct workload_conf *wc, const char *dep,
 		(void)strlcpy(fp->err, msg, fp->len);
 }
 
-/* conf's workloads, and extra after them if not NULL; *np their number */
+/*
+ * conf's workloads, and extra after them if not NULL, in the place of
+ * the one of its name (an update); *np their number
+ */
 static const struct workload_conf **
 depends_set(const struct orchd_conf *conf, const struct workload_conf *extra,
     size_t *np)
@@ -47,7 +50,7 @@ depends_set(const struct orchd_conf *conf, const struct workload_conf *extra,
 		return (NULL);
 	n = 0;
 	TAILQ_FOREACH(wc, &conf->workloads, entry)
-		if (wc != extra)
+		if (extra == NULL || strcmp(wc->name, extra->name) != 0)
 			v[n++] = wc;
 	if (extra != NULL)
 		v[n++] = extra;
@@ -56,8 +59,9 @@ depends_set(const struct orchd_conf *conf, const struct workload_conf *extra,
 }
 
 /*
- * May wc, new, join conf?  Each name it depends on is a workload of conf
- * and it closes no cycle.  0, 400 with err, or 503 out of memory.
+ * May wc, new or replacing the workload of its name, join conf?  Each
+ * name it depends on is a workload of conf and it closes no cycle.  0,
+ * 400 with err, or 503 out of memory.
  */
 int
 depends_check_new(const struct orchd_conf *conf,

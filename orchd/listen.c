@@ -3,6 +3,8 @@
  * needs no privilege for port 80) and passed to the gateway with each
  * configuration.  A reload keeps the sockets of unchanged listeners, so
  * their accept queues carry on, binds new ones and closes removed ones.
+ * A workload's own TCP listeners ("listen on" in its block) are bound and
+ * passed the same way, named by their workload.
  */
 
 #include <sys/socket.h>
@@ -115,6 +117,7 @@ listeners_send(struct orchd *env)
 		cl.api = l->api;
 		cl.tls = l->tls;
 		cl.http2 = l->http2;
+		strlcpy(cl.workload, l->workload, sizeof(cl.workload));
 		if ((fd = dup(l->fd)) == -1)
 			fatal("%s: dup", __func__);
 		if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_CFG_LISTENER, 0,

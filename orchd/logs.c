@@ -1,8 +1,8 @@
 /*
  * orchctl logs: the captured standard output and standard error of a
  * workload.  The parent answers it itself: it owns LOGDIR/NAME.log, which
- * the process workloads append to and which runtimed, chrooted, cannot
- * read.
+ * it writes from the process workloads' pipes (logfiles.c) and which
+ * runtimed, chrooted, cannot read.
  *
  * The start of the last N lines is found by reading the file backwards
  * in blocks, a bounded number of them per turn of the event loop.  The

@@ -50,6 +50,8 @@ static const struct proc_handler parent_handlers[] = {
 	    control_recv_item },
 	{ IMSG_CTL_STORE_QUEUE, sizeof(struct st_queue_stats),
 	    PROC_FROM(PROC_STORE), control_recv_item },
+	{ IMSG_CTL_BUDGET, sizeof(struct rt_budget), PROC_FROM(PROC_RUNTIME),
+	    control_recv_item },
 	/* a docker workload's logs first, then the control relay */
 	{ IMSG_CTL_END, 0, FROM_CHILDREN, logs_docker_reply },
 	{ IMSG_CTL_OK, 0, FROM_CHILDREN, control_recv_result },
@@ -76,6 +78,7 @@ static const struct proc_handler parent_handlers[] = {
 	{ IMSG_CTL_RELOAD, 0, PROC_FROM_CLIENT, control_reload },
 	{ IMSG_CTL_SHOW_VERSION, 0, PROC_FROM_CLIENT, control_version },
 	{ IMSG_CTL_VERBOSE, sizeof(int), PROC_FROM_CLIENT, control_verbose },
+	{ IMSG_CTL_LOG_REOPEN, 0, PROC_FROM_CLIENT, control_log_reopen },
 	{ IMSG_CTL_MONITOR, 0, PROC_FROM_CLIENT, control_monitor },
 	{ IMSG_CTL_SHOW_WORKLOADS, sizeof(struct ctl_name), PROC_FROM_CLIENT,
 	    control_forward },
@@ -87,6 +90,8 @@ static const struct proc_handler parent_handlers[] = {
 	{ IMSG_CTL_SUSPEND, sizeof(struct ctl_name), PROC_FROM_CLIENT,
 	    control_forward },
 	{ IMSG_CTL_KEEPWARM, sizeof(struct ctl_keepwarm), PROC_FROM_CLIENT,
+	    control_forward },
+	{ IMSG_CTL_RESTART, sizeof(struct ctl_name), PROC_FROM_CLIENT,
 	    control_forward },
 	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM_CLIENT |
 	    PROC_FROM(PROC_GATEWAY), control_logs },
@@ -415,13 +420,22 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 		strlcpy(nconf->user, oconf->user, sizeof(nconf->user));
 	}
 	if (api_reload_check(nconf, oconf, err, errlen) == -1 ||
-	    listeners_bind(nconf, oconf, err, errlen) == -1) {
+	    accesslog_open(nconf, err, errlen) == -1) {
 		reload_flush(1);
 		log_warnx("not reloading: %s", err);
 		config_status(env, 0);
 		free_config(nconf);
 		return (-1);
 	}
+	if (listeners_bind(nconf, oconf, err, errlen) == -1) {
+		reload_flush(1);
+		log_warnx("not reloading: %s", err);
+		accesslog_abort();
+		config_status(env, 0);
+		free_config(nconf);
+		return (-1);
+	}
+	accesslog_commit();
 	reload_flush(0);
 	reload_diff(oconf, nconf);
 	/* the workloads created through the API stay */
@@ -516,9 +530,13 @@ parent_shutdown(struct orchd *env, int code)
 		if (ms == SHUTDOWN_GRACE_MS)
 			signal_children(env, SIGKILL);
 		reap_children(env);
+		/* a stopping gateway may wait for room in the log's pipe */
+		logfiles_shutdown();
 		if (parent_children_alive(env) > 0)
 			usleep(10000);
 	}
+	/* the last lines of the gateways, as they stopped */
+	logfiles_shutdown();
 	control_cleanup(env->conf->socket);
 	log_info("terminating");
 	exit(code);
@@ -533,6 +551,10 @@ parent_sig(int sig, short event, void *arg)
 	switch (sig) {
 	case SIGHUP:
 		(void)parent_reload(env, 0, err, sizeof(err));
+		break;
+	case SIGUSR1:
+		/* logrotate's: the log files, opened again */
+		(void)logfiles_reopen(err, sizeof(err));
 		break;
 	case SIGTERM:
 	case SIGINT:
@@ -637,15 +659,14 @@ int
 main(int argc, char *argv[])
 {
 	static struct orchd	 env;
-	struct event		 ev_hup, ev_term, ev_int, ev_chld;
+	struct event		 ev_hup, ev_term, ev_int, ev_chld, ev_usr1;
 	struct timespec		 ts;
 	const char		*conffile = ORCHD_CONF;
 	char			 err[CTL_MSG_MAX];
 	ssize_t			 n;
 	int			 ch, noaction = 0, id, i;
-	extern char		**environ;
 
-	setproctitle_init(argc, argv, environ);
+	proc_title_init(argc, argv);
 	log_init(1, LOG_DAEMON);
 	while ((ch = getopt(argc, argv, "dD:f:nVv")) != -1) {
 		switch (ch) {
@@ -716,6 +737,12 @@ main(int argc, char *argv[])
 		control_cleanup(env.conf->socket);
 		fatalx("%s", err);
 	}
+	/* here, so that a file that cannot be opened stops the start */
+	if (accesslog_open(env.conf, err, sizeof(err)) == -1) {
+		control_cleanup(env.conf->socket);
+		fatalx("access log: %s", err);
+	}
+	accesslog_commit();
 	if (!env.debug && daemon(1, 0) == -1)
 		fatal("daemon");
 	/* after daemon(): the cgroups are named for this pid */
@@ -737,10 +764,13 @@ main(int argc, char *argv[])
 	signal_set(&ev_term, SIGTERM, parent_sig, &env);
 	signal_set(&ev_int, SIGINT, parent_sig, &env);
 	signal_set(&ev_chld, SIGCHLD, parent_sig, &env);
+	signal_set(&ev_usr1, SIGUSR1, parent_sig, &env);
 	signal_add(&ev_hup, NULL);
 	signal_add(&ev_term, NULL);
 	signal_add(&ev_int, NULL);
 	signal_add(&ev_chld, NULL);
+	signal_add(&ev_usr1, NULL);
+	accesslog_init();
 
 	for (id = PROC_PARENT + 1; id < PROC_MAX; id++) {
 		if (id != PROC_GATEWAY) {

@@ -97,6 +97,7 @@ void		 control_verbose(struct imsgev *, struct imsg *);
 void		 control_logs(struct imsgev *, struct imsg *);
 void		 control_show_definition(struct imsgev *, struct imsg *);
 void		 control_change(struct imsgev *, struct imsg *);
+void		 control_log_reopen(struct imsgev *, struct imsg *);
 
 /* reload.c: what a reload reports to orchctl */
 void		 reload_begin(uint32_t);
@@ -120,6 +121,18 @@ void		 logs_start(struct imsgev *, uint32_t,
 		    const struct ctl_logs *);
 void		 logs_stop(uint32_t);
 void		 logs_docker_reply(struct imsgev *, struct imsg *);
+
+/* logfiles.c: the access log and the process workloads' logs */
+int		 accesslog_open(const struct orchd_conf *, char *, size_t);
+void		 accesslog_abort(void);
+void		 accesslog_commit(void);
+void		 accesslog_init(void);
+void		 accesslog_send(struct orchd *);
+int		 wlog_start(struct orchd *, const char *, int, uid_t, gid_t,
+		    char *, size_t);
+void		 wlog_flush(const char *);
+int		 logfiles_reopen(char *, size_t);
+void		 logfiles_shutdown(void);
 
 /* spawn.c: process workloads, started and stopped for runtimed */
 void		 spawn_request(struct imsgev *, struct imsg *);
@@ -156,6 +169,7 @@ int64_t		 cgroup_memory(const char *);
 int64_t		 cgroup_oom_kills(const char *);
 int64_t		 cgroup_memory_failcnt(const char *);
 int64_t		 cgroup_parse_oom_kill(const char *);
+int64_t		 cgroup_memory_peak(const char *);
 int		 cgroup_parse_mountinfo(char *, struct cg_mount *);
 int		 cgroup_parse_self(const char *, const char *, char *, size_t);
 int		 cgroup_has_word(const char *, const char *);
@@ -179,6 +193,7 @@ int		 identity_get(struct orchd *, const char *, uid_t *, char *,
 #define CTL_ID_API	0x80000000U
 void		 api_recv_create(struct imsgev *, struct imsg *);
 void		 api_recv_delete(struct imsgev *, struct imsg *);
+void		 api_recv_update(struct imsgev *, struct imsg *);
 void		 api_recv_expire(struct imsgev *, struct imsg *);
 void		 api_ctl_create(struct orchd *, uint32_t, struct imsg *);
 void		 api_ctl_update(struct orchd *, uint32_t, struct imsg *);
@@ -203,6 +218,8 @@ void		 api_reload_keep(struct orchd_conf *, struct orchd_conf *);
 	    api_recv_create }, \
 	{ IMSG_API_DELETE, sizeof(struct ctl_name), PROC_FROM(PROC_GATEWAY), \
 	    api_recv_delete }, \
+	{ IMSG_API_UPDATE, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY), \
+	    api_recv_update }, \
 	{ IMSG_API_LOGS_STOP, 0, PROC_FROM(PROC_GATEWAY), \
 	    api_recv_logs_stop }, \
 	{ IMSG_API_STORED, sizeof(struct ctl_result), PROC_FROM(PROC_STORE), \

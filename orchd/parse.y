@@ -144,6 +144,9 @@ struct pathcheck {
 static struct pathcheck	*pathchecks;
 static size_t		 npathchecks;
 
+/* "memory budget" not written yet: 0 is none, -1 is auto */
+#define BUDGET_UNSET	(-2)
+
 #define SEEN_DRIVER	0x01
 #define SEEN_NETWORK	0x02
 #define SEEN_HEALTH	0x04
@@ -227,8 +230,10 @@ static void	 pool_free(void);
 static int	 set_string(char **, char *, const char *);
 static int	 host_add(const char *);
 static int	 api_host_add(const char *);
-static int	 listener_add(const char *, int64_t, int, char *, char *);
+static int	 listener_add(const char *, int64_t, int, char *, char *,
+		    const char *);
 static int	 listener_http2(int);
+static int	 wl_listen_add(const char *, int64_t);
 static int	 gw_timeout(int64_t *, int64_t, const char *, int);
 static int	 gw_limit(int64_t *, int64_t, const char *);
 static int	 health_set(int64_t *, int64_t, const char *, int64_t,
@@ -275,17 +280,20 @@ static void	 depchecks_run(const struct orchd_conf *);
 %token	TIMEOUT TLS TRUSTED UIDS UPSTREAM USER VOLUME WAKE WARM WORKLOAD
 %token	AGENT ANSWER FROM IGNORE SERVER TIMING TUNNEL
 %token	BUSY FAIL
+%token	CHANGE NEXT RESTART
 %token	PUBLISH
 %token	AUTH PULL REGISTRY
 %token	CONSTRAINT REPLICAS SWARM
 %token	AFTER EXPIRE
 %token	HTTP2 KNOWLEDGE PRIOR STREAMS
+%token	BUDGET CONCURRENT ESTIMATE LIMIT PRESSURE WAKES
 %token	ERROR
+%token	ACCESS FORMAT SIZE
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
 %type	<v.number>	duration size port
-%type	<v.number>	ignorekind answer onoff
+%type	<v.number>	ignorekind answer onoff onchange
 %type	<v.tls>		tlsopt
 %type	<v.number>	h2opt
 %%
@@ -418,6 +426,10 @@ onoff		: ON				{ $$ = 1; }
 		}
 		;
 
+onchange	: RESTART			{ $$ = ON_CHANGE_RESTART; }
+		| NEXT WAKE			{ $$ = ON_CHANGE_NEXT_WAKE; }
+		;
+
 tlsopt		: /* empty */			{
 			$$.cert = $$.key = NULL;
 		}
@@ -467,6 +479,48 @@ main		: USER STRING			{
 			if (set_string(&conf->logdir, $3,
 			    "log directory") == -1)
 				YYERROR;
+		}
+		| ACCESS LOG STRING		{
+			if (conf->access_log != NULL ||
+			    conf->access_log_syslog) {
+				yyerror("access log already set");
+				YYERROR;
+			}
+			if (strcmp($3, "syslog") == 0)
+				conf->access_log_syslog = 1;
+			else if ($3[0] != '/') {
+				yyerror("access log \"%s\": an absolute path "
+				    "or syslog", $3);
+				YYERROR;
+			} else if (set_string(&conf->access_log, $3,
+			    "access log") == -1)
+				YYERROR;
+		}
+		| ACCESS LOG FORMAT STRING	{
+			if (conf->access_log_format != -1) {
+				yyerror("access log format already set");
+				YYERROR;
+			}
+			if (strcmp($4, "combined") == 0)
+				conf->access_log_format = ACCESS_LOG_COMBINED;
+			else if (strcmp($4, "json") == 0)
+				conf->access_log_format = ACCESS_LOG_JSON;
+			else {
+				yyerror("unknown access log format \"%s\": "
+				    "combined or json", $4);
+				YYERROR;
+			}
+		}
+		| LOG MAXCONN SIZE size		{
+			if (conf->log_max_size != -1) {
+				yyerror("log max size already set");
+				YYERROR;
+			}
+			if ($4 == 0) {
+				yyerror("log max size must be positive");
+				YYERROR;
+			}
+			conf->log_max_size = $4;
 		}
 		| DOCKER SOCKET STRING		{
 			if (set_string(&conf->docker_socket, $3,
@@ -521,13 +575,13 @@ main		: USER STRING			{
 				YYERROR;
 		}
 		| LISTEN ON STRING PORT port tlsopt h2opt	{
-			if (listener_add($3, $5, 0, $6.cert, $6.key) == -1 ||
-			    listener_http2($7) == -1)
+			if (listener_add($3, $5, 0, $6.cert, $6.key,
+			    NULL) == -1 || listener_http2($7) == -1)
 				YYERROR;
 		}
 		| API LISTEN ON STRING PORT port tlsopt h2opt	{
-			if (listener_add($4, $6, 1, $7.cert, $7.key) == -1 ||
-			    listener_http2($8) == -1)
+			if (listener_add($4, $6, 1, $7.cert, $7.key,
+			    NULL) == -1 || listener_http2($8) == -1)
 				YYERROR;
 		}
 		| HTTP2 MAXCONN STREAMS NUMBER	{
@@ -619,6 +673,14 @@ main		: USER STRING			{
 			}
 			conf->server_timing = $3;
 		}
+		| ON CHANGE onchange		{
+			if (conf->on_change != -1) {
+				yyerror("on change already set");
+				YYERROR;
+			}
+			conf->on_change = $3;
+		}
+		| budget
 		| PULL STRING			{
 			if (pull_set(&conf->pull, $2) == -1)
 				YYERROR;
@@ -640,6 +702,70 @@ main		: USER STRING			{
 				YYERROR;
 		}
 		| gwmain
+		;
+
+/* the memory budget and wake admission */
+budget		: MEMORY BUDGET value		{
+			const char	*errstr;
+			int64_t		 v;
+
+			if (conf->memory_budget != BUDGET_UNSET) {
+				yyerror("memory budget already set");
+				YYERROR;
+			}
+			if (strcmp($3, "auto") == 0)
+				v = -1;
+			else if (parse_size($3, &v, &errstr) == -1) {
+				yyerror("%s: \"%s\": auto or a size, %s",
+				    errstr, $3, SIZE_UNITS);
+				YYERROR;
+			} else if (v == 0) {
+				yyerror("memory budget must be positive");
+				YYERROR;
+			}
+			conf->memory_budget = v;
+		}
+		| MEMORY ESTIMATE size		{
+			if (conf->memory_estimate != -1) {
+				yyerror("memory estimate already set");
+				YYERROR;
+			}
+			if ($3 == 0) {
+				yyerror("memory estimate must be positive");
+				YYERROR;
+			}
+			conf->memory_estimate = $3;
+		}
+		| MEMORY PRESSURE LIMIT value	{
+			const char	*errstr;
+			int64_t		 v;
+
+			if (conf->pressure_limit != -1) {
+				yyerror("memory pressure limit already set");
+				YYERROR;
+			}
+			if (strcmp($4, "off") == 0)
+				v = 0;
+			else if (parse_percent($4, &v, &errstr) == -1) {
+				yyerror("%s: \"%s\": off or a percentage "
+				    "such as 10%% or 2.5%%", errstr, $4);
+				YYERROR;
+			}
+			conf->pressure_limit = v;
+		}
+		| MAXCONN CONCURRENT WAKES NUMBER	{
+			if (conf->max_wakes != -1) {
+				yyerror("max concurrent wakes already set");
+				YYERROR;
+			}
+			if ($4 < 0 || $4 > ORCHD_MAX_WAKES) {
+				yyerror("max concurrent wakes %lld out of "
+				    "range (0-%d)", (long long)$4,
+				    ORCHD_MAX_WAKES);
+				YYERROR;
+			}
+			conf->max_wakes = $4;
+		}
 		;
 
 /* the gateway's timeouts and limits */
@@ -1062,6 +1188,13 @@ wlopt		: HOST STRING			{
 			}
 			wl->server_timing = $3;
 		}
+		| ON CHANGE onchange		{
+			if (wl->on_change != -1) {
+				yyerror("on change already set");
+				YYERROR;
+			}
+			wl->on_change = $3;
+		}
 		| PULL STRING			{
 			if (pull_set(&wl->pull, $2) == -1)
 				YYERROR;
@@ -1088,6 +1221,10 @@ wlopt		: HOST STRING			{
 				YYERROR;
 			}
 			wl->upstream_h2c = 1;
+		}
+		| LISTEN ON STRING PORT port	{
+			if (wl_listen_add($3, $5) == -1)
+				YYERROR;
 		}
 		;
 
@@ -1223,6 +1360,7 @@ lookup(const char *s, const char **near)
 {
 	/* this has to be sorted always */
 	static const struct keyword keywords[] = {
+		{ "access",		ACCESS },
 		{ "address",		ADDRESS },
 		{ "after",		AFTER },
 		{ "agent",		AGENT },
@@ -1232,10 +1370,13 @@ lookup(const char *s, const char **near)
 		{ "auth",		AUTH },
 		{ "body",		BODY },
 		{ "bridge",		BRIDGE },
+		{ "budget",		BUDGET },
 		{ "busy",		BUSY },
 		{ "certificate",	CERTIFICATE },
+		{ "change",		CHANGE },
 		{ "chroot",		CHROOT },
 		{ "command",		COMMAND },
+		{ "concurrent",		CONCURRENT },
 		{ "connect",		CONNECT },
 		{ "connections",	CONNECTIONS },
 		{ "constraint",		CONSTRAINT },
@@ -1245,10 +1386,12 @@ lookup(const char *s, const char **near)
 		{ "docker",		DOCKER },
 		{ "driver",		DRIVER },
 		{ "env",		ENV },
+		{ "estimate",		ESTIMATE },
 		{ "expire",		EXPIRE },
 		{ "fail",		FAIL },
 		{ "failures",		FAILURES },
 		{ "file",		FILENAME },
+		{ "format",		FORMAT },
 		{ "from",		FROM },
 		{ "header",		HEADER },
 		{ "health",		HEALTH },
@@ -1265,17 +1408,20 @@ lookup(const char *s, const char **near)
 		{ "key",		KEY },
 		{ "keypair",		KEYPAIR },
 		{ "knowledge",		KNOWLEDGE },
+		{ "limit",		LIMIT },
 		{ "listen",		LISTEN },
 		{ "log",		LOG },
 		{ "max",		MAXCONN },
 		{ "memory",		MEMORY },
 		{ "metrics",		METRICS },
 		{ "network",		NETWORK },
+		{ "next",		NEXT },
 		{ "on",			ON },
 		{ "path",		PATH },
 		{ "per",		PER },
 		{ "port",		PORT },
 		{ "prefork",		PREFORK },
+		{ "pressure",		PRESSURE },
 		{ "prior",		PRIOR },
 		{ "process",		PROCESS },
 		{ "proxy",		PROXY },
@@ -1285,9 +1431,11 @@ lookup(const char *s, const char **near)
 		{ "reaper",		REAPER },
 		{ "registry",		REGISTRY },
 		{ "replicas",		REPLICAS },
+		{ "restart",		RESTART },
 		{ "runtime",		RUNTIME },
 		{ "server",		SERVER },
 		{ "signal",		SIGNAL },
+		{ "size",		SIZE },
 		{ "socket",		SOCKET },
 		{ "stop",		STOP },
 		{ "streams",		STREAMS },
@@ -1303,6 +1451,7 @@ lookup(const char *s, const char **near)
 		{ "user",		USER },
 		{ "volume",		VOLUME },
 		{ "wake",		WAKE },
+		{ "wakes",		WAKES },
 		{ "warm",		WARM },
 		{ "workload",		WORKLOAD },
 	};
@@ -2180,10 +2329,24 @@ listener_overlaps(const struct listener_conf *a,
 	    sizeof(a6->sin6_addr)) == 0);
 }
 
+/* whose a listener is, for an error: "", "api " or "workload \"db\"'s " */
+static const char *
+listener_whose(const struct listener_conf *l, char *buf, size_t len)
+{
+	if (l->workload[0] != '\0')
+		(void)snprintf(buf, len, "workload \"%s\"'s ", l->workload);
+	else
+		(void)strlcpy(buf, l->api ? "api " : "", len);
+	return (buf);
+}
+
+/* workload: a workload's raw TCP listener, NULL for the gateway's */
 static int
-listener_add(const char *name, int64_t port, int api, char *cert, char *key)
+listener_add(const char *name, int64_t port, int api, char *cert, char *key,
+    const char *workload)
 {
 	struct listener_conf	*l, *o;
+	char			 whose[ORCHD_NAME_MAX + 16];
 
 	if ((l = calloc(1, sizeof(*l))) == NULL) {
 		yyerror("out of memory");
@@ -2191,6 +2354,8 @@ listener_add(const char *name, int64_t port, int api, char *cert, char *key)
 	}
 	l->fd = -1;
 	l->api = api;
+	if (workload != NULL)
+		(void)strlcpy(l->workload, workload, sizeof(l->workload));
 	if (strlcpy(l->name, name, sizeof(l->name)) >= sizeof(l->name) ||
 	    address_parse(name, port, &l->ss, &l->sslen) == -1) {
 		yyerror("invalid listen address \"%s\": a numeric IPv4 or "
@@ -2206,8 +2371,8 @@ listener_add(const char *name, int64_t port, int api, char *cert, char *key)
 	TAILQ_FOREACH(o, &conf->listeners, entry)
 		if (listener_overlaps(l, o)) {
 			yyerror("listen on %s port %lld: overlaps %slisten on "
-			    "%s", name, (long long)port, o->api ? "api " : "",
-			    o->name);
+			    "%s", name, (long long)port, listener_whose(o,
+			    whose, sizeof(whose)), o->name);
 			free(l);
 			return (-1);
 		}
@@ -2219,6 +2384,39 @@ listener_add(const char *name, int64_t port, int api, char *cert, char *key)
 		l->tls_key = keep(key);
 	}
 	TAILQ_INSERT_TAIL(&conf->listeners, l, entry);
+	return (0);
+}
+
+/*
+ * "listen on ADDRESS port N" in a workload block: a raw TCP listener of
+ * its own, bound by the parent with the gateway's and checked against
+ * them and every workload's port alike.  The workload keeps it as
+ * "ADDRESS:PORT" (an IPv6 address in brackets), for its JSON form.
+ */
+static int
+wl_listen_add(const char *name, int64_t port)
+{
+	struct strentry	*e;
+	char		 buf[ORCHD_HOST_MAX + 16];
+	int		 n = 0, bracket;
+
+	TAILQ_FOREACH(e, &wl->listens, entry)
+		n++;
+	if (n >= ORCHD_LISTEN_MAX) {
+		yyerror("more than %d listen on in a workload",
+		    ORCHD_LISTEN_MAX);
+		return (-1);
+	}
+	if (listener_add(name, port, 0, NULL, NULL, wl->name) == -1)
+		return (-1);
+	bracket = strchr(name, ':') != NULL && name[0] != '[';
+	n = snprintf(buf, sizeof(buf), "%s%s%s:%lld", bracket ? "[" : "",
+	    name, bracket ? "]" : "", (long long)port);
+	if (n < 0 || (size_t)n >= sizeof(buf) ||
+	    strlist_add(&wl->listens, buf) == -1) {
+		yyerror("out of memory");
+		return (-1);
+	}
 	return (0);
 }
 
@@ -3012,6 +3210,7 @@ portchecks_run(const struct orchd_conf *c)
 {
 	struct portcheck	*pc, *first;
 	struct listener_conf	 wlc, *l;
+	char			 whose[ORCHD_NAME_MAX + 16];
 	int			 nlisten = 0;
 	size_t			 i;
 
@@ -3034,17 +3233,18 @@ portchecks_run(const struct orchd_conf *c)
 		TAILQ_FOREACH(l, &c->listeners, entry)
 			if (listener_overlaps(&wlc, l)) {
 				check_error(pc->file, pc->lineno, "workload "
-				    "\"%s\": address %s port %d is the "
-				    "gateway's %slisten on %s", pc->wl->name,
-				    pc->wl->address,
+				    "\"%s\": address %s port %d is %s%slisten "
+				    "on %s", pc->wl->name, pc->wl->address,
 				    workload_upstream_port(pc->wl),
-				    l->api ? "api " : "", l->name);
+				    l->workload[0] != '\0' ? "" :
+				    "the gateway's ", listener_whose(l, whose,
+				    sizeof(whose)), l->name);
 				break;
 			}
 	}
 	if (c != NULL && parse_host_checks != PARSE_HOST_NONE) {
 		TAILQ_FOREACH(l, &c->listeners, entry)
-			if (!l->api)
+			if (!l->api && l->workload[0] == '\0')
 				nlisten++;
 		if (nlisten == 0)
 			log_warnx("%s: warning: no \"listen on\": the gateway "
@@ -3219,7 +3419,7 @@ parse_config(const char *filename, int verbose)
 	TAILQ_INIT(&c->api_allow_volumes);
 	TAILQ_INIT(&c->api_allow_networks);
 	TAILQ_INIT(&c->ignores);
-	c->tunnel_idle = c->server_timing = -1;
+	c->tunnel_idle = c->server_timing = c->on_change = -1;
 	c->pull = -1;
 	c->pull_timeout = -1;
 	c->expire_after = -1;
@@ -3231,8 +3431,12 @@ parse_config(const char *filename, int verbose)
 	c->gateway.max_conns = c->gateway.max_conns_addr = -1;
 	c->gateway.prefork = -1;
 	c->gateway.h2_max_streams = -1;
+	c->access_log_format = -1;
+	c->log_max_size = -1;
 	c->wl_uid_low = ORCHD_WL_UID_LOW;
 	c->wl_uid_high = ORCHD_WL_UID_HIGH;
+	c->memory_budget = BUDGET_UNSET;
+	c->memory_estimate = c->max_wakes = c->pressure_limit = -1;
 	if ((c->conffile = strdup(filename)) == NULL) {
 		log_warn("%s: strdup", __func__);
 		free(c);
@@ -3322,6 +3526,22 @@ parse_config(const char *filename, int verbose)
 	/* API workloads live until deleted, unless told otherwise */
 	if (c->expire_after == -1)
 		c->expire_after = 0;
+	if (c->access_log_format == -1)
+		c->access_log_format = ACCESS_LOG_COMBINED;
+	if (c->log_max_size == -1)
+		c->log_max_size = 0;
+	/* a running workload keeps its definition until its next start */
+	if (c->on_change == -1)
+		c->on_change = ON_CHANGE_NEXT_WAKE;
+	/* no budget, no cap, no pressure limit: as before them */
+	if (c->memory_budget == BUDGET_UNSET)
+		c->memory_budget = 0;
+	if (c->memory_estimate == -1)
+		c->memory_estimate = ORCHD_MEMORY_ESTIMATE;
+	if (c->max_wakes == -1)
+		c->max_wakes = 0;
+	if (c->pressure_limit == -1)
+		c->pressure_limit = 0;
 	return (c);
 }
 
@@ -3366,6 +3586,7 @@ free_config(struct orchd_conf *c)
 	free(c->logdir);
 	free(c->docker_socket);
 	free(c->wl_dir);
+	free(c->access_log);
 	free(c->api_key_file);
 	freezero(c->api_key, c->api_key_len);
 	free(c->regauth_file);

@@ -127,6 +127,10 @@ policy_network_allowed(const struct orchd_conf *conf, const char *name)
  * "upstream h2c" is the API's too: it is the protocol spoken to the
  * workload's own address, which gatewayd reaches either way, under the
  * same limits of streams and bytes as HTTP/1.1 to it.
+ *
+ * A TCP listener ("listen on") is not: the parent would bind the port
+ * as root, so a key holder could open any port of the host, below 1024
+ * or in front of another service's.
  */
 static int
 policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
@@ -147,6 +151,9 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 	if (wc->driver == DRIVER_SWARM)
 		return (deny(err, len, "api: driver swarm is set in "
 		    "orchd.conf only, never through the API"));
+	if (!TAILQ_EMPTY(&wc->listens))
+		return (deny(err, len, "api: \"listen\" is set in orchd.conf "
+		    "only, never through the API: orchd binds its ports"));
 	if (wc->driver == DRIVER_PROCESS && !conf->api_allow_process)
 		return (deny(err, len, "api allow: process workloads are not "
 		    "allowed through the API (orchd.conf: api allow "
@@ -171,6 +178,9 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 	 * API's to set too:
 	 * workload_validate() bounds them, and a check costs runtimed one
 	 * connection a second at most, to the workload's own address.
+	 * "on change" is the API's to set: it decides only when its own
+	 * workload takes its new definition, which the key holder could
+	 * force anyway (suspend, wake).
 	 */
 	return (0);
 }

@@ -34,6 +34,7 @@ static int	 pc_errors;
 static void	 print_string(FILE *, const char *);
 static void	 print_duration(FILE *, const char *, int64_t);
 static void	 print_size(FILE *, int64_t);
+static void	 print_logs(FILE *, const struct orchd_conf *);
 static void	 print_globals(FILE *, const struct orchd_conf *);
 static void	 print_pull(FILE *, const struct orchd_conf *);
 static void	 print_gateway(FILE *, const struct gateway_conf *);
@@ -42,6 +43,7 @@ static void	 print_api(FILE *, const struct orchd_conf *);
 static void	 print_ignores(FILE *, const char *,
 		    const struct ignorelist *);
 static void	 print_use(FILE *, const struct orchd_conf *);
+static void	 print_budget(FILE *, const struct orchd_conf *);
 static void	 print_workload(FILE *, const struct orchd_conf *,
 		    const struct workload_conf *);
 static void	 print_liveness(FILE *, const struct orchd_conf *,
@@ -104,6 +106,36 @@ print_size(FILE *fp, int64_t bytes)
 	fprintf(fp, "%lld", (long long)bytes);
 }
 
+static const char *
+on_change_name(int on_change)
+{
+	return (on_change == ON_CHANGE_RESTART ? "restart" : "next wake");
+}
+
+/* the access log, and the cap on the workloads' own log files */
+static void
+print_logs(FILE *fp, const struct orchd_conf *conf)
+{
+	if (conf->access_log_syslog)
+		fputs("access log syslog\n", fp);
+	else if (conf->access_log != NULL) {
+		fputs("access log ", fp);
+		print_string(fp, conf->access_log);
+		fputs("\n", fp);
+	} else
+		fputs("# access log: none\n", fp);
+	if (conf->access_log_syslog || conf->access_log != NULL)
+		fprintf(fp, "access log format %s\n",
+		    conf->access_log_format == ACCESS_LOG_JSON ? "json" :
+		    "combined");
+	if (conf->log_max_size > 0) {
+		fputs("log max size ", fp);
+		print_size(fp, conf->log_max_size);
+		fputs("\n", fp);
+	} else
+		fputs("# log max size: none, the workloads' logs grow\n", fp);
+}
+
 static void
 print_globals(FILE *fp, const struct orchd_conf *conf)
 {
@@ -120,6 +152,7 @@ print_globals(FILE *fp, const struct orchd_conf *conf)
 	fputs("\ndocker socket ", fp);
 	print_string(fp, conf->docker_socket);
 	fputs("\n", fp);
+	print_logs(fp, conf);
 	print_duration(fp, "idle timeout", conf->idle_timeout);
 	if (conf->reaper_off)
 		fputs("# the reaper is off: ORCHD_IDLE_TIMEOUT=0\n", fp);
@@ -132,6 +165,7 @@ print_globals(FILE *fp, const struct orchd_conf *conf)
 	fprintf(fp, "health failures %lld\n",
 	    (long long)conf->health_failures);
 	print_pull(fp, conf);
+	fprintf(fp, "on change %s\n", on_change_name(conf->on_change));
 	fprintf(fp, "workload uids \"%lld-%lld\"\n",
 	    (long long)conf->wl_uid_low, (long long)conf->wl_uid_high);
 	fputs("workload directory ", fp);
@@ -232,6 +266,31 @@ print_use(FILE *fp, const struct orchd_conf *conf)
 	print_ignores(fp, "", &conf->ignores);
 }
 
+/* the memory budget and wake admission; "none" is not a word of it */
+static void
+print_budget(FILE *fp, const struct orchd_conf *conf)
+{
+	char	 buf[16];
+
+	if (conf->memory_budget == -1)
+		fputs("memory budget auto\n", fp);
+	else if (conf->memory_budget > 0) {
+		fputs("memory budget ", fp);
+		print_size(fp, conf->memory_budget);
+		fputs("\n", fp);
+	} else
+		fputs("# memory budget: none, wakes are not held for memory\n",
+		    fp);
+	fputs("memory estimate ", fp);
+	print_size(fp, conf->memory_estimate);
+	fputs("\n", fp);
+	fprintf(fp, "max concurrent wakes %lld\n", (long long)conf->max_wakes);
+	if (conf->max_wakes == 0)
+		fputs("# 0: no cap\n", fp);
+	fprintf(fp, "memory pressure limit %s\n", conf->pressure_limit > 0 ?
+	    fmt_percent(conf->pressure_limit, buf, sizeof(buf)) : "off");
+}
+
 /* the port is the socket address's, the address as it was written */
 static void
 print_listeners(FILE *fp, const struct orchd_conf *conf)
@@ -239,9 +298,12 @@ print_listeners(FILE *fp, const struct orchd_conf *conf)
 	const struct listener_conf	*l;
 	const struct sockaddr_in	*sin;
 	const struct sockaddr_in6	*sin6;
-	int				 port;
+	int				 port, n = 0;
 
 	TAILQ_FOREACH(l, &conf->listeners, entry) {
+		if (l->workload[0] != '\0')
+			continue;	/* in its workload's block */
+		n++;
 		if (l->ss.ss_family == AF_INET6) {
 			sin6 = (const struct sockaddr_in6 *)&l->ss;
 			port = ntohs(sin6->sin6_port);
@@ -264,7 +326,7 @@ print_listeners(FILE *fp, const struct orchd_conf *conf)
 			fputs(" http2 prior knowledge", fp);
 		fputs("\n", fp);
 	}
-	if (TAILQ_EMPTY(&conf->listeners))
+	if (n == 0)
 		fputs("# no listen on: no requests are served\n", fp);
 }
 
@@ -315,6 +377,27 @@ print_wlstring(FILE *fp, const char *what, const char *s)
 	fprintf(fp, "\t%s ", what);
 	print_string(fp, s);
 	fputs("\n", fp);
+}
+
+/* its own TCP listeners, "ADDRESS:PORT" each */
+static void
+print_wllistens(FILE *fp, const struct workload_conf *wl)
+{
+	const struct strentry	*e;
+	char			 addr[INET6_ADDRSTRLEN + 2];
+	int			 port;
+
+	TAILQ_FOREACH(e, &wl->listens, entry) {
+		if (listen_split(e->str, addr, sizeof(addr), &port) == -1) {
+			log_warnx("%s: workload %s: listen %s", __func__,
+			    wl->name, e->str);
+			pc_errors++;
+			continue;
+		}
+		fputs("\tlisten on ", fp);
+		print_string(fp, addr);
+		fprintf(fp, " port %d\n", port);
+	}
 }
 
 /* a workload's duration, or -1: the global's, or the fallback */
@@ -431,6 +514,7 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 	fprintf(fp, "\tport %u\n", (unsigned int)wl->port);
 	if (wl->publish != 0)
 		fprintf(fp, "\tpublish %u\n", (unsigned int)wl->publish);
+	print_wllistens(fp, wl);
 	if (wl->health == HEALTH_PATH)
 		print_wlstring(fp, "health path", wl->health_path);
 	else
@@ -469,6 +553,11 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 	else
 		fprintf(fp, "\t# server timing %s, the global setting\n",
 		    conf->server_timing ? "on" : "off");
+	if (wl->on_change != -1)
+		fprintf(fp, "\ton change %s\n", on_change_name(wl->on_change));
+	else
+		fprintf(fp, "\t# on change %s, the global setting\n",
+		    on_change_name(conf->on_change));
 	/* signal_name() says "SIGQUIT"; the lexer reads "QUIT" as well */
 	if (wl->stop_signal != 0 &&
 	    (sig = signal_name(wl->stop_signal)) != NULL)
@@ -526,6 +615,7 @@ print_config(FILE *fp, const struct orchd_conf *conf)
 	fputs("\n", fp);
 	print_gateway(fp, &conf->gateway);
 	print_use(fp, conf);
+	print_budget(fp, conf);
 	fputs("\n", fp);
 	print_listeners(fp, conf);
 	print_api(fp, conf);

@@ -12,6 +12,11 @@
  * a workload's process group on IMSG_RT_KILL once it has checked that
  * the pid is that workload's.
  *
+ * A workload runs one process, and two for a moment while runtimed
+ * replaces it side by side (a new definition on another port): the new
+ * one starts beside the old one, each in a cgroup of its own (NAME and
+ * NAME@2 in turn), with the same uid, directory and log; never more.
+ *
  * Everything that can fail for a reason worth telling the operator (the
  * user, the log file, the command's syntax) is done before fork.  What
  * the child cannot do (chdir, exec) it writes down a close-on-exec pipe
@@ -46,6 +51,8 @@
 #define SPAWN_STOP_GRACE_MS	5000	/* at shutdown, at most */
 #define SPAWN_KILL_WAIT_MS	1000	/* after SIGKILL, at shutdown */
 #define SPAWN_POLL_MS		10
+#define SPAWN_PER_WORKLOAD	2	/* the one replaced, the new one */
+#define SPAWN_CG_MAX		(ORCHD_NAME_MAX + 2)
 
 /*
  * A running process workload: the pid is its process group too.  How it
@@ -54,6 +61,7 @@
 struct spawned {
 	TAILQ_ENTRY(spawned)	 entry;
 	char			 name[ORCHD_NAME_MAX];
+	char			 cgname[SPAWN_CG_MAX]; /* its cgroup's */
 	pid_t			 pid;
 	int			 stopsig;	/* stop signal */
 	int64_t			 grace_ms;	/* then SIGKILL */
@@ -99,6 +107,7 @@ struct spawn_job {
 	char			  user[ORCHD_USER_MAX];
 	char			 *home;
 	struct cgroup_fds	  cg;	/* to join, if incg */
+	const char		 *cgname; /* its cgroup's name */
 	int			  incg;
 	char			  statedir[PATH_MAX];	/* the default dir */
 };
@@ -356,33 +365,16 @@ job_dir(struct spawn_job *job, struct orchd *env, char *msg, size_t len)
 	return (0);
 }
 
-/* LOGDIR/NAME.log, appended to, owned by the workload's user */
+/*
+ * LOGDIR/NAME.log, owned by the workload's user, written by us from a
+ * pipe (logfiles.c): its write end is the workload's stdout and stderr.
+ */
 static int
 job_logfile(struct spawn_job *job, struct orchd *env, char *msg, size_t len)
 {
-	const char	*dir = env->conf->logdir;
-	char		 path[PATH_MAX];
-
-	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
-		msgf(msg, len, "log directory %s: %s", dir,
-		    strerror(errno));
+	if ((job->logfd = wlog_start(env, job->wl->name, job->root, job->uid,
+	    job->gid, msg, len)) == -1)
 		return (-1);
-	}
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s.log", dir,
-	    job->wl->name) >= sizeof(path)) {
-		msgf(msg, len, "log file name too long");
-		return (-1);
-	}
-	/* O_NOFOLLOW: a link planted there must not redirect root's write */
-	if ((job->logfd = open(path, O_WRONLY | O_APPEND | O_CREAT |
-	    O_CLOEXEC | O_NOFOLLOW, 0640)) == -1) {
-		msgf(msg, len, "log file %s: %s", path, strerror(errno));
-		return (-1);
-	}
-	if (job->root && fchown(job->logfd, job->uid, job->gid) == -1) {
-		msgf(msg, len, "chown %s: %s", path, strerror(errno));
-		return (-1);
-	}
 	return (0);
 }
 
@@ -468,13 +460,15 @@ job_free(struct spawn_job *job)
 
 static int
 job_prepare(struct spawn_job *job, struct orchd *env,
-    const struct workload_conf *wl, char *msg, size_t len)
+    const struct workload_conf *wl, const char *cgname, char *msg,
+    size_t len)
 {
 	char	 err[128];
 	int	 argc;
 
 	memset(job, 0, sizeof(*job));
 	job->wl = wl;
+	job->cgname = cgname;
 	job->logfd = -1;
 	if ((argc = split_command(wl->command, &job->argv, err,
 	    sizeof(err))) == -1) {
@@ -491,7 +485,7 @@ job_prepare(struct spawn_job *job, struct orchd *env,
 	    job_env(job, msg, len) == -1)
 		return (-1);
 	/* last: a start that fails after it leaves a cgroup to remove */
-	if ((job->incg = cgroup_prepare(wl->name, wl->memory, &job->cg, msg,
+	if ((job->incg = cgroup_prepare(job->cgname, wl->memory, &job->cg, msg,
 	    len)) == -1)
 		return (-1);
 	return (0);
@@ -626,6 +620,24 @@ spawn_wait_exec(const struct spawn_job *job, int fd, pid_t pid, char *msg,
 	return (-1);
 }
 
+/*
+ * The cgroup of a new process of name: NAME, or NAME@2 while the one
+ * it replaces is in NAME.  '@' is in no workload's name.
+ */
+static void
+spawn_cgname(const char *name, char *buf, size_t len)
+{
+	const struct spawned	*sp;
+
+	(void)snprintf(buf, len, "%s", name);
+	TAILQ_FOREACH(sp, &spawned, entry)
+		if (strcmp(sp->name, name) == 0 &&
+		    strcmp(sp->cgname, buf) == 0) {
+			(void)snprintf(buf, len, "%s@2", name);
+			return;
+		}
+}
+
 static pid_t
 spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
     size_t len)
@@ -635,8 +647,10 @@ spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
 	pid_t			 pid = -1, parent = getpid();
 	sigset_t		 all, saved;
 	int			 pfd[2] = { -1, -1 };
+	char			 cgname[SPAWN_CG_MAX];
 
-	if (job_prepare(&job, env, wl, msg, len) == -1)
+	spawn_cgname(wl->name, cgname, sizeof(cgname));
+	if (job_prepare(&job, env, wl, cgname, msg, len) == -1)
 		goto done;
 	if ((sp = calloc(1, sizeof(*sp))) == NULL ||
 	    pipe2(pfd, O_CLOEXEC) == -1) {
@@ -670,10 +684,11 @@ spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
 	}
 	sp->cgroup = job.incg;
 	strlcpy(sp->name, wl->name, sizeof(sp->name));
+	strlcpy(sp->cgname, cgname, sizeof(sp->cgname));
 	/* counted from here: the cgroup may be an earlier start's */
 	if (sp->cgroup) {
-		sp->oom_base = MAXIMUM(cgroup_oom_kills(wl->name), 0);
-		sp->failcnt_base = MAXIMUM(cgroup_memory_failcnt(wl->name),
+		sp->oom_base = MAXIMUM(cgroup_oom_kills(cgname), 0);
+		sp->failcnt_base = MAXIMUM(cgroup_memory_failcnt(cgname),
 		    0);
 	}
 	sp->pid = pid;
@@ -686,13 +701,16 @@ spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
 	    job.argv[0], job.user, pid);
  done:
 	if (pid == -1 && job.incg > 0)
-		cgroup_destroy(wl->name);	/* made for nothing */
+		cgroup_destroy(cgname);		/* made for nothing */
 	free(sp);
 	if (pfd[0] != -1)
 		close(pfd[0]);
 	if (pfd[1] != -1)
 		close(pfd[1]);
 	job_free(&job);
+	/* a child that failed said why on its stderr: in the log first */
+	if (pid == -1)
+		wlog_flush(wl->name);
 	return (pid);
 }
 
@@ -701,17 +719,21 @@ spawn_conf(struct orchd *env, const char *name, char *msg, size_t len)
 {
 	const struct workload_conf	*wl;
 	const struct spawned		*sp;
+	int				 n = 0;
 
 	TAILQ_FOREACH(wl, &env->conf->workloads, entry)
 		if (strcmp(wl->name, name) == 0)
 			break;
+	TAILQ_FOREACH(sp, &spawned, entry)
+		if (strcmp(sp->name, name) == 0)
+			n++;
 	if (wl == NULL)
 		msgf(msg, len, "no such workload");
 	else if (wl->driver != DRIVER_PROCESS)
 		msgf(msg, len, "not a process workload");
-	else if ((sp = spawned_find(name, 0)) != NULL)
-		/* runtimed serializes starts: a second one is out of step */
-		msgf(msg, len, "already running, pid %d", sp->pid);
+	else if (n >= SPAWN_PER_WORKLOAD)
+		/* runtimed serializes starts: a third one is out of step */
+		msgf(msg, len, "already running, %d processes", n);
 	else
 		return (wl);
 	return (NULL);
@@ -743,21 +765,49 @@ spawn_request(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
- * The resident memory of a workload's process group, summed from
- * /proc/PID/stat (the 5th field is the group, the 24th the resident pages)
- * for show stats' memory-hours saved.  Only at a stop, so the scan of
+ * A process's proportional share of memory (PSS): its own pages, and
+ * its part of those it shares (with the other processes of its group,
+ * say), so that a group's sum counts each page once.  From
+ * /proc/PID/smaps_rollup; where that cannot be read, the resident
+ * pages of its stat.  -1 if neither.
+ */
+static int64_t
+proc_pss(const char *pid, long long rss)
+{
+	FILE		*f;
+	char		 path[64], line[256];
+	long long	 kb;
+	int64_t		 v = -1;
+
+	if ((size_t)snprintf(path, sizeof(path), "/proc/%.20s/smaps_rollup",
+	    pid) < sizeof(path) && (f = fopen(path, "re")) != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL)
+			if (sscanf(line, "Pss: %lld kB", &kb) == 1) {
+				v = (int64_t)kb * 1024;
+				break;
+			}
+		fclose(f);
+	}
+	if (v == -1 && rss > 0)
+		v = (int64_t)rss * sysconf(_SC_PAGESIZE);
+	return (v);
+}
+
+/*
+ * The memory of a workload's process group without a cgroup: the PSS of
+ * each of its processes, found by the group in /proc/PID/stat (its 5th
+ * field, the 24th the resident pages).  Only at a stop, so the scan of
  * /proc costs nothing on any request.
  */
 static int64_t
-group_rss(pid_t pgid)
+group_pss(pid_t pgid)
 {
 	DIR		*d;
 	struct dirent	*de;
 	FILE		*f;
 	char		 path[64], buf[1024], *p;
 	long long	 grp, rss;
-	int64_t		 total = 0;
-	long		 page = sysconf(_SC_PAGESIZE);
+	int64_t		 total = 0, v;
 
 	if ((d = opendir("/proc")) == NULL)
 		return (0);
@@ -775,13 +825,19 @@ group_rss(pid_t pgid)
 			continue;
 		if (sscanf(p + 1, " %*c %*d %lld %*d %*d %*d %*u %*u %*u %*u "
 		    "%*u %*u %*u %*d %*d %*d %*d %*d %*d %*u %*u %lld", &grp,
-		    &rss) == 2 && grp == pgid && rss > 0)
-			total += (int64_t)rss * page;
+		    &rss) == 2 && grp == pgid &&
+		    (v = proc_pss(de->d_name, rss)) > 0)
+			total += v;
 	}
 	closedir(d);
 	return (total);
 }
 
+/*
+ * What the run used, for runtimed's memory budget and show stats: its
+ * cgroup's peak (v1 max_usage_in_bytes, v2 memory.peak) or, on a kernel
+ * without one, its use now; without a cgroup, its group's PSS.
+ */
 static void
 spawn_memory(const struct spawned *sp)
 {
@@ -790,12 +846,14 @@ spawn_memory(const struct spawned *sp)
 	memset(&mem, 0, sizeof(mem));
 	strlcpy(mem.name, sp->name, sizeof(mem.name));
 	/* the cgroup's count has what left the group, and the page cache */
-	if ((!sp->cgroup || (mem.bytes = cgroup_memory(sp->name)) <= 0) &&
-	    (mem.bytes = group_rss(sp->pid)) <= 0)
+	if ((!sp->cgroup ||
+	    ((mem.bytes = cgroup_memory_peak(sp->cgname)) <= 0 &&
+	    (mem.bytes = cgroup_memory(sp->cgname)) <= 0)) &&
+	    (mem.bytes = group_pss(sp->pid)) <= 0)
 		return;
-	if (proc_compose(&orchd_env->ps, PROC_STORE, IMSG_RT_MEMORY, 0, -1,
+	if (proc_compose(&orchd_env->ps, PROC_RUNTIME, IMSG_RT_MEMORY, 0, -1,
 	    &mem, sizeof(mem)) == -1)
-		log_warn("workload %s: memory to the store", sp->name);
+		log_warn("workload %s: memory to runtimed", sp->name);
 }
 
 /*
@@ -811,7 +869,7 @@ spawn_signal(struct spawned *sp, int sig)
 	if (kill(-sp->pid, sig) == -1 && kill(sp->pid, sig) == -1)
 		log_warn("workload %s: kill %d", sp->name, sp->pid);
 	if (sig == SIGKILL && sp->cgroup)
-		cgroup_kill(sp->name);
+		cgroup_kill(sp->cgname);
 }
 
 /*
@@ -824,7 +882,7 @@ spawn_leftovers(struct spawned *sp)
 {
 	(void)kill(-sp->pid, SIGKILL);
 	if (sp->cgroup)
-		cgroup_destroy(sp->name);
+		cgroup_destroy(sp->cgname);
 }
 
 void
@@ -886,10 +944,11 @@ spawn_oom(const struct spawned *sp, int status)
 
 	if (!sp->cgroup)
 		return (0);
-	if ((n = cgroup_oom_kills(sp->name)) >= 0)
+	if ((n = cgroup_oom_kills(sp->cgname)) >= 0)
 		return (n > sp->oom_base);
 	return (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
-	    !sp->killed && cgroup_memory_failcnt(sp->name) > sp->failcnt_base);
+	    !sp->killed && cgroup_memory_failcnt(sp->cgname) >
+	    sp->failcnt_base);
 }
 
 /* called for every reaped pid that is not one of our children */
@@ -906,6 +965,8 @@ spawn_exited(struct orchd *env, pid_t pid, int status)
 	rp.oom = spawn_oom(sp, status);
 	spawn_log_exit(sp->name, pid, status, rp.oom);
 	spawn_leftovers(sp);
+	/* its last words in its log before runtimed hears of its exit */
+	wlog_flush(sp->name);
 	strlcpy(rp.name, sp->name, sizeof(rp.name));
 	rp.pid = pid;
 	rp.status = status;
@@ -935,7 +996,7 @@ spawn_reap(void)
 			/* its group too: what ignored the stop signal */
 			spawn_leftovers(sp);
 		} else if (sp->cgroup)
-			cgroup_destroy(sp->name);
+			cgroup_destroy(sp->cgname);
 		TAILQ_REMOVE(&spawned, sp, entry);
 		free(sp);
 	}
@@ -982,6 +1043,8 @@ spawn_shutdown(struct orchd *env)
 	    ms < SPAWN_STOP_GRACE_MS + SPAWN_KILL_WAIT_MS;
 	    ms += SPAWN_POLL_MS) {
 		spawn_kill_late(ms);
+		/* one that logs as it stops is not left waiting on its pipe */
+		wlog_flush(NULL);
 		usleep(SPAWN_POLL_MS * 1000);
 	}
 	if (left > 0)

@@ -82,7 +82,33 @@ backoff_cmp(struct store_backoff *a, struct store_backoff *b)
 }
 RB_GENERATE(store_backoffs, store_backoff, entry, backoff_cmp);
 
+/*
+ * What of their definitions running workloads lack, as runtimed last
+ * said (IMSG_RT_DRIFT), for show workloads: in memory only, as
+ * runtimed's knowledge of what it started is.  One entry per workload
+ * with a drift.
+ */
+#define STORE_DRIFT_MAX		65536
+
+struct store_drift {
+	RB_ENTRY(store_drift)	 entry;
+	char			 name[ORCHD_NAME_MAX];
+	char			 fields[RT_DRIFT_MAX];
+};
+RB_HEAD(store_drifts, store_drift);
+RB_PROTOTYPE(store_drifts, store_drift, entry, drift_cmp);
+static struct store_drifts	 store_drifts = RB_INITIALIZER(&store_drifts);
+static int			 store_ndrifts;
+
+static int
+drift_cmp(struct store_drift *a, struct store_drift *b)
+{
+	return (strcmp(a->name, b->name));
+}
+RB_GENERATE(store_drifts, store_drift, entry, drift_cmp);
+
 static void	store_recv_state(struct imsgev *, struct imsg *);
+static void	store_recv_drift(struct imsgev *, struct imsg *);
 static void	store_recv_keepwarm(struct imsgev *, struct imsg *);
 static void	store_recv_memory(struct imsgev *, struct imsg *);
 static void	store_recv_lastseen(struct imsgev *, struct imsg *);
@@ -110,8 +136,9 @@ static const struct proc_handler store_handlers[] = {
 	    store_recv_state },
 	{ IMSG_RT_KEEPWARM, sizeof(struct ctl_keepwarm),
 	    PROC_FROM(PROC_RUNTIME), store_recv_keepwarm },
-	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_RUNTIME) |
-	    PROC_FROM(PROC_PARENT),
+	{ IMSG_RT_DRIFT, sizeof(struct rt_drift), PROC_FROM(PROC_RUNTIME),
+	    store_recv_drift },
+	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_RUNTIME),
 	    store_recv_memory },
 	{ IMSG_RP_LASTSEEN, PROC_ANYLEN, PROC_FROM(PROC_REAPER),
 	    store_recv_lastseen },
@@ -200,7 +227,8 @@ held_write(const struct sq_entry *e, void *arg)
 		r = store_db_keepwarm(store_db, e->u.kw.name, e->u.kw.on);
 		break;
 	case SQ_MEMORY:
-		r = store_db_memory(store_db, e->u.mem.name, e->u.mem.bytes);
+		r = store_db_memory(store_db, e->u.mem.name, e->u.mem.bytes,
+		    e->u.mem.estimate);
 		break;
 	case SQ_UID:
 		r = store_db_uid_put(store_db, e->u.uid.name, e->u.uid.uid);
@@ -416,6 +444,52 @@ store_recv_state(struct imsgev *iev, struct imsg *imsg)
 }
 
 static void
+store_recv_drift(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_drift		 rd;
+	struct store_drift	 key, *d;
+
+	(void)imsg_get_data(imsg, &rd, sizeof(rd));
+	rd.name[sizeof(rd.name) - 1] = '\0';
+	rd.fields[sizeof(rd.fields) - 1] = '\0';
+	strlcpy(key.name, rd.name, sizeof(key.name));
+	d = RB_FIND(store_drifts, &store_drifts, &key);
+	if (rd.fields[0] == '\0') {
+		if (d != NULL) {
+			RB_REMOVE(store_drifts, &store_drifts, d);
+			free(d);
+			store_ndrifts--;
+		}
+		return;
+	}
+	if (d == NULL) {
+		if (store_ndrifts >= STORE_DRIFT_MAX ||
+		    (d = calloc(1, sizeof(*d))) == NULL) {
+			log_warnx("workload %s: drift not kept", rd.name);
+			return;
+		}
+		strlcpy(d->name, rd.name, sizeof(d->name));
+		RB_INSERT(store_drifts, &store_drifts, d);
+		store_ndrifts++;
+	}
+	strlcpy(d->fields, rd.fields, sizeof(d->fields));
+}
+
+/* show workloads: what a running one lacks of its definition */
+static void
+drift_overlay(struct ctl_workload *cw)
+{
+	struct store_drift	 key, *d;
+
+	cw->drift[0] = '\0';
+	if (cw->state == WL_ASLEEP || cw->state == WL_FAILED)
+		return;
+	strlcpy(key.name, cw->name, sizeof(key.name));
+	if ((d = RB_FIND(store_drifts, &store_drifts, &key)) != NULL)
+		strlcpy(cw->drift, d->fields, sizeof(cw->drift));
+}
+
+static void
 store_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 {
 	struct ctl_keepwarm	 kw;
@@ -514,6 +588,7 @@ reply_workload(const struct ctl_workload *row, void *arg)
 	sq_overlay_workload(&store_q, &cw);
 	cw.idle_effective = idle_effective(&cw);
 	backoff_overlay(&cw);
+	drift_overlay(&cw);
 	return (reply(arg, IMSG_CTL_WORKLOAD, &cw, sizeof(cw)));
 }
 
@@ -884,12 +959,11 @@ store_sig(int sig, short event, void *arg)
 int
 main(int argc, char *argv[])
 {
-	extern char	**environ;
 	struct event	 ev_term;
 	/* root is chrooted by child_start(), anyone else is not */
 	int		 chrooted = geteuid() == 0;
 
-	setproctitle_init(argc, argv, environ);
+	proc_title_init(argc, argv);
 	child_start(&store_ps, argc, argv, PROC_STORE, store_handlers,
 	    nitems(store_handlers), PRIVDROP_NONET);
 	store_open(chrooted);

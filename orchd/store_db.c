@@ -56,6 +56,13 @@
  * 'api', 'keep warm', ...; '' for none), and for a request its method,
  * host, path, client and User-Agent, cut to the bounds of struct
  * wake_cause.  The rows from before have none.
+ *
+ * Version 4.  expired_transitions: the history of the API's workloads
+ * that expired, kept past their row, as transitions has it.
+ *
+ * Version 5.  counters.memory_estimate: what runtimed's memory budget
+ * charges the workload's next run, made from the runs measured so far;
+ * counters.memory is the last run's peak (NULL for both: never).
  */
 static const char *const migrations[] = {
 	/* 1 */
@@ -124,6 +131,9 @@ static const char *const migrations[] = {
 	"CREATE INDEX expired_by_workload ON expired_transitions "
 	"  (workload, time_ms);"
 	"PRAGMA user_version = 4;",
+	/* 5 */
+	"ALTER TABLE counters ADD COLUMN memory_estimate INTEGER;"
+	"PRAGMA user_version = 5;",
 };
 
 enum stmt_id {
@@ -197,11 +207,13 @@ static const char *const stmt_sql[S_MAX] = {
 	    "WHERE name = ?1 AND last_seen < ?2",
 	[S_KEEPWARM] = "UPDATE workloads SET keep_warm = ?2, updated = ?3 "
 	    "WHERE name = ?1",
-	[S_MEMORY] = "UPDATE counters SET memory = ?2 WHERE workload = ?1",
+	[S_MEMORY] = "UPDATE counters SET memory = ?2, "
+	    "memory_estimate = coalesce(?3, memory_estimate) "
+	    "WHERE workload = ?1",
 	[S_WORKLOADS] = "SELECT w.name, w.definition, w.source, w.keep_warm, "
 	    "w.state, w.message, w.last_seen, w.started_at, "
-	    "coalesce(c.wakes, 0), w.reason FROM workloads w "
-	    "LEFT JOIN counters c ON c.workload = w.name "
+	    "coalesce(c.wakes, 0), w.reason, c.memory, c.memory_estimate "
+	    "FROM workloads w LEFT JOIN counters c ON c.workload = w.name "
 	    "WHERE ?1 = '' OR w.name = ?1 ORDER BY w.name",
 	/* an expired one's too, before any later one of the name */
 	[S_HISTORY] = "SELECT from_state, to_state, reason, message, time_ms, "
@@ -227,8 +239,9 @@ static const char *const stmt_sql[S_MAX] = {
 	[S_WAKE_NTH_ALL] = "SELECT wake_ms FROM transitions "
 	    "WHERE to_state = 'running' AND wake_ms IS NOT NULL "
 	    "ORDER BY wake_ms LIMIT ?2 OFFSET ?3",
-	[S_RESTORE] = "SELECT state, keep_warm, last_seen, started_at "
-	    "FROM workloads WHERE name = ?1",
+	[S_RESTORE] = "SELECT w.state, w.keep_warm, w.last_seen, "
+	    "w.started_at, c.memory, c.memory_estimate FROM workloads w "
+	    "LEFT JOIN counters c ON c.workload = w.name WHERE w.name = ?1",
 	/* the API's workloads: only ever its own rows */
 	[S_API_DROP] = "DELETE FROM workloads WHERE name = ?1 AND "
 	    "source = 'api'",
@@ -1020,8 +1033,9 @@ store_db_state(struct store_db *sdb, const struct rt_state *rs)
 		(void)tx_rollback(sdb);
 		return (r);
 	}
-	/* told again what we know: nothing happened */
-	if (row.state == (enum workload_state)rs->state)
+	/* told again what we know: nothing happened, but a replacement */
+	if (row.state == (enum workload_state)rs->state &&
+	    rs->reason != RT_REASON_REPLACED)
 		return (tx_commit(sdb) == -1 ? tx_rollback(sdb) : 1);
 	if (counters_add(sdb, rs, &row, t_ms, &wake_ms) == -1 ||
 	    transition_add(sdb, rs, &row, t_ms, wake_ms) == -1 ||
@@ -1069,14 +1083,18 @@ store_db_keepwarm(struct store_db *sdb, const char *name, int on)
 	return (run(sdb, s));
 }
 
+/* a run's peak and the estimate made from it (0: the estimate kept) */
 int
-store_db_memory(struct store_db *sdb, const char *name, int64_t bytes)
+store_db_memory(struct store_db *sdb, const char *name, int64_t bytes,
+    int64_t estimate)
 {
 	sqlite3_stmt	*s = st(sdb, S_MEMORY);
 
 	bind_text(s, 1, name);
 	if (bytes > 0)
 		sqlite3_bind_int64(s, 2, bytes);
+	if (estimate > 0)
+		sqlite3_bind_int64(s, 3, estimate);
 	return (run(sdb, s));
 }
 
@@ -1098,12 +1116,12 @@ definition(sqlite3_stmt *s, int col)
 }
 
 static void
-hosts_join(const struct workload_conf *wc, char *buf, size_t len)
+hosts_join(const struct strlist *l, char *buf, size_t len)
 {
 	const struct strentry	*e;
 
 	buf[0] = '\0';
-	TAILQ_FOREACH(e, &wc->hosts, entry) {
+	TAILQ_FOREACH(e, l, entry) {
 		if (buf[0] != '\0')
 			strlcat(buf, ",", len);
 		strlcat(buf, e->str, len);
@@ -1124,7 +1142,8 @@ workload_fill(sqlite3_stmt *s, struct ctl_workload *cw)
 		cw->driver = wc->driver;
 		cw->keep_warm = wc->keep_warm;
 		cw->idle_timeout = wc->idle_timeout;
-		hosts_join(wc, cw->hosts, sizeof(cw->hosts));
+		hosts_join(&wc->hosts, cw->hosts, sizeof(cw->hosts));
+		hosts_join(&wc->listens, cw->listens, sizeof(cw->listens));
 		workload_free(wc);
 	}
 	if (sqlite3_column_type(s, 3) != SQLITE_NULL)
@@ -1135,6 +1154,8 @@ workload_fill(sqlite3_stmt *s, struct ctl_workload *cw)
 	cw->started_at = sqlite3_column_int64(s, 7);
 	cw->wakes = sqlite3_column_int64(s, 8);
 	cw->reason = sqlite3_column_int(s, 9);
+	cw->memory = sqlite3_column_int64(s, 10);
+	cw->memory_estimate = sqlite3_column_int64(s, 11);
 }
 
 /* name "": every workload */
@@ -1345,6 +1366,8 @@ store_db_restore(struct store_db *sdb, const char *name,
 	    sqlite3_column_int(s, 1);
 	rs->last_seen = sqlite3_column_int64(s, 2);
 	rs->started_at = sqlite3_column_int64(s, 3);
+	rs->memory = sqlite3_column_int64(s, 4);
+	rs->memory_estimate = sqlite3_column_int64(s, 5);
 	sqlite3_reset(s);
 	return (1);
 }

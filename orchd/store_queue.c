@@ -251,6 +251,12 @@ sq_overlay_workload(const struct store_queue *q, struct ctl_workload *cw)
 			if (e->u.kw.on != -1)
 				cw->keep_warm = e->u.kw.on != 0;
 			break;
+		case SQ_MEMORY:
+			if (e->u.mem.bytes > 0)
+				cw->memory = e->u.mem.bytes;
+			if (e->u.mem.estimate > 0)
+				cw->memory_estimate = e->u.mem.estimate;
+			break;
 		default:
 			break;
 		}

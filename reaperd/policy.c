@@ -1,8 +1,11 @@
 /*
  * The suspend decision, kept apart from any I/O so it can be tested: when
- * a workload is idle, and how "depends on" keeps a workload up for those
- * that depend on it.
+ * a workload is idle, how "depends on" keeps a workload up for those
+ * that depend on it, and the memory pressure PSI reports.
  */
+
+#include <ctype.h>
+#include <string.h>
 
 #include "reaper.h"
 
@@ -22,6 +25,50 @@ reaper_due(const struct reap_wl *wl, time_t now)
 	if (wl->inflight > 0 || wl->upgraded > 0)
 		return (0);
 	return (now - wl->last_seen >= wl->idle_timeout);
+}
+
+/*
+ * The share of the last 10 seconds in which some task waited for memory,
+ * from the text of /proc/pressure/memory:
+ *	some avg10=1.53 avg60=0.40 avg300=0.09 total=1436735
+ *	full avg10=0.00 avg60=0.00 avg300=0.00 total=404283
+ * as hundredths of a percent (153).  -1 if the text is not that.
+ */
+int
+reaper_psi_parse(const char *text, int32_t *avg10)
+{
+	const char	*p, *nl;
+	int32_t		 v = 0;
+	int		 digits = 0, decimals = -1;
+
+	if (strncmp(text, "some ", 5) != 0 ||
+	    (p = strstr(text, "avg10=")) == NULL ||
+	    ((nl = strchr(text, '\n')) != NULL && nl < p))
+		return (-1);
+	for (p += 6; isdigit((unsigned char)*p) || *p == '.'; p++) {
+		if (*p == '.') {
+			if (decimals != -1)
+				return (-1);
+			decimals = 0;
+			continue;
+		}
+		if (decimals == 2)
+			continue;	/* more precision than we keep */
+		if (++digits > 5)
+			return (-1);
+		v = v * 10 + (*p - '0');
+		if (decimals != -1)
+			decimals++;
+	}
+	if (digits == 0 || (*p != ' ' && *p != '\n' && *p != '\0'))
+		return (-1);
+	for (decimals = decimals == -1 ? 0 : decimals; decimals < 2;
+	    decimals++)
+		v *= 10;
+	if (v > 10000)
+		return (-1);
+	*avg10 = v;
+	return (0);
 }
 
 static int

@@ -40,5 +40,7 @@ struct reap_wl {
 int	reaper_due(const struct reap_wl *, time_t);
 void	reaper_state(struct reap_wl *, enum workload_state, time_t);
 void	reaper_hold(const struct reap_wl *);
+/* policy.c: "some avg10" of a PSI file's text, in hundredths of a % */
+int	reaper_psi_parse(const char *, int32_t *);
 
 #endif /* ORCHD_REAPER_H */

@@ -2,8 +2,16 @@
  * reaperd: idle accounting.  It learns from the gateway when each workload
  * was last used and what is in flight, from runtimed what state it is in,
  * and every reaper interval asks runtimed to suspend the idle ones.  It
- * holds nothing but its channels: no network, no files.
+ * holds nothing but its channels and, opened before it drops root,
+ * /proc/pressure/memory: no network, no other file.  While the memory
+ * pressure that file tells is above "memory pressure limit", each tick
+ * asks runtimed to suspend one more idle workload, the least recently
+ * used, ahead of its idle timeout (runtimed picks it: it knows the
+ * memory budget's candidates).
  */
+
+#include <errno.h>
+#include <fcntl.h>
 
 #include <event.h>
 #include <stdlib.h>
@@ -35,6 +43,14 @@ static struct event	reap_tick_ev;
 static int		reap_off;
 static int64_t		reap_interval;
 static struct authlim	reap_authlim;	/* wrong API keys, authlim.c */
+/* memory pressure: PSI, opened at start; ORCHD_PSI_FILE for the tests */
+#define REAP_PSI_FILE	"/proc/pressure/memory"
+static int		reap_psi_fd = -1;
+static int		reap_psi_errno;
+static const char	*reap_psi_path;
+static int64_t		reap_pressure_limit;	/* hundredths of a %; 0: off */
+static int		reap_pressured;		/* above it at the last tick */
+static int		reap_psi_said;		/* "no PSI" was logged */
 
 static void	reaper_recv_activity(struct imsgev *, struct imsg *);
 static void	reaper_recv_state(struct imsgev *, struct imsg *);
@@ -134,6 +150,60 @@ lastseen_send(void)
 	lastseen_flush();
 }
 
+/* some avg10 now, in hundredths of a percent; -1 if it cannot be read */
+static int32_t
+psi_read(void)
+{
+	char	 buf[256];
+	ssize_t	 n;
+	int32_t	 avg10;
+
+	if (lseek(reap_psi_fd, 0, SEEK_SET) == -1 ||
+	    (n = read(reap_psi_fd, buf, sizeof(buf) - 1)) <= 0) {
+		log_warn("%s", reap_psi_path);
+		return (-1);
+	}
+	buf[n] = '\0';
+	if (reaper_psi_parse(buf, &avg10) == -1) {
+		log_warnx("%s: cannot read \"some avg10\"", reap_psi_path);
+		return (-1);
+	}
+	return (avg10);
+}
+
+/* above the limit: runtimed suspends one idle workload a tick */
+static void
+pressure_tick(void)
+{
+	struct rp_pressure	 rp;
+	char			 avg[16], lim[16];
+	int32_t			 avg10;
+
+	if (reap_pressure_limit <= 0 || reap_psi_fd == -1 ||
+	    (avg10 = psi_read()) == -1)
+		return;
+	(void)fmt_percent(avg10, avg, sizeof(avg));
+	(void)fmt_percent(reap_pressure_limit, lim, sizeof(lim));
+	if (avg10 <= reap_pressure_limit) {
+		if (reap_pressured)
+			log_info("memory pressure: some avg10 %s, under the "
+			    "limit %s again", avg, lim);
+		reap_pressured = 0;
+		return;
+	}
+	if (!reap_pressured)
+		log_info("memory pressure: some avg10 %s above the limit %s: "
+		    "suspending the least recently used idle workload, one a "
+		    "tick", avg, lim);
+	reap_pressured = 1;
+	memset(&rp, 0, sizeof(rp));
+	rp.avg10 = avg10;
+	rp.limit = (int32_t)reap_pressure_limit;
+	if (proc_compose(&reaper_ps, PROC_RUNTIME, IMSG_REAP_PRESSURE, 0, -1,
+	    &rp, sizeof(rp)) == -1)
+		log_warn("%s: compose", __func__);
+}
+
 /*
  * "expire after": an API workload with no request for that long, from
  * its last one or from when we first had it (creation, orchd's start),
@@ -178,6 +248,7 @@ reaper_tick(int fd, short event, void *arg)
 		reaper_expire(wl, now);
 	if (reap_off)
 		return;
+	pressure_tick();
 	RB_FOREACH(wl, reap_wls, &reap_wls)
 		wl->held = 0;
 	RB_FOREACH(wl, reap_wls, &reap_wls)
@@ -372,14 +443,27 @@ reaper_apply(struct privsep *ps, struct cfg_generation *gen,
 	}
 	if (reap_off)
 		log_info("reaper off: ORCHD_IDLE_TIMEOUT=0");
+	reap_pressure_limit = gen->global.pressure_limit;
+	/* without PSI, a limit can do nothing: said once */
+	if (reap_pressure_limit > 0 && reap_psi_fd == -1 && !reap_psi_said) {
+		errno = reap_psi_errno;
+		log_warn("memory pressure limit: no pressure stall information "
+		    "(%s): the limit is not enforced", reap_psi_path);
+		reap_psi_said = 1;
+	}
 }
 
 int
 main(int argc, char *argv[])
 {
-	extern char	**environ;
 
-	setproctitle_init(argc, argv, environ);
+	proc_title_init(argc, argv);
+	/* before the chroot: a file of /proc the sandbox then only reads */
+	if ((reap_psi_path = getenv("ORCHD_PSI_FILE")) == NULL ||
+	    *reap_psi_path == '\0')
+		reap_psi_path = REAP_PSI_FILE;
+	if ((reap_psi_fd = open(reap_psi_path, O_RDONLY | O_CLOEXEC)) == -1)
+		reap_psi_errno = errno;
 	child_start(&reaper_ps, argc, argv, PROC_REAPER, reaper_handlers,
 	    nitems(reaper_handlers), PRIVDROP_NONET);
 	cfg_set_apply(reaper_apply);

@@ -2,14 +2,33 @@
 # Runs every test against the programs in the build directory given as $1
 # (make check passes build/check) and ends with one line:
 # "N passed, N failed".  Unit tests count their cmocka cases, end-to-end
-# scripts the cases they report on their own closing line.
+# scripts the cases they report on their own closing line.  Names after
+# the build directory (test_parse, wake, mandoc) run those tests alone.
+#
+#	sh regress/run.sh build/check [NAME ...]
 set -u
 BUILD=${1:-build}
+[ $# -gt 0 ] && shift
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+WANTED=" $* "
+for n in "$@"; do
+	[ "$n" = mandoc ] || [ -x "$BUILD/regress/$n" ] ||
+	    [ -f "regress/e2e/$n.sh" ] || {
+		echo "run.sh: no test named $n (a regress/e2e script's" \
+		    "name, a unit test in $BUILD/regress, or mandoc)" >&2
+		exit 2
+	}
+done
 passed=0
 failed=0
 failures=
+
+wanted() {	# wanted NAME: true when no names were given, or NAME was
+	[ "$WANTED" = "  " ] && return 0
+	case "$WANTED" in *" $1 "*) return 0 ;; esac
+	return 1
+}
 
 count() {	# count NAME OUTPUT-FILE STATUS
 	p=$(sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*/\1/p' "$2" | tail -n 1)
@@ -36,6 +55,7 @@ trap 'rm -f "$out"' EXIT
 for t in "$BUILD"/regress/test_*; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
+	wanted "$name" || continue
 	echo "== $name"
 	"$t" >"$out" 2>&1
 	st=$?
@@ -43,18 +63,21 @@ for t in "$BUILD"/regress/test_*; do
 	count "$name" "$out" "$st"
 done
 
-echo "== mandoc -Tlint"
-if mandoc -Tlint -Wwarning man/*.[58] >"$out" 2>&1; then
-	passed=$((passed + 1))
-else
-	cat "$out"
-	failed=$((failed + 1))
-	failures="$failures mandoc-lint"
+if wanted mandoc; then
+	echo "== mandoc -Tlint"
+	if mandoc -Tlint -Wwarning man/*.[58] >"$out" 2>&1; then
+		passed=$((passed + 1))
+	else
+		cat "$out"
+		failed=$((failed + 1))
+		failures="$failures mandoc"
+	fi
 fi
 
 for t in regress/e2e/*.sh; do
 	case "$t" in */lib.sh) continue ;; esac
 	name=$(basename "$t" .sh)
+	wanted "$name" || continue
 	echo "== $name"
 	sh "$t" "$BUILD" >"$out" 2>&1
 	st=$?

@@ -9,6 +9,11 @@
  * the workload says "busy fail safe": then it is busy.  An operator's
  * suspend is never asked about.
  *
+ * The memory budget asks too before it suspends an idle workload for
+ * room or for memory pressure, ahead of its idle timeout (busy_evict):
+ * busy, it is not suspended, and the veto holds until the workload is
+ * used again or stops (budget.c leaves it alone meanwhile).
+ *
  * Why runtimed asks, not the gateway: runtimed decides suspends and
  * already connects to workloads for readiness (ready.c), so the veto is
  * decided where the suspend is, with no round trip through the process
@@ -44,6 +49,7 @@ enum busy_phase {
 
 struct rt_busy {
 	struct rt_workload	*wl;
+	enum rt_reason		 reason;	/* of the suspend asked for */
 	enum busy_phase		 phase;
 	int			 fd;
 	struct event		 ev;		/* on fd */
@@ -87,8 +93,11 @@ busy_stop(struct rt_workload *wl)
 static void
 busy_verdict(struct rt_workload *wl, int code, const char *why)
 {
-	int	 busy;
+	enum rt_reason	 reason = RT_REASON_IDLE;
+	int		 busy;
 
+	if (wl->busy != NULL)
+		reason = wl->busy->reason;
 	busy_stop(wl);
 	if (wl->state != WL_RUNNING || wl->conf == NULL)
 		return;
@@ -107,9 +116,12 @@ busy_verdict(struct rt_workload *wl, int code, const char *why)
 			log_info("workload %s: idle but busy, as %s says: "
 			    "not suspended", wl->name, wl->conf->busy_path);
 		}
+		/* the memory budget picks another one, if it asked */
+		budget_drain_refused(wl);
 		return;
 	}
-	(void)lifecycle_suspend(wl->name, RT_REASON_IDLE);
+	if (lifecycle_suspend(wl->name, reason) == -1)
+		budget_drain_refused(wl);
 }
 
 static void
@@ -218,13 +230,14 @@ busy_request(struct rt_busy *b)
 
 /* ask the workload; its answer, or its silence, decides */
 static void
-busy_ask(struct rt_workload *wl)
+busy_ask(struct rt_workload *wl, enum rt_reason reason)
 {
 	struct rt_busy	*b;
 
 	if ((b = calloc(1, sizeof(*b))) == NULL)
 		fatal("%s: calloc", __func__);
 	b->wl = wl;
+	b->reason = reason;
 	b->fd = -1;
 	evtimer_set(&b->timer, busy_timeout, b);
 	wl->busy = b;
@@ -277,5 +290,25 @@ busy_suspend(struct rt_workload *wl, int64_t idle_since)
 		(void)lifecycle_suspend(wl->name, RT_REASON_IDLE);
 		return;
 	}
-	busy_ask(wl);
+	busy_ask(wl, RT_REASON_IDLE);
+}
+
+/*
+ * The memory budget would suspend wl for reason (room, pressure) ahead
+ * of its idle timeout: its busy path, if it has one, is asked first,
+ * and a busy answer keeps it running (busy_verdict tells the budget).
+ * One a veto holds for is not asked again.  0 if the suspend, or the
+ * question, is under way.
+ */
+int
+busy_evict(struct rt_workload *wl, enum rt_reason reason)
+{
+	if (wl->conf == NULL || wl->conf->busy_path == NULL)
+		return (lifecycle_suspend(wl->name, reason));
+	if (wl->state != WL_RUNNING || wl->busy != NULL || wl->draining ||
+	    wl->busy_since != 0)
+		return (-1);
+	busy_ask(wl, reason);
+	/* no question possible: the verdict came at once */
+	return (wl->busy != NULL || wl->draining ? 0 : -1);
 }

@@ -1,5 +1,6 @@
 /*
- * orchctl's commands that change a workload: wake, suspend and keepwarm,
+ * orchctl's commands that change a workload: wake, suspend, keepwarm and
+ * restart,
  * forwarded by the parent with the control connection's id in peerid, or
  * sent by the gateway for the HTTP API with its own request id.  Each is
  * answered once with IMSG_CTL_OK or IMSG_CTL_FAIL under that id, to the
@@ -218,6 +219,32 @@ control_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
+ * orchctl restart: replaced in place with the definition it has, and
+ * answered once it runs again (or failed to).
+ */
+void
+control_recv_restart(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_workload	*wl;
+	char			 name[ORCHD_NAME_MAX];
+	struct asker		 a;
+
+	control_asker(iev, imsg, &a);
+	if ((wl = control_workload(&a, imsg, name, sizeof(name))) == NULL)
+		return;
+	if (wl->state != WL_RUNNING || wl->stopping) {
+		control_fail(&a, CTL_ERR_BUSY, "%s is %s: only a running "
+		    "workload is restarted (orchctl wake starts one)", name,
+		    workload_state_name(wl->state));
+		return;
+	}
+	if (control_wait(wl, &a, WL_RUNNING) == -1)
+		return;
+	if (lifecycle_restart(wl, "orchctl restart") == -1)
+		control_state_refused(wl, "it is being replaced already");
+}
+
+/*
  * From the lifecycle.
  */
 
@@ -242,6 +269,23 @@ control_state(struct rt_workload *wl, const char *msg)
 	}
 }
 
+/* a restart that will not happen: those waiting for it to run */
+void
+control_state_refused(struct rt_workload *wl, const char *why)
+{
+	struct rt_waiter	*w, *next;
+	struct asker		 a;
+
+	TAILQ_FOREACH_SAFE(w, &wl->waiters, entry, next) {
+		if (w->want != WL_RUNNING)
+			continue;
+		control_fail(waiter_asker(w, &a), CTL_ERR_BUSY,
+		    "%s not restarted: %s", wl->name, why);
+		TAILQ_REMOVE(&wl->waiters, w, entry);
+		free(w);
+	}
+}
+
 /* a suspend that will not happen */
 void
 control_refused(struct rt_workload *wl, const char *why)
@@ -254,6 +298,23 @@ control_refused(struct rt_workload *wl, const char *why)
 			continue;
 		control_fail(waiter_asker(w, &a), CTL_ERR_BUSY,
 		    "%s not suspended: %s", wl->name, why);
+		TAILQ_REMOVE(&wl->waiters, w, entry);
+		free(w);
+	}
+}
+
+/* its wake waited its whole wake timeout for room: not started */
+void
+control_no_room(struct rt_workload *wl, const char *why)
+{
+	struct rt_waiter	*w, *next;
+	struct asker		 a;
+
+	TAILQ_FOREACH_SAFE(w, &wl->waiters, entry, next) {
+		if (w->want != WL_RUNNING)
+			continue;
+		control_fail(waiter_asker(w, &a), CTL_ERR_AGAIN,
+		    "%s not started: %s", wl->name, why);
 		TAILQ_REMOVE(&wl->waiters, w, entry);
 		free(w);
 	}

@@ -130,6 +130,7 @@ void		 docker_died(const char *, const char *);
 void		 docker_reconcile(void);
 void		 docker_event(const struct dk_event *);
 int		 docker_refused(struct rt_workload *);
+int		 docker_drift(struct rt_workload *);
 int64_t		 docker_pulling(struct rt_workload *);
 
 /* docker_network.c: cb gets the network's id, or NULL and why */

@@ -4,7 +4,7 @@
  * workload's checked definition and nothing else: no HostConfig or other
  * JSON from outside ever reaches the daemon, so no definition can ask for
  * a privileged container, added capabilities, devices or the host's PID
- * namespace (research/edge-cases.md 3.4).
+ * namespace.
  *
  * The body is also what tells a container that is still right from one
  * to replace: its SHA-256, over the body with sorted keys, is kept in the

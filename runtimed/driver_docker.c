@@ -26,7 +26,9 @@
  * one call at a time: start, stop, the check that follows an exit the
  * events stream reported (or a connection a gateway found refused), the
  * look at a container started outside orchd, or the adoption of a
- * container found at start.
+ * container found at start.  An adopted container's hash label is kept
+ * while it runs: all runtimed knows of the definition it was made from,
+ * for its drift (docker_drift()).
  * A stop asked for during a start waits for the call in flight, then
  * stops whatever it started.  Errors from the daemon, or no daemon,
  * fail the wake with the daemon's message; nothing here blocks, and the
@@ -93,6 +95,8 @@ struct rt_docker {
 	struct st_restore	 restore;	/* the store's, held */
 	json_t			*spec;		/* to create */
 	char			 hash[DK_HASH_MAX];
+	char			 run_hash[DK_HASH_MAX]; /* adopted running:
+						   its label; "" none */
 	int64_t			 stop_timeout;	/* of the definition it
 						   was started with */
 	struct dk_netwait	*netwait;	/* STEP_NETWORK */
@@ -313,6 +317,7 @@ docker_start(struct rt_workload *wl, char *msg, size_t len)
 		return (-1);
 	}
 	dk->op = OP_START;
+	dk->run_hash[0] = '\0';
 	dk->stop_wanted = 0;
 	dk->died = 0;
 	dk->oom = dk->killsig = dk->removed = dk->start_seen = 0;
@@ -620,14 +625,16 @@ dk_start_step(struct rt_docker *dk, const struct dk_resp *r)
  * Stop.
  */
 
-/* what the container uses, as docker stats shows it: less the cache */
+/*
+ * What the container used, as docker stats shows it, less the cache:
+ * its peak where the cgroup keeps one (v1's max_usage), else now.
+ */
 static void
 dk_memory(struct rt_docker *dk, const struct dk_resp *r)
 {
-	struct rt_memory	 mem;
 	json_error_t		 jerr;
 	json_t			*o, *ms, *st;
-	json_int_t		 usage, cache = 0;
+	json_int_t		 usage, peak, cache = 0;
 
 	if (r->status != 200 || (o = json_loadb(r->body, r->len, 0,
 	    &jerr)) == NULL)
@@ -635,6 +642,7 @@ dk_memory(struct rt_docker *dk, const struct dk_resp *r)
 	ms = json_object_get(o, "memory_stats");
 	st = json_object_get(ms, "stats");
 	usage = json_integer_value(json_object_get(ms, "usage"));
+	peak = json_integer_value(json_object_get(ms, "max_usage"));
 	/* cgroup v2 calls it inactive_file, v1 total_inactive_file */
 	if (json_is_integer(json_object_get(st, "inactive_file")))
 		cache = json_integer_value(json_object_get(st,
@@ -643,18 +651,16 @@ dk_memory(struct rt_docker *dk, const struct dk_resp *r)
 		cache = json_integer_value(json_object_get(st,
 		    "total_inactive_file"));
 	json_decref(o);
+	if (peak > usage)
+		usage = peak;
 	if (usage <= 0)
 		return;
 	if (cache > 0 && cache < usage)
 		usage -= cache;
-	memset(&mem, 0, sizeof(mem));
-	strlcpy(mem.name, dk->wl->name, sizeof(mem.name));
-	mem.bytes = usage;
-	log_debug("workload %s: container uses %lld bytes", dk->wl->name,
+	log_debug("workload %s: container used %lld bytes", dk->wl->name,
 	    (long long)usage);
-	if (proc_compose(rt->ps, PROC_STORE, IMSG_RT_MEMORY, 0, -1, &mem,
-	    sizeof(mem)) == -1)
-		log_warn("workload %s: memory", dk->wl->name);
+	/* the next estimate, and to the store */
+	budget_measured(dk->wl, usage);
 }
 
 static void
@@ -662,6 +668,7 @@ dk_stop_done(struct rt_docker *dk)
 {
 	dk->op = OP_NONE;
 	dk->running = 0;
+	dk->run_hash[0] = '\0';
 	lifecycle_exited(dk->wl, 0);
 }
 
@@ -1262,8 +1269,8 @@ dk_adopt_step(struct rt_docker *dk, const struct dk_resp *r)
 	pending = dk->restore_pending;
 	dk->restore_pending = 0;
 	if (r->status == 200) {
-		if (dk_inspected(dk, r, &running, NULL, 0, err,
-		    sizeof(err)) == -1)
+		if (dk_inspected(dk, r, &running, dk->run_hash,
+		    sizeof(dk->run_hash), err, sizeof(err)) == -1)
 			log_warnx("workload %s: %s", wl->name, err);
 		else {
 			dk->running = running;
@@ -1279,6 +1286,33 @@ dk_adopt_step(struct rt_docker *dk, const struct dk_resp *r)
 		return;
 	if (pending)
 		lifecycle_restore(&dk->restore);
+}
+
+/*
+ * Does the definition make another container than the adopted one that
+ * runs?  1 if so (its hash differs, or it is no container any more), 0
+ * if not, -1 if that is not known: no container adopted runs.
+ */
+int
+docker_drift(struct rt_workload *wl)
+{
+	struct rt_docker	*dk = wl->docker;
+	json_t			*spec;
+	char			 hash[DK_HASH_MAX], err[RT_MSG_MAX];
+	int			 r;
+
+	if (dk == NULL || dk->run_hash[0] == '\0' || !dk->running ||
+	    wl->conf == NULL)
+		return (-1);
+	if (wl->conf->driver != DRIVER_DOCKER)
+		return (1);
+	if ((spec = dk_spec(wl->conf, err, sizeof(err))) == NULL)
+		return (-1);
+	r = dk_spec_hash(spec, hash, sizeof(hash));
+	json_decref(spec);
+	if (r == -1)
+		return (-1);
+	return (strcmp(hash, dk->run_hash) != 0);
 }
 
 /* every answer comes here, and goes to the operation's step */

@@ -8,11 +8,17 @@
  * default) to the process group, and SIGKILL once its stop timeout has
  * passed; the parent reports IMSG_RT_EXITED when it has reaped the
  * process, whoever ended it.
+ *
+ * Replaced side by side (replace.c), a workload has a second process
+ * for a while: the old one, retiring, moved aside so that the new one
+ * starts as any other; it is stopped as any other once its requests are
+ * done, and its exit concerns the replacement alone.
  */
 
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
@@ -38,12 +44,58 @@ void
 process_init(struct rt_workload *wl)
 {
 	memset(&wl->proc, 0, sizeof(wl->proc));
+	wl->proc.wl = wl;
 }
 
+static int	process_signal(struct rt_workload *, pid_t, int);
+
+/* forgotten: a process retiring still goes, at once */
 void
 process_clear(struct rt_workload *wl)
 {
+	struct rt_process	*p = wl->retiring;
+
 	timer_disarm(&wl->proc.kill_timer);
+	if (p == NULL)
+		return;
+	(void)process_signal(wl, p->pid, SIGKILL);
+	timer_disarm(&p->kill_timer);
+	free(p);
+	wl->retiring = NULL;
+}
+
+/*
+ * The running process moves aside for a new one: 0, or -1 if there is
+ * none that runs and nothing else under way.
+ */
+int
+process_retire(struct rt_workload *wl)
+{
+	struct rt_process	*p;
+
+	if (wl->retiring != NULL || wl->proc.pid == 0 || wl->proc.spawning ||
+	    wl->proc.stopping || wl->proc.kill_timer != NULL)
+		return (-1);
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		fatal("%s", __func__);
+	*p = wl->proc;
+	wl->retiring = p;
+	process_init(wl);
+	return (0);
+}
+
+/* the new one is gone: the old one is the workload's again */
+void
+process_unretire(struct rt_workload *wl)
+{
+	struct rt_process	*p = wl->retiring;
+
+	if (p == NULL || wl->proc.pid != 0 || wl->proc.spawning)
+		return;
+	timer_disarm(&wl->proc.kill_timer);
+	wl->proc = *p;
+	free(p);
+	wl->retiring = NULL;
 }
 
 /* the parent signals the group after checking pid is this workload's */
@@ -67,14 +119,15 @@ process_signal(struct rt_workload *wl, pid_t pid, int sig)
 static void
 process_kill_timer(int fd, short event, void *arg)
 {
-	struct rt_workload	*wl = arg;
+	struct rt_process	*p = arg;
+	struct rt_workload	*wl = p->wl;
 
-	if (wl->proc.pid == 0)
+	if (p->pid == 0)
 		return;
 	log_warnx("workload %s: pid %d still there %llds after %s, "
-	    "killing it", wl->name, wl->proc.pid,
-	    (long long)wl->proc.stop_timeout, signal_name(wl->proc.stopsig));
-	(void)process_signal(wl, wl->proc.pid, SIGKILL);
+	    "killing it", wl->name, p->pid, (long long)p->stop_timeout,
+	    signal_name(p->stopsig));
+	(void)process_signal(wl, p->pid, SIGKILL);
 }
 
 static int
@@ -105,16 +158,34 @@ process_start(struct rt_workload *wl, char *msg, size_t len)
 }
 
 static void
-process_term(struct rt_workload *wl)
+process_term_one(struct rt_workload *wl, struct rt_process *p)
 {
 	struct timeval	 tv;
 
-	wl->proc.stopping = 1;
-	(void)process_signal(wl, wl->proc.pid, wl->proc.stopsig);
+	p->stopping = 1;
+	(void)process_signal(wl, p->pid, p->stopsig);
 	/* even after a SIGKILL: the parent may know another stop signal */
 	timerclear(&tv);
-	tv.tv_sec = wl->proc.stop_timeout;
-	timer_arm(&wl->proc.kill_timer, process_kill_timer, wl, &tv);
+	tv.tv_sec = p->stop_timeout;
+	timer_arm(&p->kill_timer, process_kill_timer, p, &tv);
+}
+
+static void
+process_term(struct rt_workload *wl)
+{
+	process_term_one(wl, &wl->proc);
+}
+
+/* the old one's requests are done: it stops as it was started to */
+void
+process_retire_stop(struct rt_workload *wl)
+{
+	struct rt_process	*p = wl->retiring;
+
+	if (p == NULL || p->stopping)
+		return;
+	log_info("workload %s: stopping pid %d, replaced", wl->name, p->pid);
+	process_term_one(wl, p);
 }
 
 static int
@@ -209,6 +280,13 @@ process_recv_exited(struct imsgev *iev, struct imsg *imsg)
 
 	if ((wl = process_find(imsg, &rp)) == NULL)
 		return;
+	if (wl->retiring != NULL && rp.pid > 0 && rp.pid == wl->retiring->pid) {
+		timer_disarm(&wl->retiring->kill_timer);
+		free(wl->retiring);
+		wl->retiring = NULL;
+		replace_retired(wl, rp.status);
+		return;
+	}
 	if (rp.pid <= 0 || rp.pid != wl->proc.pid) {
 		log_warnx("workload %s: exit of pid %d, not ours (%d)",
 		    wl->name, rp.pid, wl->proc.pid);

@@ -29,6 +29,19 @@
  * starts it, only the operator does (backoff.h has the numbers).  Every
  * state message says how long the backoff has left, so that the gateway
  * answers 503 itself without asking.
+ *
+ * A running workload whose definition changed is replaced at once when
+ * its "on change" says restart (replace.c decides how), and orchctl
+ * restart replaces it with the definition it has: in place, the gateways
+ * hold its new requests and say when those in flight are done
+ * (IMSG_RT_HOLD, IMSG_GW_HELD), then it stops and starts again, the held
+ * requests waiting on that start as on any wake.
+ *
+ * Every start of an asleep or failed workload, whatever woke it, goes
+ * through the memory budget first (budget.c): budget_admit() starts it
+ * at once, or holds it until there is room, then comes back through
+ * lifecycle_start(), or gives up at its wake timeout through
+ * lifecycle_no_room().
  */
 
 #include <sys/types.h>
@@ -53,7 +66,12 @@ static void	deps_notify(struct rt_workload *, enum rt_reason,
 		    const char *);
 static void	wake_failed(struct rt_workload *);
 static void	restart_schedule(struct rt_workload *, int64_t);
+static void	wake_queue(struct rt_workload *, enum rt_reason,
+		    const struct wake_cause *);
 static void	wait_send(struct rt_workload *, int64_t);
+
+/* in place: at most this long for the requests in flight to end */
+#define RT_HOLD_WAIT		30	/* seconds */
 
 static int
 rt_workload_cmp(struct rt_workload *a, struct rt_workload *b)
@@ -82,7 +100,11 @@ reason_name(enum rt_reason reason)
 		[RT_REASON_DEPENDENCY] = "dependency",
 		[RT_REASON_RESTART] = "restart",
 		[RT_REASON_UNHEALTHY] = "unhealthy",
-		[RT_REASON_EXPIRED] = "expired"
+		[RT_REASON_EXPIRED] = "expired",
+		[RT_REASON_REPLACED] = "replaced",
+		[RT_REASON_BUDGET] = "budget",
+		[RT_REASON_PRESSURE] = "pressure",
+		[RT_REASON_NO_ROOM] = "no room"
 	};
 
 	if ((unsigned int)reason >= nitems(names) || names[reason] == NULL)
@@ -176,6 +198,9 @@ state_set(struct rt_workload *wl, enum workload_state state,
 		    ": " : "", msg != NULL ? msg : "");
 	wl->state = state;
 	since_now(wl);
+	/* nothing runs: nothing drifts */
+	if (state == WL_ASLEEP || state == WL_FAILED)
+		drift_ended(wl);
 	/* a DRAINED still on its way answers a question no longer asked */
 	wl->draining = 0;
 	/* and so would a busy path's answer: a new stretch begins */
@@ -190,6 +215,10 @@ state_set(struct rt_workload *wl, enum workload_state state,
 		live_start(wl);
 	else
 		live_stop(wl);
+	if (state == WL_SUSPENDING)
+		budget_suspending(wl, reason);
+	else
+		wl->evicting = 0;
 	state_fill(wl, from, reason, msg, &st);
 	state_send(wl, PROC_GATEWAY, &st);
 	state_send(wl, PROC_REAPER, &st);
@@ -199,6 +228,8 @@ state_set(struct rt_workload *wl, enum workload_state state,
 	control_state(wl, msg);
 	counts_changed();
 	deps_notify(wl, reason, msg);
+	/* a wake slot or memory may be free for a wake that waits */
+	budget_changed();
 }
 
 static const struct rt_driver *
@@ -217,8 +248,8 @@ driver_get(enum workload_driver driver)
 }
 
 /* the workload's own, else the global one; -1 means "not set" */
-static int64_t
-wake_timeout(const struct rt_workload *wl)
+int64_t
+lifecycle_wake_timeout(const struct rt_workload *wl)
 {
 	if (wl->conf != NULL && wl->conf->wake_timeout > 0)
 		return (wl->conf->wake_timeout);
@@ -237,7 +268,7 @@ wake_timer_fired(int fd, short event, void *arg)
 		return;
 	ready_stop(wl);
 	snprintf(msg, sizeof(msg), "not ready after %llds",
-	    (long long)wake_timeout(wl));
+	    (long long)lifecycle_wake_timeout(wl));
 	wake_failed(wl);
 	state_set(wl, WL_FAILED, RT_REASON_WAKE_TIMEOUT, msg);
 	/* half started is not started: it must not linger */
@@ -251,7 +282,7 @@ wake_timer_arm(struct rt_workload *wl)
 	struct timeval	 tv;
 
 	timerclear(&tv);
-	tv.tv_sec = wake_timeout(wl);
+	tv.tv_sec = lifecycle_wake_timeout(wl);
 	timer_arm(&wl->wake_timer, wake_timer_fired, wl, &tv);
 }
 
@@ -299,10 +330,13 @@ restart_fired(int fd, short event, void *arg)
 		lifecycle_cause(&wl->cause, WAKE_RESTART);
 		return;
 	}
+	/* its wake, waiting for room in the memory budget, is this one */
+	if (wl->wait != NULL)
+		return;
 	snprintf(msg, sizeof(msg), "after %s",
 	    delay_text(wl->restart_wait, d, sizeof(d)));
 	lifecycle_cause(&wl->cause, WAKE_RESTART);
-	lc_start(wl, RT_REASON_RESTART, msg);
+	budget_admit(wl, RT_REASON_RESTART, msg);
 }
 
 /*
@@ -358,6 +392,13 @@ lc_run(struct rt_workload *wl)
 		return;
 	}
 	msg[0] = '\0';
+	drift_started(wl);
+	/* where this instance listens: checks and the gateways go there */
+	if (lifecycle_address(wl->conf, &wl->addr, &wl->addrlen) == -1)
+		log_warnx("workload %s: bad address %s", wl->name,
+		    wl->conf->address);
+	else
+		route_send(wl, 0);
 	if (wl->drv->start(wl, msg, sizeof(msg)) == -1)
 		lc_fail(wl, RT_REASON_START_FAILED, msg);
 }
@@ -544,6 +585,8 @@ lc_start(struct rt_workload *wl, enum rt_reason reason, const char *msg)
 	wl->wake_queued = 0;
 	/* whatever started it, a restart due is no longer */
 	timer_disarm(&wl->restart_timer);
+	/* the memory budget admitted it: charged from now until it stops */
+	budget_charge(wl);
 	state_set(wl, WL_WAKING, reason, msg);
 	if (TAILQ_EMPTY(&wl->conf->depends)) {
 		lc_run(wl);
@@ -573,14 +616,18 @@ static void
 lc_free(struct rt_workload *wl)
 {
 	log_debug("workload %s: forgotten", wl->name);
+	budget_forget(wl);
 	control_gone(wl);
 	ready_stop(wl);
 	busy_stop(wl);
 	live_stop(wl);
 	timer_disarm(&wl->wake_timer);
 	timer_disarm(&wl->restart_timer);
+	timer_disarm(&wl->hold_timer);
+	replace_clear(wl);
 	process_clear(wl);
 	docker_clear(wl);
+	drift_ended(wl);
 	swarm_clear(wl);
 	RB_REMOVE(rt_workloads, &rt->workloads, wl);
 	free(wl->dependents);
@@ -593,17 +640,23 @@ static void
 lc_stopped(struct rt_workload *wl)
 {
 	wl->stopping = 0;
+	wl->holding = 0;
+	timer_disarm(&wl->hold_timer);
 	if (wl->state == WL_SUSPENDING)
 		state_set(wl, WL_ASLEEP, wl->stop_reason, NULL);
 	if (wl->conf == NULL) {
 		lc_free(wl);
+		budget_changed();
 		return;
 	}
-	if (wl->wake_queued)
-		lc_start(wl, wl->wake_reason, NULL);
-	else if (wl->stop_reason == RT_REASON_UNHEALTHY &&
+	if (wl->wake_queued) {
+		wl->wake_queued = 0;
+		budget_admit(wl, wl->wake_reason, NULL);
+	} else if (wl->stop_reason == RT_REASON_UNHEALTHY &&
 	    wl->state == WL_ASLEEP)
 		restart_schedule(wl, monotime_ms() - wl->running_ms);
+	/* its memory is back */
+	budget_changed();
 }
 
 /*
@@ -687,6 +740,24 @@ wake_queue(struct rt_workload *wl, enum rt_reason reason,
 	wl->cause = *cause;
 }
 
+/*
+ * In a crash loop only the operator starts it: 1 if this wake is not
+ * one of the operator's and must wait for the backoff's end.
+ */
+static int
+wake_in_backoff(struct rt_workload *wl, enum rt_reason reason)
+{
+	if (reason == RT_REASON_OPERATOR ||
+	    backoff_left(&wl->backoff, monotime_ms()) <= 0)
+		return (0);
+	log_debug("workload %s: in backoff, not started", wl->name);
+	/* the gateway answers what it holds */
+	state_repeat(wl);
+	if (wl->restart_timer == NULL)
+		restart_schedule(wl, 0);
+	return (1);
+}
+
 /* cause: what woke it, kept in the history with the wake */
 void
 lifecycle_wake(const char *name, enum rt_reason reason,
@@ -730,25 +801,66 @@ lc_wake(struct rt_workload *wl, enum rt_reason reason,
 		break;
 	case WL_ASLEEP:
 	case WL_FAILED:
-		/* in a crash loop only the operator starts it */
-		if (reason != RT_REASON_OPERATOR &&
-		    backoff_left(&wl->backoff, monotime_ms()) > 0) {
-			log_debug("workload %s: in backoff, not started", name);
-			/* the gateway answers what it holds */
-			state_repeat(wl);
-			if (wl->restart_timer == NULL)
-				restart_schedule(wl, 0);
+		if (wake_in_backoff(wl, reason))
 			break;
-		}
 		/* failed by a wake timeout, its stop may not be done yet */
 		if (wl->stopping)
 			wake_queue(wl, reason, cause);
+		else if (wl->wait != NULL)
+			log_debug("workload %s: joins the wake that waits for "
+			    "room", name);
 		else {
 			wl->cause = *cause;
-			lc_start(wl, reason, msg);
+			budget_admit(wl, reason, msg);
 		}
 		break;
 	}
+}
+
+/*
+ * A wake the memory budget admitted, maybe after a wait: meanwhile a
+ * reload may have removed it, or something else started it; a crash
+ * loop's backoff, which may have begun meanwhile (a wake queued behind
+ * a failed wake's stop), holds as for any wake.  A restart is timed to
+ * come after the backoff already (restart_schedule).
+ */
+void
+lifecycle_start(struct rt_workload *wl, enum rt_reason reason,
+    const char *msg)
+{
+	if (wl->conf == NULL || wl->stopping ||
+	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED))
+		return;
+	if (reason != RT_REASON_RESTART && wake_in_backoff(wl, reason))
+		return;
+	lc_start(wl, reason, msg);
+}
+
+/*
+ * Its wake waited its whole wake timeout for room in the memory budget
+ * (or for a wake slot): it stays as it was, and its history too.  The
+ * gateways answer its requests 503 with Retry-After; whoever waits for
+ * it, orchctl or a workload that depends on it, hears why; one kept warm
+ * tries again after its restart delay.
+ */
+void
+lifecycle_no_room(struct rt_workload *wl, const char *why)
+{
+	struct rt_state		 st;
+	struct rt_workload	*w;
+	uint32_t		 i;
+
+	state_fill(wl, wl->state, RT_REASON_NO_ROOM, why, &st);
+	state_send(wl, PROC_GATEWAY, &st);
+	control_no_room(wl, why);
+	for (i = 0; i < wl->ndependents; i++) {
+		w = wl->dependents[i];
+		if (w->deps_wait && w->conf != NULL)
+			deps_fail(w, wl->name, why);
+	}
+	if (wl->conf != NULL && lifecycle_keep_warm(wl) &&
+	    wl->restart_timer == NULL)
+		restart_schedule(wl, 0);
 }
 
 /*
@@ -769,6 +881,10 @@ lifecycle_suspend(const char *name, enum rt_reason reason)
 	}
 	if (wl->state != WL_RUNNING || lifecycle_keep_warm(wl))
 		return (-1);
+	if (replace_starting(wl)) {
+		log_debug("workload %s: being replaced, not suspended", name);
+		return (-1);
+	}
 	if (lifecycle_dependent_up(wl) != NULL) {
 		log_debug("workload %s: one that depends on it is up, not "
 		    "suspended", name);
@@ -824,12 +940,14 @@ lifecycle_drained(const char *name, int idle)
 		if (wl->state == WL_RUNNING)
 			state_repeat(wl);
 		control_refused(wl, "it is kept warm");
+		budget_drain_refused(wl);
 		return;
 	}
-	if (busy) {
+	if (busy || replace_starting(wl)) {
 		log_debug("workload %s: busy again, not suspended", name);
 		state_repeat(wl);
 		control_refused(wl, "it has requests in flight");
+		budget_drain_refused(wl);
 		return;
 	}
 	/* woken for since the drain began */
@@ -838,6 +956,7 @@ lifecycle_drained(const char *name, int idle)
 		    w->name);
 		state_repeat(wl);
 		control_refused(wl, "one that depends on it is up");
+		budget_drain_refused(wl);
 		return;
 	}
 	state_set(wl, WL_SUSPENDING, wl->drain_reason, NULL);
@@ -864,6 +983,7 @@ lifecycle_restore(const struct st_restore *rs)
 		wl->keep_warm = rs->keep_warm;
 		lifecycle_keep_warm_send(wl);
 	}
+	budget_restore(wl, rs);
 	if (wl->state != WL_ASLEEP || wl->stopping)
 		return;
 	/* a container may have outlived orchd: docker looks first */
@@ -918,6 +1038,10 @@ lifecycle_restore_done(void)
 void
 lifecycle_started(struct rt_workload *wl)
 {
+	if (replace_starting(wl)) {
+		replace_started(wl);
+		return;
+	}
 	if (wl->state == WL_WAKING && !wl->stopping)
 		ready_start(wl);
 }
@@ -925,6 +1049,10 @@ lifecycle_started(struct rt_workload *wl)
 void
 lifecycle_start_failed(struct rt_workload *wl, const char *msg)
 {
+	if (replace_starting(wl)) {
+		replace_gone(wl, msg);
+		return;
+	}
 	if (wl->stopping) {
 		lc_stopped(wl);
 		return;
@@ -967,18 +1095,24 @@ lifecycle_pulled(struct rt_workload *wl)
 	if (wl->state != WL_WAKING || wl->stopping)
 		return;
 	wake_timer_arm(wl);
-	wait_send(wl, wake_timeout(wl));
+	wait_send(wl, lifecycle_wake_timeout(wl));
 }
 
 void
 lifecycle_ready(struct rt_workload *wl)
 {
+	if (replace_starting(wl)) {
+		replace_ready(wl);
+		return;
+	}
 	if (wl->state != WL_WAKING)
 		return;
 	timer_disarm(&wl->wake_timer);
 	backoff_succeeded(&wl->backoff);
 	wl->running_ms = monotime_ms();
 	state_set(wl, WL_RUNNING, RT_REASON_READY, NULL);
+	/* started as a change came: replaced at once if it says so */
+	lifecycle_changed(wl);
 }
 
 /*
@@ -1011,10 +1145,15 @@ lifecycle_adopted(struct rt_workload *wl, const struct rt_driver *drv,
 	timer_disarm(&wl->restart_timer);
 	backoff_succeeded(&wl->backoff);
 	wl->running_ms = monotime_ms();
+	budget_forget(wl);
+	budget_charge(wl);
 	state_set(wl, WL_RUNNING, RT_REASON_RESTORED, msg);
 	/* it runs: so must what it depends on */
 	if (!TAILQ_EMPTY(&wl->conf->depends))
 		deps_up(wl);
+	/* made from an older definition, perhaps */
+	drift_update(wl);
+	lifecycle_changed(wl);
 	return (0);
 }
 
@@ -1036,10 +1175,20 @@ lifecycle_ended(struct rt_workload *wl, int status, enum rt_reason reason,
 	char	 msg[RT_MSG_MAX];
 
 	ready_stop(wl);
+	if (replace_starting(wl)) {
+		if (why != NULL)
+			strlcpy(msg, why, sizeof(msg));
+		else
+			exit_msg(status, msg, sizeof(msg));
+		replace_gone(wl, msg);
+		return;
+	}
 	if (wl->stopping || wl->state == WL_SUSPENDING) {
 		lc_stopped(wl);
 		return;
 	}
+	/* what ran is gone, whatever the state says */
+	wl->evicting = 0;
 	if (why != NULL)
 		strlcpy(msg, why, sizeof(msg));
 	else {
@@ -1082,6 +1231,8 @@ lifecycle_found_running(struct rt_workload *wl, const struct rt_driver *drv,
 		return (-1);
 	wl->drv = drv;
 	wl->wake_queued = 0;
+	budget_forget(wl);
+	budget_charge(wl);
 	state_set(wl, WL_WAKING, RT_REASON_OPERATOR, msg);
 	wake_timer_arm(wl);
 	ready_start(wl);
@@ -1131,27 +1282,153 @@ lifecycle_checked(struct rt_workload *wl)
  * A new configuration.
  */
 
-static int
-wl_address(struct rt_workload *wl, const struct workload_conf *conf)
+/* where conf says its instance listens */
+int
+lifecycle_address(const struct workload_conf *conf, union wl_addr *addr,
+    socklen_t *len)
 {
-	struct sockaddr_in	*sin = (struct sockaddr_in *)&wl->addr;
-	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&wl->addr;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)addr;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)addr;
 
-	memset(&wl->addr, 0, sizeof(wl->addr));
+	memset(addr, 0, sizeof(*addr));
 	if (inet_pton(AF_INET, conf->address, &sin->sin_addr) == 1) {
 		sin->sin_family = AF_INET;
 		sin->sin_port = htons(workload_upstream_port(conf));
-		wl->addrlen = sizeof(*sin);
+		*len = sizeof(*sin);
 		return (0);
 	}
 	if (inet_pton(AF_INET6, conf->address, &sin6->sin6_addr) == 1) {
 		sin6->sin6_family = AF_INET6;
 		sin6->sin6_port = htons(workload_upstream_port(conf));
-		wl->addrlen = sizeof(*sin6);
+		*len = sizeof(*sin6);
 		return (0);
 	}
-	wl->addrlen = 0;
+	*len = 0;
 	return (-1);
+}
+
+/* "on change": the workload's own, else the global one */
+static int
+on_change(const struct rt_workload *wl)
+{
+	if (wl->conf != NULL && wl->conf->on_change != -1)
+		return (wl->conf->on_change);
+	return (rt->on_change);
+}
+
+/*
+ * Its definition changed, or it has just started as one changed: a
+ * running workload with a drift is replaced now if "on change restart"
+ * says so, else it runs on and its next start takes the new one.
+ */
+void
+lifecycle_changed(struct rt_workload *wl)
+{
+	char	 buf[RT_DRIFT_MAX];
+
+	if (wl->conf == NULL || wl->state != WL_RUNNING || wl->stopping ||
+	    wl->holding || wl->replace != NULL ||
+	    on_change(wl) != ON_CHANGE_RESTART ||
+	    drift_fields(wl, buf, sizeof(buf))[0] == '\0')
+		return;
+	/* a replacement that did not start is tried again for a new one */
+	if (wl->replace_failed != NULL && workload_diff(wl->replace_failed,
+	    wl->conf, NULL, 0) == 0)
+		return;
+	log_info("workload %s: on change restart: replacing it (%s "
+	    "changed)", wl->name, buf);
+	replace_begin(wl);
+}
+
+static void
+hold_done(struct rt_workload *wl)
+{
+	timer_disarm(&wl->hold_timer);
+	wl->holding = 0;
+	if (wl->state == WL_SUSPENDING && !wl->stopping)
+		lc_stop(wl, RT_REASON_REPLACED);
+}
+
+static void
+hold_timer_fired(int fd, short event, void *arg)
+{
+	struct rt_workload	*wl = arg;
+
+	log_warnx("workload %s: requests still in flight after %ds: "
+	    "stopping it for its replacement all the same", wl->name,
+	    RT_HOLD_WAIT);
+	hold_done(wl);
+}
+
+/*
+ * Replaced in place, why ("new definition", "orchctl restart") for the
+ * history: the gateways first hold its new requests (they hear before
+ * the state, which would make them count what is in flight anew), and
+ * once those in flight are done it stops; its start is queued behind
+ * the stop.  0 if that is under way.
+ */
+int
+lifecycle_restart(struct rt_workload *wl, const char *why)
+{
+	struct wl_ref		 ref;
+	struct wake_cause	 cause;
+	struct timeval		 tv;
+	int			 n;
+
+	if (wl->conf == NULL || wl->state != WL_RUNNING || wl->stopping ||
+	    wl->holding || replace_starting(wl))
+		return (-1);
+	memset(&ref, 0, sizeof(ref));
+	strlcpy(ref.name, wl->name, sizeof(ref.name));
+	if ((n = proc_instances(rt->ps, PROC_GATEWAY)) == 0 ||
+	    proc_compose(rt->ps, PROC_GATEWAY, IMSG_RT_HOLD, 0, -1, &ref,
+	    sizeof(ref)) == -1) {
+		log_warn("workload %s: hold", wl->name);
+		return (-1);
+	}
+	state_set(wl, WL_SUSPENDING, RT_REASON_REPLACED, why);
+	wl->holding = n;
+	lifecycle_cause(&cause, WAKE_RESTART);
+	wake_queue(wl, RT_REASON_REPLACED, &cause);
+	timerclear(&tv);
+	tv.tv_sec = RT_HOLD_WAIT;
+	timer_arm(&wl->hold_timer, hold_timer_fired, wl, &tv);
+	return (0);
+}
+
+/* a gateway has nothing in flight to it: in place, or side by side */
+void
+lifecycle_held(const char *name)
+{
+	struct rt_workload	*wl;
+
+	if ((wl = lifecycle_find(name)) == NULL)
+		return;
+	if (wl->holding == 0) {
+		replace_held(wl);
+		return;
+	}
+	if (--wl->holding == 0)
+		hold_done(wl);
+}
+
+/*
+ * Side by side: its instance changed while it runs (replace.c), the
+ * history says so.  Told to every process as a state told again, with
+ * its reason; the store records it.
+ */
+void
+lifecycle_replaced(struct rt_workload *wl, const char *msg)
+{
+	struct rt_state	 st;
+
+	log_info("workload %s: %s", wl->name, msg);
+	since_now(wl);
+	state_fill(wl, wl->state, RT_REASON_REPLACED, msg, &st);
+	state_send(wl, PROC_GATEWAY, &st);
+	state_send(wl, PROC_REAPER, &st);
+	state_send(wl, PROC_STORE, &st);
+	state_send(wl, PROC_PARENT, &st);
 }
 
 static struct rt_workload *
@@ -1179,6 +1456,8 @@ wl_new(const char *name)
 static void
 wl_remove(struct rt_workload *wl)
 {
+	/* the old instance of a replacement goes its own way */
+	replace_abandon(wl);
 	wl->conf = NULL;
 	wl->wake_queued = 0;
 	timer_disarm(&wl->restart_timer);
@@ -1248,6 +1527,7 @@ lifecycle_apply(struct cfg_generation *gen)
 	uint32_t		 n = 0;
 
 	rt->wake_timeout = gen->global.wake_timeout;
+	rt->on_change = gen->global.on_change;
 	rt->health_interval = gen->global.health_interval;
 	rt->health_timeout = gen->global.health_timeout;
 	rt->health_failures = gen->global.health_failures;
@@ -1256,13 +1536,19 @@ lifecycle_apply(struct cfg_generation *gen)
 	TAILQ_FOREACH(conf, &gen->workloads, entry) {
 		if ((wl = lifecycle_find(conf->name)) == NULL)
 			wl = wl_new(conf->name);
-		if (wl_address(wl, conf) == -1)
+		/* a running instance keeps its own until it stops */
+		if (wl->run_conf == NULL && lifecycle_address(conf, &wl->addr,
+		    &wl->addrlen) == -1)
 			log_warnx("workload %s: bad address %s", wl->name,
 			    conf->address);
 		wl->conf = conf;
-		/* liveness as the new definition says, from its next check */
-		if (wl->state == WL_RUNNING)
+		/*
+		 * liveness as the new definition says, from its next check;
+		 * none while a replacement starts beside it
+		 */
+		if (wl->state == WL_RUNNING && !replace_starting(wl))
 			live_start(wl);
+		drift_update(wl);
 	}
 	deps_index(gen);
 	/* its container may be there, even running, from before */
@@ -1277,6 +1563,9 @@ lifecycle_apply(struct cfg_generation *gen)
 	RB_FOREACH_SAFE(wl, rt_workloads, &rt->workloads, next)
 		if (wl->conf == NULL)
 			wl_remove(wl);
+	/* "on change restart": replaced now, each as replace.c decides */
+	RB_FOREACH(wl, rt_workloads, &rt->workloads)
+		lifecycle_changed(wl);
 	/* those waiting may depend on others now */
 	if (rt->ndeps_wait > 0)
 		RB_FOREACH(wl, rt_workloads, &rt->workloads)
@@ -1288,6 +1577,8 @@ lifecycle_apply(struct cfg_generation *gen)
 	rt->ps->workloads = n;
 	rt->configured = 1;
 	counts_changed();
+	/* the budget's settings, once every name has its definition */
+	budget_apply(&gen->global);
 	/* at start, what the store remembers may change keep warm */
 	if (rt->restored)
 		keep_warm_wakes();

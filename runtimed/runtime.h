@@ -23,6 +23,19 @@ struct rt_busy;
 struct rt_docker;
 struct rt_swarm;
 struct rt_live;
+struct rt_replace;
+
+/* a wake that waits for room in the memory budget (budget.c) */
+struct rt_queued {
+	TAILQ_ENTRY(rt_queued)	 entry;		/* in rt->queue */
+	struct rt_workload	*wl;
+	enum rt_reason		 reason;	/* of the wake */
+	char			 msg[RT_MSG_MAX]; /* for its history */
+	int			 counted;	/* it did wait: counted */
+	int64_t			 since_ms;	/* monotonic */
+	struct event		*timer;		/* its wake timeout */
+};
+TAILQ_HEAD(rt_queue, rt_queued);
 
 /* a command waiting for a workload to be running or asleep */
 struct rt_waiter {
@@ -36,6 +49,7 @@ TAILQ_HEAD(rt_waiters, rt_waiter);
 
 /* the process driver's state of one workload (driver_process.c) */
 struct rt_process {
+	struct rt_workload	*wl;
 	pid_t			 pid;		/* 0: none */
 	int			 spawning;	/* no SPAWNED yet */
 	int			 stop_wanted;	/* once SPAWNED */
@@ -88,9 +102,32 @@ struct rt_workload {
 	int64_t			 running_ms;	/* monotonic: running since */
 	struct rt_live		*live;		/* liveness.c */
 
+	/* the definition its instance was started with: drift */
+	struct workload_conf	*run_conf;	/* NULL: none, or unknown */
+	char			 drift[RT_DRIFT_MAX]; /* as the store has it */
+	/* replaced in place: GW_HELD answers expected, bounded */
+	int			 holding;
+	struct event		*hold_timer;
+	/* replaced side by side (replace.c) */
+	struct rt_replace	*replace;
+	struct workload_conf	*replace_failed; /* the definition that did
+						   not start: not tried
+						   again */
+
 	struct rt_process	 proc;
+	struct rt_process	*retiring;	/* side by side: the old one */
 	struct rt_docker	*docker;	/* driver_docker.c */
 	struct rt_swarm		*swarm;		/* driver_swarm.c */
+
+	/* the memory budget (budget.c) */
+	struct rt_queued	*wait;		/* its wake waits for room */
+	int64_t			 charge;	/* bytes, while it holds any */
+	int64_t			 mem_est;	/* measured estimate; 0: none */
+	time_t			 last_used;	/* the gateways' last seen */
+	uint32_t		 inflight;	/* a bit per gateway: in use */
+	int			 evicting;	/* suspended to make room */
+	int64_t			 busy_ms;	/* a drain for room found it
+						   in use then (monotonic) */
 	char			 namebuf[];	/* as long as the name */
 };
 RB_HEAD(rt_workloads, rt_workload);
@@ -100,6 +137,7 @@ struct runtime {
 	struct privsep		*ps;
 	struct rt_workloads	 workloads;
 	int64_t			 wake_timeout;	/* global */
+	int			 on_change;	/* global */
 	int64_t			 health_interval; /* global, liveness */
 	int64_t			 health_timeout;
 	int64_t			 health_failures;
@@ -111,6 +149,13 @@ struct runtime {
 	int			 ndeps_wait;	/* workloads with deps_wait */
 	int			 configured;	/* has a generation */
 	int			 restored;	/* the store's restore */
+
+	/* the memory budget (budget.c) */
+	int64_t			 budget;	/* bytes; 0: none */
+	int64_t			 mem_default;	/* memory estimate */
+	int64_t			 max_wakes;	/* 0: no cap */
+	struct rt_queue		 queue;		/* wakes waiting, first come */
+	struct rt_budget	 stats;		/* counted since start */
 };
 
 extern struct runtime	*rt;
@@ -148,14 +193,65 @@ void		 lifecycle_gone(struct rt_workload *, const char *);
 void		 lifecycle_refused(const char *);
 void		 lifecycle_checked(struct rt_workload *);
 struct rt_workload *lifecycle_dependent_up(const struct rt_workload *);
+/* ... and replacements: in place here, side by side in replace.c */
+int64_t		 lifecycle_wake_timeout(const struct rt_workload *);
+int		 lifecycle_address(const struct workload_conf *,
+		    union wl_addr *, socklen_t *);
+void		 lifecycle_changed(struct rt_workload *);
+int		 lifecycle_restart(struct rt_workload *, const char *);
+void		 lifecycle_held(const char *);
+void		 lifecycle_replaced(struct rt_workload *, const char *);
+
+/* replace.c: a running workload and its definition */
+const char	*drift_fields(struct rt_workload *, char *, size_t);
+void		 drift_update(struct rt_workload *);
+void		 drift_started(struct rt_workload *);
+void		 drift_ended(struct rt_workload *);
+int		 route_send(struct rt_workload *, int);
+void		 replace_begin(struct rt_workload *);
+int		 replace_starting(const struct rt_workload *);
+void		 replace_started(struct rt_workload *);
+void		 replace_ready(struct rt_workload *);
+void		 replace_gone(struct rt_workload *, const char *);
+void		 replace_held(struct rt_workload *);
+void		 replace_retired(struct rt_workload *, int);
+void		 replace_abandon(struct rt_workload *);
+void		 replace_clear(struct rt_workload *);
+/* ... and the memory budget's admission (budget.c) */
+void		 lifecycle_start(struct rt_workload *, enum rt_reason,
+		    const char *);
+void		 lifecycle_no_room(struct rt_workload *, const char *);
+
+/* budget.c: the memory budget, wake admission, memory pressure */
+void		 budget_init(void);
+void		 budget_apply(const struct global_settings *);
+void		 budget_admit(struct rt_workload *, enum rt_reason,
+		    const char *);
+void		 budget_forget(struct rt_workload *);
+void		 budget_charge(struct rt_workload *);
+void		 budget_changed(void);
+void		 budget_drain_refused(struct rt_workload *);
+void		 budget_suspending(struct rt_workload *, enum rt_reason);
+void		 budget_measured(struct rt_workload *, int64_t);
+void		 budget_restore(struct rt_workload *,
+		    const struct st_restore *);
+void		 budget_recv_activity(struct imsgev *, struct imsg *);
+void		 budget_recv_memory(struct imsgev *, struct imsg *);
+void		 budget_recv_pressure(struct imsgev *, struct imsg *);
+void		 budget_recv_stats(struct imsgev *, struct imsg *);
+int		 budget_is_needed_by_running(const struct rt_workload *);
+int		 budget_is_vetoed_busy(const struct rt_workload *);
 
 /* control.c: orchctl wake, suspend and keepwarm */
 void		 control_recv_wake(struct imsgev *, struct imsg *);
 void		 control_recv_suspend(struct imsgev *, struct imsg *);
 void		 control_recv_keepwarm(struct imsgev *, struct imsg *);
+void		 control_recv_restart(struct imsgev *, struct imsg *);
 void		 control_state(struct rt_workload *, const char *);
 void		 control_refused(struct rt_workload *, const char *);
+void		 control_state_refused(struct rt_workload *, const char *);
 void		 control_gone(struct rt_workload *);
+void		 control_no_room(struct rt_workload *, const char *);
 
 /* restore.c: what the store remembers from the last run */
 void		 restore_recv(struct imsgev *, struct imsg *);
@@ -170,6 +266,7 @@ int		 ready_status(const char *);
 
 /* busy.c: the busy veto, asked before an idle workload is suspended */
 void		 busy_suspend(struct rt_workload *, int64_t);
+int		 busy_evict(struct rt_workload *, enum rt_reason);
 void		 busy_stop(struct rt_workload *);
 void		 ready_check(struct rt_workload *, struct rt_probe **, int64_t,
 		    void (*)(struct rt_workload *, const char *));
@@ -182,6 +279,9 @@ void		 live_stop(struct rt_workload *);
 /* driver_process.c: the parent's answers */
 void		 process_init(struct rt_workload *);
 void		 process_clear(struct rt_workload *);
+int		 process_retire(struct rt_workload *);
+void		 process_unretire(struct rt_workload *);
+void		 process_retire_stop(struct rt_workload *);
 void		 process_recv_spawned(struct imsgev *, struct imsg *);
 void		 process_recv_exited(struct imsgev *, struct imsg *);
 

@@ -19,6 +19,7 @@ static void	runtime_recv_wake(struct imsgev *, struct imsg *);
 static void	runtime_recv_suspend(struct imsgev *, struct imsg *);
 static void	runtime_recv_drained(struct imsgev *, struct imsg *);
 static void	runtime_recv_refused(struct imsgev *, struct imsg *);
+static void	runtime_recv_held(struct imsgev *, struct imsg *);
 
 static struct privsep	runtime_ps;
 static struct runtime	runtime;
@@ -35,6 +36,8 @@ static const struct proc_handler runtime_handlers[] = {
 	    runtime_recv_drained },
 	{ IMSG_GW_REFUSED, sizeof(struct wl_ref), PROC_FROM(PROC_GATEWAY),
 	    runtime_recv_refused },
+	{ IMSG_GW_HELD, sizeof(struct wl_ref), PROC_FROM(PROC_GATEWAY),
+	    runtime_recv_held },
 	{ IMSG_RT_SPAWNED, sizeof(struct rt_proc), PROC_FROM(PROC_PARENT),
 	    process_recv_spawned },
 	{ IMSG_RT_EXITED, sizeof(struct rt_proc), PROC_FROM(PROC_PARENT),
@@ -50,6 +53,8 @@ static const struct proc_handler runtime_handlers[] = {
 	{ IMSG_CTL_KEEPWARM, sizeof(struct ctl_keepwarm),
 	    PROC_FROM(PROC_PARENT) | PROC_FROM(PROC_GATEWAY),
 	    control_recv_keepwarm },
+	{ IMSG_CTL_RESTART, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
+	    control_recv_restart },
 	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM(PROC_PARENT),
 	    docker_recv_logs },
 	/* the registry logins, from the parent alone */
@@ -59,6 +64,14 @@ static const struct proc_handler runtime_handlers[] = {
 	    docker_recv_pull },
 	{ IMSG_RT_PURGE, sizeof(struct rt_purge), PROC_FROM(PROC_PARENT),
 	    docker_recv_purge },
+	/* the memory budget (budget.c) */
+	{ IMSG_GW_ACTIVITY, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY),
+	    budget_recv_activity },
+	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_PARENT),
+	    budget_recv_memory },
+	{ IMSG_REAP_PRESSURE, sizeof(struct rp_pressure),
+	    PROC_FROM(PROC_REAPER), budget_recv_pressure },
+	{ IMSG_CTL_SHOW_STATS, 0, PROC_FROM(PROC_PARENT), budget_recv_stats },
 };
 
 /* a request found it asleep: what the gateway says of it is cleaned */
@@ -111,6 +124,17 @@ runtime_recv_refused(struct imsgev *iev, struct imsg *imsg)
 	lifecycle_refused(ref.name);
 }
 
+/* a replacement: nothing is in flight to the instance it replaces */
+static void
+runtime_recv_held(struct imsgev *iev, struct imsg *imsg)
+{
+	struct wl_ref	 ref;
+
+	(void)imsg_get_data(imsg, &ref, sizeof(ref));
+	ref.name[sizeof(ref.name) - 1] = '\0';
+	lifecycle_held(ref.name);
+}
+
 static void
 runtime_apply(struct privsep *ps, struct cfg_generation *gen,
     struct cfg_generation *old)
@@ -124,11 +148,10 @@ runtime_apply(struct privsep *ps, struct cfg_generation *gen,
 int
 main(int argc, char *argv[])
 {
-	extern char	**environ;
 	/* as root, the parent's -c root is taken: see privdrop() */
 	int		  chrooted = geteuid() == 0;
 
-	setproctitle_init(argc, argv, environ);
+	proc_title_init(argc, argv);
 	RB_INIT(&rt->workloads);
 	rt->ps = &runtime_ps;
 	rt->wake_timeout = ORCHD_WAKE_TIMEOUT;
@@ -136,6 +159,7 @@ main(int argc, char *argv[])
 	child_start(&runtime_ps, argc, argv, PROC_RUNTIME, runtime_handlers,
 	    nitems(runtime_handlers), PRIVDROP_SOCKDIR);
 	cfg_set_apply(runtime_apply);
+	budget_init();
 	/*
 	 * -f: the Docker socket, by its own path in our private root, or
 	 * where that could not be made, by its name in its directory

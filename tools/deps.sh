@@ -11,6 +11,12 @@
 # libsqlite3.a (libssl.a, libcrypto.a, libz.a) for make STATIC=1, which
 # make check builds too.  passwd: useradd, for make install-user.
 #
+# postgresql, postgresql-client, redis-server and redis-tools: the real
+# software behind workloads' TCP listeners in regress/e2e/tcpwake.sh (a
+# database initdb'd by the test, run as the postgres user the package
+# creates), and redis-benchmark for bench/08-tcp.sh.  Their packages may
+# start a server of their own on the default ports; the tests use others.
+#
 # tini is Docker's init (docker-init), which orchd puts in every container
 # unless told "init no"; docker.io depends on it, it is listed to be
 # checked.  Where a docker or a dockerd is installed already (Docker CE,
@@ -28,7 +34,8 @@ libevent-dev libtls-dev libsqlite3-dev libjansson-dev libbsd-dev
 libseccomp-dev libssl-dev zlib1g-dev passwd libnghttp2-dev"
 TEST_PKGS="libcmocka-dev mandoc sqlite3 curl procps iproute2 busybox-static
 clang openssl python3 docker-registry apache2-utils wrk nghttp2-client
-python3-grpcio python3-h2"
+python3-grpcio python3-h2 postgresql postgresql-client redis-server
+redis-tools"
 DOCKER_PKGS="docker.io tini"
 
 usage() {

@@ -1,14 +1,14 @@
 #!/bin/sh
-# Everything a process workload started goes when it stops (DESIGN rule
-# 5): each process workload runs in a cgroup of its own, named for it, so
-# that a process that leaves its group with setsid and ignores SIGTERM is
-# still killed on suspend and on orchd's shutdown; `memory 64M` is that
-# cgroup's limit; the measured memory reaches show stats; an orchd that
-# died leaves escapees that the next start kills.  Then without cgroups
-# (ORCHD_CGROUP=none) the group members that ignore SIGTERM still go at
-# shutdown, and with ORCHD_CGROUP=v2 where a controllerless cgroup2 is
-# mounted (v1 hosts), suspend kills through cgroup.kill.  Loopback only,
-# every wait bounded.
+# Everything a process workload started goes when it stops (orchd.8,
+# SECURITY CONSIDERATIONS): each process workload runs in a cgroup of its
+# own, named for it, so that a process that leaves its group with setsid
+# and ignores SIGTERM is still killed on suspend and on orchd's shutdown;
+# `memory 64M` is that cgroup's limit; the measured memory reaches show
+# stats; an orchd that died leaves escapees that the next start kills.
+# Then without cgroups (ORCHD_CGROUP=none) the group members that ignore
+# SIGTERM still go at shutdown, and with ORCHD_CGROUP=v2 where a
+# controllerless cgroup2 is mounted (v1 hosts), suspend kills through
+# cgroup.kill.  Loopback only, every wait bounded.
 #
 #	sh regress/e2e/cgroup.sh build/check
 . "$(dirname "$0")/lib.sh"

@@ -178,20 +178,20 @@ start_orchd_or_exit
 
 # 1. the list, before anything ran
 check "show workloads" ctl show workloads
-H='^NAME +STATE +DRIVER +WARM +IDLE +LAST SEEN +BACKOFF +HOSTS +REASON$'
+H='^NAME +STATE +DRIVER +MEM +WARM +IDLE +LAST SEEN +BACKOFF +HOSTS +TCP +REASON$'
 check "has a header" grep -Eq "$H" "$T/out"
 check "lists web asleep, process, not warm, 5m, never seen, both hosts" \
-    grep -Eq '^web +asleep +process +no +5m +never +- +web.test,www.web.test +-$' \
+    grep -Eq '^web +asleep +process +[^ ]+ +no +5m +never +- +web.test,www.web.test +- +-$' \
     "$T/out"
 check "lists warm and quiet with the global idle timeout, 2s" \
-    sh -c "grep -Eq '^warm +asleep +process +no +2s +never ' '$T/out' &&
-    grep -Eq '^quiet +asleep +process +no +2s ' '$T/out'"
+    sh -c "grep -Eq '^warm +asleep +process +[^ ]+ +no +2s +never ' '$T/out' &&
+    grep -Eq '^quiet +asleep +process +[^ ]+ +no +2s ' '$T/out'"
 check "the 44-character name, kept warm: idle never" \
     wait_for 10 sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workloads |
-    grep -Eq '^$LONG +running +process +yes +never '"
+    grep -Eq '^$LONG +running +process +[^ ]+ +yes +never '"
 ctl show workloads
 check "its columns line up with the header, whatever the name's length" \
-    aligned lllllllll "$T/out"
+    aligned lllrlllllll "$T/out"
 grep -q "^$LONG " "$T/out" || show "$T/out"
 check "no line ends in a blank" sh -c "! grep -q ' \$' '$T/out'"
 [ "$(lines "$T/out")" -eq 6 ] || show "$T/out"
@@ -217,9 +217,9 @@ ctl wake broken
 check "wake of a workload that exits at once fails ($rc)" [ "$rc" -eq 1 ]
 check "show workloads: failed, with its reason in REASON" \
     wait_for 10 sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workloads |
-    grep -Eq '^broken +failed +process +no +2s +never +- +broken.test +(exited|start failed|wake timeout)'"
+    grep -Eq '^broken +failed +process +[^ ]+ +no +2s +never +- +broken.test +- +(exited|start failed|wake timeout)'"
 ctl show workloads
-check "which keeps the columns in line" aligned lllllllll "$T/out"
+check "which keeps the columns in line" aligned lllrlllllll "$T/out"
 grep -q '^broken ' "$T/out" || show "$T/out"
 check "show workload broken: the reason" sh -c "\"$ORCHCTL\" -s \"$SOCK\" \
     show workload broken >'$T/broken' &&
@@ -411,7 +411,7 @@ kw_json() {
 check "-j show workload says keep_warm true" wait_for 5 kw_json true
 check "show workloads says warm yes, idle never" \
     wait_for 5 sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workloads |
-    grep -Eq '^warm +running +process +yes +never '"
+    grep -Eq '^warm +running +process +[^ ]+ +yes +never '"
 sleep 4
 check "4 s later, past its idle timeout, it still runs" \
     running "testhttp serve $P_WARM"
@@ -438,7 +438,12 @@ check "a row for warm and quiet" \
     sh -c "grep -Eq '^warm +[1-9]' '$T/out' && grep -Eq '^quiet +0 ' '$T/out'"
 check "and the 44-character name, its columns in line" \
     sh -c "grep -Eq '^$LONG +1 +0 ' '$T/out'"
-check "every column of show stats lines up" aligned lrrrrrrr "$T/out"
+# the table ends at the first blank line; the memory budget's follow
+sed '/^$/,$d' "$T/out" >"$T/stats.table"
+check "every column of show stats lines up" aligned lrrrrrrr "$T/stats.table"
+check "then the memory budget, the waits and the suspends by reason" \
+    sh -c "grep -Eq '^memory budget: none, [0-9.]+[KMG]? in use' '$T/out' &&
+    grep -Eq '^suspends: [0-9]+ idle timeout, 0 budget, 0 pressure, [1-9][0-9]* operator$' '$T/out'"
 check "and a total row, with the failed wake" \
     grep -Eq '^\(total\) +[2-9] +1 ' "$T/out"
 grep -q total "$T/out" || show "$T/out"

@@ -5,9 +5,11 @@
 # another workload names it and removed with the last one; its history
 # kept (orchctl show history); a workload of the file never expires, and
 # "expire after" in its block is refused; orchctl keep stops an expiry,
-# across a restart too; GET shows expires_at.  orchctl create from flags
-# and from JSON, update, delete, each seen in show workloads and the API;
-# a volume of the whole host refused to orchctl as to the API.
+# across a restart too, and so does a PATCH of expire_after 0 (null
+# brings the global expire after back); GET shows expires_at.  orchctl
+# create from flags and from JSON, update, delete, each seen in show
+# workloads and the API; a volume of the whole host refused to orchctl
+# as to the API.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -186,6 +188,29 @@ check "orchctl keep on it succeeds" grep -q "never expires" "$T/keep.out"
 def=$(api "$URL/v1/workloads/$P")
 check "... its expire_after is 0, never" [ "$(field "$def" expire_after)" = 0 ]
 
+# -- a PATCH clears an expiry too, and null brings the global one back
+R=${TAG}r
+P_R=$(free_port $((P_CFG + 1)))
+# apicode METHOD PATH [BODY]: the API's status alone
+apicode() {
+	curl -s -m 30 -o /dev/null -w '%{http_code}' -X "$1" \
+	    -H "Authorization: Bearer $KEY" \
+	    -H 'Content-Type: application/json' ${3:+-d "$3"} "$URL$2"
+}
+body=$(printf '{"name": "%s", "hosts": ["r.test"], ' "$R"
+    printf '"command": "%s serve %s", ' "$T/bin/testhttp" "$P_R"
+    printf '"port": %s, "expire_after": "1h"}' "$P_R")
+c=$(apicode POST /v1/workloads "$body")
+check "R, expiring after 1h, is created ($c)" [ "$c" = 201 ]
+curl -s -m 20 -o /dev/null -H "Host: r.test" "http://127.0.0.1:$GW/"
+check "... after a request, GET shows an expires_at" \
+    [ "$(field "$(api "$URL/v1/workloads/$R")" expires_at)" != null ]
+c=$(apicode PATCH "/v1/workloads/$R" '{"expire_after": 0}')
+check "PATCH of expire_after 0: 200 ($c)" [ "$c" = 200 ]
+def=$(api "$URL/v1/workloads/$R")
+check "... expires_at is null now" [ "$(field "$def" expires_at)" = null ]
+check "... the rest of it kept" [ "$(field "$def" hosts)" = '["r.test"]' ]
+
 # -- A expires
 check "A is deleted after its expire after, no request since" \
     wait_for 30 gone "$A"
@@ -209,6 +234,7 @@ check "GET of the expired one: 404 ($c)" [ "$c" = 404 ]
 # -- the file's workload and the kept one are still there, past 3s
 check "the file's workload did not expire" ctl_listed "$CFG"
 check "the kept one did not expire" ctl_listed "$P"
+check "nor the one a PATCH kept" ctl_listed "$R"
 
 # -- expires_at, from the last request
 body=$(printf '{"name": "%s", "hosts": ["q.test"], "command": "%s serve %s", "port": %s, "expire_after": "1h"}' \
@@ -273,5 +299,10 @@ check "... its container is removed" wait_for 20 no_container "$B"
 check "... and the image, which no workload names now" \
     wait_for 20 no_image
 check "... the log says so" wait_for 10 logged "image $IMG removed"
+
+# -- R again: a PATCH of expire_after null, the global 3s, and it goes
+c=$(apicode PATCH "/v1/workloads/$R" '{"expire_after": null}')
+check "PATCH of expire_after null: 200 ($c)" [ "$c" = 200 ]
+check "... R expires after the global expire after" wait_for 30 gone "$R"
 
 e2e_done

@@ -4,11 +4,14 @@
 #
 #	h2grpc.py serve PORT STARTS-FILE
 #	h2grpc.py call TARGET AUTHORITY [CAFILE]
+#	h2grpc.py slow TARGET AUTHORITY COUNT MS
 #
-# The client prints one line per call: what came back, status, trailers.
+# The client prints one line per call: what came back, status, trailers;
+# slow makes one server-streaming call of COUNT messages, MS ms apart.
 # Traffic stays on 127.0.0.1.
 
 import sys
+import time
 from concurrent import futures
 
 import grpc
@@ -22,7 +25,11 @@ def unary(req, ctx):
 
 
 def stream(req, ctx):
-    for i in range(int(req)):
+    # "COUNT" or "COUNT/MS": MS milliseconds before each message
+    count, _, ms = req.partition(b"/")
+    for i in range(int(count)):
+        if ms:
+            time.sleep(int(ms) / 1000.0)
         yield b"tick %d" % i
     ctx.set_trailing_metadata((("x-trailer", "stream"),))
 
@@ -76,7 +83,23 @@ def call(target, authority, cafile=None):
         print("fail %s %s %s" % (e.code().name, e.details(), trailer(e)))
 
 
+def slow(target, authority, count, ms):
+    ch = grpc.insecure_channel(target, options=[
+        ("grpc.default_authority", authority)])
+    st = ch.unary_stream("/%s/Stream" % SVC)
+    it = st(("%s/%s" % (count, ms)).encode(), timeout=60)
+    try:
+        msgs = [m.decode() for m in it]
+    except grpc.RpcError as e:
+        print("slow cut %s %s" % (e.code().name, e.details()))
+        return
+    print("slow %d %s %s %s" % (len(msgs), msgs[-1] if msgs else "-",
+                                it.code().name, trailer(it)))
+
+
 if sys.argv[1] == "serve":
     serve(int(sys.argv[2]), sys.argv[3])
+elif sys.argv[1] == "slow":
+    slow(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
 else:
     call(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)

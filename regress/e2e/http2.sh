@@ -7,7 +7,9 @@
 # 1000 requests on 10 connections to a sleeping workload are all answered
 # after one start; "http2 prior knowledge" on a cleartext listener takes
 # the preface, a plain listener still refuses it and "http2 off" offers
-# HTTP/1.1 alone.  Then the attacks (h2attack.py), each bounded while
+# HTTP/1.1 alone; gRPC to an upstream h2c workload, and a stream of it
+# in flight while orchctl restart replaces it ends whole first.  Then the
+# attacks (h2attack.py), each bounded while
 # curl on another connection is served.  All on loopback, every wait
 # bounded.
 . "$(dirname "$0")/lib.sh"
@@ -256,6 +258,19 @@ if [ -n "$GRPC" ]; then
 	    sh -c "[ \$(wc -l <'$T/grpcs.out') -eq 3 ] &&
 	    cmp -s '$T/grpc.out' '$T/grpcs.out'"
 	[ "$FAILED" -eq 0 ] || cat "$T/grpc.out" "$T/grpcs.out"
+	# a stream in flight while the service is replaced in place: the
+	# hold waits for it (update.sh has the rest of replacements)
+	$GRPC slow 127.0.0.1:$PK g.test 5 400 >"$T/grpcslow.out" 2>&1 &
+	gp=$!
+	sleep 0.8
+	out=$("$ORCHCTL" -s "$SOCK" restart g 2>&1)
+	check "orchctl restart of g with a gRPC stream in flight ($out)" \
+	    [ "$out" = "g is running again" ]
+	wait $gp
+	check "... the stream ends whole first ($(cat "$T/grpcslow.out"))" \
+	    grep -qx 'slow 5 tick 4 OK stream' "$T/grpcslow.out"
+	check "... then g starts again ($(lines "$T/g.starts") starts)" \
+	    [ "$(lines "$T/g.starts")" -eq 2 ]
 else
 	echo "skipped: gRPC (no python3-grpcio)"
 fi

@@ -3,7 +3,9 @@
 # rebuild): exactly the programs, helpers, man pages and examples, with
 # their modes; the installed orchd works; the unit points at the
 # installed programs, is Type=notify, reloads with orchctl, has systemd
-# make its directories and passes systemd-analyze verify; no rc.d script;
+# make its directories and passes systemd-analyze verify; the logrotate
+# file reopens with the installed orchctl and passes logrotate -d; no
+# rc.d script;
 # make install-systemd puts the unit in place; make install-user makes
 # the directories with their owners and modes.  Then a build of its own: make,
 # and make install PREFIX=elsewhere rebuilds the parent for its helpers'
@@ -22,6 +24,7 @@ check "make install DESTDIR=... (status $st)" [ "$st" -eq 0 ]
 
 cat >"$T/want" <<'EOF'
 0444 usr/local/share/examples/orchd/LICENSE
+0444 usr/local/share/examples/orchd/logrotate.d/orchd
 0444 usr/local/share/examples/orchd/orchd.conf
 0444 usr/local/share/examples/orchd/orchd.service
 0444 usr/local/share/man/man5/orchd.conf.5
@@ -126,6 +129,12 @@ check "PREFIX=/opt/orchd: the unit runs /opt/orchd/sbin/orchd" grep -q \
 check "PREFIX=/opt/orchd: and reloads with /opt/orchd/sbin/orchctl" grep -q \
     '^ExecReload=/opt/orchd/sbin/orchctl reload$' \
     "$T/opt/opt/orchd/share/examples/orchd/orchd.service"
+check "PREFIX=/opt/orchd: logrotate's file reopens with /opt/orchd/sbin/orchctl" \
+    grep -q '^		/opt/orchd/sbin/orchctl log reopen' \
+    "$T/opt/opt/orchd/share/examples/orchd/logrotate.d/orchd"
+check "logrotate's file, as installed, passes logrotate -d" sh -c \
+    "! command -v logrotate >/dev/null || logrotate -d -s '$T/lr.state' \
+    '$R/usr/local/share/examples/orchd/logrotate.d/orchd' >'$T/lr.out' 2>&1"
 
 # install-systemd: under a DESTDIR the unit goes in place, nothing is
 # enabled, and it says what to run

@@ -230,7 +230,7 @@ for cmd in "show summary" "show workloads" "show workload blog" \
     "show stats" "sh st" "sh workload blog" "wake blog" "suspend blog" \
     "keepwarm blog on" "keepwarm blog off" "logs blog" "logs blog -f" \
     "logs blog -n 20 -f" "logs blog -f -n 0" "logs blog -n all" \
-    "reload" "log verbose" "log brief"; do
+    "reload" "log verbose" "log brief" "log reopen"; do
 	# shellcheck disable=SC2086
 	run -s "$NOSOCK" $cmd
 	expect "$cmd: parsed and sent" 1 "(socket $NOSOCK)"

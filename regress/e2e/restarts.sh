@@ -208,7 +208,7 @@ check "the log says it is in a crash loop" grep -q \
     'workload crash: crash loop: in backoff for 30s' "$T/orchd.log"
 check "show workloads shows the backoff left" sh -c "
     \"$ORCHCTL\" -s \"$SOCK\" show workloads |
-    grep -Eq '^crash +failed +process +no +[0-9a-z]+ +.* +[0-9]+s +crash.test +'"
+    grep -Eq '^crash +failed +process +[^ ]+ +no +[0-9a-z]+ +.* +[0-9]+s +crash.test +'"
 check "show workload shows its end" sh -c "
     \"$ORCHCTL\" -s \"$SOCK\" show workload crash |
     grep -Eq '^backoff: +until $RFC3339 \([0-9]+s left\)$'"

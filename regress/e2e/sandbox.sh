@@ -2,8 +2,8 @@
 # The sandbox.  First sandboxtest: each promise allows its calls, and a
 # call outside them kills the process by SIGSYS after one line naming it,
 # on stderr, or to syslog when stderr is /dev/null; the gateway's and
-# runtimed's sets connect (and the gateway accepts), but neither binds
-# nor listens.  Then the daemon: every child under its seccomp filter,
+# runtimed's sets connect (and the gateway accepts, and splices without
+# blocking), but neither binds nor listens.  Then the daemon: every child under its seccomp filter,
 # with no_new_privs, no capabilities, as _orchd, in its root directory,
 # forbidden to fork; a request proxied, a
 # reload, a suspend and a wake, all under the filters; the same without
@@ -45,6 +45,8 @@ allowed runtime "$T/files"
 forbidden socket no-inet
 forbidden bind gateway-no-bind
 forbidden listen gateway-no-listen
+forbidden splice gateway-no-blocking-splice
+forbidden splice runtime-no-splice
 forbidden bind runtime-no-bind
 forbidden listen runtime-no-listen
 forbidden 'accept|accept4' runtime-no-accept

@@ -163,20 +163,54 @@ connect_to(int family, const void *sa, socklen_t len)
 	close(s);
 }
 
-/* as the gateway: a connection to a workload, one accepted from a client */
+/*
+ * As the gateway: a connection to a workload, one accepted from a
+ * client, and bytes spliced from one to the other through a pipe, as
+ * for a workload's TCP listener (gatewayd/tcp.c).
+ */
 static void
 gateway_calls(void)
 {
 	struct sockaddr_in	 sin;
-	int			 l, s;
+	char			 buf[8];
+	int			 l, s, a, p[2];
 
 	l = tcp_listener(&sin);
 	sandbox_enter("sandboxtest", SB_GATEWAY);
-	connect_to(AF_INET, &sin, sizeof(sin));
-	if ((s = accept4(l, NULL, NULL, SOCK_CLOEXEC)) == -1)
+	if ((s = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
+	    connect(s, (struct sockaddr *)&sin, sizeof(sin)) == -1)
+		fatal("connect");
+	if ((a = accept4(l, NULL, NULL, SOCK_CLOEXEC)) == -1)
 		fatal("accept4");
+	if (pipe2(p, O_NONBLOCK | O_CLOEXEC) == -1)
+		fatal("pipe2");
+	if (write(s, "spliced", 7) != 7 ||
+	    splice(a, NULL, p[1], NULL, 7, SPLICE_F_MOVE |
+	    SPLICE_F_NONBLOCK) != 7 ||
+	    splice(p[0], NULL, a, NULL, 7, SPLICE_F_MOVE |
+	    SPLICE_F_NONBLOCK) != 7 || read(s, buf, 7) != 7 ||
+	    memcmp(buf, "spliced", 7) != 0)
+		fatal("splice");
+	close(p[0]);
+	close(p[1]);
+	close(a);
 	close(s);
 	close(l);
+}
+
+/* splice(2) that may block, or in a process not promised it */
+static void
+no_splice(unsigned int promises, unsigned int flags)
+{
+	int	 p[2], q[2];
+
+	if (pipe2(p, O_NONBLOCK | O_CLOEXEC) == -1 ||
+	    pipe2(q, O_NONBLOCK | O_CLOEXEC) == -1)
+		fatal("pipe2");
+	if (write(p[1], "x", 1) != 1)
+		fatal("write");
+	sandbox_enter("sandboxtest", promises);
+	(void)splice(p[0], NULL, q[1], NULL, 1, flags);
 }
 
 /* as runtimed: a workload's port, the container engine's socket */
@@ -275,6 +309,10 @@ main(int argc, char *argv[])
 		no_bind(SB_GATEWAY);
 	} else if (strcmp(c, "gateway-no-listen") == 0) {
 		no_listen(SB_GATEWAY);
+	} else if (strcmp(c, "gateway-no-blocking-splice") == 0) {
+		no_splice(SB_GATEWAY, SPLICE_F_MOVE);
+	} else if (strcmp(c, "runtime-no-splice") == 0) {
+		no_splice(SB_RUNTIME, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 	} else if (strcmp(c, "runtime-no-bind") == 0) {
 		no_bind(SB_RUNTIME);
 	} else if (strcmp(c, "runtime-no-listen") == 0) {

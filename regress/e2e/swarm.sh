@@ -4,8 +4,11 @@
 # orchd-NAME with one replica and is served; idle, the service is scaled
 # to 0; 20 concurrent requests cause one scale-up (counted in the
 # daemon's service events); a service scaled up and down by hand is
-# adopted; no manager answers 503 and the next wake recovers; two orchd
-# instances, 20 cold requests split between them: one scale-up.
+# adopted; a changed definition is a drift, orchctl restart and on
+# change restart replace it in place (scaled to 0, then updated), the
+# requests held meanwhile; no manager answers 503 and the next wake
+# recovers; two orchd instances, 20 cold requests split between them:
+# one scale-up.
 #
 # The swarm: `docker swarm init --advertise-addr 127.0.0.1` if the daemon
 # is in none, and it is left initialised at the end.  The daemon is
@@ -100,7 +103,7 @@ CONF
 	conf_end "$@"
 }
 
-write_conf() {
+write_conf() {	# write_conf [EXTRA-LINE-OF-HAND...]
 	conf_head >"$T/orchd.conf"
 	cat >>"$T/orchd.conf" <<CONF
 idle timeout 5m
@@ -112,7 +115,7 @@ listen on 127.0.0.1 port $GW
 CONF
 	sw_conf "$WEB" web.test "$P_WEB" 'idle timeout 4s' \
 	    'memory 64M' 'constraint "node.role==manager"' >>"$T/orchd.conf"
-	sw_conf "$HAND" hand.test "$P_HAND" >>"$T/orchd.conf"
+	sw_conf "$HAND" hand.test "$P_HAND" "$@" >>"$T/orchd.conf"
 	sw_conf "$TWO" two.test "$P_TWO" >>"$T/orchd.conf"
 }
 write_conf
@@ -231,6 +234,50 @@ check "and the next request makes it again (got $(code "$out"))" \
 check "service orchd-$HAND is back, 1 replica" replicas_are "$HAND" 1
 check "no warning in the log for a service not made yet" \
     sh -c "! grep -q 'GET /tasks.*404' '$T/orchd.log'"
+
+# 5b. a changed definition: drift, orchctl restart, on change restart
+svcenv() {
+	docker service inspect -f \
+	    '{{join .Spec.TaskTemplate.ContainerSpec.Env ","}}' \
+	    "orchd-$HAND" 2>/dev/null
+}
+ctl() { "$ORCHCTL" -s "$SOCK" "$@"; }
+write_conf 'env "V=2"'
+check "a reload gives hand an env" quiet ctl reload
+check "... show workloads marks it running*" \
+    sh -c "$ORCHCTL -s $SOCK show workloads | grep -q '^$HAND  *running\\* '"
+check "... show workload names env" sh -c "$ORCHCTL -s $SOCK show workload \
+    $HAND | grep -q '^drift: *env changed since it started'"
+check "... the service runs on without it" [ -z "$(svcenv)" ]
+out=$(ctl restart "$HAND" 2>&1)
+check "orchctl restart of a swarm workload ($out)" \
+    [ "$out" = "$HAND is running again" ]
+check "... its service has the env now" [ "$(svcenv)" = V=2 ]
+check "... 1 replica" replicas_are "$HAND" 1
+check "... no drift left" sh -c "! $ORCHCTL -s $SOCK show workload $HAND |
+    grep -q '^drift:'"
+out=$(get "$GW" hand.test)
+check "... served (got $(code "$out"))" [ "$(code "$out")" = 200 ]
+# on change restart, requests coming meanwhile: held, then served
+write_conf 'env "V=3"' 'on change restart'
+( i=0; while [ $i -lt 40 ]; do
+	curl -s -m 60 -o /dev/null -w '%{http_code}\n' -H "Host: hand.test" \
+	    "http://127.0.0.1:$GW/index.html"
+	i=$((i + 1)); sleep 0.1
+done >"$T/hand.load" ) &
+lp=$!
+sleep 0.5
+check "a reload with on change restart" quiet ctl reload
+check "... the service is updated at once" wait_for 60 \
+    eval '[ "$(svcenv)" = V=3 ]'
+wait $lp
+check "... 40 requests meanwhile, all served ($(grep -c '^200$' \
+"$T/hand.load"))" [ "$(grep -c '^200$' "$T/hand.load")" = 40 ]
+check "... running, 1 replica" wait_for 30 state_is "$HAND" running
+check "... its history says replaced" sh -c "$ORCHCTL -s $SOCK show \
+    workload $HAND | grep -q 'suspending  *replaced  *new definition'"
+write_conf
+quiet ctl reload
 
 # 6. two orchd instances, their own gateways and stores, the same swarm:
 # 20 cold requests split between them, one scale-up

@@ -26,8 +26,17 @@
  *	/busy			as the file $TESTHTTP_BUSY says: "200" a
  *				200 "busy", "hang" no answer for 10 s, and
  *				anything else or no file a 404
+ *	/tcp?PORT		the request body and CRLF sent to
+ *				127.0.0.1:PORT, its first line back
+ *				(an app's handler asking its database);
+ *				502 if it fails within 30 s
  * STARTFILE, if given, gets one line appended per start, REQLOG one line
- * per request: "METHOD PATH".
+ * per request: "METHOD PATH".  From the environment, for the memory
+ * budget's tests: TESTHTTP_ALLOC=N allocates and writes N MiB before
+ * listening (a workload that really uses memory), TESTHTTP_DELAY=MS
+ * waits MS ms before listening (a slow start), and TESTHTTP_TIMES=FILE
+ * gets "PID START_MS READY_MS" appended once it listens (wall clock,
+ * from the program's start to its listen).
  *
  *	testhttp hold PORT N SECS [HEAD]
  *					open N connections, send HEAD (a
@@ -54,6 +63,19 @@
  *					print "ready N failed N", hold them
  *					until SECS pass or SIGUSR1, then print
  *					"open N closed N oldest N" (see idle())
+ *
+ * Raw TCP, for a workload's own TCP listener:
+ *	testhttp echo PORT [STARTFILE]	a TCP server on 127.0.0.1 that sends
+ *					back what it reads and, at the end
+ *					of its client's stream, "eof after
+ *					N bytes" before it closes
+ *	testhttp half PORT [SECS]	send stdin, shut down the write
+ *					side, print what comes back until
+ *					the server closes ("closed") or SECS
+ *					idle
+ *	testhttp forward PORT TO	a TCP server on 127.0.0.1 that
+ *					relays each connection to port TO,
+ *					both ways, ends passed on
  */
 
 #include <sys/socket.h>
@@ -176,6 +198,8 @@ read_body(int fd, char *head, size_t *lenp)
 	return (body);
 }
 
+static int	 tcp_connect(int);
+
 static int	 head_only;	/* answering HEAD: no body */
 static const char *reqlog;	/* REQLOG, or NULL */
 
@@ -216,6 +240,32 @@ pattern(char *buf, size_t off, size_t len)
 
 	for (i = 0; i < len; i++)
 		buf[i] = 'a' + (off + i) % 26;
+}
+
+/*
+ * /tcp?PORT: a handler that reaches a server of its own over TCP, as an
+ * app asks its database, one line out and one line back.
+ */
+static void
+serve_tcp(int fd, size_t port, const char *body, size_t len)
+{
+	struct timeval	 tv = { 30, 0 };
+	char		 line[1024];
+	int		 s, n;
+
+	if (port < 1 || port > 65535 || (s = tcp_connect((int)port)) == -1) {
+		answer(fd, "502 Bad Gateway", NULL, "tcp: connect\n", 13);
+		return;
+	}
+	(void)setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (writen(s, body, len) == -1 || writen(s, "\r\n", 2) == -1 ||
+	    (n = readline(s, line, sizeof(line))) <= 0) {
+		close(s);
+		answer(fd, "502 Bad Gateway", NULL, "tcp: no answer\n", 15);
+		return;
+	}
+	close(s);
+	answer(fd, "200 OK", NULL, line, n);
 }
 
 /* the busy veto's answer, switched by a file the test writes */
@@ -308,6 +358,8 @@ serve_path(int fd, char *head, const char *method, char *path)
 		answer(fd, "200 OK", NULL, "slow\n", 5);
 	} else if (strcmp(path, "/busy") == 0) {
 		serve_busy(fd);
+	} else if (strcmp(path, "/tcp") == 0) {
+		serve_tcp(fd, n, body, len);
 	} else if (strcmp(path, "/ws") == 0) {
 		snprintf(buf, sizeof(buf), "HTTP/1.1 101 Switching Protocols"
 		    "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
@@ -349,17 +401,70 @@ serve_conn(int fd)
 	}
 }
 
+static long long
+wall_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/* memory held for good, every page written: the kernel counts it */
+static volatile char	*serve_mem;
+
+/* TESTHTTP_ALLOC and TESTHTTP_DELAY, before the listen */
+static void
+serve_env(void)
+{
+	const char	*s;
+	size_t		 n, i;
+
+	if ((s = getenv("TESTHTTP_ALLOC")) != NULL && atoi(s) > 0) {
+		n = (size_t)atoi(s) * 1024 * 1024;
+		if ((serve_mem = malloc(n)) == NULL) {
+			perror("testhttp: alloc");
+			exit(1);
+		}
+		for (i = 0; i < n; i += 512)
+			serve_mem[i] = (char)(i >> 9);
+	}
+	if ((s = getenv("TESTHTTP_DELAY")) != NULL && atoi(s) > 0)
+		usleep((useconds_t)atoi(s) * 1000);
+}
+
+/* TESTHTTP_TIMES: when it started and when it listened */
+static void
+serve_times(long long start)
+{
+	const char	*path;
+	char		 line[96];
+	int		 fd, n;
+
+	if ((path = getenv("TESTHTTP_TIMES")) == NULL)
+		return;
+	n = snprintf(line, sizeof(line), "%d %lld %lld\n", (int)getpid(),
+	    start, wall_ms());
+	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666)) == -1)
+		return;
+	if (n > 0 && (size_t)n < sizeof(line))
+		(void)write(fd, line, n);
+	close(fd);
+}
+
 static int
 serve(int port, const char *startfile)
 {
 	struct sockaddr_in	 sin;
 	FILE			*f;
+	long long		 start = wall_ms();
 	int			 s, c, on = 1;
 
 	if (startfile != NULL && (f = fopen(startfile, "a")) != NULL) {
 		fprintf(f, "start %d\n", getpid());
 		fclose(f);
 	}
+	serve_env();
 	signal(SIGCHLD, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	memset(&sin, 0, sizeof(sin));
@@ -373,6 +478,7 @@ serve(int port, const char *startfile)
 		perror("testhttp: listen");
 		return (1);
 	}
+	serve_times(start);
 	for (;;) {
 		if ((c = accept(s, NULL, NULL)) == -1)
 			continue;
@@ -780,6 +886,159 @@ unixraw(const char *path, int secs)
 	return (relay(s, secs));
 }
 
+/* testhttp echo: one process per connection, as serve() */
+static void
+echo_conn(int fd)
+{
+	char		 buf[65536];
+	ssize_t		 n;
+	long long	 total = 0;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		total += n;
+		if (writen(fd, buf, n) == -1)
+			exit(1);
+	}
+	/* the client's end came through as an end, its side still open */
+	n = snprintf(buf, sizeof(buf), "eof after %lld bytes\n", total);
+	(void)writen(fd, buf, n);
+	close(fd);
+	exit(0);
+}
+
+static int
+echo_serve(int port, const char *startfile)
+{
+	struct sockaddr_in	 sin;
+	FILE			*f;
+	int			 s, c, on = 1;
+
+	if (startfile != NULL && (f = fopen(startfile, "a")) != NULL) {
+		fprintf(f, "start %d\n", getpid());
+		fclose(f);
+	}
+	signal(SIGCHLD, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((s = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
+	    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
+	    bind(s, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    listen(s, 128) == -1) {
+		perror("testhttp: listen");
+		return (1);
+	}
+	for (;;) {
+		if ((c = accept(s, NULL, NULL)) == -1)
+			continue;
+		switch (fork()) {
+		case 0:
+			close(s);
+			echo_conn(c);
+			exit(0);
+		default:
+			close(c);
+		}
+	}
+}
+
+/* testhttp half: stdin, then the end of ours, then theirs */
+static int
+half(int port, int secs)
+{
+	struct pollfd	 pfd;
+	char		 buf[65536];
+	ssize_t		 n;
+	int		 s;
+
+	if ((s = tcp_connect(port)) == -1) {
+		perror("testhttp: connect");
+		return (1);
+	}
+	while ((n = read(0, buf, sizeof(buf))) > 0)
+		if (writen(s, buf, n) == -1)
+			break;
+	if (shutdown(s, SHUT_WR) == -1) {
+		perror("testhttp: shutdown");
+		return (1);
+	}
+	pfd.fd = s;
+	pfd.events = POLLIN;
+	while (poll(&pfd, 1, secs * 1000) == 1) {
+		if ((n = read(s, buf, sizeof(buf))) <= 0) {
+			printf("%sclosed\n", n == 0 ? "" : "reset, ");
+			break;
+		}
+		writen(1, buf, n);
+	}
+	close(s);
+	return (0);
+}
+
+/* testhttp forward: bytes both ways, each end passed on as a half-close */
+static void
+forward_conn(int c, int to)
+{
+	struct pollfd	 pfd[2];
+	char		 buf[65536];
+	ssize_t		 n;
+	int		 s, i, open_ = 2;
+
+	if ((s = tcp_connect(to)) == -1)
+		exit(1);
+	pfd[0].fd = c;
+	pfd[1].fd = s;
+	pfd[0].events = pfd[1].events = POLLIN;
+	while (open_ > 0 && poll(pfd, 2, -1) > 0) {
+		for (i = 0; i < 2; i++) {
+			if (pfd[i].fd == -1 || pfd[i].revents == 0)
+				continue;
+			if ((n = read(pfd[i].fd, buf, sizeof(buf))) <= 0) {
+				shutdown(i == 0 ? s : c, SHUT_WR);
+				pfd[i].fd = -1;
+				open_--;
+			} else if (writen(i == 0 ? s : c, buf, n) == -1)
+				exit(1);
+		}
+	}
+	exit(0);
+}
+
+static int
+forward(int port, int to)
+{
+	struct sockaddr_in	 sin;
+	int			 s, c, on = 1;
+
+	signal(SIGCHLD, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((s = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
+	    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
+	    bind(s, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    listen(s, 128) == -1) {
+		perror("testhttp: listen");
+		return (1);
+	}
+	for (;;) {
+		if ((c = accept(s, NULL, NULL)) == -1)
+			continue;
+		switch (fork()) {
+		case 0:
+			close(s);
+			forward_conn(c, to);
+			exit(0);
+		default:
+			close(c);
+		}
+	}
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -805,9 +1064,18 @@ main(int argc, char *argv[])
 		return (raw(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 2));
 	if (argc >= 3 && strcmp(argv[1], "unix") == 0)
 		return (unixraw(argv[2], argc > 3 ? atoi(argv[3]) : 2));
+	if (argc >= 3 && strcmp(argv[1], "echo") == 0)
+		return (echo_serve(atoi(argv[2]), argc > 3 && argv[3][0] !=
+		    '\0' ? argv[3] : NULL));
+	if (argc >= 4 && strcmp(argv[1], "forward") == 0)
+		return (forward(atoi(argv[2]), atoi(argv[3])));
+	if (argc >= 3 && strcmp(argv[1], "half") == 0)
+		return (half(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 2));
 	fprintf(stderr, "usage: testhttp serve PORT [STARTFILE [REQLOG]] | "
 	    "raw PORT [SECS] | unix PATH [SECS] | hold PORT N SECS [HEAD] | "
 	    "burst PORT N SECS HEAD | slow PORT SECS |\n"
-	    "    trickle PORT WAIT EVERY | idle PORT N SECS HEAD\n");
+	    "    trickle PORT WAIT EVERY | idle PORT N SECS HEAD | "
+	    "echo PORT [STARTFILE] |\n    half PORT [SECS] | "
+	    "forward PORT TO\n");
 	return (1);
 }

@@ -68,6 +68,8 @@ test_route_every_endpoint(void **state)
 	route_ok(HTTP_M_POST, "/v1/workloads", API_CREATE, "");
 	route_ok(HTTP_M_GET, "/v1/workloads/blog", API_GET, "blog");
 	route_ok(HTTP_M_DELETE, "/v1/workloads/blog", API_DELETE, "blog");
+	route_ok(HTTP_M_PUT, "/v1/workloads/blog", API_UPDATE, "blog");
+	route_ok(HTTP_M_PATCH, "/v1/workloads/blog", API_PATCH, "blog");
 	route_ok(HTTP_M_POST, "/v1/workloads/a.b-c_d/keepwarm", API_KEEPWARM,
 	    "a.b-c_d");
 	route_ok(HTTP_M_POST, "/v1/workloads/x/wake", API_WAKE, "x");
@@ -98,7 +100,8 @@ test_route_errors(void **state)
 	route_fails(HTTP_M_GET, "/v1/workloads/x/logs/more", 404, NULL);
 	route_fails(HTTP_M_GET, "/metrics/", 404, NULL);
 	route_fails(HTTP_M_PUT, "/v1/workloads", 405, "GET, POST");
-	route_fails(HTTP_M_POST, "/v1/workloads/x", 405, "GET, DELETE");
+	route_fails(HTTP_M_POST, "/v1/workloads/x", 405,
+	    "GET, PUT, PATCH, DELETE");
 	route_fails(HTTP_M_GET, "/v1/workloads/x/wake", 405, "POST");
 	route_fails(HTTP_M_DELETE, "/v1/workloads/x/logs", 405, "GET");
 	route_fails(HTTP_M_POST, "/metrics", 405, "GET, HEAD");
@@ -121,7 +124,8 @@ test_route_errors(void **state)
 	assert_int_equal(t.open, 0);
 	(void)api_route(HTTP_M_GET, "/v1/workloads", 13, &t);
 	assert_int_equal(t.open, 0);
-	route_fails(HTTP_M_HEAD, "/v1/workloads/x", 405, "GET, DELETE");
+	route_fails(HTTP_M_HEAD, "/v1/workloads/x", 405,
+	    "GET, PUT, PATCH, DELETE");
 	route_fails(HTTP_M_GET, "/v1/workloads/-x", 400, NULL);
 	route_fails(HTTP_M_GET, "/v1/workloads/a%20b", 400, NULL);
 	route_fails(HTTP_M_GET, "/v1/workloads/..", 400, NULL);
@@ -244,7 +248,21 @@ test_workload_json(void **state)
 	    "api");
 	assert_null(json_object_get(o, "message"));
 	assert_true(json_is_null(json_object_get(o, "backoff_until")));
+	assert_int_equal(json_array_size(json_object_get(o, "drift")), 0);
 	json_decref(o);
+
+	/* running with an older definition: what changed, one by one */
+	strlcpy(cw.drift, "command, port", sizeof(cw.drift));
+	assert_non_null(o = apij_workload(wc, &cw, 300, 30));
+	assert_int_equal(json_array_size(json_object_get(o, "drift")), 2);
+	assert_string_equal(json_string_value(json_array_get(
+	    json_object_get(o, "drift"), 1)), "port");
+	json_decref(o);
+	memset(cw.drift, 'x', sizeof(cw.drift));
+	assert_non_null(o = apij_workload(wc, &cw, 300, 30));
+	assert_int_equal(json_array_size(json_object_get(o, "drift")), 1);
+	json_decref(o);
+	cw.drift[0] = '\0';
 
 	/* asleep: never seen, not started; its own idle timeout */
 	memset(&cw, 0, sizeof(cw));
@@ -275,7 +293,7 @@ test_workload_json_round_trip(void **state)
 	struct ctl_workload	 cw;
 	json_t			*o;
 	const char		*drop[] = { "state", "last_seen", "started_at",
-	    "wakes", "message", "backoff_until" };
+	    "wakes", "message", "backoff_until", "drift" };
 	char			*text, err[256];
 	size_t			 i;
 
@@ -547,6 +565,10 @@ test_metrics_sums(void **state)
 		add.dur_hist[i] = 1000 + i;
 	}
 	a.dur_sum = 0.5; add.dur_sum = 1.25;
+	a.tcp_open = 8; add.tcp_open = 80;
+	a.tcp_accepted = 9; add.tcp_accepted = 90;
+	a.tcp_rx_bytes = 11; add.tcp_rx_bytes = 110;
+	a.tcp_tx_bytes = 12; add.tcp_tx_bytes = 120;
 	metrics_wl_add(&a, &add);
 	for (i = 0; i < 5; i++)
 		assert_int_equal(a.requests[i], 101 + 2 * i);
@@ -559,6 +581,10 @@ test_metrics_sums(void **state)
 	for (i = 0; i <= METRICS_DUR_BOUNDS; i++)
 		assert_int_equal(a.dur_hist[i], 1000 + 2 * i);
 	assert_true(a.dur_sum == 1.75);
+	assert_int_equal(a.tcp_open, 88);
+	assert_int_equal(a.tcp_accepted, 99);
+	assert_int_equal(a.tcp_rx_bytes, 121);
+	assert_int_equal(a.tcp_tx_bytes, 132);
 	assert_string_equal(a.name, "w");
 
 	memset(&t, 0, sizeof(t));

@@ -457,6 +457,39 @@ test_request(void **state)
 #undef GET
 }
 
+/* a workload's TCP listener: "from" rules alone, against the peer */
+static void
+test_tcp_from(void **state)
+{
+	static const struct {
+		int		 kind;
+		const char	*pattern;
+	} rules[] = {
+		{ IGNORE_PATH, "*" },		/* no path: never */
+		{ IGNORE_AGENT, "*" },		/* no User-Agent: never */
+		{ IGNORE_FROM, "192.0.2.0/24" },
+		{ IGNORE_FROM, "2001:db8::/32" },
+	};
+	struct gw_filter	 f[nitems(rules)];
+	struct netaddr		 na;
+	size_t			 i;
+
+	for (i = 0; i < nitems(rules); i++)
+		assert_int_equal(filter_compile(&f[i], rules[i].kind,
+		    rules[i].pattern, 503), 0);
+	na = addr("192.0.2.7");
+	assert_ptr_equal(filter_match_from(f, nitems(f), &na), &f[2]);
+	na = addr("::ffff:192.0.2.7");
+	assert_ptr_equal(filter_match_from(f, nitems(f), &na), &f[2]);
+	na = addr("2001:db8::1");
+	assert_ptr_equal(filter_match_from(f, nitems(f), &na), &f[3]);
+	na = addr("127.0.0.1");
+	assert_null(filter_match_from(f, nitems(f), &na));
+	na = addr("192.0.2.7");
+	assert_null(filter_match_from(f, 2, &na));
+	assert_null(filter_match_from(f, 0, &na));
+}
+
 int
 main(void)
 {
@@ -468,6 +501,7 @@ main(void)
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_request),
+		cmocka_unit_test(test_tcp_from),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -400,6 +400,8 @@ static const struct bad {
 	    "busy fail \"closed\": open or safe", 1 },
 	{ "bad-busy-dup.conf", "bad-busy-dup.conf:6",
 	    "busy max already set", 1 },
+	{ "bad-on-change.conf", "bad-on-change.conf:7",
+	    "on change already set", 1 },
 	{ "bad-size.conf", "bad-size.conf:5", "invalid size: \"12Q\": "
 	    "bytes, or a number with K, M or G", 1 },
 	{ "bad-address.conf", "bad-address.conf:1",
@@ -500,6 +502,11 @@ static const struct bad {
 	    "constraint is only for driver swarm", 1 },
 	{ "bad-swarm-volume.conf", "bad-swarm-volume.conf:1",
 	    "volume is not for driver swarm", 1 },
+	/* the access log and the cap of the workloads' logs */
+	{ "bad-access-log.conf", "bad-access-log.conf:2",
+	    "access log \"logs/access.log\": an absolute path or syslog", 6 },
+	{ "bad-volume-accesslog.conf", "bad-volume-accesslog.conf:9",
+	    "contains /srv/orchd-test/logs/access.log (the access log)", 1 },
 };
 
 static void
@@ -735,6 +742,80 @@ test_prefork(void **state)
 	bad_text("prefork two\n", 12, 1, "syntax error");
 }
 
+/*
+ * The memory budget: none, no cap and no pressure limit unless said;
+ * a size or auto; a percentage with its sign; each said once.
+ */
+static void
+test_budget(void **state)
+{
+	struct orchd_conf	*conf;
+	char			 path[] = "/tmp/orchd-test-XXXXXX";
+	char			 buf[16];
+	const char		*t, *errstr;
+	int64_t			 v;
+
+	t = "listen on 127.0.0.1 port 80\n";
+	conf = text_parse(t, strlen(t), path);
+	assert_non_null(conf);
+	assert_int_equal(conf->memory_budget, 0);
+	assert_int_equal(conf->memory_estimate, ORCHD_MEMORY_ESTIMATE);
+	assert_int_equal(conf->max_wakes, 0);
+	assert_int_equal(conf->pressure_limit, 0);
+	free_config(conf);
+
+	t = "memory budget 2G\nmemory estimate 64M\nmax concurrent wakes 2\n"
+	    "memory pressure limit 10%\n";
+	(void)strlcpy(path, "/tmp/orchd-test-XXXXXX", sizeof(path));
+	conf = text_parse(t, strlen(t), path);
+	assert_non_null(conf);
+	assert_int_equal(conf->memory_budget, 2LL * 1024 * 1024 * 1024);
+	assert_int_equal(conf->memory_estimate, 64 * 1024 * 1024);
+	assert_int_equal(conf->max_wakes, 2);
+	assert_int_equal(conf->pressure_limit, 1000);
+	free_config(conf);
+
+	t = "memory budget auto\nmemory pressure limit off\n";
+	(void)strlcpy(path, "/tmp/orchd-test-XXXXXX", sizeof(path));
+	conf = text_parse(t, strlen(t), path);
+	assert_non_null(conf);
+	assert_int_equal(conf->memory_budget, -1);
+	assert_int_equal(conf->pressure_limit, 0);
+	free_config(conf);
+
+	bad_text("memory budget 0\n", 16, 1, "memory budget must be positive");
+	bad_text("memory budget lots\n", 19, 1, "auto or a size");
+	bad_text("memory budget 1G\nmemory budget 2G\n", 34, 2,
+	    "memory budget already set");
+	bad_text("memory estimate 0\n", 18, 1,
+	    "memory estimate must be positive");
+	bad_text("max concurrent wakes 1025\n", 26, 1,
+	    "max concurrent wakes 1025 out of range (0-1024)");
+	bad_text("max concurrent wakes -1\n", 24, 1, "out of range");
+	bad_text("memory pressure limit 10\n", 25, 1, "invalid percentage");
+	bad_text("memory pressure limit 101%\n", 27, 1, "out of range");
+	bad_text("memory pressure limit 0%\n", 25, 1, "out of range");
+	bad_text("workload \"a\" {\n\tmemory budget 1G\n}\n", 33, 2,
+	    "syntax error");
+
+	/* the percentages, both ways */
+	assert_int_equal(parse_percent("2.5%", &v, &errstr), 0);
+	assert_int_equal(v, 250);
+	assert_string_equal(fmt_percent(v, buf, sizeof(buf)), "2.5%");
+	assert_int_equal(parse_percent("0.25%", &v, &errstr), 0);
+	assert_int_equal(v, 25);
+	assert_string_equal(fmt_percent(v, buf, sizeof(buf)), "0.25%");
+	assert_int_equal(parse_percent("100%", &v, &errstr), 0);
+	assert_int_equal(v, 10000);
+	assert_string_equal(fmt_percent(v, buf, sizeof(buf)), "100%");
+	assert_int_equal(parse_percent("1.234%", &v, &errstr), -1);
+	assert_int_equal(parse_percent(".5%", &v, &errstr), -1);
+	assert_int_equal(parse_percent("5.%", &v, &errstr), -1);
+	assert_int_equal(parse_percent("5", &v, &errstr), -1);
+	assert_int_equal(parse_percent("5%%", &v, &errstr), -1);
+	assert_int_equal(parse_percent("99999%", &v, &errstr), -1);
+}
+
 /* text_parse with a fresh name each time */
 static struct orchd_conf *
 filters_parse(const char *text, size_t len)
@@ -951,6 +1032,195 @@ test_pull(void **state)
 	    "\"command\":\"/bin/true\",\"port\":1,\"pull\":\"never\"}";
 	assert_null(workload_from_json(t, strlen(t), err, sizeof(err)));
 	assert_string_equal(err, "pull is only for driver docker");
+}
+
+/*
+ * access log: none, combined and no log cap when not said; a file or
+ * syslog, a format, a cap; every error of bad-access-log.conf, in order.
+ */
+static void
+test_access_log(void **state)
+{
+	static const char *const expect[] = {
+		":2: access log \"logs/access.log\": an absolute path or "
+		    "syslog",
+		":3: unknown access log format \"apache\": combined or json",
+		":4: log max size must be positive",
+		":6: access log already set",
+		":8: access log format already set",
+		":10: log max size already set",
+	};
+	struct orchd_conf	*conf;
+	char			 path[32];
+	const char		*text;
+	size_t			 i;
+	char			*p;
+
+	conf = parse_config(CONFDIR "good-minimal.conf", 0);
+	assert_non_null(conf);
+	assert_null(conf->access_log);
+	assert_int_equal(conf->access_log_syslog, 0);
+	assert_int_equal(conf->access_log_format, ACCESS_LOG_COMBINED);
+	assert_int_equal(conf->log_max_size, 0);
+	free_config(conf);
+
+	text = "access log \"/var/log/orchd/access.log\"\n"
+	    "access log format json\nlog max size 64K\n";
+	strlcpy(path, "/tmp/orchd-test-XXXXXX", sizeof(path));
+	conf = text_parse(text, strlen(text), path);
+	assert_non_null(conf);
+	assert_string_equal(conf->access_log, "/var/log/orchd/access.log");
+	assert_int_equal(conf->access_log_syslog, 0);
+	assert_int_equal(conf->access_log_format, ACCESS_LOG_JSON);
+	assert_int_equal(conf->log_max_size, 64 * 1024);
+	free_config(conf);
+
+	/* syslog, bare or quoted: a file's name is absolute */
+	text = "access log syslog\n";
+	strlcpy(path, "/tmp/orchd-test-XXXXXX", sizeof(path));
+	conf = text_parse(text, strlen(text), path);
+	assert_non_null(conf);
+	assert_null(conf->access_log);
+	assert_int_equal(conf->access_log_syslog, 1);
+	free_config(conf);
+	text = "access log \"syslog\"\n";
+	strlcpy(path, "/tmp/orchd-test-XXXXXX", sizeof(path));
+	conf = text_parse(text, strlen(text), path);
+	assert_non_null(conf);
+	assert_int_equal(conf->access_log_syslog, 1);
+	free_config(conf);
+
+	bad_text("access log\n", 11, 1, "syntax error");
+	bad_text("access log \"\"\n", 14, 1, "an absolute path or syslog");
+	bad_text("access log format\n", 18, 1, "syntax error");
+	bad_text("log max size -1\n", 16, 1, "invalid size -1");
+	bad_text("log max size lots\n", 18, 1, "invalid size");
+
+	capture_reset();
+	assert_null(parse_config(CONFDIR "bad-access-log.conf", 0));
+	if (nlines != (int)nitems(expect))
+		print_lines();
+	assert_int_equal(nlines, nitems(expect));
+	for (i = 0; i < nitems(expect); i++) {
+		p = strchr(lines[i], ':');
+		assert_non_null(p);
+		if (strncmp(p, expect[i], strlen(expect[i])) != 0)
+			fail_msg("line %zu: \"%s\", expected \"...%s\"", i,
+			    lines[i], expect[i]);
+	}
+}
+
+#define TCPWL(name, port, extra) "workload \"" name "\" {\n" \
+	"\thost \"" name ".test\"\n\tcommand \"/bin/true\"\n" \
+	"\tport " port "\n" extra "}\n"
+
+/*
+ * "listen on" in a workload block: its own raw TCP listeners, kept by
+ * the workload as "ADDRESS:PORT" and among the parent's listeners with
+ * the workload's name; checked against every other listener and every
+ * workload's port, each error at its line.
+ */
+static void
+test_tcp_listen(void **state)
+{
+	struct orchd_conf	*conf;
+	struct workload_conf	*wl;
+	struct listener_conf	*l;
+	char			 text[4096];
+	const char		*t;
+	size_t			 n;
+	int			 i, nwl = 0, nhttp = 0;
+
+	t = "listen on 127.0.0.1 port 8080\n"
+	    TCPWL("db", "15432", "\tlisten on 127.0.0.1 port 5432\n"
+	    "\tlisten on ::1 port 5432\n\tlisten on \"[::1]\" port 5433\n")
+	    TCPWL("cache", "16379", "\tlisten on * port 6379\n")
+	    TCPWL("web", "8000", "");
+	conf = filters_parse(t, strlen(t));
+	if (conf == NULL)
+		print_lines();
+	assert_non_null(conf);
+	wl = find_workload(conf, "db");
+	assert_int_equal(strlist_count(&wl->listens), 3);
+	assert_string_equal(strlist_nth(&wl->listens, 0), "127.0.0.1:5432");
+	assert_string_equal(strlist_nth(&wl->listens, 1), "[::1]:5432");
+	assert_string_equal(strlist_nth(&wl->listens, 2), "[::1]:5433");
+	wl = find_workload(conf, "cache");
+	assert_string_equal(strlist_nth(&wl->listens, 0), "*:6379");
+	assert_true(TAILQ_EMPTY(&find_workload(conf, "web")->listens));
+	TAILQ_FOREACH(l, &conf->listeners, entry) {
+		if (l->workload[0] == '\0') {
+			nhttp++;
+			continue;
+		}
+		nwl++;
+		assert_false(l->api);
+		assert_false(l->tls);
+		assert_true(strcmp(l->workload, "db") == 0 ||
+		    strcmp(l->workload, "cache") == 0);
+	}
+	assert_int_equal(nhttp, 1);
+	assert_int_equal(nwl, 4);
+	/* a workload's JSON carries them, and reads them back */
+	roundtrip(find_workload(conf, "db"));
+	free_config(conf);
+	assert_int_equal(nlines, 0);
+
+	/* reached by its TCP listener alone: no host needed */
+	t = "workload \"db\" {\n\tcommand \"/bin/true\"\n\tport 15432\n"
+	    "\tlisten on 127.0.0.1 port 5432\n}\n";
+	conf = filters_parse(t, strlen(t));
+	if (conf == NULL)
+		print_lines();
+	assert_non_null(conf);
+	assert_true(TAILQ_EMPTY(&find_workload(conf, "db")->hosts));
+	roundtrip(find_workload(conf, "db"));
+	free_config(conf);
+
+	/* only workload listeners: still "no listen on" for HTTP */
+	parse_host_checks = PARSE_HOST_WARN;
+	t = TCPWL("db", "15432", "\tlisten on 127.0.0.1 port 5432\n");
+	conf = filters_parse(t, strlen(t));
+	parse_host_checks = PARSE_HOST_NONE;
+	assert_non_null(conf);
+	free_config(conf);
+	assert_true(captured("no \"listen on\""));
+
+	/* the gateway's, another workload's, its own port, any order */
+	t = "listen on 127.0.0.1 port 8080\n"
+	    TCPWL("db", "15432", "\tlisten on * port 8080\n");
+	bad_text(t, strlen(t), 6, "listen on * port 8080: overlaps listen on "
+	    "127.0.0.1");
+	t = TCPWL("db", "15432", "\tlisten on 127.0.0.1 port 5432\n")
+	    "listen on 127.0.0.1 port 5432\n";
+	bad_text(t, strlen(t), 7, "overlaps workload \"db\"'s listen on "
+	    "127.0.0.1");
+	t = TCPWL("db", "15432", "\tlisten on 127.0.0.1 port 5432\n")
+	    TCPWL("db2", "15433", "\tlisten on 127.0.0.1 port 5432\n");
+	bad_text(t, strlen(t), 11, "overlaps workload \"db\"'s listen on");
+	t = TCPWL("db", "15432", "\tlisten on 127.0.0.1 port 5432\n")
+	    TCPWL("app", "5432", "");
+	bad_text(t, strlen(t), 7, "workload \"app\": address 127.0.0.1 port "
+	    "5432 is workload \"db\"'s listen on 127.0.0.1");
+	t = TCPWL("db", "15432", "\tlisten on 127.0.0.1 port 15432\n");
+	bad_text(t, strlen(t), 1, "workload \"db\": address 127.0.0.1 port "
+	    "15432 is workload \"db\"'s listen on");
+	t = TCPWL("db", "15432", "\tlisten on db.example.com port 5432\n");
+	bad_text(t, strlen(t), 5, "invalid listen address \"db.example.com\"");
+	t = TCPWL("db", "15432", "\tlisten on 127.0.0.1 port 0\n");
+	bad_text(t, strlen(t), 5, "invalid port 0");
+	t = TCPWL("db", "15432", "\tlisten on 127.0.0.1 port 5432 tls "
+	    "certificate \"c\" key \"k\"\n");
+	bad_text(t, strlen(t), 5, "syntax error");
+
+	/* ORCHD_LISTEN_MAX of them, not one more */
+	n = snprintf(text, sizeof(text), "workload \"db\" {\n\thost \"d.test\""
+	    "\n\tcommand \"/bin/true\"\n\tport 15432\n");
+	for (i = 0; i <= ORCHD_LISTEN_MAX; i++)
+		n += snprintf(text + n, sizeof(text) - n,
+		    "\tlisten on 127.0.0.1 port %d\n", 5000 + i);
+	n += snprintf(text + n, sizeof(text) - n, "}\n");
+	bad_text(text, n, 5 + ORCHD_LISTEN_MAX, "more than 8 listen on");
 }
 
 /* the parent's lookup, as a test sees users: _orchd 500, www 61190 */
@@ -1605,6 +1875,7 @@ assert_workloads_equal(const struct workload_conf *a,
 	assert_int_equal(a->init, b->init);
 	assert_int_equal(a->stop_signal, b->stop_signal);
 	assert_int_equal(a->stop_timeout, b->stop_timeout);
+	assert_strlists_equal(&a->listens, &b->listens);
 }
 
 static void
@@ -1789,6 +2060,32 @@ test_json_units(void **state)
 	free(out);
 	workload_free(wl);
 
+	/* on change: either spelling of next wake, written with '_' */
+	json = "{\"name\":\"c\",\"hosts\":[\"c.example.com\"],"
+	    "\"command\":\"/bin/true\",\"port\":1,\"on_change\":"
+	    "\"next wake\"}";
+	wl = workload_from_json(json, strlen(json), err, sizeof(err));
+	if (wl == NULL)
+		fail_msg("%s", err);
+	assert_int_equal(wl->on_change, ON_CHANGE_NEXT_WAKE);
+	out = workload_to_json(wl);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "\"on_change\":\"next_wake\""));
+	free(out);
+	workload_free(wl);
+	json = "{\"name\":\"c\",\"hosts\":[\"c.example.com\"],"
+	    "\"command\":\"/bin/true\",\"port\":1,\"on_change\":"
+	    "\"restart\"}";
+	wl = workload_from_json(json, strlen(json), err, sizeof(err));
+	if (wl == NULL)
+		fail_msg("%s", err);
+	assert_int_equal(wl->on_change, ON_CHANGE_RESTART);
+	out = workload_to_json(wl);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "\"on_change\":\"restart\""));
+	free(out);
+	workload_free(wl);
+
 	/* not NUL-terminated: the length counts */
 	json = "{\"name\":\"u\",\"hosts\":[\"u.example.com\"],"
 	    "\"command\":\"/bin/true\",\"port\":1}garbage";
@@ -1816,6 +2113,10 @@ test_json_errors(void **state)
 		{ "{\"name\":\"-x\"}", "invalid name" },
 		{ "{\"name\":\"a\",\"name\":\"b\"}", "invalid JSON" },
 		{ "{\"name\":\"a\",\"foo\":1}", "unknown field \"foo\"" },
+		{ "{\"name\":\"a\",\"on_change\":\"now\"}",
+		    "field \"on_change\": must be \"restart\" or" },
+		{ "{\"name\":\"a\",\"on_change\":true}",
+		    "field \"on_change\": must be \"restart\" or" },
 		{ "{\"name\":\"a\",\"port\":\"80\"}",
 		    "field \"port\": must be an integer from 1 to 65535" },
 		{ "{\"name\":\"a\",\"port\":0}",
@@ -1982,6 +2283,26 @@ test_json_errors(void **state)
 		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
 		    "\"command\":\"x\",\"busy_path\":\"/a\\r\\nX: y\"}",
 		    "busy path: invalid character" },
+		{ "{\"name\":\"a\",\"listen\":\"127.0.0.1:5432\"}",
+		    "field \"listen\": must be an array of strings" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"listen\":[\"127.0.0.1\"]}",
+		    "listen \"127.0.0.1\": must be ADDRESS:PORT" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"listen\":[\"::1:5432\"]}",
+		    "listen \"::1:5432\": must be ADDRESS:PORT" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"listen\":[\"127.0.0.1:0\"]}",
+		    "must be ADDRESS:PORT" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"listen\":[\"127.0.0.1:65536\"]}",
+		    "must be ADDRESS:PORT" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"listen\":[\"h.example:5432\"]}",
+		    "must be ADDRESS:PORT" },
+		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
+		    "\"command\":\"x\",\"listen\":[\"*:1\",\"*:1\"]}",
+		    "listen \"*:1\" listed twice" },
 	};
 	struct workload_conf	*wl;
 	char			 err[256];
@@ -2028,6 +2349,11 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pull, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_access_log, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_listen, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identities, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_many, setup, teardown),

@@ -405,6 +405,11 @@ test_policy(void **state)
 		{ "{\"name\": \"s\", \"hosts\": [\"s.test\"], \"driver\": "
 		    "\"swarm\", \"image\": \"registry.example.com/app:1\", "
 		    "\"port\": 1}", 0, 0, NULL },
+		/* a port of the host: orchd.conf's to open, never the API's */
+		{ D(", \"listen\": [\"127.0.0.1:5432\"]"), 1, 0,
+		    "\"listen\" is set in orchd.conf only" },
+		{ P(", \"listen\": [\"*:22\"]"), 1, 1, "\"listen\"" },
+		{ D(", \"listen\": [\"127.0.0.1:5432\"]"), 0, 0, NULL },
 #undef D
 #undef P
 #undef VOL
@@ -556,6 +561,29 @@ test_no_key(void **state)
 	assert_int_equal(res.status, 403);
 	imsg_free(&out);
 
+	/* an update: the same */
+	{
+		struct api_update	 au;
+		char			 buf[sizeof(au) + 64];
+
+		memset(&au, 0, sizeof(au));
+		strlcpy(au.name, "d", sizeof(au.name));
+		au.patch = 1;
+		memcpy(buf, &au, sizeof(au));
+		memcpy(buf + sizeof(au), "{\"port\":2}", 10);
+		in.hdr.type = IMSG_API_UPDATE;
+		in.hdr.peerid = 10;
+		in.data = buf;
+		in.datalen = sizeof(au) + 10;
+		api_recv_update(env.ps.gateways[0], &in);
+		assert_int_equal(channel_take(&st, store, &out), IMSG_NONE);
+		assert_int_equal(channel_take(&gw, env.ps.gateways[0], &out),
+		    IMSG_API_RESULT);
+		assert_int_equal(imsg_get_data(&out, &res, sizeof(res)), 0);
+		assert_int_equal(res.status, 403);
+		imsg_free(&out);
+	}
+
 	/* with a key, the same create goes to the store */
 	conf.api_key_set = 1;
 	in.hdr.type = IMSG_API_CREATE;
@@ -642,6 +670,19 @@ test_depends(void **state)
 	wc = dep_add(NULL, "web", SOURCE_API, "web", NULL);
 	assert_int_equal(depends_check_new(&conf, wc, err, sizeof(err)), 400);
 	assert_non_null(strstr(err, "a cycle: web -> web"));
+	workload_free(wc);
+
+	/* an update is checked in the place of the one it replaces */
+	dep_add(&conf, "web", SOURCE_API, "app", NULL);
+	wc = dep_add(NULL, "app", SOURCE_API, "db", NULL);
+	assert_int_equal(depends_check_new(&conf, wc, err, sizeof(err)), 0);
+	workload_free(wc);
+	wc = dep_add(NULL, "app", SOURCE_API, "db", "web");
+	assert_int_equal(depends_check_new(&conf, wc, err, sizeof(err)), 400);
+	assert_non_null(strstr(err, "a cycle"));
+	workload_free(wc);
+	wc = TAILQ_LAST(&conf.workloads, workloadlist);
+	TAILQ_REMOVE(&conf.workloads, wc, entry);
 	workload_free(wc);
 
 	/* who depends on what: delete and reload refuse to break them */

@@ -198,7 +198,8 @@ test_golden_good(void **state)
 		"good-noeol.conf",
 		"good-policy.conf",
 		"good-health.conf",
-		"good-swarm.conf"	/* driver swarm, replicas, constraint */
+		"good-swarm.conf",	/* driver swarm, replicas, constraint */
+		"good-tcp.conf"		/* a workload's TCP listeners */
 	};
 	char	 path[PATH_MAX];
 	size_t	 i;

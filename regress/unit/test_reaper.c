@@ -173,6 +173,42 @@ test_idle_from_last_dependent(void **state)
 	assert_int_equal(db.last_seen, 5002);
 }
 
+/* memory pressure: "some avg10" of /proc/pressure/memory */
+static void
+test_psi_parse(void **state)
+{
+	int32_t	 v = -7;
+
+	assert_int_equal(reaper_psi_parse("some avg10=1.53 avg60=0.40 "
+	    "avg300=0.09 total=1436735\nfull avg10=0.00 avg60=0.00 "
+	    "avg300=0.00 total=404283\n", &v), 0);
+	assert_int_equal(v, 153);
+	assert_int_equal(reaper_psi_parse("some avg10=0.00 avg60=0.00 "
+	    "avg300=0.00 total=0\n", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(reaper_psi_parse("some avg10=100.00 avg60=1\n", &v),
+	    0);
+	assert_int_equal(v, 10000);
+	assert_int_equal(reaper_psi_parse("some avg10=12.5 avg60=1", &v), 0);
+	assert_int_equal(v, 1250);
+	assert_int_equal(reaper_psi_parse("some avg10=7 total=1\n", &v), 0);
+	assert_int_equal(v, 700);
+	/* more decimals than kept are dropped, not rounded */
+	assert_int_equal(reaper_psi_parse("some avg10=1.239 x\n", &v), 0);
+	assert_int_equal(v, 123);
+	v = -7;
+	assert_int_equal(reaper_psi_parse("full avg10=1.00 avg60=0\n", &v),
+	    -1);
+	assert_int_equal(reaper_psi_parse("some avg60=1.00\nfull avg10=2.00"
+	    "\n", &v), -1);
+	assert_int_equal(reaper_psi_parse("some avg10=abc\n", &v), -1);
+	assert_int_equal(reaper_psi_parse("some avg10=1.2.3 x\n", &v), -1);
+	assert_int_equal(reaper_psi_parse("some avg10=101.00 x\n", &v), -1);
+	assert_int_equal(reaper_psi_parse("some avg10=1x\n", &v), -1);
+	assert_int_equal(reaper_psi_parse("", &v), -1);
+	assert_int_equal(v, -7);
+}
+
 int
 main(void)
 {
@@ -183,6 +219,7 @@ main(void)
 		cmocka_unit_test(test_only_running),
 		cmocka_unit_test(test_dependents_hold),
 		cmocka_unit_test(test_idle_from_last_dependent),
+		cmocka_unit_test(test_psi_parse),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

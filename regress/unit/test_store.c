@@ -32,8 +32,10 @@
 #define T0		1700000000000LL	/* ms: the tests' epoch */
 #define GIB		(1024LL * 1024 * 1024)
 #define NOBODY		65534
+/* a version 5 file made a version 4 one again: no memory estimates */
+#define V5_DROP		"ALTER TABLE counters DROP COLUMN memory_estimate; "
 /* a version 3 file made a version 2 one again: no causes */
-#define V4_DROP		"DROP TABLE expired_transitions; "
+#define V4_DROP		V5_DROP "DROP TABLE expired_transitions; "
 #define V3_DROP		V4_DROP \
 			"ALTER TABLE transitions DROP COLUMN cause; " \
 			"ALTER TABLE transitions DROP COLUMN cause_method; " \
@@ -571,6 +573,7 @@ test_stats_memory_and_total(void **state)
 	struct store_db		*sdb;
 	struct collect		 c;
 	struct ctl_stats	*cs;
+	struct st_restore	 rs;
 
 	sdb = db_open(f->path);
 	wl_add(&f->wls, "big", GIB, SOURCE_CONFIG);
@@ -596,7 +599,8 @@ test_stats_memory_and_total(void **state)
 	assert_string_equal(c.cs[c.n - 1].name, "");
 
 	/* measured beats configured */
-	assert_int_equal(store_db_memory(sdb, "big", GIB / 2), 0);
+	assert_int_equal(store_db_memory(sdb, "big", GIB / 2, GIB / 2 + 1),
+	    0);
 	memset(&c, 0, sizeof(c));
 	assert_int_equal(store_db_stats(sdb, T0 + 7200000, collect_stats,
 	    &c), 3);
@@ -604,6 +608,30 @@ test_stats_memory_and_total(void **state)
 	assert_int_equal(cs->memory, GIB / 2);
 	assert_true(cs->memory_hours_saved > 0.999 &&
 	    cs->memory_hours_saved < 1.001);
+
+	/* the peak and the estimate, to show and for runtimed at start */
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_workloads(sdb, "big", collect_workload, &c),
+	    1);
+	assert_int_equal(c.wl[0].memory, GIB / 2);
+	assert_int_equal(c.wl[0].memory_estimate, GIB / 2 + 1);
+	assert_int_equal(store_db_restore(sdb, "big", &rs), 1);
+	assert_int_equal(rs.memory, GIB / 2);
+	assert_int_equal(rs.memory_estimate, GIB / 2 + 1);
+	/* an estimate of 0 keeps the last one */
+	assert_int_equal(store_db_memory(sdb, "big", GIB / 4, 0), 0);
+	assert_int_equal(store_db_restore(sdb, "big", &rs), 1);
+	assert_int_equal(rs.memory, GIB / 4);
+	assert_int_equal(rs.memory_estimate, GIB / 2 + 1);
+	/* never measured: none */
+	assert_int_equal(store_db_restore(sdb, "small", &rs), 1);
+	assert_int_equal(rs.memory, 0);
+	assert_int_equal(rs.memory_estimate, 0);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_workloads(sdb, "small", collect_workload,
+	    &c), 1);
+	assert_int_equal(c.wl[0].memory, 0);
+	assert_int_equal(c.wl[0].memory_estimate, 0);
 	store_db_close(sdb);
 }
 
@@ -1101,6 +1129,32 @@ test_cause_text(void **state)
 	assert_int_equal(cause.kind, WAKE_NONE);
 }
 
+/* a version 4 file, from before the memory budget, keeps its measures */
+static void
+test_migrate_v4(void **state)
+{
+	struct fixture		*f = *state;
+	struct store_db		*sdb;
+	struct st_restore	 rs;
+
+	sdb = db_open(f->path);
+	wl_add(&f->wls, "a", 0, SOURCE_CONFIG);
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0), 0);
+	store_db_close(sdb);
+	raw_exec(f->path, V5_DROP "UPDATE counters SET memory = 1000; "
+	    "PRAGMA user_version = 4");
+	sdb = db_open(f->path);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"),
+	    store_db_version());
+	assert_int_equal(store_db_restore(sdb, "a", &rs), 1);
+	assert_int_equal(rs.memory, 1000);
+	assert_int_equal(rs.memory_estimate, 0);
+	assert_int_equal(store_db_memory(sdb, "a", 2000, 3000), 0);
+	assert_int_equal(store_db_restore(sdb, "a", &rs), 1);
+	assert_int_equal(rs.memory_estimate, 3000);
+	store_db_close(sdb);
+}
+
 /*
  * Held writes.  The sink writes to a real database but refuses while
  * "full", as sqlite does with its disk full (the end-to-end test,
@@ -1133,7 +1187,8 @@ sink_write(const struct sq_entry *e, void *arg)
 	case SQ_KEEPWARM:
 		return (store_db_keepwarm(k->sdb, e->u.kw.name, e->u.kw.on));
 	case SQ_MEMORY:
-		return (store_db_memory(k->sdb, e->u.mem.name, e->u.mem.bytes));
+		return (store_db_memory(k->sdb, e->u.mem.name, e->u.mem.bytes,
+		    e->u.mem.estimate));
 	case SQ_UID:
 		return (store_db_uid_put(k->sdb, e->u.uid.name, e->u.uid.uid));
 	}
@@ -1502,6 +1557,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_wake_cause, setup,
 		    teardown),
 		cmocka_unit_test(test_cause_text),
+		cmocka_unit_test_setup_teardown(test_migrate_v4, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_queue_order_and_retry,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue_partial, setup,

@@ -2,6 +2,8 @@
  * Unit tests for common/workload_pack.c: a packed definition reads the
  * same as the one it was made from, whatever it holds, and is freed by
  * workload_free() whole (ASan in make check would see it otherwise).
+ * And workload_diff(): what of a running instance a new definition
+ * changes, the drift orchctl shows.
  */
 
 #include <setjmp.h>
@@ -66,6 +68,19 @@ full_workload(void)
 	    IGNORE_ANSWER), 0);
 	wc->tunnel_idle = 1800;
 	wc->server_timing = 0;
+	/* swarm, so that its replicas and constraints go to JSON too */
+	wc->driver = DRIVER_SWARM;
+	wc->network = NETWORK_NAMED;
+	wc->netname = xstrdup("backend");
+	wc->publish = 18080;
+	wc->replicas = 2;
+	assert_int_equal(strlist_add(&wc->constraints, "node.role==worker"),
+	    0);
+	wc->pull = PULL_ALWAYS;
+	wc->pull_timeout = 60;
+	wc->expire_after = 3600;
+	wc->upstream_h2c = 1;
+	wc->on_change = ON_CHANGE_RESTART;
 	return (wc);
 }
 
@@ -133,6 +148,72 @@ test_pack_twice(void **state)
 	workload_free(q);
 }
 
+static void
+test_diff(void **state)
+{
+	struct workload_conf	*a, *b;
+	struct volume		*v;
+	char			 buf[160], small[9];
+
+	a = full_workload();
+	assert_non_null(b = workload_pack(a));
+	assert_int_equal(workload_diff(a, b, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+
+	/* what takes effect without a restart is no drift */
+	b->idle_timeout = 1;
+	b->keep_warm = 0;
+	b->tunnel_idle = 5;
+	b->health_interval = 10;
+	TAILQ_FIRST(&b->hosts)->str[0] = 'z';
+	b->pull = PULL_NEVER;
+	b->pull_timeout = 5;
+	b->expire_after = 0;
+	b->upstream_h2c = 0;
+	b->on_change = ON_CHANGE_NEXT_WAKE;
+	assert_int_equal(workload_diff(a, b, buf, sizeof(buf)), 0);
+
+	/* what the instance is made of is */
+	b->port = 8081;
+	b->command[1] = 'x';
+	assert_int_equal(workload_diff(a, b, buf, sizeof(buf)), 2);
+	assert_string_equal(buf, "command, port");
+	workload_free(b);
+
+	/* lists: one entry changed, one more, one fewer */
+	assert_non_null(b = workload_pack(a));
+	TAILQ_LAST(&b->env, strlist)->str[0] = 'X';
+	v = TAILQ_LAST(&b->volumes, volumelist);
+	TAILQ_REMOVE(&b->volumes, v, entry);
+	assert_int_equal(workload_diff(a, b, buf, sizeof(buf)), 2);
+	assert_string_equal(buf, "env, volumes");
+	TAILQ_INSERT_TAIL(&b->volumes, v, entry);
+	assert_int_equal(workload_diff(a, b, buf, sizeof(buf)), 1);
+	assert_int_equal(workload_diff(b, a, buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "env");
+
+	/* a string set or not; cut short with "..." */
+	b->user = NULL;
+	b->memory = 0;
+	b->init = 0;
+	assert_int_equal(workload_diff(a, b, buf, sizeof(buf)), 4);
+	assert_string_equal(buf, "env, user, memory, init");
+	assert_int_equal(workload_diff(a, b, small, sizeof(small)), 4);
+	assert_string_equal(small, "env, ...");
+	workload_free(b);
+
+	/* a network's name, the host's port, a swarm service's placement */
+	assert_non_null(b = workload_pack(a));
+	b->netname[0] = 'f';
+	b->publish = 18081;
+	b->replicas = 3;
+	TAILQ_FIRST(&b->constraints)->str[0] = 'N';
+	assert_int_equal(workload_diff(a, b, buf, sizeof(buf)), 4);
+	assert_string_equal(buf, "network, publish, replicas, constraints");
+	workload_free(b);
+	workload_free(a);
+}
+
 int
 main(void)
 {
@@ -140,6 +221,7 @@ main(void)
 		cmocka_unit_test(test_pack_full),
 		cmocka_unit_test(test_pack_empty),
 		cmocka_unit_test(test_pack_twice),
+		cmocka_unit_test(test_diff),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

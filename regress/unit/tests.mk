@@ -22,3 +22,6 @@ TEST_filter_OBJS = $(OBJ)/gatewayd/filter.o $(OBJ)/gatewayd/http.o
 TEST_backoff_OBJS = $(OBJ)/runtimed/backoff.o
 # the registry logins the parent reads for runtimed
 TEST_regauth_OBJS = $(OBJ)/orchd/regauth.o $(OBJ)/orchd/apikey.o
+TEST_accesslog_OBJS = $(OBJ)/gatewayd/accesslog_fmt.o
+# the memory budget's decisions, as runtimed makes them
+TEST_admit_OBJS = $(OBJ)/runtimed/admit.o
