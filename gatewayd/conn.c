@@ -928,6 +928,7 @@ conn_h2_write(struct gw_conn *c)
 
 	h2_stream_take(c);
 	metrics_tx(c, before - evbuffer_get_length(c->out));
+	c->tx_total += before - evbuffer_get_length(c->out);
 	if (evbuffer_get_length(c->out) > 0)
 		return;		/* h2.c says when it has room again */
 	if (c->close_after) {

@@ -229,6 +229,17 @@ h2_stream_conn(struct h2_stream *st)
 	return (conn_attach(s->c, st));
 }
 
+/*
+ * Bytes put into the pseudo-connection's input, counted as a socket's
+ * read would be: for /metrics, and for the access log's bytes in.
+ */
+static void
+h2_stream_rx(struct h2_stream *st, size_t n)
+{
+	metrics_rx(st->pc, n);
+	st->pc->rx_total += n;
+}
+
 /* the request's head, whole: on to a pseudo-connection of its own */
 static int
 h2_stream_start(struct h2_stream *st, int endstream)
@@ -272,7 +283,7 @@ h2_stream_start(struct h2_stream *st, int endstream)
 	    "Transfer-Encoding: chunked\r\n", 28) == -1) ||
 	    evbuffer_add(in, "\r\n", 2) == -1)
 		return (-1);
-	metrics_rx(st->pc, evbuffer_get_length(in) - before);
+	h2_stream_rx(st, evbuffer_get_length(in) - before);
 	conn_h2_input(st->pc);
 	st->started = 1;
 	return (0);
@@ -314,7 +325,7 @@ h2_stream_feed(struct h2_stream *st, const void *data, size_t len)
 	if (rc == 0 && st->chunked)
 		rc = evbuffer_add(in, len > 0 ? "\r\n" : "0\r\n\r\n",
 		    len > 0 ? 2 : 5);
-	metrics_rx(st->pc, evbuffer_get_length(in) - before);
+	h2_stream_rx(st, evbuffer_get_length(in) - before);
 	conn_h2_input(st->pc);
 	return (rc == 0 ? 0 : -1);
 }
@@ -793,6 +804,29 @@ h2_stream_take(struct gw_conn *pc)
 }
 
 /*
+ * The size the answer's head would have in HTTP/1.1, for the access
+ * log's bytes out: a stream's head goes out as HEADERS, never as text,
+ * and the line counts it as over HTTP/1.1 (orchd.conf.5).
+ */
+static size_t
+h2_head_size(const struct http_head *h, const char *timing)
+{
+	const struct http_field	*f;
+	size_t			 i, n;
+
+	/* the status line, its reason, and the blank line at the end */
+	n = sizeof("HTTP/1.1 200 \r\n") - 1 + h->reasonlen + 2;
+	for (i = 0; i < h->nfields; i++) {
+		f = &h->fields[i];
+		if ((f->flags & (HTTP_FIELD_HOP | HTTP_FIELD_DROP)) == 0)
+			n += f->namelen + 2 + f->valuelen + 2;
+	}
+	if (timing != NULL)
+		n += sizeof("Server-Timing: \r\n") - 1 + strlen(timing);
+	return (n);
+}
+
+/*
  * The final answer's head from the proxy (proxy.c), parsed: HEADERS
  * without its HTTP/1.1 text made and read again; the body follows as the
  * pseudo-connection's output, without framing.  The frame goes out with
@@ -808,6 +842,7 @@ h2_stream_head(struct gw_conn *pc, struct http_head *h, const char *timing)
 		return (-1);
 	st->direct = 1;
 	st->reusable = pc->keepalive;
+	pc->tx_total += h2_head_size(h, timing);
 	if (h2_submit_head(st, h, timing) != 0) {
 		st->respdone = 1;
 		(void)nghttp2_submit_rst_stream(st->sess->ng,
