@@ -2,8 +2,9 @@
 # HTTP/2 clients for regress/e2e/http2.sh, frames written by hand (HPACK
 # by python3-hpack): the attacks an HTTP/2 server must survive, a
 # connection that carries streams for two hosts, and one whose stream is
-# under way when the gateway lets it go (goaway).  Each prints one line
-# saying what the gateway did; every loop and wait is bounded.
+# under way when the gateway lets it go (goaway, and slow-read for the
+# access log's test).  Each prints one line saying what the gateway did;
+# every loop and wait is bounded.
 #
 #	h2attack.py ATTACK PORT HOST [tls CAFILE]
 #
@@ -235,6 +236,38 @@ def goaway(c, host):
         status = status.decode()
     print("goaway=%d last=%d error=%d status=%s complete=%d closed=%d" %
           (seen, last, err, status, complete, time.monotonic() < deadline))
+
+
+def slow_read(c, host):
+    # an answer of 60000 bytes held in the gateway by a shut window when
+    # it lets the connection go (orchd stopping): once the GOAWAY comes,
+    # the window opens and the answer is read whole
+    c.start(window=0)
+    c.send(c.head(1, host, "/big?60000"))
+    deadline = time.monotonic() + 30
+    seen, status, got, complete = 0, None, 0, 0
+    while not complete:
+        f = c.read_frame(deadline)
+        if f is None:
+            break
+        if f[0] == GOAWAY and not seen:
+            seen = 1
+            inc = struct.pack(">I", 1 << 20)
+            try:
+                c.send(frame(WINUPD, 0, 1, inc) + frame(WINUPD, 0, 0, inc))
+            except OSError:
+                break
+        elif f[0] == HEADERS and f[2] == 1 and status is None:
+            hdrs = dict(c.dec.decode(f[3]))
+            status = hdrs.get(":status", hdrs.get(b":status"))
+        elif f[0] == DATA and f[2] == 1:
+            got += len(f[3])
+        if f[2] == 1 and f[0] in (DATA, HEADERS) and f[1] & END_STREAM:
+            complete = 1
+    if isinstance(status, bytes):
+        status = status.decode()
+    print("slow-read goaway=%d status=%s bytes=%d complete=%d" %
+          (seen, status, got, complete))
 
 
 def main():
