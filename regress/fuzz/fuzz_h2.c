@@ -118,6 +118,7 @@ void	conn_timer(struct gw_conn *c, int64_t secs) { }
 void	metrics_status(struct gw_conn *c, int s, int own) { }
 struct gw_workload *route_lookup(const char *h, size_t l) { return (NULL); }
 int	h2up_start(struct h2_stream *st) { return (-1); }
+void	instance_bind(struct gw_conn *c) { }
 void	h2up_body(struct h2_stream *st) { }
 void	h2up_free(struct h2_stream *st) { }
 int	h2up_trailers(struct h2_stream *st) { return (-1); }
