@@ -86,12 +86,13 @@ gateway_stop_bound(int fd, short event, void *arg)
 static void
 gateway_sigterm(int sig, short event, void *arg)
 {
+	/* a second one changes nothing: the bound set by the first holds */
+	if (evtimer_pending(&gateway_stopev, NULL))
+		return;
 	if (h2_stop() == 0)
 		event_loopbreak();
-	else {
-		evtimer_set(&gateway_stopev, gateway_stop_bound, NULL);
+	else
 		evtimer_add_ms(&gateway_stopev, GW_STOP_MS);
-	}
 }
 
 /*
@@ -129,6 +130,7 @@ main(int argc, char *argv[])
 	cfg_set_apply(gateway_apply);
 	activity_init();
 	listener_init();
+	evtimer_set(&gateway_stopev, gateway_stop_bound, NULL);
 	signal_set(&gateway_term, SIGTERM, gateway_sigterm, NULL);
 	signal_add(&gateway_term, NULL);
 	sandbox_enter(proc_name(PROC_GATEWAY), SB_GATEWAY);
