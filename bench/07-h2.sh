@@ -3,10 +3,11 @@
 # client CPU) against gatewayd, nginx (1 worker, "listen ... ssl http2")
 # and haproxy (1 thread, "alpn h2,http/1.1"), each a TLS listener with the
 # same certificate (P-256) in front of the same backend nginx over
-# HTTP/1.1 keep-alive.  One run each of $SECS seconds after a second of
-# warm-up, the targets in turn: requests per second, p99 from h2load's
-# per-request log, CPU per request (utime + stime of the proxy's
-# processes over the run, divided by the requests answered).
+# HTTP/1.1 keep-alive.  $ROUNDS rounds (BENCH_ROUNDS), each a run of
+# $SECS seconds per target after a second of warm-up, the targets in turn:
+# requests per second, p99 from h2load's per-request log, CPU per request
+# (utime + stime of the proxy's processes over the run, divided by the
+# requests answered); the table has each target's median over the rounds.
 #
 #	bench/07-h2.sh [--quick]
 [ "${1:-}" = --quick ] && export BENCH_QUICK=1
@@ -118,6 +119,7 @@ target_pids() {
 
 RAW=$D/h2.raw
 : >"$RAW"
+for r in $(seq 1 "$ROUNDS"); do
 for t in gatewayd nginx haproxy; do
 	port=$(target_port "$t")
 	pids=$(target_pids "$t")
@@ -132,14 +134,15 @@ for t in gatewayd nginx haproxy; do
 	p99=$(awk '{print $3}' "$D/$t.log" | pctl 99)
 	cpu=$(awk -v d=$((c1 - c0)) -v n="${n:-0}" -v hz="$HZ" \
 	    'BEGIN {printf "%.2f", n ? d / hz * 1e6 / n : 0}')
-	echo "$t ${rps:-0} ${p99:-0} $cpu ${n:-0}" >>"$RAW"
-	note "  $t: $rps rps, p99 $p99 us, $cpu us/req"
+	echo "$t ${rps:-0} ${p99:-0} $cpu ${n:-0} $r" >>"$RAW"
+	note "  round $r, $t: $rps rps, p99 $p99 us, $cpu us/req"
+done
 done
 
-val() { awk -v t="$1" -v k="$2" '$1 == t {print $k}' "$RAW"; }
+val() { awk -v t="$1" -v k="$2" '$1 == t {print $k}' "$RAW" | median; }
 out ""
-out "== 7. HTTP/2 over TLS: h2load -c 10 -m 10 -t 1 for ${SECS}s, 1 worker each, client on CPU $CCPU, servers on CPU $SCPU"
-out "   raw: target rps p99_us proxy_cpu_us/req requests"
+out "== 7. HTTP/2 over TLS: h2load -c 10 -m 10 -t 1 for ${SECS}s, $ROUNDS rounds (medians), 1 worker each, client on CPU $CCPU, servers on CPU $SCPU"
+out "   raw: target rps p99_us proxy_cpu_us/req requests round"
 sed 's/^/   raw: /' "$RAW" >>"$RESULTS"
 out "$(printf '%-9s %9s %8s %9s   %s' target rps p99_us cpu_us/rq \
     'gatewayd vs nginx | vs haproxy (rps, p99, cpu)')"

@@ -295,9 +295,6 @@ sandbox_rules(scmp_filter_ctx ctx, unsigned int promises)
 			sb_allow(ctx, "setsockopt", 1, SCMP_CMP_EQ,
 			    (uint32_t)inet_sockopt[i], 0);
 	}
-	/* a connected pair reaches nothing: the gateway's HTTP/2 streams */
-	if (promises & SB_PAIR)
-		sb_allow(ctx, "socketpair", 0, SCMP_CMP_EQ, AF_UNIX, 0);
 	if (promises & SB_UNIX) {
 		sb_allow(ctx, "socket", 0, SCMP_CMP_EQ, AF_UNIX, 0);
 		if ((promises & SB_INET) == 0)

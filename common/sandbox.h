@@ -17,7 +17,6 @@
 #define SB_CPATH	0x0080	/* create, rename and remove files */
 #define SB_FLOCK	0x0100	/* fcntl record locks, flock */
 #define SB_ACCEPT	0x0200	/* accept on listening sockets passed in */
-#define SB_PAIR		0x0400	/* socketpair(AF_UNIX): reaches nothing */
 #define SB_SPLICE	0x0800	/* non-blocking pipes, splice(2) through them */
 
 /*
@@ -26,7 +25,7 @@
  * binds or listens: the parent does, and passes the listeners on.
  */
 #define SB_GATEWAY	(SB_STDIO | SB_INET | SB_ACCEPT | SB_RECVFD | \
-			    SB_PAIR | SB_SPLICE)
+			    SB_SPLICE)
 #define SB_RUNTIME	(SB_STDIO | SB_INET | SB_UNIX)
 
 /* before chroot: what the report of a forbidden call needs (privdrop) */

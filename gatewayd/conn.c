@@ -46,6 +46,9 @@ static void	conn_timeout(int, short, void *);
 static void	conn_parse(struct gw_conn *);
 static void	conn_route(struct gw_conn *);
 static void	conn_linger(struct gw_conn *);
+static void	conn_dispatch(struct gw_conn *);
+static void	conn_h2_read(struct gw_conn *);
+static void	conn_h2_write(struct gw_conn *);
 
 /*
  * Head buffers are big (a head may be 40 KiB) and needed only while a
@@ -130,7 +133,7 @@ conn_events(struct gw_conn *c)
 {
 	int	 r, w;
 
-	if (c->state == CONN_PARKED)
+	if (c->state == CONN_PARKED || c->fd == -1)
 		return;		/* conn_park_watch() has the read side */
 	r = (c->reading && !c->eof && !c->tls_rw) || c->tls_wr;
 	w = (evbuffer_get_length(c->out) > 0 && !c->tls_wr) || c->tls_rw;
@@ -380,13 +383,17 @@ conn_accept(int fd, short event, void *arg)
 }
 
 /*
- * A connection of the gateway's own for an HTTP/2 stream (h2.c): one end
- * of a socket pair, read as an HTTP/1.1 client's connection, with the
- * client's address, trust and listener.  It is routed, parked and
- * proxied as any connection is; it is not counted against its address.
+ * A connection of the gateway's own for an HTTP/2 stream (h2.c), with the
+ * client's address, trust and listener.  It is routed, parked, answered
+ * and proxied as any connection is, but it has no socket: h2.c puts the
+ * stream's request into its input and takes its answer from its output,
+ * and the events that a socket would fire are made due by hand
+ * (event_active(), no system call) so that each side runs from the event
+ * loop as with a socket, never inside the other.  It is not counted
+ * against its address.
  */
 struct gw_conn *
-conn_attach(int s, struct gw_conn *parent, struct h2_stream *st)
+conn_attach(struct gw_conn *parent, struct h2_stream *st)
 {
 	struct gw_conn	*c;
 
@@ -401,7 +408,7 @@ conn_attach(int s, struct gw_conn *parent, struct h2_stream *st)
 		}
 		return (NULL);
 	}
-	c->fd = s;
+	c->fd = -1;
 	c->up.fd = -1;
 	memcpy(c->peer, parent->peer, sizeof(c->peer));
 	c->peeraddr = parent->peeraddr;
@@ -410,16 +417,40 @@ conn_attach(int s, struct gw_conn *parent, struct h2_stream *st)
 	c->listener->refs++;
 	c->h2stream = 1;
 	c->h2st = st;
-	event_set(&c->rev, s, EV_READ | EV_PERSIST, conn_read, c);
-	event_set(&c->wev, s, EV_WRITE | EV_PERSIST, conn_write, c);
+	event_set(&c->rev, -1, 0, conn_read, c);
+	event_set(&c->wev, -1, 0, conn_write, c);
 	evtimer_set(&c->timer, conn_timeout, c);
 	c->state = CONN_IDLE;
 	c->fresh = 1;
+	c->reading = 1;
 	gw->nconns++;
 	accept_update();
-	conn_reading(c, 1);
 	conn_timer(c, gw->conf.header_timeout);
 	return (c);
+}
+
+/* an idle stream connection taken from its session's pool (h2.c) */
+void
+conn_reattach(struct gw_conn *c, struct h2_stream *st)
+{
+	conn_idle_leave(c);
+	c->h2st = st;
+	c->h2pool = NULL;
+	conn_timer(c, gw->conf.header_timeout);
+}
+
+/* h2.c put input into a stream's connection: read it from the loop */
+void
+conn_h2_input(struct gw_conn *c)
+{
+	event_active(&c->rev, EV_READ, 1);
+}
+
+/* h2.c has room for more of a stream's answer: write it from the loop */
+void
+conn_h2_output(struct gw_conn *c)
+{
+	event_active(&c->wev, EV_WRITE, 1);
 }
 
 /* stop or start reading from the client (TCP then pushes back) */
@@ -428,9 +459,18 @@ conn_reading(struct gw_conn *c, int on)
 {
 	int	 was = c->reading;
 
-	if (c->eof || c->fd == -1)
+	if (c->eof)
 		on = 0;
 	c->reading = on;
+	if (c->h2stream) {
+		/* input waits in c->in, and the stream's window with it */
+		if (on) {
+			h2_stream_reading(c);
+			if (!was && evbuffer_get_length(c->in) > 0)
+				conn_h2_input(c);
+		}
+		return;
+	}
 	conn_events(c);
 	/*
 	 * Decrypted bytes may wait inside OpenSSL, where no poll sees
@@ -447,8 +487,10 @@ conn_reading(struct gw_conn *c, int on)
 void
 conn_park_watch(struct gw_conn *c, int parked)
 {
-	event_del(&c->rev);
 	c->reading = 0;
+	if (c->h2stream)
+		return;		/* its stream's reset closes it (h2.c) */
+	event_del(&c->rev);
 	if (parked) {
 		event_set(&c->rev, c->fd, EV_CLOSED | EV_PERSIST, conn_read,
 		    c);
@@ -469,6 +511,11 @@ conn_flush(struct gw_conn *c)
 {
 	int	 n;
 
+	if (c->h2stream) {
+		/* also for no bytes: an answer's end may be news */
+		conn_h2_output(c);
+		return;
+	}
 	if (c->tls == NULL && !c->tls_rw && evbuffer_get_length(c->out) > 0 &&
 	    !event_pending(&c->wev, EV_WRITE, NULL)) {
 		if ((n = evbuffer_write(c->out, c->fd)) > 0) {
@@ -515,7 +562,8 @@ conn_close(struct gw_conn *c)
 	evbuffer_free(c->in);
 	evbuffer_free(c->out);
 	tls_conn_close(c);
-	close(c->fd);
+	if (c->fd != -1)
+		close(c->fd);
 	conn_uncount_peer(c);
 	listener_unref(c->listener);
 	gw->nconns--;
@@ -537,7 +585,7 @@ conn_close(struct gw_conn *c)
 void
 conn_finish(struct gw_conn *c)
 {
-	if (c->eof || c->state == CONN_LINGER) {
+	if (c->eof || c->state == CONN_LINGER || c->h2stream) {
 		conn_close(c);
 		return;
 	}
@@ -773,6 +821,10 @@ conn_read(int fd, short event, void *arg)
 	struct gw_conn	*c = arg;
 	ssize_t		 n;
 
+	if (c->h2stream) {
+		conn_h2_read(c);
+		return;
+	}
 	if (c->state == CONN_PARKED && c->tcp != NULL) {
 		tcp_parked_closed(c);
 		return;
@@ -814,6 +866,13 @@ conn_read(int fd, short event, void *arg)
 	conn_events(c);
 	if (h2_input(c))
 		return;
+	conn_dispatch(c);
+}
+
+/* what was read goes to whatever the connection's state wants it for */
+static void
+conn_dispatch(struct gw_conn *c)
+{
 	switch (c->state) {
 	case CONN_IDLE:
 	case CONN_HEAD:
@@ -844,12 +903,55 @@ conn_read(int fd, short event, void *arg)
 	}
 }
 
+/*
+ * A stream's connection (conn_attach()): its input is what h2.c put in,
+ * taken when it reads (not while parked, where it waits for the wake).
+ */
+static void
+conn_h2_read(struct gw_conn *c)
+{
+	if (!c->reading || c->state == CONN_PARKED)
+		return;
+	if (c->state == CONN_H2) {
+		/* handed to h2up.c, which has the stream's body */
+		evbuffer_drain(c->in, evbuffer_get_length(c->in));
+		return;
+	}
+	conn_dispatch(c);
+}
+
+/* a stream's connection: h2.c takes what it has room for */
+static void
+conn_h2_write(struct gw_conn *c)
+{
+	size_t	 before = evbuffer_get_length(c->out);
+
+	h2_stream_take(c);
+	metrics_tx(c, before - evbuffer_get_length(c->out));
+	c->tx_total += before - evbuffer_get_length(c->out);
+	if (evbuffer_get_length(c->out) > 0)
+		return;		/* h2.c says when it has room again */
+	if (c->close_after) {
+		conn_finish(c);
+		return;
+	}
+	if (c->state == CONN_IDLE) {
+		conn_idle_enter(c);
+		return;
+	}
+	proxy_client_drained(c);
+}
+
 static void
 conn_write(int fd, short event, void *arg)
 {
 	struct gw_conn	*c = arg;
 	ssize_t		 n;
 
+	if (c->h2stream) {
+		conn_h2_write(c);
+		return;
+	}
 	if (c->tls_rw) {
 		/* a TLS read waited for this */
 		c->tls_rw = 0;

@@ -282,6 +282,7 @@ struct gw_conn {
 	int			 h2stream;
 	struct h2_stream	*h2st;		/* its stream, while both live */
 	struct h2_session	*h2pool;	/* idle in this session's pool */
+	int			 h2conn;	/* HTTP/2: counted, h2.c */
 	/* raw TCP to a workload's own listener (tcp.c); NULL: HTTP */
 	struct gw_tcp		*tcp;
 };
@@ -374,13 +375,23 @@ struct gw_head	*head_get(void);
 void		 head_put(struct gw_head *);
 
 /* conn.c, for h2.c: a stream's pseudo-connection */
-struct gw_conn	*conn_attach(int, struct gw_conn *, struct h2_stream *);
+struct gw_conn	*conn_attach(struct gw_conn *, struct h2_stream *);
+void		 conn_reattach(struct gw_conn *, struct h2_stream *);
+void		 conn_h2_input(struct gw_conn *);
+void		 conn_h2_output(struct gw_conn *);
 
 /* h2.c */
 int		 h2_input(struct gw_conn *);
 void		 h2_drained(struct gw_conn *);
 void		 h2_conn_closed(struct gw_conn *);
 int		 h2_proxy_start(struct gw_conn *);
+void		 h2_stream_take(struct gw_conn *);
+int		 h2_stream_head(struct gw_conn *, struct http_head *,
+		    const char *);
+void		 h2_stream_trailers(struct gw_conn *);
+void		 h2_listener_gone(struct gw_listener *);
+unsigned int	 h2_stop(void);
+void		 h2_stream_reading(struct gw_conn *);
 
 /* bufio.c */
 int		 buf_read(struct evbuffer *, int);

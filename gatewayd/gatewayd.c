@@ -14,9 +14,14 @@
 #include "gateway.h"
 #include "sandbox.h"
 
+#define GW_STOP_MS	1500	/* HTTP/2 streams finish, within the
+				   grace of the lost channels (proc.c) */
+
 static struct privsep	gateway_ps;
 static struct gateway	gateway;
 struct gateway		*gw = &gateway;
+static struct event	gateway_term;
+static struct event	gateway_stopev;
 
 PROC_TABLE_BEGIN
 static const struct proc_handler gateway_handlers[] = {
@@ -113,9 +118,36 @@ gateway_apply(struct privsep *ps, struct cfg_generation *gen,
 	api_apply(gen);
 }
 
-/* a stop: the access log's lines still here go to the parent first */
+static void
+gateway_stop_bound(int fd, short event, void *arg)
+{
+	event_loopbreak();
+}
+
+/*
+ * SIGTERM: HTTP/2 clients get a graceful GOAWAY, whose streams finish
+ * for at most GW_STOP_MS; then, or at once without any, the access log's
+ * lines still here go to the parent (gateway_stop()).
+ */
 static void
 gateway_sigterm(int sig, short event, void *arg)
+{
+	/* a second one changes nothing: the bound set by the first holds */
+	if (evtimer_pending(&gateway_stopev, NULL))
+		return;
+	if (h2_stop() == 0)
+		event_loopbreak();
+	else
+		evtimer_add_ms(&gateway_stopev, GW_STOP_MS);
+}
+
+/*
+ * The event loop is over: the lines of the last streams too, waited for
+ * up to ALOG_STOP_MS in accesslog_stop().  Both bounds together stay
+ * within the parent's SHUTDOWN_GRACE_MS before its SIGKILL.
+ */
+static __dead void
+gateway_stop(void)
 {
 	accesslog_stop();
 	exit(0);
@@ -124,8 +156,6 @@ gateway_sigterm(int sig, short event, void *arg)
 int
 main(int argc, char *argv[])
 {
-	static struct event	 ev_term;
-
 	/* the parent's check of TLS keypairs, and nothing else */
 	if (argc > 1 && strcmp(argv[1], "-n") == 0)
 		tls_check_main(argc, argv);
@@ -146,9 +176,10 @@ main(int argc, char *argv[])
 	cfg_set_apply(gateway_apply);
 	activity_init();
 	listener_init();
-	signal_set(&ev_term, SIGTERM, gateway_sigterm, NULL);
-	signal_add(&ev_term, NULL);
+	evtimer_set(&gateway_stopev, gateway_stop_bound, NULL);
+	signal_set(&gateway_term, SIGTERM, gateway_sigterm, NULL);
+	signal_add(&gateway_term, NULL);
 	sandbox_enter(proc_name(PROC_GATEWAY), SB_GATEWAY);
 	event_dispatch();
-	return (0);
+	gateway_stop();
 }

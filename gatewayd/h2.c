@@ -4,19 +4,26 @@
  * framing, HPACK and flow control; this file holds its session, one per
  * connection, and turns each stream into an HTTP/1.1 request.
  *
- * A stream is a pseudo-connection: one end of a socket pair is handed to
- * conn_attach() and read as an HTTP/1.1 client's connection is, so it is
- * routed by its :authority, counted as activity, parked across a wake,
- * answered 503/504 when the wake fails and proxied exactly as any other
- * request; this file writes the request into the other end and reads the
- * answer back into HEADERS and DATA frames.  What the translation does
- * (RFC 9113 section 8.2.2 and 8.3.1): Host from :authority, Cookie fields
- * joined, no connection-specific field either way (nghttp2 refuses them
- * in requests; the answer's hop-by-hop fields, which the HTTP/1.1 parser
- * marks, are left out), a body without Content-Length sent chunked, and
- * the pseudo-connection kept alive after a complete answer, idle in the
- * session's pool for the next stream, so that its connection to the
- * workload is reused as an HTTP/1.1 client's is.
+ * A stream is a pseudo-connection (conn_attach()), read as an HTTP/1.1
+ * client's connection is, so it is routed by its :authority, counted as
+ * activity, parked across a wake, answered 503/504 when the wake fails
+ * and proxied exactly as any other request, and its request ends where
+ * any request ends (conn.c).  It has no socket: this file puts the
+ * request into its input buffer and takes the answer from its output
+ * buffer, each side running from the event loop (event_active()) as it
+ * would for a socket.  The proxy hands the answer's head over parsed
+ * (h2_stream_head()) and its body unframed; the gateway's own answers
+ * (404, 502, 503, 504, the API's) are read back as HTTP/1.1.  What the
+ * translation does (RFC 9113 section 8.2.2 and 8.3.1): Host from
+ * :authority, Cookie fields joined, no connection-specific field either
+ * way (nghttp2 refuses them in requests; the answer's hop-by-hop fields,
+ * which the HTTP/1.1 parser marks, are left out), a body without
+ * Content-Length sent chunked, a chunked answer's trailers to a client
+ * that asked for them, and the pseudo-connection kept alive after a
+ * complete answer, idle in the session's pool for the next stream, so
+ * that its connection to the workload is reused as an HTTP/1.1 client's
+ * is.  A listener removed, or the gateway stopping, ends each session
+ * with a graceful GOAWAY.
  *
  * Limits, each against an attack on HTTP/2 servers: "http2 max streams"
  * concurrent streams (more are refused), resets by the client beyond
@@ -60,11 +67,14 @@
 
 static nghttp2_session_callbacks	*h2_cbs;
 static nghttp2_option			*h2_opt;
+static TAILQ_HEAD(, h2_session)		 h2_sessions =
+    TAILQ_HEAD_INITIALIZER(h2_sessions);
+static int				 h2_stopping;
+static unsigned int			 h2_conns;	/* not yet closed */
 
 static void	h2_stream_free(struct h2_stream *);
-static void	h2_stream_read(int, short, void *);
-static void	h2_stream_write(int, short, void *);
-static void	h2_stream_flush(struct h2_stream *);
+static void	h2_stream_release(struct h2_stream *);
+static void	h2_send_later(struct h2_session *);
 
 /* may this connection become HTTP/2?  1 yes, 0 no, -1 too early to say */
 static int
@@ -114,20 +124,19 @@ h2_on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame,
 	if ((st = calloc(1, sizeof(*st))) == NULL ||
 	    (st->fields = evbuffer_new()) == NULL ||
 	    (st->cookie = evbuffer_new()) == NULL ||
-	    (st->req = evbuffer_new()) == NULL ||
 	    (st->rin = evbuffer_new()) == NULL ||
 	    (st->out = evbuffer_new()) == NULL ||
 	    (st->body_in = evbuffer_new()) == NULL) {
 		log_warn("%s", __func__);
 		if (st != NULL) {
-			st->fd = st->ufd = -1;
+			st->ufd = -1;
 			h2_stream_free(st);
 		}
 		return (NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE);
 	}
 	st->sess = s;
 	st->id = frame->hd.stream_id;
-	st->fd = st->ufd = -1;
+	st->ufd = -1;
 	TAILQ_INSERT_TAIL(&s->streams, st, entry);
 	s->nstreams++;
 	nghttp2_session_set_stream_user_data(ng, st->id, st);
@@ -204,13 +213,41 @@ h2_on_header(nghttp2_session *ng, const nghttp2_frame *frame,
 	return (0);
 }
 
+/* a new pseudo-connection for the stream, or an idle one of the pool */
+static struct gw_conn *
+h2_stream_conn(struct h2_stream *st)
+{
+	struct h2_session	*s = st->sess;
+	struct gw_conn		*pc;
+
+	if (s->npool > 0 && !st->h2c) {
+		/* its connection to a workload perhaps open */
+		pc = s->pool[--s->npool];
+		conn_reattach(pc, st);
+		return (pc);
+	}
+	return (conn_attach(s->c, st));
+}
+
+/*
+ * Bytes put into the pseudo-connection's input, counted as a socket's
+ * read would be: for /metrics, and for the access log's bytes in.
+ */
+static void
+h2_stream_rx(struct h2_stream *st, size_t n)
+{
+	metrics_rx(st->pc, n);
+	st->pc->rx_total += n;
+}
+
 /* the request's head, whole: on to a pseudo-connection of its own */
 static int
 h2_stream_start(struct h2_stream *st, int endstream)
 {
 	struct h2_session	*s = st->sess;
 	struct gw_workload	*wl;
-	int			 sv[2];
+	struct evbuffer		*in;
+	size_t			 before;
 
 	if (st->method == NULL || st->path == NULL || st->authority == NULL ||
 	    strcmp(st->method, "CONNECT") == 0)
@@ -224,51 +261,73 @@ h2_stream_start(struct h2_stream *st, int endstream)
 	    st->authority[0] == '[' ? 0 : strcspn(st->authority, ":"));
 	st->h2c = wl != NULL && wl->conf != NULL && wl->conf->upstream_h2c;
 	st->chunked = !st->h2c && !endstream && !st->has_cl;
+	if ((st->pc = h2_stream_conn(st)) == NULL)
+		return (-1);
+	in = st->pc->in;
+	before = evbuffer_get_length(in);
 	if (st->h2c) {
-		if (evbuffer_add_printf(st->req, "%s %s HTTP/1.1\r\n"
+		if (evbuffer_add_printf(in, "%s %s HTTP/1.1\r\n"
 		    "Host: %s\r\nContent-Length: 0\r\n"
 		    "Connection: close\r\n\r\n", st->method, st->path,
 		    st->authority) == -1)
 			return (-1);
-	} else if (evbuffer_add_printf(st->req,
+	} else if (evbuffer_add_printf(in,
 	    "%s %s HTTP/1.1\r\nHost: %s\r\n",
 	    st->method, st->path, st->authority) == -1 ||
-	    evbuffer_add_buffer(st->req, st->fields) == -1 ||
+	    evbuffer_add_buffer(in, st->fields) == -1 ||
 	    (evbuffer_get_length(st->cookie) > 0 &&
-	    (evbuffer_add(st->req, "Cookie: ", 8) == -1 ||
-	    evbuffer_add_buffer(st->req, st->cookie) == -1 ||
-	    evbuffer_add(st->req, "\r\n", 2) == -1)) ||
-	    (st->chunked && evbuffer_add_printf(st->req,
-	    "Transfer-Encoding: chunked\r\n") == -1) ||
-	    evbuffer_add(st->req, "\r\n", 2) == -1)
+	    (evbuffer_add(in, "Cookie: ", 8) == -1 ||
+	    evbuffer_add_buffer(in, st->cookie) == -1 ||
+	    evbuffer_add(in, "\r\n", 2) == -1)) ||
+	    (st->chunked && evbuffer_add(in,
+	    "Transfer-Encoding: chunked\r\n", 28) == -1) ||
+	    evbuffer_add(in, "\r\n", 2) == -1)
 		return (-1);
-	if (s->npool > 0 && !st->h2c) {
-		/* an idle one, its connection to a workload perhaps open */
-		s->npool--;
-		st->pc = s->pool[s->npool];
-		st->fd = s->poolfd[s->npool];
-		st->pc->h2pool = NULL;
-		st->pc->h2st = st;
-	} else {
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
-		    SOCK_CLOEXEC, 0, sv) == -1) {
-			log_warn("%s: socketpair", s->c->peer);
-			return (-1);
-		}
-		if ((st->pc = conn_attach(sv[1], s->c, st)) == NULL) {
-			close(sv[0]);
-			close(sv[1]);
-			return (-1);
-		}
-		st->fd = sv[0];
-	}
-	event_set(&st->rev, st->fd, EV_READ | EV_PERSIST, h2_stream_read, st);
-	event_set(&st->wev, st->fd, EV_WRITE | EV_PERSIST, h2_stream_write,
-	    st);
-	event_add(&st->rev, NULL);
+	h2_stream_rx(st, evbuffer_get_length(in) - before);
+	conn_h2_input(st->pc);
 	st->started = 1;
-	h2_stream_flush(st);
 	return (0);
+}
+
+/*
+ * The window of DATA the pseudo-connection has taken: given back while
+ * less than H2_REQ_HIGH of it waits there (a parked request's body, one
+ * the workload is slow to read), so that a client sends no more than
+ * that ahead.  A stream whose pseudo-connection is gone drops its body.
+ */
+static void
+h2_stream_window(struct h2_stream *st)
+{
+	if (st->unconsumed == 0 || (st->pc != NULL &&
+	    evbuffer_get_length(st->pc->in) >= H2_REQ_HIGH))
+		return;
+	(void)nghttp2_session_consume(st->sess->ng, st->id, st->unconsumed);
+	st->unconsumed = 0;
+	h2_send_later(st->sess);
+}
+
+/* request bytes on to the pseudo-connection; 0, or -1 out of memory */
+static int
+h2_stream_feed(struct h2_stream *st, const void *data, size_t len)
+{
+	struct evbuffer	*in;
+	size_t		 before;
+	int		 rc = 0;
+
+	if (st->pc == NULL)
+		return (0);
+	in = st->pc->in;
+	before = evbuffer_get_length(in);
+	if (st->chunked && len > 0)
+		rc = evbuffer_add_printf(in, "%zx\r\n", len) == -1;
+	if (rc == 0 && len > 0)
+		rc = evbuffer_add(in, data, len);
+	if (rc == 0 && st->chunked)
+		rc = evbuffer_add(in, len > 0 ? "\r\n" : "0\r\n\r\n",
+		    len > 0 ? 2 : 5);
+	h2_stream_rx(st, evbuffer_get_length(in) - before);
+	conn_h2_input(st->pc);
+	return (rc == 0 ? 0 : -1);
 }
 
 /* the client's side of the stream ended */
@@ -281,8 +340,8 @@ h2_stream_reqdone(struct h2_stream *st)
 		return;
 	}
 	if (st->chunked)
-		(void)evbuffer_add(st->req, "0\r\n\r\n", 5);
-	h2_stream_flush(st);
+		(void)h2_stream_feed(st, NULL, 0);
+	h2_stream_release(st);
 }
 
 static int
@@ -304,7 +363,7 @@ h2_on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *arg)
 	    frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
 		if (h2_stream_start(st, end) == -1) {
 			(void)nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE,
-			    st->id, st->fd == -1 && conn_full() ?
+			    st->id, st->pc == NULL && conn_full() ?
 			    NGHTTP2_REFUSED_STREAM : NGHTTP2_PROTOCOL_ERROR);
 			return (0);
 		}
@@ -324,7 +383,8 @@ h2_on_data(nghttp2_session *ng, uint8_t flags, int32_t id,
 	struct h2_session	*s = arg;
 	struct h2_stream	*st;
 
-	if ((st = h2_stream_get(s, id)) == NULL || !st->started) {
+	if ((st = h2_stream_get(s, id)) == NULL || !st->started ||
+	    len == 0) {
 		(void)nghttp2_session_consume(ng, id, len);
 		return (0);
 	}
@@ -335,12 +395,10 @@ h2_on_data(nghttp2_session *ng, uint8_t flags, int32_t id,
 		h2up_body(st);
 		return (0);
 	}
-	if ((st->chunked && evbuffer_add_printf(st->req, "%zx\r\n", len) ==
-	    -1) || evbuffer_add(st->req, data, len) == -1 ||
-	    (st->chunked && evbuffer_add(st->req, "\r\n", 2) == -1))
+	if (h2_stream_feed(st, data, len) == -1)
 		return (NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE);
 	st->unconsumed += len;
-	h2_stream_flush(st);
+	h2_stream_window(st);
 	return (0);
 }
 
@@ -378,10 +436,10 @@ h2_data_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len,
 		st->deferred = 1;
 		return (NGHTTP2_ERR_DEFERRED);
 	}
-	/* room again: read more of the answer */
-	if (st->fd != -1 && !st->eof && evbuffer_get_length(st->out) <
-	    H2_BODY_HIGH && !event_pending(&st->rev, EV_READ, NULL))
-		event_add(&st->rev, NULL);
+	/* room again: take more of the answer */
+	if (st->pc != NULL && evbuffer_get_length(st->out) < H2_BODY_HIGH &&
+	    evbuffer_get_length(st->pc->out) > 0)
+		conn_h2_output(st->pc);
 	if (st->ufd != -1 && evbuffer_get_length(st->out) < H2_BODY_HIGH &&
 	    !event_pending(&st->urev, EV_READ, NULL))
 		event_add(&st->urev, NULL);
@@ -389,12 +447,14 @@ h2_data_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len,
 	return (n);
 }
 
-/* the answer's head: its fields, lower case, without hop-by-hop ones */
+/*
+ * The answer's head: its fields, lower case, without hop-by-hop ones,
+ * and a Server-Timing of the gateway's if timing is not NULL.
+ */
 static int
-h2_submit_head(struct h2_stream *st)
+h2_submit_head(struct h2_stream *st, struct http_head *h, const char *timing)
 {
-	struct http_head	*h = &st->resp->h;
-	nghttp2_nv		 nva[HTTP_FIELDS_MAX + 1];
+	nghttp2_nv		 nva[HTTP_FIELDS_MAX + 2];
 	nghttp2_data_provider	 dp;
 	char			 status[4];
 	struct http_field	*f;
@@ -418,6 +478,13 @@ h2_submit_head(struct h2_stream *st)
 		nva[n].namelen = f->namelen;
 		nva[n].value = (uint8_t *)f->value;
 		nva[n].valuelen = f->valuelen;
+		nva[n++].flags = NGHTTP2_NV_FLAG_NONE;
+	}
+	if (timing != NULL) {
+		nva[n].name = (uint8_t *)"server-timing";
+		nva[n].namelen = 13;
+		nva[n].value = (uint8_t *)timing;
+		nva[n].valuelen = strlen(timing);
 		nva[n++].flags = NGHTTP2_NV_FLAG_NONE;
 	}
 	st->body = h->body;
@@ -519,7 +586,7 @@ h2_stream_answer(struct h2_stream *st)
 			continue;
 		}
 		st->reusable = http_head_persistent(&st->resp->h);
-		r = h2_submit_head(st);
+		r = h2_submit_head(st, &st->resp->h, NULL);
 		head_put(st->resp);
 		st->resp = NULL;
 		if (r != 0)
@@ -529,27 +596,28 @@ h2_stream_answer(struct h2_stream *st)
 }
 
 /*
- * Both ways done, the answer complete and the pseudo-connection alive:
- * into the pool for the next stream.
+ * Both ways done, the answer complete and the pseudo-connection idle and
+ * alive: into the pool for the next stream.
  */
 static void
 h2_stream_release(struct h2_stream *st)
 {
 	struct h2_session	*s = st->sess;
+	struct gw_conn		*pc = st->pc;
 
-	if (st->fd == -1 || st->pc == NULL || !st->reusable || st->eof ||
-	    !st->respdone || !st->reqdone || st->h2c ||
-	    evbuffer_get_length(st->req) > 0 ||
+	if (pc == NULL || !st->reusable || st->eof || !st->respdone ||
+	    !st->reqdone || st->h2c || pc->state != CONN_IDLE ||
+	    pc->close_after || evbuffer_get_length(pc->in) > 0 ||
+	    evbuffer_get_length(pc->out) > 0 ||
 	    evbuffer_get_length(st->rin) > 0 || s->npool >= H2_POOL)
 		return;
-	event_del(&st->rev);
-	event_del(&st->wev);
-	st->pc->h2st = NULL;
-	st->pc->h2pool = s;
-	s->pool[s->npool] = st->pc;
-	s->poolfd[s->npool++] = st->fd;
+	h2_stream_window(st);
+	if (pc->respchunk.trbuf == st->trbuf)
+		pc->respchunk.trbuf = NULL;
+	pc->h2st = NULL;
+	pc->h2pool = s;
+	s->pool[s->npool++] = pc;
 	st->pc = NULL;
-	st->fd = -1;
 }
 
 /* a pooled pseudo-connection closed: out of the pool */
@@ -562,106 +630,266 @@ h2_pool_remove(struct gw_conn *c)
 	c->h2pool = NULL;
 	for (i = 0; i < s->npool; i++)
 		if (s->pool[i] == c) {
-			close(s->poolfd[i]);
-			s->npool--;
-			s->pool[i] = s->pool[s->npool];
-			s->poolfd[i] = s->poolfd[s->npool];
+			s->pool[i] = s->pool[--s->npool];
 			return;
 		}
 }
 
+/* fields a trailer section may not carry to an HTTP/2 client */
+static int
+h2_trailer_banned(const char *name, size_t len)
+{
+	static const char	*banned[] = {
+		"connection", "content-length", "host", "keep-alive",
+		"proxy-connection", "te", "trailer", "transfer-encoding",
+		"upgrade"
+	};
+	size_t			 i;
+
+	for (i = 0; i < nitems(banned); i++)
+		if (strlen(banned[i]) == len &&
+		    strncasecmp(banned[i], name, len) == 0)
+			return (1);
+	return (0);
+}
+
 /*
- * The pseudo-connection answered, or closed.  A broken answer before its
- * head gets 502, after it the stream is reset.
+ * The trailer section the decoder copied (h2_stream_trailers()), checked
+ * by it already: its fields, lower case, values without their OWS, kept
+ * for the HEADERS frame that ends the stream (h2_data_read()).
  */
 static void
-h2_stream_read(int fd, short event, void *arg)
+h2_stream_trailer_fields(struct h2_stream *st, struct gw_conn *pc)
 {
-	struct h2_stream	*st = arg;
+	const char	*p, *end, *nl, *colon, *v, *vend;
+	char		 name[256];
+	size_t		 len, i;
+
+	if (st->trbuf == NULL || pc->respchunk.trbuf != st->trbuf ||
+	    pc->respchunk.trlen == 0)
+		return;
+	if (st->rtrl == NULL && (st->rtrl = evbuffer_new()) == NULL)
+		return;
+	p = st->trbuf;
+	end = p + pc->respchunk.trlen;
+	while (p < end && (nl = memchr(p, '\n', end - p)) != NULL) {
+		len = nl - p;
+		if (len > 0 && p[len - 1] == '\r')
+			len--;
+		if (len == 0)
+			break;
+		colon = memchr(p, ':', len);
+		if (colon != NULL && colon > p &&
+		    (size_t)(colon - p) < sizeof(name) &&
+		    !h2_trailer_banned(p, colon - p)) {
+			for (i = 0; i < (size_t)(colon - p); i++)
+				name[i] = tolower((unsigned char)p[i]);
+			v = colon + 1;
+			vend = p + len;
+			while (v < vend && (*v == ' ' || *v == '\t'))
+				v++;
+			while (vend > v &&
+			    (vend[-1] == ' ' || vend[-1] == '\t'))
+				vend--;
+			(void)h2up_keep(st->rtrl, name, colon - p, v, vend - v);
+		}
+		p = nl + 1;
+	}
+}
+
+/*
+ * A chunked answer to a client that takes trailers (it sent "TE:
+ * trailers", as gRPC's do): the decoder keeps the trailer section, bounded
+ * by HTTP_TRAILER_MAX, to go out as a last HEADERS frame.  An HTTP/1.1
+ * client gets none, nor does an HTTP/2 client that did not ask.
+ */
+void
+h2_stream_trailers(struct gw_conn *pc)
+{
+	struct h2_stream	*st = pc->h2st;
+
+	if (st == NULL || !st->te_trailers || !st->direct)
+		return;
+	if (st->trbuf == NULL &&
+	    (st->trbuf = malloc(HTTP_TRAILER_MAX)) == NULL)
+		return;
+	pc->respchunk.trbuf = st->trbuf;
+	pc->respchunk.trcap = HTTP_TRAILER_MAX;
+}
+
+/*
+ * The body of an answer whose head went out as HEADERS (h2_stream_head):
+ * the pseudo-connection's output is its bytes as they are, complete when
+ * the pseudo-connection's answer is.
+ */
+static int
+h2_stream_direct(struct h2_stream *st, struct gw_conn *pc)
+{
+	if (evbuffer_add_buffer(st->out, pc->out) == -1)
+		return (-1);
+	if (pc->respdone) {
+		st->respdone = 1;
+		h2_stream_trailer_fields(st, pc);
+	} else if (st->eof)
+		return (-1);	/* cut short */
+	if (st->deferred && (evbuffer_get_length(st->out) > 0 ||
+	    st->respdone)) {
+		st->deferred = 0;
+		(void)nghttp2_session_resume_data(st->sess->ng, st->id);
+	}
+	return (0);
+}
+
+/*
+ * What the pseudo-connection answered, or its end: into HEADERS and
+ * DATA.  A broken answer before its head gets 502, after it the stream
+ * is reset; either way the rest of it is not read.
+ */
+static void
+h2_stream_process(struct h2_stream *st, struct gw_conn *pc)
+{
 	struct h2_session	*s = st->sess;
-	int			 n;
+	int			 r;
 	static const nghttp2_nv	 bad[] = {
 		{ (uint8_t *)":status", (uint8_t *)"502", 7, 3,
 		    NGHTTP2_NV_FLAG_NONE }
 	};
 
-	n = buf_read(st->rin, st->fd);
-	if (n == -1 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (st->up != NULL) {
-		/* h2up.c answers: the pseudo-connection only ends */
-		event_del(&st->rev);
-		return;
+	if (st->direct)
+		r = h2_stream_direct(st, pc);
+	else {
+		if (evbuffer_add_buffer(st->rin, pc->out) == -1)
+			evbuffer_drain(pc->out, evbuffer_get_length(pc->out));
+		r = h2_stream_answer(st);
 	}
-	if (n <= 0) {
-		st->eof = 1;
-		event_del(&st->rev);
-	}
-	if (h2_stream_answer(st) == -1) {
-		event_del(&st->rev);
+	if (r == -1) {
+		evbuffer_drain(st->rin, evbuffer_get_length(st->rin));
 		if (!st->submitted) {
-			st->submitted = st->respdone = 1;
+			st->submitted = 1;
 			(void)nghttp2_submit_response(s->ng, st->id, bad,
 			    nitems(bad), NULL);
 		} else
 			(void)nghttp2_submit_rst_stream(s->ng,
 			    NGHTTP2_FLAG_NONE, st->id, NGHTTP2_INTERNAL_ERROR);
-	} else if (evbuffer_get_length(st->out) >= H2_BODY_HIGH)
-		event_del(&st->rev);
+		st->respdone = 1;
+	}
 	h2_stream_release(st);
-	h2_send(s);
+	h2_send_later(s);
 }
 
-/* the request toward the pseudo-connection, and the window it frees */
-static void
-h2_stream_flush(struct h2_stream *st)
+/*
+ * The pseudo-connection's output (conn.c, from the loop): its answer is
+ * taken while the stream holds less than H2_BODY_HIGH of it, the rest
+ * waits there, and h2_data_read() asks for it again when there is room.
+ * Output for a stream that h2up.c answers, or that is answered, is not
+ * the client's.
+ */
+void
+h2_stream_take(struct gw_conn *pc)
 {
-	if (st->fd == -1)
+	struct h2_stream	*st = pc->h2st;
+
+	if (st == NULL || st->up != NULL || st->respdone) {
+		evbuffer_drain(pc->out, evbuffer_get_length(pc->out));
+		if (st != NULL && st->up == NULL) {
+			/* a head without a body, submitted, goes now */
+			h2_stream_release(st);
+			h2_send_later(st->sess);
+		}
 		return;
-	if (evbuffer_get_length(st->req) > 0 &&
-	    evbuffer_write(st->req, st->fd) == -1 &&
-	    errno != EAGAIN && errno != EINTR) {
-		evbuffer_drain(st->req, evbuffer_get_length(st->req));
-		st->unconsumed = 0;
 	}
-	if (evbuffer_get_length(st->req) > 0) {
-		if (!event_pending(&st->wev, EV_WRITE, NULL))
-			event_add(&st->wev, NULL);
-	} else
-		event_del(&st->wev);
-	if (st->unconsumed > 0 && evbuffer_get_length(st->req) < H2_REQ_HIGH) {
-		(void)nghttp2_session_consume(st->sess->ng, st->id,
-		    st->unconsumed);
-		st->unconsumed = 0;
-	}
-	h2_stream_release(st);
+	if (evbuffer_get_length(st->out) >= H2_BODY_HIGH)
+		return;
+	h2_stream_process(st, pc);
 }
 
-static void
-h2_stream_write(int fd, short event, void *arg)
+/*
+ * The size the answer's head would have in HTTP/1.1, for the access
+ * log's bytes out: a stream's head goes out as HEADERS, never as text,
+ * and the line counts it as over HTTP/1.1 (orchd.conf.5).
+ */
+static size_t
+h2_head_size(const struct http_head *h, const char *timing)
 {
-	struct h2_stream	*st = arg;
+	const struct http_field	*f;
+	size_t			 i, n;
 
-	h2_stream_flush(st);
-	h2_send(st->sess);
+	/* the status line, its reason, and the blank line at the end */
+	n = sizeof("HTTP/1.1 200 \r\n") - 1 + h->reasonlen + 2;
+	for (i = 0; i < h->nfields; i++) {
+		f = &h->fields[i];
+		if ((f->flags & (HTTP_FIELD_HOP | HTTP_FIELD_DROP)) == 0)
+			n += f->namelen + 2 + f->valuelen + 2;
+	}
+	if (timing != NULL)
+		n += sizeof("Server-Timing: \r\n") - 1 + strlen(timing);
+	return (n);
+}
+
+/*
+ * The final answer's head from the proxy (proxy.c), parsed: HEADERS
+ * without its HTTP/1.1 text made and read again; the body follows as the
+ * pseudo-connection's output, without framing.  The frame goes out with
+ * what the proxy flushes next (h2_stream_take()): a head it holds for the
+ * body's first bytes goes out with them, as over HTTP/1.1.
+ */
+int
+h2_stream_head(struct gw_conn *pc, struct http_head *h, const char *timing)
+{
+	struct h2_stream	*st = pc->h2st;
+
+	if (st == NULL || st->submitted || st->up != NULL)
+		return (-1);
+	st->direct = 1;
+	st->reusable = pc->keepalive;
+	pc->tx_total += h2_head_size(h, timing);
+	if (h2_submit_head(st, h, timing) != 0) {
+		st->respdone = 1;
+		(void)nghttp2_submit_rst_stream(st->sess->ng,
+		    NGHTTP2_FLAG_NONE, st->id, NGHTTP2_INTERNAL_ERROR);
+		h2_send_later(st->sess);
+	}
+	return (0);
+}
+
+/* the pseudo-connection reads again (conn.c): the window with it */
+void
+h2_stream_reading(struct gw_conn *pc)
+{
+	if (pc->h2st != NULL)
+		h2_stream_window(pc->h2st);
+}
+
+/* the pseudo-connection closed: what it wrote last, then the end */
+static void
+h2_stream_eof(struct h2_stream *st, struct gw_conn *pc)
+{
+	st->pc = NULL;
+	st->eof = 1;
+	h2_stream_window(st);
+	if (st->up != NULL || st->respdone)
+		return;
+	h2_stream_process(st, pc);
 }
 
 static void
 h2_stream_free(struct h2_stream *st)
 {
+	struct gw_conn	*pc;
+
 	if (st->sess != NULL) {
 		TAILQ_REMOVE(&st->sess->streams, st, entry);
 		st->sess->nstreams--;
 	}
 	h2up_free(st);
-	if (st->pc != NULL)
-		st->pc->h2st = NULL;
-	if (st->fd != -1) {
-		event_del(&st->rev);
-		event_del(&st->wev);
-		/* the pseudo-connection sees the end and lets go */
-		close(st->fd);
+	if ((pc = st->pc) != NULL) {
+		/* its request is over */
+		st->pc = NULL;
+		pc->h2st = NULL;
+		pc->respchunk.trbuf = NULL;
+		conn_close(pc);
 	}
+	free(st->trbuf);
 	head_put(st->resp);
 	free(st->method);
 	free(st->path);
@@ -670,8 +898,6 @@ h2_stream_free(struct h2_stream *st)
 		evbuffer_free(st->fields);
 	if (st->cookie != NULL)
 		evbuffer_free(st->cookie);
-	if (st->req != NULL)
-		evbuffer_free(st->req);
 	if (st->rin != NULL)
 		evbuffer_free(st->rin);
 	if (st->out != NULL)
@@ -686,21 +912,41 @@ h2_session_free(struct gw_conn *c)
 {
 	struct h2_session	*s = c->h2;
 	struct h2_stream	*st;
+	struct gw_conn		*pc;
 
 	if (s == NULL)
 		return;
+	c->h2 = NULL;
+	TAILQ_REMOVE(&h2_sessions, s, entry);
+	event_del(&s->sendev);
 	while ((st = TAILQ_FIRST(&s->streams)) != NULL) {
 		nghttp2_session_set_stream_user_data(s->ng, st->id, NULL);
 		h2_stream_free(st);
 	}
 	while (s->npool > 0) {
-		s->npool--;
-		s->pool[s->npool]->h2pool = NULL;
-		close(s->poolfd[s->npool]);
+		pc = s->pool[--s->npool];
+		pc->h2pool = NULL;
+		conn_close(pc);
 	}
 	nghttp2_session_del(s->ng);
 	free(s);
-	c->h2 = NULL;
+}
+
+static void
+h2_send_cb(int fd, short event, void *arg)
+{
+	h2_send(arg);
+}
+
+/*
+ * Frames to make after what a pseudo-connection did: from the loop, as
+ * h2_send() may end the session, which the pseudo-connection must not
+ * see under its feet.
+ */
+static void
+h2_send_later(struct h2_session *s)
+{
+	event_active(&s->sendev, EV_TIMEOUT, 1);
 }
 
 /*
@@ -789,10 +1035,12 @@ h2_start(struct gw_conn *c)
 	};
 
 	iv[0].value = gw->conf.h2_max_streams;
-	if (h2_init() == -1 || (s = calloc(1, sizeof(*s))) == NULL)
+	if (h2_stopping || h2_init() == -1 ||
+	    (s = calloc(1, sizeof(*s))) == NULL)
 		return (-1);
 	TAILQ_INIT(&s->streams);
 	s->c = c;
+	event_set(&s->sendev, -1, 0, h2_send_cb, s);
 	if (nghttp2_session_server_new2(&s->ng, h2_cbs, s, h2_opt) != 0) {
 		free(s);
 		return (-1);
@@ -805,6 +1053,9 @@ h2_start(struct gw_conn *c)
 		free(s);
 		return (-1);
 	}
+	TAILQ_INSERT_TAIL(&h2_sessions, s, entry);
+	c->h2conn = 1;
+	h2_conns++;
 	c->h2 = s;
 	c->state = CONN_H2;
 	c->fresh = 0;
@@ -824,13 +1075,6 @@ h2_input(struct gw_conn *c)
 	ssize_t			 n;
 	int			 r;
 
-	if (s == NULL && c->h2stream && c->state == CONN_H2) {
-		/* handed to h2up.c: only the stream's end is read here */
-		evbuffer_drain(c->in, evbuffer_get_length(c->in));
-		if (c->eof)
-			conn_close(c);
-		return (1);
-	}
 	if (s == NULL) {
 		if (c->state != CONN_IDLE || !c->fresh)
 			return (0);
@@ -884,13 +1128,21 @@ h2_drained(struct gw_conn *c)
 void
 h2_conn_closed(struct gw_conn *c)
 {
-	if (c->h2st != NULL) {
-		c->h2st->pc = NULL;
+	struct h2_stream	*st;
+
+	if ((st = c->h2st) != NULL) {
 		c->h2st = NULL;
+		h2_stream_eof(st, c);
 	}
 	if (c->h2pool != NULL)
 		h2_pool_remove(c);
 	h2_session_free(c);
+	if (c->h2conn) {
+		c->h2conn = 0;
+		/* the last one closed: the gateway may stop (h2_stop()) */
+		if (--h2_conns == 0 && h2_stopping)
+			event_loopbreak();
+	}
 }
 
 /*
@@ -919,4 +1171,54 @@ h2_proxy_start(struct gw_conn *c)
 		return (1);
 	}
 	return (1);
+}
+
+/*
+ * A graceful GOAWAY: the streams the session took so far are answered,
+ * no new one is, and the connection closes after the last (h2_send(), as
+ * nghttp2 then wants neither to read nor to write).
+ */
+static void
+h2_goaway(struct h2_session *s)
+{
+	if (s->dead || s->goaway)
+		return;
+	s->goaway = 1;
+	if (nghttp2_submit_goaway(s->ng, NGHTTP2_FLAG_NONE,
+	    nghttp2_session_get_last_proc_stream_id(s->ng), NGHTTP2_NO_ERROR,
+	    NULL, 0) != 0)
+		s->dead = 1;
+	h2_send(s);
+}
+
+/* a listener the configuration no longer has: its sessions end */
+void
+h2_listener_gone(struct gw_listener *l)
+{
+	struct h2_session	*s, *next;
+
+	for (s = TAILQ_FIRST(&h2_sessions); s != NULL; s = next) {
+		next = TAILQ_NEXT(s, entry);
+		if (s->c->listener == l)
+			h2_goaway(s);
+	}
+}
+
+/*
+ * The gateway stops: every session ends gracefully, and no new one
+ * begins.  The number of HTTP/2 connections still open is returned; the
+ * event loop ends when the last one has closed (h2_conn_closed()), or
+ * at the caller's bound.
+ */
+unsigned int
+h2_stop(void)
+{
+	struct h2_session	*s, *next;
+
+	h2_stopping = 1;
+	for (s = TAILQ_FIRST(&h2_sessions); s != NULL; s = next) {
+		next = TAILQ_NEXT(s, entry);
+		h2_goaway(s);
+	}
+	return (h2_conns);
 }

@@ -17,9 +17,6 @@ struct h2_stream {
 	TAILQ_ENTRY(h2_stream)	 entry;
 	struct h2_session	*sess;
 	int32_t			 id;
-	int			 fd;		/* ours of the pair, or -1 */
-	struct event		 rev;
-	struct event		 wev;
 	/* the request, as it comes */
 	char			*method;
 	char			*path;
@@ -33,9 +30,8 @@ struct h2_stream {
 	int			 started;	/* the head went out */
 	int			 reqdone;	/* END_STREAM from client */
 	size_t			 unconsumed;	/* DATA not yet windowed */
-	struct evbuffer		*req;		/* toward the pair */
 	/* the answer, as the pseudo-connection sends it */
-	struct evbuffer		*rin;		/* read from the pair */
+	struct evbuffer		*rin;		/* taken from its output */
 	struct gw_head		*resp;		/* while its head is read */
 	enum http_method	 meth;		/* HEAD: no body */
 	enum http_body		 body;
@@ -43,9 +39,12 @@ struct h2_stream {
 	struct http_chunked	 chunk;
 	struct evbuffer		*out;		/* body for DATA frames */
 	int			 submitted;	/* HEADERS submitted */
+	int			 direct;	/* from the proxy's parsed
+						   head: out is the body */
 	int			 respdone;	/* all of the body in out */
 	int			 deferred;	/* DATA waits for out */
-	int			 eof;		/* the pair closed */
+	int			 eof;		/* the pseudo-connection
+						   closed */
 	/* "upstream h2c" (h2up.c): HTTP/2 to the workload itself */
 	int			 h2c;		/* routed to such a workload */
 	int			 te_trailers;	/* the client's TE: trailers */
@@ -63,17 +62,22 @@ struct h2_stream {
 	int			 status;
 	struct evbuffer		*body_in;	/* request body, h2c */
 	int			 reusable;	/* the answer kept it alive */
+	char			*trbuf;		/* a chunked answer's trailer
+						   section, as it came */
 };
 
 struct h2_session {
+	TAILQ_ENTRY(h2_session)	 entry;		/* every session */
 	struct gw_conn		*c;
 	nghttp2_session		*ng;
 	TAILQ_HEAD(, h2_stream)	 streams;
 	unsigned int		 nstreams;
 	int			 dead;		/* closing: no more input */
+	int			 goaway;	/* going: no new streams */
+	struct event		 sendev;	/* frames to make, from the
+						   loop (h2_send_later) */
 	/* idle pseudo-connections kept for the next streams (h2.c) */
 	struct gw_conn		*pool[H2_POOL];
-	int			 poolfd[H2_POOL];
 	unsigned int		 npool;
 };
 
@@ -87,5 +91,7 @@ int	h2up_start(struct h2_stream *);
 void	h2up_body(struct h2_stream *);
 void	h2up_free(struct h2_stream *);
 int	h2up_trailers(struct h2_stream *);
+int	h2up_keep(struct evbuffer *, const void *, size_t, const void *,
+	    size_t);
 
 #endif /* ORCHD_H2_H */

@@ -59,7 +59,8 @@ h2up_nv(struct evbuffer *b, nghttp2_nv *nva, size_t max)
 	return (n);
 }
 
-static int
+/* a field kept as "name\0value\0", the section within its bound */
+int
 h2up_keep(struct evbuffer *b, const void *name, size_t namelen,
     const void *value, size_t valuelen)
 {

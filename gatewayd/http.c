@@ -1818,6 +1818,8 @@ chunked_byte(struct http_chunked *c, int ch)
 			why = "trailer section too large";
 		else
 			why = trailer_step(c, ch);
+		if (c->trbuf != NULL && c->trlen < c->trcap)
+			c->trbuf[c->trlen++] = ch;
 	}
 	if (why != NULL)
 		chunked_fail(c, why);

@@ -281,6 +281,15 @@ struct http_chunked {
 	size_t			 trailerlen;
 	unsigned int		 ndigits;
 	unsigned int		 ntrailers;
+
+	/*
+	 * Set by the caller after http_chunked_init(), or NULL: the
+	 * trailer section's bytes (its field lines and the empty line
+	 * that ends it) are copied to trbuf, at most trcap of them.
+	 */
+	char			*trbuf;
+	size_t			 trcap;
+	size_t			 trlen;
 };
 
 /* http_ser flags */

@@ -14,6 +14,8 @@
  * stays readable).
  */
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,11 +167,31 @@ limits_apply(void)
 	    (unsigned long long)gw->nofile, gw->fdmax);
 }
 
+/* is l's socket one of the next generation's (the same, duplicated)? */
+static int
+listener_kept(struct gw_listener *l)
+{
+	struct gw_listener	*n;
+	struct stat		 a, b;
+
+	if (l->fd == -1 || fstat(l->fd, &a) == -1)
+		return (0);
+	TAILQ_FOREACH(n, &gw->next_listeners, entry)
+		if (fstat(n->fd, &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino)
+			return (1);
+	return (0);
+}
+
 void
 listener_apply(void)
 {
 	struct gw_listener	*l;
 
+	/* a listener that goes: its HTTP/2 clients are told (GOAWAY) */
+	TAILQ_FOREACH(l, &gw->listeners, entry)
+		if (!listener_kept(l))
+			h2_listener_gone(l);
 	while ((l = TAILQ_FIRST(&gw->listeners)) != NULL) {
 		TAILQ_REMOVE(&gw->listeners, l, entry);
 		event_del(&l->ev);

@@ -641,6 +641,7 @@ send_response(struct gw_conn *c)
 	struct http_field	 add[3];
 	struct http_ser		 ser;
 	char			 timing[64];
+	const char		*servertiming = NULL;
 	size_t			 nadd = 0;
 
 	metrics_status(c, h->code, 0);
@@ -675,8 +676,14 @@ send_response(struct gw_conn *c)
 		    (long long)(c->wake_us % 1000 / 100));
 		add[nadd].name = "Server-Timing";
 		add[nadd++].value = timing;
+		servertiming = timing;
 	}
 	c->wake_us = -1;
+	if (c->h2stream) {
+		/* an HTTP/2 stream's: its HEADERS, the body as it is */
+		c->respchunked_out = 0;
+		return (h2_stream_head(c, h, servertiming));
+	}
 	ser.add = add;
 	ser.nadd = nadd;
 	return (head_out(h, &ser, c->out));
@@ -690,6 +697,12 @@ interim_response(struct gw_conn *c)
 	struct http_ser		 ser;
 
 	memset(&ser, 0, sizeof(ser));
+	if (c->h2stream && h->code != 101) {
+		/* HTTP/2 streams get the final answer alone */
+		http_resp_init(h, c->resp->buf, sizeof(c->resp->buf),
+		    c->meth);
+		return (0);
+	}
 	if (h->code == 101) {
 		/* to a WebSocket request, and switching to WebSocket */
 		if (!c->upgrade || !(h->flags & HTTP_F_UPGRADE_WS))
@@ -863,8 +876,11 @@ up_process(struct gw_conn *c)
 				conn_error(c, 502, "upstream closed");
 			return;
 		}
-		if (c->respbody == HTTP_BODY_CHUNKED)
+		if (c->respbody == HTTP_BODY_CHUNKED) {
 			http_chunked_init(&c->respchunk, HTTP_RESPONSE);
+			if (c->h2stream)
+				h2_stream_trailers(c);
+		}
 		if (c->respbody == HTTP_BODY_NONE)
 			c->respdone = 1;
 		hold = hold_head(c, queued);

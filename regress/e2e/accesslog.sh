@@ -58,7 +58,8 @@ if command -v openssl >/dev/null 2>&1 && curl -V | grep -qw HTTP2; then
 	mkdir -p "$T/pki"
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
 	    -nodes -keyout "$T/pki/key.pem" -out "$T/pki/cert.pem" -days 2 \
-	    -subj "/CN=app.test" -addext "subjectAltName=DNS:app.test" \
+	    -subj "/CN=app.test" \
+	    -addext "subjectAltName=DNS:app.test,DNS:a.test" \
 	    2>/dev/null && chmod 0600 "$T/pki/key.pem" &&
 	    TLSLINE="listen on 127.0.0.1 port $TLS tls certificate \
 \"$T/pki/cert.pem\" key \"$T/pki/key.pem\""
@@ -248,7 +249,7 @@ check "and is at most its duration ($(fld 10) s)" $PYTHON -c \
 f=$(awk -F '\t' '$5 == "/second"' "$T/fields")
 check "the next request is not marked ($(fld 12))" [ "$(fld 12)" = - ]
 
-# the protocol: HTTP/1.0, and HTTP/2 streams through their socket pairs
+# the protocol: HTTP/1.0, and HTTP/2 streams through their pseudo-connections
 check "an HTTP/1.0 request: 200" [ "$(get /http10 --http1.0)" = 200 ]
 check "its line says HTTP/1.0" wait_for 4 grep -Fq '"GET /http10 HTTP/1.0" 200 ' \
     "$ALOG"
@@ -268,13 +269,16 @@ if [ -n "$TLSLINE" ]; then
 	f=$(awk -F '\t' '$5 == "/h2-one"' "$T/fields")
 	check "an h2 stream's line says HTTP/2.0, as nginx's does" \
 	    [ "$(fld 4) $(fld 6) $(fld 7)" = "GET HTTP/2.0 200" ]
-	check "... its client is the client's, 127.0.0.1, not a socket pair's" \
+	check "... its client is the client's, 127.0.0.1, copied to its stream" \
 	    [ "$(fld 2)" = 127.0.0.1 ]
 	check "... host, workload, referer and agent: $(fld 13) $(fld 11)" \
 	    [ "$(fld 13) $(fld 11) $(fld 14) $(fld 15)" = \
 	    "app.test app http://ref.test/h2 h2 agent" ]
 	check "... bytes each way ($(fld 8) in, $(fld 9) out)" \
 	    [ "$(fld 8)" -gt 0 -a "$(fld 9)" -ge 20 ]
+	# its head went out as HEADERS: counted as HTTP/1.1 would write it
+	check "... bytes out: the head too, not the 20-byte body alone" \
+	    [ "$(fld 9)" -ge 50 ]
 	check "... in the file as \"GET /h2-one HTTP/2.0\" 200" \
 	    grep -Fq '"GET /h2-one HTTP/2.0" 200 ' "$ALOG"
 	n=$(awk -F '\t' '($5 == "/h2-two" || $5 == "/h2-three") &&
@@ -469,8 +473,29 @@ fi
 
 metric_drops=$(metric orchd_access_log_dropped_total)
 check "no line dropped (${metric_drops:-none})" [ "$metric_drops" = 0 ]
+# an HTTP/2 stream under way at the stop, its answer held in the gateway
+# by the client's shut window (the workloads stop first): the gateway's
+# GOAWAY, the stream read whole, then its line handed to the parent
+SLOWREAD=
+if [ -n "$TLSLINE" ] && $PYTHON -c 'import hpack' 2>/dev/null; then
+	$PYTHON "$(dirname "$0")/h2attack.py" slow-read "$TLS" app.test tls \
+	    "$T/pki/cert.pem" >"$T/h2stop.out" 2>&1 &
+	SLOWREAD=$!
+	sleep 1
+else
+	echo "# no python3-hpack: no stream under way at the stop"
+fi
 stop_orchd
 check "orchd stops: status $STATUS" [ "$STATUS" -eq 0 ]
+if [ -n "$SLOWREAD" ]; then
+	wait_gone $SLOWREAD 30 || kill $SLOWREAD 2>/dev/null
+	wait $SLOWREAD 2>/dev/null
+	check "a stream under way at the stop: GOAWAY, then read whole \
+($(cat "$T/h2stop.out"))" [ "$(cat "$T/h2stop.out")" = \
+	    "slow-read goaway=1 status=200 bytes=60000 complete=1" ]
+	check "... and its line is in the file" grep -q \
+	    '"target":"/big?60000","protocol":"HTTP/2.0","status":200' "$ALOG"
+fi
 
 # -- access log syslog: orchd in a mount namespace of its own, whose
 # /dev/log is a socket of the test's (nothing of the host's /dev changes)

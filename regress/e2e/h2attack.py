@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 # HTTP/2 clients for regress/e2e/http2.sh, frames written by hand (HPACK
-# by python3-hpack): the attacks an HTTP/2 server must survive, and a
-# connection that carries streams for two hosts.  Each prints one line
-# saying what the gateway did; every loop and wait is bounded.
+# by python3-hpack): the attacks an HTTP/2 server must survive, a
+# connection that carries streams for two hosts, and one whose stream is
+# under way when the gateway lets it go (goaway, and slow-read for the
+# access log's test).  Each prints one line saying what the gateway did;
+# every loop and wait is bounded.
 #
 #	h2attack.py ATTACK PORT HOST [tls CAFILE]
 #
@@ -207,6 +209,65 @@ def coalesce(c, host):
             hdrs = dict(c.dec.decode(f[3]))
             status[f[2]] = hdrs.get(":status", hdrs.get(b":status"))
     print("coalesce a=%s b=%s" % (status.get(1), status.get(3)))
+
+
+def goaway(c, host):
+    # a slow stream under way when the gateway lets the connection go (a
+    # listener removed, orchd stopping): a GOAWAY without error that
+    # names the stream, which is answered, then the close
+    c.start()
+    c.send(c.head(1, host, "/slow?2500"))
+    deadline = time.monotonic() + 20
+    seen, last, err, status, complete = 0, -1, -1, None, 0
+    while True:
+        f = c.read_frame(deadline)
+        if f is None:
+            break
+        if f[0] == GOAWAY and len(f[3]) >= 8:
+            seen = 1
+            last = int.from_bytes(f[3][:4], "big") & 0x7fffffff
+            err = int.from_bytes(f[3][4:8], "big")
+        elif f[0] == HEADERS and f[2] == 1 and status is None:
+            hdrs = dict(c.dec.decode(f[3]))
+            status = hdrs.get(":status", hdrs.get(b":status"))
+        if f[2] == 1 and f[0] in (DATA, HEADERS) and f[1] & END_STREAM:
+            complete = 1
+    if isinstance(status, bytes):
+        status = status.decode()
+    print("goaway=%d last=%d error=%d status=%s complete=%d closed=%d" %
+          (seen, last, err, status, complete, time.monotonic() < deadline))
+
+
+def slow_read(c, host):
+    # an answer of 60000 bytes held in the gateway by a shut window when
+    # it lets the connection go (orchd stopping): once the GOAWAY comes,
+    # the window opens and the answer is read whole
+    c.start(window=0)
+    c.send(c.head(1, host, "/big?60000"))
+    deadline = time.monotonic() + 30
+    seen, status, got, complete = 0, None, 0, 0
+    while not complete:
+        f = c.read_frame(deadline)
+        if f is None:
+            break
+        if f[0] == GOAWAY and not seen:
+            seen = 1
+            inc = struct.pack(">I", 1 << 20)
+            try:
+                c.send(frame(WINUPD, 0, 1, inc) + frame(WINUPD, 0, 0, inc))
+            except OSError:
+                break
+        elif f[0] == HEADERS and f[2] == 1 and status is None:
+            hdrs = dict(c.dec.decode(f[3]))
+            status = hdrs.get(":status", hdrs.get(b":status"))
+        elif f[0] == DATA and f[2] == 1:
+            got += len(f[3])
+        if f[2] == 1 and f[0] in (DATA, HEADERS) and f[1] & END_STREAM:
+            complete = 1
+    if isinstance(status, bytes):
+        status = status.decode()
+    print("slow-read goaway=%d status=%s bytes=%d complete=%d" %
+          (seen, status, got, complete))
 
 
 def main():

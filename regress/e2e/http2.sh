@@ -1,7 +1,9 @@
 #!/bin/sh
 # HTTP/2 at the gateway, with real clients: curl --http2 over TLS (ALPN
 # h2) gets HTTP/2 200 from a process workload and wakes a sleeping one;
-# two hosts on one connection; a 1 MiB POST arrives intact; h2load's
+# two hosts on one connection; a 1 MiB POST arrives intact; chunked, HEAD,
+# a workload's trailers, a reset answer, 404 and a failed wake's 503 on
+# a stream of their own; h2load's
 # 1000 requests on 10 connections to a sleeping workload are all answered
 # after one start; "http2 prior knowledge" on a cleartext listener takes
 # the preface, a plain listener still refuses it and "http2 off" offers
@@ -31,6 +33,8 @@ APORT=$(free_port $((OFF + 1)))
 BPORT=$(free_port $((APORT + 1)))
 API=$(free_port $((BPORT + 1)))
 GPORT=$(free_port $((API + 1)))
+XPORT=$(free_port $((GPORT + 1)))
+DROP=$(free_port $((XPORT + 1)))
 mkdir -p "$T/log" "$T/bin" "$T/pki"
 cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
 P=$T/pki
@@ -85,6 +89,7 @@ api listen on 127.0.0.1 port $API
 api metrics public
 listen on 127.0.0.1 port $OFF tls certificate "$P/h2.crt" key "$P/h2.key" \\
 	http2 off
+listen on 127.0.0.1 port $DROP tls certificate "$P/h2.crt" key "$P/h2.key"
 
 workload "a" {
 	host "a.test"
@@ -95,6 +100,12 @@ workload "b" {
 	host "b.test"
 	command "/bin/sh $T/bin/b.sh"
 	port $BPORT
+}
+workload "bad" {
+	host "bad.test"
+	command "/bin/sh -c 'exit 1'"
+	port $XPORT
+	wake timeout 3s
 }
 workload "g" {
 	host "g.test"
@@ -156,6 +167,37 @@ check "and without a Content-Length (sent on chunked)" \
     cmp -s "$T/up.bin" "$T/echo2.out"
 h2 $PORT --http2 -o "$T/big.out" "https://a.test:$PORT/big?5000000"
 check "a 5 MB answer arrives whole" [ "$(wc -c <"$T/big.out")" -eq 5000000 ]
+
+# 3b. answers as the proxy has them, each on its own stream
+h2 $PORT --http2 -o "$T/chunked.out" "https://a.test:$PORT/chunked?100000"
+check "a chunked answer arrives whole ($(wc -c <"$T/chunked.out"))" \
+    [ "$(wc -c <"$T/chunked.out")" -eq 100000 ]
+h2 $PORT --http2 -sSI "https://a.test:$PORT/big?1234" >"$T/head.out"
+check "HEAD: the head alone, its content-length kept" sh -c \
+    "grep -q '^HTTP/2 200' '$T/head.out' &&
+    grep -qi '^content-length: 1234' '$T/head.out'"
+h2 $PORT --http2 -H 'TE: trailers' -D "$T/tr.hdr" -o "$T/tr.out" \
+    "https://a.test:$PORT/trailers"
+tr -d '\r' <"$T/tr.hdr" >"$T/tr.txt"
+check "an HTTP/1.1 workload's trailers come as HTTP/2 trailers" sh -c \
+    "grep -q 'with trailers' '$T/tr.out' &&
+    grep -qi '^x-checksum: abc\$' '$T/tr.txt' &&
+    grep -qi '^grpc-status: 0\$' '$T/tr.txt'"
+check "but not the connection-specific one among them" \
+    sh -c "! grep -qi '^connection:' '$T/tr.txt'"
+h2 $PORT --http2 -D "$T/tr2.hdr" -o /dev/null "https://a.test:$PORT/trailers"
+check "and none to a client that did not ask for them (TE: trailers)" \
+    sh -c "! grep -qi '^x-checksum' '$T/tr2.hdr'"
+h2 $PORT --http2 -o "$T/reset.out" "https://a.test:$PORT/reset" 2>/dev/null
+rc=$?
+check "an answer cut short ends in a reset stream (curl $rc)" [ "$rc" -ne 0 ]
+out=$(h2 $PORT --http2 -o /dev/null -w '%{http_code} %{http_version}' \
+    -H 'Host: nowhere.test' "https://a.test:$PORT/")
+check "an unknown :authority gets 404 ($out)" [ "$out" = "404 2" ]
+out=$(h2 $PORT --http2 -o /dev/null -w '%{http_code} %{http_version}' \
+    -H 'Host: bad.test' "https://a.test:$PORT/")
+check "a workload that fails to wake: 503 on its stream ($out)" \
+    [ "$out" = "503 2" ]
 
 # 4. a body held across a wake
 "$ORCHCTL" -s "$SOCK" suspend a >/dev/null 2>&1
@@ -271,7 +313,36 @@ else
 	echo "skipped: the attacks (no python3-hpack)"
 fi
 
+# 9. going away gracefully: a listener a reload removes, then the stop
+if [ -n "$ATTACK" ]; then
+	$ATTACK goaway $DROP a.test tls "$P/ca.crt" >"$T/goaway.out" 2>&1 &
+	gpid=$!
+	sleep 1
+	grep -v "port $DROP " "$T/orchd.conf" >"$T/orchd.conf.new" &&
+	    cat "$T/orchd.conf.new" >"$T/orchd.conf"
+	"$ORCHCTL" -s "$SOCK" reload >"$T/reload.out" 2>&1
+	wait_gone $gpid 30 || kill $gpid 2>/dev/null
+	wait $gpid 2>/dev/null
+	check "a listener removed: GOAWAY without error naming the stream \
+under way, which is answered ($(cat "$T/goaway.out"))" [ "$(cat \
+	    "$T/goaway.out")" = \
+	    "goaway=1 last=1 error=0 status=200 complete=1 closed=1" ]
+	check "and the listener is gone" sh -c "! curl -s -m 5 -k \
+	    'https://127.0.0.1:$DROP/' >/dev/null 2>&1"
+fi
 check "no sanitizer report" sh -c "! grep -q 'Sanitizer' '$T/orchd.log'"
 [ "$FAILED" -eq 0 ] || tail -n 40 "$T/orchd.log"
-stop_orchd
+if [ -n "$ATTACK" ]; then
+	$ATTACK goaway $PORT a.test tls "$P/ca.crt" >"$T/stop.out" 2>&1 &
+	gpid=$!
+	sleep 1
+	stop_orchd
+	wait_gone $gpid 30 || kill $gpid 2>/dev/null
+	wait $gpid 2>/dev/null
+	check "orchd stopping: its HTTP/2 clients get a GOAWAY without \
+error naming the stream under way ($(cat "$T/stop.out"))" \
+	    grep -q '^goaway=1 last=1 error=0 ' "$T/stop.out"
+else
+	stop_orchd
+fi
 e2e_done

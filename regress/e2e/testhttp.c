@@ -13,6 +13,9 @@
  *	/			"hello from testhttp\n"
  *	/big?N			N bytes of a known pattern, Content-Length
  *	/chunked?N		N bytes in chunks of 1000, chunked
+ *	/trailers		"with trailers\n", chunked, then the trailers
+ *				X-Checksum: abc and Grpc-Status: 0, and a
+ *				Connection: close among them (never passed)
  *	/stream?N		N chunks of "tick\n", one every 100 ms
  *	/echo			the request body back (Content-Length or
  *				chunked in), with X-Body-Length
@@ -335,6 +338,12 @@ serve_path(int fd, char *head, const char *method, char *path)
 				usleep(100000);
 		}
 		writen(fd, "0\r\n\r\n", 5);
+	} else if (strcmp(path, "/trailers") == 0) {
+		snprintf(buf, sizeof(buf), "HTTP/1.1 200 OK\r\n"
+		    "Transfer-Encoding: chunked\r\nTrailer: X-Checksum\r\n"
+		    "\r\ne\r\nwith trailers\n\r\n0\r\nX-Checksum: abc\r\n"
+		    "Grpc-Status:  0 \r\nConnection: close\r\n\r\n");
+		writen(fd, buf, strlen(buf));
 	} else if (strcmp(path, "/reset") == 0) {
 		struct linger	 lg = { 1, 0 };
 
