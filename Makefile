@@ -73,8 +73,8 @@ LDFLAGS		+= $(SANFLAGS) -Wl,--as-needed
 OBJ		 = $(BUILD)/obj
 
 COMMON_SRCS	:= $(wildcard common/*.c)
-STORE_SRCS	:= orchd/store.c orchd/store_db.c orchd/store_queue.c
-ORCHD_SRCS	:= $(filter-out $(STORE_SRCS),$(wildcard orchd/*.c))
+STORE_SRCS	:= $(wildcard stored/*.c)
+ORCHD_SRCS	:= $(wildcard orchd/*.c)
 GATEWAY_SRCS	:= $(wildcard gatewayd/*.c)
 REAPER_SRCS	:= $(wildcard reaperd/*.c)
 RUNTIME_SRCS	:= $(wildcard runtimed/*.c)

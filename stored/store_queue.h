@@ -2,7 +2,7 @@
  * The store's writes that the database refused (its disk full, most
  * often), held in order in memory and written again later, so that the
  * database catches up once it can be written.  No sqlite, no imsg and
- * no event loop here: the store (orchd/store.c) gives the function that
+ * no event loop here: the store (stored/store.c) gives the function that
  * writes one entry and the timer that retries; the tests drive it.
  *
  * What is held is also what the views overlay on the database's rows,

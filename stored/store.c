@@ -8,7 +8,7 @@
  * path waits for it.
  *
  * A write the database refuses (its disk full) is held in order and
- * written again on a timer until it is taken (orchd/store_queue.c); the
+ * written again on a timer until it is taken (stored/store_queue.c); the
  * answers overlay what is held, so that they tell what runtimed
  * reported whether or not the database can be written.
  */
@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "parent.h"
+#include "proc.h"
 #include "sandbox.h"
 #include "store_db.h"
 #include "store_queue.h"

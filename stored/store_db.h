@@ -1,7 +1,7 @@
 /*
  * The store's database: orchd's persistent memory of its workloads.
  * Plain sqlite, no imsg and no event loop, so that it can be tested on
- * its own; orchd/store.c wires it to the other processes.
+ * its own; stored/store.c wires it to the other processes.
  *
  * Times: *_ms are wall clock milliseconds, the rest wall clock seconds.
  * Functions that write return 0 on success and -1 on a database error,
