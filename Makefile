@@ -52,6 +52,7 @@ STORE_LIBS	:= $(call child_libs,libevent sqlite3 jansson libseccomp)
 GATEWAY_LIBS	:= $(call child_libs,libevent libtls jansson libseccomp \
 		    libnghttp2)
 REAPER_LIBS	:= $(call child_libs,libevent jansson libseccomp)
+# runtimed hashes container definitions with libmd's SHA-256
 RUNTIME_LIBS	:= $(call child_libs,libevent jansson libseccomp libmd)
 # asked for only when a unit test is linked: tools/deps.sh build has no cmocka
 CMOCKA_LIBS	 = $(shell $(PKG_CONFIG) --libs cmocka)
@@ -88,9 +89,6 @@ STORE_OBJS	:= $(call objs,$(STORE_SRCS))
 GATEWAY_OBJS	:= $(call objs,$(GATEWAY_SRCS))
 REAPER_OBJS	:= $(call objs,$(REAPER_SRCS))
 RUNTIME_OBJS	:= $(call objs,$(RUNTIME_SRCS))
-# runtimed reads the Docker daemon's answers with the gateway's parser,
-# and hashes container definitions with libmd's SHA-256
-RUNTIME_OBJS	+= $(OBJ)/gatewayd/http.o
 ORCHCTL_OBJS	:= $(call objs,$(ORCHCTL_SRCS))
 LIBCOMMON	 = $(BUILD)/libcommon.a
 
@@ -145,8 +143,6 @@ $(BUILD)/reaperd: $(REAPER_OBJS) $(LIBCOMMON)
 
 $(BUILD)/runtimed: $(RUNTIME_OBJS) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ $(RUNTIME_LIBS)
-
-$(OBJ)/runtimed/%.o: CPPFLAGS += -Igatewayd
 
 # LIBEXECDIR is compiled into the parent, which looks for its helpers
 # there.  Its value is kept in a stamp, rewritten only when it changes:
@@ -279,15 +275,15 @@ FUZZ_SECONDS	?= 60
 FUZZ_DIR	 = build/fuzz
 FUZZ_TARGETS	 = http chunked config imsg h2
 FUZZ_CFLAGS	 = -g -O1 -fsanitize=fuzzer,address,undefined \
-		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Igatewayd \
-		   -Iorchd $(PKG_CFLAGS)
-FUZZ_SRCS_http	 = regress/fuzz/fuzz_http.c gatewayd/http.c
+		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Iorchd \
+		   $(PKG_CFLAGS)
+FUZZ_SRCS_http	 = regress/fuzz/fuzz_http.c common/http.c
 FUZZ_SRCS_chunked = $(FUZZ_SRCS_http)
 FUZZ_DEFS_chunked = -DFUZZ_CHUNKED_ONLY
 FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
 		   common/units.c common/workload.c common/log.c common/trust.c
 FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c
-FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c gatewayd/http.c \
+FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c common/http.c \
 		   gatewayd/bufio.c
 FUZZ_LIBS_h2	 = -lnghttp2
 FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
@@ -296,7 +292,7 @@ $(FUZZ_DIR)/parse.c: orchd/parse.y
 	@mkdir -p $(dir $@)
 	$(YACC) -o $@ $<
 
-$(FUZZ_DIR)/fuzz_%: $$(FUZZ_SRCS_$$*) common/orchd.h gatewayd/http.h
+$(FUZZ_DIR)/fuzz_%: $$(FUZZ_SRCS_$$*) common/orchd.h common/http.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_DEFS_$*) -Wno-unused-function \
 	    -o $@ $(FUZZ_SRCS_$*) $(PKG_LIBS) $(FUZZ_LIBS_$*)

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gateway.h"
+#include "../../gatewayd/gateway.h"
 
 #define PREFACE	"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 

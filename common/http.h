@@ -1,6 +1,7 @@
 /*
- * Strict HTTP/1.1 message parsing for the gateway: request and response
- * heads, the chunked transfer coding, and re-serialisation of a parsed head.
+ * Strict HTTP/1.1 message parsing for the gateway, and for runtimed's
+ * Docker client: request and response heads, the chunked transfer
+ * coding, and re-serialisation of a parsed head.
  *
  * This module does no I/O, allocates nothing and knows nothing of libevent,
  * so it can be unit tested and fuzzed on its own.  Its policy: reject
