@@ -281,7 +281,9 @@ FUZZ_SRCS_http	 = regress/fuzz/fuzz_http.c common/http.c
 FUZZ_SRCS_chunked = $(FUZZ_SRCS_http)
 FUZZ_DEFS_chunked = -DFUZZ_CHUNKED_ONLY
 FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
-		   common/units.c common/workload.c common/log.c common/trust.c
+		   common/units.c common/workload.c common/log.c common/trust.c \
+		   common/filter.c common/deps.c common/argv.c common/util.c \
+		   common/budget.c
 FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c
 FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c common/http.c \
 		   gatewayd/bufio.c

@@ -47,6 +47,7 @@ void	conn_error(struct gw_conn *c, int s, const char *w) { }
 void	conn_reading(struct gw_conn *c, int on) { c->reading = on; }
 void	conn_flush(struct gw_conn *c) { }
 void	conn_timer(struct gw_conn *c, int64_t secs) { }
+void	instance_bind(struct gw_conn *c) { }
 void	metrics_status(struct gw_conn *c, int s, int own) { }
 struct gw_workload *route_lookup(const char *h, size_t l) { return (NULL); }
 int	h2up_start(struct h2_stream *st) { return (-1); }
