@@ -52,6 +52,8 @@ STORE_LIBS	:= $(call child_libs,libevent sqlite3 jansson libseccomp)
 GATEWAY_LIBS	:= $(call child_libs,libevent libtls jansson libseccomp \
 		    libnghttp2)
 REAPER_LIBS	:= $(call child_libs,libevent jansson libseccomp)
+# runtimed hashes container definitions with libmd's SHA-256, and
+# speaks TLS to a swarm manager over TCP
 RUNTIME_LIBS	:= $(call child_libs,libevent libtls jansson libseccomp libmd)
 # asked for only when a unit test is linked: tools/deps.sh build has no cmocka
 CMOCKA_LIBS	 = $(shell $(PKG_CONFIG) --libs cmocka)
@@ -72,26 +74,61 @@ LDFLAGS		+= $(SANFLAGS) -Wl,--as-needed
 
 OBJ		 = $(BUILD)/obj
 
-COMMON_SRCS	:= $(wildcard common/*.c)
-STORE_SRCS	:= orchd/store.c orchd/store_db.c orchd/store_queue.c
-ORCHD_SRCS	:= $(filter-out $(STORE_SRCS),$(wildcard orchd/*.c))
-GATEWAY_SRCS	:= $(wildcard gatewayd/*.c)
-REAPER_SRCS	:= $(wildcard reaperd/*.c)
-RUNTIME_SRCS	:= $(wildcard runtimed/*.c)
-ORCHCTL_SRCS	:= $(wildcard orchctl/*.c)
+# Each program's sources, listed as relayd/Makefile lists SRCS: a new
+# file is added here.  What two programs share lives in common/ and is
+# linked from libcommon; no program borrows an object from another's
+# folder, and no folder includes another's headers.
+COMMON_SRCS	 = $(addprefix common/, \
+		   argv.c budget.c cause.c cfgrecv.c child.c deps.c event.c \
+		   filter.c http.c imsg.c log.c merge.c privdrop.c proc.c \
+		   sandbox.c timer.c trust.c units.c util.c workload.c \
+		   workload_pack.c)
+ORCHD_SRCS	 = $(addprefix orchd/, \
+		   api.c apikey.c cgroup.c config.c control.c depends.c \
+		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
+		   orchd.c policy.c printconf.c regauth.c reload.c spawn.c \
+		   statedir.c swarmcreds.c users.c)
+STORE_SRCS	 = $(addprefix stored/, \
+		   store.c store_db.c store_queue.c)
+GATEWAY_SRCS	 = $(addprefix gatewayd/, \
+		   accesslog.c accesslog_fmt.c activity.c api.c api_auth.c \
+		   api_conf.c api_events.c api_json.c api_ops.c api_route.c \
+		   bufio.c conn.c filter.c gatewayd.c h2.c h2up.c ignore.c \
+		   instance.c listener.c metrics.c metrics_add.c \
+		   metrics_budget.c metrics_sum.c prom.c proxy.c route.c \
+		   tcp.c tls.c tls_check.c wake.c)
+REAPER_SRCS	 = $(addprefix reaperd/, \
+		   authlim.c policy.c reaperd.c)
+RUNTIME_SRCS	 = $(addprefix runtimed/, \
+		   admit.c backoff.c budget.c busy.c control.c counts.c \
+		   docker_client.c docker_events.c docker_image.c \
+		   docker_logs.c docker_network.c docker_pull.c docker_spec.c \
+		   driver_docker.c driver_process.c driver_swarm.c \
+		   lifecycle.c liveness.c ready.c replace.c restore.c \
+		   runtimed.c swarm_agree.c swarm_spec.c)
+ORCHCTL_SRCS	 = $(addprefix orchctl/, \
+		   define.c orchctl.c output.c parser.c)
+
+# a file in a program's folder that no list names would be left out of
+# the link without a word, or linked only by a unit test
+UNLISTED	:= $(filter-out $(COMMON_SRCS) $(ORCHD_SRCS) $(STORE_SRCS) \
+		    $(GATEWAY_SRCS) $(REAPER_SRCS) $(RUNTIME_SRCS) \
+		    $(ORCHCTL_SRCS),$(wildcard common/*.c orchd/*.c \
+		    stored/*.c gatewayd/*.c reaperd/*.c runtimed/*.c \
+		    orchctl/*.c))
+ifneq ($(UNLISTED),)
+$(error $(UNLISTED): in no program's source list (Makefile))
+endif
 
 objs		 = $(patsubst %.c,$(OBJ)/%.o,$(1))
 
-COMMON_OBJS	:= $(call objs,$(COMMON_SRCS))
-ORCHD_OBJS	:= $(call objs,$(ORCHD_SRCS)) $(OBJ)/orchd/parse.o
-STORE_OBJS	:= $(call objs,$(STORE_SRCS))
-GATEWAY_OBJS	:= $(call objs,$(GATEWAY_SRCS))
-REAPER_OBJS	:= $(call objs,$(REAPER_SRCS))
-RUNTIME_OBJS	:= $(call objs,$(RUNTIME_SRCS))
-# runtimed reads the Docker daemon's answers with the gateway's parser,
-# and hashes container definitions with libmd's SHA-256
-RUNTIME_OBJS	+= $(OBJ)/gatewayd/http.o
-ORCHCTL_OBJS	:= $(call objs,$(ORCHCTL_SRCS))
+COMMON_OBJS	 = $(call objs,$(COMMON_SRCS))
+ORCHD_OBJS	 = $(call objs,$(ORCHD_SRCS)) $(OBJ)/orchd/parse.o
+STORE_OBJS	 = $(call objs,$(STORE_SRCS))
+GATEWAY_OBJS	 = $(call objs,$(GATEWAY_SRCS))
+REAPER_OBJS	 = $(call objs,$(REAPER_SRCS))
+RUNTIME_OBJS	 = $(call objs,$(RUNTIME_SRCS))
+ORCHCTL_OBJS	 = $(call objs,$(ORCHCTL_SRCS))
 LIBCOMMON	 = $(BUILD)/libcommon.a
 
 PROGS		 = $(BUILD)/orchd $(BUILD)/stored $(BUILD)/gatewayd \
@@ -131,22 +168,22 @@ $(LIBCOMMON): $(COMMON_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/orchd: $(ORCHD_OBJS) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ $(ORCHD_LIBS)
+# One link rule for every program: $(1) is its name, $(2) the prefix of
+# its _OBJS and _LIBS, $(3) its link flags beyond LDFLAGS.  The daemons
+# take STATIC_LDFLAGS; orchctl, run by hand, is never static.
+define link_program
+$$(BUILD)/$(1): $$($(2)_OBJS) $$(LIBCOMMON)
+	$$(CC) $$(LDFLAGS) $(3) -o $$@ $$^ $$($(2)_LIBS)
+endef
 
-$(BUILD)/stored: $(STORE_OBJS) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ $(STORE_LIBS)
+ORCHCTL_LIBS	 = $(PKG_LIBS)
 
-$(BUILD)/gatewayd: $(GATEWAY_OBJS) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ $(GATEWAY_LIBS)
-
-$(BUILD)/reaperd: $(REAPER_OBJS) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ $(REAPER_LIBS)
-
-$(BUILD)/runtimed: $(RUNTIME_OBJS) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^ $(RUNTIME_LIBS)
-
-$(OBJ)/runtimed/%.o: CPPFLAGS += -Igatewayd
+$(eval $(call link_program,orchd,ORCHD,$$(STATIC_LDFLAGS)))
+$(eval $(call link_program,stored,STORE,$$(STATIC_LDFLAGS)))
+$(eval $(call link_program,gatewayd,GATEWAY,$$(STATIC_LDFLAGS)))
+$(eval $(call link_program,reaperd,REAPER,$$(STATIC_LDFLAGS)))
+$(eval $(call link_program,runtimed,RUNTIME,$$(STATIC_LDFLAGS)))
+$(eval $(call link_program,orchctl,ORCHCTL,))
 
 # LIBEXECDIR is compiled into the parent, which looks for its helpers
 # there.  Its value is kept in a stamp, rewritten only when it changes:
@@ -161,9 +198,6 @@ $(LIBEXEC_STAMP): FORCE
 $(OBJ)/orchd/orchd.o: $(LIBEXEC_STAMP)
 
 FORCE:
-
-$(BUILD)/orchctl: $(ORCHCTL_OBJS) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 .SECONDEXPANSION:
 $(BUILD)/regress/%: regress/unit/%.c $(LIBCOMMON) $$(TEST_$$(subst test_,,$$*)_OBJS)
@@ -279,15 +313,17 @@ FUZZ_SECONDS	?= 60
 FUZZ_DIR	 = build/fuzz
 FUZZ_TARGETS	 = http chunked config imsg h2
 FUZZ_CFLAGS	 = -g -O1 -fsanitize=fuzzer,address,undefined \
-		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Igatewayd \
-		   -Iorchd $(PKG_CFLAGS)
-FUZZ_SRCS_http	 = regress/fuzz/fuzz_http.c gatewayd/http.c
+		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Iorchd \
+		   $(PKG_CFLAGS)
+FUZZ_SRCS_http	 = regress/fuzz/fuzz_http.c common/http.c
 FUZZ_SRCS_chunked = $(FUZZ_SRCS_http)
 FUZZ_DEFS_chunked = -DFUZZ_CHUNKED_ONLY
 FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
-		   common/units.c common/workload.c common/log.c common/trust.c
+		   common/units.c common/workload.c common/log.c common/trust.c \
+		   common/filter.c common/deps.c common/argv.c common/util.c \
+		   common/budget.c
 FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c
-FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c gatewayd/http.c \
+FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c common/http.c \
 		   gatewayd/bufio.c
 FUZZ_LIBS_h2	 = -lnghttp2
 FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
@@ -296,7 +332,7 @@ $(FUZZ_DIR)/parse.c: orchd/parse.y
 	@mkdir -p $(dir $@)
 	$(YACC) -o $@ $<
 
-$(FUZZ_DIR)/fuzz_%: $$(FUZZ_SRCS_$$*) common/orchd.h gatewayd/http.h
+$(FUZZ_DIR)/fuzz_%: $$(FUZZ_SRCS_$$*) common/orchd.h common/http.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_DEFS_$*) -Wno-unused-function \
 	    -o $@ $(FUZZ_SRCS_$*) $(PKG_LIBS) $(FUZZ_LIBS_$*)

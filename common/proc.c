@@ -28,69 +28,9 @@ static void	imsgev_dispatch(int, short, void *);
 static void	imsgev_lost(struct imsgev *, const char *);
 
 time_t
-monotime(void)
-{
-	struct timespec	 ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
-		fatal("clock_gettime");
-	return (ts.tv_sec);
-}
-
-/* the same clock in milliseconds: deadlines and durations */
-int64_t
-monotime_ms(void)
-{
-	struct timespec	 ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
-		fatal("clock_gettime");
-	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-}
-
-/* a one-shot timer ms milliseconds from now */
-void
-evtimer_add_ms(struct event *ev, int64_t ms)
-{
-	struct timeval	 tv;
-
-	tv.tv_sec = ms / 1000;
-	tv.tv_usec = (ms % 1000) * 1000;
-	evtimer_add(ev, &tv);
-}
-
-time_t
 proc_uptime(struct privsep *ps)
 {
 	return (monotime() - ps->started);
-}
-
-/*
- * A timer that is seldom armed, such as a workload's wake timeout: the
- * owner keeps a pointer, NULL while disarmed, not a 128-byte struct event
- * for each of thousands of workloads.  timer_disarm deletes and frees it,
- * from its own callback too (libevent no longer looks at a fired timer).
- */
-void
-timer_arm(struct event **evp, void (*cb)(int, short, void *), void *arg,
-    const struct timeval *tv)
-{
-	if (*evp == NULL) {
-		if ((*evp = calloc(1, sizeof(**evp))) == NULL)
-			fatal("%s", __func__);
-		evtimer_set(*evp, cb, arg);
-	}
-	evtimer_add(*evp, tv);
-}
-
-void
-timer_disarm(struct event **evp)
-{
-	if (*evp == NULL)
-		return;
-	evtimer_del(*evp);
-	free(*evp);
-	*evp = NULL;
 }
 
 struct imsgev *

@@ -11,6 +11,7 @@
 
 #include "imsg.h"
 #include "orchd.h"
+#include "timer.h"	/* the clocks, which every process's files use */
 
 struct privsep;
 struct imsgev;
@@ -123,12 +124,6 @@ int		 proc_instances(struct privsep *, enum privsep_procid);
 struct imsgev	*proc_channel(struct privsep *, enum privsep_procid, int);
 void		 proc_summary(struct privsep *, struct ctl_summary *);
 time_t		 proc_uptime(struct privsep *);
-time_t		 monotime(void);
-int64_t		 monotime_ms(void);
-void		 evtimer_add_ms(struct event *, int64_t);
-void		 timer_arm(struct event **, void (*)(int, short, void *),
-		    void *, const struct timeval *);
-void		 timer_disarm(struct event **);
 
 /* child side: the channel to the parent on PROC_PARENT_FD */
 void		 proc_child_init(struct privsep *, enum privsep_procid,

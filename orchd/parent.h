@@ -183,8 +183,6 @@ void		 identity_recv_load_end(struct imsgev *, struct imsg *);
 int		 identity_get(struct orchd *, const char *, uid_t *, char *,
 		    size_t);
 
-/* store.c */
-
 /*
  * api.c: the HTTP API's workloads, and replies to the gateway.  Ids of
  * the gateway's requests, where control.c and logs.c keep control

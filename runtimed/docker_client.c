@@ -8,7 +8,7 @@
  * calls: a slow call (a stop waits for the container to end) does not
  * hold up the wake of another workload.  A stream (the events) gets a
  * connection of its own outside that count.  Answers are read with the
- * gateway's strict parser (gatewayd/http.c), chunked bodies included.
+ * gateway's strict parser (common/http.c), chunked bodies included.
  *
  * The API version is negotiated once, before the first call goes out:
  * GET /version, and the lower of the daemon's version and ours is put in

@@ -25,8 +25,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gateway.h"
-#include "h2.h"
+#include "../../gatewayd/gateway.h"
+#include "../../gatewayd/h2.h"
 
 #define PREFACE	"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
@@ -115,10 +115,10 @@ void	conn_error(struct gw_conn *c, int s, const char *w) { }
 void	conn_reading(struct gw_conn *c, int on) { c->reading = on; }
 void	conn_flush(struct gw_conn *c) { }
 void	conn_timer(struct gw_conn *c, int64_t secs) { }
+void	instance_bind(struct gw_conn *c) { }
 void	metrics_status(struct gw_conn *c, int s, int own) { }
 struct gw_workload *route_lookup(const char *h, size_t l) { return (NULL); }
 int	h2up_start(struct h2_stream *st) { return (-1); }
-void	instance_bind(struct gw_conn *c) { }
 void	h2up_body(struct h2_stream *st) { }
 void	h2up_free(struct h2_stream *st) { }
 int	h2up_trailers(struct h2_stream *st) { return (-1); }

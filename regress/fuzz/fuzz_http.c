@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for gatewayd/http.c.
+ * libFuzzer target for common/http.c.
  *
  * Input: byte 0 picks the mode (request head, response head, chunked
  * body), byte 1 seeds the splits and the request method of a response,
@@ -16,7 +16,7 @@
  * `make fuzz` builds and runs both; by hand:
  *
  * clang -g -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Icommon \
- *     -Igatewayd regress/fuzz/fuzz_http.c gatewayd/http.c -o fuzz_http
+ *     regress/fuzz/fuzz_http.c common/http.c -o fuzz_http
  */
 
 #include <sys/types.h>

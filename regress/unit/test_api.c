@@ -25,7 +25,7 @@
 #include "orchd.h"
 #include "../../gatewayd/api.h"
 #include "../../gatewayd/metrics.h"
-#include "../../orchd/store_db.h"
+#include "../../stored/store_db.h"
 
 /*
  * api_route

@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "orchd.h"
-#include "../../gatewayd/http.h"
+#include "http.h"
 #include "../../gatewayd/filter.h"
 
 static int

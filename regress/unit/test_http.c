@@ -1,5 +1,5 @@
 /*
- * Unit tests of the gateway's HTTP/1.1 parser (gatewayd/http.c): request
+ * Unit tests of the gateway's HTTP/1.1 parser (common/http.c): request
  * heads (a table of raw inputs and expected outcomes, each also fed split
  * at every byte), chunked bodies, response heads and serialisation.
  */
@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "../../gatewayd/http.h"
+#include "http.h"
 
 #define OK		0
 #define NITEMS(a)	(sizeof(a) / sizeof((a)[0]))

@@ -1,7 +1,7 @@
 /*
  * The store's database: schema and migrations, files it must refuse and
  * leave alone, and what it records and answers.  And the writes it
- * refused, held in order and written again (orchd/store_queue.c).
+ * refused, held in order and written again (stored/store_queue.c).
  */
 
 #include <sys/stat.h>
@@ -26,8 +26,8 @@
 
 #include "orchd.h"
 #include "cause.h"
-#include "../../orchd/store_db.h"
-#include "../../orchd/store_queue.h"
+#include "../../stored/store_db.h"
+#include "../../stored/store_queue.h"
 
 #define T0		1700000000000LL	/* ms: the tests' epoch */
 #define GIB		(1024LL * 1024 * 1024)

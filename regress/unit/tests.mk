@@ -1,9 +1,9 @@
-TEST_http_OBJS = $(OBJ)/gatewayd/http.o
+# the HTTP parser is common/http.c, in libcommon: test_http links no more
 TEST_reaper_OBJS = $(OBJ)/reaperd/policy.o
-TEST_store_OBJS = $(OBJ)/orchd/store_db.o $(OBJ)/orchd/store_queue.o
+TEST_store_OBJS = $(OBJ)/stored/store_db.o $(OBJ)/stored/store_queue.o
 TEST_api_OBJS = $(OBJ)/gatewayd/api_route.o $(OBJ)/gatewayd/api_json.o \
 		   $(OBJ)/gatewayd/prom.o $(OBJ)/gatewayd/api_auth.o \
-		   $(OBJ)/orchd/store_db.o $(OBJ)/gatewayd/metrics_add.o
+		   $(OBJ)/stored/store_db.o $(OBJ)/gatewayd/metrics_add.o
 TEST_docker_OBJS = $(OBJ)/runtimed/docker_spec.o $(OBJ)/runtimed/docker_image.o
 $(BUILD)/regress/test_docker: LDFLAGS += $(RUNTIME_LIBS)
 TEST_swarm_OBJS = $(OBJ)/runtimed/swarm_spec.o $(OBJ)/runtimed/docker_spec.o
@@ -17,7 +17,7 @@ TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/api.o \
 # orchd -nv: the printer, with the parser it prints for
 TEST_printconf_OBJS = $(OBJ)/orchd/printconf.o $(OBJ)/orchd/parse.o
 # "ignore" rules as the gateway matches requests against them
-TEST_filter_OBJS = $(OBJ)/gatewayd/filter.o $(OBJ)/gatewayd/http.o
+TEST_filter_OBJS = $(OBJ)/gatewayd/filter.o
 # restart delays and crash-loop backoff: the arithmetic alone
 TEST_backoff_OBJS = $(OBJ)/runtimed/backoff.o
 # the registry logins the parent reads for runtimed

@@ -1,0 +1,990 @@
+/*
+ * The store: stored, started by orchd, chrooted to the database
+ * directory.  A program of its own so that only it maps sqlite, and it
+ * maps no libtls and no libcrypto.  It is the only process that opens
+ * the database: it records what runtimed and the reaper tell it, answers
+ * orchctl's questions about workloads, history and stats, and at start
+ * tells runtimed what the last run left behind.  Nothing on the request
+ * path waits for it.
+ *
+ * A write the database refuses (its disk full) is held in order and
+ * written again on a timer until it is taken (stored/store_queue.c); the
+ * answers overlay what is held, so that they tell what runtimed
+ * reported whether or not the database can be written.
+ */
+
+#include <sys/stat.h>
+#include <sys/tree.h>
+
+#include <errno.h>
+#include <event.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "proc.h"
+#include "sandbox.h"
+#include "store_db.h"
+#include "store_queue.h"
+
+/* states told before we could record them: held for the next apply */
+#define STORE_PENDING_MAX	256
+
+struct store_pending {
+	TAILQ_ENTRY(store_pending) entry;
+	struct rt_state		 st;
+};
+TAILQ_HEAD(store_pendings, store_pending);
+
+static struct privsep	 store_ps;
+static struct store_db	*store_db;
+static struct store_pendings store_pendings =
+			    TAILQ_HEAD_INITIALIZER(store_pendings);
+static int		 store_npending;
+static int		 store_restored;	/* the restore was sent */
+
+/* the held writes, retried every 1 s, doubling up to 30 s */
+#define STORE_RETRY_MIN_MS	1000
+#define STORE_RETRY_MAX_MS	30000
+#define STORE_RETRY_BATCH	256	/* writes per pass, then a turn */
+static struct store_queue store_q;
+static struct event	 store_retry_ev;
+static int64_t		 store_retry_ms = STORE_RETRY_MIN_MS;
+static struct st_queue_stats store_q_sent;	/* the gateways know */
+
+/*
+ * Workloads in a crash loop's backoff, as runtimed last said, for show
+ * workloads: in memory only, as runtimed's own count is (a restart of
+ * orchd starts afresh).  One entry per workload in backoff.
+ */
+#define STORE_BACKOFF_MAX	65536
+
+struct store_backoff {
+	RB_ENTRY(store_backoff)	 entry;
+	char			 name[ORCHD_NAME_MAX];
+	int64_t			 until;		/* wall clock, seconds */
+};
+RB_HEAD(store_backoffs, store_backoff);
+RB_PROTOTYPE(store_backoffs, store_backoff, entry, backoff_cmp);
+static struct store_backoffs	 store_backoffs =
+				    RB_INITIALIZER(&store_backoffs);
+static int			 store_nbackoffs;
+
+static int
+backoff_cmp(struct store_backoff *a, struct store_backoff *b)
+{
+	return (strcmp(a->name, b->name));
+}
+RB_GENERATE(store_backoffs, store_backoff, entry, backoff_cmp);
+
+/*
+ * What of their definitions running workloads lack, as runtimed last
+ * said (IMSG_RT_DRIFT), for show workloads: in memory only, as
+ * runtimed's knowledge of what it started is.  One entry per workload
+ * with a drift.
+ */
+#define STORE_DRIFT_MAX		65536
+
+struct store_drift {
+	RB_ENTRY(store_drift)	 entry;
+	char			 name[ORCHD_NAME_MAX];
+	char			 fields[RT_DRIFT_MAX];
+};
+RB_HEAD(store_drifts, store_drift);
+RB_PROTOTYPE(store_drifts, store_drift, entry, drift_cmp);
+static struct store_drifts	 store_drifts = RB_INITIALIZER(&store_drifts);
+static int			 store_ndrifts;
+
+static int
+drift_cmp(struct store_drift *a, struct store_drift *b)
+{
+	return (strcmp(a->name, b->name));
+}
+RB_GENERATE(store_drifts, store_drift, entry, drift_cmp);
+
+static void	store_recv_state(struct imsgev *, struct imsg *);
+static void	store_recv_drift(struct imsgev *, struct imsg *);
+static void	store_recv_keepwarm(struct imsgev *, struct imsg *);
+static void	store_recv_memory(struct imsgev *, struct imsg *);
+static void	store_recv_lastseen(struct imsgev *, struct imsg *);
+static void	store_show_workloads(struct imsgev *, struct imsg *);
+static void	store_show_history(struct imsgev *, struct imsg *);
+static void	store_show_stats(struct imsgev *, struct imsg *);
+static void	store_api_load(struct imsgev *, struct imsg *);
+static void	store_api_put(struct imsgev *, struct imsg *);
+static void	store_api_drop(struct imsgev *, struct imsg *);
+static void	store_api_expire(struct imsgev *, struct imsg *);
+static void	store_uid_load(struct imsgev *, struct imsg *);
+static void	store_uid_put(struct imsgev *, struct imsg *);
+static void	store_show_summary(struct imsgev *, struct imsg *);
+
+/* orchctl through the parent, or the HTTP API from the gateway */
+#define FROM_ASKERS	(PROC_FROM(PROC_PARENT) | PROC_FROM(PROC_GATEWAY))
+
+PROC_TABLE_BEGIN
+static const struct proc_handler store_handlers[] = {
+	/* what every child answers the parent (common/proc.c) */
+	{ IMSG_PROC_PEER, sizeof(struct proc_peer), PROC_FROM(PROC_PARENT),
+	    proc_recv_peer },
+	{ IMSG_CTL_VERBOSE, sizeof(int), PROC_FROM(PROC_PARENT),
+	    proc_recv_verbose },
+	/* the common answer, and the queue of held writes */
+	{ IMSG_CTL_SHOW_SUMMARY, 0, PROC_FROM(PROC_PARENT),
+	    store_show_summary },
+	/* its configuration, as every child receives it (common/cfgrecv.c) */
+	{ IMSG_CFG_RESET, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
+	    cfg_recv_reset },
+	{ IMSG_CFG_GLOBAL, sizeof(struct global_settings),
+	    PROC_FROM(PROC_PARENT), cfg_recv_global },
+	{ IMSG_CFG_WORKLOAD, PROC_ANYLEN, PROC_FROM(PROC_PARENT),
+	    cfg_recv_workload },
+	{ IMSG_CFG_DONE, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
+	    cfg_recv_done },
+	{ IMSG_CFG_START, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
+	    cfg_recv_start },
+	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
+	    store_recv_state, PROC_NAME(struct rt_state) },
+	{ IMSG_RT_KEEPWARM, sizeof(struct ctl_keepwarm),
+	    PROC_FROM(PROC_RUNTIME), store_recv_keepwarm,
+	    PROC_NAME(struct ctl_keepwarm) },
+	{ IMSG_RT_DRIFT, sizeof(struct rt_drift), PROC_FROM(PROC_RUNTIME),
+	    store_recv_drift, PROC_NAME(struct rt_drift) },
+	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_RUNTIME),
+	    store_recv_memory, PROC_NAME(struct rt_memory) },
+	{ IMSG_RP_LASTSEEN, sizeof(struct rp_lastseen), PROC_FROM(PROC_REAPER),
+	    store_recv_lastseen, PROC_RECORDS1, PROC_NAME(struct rp_lastseen) },
+	{ IMSG_CTL_SHOW_WORKLOADS, sizeof(struct ctl_name), FROM_ASKERS,
+	    store_show_workloads, PROC_NAME(struct ctl_name) },
+	{ IMSG_CTL_SHOW_HISTORY, sizeof(struct ctl_name), FROM_ASKERS,
+	    store_show_history, PROC_NAME(struct ctl_name) },
+	{ IMSG_CTL_SHOW_STATS, 0, FROM_ASKERS, store_show_stats },
+	{ IMSG_API_LOAD, 0, PROC_FROM(PROC_PARENT), store_api_load },
+	{ IMSG_API_PUT, PROC_ANYLEN, PROC_FROM(PROC_PARENT), store_api_put },
+	{ IMSG_API_EXPIRE, sizeof(struct rp_expire), PROC_FROM(PROC_PARENT),
+	    store_api_expire, PROC_NAME(struct rp_expire) },
+	{ IMSG_API_DROP, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
+	    store_api_drop, PROC_NAME(struct ctl_name) },
+	{ IMSG_UID_LOAD, 0, PROC_FROM(PROC_PARENT), store_uid_load },
+	{ IMSG_UID_PUT, sizeof(struct wl_uid), PROC_FROM(PROC_PARENT),
+	    store_uid_put, PROC_NAME(struct wl_uid) },
+};
+PROC_TABLE_END
+
+static int64_t
+store_now_ms(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
+		fatal("clock_gettime");
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/*
+ * A failed write that is not held (the configuration's, the API's, which
+ * the parent hears of) is logged; a file gone bad would lose every later
+ * one and could be damaged further, so that takes the daemon down for
+ * the operator to see.
+ */
+static void
+store_failed(const char *what)
+{
+	if (store_db_broken(store_db))
+		fatalx("database %s: %s: %s", store_ps.file, what,
+		    store_db_error(store_db));
+	log_warnx("database %s: %s: %s", store_ps.file, what,
+	    store_db_error(store_db));
+}
+
+/*
+ * Held writes.  Once one is held, every later one is held behind it, so
+ * that the database takes them in the order they came.
+ */
+
+/* what the gateways count for GET /metrics, sent when it changes */
+static void
+held_report(void)
+{
+	if (memcmp(&store_q.stats, &store_q_sent, sizeof(store_q_sent)) == 0)
+		return;
+	store_q_sent = store_q.stats;
+	if (proc_compose(&store_ps, PROC_GATEWAY, IMSG_ST_QUEUE, 0, -1,
+	    &store_q_sent, sizeof(store_q_sent)) == -1)
+		log_warn("%s: compose", __func__);
+}
+
+static void
+held_schedule(void)
+{
+	if (!evtimer_pending(&store_retry_ev, NULL))
+		evtimer_add_ms(&store_retry_ev, store_retry_ms);
+}
+
+/* one held write; a workload removed meanwhile has no row to write */
+static int
+held_write(const struct sq_entry *e, void *arg)
+{
+	int	 r = -1;
+
+	switch (e->kind) {
+	case SQ_STATE:
+		if ((r = store_db_state(store_db, &e->u.st)) == 0)
+			log_debug("workload %s: unknown, state %s dropped",
+			    e->u.st.name, workload_state_name(e->u.st.state));
+		break;
+	case SQ_LASTSEEN:
+		r = store_db_lastseen(store_db, &e->u.ls, 1);
+		break;
+	case SQ_KEEPWARM:
+		r = store_db_keepwarm(store_db, e->u.kw.name, e->u.kw.on);
+		break;
+	case SQ_MEMORY:
+		r = store_db_memory(store_db, e->u.mem.name, e->u.mem.bytes,
+		    e->u.mem.estimate);
+		break;
+	case SQ_UID:
+		r = store_db_uid_put(store_db, e->u.uid.name, e->u.uid.uid);
+		break;
+	}
+	if (r == -1 && store_db_broken(store_db))
+		fatalx("database %s: %s", store_ps.file,
+		    store_db_error(store_db));
+	return (r == -1 ? -1 : 0);
+}
+
+/* a pass; 1 when nothing is left held */
+static int
+held_flush(void)
+{
+	size_t	 n;
+
+	if (sq_empty(&store_q))
+		return (1);
+	n = sq_flush(&store_q, held_write, NULL, STORE_RETRY_BATCH);
+	if (sq_empty(&store_q)) {
+		log_info("database %s: caught up, the held writes are "
+		    "written", store_ps.file);
+		store_retry_ms = STORE_RETRY_MIN_MS;
+	} else if (n > 0)
+		store_retry_ms = STORE_RETRY_MIN_MS;
+	else
+		store_retry_ms = MINIMUM(store_retry_ms * 2,
+		    STORE_RETRY_MAX_MS);
+	held_report();
+	return (sq_empty(&store_q));
+}
+
+static void
+held_retry(int fd, short event, void *arg)
+{
+	if (!held_flush())
+		held_schedule();
+}
+
+/* the first refusal of a stretch says so; then the queue speaks */
+static void
+held_add(enum sq_kind kind, const void *data, const char *what)
+{
+	int	 full = store_q.full;
+
+	if (sq_empty(&store_q))
+		log_warnx("database %s: %s: %s: writes held, and written "
+		    "again until the database takes them", store_ps.file,
+		    what, store_db_error(store_db));
+	if (sq_add(&store_q, kind, data) == -1 && !full)
+		log_warnx("database %s: %llu writes held, no room for more: "
+		    "later ones are dropped and counted", store_ps.file,
+		    (unsigned long long)store_q.stats.queued);
+	held_schedule();
+	held_report();
+}
+
+/*
+ * A write, held behind those already held, else tried now.  A file
+ * gone bad takes the daemon down (store_failed()).  The state's result
+ * as store_db_state()'s, 1 when it is held.
+ */
+static int
+store_write(enum sq_kind kind, const void *data, const char *what)
+{
+	struct sq_entry	 e;
+	int		 r;
+
+	if (!sq_empty(&store_q)) {
+		held_add(kind, data, what);
+		return (1);
+	}
+	memset(&e, 0, sizeof(e));
+	e.kind = kind;
+	switch (kind) {
+	case SQ_STATE:
+		memcpy(&e.u.st, data, sizeof(e.u.st));
+		if ((r = store_db_state(store_db, &e.u.st)) != -1)
+			return (r);
+		break;
+	case SQ_LASTSEEN:
+		memcpy(&e.u.ls, data, sizeof(e.u.ls));
+		break;
+	case SQ_KEEPWARM:
+		memcpy(&e.u.kw, data, sizeof(e.u.kw));
+		break;
+	case SQ_MEMORY:
+		memcpy(&e.u.mem, data, sizeof(e.u.mem));
+		break;
+	case SQ_UID:
+		memcpy(&e.u.uid, data, sizeof(e.u.uid));
+		break;
+	}
+	if (kind != SQ_STATE && held_write(&e, NULL) == 0)
+		return (1);
+	if (store_db_broken(store_db))
+		store_failed(what);
+	held_add(kind, data, what);
+	return (1);
+}
+
+/*
+ * State changes.
+ */
+
+static void
+pending_add(const struct rt_state *st)
+{
+	struct store_pending	*p;
+
+	if (store_npending >= STORE_PENDING_MAX) {
+		log_warnx("workload %s: state %s not recorded: too many "
+		    "held", st->name, workload_state_name(st->state));
+		return;
+	}
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		fatal("%s", __func__);
+	p->st = *st;
+	TAILQ_INSERT_TAIL(&store_pendings, p, entry);
+	store_npending++;
+}
+
+/* after an apply: what is still unknown was removed meanwhile */
+static void
+pending_replay(void)
+{
+	struct store_pending	*p;
+
+	while ((p = TAILQ_FIRST(&store_pendings)) != NULL) {
+		TAILQ_REMOVE(&store_pendings, p, entry);
+		store_npending--;
+		switch (store_write(SQ_STATE, &p->st, "state")) {
+		case 0:
+			log_debug("workload %s: unknown, state %s dropped",
+			    p->st.name, workload_state_name(p->st.state));
+			break;
+		default:
+			break;
+		}
+		free(p);
+	}
+}
+
+/* each state says how long its backoff has left, 0 when none */
+static void
+backoff_note(const struct rt_state *st)
+{
+	struct store_backoff	 key, *b;
+
+	strlcpy(key.name, st->name, sizeof(key.name));
+	b = RB_FIND(store_backoffs, &store_backoffs, &key);
+	if (st->backoff_ms <= 0) {
+		if (b != NULL) {
+			RB_REMOVE(store_backoffs, &store_backoffs, b);
+			free(b);
+			store_nbackoffs--;
+		}
+		return;
+	}
+	if (b == NULL) {
+		if (store_nbackoffs >= STORE_BACKOFF_MAX ||
+		    (b = calloc(1, sizeof(*b))) == NULL) {
+			log_warnx("workload %s: backoff not kept", st->name);
+			return;
+		}
+		strlcpy(b->name, st->name, sizeof(b->name));
+		RB_INSERT(store_backoffs, &store_backoffs, b);
+		store_nbackoffs++;
+	}
+	/* to the second after it ends, as the gateway's Retry-After */
+	b->until = (store_now_ms() + st->backoff_ms + 999) / 1000;
+}
+
+/* show workloads: the end of its backoff, if it is not over */
+static void
+backoff_overlay(struct ctl_workload *cw)
+{
+	struct store_backoff	 key, *b;
+
+	strlcpy(key.name, cw->name, sizeof(key.name));
+	if ((b = RB_FIND(store_backoffs, &store_backoffs, &key)) != NULL &&
+	    b->until > time(NULL) && (cw->state == WL_FAILED ||
+	    cw->state == WL_ASLEEP))
+		cw->backoff_until = b->until;
+}
+
+/*
+ * Until the restore is sent, the rows must stay as the last run left
+ * them; and runtimed may know a new workload a moment before we do.
+ */
+static void
+store_recv_state(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_state	 st;
+
+	(void)imsg_get_data(imsg, &st, sizeof(st));
+	st.msg[sizeof(st.msg) - 1] = '\0';
+	cause_sanitize(&st.cause);
+	backoff_note(&st);
+	if (!store_restored) {
+		pending_add(&st);
+		return;
+	}
+	switch (store_write(SQ_STATE, &st, "state")) {
+	case 0:
+		pending_add(&st);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+store_recv_drift(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_drift		 rd;
+	struct store_drift	 key, *d;
+
+	(void)imsg_get_data(imsg, &rd, sizeof(rd));
+	rd.fields[sizeof(rd.fields) - 1] = '\0';
+	strlcpy(key.name, rd.name, sizeof(key.name));
+	d = RB_FIND(store_drifts, &store_drifts, &key);
+	if (rd.fields[0] == '\0') {
+		if (d != NULL) {
+			RB_REMOVE(store_drifts, &store_drifts, d);
+			free(d);
+			store_ndrifts--;
+		}
+		return;
+	}
+	if (d == NULL) {
+		if (store_ndrifts >= STORE_DRIFT_MAX ||
+		    (d = calloc(1, sizeof(*d))) == NULL) {
+			log_warnx("workload %s: drift not kept", rd.name);
+			return;
+		}
+		strlcpy(d->name, rd.name, sizeof(d->name));
+		RB_INSERT(store_drifts, &store_drifts, d);
+		store_ndrifts++;
+	}
+	strlcpy(d->fields, rd.fields, sizeof(d->fields));
+}
+
+/* show workloads: what a running one lacks of its definition */
+static void
+drift_overlay(struct ctl_workload *cw)
+{
+	struct store_drift	 key, *d;
+
+	cw->drift[0] = '\0';
+	if (cw->state == WL_ASLEEP || cw->state == WL_FAILED)
+		return;
+	strlcpy(key.name, cw->name, sizeof(key.name));
+	if ((d = RB_FIND(store_drifts, &store_drifts, &key)) != NULL)
+		strlcpy(cw->drift, d->fields, sizeof(cw->drift));
+}
+
+static void
+store_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_keepwarm	 kw;
+
+	(void)imsg_get_data(imsg, &kw, sizeof(kw));
+	kw.on = kw.on != 0;
+	(void)store_write(SQ_KEEPWARM, &kw, "keep warm");
+}
+
+static void
+store_recv_memory(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_memory	 mem;
+
+	(void)imsg_get_data(imsg, &mem, sizeof(mem));
+	(void)store_write(SQ_MEMORY, &mem, "memory");
+	/* the gateways show it in /metrics */
+	if (proc_compose(&store_ps, PROC_GATEWAY, IMSG_RT_MEMORY, 0, -1, &mem,
+	    sizeof(mem)) == -1)
+		log_warn("%s: to the gateways", __func__);
+}
+
+/* the reaper's batch, written in one transaction */
+static void
+store_recv_lastseen(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rp_lastseen	*ls;
+	size_t			 len = imsg_get_len(imsg), n, i;
+
+	n = len / sizeof(*ls);
+	/* copied: the payload is not aligned for its int64_t */
+	if ((ls = calloc(n, sizeof(*ls))) == NULL)
+		fatal("%s", __func__);
+	memcpy(ls, imsg->data, len);
+	if (!sq_empty(&store_q) || store_db_lastseen(store_db, ls, n) == -1) {
+		if (store_db_broken(store_db))
+			store_failed("last seen");
+		/* one each, so that each workload keeps only its newest */
+		for (i = 0; i < n; i++)
+			held_add(SQ_LASTSEEN, &ls[i], "last seen");
+	}
+	free(ls);
+}
+
+/*
+ * orchctl through the parent, or the API from the gateway: items, then
+ * END, with the request's peerid, on the channel the request came in
+ * on.  An unknown name gets no item; the asker answers for it.
+ */
+
+struct asker {
+	struct imsgev	*iev;
+	uint32_t	 peerid;
+};
+
+static int
+reply(const struct asker *a, uint32_t type, const void *data, size_t len)
+{
+	if (imsgev_compose(a->iev, type, a->peerid, -1, data, len) == -1) {
+		log_warn("%s: compose", __func__);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * The idle timeout the reaper goes by, which the database cannot know:
+ * the workload's own or the global one, none for a workload kept warm
+ * or with the reaper off.
+ */
+static int64_t
+idle_effective(const struct ctl_workload *cw)
+{
+	const struct cfg_generation	*gen = cfg_current();
+
+	if (cw->keep_warm || cw->idle_timeout == 0)
+		return (0);
+	if (gen == NULL || gen->global.reaper_off)
+		return (0);
+	if (cw->idle_timeout > 0)
+		return (cw->idle_timeout);
+	return (gen->global.idle_timeout);
+}
+
+/* the row, then what the held writes will make of it */
+static int
+reply_workload(const struct ctl_workload *row, void *arg)
+{
+	struct ctl_workload	 cw = *row;
+
+	sq_overlay_workload(&store_q, &cw);
+	cw.idle_effective = idle_effective(&cw);
+	backoff_overlay(&cw);
+	drift_overlay(&cw);
+	return (reply(arg, IMSG_CTL_WORKLOAD, &cw, sizeof(cw)));
+}
+
+static int
+reply_history(const struct ctl_transition *ct, void *arg)
+{
+	return (reply(arg, IMSG_CTL_HISTORY, ct, sizeof(*ct)));
+}
+
+/* the wakes held are counted: the workload's, and the total's at the end */
+struct stats_asker {
+	struct asker	 a;
+	uint64_t	 wakes;
+	uint64_t	 failed_wakes;
+};
+
+static int
+reply_stats(const struct ctl_stats *row, void *arg)
+{
+	struct stats_asker	*sa = arg;
+	struct ctl_stats	 cs = *row;
+	struct st_restore	 rs;
+
+	if (cs.name[0] == '\0') {
+		cs.wakes += sa->wakes;
+		cs.failed_wakes += sa->failed_wakes;
+	} else if (!sq_empty(&store_q) &&
+	    store_db_restore(store_db, cs.name, &rs) == 1) {
+		sq_overlay_stats(&store_q, &cs, rs.state);
+		sa->wakes += cs.wakes - row->wakes;
+		sa->failed_wakes += cs.failed_wakes - row->failed_wakes;
+	}
+	return (reply(&sa->a, IMSG_CTL_STATS, &cs, sizeof(cs)));
+}
+
+static void
+recv_name(struct imsg *imsg, struct ctl_name *cn)
+{
+	(void)imsg_get_data(imsg, cn, sizeof(*cn));
+}
+
+static void
+store_show_workloads(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_name	 cn;
+	struct asker	 a = { iev, imsg_get_id(imsg) };
+
+	recv_name(imsg, &cn);
+	if (store_db_workloads(store_db, cn.name, reply_workload, &a) == -1)
+		store_failed("show workloads");
+	(void)reply(&a, IMSG_CTL_END, NULL, 0);
+}
+
+static void
+store_show_history(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_name		 cn;
+	struct asker		 a = { iev, imsg_get_id(imsg) };
+	struct st_restore	 rs;
+	size_t			 held;
+
+	recv_name(imsg, &cn);
+	/* the newest STORE_HISTORY_MAX, the held ones last */
+	held = MINIMUM(sq_transitions(&store_q, cn.name), STORE_HISTORY_MAX);
+	if (held < STORE_HISTORY_MAX && store_db_history(store_db, cn.name,
+	    STORE_HISTORY_MAX - held, reply_history, &a) == -1)
+		store_failed("show history");
+	if (held > 0 && store_db_restore(store_db, cn.name, &rs) == 1)
+		(void)sq_history(&store_q, cn.name, rs.state, reply_history,
+		    &a);
+	(void)reply(&a, IMSG_CTL_END, NULL, 0);
+}
+
+static void
+store_show_stats(struct imsgev *iev, struct imsg *imsg)
+{
+	struct stats_asker	 sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.a.iev = iev;
+	sa.a.peerid = imsg_get_id(imsg);
+	if (store_db_stats(store_db, store_now_ms(), reply_stats, &sa) == -1)
+		store_failed("show stats");
+	(void)reply(&sa.a, IMSG_CTL_END, NULL, 0);
+}
+
+/* the common summary, and the held writes */
+static void
+store_show_summary(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_summary	 cs;
+	struct asker		 a = { iev, imsg_get_id(imsg) };
+
+	proc_summary(iev->ps, &cs);
+	(void)reply(&a, IMSG_CTL_SUMMARY, &cs, sizeof(cs));
+	(void)reply(&a, IMSG_CTL_STORE_QUEUE, &store_q.stats,
+	    sizeof(store_q.stats));
+	(void)reply(&a, IMSG_CTL_END, NULL, 0);
+}
+
+/*
+ * The API's workloads, for the parent: all of them at its start, and
+ * each one created or deleted, acknowledged once written so that the
+ * parent answers the client only for what will survive a restart.
+ */
+
+static int
+api_definition(const char *json, size_t len, void *arg)
+{
+	if (len > ORCHD_API_JSON_MAX) {
+		log_warnx("an API workload's definition of %zu bytes is too "
+		    "large: skipped", len);
+		return (0);
+	}
+	return (reply(arg, IMSG_API_DEFINITION, json, len));
+}
+
+static void
+store_api_load(struct imsgev *iev, struct imsg *imsg)
+{
+	struct asker	 a = { iev, imsg_get_id(imsg) };
+
+	if (store_db_api_list(store_db, api_definition, &a) == -1)
+		store_failed("API workloads");
+	(void)reply(&a, IMSG_API_LOAD_END, NULL, 0);
+}
+
+static void
+api_stored(struct imsgev *iev, uint32_t peerid, int ok, const char *what)
+{
+	struct ctl_result	 res;
+
+	memset(&res, 0, sizeof(res));
+	if (!ok) {
+		res.code = CTL_ERR_FAILED;
+		snprintf(res.msg, sizeof(res.msg), "database: %s: %s", what,
+		    store_db_error(store_db));
+		store_failed(what);
+	}
+	if (imsgev_compose(iev, IMSG_API_STORED, peerid, -1, &res,
+	    sizeof(res)) == -1)
+		log_warn("%s: compose", __func__);
+}
+
+static void
+store_api_put(struct imsgev *iev, struct imsg *imsg)
+{
+	struct workload_conf	*wc;
+	char			 err[256];
+
+	/* the parent made it: one that does not parse is a bug */
+	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
+	    sizeof(err))) == NULL)
+		fatalx("%s: workload from parent: %s", __func__, err);
+	/* what came before it first: a held write must not outlive it */
+	(void)held_flush();
+	api_stored(iev, imsg_get_id(imsg), store_db_api_put(store_db, wc,
+	    store_now_ms()) == 0, "create");
+	workload_free(wc);
+}
+
+static void
+store_api_drop(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_name	 cn;
+
+	recv_name(imsg, &cn);
+	(void)held_flush();
+	api_stored(iev, imsg_get_id(imsg), store_db_api_drop(store_db,
+	    cn.name) != -1, "delete");
+}
+
+/* an expired one: dropped, its history kept, the expiry said in it */
+static void
+store_api_expire(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rp_expire	 re;
+	char			 msg[128];
+
+	(void)imsg_get_data(imsg, &re, sizeof(re));
+	(void)snprintf(msg, sizeof(msg), "deleted: no request for %llds",
+	    (long long)re.secs);
+	(void)held_flush();
+	api_stored(iev, imsg_get_id(imsg), store_db_api_expire(store_db,
+	    re.name, msg, store_now_ms()) != -1, "expire");
+}
+
+/*
+ * The uids the parent allocated to process workloads: all of them at its
+ * start, and each new one.  The parent checks what it reads back.
+ */
+
+static int
+uid_entry(const char *name, uint32_t uid, void *arg)
+{
+	struct wl_uid	 wu;
+
+	memset(&wu, 0, sizeof(wu));
+	if (strlcpy(wu.name, name, sizeof(wu.name)) >= sizeof(wu.name))
+		return (0);	/* no workload has such a name */
+	wu.uid = uid;
+	return (reply(arg, IMSG_UID_ENTRY, &wu, sizeof(wu)));
+}
+
+static void
+store_uid_load(struct imsgev *iev, struct imsg *imsg)
+{
+	struct asker	 a = { iev, imsg_get_id(imsg) };
+
+	if (store_db_uid_list(store_db, uid_entry, &a) == -1)
+		store_failed("workload uids");
+	(void)reply(&a, IMSG_UID_LOAD_END, NULL, 0);
+}
+
+static void
+store_uid_put(struct imsgev *iev, struct imsg *imsg)
+{
+	struct wl_uid	 wu;
+
+	(void)imsg_get_data(imsg, &wu, sizeof(wu));
+	(void)store_write(SQ_UID, &wu, "workload uid");
+}
+
+/*
+ * Configuration.
+ */
+
+/*
+ * What the last run left, once, for runtimed to act on: a workload
+ * recorded running may still run (a container) or not (a process that
+ * died with orchd); runtimed asks its driver and says what it found.
+ */
+static void
+store_restore(const struct cfg_generation *gen)
+{
+	const struct workload_conf	*wc;
+	struct st_restore		 rs;
+
+	TAILQ_FOREACH(wc, &gen->workloads, entry) {
+		switch (store_db_restore(store_db, wc->name, &rs)) {
+		case -1:
+			store_failed("restore");
+			continue;
+		case 0:
+			continue;
+		default:
+			break;
+		}
+		log_debug("workload %s: restoring %s", rs.name,
+		    workload_state_name(rs.state));
+		if (proc_compose(&store_ps, PROC_RUNTIME, IMSG_ST_RESTORE, 0,
+		    -1, &rs, sizeof(rs)) == -1)
+			fatal("%s: compose", __func__);
+	}
+	if (proc_compose(&store_ps, PROC_RUNTIME, IMSG_ST_RESTORE_DONE, 0, -1,
+	    NULL, 0) == -1)
+		fatal("%s: compose", __func__);
+	store_restored = 1;
+}
+
+static void
+store_apply(struct privsep *ps, struct cfg_generation *gen,
+    struct cfg_generation *old)
+{
+	/* the held writes of the workloads it may remove first */
+	(void)held_flush();
+	if (store_db_sync(store_db, &gen->workloads, store_now_ms()) == -1)
+		store_failed("configuration");
+	if (!store_restored)
+		store_restore(gen);
+	pending_replay();
+	store_db_shrink(store_db);
+}
+
+/*
+ * Start.
+ */
+
+/* chrooted to the database's directory, the file is its base name */
+static const char *
+store_path(const char *file, int chrooted)
+{
+	const char	*slash;
+
+	if (!chrooted || (slash = strrchr(file, '/')) == NULL)
+		return (file);
+	return (slash + 1);
+}
+
+/*
+ * The database and its logs are the store's alone: made 0600 (umask),
+ * and one found readable by others, from an older orchd or a copy, is
+ * tightened.  Here, unprivileged: root never chmods in a directory the
+ * store can plant links in.
+ */
+static void
+store_tighten(const char *path)
+{
+	static const char *const suffixes[] = { "", "-wal", "-shm" };
+	struct stat	 sb;
+	char		 file[PATH_MAX];
+	size_t		 i;
+
+	for (i = 0; i < nitems(suffixes); i++) {
+		if ((size_t)snprintf(file, sizeof(file), "%s%s", path,
+		    suffixes[i]) >= sizeof(file))
+			continue;
+		if (lstat(file, &sb) == -1 || !S_ISREG(sb.st_mode) ||
+		    (sb.st_mode & 077) == 0)
+			continue;
+		if (chmod(file, sb.st_mode & 0600) == -1)
+			log_warn("database file %s%s: chmod", store_ps.file,
+			    suffixes[i]);
+		else
+			log_warnx("database file %s%s was mode %04o: now "
+			    "%04o, the store's alone", store_ps.file,
+			    suffixes[i], (unsigned)(sb.st_mode & 07777),
+			    (unsigned)(sb.st_mode & 0600));
+	}
+}
+
+static void
+store_open(int chrooted)
+{
+	char	 err[512];
+
+	if (store_ps.file == NULL)
+		fatalx("no database given (-f)");
+	(void)umask(077);
+	store_tighten(store_path(store_ps.file, chrooted));
+	if ((store_db = store_db_open(store_path(store_ps.file, chrooted),
+	    err, sizeof(err))) == NULL)
+		fatalx("database %s: %s", store_ps.file, err);
+	log_debug("database %s: open, schema version %d", store_ps.file,
+	    store_db_version());
+}
+
+/*
+ * However we exit (SIGTERM, or fatalx() when a sibling's channel
+ * closes), a sound database is closed, which folds the write-ahead log
+ * back into the file.  One gone bad is not written again.
+ */
+static void
+store_atexit(void)
+{
+	if (store_db != NULL && !store_db_broken(store_db)) {
+		/* a last try: what is still held then is lost */
+		(void)sq_flush(&store_q, held_write, NULL, SIZE_MAX);
+		if (!sq_empty(&store_q))
+			log_warnx("database %s: %llu held writes never "
+			    "written", store_ps.file,
+			    (unsigned long long)store_q.stats.queued);
+		store_db_close(store_db);
+	}
+	store_db = NULL;
+}
+
+static void
+store_sig(int sig, short event, void *arg)
+{
+	log_debug("store: signal %d, closing the database", sig);
+	exit(0);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct event	 ev_term;
+	/* root is chrooted by child_start(), anyone else is not */
+	int		 chrooted = geteuid() == 0;
+
+	proc_title_init(argc, argv);
+	child_start(&store_ps, argc, argv, PROC_STORE, store_handlers,
+	    nitems(store_handlers), PRIVDROP_NONET);
+	store_open(chrooted);
+	sq_init(&store_q, SQ_MAX_ENTRIES, SQ_MAX_BYTES);
+	evtimer_set(&store_retry_ev, held_retry, NULL);
+	if (atexit(store_atexit) != 0)
+		fatal("atexit");
+	cfg_set_apply(store_apply);
+	/* the definitions are in the database once applied */
+	cfg_forget_workloads();
+	signal_set(&ev_term, SIGTERM, store_sig, NULL);
+	signal_add(&ev_term, NULL);
+	sandbox_enter(proc_name(PROC_STORE),
+	    SB_STDIO | SB_RPATH | SB_WPATH | SB_CPATH | SB_FLOCK);
+	event_dispatch();
+	exit(0);
+}
