@@ -7,6 +7,20 @@ PASSED=0
 FAILED=0
 ORCHD_PID=
 
+# One case alone: E2E_CASE=PATTERN in the environment, or -k PATTERN
+# after the build directory (sh regress/e2e/wake.sh build/check -k 503).
+# The script still runs every command, since a later check stands on
+# what earlier ones set up; only the checks whose description matches
+# PATTERN (a shell pattern, anywhere in the description) are printed
+# and counted, with the checks after each whose description begins with
+# "..." (they go on with the same case).  A check left out that fails is
+# still shown, as a comment: it may be why a selected one fails.
+E2E_CASE=${E2E_CASE:-}
+[ "${2:-}" != -k ] || E2E_CASE=${3:-}
+OTHERS=0
+OTHERS_FAILED=0
+CASE_ON=0
+
 e2e_init() {
 	BUILD=${1:-build}
 	case "$BUILD" in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
@@ -32,12 +46,31 @@ e2e_cleanup() {
 	rm -rf "$T"
 }
 
+selected() {	# selected DESCRIPTION: no E2E_CASE, or it matches
+	[ -z "$E2E_CASE" ] && return 0
+	case "$1" in "..."*) ;; *) CASE_ON=0 ;; esac
+	case "$1" in *$E2E_CASE*) CASE_ON=1 ;; esac
+	[ "$CASE_ON" -eq 1 ] && return 0
+	OTHERS=$((OTHERS + 1))
+	return 1
+}
+
 ok() {
+	selected "$*" || return 0
 	PASSED=$((PASSED + 1))
 	echo "ok - $*"
 }
 
 fail() {
+	if ! selected "$*"; then
+		OTHERS_FAILED=$((OTHERS_FAILED + 1))
+		echo "# not ok - $* (not counted: E2E_CASE)"
+		return 0
+	fi
+	fail_always "$*"
+}
+
+fail_always() {	# a failure counted whatever E2E_CASE selects
 	FAILED=$((FAILED + 1))
 	echo "not ok - $*"
 }
@@ -52,10 +85,17 @@ e2e_done() {
 	if [ -f "$T/orchd.log" ] &&
 	    grep -E 'AddressSanitizer|runtime error:|LeakSanitizer' \
 	    "$T/orchd.log" >/dev/null; then
-		fail "sanitizer report in the daemon's log"
+		fail_always "sanitizer report in the daemon's log"
 		grep -E -A20 'AddressSanitizer|runtime error:' "$T/orchd.log" | head -60
 	fi
-	echo "$PASSED passed, $FAILED failed"
+	if [ -z "$E2E_CASE" ]; then
+		echo "$PASSED passed, $FAILED failed"
+	else
+		[ $((PASSED + FAILED)) -gt 0 ] ||
+		    fail_always "no check's description matches E2E_CASE=$E2E_CASE"
+		echo "$PASSED passed, $FAILED failed (E2E_CASE=$E2E_CASE;" \
+		    "$OTHERS others not counted, $OTHERS_FAILED of them failed)"
+	fi
 	[ "$FAILED" -eq 0 ]
 }
 
