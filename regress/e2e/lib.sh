@@ -99,12 +99,30 @@ e2e_done() {
 	[ "$FAILED" -eq 0 ]
 }
 
+# skip WHY: the end of a script that cannot run here, counted as nothing
+skip() {
+	echo "skipped: $*"
+	echo "0 passed, 0 failed"
+	exit 0
+}
+
 need_root() {
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "skipped: needs root (chroot, setuid)"
-		echo "0 passed, 0 failed"
-		exit 0
-	fi
+	[ "$(id -u)" -eq 0 ] || skip "needs root (chroot, setuid)"
+}
+
+# need_docker: a Docker daemon that answers and the test image
+# (regress/docker-image.sh), or the script is skipped
+need_docker() {
+	docker info >/dev/null 2>&1 ||
+	    skip "no Docker daemon answers (docker info failed)"
+	sh "$(dirname "$0")/../docker-image.sh" ||
+	    skip "cannot make the test image (regress/docker-image.sh)"
+}
+
+# have_docker: the same, quietly, for a script's optional Docker part
+have_docker() {
+	docker info >/dev/null 2>&1 &&
+	    sh "$(dirname "$0")/../docker-image.sh" >/dev/null 2>&1
 }
 
 # the unprivileged user and the empty chroot of the children
@@ -141,6 +159,31 @@ free_port() {
 		fp=$((fp + 1))
 	done
 	echo "$fp"
+}
+
+# ports NAME...: sets each NAME to a free port, the first at or above
+# port_base's, each next one above the last one given
+ports() {
+	for _pn in "$@"; do
+		PORT_LAST=$(free_port $((PORT_LAST + 1)))
+		eval "$_pn=\$PORT_LAST"
+	done
+}
+
+# port_base [FACTOR]: ports starts at 20000 + (pid * FACTOR) % 12000.
+# Scripts run one after the other have pids close together: a factor of
+# their own spreads their ports apart.
+port_base() {
+	PORT_LAST=$((20000 + ($$ * ${1:-1}) % 12000 - 1))
+}
+port_base
+
+# testhttp_bin: the test backend in $T/bin, where any workload's uid
+# can run it
+testhttp_bin() {
+	mkdir -p "$T/bin"
+	cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
+	chmod 0755 "$T/bin" "$T/bin/testhttp"
 }
 
 # conf_head: the lines every test's orchd.conf begins with
