@@ -13,13 +13,7 @@ e2e_init "$1"
 need_root
 ensure_user
 
-base=$((20000 + $$ % 12000))
-GW=$(free_port "$base")
-API=$(free_port $((GW + 1)))
-P_CONF=$(free_port $((API + 1)))
-P_WEB=$(free_port $((P_CONF + 1)))
-P_KEEP=$(free_port $((P_WEB + 1)))
-P_WARM=$(free_port $((P_KEEP + 1)))
+ports GW API P_CONF P_WEB P_KEEP P_WARM
 
 KEY=e2e-key-$$-0123456789abcdef
 mkdir -p "$T/log" "$T/bin"
@@ -37,11 +31,8 @@ printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
 
 write_conf() {	# write_conf [EXTRA-GLOBAL-LINE]
-	cat >"$T/orchd.conf" <<CONF
-user "_orchd"
-database "$T/db/orchd.db"
-socket "$SOCK"
-log directory "$T/log"
+	conf_head >"$T/orchd.conf"
+	cat >>"$T/orchd.conf" <<CONF
 wake timeout 10s
 listen on 127.0.0.1 port $GW
 api listen on 127.0.0.1 port $API

@@ -11,9 +11,7 @@ e2e_init "$1"
 need_root
 ensure_user
 
-base=$((20000 + $$ % 12000))
-GW=$(free_port "$base")
-API=$(free_port $((GW + 1)))
+ports GW API
 KEY=$(openssl rand -hex 16)
 CAP=10		# AUTHLIM_CAP, reaperd/reaper.h
 mkdir -p "$T/log"

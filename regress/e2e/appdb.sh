@@ -19,17 +19,10 @@ ensure_user
 REDIS_SERVER=$(command -v redis-server)
 REDIS_CLI=$(command -v redis-cli)
 if [ -z "$REDIS_SERVER" ] || [ -z "$REDIS_CLI" ]; then
-	echo "skipped: Redis (redis-server, redis-cli) is not installed"
-	echo "0 passed, 0 failed"
-	exit 0
+	skip "Redis (redis-server, redis-cli) is not installed"
 fi
 
-base=$((20000 + $$ % 12000))
-GW=$(free_port "$base")
-API=$(free_port $((GW + 1)))
-P_RD=$(free_port $((API + 1)))
-L_RD=$(free_port $((P_RD + 1)))
-P_APP=$(free_port $((L_RD + 1)))
+ports GW API P_RD L_RD P_APP
 DB_IDLE=4
 APP_IDLE=9
 

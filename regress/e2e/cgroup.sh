@@ -17,17 +17,12 @@ need_root
 ensure_user
 
 if ! grep -q ' - cgroup2\? ' /proc/self/mountinfo; then
-	echo "skipped: no cgroups mounted"
-	echo "0 passed, 0 failed"
-	exit 0
+	skip "no cgroups mounted"
 fi
 
 HTTP=$BUILD/regress/testhttp
-base=$((20000 + ($$ * 17) % 12000))
-GW=$(free_port "$base")
-P_ESC=$(free_port $((GW + 1)))
-P_GRAND=$(free_port $((P_ESC + 1)))
-P_MEM=$(free_port $((P_GRAND + 1)))
+port_base 17
+ports GW P_ESC P_GRAND P_MEM
 
 # the workloads run as uids of their own: their scripts readable, run/
 # writable by any (sticky, as /tmp)

@@ -11,8 +11,7 @@ e2e_init "$1"
 need_root
 ensure_user
 
-base=$((20000 + $$ % 12000))
-GW=$(free_port "$base")
+ports GW
 mkdir -p "$T/log" "$T/dir"
 printf '#!/bin/sh\nexec sleep 600\n' >"$T/prog"
 chmod 0755 "$T/prog"

@@ -24,13 +24,7 @@ no_proc() {
 running() {
 	pgrep -f "$1" >/dev/null
 }
-base=$((20000 + $$ % 12000))
-GW=$(free_port "$base")
-P_WEB=$(free_port $((GW + 1)))
-P_WARM=$(free_port $((P_WEB + 1)))
-P_QUIET=$(free_port $((P_WARM + 1)))
-P_LONG=$(free_port $((P_QUIET + 1)))
-P_BROKEN=$(free_port $((P_LONG + 1)))
+ports GW P_WEB P_WARM P_QUIET P_LONG P_BROKEN
 # a preview's name, as CI makes them: 44 characters
 LONG=pr-4711-checkout-redesign-preview-abcdef0123
 PYTHON=$(command -v python3 2>/dev/null)

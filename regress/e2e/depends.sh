@@ -20,20 +20,8 @@ e2e_init "$1"
 need_root
 ensure_user
 
-base=$((20000 + $$ % 12000))
-GW=$(free_port "$base")
-API=$(free_port $((GW + 1)))
-P_DB=$(free_port $((API + 1)))
-P_APP=$(free_port $((P_DB + 1)))
-P_APP2=$(free_port $((P_APP + 1)))
-P_BROKEN=$(free_port $((P_APP2 + 1)))
-P_ADB=$(free_port $((P_BROKEN + 1)))
-P_AAPP=$(free_port $((P_ADB + 1)))
-P_WEB=$(free_port $((P_AAPP + 1)))
-P_LEFT=$(free_port $((P_WEB + 1)))
-P_RIGHT=$(free_port $((P_LEFT + 1)))
-P_MID=$(free_port $((P_RIGHT + 1)))
-P_TOP=$(free_port $((P_MID + 1)))
+ports GW API P_DB P_APP P_APP2 P_BROKEN P_ADB P_AAPP P_WEB P_LEFT \
+    P_RIGHT P_MID P_TOP
 KEY=e2e-key-$$-0123456789abcdef
 DB_IDLE=4
 APP_IDLE=9
@@ -321,13 +309,9 @@ stop_orchd
 # a container adopted at start wakes what it depends on: the process
 # database did not outlive orchd, the container did
 DAPP=depends$$app
-docker_case() {
-	docker info >/dev/null 2>&1 &&
-	    sh "$(dirname "$0")/../docker-image.sh" >/dev/null 2>&1
-}
-if docker_case; then
+if have_docker; then
 	trap 'docker rm -f "orchd-$DAPP" >/dev/null 2>&1; e2e_cleanup' EXIT
-	P_DAPP=$(free_port $((P_TOP + 1)))
+	ports P_DAPP
 	write_conf
 	cat >>"$T/orchd.conf" <<CONF
 workload "$DAPP" {

@@ -11,10 +11,7 @@ e2e_init "$1"
 need_root
 ensure_user
 
-base=$((20000 + $$ % 12000))
-GW=$(free_port "$base")
-API=$(free_port $((GW + 1)))
-P_HELLO=$(free_port $((API + 1)))
+ports GW API P_HELLO
 KEY=0123456789abcdef0123456789abcdef$(printf '%08x' $$)
 
 # orchd is stopped before the tmpfs goes, and the tmpfs before $T
@@ -34,9 +31,7 @@ trap df_cleanup EXIT
 # 2 MiB: the schema and a few WAL pages fit, the filler takes the rest
 mkdir -p "$T/db" "$T/log" "$T/www"
 if ! mount -t tmpfs -o size=2m,mode=0700 tmpfs "$T/db"; then
-	echo "skipped: cannot mount a tmpfs"
-	echo "0 passed, 0 failed"
-	exit 0
+	skip "cannot mount a tmpfs"
 fi
 chown _orchd "$T/db"
 echo hello >"$T/www/index.html"
@@ -44,11 +39,8 @@ chmod -R a+rX "$T/www"
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
 
-cat >"$T/orchd.conf" <<CONF
-user "_orchd"
-database "$T/db/orchd.db"
-socket "$SOCK"
-log directory "$T/log"
+conf_head >"$T/orchd.conf"
+cat >>"$T/orchd.conf" <<CONF
 wake timeout 10s
 idle timeout 1h
 listen on 127.0.0.1 port $GW

@@ -16,16 +16,7 @@
 e2e_init "$1"
 need_root
 
-if ! docker info >/dev/null 2>&1; then
-	echo "skipped: no Docker daemon answers (docker info failed)"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
-if ! sh "$(dirname "$0")/../docker-image.sh"; then
-	echo "skipped: cannot make the test image (regress/docker-image.sh)"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
+need_docker
 ensure_user
 
 IMAGE=orchd-test/busybox:latest
@@ -66,17 +57,9 @@ docker_cleanup() {
 }
 trap docker_cleanup EXIT
 
-base=$((20000 + ($$ * 7) % 12000))
-GW=$(free_port "$base")
-P_WEB=$(free_port $((GW + 1)))
-P_KEEP=$(free_port $((P_WEB + 1)))
-P_MISSING=$(free_port $((P_KEEP + 1)))
-P_CRASH=$(free_port $((P_MISSING + 1)))
-P_OFF=$(free_port $((P_CRASH + 1)))
-P_RAW=$(free_port $((P_OFF + 1)))
-P_IGN=$(free_port $((P_RAW + 1)))
-P_IGNKILL=$(free_port $((P_IGN + 1)))
-P_IGNSHORT=$(free_port $((P_IGNKILL + 1)))
+port_base 7
+ports GW P_WEB P_KEEP P_MISSING P_CRASH P_OFF P_RAW P_IGN P_IGNKILL \
+    P_IGNSHORT
 
 # the containers' command: serves /www, says hello on stdout and stderr,
 # and ends at once on SIGTERM (as process 1 it must handle it itself);

@@ -19,22 +19,11 @@
 e2e_init "$1"
 need_root
 
-if ! docker info >/dev/null 2>&1; then
-	echo "skipped: no Docker daemon answers (docker info failed)"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
-if ! sh "$(dirname "$0")/../docker-image.sh"; then
-	echo "skipped: cannot make the test image (regress/docker-image.sh)"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
+need_docker
 PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
 dockergid=$(getent group docker | cut -d: -f3)
 if [ -z "$PY" ] || [ -z "$dockergid" ]; then
-	echo "skipped: needs python3 and a group named docker (the relay)"
-	echo "0 passed, 0 failed"
-	exit 0
+	skip "needs python3 and a group named docker (the relay)"
 fi
 ensure_user
 
@@ -62,11 +51,8 @@ ev_cleanup() {
 }
 trap ev_cleanup EXIT
 
-base=$((20000 + ($$ * 11) % 12000))
-GW=$(free_port "$base")
-P_WEB=$(free_port $((GW + 1)))
-P_HAND=$(free_port $((P_WEB + 1)))
-P_OOM=$(free_port $((P_HAND + 1)))
+port_base 11
+ports GW P_WEB P_HAND P_OOM
 
 # the containers' command: serves /www until SIGTERM, and runs on if
 # its server is killed; with EAT_AFTER, after that many seconds it reads

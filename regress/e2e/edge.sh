@@ -8,20 +8,13 @@ need_root
 ensure_user
 ulimit -n 8192 || { echo "cannot raise the descriptor limit"; exit 1; }
 
-PORT=$((20000 + $$ % 10000))
-WPORT=$((PORT + 1))
+ports PORT WPORT SPORT
 mkdir -p "$T/log" "$T/bin"
-cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
-chmod 0755 "$T/bin" "$T/bin/testhttp"
+testhttp_bin
 conf() {	# conf [GLOBAL-LINES...]
 	{
-		cat <<CONF
-user "_orchd"
-database "$T/db/orchd.db"
-socket "$SOCK"
-log directory "$T/log"
-listen on 127.0.0.1 port $PORT
-CONF
+		conf_head
+		echo "listen on 127.0.0.1 port $PORT"
 		for l in "$@"; do echo "$l"; done
 		cat <<CONF
 
@@ -34,8 +27,8 @@ workload "app" {
 
 workload "sleepy" {
 	host "sleepy.test"
-	command "$T/bin/testhttp serve $((PORT + 2))"
-	port $((PORT + 2))
+	command "$T/bin/testhttp serve $SPORT"
+	port $SPORT
 	idle timeout 1h
 }
 CONF

@@ -14,19 +14,11 @@ e2e_init "$1"
 need_root
 ensure_user
 
-base=$((20000 + $$ % 12000))
-GW=$(free_port "$base")
-API=$(free_port $((GW + 1)))
-P_BUSY=$(free_port $((API + 1)))
-P_SILENT=$(free_port $((P_BUSY + 1)))
-P_SAFE=$(free_port $((P_SILENT + 1)))
-P_CAPPED=$(free_port $((P_SAFE + 1)))
-P_APP=$(free_port $((P_CAPPED + 1)))
+ports GW API P_BUSY P_SILENT P_SAFE P_CAPPED P_APP
 
 KEY=0123456789abcdef0123456789abcdef$$
 mkdir -p "$T/log" "$T/bin"
-cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
-chmod 0755 "$T/bin" "$T/bin/testhttp"
+testhttp_bin
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
 # what each workload's /busy answers; read by the workloads' own uids

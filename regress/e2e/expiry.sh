@@ -14,16 +14,7 @@
 e2e_init "$1"
 need_root
 
-if ! docker info >/dev/null 2>&1; then
-	echo "skipped: no Docker daemon answers (docker info failed)"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
-if ! sh "$(dirname "$0")/../docker-image.sh"; then
-	echo "skipped: cannot make the test image (regress/docker-image.sh)"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
+need_docker
 ensure_user
 
 TAG=exp$$
@@ -53,19 +44,12 @@ trap expiry_cleanup EXIT
 
 docker tag orchd-test/busybox:latest "$IMG"
 
-base=$((20000 + ($$ * 11) % 12000))
-GW=$(free_port "$base")
-API=$(free_port $((GW + 1)))
-P_A=$(free_port $((API + 1)))
-P_B=$(free_port $((P_A + 1)))
-P_P=$(free_port $((P_B + 1)))
-P_Q=$(free_port $((P_P + 1)))
-P_CFG=$(free_port $((P_Q + 1)))
+port_base 11
+ports GW API P_A P_B P_P P_Q P_CFG
 
 KEY=e2e-key-$$-0123456789abcdef
 mkdir -p "$T/log" "$T/bin" "$V/www" "$V/bin"
-cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
-chmod 0755 "$T/bin" "$T/bin/testhttp"
+testhttp_bin
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
 echo "hello from a container" >"$V/www/index.html"
@@ -190,7 +174,7 @@ check "... its expire_after is 0, never" [ "$(field "$def" expire_after)" = 0 ]
 
 # -- a PATCH clears an expiry too, and null brings the global one back
 R=${TAG}r
-P_R=$(free_port $((P_CFG + 1)))
+ports P_R
 # apicode METHOD PATH [BODY]: the API's status alone
 apicode() {
 	curl -s -m 30 -o /dev/null -w '%{http_code}' -X "$1" \

@@ -15,16 +15,9 @@ e2e_init "$1"
 need_root
 ensure_user
 
-GW=$(free_port $((20000 + $$ % 10000)))
-P_MON=$(free_port $((GW + 1)))
-P_QUIET=$(free_port $((P_MON + 1)))
-P_LAN=$(free_port $((P_QUIET + 1)))
-P_WS=$(free_port $((P_LAN + 1)))
-P_TALK=$(free_port $((P_WS + 1)))
-P_BROKEN=$(free_port $((P_TALK + 1)))
+ports GW P_MON P_QUIET P_LAN P_WS P_TALK P_BROKEN
 mkdir -p "$T/log" "$T/bin"
-cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
-chmod 0755 "$T/bin" "$T/bin/testhttp"
+testhttp_bin
 for w in mon quiet lan ws talk; do
 	: >"$T/$w.starts"
 	: >"$T/$w.reqs"

@@ -10,18 +10,13 @@ e2e_init "$1"
 need_root
 ensure_user
 
-PORT=$((20000 + $$ % 10000))
-WPORT=$((PORT + 1))
+ports PORT WPORT
 mkdir -p "$T/log" "$T/bin"
-cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
-chmod 0755 "$T/bin" "$T/bin/testhttp"
+testhttp_bin
 : >"$T/req.log"
 chmod 0666 "$T/req.log"
-cat >"$T/orchd.conf" <<CONF
-user "_orchd"
-database "$T/db/orchd.db"
-socket "$SOCK"
-log directory "$T/log"
+conf_head >"$T/orchd.conf"
+cat >>"$T/orchd.conf" <<CONF
 listen on 127.0.0.1 port $PORT
 
 workload "app" {

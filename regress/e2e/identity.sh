@@ -13,11 +13,7 @@ e2e_init "$1"
 need_root
 ensure_user
 
-base=$((20000 + $$ % 12000))
-GW=$(free_port "$base")
-P_A=$(free_port $((GW + 1)))
-P_B=$(free_port $((P_A + 1)))
-P_C=$(free_port $((P_B + 1)))
+ports GW P_A P_B P_C
 DUID=$(id -u _orchd)
 DGID=$(id -g _orchd)
 LOW=61184

@@ -13,10 +13,7 @@ e2e_init "$1"
 need_root
 ensure_user
 
-base=$((20000 + $$ % 12000))
-GW=$(free_port "$base")
-API=$(free_port $((GW + 1)))
-P_APP=$(free_port $((API + 1)))
+ports GW API P_APP
 KEY=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
 TESTHTTP=$BUILD/regress/testhttp
 mkdir -p "$T/log" "$T/bin"
@@ -30,9 +27,7 @@ chmod 0600 "$T/api.key"
 HARD=$(ulimit -H -n)
 [ "$HARD" = unlimited ] && HARD=1048576
 if [ "$HARD" -lt 16384 ] || ! ulimit -n "$HARD" 2>/dev/null; then
-	echo "skipped: the descriptor limit is below 16384 ($HARD)"
-	echo "0 passed, 0 failed"
-	exit 0
+	skip "the descriptor limit is below 16384 ($HARD)"
 fi
 # orchd itself with 1024 soft, 4096 hard
 cat >"$T/orchd-limited" <<EOF

@@ -7,6 +7,20 @@ PASSED=0
 FAILED=0
 ORCHD_PID=
 
+# One case alone: E2E_CASE=PATTERN in the environment, or -k PATTERN
+# after the build directory (sh regress/e2e/wake.sh build/check -k 503).
+# The script still runs every command, since a later check stands on
+# what earlier ones set up; only the checks whose description matches
+# PATTERN (a shell pattern, anywhere in the description) are printed
+# and counted, with the checks after each whose description begins with
+# "..." (they go on with the same case).  A check left out that fails is
+# still shown, as a comment: it may be why a selected one fails.
+E2E_CASE=${E2E_CASE:-}
+[ "${2:-}" != -k ] || E2E_CASE=${3:-}
+OTHERS=0
+OTHERS_FAILED=0
+CASE_ON=0
+
 e2e_init() {
 	BUILD=${1:-build}
 	case "$BUILD" in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
@@ -32,12 +46,31 @@ e2e_cleanup() {
 	rm -rf "$T"
 }
 
+selected() {	# selected DESCRIPTION: no E2E_CASE, or it matches
+	[ -z "$E2E_CASE" ] && return 0
+	case "$1" in "..."*) ;; *) CASE_ON=0 ;; esac
+	case "$1" in *$E2E_CASE*) CASE_ON=1 ;; esac
+	[ "$CASE_ON" -eq 1 ] && return 0
+	OTHERS=$((OTHERS + 1))
+	return 1
+}
+
 ok() {
+	selected "$*" || return 0
 	PASSED=$((PASSED + 1))
 	echo "ok - $*"
 }
 
 fail() {
+	if ! selected "$*"; then
+		OTHERS_FAILED=$((OTHERS_FAILED + 1))
+		echo "# not ok - $* (not counted: E2E_CASE)"
+		return 0
+	fi
+	fail_always "$*"
+}
+
+fail_always() {	# a failure counted whatever E2E_CASE selects
 	FAILED=$((FAILED + 1))
 	echo "not ok - $*"
 }
@@ -52,19 +85,44 @@ e2e_done() {
 	if [ -f "$T/orchd.log" ] &&
 	    grep -E 'AddressSanitizer|runtime error:|LeakSanitizer' \
 	    "$T/orchd.log" >/dev/null; then
-		fail "sanitizer report in the daemon's log"
+		fail_always "sanitizer report in the daemon's log"
 		grep -E -A20 'AddressSanitizer|runtime error:' "$T/orchd.log" | head -60
 	fi
-	echo "$PASSED passed, $FAILED failed"
+	if [ -z "$E2E_CASE" ]; then
+		echo "$PASSED passed, $FAILED failed"
+	else
+		[ $((PASSED + FAILED)) -gt 0 ] ||
+		    fail_always "no check's description matches E2E_CASE=$E2E_CASE"
+		echo "$PASSED passed, $FAILED failed (E2E_CASE=$E2E_CASE;" \
+		    "$OTHERS others not counted, $OTHERS_FAILED of them failed)"
+	fi
 	[ "$FAILED" -eq 0 ]
 }
 
+# skip WHY: the end of a script that cannot run here, counted as nothing
+skip() {
+	echo "skipped: $*"
+	echo "0 passed, 0 failed"
+	exit 0
+}
+
 need_root() {
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "skipped: needs root (chroot, setuid)"
-		echo "0 passed, 0 failed"
-		exit 0
-	fi
+	[ "$(id -u)" -eq 0 ] || skip "needs root (chroot, setuid)"
+}
+
+# need_docker: a Docker daemon that answers and the test image
+# (regress/docker-image.sh), or the script is skipped
+need_docker() {
+	docker info >/dev/null 2>&1 ||
+	    skip "no Docker daemon answers (docker info failed)"
+	sh "$(dirname "$0")/../docker-image.sh" ||
+	    skip "cannot make the test image (regress/docker-image.sh)"
+}
+
+# have_docker: the same, quietly, for a script's optional Docker part
+have_docker() {
+	docker info >/dev/null 2>&1 &&
+	    sh "$(dirname "$0")/../docker-image.sh" >/dev/null 2>&1
 }
 
 # the unprivileged user and the empty chroot of the children
@@ -101,6 +159,31 @@ free_port() {
 		fp=$((fp + 1))
 	done
 	echo "$fp"
+}
+
+# ports NAME...: sets each NAME to a free port, the first at or above
+# port_base's, each next one above the last one given
+ports() {
+	for _pn in "$@"; do
+		PORT_LAST=$(free_port $((PORT_LAST + 1)))
+		eval "$_pn=\$PORT_LAST"
+	done
+}
+
+# port_base [FACTOR]: ports starts at 20000 + (pid * FACTOR) % 12000.
+# Scripts run one after the other have pids close together: a factor of
+# their own spreads their ports apart.
+port_base() {
+	PORT_LAST=$((20000 + ($$ * ${1:-1}) % 12000 - 1))
+}
+port_base
+
+# testhttp_bin: the test backend in $T/bin, where any workload's uid
+# can run it
+testhttp_bin() {
+	mkdir -p "$T/bin"
+	cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
+	chmod 0755 "$T/bin" "$T/bin/testhttp"
 }
 
 # conf_head: the lines every test's orchd.conf begins with

@@ -12,14 +12,10 @@ e2e_init "$1"
 need_root
 ensure_user
 
-base=$((20000 + $$ % 12000))
-GW=$(free_port "$base")
-API=$(free_port $((GW + 1)))
-P_APP=$(free_port $((API + 1)))
+ports GW API P_APP
 KEY=e2e-key-$$-0123456789abcdef
 mkdir -p "$T/log" "$T/bin"
-cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
-chmod 0755 "$T/bin" "$T/bin/testhttp"
+testhttp_bin
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
 

@@ -15,16 +15,7 @@
 e2e_init "$1"
 need_root
 
-if ! docker info >/dev/null 2>&1; then
-	echo "skipped: no Docker daemon answers (docker info failed)"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
-if ! sh "$(dirname "$0")/../docker-image.sh"; then
-	echo "skipped: cannot make the test image (regress/docker-image.sh)"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
+need_docker
 ensure_user
 
 IMAGE=orchd-test/busybox:latest
@@ -67,12 +58,8 @@ for n in $A $B $C; do
 done
 net_rm
 
-base=$((20000 + ($$ * 11) % 12000))
-GW=$(free_port "$base")
-API=$(free_port $((GW + 1)))
-P_A=$(free_port $((API + 1)))
-P_B=$(free_port $((P_A + 1)))
-P_C=$(free_port $((P_B + 1)))
+port_base 11
+ports GW API P_A P_B P_C
 
 # each container serves its own /www on $INSIDE; b's CGI fetches a's
 # page by a's workload name, over the network and nothing else

@@ -25,8 +25,7 @@ IMAGE=orchd-test/busybox:latest
 V=$(mktemp -d /tmp/orchd-e2e-pvol.XXXXXX)
 chmod 0755 "$V"
 mkdir -p "$T/log" "$T/bin" "$V/previews/a"
-cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
-chmod 0755 "$T/bin" "$T/bin/testhttp"
+testhttp_bin
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
 trap 'rm -rf "$V"; e2e_cleanup' EXIT

@@ -13,10 +13,7 @@ e2e_init "$1"
 need_root
 ensure_user
 
-base=$((20000 + $$ % 12000))
-GW=$(free_port "$base")
-API=$(free_port $((GW + 1)))
-P_APP=$(free_port $((API + 1)))
+ports GW API P_APP
 KEY=e2e-key-$$-0123456789abcdef
 mkdir -p "$T/log" "$T/bin"
 cp "$BUILD/regress/testhttp" "$T/bin/testhttp"

@@ -10,7 +10,7 @@
 e2e_init "$1"
 need_root
 ensure_user
-command -v openssl >/dev/null || { echo "skipped: no openssl"; echo "0 passed, 0 failed"; exit 0; }
+command -v openssl >/dev/null || skip "no openssl"
 
 CONFDIR=$(cd "$(dirname "$0")/../config" && pwd)
 KEY=$(openssl rand -hex 16)

@@ -7,16 +7,11 @@ e2e_init "$1"
 need_root
 ensure_user
 
-PORT=$((20000 + $$ % 10000))
-WPORT=$((PORT + 1))
+ports PORT WPORT NPORT
 mkdir -p "$T/log" "$T/bin"
-cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
-chmod 0755 "$T/bin" "$T/bin/testhttp"
-cat >"$T/orchd.conf" <<CONF
-user "_orchd"
-database "$T/db/orchd.db"
-socket "$SOCK"
-log directory "$T/log"
+testhttp_bin
+conf_head >"$T/orchd.conf"
+cat >>"$T/orchd.conf" <<CONF
 listen on 127.0.0.1 port $PORT
 
 workload "app" {
@@ -30,7 +25,7 @@ workload "app" {
 workload "never" {
 	host "never.test"
 	command "/bin/busybox sleep 1000"
-	port $((PORT + 2))
+	port $NPORT
 	wake timeout 8s
 }
 CONF

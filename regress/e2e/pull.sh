@@ -19,17 +19,12 @@
 e2e_init "$1"
 need_root
 
-if ! docker info >/dev/null 2>&1; then
-	echo "skipped: no Docker daemon answers (docker info failed)"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
+docker info >/dev/null 2>&1 ||
+    skip "no Docker daemon answers (docker info failed)"
 for c in docker-registry htpasswd python3; do
 	if ! command -v "$c" >/dev/null 2>&1; then
-		echo "skipped: needs $c (tools/deps.sh test: docker-registry," \
+		skip "needs $c (tools/deps.sh test: docker-registry," \
 		    "apache2-utils, python3)"
-		echo "0 passed, 0 failed"
-		exit 0
 	fi
 done
 ensure_user
@@ -48,17 +43,8 @@ REG_PID=
 RELAY_PID=
 IMAGES=
 
-base=$((20000 + ($$ * 11) % 12000))
-GW=$(free_port "$base")
-RP=$(free_port $((GW + 1)))
-SP=$(free_port $((RP + 1)))
-P_MISS=$(free_port $((SP + 1)))
-P_NEVER=$(free_port $((P_MISS + 1)))
-P_ALWAYS=$(free_port $((P_NEVER + 1)))
-P_BAD=$(free_port $((P_ALWAYS + 1)))
-P_CTL=$(free_port $((P_BAD + 1)))
-P_SLOW=$(free_port $((P_CTL + 1)))
-P_SHORT=$(free_port $((P_SLOW + 1)))
+port_base 11
+ports GW RP SP P_MISS P_NEVER P_ALWAYS P_BAD P_CTL P_SLOW P_SHORT
 REG=127.0.0.1:$RP		# the registry
 SLOWREG=127.0.0.1:$SP		# the same, through the slow relay
 export DOCKER_CONFIG="$T/dockercfg"	# docker login's, not root's own

@@ -12,8 +12,7 @@ e2e_init "$1"
 need_root
 ensure_user
 
-base=$((20000 + $$ % 12000))
-GW=$(free_port "$base")
+ports GW
 P=$((GW + 1))
 mkdir -p "$T/log"
 

@@ -28,24 +28,15 @@ e2e_init "$1"
 need_root
 ensure_user
 
-base=$((20000 + ($$ * 13) % 12000))
-GW=$(free_port "$base")
-API=$(free_port $((GW + 1)))
-P_KW=$(free_port $((API + 1)))
-P_CRASH=$(free_port $((P_KW + 1)))
-P_KWCRASH=$(free_port $((P_CRASH + 1)))
-P_HANG=$(free_port $((P_KWCRASH + 1)))
-P_SICK=$(free_port $((P_HANG + 1)))
-P_QUIET=$(free_port $((P_SICK + 1)))
-P_HOG=$(free_port $((P_QUIET + 1)))
+port_base 13
+ports GW API P_KW P_CRASH P_KWCRASH P_HANG P_SICK P_QUIET P_HOG
 KEY=e2e-key-$$-0123456789abcdef
 
 # the workloads run as uids of their own: programs readable, run/
 # writable by any (sticky, as /tmp)
 mkdir -p "$T/log" "$T/bin" "$T/run"
 chmod 1777 "$T/run"
-cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
-chmod 0755 "$T/bin" "$T/bin/testhttp"
+testhttp_bin
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
 # starts and fails at once, each start a line

@@ -12,16 +12,7 @@
 e2e_init "$1"
 need_root
 
-if ! docker info >/dev/null 2>&1; then
-	echo "skipped: no Docker daemon answers (docker info failed)"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
-if ! sh "$(dirname "$0")/../docker-image.sh"; then
-	echo "skipped: cannot make the test image (regress/docker-image.sh)"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
+need_docker
 ensure_user
 
 IMAGE=orchd-test/busybox:latest
@@ -45,11 +36,8 @@ dk_cleanup() {
 }
 trap dk_cleanup EXIT
 
-base=$((20000 + ($$ * 11) % 12000))
-GW=$(free_port "$base")
-API=$(free_port $((GW + 1)))
-P_DKW=$(free_port $((API + 1)))
-P_DHANG=$(free_port $((P_DKW + 1)))
+port_base 11
+ports GW API P_DKW P_DHANG
 
 mkdir -p "$T/log" "$V/www" "$V/bin"
 echo "hello from a container" >"$V/www/index.html"

@@ -122,17 +122,12 @@ fi
 ensure_user
 uid=$(id -u _orchd)
 gid=$(id -g _orchd)
-PORT=$((20000 + $$ % 12000))
-WPORT=$((PORT + 1))
+ports PORT WPORT
 mkdir -p "$T/log" "$T/bin"
-cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
-chmod 0755 "$T/bin" "$T/bin/testhttp"
+testhttp_bin
 # no database directory yet: orchd makes it for the store
-cat >"$T/orchd.conf" <<CONF
-user "_orchd"
-database "$T/db/orchd.db"
-socket "$SOCK"
-log directory "$T/log"
+conf_head >"$T/orchd.conf"
+cat >>"$T/orchd.conf" <<CONF
 listen on 127.0.0.1 port $PORT
 
 workload "app" {

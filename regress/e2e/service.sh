@@ -16,15 +16,9 @@ ensure_user
 
 PYTHON=/usr/bin/python3
 if ! "$PYTHON" -c 'import socket' 2>/dev/null; then
-	echo "skipped: needs $PYTHON"
-	echo "0 passed, 0 failed"
-	exit 0
+	skip "needs $PYTHON"
 fi
-base=$((20000 + $$ % 12000))
-GW=$(free_port "$base")
-P_WEB=$(free_port $((GW + 1)))
-P_BROKEN=$(free_port $((P_WEB + 1)))
-API=$(free_port $((P_BROKEN + 1)))
+ports GW P_WEB P_BROKEN API
 VERSION=$(sed -n 's/^#define ORCHD_VERSION[^"]*"\(.*\)"$/\1/p' \
     "$(dirname "$0")/../../common/version.h")
 NOTIFY=$T/notify.sock

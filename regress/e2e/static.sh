@@ -27,9 +27,7 @@ getent passwd _orchdst >/dev/null ||
     useradd -r -M -d /var/empty -s /usr/sbin/nologin -G _orchdsup \
     _orchdst || fail "useradd _orchdst"
 
-base=$((20000 + $$ % 12000))
-GW=$(free_port "$base")
-P_HELLO=$(free_port $((GW + 1)))
+ports GW P_HELLO
 mkdir -p "$T/log" "$T/www"
 echo hello >"$T/www/index.html"
 chmod -R a+rX "$T/www"

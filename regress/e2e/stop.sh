@@ -12,16 +12,11 @@ need_root
 ensure_user
 
 if [ ! -x /bin/busybox ]; then
-	echo "skipped: no /bin/busybox (busybox-static)"
-	echo "0 passed, 0 failed"
-	exit 0
+	skip "no /bin/busybox (busybox-static)"
 fi
 
-base=$((20000 + ($$ * 13) % 12000))
-GW=$(free_port "$base")
-P_INT=$(free_port $((GW + 1)))
-P_KILL=$(free_port $((P_INT + 1)))
-P_SHORT=$(free_port $((P_KILL + 1)))
+port_base 13
+ports GW P_INT P_KILL P_SHORT
 
 # the workloads run as _orchd: their script and pages readable
 mkdir -p "$T/log" "$T/www"

@@ -9,14 +9,11 @@
 e2e_init "$1"
 need_root
 ensure_user
-command -v openssl >/dev/null || { echo "skipped: no openssl"; echo "0 passed, 0 failed"; exit 0; }
+command -v openssl >/dev/null || skip "no openssl"
 
-PORT=$((20000 + $$ % 10000))
-APORT=$((PORT + 1))
-BPORT=$((PORT + 2))
+ports PORT APORT BPORT
 mkdir -p "$T/log" "$T/bin" "$T/pki"
-cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
-chmod 0755 "$T/bin" "$T/bin/testhttp"
+testhttp_bin
 P=$T/pki
 
 # a CA, and a certificate for NAME signed by it: cert NAME

@@ -18,16 +18,7 @@ ensure_user
 no_proc() {
 	! pgrep -f "$1" >/dev/null
 }
-base=$((20000 + $$ % 12000))
-GW=$(free_port "$base")
-P_HELLO=$(free_port $((GW + 1)))
-P_POST=$(free_port $((P_HELLO + 1)))
-P_BROKEN=$(free_port $((P_POST + 1)))
-P_NEVER=$(free_port $((P_BROKEN + 1)))
-P_SLOW=$(free_port $((P_NEVER + 1)))
-P_WARM=$(free_port $((P_SLOW + 1)))
-P_SICK=$(free_port $((P_WARM + 1)))
-P_NOEXEC=$(free_port $((P_SICK + 1)))
+ports GW P_HELLO P_POST P_BROKEN P_NEVER P_SLOW P_WARM P_SICK P_NOEXEC
 SLEEPER="/bin/busybox sleep 1$P_NEVER"
 PYTHON=/usr/bin/python3
 

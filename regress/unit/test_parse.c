@@ -204,6 +204,10 @@ test_good(void **state)
 	free_config(conf);
 }
 
+/*
+ * The defaults, every setting of an empty file, are good-minimal.conf.ok
+ * (test_printconf); here what a print does not show.
+ */
 static void
 test_defaults(void **state)
 {
@@ -211,21 +215,7 @@ test_defaults(void **state)
 
 	conf = parse_config(CONFDIR "good-minimal.conf", 0);
 	assert_non_null(conf);
-	assert_string_equal(conf->user, ORCHD_USER);
-	assert_string_equal(conf->chroot, ORCHD_CHROOT);
-	assert_string_equal(conf->database, ORCHD_DATABASE);
-	assert_string_equal(conf->socket, ORCHD_SOCKET);
-	assert_string_equal(conf->logdir, ORCHD_LOGDIR);
-	assert_string_equal(conf->docker_socket, ORCHD_DOCKER_SOCKET);
-	assert_int_equal(conf->idle_timeout, ORCHD_IDLE_TIMEOUT);
-	assert_int_equal(conf->reaper_interval, ORCHD_REAPER_INTERVAL);
-	assert_int_equal(conf->wake_timeout, ORCHD_WAKE_TIMEOUT);
-	assert_null(conf->api_key_file);
-	assert_int_equal(conf->api_metrics_public, 0);
-	assert_true(TAILQ_EMPTY(&conf->listeners));
-	assert_true(TAILQ_EMPTY(&conf->workloads));
 	assert_true(TAILQ_EMPTY(&conf->keypairs));
-	assert_true(TAILQ_EMPTY(&conf->api_hosts));
 	free_config(conf);
 
 	/* the last line needs no newline */
