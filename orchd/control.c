@@ -498,7 +498,7 @@ control_show_definition(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
- * orchctl create, update, delete, keep: the API's queue (api.c) carries
+ * orchctl create, update, delete, keep: the API's queue (parent_api.c) carries
  * them and answers OK or FAIL here.
  */
 void
