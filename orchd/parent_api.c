@@ -627,6 +627,28 @@ api_queued(const char *name)
 
 /*
  * From the gateway.
+ *
+ * The gateway sends the definition as JSON, and the parent decodes it
+ * itself, with the code that reads the store's and the one that every
+ * child reads its definitions with (workload_from_json: jansson, then the
+ * rules).  Decided so, rather than a decoded definition from the gateway:
+ * - the gateway parses the internet and is the process most likely to
+ *   be taken over; what it sends is input, not a result to trust.  A
+ *   decoded definition would need every pointer, length and string of
+ *   struct workload_conf checked here again: a second decoder, of a
+ *   format of our own, in the root process, instead of one shared one;
+ * - there is no such format to reuse.  workload_pack() lays a definition
+ *   out in one allocation with its pointers, for memory, not for a wire;
+ *   between processes a definition travels as JSON everywhere (the
+ *   configuration to the children, the store);
+ * - a PATCH is a merge of JSON into the definition as it is when the
+ *   change's turn comes (api_update_make), which only the parent knows:
+ *   the parent needs the JSON of an update whatever it gets for a create.
+ * What bounds it: nothing is parsed unless an API key is configured
+ * (policy_api_open), the text is at most ORCHD_API_JSON_MAX bytes and was
+ * already well-formed for the gateway, duplicate keys are refused, and a
+ * malformed one is answered 400 and dropped; the gateway is never trusted
+ * to have checked anything.
  */
 
 void
