@@ -84,10 +84,10 @@ COMMON_SRCS	 = $(addprefix common/, \
 		   sandbox.c timer.c trust.c units.c util.c workload.c \
 		   workload_pack.c)
 ORCHD_SRCS	 = $(addprefix orchd/, \
-		   api.c apikey.c cgroup.c config.c control.c depends.c \
+		   apikey.c cgroup.c config.c control.c depends.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
-		   orchd.c policy.c printconf.c regauth.c reload.c spawn.c \
-		   statedir.c swarmcreds.c users.c)
+		   orchd.c parent_api.c policy.c printconf.c regauth.c \
+		   reload.c spawn.c statedir.c swarmcreds.c users.c)
 STORE_SRCS	 = $(addprefix stored/, \
 		   store.c store_db.c store_queue.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \
@@ -100,7 +100,7 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 REAPER_SRCS	 = $(addprefix reaperd/, \
 		   authlim.c policy.c reaperd.c)
 RUNTIME_SRCS	 = $(addprefix runtimed/, \
-		   admit.c backoff.c budget.c busy.c control.c counts.c \
+		   admit.c backoff.c budget.c busy.c command.c counts.c \
 		   docker_client.c docker_events.c docker_image.c \
 		   docker_logs.c docker_network.c docker_pull.c docker_spec.c \
 		   driver_docker.c driver_process.c driver_swarm.c \

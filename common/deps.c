@@ -3,7 +3,7 @@
  * on is a workload of the set, none depends on itself through others,
  * and no chain is longer than ORCHD_DEPS_DEPTH.  One check for the file
  * (orchd/parse.y, which knows the lines), for a workload of the API
- * against the running configuration (orchd/api.c) and for what a reload
+ * against the running configuration (orchd/parent_api.c) and for what a reload
  * keeps.
  *
  * Each problem goes to the caller's report function with the workload,

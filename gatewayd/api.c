@@ -86,7 +86,7 @@ api_workload(const char *name)
 {
 	struct gw_workload	*wl;
 
-	if ((wl = workload_find(name)) == NULL || !wl->configured ||
+	if ((wl = gw_workload_find(name)) == NULL || !wl->configured ||
 	    wl->conf == NULL)
 		return (NULL);
 	return (wl);

@@ -431,7 +431,7 @@ api_recv_ok(struct imsgev *iev, struct imsg *imsg)
 	if ((r = api_answered(iev, imsg, PROC_RUNTIME)) == NULL)
 		return;
 	/* runtimed told us the state first, on the same channel */
-	wl = workload_find(r->t.name);
+	wl = gw_workload_find(r->t.name);
 	api_json(r, 200, apij_action(r->t.name, wl != NULL ? (int)wl->state :
 	    WL_ASLEEP, r->t.op == API_KEEPWARM ? r->keep_on : -1), NULL);
 }

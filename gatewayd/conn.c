@@ -551,7 +551,7 @@ conn_close(struct gw_conn *c)
 	activity_end(c);
 	proxy_upstream_close(c);
 	if (c->wl != NULL) {
-		workload_unref(c->wl);
+		gw_workload_unref(c->wl);
 		c->wl = NULL;
 	}
 	head_put(c->req);
@@ -1157,8 +1157,8 @@ conn_route(struct gw_conn *c)
 	}
 	if (c->wl != wl) {
 		if (c->wl != NULL)
-			workload_unref(c->wl);
-		workload_ref(wl);
+			gw_workload_unref(c->wl);
+		gw_workload_ref(wl);
 		c->wl = wl;
 	}
 	metrics_route(c);

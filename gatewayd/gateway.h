@@ -317,16 +317,16 @@ extern struct gateway	*gw;
 
 /* route.c */
 struct gw_workload	*route_lookup(const char *, size_t);
-struct gw_workload	*workload_find(const char *);
-void			 workload_address(struct gw_workload *,
+struct gw_workload	*gw_workload_find(const char *);
+void			 gw_workload_address(struct gw_workload *,
 			    const struct workload_conf *);
 void			 route_apply(struct cfg_generation *);
-void			 workload_ref(struct gw_workload *);
-void			 workload_unref(struct gw_workload *);
-int			 workload_cmp(struct gw_workload *,
+void			 gw_workload_ref(struct gw_workload *);
+void			 gw_workload_unref(struct gw_workload *);
+int			 gw_workload_cmp(struct gw_workload *,
 			    struct gw_workload *);
 int			 route_cmp(struct gw_route *, struct gw_route *);
-RB_PROTOTYPE(gw_workloads, gw_workload, entry, workload_cmp);
+RB_PROTOTYPE(gw_workloads, gw_workload, entry, gw_workload_cmp);
 RB_PROTOTYPE(gw_routes, gw_route, entry, route_cmp);
 
 /* listener.c */

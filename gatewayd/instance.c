@@ -152,7 +152,7 @@ instance_idle(struct gw_workload *wl)
 	instance_free(wl);
 	wl->addr_rt = 0;
 	if (wl->conf != NULL)
-		workload_address(wl, wl->conf);
+		gw_workload_address(wl, wl->conf);
 }
 
 static int
@@ -261,7 +261,7 @@ instance_recv_route(struct imsgev *iev, struct imsg *imsg)
 	struct gw_workload	*wl;
 
 	(void)imsg_get_data(imsg, &rr, sizeof(rr));
-	if ((wl = workload_find(rr.name)) == NULL) {
+	if ((wl = gw_workload_find(rr.name)) == NULL) {
 		/* removed, or not known yet: its definition says as much */
 		if (rr.retire)
 			goto held;
@@ -317,7 +317,7 @@ instance_recv_hold(struct imsgev *iev, struct imsg *imsg)
 	struct gw_workload	*wl;
 
 	(void)imsg_get_data(imsg, &ref, sizeof(ref));
-	if ((wl = workload_find(ref.name)) == NULL) {
+	if ((wl = gw_workload_find(ref.name)) == NULL) {
 		if (imsgev_compose(iev, IMSG_GW_HELD, 0, -1, &ref,
 		    sizeof(ref)) == -1)
 			log_warn("%s: compose", __func__);

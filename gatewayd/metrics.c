@@ -276,7 +276,7 @@ metrics_recv_memory(struct imsgev *iev, struct imsg *imsg)
 	struct gw_workload	*wl;
 
 	(void)imsg_get_data(imsg, &mem, sizeof(mem));
-	if ((wl = workload_find(mem.name)) != NULL && mem.bytes > 0)
+	if ((wl = gw_workload_find(mem.name)) != NULL && mem.bytes > 0)
 		wl->metrics.memory = mem.bytes;
 	if (wl != NULL && mem.estimate > 0)
 		wl->metrics.memory_estimate = mem.estimate;

@@ -99,7 +99,7 @@ proxy_upstream_close(struct gw_conn *c)
 	evbuffer_free(up->out);
 	up->in = up->out = NULL;
 	if (up->wl != NULL) {
-		workload_unref(up->wl);
+		gw_workload_unref(up->wl);
 		up->wl = NULL;
 	}
 	up->connected = up->eof = 0;
@@ -137,7 +137,7 @@ up_open(struct gw_conn *c)
 	}
 	gw->nups++;
 	(void)setsockopt(up->fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-	workload_ref(wl);
+	gw_workload_ref(wl);
 	up->wl = wl;
 	up->epoch = wl->epoch;
 	event_set(&up->rev, up->fd, EV_READ | EV_PERSIST, up_read, c);

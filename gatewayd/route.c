@@ -16,11 +16,11 @@
 #include "log.h"
 #include "gateway.h"
 
-RB_GENERATE(gw_workloads, gw_workload, entry, workload_cmp);
+RB_GENERATE(gw_workloads, gw_workload, entry, gw_workload_cmp);
 RB_GENERATE(gw_routes, gw_route, entry, route_cmp);
 
 int
-workload_cmp(struct gw_workload *a, struct gw_workload *b)
+gw_workload_cmp(struct gw_workload *a, struct gw_workload *b)
 {
 	return (strcmp(a->name, b->name));
 }
@@ -32,7 +32,7 @@ route_cmp(struct gw_route *a, struct gw_route *b)
 }
 
 struct gw_workload *
-workload_find(const char *name)
+gw_workload_find(const char *name)
 {
 	struct gw_workload	 key;
 
@@ -74,13 +74,13 @@ route_lookup(const char *host, size_t len)
 }
 
 void
-workload_ref(struct gw_workload *wl)
+gw_workload_ref(struct gw_workload *wl)
 {
 	wl->refs++;
 }
 
 static void
-workload_free_if_unused(struct gw_workload *wl)
+gw_workload_free_if_unused(struct gw_workload *wl)
 {
 	if (wl->configured || wl->refs > 0 || wl->nparked > 0)
 		return;
@@ -94,12 +94,12 @@ workload_free_if_unused(struct gw_workload *wl)
 }
 
 void
-workload_unref(struct gw_workload *wl)
+gw_workload_unref(struct gw_workload *wl)
 {
 	if (wl->refs == 0)
 		fatalx("%s: %s: no reference", __func__, wl->name);
 	wl->refs--;
-	workload_free_if_unused(wl);
+	gw_workload_free_if_unused(wl);
 }
 
 static void
@@ -162,7 +162,7 @@ conf_address(const struct workload_conf *wc, union wl_addr *sa,
 
 /* where the definition says it listens (instance.c: or runtimed) */
 void
-workload_address(struct gw_workload *wl, const struct workload_conf *wc)
+gw_workload_address(struct gw_workload *wl, const struct workload_conf *wc)
 {
 	conf_address(wc, &wl->addr, &wl->addrlen);
 }
@@ -172,7 +172,8 @@ workload_address(struct gw_workload *wl, const struct workload_conf *wc)
  * before: the only ones runtimed may route it to (instance.c).
  */
 static void
-workload_conf_addresses(struct gw_workload *wl, const struct workload_conf *wc)
+gw_workload_conf_addresses(struct gw_workload *wl,
+    const struct workload_conf *wc)
 {
 	memcpy(&wl->conf_prev, &wl->conf_addr, sizeof(wl->conf_prev));
 	wl->conf_prevlen = wl->conf_addrlen;
@@ -180,12 +181,12 @@ workload_conf_addresses(struct gw_workload *wl, const struct workload_conf *wc)
 }
 
 static struct gw_workload *
-workload_get(const struct workload_conf *wc)
+gw_workload_get(const struct workload_conf *wc)
 {
 	struct gw_workload	*wl;
 	size_t			 len;
 
-	if ((wl = workload_find(wc->name)) != NULL)
+	if ((wl = gw_workload_find(wc->name)) != NULL)
 		return (wl);
 	/* the name in the same allocation, no longer */
 	len = strlen(wc->name) + 1;
@@ -220,11 +221,11 @@ route_wake_chains(struct cfg_generation *gen)
 		changed = 0;
 		TAILQ_FOREACH(wc, &gen->workloads, entry) {
 			if (TAILQ_EMPTY(&wc->depends) ||
-			    (wl = workload_find(wc->name)) == NULL)
+			    (wl = gw_workload_find(wc->name)) == NULL)
 				continue;
 			most = 0;
 			TAILQ_FOREACH(e, &wc->depends, entry)
-				if ((d = workload_find(e->str)) != NULL &&
+				if ((d = gw_workload_find(e->str)) != NULL &&
 				    d->configured && d->wake_timeout > most)
 					most = d->wake_timeout;
 			own = wc->wake_timeout >= 0 ? wc->wake_timeout :
@@ -265,13 +266,13 @@ route_apply(struct cfg_generation *gen)
 		wl->conf = NULL;
 	}
 	TAILQ_FOREACH(wc, &gen->workloads, entry) {
-		wl = workload_get(wc);
+		wl = gw_workload_get(wc);
 		wl->configured = 1;
 		wl->conf = wc;
-		workload_conf_addresses(wl, wc);
+		gw_workload_conf_addresses(wl, wc);
 		/* an instance runtimed routed to keeps its address */
 		if (!wl->addr_rt)
-			workload_address(wl, wc);
+			gw_workload_address(wl, wc);
 		wl->wake_timeout = wc->wake_timeout >= 0 ? wc->wake_timeout :
 		    gen->global.wake_timeout;
 		wl->pull_timeout = route_pull_timeout(wc, gen);
@@ -288,6 +289,6 @@ route_apply(struct cfg_generation *gen)
 		RB_REMOVE(gw_workloads, &gw->workloads, wl);
 		ignore_forget(wl);
 		wake_workload_gone(wl);
-		workload_free_if_unused(wl);
+		gw_workload_free_if_unused(wl);
 	}
 }

@@ -348,7 +348,7 @@ tcp_accept(struct gw_conn *c, const char *name)
 	struct gw_workload	*wl;
 	struct gw_tcp		*t;
 
-	if ((wl = workload_find(name)) == NULL || !wl->configured) {
+	if ((wl = gw_workload_find(name)) == NULL || !wl->configured) {
 		log_warnx("%s: tcp listener of %s, no such workload", c->peer,
 		    name);
 		conn_close(c);
@@ -363,7 +363,7 @@ tcp_accept(struct gw_conn *c, const char *name)
 	t->pipe[0].fd[0] = t->pipe[0].fd[1] = -1;
 	t->pipe[1].fd[0] = t->pipe[1].fd[1] = -1;
 	c->tcp = t;
-	workload_ref(wl);
+	gw_workload_ref(wl);
 	c->wl = wl;
 	TAILQ_INSERT_TAIL(&wl->tcp, t, entry);
 	wl->ntcp++;

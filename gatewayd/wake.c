@@ -387,7 +387,7 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	st.msg[sizeof(st.msg) - 1] = '\0';
 	/* GET /v1/events, whether this gateway routes to it or not */
 	api_events_state(&st);
-	if ((wl = workload_find(st.name)) == NULL)
+	if ((wl = gw_workload_find(st.name)) == NULL)
 		return;		/* removed by a reload meanwhile */
 	if (wl->state == WL_RUNNING && st.state != WL_RUNNING)
 		instance_epoch(wl); /* kept upstream connections are stale */
@@ -456,7 +456,7 @@ wake_recv_wait(struct imsgev *iev, struct imsg *imsg)
 	struct gw_workload	*wl;
 
 	(void)imsg_get_data(imsg, &rw, sizeof(rw));
-	if ((wl = workload_find(rw.name)) == NULL || !wl->wake_pending ||
+	if ((wl = gw_workload_find(rw.name)) == NULL || !wl->wake_pending ||
 	    wl->refused_wait || rw.secs < 1 || rw.secs > INT32_MAX)
 		return;
 	log_debug("%s: the wake goes on, %llds more at most", wl->name,
@@ -474,7 +474,7 @@ wake_recv_drain(struct imsgev *iev, struct imsg *imsg)
 	(void)imsg_get_data(imsg, &ref, sizeof(ref));
 	memset(&dr, 0, sizeof(dr));
 	strlcpy(dr.name, ref.name, sizeof(dr.name));
-	if ((wl = workload_find(ref.name)) != NULL && wl->inflight == 0 &&
+	if ((wl = gw_workload_find(ref.name)) != NULL && wl->inflight == 0 &&
 	    wl->upgraded == 0 && wl->nparked == 0) {
 		dr.idle = 1;
 		if (wl->state == WL_RUNNING)

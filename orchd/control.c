@@ -5,6 +5,43 @@
  * dropped, never fatal.  Requests whose answer lives in several processes
  * are fanned out with the connection's id as peerid, and the replies are
  * counted back in before the final END.
+ *
+ * Why the root parent serves it, where relayd and bgpd serve theirs from
+ * an unprivileged process: the socket is the parent's own (mode 0600,
+ * owned by root), so every client is already root, and most requests are
+ * answered from what only the parent holds: the configuration and its
+ * reload, the definitions, the API's queue of changes (parent_api.c),
+ * the workloads' log files (logs.c), the verbosity.  A child serving it
+ * would forward nearly every request here and the parent would parse the
+ * same messages, from that child instead of a socket.  Moving it would
+ * take: the socket bound here and passed to a child, that child's
+ * dispatch table checking each client message as this file does now, and
+ * every request that ends in the parent crossing one more channel, with
+ * its connection id in peerid as today.  It becomes worth it if the socket is
+ * ever opened to a group that is not root.
+ *
+ * A note for the parent's own seccomp filter (not written yet).  A filter
+ * is inherited across fork(2) and execve(2) and cannot be undone, so
+ * one installed here would also bind every child before its own filter
+ * and every process workload for its whole life.  The spawning must first
+ * move to a helper forked before the filter (a fork server, reached over a
+ * socketpair, that forks and execs children and workloads as spawn.c and
+ * proc.c do now).  The parent itself would then still need, beyond the
+ * event loop, imsg and syslog (epoll_*, read/write, sendmsg/recvmsg with
+ * SCM_RIGHTS, socket/connect for /dev/log, clock_gettime, rt_sigaction
+ * for its own handlers): open/openat/read/close of orchd.conf, the key,
+ * certificate and credential files, /etc/passwd and /etc/group (users.c,
+ * and what NSS does for getpwnam); socket, setsockopt, bind and listen
+ * for the listeners at start and reload (listen.c); socket, bind, listen,
+ * accept4, umask, chmod, unlink and connect here; mkdir, rmdir, openat
+ * and write under the cgroup tree, kill for what cgroup.kill cannot do
+ * (cgroup.c); mkdir, fchown, fchmod of the state and log directories,
+ * rename, pipe2 and fchown of log files (statedir.c, logfiles.c);
+ * socket/sendto to NOTIFY_SOCKET (notify.c); kill of children and
+ * workloads.  What moves to the fork server: fork/clone, execve,
+ * setresuid, setresgid, setgroups, setsid, prctl, dup2, chdir, and
+ * waitpid/wait4 with them (their exits reported back), and the children's
+ * chroot, unshare and mount in privdrop.c.
  */
 
 #include <sys/socket.h>
@@ -498,7 +535,7 @@ control_show_definition(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
- * orchctl create, update, delete, keep: the API's queue (api.c) carries
+ * orchctl create, update, delete, keep: the API's queue (parent_api.c) carries
  * them and answers OK or FAIL here.
  */
 void

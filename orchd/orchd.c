@@ -119,7 +119,7 @@ static const struct proc_handler parent_handlers[] = {
 	    api_recv_update, PROC_NAME(struct api_update) },
 	/* GET /v1/workloads/{id}/logs, answered as orchctl logs */
 	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM(PROC_GATEWAY),
-	    api_logs, PROC_NAME(struct ctl_logs) },
+	    api_recv_logs, PROC_NAME(struct ctl_logs) },
 	{ IMSG_API_LOGS_STOP, 0, PROC_FROM(PROC_GATEWAY),
 	    api_recv_logs_stop },
 	{ IMSG_API_STORED, sizeof(struct ctl_result), PROC_FROM(PROC_STORE),

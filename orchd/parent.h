@@ -184,7 +184,7 @@ int		 identity_get(struct orchd *, const char *, uid_t *, char *,
 		    size_t);
 
 /*
- * api.c: the HTTP API's workloads, and replies to the gateway.  Ids of
+ * parent_api.c: the HTTP API's workloads, and replies to the gateway.  Ids of
  * the gateway's requests, where control.c and logs.c keep control
  * connection ids, carry CTL_ID_API; control connections never do.
  */
@@ -203,7 +203,7 @@ void		 api_recv_definition(struct imsgev *, struct imsg *);
 void		 api_recv_load_end(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_ask(struct imsgev *, struct imsg *);
 void		 api_relay_metrics(struct imsgev *, struct imsg *);
-void		 api_logs(struct imsgev *, struct imsg *);
+void		 api_recv_logs(struct imsgev *, struct imsg *);
 void		 api_ctl_reply(uint32_t, uint32_t, const void *, size_t);
 void		 api_load_start(struct orchd *);
 void		 api_config_active(struct orchd *);

@@ -440,7 +440,7 @@ docker_recv_pull(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
- * IMSG_RT_PURGE: an API workload expired (orchd/api.c).  The generation
+ * IMSG_RT_PURGE: an API workload expired (orchd/parent_api.c).  The generation
  * without it stopped it; its container goes now, and its image after it
  * when no workload of ours names that image.  Volumes stay (v=0), and an
  * image another container still has stays (Docker refuses, no force).

@@ -225,7 +225,7 @@ state_set(struct rt_workload *wl, enum workload_state state,
 	state_send(wl, PROC_STORE, &st);
 	/* for orchctl monitor */
 	state_send(wl, PROC_PARENT, &st);
-	control_state(wl, msg);
+	command_state(wl, msg);
 	counts_changed();
 	deps_notify(wl, reason, msg);
 	/* a wake slot or memory may be free for a wake that waits */
@@ -617,7 +617,7 @@ lc_free(struct rt_workload *wl)
 {
 	log_debug("workload %s: forgotten", wl->name);
 	budget_forget(wl);
-	control_gone(wl);
+	command_gone(wl);
 	ready_stop(wl);
 	busy_stop(wl);
 	live_stop(wl);
@@ -852,7 +852,7 @@ lifecycle_no_room(struct rt_workload *wl, const char *why)
 
 	state_fill(wl, wl->state, RT_REASON_NO_ROOM, why, &st);
 	state_send(wl, PROC_GATEWAY, &st);
-	control_no_room(wl, why);
+	command_no_room(wl, why);
 	for (i = 0; i < wl->ndependents; i++) {
 		w = wl->dependents[i];
 		if (w->deps_wait && w->conf != NULL)
@@ -939,14 +939,14 @@ lifecycle_drained(const char *name, int idle)
 		/* the gateways hold their requests now: it is running still */
 		if (wl->state == WL_RUNNING)
 			state_repeat(wl);
-		control_refused(wl, "it is kept warm");
+		command_refused(wl, "it is kept warm");
 		budget_drain_refused(wl);
 		return;
 	}
 	if (busy || replace_starting(wl)) {
 		log_debug("workload %s: busy again, not suspended", name);
 		state_repeat(wl);
-		control_refused(wl, "it has requests in flight");
+		command_refused(wl, "it has requests in flight");
 		budget_drain_refused(wl);
 		return;
 	}
@@ -955,7 +955,7 @@ lifecycle_drained(const char *name, int idle)
 		log_debug("workload %s: %s depends on it, not suspended", name,
 		    w->name);
 		state_repeat(wl);
-		control_refused(wl, "one that depends on it is up");
+		command_refused(wl, "one that depends on it is up");
 		budget_drain_refused(wl);
 		return;
 	}

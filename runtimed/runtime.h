@@ -246,16 +246,16 @@ void		 budget_recv_stats(struct imsgev *, struct imsg *);
 int		 budget_is_needed_by_running(const struct rt_workload *);
 int		 budget_is_vetoed_busy(const struct rt_workload *);
 
-/* control.c: orchctl wake, suspend and keepwarm */
-void		 control_recv_wake(struct imsgev *, struct imsg *);
-void		 control_recv_suspend(struct imsgev *, struct imsg *);
-void		 control_recv_keepwarm(struct imsgev *, struct imsg *);
-void		 control_recv_restart(struct imsgev *, struct imsg *);
-void		 control_state(struct rt_workload *, const char *);
-void		 control_refused(struct rt_workload *, const char *);
-void		 control_state_refused(struct rt_workload *, const char *);
-void		 control_gone(struct rt_workload *);
-void		 control_no_room(struct rt_workload *, const char *);
+/* command.c: orchctl wake, suspend, keepwarm and restart, and the API's */
+void		 command_recv_wake(struct imsgev *, struct imsg *);
+void		 command_recv_suspend(struct imsgev *, struct imsg *);
+void		 command_recv_keepwarm(struct imsgev *, struct imsg *);
+void		 command_recv_restart(struct imsgev *, struct imsg *);
+void		 command_state(struct rt_workload *, const char *);
+void		 command_refused(struct rt_workload *, const char *);
+void		 command_state_refused(struct rt_workload *, const char *);
+void		 command_gone(struct rt_workload *);
+void		 command_no_room(struct rt_workload *, const char *);
 
 /* restore.c: what the store remembers from the last run */
 void		 restore_recv(struct imsgev *, struct imsg *);

@@ -67,16 +67,16 @@ static const struct proc_handler runtime_handlers[] = {
 	{ IMSG_ST_RESTORE_DONE, 0, PROC_FROM(PROC_STORE), restore_recv_done },
 	/* orchctl, through the parent, and the HTTP API, from the gateway */
 	{ IMSG_CTL_WAKE, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT) |
-	    PROC_FROM(PROC_GATEWAY), control_recv_wake,
+	    PROC_FROM(PROC_GATEWAY), command_recv_wake,
 	    PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_SUSPEND, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT) |
-	    PROC_FROM(PROC_GATEWAY), control_recv_suspend,
+	    PROC_FROM(PROC_GATEWAY), command_recv_suspend,
 	    PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_KEEPWARM, sizeof(struct ctl_keepwarm),
 	    PROC_FROM(PROC_PARENT) | PROC_FROM(PROC_GATEWAY),
-	    control_recv_keepwarm, PROC_NAME(struct ctl_keepwarm) },
+	    command_recv_keepwarm, PROC_NAME(struct ctl_keepwarm) },
 	{ IMSG_CTL_RESTART, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
-	    control_recv_restart, PROC_NAME(struct ctl_name) },
+	    command_recv_restart, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM(PROC_PARENT),
 	    docker_recv_logs, PROC_NAME(struct ctl_logs) },
 	/* the registry logins, from the parent alone */

@@ -32,13 +32,13 @@ static struct workload_conf	 conf;
 static struct gw_workload	*the;
 
 struct gw_workload *
-workload_find(const char *name)
+gw_workload_find(const char *name)
 {
 	return (the != NULL && strcmp(name, the->name) == 0 ? the : NULL);
 }
 
 void
-workload_address(struct gw_workload *wl, const struct workload_conf *wc)
+gw_workload_address(struct gw_workload *wl, const struct workload_conf *wc)
 {
 }
 

@@ -1,9 +1,9 @@
 /*
  * The trust rules (common/trust.c), the parent's policy (orchd/policy.c)
- * and the parent's handler of the API's messages (orchd/api.c) with no
+ * and the parent's handler of the API's messages (orchd/parent_api.c) with no
  * key configured: refused, answered, nothing queued and nothing sent to
  * the store.  The handler runs against real imsg channels on socket
- * pairs; what api.c calls that this test must never reach (a new
+ * pairs; what parent_api.c calls that this test must never reach (a new
  * configuration, logs, the control socket) fails the test if called.
  * And the parent's checks of "depends on" across the file's and the
  * API's workloads (orchd/depends.c).
@@ -29,7 +29,7 @@
 #include "../../orchd/parent.h"
 
 /*
- * What orchd/api.c links against beyond this test's objects: none of it
+ * What orchd/parent_api.c links against beyond this test's objects: none of it
  * may run here.
  */
 struct orchd	*orchd_env;

@@ -11,8 +11,8 @@ $(BUILD)/regress/test_swarm: LDFLAGS += $(RUNTIME_LIBS)
 TEST_cgroup_OBJS = $(OBJ)/orchd/cgroup.o
 TEST_apikey_OBJS = $(OBJ)/orchd/apikey.o
 TEST_authlim_OBJS = $(OBJ)/reaperd/authlim.o
-# the parent's policy and its API handlers (orchd/api.c, with link stubs)
-TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/api.o \
+# the parent's policy and its API handlers (orchd/parent_api.c, with link stubs)
+TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/parent_api.o \
 		   $(OBJ)/orchd/depends.o
 # orchd -nv: the printer, with the parser it prints for
 TEST_printconf_OBJS = $(OBJ)/orchd/printconf.o $(OBJ)/orchd/parse.o

@@ -126,7 +126,7 @@ api_result(struct orchd *env, uint32_t gwid, int status, const char *msg)
 }
 
 static struct workload_conf *
-api_find(const struct orchd_conf *conf, const char *name)
+api_conf_find(const struct orchd_conf *conf, const char *name)
 {
 	struct workload_conf	*wc;
 
@@ -213,7 +213,7 @@ api_clash(const struct orchd_conf *conf, const struct workload_conf *wc,
 
 	if ((status = policy_check(conf, wc, err, len)) != 0)
 		return (status);
-	if (api_find(conf, wc->name) != NULL) {
+	if (api_conf_find(conf, wc->name) != NULL) {
 		snprintf(err, len, "workload \"%s\" already exists", wc->name);
 		return (409);
 	}
@@ -247,7 +247,7 @@ api_check_update(const struct orchd_conf *conf,
 	const struct workload_conf	*o;
 	int				 status;
 
-	if ((o = api_find(conf, wc->name)) == NULL) {
+	if ((o = api_conf_find(conf, wc->name)) == NULL) {
 		snprintf(err, len, "no such workload: %s", wc->name);
 		return (404);
 	}
@@ -476,7 +476,7 @@ api_op_check_update(struct orchd *env, struct api_op *op, char *err,
 	struct workload_conf	*cur;
 	int			 status;
 
-	if ((cur = api_find(env->conf, op->name)) == NULL) {
+	if ((cur = api_conf_find(env->conf, op->name)) == NULL) {
 		snprintf(err, len, "no such workload: %s", op->name);
 		return (404);
 	}
@@ -530,7 +530,7 @@ api_op_check(struct orchd *env, struct api_op *op, char *err, size_t len)
 		return (api_check_new(env->conf, op->wc, err, len));
 	if (op->update)
 		return (api_op_check_update(env, op, err, len));
-	if ((wc = api_find(env->conf, op->name)) == NULL) {
+	if ((wc = api_conf_find(env->conf, op->name)) == NULL) {
 		snprintf(err, len, "no such workload: %s", op->name);
 		return (404);
 	}
@@ -627,6 +627,28 @@ api_queued(const char *name)
 
 /*
  * From the gateway.
+ *
+ * The gateway sends the definition as JSON, and the parent decodes it
+ * itself, with the code that reads the store's and the one that every
+ * child reads its definitions with (workload_from_json: jansson, then the
+ * rules).  Decided so, rather than a decoded definition from the gateway:
+ * - the gateway parses the internet and is the process most likely to
+ *   be taken over; what it sends is input, not a result to trust.  A
+ *   decoded definition would need every pointer, length and string of
+ *   struct workload_conf checked here again: a second decoder, of a
+ *   format of our own, in the root process, instead of one shared one;
+ * - there is no such format to reuse.  workload_pack() lays a definition
+ *   out in one allocation with its pointers, for memory, not for a wire;
+ *   between processes a definition travels as JSON everywhere (the
+ *   configuration to the children, the store);
+ * - a PATCH is a merge of JSON into the definition as it is when the
+ *   change's turn comes (api_update_make), which only the parent knows:
+ *   the parent needs the JSON of an update whatever it gets for a create.
+ * What bounds it: nothing is parsed unless an API key is configured
+ * (policy_api_open), the text is at most ORCHD_API_JSON_MAX bytes and was
+ * already well-formed for the gateway, duplicate keys are refused, and a
+ * malformed one is answered 400 and dropped; the gateway is never trusted
+ * to have checked anything.
  */
 
 void
@@ -756,7 +778,7 @@ api_recv_expire(struct imsgev *iev, struct imsg *imsg)
 	struct api_op		*op;
 
 	(void)imsg_get_data(imsg, &re, sizeof(re));
-	if ((wc = api_find(env->conf, re.name)) == NULL ||
+	if ((wc = api_conf_find(env->conf, re.name)) == NULL ||
 	    wc->source != SOURCE_API || re.secs <= 0 || api_queued(re.name))
 		return;
 	if ((op = api_op_origin(env, ORIGIN_EXPIRY, 0)) == NULL)
@@ -868,7 +890,7 @@ api_ctl_keep(struct orchd *env, uint32_t id, const char *name)
 	static const char	 patch[] = "{\"expire_after\":0}";
 	struct workload_conf	*wc;
 
-	if ((wc = api_find(env->conf, name)) == NULL) {
+	if ((wc = api_conf_find(env->conf, name)) == NULL) {
 		control_fail(id, "no such workload: %s", name);
 		return;
 	}
@@ -892,7 +914,7 @@ api_recv_logs_stop(struct imsgev *iev, struct imsg *imsg)
  * gateway under its request id (control_reply sees CTL_ID_API).
  */
 void
-api_logs(struct imsgev *iev, struct imsg *imsg)
+api_recv_logs(struct imsgev *iev, struct imsg *imsg)
 {
 	struct ctl_logs	 cl;
 	uint32_t	 id = imsg_get_id(imsg);
@@ -963,13 +985,13 @@ api_recv_stored(struct imsgev *iev, struct imsg *imsg)
 			api_op_done(env, status, err);
 			return;
 		}
-		wc = api_find(env->conf, op->name);
+		wc = api_conf_find(env->conf, op->name);
 		TAILQ_INSERT_AFTER(&env->conf->workloads, wc, op->wc, entry);
 		TAILQ_REMOVE(&env->conf->workloads, wc, entry);
 		workload_free(wc);
 		op->wc = NULL;
 	} else {
-		if ((wc = api_find(env->conf, op->name)) != NULL) {
+		if ((wc = api_conf_find(env->conf, op->name)) != NULL) {
 			TAILQ_REMOVE(&env->conf->workloads, wc, entry);
 			workload_free(wc);
 		}
@@ -1098,7 +1120,7 @@ api_reload_check(const struct orchd_conf *nconf,
 	TAILQ_FOREACH(wc, &oconf->workloads, entry) {
 		if (wc->source != SOURCE_API)
 			continue;
-		if (api_find(nconf, wc->name) != NULL) {
+		if (api_conf_find(nconf, wc->name) != NULL) {
 			snprintf(err, len, "workload %s already exists "
 			    "(created through the API)", wc->name);
 			return (-1);

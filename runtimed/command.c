@@ -10,7 +10,8 @@
  * promises ("report whether it became ready"): the command waits on the
  * workload (struct rt_waiter) and the lifecycle's next states settle it.
  * The parent drops an answer for a connection that has gone, so a waiter
- * is never cancelled here.
+ * is never cancelled here.  The control socket itself is the parent's
+ * (orchd/control.c); this file only carries out what it forwards.
  */
 
 #include <stdarg.h>
@@ -37,7 +38,7 @@ asker_instance(const struct asker *a)
 }
 
 static void
-control_ok(const struct asker *a)
+command_ok(const struct asker *a)
 {
 	if (proc_compose_instance(rt->ps, a->peer, asker_instance(a),
 	    IMSG_CTL_OK, a->id, -1, NULL, 0) == -1)
@@ -45,11 +46,11 @@ control_ok(const struct asker *a)
 }
 
 static void
-control_fail(const struct asker *a, int code, const char *fmt, ...)
+command_fail(const struct asker *a, int code, const char *fmt, ...)
     __attribute__((__format__ (printf, 3, 4)));
 
 static void
-control_fail(const struct asker *a, int code, const char *fmt, ...)
+command_fail(const struct asker *a, int code, const char *fmt, ...)
 {
 	struct ctl_result	 res;
 	va_list			 ap;
@@ -65,7 +66,7 @@ control_fail(const struct asker *a, int code, const char *fmt, ...)
 }
 
 static void
-control_asker(struct imsgev *iev, struct imsg *imsg, struct asker *a)
+command_asker(struct imsgev *iev, struct imsg *imsg, struct asker *a)
 {
 	a->peer = iev->peer;
 	a->id = imsg_get_id(imsg);
@@ -82,7 +83,7 @@ waiter_asker(const struct rt_waiter *w, struct asker *a)
 
 /* the name of a command, and its workload if it is configured */
 static struct rt_workload *
-control_workload(const struct asker *a, struct imsg *imsg, char *name,
+command_workload(const struct asker *a, struct imsg *imsg, char *name,
     size_t len)
 {
 	struct rt_workload	*wl;
@@ -91,7 +92,7 @@ control_workload(const struct asker *a, struct imsg *imsg, char *name,
 	(void)imsg_get_data(imsg, &cn, sizeof(cn));
 	strlcpy(name, cn.name, len);
 	if ((wl = lifecycle_find(cn.name)) == NULL || wl->conf == NULL) {
-		control_fail(a, CTL_ERR_NOENT, "no such workload: %s",
+		command_fail(a, CTL_ERR_NOENT, "no such workload: %s",
 		    cn.name);
 		return (NULL);
 	}
@@ -99,7 +100,7 @@ control_workload(const struct asker *a, struct imsg *imsg, char *name,
 }
 
 static int
-control_wait(struct rt_workload *wl, const struct asker *a,
+command_wait(struct rt_workload *wl, const struct asker *a,
     enum workload_state want)
 {
 	struct rt_waiter	*w;
@@ -108,7 +109,7 @@ control_wait(struct rt_workload *wl, const struct asker *a,
 	TAILQ_FOREACH(w, &wl->waiters, entry)
 		n++;
 	if (n >= RT_WAITERS_MAX || (w = calloc(1, sizeof(*w))) == NULL) {
-		control_fail(a, CTL_ERR_AGAIN, "too many commands waiting on "
+		command_fail(a, CTL_ERR_AGAIN, "too many commands waiting on "
 		    "%s", wl->name);
 		return (-1);
 	}
@@ -120,22 +121,22 @@ control_wait(struct rt_workload *wl, const struct asker *a,
 }
 
 void
-control_recv_wake(struct imsgev *iev, struct imsg *imsg)
+command_recv_wake(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rt_workload	*wl;
 	struct wake_cause	 cause;
 	char			 name[ORCHD_NAME_MAX];
 	struct asker		 a;
 
-	control_asker(iev, imsg, &a);
-	if ((wl = control_workload(&a, imsg, name, sizeof(name))) == NULL)
+	command_asker(iev, imsg, &a);
+	if ((wl = command_workload(&a, imsg, name, sizeof(name))) == NULL)
 		return;
 	if (wl->state == WL_RUNNING) {
-		control_ok(&a);
+		command_ok(&a);
 		return;
 	}
 	/* before the wake: a start that fails at once settles it */
-	if (control_wait(wl, &a, WL_RUNNING) == -1)
+	if (command_wait(wl, &a, WL_RUNNING) == -1)
 		return;
 	/* orchctl comes through the parent, the API through a gateway */
 	lifecycle_cause(&cause, a.peer == PROC_GATEWAY ? WAKE_API :
@@ -144,61 +145,61 @@ control_recv_wake(struct imsgev *iev, struct imsg *imsg)
 }
 
 void
-control_recv_suspend(struct imsgev *iev, struct imsg *imsg)
+command_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rt_workload	*wl, *up;
 	char			 name[ORCHD_NAME_MAX];
 	struct asker		 a;
 
-	control_asker(iev, imsg, &a);
-	if ((wl = control_workload(&a, imsg, name, sizeof(name))) == NULL)
+	command_asker(iev, imsg, &a);
+	if ((wl = command_workload(&a, imsg, name, sizeof(name))) == NULL)
 		return;
 	switch (wl->state) {
 	case WL_ASLEEP:
 	case WL_FAILED:
 		/* nothing runs, or it is being stopped already */
-		control_ok(&a);
+		command_ok(&a);
 		return;
 	case WL_WAKING:
-		control_fail(&a, CTL_ERR_BUSY, "%s is waking: suspend it once "
+		command_fail(&a, CTL_ERR_BUSY, "%s is waking: suspend it once "
 		    "it runs", name);
 		return;
 	case WL_SUSPENDING:
-		(void)control_wait(wl, &a, WL_ASLEEP);
+		(void)command_wait(wl, &a, WL_ASLEEP);
 		return;
 	case WL_RUNNING:
 		break;
 	}
 	if (lifecycle_keep_warm(wl)) {
-		control_fail(&a, CTL_ERR_BUSY, "%s is kept warm: turn that off "
+		command_fail(&a, CTL_ERR_BUSY, "%s is kept warm: turn that off "
 		    "first", name);
 		return;
 	}
 	if ((up = lifecycle_dependent_up(wl)) != NULL) {
-		control_fail(&a, CTL_ERR_BUSY, "%s depends on %s and is %s: "
+		command_fail(&a, CTL_ERR_BUSY, "%s depends on %s and is %s: "
 		    "suspend it first", up->name, name,
 		    workload_state_name(up->state));
 		return;
 	}
-	if (control_wait(wl, &a, WL_ASLEEP) == -1)
+	if (command_wait(wl, &a, WL_ASLEEP) == -1)
 		return;
 	if (lifecycle_suspend(name, RT_REASON_OPERATOR) == -1)
-		control_refused(wl, "it cannot be suspended now");
+		command_refused(wl, "it cannot be suspended now");
 }
 
 void
-control_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
+command_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rt_workload	*wl;
 	struct wake_cause	 cause;
 	struct ctl_keepwarm	 kw;
 	struct asker		 a;
 
-	control_asker(iev, imsg, &a);
+	command_asker(iev, imsg, &a);
 	(void)imsg_get_data(imsg, &kw, sizeof(kw));
 	kw.on = kw.on != 0;
 	if ((wl = lifecycle_find(kw.name)) == NULL || wl->conf == NULL) {
-		control_fail(&a, CTL_ERR_NOENT, "no such workload: %s",
+		command_fail(&a, CTL_ERR_NOENT, "no such workload: %s",
 		    kw.name);
 		return;
 	}
@@ -213,7 +214,7 @@ control_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 		lifecycle_cause(&cause, WAKE_KEEP_WARM);
 		lifecycle_wake(wl->name, RT_REASON_KEEP_WARM, &cause);
 	}
-	control_ok(&a);
+	command_ok(&a);
 }
 
 /*
@@ -221,25 +222,25 @@ control_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
  * answered once it runs again (or failed to).
  */
 void
-control_recv_restart(struct imsgev *iev, struct imsg *imsg)
+command_recv_restart(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rt_workload	*wl;
 	char			 name[ORCHD_NAME_MAX];
 	struct asker		 a;
 
-	control_asker(iev, imsg, &a);
-	if ((wl = control_workload(&a, imsg, name, sizeof(name))) == NULL)
+	command_asker(iev, imsg, &a);
+	if ((wl = command_workload(&a, imsg, name, sizeof(name))) == NULL)
 		return;
 	if (wl->state != WL_RUNNING || wl->stopping) {
-		control_fail(&a, CTL_ERR_BUSY, "%s is %s: only a running "
+		command_fail(&a, CTL_ERR_BUSY, "%s is %s: only a running "
 		    "workload is restarted (orchctl wake starts one)", name,
 		    workload_state_name(wl->state));
 		return;
 	}
-	if (control_wait(wl, &a, WL_RUNNING) == -1)
+	if (command_wait(wl, &a, WL_RUNNING) == -1)
 		return;
 	if (lifecycle_restart(wl, "orchctl restart") == -1)
-		control_state_refused(wl, "it is being replaced already");
+		command_state_refused(wl, "it is being replaced already");
 }
 
 /*
@@ -248,16 +249,16 @@ control_recv_restart(struct imsgev *iev, struct imsg *imsg)
 
 /* wl changed state: settle the commands that waited for it */
 void
-control_state(struct rt_workload *wl, const char *msg)
+command_state(struct rt_workload *wl, const char *msg)
 {
 	struct rt_waiter	*w, *next;
 	struct asker		 a;
 
 	TAILQ_FOREACH_SAFE(w, &wl->waiters, entry, next) {
 		if (wl->state == w->want)
-			control_ok(waiter_asker(w, &a));
+			command_ok(waiter_asker(w, &a));
 		else if (wl->state == WL_FAILED)
-			control_fail(waiter_asker(w, &a), CTL_ERR_FAILED,
+			command_fail(waiter_asker(w, &a), CTL_ERR_FAILED,
 			    "%s failed: %s", wl->name,
 			    msg != NULL && *msg != '\0' ? msg : "no reason");
 		else
@@ -269,7 +270,7 @@ control_state(struct rt_workload *wl, const char *msg)
 
 /* a restart that will not happen: those waiting for it to run */
 void
-control_state_refused(struct rt_workload *wl, const char *why)
+command_state_refused(struct rt_workload *wl, const char *why)
 {
 	struct rt_waiter	*w, *next;
 	struct asker		 a;
@@ -277,7 +278,7 @@ control_state_refused(struct rt_workload *wl, const char *why)
 	TAILQ_FOREACH_SAFE(w, &wl->waiters, entry, next) {
 		if (w->want != WL_RUNNING)
 			continue;
-		control_fail(waiter_asker(w, &a), CTL_ERR_BUSY,
+		command_fail(waiter_asker(w, &a), CTL_ERR_BUSY,
 		    "%s not restarted: %s", wl->name, why);
 		TAILQ_REMOVE(&wl->waiters, w, entry);
 		free(w);
@@ -286,7 +287,7 @@ control_state_refused(struct rt_workload *wl, const char *why)
 
 /* a suspend that will not happen */
 void
-control_refused(struct rt_workload *wl, const char *why)
+command_refused(struct rt_workload *wl, const char *why)
 {
 	struct rt_waiter	*w, *next;
 	struct asker		 a;
@@ -294,7 +295,7 @@ control_refused(struct rt_workload *wl, const char *why)
 	TAILQ_FOREACH_SAFE(w, &wl->waiters, entry, next) {
 		if (w->want != WL_ASLEEP)
 			continue;
-		control_fail(waiter_asker(w, &a), CTL_ERR_BUSY,
+		command_fail(waiter_asker(w, &a), CTL_ERR_BUSY,
 		    "%s not suspended: %s", wl->name, why);
 		TAILQ_REMOVE(&wl->waiters, w, entry);
 		free(w);
@@ -303,7 +304,7 @@ control_refused(struct rt_workload *wl, const char *why)
 
 /* its wake waited its whole wake timeout for room: not started */
 void
-control_no_room(struct rt_workload *wl, const char *why)
+command_no_room(struct rt_workload *wl, const char *why)
 {
 	struct rt_waiter	*w, *next;
 	struct asker		 a;
@@ -311,7 +312,7 @@ control_no_room(struct rt_workload *wl, const char *why)
 	TAILQ_FOREACH_SAFE(w, &wl->waiters, entry, next) {
 		if (w->want != WL_RUNNING)
 			continue;
-		control_fail(waiter_asker(w, &a), CTL_ERR_AGAIN,
+		command_fail(waiter_asker(w, &a), CTL_ERR_AGAIN,
 		    "%s not started: %s", wl->name, why);
 		TAILQ_REMOVE(&wl->waiters, w, entry);
 		free(w);
@@ -320,16 +321,16 @@ control_no_room(struct rt_workload *wl, const char *why)
 
 /* wl is forgotten: removed from the configuration */
 void
-control_gone(struct rt_workload *wl)
+command_gone(struct rt_workload *wl)
 {
 	struct rt_waiter	*w;
 	struct asker		 a;
 
 	while ((w = TAILQ_FIRST(&wl->waiters)) != NULL) {
 		if (w->want == WL_ASLEEP)
-			control_ok(waiter_asker(w, &a));
+			command_ok(waiter_asker(w, &a));
 		else
-			control_fail(waiter_asker(w, &a), CTL_ERR_NOENT,
+			command_fail(waiter_asker(w, &a), CTL_ERR_NOENT,
 			    "%s was removed", wl->name);
 		TAILQ_REMOVE(&wl->waiters, w, entry);
 		free(w);
