@@ -28,6 +28,7 @@
 
 #include "orchd.h"
 #include "log.h"
+#include "../../orchd/conf.h"
 
 int	LLVMFuzzerInitialize(int *, char ***);
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -27,6 +27,7 @@
 
 #include "orchd.h"
 #include "log.h"
+#include "../../orchd/conf.h"
 
 #define CONFDIR		"regress/config/"
 #define MAXLINES	64
