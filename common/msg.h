@@ -232,6 +232,16 @@ enum imsg_type {
 					   config transaction: struct
 					   cfg_swarm and its files, empty
 					   for the local socket */
+	/*
+	 * A new configuration message goes above this comment.  These two
+	 * keep the numbers they had among the API's messages: a new number
+	 * would change the protocol for nothing.
+	 */
+	IMSG_CFG_APIKEY = 704,		/* parent -> gateway, in a config
+					   transaction: the key, empty for
+					   none; absent: keep the last one */
+	IMSG_CFG_APIHOST,		/* parent -> gateway, in every config
+					   transaction: one "api host" */
 
 	/* the request path and the lifecycle */
 	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct gw_wake */
@@ -258,7 +268,7 @@ enum imsg_type {
 	/* a wrong API key, counted for every gateway by the reaper */
 	IMSG_GW_AUTHFAIL,		/* gateway -> reaper: struct netaddr,
 					   the client; peerid: request id */
-	IMSG_RP_AUTHLIMIT,		/* reaper -> gateway: struct
+	IMSG_REAP_AUTHLIMIT,		/* reaper -> gateway: struct
 					   rp_authlimit, same peerid */
 	IMSG_GW_REFUSED,		/* gateway -> runtime: struct wl_ref,
 					   a running workload refused a
@@ -298,7 +308,7 @@ enum imsg_type {
 					   and, unused, its image to remove */
 
 	/* the store */
-	IMSG_RP_LASTSEEN = 600,		/* reaper -> store: struct
+	IMSG_REAP_LASTSEEN = 600,	/* reaper -> store: struct
 					   rp_lastseen[], batched */
 	IMSG_ST_RESTORE,		/* store -> runtime: struct st_restore,
 					   once per workload at start */
@@ -333,12 +343,8 @@ enum imsg_type {
 	IMSG_API_RESULT,		/* parent -> gateway: struct
 					   api_result */
 	IMSG_API_LOGS_STOP,		/* gateway -> parent: client left */
-	IMSG_CFG_APIKEY,		/* parent -> gateway, in a config
-					   transaction: the key, empty for
-					   none; absent: keep the last one */
-	IMSG_CFG_APIHOST,		/* parent -> gateway, in every config
-					   transaction: one "api host" */
-	IMSG_API_LOAD,			/* parent -> store: the API's
+	/* 704, 705: IMSG_CFG_APIKEY, IMSG_CFG_APIHOST (configuration) */
+	IMSG_API_LOAD = 706,		/* parent -> store: the API's
 					   workloads, at start */
 	IMSG_API_DEFINITION,		/* store -> parent: one, JSON text */
 	IMSG_API_LOAD_END,		/* store -> parent: all were sent */
@@ -433,7 +439,7 @@ struct cfg_ignore {
 	char			 pattern[ORCHD_PATTERN_MAX];
 };
 
-/* IMSG_RP_AUTHLIMIT: over the cap of wrong keys, and for how long */
+/* IMSG_REAP_AUTHLIMIT: over the cap of wrong keys, and for how long */
 struct rp_authlimit {
 	int32_t			 limited;
 	int32_t			 retry_after;	/* seconds, when limited */
