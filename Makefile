@@ -81,7 +81,7 @@ OBJ		 = $(BUILD)/obj
 COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c deps.c event.c \
 		   filter.c http.c imsg.c log.c merge.c privdrop.c proc.c \
-		   sandbox.c timer.c units.c util.c workload.c \
+		   sandbox.c timer.c units.c util.c workload.c workload_json.c \
 		   workload_pack.c)
 ORCHD_SRCS	 = $(addprefix orchd/, \
 		   api.c apikey.c cgroup.c config.c control.c depends.c \
@@ -319,9 +319,9 @@ FUZZ_SRCS_http	 = regress/fuzz/fuzz_http.c common/http.c
 FUZZ_SRCS_chunked = $(FUZZ_SRCS_http)
 FUZZ_DEFS_chunked = -DFUZZ_CHUNKED_ONLY
 FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
-		   common/units.c common/workload.c common/log.c orchd/trust.c \
-		   common/filter.c common/deps.c common/argv.c common/util.c \
-		   common/budget.c
+		   common/units.c common/workload.c common/workload_json.c \
+		   common/log.c orchd/trust.c common/filter.c common/deps.c \
+		   common/argv.c common/util.c common/budget.c
 FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c
 FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c common/http.c \
 		   gatewayd/bufio.c

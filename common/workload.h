@@ -168,23 +168,28 @@ TAILQ_HEAD(workloadlist, workload_conf);
 /* common/workload.c: the one place for a workload's rules */
 struct workload_conf	*workload_new(const char *);
 void			 workload_free(struct workload_conf *);
-/* common/workload_pack.c: a copy in one allocation */
-struct workload_conf	*workload_pack(const struct workload_conf *);
 int			 workload_validate(const struct workload_conf *,
 			    char *, size_t);
-char			*workload_to_json(const struct workload_conf *);
 int			 workload_diff(const struct workload_conf *,
 			    const struct workload_conf *, char *, size_t);
 const char		*workload_pull_name(int);
 int			 workload_pull_parse(const char *);
-struct workload_conf	*workload_from_json(const char *, size_t, char *,
-			    size_t);
 uint16_t		 workload_upstream_port(const struct workload_conf *);
 int			 valid_network_name(const char *);
+int			 valid_text(const char *);
 int			 strlist_add(struct strlist *, const char *);
+void			 strlist_free(struct strlist *);
 int			 listen_split(const char *, char *, size_t, int *);
 int			 swarm_manager_split(const char *, char *, size_t,
 			    int *);
-void			 strlist_free(struct strlist *);
+/* common/workload_pack.c: a copy in one allocation */
+struct workload_conf	*workload_pack(const struct workload_conf *);
+/* common/workload_json.c: its JSON form; json_t is struct json_t */
+struct json_t;
+char			*workload_to_json(const struct workload_conf *);
+struct workload_conf	*workload_from_json(const char *, size_t, char *,
+			    size_t);
+struct json_t		*strlist_to_json(const struct strlist *);
+int			 strlist_from_json(struct json_t *, struct strlist *);
 
 #endif /* ORCHD_WORKLOAD_H */
