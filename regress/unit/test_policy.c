@@ -1,5 +1,5 @@
 /*
- * The trust rules (common/trust.c), the parent's policy (orchd/policy.c)
+ * The trust rules (orchd/trust.c), the parent's policy (orchd/policy.c)
  * and the parent's handler of the API's messages (orchd/api.c) with no
  * key configured: refused, answered, nothing queued and nothing sent to
  * the store.  The handler runs against real imsg channels on socket
