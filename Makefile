@@ -81,13 +81,13 @@ OBJ		 = $(BUILD)/obj
 COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c deps.c event.c \
 		   filter.c http.c imsg.c log.c merge.c privdrop.c proc.c \
-		   sandbox.c timer.c trust.c units.c util.c workload.c \
+		   sandbox.c timer.c units.c util.c workload.c workload_json.c \
 		   workload_pack.c)
 ORCHD_SRCS	 = $(addprefix orchd/, \
 		   apikey.c cgroup.c config.c control.c depends.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
 		   orchd.c parent_api.c policy.c printconf.c regauth.c \
-		   reload.c spawn.c statedir.c swarmcreds.c users.c)
+		   reload.c spawn.c statedir.c swarmcreds.c trust.c users.c)
 STORE_SRCS	 = $(addprefix stored/, \
 		   store.c store_db.c store_queue.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \
@@ -139,7 +139,7 @@ PROGS		 = $(BUILD)/orchd $(BUILD)/stored $(BUILD)/gatewayd \
 # its main()).
 UNIT_SRCS	:= $(wildcard regress/unit/test_*.c)
 UNIT_TESTS	:= $(patsubst regress/unit/%.c,$(BUILD)/regress/%,$(UNIT_SRCS))
-TEST_parse_OBJS	 = $(OBJ)/orchd/parse.o
+TEST_parse_OBJS	 = $(OBJ)/orchd/parse.o $(OBJ)/orchd/trust.o
 -include regress/unit/tests.mk
 
 MANS		 = man/orchd.8 man/orchd.conf.5 man/orchctl.8 man/orchd-api.7
@@ -319,9 +319,9 @@ FUZZ_SRCS_http	 = regress/fuzz/fuzz_http.c common/http.c
 FUZZ_SRCS_chunked = $(FUZZ_SRCS_http)
 FUZZ_DEFS_chunked = -DFUZZ_CHUNKED_ONLY
 FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
-		   common/units.c common/workload.c common/log.c common/trust.c \
-		   common/filter.c common/deps.c common/argv.c common/util.c \
-		   common/budget.c
+		   common/units.c common/workload.c common/workload_json.c \
+		   common/log.c orchd/trust.c common/filter.c common/deps.c \
+		   common/argv.c common/util.c common/budget.c
 FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c
 FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c common/http.c \
 		   gatewayd/bufio.c
@@ -332,7 +332,8 @@ $(FUZZ_DIR)/parse.c: orchd/parse.y
 	@mkdir -p $(dir $@)
 	$(YACC) -o $@ $<
 
-$(FUZZ_DIR)/fuzz_%: $$(FUZZ_SRCS_$$*) common/orchd.h common/http.h
+$(FUZZ_DIR)/fuzz_%: $$(FUZZ_SRCS_$$*) common/orchd.h common/msg.h \
+		   common/workload.h orchd/conf.h common/http.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_DEFS_$*) -Wno-unused-function \
 	    -o $@ $(FUZZ_SRCS_$*) $(PKG_LIBS) $(FUZZ_LIBS_$*)

@@ -1,6 +1,7 @@
 /*
  * What woke a workload, as JSON (common/cause.c); the rest of its
- * functions are in orchd.h, which does not include jansson.
+ * functions are in orchd.h, which does not include jansson; the payload,
+ * struct wake_cause, is in msg.h.
  */
 
 #ifndef ORCHD_CAUSE_H

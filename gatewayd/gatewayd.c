@@ -96,7 +96,7 @@ static const struct proc_handler gateway_handlers[] = {
 	{ IMSG_RT_BUDGET, sizeof(struct rt_budget), PROC_FROM(PROC_RUNTIME),
 	    metrics_recv_budget },
 	/* the reaper's count of wrong keys from every gateway (api.c) */
-	{ IMSG_RP_AUTHLIMIT, sizeof(struct rp_authlimit),
+	{ IMSG_REAP_AUTHLIMIT, sizeof(struct rp_authlimit),
 	    PROC_FROM(PROC_REAPER), api_recv_authlimit },
 	/* the store's held writes, for GET /metrics (metrics.c) */
 	{ IMSG_ST_QUEUE, sizeof(struct st_queue_stats),

@@ -7,7 +7,7 @@
  * The parent starts it as root, with -u and -c as for a gateway: it drops
  * to that user in that root directory, with no network, and enters a
  * sandbox that allows I/O on the descriptors it has, before it reads a
- * byte.  The protocol is in orchd.h (struct tls_check_hdr).  The first
+ * byte.  The protocol is in msg.h (struct tls_check_hdr).  The first
  * failure is answered and ends the check: the parent names the files and
  * logs it.  Every copy of a key is zeroed before exit.
  */

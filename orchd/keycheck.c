@@ -7,7 +7,7 @@
  * runs "gatewayd -n" as the configured user in the chroot (those of the
  * running configuration once there is one: neither changes before a
  * restart), sends it the bytes over a socketpair and waits, at most
- * KEYCHECK_WAIT_MS, for its answer and its exit (orchd.h, struct
+ * KEYCHECK_WAIT_MS, for its answer and its exit (msg.h, struct
  * tls_check_hdr).  Its answer names what failed by number; the message is
  * made and logged here, so that orchd -n, the foreground log and syslog
  * say the same.
@@ -183,7 +183,7 @@ keycheck_piece(struct keycheck *kc, enum cfg_tls_what what,
 	return (0);
 }
 
-/* the SNI keypairs, then each TLS listener's: orchd.h says why */
+/* the SNI keypairs, then each TLS listener's: msg.h says why */
 static void
 keycheck_send(struct keycheck *kc, const struct orchd_conf *conf)
 {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "proc.h"
+#include "conf.h"
 
 struct ctl_conn;
 

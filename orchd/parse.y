@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "orchd.h"
+#include "conf.h"
 #include "log.h"
 
 #define INCLUDE_DEPTH_MAX	16

@@ -1,6 +1,6 @@
 /*
  * The operator's policy for workloads, checked by the parent itself:
- * the trust rules every workload obeys (common/trust.c), and what the
+ * the trust rules every workload obeys (orchd/trust.c), and what the
  * API may create ("api allow" in orchd.conf).  One function for the
  * three ways an API workload arrives: a create from a gateway, a row of
  * the store at start, and the workloads kept across a reload, which the

@@ -128,7 +128,7 @@ lastseen_flush(void)
 {
 	if (reap_nbatch == 0)
 		return;
-	if (proc_compose(&reaper_ps, PROC_STORE, IMSG_RP_LASTSEEN, 0, -1,
+	if (proc_compose(&reaper_ps, PROC_STORE, IMSG_REAP_LASTSEEN, 0, -1,
 	    reap_batch, reap_nbatch * sizeof(*reap_batch)) == -1)
 		log_warn("%s: compose", __func__);
 	reap_nbatch = 0;
@@ -393,7 +393,7 @@ reaper_recv_authfail(struct imsgev *iev, struct imsg *imsg)
 		rl.limited = 1;
 		rl.retry_after = (int32_t)((wait + 999) / 1000);
 	}
-	if (imsgev_compose(iev, IMSG_RP_AUTHLIMIT, imsg_get_id(imsg), -1, &rl,
+	if (imsgev_compose(iev, IMSG_REAP_AUTHLIMIT, imsg_get_id(imsg), -1, &rl,
 	    sizeof(rl)) == -1)
 		log_warn("%s: compose", __func__);
 }

@@ -119,7 +119,6 @@ const char	*dk_where(void);
 /* docker_spec.c */
 json_t		*dk_spec(const struct workload_conf *, char *, size_t);
 int		 dk_spec_hash(json_t *, char *, size_t);
-int		 dk_spec_strlist(json_t *, const char *, const struct strlist *);
 int		 dk_spec_argv(json_t *, const char *, const char *, char *,
 		    size_t);
 void		 dk_container_name(const char *, char *, size_t);

@@ -28,25 +28,6 @@ dk_container_name(const char *name, char *buf, size_t len)
 	snprintf(buf, len, "%s%s", DK_NAME_PREFIX, name);
 }
 
-/* a list of strings as a JSON array under key; none: no key */
-int
-dk_spec_strlist(json_t *o, const char *key, const struct strlist *l)
-{
-	const struct strentry	*e;
-	json_t			*a;
-
-	if (TAILQ_EMPTY(l))
-		return (0);
-	if ((a = json_array()) == NULL)
-		return (-1);
-	TAILQ_FOREACH(e, l, entry)
-		if (json_array_append_new(a, json_string(e->str)) == -1) {
-			json_decref(a);
-			return (-1);
-		}
-	return (json_object_set_new(o, key, a));
-}
-
 /*
  * command: split as sh(1) would, and no shell runs it, as the array key
  * ("Cmd" for a container, "Args" for a service's task)
@@ -188,7 +169,8 @@ dk_spec(const struct workload_conf *wc, char *err, size_t errlen)
 		json_decref(o);
 		return (NULL);
 	}
-	r |= dk_spec_strlist(o, "Env", &wc->env);
+	if (!TAILQ_EMPTY(&wc->env))
+		r |= json_object_set_new(o, "Env", strlist_to_json(&wc->env));
 	if (wc->user != NULL)
 		r |= json_object_set_new(o, "User", json_string(wc->user));
 	if (wc->directory != NULL)

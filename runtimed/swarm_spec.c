@@ -36,7 +36,8 @@ sw_container(const struct workload_conf *wc, char *err, size_t errlen)
 		json_decref(c);
 		return (NULL);
 	}
-	r |= dk_spec_strlist(c, "Env", &wc->env);
+	if (!TAILQ_EMPTY(&wc->env))
+		r |= json_object_set_new(c, "Env", strlist_to_json(&wc->env));
 	if (wc->user != NULL)
 		r |= json_object_set_new(c, "User", json_string(wc->user));
 	if (wc->directory != NULL)
@@ -82,8 +83,9 @@ sw_task(const struct workload_conf *wc, char *err, size_t errlen)
 		r |= res != NULL ? json_object_set_new(t, "Resources", res) :
 		    -1;
 	}
-	if ((pl = json_object()) == NULL ||
-	    dk_spec_strlist(pl, "Constraints", &wc->constraints) == -1)
+	if ((pl = json_object()) == NULL || (!TAILQ_EMPTY(&wc->constraints) &&
+	    json_object_set_new(pl, "Constraints",
+	    strlist_to_json(&wc->constraints)) == -1))
 		r = -1;
 	r |= json_object_set_new(t, "Placement", pl);
 	/* a task that ends is the swarm's to start again, a second later */

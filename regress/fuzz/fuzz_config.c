@@ -1,15 +1,11 @@
 /*
  * libFuzzer harness for orchd.conf(5): every input is written to a file
  * and parsed; a configuration that parses must also survive its JSON round
- * trip, workload by workload.  Build and run:
+ * trip, workload by workload.  Build and run (the Makefile's
+ * FUZZ_SRCS_config lists what it links):
  *
- *	byacc -o /tmp/parse.c orchd/parse.y
- *	clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
- *	    -Icommon -Iorchd -isystem /usr/include/bsd -DLIBBSD_OVERLAY \
- *	    regress/fuzz/fuzz_config.c /tmp/parse.c common/units.c \
- *	    common/workload.c common/log.c -lbsd -ljansson \
- *	    -o /tmp/fuzz_config
- *	/tmp/fuzz_config -close_fd_mask=2 -max_total_time=60 \
+ *	make build/fuzz/fuzz_config
+ *	build/fuzz/fuzz_config -close_fd_mask=2 -max_total_time=60 \
  *	    regress/fuzz/corpus/config
  *
  * The parser's error lines go to stderr: -close_fd_mask=2 silences them
@@ -28,6 +24,7 @@
 
 #include "orchd.h"
 #include "log.h"
+#include "../../orchd/conf.h"
 
 int	LLVMFuzzerInitialize(int *, char ***);
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -1,6 +1,7 @@
 /*
  * orchd.conf parsing (orchd/parse.y), the workload rules and their JSON
- * form (common/workload.c), units and names (common/units.c).
+ * form (common/workload.c, workload_json.c), units and names
+ * (common/units.c).
  *
  * Run from the top of the tree: the fixtures are in regress/config.
  */
@@ -27,6 +28,7 @@
 
 #include "orchd.h"
 #include "log.h"
+#include "../../orchd/conf.h"
 
 #define CONFDIR		"regress/config/"
 #define MAXLINES	64
@@ -440,7 +442,7 @@ static const struct bad {
 	    "http2 prior knowledge: cleartext listeners only", 1 },
 	{ "bad-http2-streams.conf", "bad-http2-streams.conf:1",
 	    "http2 max streams: 1 to 1000", 1 },
-	/* the trust rules: host paths, root (common/trust.c) */
+	/* the trust rules: host paths, root (orchd/trust.c) */
 	{ "bad-volume-etc.conf", "bad-volume-etc.conf:6",
 	    "volume: host path \"/etc\" is /etc (a system directory)", 1 },
 	{ "bad-volume-root.conf", "bad-volume-root.conf:6",

@@ -1,8 +1,8 @@
 /*
- * The trust rules (common/trust.c), the parent's policy (orchd/policy.c)
- * and the parent's handler of the API's messages (orchd/parent_api.c) with no
- * key configured: refused, answered, nothing queued and nothing sent to
- * the store.  The handler runs against real imsg channels on socket
+ * The trust rules (orchd/trust.c), the parent's policy (orchd/policy.c)
+ * and the parent's handler of the API's messages (orchd/parent_api.c)
+ * with no key configured: refused, answered, nothing queued and nothing
+ * sent to the store.  The handler runs against real imsg channels on socket
  * pairs; what parent_api.c calls that this test must never reach (a new
  * configuration, logs, the control socket) fails the test if called.
  * And the parent's checks of "depends on" across the file's and the

@@ -3,7 +3,8 @@
  * same as the one it was made from, whatever it holds, and is freed by
  * workload_free() whole (ASan in make check would see it otherwise).
  * And workload_diff(): what of a running instance a new definition
- * changes, the drift orchctl shows.
+ * changes, the drift orchctl shows.  And the one string-array codec
+ * (common/workload_json.c) the definition and runtimed's specs share.
  */
 
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "orchd.h"
 
@@ -214,6 +216,46 @@ test_diff(void **state)
 	workload_free(a);
 }
 
+/* strings out as an array and back in order; not strings: refused */
+static void
+test_strlist_json(void **state)
+{
+	struct strlist		 a, b;
+	struct strentry		*e;
+	json_t			*j, *bad;
+	char			*text;
+
+	TAILQ_INIT(&a);
+	TAILQ_INIT(&b);
+	assert_non_null(j = strlist_to_json(&a));
+	assert_true(json_is_array(j) && json_array_size(j) == 0);
+	json_decref(j);
+
+	assert_int_equal(strlist_add(&a, "A=1"), 0);
+	assert_int_equal(strlist_add(&a, "B=\"2\""), 0);
+	assert_non_null(j = strlist_to_json(&a));
+	assert_non_null(text = json_dumps(j, JSON_COMPACT));
+	assert_string_equal(text, "[\"A=1\",\"B=\\\"2\\\"\"]");
+	free(text);
+	assert_int_equal(strlist_from_json(j, &b), 0);
+	e = TAILQ_FIRST(&b);
+	assert_string_equal(e->str, "A=1");
+	assert_string_equal(TAILQ_NEXT(e, entry)->str, "B=\"2\"");
+	assert_null(TAILQ_NEXT(TAILQ_NEXT(e, entry), entry));
+	json_decref(j);
+	strlist_free(&b);
+
+	/* an object, or an array with a number: the caller says which key */
+	assert_non_null(bad = json_pack("{s:s}", "a", "b"));
+	assert_int_equal(strlist_from_json(bad, &b), -1);
+	json_decref(bad);
+	assert_non_null(bad = json_pack("[s, i]", "x", 1));
+	assert_int_equal(strlist_from_json(bad, &b), -1);
+	json_decref(bad);
+	strlist_free(&b);
+	strlist_free(&a);
+}
+
 int
 main(void)
 {
@@ -222,6 +264,7 @@ main(void)
 		cmocka_unit_test(test_pack_empty),
 		cmocka_unit_test(test_pack_twice),
 		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_strlist_json),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -11,11 +11,13 @@ $(BUILD)/regress/test_swarm: LDFLAGS += $(RUNTIME_LIBS)
 TEST_cgroup_OBJS = $(OBJ)/orchd/cgroup.o
 TEST_apikey_OBJS = $(OBJ)/orchd/apikey.o
 TEST_authlim_OBJS = $(OBJ)/reaperd/authlim.o
-# the parent's policy and its API handlers (orchd/parent_api.c, with link stubs)
+# the parent's policy and its API handlers (orchd/parent_api.c, with link
+# stubs)
 TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/parent_api.o \
-		   $(OBJ)/orchd/depends.o
+		   $(OBJ)/orchd/depends.o $(OBJ)/orchd/trust.o
 # orchd -nv: the printer, with the parser it prints for
-TEST_printconf_OBJS = $(OBJ)/orchd/printconf.o $(OBJ)/orchd/parse.o
+TEST_printconf_OBJS = $(OBJ)/orchd/printconf.o $(OBJ)/orchd/parse.o \
+		   $(OBJ)/orchd/trust.o
 # "ignore" rules as the gateway matches requests against them
 TEST_filter_OBJS = $(OBJ)/gatewayd/filter.o
 # restart delays and crash-loop backoff: the arithmetic alone

@@ -3,7 +3,8 @@
  * the API, the store): the host paths no volume may touch, and the users
  * that are root.  The parser reports a breach at file:line, the parent's
  * policy (orchd/policy.c) answers the API's with 403; both ask here, so
- * the rule is written once.
+ * the rule is written once.  The parent alone checks them: the
+ * children take what it accepted.
  *
  * A host path is compared as written, once normalised ("//" and "/./"
  * collapsed, ".." refused outright), and again as realpath(3) resolves
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "orchd.h"
+#include "conf.h"
 
 /* system directories: a volume may not be, contain or lie under them */
 static const char *const forbidden_system[] = {

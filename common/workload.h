@@ -1,0 +1,195 @@
+/*
+ * A workload's definition, as orchd.conf, the API and the store share it:
+ * its limits, struct workload_conf and the functions that check it
+ * (common/workload.c) and turn it into JSON and back
+ * (common/workload_json.c).
+ */
+
+#ifndef ORCHD_WORKLOAD_H
+#define ORCHD_WORKLOAD_H
+
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <stdint.h>
+
+#define ORCHD_NAME_MAX		64	/* workload name, NUL included */
+#define ORCHD_HOST_MAX		256	/* a host name or pattern, NUL included */
+#define ORCHD_USER_MAX		33	/* a user name, NUL included */
+#define ORCHD_DEPS_MAX		32	/* "depends on" of one workload */
+#define ORCHD_DEPS_DEPTH	16	/* the longest chain of them */
+#define ORCHD_LISTEN_MAX	8	/* "listen on" in one workload */
+
+#define WL_STOP_TIMEOUT		10		/* seconds, signal to SIGKILL */
+#define WL_STOP_TIMEOUT_MAX	(5 * 60)	/* orchctl waits 10 minutes */
+#define WL_HEALTH_INTERVAL_MAX	(24 * 60 * 60)	/* seconds */
+#define WL_HEALTH_FAILURES_MAX	100
+#define WL_REPLICAS_MAX		64		/* swarm: tasks while awake */
+
+enum workload_driver {
+	DRIVER_PROCESS = 0,
+	DRIVER_DOCKER,
+	DRIVER_SWARM		/* a swarm service: runtimed/driver_swarm.c */
+};
+
+enum workload_network {
+	NETWORK_BRIDGE = 0,
+	NETWORK_HOST,
+	NETWORK_NAMED			/* a user-defined one: netname */
+};
+
+enum workload_health {
+	HEALTH_TCP = 0,
+	HEALTH_PATH
+};
+
+enum workload_state {
+	WL_ASLEEP = 0,
+	WL_WAKING,
+	WL_RUNNING,
+	WL_SUSPENDING,
+	WL_FAILED
+};
+
+enum workload_source {
+	SOURCE_CONFIG = 0,
+	SOURCE_API
+};
+
+/* "on change": what a new definition does to a running workload */
+enum workload_on_change {
+	ON_CHANGE_NEXT_WAKE = 0,	/* runs on, the next start takes it */
+	ON_CHANGE_RESTART		/* replaced at once */
+};
+
+/* docker: when a wake pulls the image ("pull") */
+enum workload_pull {
+	PULL_MISSING = 0,		/* the daemon has none by its name */
+	PULL_ALWAYS,			/* at every start */
+	PULL_NEVER
+};
+
+struct strentry {
+	TAILQ_ENTRY(strentry)	 entry;
+	char			*str;
+};
+TAILQ_HEAD(strlist, strentry);
+
+struct volume {
+	TAILQ_ENTRY(volume)	 entry;
+	char			*host;
+	char			*container;
+};
+TAILQ_HEAD(volumelist, volume);
+
+/*
+ * "ignore path|agent|from": requests that are not use.  A matching
+ * request neither wakes its workload nor keeps it awake; to one that is
+ * not running, orchd answers itself with answer (503 or 200).
+ */
+enum ignore_kind {
+	IGNORE_PATH = 0,		/* the target's path, a pattern */
+	IGNORE_AGENT,			/* User-Agent, a pattern */
+	IGNORE_FROM			/* the client, an address/prefix */
+};
+#define IGNORE_ANSWER		503	/* the default answer */
+#define ORCHD_IGNORE_MAX	32	/* rules per workload, and global */
+#define ORCHD_PATTERN_MAX	256	/* a rule's text, NUL included */
+
+struct ignore_rule {
+	TAILQ_ENTRY(ignore_rule) entry;
+	enum ignore_kind	 kind;
+	int			 answer;	/* 503 or 200 */
+	char			*pattern;	/* as written */
+};
+TAILQ_HEAD(ignorelist, ignore_rule);
+
+/*
+ * One workload as configured (orchd.conf or the API).  Every string is
+ * owned by the workload; workload_free() releases it all.  Durations are
+ * seconds, -1 meaning "use the global setting"; memory is bytes, 0 meaning
+ * no limit.
+ */
+struct workload_conf {
+	TAILQ_ENTRY(workload_conf) entry;
+	char			 name[ORCHD_NAME_MAX];
+	enum workload_driver	 driver;
+	enum workload_source	 source;
+	struct strlist		 hosts;		/* "a.example.com", "*.x.org" */
+	char			*command;	/* process: argv; docker: cmd */
+	char			*image;		/* docker */
+	char			*runtime;	/* docker: e.g. "runsc" */
+	enum workload_network	 network;	/* docker */
+	char			*netname;	/* NETWORK_NAMED */
+	struct strlist		 env;		/* "NAME=value" */
+	struct volumelist	 volumes;	/* docker */
+	char			*user;		/* process: run as */
+	char			*directory;	/* process: working directory */
+	char			*address;	/* upstream address, 127.0.0.1 */
+	uint16_t		 port;
+	uint16_t		 publish;	/* docker: host port; 0: port */
+	enum workload_health	 health;
+	char			*health_path;	/* HEALTH_PATH */
+	char			*busy_path;	/* asked before a suspend */
+	int64_t			 busy_max;	/* -1: ORCHD_BUSY_MAX */
+	int			 busy_fail_safe; /* no answer: busy */
+	int64_t			 health_interval; /* liveness; 0: off */
+	int64_t			 health_timeout;
+	int			 health_failures; /* -1: the global one */
+	int64_t			 idle_timeout;
+	int64_t			 wake_timeout;
+	int64_t			 memory;
+	int			 keep_warm;
+	int			 stop_signal;	/* 0: SIGTERM, or the image's */
+	int64_t			 stop_timeout;	/* -1: WL_STOP_TIMEOUT */
+	int			 init;		/* docker; -1: yes */
+	int			 allow_root;	/* docker: user may be root */
+	struct strlist		 depends;	/* "depends on": names */
+	int			 packed;	/* one allocation: workload_pack */
+	struct ignorelist	 ignores;	/* after the global ones */
+	int64_t			 tunnel_idle;	/* -1: global; 0: never */
+	int			 server_timing;	/* -1: global, 0, 1 */
+	int			 pull;		/* docker: enum workload_pull,
+						   -1: global */
+	int64_t			 pull_timeout;	/* docker; -1: global */
+	struct strlist		 constraints;	/* swarm: placement */
+	int			 replicas;	/* swarm: tasks while awake */
+	int64_t			 expire_after;	/* API: seconds without a
+						   request; -1: global,
+						   0: never */
+	int			 upstream_h2c;	/* cleartext HTTP/2 to it */
+	int			 on_change;	/* -1: global, or enum
+						   workload_on_change */
+	struct strlist		 listens;	/* its own TCP listeners:
+						   "ADDRESS:PORT", orchd.conf
+						   only (the parent binds) */
+};
+TAILQ_HEAD(workloadlist, workload_conf);
+
+/* common/workload.c: the one place for a workload's rules */
+struct workload_conf	*workload_new(const char *);
+void			 workload_free(struct workload_conf *);
+int			 workload_validate(const struct workload_conf *,
+			    char *, size_t);
+int			 workload_diff(const struct workload_conf *,
+			    const struct workload_conf *, char *, size_t);
+const char		*workload_pull_name(int);
+int			 workload_pull_parse(const char *);
+uint16_t		 workload_upstream_port(const struct workload_conf *);
+int			 valid_network_name(const char *);
+int			 valid_text(const char *);
+int			 strlist_add(struct strlist *, const char *);
+void			 strlist_free(struct strlist *);
+int			 listen_split(const char *, char *, size_t, int *);
+int			 swarm_manager_split(const char *, char *, size_t,
+			    int *);
+/* common/workload_pack.c: a copy in one allocation */
+struct workload_conf	*workload_pack(const struct workload_conf *);
+/* common/workload_json.c: its JSON form; json_t is struct json_t */
+struct json_t;
+char			*workload_to_json(const struct workload_conf *);
+struct workload_conf	*workload_from_json(const char *, size_t, char *,
+			    size_t);
+struct json_t		*strlist_to_json(const struct strlist *);
+int			 strlist_from_json(struct json_t *, struct strlist *);
+
+#endif /* ORCHD_WORKLOAD_H */

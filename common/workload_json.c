@@ -1,0 +1,967 @@
+/*
+ * A workload's JSON form, which the config transaction, the store and the
+ * HTTP API all use: workload_to_json() and workload_from_json(), which
+ * checks each field's type and then hands the whole to
+ * workload_validate() (workload.c).  The string arrays are written and
+ * read by strlist_to_json() and strlist_from_json(), for runtimed's
+ * engine requests too.
+ */
+
+#include <sys/types.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "orchd.h"
+#include "log.h"
+
+/* the error of a field, in errbuf: -1 */
+static int
+fail(char *errbuf, size_t len, const char *fmt, ...)
+    __attribute__((__format__ (printf, 3, 4)));
+
+static int
+fail(char *errbuf, size_t len, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (errbuf != NULL && len > 0) {
+		va_start(ap, fmt);
+		(void)vsnprintf(errbuf, len, fmt, ap);
+		va_end(ap);
+	}
+	return (-1);
+}
+
+/*
+ * JSON.
+ */
+
+/*
+ * A list of strings as a new JSON array; NULL: out of memory.  The one
+ * writer of a string array: the definition's, and runtimed's for the
+ * engine (environment, placement constraints).
+ */
+json_t *
+strlist_to_json(const struct strlist *l)
+{
+	const struct strentry	*e;
+	json_t			*a;
+
+	if ((a = json_array()) == NULL)
+		return (NULL);
+	TAILQ_FOREACH(e, l, entry)
+		if (json_array_append_new(a, json_string(e->str)) == -1) {
+			json_decref(a);
+			return (NULL);
+		}
+	return (a);
+}
+
+/*
+ * A JSON array of strings, appended to l: 0; -1 if v is not one (l then
+ * holds those before the first that is not a string), -2 out of memory.
+ */
+int
+strlist_from_json(json_t *v, struct strlist *l)
+{
+	json_t	*item;
+	size_t	 i;
+
+	if (!json_is_array(v))
+		return (-1);
+	json_array_foreach(v, i, item) {
+		if (!json_is_string(item))
+			return (-1);
+		if (strlist_add(l, json_string_value(item)) == -1)
+			return (-2);
+	}
+	return (0);
+}
+
+static const char *
+driver_name(enum workload_driver d)
+{
+	switch (d) {
+	case DRIVER_DOCKER:
+		return ("docker");
+	case DRIVER_SWARM:
+		return ("swarm");
+	default:
+		return ("process");
+	}
+}
+
+static int
+set_str(json_t *o, const char *key, const char *s)
+{
+	if (s == NULL)
+		return (0);
+	return (json_object_set_new(o, key, json_string(s)));
+}
+
+static int
+set_strlist(json_t *o, const char *key, const struct strlist *l)
+{
+	return (json_object_set_new(o, key, strlist_to_json(l)));
+}
+
+/* [{"path": "/up"}, {"agent": "Uptime*", "answer": 200}]; NULL: failed */
+static json_t *
+ignores_to_json(const struct workload_conf *wl)
+{
+	const struct ignore_rule	*r;
+	json_t				*a, *o;
+
+	if ((a = json_array()) == NULL)
+		return (NULL);
+	TAILQ_FOREACH(r, &wl->ignores, entry) {
+		if (r->answer != IGNORE_ANSWER)
+			o = json_pack("{s:s, s:i}", ignore_kind_name(r->kind),
+			    r->pattern, "answer", r->answer);
+		else
+			o = json_pack("{s:s}", ignore_kind_name(r->kind),
+			    r->pattern);
+		if (json_array_append_new(a, o) == -1) {
+			json_decref(a);
+			return (NULL);
+		}
+	}
+	return (a);
+}
+
+char *
+workload_to_json(const struct workload_conf *wl)
+{
+	const struct volume	*v;
+	json_t			*o, *a, *vo;
+	char			*s = NULL;
+	int			 r = 0;
+
+	if ((o = json_object()) == NULL)
+		return (NULL);
+	r |= json_object_set_new(o, "name", json_string(wl->name));
+	r |= json_object_set_new(o, "driver",
+	    json_string(driver_name(wl->driver)));
+	r |= json_object_set_new(o, "source",
+	    json_string(wl->source == SOURCE_API ? "api" : "config"));
+	r |= set_strlist(o, "hosts", &wl->hosts);
+	r |= set_str(o, "command", wl->command);
+	r |= set_str(o, "image", wl->image);
+	r |= set_str(o, "runtime", wl->runtime);
+	r |= json_object_set_new(o, "network",
+	    json_string(wl->network == NETWORK_NAMED ? wl->netname :
+	    wl->network == NETWORK_HOST ? "host" : "bridge"));
+	r |= set_strlist(o, "env", &wl->env);
+	/* only when set: most have none */
+	if (!TAILQ_EMPTY(&wl->depends))
+		r |= set_strlist(o, "depends_on", &wl->depends);
+	if ((a = json_array()) == NULL)
+		r = -1;
+	else {
+		TAILQ_FOREACH(v, &wl->volumes, entry) {
+			vo = json_pack("{s:s?, s:s?}", "host", v->host,
+			    "container", v->container);
+			r |= json_array_append_new(a, vo);
+		}
+		r |= json_object_set_new(o, "volumes", a);
+	}
+	r |= set_str(o, "user", wl->user);
+	r |= set_str(o, "directory", wl->directory);
+	r |= set_str(o, "address", wl->address);
+	r |= json_object_set_new(o, "port", json_integer(wl->port));
+	if (wl->publish != 0)
+		r |= json_object_set_new(o, "publish",
+		    json_integer(wl->publish));
+	r |= json_object_set_new(o, "health",
+	    json_string(wl->health == HEALTH_PATH ? "path" : "tcp"));
+	r |= set_str(o, "health_path", wl->health_path);
+	r |= set_str(o, "busy_path", wl->busy_path);
+	if (wl->busy_max != -1)
+		r |= json_object_set_new(o, "busy_max",
+		    json_integer(wl->busy_max));
+	if (wl->busy_fail_safe)
+		r |= json_object_set_new(o, "busy_fail", json_string("safe"));
+	if (wl->health_interval != -1)
+		r |= json_object_set_new(o, "health_interval",
+		    json_integer(wl->health_interval));
+	if (wl->health_timeout != -1)
+		r |= json_object_set_new(o, "health_timeout",
+		    json_integer(wl->health_timeout));
+	if (wl->health_failures != -1)
+		r |= json_object_set_new(o, "health_failures",
+		    json_integer(wl->health_failures));
+	if (wl->idle_timeout != -1)
+		r |= json_object_set_new(o, "idle_timeout",
+		    json_integer(wl->idle_timeout));
+	if (wl->wake_timeout != -1)
+		r |= json_object_set_new(o, "wake_timeout",
+		    json_integer(wl->wake_timeout));
+	if (wl->memory != 0)
+		r |= json_object_set_new(o, "memory",
+		    json_integer(wl->memory));
+	r |= json_object_set_new(o, "keep_warm",
+	    json_boolean(wl->keep_warm));
+	if (wl->init != -1)
+		r |= json_object_set_new(o, "init", json_boolean(wl->init));
+	if (wl->stop_signal != 0)
+		r |= set_str(o, "stop_signal", signal_name(wl->stop_signal));
+	if (wl->stop_timeout != -1)
+		r |= json_object_set_new(o, "stop_timeout",
+		    json_integer(wl->stop_timeout));
+	if (!TAILQ_EMPTY(&wl->ignores))
+		r |= json_object_set_new(o, "ignore", ignores_to_json(wl));
+	if (wl->tunnel_idle != -1)
+		r |= json_object_set_new(o, "tunnel_idle_timeout",
+		    json_integer(wl->tunnel_idle));
+	if (wl->server_timing != -1)
+		r |= json_object_set_new(o, "server_timing",
+		    json_boolean(wl->server_timing));
+	if (wl->pull != -1)
+		r |= set_str(o, "pull", workload_pull_name(wl->pull));
+	if (wl->pull_timeout != -1)
+		r |= json_object_set_new(o, "pull_timeout",
+		    json_integer(wl->pull_timeout));
+	/* only for swarm: the others have neither */
+	if (wl->driver == DRIVER_SWARM) {
+		r |= json_object_set_new(o, "replicas",
+		    json_integer(wl->replicas));
+		r |= set_strlist(o, "constraints", &wl->constraints);
+	}
+	if (wl->expire_after != -1)
+		r |= json_object_set_new(o, "expire_after",
+		    json_integer(wl->expire_after));
+	if (wl->upstream_h2c)
+		r |= json_object_set_new(o, "upstream", json_string("h2c"));
+	if (wl->on_change != -1)
+		r |= set_str(o, "on_change", wl->on_change ==
+		    ON_CHANGE_RESTART ? "restart" : "next_wake");
+	/* only when set: the API never may, and most never do */
+	if (!TAILQ_EMPTY(&wl->listens))
+		r |= set_strlist(o, "listen", &wl->listens);
+	if (wl->allow_root)
+		r |= json_object_set_new(o, "allow_root", json_true());
+	if (r == 0)
+		s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	return (s);
+}
+
+/*
+ * From JSON: every field is checked for its type here, then the whole
+ * workload by workload_validate().
+ */
+
+struct jfield {
+	const char	*name;
+	int		(*set)(struct workload_conf *, const char *,
+			    json_t *, char *, size_t);
+};
+
+static int
+j_string(const char *key, json_t *v, char **dst, char *errbuf, size_t len)
+{
+	if (!json_is_string(v))
+		return (fail(errbuf, len, "field \"%s\": must be a string",
+		    key));
+	free(*dst);
+	if ((*dst = strdup(json_string_value(v))) == NULL)
+		return (fail(errbuf, len, "out of memory"));
+	return (0);
+}
+
+static int
+j_strlist(const char *key, json_t *v, struct strlist *l, char *errbuf,
+    size_t len)
+{
+	switch (strlist_from_json(v, l)) {
+	case 0:
+		return (0);
+	case -1:
+		return (fail(errbuf, len, "field \"%s\": must be an array of "
+		    "strings", key));
+	default:
+		return (fail(errbuf, len, "out of memory"));
+	}
+}
+
+static int
+j_name(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	/* read before everything else, see workload_from_json() */
+	return (0);
+}
+
+static int
+j_driver(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	const char	*s = json_string_value(v);
+
+	if (s != NULL && strcmp(s, "process") == 0)
+		wl->driver = DRIVER_PROCESS;
+	else if (s != NULL && strcmp(s, "docker") == 0)
+		wl->driver = DRIVER_DOCKER;
+	else if (s != NULL && strcmp(s, "swarm") == 0)
+		wl->driver = DRIVER_SWARM;
+	else
+		return (fail(errbuf, len, "field \"%s\": must be \"process\", "
+		    "\"docker\" or \"swarm\"", key));
+	return (0);
+}
+
+static int
+j_source(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	const char	*s = json_string_value(v);
+
+	if (s != NULL && strcmp(s, "config") == 0)
+		wl->source = SOURCE_CONFIG;
+	else if (s != NULL && strcmp(s, "api") == 0)
+		wl->source = SOURCE_API;
+	else
+		return (fail(errbuf, len, "field \"%s\": must be \"config\" "
+		    "or \"api\"", key));
+	return (0);
+}
+
+/* "bridge", "host", or the name of a network of the operator's */
+static int
+j_network(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	const char	*s = json_string_value(v);
+
+	free(wl->netname);
+	wl->netname = NULL;
+	if (s != NULL && strcmp(s, "bridge") == 0)
+		wl->network = NETWORK_BRIDGE;
+	else if (s != NULL && strcmp(s, "host") == 0)
+		wl->network = NETWORK_HOST;
+	else if (s != NULL && valid_network_name(s)) {
+		if ((wl->netname = strdup(s)) == NULL)
+			return (fail(errbuf, len, "out of memory"));
+		wl->network = NETWORK_NAMED;
+	} else
+		return (fail(errbuf, len, "field \"%s\": must be \"bridge\", "
+		    "\"host\" or a network's name: 1 to 63 letters, digits, "
+		    "'_', '.' or '-', starting with a letter or digit", key));
+	return (0);
+}
+
+static int
+j_health(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	const char	*s = json_string_value(v);
+
+	if (s != NULL && strcmp(s, "tcp") == 0)
+		wl->health = HEALTH_TCP;
+	else if (s != NULL && strcmp(s, "path") == 0)
+		wl->health = HEALTH_PATH;
+	else
+		return (fail(errbuf, len, "field \"%s\": must be \"tcp\" or "
+		    "\"path\"", key));
+	return (0);
+}
+
+static int
+j_hosts(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	return (j_strlist(key, v, &wl->hosts, errbuf, len));
+}
+
+static int
+j_env(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	return (j_strlist(key, v, &wl->env, errbuf, len));
+}
+
+static int
+j_depends_on(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_strlist(key, v, &wl->depends, errbuf, len));
+}
+
+static int
+j_command(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	return (j_string(key, v, &wl->command, errbuf, len));
+}
+
+static int
+j_image(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	return (j_string(key, v, &wl->image, errbuf, len));
+}
+
+static int
+j_runtime(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	return (j_string(key, v, &wl->runtime, errbuf, len));
+}
+
+static int
+j_user(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	return (j_string(key, v, &wl->user, errbuf, len));
+}
+
+static int
+j_directory(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_string(key, v, &wl->directory, errbuf, len));
+}
+
+static int
+j_address(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	return (j_string(key, v, &wl->address, errbuf, len));
+}
+
+static int
+j_health_path(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_string(key, v, &wl->health_path, errbuf, len));
+}
+
+static int
+j_busy_path(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_string(key, v, &wl->busy_path, errbuf, len));
+}
+
+static int
+j_busy_fail(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	const char	*s = json_string_value(v);
+
+	if (s != NULL && strcmp(s, "open") == 0)
+		wl->busy_fail_safe = 0;
+	else if (s != NULL && strcmp(s, "safe") == 0)
+		wl->busy_fail_safe = 1;
+	else
+		return (fail(errbuf, len, "field \"%s\": must be \"open\" "
+		    "or \"safe\"", key));
+	return (0);
+}
+
+static int
+j_volumes(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	struct volume	*vol;
+	json_t		*item, *h, *c;
+	size_t		 i;
+
+	if (!json_is_array(v))
+		goto bad;
+	json_array_foreach(v, i, item) {
+		if (!json_is_object(item) || json_object_size(item) != 2)
+			goto bad;
+		h = json_object_get(item, "host");
+		c = json_object_get(item, "container");
+		if (!json_is_string(h) || !json_is_string(c))
+			goto bad;
+		if ((vol = calloc(1, sizeof(*vol))) == NULL)
+			return (fail(errbuf, len, "out of memory"));
+		vol->host = strdup(json_string_value(h));
+		vol->container = strdup(json_string_value(c));
+		TAILQ_INSERT_TAIL(&wl->volumes, vol, entry);
+		if (vol->host == NULL || vol->container == NULL)
+			return (fail(errbuf, len, "out of memory"));
+	}
+	return (0);
+ bad:
+	return (fail(errbuf, len, "field \"%s\": must be an array of "
+	    "{\"host\": PATH, \"container\": PATH}", key));
+}
+
+static int
+j_port(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	json_int_t	 n;
+
+	if (!json_is_integer(v) || (n = json_integer_value(v)) < 1 ||
+	    n > 65535)
+		return (fail(errbuf, len, "field \"%s\": must be an integer "
+		    "from 1 to 65535", key));
+	wl->port = (uint16_t)n;
+	return (0);
+}
+
+static int
+j_publish(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	json_int_t	 n;
+
+	if (!json_is_integer(v) || (n = json_integer_value(v)) < 1 ||
+	    n > 65535)
+		return (fail(errbuf, len, "field \"%s\": must be an integer "
+		    "from 1 to 65535", key));
+	wl->publish = (uint16_t)n;
+	return (0);
+}
+
+/* seconds as a number, or a string with a unit: "10m" */
+static int
+j_duration(const char *key, json_t *v, int64_t *dst, char *errbuf,
+    size_t len)
+{
+	const char	*errstr;
+	json_int_t	 n;
+
+	if (json_is_integer(v)) {
+		n = json_integer_value(v);
+		if (n < 0 || n > INT32_MAX)
+			return (fail(errbuf, len, "field \"%s\": must be a "
+			    "duration from 0 to %d seconds", key, INT32_MAX));
+		*dst = n;
+		return (0);
+	}
+	if (json_is_string(v)) {
+		if (parse_duration(json_string_value(v), dst, &errstr) == -1)
+			return (fail(errbuf, len, "field \"%s\": %s", key,
+			    errstr));
+		return (0);
+	}
+	return (fail(errbuf, len, "field \"%s\": must be a number of seconds "
+	    "or a string like \"10m\"", key));
+}
+
+static int
+j_idle_timeout(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_duration(key, v, &wl->idle_timeout, errbuf, len));
+}
+
+static int
+j_wake_timeout(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (j_duration(key, v, &wl->wake_timeout, errbuf, len) == -1)
+		return (-1);
+	if (wl->wake_timeout == 0)
+		return (fail(errbuf, len, "field \"%s\": must be positive",
+		    key));
+	return (0);
+}
+
+/* 0 turns liveness off for this workload, whatever the global says */
+static int
+j_health_interval(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_duration(key, v, &wl->health_interval, errbuf, len));
+}
+
+static int
+j_health_timeout(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (j_duration(key, v, &wl->health_timeout, errbuf, len) == -1)
+		return (-1);
+	if (wl->health_timeout == 0)
+		return (fail(errbuf, len, "field \"%s\": must be positive",
+		    key));
+	return (0);
+}
+
+static int
+j_health_failures(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	json_int_t	 n;
+
+	if (!json_is_integer(v) || (n = json_integer_value(v)) < 1 ||
+	    n > WL_HEALTH_FAILURES_MAX)
+		return (fail(errbuf, len, "field \"%s\": must be an integer "
+		    "from 1 to %d", key, WL_HEALTH_FAILURES_MAX));
+	wl->health_failures = (int)n;
+	return (0);
+}
+
+static int
+j_busy_max(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (j_duration(key, v, &wl->busy_max, errbuf, len) == -1)
+		return (-1);
+	if (wl->busy_max == 0)
+		return (fail(errbuf, len, "field \"%s\": must be positive",
+		    key));
+	return (0);
+}
+
+static int
+j_memory(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	const char	*errstr;
+	json_int_t	 n;
+
+	if (json_is_integer(v)) {
+		if ((n = json_integer_value(v)) < 0)
+			return (fail(errbuf, len, "field \"%s\": must not be "
+			    "negative", key));
+		wl->memory = n;
+		return (0);
+	}
+	if (json_is_string(v)) {
+		if (parse_size(json_string_value(v), &wl->memory,
+		    &errstr) == -1)
+			return (fail(errbuf, len, "field \"%s\": %s", key,
+			    errstr));
+		return (0);
+	}
+	return (fail(errbuf, len, "field \"%s\": must be a number of bytes "
+	    "or a string like \"512M\"", key));
+}
+
+static int
+j_keep_warm(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (!json_is_boolean(v))
+		return (fail(errbuf, len, "field \"%s\": must be true or "
+		    "false", key));
+	wl->keep_warm = json_is_true(v);
+	return (0);
+}
+
+static int
+j_init(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	if (!json_is_boolean(v))
+		return (fail(errbuf, len, "field \"%s\": must be true or "
+		    "false", key));
+	wl->init = json_is_true(v);
+	return (0);
+}
+
+static int
+j_stop_signal(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	const char	*errstr;
+
+	if (!json_is_string(v))
+		return (fail(errbuf, len, "field \"%s\": must be a signal "
+		    "name such as \"SIGTERM\"", key));
+	if (parse_signal(json_string_value(v), &wl->stop_signal,
+	    &errstr) == -1)
+		return (fail(errbuf, len, "field \"%s\": %s", key, errstr));
+	return (0);
+}
+
+static int
+j_stop_timeout(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (j_duration(key, v, &wl->stop_timeout, errbuf, len) == -1)
+		return (-1);
+	if (wl->stop_timeout > WL_STOP_TIMEOUT_MAX)
+		return (fail(errbuf, len, "field \"%s\": must be at most "
+		    "%ds", key, WL_STOP_TIMEOUT_MAX));
+	return (0);
+}
+
+/* orchd.conf's "allow root"; the parent's policy refuses it from the API */
+static int
+j_allow_root(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (!json_is_boolean(v))
+		return (fail(errbuf, len, "field \"%s\": must be true or "
+		    "false", key));
+	wl->allow_root = json_is_true(v);
+	return (0);
+}
+
+/* an array of {"path"|"agent"|"from": STRING[, "answer": 200|503]} */
+static int
+j_ignore(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	json_t		*item, *val, *pat = NULL;
+	const char	*k;
+	json_int_t	 answer;
+	size_t		 i;
+	int		 kind = -1, j;
+
+	if (!json_is_array(v))
+		goto bad;
+	json_array_foreach(v, i, item) {
+		if (!json_is_object(item))
+			goto bad;
+		answer = IGNORE_ANSWER;
+		kind = -1;
+		json_object_foreach(item, k, val) {
+			if (strcmp(k, "answer") == 0) {
+				if (!json_is_integer(val))
+					goto bad;
+				answer = json_integer_value(val);
+				if (answer != IGNORE_ANSWER && answer != 200)
+					return (fail(errbuf, len, "field "
+					    "\"%s\": answer must be 200 or "
+					    "503", key));
+				continue;
+			}
+			for (j = IGNORE_PATH; j <= IGNORE_FROM; j++)
+				if (strcmp(k, ignore_kind_name(j)) == 0)
+					break;
+			if (j > IGNORE_FROM || kind != -1 ||
+			    !json_is_string(val))
+				goto bad;
+			kind = j;
+			pat = val;
+		}
+		if (kind == -1)
+			goto bad;
+		if (ignore_add(&wl->ignores, kind, json_string_value(pat),
+		    answer) == -1)
+			return (fail(errbuf, len, "out of memory"));
+	}
+	return (0);
+ bad:
+	return (fail(errbuf, len, "field \"%s\": must be an array of "
+	    "{\"path\"|\"agent\"|\"from\": STRING[, \"answer\": 200]}",
+	    key));
+}
+
+static int
+j_tunnel_idle(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_duration(key, v, &wl->tunnel_idle, errbuf, len));
+}
+
+static int
+j_server_timing(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (!json_is_boolean(v))
+		return (fail(errbuf, len, "field \"%s\": must be true or "
+		    "false", key));
+	wl->server_timing = json_is_true(v);
+	return (0);
+}
+
+static int
+j_pull(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	const char	*s = json_string_value(v);
+
+	if (s == NULL || (wl->pull = workload_pull_parse(s)) == -1)
+		return (fail(errbuf, len, "field \"%s\": must be \"missing\", "
+		    "\"always\" or \"never\"", key));
+	return (0);
+}
+
+static int
+j_pull_timeout(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (j_duration(key, v, &wl->pull_timeout, errbuf, len) == -1)
+		return (-1);
+	if (wl->pull_timeout == 0)
+		return (fail(errbuf, len, "field \"%s\": must be positive",
+		    key));
+	return (0);
+}
+
+static int
+j_replicas(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+	    json_integer_value(v) > WL_REPLICAS_MAX)
+		return (fail(errbuf, len, "field \"%s\": must be an integer "
+		    "from 1 to %d", key, WL_REPLICAS_MAX));
+	wl->replicas = json_integer_value(v);
+	return (0);
+}
+
+static int
+j_constraints(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_strlist(key, v, &wl->constraints, errbuf, len));
+}
+
+/* 0: never, as orchctl keep sets it */
+static int
+j_expire_after(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	return (j_duration(key, v, &wl->expire_after, errbuf, len));
+}
+
+/* the protocol to the workload: HTTP/1.1, or cleartext HTTP/2 */
+static int
+j_upstream(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	if (!json_is_string(v) || (strcmp(json_string_value(v), "h2c") != 0 &&
+	    strcmp(json_string_value(v), "http/1.1") != 0))
+		return (fail(errbuf, len, "field \"%s\": \"h2c\" or "
+		    "\"http/1.1\"", key));
+	wl->upstream_h2c = strcmp(json_string_value(v), "h2c") == 0;
+	return (0);
+}
+
+/* "restart" or "next_wake"; "next wake" too, as orchd.conf says it */
+static int
+j_on_change(struct workload_conf *wl, const char *key, json_t *v,
+    char *errbuf, size_t len)
+{
+	const char	*s = json_string_value(v);
+
+	if (s != NULL && strcmp(s, "restart") == 0)
+		wl->on_change = ON_CHANGE_RESTART;
+	else if (s != NULL && (strcmp(s, "next_wake") == 0 ||
+	    strcmp(s, "next wake") == 0))
+		wl->on_change = ON_CHANGE_NEXT_WAKE;
+	else
+		return (fail(errbuf, len, "field \"%s\": must be \"restart\" "
+		    "or \"next_wake\"", key));
+	return (0);
+}
+
+/* ["127.0.0.1:5432"]: orchd.conf's; the parent's policy refuses it */
+static int
+j_listen(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+    size_t len)
+{
+	return (j_strlist(key, v, &wl->listens, errbuf, len));
+}
+
+static const struct jfield jfields[] = {
+	{ "name",		j_name },
+	{ "driver",		j_driver },
+	{ "source",		j_source },
+	{ "hosts",		j_hosts },
+	{ "command",		j_command },
+	{ "image",		j_image },
+	{ "runtime",		j_runtime },
+	{ "network",		j_network },
+	{ "env",		j_env },
+	{ "depends_on",		j_depends_on },
+	{ "volumes",		j_volumes },
+	{ "user",		j_user },
+	{ "directory",		j_directory },
+	{ "address",		j_address },
+	{ "port",		j_port },
+	{ "publish",		j_publish },
+	{ "health",		j_health },
+	{ "health_path",	j_health_path },
+	{ "busy_path",		j_busy_path },
+	{ "busy_max",		j_busy_max },
+	{ "busy_fail",		j_busy_fail },
+	{ "health_interval",	j_health_interval },
+	{ "health_timeout",	j_health_timeout },
+	{ "health_failures",	j_health_failures },
+	{ "idle_timeout",	j_idle_timeout },
+	{ "wake_timeout",	j_wake_timeout },
+	{ "memory",		j_memory },
+	{ "keep_warm",		j_keep_warm },
+	{ "init",		j_init },
+	{ "stop_signal",	j_stop_signal },
+	{ "stop_timeout",	j_stop_timeout },
+	{ "allow_root",		j_allow_root },
+	{ "ignore",		j_ignore },
+	{ "tunnel_idle_timeout", j_tunnel_idle },
+	{ "server_timing",	j_server_timing },
+	{ "pull",		j_pull },
+	{ "pull_timeout",	j_pull_timeout },
+	{ "replicas",		j_replicas },
+	{ "constraints",	j_constraints },
+	{ "expire_after",	j_expire_after },
+	{ "upstream",		j_upstream },
+	{ "on_change",		j_on_change },
+	{ "listen",		j_listen },
+};
+
+struct workload_conf *
+workload_from_json(const char *text, size_t textlen, char *errbuf,
+    size_t len)
+{
+	struct workload_conf	*wl = NULL;
+	json_error_t		 jerr;
+	json_t			*o, *v;
+	const char		*key, *name;
+	size_t			 i;
+
+	if ((o = json_loadb(text, textlen, JSON_REJECT_DUPLICATES,
+	    &jerr)) == NULL) {
+		(void)fail(errbuf, len, "invalid JSON: %s", jerr.text);
+		return (NULL);
+	}
+	if (!json_is_object(o)) {
+		(void)fail(errbuf, len, "expected a JSON object");
+		goto done;
+	}
+	if ((v = json_object_get(o, "name")) == NULL) {
+		(void)fail(errbuf, len, "field \"name\" is required");
+		goto done;
+	}
+	if ((name = json_string_value(v)) == NULL) {
+		(void)fail(errbuf, len, "field \"name\": must be a string");
+		goto done;
+	}
+	if (!valid_workload_name(name) || !valid_text(name)) {
+		(void)fail(errbuf, len, "invalid name \"%s\": 1 to 63 letters, "
+		    "digits, '_', '.' or '-', starting with a letter or digit",
+		    valid_text(name) && strlen(name) < 64 ? name : "?");
+		goto done;
+	}
+	if ((wl = workload_new(name)) == NULL) {
+		(void)fail(errbuf, len, "out of memory");
+		goto done;
+	}
+	json_object_foreach(o, key, v) {
+		for (i = 0; i < nitems(jfields); i++)
+			if (strcmp(key, jfields[i].name) == 0)
+				break;
+		if (i == nitems(jfields)) {
+			(void)fail(errbuf, len, "unknown field \"%.64s\"",
+			    valid_text(key) ? key : "?");
+			goto bad;
+		}
+		if (jfields[i].set(wl, key, v, errbuf, len) == -1)
+			goto bad;
+	}
+	if (workload_validate(wl, errbuf, len) == -1)
+		goto bad;
+	goto done;
+ bad:
+	workload_free(wl);
+	wl = NULL;
+ done:
+	json_decref(o);
+	return (wl);
+}

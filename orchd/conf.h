@@ -1,0 +1,157 @@
+/*
+ * The configuration as the parent alone holds it: what orchd/parse.y
+ * makes of orchd.conf, with the file names and the secrets it reads.
+ * The children never see it: what they need crosses as messages
+ * (struct global_settings and the IMSG_CFG_* of common/msg.h).
+ */
+
+#ifndef ORCHD_CONF_H
+#define ORCHD_CONF_H
+
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <stdint.h>
+
+#include "orchd.h"
+
+struct listener_conf {
+	TAILQ_ENTRY(listener_conf) entry;
+	struct sockaddr_storage	 ss;		/* address and port */
+	socklen_t		 sslen;
+	char			 name[ORCHD_HOST_MAX]; /* as written */
+	int			 api;		/* an "api listen on" */
+	int			 tls;
+	int			 http2;		/* LISTENER_H2_* */
+	char			*tls_cert;	/* file names */
+	char			*tls_key;
+	int			 fd;		/* bound by the parent, or -1 */
+	char			 workload[ORCHD_NAME_MAX]; /* a workload's
+						   raw TCP listener; "": the
+						   gateway's HTTP one */
+	/* their contents, read by the parent until sent to the gateway */
+	uint8_t			*tls_cert_mem;
+	size_t			 tls_cert_len;
+	uint8_t			*tls_key_mem;
+	size_t			 tls_key_len;
+};
+TAILQ_HEAD(listenerlist, listener_conf);
+
+/* a certificate chosen by SNI: "tls keypair" in a workload */
+struct keypair_conf {
+	TAILQ_ENTRY(keypair_conf) entry;
+	char			 host[ORCHD_HOST_MAX];
+	char			*cert;
+	char			*key;
+	uint8_t			*cert_mem;	/* as for listener_conf */
+	size_t			 cert_len;
+	uint8_t			*key_mem;
+	size_t			 key_len;
+};
+TAILQ_HEAD(keypairlist, keypair_conf);
+
+/* the whole configuration, as parse_config() returns it */
+struct orchd_conf {
+	char			*conffile;
+	char			 user[ORCHD_USER_MAX];
+	char			*chroot;
+	char			*database;
+	char			*socket;
+	char			*logdir;
+	char			*docker_socket;
+	int64_t			 idle_timeout;	/* seconds; 0: never */
+	int			 reaper_off;	/* ORCHD_IDLE_TIMEOUT=0 */
+	int64_t			 reaper_interval;
+	int64_t			 wake_timeout;
+	int64_t			 health_interval; /* liveness; 0: off */
+	int64_t			 health_timeout;
+	int64_t			 health_failures;
+	struct listenerlist	 listeners;
+	struct strlist		 api_hosts;
+	char			*api_key_file;
+	int			 api_metrics_public;
+	/* the key (file or ORCHD_KEY), read by the parent until sent */
+	uint8_t			*api_key;
+	size_t			 api_key_len;
+	int			 api_key_loaded; /* not sent yet */
+	struct keypairlist	 keypairs;
+	struct workloadlist	 workloads;
+	struct gateway_conf	 gateway;	/* -1: not set, default */
+	/* the API's policy ("api allow"), the parent's alone to enforce */
+	int			 api_allow_process;
+	struct strlist		 api_allow_images;	/* fnmatch patterns */
+	struct strlist		 api_allow_volumes;	/* host path roots */
+	struct strlist		 api_allow_networks;	/* fnmatch patterns */
+	int			 api_key_set;	/* a key was loaded */
+	/* process workloads without a user: "workload uids", directory */
+	int64_t			 wl_uid_low;
+	int64_t			 wl_uid_high;
+	char			*wl_dir;	/* their state directories */
+	/* requests that are not use, tunnels, Server-Timing */
+	struct ignorelist	 ignores;
+	int64_t			 tunnel_idle;	/* seconds; 0: never */
+	int			 server_timing;
+	/* docker images: when to pull, for how long, with which logins */
+	int			 pull;		/* enum workload_pull */
+	int64_t			 pull_timeout;	/* seconds */
+	char			*regauth_file;	/* "registry auth file" */
+	/* its logins, read by the parent until sent to runtimed alone */
+	uint8_t			*regauth;
+	size_t			 regauth_len;
+	int			 regauth_loaded; /* not sent yet */
+	int64_t			 expire_after;	/* API workloads; 0: never */
+	/* "access log", written by the parent from the gateways' lines */
+	char			*access_log;	/* the file, or NULL */
+	int			 access_log_syslog; /* or syslog */
+	int			 access_log_format; /* enum access_log_format */
+	int64_t			 log_max_size;	/* a process workload's log
+						   file, bytes; 0: no cap */
+	int			 on_change;	/* enum workload_on_change */
+	/* the memory budget and wake admission */
+	int64_t			 memory_budget;	/* bytes; 0: none; -1: auto */
+	int64_t			 memory_estimate; /* bytes, never measured */
+	int64_t			 max_wakes;	/* at once; 0: no cap */
+	int64_t			 pressure_limit; /* PSI some avg10, in
+						   hundredths of a percent;
+						   0: off */
+	/* swarm: this orchd among those sharing a swarm; "": the host's */
+	char			 instance[ORCHD_INSTANCE_MAX];
+	/* "swarm manager": a manager over TLS, for runtimed alone */
+	char			*swarm_manager;	/* "tcp://ADDRESS:PORT" */
+	char			*swarm_ca;	/* files */
+	char			*swarm_cert;
+	char			*swarm_key;
+	uint8_t			*swarm_creds;	/* struct cfg_swarm and the
+						   files, until sent */
+	size_t			 swarm_creds_len;
+	int			 swarm_loaded;	/* not sent yet */
+};
+
+/* orchd/trust.c: host paths and root, for every workload */
+int		 hostpath_normalize(const char *, char *, size_t, char *,
+		    size_t);
+int		 hostpath_forbidden(const char *, const struct orchd_conf *,
+		    char *, size_t);
+int		 user_is_root(const char *);
+int		 workload_root_check(const struct workload_conf *, char *,
+		    size_t);
+
+/* orchd/parse.y */
+struct orchd_conf	*parse_config(const char *, int);
+void			 free_config(struct orchd_conf *);
+int			 cmdline_symset(const char *);
+/* set by the parent, which may look users up: 0 and the ids, or -1 */
+extern int		(*parse_user_lookup)(const char *, uid_t *, gid_t *);
+/*
+ * Checks against this host (users, programs, directories): none (the
+ * default), warnings (at start) or errors (orchd -n, a reload)
+ */
+#define PARSE_HOST_NONE		0
+#define PARSE_HOST_WARN		1
+#define PARSE_HOST_ERROR	2
+extern int		 parse_host_checks;
+/* where a process workload's bare program name is looked for */
+#define ORCHD_SPAWN_PATH	"/usr/local/sbin:/usr/local/bin:/usr/sbin:" \
+				"/usr/bin:/sbin:/bin"
+
+#endif /* ORCHD_CONF_H */
