@@ -17,7 +17,8 @@
 #
 # The swarm must be active on this daemon, as swarm.sh leaves it; the
 # second node and everything of it are removed at the end.  Where the
-# second dockerd cannot start or join, the script says why and skips.
+# second dockerd cannot start, join or run a container, the script says
+# why and skips the rest.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -103,6 +104,15 @@ check "the second node is ready" wait_for 30 sh -c "[ \"\$(docker node \
     inspect -f '{{.Status.State}}' $N2ID)\" = ready ]"
 docker save "$IMAGE" | $D2 load >/dev/null 2>&1
 check "the test image on the second node" quiet $D2 image inspect "$IMAGE"
+# a node that cannot start a container (a dockerd inside a container
+# whose cgroups it cannot write, say) cannot hold a task: say why, stop
+if ! out=$(timeout 60 $D2 run --rm --network host "$IMAGE" /bin/sh -c \
+    'exit 0' 2>&1); then
+	echo "skipped: the second dockerd cannot run a container: $out" |
+	    head -n 3
+	e2e_done
+	exit $?
+fi
 docker node update --label-add "$LABEL=on" "$N2ID" >/dev/null
 N2ADDR=$(docker node inspect -f '{{.Status.Addr}}' "$N2ID")
 echo "# its address in the swarm: $N2ADDR"
