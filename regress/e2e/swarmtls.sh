@@ -12,8 +12,8 @@
 # answers 503 and says why.  A key file others can read is refused.
 #
 # Loopback only, every wait bounded; the dockerd, its swarm and its
-# directories are removed at the end.  Where it cannot start, the script
-# says why and skips.
+# directories are removed at the end.  Where it cannot start or run a
+# container, the script says why and skips the rest.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -110,6 +110,15 @@ out=$(timeout 60 $DM swarm init --advertise-addr 127.0.0.3 \
     skip "docker swarm init fails on the test's dockerd: $out"
 docker save "$IMAGE" | $DM load >/dev/null 2>&1
 check "the test image on the manager" quiet $DM image inspect "$IMAGE"
+# a dockerd that cannot start a container (inside a container whose
+# cgroups it cannot write, say) cannot hold a task: say why, stop
+if ! out=$(timeout 60 $DM run --rm --network host "$IMAGE" /bin/sh -c \
+    'exit 0' 2>&1); then
+	echo "skipped: the test's dockerd cannot run a container: $out" |
+	    head -n 3
+	e2e_done
+	exit $?
+fi
 MADDR=$($DM node inspect -f '{{.Status.Addr}}' self)
 echo "# the manager's node address: $MADDR"
 check "the manager answers on TCP with the test client certificate" \
