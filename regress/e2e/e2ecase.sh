@@ -3,7 +3,8 @@
 # run whole, with -k PATTERN and with E2E_CASE=PATTERN: a selection
 # prints and counts only the matching checks and the "..." checks after
 # them, still runs every command, shows a failure left out as a comment,
-# and fails when it matches nothing.  No daemon: lib.sh only.
+# and fails when it matches nothing.  And regress/run.sh with names: only
+# those, an unknown one an error.  No daemon: lib.sh only.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 
@@ -61,5 +62,17 @@ inner none -k nosuch
 check "a pattern that matches nothing fails" \
     has none "not ok - no check's description matches E2E_CASE=nosuch"
 check "... and the script fails" [ "$ST" -ne 0 ]
+
+# regress/run.sh with names: those alone; an unknown name is an error
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+sh "$TOP/regress/run.sh" "$BUILD" mandoc >"$T/run1" 2>&1
+ST=$?
+check "run.sh NAME runs that test alone" \
+    sh -c "[ $ST -eq 0 ] && tail -n 1 '$T/run1' | grep -qx '1 passed, 0 failed'"
+sh "$TOP/regress/run.sh" "$BUILD" nosuch >"$T/run2" 2>&1
+ST=$?
+check "an unknown name: status 2, before any test runs" \
+    sh -c "[ $ST -eq 2 ] && ! grep -q '^==' '$T/run2'"
+check "... saying which" grep -q "^run.sh: no test named nosuch " "$T/run2"
 
 e2e_done
