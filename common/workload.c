@@ -141,12 +141,9 @@ strlist_free(struct strlist *list)
  * Validation.
  */
 
-static int
-fail(char *errbuf, size_t len, const char *fmt, ...)
-    __attribute__((__format__ (printf, 3, 4)));
-
-static int
-fail(char *errbuf, size_t len, const char *fmt, ...)
+/* a rule's or a field's error, formatted into errbuf (may be NULL): -1 */
+int
+wl_fail(char *errbuf, size_t len, const char *fmt, ...)
 {
 	va_list	 ap;
 
@@ -341,9 +338,9 @@ check_string(const char *field, const char *s, size_t *total, char *errbuf,
 	if (s == NULL)
 		return (0);
 	if (*s == '\0')
-		return (fail(errbuf, len, "%s: must not be empty", field));
+		return (wl_fail(errbuf, len, "%s: must not be empty", field));
 	if (!valid_text(s))
-		return (fail(errbuf, len, "%s: invalid character "
+		return (wl_fail(errbuf, len, "%s: invalid character "
 		    "(control character or invalid UTF-8)", field));
 	*total += strlen(s) + 8;
 	return (0);
@@ -359,7 +356,8 @@ ignores_validate(const struct ignorelist *l, size_t *total, char *errbuf,
 
 	TAILQ_FOREACH(r, l, entry) {
 		if (++n > ORCHD_IGNORE_MAX)
-			return (fail(errbuf, len, "more than %d ignore rules",
+			return (wl_fail(errbuf, len,
+			    "more than %d ignore rules",
 			    ORCHD_IGNORE_MAX));
 		if (ignore_check(r->kind, r->pattern, r->answer, errbuf,
 		    len) == -1)
@@ -368,7 +366,7 @@ ignores_validate(const struct ignorelist *l, size_t *total, char *errbuf,
 		    o = TAILQ_NEXT(o, entry))
 			if (o->kind == r->kind &&
 			    strcmp(o->pattern, r->pattern) == 0)
-				return (fail(errbuf, len, "ignore %s \"%s\" "
+				return (wl_fail(errbuf, len, "ignore %s \"%s\" "
 				    "listed twice", ignore_kind_name(r->kind),
 				    r->pattern));
 		*total += strlen(r->pattern) + 24;
@@ -386,19 +384,20 @@ validate_busy(const struct workload_conf *wl, char *errbuf, size_t len)
 {
 	if (wl->busy_path == NULL) {
 		if (wl->busy_max != -1 || wl->busy_fail_safe)
-			return (fail(errbuf, len, "busy max and busy fail "
+			return (wl_fail(errbuf, len, "busy max and busy fail "
 			    "need a busy path"));
 		return (0);
 	}
 	if (wl->busy_path[0] != '/')
-		return (fail(errbuf, len, "busy path must start with \"/\""));
+		return (wl_fail(errbuf, len,
+		    "busy path must start with \"/\""));
 	if (strpbrk(wl->busy_path, " \t") != NULL)
-		return (fail(errbuf, len, "busy path must not contain "
+		return (wl_fail(errbuf, len, "busy path must not contain "
 		    "spaces"));
 	if (wl->busy_max < -1 || wl->busy_max == 0)
-		return (fail(errbuf, len, "busy max must be positive"));
+		return (wl_fail(errbuf, len, "busy max must be positive"));
 	if (wl->busy_fail_safe != 0 && wl->busy_fail_safe != 1)
-		return (fail(errbuf, len, "invalid busy fail"));
+		return (wl_fail(errbuf, len, "invalid busy fail"));
 	return (0);
 }
 
@@ -416,18 +415,19 @@ check_depends(const struct workload_conf *wl, size_t *total, char *errbuf,
 
 	TAILQ_FOREACH(e, &wl->depends, entry) {
 		if (!valid_workload_name(e->str) || !valid_text(e->str))
-			return (fail(errbuf, len, "depends on \"%s\": not a "
+			return (wl_fail(errbuf, len, "depends on \"%s\": not a "
 			    "workload name", valid_text(e->str) &&
 			    strlen(e->str) < ORCHD_NAME_MAX ? e->str : "?"));
 		if (strcmp(e->str, wl->name) == 0)
-			return (fail(errbuf, len, "depends on itself"));
+			return (wl_fail(errbuf, len, "depends on itself"));
 		for (f = TAILQ_NEXT(e, entry); f != NULL;
 		    f = TAILQ_NEXT(f, entry))
 			if (strcmp(e->str, f->str) == 0)
-				return (fail(errbuf, len, "depends on \"%s\" "
+				return (wl_fail(errbuf, len,
+				    "depends on \"%s\" "
 				    "twice", e->str));
 		if (++n > ORCHD_DEPS_MAX)
-			return (fail(errbuf, len, "depends on more than %d "
+			return (wl_fail(errbuf, len, "depends on more than %d "
 			    "workloads", ORCHD_DEPS_MAX));
 		*total += strlen(e->str) + 8;
 	}
@@ -449,26 +449,28 @@ validate_swarm(const struct workload_conf *wl, size_t *total, char *errbuf,
 
 	if (wl->driver != DRIVER_SWARM) {
 		if (!TAILQ_EMPTY(&wl->constraints))
-			return (fail(errbuf, len, "constraint is only for "
+			return (wl_fail(errbuf, len, "constraint is only for "
 			    "driver swarm"));
 		if (wl->replicas != 1)
-			return (fail(errbuf, len, "replicas is only for "
+			return (wl_fail(errbuf, len, "replicas is only for "
 			    "driver swarm"));
 		return (0);
 	}
 	if (wl->replicas < 1 || wl->replicas > WL_REPLICAS_MAX)
-		return (fail(errbuf, len, "replicas must be from 1 to %d",
+		return (wl_fail(errbuf, len, "replicas must be from 1 to %d",
 		    WL_REPLICAS_MAX));
 	if (!TAILQ_EMPTY(&wl->volumes))
-		return (fail(errbuf, len, "volume is not for driver swarm"));
+		return (wl_fail(errbuf, len, "volume is not for driver swarm"));
 	if (wl->runtime != NULL)
-		return (fail(errbuf, len, "runtime is not for driver swarm"));
+		return (wl_fail(errbuf, len,
+		    "runtime is not for driver swarm"));
 	TAILQ_FOREACH(e, &wl->constraints, entry) {
 		if (!valid_text(e->str) || strlen(e->str) > 256 ||
 		    strpbrk(e->str, "\"' \t") != NULL ||
 		    (strstr(e->str, "==") == NULL &&
 		    strstr(e->str, "!=") == NULL))
-			return (fail(errbuf, len, "constraint \"%s\": must be "
+			return (wl_fail(errbuf, len,
+			    "constraint \"%s\": must be "
 			    "NAME==value or NAME!=value, without spaces or "
 			    "quotes", valid_text(e->str) ? e->str : "?"));
 		*total += strlen(e->str) + 8;
@@ -487,17 +489,17 @@ listens_validate(const struct strlist *l, size_t *total, char *errbuf,
 
 	TAILQ_FOREACH(e, l, entry) {
 		if (++n > ORCHD_LISTEN_MAX)
-			return (fail(errbuf, len, "more than %d listen on",
+			return (wl_fail(errbuf, len, "more than %d listen on",
 			    ORCHD_LISTEN_MAX));
 		if (listen_split(e->str, addr, sizeof(addr), &port) == -1)
-			return (fail(errbuf, len, "listen \"%s\": must be "
+			return (wl_fail(errbuf, len, "listen \"%s\": must be "
 			    "ADDRESS:PORT, ADDRESS a numeric IPv4 address, an "
 			    "IPv6 one in brackets, localhost or *",
 			    valid_text(e->str) ? e->str : "?"));
 		for (f = TAILQ_NEXT(e, entry); f != NULL;
 		    f = TAILQ_NEXT(f, entry))
 			if (strcmp(e->str, f->str) == 0)
-				return (fail(errbuf, len, "listen \"%s\" "
+				return (wl_fail(errbuf, len, "listen \"%s\" "
 				    "listed twice", e->str));
 		*total += strlen(e->str) + 8;
 	}
@@ -513,32 +515,33 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 	int			 docker = wl->driver != DRIVER_PROCESS;
 
 	if (!valid_workload_name(wl->name))
-		return (fail(errbuf, len, "invalid name \"%s\": 1 to 63 "
+		return (wl_fail(errbuf, len, "invalid name \"%s\": 1 to 63 "
 		    "letters, digits, '_', '.' or '-', starting with a letter "
 		    "or digit", wl->name));
 	if (wl->driver != DRIVER_PROCESS && wl->driver != DRIVER_DOCKER &&
 	    wl->driver != DRIVER_SWARM)
-		return (fail(errbuf, len, "invalid driver"));
+		return (wl_fail(errbuf, len, "invalid driver"));
 	if (validate_swarm(wl, &total, errbuf, len) == -1)
 		return (-1);
 	if (wl->source != SOURCE_CONFIG && wl->source != SOURCE_API)
-		return (fail(errbuf, len, "invalid source"));
+		return (wl_fail(errbuf, len, "invalid source"));
 	/* one reached by its TCP listeners alone needs no host */
 	if (TAILQ_EMPTY(&wl->hosts) && TAILQ_EMPTY(&wl->listens))
-		return (fail(errbuf, len, "at least one host is required"));
+		return (wl_fail(errbuf, len, "at least one host is required"));
 	TAILQ_FOREACH(e, &wl->hosts, entry) {
 		if (!valid_host_pattern(e->str))
-			return (fail(errbuf, len, "invalid host \"%s\"",
+			return (wl_fail(errbuf, len, "invalid host \"%s\"",
 			    valid_text(e->str) ? e->str : "?"));
 		for (f = TAILQ_NEXT(e, entry); f != NULL;
 		    f = TAILQ_NEXT(f, entry))
 			if (strcasecmp(e->str, f->str) == 0)
-				return (fail(errbuf, len, "host \"%s\" listed "
+				return (wl_fail(errbuf, len,
+				    "host \"%s\" listed "
 				    "twice", e->str));
 		total += strlen(e->str) + 8;
 	}
 	if (wl->port == 0)
-		return (fail(errbuf, len, "a port is required"));
+		return (wl_fail(errbuf, len, "a port is required"));
 
 	if (check_string("command", wl->command, &total, errbuf, len) == -1 ||
 	    check_string("image", wl->image, &total, errbuf, len) == -1 ||
@@ -555,49 +558,54 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 
 	if (docker) {
 		if (wl->image == NULL)
-			return (fail(errbuf, len, "driver %s needs an image",
+			return (wl_fail(errbuf, len, "driver %s needs an image",
 			    wl->driver == DRIVER_SWARM ? "swarm" : "docker"));
 	} else {
 		if (wl->command == NULL)
-			return (fail(errbuf, len, "driver process needs a "
+			return (wl_fail(errbuf, len, "driver process needs a "
 			    "command"));
 		if (wl->image != NULL)
-			return (fail(errbuf, len, "image is only for driver "
+			return (wl_fail(errbuf, len, "image is only for driver "
 			    "docker"));
 		if (wl->runtime != NULL)
-			return (fail(errbuf, len, "runtime is only for driver "
+			return (wl_fail(errbuf, len,
+			    "runtime is only for driver "
 			    "docker"));
 		if (!TAILQ_EMPTY(&wl->volumes))
-			return (fail(errbuf, len, "volume is only for driver "
+			return (wl_fail(errbuf, len,
+			    "volume is only for driver "
 			    "docker"));
 		if (wl->network == NETWORK_HOST)
-			return (fail(errbuf, len, "network host is only for "
+			return (wl_fail(errbuf, len, "network host is only for "
 			    "driver docker"));
 		if (wl->network == NETWORK_NAMED)
-			return (fail(errbuf, len, "network \"%s\" is only for "
+			return (wl_fail(errbuf, len,
+			    "network \"%s\" is only for "
 			    "driver docker", wl->netname != NULL &&
 			    valid_text(wl->netname) ? wl->netname : "?"));
 		if (wl->publish != 0)
-			return (fail(errbuf, len, "publish is only for driver "
+			return (wl_fail(errbuf, len,
+			    "publish is only for driver "
 			    "docker"));
 		if (wl->init != -1)
-			return (fail(errbuf, len, "init is only for driver "
+			return (wl_fail(errbuf, len, "init is only for driver "
 			    "docker"));
 		if (wl->allow_root)
-			return (fail(errbuf, len, "allow root is only for "
+			return (wl_fail(errbuf, len, "allow root is only for "
 			    "driver docker"));
 		if (wl->pull != -1 || wl->pull_timeout != -1)
-			return (fail(errbuf, len, "pull is only for driver "
+			return (wl_fail(errbuf, len, "pull is only for driver "
 			    "docker"));
 	}
 	if (wl->network != NETWORK_BRIDGE && wl->network != NETWORK_HOST &&
 	    wl->network != NETWORK_NAMED)
-		return (fail(errbuf, len, "invalid network"));
+		return (wl_fail(errbuf, len, "invalid network"));
 	if ((wl->network == NETWORK_NAMED) != (wl->netname != NULL))
-		return (fail(errbuf, len, "invalid network"));
+		return (wl_fail(errbuf, len, "invalid network"));
 	if (wl->netname != NULL) {
 		if (!valid_network_name(wl->netname))
-			return (fail(errbuf, len, "invalid network \"%s\": 1 "
+			return (wl_fail(errbuf, len,
+			    "invalid network \"%s\": 1 "
 			    "to 63 letters, digits, '_', '.' or '-', starting "
 			    "with a letter or digit, and not host, bridge, "
 			    "none or default", valid_text(wl->netname) &&
@@ -606,25 +614,25 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 	}
 	/* the host shares its ports with such a container: none to publish */
 	if (wl->publish != 0 && wl->network == NETWORK_HOST)
-		return (fail(errbuf, len, "publish is not for network host: "
+		return (wl_fail(errbuf, len, "publish is not for network host: "
 		    "the container listens on the host's port itself"));
 
 	switch (wl->health) {
 	case HEALTH_TCP:
 		if (wl->health_path != NULL)
-			return (fail(errbuf, len, "health path given with "
+			return (wl_fail(errbuf, len, "health path given with "
 			    "health tcp"));
 		break;
 	case HEALTH_PATH:
 		if (wl->health_path == NULL || wl->health_path[0] != '/')
-			return (fail(errbuf, len, "health path must start "
+			return (wl_fail(errbuf, len, "health path must start "
 			    "with \"/\""));
 		if (strpbrk(wl->health_path, " \t") != NULL)
-			return (fail(errbuf, len, "health path must not "
+			return (wl_fail(errbuf, len, "health path must not "
 			    "contain spaces"));
 		break;
 	default:
-		return (fail(errbuf, len, "invalid health check"));
+		return (wl_fail(errbuf, len, "invalid health check"));
 	}
 
 	if (validate_busy(wl, errbuf, len) == -1)
@@ -632,10 +640,10 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 
 	TAILQ_FOREACH(e, &wl->env, entry) {
 		if (!valid_text(e->str))
-			return (fail(errbuf, len, "env: invalid character "
+			return (wl_fail(errbuf, len, "env: invalid character "
 			    "(control character or invalid UTF-8)"));
 		if (!valid_env(e->str))
-			return (fail(errbuf, len, "env \"%s\": must be "
+			return (wl_fail(errbuf, len, "env \"%s\": must be "
 			    "NAME=value, NAME of letters, digits and '_', not "
 			    "starting with a digit", e->str));
 		total += strlen(e->str) + 8;
@@ -643,21 +651,22 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 	TAILQ_FOREACH(v, &wl->volumes, entry) {
 		if (v->host == NULL || v->container == NULL ||
 		    !valid_text(v->host) || !valid_text(v->container))
-			return (fail(errbuf, len, "volume: invalid path"));
+			return (wl_fail(errbuf, len, "volume: invalid path"));
 		if (v->host[0] != '/')
-			return (fail(errbuf, len, "volume \"%s\": host path "
+			return (wl_fail(errbuf, len, "volume \"%s\": host path "
 			    "must be absolute", v->host));
 		if (v->container[0] != '/')
-			return (fail(errbuf, len, "volume \"%s\": container "
+			return (wl_fail(errbuf, len, "volume \"%s\": container "
 			    "path must be absolute", v->container));
 		if (strchr(v->host, ':') != NULL ||
 		    strchr(v->container, ':') != NULL)
-			return (fail(errbuf, len, "volume \"%s\": paths must "
+			return (wl_fail(errbuf, len,
+			    "volume \"%s\": paths must "
 			    "not contain ':'", v->host));
 		for (w = TAILQ_NEXT(v, entry); w != NULL;
 		    w = TAILQ_NEXT(w, entry))
 			if (strcmp(v->container, w->container) == 0)
-				return (fail(errbuf, len, "volume \"%s\": "
+				return (wl_fail(errbuf, len, "volume \"%s\": "
 				    "container path used twice",
 				    v->container));
 		total += strlen(v->host) + strlen(v->container) + 24;
@@ -667,60 +676,63 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		return (-1);
 
 	if (wl->user != NULL && !valid_user(wl->user, docker))
-		return (fail(errbuf, len, "invalid user \"%s\"", wl->user));
+		return (wl_fail(errbuf, len, "invalid user \"%s\"", wl->user));
 	if (wl->directory != NULL && wl->directory[0] != '/')
-		return (fail(errbuf, len, "directory \"%s\" must be an "
+		return (wl_fail(errbuf, len, "directory \"%s\" must be an "
 		    "absolute path", wl->directory));
 	if (wl->address == NULL)
-		return (fail(errbuf, len, "an address is required"));
+		return (wl_fail(errbuf, len, "an address is required"));
 	if (!valid_address(wl->address))
-		return (fail(errbuf, len, "address \"%s\": must be a numeric "
+		return (wl_fail(errbuf, len,
+		    "address \"%s\": must be a numeric "
 		    "IPv4 or IPv6 address", wl->address));
 
 	if (wl->health_interval < -1 ||
 	    wl->health_interval > WL_HEALTH_INTERVAL_MAX)
-		return (fail(errbuf, len, "health interval must be at most "
+		return (wl_fail(errbuf, len, "health interval must be at most "
 		    "%ds", WL_HEALTH_INTERVAL_MAX));
 	if (wl->health_timeout < -1 || wl->health_timeout == 0 ||
 	    wl->health_timeout > WL_HEALTH_INTERVAL_MAX)
-		return (fail(errbuf, len, "health timeout must be from 1s to "
+		return (wl_fail(errbuf, len,
+		    "health timeout must be from 1s to "
 		    "%ds", WL_HEALTH_INTERVAL_MAX));
 	if (wl->health_failures < -1 || wl->health_failures == 0 ||
 	    wl->health_failures > WL_HEALTH_FAILURES_MAX)
-		return (fail(errbuf, len, "health failures must be from 1 to "
+		return (wl_fail(errbuf, len,
+		    "health failures must be from 1 to "
 		    "%d", WL_HEALTH_FAILURES_MAX));
 	if (wl->idle_timeout < -1)
-		return (fail(errbuf, len, "invalid idle timeout"));
+		return (wl_fail(errbuf, len, "invalid idle timeout"));
 	if (wl->wake_timeout < -1 || wl->wake_timeout == 0)
-		return (fail(errbuf, len, "wake timeout must be positive"));
+		return (wl_fail(errbuf, len, "wake timeout must be positive"));
 	if (wl->memory < 0)
-		return (fail(errbuf, len, "invalid memory limit"));
+		return (wl_fail(errbuf, len, "invalid memory limit"));
 	if (wl->stop_signal != 0 && signal_name(wl->stop_signal) == NULL)
-		return (fail(errbuf, len, "invalid stop signal %d",
+		return (wl_fail(errbuf, len, "invalid stop signal %d",
 		    wl->stop_signal));
 	if (wl->stop_timeout < -1 || wl->stop_timeout > WL_STOP_TIMEOUT_MAX)
-		return (fail(errbuf, len, "stop timeout must be at most %ds",
+		return (wl_fail(errbuf, len, "stop timeout must be at most %ds",
 		    WL_STOP_TIMEOUT_MAX));
 	if (wl->init < -1 || wl->init > 1)
-		return (fail(errbuf, len, "invalid init"));
+		return (wl_fail(errbuf, len, "invalid init"));
 	if (ignores_validate(&wl->ignores, &total, errbuf, len) == -1)
 		return (-1);
 	if (wl->tunnel_idle < -1)
-		return (fail(errbuf, len, "invalid tunnel idle timeout"));
+		return (wl_fail(errbuf, len, "invalid tunnel idle timeout"));
 	if (wl->server_timing < -1 || wl->server_timing > 1)
-		return (fail(errbuf, len, "invalid server timing"));
+		return (wl_fail(errbuf, len, "invalid server timing"));
 	if (wl->pull != -1 && workload_pull_name(wl->pull) == NULL)
-		return (fail(errbuf, len, "invalid pull"));
+		return (wl_fail(errbuf, len, "invalid pull"));
 	if (wl->pull_timeout < -1 || wl->pull_timeout == 0)
-		return (fail(errbuf, len, "pull timeout must be positive"));
+		return (wl_fail(errbuf, len, "pull timeout must be positive"));
 	if (wl->expire_after < -1)
-		return (fail(errbuf, len, "invalid expire after"));
+		return (wl_fail(errbuf, len, "invalid expire after"));
 	if (wl->on_change < -1 || wl->on_change > ON_CHANGE_RESTART)
-		return (fail(errbuf, len, "invalid on change"));
+		return (wl_fail(errbuf, len, "invalid on change"));
 	if (listens_validate(&wl->listens, &total, errbuf, len) == -1)
 		return (-1);
 	if (total > WL_SIZE_MAX)
-		return (fail(errbuf, len, "workload too large"));
+		return (wl_fail(errbuf, len, "workload too large"));
 	return (0);
 }
 

@@ -177,6 +177,8 @@ int			 workload_pull_parse(const char *);
 uint16_t		 workload_upstream_port(const struct workload_conf *);
 int			 valid_network_name(const char *);
 int			 valid_text(const char *);
+int			 wl_fail(char *, size_t, const char *, ...)
+			    __attribute__((__format__ (printf, 3, 4)));
 int			 strlist_add(struct strlist *, const char *);
 void			 strlist_free(struct strlist *);
 int			 listen_split(const char *, char *, size_t, int *);

@@ -10,7 +10,6 @@
 #include <sys/types.h>
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,24 +18,6 @@
 
 #include "orchd.h"
 #include "log.h"
-
-/* the error of a field, in errbuf: -1 */
-static int
-fail(char *errbuf, size_t len, const char *fmt, ...)
-    __attribute__((__format__ (printf, 3, 4)));
-
-static int
-fail(char *errbuf, size_t len, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	if (errbuf != NULL && len > 0) {
-		va_start(ap, fmt);
-		(void)vsnprintf(errbuf, len, fmt, ap);
-		va_end(ap);
-	}
-	return (-1);
-}
 
 /*
  * JSON.
@@ -267,11 +248,11 @@ static int
 j_string(const char *key, json_t *v, char **dst, char *errbuf, size_t len)
 {
 	if (!json_is_string(v))
-		return (fail(errbuf, len, "field \"%s\": must be a string",
+		return (wl_fail(errbuf, len, "field \"%s\": must be a string",
 		    key));
 	free(*dst);
 	if ((*dst = strdup(json_string_value(v))) == NULL)
-		return (fail(errbuf, len, "out of memory"));
+		return (wl_fail(errbuf, len, "out of memory"));
 	return (0);
 }
 
@@ -283,10 +264,11 @@ j_strlist(const char *key, json_t *v, struct strlist *l, char *errbuf,
 	case 0:
 		return (0);
 	case -1:
-		return (fail(errbuf, len, "field \"%s\": must be an array of "
+		return (wl_fail(errbuf, len,
+		    "field \"%s\": must be an array of "
 		    "strings", key));
 	default:
-		return (fail(errbuf, len, "out of memory"));
+		return (wl_fail(errbuf, len, "out of memory"));
 	}
 }
 
@@ -311,7 +293,8 @@ j_driver(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 	else if (s != NULL && strcmp(s, "swarm") == 0)
 		wl->driver = DRIVER_SWARM;
 	else
-		return (fail(errbuf, len, "field \"%s\": must be \"process\", "
+		return (wl_fail(errbuf, len,
+		    "field \"%s\": must be \"process\", "
 		    "\"docker\" or \"swarm\"", key));
 	return (0);
 }
@@ -327,7 +310,7 @@ j_source(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 	else if (s != NULL && strcmp(s, "api") == 0)
 		wl->source = SOURCE_API;
 	else
-		return (fail(errbuf, len, "field \"%s\": must be \"config\" "
+		return (wl_fail(errbuf, len, "field \"%s\": must be \"config\" "
 		    "or \"api\"", key));
 	return (0);
 }
@@ -347,10 +330,11 @@ j_network(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 		wl->network = NETWORK_HOST;
 	else if (s != NULL && valid_network_name(s)) {
 		if ((wl->netname = strdup(s)) == NULL)
-			return (fail(errbuf, len, "out of memory"));
+			return (wl_fail(errbuf, len, "out of memory"));
 		wl->network = NETWORK_NAMED;
 	} else
-		return (fail(errbuf, len, "field \"%s\": must be \"bridge\", "
+		return (wl_fail(errbuf, len,
+		    "field \"%s\": must be \"bridge\", "
 		    "\"host\" or a network's name: 1 to 63 letters, digits, "
 		    "'_', '.' or '-', starting with a letter or digit", key));
 	return (0);
@@ -367,7 +351,7 @@ j_health(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 	else if (s != NULL && strcmp(s, "path") == 0)
 		wl->health = HEALTH_PATH;
 	else
-		return (fail(errbuf, len, "field \"%s\": must be \"tcp\" or "
+		return (wl_fail(errbuf, len, "field \"%s\": must be \"tcp\" or "
 		    "\"path\"", key));
 	return (0);
 }
@@ -460,7 +444,7 @@ j_busy_fail(struct workload_conf *wl, const char *key, json_t *v,
 	else if (s != NULL && strcmp(s, "safe") == 0)
 		wl->busy_fail_safe = 1;
 	else
-		return (fail(errbuf, len, "field \"%s\": must be \"open\" "
+		return (wl_fail(errbuf, len, "field \"%s\": must be \"open\" "
 		    "or \"safe\"", key));
 	return (0);
 }
@@ -483,16 +467,16 @@ j_volumes(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 		if (!json_is_string(h) || !json_is_string(c))
 			goto bad;
 		if ((vol = calloc(1, sizeof(*vol))) == NULL)
-			return (fail(errbuf, len, "out of memory"));
+			return (wl_fail(errbuf, len, "out of memory"));
 		vol->host = strdup(json_string_value(h));
 		vol->container = strdup(json_string_value(c));
 		TAILQ_INSERT_TAIL(&wl->volumes, vol, entry);
 		if (vol->host == NULL || vol->container == NULL)
-			return (fail(errbuf, len, "out of memory"));
+			return (wl_fail(errbuf, len, "out of memory"));
 	}
 	return (0);
  bad:
-	return (fail(errbuf, len, "field \"%s\": must be an array of "
+	return (wl_fail(errbuf, len, "field \"%s\": must be an array of "
 	    "{\"host\": PATH, \"container\": PATH}", key));
 }
 
@@ -504,7 +488,7 @@ j_port(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 
 	if (!json_is_integer(v) || (n = json_integer_value(v)) < 1 ||
 	    n > 65535)
-		return (fail(errbuf, len, "field \"%s\": must be an integer "
+		return (wl_fail(errbuf, len, "field \"%s\": must be an integer "
 		    "from 1 to 65535", key));
 	wl->port = (uint16_t)n;
 	return (0);
@@ -518,7 +502,7 @@ j_publish(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 
 	if (!json_is_integer(v) || (n = json_integer_value(v)) < 1 ||
 	    n > 65535)
-		return (fail(errbuf, len, "field \"%s\": must be an integer "
+		return (wl_fail(errbuf, len, "field \"%s\": must be an integer "
 		    "from 1 to 65535", key));
 	wl->publish = (uint16_t)n;
 	return (0);
@@ -535,18 +519,19 @@ j_duration(const char *key, json_t *v, int64_t *dst, char *errbuf,
 	if (json_is_integer(v)) {
 		n = json_integer_value(v);
 		if (n < 0 || n > INT32_MAX)
-			return (fail(errbuf, len, "field \"%s\": must be a "
+			return (wl_fail(errbuf, len, "field \"%s\": must be a "
 			    "duration from 0 to %d seconds", key, INT32_MAX));
 		*dst = n;
 		return (0);
 	}
 	if (json_is_string(v)) {
 		if (parse_duration(json_string_value(v), dst, &errstr) == -1)
-			return (fail(errbuf, len, "field \"%s\": %s", key,
+			return (wl_fail(errbuf, len, "field \"%s\": %s", key,
 			    errstr));
 		return (0);
 	}
-	return (fail(errbuf, len, "field \"%s\": must be a number of seconds "
+	return (wl_fail(errbuf, len,
+	    "field \"%s\": must be a number of seconds "
 	    "or a string like \"10m\"", key));
 }
 
@@ -564,7 +549,7 @@ j_wake_timeout(struct workload_conf *wl, const char *key, json_t *v,
 	if (j_duration(key, v, &wl->wake_timeout, errbuf, len) == -1)
 		return (-1);
 	if (wl->wake_timeout == 0)
-		return (fail(errbuf, len, "field \"%s\": must be positive",
+		return (wl_fail(errbuf, len, "field \"%s\": must be positive",
 		    key));
 	return (0);
 }
@@ -584,7 +569,7 @@ j_health_timeout(struct workload_conf *wl, const char *key, json_t *v,
 	if (j_duration(key, v, &wl->health_timeout, errbuf, len) == -1)
 		return (-1);
 	if (wl->health_timeout == 0)
-		return (fail(errbuf, len, "field \"%s\": must be positive",
+		return (wl_fail(errbuf, len, "field \"%s\": must be positive",
 		    key));
 	return (0);
 }
@@ -597,7 +582,7 @@ j_health_failures(struct workload_conf *wl, const char *key, json_t *v,
 
 	if (!json_is_integer(v) || (n = json_integer_value(v)) < 1 ||
 	    n > WL_HEALTH_FAILURES_MAX)
-		return (fail(errbuf, len, "field \"%s\": must be an integer "
+		return (wl_fail(errbuf, len, "field \"%s\": must be an integer "
 		    "from 1 to %d", key, WL_HEALTH_FAILURES_MAX));
 	wl->health_failures = (int)n;
 	return (0);
@@ -610,7 +595,7 @@ j_busy_max(struct workload_conf *wl, const char *key, json_t *v,
 	if (j_duration(key, v, &wl->busy_max, errbuf, len) == -1)
 		return (-1);
 	if (wl->busy_max == 0)
-		return (fail(errbuf, len, "field \"%s\": must be positive",
+		return (wl_fail(errbuf, len, "field \"%s\": must be positive",
 		    key));
 	return (0);
 }
@@ -624,7 +609,8 @@ j_memory(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 
 	if (json_is_integer(v)) {
 		if ((n = json_integer_value(v)) < 0)
-			return (fail(errbuf, len, "field \"%s\": must not be "
+			return (wl_fail(errbuf, len,
+			    "field \"%s\": must not be "
 			    "negative", key));
 		wl->memory = n;
 		return (0);
@@ -632,11 +618,11 @@ j_memory(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 	if (json_is_string(v)) {
 		if (parse_size(json_string_value(v), &wl->memory,
 		    &errstr) == -1)
-			return (fail(errbuf, len, "field \"%s\": %s", key,
+			return (wl_fail(errbuf, len, "field \"%s\": %s", key,
 			    errstr));
 		return (0);
 	}
-	return (fail(errbuf, len, "field \"%s\": must be a number of bytes "
+	return (wl_fail(errbuf, len, "field \"%s\": must be a number of bytes "
 	    "or a string like \"512M\"", key));
 }
 
@@ -645,7 +631,7 @@ j_keep_warm(struct workload_conf *wl, const char *key, json_t *v,
     char *errbuf, size_t len)
 {
 	if (!json_is_boolean(v))
-		return (fail(errbuf, len, "field \"%s\": must be true or "
+		return (wl_fail(errbuf, len, "field \"%s\": must be true or "
 		    "false", key));
 	wl->keep_warm = json_is_true(v);
 	return (0);
@@ -656,7 +642,7 @@ j_init(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
 {
 	if (!json_is_boolean(v))
-		return (fail(errbuf, len, "field \"%s\": must be true or "
+		return (wl_fail(errbuf, len, "field \"%s\": must be true or "
 		    "false", key));
 	wl->init = json_is_true(v);
 	return (0);
@@ -669,11 +655,11 @@ j_stop_signal(struct workload_conf *wl, const char *key, json_t *v,
 	const char	*errstr;
 
 	if (!json_is_string(v))
-		return (fail(errbuf, len, "field \"%s\": must be a signal "
+		return (wl_fail(errbuf, len, "field \"%s\": must be a signal "
 		    "name such as \"SIGTERM\"", key));
 	if (parse_signal(json_string_value(v), &wl->stop_signal,
 	    &errstr) == -1)
-		return (fail(errbuf, len, "field \"%s\": %s", key, errstr));
+		return (wl_fail(errbuf, len, "field \"%s\": %s", key, errstr));
 	return (0);
 }
 
@@ -684,7 +670,7 @@ j_stop_timeout(struct workload_conf *wl, const char *key, json_t *v,
 	if (j_duration(key, v, &wl->stop_timeout, errbuf, len) == -1)
 		return (-1);
 	if (wl->stop_timeout > WL_STOP_TIMEOUT_MAX)
-		return (fail(errbuf, len, "field \"%s\": must be at most "
+		return (wl_fail(errbuf, len, "field \"%s\": must be at most "
 		    "%ds", key, WL_STOP_TIMEOUT_MAX));
 	return (0);
 }
@@ -695,7 +681,7 @@ j_allow_root(struct workload_conf *wl, const char *key, json_t *v,
     char *errbuf, size_t len)
 {
 	if (!json_is_boolean(v))
-		return (fail(errbuf, len, "field \"%s\": must be true or "
+		return (wl_fail(errbuf, len, "field \"%s\": must be true or "
 		    "false", key));
 	wl->allow_root = json_is_true(v);
 	return (0);
@@ -725,7 +711,7 @@ j_ignore(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 					goto bad;
 				answer = json_integer_value(val);
 				if (answer != IGNORE_ANSWER && answer != 200)
-					return (fail(errbuf, len, "field "
+					return (wl_fail(errbuf, len, "field "
 					    "\"%s\": answer must be 200 or "
 					    "503", key));
 				continue;
@@ -743,11 +729,11 @@ j_ignore(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 			goto bad;
 		if (ignore_add(&wl->ignores, kind, json_string_value(pat),
 		    answer) == -1)
-			return (fail(errbuf, len, "out of memory"));
+			return (wl_fail(errbuf, len, "out of memory"));
 	}
 	return (0);
  bad:
-	return (fail(errbuf, len, "field \"%s\": must be an array of "
+	return (wl_fail(errbuf, len, "field \"%s\": must be an array of "
 	    "{\"path\"|\"agent\"|\"from\": STRING[, \"answer\": 200]}",
 	    key));
 }
@@ -764,7 +750,7 @@ j_server_timing(struct workload_conf *wl, const char *key, json_t *v,
     char *errbuf, size_t len)
 {
 	if (!json_is_boolean(v))
-		return (fail(errbuf, len, "field \"%s\": must be true or "
+		return (wl_fail(errbuf, len, "field \"%s\": must be true or "
 		    "false", key));
 	wl->server_timing = json_is_true(v);
 	return (0);
@@ -777,7 +763,8 @@ j_pull(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 	const char	*s = json_string_value(v);
 
 	if (s == NULL || (wl->pull = workload_pull_parse(s)) == -1)
-		return (fail(errbuf, len, "field \"%s\": must be \"missing\", "
+		return (wl_fail(errbuf, len,
+		    "field \"%s\": must be \"missing\", "
 		    "\"always\" or \"never\"", key));
 	return (0);
 }
@@ -789,7 +776,7 @@ j_pull_timeout(struct workload_conf *wl, const char *key, json_t *v,
 	if (j_duration(key, v, &wl->pull_timeout, errbuf, len) == -1)
 		return (-1);
 	if (wl->pull_timeout == 0)
-		return (fail(errbuf, len, "field \"%s\": must be positive",
+		return (wl_fail(errbuf, len, "field \"%s\": must be positive",
 		    key));
 	return (0);
 }
@@ -800,7 +787,7 @@ j_replicas(struct workload_conf *wl, const char *key, json_t *v,
 {
 	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
 	    json_integer_value(v) > WL_REPLICAS_MAX)
-		return (fail(errbuf, len, "field \"%s\": must be an integer "
+		return (wl_fail(errbuf, len, "field \"%s\": must be an integer "
 		    "from 1 to %d", key, WL_REPLICAS_MAX));
 	wl->replicas = json_integer_value(v);
 	return (0);
@@ -828,7 +815,7 @@ j_upstream(struct workload_conf *wl, const char *key, json_t *v,
 {
 	if (!json_is_string(v) || (strcmp(json_string_value(v), "h2c") != 0 &&
 	    strcmp(json_string_value(v), "http/1.1") != 0))
-		return (fail(errbuf, len, "field \"%s\": \"h2c\" or "
+		return (wl_fail(errbuf, len, "field \"%s\": \"h2c\" or "
 		    "\"http/1.1\"", key));
 	wl->upstream_h2c = strcmp(json_string_value(v), "h2c") == 0;
 	return (0);
@@ -847,7 +834,8 @@ j_on_change(struct workload_conf *wl, const char *key, json_t *v,
 	    strcmp(s, "next wake") == 0))
 		wl->on_change = ON_CHANGE_NEXT_WAKE;
 	else
-		return (fail(errbuf, len, "field \"%s\": must be \"restart\" "
+		return (wl_fail(errbuf, len,
+		    "field \"%s\": must be \"restart\" "
 		    "or \"next_wake\"", key));
 	return (0);
 }
@@ -918,29 +906,30 @@ workload_from_json(const char *text, size_t textlen, char *errbuf,
 
 	if ((o = json_loadb(text, textlen, JSON_REJECT_DUPLICATES,
 	    &jerr)) == NULL) {
-		(void)fail(errbuf, len, "invalid JSON: %s", jerr.text);
+		(void)wl_fail(errbuf, len, "invalid JSON: %s", jerr.text);
 		return (NULL);
 	}
 	if (!json_is_object(o)) {
-		(void)fail(errbuf, len, "expected a JSON object");
+		(void)wl_fail(errbuf, len, "expected a JSON object");
 		goto done;
 	}
 	if ((v = json_object_get(o, "name")) == NULL) {
-		(void)fail(errbuf, len, "field \"name\" is required");
+		(void)wl_fail(errbuf, len, "field \"name\" is required");
 		goto done;
 	}
 	if ((name = json_string_value(v)) == NULL) {
-		(void)fail(errbuf, len, "field \"name\": must be a string");
+		(void)wl_fail(errbuf, len, "field \"name\": must be a string");
 		goto done;
 	}
 	if (!valid_workload_name(name) || !valid_text(name)) {
-		(void)fail(errbuf, len, "invalid name \"%s\": 1 to 63 letters, "
+		(void)wl_fail(errbuf, len,
+		    "invalid name \"%s\": 1 to 63 letters, "
 		    "digits, '_', '.' or '-', starting with a letter or digit",
 		    valid_text(name) && strlen(name) < 64 ? name : "?");
 		goto done;
 	}
 	if ((wl = workload_new(name)) == NULL) {
-		(void)fail(errbuf, len, "out of memory");
+		(void)wl_fail(errbuf, len, "out of memory");
 		goto done;
 	}
 	json_object_foreach(o, key, v) {
@@ -948,7 +937,7 @@ workload_from_json(const char *text, size_t textlen, char *errbuf,
 			if (strcmp(key, jfields[i].name) == 0)
 				break;
 		if (i == nitems(jfields)) {
-			(void)fail(errbuf, len, "unknown field \"%.64s\"",
+			(void)wl_fail(errbuf, len, "unknown field \"%.64s\"",
 			    valid_text(key) ? key : "?");
 			goto bad;
 		}
