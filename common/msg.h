@@ -243,14 +243,18 @@ enum imsg_type {
 	IMSG_CFG_APIHOST,		/* parent -> gateway, in every config
 					   transaction: one "api host" */
 
-	/* the request path and the lifecycle */
+	/*
+	 * The request path and the lifecycle, the three workers' own
+	 * conversation: here the prefix names the sender (GW_, RT_, REAP_),
+	 * so that a row of a receiver's table says who speaks.
+	 */
 	IMSG_GW_WAKE = 400,		/* gateway -> runtime: struct gw_wake */
 	IMSG_RT_STATE,			/* runtime -> gateway, reaper, store,
 					   parent: struct rt_state */
 	IMSG_GW_ACTIVITY,		/* gateway -> reaper: struct
 					   gw_activity[], batched */
 	IMSG_REAP_SUSPEND,		/* reaper -> runtime: struct
-					   rp_suspend */
+					   reap_suspend */
 	IMSG_RT_DRAIN,			/* runtime -> gateway: struct wl_ref,
 					   park new requests, say if idle */
 	IMSG_GW_DRAINED,		/* gateway -> runtime: struct
@@ -269,14 +273,14 @@ enum imsg_type {
 	IMSG_GW_AUTHFAIL,		/* gateway -> reaper: struct netaddr,
 					   the client; peerid: request id */
 	IMSG_REAP_AUTHLIMIT,		/* reaper -> gateway: struct
-					   rp_authlimit, same peerid */
+					   reap_authlimit, same peerid */
 	IMSG_GW_REFUSED,		/* gateway -> runtime: struct wl_ref,
 					   a running workload refused a
 					   connection: is it still there? */
 	IMSG_RT_WAIT,			/* runtime -> gateway: struct rt_wait,
 					   a wake goes on longer (a pull) */
 	IMSG_REAP_EXPIRE,		/* reaper -> parent: struct
-					   rp_expire, no request for its
+					   reap_expire, no request for its
 					   expire after: delete it? */
 	IMSG_RT_ROUTE,			/* runtime -> gateway: struct
 					   rt_route, where its instance
@@ -289,11 +293,11 @@ enum imsg_type {
 					   RT_ROUTE: none in flight */
 	/* the memory budget; IMSG_GW_ACTIVITY goes to the runtime too */
 	IMSG_REAP_PRESSURE,		/* reaper -> runtime: struct
-					   rp_pressure, above the limit */
+					   reap_pressure, above the limit */
 	IMSG_RT_BUDGET,			/* runtime -> gateway: struct
 					   rt_budget, when it changes */
 	IMSG_REAP_SEEN,			/* reaper -> runtime: struct
-					   rp_lastseen[], swarm workloads'
+					   reap_lastseen[], swarm workloads'
 					   last use, for their service */
 
 	/* process workloads: runtime decides, the parent forks and kills */
@@ -307,29 +311,32 @@ enum imsg_type {
 					   an expired workload's container
 					   and, unused, its image to remove */
 
-	/* the store */
-	IMSG_REAP_LASTSEEN = 600,	/* reaper -> store: struct
-					   rp_lastseen[], batched */
+	/*
+	 * What the store keeps, and gives back at start: one prefix for
+	 * the topic, whoever sends.
+	 */
+	IMSG_ST_LASTSEEN = 600,		/* reaper -> store: struct
+					   reap_lastseen[], batched */
 	IMSG_ST_RESTORE,		/* store -> runtime: struct st_restore,
 					   once per workload at start */
 	IMSG_ST_RESTORE_DONE,		/* store -> runtime: all were sent */
-	IMSG_RT_KEEPWARM,		/* runtime -> store: struct
+	IMSG_ST_KEEPWARM,		/* runtime -> store: struct
 					   ctl_keepwarm, to persist; and
 					   -> reaper, at start too */
-	IMSG_RT_MEMORY,			/* runtime -> store: struct rt_memory,
+	IMSG_ST_MEMORY,			/* runtime -> store: struct rt_memory,
 					   measured before a stop (the parent
 					   measures a process for runtime);
 					   store -> gateways once written
 					   (/metrics) */
-	IMSG_UID_LOAD,			/* parent -> store: the workloads'
+	IMSG_ST_UID_LOAD,		/* parent -> store: the workloads'
 					   uids, at start */
-	IMSG_UID_ENTRY,			/* store -> parent: struct wl_uid */
-	IMSG_UID_LOAD_END,		/* store -> parent: all were sent */
-	IMSG_UID_PUT,			/* parent -> store: struct wl_uid,
+	IMSG_ST_UID_ENTRY,		/* store -> parent: struct wl_uid */
+	IMSG_ST_UID_LOAD_END,		/* store -> parent: all were sent */
+	IMSG_ST_UID_PUT,		/* parent -> store: struct wl_uid,
 					   a new allocation to record */
 	IMSG_ST_QUEUE,			/* store -> gateway: struct
 					   st_queue_stats, when it changes */
-	IMSG_RT_DRIFT,			/* runtime -> store: struct rt_drift,
+	IMSG_ST_DRIFT,			/* runtime -> store: struct rt_drift,
 					   when a workload's drift changes */
 
 	/*
@@ -353,7 +360,7 @@ enum imsg_type {
 	IMSG_API_DROP,			/* parent -> store: struct ctl_name */
 	IMSG_API_STORED,		/* store -> parent: struct ctl_result,
 					   code 0 once written */
-	IMSG_API_EXPIRE,		/* parent -> store: struct rp_expire,
+	IMSG_API_EXPIRE,		/* parent -> store: struct reap_expire,
 					   drop it, its history kept;
 					   answered IMSG_API_STORED */
 	IMSG_API_UPDATE			/* gateway -> parent: struct
@@ -440,7 +447,7 @@ struct cfg_ignore {
 };
 
 /* IMSG_REAP_AUTHLIMIT: over the cap of wrong keys, and for how long */
-struct rp_authlimit {
+struct reap_authlimit {
 	int32_t			 limited;
 	int32_t			 retry_after;	/* seconds, when limited */
 };
@@ -552,7 +559,7 @@ struct rt_proc {
 };
 
 /*
- * IMSG_RT_DRIFT: what of the definition a running workload was started
+ * IMSG_ST_DRIFT: what of the definition a running workload was started
  * with has changed since (workload_diff()), "command, port"; "" none
  */
 #define RT_DRIFT_MAX		160
@@ -569,13 +576,13 @@ struct rt_counts {
 };
 
 /* IMSG_REAP_SUSPEND: idle, and since when, for the busy veto's max */
-struct rp_suspend {
+struct reap_suspend {
 	char			 name[ORCHD_NAME_MAX];
 	int64_t			 idle_since;	/* wall clock: its idle
 						   timeout ran out */
 };
 
-struct rp_lastseen {
+struct reap_lastseen {
 	char			 name[ORCHD_NAME_MAX];
 	int64_t			 last_seen;
 };
@@ -599,7 +606,7 @@ struct rt_memory {
 };
 
 /* IMSG_REAP_PRESSURE: PSI "some avg10" when above memory pressure limit */
-struct rp_pressure {
+struct reap_pressure {
 	int32_t			 avg10;		/* hundredths of a percent */
 	int32_t			 limit;
 };
@@ -893,7 +900,7 @@ struct tls_check_fail {
  * IMSG_REAP_EXPIRE, IMSG_API_EXPIRE: an API workload without a request
  * since last_seen (wall clock; the clock started then), for secs.
  */
-struct rp_expire {
+struct reap_expire {
 	char			 name[ORCHD_NAME_MAX];
 	int64_t			 last_seen;
 	int64_t			 secs;

@@ -392,7 +392,7 @@ api_deny(struct api_req *r)
 void
 api_recv_authlimit(struct imsgev *iev, struct imsg *imsg)
 {
-	struct rp_authlimit	 rl;
+	struct reap_authlimit	 rl;
 	struct api_req		*r;
 	int64_t			 now;
 

@@ -91,12 +91,12 @@ static const struct proc_handler gateway_handlers[] = {
 	/* for /metrics: the parent's loads, the workloads' memory */
 	{ IMSG_CFG_STATUS, sizeof(struct cfg_status), PROC_FROM(PROC_PARENT),
 	    api_events_recv_status },
-	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_STORE),
+	{ IMSG_ST_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_STORE),
 	    metrics_recv_memory, PROC_NAME(struct rt_memory) },
 	{ IMSG_RT_BUDGET, sizeof(struct rt_budget), PROC_FROM(PROC_RUNTIME),
 	    metrics_recv_budget },
 	/* the reaper's count of wrong keys from every gateway (api.c) */
-	{ IMSG_REAP_AUTHLIMIT, sizeof(struct rp_authlimit),
+	{ IMSG_REAP_AUTHLIMIT, sizeof(struct reap_authlimit),
 	    PROC_FROM(PROC_REAPER), api_recv_authlimit },
 	/* the store's held writes, for GET /metrics (metrics.c) */
 	{ IMSG_ST_QUEUE, sizeof(struct st_queue_stats),

@@ -9,7 +9,7 @@
  * changes runtimed tells the gateway; requests for no known host.  The
  * parent tells its start and its last configuration load
  * (IMSG_CFG_STATUS), the store each workload's memory as last measured
- * (IMSG_RT_MEMORY, at its stops): nothing of theirs is asked for on a
+ * (IMSG_ST_MEMORY, at its stops): nothing of theirs is asked for on a
  * request's way.  The store's held writes, as it last told them.  The
  * connections to workloads' own TCP listeners and their bytes, apart
  * from requests, for the workloads that have such listeners.

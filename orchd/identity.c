@@ -9,7 +9,7 @@
  * inherits what a uid owns.
  *
  * The table is read from the store at start, before the first
- * configuration is sent (IMSG_UID_LOAD goes ahead of IMSG_API_LOAD on the
+ * configuration is sent (IMSG_ST_UID_LOAD goes ahead of IMSG_API_LOAD on the
  * same channel, and the parent waits for the API's answer).  The store is
  * a less trusted child: every uid it hands back is checked here, and one
  * that fails is logged and ignored, the workload getting a fresh uid at
@@ -110,7 +110,7 @@ identity_load_start(struct orchd *env)
 {
 	if (geteuid() != 0)
 		return;		/* workloads run as we do */
-	if (proc_compose(&env->ps, PROC_STORE, IMSG_UID_LOAD, 0, -1, NULL,
+	if (proc_compose(&env->ps, PROC_STORE, IMSG_ST_UID_LOAD, 0, -1, NULL,
 	    0) == -1)
 		fatal("%s: compose", __func__);
 	ident_loading = 1;
@@ -186,7 +186,7 @@ ident_record(struct orchd *env, const char *name, uid_t uid)
 	memset(&wu, 0, sizeof(wu));
 	strlcpy(wu.name, name, sizeof(wu.name));
 	wu.uid = uid;
-	if (proc_compose(&env->ps, PROC_STORE, IMSG_UID_PUT, 0, -1, &wu,
+	if (proc_compose(&env->ps, PROC_STORE, IMSG_ST_UID_PUT, 0, -1, &wu,
 	    sizeof(wu)) == -1)
 		log_warn("workload %s: uid %u to the store", name,
 		    (unsigned)uid);

@@ -72,9 +72,9 @@ static const struct proc_handler parent_handlers[] = {
 	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
 	    control_recv_state, PROC_NAME(struct rt_state) },
 	/* the uids of process workloads, from the store at start */
-	{ IMSG_UID_ENTRY, sizeof(struct wl_uid), PROC_FROM(PROC_STORE),
+	{ IMSG_ST_UID_ENTRY, sizeof(struct wl_uid), PROC_FROM(PROC_STORE),
 	    identity_recv_entry, PROC_NAME(struct wl_uid) },
-	{ IMSG_UID_LOAD_END, 0, PROC_FROM(PROC_STORE),
+	{ IMSG_ST_UID_LOAD_END, 0, PROC_FROM(PROC_STORE),
 	    identity_recv_load_end },
 	/* from orchctl */
 	{ IMSG_CTL_SHOW_SUMMARY, 0, PROC_FROM_CLIENT, control_show_summary },
@@ -127,8 +127,8 @@ static const struct proc_handler parent_handlers[] = {
 	{ IMSG_API_DEFINITION, PROC_ANYLEN, PROC_FROM(PROC_STORE),
 	    api_recv_definition },
 	{ IMSG_API_LOAD_END, 0, PROC_FROM(PROC_STORE), api_recv_load_end },
-	{ IMSG_REAP_EXPIRE, sizeof(struct rp_expire), PROC_FROM(PROC_REAPER),
-	    api_recv_expire, PROC_NAME(struct rp_expire) },
+	{ IMSG_REAP_EXPIRE, sizeof(struct reap_expire), PROC_FROM(PROC_REAPER),
+	    api_recv_expire, PROC_NAME(struct reap_expire) },
 	{ IMSG_GW_METRICS_ASK, 0, PROC_FROM(PROC_GATEWAY),
 	    api_recv_metrics_ask },
 	{ IMSG_GW_METRICS_WL, sizeof(struct gw_metrics_wl),

@@ -69,7 +69,7 @@ struct api_op {
 	int			 create;
 	int			 update;	/* 1: PUT, 2: PATCH */
 	int			 expire;	/* a delete: expired */
-	struct rp_expire	 re;		/* expire: as reaperd saw it */
+	struct reap_expire	 re;		/* expire: as reaperd saw it */
 	struct rt_purge		 purge;		/* expire: what to remove */
 	char			 name[ORCHD_NAME_MAX];
 	struct workload_conf	*wc;		/* create, update: until
@@ -774,7 +774,7 @@ api_recv_expire(struct imsgev *iev, struct imsg *imsg)
 {
 	struct orchd		*env = orchd_env;
 	struct workload_conf	*wc;
-	struct rp_expire	 re;
+	struct reap_expire	 re;
 	struct api_op		*op;
 
 	(void)imsg_get_data(imsg, &re, sizeof(re));

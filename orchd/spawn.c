@@ -850,7 +850,7 @@ spawn_memory(const struct spawned *sp)
 	    (mem.bytes = cgroup_memory(sp->cgname)) <= 0)) &&
 	    (mem.bytes = group_pss(sp->pid)) <= 0)
 		return;
-	if (proc_compose(&orchd_env->ps, PROC_RUNTIME, IMSG_RT_MEMORY, 0, -1,
+	if (proc_compose(&orchd_env->ps, PROC_RUNTIME, IMSG_ST_MEMORY, 0, -1,
 	    &mem, sizeof(mem)) == -1)
 		log_warn("workload %s: memory to runtimed", sp->name);
 }

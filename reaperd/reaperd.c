@@ -33,11 +33,11 @@ RB_GENERATE(reap_wls, reap_wl, entry, reap_cmp);
 
 /* as many as fit in one message */
 #define REAP_LASTSEEN_MAX \
-	((ORCHD_IMSG_MAXSIZE - IMSG_HEADER_SIZE) / sizeof(struct rp_lastseen))
+	((ORCHD_IMSG_MAXSIZE - IMSG_HEADER_SIZE) / sizeof(struct reap_lastseen))
 
 static struct privsep	reaper_ps;
 static struct reap_wls	reap_wls = RB_INITIALIZER(&reap_wls);
-static struct rp_lastseen *reap_batch;
+static struct reap_lastseen *reap_batch;
 static size_t		reap_nbatch;
 static struct event	reap_tick_ev;
 static int		reap_off;
@@ -83,7 +83,7 @@ static const struct proc_handler reaper_handlers[] = {
 	    reaper_recv_state, PROC_NAME(struct rt_state) },
 	{ IMSG_GW_AUTHFAIL, sizeof(struct netaddr), PROC_FROM(PROC_GATEWAY),
 	    reaper_recv_authfail },
-	{ IMSG_RT_KEEPWARM, sizeof(struct ctl_keepwarm),
+	{ IMSG_ST_KEEPWARM, sizeof(struct ctl_keepwarm),
 	    PROC_FROM(PROC_RUNTIME), reaper_recv_keepwarm,
 	    PROC_NAME(struct ctl_keepwarm) },
 };
@@ -128,7 +128,7 @@ lastseen_flush(void)
 {
 	if (reap_nbatch == 0)
 		return;
-	if (proc_compose(&reaper_ps, PROC_STORE, IMSG_REAP_LASTSEEN, 0, -1,
+	if (proc_compose(&reaper_ps, PROC_STORE, IMSG_ST_LASTSEEN, 0, -1,
 	    reap_batch, reap_nbatch * sizeof(*reap_batch)) == -1)
 		log_warn("%s: compose", __func__);
 	reap_nbatch = 0;
@@ -137,7 +137,7 @@ lastseen_flush(void)
 static void
 lastseen_add(const struct reap_wl *wl)
 {
-	struct rp_lastseen	*ls;
+	struct reap_lastseen	*ls;
 
 	if (reap_batch == NULL && (reap_batch = calloc(REAP_LASTSEEN_MAX,
 	    sizeof(*reap_batch))) == NULL)
@@ -194,7 +194,7 @@ psi_read(void)
 static void
 pressure_tick(void)
 {
-	struct rp_pressure	 rp;
+	struct reap_pressure	 rp;
 	char			 avg[16], lim[16];
 	int32_t			 avg10;
 
@@ -235,7 +235,7 @@ pressure_tick(void)
 static void
 seen_send(time_t now)
 {
-	static struct rp_lastseen	 batch[REAP_LASTSEEN_MAX];
+	static struct reap_lastseen	 batch[REAP_LASTSEEN_MAX];
 	struct reap_wl			*wl;
 	time_t				 seen, every;
 	size_t				 n = 0;
@@ -276,7 +276,7 @@ seen_send(time_t now)
 static void
 reaper_expire(struct reap_wl *wl, time_t now)
 {
-	struct rp_expire	 re;
+	struct reap_expire	 re;
 	time_t			 since;
 
 	if (wl->expire_after <= 0 || wl->inflight != 0 || wl->upgraded != 0)
@@ -302,7 +302,7 @@ static void
 reaper_tick(int fd, short event, void *arg)
 {
 	struct reap_wl		*wl;
-	struct rp_suspend	 rs;
+	struct reap_suspend	 rs;
 	time_t			 now = time(NULL);
 
 	lastseen_send();
@@ -382,7 +382,7 @@ static void
 reaper_recv_authfail(struct imsgev *iev, struct imsg *imsg)
 {
 	struct netaddr		 na;
-	struct rp_authlimit	 rl;
+	struct reap_authlimit	 rl;
 	int64_t			 wait;
 
 	(void)imsg_get_data(imsg, &na, sizeof(na));

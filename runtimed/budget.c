@@ -578,7 +578,7 @@ budget_measured(struct rt_workload *wl, int64_t bytes)
 	strlcpy(mem.name, wl->name, sizeof(mem.name));
 	mem.bytes = bytes;
 	mem.estimate = wl->mem_est;
-	if (proc_compose(rt->ps, PROC_STORE, IMSG_RT_MEMORY, 0, -1, &mem,
+	if (proc_compose(rt->ps, PROC_STORE, IMSG_ST_MEMORY, 0, -1, &mem,
 	    sizeof(mem)) == -1)
 		log_warn("workload %s: memory to the store", wl->name);
 }
@@ -652,7 +652,7 @@ budget_recv_memory(struct imsgev *iev, struct imsg *imsg)
 void
 budget_recv_pressure(struct imsgev *iev, struct imsg *imsg)
 {
-	struct rp_pressure	 rp;
+	struct reap_pressure	 rp;
 	struct admit_cand	*c;
 	struct rt_workload	*wl;
 	char			 avg[16], lim[16];

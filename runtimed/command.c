@@ -206,7 +206,7 @@ command_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 	wl->keep_warm = kw.on;
 	log_info("workload %s: keep warm %s", wl->name, kw.on ? "on" : "off");
 	/* the store keeps it across restarts */
-	if (proc_compose(rt->ps, PROC_STORE, IMSG_RT_KEEPWARM, 0, -1, &kw,
+	if (proc_compose(rt->ps, PROC_STORE, IMSG_ST_KEEPWARM, 0, -1, &kw,
 	    sizeof(kw)) == -1)
 		log_warn("%s: compose", __func__);
 	lifecycle_keep_warm_send(wl);

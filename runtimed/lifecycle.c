@@ -683,7 +683,7 @@ lifecycle_keep_warm_send(struct rt_workload *wl)
 	memset(&kw, 0, sizeof(kw));
 	strlcpy(kw.name, wl->name, sizeof(kw.name));
 	kw.on = wl->keep_warm;
-	if (proc_compose(rt->ps, PROC_REAPER, IMSG_RT_KEEPWARM, 0, -1, &kw,
+	if (proc_compose(rt->ps, PROC_REAPER, IMSG_ST_KEEPWARM, 0, -1, &kw,
 	    sizeof(kw)) == -1)
 		log_warn("workload %s: keep warm to the reaper", wl->name);
 }

@@ -36,17 +36,17 @@
 #include "docker.h"
 
 /* side by side: at most this long for the old one's requests to end */
-#define RP_RETIRE_WAIT		30	/* seconds */
+#define REPLACE_RETIRE_WAIT		30	/* seconds */
 
-enum rp_phase {
-	RP_STARTING = 0,	/* the new instance starts beside the old */
-	RP_FAILING,		/* it did not make it: it is stopped */
-	RP_RETIRING		/* the new one runs: the old one's requests
+enum replace_phase {
+	REPLACE_STARTING = 0,	/* the new instance starts beside the old */
+	REPLACE_FAILING,		/* it did not make it: it is stopped */
+	REPLACE_RETIRING		/* the new one runs: the old one's requests
 				   end, then it stops */
 };
 
 struct rt_replace {
-	enum rp_phase		 phase;
+	enum replace_phase		 phase;
 	struct workload_conf	*old_conf;	/* the old instance's */
 	union wl_addr		 old_addr;
 	socklen_t		 old_addrlen;
@@ -73,7 +73,7 @@ drift_send(struct rt_workload *wl, const char *fields)
 	if (fields[0] != '\0')
 		log_info("workload %s: runs with an older definition: %s "
 		    "changed since it started", wl->name, fields);
-	if (proc_compose(rt->ps, PROC_STORE, IMSG_RT_DRIFT, 0, -1, &rd,
+	if (proc_compose(rt->ps, PROC_STORE, IMSG_ST_DRIFT, 0, -1, &rd,
 	    sizeof(rd)) == -1)
 		log_warn("workload %s: drift to the store", wl->name);
 }
@@ -161,7 +161,7 @@ route_send(struct rt_workload *wl, int retire)
 int
 replace_starting(const struct rt_workload *wl)
 {
-	return (wl->replace != NULL && wl->replace->phase != RP_RETIRING);
+	return (wl->replace != NULL && wl->replace->phase != REPLACE_RETIRING);
 }
 
 static void
@@ -211,7 +211,7 @@ replace_fail(struct rt_workload *wl, const char *why)
 
 	timer_disarm(&rp->timer);
 	ready_stop(wl);
-	rp->phase = RP_FAILING;
+	rp->phase = REPLACE_FAILING;
 	strlcpy(rp->why, why, sizeof(rp->why));
 	if (wl->drv->stop(wl) == 1)
 		replace_gone(wl, why);
@@ -223,7 +223,7 @@ replace_start_late(int fd, short event, void *arg)
 	struct rt_workload	*wl = arg;
 	char			 why[64];
 
-	if (wl->replace == NULL || wl->replace->phase != RP_STARTING)
+	if (wl->replace == NULL || wl->replace->phase != REPLACE_STARTING)
 		return;
 	snprintf(why, sizeof(why), "not ready after %llds",
 	    (long long)lifecycle_wake_timeout(wl));
@@ -249,11 +249,11 @@ replace_retire_late(int fd, short event, void *arg)
 {
 	struct rt_workload	*wl = arg;
 
-	if (wl->replace == NULL || wl->replace->phase != RP_RETIRING)
+	if (wl->replace == NULL || wl->replace->phase != REPLACE_RETIRING)
 		return;
 	log_warnx("workload %s: requests to its old instance still in "
 	    "flight after %ds: stopping it all the same", wl->name,
-	    RP_RETIRE_WAIT);
+	    REPLACE_RETIRE_WAIT);
 	replace_retire_now(wl);
 }
 
@@ -285,7 +285,7 @@ replace_side(struct rt_workload *wl, const union wl_addr *addr,
 		return (-1);
 	if ((rp = calloc(1, sizeof(*rp))) == NULL)
 		fatal("%s", __func__);
-	rp->phase = RP_STARTING;
+	rp->phase = REPLACE_STARTING;
 	rp->old_conf = wl->run_conf;
 	wl->run_conf = NULL;
 	memcpy(&rp->old_addr, &wl->addr, sizeof(rp->old_addr));
@@ -326,7 +326,7 @@ replace_begin(struct rt_workload *wl)
 void
 replace_started(struct rt_workload *wl)
 {
-	if (wl->replace->phase == RP_STARTING)
+	if (wl->replace->phase == REPLACE_STARTING)
 		ready_start(wl);
 }
 
@@ -337,10 +337,10 @@ replace_ready(struct rt_workload *wl)
 	struct rt_replace	*rp = wl->replace;
 	char			 msg[RT_MSG_MAX];
 
-	if (rp->phase != RP_STARTING)
+	if (rp->phase != REPLACE_STARTING)
 		return;
 	timer_disarm(&rp->timer);
-	rp->phase = RP_RETIRING;
+	rp->phase = REPLACE_RETIRING;
 	wl->running_ms = monotime_ms();
 	live_start(wl);
 	(void)snprintf(msg, sizeof(msg), "replaced side by side: pid %d "
@@ -352,7 +352,7 @@ replace_ready(struct rt_workload *wl)
 		replace_retire_now(wl);
 		return;
 	}
-	replace_timer(wl, RP_RETIRE_WAIT, replace_retire_late);
+	replace_timer(wl, REPLACE_RETIRE_WAIT, replace_retire_late);
 }
 
 /*
@@ -369,7 +369,7 @@ replace_gone(struct rt_workload *wl, const char *msg)
 	int			 old_gone, status;
 
 	ready_stop(wl);
-	strlcpy(why, rp->phase == RP_FAILING ? rp->why : msg != NULL ? msg :
+	strlcpy(why, rp->phase == REPLACE_FAILING ? rp->why : msg != NULL ? msg :
 	    "it stopped", sizeof(why));
 	/* what failed is kept, not to be tried again (lifecycle_changed) */
 	workload_free(wl->replace_failed);
@@ -406,7 +406,7 @@ replace_held(struct rt_workload *wl)
 {
 	struct rt_replace	*rp = wl->replace;
 
-	if (rp == NULL || rp->phase != RP_RETIRING || rp->held == 0)
+	if (rp == NULL || rp->phase != REPLACE_RETIRING || rp->held == 0)
 		return;
 	if (--rp->held == 0)
 		replace_retire_now(wl);
@@ -422,7 +422,7 @@ replace_retired(struct rt_workload *wl, int status)
 		log_debug("workload %s: its old instance exited", wl->name);
 		return;
 	}
-	if (rp->phase != RP_RETIRING) {
+	if (rp->phase != REPLACE_RETIRING) {
 		log_warnx("workload %s: its old instance exited while the new "
 		    "one started", wl->name);
 		rp->old_gone = 1;
@@ -443,11 +443,11 @@ replace_abandon(struct rt_workload *wl)
 {
 	struct rt_replace	*rp = wl->replace;
 
-	if (rp == NULL || rp->phase == RP_RETIRING)
+	if (rp == NULL || rp->phase == REPLACE_RETIRING)
 		return;
 	timer_disarm(&rp->timer);
 	ready_stop(wl);
-	rp->phase = RP_RETIRING;
+	rp->phase = REPLACE_RETIRING;
 	rp->held = 0;
 	if (rp->old_gone)
 		replace_free(wl);

@@ -48,8 +48,8 @@ static const struct proc_handler runtime_handlers[] = {
 	    cfg_recv_start },
 	{ IMSG_GW_WAKE, sizeof(struct gw_wake), PROC_FROM(PROC_GATEWAY),
 	    runtime_recv_wake, PROC_NAME(struct gw_wake) },
-	{ IMSG_REAP_SUSPEND, sizeof(struct rp_suspend), PROC_FROM(PROC_REAPER),
-	    runtime_recv_suspend, PROC_NAME(struct rp_suspend) },
+	{ IMSG_REAP_SUSPEND, sizeof(struct reap_suspend), PROC_FROM(PROC_REAPER),
+	    runtime_recv_suspend, PROC_NAME(struct reap_suspend) },
 	{ IMSG_GW_DRAINED, sizeof(struct gw_drained), PROC_FROM(PROC_GATEWAY),
 	    runtime_recv_drained, PROC_NAME(struct gw_drained) },
 	{ IMSG_GW_REFUSED, sizeof(struct wl_ref), PROC_FROM(PROC_GATEWAY),
@@ -92,9 +92,9 @@ static const struct proc_handler runtime_handlers[] = {
 	/* the memory budget (budget.c) */
 	{ IMSG_GW_ACTIVITY, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY),
 	    budget_recv_activity },
-	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_PARENT),
+	{ IMSG_ST_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_PARENT),
 	    budget_recv_memory, PROC_NAME(struct rt_memory) },
-	{ IMSG_REAP_PRESSURE, sizeof(struct rp_pressure),
+	{ IMSG_REAP_PRESSURE, sizeof(struct reap_pressure),
 	    PROC_FROM(PROC_REAPER), budget_recv_pressure },
 	{ IMSG_CTL_SHOW_STATS, 0, PROC_FROM(PROC_PARENT), budget_recv_stats },
 };
@@ -119,7 +119,7 @@ runtime_recv_wake(struct imsgev *iev, struct imsg *imsg)
 static void
 runtime_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 {
-	struct rp_suspend	 rs;
+	struct reap_suspend	 rs;
 	struct rt_workload	*wl;
 
 	(void)imsg_get_data(imsg, &rs, sizeof(rs));
@@ -138,7 +138,7 @@ runtime_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 static void
 runtime_recv_seen(struct imsgev *iev, struct imsg *imsg)
 {
-	struct rp_lastseen	 ls;
+	struct reap_lastseen	 ls;
 	struct rt_workload	*wl;
 	const unsigned char	*p = imsg->data;
 	size_t			 len = imsg_get_len(imsg), off;

@@ -84,7 +84,7 @@ RB_GENERATE(store_backoffs, store_backoff, entry, backoff_cmp);
 
 /*
  * What of their definitions running workloads lack, as runtimed last
- * said (IMSG_RT_DRIFT), for show workloads: in memory only, as
+ * said (IMSG_ST_DRIFT), for show workloads: in memory only, as
  * runtimed's knowledge of what it started is.  One entry per workload
  * with a drift.
  */
@@ -149,16 +149,16 @@ static const struct proc_handler store_handlers[] = {
 	    cfg_recv_start },
 	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
 	    store_recv_state, PROC_NAME(struct rt_state) },
-	{ IMSG_RT_KEEPWARM, sizeof(struct ctl_keepwarm),
+	{ IMSG_ST_KEEPWARM, sizeof(struct ctl_keepwarm),
 	    PROC_FROM(PROC_RUNTIME), store_recv_keepwarm,
 	    PROC_NAME(struct ctl_keepwarm) },
-	{ IMSG_RT_DRIFT, sizeof(struct rt_drift), PROC_FROM(PROC_RUNTIME),
+	{ IMSG_ST_DRIFT, sizeof(struct rt_drift), PROC_FROM(PROC_RUNTIME),
 	    store_recv_drift, PROC_NAME(struct rt_drift) },
-	{ IMSG_RT_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_RUNTIME),
+	{ IMSG_ST_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_RUNTIME),
 	    store_recv_memory, PROC_NAME(struct rt_memory) },
-	{ IMSG_REAP_LASTSEEN, sizeof(struct rp_lastseen),
+	{ IMSG_ST_LASTSEEN, sizeof(struct reap_lastseen),
 	    PROC_FROM(PROC_REAPER), store_recv_lastseen, PROC_RECORDS1,
-	    PROC_NAME(struct rp_lastseen) },
+	    PROC_NAME(struct reap_lastseen) },
 	{ IMSG_CTL_SHOW_WORKLOADS, sizeof(struct ctl_name), FROM_ASKERS,
 	    store_show_workloads, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_SHOW_HISTORY, sizeof(struct ctl_name), FROM_ASKERS,
@@ -166,12 +166,12 @@ static const struct proc_handler store_handlers[] = {
 	{ IMSG_CTL_SHOW_STATS, 0, FROM_ASKERS, store_show_stats },
 	{ IMSG_API_LOAD, 0, PROC_FROM(PROC_PARENT), store_api_load },
 	{ IMSG_API_PUT, PROC_ANYLEN, PROC_FROM(PROC_PARENT), store_api_put },
-	{ IMSG_API_EXPIRE, sizeof(struct rp_expire), PROC_FROM(PROC_PARENT),
-	    store_api_expire, PROC_NAME(struct rp_expire) },
+	{ IMSG_API_EXPIRE, sizeof(struct reap_expire), PROC_FROM(PROC_PARENT),
+	    store_api_expire, PROC_NAME(struct reap_expire) },
 	{ IMSG_API_DROP, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
 	    store_api_drop, PROC_NAME(struct ctl_name) },
-	{ IMSG_UID_LOAD, 0, PROC_FROM(PROC_PARENT), store_uid_load },
-	{ IMSG_UID_PUT, sizeof(struct wl_uid), PROC_FROM(PROC_PARENT),
+	{ IMSG_ST_UID_LOAD, 0, PROC_FROM(PROC_PARENT), store_uid_load },
+	{ IMSG_ST_UID_PUT, sizeof(struct wl_uid), PROC_FROM(PROC_PARENT),
 	    store_uid_put, PROC_NAME(struct wl_uid) },
 };
 PROC_TABLE_END
@@ -523,7 +523,7 @@ store_recv_memory(struct imsgev *iev, struct imsg *imsg)
 	(void)imsg_get_data(imsg, &mem, sizeof(mem));
 	(void)store_write(SQ_MEMORY, &mem, "memory");
 	/* the gateways show it in /metrics */
-	if (proc_compose(&store_ps, PROC_GATEWAY, IMSG_RT_MEMORY, 0, -1, &mem,
+	if (proc_compose(&store_ps, PROC_GATEWAY, IMSG_ST_MEMORY, 0, -1, &mem,
 	    sizeof(mem)) == -1)
 		log_warn("%s: to the gateways", __func__);
 }
@@ -532,7 +532,7 @@ store_recv_memory(struct imsgev *iev, struct imsg *imsg)
 static void
 store_recv_lastseen(struct imsgev *iev, struct imsg *imsg)
 {
-	struct rp_lastseen	*ls;
+	struct reap_lastseen	*ls;
 	size_t			 len = imsg_get_len(imsg), n, i;
 
 	n = len / sizeof(*ls);
@@ -776,7 +776,7 @@ store_api_drop(struct imsgev *iev, struct imsg *imsg)
 static void
 store_api_expire(struct imsgev *iev, struct imsg *imsg)
 {
-	struct rp_expire	 re;
+	struct reap_expire	 re;
 	char			 msg[128];
 
 	(void)imsg_get_data(imsg, &re, sizeof(re));
@@ -801,7 +801,7 @@ uid_entry(const char *name, uint32_t uid, void *arg)
 	if (strlcpy(wu.name, name, sizeof(wu.name)) >= sizeof(wu.name))
 		return (0);	/* no workload has such a name */
 	wu.uid = uid;
-	return (reply(arg, IMSG_UID_ENTRY, &wu, sizeof(wu)));
+	return (reply(arg, IMSG_ST_UID_ENTRY, &wu, sizeof(wu)));
 }
 
 static void
@@ -811,7 +811,7 @@ store_uid_load(struct imsgev *iev, struct imsg *imsg)
 
 	if (store_db_uid_list(store_db, uid_entry, &a) == -1)
 		store_failed("workload uids");
-	(void)reply(&a, IMSG_UID_LOAD_END, NULL, 0);
+	(void)reply(&a, IMSG_ST_UID_LOAD_END, NULL, 0);
 }
 
 static void

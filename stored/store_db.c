@@ -1046,7 +1046,7 @@ store_db_state(struct store_db *sdb, const struct rt_state *rs)
 
 /* the reaper's batch: one transaction whatever its size */
 int
-store_db_lastseen(struct store_db *sdb, const struct rp_lastseen *ls,
+store_db_lastseen(struct store_db *sdb, const struct reap_lastseen *ls,
     size_t n)
 {
 	sqlite3_stmt	*s;

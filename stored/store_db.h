@@ -49,7 +49,7 @@ int		 store_db_sync(struct store_db *,
 int		 store_db_state(struct store_db *, const struct rt_state *);
 
 int		 store_db_lastseen(struct store_db *,
-		    const struct rp_lastseen *, size_t);
+		    const struct reap_lastseen *, size_t);
 int		 store_db_keepwarm(struct store_db *, const char *, int);
 int		 store_db_memory(struct store_db *, const char *, int64_t,
 		    int64_t);

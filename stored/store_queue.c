@@ -77,7 +77,7 @@ sq_payload(enum sq_kind kind)
 	case SQ_STATE:
 		return (sizeof(struct rt_state));
 	case SQ_LASTSEEN:
-		return (sizeof(struct rp_lastseen));
+		return (sizeof(struct reap_lastseen));
 	case SQ_KEEPWARM:
 		return (sizeof(struct ctl_keepwarm));
 	case SQ_MEMORY:

@@ -36,7 +36,7 @@ struct sq_entry {
 	size_t			 size;		/* counted against the bytes */
 	union {
 		struct rt_state		 st;
-		struct rp_lastseen	 ls;
+		struct reap_lastseen	 ls;
 		struct ctl_keepwarm	 kw;
 		struct rt_memory	 mem;
 		struct wl_uid		 uid;

@@ -240,10 +240,10 @@ test_name_anylen(void **state)
 
 PROC_TABLE_BEGIN
 static const struct proc_handler records[] = {
-	{ T_ONE, sizeof(struct rp_lastseen), FROM_A, fn_a, PROC_RECORDS,
-	    PROC_NAME(struct rp_lastseen) },
-	{ T_ONE, sizeof(struct rp_lastseen), FROM_B, fn_b, PROC_RECORDS1,
-	    PROC_NAME(struct rp_lastseen) },
+	{ T_ONE, sizeof(struct reap_lastseen), FROM_A, fn_a, PROC_RECORDS,
+	    PROC_NAME(struct reap_lastseen) },
+	{ T_ONE, sizeof(struct reap_lastseen), FROM_B, fn_b, PROC_RECORDS1,
+	    PROC_NAME(struct reap_lastseen) },
 };
 PROC_TABLE_END
 
@@ -252,7 +252,7 @@ test_records(void **state)
 {
 	struct pair			*p = *state;
 	const struct proc_handler	*h;
-	struct rp_lastseen		 ls[3], got[3];
+	struct reap_lastseen		 ls[3], got[3];
 	struct imsg			*m;
 	size_t				 i;
 

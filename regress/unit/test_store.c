@@ -677,7 +677,7 @@ test_lastseen_batch(void **state)
 {
 	struct fixture		*f = *state;
 	struct store_db		*sdb;
-	struct rp_lastseen	 ls[4];
+	struct reap_lastseen	 ls[4];
 	struct collect		 c;
 
 	sdb = db_open(f->path);
@@ -713,7 +713,7 @@ test_restore(void **state)
 	struct fixture		*f = *state;
 	struct store_db		*sdb;
 	struct st_restore	 rs;
-	struct rp_lastseen	 ls;
+	struct reap_lastseen	 ls;
 	struct collect		 c;
 
 	sdb = db_open(f->path);
@@ -831,7 +831,7 @@ test_api_writes_durable(void **state)
 	struct fixture		*f = *state;
 	struct store_db		*sdb;
 	struct workload_conf	*api;
-	struct rp_lastseen	 ls;
+	struct reap_lastseen	 ls;
 
 	wl_add(&f->wls, "conf", 0, SOURCE_CONFIG);
 	sdb = db_open(f->path);
@@ -1213,7 +1213,7 @@ hold_state(struct store_queue *q, const char *name, enum workload_state to,
 static void
 hold_lastseen(struct store_queue *q, const char *name, int64_t t, int expect)
 {
-	struct rp_lastseen	 ls;
+	struct reap_lastseen	 ls;
 
 	memset(&ls, 0, sizeof(ls));
 	strlcpy(ls.name, name, sizeof(ls.name));
