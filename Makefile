@@ -80,7 +80,7 @@ OBJ		 = $(BUILD)/obj
 # folder, and no folder includes another's headers.
 COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c deps.c event.c \
-		   filter.c http.c imsg.c log.c merge.c privdrop.c proc.c \
+		   http.c ignore.c imsg.c log.c merge.c privdrop.c proc.c \
 		   sandbox.c timer.c units.c util.c workload.c workload_json.c \
 		   workload_pack.c)
 ORCHD_SRCS	 = $(addprefix orchd/, \
@@ -320,7 +320,7 @@ FUZZ_SRCS_chunked = $(FUZZ_SRCS_http)
 FUZZ_DEFS_chunked = -DFUZZ_CHUNKED_ONLY
 FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
 		   common/units.c common/workload.c common/workload_json.c \
-		   common/log.c orchd/trust.c common/filter.c common/deps.c \
+		   common/log.c orchd/trust.c common/ignore.c common/deps.c \
 		   common/argv.c common/util.c common/budget.c
 FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c
 FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c common/http.c \

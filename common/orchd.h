@@ -1,6 +1,6 @@
 /*
  * What every orchd process shares beyond the messages and the workload
- * definition: file names, defaults, and the small common/ modules.  It
+ * definition: file names, defaults, and the small common/ modules' headers.  It
  * includes the message catalogue (msg.h) and the workload's definition
  * (workload.h); the parent's configuration is in orchd/conf.h.
  */
@@ -60,63 +60,14 @@ enum access_log_format {
 	ACCESS_LOG_JSON			/* an object a line */
 };
 
-/* common/util.c */
-const char	*proc_name(enum privsep_procid);
-const char	*workload_state_name(enum workload_state);
-void		 heap_trim(void);
-int		 instance_name_ok(const char *);
-int		 instance_name_default(char *, size_t);
-
-/* common/units.c */
-int		 parse_duration(const char *, int64_t *, const char **);
-int		 parse_size(const char *, int64_t *, const char **);
-int		 parse_signal(const char *, int *, const char **);
-const char	*signal_name(int);
-int		 valid_workload_name(const char *);
-int		 valid_host_pattern(const char *);
-char		*fmt_duration(int64_t, char *, size_t);
-
-/* common/budget.c: the memory budget's shared arithmetic */
-extern const double	 budget_wait_bounds[BUDGET_WAIT_BOUNDS];
-int64_t		 memory_estimate_next(int64_t, int64_t);
-int		 budget_wait_bucket(double);
-int		 parse_percent(const char *, int64_t *, const char **);
-char		*fmt_percent(int64_t, char *, size_t);
-
-/* common/filter.c: "ignore" rules, their patterns and networks */
-int		 glob_valid(const char *);
-int		 glob_match(const char *, const char *, size_t);
-int		 netaddr_parse(const char *, struct netaddr *, const char **);
-int		 netaddr_match(const struct netaddr *, const struct netaddr *);
-const char	*ignore_kind_name(enum ignore_kind);
-int		 ignore_check(enum ignore_kind, const char *, int, char *,
-		    size_t);
-int		 ignore_add(struct ignorelist *, enum ignore_kind,
-		    const char *, int);
-void		 ignore_free(struct ignorelist *);
-/* common/deps.c: the graph of "depends on" */
-typedef void	(*deps_report_fn)(void *, const struct workload_conf *,
-		    const char *, const char *);
-int		 deps_check(const struct workload_conf *const *, size_t,
-		    deps_report_fn, void *);
-
-/* common/cause.c: what woke a workload, as text and as JSON */
-const char	*cause_kind_name(int, int);
-int		 cause_kind_parse(const char *);
-void		 cause_copy(char *, size_t, const char *, size_t);
-void		 cause_sanitize(struct wake_cause *);
-char		*cause_text(const struct wake_cause *, char *, size_t);
-
-/* common/event.c: the events, from the messages that make them */
-int		 event_from_state(struct ctl_event *, const struct rt_state *);
-void		 event_reload(struct ctl_event *, int, int64_t);
-void		 event_sanitize(struct ctl_event *);
-const char	*event_type_name(int);
-const char	*event_reason_name(int, int);
-char		*event_text(const struct ctl_event *, char *, size_t);
-
-/* common/argv.c: a command split like sh(1) would, without a shell */
-int		 split_command(const char *, char ***, char *, size_t);
-void		 free_argv(char **);
+/* the small common/ modules, each with a header of its own now */
+#include "argv.h"
+#include "budget.h"
+#include "cause.h"
+#include "deps.h"
+#include "event_json.h"
+#include "ignore.h"
+#include "units.h"
+#include "util.h"
 
 #endif /* ORCHD_H */

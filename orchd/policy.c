@@ -105,7 +105,7 @@ policy_network_allowed(const struct orchd_conf *conf, const char *name)
  * API's to set: they decide only which requests count as use of the
  * workload itself, and what its own answers carry; a rule's match costs
  * the gateway at most a pass of a short string per character of its
- * pattern (common/filter.c), ORCHD_IGNORE_MAX rules at most.
+ * pattern (common/ignore.c), ORCHD_IGNORE_MAX rules at most.
  * The busy veto (busy path, max, fail) is the API's to set too: runtimed
  * asks the workload's own address, as for its health path, and a
  * workload that says it is busy runs at most busy max longer, less than

@@ -1,6 +1,6 @@
 /*
  * Requests that are not use: the patterns and networks of "ignore"
- * rules (common/filter.c), their checks and their JSON form; a request
+ * rules (common/ignore.c), their checks and their JSON form; a request
  * matched against rules as the gateway does it (gatewayd/filter.c).
  */
 

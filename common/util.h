@@ -1,0 +1,21 @@
+/*
+ * Small helpers every process shares (common/util.c): the names of the
+ * processes and of a workload's states, the heap's trim, a gateway
+ * instance's name.
+ */
+
+#ifndef ORCHD_UTIL_H
+#define ORCHD_UTIL_H
+
+#include <stddef.h>
+
+#include "msg.h"
+#include "workload.h"
+
+const char	*proc_name(enum privsep_procid);
+const char	*workload_state_name(enum workload_state);
+void		 heap_trim(void);
+int		 instance_name_ok(const char *);
+int		 instance_name_default(char *, size_t);
+
+#endif /* ORCHD_UTIL_H */
