@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orchd.h"
+#include "argv.h"
 
 /* far more than any real command, few enough to be no burden */
 #define SPLIT_WORDS_MAX	4096

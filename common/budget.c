@@ -10,7 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "orchd.h"
+#include "budget.h"
+#include "msg.h"
 
 /* seconds a wake waited in the queue for room or a wake slot */
 const double budget_wait_bounds[BUDGET_WAIT_BOUNDS] = {

@@ -12,8 +12,9 @@
 
 #include <jansson.h>
 
-#include "orchd.h"
 #include "cause.h"
+#include "compat.h"
+#include "msg.h"
 
 static const char *const cause_names[][2] = {
 	[WAKE_NONE] = { "", "" },

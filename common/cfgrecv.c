@@ -8,8 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
 #include "proc.h"
+#include "util.h"
+#include "workload.h"
 
 static struct cfg_generation	*cfg_cur;
 static struct cfg_generation	*cfg_next;

@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "msg.h"
 #include "proc.h"
+#include "util.h"
 
 static void
 child_usage(const char *name)

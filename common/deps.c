@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orchd.h"
+#include "deps.h"
+#include "workload.h"
 
 #define DEPS_NONE	SIZE_MAX	/* a name of no workload of the set */
 #define DEPS_MSG_MAX	512

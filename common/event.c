@@ -13,9 +13,12 @@
 
 #include <jansson.h>
 
-#include "orchd.h"
 #include "cause.h"
+#include "compat.h"
 #include "event_json.h"
+#include "msg.h"
+#include "util.h"
+#include "workload.h"
 
 static const char *const event_reasons[][2] = {
 	[RT_REASON_NONE] = { "none", "none" },

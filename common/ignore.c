@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orchd.h"
+#include "ignore.h"
+#include "msg.h"
+#include "workload.h"
 
 /*
  * c against the class that starts at p, just past its '['.  *end is set

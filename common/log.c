@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "log.h"
 
 static int	 log_debug_stderr;

@@ -1,23 +1,13 @@
 /*
- * What every orchd process shares beyond the messages and the workload
- * definition: file names, defaults, and the small common/ modules' headers.  It
- * includes the message catalogue (msg.h) and the workload's definition
- * (workload.h); the parent's configuration is in orchd/conf.h.
+ * orchd's file names and defaults: where it looks for its configuration,
+ * socket, database and logs, its user, and the values of the settings
+ * left out of orchd.conf.  Nothing else: the messages are msg.h, the
+ * workload's definition workload.h, the parent's configuration
+ * orchd/conf.h, and each common/ module has a header of its own.
  */
 
 #ifndef ORCHD_H
 #define ORCHD_H
-
-#include <sys/types.h>
-#include <sys/queue.h>
-#include <sys/socket.h>
-#include <netinet/in.h>
-#include <stdint.h>
-#include <time.h>
-
-#include "compat.h"
-#include "workload.h"
-#include "msg.h"
 
 #define ORCHD_USER		"_orchd"
 #define ORCHD_CHROOT		"/var/empty"
@@ -59,15 +49,5 @@ enum access_log_format {
 	ACCESS_LOG_COMBINED = 0,	/* nginx's, fields added at the end */
 	ACCESS_LOG_JSON			/* an object a line */
 };
-
-/* the small common/ modules, each with a header of its own now */
-#include "argv.h"
-#include "budget.h"
-#include "cause.h"
-#include "deps.h"
-#include "event_json.h"
-#include "ignore.h"
-#include "units.h"
-#include "util.h"
 
 #endif /* ORCHD_H */

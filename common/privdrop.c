@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "log.h"
 #include "proc.h"
 #include "sandbox.h"

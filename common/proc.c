@@ -21,8 +21,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
 #include "proc.h"
+#include "timer.h"
+#include "util.h"
 
 static void	imsgev_dispatch(int, short, void *);
 static void	imsgev_lost(struct imsgev *, const char *);

@@ -10,8 +10,8 @@
 #include <event.h>
 
 #include "imsg.h"
-#include "orchd.h"
-#include "timer.h"	/* the clocks, which every process's files use */
+#include "msg.h"
+#include "workload.h"
 
 struct privsep;
 struct imsgev;

@@ -53,6 +53,7 @@
 
 #include <seccomp.h>
 
+#include "compat.h"
 #include "log.h"
 #include "sandbox.h"
 

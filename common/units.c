@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "orchd.h"
-#include "log.h"
+#include "compat.h"
+#include "units.h"
 
 /* durations stay far from any overflow when turned into milliseconds */
 #define DURATION_MAX	((int64_t)INT32_MAX)

@@ -10,7 +10,10 @@
 #include <malloc.h>
 #endif
 
-#include "orchd.h"
+#include "compat.h"
+#include "msg.h"
+#include "util.h"
+#include "workload.h"
 
 static const char *const proc_names[PROC_MAX] = {
 	[PROC_PARENT] = "parent",

@@ -18,8 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orchd.h"
-#include "log.h"
+#include "compat.h"
+#include "ignore.h"
+#include "units.h"
+#include "workload.h"
 
 #define WL_DEFAULT_ADDRESS	"127.0.0.1"
 

@@ -16,8 +16,10 @@
 
 #include <jansson.h>
 
-#include "orchd.h"
-#include "log.h"
+#include "compat.h"
+#include "ignore.h"
+#include "units.h"
+#include "workload.h"
 
 /*
  * JSON.

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orchd.h"
+#include "workload.h"
 
 /*
  * Every pointer of struct workload_conf is re-pointed below.  A field

@@ -45,7 +45,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compat.h"
+#include "http.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "timer.h"
 #include "gateway.h"
 #include "accesslog.h"
 

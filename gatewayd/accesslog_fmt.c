@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "orchd.h"
+#include "workload.h"
 #include "accesslog.h"
 
 /* a line being written: never past end */

@@ -18,7 +18,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "compat.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
 #include "gateway.h"
 
 #define ACTIVITY_PER_MSG	((ORCHD_IMSG_MAXSIZE - IMSG_HEADER_SIZE) / \

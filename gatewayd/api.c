@@ -21,10 +21,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
+#include "http.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "orchd.h"
+#include "proc.h"
+#include "timer.h"
+#include "util.h"
 #include "gateway.h"
 #include "api.h"
 #include "api_req.h"
+#include "metrics.h"
 
 RB_HEAD(api_reqs, api_req);
 

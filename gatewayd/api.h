@@ -18,7 +18,8 @@
 #include <stdint.h>
 
 #include "http.h"
-#include "orchd.h"
+#include "msg.h"
+#include "workload.h"
 
 #define API_BODY_MAX		(1024 * 1024)	/* a request body: 413 */
 #define API_TAIL_DEFAULT	100		/* lines of logs */

@@ -21,6 +21,8 @@
 #include <strings.h>
 
 #include "api.h"
+#include "compat.h"
+#include "msg.h"
 
 struct auth_entry {
 	RB_ENTRY(auth_entry)	 entry;		/* by address */

@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "workload.h"
 #include "gateway.h"
 #include "api.h"
 

@@ -23,11 +23,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "event_json.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
 #include "gateway.h"
 #include "api.h"
 #include "api_req.h"
-#include "event_json.h"
+#include "metrics.h"
 
 #define CT_EVENTS	"text/event-stream"
 

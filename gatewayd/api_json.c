@@ -14,6 +14,10 @@
 
 #include "api.h"
 #include "cause.h"
+#include "compat.h"
+#include "msg.h"
+#include "util.h"
+#include "workload.h"
 
 static const char *const api_reasons[] = {
 	[RT_REASON_NONE] = "none",

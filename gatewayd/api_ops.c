@@ -20,10 +20,19 @@
 #include <string.h>
 #include <time.h>
 
+#include "cause.h"
+#include "compat.h"
+#include "http.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "timer.h"
+#include "workload.h"
 #include "gateway.h"
 #include "api.h"
 #include "api_req.h"
+#include "metrics.h"
 
 /*
  * The store: list, get and history.

@@ -6,6 +6,22 @@
 #ifndef ORCHD_GATEWAY_API_REQ_H
 #define ORCHD_GATEWAY_API_REQ_H
 
+#include <sys/tree.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <event.h>
+#include <jansson.h>
+
+#include "api.h"
+#include "gateway.h"
+#include "http.h"
+#include "imsg.h"
+#include "metrics.h"
+#include "msg.h"
+#include "proc.h"
+
 #define RETRY_AFTER	"Retry-After: 5\r\n"	/* API_RETRY_AFTER */
 #define CT_JSON		"application/json"
 #define CT_TEXT		"text/plain; charset=utf-8"

@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include "api.h"
+#include "compat.h"
+#include "http.h"
+#include "units.h"
 
 #define WL_PREFIX	"/v1/workloads"
 #define EVENTS_PATH	"/v1/events"

@@ -37,8 +37,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compat.h"
+#include "http.h"
 #include "log.h"
+#include "msg.h"
+#include "timer.h"
+#include "workload.h"
 #include "gateway.h"
+#include "h2.h"
+#include "metrics.h"
 
 static void	conn_read(int, short, void *);
 static void	conn_write(int, short, void *);

@@ -23,8 +23,10 @@
 
 #include <string.h>
 
-#include "orchd.h"
 #include "http.h"
+#include "ignore.h"
+#include "msg.h"
+#include "workload.h"
 #include "filter.h"
 
 /* 0, or -1 if the rule cannot be matched (the parent checked it) */

@@ -6,7 +6,8 @@
 #ifndef ORCHD_FILTER_H
 #define ORCHD_FILTER_H
 
-#include "orchd.h"
+#include "http.h"
+#include "msg.h"
 
 #define FILTER_SUBJECT_MAX	512	/* a longer path or agent: no match */
 

@@ -14,10 +14,14 @@
 #include <event.h>
 #include <tls.h>
 
+#include "compat.h"
 #include "http.h"
+#include "imsg.h"
+#include "msg.h"
+#include "proc.h"
+#include "workload.h"
 #include "filter.h"
 #include "metrics.h"
-#include "proc.h"
 
 /*
  * Fixed limits.  The timeouts and connection limits are orchd.conf
@@ -48,6 +52,7 @@
 
 struct gw_conn;
 struct gw_tcp;
+struct h2_session;		/* h2.h */
 struct h2_stream;
 
 /*

@@ -10,9 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "gateway.h"
+#include "compat.h"
+#include "msg.h"
+#include "proc.h"
 #include "sandbox.h"
+#include "timer.h"
+#include "util.h"
+#include "gateway.h"
+#include "metrics.h"
 
 #define GW_STOP_MS	1500	/* HTTP/2 streams finish, within the
 				   grace of the lost channels (proc.c) */

@@ -50,9 +50,13 @@
 
 #include <nghttp2/nghttp2.h>
 
+#include "compat.h"
+#include "http.h"
 #include "log.h"
+#include "msg.h"
 #include "gateway.h"
 #include "h2.h"
+#include "metrics.h"
 
 #define H2_PREFACE		"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 #define H2_PREFACE_LEN		(sizeof(H2_PREFACE) - 1)

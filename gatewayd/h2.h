@@ -7,7 +7,18 @@
 #ifndef ORCHD_H2_H
 #define ORCHD_H2_H
 
+#include <sys/queue.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <event.h>
 #include <nghttp2/nghttp2.h>
+
+#include "http.h"
+
+struct gw_conn;			/* gateway.h, which includes this */
+struct gw_head;
 
 #define H2_BODY_HIGH		(64 * 1024)	/* answer bytes held per
 						   stream: then read no more */

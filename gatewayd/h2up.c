@@ -22,9 +22,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "compat.h"
+#include "http.h"
 #include "gateway.h"
 #include "h2.h"
+#include "metrics.h"
 
 #define H2UP_NV_MAX	(HTTP_FIELDS_MAX + 8)
 

@@ -25,8 +25,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "util.h"
+#include "workload.h"
 #include "gateway.h"
+#include "filter.h"
 
 static struct cfg_ignore	 ign_next[ORCHD_IGNORE_MAX];
 static size_t			 nign_next;

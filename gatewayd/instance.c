@@ -41,8 +41,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "workload.h"
 #include "gateway.h"
+#include "metrics.h"
 
 static void
 held_send(struct gw_workload *wl)

@@ -22,7 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compat.h"
+#include "imsg.h"
 #include "log.h"
+#include "proc.h"
 #include "gateway.h"
 
 RB_GENERATE(gw_peers, gw_peer, entry, peer_cmp);

@@ -20,10 +20,17 @@
 #include <string.h>
 #include <time.h>
 
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "timer.h"
+#include "util.h"
+#include "version.h"
+#include "workload.h"
 #include "gateway.h"
 #include "api.h"
-#include "version.h"
+#include "metrics.h"
 
 static const double metrics_bounds[METRICS_WAKE_BOUNDS] = {
 	0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60

@@ -11,7 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "orchd.h"
+#include "msg.h"
+#include "workload.h"
 
 /* the wake duration histogram's finite bounds; one more bucket: +Inf */
 #define METRICS_WAKE_BOUNDS	13

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "orchd.h"
+#include "msg.h"
 #include "metrics.h"
 #include "api.h"
 

@@ -9,9 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "log.h"
-#include "gateway.h"
+#include "budget.h"
+#include "imsg.h"
+#include "msg.h"
+#include "proc.h"
 #include "api.h"
+#include "metrics.h"
 
 static struct rt_budget	 mb;
 static int		 mb_known;

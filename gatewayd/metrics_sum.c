@@ -14,8 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
 #include "gateway.h"
+#include "metrics.h"
 
 /* as many as fit in one message */
 #define METRICS_WL_PER_MSG	((ORCHD_IMSG_MAXSIZE - IMSG_HEADER_SIZE) / \

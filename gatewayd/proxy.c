@@ -29,8 +29,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compat.h"
+#include "http.h"
 #include "log.h"
 #include "gateway.h"
+#include "metrics.h"
 
 #define HEAD_EXTRA	2048	/* room for the fields the proxy adds */
 

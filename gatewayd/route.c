@@ -14,7 +14,12 @@
 #include <string.h>
 
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "timer.h"
+#include "workload.h"
 #include "gateway.h"
+#include "metrics.h"
 
 RB_GENERATE(gw_workloads, gw_workload, entry, gw_workload_cmp);
 RB_GENERATE(gw_routes, gw_route, entry, route_cmp);

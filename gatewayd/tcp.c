@@ -42,8 +42,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cause.h"
 #include "log.h"
+#include "msg.h"
+#include "util.h"
+#include "workload.h"
 #include "gateway.h"
+#include "metrics.h"
 
 #define TCP_SPLICE_LEN		(64 * 1024)	/* a pipe's capacity */
 #define TCP_SPLICE_ROUNDS	16	/* per event, then the others' turn */

@@ -19,7 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
 #include "gateway.h"
 
 void

@@ -20,9 +20,12 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "log.h"
-#include "gateway.h"
+#include "msg.h"
+#include "proc.h"
 #include "sandbox.h"
+#include "gateway.h"
 
 struct ck_pem {
 	uint8_t		*buf;

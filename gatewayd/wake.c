@@ -56,8 +56,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "cause.h"
+#include "http.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "timer.h"
+#include "workload.h"
 #include "gateway.h"
+#include "metrics.h"
 
 /* the precise clock, only where a request waits for a wake */
 static int64_t

@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "compat.h"
 #include "imsg.h"
 #include "parser.h"
 

@@ -24,10 +24,15 @@
 
 #include <jansson.h>
 
-#include "imsg.h"
-#include "orchctl.h"
+#include "cause.h"
+#include "compat.h"
 #include "event_json.h"
+#include "imsg.h"
+#include "msg.h"
+#include "orchd.h"
 #include "version.h"
+#include "orchctl.h"
+#include "parser.h"
 
 #define CTL_TIMEOUT	30	/* seconds orchd may stay silent */
 #define CTL_TIMEOUT_LONG 600	/* wake, suspend, restart: as long as a

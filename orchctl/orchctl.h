@@ -6,7 +6,7 @@
 #ifndef ORCHCTL_H
 #define ORCHCTL_H
 
-#include "orchd.h"
+#include "msg.h"
 #include "parser.h"
 
 struct output {

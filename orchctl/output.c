@@ -22,8 +22,15 @@
 
 #include <jansson.h>
 
-#include "orchctl.h"
+#include "budget.h"
 #include "cause.h"
+#include "compat.h"
+#include "msg.h"
+#include "units.h"
+#include "util.h"
+#include "workload.h"
+#include "orchctl.h"
+#include "parser.h"
 
 #define DETAIL_FMT	"%-14s%s\n"
 #define STATS_TOTAL	"(total)"	/* no workload is called that */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "parser.h"
+#include "units.h"
 
 enum token_type {
 	NOTOKEN,		/* the command may end here */

@@ -6,7 +6,7 @@
 #ifndef ORCHCTL_PARSER_H
 #define ORCHCTL_PARSER_H
 
-#include "orchd.h"
+#include "workload.h"
 
 enum actions {
 	NONE = 0,

@@ -25,8 +25,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "log.h"
+#include "msg.h"
 #include "parent.h"
+#include "proc.h"
 
 static char	*apikey_env;		/* ORCHD_KEY, or NULL */
 static int	 apikey_env_taken;

@@ -13,7 +13,8 @@
 #include <sys/socket.h>
 #include <stdint.h>
 
-#include "orchd.h"
+#include "msg.h"
+#include "workload.h"
 
 struct listener_conf {
 	TAILQ_ENTRY(listener_conf) entry;

@@ -20,8 +20,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compat.h"
+#include "conf.h"
+#include "event_json.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "orchd.h"
 #include "parent.h"
+#include "proc.h"
+#include "units.h"
+#include "util.h"
+#include "workload.h"
 
 static int	config_tls_load(struct orchd_conf *);
 static void	config_pack(struct orchd_conf *);

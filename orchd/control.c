@@ -58,9 +58,16 @@
 
 #include <jansson.h>
 
+#include "conf.h"
+#include "event_json.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
 #include "parent.h"
+#include "proc.h"
+#include "util.h"
 #include "version.h"
+#include "workload.h"
 
 #define CONTROL_BACKLOG		16
 #define CONTROL_MAX_CONNS	64

@@ -14,8 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
+#include "deps.h"
 #include "log.h"
+#include "msg.h"
 #include "parent.h"
+#include "workload.h"
 
 struct first_problem {
 	char	*err;

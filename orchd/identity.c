@@ -24,8 +24,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
 #include "parent.h"
+#include "proc.h"
+#include "units.h"
+#include "workload.h"
 
 #define IDENT_MAX	(1024 * 1024)	/* names, whatever the store says */
 

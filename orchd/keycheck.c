@@ -33,8 +33,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compat.h"
+#include "conf.h"
 #include "log.h"
+#include "msg.h"
 #include "parent.h"
+#include "timer.h"
 
 #define KEYCHECK_WAIT_MS	10000	/* for the whole check */
 #define KEYCHECK_POLL_MS	10	/* for the exit, after the answer */

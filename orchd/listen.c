@@ -14,8 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "log.h"
+#include "msg.h"
 #include "parent.h"
+#include "proc.h"
 
 #define LISTEN_BACKLOG	511
 

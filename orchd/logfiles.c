@@ -49,8 +49,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compat.h"
+#include "conf.h"
 #include "log.h"
+#include "msg.h"
 #include "parent.h"
+#include "proc.h"
+#include "timer.h"
+#include "workload.h"
 
 #define LOGF_READ	(64 * 1024)	/* bytes per read(2) */
 #define LOGF_READS	16		/* reads per turn of the loop */

@@ -36,8 +36,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compat.h"
+#include "conf.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
 #include "parent.h"
+#include "proc.h"
+#include "timer.h"
+#include "units.h"
+#include "workload.h"
 
 #define LOGS_CHUNK	(IMSG_MAXSIZE_DEFAULT - IMSG_HEADER_SIZE)
 #define LOGS_BLOCK	16384		/* read backwards by this much */

@@ -20,8 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
 #include "parent.h"
+#include "proc.h"
 
 static int			 notify_fd = -1;
 static struct sockaddr_un	 notify_sun;

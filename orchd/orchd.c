@@ -22,8 +22,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compat.h"
+#include "conf.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "orchd.h"
 #include "parent.h"
+#include "proc.h"
+#include "timer.h"
+#include "util.h"
 #include "version.h"
 
 #define SHUTDOWN_GRACE_MS	5000	/* before children get SIGKILL */

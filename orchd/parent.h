@@ -8,7 +8,10 @@
 #include <limits.h>
 #include <stdio.h>
 
+#include "imsg.h"
+#include "msg.h"
 #include "proc.h"
+#include "workload.h"
 #include "conf.h"
 
 struct ctl_conn;

@@ -39,9 +39,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
+#include "imsg.h"
 #include "log.h"
 #include "merge.h"
+#include "msg.h"
 #include "parent.h"
+#include "proc.h"
+#include "units.h"
+#include "workload.h"
 
 #define API_OPS_MAX		64	/* changes queued */
 #define API_STORE_WAIT		5	/* seconds for the store to write */

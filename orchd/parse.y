@@ -32,9 +32,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "orchd.h"
-#include "conf.h"
+#include "argv.h"
+#include "budget.h"
+#include "compat.h"
+#include "deps.h"
+#include "ignore.h"
 #include "log.h"
+#include "msg.h"
+#include "orchd.h"
+#include "units.h"
+#include "util.h"
+#include "workload.h"
+#include "conf.h"
 
 #define INCLUDE_DEPTH_MAX	16
 #define WORD_MAX		8192	/* one token, a macro's value */

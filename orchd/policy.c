@@ -15,8 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "conf.h"
+#include "msg.h"
 #include "parent.h"
+#include "workload.h"
 
 static int
 deny(char *err, size_t len, const char *fmt, ...)

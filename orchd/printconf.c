@@ -26,8 +26,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "budget.h"
+#include "compat.h"
+#include "conf.h"
+#include "ignore.h"
 #include "log.h"
+#include "msg.h"
+#include "orchd.h"
 #include "parent.h"
+#include "units.h"
+#include "workload.h"
 
 static int	 pc_errors;
 

@@ -36,8 +36,12 @@
 
 #include <jansson.h>
 
+#include "compat.h"
+#include "conf.h"
 #include "log.h"
+#include "msg.h"
 #include "parent.h"
+#include "proc.h"
 
 #define REGAUTH_HOSTS_MAX	256	/* registries in one file */
 #define REGAUTH_FIELD_MAX	8192	/* a user name, password or token */

@@ -13,8 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "log.h"
+#include "msg.h"
 #include "parent.h"
+#include "workload.h"
 
 /* the lines kept for one reload; a file with more errors says how many */
 #define RELOAD_LINES_MAX	64

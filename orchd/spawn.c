@@ -41,8 +41,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "argv.h"
+#include "compat.h"
+#include "conf.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
 #include "parent.h"
+#include "proc.h"
+#include "units.h"
+#include "workload.h"
 
 #define SPAWN_PATH		ORCHD_SPAWN_PATH	/* orchd -n looks there */
 #define SPAWN_EXEC_WAIT_MS	2000	/* for the child to exec */

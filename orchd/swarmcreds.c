@@ -22,8 +22,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "log.h"
+#include "msg.h"
 #include "parent.h"
+#include "proc.h"
+#include "workload.h"
 
 /* path's bytes appended to buf at *len, at most max in all: 0, or -1 */
 static int

@@ -20,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "orchd.h"
+#include "workload.h"
 #include "conf.h"
 
 /* system directories: a volume may not be, contain or lie under them */

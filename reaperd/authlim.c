@@ -23,6 +23,8 @@
 #include <string.h>
 
 #include "authlim.h"
+#include "compat.h"
+#include "msg.h"
 
 int		authlim_cmp(struct authlim_entry *, struct authlim_entry *);
 RB_PROTOTYPE(authlim_tree, authlim_entry, entry, authlim_cmp);

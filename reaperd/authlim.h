@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "orchd.h"
+#include "msg.h"
 
 #define AUTHLIM_CAP		10	/* wrong keys per address per window */
 #define AUTHLIM_WINDOW_MS	(60 * 1000)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "reaper.h"
+#include "workload.h"
 
 /*
  * A workload is suspended when it runs, is not kept warm, has an idle

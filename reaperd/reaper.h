@@ -9,7 +9,7 @@
 #include <sys/tree.h>
 #include <time.h>
 
-#include "orchd.h"
+#include "workload.h"
 
 struct reap_wl {
 	RB_ENTRY(reap_wl)	 entry;

@@ -19,11 +19,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "budget.h"
+#include "compat.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "orchd.h"
 #include "proc.h"
+#include "sandbox.h"
+#include "timer.h"
+#include "util.h"
+#include "workload.h"
 #include "reaper.h"
 #include "authlim.h"
-#include "sandbox.h"
 
 RB_HEAD(reap_wls, reap_wl);
 

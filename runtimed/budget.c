@@ -52,9 +52,18 @@
 #include <string.h>
 #include <time.h>
 
+#include "budget.h"
+#include "compat.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "orchd.h"
+#include "proc.h"
+#include "timer.h"
+#include "workload.h"
 #include "runtime.h"
 #include "admit.h"
+#include "driver.h"
 
 #define BUDGET_BUSY_MS		1000	/* a busy one is not picked again */
 #define BUDGET_RETRY_MS		1000	/* while wakes wait: look again */

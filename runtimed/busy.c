@@ -36,7 +36,12 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "msg.h"
+#include "orchd.h"
 #include "runtime.h"
+#include "timer.h"
+#include "units.h"
+#include "workload.h"
 
 #define BUSY_LINE_MAX		128		/* enough of the status line */
 #define BUSY_REQ_MAX		(ORCHD_HOST_MAX + 4096)

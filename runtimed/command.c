@@ -19,8 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
 #include "runtime.h"
+#include "util.h"
+#include "workload.h"
 
 #define RT_WAITERS_MAX		64	/* commands per workload */
 

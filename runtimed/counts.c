@@ -11,7 +11,10 @@
 #include <string.h>
 
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
 #include "runtime.h"
+#include "workload.h"
 
 #define COUNTS_DELAY	1	/* seconds: changes coalesce this long */
 

@@ -26,7 +26,8 @@
 
 #include <jansson.h>
 
-#include "orchd.h"
+#include "msg.h"
+#include "workload.h"
 #include "driver.h"
 
 struct rt_workload;

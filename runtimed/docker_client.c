@@ -49,9 +49,14 @@
 #include <tls.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "compat.h"
 #include "http.h"
-#include "runtime.h"
+#include "imsg.h"
+#include "log.h"
+#include "msg.h"
+#include "orchd.h"
+#include "proc.h"
+#include "workload.h"
 #include "docker.h"
 
 #define DK_CONNS_MAX		8	/* at once, streams aside */

@@ -23,8 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "log.h"
-#include "runtime.h"
+#include "timer.h"
+#include "units.h"
 #include "docker.h"
 
 #define EVENTS_RETRY_MIN_MS	250

@@ -24,7 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "docker.h"
+#include "msg.h"
 
 /* what Docker allows in a reference: no space, quote, '?', '%' or '#' */
 static int

@@ -21,9 +21,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "workload.h"
 #include "runtime.h"
 #include "docker.h"
+#include "driver.h"
 
 #define LOGS_CHUNK		(IMSG_MAXSIZE_DEFAULT - IMSG_HEADER_SIZE)
 #define LOGS_FRAME_HDR		8

@@ -26,7 +26,8 @@
 #include <string.h>
 
 #include "log.h"
-#include "runtime.h"
+#include "msg.h"
+#include "workload.h"
 #include "docker.h"
 
 /* one who waits for a network */

@@ -27,7 +27,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "orchd.h"
+#include "proc.h"
+#include "timer.h"
+#include "units.h"
+#include "workload.h"
 #include "runtime.h"
 #include "docker.h"
 

@@ -20,7 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "argv.h"
 #include "docker.h"
+#include "units.h"
+#include "workload.h"
 
 void
 dk_container_name(const char *name, char *buf, size_t len)

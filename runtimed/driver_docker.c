@@ -42,8 +42,12 @@
 #include <string.h>
 
 #include "log.h"
+#include "msg.h"
+#include "timer.h"
+#include "workload.h"
 #include "runtime.h"
 #include "docker.h"
+#include "driver.h"
 
 /* a refusal's check found it running: no other for that long */
 #define DK_REFUSED_PAUSE_MS	1000

@@ -21,8 +21,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
 #include "runtime.h"
+#include "timer.h"
+#include "units.h"
+#include "workload.h"
 
 static int		 process_start(struct rt_workload *, char *, size_t);
 static int		 process_stop(struct rt_workload *);

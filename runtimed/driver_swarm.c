@@ -54,8 +54,13 @@
 #include <time.h>
 
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "timer.h"
+#include "workload.h"
 #include "runtime.h"
 #include "docker.h"
+#include "driver.h"
 
 #define SW_POLL_MS		250	/* tasks listed while waiting */
 #define SW_WATCH_MS		5000	/* tasks listed while nothing happens */

@@ -55,9 +55,20 @@
 #include <string.h>
 #include <time.h>
 
+#include "cause.h"
+#include "compat.h"
 #include "log.h"
+#include "msg.h"
+#include "orchd.h"
+#include "proc.h"
+#include "timer.h"
+#include "units.h"
+#include "util.h"
+#include "workload.h"
 #include "runtime.h"
 #include "docker.h"
+#include "backoff.h"
+#include "driver.h"
 
 static void	lc_start(struct rt_workload *, enum rt_reason, const char *);
 static void	lc_stop(struct rt_workload *, enum rt_reason);

@@ -21,7 +21,11 @@
 #include <string.h>
 
 #include "log.h"
+#include "msg.h"
+#include "orchd.h"
 #include "runtime.h"
+#include "timer.h"
+#include "workload.h"
 
 #define LIVE_MARGIN_MS		100	/* a check ends before the next */
 

@@ -28,8 +28,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "log.h"
 #include "runtime.h"
+#include "timer.h"
+#include "workload.h"
 
 #define READY_DELAY_MIN_MS	1
 #define READY_DELAY_MAX_MS	50

@@ -32,8 +32,13 @@
 #include <string.h>
 
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "timer.h"
+#include "workload.h"
 #include "runtime.h"
 #include "docker.h"
+#include "driver.h"
 
 /* side by side: at most this long for the old one's requests to end */
 #define REPLACE_RETIRE_WAIT		30	/* seconds */

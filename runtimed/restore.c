@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
 #include "runtime.h"
 
 /* far more than one message per workload would ever need */

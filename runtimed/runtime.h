@@ -12,7 +12,10 @@
 
 #include <event.h>
 
+#include "imsg.h"
+#include "msg.h"
 #include "proc.h"
+#include "workload.h"
 #include "driver.h"
 #include "backoff.h"
 

@@ -10,10 +10,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cause.h"
+#include "compat.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "orchd.h"
+#include "proc.h"
+#include "sandbox.h"
+#include "util.h"
+#include "workload.h"
 #include "runtime.h"
 #include "docker.h"
-#include "sandbox.h"
 
 static void	runtime_recv_wake(struct imsgev *, struct imsg *);
 static void	runtime_recv_suspend(struct imsgev *, struct imsg *);

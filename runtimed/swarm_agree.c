@@ -34,6 +34,9 @@
 #include <time.h>
 
 #include "log.h"
+#include "msg.h"
+#include "timer.h"
+#include "workload.h"
 #include "runtime.h"
 #include "docker.h"
 

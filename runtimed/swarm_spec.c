@@ -21,6 +21,9 @@
 #include <string.h>
 
 #include "docker.h"
+#include "msg.h"
+#include "units.h"
+#include "workload.h"
 
 static json_t *
 sw_container(const struct workload_conf *wc, char *err, size_t errlen)

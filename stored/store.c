@@ -26,11 +26,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cause.h"
+#include "compat.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
 #include "proc.h"
 #include "sandbox.h"
 #include "store_db.h"
 #include "store_queue.h"
+#include "timer.h"
+#include "util.h"
+#include "workload.h"
 
 /* states told before we could record them: held for the next apply */
 #define STORE_PENDING_MAX	256

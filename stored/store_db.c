@@ -25,8 +25,12 @@
 
 #include <sqlite3.h>
 
-#include "orchd.h"
+#include "cause.h"
+#include "compat.h"
+#include "msg.h"
 #include "store_db.h"
+#include "util.h"
+#include "workload.h"
 
 /*
  * Schema migrations, in order: migrations[i] takes the database from

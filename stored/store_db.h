@@ -16,7 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "orchd.h"
+#include "msg.h"
+#include "workload.h"
 
 #define STORE_HISTORY_MAX	100	/* transitions kept per workload */
 #define STORE_BUSY_MS		5000	/* for a lock held elsewhere */

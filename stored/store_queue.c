@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orchd.h"
+#include "cause.h"
+#include "msg.h"
 #include "store_queue.h"
+#include "workload.h"
 
 void
 sq_init(struct store_queue *q, size_t max_count, size_t max_bytes)

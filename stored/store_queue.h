@@ -17,7 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "orchd.h"
+#include "msg.h"
+#include "workload.h"
 
 #define SQ_MAX_ENTRIES	4096		/* writes held at most */
 #define SQ_MAX_BYTES	(1024 * 1024)	/* and their size at most */

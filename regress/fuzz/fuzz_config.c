@@ -22,8 +22,8 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "orchd.h"
 #include "log.h"
+#include "workload.h"
 #include "../../orchd/conf.h"
 
 int	LLVMFuzzerInitialize(int *, char ***);

@@ -27,6 +27,9 @@
 
 #include "../../gatewayd/gateway.h"
 #include "../../gatewayd/h2.h"
+#include "../../gatewayd/metrics.h"
+#include "log.h"
+#include "msg.h"
 
 #define PREFACE	"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 

@@ -11,7 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "orchd.h"
+#include "budget.h"
+#include "msg.h"
 #include "../../runtimed/admit.h"
 
 #define M	(1024 * 1024LL)

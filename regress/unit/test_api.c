@@ -22,7 +22,10 @@
 #include <event.h>
 #include <jansson.h>
 
-#include "orchd.h"
+#include "compat.h"
+#include "http.h"
+#include "msg.h"
+#include "workload.h"
 #include "../../gatewayd/api.h"
 #include "../../gatewayd/metrics.h"
 #include "../../stored/store_db.h"

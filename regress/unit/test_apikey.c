@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "../../orchd/conf.h"
 #include "../../orchd/parent.h"
 
 static int

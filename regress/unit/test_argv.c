@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "orchd.h"
+#include "argv.h"
 
 /* split cmd and compare with the expected words, NULL-terminated */
 static void

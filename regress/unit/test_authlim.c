@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "../../reaperd/authlim.h"
+#include "msg.h"
 
 #define T0	1000000LL	/* ms */
 

@@ -19,6 +19,9 @@
 
 #include <cmocka.h>
 
+#include "compat.h"
+#include "imsg.h"
+#include "msg.h"
 #include "proc.h"
 
 #define T_ONE		1001

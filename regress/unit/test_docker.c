@@ -16,7 +16,9 @@
 
 #include <cmocka.h>
 
-#include "orchd.h"
+#include "compat.h"
+#include "msg.h"
+#include "workload.h"
 #include "../../runtimed/docker.h"
 
 static struct workload_conf *

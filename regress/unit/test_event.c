@@ -14,8 +14,9 @@
 
 #include <cmocka.h>
 
-#include "orchd.h"
 #include "event_json.h"
+#include "msg.h"
+#include "workload.h"
 
 #define T0	1700000000123LL		/* 2023-11-14T22:13:20.123Z */
 

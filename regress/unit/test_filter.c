@@ -20,8 +20,11 @@
 
 #include <cmocka.h>
 
-#include "orchd.h"
+#include "compat.h"
 #include "http.h"
+#include "ignore.h"
+#include "msg.h"
+#include "workload.h"
 #include "../../gatewayd/filter.h"
 
 static int

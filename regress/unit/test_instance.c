@@ -22,8 +22,11 @@
 
 #include <cmocka.h>
 
-#include "orchd.h"
+#include "imsg.h"
+#include "msg.h"
+#include "workload.h"
 #include "../../gatewayd/gateway.h"
+#include "../../gatewayd/metrics.h"
 
 #define PORT	8080
 

@@ -26,8 +26,12 @@
 
 #include <cmocka.h>
 
-#include "orchd.h"
+#include "budget.h"
+#include "compat.h"
 #include "log.h"
+#include "orchd.h"
+#include "units.h"
+#include "workload.h"
 #include "../../orchd/conf.h"
 
 #define CONFDIR		"regress/config/"

@@ -25,8 +25,14 @@
 
 #include <cmocka.h>
 
+#include "compat.h"
+#include "imsg.h"
 #include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "workload.h"
 #include "../../orchd/parent.h"
+#include "../../orchd/conf.h"
 
 /*
  * What orchd/parent_api.c links against beyond this test's objects: none of it

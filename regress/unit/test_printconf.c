@@ -24,9 +24,11 @@
 
 #include <cmocka.h>
 
-#include "orchd.h"
+#include "compat.h"
 #include "log.h"
+#include "workload.h"
 #include "../../orchd/parent.h"
+#include "../../orchd/conf.h"
 
 #define CONFDIR		"regress/config/"
 #define CONF_MAX	64		/* conf.1 to conf.64 at most */

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "../../reaperd/reaper.h"
+#include "workload.h"
 
 static struct reap_wl
 running(int64_t timeout, time_t last_seen)

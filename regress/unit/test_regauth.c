@@ -21,8 +21,10 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "compat.h"
 #include "log.h"
 #include "../../orchd/parent.h"
+#include "../../orchd/conf.h"
 
 /* base64url, padded, back to text: the test's own decoder */
 static char *

@@ -24,8 +24,10 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "orchd.h"
 #include "cause.h"
+#include "compat.h"
+#include "msg.h"
+#include "workload.h"
 #include "../../stored/store_db.h"
 #include "../../stored/store_queue.h"
 

@@ -17,7 +17,8 @@
 
 #include <cmocka.h>
 
-#include "orchd.h"
+#include "msg.h"
+#include "workload.h"
 #include "../../runtimed/docker.h"
 
 #define SWARM	"{\"name\":\"prev\",\"driver\":\"swarm\",\"hosts\":" \

@@ -17,7 +17,8 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "orchd.h"
+#include "ignore.h"
+#include "workload.h"
 
 static char *
 xstrdup(const char *s)
