@@ -332,8 +332,8 @@ $(FUZZ_DIR)/parse.c: orchd/parse.y
 	@mkdir -p $(dir $@)
 	$(YACC) -o $@ $<
 
-$(FUZZ_DIR)/fuzz_%: $$(FUZZ_SRCS_$$*) common/orchd.h common/msg.h \
-		   common/workload.h orchd/conf.h common/http.h
+$(FUZZ_DIR)/fuzz_%: $$(FUZZ_SRCS_$$*) $(wildcard common/*.h) orchd/conf.h \
+		   gatewayd/gateway.h gatewayd/h2.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_DEFS_$*) -Wno-unused-function \
 	    -o $@ $(FUZZ_SRCS_$*) $(PKG_LIBS) $(FUZZ_LIBS_$*)
