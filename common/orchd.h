@@ -63,6 +63,7 @@ enum access_log_format {
 /* common/util.c */
 const char	*proc_name(enum privsep_procid);
 const char	*workload_state_name(enum workload_state);
+const char	*workload_reason_name(int, int);
 void		 heap_trim(void);
 int		 instance_name_ok(const char *);
 int		 instance_name_default(char *, size_t);
@@ -112,7 +113,6 @@ int		 event_from_state(struct ctl_event *, const struct rt_state *);
 void		 event_reload(struct ctl_event *, int, int64_t);
 void		 event_sanitize(struct ctl_event *);
 const char	*event_type_name(int);
-const char	*event_reason_name(int, int);
 char		*event_text(const struct ctl_event *, char *, size_t);
 
 /* common/argv.c: a command split like sh(1) would, without a shell */

@@ -89,7 +89,6 @@ static const char *fmt_ms(int64_t, char *, size_t);
 static const char *fmt_bytes(int64_t, char *, size_t);
 static const char *driver_name(int32_t);
 static const char *source_name(int32_t);
-static const char *reason_name(int32_t, int);
 static const char *fmt_idle(const struct ctl_workload *, int, char *,
 		    size_t);
 static void	 table_start(const char *, ...);
@@ -392,39 +391,6 @@ source_name(int32_t source)
 	}
 }
 
-/* Why a workload changed state: "start failed", or "start_failed". */
-static const char *
-reason_name(int32_t reason, int json)
-{
-	static const char *const names[][2] = {
-		[RT_REASON_NONE] = { "none", "none" },
-		[RT_REASON_REQUEST] = { "request", "request" },
-		[RT_REASON_READY] = { "ready", "ready" },
-		[RT_REASON_START_FAILED] = { "start failed", "start_failed" },
-		[RT_REASON_EXITED] = { "exited", "exited" },
-		[RT_REASON_WAKE_TIMEOUT] = { "wake timeout", "wake_timeout" },
-		[RT_REASON_IDLE] = { "idle", "idle" },
-		[RT_REASON_OPERATOR] = { "operator", "operator" },
-		[RT_REASON_KEEP_WARM] = { "keep warm", "keep_warm" },
-		[RT_REASON_RESTORED] = { "restored", "restored" },
-		[RT_REASON_SHUTDOWN] = { "shutdown", "shutdown" },
-		[RT_REASON_REMOVED] = { "removed", "removed" },
-		[RT_REASON_OOM] = { "oom", "oom" },
-		[RT_REASON_DEPENDENCY] = { "dependency", "dependency" },
-		[RT_REASON_RESTART] = { "restart", "restart" },
-		[RT_REASON_UNHEALTHY] = { "unhealthy", "unhealthy" },
-		[RT_REASON_EXPIRED] = { "expired", "expired" },
-		[RT_REASON_REPLACED] = { "replaced", "replaced" },
-		[RT_REASON_BUDGET] = { "budget", "budget" },
-		[RT_REASON_PRESSURE] = { "pressure", "pressure" },
-		[RT_REASON_NO_ROOM] = { "no room", "no_room" }
-	};
-
-	if (reason < 0 || (size_t)reason >= nitems(names))
-		return ("unknown");
-	return (names[reason][json != 0]);
-}
-
 /*
  * The idle timeout the reaper goes by: "5m", "never" for a workload kept
  * warm or with none; in show workload, "(global)" after one that is not
@@ -452,9 +418,9 @@ fmt_failure(const struct ctl_workload *cw, char *buf, size_t len)
 	if (cw->state != WL_FAILED)
 		(void)snprintf(buf, len, "-");
 	else if (cw->msg[0] == '\0')
-		(void)snprintf(buf, len, "%s", reason_name(cw->reason, 0));
+		(void)snprintf(buf, len, "%s", workload_reason_name(cw->reason, 0));
 	else
-		(void)snprintf(buf, len, "%s: %s", reason_name(cw->reason, 0),
+		(void)snprintf(buf, len, "%s: %s", workload_reason_name(cw->reason, 0),
 		    cw->msg);
 	return (buf);
 }
@@ -525,7 +491,7 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	printf(DETAIL_FMT, "name:", cw->name);
 	printf(DETAIL_FMT, "state:", workload_state_name(cw->state));
 	if (cw->state == WL_FAILED)
-		printf(DETAIL_FMT, "reason:", reason_name(cw->reason, 0));
+		printf(DETAIL_FMT, "reason:", workload_reason_name(cw->reason, 0));
 	if (cw->msg[0] != '\0')
 		printf(DETAIL_FMT, "last failure:", cw->msg);
 	printf(DETAIL_FMT, "driver:", driver_name(cw->driver));
@@ -601,7 +567,7 @@ show_transition(const struct parse_result *res,
 		    "MESSAGE");
 	table_row(fmt_time(ct->time, t, sizeof(t)),
 	    workload_state_name(ct->from), workload_state_name(ct->to),
-	    reason_name(ct->reason, 0), transition_msg(ct, buf, sizeof(buf)));
+	    workload_reason_name(ct->reason, 0), transition_msg(ct, buf, sizeof(buf)));
 }
 
 static void
@@ -1076,7 +1042,7 @@ json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	    "s:o, s:o, s:I, s:o, s:o}",
 	    "name", cw->name,
 	    "state", workload_state_name(cw->state),
-	    "reason", reason_name(cw->reason, 1),
+	    "reason", workload_reason_name(cw->reason, 1),
 	    "driver", driver_name(cw->driver),
 	    "source", source_name(cw->source),
 	    "hosts", hosts,
@@ -1132,7 +1098,7 @@ json_transition(const struct parse_result *res,
 	    "time", json_time(ct->time),
 	    "from", workload_state_name(ct->from),
 	    "to", workload_state_name(ct->to),
-	    "reason", reason_name(ct->reason, 1),
+	    "reason", workload_reason_name(ct->reason, 1),
 	    "message", ct->msg[0] != '\0' ? json_string(ct->msg) :
 	    json_null(),
 	    "cause", cause_json(&ct->cause)));
