@@ -418,10 +418,11 @@ fmt_failure(const struct ctl_workload *cw, char *buf, size_t len)
 	if (cw->state != WL_FAILED)
 		(void)snprintf(buf, len, "-");
 	else if (cw->msg[0] == '\0')
-		(void)snprintf(buf, len, "%s", workload_reason_name(cw->reason, 0));
+		(void)snprintf(buf, len, "%s",
+		    workload_reason_name(cw->reason, 0));
 	else
-		(void)snprintf(buf, len, "%s: %s", workload_reason_name(cw->reason, 0),
-		    cw->msg);
+		(void)snprintf(buf, len, "%s: %s",
+		    workload_reason_name(cw->reason, 0), cw->msg);
 	return (buf);
 }
 
@@ -491,7 +492,8 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	printf(DETAIL_FMT, "name:", cw->name);
 	printf(DETAIL_FMT, "state:", workload_state_name(cw->state));
 	if (cw->state == WL_FAILED)
-		printf(DETAIL_FMT, "reason:", workload_reason_name(cw->reason, 0));
+		printf(DETAIL_FMT, "reason:",
+		    workload_reason_name(cw->reason, 0));
 	if (cw->msg[0] != '\0')
 		printf(DETAIL_FMT, "last failure:", cw->msg);
 	printf(DETAIL_FMT, "driver:", driver_name(cw->driver));
@@ -567,7 +569,8 @@ show_transition(const struct parse_result *res,
 		    "MESSAGE");
 	table_row(fmt_time(ct->time, t, sizeof(t)),
 	    workload_state_name(ct->from), workload_state_name(ct->to),
-	    workload_reason_name(ct->reason, 0), transition_msg(ct, buf, sizeof(buf)));
+	    workload_reason_name(ct->reason, 0),
+	    transition_msg(ct, buf, sizeof(buf)));
 }
 
 static void

@@ -157,13 +157,14 @@ state_set(struct rt_workload *wl, enum workload_state state,
 	    wl->cause.kind != WAKE_DEPENDENCY)
 		log_info("workload %s: %s -> %s (%s) by %s", wl->name,
 		    workload_state_name(wl->state), workload_state_name(state),
-		    workload_reason_name(reason, 0), cause_text(&wl->cause, cause,
-		    sizeof(cause)));
+		    workload_reason_name(reason, 0),
+		    cause_text(&wl->cause, cause, sizeof(cause)));
 	else
 		log_info("workload %s: %s -> %s (%s%s%s)", wl->name,
 		    workload_state_name(wl->state), workload_state_name(state),
-		    workload_reason_name(reason, 0), msg != NULL && *msg != '\0' ?
-		    ": " : "", msg != NULL ? msg : "");
+		    workload_reason_name(reason, 0),
+		    msg != NULL && *msg != '\0' ? ": " : "",
+		    msg != NULL ? msg : "");
 	wl->state = state;
 	since_now(wl);
 	/* nothing runs: nothing drifts */
@@ -454,8 +455,9 @@ deps_notify(struct rt_workload *d, enum rt_reason reason, const char *msg)
 			deps_ready(w);
 			break;
 		case WL_FAILED:
-			deps_fail(w, d->name, reason == RT_REASON_DEPENDENCY &&
-			    msg != NULL ? msg : workload_reason_name(reason, 0));
+			deps_fail(w, d->name,
+			    reason == RT_REASON_DEPENDENCY && msg != NULL ?
+			    msg : workload_reason_name(reason, 0));
 			break;
 		case WL_ASLEEP:
 			/* its wake, queued behind its stop, is next */
