@@ -65,19 +65,6 @@ strlist_from_json(json_t *v, struct strlist *l)
 	return (0);
 }
 
-static const char *
-driver_name(enum workload_driver d)
-{
-	switch (d) {
-	case DRIVER_DOCKER:
-		return ("docker");
-	case DRIVER_SWARM:
-		return ("swarm");
-	default:
-		return ("process");
-	}
-}
-
 static int
 set_str(json_t *o, const char *key, const char *s)
 {
@@ -128,16 +115,16 @@ workload_to_json(const struct workload_conf *wl)
 		return (NULL);
 	r |= json_object_set_new(o, "name", json_string(wl->name));
 	r |= json_object_set_new(o, "driver",
-	    json_string(driver_name(wl->driver)));
+	    json_string(wl_word_name(wl_drivers, wl->driver)));
 	r |= json_object_set_new(o, "source",
-	    json_string(wl->source == SOURCE_API ? "api" : "config"));
+	    json_string(wl_word_name(wl_sources, wl->source)));
 	r |= set_strlist(o, "hosts", &wl->hosts);
 	r |= set_str(o, "command", wl->command);
 	r |= set_str(o, "image", wl->image);
 	r |= set_str(o, "runtime", wl->runtime);
 	r |= json_object_set_new(o, "network",
 	    json_string(wl->network == NETWORK_NAMED ? wl->netname :
-	    wl->network == NETWORK_HOST ? "host" : "bridge"));
+	    wl_word_name(wl_networks, wl->network)));
 	r |= set_strlist(o, "env", &wl->env);
 	/* only when set: most have none */
 	if (!TAILQ_EMPTY(&wl->depends))
@@ -160,14 +147,14 @@ workload_to_json(const struct workload_conf *wl)
 		r |= json_object_set_new(o, "publish",
 		    json_integer(wl->publish));
 	r |= json_object_set_new(o, "health",
-	    json_string(wl->health == HEALTH_PATH ? "path" : "tcp"));
+	    json_string(wl_word_name(wl_healths, wl->health)));
 	r |= set_str(o, "health_path", wl->health_path);
 	r |= set_str(o, "busy_path", wl->busy_path);
 	if (wl->busy_max != -1)
 		r |= json_object_set_new(o, "busy_max",
 		    json_integer(wl->busy_max));
 	if (wl->busy_fail_safe)
-		r |= json_object_set_new(o, "busy_fail", json_string("safe"));
+		r |= set_str(o, "busy_fail", wl_word_name(wl_busy_fails, 1));
 	if (wl->health_interval != -1)
 		r |= json_object_set_new(o, "health_interval",
 		    json_integer(wl->health_interval));
@@ -204,7 +191,7 @@ workload_to_json(const struct workload_conf *wl)
 		r |= json_object_set_new(o, "server_timing",
 		    json_boolean(wl->server_timing));
 	if (wl->pull != -1)
-		r |= set_str(o, "pull", workload_pull_name(wl->pull));
+		r |= set_str(o, "pull", wl_word_name(wl_pulls, wl->pull));
 	if (wl->pull_timeout != -1)
 		r |= json_object_set_new(o, "pull_timeout",
 		    json_integer(wl->pull_timeout));
@@ -218,10 +205,10 @@ workload_to_json(const struct workload_conf *wl)
 		r |= json_object_set_new(o, "expire_after",
 		    json_integer(wl->expire_after));
 	if (wl->upstream_h2c)
-		r |= json_object_set_new(o, "upstream", json_string("h2c"));
+		r |= set_str(o, "upstream", wl_word_name(wl_upstreams, 1));
 	if (wl->on_change != -1)
-		r |= set_str(o, "on_change", wl->on_change ==
-		    ON_CHANGE_RESTART ? "restart" : "next_wake");
+		r |= set_str(o, "on_change", wl_word_name(wl_on_changes,
+		    wl->on_change));
 	/* only when set: the API never may, and most never do */
 	if (!TAILQ_EMPTY(&wl->listens))
 		r |= set_strlist(o, "listen", &wl->listens);
@@ -272,6 +259,20 @@ j_strlist(const char *key, json_t *v, struct strlist *l, char *errbuf,
 	}
 }
 
+/* one of a table's words (workload.c), its value in *dst */
+static int
+j_word(const char *key, json_t *v, const struct wl_word *t, int *dst,
+    char *errbuf, size_t len)
+{
+	const char	*s = json_string_value(v);
+	char		 words[128];
+
+	if (s != NULL && wl_word_value(t, s, dst) == 0)
+		return (0);
+	return (wl_fail(errbuf, len, "field \"%s\": must be %s", key,
+	    wl_word_list(t, words, sizeof(words))));
+}
+
 static int
 j_name(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
@@ -284,18 +285,11 @@ static int
 j_driver(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
 {
-	const char	*s = json_string_value(v);
+	int	 d;
 
-	if (s != NULL && strcmp(s, "process") == 0)
-		wl->driver = DRIVER_PROCESS;
-	else if (s != NULL && strcmp(s, "docker") == 0)
-		wl->driver = DRIVER_DOCKER;
-	else if (s != NULL && strcmp(s, "swarm") == 0)
-		wl->driver = DRIVER_SWARM;
-	else
-		return (wl_fail(errbuf, len,
-		    "field \"%s\": must be \"process\", "
-		    "\"docker\" or \"swarm\"", key));
+	if (j_word(key, v, wl_drivers, &d, errbuf, len) == -1)
+		return (-1);
+	wl->driver = d;
 	return (0);
 }
 
@@ -303,15 +297,11 @@ static int
 j_source(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
 {
-	const char	*s = json_string_value(v);
+	int	 src;
 
-	if (s != NULL && strcmp(s, "config") == 0)
-		wl->source = SOURCE_CONFIG;
-	else if (s != NULL && strcmp(s, "api") == 0)
-		wl->source = SOURCE_API;
-	else
-		return (wl_fail(errbuf, len, "field \"%s\": must be \"config\" "
-		    "or \"api\"", key));
+	if (j_word(key, v, wl_sources, &src, errbuf, len) == -1)
+		return (-1);
+	wl->source = src;
 	return (0);
 }
 
@@ -321,13 +311,12 @@ j_network(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
 {
 	const char	*s = json_string_value(v);
+	int		 net;
 
 	free(wl->netname);
 	wl->netname = NULL;
-	if (s != NULL && strcmp(s, "bridge") == 0)
-		wl->network = NETWORK_BRIDGE;
-	else if (s != NULL && strcmp(s, "host") == 0)
-		wl->network = NETWORK_HOST;
+	if (s != NULL && wl_word_value(wl_networks, s, &net) == 0)
+		wl->network = net;
 	else if (s != NULL && valid_network_name(s)) {
 		if ((wl->netname = strdup(s)) == NULL)
 			return (wl_fail(errbuf, len, "out of memory"));
@@ -344,15 +333,11 @@ static int
 j_health(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
 {
-	const char	*s = json_string_value(v);
+	int	 h;
 
-	if (s != NULL && strcmp(s, "tcp") == 0)
-		wl->health = HEALTH_TCP;
-	else if (s != NULL && strcmp(s, "path") == 0)
-		wl->health = HEALTH_PATH;
-	else
-		return (wl_fail(errbuf, len, "field \"%s\": must be \"tcp\" or "
-		    "\"path\"", key));
+	if (j_word(key, v, wl_healths, &h, errbuf, len) == -1)
+		return (-1);
+	wl->health = h;
 	return (0);
 }
 
@@ -437,16 +422,8 @@ static int
 j_busy_fail(struct workload_conf *wl, const char *key, json_t *v,
     char *errbuf, size_t len)
 {
-	const char	*s = json_string_value(v);
-
-	if (s != NULL && strcmp(s, "open") == 0)
-		wl->busy_fail_safe = 0;
-	else if (s != NULL && strcmp(s, "safe") == 0)
-		wl->busy_fail_safe = 1;
-	else
-		return (wl_fail(errbuf, len, "field \"%s\": must be \"open\" "
-		    "or \"safe\"", key));
-	return (0);
+	return (j_word(key, v, wl_busy_fails, &wl->busy_fail_safe, errbuf,
+	    len));
 }
 
 static int
@@ -760,13 +737,7 @@ static int
 j_pull(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
 {
-	const char	*s = json_string_value(v);
-
-	if (s == NULL || (wl->pull = workload_pull_parse(s)) == -1)
-		return (wl_fail(errbuf, len,
-		    "field \"%s\": must be \"missing\", "
-		    "\"always\" or \"never\"", key));
-	return (0);
+	return (j_word(key, v, wl_pulls, &wl->pull, errbuf, len));
 }
 
 static int
@@ -813,11 +784,13 @@ static int
 j_upstream(struct workload_conf *wl, const char *key, json_t *v,
     char *errbuf, size_t len)
 {
-	if (!json_is_string(v) || (strcmp(json_string_value(v), "h2c") != 0 &&
-	    strcmp(json_string_value(v), "http/1.1") != 0))
-		return (wl_fail(errbuf, len, "field \"%s\": \"h2c\" or "
-		    "\"http/1.1\"", key));
-	wl->upstream_h2c = strcmp(json_string_value(v), "h2c") == 0;
+	const char	*s = json_string_value(v);
+	char		 words[32];
+
+	if (s == NULL || wl_word_value(wl_upstreams, s,
+	    &wl->upstream_h2c) == -1)
+		return (wl_fail(errbuf, len, "field \"%s\": %s", key,
+		    wl_word_list(wl_upstreams, words, sizeof(words))));
 	return (0);
 }
 
@@ -828,16 +801,11 @@ j_on_change(struct workload_conf *wl, const char *key, json_t *v,
 {
 	const char	*s = json_string_value(v);
 
-	if (s != NULL && strcmp(s, "restart") == 0)
-		wl->on_change = ON_CHANGE_RESTART;
-	else if (s != NULL && (strcmp(s, "next_wake") == 0 ||
-	    strcmp(s, "next wake") == 0))
+	if (s != NULL && strcmp(s, "next wake") == 0) {
 		wl->on_change = ON_CHANGE_NEXT_WAKE;
-	else
-		return (wl_fail(errbuf, len,
-		    "field \"%s\": must be \"restart\" "
-		    "or \"next_wake\"", key));
-	return (0);
+		return (0);
+	}
+	return (j_word(key, v, wl_on_changes, &wl->on_change, errbuf, len));
 }
 
 /* ["127.0.0.1:5432"]: orchd.conf's; the parent's policy refuses it */

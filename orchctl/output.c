@@ -87,8 +87,7 @@ static const char *fmt_ago(int64_t, char *, size_t);
 static const char *fmt_left(int64_t, char *, size_t);
 static const char *fmt_ms(int64_t, char *, size_t);
 static const char *fmt_bytes(int64_t, char *, size_t);
-static const char *driver_name(int32_t);
-static const char *source_name(int32_t);
+static const char *word_name(const struct wl_word *, int32_t);
 static const char *fmt_idle(const struct ctl_workload *, int, char *,
 		    size_t);
 static void	 table_start(const char *, ...);
@@ -365,30 +364,13 @@ fmt_bytes(int64_t bytes, char *buf, size_t len)
 	return (buf);
 }
 
+/* "process", "docker", "swarm"; "config" or "api": the definition's */
 static const char *
-driver_name(int32_t driver)
+word_name(const struct wl_word *t, int32_t value)
 {
-	switch (driver) {
-	case DRIVER_PROCESS:
-		return ("process");
-	case DRIVER_DOCKER:
-		return ("docker");
-	default:
-		return ("unknown");
-	}
-}
+	const char	*s;
 
-static const char *
-source_name(int32_t source)
-{
-	switch (source) {
-	case SOURCE_CONFIG:
-		return ("config");
-	case SOURCE_API:
-		return ("api");
-	default:
-		return ("unknown");
-	}
+	return ((s = wl_word_name(t, value)) != NULL ? s : "unknown");
 }
 
 /*
@@ -477,7 +459,7 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 		    "*" : "");
 		if (cw->drift[0] != '\0')
 			drifted++;
-		table_row(cw->name, state, driver_name(cw->driver),
+		table_row(cw->name, state, word_name(wl_drivers, cw->driver),
 		    fmt_bytes(cw->memory, mem, sizeof(mem)),
 		    cw->keep_warm ? "yes" : "no",
 		    fmt_idle(cw, 0, idle, sizeof(idle)),
@@ -496,8 +478,8 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 		    workload_reason_name(cw->reason, 0));
 	if (cw->msg[0] != '\0')
 		printf(DETAIL_FMT, "last failure:", cw->msg);
-	printf(DETAIL_FMT, "driver:", driver_name(cw->driver));
-	printf(DETAIL_FMT, "source:", source_name(cw->source));
+	printf(DETAIL_FMT, "driver:", word_name(wl_drivers, cw->driver));
+	printf(DETAIL_FMT, "source:", word_name(wl_sources, cw->source));
 	printf(DETAIL_FMT, "hosts:", cw->hosts[0] != '\0' ? cw->hosts : "-");
 	if (cw->listens[0] != '\0')
 		printf(DETAIL_FMT, "listen on:", cw->listens);
@@ -1046,8 +1028,8 @@ json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	    "name", cw->name,
 	    "state", workload_state_name(cw->state),
 	    "reason", workload_reason_name(cw->reason, 1),
-	    "driver", driver_name(cw->driver),
-	    "source", source_name(cw->source),
+	    "driver", word_name(wl_drivers, cw->driver),
+	    "source", word_name(wl_sources, cw->source),
 	    "hosts", hosts,
 	    "listen", listens,
 	    "keep_warm", cw->keep_warm != 0,

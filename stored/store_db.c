@@ -834,7 +834,7 @@ sync_one(struct store_db *sdb, const struct workload_conf *wc,
 	s = st(sdb, S_SYNC_UPSERT);
 	bind_text(s, 1, wc->name);
 	bind_text(s, 2, json);
-	bind_text(s, 3, wc->source == SOURCE_API ? "api" : "config");
+	bind_text(s, 3, wl_word_name(wl_sources, wc->source));
 	sqlite3_bind_int64(s, 4, now_ms);
 	sqlite3_bind_int64(s, 5, now_ms / 1000);
 	r = run(sdb, s);

@@ -2268,6 +2268,21 @@ test_json_errors(void **state)
 		    "init is only for driver docker" },
 		{ "{\"name\":\"a\",\"busy_fail\":true}",
 		    "field \"busy_fail\": must be \"open\" or \"safe\"" },
+		/* the words' tables (workload.c) make these messages */
+		{ "{\"name\":\"a\",\"source\":\"file\"}",
+		    "field \"source\": must be \"config\" or \"api\"" },
+		{ "{\"name\":\"a\",\"health\":\"http\"}",
+		    "field \"health\": must be \"tcp\" or \"path\"" },
+		{ "{\"name\":\"a\",\"on_change\":\"next-wake\"}",
+		    "field \"on_change\": must be \"restart\" or "
+		    "\"next_wake\"" },
+		{ "{\"name\":\"a\",\"upstream\":\"h2\"}",
+		    "field \"upstream\": \"h2c\" or \"http/1.1\"" },
+		{ "{\"name\":\"a\",\"upstream\":true}",
+		    "field \"upstream\": \"h2c\" or \"http/1.1\"" },
+		{ "{\"name\":\"a\",\"pull\":\"Always\"}",
+		    "field \"pull\": must be \"missing\", \"always\" or "
+		    "\"never\"" },
 		{ "{\"name\":\"a\",\"busy_max\":0}",
 		    "field \"busy_max\": must be positive" },
 		{ "{\"name\":\"a\",\"busy_path\":[\"/busy\"]}",
