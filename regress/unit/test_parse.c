@@ -464,9 +464,7 @@ test_prefork(void **state)
 	assert_int_equal(conf->gateway.prefork, 32);
 	free_config(conf);
 
-	bad_text("prefork 33\n", 11, 1, "prefork 33 out of range (1-32)");
-	bad_text("prefork -1\n", 11, 1, "out of range");
-	bad_text("prefork two\n", 12, 1, "syntax error");
+	/* its errors: bad-prefork.conf (test_printconf) */
 }
 
 /*
@@ -510,20 +508,7 @@ test_budget(void **state)
 	assert_int_equal(conf->pressure_limit, 0);
 	free_config(conf);
 
-	bad_text("memory budget 0\n", 16, 1, "memory budget must be positive");
-	bad_text("memory budget lots\n", 19, 1, "auto or a size");
-	bad_text("memory budget 1G\nmemory budget 2G\n", 34, 2,
-	    "memory budget already set");
-	bad_text("memory estimate 0\n", 18, 1,
-	    "memory estimate must be positive");
-	bad_text("max concurrent wakes 1025\n", 26, 1,
-	    "max concurrent wakes 1025 out of range (0-1024)");
-	bad_text("max concurrent wakes -1\n", 24, 1, "out of range");
-	bad_text("memory pressure limit 10\n", 25, 1, "invalid percentage");
-	bad_text("memory pressure limit 101%\n", 27, 1, "out of range");
-	bad_text("memory pressure limit 0%\n", 25, 1, "out of range");
-	bad_text("workload \"a\" {\n\tmemory budget 1G\n}\n", 33, 2,
-	    "syntax error");
+	/* its errors: bad-budget.conf (test_printconf) */
 
 	/* the percentages, both ways */
 	assert_int_equal(parse_percent("2.5%", &v, &errstr), 0);
@@ -625,36 +610,7 @@ test_filters(void **state)
 	assert_int_equal(wl->server_timing, -1);
 	free_config(conf);
 
-	t = "ignore path \"/up\" answer 404\n";
-	bad_text(t, strlen(t), 1, "answer 404: 200 or 503");
-	t = "\nignore from 10.1.0.0/8\n";
-	bad_text(t, strlen(t), 2, "ignore from \"10.1.0.0/8\": host bits set");
-	t = "ignore from example.com\n";
-	bad_text(t, strlen(t), 1, "an IPv4 or IPv6 address");
-	t = "ignore agent \"[curl\"\n";
-	bad_text(t, strlen(t), 1, "an unterminated [");
-	t = "ignore path \"\"\n";
-	bad_text(t, strlen(t), 1, "ignore path: must not be empty");
-	t = "ignore path \"/up\"\nignore path \"/up\" answer 200\n";
-	bad_text(t, strlen(t), 2, "ignore path \"/up\" listed twice");
-	t = "ignore host \"a\"\n";
-	bad_text(t, strlen(t), 1, "syntax error");
-	t = "ignore path\n";
-	bad_text(t, strlen(t), 1, "syntax error");
-	t = "server timing maybe\n";
-	bad_text(t, strlen(t), 1, "\"maybe\": on or off");
-	t = "server timing off\nserver timing on\n";
-	bad_text(t, strlen(t), 2, "server timing already set");
-	t = "tunnel idle timeout 1m\ntunnel idle timeout 2m\n";
-	bad_text(t, strlen(t), 2, "tunnel idle timeout already set");
-	t = "tunnel idle timeout forever\n";
-	bad_text(t, strlen(t), 1, "invalid duration");
-	t = "workload \"a\" {\n\thost \"a.test\"\n\tcommand \"/bin/true\"\n"
-	    "\tport 8000\n\tignore agent x\n\tignore agent x\n}\n";
-	bad_text(t, strlen(t), 6, "ignore agent \"x\" listed twice");
-	t = "workload \"a\" {\n\thost \"a.test\"\n\tcommand \"/bin/true\"\n"
-	    "\tport 8000\n\tserver timing on\n\tserver timing off\n}\n";
-	bad_text(t, strlen(t), 6, "server timing already set");
+	/* the errors, each at its line: bad-filters.conf (test_printconf) */
 
 	/* ORCHD_IGNORE_MAX of them, not one more */
 	for (i = 0, n = 0; i <= ORCHD_IGNORE_MAX; i++)
@@ -722,20 +678,7 @@ test_pull(void **state)
 	free(json);
 	free_config(conf);
 
-	t = "pull sometimes\n";
-	bad_text(t, strlen(t), 1, "pull \"sometimes\": missing, always or "
-	    "never");
-	t = "pull never\npull always\n";
-	bad_text(t, strlen(t), 2, "pull already set");
-	t = "pull timeout 0\n";
-	bad_text(t, strlen(t), 1, "pull timeout must be positive");
-	t = "pull timeout 1m\npull timeout 2m\n";
-	bad_text(t, strlen(t), 2, "pull timeout already set");
-	t = "registry auth file \"/a\"\nregistry auth file \"/b\"\n";
-	bad_text(t, strlen(t), 2, "registry auth file already set");
-	t = "workload \"a\" {\n\thost \"a.test\"\n\tcommand \"/bin/true\"\n"
-	    "\tport 8000\n\tpull always\n}\n";
-	bad_text(t, strlen(t), 1, "pull is only for driver docker");
+	/* the errors, each at its line: bad-pull.conf (test_printconf) */
 
 	/* the API's form of them */
 	t = "{\"name\":\"a\",\"hosts\":[\"a.test\"],\"driver\":\"docker\","
@@ -805,12 +748,7 @@ test_access_log(void **state)
 	assert_non_null(conf);
 	assert_int_equal(conf->access_log_syslog, 1);
 	free_config(conf);
-
-	bad_text("access log\n", 11, 1, "syntax error");
-	bad_text("access log \"\"\n", 14, 1, "an absolute path or syslog");
-	bad_text("access log format\n", 18, 1, "syntax error");
-	bad_text("log max size -1\n", 16, 1, "invalid size -1");
-	bad_text("log max size lots\n", 18, 1, "invalid size");
+	/* the errors: bad-access-log*.conf (test_printconf) */
 }
 
 #define TCPWL(name, port, extra) "workload \"" name "\" {\n" \
