@@ -95,12 +95,8 @@ exit_msg(int status, char *buf, size_t len)
 static void
 since_now(struct rt_workload *wl)
 {
-	struct timespec	 ts;
-
-	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
-		fatal("clock_gettime");
-	wl->since = ts.tv_sec;
-	wl->since_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	wl->since_ms = walltime_ms();
+	wl->since = wl->since_ms / 1000;
 }
 
 static void
