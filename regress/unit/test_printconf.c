@@ -122,14 +122,33 @@ same_workloads(const struct orchd_conf *a, const struct orchd_conf *b)
 	assert_null(wb);
 }
 
+/* text is path's golden file, path.ok; ORCHD_GOLDEN_UPDATE writes it */
+static void
+golden(const char *path, const char *text)
+{
+	char	 ok[PATH_MAX];
+	char	*want;
+
+	assert_true(snprintf(ok, sizeof(ok), "%s.ok", path) <
+	    (int)sizeof(ok));
+	if (getenv("ORCHD_GOLDEN_UPDATE") != NULL)
+		write_file(ok, text);
+	want = read_file(ok);
+	if (want == NULL)
+		fail_msg("%s: %s", ok, strerror(errno));
+	if (strcmp(want, text) != 0)
+		show_difference(ok, want, text);
+	assert_string_equal(want, text);
+	free(want);
+}
+
 /* conf.N: the golden file, then the round trip */
 static void
 check_one(const char *path)
 {
 	struct orchd_conf	*conf, *again;
-	char			 ok[PATH_MAX];
 	char			 tmp[] = "/tmp/printconf.XXXXXX";
-	char			*text, *golden, *text2;
+	char			*text, *text2;
 	int			 fd, rv;
 
 	print_message("  %s\n", path);
@@ -138,16 +157,7 @@ check_one(const char *path)
 	text = print_mem(conf, &rv);
 	assert_int_equal(rv, 0);
 
-	assert_true(snprintf(ok, sizeof(ok), "%s.ok", path) <
-	    (int)sizeof(ok));
-	if (getenv("ORCHD_GOLDEN_UPDATE") != NULL)
-		write_file(ok, text);
-	golden = read_file(ok);
-	if (golden == NULL)
-		fail_msg("%s: %s", ok, strerror(errno));
-	if (strcmp(golden, text) != 0)
-		show_difference(ok, golden, text);
-	assert_string_equal(golden, text);
+	golden(path, text);
 
 	/* the print is a configuration: the same one */
 	fd = mkstemp(tmp);
@@ -166,7 +176,6 @@ check_one(const char *path)
 
 	free(text);
 	free(text2);
-	free(golden);
 	free_config(conf);
 	free_config(again);
 }
@@ -227,8 +236,7 @@ static void
 check_bad(const char *path)
 {
 	struct orchd_conf	*conf;
-	char			 ok[PATH_MAX];
-	char			*text = NULL, *golden;
+	char			*text = NULL;
 	size_t			 len = 0;
 
 	print_message("  %s\n", path);
@@ -245,18 +253,8 @@ check_bad(const char *path)
 	/* refused, and saying why */
 	assert_true(len > 0);
 
-	assert_true(snprintf(ok, sizeof(ok), "%s.ok", path) <
-	    (int)sizeof(ok));
-	if (getenv("ORCHD_GOLDEN_UPDATE") != NULL)
-		write_file(ok, text);
-	golden = read_file(ok);
-	if (golden == NULL)
-		fail_msg("%s: %s", ok, strerror(errno));
-	if (strcmp(golden, text) != 0)
-		show_difference(ok, golden, text);
-	assert_string_equal(golden, text);
+	golden(path, text);
 	free(text);
-	free(golden);
 }
 
 static void
