@@ -39,67 +39,88 @@ child_event_log(int severity, const char *msg)
 		log_debug("libevent: %s", msg);
 }
 
-void
-child_start(struct privsep *ps, int argc, char *argv[],
-    enum privsep_procid id, const struct proc_handler *handlers,
-    size_t nhandlers, int privflags)
+/*
+ * The options the parent starts a child with, those optstring names: a
+ * child's "c:df:g:i:u:v", gatewayd -n's "c:dnu:".  -1 for one that is
+ * not, a bad value, an operand, or no -u.
+ */
+int
+child_getopt(int argc, char *argv[], const char *optstring,
+    enum privsep_procid id, struct child_opts *o)
 {
-	static char	 title[32];
-	const char	*root = NULL, *errstr;
-	uid_t		 uid = 0;
-	gid_t		 gid, ugid = 0;
-	uint32_t	 seed;
-	int		 ch, debug = 0, verbose = 0, instance = -1, ids = 0;
+	const char	*errstr;
+	gid_t		 gid;
+	int		 ch, ids = 0;
 
-	while ((ch = getopt(argc, argv, "c:df:g:i:u:v")) != -1) {
+	memset(o, 0, sizeof(*o));
+	o->instance = -1;
+	while ((ch = getopt(argc, argv, optstring)) != -1) {
 		switch (ch) {
 		case 'c':
-			root = optarg;
+			o->root = optarg;
 			break;
 		case 'd':
-			debug = 1;
+			o->debug = 1;
 			break;
 		case 'f':
 			/* the store's database, runtimed's Docker socket */
-			ps->file = optarg;
+			o->file = optarg;
 			break;
 		case 'g':
 			/* runtimed: the group of the Docker socket */
 			gid = strtonum(optarg, 1, INT_MAX, &errstr);
 			if (errstr != NULL)
-				child_usage(proc_name(id));
+				return (-1);
 			privdrop_group(gid);
 			break;
 		case 'i':
 			/* one gateway of several ("prefork") */
-			instance = strtonum(optarg, 0, ORCHD_PREFORK_MAX - 1,
-			    &errstr);
+			o->instance = strtonum(optarg, 0,
+			    ORCHD_PREFORK_MAX - 1, &errstr);
 			if (errstr != NULL || id != PROC_GATEWAY)
-				child_usage(proc_name(id));
+				return (-1);
+			break;
+		case 'n':
+			/* gatewayd -n: said by its main() already */
 			break;
 		case 'u':
-			if (privdrop_ids(optarg, &uid, &ugid) == -1)
-				child_usage(proc_name(id));
+			if (privdrop_ids(optarg, &o->uid, &o->gid) == -1)
+				return (-1);
 			ids = 1;
 			break;
 		case 'v':
-			verbose++;
+			o->verbose++;
 			break;
 		default:
-			child_usage(proc_name(id));
+			return (-1);
 		}
 	}
 	if (!ids || optind != argc)
-		child_usage(proc_name(id));
+		return (-1);
+	return (0);
+}
 
-	log_init(debug, LOG_DAEMON);
-	log_setverbose(verbose);
-	if (instance == -1)
+void
+child_start(struct privsep *ps, int argc, char *argv[],
+    enum privsep_procid id, const struct proc_handler *handlers,
+    size_t nhandlers, int privflags)
+{
+	static char		 title[32];
+	struct child_opts	 o;
+	uint32_t		 seed;
+
+	if (child_getopt(argc, argv, "c:df:g:i:u:v", id, &o) == -1)
+		child_usage(proc_name(id));
+	ps->file = o.file;
+
+	log_init(o.debug, LOG_DAEMON);
+	log_setverbose(o.verbose);
+	if (o.instance == -1)
 		strlcpy(title, proc_name(id), sizeof(title));
 	else
 		snprintf(title, sizeof(title), "%s %d", proc_name(id),
-		    instance);
-	ps->instance = instance == -1 ? 0 : instance;
+		    o.instance);
+	ps->instance = o.instance == -1 ? 0 : o.instance;
 	ps->title = title;
 	log_procinit(title);
 	proc_title(title);
@@ -124,7 +145,7 @@ child_start(struct privsep *ps, int argc, char *argv[],
 		fatalx("event_init");
 	if ((privflags & PRIVDROP_SOCKDIR) && ps->file != NULL)
 		privdrop_sockdir(ps->file);
-	privdrop(uid, ugid, root, privflags);
+	privdrop(o.uid, o.gid, o.root, privflags);
 	proc_child_init(ps, id, handlers, nhandlers);
 	proc_child_ready(ps);
 	log_debug("%s: started", title);

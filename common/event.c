@@ -20,38 +20,12 @@
 #include "util.h"
 #include "workload.h"
 
-static const char *const event_reasons[][2] = {
-	[RT_REASON_NONE] = { "none", "none" },
-	[RT_REASON_REQUEST] = { "request", "request" },
-	[RT_REASON_READY] = { "ready", "ready" },
-	[RT_REASON_START_FAILED] = { "start failed", "start_failed" },
-	[RT_REASON_EXITED] = { "exited", "exited" },
-	[RT_REASON_WAKE_TIMEOUT] = { "wake timeout", "wake_timeout" },
-	[RT_REASON_IDLE] = { "idle", "idle" },
-	[RT_REASON_OPERATOR] = { "operator", "operator" },
-	[RT_REASON_KEEP_WARM] = { "keep warm", "keep_warm" },
-	[RT_REASON_RESTORED] = { "restored", "restored" },
-	[RT_REASON_SHUTDOWN] = { "shutdown", "shutdown" },
-	[RT_REASON_REMOVED] = { "removed", "removed" },
-	[RT_REASON_REPLACED] = { "replaced", "replaced" }
-};
-
 static const char *const event_types[] = {
 	[EVENT_STATE] = "state",
 	[EVENT_RELOAD] = "reload",
 	[EVENT_EVICT] = "evict",
 	[EVENT_RESTART] = "restart"
 };
-
-/* as orchctl show workload prints it, or as the API's JSON has it */
-const char *
-event_reason_name(int reason, int json)
-{
-	if (reason < 0 || (size_t)reason >= nitems(event_reasons) ||
-	    event_reasons[reason][0] == NULL)
-		return ("unknown");
-	return (event_reasons[reason][json != 0]);
-}
 
 /* the SSE event name, and the JSON's "type" */
 const char *
@@ -142,7 +116,7 @@ event_text(const struct ctl_event *ev, char *buf, size_t len)
 		(void)snprintf(buf, len, "%s %s: %s -> %s (%s)%s%s%s%s", t,
 		    ev->name, workload_state_name(ev->from),
 		    workload_state_name(ev->to),
-		    event_reason_name(ev->reason, 0),
+		    workload_reason_name(ev->reason, 0),
 		    ev->msg[0] != '\0' ? ": " : "", ev->msg,
 		    ev->cause.kind != WAKE_NONE ? " by " : "",
 		    ev->cause.kind != WAKE_NONE ? cause_text(&ev->cause,
@@ -180,7 +154,7 @@ event_json(const struct ctl_event *ev)
 		    "workload", ev->name,
 		    "from", workload_state_name(ev->from),
 		    "to", workload_state_name(ev->to),
-		    "reason", event_reason_name(ev->reason, 1),
+		    "reason", workload_reason_name(ev->reason, 1),
 		    "message", ev->msg[0] != '\0' ? json_string(ev->msg) :
 		    json_null(),
 		    "cause", cause_json(&ev->cause)));

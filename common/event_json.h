@@ -19,7 +19,6 @@ int		 event_from_state(struct ctl_event *, const struct rt_state *);
 void		 event_reload(struct ctl_event *, int, int64_t);
 void		 event_sanitize(struct ctl_event *);
 const char	*event_type_name(int);
-const char	*event_reason_name(int, int);
 char		*event_text(const struct ctl_event *, char *, size_t);
 json_t		*event_json(const struct ctl_event *);
 

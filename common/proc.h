@@ -147,6 +147,19 @@ void		 child_start(struct privsep *, int, char *[],
 		    enum privsep_procid, const struct proc_handler *, size_t,
 		    int);
 
+/* the options child_start() reads, and gatewayd -n too */
+struct child_opts {
+	const char	*root;		/* -c: the directory to chroot to */
+	const char	*file;		/* -f */
+	uid_t		 uid;		/* -u uid:gid */
+	gid_t		 gid;
+	int		 debug;		/* -d */
+	int		 verbose;	/* -v, counted */
+	int		 instance;	/* -i, -1 if none */
+};
+int		 child_getopt(int, char *[], const char *,
+		    enum privsep_procid, struct child_opts *);
+
 /* parent side */
 pid_t		 proc_spawn(struct privsep *, enum privsep_procid, int,
 		    char *const []);

@@ -1,7 +1,8 @@
 /*
  * Clocks and timers, apart from the channels (proc.c) so that code that
  * only measures time or arms a timer needs nothing of the processes.
- * The monotonic clock: a step of the wall clock moves no deadline.
+ * The monotonic clock: a step of the wall clock moves no deadline; the
+ * wall clock only for times a person reads.
  */
 
 #include <sys/types.h>
@@ -33,6 +34,31 @@ monotime_ms(void)
 	struct timespec	 ts;
 
 	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		fatal("clock_gettime");
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/* in nanoseconds: durations well under a millisecond, a wake's wait */
+int64_t
+monotime_ns(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		fatal("clock_gettime");
+	return ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+}
+
+/*
+ * The wall clock in milliseconds: for what is shown or kept, the
+ * history, the events, the database's times; never for a deadline.
+ */
+int64_t
+walltime_ms(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
 		fatal("clock_gettime");
 	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 }

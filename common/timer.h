@@ -1,6 +1,7 @@
 /*
  * The clocks and timers every process uses: the monotonic clock in
- * seconds and milliseconds, a one-shot libevent timer in milliseconds,
+ * seconds, milliseconds and nanoseconds, the wall clock in milliseconds,
+ * a one-shot libevent timer in milliseconds,
  * and a timer allocated only while it is armed.
  */
 
@@ -17,6 +18,8 @@
 
 time_t		 monotime(void);
 int64_t		 monotime_ms(void);
+int64_t		 monotime_ns(void);
+int64_t		 walltime_ms(void);
 void		 evtimer_add_ms(struct event *, int64_t);
 void		 timer_arm(struct event **, void (*)(int, short, void *),
 		    void *, const struct timeval *);

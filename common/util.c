@@ -31,6 +31,35 @@ static const char *const state_names[] = {
 	[WL_FAILED] = "failed",
 };
 
+/*
+ * Why a workload changed state (enum rt_reason): as runtimed logs it and
+ * orchctl prints it, "start failed", and in JSON (the API, the events,
+ * orchctl -j), "start_failed".
+ */
+static const char *const reason_names[][2] = {
+	[RT_REASON_NONE] = { "none", "none" },
+	[RT_REASON_REQUEST] = { "request", "request" },
+	[RT_REASON_READY] = { "ready", "ready" },
+	[RT_REASON_START_FAILED] = { "start failed", "start_failed" },
+	[RT_REASON_EXITED] = { "exited", "exited" },
+	[RT_REASON_WAKE_TIMEOUT] = { "wake timeout", "wake_timeout" },
+	[RT_REASON_IDLE] = { "idle", "idle" },
+	[RT_REASON_OPERATOR] = { "operator", "operator" },
+	[RT_REASON_KEEP_WARM] = { "keep warm", "keep_warm" },
+	[RT_REASON_RESTORED] = { "restored", "restored" },
+	[RT_REASON_SHUTDOWN] = { "shutdown", "shutdown" },
+	[RT_REASON_REMOVED] = { "removed", "removed" },
+	[RT_REASON_OOM] = { "oom", "oom" },
+	[RT_REASON_DEPENDENCY] = { "dependency", "dependency" },
+	[RT_REASON_RESTART] = { "restart", "restart" },
+	[RT_REASON_UNHEALTHY] = { "unhealthy", "unhealthy" },
+	[RT_REASON_EXPIRED] = { "expired", "expired" },
+	[RT_REASON_REPLACED] = { "replaced", "replaced" },
+	[RT_REASON_BUDGET] = { "budget", "budget" },
+	[RT_REASON_PRESSURE] = { "pressure", "pressure" },
+	[RT_REASON_NO_ROOM] = { "no room", "no_room" }
+};
+
 const char *
 proc_name(enum privsep_procid id)
 {
@@ -45,6 +74,16 @@ workload_state_name(enum workload_state state)
 	if ((unsigned int)state >= nitems(state_names))
 		return ("unknown");
 	return (state_names[state]);
+}
+
+/* "start failed", or with json "start_failed"; "unknown" for none */
+const char *
+workload_reason_name(int reason, int json)
+{
+	if (reason < 0 || (size_t)reason >= nitems(reason_names) ||
+	    reason_names[reason][0] == NULL)
+		return ("unknown");
+	return (reason_names[reason][json != 0]);
 }
 
 /*

@@ -14,6 +14,7 @@
 
 const char	*proc_name(enum privsep_procid);
 const char	*workload_state_name(enum workload_state);
+const char	*workload_reason_name(int, int);
 void		 heap_trim(void);
 int		 instance_name_ok(const char *);
 int		 instance_name_default(char *, size_t);

@@ -520,12 +520,11 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		return (wl_fail(errbuf, len, "invalid name \"%s\": 1 to 63 "
 		    "letters, digits, '_', '.' or '-', starting with a letter "
 		    "or digit", wl->name));
-	if (wl->driver != DRIVER_PROCESS && wl->driver != DRIVER_DOCKER &&
-	    wl->driver != DRIVER_SWARM)
+	if (wl_word_name(wl_drivers, wl->driver) == NULL)
 		return (wl_fail(errbuf, len, "invalid driver"));
 	if (validate_swarm(wl, &total, errbuf, len) == -1)
 		return (-1);
-	if (wl->source != SOURCE_CONFIG && wl->source != SOURCE_API)
+	if (wl_word_name(wl_sources, wl->source) == NULL)
 		return (wl_fail(errbuf, len, "invalid source"));
 	/* one reached by its TCP listeners alone needs no host */
 	if (TAILQ_EMPTY(&wl->hosts) && TAILQ_EMPTY(&wl->listens))
@@ -561,7 +560,7 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 	if (docker) {
 		if (wl->image == NULL)
 			return (wl_fail(errbuf, len, "driver %s needs an image",
-			    wl->driver == DRIVER_SWARM ? "swarm" : "docker"));
+			    wl_word_name(wl_drivers, wl->driver)));
 	} else {
 		if (wl->command == NULL)
 			return (wl_fail(errbuf, len, "driver process needs a "
@@ -723,7 +722,7 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		return (wl_fail(errbuf, len, "invalid tunnel idle timeout"));
 	if (wl->server_timing < -1 || wl->server_timing > 1)
 		return (wl_fail(errbuf, len, "invalid server timing"));
-	if (wl->pull != -1 && workload_pull_name(wl->pull) == NULL)
+	if (wl->pull != -1 && wl_word_name(wl_pulls, wl->pull) == NULL)
 		return (wl_fail(errbuf, len, "invalid pull"));
 	if (wl->pull_timeout < -1 || wl->pull_timeout == 0)
 		return (wl_fail(errbuf, len, "pull timeout must be positive"));
@@ -738,32 +737,96 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 	return (0);
 }
 
-/* "missing", "always", "never"; NULL for none of them */
+/*
+ * The words of the settings that take one of a few, in the JSON form;
+ * orchd.conf, orchd -nv and orchctl say the same (on change says "next
+ * wake" in orchd.conf).  Each table ends with a NULL word; an error lists
+ * them in this order.
+ */
+const struct wl_word wl_drivers[] = {
+	{ "process", DRIVER_PROCESS },
+	{ "docker", DRIVER_DOCKER },
+	{ "swarm", DRIVER_SWARM },
+	{ NULL, 0 }
+};
+const struct wl_word wl_sources[] = {
+	{ "config", SOURCE_CONFIG },
+	{ "api", SOURCE_API },
+	{ NULL, 0 }
+};
+/* and NETWORK_NAMED, which is the network's own name */
+const struct wl_word wl_networks[] = {
+	{ "bridge", NETWORK_BRIDGE },
+	{ "host", NETWORK_HOST },
+	{ NULL, 0 }
+};
+const struct wl_word wl_healths[] = {
+	{ "tcp", HEALTH_TCP },
+	{ "path", HEALTH_PATH },
+	{ NULL, 0 }
+};
+const struct wl_word wl_pulls[] = {
+	{ "missing", PULL_MISSING },
+	{ "always", PULL_ALWAYS },
+	{ "never", PULL_NEVER },
+	{ NULL, 0 }
+};
+/* busy_fail_safe */
+const struct wl_word wl_busy_fails[] = {
+	{ "open", 0 },
+	{ "safe", 1 },
+	{ NULL, 0 }
+};
+/* upstream_h2c */
+const struct wl_word wl_upstreams[] = {
+	{ "h2c", 1 },
+	{ "http/1.1", 0 },
+	{ NULL, 0 }
+};
+const struct wl_word wl_on_changes[] = {
+	{ "restart", ON_CHANGE_RESTART },
+	{ "next_wake", ON_CHANGE_NEXT_WAKE },
+	{ NULL, 0 }
+};
+
+/* the word of a value; NULL for none */
 const char *
-workload_pull_name(int pull)
+wl_word_name(const struct wl_word *t, int value)
 {
-	switch (pull) {
-	case PULL_MISSING:
-		return ("missing");
-	case PULL_ALWAYS:
-		return ("always");
-	case PULL_NEVER:
-		return ("never");
-	default:
-		return (NULL);
-	}
+	for (; t->name != NULL; t++)
+		if (t->value == value)
+			return (t->name);
+	return (NULL);
 }
 
-/* the enum workload_pull of a name, -1 for none */
+/* the value of a word, in *value: 0; -1 for none */
 int
-workload_pull_parse(const char *s)
+wl_word_value(const struct wl_word *t, const char *s, int *value)
 {
-	int	 i;
-
-	for (i = PULL_MISSING; i <= PULL_NEVER; i++)
-		if (strcmp(s, workload_pull_name(i)) == 0)
-			return (i);
+	for (; t->name != NULL; t++)
+		if (strcmp(t->name, s) == 0) {
+			*value = t->value;
+			return (0);
+		}
 	return (-1);
+}
+
+/* "\"tcp\" or \"path\"", for an error; buf is cut to fit */
+const char *
+wl_word_list(const struct wl_word *t, char *buf, size_t len)
+{
+	size_t	 i;
+
+	buf[0] = '\0';
+	for (i = 0; t[i].name != NULL; i++) {
+		if (i > 0)
+			(void)strlcat(buf, t[i + 1].name == NULL ? " or " :
+			    ", ", len);
+		(void)strlcat(buf, "\"", len);
+		(void)strlcat(buf, t[i].name, len);
+		(void)strlcat(buf, "\"", len);
+	}
+	return (buf);
 }
 
 /*

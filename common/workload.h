@@ -172,8 +172,18 @@ int			 workload_validate(const struct workload_conf *,
 			    char *, size_t);
 int			 workload_diff(const struct workload_conf *,
 			    const struct workload_conf *, char *, size_t);
-const char		*workload_pull_name(int);
-int			 workload_pull_parse(const char *);
+/* a setting's words and their values (workload.c): wl_drivers, ... */
+struct wl_word {
+	const char	*name;
+	int		 value;
+};
+extern const struct wl_word wl_drivers[], wl_sources[], wl_networks[],
+			    wl_healths[], wl_pulls[], wl_busy_fails[],
+			    wl_upstreams[], wl_on_changes[];
+const char		*wl_word_name(const struct wl_word *, int);
+int			 wl_word_value(const struct wl_word *, const char *,
+			    int *);
+const char		*wl_word_list(const struct wl_word *, char *, size_t);
 uint16_t		 workload_upstream_port(const struct workload_conf *);
 int			 valid_network_name(const char *);
 int			 valid_text(const char *);

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,19 +68,6 @@ strlist_from_json(json_t *v, struct strlist *l)
 	return (0);
 }
 
-static const char *
-driver_name(enum workload_driver d)
-{
-	switch (d) {
-	case DRIVER_DOCKER:
-		return ("docker");
-	case DRIVER_SWARM:
-		return ("swarm");
-	default:
-		return ("process");
-	}
-}
-
 static int
 set_str(json_t *o, const char *key, const char *s)
 {
@@ -130,16 +118,16 @@ workload_to_json(const struct workload_conf *wl)
 		return (NULL);
 	r |= json_object_set_new(o, "name", json_string(wl->name));
 	r |= json_object_set_new(o, "driver",
-	    json_string(driver_name(wl->driver)));
+	    json_string(wl_word_name(wl_drivers, wl->driver)));
 	r |= json_object_set_new(o, "source",
-	    json_string(wl->source == SOURCE_API ? "api" : "config"));
+	    json_string(wl_word_name(wl_sources, wl->source)));
 	r |= set_strlist(o, "hosts", &wl->hosts);
 	r |= set_str(o, "command", wl->command);
 	r |= set_str(o, "image", wl->image);
 	r |= set_str(o, "runtime", wl->runtime);
 	r |= json_object_set_new(o, "network",
 	    json_string(wl->network == NETWORK_NAMED ? wl->netname :
-	    wl->network == NETWORK_HOST ? "host" : "bridge"));
+	    wl_word_name(wl_networks, wl->network)));
 	r |= set_strlist(o, "env", &wl->env);
 	/* only when set: most have none */
 	if (!TAILQ_EMPTY(&wl->depends))
@@ -162,14 +150,14 @@ workload_to_json(const struct workload_conf *wl)
 		r |= json_object_set_new(o, "publish",
 		    json_integer(wl->publish));
 	r |= json_object_set_new(o, "health",
-	    json_string(wl->health == HEALTH_PATH ? "path" : "tcp"));
+	    json_string(wl_word_name(wl_healths, wl->health)));
 	r |= set_str(o, "health_path", wl->health_path);
 	r |= set_str(o, "busy_path", wl->busy_path);
 	if (wl->busy_max != -1)
 		r |= json_object_set_new(o, "busy_max",
 		    json_integer(wl->busy_max));
 	if (wl->busy_fail_safe)
-		r |= json_object_set_new(o, "busy_fail", json_string("safe"));
+		r |= set_str(o, "busy_fail", wl_word_name(wl_busy_fails, 1));
 	if (wl->health_interval != -1)
 		r |= json_object_set_new(o, "health_interval",
 		    json_integer(wl->health_interval));
@@ -206,7 +194,7 @@ workload_to_json(const struct workload_conf *wl)
 		r |= json_object_set_new(o, "server_timing",
 		    json_boolean(wl->server_timing));
 	if (wl->pull != -1)
-		r |= set_str(o, "pull", workload_pull_name(wl->pull));
+		r |= set_str(o, "pull", wl_word_name(wl_pulls, wl->pull));
 	if (wl->pull_timeout != -1)
 		r |= json_object_set_new(o, "pull_timeout",
 		    json_integer(wl->pull_timeout));
@@ -220,10 +208,10 @@ workload_to_json(const struct workload_conf *wl)
 		r |= json_object_set_new(o, "expire_after",
 		    json_integer(wl->expire_after));
 	if (wl->upstream_h2c)
-		r |= json_object_set_new(o, "upstream", json_string("h2c"));
+		r |= set_str(o, "upstream", wl_word_name(wl_upstreams, 1));
 	if (wl->on_change != -1)
-		r |= set_str(o, "on_change", wl->on_change ==
-		    ON_CHANGE_RESTART ? "restart" : "next_wake");
+		r |= set_str(o, "on_change", wl_word_name(wl_on_changes,
+		    wl->on_change));
 	/* only when set: the API never may, and most never do */
 	if (!TAILQ_EMPTY(&wl->listens))
 		r |= set_strlist(o, "listen", &wl->listens);
@@ -240,8 +228,22 @@ workload_to_json(const struct workload_conf *wl)
  * workload by workload_validate().
  */
 
+/* how a field is read: most by their type, the rest by their own set() */
+enum jkind {
+	J_SET,			/* set() */
+	J_STRING,		/* char * */
+	J_STRLIST,		/* struct strlist */
+	J_BOOL,			/* int: true or false */
+	J_INT,			/* int, from min to max */
+	J_PORT,			/* uint16_t, from min to max */
+	J_DURATION		/* int64_t seconds; min 1: positive; max */
+};
+
 struct jfield {
 	const char	*name;
+	enum jkind	 kind;
+	size_t		 off;		/* in struct workload_conf */
+	int64_t		 min, max;	/* J_INT, J_PORT, J_DURATION */
 	int		(*set)(struct workload_conf *, const char *,
 			    json_t *, char *, size_t);
 };
@@ -274,6 +276,20 @@ j_strlist(const char *key, json_t *v, struct strlist *l, char *errbuf,
 	}
 }
 
+/* one of a table's words (workload.c), its value in *dst */
+static int
+j_word(const char *key, json_t *v, const struct wl_word *t, int *dst,
+    char *errbuf, size_t len)
+{
+	const char	*s = json_string_value(v);
+	char		 words[128];
+
+	if (s != NULL && wl_word_value(t, s, dst) == 0)
+		return (0);
+	return (wl_fail(errbuf, len, "field \"%s\": must be %s", key,
+	    wl_word_list(t, words, sizeof(words))));
+}
+
 static int
 j_name(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
@@ -286,18 +302,11 @@ static int
 j_driver(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
 {
-	const char	*s = json_string_value(v);
+	int	 d;
 
-	if (s != NULL && strcmp(s, "process") == 0)
-		wl->driver = DRIVER_PROCESS;
-	else if (s != NULL && strcmp(s, "docker") == 0)
-		wl->driver = DRIVER_DOCKER;
-	else if (s != NULL && strcmp(s, "swarm") == 0)
-		wl->driver = DRIVER_SWARM;
-	else
-		return (wl_fail(errbuf, len,
-		    "field \"%s\": must be \"process\", "
-		    "\"docker\" or \"swarm\"", key));
+	if (j_word(key, v, wl_drivers, &d, errbuf, len) == -1)
+		return (-1);
+	wl->driver = d;
 	return (0);
 }
 
@@ -305,15 +314,11 @@ static int
 j_source(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
 {
-	const char	*s = json_string_value(v);
+	int	 src;
 
-	if (s != NULL && strcmp(s, "config") == 0)
-		wl->source = SOURCE_CONFIG;
-	else if (s != NULL && strcmp(s, "api") == 0)
-		wl->source = SOURCE_API;
-	else
-		return (wl_fail(errbuf, len, "field \"%s\": must be \"config\" "
-		    "or \"api\"", key));
+	if (j_word(key, v, wl_sources, &src, errbuf, len) == -1)
+		return (-1);
+	wl->source = src;
 	return (0);
 }
 
@@ -323,13 +328,12 @@ j_network(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
 {
 	const char	*s = json_string_value(v);
+	int		 net;
 
 	free(wl->netname);
 	wl->netname = NULL;
-	if (s != NULL && strcmp(s, "bridge") == 0)
-		wl->network = NETWORK_BRIDGE;
-	else if (s != NULL && strcmp(s, "host") == 0)
-		wl->network = NETWORK_HOST;
+	if (s != NULL && wl_word_value(wl_networks, s, &net) == 0)
+		wl->network = net;
 	else if (s != NULL && valid_network_name(s)) {
 		if ((wl->netname = strdup(s)) == NULL)
 			return (wl_fail(errbuf, len, "out of memory"));
@@ -346,109 +350,20 @@ static int
 j_health(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
 {
-	const char	*s = json_string_value(v);
+	int	 h;
 
-	if (s != NULL && strcmp(s, "tcp") == 0)
-		wl->health = HEALTH_TCP;
-	else if (s != NULL && strcmp(s, "path") == 0)
-		wl->health = HEALTH_PATH;
-	else
-		return (wl_fail(errbuf, len, "field \"%s\": must be \"tcp\" or "
-		    "\"path\"", key));
+	if (j_word(key, v, wl_healths, &h, errbuf, len) == -1)
+		return (-1);
+	wl->health = h;
 	return (0);
-}
-
-static int
-j_hosts(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
-    size_t len)
-{
-	return (j_strlist(key, v, &wl->hosts, errbuf, len));
-}
-
-static int
-j_env(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
-    size_t len)
-{
-	return (j_strlist(key, v, &wl->env, errbuf, len));
-}
-
-static int
-j_depends_on(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
-{
-	return (j_strlist(key, v, &wl->depends, errbuf, len));
-}
-
-static int
-j_command(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
-    size_t len)
-{
-	return (j_string(key, v, &wl->command, errbuf, len));
-}
-
-static int
-j_image(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
-    size_t len)
-{
-	return (j_string(key, v, &wl->image, errbuf, len));
-}
-
-static int
-j_runtime(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
-    size_t len)
-{
-	return (j_string(key, v, &wl->runtime, errbuf, len));
-}
-
-static int
-j_user(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
-    size_t len)
-{
-	return (j_string(key, v, &wl->user, errbuf, len));
-}
-
-static int
-j_directory(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
-{
-	return (j_string(key, v, &wl->directory, errbuf, len));
-}
-
-static int
-j_address(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
-    size_t len)
-{
-	return (j_string(key, v, &wl->address, errbuf, len));
-}
-
-static int
-j_health_path(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
-{
-	return (j_string(key, v, &wl->health_path, errbuf, len));
-}
-
-static int
-j_busy_path(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
-{
-	return (j_string(key, v, &wl->busy_path, errbuf, len));
 }
 
 static int
 j_busy_fail(struct workload_conf *wl, const char *key, json_t *v,
     char *errbuf, size_t len)
 {
-	const char	*s = json_string_value(v);
-
-	if (s != NULL && strcmp(s, "open") == 0)
-		wl->busy_fail_safe = 0;
-	else if (s != NULL && strcmp(s, "safe") == 0)
-		wl->busy_fail_safe = 1;
-	else
-		return (wl_fail(errbuf, len, "field \"%s\": must be \"open\" "
-		    "or \"safe\"", key));
-	return (0);
+	return (j_word(key, v, wl_busy_fails, &wl->busy_fail_safe, errbuf,
+	    len));
 }
 
 static int
@@ -482,37 +397,9 @@ j_volumes(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 	    "{\"host\": PATH, \"container\": PATH}", key));
 }
 
-static int
-j_port(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
-    size_t len)
-{
-	json_int_t	 n;
-
-	if (!json_is_integer(v) || (n = json_integer_value(v)) < 1 ||
-	    n > 65535)
-		return (wl_fail(errbuf, len, "field \"%s\": must be an integer "
-		    "from 1 to 65535", key));
-	wl->port = (uint16_t)n;
-	return (0);
-}
-
-static int
-j_publish(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
-    size_t len)
-{
-	json_int_t	 n;
-
-	if (!json_is_integer(v) || (n = json_integer_value(v)) < 1 ||
-	    n > 65535)
-		return (wl_fail(errbuf, len, "field \"%s\": must be an integer "
-		    "from 1 to 65535", key));
-	wl->publish = (uint16_t)n;
-	return (0);
-}
-
 /* seconds as a number, or a string with a unit: "10m" */
 static int
-j_duration(const char *key, json_t *v, int64_t *dst, char *errbuf,
+j_seconds(const char *key, json_t *v, int64_t *dst, char *errbuf,
     size_t len)
 {
 	const char	*errstr;
@@ -537,68 +424,42 @@ j_duration(const char *key, json_t *v, int64_t *dst, char *errbuf,
 	    "or a string like \"10m\"", key));
 }
 
+/* a duration, then its bounds: 0 where it must be positive, a maximum */
 static int
-j_idle_timeout(struct workload_conf *wl, const char *key, json_t *v,
+j_duration(const struct jfield *f, const char *key, json_t *v, int64_t *dst,
     char *errbuf, size_t len)
 {
-	return (j_duration(key, v, &wl->idle_timeout, errbuf, len));
-}
-
-static int
-j_wake_timeout(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
-{
-	if (j_duration(key, v, &wl->wake_timeout, errbuf, len) == -1)
+	if (j_seconds(key, v, dst, errbuf, len) == -1)
 		return (-1);
-	if (wl->wake_timeout == 0)
+	if (f->min > 0 && *dst == 0)
 		return (wl_fail(errbuf, len, "field \"%s\": must be positive",
 		    key));
-	return (0);
-}
-
-/* 0 turns liveness off for this workload, whatever the global says */
-static int
-j_health_interval(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
-{
-	return (j_duration(key, v, &wl->health_interval, errbuf, len));
-}
-
-static int
-j_health_timeout(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
-{
-	if (j_duration(key, v, &wl->health_timeout, errbuf, len) == -1)
-		return (-1);
-	if (wl->health_timeout == 0)
-		return (wl_fail(errbuf, len, "field \"%s\": must be positive",
-		    key));
+	if (f->max > 0 && *dst > f->max)
+		return (wl_fail(errbuf, len, "field \"%s\": must be at most "
+		    "%llds", key, (long long)f->max));
 	return (0);
 }
 
 static int
-j_health_failures(struct workload_conf *wl, const char *key, json_t *v,
+j_bool(const char *key, json_t *v, int *dst, char *errbuf, size_t len)
+{
+	if (!json_is_boolean(v))
+		return (wl_fail(errbuf, len, "field \"%s\": must be true or "
+		    "false", key));
+	*dst = json_is_true(v);
+	return (0);
+}
+
+/* an integer from f->min to f->max, in n */
+static int
+j_int(const struct jfield *f, const char *key, json_t *v, json_int_t *n,
     char *errbuf, size_t len)
 {
-	json_int_t	 n;
-
-	if (!json_is_integer(v) || (n = json_integer_value(v)) < 1 ||
-	    n > WL_HEALTH_FAILURES_MAX)
+	if (!json_is_integer(v) || (*n = json_integer_value(v)) < f->min ||
+	    *n > f->max)
 		return (wl_fail(errbuf, len, "field \"%s\": must be an integer "
-		    "from 1 to %d", key, WL_HEALTH_FAILURES_MAX));
-	wl->health_failures = (int)n;
-	return (0);
-}
-
-static int
-j_busy_max(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
-{
-	if (j_duration(key, v, &wl->busy_max, errbuf, len) == -1)
-		return (-1);
-	if (wl->busy_max == 0)
-		return (wl_fail(errbuf, len, "field \"%s\": must be positive",
-		    key));
+		    "from %lld to %lld", key, (long long)f->min,
+		    (long long)f->max));
 	return (0);
 }
 
@@ -629,28 +490,6 @@ j_memory(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 }
 
 static int
-j_keep_warm(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
-{
-	if (!json_is_boolean(v))
-		return (wl_fail(errbuf, len, "field \"%s\": must be true or "
-		    "false", key));
-	wl->keep_warm = json_is_true(v);
-	return (0);
-}
-
-static int
-j_init(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
-    size_t len)
-{
-	if (!json_is_boolean(v))
-		return (wl_fail(errbuf, len, "field \"%s\": must be true or "
-		    "false", key));
-	wl->init = json_is_true(v);
-	return (0);
-}
-
-static int
 j_stop_signal(struct workload_conf *wl, const char *key, json_t *v,
     char *errbuf, size_t len)
 {
@@ -662,30 +501,6 @@ j_stop_signal(struct workload_conf *wl, const char *key, json_t *v,
 	if (parse_signal(json_string_value(v), &wl->stop_signal,
 	    &errstr) == -1)
 		return (wl_fail(errbuf, len, "field \"%s\": %s", key, errstr));
-	return (0);
-}
-
-static int
-j_stop_timeout(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
-{
-	if (j_duration(key, v, &wl->stop_timeout, errbuf, len) == -1)
-		return (-1);
-	if (wl->stop_timeout > WL_STOP_TIMEOUT_MAX)
-		return (wl_fail(errbuf, len, "field \"%s\": must be at most "
-		    "%ds", key, WL_STOP_TIMEOUT_MAX));
-	return (0);
-}
-
-/* orchd.conf's "allow root"; the parent's policy refuses it from the API */
-static int
-j_allow_root(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
-{
-	if (!json_is_boolean(v))
-		return (wl_fail(errbuf, len, "field \"%s\": must be true or "
-		    "false", key));
-	wl->allow_root = json_is_true(v);
 	return (0);
 }
 
@@ -741,73 +556,10 @@ j_ignore(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 }
 
 static int
-j_tunnel_idle(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
-{
-	return (j_duration(key, v, &wl->tunnel_idle, errbuf, len));
-}
-
-static int
-j_server_timing(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
-{
-	if (!json_is_boolean(v))
-		return (wl_fail(errbuf, len, "field \"%s\": must be true or "
-		    "false", key));
-	wl->server_timing = json_is_true(v);
-	return (0);
-}
-
-static int
 j_pull(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
     size_t len)
 {
-	const char	*s = json_string_value(v);
-
-	if (s == NULL || (wl->pull = workload_pull_parse(s)) == -1)
-		return (wl_fail(errbuf, len,
-		    "field \"%s\": must be \"missing\", "
-		    "\"always\" or \"never\"", key));
-	return (0);
-}
-
-static int
-j_pull_timeout(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
-{
-	if (j_duration(key, v, &wl->pull_timeout, errbuf, len) == -1)
-		return (-1);
-	if (wl->pull_timeout == 0)
-		return (wl_fail(errbuf, len, "field \"%s\": must be positive",
-		    key));
-	return (0);
-}
-
-static int
-j_replicas(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
-{
-	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
-	    json_integer_value(v) > WL_REPLICAS_MAX)
-		return (wl_fail(errbuf, len, "field \"%s\": must be an integer "
-		    "from 1 to %d", key, WL_REPLICAS_MAX));
-	wl->replicas = json_integer_value(v);
-	return (0);
-}
-
-static int
-j_constraints(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
-{
-	return (j_strlist(key, v, &wl->constraints, errbuf, len));
-}
-
-/* 0: never, as orchctl keep sets it */
-static int
-j_expire_after(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
-{
-	return (j_duration(key, v, &wl->expire_after, errbuf, len));
+	return (j_word(key, v, wl_pulls, &wl->pull, errbuf, len));
 }
 
 /* the protocol to the workload: HTTP/1.1, or cleartext HTTP/2 */
@@ -815,11 +567,13 @@ static int
 j_upstream(struct workload_conf *wl, const char *key, json_t *v,
     char *errbuf, size_t len)
 {
-	if (!json_is_string(v) || (strcmp(json_string_value(v), "h2c") != 0 &&
-	    strcmp(json_string_value(v), "http/1.1") != 0))
-		return (wl_fail(errbuf, len, "field \"%s\": \"h2c\" or "
-		    "\"http/1.1\"", key));
-	wl->upstream_h2c = strcmp(json_string_value(v), "h2c") == 0;
+	const char	*s = json_string_value(v);
+	char		 words[32];
+
+	if (s == NULL || wl_word_value(wl_upstreams, s,
+	    &wl->upstream_h2c) == -1)
+		return (wl_fail(errbuf, len, "field \"%s\": %s", key,
+		    wl_word_list(wl_upstreams, words, sizeof(words))));
 	return (0);
 }
 
@@ -830,71 +584,102 @@ j_on_change(struct workload_conf *wl, const char *key, json_t *v,
 {
 	const char	*s = json_string_value(v);
 
-	if (s != NULL && strcmp(s, "restart") == 0)
-		wl->on_change = ON_CHANGE_RESTART;
-	else if (s != NULL && (strcmp(s, "next_wake") == 0 ||
-	    strcmp(s, "next wake") == 0))
+	if (s != NULL && strcmp(s, "next wake") == 0) {
 		wl->on_change = ON_CHANGE_NEXT_WAKE;
-	else
-		return (wl_fail(errbuf, len,
-		    "field \"%s\": must be \"restart\" "
-		    "or \"next_wake\"", key));
-	return (0);
+		return (0);
+	}
+	return (j_word(key, v, wl_on_changes, &wl->on_change, errbuf, len));
 }
 
-/* ["127.0.0.1:5432"]: orchd.conf's; the parent's policy refuses it */
-static int
-j_listen(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
-    size_t len)
-{
-	return (j_strlist(key, v, &wl->listens, errbuf, len));
-}
+#define F(name, kind, field)	{ name, kind, \
+	offsetof(struct workload_conf, field), 0, 0, NULL }
+#define FN(name, kind, field, min, max)	{ name, kind, \
+	offsetof(struct workload_conf, field), min, max, NULL }
+#define FSET(name, set)		{ name, J_SET, 0, 0, 0, set }
 
 static const struct jfield jfields[] = {
-	{ "name",		j_name },
-	{ "driver",		j_driver },
-	{ "source",		j_source },
-	{ "hosts",		j_hosts },
-	{ "command",		j_command },
-	{ "image",		j_image },
-	{ "runtime",		j_runtime },
-	{ "network",		j_network },
-	{ "env",		j_env },
-	{ "depends_on",		j_depends_on },
-	{ "volumes",		j_volumes },
-	{ "user",		j_user },
-	{ "directory",		j_directory },
-	{ "address",		j_address },
-	{ "port",		j_port },
-	{ "publish",		j_publish },
-	{ "health",		j_health },
-	{ "health_path",	j_health_path },
-	{ "busy_path",		j_busy_path },
-	{ "busy_max",		j_busy_max },
-	{ "busy_fail",		j_busy_fail },
-	{ "health_interval",	j_health_interval },
-	{ "health_timeout",	j_health_timeout },
-	{ "health_failures",	j_health_failures },
-	{ "idle_timeout",	j_idle_timeout },
-	{ "wake_timeout",	j_wake_timeout },
-	{ "memory",		j_memory },
-	{ "keep_warm",		j_keep_warm },
-	{ "init",		j_init },
-	{ "stop_signal",	j_stop_signal },
-	{ "stop_timeout",	j_stop_timeout },
-	{ "allow_root",		j_allow_root },
-	{ "ignore",		j_ignore },
-	{ "tunnel_idle_timeout", j_tunnel_idle },
-	{ "server_timing",	j_server_timing },
-	{ "pull",		j_pull },
-	{ "pull_timeout",	j_pull_timeout },
-	{ "replicas",		j_replicas },
-	{ "constraints",	j_constraints },
-	{ "expire_after",	j_expire_after },
-	{ "upstream",		j_upstream },
-	{ "on_change",		j_on_change },
-	{ "listen",		j_listen },
+	FSET("name",		j_name),
+	FSET("driver",		j_driver),
+	FSET("source",		j_source),
+	F("hosts",		J_STRLIST, hosts),
+	F("command",		J_STRING, command),
+	F("image",		J_STRING, image),
+	F("runtime",		J_STRING, runtime),
+	FSET("network",		j_network),
+	F("env",		J_STRLIST, env),
+	F("depends_on",		J_STRLIST, depends),
+	FSET("volumes",		j_volumes),
+	F("user",		J_STRING, user),
+	F("directory",		J_STRING, directory),
+	F("address",		J_STRING, address),
+	FN("port",		J_PORT, port, 1, 65535),
+	FN("publish",		J_PORT, publish, 1, 65535),
+	FSET("health",		j_health),
+	F("health_path",	J_STRING, health_path),
+	F("busy_path",		J_STRING, busy_path),
+	FN("busy_max",		J_DURATION, busy_max, 1, 0),
+	FSET("busy_fail",	j_busy_fail),
+	/* 0 turns liveness off for this workload, whatever the global says */
+	F("health_interval",	J_DURATION, health_interval),
+	FN("health_timeout",	J_DURATION, health_timeout, 1, 0),
+	FN("health_failures",	J_INT, health_failures, 1,
+	    WL_HEALTH_FAILURES_MAX),
+	F("idle_timeout",	J_DURATION, idle_timeout),
+	FN("wake_timeout",	J_DURATION, wake_timeout, 1, 0),
+	FSET("memory",		j_memory),
+	F("keep_warm",		J_BOOL, keep_warm),
+	F("init",		J_BOOL, init),
+	FSET("stop_signal",	j_stop_signal),
+	FN("stop_timeout",	J_DURATION, stop_timeout, 0,
+	    WL_STOP_TIMEOUT_MAX),
+	/* orchd.conf's "allow root"; the parent's policy refuses it */
+	F("allow_root",		J_BOOL, allow_root),
+	FSET("ignore",		j_ignore),
+	F("tunnel_idle_timeout", J_DURATION, tunnel_idle),
+	F("server_timing",	J_BOOL, server_timing),
+	FSET("pull",		j_pull),
+	FN("pull_timeout",	J_DURATION, pull_timeout, 1, 0),
+	FN("replicas",		J_INT, replicas, 1, WL_REPLICAS_MAX),
+	F("constraints",	J_STRLIST, constraints),
+	/* 0: never, as orchctl keep sets it */
+	F("expire_after",	J_DURATION, expire_after),
+	FSET("upstream",	j_upstream),
+	FSET("on_change",	j_on_change),
+	/* ["127.0.0.1:5432"]: orchd.conf's; the parent's policy refuses it */
+	F("listen",		J_STRLIST, listens),
 };
+
+/* one field of the definition, by its row */
+static int
+j_field(const struct jfield *f, struct workload_conf *wl, const char *key,
+    json_t *v, char *errbuf, size_t len)
+{
+	char		*p = (char *)wl + f->off;
+	json_int_t	 n;
+
+	switch (f->kind) {
+	case J_STRING:
+		return (j_string(key, v, (char **)p, errbuf, len));
+	case J_STRLIST:
+		return (j_strlist(key, v, (struct strlist *)p, errbuf, len));
+	case J_BOOL:
+		return (j_bool(key, v, (int *)p, errbuf, len));
+	case J_INT:
+		if (j_int(f, key, v, &n, errbuf, len) == -1)
+			return (-1);
+		*(int *)p = (int)n;
+		return (0);
+	case J_PORT:
+		if (j_int(f, key, v, &n, errbuf, len) == -1)
+			return (-1);
+		*(uint16_t *)p = (uint16_t)n;
+		return (0);
+	case J_DURATION:
+		return (j_duration(f, key, v, (int64_t *)p, errbuf, len));
+	default:
+		return (f->set(wl, key, v, errbuf, len));
+	}
+}
 
 struct workload_conf *
 workload_from_json(const char *text, size_t textlen, char *errbuf,
@@ -943,7 +728,7 @@ workload_from_json(const char *text, size_t textlen, char *errbuf,
 			    valid_text(key) ? key : "?");
 			goto bad;
 		}
-		if (jfields[i].set(wl, key, v, errbuf, len) == -1)
+		if (j_field(&jfields[i], wl, key, v, errbuf, len) == -1)
 			goto bad;
 	}
 	if (workload_validate(wl, errbuf, len) == -1)

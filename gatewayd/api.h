@@ -95,7 +95,6 @@ json_t		*apij_action(const char *, int, int);
 char		*apij_error(const char *);
 int		 apij_keepwarm(const char *, size_t, int *, char *, size_t);
 int		 apij_time(int64_t, char *, size_t);
-const char	*apij_reason(int);
 
 /* prom.c: the Prometheus text format, version 0.0.4 */
 void		 prom_family(struct evbuffer *, const char *, const char *,

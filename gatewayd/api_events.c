@@ -28,6 +28,7 @@
 #include "log.h"
 #include "msg.h"
 #include "proc.h"
+#include "timer.h"
 #include "gateway.h"
 #include "api.h"
 #include "api_req.h"
@@ -101,14 +102,11 @@ api_events_recv_status(struct imsgev *iev, struct imsg *imsg)
 {
 	struct cfg_status	 cs;
 	struct ctl_event	 ev;
-	struct timespec		 ts;
 	int64_t			 ms;
 
 	metrics_recv_status(iev, imsg);
 	(void)imsg_get_data(imsg, &cs, sizeof(cs));
-	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
-		fatal("clock_gettime");
-	ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	ms = walltime_ms();
 	event_reload(&ev, cs.reload_ok, cs.reload_ok && cs.reload_ms > 0 ?
 	    cs.reload_ms : ms);
 	api_events_emit(&ev);

@@ -19,39 +19,6 @@
 #include "util.h"
 #include "workload.h"
 
-static const char *const api_reasons[] = {
-	[RT_REASON_NONE] = "none",
-	[RT_REASON_REQUEST] = "request",
-	[RT_REASON_READY] = "ready",
-	[RT_REASON_START_FAILED] = "start_failed",
-	[RT_REASON_EXITED] = "exited",
-	[RT_REASON_WAKE_TIMEOUT] = "wake_timeout",
-	[RT_REASON_IDLE] = "idle",
-	[RT_REASON_OPERATOR] = "operator",
-	[RT_REASON_KEEP_WARM] = "keep_warm",
-	[RT_REASON_RESTORED] = "restored",
-	[RT_REASON_SHUTDOWN] = "shutdown",
-	[RT_REASON_REMOVED] = "removed",
-	[RT_REASON_OOM] = "oom",
-	[RT_REASON_DEPENDENCY] = "dependency",
-	[RT_REASON_RESTART] = "restart",
-	[RT_REASON_UNHEALTHY] = "unhealthy",
-	[RT_REASON_EXPIRED] = "expired",
-	[RT_REASON_REPLACED] = "replaced",
-	[RT_REASON_BUDGET] = "budget",
-	[RT_REASON_PRESSURE] = "pressure",
-	[RT_REASON_NO_ROOM] = "no_room"
-};
-
-const char *
-apij_reason(int reason)
-{
-	if (reason < 0 || (size_t)reason >= nitems(api_reasons) ||
-	    api_reasons[reason] == NULL)
-		return ("unknown");
-	return (api_reasons[reason]);
-}
-
 /* "2024-05-01T12:00:00Z"; -1 for a time that is not one (0: never) */
 int
 apij_time(int64_t t, char *buf, size_t len)
@@ -173,7 +140,7 @@ apij_transition(const struct ctl_transition *ct)
 	    "time", time_or_null(ct->time),
 	    "from", workload_state_name(ct->from),
 	    "to", workload_state_name(ct->to),
-	    "reason", apij_reason(ct->reason));
+	    "reason", workload_reason_name(ct->reason, 1));
 	/* a wake: what caused it */
 	if (o != NULL && ct->cause.kind != WAKE_NONE &&
 	    json_object_set_new(o, "cause", cause_json(&ct->cause)) == -1) {

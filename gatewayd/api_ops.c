@@ -66,7 +66,6 @@ api_workload_json(const struct gw_workload *wl, const struct ctl_workload *cw)
 {
 	const struct cfg_generation	*gen = cfg_current();
 	struct ctl_workload		 m;
-	struct timespec			 ts;
 	json_t				*o;
 	int64_t				 left;
 
@@ -83,10 +82,8 @@ api_workload_json(const struct gw_workload *wl, const struct ctl_workload *cw)
 	m.backoff_until = 0;
 	if (wl->backoff_end != 0 && (wl->state == WL_FAILED ||
 	    wl->state == WL_ASLEEP) &&
-	    (left = wl->backoff_end - monotime_ms()) > 0 &&
-	    clock_gettime(CLOCK_REALTIME, &ts) == 0)
-		m.backoff_until = ((int64_t)ts.tv_sec * 1000 +
-		    ts.tv_nsec / 1000000 + left + 999) / 1000;
+	    (left = wl->backoff_end - monotime_ms()) > 0)
+		m.backoff_until = (walltime_ms() + left + 999) / 1000;
 	if ((o = apij_workload(wl->conf, &m, gen->global.idle_timeout,
 	    gen->global.wake_timeout)) == NULL)
 		return (NULL);

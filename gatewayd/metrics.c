@@ -177,17 +177,6 @@ metrics_unknown_host(void)
 	metrics_unknown_hosts++;
 }
 
-/* the precise clock, for durations well under the coarse one's tick */
-static int64_t
-metrics_now_ns(void)
-{
-	struct timespec	 ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
-		fatal("clock_gettime");
-	return ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
-}
-
 /*
  * A request was routed to c->wl (its head read): its time starts, and
  * the bytes read for it so far are its workload's, as is what the
@@ -204,7 +193,7 @@ metrics_route(struct gw_conn *c)
 		counts(c->wl)->rx_bytes += c->rx_pending;
 		c->rx_pending = 0;
 	}
-	c->req_ns = metrics_now_ns();
+	c->req_ns = monotime_ns();
 }
 
 /*
@@ -220,7 +209,7 @@ metrics_request_end(struct gw_conn *c)
 
 	if (c->req_ns == 0)
 		return;
-	ns = metrics_now_ns() - c->req_ns;
+	ns = monotime_ns() - c->req_ns;
 	c->req_ns = 0;
 	if (c->routed || c->wl == NULL)
 		return;		/* never answered */

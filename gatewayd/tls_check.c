@@ -295,39 +295,17 @@ __dead void
 tls_check_main(int argc, char *argv[])
 {
 	struct tls_check_hdr	 h;
-	const char		*root = NULL;
-	uid_t			 uid = 0;
-	gid_t			 gid = 0;
-	int			 ch, debug = 0, ids = 0;
+	struct child_opts	 o;
 
-	while ((ch = getopt(argc, argv, "c:dnu:")) != -1) {
-		switch (ch) {
-		case 'c':
-			root = optarg;
-			break;
-		case 'd':
-			debug = 1;
-			break;
-		case 'n':
-			break;
-		case 'u':
-			if (privdrop_ids(optarg, &uid, &gid) == -1)
-				check_usage();
-			ids = 1;
-			break;
-		default:
-			check_usage();
-		}
-	}
-	if (!ids || optind != argc)
+	if (child_getopt(argc, argv, "c:dnu:", PROC_GATEWAY, &o) == -1)
 		check_usage();
 
-	log_init(debug, LOG_DAEMON);
+	log_init(o.debug, LOG_DAEMON);
 	log_procinit("gateway -n");
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
-	privdrop(uid, gid, root, PRIVDROP_NONET);
+	privdrop(o.uid, o.gid, o.root, PRIVDROP_NONET);
 	sandbox_enter("gateway -n", SB_STDIO);
 
 	while (read_all(&h, sizeof(h)) == 1)

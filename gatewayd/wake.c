@@ -67,17 +67,6 @@
 #include "gateway.h"
 #include "metrics.h"
 
-/* the precise clock, only where a request waits for a wake */
-static int64_t
-wake_now_ns(void)
-{
-	struct timespec	 ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
-		fatal("clock_gettime");
-	return ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
-}
-
 /*
  * The client: the connection's peer, or behind a trusted proxy the last
  * address of its X-Forwarded-For, the one that proxy saw.
@@ -228,7 +217,7 @@ wake_park(struct gw_conn *c)
 		return;
 	}
 	c->state = CONN_PARKED;
-	c->park_ns = wake_now_ns();
+	c->park_ns = monotime_ns();
 	accesslog_park(c);
 	TAILQ_INSERT_TAIL(&wl->parked, c, entry);
 	wl->nparked++;
@@ -281,7 +270,7 @@ wake_refused(struct gw_conn *c)
 	c->refused = 1;
 	c->state = CONN_PARKED;
 	/* held for a wake as a parked request is: Server-Timing, the log */
-	c->park_ns = wake_now_ns();
+	c->park_ns = monotime_ns();
 	accesslog_park(c);
 	TAILQ_INSERT_TAIL(&wl->parked, c, entry);
 	wl->nparked++;
@@ -357,7 +346,7 @@ static void
 wake_resume(struct gw_workload *wl)
 {
 	struct gw_conn	*c;
-	int64_t		 now = wake_now_ns();
+	int64_t		 now = monotime_ns();
 
 	while ((c = TAILQ_FIRST(&wl->parked)) != NULL) {
 		wake_unpark(c);

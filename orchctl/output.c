@@ -94,9 +94,7 @@ static const char *fmt_ago(int64_t, char *, size_t);
 static const char *fmt_left(int64_t, char *, size_t);
 static const char *fmt_ms(int64_t, char *, size_t);
 static const char *fmt_bytes(int64_t, char *, size_t);
-static const char *driver_name(int32_t);
-static const char *source_name(int32_t);
-static const char *reason_name(int32_t, int);
+static const char *word_name(const struct wl_word *, int32_t);
 static const char *fmt_idle(const struct ctl_workload *, int, char *,
 		    size_t);
 static void	 table_start(const char *, ...);
@@ -373,63 +371,13 @@ fmt_bytes(int64_t bytes, char *buf, size_t len)
 	return (buf);
 }
 
+/* "process", "docker", "swarm"; "config" or "api": the definition's */
 static const char *
-driver_name(int32_t driver)
+word_name(const struct wl_word *t, int32_t value)
 {
-	switch (driver) {
-	case DRIVER_PROCESS:
-		return ("process");
-	case DRIVER_DOCKER:
-		return ("docker");
-	default:
-		return ("unknown");
-	}
-}
+	const char	*s;
 
-static const char *
-source_name(int32_t source)
-{
-	switch (source) {
-	case SOURCE_CONFIG:
-		return ("config");
-	case SOURCE_API:
-		return ("api");
-	default:
-		return ("unknown");
-	}
-}
-
-/* Why a workload changed state: "start failed", or "start_failed". */
-static const char *
-reason_name(int32_t reason, int json)
-{
-	static const char *const names[][2] = {
-		[RT_REASON_NONE] = { "none", "none" },
-		[RT_REASON_REQUEST] = { "request", "request" },
-		[RT_REASON_READY] = { "ready", "ready" },
-		[RT_REASON_START_FAILED] = { "start failed", "start_failed" },
-		[RT_REASON_EXITED] = { "exited", "exited" },
-		[RT_REASON_WAKE_TIMEOUT] = { "wake timeout", "wake_timeout" },
-		[RT_REASON_IDLE] = { "idle", "idle" },
-		[RT_REASON_OPERATOR] = { "operator", "operator" },
-		[RT_REASON_KEEP_WARM] = { "keep warm", "keep_warm" },
-		[RT_REASON_RESTORED] = { "restored", "restored" },
-		[RT_REASON_SHUTDOWN] = { "shutdown", "shutdown" },
-		[RT_REASON_REMOVED] = { "removed", "removed" },
-		[RT_REASON_OOM] = { "oom", "oom" },
-		[RT_REASON_DEPENDENCY] = { "dependency", "dependency" },
-		[RT_REASON_RESTART] = { "restart", "restart" },
-		[RT_REASON_UNHEALTHY] = { "unhealthy", "unhealthy" },
-		[RT_REASON_EXPIRED] = { "expired", "expired" },
-		[RT_REASON_REPLACED] = { "replaced", "replaced" },
-		[RT_REASON_BUDGET] = { "budget", "budget" },
-		[RT_REASON_PRESSURE] = { "pressure", "pressure" },
-		[RT_REASON_NO_ROOM] = { "no room", "no_room" }
-	};
-
-	if (reason < 0 || (size_t)reason >= nitems(names))
-		return ("unknown");
-	return (names[reason][json != 0]);
+	return ((s = wl_word_name(t, value)) != NULL ? s : "unknown");
 }
 
 /*
@@ -459,10 +407,11 @@ fmt_failure(const struct ctl_workload *cw, char *buf, size_t len)
 	if (cw->state != WL_FAILED)
 		(void)snprintf(buf, len, "-");
 	else if (cw->msg[0] == '\0')
-		(void)snprintf(buf, len, "%s", reason_name(cw->reason, 0));
+		(void)snprintf(buf, len, "%s",
+		    workload_reason_name(cw->reason, 0));
 	else
-		(void)snprintf(buf, len, "%s: %s", reason_name(cw->reason, 0),
-		    cw->msg);
+		(void)snprintf(buf, len, "%s: %s",
+		    workload_reason_name(cw->reason, 0), cw->msg);
 	return (buf);
 }
 
@@ -517,7 +466,7 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 		    "*" : "");
 		if (cw->drift[0] != '\0')
 			drifted++;
-		table_row(cw->name, state, driver_name(cw->driver),
+		table_row(cw->name, state, word_name(wl_drivers, cw->driver),
 		    fmt_bytes(cw->memory, mem, sizeof(mem)),
 		    cw->keep_warm ? "yes" : "no",
 		    fmt_idle(cw, 0, idle, sizeof(idle)),
@@ -532,11 +481,12 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	printf(DETAIL_FMT, "name:", cw->name);
 	printf(DETAIL_FMT, "state:", workload_state_name(cw->state));
 	if (cw->state == WL_FAILED)
-		printf(DETAIL_FMT, "reason:", reason_name(cw->reason, 0));
+		printf(DETAIL_FMT, "reason:",
+		    workload_reason_name(cw->reason, 0));
 	if (cw->msg[0] != '\0')
 		printf(DETAIL_FMT, "last failure:", cw->msg);
-	printf(DETAIL_FMT, "driver:", driver_name(cw->driver));
-	printf(DETAIL_FMT, "source:", source_name(cw->source));
+	printf(DETAIL_FMT, "driver:", word_name(wl_drivers, cw->driver));
+	printf(DETAIL_FMT, "source:", word_name(wl_sources, cw->source));
 	printf(DETAIL_FMT, "hosts:", cw->hosts[0] != '\0' ? cw->hosts : "-");
 	if (cw->listens[0] != '\0')
 		printf(DETAIL_FMT, "listen on:", cw->listens);
@@ -608,7 +558,8 @@ show_transition(const struct parse_result *res,
 		    "MESSAGE");
 	table_row(fmt_time(ct->time, t, sizeof(t)),
 	    workload_state_name(ct->from), workload_state_name(ct->to),
-	    reason_name(ct->reason, 0), transition_msg(ct, buf, sizeof(buf)));
+	    workload_reason_name(ct->reason, 0),
+	    transition_msg(ct, buf, sizeof(buf)));
 }
 
 static void
@@ -1083,9 +1034,9 @@ json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	    "s:o, s:o, s:I, s:o, s:o}",
 	    "name", cw->name,
 	    "state", workload_state_name(cw->state),
-	    "reason", reason_name(cw->reason, 1),
-	    "driver", driver_name(cw->driver),
-	    "source", source_name(cw->source),
+	    "reason", workload_reason_name(cw->reason, 1),
+	    "driver", word_name(wl_drivers, cw->driver),
+	    "source", word_name(wl_sources, cw->source),
 	    "hosts", hosts,
 	    "listen", listens,
 	    "keep_warm", cw->keep_warm != 0,
@@ -1139,7 +1090,7 @@ json_transition(const struct parse_result *res,
 	    "time", json_time(ct->time),
 	    "from", workload_state_name(ct->from),
 	    "to", workload_state_name(ct->to),
-	    "reason", reason_name(ct->reason, 1),
+	    "reason", workload_reason_name(ct->reason, 1),
 	    "message", ct->msg[0] != '\0' ? json_string(ct->msg) :
 	    json_null(),
 	    "cause", cause_json(&ct->cause)));

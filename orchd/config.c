@@ -29,6 +29,7 @@
 #include "orchd.h"
 #include "parent.h"
 #include "proc.h"
+#include "timer.h"
 #include "units.h"
 #include "util.h"
 #include "workload.h"
@@ -461,19 +462,16 @@ config_recv_done(struct imsgev *iev, struct imsg *imsg)
 void
 config_status(struct orchd *env, int ok)
 {
-	struct timespec		 ts;
 	struct ctl_event	 ev;
+	int64_t			 now = walltime_ms();
 
-	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
-		fatal("clock_gettime");
 	env->status.reload_ok = ok;
 	if (ok)
-		env->status.reload_ms = (int64_t)ts.tv_sec * 1000 +
-		    ts.tv_nsec / 1000000;
+		env->status.reload_ms = now;
 	if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_CFG_STATUS, 0, -1,
 	    &env->status, sizeof(env->status)) == -1)
 		log_warn("%s: compose", __func__);
 	/* and orchctl monitor; the gateways make their own of the above */
-	event_reload(&ev, ok, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+	event_reload(&ev, ok, now);
 	control_event(&ev);
 }

@@ -1092,11 +1092,8 @@ wlopt		: HOST STRING			{
 				YYERROR;
 			}
 			wl_seen |= SEEN_BUSYFAIL;
-			if (strcmp($3, "safe") == 0)
-				wl->busy_fail_safe = 1;
-			else if (strcmp($3, "open") == 0)
-				wl->busy_fail_safe = 0;
-			else {
+			if (wl_word_value(wl_busy_fails, $3,
+			    &wl->busy_fail_safe) == -1) {
 				yyerror("busy fail \"%s\": open or safe", $3);
 				YYERROR;
 			}
@@ -2561,7 +2558,7 @@ pull_set(int *dst, const char *s)
 		yyerror("pull already set");
 		return (-1);
 	}
-	if ((pull = workload_pull_parse(s)) == -1) {
+	if (wl_word_value(wl_pulls, s, &pull) == -1) {
 		yyerror("pull \"%s\": missing, always or never", s);
 		return (-1);
 	}

@@ -194,7 +194,7 @@ print_pull(FILE *fp, const struct orchd_conf *conf)
 {
 	const char	*pull;
 
-	if ((pull = workload_pull_name(conf->pull)) == NULL) {
+	if ((pull = wl_word_name(wl_pulls, conf->pull)) == NULL) {
 		log_warnx("%s: pull %d", __func__, conf->pull);
 		pc_errors++;
 	} else
@@ -494,14 +494,14 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 	const struct strentry		*e;
 	const struct volume		*v;
 	const struct keypair_conf	*kp;
-	const char			*sig;
+	const char			*sig, *pull;
 	int				 docker;
 
 	docker = wl->driver != DRIVER_PROCESS;
 	fputs("\nworkload ", fp);
 	print_string(fp, wl->name);
-	fprintf(fp, " {\n\tdriver %s\n", wl->driver == DRIVER_SWARM ?
-	    "swarm" : docker ? "docker" : "process");
+	fprintf(fp, " {\n\tdriver %s\n", wl_word_name(wl_drivers,
+	    wl->driver));
 	if (wl->driver == DRIVER_SWARM)
 		fprintf(fp, "\treplicas %d\n", wl->replicas);
 	TAILQ_FOREACH(e, &wl->constraints, entry)
@@ -516,8 +516,8 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 	if (docker && wl->network == NETWORK_NAMED)
 		print_wlstring(fp, "network", wl->netname);
 	else if (docker)
-		fprintf(fp, "\tnetwork %s\n", wl->network == NETWORK_HOST ?
-		    "host" : "bridge");
+		fprintf(fp, "\tnetwork %s\n", wl_word_name(wl_networks,
+		    wl->network));
 	TAILQ_FOREACH(e, &wl->env, entry)
 		print_wlstring(fp, "env", e->str);
 	TAILQ_FOREACH(v, &wl->volumes, entry) {
@@ -602,15 +602,16 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 		fprintf(fp, "\tinit %s\n", wl->init ? "yes" : "no");
 	else if (docker)
 		fputs("\t# init yes, the default\n", fp);
-	if (docker && wl->pull != -1 && workload_pull_name(wl->pull) != NULL)
-		fprintf(fp, "\tpull %s\n", workload_pull_name(wl->pull));
+	pull = wl_word_name(wl_pulls, wl->pull);
+	if (docker && wl->pull != -1 && pull != NULL)
+		fprintf(fp, "\tpull %s\n", pull);
 	else if (docker && wl->pull != -1) {
 		log_warnx("%s: workload %s: pull %d", __func__, wl->name,
 		    wl->pull);
 		pc_errors++;
 	} else if (docker)
 		fprintf(fp, "\t# pull %s, the global setting\n",
-		    workload_pull_name(conf->pull));
+		    wl_word_name(wl_pulls, conf->pull));
 	if (docker)
 		print_wlduration(fp, "pull timeout", wl->pull_timeout,
 		    conf->pull_timeout, "the global setting");

@@ -616,11 +616,9 @@ budget_recv_activity(struct imsgev *iev, struct imsg *imsg)
 	uint32_t		 bit = 1U << iev->instance;
 	int			 freed = 0;
 
-	if (len % sizeof(act) != 0)
-		fatalx("%s: activity of %zu bytes", __func__, len);
+	/* whole records, each name terminated: the row (runtimed.c) */
 	for (off = 0; off < len; off += sizeof(act)) {
 		memcpy(&act, p + off, sizeof(act));
-		act.name[sizeof(act.name) - 1] = '\0';
 		if ((wl = lifecycle_find(act.name)) == NULL)
 			continue;
 		if (act.last_seen > wl->last_used)

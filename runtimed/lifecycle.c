@@ -91,38 +91,6 @@ rt_workload_cmp(struct rt_workload *a, struct rt_workload *b)
 }
 RB_GENERATE(rt_workloads, rt_workload, entry, rt_workload_cmp);
 
-static const char *
-reason_name(enum rt_reason reason)
-{
-	static const char *const names[] = {
-		[RT_REASON_NONE] = "none",
-		[RT_REASON_REQUEST] = "request",
-		[RT_REASON_READY] = "ready",
-		[RT_REASON_START_FAILED] = "start failed",
-		[RT_REASON_EXITED] = "exited",
-		[RT_REASON_WAKE_TIMEOUT] = "wake timeout",
-		[RT_REASON_IDLE] = "idle",
-		[RT_REASON_OPERATOR] = "operator",
-		[RT_REASON_KEEP_WARM] = "keep warm",
-		[RT_REASON_RESTORED] = "restored",
-		[RT_REASON_SHUTDOWN] = "shutdown",
-		[RT_REASON_REMOVED] = "removed",
-		[RT_REASON_OOM] = "oom",
-		[RT_REASON_DEPENDENCY] = "dependency",
-		[RT_REASON_RESTART] = "restart",
-		[RT_REASON_UNHEALTHY] = "unhealthy",
-		[RT_REASON_EXPIRED] = "expired",
-		[RT_REASON_REPLACED] = "replaced",
-		[RT_REASON_BUDGET] = "budget",
-		[RT_REASON_PRESSURE] = "pressure",
-		[RT_REASON_NO_ROOM] = "no room"
-	};
-
-	if ((unsigned int)reason >= nitems(names) || names[reason] == NULL)
-		return ("unknown");
-	return (names[reason]);
-}
-
 /* "exited with status 1", "killed by signal 9" */
 static void
 exit_msg(int status, char *buf, size_t len)
@@ -138,12 +106,8 @@ exit_msg(int status, char *buf, size_t len)
 static void
 since_now(struct rt_workload *wl)
 {
-	struct timespec	 ts;
-
-	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
-		fatal("clock_gettime");
-	wl->since = ts.tv_sec;
-	wl->since_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	wl->since_ms = walltime_ms();
+	wl->since = wl->since_ms / 1000;
 }
 
 static void
@@ -200,13 +164,14 @@ state_set(struct rt_workload *wl, enum workload_state state,
 	    wl->cause.kind != WAKE_DEPENDENCY)
 		log_info("workload %s: %s -> %s (%s) by %s", wl->name,
 		    workload_state_name(wl->state), workload_state_name(state),
-		    reason_name(reason), cause_text(&wl->cause, cause,
-		    sizeof(cause)));
+		    workload_reason_name(reason, 0),
+		    cause_text(&wl->cause, cause, sizeof(cause)));
 	else
 		log_info("workload %s: %s -> %s (%s%s%s)", wl->name,
 		    workload_state_name(wl->state), workload_state_name(state),
-		    reason_name(reason), msg != NULL && *msg != '\0' ?
-		    ": " : "", msg != NULL ? msg : "");
+		    workload_reason_name(reason, 0),
+		    msg != NULL && *msg != '\0' ? ": " : "",
+		    msg != NULL ? msg : "");
 	wl->state = state;
 	since_now(wl);
 	/* nothing runs: nothing drifts */
@@ -497,8 +462,9 @@ deps_notify(struct rt_workload *d, enum rt_reason reason, const char *msg)
 			deps_ready(w);
 			break;
 		case WL_FAILED:
-			deps_fail(w, d->name, reason == RT_REASON_DEPENDENCY &&
-			    msg != NULL ? msg : reason_name(reason));
+			deps_fail(w, d->name,
+			    reason == RT_REASON_DEPENDENCY && msg != NULL ?
+			    msg : workload_reason_name(reason, 0));
 			break;
 		case WL_ASLEEP:
 			/* its wake, queued behind its stop, is next */

@@ -98,8 +98,8 @@ static const struct proc_handler runtime_handlers[] = {
 	{ IMSG_RT_PURGE, sizeof(struct rt_purge), PROC_FROM(PROC_PARENT),
 	    docker_recv_purge, PROC_NAME(struct rt_purge) },
 	/* the memory budget (budget.c) */
-	{ IMSG_GW_ACTIVITY, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY),
-	    budget_recv_activity },
+	{ IMSG_GW_ACTIVITY, sizeof(struct gw_activity), PROC_FROM(PROC_GATEWAY),
+	    budget_recv_activity, PROC_RECORDS, PROC_NAME(struct gw_activity) },
 	{ IMSG_ST_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_PARENT),
 	    budget_recv_memory, PROC_NAME(struct rt_memory) },
 	{ IMSG_REAP_PRESSURE, sizeof(struct reap_pressure),

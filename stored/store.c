@@ -183,16 +183,6 @@ static const struct proc_handler store_handlers[] = {
 };
 PROC_TABLE_END
 
-static int64_t
-store_now_ms(void)
-{
-	struct timespec	 ts;
-
-	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
-		fatal("clock_gettime");
-	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-}
-
 /*
  * A failed write that is not held (the configuration's, the API's, which
  * the parent hears of) is logged; a file gone bad would lose every later
@@ -425,7 +415,7 @@ backoff_note(const struct rt_state *st)
 		store_nbackoffs++;
 	}
 	/* to the second after it ends, as the gateway's Retry-After */
-	b->until = (store_now_ms() + st->backoff_ms + 999) / 1000;
+	b->until = (walltime_ms() + st->backoff_ms + 999) / 1000;
 }
 
 /* show workloads: the end of its backoff, if it is not over */
@@ -688,7 +678,7 @@ store_show_stats(struct imsgev *iev, struct imsg *imsg)
 	memset(&sa, 0, sizeof(sa));
 	sa.a.iev = iev;
 	sa.a.peerid = imsg_get_id(imsg);
-	if (store_db_stats(store_db, store_now_ms(), reply_stats, &sa) == -1)
+	if (store_db_stats(store_db, walltime_ms(), reply_stats, &sa) == -1)
 		store_failed("show stats");
 	(void)reply(&sa.a, IMSG_CTL_END, NULL, 0);
 }
@@ -764,7 +754,7 @@ store_api_put(struct imsgev *iev, struct imsg *imsg)
 	/* what came before it first: a held write must not outlive it */
 	(void)held_flush();
 	api_stored(iev, imsg_get_id(imsg), store_db_api_put(store_db, wc,
-	    store_now_ms()) == 0, "create");
+	    walltime_ms()) == 0, "create");
 	workload_free(wc);
 }
 
@@ -791,7 +781,7 @@ store_api_expire(struct imsgev *iev, struct imsg *imsg)
 	    (long long)re.secs);
 	(void)held_flush();
 	api_stored(iev, imsg_get_id(imsg), store_db_api_expire(store_db,
-	    re.name, msg, store_now_ms()) != -1, "expire");
+	    re.name, msg, walltime_ms()) != -1, "expire");
 }
 
 /*
@@ -873,7 +863,7 @@ store_apply(struct privsep *ps, struct cfg_generation *gen,
 {
 	/* the held writes of the workloads it may remove first */
 	(void)held_flush();
-	if (store_db_sync(store_db, &gen->workloads, store_now_ms()) == -1)
+	if (store_db_sync(store_db, &gen->workloads, walltime_ms()) == -1)
 		store_failed("configuration");
 	if (!store_restored)
 		store_restore(gen);

@@ -29,6 +29,7 @@
 #include "compat.h"
 #include "msg.h"
 #include "store_db.h"
+#include "timer.h"
 #include "util.h"
 #include "workload.h"
 
@@ -280,16 +281,6 @@ struct wl_row {
 	int64_t			 since_ms;
 	int64_t			 started_at;
 };
-
-static int64_t
-wallclock_ms(void)
-{
-	struct timespec	 ts;
-
-	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
-		return ((int64_t)time(NULL) * 1000);
-	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-}
 
 static const char *
 state_text(int state)
@@ -838,7 +829,7 @@ sync_one(struct store_db *sdb, const struct workload_conf *wc,
 	s = st(sdb, S_SYNC_UPSERT);
 	bind_text(s, 1, wc->name);
 	bind_text(s, 2, json);
-	bind_text(s, 3, wc->source == SOURCE_API ? "api" : "config");
+	bind_text(s, 3, wl_word_name(wl_sources, wc->source));
 	sqlite3_bind_int64(s, 4, now_ms);
 	sqlite3_bind_int64(s, 5, now_ms / 1000);
 	r = run(sdb, s);
@@ -904,7 +895,7 @@ state_time_ms(const struct rt_state *rs)
 		return (rs->since_ms);
 	if (rs->since > 0)
 		return (rs->since * 1000);
-	return (wallclock_ms());
+	return (walltime_ms());
 }
 
 static int
@@ -1083,7 +1074,7 @@ store_db_keepwarm(struct store_db *sdb, const char *name, int on)
 	bind_text(s, 1, name);
 	if (on != -1)
 		sqlite3_bind_int(s, 2, on != 0);
-	sqlite3_bind_int64(s, 3, wallclock_ms() / 1000);
+	sqlite3_bind_int64(s, 3, walltime_ms() / 1000);
 	return (run(sdb, s));
 }
 
@@ -1493,7 +1484,7 @@ store_db_uid_put(struct store_db *sdb, const char *name, uint32_t uid)
 
 	bind_field(s, 1, name, ORCHD_NAME_MAX);
 	sqlite3_bind_int64(s, 2, uid);
-	sqlite3_bind_int64(s, 3, wallclock_ms() / 1000);
+	sqlite3_bind_int64(s, 3, walltime_ms() / 1000);
 	return (run(sdb, s));
 }
 

@@ -125,7 +125,6 @@ write_conf
 logged() {
 	grep -q -- "$1" "$T/orchd.log"
 }
-quiet() { "$@" >/dev/null 2>&1; }
 
 # get HOST: the status code and the time taken, then the body
 get() {

@@ -119,11 +119,67 @@ need_docker() {
 	    skip "cannot make the test image (regress/docker-image.sh)"
 }
 
+# need_swarm [init]: this machine's daemon a swarm manager, or skip; with
+# init, a one-node swarm made where it is in none, and left so (swarm.sh
+# says why)
+need_swarm() {
+	if [ "$1" = init ] && [ "$(docker info --format \
+	    '{{.Swarm.LocalNodeState}}' 2>/dev/null)" != active ]; then
+		_ns_out=$(timeout 60 docker swarm init \
+		    --advertise-addr 127.0.0.1 2>&1) ||
+		    skip "docker swarm init failed: $(echo "$_ns_out" |
+		    head -n 1)"
+		echo "# swarm initialised on this daemon (left so: see" \
+		    "swarm.sh)"
+	fi
+	[ "$(docker info --format '{{.Swarm.LocalNodeState}}' \
+	    2>/dev/null)" = active ] ||
+	    skip "this daemon is in no swarm (regress/e2e/swarm.sh makes one)"
+	[ "$(docker info --format '{{.Swarm.ControlAvailable}}')" = true ] ||
+	    skip "this daemon is a swarm worker, not a manager"
+}
+
+# dockerd_start VAR DIR ARG...: a dockerd of the test's own, its data,
+# exec root, socket DIR/d.sock, pid file and log in DIR, no bridge and no
+# iptables, with the ARGs; its pid in VAR at once, for the script's
+# cleanup (dockerd_stop).  Skipped, saying why, where it does not answer
+# within 60 s.
+dockerd_start() {
+	_dd=$2
+	_dv=$1
+	shift 2
+	dockerd --data-root "$_dd/data" --exec-root "$_dd/exec" \
+	    -H "unix://$_dd/d.sock" "$@" --pidfile "$_dd/d.pid" \
+	    --bridge=none --iptables=false --ip6tables=false \
+	    >"$_dd/log" 2>&1 &
+	eval "$_dv=\$!"
+	wait_for 60 quiet docker -H "unix://$_dd/d.sock" info ||
+	    skip "a dockerd of the test's own does not start: $(grep -m 1 \
+	    -i 'level=\(error\|fatal\)' "$_dd/log")"
+}
+
+# dockerd_stop PID DIR: that dockerd stopped, the mounts it left under
+# DIR undone and DIR removed
+dockerd_stop() {
+	if [ -n "$1" ]; then
+		kill -TERM "$1" 2>/dev/null
+		wait_gone "$1" 20 || kill -KILL "$1" 2>/dev/null
+	fi
+	if [ -d "$2" ]; then
+		grep " $2/" /proc/self/mounts | awk '{ print $2 }' |
+		    sort -r | while read -r m; do umount "$m"; done
+		rm -rf "$2"
+	fi
+}
+
 # have_docker: the same, quietly, for a script's optional Docker part
 have_docker() {
 	docker info >/dev/null 2>&1 &&
 	    sh "$(dirname "$0")/../docker-image.sh" >/dev/null 2>&1
 }
+
+# quiet COMMAND...: its output and its errors dropped
+quiet() { "$@" >/dev/null 2>&1; }
 
 # the unprivileged user and the empty chroot of the children
 ensure_user() {

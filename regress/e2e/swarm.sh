@@ -20,29 +20,9 @@
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
-
-skip() {
-	echo "skipped: $*"
-	echo "0 passed, 0 failed"
-	exit 0
-}
-
-docker info >/dev/null 2>&1 || skip "no Docker daemon answers (docker info failed)"
-sh "$(dirname "$0")/../docker-image.sh" ||
-    skip "cannot make the test image (regress/docker-image.sh)"
+need_docker
 ensure_user
-
-swarm_state() {
-	docker info --format '{{.Swarm.LocalNodeState}}' 2>/dev/null
-}
-if [ "$(swarm_state)" != active ]; then
-	out=$(timeout 60 docker swarm init --advertise-addr 127.0.0.1 2>&1) ||
-	    skip "docker swarm init failed: $(echo "$out" | head -n 1)"
-	echo "# swarm initialised on this daemon (left so: see the top)"
-fi
-[ "$(swarm_state)" = active ] || skip "the swarm is not active"
-[ "$(docker info --format '{{.Swarm.ControlAvailable}}')" = true ] ||
-    skip "this daemon is a swarm worker, not a manager"
+need_swarm init
 
 IMAGE=orchd-test/busybox:latest
 TAG=sw$$
@@ -76,13 +56,8 @@ trap sw_cleanup EXIT
 check "docker run --network host works in the swarm" \
     sh -c "timeout 60 docker run --rm --network host $IMAGE echo ok >/dev/null"
 
-base=$((20000 + ($$ * 11) % 12000))
-GW=$(free_port "$base")
-GW2=$(free_port $((GW + 1)))
-P_WEB=$(free_port $((GW2 + 1)))
-P_HAND=$(free_port $((P_WEB + 1)))
-P_OFF=$(free_port $((P_HAND + 1)))
-P_TWO=$(free_port $((P_OFF + 1)))
+port_base 11
+ports GW GW2 P_WEB P_HAND P_OFF P_TWO
 mkdir -p "$T/log" "$T/dock" "$T/b/log"
 
 # sw_conf NAME HOST PORT [EXTRA...]: a swarm workload serving hello-NAME

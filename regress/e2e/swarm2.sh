@@ -19,29 +19,9 @@
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
-
-skip() {
-	echo "skipped: $*"
-	echo "0 passed, 0 failed"
-	exit 0
-}
-
-docker info >/dev/null 2>&1 || skip "no Docker daemon answers (docker info failed)"
-sh "$(dirname "$0")/../docker-image.sh" ||
-    skip "cannot make the test image (regress/docker-image.sh)"
+need_docker
 ensure_user
-
-swarm_state() {
-	docker info --format '{{.Swarm.LocalNodeState}}' 2>/dev/null
-}
-if [ "$(swarm_state)" != active ]; then
-	out=$(timeout 60 docker swarm init --advertise-addr 127.0.0.1 2>&1) ||
-	    skip "docker swarm init failed: $(echo "$out" | head -n 1)"
-	echo "# swarm initialised on this daemon (left so: see swarm.sh)"
-fi
-[ "$(swarm_state)" = active ] || skip "the swarm is not active"
-[ "$(docker info --format '{{.Swarm.ControlAvailable}}')" = true ] ||
-    skip "this daemon is a swarm worker, not a manager"
+need_swarm init
 
 IMAGE=orchd-test/busybox:latest
 TAG=sa$$
@@ -76,10 +56,8 @@ sw2_cleanup() {
 }
 trap sw2_cleanup EXIT
 
-base=$((20000 + ($$ * 13) % 12000))
-GWA=$(free_port "$base")
-GWB=$(free_port $((GWA + 1)))
-P=$(free_port $((GWB + 1)))
+port_base 13
+ports GWA GWB P
 mkdir -p "$T/log" "$T/b/log"
 
 # conf DIR GATEWAY-PORT INSTANCE [LINE]: an orchd with the one workload,

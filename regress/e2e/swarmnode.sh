@@ -23,22 +23,9 @@
 e2e_init "$1"
 need_root
 
-skip() {
-	echo "skipped: $*"
-	echo "0 passed, 0 failed"
-	exit 0
-}
-
-quiet() { "$@" >/dev/null 2>&1; }
-
-docker info >/dev/null 2>&1 || skip "no Docker daemon answers (docker info failed)"
+need_docker
 command -v dockerd >/dev/null 2>&1 || skip "no dockerd to run a second node"
-[ "$(docker info --format '{{.Swarm.LocalNodeState}}')" = active ] ||
-    skip "this daemon is in no swarm (regress/e2e/swarm.sh makes one)"
-[ "$(docker info --format '{{.Swarm.ControlAvailable}}')" = true ] ||
-    skip "this daemon is a swarm worker, not a manager"
-sh "$(dirname "$0")/../docker-image.sh" ||
-    skip "cannot make the test image (regress/docker-image.sh)"
+need_swarm
 ensure_user
 
 IMAGE=orchd-test/busybox:latest
@@ -67,33 +54,18 @@ sn_cleanup() {
 		timeout 30 $D2 swarm leave --force >/dev/null 2>&1
 		[ -z "$N2ID" ] || timeout 30 docker node rm --force "$N2ID" \
 		    >/dev/null 2>&1
-		kill -TERM "$D2_PID" 2>/dev/null
-		wait_gone "$D2_PID" 20 || kill -KILL "$D2_PID" 2>/dev/null
 	fi
-	if [ -d "$N2" ]; then
-		grep " $N2/" /proc/self/mounts | awk '{ print $2 }' |
-		    sort -r | while read -r m; do umount "$m"; done
-		rm -rf "$N2"
-	fi
+	dockerd_stop "$D2_PID" "$N2"
 	e2e_cleanup
 }
 trap sn_cleanup EXIT
 
-base=$((20000 + ($$ * 13) % 12000))
-GW=$(free_port "$base")
-P_ONE=$(free_port $((GW + 1)))
-P_TWO=$(free_port $((P_ONE + 1)))
-P_SW=$(free_port $((P_TWO + 1)))
+port_base 13
+ports GW P_ONE P_TWO P_SW
 mkdir -p "$T/log" "$N2"
 
 # the second node
-dockerd --data-root "$N2/data" --exec-root "$N2/exec" \
-    -H "unix://$N2/d.sock" --pidfile "$N2/d.pid" --bridge=none \
-    --iptables=false --ip6tables=false >"$N2/log" 2>&1 &
-D2_PID=$!
-wait_for 60 $D2 info >/dev/null 2>&1 ||
-    skip "a second dockerd does not start: $(grep -m 1 -i \
-    'level=\(error\|fatal\)' "$N2/log")"
+dockerd_start D2_PID "$N2"
 out=$(timeout 60 $D2 swarm join --listen-addr "127.0.0.2:$P_SW" \
     --advertise-addr 127.0.0.2 --token "$(docker swarm join-token -q \
     worker)" "$MGRADDR" 2>&1) ||

@@ -18,18 +18,9 @@
 e2e_init "$1"
 need_root
 
-skip() {
-	echo "skipped: $*"
-	echo "0 passed, 0 failed"
-	exit 0
-}
-quiet() { "$@" >/dev/null 2>&1; }
-
-docker info >/dev/null 2>&1 || skip "no Docker daemon answers (docker info failed)"
+need_docker
 command -v dockerd >/dev/null 2>&1 || skip "no dockerd to run a manager"
 command -v openssl >/dev/null 2>&1 || skip "no openssl to make a test CA"
-sh "$(dirname "$0")/../docker-image.sh" ||
-    skip "cannot make the test image (regress/docker-image.sh)"
 ensure_user
 
 IMAGE=orchd-test/busybox:latest
@@ -48,24 +39,14 @@ st_cleanup() {
 	if [ -n "$DM_PID" ]; then
 		$DM service rm "orchd-$WEB" >/dev/null 2>&1
 		timeout 30 $DM swarm leave --force >/dev/null 2>&1
-		kill -TERM "$DM_PID" 2>/dev/null
-		wait_gone "$DM_PID" 20 || kill -KILL "$DM_PID" 2>/dev/null
 	fi
-	if [ -d "$M" ]; then
-		grep " $M/" /proc/self/mounts | awk '{ print $2 }' |
-		    sort -r | while read -r m; do umount "$m"; done
-		rm -rf "$M"
-	fi
+	dockerd_stop "$DM_PID" "$M"
 	e2e_cleanup
 }
 trap st_cleanup EXIT
 
-base=$((20000 + ($$ * 17) % 12000))
-GW=$(free_port "$base")
-P_API=$(free_port $((GW + 1)))
-P_WEB=$(free_port $((P_API + 1)))
-P_SW=$(free_port $((P_WEB + 1)))
-P_DP=$(free_port $((P_SW + 1)))
+port_base 17
+ports GW P_API P_WEB P_SW P_DP
 mkdir -p "$T/log" "$M" "$PKI"
 
 # the test CA, the manager's certificate for 127.0.0.1, a client's; and
@@ -96,15 +77,9 @@ pki() {
 $(tail -n 1 "$PKI/log")"
 
 # the manager: a dockerd of our own, on TCP with --tlsverify
-dockerd --data-root "$M/data" --exec-root "$M/exec" \
-    -H "unix://$M/d.sock" -H "tcp://127.0.0.1:$P_API" --tlsverify \
+dockerd_start DM_PID "$M" -H "tcp://127.0.0.1:$P_API" --tlsverify \
     --tlscacert "$PKI/ca.pem" --tlscert "$PKI/server.pem" \
-    --tlskey "$PKI/server-key.pem" --pidfile "$M/d.pid" --bridge=none \
-    --iptables=false --ip6tables=false >"$M/log" 2>&1 &
-DM_PID=$!
-wait_for 60 quiet $DM info ||
-    skip "a dockerd of the test's own does not start: $(grep -m 1 -i \
-    'level=\(error\|fatal\)' "$M/log")"
+    --tlskey "$PKI/server-key.pem"
 out=$(timeout 60 $DM swarm init --advertise-addr 127.0.0.3 \
     --listen-addr "127.0.0.3:$P_SW" --data-path-port "$P_DP" 2>&1) ||
     skip "docker swarm init fails on the test's dockerd: $out"

@@ -25,6 +25,7 @@
 #include "compat.h"
 #include "http.h"
 #include "msg.h"
+#include "util.h"
 #include "workload.h"
 #include "../../gatewayd/api.h"
 #include "../../gatewayd/metrics.h"
@@ -341,8 +342,8 @@ test_transition_json(void **state)
 	assert_string_equal(json_string_value(json_object_get(o, "message")),
 	    "no such file");
 	json_decref(o);
-	assert_string_equal(apij_reason(-1), "unknown");
-	assert_string_equal(apij_reason(1000), "unknown");
+	assert_string_equal(workload_reason_name(-1, 1), "unknown");
+	assert_string_equal(workload_reason_name(1000, 1), "unknown");
 }
 
 static void

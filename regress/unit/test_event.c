@@ -16,6 +16,7 @@
 
 #include "event_json.h"
 #include "msg.h"
+#include "util.h"
 #include "workload.h"
 
 #define T0	1700000000123LL		/* 2023-11-14T22:13:20.123Z */
@@ -94,6 +95,45 @@ test_event_state(void **state_)
 	free(s);
 }
 
+/*
+ * Every reason has a name, the same in the monitor, the API, runtimed's
+ * log and orchctl (one table, common/util.c): the JSON's is the text's
+ * with '_' for ' '.  An OOM kill's event once said "unknown".
+ */
+static void
+test_event_reasons(void **state_)
+{
+	struct ctl_event	 ev;
+	struct rt_state		 st;
+	const char		*text, *json;
+	char			 buf[256], *s;
+	size_t			 i;
+	int			 r;
+
+	for (r = RT_REASON_NONE; r <= RT_REASON_NO_ROOM; r++) {
+		text = workload_reason_name(r, 0);
+		json = workload_reason_name(r, 1);
+		assert_string_not_equal(text, "unknown");
+		assert_int_equal(strlen(text), strlen(json));
+		for (i = 0; text[i] != '\0'; i++)
+			assert_int_equal(json[i], text[i] == ' ' ? '_' :
+			    text[i]);
+	}
+	assert_string_equal(workload_reason_name(RT_REASON_NO_ROOM + 1, 0),
+	    "unknown");
+	assert_string_equal(workload_reason_name(-1, 1), "unknown");
+
+	state(&st, WL_RUNNING, WL_FAILED, RT_REASON_OOM);
+	assert_int_equal(event_from_state(&ev, &st), 0);
+	assert_string_equal(event_text(&ev, buf, sizeof(buf)),
+	    "2023-11-14T22:13:20.123Z blog: running -> failed (oom)");
+	state(&st, WL_WAKING, WL_ASLEEP, RT_REASON_NO_ROOM);
+	assert_int_equal(event_from_state(&ev, &st), 0);
+	s = dump(&ev);
+	assert_non_null(strstr(s, "\"reason\":\"no_room\""));
+	free(s);
+}
+
 static void
 test_event_reload(void **state_)
 {
@@ -145,6 +185,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_event_state),
+		cmocka_unit_test(test_event_reasons),
 		cmocka_unit_test(test_event_reload),
 		cmocka_unit_test(test_event_sanitize),
 	};

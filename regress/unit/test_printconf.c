@@ -2,8 +2,10 @@
  * orchd -nv (orchd/printconf.c): each regress/config/conf.N, parsed and
  * printed, must match conf.N.ok; the print, parsed again, must print the
  * same and give the same workloads (their JSON form, every field); so
- * must test_parse's good*.conf, with good*.conf.ok.  The API key is never
- * printed, and what cannot be read back is refused.
+ * must test_parse's good*.conf, with good*.conf.ok.  Each bad-*.conf must
+ * be refused with the errors in its bad-*.conf.ok, every one with its
+ * file and line, in order.  The API key is never printed, and what cannot
+ * be read back is refused.
  *
  * Run from the top of the tree.  ORCHD_GOLDEN_UPDATE=1 writes the .ok
  * files instead of comparing: read the diff before committing one.
@@ -13,6 +15,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <glob.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -121,14 +124,33 @@ same_workloads(const struct orchd_conf *a, const struct orchd_conf *b)
 	assert_null(wb);
 }
 
+/* text is path's golden file, path.ok; ORCHD_GOLDEN_UPDATE writes it */
+static void
+golden(const char *path, const char *text)
+{
+	char	 ok[PATH_MAX];
+	char	*want;
+
+	assert_true(snprintf(ok, sizeof(ok), "%s.ok", path) <
+	    (int)sizeof(ok));
+	if (getenv("ORCHD_GOLDEN_UPDATE") != NULL)
+		write_file(ok, text);
+	want = read_file(ok);
+	if (want == NULL)
+		fail_msg("%s: %s", ok, strerror(errno));
+	if (strcmp(want, text) != 0)
+		show_difference(ok, want, text);
+	assert_string_equal(want, text);
+	free(want);
+}
+
 /* conf.N: the golden file, then the round trip */
 static void
 check_one(const char *path)
 {
 	struct orchd_conf	*conf, *again;
-	char			 ok[PATH_MAX];
 	char			 tmp[] = "/tmp/printconf.XXXXXX";
-	char			*text, *golden, *text2;
+	char			*text, *text2;
 	int			 fd, rv;
 
 	print_message("  %s\n", path);
@@ -137,16 +159,7 @@ check_one(const char *path)
 	text = print_mem(conf, &rv);
 	assert_int_equal(rv, 0);
 
-	assert_true(snprintf(ok, sizeof(ok), "%s.ok", path) <
-	    (int)sizeof(ok));
-	if (getenv("ORCHD_GOLDEN_UPDATE") != NULL)
-		write_file(ok, text);
-	golden = read_file(ok);
-	if (golden == NULL)
-		fail_msg("%s: %s", ok, strerror(errno));
-	if (strcmp(golden, text) != 0)
-		show_difference(ok, golden, text);
-	assert_string_equal(golden, text);
+	golden(path, text);
 
 	/* the print is a configuration: the same one */
 	fd = mkstemp(tmp);
@@ -165,7 +178,6 @@ check_one(const char *path)
 
 	free(text);
 	free(text2);
-	free(golden);
 	free_config(conf);
 	free_config(again);
 }
@@ -210,6 +222,55 @@ test_golden_good(void **state)
 		(void)snprintf(path, sizeof(path), CONFDIR "%s", files[i]);
 		check_one(path);
 	}
+}
+
+/* what the parser logs, one line each */
+static FILE	*errfp;
+
+static void
+capture(int pri, const char *line)
+{
+	fprintf(errfp, "%s\n", line);
+}
+
+/* bad-*.conf: refused, with the errors of its golden file */
+static void
+check_bad(const char *path)
+{
+	struct orchd_conf	*conf;
+	char			*text = NULL;
+	size_t			 len = 0;
+
+	print_message("  %s\n", path);
+	errfp = open_memstream(&text, &len);
+	assert_non_null(errfp);
+	log_capture(capture);
+	conf = parse_config(path, 0);
+	log_capture(NULL);
+	assert_int_equal(fclose(errfp), 0);
+	if (conf != NULL) {
+		free_config(conf);
+		fail_msg("%s: parsed", path);
+	}
+	/* refused, and saying why */
+	assert_true(len > 0);
+
+	golden(path, text);
+	free(text);
+}
+
+static void
+test_golden_bad(void **state)
+{
+	glob_t	 g;
+	size_t	 i;
+
+	assert_int_equal(glob(CONFDIR "bad-*.conf", 0, NULL, &g), 0);
+	for (i = 0; i < g.gl_pathc; i++)
+		check_bad(g.gl_pathv[i]);
+	/* the files are there: not a pass by finding none */
+	assert_true(g.gl_pathc >= 90);
+	globfree(&g);
 }
 
 /* the key that was loaded never appears, its file does */
@@ -296,6 +357,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden),
 		cmocka_unit_test(test_golden_good),
+		cmocka_unit_test(test_golden_bad),
 		cmocka_unit_test(test_no_key),
 		cmocka_unit_test(test_unprintable),
 		cmocka_unit_test(test_api_workload),
