@@ -37,8 +37,9 @@ enum privsep_procid {
 
 /*
  * "prefork": gateway processes sharing the listeners.  Their API request
- * ids carry the instance in bits 26-30, so that an answer finds its way
- * back to the gateway that asked; bit 31 is the parent's CTL_ID_API.
+ * ids carry the instance in bits 26-30, which the gateways' /metrics
+ * relay through the parent goes by; any other answer goes back on the
+ * channel the request came in on (struct proc_asker, common/proc.h).
  */
 #define ORCHD_PREFORK_MAX	32
 #define GW_ID_SHIFT		26

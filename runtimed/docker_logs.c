@@ -2,7 +2,7 @@
  * orchctl logs for a docker workload: the container's own logs, from
  * GET /containers/orchd-NAME/logs.  The parent, which answers logs for
  * process workloads from their files, forwards the request here under
- * the control connection's id, and the answer goes back under it:
+ * the id of its request in flight, and the answer goes back under it:
  * IMSG_CTL_LOGDATA items, then IMSG_CTL_END or IMSG_CTL_FAIL.
  *
  * A container without a terminal (orchd makes none) has its stdout and
