@@ -15,6 +15,8 @@ TEST_authlim_OBJS = $(OBJ)/reaperd/authlim.o
 # stubs)
 TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/parent_api.o \
 		   $(OBJ)/orchd/depends.o $(OBJ)/orchd/trust.o
+# the parent's requests in flight, relaying answers to whoever asked
+TEST_reply_OBJS = $(OBJ)/orchd/request.o
 # orchd -nv: the printer, with the parser it prints for
 TEST_printconf_OBJS = $(OBJ)/orchd/printconf.o $(OBJ)/orchd/parse.o \
 		   $(OBJ)/orchd/trust.o
