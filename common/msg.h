@@ -37,9 +37,9 @@ enum privsep_procid {
 
 /*
  * "prefork": gateway processes sharing the listeners.  Their API request
- * ids carry the instance in bits 26-30, which the gateways' /metrics
- * relay through the parent goes by; any other answer goes back on the
- * channel the request came in on (struct proc_asker, common/proc.h).
+ * ids carry the instance in bits 26-30, which nothing routes by any
+ * more: an answer goes back on the channel the request came in on
+ * (struct proc_asker, common/proc.h).
  */
 #define ORCHD_PREFORK_MAX	32
 #define GW_ID_SHIFT		26
@@ -265,7 +265,8 @@ enum imsg_type {
 					   asker's request id */
 	IMSG_GW_METRICS_EXPECT,		/* parent -> asker: uint32_t, how
 					   many gateways will answer */
-	IMSG_GW_METRICS_DUMP,		/* parent -> the other gateways */
+	IMSG_GW_METRICS_DUMP,		/* parent -> the other gateways;
+					   peerid: the parent's request */
 	IMSG_GW_METRICS_WL,		/* gateway -> parent -> asker:
 					   struct gw_metrics_wl[] */
 	IMSG_GW_METRICS_TOTAL,		/* gateway -> parent -> asker:

@@ -262,8 +262,10 @@ control_show_summary(struct imsgev *iev, struct imsg *imsg)
 		return;
 	proc_summary(ps, &cs);
 	(void)proc_reply(ps, &a, IMSG_CTL_SUMMARY, &cs, sizeof(cs));
-	if ((r = request_new(&a)) == NULL)
+	if ((r = request_new(&a)) == NULL) {
+		(void)proc_reply_fail(ps, &a, CTL_ERR_FAILED, "out of memory");
 		return;
+	}
 	for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
 		for (i = 0; i < proc_instances(ps, id); i++)
 			(void)request_send(r, id, i, IMSG_CTL_SHOW_SUMMARY,
@@ -317,9 +319,12 @@ control_forward(struct imsgev *iev, struct imsg *imsg)
 	enum privsep_procid	 to = PROC_STORE;
 	uint32_t		 type = imsg_get_type(imsg);
 
-	if (control_request(iev, imsg, &a) == -1 ||
-	    (r = request_new(&a)) == NULL)
+	if (control_request(iev, imsg, &a) == -1)
 		return;
+	if ((r = request_new(&a)) == NULL) {
+		(void)proc_reply_fail(ps, &a, CTL_ERR_FAILED, "out of memory");
+		return;
+	}
 	switch (type) {
 	case IMSG_CTL_SHOW_WORKLOADS:
 		memcpy(&cn, imsg->data, sizeof(cn));

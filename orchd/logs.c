@@ -370,8 +370,11 @@ logs_docker(const struct proc_asker *a, const struct ctl_logs *cl)
 		    "a request is already under way");
 		return;
 	}
-	if ((r = request_new(a)) == NULL)
+	if ((r = request_new(a)) == NULL) {
+		(void)proc_reply_fail(&orchd_env->ps, a, CTL_ERR_FAILED,
+		    "out of memory");
 		return;
+	}
 	if (request_send(r, PROC_RUNTIME, 0, IMSG_CTL_LOGS, cl,
 	    sizeof(*cl)) == -1) {
 		(void)proc_reply_fail(&orchd_env->ps, a, CTL_ERR_FAILED,
@@ -443,6 +446,7 @@ logs_file(const struct proc_asker *a, const struct workload_conf *wc,
 		return;
 	}
 	if ((lc->req = request_new(a)) == NULL) {
+		(void)proc_reply_fail(ps, a, CTL_ERR_FAILED, "out of memory");
 		if (lc->fd != -1)
 			close(lc->fd);
 		free(lc);

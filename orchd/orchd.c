@@ -132,10 +132,10 @@ static const struct proc_handler parent_handlers[] = {
 	{ IMSG_GW_METRICS_ASK, 0, PROC_FROM(PROC_GATEWAY),
 	    api_recv_metrics_ask },
 	{ IMSG_GW_METRICS_WL, sizeof(struct gw_metrics_wl),
-	    PROC_FROM(PROC_GATEWAY), api_relay_metrics, PROC_RECORDS1,
+	    PROC_FROM(PROC_GATEWAY), request_recv, PROC_RECORDS1,
 	    PROC_NAME(struct gw_metrics_wl) },
 	{ IMSG_GW_METRICS_TOTAL, sizeof(struct gw_metrics_total),
-	    PROC_FROM(PROC_GATEWAY), api_relay_metrics },
+	    PROC_FROM(PROC_GATEWAY), request_recv },
 };
 PROC_TABLE_END
 

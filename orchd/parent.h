@@ -119,6 +119,7 @@ struct request {
 	struct proc_asker	 asker;		/* whom the answers go to */
 	uint32_t		 from;		/* PROC_FROM() of those asked */
 	int			 waiting;	/* ENDs still expected */
+	uint32_t		 last;		/* or items of this type */
 	unsigned int		 items;		/* relayed so far */
 	char			 name[ORCHD_NAME_MAX]; /* asked for, or "" */
 	/* at the last END, to answer instead of relaying it */
@@ -217,7 +218,6 @@ void		 api_recv_stored(struct imsgev *, struct imsg *);
 void		 api_recv_definition(struct imsgev *, struct imsg *);
 void		 api_recv_load_end(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_ask(struct imsgev *, struct imsg *);
-void		 api_relay_metrics(struct imsgev *, struct imsg *);
 void		 api_recv_logs(struct imsgev *, struct imsg *);
 void		 api_load_start(struct orchd *);
 void		 api_config_active(struct orchd *);

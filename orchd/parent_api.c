@@ -1176,44 +1176,29 @@ api_config_send(struct orchd *env)
 
 /*
  * GET /metrics with several gateways: the one asked gathers the others'
- * counts through us (gatewayd/metrics_sum.c).  It hears how many will
- * answer before any answer: they can only come in a later turn of the
- * event loop.
+ * counts through us (gatewayd/metrics_sum.c), a request in flight
+ * (request.c) whose answers, each gateway's records and then its TOTAL,
+ * are relayed to the asker.  It hears how many will answer before any
+ * answer: they can only come in a later turn of the event loop.
  */
 void
 api_recv_metrics_ask(struct imsgev *iev, struct imsg *imsg)
 {
-	struct privsep	*ps = &orchd_env->ps;
-	uint32_t	 id = imsg_get_id(imsg), n = 0;
-	int		 i;
+	struct privsep		*ps = &orchd_env->ps;
+	struct proc_asker	 a;
+	struct request		*r;
+	uint32_t		 n = 0;
+	int			 i;
 
-	if (GW_ID_INSTANCE(id) != (uint32_t)iev->instance) {
-		log_warnx("%s: gateway %d asks for another", __func__,
-		    iev->instance);
-		return;
+	proc_asker(iev, imsg, &a);
+	if ((r = request_new(&a)) != NULL) {
+		r->last = IMSG_GW_METRICS_TOTAL;
+		for (i = 0; i < proc_instances(ps, PROC_GATEWAY); i++)
+			if (i != iev->instance)
+				(void)request_send(r, PROC_GATEWAY, i,
+				    IMSG_GW_METRICS_DUMP, NULL, 0);
+		if ((n = r->waiting) == 0)
+			request_free(r);
 	}
-	for (i = 0; i < proc_instances(ps, PROC_GATEWAY); i++) {
-		if (i == iev->instance)
-			continue;
-		if (proc_compose_instance(ps, PROC_GATEWAY, i,
-		    IMSG_GW_METRICS_DUMP, id, -1, NULL, 0) == 0)
-			n++;
-	}
-	if (imsgev_compose(iev, IMSG_GW_METRICS_EXPECT, id, -1, &n,
-	    sizeof(n)) == -1)
-		log_warn("%s: compose", __func__);
-}
-
-/* a gateway's counts, to the gateway whose request id it carries */
-void
-api_relay_metrics(struct imsgev *iev, struct imsg *imsg)
-{
-	uint32_t	 id = imsg_get_id(imsg);
-
-	if (GW_ID_INSTANCE(id) == (uint32_t)iev->instance)
-		return;
-	if (proc_compose_instance(&orchd_env->ps, PROC_GATEWAY,
-	    GW_ID_INSTANCE(id), imsg_get_type(imsg), id, -1, imsg->data,
-	    imsg_get_len(imsg)) == -1)
-		log_warn("%s: compose", __func__);
+	(void)proc_reply(ps, &a, IMSG_GW_METRICS_EXPECT, &n, sizeof(n));
 }

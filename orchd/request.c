@@ -38,7 +38,7 @@ request_find(uint32_t id)
 	return (NULL);
 }
 
-/* a new request for asker a, or NULL (and a is told) */
+/* a new request for asker a, or NULL: the caller answers a */
 struct request *
 request_new(const struct proc_asker *a)
 {
@@ -46,8 +46,6 @@ request_new(const struct proc_asker *a)
 
 	if ((r = calloc(1, sizeof(*r))) == NULL) {
 		log_warn("%s", __func__);
-		(void)proc_reply_fail(&orchd_env->ps, a, CTL_ERR_FAILED,
-		    "out of memory");
 		return (NULL);
 	}
 	/* 0 is no request; an id in use is skipped */
@@ -112,8 +110,9 @@ request_cancel(const struct proc_asker *a)
 }
 
 /*
- * A child's answer: an item, relayed and counted; an END, the last of
- * which ends the request (r->end may answer instead); or an OK or FAIL,
+ * A child's answer: an item, relayed and counted, which ends that
+ * child's answer if it is of type r->last; an END, the last of which
+ * ends the request (r->end may answer instead); or an OK or FAIL,
  * relayed, which ends it.
  */
 void
@@ -144,7 +143,9 @@ request_recv(struct imsgev *iev, struct imsg *imsg)
 		r->items++;
 		(void)proc_reply(ps, &r->asker, type, imsg->data,
 		    imsg_get_len(imsg));
-		return;
+		if (type != r->last || --r->waiting > 0)
+			return;
+		break;
 	}
 	request_free(r);
 }

@@ -47,12 +47,6 @@ logs_start(const struct proc_asker *a, const struct ctl_logs *cl)
 }
 
 void
-request_cancel(const struct proc_asker *a)
-{
-	fail_msg("request_cancel called");
-}
-
-void
 apikey_send(struct orchd *env)
 {
 	fail_msg("apikey_send called");

@@ -357,6 +357,47 @@ test_request_cancel(void **state)
 	assert_false(request_busy(&a));
 }
 
+/*
+ * Answers with no END (a gateway's /metrics counts): r->last ends each
+ * child's, and the last child's ends the request.
+ */
+static void
+test_request_last(void **state)
+{
+	struct world		*w = *state;
+	struct proc_asker	 a;
+	struct request		*r;
+	struct gw_metrics_total	 t;
+	struct imsg		 in, out;
+	uint32_t		 id;
+	int			 i;
+
+	proc_asker(w->gw[0].iev, msg(&in, IMSG_GW_METRICS_ASK, 9, NULL, 0),
+	    &a);
+	assert_non_null(r = request_new(&a));
+	r->last = IMSG_GW_METRICS_TOTAL;
+	id = r->id;
+	for (i = 1; i < 3; i++)
+		assert_int_equal(request_send(r, PROC_GATEWAY, i,
+		    IMSG_GW_METRICS_DUMP, NULL, 0), 0);
+	memset(&t, 0, sizeof(t));
+	for (i = 1; i < 3; i++) {
+		assert_int_equal(channel_take(&w->gw[i], &out),
+		    IMSG_GW_METRICS_DUMP);
+		imsg_free(&out);
+		request_recv(w->gw[i].iev, msg(&in, IMSG_GW_METRICS_TOTAL, id,
+		    &t, sizeof(t)));
+		assert_int_equal(channel_take(&w->gw[0], &out),
+		    IMSG_GW_METRICS_TOTAL);
+		assert_int_equal(imsg_get_id(&out), 9);
+		imsg_free(&out);
+	}
+	/* both answered: the request is gone, a third TOTAL goes nowhere */
+	request_recv(w->gw[1].iev, msg(&in, IMSG_GW_METRICS_TOTAL, id, &t,
+	    sizeof(t)));
+	assert_int_equal(channel_take(&w->gw[0], &out), IMSG_NONE);
+}
+
 int
 main(void)
 {
@@ -370,6 +411,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_request_fanout, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_request_cancel, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_request_last, setup,
 		    teardown),
 	};
 
