@@ -685,16 +685,17 @@ proc_summary(struct privsep *ps, struct ctl_summary *cs)
 	cs->generation = ps->generation;
 }
 
-/* the parent fans "show summary" out; peerid is the control connection */
+/* the parent fans "show summary" out, as one of its requests */
 void
 proc_recv_summary(struct imsgev *iev, struct imsg *imsg)
 {
 	struct ctl_summary	 cs;
-	uint32_t		 id = imsg_get_id(imsg);
+	struct proc_asker	 a;
 
+	proc_asker(iev, imsg, &a);
 	proc_summary(iev->ps, &cs);
-	imsgev_compose(iev, IMSG_CTL_SUMMARY, id, -1, &cs, sizeof(cs));
-	imsgev_compose(iev, IMSG_CTL_END, id, -1, NULL, 0);
+	(void)proc_reply(iev->ps, &a, IMSG_CTL_SUMMARY, &cs, sizeof(cs));
+	(void)proc_reply_end(iev->ps, &a);
 }
 
 /*
