@@ -105,13 +105,16 @@ struct imsgev {
  *	proc_reply_end(ps, &a);		(or proc_reply_ok, proc_reply_fail)
  *
  * Nothing routes by the bits of an id: a gateway's answer goes to the
- * channel of the instance it came on.  In the parent, a request that
- * children answer is one of its requests in flight (orchd/request.c),
- * which relays their answers to the asker; a parent's endpoint is then
- * one handler in one file, as orchd/control.c's show version:
+ * channel of the instance it came on.  In the parent an endpoint is one
+ * handler, with its row in orchd.c's table, whoever asks (orchctl or a
+ * gateway): one answered from what the parent holds replies as above
+ * (control.c's show version); one a child answers asks it through a
+ * request in flight (orchd/request.c), whose answers are relayed to the
+ * asker with nothing more to write (control.c's control_forward):
  *
- *	proc_asker(iev, imsg, &a);
- *	proc_reply(ps, &a, IMSG_CTL_VERSION, &cv, sizeof(cv));
+ *	r = request_new(&a);
+ *	request_send(r, PROC_STORE, 0, IMSG_CTL_SHOW_HISTORY, &cn,
+ *	    sizeof(cn));
  */
 #define PROC_CLIENT	PROC_MAX	/* a control connection (parent) */
 struct proc_asker {
