@@ -18,7 +18,7 @@
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	3
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	6
+#define ORCHD_IMSG_VERSION	7
 
 /* the child's end of its channel to the parent */
 #define PROC_PARENT_FD		3
@@ -37,8 +37,9 @@ enum privsep_procid {
 
 /*
  * "prefork": gateway processes sharing the listeners.  Their API request
- * ids carry the instance in bits 26-30, so that an answer finds its way
- * back to the gateway that asked; bit 31 is the parent's CTL_ID_API.
+ * ids carry the instance in bits 26-30, which nothing routes by any
+ * more: an answer goes back on the channel the request came in on
+ * (struct proc_asker, common/proc.h).
  */
 #define ORCHD_PREFORK_MAX	32
 #define GW_ID_SHIFT		26
@@ -264,7 +265,8 @@ enum imsg_type {
 					   asker's request id */
 	IMSG_GW_METRICS_EXPECT,		/* parent -> asker: uint32_t, how
 					   many gateways will answer */
-	IMSG_GW_METRICS_DUMP,		/* parent -> the other gateways */
+	IMSG_GW_METRICS_DUMP,		/* parent -> the other gateways;
+					   peerid: the parent's request */
 	IMSG_GW_METRICS_WL,		/* gateway -> parent -> asker:
 					   struct gw_metrics_wl[] */
 	IMSG_GW_METRICS_TOTAL,		/* gateway -> parent -> asker:

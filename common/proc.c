@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -476,6 +477,99 @@ imsgev_dispatch(int fd, short event, void *arg)
 }
 
 /*
+ * Answers (proc.h, "How to answer a request").
+ */
+
+/* who sent imsg on iev: a client is named by its connection, not peerid */
+void
+proc_asker(const struct imsgev *iev, struct imsg *imsg, struct proc_asker *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (iev->peer == -1) {
+		a->peer = PROC_CLIENT;
+		a->id = iev->client;
+		return;
+	}
+	a->peer = iev->peer;
+	a->instance = iev->peer == PROC_GATEWAY ? iev->instance : 0;
+	a->id = imsg_get_id(imsg);
+}
+
+int
+proc_asker_same(const struct proc_asker *a, const struct proc_asker *b)
+{
+	return (a->peer == b->peer && a->instance == b->instance &&
+	    a->id == b->id);
+}
+
+/* the channel an answer goes on now, or NULL: the asker is gone */
+struct imsgev *
+proc_reply_channel(struct privsep *ps, const struct proc_asker *a)
+{
+	struct imsgev	*iev;
+
+	if (a->peer == PROC_CLIENT)
+		iev = ps->client_channel != NULL ?
+		    ps->client_channel(a->id) : NULL;
+	else
+		iev = proc_channel(ps, a->peer, a->instance);
+	return (iev != NULL && !iev->dead ? iev : NULL);
+}
+
+/*
+ * A client's answer goes to its connection without an id: the control
+ * protocol has none.  One for a client that left is dropped quietly.
+ */
+int
+proc_reply(struct privsep *ps, const struct proc_asker *a, uint32_t type,
+    const void *data, size_t len)
+{
+	struct imsgev	*iev;
+
+	if ((iev = proc_reply_channel(ps, a)) == NULL) {
+		if (a->peer != PROC_CLIENT)
+			log_warnx("%s: no channel to %s %d", __func__,
+			    proc_name(a->peer), a->instance);
+		errno = EPIPE;
+		return (-1);
+	}
+	if (imsgev_compose(iev, type, a->peer == PROC_CLIENT ? 0 : a->id, -1,
+	    data, len) == -1) {
+		log_warn("%s: to %s", __func__, peer_name(iev));
+		return (-1);
+	}
+	return (0);
+}
+
+int
+proc_reply_ok(struct privsep *ps, const struct proc_asker *a)
+{
+	return (proc_reply(ps, a, IMSG_CTL_OK, NULL, 0));
+}
+
+int
+proc_reply_end(struct privsep *ps, const struct proc_asker *a)
+{
+	return (proc_reply(ps, a, IMSG_CTL_END, NULL, 0));
+}
+
+/* IMSG_CTL_FAIL: code is a CTL_ERR_*, which the API maps to a status */
+int
+proc_reply_fail(struct privsep *ps, const struct proc_asker *a, int code,
+    const char *fmt, ...)
+{
+	struct ctl_result	 res;
+	va_list			 ap;
+
+	memset(&res, 0, sizeof(res));
+	res.code = code;
+	va_start(ap, fmt);
+	(void)vsnprintf(res.msg, sizeof(res.msg), fmt, ap);
+	va_end(ap);
+	return (proc_reply(ps, a, IMSG_CTL_FAIL, &res, sizeof(res)));
+}
+
+/*
  * Child side.
  */
 
@@ -595,16 +689,17 @@ proc_summary(struct privsep *ps, struct ctl_summary *cs)
 	cs->generation = ps->generation;
 }
 
-/* the parent fans "show summary" out; peerid is the control connection */
+/* the parent fans "show summary" out, as one of its requests */
 void
 proc_recv_summary(struct imsgev *iev, struct imsg *imsg)
 {
 	struct ctl_summary	 cs;
-	uint32_t		 id = imsg_get_id(imsg);
+	struct proc_asker	 a;
 
+	proc_asker(iev, imsg, &a);
 	proc_summary(iev->ps, &cs);
-	imsgev_compose(iev, IMSG_CTL_SUMMARY, id, -1, &cs, sizeof(cs));
-	imsgev_compose(iev, IMSG_CTL_END, id, -1, NULL, 0);
+	(void)proc_reply(iev->ps, &a, IMSG_CTL_SUMMARY, &cs, sizeof(cs));
+	(void)proc_reply_end(iev->ps, &a);
 }
 
 /*

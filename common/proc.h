@@ -74,6 +74,7 @@ struct imsgev {
 	short			 events;
 	int			 peer;		/* privsep_procid, -1: client */
 	int			 instance;	/* of a gateway peer, else 0 */
+	uint32_t		 client;	/* a control connection's id */
 	struct privsep		*ps;
 	const struct proc_handler *handlers;
 	size_t			 nhandlers;
@@ -82,6 +83,44 @@ struct imsgev {
 	const char		*lost;		/* why, for closed() */
 	void			*data;
 	int			 dead;
+};
+
+/*
+ * How to answer a request.
+ *
+ * Whoever asked is a struct proc_asker, filled from the request by
+ * proc_asker(): the process the request came from (with its instance,
+ * for one of several gateways), or PROC_CLIENT for one of the parent's
+ * control connections, and the id the answer carries in peerid.  It is
+ * a value, without a pointer to a channel: it may be kept for as long as
+ * the answer takes (a command waiting on a workload, a change in the
+ * parent's queue), and proc_reply() finds the channel when it answers.
+ * An answer for a channel that has gone meanwhile (a client that left)
+ * is dropped, and nothing else happens.
+ *
+ *	struct proc_asker	 a;
+ *
+ *	proc_asker(iev, imsg, &a);
+ *	proc_reply(ps, &a, IMSG_CTL_WORKLOAD, &cw, sizeof(cw));	(items)
+ *	proc_reply_end(ps, &a);		(or proc_reply_ok, proc_reply_fail)
+ *
+ * Nothing routes by the bits of an id: a gateway's answer goes to the
+ * channel of the instance it came on.  In the parent an endpoint is one
+ * handler, with its row in orchd.c's table, whoever asks (orchctl or a
+ * gateway): one answered from what the parent holds replies as above
+ * (control.c's show version); one a child answers asks it through a
+ * request in flight (orchd/request.c), whose answers are relayed to the
+ * asker with nothing more to write (control.c's control_forward):
+ *
+ *	r = request_new(&a);
+ *	request_send(r, PROC_STORE, 0, IMSG_CTL_SHOW_HISTORY, &cn,
+ *	    sizeof(cn));
+ */
+#define PROC_CLIENT	PROC_MAX	/* a control connection (parent) */
+struct proc_asker {
+	int32_t		 peer;		/* enum privsep_procid, PROC_CLIENT */
+	int32_t		 instance;	/* of a gateway, else 0 */
+	uint32_t	 id;		/* answered as peerid */
 };
 
 /*
@@ -102,6 +141,8 @@ struct privsep {
 	uint32_t		 workloads;	/* known to this process */
 	const char		*file;		/* -f: the store's database */
 	void			*data;
+	/* the parent's control connection id, or NULL if it is gone */
+	struct imsgev		*(*client_channel)(uint32_t);
 };
 
 /* every child answers these the same way: rows in each child's table */
@@ -124,6 +165,21 @@ int		 proc_instances(struct privsep *, enum privsep_procid);
 struct imsgev	*proc_channel(struct privsep *, enum privsep_procid, int);
 void		 proc_summary(struct privsep *, struct ctl_summary *);
 time_t		 proc_uptime(struct privsep *);
+
+/* answers: see "How to answer a request" above */
+void		 proc_asker(const struct imsgev *, struct imsg *,
+		    struct proc_asker *);
+struct imsgev	*proc_reply_channel(struct privsep *,
+		    const struct proc_asker *);
+int		 proc_reply(struct privsep *, const struct proc_asker *,
+		    uint32_t, const void *, size_t);
+int		 proc_reply_ok(struct privsep *, const struct proc_asker *);
+int		 proc_reply_end(struct privsep *, const struct proc_asker *);
+int		 proc_reply_fail(struct privsep *, const struct proc_asker *,
+		    int, const char *, ...)
+		    __attribute__((__format__ (printf, 4, 5)));
+int		 proc_asker_same(const struct proc_asker *,
+		    const struct proc_asker *);
 
 /* child side: the channel to the parent on PROC_PARENT_FD */
 void		 proc_child_init(struct privsep *, enum privsep_procid,

@@ -417,9 +417,10 @@ config_send(struct orchd *env)
 void
 config_recv_done(struct imsgev *iev, struct imsg *imsg)
 {
-	struct orchd	*env = orchd_env;
-	uint32_t	 gen;
-	int		 id;
+	struct orchd		*env = orchd_env;
+	struct proc_asker	 asker;	/* orchctl reload's connection */
+	uint32_t		 gen;
+	int			 id;
 
 	(void)imsg_get_data(imsg, &gen, sizeof(gen));
 	if (gen != env->generation || env->cfg_acks <= 0)
@@ -441,7 +442,10 @@ config_recv_done(struct imsgev *iev, struct imsg *imsg)
 		notify_ready();
 	}
 	if (env->reload_conn != 0) {
-		control_reply(env->reload_conn, IMSG_CTL_OK, NULL, 0);
+		memset(&asker, 0, sizeof(asker));
+		asker.peer = PROC_CLIENT;
+		asker.id = env->reload_conn;
+		(void)proc_reply_ok(&env->ps, &asker);
 		env->reload_conn = 0;
 	}
 	/* the file's, at start or a reload: not an API change's */

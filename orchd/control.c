@@ -2,9 +2,12 @@
  * The control socket: orchctl's way in.  Each connection is an imsg
  * channel dispatched through the parent's table, where client requests
  * are marked PROC_FROM_CLIENT; a client that breaks the protocol is
- * dropped, never fatal.  Requests whose answer lives in several processes
- * are fanned out with the connection's id as peerid, and the replies are
- * counted back in before the final END.
+ * dropped, never fatal.  Each connection has an id, and a request's
+ * asker (struct proc_asker) names it by that id, as PROC_CLIENT: an
+ * answer finds the connection when it is sent (control_channel), or is
+ * dropped if it has closed.  Requests whose answer lives in other
+ * processes are requests in flight (request.c), fanned out under their
+ * own id, and the replies are counted back in before the final END.
  *
  * Why the root parent serves it, where relayd and bgpd serve theirs from
  * an unprivileged process: the socket is the parent's own (mode 0600,
@@ -17,8 +20,8 @@
  * take: the socket bound here and passed to a child, that child's
  * dispatch table checking each client message as this file does now, and
  * every request that ends in the parent crossing one more channel, with
- * its connection id in peerid as today.  It becomes worth it if the socket is
- * ever opened to a group that is not root.
+ * the connection's id for the asker.  It becomes worth it if the socket
+ * is ever opened to a group that is not root.
  *
  * A note for the parent's own seccomp filter (not written yet).  A filter
  * is inherited across fork(2) and execve(2) and cannot be undone, so
@@ -50,7 +53,6 @@
 
 #include <errno.h>
 #include <event.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,17 +76,18 @@
 #define CONTROL_MONITOR_QUEUE	256	/* events a monitor has not read */
 
 struct ctl_conn {
-	TAILQ_ENTRY(ctl_conn)	 entry;
 	uint32_t		 id;
 	struct imsgev		*iev;
-	int			 waiting;	/* replies still expected */
-	unsigned int		 items;		/* relayed so far */
-	uint32_t		 type;		/* of the request forwarded */
-	char			 name[ORCHD_NAME_MAX]; /* asked for, or "" */
 	int			 monitor;	/* orchctl monitor: events */
 };
 
-static TAILQ_HEAD(, ctl_conn) ctl_conns = TAILQ_HEAD_INITIALIZER(ctl_conns);
+/*
+ * The connections by slot: a connection's id, which never repeats
+ * before 2^32 more, is in the slot id % CONTROL_MAX_CONNS, so that an
+ * answer finds its connection without a search, and an answer for one
+ * that closed never reaches another.
+ */
+static struct ctl_conn	*ctl_slots[CONTROL_MAX_CONNS];
 static int		 control_fd = -1;
 static int		 control_nconns;
 static uint32_t		 control_lastid;
@@ -92,6 +95,7 @@ static struct event	 control_ev;
 static struct event	 control_pause_ev;
 
 static void	control_accept(int, short, void *);
+static struct imsgev *control_channel(uint32_t);
 
 void
 control_init(const char *path)
@@ -131,6 +135,7 @@ control_init(const char *path)
 void
 control_listen(struct orchd *env)
 {
+	env->ps.client_channel = control_channel;
 	event_set(&control_ev, control_fd, EV_READ | EV_PERSIST,
 	    control_accept, env);
 	event_add(&control_ev, NULL);
@@ -147,25 +152,27 @@ control_cleanup(const char *path)
 	unlink(path);
 }
 
-static struct ctl_conn *
-control_find(uint32_t id)
+/* proc_reply's way to a connection: its channel, NULL if it is gone */
+static struct imsgev *
+control_channel(uint32_t id)
 {
-	struct ctl_conn	*c;
+	struct ctl_conn	*c = ctl_slots[id % CONTROL_MAX_CONNS];
 
-	TAILQ_FOREACH(c, &ctl_conns, entry)
-		if (c->id == id)
-			return (c);
-	return (NULL);
+	return (c != NULL && c->id == id ? c->iev : NULL);
 }
 
 static void
 control_closed(struct imsgev *iev)
 {
-	struct ctl_conn	*c = iev->data;
+	struct ctl_conn		*c = iev->data;
+	struct proc_asker	 a;
 
-	/* a logs -f under way stops with its client */
-	logs_stop(c->id);
-	TAILQ_REMOVE(&ctl_conns, c, entry);
+	/* its requests end with it: a logs -f under way stops */
+	memset(&a, 0, sizeof(a));
+	a.peer = PROC_CLIENT;
+	a.id = c->id;
+	request_cancel(&a);
+	ctl_slots[c->id % CONTROL_MAX_CONNS] = NULL;
 	imsgev_free(c->iev);
 	free(c);
 	control_nconns--;
@@ -211,167 +218,126 @@ control_accept(int fd, short event, void *arg)
 		close(s);
 		return;
 	}
-	/* 0 means "no connection" in peerid; CTL_ID_API is the API's */
-	if (++control_lastid == 0 || (control_lastid & CTL_ID_API))
-		control_lastid = 1;
+	/* 0 is no connection; the slot of the next id must be free */
+	do {
+		if (++control_lastid == 0)
+			control_lastid = 1;
+	} while (ctl_slots[control_lastid % CONTROL_MAX_CONNS] != NULL);
 	c->id = control_lastid;
+	c->iev->client = c->id;
 	c->iev->data = c;
 	c->iev->closed = control_closed;
-	TAILQ_INSERT_TAIL(&ctl_conns, c, entry);
+	ctl_slots[c->id % CONTROL_MAX_CONNS] = c;
 	control_nconns++;
 }
 
-void
-control_reply(uint32_t id, uint32_t type, const void *data, size_t len)
+/*
+ * Every request carries the control protocol version in peerid, and a
+ * connection has one request answered by a child at a time.  0 with
+ * whoever asked in a, or -1 when the request was answered already.
+ */
+static int
+control_request(struct imsgev *iev, struct imsg *imsg, struct proc_asker *a)
 {
-	struct ctl_conn	*c;
+	struct privsep	*ps = &orchd_env->ps;
 
-	if (id & CTL_ID_API) {
-		/* a request of the HTTP API, for the gateway */
-		api_ctl_reply(id, type, data, len);
-		return;
-	}
-	if ((c = control_find(id)) == NULL)
-		return;		/* the client went away */
-	if (imsgev_compose(c->iev, type, 0, -1, data, len) == -1)
-		log_warn("control reply");
-}
-
-void
-control_fail(uint32_t id, const char *fmt, ...)
-{
-	struct ctl_result	 res;
-	va_list			 ap;
-
-	memset(&res, 0, sizeof(res));
-	res.code = -1;
-	va_start(ap, fmt);
-	(void)vsnprintf(res.msg, sizeof(res.msg), fmt, ap);
-	va_end(ap);
-	control_reply(id, IMSG_CTL_FAIL, &res, sizeof(res));
-}
-
-/* every request carries the control protocol version in peerid */
-static struct ctl_conn *
-control_request(struct imsgev *iev, struct imsg *imsg)
-{
-	struct ctl_conn	*c = iev->data;
-
+	proc_asker(iev, imsg, a);
 	if (imsg_get_id(imsg) != ORCHD_CTL_VERSION) {
-		control_fail(c->id, "orchctl speaks control protocol %u, "
-		    "orchd %u: use the orchctl installed with orchd",
-		    imsg_get_id(imsg), ORCHD_CTL_VERSION);
-		return (NULL);
+		(void)proc_reply_fail(ps, a, CTL_ERR_FAILED, "orchctl speaks "
+		    "control protocol %u, orchd %u: use the orchctl installed "
+		    "with orchd", imsg_get_id(imsg), ORCHD_CTL_VERSION);
+		return (-1);
 	}
-	if (c->waiting > 0) {
-		control_fail(c->id, "a request is already under way");
-		return (NULL);
+	if (request_busy(a)) {
+		(void)proc_reply_fail(ps, a, CTL_ERR_FAILED,
+		    "a request is already under way");
+		return (-1);
 	}
-	return (c);
+	return (0);
 }
 
 void
 control_show_summary(struct imsgev *iev, struct imsg *imsg)
 {
-	struct orchd		*env = orchd_env;
-	struct ctl_conn		*c;
+	struct privsep		*ps = &orchd_env->ps;
+	struct proc_asker	 a;
+	struct request		*r;
 	struct ctl_summary	 cs;
 	int			 id, i;
 
-	if ((c = control_request(iev, imsg)) == NULL)
+	if (control_request(iev, imsg, &a) == -1)
 		return;
-	proc_summary(&env->ps, &cs);
-	control_reply(c->id, IMSG_CTL_SUMMARY, &cs, sizeof(cs));
+	proc_summary(ps, &cs);
+	(void)proc_reply(ps, &a, IMSG_CTL_SUMMARY, &cs, sizeof(cs));
+	if ((r = request_new(&a)) == NULL) {
+		(void)proc_reply_fail(ps, &a, CTL_ERR_FAILED, "out of memory");
+		return;
+	}
 	for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
-		for (i = 0; i < proc_instances(&env->ps, id); i++)
-			if (proc_compose_instance(&env->ps, id, i,
-			    IMSG_CTL_SHOW_SUMMARY, c->id, -1, NULL, 0) == 0)
-				c->waiting++;
-	if (c->waiting == 0)
-		control_reply(c->id, IMSG_CTL_END, NULL, 0);
+		for (i = 0; i < proc_instances(ps, id); i++)
+			(void)request_send(r, id, i, IMSG_CTL_SHOW_SUMMARY,
+			    NULL, 0);
+	if (r->waiting == 0) {
+		(void)proc_reply_end(ps, &a);
+		request_free(r);
+	}
 }
 
 /* orchctl show version: the daemon's half, the parent's own */
 void
 control_version(struct imsgev *iev, struct imsg *imsg)
 {
-	struct ctl_conn		*c;
+	struct proc_asker	 a;
 	struct ctl_version	 cv;
 
-	if ((c = control_request(iev, imsg)) == NULL)
+	if (control_request(iev, imsg, &a) == -1)
 		return;
 	memset(&cv, 0, sizeof(cv));
 	strlcpy(cv.version, ORCHD_VERSION, sizeof(cv.version));
-	control_reply(c->id, IMSG_CTL_VERSION, &cv, sizeof(cv));
+	(void)proc_reply(&orchd_env->ps, &a, IMSG_CTL_VERSION, &cv,
+	    sizeof(cv));
 }
 
-/* a reply item from a child: to the connection named by peerid */
-void
-control_recv_item(struct imsgev *iev, struct imsg *imsg)
+/* show workloads NAME: a name nobody knew (its history may be empty) */
+static void
+control_named_end(struct request *r)
 {
-	struct ctl_conn	*c;
+	struct privsep	*ps = &orchd_env->ps;
 
-	if ((c = control_find(imsg_get_id(imsg))) == NULL || c->waiting == 0)
-		return;
-	c->items++;
-	control_reply(c->id, imsg_get_type(imsg), imsg->data,
-	    imsg_get_len(imsg));
-}
-
-void
-control_recv_end(struct imsgev *iev, struct imsg *imsg)
-{
-	struct ctl_conn	*c;
-
-	if ((c = control_find(imsg_get_id(imsg))) == NULL || c->waiting == 0)
-		return;
-	if (--c->waiting > 0)
-		return;
-	/* a named workload nobody knew (its history may well be empty) */
-	if (c->type == IMSG_CTL_SHOW_WORKLOADS && c->name[0] != '\0' &&
-	    c->items == 0)
-		control_fail(c->id, "no such workload: %s", c->name);
+	if (r->items == 0)
+		(void)proc_reply_fail(ps, &r->asker, CTL_ERR_FAILED,
+		    "no such workload: %s", r->name);
 	else
-		control_reply(c->id, IMSG_CTL_END, NULL, 0);
-}
-
-/* OK or FAIL from the child that carried out a command */
-void
-control_recv_result(struct imsgev *iev, struct imsg *imsg)
-{
-	struct ctl_conn	*c;
-
-	if ((c = control_find(imsg_get_id(imsg))) == NULL || c->waiting == 0)
-		return;
-	c->waiting = 0;
-	control_reply(c->id, imsg_get_type(imsg), imsg->data,
-	    imsg_get_len(imsg));
+		(void)proc_reply_end(ps, &r->asker);
 }
 
 /*
  * Requests answered by one child: the store for what it remembers, the
  * runtime for what changes a workload.  The child answers with items and
- * END, or with OK or FAIL, under the connection's id.
+ * END, or with OK or FAIL, under the request's id (request.c).
  */
 void
 control_forward(struct imsgev *iev, struct imsg *imsg)
 {
-	struct orchd		*env = orchd_env;
-	struct ctl_conn		*c;
+	struct privsep		*ps = &orchd_env->ps;
+	struct proc_asker	 a;
+	struct request		*r;
 	struct ctl_name		 cn;
 	enum privsep_procid	 to = PROC_STORE;
 	uint32_t		 type = imsg_get_type(imsg);
 
-	if ((c = control_request(iev, imsg)) == NULL)
+	if (control_request(iev, imsg, &a) == -1)
 		return;
-	c->items = 0;
-	c->type = type;
-	c->name[0] = '\0';
+	if ((r = request_new(&a)) == NULL) {
+		(void)proc_reply_fail(ps, &a, CTL_ERR_FAILED, "out of memory");
+		return;
+	}
 	switch (type) {
 	case IMSG_CTL_SHOW_WORKLOADS:
-	case IMSG_CTL_SHOW_HISTORY:
 		memcpy(&cn, imsg->data, sizeof(cn));
-		strlcpy(c->name, cn.name, sizeof(c->name));
+		strlcpy(r->name, cn.name, sizeof(r->name));
+		if (r->name[0] != '\0')
+			r->end = control_named_end;
 		break;
 	case IMSG_CTL_WAKE:
 	case IMSG_CTL_SUSPEND:
@@ -383,58 +349,61 @@ control_forward(struct imsgev *iev, struct imsg *imsg)
 	default:
 		break;
 	}
-	if (proc_compose(&env->ps, to, type, c->id, -1, imsg->data,
-	    imsg_get_len(imsg)) == -1) {
-		control_fail(c->id, "%s is not answering", proc_name(to));
+	if (request_send(r, to, 0, type, imsg->data, imsg_get_len(imsg)) ==
+	    -1) {
+		(void)proc_reply_fail(ps, &a, CTL_ERR_FAILED,
+		    "%s is not answering", proc_name(to));
+		request_free(r);
 		return;
 	}
-	c->waiting = 1;
 	/* show stats: the memory budget's item and END from the runtime */
-	if (type == IMSG_CTL_SHOW_STATS && proc_compose(&env->ps,
-	    PROC_RUNTIME, type, c->id, -1, NULL, 0) == 0)
-		c->waiting++;
+	if (type == IMSG_CTL_SHOW_STATS)
+		(void)request_send(r, PROC_RUNTIME, 0, type, NULL, 0);
 }
 
 /* orchctl logs: the parent reads the log file itself (logs.c) */
 void
 control_logs(struct imsgev *iev, struct imsg *imsg)
 {
-	struct ctl_conn	*c;
-	struct ctl_logs	 cl;
+	struct proc_asker	 a;
+	struct ctl_logs		 cl;
 
-	if ((c = control_request(iev, imsg)) == NULL)
+	if (control_request(iev, imsg, &a) == -1)
 		return;
 	(void)imsg_get_data(imsg, &cl, sizeof(cl));
-	logs_start(c->iev, c->id, &cl);
+	logs_start(&a, &cl);
 }
 
 void
 control_reload(struct imsgev *iev, struct imsg *imsg)
 {
-	struct ctl_conn	*c;
-	char		 err[CTL_MSG_MAX];
+	struct proc_asker	 a;
+	char			 err[CTL_MSG_MAX];
 
-	if ((c = control_request(iev, imsg)) == NULL)
+	if (control_request(iev, imsg, &a) == -1)
 		return;
-	if (parent_reload(orchd_env, c->id, err, sizeof(err)) == -1)
-		control_fail(c->id, "%s", err);
+	/* answered once the new configuration runs (config.c) */
+	if (parent_reload(orchd_env, a.id, err, sizeof(err)) == -1)
+		(void)proc_reply_fail(&orchd_env->ps, &a, CTL_ERR_FAILED,
+		    "%s", err);
 }
 
 void
 control_verbose(struct imsgev *iev, struct imsg *imsg)
 {
-	struct ctl_conn	*c;
-	int		 v;
+	struct proc_asker	 a;
+	int			 v;
 
-	if ((c = control_request(iev, imsg)) == NULL)
+	if (control_request(iev, imsg, &a) == -1)
 		return;
 	(void)imsg_get_data(imsg, &v, sizeof(v));
 	if (v < 0 || v > 3) {
-		control_fail(c->id, "verbosity %d out of range", v);
+		(void)proc_reply_fail(&orchd_env->ps, &a, CTL_ERR_FAILED,
+		    "verbosity %d out of range", v);
 		return;
 	}
 	parent_set_verbose(orchd_env, v);
-	control_reply(c->id, IMSG_CTL_OK, NULL, 0);
+	(void)proc_reply_ok(&orchd_env->ps, &a);
 }
 
 /*
@@ -511,32 +480,36 @@ definition_json(const struct orchd_conf *conf, const struct workload_conf *wc)
 void
 control_show_definition(struct imsgev *iev, struct imsg *imsg)
 {
+	struct privsep		*ps = &orchd_env->ps;
 	struct workload_conf	*wc;
-	struct ctl_conn		*c;
+	struct proc_asker	 a;
 	struct ctl_name		 cn;
 	char			*json;
 
-	if ((c = control_request(iev, imsg)) == NULL)
+	if (control_request(iev, imsg, &a) == -1)
 		return;
 	(void)imsg_get_data(imsg, &cn, sizeof(cn));
 	TAILQ_FOREACH(wc, &orchd_env->conf->workloads, entry)
 		if (strcmp(wc->name, cn.name) == 0)
 			break;
 	if (wc == NULL) {
-		control_fail(c->id, "no such workload: %s", cn.name);
+		(void)proc_reply_fail(ps, &a, CTL_ERR_FAILED,
+		    "no such workload: %s", cn.name);
 		return;
 	}
 	if ((json = definition_json(orchd_env->conf, wc)) == NULL) {
-		control_fail(c->id, "%s: cannot make its definition",
-		    cn.name);
+		(void)proc_reply_fail(ps, &a, CTL_ERR_FAILED,
+		    "%s: cannot make its definition", cn.name);
 		return;
 	}
 	/* one message: the parent sent as much to every child */
 	if (strlen(json) > IMSG_MAXSIZE_DEFAULT - IMSG_HEADER_SIZE)
-		control_fail(c->id, "%s: definition too large", cn.name);
+		(void)proc_reply_fail(ps, &a, CTL_ERR_FAILED,
+		    "%s: definition too large", cn.name);
 	else {
-		control_reply(c->id, IMSG_CTL_DEFINITION, json, strlen(json));
-		control_reply(c->id, IMSG_CTL_END, NULL, 0);
+		(void)proc_reply(ps, &a, IMSG_CTL_DEFINITION, json,
+		    strlen(json));
+		(void)proc_reply_end(ps, &a);
 	}
 	free(json);
 }
@@ -548,29 +521,30 @@ control_show_definition(struct imsgev *iev, struct imsg *imsg)
 void
 control_change(struct imsgev *iev, struct imsg *imsg)
 {
-	struct ctl_conn	*c;
-	struct ctl_name	 cn;
+	struct proc_asker	 a;
+	struct ctl_name		 cn;
 
-	if ((c = control_request(iev, imsg)) == NULL)
+	if (control_request(iev, imsg, &a) == -1)
 		return;
 	switch (imsg_get_type(imsg)) {
 	case IMSG_CTL_CREATE:
-		api_ctl_create(orchd_env, c->id, imsg);
+		api_ctl_create(orchd_env, &a, imsg);
 		return;
 	case IMSG_CTL_UPDATE:
-		api_ctl_update(orchd_env, c->id, imsg);
+		api_ctl_update(orchd_env, &a, imsg);
 		return;
 	default:
 		break;
 	}
 	if (imsg_get_data(imsg, &cn, sizeof(cn)) == -1) {
-		control_fail(c->id, "bad request");
+		(void)proc_reply_fail(&orchd_env->ps, &a, CTL_ERR_FAILED,
+		    "bad request");
 		return;
 	}
 	if (imsg_get_type(imsg) == IMSG_CTL_KEEP)
-		api_ctl_keep(orchd_env, c->id, cn.name);
+		api_ctl_keep(orchd_env, &a, cn.name);
 	else
-		api_ctl_delete(orchd_env, c->id, cn.name);
+		api_ctl_delete(orchd_env, &a, cn.name);
 }
 
 /*
@@ -580,9 +554,10 @@ control_change(struct imsgev *iev, struct imsg *imsg)
 void
 control_monitor(struct imsgev *iev, struct imsg *imsg)
 {
-	struct ctl_conn	*c;
+	struct ctl_conn		*c = iev->data;
+	struct proc_asker	 a;
 
-	if ((c = control_request(iev, imsg)) == NULL)
+	if (control_request(iev, imsg, &a) == -1)
 		return;
 	c->monitor = 1;
 	log_debug("control: connection %u monitors", c->id);
@@ -596,10 +571,11 @@ control_monitor(struct imsgev *iev, struct imsg *imsg)
 void
 control_event(const struct ctl_event *ev)
 {
-	struct ctl_conn	*c, *next;
+	struct ctl_conn	*c;
+	int		 i;
 
-	TAILQ_FOREACH_SAFE(c, &ctl_conns, entry, next) {
-		if (!c->monitor)
+	for (i = 0; i < CONTROL_MAX_CONNS; i++) {
+		if ((c = ctl_slots[i]) == NULL || !c->monitor)
 			continue;
 		if (imsgbuf_queuelen(&c->iev->ibuf) >= CONTROL_MONITOR_QUEUE) {
 			log_warnx("control: a monitor left %d events unread: "
@@ -629,13 +605,14 @@ control_recv_state(struct imsgev *iev, struct imsg *imsg)
 void
 control_log_reopen(struct imsgev *iev, struct imsg *imsg)
 {
-	struct ctl_conn	*c;
-	char		 err[CTL_MSG_MAX];
+	struct proc_asker	 a;
+	char			 err[CTL_MSG_MAX];
 
-	if ((c = control_request(iev, imsg)) == NULL)
+	if (control_request(iev, imsg, &a) == -1)
 		return;
 	if (logfiles_reopen(err, sizeof(err)) == -1)
-		control_fail(c->id, "%s", err);
+		(void)proc_reply_fail(&orchd_env->ps, &a, CTL_ERR_FAILED,
+		    "%s", err);
 	else
-		control_reply(c->id, IMSG_CTL_OK, NULL, 0);
+		(void)proc_reply_ok(&orchd_env->ps, &a);
 }

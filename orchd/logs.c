@@ -17,11 +17,13 @@
  * LOGS_POLL_MS and sends what was appended, starts again from the top of
  * a file that was truncated, and moves to the new file once the old one
  * has been renamed away (rotated) and read to its end, until the client
- * closes the connection (logs_stop).
+ * closes the connection, which cancels its requests (request.c).
  *
- * The same serves the HTTP API, whose requests come from the gateway with
- * ids that carry CTL_ID_API (control_reply sends their answers there),
- * and docker workloads, whose logs runtimed reads (logs_docker).
+ * The same serves the HTTP API, whose requests come from a gateway: the
+ * asker (struct proc_asker) says where the answer goes, and a reader is
+ * one of the parent's requests in flight, which the asker's leaving
+ * cancels (logs_cancel).  A docker workload's logs are runtimed's to read
+ * (logs_docker): a request to it, whose answers request.c relays.
  */
 
 #include <sys/types.h>
@@ -31,6 +33,7 @@
 #include <errno.h>
 #include <event.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,9 +64,7 @@ enum logs_phase {
 };
 
 struct logs_conn {
-	TAILQ_ENTRY(logs_conn)	 entry;
-	uint32_t		 id;		/* the control connection */
-	struct imsgev		*iev;		/* its channel, for its queue */
+	struct request		*req;		/* its asker; it hangs off it */
 	char			 path[PATH_MAX];
 	int			 fd;		/* -1: no file yet */
 	dev_t			 dev;		/* of the file open in fd */
@@ -79,11 +80,9 @@ struct logs_conn {
 	struct event		 ev;
 };
 
-static TAILQ_HEAD(, logs_conn)	 logs_conns =
-				    TAILQ_HEAD_INITIALIZER(logs_conns);
-
-static struct logs_conn	*logs_find(uint32_t);
 static void		 logs_free(struct logs_conn *);
+static void		 logs_fail(struct logs_conn *, const char *, ...)
+			    __attribute__((__format__ (printf, 2, 3)));
 static void		 logs_drop(struct logs_conn *, const char *);
 static int		 logs_open(struct logs_conn *, const char **);
 static int		 logs_scan(struct logs_conn *);
@@ -91,41 +90,54 @@ static int		 logs_check(struct logs_conn *);
 static int		 logs_pump(struct logs_conn *);
 static void		 logs_tick(int, short, void *);
 
-static struct logs_conn *
-logs_find(uint32_t id)
-{
-	struct logs_conn	*lc;
-
-	TAILQ_FOREACH(lc, &logs_conns, entry)
-		if (lc->id == id)
-			return (lc);
-	return (NULL);
-}
-
 static void
 logs_free(struct logs_conn *lc)
 {
 	evtimer_del(&lc->ev);
 	if (lc->fd != -1)
 		close(lc->fd);
-	TAILQ_REMOVE(&logs_conns, lc, entry);
+	request_free(lc->req);
 	free(lc);
+}
+
+/* the asker left (request_cancel) */
+static void
+logs_cancel(struct request *r)
+{
+	logs_free(r->data);
+}
+
+static void
+logs_fail(struct logs_conn *lc, const char *fmt, ...)
+{
+	char	 msg[CTL_MSG_MAX];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	(void)proc_reply_fail(&orchd_env->ps, &lc->req->asker, CTL_ERR_FAILED,
+	    "%s", msg);
 }
 
 /*
  * A client that does not read.  A control connection is shut down here;
  * its channel sees the end of file on its next turn and closes it the
- * usual way (control_closed), which calls logs_stop for an id already
- * gone.  The channel of one of our processes (the gateway, for the API)
- * is never cut: its request fails instead.
+ * usual way (control_closed), which cancels its requests, this one gone
+ * already.  The channel of one of our processes (the gateway, for the
+ * API) is never cut: its request fails instead.
  */
 static void
 logs_drop(struct logs_conn *lc, const char *why)
 {
+	struct imsgev	*iev;
+
 	log_warnx("control: logs %s: dropping the client: %s", lc->path, why);
-	if (lc->iev->peer != -1)
-		control_fail(lc->id, "log reader too slow: %s", why);
-	else if (shutdown(lc->iev->ibuf.fd, SHUT_RDWR) == -1)
+	if (lc->req->asker.peer != PROC_CLIENT)
+		logs_fail(lc, "log reader too slow: %s", why);
+	else if ((iev = proc_reply_channel(&orchd_env->ps,
+	    &lc->req->asker)) != NULL && shutdown(iev->ibuf.fd,
+	    SHUT_RDWR) == -1)
 		log_warn("control: shutdown");
 	logs_free(lc);
 }
@@ -218,7 +230,7 @@ logs_check(struct logs_conn *lc)
 		/* not written yet: from its first byte once it is */
 		switch (logs_open(lc, &why)) {
 		case -1:
-			control_fail(lc->id, "log file %s: %s", lc->path, why);
+			logs_fail(lc, "log file %s: %s", lc->path, why);
 			return (-1);
 		case 0:
 			return (0);
@@ -228,7 +240,7 @@ logs_check(struct logs_conn *lc)
 		}
 	}
 	if (fstat(lc->fd, &st) == -1) {
-		control_fail(lc->id, "log file %s: %s", lc->path,
+		logs_fail(lc, "log file %s: %s", lc->path,
 		    strerror(errno));
 		return (-1);
 	}
@@ -246,7 +258,7 @@ logs_check(struct logs_conn *lc)
 	log_debug("control: logs %s: a new file", lc->path);
 	switch (logs_open(lc, &why)) {
 	case -1:
-		control_fail(lc->id, "log file %s: %s", lc->path, why);
+		logs_fail(lc, "log file %s: %s", lc->path, why);
 		return (-1);
 	case 0:
 		return (0);
@@ -264,17 +276,22 @@ static int
 logs_pump(struct logs_conn *lc)
 {
 	static char	 buf[LOGS_CHUNK];
+	struct imsgev	*iev;
 	ssize_t		 n;
 	size_t		 len;
 
 	while (lc->off < lc->end) {
-		if (imsgbuf_queuelen(&lc->iev->ibuf) >= LOGS_QUEUE_MAX)
+		/* the asker's channel, whose queue paces the reply */
+		if ((iev = proc_reply_channel(&orchd_env->ps,
+		    &lc->req->asker)) == NULL)
+			return (-1);
+		if (imsgbuf_queuelen(&iev->ibuf) >= LOGS_QUEUE_MAX)
 			return (1);
 		len = MINIMUM(lc->end - lc->off, (off_t)sizeof(buf));
 		if ((n = pread(lc->fd, buf, len, lc->off)) == -1) {
 			if (errno == EINTR)
 				continue;
-			control_fail(lc->id, "log file %s: %s", lc->path,
+			logs_fail(lc, "log file %s: %s", lc->path,
 			    strerror(errno));
 			return (-1);
 		}
@@ -283,7 +300,8 @@ logs_pump(struct logs_conn *lc)
 			lc->end = lc->off;
 			break;
 		}
-		control_reply(lc->id, IMSG_CTL_LOGDATA, buf, n);
+		(void)proc_reply(&orchd_env->ps, &lc->req->asker,
+		    IMSG_CTL_LOGDATA, buf, n);
 		lc->off += n;
 	}
 	return (0);
@@ -298,7 +316,7 @@ logs_tick(int fd, short event, void *arg)
 	if (lc->phase == LOGS_SCAN) {
 		switch (logs_scan(lc)) {
 		case -1:
-			control_fail(lc->id, "log file %s: %s", lc->path,
+			logs_fail(lc, "log file %s: %s", lc->path,
 			    strerror(errno));
 			logs_free(lc);
 			return;
@@ -340,152 +358,54 @@ logs_tick(int fd, short event, void *arg)
 		evtimer_add_ms(&lc->ev, LOGS_POLL_MS);
 		return;
 	}
-	control_reply(lc->id, IMSG_CTL_END, NULL, 0);
+	(void)proc_reply_end(&orchd_env->ps, &lc->req->asker);
 	logs_free(lc);
 }
 
 /*
  * A docker workload's log is its container's, which only runtimed can
- * reach (runtimed/docker_logs.c): the request is forwarded there under
- * the control connection's id, and runtimed's answer, IMSG_CTL_LOGDATA
- * items and then IMSG_CTL_END or IMSG_CTL_FAIL, comes back through
- * logs_docker_reply, which hands whatever is not a log's to the control
- * relay.
+ * reach (runtimed/docker_logs.c): a request to it, answered with
+ * IMSG_CTL_LOGDATA items and then IMSG_CTL_END or IMSG_CTL_FAIL, which
+ * request.c relays to the asker.
  */
-struct logs_fwd {
-	TAILQ_ENTRY(logs_fwd)	 entry;
-	uint32_t		 id;
-};
-static TAILQ_HEAD(, logs_fwd)	 logs_fwds = TAILQ_HEAD_INITIALIZER(logs_fwds);
-
-static struct logs_fwd *
-logs_fwd_find(uint32_t id)
-{
-	struct logs_fwd	*lf;
-
-	TAILQ_FOREACH(lf, &logs_fwds, entry)
-		if (lf->id == id)
-			return (lf);
-	return (NULL);
-}
-
 static void
-logs_fwd_free(struct logs_fwd *lf)
+logs_docker(const struct proc_asker *a, const struct ctl_logs *cl)
 {
-	TAILQ_REMOVE(&logs_fwds, lf, entry);
-	free(lf);
+	struct request	*r;
+
+	if (request_busy(a)) {
+		(void)proc_reply_fail(&orchd_env->ps, a, CTL_ERR_FAILED,
+		    "a request is already under way");
+		return;
+	}
+	if ((r = request_new(a)) == NULL) {
+		(void)proc_reply_fail(&orchd_env->ps, a, CTL_ERR_FAILED,
+		    "out of memory");
+		return;
+	}
+	if (request_send(r, PROC_RUNTIME, 0, IMSG_CTL_LOGS, cl,
+	    sizeof(*cl)) == -1) {
+		(void)proc_reply_fail(&orchd_env->ps, a, CTL_ERR_FAILED,
+		    "runtime is not answering");
+		request_free(r);
+	}
 }
 
-static void
-logs_docker(uint32_t id, const struct ctl_logs *cl)
+/* where a new reader starts: 0, or -1 after a FAIL (lc not freed) */
+static int
+logs_begin(struct logs_conn *lc, const struct proc_asker *a)
 {
-	struct logs_fwd	*lf;
+	const char	*why;
 
-	if (logs_fwd_find(id) != NULL) {
-		control_fail(id, "a request is already under way");
-		return;
-	}
-	if ((lf = calloc(1, sizeof(*lf))) == NULL) {
-		control_fail(id, "out of memory");
-		return;
-	}
-	if (proc_compose(&orchd_env->ps, PROC_RUNTIME, IMSG_CTL_LOGS, id, -1,
-	    cl, sizeof(*cl)) == -1) {
-		control_fail(id, "runtime is not answering");
-		free(lf);
-		return;
-	}
-	lf->id = id;
-	TAILQ_INSERT_TAIL(&logs_fwds, lf, entry);
-}
-
-void
-logs_docker_reply(struct imsgev *iev, struct imsg *imsg)
-{
-	struct logs_fwd	*lf;
-	uint32_t	 id = imsg_get_id(imsg), type = imsg_get_type(imsg);
-
-	if (iev->peer != PROC_RUNTIME || (lf = logs_fwd_find(id)) == NULL) {
-		if (type == IMSG_CTL_END)
-			control_recv_end(iev, imsg);
-		else if (type == IMSG_CTL_FAIL)
-			control_recv_result(iev, imsg);
-		return;
-	}
-	control_reply(id, type, imsg->data, imsg_get_len(imsg));
-	if (type != IMSG_CTL_LOGDATA)
-		logs_fwd_free(lf);
-}
-
-/*
- * IMSG_CTL_LOGS for id, a control connection or an API request, which
- * came on channel iev (whose queue paces the reply): the request is
- * checked and answered here, the rest by logs_tick.
- */
-void
-logs_start(struct imsgev *iev, uint32_t id, const struct ctl_logs *cl)
-{
-	struct orchd_conf		*conf = orchd_env->conf;
-	const struct workload_conf	*wc;
-	struct logs_conn		*lc;
-	const char			*why;
-
-	if (cl->lines < -1) {
-		control_fail(id, "invalid number of lines: %d", cl->lines);
-		return;
-	}
-	TAILQ_FOREACH(wc, &conf->workloads, entry)
-		if (strcmp(wc->name, cl->name) == 0)
-			break;
-	/* a configured name is valid: no "/" or ".." in the path */
-	if (wc == NULL || !valid_workload_name(wc->name)) {
-		control_fail(id, "no such workload: %s", cl->name);
-		return;
-	}
-	/* a service's logs are spread over its nodes: not orchd's to read */
-	if (wc->driver == DRIVER_SWARM) {
-		control_fail(id, "workload %s is a swarm service: docker "
-		    "service logs orchd-%s", wc->name, wc->name);
-		return;
-	}
-	/* a container's log is the Docker daemon's: runtimed reads it */
-	if (wc->driver == DRIVER_DOCKER) {
-		logs_docker(id, cl);
-		return;
-	}
-	/* a new request on the same connection replaces the old one */
-	if ((lc = logs_find(id)) != NULL)
-		logs_free(lc);
-
-	if ((lc = calloc(1, sizeof(*lc))) == NULL) {
-		control_fail(id, "out of memory");
-		return;
-	}
-	lc->id = id;
-	lc->iev = iev;
-	lc->fd = -1;
-	lc->follow = cl->follow != 0;
-	lc->lines = cl->lines;
-	if ((size_t)snprintf(lc->path, sizeof(lc->path), "%s/%s.log",
-	    conf->logdir, wc->name) >= sizeof(lc->path)) {
-		control_fail(id, "log file name too long");
-		free(lc);
-		return;
-	}
 	switch (logs_open(lc, &why)) {
 	case -1:
-		control_fail(id, "log file %s: %s", lc->path, why);
-		free(lc);
-		return;
+		(void)proc_reply_fail(&orchd_env->ps, a, CTL_ERR_FAILED,
+		    "log file %s: %s", lc->path, why);
+		return (-1);
 	case 0:
-		/* nothing logged yet */
-		if (!lc->follow) {
-			control_reply(id, IMSG_CTL_END, NULL, 0);
-			free(lc);
-			return;
-		}
+		/* nothing logged yet: an empty log, or what comes */
 		lc->phase = LOGS_SEND;
-		break;
+		return (0);
 	default:
 		lc->phase = LOGS_SCAN;
 		lc->scan = lc->end;
@@ -496,22 +416,91 @@ logs_start(struct imsgev *iev, uint32_t id, const struct ctl_logs *cl)
 			lc->off = 0;
 			lc->phase = LOGS_SEND;
 		}
-		break;
+		return (0);
 	}
-	TAILQ_INSERT_TAIL(&logs_conns, lc, entry);
+}
+
+/* a process workload's file: a reader, hung off a request of a's */
+static void
+logs_file(const struct proc_asker *a, const struct workload_conf *wc,
+    const struct ctl_logs *cl)
+{
+	struct privsep		*ps = &orchd_env->ps;
+	struct logs_conn	*lc;
+
+	/* a new request of the same asker replaces the old one */
+	request_cancel(a);
+	if ((lc = calloc(1, sizeof(*lc))) == NULL) {
+		(void)proc_reply_fail(ps, a, CTL_ERR_FAILED, "out of memory");
+		return;
+	}
+	lc->fd = -1;
+	lc->follow = cl->follow != 0;
+	lc->lines = cl->lines;
+	if ((size_t)snprintf(lc->path, sizeof(lc->path), "%s/%s.log",
+	    orchd_env->conf->logdir, wc->name) >= sizeof(lc->path)) {
+		(void)proc_reply_fail(ps, a, CTL_ERR_FAILED,
+		    "log file name too long");
+		free(lc);
+		return;
+	}
+	if (logs_begin(lc, a) == -1) {
+		free(lc);
+		return;
+	}
+	if (lc->fd == -1 && !lc->follow) {
+		(void)proc_reply_end(ps, a);
+		free(lc);
+		return;
+	}
+	if ((lc->req = request_new(a)) == NULL) {
+		(void)proc_reply_fail(ps, a, CTL_ERR_FAILED, "out of memory");
+		if (lc->fd != -1)
+			close(lc->fd);
+		free(lc);
+		return;
+	}
+	lc->req->data = lc;
+	lc->req->cancel = logs_cancel;
 	evtimer_set(&lc->ev, logs_tick, lc);
 	evtimer_add_ms(&lc->ev, 0);
 }
 
-/* control connection id is closing */
+/*
+ * IMSG_CTL_LOGS from a, a control connection or a gateway's API request:
+ * checked and answered here, by runtimed for a container, by logs_tick
+ * for a file.
+ */
 void
-logs_stop(uint32_t id)
+logs_start(const struct proc_asker *a, const struct ctl_logs *cl)
 {
-	struct logs_conn	*lc;
-	struct logs_fwd		*lf;
+	struct privsep			*ps = &orchd_env->ps;
+	const struct workload_conf	*wc;
 
-	if ((lc = logs_find(id)) != NULL)
-		logs_free(lc);
-	if ((lf = logs_fwd_find(id)) != NULL)
-		logs_fwd_free(lf);
+	if (cl->lines < -1) {
+		(void)proc_reply_fail(ps, a, CTL_ERR_FAILED,
+		    "invalid number of lines: %d", cl->lines);
+		return;
+	}
+	TAILQ_FOREACH(wc, &orchd_env->conf->workloads, entry)
+		if (strcmp(wc->name, cl->name) == 0)
+			break;
+	/* a configured name is valid: no "/" or ".." in the path */
+	if (wc == NULL || !valid_workload_name(wc->name)) {
+		(void)proc_reply_fail(ps, a, CTL_ERR_FAILED,
+		    "no such workload: %s", cl->name);
+		return;
+	}
+	/* a service's logs are spread over its nodes: not orchd's to read */
+	if (wc->driver == DRIVER_SWARM) {
+		(void)proc_reply_fail(ps, a, CTL_ERR_FAILED, "workload %s is "
+		    "a swarm service: docker service logs orchd-%s", wc->name,
+		    wc->name);
+		return;
+	}
+	/* a container's log is the Docker daemon's: runtimed reads it */
+	if (wc->driver == DRIVER_DOCKER)
+		logs_docker(a, cl);
+	else
+		logs_file(a, wc, cl);
 }

@@ -14,8 +14,6 @@
 #include "workload.h"
 #include "conf.h"
 
-struct ctl_conn;
-
 /* a child process of ours: one of the daemons, not a workload */
 struct child {
 	enum privsep_procid	 id;
@@ -87,12 +85,6 @@ int		 keycheck(struct orchd_conf *);
 void		 control_init(const char *);
 void		 control_listen(struct orchd *);
 void		 control_cleanup(const char *);
-void		 control_reply(uint32_t, uint32_t, const void *, size_t);
-void		 control_fail(uint32_t, const char *, ...)
-		    __attribute__((__format__ (printf, 2, 3)));
-void		 control_recv_item(struct imsgev *, struct imsg *);
-void		 control_recv_end(struct imsgev *, struct imsg *);
-void		 control_recv_result(struct imsgev *, struct imsg *);
 void		 control_forward(struct imsgev *, struct imsg *);
 void		 control_show_summary(struct imsgev *, struct imsg *);
 void		 control_reload(struct imsgev *, struct imsg *);
@@ -120,11 +112,35 @@ int		 listeners_bind(struct orchd_conf *, struct orchd_conf *,
 void		 listeners_close(struct orchd_conf *, struct orchd_conf *);
 void		 listeners_send(struct orchd *);
 
+/*
+ * request.c: the parent's requests in flight, which its children answer
+ * under the request's id, and which are relayed to whoever asked
+ */
+struct request {
+	TAILQ_ENTRY(request)	 entry;
+	uint32_t		 id;		/* peerid to the children */
+	struct proc_asker	 asker;		/* whom the answers go to */
+	uint32_t		 from;		/* PROC_FROM() of those asked */
+	int			 waiting;	/* ENDs still expected */
+	uint32_t		 last;		/* or items of this type */
+	unsigned int		 items;		/* relayed so far */
+	char			 name[ORCHD_NAME_MAX]; /* asked for, or "" */
+	/* at the last END, to answer instead of relaying it */
+	void			(*end)(struct request *);
+	/* when the asker leaves: frees what hangs off it, and it */
+	void			(*cancel)(struct request *);
+	void			*data;		/* logs.c's reader */
+};
+struct request	*request_new(const struct proc_asker *);
+void		 request_free(struct request *);
+int		 request_send(struct request *, enum privsep_procid, int,
+		    uint32_t, const void *, size_t);
+int		 request_busy(const struct proc_asker *);
+void		 request_cancel(const struct proc_asker *);
+void		 request_recv(struct imsgev *, struct imsg *);
+
 /* logs.c: orchctl logs, answered by the parent */
-void		 logs_start(struct imsgev *, uint32_t,
-		    const struct ctl_logs *);
-void		 logs_stop(uint32_t);
-void		 logs_docker_reply(struct imsgev *, struct imsg *);
+void		 logs_start(const struct proc_asker *, const struct ctl_logs *);
 
 /* logfiles.c: the access log and the process workloads' logs */
 int		 accesslog_open(const struct orchd_conf *, char *, size_t);
@@ -187,28 +203,25 @@ void		 identity_recv_load_end(struct imsgev *, struct imsg *);
 int		 identity_get(struct orchd *, const char *, uid_t *, char *,
 		    size_t);
 
-/*
- * parent_api.c: the HTTP API's workloads, and replies to the gateway.  Ids of
- * the gateway's requests, where control.c and logs.c keep control
- * connection ids, carry CTL_ID_API; control connections never do.
- */
-#define CTL_ID_API	0x80000000U
+/* parent_api.c: the HTTP API's workloads, and orchctl's changes to them */
 void		 api_recv_create(struct imsgev *, struct imsg *);
 void		 api_recv_delete(struct imsgev *, struct imsg *);
 void		 api_recv_update(struct imsgev *, struct imsg *);
 void		 api_recv_expire(struct imsgev *, struct imsg *);
-void		 api_ctl_create(struct orchd *, uint32_t, struct imsg *);
-void		 api_ctl_update(struct orchd *, uint32_t, struct imsg *);
-void		 api_ctl_delete(struct orchd *, uint32_t, const char *);
-void		 api_ctl_keep(struct orchd *, uint32_t, const char *);
+void		 api_ctl_create(struct orchd *, const struct proc_asker *,
+		    struct imsg *);
+void		 api_ctl_update(struct orchd *, const struct proc_asker *,
+		    struct imsg *);
+void		 api_ctl_delete(struct orchd *, const struct proc_asker *,
+		    const char *);
+void		 api_ctl_keep(struct orchd *, const struct proc_asker *,
+		    const char *);
 void		 api_recv_logs_stop(struct imsgev *, struct imsg *);
 void		 api_recv_stored(struct imsgev *, struct imsg *);
 void		 api_recv_definition(struct imsgev *, struct imsg *);
 void		 api_recv_load_end(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_ask(struct imsgev *, struct imsg *);
-void		 api_relay_metrics(struct imsgev *, struct imsg *);
 void		 api_recv_logs(struct imsgev *, struct imsg *);
-void		 api_ctl_reply(uint32_t, uint32_t, const void *, size_t);
 void		 api_load_start(struct orchd *);
 void		 api_config_active(struct orchd *);
 void		 api_config_send(struct orchd *);

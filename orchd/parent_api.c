@@ -60,17 +60,11 @@ enum api_phase {
 	OP_ACTIVATING			/* waiting for it to be running */
 };
 
-enum api_origin {
-	ORIGIN_GATEWAY = 0,		/* the HTTP API */
-	ORIGIN_CONTROL,			/* orchctl */
-	ORIGIN_EXPIRY			/* reaperd's proposal */
-};
-
 struct api_op {
 	TAILQ_ENTRY(api_op)	 entry;
-	enum api_origin		 origin;
-	uint32_t		 gwid;		/* the gateway's request, or
-						   the control connection */
+	struct proc_asker	 asker;		/* a gateway (the HTTP API),
+						   orchctl, or the reaper
+						   (an expiry) */
 	uint32_t		 opid;		/* to the store */
 	int			 create;
 	int			 update;	/* 1: PUT, 2: PATCH */
@@ -117,8 +111,10 @@ api_timer_stop(void)
 	api_timer_set = 0;
 }
 
+/* the HTTP status of a gateway's request */
 static void
-api_result(struct orchd *env, uint32_t gwid, int status, const char *msg)
+api_result(struct orchd *env, const struct proc_asker *a, int status,
+    const char *msg)
 {
 	struct api_result	 res;
 
@@ -126,9 +122,7 @@ api_result(struct orchd *env, uint32_t gwid, int status, const char *msg)
 	res.status = status;
 	if (msg != NULL)
 		strlcpy(res.msg, msg, sizeof(res.msg));
-	if (proc_compose_instance(&env->ps, PROC_GATEWAY, GW_ID_INSTANCE(gwid),
-	    IMSG_API_RESULT, gwid, -1, &res, sizeof(res)) == -1)
-		log_warn("%s: compose", __func__);
+	(void)proc_reply(&env->ps, a, IMSG_API_RESULT, &res, sizeof(res));
 }
 
 static struct workload_conf *
@@ -274,18 +268,18 @@ static void
 api_answer(struct orchd *env, const struct api_op *op, int status,
     const char *msg)
 {
-	switch (op->origin) {
-	case ORIGIN_GATEWAY:
-		api_result(env, op->gwid, status, msg);
+	switch (op->asker.peer) {
+	case PROC_GATEWAY:
+		api_result(env, &op->asker, status, msg);
 		break;
-	case ORIGIN_CONTROL:
+	case PROC_CLIENT:
 		if (status >= 200 && status < 300)
-			control_reply(op->gwid, IMSG_CTL_OK, NULL, 0);
+			(void)proc_reply_ok(&env->ps, &op->asker);
 		else
-			control_fail(op->gwid, "%s", msg != NULL ? msg :
-			    "failed");
+			(void)proc_reply_fail(&env->ps, &op->asker,
+			    CTL_ERR_FAILED, "%s", msg != NULL ? msg : "failed");
 		break;
-	case ORIGIN_EXPIRY:
+	default:
 		if (status >= 300)
 			log_warnx("API: workload %s not expired: %s",
 			    op->name, msg != NULL ? msg : "failed");
@@ -592,14 +586,14 @@ api_queue(struct orchd *env, struct api_op *op)
 		api_next(env);
 }
 
+/* a change for a: a gateway's, orchctl's or the reaper's (an expiry) */
 static struct api_op *
-api_op_origin(struct orchd *env, enum api_origin origin, uint32_t id)
+api_op_new(struct orchd *env, const struct proc_asker *a)
 {
 	struct api_op	 tmp, *op;
 
 	memset(&tmp, 0, sizeof(tmp));
-	tmp.origin = origin;
-	tmp.gwid = id;
+	tmp.asker = *a;
 	if (api_nops >= API_OPS_MAX) {
 		api_answer(env, &tmp, 503, "too many changes under way: try "
 		    "again");
@@ -611,12 +605,6 @@ api_op_origin(struct orchd *env, enum api_origin origin, uint32_t id)
 	}
 	*op = tmp;
 	return (op);
-}
-
-static struct api_op *
-api_op_new(struct orchd *env, uint32_t gwid)
-{
-	return (api_op_origin(env, ORIGIN_GATEWAY, gwid));
 }
 
 /* is a change of name queued already?  An expiry is then not needed */
@@ -664,32 +652,33 @@ api_recv_create(struct imsgev *iev, struct imsg *imsg)
 	struct workload_conf	*wc;
 	struct api_op		*op;
 	char			 err[CTL_MSG_MAX];
-	uint32_t		 gwid = imsg_get_id(imsg);
+	struct proc_asker	 a;
 	int			 status;
 
+	proc_asker(iev, imsg, &a);
 	/* answered, so that the gateway's request ends; nothing queued */
 	if ((status = policy_api_open(env->conf, err, sizeof(err))) != 0) {
 		log_warnx("API: create from gateway %d refused: %s",
 		    iev->instance, err);
-		api_result(env, gwid, status, err);
+		api_result(env, &a, status, err);
 		return;
 	}
 	if (imsg_get_len(imsg) > ORCHD_API_JSON_MAX) {
-		api_result(env, gwid, 413, "workload too large");
+		api_result(env, &a, 413, "workload too large");
 		return;
 	}
 	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
 	    sizeof(err))) == NULL) {
-		api_result(env, gwid, 400, err);
+		api_result(env, &a, 400, err);
 		return;
 	}
 	wc->source = SOURCE_API;
 	if ((status = api_check_new(env->conf, wc, err, sizeof(err))) != 0) {
 		workload_free(wc);
-		api_result(env, gwid, status, err);
+		api_result(env, &a, status, err);
 		return;
 	}
-	if ((op = api_op_new(env, gwid)) == NULL) {
+	if ((op = api_op_new(env, &a)) == NULL) {
 		workload_free(wc);
 		return;
 	}
@@ -708,34 +697,35 @@ api_recv_update(struct imsgev *iev, struct imsg *imsg)
 	struct api_update	 au;
 	struct api_op		*op;
 	char			 err[CTL_MSG_MAX];
-	uint32_t		 gwid = imsg_get_id(imsg);
+	struct proc_asker	 a;
 	size_t			 len = imsg_get_len(imsg);
 	int			 status;
 
+	proc_asker(iev, imsg, &a);
 	if ((status = policy_api_open(env->conf, err, sizeof(err))) != 0) {
 		log_warnx("API: update from gateway %d refused: %s",
 		    iev->instance, err);
-		api_result(env, gwid, status, err);
+		api_result(env, &a, status, err);
 		return;
 	}
 	if (len < sizeof(au)) {
-		api_result(env, gwid, 400, "a JSON body is required");
+		api_result(env, &a, 400, "a JSON body is required");
 		return;
 	}
 	if (len - sizeof(au) > ORCHD_API_JSON_MAX) {
-		api_result(env, gwid, 413, "workload too large");
+		api_result(env, &a, 413, "workload too large");
 		return;
 	}
 	memcpy(&au, imsg->data, sizeof(au));
 	if (!valid_workload_name(au.name)) {
-		api_result(env, gwid, 400, "invalid workload name");
+		api_result(env, &a, 400, "invalid workload name");
 		return;
 	}
-	if ((op = api_op_new(env, gwid)) == NULL)
+	if ((op = api_op_new(env, &a)) == NULL)
 		return;
 	op->bodylen = len - sizeof(au);
 	if ((op->body = malloc(op->bodylen + 1)) == NULL) {
-		api_result(env, gwid, 503, "out of memory");
+		api_result(env, &a, 503, "out of memory");
 		free(op);
 		return;
 	}
@@ -751,20 +741,22 @@ api_recv_update(struct imsgev *iev, struct imsg *imsg)
 void
 api_recv_delete(struct imsgev *iev, struct imsg *imsg)
 {
-	struct orchd	*env = orchd_env;
-	struct ctl_name	 cn;
-	struct api_op	*op;
-	char		 err[CTL_MSG_MAX];
-	int		 status;
+	struct orchd		*env = orchd_env;
+	struct ctl_name		 cn;
+	struct api_op		*op;
+	struct proc_asker	 a;
+	char			 err[CTL_MSG_MAX];
+	int			 status;
 
+	proc_asker(iev, imsg, &a);
 	if ((status = policy_api_open(env->conf, err, sizeof(err))) != 0) {
 		log_warnx("API: delete from gateway %d refused: %s",
 		    iev->instance, err);
-		api_result(env, imsg_get_id(imsg), status, err);
+		api_result(env, &a, status, err);
 		return;
 	}
 	(void)imsg_get_data(imsg, &cn, sizeof(cn));
-	if ((op = api_op_new(env, imsg_get_id(imsg))) == NULL)
+	if ((op = api_op_new(env, &a)) == NULL)
 		return;
 	strlcpy(op->name, cn.name, sizeof(op->name));
 	log_info("API: deleting workload %s", op->name);
@@ -782,12 +774,14 @@ api_recv_expire(struct imsgev *iev, struct imsg *imsg)
 	struct workload_conf	*wc;
 	struct reap_expire	 re;
 	struct api_op		*op;
+	struct proc_asker	 a;
 
+	proc_asker(iev, imsg, &a);	/* the reaper: answered in the log */
 	(void)imsg_get_data(imsg, &re, sizeof(re));
 	if ((wc = api_conf_find(env->conf, re.name)) == NULL ||
 	    wc->source != SOURCE_API || re.secs <= 0 || api_queued(re.name))
 		return;
-	if ((op = api_op_origin(env, ORIGIN_EXPIRY, 0)) == NULL)
+	if ((op = api_op_new(env, &a)) == NULL)
 		return;
 	op->expire = 1;
 	op->re = re;
@@ -805,23 +799,26 @@ api_recv_expire(struct imsgev *iev, struct imsg *imsg)
  * update is a PUT and keep a PATCH, made in their turn as the API's are.
  */
 void
-api_ctl_create(struct orchd *env, uint32_t id, struct imsg *imsg)
+api_ctl_create(struct orchd *env, const struct proc_asker *a,
+    struct imsg *imsg)
 {
 	struct workload_conf	*wc;
 	struct api_op		*op;
 	char			 err[CTL_MSG_MAX];
 
 	if (imsg_get_len(imsg) > ORCHD_API_JSON_MAX) {
-		control_fail(id, "workload too large");
+		(void)proc_reply_fail(&env->ps, a, CTL_ERR_FAILED,
+		    "workload too large");
 		return;
 	}
 	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
 	    sizeof(err))) == NULL) {
-		control_fail(id, "%s", err);
+		(void)proc_reply_fail(&env->ps, a, CTL_ERR_FAILED, "%s",
+		    err);
 		return;
 	}
 	wc->source = SOURCE_API;
-	if ((op = api_op_origin(env, ORIGIN_CONTROL, id)) == NULL) {
+	if ((op = api_op_new(env, a)) == NULL) {
 		workload_free(wc);
 		return;
 	}
@@ -834,15 +831,16 @@ api_ctl_create(struct orchd *env, uint32_t id, struct imsg *imsg)
 
 /* an update of name from orchctl: body, a PUT's or a PATCH's */
 static void
-api_ctl_change(struct orchd *env, uint32_t id, const char *name,
-    const char *body, size_t bodylen, int patch)
+api_ctl_change(struct orchd *env, const struct proc_asker *a,
+    const char *name, const char *body, size_t bodylen, int patch)
 {
 	struct api_op	*op;
 
-	if ((op = api_op_origin(env, ORIGIN_CONTROL, id)) == NULL)
+	if ((op = api_op_new(env, a)) == NULL)
 		return;
 	if ((op->body = malloc(bodylen + 1)) == NULL) {
-		control_fail(id, "out of memory");
+		(void)proc_reply_fail(&env->ps, a, CTL_ERR_FAILED,
+		    "out of memory");
 		free(op);
 		return;
 	}
@@ -858,31 +856,35 @@ api_ctl_change(struct orchd *env, uint32_t id, const char *name,
 
 /* the whole new definition, whose name says which workload it replaces */
 void
-api_ctl_update(struct orchd *env, uint32_t id, struct imsg *imsg)
+api_ctl_update(struct orchd *env, const struct proc_asker *a,
+    struct imsg *imsg)
 {
 	struct workload_conf	*wc;
 	char			 err[CTL_MSG_MAX], name[ORCHD_NAME_MAX];
 
 	if (imsg_get_len(imsg) > ORCHD_API_JSON_MAX) {
-		control_fail(id, "workload too large");
+		(void)proc_reply_fail(&env->ps, a, CTL_ERR_FAILED,
+		    "workload too large");
 		return;
 	}
 	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
 	    sizeof(err))) == NULL) {
-		control_fail(id, "%s", err);
+		(void)proc_reply_fail(&env->ps, a, CTL_ERR_FAILED, "%s",
+		    err);
 		return;
 	}
 	strlcpy(name, wc->name, sizeof(name));
 	workload_free(wc);
-	api_ctl_change(env, id, name, imsg->data, imsg_get_len(imsg), 0);
+	api_ctl_change(env, a, name, imsg->data, imsg_get_len(imsg), 0);
 }
 
 void
-api_ctl_delete(struct orchd *env, uint32_t id, const char *name)
+api_ctl_delete(struct orchd *env, const struct proc_asker *a,
+    const char *name)
 {
 	struct api_op	*op;
 
-	if ((op = api_op_origin(env, ORIGIN_CONTROL, id)) == NULL)
+	if ((op = api_op_new(env, a)) == NULL)
 		return;
 	strlcpy(op->name, name, sizeof(op->name));
 	log_info("control: deleting workload %s", op->name);
@@ -891,59 +893,53 @@ api_ctl_delete(struct orchd *env, uint32_t id, const char *name)
 
 /* orchctl keep: a PATCH of expire_after 0 (never), as a client may send */
 void
-api_ctl_keep(struct orchd *env, uint32_t id, const char *name)
+api_ctl_keep(struct orchd *env, const struct proc_asker *a,
+    const char *name)
 {
 	static const char	 patch[] = "{\"expire_after\":0}";
 	struct workload_conf	*wc;
 
 	if ((wc = api_conf_find(env->conf, name)) == NULL) {
-		control_fail(id, "no such workload: %s", name);
+		(void)proc_reply_fail(&env->ps, a, CTL_ERR_FAILED,
+		    "no such workload: %s", name);
 		return;
 	}
 	if (wc->source != SOURCE_API) {
-		control_fail(id, "workload \"%s\" is defined in the "
-		    "configuration file, which never expires it", name);
+		(void)proc_reply_fail(&env->ps, a, CTL_ERR_FAILED, "workload "
+		    "\"%s\" is defined in the configuration file, which never "
+		    "expires it", name);
 		return;
 	}
-	api_ctl_change(env, id, name, patch, sizeof(patch) - 1, 1);
+	api_ctl_change(env, a, name, patch, sizeof(patch) - 1, 1);
 }
 
-/* the gateway's client for a log stream left */
+/* the gateway's client for a log stream left: its request ends */
 void
 api_recv_logs_stop(struct imsgev *iev, struct imsg *imsg)
 {
-	logs_stop(CTL_ID_API | imsg_get_id(imsg));
+	struct proc_asker	 a;
+
+	proc_asker(iev, imsg, &a);
+	request_cancel(&a);
 }
 
-/*
- * GET /v1/workloads/{id}/logs: answered like orchctl logs, to the
- * gateway under its request id (control_reply sees CTL_ID_API).
- */
+/* GET /v1/workloads/{id}/logs: answered like orchctl logs */
 void
 api_recv_logs(struct imsgev *iev, struct imsg *imsg)
 {
-	struct ctl_logs	 cl;
-	uint32_t	 id = imsg_get_id(imsg);
+	struct proc_asker	 a;
+	struct ctl_logs		 cl;
 
+	proc_asker(iev, imsg, &a);
 	(void)imsg_get_data(imsg, &cl, sizeof(cl));
 	/* the gateway bounds what it asks for; never a follow */
 	cl.follow = 0;
-	id &= ~CTL_ID_API;
 	if (cl.lines < 0) {
-		control_fail(CTL_ID_API | id, "invalid number of lines");
+		(void)proc_reply_fail(&orchd_env->ps, &a, CTL_ERR_FAILED,
+		    "invalid number of lines");
 		return;
 	}
-	logs_start(iev, CTL_ID_API | id, &cl);
-}
-
-/* a reply for the gateway from what serves orchctl (logs.c) */
-void
-api_ctl_reply(uint32_t id, uint32_t type, const void *data, size_t len)
-{
-	id &= ~CTL_ID_API;
-	if (proc_compose_instance(&orchd_env->ps, PROC_GATEWAY,
-	    GW_ID_INSTANCE(id), type, id, -1, data, len) == -1)
-		log_warn("%s: compose", __func__);
+	logs_start(&a, &cl);
 }
 
 /*
@@ -1186,44 +1182,29 @@ api_config_send(struct orchd *env)
 
 /*
  * GET /metrics with several gateways: the one asked gathers the others'
- * counts through us (gatewayd/metrics_sum.c).  It hears how many will
- * answer before any answer: they can only come in a later turn of the
- * event loop.
+ * counts through us (gatewayd/metrics_sum.c), a request in flight
+ * (request.c) whose answers, each gateway's records and then its TOTAL,
+ * are relayed to the asker.  It hears how many will answer before any
+ * answer: they can only come in a later turn of the event loop.
  */
 void
 api_recv_metrics_ask(struct imsgev *iev, struct imsg *imsg)
 {
-	struct privsep	*ps = &orchd_env->ps;
-	uint32_t	 id = imsg_get_id(imsg), n = 0;
-	int		 i;
+	struct privsep		*ps = &orchd_env->ps;
+	struct proc_asker	 a;
+	struct request		*r;
+	uint32_t		 n = 0;
+	int			 i;
 
-	if (GW_ID_INSTANCE(id) != (uint32_t)iev->instance) {
-		log_warnx("%s: gateway %d asks for another", __func__,
-		    iev->instance);
-		return;
+	proc_asker(iev, imsg, &a);
+	if ((r = request_new(&a)) != NULL) {
+		r->last = IMSG_GW_METRICS_TOTAL;
+		for (i = 0; i < proc_instances(ps, PROC_GATEWAY); i++)
+			if (i != iev->instance)
+				(void)request_send(r, PROC_GATEWAY, i,
+				    IMSG_GW_METRICS_DUMP, NULL, 0);
+		if ((n = r->waiting) == 0)
+			request_free(r);
 	}
-	for (i = 0; i < proc_instances(ps, PROC_GATEWAY); i++) {
-		if (i == iev->instance)
-			continue;
-		if (proc_compose_instance(ps, PROC_GATEWAY, i,
-		    IMSG_GW_METRICS_DUMP, id, -1, NULL, 0) == 0)
-			n++;
-	}
-	if (imsgev_compose(iev, IMSG_GW_METRICS_EXPECT, id, -1, &n,
-	    sizeof(n)) == -1)
-		log_warn("%s: compose", __func__);
-}
-
-/* a gateway's counts, to the gateway whose request id it carries */
-void
-api_relay_metrics(struct imsgev *iev, struct imsg *imsg)
-{
-	uint32_t	 id = imsg_get_id(imsg);
-
-	if (GW_ID_INSTANCE(id) == (uint32_t)iev->instance)
-		return;
-	if (proc_compose_instance(&orchd_env->ps, PROC_GATEWAY,
-	    GW_ID_INSTANCE(id), imsg_get_type(imsg), id, -1, imsg->data,
-	    imsg_get_len(imsg)) == -1)
-		log_warn("%s: compose", __func__);
+	(void)proc_reply(ps, &a, IMSG_GW_METRICS_EXPECT, &n, sizeof(n));
 }

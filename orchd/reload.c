@@ -25,7 +25,7 @@
 static struct ctl_reload	 lines[RELOAD_LINES_MAX];
 static int			 nlines;
 static int			 ndropped;
-static uint32_t			 reload_conn;	/* 0: a SIGHUP */
+static struct proc_asker	 reload_asker;	/* id 0: a SIGHUP */
 static int			 in_capture;
 
 static void	reload_keep(int32_t, const char *);
@@ -43,7 +43,9 @@ reload_capture(int pri, const char *line)
 void
 reload_begin(uint32_t conn)
 {
-	reload_conn = conn;
+	memset(&reload_asker, 0, sizeof(reload_asker));
+	reload_asker.peer = PROC_CLIENT;
+	reload_asker.id = conn;
 	nlines = ndropped = 0;
 }
 
@@ -51,7 +53,7 @@ reload_begin(uint32_t conn)
 void
 reload_capture_start(void)
 {
-	if (reload_conn != 0)
+	if (reload_asker.id != 0)
 		log_capture(reload_capture);
 }
 
@@ -66,14 +68,15 @@ reload_send(int32_t what, const char *msg)
 {
 	struct ctl_reload	 cr;
 
-	if (reload_conn == 0)
+	if (reload_asker.id == 0)
 		return;
 	memset(&cr, 0, sizeof(cr));
 	cr.what = what;
 	strlcpy(cr.msg, msg, sizeof(cr.msg));
-	/* control_reply() may log: that line is not one of the file's */
+	/* proc_reply() may log: that line is not one of the file's */
 	in_capture = 1;
-	control_reply(reload_conn, IMSG_CTL_RELOADINFO, &cr, sizeof(cr));
+	(void)proc_reply(&orchd_env->ps, &reload_asker, IMSG_CTL_RELOADINFO,
+	    &cr, sizeof(cr));
 	in_capture = 0;
 }
 

@@ -689,10 +689,10 @@ void
 budget_recv_stats(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rt_budget	 b;
+	struct proc_asker	 a;
 
+	proc_asker(iev, imsg, &a);
 	budget_fill(&b);
-	if (imsgev_compose(iev, IMSG_CTL_BUDGET, imsg_get_id(imsg), -1, &b,
-	    sizeof(b)) == -1 || imsgev_compose(iev, IMSG_CTL_END,
-	    imsg_get_id(imsg), -1, NULL, 0) == -1)
-		log_warn("%s: compose", __func__);
+	(void)proc_reply(rt->ps, &a, IMSG_CTL_BUDGET, &b, sizeof(b));
+	(void)proc_reply_end(rt->ps, &a);
 }

@@ -1,21 +1,19 @@
 /*
  * orchctl's commands that change a workload: wake, suspend, keepwarm and
  * restart,
- * forwarded by the parent with the control connection's id in peerid, or
- * sent by the gateway for the HTTP API with its own request id.  Each is
- * answered once with IMSG_CTL_OK or IMSG_CTL_FAIL under that id, to the
- * process that asked; a FAIL's code says why (CTL_ERR_*) for the API.
+ * forwarded by the parent under its request's id, or sent by a gateway
+ * for the HTTP API under its own.  Each is answered once with IMSG_CTL_OK
+ * or IMSG_CTL_FAIL to whoever asked (struct proc_asker, proc_reply_*);
+ * a FAIL's code says why (CTL_ERR_*) for the API.
  *
  * wake and suspend are answered when they are done, as orchctl(8)
  * promises ("report whether it became ready"): the command waits on the
  * workload (struct rt_waiter) and the lifecycle's next states settle it.
- * The parent drops an answer for a connection that has gone, so a waiter
- * is never cancelled here.  The control socket itself is the parent's
+ * The parent drops an answer for a request whose client has gone, so a
+ * waiter is never cancelled here.  The control socket itself is the parent's
  * (orchd/control.c); this file only carries out what it forwards.
  */
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,66 +27,9 @@
 
 #define RT_WAITERS_MAX		64	/* commands per workload */
 
-/* who asked: the parent (orchctl) or the gateway (the API) */
-struct asker {
-	enum privsep_procid	 peer;
-	uint32_t		 id;
-};
-
-/* a gateway's request id says which gateway asked ("prefork") */
-static int
-asker_instance(const struct asker *a)
-{
-	return (a->peer == PROC_GATEWAY ? (int)GW_ID_INSTANCE(a->id) : 0);
-}
-
-static void
-command_ok(const struct asker *a)
-{
-	if (proc_compose_instance(rt->ps, a->peer, asker_instance(a),
-	    IMSG_CTL_OK, a->id, -1, NULL, 0) == -1)
-		log_warn("%s: compose", __func__);
-}
-
-static void
-command_fail(const struct asker *a, int code, const char *fmt, ...)
-    __attribute__((__format__ (printf, 3, 4)));
-
-static void
-command_fail(const struct asker *a, int code, const char *fmt, ...)
-{
-	struct ctl_result	 res;
-	va_list			 ap;
-
-	memset(&res, 0, sizeof(res));
-	res.code = code;
-	va_start(ap, fmt);
-	(void)vsnprintf(res.msg, sizeof(res.msg), fmt, ap);
-	va_end(ap);
-	if (proc_compose_instance(rt->ps, a->peer, asker_instance(a),
-	    IMSG_CTL_FAIL, a->id, -1, &res, sizeof(res)) == -1)
-		log_warn("%s: compose", __func__);
-}
-
-static void
-command_asker(struct imsgev *iev, struct imsg *imsg, struct asker *a)
-{
-	a->peer = iev->peer;
-	a->id = imsg_get_id(imsg);
-}
-
-/* a waiter's asker */
-static const struct asker *
-waiter_asker(const struct rt_waiter *w, struct asker *a)
-{
-	a->peer = w->peer;
-	a->id = w->id;
-	return (a);
-}
-
 /* the name of a command, and its workload if it is configured */
 static struct rt_workload *
-command_workload(const struct asker *a, struct imsg *imsg, char *name,
+command_workload(const struct proc_asker *a, struct imsg *imsg, char *name,
     size_t len)
 {
 	struct rt_workload	*wl;
@@ -97,15 +38,15 @@ command_workload(const struct asker *a, struct imsg *imsg, char *name,
 	(void)imsg_get_data(imsg, &cn, sizeof(cn));
 	strlcpy(name, cn.name, len);
 	if ((wl = lifecycle_find(cn.name)) == NULL || wl->conf == NULL) {
-		command_fail(a, CTL_ERR_NOENT, "no such workload: %s",
-		    cn.name);
+		proc_reply_fail(rt->ps, a, CTL_ERR_NOENT,
+		    "no such workload: %s", cn.name);
 		return (NULL);
 	}
 	return (wl);
 }
 
 static int
-command_wait(struct rt_workload *wl, const struct asker *a,
+command_wait(struct rt_workload *wl, const struct proc_asker *a,
     enum workload_state want)
 {
 	struct rt_waiter	*w;
@@ -114,12 +55,11 @@ command_wait(struct rt_workload *wl, const struct asker *a,
 	TAILQ_FOREACH(w, &wl->waiters, entry)
 		n++;
 	if (n >= RT_WAITERS_MAX || (w = calloc(1, sizeof(*w))) == NULL) {
-		command_fail(a, CTL_ERR_AGAIN, "too many commands waiting on "
-		    "%s", wl->name);
+		proc_reply_fail(rt->ps, a, CTL_ERR_AGAIN,
+		    "too many commands waiting on %s", wl->name);
 		return (-1);
 	}
-	w->peer = a->peer;
-	w->id = a->id;
+	w->asker = *a;
 	w->want = want;
 	TAILQ_INSERT_TAIL(&wl->waiters, w, entry);
 	return (0);
@@ -131,13 +71,13 @@ command_recv_wake(struct imsgev *iev, struct imsg *imsg)
 	struct rt_workload	*wl;
 	struct wake_cause	 cause;
 	char			 name[ORCHD_NAME_MAX];
-	struct asker		 a;
+	struct proc_asker	 a;
 
-	command_asker(iev, imsg, &a);
+	proc_asker(iev, imsg, &a);
 	if ((wl = command_workload(&a, imsg, name, sizeof(name))) == NULL)
 		return;
 	if (wl->state == WL_RUNNING) {
-		command_ok(&a);
+		(void)proc_reply_ok(rt->ps, &a);
 		return;
 	}
 	/* before the wake: a start that fails at once settles it */
@@ -154,20 +94,20 @@ command_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rt_workload	*wl, *up;
 	char			 name[ORCHD_NAME_MAX];
-	struct asker		 a;
+	struct proc_asker	 a;
 
-	command_asker(iev, imsg, &a);
+	proc_asker(iev, imsg, &a);
 	if ((wl = command_workload(&a, imsg, name, sizeof(name))) == NULL)
 		return;
 	switch (wl->state) {
 	case WL_ASLEEP:
 	case WL_FAILED:
 		/* nothing runs, or it is being stopped already */
-		command_ok(&a);
+		(void)proc_reply_ok(rt->ps, &a);
 		return;
 	case WL_WAKING:
-		command_fail(&a, CTL_ERR_BUSY, "%s is waking: suspend it once "
-		    "it runs", name);
+		proc_reply_fail(rt->ps, &a, CTL_ERR_BUSY,
+		    "%s is waking: suspend it once it runs", name);
 		return;
 	case WL_SUSPENDING:
 		(void)command_wait(wl, &a, WL_ASLEEP);
@@ -176,14 +116,14 @@ command_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 		break;
 	}
 	if (lifecycle_keep_warm(wl)) {
-		command_fail(&a, CTL_ERR_BUSY, "%s is kept warm: turn that off "
-		    "first", name);
+		proc_reply_fail(rt->ps, &a, CTL_ERR_BUSY,
+		    "%s is kept warm: turn that off first", name);
 		return;
 	}
 	if ((up = lifecycle_dependent_up(wl)) != NULL) {
-		command_fail(&a, CTL_ERR_BUSY, "%s depends on %s and is %s: "
-		    "suspend it first", up->name, name,
-		    workload_state_name(up->state));
+		proc_reply_fail(rt->ps, &a, CTL_ERR_BUSY,
+		    "%s depends on %s and is %s: suspend it first", up->name,
+		    name, workload_state_name(up->state));
 		return;
 	}
 	if (command_wait(wl, &a, WL_ASLEEP) == -1)
@@ -198,14 +138,14 @@ command_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 	struct rt_workload	*wl;
 	struct wake_cause	 cause;
 	struct ctl_keepwarm	 kw;
-	struct asker		 a;
+	struct proc_asker	 a;
 
-	command_asker(iev, imsg, &a);
+	proc_asker(iev, imsg, &a);
 	(void)imsg_get_data(imsg, &kw, sizeof(kw));
 	kw.on = kw.on != 0;
 	if ((wl = lifecycle_find(kw.name)) == NULL || wl->conf == NULL) {
-		command_fail(&a, CTL_ERR_NOENT, "no such workload: %s",
-		    kw.name);
+		proc_reply_fail(rt->ps, &a, CTL_ERR_NOENT,
+		    "no such workload: %s", kw.name);
 		return;
 	}
 	wl->keep_warm = kw.on;
@@ -219,7 +159,7 @@ command_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 		lifecycle_cause(&cause, WAKE_KEEP_WARM);
 		lifecycle_wake(wl->name, RT_REASON_KEEP_WARM, &cause);
 	}
-	command_ok(&a);
+	(void)proc_reply_ok(rt->ps, &a);
 }
 
 /*
@@ -231,15 +171,15 @@ command_recv_restart(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rt_workload	*wl;
 	char			 name[ORCHD_NAME_MAX];
-	struct asker		 a;
+	struct proc_asker	 a;
 
-	command_asker(iev, imsg, &a);
+	proc_asker(iev, imsg, &a);
 	if ((wl = command_workload(&a, imsg, name, sizeof(name))) == NULL)
 		return;
 	if (wl->state != WL_RUNNING || wl->stopping) {
-		command_fail(&a, CTL_ERR_BUSY, "%s is %s: only a running "
-		    "workload is restarted (orchctl wake starts one)", name,
-		    workload_state_name(wl->state));
+		proc_reply_fail(rt->ps, &a, CTL_ERR_BUSY, "%s is %s: only a "
+		    "running workload is restarted (orchctl wake starts one)",
+		    name, workload_state_name(wl->state));
 		return;
 	}
 	if (command_wait(wl, &a, WL_RUNNING) == -1)
@@ -257,13 +197,12 @@ void
 command_state(struct rt_workload *wl, const char *msg)
 {
 	struct rt_waiter	*w, *next;
-	struct asker		 a;
 
 	TAILQ_FOREACH_SAFE(w, &wl->waiters, entry, next) {
 		if (wl->state == w->want)
-			command_ok(waiter_asker(w, &a));
+			(void)proc_reply_ok(rt->ps, &w->asker);
 		else if (wl->state == WL_FAILED)
-			command_fail(waiter_asker(w, &a), CTL_ERR_FAILED,
+			proc_reply_fail(rt->ps, &w->asker, CTL_ERR_FAILED,
 			    "%s failed: %s", wl->name,
 			    msg != NULL && *msg != '\0' ? msg : "no reason");
 		else
@@ -278,12 +217,11 @@ void
 command_state_refused(struct rt_workload *wl, const char *why)
 {
 	struct rt_waiter	*w, *next;
-	struct asker		 a;
 
 	TAILQ_FOREACH_SAFE(w, &wl->waiters, entry, next) {
 		if (w->want != WL_RUNNING)
 			continue;
-		command_fail(waiter_asker(w, &a), CTL_ERR_BUSY,
+		proc_reply_fail(rt->ps, &w->asker, CTL_ERR_BUSY,
 		    "%s not restarted: %s", wl->name, why);
 		TAILQ_REMOVE(&wl->waiters, w, entry);
 		free(w);
@@ -295,12 +233,11 @@ void
 command_refused(struct rt_workload *wl, const char *why)
 {
 	struct rt_waiter	*w, *next;
-	struct asker		 a;
 
 	TAILQ_FOREACH_SAFE(w, &wl->waiters, entry, next) {
 		if (w->want != WL_ASLEEP)
 			continue;
-		command_fail(waiter_asker(w, &a), CTL_ERR_BUSY,
+		proc_reply_fail(rt->ps, &w->asker, CTL_ERR_BUSY,
 		    "%s not suspended: %s", wl->name, why);
 		TAILQ_REMOVE(&wl->waiters, w, entry);
 		free(w);
@@ -312,12 +249,11 @@ void
 command_no_room(struct rt_workload *wl, const char *why)
 {
 	struct rt_waiter	*w, *next;
-	struct asker		 a;
 
 	TAILQ_FOREACH_SAFE(w, &wl->waiters, entry, next) {
 		if (w->want != WL_RUNNING)
 			continue;
-		command_fail(waiter_asker(w, &a), CTL_ERR_AGAIN,
+		proc_reply_fail(rt->ps, &w->asker, CTL_ERR_AGAIN,
 		    "%s not started: %s", wl->name, why);
 		TAILQ_REMOVE(&wl->waiters, w, entry);
 		free(w);
@@ -329,13 +265,12 @@ void
 command_gone(struct rt_workload *wl)
 {
 	struct rt_waiter	*w;
-	struct asker		 a;
 
 	while ((w = TAILQ_FIRST(&wl->waiters)) != NULL) {
 		if (w->want == WL_ASLEEP)
-			command_ok(waiter_asker(w, &a));
+			(void)proc_reply_ok(rt->ps, &w->asker);
 		else
-			command_fail(waiter_asker(w, &a), CTL_ERR_NOENT,
+			proc_reply_fail(rt->ps, &w->asker, CTL_ERR_NOENT,
 			    "%s was removed", wl->name);
 		TAILQ_REMOVE(&wl->waiters, w, entry);
 		free(w);

@@ -2,7 +2,7 @@
  * orchctl logs for a docker workload: the container's own logs, from
  * GET /containers/orchd-NAME/logs.  The parent, which answers logs for
  * process workloads from their files, forwards the request here under
- * the control connection's id, and the answer goes back under it:
+ * the id of its request in flight, and the answer goes back under it:
  * IMSG_CTL_LOGDATA items, then IMSG_CTL_END or IMSG_CTL_FAIL.
  *
  * A container without a terminal (orchd makes none) has its stdout and
@@ -48,9 +48,9 @@ struct dk_logs {
 };
 static TAILQ_HEAD(, dk_logs) dk_logs_all = TAILQ_HEAD_INITIALIZER(dk_logs_all);
 
-/* one control connection's answer, gathered into LOGS_CHUNK messages */
+/* one request's answer, gathered into LOGS_CHUNK messages */
 struct logs_ctl {
-	uint32_t		 id;
+	struct proc_asker	 asker;		/* the parent's request */
 	struct evbuffer		*buf;
 };
 
@@ -178,25 +178,16 @@ logs_ctl_flush(struct logs_ctl *lc, size_t min)
 
 	while (evbuffer_get_length(lc->buf) > min) {
 		n = evbuffer_remove(lc->buf, buf, sizeof(buf));
-		if (proc_compose(rt->ps, PROC_PARENT, IMSG_CTL_LOGDATA, lc->id,
-		    -1, buf, n) == -1) {
-			log_warn("%s: compose", __func__);
+		if (proc_reply(rt->ps, &lc->asker, IMSG_CTL_LOGDATA, buf,
+		    n) == -1)
 			evbuffer_drain(lc->buf, evbuffer_get_length(lc->buf));
-		}
 	}
 }
 
 static void
-logs_ctl_fail(uint32_t id, const char *msg)
+logs_ctl_fail(const struct proc_asker *a, const char *msg)
 {
-	struct ctl_result	 res;
-
-	memset(&res, 0, sizeof(res));
-	res.code = -1;
-	strlcpy(res.msg, msg, sizeof(res.msg));
-	if (proc_compose(rt->ps, PROC_PARENT, IMSG_CTL_FAIL, id, -1, &res,
-	    sizeof(res)) == -1)
-		log_warn("%s: compose", __func__);
+	(void)proc_reply_fail(rt->ps, a, CTL_ERR_FAILED, "%s", msg);
 }
 
 static void
@@ -212,12 +203,10 @@ logs_ctl_cb(struct rt_workload *wl, const char *data, size_t len, void *arg)
 		return;
 	}
 	if (data != NULL)
-		logs_ctl_fail(lc->id, data);
+		logs_ctl_fail(&lc->asker, data);
 	else {
 		logs_ctl_flush(lc, 0);
-		if (proc_compose(rt->ps, PROC_PARENT, IMSG_CTL_END, lc->id,
-		    -1, NULL, 0) == -1)
-			log_warn("%s: compose", __func__);
+		(void)proc_reply_end(rt->ps, &lc->asker);
 	}
 	evbuffer_free(lc->buf);
 	free(lc);
@@ -230,34 +219,35 @@ docker_recv_logs(struct imsgev *iev, struct imsg *imsg)
 	struct rt_workload	*wl;
 	struct logs_ctl		*lc;
 	struct ctl_logs		 cl;
-	uint32_t		 id = imsg_get_id(imsg);
+	struct proc_asker	 a;
 
+	proc_asker(iev, imsg, &a);
 	(void)imsg_get_data(imsg, &cl, sizeof(cl));
 	if ((wl = lifecycle_find(cl.name)) == NULL || wl->conf == NULL ||
 	    wl->conf->driver != DRIVER_DOCKER) {
-		logs_ctl_fail(id, "no such docker workload");
+		logs_ctl_fail(&a, "no such docker workload");
 		return;
 	}
 	if (cl.follow) {
-		logs_ctl_fail(id, "logs -f is not available for a docker "
+		logs_ctl_fail(&a, "logs -f is not available for a docker "
 		    "workload: use docker logs -f on its container");
 		return;
 	}
 	if (cl.lines < -1) {
-		logs_ctl_fail(id, "invalid number of lines");
+		logs_ctl_fail(&a, "invalid number of lines");
 		return;
 	}
 	if ((lc = calloc(1, sizeof(*lc))) == NULL ||
 	    (lc->buf = evbuffer_new()) == NULL) {
 		free(lc);
-		logs_ctl_fail(id, "out of memory");
+		logs_ctl_fail(&a, "out of memory");
 		return;
 	}
-	lc->id = id;
+	lc->asker = a;
 	if (docker_logs(wl, cl.lines == -1 ? SIZE_MAX : (size_t)cl.lines,
 	    logs_ctl_cb, lc) == -1) {
 		evbuffer_free(lc->buf);
 		free(lc);
-		logs_ctl_fail(id, "cannot call the Docker daemon");
+		logs_ctl_fail(&a, "cannot call the Docker daemon");
 	}
 }

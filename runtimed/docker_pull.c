@@ -351,25 +351,18 @@ dk_pull_left(const struct dk_pull_watch *w)
  * orchctl pull NAME: the workload's image fetched now, whatever its
  * "pull" says, with its progress told to orchctl (IMSG_CTL_PULLING) as
  * it goes, then OK or FAIL.  orchctl going away does not stop the pull:
- * the parent drops what is sent to a connection that is gone.
+ * the parent drops what is sent for a request whose client is gone.
  */
 
 struct ctl_puller {
-	uint32_t		 id;		/* the control connection */
+	struct proc_asker	 asker;		/* the parent's request */
 	char			 name[ORCHD_NAME_MAX];
 };
 
 static void
-ctl_pull_fail(uint32_t id, const char *msg)
+ctl_pull_fail(const struct proc_asker *a, const char *msg)
 {
-	struct ctl_result	 res;
-
-	memset(&res, 0, sizeof(res));
-	res.code = CTL_ERR_FAILED;
-	(void)strlcpy(res.msg, msg, sizeof(res.msg));
-	if (proc_compose(rt->ps, PROC_PARENT, IMSG_CTL_FAIL, id, -1, &res,
-	    sizeof(res)) == -1)
-		log_warn("%s: compose", __func__);
+	(void)proc_reply_fail(rt->ps, a, CTL_ERR_FAILED, "%s", msg);
 }
 
 static void
@@ -379,9 +372,8 @@ ctl_pull_progress(const struct ctl_pull *cp, void *arg)
 	struct ctl_pull		 m = *cp;
 
 	(void)strlcpy(m.name, cl->name, sizeof(m.name));
-	if (proc_compose(rt->ps, PROC_PARENT, IMSG_CTL_PULLING, cl->id, -1,
-	    &m, sizeof(m)) == -1)
-		log_warn("%s: compose", __func__);
+	(void)proc_reply(rt->ps, &cl->asker, IMSG_CTL_PULLING, &m,
+	    sizeof(m));
 }
 
 static void
@@ -390,10 +382,9 @@ ctl_pull_done(int ok, const char *why, void *arg)
 	struct ctl_puller	*cl = arg;
 
 	if (!ok)
-		ctl_pull_fail(cl->id, why);
-	else if (proc_compose(rt->ps, PROC_PARENT, IMSG_CTL_OK, cl->id, -1,
-	    NULL, 0) == -1)
-		log_warn("%s: compose", __func__);
+		ctl_pull_fail(&cl->asker, why);
+	else
+		(void)proc_reply_ok(rt->ps, &cl->asker);
 	free(cl);
 }
 
@@ -415,33 +406,34 @@ docker_recv_pull(struct imsgev *iev, struct imsg *imsg)
 	struct rt_workload	*wl;
 	struct ctl_puller	*cl;
 	struct ctl_name		 cn;
-	uint32_t		 id = imsg_get_id(imsg);
+	struct proc_asker	 a;
 	char			 err[RT_MSG_MAX];
 
+	proc_asker(iev, imsg, &a);
 	(void)imsg_get_data(imsg, &cn, sizeof(cn));
 	if ((wl = lifecycle_find(cn.name)) == NULL || wl->conf == NULL) {
 		(void)snprintf(err, sizeof(err), "no such workload: %s",
 		    cn.name);
-		ctl_pull_fail(id, err);
+		ctl_pull_fail(&a, err);
 		return;
 	}
 	if (wl->conf->driver != DRIVER_DOCKER || wl->conf->image == NULL) {
 		(void)snprintf(err, sizeof(err), "%s is not a docker workload: "
 		    "it has no image to pull", cn.name);
-		ctl_pull_fail(id, err);
+		ctl_pull_fail(&a, err);
 		return;
 	}
 	if ((cl = calloc(1, sizeof(*cl))) == NULL) {
-		ctl_pull_fail(id, "out of memory");
+		ctl_pull_fail(&a, "out of memory");
 		return;
 	}
-	cl->id = id;
+	cl->asker = a;
 	(void)strlcpy(cl->name, cn.name, sizeof(cl->name));
 	log_info("workload %s: orchctl pull of %s", wl->name,
 	    wl->conf->image);
 	if (dk_pull_start(wl->conf->image, docker_pull_timeout(wl->conf),
 	    ctl_pull_progress, ctl_pull_done, cl, err, sizeof(err)) == NULL) {
-		ctl_pull_fail(id, err);
+		ctl_pull_fail(&a, err);
 		free(cl);
 	}
 }

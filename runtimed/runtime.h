@@ -44,9 +44,8 @@ TAILQ_HEAD(rt_queue, rt_queued);
 /* a command waiting for a workload to be running or asleep */
 struct rt_waiter {
 	TAILQ_ENTRY(rt_waiter)	 entry;
-	uint32_t		 id;	/* its connection, in the parent, or
-					   the gateway's API request */
-	enum privsep_procid	 peer;	/* who asked: answer there */
+	struct proc_asker	 asker;	/* the parent's request (orchctl)
+					   or a gateway's (the API) */
 	enum workload_state	 want;
 };
 TAILQ_HEAD(rt_waiters, rt_waiter);

@@ -549,23 +549,16 @@ store_recv_lastseen(struct imsgev *iev, struct imsg *imsg)
 
 /*
  * orchctl through the parent, or the API from the gateway: items, then
- * END, with the request's peerid, on the channel the request came in
- * on.  An unknown name gets no item; the asker answers for it.
+ * END, to whoever asked (proc_reply).  An unknown name gets no item; the
+ * asker answers for it.
  */
 
-struct asker {
-	struct imsgev	*iev;
-	uint32_t	 peerid;
-};
-
+/* an answer from a callback of store_db.c, whose arg is the asker */
 static int
-reply(const struct asker *a, uint32_t type, const void *data, size_t len)
+reply(const struct proc_asker *a, uint32_t type, const void *data,
+    size_t len)
 {
-	if (imsgev_compose(a->iev, type, a->peerid, -1, data, len) == -1) {
-		log_warn("%s: compose", __func__);
-		return (-1);
-	}
-	return (0);
+	return (proc_reply(&store_ps, a, type, data, len));
 }
 
 /*
@@ -608,9 +601,9 @@ reply_history(const struct ctl_transition *ct, void *arg)
 
 /* the wakes held are counted: the workload's, and the total's at the end */
 struct stats_asker {
-	struct asker	 a;
-	uint64_t	 wakes;
-	uint64_t	 failed_wakes;
+	struct proc_asker	 a;
+	uint64_t		 wakes;
+	uint64_t		 failed_wakes;
 };
 
 static int
@@ -641,9 +634,10 @@ recv_name(struct imsg *imsg, struct ctl_name *cn)
 static void
 store_show_workloads(struct imsgev *iev, struct imsg *imsg)
 {
-	struct ctl_name	 cn;
-	struct asker	 a = { iev, imsg_get_id(imsg) };
+	struct ctl_name		 cn;
+	struct proc_asker	 a;
 
+	proc_asker(iev, imsg, &a);
 	recv_name(imsg, &cn);
 	if (store_db_workloads(store_db, cn.name, reply_workload, &a) == -1)
 		store_failed("show workloads");
@@ -654,10 +648,11 @@ static void
 store_show_history(struct imsgev *iev, struct imsg *imsg)
 {
 	struct ctl_name		 cn;
-	struct asker		 a = { iev, imsg_get_id(imsg) };
+	struct proc_asker	 a;
 	struct st_restore	 rs;
 	size_t			 held;
 
+	proc_asker(iev, imsg, &a);
 	recv_name(imsg, &cn);
 	/* the newest STORE_HISTORY_MAX, the held ones last */
 	held = MINIMUM(sq_transitions(&store_q, cn.name), STORE_HISTORY_MAX);
@@ -676,8 +671,7 @@ store_show_stats(struct imsgev *iev, struct imsg *imsg)
 	struct stats_asker	 sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.a.iev = iev;
-	sa.a.peerid = imsg_get_id(imsg);
+	proc_asker(iev, imsg, &sa.a);
 	if (store_db_stats(store_db, walltime_ms(), reply_stats, &sa) == -1)
 		store_failed("show stats");
 	(void)reply(&sa.a, IMSG_CTL_END, NULL, 0);
@@ -688,8 +682,9 @@ static void
 store_show_summary(struct imsgev *iev, struct imsg *imsg)
 {
 	struct ctl_summary	 cs;
-	struct asker		 a = { iev, imsg_get_id(imsg) };
+	struct proc_asker	 a;
 
+	proc_asker(iev, imsg, &a);
 	proc_summary(iev->ps, &cs);
 	(void)reply(&a, IMSG_CTL_SUMMARY, &cs, sizeof(cs));
 	(void)reply(&a, IMSG_CTL_STORE_QUEUE, &store_q.stats,
@@ -717,17 +712,19 @@ api_definition(const char *json, size_t len, void *arg)
 static void
 store_api_load(struct imsgev *iev, struct imsg *imsg)
 {
-	struct asker	 a = { iev, imsg_get_id(imsg) };
+	struct proc_asker	 a;
 
+	proc_asker(iev, imsg, &a);
 	if (store_db_api_list(store_db, api_definition, &a) == -1)
 		store_failed("API workloads");
 	(void)reply(&a, IMSG_API_LOAD_END, NULL, 0);
 }
 
 static void
-api_stored(struct imsgev *iev, uint32_t peerid, int ok, const char *what)
+api_stored(struct imsgev *iev, struct imsg *imsg, int ok, const char *what)
 {
 	struct ctl_result	 res;
+	struct proc_asker	 a;
 
 	memset(&res, 0, sizeof(res));
 	if (!ok) {
@@ -736,9 +733,8 @@ api_stored(struct imsgev *iev, uint32_t peerid, int ok, const char *what)
 		    store_db_error(store_db));
 		store_failed(what);
 	}
-	if (imsgev_compose(iev, IMSG_API_STORED, peerid, -1, &res,
-	    sizeof(res)) == -1)
-		log_warn("%s: compose", __func__);
+	proc_asker(iev, imsg, &a);
+	(void)reply(&a, IMSG_API_STORED, &res, sizeof(res));
 }
 
 static void
@@ -753,7 +749,7 @@ store_api_put(struct imsgev *iev, struct imsg *imsg)
 		fatalx("%s: workload from parent: %s", __func__, err);
 	/* what came before it first: a held write must not outlive it */
 	(void)held_flush();
-	api_stored(iev, imsg_get_id(imsg), store_db_api_put(store_db, wc,
+	api_stored(iev, imsg, store_db_api_put(store_db, wc,
 	    walltime_ms()) == 0, "create");
 	workload_free(wc);
 }
@@ -765,7 +761,7 @@ store_api_drop(struct imsgev *iev, struct imsg *imsg)
 
 	recv_name(imsg, &cn);
 	(void)held_flush();
-	api_stored(iev, imsg_get_id(imsg), store_db_api_drop(store_db,
+	api_stored(iev, imsg, store_db_api_drop(store_db,
 	    cn.name) != -1, "delete");
 }
 
@@ -780,7 +776,7 @@ store_api_expire(struct imsgev *iev, struct imsg *imsg)
 	(void)snprintf(msg, sizeof(msg), "deleted: no request for %llds",
 	    (long long)re.secs);
 	(void)held_flush();
-	api_stored(iev, imsg_get_id(imsg), store_db_api_expire(store_db,
+	api_stored(iev, imsg, store_db_api_expire(store_db,
 	    re.name, msg, walltime_ms()) != -1, "expire");
 }
 
@@ -804,8 +800,9 @@ uid_entry(const char *name, uint32_t uid, void *arg)
 static void
 store_uid_load(struct imsgev *iev, struct imsg *imsg)
 {
-	struct asker	 a = { iev, imsg_get_id(imsg) };
+	struct proc_asker	 a;
 
+	proc_asker(iev, imsg, &a);
 	if (store_db_uid_list(store_db, uid_entry, &a) == -1)
 		store_failed("workload uids");
 	(void)reply(&a, IMSG_ST_UID_LOAD_END, NULL, 0);

@@ -47,27 +47,9 @@ config_send(struct orchd *env)
 }
 
 void
-logs_start(struct imsgev *iev, uint32_t id, const struct ctl_logs *cl)
+logs_start(const struct proc_asker *a, const struct ctl_logs *cl)
 {
 	fail_msg("logs_start called");
-}
-
-void
-logs_stop(uint32_t id)
-{
-	fail_msg("logs_stop called");
-}
-
-void
-control_fail(uint32_t id, const char *fmt, ...)
-{
-	fail_msg("control_fail called");
-}
-
-void
-control_reply(uint32_t id, uint32_t type, const void *data, size_t len)
-{
-	fail_msg("control_reply called");
 }
 
 void

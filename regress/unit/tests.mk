@@ -14,7 +14,10 @@ TEST_authlim_OBJS = $(OBJ)/reaperd/authlim.o
 # the parent's policy and its API handlers (orchd/parent_api.c, with link
 # stubs)
 TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/parent_api.o \
-		   $(OBJ)/orchd/depends.o $(OBJ)/orchd/trust.o
+		   $(OBJ)/orchd/depends.o $(OBJ)/orchd/trust.o \
+		   $(OBJ)/orchd/request.o
+# the parent's requests in flight, relaying answers to whoever asked
+TEST_reply_OBJS = $(OBJ)/orchd/request.o
 # orchd -nv: the printer, with the parser it prints for
 TEST_printconf_OBJS = $(OBJ)/orchd/printconf.o $(OBJ)/orchd/parse.o \
 		   $(OBJ)/orchd/trust.o
