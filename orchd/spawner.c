@@ -580,7 +580,7 @@ spawner_start(struct orchd *env, void (*exited)(pid_t, int))
 {
 	sigset_t	 all, omask;
 	pid_t		 parent = getpid();
-	int		 req[2], ev[2];
+	int		 req[2], ev[2], fd, fd2;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, req) == -1 ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ev) == -1)
@@ -592,11 +592,15 @@ spawner_start(struct orchd *env, void (*exited)(pid_t, int))
 	case -1:
 		fatal("%s: fork", __func__);
 	case 0:
-		/* its two channels on 3 and 4, and nothing else of ours */
-		if (dup2(req[1], SPAWNER_REQ_FD + 10) == -1 ||
-		    dup2(ev[1], SPAWNER_EV_FD + 10) == -1 ||
-		    dup2(SPAWNER_REQ_FD + 10, SPAWNER_REQ_FD) == -1 ||
-		    dup2(SPAWNER_EV_FD + 10, SPAWNER_EV_FD) == -1)
+		/*
+		 * Its two channels on 3 and 4, and nothing else of ours:
+		 * each first above whatever is open, so that neither
+		 * lands on the other.
+		 */
+		if ((fd = fcntl(req[1], F_DUPFD, SPAWNER_EV_FD + 1)) == -1 ||
+		    (fd2 = fcntl(ev[1], F_DUPFD, SPAWNER_EV_FD + 1)) == -1 ||
+		    dup2(fd, SPAWNER_REQ_FD) == -1 ||
+		    dup2(fd2, SPAWNER_EV_FD) == -1)
 			_exit(1);
 		closefrom(SPAWNER_EV_FD + 1);
 		sigemptyset(&all);
@@ -769,8 +773,8 @@ spawner_answer(uint32_t type, void *buf, size_t len, int ms)
 
 /*
  * Start a process workload: fds[0] its log pipe, then its cgroup.procs
- * files, all passed and closed here.  The answer says the pid, or the
- * step that failed and its errno.
+ * files, all passed and closed here, failure or not.  The answer says
+ * the pid, or the step that failed and its errno.
  */
 int
 spawner_exec(const struct spawner_exec *hdr, char *const argv[],
@@ -794,10 +798,14 @@ spawner_exec(const struct spawner_exec *hdr, char *const argv[],
 	iov[n].iov_base = (void *)dir;
 	iov[n++].iov_len = strlen(dir) + 1;
 	for (i = 0; i < nfds; i++) {
-		/* the spawner closes its copy; ours stays the caller's */
-		if ((fd = dup(fds[i])) == -1 ||
-		    spawner_send(IMSG_SPAWNER_FD, fd, NULL, 0) == -1)
+		/* sent, then closed by the queue: the caller's copy goes */
+		fd = fds[i];
+		fds[i] = -1;
+		if (spawner_send(IMSG_SPAWNER_FD, fd, NULL, 0) == -1) {
+			while (++i < nfds)
+				close(fds[i]);
 			goto fail;
+		}
 	}
 	if (spawner_send(IMSG_SPAWNER_EXEC, -1, iov, n) == -1 ||
 	    spawner_answer(IMSG_SPAWNER_STARTED, st, sizeof(*st), -1) == -1)
