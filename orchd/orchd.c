@@ -24,6 +24,7 @@
 
 #include "log.h"
 #include "parent.h"
+#include "sandbox.h"
 #include "version.h"
 
 #define SHUTDOWN_GRACE_MS	5000	/* before children get SIGKILL */
@@ -831,6 +832,14 @@ main(int argc, char *argv[])
 	connect_children(&env);
 	proc_title("parent");
 
+	/*
+	 * The children and the spawner run: from here on nothing of ours
+	 * forks, and the filter binds the parent alone (sandbox.h says
+	 * what SB_PARENT allows, control.c why).
+	 */
+	users_preload();
+	sandbox_prepare();
+	sandbox_enter("parent", SB_PARENT);
 	control_listen(&env);
 	log_info("startup");
 	event_dispatch();

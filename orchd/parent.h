@@ -337,5 +337,6 @@ struct group	*users_getgrnam(const char *);
 struct group	*users_getgrgid(gid_t);
 int		 users_lookup(const char *, uid_t *, gid_t *);
 int		 users_getgrouplist(const char *, gid_t, gid_t *, int *);
+void		 users_preload(void);
 
 #endif /* ORCHD_PARENT_H */

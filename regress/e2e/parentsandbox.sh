@@ -2,11 +2,13 @@
 # The root parent's room (orchd(8), SECURITY CONSIDERATIONS): the
 # spawner, "orchd: spawner", forks and execs the process workloads and
 # the TLS keypair check, so that the parent itself forks nothing after
-# start.  A workload is the spawner's child, runs without a seccomp
-# filter and serves (a busybox httpd); a reload checks its TLS keypairs
-# through the spawner, refusing a bad one; suspend stops the workload
-# through it; and a spawner killed ends orchd, non-zero, with nothing
-# left behind.  Loopback only, every wait bounded.
+# start and runs under a seccomp filter of its own.  The parent is
+# filtered, the spawner is not; a workload is the spawner's child, runs
+# without a filter and serves (a busybox httpd); a reload checks its TLS
+# keypairs through the spawner, refusing a bad one; SIGUSR1 reopens the
+# logs; suspend stops the workload through the spawner; and a spawner
+# killed ends orchd, non-zero, with nothing left behind.  Loopback only,
+# every wait bounded.
 #
 #	sh regress/e2e/parentsandbox.sh build/check
 . "$(dirname "$0")/lib.sh"
@@ -57,6 +59,10 @@ status_of() {	# status_of PID FIELD: a line of /proc/PID/status, its value
 }
 ppid_of() { status_of "$1" PPid; }
 
+check "the parent runs under a seccomp filter (Seccomp: 2)" \
+    [ "$(status_of "$ORCHD_PID" Seccomp)" = 2 ]
+check "... of at least one program" \
+    [ "$(status_of "$ORCHD_PID" Seccomp_filters)" -ge 1 ]
 sp=$(child spawner)
 check "the spawner runs, titled orchd: spawner ($sp)" [ -n "$sp" ]
 check "the spawner is root" [ "$(status_of "$sp" Uid | cut -f1)" = 0 ]
@@ -76,6 +82,9 @@ check "the workload runs without a seccomp filter" \
     [ "$(status_of "$wl" Seccomp)" = 0 ]
 check "the workload is not root" \
     sh -c "[ \"\$(sed -n 's/^Uid:[[:space:]]*//p' /proc/$wl/status | cut -f1)\" != 0 ]"
+kill -USR1 "$ORCHD_PID"
+check "SIGUSR1 reopens the log files under the filter" \
+    wait_for 10 grep -q "log files reopened" "$T/orchd.log"
 ctl suspend psweb >/dev/null 2>&1
 check "orchctl suspend stops it through the spawner" wait_for 10 dead "$wl"
 check "and the log says it was killed or exited" \
@@ -122,4 +131,6 @@ check "no child or workload is left ($left)" [ -z "$left" ]
 ORCHD_PID=
 check "no sanitizer report" \
     sh -c "! grep -Eq 'AddressSanitizer|runtime error' '$T/orchd.log'"
+check "no forbidden system call" \
+    sh -c "! grep -q 'forbidden system call' '$T/orchd.log'"
 e2e_done
