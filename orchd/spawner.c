@@ -548,6 +548,7 @@ spawner_main(pid_t parent)
 	    fcntl(SPAWNER_REQ_FD, F_SETFL, O_NONBLOCK) == -1 ||
 	    fcntl(SPAWNER_EV_FD, F_SETFL, O_NONBLOCK) == -1 ||
 	    imsgbuf_init(&spawner_req, SPAWNER_REQ_FD) == -1 ||
+	    imsgbuf_set_maxsize(&spawner_req, ORCHD_IMSG_MAXSIZE) == -1 ||
 	    imsgbuf_init(&sp_ev, SPAWNER_EV_FD) == -1)
 		fatal("spawner: imsgbuf_init");
 	imsgbuf_allow_fdpass(&spawner_req);
@@ -617,7 +618,9 @@ spawner_start(struct orchd *env, void (*exited)(pid_t, int))
 	if (fcntl(req[0], F_SETFL, O_NONBLOCK) == -1 ||
 	    fcntl(ev[0], F_SETFL, O_NONBLOCK) == -1)
 		fatal("%s: fcntl", __func__);
-	if (imsgbuf_init(&spawner_req, req[0]) == -1)
+	/* a request holds a workload's whole command and environment */
+	if (imsgbuf_init(&spawner_req, req[0]) == -1 ||
+	    imsgbuf_set_maxsize(&spawner_req, ORCHD_IMSG_MAXSIZE) == -1)
 		fatal("%s: imsgbuf_init", __func__);
 	imsgbuf_allow_fdpass(&spawner_req);
 	if ((spawner_ev = imsgev_new(&env->ps, ev[0], PROC_PARENT,
@@ -782,6 +785,7 @@ spawner_exec(const struct spawner_exec *hdr, char *const argv[],
     struct spawner_started *st)
 {
 	struct iovec	 iov[2 + SPAWNER_ARGV_MAX + SPAWNER_ENV_MAX];
+	size_t		 total = 0;
 	int		 i, n = 0, fd;
 
 	memset(st, 0, sizeof(*st));
@@ -797,6 +801,14 @@ spawner_exec(const struct spawner_exec *hdr, char *const argv[],
 	}
 	iov[n].iov_base = (void *)dir;
 	iov[n++].iov_len = strlen(dir) + 1;
+	for (i = 0; i < n; i++)
+		total += iov[i].iov_len;
+	if (total > ORCHD_IMSG_MAXSIZE - IMSG_HEADER_SIZE) {
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		errno = E2BIG;
+		goto fail;
+	}
 	for (i = 0; i < nfds; i++) {
 		/* sent, then closed by the queue: the caller's copy goes */
 		fd = fds[i];

@@ -19,7 +19,7 @@ command -v openssl >/dev/null || skip "no openssl"
 command -v busybox >/dev/null || skip "no busybox"
 
 port_base 23
-ports GW TLSP WEB
+ports GW TLSP WEB ENVP
 mkdir -p "$T/log" "$T/pki" "$T/www"
 P=$T/pki
 echo "hello from busybox" >"$T/www/index.html"
@@ -36,6 +36,16 @@ key() {
 key one.test
 key two.test
 
+# 40 variables of 1000 bytes: a start request above imsg's default 16 KB
+bigenv() {
+	i=10
+	v=$(head -c 1000 /dev/zero | tr '\0' x)
+	while [ $i -lt 50 ]; do
+		printf 'env "BIG%d=%s"\n' $i "$v"
+		i=$((i + 1))
+	done
+}
+
 # conf LISTENER-KEY: the configuration, with that key for the TLS listener
 conf() {
 	conf_head
@@ -47,6 +57,14 @@ workload "psweb" {
 	host "web.test"
 	command "busybox httpd -f -p 127.0.0.1:$WEB -h $T/www"
 	port $WEB
+CONF
+	conf_end
+	cat <<CONF
+workload "psenv" {
+	host "env.test"
+	command "busybox httpd -f -p 127.0.0.1:$ENVP -h $T/www"
+	port $ENVP
+$(bigenv)
 CONF
 	conf_end
 }
@@ -85,6 +103,13 @@ check "the workload is not root" \
 kill -USR1 "$ORCHD_PID"
 check "SIGUSR1 reopens the log files under the filter" \
     wait_for 10 grep -q "log files reopened" "$T/orchd.log"
+ctl wake psenv >/dev/null 2>&1
+ew=$(sed -n 's/.*workload psenv: started .* pid \([0-9]*\).*/\1/p' \
+    "$T/orchd.log" | tail -n 1)
+check "a workload with 40 KB of environment starts ($ew)" \
+    sh -c "[ -n '$ew' ] && tr '\\0' '\\n' </proc/$ew/environ |
+    grep -q '^BIG49=x'"
+ctl suspend psenv >/dev/null 2>&1
 ctl suspend psweb >/dev/null 2>&1
 check "orchctl suspend stops it through the spawner" wait_for 10 dead "$wl"
 check "and the log says it was killed or exited" \
