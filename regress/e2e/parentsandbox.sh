@@ -6,9 +6,11 @@
 # filtered, the spawner is not; a workload is the spawner's child, runs
 # without a filter and serves (a busybox httpd); a reload checks its TLS
 # keypairs through the spawner, refusing a bad one; SIGUSR1 reopens the
-# logs; suspend stops the workload through the spawner; and a spawner
-# killed ends orchd, non-zero, with nothing left behind.  Loopback only,
-# every wait bounded.
+# logs; a start with 40 KB of environment goes through; suspend stops
+# the workload through the spawner; a spawner killed ends orchd,
+# non-zero, with nothing left behind; and run as _orchd, not root, the
+# parent is filtered the same and a workload still wakes and stops.
+# Loopback only, every wait bounded.
 #
 #	sh regress/e2e/parentsandbox.sh build/check
 . "$(dirname "$0")/lib.sh"
@@ -154,6 +156,51 @@ for p in $kids $wl; do
 done
 check "no child or workload is left ($left)" [ -z "$left" ]
 ORCHD_PID=
+
+# not root, as in development: the same processes, the same filter
+if command -v setpriv >/dev/null; then
+	ports NGW NWEB
+	NR=$T/nr
+	mkdir -p "$NR/log" "$NR/db"
+	chown -R _orchd "$NR"
+	cat >"$NR/orchd.conf" <<CONF
+user "_orchd"
+chroot "/var/empty"
+database "$NR/db/orchd.db"
+socket "$NR/orchd.sock"
+log directory "$NR/log"
+listen on 127.0.0.1 port $NGW
+workload "psnr" {
+	host "nr.test"
+	command "busybox httpd -f -p 127.0.0.1:$NWEB -h $T/www"
+	port $NWEB
+}
+CONF
+	setpriv --reuid=_orchd --regid="$(id -g _orchd)" --clear-groups \
+	    "$ORCHD" -d -f "$NR/orchd.conf" >"$NR/orchd.log" 2>&1 &
+	ORCHD_PID=$!
+	check "not root: orchd starts" \
+	    wait_for 20 "$ORCHCTL" -s "$NR/orchd.sock" show summary
+	check "not root: the parent is filtered too" \
+	    [ "$(status_of "$ORCHD_PID" Seccomp)" = 2 ]
+	code=$(curl -sS -m 20 -H 'Host: nr.test' -o /dev/null \
+	    -w '%{http_code}' "http://127.0.0.1:$NGW/")
+	check "not root: a process workload wakes ($code)" [ "$code" = 200 ]
+	nw=$(sed -n 's/.*workload psnr: started .* pid \([0-9]*\).*/\1/p' \
+	    "$NR/orchd.log" | tail -n 1)
+	stop_orchd
+	check "not root: SIGTERM, orchd exits 0 (status $STATUS)" \
+	    [ "$STATUS" -eq 0 ]
+	check "not root: the workload is gone ($nw)" \
+	    sh -c "[ -n '$nw' ] && ! kill -0 '$nw' 2>/dev/null"
+	check "not root: no forbidden system call" \
+	    sh -c "! grep -q 'forbidden system call' '$NR/orchd.log'"
+	[ "$STATUS" -eq 0 ] || tail -n 20 "$NR/orchd.log"
+	ORCHD_PID=
+else
+	echo "skipped not root: no setpriv"
+fi
+
 check "no sanitizer report" \
     sh -c "! grep -Eq 'AddressSanitizer|runtime error' '$T/orchd.log'"
 check "no forbidden system call" \
