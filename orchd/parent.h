@@ -218,7 +218,6 @@ pid_t		 spawner_keycheck(char *const [], int);
 int		 spawner_keycheck_wait(pid_t, int, int *);
 void		 spawner_kill(pid_t, int);
 int		 spawner_drain(int);
-void		 spawner_stop(void);
 const char	*spawner_step_name(int);
 
 /*

@@ -920,11 +920,3 @@ spawner_drain(int ms)
 	}
 	return (0);
 }
-
-/* at the end: SIGTERM, after its workloads are gone */
-void
-spawner_stop(void)
-{
-	if (spawner_child > 0)
-		(void)kill(spawner_child, SIGTERM);
-}
