@@ -27,8 +27,9 @@ PKG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS))
 
 # the parent's own list: no libtls, so no libssl or libcrypto mapped as
-# root (gatewayd -n checks TLS keypairs for it) and no sqlite
-ORCHD_PKGS	 = libevent libbsd-overlay jansson
+# root (gatewayd -n checks TLS keypairs for it) and no sqlite; libseccomp
+# for its own filter
+ORCHD_PKGS	 = libevent libbsd-overlay jansson libseccomp
 ORCHD_LIBS	:= $(shell $(PKG_CONFIG) --libs $(ORCHD_PKGS))
 
 # make STATIC=1: every daemon (not orchctl) linked statically, as
@@ -45,7 +46,7 @@ STATIC_LDFLAGS	 = -static-pie
 STATIC_PKG	 = --static
 CPPFLAGS	+= -DORCHD_STATIC
 ORCHD_LIBS	:= $(shell $(PKG_CONFIG) --libs --static libbsd-overlay \
-		    libevent jansson)
+		    libevent jansson libseccomp)
 endif
 child_libs	 = $(shell $(PKG_CONFIG) --libs $(STATIC_PKG) libbsd-overlay $(1))
 STORE_LIBS	:= $(call child_libs,libevent sqlite3 jansson libseccomp)
@@ -87,8 +88,8 @@ ORCHD_SRCS	 = $(addprefix orchd/, \
 		   apikey.c cgroup.c config.c control.c depends.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
 		   orchd.c parent_api.c policy.c printconf.c regauth.c \
-		   reload.c request.c spawn.c statedir.c swarmcreds.c trust.c \
-		   users.c)
+		   reload.c request.c spawn.c spawner.c statedir.c swarmcreds.c \
+		   trust.c users.c)
 STORE_SRCS	 = $(addprefix stored/, \
 		   store.c store_db.c store_queue.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \

@@ -1,7 +1,9 @@
 /*
- * The children's seccomp filters, built from promises named after
- * pledge(2)'s.  A child calls sandbox_enter() once its start-up is done,
- * right before its event loop; from then on every system call outside its
+ * The seccomp filters of the children and of the parent, built from
+ * promises named after pledge(2)'s.  A child calls sandbox_enter() once
+ * its start-up is done, right before its event loop, and so does the
+ * parent once its children and the spawner run (the promises from
+ * SB_FATTR on are its alone); from then on every system call outside the
  * promises is refused and the process dies.
  *
  * Dying with a word: SCMP_ACT_KILL_PROCESS would kill without one, and
@@ -171,6 +173,37 @@ static const struct {
 	/* SB_FLOCK; the fcntl(2) locks are below */
 	{ SB_FLOCK, "flock" },
 
+	/* SB_FATTR */
+	{ SB_FATTR, "chmod" },
+	{ SB_FATTR, "fchmod" },
+	{ SB_FATTR, "fchmodat" },
+	{ SB_FATTR, "chown" },
+	{ SB_FATTR, "fchown" },
+	{ SB_FATTR, "fchownat" },
+	{ SB_FATTR, "lchown" },
+	{ SB_FATTR, "umask" },
+
+	/* SB_PROC: kill(2) of any pid is below; no fork, clone or exec */
+	{ SB_PROC, "wait4" },
+	{ SB_PROC, "waitid" },
+
+	/* SB_LISTEN */
+	{ SB_LISTEN, "bind" },
+	{ SB_LISTEN, "listen" },
+
+	/* SB_PIPE: the workloads' log pipes, the keypair check's socket */
+	{ SB_PIPE, "pipe2" },
+	{ SB_PIPE, "socketpair" },
+	{ SB_PIPE, "dup" },
+
+	/*
+	 * SB_HOST: gethostname(3), a directory's entries (/proc, the
+	 * cgroups, the name service's), sendto(2) to an address
+	 */
+	{ SB_HOST, "uname" },
+	{ SB_HOST, "getdents64" },
+	{ SB_HOST, "sendto" },
+
 #ifdef ORCHD_SANITIZE
 	/*
 	 * The sanitizer runtimes writing a report: /proc/self/exe and the
@@ -266,13 +299,19 @@ sandbox_rules(scmp_filter_ctx ctx, unsigned int promises)
 		/* libevent's evbuffer_read() asks how much is there */
 		sb_allow(ctx, "ioctl", 1, SCMP_CMP_EQ, FIONREAD, 0);
 		/* send(2) on a connected socket, syslog's among them */
-		sb_allow(ctx, "sendto", 4, SCMP_CMP_EQ, 0, 0);
+		if ((promises & SB_HOST) == 0)
+			sb_allow(ctx, "sendto", 4, SCMP_CMP_EQ, 0, 0);
 		/* any handler but SIGSYS's, which must stay ours */
 		sb_allow(ctx, "rt_sigaction", 0, SCMP_CMP_NE, SIGSYS, 0);
 		/* signals to ourselves only: raise(3), abort(3), the trap */
-		sb_allow(ctx, "kill", 0, SCMP_CMP_EQ, (uint32_t)sb_pid, 0);
+		if ((promises & SB_PROC) == 0)
+			sb_allow(ctx, "kill", 0, SCMP_CMP_EQ,
+			    (uint32_t)sb_pid, 0);
 		sb_allow(ctx, "tgkill", 0, SCMP_CMP_EQ, (uint32_t)sb_pid, 0);
 	}
+	/* the parent's children, workloads' process groups: any pid */
+	if (promises & SB_PROC)
+		sb_add(ctx, SCMP_ACT_ALLOW, "kill", 0, NULL);
 	/*
 	 * The gateway's raw TCP (gatewayd/tcp.c): pipes made non-blocking
 	 * and close-on-exec, bytes spliced without blocking.  No vmsplice
@@ -448,7 +487,7 @@ sandbox_report_init(const char *name)
 
 /*
  * Limits that say the same as the filter, for a build without it: no
- * process of ours forks after start-up (the parent starts the workloads),
+ * process of ours forks after start-up (the spawner starts the workloads),
  * and only the store writes files.  RLIMIT_NPROC counts the user's
  * processes but only stops a fork(2), so the other children and the
  * workloads running as the same user are not affected.  A stderr that is

@@ -18,6 +18,13 @@
 #define SB_FLOCK	0x0100	/* fcntl record locks, flock */
 #define SB_ACCEPT	0x0200	/* accept on listening sockets passed in */
 #define SB_SPLICE	0x0800	/* non-blocking pipes, splice(2) through them */
+/* the parent's alone: no child has any of these */
+#define SB_FATTR	0x1000	/* chmod, chown and umask */
+#define SB_PROC		0x2000	/* signal and reap others; never fork */
+#define SB_LISTEN	0x4000	/* bind and listen */
+#define SB_PIPE		0x8000	/* pipes, socket pairs, dup */
+#define SB_HOST		0x10000	/* its name, directories read, datagrams
+				   to an address (NOTIFY_SOCKET) */
 
 /*
  * The sets of the children that talk to the network, here so that
@@ -27,6 +34,16 @@
 #define SB_GATEWAY	(SB_STDIO | SB_INET | SB_ACCEPT | SB_RECVFD | \
 			    SB_SPLICE)
 #define SB_RUNTIME	(SB_STDIO | SB_INET | SB_UNIX)
+/*
+ * The root parent, once its children and the spawner run: files
+ * anywhere (the configuration, keys, the cgroups, the logs, the state),
+ * their owners and modes, its listeners and control socket, signals to
+ * its children.  No fork, no exec, no change of user: the spawner's.
+ */
+#define SB_PARENT	(SB_STDIO | SB_RPATH | SB_WPATH | SB_CPATH | \
+			    SB_INET | SB_UNIX | SB_ACCEPT | SB_RECVFD | \
+			    SB_SENDFD | SB_FATTR | SB_PROC | SB_LISTEN | \
+			    SB_PIPE | SB_HOST)
 
 /* before chroot: what the report of a forbidden call needs (privdrop) */
 void	sandbox_prepare(void);

@@ -23,28 +23,29 @@
  * the connection's id for the asker.  It becomes worth it if the socket
  * is ever opened to a group that is not root.
  *
- * A note for the parent's own seccomp filter (not written yet).  A filter
- * is inherited across fork(2) and execve(2) and cannot be undone, so
- * one installed here would also bind every child before its own filter
- * and every process workload for its whole life.  The spawning must first
- * move to a helper forked before the filter (a fork server, reached over a
- * socketpair, that forks and execs children and workloads as spawn.c and
- * proc.c do now).  The parent itself would then still need, beyond the
- * event loop, imsg and syslog (epoll_*, read/write, sendmsg/recvmsg with
- * SCM_RIGHTS, socket/connect for /dev/log, clock_gettime, rt_sigaction
- * for its own handlers): open/openat/read/close of orchd.conf, the key,
- * certificate and credential files, /etc/passwd and /etc/group (users.c,
- * and what NSS does for getpwnam); socket, setsockopt, bind and listen
- * for the listeners at start and reload (listen.c); socket, bind, listen,
- * accept4, umask, chmod, unlink and connect here; mkdir, rmdir, openat
- * and write under the cgroup tree, kill for what cgroup.kill cannot do
- * (cgroup.c); mkdir, fchown, fchmod of the state and log directories,
- * rename, pipe2 and fchown of log files (statedir.c, logfiles.c);
- * socket/sendto to NOTIFY_SOCKET (notify.c); kill of children and
- * workloads.  What moves to the fork server: fork/clone, execve,
- * setresuid, setresgid, setgroups, setsid, prctl, dup2, chdir, and
- * waitpid/wait4 with them (their exits reported back), and the children's
- * chroot, unshare and mount in privdrop.c.
+ * The parent's own seccomp filter (sandbox_enter("parent", SB_PARENT) in
+ * orchd.c, the promises in common/sandbox.h) binds this file too.  A
+ * filter is inherited across fork(2) and execve(2) and cannot be undone,
+ * so the spawning moved first: the spawner (spawner.c), forked before the
+ * filter and the children, forks and execs the process workloads and, at
+ * a reload, the keypair check, signals them while it has not reaped them
+ * and reports their exits; the children are started before the filter
+ * and are never started again (a change of prefork or user asks for a
+ * restart).  The parent keeps, beyond the event loop, imsg and syslog:
+ * open/openat/read/close of orchd.conf, the key, certificate and
+ * credential files, /etc/passwd and /etc/group and what the name service
+ * reads (its modules loaded before the filter, users_preload()); socket,
+ * setsockopt, bind and listen for the listeners at reload (listen.c);
+ * accept4 here, the socket bound before the filter; mkdir, rmdir, openat,
+ * getdents64 and write under the cgroup tree and /proc, kill for what
+ * cgroup.kill cannot do (cgroup.c, spawn.c); mkdir, fchown, fchmod,
+ * rename, pipe2 of the state and log directories and files (statedir.c,
+ * logfiles.c, spawn.c); socketpair for the keypair check; sendto to
+ * NOTIFY_SOCKET (notify.c); uname for the instance's default name; kill
+ * and wait4 of its children.  The list was taken from strace of the
+ * parent through the end-to-end tests (regress/e2e/parentsandbox.sh
+ * checks that it is filtered); fork, clone, execve, setresuid and the
+ * like, chroot, unshare, mount and ptrace are in no promise.
  */
 
 #include <sys/socket.h>

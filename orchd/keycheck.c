@@ -12,10 +12,12 @@
  * made and logged here, so that orchd -n, the foreground log and syslog
  * say the same.
  *
- * It all happens within one call: the checker is reaped by its pid before
- * keycheck() returns, killed first if it has to be.  The SIGCHLD handler's
- * waitpid(-1) can never see it: at start there is no handler yet, and a
- * reload runs in an event callback, the handler's turn coming after.
+ * It all happens within one call: the checker is reaped before keycheck()
+ * returns, killed first if it has to be.  For orchd -n and at start it is
+ * forked here and reaped by its pid: there is no SIGCHLD handler yet.  At
+ * a reload the parent forks no more: the spawner (spawner.c) starts it on
+ * the socket passed to it, answers its pid, signals it when asked and
+ * reports its exit on the same channel.
  */
 
 #include <sys/socket.h>
@@ -49,6 +51,7 @@ struct keycheck {
 	int		 fd;
 	int64_t		 deadline;	/* ms, CLOCK_MONOTONIC */
 	int		 gone;		/* it stopped reading */
+	int		 spawner;	/* started by the spawner */
 };
 
 static int
@@ -59,13 +62,26 @@ left_ms(const struct keycheck *kc)
 	return (left > 0 ? (int)left : 0);
 }
 
-/* in the child, before exec: a failure is its answer */
-static __dead void
-keycheck_exec(int fd, char *const argv[])
+/* in the child, an exec that failed: that is its answer */
+__dead void
+keycheck_exec_failed(const char *path, int err)
 {
 	struct tls_check_fail	 f;
 	char			 msg[TLS_CHECK_MSG_MAX];
 
+	snprintf(msg, sizeof(msg), "exec %s: %s", path, strerror(err));
+	memset(&f, 0, sizeof(f));
+	f.what = TLS_CHECK_OTHER;
+	f.len = strlen(msg);
+	(void)write(TLS_CHECK_FD, &f, sizeof(f));
+	(void)write(TLS_CHECK_FD, msg, f.len);
+	_exit(127);
+}
+
+/* in the child, before exec: a failure is its answer */
+static __dead void
+keycheck_exec(int fd, char *const argv[])
+{
 	if (fd == TLS_CHECK_FD) {
 		if (fcntl(fd, F_SETFD, 0) == -1)
 			_exit(127);
@@ -74,13 +90,7 @@ keycheck_exec(int fd, char *const argv[])
 	closefrom(TLS_CHECK_FD + 1);
 	signal(SIGPIPE, SIG_DFL);
 	execv(argv[0], argv);
-	snprintf(msg, sizeof(msg), "exec %s: %s", argv[0], strerror(errno));
-	memset(&f, 0, sizeof(f));
-	f.what = TLS_CHECK_OTHER;
-	f.len = strlen(msg);
-	(void)write(TLS_CHECK_FD, &f, sizeof(f));
-	(void)write(TLS_CHECK_FD, msg, f.len);
-	_exit(127);
+	keycheck_exec_failed(argv[0], errno);
 }
 
 static int
@@ -123,6 +133,19 @@ keycheck_start(struct keycheck *kc, struct orchd_conf *conf)
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1) {
 		log_warn("%s: socketpair", __func__);
 		return (-1);
+	}
+	/* once started, the parent forks no more: the spawner does */
+	if (spawner_running()) {
+		kc->spawner = 1;
+		if ((kc->pid = spawner_keycheck(argv, sp[1])) == -1) {
+			log_warn("%s: spawner", __func__);
+			close(sp[0]);
+			return (-1);
+		}
+		kc->fd = sp[0];
+		if (fcntl(kc->fd, F_SETFL, O_NONBLOCK) == -1)
+			fatal("%s: fcntl", __func__);
+		return (0);
 	}
 	switch ((kc->pid = fork())) {
 	case -1:
@@ -243,12 +266,26 @@ keycheck_read(struct keycheck *kc, uint8_t *buf, size_t size)
 	return (off);
 }
 
+/* by the spawner, which reaps it and says so on its request channel */
+static int
+keycheck_wait_spawner(struct keycheck *kc, int *status)
+{
+	if (spawner_keycheck_wait(kc->pid, left_ms(kc), status) == 0)
+		return (0);
+	spawner_kill(kc->pid, SIGKILL);
+	if (spawner_keycheck_wait(kc->pid, -1, status) == -1)
+		*status = SIGKILL;	/* the spawner is lost */
+	return (-1);
+}
+
 /* -1 when it had to be killed */
 static int
 keycheck_wait(struct keycheck *kc, int *status)
 {
 	pid_t	 r;
 
+	if (kc->spawner)
+		return (keycheck_wait_spawner(kc, status));
 	for (;;) {
 		if ((r = waitpid(kc->pid, status, WNOHANG)) == kc->pid)
 			return (0);

@@ -30,6 +30,7 @@
 #include "orchd.h"
 #include "parent.h"
 #include "proc.h"
+#include "sandbox.h"
 #include "timer.h"
 #include "util.h"
 #include "version.h"
@@ -163,6 +164,8 @@ parent_children_alive(struct orchd *env)
 	for (i = 0; i < env->nchildren; i++)
 		if (env->children[i].pid > 0)
 			n++;
+	if (spawner_pid() > 0)
+		n++;
 	return (n);
 }
 
@@ -506,11 +509,10 @@ reap_children(struct orchd *env)
 	int		 status;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		if ((ch = child_find(env, pid)) == NULL) {
-			/* a process workload: runtimed hears of it */
-			(void)spawn_exited(env, pid, status);
+		/* the workloads are the spawner's, reaped there */
+		if (spawner_reaped(pid, status) ||
+		    (ch = child_find(env, pid)) == NULL)
 			continue;
-		}
 		ch->pid = 0;
 		/*
 		 * Once shutting down, the children's ends are expected; one
@@ -550,6 +552,11 @@ signal_children(struct orchd *env, int sig)
 			    child_name(env, &env->children[i]));
 		kill(env->children[i].pid, sig);
 	}
+	if (spawner_pid() > 0) {
+		if (sig == SIGKILL)
+			log_warnx("spawner did not stop, killing it");
+		kill(spawner_pid(), sig);
+	}
 }
 
 static __dead void
@@ -576,6 +583,13 @@ parent_shutdown(struct orchd *env, int code)
 	control_cleanup(env->conf->socket);
 	log_info("terminating");
 	exit(code);
+}
+
+/* a child is lost outside the event loop's own checks: the daemon ends */
+__dead void
+parent_lost(struct orchd *env)
+{
+	parent_shutdown(env, 1);
 }
 
 static void
@@ -790,6 +804,8 @@ main(int argc, char *argv[])
 	if (proc_table_check(parent_handlers, nitems(parent_handlers), err,
 	    sizeof(err)) == -1)
 		fatalx("parent's table: %s", err);
+	if (spawner_table_check(err, sizeof(err)) == -1)
+		fatalx("spawner's table: %s", err);
 	env.ps.handlers = parent_handlers;
 	env.ps.nhandlers = nitems(parent_handlers);
 	env.ps.started = monotime();
@@ -811,6 +827,8 @@ main(int argc, char *argv[])
 	signal_add(&ev_usr1, NULL);
 	accesslog_init();
 
+	/* first: the children below are the only other forks of ours */
+	spawner_start(&env, spawn_exited);
 	for (id = PROC_PARENT + 1; id < PROC_MAX; id++) {
 		if (id != PROC_GATEWAY) {
 			spawn_child(&env, id, 0);
@@ -822,6 +840,14 @@ main(int argc, char *argv[])
 	connect_children(&env);
 	proc_title("parent");
 
+	/*
+	 * The children and the spawner run: from here on nothing of ours
+	 * forks, and the filter binds the parent alone (sandbox.h says
+	 * what SB_PARENT allows, control.c why).
+	 */
+	users_preload();
+	sandbox_prepare();
+	sandbox_enter("parent", SB_PARENT);
 	control_listen(&env);
 	log_info("startup");
 	event_dispatch();

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdio.h>
 
+#include "compat.h"
 #include "imsg.h"
 #include "msg.h"
 #include "proc.h"
@@ -56,6 +57,7 @@ extern struct orchd	*orchd_env;
 int		 parent_reload(struct orchd *, uint32_t, char *, size_t);
 void		 parent_set_verbose(struct orchd *, int);
 int		 parent_children_alive(struct orchd *);
+__dead void	 parent_lost(struct orchd *);
 void		 helper_path(struct orchd *, const char *, char *, size_t);
 
 /* config.c */
@@ -80,6 +82,7 @@ void		 statedir_socket(const char *);
 
 /* keycheck.c: TLS keypairs, checked by gatewayd -n */
 int		 keycheck(struct orchd_conf *);
+__dead void	 keycheck_exec_failed(const char *, int);
 
 /* control.c */
 void		 control_init(const char *);
@@ -157,8 +160,85 @@ void		 logfiles_shutdown(void);
 /* spawn.c: process workloads, started and stopped for runtimed */
 void		 spawn_request(struct imsgev *, struct imsg *);
 void		 spawn_kill(struct imsgev *, struct imsg *);
-int		 spawn_exited(struct orchd *, pid_t, int);
+void		 spawn_exited(pid_t, int);
 void		 spawn_shutdown(struct orchd *);
+
+/*
+ * spawner.c: "orchd: spawner", the process that forks and execs the
+ * workloads and the keypair check, forked at start.  Its channels carry
+ * these, within the one binary (so no version): the parent asks, the
+ * spawner answers or reports.
+ */
+enum spawner_imsg {
+	IMSG_SPAWNER_FD = 1200,		/* parent -> spawner: one fd of the
+					   next EXEC, the log's first */
+	IMSG_SPAWNER_EXEC,		/* parent -> spawner: struct
+					   spawner_exec, argv, envp, dir */
+	IMSG_SPAWNER_KEYCHECK,		/* parent -> spawner: argv, its
+					   socket */
+	IMSG_SPAWNER_KILL,		/* parent -> spawner: struct
+					   spawner_kill */
+	IMSG_SPAWNER_STARTED,		/* spawner -> parent: struct
+					   spawner_started */
+	IMSG_SPAWNER_EXITED		/* spawner -> parent: struct
+					   spawner_exit */
+};
+#define SPAWN_GROUPS_MAX	256	/* supplementary groups of a user */
+#define SPAWNER_ARGV_MAX	256	/* words of a command */
+#define SPAWNER_ENV_MAX		1024	/* variables of a workload */
+
+/* what a workload's child did last before giving up, with its errno */
+enum spawn_step {
+	STEP_SETSID = 0,
+	STEP_STDIO,
+	STEP_GROUPS,
+	STEP_GID,
+	STEP_UID,
+	STEP_PDEATHSIG,
+	STEP_CHDIR,
+	STEP_EXEC,
+	STEP_CGROUP
+};
+
+/* then argc and nenv strings, and the directory, each ending in NUL */
+struct spawner_exec {
+	char			 name[ORCHD_NAME_MAX];
+	char			 user[ORCHD_USER_MAX];
+	uid_t			 uid;
+	gid_t			 gid;
+	int32_t			 root;		/* change user */
+	int32_t			 ngroups;
+	gid_t			 groups[SPAWN_GROUPS_MAX];
+	int32_t			 argc;
+	int32_t			 nenv;
+	int32_t			 nfds;		/* IMSG_SPAWNER_FDs before it */
+};
+struct spawner_started {
+	pid_t			 pid;		/* 0 if it failed */
+	int32_t			 step;		/* enum spawn_step */
+	int32_t			 err;		/* errno */
+};
+struct spawner_kill {
+	pid_t			 pid;
+	int32_t			 sig;
+};
+struct spawner_exit {
+	pid_t			 pid;
+	int32_t			 status;	/* wait status */
+};
+void		 spawner_start(struct orchd *, void (*)(pid_t, int));
+int		 spawner_table_check(char *, size_t);
+pid_t		 spawner_pid(void);
+int		 spawner_running(void);
+int		 spawner_reaped(pid_t, int);
+int		 spawner_exec(const struct spawner_exec *, char *const [],
+		    char *const [], const char *, int *, int,
+		    struct spawner_started *);
+pid_t		 spawner_keycheck(char *const [], int);
+int		 spawner_keycheck_wait(pid_t, int, int *);
+void		 spawner_kill(pid_t, int);
+int		 spawner_drain(int);
+const char	*spawner_step_name(int);
 
 /*
  * cgroup.c: each process workload's cgroup, where the host has cgroups.
@@ -273,5 +353,6 @@ struct group	*users_getgrnam(const char *);
 struct group	*users_getgrgid(gid_t);
 int		 users_lookup(const char *, uid_t *, gid_t *);
 int		 users_getgrouplist(const char *, gid_t, gid_t *, int *);
+void		 users_preload(void);
 
 #endif /* ORCHD_PARENT_H */

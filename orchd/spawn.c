@@ -18,12 +18,14 @@
  * NAME@2 in turn), with the same uid, directory and log; never more.
  *
  * Everything that can fail for a reason worth telling the operator (the
- * user, the log file, the command's syntax) is done before fork.  What
- * the child cannot do (chdir, exec) it writes down a close-on-exec pipe
- * as errno; a pipe closed without a word means the exec succeeded.
+ * user, the log file, the command's syntax) is done here, in the parent.
+ * The fork and exec are the spawner's (spawner.c), which the parent asks
+ * with the job prepared in full; the spawner reaps the workload and
+ * reports its exit, and signals it for the parent while it has not
+ * reaped it.  What the child cannot do (chdir, exec) comes back as the
+ * step and its errno.
  */
 
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -31,8 +33,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -53,9 +53,7 @@
 #include "workload.h"
 
 #define SPAWN_PATH		ORCHD_SPAWN_PATH	/* orchd -n looks there */
-#define SPAWN_EXEC_WAIT_MS	2000	/* for the child to exec */
-#define SPAWN_GROUPS_MAX	256	/* supplementary groups of a user */
-#define SPAWN_ENV_MAX		1024	/* variables of a workload */
+#define SPAWN_ENV_MAX		SPAWNER_ENV_MAX	/* variables of a workload */
 #define SPAWN_STOP_GRACE_MS	5000	/* at shutdown, at most */
 #define SPAWN_KILL_WAIT_MS	1000	/* after SIGKILL, at shutdown */
 #define SPAWN_POLL_MS		10
@@ -80,24 +78,6 @@ struct spawned {
 	int64_t			 failcnt_base;	/* v1: limit hits at start */
 };
 static TAILQ_HEAD(, spawned)	 spawned = TAILQ_HEAD_INITIALIZER(spawned);
-
-/* what the child did last before giving up, sent with its errno */
-enum spawn_step {
-	STEP_SETSID = 0,
-	STEP_STDIO,
-	STEP_GROUPS,
-	STEP_GID,
-	STEP_UID,
-	STEP_PDEATHSIG,
-	STEP_CHDIR,
-	STEP_EXEC,
-	STEP_CGROUP
-};
-
-struct spawn_status {
-	int32_t			 step;	/* enum spawn_step */
-	int32_t			 err;	/* errno */
-};
 
 /* one start, prepared in full before fork */
 struct spawn_job {
@@ -145,31 +125,6 @@ spawned_find(const char *name, pid_t pid)
 		    (pid == 0 || sp->pid == pid))
 			return (sp);
 	return (NULL);
-}
-
-static const char *
-step_name(int step)
-{
-	switch (step) {
-	case STEP_SETSID:
-		return ("setsid");
-	case STEP_STDIO:
-		return ("standard input and output");
-	case STEP_GROUPS:
-		return ("setgroups");
-	case STEP_GID:
-		return ("setresgid");
-	case STEP_UID:
-		return ("setresuid");
-	case STEP_PDEATHSIG:
-		return ("prctl");
-	case STEP_CHDIR:
-		return ("chdir");
-	case STEP_CGROUP:
-		return ("cgroup");
-	default:
-		return ("exec");
-	}
 }
 
 /*
@@ -499,135 +454,6 @@ job_prepare(struct spawn_job *job, struct orchd *env,
 	return (0);
 }
 
-/* in the child: say what failed, in the log and to the parent, and go */
-static __dead void
-child_fail(const struct spawn_job *job, int fd, int step, const char *what)
-{
-	struct spawn_status	 st;
-	int			 saved = errno;
-
-	dprintf(STDERR_FILENO, "orchd: %s %s: %s\n", step_name(step), what,
-	    strerror(saved));
-	st.step = step;
-	st.err = saved;
-	(void)write(fd, &st, sizeof(st));
-	_exit(127);
-}
-
-static void
-child_signals(void)
-{
-	struct sigaction	 sa;
-	sigset_t		 set;
-	int			 sig;
-
-	/* SIG_IGN survives exec: orchd ignores SIGPIPE, a workload must not */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	sigemptyset(&sa.sa_mask);
-	for (sig = 1; sig < NSIG; sig++)
-		(void)sigaction(sig, &sa, NULL);	/* KILL, STOP: EINVAL */
-	sigemptyset(&set);
-	(void)sigprocmask(SIG_SETMASK, &set, NULL);
-}
-
-/* in the child: stdio on /dev/null and the log, the status pipe on 3 */
-static int
-child_fds(const struct spawn_job *job, int *fdp)
-{
-	int	 null;
-
-	if ((null = open("/dev/null", O_RDONLY)) == -1 ||
-	    dup2(null, STDIN_FILENO) == -1 ||
-	    dup2(job->logfd, STDOUT_FILENO) == -1 ||
-	    dup2(job->logfd, STDERR_FILENO) == -1)
-		return (-1);
-	if (*fdp != 3) {
-		if (dup2(*fdp, 3) == -1)
-			return (-1);
-		*fdp = 3;
-	}
-	/* dup2 cleared it: the pipe must close when exec succeeds */
-	if (fcntl(3, F_SETFD, FD_CLOEXEC) == -1)
-		return (-1);
-	closefrom(4);
-	return (0);
-}
-
-static __dead void
-spawn_child(const struct spawn_job *job, int fd, pid_t parent)
-{
-	extern char	**environ;
-
-	child_signals();
-	if (setsid() == -1)
-		child_fail(job, fd, STEP_SETSID, job->wl->name);
-	/* before child_fds closes the cgroup.procs files, and as root */
-	if (cgroup_join(&job->cg) == -1)
-		child_fail(job, fd, STEP_CGROUP, job->wl->name);
-	if (child_fds(job, &fd) == -1)
-		child_fail(job, fd, STEP_STDIO, job->wl->name);
-	if (job->root) {
-		/* none at all for a uid of its own */
-		if (setgroups(job->ngroups, job->ngroups > 0 ? job->groups :
-		    NULL) == -1)
-			child_fail(job, fd, STEP_GROUPS, job->user);
-		if (setresgid(job->gid, job->gid, job->gid) == -1)
-			child_fail(job, fd, STEP_GID, job->user);
-		if (setresuid(job->uid, job->uid, job->uid) == -1)
-			child_fail(job, fd, STEP_UID, job->user);
-	}
-	/* after setresuid, which clears it: die with orchd */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
-		child_fail(job, fd, STEP_PDEATHSIG, "PR_SET_PDEATHSIG");
-	if (getppid() != parent)
-		_exit(127);	/* orchd died before the line above */
-	if (chdir(job->dir) == -1)
-		child_fail(job, fd, STEP_CHDIR, job->dir);
-	/* execvp searches the PATH of environ: make it the workload's */
-	environ = job->envp;
-	execvp(job->argv[0], job->argv);
-	child_fail(job, fd, STEP_EXEC, job->argv[0]);
-}
-
-/*
- * Wait (bounded) for the child to exec.  A closed pipe is a successful
- * exec.  A child that neither execs nor fails in time is taken as
- * started: if it fails later, its exit says so.
- */
-static int
-spawn_wait_exec(const struct spawn_job *job, int fd, pid_t pid, char *msg,
-    size_t len)
-{
-	struct pollfd		 pfd;
-	struct spawn_status	 st;
-	ssize_t			 n;
-	int			 status;
-
-	pfd.fd = fd;
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, SPAWN_EXEC_WAIT_MS) <= 0)
-		return (0);
-	do {
-		n = read(fd, &st, sizeof(st));
-	} while (n == -1 && errno == EINTR);
-	if (n != (ssize_t)sizeof(st))
-		return (0);
-	if (st.step == STEP_EXEC)
-		msgf(msg, len, "exec %s: %s", job->argv[0],
-		    strerror(st.err));
-	else if (st.step == STEP_CHDIR)
-		msgf(msg, len, "chdir %s: %s", job->dir,
-		    strerror(st.err));
-	else
-		msgf(msg, len, "%s: %s", step_name(st.step),
-		    strerror(st.err));
-	/* it exits right after writing: reap it here, it was never started */
-	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
-		;
-	return (-1);
-}
-
 /*
  * The cgroup of a new process of name: NAME, or NAME@2 while the one
  * it replaces is in NAME.  '@' is in no workload's name.
@@ -646,50 +472,76 @@ spawn_cgname(const char *name, char *buf, size_t len)
 		}
 }
 
+/*
+ * The job as the spawner takes it: the ids, the words, the environment
+ * and the directory, with the log pipe and the cgroup.procs files.
+ */
+static int
+spawn_exec(struct spawn_job *job, char *msg, size_t len)
+{
+	struct spawner_exec	 hdr;
+	struct spawner_started	 st;
+	int			 fds[1 + CGROUP_FDS], i, argc;
+
+	for (argc = 0; job->argv[argc] != NULL; argc++)
+		;
+	if (argc > SPAWNER_ARGV_MAX) {
+		msgf(msg, len, "command: more than %d words",
+		    SPAWNER_ARGV_MAX);
+		return (-1);
+	}
+	memset(&hdr, 0, sizeof(hdr));
+	strlcpy(hdr.name, job->wl->name, sizeof(hdr.name));
+	strlcpy(hdr.user, job->user, sizeof(hdr.user));
+	hdr.uid = job->uid;
+	hdr.gid = job->gid;
+	hdr.root = job->root;
+	hdr.ngroups = MINIMUM(job->ngroups, SPAWN_GROUPS_MAX);
+	for (i = 0; i < hdr.ngroups; i++)
+		hdr.groups[i] = job->groups[i];
+	hdr.argc = argc;
+	hdr.nenv = job->nenv;
+	fds[0] = job->logfd;
+	for (i = 0; i < job->cg.n; i++)
+		fds[1 + i] = job->cg.fd[i];
+	hdr.nfds = 1 + (job->incg > 0 ? job->cg.n : 0);
+	/* the descriptors go to the spawner: no longer the job's to close */
+	job->logfd = -1;
+	job->cg.n = 0;
+	if (spawner_exec(&hdr, job->argv, job->envp, job->dir, fds, hdr.nfds,
+	    &st) == 0)
+		return (st.pid);
+	if (st.step == -1)
+		msgf(msg, len, "spawner: %s", strerror(st.err));
+	else if (st.step == STEP_EXEC)
+		msgf(msg, len, "exec %s: %s", job->argv[0],
+		    strerror(st.err));
+	else if (st.step == STEP_CHDIR)
+		msgf(msg, len, "chdir %s: %s", job->dir, strerror(st.err));
+	else
+		msgf(msg, len, "%s: %s", spawner_step_name(st.step),
+		    strerror(st.err));
+	return (-1);
+}
+
 static pid_t
 spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
     size_t len)
 {
 	struct spawn_job	 job;
 	struct spawned		*sp = NULL;
-	pid_t			 pid = -1, parent = getpid();
-	sigset_t		 all, saved;
-	int			 pfd[2] = { -1, -1 };
+	pid_t			 pid = -1;
 	char			 cgname[SPAWN_CG_MAX];
 
 	spawn_cgname(wl->name, cgname, sizeof(cgname));
 	if (job_prepare(&job, env, wl, cgname, msg, len) == -1)
 		goto done;
-	if ((sp = calloc(1, sizeof(*sp))) == NULL ||
-	    pipe2(pfd, O_CLOEXEC) == -1) {
+	if ((sp = calloc(1, sizeof(*sp))) == NULL) {
 		msgf(msg, len, "%s", strerror(errno));
 		goto done;
 	}
-	/*
-	 * Signals blocked across fork: until child_signals() resets them,
-	 * the child has our handlers, and one run there would tell our
-	 * event loop of a signal we never got.
-	 */
-	sigfillset(&all);
-	(void)sigprocmask(SIG_BLOCK, &all, &saved);
-	switch ((pid = fork())) {
-	case -1:
-		(void)sigprocmask(SIG_SETMASK, &saved, NULL);
-		msgf(msg, len, "fork: %s", strerror(errno));
+	if ((pid = spawn_exec(&job, msg, len)) == -1)
 		goto done;
-	case 0:
-		close(pfd[0]);
-		spawn_child(&job, pfd[1], parent);
-	default:
-		break;
-	}
-	(void)sigprocmask(SIG_SETMASK, &saved, NULL);
-	close(pfd[1]);
-	pfd[1] = -1;
-	if (spawn_wait_exec(&job, pfd[0], pid, msg, len) == -1) {
-		pid = -1;
-		goto done;
-	}
 	sp->cgroup = job.incg;
 	strlcpy(sp->name, wl->name, sizeof(sp->name));
 	strlcpy(sp->cgname, cgname, sizeof(sp->cgname));
@@ -711,10 +563,6 @@ spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
 	if (pid == -1 && job.incg > 0)
 		cgroup_destroy(cgname);		/* made for nothing */
 	free(sp);
-	if (pfd[0] != -1)
-		close(pfd[0]);
-	if (pfd[1] != -1)
-		close(pfd[1]);
 	job_free(&job);
 	/* a child that failed said why on its stderr: in the log first */
 	if (pid == -1)
@@ -864,8 +712,10 @@ spawn_memory(const struct spawned *sp)
 }
 
 /*
- * The group: a shell's children go too; fresh from fork, only it.
- * SIGKILL goes to the whole cgroup as well, which setsid does not leave.
+ * The group: a shell's children go too; fresh from fork, only it.  By
+ * the spawner, which reaps: a pid it has reaped is never signalled, so
+ * no other process that got the pid since is.  SIGKILL goes to the whole
+ * cgroup as well, which setsid does not leave.
  */
 static void
 spawn_signal(struct spawned *sp, int sig)
@@ -873,21 +723,19 @@ spawn_signal(struct spawned *sp, int sig)
 	sp->signalled = 1;
 	if (sig == SIGKILL)
 		sp->killed = 1;
-	if (kill(-sp->pid, sig) == -1 && kill(sp->pid, sig) == -1)
-		log_warn("workload %s: kill %d", sp->name, sp->pid);
+	spawner_kill(sp->pid, sig);
 	if (sig == SIGKILL && sp->cgroup)
 		cgroup_kill(sp->cgname);
 }
 
 /*
- * The leader is reaped: what it left behind in its group or its cgroup
- * would keep its port and break the next start.  The group id is not
- * reused while it has members.
+ * The leader is reaped: what it left behind in its cgroup would keep
+ * its port and break the next start.  Its group got SIGKILL from the
+ * spawner as it reaped it.
  */
 static void
 spawn_leftovers(struct spawned *sp)
 {
-	(void)kill(-sp->pid, SIGKILL);
 	if (sp->cgroup)
 		cgroup_destroy(sp->cgname);
 }
@@ -957,15 +805,19 @@ spawn_oom(const struct spawned *sp, int status)
 	    sp->failcnt_base);
 }
 
-/* called for every reaped pid that is not one of our children */
-int
-spawn_exited(struct orchd *env, pid_t pid, int status)
+/* the spawner reaped a workload's pid */
+void
+spawn_exited(pid_t pid, int status)
 {
+	struct orchd	*env = orchd_env;
 	struct spawned	*sp;
 	struct rt_proc	 rp;
 
-	if ((sp = spawned_find(NULL, pid)) == NULL)
-		return (0);
+	if ((sp = spawned_find(NULL, pid)) == NULL) {
+		log_warnx("spawner: exit of pid %d, not a workload's",
+		    (int)pid);
+		return;
+	}
 	TAILQ_REMOVE(&spawned, sp, entry);
 	memset(&rp, 0, sizeof(rp));
 	rp.oom = spawn_oom(sp, status);
@@ -980,33 +832,6 @@ spawn_exited(struct orchd *env, pid_t pid, int status)
 	if (!env->shutting_down && proc_compose(&env->ps, PROC_RUNTIME,
 	    IMSG_RT_EXITED, 0, -1, &rp, sizeof(rp)) == -1)
 		log_warn("%s: compose", __func__);
-	return (1);
-}
-
-/* reap what has exited; returns how many are left */
-static int
-spawn_reap(void)
-{
-	struct spawned	*sp, *next;
-	int		 status, left = 0;
-	pid_t		 r;
-
-	TAILQ_FOREACH_SAFE(sp, &spawned, entry, next) {
-		r = waitpid(sp->pid, &status, WNOHANG);
-		if (r == 0) {
-			left++;
-			continue;
-		}
-		if (r == sp->pid) {
-			spawn_log_exit(sp->name, sp->pid, status, 0);
-			/* its group too: what ignored the stop signal */
-			spawn_leftovers(sp);
-		} else if (sp->cgroup)
-			cgroup_destroy(sp->cgname);
-		TAILQ_REMOVE(&spawned, sp, entry);
-		free(sp);
-	}
-	return (left);
 }
 
 /* those whose grace is over by now get SIGKILL */
@@ -1045,15 +870,28 @@ spawn_shutdown(struct orchd *env)
 	log_info("stopping process workloads");
 	TAILQ_FOREACH(sp, &spawned, entry)
 		spawn_signal(sp, sp->stopsig);
-	for (ms = 0; (left = spawn_reap()) > 0 &&
+	/* the spawner reaps them; its reports remove them (spawn_exited) */
+	for (ms = 0; !TAILQ_EMPTY(&spawned) &&
 	    ms < SPAWN_STOP_GRACE_MS + SPAWN_KILL_WAIT_MS;
 	    ms += SPAWN_POLL_MS) {
 		spawn_kill_late(ms);
 		/* one that logs as it stops is not left waiting on its pipe */
 		wlog_flush(NULL);
-		usleep(SPAWN_POLL_MS * 1000);
+		if (spawner_drain(SPAWN_POLL_MS) == -1)
+			break;
 	}
-	if (left > 0)
+	/* the spawner lost: they died with it, their cgroups are ours */
+	left = 0;
+	while ((sp = TAILQ_FIRST(&spawned)) != NULL) {
+		TAILQ_REMOVE(&spawned, sp, entry);
+		if (sp->cgroup) {
+			cgroup_kill(sp->cgname);
+			cgroup_destroy(sp->cgname);
+		}
+		free(sp);
+		left++;
+	}
+	if (left > 0 && spawner_running())
 		log_warnx("%d process workloads could not be reaped", left);
 	cgroup_fini();
 }

@@ -26,6 +26,27 @@ users_getpwnam(const char *name)
 	return (getpwnam(name));
 }
 
+/*
+ * Before the parent's filter: a name and an id that no database has,
+ * looked up in each, so that glibc loads every module nsswitch.conf
+ * names now.  One loaded later (libnss_systemd for a uid not in
+ * /etc/passwd) would map code, which the filter forbids.
+ */
+void
+users_preload(void)
+{
+	gid_t	 groups[1];
+	int	 n = 1;
+
+	(void)getpwnam("orchd-nss-preload");
+	(void)getpwuid((uid_t)-2);
+	(void)getgrnam("orchd-nss-preload");
+	(void)getgrgid((gid_t)-2);
+	(void)getgrouplist("orchd-nss-preload", (gid_t)-2, groups, &n);
+	endpwent();
+	endgrent();
+}
+
 struct passwd *
 users_getpwuid(uid_t uid)
 {
@@ -152,6 +173,12 @@ users_getgrouplist(const char *user, gid_t gid, gid_t *groups, int *ngroups)
 	}
 	*ngroups = n;
 	return (n > max ? -1 : n);
+}
+
+/* the files are read at each lookup: no module to load */
+void
+users_preload(void)
+{
 }
 
 #endif /* ORCHD_STATIC */

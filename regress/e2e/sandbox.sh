@@ -3,7 +3,9 @@
 # call outside them kills the process by SIGSYS after one line naming it,
 # on stderr, or to syslog when stderr is /dev/null; the gateway's and
 # runtimed's sets connect (and the gateway accepts, and splices without
-# blocking), but neither binds nor listens.  Then the daemon: every child under its seccomp filter,
+# blocking), but neither binds nor listens; the parent's set binds,
+# listens, changes modes and owners, signals and reaps, but never forks,
+# executes, changes user or chroots.  Then the daemon: every child under its seccomp filter,
 # with no_new_privs, no capabilities, as _orchd, in its root directory,
 # forbidden to fork; a request proxied, a
 # reload, a suspend and a wake, all under the filters; the same without
@@ -42,6 +44,7 @@ allowed rpath
 allowed cpath "$T/files"
 allowed gateway
 allowed runtime "$T/files"
+allowed parent "$T/files"
 forbidden socket no-inet
 forbidden bind gateway-no-bind
 forbidden listen gateway-no-listen
@@ -55,6 +58,10 @@ forbidden 'open|openat' no-open
 forbidden 'open|openat' no-write-open
 forbidden 'mkdir|mkdirat' no-create "$T/files/dir"
 forbidden 'clone|clone3|fork' no-fork
+forbidden 'clone|clone3|fork' parent-no-fork
+forbidden execve parent-no-exec
+forbidden setresuid parent-no-setuid
+forbidden chroot parent-no-chroot
 forbidden execve no-exec
 forbidden mmap no-mmap-exec
 forbidden rt_sigaction no-sigsys

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -262,6 +263,49 @@ no_listen(unsigned int promises)
 	(void)listen(s, 4);
 }
 
+/*
+ * What the parent does under SB_PARENT: a unix socket bound and listened
+ * on in dir, its mode and owner set, a pipe, a socket pair, the host's
+ * name, kill(2) of another pid, wait4(2) with nothing to reap.
+ */
+static void
+parent_calls(const char *dir)
+{
+	struct sockaddr_un	 sun;
+	char			 host[256];
+	int			 s, p[2], st;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if ((size_t)snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/p.sock",
+	    dir) >= sizeof(sun.sun_path))
+		fatalx("path too long");
+	(void)unlink(sun.sun_path);
+	sandbox_enter("sandboxtest", SB_PARENT);
+	if ((s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    bind(s, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
+	    listen(s, 4) == -1)
+		fatal("bind %s", sun.sun_path);
+	if (chmod(sun.sun_path, 0600) == -1 ||
+	    chown(sun.sun_path, 0, 0) == -1)
+		fatal("chmod %s", sun.sun_path);
+	(void)umask(022);
+	if (pipe2(p, O_CLOEXEC) == -1 || close(p[0]) == -1 ||
+	    close(p[1]) == -1)
+		fatal("pipe2");
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) == -1)
+		fatal("socketpair");
+	if (gethostname(host, sizeof(host)) == -1)
+		fatal("gethostname");
+	/* pid 1: EPERM unprivileged, and signal 0 sends nothing */
+	(void)kill(1, 0);
+	if (waitpid(-1, &st, WNOHANG) != -1 || errno != ECHILD)
+		fatalx("waitpid");
+	close(s);
+	(void)unlink(sun.sun_path);
+	stdio_calls();
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -303,6 +347,8 @@ main(int argc, char *argv[])
 		gateway_calls();
 	} else if (strcmp(c, "runtime") == 0 && argc == 3) {
 		runtime_calls(argv[2]);
+	} else if (strcmp(c, "parent") == 0 && argc == 3) {
+		parent_calls(argv[2]);
 
 	/* each of these must die */
 	} else if (strcmp(c, "gateway-no-bind") == 0) {
@@ -339,6 +385,18 @@ main(int argc, char *argv[])
 	} else if (strcmp(c, "no-create") == 0 && argc == 3) {
 		sandbox_enter("sandboxtest", SB_STDIO | SB_RPATH | SB_WPATH);
 		(void)mkdir(argv[2], 0700);
+	} else if (strcmp(c, "parent-no-fork") == 0) {
+		sandbox_enter("sandboxtest", SB_PARENT);
+		(void)fork();
+	} else if (strcmp(c, "parent-no-exec") == 0) {
+		sandbox_enter("sandboxtest", SB_PARENT);
+		execl("/bin/true", "true", (char *)NULL);
+	} else if (strcmp(c, "parent-no-setuid") == 0) {
+		sandbox_enter("sandboxtest", SB_PARENT);
+		(void)setresuid(1, 1, 1);
+	} else if (strcmp(c, "parent-no-chroot") == 0) {
+		sandbox_enter("sandboxtest", SB_PARENT);
+		(void)chroot("/");
 	} else if (strcmp(c, "no-fork") == 0) {
 		sandbox_enter("sandboxtest", SB_STDIO);
 		(void)fork();
