@@ -703,14 +703,14 @@ proc_recv_summary(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
- * In the new child, before exec: every signal back to its default.  The
- * parent's handlers (libevent's, which only write to the parent's own
+ * In a new child, before exec: every signal back to its default (SIG_IGN
+ * survives exec), then the mask given.  The parent's handlers (libevent's, which only write to the parent's own
  * socket) would swallow a SIGTERM sent between fork and exec, and the
  * child would then outlive the shutdown's grace; blocked since before
  * the fork, such a signal is delivered now, with its default action.
  */
-static void
-proc_spawn_signals(const sigset_t *omask)
+void
+proc_signals_default(const sigset_t *omask)
 {
 	struct sigaction	 sa;
 	int			 sig;
@@ -752,7 +752,7 @@ proc_spawn(struct privsep *ps, enum privsep_procid id, int instance,
 		} else if (dup2(sp[1], PROC_PARENT_FD) == -1)
 			_exit(1);
 		closefrom(PROC_PARENT_FD + 1);
-		proc_spawn_signals(&omask);
+		proc_signals_default(&omask);
 		execv(argv[0], argv);
 		fprintf(stderr, "orchd: exec %s: %s\n", argv[0],
 		    strerror(errno));

@@ -7,7 +7,9 @@
 #define ORCHD_PROC_H
 
 #include <sys/types.h>
+
 #include <event.h>
+#include <signal.h>
 
 #include "imsg.h"
 #include "msg.h"
@@ -217,6 +219,7 @@ int		 child_getopt(int, char *[], const char *,
 		    enum privsep_procid, struct child_opts *);
 
 /* parent side */
+void		 proc_signals_default(const sigset_t *);
 pid_t		 proc_spawn(struct privsep *, enum privsep_procid, int,
 		    char *const []);
 

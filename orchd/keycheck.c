@@ -63,7 +63,7 @@ left_ms(const struct keycheck *kc)
 }
 
 /* in the child, an exec that failed: that is its answer */
-__dead void
+static __dead void
 keycheck_exec_failed(const char *path, int err)
 {
 	struct tls_check_fail	 f;
@@ -78,8 +78,11 @@ keycheck_exec_failed(const char *path, int err)
 	_exit(127);
 }
 
-/* in the child, before exec: a failure is its answer */
-static __dead void
+/*
+ * In the checker's child, forked here (orchd -n, and at start) or by the
+ * spawner (at reload), before exec: a failure is its answer.
+ */
+__dead void
 keycheck_exec(int fd, char *const argv[])
 {
 	if (fd == TLS_CHECK_FD) {

@@ -710,7 +710,6 @@ main(int argc, char *argv[])
 {
 	static struct orchd	 env;
 	struct event		 ev_hup, ev_term, ev_int, ev_chld, ev_usr1;
-	struct timespec		 ts;
 	const char		*conffile = ORCHD_CONF;
 	char			 err[CTL_MSG_MAX];
 	ssize_t			 n;
@@ -809,10 +808,7 @@ main(int argc, char *argv[])
 	env.ps.handlers = parent_handlers;
 	env.ps.nhandlers = nitems(parent_handlers);
 	env.ps.started = monotime();
-	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
-		fatal("clock_gettime");
-	env.status.started_ms = (int64_t)ts.tv_sec * 1000 +
-	    ts.tv_nsec / 1000000;
+	env.status.started_ms = walltime_ms();
 	env.status_due = 1;	/* the first configuration */
 	/* before any child exists: one that dies at once must be seen */
 	signal_set(&ev_hup, SIGHUP, parent_sig, &env);

@@ -82,7 +82,7 @@ void		 statedir_socket(const char *);
 
 /* keycheck.c: TLS keypairs, checked by gatewayd -n */
 int		 keycheck(struct orchd_conf *);
-__dead void	 keycheck_exec_failed(const char *, int);
+__dead void	 keycheck_exec(int, char *const []);
 
 /* control.c */
 void		 control_init(const char *);

@@ -129,21 +129,6 @@ struct exec_req {
 	int			 nfds;
 };
 
-static void
-sp_signals_default(const sigset_t *mask)
-{
-	struct sigaction	 sa;
-	int			 sig;
-
-	/* SIG_IGN survives exec: a workload must not inherit ours */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	sigemptyset(&sa.sa_mask);
-	for (sig = 1; sig < NSIG; sig++)
-		(void)sigaction(sig, &sa, NULL);	/* KILL, STOP: EINVAL */
-	(void)sigprocmask(SIG_SETMASK, mask, NULL);
-}
-
 /* in the workload's child: say what failed, in its log and to us, and go */
 static __dead void
 child_fail(const struct exec_req *r, int fd, int step, const char *what)
@@ -192,7 +177,7 @@ child_exec(const struct exec_req *r, int fd, pid_t spawner)
 	int			 i;
 
 	sigemptyset(&none);
-	sp_signals_default(&none);
+	proc_signals_default(&none);
 	if (setsid() == -1)
 		child_fail(r, fd, STEP_SETSID, h->name);
 	/* before child_fds closes the cgroup.procs files, and as root */
@@ -395,15 +380,8 @@ sp_recv_keycheck(struct imsg *imsg)
 		break;
 	case 0:
 		sigemptyset(&none);
-		sp_signals_default(&none);
-		if (fd == TLS_CHECK_FD) {
-			if (fcntl(fd, F_SETFD, 0) == -1)
-				_exit(127);
-		} else if (dup2(fd, TLS_CHECK_FD) == -1)
-			_exit(127);
-		closefrom(TLS_CHECK_FD + 1);
-		execv(argv[0], argv);
-		keycheck_exec_failed(argv[0], errno);
+		proc_signals_default(&none);
+		keycheck_exec(fd, argv);
 	default:
 		sp_track(st.pid, 1);
 		break;
@@ -610,7 +588,7 @@ spawner_start(struct orchd *env, void (*exited)(pid_t, int))
 		closefrom(SPAWNER_EV_FD + 1);
 		sigemptyset(&all);
 		sigaddset(&all, SIGCHLD);
-		sp_signals_default(&all);
+		proc_signals_default(&all);
 		spawner_main(parent);
 	default:
 		break;
