@@ -655,7 +655,7 @@ j_field(const struct jfield *f, struct workload_conf *wl, const char *key,
     json_t *v, char *errbuf, size_t len)
 {
 	char		*p = (char *)wl + f->off;
-	json_int_t	 n;
+	json_int_t	 n = 0;	/* wl_fail() returns -1: -O1 cannot tell */
 
 	switch (f->kind) {
 	case J_STRING:
