@@ -5,6 +5,9 @@
  * process runs the new configuration or none does.
  */
 
+#include <sys/queue.h>
+
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 

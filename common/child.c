@@ -2,6 +2,7 @@
  * What every child does between exec and its event loop.
  */
 
+#include <sys/types.h>
 #include <sys/random.h>
 
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

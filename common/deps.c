@@ -12,6 +12,8 @@
  * set may hold 10,000 workloads, and an API client chooses some of them.
  */
 
+#include <sys/queue.h>
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,6 +7,7 @@
  * is no event.
  */
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>

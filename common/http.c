@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 

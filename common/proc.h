@@ -10,6 +10,8 @@
 
 #include <event.h>
 #include <signal.h>
+#include <stdint.h>
+#include <time.h>
 
 #include "imsg.h"
 #include "msg.h"

@@ -8,9 +8,11 @@
  */
 
 #include <sys/types.h>
+#include <sys/queue.h>
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

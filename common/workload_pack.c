@@ -7,6 +7,8 @@
  * read like any other, and workload_free() knows it by its packed flag.
  */
 
+#include <sys/queue.h>
+
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>

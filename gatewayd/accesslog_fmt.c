@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>

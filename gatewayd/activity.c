@@ -15,6 +15,9 @@
  * from its accept, in flight but not an upgraded one.
  */
 
+#include <sys/queue.h>
+
+#include <event.h>
 #include <string.h>
 #include <time.h>
 

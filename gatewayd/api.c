@@ -16,7 +16,10 @@
  */
 
 #include <sys/types.h>
+#include <sys/socket.h>
 
+#include <event.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -16,6 +16,9 @@
  * (reaperd/authlim.c), asked by api_deny() in api.c.
  */
 
+#include <sys/queue.h>
+
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>

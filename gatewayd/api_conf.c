@@ -7,7 +7,10 @@
  * the key in use.  An empty key message means there is no key.
  */
 
+#include <sys/queue.h>
+
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -6,6 +6,8 @@
 #ifndef ORCHD_GATEWAY_API_REQ_H
 #define ORCHD_GATEWAY_API_REQ_H
 
+#include <sys/types.h>
+#include <sys/queue.h>
 #include <sys/tree.h>
 
 #include <stddef.h>

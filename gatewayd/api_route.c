@@ -6,6 +6,7 @@
  * /metrics and /healthz take HEAD as well as GET.
  */
 
+#include <stdint.h>
 #include <string.h>
 
 #include "api.h"

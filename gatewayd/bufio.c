@@ -4,7 +4,10 @@
  * one system call per read on the hot path is worth saving.
  */
 
+#include <sys/types.h>
+
 #include <errno.h>
+#include <event.h>
 #include <unistd.h>
 
 #include "gateway.h"

@@ -24,12 +24,15 @@
  * handed to tcp.c once accepted and never see HTTP.
  */
 
+#include <sys/types.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
 
 #include <errno.h>
+#include <event.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,6 +6,8 @@
 #ifndef ORCHD_FILTER_H
 #define ORCHD_FILTER_H
 
+#include <stddef.h>
+
 #include "http.h"
 #include "msg.h"
 

@@ -6,10 +6,14 @@
 #ifndef ORCHD_GATEWAY_H
 #define ORCHD_GATEWAY_H
 
+#include <sys/types.h>
 #include <sys/queue.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/tree.h>
+
+#include <stdint.h>
+#include <time.h>
 
 #include <event.h>
 #include <tls.h>

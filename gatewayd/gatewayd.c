@@ -4,8 +4,11 @@
  * and the application of a new configuration.
  */
 
+#include <sys/queue.h>
+
 #include <event.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -37,6 +37,8 @@
  * with GOAWAY; no limit is shared with other connections.
  */
 
+#include <sys/types.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 
 #include <ctype.h>
@@ -48,6 +50,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <event.h>
 #include <nghttp2/nghttp2.h>
 
 #include "compat.h"

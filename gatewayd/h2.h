@@ -7,6 +7,7 @@
 #ifndef ORCHD_H2_H
 #define ORCHD_H2_H
 
+#include <sys/types.h>
 #include <sys/queue.h>
 
 #include <stddef.h>

@@ -13,9 +13,11 @@
  * wait for the client's window.
  */
 
+#include <sys/types.h>
 #include <sys/socket.h>
 
 #include <errno.h>
+#include <event.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -21,6 +21,8 @@
  * no answer of ours to give).
  */
 
+#include <sys/queue.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

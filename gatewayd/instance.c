@@ -38,6 +38,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 

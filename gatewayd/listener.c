@@ -14,9 +14,11 @@
  * stays readable).
  */
 
+#include <sys/queue.h>
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <event.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

@@ -15,6 +15,10 @@
  * from requests, for the workloads that have such listeners.
  */
 
+#include <sys/queue.h>
+
+#include <event.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

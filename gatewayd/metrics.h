@@ -8,6 +8,7 @@
 #ifndef ORCHD_GATEWAY_METRICS_H
 #define ORCHD_GATEWAY_METRICS_H
 
+#include <event.h>
 #include <stddef.h>
 #include <stdint.h>
 

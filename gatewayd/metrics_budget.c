@@ -6,6 +6,8 @@
  * gateway: never summed across them.
  */
 
+#include <event.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 

@@ -8,6 +8,7 @@
  * +Inf and -Inf by name.
  */
 
+#include <event.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>

@@ -6,10 +6,13 @@
  * name, with their state, parked requests and counters.
  */
 
+#include <sys/queue.h>
+#include <sys/socket.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -30,12 +30,15 @@
  * the workload's suspend closes its connections that no longer count.
  */
 
+#include <sys/types.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
 
 #include <errno.h>
+#include <event.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,7 +15,12 @@
  * for it instead.
  */
 
+#include <sys/types.h>
+#include <sys/queue.h>
+
 #include <errno.h>
+#include <event.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 

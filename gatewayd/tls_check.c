@@ -12,8 +12,11 @@
  * logs it.  Every copy of a key is zeroed before exit.
  */
 
+#include <sys/types.h>
+
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -52,6 +52,9 @@
  * way; the wake's end connects it, or closes it: raw TCP has no 503.
  */
 
+#include <sys/queue.h>
+
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>

@@ -6,6 +6,8 @@
 #ifndef ORCHCTL_H
 #define ORCHCTL_H
 
+#include <stddef.h>
+
 #include "msg.h"
 #include "parser.h"
 

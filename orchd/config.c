@@ -9,11 +9,14 @@
  * child has, START makes it current everywhere at once.
  */
 
+#include <sys/types.h>
+#include <sys/queue.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

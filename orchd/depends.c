@@ -10,6 +10,8 @@
  * left out, as one the policy forbids is.
  */
 
+#include <sys/queue.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

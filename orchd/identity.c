@@ -17,9 +17,13 @@
  * the uid is allocated and recorded all the same.
  */
 
+#include <sys/types.h>
+
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -7,10 +7,12 @@
  * passed the same way, named by their workload.
  */
 
+#include <sys/queue.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 

@@ -5,7 +5,11 @@
 #ifndef ORCHD_PARENT_H
 #define ORCHD_PARENT_H
 
+#include <sys/types.h>
+#include <sys/queue.h>
+
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "compat.h"

@@ -36,6 +36,11 @@
  * orchctl's update is a PUT, its keep a PATCH of expire_after 0.
  */
 
+#include <sys/queue.h>
+
+#include <event.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -8,6 +8,8 @@
  * before it asked counts for nothing here.
  */
 
+#include <sys/queue.h>
+
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdarg.h>

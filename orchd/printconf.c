@@ -23,6 +23,7 @@
 #include <arpa/inet.h>
 
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 

@@ -7,6 +7,9 @@
  * says the same there.
  */
 
+#include <sys/queue.h>
+
+#include <stdint.h>
 #include <syslog.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -18,6 +18,9 @@
  * asked, and the relay does the rest (control.c's control_forward).
  */
 
+#include <sys/queue.h>
+
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -34,6 +34,7 @@
  */
 
 #include <sys/prctl.h>
+#include <sys/queue.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -44,6 +45,7 @@
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

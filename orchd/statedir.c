@@ -8,6 +8,7 @@
  * one of root's an operator merely named.
  */
 
+#include <sys/types.h>
 #include <sys/stat.h>
 
 #include <dirent.h>

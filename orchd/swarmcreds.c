@@ -13,10 +13,12 @@
  * its error (a 503 for the wake), as a manager that cannot be reached.
  */
 
+#include <sys/types.h>
 #include <sys/stat.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

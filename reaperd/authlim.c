@@ -18,8 +18,10 @@
  * so its memory is bounded whatever the attacker holds.
  */
 
+#include <sys/queue.h>
 #include <sys/socket.h>
 
+#include <stdint.h>
 #include <string.h>
 
 #include "authlim.h"

@@ -5,7 +5,9 @@
  */
 
 #include <ctype.h>
+#include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "reaper.h"
 #include "workload.h"

@@ -7,6 +7,7 @@
 #define ORCHD_REAPER_H
 
 #include <sys/tree.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "workload.h"

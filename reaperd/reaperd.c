@@ -10,10 +10,14 @@
  * memory budget's candidates).
  */
 
+#include <sys/types.h>
+#include <sys/queue.h>
+
 #include <errno.h>
 #include <fcntl.h>
 
 #include <event.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

@@ -5,6 +5,7 @@
  * and carries out the verdict.
  */
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 

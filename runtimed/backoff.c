@@ -3,6 +3,7 @@
  * only, the lifecycle (lifecycle.c) acts on what these return.
  */
 
+#include <stdint.h>
 #include <string.h>
 
 #include "backoff.h"

@@ -47,6 +47,10 @@
  * to the store with it, which gives both back at the next start.
  */
 
+#include <sys/queue.h>
+
+#include <event.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -29,6 +29,8 @@
 #include <sys/socket.h>
 
 #include <errno.h>
+#include <event.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -14,6 +14,8 @@
  * (orchd/control.c); this file only carries out what it forwards.
  */
 
+#include <sys/queue.h>
+
 #include <stdlib.h>
 #include <string.h>
 

@@ -14,6 +14,7 @@
  */
 
 #include <sys/types.h>
+#include <sys/queue.h>
 
 #include <event.h>
 #include <stdint.h>

@@ -21,8 +21,10 @@
  */
 
 #include <sys/types.h>
+#include <sys/queue.h>
 
 #include <event.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -14,8 +14,10 @@
  */
 
 #include <sys/types.h>
+#include <sys/queue.h>
 
 #include <sha2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

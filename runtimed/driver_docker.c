@@ -37,6 +37,7 @@
 
 #include <sys/types.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

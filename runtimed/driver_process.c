@@ -15,6 +15,8 @@
  * done, and its exit concerns the replacement alone.
  */
 
+#include <sys/types.h>
+
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>

@@ -48,6 +48,8 @@
 #include <arpa/inet.h>
 
 #include <errno.h>
+#include <event.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -16,6 +16,8 @@
  * workload becomes running and stop when it no longer is.
  */
 
+#include <event.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -6,6 +6,8 @@
  * they are kept here until runtimed knows its workloads.
  */
 
+#include <sys/queue.h>
+
 #include <stdlib.h>
 #include <string.h>
 

@@ -7,8 +7,13 @@
 #ifndef RUNTIMED_RUNTIME_H
 #define RUNTIMED_RUNTIME_H
 
+#include <sys/types.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/tree.h>
+
+#include <stdint.h>
+#include <time.h>
 
 #include <event.h>
 

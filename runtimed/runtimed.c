@@ -6,6 +6,7 @@
  */
 
 #include <event.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -28,6 +28,8 @@
 
 #include <sys/types.h>
 
+#include <event.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

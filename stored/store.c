@@ -13,6 +13,7 @@
  * reported whether or not the database can be written.
  */
 
+#include <sys/queue.h>
 #include <sys/stat.h>
 #include <sys/tree.h>
 
@@ -20,6 +21,7 @@
 #include <event.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -12,11 +12,13 @@
  * values are always bound, never written into SQL.
  */
 
+#include <sys/queue.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

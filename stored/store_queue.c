@@ -10,6 +10,7 @@
 
 #include <sys/queue.h>
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 

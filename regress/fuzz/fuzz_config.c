@@ -13,6 +13,7 @@
  */
 
 #include <sys/types.h>
+#include <sys/queue.h>
 
 #include <fcntl.h>
 #include <stdint.h>

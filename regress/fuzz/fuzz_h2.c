@@ -15,8 +15,10 @@
  */
 
 #include <sys/types.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 
+#include <event.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>

@@ -7,6 +7,7 @@
  */
 
 #include <sys/types.h>
+#include <sys/queue.h>
 
 #include <math.h>
 #include <setjmp.h>

@@ -3,6 +3,7 @@
  * from the key's alphabet, for a key file as for ORCHD_KEY.
  */
 
+#include <sys/types.h>
 #include <sys/stat.h>
 
 #include <fcntl.h>

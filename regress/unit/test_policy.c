@@ -10,6 +10,7 @@
  */
 
 #include <sys/types.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <event.h>
 
 #include "compat.h"
 #include "imsg.h"

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include <time.h>
 
 #include "../../reaperd/reaper.h"
 #include "workload.h"

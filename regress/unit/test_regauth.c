@@ -5,6 +5,7 @@
  * when others may read it, or when it is not one runtimed could use.
  */
 
+#include <sys/types.h>
 #include <sys/stat.h>
 
 #include <fcntl.h>

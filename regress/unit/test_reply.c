@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <event.h>
 
 #include "log.h"
 #include "../../orchd/parent.h"

@@ -4,6 +4,7 @@
  * refused, held in order and written again (stored/store_queue.c).
  */
 
+#include <sys/queue.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>

@@ -7,6 +7,8 @@
  * which the orchd instances sharing a swarm agree on a suspend.
  */
 
+#include <sys/queue.h>
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

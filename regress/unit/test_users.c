@@ -11,10 +11,15 @@
 #endif
 #include "../../orchd/users.c"
 
+#include <sys/types.h>
+
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
 

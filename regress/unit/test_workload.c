@@ -7,6 +7,8 @@
  * (common/workload_json.c) the definition and runtimed's specs share.
  */
 
+#include <sys/queue.h>
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
