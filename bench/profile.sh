@@ -15,7 +15,8 @@
 #    wrapper beside a copy of orchd; chroot "/" so that the profile's
 #    path is the same before and after the gateway chroots), a short
 #    load, then callgrind_annotate: the
-#    user-space instructions per request, by function.
+#    user-space instructions per request, by function.  BENCH_CG_PATH
+#    (/) is the path it asks for: /4k or /256k to count a body's cost.
 #
 # Output: bench/results/profile-YYYY-MM-DD-HHMM.txt and the terminal.
 CALLGRIND=
@@ -188,7 +189,8 @@ if [ -n "$CALLGRIND" ]; then
 	# made here for the gateway, which writes it after it dropped root
 	: >"$CG/callgrind.out"
 	chown _orchd "$CG" "$CG/callgrind.out"
-	cp "$B/nosb/orchd" "$B/nosb/reaperd" "$B/nosb/runtimed" "$P/"
+	cp "$B/nosb/orchd" "$B/nosb/stored" "$B/nosb/reaperd" \
+	    "$B/nosb/runtimed" "$P/"
 	cp "$B/nosb/gatewayd" "$P/gatewayd.real"
 	cat >"$P/gatewayd" <<EOF
 #!/bin/sh
@@ -208,7 +210,7 @@ EOF
 	wait_for 30 curl -sf -o /dev/null -H "Host: $HOSTNAME_BENCH" \
 	    "http://127.0.0.1:$GW_PORT/" || die "gatewayd under valgrind does not proxy"
 	taskset -c "$CCPU" wrk -t1 -c32 -d"${PSECS}s" -H "Host: $HOSTNAME_BENCH" \
-	    "http://127.0.0.1:$GW_PORT/" >"$B/wrk.cg" 2>&1
+	    "http://127.0.0.1:$GW_PORT${BENCH_CG_PATH:-/}" >"$B/wrk.cg" 2>&1
 	reqs=$(wrk_field "$B/wrk.cg" requests)
 	stop_orchd
 	wait_for 30 test -s "$CG/callgrind.out" ||
@@ -219,7 +221,7 @@ EOF
 	total=$(callgrind_annotate "$CG/callgrind.out" 2>/dev/null |
 	    awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1; exit}')
 	out ""
-	out "== gatewayd under callgrind: $reqs requests (wrk -c32 \"/\", ${PSECS}s); program total $total Ir, $(awk -v t="$total" -v r="$reqs" 'BEGIN {printf "%.0f", t / r}') Ir per request"
+	out "== gatewayd under callgrind: $reqs requests (wrk -c32 \"${BENCH_CG_PATH:-/}\", ${PSECS}s); program total $total Ir, $(awk -v t="$total" -v r="$reqs" 'BEGIN {printf "%.0f", t / r}') Ir per request"
 	out "-- self"
 	callgrind_annotate "$CG/callgrind.out" 2>/dev/null |
 	    sed -n '/^Ir/,$p' | grep -E '^ *[0-9,]+ ' | head -n 30 | short |
