@@ -706,10 +706,11 @@ proc_recv_summary(struct imsgev *iev, struct imsg *imsg)
 
 /*
  * In a new child, before exec: every signal back to its default (SIG_IGN
- * survives exec), then the mask given.  The parent's handlers (libevent's, which only write to the parent's own
- * socket) would swallow a SIGTERM sent between fork and exec, and the
- * child would then outlive the shutdown's grace; blocked since before
- * the fork, such a signal is delivered now, with its default action.
+ * survives exec), then the mask given.  The parent's handlers (libevent's,
+ * which only write to the parent's own socket) would swallow a SIGTERM
+ * sent between fork and exec, and the child would then outlive the
+ * shutdown's grace; blocked since before the fork, such a signal is
+ * delivered now, with its default action.
  */
 void
 proc_signals_default(const sigset_t *omask)

@@ -273,6 +273,17 @@ control_show_summary(struct imsgev *iev, struct imsg *imsg)
 		return;
 	proc_summary(ps, &cs);
 	(void)proc_reply(ps, &a, IMSG_CTL_SUMMARY, &cs, sizeof(cs));
+	/*
+	 * The spawner, forked with the parent, has no channel to ask: the
+	 * parent knows its pid and the process workloads it runs, and its
+	 * generation is the parent's, from whose definitions it starts them.
+	 */
+	if (spawner_running()) {
+		strlcpy(cs.name, "spawner", sizeof(cs.name));
+		cs.pid = spawner_pid();
+		cs.workloads = spawn_count();
+		(void)proc_reply(ps, &a, IMSG_CTL_SUMMARY, &cs, sizeof(cs));
+	}
 	if ((r = request_new(&a)) == NULL) {
 		(void)proc_reply_fail(ps, &a, CTL_ERR_FAILED, "out of memory");
 		return;

@@ -166,6 +166,7 @@ void		 spawn_request(struct imsgev *, struct imsg *);
 void		 spawn_kill(struct imsgev *, struct imsg *);
 void		 spawn_exited(pid_t, int);
 void		 spawn_shutdown(struct orchd *);
+uint32_t	 spawn_count(void);
 
 /*
  * spawner.c: "orchd: spawner", the process that forks and execs the

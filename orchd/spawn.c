@@ -898,3 +898,15 @@ spawn_shutdown(struct orchd *env)
 		log_warnx("%d process workloads could not be reaped", left);
 	cgroup_fini();
 }
+
+/* the process workloads running, for the spawner's line of show summary */
+uint32_t
+spawn_count(void)
+{
+	struct spawned	*sp;
+	uint32_t	 n = 0;
+
+	TAILQ_FOREACH(sp, &spawned, entry)
+		n++;
+	return (n);
+}

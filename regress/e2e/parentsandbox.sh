@@ -102,6 +102,9 @@ check "the workload runs without a seccomp filter" \
     [ "$(status_of "$wl" Seccomp)" = 0 ]
 check "the workload is not root" \
     sh -c "[ \"\$(sed -n 's/^Uid:[[:space:]]*//p' /proc/$wl/status | cut -f1)\" != 0 ]"
+ctl show summary >"$T/summary" 2>&1
+check "show summary lists the spawner, its pid and the workload it runs" \
+    grep -Eq "^spawner +$sp +[^ ]+ +1 " "$T/summary"
 kill -USR1 "$ORCHD_PID"
 check "SIGUSR1 reopens the log files under the filter" \
     wait_for 10 grep -q "log files reopened" "$T/orchd.log"
