@@ -45,7 +45,13 @@
  * The child joins its cgroups itself, before it drops root, by writing
  * "0" (itself, on v1 and v2 alike) to the cgroup.procs files the parent
  * opened for it before fork: nothing in the child can fail for a reason
- * the parent could have told the operator.
+ * the parent could have told the operator.  That write migrates it, and
+ * a migration waits for an RCU grace period (the kernel's
+ * cgroup_threadgroup_rwsem taken for writing): 5-15 ms of every wake.
+ * On v2 the parent also opens the cgroup's directory and the spawner
+ * makes the child in it at once with clone3(CLONE_INTO_CGROUP) (Linux
+ * 5.7), which costs no such wait; the write is the fallback where
+ * clone3 fails.  v1 has no such clone: there the wait stays.
  */
 
 #include <sys/stat.h>
@@ -557,7 +563,7 @@ cgroup_fds_close(struct cgroup_fds *fds)
 
 	for (i = 0; i < fds->n; i++)
 		close(fds->fd[i]);
-	fds->n = 0;
+	fds->n = fds->dir = 0;
 }
 
 /*
@@ -575,7 +581,7 @@ cgroup_prepare(const char *name, int64_t memory, struct cgroup_fds *fds,
 	struct stat	 st;
 	int		 h, fresh;
 
-	fds->n = 0;
+	fds->n = fds->dir = 0;
 	if (cg.kind == CG_NONE)
 		return (0);
 	for (h = 0; h < cg.nhier; h++) {
@@ -605,6 +611,15 @@ cgroup_prepare(const char *name, int64_t memory, struct cgroup_fds *fds,
 			goto fail;
 		fds->n++;
 	}
+	/* v2: the child is made in it, no migration (cgroup_join says) */
+	if (cg.kind == CG_V2) {
+		if (cg_path(dir, sizeof(dir), CG_MAIN, name, NULL) == -1 ||
+		    (fds->fd[fds->n] = open(dir, O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC)) == -1)
+			goto fail;
+		fds->n++;
+		fds->dir = 1;
+	}
 	return (1);
  fail:
 	(void)snprintf(msg, len, "cgroup %s/%s: %s", cg.base[CG_MAIN], name,
@@ -619,7 +634,7 @@ cgroup_join(const struct cgroup_fds *fds)
 {
 	int	 i;
 
-	for (i = 0; i < fds->n; i++)
+	for (i = 0; i < fds->n - fds->dir; i++)
 		if (write(fds->fd[i], "0", 1) != 1)
 			return (-1);
 	return (0);

@@ -217,6 +217,7 @@ struct spawner_exec {
 	int32_t			 argc;
 	int32_t			 nenv;
 	int32_t			 nfds;		/* IMSG_SPAWNER_FDs before it */
+	int32_t			 cgdir;		/* the last fd: v2 directory */
 };
 struct spawner_started {
 	pid_t			 pid;		/* 0 if it failed */
@@ -254,6 +255,7 @@ const char	*spawner_step_name(int);
 struct cgroup_fds {
 	int			 fd[CGROUP_FDS];
 	int			 n;
+	int			 dir;	/* v2: the last fd is the directory */
 };
 struct cg_mount {
 	char			 point[PATH_MAX];

@@ -508,6 +508,7 @@ spawn_exec(struct spawn_job *job, char *msg, size_t len)
 	for (i = 0; i < job->cg.n; i++)
 		fds[1 + i] = job->cg.fd[i];
 	hdr.nfds = 1 + (job->incg > 0 ? job->cg.n : 0);
+	hdr.cgdir = job->incg > 0 ? job->cg.dir : 0;
 	/* the descriptors go to the spawner: no longer the job's to close */
 	job->logfd = -1;
 	job->cg.n = 0;

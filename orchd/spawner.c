@@ -37,8 +37,10 @@
 #include <sys/queue.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <linux/sched.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -171,7 +173,7 @@ child_fds(const struct exec_req *r, int *fdp)
 }
 
 static __dead void
-child_exec(const struct exec_req *r, int fd, pid_t spawner)
+child_exec(const struct exec_req *r, int fd, pid_t spawner, int joined)
 {
 	extern char		**environ;
 	const struct spawner_exec *h = &r->hdr;
@@ -183,7 +185,7 @@ child_exec(const struct exec_req *r, int fd, pid_t spawner)
 	if (setsid() == -1)
 		child_fail(r, fd, STEP_SETSID, h->name);
 	/* before child_fds closes the cgroup.procs files, and as root */
-	for (i = 1; i < r->nfds; i++)
+	for (i = 1; !joined && i < r->nfds - h->cgdir; i++)
 		if (write(r->fds[i], "0", 1) != 1)
 			child_fail(r, fd, STEP_CGROUP, h->name);
 	if (child_fds(r, &fd) == -1)
@@ -278,13 +280,43 @@ sp_wait_exec(int fd, pid_t pid, struct spawner_started *st)
 		;
 }
 
+/*
+ * fork(), or on cgroup v2 a child made in its cgroup (cgroup.c says
+ * why): *joined says which.  Where clone3 fails (before Linux 5.7, a
+ * filter's ENOSYS, a cgroup that refuses it), fork, and the child's
+ * write to cgroup.procs says what is wrong, as before.
+ */
+static pid_t
+sp_fork(const struct exec_req *r, int *joined)
+{
+#if defined(SYS_clone3) && defined(CLONE_INTO_CGROUP)
+	struct clone_args	 ca;
+	long			 pid;
+
+	if (r->hdr.cgdir) {
+		memset(&ca, 0, sizeof(ca));
+		ca.flags = CLONE_INTO_CGROUP;
+		ca.exit_signal = SIGCHLD;
+		ca.cgroup = r->fds[r->nfds - 1];
+		if ((pid = syscall(SYS_clone3, &ca, sizeof(ca))) != -1) {
+			*joined = 1;
+			return ((pid_t)pid);
+		}
+		log_debug("spawner: %s: clone3 into its cgroup: %s",
+		    r->hdr.name, strerror(errno));
+	}
+#endif
+	*joined = 0;
+	return (fork());
+}
+
 static void
 sp_exec(struct exec_req *r)
 {
 	struct spawner_started	 st;
 	sigset_t		 all, saved;
 	pid_t			 pid, self = getpid();
-	int			 pfd[2];
+	int			 pfd[2], joined;
 
 	memset(&st, 0, sizeof(st));
 	if (pipe2(pfd, O_CLOEXEC) == -1) {
@@ -295,14 +327,14 @@ sp_exec(struct exec_req *r)
 	}
 	sigfillset(&all);
 	(void)sigprocmask(SIG_BLOCK, &all, &saved);
-	switch ((pid = fork())) {
+	switch ((pid = sp_fork(r, &joined))) {
 	case -1:
 		st.step = STEP_EXEC;
 		st.err = errno;
 		break;
 	case 0:
 		close(pfd[0]);
-		child_exec(r, pfd[1], self);
+		child_exec(r, pfd[1], self, joined);
 	default:
 		break;
 	}
@@ -338,6 +370,7 @@ sp_recv_exec(struct imsg *imsg, int *fds, int *nfds)
 	    r.hdr.nenv < 0 || r.hdr.nenv > SPAWNER_ENV_MAX ||
 	    r.hdr.ngroups < 0 || r.hdr.ngroups > SPAWN_GROUPS_MAX ||
 	    *nfds < 1 || *nfds != r.hdr.nfds ||
+	    (r.hdr.cgdir != 0 && (r.hdr.cgdir != 1 || *nfds < 3)) ||
 	    sp_strings(&p, end, r.argv, r.hdr.argc) == -1 ||
 	    sp_strings(&p, end, r.envp, r.hdr.nenv) == -1 ||
 	    p >= end || memchr(p, '\0', end - p) == NULL)
