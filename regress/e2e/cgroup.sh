@@ -200,9 +200,12 @@ cleanup_pids
 # 6. v2's cgroup.kill, where cgroup2 is mounted beside v1
 if [ "$usable" = 1 ] && [ "$kind" = v1 ] && [ -n "$(mount_of cgroup2)" ]; then
 	ORCHD_CGROUP=v2
-	start_orchd_or_exit
+	start_orchd_or_exit -v
 	check "ORCHD_CGROUP=v2 is used" logged 'in cgroups under .* (v2'
 	check "wake cgesc" ctl wake cgesc
+	# the spawner makes it there (clone3), it does not move itself in
+	check "made in its cgroup, not moved: no fallback logged" \
+	    sh -c "! grep -q 'clone3 into its cgroup' '$T/orchd.log'"
 	check "its escapee started" wait_for 5 has_file cgesc.esc
 	esc=$(pidof_file cgesc.esc)
 	cg=$(cgroup_of "$esc" v2)
