@@ -116,10 +116,13 @@ wl_conf $A "$P_A" >>"$T/orchd.conf"
 wl_conf $B "$P_B" >>"$T/orchd.conf"
 
 logged() { grep -q -- "$1" "$T/orchd.log"; }
-get() {	# get HOST PATH: the status, then the body
-	curl -s -m 40 -o "$T/body" -w '%{http_code}\n' -H "Host: $1" \
+get() {	# get HOST PATH: the status, then the body (a file of its own:
+	# two run at once)
+	_body=$(mktemp "$T/body.XXXXXX")
+	curl -s -m 40 -o "$_body" -w '%{http_code}\n' -H "Host: $1" \
 	    "http://127.0.0.1:$GW$2"
-	cat "$T/body" 2>/dev/null
+	cat "$_body" 2>/dev/null
+	rm -f "$_body"
 }
 code() { printf '%s\n' "$1" | head -n 1; }
 has() { printf '%s' "$1" | grep -q -- "$2"; }
