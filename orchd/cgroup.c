@@ -628,14 +628,17 @@ cgroup_prepare(const char *name, int64_t memory, struct cgroup_fds *fds,
 	return (-1);
 }
 
-/* in the child, still root: into its cgroups.  write(2) only. */
+/*
+ * In the child, still root: into its cgroups, by the n cgroup.procs
+ * files of cgroup_prepare (not v2's directory).  write(2) only.
+ */
 int
-cgroup_join(const struct cgroup_fds *fds)
+cgroup_join(const int *procs, int n)
 {
 	int	 i;
 
-	for (i = 0; i < fds->n - fds->dir; i++)
-		if (write(fds->fd[i], "0", 1) != 1)
+	for (i = 0; i < n; i++)
+		if (write(procs[i], "0", 1) != 1)
 			return (-1);
 	return (0);
 }

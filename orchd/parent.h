@@ -268,7 +268,7 @@ void		 cgroup_fini(void);
 int		 cgroup_enabled(void);
 int		 cgroup_prepare(const char *, int64_t, struct cgroup_fds *,
 		    char *, size_t);
-int		 cgroup_join(const struct cgroup_fds *);
+int		 cgroup_join(const int *, int);
 void		 cgroup_fds_close(struct cgroup_fds *);
 void		 cgroup_kill(const char *);
 void		 cgroup_destroy(const char *);

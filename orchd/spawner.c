@@ -178,16 +178,14 @@ child_exec(const struct exec_req *r, int fd, pid_t spawner, int joined)
 	extern char		**environ;
 	const struct spawner_exec *h = &r->hdr;
 	sigset_t		 none;
-	int			 i;
 
 	sigemptyset(&none);
 	proc_signals_default(&none);
 	if (setsid() == -1)
 		child_fail(r, fd, STEP_SETSID, h->name);
 	/* before child_fds closes the cgroup.procs files, and as root */
-	for (i = 1; !joined && i < r->nfds - h->cgdir; i++)
-		if (write(r->fds[i], "0", 1) != 1)
-			child_fail(r, fd, STEP_CGROUP, h->name);
+	if (!joined && cgroup_join(r->fds + 1, r->nfds - 1 - h->cgdir) == -1)
+		child_fail(r, fd, STEP_CGROUP, h->name);
 	if (child_fds(r, &fd) == -1)
 		child_fail(r, fd, STEP_STDIO, h->name);
 	if (h->root) {
@@ -640,6 +638,7 @@ spawner_start(struct orchd *env, void (*exited)(pid_t, int))
 	    imsgbuf_set_maxsize(&spawner_req, ORCHD_IMSG_MAXSIZE) == -1)
 		fatal("%s: imsgbuf_init", __func__);
 	imsgbuf_allow_fdpass(&spawner_req);
+	/* the spawner is the parent's own half (root, forked, not exec'd) */
 	if ((spawner_ev = imsgev_new(&env->ps, ev[0], PROC_PARENT,
 	    ORCHD_IMSG_MAXSIZE)) == NULL)
 		fatal("%s: imsgev_new", __func__);
