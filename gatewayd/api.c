@@ -231,7 +231,8 @@ api_json(struct api_req *r, int status, json_t *o, const char *extra)
 static uint32_t
 api_newid(void)
 {
-	/* the answer comes back to this gateway: its number is in the id */
+	/* its number in the id tells the gateways apart in logs; answers
+	   come back on this gateway's own channel, not by these bits */
 	do {
 		api_lastid = (api_lastid + 1) & GW_ID_SEQMASK;
 		if (api_lastid == 0)
