@@ -17,11 +17,17 @@
 # creates), and redis-benchmark for bench/08-tcp.sh.  Their packages may
 # start a server of their own on the default ports; the tests use others.
 #
-# tini is Docker's init (docker-init), which orchd puts in every container
+# docker.io is Debian's Docker: the daemon the docker, swarm and network
+# tests need.  It is installed whenever no dockerd is, whatever docker
+# client is on the PATH: a client alone runs none of those tests, and one
+# from elsewhere (a docker binary that no package owns) stays and talks
+# to Debian's daemon by API version negotiation.  Docker CE's client
+# package, docker-ce-cli, conflicts with docker.io and apt replaces it.
+# Where a dockerd is installed already (Docker CE, with its own
+# docker-init), nothing of Docker is: that daemon is used.  tini is
+# Docker's init (docker-init), which orchd puts in every container
 # unless told "init no"; docker.io depends on it, it is listed to be
-# checked.  Where a docker or a dockerd is installed already (Docker CE,
-# say, which brings its own docker-init), neither is: docker.io would
-# replace that Docker.
+# checked.
 #
 # docker-registry (the registry:2 program) and apache2-utils (htpasswd,
 # its bcrypt logins): regress/e2e/pull.sh runs a registry of its own.
@@ -51,8 +57,8 @@ test)	pkgs=$TEST_PKGS ;;
 *)	usage ;;
 esac
 if [ "${1:-all}" != build ]; then
-	command -v docker >/dev/null 2>&1 ||
-	    command -v dockerd >/dev/null 2>&1 ||
+	# dockerd is in /usr/sbin, which a root shell's PATH may lack
+	PATH=$PATH:/usr/sbin:/sbin command -v dockerd >/dev/null 2>&1 ||
 	    pkgs="$pkgs $DOCKER_PKGS"
 fi
 
