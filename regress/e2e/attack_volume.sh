@@ -42,10 +42,10 @@ ports GW API PA PB PC PD POP
 S=$(mktemp -d /tmp/vol-e2e.XXXXXX)
 chmod 0755 "$S"
 ROOT=$S/root
-OUT=$S/out			# where planted links lead: must stay absent
+OUT=$S/out			# where planted links lead: nothing made in it
 OPV=$S/op			# the operator's volume
 MARK=/tmp/vol-mark-$$		# on the host's /: never served by B
-mkdir -m 0755 "$ROOT" "$OPV" "$OPV/data"
+mkdir -m 0755 "$ROOT" "$OUT" "$OPV" "$OPV/data"
 echo "host-marker-$$" >"$MARK"
 chmod 0644 "$MARK"
 
@@ -148,13 +148,13 @@ if [ -n "$bst" ]; then
 fi
 
 # -- attack 2: a path that does not exist, through a link planted under
-#    the root, to a place outside it
+#    the root, to a directory outside it
 ln -s "$OUT" "$ROOT/planted"
 out=$(post "$(body "$C" "$PC" "$ROOT/planted/sub" /x "httpd -f -p 127.0.0.1:$PC -h /x")")
 st=$(last "$out")
 check "attack 2: a volume through a planted link is refused (got $st)" refused
 [ "$st" = 201 ] && get "$C" / >/dev/null
-check "attack 2: nothing is made where the link leads" [ ! -e "$OUT" ]
+check "attack 2: nothing is made where the link leads" [ ! -e "$OUT/sub" ]
 rm -f "$ROOT/planted"
 
 # -- 3: a link planted at ROOT/NAME before the first wake
@@ -168,7 +168,7 @@ check "a link at ROOT/NAME: the wake fails (got $(last "$out"))" \
 check "... with the reason in its state" state_says "$D" link
 check "... and in the log" grep -q "workload $D.*link" "$T/orchd.log"
 check "... no container was made" no_container "$D"
-check "... nothing is made where the link leads" [ ! -e "$OUT" ]
+check "... nothing is made where the link leads" [ ! -e "$OUT/data" ]
 rm -f "$ROOT/$D"
 out=$(get "$D" /)
 check "the link gone, the next wake works (got $(last "$out"))" served
