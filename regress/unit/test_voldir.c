@@ -25,7 +25,7 @@
 #include "workload.h"
 #include "../../orchd/conf.h"
 
-static char	 top[PATH_MAX];		/* /tmp/vol-unit.XXXXXX */
+static char	 top[64];		/* /tmp/vol-unit.XXXXXX */
 static char	 root[PATH_MAX];	/* top/root, the volume root */
 static char	 out[PATH_MAX];		/* top/out, where links lead */
 
