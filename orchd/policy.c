@@ -5,7 +5,9 @@
  * three ways an API workload arrives: a create from a gateway, a row of
  * the store at start, and the workloads kept across a reload, which the
  * new file's policy may no longer allow.  Whatever gatewayd checked
- * before it asked counts for nothing here.
+ * before it asked counts for nothing here.  The same function runs again
+ * before each container create and start (usecheck.c), on the
+ * definition the parent holds then.
  */
 
 #include <sys/queue.h>

@@ -9,7 +9,11 @@
  * A host path is compared as written, once normalised ("//" and "/./"
  * collapsed, ".." refused outright), and again as realpath(3) resolves
  * it when it exists: a symbolic link left by a workload in a directory
- * it may write must not lead a later volume to "/".
+ * it may write must not lead a later volume to "/".  Where a volume
+ * leads is checked again at each use (voldir.c); the API's volumes are
+ * names, made by the parent under its root, never host paths.  Some
+ * paths are allowed but root on the host for whoever writes there:
+ * orchd.conf's volumes on them are warned about.
  */
 
 #include <errno.h>
