@@ -89,7 +89,7 @@ ORCHD_SRCS	 = $(addprefix orchd/, \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
 		   orchd.c parent_api.c policy.c printconf.c regauth.c \
 		   reload.c request.c spawn.c spawner.c statedir.c swarmcreds.c \
-		   trust.c users.c)
+		   trust.c usecheck.c users.c voldir.c)
 STORE_SRCS	 = $(addprefix stored/, \
 		   store.c store_db.c store_queue.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \

@@ -18,7 +18,7 @@
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	3
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	7
+#define ORCHD_IMSG_VERSION	8
 
 /* the child's end of its channel to the parent */
 #define PROC_PARENT_FD		3
@@ -124,6 +124,8 @@ struct global_settings {
 	int64_t			 max_wakes;	/* 0: no cap */
 	int64_t			 pressure_limit; /* hundredths of a percent */
 	char			 instance[ORCHD_INSTANCE_MAX]; /* never "" */
+	/* "api allow volume": where the API's volumes are; "" none */
+	char			 volume_root[ORCHD_VOLROOT_MAX];
 };
 
 /*
@@ -312,6 +314,11 @@ enum imsg_type {
 	IMSG_RT_PURGE,			/* parent -> runtime: struct rt_purge,
 					   an expired workload's container
 					   and, unused, its image to remove */
+	IMSG_RT_USE,			/* runtime -> parent: struct rt_use,
+					   before each container create and
+					   start: may it be, now? */
+	IMSG_RT_USED,			/* parent -> runtime: struct rt_used,
+					   the answer */
 
 	/*
 	 * What the store keeps, and gives back at start: one prefix for
@@ -568,6 +575,31 @@ struct rt_proc {
 struct rt_drift {
 	char			 name[ORCHD_NAME_MAX];
 	char			 fields[RT_DRIFT_MAX];
+};
+
+/*
+ * IMSG_RT_USE: the container of docker workload name is about to be
+ * created or started (what).  The parent checks the definition it has
+ * of it now (policy_check) and where its volumes lead now, and makes
+ * the directories of its API volumes (orchd/usecheck.c); IMSG_RT_USED
+ * answers, under the same seq.  Nothing but the name is taken from
+ * runtimed.
+ */
+enum rt_use_what {
+	RT_USE_CREATE = 0,
+	RT_USE_START
+};
+struct rt_use {
+	char			 name[ORCHD_NAME_MAX];
+	uint32_t		 seq;		/* runtimed's, for its answer */
+	uint32_t		 what;		/* enum rt_use_what */
+};
+
+struct rt_used {
+	char			 name[ORCHD_NAME_MAX];
+	uint32_t		 seq;
+	int32_t			 ok;		/* 1: go on; 0: refused, why */
+	char			 msg[RT_MSG_MAX];
 };
 
 /* IMSG_RT_COUNTS: sent when they change, at most once a second */

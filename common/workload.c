@@ -247,6 +247,65 @@ valid_network_name(const char *s)
 	return (1);
 }
 
+/*
+ * The source of an API volume: one name, of which orchd makes the
+ * directory ROOT/WORKLOAD/NAME itself, never a path.  Letters, digits,
+ * '.', '-' and '_', not "." or "..", at most ORCHD_VOLNAME_MAX - 1.
+ */
+int
+valid_volume_name(const char *s)
+{
+	size_t	 i;
+
+	if (s == NULL || s[0] == '\0' || strcmp(s, ".") == 0 ||
+	    strcmp(s, "..") == 0)
+		return (0);
+	for (i = 0; s[i] != '\0'; i++) {
+		if (i >= ORCHD_VOLNAME_MAX - 1)
+			return (0);
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' &&
+		    s[i] != '.' && s[i] != '-')
+			return (0);
+	}
+	return (1);
+}
+
+/*
+ * orchd.conf's volumes name host paths, absolute ones: a name is for
+ * the API (valid_volume_name), whose policy says what it may be.
+ */
+int
+workload_volumes_absolute(const struct workload_conf *wl, char *errbuf,
+    size_t len)
+{
+	const struct volume	*v;
+
+	TAILQ_FOREACH(v, &wl->volumes, entry)
+		if (v->host[0] != '/')
+			return (wl_fail(errbuf, len, "volume \"%s\": host path "
+			    "must be absolute", v->host));
+	return (0);
+}
+
+/*
+ * Where an API volume is on the host: ROOT/WORKLOAD/NAME, ROOT the
+ * "api allow volume" of orchd.conf.  The parent makes it
+ * (orchd/voldir.c), runtimed hands it to Docker.  0, or -1 if root is
+ * none or it does not fit.
+ */
+int
+volume_api_path(const char *root, const char *wl, const char *name,
+    char *buf, size_t len)
+{
+	int	 n;
+
+	if (root == NULL || root[0] != '/')
+		return (-1);
+	n = snprintf(buf, len, "%s/%s/%s", strcmp(root, "/") == 0 ? "" :
+	    root, wl, name);
+	return (n < 0 || (size_t)n >= len ? -1 : 0);
+}
+
 /* where orchd reaches it: a container's published port, or its port */
 uint16_t
 workload_upstream_port(const struct workload_conf *wl)
@@ -652,12 +711,16 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		total += strlen(e->str) + 8;
 	}
 	TAILQ_FOREACH(v, &wl->volumes, entry) {
+		/*
+		 * A host path, or for the API a name (policy.c says which
+		 * the API may give, orchd.conf's parser that it gives
+		 * paths): either way one Docker cannot take for a
+		 * volume's or an option's
+		 */
 		if (v->host == NULL || v->container == NULL ||
-		    !valid_text(v->host) || !valid_text(v->container))
+		    !valid_text(v->host) || !valid_text(v->container) ||
+		    v->host[0] == '\0')
 			return (wl_fail(errbuf, len, "volume: invalid path"));
-		if (v->host[0] != '/')
-			return (wl_fail(errbuf, len, "volume \"%s\": host path "
-			    "must be absolute", v->host));
 		if (v->container[0] != '/')
 			return (wl_fail(errbuf, len, "volume \"%s\": container "
 			    "path must be absolute", v->container));

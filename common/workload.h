@@ -18,6 +18,9 @@
 #define ORCHD_DEPS_MAX		32	/* "depends on" of one workload */
 #define ORCHD_DEPS_DEPTH	16	/* the longest chain of them */
 #define ORCHD_LISTEN_MAX	8	/* "listen on" in one workload */
+#define ORCHD_VOLNAME_MAX	64	/* an API volume's name, NUL included */
+#define ORCHD_VOLROOT_MAX	1024	/* "api allow volume", with
+					   /WORKLOAD/NAME, NUL included */
 
 #define WL_STOP_TIMEOUT		10		/* seconds, signal to SIGKILL */
 #define WL_STOP_TIMEOUT_MAX	(5 * 60)	/* orchctl waits 10 minutes */
@@ -186,6 +189,11 @@ int			 wl_word_value(const struct wl_word *, const char *,
 const char		*wl_word_list(const struct wl_word *, char *, size_t);
 uint16_t		 workload_upstream_port(const struct workload_conf *);
 int			 valid_network_name(const char *);
+int			 valid_volume_name(const char *);
+int			 workload_volumes_absolute(const struct workload_conf *,
+			    char *, size_t);
+int			 volume_api_path(const char *, const char *,
+			    const char *, char *, size_t);
 int			 valid_text(const char *);
 int			 wl_fail(char *, size_t, const char *, ...)
 			    __attribute__((__format__ (printf, 3, 4)));

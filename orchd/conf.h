@@ -133,9 +133,16 @@ int		 hostpath_normalize(const char *, char *, size_t, char *,
 		    size_t);
 int		 hostpath_forbidden(const char *, const struct orchd_conf *,
 		    char *, size_t);
+int		 hostpath_root_equivalent(const char *, char *, size_t);
 int		 user_is_root(const char *);
 int		 workload_root_check(const struct workload_conf *, char *,
 		    size_t);
+
+/* orchd/voldir.c: volumes at the moment of use */
+int		 voldir_make(const char *, const char *, const char *, uid_t,
+		    uid_t, char *, size_t);
+int		 hostpath_at_use(const char *, const struct orchd_conf *,
+		    char *, size_t);
 
 /* orchd/parse.y */
 struct orchd_conf	*parse_config(const char *, int);

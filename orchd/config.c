@@ -388,6 +388,10 @@ config_send(struct orchd *env)
 	gs.memory_estimate = env->conf->memory_estimate;
 	gs.max_wakes = env->conf->max_wakes;
 	gs.pressure_limit = env->conf->pressure_limit;
+	if (!TAILQ_EMPTY(&env->conf->api_allow_volumes))
+		(void)strlcpy(gs.volume_root,
+		    TAILQ_FIRST(&env->conf->api_allow_volumes)->str,
+		    sizeof(gs.volume_root));
 	if (env->conf->instance[0] != '\0')
 		strlcpy(gs.instance, env->conf->instance, sizeof(gs.instance));
 	else if (instance_name_default(gs.instance,

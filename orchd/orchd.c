@@ -78,6 +78,8 @@ static const struct proc_handler parent_handlers[] = {
 	    spawn_request, PROC_NAME(struct wl_ref) },
 	{ IMSG_RT_KILL, sizeof(struct rt_kill), PROC_FROM(PROC_RUNTIME),
 	    spawn_kill, PROC_NAME(struct rt_kill) },
+	{ IMSG_RT_USE, sizeof(struct rt_use), PROC_FROM(PROC_RUNTIME),
+	    usecheck_request, PROC_NAME(struct rt_use) },
 	{ IMSG_RT_COUNTS, sizeof(struct rt_counts), PROC_FROM(PROC_RUNTIME),
 	    notify_recv_counts },
 	/* changes of state, for orchctl monitor */

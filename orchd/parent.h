@@ -346,6 +346,9 @@ void		 regauth_send(struct orchd *);
 int		 swarmcreds_load(struct orchd_conf *);
 void		 swarmcreds_send(struct orchd *);
 
+/* usecheck.c: checked where used, before each container create and start */
+void		 usecheck_request(struct imsgev *, struct imsg *);
+
 /* policy.c: what a workload may be, and what the API may create */
 int		 policy_check(const struct orchd_conf *,
 		    const struct workload_conf *, char *, size_t);

@@ -2229,7 +2229,10 @@ pathcheck_run(const struct orchd_conf *c)
 			errors++;
 			log_warnx("%s:%d: %s: %s", pc->file, pc->lineno,
 			    pc->what, why);
-		}
+		} else if (c != NULL && strcmp(pc->what, "volume") == 0 &&
+		    hostpath_root_equivalent(pc->path, why, sizeof(why)))
+			log_warnx("%s:%d: warning: %s \"%s\": %s", pc->file,
+			    pc->lineno, pc->what, pc->path, why);
 		free(pc->file);
 		free(pc->path);
 		free(pc->what);
@@ -2262,11 +2265,14 @@ api_allow_image(const char *pattern)
 	return (0);
 }
 
-/* "api allow volume": a root, kept normalised, itself no forbidden path */
+/*
+ * "api allow volume": the one root under which orchd makes the API's
+ * volumes (ROOT/WORKLOAD/NAME, orchd/voldir.c), kept normalised, itself
+ * no forbidden path
+ */
 static int
 api_allow_volume(const char *path)
 {
-	struct strentry	*e;
 	char		 npath[PATH_MAX], why[512];
 
 	if (hostpath_normalize(path, npath, sizeof(npath), why,
@@ -2274,11 +2280,18 @@ api_allow_volume(const char *path)
 		yyerror("api allow volume: %s", why);
 		return (-1);
 	}
-	TAILQ_FOREACH(e, &conf->api_allow_volumes, entry)
-		if (strcmp(e->str, npath) == 0) {
-			yyerror("api allow volume \"%s\" listed twice", path);
-			return (-1);
-		}
+	if (strlen(npath) >= ORCHD_VOLROOT_MAX - 2 * ORCHD_VOLNAME_MAX) {
+		yyerror("api allow volume \"%s\": longer than %d bytes", path,
+		    ORCHD_VOLROOT_MAX - 2 * ORCHD_VOLNAME_MAX - 1);
+		return (-1);
+	}
+	if (!TAILQ_EMPTY(&conf->api_allow_volumes)) {
+		yyerror("api allow volume \"%s\": one root only, given "
+		    "already as \"%s\" (orchd makes each workload's volumes "
+		    "under it)", path,
+		    TAILQ_FIRST(&conf->api_allow_volumes)->str);
+		return (-1);
+	}
 	if (pathcheck_add(path, "api allow volume") == -1)
 		return (-1);
 	if (strlist_add(&conf->api_allow_volumes, npath) == -1) {
@@ -2688,7 +2701,8 @@ workload_end(void)
 	char			 reason[512];
 
 	if (errors == wl_errors &&
-	    workload_validate(wl, reason, sizeof(reason)) == -1)
+	    (workload_validate(wl, reason, sizeof(reason)) == -1 ||
+	    workload_volumes_absolute(wl, reason, sizeof(reason)) == -1))
 		yyerror_at(wl_lineno, "workload \"%s\": %s", wl->name, reason);
 	else if (errors == wl_errors &&
 	    workload_root_check(wl, reason, sizeof(reason)) == -1)

@@ -5,7 +5,9 @@
  * three ways an API workload arrives: a create from a gateway, a row of
  * the store at start, and the workloads kept across a reload, which the
  * new file's policy may no longer allow.  Whatever gatewayd checked
- * before it asked counts for nothing here.
+ * before it asked counts for nothing here.  The same function runs again
+ * before each container create and start (usecheck.c), on the
+ * definition the parent holds then.
  */
 
 #include <sys/queue.h>
@@ -37,41 +39,37 @@ deny(char *err, size_t len, const char *fmt, ...)
 	return (403);
 }
 
-/* both normalised: path lies strictly under root */
+/*
+ * An API volume is a name, never a host path: orchd makes it as
+ * ROOT/WORKLOAD/NAME under the one "api allow volume" root, at each
+ * wake, by a walk that follows no link (voldir.c).  0, or 403 with err.
+ */
 static int
-path_under(const char *path, const char *root)
+policy_volume(const struct orchd_conf *conf, const struct workload_conf *wc,
+    const struct volume *v, char *err, size_t len)
 {
-	size_t	 n = strlen(root);
+	const char	*root;
+	char		 path[ORCHD_VOLROOT_MAX], why[CTL_MSG_MAX];
 
-	if (strcmp(root, "/") == 0)
-		return (strcmp(path, "/") != 0);
-	return (strncmp(path, root, n) == 0 && path[n] == '/' &&
-	    path[n + 1] != '\0');
-}
-
-/* under one of the roots, as written and as resolved */
-static int
-policy_volume_allowed(const struct orchd_conf *conf, const char *path)
-{
-	const struct strentry	*e;
-	char			 npath[PATH_MAX], rpath[PATH_MAX];
-	char			 rroot[PATH_MAX];
-	const char		*root;
-	int			 resolved;
-
-	if (hostpath_normalize(path, npath, sizeof(npath), NULL, 0) == -1)
-		return (0);
-	resolved = realpath(npath, rpath) != NULL;
-	TAILQ_FOREACH(e, &conf->api_allow_volumes, entry) {
-		if (!path_under(npath, e->str))
-			continue;
-		if (!resolved)
-			return (1);
-		/* a link under the root must lead under it too */
-		root = realpath(e->str, rroot) != NULL ? rroot : e->str;
-		if (path_under(rpath, root))
-			return (1);
-	}
+	if (!valid_volume_name(v->host))
+		return (deny(err, len, "api allow volume: volume \"%s\" must "
+		    "be a name (1 to %d letters, digits, '.', '-' or '_', not "
+		    "\".\" or \"..\"), never a path: orchd makes it under "
+		    "its \"api allow volume\" root", valid_text(v->host) &&
+		    strlen(v->host) < 128 ? v->host : "?",
+		    ORCHD_VOLNAME_MAX - 1));
+	if (TAILQ_EMPTY(&conf->api_allow_volumes))
+		return (deny(err, len, "api allow volume: volumes are not "
+		    "allowed through the API (orchd.conf: api allow volume "
+		    "ROOT)"));
+	root = TAILQ_FIRST(&conf->api_allow_volumes)->str;
+	if (volume_api_path(root, wc->name, v->host, path,
+	    sizeof(path)) == -1)
+		return (deny(err, len, "api allow volume: volume \"%s\": "
+		    "path too long", v->host));
+	/* ROOT was checked by the parser; what is under it, here */
+	if (hostpath_forbidden(path, conf, why, sizeof(why)) == -1)
+		return (deny(err, len, "volume: %s", why));
 	return (0);
 }
 
@@ -166,10 +164,8 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 		return (deny(err, len, "api allow: image \"%s\" matches no "
 		    "\"api allow image\" of orchd.conf", wc->image));
 	TAILQ_FOREACH(v, &wc->volumes, entry)
-		if (!policy_volume_allowed(conf, v->host))
-			return (deny(err, len, "api allow: volume \"%s\" is "
-			    "not under an \"api allow volume\" root of "
-			    "orchd.conf", v->host));
+		if (policy_volume(conf, wc, v, err, len) != 0)
+			return (403);
 	if (wc->network == NETWORK_NAMED &&
 	    !policy_network_allowed(conf, wc->netname))
 		return (deny(err, len, "api allow: network \"%s\" matches no "
@@ -201,9 +197,12 @@ policy_check(const struct orchd_conf *conf, const struct workload_conf *wc,
 	const struct volume	*v;
 	char			 why[CTL_MSG_MAX];
 
-	TAILQ_FOREACH(v, &wc->volumes, entry)
-		if (hostpath_forbidden(v->host, conf, why, sizeof(why)) == -1)
-			return (deny(err, len, "volume: %s", why));
+	/* an API volume is a name: policy_api() says where it leads */
+	if (wc->source != SOURCE_API)
+		TAILQ_FOREACH(v, &wc->volumes, entry)
+			if (hostpath_forbidden(v->host, conf, why,
+			    sizeof(why)) == -1)
+				return (deny(err, len, "volume: %s", why));
 	if (wc->source == SOURCE_API && policy_api(conf, wc, err, len) != 0)
 		return (403);
 	if (workload_root_check(wc, why, sizeof(why)) == -1)

@@ -9,7 +9,11 @@
  * A host path is compared as written, once normalised ("//" and "/./"
  * collapsed, ".." refused outright), and again as realpath(3) resolves
  * it when it exists: a symbolic link left by a workload in a directory
- * it may write must not lead a later volume to "/".
+ * it may write must not lead a later volume to "/".  Where a volume
+ * leads is checked again at each use (voldir.c); the API's volumes are
+ * names, made by the parent under its root, never host paths.  Some
+ * paths are allowed but root on the host for whoever writes there:
+ * orchd.conf's volumes on them are warned about.
  */
 
 #include <errno.h>
@@ -230,6 +234,60 @@ hostpath_forbidden(const char *path, const struct orchd_conf *conf,
 	if (realpath(npath, rpath) != NULL && strcmp(rpath, npath) != 0 &&
 	    check_all(path, rpath, 1, conf, why, len) == -1)
 		return (-1);
+	return (0);
+}
+
+/*
+ * Where whoever may write is root on the host: root's home and keys,
+ * the programs and libraries root runs, the container engine's state,
+ * cron's tables, systemd's units.  The operator may still mount them
+ * (orchd.conf is theirs): they are told so, not refused.
+ */
+static const char *const root_equivalent[] = {
+	"/root", "/bin", "/sbin", "/usr", "/lib", "/lib32", "/lib64",
+	"/libx32", "/var/lib/docker", "/var/lib/containerd",
+	"/var/spool/cron", "/var/spool/anacron", "/var/lib/systemd"
+};
+
+/* path, normalised or resolved, against root_equivalent */
+static int
+root_equivalent_one(const char *orig, const char *path, int resolved,
+    char *why, size_t len)
+{
+	enum relation	 rel;
+	size_t		 i;
+
+	for (i = 0; i < nitems(root_equivalent); i++) {
+		if ((rel = relation(path, root_equivalent[i])) == REL_NONE)
+			continue;
+		(void)refuse(why, len, "host path \"%s\"%s%s%s %s %s: "
+		    "whoever writes there, such as the workload, can become "
+		    "root on the host", orig, resolved ? " (resolved: " : "",
+		    resolved ? path : "", resolved ? ")" : "",
+		    rel == REL_IS ? "is" : rel == REL_UNDER ? "lies under" :
+		    "contains", root_equivalent[i]);
+		return (1);
+	}
+	return (0);
+}
+
+/*
+ * Is a volume's host path root on the host for whoever writes to it?
+ * 1 with why, as written or where it leads; 0 if not, or if it cannot
+ * be a host path at all (hostpath_forbidden() says why).
+ */
+int
+hostpath_root_equivalent(const char *path, char *why, size_t len)
+{
+	char	 npath[PATH_MAX], rpath[PATH_MAX];
+
+	if (hostpath_normalize(path, npath, sizeof(npath), NULL, 0) == -1)
+		return (0);
+	if (root_equivalent_one(path, npath, 0, why, len))
+		return (1);
+	if (realpath(npath, rpath) != NULL && strcmp(rpath, npath) != 0 &&
+	    root_equivalent_one(path, rpath, 1, why, len))
+		return (1);
 	return (0);
 }
 

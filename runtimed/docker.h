@@ -118,7 +118,8 @@ int		 dk_api_at_least(int, int);
 const char	*dk_where(void);
 
 /* docker_spec.c */
-json_t		*dk_spec(const struct workload_conf *, char *, size_t);
+json_t		*dk_spec(const struct workload_conf *, const char *, char *,
+		    size_t);
 int		 dk_spec_hash(json_t *, char *, size_t);
 int		 dk_spec_argv(json_t *, const char *, const char *, char *,
 		    size_t);
@@ -216,6 +217,7 @@ void		 docker_recv_regauth(struct imsgev *, struct imsg *);
 void		 docker_recv_swarm(struct imsgev *, struct imsg *);
 void		 docker_recv_pull(struct imsgev *, struct imsg *);
 void		 docker_recv_purge(struct imsgev *, struct imsg *);
+void		 docker_recv_used(struct imsgev *, struct imsg *);
 const char	*docker_login(const char *);
 
 /* docker_logs.c */

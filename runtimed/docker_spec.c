@@ -63,9 +63,31 @@ dk_spec_argv(json_t *o, const char *key, const char *command, char *err,
 	return (r != 0 ? -1 : 0);
 }
 
+/*
+ * A volume's bind, "HOST:CONTAINER": orchd.conf's host path as written,
+ * or for the API, the directory the parent makes for it under the
+ * volume root, ROOT/WORKLOAD/NAME (orchd/voldir.c).  NULL if it has
+ * none.
+ */
+static char *
+spec_bind(const struct workload_conf *wc, const struct volume *v,
+    const char *volroot)
+{
+	char	 host[ORCHD_VOLROOT_MAX], *bind;
+
+	if (wc->source != SOURCE_API)
+		(void)strlcpy(host, v->host, sizeof(host));
+	else if (volume_api_path(volroot, wc->name, v->host, host,
+	    sizeof(host)) == -1)
+		return (NULL);
+	if (asprintf(&bind, "%s:%s", host, v->container) == -1)
+		return (NULL);
+	return (bind);
+}
+
 static json_t *
-spec_host(const struct workload_conf *wc, const char *port,
-    const char *hostport)
+spec_host(const struct workload_conf *wc, const char *volroot,
+    const char *port, const char *hostport)
 {
 	const struct volume	*v;
 	json_t			*h, *binds, *pb;
@@ -87,8 +109,8 @@ spec_host(const struct workload_conf *wc, const char *port,
 			r = -1;
 		else
 			TAILQ_FOREACH(v, &wc->volumes, entry) {
-				if (asprintf(&bind, "%s:%s", v->host,
-				    v->container) == -1) {
+				if ((bind = spec_bind(wc, v,
+				    volroot)) == NULL) {
 					r = -1;
 					break;
 				}
@@ -148,11 +170,13 @@ spec_network(json_t *o, const struct workload_conf *wc)
 }
 
 /*
- * The create body for wc, without its hash label.  NULL with the reason
- * in err if it cannot be built.
+ * The create body for wc, without its hash label; volroot is where the
+ * API's volumes are ("api allow volume").  NULL with the reason in err
+ * if it cannot be built.
  */
 json_t *
-dk_spec(const struct workload_conf *wc, char *err, size_t errlen)
+dk_spec(const struct workload_conf *wc, const char *volroot, char *err,
+    size_t errlen)
 {
 	json_t	*o, *host;
 	char	 port[16], hostport[8];
@@ -160,6 +184,11 @@ dk_spec(const struct workload_conf *wc, char *err, size_t errlen)
 
 	if (wc->image == NULL) {
 		snprintf(err, errlen, "no image");
+		return (NULL);
+	}
+	if (wc->source == SOURCE_API && !TAILQ_EMPTY(&wc->volumes) &&
+	    (volroot == NULL || volroot[0] != '/')) {
+		snprintf(err, errlen, "its volumes: no \"api allow volume\"");
 		return (NULL);
 	}
 	snprintf(port, sizeof(port), "%u/tcp", wc->port);
@@ -197,7 +226,7 @@ dk_spec(const struct workload_conf *wc, char *err, size_t errlen)
 	if (wc->network != NETWORK_HOST)
 		r |= json_object_set_new(o, "ExposedPorts",
 		    json_pack("{s:{}}", port));
-	if ((host = spec_host(wc, port, hostport)) == NULL)
+	if ((host = spec_host(wc, volroot, port, hostport)) == NULL)
 		r = -1;
 	else
 		r |= json_object_set_new(o, "HostConfig", host);

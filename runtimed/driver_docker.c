@@ -71,7 +71,8 @@ enum dk_step {
 	STEP_STATS,
 	STEP_STOP,
 	STEP_PULL,		/* waits for the image's pull */
-	STEP_IMAGE		/* what the image's name gives now */
+	STEP_IMAGE,		/* what the image's name gives now */
+	STEP_USE		/* the parent's yes to a create, a start */
 };
 
 #define DK_IMAGEID_MAX		80	/* "sha256:" and 64 hex digits */
@@ -110,6 +111,8 @@ struct rt_docker {
 	struct dk_pull_watch	*pull;		/* STEP_PULL's */
 	int			 pulled;	/* by this start */
 	char			 image_id[DK_IMAGEID_MAX]; /* "": none */
+	uint32_t		 use_seq;	/* STEP_USE: the question's */
+	enum dk_step		 use_next;	/* ... and what follows a yes */
 };
 
 static int		 docker_start(struct rt_workload *, char *, size_t);
@@ -131,6 +134,7 @@ static void	dk_network_ready(const char *, const char *, void *);
 static int	dk_image_begin(struct rt_docker *, char *, size_t);
 static void	dk_pulled(int, const char *, void *);
 static void	dk_start_failed(struct rt_docker *, const char *);
+static void	dk_use(struct rt_docker *, enum dk_step);
 
 static struct rt_docker *
 dk_get(struct rt_workload *wl)
@@ -315,7 +319,8 @@ docker_start(struct rt_workload *wl, char *msg, size_t len)
 	if (dk_image_parse(wl->conf->image, &ref, msg, len) == -1)
 		return (-1);
 	json_decref(dk->spec);
-	if ((dk->spec = dk_spec(wl->conf, msg, len)) == NULL)
+	if ((dk->spec = dk_spec(wl->conf, rt->volume_root, msg,
+	    len)) == NULL)
 		return (-1);
 	if (dk_spec_hash(dk->spec, dk->hash, sizeof(dk->hash)) == -1) {
 		snprintf(msg, len, "cannot hash the container's definition");
@@ -481,6 +486,62 @@ dk_network_same(const struct rt_docker *dk)
 	return (dk->netid[0] == '\0' || strcmp(dk->netid, dk->cnetid) == 0);
 }
 
+/*
+ * Checked where used: before each create and each start, the parent is
+ * asked whether the workload's definition, as it holds it now, may run,
+ * and it makes its API volumes' directories (orchd/usecheck.c).  Docker
+ * is called once it says yes (docker_recv_used); a no fails the wake
+ * with its reason.  Asked without waiting: the answer comes back as a
+ * message like any other.
+ */
+static void
+dk_use(struct rt_docker *dk, enum dk_step next)
+{
+	static uint32_t	 seq;
+	struct rt_use	 use;
+
+	memset(&use, 0, sizeof(use));
+	(void)strlcpy(use.name, dk->wl->name, sizeof(use.name));
+	use.seq = dk->use_seq = ++seq;
+	use.what = next == STEP_CREATE ? RT_USE_CREATE : RT_USE_START;
+	dk->use_next = next;
+	dk->step = STEP_USE;
+	if (proc_compose(rt->ps, PROC_PARENT, IMSG_RT_USE, 0, -1, &use,
+	    sizeof(use)) == -1)
+		dk_start_failed(dk, "cannot ask the parent");
+}
+
+void
+docker_recv_used(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_used		 ans;
+	struct rt_workload	*wl;
+	struct rt_docker	*dk;
+	int			 r;
+
+	(void)imsg_get_data(imsg, &ans, sizeof(ans));
+	ans.msg[sizeof(ans.msg) - 1] = '\0';
+	/* a start abandoned, or another since: not this answer's */
+	if ((wl = lifecycle_find(ans.name)) == NULL ||
+	    (dk = wl->docker) == NULL || dk->op != OP_START ||
+	    dk->step != STEP_USE || dk->use_seq != ans.seq)
+		return;
+	if (dk->stop_wanted) {
+		dk_start_failed(dk, "stopped before it started");
+		return;
+	}
+	if (ans.ok != 1) {
+		dk_start_failed(dk, ans.msg[0] != '\0' ? ans.msg : "refused");
+		return;
+	}
+	if (dk->use_next == STEP_CREATE)
+		r = dk_next(dk, STEP_CREATE, DK_CREATE, NULL, dk->spec);
+	else
+		r = dk_next(dk, STEP_START, DK_START, dk->id, NULL);
+	if (r == -1)
+		dk_start_failed(dk, "cannot call Docker");
+}
+
 /* after the container was started, or found running */
 static void
 dk_start_done(struct rt_docker *dk)
@@ -567,9 +628,8 @@ dk_start_step(struct rt_docker *dk, const struct dk_resp *r)
 				log_info("workload %s: container %.12s "
 				    "already runs", dk->wl->name, dk->id);
 				dk_start_done(dk);
-			} else if (dk_next(dk, STEP_START, DK_START, dk->id,
-			    NULL) == -1)
-				dk_start_failed(dk, "cannot call Docker");
+			} else
+				dk_use(dk, STEP_START);
 			return;
 		}
 		if (strcmp(hash, dk->hash) == 0)
@@ -606,8 +666,7 @@ dk_start_step(struct rt_docker *dk, const struct dk_resp *r)
 		json_decref(o);
 		log_info("workload %s: created container %.12s", dk->wl->name,
 		    dk->id);
-		if (dk_next(dk, STEP_START, DK_START, dk->id, NULL) == -1)
-			dk_start_failed(dk, "cannot call Docker");
+		dk_use(dk, STEP_START);
 		return;
 	case STEP_START:
 		/* 304: it was started meanwhile, by someone */
@@ -622,8 +681,7 @@ dk_start_step(struct rt_docker *dk, const struct dk_resp *r)
 		return;
 	}
 	/* no container (any more): make it */
-	if (dk_next(dk, STEP_CREATE, DK_CREATE, NULL, dk->spec) == -1)
-		dk_start_failed(dk, "cannot call Docker");
+	dk_use(dk, STEP_CREATE);
 }
 
 /*
@@ -739,6 +797,15 @@ docker_stop(struct rt_workload *wl)
 			    "pulled", wl->name);
 			dk_pull_stop(dk->pull);
 			dk->pull = NULL;
+			dk->op = OP_NONE;
+			dk->stop_wanted = 0;
+			return (1);
+		}
+		/* the parent is asked: nothing was created or started */
+		if (dk->step == STEP_USE) {
+			log_info("workload %s: stopped before its container "
+			    "was %s", wl->name, dk->use_next == STEP_CREATE ?
+			    "created" : "started");
 			dk->op = OP_NONE;
 			dk->stop_wanted = 0;
 			return (1);
@@ -1311,7 +1378,8 @@ docker_drift(struct rt_workload *wl)
 		return (-1);
 	if (wl->conf->driver != DRIVER_DOCKER)
 		return (1);
-	if ((spec = dk_spec(wl->conf, err, sizeof(err))) == NULL)
+	if ((spec = dk_spec(wl->conf, rt->volume_root, err,
+	    sizeof(err))) == NULL)
 		return (-1);
 	r = dk_spec_hash(spec, hash, sizeof(hash));
 	json_decref(spec);

@@ -154,6 +154,9 @@ struct runtime {
 	int64_t			 pull_timeout;	/* global */
 	int64_t			 idle_timeout;	/* global */
 	char			 instance[ORCHD_INSTANCE_MAX]; /* swarm */
+	char			 volume_root[ORCHD_VOLROOT_MAX]; /* the API's
+						   volumes: "api allow
+						   volume"; "" none */
 	/* wakes that came before the configuration naming them */
 	struct gw_wake		 early[RT_EARLY_WAKES_MAX];
 	int			 nearly;

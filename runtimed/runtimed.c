@@ -98,6 +98,9 @@ static const struct proc_handler runtime_handlers[] = {
 	    docker_recv_pull, PROC_NAME(struct ctl_name) },
 	{ IMSG_RT_PURGE, sizeof(struct rt_purge), PROC_FROM(PROC_PARENT),
 	    docker_recv_purge, PROC_NAME(struct rt_purge) },
+	/* checked where used: the parent's answer before a create, a start */
+	{ IMSG_RT_USED, sizeof(struct rt_used), PROC_FROM(PROC_PARENT),
+	    docker_recv_used, PROC_NAME(struct rt_used) },
 	/* the memory budget (budget.c) */
 	{ IMSG_GW_ACTIVITY, sizeof(struct gw_activity), PROC_FROM(PROC_GATEWAY),
 	    budget_recv_activity, PROC_RECORDS, PROC_NAME(struct gw_activity) },
@@ -202,6 +205,8 @@ runtime_apply(struct privsep *ps, struct cfg_generation *gen,
 		    sizeof(rt->instance));
 		log_info("instance name %s", rt->instance);
 	}
+	(void)strlcpy(rt->volume_root, gen->global.volume_root,
+	    sizeof(rt->volume_root));
 	lifecycle_apply(gen);
 	restore_replay();
 }

@@ -48,18 +48,21 @@ port_base 11
 ports GW API P_A P_B P_P P_Q P_CFG
 
 KEY=e2e-key-$$-0123456789abcdef
-mkdir -p "$T/log" "$T/bin" "$V/www" "$V/bin"
+# the API names its volumes, orchd makes them as $V/NAME/VOLUME: what
+# the containers serve is put where orchd will find it
+mkdir -p "$T/log" "$T/bin" "$V/$A/www" "$V/$A/bin"
 testhttp_bin
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
-echo "hello from a container" >"$V/www/index.html"
-cat >"$V/bin/run.sh" <<'EOF'
+echo "hello from a container" >"$V/$A/www/index.html"
+cat >"$V/$A/bin/run.sh" <<'EOF'
 #!/bin/sh
 trap 'exit 0' TERM
 /bin/httpd -f -p "127.0.0.1:$PORT" -h /www &
 wait
 EOF
-chmod -R a+rX "$V/www" "$V/bin"
+chmod -R a+rX "$V/$A"
+cp -Rp "$V/$A" "$V/$B"
 
 write_conf() {	# write_conf [EXTRA-LINE-IN-THE-WORKLOAD]
 	conf_head >"$T/orchd.conf"
@@ -128,8 +131,8 @@ start_orchd_or_exit
 # -- orchctl create from flags: a docker workload, expiring after 4s
 ctl create "$A" --driver docker --image "$IMG" \
     --command "/bin/sh /orchd/run.sh" --host a.test --port "$P_A" \
-    --env "PORT=$P_A" --network host --volume "$V/www:/www" \
-    --volume "$V/bin:/orchd" --expire-after 4s >"$T/ca.out" 2>&1
+    --env "PORT=$P_A" --network host --volume "www:/www" \
+    --volume "bin:/orchd" --expire-after 4s >"$T/ca.out" 2>&1
 check "orchctl create NAME --flags ... succeeds" grep -q "created" "$T/ca.out"
 check "... show workloads lists it" ctl_listed "$A"
 check "... so does the API" api_listed "$A"
@@ -141,8 +144,8 @@ cat >"$T/b.json" <<EOF
 {"name": "$B", "driver": "docker", "image": "$IMG",
  "command": "/bin/sh /orchd/run.sh", "hosts": ["b.test"], "port": $P_B,
  "env": ["PORT=$P_B"], "network": "host",
- "volumes": [{"host": "$V/www", "container": "/www"},
-	     {"host": "$V/bin", "container": "/orchd"}],
+ "volumes": [{"host": "www", "container": "/www"},
+	     {"host": "bin", "container": "/orchd"}],
  "expire_after": 0}
 EOF
 ctl create - <"$T/b.json" >"$T/cb.out" 2>&1
@@ -253,7 +256,7 @@ ctl create "${TAG}x" --driver docker --image "$IMG" --host x.test \
 st=$?
 check "orchctl create with a volume of the whole host is refused ($st)" \
     [ "$st" -ne 0 ]
-check "... naming the rule" grep -q "volume: .*whole host" "$T/cx.out"
+check "... naming the rule" grep -q "volume .*must be a name" "$T/cx.out"
 check "... nothing created" sh -c "! $ORCHCTL -s $SOCK show workloads | grep -q '^${TAG}x '"
 
 # -- keep holds across a restart

@@ -40,7 +40,7 @@ spec(const char *json, char *hash, size_t len)
 	json_t			*o;
 	char			 err[256];
 
-	if ((o = dk_spec(wc, err, sizeof(err))) == NULL)
+	if ((o = dk_spec(wc, "/srv/vol", err, sizeof(err))) == NULL)
 		fail_msg("dk_spec: %s", err);
 	assert_int_equal(dk_spec_hash(o, hash, len), 0);
 	workload_free(wc);

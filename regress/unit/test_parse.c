@@ -1865,8 +1865,8 @@ test_json_errors(void **state)
 		    "docker" },
 		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
 		    "\"driver\":\"docker\",\"image\":\"i\",\"volumes\":"
-		    "[{\"host\":\"a\",\"container\":\"/b\"}]}",
-		    "host path must be absolute" },
+		    "[{\"host\":\"\",\"container\":\"/b\"}]}",
+		    "volume: invalid path" },
 		{ "{\"name\":\"a\",\"hosts\":[\"a.com\"],\"port\":1,"
 		    "\"driver\":\"docker\",\"image\":\"i\",\"volumes\":"
 		    "[{\"host\":\"/a\",\"container\":\"b\"}]}",

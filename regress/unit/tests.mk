@@ -33,3 +33,5 @@ TEST_admit_OBJS = $(OBJ)/runtimed/admit.o
 # the routes runtimed may give the gateway, a swarm's nodes in turn
 TEST_instance_OBJS = $(OBJ)/gatewayd/instance.o
 $(BUILD)/regress/test_instance: LDFLAGS += $(GATEWAY_LIBS)
+# the API's volume directories, made at each wake without following links
+TEST_voldir_OBJS = $(OBJ)/orchd/voldir.o $(OBJ)/orchd/trust.o

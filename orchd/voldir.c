@@ -1,0 +1,288 @@
+/*
+ * Volumes at the moment of use: the parent runs this before runtimed
+ * hands Docker a container to create or start (orchd/usecheck.c).
+ *
+ * An API workload never names a host path.  Its volume's source is a
+ * name, and the directory is ROOT/WORKLOAD/NAME, ROOT the "api allow
+ * volume" of orchd.conf, made here at each use by a walk that follows
+ * no link: ROOT is opened from "/" one component at a time with
+ * O_NOFOLLOW, then WORKLOAD and NAME under it, each by openat(2) on the
+ * directory opened before, and each checked by fstat(2) of what was
+ * opened, never by its name again.  Every directory from "/" to ROOT
+ * must be root's and writable by no one else, or sticky (/tmp: then no
+ * one else may rename or remove root's entries in it); ROOT and
+ * ROOT/WORKLOAD must be root's and writable by root alone
+ * (ROOT/WORKLOAD is made 0755); NAME is made 0700 and given to the
+ * workload's uid.  So nothing above the mount point is a workload's to
+ * change, and no link can be planted there between this walk and
+ * Docker's mount of the same names.  What lies below the mount point is
+ * the workload's own; Docker mounts NAME itself and resolves nothing in
+ * it.  A link found where a directory should be is refused, never
+ * followed, never replaced: whoever planted it had root.
+ *
+ * orchd.conf's volumes are host paths, the operator's: they are resolved
+ * again here, where they lead now, and checked against the forbidden
+ * paths once more (hostpath_at_use).
+ *
+ * "Root" is the parent's own user: geteuid(), 0 when orchd runs as root.
+ */
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "units.h"
+#include "workload.h"
+
+#define VOLDIR_DEPTH	64	/* components of ROOT, at most */
+
+static int
+vd_fail(char *why, size_t len, const char *fmt, ...)
+    __attribute__((__format__ (printf, 3, 4)));
+
+static int
+vd_fail(char *why, size_t len, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return (-1);
+}
+
+/*
+ * fd, a directory opened as path: root's (or owner's), and writable by
+ * nobody else, unless sticky may do (above ROOT).  0, or -1 with why.
+ */
+static int
+vd_dir_ok(int fd, const char *path, uid_t owner, int sticky, char *why,
+    size_t len)
+{
+	struct stat	 st;
+
+	if (fstat(fd, &st) == -1)
+		return (vd_fail(why, len, "%s: %s", path, strerror(errno)));
+	if (!S_ISDIR(st.st_mode))
+		return (vd_fail(why, len, "%s is not a directory", path));
+	if (st.st_uid != owner && (!sticky || st.st_uid != 0))
+		return (vd_fail(why, len, "%s belongs to uid %u, not root",
+		    path, (unsigned)st.st_uid));
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
+	    (!sticky || (st.st_mode & S_ISVTX) == 0))
+		return (vd_fail(why, len, "%s is writable by others than root",
+		    path));
+	return (0);
+}
+
+/* why openat(dfd, name, O_NOFOLLOW) failed, for path */
+static int
+vd_open_failed(int dfd, const char *name, const char *path, char *why,
+    size_t len)
+{
+	struct stat	 st;
+	int		 saved = errno;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISLNK(st.st_mode))
+		return (vd_fail(why, len, "%s is a symbolic link: refused",
+		    path));
+	if (saved == ELOOP)
+		return (vd_fail(why, len, "%s is a symbolic link: refused",
+		    path));
+	return (vd_fail(why, len, "%s: %s", path, strerror(saved)));
+}
+
+static int
+vd_openat(int dfd, const char *name)
+{
+	return (openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC));
+}
+
+/*
+ * ROOT, absolute and normalised, opened from "/" without following a
+ * link, every directory on the way checked.  Its fd, or -1 with why.
+ */
+static int
+vd_open_root(const char *root, uid_t owner, char *why, size_t len)
+{
+	char		 copy[PATH_MAX], sofar[PATH_MAX];
+	char		*p, *next;
+	int		 fd, nfd, depth = 0;
+
+	if (root == NULL || root[0] != '/' ||
+	    strlcpy(copy, root, sizeof(copy)) >= sizeof(copy))
+		return (vd_fail(why, len, "api allow volume: no root"));
+	if ((fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return (vd_fail(why, len, "/: %s", strerror(errno)));
+	(void)strlcpy(sofar, "", sizeof(sofar));
+	for (p = copy + 1; p != NULL && *p != '\0'; p = next) {
+		if ((next = strchr(p, '/')) != NULL)
+			*next++ = '\0';
+		if (*p == '\0' || strcmp(p, ".") == 0 ||
+		    strcmp(p, "..") == 0 || ++depth > VOLDIR_DEPTH) {
+			close(fd);
+			return (vd_fail(why, len, "api allow volume \"%s\": "
+			    "not a plain path", root));
+		}
+		/* the one above it, now that it is known to lead further */
+		if (vd_dir_ok(fd, sofar[0] == '\0' ? "/" : sofar, owner, 1,
+		    why, len) == -1) {
+			close(fd);
+			return (-1);
+		}
+		(void)strlcat(sofar, "/", sizeof(sofar));
+		(void)strlcat(sofar, p, sizeof(sofar));
+		if ((nfd = vd_openat(fd, p)) == -1) {
+			(void)vd_open_failed(fd, p, sofar, why, len);
+			close(fd);
+			return (-1);
+		}
+		close(fd);
+		fd = nfd;
+	}
+	if (vd_dir_ok(fd, root, owner, 0, why, len) == -1) {
+		close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+/*
+ * name in dfd (path, for the messages), made with mode if it is not
+ * there, opened without following a link.  Its fd and *made, or -1 with
+ * why.  A link there, dangling or not, stays as it is: mkdirat(2)
+ * creates nothing through one.
+ */
+static int
+vd_sub(int dfd, const char *name, const char *path, mode_t mode, int *made,
+    char *why, size_t len)
+{
+	int	 fd;
+
+	*made = 0;
+	if (mkdirat(dfd, name, mode) == 0)
+		*made = 1;
+	else if (errno != EEXIST)
+		return (vd_fail(why, len, "%s: %s", path, strerror(errno)));
+	if ((fd = vd_openat(dfd, name)) == -1)
+		return (vd_open_failed(dfd, name, path, why, len));
+	/* not the umask's to say */
+	if (*made && fchmod(fd, mode) == -1) {
+		close(fd);
+		return (vd_fail(why, len, "%s: %s", path, strerror(errno)));
+	}
+	return (fd);
+}
+
+/*
+ * Make sure of ROOT/WORKLOAD/NAME: owner is root (the parent's user),
+ * uid the workload's, who gets NAME (as owner, nothing is given).  0,
+ * or -1 with why; nothing is ever made outside ROOT.
+ */
+int
+voldir_make(const char *root, const char *wl, const char *name, uid_t owner,
+    uid_t uid, char *why, size_t len)
+{
+	struct stat	 st;
+	char		 path[ORCHD_VOLROOT_MAX];
+	int		 rfd = -1, wfd = -1, nfd = -1, made, r = -1;
+
+	if (!valid_workload_name(wl))
+		return (vd_fail(why, len, "invalid workload name"));
+	if (!valid_volume_name(name))
+		return (vd_fail(why, len, "volume \"%s\": not a name",
+		    valid_text(name) ? name : "?"));
+	if ((rfd = vd_open_root(root, owner, why, len)) == -1)
+		return (-1);
+	if (volume_api_path(root, wl, "", path, sizeof(path)) == -1) {
+		(void)vd_fail(why, len, "volume \"%s\": path too long", name);
+		goto done;
+	}
+	path[strlen(path) - 1] = '\0';		/* ROOT/WORKLOAD */
+	if ((wfd = vd_sub(rfd, wl, path, 0755, &made, why, len)) == -1 ||
+	    vd_dir_ok(wfd, path, owner, 0, why, len) == -1)
+		goto done;
+	if (volume_api_path(root, wl, name, path, sizeof(path)) == -1) {
+		(void)vd_fail(why, len, "volume \"%s\": path too long", name);
+		goto done;
+	}
+	if ((nfd = vd_sub(wfd, name, path, 0700, &made, why, len)) == -1)
+		goto done;
+	if (fstat(nfd, &st) == -1) {
+		(void)vd_fail(why, len, "%s: %s", path, strerror(errno));
+		goto done;
+	}
+	/* ROOT/WORKLOAD is root's alone: whatever is in it, we made */
+	if (uid != owner && (st.st_uid != uid || st.st_gid != uid) &&
+	    fchown(nfd, uid, uid) == -1) {
+		(void)vd_fail(why, len, "%s: %s", path, strerror(errno));
+		goto done;
+	}
+	r = 0;
+ done:
+	if (nfd != -1)
+		close(nfd);
+	if (wfd != -1)
+		close(wfd);
+	close(rfd);
+	return (r);
+}
+
+/*
+ * An orchd.conf volume, where it leads now: as hostpath_forbidden()
+ * checks it, and where it does not exist (Docker would make it), where
+ * its deepest existing directory leads, with the rest after it.  0, or
+ * -1 with why.
+ */
+int
+hostpath_at_use(const char *path, const struct orchd_conf *conf, char *why,
+    size_t len)
+{
+	char	 npath[PATH_MAX], part[PATH_MAX], rpath[PATH_MAX];
+	char	 joined[PATH_MAX];
+	char	*slash;
+	int	 n;
+
+	if (hostpath_forbidden(path, conf, why, len) == -1)
+		return (-1);
+	if (hostpath_normalize(path, npath, sizeof(npath), why, len) == -1)
+		return (-1);
+	if (realpath(npath, rpath) != NULL || errno != ENOENT)
+		return (0);	/* checked just now, where it leads */
+	/* the deepest part that exists ("/" does), the rest after it */
+	(void)strlcpy(part, npath, sizeof(part));
+	while ((slash = strrchr(part, '/')) != NULL) {
+		if (slash == part)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		if (realpath(part, rpath) == NULL) {
+			if (slash == part)
+				return (0);
+			continue;
+		}
+		n = snprintf(joined, sizeof(joined), "%s%s",
+		    strcmp(rpath, "/") == 0 ? "" : rpath,
+		    npath + (slash == part ? 0 : strlen(part)));
+		if (n < 0 || (size_t)n >= sizeof(joined))
+			return (vd_fail(why, len, "host path \"%s\" too long",
+			    path));
+		if (strcmp(joined, npath) == 0)
+			return (0);
+		if (hostpath_forbidden(joined, conf, why, len) == -1)
+			return (-1);
+		return (0);
+	}
+	return (0);
+}
