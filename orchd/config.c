@@ -401,7 +401,11 @@ config_send(struct orchd *env)
 	config_compose_all(env, IMSG_CFG_RESET, &gen, sizeof(gen));
 	config_compose_all(env, IMSG_CFG_GLOBAL, &gs, sizeof(gs));
 	TAILQ_FOREACH(wl, &env->conf->workloads, entry) {
-		if ((json = workload_to_json(wl)) == NULL)
+		/* an API container's uid: in what is sent, not kept here */
+		wl->run_uid = identity_run_uid(env, wl);
+		json = workload_to_json(wl);
+		wl->run_uid = -1;
+		if (json == NULL)
 			fatalx("%s: workload %s", __func__, wl->name);
 		config_compose_all(env, IMSG_CFG_WORKLOAD, json, strlen(json));
 		free(json);
