@@ -295,7 +295,7 @@ post() {	# post BODY: the body, then the status on a line of its own
 	    -X POST --data-binary "$1" "$URL/v1/workloads"
 }
 body() {	# body NETWORK
-	printf '{"name": "%s", "hosts": ["%s.test"], "driver": "docker", "image": "%s", "command": "/bin/sh -c '"'"'mkdir -p /www && echo hello from %s >/www/index.html && exec httpd -f -p %s -h /www'"'"'", "network": "%s", "port": %s, "publish": %s, "health": "path", "health_path": "/index.html"}' \
+	printf '{"name": "%s", "hosts": ["%s.test"], "driver": "docker", "image": "%s", "command": "/bin/sh -c '"'"'mkdir -p /dev/shm/www && echo hello from %s >/dev/shm/www/index.html && exec httpd -f -p %s -h /dev/shm/www'"'"'", "network": "%s", "port": %s, "publish": %s, "health": "path", "health_path": "/index.html"}' \
 	    $C $C "$IMAGE" $C $INSIDE "$1" $INSIDE "$P_C"
 }
 out=$(post "$(body orchd-test-other)")

@@ -37,6 +37,8 @@ listen on 127.0.0.1 port $GW
 api listen on 127.0.0.1 port $API
 api key file "$T/api.key"
 api allow image "orchd-test/*"
+# the bodies say network host: --bridge=none here
+api allow network host
 CONF
 	for x in "$@"; do
 		printf '%s\n' "$x" >>"$T/orchd.conf"
@@ -89,7 +91,7 @@ refused() {
 	fi
 }
 reload() {
-	"$ORCHCTL" -s "$SOCK" reload >/dev/null 2>&1
+	"$ORCHCTL" -s "$SOCK" reload >/tmp/apipriv-reload.out 2>&1
 }
 
 # -- orchd.conf: forbidden paths and root are errors at file:line
@@ -192,10 +194,10 @@ refused 'an image matching no api allow image' \
     '{"name": "d1", "hosts": ["d1.test"], "driver": "docker", "image": "evil/busybox:1", "port": 1}' \
     403 'matches no'
 refused 'a host under "*.preview.test" of the file' \
-    '{"name": "d1", "hosts": ["pr-1.preview.test"], "driver": "docker", "image": "orchd-test/busybox:latest", "port": 1}' \
+    '{"name": "d1", "hosts": ["pr-1.preview.test"], "driver": "docker", "image": "orchd-test/busybox:latest", "port": 8080}' \
     409 'falls under'
 refused 'a pattern under "*.preview.test" of the file' \
-    '{"name": "d1", "hosts": ["*.a.preview.test"], "driver": "docker", "image": "orchd-test/busybox:latest", "port": 1}' \
+    '{"name": "d1", "hosts": ["*.a.preview.test"], "driver": "docker", "image": "orchd-test/busybox:latest", "port": 8080}' \
     409 'falls under'
 
 out=$(post "$(docker_body vol1 ", \"volumes\": [{\"host\": \"$V/previews/a\", \"container\": \"/x\"}]")")
