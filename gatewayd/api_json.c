@@ -54,12 +54,6 @@ definition(const struct workload_conf *wc)
 		return (NULL);
 	def = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
 	free(text);
-	/*
-	 * the uid the parent runs an API container as is not a field a
-	 * create takes: a definition read, changed and PUT back must pass
-	 */
-	if (def != NULL)
-		(void)json_object_del(def, "run_uid");
 	return (def);
 }
 

@@ -213,43 +213,39 @@ policy_api_net(const struct orchd_conf *conf, const struct workload_conf *wc,
 	int				 published;
 
 	if (wc->network == NETWORK_HOST && !conf->api_allow_net_host)
-		return (refuse(err, len, "api allow "
-		    "network host: network host is not allowed through the "
-		    "API: the container would share the host's network, "
-		    "its loopback services and its ports (orchd.conf: api "
-		    "allow network host)"));
+		return (refuse(err, len, "api allow network host: network "
+		    "host is not allowed through the API: the container would "
+		    "share the host's network, its loopback services and its "
+		    "ports (orchd.conf: api allow network host)"));
 	if (wc->address == NULL || strchr(wc->address, '/') != NULL ||
 	    netaddr_parse(wc->address, &a, &errstr) == -1)
-		return (refuse(err, len, "api: address "
-		    "\"%s\" is not a numeric address",
-		    wc->address != NULL ? wc->address : ""));
+		return (refuse(err, len, "api: address \"%s\" is not a "
+		    "numeric address", wc->address != NULL ? wc->address : ""));
 	unmap(&a);
 	/* Docker binds the port on the host at the address: HostIp */
 	published = wc->driver == DRIVER_DOCKER && wc->network != NETWORK_HOST;
 	if (published && !is_loopback(&a) && !publish_allowed(conf, &a))
-		return (refuse(err, len, "api allow "
-		    "publish: the port would be published on %s, which is "
-		    "not loopback: only 127.0.0.0/8 and ::1 are allowed "
-		    "through the API (orchd.conf: api allow publish %s)",
-		    wc->address, wc->address));
+		return (refuse(err, len, "api allow publish: the port would be "
+		    "published on %s, which is not loopback: only "
+		    "127.0.0.0/8 and ::1 are allowed through the API "
+		    "(orchd.conf: api allow publish %s)", wc->address,
+		    wc->address));
 	if (!published && !is_loopback(&a) && !address_allowed(conf, &a))
-		return (refuse(err, len, "api allow "
-		    "address: address %s is %s: only 127.0.0.0/8 and ::1 "
-		    "are allowed through the API (orchd.conf: api allow "
-		    "address %s%s)", wc->address, is_linklocal(&a) ?
-		    "link-local" : is_wildcard(&a) ? "a wildcard" :
-		    "not loopback", wc->address, is_linklocal(&a) ?
-		    ", a link-local rule" : ""));
+		return (refuse(err, len, "api allow address: address %s is "
+		    "%s: only 127.0.0.0/8 and ::1 are allowed through the API "
+		    "(orchd.conf: api allow address %s%s)", wc->address,
+		    is_linklocal(&a) ? "link-local" : is_wildcard(&a) ?
+		    "a wildcard" : "not loopback", wc->address,
+		    is_linklocal(&a) ? ", a link-local rule" : ""));
 	if (published && port < API_LOW_PORTS && !API_PORT_ALLOWED(conf, port))
-		return (refuse(err, len, "api allow "
-		    "publish port: port %u would be published on the host, "
-		    "below %d (orchd.conf: api allow publish port %u)",
-		    port, API_LOW_PORTS, port));
+		return (refuse(err, len, "api allow publish port: port %u "
+		    "would be published on the host, below %d (orchd.conf: "
+		    "api allow publish port %u)", port, API_LOW_PORTS, port));
 	TAILQ_FOREACH(l, &conf->listeners, entry)
 		if (reaches(l, &a, port))
-			return (refuse(err, len, "api: "
-			    "address %s port %u is orchd's own: %s (%s); no "
-			    "workload of the API may point at it", wc->address,
-			    port, listener_what(l), l->name));
+			return (refuse(err, len, "api: address %s port %u is "
+			    "orchd's own: %s (%s); no workload of the API may "
+			    "point at it", wc->address, port,
+			    listener_what(l), l->name));
 	return (0);
 }

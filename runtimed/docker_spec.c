@@ -4,13 +4,17 @@
  * workload's checked definition and nothing else: no HostConfig or other
  * JSON from outside ever reaches the daemon, so no definition can ask for
  * a privileged container, added capabilities, devices or the host's PID
- * namespace.
+ * namespace.  A container of the API gives up capabilities besides
+ * (spec_api_caps), and runs as the uid the parent chose (run_uid).
  *
  * The body is also what tells a container that is still right from one
  * to replace: its SHA-256, over the body with sorted keys, is kept in the
  * label org.orchd.hash.  Only what reaches Docker is hashed, not the whole
  * definition: changing a host name, the idle timeout or keep warm must
- * not cost a container its writable layer.
+ * not cost a container its writable layer.  The uid the parent gives an
+ * API container is hashed: the container of one made before it was given
+ * (as root) is replaced at its next start, as "on change" says, and a
+ * uid kept across restarts by the store keeps its hash.
  */
 
 #include <sys/types.h>

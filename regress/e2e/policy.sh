@@ -91,7 +91,7 @@ refused() {
 	fi
 }
 reload() {
-	"$ORCHCTL" -s "$SOCK" reload >/tmp/apipriv-reload.out 2>&1
+	"$ORCHCTL" -s "$SOCK" reload >/dev/null 2>&1
 }
 
 # -- orchd.conf: forbidden paths and root are errors at file:line
@@ -254,7 +254,7 @@ check "the root row is logged, with its rule" wait_for 10 grep -q \
 check "the row mounting / is logged, with its rule" wait_for 10 grep -q \
     'workload mounted created through the API is not loaded: volume: host path "/" is /' \
     "$T/orchd.log"
-check "neither is listed by the API" names_are "p1 plain1 wild"
+check "neither is listed by the API ($(names))" names_are "p1 plain1 wild"
 # orchctl show workloads lists the database's rows: these too, but they
 # are not in the running configuration, and nothing can wake them
 check "orchctl wake rooted: refused" sh -c \
