@@ -72,6 +72,7 @@ workload_new(const char *name)
 	wl->pull_timeout = -1;
 	wl->expire_after = -1;
 	wl->on_change = -1;
+	wl->run_uid = -1;
 	if ((wl->address = strdup(WL_DEFAULT_ADDRESS)) == NULL) {
 		free(wl);
 		return (NULL);
@@ -655,6 +656,9 @@ workload_validate(const struct workload_conf *wl, char *errbuf, size_t len)
 		if (wl->allow_root)
 			return (wl_fail(errbuf, len, "allow root is only for "
 			    "driver docker"));
+		if (wl->run_uid != -1)
+			return (wl_fail(errbuf, len, "run_uid is only for "
+			    "driver docker"));
 		if (wl->pull != -1 || wl->pull_timeout != -1)
 			return (wl_fail(errbuf, len, "pull is only for driver "
 			    "docker"));
@@ -1000,6 +1004,8 @@ workload_diff(const struct workload_conf *a, const struct workload_conf *b,
 		diff_add(buf, len, "init", &n);
 	if (a->allow_root != b->allow_root)
 		diff_add(buf, len, "allow_root", &n);
+	if (a->run_uid != b->run_uid)
+		diff_add(buf, len, "run_uid", &n);
 	if (a->replicas != b->replicas)
 		diff_add(buf, len, "replicas", &n);
 	if (strlist_differ(&a->constraints, &b->constraints))

@@ -165,6 +165,12 @@ struct workload_conf {
 	struct strlist		 listens;	/* its own TCP listeners:
 						   "ADDRESS:PORT", orchd.conf
 						   only (the parent binds) */
+	int64_t			 run_uid;	/* docker, API: the uid and
+						   gid it runs as, given by
+						   the parent in what it sends
+						   its children, never taken
+						   from the API or the store;
+						   -1: none (the image's) */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 

@@ -219,6 +219,10 @@ workload_to_json(const struct workload_conf *wl)
 		r |= set_strlist(o, "listen", &wl->listens);
 	if (wl->allow_root)
 		r |= json_object_set_new(o, "allow_root", json_true());
+	/* only in what the parent sends its children */
+	if (wl->run_uid != -1)
+		r |= json_object_set_new(o, "run_uid",
+		    json_integer(wl->run_uid));
 	if (r == 0)
 		s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
@@ -238,6 +242,7 @@ enum jkind {
 	J_BOOL,			/* int: true or false */
 	J_INT,			/* int, from min to max */
 	J_PORT,			/* uint16_t, from min to max */
+	J_INT64,		/* int64_t, from min to max */
 	J_DURATION		/* int64_t seconds; min 1: positive; max */
 };
 
@@ -649,6 +654,11 @@ static const struct jfield jfields[] = {
 	FSET("on_change",	j_on_change),
 	/* ["127.0.0.1:5432"]: orchd.conf's; the parent's policy refuses it */
 	F("listen",		J_STRLIST, listens),
+	/*
+	 * the parent's to give, in what it sends its children (never 0:
+	 * that is root); the parent's policy refuses it from anyone else
+	 */
+	FN("run_uid",		J_INT64, run_uid, 1, UINT32_MAX - 1),
 };
 
 /* one field of the definition, by its row */
@@ -675,6 +685,11 @@ j_field(const struct jfield *f, struct workload_conf *wl, const char *key,
 		if (j_int(f, key, v, &n, errbuf, len) == -1)
 			return (-1);
 		*(uint16_t *)p = (uint16_t)n;
+		return (0);
+	case J_INT64:
+		if (j_int(f, key, v, &n, errbuf, len) == -1)
+			return (-1);
+		*(int64_t *)p = n;
 		return (0);
 	case J_DURATION:
 		return (j_duration(f, key, v, (int64_t *)p, errbuf, len));

@@ -21,7 +21,7 @@
  * size below is brought up to date, so that one is not forgotten.
  */
 #ifdef __LP64__
-_Static_assert(sizeof(struct workload_conf) == 432,
+_Static_assert(sizeof(struct workload_conf) == 440,
     "struct workload_conf changed: update workload_pack()");
 #endif
 

@@ -51,6 +51,11 @@ struct keypair_conf {
 };
 TAILQ_HEAD(keypairlist, keypair_conf);
 
+/* publish ports below this need "api allow publish port" */
+#define API_LOW_PORTS		1024
+#define API_PORT_ALLOWED(c, p)	((c)->api_allow_ports[(p) / 8] & \
+				    (1 << ((p) % 8)))
+
 /* the whole configuration, as parse_config() returns it */
 struct orchd_conf {
 	char			*conffile;
@@ -83,6 +88,13 @@ struct orchd_conf {
 	struct strlist		 api_allow_images;	/* fnmatch patterns */
 	struct strlist		 api_allow_volumes;	/* host path roots */
 	struct strlist		 api_allow_networks;	/* fnmatch patterns */
+	int			 api_allow_root;	/* the image's user */
+	int			 api_allow_net_host;	/* "network host" */
+	struct strlist		 api_allow_addresses;	/* "ADDRESS/BITS" */
+	struct strlist		 api_allow_publish;	/* host addresses */
+	uint8_t			 api_allow_ports[API_LOW_PORTS / 8];
+						/* "publish port" below 1024,
+						   a bit each */
 	int			 api_key_set;	/* a key was loaded */
 	/* process workloads without a user: "workload uids", directory */
 	int64_t			 wl_uid_low;
@@ -143,6 +155,10 @@ int		 voldir_make(const char *, const char *, const char *, uid_t,
 		    uid_t, char *, size_t);
 int		 hostpath_at_use(const char *, const struct orchd_conf *,
 		    char *, size_t);
+
+/* orchd/policy_net.c: where an API workload may point */
+int		 policy_api_net(const struct orchd_conf *,
+		    const struct workload_conf *, char *, size_t);
 
 /* orchd/parse.y */
 struct orchd_conf	*parse_config(const char *, int);

@@ -349,12 +349,41 @@ config_budget_auto(void)
 	return (bytes);
 }
 
+/*
+ * One definition to every child.  An API container's uid (run_uid) goes
+ * to runtimed alone, which gives it to Docker: not kept here, nor by the
+ * store, which writes back the definitions it is sent, nor shown by the
+ * gateways, so that the definition the API reads is the one it may send.
+ */
+static void
+config_workload_send(struct orchd *env, struct workload_conf *wl)
+{
+	char	*json, *rjson = NULL;
+	int	 id;
+
+	if ((json = workload_to_json(wl)) == NULL)
+		fatalx("%s: workload %s", __func__, wl->name);
+	if ((wl->run_uid = identity_run_uid(env, wl)) != -1) {
+		rjson = workload_to_json(wl);
+		wl->run_uid = -1;
+		if (rjson == NULL)
+			fatalx("%s: workload %s", __func__, wl->name);
+	}
+	for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
+		if (proc_compose(&env->ps, id, IMSG_CFG_WORKLOAD, 0, -1,
+		    id == PROC_RUNTIME && rjson != NULL ? rjson : json,
+		    strlen(id == PROC_RUNTIME && rjson != NULL ? rjson :
+		    json)) == -1)
+			fatal("%s: compose to %s", __func__, proc_name(id));
+	free(rjson);
+	free(json);
+}
+
 void
 config_send(struct orchd *env)
 {
 	struct global_settings	 gs;
 	struct workload_conf	*wl;
-	char			*json;
 	uint32_t		 gen;
 	int			 id;
 
@@ -404,12 +433,8 @@ config_send(struct orchd *env)
 
 	config_compose_all(env, IMSG_CFG_RESET, &gen, sizeof(gen));
 	config_compose_all(env, IMSG_CFG_GLOBAL, &gs, sizeof(gs));
-	TAILQ_FOREACH(wl, &env->conf->workloads, entry) {
-		if ((json = workload_to_json(wl)) == NULL)
-			fatalx("%s: workload %s", __func__, wl->name);
-		config_compose_all(env, IMSG_CFG_WORKLOAD, json, strlen(json));
-		free(json);
-	}
+	TAILQ_FOREACH(wl, &env->conf->workloads, entry)
+		config_workload_send(env, wl);
 	config_ignores_send(env);
 	listeners_send(env);
 	accesslog_send(env);

@@ -1,6 +1,7 @@
 /*
  * Workload identities: the uid, and the gid of the same number, of each
- * process workload that names no user.  The parent allocates them from
+ * process workload that names no user, and of each container of the API
+ * (identity_run_uid).  The parent allocates them from
  * "workload uids", so that no workload runs as a daemon or shares a uid
  * with another, and the store remembers them, so that a workload keeps
  * its uid, and with it the files it made, across restarts.  An uid is
@@ -115,11 +116,10 @@ ident_add(const char *name, uid_t uid)
 	return (0);
 }
 
+/* as root or not: the API's containers run as theirs either way */
 void
 identity_load_start(struct orchd *env)
 {
-	if (geteuid() != 0)
-		return;		/* workloads run as we do */
 	if (proc_compose(&env->ps, PROC_STORE, IMSG_ST_UID_LOAD, 0, -1, NULL,
 	    0) == -1)
 		fatal("%s: compose", __func__);
@@ -136,8 +136,6 @@ identity_recv_entry(struct imsgev *iev, struct imsg *imsg)
 	const char	*why;
 
 	(void)imsg_get_data(imsg, &wu, sizeof(wu));
-	if (geteuid() != 0)
-		return;
 	if (!valid_workload_name(wu.name)) {
 		log_warnx("the store gives uid %u to an invalid workload "
 		    "name: ignored", wu.uid);
@@ -205,7 +203,7 @@ ident_record(struct orchd *env, const char *name, uid_t uid)
 /*
  * The uid of workload name, allocated (and recorded) if it has none or
  * the one it had is no longer fit: the range changed, or a user or group
- * took that number.  As root only.  0, or -1 with msg.
+ * took that number.  0, or -1 with msg.
  */
 int
 identity_get(struct orchd *env, const char *name, uid_t *uidp, char *msg,
@@ -242,4 +240,31 @@ identity_get(struct orchd *env, const char *name, uid_t *uidp, char *msg,
 	ident_record(env, name, uid);
 	*uidp = uid;
 	return (0);
+}
+
+/*
+ * The uid and gid an API container runs as, which the parent puts in the
+ * definition it sends its children (config_send), never in its own or
+ * the store's: the workload's own from "workload uids", the one a
+ * process workload of that name would have, whatever its image says.
+ * orchd.conf alone decides otherwise: "api allow root" leaves it to the
+ * image.  -1 for none: not the API's, not a container, or allowed root.
+ * A range with no uid free left is logged, and the container runs as
+ * ORCHD_UID_NOBODY, which no file and no daemon has: never as root.
+ */
+int64_t
+identity_run_uid(struct orchd *env, const struct workload_conf *wl)
+{
+	char	 msg[128];
+	uid_t	 uid;
+
+	if (wl->source != SOURCE_API || wl->driver != DRIVER_DOCKER ||
+	    wl->user != NULL || env->conf->api_allow_root)
+		return (-1);
+	if (identity_get(env, wl->name, &uid, msg, sizeof(msg)) == -1) {
+		log_warnx("workload %s: %s: its container runs as uid %u",
+		    wl->name, msg, ORCHD_UID_NOBODY);
+		return (ORCHD_UID_NOBODY);
+	}
+	return (uid);
 }

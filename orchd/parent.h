@@ -289,6 +289,10 @@ void		 identity_recv_entry(struct imsgev *, struct imsg *);
 void		 identity_recv_load_end(struct imsgev *, struct imsg *);
 int		 identity_get(struct orchd *, const char *, uid_t *, char *,
 		    size_t);
+int64_t		 identity_run_uid(struct orchd *,
+		    const struct workload_conf *);
+/* an API container's uid when "workload uids" has none free: (uid_t)-2 */
+#define ORCHD_UID_NOBODY	4294967294U
 
 /* parent_api.c: the HTTP API's workloads, and orchctl's changes to them */
 void		 api_recv_create(struct imsgev *, struct imsg *);

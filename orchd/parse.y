@@ -267,6 +267,9 @@ static void	 pathcheck_run(const struct orchd_conf *);
 static int	 api_allow_image(const char *);
 static int	 api_allow_volume(const char *);
 static int	 api_allow_network(const char *);
+static int	 api_allow_address(const char *);
+static int	 api_allow_publish(const char *);
+static int	 api_allow_port(int64_t);
 static int	 wl_uids_set(const char *);
 static void	 user_check_add(void);
 static void	 user_checks_run(struct orchd_conf *);
@@ -638,10 +641,37 @@ main		: USER STRING			{
 			if (api_allow_network($4) == -1)
 				YYERROR;
 		}
+		| API ALLOW NETWORK HOST	{
+			if (conf->api_allow_net_host) {
+				yyerror("api allow network host already set");
+				YYERROR;
+			}
+			conf->api_allow_net_host = 1;
+		}
+		| API ALLOW ADDRESS STRING	{
+			if (api_allow_address($4) == -1)
+				YYERROR;
+		}
+		| API ALLOW PUBLISH STRING	{
+			if (api_allow_publish($4) == -1)
+				YYERROR;
+		}
+		| API ALLOW PUBLISH PORT NUMBER	{
+			if (api_allow_port($5) == -1)
+				YYERROR;
+		}
 		| API ALLOW STRING		{
-			yyerror("unknown api allow \"%s\": process, image, "
-			    "volume or network", $3);
-			YYERROR;
+			if (strcmp($3, "root") != 0) {
+				yyerror("unknown api allow \"%s\": process, "
+				    "image, volume, network, address, publish "
+				    "or root", $3);
+				YYERROR;
+			}
+			if (conf->api_allow_root) {
+				yyerror("api allow root already set");
+				YYERROR;
+			}
+			conf->api_allow_root = 1;
 		}
 		| API METRICS PUBLIC		{
 			if (conf->api_metrics_public) {
@@ -2324,6 +2354,81 @@ api_allow_network(const char *pattern)
 	return (0);
 }
 
+/*
+ * "api allow address": a network, ADDRESS/BITS or one address, that an
+ * API workload's address may lie in (orchd/policy_net.c)
+ */
+static int
+api_allow_address(const char *s)
+{
+	struct netaddr	 na, o;
+	struct strentry	*e;
+	const char	*errstr;
+
+	if (netaddr_parse(s, &na, &errstr) == -1) {
+		yyerror("api allow address \"%s\": %s", s, errstr);
+		return (-1);
+	}
+	TAILQ_FOREACH(e, &conf->api_allow_addresses, entry)
+		if (netaddr_parse(e->str, &o, &errstr) == 0 &&
+		    o.af == na.af && o.prefix == na.prefix &&
+		    memcmp(o.addr, na.addr, sizeof(o.addr)) == 0) {
+			yyerror("api allow address \"%s\" listed twice", s);
+			return (-1);
+		}
+	if (strlist_add(&conf->api_allow_addresses, s) == -1) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	return (0);
+}
+
+/* "api allow publish": one numeric host address, 0.0.0.0 or :: for all */
+static int
+api_allow_publish(const char *s)
+{
+	struct netaddr	 na, o;
+	struct strentry	*e;
+	const char	*errstr;
+
+	if (strchr(s, '/') != NULL || netaddr_parse(s, &na, &errstr) == -1) {
+		yyerror("api allow publish \"%s\": a numeric IPv4 or IPv6 "
+		    "address, without a prefix", s);
+		return (-1);
+	}
+	TAILQ_FOREACH(e, &conf->api_allow_publish, entry)
+		if (netaddr_parse(e->str, &o, &errstr) == 0 &&
+		    o.af == na.af &&
+		    memcmp(o.addr, na.addr, sizeof(o.addr)) == 0) {
+			yyerror("api allow publish \"%s\" listed twice", s);
+			return (-1);
+		}
+	if (strlist_add(&conf->api_allow_publish, s) == -1) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	return (0);
+}
+
+/* "api allow publish port": one below 1024; the others need no rule */
+static int
+api_allow_port(int64_t port)
+{
+	if (port < 1 || port >= API_LOW_PORTS) {
+		yyerror("api allow publish port %lld: 1 to %d (from %d on, "
+		    "no rule is needed)", (long long)port, API_LOW_PORTS - 1,
+		    API_LOW_PORTS);
+		return (-1);
+	}
+	if (API_PORT_ALLOWED(conf, port)) {
+		yyerror("api allow publish port %lld listed twice",
+		    (long long)port);
+		return (-1);
+	}
+	conf->api_allow_ports[port / 8] |= 1 << (port % 8);
+	return (0);
+}
+
 /* numeric address, "localhost" or "*"; IPv6 may be in brackets */
 static int
 address_parse(const char *name, int port, struct sockaddr_storage *ss,
@@ -3515,6 +3620,8 @@ parse_config(const char *filename, int verbose)
 	TAILQ_INIT(&c->api_allow_images);
 	TAILQ_INIT(&c->api_allow_volumes);
 	TAILQ_INIT(&c->api_allow_networks);
+	TAILQ_INIT(&c->api_allow_addresses);
+	TAILQ_INIT(&c->api_allow_publish);
 	TAILQ_INIT(&c->ignores);
 	c->tunnel_idle = c->server_timing = c->on_change = -1;
 	c->pull = -1;
@@ -3664,6 +3771,8 @@ free_config(struct orchd_conf *c)
 	strlist_free(&c->api_allow_images);
 	strlist_free(&c->api_allow_volumes);
 	strlist_free(&c->api_allow_networks);
+	strlist_free(&c->api_allow_addresses);
+	strlist_free(&c->api_allow_publish);
 	ignore_free(&c->ignores);
 	while ((kp = TAILQ_FIRST(&c->keypairs)) != NULL) {
 		TAILQ_REMOVE(&c->keypairs, kp, entry);

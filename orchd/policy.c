@@ -133,6 +133,12 @@ policy_network_allowed(const struct orchd_conf *conf, const char *name)
  * A TCP listener ("listen on") is not: the parent would bind the port
  * as root, so a key holder could open any port of the host, below 1024
  * or in front of another service's.
+ *
+ * Nor are network host, an address that is not loopback, a publish on
+ * one or below 1024, or orchd's own ports as a target, unless "api
+ * allow" says so (policy_net.c).  "user" never is: an API container
+ * runs as the uid the parent gives it (config.c, identity.c), or with
+ * "api allow root" as its image says.
  */
 static int
 policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
@@ -170,6 +176,9 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 	    !policy_network_allowed(conf, wc->netname))
 		return (deny(err, len, "api allow: network \"%s\" matches no "
 		    "\"api allow network\" of orchd.conf", wc->netname));
+	/* its network, address, port and where Docker publishes it */
+	if (policy_api_net(conf, wc, err, len) == -1)
+		return (403);
 	/*
 	 * depends_on is the API's to set, on any workload: it wakes them
 	 * and keeps them up, which the key holder could do anyway (wake,
@@ -197,6 +206,10 @@ policy_check(const struct orchd_conf *conf, const struct workload_conf *wc,
 	const struct volume	*v;
 	char			 why[CTL_MSG_MAX];
 
+	/* given by the parent in what it sends, never taken from outside */
+	if (wc->run_uid != -1)
+		return (deny(err, len, "\"run_uid\" is orchd's to give: "
+		    "neither the API nor the store may set it"));
 	/* an API volume is a name: policy_api() says where it leads */
 	if (wc->source != SOURCE_API)
 		TAILQ_FOREACH(v, &wc->volumes, entry)

@@ -361,6 +361,7 @@ static void
 print_api(FILE *fp, const struct orchd_conf *conf)
 {
 	const struct strentry	*e;
+	int			 port;
 
 	TAILQ_FOREACH(e, &conf->api_hosts, entry) {
 		fputs("api host ", fp);
@@ -393,6 +394,23 @@ print_api(FILE *fp, const struct orchd_conf *conf)
 		print_string(fp, e->str);
 		fputs("\n", fp);
 	}
+	if (conf->api_allow_net_host)
+		fputs("api allow network host\n", fp);
+	TAILQ_FOREACH(e, &conf->api_allow_addresses, entry) {
+		fputs("api allow address ", fp);
+		print_string(fp, e->str);
+		fputs("\n", fp);
+	}
+	TAILQ_FOREACH(e, &conf->api_allow_publish, entry) {
+		fputs("api allow publish ", fp);
+		print_string(fp, e->str);
+		fputs("\n", fp);
+	}
+	for (port = 1; port < API_LOW_PORTS; port++)
+		if (API_PORT_ALLOWED(conf, port))
+			fprintf(fp, "api allow publish port %d\n", port);
+	if (conf->api_allow_root)
+		fputs("api allow root\n", fp);
 }
 
 /* "keyword STRING" in a block, if s is set */

@@ -4,13 +4,17 @@
  * workload's checked definition and nothing else: no HostConfig or other
  * JSON from outside ever reaches the daemon, so no definition can ask for
  * a privileged container, added capabilities, devices or the host's PID
- * namespace.
+ * namespace.  A container of the API gives up capabilities besides
+ * (spec_api_caps), and runs as the uid the parent chose (run_uid).
  *
  * The body is also what tells a container that is still right from one
  * to replace: its SHA-256, over the body with sorted keys, is kept in the
  * label org.orchd.hash.  Only what reaches Docker is hashed, not the whole
  * definition: changing a host name, the idle timeout or keep warm must
- * not cost a container its writable layer.
+ * not cost a container its writable layer.  The uid the parent gives an
+ * API container is hashed: the container of one made before it was given
+ * (as root) is replaced at its next start, as "on change" says, and a
+ * uid kept across restarts by the store keeps its hash.
  */
 
 #include <sys/types.h>
@@ -85,6 +89,38 @@ spec_bind(const struct workload_conf *wc, const struct volume *v,
 	return (bind);
 }
 
+/*
+ * An API container is code nobody reviewed: it keeps none of Docker's
+ * default capabilities it does not need.  Run as the uid the parent gave
+ * it, its process has no capability at all (a uid other than 0 starts
+ * with an empty effective set); what the bounding set still holds only a
+ * set-user-ID or file-capability program of its image could take up,
+ * so all of them go, and no-new-privileges keeps such a program from
+ * gaining anything else.  Run as its image's user ("api allow root"),
+ * it keeps what images that start as root and then step down need:
+ * CHOWN, DAC_OVERRIDE, FOWNER, FSETID, SETUID, SETGID, SETPCAP, KILL,
+ * NET_BIND_SERVICE and SYS_CHROOT.  NET_RAW goes (raw sockets: forged
+ * packets and ARP on the bridge), as do MKNOD (device nodes), AUDIT_WRITE
+ * (the host's audit log) and SETFCAP (capabilities on files): no web
+ * service uses them.
+ */
+static int
+spec_api_caps(json_t *h, const struct workload_conf *wc)
+{
+	int	 r = 0;
+
+	if (wc->user == NULL && wc->run_uid != -1) {
+		r |= json_object_set_new(h, "CapDrop",
+		    json_pack("[s]", "ALL"));
+		r |= json_object_set_new(h, "SecurityOpt",
+		    json_pack("[s]", "no-new-privileges"));
+		return (r);
+	}
+	r |= json_object_set_new(h, "CapDrop", json_pack("[s, s, s, s]",
+	    "NET_RAW", "MKNOD", "AUDIT_WRITE", "SETFCAP"));
+	return (r);
+}
+
 static json_t *
 spec_host(const struct workload_conf *wc, const char *volroot,
     const char *port, const char *hostport)
@@ -134,6 +170,8 @@ spec_host(const struct workload_conf *wc, const char *volroot,
 		else
 			r |= json_object_set_new(h, "PortBindings", pb);
 	}
+	if (wc->source == SOURCE_API)
+		r |= spec_api_caps(h, wc);
 	/* an exit is noticed and the next request starts it again */
 	r |= json_object_set_new(h, "RestartPolicy",
 	    json_pack("{s:s}", "Name", "no"));
@@ -179,7 +217,7 @@ dk_spec(const struct workload_conf *wc, const char *volroot, char *err,
     size_t errlen)
 {
 	json_t	*o, *host;
-	char	 port[16], hostport[8];
+	char	 port[16], hostport[8], user[32];
 	int	 r = 0;
 
 	if (wc->image == NULL) {
@@ -207,6 +245,12 @@ dk_spec(const struct workload_conf *wc, const char *volroot, char *err,
 		r |= json_object_set_new(o, "Env", strlist_to_json(&wc->env));
 	if (wc->user != NULL)
 		r |= json_object_set_new(o, "User", json_string(wc->user));
+	else if (wc->run_uid != -1) {
+		/* the parent's choice for an API container: uid and gid */
+		snprintf(user, sizeof(user), "%lld:%lld",
+		    (long long)wc->run_uid, (long long)wc->run_uid);
+		r |= json_object_set_new(o, "User", json_string(user));
+	}
 	if (wc->directory != NULL)
 		r |= json_object_set_new(o, "WorkingDir",
 		    json_string(wc->directory));

@@ -77,6 +77,8 @@ api key file "$T/api.key"
 api allow process
 api allow image "orchd-test/$TAG*"
 api allow volume "$V"
+# the containers share the host's network: --bridge=none here
+api allow network host
 
 workload "$CFG" {
 	host "cfg.test"

@@ -294,8 +294,10 @@ post() {	# post BODY: the body, then the status on a line of its own
 	curl -s -m 30 -H "Authorization: Bearer $KEY" -w '\n%{http_code}' \
 	    -X POST --data-binary "$1" "$URL/v1/workloads"
 }
+# the API's container runs as a uid of its own: /dev/shm (mode 1777) is
+# where it may write its page
 body() {	# body NETWORK
-	printf '{"name": "%s", "hosts": ["%s.test"], "driver": "docker", "image": "%s", "command": "/bin/sh -c '"'"'mkdir -p /www && echo hello from %s >/www/index.html && exec httpd -f -p %s -h /www'"'"'", "network": "%s", "port": %s, "publish": %s, "health": "path", "health_path": "/index.html"}' \
+	printf '{"name": "%s", "hosts": ["%s.test"], "driver": "docker", "image": "%s", "command": "/bin/sh -c '"'"'mkdir -p /dev/shm/www && echo hello from %s >/dev/shm/www/index.html && exec httpd -f -p %s -h /dev/shm/www'"'"'", "network": "%s", "port": %s, "publish": %s, "health": "path", "health_path": "/index.html"}' \
 	    $C $C "$IMAGE" $C $INSIDE "$1" $INSIDE "$P_C"
 }
 out=$(post "$(body orchd-test-other)")

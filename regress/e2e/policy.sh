@@ -37,6 +37,8 @@ listen on 127.0.0.1 port $GW
 api listen on 127.0.0.1 port $API
 api key file "$T/api.key"
 api allow image "orchd-test/*"
+# the bodies say network host: --bridge=none here
+api allow network host
 CONF
 	for x in "$@"; do
 		printf '%s\n' "$x" >>"$T/orchd.conf"
@@ -189,10 +191,10 @@ refused 'an image matching no api allow image' \
     '{"name": "d1", "hosts": ["d1.test"], "driver": "docker", "image": "evil/busybox:1", "port": 1}' \
     403 'matches no'
 refused 'a host under "*.preview.test" of the file' \
-    '{"name": "d1", "hosts": ["pr-1.preview.test"], "driver": "docker", "image": "orchd-test/busybox:latest", "port": 1}' \
+    '{"name": "d1", "hosts": ["pr-1.preview.test"], "driver": "docker", "image": "orchd-test/busybox:latest", "port": 8080}' \
     409 'falls under'
 refused 'a pattern under "*.preview.test" of the file' \
-    '{"name": "d1", "hosts": ["*.a.preview.test"], "driver": "docker", "image": "orchd-test/busybox:latest", "port": 1}' \
+    '{"name": "d1", "hosts": ["*.a.preview.test"], "driver": "docker", "image": "orchd-test/busybox:latest", "port": 8080}' \
     409 'falls under'
 
 out=$(post "$(docker_body vol1 ', "volumes": [{"host": "a", "container": "/x"}]')")
@@ -249,7 +251,7 @@ check "the root row is logged, with its rule" wait_for 10 grep -q \
 check "the row mounting / is logged, with its rule" wait_for 10 grep -q \
     'workload mounted created through the API is not loaded: api allow volume: volume "/" must be a name' \
     "$T/orchd.log"
-check "neither is listed by the API" names_are "p1 plain1 wild"
+check "neither is listed by the API ($(names))" names_are "p1 plain1 wild"
 # orchctl show workloads lists the database's rows: these too, but they
 # are not in the running configuration, and nothing can wake them
 check "orchctl wake rooted: refused" sh -c \

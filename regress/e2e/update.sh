@@ -50,6 +50,8 @@ listen on 127.0.0.1 port $PK http2 prior knowledge
 api listen on 127.0.0.1 port $API
 api key file "$T/api.key"
 api allow process
+# the container shares the host's network: --bridge=none here
+api allow network host
 $1
 
 workload "conf" {

@@ -13,6 +13,8 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include <limits.h>
 #include <setjmp.h>
@@ -71,6 +73,8 @@ conf_init(struct orchd_conf *c)
 	TAILQ_INIT(&c->api_allow_images);
 	TAILQ_INIT(&c->api_allow_volumes);
 	TAILQ_INIT(&c->api_allow_networks);
+	TAILQ_INIT(&c->api_allow_addresses);
+	TAILQ_INIT(&c->api_allow_publish);
 	c->conffile = "/usr/local/etc/orchd.conf";
 	c->database = "/var/db/orchd/orchd.db";
 	c->logdir = "/var/log/orchd";
@@ -84,6 +88,8 @@ conf_clear(struct orchd_conf *c)
 	strlist_free(&c->api_allow_images);
 	strlist_free(&c->api_allow_volumes);
 	strlist_free(&c->api_allow_networks);
+	strlist_free(&c->api_allow_addresses);
+	strlist_free(&c->api_allow_publish);
 }
 
 /*
@@ -330,7 +336,7 @@ test_policy(void **state)
 	} cases[] = {
 #define D(more)	"{\"name\": \"d\", \"hosts\": [\"d.test\"], \"driver\": " \
 		"\"docker\", \"image\": \"registry.example.com/app:1\", " \
-		"\"port\": 1" more "}"
+		"\"port\": 8080" more "}"
 #define P(more)	"{\"name\": \"p\", \"hosts\": [\"p.test\"], \"command\": " \
 		"\"/bin/true\", \"port\": 1" more "}"
 #define VOL(p)	", \"volumes\": [{\"host\": \"" p "\", \"container\": \"/x\"}]"
@@ -441,7 +447,8 @@ test_policy(void **state)
 	/* no api allow image: any image */
 	strlist_free(&conf.api_allow_images);
 	wl = wl_json("{\"name\": \"d\", \"hosts\": [\"d.test\"], \"driver\": "
-	    "\"docker\", \"image\": \"anything:1\", \"port\": 1}", SOURCE_API);
+	    "\"docker\", \"image\": \"anything:1\", \"port\": 8080}",
+	    SOURCE_API);
 	assert_int_equal(policy_check(&conf, wl, err, sizeof(err)), 0);
 	/* no api allow volume: no volume from the API */
 	strlist_free(&conf.api_allow_volumes);
@@ -459,6 +466,163 @@ test_policy(void **state)
 	    "\"docker\", \"image\": \"x\", \"network\": \"pr-7\", "
 	    "\"port\": 1}", SOURCE_API);
 	assert_int_equal(policy_check(&conf, wl, err, sizeof(err)), 403);
+	workload_free(wl);
+	conf_clear(&conf);
+}
+
+/* a listener of orchd's on address:port */
+static void
+listener_add(struct orchd_conf *c, struct listener_conf *l, const char *addr,
+    int port, int api, const char *workload)
+{
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&l->ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&l->ss;
+
+	memset(l, 0, sizeof(*l));
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+	} else {
+		assert_int_equal(inet_pton(AF_INET6, addr, &sin6->sin6_addr),
+		    1);
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+	}
+	strlcpy(l->name, addr, sizeof(l->name));
+	l->api = api;
+	if (workload != NULL)
+		strlcpy(l->workload, workload, sizeof(l->workload));
+	TAILQ_INSERT_TAIL(&c->listeners, l, entry);
+}
+
+/*
+ * Where an API workload may point (orchd/policy_net.c): network host,
+ * its address, orchd's own ports, where Docker publishes its port; and
+ * the uid only the parent gives.
+ */
+static void
+test_policy_net(void **state)
+{
+	static const struct {
+		const char	*json;
+		int		 allow;		/* the "api allow" rules set */
+		const char	*why;		/* NULL: allowed */
+	} cases[] = {
+#define D(more)	"{\"name\": \"d\", \"hosts\": [\"d.test\"], \"driver\": " \
+		"\"docker\", \"image\": \"x\", \"port\": 8080" more "}"
+#define H(port)	"{\"name\": \"h\", \"hosts\": [\"h.test\"], \"driver\": " \
+		"\"docker\", \"image\": \"x\", \"network\": \"host\", " \
+		"\"port\": " #port "}"
+#define P(addr, port) "{\"name\": \"p\", \"hosts\": [\"p.test\"], " \
+		"\"command\": \"/bin/true\", \"address\": \"" addr "\", " \
+		"\"port\": " #port "}"
+		{ D(""), 0, NULL },
+		{ D(", \"network\": \"host\""), 0, "api allow network host" },
+		{ D(", \"network\": \"host\""), 1, NULL },
+		/* a target: loopback, or "api allow address" */
+		{ P("127.0.0.1", 3000), 0, NULL },
+		{ P("127.5.6.7", 3000), 0, NULL },
+		{ P("::1", 3000), 0, NULL },
+		{ P("::ffff:127.0.0.1", 3000), 0, NULL },
+		{ P("10.0.0.1", 80), 0, "api allow address: address 10.0.0.1 "
+		    "is not loopback" },
+		{ P("10.0.0.1", 80), 1, NULL },
+		{ P("192.168.1.1", 80), 1, "api allow address" },
+		{ P("0.0.0.0", 3000), 0, "is a wildcard" },
+		{ P("::", 3000), 0, "is a wildcard" },
+		{ P("169.254.169.254", 80), 0, "is link-local" },
+		/* 0.0.0.0/0 lets in no link-local address; a rule of it does */
+		{ P("169.254.169.254", 80), 2, "is link-local" },
+		{ P("169.254.10.1", 80), 1, NULL },
+		{ P("::ffff:169.254.169.254", 80), 2, "is link-local" },
+		{ P("fe80::1", 80), 2, "is link-local" },
+		{ P("2001:db8::1", 80), 2, NULL },
+		{ D(", \"network\": \"host\", \"address\": \"10.0.0.1\""), 1,
+		    NULL },
+		{ D(", \"network\": \"host\", \"address\": \"10.9.0.1\""), 1,
+		    "api allow address" },
+		/* orchd's own, under any rule */
+		{ P("127.0.0.1", 8081), 2, "orchd's own: the API's listener" },
+		{ P("127.0.0.2", 8081), 2, "the API's listener" },
+		{ P("::1", 8081), 2, "the API's listener" },
+		{ P("10.0.0.1", 8081), 2, NULL },
+		{ P("127.0.0.1", 8088), 2, "a gateway listener" },
+		{ P("10.0.0.1", 8088), 2, "a gateway listener" },
+		{ P("127.0.0.1", 5432), 2, "a workload's \"listen on\"" },
+		{ D(", \"publish\": 8081"), 2, "the API's listener" },
+		{ H(8081), 2, "the API's listener" },
+		/* published: HostIp on loopback, from port 1024 */
+		{ D(", \"address\": \"0.0.0.0\""), 0, "api allow publish: the "
+		    "port would be published on 0.0.0.0" },
+		{ D(", \"address\": \"0.0.0.0\""), 1, NULL },
+		{ D(", \"address\": \"::\""), 1, "api allow publish" },
+		{ D(", \"address\": \"10.0.0.1\""), 2, "api allow publish" },
+		{ D(", \"address\": \"169.254.169.254\""), 2,
+		    "api allow publish" },
+		{ D(", \"address\": \"::1\""), 0, NULL },
+		{ D(", \"publish\": 22"), 0, "api allow publish port: port 22" },
+		{ D(", \"publish\": 22"), 1, NULL },
+		{ D(", \"publish\": 23"), 1, "api allow publish port" },
+		{ D(", \"publish\": 1024"), 0, NULL },
+		{ D(", \"network\": \"pr-7\", \"publish\": 443"), 0,
+		    "api allow publish port" },
+		/* network host publishes nothing: its port is the host's */
+		{ H(22), 1, NULL },
+		/* the parent's alone to give */
+		{ D(", \"run_uid\": 62000"), 2, "\"run_uid\" is orchd's" },
+#undef D
+#undef H
+#undef P
+	};
+	struct orchd_conf	 conf;
+	struct listener_conf	 l[4];
+	struct workload_conf	*wl;
+	char			 err[CTL_MSG_MAX];
+	size_t			 i;
+	int			 r;
+
+	conf_init(&conf);
+	conf.api_allow_process = 1;
+	assert_int_equal(strlist_add(&conf.api_allow_networks, "pr-*"), 0);
+	listener_add(&conf, &l[0], "127.0.0.1", 8081, 1, NULL);
+	listener_add(&conf, &l[1], "0.0.0.0", 8088, 0, NULL);
+	listener_add(&conf, &l[2], "::", 5432, 0, "db");
+	listener_add(&conf, &l[3], "192.0.2.1", 9000, 0, NULL);
+	for (i = 0; i < nitems(cases); i++) {
+		strlist_free(&conf.api_allow_addresses);
+		strlist_free(&conf.api_allow_publish);
+		memset(conf.api_allow_ports, 0, sizeof(conf.api_allow_ports));
+		conf.api_allow_net_host = cases[i].allow != 0;
+		if (cases[i].allow == 1) {
+			assert_int_equal(strlist_add(&conf.api_allow_addresses,
+			    "10.0.0.0/16"), 0);
+			assert_int_equal(strlist_add(&conf.api_allow_addresses,
+			    "169.254.10.0/24"), 0);
+			assert_int_equal(strlist_add(&conf.api_allow_publish,
+			    "0.0.0.0"), 0);
+			conf.api_allow_ports[22 / 8] |= 1 << (22 % 8);
+		} else if (cases[i].allow == 2) {
+			assert_int_equal(strlist_add(&conf.api_allow_addresses,
+			    "0.0.0.0/0"), 0);
+			assert_int_equal(strlist_add(&conf.api_allow_addresses,
+			    "::/0"), 0);
+		}
+		wl = wl_json(cases[i].json, SOURCE_API);
+		err[0] = '\0';
+		r = policy_check(&conf, wl, err, sizeof(err));
+		if (cases[i].why == NULL && r != 0)
+			fail_msg("case %zu: refused: %s", i, err);
+		if (cases[i].why != NULL && (r != 403 ||
+		    strstr(err, cases[i].why) == NULL))
+			fail_msg("case %zu: expected 403 \"%s\", got %d "
+			    "\"%s\"", i, cases[i].why, r, err);
+		workload_free(wl);
+	}
+	/* orchd.conf's own workloads: the operator's to point anywhere */
+	wl = wl_json("{\"name\": \"p\", \"hosts\": [\"p.test\"], \"command\": "
+	    "\"/bin/true\", \"address\": \"169.254.169.254\", \"port\": 80}",
+	    SOURCE_CONFIG);
+	assert_int_equal(policy_check(&conf, wl, err, sizeof(err)), 0);
 	workload_free(wl);
 	conf_clear(&conf);
 }
@@ -510,7 +674,7 @@ test_no_key(void **state)
 	struct ctl_name		 cn;
 	const char		*body = "{\"name\": \"d\", \"hosts\": "
 	    "[\"d.test\"], \"driver\": \"docker\", \"image\": \"x\", "
-	    "\"port\": 1}";
+	    "\"port\": 8080}";
 
 	(void)event_init();
 	memset(&env, 0, sizeof(env));
@@ -731,6 +895,7 @@ main(void)
 		cmocka_unit_test(test_root),
 		cmocka_unit_test(test_allow_root_json),
 		cmocka_unit_test(test_policy),
+		cmocka_unit_test(test_policy_net),
 		cmocka_unit_test(test_no_key),
 		cmocka_unit_test(test_depends),
 	};

@@ -13,7 +13,8 @@ TEST_apikey_OBJS = $(OBJ)/orchd/apikey.o
 TEST_authlim_OBJS = $(OBJ)/reaperd/authlim.o
 # the parent's policy and its API handlers (orchd/parent_api.c, with link
 # stubs)
-TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/parent_api.o \
+TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/policy_net.o \
+		   $(OBJ)/orchd/parent_api.o \
 		   $(OBJ)/orchd/depends.o $(OBJ)/orchd/trust.o \
 		   $(OBJ)/orchd/request.o
 # the parent's requests in flight, relaying answers to whoever asked
