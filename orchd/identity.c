@@ -243,3 +243,15 @@ identity_get(struct orchd *env, const char *name, uid_t *uidp, char *msg,
 	*uidp = uid;
 	return (0);
 }
+
+/* the uid name has, if it has one: nothing is allocated (owner.c) */
+int
+identity_find(const char *name, uid_t *uidp)
+{
+	struct ident	*id;
+
+	if ((id = ident_by_name(name)) == NULL)
+		return (-1);
+	*uidp = id->uid;
+	return (0);
+}
