@@ -33,3 +33,5 @@ TEST_admit_OBJS = $(OBJ)/runtimed/admit.o
 # the routes runtimed may give the gateway, a swarm's nodes in turn
 TEST_instance_OBJS = $(OBJ)/gatewayd/instance.o
 $(BUILD)/regress/test_instance: LDFLAGS += $(GATEWAY_LIBS)
+# the kernel's list of listeners, read for the listener check
+TEST_sockdiag_OBJS = $(OBJ)/orchd/sockdiag.o
