@@ -87,9 +87,10 @@ COMMON_SRCS	 = $(addprefix common/, \
 ORCHD_SRCS	 = $(addprefix orchd/, \
 		   apikey.c cgroup.c config.c control.c depends.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
-		   orchd.c parent_api.c policy.c policy_net.c printconf.c \
-		   regauth.c reload.c request.c spawn.c spawner.c statedir.c \
-		   swarmcreds.c trust.c usecheck.c users.c voldir.c)
+		   orchd.c owner.c parent_api.c policy.c policy_net.c \
+		   printconf.c regauth.c reload.c request.c sockdiag.c spawn.c \
+		   spawner.c statedir.c swarmcreds.c trust.c usecheck.c users.c \
+		   voldir.c)
 STORE_SRCS	 = $(addprefix stored/, \
 		   store.c store_db.c store_queue.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \
@@ -106,7 +107,7 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   docker_client.c docker_events.c docker_image.c \
 		   docker_logs.c docker_network.c docker_pull.c docker_spec.c \
 		   driver_docker.c driver_process.c driver_swarm.c \
-		   lifecycle.c liveness.c ready.c replace.c restore.c \
+		   lifecycle.c liveness.c owner.c ready.c replace.c restore.c \
 		   runtimed.c swarm_agree.c swarm_spec.c)
 ORCHCTL_SRCS	 = $(addprefix orchctl/, \
 		   define.c orchctl.c output.c parser.c)

@@ -319,6 +319,12 @@ enum imsg_type {
 					   start: may it be, now? */
 	IMSG_RT_USED,			/* parent -> runtime: struct rt_used,
 					   the answer */
+	IMSG_RT_OWNER_ASK,		/* runtime -> parent: struct
+					   rt_owner_ask, whose are the
+					   listeners on a workload's address
+					   (orchd/owner.c) */
+	IMSG_RT_OWNER,			/* parent -> runtime: struct
+					   rt_owner, the answer */
 
 	/*
 	 * What the store keeps, and gives back at start: one prefix for
@@ -684,6 +690,32 @@ struct st_queue_stats {
 	uint64_t		 total;		/* ever held */
 	uint64_t		 retries;	/* passes writing them again */
 	uint64_t		 drops;		/* lost: the queue was full */
+};
+
+/*
+ * IMSG_RT_OWNER_ASK: is every TCP listener that would take a connection
+ * to addr (the address itself, and the wildcard ones) the workload's
+ * own?  Asked after its readiness check passed, before it is running,
+ * and after each liveness check that passed; seq comes back in the
+ * answer, so that runtimed drops one to a question no longer asked.
+ */
+struct rt_owner_ask {
+	char			 name[ORCHD_NAME_MAX];
+	union wl_addr		 addr;
+	uint32_t		 addrlen;
+	uint32_t		 seq;
+};
+
+/* IMSG_RT_OWNER: the parent's answer; ok 1 its own, 0 not, -1 unknown */
+#define OWNER_COMM_MAX		16	/* TASK_COMM_LEN */
+struct rt_owner {
+	char			 name[ORCHD_NAME_MAX];
+	uint32_t		 seq;
+	int32_t			 ok;
+	uint32_t		 uid;		/* ok 0: the other listener's */
+	int32_t			 pid;		/* ... its process, 0 unknown */
+	char			 msg[RT_MSG_MAX]; /* ok < 1: why, for the
+						   history */
 };
 
 struct rt_kill {

@@ -42,6 +42,7 @@
 #include <sys/un.h>
 
 #include <netinet/in.h>
+#include <linux/netlink.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -334,6 +335,15 @@ sandbox_rules(scmp_filter_ctx ctx, unsigned int promises)
 		for (i = 0; i < nitems(inet_sockopt); i++)
 			sb_allow(ctx, "setsockopt", 1, SCMP_CMP_EQ,
 			    (uint32_t)inet_sockopt[i], 0);
+	}
+	/* the listeners' uids and inodes, nothing else of netlink */
+	if (promises & SB_DIAG) {
+		struct scmp_arg_cmp	 nl[3];
+
+		nl[0] = sb_arg(0, SCMP_CMP_EQ, AF_NETLINK, 0);
+		nl[1] = sb_arg(1, SCMP_CMP_EQ, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		nl[2] = sb_arg(2, SCMP_CMP_EQ, NETLINK_SOCK_DIAG, 0);
+		sb_add(ctx, SCMP_ACT_ALLOW, "socket", nitems(nl), nl);
 	}
 	if (promises & SB_UNIX) {
 		sb_allow(ctx, "socket", 0, SCMP_CMP_EQ, AF_UNIX, 0);

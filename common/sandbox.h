@@ -25,6 +25,8 @@
 #define SB_PIPE		0x8000	/* pipes, socket pairs, dup */
 #define SB_HOST		0x10000	/* its name, directories read, datagrams
 				   to an address (NOTIFY_SOCKET) */
+#define SB_DIAG		0x20000	/* a NETLINK_SOCK_DIAG socket: the
+				   host's listeners (orchd/owner.c) */
 
 /*
  * The sets of the children that talk to the network, here so that
@@ -43,7 +45,7 @@
 #define SB_PARENT	(SB_STDIO | SB_RPATH | SB_WPATH | SB_CPATH | \
 			    SB_INET | SB_UNIX | SB_ACCEPT | SB_RECVFD | \
 			    SB_SENDFD | SB_FATTR | SB_PROC | SB_LISTEN | \
-			    SB_PIPE | SB_HOST)
+			    SB_PIPE | SB_HOST | SB_DIAG)
 
 /* before chroot: what the report of a forbidden call needs (privdrop) */
 void	sandbox_prepare(void);

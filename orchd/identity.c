@@ -268,3 +268,15 @@ identity_run_uid(struct orchd *env, const struct workload_conf *wl)
 	}
 	return (uid);
 }
+
+/* the uid name has, if it has one: nothing is allocated (owner.c) */
+int
+identity_find(const char *name, uid_t *uidp)
+{
+	struct ident	*id;
+
+	if ((id = ident_by_name(name)) == NULL)
+		return (-1);
+	*uidp = id->uid;
+	return (0);
+}

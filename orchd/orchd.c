@@ -80,6 +80,10 @@ static const struct proc_handler parent_handlers[] = {
 	    spawn_kill, PROC_NAME(struct rt_kill) },
 	{ IMSG_RT_USE, sizeof(struct rt_use), PROC_FROM(PROC_RUNTIME),
 	    usecheck_request, PROC_NAME(struct rt_use) },
+	/* whose are the listeners on a workload's address (owner.c) */
+	{ IMSG_RT_OWNER_ASK, sizeof(struct rt_owner_ask),
+	    PROC_FROM(PROC_RUNTIME), owner_request,
+	    PROC_NAME(struct rt_owner_ask) },
 	{ IMSG_RT_COUNTS, sizeof(struct rt_counts), PROC_FROM(PROC_RUNTIME),
 	    notify_recv_counts },
 	/* changes of state, for orchctl monitor */

@@ -167,6 +167,7 @@ void		 spawn_kill(struct imsgev *, struct imsg *);
 void		 spawn_exited(pid_t, int);
 void		 spawn_shutdown(struct orchd *);
 uint32_t	 spawn_count(void);
+int		 spawn_uid(const struct workload_conf *, uid_t *);
 
 /*
  * spawner.c: "orchd: spawner", the process that forks and execs the
@@ -293,6 +294,10 @@ int64_t		 identity_run_uid(struct orchd *,
 		    const struct workload_conf *);
 /* an API container's uid when "workload uids" has none free: (uid_t)-2 */
 #define ORCHD_UID_NOBODY	4294967294U
+int		 identity_find(const char *, uid_t *);
+
+/* owner.c: whose are the listeners on a workload's address */
+void		 owner_request(struct imsgev *, struct imsg *);
 
 /* parent_api.c: the HTTP API's workloads, and orchctl's changes to them */
 void		 api_recv_create(struct imsgev *, struct imsg *);

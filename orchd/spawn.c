@@ -72,6 +72,7 @@ struct spawned {
 	char			 name[ORCHD_NAME_MAX];
 	char			 cgname[SPAWN_CG_MAX]; /* its cgroup's */
 	pid_t			 pid;
+	uid_t			 uid;		/* it runs as */
 	int			 stopsig;	/* stop signal */
 	int64_t			 grace_ms;	/* then SIGKILL */
 	int			 signalled;	/* told to stop */
@@ -556,6 +557,7 @@ spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
 		    0);
 	}
 	sp->pid = pid;
+	sp->uid = job.uid;
 	sp->stopsig = wl->stop_signal != 0 ? wl->stop_signal : SIGTERM;
 	sp->grace_ms = (wl->stop_timeout != -1 ? wl->stop_timeout :
 	    WL_STOP_TIMEOUT) * 1000;
@@ -572,6 +574,33 @@ spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
 	if (pid == -1)
 		wlog_flush(wl->name);
 	return (pid);
+}
+
+/*
+ * The uid process workload wl runs as, or ran as last, for the listener
+ * check (owner.c): its process's, else as job_user() would find it,
+ * without allocating one.  -1 if it has none.
+ */
+int
+spawn_uid(const struct workload_conf *wl, uid_t *uid)
+{
+	const struct spawned	*sp;
+	struct passwd		*pw;
+
+	if ((sp = spawned_find(wl->name, 0)) != NULL) {
+		*uid = sp->uid;
+		return (0);
+	}
+	if (geteuid() != 0) {
+		*uid = geteuid();
+		return (0);
+	}
+	if (wl->user == NULL)
+		return (identity_find(wl->name, uid));
+	if ((pw = users_getpwnam(wl->user)) == NULL)
+		return (-1);
+	*uid = pw->pw_uid;
+	return (0);
 }
 
 static const struct workload_conf *

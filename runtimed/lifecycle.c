@@ -1110,6 +1110,36 @@ lifecycle_unhealthy(struct rt_workload *wl, const char *msg)
 }
 
 /*
+ * Its address is served by a listener not its own (owner.c; msg says
+ * whose), or that could not be told: nothing is ever proxied there.  A
+ * wake fails as any failed wake (its held requests answered 503), a
+ * running workload fails; either way what was started is stopped, and
+ * the history keeps msg.  A new instance side by side is given up, the
+ * old one running on.
+ */
+void
+lifecycle_squatted(struct rt_workload *wl, const char *msg)
+{
+	int64_t	 up;
+
+	if (replace_starting(wl)) {
+		replace_fail(wl, msg);
+		return;
+	}
+	if (wl->conf == NULL || wl->stopping)
+		return;
+	if (wl->state == WL_WAKING) {
+		lc_fail(wl, RT_REASON_START_FAILED, msg);
+		lc_stop(wl, RT_REASON_START_FAILED);
+	} else if (wl->state == WL_RUNNING) {
+		up = monotime_ms() - wl->running_ms;
+		state_set(wl, WL_FAILED, RT_REASON_UNHEALTHY, msg);
+		lc_stop(wl, RT_REASON_UNHEALTHY);
+		restart_schedule(wl, up);
+	}
+}
+
+/*
  * The driver found the workload running without a start of ours: a
  * container that outlived the last orchd.  0 if it is running now.
  */

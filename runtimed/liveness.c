@@ -104,6 +104,7 @@ live_stop(struct rt_workload *wl)
 {
 	struct rt_live	*l = wl->live;
 
+	owner_cancel(wl, OWNER_LIVE);
 	if (l == NULL)
 		return;
 	ready_check_cancel(&l->probe);
@@ -127,6 +128,8 @@ live_done(struct rt_workload *wl, const char *why)
 			log_info("workload %s: health check passes again",
 			    wl->name);
 		l->failures = 0;
+		/* something answered: is it the workload's own listener? */
+		owner_ask(wl, OWNER_LIVE);
 		return;
 	}
 	max = live_failures(wl);

@@ -127,7 +127,8 @@ probe_ready(struct rt_probe *p)
 	log_debug("workload %s: ready after %u attempts", wl->name,
 	    p->attempts);
 	ready_stop(wl);
-	lifecycle_ready(wl);
+	/* something answers: running once its listener is known its own */
+	owner_ask(wl, OWNER_WAKE);
 }
 
 /* the name the workload knows itself by, for Host; busy.c's too */
@@ -405,6 +406,7 @@ ready_stop(struct rt_workload *wl)
 {
 	struct rt_probe	*p = wl->probe;
 
+	owner_cancel(wl, OWNER_WAKE);
 	if (p == NULL)
 		return;
 	probe_close(p);

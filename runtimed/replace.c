@@ -214,7 +214,7 @@ replace_timer(struct rt_workload *wl, int64_t secs,
 }
 
 /* the new instance did not make it: it is stopped, if it runs at all */
-static void
+void
 replace_fail(struct rt_workload *wl, const char *why)
 {
 	struct rt_replace	*rp = wl->replace;

@@ -55,6 +55,13 @@ struct rt_waiter {
 };
 TAILQ_HEAD(rt_waiters, rt_waiter);
 
+/* what a listener check was asked for (owner.c) */
+enum owner_for {
+	OWNER_NONE = 0,
+	OWNER_WAKE,			/* readiness passed: running if so */
+	OWNER_LIVE			/* a liveness check passed */
+};
+
 /* the process driver's state of one workload (driver_process.c) */
 struct rt_process {
 	struct rt_workload	*wl;
@@ -109,6 +116,9 @@ struct rt_workload {
 	int64_t			 restart_wait;	/* ms, its delay */
 	int64_t			 running_ms;	/* monotonic: running since */
 	struct rt_live		*live;		/* liveness.c */
+	/* the listener check under way (owner.c) */
+	enum owner_for		 owner_for;
+	uint32_t		 owner_seq;
 
 	/* the definition its instance was started with: drift */
 	struct workload_conf	*run_conf;	/* NULL: none, or unknown */
@@ -197,6 +207,7 @@ void		 lifecycle_ended(struct rt_workload *, int, enum rt_reason,
 		    const char *);
 void		 lifecycle_ready(struct rt_workload *);
 void		 lifecycle_unhealthy(struct rt_workload *, const char *);
+void		 lifecycle_squatted(struct rt_workload *, const char *);
 void		 lifecycle_pulling(struct rt_workload *, int64_t);
 void		 lifecycle_pulled(struct rt_workload *);
 int		 lifecycle_adopted(struct rt_workload *,
@@ -227,6 +238,7 @@ int		 replace_starting(const struct rt_workload *);
 void		 replace_started(struct rt_workload *);
 void		 replace_ready(struct rt_workload *);
 void		 replace_gone(struct rt_workload *, const char *);
+void		 replace_fail(struct rt_workload *, const char *);
 void		 replace_held(struct rt_workload *);
 void		 replace_retired(struct rt_workload *, int);
 void		 replace_abandon(struct rt_workload *);
@@ -285,6 +297,11 @@ void		 busy_stop(struct rt_workload *);
 void		 ready_check(struct rt_workload *, struct rt_probe **, int64_t,
 		    void (*)(struct rt_workload *, const char *));
 void		 ready_check_cancel(struct rt_probe **);
+
+/* owner.c: are the listeners on its address its own? */
+void		 owner_ask(struct rt_workload *, enum owner_for);
+void		 owner_cancel(struct rt_workload *, enum owner_for);
+void		 owner_recv(struct imsgev *, struct imsg *);
 
 /* liveness.c */
 void		 live_start(struct rt_workload *);

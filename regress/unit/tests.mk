@@ -36,3 +36,5 @@ TEST_instance_OBJS = $(OBJ)/gatewayd/instance.o
 $(BUILD)/regress/test_instance: LDFLAGS += $(GATEWAY_LIBS)
 # the API's volume directories, made at each wake without following links
 TEST_voldir_OBJS = $(OBJ)/orchd/voldir.o $(OBJ)/orchd/trust.o
+# the kernel's list of listeners, read for the listener check
+TEST_sockdiag_OBJS = $(OBJ)/orchd/sockdiag.o
