@@ -388,15 +388,7 @@ config_send(struct orchd *env)
 	gs.memory_estimate = env->conf->memory_estimate;
 	gs.max_wakes = env->conf->max_wakes;
 	gs.pressure_limit = env->conf->pressure_limit;
-	if (env->conf->instance[0] != '\0')
-		strlcpy(gs.instance, env->conf->instance, sizeof(gs.instance));
-	else if (instance_name_default(gs.instance,
-	    sizeof(gs.instance)) == -1) {
-		/* parse_config said so if a swarm workload needs it */
-		log_warnx("the host name cannot be an instance name: "
-		    "\"orchd\" instead");
-		strlcpy(gs.instance, "orchd", sizeof(gs.instance));
-	}
+	instance_name(env->conf, gs.instance, sizeof(gs.instance));
 
 	config_compose_all(env, IMSG_CFG_RESET, &gen, sizeof(gen));
 	config_compose_all(env, IMSG_CFG_GLOBAL, &gs, sizeof(gs));

@@ -200,6 +200,7 @@ runtime_apply(struct privsep *ps, struct cfg_generation *gen,
 	if (strcmp(rt->instance, gen->global.instance) != 0) {
 		strlcpy(rt->instance, gen->global.instance,
 		    sizeof(rt->instance));
+		dk_instance_set(rt->instance);
 		log_info("instance name %s", rt->instance);
 	}
 	lifecycle_apply(gen);
