@@ -48,6 +48,11 @@ trap inst_cleanup EXIT
 
 testhttp_bin
 mkdir -p "$T/a/log" "$T/b/log" "$T/c/log"
+# each process workload's starts, written as its own uid
+for x in a b; do
+	: >"$T/$x/starts"
+	chmod 0666 "$T/$x/starts"
+done
 
 # conf DIR NAME LOW GATEWAY BOXPORT WEBPORT PAGE: an instance, its own
 # files and ports, the same two workloads
