@@ -42,8 +42,8 @@
 #include "parent.h"
 #include "util.h"
 
-#define INSTANCES_PARENT	"/run/orchd"
-#define INSTANCES_DIR		INSTANCES_PARENT "/instances"
+/* not in /run/orchd: systemd's RuntimeDirectory= goes when one stops */
+#define INSTANCES_DIR		"/run/orchd-instances"
 #define INSTANCES_DIR_USER	"/tmp/orchd-instances-%u"
 #define INSTANCES_LINE		"%10d %10lld %10lld\n"
 #define INSTANCES_LINE_MAX	64
@@ -193,8 +193,6 @@ instances_start(struct orchd *env)
 		log_warnx("the host name cannot be an instance name: "
 		    "\"orchd\" instead");
 	if (geteuid() == 0) {
-		if (mkdir(INSTANCES_PARENT, 0755) == -1 && errno != EEXIST)
-			fatal("%s", INSTANCES_PARENT);
 		strlcpy(inst_dir, INSTANCES_DIR, sizeof(inst_dir));
 		inst_dfd = inst_opendir(inst_dir, 0755);
 	} else {
