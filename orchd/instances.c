@@ -47,7 +47,7 @@
 #define INSTANCES_DIR_USER	"/tmp/orchd-instances-%u"
 #define INSTANCES_LINE		"%10d %10lld %10lld\n"
 #define INSTANCES_LINE_MAX	64
-#define INSTANCES_TRIES		20	/* a look at our file by another */
+#define INSTANCES_TRIES		20	/* another looks at ours: waited */
 #define INSTANCES_TRY_MS	50
 
 static int	 inst_dfd = -1;		/* the directory */

@@ -44,8 +44,8 @@ struct imsg;
 /* a service, shared by the instances of a swarm: orchd-NAME */
 #define DK_SNAME_MAX		(sizeof(DK_NAME_PREFIX) + ORCHD_NAME_MAX)
 /* a container, this instance's: orchd-INSTANCE-NAME */
-#define DK_CNAME_MAX		(sizeof(DK_NAME_PREFIX) + ORCHD_INSTANCE_MAX + \
-				    ORCHD_NAME_MAX)
+#define DK_CNAME_MAX	(sizeof(DK_NAME_PREFIX) + ORCHD_INSTANCE_MAX + \
+			    ORCHD_NAME_MAX)
 #define DK_ID_MAX		65	/* 64 hex digits and the NUL */
 #define DK_HASH_MAX		65	/* sha256 in hex and the NUL */
 

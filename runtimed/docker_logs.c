@@ -2,10 +2,11 @@
  * orchctl logs for a docker workload: the container's own logs, from
  * GET /containers/ID/logs, ID that of the container named
  * orchd-INSTANCE-NAME once its inspect showed it is this instance's
- * (a container of that name of another's is never read).  The parent, which answers logs for
- * process workloads from their files, forwards the request here under
- * the id of its request in flight, and the answer goes back under it:
- * IMSG_CTL_LOGDATA items, then IMSG_CTL_END or IMSG_CTL_FAIL.
+ * (a container of that name of another's is never read).  The parent,
+ * which answers logs for process workloads from their files, forwards
+ * the request here under the id of its request in flight, and the
+ * answer goes back under it: IMSG_CTL_LOGDATA items, then IMSG_CTL_END
+ * or IMSG_CTL_FAIL.
  *
  * A container without a terminal (orchd makes none) has its stdout and
  * stderr multiplexed in frames, an 8-byte header (stream, 0, 0, 0, size

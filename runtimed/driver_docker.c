@@ -10,16 +10,16 @@
  * workload gives it, and pulled (docker_pull.c) as "pull" says: always
  * before it is looked at, or when the daemon has none by that name
  * ("missing"), or never.  Then inspect orchd-INSTANCE-NAME.  None:
- * create it, then start it.  One with the same hash, made from the image the name
- * gives now: start it, or take it as it is if it runs already.  One with
- * another hash, because the definition changed since it was made, or
- * made from another image, because a pull or docker pull brought a new
- * one under the same name, or a stopped one made on another network of
- * that name, since removed: remove it (its volumes stay) and create it
- * again.  A definition that changes is therefore used at the next wake,
- * and a change never wakes anything.  While a pull goes on the wake
- * timeout waits, the pull timeout bounding it (lifecycle_pulling); a
- * stop cancels the pull.
+ * create it, then start it.  One with the same hash, made from the
+ * image the name gives now: start it, or take it as it is if it runs
+ * already.  One with another hash, because the definition changed
+ * since it was made, or made from another image, because a pull or
+ * docker pull brought a new one under the same name, or a stopped one
+ * made on another network of that name, since removed: remove it (its
+ * volumes stay) and create it again.  A definition that changes is
+ * therefore used at the next wake, and a change never wakes anything.
+ * While a pull goes on the wake timeout waits, the pull timeout
+ * bounding it (lifecycle_pulling); a stop cancels the pull.
  * Stop: the container's memory figure for the store, then
  * POST /containers/ID/stop?t=<its stop timeout>: the daemon sends the
  * container's StopSignal and a SIGKILL once that has passed.  The
@@ -90,8 +90,8 @@ struct rt_docker {
 	int			 stop_wanted;	/* once the call returns */
 	int			 died;		/* an exit seen mid-start */
 	int			 adopted;	/* the look at start is done */
-	int			 foreign_told;	/* a container of its name
-						   not ours: logged once */
+	int			 foreign_told;	/* one of its name not
+						   ours: logged once */
 	/* what the events stream said of the container since it started */
 	int			 oom;		/* it ran out of memory */
 	int			 killsig;	/* a signal not of ours */
