@@ -87,10 +87,10 @@ COMMON_SRCS	 = $(addprefix common/, \
 ORCHD_SRCS	 = $(addprefix orchd/, \
 		   apikey.c cgroup.c config.c control.c depends.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
-		   orchd.c owner.c parent_api.c policy.c policy_net.c \
-		   printconf.c regauth.c reload.c request.c sockdiag.c spawn.c \
-		   spawner.c statedir.c swarmcreds.c trust.c usecheck.c users.c \
-		   voldir.c)
+		   instances.c orchd.c owner.c parent_api.c policy.c \
+		   policy_net.c printconf.c regauth.c reload.c request.c \
+		   sockdiag.c spawn.c spawner.c statedir.c swarmcreds.c trust.c \
+		   usecheck.c users.c voldir.c)
 STORE_SRCS	 = $(addprefix stored/, \
 		   store.c store_db.c store_queue.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \

@@ -45,7 +45,7 @@
 #define SB_PARENT	(SB_STDIO | SB_RPATH | SB_WPATH | SB_CPATH | \
 			    SB_INET | SB_UNIX | SB_ACCEPT | SB_RECVFD | \
 			    SB_SENDFD | SB_FATTR | SB_PROC | SB_LISTEN | \
-			    SB_PIPE | SB_HOST | SB_DIAG)
+			    SB_PIPE | SB_HOST | SB_DIAG | SB_FLOCK)
 
 /* before chroot: what the report of a forbidden call needs (privdrop) */
 void	sandbox_prepare(void);

@@ -421,15 +421,7 @@ config_send(struct orchd *env)
 		(void)strlcpy(gs.volume_root,
 		    TAILQ_FIRST(&env->conf->api_allow_volumes)->str,
 		    sizeof(gs.volume_root));
-	if (env->conf->instance[0] != '\0')
-		strlcpy(gs.instance, env->conf->instance, sizeof(gs.instance));
-	else if (instance_name_default(gs.instance,
-	    sizeof(gs.instance)) == -1) {
-		/* parse_config said so if a swarm workload needs it */
-		log_warnx("the host name cannot be an instance name: "
-		    "\"orchd\" instead");
-		strlcpy(gs.instance, "orchd", sizeof(gs.instance));
-	}
+	instance_name(env->conf, gs.instance, sizeof(gs.instance));
 
 	config_compose_all(env, IMSG_CFG_RESET, &gen, sizeof(gen));
 	config_compose_all(env, IMSG_CFG_GLOBAL, &gs, sizeof(gs));

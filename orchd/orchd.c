@@ -433,6 +433,7 @@ static int
 reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 {
 	struct orchd_conf	*nconf, *oconf = env->conf;
+	char			 name[ORCHD_INSTANCE_MAX];
 
 	log_info("reloading configuration from %s", env->conffile);
 	reload_begin(conn);
@@ -467,7 +468,13 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 		reload_restart("user");
 		strlcpy(nconf->user, oconf->user, sizeof(nconf->user));
 	}
-	if (api_reload_check(nconf, oconf, err, errlen) == -1 ||
+	instance_name(nconf, name, sizeof(name));
+	if (strcmp(name, instances_self()) != 0)
+		reload_restart("instance name");
+	strlcpy(nconf->instance, instances_self(), sizeof(nconf->instance));
+	if (instances_check(nconf->wl_uid_low, nconf->wl_uid_high, err,
+	    errlen) == -1 ||
+	    api_reload_check(nconf, oconf, err, errlen) == -1 ||
 	    accesslog_open(nconf, err, errlen) == -1) {
 		reload_flush(1);
 		log_warnx("not reloading: %s", err);
@@ -484,6 +491,7 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 		return (-1);
 	}
 	accesslog_commit();
+	instances_commit(nconf->wl_uid_low, nconf->wl_uid_high);
 	reload_flush(0);
 	reload_diff(oconf, nconf);
 	/* the workloads created through the API stay */
@@ -790,6 +798,8 @@ main(int argc, char *argv[])
 		statedir_socket(env.conf->socket);
 	}
 
+	/* a second orchd of this name, or of these uids, stops here */
+	instances_start(&env);
 	control_init(env.conf->socket);
 	if (listeners_bind(env.conf, NULL, err, sizeof(err)) == -1) {
 		control_cleanup(env.conf->socket);
@@ -803,6 +813,7 @@ main(int argc, char *argv[])
 	accesslog_commit();
 	if (!env.debug && daemon(1, 0) == -1)
 		fatal("daemon");
+	instances_daemonized();
 	/* after daemon(): the cgroups are named for this pid */
 	cgroup_init();
 

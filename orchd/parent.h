@@ -84,6 +84,14 @@ void		 notify_recv_counts(struct imsgev *, struct imsg *);
 void		 statedir_take(const char *, uid_t, gid_t);
 void		 statedir_socket(const char *);
 
+/* instances.c: the orchd instances of this host */
+void		 instance_name(const struct orchd_conf *, char *, size_t);
+void		 instances_start(struct orchd *);
+void		 instances_daemonized(void);
+int		 instances_check(int64_t, int64_t, char *, size_t);
+void		 instances_commit(int64_t, int64_t);
+const char	*instances_self(void);
+
 /* keycheck.c: TLS keypairs, checked by gatewayd -n */
 int		 keycheck(struct orchd_conf *);
 __dead void	 keycheck_exec(int, char *const []);

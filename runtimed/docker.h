@@ -38,9 +38,14 @@ struct imsg;
 #define DK_LABEL_WORKLOAD	"org.orchd.workload"
 #define DK_LABEL_HASH		"org.orchd.hash"
 #define DK_LABEL_NETWORK	"org.orchd.network"	/* one runtimed made */
+#define DK_LABEL_INSTANCE	"org.orchd.instance"	/* whose it is */
 #define SW_LABEL_SEEN		"org.orchd.seen."	/* INSTANCE: last use */
 #define SW_SEEN_FORGET		(7 * 24 * 60 * 60)	/* seconds: dropped */
-#define DK_CNAME_MAX		(sizeof(DK_NAME_PREFIX) + ORCHD_NAME_MAX)
+/* a service, shared by the instances of a swarm: orchd-NAME */
+#define DK_SNAME_MAX		(sizeof(DK_NAME_PREFIX) + ORCHD_NAME_MAX)
+/* a container, this instance's: orchd-INSTANCE-NAME */
+#define DK_CNAME_MAX	(sizeof(DK_NAME_PREFIX) + ORCHD_INSTANCE_MAX + \
+			    ORCHD_NAME_MAX)
 #define DK_ID_MAX		65	/* 64 hex digits and the NUL */
 #define DK_HASH_MAX		65	/* sha256 in hex and the NUL */
 
@@ -124,6 +129,10 @@ int		 dk_spec_hash(json_t *, char *, size_t);
 int		 dk_spec_argv(json_t *, const char *, const char *, char *,
 		    size_t);
 void		 dk_container_name(const char *, char *, size_t);
+void		 dk_service_name(const char *, char *, size_t);
+void		 dk_instance_set(const char *);
+const char	*dk_instance(void);
+int		 dk_labels_ours(json_t *, const char *, char *, size_t);
 
 /* driver_docker.c: what the rest of runtimed asks */
 void		 docker_adopt(struct rt_workload *);

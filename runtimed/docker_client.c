@@ -58,6 +58,7 @@
 #include "msg.h"
 #include "orchd.h"
 #include "proc.h"
+#include "util.h"
 #include "workload.h"
 #include "docker.h"
 
@@ -69,7 +70,7 @@
 #define DK_PATH_MAX		2048
 #define DK_ERR_MAX		RT_MSG_MAX
 #define DK_READ_MAX		65536
-#define DK_REF_MAX		128	/* a container name or id */
+#define DK_REF_MAX		160	/* a container name or id */
 /* the newest API this client is written against */
 #define DK_API_MAJOR		1
 #define DK_API_MINOR		43
@@ -401,10 +402,31 @@ dk_urlencode(const char *s, char *buf, size_t len)
 	return (0);
 }
 
+/*
+ * A filters argument, URL-encoded into buf: head, then the labels every
+ * container of this instance has (label filters must all match).  The
+ * instance's name holds only letters, digits, '.', '-' and '_': nothing
+ * to escape in JSON.
+ */
+static int
+dk_filters(char *buf, size_t len, const char *head)
+{
+	char	 json[512];
+	int	 n;
+
+	if (!instance_name_ok(dk_instance()))
+		return (-1);
+	n = snprintf(json, sizeof(json), "%s\"label\":[\"%s\",\"%s=%s\"]}",
+	    head, DK_LABEL_WORKLOAD, DK_LABEL_INSTANCE, dk_instance());
+	if (n < 0 || (size_t)n >= sizeof(json))
+		return (-1);
+	return (dk_urlencode(json, buf, len));
+}
+
 static int
 dk_path(struct dk_req *req, const char *id, const char *arg)
 {
-	char	 filters[256], enc[sizeof(filters) * 3];
+	char	 filters[512], enc[sizeof(filters) * 3];
 	char	 from[DK_IMAGE_MAX * 3], tag[DK_TAG_MAX * 3];
 	int	 n = -1, secs = 0;
 
@@ -494,19 +516,20 @@ dk_path(struct dk_req *req, const char *id, const char *arg)
 		    "/containers/%s/logs?stdout=1&stderr=1&tail=%s", id, arg);
 		break;
 	case DK_EVENTS:
-		/* what a container lives through: see docker_events.c */
-		if (dk_urlencode("{\"type\":[\"container\"],\"event\":"
-		    "[\"start\",\"die\",\"oom\",\"kill\",\"destroy\"],"
-		    "\"label\":[\"" DK_LABEL_WORKLOAD "\"]}",
-		    filters, sizeof(filters)) == -1)
+		/*
+		 * What a container of this instance lives through (see
+		 * docker_events.c); label filters must all match.
+		 */
+		if (dk_filters(filters, sizeof(filters), "{\"type\":"
+		    "[\"container\"],\"event\":[\"start\",\"die\","
+		    "\"oom\",\"kill\",\"destroy\"],") == -1)
 			return (-1);
 		n = snprintf(req->path, sizeof(req->path),
 		    "/events?filters=%s", filters);
 		break;
 	case DK_LIST:
-		/* every container of orchd's, running or not */
-		if (dk_urlencode("{\"label\":[\"" DK_LABEL_WORKLOAD "\"]}",
-		    filters, sizeof(filters)) == -1)
+		/* every container of this instance's, running or not */
+		if (dk_filters(filters, sizeof(filters), "{") == -1)
 			return (-1);
 		n = snprintf(req->path, sizeof(req->path),
 		    "/containers/json?all=1&filters=%s", filters);

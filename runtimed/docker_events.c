@@ -1,8 +1,10 @@
 /*
  * What happens to orchd's containers, told by the daemon's events
  * stream: one long-lived GET /events, filtered to the start, die, oom,
- * kill and destroy events of containers labelled org.orchd.workload,
- * one JSON object a line.  An event only names the workload and the
+ * kill and destroy events of containers labelled org.orchd.workload and
+ * org.orchd.instance=<this instance>, one JSON object a line: another
+ * instance's containers on the same daemon are none of ours, and their
+ * events never reach runtimed.  An event only names the workload and the
  * container: driver_docker.c inspects the container before it believes
  * anything that changes a state.
  *
@@ -72,7 +74,8 @@ static const struct {
 
 /*
  * One event: {"Type":"container","Action":"die","Actor":{"ID":...,
- * "Attributes":{"name":"orchd-x","org.orchd.workload":"x",...}}}
+ * "Attributes":{"name":"orchd-i-x","org.orchd.workload":"x",
+ * "org.orchd.instance":"i",...}}}
  */
 static void
 events_line(const char *line, size_t len)
@@ -80,7 +83,7 @@ events_line(const char *line, size_t len)
 	json_error_t	 jerr;
 	json_t		*o, *actor, *attrs;
 	struct dk_event	 e;
-	const char	*action, *sig, *errstr;
+	const char	*action, *sig, *errstr, *inst;
 	size_t		 i;
 
 	if ((o = json_loadb(line, len, 0, &jerr)) == NULL) {
@@ -95,7 +98,10 @@ events_line(const char *line, size_t len)
 	e.cname = json_string_value(json_object_get(attrs, "name"));
 	e.id = json_string_value(json_object_get(actor, "ID"));
 	action = json_string_value(json_object_get(o, "Action"));
-	if (e.workload == NULL || e.id == NULL || action == NULL) {
+	/* another instance's: the filter leaves them out, and so does this */
+	inst = json_string_value(json_object_get(attrs, DK_LABEL_INSTANCE));
+	if (e.workload == NULL || e.id == NULL || action == NULL ||
+	    inst == NULL || strcmp(inst, dk_instance()) != 0) {
 		json_decref(o);
 		return;
 	}

@@ -1,9 +1,12 @@
 /*
  * orchctl logs for a docker workload: the container's own logs, from
- * GET /containers/orchd-NAME/logs.  The parent, which answers logs for
- * process workloads from their files, forwards the request here under
- * the id of its request in flight, and the answer goes back under it:
- * IMSG_CTL_LOGDATA items, then IMSG_CTL_END or IMSG_CTL_FAIL.
+ * GET /containers/ID/logs, ID that of the container named
+ * orchd-INSTANCE-NAME once its inspect showed it is this instance's
+ * (a container of that name of another's is never read).  The parent,
+ * which answers logs for process workloads from their files, forwards
+ * the request here under the id of its request in flight, and the
+ * answer goes back under it: IMSG_CTL_LOGDATA items, then IMSG_CTL_END
+ * or IMSG_CTL_FAIL.
  *
  * A container without a terminal (orchd makes none) has its stdout and
  * stderr multiplexed in frames, an 8-byte header (stream, 0, 0, 0, size
@@ -46,6 +49,7 @@ struct dk_logs {
 	size_t			 hdrlen;
 	uint32_t		 left;		/* of the frame's payload */
 	int			 raw;		/* not framed */
+	char			 tail[24];	/* lines, or "all" */
 };
 static TAILQ_HEAD(, dk_logs) dk_logs_all = TAILQ_HEAD_INITIALIZER(dk_logs_all);
 
@@ -122,6 +126,39 @@ dk_logs_done(const struct dk_resp *r, void *arg)
 	dk_logs_free(dl);
 }
 
+/* its inspect: ours, then its logs by its id; another's, not read */
+static void
+dk_logs_inspected(const struct dk_resp *r, void *arg)
+{
+	struct dk_logs	*dl = arg;
+	json_error_t	 jerr;
+	json_t		*o = NULL;
+	const char	*id = NULL;
+	char		 whose[RT_MSG_MAX / 2], err[RT_MSG_MAX];
+
+	dl->req = NULL;
+	if (r->status != 200) {
+		dk_logs_done(r, dl);
+		return;
+	}
+	err[0] = '\0';
+	if ((o = json_loadb(r->body, r->len, 0, &jerr)) == NULL ||
+	    (id = json_string_value(json_object_get(o, "Id"))) == NULL)
+		snprintf(err, sizeof(err), "inspect: bad answer");
+	else if (dk_labels_ours(json_object_get(json_object_get(o, "Config"),
+	    "Labels"), dl->wl->name, whose, sizeof(whose)) == -1)
+		snprintf(err, sizeof(err), "its container is %s: not read",
+		    whose);
+	else if ((dl->req = dk_call(DK_LOGS, id, dl->tail, NULL,
+	    dk_logs_done, dk_logs_data, dl)) == NULL)
+		snprintf(err, sizeof(err), "cannot call the Docker daemon");
+	json_decref(o);
+	if (err[0] != '\0') {
+		dl->cb(dl->wl, err, 0, dl->arg);
+		dk_logs_free(dl);
+	}
+}
+
 /*
  * The driver's logs(): the last tail lines (SIZE_MAX: all) through cb,
  * then cb once with len 0 and data NULL, or data why it failed.
@@ -130,7 +167,7 @@ int
 docker_logs(struct rt_workload *wl, size_t tail, rt_logs_cb cb, void *arg)
 {
 	struct dk_logs	*dl;
-	char		 cname[DK_CNAME_MAX], n[24];
+	char		 cname[DK_CNAME_MAX];
 
 	if ((dl = calloc(1, sizeof(*dl))) == NULL)
 		return (-1);
@@ -138,13 +175,13 @@ docker_logs(struct rt_workload *wl, size_t tail, rt_logs_cb cb, void *arg)
 	dl->cb = cb;
 	dl->arg = arg;
 	if (tail == SIZE_MAX)
-		strlcpy(n, "all", sizeof(n));
+		strlcpy(dl->tail, "all", sizeof(dl->tail));
 	else
-		snprintf(n, sizeof(n), "%zu", tail);
+		snprintf(dl->tail, sizeof(dl->tail), "%zu", tail);
 	docker_events_start();
 	dk_container_name(wl->name, cname, sizeof(cname));
-	if ((dl->req = dk_call(DK_LOGS, cname, n, NULL, dk_logs_done,
-	    dk_logs_data, dl)) == NULL) {
+	if ((dl->req = dk_call(DK_INSPECT, cname, NULL, NULL,
+	    dk_logs_inspected, NULL, dl)) == NULL) {
 		free(dl);
 		return (-1);
 	}

@@ -4,9 +4,13 @@
  * name.  Before each start of such a container runtimed makes sure its
  * network is there: GET /networks/NAME, and if there is none, POST
  * /networks/create, driver bridge, labelled org.orchd.network=1 so that
- * an operator can tell the networks orchd made.  One that exists is
- * used as it is, whoever made it.  runtimed never removes a network: it
- * may hold containers that are not orchd's.
+ * an operator can tell the networks orchd made, and
+ * org.orchd.instance=INSTANCE: whose.  One that exists is used as it is
+ * if an operator made it (no org.orchd.network: a network shared on
+ * purpose), or an orchd older than instance labels, or this instance;
+ * one that another instance made is never joined, so that no workload
+ * of one instance reaches another's through it (orchd.8).  runtimed
+ * never removes a network: it may hold containers that are not orchd's.
  *
  * Its id goes back to the driver, which replaces a container made on a
  * network of that name that has since been removed and made again:
@@ -90,9 +94,10 @@ net_call(struct dk_net *net, enum dk_net_step step)
 		 * CheckDuplicate: Docker refuses a second one of that name
 		 * (before API 1.44 it is off unless asked for).
 		 */
-		body = json_pack("{s:s, s:s, s:b, s:{s:s}}", "Name",
+		body = json_pack("{s:s, s:s, s:b, s:{s:s, s:s}}", "Name",
 		    net->name, "Driver", "bridge", "CheckDuplicate", 1,
-		    "Labels", DK_LABEL_NETWORK, "1");
+		    "Labels", DK_LABEL_NETWORK, "1", DK_LABEL_INSTANCE,
+		    dk_instance());
 		if (body == NULL)
 			return (-1);
 		net->req = dk_call(DK_NET_CREATE, NULL, NULL, body, net_done,
@@ -102,6 +107,21 @@ net_call(struct dk_net *net, enum dk_net_step step)
 		net->req = dk_call(DK_NET_INSPECT, net->name, NULL, NULL,
 		    net_done, NULL, net);
 	return (net->req != NULL ? 0 : -1);
+}
+
+/* made by orchd for another instance: its name, else NULL */
+static const char *
+net_foreign(json_t *o)
+{
+	json_t		*labels;
+	const char	*inst;
+
+	labels = json_object_get(o, "Labels");
+	inst = json_string_value(json_object_get(labels, DK_LABEL_INSTANCE));
+	if (json_object_get(labels, DK_LABEL_NETWORK) == NULL ||
+	    inst == NULL || strcmp(inst, dk_instance()) == 0)
+		return (NULL);
+	return (inst);
 }
 
 /*
@@ -128,7 +148,7 @@ net_done(const struct dk_resp *r, void *arg)
 	struct dk_net	*net = arg;
 	json_error_t	 jerr;
 	json_t		*o = NULL;
-	const char	*id = NULL;
+	const char	*id = NULL, *inst;
 	char		 err[RT_MSG_MAX];
 
 	net->req = NULL;
@@ -144,8 +164,15 @@ net_done(const struct dk_resp *r, void *arg)
 			if (id != NULL && (*id == '\0' ||
 			    strlen(id) >= DK_ID_MAX))
 				id = NULL;
-		} else
-			id = net_inspected(net, o);
+		} else if ((id = net_inspected(net, o)) != NULL &&
+		    (inst = net_foreign(o)) != NULL) {
+			snprintf(err, sizeof(err), "made by orchd instance "
+			    "%.64s for its workloads: not joined (name another "
+			    "network, or make one by hand to share it)", inst);
+			json_decref(o);
+			net_finish(net, NULL, err);
+			return;
+		}
 	}
 	if (id != NULL) {
 		if (net->step == NET_CREATE)

@@ -505,6 +505,37 @@ docker_purge_done(const struct dk_resp *r, void *arg)
 	}
 }
 
+/* the container of that name is looked at first: only ours is removed */
+static void
+docker_purge_inspected(const struct dk_resp *r, void *arg)
+{
+	struct dk_purge	*p = arg;
+	json_error_t	 jerr;
+	json_t		*o = NULL;
+	const char	*id = NULL;
+	char		 whose[RT_MSG_MAX / 2];
+
+	if (r->status != 200) {
+		docker_purge_done(r, p);
+		return;
+	}
+	if ((o = json_loadb(r->body, r->len, 0, &jerr)) == NULL ||
+	    (id = json_string_value(json_object_get(o, "Id"))) == NULL)
+		log_warnx("%s: expired: container: bad inspect", p->name);
+	else if (dk_labels_ours(json_object_get(json_object_get(o, "Config"),
+	    "Labels"), p->name, whose, sizeof(whose)) == -1)
+		log_warnx("%s: expired: its container's name is taken by one "
+		    "%s: left alone", p->name, whose);
+	else if (dk_call(DK_REMOVE, id, NULL, NULL, docker_purge_done, NULL,
+	    p) != NULL) {
+		json_decref(o);
+		return;
+	} else
+		log_warnx("%s: expired: container: cannot ask", p->name);
+	json_decref(o);
+	free(p);
+}
+
 void
 docker_recv_purge(struct imsgev *iev, struct imsg *imsg)
 {
@@ -523,10 +554,9 @@ docker_recv_purge(struct imsgev *iev, struct imsg *imsg)
 	}
 	strlcpy(p->name, rp.name, sizeof(p->name));
 	strlcpy(p->image, rp.image, sizeof(p->image));
-	(void)snprintf(cname, sizeof(cname), "%s%s", DK_NAME_PREFIX,
-	    rp.name);
-	if (dk_call(DK_REMOVE, cname, NULL, NULL, docker_purge_done, NULL,
-	    p) == NULL) {
+	dk_container_name(rp.name, cname, sizeof(cname));
+	if (dk_call(DK_INSPECT, cname, NULL, NULL, docker_purge_inspected,
+	    NULL, p) == NULL) {
 		log_warnx("%s: expired: container: cannot ask", p->name);
 		free(p);
 	}

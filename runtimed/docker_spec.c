@@ -31,10 +31,70 @@
 #include "units.h"
 #include "workload.h"
 
+/* the instance every container and network made here is labelled with */
+static char	 dk_inst[ORCHD_INSTANCE_MAX] = "orchd";
+
+void
+dk_instance_set(const char *name)
+{
+	strlcpy(dk_inst, name, sizeof(dk_inst));
+}
+
+const char *
+dk_instance(void)
+{
+	return (dk_inst);
+}
+
+/*
+ * orchd-INSTANCE-NAME: two instances on one daemon never name the same
+ * container, whatever their workloads are called.  Two pairs of names
+ * can still meet (instance "a" and workload "b-c", instance "a-b" and
+ * workload "c"): the labels, not the name, say whose it is.
+ */
 void
 dk_container_name(const char *name, char *buf, size_t len)
 {
+	snprintf(buf, len, "%s%s-%s", DK_NAME_PREFIX, dk_inst, name);
+}
+
+/*
+ * A swarm service is shared by the instances that use the swarm
+ * (swarm_agree.c): its name is the workload's alone.
+ */
+void
+dk_service_name(const char *name, char *buf, size_t len)
+{
 	snprintf(buf, len, "%s%s", DK_NAME_PREFIX, name);
+}
+
+/*
+ * Are a container's labels those of workload name of this instance?  0
+ * if so; else -1 and, in err, whose it is.  A container made by an
+ * orchd older than instance labels has the workload's label and no
+ * instance's: it is nobody's here (orchd.8, Upgrades).
+ */
+int
+dk_labels_ours(json_t *labels, const char *name, char *err, size_t len)
+{
+	const char	*owner, *inst;
+
+	owner = json_string_value(json_object_get(labels, DK_LABEL_WORKLOAD));
+	inst = json_string_value(json_object_get(labels, DK_LABEL_INSTANCE));
+	if (owner == NULL)
+		snprintf(err, len, "not orchd's (no label %s)",
+		    DK_LABEL_WORKLOAD);
+	else if (inst == NULL)
+		snprintf(err, len, "made by an older orchd, of no instance "
+		    "(no label %s)", DK_LABEL_INSTANCE);
+	else if (strcmp(inst, dk_inst) != 0)
+		snprintf(err, len, "orchd instance %.64s's, not this one's "
+		    "(%s)", inst, dk_inst);
+	else if (strcmp(owner, name) != 0)
+		snprintf(err, len, "workload %.64s's, not %s's", owner, name);
+	else
+		return (0);
+	return (-1);
 }
 
 /*
@@ -254,8 +314,8 @@ dk_spec(const struct workload_conf *wc, const char *volroot, char *err,
 	if (wc->directory != NULL)
 		r |= json_object_set_new(o, "WorkingDir",
 		    json_string(wc->directory));
-	r |= json_object_set_new(o, "Labels", json_pack("{s:s}",
-	    DK_LABEL_WORKLOAD, wc->name));
+	r |= json_object_set_new(o, "Labels", json_pack("{s:s, s:s}",
+	    DK_LABEL_WORKLOAD, wc->name, DK_LABEL_INSTANCE, dk_inst));
 	/* unset: the image's STOPSIGNAL, else SIGTERM, as docker run does */
 	if (wc->stop_signal != 0)
 		r |= json_object_set_new(o, "StopSignal",

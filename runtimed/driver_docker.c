@@ -1,22 +1,25 @@
 /*
- * The docker driver: a workload that is a container, orchd-NAME,
- * labelled org.orchd.workload=NAME and org.orchd.hash=<its spec's hash>.
+ * The docker driver: a workload that is a container,
+ * orchd-INSTANCE-NAME, labelled org.orchd.workload=NAME,
+ * org.orchd.instance=INSTANCE and org.orchd.hash=<its spec's hash>.  A
+ * container of that name whose labels are not those is another's: it is
+ * left alone and the log says so once (dk_inspected()).
  *
  * Start: with "network NAME", the network is made sure of first
  * (docker_network.c).  Then the image, inspected by the name the
  * workload gives it, and pulled (docker_pull.c) as "pull" says: always
  * before it is looked at, or when the daemon has none by that name
- * ("missing"), or never.  Then inspect orchd-NAME.  None: create it,
- * then start it.  One with the same hash, made from the image the name
- * gives now: start it, or take it as it is if it runs already.  One with
- * another hash, because the definition changed since it was made, or
- * made from another image, because a pull or docker pull brought a new
- * one under the same name, or a stopped one made on another network of
- * that name, since removed: remove it (its volumes stay) and create it
- * again.  A definition that changes is therefore used at the next wake,
- * and a change never wakes anything.  While a pull goes on the wake
- * timeout waits, the pull timeout bounding it (lifecycle_pulling); a
- * stop cancels the pull.
+ * ("missing"), or never.  Then inspect orchd-INSTANCE-NAME.  None:
+ * create it, then start it.  One with the same hash, made from the
+ * image the name gives now: start it, or take it as it is if it runs
+ * already.  One with another hash, because the definition changed
+ * since it was made, or made from another image, because a pull or
+ * docker pull brought a new one under the same name, or a stopped one
+ * made on another network of that name, since removed: remove it (its
+ * volumes stay) and create it again.  A definition that changes is
+ * therefore used at the next wake, and a change never wakes anything.
+ * While a pull goes on the wake timeout waits, the pull timeout
+ * bounding it (lifecycle_pulling); a stop cancels the pull.
  * Stop: the container's memory figure for the store, then
  * POST /containers/ID/stop?t=<its stop timeout>: the daemon sends the
  * container's StopSignal and a SIGKILL once that has passed.  The
@@ -88,6 +91,8 @@ struct rt_docker {
 	int			 stop_wanted;	/* once the call returns */
 	int			 died;		/* an exit seen mid-start */
 	int			 adopted;	/* the look at start is done */
+	int			 foreign_told;	/* one of its name not
+						   ours: logged once */
 	/* what the events stream said of the container since it started */
 	int			 oom;		/* it ran out of memory */
 	int			 killsig;	/* a signal not of ours */
@@ -231,26 +236,32 @@ dk_inspected(struct rt_docker *dk, const struct dk_resp *r, int *running,
 {
 	json_error_t	 jerr;
 	json_t		*o, *labels;
-	const char	*id, *owner, *h;
+	const char	*id, *h;
+	char		 whose[RT_MSG_MAX / 2];
 
 	if ((o = json_loadb(r->body, r->len, 0, &jerr)) == NULL) {
-		snprintf(err, errlen, "inspect %s: bad answer: %s", dk->cname,
-		    jerr.text);
+		snprintf(err, errlen, "inspect: bad answer: %s", jerr.text);
 		return (-1);
 	}
 	id = json_string_value(json_object_get(o, "Id"));
 	labels = json_object_get(json_object_get(o, "Config"), "Labels");
-	owner = json_string_value(json_object_get(labels, DK_LABEL_WORKLOAD));
 	if (id == NULL || strlen(id) >= sizeof(dk->id)) {
 		snprintf(err, errlen, "inspect %s: no id", dk->cname);
 		json_decref(o);
 		return (-1);
 	}
-	/* a container of that name that orchd did not make: not ours */
-	if (owner == NULL || strcmp(owner, dk->wl->name) != 0) {
-		snprintf(err, errlen, "container %s exists and is not "
-		    "orchd's (no label %s=%s)", dk->cname, DK_LABEL_WORKLOAD,
-		    dk->wl->name);
+	/*
+	 * A container of that name that this instance did not make for
+	 * this workload: never started, stopped, removed or taken.
+	 */
+	if (dk_labels_ours(labels, dk->wl->name, whose, sizeof(whose)) ==
+	    -1) {
+		if (!dk->foreign_told)
+			log_warnx("workload %s: container %s exists and is "
+			    "%s: left alone", dk->wl->name, dk->cname, whose);
+		dk->foreign_told = 1;
+		snprintf(err, errlen, "container %.12s has its name and is "
+		    "not this instance's: left alone", id);
 		json_decref(o);
 		return (-1);
 	}
@@ -1067,10 +1078,9 @@ dk_look_step(struct rt_docker *dk, const struct dk_resp *r)
 	dk->died = 0;
 	if (r->status != 200)
 		return;		/* gone again, or no daemon */
-	if (dk_inspected(dk, r, &running, NULL, 0, err, sizeof(err)) == -1) {
-		log_warnx("workload %s: %s", wl->name, err);
+	/* one not ours was logged, once */
+	if (dk_inspected(dk, r, &running, NULL, 0, err, sizeof(err)) == -1)
 		return;
-	}
 	if (!running)
 		return;
 	dk->running = 1;
@@ -1218,11 +1228,15 @@ dk_listed(json_t *c)
 	struct rt_docker	*dk;
 	json_t			*names, *n;
 	const char		*name, *state, *s;
+	char			 err[RT_MSG_MAX];
 	size_t			 i;
 
 	name = json_string_value(json_object_get(json_object_get(c,
 	    "Labels"), DK_LABEL_WORKLOAD));
-	if (name == NULL || (wl = lifecycle_find(name)) == NULL ||
+	/* the list is filtered on our instance: checked all the same */
+	if (name == NULL || dk_labels_ours(json_object_get(c, "Labels"),
+	    name, err, sizeof(err)) == -1 ||
+	    (wl = lifecycle_find(name)) == NULL ||
 	    wl->conf == NULL || wl->conf->driver != DRIVER_DOCKER)
 		return;
 	dk = dk_get(wl);
@@ -1343,7 +1357,7 @@ dk_adopt_step(struct rt_docker *dk, const struct dk_resp *r)
 	if (r->status == 200) {
 		if (dk_inspected(dk, r, &running, dk->run_hash,
 		    sizeof(dk->run_hash), err, sizeof(err)) == -1)
-			log_warnx("workload %s: %s", wl->name, err);
+			dk->run_hash[0] = '\0';
 		else {
 			dk->running = running;
 			log_debug("workload %s: found container %.12s, %s",

@@ -103,7 +103,7 @@ struct rt_swarm {
 	enum sw_step		 step;
 	struct dk_req		*req;		/* the call in flight */
 	struct event		*timer;		/* the next task list */
-	char			 sname[DK_CNAME_MAX];
+	char			 sname[DK_SNAME_MAX];
 	char			 version[SW_VERSION_MAX];
 	int			 replicas;	/* the service's, inspected */
 	int			 running;	/* as far as we know */
@@ -158,7 +158,7 @@ sw_get(struct rt_workload *wl)
 	if ((sw = calloc(1, sizeof(*sw))) == NULL)
 		fatal("%s: calloc", __func__);
 	sw->wl = wl;
-	dk_container_name(wl->name, sw->sname, sizeof(sw->sname));
+	dk_service_name(wl->name, sw->sname, sizeof(sw->sname));
 	wl->swarm = sw;
 	return (sw);
 }

@@ -205,6 +205,7 @@ runtime_apply(struct privsep *ps, struct cfg_generation *gen,
 	if (strcmp(rt->instance, gen->global.instance) != 0) {
 		strlcpy(rt->instance, gen->global.instance,
 		    sizeof(rt->instance));
+		dk_instance_set(rt->instance);
 		log_info("instance name %s", rt->instance);
 	}
 	(void)strlcpy(rt->volume_root, gen->global.volume_root,

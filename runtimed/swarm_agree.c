@@ -64,7 +64,7 @@ struct rt_agree {
 	int64_t			 idle_since;	/* the reaper's, of a check */
 	int			 retries;
 	int			 told;		/* "used elsewhere" logged */
-	char			 sname[DK_CNAME_MAX];
+	char			 sname[DK_SNAME_MAX];
 };
 
 static void	ag_done(const struct dk_resp *, void *);
@@ -80,7 +80,7 @@ ag_get(struct rt_workload *wl)
 	if ((ag = calloc(1, sizeof(*ag))) == NULL)
 		fatal("%s: calloc", __func__);
 	ag->wl = wl;
-	dk_container_name(wl->name, ag->sname, sizeof(ag->sname));
+	dk_service_name(wl->name, ag->sname, sizeof(ag->sname));
 	wl->agree = ag;
 	return (ag);
 }

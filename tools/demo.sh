@@ -26,6 +26,12 @@ getent passwd _orchd >/dev/null ||
 mkdir -p /var/empty
 chmod 0755 /var/empty
 
+# an orchd instance of its own (orchd.8, instances sharing a host): a
+# demo beside another orchd, or another demo, on this host and Docker
+# daemon takes neither's name, containers nor workload uids
+INSTANCE=demo-$$
+UIDS="$((140000000 + $$ * 16))-$((140000000 + $$ * 16 + 15))"
+
 D=$(mktemp -d /tmp/orchd-demo.XXXXXX)
 chmod 0755 "$D"
 # the configuration in a directory of its own: no volume may lie under
@@ -35,6 +41,8 @@ echo "Hello from a workload that was asleep a moment ago." >"$D/www/index.html"
 chmod -R a+rX "$D/www"
 cat >"$D/etc/orchd.conf" <<CONF
 # written by tools/demo.sh
+instance name "$INSTANCE"
+workload uids "$UIDS"
 database "$D/db/orchd.db"
 socket "$D/orchd.sock"
 log directory "$D/log"
@@ -75,7 +83,7 @@ cleanup() {
 	kill -TERM "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	# orchd keeps stopped containers for their next wake; the demo's goes
-	[ -z "$container" ] || docker rm -f orchd-box >/dev/null 2>&1 || true
+	[ -z "$container" ] || docker rm -f "orchd-$INSTANCE-box" >/dev/null 2>&1 || true
 	rm -rf "$D"
 }
 trap cleanup EXIT

@@ -310,7 +310,7 @@ stop_orchd
 # database did not outlive orchd, the container did
 DAPP=depends$$app
 if have_docker; then
-	trap 'docker rm -f "orchd-$DAPP" >/dev/null 2>&1; e2e_cleanup' EXIT
+	trap 'docker rm -f "orchd-$E2E_INSTANCE-$DAPP" >/dev/null 2>&1; e2e_cleanup' EXIT
 	ports P_DAPP
 	write_conf
 	cat >>"$T/orchd.conf" <<CONF
@@ -337,7 +337,7 @@ CONF
 	check "... which its history says" sh -c "$ORCHCTL -s $SOCK -j show \
 	    workload db | grep -q 'for $DAPP'"
 	stop_orchd
-	docker rm -f "orchd-$DAPP" >/dev/null 2>&1
+	docker rm -f "orchd-$E2E_INSTANCE-$DAPP" >/dev/null 2>&1
 else
 	echo "# skipped the container case: no Docker, or no test image"
 fi

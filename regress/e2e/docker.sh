@@ -29,7 +29,7 @@ OFF=${TAG}off
 IGN=${TAG}ign
 IGNKILL=${TAG}ignkill
 IGNSHORT=${TAG}ignshort
-RAW=orchd-${TAG}raw
+RAW=orchd-$E2E_INSTANCE-${TAG}raw
 V2=orchd-test/busybox:$TAG-v2
 NOIMAGE=orchd-test/nonexistent:$TAG
 RELAY_PID=
@@ -47,7 +47,7 @@ docker_cleanup() {
 	fi
 	[ -z "$RELAY_PID" ] || kill "$RELAY_PID" 2>/dev/null
 	for n in $WEB $KEEP $MISSING $CRASH $OFF $IGN $IGNKILL $IGNSHORT; do
-		docker rm -f "orchd-$n" >/dev/null 2>&1
+		docker rm -f "orchd-$E2E_INSTANCE-$n" >/dev/null 2>&1
 	done
 	docker rm -f "$RAW" >/dev/null 2>&1
 	docker rmi "$V2" "$NOIMAGE" >/dev/null 2>&1
@@ -143,14 +143,14 @@ docker events --filter event=start --filter "label=org.orchd.workload" \
 EVENTS_PID=$!
 starts() {
 	sleep 0.2
-	grep -cx "orchd-$1" "$T/starts"
+	grep -cx "orchd-$E2E_INSTANCE-$1" "$T/starts"
 }
-cid() { docker inspect -f '{{.Id}}' "orchd-$1" 2>/dev/null; }
+cid() { docker inspect -f '{{.Id}}' "orchd-$E2E_INSTANCE-$1" 2>/dev/null; }
 running() {
-	[ "$(docker inspect -f '{{.State.Running}}' "orchd-$1" 2>/dev/null)" = true ]
+	[ "$(docker inspect -f '{{.State.Running}}' "orchd-$E2E_INSTANCE-$1" 2>/dev/null)" = true ]
 }
 stopped() {
-	[ "$(docker inspect -f '{{.State.Running}}' "orchd-$1" 2>/dev/null)" = false ]
+	[ "$(docker inspect -f '{{.State.Running}}' "orchd-$E2E_INSTANCE-$1" 2>/dev/null)" = false ]
 }
 state() {
 	"$ORCHCTL" -s "$SOCK" show workload "$1" 2>/dev/null |
@@ -216,25 +216,25 @@ check "the workload is running" wait_for 5 state_is "$WEB" running
 id1=$(cid "$WEB")
 
 # 3. the container as configured
-check "named orchd-$WEB, labelled with its workload" \
+check "named orchd-$E2E_INSTANCE-$WEB, labelled with its workload" \
     [ "$(docker inspect -f '{{index .Config.Labels "org.orchd.workload"}}' \
-    "orchd-$WEB")" = "$WEB" ]
+    "orchd-$E2E_INSTANCE-$WEB")" = "$WEB" ]
 check "and with a hash of its definition" \
     sh -c "docker inspect -f '{{index .Config.Labels \"org.orchd.hash\"}}' \
-    orchd-$WEB | grep -Eqx '[0-9a-f]{64}'"
+    orchd-$E2E_INSTANCE-$WEB | grep -Eqx '[0-9a-f]{64}'"
 check "memory limit 64M applied" \
-    [ "$(docker inspect -f '{{.HostConfig.Memory}}' "orchd-$WEB")" = 67108864 ]
-lim=$(docker exec "orchd-$WEB" cat /sys/fs/cgroup/memory/memory.limit_in_bytes \
-    2>/dev/null || docker exec "orchd-$WEB" cat /sys/fs/cgroup/memory.max \
+    [ "$(docker inspect -f '{{.HostConfig.Memory}}' "orchd-$E2E_INSTANCE-$WEB")" = 67108864 ]
+lim=$(docker exec "orchd-$E2E_INSTANCE-$WEB" cat /sys/fs/cgroup/memory/memory.limit_in_bytes \
+    2>/dev/null || docker exec "orchd-$E2E_INSTANCE-$WEB" cat /sys/fs/cgroup/memory.max \
     2>/dev/null)
 check "and seen by the container's cgroup ($lim)" [ "$lim" = 67108864 ]
 check "env visible inside" \
-    sh -c "docker exec orchd-$WEB env | grep -qx 'GREETING=hello from orchd'"
+    sh -c "docker exec orchd-$E2E_INSTANCE-$WEB env | grep -qx 'GREETING=hello from orchd'"
 check "volume visible inside" \
-    sh -c "docker exec orchd-$WEB cat /www/index.html |
+    sh -c "docker exec orchd-$E2E_INSTANCE-$WEB cat /www/index.html |
     grep -qx 'hello from a container'"
 check "network host" \
-    [ "$(docker inspect -f '{{.HostConfig.NetworkMode}}' "orchd-$WEB")" = host ]
+    [ "$(docker inspect -f '{{.HostConfig.NetworkMode}}' "orchd-$E2E_INSTANCE-$WEB")" = host ]
 
 # 4. logs through the Engine API, both streams, no frame headers
 "$ORCHCTL" -s "$SOCK" logs "$WEB" >"$T/logs.out" 2>&1
@@ -355,10 +355,10 @@ check "no start ($(starts "$KEEP"))" [ "$(starts "$KEEP")" -eq 1 ]
 out=$(get keep.test)
 check "the next request: 200 (got $(code "$out"))" [ "$(code "$out")" = 200 ]
 check "runs the new image" \
-    [ "$(docker inspect -f '{{.Config.Image}}' "orchd-$KEEP")" = "$V2" ]
+    [ "$(docker inspect -f '{{.Config.Image}}' "orchd-$E2E_INSTANCE-$KEEP")" = "$V2" ]
 check "in a new container" [ "$(cid "$KEEP")" != "$keepid" ]
 check "that has the new image's file" \
-    [ "$(docker exec "orchd-$KEEP" cat /version 2>/dev/null)" = 2 ]
+    [ "$(docker exec "orchd-$E2E_INSTANCE-$KEEP" cat /version 2>/dev/null)" = 2 ]
 check "the daemon logged the replacement" \
     logged "workload $KEEP: definition changed, replacing container"
 stop_orchd
@@ -448,15 +448,15 @@ check "orchd starts with the SIGTERM-ignoring workloads" start_orchd
 # pid1 NAME: the name of the container's process 1
 # (read inside the container: the daemon's pid namespace need not be ours)
 pid1() {
-	docker exec "orchd-$1" cat /proc/1/comm 2>/dev/null
+	docker exec "orchd-$E2E_INSTANCE-$1" cat /proc/1/comm 2>/dev/null
 }
-exitcode() { docker inspect -f '{{.State.ExitCode}}' "orchd-$1" 2>/dev/null; }
+exitcode() { docker inspect -f '{{.State.ExitCode}}' "orchd-$E2E_INSTANCE-$1" 2>/dev/null; }
 
 out=$(get ign.test)
 check "with the default init: 200 (got $(code "$out"))" \
     [ "$(code "$out")" = 200 ]
 check "HostConfig.Init is true" [ "$(docker inspect -f \
-    '{{.HostConfig.Init}}' "orchd-$IGN" 2>/dev/null)" = true ]
+    '{{.HostConfig.Init}}' "orchd-$E2E_INSTANCE-$IGN" 2>/dev/null)" = true ]
 check "process 1 is Docker's init, not httpd ($(pid1 "$IGN"))" \
     [ "$(pid1 "$IGN")" = docker-init ]
 t=$(suspend_ms "$IGN")
@@ -473,7 +473,7 @@ check "init no, stop signal KILL: 200 (got $(code "$out"))" \
     [ "$(code "$out")" = 200 ]
 check "process 1 is httpd ($(pid1 "$IGNKILL"))" [ "$(pid1 "$IGNKILL")" = httpd ]
 check "StopSignal SIGKILL in the container" [ "$(docker inspect -f \
-    '{{.Config.StopSignal}}' "orchd-$IGNKILL" 2>/dev/null)" = SIGKILL ]
+    '{{.Config.StopSignal}}' "orchd-$E2E_INSTANCE-$IGNKILL" 2>/dev/null)" = SIGKILL ]
 t=$(suspend_ms "$IGNKILL")
 check "suspended in well under 10 s ($t ms)" within "$t" 0 5000
 check "the container is stopped, killed (status $(exitcode "$IGNKILL"))" \
@@ -483,7 +483,7 @@ out=$(get ignshort.test)
 check "init no, stop timeout 2s: 200 (got $(code "$out"))" \
     [ "$(code "$out")" = 200 ]
 check "StopTimeout 2 in the container" [ "$(docker inspect -f \
-    '{{.Config.StopTimeout}}' "orchd-$IGNSHORT" 2>/dev/null)" = 2 ]
+    '{{.Config.StopTimeout}}' "orchd-$E2E_INSTANCE-$IGNSHORT" 2>/dev/null)" = 2 ]
 t=$(suspend_ms "$IGNSHORT")
 # at least the 2 s that SIGTERM was given, well under 10 s
 check "suspended after its stop timeout, not 10 s ($t ms)" \

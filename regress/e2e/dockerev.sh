@@ -44,7 +44,7 @@ ev_cleanup() {
 	fi
 	[ -z "$RELAY_PID" ] || kill "$RELAY_PID" 2>/dev/null
 	for n in $WEB $HAND $OOM; do
-		docker rm -f "orchd-$n" >/dev/null 2>&1
+		docker rm -f "orchd-$E2E_INSTANCE-$n" >/dev/null 2>&1
 	done
 	rm -rf "$V"
 	e2e_cleanup
@@ -215,14 +215,14 @@ get() {
 	    -H "Host: $1" "http://127.0.0.1:$GW/index.html"
 }
 code() { echo "$1" | cut -d' ' -f1; }
-cid() { docker inspect -f '{{.Id}}' "orchd-$1" 2>/dev/null; }
+cid() { docker inspect -f '{{.Id}}' "orchd-$E2E_INSTANCE-$1" 2>/dev/null; }
 running() {
-	[ "$(docker inspect -f '{{.State.Running}}' "orchd-$1" 2>/dev/null)" = true ]
+	[ "$(docker inspect -f '{{.State.Running}}' "orchd-$E2E_INSTANCE-$1" 2>/dev/null)" = true ]
 }
 stopped() {
-	[ "$(docker inspect -f '{{.State.Running}}' "orchd-$1" 2>/dev/null)" = false ]
+	[ "$(docker inspect -f '{{.State.Running}}' "orchd-$E2E_INSTANCE-$1" 2>/dev/null)" = false ]
 }
-gone() { ! docker inspect "orchd-$1" >/dev/null 2>&1; }
+gone() { ! docker inspect "orchd-$E2E_INSTANCE-$1" >/dev/null 2>&1; }
 # state NAME: as orchctl show workloads has it
 state() {
 	"$ORCHCTL" -s "$SOCK" show workloads 2>/dev/null |
@@ -259,7 +259,7 @@ check "$HAND suspended after its idle timeout of 3 s" \
     wait_for 20 state_is "$HAND" asleep
 check "its container is stopped" wait_for 5 stopped "$HAND"
 hid=$(cid "$HAND")
-quiet docker start "orchd-$HAND"
+quiet docker start "orchd-$E2E_INSTANCE-$HAND"
 check "docker start by hand: running in orchctl show workloads within 2 s" \
     wait_for 2 state_is "$HAND" running
 recent "$HAND" 2 >"$T/recent"
@@ -280,7 +280,7 @@ check "the daemon logged the adoption" \
 # and the next request makes it again
 wake "$WEB" web.test
 wid=$(cid "$WEB")
-quiet docker rm -f "orchd-$WEB"
+quiet docker rm -f "orchd-$E2E_INSTANCE-$WEB"
 check "docker rm -f by hand: asleep within 2 s" \
     wait_for 2 state_is "$WEB" asleep
 check "saying why" sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workload $WEB |
@@ -293,7 +293,7 @@ check "running" wait_for 5 state_is "$WEB" running
 
 # 3. docker kill by hand: failed within 2 s, killed by signal 9, and
 # the next request wakes it
-quiet docker kill "orchd-$WEB"
+quiet docker kill "orchd-$E2E_INSTANCE-$WEB"
 check "docker kill by hand: failed within 2 s" \
     wait_for 2 state_is "$WEB" failed
 check "killed by signal 9 outside orchd ($(lastfail "$WEB"))" \
@@ -306,19 +306,19 @@ check "running" wait_for 5 state_is "$WEB" running
 # ... restarted by hand (a kill, its death, a start): running again,
 # the same container
 rid=$(cid "$WEB")
-quiet docker restart -t 5 "orchd-$WEB"
+quiet docker restart -t 5 "orchd-$E2E_INSTANCE-$WEB"
 check "docker restart by hand: running again" \
     wait_for 10 sh -c "[ \"\$(\"$ORCHCTL\" -s \"$SOCK\" show workloads |
     awk '\$1 == \"$WEB\" { print \$2 }')\" = running ] &&
-    [ \"\$(docker inspect -f '{{.State.Running}}' orchd-$WEB)\" = true ]"
+    [ \"\$(docker inspect -f '{{.State.Running}}' orchd-$E2E_INSTANCE-$WEB)\" = true ]"
 check "the same container" [ "$(cid "$WEB")" = "$rid" ]
 out=$(get web.test)
 check "and it serves (got $(code "$out"))" [ "$(code "$out")" = 200 ]
 
 # 4. ... and removed by hand while failed: asleep
-quiet docker kill "orchd-$WEB"
+quiet docker kill "orchd-$E2E_INSTANCE-$WEB"
 check "killed again: failed" wait_for 2 state_is "$WEB" failed
-quiet docker rm -f "orchd-$WEB"
+quiet docker rm -f "orchd-$E2E_INSTANCE-$WEB"
 check "its container removed by hand: asleep within 2 s" \
     wait_for 2 state_is "$WEB" asleep
 check "saying why" in_history "$WEB" failed asleep exited \
@@ -344,7 +344,7 @@ check "the daemon logged it" \
 check "$WEB runs" state_is "$WEB" running
 touch "$T/mute"
 sleep 0.5
-quiet docker kill "orchd-$WEB"
+quiet docker kill "orchd-$E2E_INSTANCE-$WEB"
 check "the container is dead" wait_for 5 stopped "$WEB"
 sleep 1
 check "muted, runtimed missed it: running still" state_is "$WEB" running
@@ -362,7 +362,7 @@ check "the gateway said it could not connect" \
 
 # 7. a container that runs and does not listen: each request is one
 # 502, after one look, not a loop
-docker exec "orchd-$WEB" sh -c 'kill $(pidof httpd)' >/dev/null 2>&1
+docker exec "orchd-$E2E_INSTANCE-$WEB" sh -c 'kill $(pidof httpd)' >/dev/null 2>&1
 n0=$(grep -c "workload $WEB: a gateway cannot connect" "$T/orchd.log")
 i=0
 c502=0
@@ -389,8 +389,8 @@ check "$HAND is asleep" state_is "$HAND" asleep
 touch "$T/cut"
 rm -f "$T/mute"
 check "runtimed saw the stream lost" wait_for 5 logged "events stream .* lost"
-quiet docker kill "orchd-$WEB"
-quiet docker start "orchd-$HAND"
+quiet docker kill "orchd-$E2E_INSTANCE-$WEB"
+quiet docker start "orchd-$E2E_INSTANCE-$HAND"
 sleep 2
 check "cut, nothing was seen: $WEB running still" state_is "$WEB" running
 check "and $HAND asleep still" state_is "$HAND" asleep
@@ -406,7 +406,7 @@ out=$(get web.test)
 check "the next request to $WEB wakes it: 200 (got $(code "$out"))" \
     [ "$(code "$out")" = 200 ]
 # the stream is back: events are seen again
-quiet docker kill "orchd-$WEB"
+quiet docker kill "orchd-$E2E_INSTANCE-$WEB"
 check "events again: a kill is seen within 2 s" \
     wait_for 2 state_is "$WEB" failed
 

@@ -34,7 +34,7 @@ expiry_cleanup() {
 		wait_gone "$ORCHD_PID" 10
 	fi
 	for n in $A $B; do
-		docker rm -f "orchd-$n" >/dev/null 2>&1
+		docker rm -f "orchd-$E2E_INSTANCE-$n" >/dev/null 2>&1
 	done
 	docker rmi "$IMG" >/dev/null 2>&1
 	rm -rf "$V"
@@ -109,7 +109,7 @@ answers() {	# answers HOST TEXT
 	curl -s -m 20 -H "Host: $1" "http://127.0.0.1:$GW/index.html" \
 	    | grep -q "$2"
 }
-container() { docker container inspect "orchd-$1" >/dev/null 2>&1; }
+container() { docker container inspect "orchd-$E2E_INSTANCE-$1" >/dev/null 2>&1; }
 no_container() { ! container "$1"; }
 image() { docker image inspect "$IMG" >/dev/null 2>&1; }
 no_image() { ! image; }

@@ -16,8 +16,8 @@ ensure_user
 ports GW P_A P_B P_C
 DUID=$(id -u _orchd)
 DGID=$(id -g _orchd)
-LOW=61184
-HIGH=65519
+LOW=$E2E_UID_LOW
+HIGH=$E2E_UID_HIGH
 STATE=$T/orchd-workloads
 
 mkdir -p "$T/log" "$T/bin"

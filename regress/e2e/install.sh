@@ -59,6 +59,7 @@ done
 cat >"$T/orchd.conf" <<CONF
 database "$T/db/orchd.db"
 socket "$T/orchd.sock"
+$(conf_instance)
 listen on 127.0.0.1 port 8080
 
 workload "app" {

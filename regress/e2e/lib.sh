@@ -242,6 +242,31 @@ testhttp_bin() {
 	chmod 0755 "$T/bin" "$T/bin/testhttp"
 }
 
+# Each run is an orchd instance of its own (orchd.8, instances sharing
+# a host): its name and its workload uids, from the script's pid, so
+# that runs at once on this host and Docker daemon neither take each
+# other's containers nor are refused at start.  A script that starts a
+# second orchd at once gives it another name and E2E_UID_LOW2
+# (conf_instance NAME LOW).  The ranges, 16 uids a pid: the first
+# instances' from 100000, the second ones' from 70000000, make demo's
+# from 140000000 (tools/demo.sh); a pid is at most 2^22.
+E2E_INSTANCE=e2e-$$
+E2E_UID_LOW=$((100000 + $$ * 16))
+E2E_UID_HIGH=$((E2E_UID_LOW + 15))
+E2E_UID_LOW2=$((70000000 + $$ * 16))
+
+# conf_instance [NAME LOW]: the instance's lines of an orchd.conf; with
+# NAME and LOW, another instance, its 16 uids from LOW
+conf_instance() {
+	cat <<CONF
+instance name "${1:-$E2E_INSTANCE}"
+workload uids "${2:-$E2E_UID_LOW}-$((${2:-$E2E_UID_LOW} + 15))"
+CONF
+}
+
+# cname NAME: the container of workload NAME of this run's instance
+cname() { echo "orchd-$E2E_INSTANCE-$1"; }
+
 # conf_head: the lines every test's orchd.conf begins with
 conf_head() {
 	cat <<CONF
@@ -251,6 +276,7 @@ database "$T/db/orchd.db"
 socket "$SOCK"
 log directory "$T/log"
 CONF
+	conf_instance
 }
 
 # conf_end [LINE...]: the rest of a workload block, a setting a line

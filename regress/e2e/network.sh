@@ -45,7 +45,7 @@ network_cleanup() {
 	fi
 	[ -z "$EVENTS_PID" ] || kill "$EVENTS_PID" 2>/dev/null
 	for n in $A $B $C; do
-		docker rm -f "orchd-$n" >/dev/null 2>&1
+		docker rm -f "orchd-$E2E_INSTANCE-$n" >/dev/null 2>&1
 	done
 	net_rm
 	rm -rf "$V"
@@ -54,7 +54,7 @@ network_cleanup() {
 trap network_cleanup EXIT
 # a run that was cut short leaves them: start from nothing
 for n in $A $B $C; do
-	docker rm -f "orchd-$n" >/dev/null 2>&1
+	docker rm -f "orchd-$E2E_INSTANCE-$n" >/dev/null 2>&1
 done
 net_rm
 
@@ -126,12 +126,12 @@ get() {	# get HOST PATH: the status, then the body (a file of its own:
 }
 code() { printf '%s\n' "$1" | head -n 1; }
 has() { printf '%s' "$1" | grep -q -- "$2"; }
-cid() { docker inspect -f '{{.Id}}' "orchd-$1" 2>/dev/null; }
+cid() { docker inspect -f '{{.Id}}' "orchd-$E2E_INSTANCE-$1" 2>/dev/null; }
 running() {
-	[ "$(docker inspect -f '{{.State.Running}}' "orchd-$1" 2>/dev/null)" = true ]
+	[ "$(docker inspect -f '{{.State.Running}}' "orchd-$E2E_INSTANCE-$1" 2>/dev/null)" = true ]
 }
 stopped() {
-	[ "$(docker inspect -f '{{.State.Running}}' "orchd-$1" 2>/dev/null)" = false ]
+	[ "$(docker inspect -f '{{.State.Running}}' "orchd-$E2E_INSTANCE-$1" 2>/dev/null)" = false ]
 }
 both() {	# both COMMAND: COMMAND A and COMMAND B
 	"$1" $A && "$1" $B
@@ -157,7 +157,7 @@ netlabel() {
 }
 # peer NAME FROM: NAME's page, fetched by name from inside FROM
 peer() {
-	docker exec "orchd-$2" sh -c "printf 'GET /index.html HTTP/1.0\r\n\r\n' |
+	docker exec "orchd-$E2E_INSTANCE-$2" sh -c "printf 'GET /index.html HTTP/1.0\r\n\r\n' |
 	    nc -w 5 $1 $INSIDE" 2>/dev/null | grep -q "hello from $1"
 }
 # starts NAME: container starts since the test began, from docker events
@@ -166,7 +166,7 @@ docker events --filter event=start --filter "label=org.orchd.workload" \
 EVENTS_PID=$!
 starts() {
 	sleep 0.2
-	grep -cx "orchd-$1" "$T/starts"
+	grep -cx "orchd-$E2E_INSTANCE-$1" "$T/starts"
 }
 
 # 1. the configuration: checked, and printed as read
@@ -189,13 +189,13 @@ check "labelled as orchd's: org.orchd.network=$(netlabel)" \
 check "a bridge" [ "$(docker network inspect -f '{{.Driver}}' "$NET")" = bridge ]
 check "logged" logged "network $NET: created"
 check "the container is on it" [ "$(docker inspect -f \
-    '{{.HostConfig.NetworkMode}}' "orchd-$A")" = "$NET" ]
+    '{{.HostConfig.NetworkMode}}' "orchd-$E2E_INSTANCE-$A")" = "$NET" ]
 check "known there by its workload name" sh -c "docker inspect -f \
     '{{range .NetworkSettings.Networks}}{{range .Aliases}}{{println .}}{{end}}{{end}}' \
-    orchd-$A | grep -qx $A"
+    orchd-$E2E_INSTANCE-$A | grep -qx $A"
 check "its port $INSIDE published on 127.0.0.1:$P_A and only there" \
     [ "$(docker inspect -f "{{range \$p, \$b := .HostConfig.PortBindings}}{{\$p}} {{range \$b}}{{.HostIp}}:{{.HostPort}} {{end}}{{end}}" \
-    "orchd-$A")" = "$INSIDE/tcp 127.0.0.1:$P_A " ]
+    "orchd-$E2E_INSTANCE-$A")" = "$INSIDE/tcp 127.0.0.1:$P_A " ]
 check "the gateway's way in: 127.0.0.1:$P_A answers" sh -c \
     "curl -s -m 10 http://127.0.0.1:$P_A/index.html | grep -q 'hello from $A'"
 check "nothing else listens on port $P_A" \

@@ -171,6 +171,7 @@ user "_orchd"
 chroot "/var/empty"
 database "$NR/db/orchd.db"
 socket "$NR/orchd.sock"
+$(conf_instance)
 log directory "$NR/log"
 listen on 127.0.0.1 port $NGW
 workload "psnr" {

@@ -55,7 +55,7 @@ pull_cleanup() {
 		wait_gone "$ORCHD_PID" 10
 	fi
 	for n in $MISS $NEVER $ALWAYS $BAD $CTL $SLOW $SHORT; do
-		docker rm -f "orchd-$n" >/dev/null 2>&1
+		docker rm -f "orchd-$E2E_INSTANCE-$n" >/dev/null 2>&1
 	done
 	for i in $IMAGES; do
 		docker rmi -f "$i" >/dev/null 2>&1
@@ -241,7 +241,7 @@ secs() { echo "$1" | head -n 1 | cut -d' ' -f2; }
 show() { "$ORCHCTL" -s "$SOCK" show workload "$1" 2>&1; }
 state() { show "$1" | awk '$1 == "state:" { print $2 }'; }
 state_is() { [ "$(state "$1")" = "$2" ]; }
-cid() { docker inspect -f '{{.Id}}' "orchd-$1" 2>/dev/null; }
+cid() { docker inspect -f '{{.Id}}' "orchd-$E2E_INSTANCE-$1" 2>/dev/null; }
 pulls() { grep -c "pulling $1 from" "$T/orchd.log"; }
 
 start_orchd_or_exit -v
@@ -289,7 +289,7 @@ check "the next wake pulls it and serves it ($(code "$out"))" \
 d2=$(docker image inspect -f '{{.Id}}' "$IM_ALWAYS")
 check "in a new container, made from the new image" \
     sh -c "[ '$d1' != '$d2' ] && [ '$(cid "$ALWAYS")' != '$c1' ] &&
-    [ \"\$(docker inspect -f '{{.Image}}' orchd-$ALWAYS)\" = '$d2' ]"
+    [ \"\$(docker inspect -f '{{.Image}}' orchd-$E2E_INSTANCE-$ALWAYS)\" = '$d2' ]"
 check "the log says why it was replaced" \
     grep -q "workload $ALWAYS: image $IM_ALWAYS is another since" \
     "$T/orchd.log"

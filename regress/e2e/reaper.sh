@@ -36,6 +36,7 @@ write_conf() {	# write_conf IDLE
 socket "$SOCK"
 log directory "$T/log"
 database "$T/db/orchd.db"
+$(conf_instance)
 idle timeout $1
 reaper interval 1s
 listen on 127.0.0.1 port $GW
@@ -138,6 +139,7 @@ cat >"$T/orchd.conf" <<CONF
 socket "$SOCK"
 log directory "$T/log"
 database "$T/db/orchd.db"
+$(conf_instance)
 idle timeout 2s
 reaper interval 1s
 listen on 127.0.0.1 port $GW

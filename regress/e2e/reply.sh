@@ -60,7 +60,7 @@ reply_cleanup() {
 		wait_gone "$ORCHD_PID" 10
 	fi
 	if [ -n "$DOCK" ]; then
-		docker rm -f "orchd-$DOCK" >/dev/null 2>&1
+		docker rm -f "orchd-$E2E_INSTANCE-$DOCK" >/dev/null 2>&1
 		rm -rf "$V"
 	fi
 	e2e_cleanup

@@ -29,7 +29,7 @@ dk_cleanup() {
 		wait_gone "$ORCHD_PID" 15
 	fi
 	for n in $DKW $DHANG; do
-		docker rm -f "orchd-$n" >/dev/null 2>&1
+		docker rm -f "orchd-$E2E_INSTANCE-$n" >/dev/null 2>&1
 	done
 	rm -rf "$V"
 	e2e_cleanup
@@ -88,12 +88,12 @@ ctl() {
 listed_as() {	# listed_as NAME STATE
 	ctl show workloads && grep -Eq "^$1 +$2 " "$T/out"
 }
-cid() { docker inspect -f '{{.Id}}' "orchd-$1" 2>/dev/null; }
+cid() { docker inspect -f '{{.Id}}' "orchd-$E2E_INSTANCE-$1" 2>/dev/null; }
 # its container runs, and its start is newer than START
 started_since() {
 	[ "$(docker inspect -f '{{.State.Running}} {{.State.StartedAt}}' \
-	    "orchd-$1" 2>/dev/null)" != "true $2" ] &&
-	    [ "$(docker inspect -f '{{.State.Running}}' "orchd-$1" \
+	    "orchd-$E2E_INSTANCE-$1" 2>/dev/null)" != "true $2" ] &&
+	    [ "$(docker inspect -f '{{.State.Running}}' "orchd-$E2E_INSTANCE-$1" \
 	    2>/dev/null)" = true ] && listed_as "$1" running
 }
 metric() {	# metric NAME-AND-LABELS: its value in a fresh /metrics
@@ -109,8 +109,8 @@ check "$DKW, kept warm, runs" wait_for 30 listed_as "$DKW" running
 check "$DHANG, kept warm, runs" wait_for 30 listed_as "$DHANG" running
 
 # 1. docker kill: the container dies, and is started again
-at=$(docker inspect -f '{{.State.StartedAt}}' "orchd-$DKW")
-docker kill "orchd-$DKW" >/dev/null 2>&1
+at=$(docker inspect -f '{{.State.StartedAt}}' "orchd-$E2E_INSTANCE-$DKW")
+docker kill "orchd-$E2E_INSTANCE-$DKW" >/dev/null 2>&1
 check "killed by hand, its container runs again" \
     wait_for 30 started_since "$DKW" "$at"
 ctl show workload "$DKW"
@@ -125,8 +125,8 @@ c=$(curl -s -m 10 -o /dev/null -w '%{http_code}' -H "Host: $DKW.test" \
 check "and it answers ($c)" [ "$c" = 200 ]
 
 # 2. its server stops answering: found unhealthy, restarted
-at=$(docker inspect -f '{{.State.StartedAt}}' "orchd-$DHANG")
-docker exec "orchd-$DHANG" /bin/busybox sh -c \
+at=$(docker inspect -f '{{.State.StartedAt}}' "orchd-$E2E_INSTANCE-$DHANG")
+docker exec "orchd-$E2E_INSTANCE-$DHANG" /bin/busybox sh -c \
     'kill -STOP $(/bin/busybox pidof httpd)' >/dev/null 2>&1
 check "its httpd stopped, found unhealthy" wait_for 20 grep -q \
     "workload $DHANG: running -> suspending (unhealthy" "$T/orchd.log"

@@ -34,6 +34,7 @@ user "_orchd"
 chroot "/var/empty"
 database "$DB"
 socket "$SOCK"
+$(conf_instance)
 log directory "$T/log"
 idle timeout 5m
 reaper interval 1s

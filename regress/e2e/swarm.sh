@@ -256,7 +256,9 @@ quiet ctl reload
 
 # 6. two orchd instances, their own gateways and stores, the same swarm:
 # 20 cold requests split between them, one scale-up
-conf_head | sed "s|$T/|$T/b/|" >"$T/b/orchd.conf"
+conf_head | sed "s|$T/|$T/b/|; /^instance name /d; /^workload uids /d" \
+    >"$T/b/orchd.conf"
+conf_instance "$E2E_INSTANCE-b" "$E2E_UID_LOW2" >>"$T/b/orchd.conf"
 cat >>"$T/b/orchd.conf" <<CONF
 idle timeout 5m
 wake timeout 60s

@@ -67,7 +67,11 @@ mkdir -p "$T/log" "$T/b/log"
 # orchd.conf writes it: \" and \\ there are the file's escapes.
 CMD='/bin/sh -c '\''mkdir -p /tmp/w/cgi-bin && cd /tmp/w && echo hello >index.html && echo \"#!/bin/sh\" >cgi-bin/slow && echo sleep 15 >>cgi-bin/slow && echo \"printf \\\"Content-Type: text/plain\\r\\n\\r\\nslow\\\"\" >>cgi-bin/slow && chmod 755 cgi-bin/slow && exec httpd -f -p 127.0.0.1:'"$P"' -h /tmp/w'\'
 conf() {
-	conf_head | sed "s|$T/|$1/|"
+	# the second instance's uids are apart from the first's
+	_low=$E2E_UID_LOW
+	[ "$1" = "$T" ] || _low=$E2E_UID_LOW2
+	conf_head | sed "s|$T/|$1/|; /^instance name /d; /^workload uids /d"
+	echo "workload uids \"$_low-$((_low + 15))\""
 	cat <<CONF
 idle timeout ${IDLE}s
 wake timeout 60s

@@ -43,6 +43,7 @@ write_conf() {	# write_conf [EXTRA-GLOBAL-LINE] [CONF-COMMAND-TAG]
 user "_orchd"
 database "$T/db/orchd.db"
 socket "$SOCK"
+$(conf_instance)
 log directory "$T/log"
 wake timeout 10s
 listen on 127.0.0.1 port $GW
@@ -498,7 +499,7 @@ if docker info >/dev/null 2>&1 &&
     sh "$(dirname "$0")/../docker-image.sh" 2>/dev/null; then
 	DK=upd$$
 	V2=orchd-test/busybox:upd$$
-	trap 'docker rm -f "orchd-$DK" >/dev/null 2>&1; docker rmi "$V2" \
+	trap 'docker rm -f "orchd-$E2E_INSTANCE-$DK" >/dev/null 2>&1; docker rmi "$V2" \
 	    >/dev/null 2>&1; e2e_cleanup' EXIT
 	docker tag orchd-test/busybox:latest "$V2"
 	dk_body() {	# dk_body IMAGE
@@ -511,7 +512,7 @@ if docker info >/dev/null 2>&1 &&
 		printf '"on_change": "restart"}'
 	}
 	dk_image() {
-		docker inspect -f '{{.Config.Image}}' "orchd-$DK" 2>/dev/null
+		docker inspect -f '{{.Config.Image}}' "orchd-$E2E_INSTANCE-$DK" 2>/dev/null
 	}
 	dk_ok() {
 		[ "$(curl -s -m 20 -o /dev/null -w '%{http_code}' \
@@ -530,7 +531,7 @@ if docker info >/dev/null 2>&1 &&
 	check "... the container is the new image's" wait_for 30 \
 	    eval "[ \"\$(dk_image)\" = '$V2' ]"
 	check "... and runs" wait_for 30 eval "[ \"\$(docker inspect \
-	    -f '{{.State.Running}}' orchd-$DK)\" = true ]"
+	    -f '{{.State.Running}}' orchd-$E2E_INSTANCE-$DK)\" = true ]"
 	wait $lp
 	n=$(load_count "$T/load3")
 	f=$(load_failures "$T/load3")

@@ -72,6 +72,8 @@ test_bridge(void **state)
 	assert_string_equal(json_string_value(json_object_get(
 	    json_object_get(o, "Labels"), DK_LABEL_WORKLOAD)), "blog");
 	assert_string_equal(json_string_value(json_object_get(
+	    json_object_get(o, "Labels"), DK_LABEL_INSTANCE)), "orchd");
+	assert_string_equal(json_string_value(json_object_get(
 	    json_object_get(o, "Labels"), DK_LABEL_HASH)), hash);
 	assert_int_equal(strlen(hash), 64);
 	assert_non_null(json_object_get(json_object_get(o, "ExposedPorts"),
@@ -278,9 +280,29 @@ static void
 test_name(void **state)
 {
 	char	 buf[DK_CNAME_MAX];
+	json_t	*l;
+	char	 err[256];
 
+	/* a container carries its instance; a service does not */
+	dk_instance_set("ci-1");
 	dk_container_name("blog", buf, sizeof(buf));
+	assert_string_equal(buf, "orchd-ci-1-blog");
+	dk_service_name("blog", buf, sizeof(buf));
 	assert_string_equal(buf, "orchd-blog");
+	/* ours: both labels; else another's, an older orchd's, nobody's */
+	l = json_pack("{s:s, s:s}", DK_LABEL_WORKLOAD, "blog",
+	    DK_LABEL_INSTANCE, "ci-1");
+	assert_int_equal(dk_labels_ours(l, "blog", err, sizeof(err)), 0);
+	assert_int_equal(dk_labels_ours(l, "blo", err, sizeof(err)), -1);
+	json_object_set_new(l, DK_LABEL_INSTANCE, json_string("ci"));
+	assert_int_equal(dk_labels_ours(l, "blog", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "instance ci's"));
+	json_object_del(l, DK_LABEL_INSTANCE);
+	assert_int_equal(dk_labels_ours(l, "blog", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "older orchd"));
+	json_decref(l);
+	assert_int_equal(dk_labels_ours(NULL, "blog", err, sizeof(err)), -1);
+	dk_instance_set("orchd");
 }
 
 static void
