@@ -429,6 +429,7 @@ struct gw_metrics_total {
 	uint64_t		 auth_failures;
 	uint64_t		 unknown_hosts;	/* requests routed nowhere */
 	uint64_t		 idle_closed;	/* to make room */
+	uint64_t		 addr_refused;	/* max connections per address */
 	uint64_t		 protocol[2];	/* requests: HTTP/1.x, h2 */
 	uint64_t		 access_log_drops; /* lines lost: buffer full */
 };
