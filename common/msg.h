@@ -18,7 +18,7 @@
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	3
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	7
+#define ORCHD_IMSG_VERSION	8
 
 /* the child's end of its channel to the parent */
 #define PROC_PARENT_FD		3
@@ -301,6 +301,9 @@ enum imsg_type {
 	IMSG_REAP_SEEN,			/* reaper -> runtime: struct
 					   reap_lastseen[], swarm workloads'
 					   last use, for their service */
+	IMSG_REAP_AUTHBLOCK,		/* reaper -> every gateway: struct
+					   reap_authblock, an address over
+					   the cap of wrong keys */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -453,6 +456,15 @@ struct cfg_ignore {
 struct reap_authlimit {
 	int32_t			 limited;
 	int32_t			 retry_after;	/* seconds, when limited */
+};
+
+/*
+ * IMSG_REAP_AUTHBLOCK: until its window ends, every gateway answers this
+ * address's API requests 429 without looking at their key
+ */
+struct reap_authblock {
+	struct netaddr		 client;	/* netaddr_client()'s */
+	int64_t			 ms;		/* left of its window */
 };
 
 /* IMSG_PROC_PEER: the channel passed is to this process */

@@ -493,6 +493,7 @@ void		 api_recv_metrics_expect(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_wl(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_total(struct imsgev *, struct imsg *);
 void		 api_recv_authlimit(struct imsgev *, struct imsg *);
+void		 api_recv_authblock(struct imsgev *, struct imsg *);
 /* api_events.c: GET /v1/events, from the messages that make them */
 void		 api_events_state(const struct rt_state *);
 void		 api_events_emit(const struct ctl_event *);
