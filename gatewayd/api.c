@@ -574,8 +574,12 @@ api_request(struct gw_conn *c)
 		(void)api_route(h->meth, h->path, h->pathlen, &r->t);
 	else
 		(void)api_route(h->meth, "/", 1, &r->t);
-	/* over the cap of wrong keys: not even a right key is looked at */
-	if (!r->t.open && (blocked = auth_blocked(&c->peeraddr,
+	/*
+	 * Over the cap of wrong keys: not even a right key is looked at.
+	 * What needs no key is answered as to anyone.
+	 */
+	if (!r->t.open && !(r->t.op == API_METRICS &&
+	    apiconf_metrics_public()) && (blocked = auth_blocked(&c->peeraddr,
 	    monotime_ms())) > 0) {
 		head_put(c->req);
 		c->req = NULL;
