@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-# HTTP/2 clients for regress/e2e/http2.sh, frames written by hand (HPACK
-# by python3-hpack): the attacks an HTTP/2 server must survive, a
+# HTTP/2 clients for regress/e2e/http2.sh and attack_gateway.sh (the
+# floods of empty DATA and of PRIORITY frames), frames written by hand
+# (HPACK by python3-hpack): the attacks an HTTP/2 server must survive, a
 # connection that carries streams for two hosts, and one whose stream is
 # under way when the gateway lets it go (goaway, and slow-read for the
 # access log's test).  Each prints one line saying what the gateway did;
