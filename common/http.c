@@ -97,14 +97,17 @@ struct known {
 	const char	*name;
 	size_t		 len;
 	enum http_hdr	 id;
-	int		 strict;	/* no '_' for '-' lookalike */
+	int		 strict;	/* its '_' for '-' lookalike: */
 };
+#define K_REFUSED	1		/* the head is refused */
+#define K_SAME		2		/* the same field: a CGI-style
+					   backend reads it so */
 
 #define K(s, id, strict)	{ s, sizeof(s) - 1, id, strict }
 static const struct known known_fields[] = {
 	K("Host", HTTP_H_HOST, 0),
-	K("Content-Length", HTTP_H_CONTENT_LENGTH, 1),
-	K("Transfer-Encoding", HTTP_H_TRANSFER_ENCODING, 1),
+	K("Content-Length", HTTP_H_CONTENT_LENGTH, K_REFUSED),
+	K("Transfer-Encoding", HTTP_H_TRANSFER_ENCODING, K_REFUSED),
 	K("Connection", HTTP_H_CONNECTION, 0),
 	K("Keep-Alive", HTTP_H_KEEP_ALIVE, 0),
 	K("Proxy-Connection", HTTP_H_PROXY_CONNECTION, 0),
@@ -114,10 +117,11 @@ static const struct known known_fields[] = {
 	K("Expect", HTTP_H_EXPECT, 0),
 	K("Via", HTTP_H_VIA, 0),
 	K("Forwarded", HTTP_H_FORWARDED, 0),
-	K("X-Forwarded-For", HTTP_H_X_FORWARDED_FOR, 0),
-	K("X-Forwarded-Proto", HTTP_H_X_FORWARDED_PROTO, 0),
-	K("X-Forwarded-Host", HTTP_H_X_FORWARDED_HOST, 0),
-	K("HTTP2-Settings", HTTP_H_HTTP2_SETTINGS, 0)
+	K("X-Forwarded-For", HTTP_H_X_FORWARDED_FOR, K_SAME),
+	K("X-Forwarded-Proto", HTTP_H_X_FORWARDED_PROTO, K_SAME),
+	K("X-Forwarded-Host", HTTP_H_X_FORWARDED_HOST, K_SAME),
+	K("HTTP2-Settings", HTTP_H_HTTP2_SETTINGS, 0),
+	K("X-Real-IP", HTTP_H_X_REAL_IP, K_SAME)
 };
 #undef K
 
@@ -771,9 +775,17 @@ classify(struct http_field *f)
 			f->id = k->id;
 			return 0;
 		}
-		/* Transfer_Encoding: what CGI-style backends read as TE */
-		if (k->strict && ci_eq_underscore(f->name, k->name, k->len))
-			return -1;
+		/*
+		 * Transfer_Encoding: what CGI-style backends read as TE, so
+		 * refused; X_Real_IP: what they read as X-Real-IP, so the
+		 * same field, which the gateway replaces
+		 */
+		if (k->strict && ci_eq_underscore(f->name, k->name, k->len)) {
+			if (k->strict == K_REFUSED)
+				return -1;
+			f->id = k->id;
+			return 0;
+		}
 	}
 	return 0;
 }

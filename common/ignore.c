@@ -221,6 +221,41 @@ netaddr_match(const struct netaddr *net, const struct netaddr *a)
 	return (1);
 }
 
+/*
+ * The client that a limit per address counts: an IPv4 address (one seen
+ * on a dual-stack socket too) or an IPv6 /64, which one host or one home
+ * usually holds whole; the rest of out zeroed, so that two can be
+ * compared whole.  -1 for a family that is neither.
+ */
+int
+netaddr_client(const struct netaddr *a, struct netaddr *out)
+{
+	static const uint8_t	 mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0xff, 0xff };
+
+	memset(out, 0, sizeof(*out));
+	switch (a->af) {
+	case AF_INET:
+		out->af = AF_INET;
+		out->prefix = 32;
+		memcpy(out->addr, a->addr, 4);
+		return (0);
+	case AF_INET6:
+		if (memcmp(a->addr, mapped, sizeof(mapped)) == 0) {
+			out->af = AF_INET;
+			out->prefix = 32;
+			memcpy(out->addr, a->addr + sizeof(mapped), 4);
+		} else {
+			out->af = AF_INET6;
+			out->prefix = 64;
+			memcpy(out->addr, a->addr, 8);
+		}
+		return (0);
+	default:
+		return (-1);
+	}
+}
+
 const char *
 ignore_kind_name(enum ignore_kind kind)
 {

@@ -16,6 +16,7 @@ int		 glob_valid(const char *);
 int		 glob_match(const char *, const char *, size_t);
 int		 netaddr_parse(const char *, struct netaddr *, const char **);
 int		 netaddr_match(const struct netaddr *, const struct netaddr *);
+int		 netaddr_client(const struct netaddr *, struct netaddr *);
 const char	*ignore_kind_name(enum ignore_kind);
 int		 ignore_check(enum ignore_kind, const char *, int, char *,
 		    size_t);

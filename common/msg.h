@@ -303,6 +303,9 @@ enum imsg_type {
 	IMSG_REAP_SEEN,			/* reaper -> runtime: struct
 					   reap_lastseen[], swarm workloads'
 					   last use, for their service */
+	IMSG_REAP_AUTHBLOCK,		/* reaper -> every gateway: struct
+					   reap_authblock, an address over
+					   the cap of wrong keys */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -442,6 +445,7 @@ struct gw_metrics_total {
 	uint64_t		 auth_failures;
 	uint64_t		 unknown_hosts;	/* requests routed nowhere */
 	uint64_t		 idle_closed;	/* to make room */
+	uint64_t		 addr_refused;	/* max connections per address */
 	uint64_t		 protocol[2];	/* requests: HTTP/1.x, h2 */
 	uint64_t		 access_log_drops; /* lines lost: buffer full */
 };
@@ -465,6 +469,15 @@ struct cfg_ignore {
 struct reap_authlimit {
 	int32_t			 limited;
 	int32_t			 retry_after;	/* seconds, when limited */
+};
+
+/*
+ * IMSG_REAP_AUTHBLOCK: until its window ends, every gateway answers this
+ * address's API requests 429 without looking at their key
+ */
+struct reap_authblock {
+	struct netaddr		 client;	/* netaddr_client()'s */
+	int64_t			 ms;		/* left of its window */
 };
 
 /* IMSG_PROC_PEER: the channel passed is to this process */

@@ -43,6 +43,14 @@
 #define ORCHD_KEEPALIVE_TIMEOUT	75	/* keepalive_timeout */
 #define ORCHD_H2_STREAMS	100	/* http2 max streams: nginx's */
 #define ORCHD_H2_STREAMS_MAX	1000
+/*
+ * "max connections per address" unset: a browser opens 6 connections to
+ * a host, so 256 lets some 40 busy users behind one NAT through, while
+ * one address takes at most a few thousandth of a gateway's 500,000
+ * descriptors (systemd's hard limit, which the gateway raises itself
+ * to), and never more than a quarter of a small limit (listener.c).
+ */
+#define ORCHD_CONNS_ADDR	256
 
 /* "access log format" */
 enum access_log_format {

@@ -427,6 +427,16 @@ api_recv_authlimit(struct imsgev *iev, struct imsg *imsg)
 	conn_timer_ms(r->c, r->deny_ms - now);
 }
 
+/* an address over the cap, for every gateway: its keys are not looked at */
+void
+api_recv_authblock(struct imsgev *iev, struct imsg *imsg)
+{
+	struct reap_authblock	 blk;
+
+	(void)imsg_get_data(imsg, &blk, sizeof(blk));
+	auth_block(&blk.client, blk.ms, monotime_ms());
+}
+
 /*
  * The request body.
  */
@@ -549,6 +559,7 @@ api_request(struct gw_conn *c)
 	struct http_head	*h = &c->req->h;
 	struct api_req		*r;
 	char			 allow[64];
+	int64_t			 blocked;
 	int			 ok, expect;
 
 	if ((r = calloc(1, sizeof(*r))) == NULL) {
@@ -563,6 +574,18 @@ api_request(struct gw_conn *c)
 		(void)api_route(h->meth, h->path, h->pathlen, &r->t);
 	else
 		(void)api_route(h->meth, "/", 1, &r->t);
+	/*
+	 * Over the cap of wrong keys: not even a right key is looked at.
+	 * What needs no key is answered as to anyone.
+	 */
+	if (!r->t.open && !(r->t.op == API_METRICS &&
+	    apiconf_metrics_public()) && (blocked = auth_blocked(&c->peeraddr,
+	    monotime_ms())) > 0) {
+		head_put(c->req);
+		c->req = NULL;
+		api_limited(r, (int)((blocked + 999) / 1000));
+		return;
+	}
 	ok = api_authorized(r, h);
 	expect = (h->flags & HTTP_F_EXPECT_CONTINUE) != 0;
 	/* all that was needed of the head */

@@ -48,6 +48,8 @@
 /* and their count for every gateway, in the reaper (reaperd/authlim.c) */
 #define AUTH_VERDICT_WAIT_MS	1000	/* for its answer, at most */
 #define AUTH_WAITS_MAX		1024	/* wrong keys waiting for it */
+#define AUTH_BLOCK_MAX		1024	/* addresses it said are over */
+#define AUTH_BLOCK_MAX_MS	(10 * 60 * 1000)	/* at the most */
 
 enum api_op {
 	API_NONE = 0,
@@ -114,6 +116,8 @@ int		 auth_bearer(const char *, size_t, const char **, size_t *);
 int		 auth_key_match(const uint8_t *, size_t, const char *, size_t);
 int64_t		 auth_failed(const char *, int64_t);
 void		 auth_succeeded(const char *);
+void		 auth_block(const struct netaddr *, int64_t, int64_t);
+int64_t		 auth_blocked(const struct netaddr *, int64_t);
 void		 auth_clear(void);
 size_t		 auth_entries(void);
 

@@ -13,7 +13,13 @@
  *
  * These delays are each gateway's own.  The cap on wrong keys that holds
  * for every gateway of "prefork" together is counted by the reaper
- * (reaperd/authlim.c), asked by api_deny() in api.c.
+ * (reaperd/authlim.c), asked by api_deny() in api.c.  An address over it
+ * is sent by the reaper to every gateway, which keeps it in a second
+ * table (auth_block()) until its window ends: meanwhile the address's
+ * requests are answered 429 before their key is looked at, so that a
+ * guesser learns nothing from a right guess either.  That table holds
+ * AUTH_BLOCK_MAX addresses, an expired one or else the one that ends
+ * soonest given up for a new one.
  */
 
 #include <sys/queue.h>
@@ -25,6 +31,7 @@
 
 #include "api.h"
 #include "compat.h"
+#include "ignore.h"
 #include "msg.h"
 
 struct auth_entry {
@@ -41,6 +48,22 @@ static int	auth_cmp(struct auth_entry *, struct auth_entry *);
 RB_PROTOTYPE(auth_tree, auth_entry, entry, auth_cmp);
 RB_GENERATE(auth_tree, auth_entry, entry, auth_cmp);
 
+/* an address over the cap, netaddr_client()'s, until its window ends */
+struct auth_block {
+	RB_ENTRY(auth_block)	 entry;
+	struct netaddr		 client;
+	int64_t			 until_ms;
+};
+RB_HEAD(auth_blocks, auth_block);
+
+static int	auth_block_cmp(struct auth_block *, struct auth_block *);
+RB_PROTOTYPE(auth_blocks, auth_block, entry, auth_block_cmp);
+RB_GENERATE(auth_blocks, auth_block, entry, auth_block_cmp);
+
+static struct auth_blocks auth_blocks = RB_INITIALIZER(&auth_blocks);
+static struct auth_block auth_block_slot[AUTH_BLOCK_MAX];
+static size_t		 auth_nblocks;
+
 static struct auth_tree	 auth_tree = RB_INITIALIZER(&auth_tree);
 static struct auth_lru	 auth_lru = TAILQ_HEAD_INITIALIZER(auth_lru);
 static size_t		 auth_n;
@@ -49,6 +72,61 @@ static int
 auth_cmp(struct auth_entry *a, struct auth_entry *b)
 {
 	return (strcmp(a->peer, b->peer));
+}
+
+static int
+auth_block_cmp(struct auth_block *a, struct auth_block *b)
+{
+	if (a->client.af != b->client.af)
+		return (a->client.af < b->client.af ? -1 : 1);
+	return (memcmp(a->client.addr, b->client.addr,
+	    sizeof(a->client.addr)));
+}
+
+/* a slot for a new address: an unused one, or the one that ends first */
+static struct auth_block *
+auth_block_slot_get(void)
+{
+	struct auth_block	*b, *first = NULL;
+
+	if (auth_nblocks < AUTH_BLOCK_MAX)
+		return (&auth_block_slot[auth_nblocks++]);
+	RB_FOREACH(b, auth_blocks, &auth_blocks)
+		if (first == NULL || b->until_ms < first->until_ms)
+			first = b;
+	RB_REMOVE(auth_blocks, &auth_blocks, first);
+	return (first);
+}
+
+/* the reaper says: client is over the cap for ms more, from now_ms */
+void
+auth_block(const struct netaddr *client, int64_t ms, int64_t now_ms)
+{
+	struct auth_block	 find, *b;
+
+	if (netaddr_client(client, &find.client) == -1 || ms <= 0)
+		return;
+	ms = MINIMUM(ms, AUTH_BLOCK_MAX_MS);
+	if ((b = RB_FIND(auth_blocks, &auth_blocks, &find)) == NULL) {
+		b = auth_block_slot_get();
+		b->client = find.client;
+		RB_INSERT(auth_blocks, &auth_blocks, b);
+	}
+	b->until_ms = now_ms + ms;
+}
+
+/* how long peer's requests are still refused, in ms: 0 when they are not */
+int64_t
+auth_blocked(const struct netaddr *peer, int64_t now_ms)
+{
+	struct auth_block	 find, *b;
+
+	if (RB_EMPTY(&auth_blocks) ||
+	    netaddr_client(peer, &find.client) == -1 ||
+	    (b = RB_FIND(auth_blocks, &auth_blocks, &find)) == NULL ||
+	    b->until_ms <= now_ms)
+		return (0);
+	return (b->until_ms - now_ms);
 }
 
 /*
@@ -176,6 +254,8 @@ auth_clear(void)
 {
 	while (!TAILQ_EMPTY(&auth_lru))
 		auth_remove(TAILQ_FIRST(&auth_lru));
+	RB_INIT(&auth_blocks);
+	auth_nblocks = 0;
 }
 
 size_t

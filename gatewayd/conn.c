@@ -18,10 +18,16 @@
  * connection is accepted only by closing the idle keep-alive connection
  * that has waited longest, as nginx reuses its idle connections; with
  * none idle the listeners stop accepting until a connection closes or
- * turns idle.  Over "max connections per address" a new connection is
- * closed at once, after a best-effort 503 on a plain listener.  Both
- * count the connections of workloads' own TCP listeners too, which are
- * handed to tcp.c once accepted and never see HTTP.
+ * turns idle.  Over "max connections per address" (ORCHD_CONNS_ADDR by
+ * default) a new connection is closed at once, after a best-effort 503
+ * on a plain listener, counted in /metrics and logged at most once a
+ * minute; an address is an IPv4 address or an IPv6 /64, and a "trusted
+ * proxy" is not limited, as all its clients share its address.  With
+ * "prefork", each gateway holds its share of the limit (limits_apply()):
+ * the count is a table of this process's own, touched at accept and
+ * close, never asked of another process.  Both limits count the
+ * connections of workloads' own TCP listeners too, which are handed to
+ * tcp.c once accepted and never see HTTP.
  */
 
 #include <sys/types.h>
@@ -48,6 +54,7 @@
 #include "workload.h"
 #include "gateway.h"
 #include "h2.h"
+#include "ignore.h"
 #include "metrics.h"
 
 static void	conn_read(int, short, void *);
@@ -262,16 +269,17 @@ conn_count_peer(struct gw_conn *c)
 {
 	struct gw_peer	 key, *p;
 
-	if (gw->conf.max_conns_addr <= 0)
+	if (gw->peermax == 0 || c->trusted)
 		return (0);
-	key.addr = c->peeraddr;
+	if (netaddr_client(&c->peeraddr, &key.addr) == -1)
+		return (0);
 	if ((p = RB_FIND(gw_peers, &gw->peers, &key)) == NULL) {
 		if ((p = calloc(1, sizeof(*p))) == NULL)
 			return (-1);
-		p->addr = c->peeraddr;
+		p->addr = key.addr;
 		RB_INSERT(gw_peers, &gw->peers, p);
 	}
-	if (p->nconns >= gw->conf.max_conns_addr) {
+	if (p->nconns >= gw->peermax) {
 		if (p->nconns == 0) {
 			RB_REMOVE(gw_peers, &gw->peers, p);
 			free(p);
@@ -309,8 +317,21 @@ conn_refuse(int s, struct gw_listener *l, const char *peer)
 	    "Content-Type: text/plain\r\nContent-Length: 24\r\n"
 	    "Retry-After: 1\r\nConnection: close\r\n\r\n"
 	    "503 Service Unavailable\n";
+	static time_t		 logged;
+	static uint64_t		 quiet;
+	time_t			 now;
 
-	log_debug("%s: over max connections per address", peer);
+	metrics_addr_refused();
+	/* a flood of them would be a flood of lines: one a minute */
+	now = time(NULL);
+	if (now - logged >= 60) {
+		log_warnx("%s: over max connections per address (%u here), "
+		    "refused%s", peer, gw->peermax, quiet > 0 ?
+		    " (and others since the last line)" : "");
+		logged = now;
+		quiet = 0;
+	} else
+		quiet++;
 	if (!l->conf.tls && l->conf.workload[0] == '\0')
 		(void)send(s, busy, sizeof(busy) - 1, MSG_DONTWAIT |
 		    MSG_NOSIGNAL);
@@ -356,6 +377,7 @@ conn_accept(int fd, short event, void *arg)
 	c->fd = s;
 	c->up.fd = -1;
 	conn_peer(c, &ss);
+	c->trusted = conn_trusted(&c->peeraddr);
 	if (conn_count_peer(c) == -1) {
 		conn_refuse(s, l, c->peer);
 		evbuffer_free(c->in);
@@ -371,7 +393,6 @@ conn_accept(int fd, short event, void *arg)
 		(void)conn_evict_idle();
 	c->listener = l;
 	l->refs++;
-	c->trusted = conn_trusted(&c->peeraddr);
 	event_set(&c->rev, s, EV_READ | EV_PERSIST, conn_read, c);
 	event_set(&c->wev, s, EV_WRITE | EV_PERSIST, conn_write, c);
 	evtimer_set(&c->timer, conn_timeout, c);

@@ -80,24 +80,15 @@ filter_agent(struct filter_req *rq)
 	rq->agentlen = f->valuelen;
 }
 
-/* the last element of the last X-Forwarded-For, if it is an address */
-static int
-forwarded_client(const struct http_head *h, struct netaddr *na)
+/* the last element of an X-Forwarded-For value, if it is an address */
+int
+filter_forwarded_last(const char *v, size_t len, struct netaddr *na)
 {
-	const struct http_field	*f, *last = NULL;
-	const char		*v, *end, *start;
-	char			 buf[INET6_ADDRSTRLEN];
-	size_t			 i, n;
+	const char	*end, *start;
+	char		 buf[INET6_ADDRSTRLEN];
+	size_t		 n;
 
-	for (i = 0; i < h->nfields; i++) {
-		f = &h->fields[i];
-		if (f->id == HTTP_H_X_FORWARDED_FOR)
-			last = f;
-	}
-	if (last == NULL)
-		return (-1);
-	v = last->value;
-	end = v + last->valuelen;
+	end = v + len;
 	while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
 		end--;
 	for (start = end; start > v && start[-1] != ','; start--)
@@ -118,11 +109,28 @@ forwarded_client(const struct http_head *h, struct netaddr *na)
 	return (0);
 }
 
+/* the last element of the last X-Forwarded-For, if it is an address */
+int
+filter_forwarded_client(const struct http_head *h, struct netaddr *na)
+{
+	const struct http_field	*f, *last = NULL;
+	size_t			 i;
+
+	for (i = 0; i < h->nfields; i++) {
+		f = &h->fields[i];
+		if (f->id == HTTP_H_X_FORWARDED_FOR)
+			last = f;
+	}
+	if (last == NULL)
+		return (-1);
+	return (filter_forwarded_last(last->value, last->valuelen, na));
+}
+
 static void
 filter_client(struct filter_req *rq)
 {
 	rq->client_done = 1;
-	if (!rq->trusted || forwarded_client(rq->h, &rq->client) == -1)
+	if (!rq->trusted || filter_forwarded_client(rq->h, &rq->client) == -1)
 		rq->client = *rq->peer;
 }
 

@@ -39,6 +39,8 @@ void	filter_req_init(struct filter_req *, const struct http_head *,
 	    const struct netaddr *, int);
 const struct gw_filter *filter_match(const struct gw_filter *, size_t,
 	    struct filter_req *);
+int	filter_forwarded_last(const char *, size_t, struct netaddr *);
+int	filter_forwarded_client(const struct http_head *, struct netaddr *);
 const struct gw_filter *filter_match_from(const struct gw_filter *, size_t,
 	    const struct netaddr *);
 

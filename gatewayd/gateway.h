@@ -169,7 +169,7 @@ struct gw_listener {
 /* connections per client address, for "max connections per address" */
 struct gw_peer {
 	RB_ENTRY(gw_peer)	 entry;
-	struct netaddr		 addr;		/* prefix unused */
+	struct netaddr		 addr;		/* netaddr_client()'s */
 	unsigned int		 nconns;
 };
 RB_HEAD(gw_peers, gw_peer);
@@ -308,6 +308,8 @@ struct gateway {
 	unsigned int		 nconns;
 	struct gateway_conf	 conf;		/* timeouts and limits */
 	unsigned int		 maxconns;	/* "max connections", or 0 */
+	unsigned int		 peermax;	/* this gateway's share of "max
+						   connections per address" */
 	rlim_t			 nofile;	/* RLIMIT_NOFILE at start */
 	unsigned int		 fdmax;		/* fds for clients, upstreams */
 	unsigned int		 nups;		/* upstream fds open, and
@@ -491,6 +493,7 @@ void		 api_recv_metrics_expect(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_wl(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_total(struct imsgev *, struct imsg *);
 void		 api_recv_authlimit(struct imsgev *, struct imsg *);
+void		 api_recv_authblock(struct imsgev *, struct imsg *);
 /* api_events.c: GET /v1/events, from the messages that make them */
 void		 api_events_state(const struct rt_state *);
 void		 api_events_emit(const struct ctl_event *);

@@ -106,6 +106,8 @@ static const struct proc_handler gateway_handlers[] = {
 	/* the reaper's count of wrong keys from every gateway (api.c) */
 	{ IMSG_REAP_AUTHLIMIT, sizeof(struct reap_authlimit),
 	    PROC_FROM(PROC_REAPER), api_recv_authlimit },
+	{ IMSG_REAP_AUTHBLOCK, sizeof(struct reap_authblock),
+	    PROC_FROM(PROC_REAPER), api_recv_authblock },
 	/* the store's held writes, for GET /metrics (metrics.c) */
 	{ IMSG_ST_QUEUE, sizeof(struct st_queue_stats),
 	    PROC_FROM(PROC_STORE), metrics_recv_store },

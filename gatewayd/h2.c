@@ -31,7 +31,10 @@
  * H2_CONTINUATIONS CONTINUATION frames per field block, field sections
  * within the HTTP/1.1 limits counted after HPACK decoding (HPACK bombs),
  * at most H2_OUTBOUND_ACKS unsent PING and SETTINGS acknowledgements
- * (floods), and input is not read while output to the client is over
+ * (floods), at most H2_EMPTY_MAX empty DATA frames in a row and
+ * H2_PRIORITY_PER_STREAM PRIORITY frames per stream opened (floods of
+ * frames that cost the client nothing, CVE-2019-9518, which nghttp2
+ * leaves to its user), and input is not read while output to the client is over
  * GW_BUF_HIGH.  A connection that makes no progress (a window held at
  * zero) is closed after the upstream timeout.  Abuse ends the connection
  * with GOAWAY; no limit is shared with other connections.
@@ -71,6 +74,9 @@
 #define H2_RESET_BURST		1000	/* resets by the client, then */
 #define H2_RESET_RATE		33	/* per second (nghttp2's default) */
 #define H2_PSEUDO_MAX		HTTP_LINE_MAX	/* :path and friends */
+#define H2_EMPTY_MAX		100	/* empty DATA frames in a row */
+#define H2_PRIORITY_PER_STREAM	100	/* PRIORITY frames, per stream
+						   opened and one more */
 
 static nghttp2_session_callbacks	*h2_cbs;
 static nghttp2_option			*h2_opt;
@@ -146,6 +152,7 @@ h2_on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame,
 	st->ufd = -1;
 	TAILQ_INSERT_TAIL(&s->streams, st, entry);
 	s->nstreams++;
+	s->nopened++;
 	nghttp2_session_set_stream_user_data(ng, st->id, st);
 	return (0);
 }
@@ -351,6 +358,47 @@ h2_stream_reqdone(struct h2_stream *st)
 	h2_stream_release(st);
 }
 
+/*
+ * Frames that cost the client a few bytes and the gateway a wakeup each,
+ * and that nghttp2 takes without a limit: DATA frames without a byte of
+ * data (padding is no data) that do not end their stream, and PRIORITY
+ * frames.  A DATA frame that carries data, or ends its stream, starts
+ * the count of empty ones again: a client that streams a body may send
+ * an empty one now and then.  PRIORITY frames get a budget per stream
+ * opened, as a browser sends a few for each.  -1 when the client is over
+ * either: the session ends with ENHANCE_YOUR_CALM (h2_input()).
+ */
+static int
+h2_frame_budget(struct h2_session *s, const nghttp2_frame *frame)
+{
+	uint64_t	 allowed;
+
+	switch (frame->hd.type) {
+	case NGHTTP2_DATA:
+		if ((frame->hd.flags & NGHTTP2_FLAG_END_STREAM) ||
+		    frame->hd.length > frame->data.padlen) {
+			s->nempty = 0;
+			return (0);
+		}
+		if (++s->nempty <= H2_EMPTY_MAX)
+			return (0);
+		log_debug("%s: h2: over %d empty DATA frames in a row",
+		    s->c->peer, H2_EMPTY_MAX);
+		break;
+	case NGHTTP2_PRIORITY:
+		allowed = (uint64_t)H2_PRIORITY_PER_STREAM * (s->nopened + 1);
+		if (++s->npriority <= allowed)
+			return (0);
+		log_debug("%s: h2: over %llu PRIORITY frames", s->c->peer,
+		    (unsigned long long)allowed);
+		break;
+	default:
+		return (0);
+	}
+	s->calm = 1;
+	return (-1);
+}
+
 static int
 h2_on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *arg)
 {
@@ -359,6 +407,8 @@ h2_on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *arg)
 	int			 end;
 
 	end = frame->hd.flags & NGHTTP2_FLAG_END_STREAM;
+	if (h2_frame_budget(s, frame) == -1)
+		return (NGHTTP2_ERR_CALLBACK_FAILURE);
 
 	if (frame->hd.type != NGHTTP2_HEADERS &&
 	    frame->hd.type != NGHTTP2_DATA)
@@ -1108,7 +1158,7 @@ h2_input(struct gw_conn *c)
 			    nghttp2_strerror((int)n));
 			/* a GOAWAY says why, if the library made one */
 			(void)nghttp2_session_terminate_session(s->ng,
-			    n == NGHTTP2_ERR_FLOODED ?
+			    n == NGHTTP2_ERR_FLOODED || s->calm ?
 			    NGHTTP2_ENHANCE_YOUR_CALM : NGHTTP2_PROTOCOL_ERROR);
 			evbuffer_drain(c->in, evbuffer_get_length(c->in));
 			break;

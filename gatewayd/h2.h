@@ -84,6 +84,11 @@ struct h2_session {
 	nghttp2_session		*ng;
 	TAILQ_HEAD(, h2_stream)	 streams;
 	unsigned int		 nstreams;
+	uint64_t		 nopened;	/* streams, ever */
+	unsigned int		 nempty;	/* empty DATA frames in a row */
+	uint64_t		 npriority;	/* PRIORITY frames, ever */
+	int			 calm;		/* over a budget: ends with
+						   ENHANCE_YOUR_CALM */
 	int			 dead;		/* closing: no more input */
 	int			 goaway;	/* going: no new streams */
 	struct event		 sendev;	/* frames to make, from the

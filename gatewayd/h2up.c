@@ -15,6 +15,8 @@
 
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include <errno.h>
 #include <event.h>
@@ -259,19 +261,93 @@ h2up_init(void)
 	return (0);
 }
 
-/* the request: the client's fields as they came, :scheme http */
+/* is the field name want, a '_' for a '-' too (a CGI-style reading)? */
+static int
+h2up_name_is(const char *name, size_t len, const char *want)
+{
+	size_t	 i;
+
+	if (len != strlen(want))
+		return (0);
+	for (i = 0; i < len; i++)
+		if (name[i] != want[i] && (name[i] != '_' || want[i] != '-'))
+			return (0);
+	return (1);
+}
+
+enum { H2UP_KEEP, H2UP_DROP, H2UP_XFF };
+
+/*
+ * What the client says of itself or of the way it came is replaced, as
+ * proxy.c replaces it for HTTP/1.1: X-Forwarded-*, X-Real-IP and, but
+ * from a trusted proxy, Forwarded.  A trusted proxy's X-Forwarded-For is
+ * kept, its address appended.  (Names come lower case: nghttp2 refuses
+ * others.)
+ */
+static int
+h2up_field_kind(const char *name, size_t len, int trusted)
+{
+	if (len < 9 || (name[0] != 'x' && name[0] != 'f'))
+		return (H2UP_KEEP);
+	if (h2up_name_is(name, len, "x-forwarded-for"))
+		return (trusted ? H2UP_XFF : H2UP_DROP);
+	if (h2up_name_is(name, len, "x-forwarded-proto") ||
+	    h2up_name_is(name, len, "x-forwarded-host") ||
+	    h2up_name_is(name, len, "x-real-ip") ||
+	    (!trusted && h2up_name_is(name, len, "forwarded")))
+		return (H2UP_DROP);
+	return (H2UP_KEEP);
+}
+
+/*
+ * Ours: X-Forwarded-For (a trusted proxy's chain first), -Proto, -Host
+ * and X-Real-IP, the client as the gateway sees it (proxy.c says which).
+ */
+static int
+h2up_forwarded(struct evbuffer *b, struct h2_stream *st, struct evbuffer *xff,
+    const char *last, size_t lastlen)
+{
+	struct gw_conn	*pc = st->pc;
+	struct netaddr	 na;
+	char		 ip[INET6_ADDRSTRLEN];
+	const char	*real = pc->peer;
+	size_t		 len;
+
+	if (last != NULL && filter_forwarded_last(last, lastlen, &na) == 0 &&
+	    inet_ntop(na.af, na.addr, ip, sizeof(ip)) != NULL)
+		real = ip;
+	if (evbuffer_add(xff, pc->peer, strlen(pc->peer)) == -1 ||
+	    (len = evbuffer_get_length(xff)) == 0)
+		return (-1);
+	return (h2up_keep(b, "x-forwarded-for", 15, evbuffer_pullup(xff, len),
+	    len) == -1 ||
+	    h2up_keep(b, "x-forwarded-proto", 17, pc->listener->conf.tls ?
+	    "https" : "http", pc->listener->conf.tls ? 5 : 4) == -1 ||
+	    h2up_keep(b, "x-forwarded-host", 16, st->authority,
+	    strlen(st->authority)) == -1 ||
+	    h2up_keep(b, "x-real-ip", 9, real, strlen(real)) == -1 ? -1 : 0);
+}
+
+/*
+ * The request: the client's fields as they came but those said above,
+ * ours, :scheme http.
+ */
 static int
 h2up_request(struct h2_stream *st)
 {
 	nghttp2_nv		 nva[H2UP_NV_MAX];
 	nghttp2_data_provider	 dp;
-	struct evbuffer		*b;
-	size_t			 n, len;
-	char			*p, *colon, *end;
-	int			 rc = -1;
+	struct evbuffer		*b, *xff;
+	size_t			 n, len, lastlen = 0;
+	char			*p, *colon, *end, *last = NULL;
+	int			 rc = -1, kind;
 
 	if ((b = evbuffer_new()) == NULL)
 		return (-1);
+	if ((xff = evbuffer_new()) == NULL) {
+		evbuffer_free(b);
+		return (-1);
+	}
 	if (h2up_keep(b, ":method", 7, st->method, strlen(st->method)) ||
 	    h2up_keep(b, ":scheme", 7, "http", 4) ||
 	    h2up_keep(b, ":authority", 10, st->authority,
@@ -288,10 +364,20 @@ h2up_request(struct h2_stream *st)
 		    (n = (char *)memchr(colon, '\r', end - colon) - colon) <
 		    2)
 			goto done;
-		if (h2up_keep(b, p, colon - p, colon + 2, n - 2) == -1)
+		kind = h2up_field_kind(p, colon - p, st->pc->trusted);
+		if (kind == H2UP_XFF && n > 2) {
+			last = colon + 2;
+			lastlen = n - 2;
+			if (evbuffer_add(xff, last, lastlen) == -1 ||
+			    evbuffer_add(xff, ", ", 2) == -1)
+				goto done;
+		} else if (kind == H2UP_KEEP &&
+		    h2up_keep(b, p, colon - p, colon + 2, n - 2) == -1)
 			goto done;
 		p = colon + n + 2;
 	}
+	if (h2up_forwarded(b, st, xff, last, lastlen) == -1)
+		goto done;
 	if (evbuffer_get_length(st->cookie) > 0 &&
 	    h2up_keep(b, "cookie", 6, evbuffer_pullup(st->cookie, -1),
 	    evbuffer_get_length(st->cookie)) == -1)
@@ -304,6 +390,7 @@ h2up_request(struct h2_stream *st)
 	    st);
 	rc = st->upid < 0 ? -1 : 0;
  done:
+	evbuffer_free(xff);
 	evbuffer_free(b);
 	return (rc);
 }

@@ -27,6 +27,7 @@
 #include "compat.h"
 #include "imsg.h"
 #include "log.h"
+#include "orchd.h"
 #include "proc.h"
 #include "gateway.h"
 
@@ -158,18 +159,36 @@ listener_unref(struct gw_listener *l)
  * The global limits: "max connections" if set, and always the
  * descriptors, counted as they are used (conn_full()): one for a client,
  * one more while it has an upstream connection.
+ *
+ * "max connections per address": with "prefork N", the kernel hands each
+ * connection to one of the N gateways, so each holds the limit divided
+ * by N, rounded up.  That keeps the accept path free of any question to
+ * another process; the price is that an address whose connections the
+ * kernel hands out unevenly is refused a little below the limit.
+ * Unset, it is ORCHD_CONNS_ADDR, but never more than an eighth of this
+ * gateway's descriptors: a client with an upstream takes two, so one
+ * address then holds a quarter of them at the most.
  */
 static void
 limits_apply(void)
 {
-	rlim_t	 fds;
+	rlim_t		 fds;
+	int64_t		 n, share;
 
 	gw->maxconns = gw->conf.max_conns > 0 ? gw->conf.max_conns : 0;
 	fds = gw->nofile > GW_FD_RESERVE * 2 ? gw->nofile - GW_FD_RESERVE :
 	    GW_FD_RESERVE;
 	gw->fdmax = MINIMUM(fds, 2000000);
-	log_debug("%llu file descriptors: %u for clients and workloads",
-	    (unsigned long long)gw->nofile, gw->fdmax);
+	n = MAXIMUM(gw->conf.prefork, 1);
+	if (gw->conf.max_conns_addr > 0)
+		share = (gw->conf.max_conns_addr + n - 1) / n;
+	else
+		share = MINIMUM((ORCHD_CONNS_ADDR + n - 1) / n,
+		    MAXIMUM(gw->fdmax / 8, 1));
+	gw->peermax = (unsigned int)MINIMUM(share, INT32_MAX);
+	log_debug("%llu file descriptors: %u for clients and workloads, "
+	    "%u connections per address", (unsigned long long)gw->nofile,
+	    gw->fdmax, gw->peermax);
 }
 
 /* is l's socket one of the next generation's (the same, duplicated)? */

@@ -46,6 +46,7 @@ static uint64_t		 metrics_unknown_hosts;
 static uint64_t		 metrics_protocol[2];	/* HTTP/1.x, h2 */
 static struct st_queue_stats	 metrics_store;
 static uint64_t		 metrics_idle_closes;
+static uint64_t		 metrics_addr_refusals;
 static const struct gw_wcounts	 metrics_zero;
 static struct cfg_status	 metrics_cfg;	/* the parent's */
 static int			 metrics_cfg_known;
@@ -287,6 +288,13 @@ void
 metrics_idle_closed(void)
 {
 	metrics_idle_closes++;
+}
+
+/* a connection over "max connections per address", refused (conn.c) */
+void
+metrics_addr_refused(void)
+{
+	metrics_addr_refusals++;
 }
 
 /*
@@ -683,6 +691,12 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	    "Idle keep-alive connections closed to make room for new ones.");
 	prom_sample_u64(b, "orchd_gateway_idle_closed_total", NULL,
 	    metrics_idle_closes + (sum != NULL ? sum->total.idle_closed : 0));
+	prom_family(b, "orchd_gateway_address_refused_total", "counter",
+	    "Connections refused at once: their address held \"max "
+	    "connections per address\".");
+	prom_sample_u64(b, "orchd_gateway_address_refused_total", NULL,
+	    metrics_addr_refusals +
+	    (sum != NULL ? sum->total.addr_refused : 0));
 	write_requests(b, sum);
 	per_workload(b, sum, "orchd_requests_in_flight", "gauge",
 	    "Requests being answered that are use, parked ones included, "
@@ -772,6 +786,7 @@ metrics_own_total(struct gw_metrics_total *t)
 	t->auth_failures = metrics_auth_failures;
 	t->unknown_hosts = metrics_unknown_hosts;
 	t->idle_closed = metrics_idle_closes;
+	t->addr_refused = metrics_addr_refusals;
 	memcpy(t->protocol, metrics_protocol, sizeof(t->protocol));
 	t->access_log_drops = accesslog_drops();
 }

@@ -75,6 +75,7 @@ void		 metrics_status(struct gw_conn *, int, int);
 void		 metrics_api(int);
 void		 metrics_auth_failure(void);
 void		 metrics_idle_closed(void);
+void		 metrics_addr_refused(void);
 void		 metrics_write(struct evbuffer *, const struct metrics_sum *);
 void		 metrics_own(const struct gw_workload *, struct gw_metrics_wl *);
 void		 metrics_own_total(struct gw_metrics_total *);

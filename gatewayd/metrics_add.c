@@ -63,6 +63,7 @@ metrics_total_add(struct gw_metrics_total *t, const struct gw_metrics_total *add
 	t->auth_failures += add->auth_failures;
 	t->unknown_hosts += add->unknown_hosts;
 	t->idle_closed += add->idle_closed;
+	t->addr_refused += add->addr_refused;
 	t->protocol[0] += add->protocol[0];
 	t->protocol[1] += add->protocol[1];
 	t->access_log_drops += add->access_log_drops;

@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <arpa/inet.h>
 
 #include <errno.h>
 #include <event.h>
@@ -273,9 +274,10 @@ up_connected(struct gw_conn *c)
 }
 
 /*
- * The client's own X-Forwarded-* and Via are replaced by ours, and so is
- * Expect (see above).  Forwarded (RFC 7239) is the client's word about
- * itself: kept from a trusted proxy only, like its X-Forwarded-For.
+ * The client's own X-Forwarded-*, X-Real-IP and Via are replaced by
+ * ours, and so is Expect (see above).  Forwarded (RFC 7239) is the
+ * client's word about itself: kept from a trusted proxy only, like its
+ * X-Forwarded-For.
  */
 static int
 request_filter(const struct http_field *f, void *arg)
@@ -286,6 +288,7 @@ request_filter(const struct http_field *f, void *arg)
 	case HTTP_H_X_FORWARDED_FOR:
 	case HTTP_H_X_FORWARDED_PROTO:
 	case HTTP_H_X_FORWARDED_HOST:
+	case HTTP_H_X_REAL_IP:
 	case HTTP_H_VIA:
 	case HTTP_H_EXPECT:
 		return (0);
@@ -328,6 +331,24 @@ forwarded_for(const struct gw_conn *c, const struct http_head *h, char *buf,
 	if ((plen = strlen(c->peer)) >= len - n)
 		n = 0;
 	memcpy(buf + n, c->peer, plen + 1);
+	return (buf);
+}
+
+/*
+ * X-Real-IP: the client's address as the gateway sees it, the one
+ * "ignore from" matches: the connection's peer, or behind a trusted
+ * proxy the last address of its X-Forwarded-For, the one that proxy
+ * saw, when it is an address.  The usual case, the peer, is no copy.
+ */
+static const char *
+real_ip(const struct gw_conn *c, const struct http_head *h, char *buf,
+    size_t len)
+{
+	struct netaddr	 na;
+
+	if (!c->trusted || filter_forwarded_client(h, &na) == -1 ||
+	    inet_ntop(na.af, na.addr, buf, len) == NULL)
+		return (c->peer);
 	return (buf);
 }
 
@@ -375,9 +396,10 @@ static void
 send_request(struct gw_conn *c)
 {
 	struct http_head	*h = &c->req->h;
-	struct http_field	 add[4];
+	struct http_field	 add[5];
 	struct http_ser		 ser;
 	char			 xff[2048], viabuf[512];
+	char			 xri[INET6_ADDRSTRLEN];
 	char			 xfh[HTTP_HOST_MAX + 8];	/* ":port" */
 	size_t			 nadd = 0;
 
@@ -389,6 +411,8 @@ send_request(struct gw_conn *c)
 	add[nadd++].value = forwarded_for(c, h, xff, sizeof(xff));
 	add[nadd].name = "X-Forwarded-Proto";
 	add[nadd++].value = c->listener->conf.tls ? "https" : "http";
+	add[nadd].name = "X-Real-IP";
+	add[nadd++].value = real_ip(c, h, xri, sizeof(xri));
 	if (h->authoritylen > 0) {
 		add[nadd].name = "X-Forwarded-Host";
 		add[nadd++].value = forwarded_host(h, xfh, sizeof(xfh));

@@ -26,6 +26,7 @@
 
 #include "authlim.h"
 #include "compat.h"
+#include "ignore.h"
 #include "msg.h"
 
 int		authlim_cmp(struct authlim_entry *, struct authlim_entry *);
@@ -50,28 +51,14 @@ authlim_init(struct authlim *al)
 int
 authlim_prefix(const struct netaddr *na, uint8_t *key)
 {
-	static const uint8_t	 mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-				    0xff, 0xff };
+	struct netaddr	 client;
 
 	memset(key, 0, AUTHLIM_KEYLEN);
-	switch (na->af) {
-	case AF_INET:
-		key[0] = 4;
-		memcpy(key + 1, na->addr, 4);
-		return (0);
-	case AF_INET6:
-		/* a dual-stack listener's IPv4 client is that address */
-		if (memcmp(na->addr, mapped, sizeof(mapped)) == 0) {
-			key[0] = 4;
-			memcpy(key + 1, na->addr + 12, 4);
-		} else {
-			key[0] = 6;
-			memcpy(key + 1, na->addr, 8);
-		}
-		return (0);
-	default:
+	if (netaddr_client(na, &client) == -1)
 		return (-1);
-	}
+	key[0] = client.af == AF_INET ? 4 : 6;
+	memcpy(key + 1, client.addr, client.af == AF_INET ? 4 : 8);
+	return (0);
 }
 
 /* a slot for a new address: an unused one, or the least recent one */

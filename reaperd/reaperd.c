@@ -25,6 +25,7 @@
 
 #include "budget.h"
 #include "compat.h"
+#include "ignore.h"
 #include "imsg.h"
 #include "log.h"
 #include "msg.h"
@@ -389,12 +390,16 @@ reaper_recv_state(struct imsgev *iev, struct imsg *imsg)
  * A wrong API key at a gateway: counted against its client's address
  * for all the gateways, and the verdict sent back to the one that asked
  * (authlim.c says why here).  A gateway sends only TCP clients' ones.
+ * Over the cap, every gateway is told, so that none of them looks at
+ * that address's keys, a right one neither, until the window ends: the
+ * cap then stops guessing instead of only the answers to wrong guesses.
  */
 static void
 reaper_recv_authfail(struct imsgev *iev, struct imsg *imsg)
 {
 	struct netaddr		 na;
 	struct reap_authlimit	 rl;
+	struct reap_authblock	 blk;
 	int64_t			 wait;
 
 	(void)imsg_get_data(imsg, &na, sizeof(na));
@@ -404,6 +409,12 @@ reaper_recv_authfail(struct imsgev *iev, struct imsg *imsg)
 	if (wait > 0) {
 		rl.limited = 1;
 		rl.retry_after = (int32_t)((wait + 999) / 1000);
+		memset(&blk, 0, sizeof(blk));
+		(void)netaddr_client(&na, &blk.client);
+		blk.ms = wait;
+		if (proc_compose(&reaper_ps, PROC_GATEWAY, IMSG_REAP_AUTHBLOCK,
+		    0, -1, &blk, sizeof(blk)) == -1)
+			log_warn("%s: to the gateways", __func__);
 	}
 	if (imsgev_compose(iev, IMSG_REAP_AUTHLIMIT, imsg_get_id(imsg), -1, &rl,
 	    sizeof(rl)) == -1)

@@ -4,8 +4,9 @@
 # from ORCHD_KEY (it names the variable); 32 hex digits and 22 base64
 # characters are enough.  Wrong keys from one address are capped across
 # every gateway ("prefork 2"): of 200 at once, at most the cap get 401,
-# the rest 429 with Retry-After; the right key from that address still
-# works at once.  Every wait bounded.
+# the rest 429 with Retry-After; then the right key from that address
+# is 429 too (attack_gateway.sh), while another address's works.  Every
+# wait bounded.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -96,9 +97,6 @@ code() {	# code [curl args...]: the status alone
 faster() {	# faster SECONDS LIMIT
 	awk -v t="$1" -v l="$2" 'BEGIN { exit !(t < l) }'
 }
-ok_fast() {	# ok_fast "STATUS SECONDS": 200 in under half a second
-	[ "${1%% *}" = 200 ] && faster "${1#* }" 0.5
-}
 c=$(code -H "Authorization: Bearer $KEY" "$URL/v1/workloads")
 check "the key works (got $c)" [ "$c" = 200 ]
 WRONG=$(openssl rand -hex 16)
@@ -128,11 +126,16 @@ check "... at once (${t}s)" faster "$t" 0.5
 c=$(code -H "Authorization: Bearer $WRONG" --interface 127.0.0.2 \
     "$URL/v1/workloads")
 check "another address is not capped (got $c)" [ "$c" = 401 ]
+c=$(code --interface 127.0.0.2 -H "Authorization: Bearer $KEY" \
+    "$URL/v1/workloads")
+check "the right key from another address: 200 (got $c)" [ "$c" = 200 ]
+# past the cap, not even a right key is looked at (attack_gateway.sh
+# waits for the cap's minute to end)
 for i in 1 2 3; do
 	t=$(curl -s -m 10 -o "$T/right.out" -w '%{http_code} %{time_total}' \
 	    -H "Authorization: Bearer $KEY" "$URL/v1/workloads")
-	check "the right key from the capped address: 200 at once ($t)" \
-	    ok_fast "$t"
+	check "the right key from the capped address: 429 at once ($t)" \
+	    sh -c "[ '${t%% *}' = 429 ]"
 done
 
 # -- a reload with a short key is refused, the old key kept
@@ -142,7 +145,8 @@ st=$?
 check "a reload with a short key is refused (status $st)" [ "$st" -ne 0 ]
 check "... and the log says why" grep -q \
     "api key file $T/api.key: a hex key must be at least 32" "$T/orchd.log"
-c=$(code -H "Authorization: Bearer $KEY" "$URL/v1/workloads")
+c=$(code --interface 127.0.0.2 -H "Authorization: Bearer $KEY" \
+    "$URL/v1/workloads")
 check "... the key in use still works (got $c)" [ "$c" = 200 ]
 
 stop_orchd; st=$STATUS

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-# HTTP/2 clients for regress/e2e/http2.sh, frames written by hand (HPACK
-# by python3-hpack): the attacks an HTTP/2 server must survive, a
+# HTTP/2 clients for regress/e2e/http2.sh and attack_gateway.sh (the
+# floods of empty DATA and of PRIORITY frames), frames written by hand
+# (HPACK by python3-hpack): the attacks an HTTP/2 server must survive, a
 # connection that carries streams for two hosts, and one whose stream is
 # under way when the gateway lets it go (goaway, and slow-read for the
 # access log's test).  Each prints one line saying what the gateway did;
@@ -19,7 +20,7 @@ import time
 import hpack
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-DATA, HEADERS, RST, SETTINGS, PING = 0, 1, 3, 4, 6
+DATA, HEADERS, PRIORITY, RST, SETTINGS, PING = 0, 1, 2, 3, 4, 6
 GOAWAY, WINUPD, CONT = 7, 8, 9
 END_STREAM, END_HEADERS, ACK = 0x1, 0x4, 0x1
 
@@ -193,6 +194,39 @@ def ping_flood(c, host):
     n = sendall_bounded(c, (ping * 100 for _ in range(10000)))
     goaway, closed, _ = c.until_end(20)
     print("ping-flood sent=%d goaway=%d closed=%d" % (n, goaway, closed))
+
+
+def goaway_code(frames):
+    """the error code of the first GOAWAY among frames, or -1"""
+    for f in frames:
+        if f[0] == GOAWAY and len(f[3]) >= 8:
+            return int.from_bytes(f[3][4:8], "big")
+    return -1
+
+
+def empty_data(c, host):
+    # a request whose body never comes: 50,000 DATA frames of no byte
+    # (CVE-2019-9518), each a wakeup for the server and nothing for us
+    c.start()
+    c.send(c.head(1, host, "/echo", flags=END_HEADERS))
+    empty = frame(DATA, 0, 1)
+    n = sendall_bounded(c, (empty * 500 for _ in range(100)))
+    goaway, closed, frames = c.until_end(20)
+    print("empty-data sent=%d goaway=%d error=%d closed=%d" %
+          (n * 500, goaway, goaway_code(frames), closed))
+
+
+def priority_flood(c, host):
+    # 50,000 PRIORITY frames, on streams never opened (CVE-2019-9513's
+    # cousin): the server reorders a tree for each
+    c.start()
+    n = sendall_bounded(c, (b"".join(
+        frame(PRIORITY, 0, 2 * (500 * j + i) + 1,
+              struct.pack(">IB", 0, 15)) for i in range(500))
+        for j in range(100)))
+    goaway, closed, frames = c.until_end(20)
+    print("priority-flood sent=%d goaway=%d error=%d closed=%d" %
+          (n * 500, goaway, goaway_code(frames), closed))
 
 
 def coalesce(c, host):
