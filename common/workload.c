@@ -250,8 +250,8 @@ valid_network_name(const char *s)
 
 /*
  * The source of an API volume: one name, of which orchd makes the
- * directory ROOT/WORKLOAD/NAME itself, never a path.  Letters, digits,
- * '.', '-' and '_', not "." or "..", at most ORCHD_VOLNAME_MAX - 1.
+ * directory ROOT/INSTANCE/WORKLOAD/NAME itself, never a path.  Letters,
+ * digits, '.', '-' and '_', not "." or "..", at most ORCHD_VOLNAME_MAX - 1.
  */
 int
 valid_volume_name(const char *s)
@@ -289,8 +289,27 @@ workload_volumes_absolute(const struct workload_conf *wl, char *errbuf,
 }
 
 /*
+ * ROOT/INSTANCE, where one orchd instance's API volumes are: the root
+ * runtimed is given, and the one the parent makes them under.  0, or -1
+ * if it does not fit.
+ */
+int
+volume_root_instance(const char *root, const char *inst, char *buf,
+    size_t len)
+{
+	int	 n;
+
+	if (root == NULL || root[0] != '/')
+		return (-1);
+	n = snprintf(buf, len, "%s/%s", strcmp(root, "/") == 0 ? "" : root,
+	    inst);
+	return (n < 0 || (size_t)n >= len ? -1 : 0);
+}
+
+/*
  * Where an API volume is on the host: ROOT/WORKLOAD/NAME, ROOT the
- * "api allow volume" of orchd.conf.  The parent makes it
+ * "api allow volume" of orchd.conf with the instance's name after it
+ * (volume_root_instance).  The parent makes it
  * (orchd/voldir.c), runtimed hands it to Docker.  0, or -1 if root is
  * none or it does not fit.
  */

@@ -198,6 +198,8 @@ int			 valid_network_name(const char *);
 int			 valid_volume_name(const char *);
 int			 workload_volumes_absolute(const struct workload_conf *,
 			    char *, size_t);
+int			 volume_root_instance(const char *, const char *,
+			    char *, size_t);
 int			 volume_api_path(const char *, const char *,
 			    const char *, char *, size_t);
 int			 valid_text(const char *);

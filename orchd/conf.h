@@ -151,8 +151,8 @@ int		 workload_root_check(const struct workload_conf *, char *,
 		    size_t);
 
 /* orchd/voldir.c: volumes at the moment of use */
-int		 voldir_make(const char *, const char *, const char *, uid_t,
-		    uid_t, char *, size_t);
+int		 voldir_make(const char *, const char *, const char *,
+		    const char *, uid_t, uid_t, char *, size_t);
 int		 hostpath_at_use(const char *, const struct orchd_conf *,
 		    char *, size_t);
 

@@ -384,6 +384,7 @@ config_send(struct orchd *env)
 {
 	struct global_settings	 gs;
 	struct workload_conf	*wl;
+	const struct strentry	*e;
 	uint32_t		 gen;
 	int			 id;
 
@@ -417,11 +418,12 @@ config_send(struct orchd *env)
 	gs.memory_estimate = env->conf->memory_estimate;
 	gs.max_wakes = env->conf->max_wakes;
 	gs.pressure_limit = env->conf->pressure_limit;
-	if (!TAILQ_EMPTY(&env->conf->api_allow_volumes))
-		(void)strlcpy(gs.volume_root,
-		    TAILQ_FIRST(&env->conf->api_allow_volumes)->str,
-		    sizeof(gs.volume_root));
 	instance_name(env->conf, gs.instance, sizeof(gs.instance));
+	/* ROOT/INSTANCE: where usecheck.c makes this instance's volumes */
+	if ((e = TAILQ_FIRST(&env->conf->api_allow_volumes)) != NULL &&
+	    volume_root_instance(e->str, gs.instance, gs.volume_root,
+	    sizeof(gs.volume_root)) == -1)
+		gs.volume_root[0] = '\0';
 
 	config_compose_all(env, IMSG_CFG_RESET, &gen, sizeof(gen));
 	config_compose_all(env, IMSG_CFG_GLOBAL, &gs, sizeof(gs));

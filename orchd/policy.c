@@ -41,8 +41,8 @@ deny(char *err, size_t len, const char *fmt, ...)
 
 /*
  * An API volume is a name, never a host path: orchd makes it as
- * ROOT/WORKLOAD/NAME under the one "api allow volume" root, at each
- * wake, by a walk that follows no link (voldir.c).  0, or 403 with err.
+ * ROOT/INSTANCE/WORKLOAD/NAME under the one "api allow volume" root,
+ * at each wake, by a walk that follows no link (voldir.c).  0, or 403 with err.
  */
 static int
 policy_volume(const struct orchd_conf *conf, const struct workload_conf *wc,

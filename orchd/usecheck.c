@@ -49,7 +49,10 @@ use_volumes(struct orchd *env, const struct workload_conf *wc, char *msg,
 {
 	const struct volume	*v;
 	const char		*root;
+	char			 inst[ORCHD_INSTANCE_MAX];
 	uid_t			 owner = geteuid(), uid = owner;
+
+	instance_name(env->conf, inst, sizeof(inst));
 
 	TAILQ_FOREACH(v, &wc->volumes, entry) {
 		if (wc->source != SOURCE_API) {
@@ -64,8 +67,8 @@ use_volumes(struct orchd *env, const struct workload_conf *wc, char *msg,
 			return (-1);
 		root = TAILQ_EMPTY(&env->conf->api_allow_volumes) ? NULL :
 		    TAILQ_FIRST(&env->conf->api_allow_volumes)->str;
-		if (voldir_make(root, wc->name, v->host, owner, uid, msg,
-		    len) == -1)
+		if (voldir_make(root, inst, wc->name, v->host, owner, uid,
+		    msg, len) == -1)
 			return (-1);
 	}
 	return (0);

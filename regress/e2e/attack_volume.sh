@@ -8,14 +8,14 @@
 #    mounted in B (a marker file of the host's /tmp is never served);
 # 2. a volume path that does not exist, through a link planted under the
 #    allowed root: nothing may be made where the link leads;
-# 3. a link planted at ROOT/NAME before a wake: the wake fails, with the
-#    reason, and nothing is made where it leads;
+# 3. a link planted at ROOT/INSTANCE/NAME before a wake: the wake fails,
+#    with the reason, and nothing is made where it leads;
 # 4. an orchd.conf volume swapped for a link to /etc after orchd started:
 #    refused at its wake, no container made;
 # 5. orchd -n warns about root-equivalent volumes of the operator's file.
 #
-# An API volume is a name: orchd makes ROOT/NAME/SOURCE itself.  Either
-# the attack is refused at create (403) or its wake runs and must not
+# An API volume is a name: orchd makes ROOT/INSTANCE/NAME/SOURCE itself.
+# Either the attack is refused at create (403) or its wake runs and must not
 # reach the host.  Loopback only, network host, every wait bounded; the
 # containers made here are removed.
 #
@@ -42,6 +42,7 @@ ports GW API PA PB PC PD POP
 S=$(mktemp -d /tmp/vol-e2e.XXXXXX)
 chmod 0755 "$S"
 ROOT=$S/root
+IROOT=$ROOT/$E2E_INSTANCE	# this instance's: orchd makes it
 OUT=$S/out			# where planted links lead: nothing made in it
 OPV=$S/op			# the operator's volume
 MARK=/tmp/vol-mark-$$		# on the host's /: never served by B
@@ -124,7 +125,7 @@ out=$(post "$(body "$A" "$PA" "$ADIR" /x "sh -c 'rm -rf /x/x; ln -s / /x/x; exec
 if [ "$(last "$out")" != 201 ]; then
 	check "attack 1: an absolute API volume is refused 403 naming the rule (got $(last "$out"))" \
 	    said 403 'must be a name'
-	ADIR=$ROOT/$A/data
+	ADIR=$IROOT/$A/data
 	out=$(post "$(body "$A" "$PA" data /x "sh -c 'rm -rf /x/x; ln -s / /x/x; exec httpd -f -p 127.0.0.1:$PA -h /x'")")
 fi
 check "attack 1: workload A is created (got $(last "$out"))" \
@@ -157,25 +158,25 @@ check "attack 2: a volume through a planted link is refused (got $st)" refused
 check "attack 2: nothing is made where the link leads" [ ! -e "$OUT/sub" ]
 rm -f "$ROOT/planted"
 
-# -- 3: a link planted at ROOT/NAME before the first wake
+# -- 3: a link planted at ROOT/INSTANCE/NAME before the first wake
 out=$(post "$(body "$D" "$PD" data /x "httpd -f -p 127.0.0.1:$PD -h /x")")
 check "a workload with a volume named \"data\" is created (got $(last "$out"))" \
     [ "$(last "$out")" = 201 ]
-ln -s "$OUT" "$ROOT/$D"
+ln -s "$OUT" "$IROOT/$D"
 out=$(get "$D" /)
-check "a link at ROOT/NAME: the wake fails (got $(last "$out"))" \
+check "a link at ROOT/INSTANCE/NAME: the wake fails (got $(last "$out"))" \
     [ "$(last "$out")" = 503 ]
 check "... with the reason in its state" state_says "$D" link
 check "... and in the log" grep -q "workload $D.*link" "$T/orchd.log"
 check "... no container was made" no_container "$D"
 check "... nothing is made where the link leads" [ ! -e "$OUT/data" ]
-rm -f "$ROOT/$D"
+rm -f "$IROOT/$D"
 out=$(get "$D" /)
 check "the link gone, the next wake works (got $(last "$out"))" served
-check "... ROOT/NAME is root's, 0755" \
-    [ "$(stat -c '%u %a' "$ROOT/$D" 2>/dev/null)" = "0 755" ]
-check "... ROOT/NAME/data is a directory, mode 0700" \
-    [ "$(stat -c '%F %a' "$ROOT/$D/data" 2>/dev/null)" = "directory 700" ]
+check "... ROOT/INSTANCE/NAME is root's, 0755" \
+    [ "$(stat -c '%u %a' "$IROOT/$D" 2>/dev/null)" = "0 755" ]
+check "... ROOT/INSTANCE/NAME/data is a directory, mode 0700" \
+    [ "$(stat -c '%F %a' "$IROOT/$D/data" 2>/dev/null)" = "directory 700" ]
 
 # -- 4: the operator's volume swapped for a link to /etc after start
 rm -rf "$OPV/data"

@@ -66,7 +66,7 @@ static int
 make(const char *wl, const char *name, char *why, size_t len)
 {
 	why[0] = '\0';
-	return (voldir_make(root, wl, name, geteuid(), geteuid(), why, len));
+	return (voldir_make(root, "i", wl, name, geteuid(), geteuid(), why, len));
 }
 
 static void
@@ -76,10 +76,10 @@ test_made(void **state)
 	char		 why[256];
 
 	assert_int_equal(make("w", "data", why, sizeof(why)), 0);
-	assert_int_equal(lstat(at("%s/root/%s", "w"), &st), 0);
+	assert_int_equal(lstat(at("%s/root/i/%s", "w"), &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
 	assert_int_equal(st.st_mode & 07777, 0755);
-	assert_int_equal(lstat(at("%s/root/%s", "w/data"), &st), 0);
+	assert_int_equal(lstat(at("%s/root/i/%s", "w/data"), &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
 	assert_int_equal(st.st_mode & 07777, 0700);
 	assert_int_equal(st.st_uid, geteuid());
@@ -94,12 +94,12 @@ test_link_at_name(void **state)
 {
 	char	 why[256];
 
-	assert_int_equal(symlink(out, at("%s/root/%s", "lw")), 0);
+	assert_int_equal(symlink(out, at("%s/root/i/%s", "lw")), 0);
 	assert_int_equal(make("lw", "data", why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "symbolic link"));
 	assert_int_equal(access(at("%s/out/%s", "data"), F_OK), -1);
 	assert_int_equal(symlink(at("%s/%s", "nowhere"),
-	    at("%s/root/%s", "dw")), 0);
+	    at("%s/root/i/%s", "dw")), 0);
 	assert_int_equal(make("dw", "data", why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "symbolic link"));
 	assert_int_equal(access(at("%s/%s", "nowhere"), F_OK), -1);
@@ -113,10 +113,10 @@ test_link_at_source(void **state)
 	FILE	*f;
 
 	assert_int_equal(make("s", "data", why, sizeof(why)), 0);
-	assert_int_equal(symlink("/", at("%s/root/%s", "s/x")), 0);
+	assert_int_equal(symlink("/", at("%s/root/i/%s", "s/x")), 0);
 	assert_int_equal(make("s", "x", why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "symbolic link"));
-	assert_non_null(f = fopen(at("%s/root/%s", "s/f"), "w"));
+	assert_non_null(f = fopen(at("%s/root/i/%s", "s/f"), "w"));
 	fclose(f);
 	assert_int_equal(make("s", "f", why, sizeof(why)), -1);
 }
@@ -128,14 +128,14 @@ test_link_above(void **state)
 	char	 why[256];
 
 	assert_int_equal(symlink(root, at("%s/%s", "rootlink")), 0);
-	assert_int_equal(voldir_make(at("%s/%s", "rootlink"), "w", "data",
+	assert_int_equal(voldir_make(at("%s/%s", "rootlink"), "i", "w", "data",
 	    geteuid(), geteuid(), why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "symbolic link"));
 	assert_int_equal(symlink(top, at("%s/%s", "toplink")), 0);
-	assert_int_equal(voldir_make(at("%s/%s", "toplink/root"), "w",
+	assert_int_equal(voldir_make(at("%s/%s", "toplink/root"), "i", "w",
 	    "data", geteuid(), geteuid(), why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "symbolic link"));
-	assert_int_equal(voldir_make(at("%s/%s", "missing"), "w", "data",
+	assert_int_equal(voldir_make(at("%s/%s", "missing"), "i", "w", "data",
 	    geteuid(), geteuid(), why, sizeof(why)), -1);
 }
 
@@ -150,12 +150,12 @@ test_writable(void **state)
 	assert_non_null(strstr(why, "writable"));
 	assert_int_equal(chmod(root, 0755), 0);
 	assert_int_equal(make("g", "data", why, sizeof(why)), 0);
-	assert_int_equal(chmod(at("%s/root/%s", "g"), 0777), 0);
+	assert_int_equal(chmod(at("%s/root/i/%s", "g"), 0777), 0);
 	assert_int_equal(make("g", "data", why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "writable"));
 	if (geteuid() != 0)
 		return;
-	assert_int_equal(chmod(at("%s/root/%s", "g"), 0755), 0);
+	assert_int_equal(chmod(at("%s/root/i/%s", "g"), 0755), 0);
 	assert_int_equal(chown(root, 12345, 12345), 0);
 	assert_int_equal(make("h", "data", why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "belongs to uid 12345"));
@@ -171,12 +171,12 @@ test_owner(void **state)
 
 	if (geteuid() != 0)
 		skip();
-	assert_int_equal(voldir_make(root, "o", "data", 0, 61999, why,
+	assert_int_equal(voldir_make(root, "i", "o", "data", 0, 61999, why,
 	    sizeof(why)), 0);
-	assert_int_equal(lstat(at("%s/root/%s", "o/data"), &st), 0);
+	assert_int_equal(lstat(at("%s/root/i/%s", "o/data"), &st), 0);
 	assert_int_equal(st.st_uid, 61999);
 	assert_int_equal(st.st_gid, 61999);
-	assert_int_equal(lstat(at("%s/root/%s", "o"), &st), 0);
+	assert_int_equal(lstat(at("%s/root/i/%s", "o"), &st), 0);
 	assert_int_equal(st.st_uid, 0);
 }
 
@@ -220,6 +220,27 @@ test_at_use(void **state)
 	    -1);
 }
 
+/* ROOT/INSTANCE: a link there refused; two instances kept apart */
+static void
+test_instances(void **state)
+{
+	char	 why[256];
+
+	assert_int_equal(symlink(out, at("%s/root/%s", "li")), 0);
+	assert_int_equal(voldir_make(root, "li", "w", "data", geteuid(),
+	    geteuid(), why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "symbolic link"));
+	assert_int_equal(access(at("%s/out/%s", "w"), F_OK), -1);
+	assert_int_equal(voldir_make(root, "j", "w", "data", geteuid(),
+	    geteuid(), why, sizeof(why)), 0);
+	assert_int_equal(access(at("%s/root/j/%s", "w/data"), F_OK), 0);
+	assert_int_equal(access(at("%s/root/i/%s", "w/data"), F_OK), 0);
+	assert_int_equal(voldir_make(root, "..", "w", "data", geteuid(),
+	    geteuid(), why, sizeof(why)), -1);
+	assert_int_equal(voldir_make(root, "a/b", "w", "data", geteuid(),
+	    geteuid(), why, sizeof(why)), -1);
+}
+
 int
 main(void)
 {
@@ -227,6 +248,7 @@ main(void)
 		cmocka_unit_test(test_made),
 		cmocka_unit_test(test_link_at_name),
 		cmocka_unit_test(test_link_at_source),
+		cmocka_unit_test(test_instances),
 		cmocka_unit_test(test_link_above),
 		cmocka_unit_test(test_writable),
 		cmocka_unit_test(test_owner),
