@@ -16,8 +16,9 @@
  *			and at least one listener: the check passed
  *	docker		published (bridge, a named network): root's
  *			docker-proxy, or none (Docker's NAT); network host:
- *			the container's "user" when it is numeric, else
- *			nothing is known to check
+ *			the container's "user" when it is numeric, the uid
+ *			the parent gives an API container, else nothing is
+ *			known to check
  *	swarm		not checked: its address is a node's
  *
  * Why here, in the root parent, and not in runtimed: the listeners'
@@ -107,6 +108,8 @@ static int
 owner_wanted(const struct workload_conf *wl, struct owner_want *w,
     char *msg, size_t len)
 {
+	int64_t	 run;
+
 	memset(w, 0, sizeof(*w));
 	switch (wl->driver) {
 	case DRIVER_PROCESS:
@@ -122,6 +125,11 @@ owner_wanted(const struct workload_conf *wl, struct owner_want *w,
 			w->uid = 0;
 		} else if (owner_numeric_user(wl->user, &w->uid) == 0)
 			w->checked = w->need_one = 1;
+		else if ((run = identity_run_uid(orchd_env, wl)) != -1) {
+			/* the API's container: the uid the parent gave it */
+			w->uid = (uid_t)run;
+			w->checked = w->need_one = 1;
+		}
 		return (0);
 	default:
 		return (0);
