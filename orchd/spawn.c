@@ -608,6 +608,7 @@ spawn_conf(struct orchd *env, const char *name, char *msg, size_t len)
 {
 	const struct workload_conf	*wl;
 	const struct spawned		*sp;
+	char				 why[CTL_MSG_MAX];
 	int				 n = 0;
 
 	TAILQ_FOREACH(wl, &env->conf->workloads, entry)
@@ -623,6 +624,9 @@ spawn_conf(struct orchd *env, const char *name, char *msg, size_t len)
 	else if (n >= SPAWN_PER_WORKLOAD)
 		/* runtimed serializes starts: a third one is out of step */
 		msgf(msg, len, "already running, %d processes", n);
+	else if (policy_check(env->conf, wl, why, sizeof(why)) != 0)
+		/* checked where used: the rules of now, not of its arrival */
+		msgf(msg, len, "refused at its wake: %s", why);
 	else
 		return (wl);
 	return (NULL);
