@@ -45,12 +45,13 @@
 #define ORCHD_H2_STREAMS_MAX	1000
 /*
  * "max connections per address" unset: a browser opens 6 connections to
- * a host, so 256 lets some 40 busy users behind one NAT through, while
- * one address takes at most a few thousandth of a gateway's 500,000
- * descriptors (systemd's hard limit, which the gateway raises itself
- * to), and never more than a quarter of a small limit (listener.c).
+ * a host, so 1024 lets some 170 busy users behind one NAT through, and a
+ * load test of a few hundred connections, while one address takes at
+ * most a few thousandth of a gateway's 500,000 descriptors (systemd's
+ * hard limit, which the gateway raises itself to), and never more than a
+ * quarter of a small limit (listener.c).
  */
-#define ORCHD_CONNS_ADDR	256
+#define ORCHD_CONNS_ADDR	1024
 
 /* "access log format" */
 enum access_log_format {

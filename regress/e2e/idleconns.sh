@@ -43,6 +43,8 @@ write_conf() {	# write_conf [SETTING]
 idle timeout 5m
 keepalive timeout 60s
 header timeout 30s
+# the 10,000 clients are all 127.0.0.1 here, not one address's many
+max connections per address 100000
 ${1:-}
 listen on 127.0.0.1 port $GW
 api listen on 127.0.0.1 port $API
