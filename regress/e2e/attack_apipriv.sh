@@ -26,8 +26,8 @@ ports GW API P_DK P_PROC P_PUB
 KEY=e2e-apipriv-$$-0123456789abcdef
 IMAGE=orchd-test/busybox:latest
 DK=apipriv$$
-UIDS_LOW=62400
-UIDS_HIGH=62499
+UIDS_LOW=$E2E_UID_LOW		# conf_head's "workload uids"
+UIDS_HIGH=$E2E_UID_HIGH
 mkdir -p "$T/log"
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
@@ -50,7 +50,6 @@ api listen on 127.0.0.1 port $API
 api key file "$T/api.key"
 api allow image "orchd-test/busybox*"
 api allow process
-workload uids "$UIDS_LOW-$UIDS_HIGH"
 CONF
 	for x in "$@"; do
 		printf '%s\n' "$x" >>"$T/orchd.conf"
