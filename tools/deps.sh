@@ -58,8 +58,9 @@ test)	pkgs=$TEST_PKGS ;;
 esac
 if [ "${1:-all}" != build ]; then
 	# dockerd is in /usr/sbin, which a root shell's PATH may lack
-	PATH=$PATH:/usr/sbin:/sbin command -v dockerd >/dev/null 2>&1 ||
-	    pkgs="$pkgs $DOCKER_PKGS"
+	# (DEPS_SBIN: other directories, for regress/e2e/deps.sh)
+	PATH=$PATH:${DEPS_SBIN-/usr/sbin:/sbin} command -v dockerd \
+	    >/dev/null 2>&1 || pkgs="$pkgs $DOCKER_PKGS"
 fi
 
 missing=

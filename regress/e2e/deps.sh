@@ -1,7 +1,8 @@
 #!/bin/sh
 # tools/deps.sh, with dpkg-query, apt-get and id stood in for on a PATH of
 # their own: what it would install for all (the default), build and test;
-# never docker.io (nor tini) where a docker or a dockerd is installed;
+# docker.io (and tini) wherever no dockerd is installed, a docker client
+# alone or not (a client runs no docker test), never where a dockerd is;
 # nothing when everything is; a bad argument refused.  Nothing is
 # installed for real.
 . "$(dirname "$0")/lib.sh"
@@ -32,7 +33,7 @@ chmod 0755 "$S/dpkg-query" "$S/apt-get" "$S/id" "$T/docker"
 
 deps() {	# deps [ARG]: run it, apt-get's install line in $T/inst
 	: >"$T/apt"
-	PATH=$S /bin/sh "$top/tools/deps.sh" "$@" >"$T/out" 2>&1
+	PATH=$S DEPS_SBIN= /bin/sh "$top/tools/deps.sh" "$@" >"$T/out" 2>&1
 	st=$?
 	grep '^install ' "$T/apt" | tr ' ' '\n' | grep -v '^-' >"$T/inst"
 	return $st
@@ -61,17 +62,23 @@ check "installs what the tests need" \
     grep -qx libcmocka-dev '$T/inst'"
 check "and not what building needs" hasnt libtls-dev
 
-# a host with Docker CE: a docker on the PATH, or a dockerd alone
+# a host with a docker client and no daemon (this kind of machine comes
+# so): Debian's daemon all the same
 ln -s "$T/docker" "$S/docker"
-check "with a docker installed" deps
+check "with a docker client alone" deps
+check "docker.io, for its dockerd" has docker.io
+check "and tini" has tini
+rm "$S/docker"
+# a host with Docker CE's dockerd, with its client or not: none of ours
+ln -s "$T/docker" "$S/dockerd"
+check "with a dockerd alone" deps
 check "not docker.io" hasnt docker.io
 check "nor tini" hasnt tini
 check "but the rest" sh -c "grep -qx curl '$T/inst' && grep -qx gcc '$T/inst'"
-rm "$S/docker"
-ln -s "$T/docker" "$S/dockerd"
-check "with a dockerd alone" deps
+ln -s "$T/docker" "$S/docker"
+check "with a dockerd and its client" deps
 check "not docker.io either" hasnt docker.io
-rm "$S/dockerd"
+rm "$S/docker" "$S/dockerd"
 
 # everything there: nothing to do
 deps
