@@ -74,6 +74,8 @@ api listen on 127.0.0.1 port $API
 api key file "$T/api.key"
 api allow image "orchd-test/*"
 api allow volume "$ROOT"
+# the bodies say network host: --bridge=none here
+api allow network host
 
 workload "$OP" {
 	host "$OP.test"
