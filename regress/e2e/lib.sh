@@ -43,7 +43,7 @@ e2e_cleanup() {
 		wait_gone "$ORCHD_PID" 10
 		kill -KILL "$ORCHD_PID" 2>/dev/null
 	fi
-	rm -rf "$T"
+	[ -n "${E2E_KEEP:-}" ] || rm -rf "$T"
 }
 
 selected() {	# selected DESCRIPTION: no E2E_CASE, or it matches
@@ -247,20 +247,21 @@ testhttp_bin() {
 # that runs at once on this host and Docker daemon neither take each
 # other's containers nor are refused at start.  A script that starts a
 # second orchd at once gives it another name and E2E_UID_LOW2
-# (conf_instance NAME LOW).  The ranges, 16 uids a pid: the first
-# instances' from 100000, the second ones' from 70000000, make demo's
-# from 140000000 (tools/demo.sh); a pid is at most 2^22.
+# (conf_instance NAME LOW).  The ranges, 256 uids a pid modulo 2^18 (a
+# script such as budget.sh names more than 16 workloads in one
+# database): the first instances' from 100000, the second ones' from
+# 70000000, make demo's from 140000000 (tools/demo.sh).
 E2E_INSTANCE=e2e-$$
-E2E_UID_LOW=$((100000 + $$ * 16))
-E2E_UID_HIGH=$((E2E_UID_LOW + 15))
-E2E_UID_LOW2=$((70000000 + $$ * 16))
+E2E_UID_LOW=$((100000 + ($$ % 262144) * 256))
+E2E_UID_HIGH=$((E2E_UID_LOW + 255))
+E2E_UID_LOW2=$((70000000 + ($$ % 262144) * 256))
 
 # conf_instance [NAME LOW]: the instance's lines of an orchd.conf; with
-# NAME and LOW, another instance, its 16 uids from LOW
+# NAME and LOW, another instance, its 256 uids from LOW
 conf_instance() {
 	cat <<CONF
 instance name "${1:-$E2E_INSTANCE}"
-workload uids "${2:-$E2E_UID_LOW}-$((${2:-$E2E_UID_LOW} + 15))"
+workload uids "${2:-$E2E_UID_LOW}-$((${2:-$E2E_UID_LOW} + 255))"
 CONF
 }
 
