@@ -65,7 +65,7 @@ box_cleanup() {
 		kill -TERM "$ORCHD_PID" 2>/dev/null
 		wait_gone "$ORCHD_PID" 10
 	fi
-	docker rm -f orchd-tw-box >/dev/null 2>&1
+	docker rm -f "$(cname tw-box)" >/dev/null 2>&1
 	for id in $(docker network ls -q --filter "name=^$NET\$" 2>/dev/null)
 	do
 		docker network rm "$id" >/dev/null 2>&1
@@ -76,7 +76,7 @@ if docker info >/dev/null 2>&1 &&
     sh "$(dirname "$0")/../docker-image.sh" >/dev/null 2>&1; then
 	HAVE_DOCKER=1
 	trap box_cleanup EXIT
-	docker rm -f orchd-tw-box >/dev/null 2>&1
+	docker rm -f "$(cname tw-box)" >/dev/null 2>&1
 fi
 
 # the database: its own directory, owned by the user it runs as.
@@ -125,7 +125,7 @@ api listen on 127.0.0.1 port $API
 api metrics public
 reaper interval 1s
 prefork 2
-max connections per address 25
+max connections per address 50
 
 workload "tw-echo" {
 	command "$T/bin/testhttp echo $P_ECHO $T/echo.starts"
@@ -373,7 +373,7 @@ check "... and the suspend closes it" \
     grep -Eq '^closed after [0-9]+ s$' "$T/ign2.out"
 check "tw-ign asleep" wait_for 10 state_is tw-ign asleep
 
-# -- max connections per address, 25 for each of the 2 gateways
+# -- max connections per address, 50: 25 for each of the 2 gateways
 "$T/bin/testhttp" hold "$L_ECHO" 60 4 >"$T/limit.out"
 open=$(awk '{ print $2 }' "$T/limit.out")
 closed=$(awk '{ print $4 }' "$T/limit.out")
@@ -488,7 +488,7 @@ its answer through the published port" \
 	    grep -q '^boxed' '$T/box.out'"
 	check "the container is on that network" sh -c "docker inspect -f \
 	    '{{range \$k, \$v := .NetworkSettings.Networks}}{{\$k}} {{end}}' \
-	    orchd-tw-box | grep -qw '$NET'"
+	    $(cname tw-box) | grep -qw '$NET'"
 	check "suspended when idle" wait_for 30 state_is tw-box asleep
 else
 	echo "skipped: the container case (no Docker, or no test image)"
