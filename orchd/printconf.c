@@ -242,8 +242,8 @@ print_gateway(FILE *fp, const struct gateway_conf *g)
 		fprintf(fp, "max connections per address %lld\n",
 		    (long long)g->max_conns_addr);
 	else
-		fputs("# max connections per address: 256, or an eighth "
-		    "of the descriptors\n", fp);
+		fprintf(fp, "# max connections per address: %d, or an "
+		    "eighth of the descriptors\n", ORCHD_CONNS_ADDR);
 	fprintf(fp, "prefork %lld\n", (long long)g->prefork);
 	fprintf(fp, "http2 max streams %lld\n", (long long)g->h2_max_streams);
 	for (i = 0; i < g->ntrusted && i < ORCHD_TRUSTED_MAX; i++) {
