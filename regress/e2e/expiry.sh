@@ -48,21 +48,22 @@ port_base 11
 ports GW API P_A P_B P_P P_Q P_CFG
 
 KEY=e2e-key-$$-0123456789abcdef
-# the API names its volumes, orchd makes them as $V/NAME/VOLUME: what
-# the containers serve is put where orchd will find it
-mkdir -p "$T/log" "$T/bin" "$V/$A/www" "$V/$A/bin"
+# the API names its volumes, orchd makes them as $V/INSTANCE/NAME/VOLUME:
+# what the containers serve is put where orchd will find it
+VI=$V/$E2E_INSTANCE
+mkdir -p "$T/log" "$T/bin" "$VI/$A/www" "$VI/$A/bin"
 testhttp_bin
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
-echo "hello from a container" >"$V/$A/www/index.html"
-cat >"$V/$A/bin/run.sh" <<'EOF'
+echo "hello from a container" >"$VI/$A/www/index.html"
+cat >"$VI/$A/bin/run.sh" <<'EOF'
 #!/bin/sh
 trap 'exit 0' TERM
 /bin/httpd -f -p "127.0.0.1:$PORT" -h /www &
 wait
 EOF
-chmod -R a+rX "$V/$A"
-cp -Rp "$V/$A" "$V/$B"
+chmod -R a+rX "$VI"
+cp -Rp "$VI/$A" "$VI/$B"
 
 write_conf() {	# write_conf [EXTRA-LINE-IN-THE-WORKLOAD]
 	conf_head >"$T/orchd.conf"
