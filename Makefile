@@ -145,7 +145,8 @@ UNIT_TESTS	:= $(patsubst regress/unit/%.c,$(BUILD)/regress/%,$(UNIT_SRCS))
 TEST_parse_OBJS	 = $(OBJ)/orchd/parse.o $(OBJ)/orchd/trust.o
 -include regress/unit/tests.mk
 
-MANS		 = man/orchd.8 man/orchd.conf.5 man/orchctl.8 man/orchd-api.7
+MANS		 = man/orchd.8 man/orchd.conf.5 man/orchctl.8 man/orchd-api.7 \
+		   man/orchd-security.7 man/orchd-workload.7
 
 .PHONY: all check unit regress install install-user install-systemd clean demo
 .PHONY: lint fuzz bench
@@ -256,7 +257,8 @@ install: all
 	install -m 0555 $(BUILD)/stored $(BUILD)/gatewayd $(BUILD)/reaperd \
 	    $(BUILD)/runtimed $(DESTDIR)$(LIBEXECDIR)
 	install -m 0444 man/orchd.conf.5 $(DESTDIR)$(MANDIR)/man5
-	install -m 0444 man/orchd-api.7 $(DESTDIR)$(MANDIR)/man7
+	install -m 0444 man/orchd-api.7 man/orchd-security.7 \
+	    man/orchd-workload.7 $(DESTDIR)$(MANDIR)/man7
 	install -m 0444 man/orchd.8 man/orchctl.8 $(DESTDIR)$(MANDIR)/man8
 	install -m 0444 etc/orchd.conf LICENSE $(DESTDIR)$(EXAMPLEDIR)
 	sed 's|/usr/local/sbin|$(SBINDIR)|g' etc/orchd.service \

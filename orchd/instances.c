@@ -1,10 +1,11 @@
 /*
  * The orchd instances of this host.  Containers, networks and the
  * Docker events runtimed listens to carry the instance's name, so two
- * instances on one Docker daemon never take each other's (orchd.8); that
- * holds only if no two live instances have the same name, and process
- * workloads keep apart only if no two live instances allocate uids from
- * ranges that meet.  Both are checked here, at start and at each reload.
+ * instances on one Docker daemon never take each other's
+ * (orchd-workload.7); that holds only if no two live instances have the
+ * same name, and process workloads keep apart only if no two live
+ * instances allocate uids from ranges that meet.  Both are checked here,
+ * at start and at each reload.
  *
  * Each live instance holds an exclusive flock(2) on a file named after
  * it in INSTANCES_DIR (INSTANCES_DIR_USER when not run as root), taken

@@ -9,7 +9,7 @@
  * if an operator made it (no org.orchd.network: a network shared on
  * purpose), or an orchd older than instance labels, or this instance;
  * one that another instance made is never joined, so that no workload
- * of one instance reaches another's through it (orchd.8).  runtimed
+ * of one instance reaches another's through it (orchd-workload.7).  runtimed
  * never removes a network: it may hold containers that are not orchd's.
  *
  * Its id goes back to the driver, which replaces a container made on a

@@ -72,7 +72,7 @@ dk_service_name(const char *name, char *buf, size_t len)
  * Are a container's labels those of workload name of this instance?  0
  * if so; else -1 and, in err, whose it is.  A container made by an
  * orchd older than instance labels has the workload's label and no
- * instance's: it is nobody's here (orchd.8, Upgrades).
+ * instance's: it is nobody's here (orchd-workload.7, Upgrades).
  */
 int
 dk_labels_ours(json_t *labels, const char *name, char *err, size_t len)

@@ -26,7 +26,7 @@ getent passwd _orchd >/dev/null ||
 mkdir -p /var/empty
 chmod 0755 /var/empty
 
-# an orchd instance of its own (orchd.8, instances sharing a host): a
+# an orchd instance of its own (orchd-workload.7, instances sharing a host): a
 # demo beside another orchd, or another demo, on this host and Docker
 # daemon takes neither's name, containers nor workload uids
 INSTANCE=demo-$$

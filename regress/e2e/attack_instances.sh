@@ -1,6 +1,7 @@
 #!/bin/sh
-# Attack (issue 28, item 8; orchd.8, instances share nothing): two orchd
-# instances on one host and one Docker daemon, with the same workload
+# Attack (issue 28, item 8; orchd-workload.7, instances share nothing):
+# two orchd instances on one host and one Docker daemon, with the same
+# workload
 # names, a container workload and a process workload in each.  Before,
 # both named the container orchd-NAME: one instance removed and made
 # again the other's container, the other logged its container removed

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Attack: another takes the port of a sleeping workload (issue 28, item
-# 3; orchd.8, a workload is served only by its own listener).  A process
-# of another uid (nobody, as any local user or another workload could)
-# binds the port of the sleeping process workload hello.  A connect alone
+# 3; orchd-workload.7, a workload is served only by its own listener).
+# A process of another uid (nobody, as any local user or another
+# workload could) binds the port of the sleeping process workload hello.
+# A connect alone
 # would take it for hello: the request would get the squatter's page.
 # orchd must instead see that the listener is not hello's, answer the
 # held request 502 or 503, name the squatter in its log and mark hello

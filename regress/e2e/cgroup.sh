@@ -1,5 +1,5 @@
 #!/bin/sh
-# Everything a process workload started goes when it stops (orchd.8,
+# Everything a process workload started goes when it stops (orchd-security.7,
 # SECURITY CONSIDERATIONS): each process workload runs in a cgroup of its
 # own, named for it, so that a process that leaves its group with setsid
 # and ignores SIGTERM is still killed on suspend and on orchd's shutdown;

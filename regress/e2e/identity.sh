@@ -1,5 +1,5 @@
 #!/bin/sh
-# Workload identities (orchd.8, no workload shares a uid): a process workload that
+# Workload identities (orchd-security.7, no workload shares a uid): a process workload that
 # names no user runs as a uid of its own from "workload uids", with a gid
 # of that number and no supplementary groups; two workloads get two uids;
 # a name keeps its uid across a restart, and one the store hands back that

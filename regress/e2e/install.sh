@@ -29,6 +29,8 @@ cat >"$T/want" <<'EOF'
 0444 usr/local/share/examples/orchd/orchd.service
 0444 usr/local/share/man/man5/orchd.conf.5
 0444 usr/local/share/man/man7/orchd-api.7
+0444 usr/local/share/man/man7/orchd-security.7
+0444 usr/local/share/man/man7/orchd-workload.7
 0444 usr/local/share/man/man8/orchctl.8
 0444 usr/local/share/man/man8/orchd.8
 0555 usr/local/libexec/orchd/gatewayd

@@ -242,7 +242,7 @@ testhttp_bin() {
 	chmod 0755 "$T/bin" "$T/bin/testhttp"
 }
 
-# Each run is an orchd instance of its own (orchd.8, instances sharing
+# Each run is an orchd instance of its own (orchd-workload.7, instances sharing
 # a host): its name and its workload uids, from the script's pid, so
 # that runs at once on this host and Docker daemon neither take each
 # other's containers nor are refused at start.  A script that starts a

@@ -1,5 +1,5 @@
 #!/bin/sh
-# A child that misbehaves ends the daemon (orchd(8), SECURITY
+# A child that misbehaves ends the daemon (orchd-security(7), SECURITY
 # CONSIDERATIONS): one that breaks the protocol on its channel, one that
 # closes its channel but stays up, and one killed by SIGKILL.  Each time
 # orchd exits 1 on its own, within a bounded time, says which child and

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The root parent's room (orchd(8), SECURITY CONSIDERATIONS): the
+# The root parent's room (orchd-security(7), SECURITY CONSIDERATIONS): the
 # spawner, "orchd: spawner", forks and execs the process workloads and
 # the TLS keypair check, so that the parent itself forks nothing after
 # start and runs under a seccomp filter of its own.  The parent is

@@ -46,7 +46,7 @@ for name in store gateway reaper runtime; do
 	root=$(readlink "/proc/$pid/root")
 	case $name in
 	store)	want=$T/db ;;
-	# an empty read-only file system on the chroot (orchd(8))
+	# an empty read-only file system on the chroot (orchd-security(7))
 	runtime) want=/var/empty ;;
 	*)	want=/var/empty ;;
 	esac
@@ -140,7 +140,7 @@ write_conf
 # a second orchd must not steal the socket
 "$ORCHD" -d -f "$T/orchd.conf" >"$T/second.log" 2>&1
 check "a second orchd refuses to start" [ $? -ne 0 ]
-# its instance name is held first (orchd.8, instances sharing a host),
+# its instance name is held first (orchd-workload.7, instances sharing a host),
 # the socket after
 check "and says why" grep -Eq "in use|is taken" "$T/second.log"
 
@@ -183,7 +183,7 @@ done
 
 # where runtimed's private root cannot be made, it is chrooted to the
 # socket's directory as before, with a warning.  Made to fail here by a
-# socket's directory too deep for the tmpfs's few inodes (orchd(8)).
+# socket's directory too deep for the tmpfs's few inodes (orchd-security(7)).
 deep=$T/deep
 i=0
 while [ $i -lt 40 ]; do

@@ -82,8 +82,8 @@ fi
 # the database: its own directory, owned by the user it runs as.
 # postgres listens on its port at once, before its startup is done, and
 # refuses a session then ("the database system is starting up"): a TCP
-# health check would find it ready too early (orchd.8, CAVEATS).  So it
-# listens on an inner port, and the workload's port opens once
+# health check would find it ready too early (orchd-workload.7,
+# CAVEATS).  So it listens on an inner port, and the workload's port opens once
 # pg_isready finds it taking sessions; SIGINT, orchd's stop signal for
 # it, reaches the whole group, and the script waits for postgres's fast
 # shutdown, since what it leaves behind is killed.
