@@ -34,6 +34,7 @@ cat >"$T/want" <<'EOF'
 0555 usr/local/libexec/orchd/gatewayd
 0555 usr/local/libexec/orchd/reaperd
 0555 usr/local/libexec/orchd/runtimed
+0555 usr/local/libexec/orchd/spawnerd
 0555 usr/local/libexec/orchd/stored
 0555 usr/local/sbin/orchctl
 0555 usr/local/sbin/orchd
@@ -49,7 +50,7 @@ grep -Ev '^(|usr|usr/local(/.*)?)$' "$T/dirs"
 for p in orchd orchctl; do
 	check "sbin/$p is the build's" cmp -s "$BUILD/$p" "$R/usr/local/sbin/$p"
 done
-for p in stored gatewayd reaperd runtimed; do
+for p in spawnerd stored gatewayd reaperd runtimed; do
 	check "libexec/orchd/$p is the build's" \
 	    cmp -s "$BUILD/$p" "$R/usr/local/libexec/orchd/$p"
 done
