@@ -269,7 +269,8 @@ docker_access(struct orchd *env, char *sock, size_t socklen, gid_t *gid)
  * them, the spawner stays root and refuses them to workloads), its root
  * directory (-c), how many run, and the options of its own.
  */
-#define PROCS_SPAWNER	-1		/* not a PROC_*: no ps channel */
+#define PROCS_SPAWNER	-1		/* not a PROC_*: its channels are
+					   spawner.c's, not env->ps's */
 #define PROC_ARGS_MAX	16
 
 enum procs_user { PROCS_USER, PROCS_ROOT };
@@ -297,7 +298,7 @@ static void	gateway_args(struct orchd *, struct proc_args *, int);
 static void	runtime_args(struct orchd *, struct proc_args *, int);
 
 static const struct procs_row procs[] = {
-	/* first: before the filter, and the only other fork of ours */
+	/* first: it alone forks after start; root, no chroot, unfiltered */
 	{ "spawner", PROCS_SPAWNER, "spawnerd", PROCS_ROOT, PROCS_NOROOT, 0,
 	    spawner_args },
 	{ "store", PROC_STORE, "stored", PROCS_USER, PROCS_DBDIR, 0,

@@ -17,7 +17,7 @@
 struct sp_ids {
 	uid_t			 uid;
 	gid_t			 gid;
-	int			 root;		/* we are: workloads change user */
+	int			 root;	/* we are root: workloads change user */
 };
 
 /* an EXEC, checked: pointers into the message's data */
