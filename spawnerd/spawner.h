@@ -37,7 +37,4 @@ int	sp_check(const struct sp_ids *, char *, size_t, int, struct sp_req *,
 /* exec.c */
 pid_t	sp_start(const struct sp_req *, struct sp_started *);
 
-/* spawnerd.c */
-void	sp_track(pid_t, int);
-
 #endif /* SPAWNER_H */

@@ -110,7 +110,7 @@ usage(void)
 	exit(1);
 }
 
-void
+static void
 sp_track(pid_t pid, int keycheck)
 {
 	struct started	*s;
