@@ -226,7 +226,7 @@ CONF
 	check "its orchd -n checks TLS keypairs with its gatewayd (status $st)" \
 	    [ "$st" -eq 0 ]
 	[ "$st" -eq 0 ] || cat "$T/n.out"
-	# and it starts its four helpers from there
+	# and it starts its five helpers from there (the spawner one of them)
 	ORCHD=$P/sbin/orchd
 	cp "$T/p.conf" "$T/orchd.conf"
 	check "it starts" start_orchd
@@ -236,7 +236,7 @@ CONF
 		"$P"/libexec/orchd/*) n=$((n + 1)) ;;
 		esac
 	done
-	check "with its four helpers from P/libexec/orchd ($n)" [ "$n" -eq 4 ]
+	check "with its five helpers from P/libexec/orchd ($n)" [ "$n" -eq 5 ]
 	stop_orchd
 	check "and stops (status $STATUS)" [ "$STATUS" -eq 0 ]
 	ORCHD_PID=
