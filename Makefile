@@ -1,7 +1,8 @@
 # orchd: GNU make, no configure step.  Libraries are found with pkg-config.
 #
-#	make			build/orchd, build/stored, build/gatewayd,
-#				build/reaperd, build/runtimed, build/orchctl
+#	make			build/orchd, build/spawnerd, build/stored,
+#				build/gatewayd, build/reaperd, build/runtimed,
+#				build/orchctl
 #	make check		ASan+UBSan build in build/check, then every test
 #	make install		DESTDIR, PREFIX
 #	make install-user	the _orchd user and its directories (root)
@@ -53,6 +54,9 @@ STORE_LIBS	:= $(call child_libs,libevent sqlite3 jansson libseccomp)
 GATEWAY_LIBS	:= $(call child_libs,libevent libtls jansson libseccomp \
 		    libnghttp2)
 REAPER_LIBS	:= $(call child_libs,libevent jansson libseccomp)
+# the spawner: root and unfiltered, so it maps the least: its channels
+# on libevent, no jansson, no libseccomp
+SPAWNER_LIBS	:= $(call child_libs,libevent)
 # runtimed hashes container definitions with libmd's SHA-256, and
 # speaks TLS to a swarm manager over TCP
 RUNTIME_LIBS	:= $(call child_libs,libevent libtls jansson libseccomp libmd)
@@ -70,7 +74,7 @@ CPPFLAGS	+= -D_GNU_SOURCE -Icommon \
 ALL_CFLAGS	 = $(OPTFLAGS) $(SANFLAGS) $(WARNINGS) $(CPPFLAGS) \
 		   $(PKG_CFLAGS) $(CFLAGS)
 # each program maps only the libraries it calls: the store no libtls,
-# the parent no sqlite, the reaper neither
+# the parent no sqlite, the reaper neither, the spawner only libevent
 LDFLAGS		+= $(SANFLAGS) -Wl,--as-needed
 
 OBJ		 = $(BUILD)/obj
@@ -82,8 +86,8 @@ OBJ		 = $(BUILD)/obj
 COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c deps.c event.c \
 		   http.c ignore.c imsg.c log.c merge.c privdrop.c proc.c \
-		   sandbox.c timer.c units.c util.c workload.c workload_json.c \
-		   workload_pack.c)
+		   sandbox.c spawnexec.c timer.c units.c util.c workload.c \
+		   workload_json.c workload_pack.c)
 ORCHD_SRCS	 = $(addprefix orchd/, \
 		   apikey.c cgroup.c config.c control.c depends.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
@@ -91,6 +95,8 @@ ORCHD_SRCS	 = $(addprefix orchd/, \
 		   policy_net.c printconf.c regauth.c reload.c request.c \
 		   sockdiag.c spawn.c spawner.c statedir.c swarmcreds.c trust.c \
 		   usecheck.c users.c voldir.c)
+SPAWNER_SRCS	 = $(addprefix spawnerd/, \
+		   check.c exec.c spawnerd.c)
 STORE_SRCS	 = $(addprefix stored/, \
 		   store.c store_db.c store_queue.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \
@@ -114,11 +120,11 @@ ORCHCTL_SRCS	 = $(addprefix orchctl/, \
 
 # a file in a program's folder that no list names would be left out of
 # the link without a word, or linked only by a unit test
-UNLISTED	:= $(filter-out $(COMMON_SRCS) $(ORCHD_SRCS) $(STORE_SRCS) \
-		    $(GATEWAY_SRCS) $(REAPER_SRCS) $(RUNTIME_SRCS) \
-		    $(ORCHCTL_SRCS),$(wildcard common/*.c orchd/*.c \
-		    stored/*.c gatewayd/*.c reaperd/*.c runtimed/*.c \
-		    orchctl/*.c))
+UNLISTED	:= $(filter-out $(COMMON_SRCS) $(ORCHD_SRCS) $(SPAWNER_SRCS) \
+		    $(STORE_SRCS) $(GATEWAY_SRCS) $(REAPER_SRCS) \
+		    $(RUNTIME_SRCS) $(ORCHCTL_SRCS),$(wildcard common/*.c \
+		    orchd/*.c spawnerd/*.c stored/*.c gatewayd/*.c \
+		    reaperd/*.c runtimed/*.c orchctl/*.c))
 ifneq ($(UNLISTED),)
 $(error $(UNLISTED): in no program's source list (Makefile))
 endif
@@ -127,6 +133,7 @@ objs		 = $(patsubst %.c,$(OBJ)/%.o,$(1))
 
 COMMON_OBJS	 = $(call objs,$(COMMON_SRCS))
 ORCHD_OBJS	 = $(call objs,$(ORCHD_SRCS)) $(OBJ)/orchd/parse.o
+SPAWNER_OBJS	 = $(call objs,$(SPAWNER_SRCS))
 STORE_OBJS	 = $(call objs,$(STORE_SRCS))
 GATEWAY_OBJS	 = $(call objs,$(GATEWAY_SRCS))
 REAPER_OBJS	 = $(call objs,$(REAPER_SRCS))
@@ -134,8 +141,9 @@ RUNTIME_OBJS	 = $(call objs,$(RUNTIME_SRCS))
 ORCHCTL_OBJS	 = $(call objs,$(ORCHCTL_SRCS))
 LIBCOMMON	 = $(BUILD)/libcommon.a
 
-PROGS		 = $(BUILD)/orchd $(BUILD)/stored $(BUILD)/gatewayd \
-		   $(BUILD)/reaperd $(BUILD)/runtimed $(BUILD)/orchctl
+PROGS		 = $(BUILD)/orchd $(BUILD)/spawnerd $(BUILD)/stored \
+		   $(BUILD)/gatewayd $(BUILD)/reaperd $(BUILD)/runtimed \
+		   $(BUILD)/orchctl
 
 # Unit tests: regress/unit/test_NAME.c, linked with libcommon and the
 # objects named in TEST_NAME_OBJS (the program's files under test, never
@@ -183,6 +191,7 @@ endef
 ORCHCTL_LIBS	 = $(PKG_LIBS)
 
 $(eval $(call link_program,orchd,ORCHD,$$(STATIC_LDFLAGS)))
+$(eval $(call link_program,spawnerd,SPAWNER,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,stored,STORE,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,gatewayd,GATEWAY,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,reaperd,REAPER,$$(STATIC_LDFLAGS)))
@@ -254,8 +263,8 @@ install: all
 	    $(DESTDIR)$(MANDIR)/man8 \
 	    $(DESTDIR)$(EXAMPLEDIR)
 	install -m 0555 $(BUILD)/orchd $(BUILD)/orchctl $(DESTDIR)$(SBINDIR)
-	install -m 0555 $(BUILD)/stored $(BUILD)/gatewayd $(BUILD)/reaperd \
-	    $(BUILD)/runtimed $(DESTDIR)$(LIBEXECDIR)
+	install -m 0555 $(BUILD)/spawnerd $(BUILD)/stored $(BUILD)/gatewayd \
+	    $(BUILD)/reaperd $(BUILD)/runtimed $(DESTDIR)$(LIBEXECDIR)
 	install -m 0444 man/orchd.conf.5 $(DESTDIR)$(MANDIR)/man5
 	install -m 0444 man/orchd-api.7 man/orchd-security.7 \
 	    man/orchd-workload.7 $(DESTDIR)$(MANDIR)/man7

@@ -18,7 +18,7 @@
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	3
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	8
+#define ORCHD_IMSG_VERSION	9
 
 /* the child's end of its channel to the parent */
 #define PROC_PARENT_FD		3
@@ -208,6 +208,27 @@ enum imsg_type {
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
 	IMSG_PROC_READY,		/* child -> parent: uint32 version */
+
+	/*
+	 * parent <-> spawner (spawnerd/), on its two channels: the parent
+	 * asks on the request channel and waits for the answer there; the
+	 * spawner reports its workloads' exits on the event channel.
+	 */
+	IMSG_SP_FD = 1200,		/* parent -> spawner: one fd of the
+					   next EXEC, the log's first */
+	IMSG_SP_EXEC,			/* parent -> spawner: struct
+					   sp_exec, argv, envp, dir */
+	IMSG_SP_KEYCHECK,		/* parent -> spawner: the socket of a
+					   TLS keypair check to start */
+	IMSG_SP_KILL,			/* parent -> spawner: struct sp_kill */
+	IMSG_SP_STARTED,		/* spawner -> parent: struct
+					   sp_started, on the request channel */
+	IMSG_SP_EXITED,			/* spawner -> parent: struct sp_exit;
+					   a workload's on the event channel,
+					   a keypair check's on the request
+					   channel */
+	IMSG_SP_READY,			/* spawner -> parent, on the event
+					   channel: uint32 version */
 
 	/* configuration, parent -> children, as one transaction */
 	IMSG_CFG_RESET = 300,		/* a new generation starts */
@@ -965,6 +986,65 @@ struct tls_check_fail {
 	int32_t			 what;		/* enum tls_check_what */
 	uint32_t		 n;		/* from 0 */
 	uint32_t		 len;		/* of the text that follows */
+};
+
+/*
+ * The spawner (spawnerd/): root, without a filter, the one process of
+ * orchd that forks after start.  Its request channel is on
+ * PROC_PARENT_FD, its event channel on SP_EV_FD.  It checks every field
+ * of a request again: a workload never runs as root, nor as the daemons'
+ * uid or gid, its command and environment within these bounds, its
+ * directory absolute.
+ */
+#define SP_EV_FD		(PROC_PARENT_FD + 1)
+#define SP_GROUPS_MAX		256	/* supplementary groups of a user */
+#define SP_ARGV_MAX		256	/* words of a command */
+#define SP_ENV_MAX		1024	/* variables of a workload */
+
+/* what a workload's child did last before giving up, with its errno */
+enum sp_step {
+	SP_STEP_SETSID = 0,
+	SP_STEP_STDIO,
+	SP_STEP_GROUPS,
+	SP_STEP_GID,
+	SP_STEP_UID,
+	SP_STEP_PDEATHSIG,
+	SP_STEP_CHDIR,
+	SP_STEP_EXEC,
+	SP_STEP_CGROUP,
+	SP_STEP_REFUSED		/* the spawner's own check said no */
+};
+
+/*
+ * IMSG_SP_EXEC: then argc and nenv strings, and the directory, each
+ * ending in NUL, and nothing after them
+ */
+struct sp_exec {
+	char			 name[ORCHD_NAME_MAX];
+	char			 user[ORCHD_USER_MAX];
+	uid_t			 uid;
+	gid_t			 gid;
+	int32_t			 root;		/* change user: the spawner
+						   is root */
+	int32_t			 ngroups;
+	gid_t			 groups[SP_GROUPS_MAX];
+	int32_t			 argc;
+	int32_t			 nenv;
+	int32_t			 nfds;		/* IMSG_SP_FDs before it */
+	int32_t			 cgdir;		/* the last fd: v2 directory */
+};
+struct sp_started {
+	pid_t			 pid;		/* 0 if it failed */
+	int32_t			 step;		/* enum sp_step */
+	int32_t			 err;		/* errno */
+};
+struct sp_kill {
+	pid_t			 pid;
+	int32_t			 sig;
+};
+struct sp_exit {
+	pid_t			 pid;
+	int32_t			 status;	/* wait status */
 };
 
 /*

@@ -70,26 +70,6 @@ privdrop_nocaps(void)
 			fatalx("capabilities left after dropping privileges");
 }
 
-/* -u uid:gid, the numbers the parent looked up */
-int
-privdrop_ids(const char *arg, uid_t *uid, gid_t *gid)
-{
-	char		 buf[32], *colon;
-	const char	*errstr;
-
-	if (strlcpy(buf, arg, sizeof(buf)) >= sizeof(buf) ||
-	    (colon = strchr(buf, ':')) == NULL)
-		return (-1);
-	*colon++ = '\0';
-	*uid = strtonum(buf, 0, INT_MAX, &errstr);
-	if (errstr != NULL)
-		return (-1);
-	*gid = strtonum(colon, 0, INT_MAX, &errstr);
-	if (errstr != NULL)
-		return (-1);
-	return (0);
-}
-
 /* a supplementary group, instead of none: runtimed's Docker socket's */
 static gid_t	privdrop_gid = (gid_t)-1;
 

@@ -351,6 +351,13 @@ static struct event	 proc_lost_ev;
 static char		 proc_lost_msg[128];
 static int		 proc_lost_pending;
 
+/* who we are in the log: "gateway 2", "spawner", else by id */
+static const char *
+self_name(const struct privsep *ps)
+{
+	return (ps->title != NULL ? ps->title : proc_name(ps->id));
+}
+
 static const char *
 peer_name(const struct imsgev *iev)
 {
@@ -419,15 +426,15 @@ imsgev_check(struct imsgev *iev, struct imsg *imsg)
 		break;
 	case PROC_BAD_TYPE:
 		log_warnx("%s: unknown message type %u from %s",
-		    proc_name(iev->ps->id), type, peer_name(iev));
+		    self_name(iev->ps), type, peer_name(iev));
 		return (-1);
 	case PROC_BAD_SENDER:
 		log_warnx("%s: message type %u not accepted from %s",
-		    proc_name(iev->ps->id), type, peer_name(iev));
+		    self_name(iev->ps), type, peer_name(iev));
 		return (-1);
 	default:
 		log_warnx("%s: message type %u from %s: length %zu, want %zu",
-		    proc_name(iev->ps->id), type, peer_name(iev),
+		    self_name(iev->ps), type, peer_name(iev),
 		    imsg_get_len(imsg), h->len);
 		return (-1);
 	}
@@ -727,21 +734,20 @@ proc_signals_default(const sigset_t *omask)
 }
 
 /*
- * Parent side: start one child with its channel on PROC_PARENT_FD and
- * nothing else open, so that it starts with a fresh address space and no
- * descriptor it was not meant to have.
+ * Parent side: a program started with the channels fds on
+ * PROC_PARENT_FD, PROC_PARENT_FD + 1, ..., and nothing else open, so
+ * that it starts with a fresh address space and no descriptor it was
+ * not meant to have.  The caller closes its copies of fds.
  */
 pid_t
-proc_spawn(struct privsep *ps, enum privsep_procid id, int instance,
-    char *const argv[])
+proc_exec(char *const argv[], const int *fds, int nfds)
 {
-	struct imsgev	*iev;
 	sigset_t	 all, omask;
-	int		 sp[2];
 	pid_t		 pid;
+	int		 i, tmp[PROC_EXEC_FDS];
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1)
-		fatal("%s: socketpair", __func__);
+	if (nfds < 1 || nfds > PROC_EXEC_FDS)
+		fatalx("%s: %d channels", __func__, nfds);
 	sigfillset(&all);
 	if (sigprocmask(SIG_BLOCK, &all, &omask) == -1)
 		fatal("%s: sigprocmask", __func__);
@@ -749,12 +755,15 @@ proc_spawn(struct privsep *ps, enum privsep_procid id, int instance,
 	case -1:
 		fatal("%s: fork", __func__);
 	case 0:
-		if (sp[1] == PROC_PARENT_FD) {
-			if (fcntl(sp[1], F_SETFD, 0) == -1)
+		/* each first above the others' places: none lands on one */
+		for (i = 0; i < nfds; i++)
+			if ((tmp[i] = fcntl(fds[i], F_DUPFD,
+			    PROC_PARENT_FD + nfds)) == -1)
 				_exit(1);
-		} else if (dup2(sp[1], PROC_PARENT_FD) == -1)
-			_exit(1);
-		closefrom(PROC_PARENT_FD + 1);
+		for (i = 0; i < nfds; i++)
+			if (dup2(tmp[i], PROC_PARENT_FD + i) == -1)
+				_exit(1);
+		closefrom(PROC_PARENT_FD + nfds);
 		proc_signals_default(&omask);
 		execv(argv[0], argv);
 		fprintf(stderr, "orchd: exec %s: %s\n", argv[0],
@@ -765,6 +774,21 @@ proc_spawn(struct privsep *ps, enum privsep_procid id, int instance,
 	}
 	if (sigprocmask(SIG_SETMASK, &omask, NULL) == -1)
 		fatal("%s: sigprocmask", __func__);
+	return (pid);
+}
+
+/* start one child, its channel to us in ps */
+pid_t
+proc_spawn(struct privsep *ps, enum privsep_procid id, int instance,
+    char *const argv[])
+{
+	struct imsgev	*iev;
+	int		 sp[2];
+	pid_t		 pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1)
+		fatal("%s: socketpair", __func__);
+	pid = proc_exec(argv, &sp[1], 1);
 	close(sp[1]);
 	if (fcntl(sp[0], F_SETFL, O_NONBLOCK) == -1)
 		fatal("%s: fcntl", __func__);

@@ -221,7 +221,9 @@ int		 child_getopt(int, char *[], const char *,
 		    enum privsep_procid, struct child_opts *);
 
 /* parent side */
+#define PROC_EXEC_FDS	2	/* channels a program may be started with */
 void		 proc_signals_default(const sigset_t *);
+pid_t		 proc_exec(char *const [], const int *, int);
 pid_t		 proc_spawn(struct privsep *, enum privsep_procid, int,
 		    char *const []);
 
@@ -254,6 +256,5 @@ void		 privdrop(uid_t, gid_t, const char *, int);
 void		 privdrop_group(gid_t);
 void		 privdrop_sockdir(const char *);
 int		 privdrop_sockbound(void);
-int		 privdrop_ids(const char *, uid_t *, gid_t *);
 
 #endif /* ORCHD_PROC_H */

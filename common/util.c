@@ -2,6 +2,9 @@
  * Small helpers every process shares.
  */
 
+#include <sys/types.h>
+
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,3 +146,23 @@ instance_name_default(char *buf, size_t len)
 		return (-1);
 	return (0);
 }
+/* -u uid:gid, the numbers the parent looked up (privdrop(), spawnerd) */
+int
+privdrop_ids(const char *arg, uid_t *uid, gid_t *gid)
+{
+	char		 buf[32], *colon;
+	const char	*errstr;
+
+	if (strlcpy(buf, arg, sizeof(buf)) >= sizeof(buf) ||
+	    (colon = strchr(buf, ':')) == NULL)
+		return (-1);
+	*colon++ = '\0';
+	*uid = strtonum(buf, 0, INT_MAX, &errstr);
+	if (errstr != NULL)
+		return (-1);
+	*gid = strtonum(colon, 0, INT_MAX, &errstr);
+	if (errstr != NULL)
+		return (-1);
+	return (0);
+}
+

@@ -1,11 +1,13 @@
 /*
  * Small helpers every process shares (common/util.c): the names of the
  * processes and of a workload's states, the heap's trim, a gateway
- * instance's name.
+ * instance's name, the -u uid:gid of a process the parent starts.
  */
 
 #ifndef ORCHD_UTIL_H
 #define ORCHD_UTIL_H
+
+#include <sys/types.h>
 
 #include <stddef.h>
 
@@ -18,5 +20,6 @@ const char	*workload_reason_name(int, int);
 void		 heap_trim(void);
 int		 instance_name_ok(const char *);
 int		 instance_name_default(char *, size_t);
+int		 privdrop_ids(const char *, uid_t *, gid_t *);
 
 #endif /* ORCHD_UTIL_H */

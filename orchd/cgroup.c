@@ -611,7 +611,7 @@ cgroup_prepare(const char *name, int64_t memory, struct cgroup_fds *fds,
 			goto fail;
 		fds->n++;
 	}
-	/* v2: the child is made in it, no migration (cgroup_join says) */
+	/* v2: the child is made in it, no migration (spawnerd/exec.c joins the others) */
 	if (cg.kind == CG_V2) {
 		if (cg_path(dir, sizeof(dir), CG_MAIN, name, NULL) == -1 ||
 		    (fds->fd[fds->n] = open(dir, O_RDONLY | O_DIRECTORY |
@@ -626,21 +626,6 @@ cgroup_prepare(const char *name, int64_t memory, struct cgroup_fds *fds,
 	    strerror(errno));
 	cgroup_fds_close(fds);
 	return (-1);
-}
-
-/*
- * In the child, still root: into its cgroups, by the n cgroup.procs
- * files of cgroup_prepare (not v2's directory).  write(2) only.
- */
-int
-cgroup_join(const int *procs, int n)
-{
-	int	 i;
-
-	for (i = 0; i < n; i++)
-		if (write(procs[i], "0", 1) != 1)
-			return (-1);
-	return (0);
 }
 
 /* an orchd that runs: the pid of a stale one may be another's by now */

@@ -15,9 +15,10 @@
  * It all happens within one call: the checker is reaped before keycheck()
  * returns, killed first if it has to be.  For orchd -n and at start it is
  * forked here and reaped by its pid: there is no SIGCHLD handler yet.  At
- * a reload the parent forks no more: the spawner (spawner.c) starts it on
+ * a reload the parent forks no more: the spawner (spawnerd/) starts it on
  * the socket passed to it, answers its pid, signals it when asked and
- * reports its exit on the same channel.
+ * reports its exit on the same channel.  Either execs it with
+ * keycheck_exec() (common/spawnexec.c).
  */
 
 #include <sys/types.h>
@@ -44,6 +45,7 @@
 #include "log.h"
 #include "msg.h"
 #include "parent.h"
+#include "spawnexec.h"
 #include "timer.h"
 
 #define KEYCHECK_WAIT_MS	10000	/* for the whole check */
@@ -64,40 +66,6 @@ left_ms(const struct keycheck *kc)
 	int64_t	 left = kc->deadline - monotime_ms();
 
 	return (left > 0 ? (int)left : 0);
-}
-
-/* in the child, an exec that failed: that is its answer */
-static __dead void
-keycheck_exec_failed(const char *path, int err)
-{
-	struct tls_check_fail	 f;
-	char			 msg[TLS_CHECK_MSG_MAX];
-
-	snprintf(msg, sizeof(msg), "exec %s: %s", path, strerror(err));
-	memset(&f, 0, sizeof(f));
-	f.what = TLS_CHECK_OTHER;
-	f.len = strlen(msg);
-	(void)write(TLS_CHECK_FD, &f, sizeof(f));
-	(void)write(TLS_CHECK_FD, msg, f.len);
-	_exit(127);
-}
-
-/*
- * In the checker's child, forked here (orchd -n, and at start) or by the
- * spawner (at reload), before exec: a failure is its answer.
- */
-__dead void
-keycheck_exec(int fd, char *const argv[])
-{
-	if (fd == TLS_CHECK_FD) {
-		if (fcntl(fd, F_SETFD, 0) == -1)
-			_exit(127);
-	} else if (dup2(fd, TLS_CHECK_FD) == -1)
-		_exit(127);
-	closefrom(TLS_CHECK_FD + 1);
-	signal(SIGPIPE, SIG_DFL);
-	execv(argv[0], argv);
-	keycheck_exec_failed(argv[0], errno);
 }
 
 static int
@@ -141,10 +109,13 @@ keycheck_start(struct keycheck *kc, struct orchd_conf *conf)
 		log_warn("%s: socketpair", __func__);
 		return (-1);
 	}
-	/* once started, the parent forks no more: the spawner does */
+	/*
+	 * Once started, the parent forks no more: the spawner does, with
+	 * the same program, user and chroot, given at its start.
+	 */
 	if (spawner_running()) {
 		kc->spawner = 1;
-		if ((kc->pid = spawner_keycheck(argv, sp[1])) == -1) {
+		if ((kc->pid = spawner_keycheck(sp[1])) == -1) {
 			log_warn("%s: spawner", __func__);
 			close(sp[0]);
 			return (-1);

@@ -1,8 +1,9 @@
 /*
- * orchd: the parent.  It reads the configuration, starts the children
- * (store, gateway, reaper, runtime), wires them to each other, owns the
- * control socket and supervises: a child that dies takes the whole daemon
- * down, so that rc or systemd restarts a consistent set.
+ * orchd: the parent.  It reads the configuration, starts the spawner and
+ * the children (procs[]: store, gateway, reaper, runtime), wires the
+ * children to each other, owns the control socket and supervises: a
+ * child that dies takes the whole daemon down, so that rc or systemd
+ * restarts a consistent set.
  */
 
 #include <sys/socket.h>
@@ -17,6 +18,7 @@
 #include <limits.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,82 +261,192 @@ docker_access(struct orchd *env, char *sock, size_t socklen, gid_t *gid)
 	}
 }
 
-static void
-spawn_child(struct orchd *env, enum privsep_procid id, int instance)
-{
-	struct child	*ch;
-	char		 path[PATH_MAX], root[PATH_MAX], sock[PATH_MAX];
-	char		 group[16], inst[16], ids[32];
-	char		*argv[16];
-	const char	*helper = NULL;
-	gid_t		 gid;
-	int		 argc = 0, v;
+/*
+ * The processes the parent starts, in this order, each exec'd with its
+ * options (proc_args) and nothing else of ours.  A row says its program
+ * (in LIBEXECDIR, or beside orchd in a build tree), whose user it runs
+ * as (it is given the configured user's ids with -u: a child drops to
+ * them, the spawner stays root and refuses them to workloads), its root
+ * directory (-c), how many run, and the options of its own.
+ */
+#define PROCS_SPAWNER	-1		/* not a PROC_*: its channels are
+					   spawner.c's, not env->ps's */
+#define PROC_ARGS_MAX	16
 
-	switch (id) {
-	case PROC_STORE:
-		helper = "stored";
-		break;
-	case PROC_GATEWAY:
-		helper = "gatewayd";
-		break;
-	case PROC_REAPER:
-		helper = "reaperd";
-		break;
-	case PROC_RUNTIME:
-		helper = "runtimed";
-		break;
-	default:
-		fatalx("%s: no such child %d", __func__, id);
+enum procs_user { PROCS_USER, PROCS_ROOT };
+enum procs_root { PROCS_CHROOT, PROCS_DBDIR, PROCS_NOROOT };
+
+struct proc_args {
+	char		*argv[PROC_ARGS_MAX + 1];
+	char		 buf[PROC_ARGS_MAX][PATH_MAX];
+	int		 argc;
+};
+
+struct procs_row {
+	const char	*name;		/* as ps shows it: orchd: NAME */
+	int		 id;		/* enum privsep_procid, PROCS_SPAWNER */
+	const char	*program;
+	enum procs_user	 user;
+	enum procs_root	 root;		/* its -c */
+	int		 prefork;	/* "prefork" of them, else one */
+	void		(*args)(struct orchd *, struct proc_args *, int);
+};
+
+static void	spawner_args(struct orchd *, struct proc_args *, int);
+static void	store_args(struct orchd *, struct proc_args *, int);
+static void	gateway_args(struct orchd *, struct proc_args *, int);
+static void	runtime_args(struct orchd *, struct proc_args *, int);
+
+static const struct procs_row procs[] = {
+	/* first: it alone forks after start; root, no chroot, unfiltered */
+	{ "spawner", PROCS_SPAWNER, "spawnerd", PROCS_ROOT, PROCS_NOROOT, 0,
+	    spawner_args },
+	{ "store", PROC_STORE, "stored", PROCS_USER, PROCS_DBDIR, 0,
+	    store_args },
+	{ "gateway", PROC_GATEWAY, "gatewayd", PROCS_USER, PROCS_CHROOT, 1,
+	    gateway_args },
+	{ "reaper", PROC_REAPER, "reaperd", PROCS_USER, PROCS_CHROOT, 0,
+	    NULL },
+	{ "runtime", PROC_RUNTIME, "runtimed", PROCS_USER, PROCS_CHROOT, 0,
+	    runtime_args },
+};
+
+static void
+args_add(struct proc_args *a, const char *fmt, ...)
+    __attribute__((__format__ (printf, 2, 3)));
+
+static void
+args_add(struct proc_args *a, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 n;
+
+	if (a->argc >= PROC_ARGS_MAX)
+		fatalx("%s: too many options", __func__);
+	va_start(ap, fmt);
+	n = vsnprintf(a->buf[a->argc], sizeof(a->buf[0]), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(a->buf[0]))
+		fatalx("%s: option too long", __func__);
+	a->argv[a->argc] = a->buf[a->argc];
+	a->argv[++a->argc] = NULL;
+}
+
+/* the keypair check's program, user (-u, as for all) and chroot */
+static void
+spawner_args(struct orchd *env, struct proc_args *a, int instance)
+{
+	char	 path[PATH_MAX];
+
+	helper_path(env, "gatewayd", path, sizeof(path));
+	args_add(a, "-c");
+	args_add(a, "%s", env->conf->chroot);
+	args_add(a, "-f");
+	args_add(a, "%s", path);
+}
+
+static void
+store_args(struct orchd *env, struct proc_args *a, int instance)
+{
+	args_add(a, "-f");
+	args_add(a, "%s", env->conf->database);
+}
+
+static void
+gateway_args(struct orchd *env, struct proc_args *a, int instance)
+{
+	if (env->conf->gateway.prefork == 1)
+		return;
+	args_add(a, "-i");
+	args_add(a, "%d", instance);
+}
+
+static void
+runtime_args(struct orchd *env, struct proc_args *a, int instance)
+{
+	char	 sock[PATH_MAX];
+	gid_t	 gid;
+
+	docker_access(env, sock, sizeof(sock), &gid);
+	args_add(a, "-f");
+	args_add(a, "%s", sock);
+	if (gid != (gid_t)-1) {
+		args_add(a, "-g");
+		args_add(a, "%u", (unsigned int)gid);
 	}
-	helper_path(env, helper, path, sizeof(path));
-	strlcpy(root, env->conf->chroot, sizeof(root));
-	argv[argc++] = path;
-	if (id == PROC_STORE) {
-		database_dir(env->conf->database, root, sizeof(root));
-		argv[argc++] = "-f";
-		argv[argc++] = env->conf->database;
-	}
-	if (id == PROC_RUNTIME) {
-		docker_access(env, sock, sizeof(sock), &gid);
-		argv[argc++] = "-f";
-		argv[argc++] = sock;
-		if (gid != (gid_t)-1) {
-			snprintf(group, sizeof(group), "%u", (unsigned int)gid);
-			argv[argc++] = "-g";
-			argv[argc++] = group;
-		}
-		log_debug("runtimed: docker socket %s, root %s, group %s",
-		    sock, root, gid != (gid_t)-1 ? group : "none");
-	}
-	if (id == PROC_GATEWAY && env->conf->gateway.prefork > 1) {
-		snprintf(inst, sizeof(inst), "%d", instance);
-		argv[argc++] = "-i";
-		argv[argc++] = inst;
-	}
+	log_debug("runtimed: docker socket %s, root %s, group %s", sock,
+	    env->conf->chroot, gid != (gid_t)-1 ? a->argv[a->argc - 1] :
+	    "none");
+}
+
+/* the command line of one process of row p */
+static void
+procs_argv(struct orchd *env, const struct procs_row *p, int instance,
+    struct proc_args *a)
+{
+	char	 dir[PATH_MAX];
+	int	 v;
+
+	memset(a, 0, sizeof(*a));
+	helper_path(env, p->program, dir, sizeof(dir));
+	args_add(a, "%s", dir);
 	/*
 	 * The user as numbers, looked up once here: a child needs no
 	 * passwd database (nor the name service modules a statically
 	 * linked child could not load).
 	 */
-	snprintf(ids, sizeof(ids), "%u:%u", (unsigned int)env->uid,
-	    (unsigned int)env->gid);
-	argv[argc++] = "-u";
-	argv[argc++] = ids;
-	argv[argc++] = "-c";
-	argv[argc++] = root;
+	args_add(a, "-u");
+	args_add(a, "%u:%u", (unsigned int)env->uid, (unsigned int)env->gid);
+	if (p->root != PROCS_NOROOT) {
+		args_add(a, "-c");
+		if (p->root == PROCS_DBDIR)
+			args_add(a, "%s", database_dir(env->conf->database,
+			    dir, sizeof(dir)));
+		else
+			args_add(a, "%s", env->conf->chroot);
+	}
+	if (p->args != NULL)
+		p->args(env, a, instance);
 	if (env->debug)
-		argv[argc++] = "-d";
+		args_add(a, "-d");
 	for (v = 0; v < env->verbose && v < 3; v++)
-		argv[argc++] = "-v";
-	argv[argc] = NULL;
+		args_add(a, "-v");
+}
+
+static void
+procs_start_one(struct orchd *env, const struct procs_row *p, int instance)
+{
+	struct proc_args	 a;
+	struct child		*ch;
+
+	procs_argv(env, p, instance, &a);
+	if (p->id == PROCS_SPAWNER) {
+		spawner_start(env, a.argv, spawn_exited);
+		return;
+	}
 	if (env->nchildren >= CHILDREN_MAX)
 		fatalx("%s: too many children", __func__);
 	ch = &env->children[env->nchildren++];
-	ch->id = id;
+	ch->id = p->id;
 	ch->instance = instance;
-	ch->pid = proc_spawn(&env->ps, id, instance, argv);
-	proc_channel(&env->ps, id, instance)->closed = parent_channel_closed;
-	log_debug("started %s, pid %d", child_name(env, ch), ch->pid);
+	ch->pid = proc_spawn(&env->ps, p->id, instance, a.argv);
+	proc_channel(&env->ps, p->id, instance)->closed =
+	    parent_channel_closed;
+	log_debug("started %s, pid %d, as %s", child_name(env, ch), ch->pid,
+	    p->user == PROCS_ROOT ? "root" : env->conf->user);
+}
+
+static void
+procs_start(struct orchd *env)
+{
+	size_t	 i;
+	int	 n, k;
+
+	for (i = 0; i < nitems(procs); i++) {
+		n = procs[i].prefork ? env->conf->gateway.prefork : 1;
+		for (k = 0; k < n; k++)
+			procs_start_one(env, &procs[i], k);
+	}
 }
 
 /*
@@ -730,7 +842,7 @@ main(int argc, char *argv[])
 	const char		*conffile = ORCHD_CONF;
 	char			 err[CTL_MSG_MAX];
 	ssize_t			 n;
-	int			 ch, noaction = 0, id, i;
+	int			 ch, noaction = 0;
 
 	proc_title_init(argc, argv);
 	log_init(1, LOG_DAEMON);
@@ -843,16 +955,8 @@ main(int argc, char *argv[])
 	signal_add(&ev_usr1, NULL);
 	accesslog_init();
 
-	/* first: the children below are the only other forks of ours */
-	spawner_start(&env, spawn_exited);
-	for (id = PROC_PARENT + 1; id < PROC_MAX; id++) {
-		if (id != PROC_GATEWAY) {
-			spawn_child(&env, id, 0);
-			continue;
-		}
-		for (i = 0; i < env.conf->gateway.prefork; i++)
-			spawn_child(&env, id, i);
-	}
+	/* the spawner, then the children: the only forks of ours */
+	procs_start(&env);
 	connect_children(&env);
 	proc_title("parent");
 

@@ -94,7 +94,6 @@ const char	*instances_self(void);
 
 /* keycheck.c: TLS keypairs, checked by gatewayd -n */
 int		 keycheck(struct orchd_conf *);
-__dead void	 keycheck_exec(int, char *const []);
 
 /* control.c */
 void		 control_init(const char *);
@@ -178,82 +177,23 @@ uint32_t	 spawn_count(void);
 int		 spawn_uid(const struct workload_conf *, uid_t *);
 
 /*
- * spawner.c: "orchd: spawner", the process that forks and execs the
- * workloads and the keypair check, forked at start.  Its channels carry
- * these, within the one binary (so no version): the parent asks, the
- * spawner answers or reports.
+ * spawner.c: the parent's half of "orchd: spawner" (spawnerd/), the
+ * process that forks and execs the workloads and the keypair check,
+ * exec'd at start; its messages are in msg.h
  */
-enum spawner_imsg {
-	IMSG_SPAWNER_FD = 1200,		/* parent -> spawner: one fd of the
-					   next EXEC, the log's first */
-	IMSG_SPAWNER_EXEC,		/* parent -> spawner: struct
-					   spawner_exec, argv, envp, dir */
-	IMSG_SPAWNER_KEYCHECK,		/* parent -> spawner: argv, its
-					   socket */
-	IMSG_SPAWNER_KILL,		/* parent -> spawner: struct
-					   spawner_kill */
-	IMSG_SPAWNER_STARTED,		/* spawner -> parent: struct
-					   spawner_started */
-	IMSG_SPAWNER_EXITED		/* spawner -> parent: struct
-					   spawner_exit */
-};
-#define SPAWN_GROUPS_MAX	256	/* supplementary groups of a user */
-#define SPAWNER_ARGV_MAX	256	/* words of a command */
-#define SPAWNER_ENV_MAX		1024	/* variables of a workload */
-
-/* what a workload's child did last before giving up, with its errno */
-enum spawn_step {
-	STEP_SETSID = 0,
-	STEP_STDIO,
-	STEP_GROUPS,
-	STEP_GID,
-	STEP_UID,
-	STEP_PDEATHSIG,
-	STEP_CHDIR,
-	STEP_EXEC,
-	STEP_CGROUP
-};
-
-/* then argc and nenv strings, and the directory, each ending in NUL */
-struct spawner_exec {
-	char			 name[ORCHD_NAME_MAX];
-	char			 user[ORCHD_USER_MAX];
-	uid_t			 uid;
-	gid_t			 gid;
-	int32_t			 root;		/* change user */
-	int32_t			 ngroups;
-	gid_t			 groups[SPAWN_GROUPS_MAX];
-	int32_t			 argc;
-	int32_t			 nenv;
-	int32_t			 nfds;		/* IMSG_SPAWNER_FDs before it */
-	int32_t			 cgdir;		/* the last fd: v2 directory */
-};
-struct spawner_started {
-	pid_t			 pid;		/* 0 if it failed */
-	int32_t			 step;		/* enum spawn_step */
-	int32_t			 err;		/* errno */
-};
-struct spawner_kill {
-	pid_t			 pid;
-	int32_t			 sig;
-};
-struct spawner_exit {
-	pid_t			 pid;
-	int32_t			 status;	/* wait status */
-};
-void		 spawner_start(struct orchd *, void (*)(pid_t, int));
+void		 spawner_start(struct orchd *, char *const [],
+		    void (*)(pid_t, int));
 int		 spawner_table_check(char *, size_t);
 pid_t		 spawner_pid(void);
 int		 spawner_running(void);
 int		 spawner_reaped(pid_t, int);
-int		 spawner_exec(const struct spawner_exec *, char *const [],
+int		 spawner_exec(const struct sp_exec *, char *const [],
 		    char *const [], const char *, int *, int,
-		    struct spawner_started *);
-pid_t		 spawner_keycheck(char *const [], int);
+		    struct sp_started *);
+pid_t		 spawner_keycheck(int);
 int		 spawner_keycheck_wait(pid_t, int, int *);
 void		 spawner_kill(pid_t, int);
 int		 spawner_drain(int);
-const char	*spawner_step_name(int);
 
 /*
  * cgroup.c: each process workload's cgroup, where the host has cgroups.
@@ -277,7 +217,6 @@ void		 cgroup_fini(void);
 int		 cgroup_enabled(void);
 int		 cgroup_prepare(const char *, int64_t, struct cgroup_fds *,
 		    char *, size_t);
-int		 cgroup_join(const int *, int);
 void		 cgroup_fds_close(struct cgroup_fds *);
 void		 cgroup_kill(const char *);
 void		 cgroup_destroy(const char *);

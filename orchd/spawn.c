@@ -19,11 +19,12 @@
  *
  * Everything that can fail for a reason worth telling the operator (the
  * user, the log file, the command's syntax) is done here, in the parent.
- * The fork and exec are the spawner's (spawner.c), which the parent asks
- * with the job prepared in full; the spawner reaps the workload and
- * reports its exit, and signals it for the parent while it has not
- * reaped it.  What the child cannot do (chdir, exec) comes back as the
- * step and its errno.
+ * The fork and exec are the spawner's (spawnerd/, asked through
+ * spawner.c) with the job prepared in full; the spawner checks it again
+ * (never root, never the daemons' ids, within bounds), reaps the
+ * workload and reports its exit, and signals it for the parent while it
+ * has not reaped it.  What the child cannot do (chdir, exec) comes back
+ * as the step and its errno.
  */
 
 #include <sys/queue.h>
@@ -52,11 +53,12 @@
 #include "msg.h"
 #include "parent.h"
 #include "proc.h"
+#include "spawnexec.h"
 #include "units.h"
 #include "workload.h"
 
 #define SPAWN_PATH		ORCHD_SPAWN_PATH	/* orchd -n looks there */
-#define SPAWN_ENV_MAX		SPAWNER_ENV_MAX	/* variables of a workload */
+#define SPAWN_ENV_MAX		SP_ENV_MAX	/* variables of a workload */
 #define SPAWN_STOP_GRACE_MS	5000	/* at shutdown, at most */
 #define SPAWN_KILL_WAIT_MS	1000	/* after SIGKILL, at shutdown */
 #define SPAWN_POLL_MS		10
@@ -94,7 +96,7 @@ struct spawn_job {
 	int			  root;	/* change user in the child */
 	uid_t			  uid;
 	gid_t			  gid;
-	gid_t			  groups[SPAWN_GROUPS_MAX];
+	gid_t			  groups[SP_GROUPS_MAX];
 	int			  ngroups;
 	char			  user[ORCHD_USER_MAX];
 	char			 *home;
@@ -149,7 +151,7 @@ job_forbidden(struct spawn_job *job, struct orchd *env, char *msg,
 		    (unsigned)job->uid, (unsigned)job->gid);
 		return (-1);
 	}
-	for (i = 0; i < job->ngroups && i < SPAWN_GROUPS_MAX; i++)
+	for (i = 0; i < job->ngroups && i < SP_GROUPS_MAX; i++)
 		if (job->groups[i] == 0 || job->groups[i] == env->gid) {
 			msgf(msg, len, "user %s is in group %u: a workload "
 			    "never runs in root's or the daemons' group",
@@ -204,11 +206,11 @@ job_user(struct spawn_job *job, struct orchd *env, char *msg, size_t len)
 	if (!job->root)
 		return (0);
 	/* read /etc/group here: the child does nothing that can block */
-	job->ngroups = SPAWN_GROUPS_MAX;
+	job->ngroups = SP_GROUPS_MAX;
 	if (users_getgrouplist(job->user, job->gid, job->groups,
 	    &job->ngroups) == -1) {
 		msgf(msg, len, "user %s is in more than %d groups",
-		    job->user, SPAWN_GROUPS_MAX);
+		    job->user, SP_GROUPS_MAX);
 		return (-1);
 	}
 	return (job_forbidden(job, env, msg, len));
@@ -483,15 +485,15 @@ spawn_cgname(const char *name, char *buf, size_t len)
 static int
 spawn_exec(struct spawn_job *job, char *msg, size_t len)
 {
-	struct spawner_exec	 hdr;
-	struct spawner_started	 st;
+	struct sp_exec		 hdr;
+	struct sp_started	 st;
 	int			 fds[1 + CGROUP_FDS], i, argc;
 
 	for (argc = 0; job->argv[argc] != NULL; argc++)
 		;
-	if (argc > SPAWNER_ARGV_MAX) {
+	if (argc > SP_ARGV_MAX) {
 		msgf(msg, len, "command: more than %d words",
-		    SPAWNER_ARGV_MAX);
+		    SP_ARGV_MAX);
 		return (-1);
 	}
 	memset(&hdr, 0, sizeof(hdr));
@@ -500,7 +502,7 @@ spawn_exec(struct spawn_job *job, char *msg, size_t len)
 	hdr.uid = job->uid;
 	hdr.gid = job->gid;
 	hdr.root = job->root;
-	hdr.ngroups = MINIMUM(job->ngroups, SPAWN_GROUPS_MAX);
+	hdr.ngroups = MINIMUM(job->ngroups, SP_GROUPS_MAX);
 	for (i = 0; i < hdr.ngroups; i++)
 		hdr.groups[i] = job->groups[i];
 	hdr.argc = argc;
@@ -518,13 +520,13 @@ spawn_exec(struct spawn_job *job, char *msg, size_t len)
 		return (st.pid);
 	if (st.step == -1)
 		msgf(msg, len, "spawner: %s", strerror(st.err));
-	else if (st.step == STEP_EXEC)
+	else if (st.step == SP_STEP_EXEC)
 		msgf(msg, len, "exec %s: %s", job->argv[0],
 		    strerror(st.err));
-	else if (st.step == STEP_CHDIR)
+	else if (st.step == SP_STEP_CHDIR)
 		msgf(msg, len, "chdir %s: %s", job->dir, strerror(st.err));
 	else
-		msgf(msg, len, "%s: %s", spawner_step_name(st.step),
+		msgf(msg, len, "%s: %s", sp_step_name(st.step),
 		    strerror(st.err));
 	return (-1);
 }

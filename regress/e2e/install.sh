@@ -36,6 +36,7 @@ cat >"$T/want" <<'EOF'
 0555 usr/local/libexec/orchd/gatewayd
 0555 usr/local/libexec/orchd/reaperd
 0555 usr/local/libexec/orchd/runtimed
+0555 usr/local/libexec/orchd/spawnerd
 0555 usr/local/libexec/orchd/stored
 0555 usr/local/sbin/orchctl
 0555 usr/local/sbin/orchd
@@ -51,7 +52,7 @@ grep -Ev '^(|usr|usr/local(/.*)?)$' "$T/dirs"
 for p in orchd orchctl; do
 	check "sbin/$p is the build's" cmp -s "$BUILD/$p" "$R/usr/local/sbin/$p"
 done
-for p in stored gatewayd reaperd runtimed; do
+for p in spawnerd stored gatewayd reaperd runtimed; do
 	check "libexec/orchd/$p is the build's" \
 	    cmp -s "$BUILD/$p" "$R/usr/local/libexec/orchd/$p"
 done
@@ -227,7 +228,7 @@ CONF
 	check "its orchd -n checks TLS keypairs with its gatewayd (status $st)" \
 	    [ "$st" -eq 0 ]
 	[ "$st" -eq 0 ] || cat "$T/n.out"
-	# and it starts its four helpers from there
+	# and it starts its five helpers from there (the spawner one of them)
 	ORCHD=$P/sbin/orchd
 	cp "$T/p.conf" "$T/orchd.conf"
 	check "it starts" start_orchd
@@ -237,7 +238,7 @@ CONF
 		"$P"/libexec/orchd/*) n=$((n + 1)) ;;
 		esac
 	done
-	check "with its four helpers from P/libexec/orchd ($n)" [ "$n" -eq 4 ]
+	check "with its five helpers from P/libexec/orchd ($n)" [ "$n" -eq 5 ]
 	stop_orchd
 	check "and stops (status $STATUS)" [ "$STATUS" -eq 0 ]
 	ORCHD_PID=

@@ -80,6 +80,9 @@ for name in parent store gateway reaper runtime; do
 	    "grep -Eq '^Uid:[[:space:]]+$uid[[:space:]]+$uid[[:space:]]+$uid' /proc/$pid/status &&
 	    grep -Eq '^Gid:[[:space:]]+$gid[[:space:]]+$gid[[:space:]]+$gid' /proc/$pid/status"
 done
+sp=$(child spawner)
+check "the spawner, a program of its own, maps no shared libc" \
+    sh -c "[ -n '$sp' ] && ! grep -q 'libc\\.so' /proc/$sp/maps"
 check "the gateway is chrooted to /var/empty" \
     [ "$(readlink "/proc/$(child gateway)/root")" = /var/empty ]
 

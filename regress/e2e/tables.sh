@@ -74,9 +74,10 @@ else
 fi
 
 tables=$(grep -l '^static const struct proc_handler .*\[\] = {' \
-    orchd/*.c stored/*.c gatewayd/*.c reaperd/*.c runtimed/*.c 2>/dev/null)
+    orchd/*.c spawnerd/*.c stored/*.c gatewayd/*.c reaperd/*.c runtimed/*.c \
+    2>/dev/null)
 ntables=$(echo "$tables" | wc -w)
-if [ "$ntables" -ge 5 ]; then
+if [ "$ntables" -ge 6 ]; then
 	ok "every process has its table ($ntables: $(echo $tables))"
 else
 	fail "every process has its table (only $ntables: $(echo $tables))"

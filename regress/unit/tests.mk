@@ -38,3 +38,5 @@ $(BUILD)/regress/test_instance: LDFLAGS += $(GATEWAY_LIBS)
 TEST_voldir_OBJS = $(OBJ)/orchd/voldir.o $(OBJ)/orchd/trust.o
 # the kernel's list of listeners, read for the listener check
 TEST_sockdiag_OBJS = $(OBJ)/orchd/sockdiag.o
+# the spawner's own check of a request to start a workload
+TEST_spawner_OBJS = $(OBJ)/spawnerd/check.o

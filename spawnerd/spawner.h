@@ -1,0 +1,40 @@
+/*
+ * spawnerd's own: a request to start a process workload as it checked
+ * it, and the functions its files share.
+ */
+
+#ifndef SPAWNER_H
+#define SPAWNER_H
+
+#include <sys/types.h>
+
+#include "msg.h"
+
+#define SP_CGROUP_FDS	2		/* v1: freezer, memory; v2: one */
+#define SP_FDS		(1 + SP_CGROUP_FDS)	/* the log, the cgroups */
+
+/* the uid and gid of the daemons, which no workload may have */
+struct sp_ids {
+	uid_t			 uid;
+	gid_t			 gid;
+	int			 root;	/* we are root: workloads change user */
+};
+
+/* an EXEC, checked: pointers into the message's data */
+struct sp_req {
+	struct sp_exec		 hdr;
+	char			*argv[SP_ARGV_MAX + 1];
+	char			*envp[SP_ENV_MAX + 1];
+	const char		*dir;
+	int			 fds[SP_FDS];
+	int			 nfds;
+};
+
+/* check.c */
+int	sp_check(const struct sp_ids *, char *, size_t, int, struct sp_req *,
+	    char *, size_t);
+
+/* exec.c */
+pid_t	sp_start(const struct sp_req *, struct sp_started *);
+
+#endif /* SPAWNER_H */
