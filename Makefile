@@ -81,10 +81,15 @@ OBJ		 = $(BUILD)/obj
 # folder, and no folder includes another's headers.
 COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c deps.c event.c \
-		   http.c ignore.c imsg.c log.c merge.c privdrop.c proc.c \
-		   sandbox.c timer.c units.c util.c workload.c workload_json.c \
-		   workload_pack.c)
-ORCHD_SRCS	 = $(addprefix orchd/, \
+		   hashtab.c http.c ignore.c imsg.c log.c merge.c privdrop.c \
+		   proc.c sandbox.c timer.c units.c util.c workload.c \
+		   workload_json.c workload_pack.c)
+# the configuration's parser: orchd/parse.y and what its actions call,
+# linked by the unit tests and the fuzz target without the parent
+PARSE_SRCS	 = $(addprefix orchd/, \
+		   hostcheck.c parse_check.c parse_conf.c parse_input.c \
+		   parse_listen.c parse_set.c)
+ORCHD_SRCS	 = $(PARSE_SRCS) $(addprefix orchd/, \
 		   apikey.c cgroup.c config.c control.c depends.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
 		   instances.c orchd.c owner.c parent_api.c policy.c \
@@ -127,6 +132,7 @@ objs		 = $(patsubst %.c,$(OBJ)/%.o,$(1))
 
 COMMON_OBJS	 = $(call objs,$(COMMON_SRCS))
 ORCHD_OBJS	 = $(call objs,$(ORCHD_SRCS)) $(OBJ)/orchd/parse.o
+PARSE_OBJS	 = $(OBJ)/orchd/parse.o $(call objs,$(PARSE_SRCS))
 STORE_OBJS	 = $(call objs,$(STORE_SRCS))
 GATEWAY_OBJS	 = $(call objs,$(GATEWAY_SRCS))
 REAPER_OBJS	 = $(call objs,$(REAPER_SRCS))
@@ -142,7 +148,7 @@ PROGS		 = $(BUILD)/orchd $(BUILD)/stored $(BUILD)/gatewayd \
 # its main()).
 UNIT_SRCS	:= $(wildcard regress/unit/test_*.c)
 UNIT_TESTS	:= $(patsubst regress/unit/%.c,$(BUILD)/regress/%,$(UNIT_SRCS))
-TEST_parse_OBJS	 = $(OBJ)/orchd/parse.o $(OBJ)/orchd/trust.o
+TEST_parse_OBJS	 = $(PARSE_OBJS) $(OBJ)/orchd/trust.o
 -include regress/unit/tests.mk
 
 MANS		 = man/orchd.8 man/orchd.conf.5 man/orchctl.8 man/orchd-api.7
@@ -322,6 +328,7 @@ FUZZ_SRCS_http	 = regress/fuzz/fuzz_http.c common/http.c
 FUZZ_SRCS_chunked = $(FUZZ_SRCS_http)
 FUZZ_DEFS_chunked = -DFUZZ_CHUNKED_ONLY
 FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
+		   $(PARSE_SRCS) common/hashtab.c \
 		   common/units.c common/workload.c common/workload_json.c \
 		   common/log.c orchd/trust.c common/ignore.c common/deps.c \
 		   common/argv.c common/util.c common/budget.c

@@ -20,7 +20,7 @@ TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/policy_net.o \
 # the parent's requests in flight, relaying answers to whoever asked
 TEST_reply_OBJS = $(OBJ)/orchd/request.o
 # orchd -nv: the printer, with the parser it prints for
-TEST_printconf_OBJS = $(OBJ)/orchd/printconf.o $(OBJ)/orchd/parse.o \
+TEST_printconf_OBJS = $(OBJ)/orchd/printconf.o $(PARSE_OBJS) \
 		   $(OBJ)/orchd/trust.o
 # "ignore" rules as the gateway matches requests against them
 TEST_filter_OBJS = $(OBJ)/gatewayd/filter.o
