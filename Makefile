@@ -79,11 +79,13 @@ OBJ		 = $(BUILD)/obj
 # file is added here.  What two programs share lives in common/ and is
 # linked from libcommon; no program borrows an object from another's
 # folder, and no folder includes another's headers.
+# the HTTP/1.1 parser, in libcommon, and linked alone by the fuzz targets
+HTTP_SRCS	 = http.c http_chunked.c http_head.c http_ser.c
 COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c deps.c event.c \
-		   hashtab.c http.c ignore.c imsg.c log.c merge.c privdrop.c \
-		   proc.c sandbox.c timer.c units.c util.c workload.c \
-		   workload_json.c workload_pack.c)
+		   hashtab.c $(HTTP_SRCS) ignore.c imsg.c log.c merge.c \
+		   privdrop.c proc.c sandbox.c timer.c units.c util.c \
+		   workload.c workload_json.c workload_pack.c)
 # the configuration's parser: orchd/parse.y and what its actions call,
 # linked by the unit tests and the fuzz target without the parent
 PARSE_SRCS	 = $(addprefix orchd/, \
@@ -324,7 +326,7 @@ FUZZ_TARGETS	 = http chunked config imsg h2
 FUZZ_CFLAGS	 = -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Iorchd \
 		   $(PKG_CFLAGS)
-FUZZ_SRCS_http	 = regress/fuzz/fuzz_http.c common/http.c
+FUZZ_SRCS_http	 = regress/fuzz/fuzz_http.c $(addprefix common/,$(HTTP_SRCS))
 FUZZ_SRCS_chunked = $(FUZZ_SRCS_http)
 FUZZ_DEFS_chunked = -DFUZZ_CHUNKED_ONLY
 FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
@@ -333,7 +335,8 @@ FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
 		   common/log.c orchd/trust.c common/ignore.c common/deps.c \
 		   common/argv.c common/util.c common/budget.c
 FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c
-FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c common/http.c \
+FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c \
+		   $(addprefix common/,$(HTTP_SRCS)) \
 		   gatewayd/bufio.c
 FUZZ_LIBS_h2	 = -lnghttp2
 FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
