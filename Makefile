@@ -112,8 +112,8 @@ REAPER_SRCS	 = $(addprefix reaperd/, \
 RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   admit.c backoff.c budget.c busy.c command.c counts.c \
 		   docker_client.c docker_events.c docker_image.c \
-		   docker_logs.c docker_network.c docker_pull.c docker_spec.c \
-		   driver_docker.c driver_process.c driver_swarm.c \
+		   docker_logs.c docker_network.c docker_path.c docker_pull.c \
+		   docker_spec.c driver_docker.c driver_process.c driver_swarm.c \
 		   lifecycle.c liveness.c owner.c ready.c replace.c restore.c \
 		   runtimed.c swarm_agree.c swarm_spec.c)
 ORCHCTL_SRCS	 = $(addprefix orchctl/, \
