@@ -274,7 +274,6 @@ struct cg_mount {
 };
 void		 cgroup_init(void);
 void		 cgroup_fini(void);
-int		 cgroup_enabled(void);
 int		 cgroup_prepare(const char *, int64_t, struct cgroup_fds *,
 		    char *, size_t);
 int		 cgroup_join(const int *, int);
