@@ -99,7 +99,7 @@ ORCHD_SRCS	 = $(PARSE_SRCS) $(addprefix orchd/, \
 		   sockdiag.c spawn.c spawner.c statedir.c swarmcreds.c trust.c \
 		   usecheck.c users.c voldir.c)
 STORE_SRCS	 = $(addprefix stored/, \
-		   store.c store_db.c store_queue.c)
+		   store.c store_db.c store_queue.c store_schema.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   accesslog.c accesslog_fmt.c activity.c api.c api_auth.c \
 		   api_conf.c api_events.c api_json.c api_ops.c api_route.c \

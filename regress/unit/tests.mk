@@ -1,9 +1,11 @@
 # the HTTP parser is common/http.c, in libcommon: test_http links no more
 TEST_reaper_OBJS = $(OBJ)/reaperd/policy.o
-TEST_store_OBJS = $(OBJ)/stored/store_db.o $(OBJ)/stored/store_queue.o
+TEST_store_OBJS = $(OBJ)/stored/store_db.o $(OBJ)/stored/store_queue.o \
+		   $(OBJ)/stored/store_schema.o
 TEST_api_OBJS = $(OBJ)/gatewayd/api_route.o $(OBJ)/gatewayd/api_json.o \
 		   $(OBJ)/gatewayd/prom.o $(OBJ)/gatewayd/api_auth.o \
-		   $(OBJ)/stored/store_db.o $(OBJ)/gatewayd/metrics_add.o
+		   $(OBJ)/stored/store_db.o $(OBJ)/stored/store_schema.o \
+		   $(OBJ)/gatewayd/metrics_add.o
 TEST_docker_OBJS = $(OBJ)/runtimed/docker_spec.o $(OBJ)/runtimed/docker_image.o
 $(BUILD)/regress/test_docker: LDFLAGS += $(RUNTIME_LIBS)
 TEST_swarm_OBJS = $(OBJ)/runtimed/swarm_spec.o $(OBJ)/runtimed/docker_spec.o
