@@ -1,4 +1,7 @@
-# the HTTP parser is common/http.c, in libcommon: test_http links no more
+# the HTTP parser is common/http*.c, in libcommon; its tests share
+# regress/unit/httptest.c
+TEST_http_OBJS = $(OBJ)/regress/unit/httptest.o
+TEST_chunked_OBJS = $(OBJ)/regress/unit/httptest.o
 TEST_reaper_OBJS = $(OBJ)/reaperd/policy.o
 TEST_store_OBJS = $(OBJ)/stored/store_db.o $(OBJ)/stored/store_queue.o \
 		   $(OBJ)/stored/store_schema.o
