@@ -2,9 +2,9 @@
  * The graph of "depends on" over a set of workloads: every name depended
  * on is a workload of the set, none depends on itself through others,
  * and no chain is longer than ORCHD_DEPS_DEPTH.  One check for the file
- * (orchd/parse.y, which knows the lines), for a workload of the API
- * against the running configuration (orchd/parent_api.c) and for what a reload
- * keeps.
+ * (orchd/parse_check.c, which knows the lines), for a workload of the
+ * API against the running configuration (orchd/parent_api.c) and for
+ * what a reload keeps.
  *
  * Each problem goes to the caller's report function with the workload,
  * the name it depends on where the problem shows and the whole message.
