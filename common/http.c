@@ -119,24 +119,6 @@ static const struct {
  * Small helpers.
  */
 
-static int
-lower(int c)
-{
-	return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c;
-}
-
-/* ASCII case-insensitive, independent of the locale */
-int
-http_ci_eq(const char *a, const char *b, size_t n)
-{
-	size_t	i;
-
-	for (i = 0; i < n; i++)
-		if (lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
-			return 0;
-	return 1;
-}
-
 /* as ci_eq, but '_' in a also matches '-' in b */
 static int
 ci_eq_underscore(const char *a, const char *b, size_t n)
@@ -146,18 +128,11 @@ ci_eq_underscore(const char *a, const char *b, size_t n)
 	for (i = 0; i < n; i++) {
 		if (a[i] == '_' && b[i] == '-')
 			continue;
-		if (lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
+		if (http_lower((unsigned char)a[i]) !=
+		    http_lower((unsigned char)b[i]))
 			return 0;
 	}
 	return 1;
-}
-
-int
-http_hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	return lower(c) - 'a' + 10;
 }
 
 /*
@@ -365,8 +340,8 @@ ip_literal(const char *s, size_t n)
 static int
 host_char(int c)
 {
-	return IS(c, C_DIGIT) || (lower(c) >= 'a' && lower(c) <= 'z') ||
-	    c == '-' || c == '_';
+	return IS(c, C_DIGIT) || (http_lower(c) >= 'a' &&
+	    http_lower(c) <= 'z') || c == '-' || c == '_';
 }
 
 /*
@@ -478,7 +453,8 @@ check_target(struct http_head *h)
 	else if (n == 1 && t[0] == '*') {
 		h->form = HTTP_FORM_ASTERISK;
 		if (h->meth != HTTP_M_OPTIONS)
-			http_head_fail(h, 400, "asterisk-form is for OPTIONS only");
+			http_head_fail(h, 400,
+			    "asterisk-form is for OPTIONS only");
 	} else if (absolute_form(h) == -1)
 		http_head_fail(h, 400, "invalid request target");
 }
@@ -741,7 +717,8 @@ classify(struct http_field *f)
 		k = &known_fields[i];
 		/* no name starts with '-', so the '_' check is unaffected */
 		if (k->len != f->namelen ||
-		    lower((unsigned char)f->name[0]) != lower(k->name[0]))
+		    http_lower((unsigned char)f->name[0]) !=
+		    http_lower(k->name[0]))
 			continue;
 		if (http_ci_eq(f->name, k->name, k->len)) {
 			f->id = k->id;

@@ -329,7 +329,8 @@ check_expect(struct http_head *h)
 			f->flags |= HTTP_FIELD_HOP;
 			continue;
 		}
-		if (f->valuelen != 12 || !http_ci_eq(f->value, "100-continue", 12)) {
+		if (f->valuelen != 12 ||
+		    !http_ci_eq(f->value, "100-continue", 12)) {
 			http_head_fail(h, 417, "unsupported expectation");
 			return -1;
 		}

@@ -49,11 +49,37 @@ enum {
 };
 
 size_t		 http_run(const char *, const char *, uint8_t);
-int		 http_ci_eq(const char *, const char *, size_t);
-int		 http_hexval(int);
 void		 http_head_fail(struct http_head *, int, const char *);
 int		 http_parse_authority(const char *, size_t, int, size_t *,
 		    int *);
 void		 http_head_finish(struct http_head *);
+
+/* the small helpers of every file's inner loops, inline */
+static inline int
+http_lower(int c)
+{
+	return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c;
+}
+
+/* ASCII case-insensitive, independent of the locale */
+static inline int
+http_ci_eq(const char *a, const char *b, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		if (http_lower((unsigned char)a[i]) !=
+		    http_lower((unsigned char)b[i]))
+			return 0;
+	return 1;
+}
+
+static inline int
+http_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	return http_lower(c) - 'a' + 10;
+}
 
 #endif /* ORCHD_HTTP_LOCAL_H */

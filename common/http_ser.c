@@ -72,7 +72,8 @@ put_request_line(struct out *o, const struct http_head *h,
 	put(o, " ", 1);
 	if (ser != NULL && ser->target != NULL) {
 		n = strlen(ser->target);
-		if (n == 0 || http_run(ser->target, ser->target + n, C_TARGET) != n)
+		if (n == 0 ||
+		    http_run(ser->target, ser->target + n, C_TARGET) != n)
 			o->bad = 1;
 		put(o, ser->target, n);
 	} else {
