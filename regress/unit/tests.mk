@@ -2,6 +2,8 @@
 # regress/unit/httptest.c
 TEST_http_OBJS = $(OBJ)/regress/unit/httptest.o
 TEST_chunked_OBJS = $(OBJ)/regress/unit/httptest.o
+# the tests' own helpers: kept, not removed as intermediate files
+.SECONDARY: $(OBJ)/regress/unit/httptest.o $(OBJ)/regress/unit/storetest.o
 TEST_reaper_OBJS = $(OBJ)/reaperd/policy.o
 TEST_store_OBJS = $(OBJ)/stored/store_db.o $(OBJ)/stored/store_queue.o \
 		   $(OBJ)/stored/store_schema.o $(OBJ)/regress/unit/storetest.o
