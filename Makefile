@@ -83,12 +83,19 @@ OBJ		 = $(BUILD)/obj
 # file is added here.  What two programs share lives in common/ and is
 # linked from libcommon; no program borrows an object from another's
 # folder, and no folder includes another's headers.
+# the HTTP/1.1 parser, in libcommon, and linked alone by the fuzz targets
+HTTP_SRCS	 = http.c http_chunked.c http_head.c http_ser.c
 COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c deps.c event.c \
-		   http.c ignore.c imsg.c log.c merge.c privdrop.c proc.c \
-		   sandbox.c spawnexec.c timer.c units.c util.c workload.c \
-		   workload_json.c workload_pack.c)
-ORCHD_SRCS	 = $(addprefix orchd/, \
+		   hashtab.c $(HTTP_SRCS) ignore.c imsg.c log.c merge.c \
+		   privdrop.c proc.c sandbox.c spawnexec.c timer.c units.c \
+		   util.c workload.c workload_json.c workload_pack.c)
+# the configuration's parser: orchd/parse.y and what its actions call,
+# linked by the unit tests and the fuzz target without the parent
+PARSE_SRCS	 = $(addprefix orchd/, \
+		   hostcheck.c parse_check.c parse_conf.c parse_input.c \
+		   parse_listen.c parse_set.c)
+ORCHD_SRCS	 = $(PARSE_SRCS) $(addprefix orchd/, \
 		   apikey.c cgroup.c config.c control.c depends.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
 		   instances.c orchd.c owner.c parent_api.c policy.c \
@@ -98,7 +105,7 @@ ORCHD_SRCS	 = $(addprefix orchd/, \
 SPAWNER_SRCS	 = $(addprefix spawnerd/, \
 		   check.c exec.c spawnerd.c)
 STORE_SRCS	 = $(addprefix stored/, \
-		   store.c store_db.c store_queue.c)
+		   store.c store_db.c store_queue.c store_schema.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   accesslog.c accesslog_fmt.c activity.c api.c api_auth.c \
 		   api_conf.c api_events.c api_json.c api_ops.c api_route.c \
@@ -111,8 +118,8 @@ REAPER_SRCS	 = $(addprefix reaperd/, \
 RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   admit.c backoff.c budget.c busy.c command.c counts.c \
 		   docker_client.c docker_events.c docker_image.c \
-		   docker_logs.c docker_network.c docker_pull.c docker_spec.c \
-		   driver_docker.c driver_process.c driver_swarm.c \
+		   docker_logs.c docker_network.c docker_path.c docker_pull.c \
+		   docker_spec.c driver_docker.c driver_process.c driver_swarm.c \
 		   lifecycle.c liveness.c owner.c ready.c replace.c restore.c \
 		   runtimed.c swarm_agree.c swarm_spec.c)
 ORCHCTL_SRCS	 = $(addprefix orchctl/, \
@@ -134,6 +141,7 @@ objs		 = $(patsubst %.c,$(OBJ)/%.o,$(1))
 COMMON_OBJS	 = $(call objs,$(COMMON_SRCS))
 ORCHD_OBJS	 = $(call objs,$(ORCHD_SRCS)) $(OBJ)/orchd/parse.o
 SPAWNER_OBJS	 = $(call objs,$(SPAWNER_SRCS))
+PARSE_OBJS	 = $(OBJ)/orchd/parse.o $(call objs,$(PARSE_SRCS))
 STORE_OBJS	 = $(call objs,$(STORE_SRCS))
 GATEWAY_OBJS	 = $(call objs,$(GATEWAY_SRCS))
 REAPER_OBJS	 = $(call objs,$(REAPER_SRCS))
@@ -150,7 +158,7 @@ PROGS		 = $(BUILD)/orchd $(BUILD)/spawnerd $(BUILD)/stored \
 # its main()).
 UNIT_SRCS	:= $(wildcard regress/unit/test_*.c)
 UNIT_TESTS	:= $(patsubst regress/unit/%.c,$(BUILD)/regress/%,$(UNIT_SRCS))
-TEST_parse_OBJS	 = $(OBJ)/orchd/parse.o $(OBJ)/orchd/trust.o
+TEST_parse_OBJS	 = $(PARSE_OBJS) $(OBJ)/orchd/trust.o
 -include regress/unit/tests.mk
 
 MANS		 = man/orchd.8 man/orchd.conf.5 man/orchctl.8 man/orchd-api.7 \
@@ -329,15 +337,17 @@ FUZZ_TARGETS	 = http chunked config imsg h2
 FUZZ_CFLAGS	 = -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Iorchd \
 		   $(PKG_CFLAGS)
-FUZZ_SRCS_http	 = regress/fuzz/fuzz_http.c common/http.c
+FUZZ_SRCS_http	 = regress/fuzz/fuzz_http.c $(addprefix common/,$(HTTP_SRCS))
 FUZZ_SRCS_chunked = $(FUZZ_SRCS_http)
 FUZZ_DEFS_chunked = -DFUZZ_CHUNKED_ONLY
 FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
+		   $(PARSE_SRCS) common/hashtab.c \
 		   common/units.c common/workload.c common/workload_json.c \
 		   common/log.c orchd/trust.c common/ignore.c common/deps.c \
 		   common/argv.c common/util.c common/budget.c
 FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c
-FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c common/http.c \
+FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c \
+		   $(addprefix common/,$(HTTP_SRCS)) \
 		   gatewayd/bufio.c
 FUZZ_LIBS_h2	 = -lnghttp2
 FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))

@@ -2,9 +2,9 @@
  * The graph of "depends on" over a set of workloads: every name depended
  * on is a workload of the set, none depends on itself through others,
  * and no chain is longer than ORCHD_DEPS_DEPTH.  One check for the file
- * (orchd/parse.y, which knows the lines), for a workload of the API
- * against the running configuration (orchd/parent_api.c) and for what a reload
- * keeps.
+ * (orchd/parse_check.c, which knows the lines), for a workload of the
+ * API against the running configuration (orchd/parent_api.c) and for
+ * what a reload keeps.
  *
  * Each problem goes to the caller's report function with the workload,
  * the name it depends on where the problem shows and the whole message.
@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "deps.h"
+#include "hashtab.h"
 #include "workload.h"
 
 #define DEPS_NONE	SIZE_MAX	/* a name of no workload of the set */
@@ -34,8 +35,7 @@ enum deps_color {
 struct deps {
 	const struct workload_conf *const *wl;
 	size_t			 n;
-	size_t			*slots;		/* by name: index + 1, 0 free */
-	size_t			 nslots;	/* a power of two */
+	struct hashtab		 names;		/* to &wl[i]; zeroed: with case */
 	size_t			*first;		/* edges of i: first[i] to
 						   first[i + 1] */
 	size_t			*edge;		/* the workload depended on */
@@ -48,49 +48,20 @@ struct deps {
 	int			 cycles;	/* found so far */
 };
 
-/* FNV-1a */
-static size_t
-name_hash(const char *s)
-{
-	uint64_t	 h = 14695981039346656037ULL;
-
-	for (; *s != '\0'; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return ((size_t)h);
-}
-
 static size_t
 deps_find(const struct deps *d, const char *name)
 {
-	size_t	 i, j, mask = d->nslots - 1;
+	const struct workload_conf *const	*w;
 
-	for (i = name_hash(name) & mask; (j = d->slots[i]) != 0;
-	    i = (i + 1) & mask)
-		if (strcmp(d->wl[j - 1]->name, name) == 0)
-			return (j - 1);
-	return (DEPS_NONE);
-}
-
-/* a name given twice is the set's problem to report: the first counts */
-static void
-deps_insert(struct deps *d, size_t k)
-{
-	size_t	 i, mask = d->nslots - 1;
-
-	if (deps_find(d, d->wl[k]->name) != DEPS_NONE)
-		return;
-	for (i = name_hash(d->wl[k]->name) & mask; d->slots[i] != 0;
-	    i = (i + 1) & mask)
-		;
-	d->slots[i] = k + 1;
+	if ((w = hashtab_find(&d->names, name)) == NULL)
+		return (DEPS_NONE);
+	return (w - d->wl);
 }
 
 static void
 deps_free(struct deps *d)
 {
-	free(d->slots);
+	hashtab_clear(&d->names);
 	free(d->first);
 	free(d->edge);
 	free(d->edgename);
@@ -110,9 +81,6 @@ deps_build(struct deps *d)
 	for (i = 0; i < d->n; i++)
 		TAILQ_FOREACH(e, &d->wl[i]->depends, entry)
 			nedges++;
-	for (d->nslots = 16; d->nslots < 2 * d->n; d->nslots *= 2)
-		;
-	d->slots = calloc(d->nslots, sizeof(*d->slots));
 	d->first = calloc(d->n + 1, sizeof(*d->first));
 	d->edge = calloc(nedges + 1, sizeof(*d->edge));
 	d->edgename = calloc(nedges + 1, sizeof(*d->edgename));
@@ -121,12 +89,15 @@ deps_build(struct deps *d)
 	d->height = calloc(d->n, sizeof(*d->height));
 	d->stack = calloc(d->n, sizeof(*d->stack));
 	d->onstack = calloc(d->n, sizeof(*d->onstack));
-	if (d->slots == NULL || d->first == NULL || d->edge == NULL ||
+	if (d->first == NULL || d->edge == NULL ||
 	    d->edgename == NULL || d->color == NULL || d->next == NULL ||
 	    d->height == NULL || d->stack == NULL || d->onstack == NULL)
 		return (-1);
+	/* a name given twice is the set's problem to report: the first
+	   counts */
 	for (i = 0; i < d->n; i++)
-		deps_insert(d, i);
+		if (hashtab_add(&d->names, d->wl[i]->name, &d->wl[i]) == -1)
+			return (-1);
 	nedges = 0;
 	for (i = 0; i < d->n; i++) {
 		d->first[i] = d->next[i] = nedges;

@@ -36,15 +36,11 @@ enum privsep_procid {
 };
 
 /*
- * "prefork": gateway processes sharing the listeners.  Their API request
- * ids carry the instance in bits 26-30, which nothing routes by any
- * more: an answer goes back on the channel the request came in on
- * (struct proc_asker, common/proc.h).
+ * "prefork": gateway processes sharing the listeners.  An answer to one
+ * goes back on the channel its request came in on (struct proc_asker,
+ * common/proc.h).
  */
 #define ORCHD_PREFORK_MAX	32
-#define GW_ID_SHIFT		26
-#define GW_ID_SEQMASK		((1U << GW_ID_SHIFT) - 1)
-#define GW_ID_INSTANCE(id)	(((id) >> GW_ID_SHIFT) & (ORCHD_PREFORK_MAX - 1))
 
 /*
  * A workload's address, IPv4 or IPv6: 28 bytes, not a sockaddr_storage's

@@ -227,17 +227,16 @@ api_json(struct api_req *r, int status, json_t *o, const char *extra)
 	api_done(r);
 }
 
-/* an id no request under way has */
+/*
+ * An id no request under way has.  Answers come back on this gateway's
+ * own channel: another gateway may use the same ids.
+ */
 static uint32_t
 api_newid(void)
 {
-	/* its number in the id tells the gateways apart in logs; answers
-	   come back on this gateway's own channel, not by these bits */
 	do {
-		api_lastid = (api_lastid + 1) & GW_ID_SEQMASK;
-		if (api_lastid == 0)
+		if (++api_lastid == 0)
 			api_lastid = 1;
-		api_lastid |= (uint32_t)gw->ps->instance << GW_ID_SHIFT;
 	} while (api_find(api_lastid) != NULL);
 	return (api_lastid);
 }

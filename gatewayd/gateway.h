@@ -367,7 +367,6 @@ __dead void	 tls_check_main(int, char *[]);
 void		 conn_accept(int, short, void *);
 int		 conn_full(void);
 int		 conn_evict_idle(void);
-void		 conn_resume(struct gw_conn *);
 void		 conn_error(struct gw_conn *, int, const char *);
 void		 conn_close(struct gw_conn *);
 void		 conn_finish(struct gw_conn *);

@@ -919,9 +919,3 @@ cgroup_fini(void)
 		if (rmdir(cg.base[h]) == -1 && errno != ENOENT)
 			log_warn("cannot remove cgroup %s", cg.base[h]);
 }
-
-int
-cgroup_enabled(void)
-{
-	return (cg.kind != CG_NONE);
-}

@@ -160,7 +160,8 @@ int		 hostpath_at_use(const char *, const struct orchd_conf *,
 int		 policy_api_net(const struct orchd_conf *,
 		    const struct workload_conf *, char *, size_t);
 
-/* orchd/parse.y */
+/* orchd/parse.y, parse_*.c; parse_user_lookup and parse_host_checks:
+   orchd/hostcheck.c */
 struct orchd_conf	*parse_config(const char *, int);
 void			 free_config(struct orchd_conf *);
 int			 cmdline_symset(const char *);

@@ -214,7 +214,6 @@ struct cg_mount {
 };
 void		 cgroup_init(void);
 void		 cgroup_fini(void);
-int		 cgroup_enabled(void);
 int		 cgroup_prepare(const char *, int64_t, struct cgroup_fds *,
 		    char *, size_t);
 void		 cgroup_fds_close(struct cgroup_fds *);

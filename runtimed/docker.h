@@ -122,6 +122,10 @@ int		 dk_set_auth(struct dk_req *, const char *);
 int		 dk_api_at_least(int, int);
 const char	*dk_where(void);
 
+/* docker_path.c */
+int		 dk_path(enum dk_call, const char *, const char *, char *,
+		    size_t, int *);
+
 /* docker_spec.c */
 json_t		*dk_spec(const struct workload_conf *, const char *, char *,
 		    size_t);

@@ -6,7 +6,8 @@
  * database, is corrupt or cannot be written is refused and left exactly
  * as it was, because it may be the only copy of an operator's history.
  * The schema carries its version in PRAGMA user_version and is brought up
- * to date by ordered migrations, each in its own transaction.
+ * to date by ordered migrations (store_schema.c), each in its own
+ * transaction.
  *
  * Every statement is prepared once at open from the fixed texts below;
  * values are always bound, never written into SQL.
@@ -34,114 +35,6 @@
 #include "timer.h"
 #include "util.h"
 #include "workload.h"
-
-/*
- * Schema migrations, in order: migrations[i] takes the database from
- * version i to version i + 1, and ends by saying so.  Never edit a
- * released step; append a new one.
- *
- * Version 1.  workloads: one row per workload, its definition as
- * workload_to_json() makes it, where it came from, the keep warm
- * override (NULL: as defined), its state (as text, for an operator with
- * sqlite3) with the reason (enum rt_reason) and message of the change,
- * since_ms when that state began, last_seen (the last request) and
- * started_at (0: not running) in seconds, updated when the row last
- * changed.  transitions: each change, time_ms when, wake_ms how long a
- * wake took (waking -> running or failed only); the newest
- * STORE_HISTORY_MAX per workload are kept.  counters: what the history
- * cannot keep: wakes, failed wakes, the sum of wake times, the closed
- * stretches asleep and running in milliseconds, the memory measured
- * (NULL: never).  Both go with their workload.
- *
- * Version 2.  identities: the uid the parent allocated to a process
- * workload that names no user, by workload name, and when.  A row
- * outlives its workload on purpose: the name keeps its uid, and no
- * other name is ever given it (orchd/identity.c).
- *
- * Version 3.  transitions: what woke a workload, on its changes to
- * waking: cause, the kind as orchctl prints it ('request', 'orchctl',
- * 'api', 'keep warm', ...; '' for none), and for a request its method,
- * host, path, client and User-Agent, cut to the bounds of struct
- * wake_cause.  The rows from before have none.
- *
- * Version 4.  expired_transitions: the history of the API's workloads
- * that expired, kept past their row, as transitions has it.
- *
- * Version 5.  counters.memory_estimate: what runtimed's memory budget
- * charges the workload's next run, made from the runs measured so far;
- * counters.memory is the last run's peak (NULL for both: never).
- */
-static const char *const migrations[] = {
-	/* 1 */
-	"CREATE TABLE workloads ("
-	"  name		TEXT PRIMARY KEY NOT NULL,"
-	"  definition	TEXT NOT NULL,"
-	"  source	TEXT NOT NULL CHECK (source IN ('config', 'api')),"
-	"  keep_warm	INTEGER CHECK (keep_warm IN (0, 1)),"
-	"  state	TEXT NOT NULL DEFAULT 'asleep' CHECK (state IN"
-	"		  ('asleep', 'waking', 'running', 'suspending',"
-	"		  'failed')),"
-	"  reason	INTEGER NOT NULL DEFAULT 0,"
-	"  message	TEXT NOT NULL DEFAULT '',"
-	"  since_ms	INTEGER NOT NULL,"
-	"  last_seen	INTEGER NOT NULL DEFAULT 0,"
-	"  started_at	INTEGER NOT NULL DEFAULT 0,"
-	"  updated	INTEGER NOT NULL"
-	");"
-	"CREATE TABLE transitions ("
-	"  id		INTEGER PRIMARY KEY,"
-	"  workload	TEXT NOT NULL REFERENCES workloads (name)"
-	"		  ON DELETE CASCADE,"
-	"  from_state	TEXT NOT NULL,"
-	"  to_state	TEXT NOT NULL,"
-	"  reason	INTEGER NOT NULL,"
-	"  message	TEXT NOT NULL DEFAULT '',"
-	"  time_ms	INTEGER NOT NULL,"
-	"  wake_ms	INTEGER"
-	");"
-	"CREATE INDEX transitions_by_workload ON transitions (workload, id);"
-	"CREATE TABLE counters ("
-	"  workload	TEXT PRIMARY KEY NOT NULL REFERENCES workloads (name)"
-	"		  ON DELETE CASCADE,"
-	"  wakes	INTEGER NOT NULL DEFAULT 0,"
-	"  failed_wakes	INTEGER NOT NULL DEFAULT 0,"
-	"  wake_ms	INTEGER NOT NULL DEFAULT 0,"
-	"  asleep_ms	INTEGER NOT NULL DEFAULT 0,"
-	"  running_ms	INTEGER NOT NULL DEFAULT 0,"
-	"  memory	INTEGER"
-	");"
-	"PRAGMA user_version = 1;",
-	/* 2 */
-	"CREATE TABLE identities ("
-	"  name		TEXT PRIMARY KEY NOT NULL,"
-	"  uid		INTEGER NOT NULL UNIQUE CHECK (uid > 0 AND"
-	"		  uid < 4294967295),"
-	"  created	INTEGER NOT NULL"
-	");"
-	"PRAGMA user_version = 2;",
-	/* 3 */
-	"ALTER TABLE transitions ADD COLUMN cause TEXT NOT NULL DEFAULT '';"
-	"ALTER TABLE transitions ADD COLUMN cause_method TEXT NOT NULL "
-	"  DEFAULT '';"
-	"ALTER TABLE transitions ADD COLUMN cause_host TEXT NOT NULL "
-	"  DEFAULT '';"
-	"ALTER TABLE transitions ADD COLUMN cause_path TEXT NOT NULL "
-	"  DEFAULT '';"
-	"ALTER TABLE transitions ADD COLUMN cause_client TEXT NOT NULL "
-	"  DEFAULT '';"
-	"ALTER TABLE transitions ADD COLUMN cause_agent TEXT NOT NULL "
-	"  DEFAULT '';"
-	"PRAGMA user_version = 3;",
-	/* 4: the history of expired API workloads, kept past their row */
-	"CREATE TABLE expired_transitions AS SELECT * FROM transitions "
-	"  WHERE 0;"
-	"CREATE INDEX expired_by_workload ON expired_transitions "
-	"  (workload, time_ms);"
-	"PRAGMA user_version = 4;",
-	/* 5 */
-	"ALTER TABLE counters ADD COLUMN memory_estimate INTEGER;"
-	"PRAGMA user_version = 5;",
-};
 
 enum stmt_id {
 	S_BEGIN,
@@ -343,12 +236,6 @@ int
 store_db_broken(const struct store_db *sdb)
 {
 	return (sdb->broken);
-}
-
-int
-store_db_version(void)
-{
-	return ((int)nitems(migrations));
 }
 
 /*
@@ -717,8 +604,8 @@ migrate(sqlite3 *db, char *err, size_t errlen)
 	for (; version < store_db_version(); version++) {
 		rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 		if (rc == SQLITE_OK)
-			rc = sqlite3_exec(db, migrations[version], NULL, NULL,
-			    NULL);
+			rc = sqlite3_exec(db, store_schema_step(version), NULL,
+			    NULL, NULL);
 		if (rc == SQLITE_OK)
 			rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 		if (rc != SQLITE_OK) {

@@ -41,6 +41,8 @@ int		 store_db_broken(const struct store_db *);
 void		 store_db_shrink(struct store_db *);
 /* the schema version this code writes */
 int		 store_db_version(void);
+/* store_schema.c: the SQL that takes a database from version to + 1 */
+const char	*store_schema_step(int);
 
 /* the configured workloads: a new generation's list, at now_ms */
 int		 store_db_sync(struct store_db *,

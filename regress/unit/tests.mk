@@ -1,9 +1,17 @@
-# the HTTP parser is common/http.c, in libcommon: test_http links no more
+# the HTTP parser is common/http*.c, in libcommon; its tests share
+# regress/unit/httptest.c
+TEST_http_OBJS = $(OBJ)/regress/unit/httptest.o
+TEST_chunked_OBJS = $(OBJ)/regress/unit/httptest.o
+# the tests' own helpers: kept, not removed as intermediate files
+.SECONDARY: $(OBJ)/regress/unit/httptest.o $(OBJ)/regress/unit/storetest.o
 TEST_reaper_OBJS = $(OBJ)/reaperd/policy.o
-TEST_store_OBJS = $(OBJ)/stored/store_db.o $(OBJ)/stored/store_queue.o
+TEST_store_OBJS = $(OBJ)/stored/store_db.o $(OBJ)/stored/store_queue.o \
+		   $(OBJ)/stored/store_schema.o $(OBJ)/regress/unit/storetest.o
+TEST_store_queue_OBJS = $(TEST_store_OBJS)
 TEST_api_OBJS = $(OBJ)/gatewayd/api_route.o $(OBJ)/gatewayd/api_json.o \
 		   $(OBJ)/gatewayd/prom.o $(OBJ)/gatewayd/api_auth.o \
-		   $(OBJ)/stored/store_db.o $(OBJ)/gatewayd/metrics_add.o
+		   $(OBJ)/stored/store_db.o $(OBJ)/stored/store_schema.o \
+		   $(OBJ)/gatewayd/metrics_add.o
 TEST_docker_OBJS = $(OBJ)/runtimed/docker_spec.o $(OBJ)/runtimed/docker_image.o
 $(BUILD)/regress/test_docker: LDFLAGS += $(RUNTIME_LIBS)
 TEST_swarm_OBJS = $(OBJ)/runtimed/swarm_spec.o $(OBJ)/runtimed/docker_spec.o
@@ -20,7 +28,7 @@ TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/policy_net.o \
 # the parent's requests in flight, relaying answers to whoever asked
 TEST_reply_OBJS = $(OBJ)/orchd/request.o
 # orchd -nv: the printer, with the parser it prints for
-TEST_printconf_OBJS = $(OBJ)/orchd/printconf.o $(OBJ)/orchd/parse.o \
+TEST_printconf_OBJS = $(OBJ)/orchd/printconf.o $(PARSE_OBJS) \
 		   $(OBJ)/orchd/trust.o
 # "ignore" rules as the gateway matches requests against them
 TEST_filter_OBJS = $(OBJ)/gatewayd/filter.o

@@ -1,0 +1,213 @@
+/*
+ * orchd.conf's listeners: "listen on" for the gateway, "api listen on",
+ * and a workload's own raw TCP "listen on", each a numeric address and a
+ * port that overlaps no other (a wildcard overlaps every address of its
+ * family).  The workloads' upstream addresses are checked against them
+ * at the end of the file (parse_check.c).
+ */
+
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "msg.h"
+#include "orchd.h"
+#include "util.h"
+#include "workload.h"
+#include "conf.h"
+#include "parser.h"
+
+/* numeric address, "localhost" or "*"; IPv6 may be in brackets */
+int
+address_parse(const char *name, int port, struct sockaddr_storage *ss,
+    socklen_t *sslen)
+{
+	struct sockaddr_in	*sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)ss;
+	char			 buf[INET6_ADDRSTRLEN + 2];
+	size_t			 len;
+
+	memset(ss, 0, sizeof(*ss));
+	if (strcmp(name, "localhost") == 0)
+		name = "127.0.0.1";
+	else if (strcmp(name, "*") == 0)
+		name = "0.0.0.0";
+	if (inet_pton(AF_INET, name, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		*sslen = sizeof(*sin);
+		return (0);
+	}
+	len = strlen(name);
+	if (len > 2 && len < sizeof(buf) && name[0] == '[' &&
+	    name[len - 1] == ']') {
+		memcpy(buf, name + 1, len - 2);
+		buf[len - 2] = '\0';
+		name = buf;
+	}
+	if (inet_pton(AF_INET6, name, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		*sslen = sizeof(*sin6);
+		return (0);
+	}
+	return (-1);
+}
+
+static int
+is_wildcard(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in	*sin = (const struct sockaddr_in *)ss;
+	const struct sockaddr_in6	*sin6 =
+	    (const struct sockaddr_in6 *)ss;
+
+	if (ss->ss_family == AF_INET)
+		return (sin->sin_addr.s_addr == htonl(INADDR_ANY));
+	return (IN6_IS_ADDR_UNSPECIFIED(&sin6->sin6_addr));
+}
+
+/* same port and family, and the same address or a wildcard on one side */
+int
+listener_overlaps(const struct listener_conf *a,
+    const struct listener_conf *b)
+{
+	const struct sockaddr_in	*a4 = (const struct sockaddr_in *)&a->ss;
+	const struct sockaddr_in	*b4 = (const struct sockaddr_in *)&b->ss;
+	const struct sockaddr_in6	*a6 =
+	    (const struct sockaddr_in6 *)&a->ss;
+	const struct sockaddr_in6	*b6 =
+	    (const struct sockaddr_in6 *)&b->ss;
+
+	if (a->ss.ss_family != b->ss.ss_family)
+		return (0);
+	if (is_wildcard(&a->ss) || is_wildcard(&b->ss)) {
+		if (a->ss.ss_family == AF_INET)
+			return (a4->sin_port == b4->sin_port);
+		return (a6->sin6_port == b6->sin6_port);
+	}
+	if (a->ss.ss_family == AF_INET)
+		return (a4->sin_port == b4->sin_port &&
+		    a4->sin_addr.s_addr == b4->sin_addr.s_addr);
+	return (a6->sin6_port == b6->sin6_port &&
+	    memcmp(&a6->sin6_addr, &b6->sin6_addr,
+	    sizeof(a6->sin6_addr)) == 0);
+}
+
+/* whose a listener is, for an error: "", "api " or "workload \"db\"'s " */
+const char *
+listener_whose(const struct listener_conf *l, char *buf, size_t len)
+{
+	if (l->workload[0] != '\0')
+		(void)snprintf(buf, len, "workload \"%s\"'s ", l->workload);
+	else
+		(void)strlcpy(buf, l->api ? "api " : "", len);
+	return (buf);
+}
+
+/* workload: a workload's raw TCP listener, NULL for the gateway's */
+int
+listener_add(const char *name, int64_t port, int api, char *cert, char *key,
+    const char *workload)
+{
+	struct listener_conf	*l, *o;
+	char			 whose[ORCHD_NAME_MAX + 16];
+
+	if ((l = calloc(1, sizeof(*l))) == NULL) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	l->fd = -1;
+	l->api = api;
+	if (workload != NULL)
+		(void)strlcpy(l->workload, workload, sizeof(l->workload));
+	if (strlcpy(l->name, name, sizeof(l->name)) >= sizeof(l->name) ||
+	    address_parse(name, port, &l->ss, &l->sslen) == -1) {
+		yyerror("invalid listen address \"%s\": a numeric IPv4 or "
+		    "IPv6 address, localhost or *", name);
+		free(l);
+		return (-1);
+	}
+	if (cert != NULL && (cert[0] == '\0' || key[0] == '\0')) {
+		yyerror("tls: empty file name");
+		free(l);
+		return (-1);
+	}
+	TAILQ_FOREACH(o, &conf->listeners, entry)
+		if (listener_overlaps(l, o)) {
+			yyerror("listen on %s port %lld: overlaps %slisten on "
+			    "%s", name, (long long)port, listener_whose(o,
+			    whose, sizeof(whose)), o->name);
+			free(l);
+			return (-1);
+		}
+	if (cert != NULL) {
+		tls_file_check(cert, "tls certificate");
+		tls_file_check(key, "tls key");
+		l->tls = 1;
+		l->tls_cert = keep(cert);
+		l->tls_key = keep(key);
+	}
+	TAILQ_INSERT_TAIL(&conf->listeners, l, entry);
+	return (0);
+}
+
+/*
+ * "listen on ADDRESS port N" in a workload block: a raw TCP listener of
+ * its own, bound by the parent with the gateway's and checked against
+ * them and every workload's port alike.  The workload keeps it as
+ * "ADDRESS:PORT" (an IPv6 address in brackets), for its JSON form.
+ */
+int
+wl_listen_add(const char *name, int64_t port)
+{
+	struct strentry	*e;
+	char		 buf[ORCHD_HOST_MAX + 16];
+	int		 n = 0, bracket;
+
+	TAILQ_FOREACH(e, &wl->listens, entry)
+		n++;
+	if (n >= ORCHD_LISTEN_MAX) {
+		yyerror("more than %d listen on in a workload",
+		    ORCHD_LISTEN_MAX);
+		return (-1);
+	}
+	if (listener_add(name, port, 0, NULL, NULL, wl->name) == -1)
+		return (-1);
+	bracket = strchr(name, ':') != NULL && name[0] != '[';
+	n = snprintf(buf, sizeof(buf), "%s%s%s:%lld", bracket ? "[" : "",
+	    name, bracket ? "]" : "", (long long)port);
+	if (n < 0 || (size_t)n >= sizeof(buf) ||
+	    strlist_add(&wl->listens, buf) == -1) {
+		yyerror("out of memory");
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * The HTTP/2 of the listener just added: offered by ALPN on TLS unless
+ * "http2 off"; on cleartext only with "http2 prior knowledge".
+ */
+int
+listener_http2(int mode)
+{
+	struct listener_conf	*l = TAILQ_LAST(&conf->listeners, listenerlist);
+
+	if (l == NULL)
+		return (-1);
+	if (mode == LISTENER_H2_PRIOR && l->tls) {
+		yyerror("http2 prior knowledge: cleartext listeners only, "
+		    "TLS offers h2 by ALPN");
+		return (-1);
+	}
+	l->http2 = mode;
+	return (0);
+}
