@@ -82,8 +82,8 @@ OBJ		 = $(BUILD)/obj
 COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c deps.c event.c \
 		   http.c ignore.c imsg.c log.c merge.c privdrop.c proc.c \
-		   sandbox.c timer.c units.c util.c workload.c workload_json.c \
-		   workload_pack.c)
+		   sandbox.c timer.c units.c util.c workload.c workload_check.c \
+		   workload_fields.c workload_json.c workload_pack.c)
 ORCHD_SRCS	 = $(addprefix orchd/, \
 		   apikey.c cgroup.c config.c control.c depends.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
@@ -323,6 +323,7 @@ FUZZ_SRCS_chunked = $(FUZZ_SRCS_http)
 FUZZ_DEFS_chunked = -DFUZZ_CHUNKED_ONLY
 FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
 		   common/units.c common/workload.c common/workload_json.c \
+		   common/workload_check.c common/workload_fields.c \
 		   common/log.c orchd/trust.c common/ignore.c common/deps.c \
 		   common/argv.c common/util.c common/budget.c
 FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c
