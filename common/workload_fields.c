@@ -363,9 +363,10 @@ const struct wl_field wl_fields[] = {
 	{ .json = "run_uid", .label = "run_uid", .type = WF_ID,
 	    OFF(run_uid), .dflt = -1, .min = 1, .max = UINT32_MAX - 1,
 	    .flags = WF_PARENT | WF_DRIFT | WF_DOCKER },
-	{ .json = "description", .conf = "description", .type = WF_STRING,
-	    OFF(description), .flags = WF_API, .nv = 41,
-	    .show = "description:", .check = check_description },
+	/* for people: a line of text the API and orchctl show */
+	{ .json = "description", .type = WF_STRING, OFF(description),
+	    .flags = WF_API, .show = "description:",
+	    .check = check_description },
 };
 const size_t	wl_nfields = nitems(wl_fields);
 
