@@ -89,7 +89,8 @@ COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c deps.c event.c \
 		   hashtab.c $(HTTP_SRCS) ignore.c imsg.c log.c merge.c \
 		   privdrop.c proc.c sandbox.c spawnexec.c timer.c units.c \
-		   util.c workload.c workload_json.c workload_pack.c)
+		   util.c workload.c workload_check.c workload_fields.c \
+		   workload_json.c workload_pack.c)
 # the configuration's parser: orchd/parse.y and what its actions call,
 # linked by the unit tests and the fuzz target without the parent
 PARSE_SRCS	 = $(addprefix orchd/, \
@@ -343,6 +344,7 @@ FUZZ_DEFS_chunked = -DFUZZ_CHUNKED_ONLY
 FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
 		   $(PARSE_SRCS) common/hashtab.c \
 		   common/units.c common/workload.c common/workload_json.c \
+		   common/workload_check.c common/workload_fields.c \
 		   common/log.c orchd/trust.c common/ignore.c common/deps.c \
 		   common/argv.c common/util.c common/budget.c
 FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c

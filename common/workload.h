@@ -171,10 +171,16 @@ struct workload_conf {
 						   its children, never taken
 						   from the API or the store;
 						   -1: none (the image's) */
+	char			*description;	/* for people: orchctl and
+						   the API show it */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 
-/* common/workload.c: the one place for a workload's rules */
+/*
+ * common/workload.c: a definition and its parts; workload_check.c: its
+ * rules and workload_diff(); workload_fields.[ch]: the table of its
+ * fields, which they all go by
+ */
 struct workload_conf	*workload_new(const char *);
 void			 workload_free(struct workload_conf *);
 int			 workload_validate(const struct workload_conf *,

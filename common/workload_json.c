@@ -1,8 +1,9 @@
 /*
  * A workload's JSON form, which the config transaction, the store and the
  * HTTP API all use: workload_to_json() and workload_from_json(), which
- * checks each field's type and then hands the whole to
- * workload_validate() (workload.c).  The string arrays are written and
+ * reads each member by its row of the table of the fields
+ * (workload_fields.c), checks its JSON type and bounds, and then hands
+ * the whole to workload_validate() (workload_check.c).  The string arrays are written and
  * read by strlist_to_json() and strlist_from_json(), for runtimed's
  * engine requests too.
  */
@@ -23,6 +24,7 @@
 #include "ignore.h"
 #include "units.h"
 #include "workload.h"
+#include "workload_fields.h"
 
 /*
  * JSON.
@@ -70,30 +72,16 @@ strlist_from_json(json_t *v, struct strlist *l)
 	return (0);
 }
 
-static int
-set_str(json_t *o, const char *key, const char *s)
-{
-	if (s == NULL)
-		return (0);
-	return (json_object_set_new(o, key, json_string(s)));
-}
-
-static int
-set_strlist(json_t *o, const char *key, const struct strlist *l)
-{
-	return (json_object_set_new(o, key, strlist_to_json(l)));
-}
-
 /* [{"path": "/up"}, {"agent": "Uptime*", "answer": 200}]; NULL: failed */
 static json_t *
-ignores_to_json(const struct workload_conf *wl)
+ignores_to_json(const struct ignorelist *l)
 {
 	const struct ignore_rule	*r;
 	json_t				*a, *o;
 
 	if ((a = json_array()) == NULL)
 		return (NULL);
-	TAILQ_FOREACH(r, &wl->ignores, entry) {
+	TAILQ_FOREACH(r, l, entry) {
 		if (r->answer != IGNORE_ANSWER)
 			o = json_pack("{s:s, s:i}", ignore_kind_name(r->kind),
 			    r->pattern, "answer", r->answer);
@@ -108,121 +96,80 @@ ignores_to_json(const struct workload_conf *wl)
 	return (a);
 }
 
+/* [{"host": "data", "container": "/data"}]; NULL: failed */
+static json_t *
+volumes_to_json(const struct volumelist *l)
+{
+	const struct volume	*v;
+	json_t			*a;
+
+	if ((a = json_array()) == NULL)
+		return (NULL);
+	TAILQ_FOREACH(v, l, entry)
+		if (json_array_append_new(a, json_pack("{s:s?, s:s?}",
+		    "host", v->host, "container", v->container)) == -1) {
+			json_decref(a);
+			return (NULL);
+		}
+	return (a);
+}
+
+/* one field's value as JSON, by its type; NULL: failed */
+static json_t *
+field_to_json(const struct workload_conf *wl, const struct wl_field *f)
+{
+	const void	*p = WF_CPTR(wl, f);
+	int64_t		 n = wl_field_num(wl, f);
+
+	switch (f->type) {
+	case WF_NAME:
+		return (json_string(wl->name));
+	case WF_WORD:
+		return (json_string(wl_word_name(f->words, (int)n)));
+	case WF_NETWORK:
+		return (json_string(wl->network == NETWORK_NAMED ?
+		    wl->netname : wl_word_name(wl_networks, wl->network)));
+	case WF_STRING:
+		return (json_string(*(char * const *)p));
+	case WF_STRLIST:
+		return (strlist_to_json(p));
+	case WF_VOLUMES:
+		return (volumes_to_json(p));
+	case WF_IGNORES:
+		return (ignores_to_json(p));
+	case WF_BOOL:
+		return (json_boolean(n));
+	case WF_SIGNAL:
+		return (json_string(signal_name((int)n)));
+	default:
+		return (json_integer(n));
+	}
+}
+
+/*
+ * Every field the definition gives, in the table's order; those marked
+ * WF_ALWAYS even when not given, those of driver swarm only for it.
+ */
 char *
 workload_to_json(const struct workload_conf *wl)
 {
-	const struct volume	*v;
-	json_t			*o, *a, *vo;
+	const struct wl_field	*f;
+	json_t			*o;
 	char			*s = NULL;
+	size_t			 i;
 	int			 r = 0;
 
 	if ((o = json_object()) == NULL)
 		return (NULL);
-	r |= json_object_set_new(o, "name", json_string(wl->name));
-	r |= json_object_set_new(o, "driver",
-	    json_string(wl_word_name(wl_drivers, wl->driver)));
-	r |= json_object_set_new(o, "source",
-	    json_string(wl_word_name(wl_sources, wl->source)));
-	r |= set_strlist(o, "hosts", &wl->hosts);
-	r |= set_str(o, "command", wl->command);
-	r |= set_str(o, "image", wl->image);
-	r |= set_str(o, "runtime", wl->runtime);
-	r |= json_object_set_new(o, "network",
-	    json_string(wl->network == NETWORK_NAMED ? wl->netname :
-	    wl_word_name(wl_networks, wl->network)));
-	r |= set_strlist(o, "env", &wl->env);
-	/* only when set: most have none */
-	if (!TAILQ_EMPTY(&wl->depends))
-		r |= set_strlist(o, "depends_on", &wl->depends);
-	if ((a = json_array()) == NULL)
-		r = -1;
-	else {
-		TAILQ_FOREACH(v, &wl->volumes, entry) {
-			vo = json_pack("{s:s?, s:s?}", "host", v->host,
-			    "container", v->container);
-			r |= json_array_append_new(a, vo);
-		}
-		r |= json_object_set_new(o, "volumes", a);
+	for (i = 0; i < wl_nfields; i++) {
+		f = &wl_fields[i];
+		if (f->flags & WF_SWARM) {
+			if (wl->driver != DRIVER_SWARM)
+				continue;
+		} else if (!(f->flags & WF_ALWAYS) && !wl_field_given(wl, f))
+			continue;
+		r |= json_object_set_new(o, f->json, field_to_json(wl, f));
 	}
-	r |= set_str(o, "user", wl->user);
-	r |= set_str(o, "directory", wl->directory);
-	r |= set_str(o, "address", wl->address);
-	r |= json_object_set_new(o, "port", json_integer(wl->port));
-	if (wl->publish != 0)
-		r |= json_object_set_new(o, "publish",
-		    json_integer(wl->publish));
-	r |= json_object_set_new(o, "health",
-	    json_string(wl_word_name(wl_healths, wl->health)));
-	r |= set_str(o, "health_path", wl->health_path);
-	r |= set_str(o, "busy_path", wl->busy_path);
-	if (wl->busy_max != -1)
-		r |= json_object_set_new(o, "busy_max",
-		    json_integer(wl->busy_max));
-	if (wl->busy_fail_safe)
-		r |= set_str(o, "busy_fail", wl_word_name(wl_busy_fails, 1));
-	if (wl->health_interval != -1)
-		r |= json_object_set_new(o, "health_interval",
-		    json_integer(wl->health_interval));
-	if (wl->health_timeout != -1)
-		r |= json_object_set_new(o, "health_timeout",
-		    json_integer(wl->health_timeout));
-	if (wl->health_failures != -1)
-		r |= json_object_set_new(o, "health_failures",
-		    json_integer(wl->health_failures));
-	if (wl->idle_timeout != -1)
-		r |= json_object_set_new(o, "idle_timeout",
-		    json_integer(wl->idle_timeout));
-	if (wl->wake_timeout != -1)
-		r |= json_object_set_new(o, "wake_timeout",
-		    json_integer(wl->wake_timeout));
-	if (wl->memory != 0)
-		r |= json_object_set_new(o, "memory",
-		    json_integer(wl->memory));
-	r |= json_object_set_new(o, "keep_warm",
-	    json_boolean(wl->keep_warm));
-	if (wl->init != -1)
-		r |= json_object_set_new(o, "init", json_boolean(wl->init));
-	if (wl->stop_signal != 0)
-		r |= set_str(o, "stop_signal", signal_name(wl->stop_signal));
-	if (wl->stop_timeout != -1)
-		r |= json_object_set_new(o, "stop_timeout",
-		    json_integer(wl->stop_timeout));
-	if (!TAILQ_EMPTY(&wl->ignores))
-		r |= json_object_set_new(o, "ignore", ignores_to_json(wl));
-	if (wl->tunnel_idle != -1)
-		r |= json_object_set_new(o, "tunnel_idle_timeout",
-		    json_integer(wl->tunnel_idle));
-	if (wl->server_timing != -1)
-		r |= json_object_set_new(o, "server_timing",
-		    json_boolean(wl->server_timing));
-	if (wl->pull != -1)
-		r |= set_str(o, "pull", wl_word_name(wl_pulls, wl->pull));
-	if (wl->pull_timeout != -1)
-		r |= json_object_set_new(o, "pull_timeout",
-		    json_integer(wl->pull_timeout));
-	/* only for swarm: the others have neither */
-	if (wl->driver == DRIVER_SWARM) {
-		r |= json_object_set_new(o, "replicas",
-		    json_integer(wl->replicas));
-		r |= set_strlist(o, "constraints", &wl->constraints);
-	}
-	if (wl->expire_after != -1)
-		r |= json_object_set_new(o, "expire_after",
-		    json_integer(wl->expire_after));
-	if (wl->upstream_h2c)
-		r |= set_str(o, "upstream", wl_word_name(wl_upstreams, 1));
-	if (wl->on_change != -1)
-		r |= set_str(o, "on_change", wl_word_name(wl_on_changes,
-		    wl->on_change));
-	/* only when set: the API never may, and most never do */
-	if (!TAILQ_EMPTY(&wl->listens))
-		r |= set_strlist(o, "listen", &wl->listens);
-	if (wl->allow_root)
-		r |= json_object_set_new(o, "allow_root", json_true());
-	/* only in what the parent sends its children */
-	if (wl->run_uid != -1)
-		r |= json_object_set_new(o, "run_uid",
-		    json_integer(wl->run_uid));
 	if (r == 0)
 		s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
@@ -233,27 +180,6 @@ workload_to_json(const struct workload_conf *wl)
  * From JSON: every field is checked for its type here, then the whole
  * workload by workload_validate().
  */
-
-/* how a field is read: most by their type, the rest by their own set() */
-enum jkind {
-	J_SET,			/* set() */
-	J_STRING,		/* char * */
-	J_STRLIST,		/* struct strlist */
-	J_BOOL,			/* int: true or false */
-	J_INT,			/* int, from min to max */
-	J_PORT,			/* uint16_t, from min to max */
-	J_INT64,		/* int64_t, from min to max */
-	J_DURATION		/* int64_t seconds; min 1: positive; max */
-};
-
-struct jfield {
-	const char	*name;
-	enum jkind	 kind;
-	size_t		 off;		/* in struct workload_conf */
-	int64_t		 min, max;	/* J_INT, J_PORT, J_DURATION */
-	int		(*set)(struct workload_conf *, const char *,
-			    json_t *, char *, size_t);
-};
 
 static int
 j_string(const char *key, json_t *v, char **dst, char *errbuf, size_t len)
@@ -276,57 +202,37 @@ j_strlist(const char *key, json_t *v, struct strlist *l, char *errbuf,
 		return (0);
 	case -1:
 		return (wl_fail(errbuf, len,
-		    "field \"%s\": must be an array of "
-		    "strings", key));
+		    "field \"%s\": must be an array of strings", key));
 	default:
 		return (wl_fail(errbuf, len, "out of memory"));
 	}
 }
 
-/* one of a table's words (workload.c), its value in *dst */
+/*
+ * One of the row's words, its value in *dst; its alias too, the word
+ * with '_' for its spaces ("next wake").  An upstream's error, as it
+ * always was, lists the words without "must be".
+ */
 static int
-j_word(const char *key, json_t *v, const struct wl_word *t, int *dst,
-    char *errbuf, size_t len)
+j_word(const struct wl_field *f, json_t *v, int *dst, char *errbuf,
+    size_t len)
 {
 	const char	*s = json_string_value(v);
-	char		 words[128];
+	char		 words[128], alias[32];
+	size_t		 i;
 
-	if (s != NULL && wl_word_value(t, s, dst) == 0)
+	if (s != NULL && f->alias != NULL && strcmp(s, f->alias) == 0 &&
+	    strlcpy(alias, s, sizeof(alias)) < sizeof(alias)) {
+		for (i = 0; alias[i] != '\0'; i++)
+			if (alias[i] == ' ')
+				alias[i] = '_';
+		s = alias;
+	}
+	if (s != NULL && wl_word_value(f->words, s, dst) == 0)
 		return (0);
-	return (wl_fail(errbuf, len, "field \"%s\": must be %s", key,
-	    wl_word_list(t, words, sizeof(words))));
-}
-
-static int
-j_name(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
-    size_t len)
-{
-	/* read before everything else, see workload_from_json() */
-	return (0);
-}
-
-static int
-j_driver(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
-    size_t len)
-{
-	int	 d;
-
-	if (j_word(key, v, wl_drivers, &d, errbuf, len) == -1)
-		return (-1);
-	wl->driver = d;
-	return (0);
-}
-
-static int
-j_source(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
-    size_t len)
-{
-	int	 src;
-
-	if (j_word(key, v, wl_sources, &src, errbuf, len) == -1)
-		return (-1);
-	wl->source = src;
-	return (0);
+	return (wl_fail(errbuf, len, "field \"%s\": %s%s", f->json,
+	    (f->flags & WF_LOOSE) ? "" : "must be ",
+	    wl_word_list(f->words, words, sizeof(words))));
 }
 
 /* "bridge", "host", or the name of a network of the operator's */
@@ -354,27 +260,7 @@ j_network(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 }
 
 static int
-j_health(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
-    size_t len)
-{
-	int	 h;
-
-	if (j_word(key, v, wl_healths, &h, errbuf, len) == -1)
-		return (-1);
-	wl->health = h;
-	return (0);
-}
-
-static int
-j_busy_fail(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
-{
-	return (j_word(key, v, wl_busy_fails, &wl->busy_fail_safe, errbuf,
-	    len));
-}
-
-static int
-j_volumes(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+j_volumes(const char *key, json_t *v, struct volumelist *l, char *errbuf,
     size_t len)
 {
 	struct volume	*vol;
@@ -394,7 +280,7 @@ j_volumes(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 			return (wl_fail(errbuf, len, "out of memory"));
 		vol->host = strdup(json_string_value(h));
 		vol->container = strdup(json_string_value(c));
-		TAILQ_INSERT_TAIL(&wl->volumes, vol, entry);
+		TAILQ_INSERT_TAIL(l, vol, entry);
 		if (vol->host == NULL || vol->container == NULL)
 			return (wl_fail(errbuf, len, "out of memory"));
 	}
@@ -433,17 +319,17 @@ j_seconds(const char *key, json_t *v, int64_t *dst, char *errbuf,
 
 /* a duration, then its bounds: 0 where it must be positive, a maximum */
 static int
-j_duration(const struct jfield *f, const char *key, json_t *v, int64_t *dst,
-    char *errbuf, size_t len)
+j_duration(const struct wl_field *f, json_t *v, int64_t *dst, char *errbuf,
+    size_t len)
 {
-	if (j_seconds(key, v, dst, errbuf, len) == -1)
+	if (j_seconds(f->json, v, dst, errbuf, len) == -1)
 		return (-1);
 	if (f->min > 0 && *dst == 0)
 		return (wl_fail(errbuf, len, "field \"%s\": must be positive",
-		    key));
+		    f->json));
 	if (f->max > 0 && *dst > f->max)
 		return (wl_fail(errbuf, len, "field \"%s\": must be at most "
-		    "%llds", key, (long long)f->max));
+		    "%llds", f->json, (long long)f->max));
 	return (0);
 }
 
@@ -459,20 +345,20 @@ j_bool(const char *key, json_t *v, int *dst, char *errbuf, size_t len)
 
 /* an integer from f->min to f->max, in n */
 static int
-j_int(const struct jfield *f, const char *key, json_t *v, json_int_t *n,
-    char *errbuf, size_t len)
+j_int(const struct wl_field *f, json_t *v, int64_t *n, char *errbuf,
+    size_t len)
 {
 	if (!json_is_integer(v) || (*n = json_integer_value(v)) < f->min ||
 	    *n > f->max)
 		return (wl_fail(errbuf, len, "field \"%s\": must be an integer "
-		    "from %lld to %lld", key, (long long)f->min,
+		    "from %lld to %lld", f->json, (long long)f->min,
 		    (long long)f->max));
 	return (0);
 }
 
+/* bytes as a number, or a string with a unit: "512M" */
 static int
-j_memory(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
-    size_t len)
+j_size(const char *key, json_t *v, int64_t *dst, char *errbuf, size_t len)
 {
 	const char	*errstr;
 	json_int_t	 n;
@@ -480,14 +366,12 @@ j_memory(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 	if (json_is_integer(v)) {
 		if ((n = json_integer_value(v)) < 0)
 			return (wl_fail(errbuf, len,
-			    "field \"%s\": must not be "
-			    "negative", key));
-		wl->memory = n;
+			    "field \"%s\": must not be negative", key));
+		*dst = n;
 		return (0);
 	}
 	if (json_is_string(v)) {
-		if (parse_size(json_string_value(v), &wl->memory,
-		    &errstr) == -1)
+		if (parse_size(json_string_value(v), dst, &errstr) == -1)
 			return (wl_fail(errbuf, len, "field \"%s\": %s", key,
 			    errstr));
 		return (0);
@@ -497,23 +381,21 @@ j_memory(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 }
 
 static int
-j_stop_signal(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
+j_signal(const char *key, json_t *v, int *dst, char *errbuf, size_t len)
 {
 	const char	*errstr;
 
 	if (!json_is_string(v))
 		return (wl_fail(errbuf, len, "field \"%s\": must be a signal "
 		    "name such as \"SIGTERM\"", key));
-	if (parse_signal(json_string_value(v), &wl->stop_signal,
-	    &errstr) == -1)
+	if (parse_signal(json_string_value(v), dst, &errstr) == -1)
 		return (wl_fail(errbuf, len, "field \"%s\": %s", key, errstr));
 	return (0);
 }
 
 /* an array of {"path"|"agent"|"from": STRING[, "answer": 200|503]} */
 static int
-j_ignore(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
+j_ignore(const char *key, json_t *v, struct ignorelist *l, char *errbuf,
     size_t len)
 {
 	json_t		*item, *val, *pat = NULL;
@@ -551,7 +433,7 @@ j_ignore(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 		}
 		if (kind == -1)
 			goto bad;
-		if (ignore_add(&wl->ignores, kind, json_string_value(pat),
+		if (ignore_add(l, kind, json_string_value(pat),
 		    answer) == -1)
 			return (wl_fail(errbuf, len, "out of memory"));
 	}
@@ -562,140 +444,52 @@ j_ignore(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
 	    key));
 }
 
+/* one field of the definition, by its row's type */
 static int
-j_pull(struct workload_conf *wl, const char *key, json_t *v, char *errbuf,
-    size_t len)
-{
-	return (j_word(key, v, wl_pulls, &wl->pull, errbuf, len));
-}
-
-/* the protocol to the workload: HTTP/1.1, or cleartext HTTP/2 */
-static int
-j_upstream(struct workload_conf *wl, const char *key, json_t *v,
+j_field(const struct wl_field *f, struct workload_conf *wl, json_t *v,
     char *errbuf, size_t len)
 {
-	const char	*s = json_string_value(v);
-	char		 words[32];
+	void		*p = WF_PTR(wl, f);
+	int64_t		 n = 0;	/* wl_fail() returns -1: -O1 cannot tell */
+	int		 i = 0;
 
-	if (s == NULL || wl_word_value(wl_upstreams, s,
-	    &wl->upstream_h2c) == -1)
-		return (wl_fail(errbuf, len, "field \"%s\": %s", key,
-		    wl_word_list(wl_upstreams, words, sizeof(words))));
-	return (0);
-}
-
-/* "restart" or "next_wake"; "next wake" too, as orchd.conf says it */
-static int
-j_on_change(struct workload_conf *wl, const char *key, json_t *v,
-    char *errbuf, size_t len)
-{
-	const char	*s = json_string_value(v);
-
-	if (s != NULL && strcmp(s, "next wake") == 0) {
-		wl->on_change = ON_CHANGE_NEXT_WAKE;
-		return (0);
-	}
-	return (j_word(key, v, wl_on_changes, &wl->on_change, errbuf, len));
-}
-
-#define F(name, kind, field)	{ name, kind, \
-	offsetof(struct workload_conf, field), 0, 0, NULL }
-#define FN(name, kind, field, min, max)	{ name, kind, \
-	offsetof(struct workload_conf, field), min, max, NULL }
-#define FSET(name, set)		{ name, J_SET, 0, 0, 0, set }
-
-static const struct jfield jfields[] = {
-	FSET("name",		j_name),
-	FSET("driver",		j_driver),
-	FSET("source",		j_source),
-	F("hosts",		J_STRLIST, hosts),
-	F("command",		J_STRING, command),
-	F("image",		J_STRING, image),
-	F("runtime",		J_STRING, runtime),
-	FSET("network",		j_network),
-	F("env",		J_STRLIST, env),
-	F("depends_on",		J_STRLIST, depends),
-	FSET("volumes",		j_volumes),
-	F("user",		J_STRING, user),
-	F("directory",		J_STRING, directory),
-	F("address",		J_STRING, address),
-	FN("port",		J_PORT, port, 1, 65535),
-	FN("publish",		J_PORT, publish, 1, 65535),
-	FSET("health",		j_health),
-	F("health_path",	J_STRING, health_path),
-	F("busy_path",		J_STRING, busy_path),
-	FN("busy_max",		J_DURATION, busy_max, 1, 0),
-	FSET("busy_fail",	j_busy_fail),
-	/* 0 turns liveness off for this workload, whatever the global says */
-	F("health_interval",	J_DURATION, health_interval),
-	FN("health_timeout",	J_DURATION, health_timeout, 1, 0),
-	FN("health_failures",	J_INT, health_failures, 1,
-	    WL_HEALTH_FAILURES_MAX),
-	F("idle_timeout",	J_DURATION, idle_timeout),
-	FN("wake_timeout",	J_DURATION, wake_timeout, 1, 0),
-	FSET("memory",		j_memory),
-	F("keep_warm",		J_BOOL, keep_warm),
-	F("init",		J_BOOL, init),
-	FSET("stop_signal",	j_stop_signal),
-	FN("stop_timeout",	J_DURATION, stop_timeout, 0,
-	    WL_STOP_TIMEOUT_MAX),
-	/* orchd.conf's "allow root"; the parent's policy refuses it */
-	F("allow_root",		J_BOOL, allow_root),
-	FSET("ignore",		j_ignore),
-	F("tunnel_idle_timeout", J_DURATION, tunnel_idle),
-	F("server_timing",	J_BOOL, server_timing),
-	FSET("pull",		j_pull),
-	FN("pull_timeout",	J_DURATION, pull_timeout, 1, 0),
-	FN("replicas",		J_INT, replicas, 1, WL_REPLICAS_MAX),
-	F("constraints",	J_STRLIST, constraints),
-	/* 0: never, as orchctl keep sets it */
-	F("expire_after",	J_DURATION, expire_after),
-	FSET("upstream",	j_upstream),
-	FSET("on_change",	j_on_change),
-	/* ["127.0.0.1:5432"]: orchd.conf's; the parent's policy refuses it */
-	F("listen",		J_STRLIST, listens),
-	/*
-	 * the parent's to give, in what it sends its children (never 0:
-	 * that is root); the parent's policy refuses it from anyone else
-	 */
-	FN("run_uid",		J_INT64, run_uid, 1, UINT32_MAX - 1),
-};
-
-/* one field of the definition, by its row */
-static int
-j_field(const struct jfield *f, struct workload_conf *wl, const char *key,
-    json_t *v, char *errbuf, size_t len)
-{
-	char		*p = (char *)wl + f->off;
-	json_int_t	 n = 0;	/* wl_fail() returns -1: -O1 cannot tell */
-
-	switch (f->kind) {
-	case J_STRING:
-		return (j_string(key, v, (char **)p, errbuf, len));
-	case J_STRLIST:
-		return (j_strlist(key, v, (struct strlist *)p, errbuf, len));
-	case J_BOOL:
-		return (j_bool(key, v, (int *)p, errbuf, len));
-	case J_INT:
-		if (j_int(f, key, v, &n, errbuf, len) == -1)
+	switch (f->type) {
+	case WF_NAME:
+		return (0);	/* read first, see workload_from_json() */
+	case WF_NETWORK:
+		return (j_network(wl, f->json, v, errbuf, len));
+	case WF_STRING:
+		return (j_string(f->json, v, p, errbuf, len));
+	case WF_STRLIST:
+		return (j_strlist(f->json, v, p, errbuf, len));
+	case WF_VOLUMES:
+		return (j_volumes(f->json, v, p, errbuf, len));
+	case WF_IGNORES:
+		return (j_ignore(f->json, v, p, errbuf, len));
+	case WF_DURATION:
+		return (j_duration(f, v, p, errbuf, len));
+	case WF_SIZE:
+		return (j_size(f->json, v, p, errbuf, len));
+	case WF_WORD:
+		if (j_word(f, v, &i, errbuf, len) == -1)
 			return (-1);
-		*(int *)p = (int)n;
-		return (0);
-	case J_PORT:
-		if (j_int(f, key, v, &n, errbuf, len) == -1)
+		break;
+	case WF_BOOL:
+		if (j_bool(f->json, v, &i, errbuf, len) == -1)
 			return (-1);
-		*(uint16_t *)p = (uint16_t)n;
-		return (0);
-	case J_INT64:
-		if (j_int(f, key, v, &n, errbuf, len) == -1)
+		break;
+	case WF_SIGNAL:
+		if (j_signal(f->json, v, &i, errbuf, len) == -1)
 			return (-1);
-		*(int64_t *)p = n;
-		return (0);
-	case J_DURATION:
-		return (j_duration(f, key, v, (int64_t *)p, errbuf, len));
+		break;
 	default:
-		return (f->set(wl, key, v, errbuf, len));
+		if (j_int(f, v, &n, errbuf, len) == -1)
+			return (-1);
+		wl_field_set_num(wl, f, n);
+		return (0);
 	}
+	wl_field_set_num(wl, f, i);
+	return (0);
 }
 
 struct workload_conf *
@@ -703,10 +497,10 @@ workload_from_json(const char *text, size_t textlen, char *errbuf,
     size_t len)
 {
 	struct workload_conf	*wl = NULL;
+	const struct wl_field	*f;
 	json_error_t		 jerr;
 	json_t			*o, *v;
 	const char		*key, *name;
-	size_t			 i;
 
 	if ((o = json_loadb(text, textlen, JSON_REJECT_DUPLICATES,
 	    &jerr)) == NULL) {
@@ -737,15 +531,12 @@ workload_from_json(const char *text, size_t textlen, char *errbuf,
 		goto done;
 	}
 	json_object_foreach(o, key, v) {
-		for (i = 0; i < nitems(jfields); i++)
-			if (strcmp(key, jfields[i].name) == 0)
-				break;
-		if (i == nitems(jfields)) {
+		if ((f = wl_field_json(key)) == NULL) {
 			(void)wl_fail(errbuf, len, "unknown field \"%.64s\"",
 			    valid_text(key) ? key : "?");
 			goto bad;
 		}
-		if (j_field(&jfields[i], wl, key, v, errbuf, len) == -1)
+		if (j_field(f, wl, v, errbuf, len) == -1)
 			goto bad;
 	}
 	if (workload_validate(wl, errbuf, len) == -1)

@@ -5,6 +5,9 @@
  * allocations of each, which malloc's headers and rounding make a third
  * larger; at 10,000 workloads that is megabytes.  A packed definition is
  * read like any other, and workload_free() knows it by its packed flag.
+ * What each field holds beyond the struct comes from its type, in the
+ * table of the fields (workload_fields.c): a field added there is copied
+ * here without a word.
  */
 
 #include <sys/queue.h>
@@ -14,16 +17,7 @@
 #include <string.h>
 
 #include "workload.h"
-
-/*
- * Every pointer of struct workload_conf is re-pointed below.  A field
- * added there must be copied here too: this stops the build until the
- * size below is brought up to date, so that one is not forgotten.
- */
-#ifdef __LP64__
-_Static_assert(sizeof(struct workload_conf) == 440,
-    "struct workload_conf changed: update workload_pack()");
-#endif
+#include "workload_fields.h"
 
 struct pack {
 	char	*obj;		/* next list entry */
@@ -114,33 +108,67 @@ pack_volumes(struct pack *pk, struct volumelist *dst,
 	}
 }
 
-/* The bytes of the strings; *objs gets the bytes of the list entries. */
+/* The bytes a field holds beyond the struct: strings, and in *objs entries */
 static size_t
-pack_size(const struct workload_conf *wc, size_t *objs)
+field_size(const struct workload_conf *wc, const struct wl_field *f,
+    size_t *objs)
 {
+	const void			*p = WF_CPTR(wc, f);
 	const struct volume		*v;
 	const struct ignore_rule	*r;
-	size_t				 n;
+	size_t				 n = 0;
 
-	*objs = 0;
-	n = strlist_size(&wc->hosts, objs) + strlist_size(&wc->env, objs) +
-	    strlist_size(&wc->depends, objs) +
-	    strlist_size(&wc->constraints, objs) +
-	    strlist_size(&wc->listens, objs);
-	TAILQ_FOREACH(v, &wc->volumes, entry) {
-		*objs += sizeof(*v);
-		n += str_size(v->host) + str_size(v->container);
+	switch (f->type) {
+	case WF_STRING:
+		return (str_size(*(char * const *)p));
+	case WF_NETWORK:
+		return (str_size(wc->netname));
+	case WF_STRLIST:
+		return (strlist_size(p, objs));
+	case WF_VOLUMES:
+		TAILQ_FOREACH(v, (const struct volumelist *)p, entry) {
+			*objs += sizeof(*v);
+			n += str_size(v->host) + str_size(v->container);
+		}
+		return (n);
+	case WF_IGNORES:
+		TAILQ_FOREACH(r, (const struct ignorelist *)p, entry) {
+			*objs += sizeof(*r);
+			n += str_size(r->pattern);
+		}
+		return (n);
+	default:
+		return (0);
 	}
-	TAILQ_FOREACH(r, &wc->ignores, entry) {
-		*objs += sizeof(*r);
-		n += str_size(r->pattern);
+}
+
+/* a field's strings and entries, from wc into n */
+static void
+field_pack(struct pack *pk, struct workload_conf *n,
+    const struct workload_conf *wc, const struct wl_field *f)
+{
+	const void	*src = WF_CPTR(wc, f);
+	void		*dst = WF_PTR(n, f);
+
+	switch (f->type) {
+	case WF_STRING:
+		*(char **)dst = pack_str(pk, *(char * const *)src);
+		break;
+	case WF_NETWORK:
+		n->netname = pack_str(pk, wc->netname);
+		break;
+	case WF_STRLIST:
+		pack_strlist(pk, dst, src);
+		break;
+	case WF_VOLUMES:
+		pack_volumes(pk, dst, src);
+		break;
+	case WF_IGNORES:
+		pack_ignores(pk, dst, src);
+		break;
+	default:
+		break;
 	}
-	n += str_size(wc->command) + str_size(wc->image) +
-	    str_size(wc->runtime) + str_size(wc->netname) +
-	    str_size(wc->user) +
-	    str_size(wc->directory) + str_size(wc->address) +
-	    str_size(wc->health_path) + str_size(wc->busy_path);
-	return (n);
 }
 
 /* NULL when out of memory; wc is left as it was either way. */
@@ -149,9 +177,10 @@ workload_pack(const struct workload_conf *wc)
 {
 	struct workload_conf	*n;
 	struct pack		 pk;
-	size_t			 objs, strs;
+	size_t			 i, objs = 0, strs = 0;
 
-	strs = pack_size(wc, &objs);
+	for (i = 0; i < wl_nfields; i++)
+		strs += field_size(wc, &wl_fields[i], &objs);
 	/* entries hold pointers: they come first, at the struct's alignment */
 	if ((n = malloc(sizeof(*n) + objs + strs)) == NULL)
 		return (NULL);
@@ -159,21 +188,7 @@ workload_pack(const struct workload_conf *wc)
 	n->packed = 1;
 	pk.obj = (char *)(n + 1);
 	pk.str = pk.obj + objs;
-	pack_strlist(&pk, &n->hosts, &wc->hosts);
-	pack_strlist(&pk, &n->env, &wc->env);
-	pack_strlist(&pk, &n->depends, &wc->depends);
-	pack_strlist(&pk, &n->constraints, &wc->constraints);
-	pack_strlist(&pk, &n->listens, &wc->listens);
-	pack_volumes(&pk, &n->volumes, &wc->volumes);
-	pack_ignores(&pk, &n->ignores, &wc->ignores);
-	n->command = pack_str(&pk, wc->command);
-	n->image = pack_str(&pk, wc->image);
-	n->runtime = pack_str(&pk, wc->runtime);
-	n->netname = pack_str(&pk, wc->netname);
-	n->user = pack_str(&pk, wc->user);
-	n->directory = pack_str(&pk, wc->directory);
-	n->address = pack_str(&pk, wc->address);
-	n->health_path = pack_str(&pk, wc->health_path);
-	n->busy_path = pack_str(&pk, wc->busy_path);
+	for (i = 0; i < wl_nfields; i++)
+		field_pack(&pk, n, wc, &wl_fields[i]);
 	return (n);
 }

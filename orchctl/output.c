@@ -29,6 +29,7 @@
 #include "units.h"
 #include "util.h"
 #include "workload.h"
+#include "workload_fields.h"
 #include "orchctl.h"
 #include "parser.h"
 
@@ -629,20 +630,6 @@ def_volumes(json_t *def, char *buf, size_t len)
 	return (buf[0] != '\0' ? buf : NULL);
 }
 
-/* A duration member in seconds; dflt when it is not set. */
-static const char *
-def_duration(json_t *def, const char *key, const char *dflt, char *buf,
-    size_t len)
-{
-	json_t	*v = json_object_get(def, key);
-
-	if (!json_is_integer(v))
-		return (dflt);
-	if (json_integer_value(v) == 0)
-		return ("never");
-	return (fmt_duration(json_integer_value(v), buf, len));
-}
-
 /* Print a line of the definition if it has a value. */
 static void
 def_line(const char *label, const char *value)
@@ -657,71 +644,75 @@ def_line(const char *label, const char *value)
 }
 
 /*
- * show workload: the definition, as the parent has it, after the state.
- * Only the names of the environment come: values may be secrets.
+ * A member of the definition as text, by its row's type (the table of
+ * the fields, common/workload_fields.c); NULL when it has none.
+ */
+static const char *
+def_value(json_t *def, const struct wl_field *f, char *buf, size_t len)
+{
+	json_t	*v = json_object_get(def, f->json);
+
+	if (v == NULL)
+		return (f->show_dflt);
+	switch (f->type) {
+	case WF_STRLIST:
+		return (def_list(def, f->json, buf, len));
+	case WF_VOLUMES:
+		return (def_volumes(def, buf, len));
+	case WF_SIZE:
+		return (json_is_integer(v) ? fmt_bytes(json_integer_value(v),
+		    buf, len) : f->show_dflt);
+	case WF_DURATION:
+		if (!json_is_integer(v))
+			return (f->show_dflt);
+		if (json_integer_value(v) == 0)
+			return ("never");
+		return (fmt_duration(json_integer_value(v), buf, len));
+	case WF_PORT:
+	case WF_INT:
+	case WF_ID:
+		if (!json_is_integer(v) || json_integer_value(v) <= 0)
+			return (NULL);
+		(void)snprintf(buf, len, "%lld",
+		    (long long)json_integer_value(v));
+		return (buf);
+	case WF_BOOL:
+		return (json_is_true(v) ? "yes" : "no");
+	default:
+		return (def_str(def, f->json) != NULL ? def_str(def, f->json) :
+		    f->show_dflt);
+	}
+}
+
+/*
+ * show workload: the definition, as the parent has it, after the state:
+ * the fields with a line in the table, in its order; those of an image
+ * only for a workload with one.  Only the names of the environment come:
+ * values may be secrets.  What depends on it is the parent's to add.
  */
 static void
 show_definition(const struct parse_result *res, const char *json,
     size_t len)
 {
-	json_error_t	 jerr;
-	json_t		*def, *v;
-	const char	*health;
-	char		 buf[4096], port[16], mem[32], d[32];
+	const struct wl_field	*f;
+	json_error_t		 jerr;
+	json_t			*def;
+	char			 buf[4096];
+	size_t			 i;
+	int			 image;
 
 	if ((def = json_loadb(json, len, 0, &jerr)) == NULL)
 		errx(1, "bad reply from orchd: definition: %s", jerr.text);
+	image = def_str(def, "image") != NULL;
 	printf("\n");
-	def_line("command:", def_str(def, "command"));
-	def_line("image:", def_str(def, "image"));
-	def_line("runtime:", def_str(def, "runtime"));
-	if (def_str(def, "image") != NULL)
-		def_line("network:", def_str(def, "network"));
-	def_line("address:", def_str(def, "address") != NULL ?
-	    def_str(def, "address") : "127.0.0.1");
-	if ((v = json_object_get(def, "port")) != NULL &&
-	    json_integer_value(v) > 0) {
-		(void)snprintf(port, sizeof(port), "%lld",
-		    (long long)json_integer_value(v));
-		def_line("port:", port);
-	}
-	if ((v = json_object_get(def, "publish")) != NULL &&
-	    json_integer_value(v) > 0) {
-		(void)snprintf(port, sizeof(port), "%lld",
-		    (long long)json_integer_value(v));
-		def_line("publish:", port);
-	}
-	health = def_str(def, "health");
-	if (health != NULL && strcmp(health, "path") == 0 &&
-	    def_str(def, "health_path") != NULL) {
-		(void)snprintf(buf, sizeof(buf), "path %s",
-		    def_str(def, "health_path"));
-		def_line("health:", buf);
-	} else
-		def_line("health:", "tcp");
-	/* what it wakes first, and what wakes it and keeps it up */
-	def_line("depends on:", def_list(def, "depends_on", buf,
-	    sizeof(buf)));
-	def_line("dependents:", def_list(def, "dependents", buf,
-	    sizeof(buf)));
-	v = json_object_get(def, "memory");
-	def_line("memory:", json_is_integer(v) ? fmt_bytes(
-	    json_integer_value(v), mem, sizeof(mem)) : "-");
-	def_line("volumes:", def_volumes(def, buf, sizeof(buf)));
-	def_line("env:", def_list(def, "env", buf, sizeof(buf)));
-	def_line("user:", def_str(def, "user"));
-	def_line("directory:", def_str(def, "directory"));
-	def_line("wake timeout:", def_duration(def, "wake_timeout",
-	    "global", d, sizeof(d)));
-	def_line("stop signal:", def_str(def, "stop_signal"));
-	def_line("stop timeout:", def_duration(def, "stop_timeout", NULL,
-	    d, sizeof(d)));
-	/* a docker workload's image: when and how long it is pulled */
-	if (def_str(def, "image") != NULL) {
-		def_line("pull:", def_str(def, "pull") != NULL ?
-		    def_str(def, "pull") : "global");
-		def_line("pull timeout:", def_duration(def, "pull_timeout",
-		    "global", d, sizeof(d)));
+	for (i = 0; i < wl_nfields; i++) {
+		f = &wl_fields[i];
+		if (f->show == NULL || ((f->flags & WF_DOCKER) && !image))
+			continue;
+		def_line(f->show, def_value(def, f, buf, sizeof(buf)));
+		if (strcmp(f->json, "depends_on") == 0)
+			def_line("dependents:", def_list(def, "dependents",
+			    buf, sizeof(buf)));
 	}
 	json_decref(def);
 }

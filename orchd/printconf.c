@@ -23,6 +23,7 @@
 #include <arpa/inet.h>
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,6 +38,7 @@
 #include "parent.h"
 #include "units.h"
 #include "workload.h"
+#include "workload_fields.h"
 
 static int	 pc_errors;
 
@@ -54,8 +56,6 @@ static void	 print_ignores(FILE *, const char *,
 static void	 print_use(FILE *, const struct orchd_conf *);
 static void	 print_budget(FILE *, const struct orchd_conf *);
 static void	 print_workload(FILE *, const struct orchd_conf *,
-		    const struct workload_conf *);
-static void	 print_liveness(FILE *, const struct orchd_conf *,
 		    const struct workload_conf *);
 
 /*
@@ -461,10 +461,140 @@ print_wlduration(FILE *fp, const char *what, int64_t secs, int64_t dflt,
 		    fmt_duration(dflt, buf, sizeof(buf)), from);
 }
 
+/*
+ * The keypair of a workload is kept per host in conf->keypairs, every
+ * host of the workload with the same files: the first host's says it.
+ */
+static const struct keypair_conf *
+workload_keypair(const struct orchd_conf *conf,
+    const struct workload_conf *wl)
+{
+	const struct strentry		*e;
+	const struct keypair_conf	*kp;
+
+	if ((e = TAILQ_FIRST(&wl->hosts)) == NULL)
+		return (NULL);
+	TAILQ_FOREACH(kp, &conf->keypairs, entry)
+		if (strcmp(kp->host, e->str) == 0)
+			return (kp);
+	return (NULL);
+}
+
+/*
+ * A workload's fields, in the order of their rows' nv (workload_fields.c).
+ * Most print by their type: "keyword VALUE" when given.  Those that say
+ * what they fall back to, or print with another, have a printer below,
+ * by their JSON name; a field added to the table needs none.
+ */
+
+struct nv_printer {
+	const char	*json;
+	void		(*print)(FILE *, const struct orchd_conf *,
+			    const struct workload_conf *,
+			    const struct wl_field *);
+	size_t		 global;	/* nv_duration: in struct orchd_conf */
+};
+
+static int
+is_docker(const struct workload_conf *wl)
+{
+	return (wl->driver != DRIVER_PROCESS);
+}
+
+/* the fields that print only with another, or not at all */
+static void
+nv_none(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+}
+
+/* a duration, or the global setting's in a comment */
+static void
+nv_duration(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f);
+
+static void
+nv_network(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+	if (!is_docker(wl))
+		return;
+	if (wl->network == NETWORK_NAMED)
+		print_wlstring(fp, f->conf, wl->netname);
+	else
+		fprintf(fp, "\t%s %s\n", f->conf, wl_word_name(wl_networks,
+		    wl->network));
+}
+
+static void
+nv_volumes(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+	const struct volume	*v;
+
+	TAILQ_FOREACH(v, &wl->volumes, entry) {
+		fprintf(fp, "\t%s ", f->conf);
+		print_string(fp, v->host);
+		fputs(" ", fp);
+		print_string(fp, v->container);
+		fputs("\n", fp);
+	}
+}
+
+static void
+nv_user(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+	print_wlstring(fp, f->conf, wl->user);
+	if (wl->user == NULL && !is_docker(wl))
+		fputs("\t# user: a uid of its own, from workload uids\n", fp);
+}
+
+static void
+nv_directory(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+	print_wlstring(fp, f->conf, wl->directory);
+	if (wl->directory == NULL && !is_docker(wl))
+		fprintf(fp, "\t# directory: its state directory, %s/%s\n",
+		    conf->wl_dir, wl->name);
+}
+
+static void
+nv_listens(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+	print_wllistens(fp, wl);
+}
+
+static void
+nv_health(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+	if (wl->health == HEALTH_PATH)
+		print_wlstring(fp, "health path", wl->health_path);
+	else
+		fputs("\thealth tcp\n", fp);
+}
+
+/* without a path there is no veto: its max and fail say nothing */
+static void
+nv_busy(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+	if (wl->busy_path == NULL)
+		return;
+	print_wlstring(fp, f->conf, wl->busy_path);
+	print_wlduration(fp, "busy max", wl->busy_max, ORCHD_BUSY_MAX,
+	    "the default");
+	fputs(wl->busy_fail_safe ? "\tbusy fail safe\n" :
+	    "\t# busy fail open, the default\n", fp);
+}
+
 /* liveness: one comment when all three are the global settings */
 static void
-print_liveness(FILE *fp, const struct orchd_conf *conf,
-    const struct workload_conf *wl)
+nv_liveness(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
 {
 	char	 ibuf[32], tbuf[32];
 
@@ -488,123 +618,72 @@ print_liveness(FILE *fp, const struct orchd_conf *conf,
 		    (long long)conf->health_failures);
 }
 
-/*
- * The keypair of a workload is kept per host in conf->keypairs, every
- * host of the workload with the same files: the first host's says it.
- */
-static const struct keypair_conf *
-workload_keypair(const struct orchd_conf *conf,
-    const struct workload_conf *wl)
+static void
+nv_idle(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
 {
-	const struct strentry		*e;
-	const struct keypair_conf	*kp;
-
-	if ((e = TAILQ_FIRST(&wl->hosts)) == NULL)
-		return (NULL);
-	TAILQ_FOREACH(kp, &conf->keypairs, entry)
-		if (strcmp(kp->host, e->str) == 0)
-			return (kp);
-	return (NULL);
+	if (conf->reaper_off)
+		fputs("\t# the reaper is off: never suspended\n", fp);
+	nv_duration(fp, conf, wl, f);
 }
 
 static void
-print_workload(FILE *fp, const struct orchd_conf *conf,
-    const struct workload_conf *wl)
+nv_memory(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
 {
-	const struct strentry		*e;
-	const struct volume		*v;
-	const struct keypair_conf	*kp;
-	const char			*sig, *pull;
-	int				 docker;
-
-	docker = wl->driver != DRIVER_PROCESS;
-	fputs("\nworkload ", fp);
-	print_string(fp, wl->name);
-	fprintf(fp, " {\n\tdriver %s\n", wl_word_name(wl_drivers,
-	    wl->driver));
-	if (wl->driver == DRIVER_SWARM)
-		fprintf(fp, "\treplicas %d\n", wl->replicas);
-	TAILQ_FOREACH(e, &wl->constraints, entry)
-		print_wlstring(fp, "constraint", e->str);
-	TAILQ_FOREACH(e, &wl->hosts, entry)
-		print_wlstring(fp, "host", e->str);
-	TAILQ_FOREACH(e, &wl->depends, entry)
-		print_wlstring(fp, "depends on", e->str);
-	print_wlstring(fp, "image", wl->image);
-	print_wlstring(fp, "command", wl->command);
-	print_wlstring(fp, "runtime", wl->runtime);
-	if (docker && wl->network == NETWORK_NAMED)
-		print_wlstring(fp, "network", wl->netname);
-	else if (docker)
-		fprintf(fp, "\tnetwork %s\n", wl_word_name(wl_networks,
-		    wl->network));
-	TAILQ_FOREACH(e, &wl->env, entry)
-		print_wlstring(fp, "env", e->str);
-	TAILQ_FOREACH(v, &wl->volumes, entry) {
-		fputs("\tvolume ", fp);
-		print_string(fp, v->host);
-		fputs(" ", fp);
-		print_string(fp, v->container);
-		fputs("\n", fp);
-	}
-	print_wlstring(fp, "user", wl->user);
-	if (wl->user == NULL && !docker)
-		fputs("\t# user: a uid of its own, from workload uids\n", fp);
-	if (wl->allow_root)
-		fputs("\tallow root\n", fp);
-	print_wlstring(fp, "directory", wl->directory);
-	if (wl->directory == NULL && !docker)
-		fprintf(fp, "\t# directory: its state directory, %s/%s\n",
-		    conf->wl_dir, wl->name);
-	print_wlstring(fp, "address", wl->address);
-	fprintf(fp, "\tport %u\n", (unsigned int)wl->port);
-	if (wl->publish != 0)
-		fprintf(fp, "\tpublish %u\n", (unsigned int)wl->publish);
-	print_wllistens(fp, wl);
-	if (wl->health == HEALTH_PATH)
-		print_wlstring(fp, "health path", wl->health_path);
-	else
-		fputs("\thealth tcp\n", fp);
-	/* without a path there is no veto: its max and fail say nothing */
-	if (wl->busy_path != NULL) {
-		print_wlstring(fp, "busy path", wl->busy_path);
-		print_wlduration(fp, "busy max", wl->busy_max, ORCHD_BUSY_MAX,
-		    "the default");
-		fputs(wl->busy_fail_safe ? "\tbusy fail safe\n" :
-		    "\t# busy fail open, the default\n", fp);
-	}
-	print_liveness(fp, conf, wl);
-	if (conf->reaper_off)
-		fputs("\t# the reaper is off: never suspended\n", fp);
-	print_wlduration(fp, "idle timeout", wl->idle_timeout,
-	    conf->idle_timeout, "the global setting");
-	print_wlduration(fp, "wake timeout", wl->wake_timeout,
-	    conf->wake_timeout, "the global setting");
 	if (wl->memory > 0) {
-		fputs("\tmemory ", fp);
+		fprintf(fp, "\t%s ", f->conf);
 		print_size(fp, wl->memory);
 		fputs("\n", fp);
 	} else
 		fputs("\t# memory: no limit\n", fp);
-	if (wl->keep_warm)
-		fputs("\tkeep warm\n", fp);
+}
+
+static void
+nv_ignores(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
 	print_ignores(fp, "\t", &wl->ignores);
-	print_wlduration(fp, "tunnel idle timeout", wl->tunnel_idle,
-	    conf->tunnel_idle, "the global setting");
+}
+
+static void
+nv_upstream(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
 	if (wl->upstream_h2c)
 		fputs("\tupstream h2c\n", fp);
+}
+
+static void
+nv_server_timing(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
 	if (wl->server_timing != -1)
 		fprintf(fp, "\tserver timing %s\n", wl->server_timing ?
 		    "on" : "off");
 	else
 		fprintf(fp, "\t# server timing %s, the global setting\n",
 		    conf->server_timing ? "on" : "off");
+}
+
+static void
+nv_on_change(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
 	if (wl->on_change != -1)
 		fprintf(fp, "\ton change %s\n", on_change_name(wl->on_change));
 	else
 		fprintf(fp, "\t# on change %s, the global setting\n",
 		    on_change_name(conf->on_change));
-	/* signal_name() says "SIGQUIT"; the lexer reads "QUIT" as well */
+}
+
+/* signal_name() says "SIGQUIT"; the lexer reads "QUIT" as well */
+static void
+nv_stop_signal(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+	const char	*sig;
+
 	if (wl->stop_signal != 0 &&
 	    (sig = signal_name(wl->stop_signal)) != NULL)
 		fprintf(fp, "\tstop signal %s\n", sig + 3);
@@ -612,29 +691,171 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 		log_warnx("%s: workload %s: stop signal %d", __func__,
 		    wl->name, wl->stop_signal);
 		pc_errors++;
-	} else if (docker)
+	} else if (is_docker(wl))
 		fputs("\t# stop signal: the image's, else TERM\n", fp);
 	else
 		fputs("\t# stop signal TERM, the default\n", fp);
-	print_wlduration(fp, "stop timeout", wl->stop_timeout,
-	    WL_STOP_TIMEOUT, "the default");
-	if (docker && wl->init != -1)
+}
+
+static void
+nv_stop_timeout(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+	print_wlduration(fp, f->conf, wl->stop_timeout, WL_STOP_TIMEOUT,
+	    "the default");
+}
+
+static void
+nv_init(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+	if (is_docker(wl) && wl->init != -1)
 		fprintf(fp, "\tinit %s\n", wl->init ? "yes" : "no");
-	else if (docker)
+	else if (is_docker(wl))
 		fputs("\t# init yes, the default\n", fp);
-	pull = wl_word_name(wl_pulls, wl->pull);
-	if (docker && wl->pull != -1 && pull != NULL)
+}
+
+static void
+nv_pull(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+	const char	*pull = wl_word_name(wl_pulls, wl->pull);
+
+	if (!is_docker(wl))
+		return;
+	if (wl->pull != -1 && pull != NULL)
 		fprintf(fp, "\tpull %s\n", pull);
-	else if (docker && wl->pull != -1) {
+	else if (wl->pull != -1) {
 		log_warnx("%s: workload %s: pull %d", __func__, wl->name,
 		    wl->pull);
 		pc_errors++;
-	} else if (docker)
+	} else
 		fprintf(fp, "\t# pull %s, the global setting\n",
 		    wl_word_name(wl_pulls, conf->pull));
-	if (docker)
-		print_wlduration(fp, "pull timeout", wl->pull_timeout,
-		    conf->pull_timeout, "the global setting");
+}
+
+static void
+nv_pull_timeout(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+	if (is_docker(wl))
+		nv_duration(fp, conf, wl, f);
+}
+
+#define GLOBAL(m)	offsetof(struct orchd_conf, m)
+
+static const struct nv_printer nv_printers[] = {
+	{ "network",		nv_network, 0 },
+	{ "volumes",		nv_volumes, 0 },
+	{ "user",		nv_user, 0 },
+	{ "directory",		nv_directory, 0 },
+	{ "listen",		nv_listens, 0 },
+	{ "health",		nv_health, 0 },
+	{ "health_path",	nv_none, 0 },
+	{ "busy_path",		nv_busy, 0 },
+	{ "busy_max",		nv_none, 0 },
+	{ "busy_fail",		nv_none, 0 },
+	{ "health_interval",	nv_liveness, 0 },
+	{ "health_timeout",	nv_none, 0 },
+	{ "health_failures",	nv_none, 0 },
+	{ "idle_timeout",	nv_idle, GLOBAL(idle_timeout) },
+	{ "wake_timeout",	nv_duration, GLOBAL(wake_timeout) },
+	{ "memory",		nv_memory, 0 },
+	{ "ignore",		nv_ignores, 0 },
+	{ "tunnel_idle_timeout", nv_duration, GLOBAL(tunnel_idle) },
+	{ "upstream",		nv_upstream, 0 },
+	{ "server_timing",	nv_server_timing, 0 },
+	{ "on_change",		nv_on_change, 0 },
+	{ "stop_signal",	nv_stop_signal, 0 },
+	{ "stop_timeout",	nv_stop_timeout, 0 },
+	{ "init",		nv_init, 0 },
+	{ "pull",		nv_pull, 0 },
+	{ "pull_timeout",	nv_pull_timeout, GLOBAL(pull_timeout) },
+};
+
+static const struct nv_printer *
+nv_printer(const struct wl_field *f)
+{
+	size_t	 i;
+
+	for (i = 0; i < nitems(nv_printers); i++)
+		if (strcmp(nv_printers[i].json, f->json) == 0)
+			return (&nv_printers[i]);
+	return (NULL);
+}
+
+static void
+nv_duration(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+	const struct nv_printer	*np = nv_printer(f);
+	int64_t			 dflt;
+
+	dflt = *(const int64_t *)((const char *)conf + np->global);
+	print_wlduration(fp, f->conf, wl_field_num(wl, f), dflt,
+	    "the global setting");
+}
+
+/* a field by its type: "keyword VALUE" when the workload gives it */
+static void
+print_field(FILE *fp, const struct workload_conf *wl,
+    const struct wl_field *f)
+{
+	const struct strentry	*e;
+
+	if ((f->flags & WF_SWARM) && wl->driver != DRIVER_SWARM)
+		return;
+	if (!(f->flags & (WF_ALWAYS | WF_SWARM)) && !wl_field_given(wl, f))
+		return;
+	switch (f->type) {
+	case WF_STRING:
+		print_wlstring(fp, f->conf, *(char * const *)WF_CPTR(wl, f));
+		break;
+	case WF_STRLIST:
+		TAILQ_FOREACH(e, (const struct strlist *)WF_CPTR(wl, f), entry)
+			print_wlstring(fp, f->conf, e->str);
+		break;
+	case WF_WORD:
+		fprintf(fp, "\t%s %s\n", f->conf, wl_word_name(f->words,
+		    (int)wl_field_num(wl, f)));
+		break;
+	case WF_BOOL:
+		if (wl_field_num(wl, f) == 1)
+			fprintf(fp, "\t%s\n", f->conf);
+		break;
+	case WF_DURATION:
+		print_wlduration(fp, f->conf, wl_field_num(wl, f), 0, NULL);
+		break;
+	default:
+		fprintf(fp, "\t%s %lld\n", f->conf,
+		    (long long)wl_field_num(wl, f));
+		break;
+	}
+}
+
+static void
+print_workload(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl)
+{
+	const struct keypair_conf	*kp;
+	const struct nv_printer		*np;
+	const struct wl_field		*f;
+	size_t				 i;
+	int				 nv;
+
+	fputs("\nworkload ", fp);
+	print_string(fp, wl->name);
+	fputs(" {\n", fp);
+	for (nv = 1; nv <= (int)wl_nfields; nv++)
+		for (i = 0; i < wl_nfields; i++) {
+			f = &wl_fields[i];
+			if (f->nv != nv || f->conf == NULL)
+				continue;
+			if ((np = nv_printer(f)) != NULL)
+				np->print(fp, conf, wl, f);
+			else
+				print_field(fp, wl, f);
+		}
 	if ((kp = workload_keypair(conf, wl)) != NULL) {
 		fputs("\ttls keypair ", fp);
 		print_string(fp, kp->cert);
