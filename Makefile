@@ -83,9 +83,9 @@ COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c deps.c event.c \
 		   http.c ignore.c imsg.c log.c merge.c privdrop.c proc.c \
 		   sandbox.c timer.c units.c util.c workload.c workload_json.c \
-		   workload_pack.c)
+		   workload_pack.c workload_wire.c)
 ORCHD_SRCS	 = $(addprefix orchd/, \
-		   apikey.c cgroup.c config.c control.c depends.c \
+		   apidef.c apikey.c cgroup.c config.c control.c depends.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
 		   instances.c orchd.c owner.c parent_api.c policy.c \
 		   policy_net.c printconf.c regauth.c reload.c request.c \
@@ -95,8 +95,9 @@ STORE_SRCS	 = $(addprefix stored/, \
 		   store.c store_db.c store_queue.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   accesslog.c accesslog_fmt.c activity.c api.c api_auth.c \
-		   api_conf.c api_events.c api_json.c api_ops.c api_route.c \
-		   bufio.c conn.c filter.c gatewayd.c h2.c h2up.c ignore.c \
+		   api_conf.c api_define.c api_events.c api_json.c api_ops.c \
+		   api_route.c bufio.c conn.c filter.c gatewayd.c h2.c h2up.c \
+		   ignore.c \
 		   instance.c listener.c metrics.c metrics_add.c \
 		   metrics_budget.c metrics_sum.c prom.c proxy.c route.c \
 		   tcp.c tls.c tls_check.c wake.c)

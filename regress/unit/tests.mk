@@ -14,7 +14,7 @@ TEST_authlim_OBJS = $(OBJ)/reaperd/authlim.o
 # the parent's policy and its API handlers (orchd/parent_api.c, with link
 # stubs)
 TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/policy_net.o \
-		   $(OBJ)/orchd/parent_api.o \
+		   $(OBJ)/orchd/parent_api.o $(OBJ)/orchd/apidef.o \
 		   $(OBJ)/orchd/depends.o $(OBJ)/orchd/trust.o \
 		   $(OBJ)/orchd/request.o
 # the parent's requests in flight, relaying answers to whoever asked
@@ -38,3 +38,6 @@ $(BUILD)/regress/test_instance: LDFLAGS += $(GATEWAY_LIBS)
 TEST_voldir_OBJS = $(OBJ)/orchd/voldir.o $(OBJ)/orchd/trust.o
 # the kernel's list of listeners, read for the listener check
 TEST_sockdiag_OBJS = $(OBJ)/orchd/sockdiag.o
+# the parent's reading of a packed definition from a child
+TEST_apidef_OBJS = $(OBJ)/orchd/apidef.o $(OBJ)/orchd/policy.o \
+		   $(OBJ)/orchd/policy_net.o $(OBJ)/orchd/trust.o
