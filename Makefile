@@ -28,7 +28,8 @@ PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS))
 
 # the parent's own list: no libtls, so no libssl or libcrypto mapped as
 # root (gatewayd -n checks TLS keypairs for it) and no sqlite; libseccomp
-# for its own filter
+# for its own filter; jansson for the operator's registry auth file
+# alone (orchd/regauth.c): the parent reads no JSON from a child
 ORCHD_PKGS	 = libevent libbsd-overlay jansson libseccomp
 ORCHD_LIBS	:= $(shell $(PKG_CONFIG) --libs $(ORCHD_PKGS))
 
@@ -81,7 +82,8 @@ OBJ		 = $(BUILD)/obj
 # folder, and no folder includes another's headers.
 COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c deps.c event.c \
-		   http.c ignore.c imsg.c log.c merge.c privdrop.c proc.c \
+		   event_json.c http.c ignore.c imsg.c log.c merge.c \
+		   privdrop.c proc.c \
 		   sandbox.c timer.c units.c util.c workload.c workload_json.c \
 		   workload_pack.c workload_wire.c)
 ORCHD_SRCS	 = $(addprefix orchd/, \
@@ -315,7 +317,7 @@ clean:
 FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 60
 FUZZ_DIR	 = build/fuzz
-FUZZ_TARGETS	 = http chunked config imsg h2
+FUZZ_TARGETS	 = http chunked config imsg h2 parent_def
 FUZZ_CFLAGS	 = -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Iorchd \
 		   $(PKG_CFLAGS)
@@ -330,6 +332,11 @@ FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c
 FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c common/http.c \
 		   gatewayd/bufio.c
 FUZZ_LIBS_h2	 = -lnghttp2
+FUZZ_SRCS_parent_def = regress/fuzz/fuzz_parent_def.c orchd/apidef.c \
+		   orchd/policy.c orchd/policy_net.c orchd/trust.c \
+		   common/workload.c common/workload_wire.c common/ignore.c \
+		   common/units.c common/log.c common/util.c common/deps.c \
+		   common/argv.c
 FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 
 $(FUZZ_DIR)/parse.c: orchd/parse.y

@@ -63,7 +63,7 @@ w_bytes(struct wbuf *w, const void *data, size_t len)
 	size_t	 cap;
 	char	*p;
 
-	if (w->error)
+	if (w->error || len == 0)
 		return;
 	if (len > WIRE_MAX - w->len) {
 		w->error = 1;

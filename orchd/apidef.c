@@ -23,13 +23,13 @@
 #include "workload.h"
 
 /*
- * The definition in len bytes of data, of the API's: NULL with the
- * status to answer in *status (400: malformed or invalid, 403: the policy
- * forbids it, 413: too large) and why in err.
+ * The definition in len bytes of data, of the API's, by the rules alone:
+ * NULL with the status to answer in *status (400: malformed or invalid,
+ * 413: too large) and why in err.
  */
 struct workload_conf *
-api_def_read(const struct orchd_conf *conf, const void *data, size_t len,
-    int *status, char *err, size_t errlen)
+api_def_unpack(const void *data, size_t len, int *status, char *err,
+    size_t errlen)
 {
 	struct workload_conf	*wc;
 
@@ -43,6 +43,18 @@ api_def_read(const struct orchd_conf *conf, const void *data, size_t len,
 		return (NULL);
 	/* whatever it says: only the file makes a workload of the file */
 	wc->source = SOURCE_API;
+	return (wc);
+}
+
+/* api_def_unpack(), then the policy: 403 if it forbids it */
+struct workload_conf *
+api_def_read(const struct orchd_conf *conf, const void *data, size_t len,
+    int *status, char *err, size_t errlen)
+{
+	struct workload_conf	*wc;
+
+	if ((wc = api_def_unpack(data, len, status, err, errlen)) == NULL)
+		return (NULL);
 	if ((*status = policy_check(conf, wc, err, errlen)) != 0) {
 		workload_free(wc);
 		return (NULL);

@@ -308,6 +308,8 @@ int		 identity_find(const char *, uid_t *);
 void		 owner_request(struct imsgev *, struct imsg *);
 
 /* apidef.c: a definition from a child, packed, read and judged */
+struct workload_conf *api_def_unpack(const void *, size_t, int *, char *,
+		    size_t);
 struct workload_conf *api_def_read(const struct orchd_conf *, const void *,
 		    size_t, int *, char *, size_t);
 /* parent_api.c: the HTTP API's workloads, and orchctl's changes to them */

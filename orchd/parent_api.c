@@ -1038,10 +1038,10 @@ api_recv_definition(struct imsgev *iev, struct imsg *imsg)
 	 * refused like a reload.  What it depends on may come later:
 	 * api_recv_load_end.
 	 */
-	if ((wc = api_def_read(env->conf, imsg->data, imsg_get_len(imsg),
-	    &status, err, sizeof(err))) == NULL) {
-		log_warnx("a workload created through the API is not "
-		    "loaded: %s", err);
+	if ((wc = api_def_unpack(imsg->data, imsg_get_len(imsg), &status,
+	    err, sizeof(err))) == NULL) {
+		log_warnx("a workload created through the API is invalid, "
+		    "skipped: %s", err);
 		return;
 	}
 	if (api_clash(env->conf, wc, err, sizeof(err)) != 0) {
