@@ -1033,10 +1033,10 @@ api_recv_definition(struct imsgev *iev, struct imsg *imsg)
 		return;
 	/*
 	 * The database is no more trusted than the gateway: the store
-	 * decodes its row, and sends it packed, read as the gateway's is; a
-	 * row breaking the policy is never run.  The file wins at start: it cannot be
-	 * refused like a reload.  What it depends on may come later:
-	 * api_recv_load_end.
+	 * decodes its row, and sends it packed, read as the gateway's is;
+	 * a row breaking the policy is never run.  The file wins at start:
+	 * it cannot be refused like a reload.  What it depends on may come
+	 * later: api_recv_load_end.
 	 */
 	if ((wc = api_def_unpack(imsg->data, imsg_get_len(imsg), &status,
 	    err, sizeof(err))) == NULL) {
