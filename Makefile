@@ -29,7 +29,8 @@ PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS))
 
 # the parent's own list: no libtls, so no libssl or libcrypto mapped as
 # root (gatewayd -n checks TLS keypairs for it) and no sqlite; libseccomp
-# for its own filter
+# for its own filter; jansson for the operator's registry auth file
+# alone (orchd/regauth.c): the parent reads no JSON from a child
 ORCHD_PKGS	 = libevent libbsd-overlay jansson libseccomp
 ORCHD_LIBS	:= $(shell $(PKG_CONFIG) --libs $(ORCHD_PKGS))
 
@@ -87,17 +88,18 @@ OBJ		 = $(BUILD)/obj
 HTTP_SRCS	 = http.c http_chunked.c http_head.c http_ser.c
 COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c deps.c event.c \
-		   hashtab.c $(HTTP_SRCS) ignore.c imsg.c log.c merge.c \
-		   privdrop.c proc.c sandbox.c spawnexec.c timer.c units.c \
-		   util.c workload.c workload_check.c workload_fields.c \
-		   workload_json.c workload_pack.c)
+		   event_json.c hashtab.c $(HTTP_SRCS) ignore.c imsg.c log.c \
+		   merge.c privdrop.c proc.c sandbox.c spawnexec.c timer.c \
+		   units.c util.c workload.c workload_check.c \
+		   workload_fields.c workload_json.c workload_pack.c \
+		   workload_wire.c)
 # the configuration's parser: orchd/parse.y and what its actions call,
 # linked by the unit tests and the fuzz target without the parent
 PARSE_SRCS	 = $(addprefix orchd/, \
 		   hostcheck.c parse_check.c parse_conf.c parse_input.c \
 		   parse_listen.c parse_set.c)
 ORCHD_SRCS	 = $(PARSE_SRCS) $(addprefix orchd/, \
-		   apikey.c cgroup.c config.c control.c depends.c \
+		   apidef.c apikey.c cgroup.c config.c control.c depends.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
 		   instances.c orchd.c owner.c parent_api.c policy.c \
 		   policy_net.c printconf.c regauth.c reload.c request.c \
@@ -109,8 +111,9 @@ STORE_SRCS	 = $(addprefix stored/, \
 		   store.c store_db.c store_queue.c store_schema.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   accesslog.c accesslog_fmt.c activity.c api.c api_auth.c \
-		   api_conf.c api_events.c api_json.c api_ops.c api_route.c \
-		   bufio.c conn.c filter.c gatewayd.c h2.c h2up.c ignore.c \
+		   api_conf.c api_define.c api_events.c api_json.c api_ops.c \
+		   api_route.c bufio.c conn.c filter.c gatewayd.c h2.c h2up.c \
+		   ignore.c \
 		   instance.c listener.c metrics.c metrics_add.c \
 		   metrics_budget.c metrics_sum.c prom.c proxy.c route.c \
 		   tcp.c tls.c tls_check.c wake.c)
@@ -334,7 +337,7 @@ clean:
 FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 60
 FUZZ_DIR	 = build/fuzz
-FUZZ_TARGETS	 = http chunked config imsg h2
+FUZZ_TARGETS	 = http chunked config imsg h2 parent_def
 FUZZ_CFLAGS	 = -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Iorchd \
 		   $(PKG_CFLAGS)
@@ -352,6 +355,12 @@ FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c \
 		   $(addprefix common/,$(HTTP_SRCS)) \
 		   gatewayd/bufio.c
 FUZZ_LIBS_h2	 = -lnghttp2
+FUZZ_SRCS_parent_def = regress/fuzz/fuzz_parent_def.c orchd/apidef.c \
+		   orchd/policy.c orchd/policy_net.c orchd/trust.c \
+		   common/workload.c common/workload_check.c \
+		   common/workload_fields.c common/workload_wire.c \
+		   common/ignore.c common/units.c common/log.c common/util.c \
+		   common/deps.c common/argv.c
 FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 
 $(FUZZ_DIR)/parse.c: orchd/parse.y

@@ -1,6 +1,7 @@
 /*
  * What woke a workload (struct wake_cause): its names, its text for
- * orchctl and the log, its JSON for orchctl -j, the API and the events.
+ * orchctl and the log (its JSON, for orchctl -j, the API and the events,
+ * is in event_json.c).
  * The request's fields come from the internet through the gateway: each
  * process that takes them from another cuts and cleans them again
  * (cause_sanitize), so that what is stored, printed or encoded is
@@ -9,8 +10,6 @@
 
 #include <stdio.h>
 #include <string.h>
-
-#include <jansson.h>
 
 #include "cause.h"
 #include "compat.h"
@@ -113,50 +112,4 @@ cause_text(const struct wake_cause *c, char *buf, size_t len)
 		(void)snprintf(buf + n, len - n, " \"%.*s\"",
 		    (int)strnlen(c->agent, sizeof(c->agent)), c->agent);
 	return (buf);
-}
-
-/* a string field, cleaned again: json_string() wants UTF-8 */
-static json_t *
-field_json(const char *s, size_t len)
-{
-	char	 buf[CAUSE_PATH_MAX];
-
-	cause_copy(buf, sizeof(buf), s, len);
-	return (json_string(buf));
-}
-
-/*
- * {"kind": "request", "method": ..., "host": ..., "path": ...,
- * "client": ..., "agent": ...}, the request's fields for a request
- * only; null for none.  NULL when out of memory.
- */
-json_t *
-cause_json(const struct wake_cause *c)
-{
-	json_t	*o;
-	int	 r = 0;
-
-	if (c->kind == WAKE_NONE || cause_kind_name(c->kind, 1)[0] == '\0')
-		return (json_null());
-	if ((o = json_object()) == NULL)
-		return (NULL);
-	r |= json_object_set_new(o, "kind",
-	    json_string(cause_kind_name(c->kind, 1)));
-	if (c->kind == WAKE_REQUEST) {
-		r |= json_object_set_new(o, "method",
-		    field_json(c->method, sizeof(c->method)));
-		r |= json_object_set_new(o, "host",
-		    field_json(c->host, sizeof(c->host)));
-		r |= json_object_set_new(o, "path",
-		    field_json(c->path, sizeof(c->path)));
-		r |= json_object_set_new(o, "client",
-		    field_json(c->client, sizeof(c->client)));
-		r |= json_object_set_new(o, "agent",
-		    field_json(c->agent, sizeof(c->agent)));
-	}
-	if (r != 0) {
-		json_decref(o);
-		return (NULL);
-	}
-	return (o);
 }

@@ -114,7 +114,7 @@ cfg_recv_workload(struct imsgev *iev, struct imsg *imsg)
 	char			 err[256];
 
 	/* the parent validated it: a bad one means we are out of step */
-	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
+	if ((wc = workload_wire_read(imsg->data, imsg_get_len(imsg), err,
 	    sizeof(err))) == NULL)
 		fatalx("workload from parent: %s", err);
 	/* held for the generation's life: in one allocation */

@@ -12,8 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <jansson.h>
-
 #include "cause.h"
 #include "compat.h"
 #include "event_json.h"
@@ -86,7 +84,7 @@ event_sanitize(struct ctl_event *ev)
 }
 
 /* "2026-11-29T10:02:03.042Z" */
-static char *
+char *
 event_time(int64_t ms, char *buf, size_t len)
 {
 	struct tm	 tm;
@@ -134,42 +132,4 @@ event_text(const struct ctl_event *ev, char *buf, size_t len)
 		break;
 	}
 	return (buf);
-}
-
-/*
- * {"type": "state", "time": ..., "workload": ..., "from": ..., "to": ...,
- * "reason": ..., "message": ... or null, "cause": {...} or null};
- * {"type": "reload", "time": ..., "ok": true}.  NULL when out of memory.
- */
-json_t *
-event_json(const struct ctl_event *ev)
-{
-	char	 t[40];
-
-	(void)event_time(ev->time_ms, t, sizeof(t));
-	switch (ev->type) {
-	case EVENT_STATE:
-		return (json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}",
-		    "type", event_type_name(ev->type),
-		    "time", t,
-		    "workload", ev->name,
-		    "from", workload_state_name(ev->from),
-		    "to", workload_state_name(ev->to),
-		    "reason", workload_reason_name(ev->reason, 1),
-		    "message", ev->msg[0] != '\0' ? json_string(ev->msg) :
-		    json_null(),
-		    "cause", cause_json(&ev->cause)));
-	case EVENT_RELOAD:
-		return (json_pack("{s:s, s:s, s:b}",
-		    "type", event_type_name(ev->type),
-		    "time", t,
-		    "ok", ev->ok != 0));
-	default:
-		return (json_pack("{s:s, s:s, s:s, s:o}",
-		    "type", event_type_name(ev->type),
-		    "time", t,
-		    "workload", ev->name,
-		    "message", ev->msg[0] != '\0' ? json_string(ev->msg) :
-		    json_null()));
-	}
 }

@@ -20,6 +20,8 @@ void		 event_reload(struct ctl_event *, int, int64_t);
 void		 event_sanitize(struct ctl_event *);
 const char	*event_type_name(int);
 char		*event_text(const struct ctl_event *, char *, size_t);
+char		*event_time(int64_t, char *, size_t);
+/* event_json.c: apart, so that the parent links no JSON encoder */
 json_t		*event_json(const struct ctl_event *);
 
 #endif /* ORCHD_EVENT_JSON_H */

@@ -180,8 +180,9 @@ enum imsg_type {
 	IMSG_CTL_STORE_QUEUE,		/* reply item to SHOW_SUMMARY, from
 					   the store: struct st_queue_stats */
 	IMSG_CTL_SHOW_DEFINITION,	/* -> parent: struct ctl_name */
-	IMSG_CTL_DEFINITION,		/* reply item: the workload's JSON,
-					   env values left out */
+	IMSG_CTL_DEFINITION,		/* reply item: the workload, packed
+					   (workload_wire), env values left
+					   out; orchctl writes its JSON */
 	IMSG_CTL_RELOADINFO,		/* reply item: struct ctl_reload */
 	IMSG_CTL_MONITOR,		/* -> parent: send the events */
 	IMSG_CTL_EVENT,			/* item: struct ctl_event, for as
@@ -189,9 +190,11 @@ enum imsg_type {
 	IMSG_CTL_PULL,			/* -> runtime: struct ctl_name */
 	IMSG_CTL_PULLING,		/* reply item: struct ctl_pull, before
 					   the OK or FAIL */
-	IMSG_CTL_CREATE,		/* -> parent: JSON text, as the API's
-					   POST; OK or FAIL */
-	IMSG_CTL_UPDATE,		/* -> parent: JSON text, the whole
+	IMSG_CTL_CREATE,		/* -> parent: a definition packed
+					   (workload_wire) by orchctl from
+					   its JSON, as the API's POST; OK
+					   or FAIL */
+	IMSG_CTL_UPDATE,		/* -> parent: the same, the whole
 					   new definition of an API one */
 	IMSG_CTL_DELETE,		/* -> parent: struct ctl_name */
 	IMSG_CTL_KEEP,			/* -> parent: struct ctl_name, never
@@ -200,6 +203,10 @@ enum imsg_type {
 	IMSG_CTL_RESTART,		/* -> runtime: struct ctl_name */
 	IMSG_CTL_BUDGET,		/* reply item to SHOW_STATS, from the
 					   runtime: struct rt_budget */
+	IMSG_CTL_DEPENDENT,		/* reply item to SHOW_DEFINITION,
+					   before the definition: struct
+					   ctl_name, a workload depending
+					   on it */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -229,7 +236,8 @@ enum imsg_type {
 	/* configuration, parent -> children, as one transaction */
 	IMSG_CFG_RESET = 300,		/* a new generation starts */
 	IMSG_CFG_GLOBAL,		/* struct global_settings */
-	IMSG_CFG_WORKLOAD,		/* a workload as JSON text */
+	IMSG_CFG_WORKLOAD,		/* a workload, packed
+					   (workload_wire) */
 	IMSG_CFG_LISTENER,		/* fd + struct ctl_listener */
 	IMSG_CFG_DONE,			/* parent: end; child: applied */
 	IMSG_CFG_START,			/* every child applied: go */
@@ -380,7 +388,8 @@ enum imsg_type {
 	 * to the store, IMSG_CTL_WAKE, _SUSPEND, _KEEPWARM to the runtime
 	 * and IMSG_CTL_LOGS to the parent, answered as for orchctl.
 	 */
-	IMSG_API_CREATE = 700,		/* gateway -> parent: JSON text */
+	IMSG_API_CREATE = 700,		/* gateway -> parent: a definition,
+					   packed (workload_wire) */
 	IMSG_API_DELETE,		/* gateway -> parent: struct ctl_name */
 	IMSG_API_RESULT,		/* parent -> gateway: struct
 					   api_result */
@@ -388,9 +397,9 @@ enum imsg_type {
 	/* 704, 705: IMSG_CFG_APIKEY, IMSG_CFG_APIHOST (configuration) */
 	IMSG_API_LOAD = 706,		/* parent -> store: the API's
 					   workloads, at start */
-	IMSG_API_DEFINITION,		/* store -> parent: one, JSON text */
+	IMSG_API_DEFINITION,		/* store -> parent: one, packed */
 	IMSG_API_LOAD_END,		/* store -> parent: all were sent */
-	IMSG_API_PUT,			/* parent -> store: JSON text, insert
+	IMSG_API_PUT,			/* parent -> store: packed, insert
 					   or replace an API workload */
 	IMSG_API_DROP,			/* parent -> store: struct ctl_name */
 	IMSG_API_STORED,		/* store -> parent: struct ctl_result,
@@ -399,7 +408,8 @@ enum imsg_type {
 					   drop it, its history kept;
 					   answered IMSG_API_STORED */
 	IMSG_API_UPDATE			/* gateway -> parent: struct
-					   api_update, then JSON text */
+					   api_update, then the packed
+					   definition */
 };
 
 /* why a workload changed state */
@@ -1068,13 +1078,17 @@ struct rt_purge {
 };
 
 /*
- * IMSG_API_UPDATE: PUT (the whole definition) or PATCH (an RFC 7396
- * merge patch of it) of workload name; the JSON text follows
+ * IMSG_API_UPDATE: the whole new definition of workload name, packed
+ * (common/workload_wire.c), which follows: a PUT's body, or a PATCH
+ * merged by the gateway onto the definition it had, whose
+ * workload_wire_hash() is base; the parent refuses it (409) if its
+ * definition is no longer that one.  A PUT's base is 0: any.
  */
 struct api_update {
 	char			 name[ORCHD_NAME_MAX];
 	int32_t			 patch;
 	int32_t			 pad;
+	uint64_t		 base;
 };
 
 /* the parent's answer to IMSG_API_CREATE, _DELETE or _UPDATE */

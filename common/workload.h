@@ -218,6 +218,12 @@ int			 swarm_manager_split(const char *, char *, size_t,
 			    int *);
 /* common/workload_pack.c: a copy in one allocation */
 struct workload_conf	*workload_pack(const struct workload_conf *);
+/* common/workload_wire.c: between processes, no text */
+void			*workload_wire(const struct workload_conf *, size_t *);
+struct workload_conf	*workload_unwire(const void *, size_t, char *, size_t);
+struct workload_conf	*workload_wire_read(const void *, size_t, char *,
+			    size_t);
+uint64_t		 workload_wire_hash(const struct workload_conf *);
 /* common/workload_json.c: its JSON form; json_t is struct json_t */
 struct json_t;
 char			*workload_to_json(const struct workload_conf *);

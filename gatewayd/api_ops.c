@@ -220,106 +220,35 @@ api_recv_history(struct imsgev *iev, struct imsg *imsg)
  * The parent: create, update and delete.
  */
 
+/* the definition decoded and packed in api_define.c: the parent reads no JSON */
 static void
 api_create(struct api_req *r)
 {
-	json_error_t	 jerr;
-	json_t		*o, *name;
-	char		*text, msg[256];
-	size_t		 len = evbuffer_get_length(r->body);
+	void	*msg;
+	size_t	 len;
 
-	if (len == 0) {
-		api_error(r, 400, "a JSON body is required", NULL);
+	if ((msg = api_define_create(r, &len)) == NULL)
 		return;
-	}
-	if ((o = json_loadb((const char *)evbuffer_pullup(r->body, -1), len,
-	    JSON_REJECT_DUPLICATES, &jerr)) == NULL) {
-		snprintf(msg, sizeof(msg), "invalid JSON: %s (line %d, "
-		    "column %d)", jerr.text, jerr.line, jerr.column);
-		api_error(r, 400, msg, NULL);
-		return;
-	}
-	if (!json_is_object(o)) {
-		json_decref(o);
-		api_error(r, 400, "expected a JSON object", NULL);
-		return;
-	}
-	/* for the answer, once the parent has made it; it checks the name */
-	if ((name = json_object_get(o, "name")) != NULL &&
-	    json_is_string(name))
-		strlcpy(r->t.name, json_string_value(name),
-		    sizeof(r->t.name));
-	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	if (text == NULL) {
-		api_error(r, 503, "out of memory", RETRY_AFTER);
-		return;
-	}
-	if (strlen(text) > ORCHD_API_JSON_MAX)
-		api_error(r, 413, "workload too large", NULL);
-	else
-		(void)api_ask(r, PROC_PARENT, IMSG_API_CREATE, text,
-		    strlen(text), API_PARENT_WAIT);
-	free(text);
+	(void)api_ask(r, PROC_PARENT, IMSG_API_CREATE, msg, len,
+	    API_PARENT_WAIT);
+	free(msg);
 }
 
 /*
- * PUT and PATCH: the body must be a JSON object; the parent merges a
- * PATCH into the definition as it is when the change's turn comes, and
- * checks the result as a create's.
+ * PUT and PATCH: the whole new definition; a PATCH merged here onto the
+ * definition the gateway holds, which the parent checks is still its own
  */
 static void
 api_update(struct api_req *r)
 {
-	struct api_update	 au;
-	json_error_t		 jerr;
-	json_t			*o;
-	char			*text, *buf, msg[256];
-	size_t			 len = r->body != NULL ?
-				    evbuffer_get_length(r->body) : 0;
-	size_t			 tlen;
+	void	*msg;
+	size_t	 len;
 
-	if (len == 0) {
-		api_error(r, 400, "a JSON body is required", NULL);
+	if ((msg = api_define_update(r, &len)) == NULL)
 		return;
-	}
-	if ((o = json_loadb((const char *)evbuffer_pullup(r->body, -1), len,
-	    JSON_REJECT_DUPLICATES, &jerr)) == NULL) {
-		snprintf(msg, sizeof(msg), "invalid JSON: %s (line %d, "
-		    "column %d)", jerr.text, jerr.line, jerr.column);
-		api_error(r, 400, msg, NULL);
-		return;
-	}
-	if (!json_is_object(o)) {
-		json_decref(o);
-		api_error(r, 400, "expected a JSON object", NULL);
-		return;
-	}
-	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	if (text == NULL) {
-		api_error(r, 503, "out of memory", RETRY_AFTER);
-		return;
-	}
-	if ((tlen = strlen(text)) > ORCHD_API_JSON_MAX) {
-		free(text);
-		api_error(r, 413, "workload too large", NULL);
-		return;
-	}
-	if ((buf = malloc(sizeof(au) + tlen)) == NULL) {
-		free(text);
-		api_error(r, 503, "out of memory", RETRY_AFTER);
-		return;
-	}
-	memset(&au, 0, sizeof(au));
-	strlcpy(au.name, r->t.name, sizeof(au.name));
-	au.patch = r->t.op == API_PATCH;
-	memcpy(buf, &au, sizeof(au));
-	memcpy(buf + sizeof(au), text, tlen);
-	(void)api_ask(r, PROC_PARENT, IMSG_API_UPDATE, buf, sizeof(au) + tlen,
+	(void)api_ask(r, PROC_PARENT, IMSG_API_UPDATE, msg, len,
 	    API_PARENT_WAIT);
-	free(buf);
-	free(text);
+	free(msg);
 }
 
 static void

@@ -82,6 +82,10 @@ int			 api_ask(struct api_req *, enum privsep_procid,
 struct api_req		*api_answered(struct imsgev *, struct imsg *,
 			    enum privsep_procid);
 
+/* api_define.c: the definitions of create, PUT and PATCH, packed */
+void			*api_define_create(struct api_req *, size_t *);
+void			*api_define_update(struct api_req *, size_t *);
+
 /* api_events.c: GET /v1/events */
 void			 api_events(struct api_req *);
 void			 api_events_ping(struct api_req *);

@@ -21,6 +21,7 @@
 #include "compat.h"
 #include "imsg.h"
 #include "parser.h"
+#include "workload.h"
 
 /* what fits in one message to orchd's control socket */
 #define DEFINE_MAX	(IMSG_MAXSIZE_DEFAULT - IMSG_HEADER_SIZE)
@@ -144,23 +145,37 @@ define_flags_parse(int argc, char *argv[])
 	return (o);
 }
 
+/*
+ * The definition in o, decoded and checked here as the API's gateway
+ * would, and sent packed: the parent reads no JSON (it checks it all
+ * again).
+ */
 static void
 define_done(json_t *o)
 {
-	const char	*name;
+	struct workload_conf	*wc;
+	const char		*name;
+	char			*json, err[256];
 
 	name = json_string_value(json_object_get(o, "name"));
 	if (name == NULL)
 		errx(1, "the definition has no \"name\"");
 	if (strlcpy(dres.name, name, sizeof(dres.name)) >= sizeof(dres.name))
 		errx(1, "name too long: %s", name);
-	if ((dres.json = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER)) ==
+	if ((json = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER)) ==
 	    NULL)
 		errx(1, "out of memory");
-	if (strlen(dres.json) > DEFINE_MAX)
-		errx(1, "definition of %zu bytes: at most %zu go through the "
-		    "control socket", strlen(dres.json), (size_t)DEFINE_MAX);
 	json_decref(o);
+	if ((wc = workload_from_json(json, strlen(json), err,
+	    sizeof(err))) == NULL)
+		errx(1, "%s", err);
+	free(json);
+	if ((dres.def = workload_wire(wc, &dres.deflen)) == NULL)
+		errx(1, "out of memory");
+	workload_free(wc);
+	if (dres.deflen > DEFINE_MAX)
+		errx(1, "definition of %zu bytes: at most %zu go through the "
+		    "control socket", dres.deflen, (size_t)DEFINE_MAX);
 }
 
 const struct parse_result *

@@ -32,6 +32,7 @@
 #include "msg.h"
 #include "orchd.h"
 #include "version.h"
+#include "workload.h"
 #include "orchctl.h"
 #include "parser.h"
 
@@ -117,6 +118,9 @@ enum reply {
 };
 
 __dead static void	 usage(int);
+static void		 ctl_dependent(struct imsg *);
+static void		 ctl_definition(struct imsg *,
+			    const struct parse_result *, const struct output *);
 static void		 late_options(int *, char *[], const char **,
 			    const struct output **);
 static const struct request *request_find(enum actions);
@@ -371,8 +375,8 @@ ctl_send(struct imsgbuf *ibuf, const struct request *rq,
 		break;
 	case IMSG_CTL_CREATE:
 	case IMSG_CTL_UPDATE:
-		data = res->json;
-		len = strlen(res->json);
+		data = res->def;
+		len = res->deflen;
 		break;
 	case IMSG_CTL_KEEPWARM:
 		memset(&kw, 0, sizeof(kw));
@@ -570,6 +574,10 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		out->budget(&rb);
 		return (REPLY_MORE);
 	}
+	if (type == IMSG_CTL_DEPENDENT && rq->rq_item == IMSG_CTL_DEFINITION) {
+		ctl_dependent(imsg);
+		return (REPLY_MORE);
+	}
 	if (type != rq->rq_item)
 		bad_reply();
 	if (type == IMSG_CTL_LOGDATA) {
@@ -580,7 +588,7 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		/* after the workload, which heads the reply */
 		if (!*headed)
 			bad_reply();
-		out->definition(res, imsg->data, imsg_get_len(imsg));
+		ctl_definition(imsg, res, out);
 		return (REPLY_MORE);
 	}
 	if (type == IMSG_CTL_RELOADINFO) {
@@ -660,6 +668,56 @@ ctl_logdata(struct imsg *imsg)
 			exit(1);
 		err(1, "stdout");
 	}
+}
+
+/* show workload: those that depend on it, which come before it */
+static json_t	*dependents;
+
+static void
+ctl_dependent(struct imsg *imsg)
+{
+	struct ctl_name	 cn;
+
+	if (imsg_get_data(imsg, &cn, sizeof(cn)) == -1)
+		bad_reply();
+	cn.name[sizeof(cn.name) - 1] = '\0';
+	if (dependents == NULL && (dependents = json_array()) == NULL)
+		err(1, "out of memory");
+	if (json_array_append_new(dependents, json_string(cn.name)) == -1)
+		errx(1, "bad reply from orchd: dependent");
+}
+
+/*
+ * show workload: the definition, which the parent sends packed (it
+ * writes no JSON), as JSON with its "dependents"
+ */
+static void
+ctl_definition(struct imsg *imsg, const struct parse_result *res,
+    const struct output *out)
+{
+	struct workload_conf	*wc;
+	json_error_t		 jerr;
+	json_t			*o;
+	char			*json, why[256];
+
+	if ((wc = workload_unwire(imsg->data, imsg_get_len(imsg), why,
+	    sizeof(why))) == NULL)
+		errx(1, "bad reply from orchd: %s", why);
+	json = workload_to_json(wc);
+	workload_free(wc);
+	if (json == NULL || (o = json_loads(json, 0, &jerr)) == NULL)
+		errx(1, "bad reply from orchd: definition");
+	free(json);
+	if (dependents != NULL &&
+	    json_object_set_new(o, "dependents", dependents) == -1)
+		errx(1, "out of memory");
+	dependents = NULL;
+	if ((json = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER)) ==
+	    NULL)
+		errx(1, "out of memory");
+	json_decref(o);
+	out->definition(res, json, strlen(json));
+	free(json);
 }
 
 /*

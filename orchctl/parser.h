@@ -46,8 +46,11 @@ struct parse_result {
 	int		 onoff;			/* keepwarm: 1 on, 0 off */
 	int		 lines;			/* logs -n, or LOGS_LINES_* */
 	int		 flags;			/* F_* */
-	char		*json;			/* create, update: the
-						   definition */
+	void		*def;			/* create, update: the
+						   definition, packed
+						   (workload_wire): orchd
+						   reads no JSON */
+	size_t		 deflen;
 };
 
 const struct parse_result	*parse(int, char *[]);

@@ -350,33 +350,34 @@ config_budget_auto(void)
 }
 
 /*
- * One definition to every child.  An API container's uid (run_uid) goes
- * to runtimed alone, which gives it to Docker: not kept here, nor by the
- * store, which writes back the definitions it is sent, nor shown by the
- * gateways, so that the definition the API reads is the one it may send.
+ * One definition to every child, packed (common/workload_wire.c).  An
+ * API container's uid (run_uid) goes to runtimed alone, which gives it
+ * to Docker: not kept here, nor by the store, which writes back the
+ * definitions it is sent, nor shown by the gateways, so that the
+ * definition the API reads is the one it may send.
  */
 static void
 config_workload_send(struct orchd *env, struct workload_conf *wl)
 {
-	char	*json, *rjson = NULL;
+	void	*def, *rdef = NULL;
+	size_t	 len, rlen = 0;
 	int	 id;
 
-	if ((json = workload_to_json(wl)) == NULL)
+	if ((def = workload_wire(wl, &len)) == NULL)
 		fatalx("%s: workload %s", __func__, wl->name);
 	if ((wl->run_uid = identity_run_uid(env, wl)) != -1) {
-		rjson = workload_to_json(wl);
+		rdef = workload_wire(wl, &rlen);
 		wl->run_uid = -1;
-		if (rjson == NULL)
+		if (rdef == NULL)
 			fatalx("%s: workload %s", __func__, wl->name);
 	}
 	for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
 		if (proc_compose(&env->ps, id, IMSG_CFG_WORKLOAD, 0, -1,
-		    id == PROC_RUNTIME && rjson != NULL ? rjson : json,
-		    strlen(id == PROC_RUNTIME && rjson != NULL ? rjson :
-		    json)) == -1)
+		    id == PROC_RUNTIME && rdef != NULL ? rdef : def,
+		    id == PROC_RUNTIME && rdef != NULL ? rlen : len) == -1)
 			fatal("%s: compose to %s", __func__, proc_name(id));
-	free(rjson);
-	free(json);
+	free(rdef);
+	free(def);
 }
 
 void

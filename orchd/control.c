@@ -62,8 +62,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "conf.h"
 #include "event_json.h"
 #include "imsg.h"
@@ -423,72 +421,53 @@ control_verbose(struct imsgev *iev, struct imsg *imsg)
 
 /*
  * "dependents": the workloads of conf that depend on wc, which only the
- * parent knows whole; none, none said.
+ * parent knows whole, each a reply item before the definition.
  */
-static int
-definition_dependents(json_t *o, const struct orchd_conf *conf,
-    const struct workload_conf *wc)
+static void
+definition_dependents(const struct proc_asker *a,
+    const struct orchd_conf *conf, const struct workload_conf *wc)
 {
 	const struct workload_conf	*w;
 	const struct strentry		*e;
-	json_t				*a;
+	struct ctl_name			 cn;
 
-	if ((a = json_array()) == NULL)
-		return (-1);
 	TAILQ_FOREACH(w, &conf->workloads, entry)
 		TAILQ_FOREACH(e, &w->depends, entry)
-			if (strcmp(e->str, wc->name) == 0 &&
-			    json_array_append_new(a, json_string(w->name)) ==
-			    -1) {
-				json_decref(a);
-				return (-1);
+			if (strcmp(e->str, wc->name) == 0) {
+				memset(&cn, 0, sizeof(cn));
+				strlcpy(cn.name, w->name, sizeof(cn.name));
+				(void)proc_reply(&orchd_env->ps, a,
+				    IMSG_CTL_DEPENDENT, &cn, sizeof(cn));
+				break;
 			}
-	if (json_array_size(a) == 0) {
-		json_decref(a);
-		return (0);
-	}
-	return (json_object_set_new(o, "dependents", a));
 }
 
 /*
- * The definition as JSON with each env entry cut to its name: values may
- * hold secrets, and orchctl's output ends up in terminals and tickets.
- * NULL if it cannot be made.
+ * The definition packed, with each env entry cut to its name: values
+ * may hold secrets, and orchctl's output ends up in terminals and
+ * tickets.  orchctl writes its JSON: the parent writes none.  NULL if it
+ * cannot be made.
  */
-static char *
-definition_json(const struct orchd_conf *conf, const struct workload_conf *wc)
+static void *
+definition_packed(const struct workload_conf *wc, size_t *len)
 {
-	json_t		*o, *env, *v;
-	json_error_t	 jerr;
-	char		*json, *name, *eq;
-	size_t		 i;
+	struct workload_conf	*copy;
+	struct strentry		*e;
+	void			*def;
+	char			 err[CTL_MSG_MAX], *eq;
 
-	if ((json = workload_to_json(wc)) == NULL)
+	if ((def = workload_wire(wc, len)) == NULL)
 		return (NULL);
-	o = json_loads(json, 0, &jerr);
-	free(json);
-	if (o == NULL)
+	copy = workload_unwire(def, *len, err, sizeof(err));
+	free(def);
+	if (copy == NULL)
 		return (NULL);
-	json = NULL;
-	env = json_object_get(o, "env");
-	json_array_foreach(env, i, v) {
-		if ((name = strdup(json_string_value(v) != NULL ?
-		    json_string_value(v) : "")) == NULL)
-			goto done;
-		if ((eq = strchr(name, '=')) != NULL)
+	TAILQ_FOREACH(e, &copy->env, entry)
+		if ((eq = strchr(e->str, '=')) != NULL)
 			*eq = '\0';
-		if (json_array_set_new(env, i, json_string(name)) == -1) {
-			free(name);
-			goto done;
-		}
-		free(name);
-	}
-	if (definition_dependents(o, conf, wc) == -1)
-		goto done;
-	json = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
- done:
-	json_decref(o);
-	return (json);
+	def = workload_wire(copy, len);
+	workload_free(copy);
+	return (def);
 }
 
 /* show workload: its definition, which only the parent holds whole */
@@ -499,7 +478,8 @@ control_show_definition(struct imsgev *iev, struct imsg *imsg)
 	struct workload_conf	*wc;
 	struct proc_asker	 a;
 	struct ctl_name		 cn;
-	char			*json;
+	void			*def;
+	size_t			 len;
 
 	if (control_request(iev, imsg, &a) == -1)
 		return;
@@ -512,21 +492,21 @@ control_show_definition(struct imsgev *iev, struct imsg *imsg)
 		    "no such workload: %s", cn.name);
 		return;
 	}
-	if ((json = definition_json(orchd_env->conf, wc)) == NULL) {
+	if ((def = definition_packed(wc, &len)) == NULL) {
 		(void)proc_reply_fail(ps, &a, CTL_ERR_FAILED,
 		    "%s: cannot make its definition", cn.name);
 		return;
 	}
 	/* one message: the parent sent as much to every child */
-	if (strlen(json) > IMSG_MAXSIZE_DEFAULT - IMSG_HEADER_SIZE)
+	if (len > IMSG_MAXSIZE_DEFAULT - IMSG_HEADER_SIZE)
 		(void)proc_reply_fail(ps, &a, CTL_ERR_FAILED,
 		    "%s: definition too large", cn.name);
 	else {
-		(void)proc_reply(ps, &a, IMSG_CTL_DEFINITION, json,
-		    strlen(json));
+		definition_dependents(&a, orchd_env->conf, wc);
+		(void)proc_reply(ps, &a, IMSG_CTL_DEFINITION, def, len);
 		(void)proc_reply_end(ps, &a);
 	}
-	free(json);
+	free(def);
 }
 
 /*

@@ -245,6 +245,11 @@ int		 identity_find(const char *, uid_t *);
 /* owner.c: whose are the listeners on a workload's address */
 void		 owner_request(struct imsgev *, struct imsg *);
 
+/* apidef.c: a definition from a child, packed, read and judged */
+struct workload_conf *api_def_unpack(const void *, size_t, int *, char *,
+		    size_t);
+struct workload_conf *api_def_read(const struct orchd_conf *, const void *,
+		    size_t, int *, char *, size_t);
 /* parent_api.c: the HTTP API's workloads, and orchctl's changes to them */
 void		 api_recv_create(struct imsgev *, struct imsg *);
 void		 api_recv_delete(struct imsgev *, struct imsg *);

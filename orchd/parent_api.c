@@ -7,7 +7,7 @@
  * other, marked SOURCE_API, so that config_send, the logs and every
  * check see it; and in the store, which keeps it across restarts.  A
  * change is answered only when both are done: validated by the one set
- * of rules (workload_from_json), written by the store (which must
+ * of rules and the policy (api_def_read), written by the store (which must
  * acknowledge within API_STORE_WAIT seconds, else 503 and the write is
  * undone), and running everywhere as a new configuration generation.
  * Changes are carried out one at a time, in order.
@@ -22,18 +22,25 @@
  * new one naming no workload or closing a cycle gets 400, deleting one
  * that others depend on 409.
  *
- * An update (PUT, or PATCH: an RFC 7396 merge patch of the definition
- * as it is when its turn comes) is checked as a create is, in the place
- * of the definition it replaces, and only a workload of the API may be
- * updated.  What a running workload does with its new definition is
- * runtimed's to carry out, as after a reload ("on change").
+ * An update (PUT, or PATCH: an RFC 7396 merge patch, which the gateway
+ * merges onto the definition it has) comes as the whole new definition,
+ * and is checked as a create is, in the place of the definition it
+ * replaces; only a workload of the API may be updated.  A PATCH names
+ * the definition it was merged onto (its workload_wire_hash): if that is
+ * not the one here when its turn comes, it is refused with 409 and
+ * nothing is lost.  What a running workload does with its new definition
+ * is runtimed's to carry out, as after a reload ("on change").
+ *
+ * No JSON is read or written here (DESIGN.md, trust rule 10): every
+ * definition comes and goes packed (common/workload_wire.c).
  *
  * The same queue carries orchctl's create, update, delete and keep from
  * the control socket (answered there, by the same rules and policy), and
  * the expiry of an API workload that reaperd found without a request for
  * its "expire after": checked again here, dropped from the store with its
  * history kept, then its container and unused image removed by runtimed.
- * orchctl's update is a PUT, its keep a PATCH of expire_after 0.
+ * orchctl's update is a PUT, its keep sets expire_after 0 on the
+ * definition as it is in its turn.
  */
 
 #include <sys/queue.h>
@@ -47,7 +54,6 @@
 #include "conf.h"
 #include "imsg.h"
 #include "log.h"
-#include "merge.h"
 #include "msg.h"
 #include "parent.h"
 #include "proc.h"
@@ -72,19 +78,26 @@ struct api_op {
 						   (an expiry) */
 	uint32_t		 opid;		/* to the store */
 	int			 create;
-	int			 update;	/* 1: PUT, 2: PATCH */
+	int			 update;	/* UPDATE_PUT, _PATCH, _KEEP */
+	uint64_t		 base;		/* PATCH: of what it replaces */
 	int			 expire;	/* a delete: expired */
 	struct reap_expire	 re;		/* expire: as reaperd saw it */
 	struct rt_purge		 purge;		/* expire: what to remove */
 	char			 name[ORCHD_NAME_MAX];
 	struct workload_conf	*wc;		/* create, update: until
 						   configured */
-	char			*json;		/* delete, update: to undo */
-	char			*body;		/* update: as the client sent
-						   it, checked in its turn */
-	size_t			 bodylen;
+	void			*undo;		/* delete, update: what it
+						   was, packed */
+	size_t			 undolen;
 	enum api_phase		 phase;
 	uint32_t		 gen;		/* ACTIVATING: generation */
+};
+
+enum api_update_kind {
+	UPDATE_NONE = 0,
+	UPDATE_PUT,
+	UPDATE_PATCH,			/* merged by the gateway onto base */
+	UPDATE_KEEP			/* orchctl keep: expire_after 0 */
 };
 
 static TAILQ_HEAD(, api_op)	 api_ops = TAILQ_HEAD_INITIALIZER(api_ops);
@@ -296,8 +309,7 @@ static void
 api_op_free(struct api_op *op)
 {
 	workload_free(op->wc);
-	free(op->json);
-	free(op->body);
+	free(op->undo);
 	free(op);
 }
 
@@ -352,9 +364,9 @@ api_store_undo(struct orchd *env, struct api_op *op)
 	if (op->create)
 		(void)proc_compose(&env->ps, PROC_STORE, IMSG_API_DROP, 0, -1,
 		    &cn, sizeof(cn));
-	else if (op->json != NULL)
+	else if (op->undo != NULL)
 		(void)proc_compose(&env->ps, PROC_STORE, IMSG_API_PUT, 0, -1,
-		    op->json, strlen(op->json));
+		    op->undo, op->undolen);
 }
 
 static void
@@ -377,18 +389,19 @@ static int
 api_store(struct orchd *env, struct api_op *op)
 {
 	struct ctl_name	 cn;
-	char		*json;
+	void		*def;
+	size_t		 len;
 	int		 r;
 
 	if (++api_lastid == 0)
 		api_lastid = 1;
 	op->opid = api_lastid;
 	if (op->create || op->update) {
-		if ((json = workload_to_json(op->wc)) == NULL)
+		if ((def = workload_wire(op->wc, &len)) == NULL)
 			return (-1);
 		r = proc_compose(&env->ps, PROC_STORE, IMSG_API_PUT,
-		    op->opid, -1, json, strlen(json));
-		free(json);
+		    op->opid, -1, def, len);
+		free(def);
 	} else if (op->expire) {
 		r = proc_compose(&env->ps, PROC_STORE, IMSG_API_EXPIRE,
 		    op->opid, -1, &op->re, sizeof(op->re));
@@ -405,71 +418,35 @@ api_store(struct orchd *env, struct api_op *op)
 	return (0);
 }
 
-/*
- * The definition an update makes: the body, or for a PATCH the current
- * definition (cur) with the body merged into it.  NULL with the status
- * in *status and why in err.
- */
-static struct workload_conf *
-api_update_make(const struct api_op *op, const struct workload_conf *cur,
-    int *status, char *err, size_t len)
+/* what op replaces or removes, kept to be put back should it fail */
+static int
+api_op_keep_undo(struct api_op *op, const struct workload_conf *cur,
+    char *err, size_t len)
 {
-	struct workload_conf	*wc = NULL;
-	json_error_t		 jerr;
-	json_t			*body, *old = NULL, *o = NULL, *name;
-	char			*text = NULL, *curtext;
-
-	*status = 400;
-	if ((body = json_loadb(op->body, op->bodylen, JSON_REJECT_DUPLICATES,
-	    &jerr)) == NULL || !json_is_object(body)) {
-		snprintf(err, len, "expected a JSON object");
-		goto done;
-	}
-	if (op->update == 2) {
-		if ((curtext = workload_to_json(cur)) == NULL ||
-		    (old = json_loads(curtext, 0, &jerr)) == NULL) {
-			free(curtext);
-			*status = 503;
-			snprintf(err, len, "out of memory");
-			goto done;
-		}
-		free(curtext);
-		o = json_merge_patch(old, body);
-	} else
-		o = json_incref(body);
-	if (o == NULL || !json_is_object(o)) {
-		snprintf(err, len, o == NULL ? "the patch cannot be applied" :
-		    "expected a JSON object");
-		goto done;
-	}
-	/* the name is the path's: said again, or left out of a PUT */
-	name = json_object_get(o, "name");
-	if (name == NULL)
-		(void)json_object_set_new(o, "name", json_string(op->name));
-	else if (!json_is_string(name) ||
-	    strcmp(json_string_value(name), op->name) != 0) {
-		snprintf(err, len, "field \"name\": a workload cannot be "
-		    "renamed (it is \"%s\")", op->name);
-		goto done;
-	}
-	if ((text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER)) ==
-	    NULL) {
-		*status = 503;
+	free(op->undo);
+	if ((op->undo = workload_wire(cur, &op->undolen)) == NULL) {
 		snprintf(err, len, "out of memory");
-		goto done;
+		return (503);
 	}
-	if (strlen(text) > ORCHD_API_JSON_MAX) {
-		*status = 413;
-		snprintf(err, len, "workload too large");
-		goto done;
+	return (0);
+}
+
+/* orchctl keep: the definition as it is now, with expire_after 0 (never) */
+static struct workload_conf *
+api_keep_make(const struct workload_conf *cur, char *err, size_t len)
+{
+	struct workload_conf	*wc;
+	void			*def;
+	size_t			 deflen;
+
+	if ((def = workload_wire(cur, &deflen)) == NULL) {
+		snprintf(err, len, "out of memory");
+		return (NULL);
 	}
-	if ((wc = workload_from_json(text, strlen(text), err, len)) != NULL)
-		wc->source = SOURCE_API;
- done:
-	free(text);
-	json_decref(o);
-	json_decref(old);
-	json_decref(body);
+	wc = workload_unwire(def, deflen, err, len);
+	free(def);
+	if (wc != NULL)
+		wc->expire_after = 0;
 	return (wc);
 }
 
@@ -490,17 +467,19 @@ api_op_check_update(struct orchd *env, struct api_op *op, char *err,
 		    "configuration file: change it there", op->name);
 		return (409);
 	}
-	workload_free(op->wc);
-	if ((op->wc = api_update_make(op, cur, &status, err, len)) == NULL)
-		return (status);
+	if (op->update == UPDATE_KEEP) {
+		workload_free(op->wc);
+		if ((op->wc = api_keep_make(cur, err, len)) == NULL)
+			return (503);
+	}
+	if (op->update == UPDATE_PATCH && workload_wire_hash(cur) != op->base) {
+		snprintf(err, len, "workload \"%s\" changed while the patch "
+		    "was made: try again", op->name);
+		return (409);
+	}
 	if ((status = api_check_update(env->conf, op->wc, err, len)) != 0)
 		return (status);
-	free(op->json);
-	if ((op->json = workload_to_json(cur)) == NULL) {
-		snprintf(err, len, "out of memory");
-		return (503);
-	}
-	return (0);
+	return (api_op_keep_undo(op, cur, err, len));
 }
 
 /* still expired?  orchctl keep, or an update, may have come between */
@@ -552,12 +531,7 @@ api_op_check(struct orchd *env, struct api_op *op, char *err, size_t len)
 		    "depend%s on it", op->name, who, n > 1 ? "" : "s");
 		return (409);
 	}
-	free(op->json);
-	if ((op->json = workload_to_json(wc)) == NULL) {
-		snprintf(err, len, "out of memory");
-		return (503);
-	}
-	return (0);
+	return (api_op_keep_undo(op, wc, err, len));
 }
 
 static void
@@ -627,27 +601,16 @@ api_queued(const char *name)
 /*
  * From the gateway.
  *
- * The gateway sends the definition as JSON, and the parent decodes it
- * itself, with the code that reads the store's and the one that every
- * child reads its definitions with (workload_from_json: jansson, then the
- * rules).  Decided so, rather than a decoded definition from the gateway:
- * - the gateway parses the internet and is the process most likely to
- *   be taken over; what it sends is input, not a result to trust.  A
- *   decoded definition would need every pointer, length and string of
- *   struct workload_conf checked here again: a second decoder, of a
- *   format of our own, in the root process, instead of one shared one;
- * - there is no such format to reuse.  workload_pack() lays a definition
- *   out in one allocation with its pointers, for memory, not for a wire;
- *   between processes a definition travels as JSON everywhere (the
- *   configuration to the children, the store);
- * - a PATCH is a merge of JSON into the definition as it is when the
- *   change's turn comes (api_update_make), which only the parent knows:
- *   the parent needs the JSON of an update whatever it gets for a create.
- * What bounds it: nothing is parsed unless an API key is configured
- * (policy_api_open), the text is at most ORCHD_API_JSON_MAX bytes and was
- * already well-formed for the gateway, duplicate keys are refused, and a
- * malformed one is answered 400 and dropped; the gateway is never trusted
- * to have checked anything.
+ * The gateway decodes the client's JSON, and for a PATCH merges it onto
+ * the definition it holds; what it sends is the definition packed
+ * (common/workload_wire.c), which api_def_read() bounds-checks and then
+ * judges as if nothing had been checked before: every field by the
+ * rules of the file's definitions, then the policy.  The gateway parses
+ * the internet and is the process most likely to be taken over, so what
+ * it sends is input, never a result to trust; but it is bytes at known
+ * places, not text for a parser running as root.  Nothing is read
+ * unless an API key is configured (policy_api_open), and a bad one is
+ * answered (400, 403, 413) and dropped.
  */
 
 void
@@ -668,16 +631,11 @@ api_recv_create(struct imsgev *iev, struct imsg *imsg)
 		api_result(env, &a, status, err);
 		return;
 	}
-	if (imsg_get_len(imsg) > ORCHD_API_JSON_MAX) {
-		api_result(env, &a, 413, "workload too large");
+	if ((wc = api_def_read(env->conf, imsg->data, imsg_get_len(imsg),
+	    &status, err, sizeof(err))) == NULL) {
+		api_result(env, &a, status, err);
 		return;
 	}
-	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
-	    sizeof(err))) == NULL) {
-		api_result(env, &a, 400, err);
-		return;
-	}
-	wc->source = SOURCE_API;
 	if ((status = api_check_new(env->conf, wc, err, sizeof(err))) != 0) {
 		workload_free(wc);
 		api_result(env, &a, status, err);
@@ -694,13 +652,14 @@ api_recv_create(struct imsgev *iev, struct imsg *imsg)
 	api_queue(env, op);
 }
 
-/* PUT or PATCH: checked in its turn, against the definition then */
+/* PUT or PATCH: the whole new definition, checked again in its turn */
 void
 api_recv_update(struct imsgev *iev, struct imsg *imsg)
 {
 	struct orchd		*env = orchd_env;
 	struct api_update	 au;
 	struct api_op		*op;
+	struct workload_conf	*wc;
 	char			 err[CTL_MSG_MAX];
 	struct proc_asker	 a;
 	size_t			 len = imsg_get_len(imsg);
@@ -714,29 +673,35 @@ api_recv_update(struct imsgev *iev, struct imsg *imsg)
 		return;
 	}
 	if (len < sizeof(au)) {
-		api_result(env, &a, 400, "a JSON body is required");
-		return;
-	}
-	if (len - sizeof(au) > ORCHD_API_JSON_MAX) {
-		api_result(env, &a, 413, "workload too large");
+		api_result(env, &a, 400, "a definition is required");
 		return;
 	}
 	memcpy(&au, imsg->data, sizeof(au));
-	if (!valid_workload_name(au.name)) {
+	if (memchr(au.name, '\0', sizeof(au.name)) == NULL ||
+	    !valid_workload_name(au.name)) {
 		api_result(env, &a, 400, "invalid workload name");
 		return;
 	}
-	if ((op = api_op_new(env, &a)) == NULL)
-		return;
-	op->bodylen = len - sizeof(au);
-	if ((op->body = malloc(op->bodylen + 1)) == NULL) {
-		api_result(env, &a, 503, "out of memory");
-		free(op);
+	if ((wc = api_def_read(env->conf, (const char *)imsg->data +
+	    sizeof(au), len - sizeof(au), &status, err, sizeof(err))) ==
+	    NULL) {
+		api_result(env, &a, status, err);
 		return;
 	}
-	memcpy(op->body, (const char *)imsg->data + sizeof(au), op->bodylen);
-	op->body[op->bodylen] = '\0';
-	op->update = au.patch ? 2 : 1;
+	if (strcmp(wc->name, au.name) != 0) {
+		workload_free(wc);
+		snprintf(err, sizeof(err), "field \"name\": a workload cannot "
+		    "be renamed (it is \"%s\")", au.name);
+		api_result(env, &a, 400, err);
+		return;
+	}
+	if ((op = api_op_new(env, &a)) == NULL) {
+		workload_free(wc);
+		return;
+	}
+	op->wc = wc;
+	op->update = au.patch ? UPDATE_PATCH : UPDATE_PUT;
+	op->base = au.base;
 	strlcpy(op->name, au.name, sizeof(op->name));
 	log_info("API: updating workload %s (%s)", op->name, au.patch ?
 	    "PATCH" : "PUT");
@@ -798,31 +763,38 @@ api_recv_expire(struct imsgev *iev, struct imsg *imsg)
 
 /*
  * From orchctl: create, update (the whole definition), delete and keep,
- * on the control socket, root's alone.  The same rules as the API's,
- * its policy included, so that what orchctl makes is what the API could
- * have made, and is read back from the store as such at start.  An
- * update is a PUT and keep a PATCH, made in their turn as the API's are.
+ * on the control socket, root's alone.  orchctl decodes the JSON and
+ * sends the definition packed, read here as the gateway's is, with the
+ * same rules and policy, so that what orchctl makes is what the API
+ * could have made, and is read back from the store as such at start.
+ * An update is a PUT; keep sets expire_after 0 on the definition as it
+ * is in its turn.
  */
+
+/* the packed definition orchctl sent, or NULL, answered */
+static struct workload_conf *
+api_ctl_def(struct orchd *env, const struct proc_asker *a,
+    struct imsg *imsg)
+{
+	struct workload_conf	*wc;
+	char			 err[CTL_MSG_MAX];
+	int			 status;
+
+	if ((wc = api_def_read(env->conf, imsg->data, imsg_get_len(imsg),
+	    &status, err, sizeof(err))) == NULL)
+		(void)proc_reply_fail(&env->ps, a, CTL_ERR_FAILED, "%s", err);
+	return (wc);
+}
+
 void
 api_ctl_create(struct orchd *env, const struct proc_asker *a,
     struct imsg *imsg)
 {
 	struct workload_conf	*wc;
 	struct api_op		*op;
-	char			 err[CTL_MSG_MAX];
 
-	if (imsg_get_len(imsg) > ORCHD_API_JSON_MAX) {
-		(void)proc_reply_fail(&env->ps, a, CTL_ERR_FAILED,
-		    "workload too large");
+	if ((wc = api_ctl_def(env, a, imsg)) == NULL)
 		return;
-	}
-	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
-	    sizeof(err))) == NULL) {
-		(void)proc_reply_fail(&env->ps, a, CTL_ERR_FAILED, "%s",
-		    err);
-		return;
-	}
-	wc->source = SOURCE_API;
 	if ((op = api_op_new(env, a)) == NULL) {
 		workload_free(wc);
 		return;
@@ -834,28 +806,22 @@ api_ctl_create(struct orchd *env, const struct proc_asker *a,
 	api_queue(env, op);
 }
 
-/* an update of name from orchctl: body, a PUT's or a PATCH's */
+/* an update of name from orchctl: wc, or for a keep made in its turn */
 static void
 api_ctl_change(struct orchd *env, const struct proc_asker *a,
-    const char *name, const char *body, size_t bodylen, int patch)
+    const char *name, struct workload_conf *wc, int kind)
 {
 	struct api_op	*op;
 
-	if ((op = api_op_new(env, a)) == NULL)
-		return;
-	if ((op->body = malloc(bodylen + 1)) == NULL) {
-		(void)proc_reply_fail(&env->ps, a, CTL_ERR_FAILED,
-		    "out of memory");
-		free(op);
+	if ((op = api_op_new(env, a)) == NULL) {
+		workload_free(wc);
 		return;
 	}
-	memcpy(op->body, body, bodylen);
-	op->body[bodylen] = '\0';
-	op->bodylen = bodylen;
-	op->update = patch ? 2 : 1;
+	op->wc = wc;
+	op->update = kind;
 	strlcpy(op->name, name, sizeof(op->name));
-	log_info("control: updating workload %s (%s)", op->name, patch ?
-	    "keep" : "update");
+	log_info("control: updating workload %s (%s)", op->name,
+	    kind == UPDATE_KEEP ? "keep" : "update");
 	api_queue(env, op);
 }
 
@@ -865,22 +831,12 @@ api_ctl_update(struct orchd *env, const struct proc_asker *a,
     struct imsg *imsg)
 {
 	struct workload_conf	*wc;
-	char			 err[CTL_MSG_MAX], name[ORCHD_NAME_MAX];
+	char			 name[ORCHD_NAME_MAX];
 
-	if (imsg_get_len(imsg) > ORCHD_API_JSON_MAX) {
-		(void)proc_reply_fail(&env->ps, a, CTL_ERR_FAILED,
-		    "workload too large");
+	if ((wc = api_ctl_def(env, a, imsg)) == NULL)
 		return;
-	}
-	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
-	    sizeof(err))) == NULL) {
-		(void)proc_reply_fail(&env->ps, a, CTL_ERR_FAILED, "%s",
-		    err);
-		return;
-	}
 	strlcpy(name, wc->name, sizeof(name));
-	workload_free(wc);
-	api_ctl_change(env, a, name, imsg->data, imsg_get_len(imsg), 0);
+	api_ctl_change(env, a, name, wc, UPDATE_PUT);
 }
 
 void
@@ -896,12 +852,11 @@ api_ctl_delete(struct orchd *env, const struct proc_asker *a,
 	api_queue(env, op);
 }
 
-/* orchctl keep: a PATCH of expire_after 0 (never), as a client may send */
+/* orchctl keep: expire_after 0 (never), as a client's PATCH could set */
 void
 api_ctl_keep(struct orchd *env, const struct proc_asker *a,
     const char *name)
 {
-	static const char	 patch[] = "{\"expire_after\":0}";
 	struct workload_conf	*wc;
 
 	if ((wc = api_conf_find(env->conf, name)) == NULL) {
@@ -915,7 +870,7 @@ api_ctl_keep(struct orchd *env, const struct proc_asker *a,
 		    "expires it", name);
 		return;
 	}
-	api_ctl_change(env, a, name, patch, sizeof(patch) - 1, 1);
+	api_ctl_change(env, a, name, NULL, UPDATE_KEEP);
 }
 
 /* the gateway's client for a log stream left: its request ends */
@@ -1072,22 +1027,23 @@ api_recv_definition(struct imsgev *iev, struct imsg *imsg)
 	struct orchd		*env = orchd_env;
 	struct workload_conf	*wc;
 	char			 err[CTL_MSG_MAX];
+	int			 status;
 
 	if (!api_loading)
 		return;
-	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
-	    sizeof(err))) == NULL) {
+	/*
+	 * The database is no more trusted than the gateway: the store
+	 * decodes its row, and sends it packed, read as the gateway's is;
+	 * a row breaking the policy is never run.  The file wins at start:
+	 * it cannot be refused like a reload.  What it depends on may come
+	 * later: api_recv_load_end.
+	 */
+	if ((wc = api_def_unpack(imsg->data, imsg_get_len(imsg), &status,
+	    err, sizeof(err))) == NULL) {
 		log_warnx("a workload created through the API is invalid, "
 		    "skipped: %s", err);
 		return;
 	}
-	wc->source = SOURCE_API;
-	/*
-	 * The database is no more trusted than the gateway: a row breaking
-	 * the policy is never run.  The file wins at start: it cannot be
-	 * refused like a reload.  What it depends on may come later:
-	 * api_recv_load_end.
-	 */
 	if (api_clash(env->conf, wc, err, sizeof(err)) != 0) {
 		log_warnx("workload %s created through the API is not "
 		    "loaded: %s", wc->name, err);

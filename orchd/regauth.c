@@ -20,6 +20,16 @@
  * "password", and perhaps an "identitytoken".  One with none of them (a
  * credential helper keeps the password: "credsStore", "credHelpers",
  * which orchd does not run) is left out with a warning.
+ *
+ * This is the one JSON the root parent parses, and the reason it still
+ * links jansson (nm build/orchd names no json_ symbol but this file's).
+ * It does not bend trust rule 10 (DESIGN.md: root parses no text from a
+ * child): the file is the operator's, read as root from a path in
+ * orchd.conf, and refused unless secretfile_check finds it a regular file
+ * that only its owner, root or orchd's user may read or write; no child
+ * ever hands the parent a byte of it.  Parsing it in a child would give
+ * that child the passwords of every registry, which only runtimed may
+ * hold, and a reload must know at once whether the file is good.
  */
 
 #include <sys/types.h>

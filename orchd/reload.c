@@ -165,15 +165,16 @@ wl_sorted(struct orchd_conf *conf, size_t *np)
 static int
 wl_same(const struct workload_conf *a, const struct workload_conf *b)
 {
-	char	*ja, *jb;
+	void	*wa, *wb;
+	size_t	 la, lb;
 	int	 same;
 
-	if ((ja = workload_to_json(a)) == NULL ||
-	    (jb = workload_to_json(b)) == NULL)
+	if ((wa = workload_wire(a, &la)) == NULL ||
+	    (wb = workload_wire(b, &lb)) == NULL)
 		fatalx("%s: workload %s", __func__, a->name);
-	same = strcmp(ja, jb) == 0;
-	free(ja);
-	free(jb);
+	same = la == lb && memcmp(wa, wb, la) == 0;
+	free(wa);
+	free(wb);
 	return (same);
 }
 

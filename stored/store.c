@@ -697,18 +697,40 @@ store_show_summary(struct imsgev *iev, struct imsg *imsg)
 /*
  * The API's workloads, for the parent: all of them at its start, and
  * each one created or deleted, acknowledged once written so that the
- * parent answers the client only for what will survive a restart.
+ * parent answers the client only for what will survive a restart.  The
+ * rows are JSON, which the parent does not read (DESIGN.md, trust rule
+ * 10): the store decodes each and sends it packed, and writes what the
+ * parent sends it packed as JSON.  The parent checks every row again.
  */
 
 static int
 api_definition(const char *json, size_t len, void *arg)
 {
+	struct workload_conf	*wc;
+	char			 err[256];
+	void			*def;
+	size_t			 deflen;
+	int			 r;
+
 	if (len > ORCHD_API_JSON_MAX) {
 		log_warnx("an API workload's definition of %zu bytes is too "
 		    "large: skipped", len);
 		return (0);
 	}
-	return (reply(arg, IMSG_API_DEFINITION, json, len));
+	if ((wc = workload_from_json(json, len, err, sizeof(err))) == NULL) {
+		log_warnx("a workload created through the API is invalid, "
+		    "skipped: %s", err);
+		return (0);
+	}
+	def = workload_wire(wc, &deflen);
+	workload_free(wc);
+	if (def == NULL) {
+		log_warnx("an API workload's definition: out of memory");
+		return (0);
+	}
+	r = reply(arg, IMSG_API_DEFINITION, def, deflen);
+	free(def);
+	return (r);
 }
 
 static void
@@ -745,8 +767,8 @@ store_api_put(struct imsgev *iev, struct imsg *imsg)
 	struct workload_conf	*wc;
 	char			 err[256];
 
-	/* the parent made it: one that does not parse is a bug */
-	if ((wc = workload_from_json(imsg->data, imsg_get_len(imsg), err,
+	/* the parent made it: one that does not read is a bug */
+	if ((wc = workload_wire_read(imsg->data, imsg_get_len(imsg), err,
 	    sizeof(err))) == NULL)
 		fatalx("%s: workload from parent: %s", __func__, err);
 	/* what came before it first: a held write must not outlive it */

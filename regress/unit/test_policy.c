@@ -672,9 +672,13 @@ test_no_key(void **state)
 	struct imsg		 in, out;
 	struct api_result	 res;
 	struct ctl_name		 cn;
-	const char		*body = "{\"name\": \"d\", \"hosts\": "
+	struct workload_conf	*wc;
+	const char		*json = "{\"name\": \"d\", \"hosts\": "
 	    "[\"d.test\"], \"driver\": \"docker\", \"image\": \"x\", "
 	    "\"port\": 8080}";
+	char			 err[256];
+	void			*body;
+	size_t			 bodylen;
 
 	(void)event_init();
 	memset(&env, 0, sizeof(env));
@@ -686,13 +690,19 @@ test_no_key(void **state)
 	env.ps.ngateways = 1;
 	channel_open(&st, &env.ps, &store, PROC_STORE);
 	env.ps.peers[PROC_STORE] = store;
+	/* the gateway decodes the JSON and sends the definition packed */
+	assert_non_null(wc = workload_from_json(json, strlen(json), err,
+	    sizeof(err)));
+	wc->source = SOURCE_API;
+	assert_non_null(body = workload_wire(wc, &bodylen));
+	workload_free(wc);
 
 	/* a create, as a gateway would send it, with no key configured */
 	memset(&in, 0, sizeof(in));
 	in.hdr.type = IMSG_API_CREATE;
 	in.hdr.peerid = 7;
-	in.data = (void *)body;
-	in.datalen = strlen(body);
+	in.data = body;
+	in.datalen = bodylen;
 	in.fd = -1;
 	conf.api_key_set = 0;
 	api_recv_create(env.ps.gateways[0], &in);
@@ -724,17 +734,18 @@ test_no_key(void **state)
 	/* an update: the same */
 	{
 		struct api_update	 au;
-		char			 buf[sizeof(au) + 64];
+		char			*buf;
 
 		memset(&au, 0, sizeof(au));
 		strlcpy(au.name, "d", sizeof(au.name));
 		au.patch = 1;
+		assert_non_null(buf = malloc(sizeof(au) + bodylen));
 		memcpy(buf, &au, sizeof(au));
-		memcpy(buf + sizeof(au), "{\"port\":2}", 10);
+		memcpy(buf + sizeof(au), body, bodylen);
 		in.hdr.type = IMSG_API_UPDATE;
 		in.hdr.peerid = 10;
 		in.data = buf;
-		in.datalen = sizeof(au) + 10;
+		in.datalen = sizeof(au) + bodylen;
 		api_recv_update(env.ps.gateways[0], &in);
 		assert_int_equal(channel_take(&st, store, &out), IMSG_NONE);
 		assert_int_equal(channel_take(&gw, env.ps.gateways[0], &out),
@@ -742,14 +753,15 @@ test_no_key(void **state)
 		assert_int_equal(imsg_get_data(&out, &res, sizeof(res)), 0);
 		assert_int_equal(res.status, 403);
 		imsg_free(&out);
+		free(buf);
 	}
 
 	/* with a key, the same create goes to the store */
 	conf.api_key_set = 1;
 	in.hdr.type = IMSG_API_CREATE;
 	in.hdr.peerid = 9;
-	in.data = (void *)body;
-	in.datalen = strlen(body);
+	in.data = body;
+	in.datalen = bodylen;
 	api_recv_create(env.ps.gateways[0], &in);
 	assert_int_equal(channel_take(&gw, env.ps.gateways[0], &out),
 	    IMSG_NONE);
@@ -763,6 +775,7 @@ test_no_key(void **state)
 	close(gw.sv[1]);
 	close(st.sv[1]);
 	conf_clear(&conf);
+	free(body);
 }
 
 /* a workload of source src in c, depending on the names given */

@@ -22,7 +22,7 @@ TEST_authlim_OBJS = $(OBJ)/reaperd/authlim.o
 # the parent's policy and its API handlers (orchd/parent_api.c, with link
 # stubs)
 TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/policy_net.o \
-		   $(OBJ)/orchd/parent_api.o \
+		   $(OBJ)/orchd/parent_api.o $(OBJ)/orchd/apidef.o \
 		   $(OBJ)/orchd/depends.o $(OBJ)/orchd/trust.o \
 		   $(OBJ)/orchd/request.o
 # the parent's requests in flight, relaying answers to whoever asked
@@ -48,3 +48,6 @@ TEST_voldir_OBJS = $(OBJ)/orchd/voldir.o $(OBJ)/orchd/trust.o
 TEST_sockdiag_OBJS = $(OBJ)/orchd/sockdiag.o
 # the spawner's own check of a request to start a workload
 TEST_spawner_OBJS = $(OBJ)/spawnerd/check.o
+# the parent's reading of a packed definition from a child
+TEST_apidef_OBJS = $(OBJ)/orchd/apidef.o $(OBJ)/orchd/policy.o \
+		   $(OBJ)/orchd/policy_net.o $(OBJ)/orchd/trust.o
