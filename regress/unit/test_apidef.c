@@ -24,6 +24,7 @@
 #include "msg.h"
 #include "proc.h"
 #include "workload.h"
+#include "workload_fields.h"
 #include "../../orchd/parent.h"
 #include "../../orchd/conf.h"
 
@@ -103,27 +104,67 @@ put_header(struct msg *m, const struct workload_conf *wc)
 	free(def);
 }
 
-/* after the header: the strings and lists of good() */
+/* where the last put_rest() put the command's length */
+static size_t	 command_at;
+
+/* one field after the header, as the hand-made good() has it */
+static void
+put_default(struct msg *m, const struct wl_field *f, const char *command)
+{
+	if (strcmp(f->json, "command") == 0) {
+		command_at = m->len;
+		put_str(m, command);
+	} else if (strcmp(f->json, "address") == 0)
+		put_str(m, "127.0.0.1");
+	else if (strcmp(f->json, "hosts") == 0) {
+		put_u32(m, 1);
+		put_str(m, "w.test");
+	} else
+		put_u32(m, 0);		/* no string, or an empty list */
+}
+
+/* does field f hold anything beyond the header on the wire? */
+static int
+on_wire(const struct wl_field *f)
+{
+	switch (f->type) {
+	case WF_STRING:
+	case WF_NETWORK:
+	case WF_STRLIST:
+	case WF_VOLUMES:
+	case WF_IGNORES:
+		return (1);
+	default:
+		return (0);
+	}
+}
+
+/*
+ * After the header, in the order of the table of the fields: the
+ * strings and lists of good(), but the field named, which fn writes.
+ */
+static void
+put_rest_but(struct msg *m, const char *command, const char *field,
+    void (*fn)(struct msg *))
+{
+	const struct wl_field	*f;
+	size_t			 i;
+
+	for (i = 0; i < wl_nfields; i++) {
+		f = &wl_fields[i];
+		if (!on_wire(f))
+			continue;
+		if (field != NULL && strcmp(f->json, field) == 0)
+			fn(m);
+		else
+			put_default(m, f, command);
+	}
+}
+
 static void
 put_rest(struct msg *m, const char *command)
 {
-	put_str(m, command);		/* command */
-	put_u32(m, 0);			/* image */
-	put_u32(m, 0);			/* runtime */
-	put_u32(m, 0);			/* netname */
-	put_u32(m, 0);			/* user */
-	put_u32(m, 0);			/* directory */
-	put_str(m, "127.0.0.1");	/* address */
-	put_u32(m, 0);			/* health path */
-	put_u32(m, 0);			/* busy path */
-	put_u32(m, 1);			/* hosts */
-	put_str(m, "w.test");
-	put_u32(m, 0);			/* env */
-	put_u32(m, 0);			/* depends */
-	put_u32(m, 0);			/* constraints */
-	put_u32(m, 0);			/* listens */
-	put_u32(m, 0);			/* volumes */
-	put_u32(m, 0);			/* ignores */
+	put_rest_but(m, command, NULL, NULL);
 }
 
 /* read as the parent reads a gateway's; the status, 0 if taken */
@@ -228,7 +269,7 @@ test_unterminated(void **state)
 	memset(&m, 0, sizeof(m));
 	put_header(&m, wc);
 	put_rest(&m, "/bin/true");
-	n = sizeof(*wc) + sizeof(uint32_t) + strlen("/bin/true");
+	n = command_at + sizeof(uint32_t) + strlen("/bin/true");
 	assert_int_equal(m.buf[n], '\0');
 	m.buf[n] = 'x';
 	assert_int_equal(parent_reads(m.buf, m.len, NULL), 400);
@@ -237,7 +278,7 @@ test_unterminated(void **state)
 	memset(&m, 0, sizeof(m));
 	put_header(&m, wc);
 	put_rest(&m, "/bin/true");
-	m.buf[sizeof(*wc) + sizeof(uint32_t) + 4] = '\0';
+	m.buf[command_at + sizeof(uint32_t) + 4] = '\0';
 	assert_int_equal(parent_reads(m.buf, m.len, NULL), 400);
 
 	/* the name in the header fills it, no NUL */
@@ -252,57 +293,58 @@ test_unterminated(void **state)
 
 /* lengths and counts that say more than there is */
 static void
+hosts_big(struct msg *m)
+{
+	put_u32(m, UINT32_MAX);
+	put_str(m, "w.test");
+}
+
+static void
+host_none(struct msg *m)
+{
+	put_u32(m, 1);
+	put_u32(m, 0);
+}
+
+static void
+ignore_unknown(struct msg *m)
+{
+	put_u32(m, 1);
+	put_u32(m, 77);
+	put_u32(m, 503);
+	put_str(m, "/x");
+}
+
+static void
 test_lying(void **state)
 {
 	struct workload_conf	*wc = good();
 	struct msg		 m;
 	uint32_t		 big = UINT32_MAX;
-	size_t			 at;
 
 	/* a string's length past the end */
 	memset(&m, 0, sizeof(m));
 	put_header(&m, wc);
 	put_rest(&m, "/bin/true");
-	memcpy(m.buf + sizeof(*wc), &big, sizeof(big));
+	memcpy(m.buf + command_at, &big, sizeof(big));
 	assert_int_equal(parent_reads(m.buf, m.len, NULL), 400);
 
 	/* a list of four billion hosts */
 	memset(&m, 0, sizeof(m));
 	put_header(&m, wc);
-	put_str(&m, "/bin/true");
-	for (at = 0; at < 5; at++)
-		put_u32(&m, 0);
-	put_str(&m, "127.0.0.1");
-	put_u32(&m, 0);
-	put_u32(&m, 0);
-	put_u32(&m, big);
-	put_str(&m, "w.test");
+	put_rest_but(&m, "/bin/true", "hosts", hosts_big);
 	assert_int_equal(parent_reads(m.buf, m.len, NULL), 400);
 
 	/* a host with no string (length 0) */
 	memset(&m, 0, sizeof(m));
 	put_header(&m, wc);
-	put_str(&m, "/bin/true");
-	for (at = 0; at < 5; at++)
-		put_u32(&m, 0);
-	put_str(&m, "127.0.0.1");
-	put_u32(&m, 0);
-	put_u32(&m, 0);
-	put_u32(&m, 1);
-	put_u32(&m, 0);
-	for (at = 0; at < 6; at++)
-		put_u32(&m, 0);
+	put_rest_but(&m, "/bin/true", "hosts", host_none);
 	assert_int_equal(parent_reads(m.buf, m.len, NULL), 400);
 
 	/* an ignore rule of a kind that does not exist */
 	memset(&m, 0, sizeof(m));
 	put_header(&m, wc);
-	put_rest(&m, "/bin/true");
-	m.len -= sizeof(uint32_t);
-	put_u32(&m, 1);
-	put_u32(&m, 77);
-	put_u32(&m, 503);
-	put_str(&m, "/x");
+	put_rest_but(&m, "/bin/true", "ignore", ignore_unknown);
 	assert_int_equal(parent_reads(m.buf, m.len, NULL), 400);
 	workload_free(wc);
 }
