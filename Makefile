@@ -108,8 +108,8 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   docker_client.c docker_events.c docker_image.c \
 		   docker_logs.c docker_network.c docker_pull.c docker_spec.c \
 		   driver_docker.c driver_process.c driver_swarm.c \
-		   lifecycle.c liveness.c owner.c ready.c replace.c restore.c \
-		   runtimed.c swarm_agree.c swarm_spec.c)
+		   lifecycle.c lifecycle_apply.c liveness.c owner.c ready.c \
+		   replace.c restore.c runtimed.c swarm_agree.c swarm_spec.c)
 ORCHCTL_SRCS	 = $(addprefix orchctl/, \
 		   define.c orchctl.c output.c parser.c)
 
