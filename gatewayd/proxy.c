@@ -485,7 +485,7 @@ forward_chunked(struct http_chunked *ch, struct evbuffer *from,
  * a plain connection reads it ahead, up to a bound, and leaves it for
  * conn_request_done().  Its read event so stays armed from one request to
  * the next, where stopping and starting it would cost two epoll_ctl per
- * request.  A TLS connection stops, as conn_parse() has it.
+ * request.  A TLS connection stops, as serve_parse() (serve.c) has it.
  */
 static int
 read_ahead(struct gw_conn *c)
