@@ -111,12 +111,12 @@ STORE_SRCS	 = $(addprefix stored/, \
 		   store.c store_db.c store_queue.c store_schema.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   accesslog.c accesslog_fmt.c activity.c api.c api_auth.c \
-		   api_conf.c api_define.c api_events.c api_json.c api_ops.c \
-		   api_route.c bufio.c conn.c filter.c gatewayd.c h2.c h2up.c \
-		   ignore.c \
-		   instance.c listener.c metrics.c metrics_add.c \
-		   metrics_budget.c metrics_sum.c prom.c proxy.c route.c \
-		   tcp.c tls.c tls_check.c wake.c)
+		   api_conf.c api_conn.c api_define.c api_events.c api_json.c \
+		   api_ops.c api_route.c bufio.c conn.c conn_timer.c drain.c \
+		   filter.c gatewayd.c h2.c h2up.c ignore.c instance.c \
+		   listener.c metrics.c metrics_add.c metrics_budget.c \
+		   metrics_sum.c prom.c proxy.c route.c route_apply.c serve.c \
+		   tcp.c tls.c tls_check.c wake.c wlref.c)
 REAPER_SRCS	 = $(addprefix reaperd/, \
 		   authlim.c policy.c reaperd.c)
 RUNTIME_SRCS	 = $(addprefix runtimed/, \
@@ -124,8 +124,8 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   docker_client.c docker_events.c docker_image.c \
 		   docker_logs.c docker_network.c docker_path.c docker_pull.c \
 		   docker_spec.c driver_docker.c driver_process.c driver_swarm.c \
-		   lifecycle.c liveness.c owner.c ready.c replace.c restore.c \
-		   runtimed.c swarm_agree.c swarm_spec.c)
+		   lifecycle.c lifecycle_apply.c liveness.c owner.c ready.c \
+		   replace.c restore.c runtimed.c swarm_agree.c swarm_spec.c)
 ORCHCTL_SRCS	 = $(addprefix orchctl/, \
 		   define.c orchctl.c output.c parser.c)
 

@@ -39,9 +39,6 @@
 
 #define CT_EVENTS	"text/event-stream"
 
-static TAILQ_HEAD(, api_req)	 ev_streams =
-				    TAILQ_HEAD_INITIALIZER(ev_streams);
-static unsigned int		 ev_nstreams;
 
 static void
 events_drop(struct api_req *r, const char *why)
@@ -65,7 +62,7 @@ api_events_emit(const struct ctl_event *ev)
 	size_t		 len;
 	char		 head[64];
 
-	if (TAILQ_EMPTY(&ev_streams))
+	if (TAILQ_EMPTY(&api_evstreams))
 		return;
 	if ((o = event_json(ev)) == NULL ||
 	    (data = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER)) ==
@@ -78,7 +75,7 @@ api_events_emit(const struct ctl_event *ev)
 	(void)snprintf(head, sizeof(head), "event: %s\ndata: ",
 	    event_type_name(ev->type));
 	len = strlen(head) + strlen(data) + 2;
-	TAILQ_FOREACH_SAFE(r, &ev_streams, evs_entry, next) {
+	TAILQ_FOREACH_SAFE(r, &api_evstreams, evs_entry, next) {
 		if (evbuffer_get_length(r->c->out) + len > API_EVENTS_BUF) {
 			events_drop(r, "it reads too slowly");
 			continue;
@@ -95,7 +92,7 @@ api_events_state(const struct rt_state *st)
 {
 	struct ctl_event	 ev;
 
-	if (!TAILQ_EMPTY(&ev_streams) && event_from_state(&ev, st) == 0)
+	if (!TAILQ_EMPTY(&api_evstreams) && event_from_state(&ev, st) == 0)
 		api_events_emit(&ev);
 }
 
@@ -125,7 +122,7 @@ api_events(struct api_req *r)
 	struct gw_conn	*c = r->c;
 	int		 sndbuf = API_EVENTS_SNDBUF;
 
-	if (ev_nstreams >= API_EVENTS_MAX) {
+	if (api_nevstreams >= API_EVENTS_MAX) {
 		api_error(r, 503, "too many event streams", RETRY_AFTER);
 		return;
 	}
@@ -138,9 +135,9 @@ api_events(struct api_req *r)
 	evbuffer_add_printf(c->out, "retry: %d\n\n", API_RETRY_AFTER * 1000);
 	r->phase = PH_EVENTS;
 	r->events = 1;
-	TAILQ_INSERT_TAIL(&ev_streams, r, evs_entry);
-	ev_nstreams++;
-	log_debug("%s: api: events stream, %u open", c->peer, ev_nstreams);
+	TAILQ_INSERT_TAIL(&api_evstreams, r, evs_entry);
+	api_nevstreams++;
+	log_debug("%s: api: events stream, %u open", c->peer, api_nevstreams);
 	conn_timer(c, API_EVENTS_PING);
 	conn_reading(c, 1);
 	conn_flush(c);
@@ -168,15 +165,4 @@ api_events_readable(struct api_req *r)
 	evbuffer_drain(c->in, evbuffer_get_length(c->in));
 	if (c->eof)
 		conn_close(c);
-}
-
-/* the request is freed (api.c) */
-void
-api_events_end(struct api_req *r)
-{
-	if (!r->events)
-		return;
-	TAILQ_REMOVE(&ev_streams, r, evs_entry);
-	ev_nstreams--;
-	r->events = 0;
 }

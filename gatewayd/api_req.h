@@ -63,6 +63,9 @@ struct api_req {
 };
 
 extern unsigned int	 api_nlogs;	/* log answers under way */
+TAILQ_HEAD(api_evstreams, api_req);
+extern struct api_evstreams api_evstreams; /* api_events.c's, in api.c */
+extern unsigned int	 api_nevstreams;
 
 /* api.c */
 struct api_req		*api_find(uint32_t);
@@ -81,6 +84,13 @@ int			 api_ask(struct api_req *, enum privsep_procid,
 			    uint32_t, const void *, size_t, int64_t);
 struct api_req		*api_answered(struct imsgev *, struct imsg *,
 			    enum privsep_procid);
+void			 api_free(struct api_req *);
+int64_t			 api_body_timeout(void);
+int			 api_authorized(struct api_req *,
+			    const struct http_head *);
+void			 api_unauthorized(struct api_req *);
+void			 api_limited(struct api_req *, int);
+void			 api_deny(struct api_req *);
 
 /* api_define.c: the definitions of create, PUT and PATCH, packed */
 void			*api_define_create(struct api_req *, size_t *);
@@ -90,7 +100,6 @@ void			*api_define_update(struct api_req *, size_t *);
 void			 api_events(struct api_req *);
 void			 api_events_ping(struct api_req *);
 void			 api_events_readable(struct api_req *);
-void			 api_events_end(struct api_req *);
 
 /* api_ops.c */
 void			 api_dispatch(struct api_req *);

@@ -1,7 +1,13 @@
 /*
- * Client connections: accept, read a request head, route it, and answer
- * the errors the gateway answers itself.  The proxying proper is in
- * proxy.c, the waiting for a wake in wake.c.
+ * Client connections, the transport: accept, read and write, time out,
+ * close, and the answers the gateway makes itself.  What a connection is
+ * for is a table of operations on it (struct conn_ops, gateway.h), set
+ * by whoever takes it on: serve.c reads and routes a request head and
+ * hands the connection to the proxy (proxy.c) or the API (api_conn.c);
+ * tcp.c takes those of a workload's TCP listeners, h2.c an HTTP/2
+ * session, and a connection held for a wake (wake.c) keeps its table.
+ * This file calls through the table and names none of them, so the
+ * files above it may call it without a circle.
  *
  * A connection handles one request at a time: the next pipelined request
  * stays in the input buffer, unread by the parser, until the answer to
@@ -53,19 +59,27 @@
 #include "timer.h"
 #include "workload.h"
 #include "gateway.h"
-#include "h2.h"
 #include "ignore.h"
 #include "metrics.h"
 
 static void	conn_read(int, short, void *);
 static void	conn_write(int, short, void *);
 static void	conn_timeout(int, short, void *);
-static void	conn_parse(struct gw_conn *);
-static void	conn_route(struct gw_conn *);
 static void	conn_linger(struct gw_conn *);
-static void	conn_dispatch(struct gw_conn *);
+static void	conn_input(struct gw_conn *);
 static void	conn_h2_read(struct gw_conn *);
 static void	conn_h2_write(struct gw_conn *);
+
+/* the tables of a new connection: an HTTP listener's, a TCP one's */
+static const struct conn_ops	*conn_http;
+static const struct conn_ops	*conn_tcp;
+
+void
+conn_init(const struct conn_ops *http, const struct conn_ops *tcp)
+{
+	conn_http = http;
+	conn_tcp = tcp;
+}
 
 /*
  * Head buffers are big (a head may be 40 KiB) and needed only while a
@@ -96,47 +110,6 @@ head_put(struct gw_head *hd)
 	}
 	SLIST_INSERT_HEAD(&gw->heads, hd, next);
 	gw->nheads++;
-}
-
-/*
- * The connection's timeout.  A keep-alive request moves it three or four
- * times (head, upstream, each piece of the answer, keep-alive), and each
- * evtimer_add() takes the timer out of libevent's heap and puts it back:
- * so the timer is armed again only when the deadline comes sooner than
- * it fires.  When it fires before the deadline, conn_timeout() arms it
- * for the rest.  The coarse clock is the vDSO's, no system call; its
- * ticks of a few milliseconds do not matter to timeouts in seconds.
- */
-static int64_t
-conn_now_ms(void)
-{
-	struct timespec	 ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) == -1)
-		fatal("clock_gettime");
-	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-}
-
-void
-conn_timer(struct gw_conn *c, int64_t secs)
-{
-	int64_t	 deadline = conn_now_ms() + secs * 1000;
-
-	if (c->timer_at <= deadline && evtimer_pending(&c->timer, NULL)) {
-		c->deadline = deadline;
-		return;
-	}
-	c->deadline = c->timer_at = deadline;
-	evtimer_add_ms(&c->timer, secs * 1000);
-}
-
-/* a timeout to the millisecond (the API's): armed as it is, no deadline */
-void
-conn_timer_ms(struct gw_conn *c, int64_t ms)
-{
-	c->deadline = 0;
-	c->timer_at = INT64_MAX;
-	evtimer_add_ms(&c->timer, ms);
 }
 
 /*
@@ -182,7 +155,7 @@ conn_idle_enter(struct gw_conn *c)
 	accept_update();
 }
 
-static void
+void
 conn_idle_leave(struct gw_conn *c)
 {
 	if (!c->idle)
@@ -190,17 +163,6 @@ conn_idle_leave(struct gw_conn *c)
 	TAILQ_REMOVE(&gw->idle, c, idle_entry);
 	c->idle = 0;
 	accept_update();
-}
-
-/* are the connections or the descriptors at their limit? */
-int
-conn_full(void)
-{
-	if (gw->maxconns > 0 && gw->nconns >= gw->maxconns)
-		return (1);
-	/* the headroom is for the upstreams of clients accepted */
-	return (gw->nconns + gw->nups + gw->fdmax / GW_FD_HEADROOM >=
-	    gw->fdmax);
 }
 
 /* close the oldest idle keep-alive connection: 0, or -1 if none */
@@ -398,10 +360,13 @@ conn_accept(int fd, short event, void *arg)
 	evtimer_set(&c->timer, conn_timeout, c);
 	c->state = CONN_IDLE;
 	c->fresh = 1;
+	c->ops = conn_http;
 	gw->nconns++;
 	accept_update();
 	if (l->conf.workload[0] != '\0') {
-		tcp_accept(c, l->conf.workload);
+		/* never HTTP: tcp.c's from the start */
+		c->ops = conn_tcp;
+		c->ops->on_accept(c);
 		return;
 	}
 	if (l->conf.tls && tls_conn_accept(c) == -1) {
@@ -448,6 +413,7 @@ conn_attach(struct gw_conn *parent, struct h2_stream *st)
 	c->listener->refs++;
 	c->h2stream = 1;
 	c->h2st = st;
+	c->ops = conn_http;
 	event_set(&c->rev, -1, 0, conn_read, c);
 	event_set(&c->wev, -1, 0, conn_write, c);
 	evtimer_set(&c->timer, conn_timeout, c);
@@ -496,7 +462,7 @@ conn_reading(struct gw_conn *c, int on)
 	if (c->h2stream) {
 		/* input waits in c->in, and the stream's window with it */
 		if (on) {
-			h2_stream_reading(c);
+			c->sops->on_reading(c);
 			if (!was && evbuffer_get_length(c->in) > 0)
 				conn_h2_input(c);
 		}
@@ -572,15 +538,15 @@ conn_close(struct gw_conn *c)
 		TAILQ_REMOVE(&gw->idle, c, idle_entry);
 		c->idle = 0;
 	}
-	if (c->state == CONN_PARKED)
-		wake_unpark(c);
+	/* what it is for lets go first: a wake's wait is logged with it */
+	if (c->ops->on_close != NULL)
+		c->ops->on_close(c);
 	accesslog_end(c, 1);
-	tcp_close(c);
-	h2_conn_closed(c);
-	api_conn_closed(c);
+	if (c->sops != NULL)
+		c->sops->on_close(c);
 	metrics_request_end(c);
 	activity_end(c);
-	proxy_upstream_close(c);
+	upstream_close(c);
 	if (c->wl != NULL) {
 		gw_workload_unref(c->wl);
 		c->wl = NULL;
@@ -623,7 +589,7 @@ conn_finish(struct gw_conn *c)
 	metrics_request_end(c);
 	accesslog_end(c, 0);
 	activity_end(c);
-	proxy_upstream_close(c);
+	upstream_close(c);
 	head_put(c->req);
 	head_put(c->resp);
 	c->req = c->resp = NULL;
@@ -725,7 +691,7 @@ conn_respond_text(struct gw_conn *c, int status, const char *extra,
 		c->close_after = 1;
 		c->state = CONN_CLOSING;
 		conn_reading(c, 0);
-		proxy_upstream_close(c);
+		upstream_close(c);
 	}
 	conn_flush(c);
 }
@@ -762,16 +728,12 @@ conn_answer(struct gw_conn *c, int status, const char *extra,
 		c->close_after = 1;
 		c->state = CONN_CLOSING;
 		conn_reading(c, 0);
-		proxy_upstream_close(c);
+		upstream_close(c);
 		conn_flush(c);
 		return;
 	}
 	conn_flush(c);
-	c->state = CONN_IDLE;
-	conn_timer(c, gw->conf.keepalive_timeout);
-	conn_reading(c, 1);
-	if (evbuffer_get_length(c->in) > 0)
-		conn_parse(c);
+	conn_next(c, 0);
 }
 
 void
@@ -802,13 +764,25 @@ conn_request_done(struct gw_conn *c)
 			conn_finish(c);
 		return;
 	}
+	conn_next(c, 1);
+}
+
+/*
+ * On to the next request: the connection is an HTTP one again, waiting
+ * for a head (serve.c), and idle (conn_idle_enter()) if idle is set and
+ * none has come yet.
+ */
+void
+conn_next(struct gw_conn *c, int idle)
+{
 	c->state = CONN_IDLE;
+	c->ops = conn_http;
 	conn_timer(c, gw->conf.keepalive_timeout);
 	conn_reading(c, 1);
 	/* a pipelined request may be waiting already */
 	if (evbuffer_get_length(c->in) > 0)
-		conn_parse(c);
-	else
+		c->ops->on_read(c);
+	else if (idle)
 		conn_idle_enter(c);
 }
 
@@ -856,8 +830,8 @@ conn_read(int fd, short event, void *arg)
 		conn_h2_read(c);
 		return;
 	}
-	if (c->state == CONN_PARKED && c->tcp != NULL) {
-		tcp_parked_closed(c);
+	if (c->state == CONN_PARKED && c->ops->on_hangup != NULL) {
+		c->ops->on_hangup(c);
 		return;
 	}
 	if (c->state == CONN_PARKED) {
@@ -895,43 +869,34 @@ conn_read(int fd, short event, void *arg)
 	else if (c->tls != NULL && n >= GW_TLS_READ_BUDGET)
 		event_active(&c->rev, EV_READ, 1);	/* more inside */
 	conn_events(c);
-	if (h2_input(c))
-		return;
-	conn_dispatch(c);
+	conn_input(c);
 }
 
-/* what was read goes to whatever the connection's state wants it for */
+/* what was read goes to whatever the connection is for */
 static void
-conn_dispatch(struct gw_conn *c)
+conn_input(struct gw_conn *c)
 {
-	switch (c->state) {
-	case CONN_IDLE:
-	case CONN_HEAD:
-		if (c->eof && evbuffer_get_length(c->in) == 0) {
-			conn_close(c);
-			return;
-		}
-		conn_parse(c);
-		break;
-	case CONN_PROXY:
-	case CONN_TUNNEL:
-		proxy_client_readable(c);
-		break;
-	case CONN_API:
-		api_readable(c);
-		break;
-	default:
-		/* CONNECT or CLOSING: the bytes wait, up to a bound */
-		if (c->eof && c->state == CONN_CLOSING &&
-		    evbuffer_get_length(c->out) == 0) {
-			conn_close(c);
-			break;
-		}
-		if (c->state == CONN_CLOSING ||
-		    evbuffer_get_length(c->in) >= GW_BUF_HIGH)
-			conn_reading(c, 0);
-		break;
+	if (c->ops->on_read != NULL)
+		c->ops->on_read(c);
+	else
+		conn_input_wait(c);
+}
+
+/*
+ * Input that nothing takes now (connecting, closing, a head's answer
+ * under way): the bytes wait, up to a bound.
+ */
+void
+conn_input_wait(struct gw_conn *c)
+{
+	if (c->eof && c->state == CONN_CLOSING &&
+	    evbuffer_get_length(c->out) == 0) {
+		conn_close(c);
+		return;
 	}
+	if (c->state == CONN_CLOSING ||
+	    evbuffer_get_length(c->in) >= GW_BUF_HIGH)
+		conn_reading(c, 0);
 }
 
 /*
@@ -948,7 +913,7 @@ conn_h2_read(struct gw_conn *c)
 		evbuffer_drain(c->in, evbuffer_get_length(c->in));
 		return;
 	}
-	conn_dispatch(c);
+	conn_input(c);
 }
 
 /* a stream's connection: h2.c takes what it has room for */
@@ -957,7 +922,7 @@ conn_h2_write(struct gw_conn *c)
 {
 	size_t	 before = evbuffer_get_length(c->out);
 
-	h2_stream_take(c);
+	c->sops->on_take(c);
 	metrics_tx(c, before - evbuffer_get_length(c->out));
 	c->tx_total += before - evbuffer_get_length(c->out);
 	if (evbuffer_get_length(c->out) > 0)
@@ -970,7 +935,8 @@ conn_h2_write(struct gw_conn *c)
 		conn_idle_enter(c);
 		return;
 	}
-	proxy_client_drained(c);
+	if (c->ops->on_drained != NULL)
+		c->ops->on_drained(c);
 }
 
 static void
@@ -1011,16 +977,13 @@ conn_write(int fd, short event, void *arg)
 		conn_finish(c);
 		return;
 	}
-	if (c->h2 != NULL) {
-		h2_drained(c);
-		return;
-	}
 	/* the last answer's end went out: idle from now */
 	if (c->state == CONN_IDLE) {
 		conn_idle_enter(c);
 		return;
 	}
-	proxy_client_drained(c);
+	if (c->ops->on_drained != NULL)
+		c->ops->on_drained(c);
 }
 
 static void
@@ -1036,170 +999,38 @@ conn_timeout(int fd, short event, void *arg)
 		return;
 	}
 	c->deadline = 0;
-	if (c->tcp != NULL) {
-		tcp_timeout(c);
+	if (c->state == CONN_LINGER || c->state == CONN_CLOSING ||
+	    c->ops->on_timeout == NULL) {
+		conn_close(c);
 		return;
 	}
-	switch (c->state) {
-	case CONN_HEAD:
-		conn_error(c, 408, "head timeout");
-		break;
-	case CONN_PROXY:
-		if (c->resp != NULL || evbuffer_get_length(c->out) > 0 ||
-		    c->respbody != HTTP_BODY_NONE || c->respdone)
-			conn_close(c);	/* an answer began: cut it */
-		else if (!c->reqdone)
-			conn_error(c, 408, "body timeout");
-		else
-			conn_error(c, 504, "upstream timeout");
-		break;
-	case CONN_CONNECT:
-		conn_error(c, 504, "upstream connect timeout");
-		break;
-	case CONN_PARKED:
-		/* wake.c answers parked requests; this is only a backstop */
-		conn_error(c, 504, "parked too long");
-		break;
-	case CONN_API:
-		api_timeout(c);
-		break;
-	case CONN_TUNNEL:
-		/* silent for its tunnel idle timeout: no longer use */
-		activity_tunnel_idle(c);
-		break;
-	default:
-		conn_close(c);
-		break;
-	}
+	c->ops->on_timeout(c);
 }
 
-/* feed buffered bytes to the head parser without copying them first */
-static void
-conn_parse(struct gw_conn *c)
+/*
+ * The connection's upstream (proxy.c's, kept for the client's next
+ * request) goes when the connection or its request ends here.
+ */
+void
+upstream_close(struct gw_conn *c)
 {
-	struct evbuffer_iovec	 v;
-	size_t			 used;
-	int			 r = HTTP_MORE;
+	struct gw_upstream	*up = &c->up;
 
-	while (evbuffer_get_length(c->in) > 0) {
-		if (c->req == NULL) {
-			if ((c->req = head_get()) == NULL) {
-				conn_error(c, 503, "out of memory");
-				return;
-			}
-			http_req_init(&c->req->h, c->req->buf,
-			    sizeof(c->req->buf));
-			conn_idle_leave(c);
-			c->state = CONN_HEAD;
-			/* what the client sent before is not this one's */
-			c->alog_rx0 = c->rx_total -
-			    evbuffer_get_length(c->in);
-			/*
-			 * The whole head, not each byte: slowloris.  The
-			 * first head's time began at the accept, however
-			 * late its first byte; a later head's begins with
-			 * its first byte, the keep-alive wait before it
-			 * being the keepalive timeout's.
-			 */
-			if (!c->fresh)
-				conn_timer(c, gw->conf.header_timeout);
-			c->fresh = 0;
-		}
-		if (evbuffer_peek(c->in, -1, NULL, &v, 1) < 1)
-			break;
-		r = http_head_feed(&c->req->h, v.iov_base, v.iov_len, &used);
-		evbuffer_drain(c->in, used);
-		if (r != HTTP_MORE)
-			break;
-	}
-	if (r == HTTP_ERROR) {
-		conn_error(c, c->req->h.errcode, c->req->h.errstr);
+	if (up->fd == -1)
 		return;
+	instance_unbind(c);
+	event_del(&up->rev);
+	event_del(&up->wev);
+	close(up->fd);
+	up->fd = -1;
+	gw->nups--;
+	evbuffer_free(up->in);
+	evbuffer_free(up->out);
+	up->in = up->out = NULL;
+	if (up->wl != NULL) {
+		gw_workload_unref(up->wl);
+		up->wl = NULL;
 	}
-	if (r == HTTP_DONE) {
-		/*
-		 * A plain connection keeps its read event: bytes that come
-		 * while the request is handled are read, bounded, and the
-		 * event is dropped only then, which spares two epoll_ctl
-		 * per request.  TLS reads have their own bookkeeping.
-		 */
-		if (c->tls != NULL)
-			conn_reading(c, 0);
-		conn_route(c);
-		return;
-	}
-	if (c->eof)
-		conn_close(c);
-}
-
-static void
-conn_route(struct gw_conn *c)
-{
-	struct http_head	*h = &c->req->h;
-	struct gw_workload	*wl = NULL;
-
-	c->meth = h->meth;
-	c->version = h->version;
-	/* keepalive timeout 0: one request per connection */
-	c->keepalive = http_head_persistent(h) &&
-	    gw->conf.keepalive_timeout > 0;
-	/* a WebSocket alone; any other Upgrade goes as a plain request */
-	c->upgrade = http_head_websocket(h);
-	c->reqbody = h->body;
-	c->reqleft = h->content_length;
-	c->reqdone = (h->body == HTTP_BODY_NONE);
-	c->respdone = 0;
-	c->respbody = HTTP_BODY_NONE;
-	c->routed = 0;
-	c->wake_us = -1;
-	c->refused = 0;
-	metrics_request_protocol(c);
-
-	/* the HTTP API: on its own listeners, or by its "api host" */
-	if (api_wants(c)) {
-		c->acct = 0;
-		c->rx_pending = 0;
-		accesslog_head(c, NULL);
-		api_request(c);
-		return;
-	}
-	if (h->authoritylen > 0)
-		wl = route_lookup(h->authority, h->hostlen);
-	if (wl == NULL) {
-		log_debug("%s: no route for %.*s", c->peer,
-		    (int)h->hostlen, h->authority ? h->authority : "");
-		metrics_unknown_host();
-		c->acct = 0;
-		c->rx_pending = 0;
-		accesslog_head(c, NULL);
-		head_put(c->req);
-		c->req = NULL;
-		conn_respond(c, 404, NULL, !c->reqdone || !c->keepalive);
-		if (c->state != CONN_CLOSING) {
-			c->state = CONN_IDLE;
-			conn_timer(c, gw->conf.keepalive_timeout);
-			conn_reading(c, 1);
-			if (evbuffer_get_length(c->in) > 0)
-				conn_parse(c);
-			else
-				conn_idle_enter(c);
-		}
-		return;
-	}
-	if (c->wl != wl) {
-		if (c->wl != NULL)
-			gw_workload_unref(c->wl);
-		gw_workload_ref(wl);
-		c->wl = wl;
-	}
-	metrics_route(c);
-	accesslog_head(c, wl);
-	/* not use ("ignore"): proxied uncounted, or answered here */
-	if (ignore_request(c))
-		return;
-	activity_begin(c);
-	if (wl->state == WL_RUNNING)
-		proxy_start(c);
-	else
-		wake_park(c);
+	up->connected = up->eof = 0;
+	accept_update();
 }

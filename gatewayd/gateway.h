@@ -209,8 +209,35 @@ struct gw_upstream {
 	uint32_t		 epoch;		/* of wl when connected */
 };
 
+/*
+ * What a connection is for, set by whoever takes it on: serve.c's
+ * routing (the proxy, the API), tcp.c (a workload's TCP listener), h2.c
+ * (an HTTP/2 session).  conn.c is the transport: it calls these and
+ * names none of them.  A NULL member does what conn.c does without one.
+ */
+struct conn_ops {
+	void	(*on_accept)(struct gw_conn *);	/* accepted */
+	void	(*on_read)(struct gw_conn *);	/* input in c->in, or EOF */
+	void	(*on_drained)(struct gw_conn *); /* c->out all written */
+	void	(*on_timeout)(struct gw_conn *); /* conn_timer() ran out */
+	void	(*on_close)(struct gw_conn *);	/* let go, before the free */
+	/* held for a wake (wake.c) */
+	void	(*on_woken)(struct gw_conn *);	/* the workload runs */
+	void	(*on_hangup)(struct gw_conn *);	/* EV_CLOSED while held */
+	void	(*on_cause)(const struct gw_conn *, struct wake_cause *);
+};
+
+/* an HTTP/2 stream's connection: bytes through h2.c, not a socket */
+struct conn_stream_ops {
+	void	(*on_take)(struct gw_conn *);	/* output to take */
+	void	(*on_reading)(struct gw_conn *); /* reading again */
+	void	(*on_close)(struct gw_conn *);
+};
+
 struct gw_conn {
 	TAILQ_ENTRY(gw_conn)	 entry;		/* parked list */
+	const struct conn_ops	*ops;		/* what it is for */
+	const struct conn_stream_ops *sops;	/* h2stream: its stream's */
 	TAILQ_ENTRY(gw_conn)	 idle_entry;	/* gw->idle, oldest first */
 	int			 idle;		/* on gw->idle */
 	int			 fd;
@@ -326,14 +353,19 @@ struct gateway {
 
 extern struct gateway	*gw;
 
-/* route.c */
+/* route.c: lookups */
 struct gw_workload	*route_lookup(const char *, size_t);
 struct gw_workload	*gw_workload_find(const char *);
 void			 gw_workload_address(struct gw_workload *,
 			    const struct workload_conf *);
+void			 gw_workload_conf_addresses(struct gw_workload *,
+			    const struct workload_conf *);
+/* route_apply.c */
 void			 route_apply(struct cfg_generation *);
+/* wlref.c */
 void			 gw_workload_ref(struct gw_workload *);
 void			 gw_workload_unref(struct gw_workload *);
+void			 gw_workload_free_if_unused(struct gw_workload *);
 int			 gw_workload_cmp(struct gw_workload *,
 			    struct gw_workload *);
 int			 route_cmp(struct gw_route *, struct gw_route *);
@@ -343,8 +375,9 @@ RB_PROTOTYPE(gw_routes, gw_route, entry, route_cmp);
 /* listener.c */
 void		 listener_init(void);
 void		 listener_recv(struct imsgev *, struct imsg *);
-void		 listener_apply(void);
+void		 listener_apply(void (*)(struct gw_listener *));
 void		 listener_unref(struct gw_listener *);
+int		 conn_full(void);
 void		 accept_update(void);
 void		 accept_backoff(void);
 int		 peer_cmp(struct gw_peer *, struct gw_peer *);
@@ -363,10 +396,19 @@ void		 tls_conn_close(struct gw_conn *);
 /* tls_check.c: gatewayd -n, for the parent */
 __dead void	 tls_check_main(int, char *[]);
 
-/* conn.c */
+/* conn_timer.c */
+int64_t		 conn_now_ms(void);
+void		 conn_timer(struct gw_conn *, int64_t);
+void		 conn_timer_ms(struct gw_conn *, int64_t);
+
+/* conn.c: the transport */
+void		 conn_init(const struct conn_ops *, const struct conn_ops *);
 void		 conn_accept(int, short, void *);
-int		 conn_full(void);
 int		 conn_evict_idle(void);
+void		 conn_input_wait(struct gw_conn *);
+void		 conn_next(struct gw_conn *, int);
+void		 conn_idle_leave(struct gw_conn *);
+void		 upstream_close(struct gw_conn *);
 void		 conn_error(struct gw_conn *, int, const char *);
 void		 conn_close(struct gw_conn *);
 void		 conn_finish(struct gw_conn *);
@@ -377,8 +419,6 @@ void		 conn_answer(struct gw_conn *, int, const char *,
 		    const char *);
 void		 conn_respond_text(struct gw_conn *, int, const char *, int,
 		    const char *);
-void		 conn_timer(struct gw_conn *, int64_t);
-void		 conn_timer_ms(struct gw_conn *, int64_t);
 void		 conn_request_done(struct gw_conn *);
 void		 conn_park_watch(struct gw_conn *, int);
 struct gw_head	*head_get(void);
@@ -406,21 +446,24 @@ void		 h2_stream_reading(struct gw_conn *);
 /* bufio.c */
 int		 buf_read(struct evbuffer *, int);
 
+/* serve.c: reading and routing a request head */
+extern const struct conn_ops serve_ops;
+
 /* proxy.c */
 void		 proxy_start(struct gw_conn *);
-void		 proxy_upstream_close(struct gw_conn *);
-void		 proxy_client_readable(struct gw_conn *);
-void		 proxy_client_drained(struct gw_conn *);
+extern const struct conn_ops proxy_ops;
 
 /* wake.c */
 void		 wake_park(struct gw_conn *);
 int		 wake_refused(struct gw_conn *);
 void		 wake_unpark(struct gw_conn *);
 void		 wake_recv_state(struct imsgev *, struct imsg *);
-void		 wake_recv_drain(struct imsgev *, struct imsg *);
 void		 wake_recv_wait(struct imsgev *, struct imsg *);
 void		 wake_workload_gone(struct gw_workload *);
 void		 wake_timer_fired(int, short, void *);
+
+/* drain.c */
+void		 wake_recv_drain(struct imsgev *, struct imsg *);
 
 /* instance.c: which instance requests go to, and a replacement's */
 void		 instance_bind(struct gw_conn *);
@@ -444,15 +487,8 @@ void		 accesslog_park(struct gw_conn *);
 void		 accesslog_unpark(struct gw_conn *);
 void		 accesslog_end(struct gw_conn *, int);
 /* tcp.c: a workload's own TCP listeners */
-void		 tcp_accept(struct gw_conn *, const char *);
-void		 tcp_start(struct gw_conn *);
-void		 tcp_parked_closed(struct gw_conn *);
-void		 tcp_cause(const struct gw_conn *, struct wake_cause *);
-void		 tcp_wake_failed(struct gw_workload *, unsigned int,
-		    const char *);
-void		 tcp_timeout(struct gw_conn *);
+extern const struct conn_ops tcp_ops;
 void		 tcp_drain(struct gw_workload *);
-void		 tcp_close(struct gw_conn *);
 
 /* activity.c */
 void		 activity_init(void);
@@ -473,11 +509,10 @@ int		 ignore_tcp(const struct gw_conn *);
 
 /* api.c, api_conf.c: the HTTP API (api.h), hooked into conn.c */
 struct api_req;
+/* api_conn.c: the connection's side of an API request */
+extern const struct conn_ops api_ops;
 int		 api_wants(struct gw_conn *);
 void		 api_request(struct gw_conn *);
-void		 api_readable(struct gw_conn *);
-void		 api_timeout(struct gw_conn *);
-void		 api_conn_closed(struct gw_conn *);
 void		 api_apply(struct cfg_generation *);
 void		 apiconf_recv_key(struct imsgev *, struct imsg *);
 void		 apiconf_recv_host(struct imsgev *, struct imsg *);

@@ -124,7 +124,7 @@ gateway_apply(struct privsep *ps, struct cfg_generation *gen,
 	accesslog_apply(&gen->global);
 	ignore_apply(gen);
 	route_apply(gen);
-	listener_apply();
+	listener_apply(h2_listener_gone);
 	api_apply(gen);
 }
 
@@ -185,6 +185,8 @@ main(int argc, char *argv[])
 	    nitems(gateway_handlers), 0);
 	cfg_set_apply(gateway_apply);
 	activity_init();
+	/* what a new connection is for: an HTTP listener's, a TCP one's */
+	conn_init(&serve_ops, &tcp_ops);
 	listener_init();
 	evtimer_set(&gateway_stopev, gateway_stop_bound, NULL);
 	signal_set(&gateway_term, SIGTERM, gateway_sigterm, NULL);

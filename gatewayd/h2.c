@@ -78,6 +78,10 @@
 #define H2_PRIORITY_PER_STREAM	100	/* PRIORITY frames, per stream
 						   opened and one more */
 
+static const struct conn_ops		h2_session_ops;
+static const struct conn_ops		h2_ended_ops;
+static const struct conn_stream_ops	h2_stream_sops;
+
 static nghttp2_session_callbacks	*h2_cbs;
 static nghttp2_option			*h2_opt;
 static TAILQ_HEAD(, h2_session)		 h2_sessions =
@@ -240,7 +244,9 @@ h2_stream_conn(struct h2_stream *st)
 		conn_reattach(pc, st);
 		return (pc);
 	}
-	return (conn_attach(s->c, st));
+	if ((pc = conn_attach(s->c, st)) != NULL)
+		pc->sops = &h2_stream_sops;
+	return (pc);
 }
 
 /*
@@ -974,6 +980,7 @@ h2_session_free(struct gw_conn *c)
 	if (s == NULL)
 		return;
 	c->h2 = NULL;
+	c->ops = &h2_ended_ops;
 	TAILQ_REMOVE(&h2_sessions, s, entry);
 	event_del(&s->sendev);
 	while ((st = TAILQ_FIRST(&s->streams)) != NULL) {
@@ -1097,6 +1104,7 @@ h2_start(struct gw_conn *c)
 		return (-1);
 	TAILQ_INIT(&s->streams);
 	s->c = c;
+	s->send = h2_send;
 	event_set(&s->sendev, -1, 0, h2_send_cb, s);
 	if (nghttp2_session_server_new2(&s->ng, h2_cbs, s, h2_opt) != 0) {
 		free(s);
@@ -1114,6 +1122,7 @@ h2_start(struct gw_conn *c)
 	c->h2conn = 1;
 	h2_conns++;
 	c->h2 = s;
+	c->ops = &h2_session_ops;
 	c->state = CONN_H2;
 	c->fresh = 0;
 	log_debug("%s: http/2", c->peer);
@@ -1279,3 +1288,28 @@ h2_stop(void)
 	}
 	return (h2_conns);
 }
+
+/* the session's connection: all it reads is frames */
+static void
+h2_session_read(struct gw_conn *c)
+{
+	(void)h2_input(c);
+}
+
+static const struct conn_ops h2_session_ops = {
+	.on_read = h2_session_read,
+	.on_drained = h2_drained,
+	.on_close = h2_conn_closed
+};
+
+/* the session is over, its connection closing: counted until closed */
+static const struct conn_ops h2_ended_ops = {
+	.on_close = h2_conn_closed
+};
+
+/* a stream's pseudo-connection: its bytes go through the session */
+static const struct conn_stream_ops h2_stream_sops = {
+	.on_take = h2_stream_take,
+	.on_reading = h2_stream_reading,
+	.on_close = h2_conn_closed
+};

@@ -93,6 +93,8 @@ struct h2_session {
 	int			 goaway;	/* going: no new streams */
 	struct event		 sendev;	/* frames to make, from the
 						   loop (h2_send_later) */
+	/* h2_send(), for h2up.c, which h2.c calls and so cannot name */
+	void			(*send)(struct h2_session *);
 	/* idle pseudo-connections kept for the next streams (h2.c) */
 	struct gw_conn		*pool[H2_POOL];
 	unsigned int		 npool;
@@ -101,7 +103,7 @@ struct h2_session {
 /* h2.c */
 ssize_t	h2_data_read(nghttp2_session *, int32_t, uint8_t *, size_t,
 	    uint32_t *, nghttp2_data_source *, void *);
-void	h2_send(struct h2_session *);
+void	h2_send(struct h2_session *);	/* h2up.c: s->send() */
 
 /* h2up.c */
 int	h2up_start(struct h2_stream *);

@@ -476,7 +476,7 @@ h2up_write(int fd, short event, void *arg)
 	struct h2_stream	*st = arg;
 
 	h2up_flush(st);
-	h2_send(st->sess);
+	st->sess->send(st->sess);
 }
 
 static void
@@ -499,13 +499,13 @@ h2up_read(int fd, short event, void *arg)
 			    NGHTTP2_INTERNAL_ERROR, st);
 		h2up_resume(st);
 		st->respdone = 1;
-		h2_send(s);
+		s->send(s);
 		return;
 	}
 	if (evbuffer_get_length(st->out) >= H2_BODY_HIGH)
 		event_del(&st->urev);
 	h2up_flush(st);
-	h2_send(s);
+	s->send(s);
 }
 
 void

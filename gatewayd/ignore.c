@@ -107,30 +107,10 @@ ignore_workload(struct gw_workload *wl, const struct workload_conf *wc,
 	    gen->global.server_timing;
 }
 
-/* the workload is not running: our own answer, and no wake */
-static void
-ignore_answer(struct gw_conn *c, int answer)
-{
-	const char	*state = workload_state_name(c->wl->state);
-	char		 extra[128], body[32];
-	int		 status;
-
-	status = answer == 200 && c->wl->state != WL_FAILED ? 200 : 503;
-	if (status == 503)
-		(void)snprintf(extra, sizeof(extra), "Retry-After: %d\r\n"
-		    "Orchd-State: %s\r\n", GW_RETRY_AFTER, state);
-	else
-		(void)snprintf(extra, sizeof(extra), "Orchd-State: %s\r\n",
-		    state);
-	(void)snprintf(body, sizeof(body), "%s\n", state);
-	log_debug("%s: %s is %s, not woken: %d", c->peer, c->wl->name, state,
-	    status);
-	conn_answer(c, status, extra, body);
-}
-
 /*
- * A request routed to c->wl, its head read: 0 if it is use, for the
- * caller to go on with; 1 if it matched a rule and is under way here.
+ * A request routed to c->wl, its head read: -1 if it is use, else the
+ * answer of the rule it matched (serve.c proxies it uncounted to a
+ * running workload, or answers it without a wake).
  */
 int
 ignore_request(struct gw_conn *c)
@@ -140,18 +120,12 @@ ignore_request(struct gw_conn *c)
 	struct filter_req	 rq;
 
 	if (wl->nfilters == 0 && nglob_cur == 0)
-		return (0);
+		return (-1);
 	filter_req_init(&rq, &c->req->h, &c->peeraddr, c->trusted);
 	if ((f = filter_match(wl->filters, wl->nfilters, &rq)) == NULL &&
 	    (f = filter_match(glob_cur, nglob_cur, &rq)) == NULL)
-		return (0);
-	/* its answer is counted for /metrics, as any routed request's */
-	c->routed = 1;
-	if (wl->state == WL_RUNNING)
-		proxy_start(c);
-	else
-		ignore_answer(c, f->answer);
-	return (1);
+		return (-1);
+	return (f->answer);
 }
 
 /*

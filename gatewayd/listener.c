@@ -77,6 +77,17 @@ listener_init(void)
 	gw->nofile = rl.rlim_cur;
 }
 
+/* are the connections or the descriptors at their limit? */
+int
+conn_full(void)
+{
+	if (gw->maxconns > 0 && gw->nconns >= gw->maxconns)
+		return (1);
+	/* the headroom is for the upstreams of clients accepted */
+	return (gw->nconns + gw->nups + gw->fdmax / GW_FD_HEADROOM >=
+	    gw->fdmax);
+}
+
 /* add or remove every listener's event as the limits say */
 void
 accept_update(void)
@@ -207,15 +218,20 @@ listener_kept(struct gw_listener *l)
 	return (0);
 }
 
+/*
+ * The next generation's listeners replace the current ones; gone(l) is
+ * called for each one the new configuration no longer has (h2.c's, to
+ * end its sessions, passed by gatewayd.c: h2.c is above this file).
+ */
 void
-listener_apply(void)
+listener_apply(void (*gone)(struct gw_listener *))
 {
 	struct gw_listener	*l;
 
 	/* a listener that goes: its HTTP/2 clients are told (GOAWAY) */
 	TAILQ_FOREACH(l, &gw->listeners, entry)
 		if (!listener_kept(l))
-			h2_listener_gone(l);
+			gone(l);
 	while ((l = TAILQ_FIRST(&gw->listeners)) != NULL) {
 		TAILQ_REMOVE(&gw->listeners, l, entry);
 		event_del(&l->ev);

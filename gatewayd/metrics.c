@@ -790,3 +790,37 @@ metrics_own_total(struct gw_metrics_total *t)
 	memcpy(t->protocol, metrics_protocol, sizeof(t->protocol));
 	t->access_log_drops = accesslog_drops();
 }
+
+/* as many as fit in one message */
+#define METRICS_WL_PER_MSG	((ORCHD_IMSG_MAXSIZE - IMSG_HEADER_SIZE) / \
+				    sizeof(struct gw_metrics_wl))
+
+/* the parent asks for our counts on behalf of another gateway */
+void
+metrics_recv_dump(struct imsgev *iev, struct imsg *imsg)
+{
+	static struct gw_metrics_wl	 batch[METRICS_WL_PER_MSG];
+	struct gw_metrics_total		 total;
+	struct gw_workload		*wl;
+	uint32_t			 id = imsg_get_id(imsg);
+	size_t				 n = 0;
+
+	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
+		if (!wl->configured)
+			continue;
+		metrics_own(wl, &batch[n]);
+		if (++n < nitems(batch))
+			continue;
+		if (imsgev_compose(iev, IMSG_GW_METRICS_WL, id, -1, batch,
+		    n * sizeof(batch[0])) == -1)
+			log_warn("%s: compose", __func__);
+		n = 0;
+	}
+	if (n > 0 && imsgev_compose(iev, IMSG_GW_METRICS_WL, id, -1, batch,
+	    n * sizeof(batch[0])) == -1)
+		log_warn("%s: compose", __func__);
+	metrics_own_total(&total);
+	if (imsgev_compose(iev, IMSG_GW_METRICS_TOTAL, id, -1, &total,
+	    sizeof(total)) == -1)
+		log_warn("%s: compose", __func__);
+}

@@ -79,6 +79,7 @@ void		 metrics_addr_refused(void);
 void		 metrics_write(struct evbuffer *, const struct metrics_sum *);
 void		 metrics_own(const struct gw_workload *, struct gw_metrics_wl *);
 void		 metrics_own_total(struct gw_metrics_total *);
+void		 metrics_recv_dump(struct imsgev *, struct imsg *);
 void		 metrics_unknown_host(void);
 void		 metrics_request_protocol(struct gw_conn *);
 void		 metrics_route(struct gw_conn *);
@@ -110,6 +111,5 @@ void		 metrics_sum_free(struct metrics_sum *);
 void		 metrics_sum_add(struct metrics_sum *, const struct gw_metrics_wl *);
 const struct gw_metrics_wl *metrics_sum_find(const struct metrics_sum *,
 		    const char *);
-void		 metrics_recv_dump(struct imsgev *, struct imsg *);
 
 #endif /* ORCHD_GATEWAY_METRICS_H */

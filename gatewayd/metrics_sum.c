@@ -7,7 +7,8 @@
  * passes their answers on.  They are added up by workload name into a
  * table of the asker's own names, sorted like its tree; a workload the
  * asker does not know (a reload half done) is left out, as the asker
- * would leave it out anyway.
+ * would leave it out anyway.  The answer to such a question, the
+ * gateway's own counts, is metrics.c's (metrics_recv_dump()).
  */
 
 #include <stdint.h>
@@ -21,10 +22,6 @@
 #include "proc.h"
 #include "gateway.h"
 #include "metrics.h"
-
-/* as many as fit in one message */
-#define METRICS_WL_PER_MSG	((ORCHD_IMSG_MAXSIZE - IMSG_HEADER_SIZE) / \
-				    sizeof(struct gw_metrics_wl))
 
 static int
 sum_cmp(const void *key, const void *elem)
@@ -89,34 +86,4 @@ metrics_sum_add(struct metrics_sum *sum, const struct gw_metrics_wl *add)
 
 	if ((e = sum_entry(sum, add->name)) != NULL)
 		metrics_wl_add(e, add);
-}
-
-/* the parent asks for our counts on behalf of another gateway */
-void
-metrics_recv_dump(struct imsgev *iev, struct imsg *imsg)
-{
-	static struct gw_metrics_wl	 batch[METRICS_WL_PER_MSG];
-	struct gw_metrics_total		 total;
-	struct gw_workload		*wl;
-	uint32_t			 id = imsg_get_id(imsg);
-	size_t				 n = 0;
-
-	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
-		if (!wl->configured)
-			continue;
-		metrics_own(wl, &batch[n]);
-		if (++n < nitems(batch))
-			continue;
-		if (imsgev_compose(iev, IMSG_GW_METRICS_WL, id, -1, batch,
-		    n * sizeof(batch[0])) == -1)
-			log_warn("%s: compose", __func__);
-		n = 0;
-	}
-	if (n > 0 && imsgev_compose(iev, IMSG_GW_METRICS_WL, id, -1, batch,
-	    n * sizeof(batch[0])) == -1)
-		log_warn("%s: compose", __func__);
-	metrics_own_total(&total);
-	if (imsgev_compose(iev, IMSG_GW_METRICS_TOTAL, id, -1, &total,
-	    sizeof(total)) == -1)
-		log_warn("%s: compose", __func__);
 }

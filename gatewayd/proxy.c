@@ -17,6 +17,10 @@
  * the request is sent upstream.  A parked request (its workload asleep)
  * so gets its 100 only once the workload runs, and a client that waits
  * for the 100 sends nothing the gateway would have to hold meanwhile.
+ *
+ * A routed request's connection has this file's table (proxy_ops), held
+ * for a wake (wake.c) or not: conn.c calls it for the client's input,
+ * output drained and timeouts, wake.c when the workload runs.
  */
 
 #include <sys/types.h>
@@ -41,6 +45,8 @@
 
 #define HEAD_EXTRA	2048	/* room for the fields the proxy adds */
 
+static void	proxy_client_readable(struct gw_conn *);
+static void	proxy_client_drained(struct gw_conn *);
 static void	up_read(int, short, void *);
 static void	up_write(int, short, void *);
 static void	up_connected(struct gw_conn *);
@@ -89,30 +95,6 @@ up_flush(struct gw_conn *c)
 	event_add(&up->wev, NULL);
 }
 
-void
-proxy_upstream_close(struct gw_conn *c)
-{
-	struct gw_upstream	*up = &c->up;
-
-	if (up->fd == -1)
-		return;
-	instance_unbind(c);
-	event_del(&up->rev);
-	event_del(&up->wev);
-	close(up->fd);
-	up->fd = -1;
-	gw->nups--;
-	evbuffer_free(up->in);
-	evbuffer_free(up->out);
-	up->in = up->out = NULL;
-	if (up->wl != NULL) {
-		gw_workload_unref(up->wl);
-		up->wl = NULL;
-	}
-	up->connected = up->eof = 0;
-	accept_update();
-}
-
 /*
  * An upstream connection takes a descriptor more: with all of the
  * gateway's in use, the oldest idle client is closed for it, else it
@@ -156,7 +138,7 @@ up_open(struct gw_conn *c)
 	if (errno != EINPROGRESS) {
 		/* the caller tells a refusal from the rest */
 		saved = errno;
-		proxy_upstream_close(c);
+		upstream_close(c);
 		errno = saved;
 		return (-1);
 	}
@@ -182,7 +164,7 @@ proxy_start(struct gw_conn *c)
 	/* reuse only a quiet connection to the same workload */
 	if (up->fd != -1 && (up->wl != c->wl || up->eof ||
 	    up->epoch != c->wl->epoch || evbuffer_get_length(up->in) > 0))
-		proxy_upstream_close(c);
+		upstream_close(c);
 	if (up->fd == -1 && up_open(c) == -1) {
 		/* dead unseen?  held while runtimed looks, not a 502 */
 		if (errno == ECONNREFUSED && wake_refused(c) == 0)
@@ -503,7 +485,7 @@ forward_chunked(struct http_chunked *ch, struct evbuffer *from,
  * a plain connection reads it ahead, up to a bound, and leaves it for
  * conn_request_done().  Its read event so stays armed from one request to
  * the next, where stopping and starting it would cost two epoll_ctl per
- * request.  A TLS connection stops, as conn_parse() has it.
+ * request.  A TLS connection stops, as serve_parse() (serve.c) has it.
  */
 static int
 read_ahead(struct gw_conn *c)
@@ -513,7 +495,7 @@ read_ahead(struct gw_conn *c)
 }
 
 /* bytes from the client while its request is being proxied */
-void
+static void
 proxy_client_readable(struct gw_conn *c)
 {
 	struct gw_upstream	*up = &c->up;
@@ -576,7 +558,7 @@ proxy_client_readable(struct gw_conn *c)
 }
 
 /* the client took all we had for it: read more from the upstream */
-void
+static void
 proxy_client_drained(struct gw_conn *c)
 {
 	if (c->state == CONN_PROXY || c->state == CONN_TUNNEL) {
@@ -603,7 +585,7 @@ up_write(int fd, short event, void *arg)
 			log_debug("%s: connect to %s: %s", c->peer,
 			    c->wl->name, strerror(err));
 			if (err == ECONNREFUSED) {
-				proxy_upstream_close(c);
+				upstream_close(c);
 				if (wake_refused(c) == 0)
 					return;
 			}
@@ -655,7 +637,7 @@ up_read(int fd, short event, void *arg)
 		event_del(&up->rev);
 	if (c->state != CONN_PROXY && c->state != CONN_TUNNEL) {
 		/* idle between requests: bytes or a close end its use */
-		proxy_upstream_close(c);
+		upstream_close(c);
 		return;
 	}
 	if (c->state == CONN_PROXY)
@@ -917,7 +899,7 @@ up_process(struct gw_conn *c)
 	}
 	if (!c->respdone && response_body(c) == -1) {
 		/* what arrived goes out, then the close says it is cut */
-		proxy_upstream_close(c);
+		upstream_close(c);
 		if (evbuffer_get_length(c->out) == 0) {
 			conn_close(c);
 			return;
@@ -938,7 +920,7 @@ up_process(struct gw_conn *c)
 		 * workload sends anything or hangs up meanwhile.
 		 */
 		if (!c->up_keep || up->eof)
-			proxy_upstream_close(c);
+			upstream_close(c);
 		if (c->reqdone)
 			conn_request_done(c);
 		else {
@@ -947,7 +929,7 @@ up_process(struct gw_conn *c)
 			c->close_after = 1;
 			c->state = CONN_CLOSING;
 			conn_reading(c, 0);
-			proxy_upstream_close(c);
+			upstream_close(c);
 			if (evbuffer_get_length(c->out) == 0)
 				conn_finish(c);
 		}
@@ -955,3 +937,58 @@ up_process(struct gw_conn *c)
 	}
 	up_reading(c, evbuffer_get_length(c->out) < GW_BUF_HIGH);
 }
+
+/* the client's input: the request's body, or a tunnel's bytes */
+static void
+proxy_read(struct gw_conn *c)
+{
+	if (c->state == CONN_PROXY || c->state == CONN_TUNNEL)
+		proxy_client_readable(c);
+	else
+		conn_input_wait(c);
+}
+
+static void
+proxy_timeout(struct gw_conn *c)
+{
+	switch (c->state) {
+	case CONN_PROXY:
+		if (c->resp != NULL || evbuffer_get_length(c->out) > 0 ||
+		    c->respbody != HTTP_BODY_NONE || c->respdone)
+			conn_close(c);	/* an answer began: cut it */
+		else if (!c->reqdone)
+			conn_error(c, 408, "body timeout");
+		else
+			conn_error(c, 504, "upstream timeout");
+		break;
+	case CONN_CONNECT:
+		conn_error(c, 504, "upstream connect timeout");
+		break;
+	case CONN_PARKED:
+		/* wake.c answers parked requests; this is only a backstop */
+		conn_error(c, 504, "parked too long");
+		break;
+	case CONN_TUNNEL:
+		/* silent for its tunnel idle timeout: no longer use */
+		activity_tunnel_idle(c);
+		break;
+	default:
+		conn_close(c);
+		break;
+	}
+}
+
+/* the upstream is conn.c's to close; a wake's wait is wake.c's */
+static void
+proxy_closed(struct gw_conn *c)
+{
+	wake_unpark(c);
+}
+
+const struct conn_ops proxy_ops = {
+	.on_read = proxy_read,
+	.on_drained = proxy_client_drained,
+	.on_timeout = proxy_timeout,
+	.on_close = proxy_closed,
+	.on_woken = proxy_start
+};

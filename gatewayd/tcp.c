@@ -309,7 +309,7 @@ tcp_up_connect(int fd, short what, void *arg)
 }
 
 /* the workload runs: connect to its port */
-void
+static void
 tcp_start(struct gw_conn *c)
 {
 	struct gw_upstream	*up = &c->up;
@@ -350,9 +350,10 @@ tcp_start(struct gw_conn *c)
  * proxied at once if wl runs, else held for its wake.  One from a
  * client an "ignore from" rule names is not use (ignore.c).
  */
-void
-tcp_accept(struct gw_conn *c, const char *name)
+static void
+tcp_accept(struct gw_conn *c)
 {
+	const char		*name = c->listener->conf.workload;
 	struct gw_workload	*wl;
 	struct gw_tcp		*t;
 
@@ -402,7 +403,7 @@ tcp_accept(struct gw_conn *c, const char *name)
  * 127.0.0.1", the listener's address (the connection's own end) and the
  * client.  Once per wake, never per byte.
  */
-void
+static void
 tcp_cause(const struct gw_conn *c, struct wake_cause *cause)
 {
 	struct sockaddr_storage	 ss;
@@ -436,7 +437,7 @@ tcp_cause(const struct gw_conn *c, struct wake_cause *cause)
  * left: closed now.  Having sent bytes before its end, it half-closed
  * and waits for the answer: held on, no longer watched.
  */
-void
+static void
 tcp_parked_closed(struct gw_conn *c)
 {
 	char	 b;
@@ -451,17 +452,8 @@ tcp_parked_closed(struct gw_conn *c)
 	conn_close(c);
 }
 
-/* the wake failed: every connection held for it is closed, said once */
-void
-tcp_wake_failed(struct gw_workload *wl, unsigned int n, const char *why)
-{
-	if (n > 0)
-		log_warnx("%s: wake failed (%s): closed %u TCP connection%s "
-		    "held for it", wl->name, why, n, n == 1 ? "" : "s");
-}
-
 /* the timer of conn.c: connect, wake backstop, tunnel idle */
-void
+static void
 tcp_timeout(struct gw_conn *c)
 {
 	switch (c->state) {
@@ -505,7 +497,7 @@ tcp_drain(struct gw_workload *wl)
 }
 
 /* from conn_close(): the upstream, the pipes and the bookkeeping */
-void
+static void
 tcp_close(struct gw_conn *c)
 {
 	struct gw_tcp		*t = c->tcp;
@@ -527,3 +519,21 @@ tcp_close(struct gw_conn *c)
 	c->wl->ntcp--;
 	free(t);
 }
+
+/* from conn_close(): a held one stops waiting first */
+static void
+tcp_closed(struct gw_conn *c)
+{
+	wake_unpark(c);
+	tcp_close(c);
+}
+
+/* a connection of a workload's TCP listener, from its accept on */
+const struct conn_ops tcp_ops = {
+	.on_accept = tcp_accept,
+	.on_timeout = tcp_timeout,
+	.on_close = tcp_closed,
+	.on_woken = tcp_start,
+	.on_hangup = tcp_parked_closed,
+	.on_cause = tcp_cause
+};

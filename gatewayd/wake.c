@@ -114,8 +114,8 @@ wake_cause_fill(const struct gw_workload *wl, struct wake_cause *cause)
 	const struct http_field	*f;
 
 	cause->kind = WAKE_REQUEST;
-	if (c != NULL && c->tcp != NULL) {
-		tcp_cause(c, cause);
+	if (c != NULL && c->ops->on_cause != NULL) {
+		c->ops->on_cause(c, cause);	/* tcp.c's: no request */
 		return;
 	}
 	if (c == NULL || c->req == NULL)
@@ -299,6 +299,15 @@ wake_unpark(struct gw_conn *c)
 	c->state = CONN_HEAD;
 }
 
+/* the wake failed: every connection held for it is closed, said once */
+static void
+wake_tcp_failed(struct gw_workload *wl, unsigned int n, const char *why)
+{
+	if (n > 0)
+		log_warnx("%s: wake failed (%s): closed %u TCP connection%s "
+		    "held for it", wl->name, why, n, n == 1 ? "" : "s");
+}
+
 /* text: the 503's body, or NULL; why: for the log, of TCP ones closed */
 static void
 wake_answer(struct gw_workload *wl, int status, const char *text,
@@ -323,7 +332,7 @@ wake_answer(struct gw_workload *wl, int status, const char *text,
 		conn_respond_text(c, status, status == 503 ? retry : NULL, 1,
 		    text);
 	}
-	tcp_wake_failed(wl, ntcp, why);
+	wake_tcp_failed(wl, ntcp, why);
 }
 
 /*
@@ -353,12 +362,10 @@ wake_resume(struct gw_workload *wl)
 
 	while ((c = TAILQ_FIRST(&wl->parked)) != NULL) {
 		wake_unpark(c);
-		if (c->tcp != NULL) {
-			tcp_start(c);
-			continue;
-		}
-		c->wake_us = (now - c->park_ns) / 1000;
-		proxy_start(c);
+		if (c->tcp == NULL)
+			c->wake_us = (now - c->park_ns) / 1000;
+		/* what held it goes on: proxy.c's, or tcp.c's */
+		c->ops->on_woken(c);
 	}
 }
 
@@ -462,30 +469,6 @@ wake_recv_wait(struct imsgev *iev, struct imsg *imsg)
 	log_debug("%s: the wake goes on, %llds more at most", wl->name,
 	    (long long)rw.secs);
 	wake_arm(wl, rw.secs);
-}
-
-void
-wake_recv_drain(struct imsgev *iev, struct imsg *imsg)
-{
-	struct wl_ref		 ref;
-	struct gw_drained	 dr;
-	struct gw_workload	*wl;
-
-	(void)imsg_get_data(imsg, &ref, sizeof(ref));
-	memset(&dr, 0, sizeof(dr));
-	strlcpy(dr.name, ref.name, sizeof(dr.name));
-	if ((wl = gw_workload_find(ref.name)) != NULL && wl->inflight == 0 &&
-	    wl->upgraded == 0 && wl->nparked == 0) {
-		dr.idle = 1;
-		if (wl->state == WL_RUNNING)
-			instance_epoch(wl);
-		metrics_state(wl, WL_SUSPENDING, RT_REASON_IDLE, 0);
-		wl->state = WL_SUSPENDING;
-		tcp_drain(wl);
-	} else if (wl != NULL)
-		wl->drain_watch = 1;	/* activity.c says when it is idle */
-	if (imsgev_compose(iev, IMSG_GW_DRAINED, 0, -1, &dr, sizeof(dr)) == -1)
-		log_warn("%s: compose", __func__);
 }
 
 /* removed from the configuration with requests waiting for it */

@@ -66,6 +66,7 @@
 #include "timer.h"
 #include "workload.h"
 #include "runtime.h"
+#include "lifecycle_events.h"
 #include "admit.h"
 #include "driver.h"
 
@@ -93,7 +94,7 @@ static void	budget_report_soon(void);
 int
 budget_is_needed_by_running(const struct rt_workload *wl)
 {
-	return (lifecycle_dependent_up(wl) != NULL);
+	return (lifecycle->dependent_up(wl) != NULL);
 }
 
 /*
@@ -272,7 +273,7 @@ evictable(const struct rt_workload *wl, const struct rt_workload *for_wl,
 	    wl->stopping || wl->draining || wl->evicting || wl->holding ||
 	    wl->replace != NULL || budget_exempt(wl))
 		return (0);
-	if (lifecycle_keep_warm(wl))
+	if (lifecycle->keep_warm(wl))
 		return (0);
 	if (wl->busy_ms != 0 && now_ms - wl->busy_ms < BUDGET_BUSY_MS)
 		return (0);
@@ -401,18 +402,18 @@ queue_timeout(int fd, short event, void *arg)
 	if (admit_check(&s, estimate(wl), &shortfall) == ADMIT_SLOT)
 		(void)snprintf(msg, sizeof(msg), "no wake slot within %llds "
 		    "(max concurrent wakes %lld)",
-		    (long long)lifecycle_wake_timeout(wl),
+		    (long long)lifecycle->wake_timeout(wl),
 		    (long long)rt->max_wakes);
 	else
 		(void)snprintf(msg, sizeof(msg), "no room in the memory budget "
 		    "within %llds (needs %lld MiB, %lld MiB of %lld MiB free)",
-		    (long long)lifecycle_wake_timeout(wl),
+		    (long long)lifecycle->wake_timeout(wl),
 		    MIB(estimate(wl)), MIB(s.budget - s.in_use > 0 ?
 		    s.budget - s.in_use : 0), MIB(s.budget));
 	rt->stats.queue_timeouts++;
 	queue_leave(wl);
 	log_warnx("workload %s: wake not admitted: %s", wl->name, msg);
-	lifecycle_no_room(wl, msg);
+	lifecycle->no_room(wl, msg);
 	budget_run();
 }
 
@@ -459,7 +460,7 @@ budget_run(void)
 				reason = w->reason;
 				strlcpy(msg, w->msg, sizeof(msg));
 				queue_leave(wl);
-				lifecycle_start(wl, reason, msg[0] != '\0' ?
+				lifecycle->start(wl, reason, msg[0] != '\0' ?
 				    msg : NULL);
 				continue;
 			}
@@ -494,7 +495,7 @@ budget_admit(struct rt_workload *wl, enum rt_reason reason, const char *msg)
 		return;
 	if ((rt->budget == 0 && rt->max_wakes == 0 &&
 	    TAILQ_EMPTY(&rt->queue)) || budget_exempt(wl)) {
-		lifecycle_start(wl, reason, msg);
+		lifecycle->start(wl, reason, msg);
 		return;
 	}
 	if ((w = calloc(1, sizeof(*w))) == NULL)
@@ -507,7 +508,7 @@ budget_admit(struct rt_workload *wl, enum rt_reason reason, const char *msg)
 	wl->wait = w;
 	TAILQ_INSERT_TAIL(&rt->queue, w, entry);
 	timerclear(&tv);
-	tv.tv_sec = lifecycle_wake_timeout(wl);
+	tv.tv_sec = lifecycle->wake_timeout(wl);
 	timer_arm(&w->timer, queue_timeout, wl, &tv);
 	budget_run();
 	if ((w = wl->wait) == NULL)
@@ -623,7 +624,7 @@ budget_recv_activity(struct imsgev *iev, struct imsg *imsg)
 	/* whole records, each name terminated: the row (runtimed.c) */
 	for (off = 0; off < len; off += sizeof(act)) {
 		memcpy(&act, p + off, sizeof(act));
-		if ((wl = lifecycle_find(act.name)) == NULL)
+		if ((wl = lifecycle->find(act.name)) == NULL)
 			continue;
 		if (act.last_seen > wl->last_used)
 			wl->last_used = act.last_seen;
@@ -652,7 +653,7 @@ budget_recv_memory(struct imsgev *iev, struct imsg *imsg)
 
 	(void)imsg_get_data(imsg, &mem, sizeof(mem));
 	mem.name[sizeof(mem.name) - 1] = '\0';
-	if ((wl = lifecycle_find(mem.name)) != NULL)
+	if ((wl = lifecycle->find(mem.name)) != NULL)
 		budget_measured(wl, mem.bytes);
 }
 

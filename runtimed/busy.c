@@ -41,6 +41,7 @@
 #include "msg.h"
 #include "orchd.h"
 #include "runtime.h"
+#include "lifecycle_events.h"
 #include "timer.h"
 #include "units.h"
 #include "workload.h"
@@ -124,11 +125,11 @@ busy_verdict(struct rt_workload *wl, int code, const char *why)
 			    "not suspended", wl->name, wl->conf->busy_path);
 		}
 		/* the memory budget picks another one, if it asked */
-		budget_drain_refused(wl);
+		lifecycle->drain_refused(wl);
 		return;
 	}
-	if (lifecycle_suspend(wl->name, reason) == -1)
-		budget_drain_refused(wl);
+	if (lifecycle->suspend(wl->name, reason) == -1)
+		lifecycle->drain_refused(wl);
 }
 
 static void
@@ -283,8 +284,8 @@ busy_suspend(struct rt_workload *wl, int64_t idle_since)
 	char	 max[32];
 
 	if (wl->conf == NULL || wl->conf->busy_path == NULL ||
-	    wl->state != WL_RUNNING || lifecycle_keep_warm(wl)) {
-		(void)lifecycle_suspend(wl->name, RT_REASON_IDLE);
+	    wl->state != WL_RUNNING || lifecycle->keep_warm(wl)) {
+		(void)lifecycle->suspend(wl->name, RT_REASON_IDLE);
 		return;
 	}
 	if (wl->busy != NULL || wl->draining)
@@ -294,7 +295,7 @@ busy_suspend(struct rt_workload *wl, int64_t idle_since)
 			log_info("workload %s: busy for longer than busy max "
 			    "%s: suspended", wl->name, fmt_duration(
 			    busy_max(wl), max, sizeof(max)));
-		(void)lifecycle_suspend(wl->name, RT_REASON_IDLE);
+		(void)lifecycle->suspend(wl->name, RT_REASON_IDLE);
 		return;
 	}
 	busy_ask(wl, RT_REASON_IDLE);
@@ -311,7 +312,7 @@ int
 busy_evict(struct rt_workload *wl, enum rt_reason reason)
 {
 	if (wl->conf == NULL || wl->conf->busy_path == NULL)
-		return (lifecycle_suspend(wl->name, reason));
+		return (lifecycle->suspend(wl->name, reason));
 	if (wl->state != WL_RUNNING || wl->busy != NULL || wl->draining ||
 	    wl->busy_since != 0)
 		return (-1);

@@ -24,6 +24,7 @@
 #include "msg.h"
 #include "proc.h"
 #include "runtime.h"
+#include "lifecycle_events.h"
 #include "util.h"
 #include "workload.h"
 
@@ -39,7 +40,7 @@ command_workload(const struct proc_asker *a, struct imsg *imsg, char *name,
 
 	(void)imsg_get_data(imsg, &cn, sizeof(cn));
 	strlcpy(name, cn.name, len);
-	if ((wl = lifecycle_find(cn.name)) == NULL || wl->conf == NULL) {
+	if ((wl = lifecycle->find(cn.name)) == NULL || wl->conf == NULL) {
 		proc_reply_fail(rt->ps, a, CTL_ERR_NOENT,
 		    "no such workload: %s", cn.name);
 		return (NULL);
@@ -86,9 +87,9 @@ command_recv_wake(struct imsgev *iev, struct imsg *imsg)
 	if (command_wait(wl, &a, WL_RUNNING) == -1)
 		return;
 	/* orchctl comes through the parent, the API through a gateway */
-	lifecycle_cause(&cause, a.peer == PROC_GATEWAY ? WAKE_API :
+	lifecycle->cause(&cause, a.peer == PROC_GATEWAY ? WAKE_API :
 	    WAKE_ORCHCTL);
-	lifecycle_wake(name, RT_REASON_OPERATOR, &cause);
+	lifecycle->wake(name, RT_REASON_OPERATOR, &cause);
 }
 
 void
@@ -117,12 +118,12 @@ command_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 	case WL_RUNNING:
 		break;
 	}
-	if (lifecycle_keep_warm(wl)) {
+	if (lifecycle->keep_warm(wl)) {
 		proc_reply_fail(rt->ps, &a, CTL_ERR_BUSY,
 		    "%s is kept warm: turn that off first", name);
 		return;
 	}
-	if ((up = lifecycle_dependent_up(wl)) != NULL) {
+	if ((up = lifecycle->dependent_up(wl)) != NULL) {
 		proc_reply_fail(rt->ps, &a, CTL_ERR_BUSY,
 		    "%s depends on %s and is %s: suspend it first", up->name,
 		    name, workload_state_name(up->state));
@@ -130,7 +131,7 @@ command_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 	}
 	if (command_wait(wl, &a, WL_ASLEEP) == -1)
 		return;
-	if (lifecycle_suspend(name, RT_REASON_OPERATOR) == -1)
+	if (lifecycle->suspend(name, RT_REASON_OPERATOR) == -1)
 		command_refused(wl, "it cannot be suspended now");
 }
 
@@ -145,7 +146,7 @@ command_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 	proc_asker(iev, imsg, &a);
 	(void)imsg_get_data(imsg, &kw, sizeof(kw));
 	kw.on = kw.on != 0;
-	if ((wl = lifecycle_find(kw.name)) == NULL || wl->conf == NULL) {
+	if ((wl = lifecycle->find(kw.name)) == NULL || wl->conf == NULL) {
 		proc_reply_fail(rt->ps, &a, CTL_ERR_NOENT,
 		    "no such workload: %s", kw.name);
 		return;
@@ -156,10 +157,10 @@ command_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 	if (proc_compose(rt->ps, PROC_STORE, IMSG_ST_KEEPWARM, 0, -1, &kw,
 	    sizeof(kw)) == -1)
 		log_warn("%s: compose", __func__);
-	lifecycle_keep_warm_send(wl);
+	lifecycle->keep_warm_send(wl);
 	if (kw.on && (wl->state == WL_ASLEEP || wl->state == WL_FAILED)) {
-		lifecycle_cause(&cause, WAKE_KEEP_WARM);
-		lifecycle_wake(wl->name, RT_REASON_KEEP_WARM, &cause);
+		lifecycle->cause(&cause, WAKE_KEEP_WARM);
+		lifecycle->wake(wl->name, RT_REASON_KEEP_WARM, &cause);
 	}
 	(void)proc_reply_ok(rt->ps, &a);
 }
@@ -186,7 +187,7 @@ command_recv_restart(struct imsgev *iev, struct imsg *imsg)
 	}
 	if (command_wait(wl, &a, WL_RUNNING) == -1)
 		return;
-	if (lifecycle_restart(wl, "orchctl restart") == -1)
+	if (lifecycle->restart(wl, "orchctl restart") == -1)
 		command_state_refused(wl, "it is being replaced already");
 }
 

@@ -145,6 +145,15 @@ void		 docker_clear(struct rt_workload *);
 void		 docker_died(const char *, const char *);
 void		 docker_reconcile(void);
 void		 docker_event(const struct dk_event *);
+/*
+ * Where docker_events.c hands what it reads: driver_docker.c's, through
+ * this table so that the stream, below the driver, never names it.
+ */
+struct dk_events_to {
+	void	(*event)(const struct dk_event *);
+	void	(*reconcile)(void);
+};
+extern const struct dk_events_to docker_events_to;
 int		 docker_refused(struct rt_workload *);
 int		 docker_drift(struct rt_workload *);
 int64_t		 docker_pulling(struct rt_workload *);

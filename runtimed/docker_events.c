@@ -120,7 +120,7 @@ events_line(const char *line, size_t len)
 		e.signal = 0;
 	log_debug("docker: container %.12s of %s: %s", e.id, e.workload,
 	    action);
-	docker_event(&e);
+	docker_events_to.event(&e);
 	json_decref(o);
 }
 
@@ -137,7 +137,7 @@ events_data(const char *data, size_t len, void *arg)
 		events_opened = monotime_ms();
 		events_up = 1;
 		/* what was missed meanwhile, or before the first open */
-		docker_reconcile();
+		docker_events_to.reconcile();
 		return;
 	}
 	if (evbuffer_add(events_buf, data, len) == -1)

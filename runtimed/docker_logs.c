@@ -32,6 +32,7 @@
 #include "proc.h"
 #include "workload.h"
 #include "runtime.h"
+#include "lifecycle_events.h"
 #include "docker.h"
 #include "driver.h"
 
@@ -261,7 +262,7 @@ docker_recv_logs(struct imsgev *iev, struct imsg *imsg)
 
 	proc_asker(iev, imsg, &a);
 	(void)imsg_get_data(imsg, &cl, sizeof(cl));
-	if ((wl = lifecycle_find(cl.name)) == NULL || wl->conf == NULL ||
+	if ((wl = lifecycle->find(cl.name)) == NULL || wl->conf == NULL ||
 	    wl->conf->driver != DRIVER_DOCKER) {
 		logs_ctl_fail(&a, "no such docker workload");
 		return;

@@ -38,6 +38,7 @@
 #include "units.h"
 #include "workload.h"
 #include "runtime.h"
+#include "lifecycle_events.h"
 #include "docker.h"
 
 #define DK_PULLS_MAX		16	/* images being pulled at once */
@@ -413,7 +414,7 @@ docker_recv_pull(struct imsgev *iev, struct imsg *imsg)
 
 	proc_asker(iev, imsg, &a);
 	(void)imsg_get_data(imsg, &cn, sizeof(cn));
-	if ((wl = lifecycle_find(cn.name)) == NULL || wl->conf == NULL) {
+	if ((wl = lifecycle->find(cn.name)) == NULL || wl->conf == NULL) {
 		(void)snprintf(err, sizeof(err), "no such workload: %s",
 		    cn.name);
 		ctl_pull_fail(&a, err);

@@ -50,6 +50,7 @@
 #include "timer.h"
 #include "workload.h"
 #include "runtime.h"
+#include "lifecycle_events.h"
 #include "docker.h"
 #include "driver.h"
 
@@ -301,7 +302,7 @@ dk_pull_begin(struct rt_docker *dk, char *msg, size_t len)
 		return (-1);
 	log_info("workload %s: waits for the pull of %s", wl->name,
 	    wl->conf->image);
-	lifecycle_pulling(wl, secs);
+	lifecycle->pulling(wl, secs);
 	return (0);
 }
 
@@ -376,7 +377,7 @@ dk_pulled(int ok, const char *why, void *arg)
 		return;
 	}
 	dk->pulled = 1;
-	lifecycle_pulled(dk->wl);
+	lifecycle->pulled(dk->wl);
 	if (dk_next(dk, STEP_IMAGE, DK_IMAGE, dk->wl->conf->image,
 	    NULL) == -1)
 		dk_start_failed(dk, "cannot call Docker");
@@ -444,7 +445,7 @@ dk_start_failed(struct rt_docker *dk, const char *why)
 	dk->stop_wanted = 0;
 	log_warnx("workload %s: container not started: %s", dk->wl->name,
 	    why);
-	lifecycle_start_failed(dk->wl, why);
+	lifecycle->start_failed(dk->wl, why);
 }
 
 /* the network of "network NAME" is there: on to the container */
@@ -533,7 +534,7 @@ docker_recv_used(struct imsgev *iev, struct imsg *imsg)
 	(void)imsg_get_data(imsg, &ans, sizeof(ans));
 	ans.msg[sizeof(ans.msg) - 1] = '\0';
 	/* a start abandoned, or another since: not this answer's */
-	if ((wl = lifecycle_find(ans.name)) == NULL ||
+	if ((wl = lifecycle->find(ans.name)) == NULL ||
 	    (dk = wl->docker) == NULL || dk->op != OP_START ||
 	    dk->step != STEP_USE || dk->use_seq != ans.seq)
 		return;
@@ -569,7 +570,7 @@ dk_start_done(struct rt_docker *dk)
 		return;
 	}
 	log_debug("workload %s: container %.12s runs", wl->name, dk->id);
-	lifecycle_started(wl);
+	lifecycle->started(wl);
 	/* it may have died before we knew it had started */
 	if (dk->died && wl->docker == dk && dk->op == OP_NONE)
 		docker_died(wl->name, dk->id);
@@ -743,7 +744,7 @@ dk_stop_done(struct rt_docker *dk)
 	dk->op = OP_NONE;
 	dk->running = 0;
 	dk->run_hash[0] = '\0';
-	lifecycle_exited(dk->wl, 0);
+	lifecycle->exited(dk->wl, 0);
 }
 
 static void
@@ -886,7 +887,7 @@ docker_died(const char *name, const char *id)
 	struct rt_workload	*wl;
 	struct rt_docker	*dk;
 
-	if ((wl = lifecycle_find(name)) == NULL || (dk = wl->docker) == NULL)
+	if ((wl = lifecycle->find(name)) == NULL || (dk = wl->docker) == NULL)
 		return;
 	switch (dk->op) {
 	case OP_START:
@@ -1010,7 +1011,7 @@ dk_check_step(struct rt_docker *dk, const struct dk_resp *r)
 		}
 		if (refused) {
 			dk->checked_ms = monotime_ms();
-			lifecycle_checked(wl);
+			lifecycle->checked(wl);
 		}
 		/* it died after the inspect's answer: look again */
 		if (dk->died && wl->docker == dk && dk->op == OP_NONE)
@@ -1034,9 +1035,9 @@ dk_check_step(struct rt_docker *dk, const struct dk_resp *r)
 	dk->oom = dk->killsig = dk->removed = 0;
 	/* the lifecycle may forget the workload, and dk with it */
 	strlcpy(name, wl->name, sizeof(name));
-	lifecycle_ended(wl, status, reason, why[0] != '\0' ? why : NULL);
+	lifecycle->ended(wl, status, reason, why[0] != '\0' ? why : NULL);
 	/* started again (docker restart) while it was looked at */
-	if (seen && (wl = lifecycle_find(name)) != NULL &&
+	if (seen && (wl = lifecycle->find(name)) != NULL &&
 	    wl->docker != NULL)
 		dk_look(wl->docker);
 }
@@ -1087,7 +1088,7 @@ dk_look_step(struct rt_docker *dk, const struct dk_resp *r)
 	dk->oom = dk->killsig = dk->removed = 0;
 	log_info("workload %s: container %.12s was started outside orchd",
 	    wl->name, dk->id);
-	if (lifecycle_found_running(wl, &driver_docker,
+	if (lifecycle->found_running(wl, &driver_docker,
 	    "its container was started outside orchd") == -1)
 		return;
 	if (died && wl->docker == dk && dk->op == OP_NONE)
@@ -1154,7 +1155,7 @@ dk_event_destroy(struct rt_docker *dk)
 	log_info("workload %s: container %.12s was removed outside orchd",
 	    wl->name, dk->id);
 	dk->id[0] = '\0';
-	lifecycle_gone(wl, "its container was removed outside orchd");
+	lifecycle->gone(wl, "its container was removed outside orchd");
 }
 
 void
@@ -1163,7 +1164,7 @@ docker_event(const struct dk_event *e)
 	struct rt_workload	*wl;
 	struct rt_docker	*dk;
 
-	if ((wl = lifecycle_find(e->workload)) == NULL)
+	if ((wl = lifecycle->find(e->workload)) == NULL)
 		return;
 	if (e->ev == DK_EV_START) {
 		dk_event_start(wl, e);
@@ -1236,7 +1237,7 @@ dk_listed(json_t *c)
 	/* the list is filtered on our instance: checked all the same */
 	if (name == NULL || dk_labels_ours(json_object_get(c, "Labels"),
 	    name, err, sizeof(err)) == -1 ||
-	    (wl = lifecycle_find(name)) == NULL ||
+	    (wl = lifecycle->find(name)) == NULL ||
 	    wl->conf == NULL || wl->conf->driver != DRIVER_DOCKER)
 		return;
 	dk = dk_get(wl);
@@ -1367,11 +1368,11 @@ dk_adopt_step(struct rt_docker *dk, const struct dk_resp *r)
 	} else if (r->status != 404)
 		log_warnx("workload %s: cannot look for its container: %s",
 		    wl->name, r->err != NULL ? r->err : "no answer");
-	if (running && lifecycle_adopted(wl, &driver_docker,
+	if (running && lifecycle->adopted(wl, &driver_docker,
 	    "adopted a running container") == 0)
 		return;
 	if (pending)
-		lifecycle_restore(&dk->restore);
+		lifecycle->restore(&dk->restore);
 }
 
 /*
@@ -1429,3 +1430,9 @@ dk_done(const struct dk_resp *r, void *arg)
 		break;
 	}
 }
+
+/* what the events stream reads goes here (docker_events.c) */
+const struct dk_events_to docker_events_to = {
+	.event = docker_event,
+	.reconcile = docker_reconcile
+};

@@ -29,6 +29,7 @@
 #include "msg.h"
 #include "proc.h"
 #include "runtime.h"
+#include "lifecycle_events.h"
 #include "timer.h"
 #include "units.h"
 #include "workload.h"
@@ -242,7 +243,7 @@ process_find(struct imsg *imsg, struct rt_proc *rp)
 	(void)imsg_get_data(imsg, rp, sizeof(*rp));
 	rp->msg[sizeof(rp->msg) - 1] = '\0';
 	/* after a reload the name may be gone: not worth dying for */
-	if ((wl = lifecycle_find(rp->name)) == NULL)
+	if ((wl = lifecycle->find(rp->name)) == NULL)
 		log_warnx("workload %s: message %u from the parent for an "
 		    "unknown workload", rp->name, imsg_get_type(imsg));
 	return (wl);
@@ -266,7 +267,7 @@ process_recv_spawned(struct imsgev *iev, struct imsg *imsg)
 	wl->proc.spawning = 0;
 	if (rp.pid <= 0) {
 		wl->proc.stop_wanted = 0;
-		lifecycle_start_failed(wl, rp.msg);
+		lifecycle->start_failed(wl, rp.msg);
 		return;
 	}
 	wl->proc.pid = rp.pid;
@@ -277,7 +278,7 @@ process_recv_spawned(struct imsgev *iev, struct imsg *imsg)
 		process_term(wl);
 		return;
 	}
-	lifecycle_started(wl);
+	lifecycle->started(wl);
 }
 
 void
@@ -292,7 +293,7 @@ process_recv_exited(struct imsgev *iev, struct imsg *imsg)
 		timer_disarm(&wl->retiring->kill_timer);
 		free(wl->retiring);
 		wl->retiring = NULL;
-		replace_retired(wl, rp.status);
+		lifecycle->retired(wl, rp.status);
 		return;
 	}
 	if (rp.pid <= 0 || rp.pid != wl->proc.pid) {
@@ -303,6 +304,6 @@ process_recv_exited(struct imsgev *iev, struct imsg *imsg)
 	wl->proc.pid = 0;
 	wl->proc.stopping = 0;
 	timer_disarm(&wl->proc.kill_timer);
-	lifecycle_ended(wl, rp.status, rp.oom != 0 ? RT_REASON_OOM :
+	lifecycle->ended(wl, rp.status, rp.oom != 0 ? RT_REASON_OOM :
 	    RT_REASON_EXITED, NULL);
 }

@@ -61,6 +61,7 @@
 #include "timer.h"
 #include "workload.h"
 #include "runtime.h"
+#include "lifecycle_events.h"
 #include "docker.h"
 #include "driver.h"
 
@@ -516,7 +517,7 @@ sw_start_failed(struct rt_swarm *sw, const char *why)
 	log_warnx("workload %s: service not scaled up: %s", sw->wl->name,
 	    why);
 	sw_watch_arm(sw, SW_WATCH_MS);
-	lifecycle_start_failed(sw->wl, why);
+	lifecycle->start_failed(sw->wl, why);
 }
 
 static void
@@ -529,7 +530,7 @@ sw_start_done(struct rt_swarm *sw)
 	sw_watch_arm(sw, SW_WATCH_MS);
 	log_debug("workload %s: service %s has a task running", sw->wl->name,
 	    sw->sname);
-	lifecycle_started(sw->wl);
+	lifecycle->started(sw->wl);
 }
 
 /* a stop came mid-start: whatever was scaled up goes down again */
@@ -707,9 +708,9 @@ sw_stop_done(struct rt_swarm *sw)
 	sw->routed = sw->nnodes = 0;
 	sw_watch_arm(sw, SW_WATCH_MS);
 	if (abandoned)
-		lifecycle_start_failed(wl, "stopped before it started");
+		lifecycle->start_failed(wl, "stopped before it started");
 	else
-		lifecycle_exited(wl, 0);
+		lifecycle->exited(wl, 0);
 }
 
 /*
@@ -723,7 +724,7 @@ sw_stop_kept(struct rt_swarm *sw)
 	sw->op = SW_NONE;
 	sw->running = 0;
 	sw_watch_arm(sw, 0);
-	lifecycle_exited(sw->wl, 0);
+	lifecycle->exited(sw->wl, 0);
 }
 
 static int
@@ -902,7 +903,7 @@ sw_watch_step(struct rt_swarm *sw, const struct dk_resp *r)
 		log_info("workload %s: service %s was scaled up outside this "
 		    "orchd", wl->name, sw->sname);
 		sw->running = 1;
-		if (lifecycle_found_running(wl, &driver_swarm,
+		if (lifecycle->found_running(wl, &driver_swarm,
 		    "its service was scaled up outside orchd") == -1)
 			sw->running = 0;
 		else
@@ -922,7 +923,7 @@ sw_watch_step(struct rt_swarm *sw, const struct dk_resp *r)
 		    "scaled down or removed outside orchd", wl->name,
 		    sw->sname);
 		sw->running = 0;
-		lifecycle_ended(wl, 0, RT_REASON_EXITED, r->status == 404 ?
+		lifecycle->ended(wl, 0, RT_REASON_EXITED, r->status == 404 ?
 		    "its service was removed outside orchd" :
 		    "its service was scaled to 0 outside orchd");
 	}
@@ -943,7 +944,7 @@ sw_follow_end(struct rt_swarm *sw)
 	sw->refused = 0;
 	sw_watch_arm(sw, SW_WATCH_MS);
 	if (refused)
-		lifecycle_checked(sw->wl);
+		lifecycle->checked(sw->wl);
 }
 
 /* a start or a stop takes over: it tells the gateways */
@@ -968,7 +969,7 @@ sw_follow(struct rt_swarm *sw, int refused)
 		return;
 	sw->op = SW_FOLLOW;
 	sw->follow_end = monotime_ms() +
-	    lifecycle_wake_timeout(sw->wl) * 1000;
+	    lifecycle->wake_timeout(sw->wl) * 1000;
 	log_debug("workload %s: %s: looking where its tasks run",
 	    sw->wl->name, refused ? "a gateway could not connect" :
 	    "its tasks run elsewhere");

@@ -71,9 +71,10 @@
 #include "docker.h"
 #include "backoff.h"
 #include "driver.h"
+#include "lifecycle.h"
+#include "lifecycle_events.h"
 
 static void	lc_start(struct rt_workload *, enum rt_reason, const char *);
-static void	lc_stop(struct rt_workload *, enum rt_reason);
 static void	lc_stopped(struct rt_workload *);
 static void	deps_notify(struct rt_workload *, enum rt_reason,
 		    const char *);
@@ -105,8 +106,8 @@ exit_msg(int status, char *buf, size_t len)
 }
 
 /* wall clock: the history keeps it, milliseconds give wake times */
-static void
-since_now(struct rt_workload *wl)
+void
+lc_since_now(struct rt_workload *wl)
 {
 	wl->since_ms = walltime_ms();
 	wl->since = wl->since_ms / 1000;
@@ -151,8 +152,8 @@ state_repeat(struct rt_workload *wl)
 	state_send(wl, PROC_GATEWAY, &st);
 }
 
-static void
-state_set(struct rt_workload *wl, enum workload_state state,
+void
+lc_state_set(struct rt_workload *wl, enum workload_state state,
     enum rt_reason reason, const char *msg)
 {
 	struct rt_state		 st;
@@ -175,7 +176,7 @@ state_set(struct rt_workload *wl, enum workload_state state,
 		    msg != NULL && *msg != '\0' ? ": " : "",
 		    msg != NULL ? msg : "");
 	wl->state = state;
-	since_now(wl);
+	lc_since_now(wl);
 	/* nothing runs: nothing drifts */
 	if (state == WL_ASLEEP || state == WL_FAILED)
 		drift_ended(wl);
@@ -248,7 +249,7 @@ wake_timer_fired(int fd, short event, void *arg)
 	snprintf(msg, sizeof(msg), "not ready after %llds",
 	    (long long)lifecycle_wake_timeout(wl));
 	wake_failed(wl);
-	state_set(wl, WL_FAILED, RT_REASON_WAKE_TIMEOUT, msg);
+	lc_state_set(wl, WL_FAILED, RT_REASON_WAKE_TIMEOUT, msg);
 	/* half started is not started: it must not linger */
 	lc_stop(wl, RT_REASON_WAKE_TIMEOUT);
 	restart_schedule(wl, 0);
@@ -352,7 +353,7 @@ lc_fail(struct rt_workload *wl, enum rt_reason reason, const char *msg)
 	timer_disarm(&wl->wake_timer);
 	if (waking)
 		wake_failed(wl);
-	state_set(wl, WL_FAILED, reason, msg);
+	lc_state_set(wl, WL_FAILED, reason, msg);
 	if (waking)
 		restart_schedule(wl, 0);
 }
@@ -420,8 +421,8 @@ static void	lc_wake(struct rt_workload *, enum rt_reason,
  * side by side, each as any wake (joined if under way, after a stop if
  * stopping).  One that fails at once has failed wl when lc_wake returns.
  */
-static void
-deps_wake(struct rt_workload *wl)
+void
+lc_deps_wake(struct rt_workload *wl)
 {
 	const struct strentry	*e;
 	struct rt_workload	*d;
@@ -515,49 +516,6 @@ deps_up(struct rt_workload *wl)
 			lc_wake(d, RT_REASON_DEPENDENCY, &depcause, msg);
 }
 
-/*
- * Who depends on whom in gen: each workload's list of those that depend
- * on it.  Made before anything of the generation runs, and only of its
- * workloads, none of which the removals free.
- */
-static void
-deps_index(struct cfg_generation *gen)
-{
-	struct workload_conf	*conf;
-	const struct strentry	*e;
-	struct rt_workload	*wl, *d;
-	int			 pass;
-
-	RB_FOREACH(wl, rt_workloads, &rt->workloads) {
-		free(wl->dependents);
-		wl->dependents = NULL;
-		wl->ndependents = 0;
-	}
-	/* count, then fill */
-	for (pass = 0; pass < 2; pass++) {
-		TAILQ_FOREACH(conf, &gen->workloads, entry) {
-			wl = lifecycle_find(conf->name);
-			TAILQ_FOREACH(e, &conf->depends, entry) {
-				if ((d = lifecycle_find(e->str)) == NULL ||
-				    d->conf == NULL || d == wl)
-					continue;
-				if (pass == 1)
-					d->dependents[d->ndependents] = wl;
-				d->ndependents++;
-			}
-		}
-		if (pass == 1)
-			break;
-		RB_FOREACH(wl, rt_workloads, &rt->workloads) {
-			if (wl->ndependents > 0 && (wl->dependents =
-			    calloc(wl->ndependents,
-			    sizeof(*wl->dependents))) == NULL)
-				fatal("%s", __func__);
-			wl->ndependents = 0;
-		}
-	}
-}
-
 static void
 lc_start(struct rt_workload *wl, enum rt_reason reason, const char *msg)
 {
@@ -566,18 +524,18 @@ lc_start(struct rt_workload *wl, enum rt_reason reason, const char *msg)
 	timer_disarm(&wl->restart_timer);
 	/* the memory budget admitted it: charged from now until it stops */
 	budget_charge(wl);
-	state_set(wl, WL_WAKING, reason, msg);
+	lc_state_set(wl, WL_WAKING, reason, msg);
 	if (TAILQ_EMPTY(&wl->conf->depends)) {
 		lc_run(wl);
 		return;
 	}
 	wl->deps_wait = 1;
 	rt->ndeps_wait++;
-	deps_wake(wl);
+	lc_deps_wake(wl);
 }
 
 /* begin a stop; the driver's report of the exit completes it */
-static void
+void
 lc_stop(struct rt_workload *wl, enum rt_reason reason)
 {
 	ready_stop(wl);
@@ -591,7 +549,7 @@ lc_stop(struct rt_workload *wl, enum rt_reason reason)
 		lc_stopped(wl);
 }
 
-static void
+void
 lc_free(struct rt_workload *wl)
 {
 	log_debug("workload %s: forgotten", wl->name);
@@ -622,7 +580,7 @@ lc_stopped(struct rt_workload *wl)
 	wl->holding = 0;
 	timer_disarm(&wl->hold_timer);
 	if (wl->state == WL_SUSPENDING)
-		state_set(wl, WL_ASLEEP, wl->stop_reason, NULL);
+		lc_state_set(wl, WL_ASLEEP, wl->stop_reason, NULL);
 	if (wl->conf == NULL) {
 		lc_free(wl);
 		budget_changed();
@@ -938,7 +896,7 @@ lifecycle_drained(const char *name, int idle)
 		budget_drain_refused(wl);
 		return;
 	}
-	state_set(wl, WL_SUSPENDING, wl->drain_reason, NULL);
+	lc_state_set(wl, WL_SUSPENDING, wl->drain_reason, NULL);
 	lc_stop(wl, wl->drain_reason);
 }
 
@@ -973,7 +931,7 @@ lifecycle_restore(const struct st_restore *rs)
 	case WL_RUNNING:
 	case WL_SUSPENDING:
 		wl->state = rs->state;
-		state_set(wl, WL_ASLEEP, RT_REASON_RESTORED,
+		lc_state_set(wl, WL_ASLEEP, RT_REASON_RESTORED,
 		    "not running after a restart");
 		break;
 	case WL_FAILED:
@@ -987,8 +945,8 @@ lifecycle_restore(const struct st_restore *rs)
 }
 
 /* keep warm workloads are woken once the store has said its piece */
-static void
-keep_warm_wakes(void)
+void
+lc_keep_warm_wakes(void)
 {
 	struct rt_workload	*wl, *next;
 	struct wake_cause	 cause;
@@ -1007,7 +965,7 @@ lifecycle_restore_done(void)
 		return;
 	rt->restored = 1;
 	log_debug("restored from the store");
-	keep_warm_wakes();
+	lc_keep_warm_wakes();
 }
 
 /*
@@ -1089,7 +1047,7 @@ lifecycle_ready(struct rt_workload *wl)
 	timer_disarm(&wl->wake_timer);
 	backoff_succeeded(&wl->backoff);
 	wl->running_ms = monotime_ms();
-	state_set(wl, WL_RUNNING, RT_REASON_READY, NULL);
+	lc_state_set(wl, WL_RUNNING, RT_REASON_READY, NULL);
 	/* started as a change came: replaced at once if it says so */
 	lifecycle_changed(wl);
 }
@@ -1105,7 +1063,7 @@ lifecycle_unhealthy(struct rt_workload *wl, const char *msg)
 {
 	if (wl->state != WL_RUNNING || wl->conf == NULL || wl->stopping)
 		return;
-	state_set(wl, WL_SUSPENDING, RT_REASON_UNHEALTHY, msg);
+	lc_state_set(wl, WL_SUSPENDING, RT_REASON_UNHEALTHY, msg);
 	lc_stop(wl, RT_REASON_UNHEALTHY);
 }
 
@@ -1133,7 +1091,7 @@ lifecycle_squatted(struct rt_workload *wl, const char *msg)
 		lc_stop(wl, RT_REASON_START_FAILED);
 	} else if (wl->state == WL_RUNNING) {
 		up = monotime_ms() - wl->running_ms;
-		state_set(wl, WL_FAILED, RT_REASON_UNHEALTHY, msg);
+		lc_state_set(wl, WL_FAILED, RT_REASON_UNHEALTHY, msg);
 		lc_stop(wl, RT_REASON_UNHEALTHY);
 		restart_schedule(wl, up);
 	}
@@ -1156,7 +1114,7 @@ lifecycle_adopted(struct rt_workload *wl, const struct rt_driver *drv,
 	wl->running_ms = monotime_ms();
 	budget_forget(wl);
 	budget_charge(wl);
-	state_set(wl, WL_RUNNING, RT_REASON_RESTORED, msg);
+	lc_state_set(wl, WL_RUNNING, RT_REASON_RESTORED, msg);
 	/* it runs: so must what it depends on */
 	if (!TAILQ_EMPTY(&wl->conf->depends))
 		deps_up(wl);
@@ -1213,9 +1171,9 @@ lifecycle_ended(struct rt_workload *wl, int status, enum rt_reason reason,
 	case WL_RUNNING:
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
 		    reason != RT_REASON_OOM)
-			state_set(wl, WL_ASLEEP, reason, msg);
+			lc_state_set(wl, WL_ASLEEP, reason, msg);
 		else
-			state_set(wl, WL_FAILED, reason, msg);
+			lc_state_set(wl, WL_FAILED, reason, msg);
 		restart_schedule(wl, monotime_ms() - wl->running_ms);
 		break;
 	default:
@@ -1242,7 +1200,7 @@ lifecycle_found_running(struct rt_workload *wl, const struct rt_driver *drv,
 	wl->wake_queued = 0;
 	budget_forget(wl);
 	budget_charge(wl);
-	state_set(wl, WL_WAKING, RT_REASON_OPERATOR, msg);
+	lc_state_set(wl, WL_WAKING, RT_REASON_OPERATOR, msg);
 	wake_timer_arm(wl);
 	ready_start(wl);
 	return (0);
@@ -1256,7 +1214,7 @@ void
 lifecycle_gone(struct rt_workload *wl, const char *msg)
 {
 	if (wl->state == WL_FAILED && !wl->stopping && wl->conf != NULL)
-		state_set(wl, WL_ASLEEP, RT_REASON_EXITED, msg);
+		lc_state_set(wl, WL_ASLEEP, RT_REASON_EXITED, msg);
 }
 
 /*
@@ -1399,7 +1357,7 @@ lifecycle_restart(struct rt_workload *wl, const char *why)
 		log_warn("workload %s: hold", wl->name);
 		return (-1);
 	}
-	state_set(wl, WL_SUSPENDING, RT_REASON_REPLACED, why);
+	lc_state_set(wl, WL_SUSPENDING, RT_REASON_REPLACED, why);
 	wl->holding = n;
 	lifecycle_cause(&cause, WAKE_RESTART);
 	wake_queue(wl, RT_REASON_REPLACED, &cause);
@@ -1436,7 +1394,7 @@ lifecycle_replaced(struct rt_workload *wl, const char *msg)
 	struct rt_state	 st;
 
 	log_info("workload %s: %s", wl->name, msg);
-	since_now(wl);
+	lc_since_now(wl);
 	state_fill(wl, wl->state, RT_REASON_REPLACED, msg, &st);
 	state_send(wl, PROC_GATEWAY, &st);
 	state_send(wl, PROC_REAPER, &st);
@@ -1444,156 +1402,40 @@ lifecycle_replaced(struct rt_workload *wl, const char *msg)
 	state_send(wl, PROC_PARENT, &st);
 }
 
-static struct rt_workload *
-wl_new(const char *name)
-{
-	struct rt_workload	*wl;
-	size_t			 len;
-
-	/* the name in the same allocation, no longer */
-	len = strlen(name) + 1;
-	if ((wl = calloc(1, sizeof(*wl) + len)) == NULL)
-		fatal("%s: calloc", __func__);
-	memcpy(wl->namebuf, name, len);
-	wl->name = wl->namebuf;
-	wl->state = WL_ASLEEP;
-	since_now(wl);
-	wl->keep_warm = -1;
-	TAILQ_INIT(&wl->waiters);
-	process_init(wl);
-	RB_INSERT(rt_workloads, &rt->workloads, wl);
-	return (wl);
-}
-
-/* no longer configured: stopped if anything runs, then forgotten */
-static void
-wl_remove(struct rt_workload *wl)
-{
-	/* the old instance of a replacement goes its own way */
-	replace_abandon(wl);
-	wl->conf = NULL;
-	wl->wake_queued = 0;
-	timer_disarm(&wl->restart_timer);
-	/* as the store and the reaper forget it: a new one starts afresh */
-	wl->keep_warm = -1;
-	switch (wl->state) {
-	case WL_WAKING:
-	case WL_RUNNING:
-		state_set(wl, WL_SUSPENDING, RT_REASON_REMOVED, NULL);
-		lc_stop(wl, RT_REASON_REMOVED);
-		break;
-	case WL_SUSPENDING:
-		wl->stop_reason = RT_REASON_REMOVED;
-		break;
-	default:
-		if (!wl->stopping)
-			lc_free(wl);
-		break;
-	}
-}
-
 /*
- * Wakes that arrived before this generation named their workload.  One
- * still unknown is failed, so that a gateway that does know the name
- * answers its requests now rather than at its own timeout.
+ * The table the drivers, the budget and the others reach the lifecycle
+ * through (lifecycle_events.h).
  */
-static void
-early_wakes_run(void)
-{
-	struct rt_state	 st;
-	int		 i;
-
-	for (i = 0; i < rt->nearly; i++) {
-		if (lifecycle_find(rt->early[i].name) != NULL) {
-			lifecycle_wake(rt->early[i].name, RT_REASON_REQUEST,
-			    &rt->early[i].cause);
-			continue;
-		}
-		log_debug("workload %s: wake of an unknown workload",
-		    rt->early[i].name);
-		memset(&st, 0, sizeof(st));
-		strlcpy(st.name, rt->early[i].name, sizeof(st.name));
-		/* told, not a change: nothing for the history or events */
-		st.from = WL_FAILED;
-		st.state = WL_FAILED;
-		st.reason = RT_REASON_START_FAILED;
-		st.since = time(NULL);
-		strlcpy(st.msg, "no such workload", sizeof(st.msg));
-		if (proc_compose(rt->ps, PROC_GATEWAY, IMSG_RT_STATE, 0, -1,
-		    &st, sizeof(st)) == -1)
-			log_warn("%s: compose", __func__);
-	}
-	rt->nearly = 0;
-}
-
-/*
- * The tree follows the new generation: names that persist keep their
- * state and take the new definition (it is used from their next start),
- * new names start asleep, removed ones are stopped.  The old generation
- * is freed when this returns: no pointer into it may survive.
- */
-void
-lifecycle_apply(struct cfg_generation *gen)
-{
-	struct workload_conf	*conf;
-	struct rt_workload	*wl, *next;
-	uint32_t		 n = 0;
-
-	rt->wake_timeout = gen->global.wake_timeout;
-	rt->on_change = gen->global.on_change;
-	rt->health_interval = gen->global.health_interval;
-	rt->health_timeout = gen->global.health_timeout;
-	rt->health_failures = gen->global.health_failures;
-	RB_FOREACH(wl, rt_workloads, &rt->workloads)
-		wl->conf = NULL;
-	TAILQ_FOREACH(conf, &gen->workloads, entry) {
-		if ((wl = lifecycle_find(conf->name)) == NULL)
-			wl = wl_new(conf->name);
-		/* a running instance keeps its own until it stops */
-		if (wl->run_conf == NULL && lifecycle_address(conf, &wl->addr,
-		    &wl->addrlen) == -1)
-			log_warnx("workload %s: bad address %s", wl->name,
-			    conf->address);
-		wl->conf = conf;
-		/*
-		 * liveness as the new definition says, from its next check;
-		 * none while a replacement starts beside it
-		 */
-		if (wl->state == WL_RUNNING && !replace_starting(wl))
-			live_start(wl);
-		drift_update(wl);
-	}
-	deps_index(gen);
-	/* its container may be there, even running, from before */
-	TAILQ_FOREACH(conf, &gen->workloads, entry)
-		if (conf->driver == DRIVER_DOCKER &&
-		    (wl = lifecycle_find(conf->name)) != NULL)
-			docker_adopt(wl);
-		else if (conf->driver == DRIVER_SWARM &&
-		    (wl = lifecycle_find(conf->name)) != NULL)
-			swarm_adopt(wl);
-	/* conf was cleared above for every name that is gone */
-	RB_FOREACH_SAFE(wl, rt_workloads, &rt->workloads, next)
-		if (wl->conf == NULL)
-			wl_remove(wl);
-	/* "on change restart": replaced now, each as replace.c decides */
-	RB_FOREACH(wl, rt_workloads, &rt->workloads)
-		lifecycle_changed(wl);
-	/* those waiting may depend on others now */
-	if (rt->ndeps_wait > 0)
-		RB_FOREACH(wl, rt_workloads, &rt->workloads)
-			if (wl->deps_wait && wl->conf != NULL)
-				deps_wake(wl);
-	RB_FOREACH(wl, rt_workloads, &rt->workloads)
-		n++;
-	/* those still stopping count: they are known until gone */
-	rt->ps->workloads = n;
-	rt->configured = 1;
-	counts_changed();
-	/* the budget's settings, once every name has its definition */
-	budget_apply(&gen->global);
-	/* at start, what the store remembers may change keep warm */
-	if (rt->restored)
-		keep_warm_wakes();
-	early_wakes_run();
-}
+static const struct lifecycle_events lifecycle_table = {
+	.find = lifecycle_find,
+	.keep_warm = lifecycle_keep_warm,
+	.dependent_up = lifecycle_dependent_up,
+	.wake_timeout = lifecycle_wake_timeout,
+	.address = lifecycle_address,
+	.keep_warm_send = lifecycle_keep_warm_send,
+	.wake = lifecycle_wake,
+	.cause = lifecycle_cause,
+	.suspend = lifecycle_suspend,
+	.start = lifecycle_start,
+	.no_room = lifecycle_no_room,
+	.started = lifecycle_started,
+	.start_failed = lifecycle_start_failed,
+	.exited = lifecycle_exited,
+	.ended = lifecycle_ended,
+	.pulling = lifecycle_pulling,
+	.pulled = lifecycle_pulled,
+	.adopted = lifecycle_adopted,
+	.found_running = lifecycle_found_running,
+	.gone = lifecycle_gone,
+	.checked = lifecycle_checked,
+	.restore = lifecycle_restore,
+	.ready = lifecycle_ready,
+	.unhealthy = lifecycle_unhealthy,
+	.squatted = lifecycle_squatted,
+	.changed = lifecycle_changed,
+	.restart = lifecycle_restart,
+	.replaced = lifecycle_replaced,
+	.retired = replace_retired,
+	.drain_refused = budget_drain_refused,
+};
+const struct lifecycle_events *const lifecycle = &lifecycle_table;

@@ -26,6 +26,7 @@
 #include "msg.h"
 #include "orchd.h"
 #include "runtime.h"
+#include "lifecycle_events.h"
 #include "timer.h"
 #include "workload.h"
 
@@ -141,7 +142,7 @@ live_done(struct rt_workload *wl, const char *why)
 	snprintf(msg, sizeof(msg), "%d health check%s failed: %s",
 	    l->failures, l->failures > 1 ? "s" : "", why);
 	/* this ends the checks, and l with them */
-	lifecycle_unhealthy(wl, msg);
+	lifecycle->unhealthy(wl, msg);
 }
 
 static void

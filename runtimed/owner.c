@@ -27,6 +27,7 @@
 #include "msg.h"
 #include "proc.h"
 #include "runtime.h"
+#include "lifecycle_events.h"
 #include "workload.h"
 
 static uint32_t		 owner_seq;
@@ -50,7 +51,7 @@ owner_ask(struct rt_workload *wl, enum owner_for why)
 	    sizeof(q)) == -1) {
 		log_warn("workload %s: listener check", wl->name);
 		wl->owner_for = OWNER_NONE;
-		lifecycle_squatted(wl, "listener check: cannot ask the parent");
+		lifecycle->squatted(wl, "listener check: cannot ask the parent");
 	}
 }
 
@@ -71,14 +72,14 @@ owner_recv(struct imsgev *iev, struct imsg *imsg)
 	char			 msg[RT_MSG_MAX];
 
 	(void)imsg_get_data(imsg, &ro, sizeof(ro));
-	if ((wl = lifecycle_find(ro.name)) == NULL ||
+	if ((wl = lifecycle->find(ro.name)) == NULL ||
 	    wl->owner_for == OWNER_NONE || wl->owner_seq != ro.seq)
 		return;
 	why = wl->owner_for;
 	wl->owner_for = OWNER_NONE;
 	if (ro.ok == 1) {
 		if (why == OWNER_WAKE)
-			lifecycle_ready(wl);
+			lifecycle->ready(wl);
 		return;
 	}
 	if (ro.ok == 0)
@@ -86,5 +87,5 @@ owner_recv(struct imsgev *iev, struct imsg *imsg)
 	else
 		(void)snprintf(msg, sizeof(msg), "listener check: %.200s", ro.msg);
 	log_warnx("workload %s: %s: never proxied there", wl->name, msg);
-	lifecycle_squatted(wl, msg);
+	lifecycle->squatted(wl, msg);
 }

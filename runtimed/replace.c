@@ -9,10 +9,10 @@
  * adopted from before orchd's start, only its hash label is known: its
  * drift is "definition" when the definition makes another container.
  *
- * Replacement, when "on change restart" says so (lifecycle_changed()):
+ * Replacement, when "on change restart" says so (lifecycle->changed()):
  * side by side where the old and the new instance can both listen, a
  * process workload whose new definition has another address or port;
- * in place otherwise (lifecycle_restart()), which a container always
+ * in place otherwise (lifecycle->restart()), which a container always
  * is: its port is published on the host as the definition says, and
  * its name is the workload's.
  *
@@ -42,6 +42,7 @@
 #include "timer.h"
 #include "workload.h"
 #include "runtime.h"
+#include "lifecycle_events.h"
 #include "docker.h"
 #include "driver.h"
 
@@ -198,7 +199,7 @@ static void
 replace_done(struct rt_workload *wl)
 {
 	replace_free(wl);
-	lifecycle_changed(wl);
+	lifecycle->changed(wl);
 }
 
 static void
@@ -236,7 +237,7 @@ replace_start_late(int fd, short event, void *arg)
 	if (wl->replace == NULL || wl->replace->phase != REPLACE_STARTING)
 		return;
 	snprintf(why, sizeof(why), "not ready after %llds",
-	    (long long)lifecycle_wake_timeout(wl));
+	    (long long)lifecycle->wake_timeout(wl));
 	replace_fail(wl, why);
 }
 
@@ -279,7 +280,7 @@ replace_side_ok(const struct rt_workload *wl, union wl_addr *addr,
 	    wl->run_conf == NULL || wl->run_conf->driver != DRIVER_PROCESS ||
 	    wl->retiring != NULL || wl->proc.pid == 0)
 		return (0);
-	if (lifecycle_address(wl->conf, addr, len) == -1)
+	if (lifecycle->address(wl->conf, addr, len) == -1)
 		return (0);
 	return (*len != wl->addrlen || memcmp(addr, &wl->addr, *len) != 0);
 }
@@ -310,7 +311,7 @@ replace_side(struct rt_workload *wl, const union wl_addr *addr,
 	drift_started(wl);
 	log_info("workload %s: starting its new definition beside pid %d",
 	    wl->name, rp->old_pid);
-	replace_timer(wl, lifecycle_wake_timeout(wl), replace_start_late);
+	replace_timer(wl, lifecycle->wake_timeout(wl), replace_start_late);
 	msg[0] = '\0';
 	if (wl->drv->start(wl, msg, sizeof(msg)) == -1)
 		replace_gone(wl, msg);
@@ -327,7 +328,7 @@ replace_begin(struct rt_workload *wl)
 	if (replace_side_ok(wl, &addr, &len) && replace_side(wl, &addr,
 	    len) == 0)
 		return;
-	if (lifecycle_restart(wl, "new definition") == -1)
+	if (lifecycle->restart(wl, "new definition") == -1)
 		log_warnx("workload %s: cannot be replaced now: it runs on "
 		    "with its older definition", wl->name);
 }
@@ -355,7 +356,7 @@ replace_ready(struct rt_workload *wl)
 	live_start(wl);
 	(void)snprintf(msg, sizeof(msg), "replaced side by side: pid %d "
 	    "for pid %d, the new definition", wl->proc.pid, rp->old_pid);
-	lifecycle_replaced(wl, msg);
+	lifecycle->replaced(wl, msg);
 	workload_free(rp->old_conf);
 	rp->old_conf = NULL;
 	if (rp->old_gone || (rp->held = route_send(wl, 1)) == 0) {
@@ -396,18 +397,18 @@ replace_gone(struct rt_workload *wl, const char *msg)
 	if (old_gone) {
 		log_warnx("workload %s: its new definition did not start (%s), "
 		    "and the old one has exited", wl->name, why);
-		lifecycle_ended(wl, status, RT_REASON_EXITED, NULL);
+		lifecycle->ended(wl, status, RT_REASON_EXITED, NULL);
 		return;
 	}
 	log_warnx("workload %s: its new definition did not start (%s): the "
 	    "old one runs on", wl->name, why);
 	(void)snprintf(text, sizeof(text), "not replaced: %.200s; the old "
 	    "instance runs on", why);
-	lifecycle_replaced(wl, text);
+	lifecycle->replaced(wl, text);
 	if (wl->state == WL_RUNNING)
 		live_start(wl);
 	/* changed meanwhile: the new one's turn */
-	lifecycle_changed(wl);
+	lifecycle->changed(wl);
 }
 
 /* a gateway has nothing in flight to the old one */
