@@ -123,8 +123,8 @@ int		 dk_api_at_least(int, int);
 const char	*dk_where(void);
 
 /* docker_path.c */
-int		 dk_path(enum dk_call, const char *, const char *, char *,
-		    size_t, int *);
+int		 dk_path(enum dk_call, const char *, const char *, int,
+		    char *, size_t, int *);
 
 /* docker_spec.c */
 json_t		*dk_spec(const struct workload_conf *, const char *, char *,

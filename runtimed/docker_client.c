@@ -455,8 +455,8 @@ dk_call(enum dk_call call, const char *id, const char *arg, json_t *body,
 	/* the swarm's calls: to the manager, if one is named */
 	req->remote = dk_mgr_cfg != NULL && call >= DK_SVC_INSPECT &&
 	    call <= DK_NODE;
-	if (dk_path(call, id, arg, req->path, sizeof(req->path),
-	    &secs) == -1) {
+	if (dk_path(call, id, arg, dk_api_at_least(1, 41), req->path,
+	    sizeof(req->path), &secs) == -1) {
 		log_warnx("docker: refused to build call %d for \"%s\"",
 		    call, id != NULL ? id : arg != NULL ? arg : "");
 		free(req);

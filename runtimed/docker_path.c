@@ -137,12 +137,13 @@ dk_filters(char *buf, size_t len, const char *head)
 
 /*
  * The path of call with its id and arg, checked, into path (len bytes,
- * without the API version); secs: what the call's timeout must add, the
- * stop's own.  -1 for a call that cannot be made.
+ * without the API version); oneshot: the daemon speaks API 1.41 or
+ * later (docker_client.c negotiated it); secs: what the call's timeout
+ * must add, the stop's own.  -1 for a call that cannot be made.
  */
 int
-dk_path(enum dk_call call, const char *id, const char *arg, char *path,
-    size_t len, int *secs)
+dk_path(enum dk_call call, const char *id, const char *arg, int oneshot,
+    char *path, size_t len, int *secs)
 {
 	char	 filters[512], enc[sizeof(filters) * 3];
 	char	 from[DK_IMAGE_MAX * 3], tag[DK_TAG_MAX * 3];
@@ -226,7 +227,7 @@ dk_path(enum dk_call call, const char *id, const char *arg, char *path,
 		/* one-shot (1.41): no second sample a second later */
 		n = snprintf(path, len,
 		    "/containers/%s/stats?stream=0%s", id,
-		    dk_api_at_least(1, 41) ? "&one-shot=1" : "");
+		    oneshot ? "&one-shot=1" : "");
 		break;
 	case DK_LOGS:
 		n = snprintf(path, len,
