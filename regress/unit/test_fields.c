@@ -31,22 +31,6 @@
 #define ITEM_NEXT	".It Li "
 #define WORDS_MAX	512
 
-/*
- * What orchd-api.7 does not say today, tolerated here so that the test
- * passes on the page as it is; the lead adds them to the page (see
- * fields-man-notes.txt) and then takes them out of these lists.
- */
-static const char *undocumented[] = {
-	"source",		/* the store's; the API's is not taken */
-	"busy_path", "busy_max", "busy_fail",
-	"health_interval", "health_timeout", "health_failures",
-	"replicas", "constraints",	/* driver swarm */
-	"description",			/* new: the exercise */
-};
-static const char *undocumented_words[] = {
-	"swarm",			/* driver swarm */
-};
-
 /* the words of the page's POST item that look like names: ".Li word" */
 static size_t
 page_words(char words[][64], size_t max)
@@ -122,9 +106,6 @@ test_manpage_fields(void **state)
 		if (!(f->flags & WF_API))
 			continue;
 		if (!on_page(f->json, words, n)) {
-			if (listed(f->json, undocumented,
-			    nitems(undocumented)))
-				continue;
 			print_message("%s: field %s is not listed\n", MANPAGE,
 			    f->json);
 			bad++;
@@ -133,9 +114,7 @@ test_manpage_fields(void **state)
 		if (f->type != WF_WORD || f->words == wl_sources)
 			continue;
 		for (w = f->words; w->name != NULL; w++)
-			if (!on_page(w->name, words, n) &&
-			    !listed(w->name, undocumented_words,
-			    nitems(undocumented_words))) {
+			if (!on_page(w->name, words, n)) {
 				print_message("%s: %s \"%s\" is not listed\n",
 				    MANPAGE, f->json, w->name);
 				bad++;
