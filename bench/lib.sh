@@ -88,6 +88,12 @@ bench_init() {
 	getent passwd _orchd >/dev/null ||
 	    useradd -r -d /var/empty -s /usr/sbin/nologin _orchd ||
 	    die "cannot create user _orchd"
+	# the backend's user: the keep-warm workload that stands for it
+	# runs as this user, and orchd serves a workload only where its
+	# own uid listens (the listener check)
+	getent passwd _orchbench >/dev/null ||
+	    useradd -r -d /var/empty -s /usr/sbin/nologin _orchbench ||
+	    die "cannot create user _orchbench"
 	mkdir -p /var/empty
 	chmod 0755 /var/empty
 }
@@ -307,8 +313,12 @@ http {
 	}
 }
 EOF
-	taskset -c "$SCPU" nginx -p "$B/backend" -c "$B/backend/nginx.conf" \
-	    -g 'daemon off;' 2>>"$B/backend/error.log" &
+	chown -R _orchbench "$B/backend"
+	# as _orchbench, whose listener the "backend" workload's is
+	taskset -c "$SCPU" setpriv --reuid=_orchbench --regid=_orchbench \
+	    --init-groups nginx -p "$B/backend" -e "$B/backend/error.log" \
+	    -c "$B/backend/nginx.conf" -g 'daemon off;' \
+	    2>>"$B/backend/error.log" &
 	BACKEND_PID=$!
 	track "$BACKEND_PID"
 	wait_for 10 port_open "$BACKEND_PORT" || die "backend did not start"
@@ -406,6 +416,7 @@ orchd_backend_workload() {
 workload "backend" {
 	host "$HOSTNAME_BENCH"
 	command "/bin/busybox sleep 100000"
+	user "_orchbench"
 	port $BACKEND_PORT
 	keep warm
 }
