@@ -314,6 +314,7 @@ http {
 }
 EOF
 	chmod 0755 "$B"
+	: >>"$B/backend/error.log"
 	chown -R _orchbench "$B/backend"
 	# as _orchbench, whose listener the "backend" workload's is
 	taskset -c "$SCPU" setpriv --reuid=_orchbench --regid=_orchbench \
