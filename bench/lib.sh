@@ -404,6 +404,10 @@ orchd_globals() {
 	mkdir -p "$d/log"
 	cat <<EOF
 # written by bench/lib.sh
+# an instance of its own (orchd-workload(7), instances sharing a host):
+# another orchd on this host, the tests' or an operator's, holds its own
+instance name "bench-$$"
+workload uids "$((160000000 + ($$ % 262144) * 256))-$((160000000 + ($$ % 262144) * 256 + 255))"
 database "$d/db/orchd.db"
 socket "$d/orchd.sock"
 log directory "$d/log"
