@@ -402,12 +402,15 @@ EOF
 orchd_globals() {
 	d=$1
 	mkdir -p "$d/log"
+	n=$(printf '%s' "$d" | cksum | cut -d ' ' -f 1)
+	lo=$((160000000 + (n % 262144) * 256))
 	cat <<EOF
 # written by bench/lib.sh
-# an instance of its own (orchd-workload(7), instances sharing a host):
-# another orchd on this host, the tests' or an operator's, holds its own
-instance name "bench-$$"
-workload uids "$((160000000 + ($$ % 262144) * 256))-$((160000000 + ($$ % 262144) * 256 + 255))"
+# an instance of its own (orchd-workload(7), instances sharing a host),
+# one per directory: another orchd on this host, the tests', an
+# operator's or this run's other target, holds its own
+instance name "bench-$(basename "$d")-$n"
+workload uids "$lo-$((lo + 255))"
 database "$d/db/orchd.db"
 socket "$d/orchd.sock"
 log directory "$d/log"
