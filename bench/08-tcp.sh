@@ -40,7 +40,11 @@ PIPELINE=${BENCH_PIPELINE:-1}
 TARGETS="gatewayd haproxy direct"
 
 mkdir -p "$B/redis"
-taskset -c "$SCPU" redis-server --port "$REDIS_PORT" --bind 127.0.0.1 \
+# as _orchbench, the user of the workload "redis" stands for: orchd
+# serves a workload only where its own uid listens
+chown _orchbench "$B/redis"
+taskset -c "$SCPU" setpriv --reuid=_orchbench --regid=_orchbench \
+    --init-groups redis-server --port "$REDIS_PORT" --bind 127.0.0.1 \
     --save '' --appendonly no --dir "$B/redis" --daemonize no \
     >"$B/redis/log" 2>&1 &
 REDIS_PID=$!
@@ -77,6 +81,7 @@ mkdir -p "$GW"
 	cat <<EOF
 workload "redis" {
 	command "/bin/busybox sleep 100000"
+	user "_orchbench"
 	port $REDIS_PORT
 	listen on 127.0.0.1 port $TCP_GW_PORT
 	keep warm

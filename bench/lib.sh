@@ -88,6 +88,12 @@ bench_init() {
 	getent passwd _orchd >/dev/null ||
 	    useradd -r -d /var/empty -s /usr/sbin/nologin _orchd ||
 	    die "cannot create user _orchd"
+	# the backend's user: the keep-warm workload that stands for it
+	# runs as this user, and orchd serves a workload only where its
+	# own uid listens (the listener check)
+	getent passwd _orchbench >/dev/null ||
+	    useradd -r -d /var/empty -s /usr/sbin/nologin _orchbench ||
+	    die "cannot create user _orchbench"
 	mkdir -p /var/empty
 	chmod 0755 /var/empty
 }
@@ -307,8 +313,14 @@ http {
 	}
 }
 EOF
-	taskset -c "$SCPU" nginx -p "$B/backend" -c "$B/backend/nginx.conf" \
-	    -g 'daemon off;' 2>>"$B/backend/error.log" &
+	chmod 0755 "$B"
+	: >>"$B/backend/error.log"
+	chown -R _orchbench "$B/backend"
+	# as _orchbench, whose listener the "backend" workload's is
+	taskset -c "$SCPU" setpriv --reuid=_orchbench --regid=_orchbench \
+	    --init-groups nginx -p "$B/backend" -e "$B/backend/error.log" \
+	    -c "$B/backend/nginx.conf" -g 'daemon off;' \
+	    2>>"$B/backend/error.log" &
 	BACKEND_PID=$!
 	track "$BACKEND_PID"
 	wait_for 10 port_open "$BACKEND_PORT" || die "backend did not start"
@@ -390,8 +402,15 @@ EOF
 orchd_globals() {
 	d=$1
 	mkdir -p "$d/log"
+	n=$(printf '%s' "$d" | cksum | cut -d ' ' -f 1)
+	lo=$((160000000 + (n % 262144) * 256))
 	cat <<EOF
 # written by bench/lib.sh
+# an instance of its own (orchd-workload(7), instances sharing a host),
+# one per directory: another orchd on this host, the tests', an
+# operator's or this run's other target, holds its own
+instance name "bench-$(basename "$d")-$n"
+workload uids "$lo-$((lo + 255))"
 database "$d/db/orchd.db"
 socket "$d/orchd.sock"
 log directory "$d/log"
@@ -406,6 +425,7 @@ orchd_backend_workload() {
 workload "backend" {
 	host "$HOSTNAME_BENCH"
 	command "/bin/busybox sleep 100000"
+	user "_orchbench"
 	port $BACKEND_PORT
 	keep warm
 }
