@@ -135,47 +135,22 @@ int
 trusted_add(const char *s)
 {
 	struct gateway_conf	*g = &conf->gateway;
-	struct netaddr		*na;
-	char			 buf[INET6_ADDRSTRLEN + 8], *slash;
 	const char		*errstr;
-	int			 i, max;
 
 	if (g->ntrusted >= ORCHD_TRUSTED_MAX) {
 		yyerror("more than %d trusted proxies", ORCHD_TRUSTED_MAX);
 		return (-1);
 	}
-	na = &g->trusted[g->ntrusted];
-	memset(na, 0, sizeof(*na));
-	if (strlcpy(buf, s, sizeof(buf)) >= sizeof(buf))
-		goto bad;
-	if ((slash = strchr(buf, '/')) != NULL)
-		*slash++ = '\0';
-	if (inet_pton(AF_INET, buf, na->addr) == 1) {
-		na->af = AF_INET;
-		max = 32;
-	} else if (inet_pton(AF_INET6, buf, na->addr) == 1) {
-		na->af = AF_INET6;
-		max = 128;
-	} else
-		goto bad;
-	na->prefix = max;
-	if (slash != NULL) {
-		na->prefix = strtonum(slash, 0, max, &errstr);
-		if (errstr != NULL)
-			goto bad;
-	}
-	/* the host bits must be zero: 10.1.0.0/8 is a typo */
-	for (i = na->prefix; i < max; i++)
-		if (na->addr[i / 8] & (0x80 >> (i % 8))) {
+	if (netaddr_parse(s, &g->trusted[g->ntrusted], &errstr) == -1) {
+		/* the host bits must be zero: 10.1.0.0/8 is a typo */
+		if (strcmp(errstr, "host bits set") == 0)
 			yyerror("trusted proxy %s: host bits set", s);
-			return (-1);
-		}
+		else
+			yyerror("invalid trusted proxy \"%s\": %s", s, errstr);
+		return (-1);
+	}
 	g->ntrusted++;
 	return (0);
- bad:
-	yyerror("invalid trusted proxy \"%s\": an IPv4 or IPv6 address, "
-	    "with an optional /prefix", s);
-	return (-1);
 }
 
 /* an "ignore" line, global or a workload's, at most ORCHD_IGNORE_MAX */
