@@ -358,3 +358,43 @@ child() {
 	done
 	return 1
 }
+
+# The fault scripts' shared parts (regress/faults).
+#
+# figure NAME VALUE UNIT: one measured figure of a fault script, as a
+# line a regression can be read from
+figure() { echo "# figure: $1 $2 $3"; }
+
+# tree PID: PID and every process below it
+tree() {
+	echo "$1"
+	for _tc in $(pgrep -P "$1"); do
+		tree "$_tc"
+	done
+}
+
+# all_dead PID...: none of them is alive
+all_dead() {
+	for _ad in "$@"; do
+		alive "$_ad" && return 1
+	done
+	return 0
+}
+
+# uid_procs: the processes that run as one of this run's workload uids
+# (conf_instance's first range), left alone by everything else
+uid_procs() {
+	ps -eo pid=,uid= | awk -v lo="$E2E_UID_LOW" -v hi="$E2E_UID_HIGH" \
+	    '$2 >= lo && $2 <= hi { print $1 }'
+}
+
+# rss_kb PID: its resident memory in KiB; fds PID: its open descriptors
+rss_kb() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status" 2>/dev/null; }
+fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
+
+# db_sql DB QUERY: sqlite3 as the store's user, so that it never leaves a
+# file behind the store could not open
+db_sql() {
+	setpriv --reuid="$(id -u _orchd)" --regid="$(id -g _orchd)" \
+	    --clear-groups sqlite3 "$1" "$2" 2>&1
+}

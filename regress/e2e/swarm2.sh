@@ -32,14 +32,6 @@ IDLE=6
 EVENTS_PID=
 B_PID=
 
-# the pids of a process and of all its descendants
-tree() {
-	echo "$1"
-	for c in $(pgrep -P "$1"); do
-		tree "$c"
-	done
-}
-
 sw2_cleanup() {
 	if [ "$FAILED" -gt 0 ]; then
 		echo "# what the two instances said of the service:"
