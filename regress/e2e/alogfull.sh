@@ -117,7 +117,7 @@ check "orchctl -j show summary: the parent's held lines" sh -c \
     "'$ORCHCTL' -s '$SOCK' -j show summary | python3 -c 'import json, sys
 a = json.load(sys.stdin)
 p = [p for p in a if p[\"process\"] == \"parent\"][0]
-sys.exit(0 if p[\"access_log\"][\"held_lines\"] == $N else 1)'"
+sys.exit(0 if p[\"access_log\"][\"held_lines\"] == ${N:--1} else 1)'"
 check "the parent retries" wait_for 10 sh -c \
     "[ \"\$(curl -s -m 5 -H 'Authorization: Bearer $KEY' \
     http://127.0.0.1:$API/metrics | awk '\$1 == \"orchd_access_log_write_retries_total\" { print \$2 }')\" -ge 1 ] 2>/dev/null"
