@@ -10,7 +10,9 @@
 # counted in /metrics (reason "held") and orchctl show summary, and
 # logged; once there is room, the file has the oldest ones, in order,
 # without a hole, and those written and those dropped add up to 2000
-# (orchctl, whose requests make no line, watches meanwhile).  Needs root.
+# (orchctl, whose requests make no line, watches meanwhile).  Last, a
+# reload to no access log while lines are held: they are dropped,
+# counted and logged.  Needs root.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -174,6 +176,22 @@ check "a request after: its line written" sh -c \
     "[ \"\$(curl -s -o /dev/null -w '%{http_code}' -H 'Host: nohost.test' \
     http://127.0.0.1:$GW/after/1)\" = 404 ]"
 check "its line follows" wait_for 10 sh -c "tail -n 1 '$ALOG' | grep -q 'GET /after/1 '"
+
+# 5. a reload to no access log while lines are held: dropped, counted
+check "the tmpfs is full a third time" full
+check "10 requests, the disk full: 404" \
+    [ "$(requests gone 10 -G -d "p=$PAD")" = 10 ]
+check "they are held" wait_for 10 sh -c \
+    "'$ORCHCTL' -s '$SOCK' show summary | grep -Eq '^access log: [1-9][0-9]* lines held'"
+sleep 1
+H=$(ctl_alog lines)
+grep -v '^access log ' "$T/orchd.conf" >"$T/orchd.conf.new" &&
+    mv "$T/orchd.conf.new" "$T/orchd.conf"
+check "a reload without the access log" ctl reload
+check "the log says the held lines are dropped" wait_for 10 grep -q \
+    "access log: $H lines held are dropped" "$T/orchd.log"
+check "/metrics counts them" [ "$(dropped held)" = $((D + H)) ]
+rm -f "$T/alog/filler"
 
 stop_orchd
 check "orchd stops cleanly" [ "$STATUS" -eq 0 ]
