@@ -735,9 +735,9 @@ struct alog_queue_stats {
 	uint64_t		 lines;		/* held now */
 	uint64_t		 bytes;		/* their size now */
 	uint64_t		 total;		/* lines ever held */
-	uint64_t		 retries;	/* attempts to write them again */
-	uint64_t		 drops;		/* lines lost: no room to hold
-						   them, or none to write to */
+	uint64_t		 retries;	/* attempts to write them */
+	uint64_t		 drops;		/* lines lost: no room, or no
+						   file to write them to */
 };
 
 /*

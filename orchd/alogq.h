@@ -16,7 +16,7 @@
 
 #include "msg.h"
 
-#define ALOGQ_CHUNK	(64 * 1024)	/* bytes of a piece of the queue */
+#define ALOGQ_CHUNK	(64 * 1024)	/* a piece of the queue, bytes */
 
 struct alogq_chunk {
 	TAILQ_ENTRY(alogq_chunk) entry;
@@ -27,13 +27,13 @@ struct alogq_chunk {
 
 struct alogq {
 	TAILQ_HEAD(alogq_chunks, alogq_chunk) chunks;	/* oldest first */
-	size_t			 max;		/* bytes held at most */
-	int			 held;		/* a write was refused, and the
-						   queue did not empty since */
-	int			 open;		/* it ends inside a line */
-	int			 skip;		/* a line's start was dropped:
-						   its rest is too */
-	struct alog_queue_stats	 stats;		/* lines, bytes: now */
+	size_t			 max;	/* bytes held at most */
+	int			 held;	/* a write was refused, and the queue
+					   did not empty since */
+	int			 open;	/* it ends inside a line */
+	int			 skip;	/* a line's start was dropped: its
+					   rest is too */
+	struct alog_queue_stats	 stats;	/* lines, bytes: now */
 };
 
 /*

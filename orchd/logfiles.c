@@ -78,7 +78,7 @@
 #define LOGF_MODE	0640
 #define ALOG_HELD_MAX	(4 * 1024 * 1024) /* lines held at most, bytes */
 #define ALOG_RETRY_MIN_MS 250		/* the first retry of held lines */
-#define ALOG_RETRY_MAX_MS 5000		/* and the longest wait, doubling */
+#define ALOG_RETRY_MAX_MS 5000		/* the longest wait, doubling */
 
 /* a workload's log file, and the pipes writing to it (usually one) */
 struct wlog {
