@@ -99,7 +99,8 @@ PARSE_SRCS	 = $(addprefix orchd/, \
 		   hostcheck.c parse_check.c parse_conf.c parse_input.c \
 		   parse_listen.c parse_set.c)
 ORCHD_SRCS	 = $(PARSE_SRCS) $(addprefix orchd/, \
-		   apidef.c apikey.c cgroup.c config.c control.c depends.c \
+		   alogq.c apidef.c apikey.c cgroup.c config.c control.c \
+		   depends.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
 		   instances.c orchd.c owner.c parent_api.c policy.c \
 		   policy_net.c printconf.c regauth.c reload.c request.c \
@@ -114,9 +115,9 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   api_conf.c api_conn.c api_define.c api_events.c api_json.c \
 		   api_ops.c api_route.c bufio.c conn.c conn_timer.c drain.c \
 		   filter.c gatewayd.c h2.c h2up.c ignore.c instance.c \
-		   listener.c metrics.c metrics_add.c metrics_budget.c \
-		   metrics_sum.c prom.c proxy.c route.c route_apply.c serve.c \
-		   tcp.c tls.c tls_check.c wake.c wlref.c)
+		   listener.c metrics.c metrics_add.c metrics_alog.c \
+		   metrics_budget.c metrics_sum.c prom.c proxy.c route.c \
+		   route_apply.c serve.c tcp.c tls.c tls_check.c wake.c wlref.c)
 REAPER_SRCS	 = $(addprefix reaperd/, \
 		   authlim.c policy.c reaperd.c)
 RUNTIME_SRCS	 = $(addprefix runtimed/, \

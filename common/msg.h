@@ -207,6 +207,9 @@ enum imsg_type {
 					   before the definition: struct
 					   ctl_name, a workload depending
 					   on it */
+	IMSG_CTL_ALOG_QUEUE,		/* reply item to SHOW_SUMMARY, from
+					   the first gateway: struct
+					   alog_queue_stats */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -331,6 +334,8 @@ enum imsg_type {
 	IMSG_REAP_AUTHBLOCK,		/* reaper -> every gateway: struct
 					   reap_authblock, an address over
 					   the cap of wrong keys */
+	IMSG_ALOG_QUEUE,		/* parent -> every gateway: struct
+					   alog_queue_stats, when it changes */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -730,6 +735,19 @@ struct st_queue_stats {
 	uint64_t		 total;		/* ever held */
 	uint64_t		 retries;	/* passes writing them again */
 	uint64_t		 drops;		/* lost: the queue was full */
+};
+
+/*
+ * The access log's lines held while its file refuses them (a full disk):
+ * the parent's (orchd/logfiles.c), for /metrics and orchctl show summary
+ */
+struct alog_queue_stats {
+	uint64_t		 lines;		/* held now */
+	uint64_t		 bytes;		/* their size now */
+	uint64_t		 total;		/* lines ever held */
+	uint64_t		 retries;	/* attempts to write them */
+	uint64_t		 drops;		/* lines lost: no room, or no
+						   file to write them to */
 };
 
 /*

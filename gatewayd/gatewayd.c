@@ -39,7 +39,7 @@ static const struct proc_handler gateway_handlers[] = {
 	{ IMSG_CTL_VERBOSE, sizeof(int), PROC_FROM(PROC_PARENT),
 	    proc_recv_verbose },
 	{ IMSG_CTL_SHOW_SUMMARY, 0, PROC_FROM(PROC_PARENT),
-	    proc_recv_summary },
+	    metrics_alog_summary },
 	/* its configuration, as every child receives it (common/cfgrecv.c) */
 	{ IMSG_CFG_RESET, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
 	    cfg_recv_reset },
@@ -111,6 +111,9 @@ static const struct proc_handler gateway_handlers[] = {
 	/* the store's held writes, for GET /metrics (metrics.c) */
 	{ IMSG_ST_QUEUE, sizeof(struct st_queue_stats),
 	    PROC_FROM(PROC_STORE), metrics_recv_store },
+	/* the access log's lines the parent holds (metrics_alog.c) */
+	{ IMSG_ALOG_QUEUE, sizeof(struct alog_queue_stats),
+	    PROC_FROM(PROC_PARENT), metrics_recv_alog },
 	/* the access log's pipe to the parent (accesslog.c) */
 	{ IMSG_CFG_ACCESSLOG, 0, PROC_FROM(PROC_PARENT), accesslog_recv_fd },
 };

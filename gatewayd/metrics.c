@@ -747,11 +747,8 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	metrics_budget_write(b);
 	write_config(b);
 	write_store(b);
-	prom_family(b, "orchd_access_log_dropped_total", "counter",
-	    "Lines of the access log lost: the gateway's buffer was full.");
-	prom_sample_u64(b, "orchd_access_log_dropped_total", NULL,
-	    accesslog_drops() + (sum != NULL ? sum->total.access_log_drops :
-	    0));
+	metrics_alog_write(b, accesslog_drops() + (sum != NULL ?
+	    sum->total.access_log_drops : 0));
 }
 
 /* this gateway's own counts, for the one that answers GET /metrics */

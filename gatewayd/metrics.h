@@ -96,6 +96,11 @@ void		 metrics_recv_memory(struct imsgev *, struct imsg *);
 void		 metrics_recv_budget(struct imsgev *, struct imsg *);
 void		 metrics_budget_write(struct evbuffer *);
 
+/* metrics_alog.c: the access log's lines the parent holds */
+void		 metrics_recv_alog(struct imsgev *, struct imsg *);
+void		 metrics_alog_summary(struct imsgev *, struct imsg *);
+void		 metrics_alog_write(struct evbuffer *, uint64_t);
+
 /* metrics_add.c: pure, for the unit tests */
 extern const double metrics_dur_bounds[METRICS_DUR_BOUNDS];
 void		 metrics_dur_observe(uint64_t *, double *, double);

@@ -516,6 +516,7 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 	struct ctl_transition	 ct;
 	struct ctl_stats	 st;
 	struct st_queue_stats	 sq;
+	struct alog_queue_stats	 aq;
 	struct rt_budget	 rb;
 	struct ctl_reload	 cr;
 	struct ctl_pull		 cp;
@@ -565,6 +566,13 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		if (imsg_get_data(imsg, &sq, sizeof(sq)) == -1)
 			bad_reply();
 		out->store_queue(&sq);
+		return (REPLY_MORE);
+	}
+	/* and a gateway's, the access log's lines held */
+	if (type == IMSG_CTL_ALOG_QUEUE && rq->rq_item == IMSG_CTL_SUMMARY) {
+		if (imsg_get_data(imsg, &aq, sizeof(aq)) == -1)
+			bad_reply();
+		out->alog_queue(&aq);
 		return (REPLY_MORE);
 	}
 	/* show stats: the memory budget, runtimed's */

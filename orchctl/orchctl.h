@@ -17,6 +17,8 @@ struct output {
 	void	(*summary)(const struct ctl_summary *);
 	/* the store's held writes, after the summary's items */
 	void	(*store_queue)(const struct st_queue_stats *);
+	/* the access log's lines the parent holds, from the first gateway */
+	void	(*alog_queue)(const struct alog_queue_stats *);
 	/* show stats: runtimed's memory budget, beside the store's items */
 	void	(*budget)(const struct rt_budget *);
 	void	(*workload)(const struct parse_result *,

@@ -55,6 +55,7 @@ struct table {
 static void	 show_head(const struct parse_result *);
 static void	 show_summary(const struct ctl_summary *);
 static void	 show_store_queue(const struct st_queue_stats *);
+static void	 keep_alog_queue(const struct alog_queue_stats *);
 static void	 show_budget(const struct rt_budget *);
 static void	 show_workload(const struct parse_result *,
 		    const struct ctl_workload *);
@@ -107,6 +108,7 @@ const struct output show_output = {
 	.head = show_head,
 	.summary = show_summary,
 	.store_queue = show_store_queue,
+	.alog_queue = keep_alog_queue,
 	.budget = show_budget,
 	.workload = show_workload,
 	.transition = show_transition,
@@ -122,6 +124,7 @@ const struct output json_output = {
 	.head = json_head,
 	.summary = json_summary,
 	.store_queue = json_store_queue,
+	.alog_queue = keep_alog_queue,
 	.budget = json_budget,
 	.workload = json_workload,
 	.transition = json_transition,
@@ -142,6 +145,8 @@ static int			 pull_got;
 /* show summary: the store's held writes, printed after the processes */
 static struct st_queue_stats	 store_queue;
 static int			 store_queue_got;
+static struct alog_queue_stats	 alog_queue;
+static int			 alog_queue_got;
 /* show stats: runtimed's memory budget, printed after the table */
 static struct rt_budget		 budget;
 static int			 budget_got;
@@ -815,6 +820,14 @@ show_store_queue(const struct st_queue_stats *sq)
 	store_queue_got = 1;
 }
 
+/* either output: printed at the tail */
+static void
+keep_alog_queue(const struct alog_queue_stats *aq)
+{
+	alog_queue = *aq;
+	alog_queue_got = 1;
+}
+
 static void
 show_budget(const struct rt_budget *rb)
 {
@@ -881,6 +894,11 @@ show_tail(const struct parse_result *res)
 		    " bytes), %" PRIu64 " held in all, %" PRIu64 " retries, %"
 		    PRIu64 " dropped\n", store_queue.queued, store_queue.bytes,
 		    store_queue.total, store_queue.retries, store_queue.drops);
+	if (res->action == SHOW_SUMMARY && alog_queue_got)
+		printf("access log: %" PRIu64 " lines held (%" PRIu64
+		    " bytes), %" PRIu64 " held in all, %" PRIu64 " retries, %"
+		    PRIu64 " dropped\n", alog_queue.lines, alog_queue.bytes,
+		    alog_queue.total, alog_queue.retries, alog_queue.drops);
 	if (res->action == SHOW_STATS && budget_got)
 		show_budget_tail();
 }
@@ -929,30 +947,50 @@ json_store_queue(const struct st_queue_stats *sq)
 	store_queue_got = 1;
 }
 
-/* on the store's item: "database": {"queued_writes": ...} */
+/* o, set as key on the item of process name; taken over */
+static void
+json_on_process(json_t *a, const char *name, const char *key, json_t *o)
+{
+	json_t	*item, *p;
+	size_t	 i;
+
+	if (o == NULL)
+		errx(1, "cannot build the JSON reply");
+	json_array_foreach(a, i, item) {
+		p = json_object_get(item, "process");
+		if (p == NULL || !json_is_string(p) ||
+		    strcmp(json_string_value(p), name) != 0)
+			continue;
+		if (json_object_set_new(item, key, o) == -1)
+			errx(1, "cannot build the JSON reply");
+		return;
+	}
+	json_decref(o);
+}
+
+/*
+ * On the store's item: "database": {"queued_writes": ...}; on the
+ * parent's, which writes the access log: "access_log": {"held_lines": ...}
+ */
 static void
 json_summary_tail(json_t *a)
 {
-	json_t	*o, *p, *db;
-	size_t	 i;
-
-	if (!store_queue_got)
-		return;
-	json_array_foreach(a, i, o) {
-		p = json_object_get(o, "process");
-		if (p == NULL || !json_is_string(p) ||
-		    strcmp(json_string_value(p), "store") != 0)
-			continue;
-		db = json_pack("{s:I, s:I, s:I, s:I, s:I}",
+	if (store_queue_got)
+		json_on_process(a, "store", "database",
+		    json_pack("{s:I, s:I, s:I, s:I, s:I}",
 		    "queued_writes", (json_int_t)store_queue.queued,
 		    "queued_bytes", (json_int_t)store_queue.bytes,
 		    "queued_writes_total", (json_int_t)store_queue.total,
 		    "retries", (json_int_t)store_queue.retries,
-		    "dropped", (json_int_t)store_queue.drops);
-		if (db == NULL || json_object_set_new(o, "database", db) == -1)
-			errx(1, "cannot build the JSON reply");
-		return;
-	}
+		    "dropped", (json_int_t)store_queue.drops));
+	if (alog_queue_got)
+		json_on_process(a, "parent", "access_log",
+		    json_pack("{s:I, s:I, s:I, s:I, s:I}",
+		    "held_lines", (json_int_t)alog_queue.lines,
+		    "held_bytes", (json_int_t)alog_queue.bytes,
+		    "held_lines_total", (json_int_t)alog_queue.total,
+		    "retries", (json_int_t)alog_queue.retries,
+		    "dropped", (json_int_t)alog_queue.drops));
 }
 
 static void

@@ -17,6 +17,15 @@
  * is there, rather than at each gateway's write: the pipe holds a
  * megabyte.
  *
+ * What the file refuses (a full disk, a quota, an I/O error) is held in
+ * memory, in order, and written again on a timer, backing off from
+ * ALOG_RETRY_MIN_MS to ALOG_RETRY_MAX_MS, until the file takes it
+ * (orchd/alogq.c); the pipe is still read meanwhile, so the gateways
+ * never wait.  At most ALOG_HELD_MAX bytes are held: newer lines are
+ * dropped and counted past it, and logged once a minute.  The gateways
+ * are told the counts when they change (IMSG_ALOG_QUEUE), for /metrics
+ * and orchctl show summary.
+ *
  * Why the parent writes, and no unprivileged child: the files must be
  * opened by root all the same (the log directory is root's, a workload's
  * file is chowned to it), at start, at each reopen and at each "log max
@@ -51,6 +60,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alogq.h"
 #include "compat.h"
 #include "conf.h"
 #include "log.h"
@@ -66,6 +76,9 @@
 #define ALOG_PAUSE_MS	25		/* between reads of the pipe */
 #define LOGF_WARN_SECS	60		/* one warning a minute per file */
 #define LOGF_MODE	0640
+#define ALOG_HELD_MAX	(4 * 1024 * 1024) /* lines held at most, bytes */
+#define ALOG_RETRY_MIN_MS 250		/* the first retry of held lines */
+#define ALOG_RETRY_MAX_MS 5000		/* the longest wait, doubling */
 
 /* a workload's log file, and the pipes writing to it (usually one) */
 struct wlog {
@@ -104,7 +117,11 @@ static struct {
 	struct event	 pause;
 	char		 partial[PIPE_BUF]; /* syslog: a line's start */
 	size_t		 plen;
-	time_t		 warned;
+	struct alogq	 q;		/* what the file has not taken */
+	struct event	 retry;
+	int64_t		 retry_ms;
+	time_t		 drop_warned;	/* monotonic */
+	struct alog_queue_stats sent;	/* what the gateways were told */
 } alog = { .fd = -1, .next_fd = -1, .pipe = { -1, -1 } };
 
 static char	 logf_buf[LOGF_READ];
@@ -112,6 +129,8 @@ static char	 logf_buf[LOGF_READ];
 static void	 wlog_read(int, short, void *);
 static void	 alog_read(int, short, void *);
 static void	 alog_resume(int, short, void *);
+static void	 alog_retry(int, short, void *);
+static void	 alog_handover(void);
 
 /* once a minute per file: a full disk says so, not at every line */
 static void
@@ -244,6 +263,7 @@ accesslog_commit(void)
 	alog.next_path = NULL;
 	alog.next_fd = -1;
 	alog.next_syslog = 0;
+	alog_handover();
 }
 
 /* the pipe, once the event loop is there */
@@ -260,6 +280,9 @@ accesslog_init(void)
 	event_set(&alog.ev, alog.pipe[0], EV_READ, alog_read, NULL);
 	event_add(&alog.ev, NULL);
 	evtimer_set(&alog.pause, alog_resume, NULL);
+	alogq_init(&alog.q, ALOG_HELD_MAX);
+	evtimer_set(&alog.retry, alog_retry, NULL);
+	alog.retry_ms = ALOG_RETRY_MIN_MS;
 }
 
 /* in each configuration transaction: the pipe, to every gateway */
@@ -306,6 +329,117 @@ alog_syslog(const char *buf, size_t len)
 	}
 }
 
+/* the gateways are told what is held, when it changed (/metrics) */
+static void
+alog_report(void)
+{
+	if (memcmp(&alog.sent, &alog.q.stats, sizeof(alog.sent)) == 0)
+		return;
+	if (proc_compose(&orchd_env->ps, PROC_GATEWAY, IMSG_ALOG_QUEUE, 0, -1,
+	    &alog.q.stats, sizeof(alog.q.stats)) == 0)
+		alog.sent = alog.q.stats;
+}
+
+static ssize_t
+alog_write_file(const char *buf, size_t len, void *arg)
+{
+	ssize_t	 n;
+
+	while ((n = write(alog.fd, buf, len)) == -1 && errno == EINTR)
+		;
+	return (n);
+}
+
+static ssize_t
+alog_write_syslog(const char *buf, size_t len, void *arg)
+{
+	alog_syslog(buf, len);
+	return (len);
+}
+
+/*
+ * What is held, to the file.  The first refusal of a stretch says so,
+ * the lines held from then on; a retry that wrote nothing waits twice
+ * as long for the next.
+ */
+static void
+alog_flush(void)
+{
+	uint64_t	 before = alog.q.stats.bytes;
+	int		 held = alog.q.held;
+
+	if (alogq_flush(&alog.q, alog_write_file, NULL) == 0) {
+		if (held)
+			log_info("access log %s: the file takes the lines "
+			    "again, every held line is written", alog.path);
+		alog.retry_ms = ALOG_RETRY_MIN_MS;
+		evtimer_del(&alog.retry);
+		return;
+	}
+	if (!held) {
+		log_warn("access log %s: lines held, and written again "
+		    "until the file takes them", alog.path);
+		alog.retry_ms = ALOG_RETRY_MIN_MS;
+	} else if (alog.q.stats.bytes < before)
+		alog.retry_ms = ALOG_RETRY_MIN_MS;
+	else
+		alog.retry_ms = MINIMUM(alog.retry_ms * 2, ALOG_RETRY_MAX_MS);
+	evtimer_add_ms(&alog.retry, alog.retry_ms);
+}
+
+static void
+alog_retry(int fd, short event, void *arg)
+{
+	if (alog.fd != -1 && !alogq_empty(&alog.q))
+		alog_flush();
+	alog_report();
+}
+
+/* bytes read for the file: behind what is held, else written now */
+static void
+alog_hold(const char *buf, size_t len)
+{
+	time_t	 now;
+
+	if (alogq_add(&alog.q, buf, len) > 0) {
+		now = monotime();
+		if (alog.drop_warned == 0 ||
+		    now - alog.drop_warned >= LOGF_WARN_SECS) {
+			alog.drop_warned = now;
+			log_warnx("access log %s: %llu lines held, no room "
+			    "for more: newer lines are dropped and counted, "
+			    "%llu so far", alog.path,
+			    (unsigned long long)alog.q.stats.lines,
+			    (unsigned long long)alog.q.stats.drops);
+		}
+	}
+	if (!alog.q.held)
+		alog_flush();
+}
+
+/*
+ * Another destination (a reload): the lines held go to it, tried now;
+ * to none, they are dropped and counted.
+ */
+static void
+alog_handover(void)
+{
+	size_t	 n;
+
+	if (alogq_empty(&alog.q))
+		return;
+	if (alog.syslog)
+		(void)alogq_flush(&alog.q, alog_write_syslog, NULL);
+	else if (alog.fd != -1)
+		alog_flush();
+	else if ((n = alogq_clear(&alog.q)) > 0)
+		log_warnx("access log: %zu lines held are dropped: there is "
+		    "no access log file to write them to now", n);
+	if (alogq_empty(&alog.q))
+		evtimer_del(&alog.retry);
+	alog_report();
+}
+
 /* what the gateways wrote: to the file, to syslog, or (off) nowhere */
 static void
 alog_drain(void)
@@ -326,9 +460,8 @@ alog_drain(void)
 			return;
 		if (alog.syslog)
 			alog_syslog(logf_buf, n);
-		else if (alog.fd != -1 && logf_write(alog.fd, logf_buf, n) ==
-		    -1)
-			logf_warn(&alog.warned, alog.path);
+		else if (alog.fd != -1)
+			alog_hold(logf_buf, n);
 		if ((size_t)n < sizeof(logf_buf))
 			return;
 	}
@@ -338,6 +471,7 @@ static void
 alog_read(int fd, short event, void *arg)
 {
 	alog_drain();
+	alog_report();
 	evtimer_add_ms(&alog.pause, ALOG_PAUSE_MS);
 }
 
@@ -596,6 +730,10 @@ logfiles_reopen(char *err, size_t errlen)
 			close(alog.fd);
 			alog.fd = fd;
 		}
+		/* lines held: to the new file, tried now */
+		if (alog.q.held)
+			alog_flush();
+		alog_report();
 	}
 	TAILQ_FOREACH(wl, &wlogs, entry) {
 		if ((fd = logf_open(wl->path, wl->owned, wl->uid, wl->gid,
@@ -614,11 +752,23 @@ logfiles_reopen(char *err, size_t errlen)
 	return (rv);
 }
 
-/* orchd stops: the last lines of the gateways and workloads go in */
+/*
+ * orchd stops: the last lines of the gateways and workloads go in; the
+ * access log's lines held are tried once more, then lost, with a word.
+ */
 void
 logfiles_shutdown(void)
 {
-	if (alog.pipe[0] != -1)
+	size_t	 n;
+
+	if (alog.pipe[0] != -1) {
 		alog_drain();
+		if (alog.q.held && alog.fd != -1)
+			alog_flush();
+		if ((n = alogq_clear(&alog.q)) > 0)
+			log_warnx("access log %s: %zu lines held could not be "
+			    "written, lost", alog.path != NULL ? alog.path :
+			    "", n);
+	}
 	wlog_flush(NULL);
 }

@@ -67,6 +67,8 @@ static const struct proc_handler parent_handlers[] = {
 	    request_recv, PROC_NAME(struct ctl_stats) },
 	{ IMSG_CTL_STORE_QUEUE, sizeof(struct st_queue_stats),
 	    PROC_FROM(PROC_STORE), request_recv },
+	{ IMSG_CTL_ALOG_QUEUE, sizeof(struct alog_queue_stats),
+	    PROC_FROM(PROC_GATEWAY), request_recv },
 	{ IMSG_CTL_BUDGET, sizeof(struct rt_budget), PROC_FROM(PROC_RUNTIME),
 	    request_recv },
 	/* the children's answers to a request of the parent's (request.c) */

@@ -5,6 +5,7 @@ TEST_chunked_OBJS = $(OBJ)/regress/unit/httptest.o
 # the tests' own helpers: kept, not removed as intermediate files
 .SECONDARY: $(OBJ)/regress/unit/httptest.o $(OBJ)/regress/unit/storetest.o
 TEST_reaper_OBJS = $(OBJ)/reaperd/policy.o
+TEST_alogq_OBJS = $(OBJ)/orchd/alogq.o
 TEST_store_OBJS = $(OBJ)/stored/store_db.o $(OBJ)/stored/store_queue.o \
 		   $(OBJ)/stored/store_schema.o $(OBJ)/regress/unit/storetest.o
 TEST_store_queue_OBJS = $(TEST_store_OBJS)
