@@ -17,7 +17,15 @@
  * Stop: inspect, then the manager's own spec with 0 replicas, again
  * under its version index (what was changed by hand stays), and the
  * tasks are listed until none is left running, at most the stop timeout
- * and SW_STOP_SLACK_MS more.
+ * and SW_STOP_SLACK_MS more.  A task meant to run while the stop waits
+ * may be one the manager has not told to stop yet, or one another orchd
+ * (or an operator) scaled the service up for since: the service is
+ * inspected again, and if it has replicas the stop ends here, at once,
+ * so that the requests held for the next wake find it running rather
+ * than wait on tasks that will not end (issue 30).  A start whose
+ * service has no task meant to run looks again the same way: scaled to
+ * 0 by another orchd's suspend after its own scale-up, it scales up
+ * again rather than wait for a task until its wake timeout.
  *
  * Route: once a task runs, the nodes of the running tasks are looked up
  * (GET /nodes/ID, Status.Addr), and the gateways told to send requests
@@ -85,7 +93,8 @@ enum sw_step {
 	SW_CREATE,
 	SW_UPDATE,
 	SW_TASKS,
-	SW_NODE
+	SW_NODE,
+	SW_RELOOK		/* scaled up again meanwhile? */
 };
 
 /* what a task list says */
@@ -629,12 +638,41 @@ sw_start_tasks(struct rt_swarm *sw, const struct dk_resp *r)
 		sw_start_done(sw);
 		return;
 	}
+	/* none meant to run: not made yet, or scaled to 0 by another */
+	if (t.meant == 0) {
+		if (sw_call(sw, SW_RELOOK, DK_SVC_INSPECT, sw->sname, NULL,
+		    NULL) == -1)
+			sw_start_failed(sw, "cannot call the swarm manager");
+		return;
+	}
 	/* the swarm retries tasks itself: say why once, and wait on */
 	if (t.err[0] != '\0' && strcmp(t.err, sw->err) != 0) {
 		strlcpy(sw->err, t.err, sizeof(sw->err));
 		log_warnx("workload %s: service %s: task: %s", sw->wl->name,
 		    sw->sname, t.err);
 	}
+	sw_watch_arm(sw, SW_POLL_MS);
+}
+
+/* no task meant to run: scaled to 0 by another since it was scaled up? */
+static void
+sw_start_relooked(struct rt_swarm *sw, const struct dk_resp *r)
+{
+	char	 err[RT_MSG_MAX], hash[DK_HASH_MAX];
+
+	if (r->status == 200 && sw_inspected(sw, r, hash, sizeof(hash), err,
+	    sizeof(err)) == 0 && sw->replicas == 0) {
+		if (sw->retries++ >= SW_RETRIES) {
+			sw_start_failed(sw, "its service was scaled to 0 "
+			    "again and again meanwhile");
+			return;
+		}
+		log_info("workload %s: service %s was scaled to 0 meanwhile, "
+		    "scaling it up again", sw->wl->name, sw->sname);
+		sw_start_inspected(sw, r);
+		return;
+	}
+	/* its task is not made yet: list them again */
 	sw_watch_arm(sw, SW_POLL_MS);
 }
 
@@ -686,6 +724,9 @@ sw_start_step(struct rt_swarm *sw, const struct dk_resp *r)
 		if (sw_node_step(sw, r) == 1)
 			sw_start_done(sw);
 		return;
+	case SW_RELOOK:
+		sw_start_relooked(sw, r);
+		return;
 	}
 	/* look again */
 	if (sw_call(sw, SW_INSPECT, DK_SVC_INSPECT, sw->sname, NULL,
@@ -725,6 +766,23 @@ sw_stop_kept(struct rt_swarm *sw)
 	sw->running = 0;
 	sw_watch_arm(sw, 0);
 	lifecycle->exited(sw->wl, 0);
+}
+
+/*
+ * Scaled to 0, the service was scaled up again before its tasks ended:
+ * another orchd woke it for a request of its own, or an operator did.
+ * This stop is over: the requests held here for the next wake find it
+ * running (swarm_start: "has replicas already").
+ */
+static void
+sw_stop_overtaken(struct rt_swarm *sw)
+{
+	log_info("workload %s: service %s was scaled up again while it "
+	    "stopped: stopped here, running there", sw->wl->name, sw->sname);
+	if (sw->abandoned)
+		sw_stop_done(sw);
+	else
+		sw_stop_kept(sw);
 }
 
 static int
@@ -811,17 +869,41 @@ sw_stop_step(struct rt_swarm *sw, const struct dk_resp *r)
 		break;
 	case SW_TASKS:
 		/* 404: the service is gone, and its tasks with it */
-		if (r->status == 200 && sw_tasks(r, &t) == 0 && t.alive > 0 &&
-		    monotime_ms() < sw->deadline_ms)
+		if (r->status != 200 || sw_tasks(r, &t) == -1 ||
+		    monotime_ms() >= sw->deadline_ms) {
+			sw_stop_done(sw);
+			return;
+		}
+		/* one meant to run: not told to stop yet, or scaled up anew */
+		if (t.meant > 0) {
+			if (sw_call(sw, SW_RELOOK, DK_SVC_INSPECT, sw->sname,
+			    NULL, NULL) == -1)
+				sw_stop_done(sw);
+			return;
+		}
+		if (t.alive > 0)
 			break;
 		sw_stop_done(sw);
 		return;
+	case SW_RELOOK:
+		if (r->status == 200 && sw_inspected(sw, r, hash,
+		    sizeof(hash), err, sizeof(err)) == 0 && sw->replicas > 0) {
+			sw_stop_overtaken(sw);
+			return;
+		}
+		/* 404: gone; else no manager: the next list says */
+		if (r->status == 404) {
+			sw_stop_done(sw);
+			return;
+		}
+		break;
 	default:
 		sw_stop_done(sw);
 		return;
 	}
 	/* its tasks are ending: list them until none is left */
-	sw_watch_arm(sw, sw->step == SW_TASKS ? SW_POLL_MS : 0);
+	sw_watch_arm(sw, sw->step == SW_UPDATE || sw->step == SW_INSPECT ? 0 :
+	    SW_POLL_MS);
 }
 
 static int
