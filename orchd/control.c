@@ -35,8 +35,11 @@
  * open/openat/read/close of orchd.conf, the key, certificate and
  * credential files, /etc/passwd and /etc/group and what the name service
  * reads (its modules loaded before the filter, users_preload()); socket,
- * setsockopt, bind and listen for the listeners at reload (listen.c);
- * accept4 here, the socket bound before the filter; mkdir, rmdir, openat,
+ * setsockopt, bind and listen for the listeners at reload (listen.c)
+ * and for this socket when it is made again (control_check(): socket,
+ * connect, unlink, umask, bind, chmod, stat, listen, mkdir of its
+ * directory, all already in SB_PARENT for those, so the filter grows by
+ * nothing); accept4 here; mkdir, rmdir, openat,
  * getdents64 and write under the cgroup tree and /proc, kill for what
  * cgroup.kill cannot do (cgroup.c, spawn.c); mkdir, fchown, fchmod,
  * rename, pipe2 of the state and log directories and files (statedir.c,
