@@ -116,6 +116,7 @@ static dev_t		 control_dev;
 static ino_t		 control_ino;
 static struct event	 control_check_ev;
 static struct orchd	*control_env;	/* set when the loop serves it */
+static int		 control_failed; /* the last try to make it again */
 
 /* a new listening socket at path, mode 0600, its inode noted; -1: errno */
 static int
@@ -229,13 +230,20 @@ control_check(const char *why)
 		log_warn("control socket %s", control_path);
 		return;
 	}
-	log_warnx("control socket %s %s (seen at %s): making it again",
-	    control_path, what, why);
+	/* once a stretch: a failure is tried again each time, quietly */
+	if (!control_failed)
+		log_warnx("control socket %s %s (seen at %s): making it "
+		    "again", control_path, what, why);
 	control_mkdir(control_path);
 	if ((fd = control_bind(control_path, err, sizeof(err))) == -1) {
-		log_warnx("control socket not made again: %s", err);
+		if (!control_failed)
+			log_warnx("control socket not made again: %s; tried "
+			    "again every %d s and at SIGHUP", err,
+			    CONTROL_CHECK_MS / 1000);
+		control_failed = 1;
 		return;
 	}
+	control_failed = 0;
 	event_del(&control_ev);
 	close(control_fd);
 	control_fd = fd;

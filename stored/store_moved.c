@@ -12,8 +12,8 @@
  *
  * A file put in its place is the operator's and is kept, renamed to
  * "<path>.replaced" (with its -wal and -shm, if any).  A copy that fails
- * (its directory removed, its disk full) is logged and tried again at
- * the next look; the writes meanwhile go on into the open file.
+ * (its directory removed, its disk full) is logged and tried again 5 s
+ * later at the earliest; the writes meanwhile go on into the open file.
  */
 
 #include <sys/types.h>
@@ -27,6 +27,10 @@
 #include "log.h"
 #include "store_db.h"
 #include "store_moved.h"
+#include "timer.h"
+
+/* after a copy that failed: the next try, not before every write */
+int64_t		 store_moved_retry_ms = 5000;
 
 static const char *const moved_suffixes[] = { "-wal", "-shm" };
 
@@ -89,12 +93,15 @@ store_moved_check(struct store_db **sdbp, const char *path,
     const char *name, const char *when)
 {
 	static int		 failed;
+	static int64_t		 failed_ms;
 	enum store_db_where	 where;
 	struct store_db		*sdb;
 	char			 tmp[PATH_MAX], err[512];
 
 	if ((where = store_db_moved(*sdbp)) == STORE_DB_HERE ||
 	    where == STORE_DB_UNKNOWN)
+		return;
+	if (failed && monotime_ms() - failed_ms < store_moved_retry_ms)
 		return;
 	if (!failed)
 		log_warnx("database %s was %s while orchd ran (seen at %s): "
@@ -110,6 +117,7 @@ store_moved_check(struct store_db **sdbp, const char *path,
 		    "stops; tried again in a few seconds", name,
 		    where == STORE_DB_GONE ? "removed" : "replaced", err);
 		failed = 1;
+		failed_ms = monotime_ms();
 		return;
 	}
 	store_db_close(*sdbp);

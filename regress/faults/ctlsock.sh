@@ -2,8 +2,9 @@
 # The control socket removed or replaced while orchd runs (issue 30):
 # orchctl fails, then SIGHUP makes the socket again; removed once more,
 # the parent's periodic check (every 5 s) makes it again without a
-# signal; replaced by a plain file, the same; the directory removed
-# with it, the directory too.  Each time the log says so and the new
+# signal; replaced by a plain file, the same; replaced by a socket that
+# answers, left alone and logged; the directory removed with it, the
+# directory too.  Each time the log says so and the new
 # socket has the start's mode and owner.  Prints how long each return
 # took.
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -67,6 +68,24 @@ else
 	fail "replaced by a file: orchctl works again"
 fi
 check "... the log says it was replaced" logged "$SOCK was replaced"
+
+# replaced by a socket that answers: another process's, left alone
+rm -f "$SOCK"
+python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(4)
+time.sleep(9)' "$SOCK" &
+SQUAT=$!
+wait_for 5 test -S "$SOCK"
+INO=$(stat -c %i "$SOCK")
+check "replaced by a live socket: the log says it is in use" \
+    wait_for 12 logged "control socket $SOCK is in use"
+check "... and it is left alone" [ "$(stat -c %i "$SOCK")" = "$INO" ]
+kill "$SQUAT" 2>/dev/null
+wait "$SQUAT" 2>/dev/null
+rm -f "$SOCK"
+check "... once it is gone, orchctl works again" wait_for 12 ctl
 
 # its directory removed with it: made again too, mode 0755
 rm -rf "$T/run"

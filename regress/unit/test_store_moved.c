@@ -141,6 +141,10 @@ test_copy_fails_kept_open(void **state)
 	assert_int_equal(store_db_moved(sdb), STORE_DB_GONE);
 	put_uid(sdb, "b", 1002);
 	assert_int_equal(rmdir(tmp), 0);
+	/* not before the retry's time: at once, here */
+	store_moved_check(&sdb, f->path, "test", "test");
+	assert_ptr_equal(sdb, old);
+	store_moved_retry_ms = 0;
 	store_moved_check(&sdb, f->path, "test", "test");
 	assert_int_equal(store_db_moved(sdb), STORE_DB_HERE);
 	store_db_close(sdb);
