@@ -35,8 +35,11 @@
  * open/openat/read/close of orchd.conf, the key, certificate and
  * credential files, /etc/passwd and /etc/group and what the name service
  * reads (its modules loaded before the filter, users_preload()); socket,
- * setsockopt, bind and listen for the listeners at reload (listen.c);
- * accept4 here, the socket bound before the filter; mkdir, rmdir, openat,
+ * setsockopt, bind and listen for the listeners at reload (listen.c)
+ * and for this socket when it is made again (control_check(): socket,
+ * connect, unlink, umask, bind, chmod, stat, listen, mkdir of its
+ * directory, all already in SB_PARENT for those, so the filter grows by
+ * nothing); accept4 here; mkdir, rmdir, openat,
  * getdents64 and write under the cgroup tree and /proc, kill for what
  * cgroup.kill cannot do (cgroup.c, spawn.c); mkdir, fchown, fchmod,
  * rename, pipe2 of the state and log directories and files (statedir.c,
@@ -56,6 +59,7 @@
 
 #include <errno.h>
 #include <event.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +73,7 @@
 #include "msg.h"
 #include "parent.h"
 #include "proc.h"
+#include "timer.h"
 #include "util.h"
 #include "version.h"
 #include "workload.h"
@@ -76,6 +81,7 @@
 #define CONTROL_BACKLOG		16
 #define CONTROL_MAX_CONNS	64
 #define CONTROL_MONITOR_QUEUE	256	/* events a monitor has not read */
+#define CONTROL_CHECK_MS	5000	/* is the socket still there? */
 
 struct ctl_conn {
 	uint32_t		 id;
@@ -99,59 +105,189 @@ static struct event	 control_pause_ev;
 static void	control_accept(int, short, void *);
 static struct imsgev *control_channel(uint32_t);
 
-void
-control_init(const char *path)
+/*
+ * The socket's path and the inode bound there: an operator or a cleaner
+ * of /run that removes or replaces the file would otherwise leave orchd
+ * running with no way in but a restart.  control_check() compares them
+ * at each reload and every CONTROL_CHECK_MS, and binds it again.
+ */
+static char		 control_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static dev_t		 control_dev;
+static ino_t		 control_ino;
+static struct event	 control_check_ev;
+static struct orchd	*control_env;	/* set when the loop serves it */
+static int		 control_failed; /* the last try to make it again */
+
+/* a new listening socket at path, mode 0600, its inode noted; -1: errno */
+static int
+control_bind(const char *path, char *err, size_t errlen)
 {
 	struct sockaddr_un	 sun;
+	struct stat		 sb;
 	mode_t			 old_umask;
-	int			 fd;
+	int			 fd, saved;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
-	    sizeof(sun.sun_path))
-		fatalx("control socket path too long: %s", path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-	    0)) == -1)
-		fatal("%s: socket", __func__);
-
-	/* a socket that answers belongs to a running orchd: leave it */
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0)
-		fatalx("control socket %s is in use: is orchd running?", path);
-	if (unlink(path) == -1 && errno != ENOENT)
-		fatal("unlink %s", path);
-
-	old_umask = umask(S_IXUSR | S_IRWXG | S_IRWXO);
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
-		fatal("bind control socket %s", path);
-	umask(old_umask);
-	if (chmod(path, S_IRUSR | S_IWUSR) == -1) {
-		unlink(path);
-		fatal("chmod %s", path);
+	    sizeof(sun.sun_path)) {
+		snprintf(err, errlen, "control socket path too long: %s",
+		    path);
+		return (-1);
 	}
-	if (listen(fd, CONTROL_BACKLOG) == -1)
-		fatal("listen %s", path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0)) == -1) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return (-1);
+	}
+	/* a socket that answers belongs to a running orchd: leave it */
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
+		snprintf(err, errlen, "control socket %s is in use: is "
+		    "another orchd running?", path);
+		goto fail;
+	}
+	if (unlink(path) == -1 && errno != ENOENT) {
+		snprintf(err, errlen, "unlink %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	old_umask = umask(S_IXUSR | S_IRWXG | S_IRWXO);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		saved = errno;
+		umask(old_umask);
+		snprintf(err, errlen, "bind control socket %s: %s", path,
+		    strerror(saved));
+		goto fail;
+	}
+	umask(old_umask);
+	if (chmod(path, S_IRUSR | S_IWUSR) == -1 ||
+	    stat(path, &sb) == -1 || listen(fd, CONTROL_BACKLOG) == -1) {
+		snprintf(err, errlen, "control socket %s: %s", path,
+		    strerror(errno));
+		unlink(path);
+		goto fail;
+	}
+	control_dev = sb.st_dev;
+	control_ino = sb.st_ino;
+	return (fd);
+ fail:
+	close(fd);
+	return (-1);
+}
+
+void
+control_init(const char *path)
+{
+	char	 err[256];
+
+	if (strlcpy(control_path, path, sizeof(control_path)) >=
+	    sizeof(control_path))
+		fatalx("control socket path too long: %s", path);
+	if ((control_fd = control_bind(path, err, sizeof(err))) == -1)
+		fatalx("%s", err);
+}
+
+/* the directory, if it went too: as statedir_socket() made it */
+static void
+control_mkdir(const char *path)
+{
+	char	 tmp[PATH_MAX], *slash;
+
+	if (strlcpy(tmp, path, sizeof(tmp)) >= sizeof(tmp) ||
+	    (slash = strrchr(tmp, '/')) == NULL || slash == tmp)
+		return;
+	*slash = '\0';
+	if (mkdir(tmp, 0755) == 0) {
+		/* under our umask: orchctl users must reach the socket */
+		if (chmod(tmp, 0755) == -1)
+			log_warn("chmod %s", tmp);
+		log_warnx("control socket directory %s was gone: made again",
+		    tmp);
+	}
+}
+
+/*
+ * Is the socket still the one we bound?  If it was removed or replaced,
+ * say so loudly and bind a new one in its place; the connections open
+ * stay.  A socket there that answers is another process's and is left.
+ */
+void
+control_check(const char *why)
+{
+	struct stat	 sb;
+	char		 err[256];
+	const char	*what;
+	int		 fd;
+
+	if (control_fd == -1 || control_env == NULL)
+		return;
+	if (stat(control_path, &sb) == 0) {
+		if (sb.st_dev == control_dev && sb.st_ino == control_ino)
+			return;
+		what = "was replaced";
+	} else if (errno == ENOENT)
+		what = "was removed";
+	else {
+		log_warn("control socket %s", control_path);
+		return;
+	}
+	/* once a stretch: a failure is tried again each time, quietly */
+	if (!control_failed)
+		log_warnx("control socket %s %s (seen at %s): making it "
+		    "again", control_path, what, why);
+	control_mkdir(control_path);
+	if ((fd = control_bind(control_path, err, sizeof(err))) == -1) {
+		if (!control_failed)
+			log_warnx("control socket not made again: %s; tried "
+			    "again every %d s and at SIGHUP", err,
+			    CONTROL_CHECK_MS / 1000);
+		control_failed = 1;
+		return;
+	}
+	control_failed = 0;
+	event_del(&control_ev);
+	close(control_fd);
 	control_fd = fd;
+	event_set(&control_ev, control_fd, EV_READ | EV_PERSIST,
+	    control_accept, control_env);
+	/* out of descriptors, the pause's end adds it */
+	if (!evtimer_pending(&control_pause_ev, NULL))
+		event_add(&control_ev, NULL);
+	log_warnx("control socket %s made again", control_path);
+}
+
+static void
+control_check_timer(int fd, short event, void *arg)
+{
+	control_check("the periodic check");
+	evtimer_add_ms(&control_check_ev, CONTROL_CHECK_MS);
 }
 
 void
 control_listen(struct orchd *env)
 {
+	control_env = env;
 	env->ps.client_channel = control_channel;
 	event_set(&control_ev, control_fd, EV_READ | EV_PERSIST,
 	    control_accept, env);
 	event_add(&control_ev, NULL);
 	evtimer_set(&control_pause_ev, control_accept, env);
+	evtimer_set(&control_check_ev, control_check_timer, NULL);
+	evtimer_add_ms(&control_check_ev, CONTROL_CHECK_MS);
 }
 
 void
 control_cleanup(const char *path)
 {
+	struct stat	 sb;
+
 	if (control_fd == -1)
 		return;
 	close(control_fd);
 	control_fd = -1;
-	unlink(path);
+	/* only ours: a socket put there since is another's */
+	if (stat(path, &sb) == 0 && sb.st_dev == control_dev &&
+	    sb.st_ino == control_ino)
+		unlink(path);
 }
 
 /* proc_reply's way to a connection: its channel, NULL if it is gone */

@@ -731,6 +731,8 @@ parent_sig(int sig, short event, void *arg)
 
 	switch (sig) {
 	case SIGHUP:
+		/* whether or not the configuration loads: orchctl's way in */
+		control_check("SIGHUP");
 		(void)parent_reload(env, 0, err, sizeof(err));
 		break;
 	case SIGUSR1:

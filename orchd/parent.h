@@ -99,6 +99,7 @@ int		 keycheck(struct orchd_conf *);
 void		 control_init(const char *);
 void		 control_listen(struct orchd *);
 void		 control_cleanup(const char *);
+void		 control_check(const char *);
 void		 control_forward(struct imsgev *, struct imsg *);
 void		 control_show_summary(struct imsgev *, struct imsg *);
 void		 control_reload(struct imsgev *, struct imsg *);

@@ -36,6 +36,7 @@
 #include "proc.h"
 #include "sandbox.h"
 #include "store_db.h"
+#include "store_moved.h"
 #include "store_queue.h"
 #include "timer.h"
 #include "util.h"
@@ -65,6 +66,11 @@ static struct store_queue store_q;
 static struct event	 store_retry_ev;
 static int64_t		 store_retry_ms = STORE_RETRY_MIN_MS;
 static struct st_queue_stats store_q_sent;	/* the gateways know */
+
+/* is the database still at its path?  Before writes, and on this timer */
+#define STORE_MOVED_MS		5000
+static struct event	 store_moved_ev;
+static int		 store_chrooted;
 
 /*
  * Workloads in a crash loop's backoff, as runtimed last said, for show
@@ -201,6 +207,9 @@ store_failed(const char *what)
 	    store_db_error(store_db));
 }
 
+/* the file removed or replaced under us: written again (store_moved.c) */
+static void	store_path_check(const char *);
+
 /*
  * Held writes.  Once one is held, every later one is held behind it, so
  * that the database takes them in the order they came.
@@ -265,6 +274,7 @@ held_flush(void)
 
 	if (sq_empty(&store_q))
 		return (1);
+	store_path_check("a write");
 	n = sq_flush(&store_q, held_write, NULL, STORE_RETRY_BATCH);
 	if (sq_empty(&store_q)) {
 		log_info("database %s: caught up, the held writes are "
@@ -315,6 +325,7 @@ store_write(enum sq_kind kind, const void *data, const char *what)
 	struct sq_entry	 e;
 	int		 r;
 
+	store_path_check("a write");
 	if (!sq_empty(&store_q)) {
 		held_add(kind, data, what);
 		return (1);
@@ -539,6 +550,7 @@ store_recv_lastseen(struct imsgev *iev, struct imsg *imsg)
 	if ((ls = calloc(n, sizeof(*ls))) == NULL)
 		fatal("%s", __func__);
 	memcpy(ls, imsg->data, len);
+	store_path_check("a write");
 	if (!sq_empty(&store_q) || store_db_lastseen(store_db, ls, n) == -1) {
 		if (store_db_broken(store_db))
 			store_failed("last seen");
@@ -772,6 +784,7 @@ store_api_put(struct imsgev *iev, struct imsg *imsg)
 	    sizeof(err))) == NULL)
 		fatalx("%s: workload from parent: %s", __func__, err);
 	/* what came before it first: a held write must not outlive it */
+	store_path_check("a write");
 	(void)held_flush();
 	api_stored(iev, imsg, store_db_api_put(store_db, wc,
 	    walltime_ms()) == 0, "create");
@@ -784,6 +797,7 @@ store_api_drop(struct imsgev *iev, struct imsg *imsg)
 	struct ctl_name	 cn;
 
 	recv_name(imsg, &cn);
+	store_path_check("a write");
 	(void)held_flush();
 	api_stored(iev, imsg, store_db_api_drop(store_db,
 	    cn.name) != -1, "delete");
@@ -799,6 +813,7 @@ store_api_expire(struct imsgev *iev, struct imsg *imsg)
 	(void)imsg_get_data(imsg, &re, sizeof(re));
 	(void)snprintf(msg, sizeof(msg), "deleted: no request for %llds",
 	    (long long)re.secs);
+	store_path_check("a write");
 	(void)held_flush();
 	api_stored(iev, imsg, store_db_api_expire(store_db,
 	    re.name, msg, walltime_ms()) != -1, "expire");
@@ -883,6 +898,7 @@ store_apply(struct privsep *ps, struct cfg_generation *gen,
     struct cfg_generation *old)
 {
 	/* the held writes of the workloads it may remove first */
+	store_path_check("a write");
 	(void)held_flush();
 	if (store_db_sync(store_db, &gen->workloads, walltime_ms()) == -1)
 		store_failed("configuration");
@@ -940,6 +956,20 @@ store_tighten(const char *path)
 }
 
 static void
+store_path_check(const char *when)
+{
+	store_moved_check(&store_db, store_path(store_ps.file,
+	    store_chrooted), store_ps.file, when);
+}
+
+static void
+store_moved_timer(int fd, short event, void *arg)
+{
+	store_path_check("the periodic check");
+	evtimer_add_ms(&store_moved_ev, STORE_MOVED_MS);
+}
+
+static void
 store_open(int chrooted)
 {
 	char	 err[512];
@@ -992,9 +1022,12 @@ main(int argc, char *argv[])
 	proc_title_init(argc, argv);
 	child_start(&store_ps, argc, argv, PROC_STORE, store_handlers,
 	    nitems(store_handlers), PRIVDROP_NONET);
+	store_chrooted = chrooted;
 	store_open(chrooted);
 	sq_init(&store_q, SQ_MAX_ENTRIES, SQ_MAX_BYTES);
 	evtimer_set(&store_retry_ev, held_retry, NULL);
+	evtimer_set(&store_moved_ev, store_moved_timer, NULL);
+	evtimer_add_ms(&store_moved_ev, STORE_MOVED_MS);
 	if (atexit(store_atexit) != 0)
 		fatal("atexit");
 	cfg_set_apply(store_apply);

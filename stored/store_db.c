@@ -168,6 +168,9 @@ struct store_db {
 	sqlite3_stmt	*stmt[S_MAX];
 	char		 err[512];
 	int		 broken;
+	char		 path[PATH_MAX];
+	dev_t		 dev;		/* the file opened at path */
+	ino_t		 ino;
 };
 
 /* a workload's row as a state change needs it */
@@ -644,6 +647,7 @@ prepare_all(struct store_db *sdb, char *err, size_t errlen)
 struct store_db *
 store_db_open(const char *path, char *err, size_t errlen)
 {
+	struct stat	 sb;
 	struct store_db	*sdb;
 	int		 flags, rc;
 
@@ -668,10 +672,78 @@ store_db_open(const char *path, char *err, size_t errlen)
 	    migrate(sdb->db, err, errlen) == -1 ||
 	    prepare_all(sdb, err, errlen) == -1)
 		goto fail;
+	/* the file it opened, for store_db_moved() */
+	if (strlcpy(sdb->path, path, sizeof(sdb->path)) >=
+	    sizeof(sdb->path) || stat(path, &sb) == -1) {
+		snprintf(err, errlen, "stat: %s", strerror(errno));
+		goto fail;
+	}
+	sdb->dev = sb.st_dev;
+	sdb->ino = sb.st_ino;
 	return (sdb);
  fail:
 	store_db_close(sdb);
 	return (NULL);
+}
+
+/*
+ * Is the file at the path still the one opened?  sqlite goes on writing
+ * to a file removed or replaced under it without a word, in write-ahead
+ * log mode, and all of it is lost when the store closes it.
+ */
+enum store_db_where
+store_db_moved(const struct store_db *sdb)
+{
+	struct stat	 sb;
+
+	if (stat(sdb->path, &sb) == -1)
+		return (errno == ENOENT ? STORE_DB_GONE : STORE_DB_UNKNOWN);
+	if (sb.st_dev != sdb->dev || sb.st_ino != sdb->ino)
+		return (STORE_DB_REPLACED);
+	return (STORE_DB_HERE);
+}
+
+/*
+ * A copy of everything the open database holds, its write-ahead log's
+ * commits included, into a new file at path (which must not exist):
+ * sqlite's online backup reads through this connection, so it works
+ * from a file no longer in any directory.
+ */
+int
+store_db_copy(struct store_db *sdb, const char *path, char *err,
+    size_t errlen)
+{
+	sqlite3		*to = NULL;
+	sqlite3_backup	*b;
+	int		 rc;
+
+	rc = sqlite3_open_v2(path, &to, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK) {
+		open_error(to, rc, "cannot create", err, errlen);
+		goto fail;
+	}
+	if ((b = sqlite3_backup_init(to, "main", sdb->db, "main")) == NULL) {
+		snprintf(err, errlen, "backup: %s", sqlite3_errmsg(to));
+		goto fail;
+	}
+	rc = sqlite3_backup_step(b, -1);
+	(void)sqlite3_backup_finish(b);
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "backup: %s", sqlite3_errstr(rc));
+		goto fail;
+	}
+	if ((rc = sqlite3_close(to)) != SQLITE_OK) {
+		to = NULL;
+		snprintf(err, errlen, "close: %s", sqlite3_errstr(rc));
+		goto fail;
+	}
+	return (0);
+ fail:
+	if (to != NULL)
+		sqlite3_close(to);
+	(void)unlink(path);
+	return (-1);
 }
 
 /*

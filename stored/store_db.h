@@ -39,6 +39,20 @@ void		 store_db_close(struct store_db *);
 const char	*store_db_error(const struct store_db *);
 int		 store_db_broken(const struct store_db *);
 void		 store_db_shrink(struct store_db *);
+/*
+ * Where the open file is: still at its path, gone from it, or another
+ * file there (or the path cannot be looked at).  Copy writes the open
+ * database, whole, into a new file at a path that must not exist.
+ */
+enum store_db_where {
+	STORE_DB_HERE,
+	STORE_DB_GONE,
+	STORE_DB_REPLACED,
+	STORE_DB_UNKNOWN
+};
+enum store_db_where store_db_moved(const struct store_db *);
+int		 store_db_copy(struct store_db *, const char *, char *,
+		    size_t);
 /* the schema version this code writes */
 int		 store_db_version(void);
 /* store_schema.c: the SQL that takes a database from version to + 1 */

@@ -9,6 +9,7 @@ TEST_alogq_OBJS = $(OBJ)/orchd/alogq.o
 TEST_store_OBJS = $(OBJ)/stored/store_db.o $(OBJ)/stored/store_queue.o \
 		   $(OBJ)/stored/store_schema.o $(OBJ)/regress/unit/storetest.o
 TEST_store_queue_OBJS = $(TEST_store_OBJS)
+TEST_store_moved_OBJS = $(TEST_store_OBJS) $(OBJ)/stored/store_moved.o
 TEST_api_OBJS = $(OBJ)/gatewayd/api_route.o $(OBJ)/gatewayd/api_json.o \
 		   $(OBJ)/gatewayd/prom.o $(OBJ)/gatewayd/api_auth.o \
 		   $(OBJ)/stored/store_db.o $(OBJ)/stored/store_schema.o \
