@@ -223,8 +223,8 @@ port_ephemeral(int port)
 }
 
 /*
- * A workload that listens on this host's own port, and only while it
- * runs: while it sleeps the port is free, and if it is in the kernel's
+ * A workload that listens on this host's own port (a process, a docker
+ * container's publish or network host), and only while it runs: while it sleeps the port is free, and if it is in the kernel's
  * ephemeral range, connect(2) may give it to any outgoing connection of
  * the host as its local port.  The next wake's bind then fails
  * (EADDRINUSE), the workload exits and its requests get 503, at random:
@@ -236,8 +236,8 @@ ephemeral_check(void)
 {
 	int	 port;
 
-	if (wl->driver == DRIVER_SWARM ||
-	    (wl->driver == DRIVER_DOCKER && wl->publish == 0))
+	/* a swarm's address is a node's: its ports are not this host's */
+	if (wl->driver == DRIVER_SWARM)
 		return;
 	port = workload_upstream_port(wl);
 	if (port > 0 && port_ephemeral(port))
