@@ -13,7 +13,9 @@
 # even one).  The wake's bind failed, EADDRINUSE, and the 5 requests got
 # 503.  The workload's port here is below the range (lib.sh's ports);
 # orchd warns of one in it, checked last, and the mechanism is replayed
-# with one outgoing connection bound to the workload's port.
+# with one outgoing connection bound to the workload's port.  To see the
+# report's 503s again: IDLE12K_PORT=N, N an even port in the range that
+# no socket has (ss -tan), and the 12,000 are made while it sleeps.
 . "$(dirname "$0")/../e2e/lib.sh"
 e2e_init "$1"
 need_root
@@ -79,6 +81,10 @@ start_orchd_or_exit -v
 check "the workload answers" req w
 check "... 200" grep -q '^200' "$T/req.w"
 
+# the idle ones are made while the workload sleeps, as in the report:
+# its port is free then
+"$ORCHCTL" -s "$SOCK" suspend app >/dev/null 2>&1
+check "it sleeps" wait_for 20 asleep
 t0=$(now_ms)
 "$TESTHTTP" idle "$GW" "$NIDLE" 150 "$HIDLE" >"$T/idle.out" 2>&1 &
 IDLE=$!
