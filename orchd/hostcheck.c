@@ -224,8 +224,9 @@ port_ephemeral(int port)
 
 /*
  * A workload that listens on this host's own port (a process, a docker
- * container's publish or network host), and only while it runs: while it sleeps the port is free, and if it is in the kernel's
- * ephemeral range, connect(2) may give it to any outgoing connection of
+ * container's publish or network host), and only while it runs: while
+ * it sleeps the port is free, and if it is in the kernel's ephemeral
+ * range, connect(2) may give it to any outgoing connection of
  * the host as its local port.  The next wake's bind then fails
  * (EADDRINUSE), the workload exits and its requests get 503, at random:
  * with 12,000 client connections held on this host, about one wake in
