@@ -32,7 +32,8 @@
 # docker-registry (the registry:2 program) and apache2-utils (htpasswd,
 # its bcrypt logins): regress/e2e/pull.sh runs a registry of its own.
 # wrk: regress/e2e/idleconns.sh loads the gateway beside 10,000 idle
-# clients.
+# clients.  faketime (libfaketime): regress/faults/clockjump.sh moves
+# the wall clock of a running orchd an hour forward and back.
 set -eu
 
 BUILD_PKGS="gcc make libc6-dev pkg-config byacc
@@ -41,7 +42,7 @@ libseccomp-dev libssl-dev zlib1g-dev passwd libnghttp2-dev"
 TEST_PKGS="libcmocka-dev mandoc sqlite3 curl procps iproute2 busybox-static
 clang openssl python3 docker-registry apache2-utils wrk nghttp2-client
 python3-grpcio python3-h2 postgresql postgresql-client redis-server
-redis-tools"
+redis-tools faketime"
 DOCKER_PKGS="docker.io tini"
 
 usage() {
