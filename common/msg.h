@@ -18,7 +18,7 @@
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	3
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	9
+#define ORCHD_IMSG_VERSION	10
 
 /* the child's end of its channel to the parent */
 #define PROC_PARENT_FD		3
@@ -582,7 +582,7 @@ struct rt_wait {
 
 struct gw_activity {
 	char			 name[ORCHD_NAME_MAX];
-	int64_t			 last_seen;	/* wall clock, seconds */
+	int64_t			 last_seen;	/* monotonic clock, seconds */
 	uint32_t		 inflight;	/* requests being proxied */
 	uint32_t		 upgraded;	/* open tunnels (WebSocket) */
 };
@@ -663,8 +663,8 @@ struct rt_counts {
 /* IMSG_REAP_SUSPEND: idle, and since when, for the busy veto's max */
 struct reap_suspend {
 	char			 name[ORCHD_NAME_MAX];
-	int64_t			 idle_since;	/* wall clock: its idle
-						   timeout ran out */
+	int64_t			 idle_since;	/* monotonic clock: its
+						   idle timeout ran out */
 };
 
 struct reap_lastseen {

@@ -63,6 +63,21 @@ walltime_ms(void)
 	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 }
 
+/*
+ * The wall time, in seconds, of mono, a monotonic second (monotime()):
+ * from its age now, so a step of the wall clock since then shows as
+ * the same age, not as a jump.  0 (never) stays 0.  For display and for
+ * what leaves the host (the store, a swarm label): the monotonic clock
+ * is this host's alone, and its times are read by nobody.
+ */
+int64_t
+mono_to_wall(int64_t mono)
+{
+	if (mono == 0)
+		return (0);
+	return (walltime_ms() / 1000 - (monotime() - mono));
+}
+
 /* a one-shot timer ms milliseconds from now */
 void
 evtimer_add_ms(struct event *ev, int64_t ms)

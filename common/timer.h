@@ -20,6 +20,7 @@ time_t		 monotime(void);
 int64_t		 monotime_ms(void);
 int64_t		 monotime_ns(void);
 int64_t		 walltime_ms(void);
+int64_t		 mono_to_wall(int64_t);
 void		 evtimer_add_ms(struct event *, int64_t);
 void		 timer_arm(struct event **, void (*)(int, short, void *),
 		    void *, const struct timeval *);

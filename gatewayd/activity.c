@@ -13,6 +13,11 @@
  * its workload's tunnel idle timeout stops counting until its next byte.
  * A connection to a workload's own TCP listener (tcp.c) is such a tunnel
  * from its accept, in flight but not an upgraded one.
+ *
+ * The last use is a monotonic second (monotime()), as it goes to the
+ * reaper and runtimed: idleness is a duration, and a step of the wall
+ * clock must neither make a workload just used look idle for an hour
+ * nor keep an idle one awake.
  */
 
 #include <sys/queue.h>
@@ -26,6 +31,7 @@
 #include "log.h"
 #include "msg.h"
 #include "proc.h"
+#include "timer.h"
 #include "gateway.h"
 
 #define ACTIVITY_PER_MSG	((ORCHD_IMSG_MAXSIZE - IMSG_HEADER_SIZE) / \
@@ -103,7 +109,7 @@ activity_idle_now(struct gw_workload *wl)
 void
 activity_touch(struct gw_workload *wl)
 {
-	wl->last_seen = time(NULL);
+	wl->last_seen = monotime();
 	activity_dirty(wl);
 }
 
@@ -183,7 +189,7 @@ activity_tunnel_idle(struct gw_conn *c)
 	c->counted = c->tunnel = 0;
 	c->tunnel_idle = 1;
 	wl->inflight--;
-	last = time(NULL) - wl->tunnel_idle;
+	last = monotime() - wl->tunnel_idle;
 	if (last > wl->last_seen)
 		wl->last_seen = last;
 	activity_dirty(wl);

@@ -78,8 +78,9 @@ api_workload_json(const struct gw_workload *wl, const struct ctl_workload *cw)
 		m.keep_warm = wl->conf->keep_warm;
 	}
 	m.state = wl->state;
-	if (wl->last_seen > m.last_seen)
-		m.last_seen = wl->last_seen;
+	/* ours is monotonic (activity.c), the store's on the wall clock */
+	if (mono_to_wall(wl->last_seen) > m.last_seen)
+		m.last_seen = mono_to_wall(wl->last_seen);
 	/* the backoff as this gateway answers it, to the second after */
 	m.backoff_until = 0;
 	if (wl->backoff_end != 0 && (wl->state == WL_FAILED ||

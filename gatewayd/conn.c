@@ -285,7 +285,7 @@ conn_refuse(int s, struct gw_listener *l, const char *peer)
 
 	metrics_addr_refused();
 	/* a flood of them would be a flood of lines: one a minute */
-	now = time(NULL);
+	now = monotime();
 	if (now - logged >= 60) {
 		log_warnx("%s: over max connections per address (%u here), "
 		    "refused%s", peer, gw->peermax, quiet > 0 ?

@@ -104,7 +104,7 @@ struct gw_workload {
 	/* activity, for the reaper */
 	uint32_t		 inflight;
 	uint32_t		 upgraded;
-	time_t			 last_seen;
+	time_t			 last_seen;	/* monotime() */
 	int			 dirty;
 	TAILQ_ENTRY(gw_workload) dirty_entry;
 	int			 drain_watch;	/* a drain found it busy: tell

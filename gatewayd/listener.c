@@ -29,6 +29,7 @@
 #include "log.h"
 #include "orchd.h"
 #include "proc.h"
+#include "timer.h"
 #include "gateway.h"
 
 RB_GENERATE(gw_peers, gw_peer, entry, peer_cmp);
@@ -112,7 +113,7 @@ accept_update(void)
 	 * At the limit accepting goes off and on with each connection that
 	 * closes: said once in 10 seconds at most.
 	 */
-	if (!on && conn_full() && (now = time(NULL)) - logged >= 10) {
+	if (!on && conn_full() && (now = monotime()) - logged >= 10) {
 		logged = now;
 		log_info("%u connections, %u to workloads, none idle: "
 		    "not accepting more for now", gw->nconns, gw->nups);

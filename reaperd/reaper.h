@@ -12,6 +12,12 @@
 
 #include "workload.h"
 
+/*
+ * Every time here is a monotonic second (monotime()): idleness and
+ * expiry are durations, which a step of the wall clock must not
+ * change.  What goes to the store or to a swarm label is turned into
+ * wall time as it is sent (mono_to_wall()).
+ */
 struct reap_wl {
 	RB_ENTRY(reap_wl)	 entry;
 	const char		*name;		/* namebuf, or a key's */

@@ -130,7 +130,7 @@ reap_new(const char *name)
 	memcpy(wl->namebuf, name, len);
 	wl->name = wl->namebuf;
 	wl->state = WL_ASLEEP;
-	wl->last_seen = time(NULL);
+	wl->last_seen = monotime();
 	wl->born = wl->last_seen;
 	RB_INSERT(reap_wls, &reap_wls, wl);
 	return (wl);
@@ -158,7 +158,7 @@ lastseen_add(const struct reap_wl *wl)
 	ls = &reap_batch[reap_nbatch++];
 	memset(ls, 0, sizeof(*ls));
 	strlcpy(ls->name, wl->name, sizeof(ls->name));
-	ls->last_seen = wl->used;
+	ls->last_seen = mono_to_wall(wl->used);
 	if (reap_nbatch == REAP_LASTSEEN_MAX)
 		lastseen_flush();
 }
@@ -266,7 +266,7 @@ seen_send(time_t now)
 		wl->seen_sent = seen;
 		memset(&batch[n], 0, sizeof(batch[n]));
 		strlcpy(batch[n].name, wl->name, sizeof(batch[n].name));
-		batch[n].last_seen = seen;
+		batch[n].last_seen = mono_to_wall(seen);
 		if (++n < nitems(batch))
 			continue;
 		if (proc_compose(&reaper_ps, PROC_RUNTIME, IMSG_REAP_SEEN, 0,
@@ -304,7 +304,7 @@ reaper_expire(struct reap_wl *wl, time_t now)
 	    (long long)(now - since));
 	memset(&re, 0, sizeof(re));
 	strlcpy(re.name, wl->name, sizeof(re.name));
-	re.last_seen = wl->used;
+	re.last_seen = mono_to_wall(wl->used);
 	re.secs = wl->expire_after;
 	if (proc_compose(&reaper_ps, PROC_PARENT, IMSG_REAP_EXPIRE, 0, -1,
 	    &re, sizeof(re)) == -1)
@@ -316,7 +316,7 @@ reaper_tick(int fd, short event, void *arg)
 {
 	struct reap_wl		*wl;
 	struct reap_suspend	 rs;
-	time_t			 now = time(NULL);
+	time_t			 now = monotime();
 
 	lastseen_send();
 	seen_send(now);
@@ -383,7 +383,11 @@ reaper_recv_state(struct imsgev *iev, struct imsg *imsg)
 		return;
 	if (st.state < WL_ASLEEP || st.state > WL_FAILED)
 		return;
-	reaper_state(wl, st.state, st.since);
+	/*
+	 * since is on the wall clock, for the history; the idle clock
+	 * takes now, monotonic: runtimed sends a change as it makes it
+	 */
+	reaper_state(wl, st.state, monotime());
 }
 
 /*

@@ -33,7 +33,7 @@ enum admit_verdict {
 struct admit_cand {
 	void		*wl;		/* the caller's */
 	int64_t		 charge;	/* bytes it gives back */
-	int64_t		 last_used;	/* wall clock seconds */
+	int64_t		 last_used;	/* monotonic seconds */
 	int		 busy;		/* in flight, last the gateways said */
 	const char	*name;		/* ties: by name, for a stable order */
 };

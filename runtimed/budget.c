@@ -252,11 +252,15 @@ budget_state(struct admit_state *s)
 	}
 }
 
-/* its last use: a request, or its start if it had none since */
+/*
+ * its last use: a request, or its start if it had none since; monotonic,
+ * so that a step of the wall clock does not reorder the eviction
+ */
 static time_t
 last_used(const struct rt_workload *wl)
 {
-	return (wl->last_used > wl->since ? wl->last_used : wl->since);
+	return (wl->last_used > wl->since_mono ? wl->last_used :
+	    wl->since_mono);
 }
 
 /*
@@ -331,7 +335,7 @@ budget_evict(struct rt_workload *wl, int64_t shortfall)
 	struct rt_queued	*q;
 	int64_t			 need[BUDGET_EVICT_AHEAD];
 	size_t			 i, k, n, nneed = 0;
-	time_t			 now = time(NULL);
+	time_t			 now = monotime();
 
 	need[nneed++] = shortfall;
 	for (q = TAILQ_NEXT(wl->wait, entry); q != NULL &&
@@ -683,7 +687,7 @@ budget_recv_pressure(struct imsgev *iev, struct imsg *imsg)
 	wl = c[0].wl;
 	log_info("workload %s: suspending it for memory pressure: some avg10 "
 	    "%s above the limit %s; least recently used, %llds ago", wl->name,
-	    avg, lim, (long long)(time(NULL) - c[0].last_used));
+	    avg, lim, (long long)(monotime() - c[0].last_used));
 	free(c);
 	/* its busy path, if any, is asked first */
 	(void)busy_evict(wl, RT_REASON_PRESSURE);

@@ -120,7 +120,7 @@ busy_verdict(struct rt_workload *wl, int code, const char *why)
 	}
 	if (busy) {
 		if (wl->busy_since == 0) {
-			wl->busy_since = time(NULL);
+			wl->busy_since = monotime();
 			log_info("workload %s: idle but busy, as %s says: "
 			    "not suspended", wl->name, wl->conf->busy_path);
 		}
@@ -273,14 +273,14 @@ busy_ask(struct rt_workload *wl, enum rt_reason reason)
 }
 
 /*
- * The reaper finds the workload idle since idle_since (wall clock): it
+ * The reaper finds the workload idle since idle_since (monotonic): it
  * is suspended, unless its busy path says it is busy, for at most busy
  * max from then.  An answer still awaited is not asked again.
  */
 void
 busy_suspend(struct rt_workload *wl, int64_t idle_since)
 {
-	int64_t	 now = time(NULL);
+	int64_t	 now = monotime();
 	char	 max[32];
 
 	if (wl->conf == NULL || wl->conf->busy_path == NULL ||

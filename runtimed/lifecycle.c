@@ -105,12 +105,16 @@ exit_msg(int status, char *buf, size_t len)
 		    WEXITSTATUS(status));
 }
 
-/* wall clock: the history keeps it, milliseconds give wake times */
+/*
+ * wall clock: the history keeps it, milliseconds give wake times; and
+ * monotonic, for the budget's order of last use (budget.c)
+ */
 void
 lc_since_now(struct rt_workload *wl)
 {
 	wl->since_ms = walltime_ms();
 	wl->since = wl->since_ms / 1000;
+	wl->since_mono = monotime();
 }
 
 static void

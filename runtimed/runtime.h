@@ -85,6 +85,7 @@ struct rt_workload {
 	enum workload_state	 state;
 	time_t			 since;		/* wall clock */
 	int64_t			 since_ms;
+	time_t			 since_mono;	/* the same, monotime() */
 	union wl_addr		 addr;		/* it listens */
 	socklen_t		 addrlen;
 
@@ -141,7 +142,8 @@ struct rt_workload {
 	struct rt_queued	*wait;		/* its wake waits for room */
 	int64_t			 charge;	/* bytes, while it holds any */
 	int64_t			 mem_est;	/* measured estimate; 0: none */
-	time_t			 last_used;	/* the gateways' last seen */
+	time_t			 last_used;	/* the gateways' last seen,
+						   monotime() */
 	uint32_t		 inflight;	/* a bit per gateway: in use */
 	int			 evicting;	/* suspended to make room */
 	int64_t			 busy_ms;	/* a drain for room found it

@@ -82,7 +82,7 @@ static int		 store_chrooted;
 struct store_backoff {
 	RB_ENTRY(store_backoff)	 entry;
 	char			 name[ORCHD_NAME_MAX];
-	int64_t			 until;		/* wall clock, seconds */
+	int64_t			 until;		/* monotonic clock, ms */
 };
 RB_HEAD(store_backoffs, store_backoff);
 RB_PROTOTYPE(store_backoffs, store_backoff, entry, backoff_cmp);
@@ -427,8 +427,8 @@ backoff_note(const struct rt_state *st)
 		RB_INSERT(store_backoffs, &store_backoffs, b);
 		store_nbackoffs++;
 	}
-	/* to the second after it ends, as the gateway's Retry-After */
-	b->until = (walltime_ms() + st->backoff_ms + 999) / 1000;
+	/* monotonic: a step of the wall clock neither ends nor prolongs it */
+	b->until = monotime_ms() + st->backoff_ms;
 }
 
 /* show workloads: the end of its backoff, if it is not over */
@@ -436,12 +436,14 @@ static void
 backoff_overlay(struct ctl_workload *cw)
 {
 	struct store_backoff	 key, *b;
+	int64_t			 left;
 
 	strlcpy(key.name, cw->name, sizeof(key.name));
 	if ((b = RB_FIND(store_backoffs, &store_backoffs, &key)) != NULL &&
-	    b->until > time(NULL) && (cw->state == WL_FAILED ||
-	    cw->state == WL_ASLEEP))
-		cw->backoff_until = b->until;
+	    (left = b->until - monotime_ms()) > 0 &&
+	    (cw->state == WL_FAILED || cw->state == WL_ASLEEP))
+		/* to the second after it ends, as the gateway's Retry-After */
+		cw->backoff_until = (walltime_ms() + left + 999) / 1000;
 }
 
 /*
