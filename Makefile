@@ -108,7 +108,8 @@ ORCHD_SRCS	 = $(PARSE_SRCS) $(addprefix orchd/, \
 SPAWNER_SRCS	 = $(addprefix spawnerd/, \
 		   check.c exec.c spawnerd.c)
 STORE_SRCS	 = $(addprefix stored/, \
-		   store.c store_db.c store_queue.c store_schema.c)
+		   store.c store_check.c store_db.c store_queue.c \
+		   store_schema.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   accesslog.c accesslog_fmt.c activity.c api.c api_auth.c \
 		   api_conf.c api_conn.c api_define.c api_events.c api_json.c \

@@ -387,7 +387,7 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	struct rt_state		 st;
 	struct gw_workload	*wl;
 	const char		*text;
-	int			 refused;
+	int			 refused, checked;
 	char			 why[RT_MSG_MAX + 16];
 
 	(void)imsg_get_data(imsg, &st, sizeof(st));
@@ -398,9 +398,10 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 		return;		/* removed by a reload meanwhile */
 	if (wl->state == WL_RUNNING && st.state != WL_RUNNING)
 		instance_epoch(wl); /* kept upstream connections are stale */
-	if (st.state < WL_ASLEEP || st.state > WL_FAILED)
+	if (st.state < WL_ASLEEP || st.state > WL_STATE_LAST)
 		return;
 	metrics_state(wl, st.state, st.reason, st.since_ms);
+	checked = wl->state == WL_CHECKING && st.state != WL_CHECKING;
 	wl->state = st.state;
 	if (st.state == WL_ASLEEP || st.state == WL_FAILED)
 		instance_idle(wl);
@@ -421,8 +422,11 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	case WL_FAILED:
 		wl->wake_pending = 0;
 		timer_disarm(&wl->wake_timer);
-		/* it died unseen: those it refused get a wake */
-		if (refused && wl->nparked > 0) {
+		/*
+		 * it died unseen: those it refused get a wake; failed before
+		 * a restart: those held while it was checked get theirs
+		 */
+		if ((refused || checked) && wl->nparked > 0) {
 			wake_send(wl);
 			break;
 		}

@@ -141,6 +141,7 @@ int		 dk_labels_ours(json_t *, const char *, char *, size_t);
 /* driver_docker.c: what the rest of runtimed asks */
 void		 docker_adopt(struct rt_workload *);
 int		 docker_restore(struct rt_workload *, const struct st_restore *);
+int		 docker_looking(struct rt_workload *);
 void		 docker_clear(struct rt_workload *);
 void		 docker_died(const char *, const char *);
 void		 docker_reconcile(void);

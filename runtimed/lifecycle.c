@@ -130,7 +130,8 @@ state_fill(struct rt_workload *wl, enum workload_state from,
 	memset(st, 0, sizeof(*st));
 	strlcpy(st->name, wl->name, sizeof(st->name));
 	st->from = from;
-	st->state = wl->state;
+	/* told again while checked: still unknown to the others */
+	st->state = wl->checking ? WL_CHECKING : wl->state;
 	/* a wake carries what caused it, into the history */
 	if (wl->state == WL_WAKING && from != WL_WAKING)
 		st->cause = wl->cause;
@@ -160,18 +161,24 @@ lc_state_set(struct rt_workload *wl, enum workload_state state,
 	enum workload_state	 from = wl->state;
 	char			 cause[512];
 
+	/* the first state told after a restart ends the check */
+	if (wl->checking) {
+		wl->checking = 0;
+		from = WL_CHECKING;
+	}
+
 	/* what woke it, unless the reason says it all */
 	if (state == WL_WAKING && wl->cause.kind != WAKE_NONE &&
 	    wl->cause.kind != WAKE_KEEP_WARM &&
 	    wl->cause.kind != WAKE_RESTART &&
 	    wl->cause.kind != WAKE_DEPENDENCY)
 		log_info("workload %s: %s -> %s (%s) by %s", wl->name,
-		    workload_state_name(wl->state), workload_state_name(state),
+		    workload_state_name(from), workload_state_name(state),
 		    workload_reason_name(reason, 0),
 		    cause_text(&wl->cause, cause, sizeof(cause)));
 	else
 		log_info("workload %s: %s -> %s (%s%s%s)", wl->name,
-		    workload_state_name(wl->state), workload_state_name(state),
+		    workload_state_name(from), workload_state_name(state),
 		    workload_reason_name(reason, 0),
 		    msg != NULL && *msg != '\0' ? ": " : "",
 		    msg != NULL ? msg : "");
@@ -722,6 +729,12 @@ lc_wake(struct rt_workload *wl, enum rt_reason reason,
 	const char	*name = wl->name;
 	int64_t		 secs;
 
+	/* it may run already: the check says, then the wake goes on */
+	if (wl->checking) {
+		log_debug("workload %s: wakes once checked", name);
+		wake_queue(wl, reason, cause);
+		return;
+	}
 	switch (wl->state) {
 	case WL_RUNNING:
 		state_repeat(wl);
@@ -750,6 +763,9 @@ lc_wake(struct rt_workload *wl, enum rt_reason reason,
 			wl->cause = *cause;
 			budget_admit(wl, reason, msg);
 		}
+		break;
+	case WL_CHECKING:
+		/* runtimed's own state is never that */
 		break;
 	}
 }
@@ -904,7 +920,9 @@ lifecycle_drained(const char *name, int idle)
  * What the store remembers of the last run, once at start.  A process
  * workload does not survive orchd (its PR_SET_PDEATHSIG sees to it):
  * whatever it was, it is asleep now, and the history says so.  One that
- * a request or keep warm has woken since is left alone.
+ * a request or keep warm has woken since is left alone.  Until then it
+ * was "checking" (lifecycle_checking()), and the check ends here, or
+ * once docker has looked for its container.
  */
 void
 lifecycle_restore(const struct st_restore *rs)
@@ -921,8 +939,10 @@ lifecycle_restore(const struct st_restore *rs)
 		lifecycle_keep_warm_send(wl);
 	}
 	budget_restore(wl, rs);
-	if (wl->state != WL_ASLEEP || wl->stopping)
+	if (wl->state != WL_ASLEEP || wl->stopping) {
+		lifecycle_check_end(wl);
 		return;
+	}
 	/* a container may have outlived orchd: docker looks first */
 	if (wl->conf->driver == DRIVER_DOCKER && docker_restore(wl, rs) == 0)
 		return;
@@ -942,6 +962,44 @@ lifecycle_restore(const struct st_restore *rs)
 	default:
 		break;
 	}
+	lifecycle_check_end(wl);
+}
+
+/*
+ * Restarted, runtimed does not know yet what runs of wl: the others are
+ * told "checking" rather than what the store remembers, and a wake waits
+ * (lc_wake()) until lifecycle_check_end().  runtimed's own state stays
+ * asleep meanwhile, as the drivers expect of one they may adopt.
+ */
+void
+lifecycle_checking(struct rt_workload *wl)
+{
+	struct rt_state	 st;
+
+	wl->checking = 1;
+	state_fill(wl, wl->state, RT_REASON_RESTORED,
+	    "not yet compared with what runs", &st);
+	/* the store shows it as checking by itself, and records no such */
+	state_send(wl, PROC_GATEWAY, &st);
+	state_send(wl, PROC_PARENT, &st);
+}
+
+/*
+ * The driver has compared: one still checking is what runtimed holds
+ * (asleep, or failed as the store had it), and a wake that came
+ * meanwhile goes on, unless the check found it up.
+ */
+void
+lifecycle_check_end(struct rt_workload *wl)
+{
+	if (wl->checking)
+		lc_state_set(wl, wl->state, RT_REASON_RESTORED,
+		    "checked after a restart");
+	if (!wl->wake_queued || wl->stopping || wl->conf == NULL)
+		return;
+	wl->wake_queued = 0;
+	if (wl->state == WL_ASLEEP || wl->state == WL_FAILED)
+		lc_wake(wl, wl->wake_reason, &wl->cause, NULL);
 }
 
 /* keep warm workloads are woken once the store has said its piece */
@@ -961,10 +1019,16 @@ lc_keep_warm_wakes(void)
 void
 lifecycle_restore_done(void)
 {
+	struct rt_workload	*wl;
+
 	if (rt->restored)
 		return;
 	rt->restored = 1;
 	log_debug("restored from the store");
+	/* no row in the store, or one for a process: checked now */
+	RB_FOREACH(wl, rt_workloads, &rt->workloads)
+		if (wl->checking && !docker_looking(wl))
+			lifecycle_check_end(wl);
 	lc_keep_warm_wakes();
 }
 
@@ -1109,6 +1173,8 @@ lifecycle_adopted(struct rt_workload *wl, const struct rt_driver *drv,
 	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED))
 		return (-1);
 	wl->drv = drv;
+	/* a wake held while it was checked: it runs already */
+	wl->wake_queued = 0;
 	timer_disarm(&wl->restart_timer);
 	backoff_succeeded(&wl->backoff);
 	wl->running_ms = monotime_ms();
