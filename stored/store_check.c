@@ -117,15 +117,19 @@ store_check_told(const char *name)
 		check_remove(c);
 }
 
-/* show workloads: "checking" for one runtimed has not told yet */
+/*
+ * show workloads: "checking" for one runtimed has not told yet, and for
+ * every one before the first configuration, which a question may beat
+ */
 void
 store_check_overlay(struct ctl_workload *cw)
 {
 	struct check_name	*c;
 
-	if (check_count == 0)
+	if (check_begun && check_count == 0)
 		return;
 	cw->name[sizeof(cw->name) - 1] = '\0';
-	if ((c = check_find(cw->name)) != NULL && !c->told)
+	c = check_find(cw->name);
+	if (check_begun ? c != NULL && !c->told : c == NULL || !c->told)
 		cw->state = WL_CHECKING;
 }
