@@ -8,8 +8,12 @@
 #    "running" the database remembers; a request sent at once (to
 #    another workload) is held and served; the history has running ->
 #    checking -> asleep;
-#  - with Docker, a container that outlives the kill is adopted: the
-#    answers say checking, then running, never asleep first;
+#  - with Docker, behind a relay that makes the daemon take 3 s to
+#    answer after the kill (dockerrelay.py): a container that outlived
+#    the kill is adopted, and orchctl and the API say checking, then
+#    running, never asleep; one stopped meanwhile is never shown as the
+#    running the database remembers; a request for it sent at once is
+#    held through the check, then woken and served;
 #  - a kept-warm workload with on change restart, replaced by a reload
 #    with a start that takes a second: suspends sent in a tight loop
 #    throughout, by orchctl and the API, are all refused (409, "kept
@@ -25,10 +29,13 @@ ensure_user
 IMAGE=orchd-test/busybox:latest
 TAG=ck$$
 DOCKER=
-if docker info >/dev/null 2>&1 &&
+dockergid=$(getent group docker | cut -d: -f3)
+PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+if docker info >/dev/null 2>&1 && [ -n "$dockergid" ] && [ -n "$PY" ] &&
     sh "$(dirname "$0")/../docker-image.sh" >/dev/null 2>&1; then
 	DOCKER=yes
 fi
+RELAY_PID=
 V=$(mktemp -d /tmp/checking-vol.XXXXXX)
 chmod 0755 "$V"
 
@@ -37,17 +44,20 @@ ck_cleanup() {
 		kill -TERM "$ORCHD_PID" 2>/dev/null
 		wait_gone "$ORCHD_PID" 15
 	fi
-	[ -z "$DOCKER" ] ||
-	    docker rm -f "$(cname "${TAG}dk")" >/dev/null 2>&1
+	[ -z "$RELAY_PID" ] || kill "$RELAY_PID" 2>/dev/null
+	if [ -n "$DOCKER" ]; then
+		docker rm -f "$(cname "${TAG}dk")" >/dev/null 2>&1
+		docker rm -f "$(cname "${TAG}dg")" >/dev/null 2>&1
+	fi
 	rm -rf "$V"
 	e2e_cleanup
 }
 trap ck_cleanup EXIT
 
 port_base 17
-ports GW API P_PW P_HW P_KW P_DK
+ports GW API P_PW P_HW P_KW P_DK P_DG
 KEY=e2e-key-$$-0123456789abcdef
-mkdir -p "$T/log" "$T/bin" "$T/run" "$V/www" "$V/bin"
+mkdir -p "$T/log" "$T/bin" "$T/run" "$T/dock" "$V/www" "$V/bin"
 chmod 1777 "$T/run"
 testhttp_bin
 printf '%s\n' "$KEY" >"$T/api.key"
@@ -98,18 +108,23 @@ workload "kw" {
 }
 CONF
 	[ -n "$DOCKER" ] || return 0
-	cat >>"$T/orchd.conf" <<CONF
+	echo "docker socket \"$T/dock/docker.sock\"" >>"$T/orchd.conf"
+	dk_conf "${TAG}dk" dk.test "$P_DK" >>"$T/orchd.conf"
+	dk_conf "${TAG}dg" dg.test "$P_DG" >>"$T/orchd.conf"
+}
+dk_conf() {	# dk_conf NAME HOST PORT
+	cat <<CONF
 
-workload "${TAG}dk" {
-	host "dk.test"
+workload "$1" {
+	host "$2"
 	driver docker
 	image "$IMAGE"
 	command "/bin/sh /orchd/run.sh"
 	network host
-	env "PORT=$P_DK"
+	env "PORT=$3"
 	volume "$V/www" "/www"
 	volume "$V/bin" "/orchd"
-	port $P_DK
+	port $3
 	idle timeout 10m
 	stop timeout 1s
 }
@@ -140,6 +155,14 @@ state_of() {	# state_of NAME STATES
 }
 running() { [ "$(state_of "$1" "$(states)")" = running ]; }
 
+if [ -n "$DOCKER" ]; then
+	cp "$(dirname "$0")/dockerrelay.py" "$T/relay.py"
+	"$PY" "$T/relay.py" "$T/dock/docker.sock" \
+	    "$(realpath /var/run/docker.sock)" "$dockergid" "$T/slow" &
+	RELAY_PID=$!
+	wait_for 10 test -S "$T/dock/docker.sock" ||
+	    echo "# the relay's socket is not there"
+fi
 start_orchd_or_exit
 
 # -- b: suspends while a kept-warm workload is replaced
@@ -173,7 +196,8 @@ check "... and kw is running its new command" \
 
 # -- a: after SIGKILL, "checking" until runtimed has compared
 if [ -n "$DOCKER" ]; then
-	check "the docker workload wakes and serves" hello dk.test
+	check "the docker workloads wake and serve" \
+	    eval "hello dk.test && hello dg.test"
 fi
 check "pw runs before the kill" running pw
 kill -KILL "$ORCHD_PID"
@@ -181,24 +205,33 @@ wait "$ORCHD_PID" 2>/dev/null
 check "orchd's children and pw are gone" \
     wait_for 15 eval "! pgrep -f 'orchd: .*$E2E_INSTANCE' >/dev/null &&
     ! pgrep -f 'testhttp serve $P_PW ' >/dev/null"
+if [ -n "$DOCKER" ]; then
+	# stopped while orchd is down; the daemon slow when it comes back
+	docker stop -t 1 "$(cname "${TAG}dg")" >/dev/null 2>&1
+	echo 3 >"$T/slow"
+fi
 "$ORCHD" -d -f "$T/orchd.conf" >>"$T/orchd.log" 2>&1 &
 ORCHD_PID=$!
-# from the moment the socket answers, every 50 ms for 10 s at most
-seen_pw= seen_dk= seen_api_pw= seen_api_dk= held=
+# from the moment the socket answers, every 50 ms for 20 s at most
+seen_pw= seen_dk= seen_api_pw= seen_api_dk= seen_dg= seen_api_dg= held=
 i=0
-while [ $i -lt 200 ]; do
+while [ $i -lt 400 ]; do
 	s=$(states)
 	if [ -n "$s" ]; then
 		if [ -z "$held" ]; then
 			# a request at once: held, then served
 			(hello hw.test && echo ok >"$T/held") &
 			held=$!
+			[ -z "$DOCKER" ] ||
+			    (hello dg.test && echo ok >"$T/held_dg") &
 		fi
 		seen_pw="$seen_pw $(state_of pw "$s")"
 		seen_api_pw="$seen_api_pw $(api_state pw)"
 		if [ -n "$DOCKER" ]; then
 			seen_dk="$seen_dk $(state_of "${TAG}dk" "$s")"
 			seen_api_dk="$seen_api_dk $(api_state "${TAG}dk")"
+			seen_dg="$seen_dg $(state_of "${TAG}dg" "$s")"
+			seen_api_dg="$seen_api_dg $(api_state "${TAG}dg")"
 		fi
 		case "$s" in *=checking*) ;; *)
 			# none checking: a few more answers, then done
@@ -216,17 +249,28 @@ check "orchctl never shows pw's stale running after the restart" \
 check "... nor does the API" \
     eval "! printf '%s\n' $seen_api_pw | grep -qvx 'checking\|asleep\|waking'"
 check "the request sent at once was held and served" \
-    eval "wait $held; [ -s $T/held ]"
+    wait_for 30 test -s "$T/held"
 check "pw's history: running -> asleep (restored), checking unrecorded" \
     eval "ctl show history pw | tail -n 1 | grep -q 'running  *asleep  *restored'"
 if [ -n "$DOCKER" ]; then
-	echo "# docker, orchctl: $(squeeze "$seen_dk")"
-	echo "# docker, API: $(squeeze "$seen_api_dk")"
-	check "the container is adopted: checking, then running" eval \
-	    "[ '$(squeeze "$seen_dk")' = 'checking running ' ] ||
-	    [ '$(squeeze "$seen_dk")' = 'running ' ]"
-	check "... the API never says asleep before running" \
-	    eval "! printf '%s\n' $seen_api_dk | grep -qvx 'checking\|running'"
+	rm -f "$T/slow"
+	echo "# adopted, orchctl: $(squeeze "$seen_dk")"
+	echo "# adopted, API: $(squeeze "$seen_api_dk")"
+	echo "# stopped meanwhile, orchctl: $(squeeze "$seen_dg")"
+	echo "# stopped meanwhile, API: $(squeeze "$seen_api_dg")"
+	check "orchctl: the running container is checking, then running" \
+	    [ "$(squeeze "$seen_dk")" = "checking running " ]
+	check "... the API too, never asleep" \
+	    [ "$(squeeze "$seen_api_dk")" = "checking running " ]
+	check "orchctl: the stopped one is checking, never running first" \
+	    [ "$(printf '%s\n' $seen_dg | head -n 1)" = checking ]
+	check "... the API too" \
+	    [ "$(printf '%s\n' $seen_api_dg | head -n 1)" = checking ]
+	check "the request for it sent at once was held and served" \
+	    wait_for 30 test -s "$T/held_dg"
+	check "one container for it, none made twice" \
+	    [ "$(docker ps -aq --filter "name=^$(cname "${TAG}dg")\$" |
+	    wc -l)" -eq 1 ]
 else
 	echo "# no Docker: the adoption case is left out"
 fi
