@@ -14,8 +14,9 @@
 #    running, never asleep; one stopped meanwhile is never shown as the
 #    running the database remembers; a request for it sent at once is
 #    held through the check, then woken and served;
-#  - a kept-warm workload with on change restart, replaced by a reload
-#    with a start that takes a second: suspends sent in a tight loop
+#  - a kept-warm workload with on change restart, replaced in place by
+#    a reload, its stop and its start taking a second each: suspends
+#    sent in a tight loop
 #    throughout, by orchctl and the API, are all refused (409, "kept
 #    warm"), none answered "asleep".
 # Loopback only, every wait bounded.
@@ -62,11 +63,14 @@ chmod 1777 "$T/run"
 testhttp_bin
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
-# a start that takes a second: the restart's window stays open
+# a start and a stop that take a second each: the restart's window
+# stays open while it suspends, is asleep and wakes
 cat >"$T/bin/slow.sh" <<EOF
 #!/bin/sh
+trap 'sleep 1; exit 0' TERM
 sleep 1
-exec $T/bin/testhttp serve "\$@"
+$T/bin/testhttp serve "\$@" &
+wait
 EOF
 chmod 0755 "$T/bin/slow.sh"
 echo "hello from a container" >"$V/www/index.html"
@@ -141,7 +145,7 @@ hello() {	# hello HOST: the gateway proxies it
 # states: "name=state ..." of every workload, as orchctl -j says
 states() {
 	ctl -j show workloads 2>/dev/null | python3 -c 'import json, sys
-print(" ".join("%s=%s" % (w["name"], w["state"]) for w in json.load(sys.stdin)))'
+print(" ".join("%s=%s" % (w["name"], w["state"]) for w in json.load(sys.stdin)))' 2>/dev/null
 }
 api_state() {	# api_state NAME
 	curl -s -m 5 -H "Authorization: Bearer $KEY" "$URL/v1/workloads/$1" |
