@@ -176,6 +176,8 @@ int		 sw_seen_keep(json_t *, json_t *);
 
 /* driver_swarm.c */
 void		 swarm_adopt(struct rt_workload *);
+int		 swarm_restore(struct rt_workload *, const struct st_restore *);
+int		 swarm_looking(struct rt_workload *);
 void		 swarm_clear(struct rt_workload *);
 int		 swarm_refused(struct rt_workload *);
 

@@ -922,7 +922,8 @@ lifecycle_drained(const char *name, int idle)
  * whatever it was, it is asleep now, and the history says so.  One that
  * a request or keep warm has woken since is left alone.  Until then it
  * was "checking" (lifecycle_checking()), and the check ends here, or
- * once docker has looked for its container.
+ * once docker has looked for its container, or the swarm's watch for
+ * its service.
  */
 void
 lifecycle_restore(const struct st_restore *rs)
@@ -945,6 +946,9 @@ lifecycle_restore(const struct st_restore *rs)
 	}
 	/* a container may have outlived orchd: docker looks first */
 	if (wl->conf->driver == DRIVER_DOCKER && docker_restore(wl, rs) == 0)
+		return;
+	/* and a swarm service: its first watch looks */
+	if (wl->conf->driver == DRIVER_SWARM && swarm_restore(wl, rs) == 0)
 		return;
 	switch (rs->state) {
 	case WL_WAKING:
@@ -1027,7 +1031,7 @@ lifecycle_restore_done(void)
 	log_debug("restored from the store");
 	/* no row in the store, or one for a process: checked now */
 	RB_FOREACH(wl, rt_workloads, &rt->workloads)
-		if (wl->checking && !docker_looking(wl))
+		if (wl->checking && !docker_looking(wl) && !swarm_looking(wl))
 			lifecycle_check_end(wl);
 	lc_keep_warm_wakes();
 }
