@@ -178,4 +178,6 @@ route_apply(struct cfg_generation *gen)
 		wake_workload_gone(wl);
 		gw_workload_free_if_unused(wl);
 	}
+	/* what runtimed told before this first generation */
+	state_early_apply();
 }

@@ -394,12 +394,15 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	st.msg[sizeof(st.msg) - 1] = '\0';
 	/* GET /v1/events, whether this gateway routes to it or not */
 	api_events_state(&st);
-	if ((wl = gw_workload_find(st.name)) == NULL)
-		return;		/* removed by a reload meanwhile */
-	if (wl->state == WL_RUNNING && st.state != WL_RUNNING)
-		instance_epoch(wl); /* kept upstream connections are stale */
 	if (st.state < WL_ASLEEP || st.state > WL_STATE_LAST)
 		return;
+	/* removed by a reload meanwhile, or not configured yet */
+	if ((wl = gw_workload_find(st.name)) == NULL) {
+		(void)state_early_keep(&st);
+		return;
+	}
+	if (wl->state == WL_RUNNING && st.state != WL_RUNNING)
+		instance_epoch(wl); /* kept upstream connections are stale */
 	metrics_state(wl, st.state, st.reason, st.since_ms);
 	checked = wl->state == WL_CHECKING && st.state != WL_CHECKING;
 	wl->state = st.state;
