@@ -190,10 +190,11 @@ command_recv_restart(struct imsgev *iev, struct imsg *imsg)
 	proc_asker(iev, imsg, &a);
 	if ((wl = command_workload(&a, imsg, name, sizeof(name))) == NULL)
 		return;
-	if (wl->state != WL_RUNNING || wl->stopping) {
+	if (wl->state != WL_RUNNING || wl->stopping || wl->checking) {
 		proc_reply_fail(rt->ps, &a, CTL_ERR_BUSY, "%s is %s: only a "
 		    "running workload is restarted (orchctl wake starts one)",
-		    name, workload_state_name(wl->state));
+		    name, workload_state_name(wl->checking ? WL_CHECKING :
+		    wl->state));
 		return;
 	}
 	if (command_wait(wl, &a, WL_RUNNING) == -1)
