@@ -427,9 +427,11 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 		timer_disarm(&wl->wake_timer);
 		/*
 		 * it died unseen: those it refused get a wake; failed before
-		 * a restart: those held while it was checked get theirs
+		 * a restart: those held while it was checked get theirs,
+		 * unless it is in backoff
 		 */
-		if ((refused || checked) && wl->nparked > 0) {
+		if ((refused || (checked && st.backoff_ms == 0)) &&
+		    wl->nparked > 0) {
 			wake_send(wl);
 			break;
 		}

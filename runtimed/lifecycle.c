@@ -158,13 +158,18 @@ lc_state_set(struct rt_workload *wl, enum workload_state state,
     enum rt_reason reason, const char *msg)
 {
 	struct rt_state		 st;
-	enum workload_state	 from = wl->state;
+	enum workload_state	 from = wl->state, logged = wl->state;
 	char			 cause[512];
 
-	/* the first state told after a restart ends the check */
+	/*
+	 * The first state told after a restart ends the check; the log
+	 * says what the store remembered, if the restore set it
+	 */
 	if (wl->checking) {
 		wl->checking = 0;
 		from = WL_CHECKING;
+		if (state == wl->state)
+			logged = WL_CHECKING;
 	}
 
 	/* what woke it, unless the reason says it all */
@@ -173,12 +178,12 @@ lc_state_set(struct rt_workload *wl, enum workload_state state,
 	    wl->cause.kind != WAKE_RESTART &&
 	    wl->cause.kind != WAKE_DEPENDENCY)
 		log_info("workload %s: %s -> %s (%s) by %s", wl->name,
-		    workload_state_name(from), workload_state_name(state),
+		    workload_state_name(logged), workload_state_name(state),
 		    workload_reason_name(reason, 0),
 		    cause_text(&wl->cause, cause, sizeof(cause)));
 	else
 		log_info("workload %s: %s -> %s (%s%s%s)", wl->name,
-		    workload_state_name(from), workload_state_name(state),
+		    workload_state_name(logged), workload_state_name(state),
 		    workload_reason_name(reason, 0),
 		    msg != NULL && *msg != '\0' ? ": " : "",
 		    msg != NULL ? msg : "");

@@ -89,10 +89,10 @@ struct rt_workload {
 	socklen_t		 addrlen;
 
 	int			 stopping;	/* driver stop begun */
-	enum rt_reason		 stop_reason;
-	int			 wake_queued;	/* start once stopped */
 	int			 checking;	/* after a restart: not yet
 						   compared with what runs */
+	enum rt_reason		 stop_reason;
+	int			 wake_queued;	/* start once stopped */
 	enum rt_reason		 wake_reason;	/* ... for this reason */
 	struct wake_cause	 cause;		/* of the wake under way or
 						   queued, for the history */
