@@ -109,7 +109,8 @@ ORCHD_SRCS	 = $(PARSE_SRCS) $(addprefix orchd/, \
 SPAWNER_SRCS	 = $(addprefix spawnerd/, \
 		   check.c exec.c spawnerd.c)
 STORE_SRCS	 = $(addprefix stored/, \
-		   store.c store_db.c store_moved.c store_queue.c store_schema.c)
+		   store.c store_check.c store_db.c store_moved.c \
+		   store_queue.c store_schema.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   accesslog.c accesslog_fmt.c activity.c api.c api_auth.c \
 		   api_conf.c api_conn.c api_define.c api_events.c api_json.c \
@@ -117,7 +118,8 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   filter.c gatewayd.c h2.c h2up.c ignore.c instance.c \
 		   listener.c metrics.c metrics_add.c metrics_alog.c \
 		   metrics_budget.c metrics_sum.c prom.c proxy.c route.c \
-		   route_apply.c serve.c tcp.c tls.c tls_check.c wake.c wlref.c)
+		   route_apply.c serve.c state_early.c tcp.c tls.c tls_check.c \
+		   wake.c wlref.c)
 REAPER_SRCS	 = $(addprefix reaperd/, \
 		   authlim.c policy.c reaperd.c)
 RUNTIME_SRCS	 = $(addprefix runtimed/, \

@@ -43,7 +43,7 @@ int
 event_from_state(struct ctl_event *ev, const struct rt_state *st)
 {
 	if ((st->from == st->state && st->reason != RT_REASON_REPLACED) ||
-	    st->state < WL_ASLEEP || st->state > WL_FAILED)
+	    st->state < WL_ASLEEP || st->state > WL_STATE_LAST)
 		return (-1);
 	memset(ev, 0, sizeof(*ev));
 	ev->type = EVENT_STATE;
@@ -77,9 +77,9 @@ event_sanitize(struct ctl_event *ev)
 	cause_copy(ev->name, sizeof(ev->name), ev->name, sizeof(ev->name));
 	cause_copy(ev->msg, sizeof(ev->msg), ev->msg, sizeof(ev->msg));
 	cause_sanitize(&ev->cause);
-	if (ev->from < WL_ASLEEP || ev->from > WL_FAILED)
+	if (ev->from < WL_ASLEEP || ev->from > WL_STATE_LAST)
 		ev->from = WL_ASLEEP;
-	if (ev->to < WL_ASLEEP || ev->to > WL_FAILED)
+	if (ev->to < WL_ASLEEP || ev->to > WL_STATE_LAST)
 		ev->to = WL_ASLEEP;
 }
 

@@ -32,6 +32,7 @@ static const char *const state_names[] = {
 	[WL_RUNNING] = "running",
 	[WL_SUSPENDING] = "suspending",
 	[WL_FAILED] = "failed",
+	[WL_CHECKING] = "checking",
 };
 
 /*

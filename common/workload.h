@@ -50,8 +50,15 @@ enum workload_state {
 	WL_WAKING,
 	WL_RUNNING,
 	WL_SUSPENDING,
-	WL_FAILED
+	WL_FAILED,
+	/*
+	 * After a restart, until runtimed's driver has compared what the
+	 * store remembers with what runs: never stored as what was, and
+	 * last so that the numbers of the others stay as they were
+	 */
+	WL_CHECKING
 };
+#define WL_STATE_LAST	WL_CHECKING
 
 enum workload_source {
 	SOURCE_CONFIG = 0,

@@ -458,6 +458,9 @@ void		 wake_park(struct gw_conn *);
 int		 wake_refused(struct gw_conn *);
 void		 wake_unpark(struct gw_conn *);
 void		 wake_recv_state(struct imsgev *, struct imsg *);
+/* state_early.c */
+int		 state_early_keep(const struct rt_state *);
+void		 state_early_apply(void);
 void		 wake_recv_wait(struct imsgev *, struct imsg *);
 void		 wake_workload_gone(struct gw_workload *);
 void		 wake_timer_fired(int, short, void *);

@@ -601,7 +601,7 @@ write_states(struct evbuffer *b, int64_t now)
 		if (!wl->configured)
 			continue;
 		wl_label(wl, one, sizeof(one));
-		for (s = WL_ASLEEP; s <= WL_FAILED; s++) {
+		for (s = WL_ASLEEP; s <= WL_STATE_LAST; s++) {
 			snprintf(lab, sizeof(lab), "%s,state=\"%s\"", one,
 			    workload_state_name(s));
 			prom_sample_u64(b, "orchd_workload_state", lab,

@@ -60,8 +60,13 @@ route_add(struct gw_workload *wl, const char *pattern)
 	}
 }
 
+/*
+ * The first generation follows a start: what runs of each of its
+ * workloads is unknown until runtimed has checked (lifecycle_checking()
+ * there), so it is "checking" rather than asleep until runtimed says.
+ */
 static struct gw_workload *
-gw_workload_get(const struct workload_conf *wc)
+gw_workload_get(const struct workload_conf *wc, int first)
 {
 	struct gw_workload	*wl;
 	size_t			 len;
@@ -74,7 +79,7 @@ gw_workload_get(const struct workload_conf *wc)
 		fatal("%s", __func__);
 	memcpy(wl->namebuf, wc->name, len);
 	wl->name = wl->namebuf;
-	wl->state = WL_ASLEEP;
+	wl->state = first ? WL_CHECKING : WL_ASLEEP;
 	metrics_workload_init(wl);
 	TAILQ_INIT(&wl->parked);
 	TAILQ_INIT(&wl->tcp);
@@ -134,6 +139,7 @@ route_pull_timeout(const struct workload_conf *wc,
 void
 route_apply(struct cfg_generation *gen)
 {
+	static int		 applied;
 	struct workload_conf	*wc;
 	struct gw_workload	*wl, *next;
 	struct strentry		*h;
@@ -146,7 +152,7 @@ route_apply(struct cfg_generation *gen)
 		wl->conf = NULL;
 	}
 	TAILQ_FOREACH(wc, &gen->workloads, entry) {
-		wl = gw_workload_get(wc);
+		wl = gw_workload_get(wc, !applied);
 		wl->configured = 1;
 		wl->conf = wc;
 		gw_workload_conf_addresses(wl, wc);
@@ -161,6 +167,7 @@ route_apply(struct cfg_generation *gen)
 		TAILQ_FOREACH(h, &wc->hosts, entry)
 			route_add(wl, h->str);
 	}
+	applied = 1;
 	if (deps)
 		route_wake_chains(gen);
 	RB_FOREACH_SAFE(wl, gw_workloads, &gw->workloads, next) {
@@ -171,4 +178,6 @@ route_apply(struct cfg_generation *gen)
 		wake_workload_gone(wl);
 		gw_workload_free_if_unused(wl);
 	}
+	/* what runtimed told before this first generation */
+	state_early_apply();
 }

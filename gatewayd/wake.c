@@ -387,20 +387,24 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	struct rt_state		 st;
 	struct gw_workload	*wl;
 	const char		*text;
-	int			 refused;
+	int			 refused, checked;
 	char			 why[RT_MSG_MAX + 16];
 
 	(void)imsg_get_data(imsg, &st, sizeof(st));
 	st.msg[sizeof(st.msg) - 1] = '\0';
 	/* GET /v1/events, whether this gateway routes to it or not */
 	api_events_state(&st);
-	if ((wl = gw_workload_find(st.name)) == NULL)
-		return;		/* removed by a reload meanwhile */
+	if (st.state < WL_ASLEEP || st.state > WL_STATE_LAST)
+		return;
+	/* removed by a reload meanwhile, or not configured yet */
+	if ((wl = gw_workload_find(st.name)) == NULL) {
+		(void)state_early_keep(&st);
+		return;
+	}
 	if (wl->state == WL_RUNNING && st.state != WL_RUNNING)
 		instance_epoch(wl); /* kept upstream connections are stale */
-	if (st.state < WL_ASLEEP || st.state > WL_FAILED)
-		return;
 	metrics_state(wl, st.state, st.reason, st.since_ms);
+	checked = wl->state == WL_CHECKING && st.state != WL_CHECKING;
 	wl->state = st.state;
 	if (st.state == WL_ASLEEP || st.state == WL_FAILED)
 		instance_idle(wl);
@@ -421,8 +425,13 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	case WL_FAILED:
 		wl->wake_pending = 0;
 		timer_disarm(&wl->wake_timer);
-		/* it died unseen: those it refused get a wake */
-		if (refused && wl->nparked > 0) {
+		/*
+		 * it died unseen: those it refused get a wake; failed before
+		 * a restart: those held while it was checked get theirs,
+		 * unless it is in backoff
+		 */
+		if ((refused || (checked && st.backoff_ms == 0)) &&
+		    wl->nparked > 0) {
 			wake_send(wl);
 			break;
 		}

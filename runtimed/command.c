@@ -102,6 +102,21 @@ command_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 	proc_asker(iev, imsg, &a);
 	if ((wl = command_workload(&a, imsg, name, sizeof(name))) == NULL)
 		return;
+	/*
+	 * Kept warm, whatever it does now: a restart or a wake under way
+	 * ends running, and an answer "asleep" would not be true for long.
+	 */
+	if (lifecycle->keep_warm(wl)) {
+		proc_reply_fail(rt->ps, &a, CTL_ERR_BUSY,
+		    "%s is kept warm: turn that off first", name);
+		return;
+	}
+	/* after a restart, what runs of it is not known yet */
+	if (wl->checking) {
+		proc_reply_fail(rt->ps, &a, CTL_ERR_BUSY,
+		    "%s is checking: suspend it once checked", name);
+		return;
+	}
 	switch (wl->state) {
 	case WL_ASLEEP:
 	case WL_FAILED:
@@ -116,12 +131,8 @@ command_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 		(void)command_wait(wl, &a, WL_ASLEEP);
 		return;
 	case WL_RUNNING:
+	case WL_CHECKING:
 		break;
-	}
-	if (lifecycle->keep_warm(wl)) {
-		proc_reply_fail(rt->ps, &a, CTL_ERR_BUSY,
-		    "%s is kept warm: turn that off first", name);
-		return;
 	}
 	if ((up = lifecycle->dependent_up(wl)) != NULL) {
 		proc_reply_fail(rt->ps, &a, CTL_ERR_BUSY,
@@ -179,10 +190,11 @@ command_recv_restart(struct imsgev *iev, struct imsg *imsg)
 	proc_asker(iev, imsg, &a);
 	if ((wl = command_workload(&a, imsg, name, sizeof(name))) == NULL)
 		return;
-	if (wl->state != WL_RUNNING || wl->stopping) {
+	if (wl->state != WL_RUNNING || wl->stopping || wl->checking) {
 		proc_reply_fail(rt->ps, &a, CTL_ERR_BUSY, "%s is %s: only a "
 		    "running workload is restarted (orchctl wake starts one)",
-		    name, workload_state_name(wl->state));
+		    name, workload_state_name(wl->checking ? WL_CHECKING :
+		    wl->state));
 		return;
 	}
 	if (command_wait(wl, &a, WL_RUNNING) == -1)

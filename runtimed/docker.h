@@ -141,6 +141,7 @@ int		 dk_labels_ours(json_t *, const char *, char *, size_t);
 /* driver_docker.c: what the rest of runtimed asks */
 void		 docker_adopt(struct rt_workload *);
 int		 docker_restore(struct rt_workload *, const struct st_restore *);
+int		 docker_looking(struct rt_workload *);
 void		 docker_clear(struct rt_workload *);
 void		 docker_died(const char *, const char *);
 void		 docker_reconcile(void);
@@ -175,6 +176,8 @@ int		 sw_seen_keep(json_t *, json_t *);
 
 /* driver_swarm.c */
 void		 swarm_adopt(struct rt_workload *);
+int		 swarm_restore(struct rt_workload *, const struct st_restore *);
+int		 swarm_looking(struct rt_workload *);
 void		 swarm_clear(struct rt_workload *);
 int		 swarm_refused(struct rt_workload *);
 

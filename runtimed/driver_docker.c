@@ -1373,6 +1373,16 @@ dk_adopt_step(struct rt_docker *dk, const struct dk_resp *r)
 		return;
 	if (pending)
 		lifecycle->restore(&dk->restore);
+	else if (rt->restored)
+		/* the store had no row for it: looked, so checked */
+		lifecycle_check_end(wl);
+}
+
+/* 1 while it looks for a container that outlived orchd */
+int
+docker_looking(struct rt_workload *wl)
+{
+	return (wl->docker != NULL && wl->docker->op == OP_ADOPT);
 }
 
 /*

@@ -135,9 +135,14 @@ struct rt_swarm {
 	int			 refused;	/* a gateway awaits the look */
 	int64_t			 follow_end;	/* monotonic ms */
 	struct rt_probe		*probe;		/* a moved task's check */
+	/* after a restart: the first watch compares, then the store's */
+	int			 looked;
+	int			 restore_pending;
+	struct st_restore	 restore;
 };
 
 static int		 swarm_start(struct rt_workload *, char *, size_t);
+static void		 sw_looked(struct rt_swarm *);
 static int		 swarm_stop(struct rt_workload *);
 static enum rt_status	 swarm_status(struct rt_workload *);
 static int		 swarm_logs(struct rt_workload *, size_t, rt_logs_cb,
@@ -466,6 +471,8 @@ sw_timer_fired(int fd, short event, void *arg)
 		if (sw->op == SW_WATCH) {
 			sw->op = SW_NONE;
 			sw_watch_arm(sw, SW_WATCH_MS);
+			/* no daemon to ask: checked as well as it can be */
+			sw_looked(sw);
 		} else if (sw->op == SW_FOLLOW &&
 		    monotime_ms() >= sw->follow_end)
 			sw_follow_end(sw);
@@ -967,7 +974,7 @@ swarm_logs(struct rt_workload *wl, size_t tail, rt_logs_cb cb, void *arg)
  */
 
 static void
-sw_watch_step(struct rt_swarm *sw, const struct dk_resp *r)
+sw_watch_look(struct rt_swarm *sw, const struct dk_resp *r)
 {
 	struct rt_workload	*wl = sw->wl;
 	struct sw_tasks		 t;
@@ -1009,6 +1016,54 @@ sw_watch_step(struct rt_swarm *sw, const struct dk_resp *r)
 		    "its service was removed outside orchd" :
 		    "its service was scaled to 0 outside orchd");
 	}
+}
+
+/*
+ * The first look after a start ends the check of a workload restarted
+ * (lifecycle_check_end()): the store's memory is acted on once the
+ * watch has said whether its service runs, as docker_restore() waits
+ * for its container.  A look that had no answer (no manager) ends it
+ * too: the store's memory is all there is then, and the next looks
+ * correct it.
+ */
+static void
+sw_watch_step(struct rt_swarm *sw, const struct dk_resp *r)
+{
+	sw_watch_look(sw, r);
+	sw_looked(sw);
+}
+
+static void
+sw_looked(struct rt_swarm *sw)
+{
+	if (sw->looked)
+		return;
+	sw->looked = 1;
+	if (sw->restore_pending) {
+		sw->restore_pending = 0;
+		lifecycle->restore(&sw->restore);
+	} else if (rt->restored)
+		lifecycle_check_end(sw->wl);
+}
+
+/* the store's memory of wl, kept until the first look: 0 if kept */
+int
+swarm_restore(struct rt_workload *wl, const struct st_restore *rs)
+{
+	struct rt_swarm	*sw = wl->swarm;
+
+	if (sw == NULL || sw->looked)
+		return (-1);
+	sw->restore = *rs;
+	sw->restore_pending = 1;
+	return (0);
+}
+
+/* 1 until its first look after a start */
+int
+swarm_looking(struct rt_workload *wl)
+{
+	return (wl->swarm != NULL && !wl->swarm->looked);
 }
 
 /*

@@ -134,7 +134,8 @@ state_fill(struct rt_workload *wl, enum workload_state from,
 	memset(st, 0, sizeof(*st));
 	strlcpy(st->name, wl->name, sizeof(st->name));
 	st->from = from;
-	st->state = wl->state;
+	/* told again while checked: still unknown to the others */
+	st->state = wl->checking ? WL_CHECKING : wl->state;
 	/* a wake carries what caused it, into the history */
 	if (wl->state == WL_WAKING && from != WL_WAKING)
 		st->cause = wl->cause;
@@ -161,8 +162,19 @@ lc_state_set(struct rt_workload *wl, enum workload_state state,
     enum rt_reason reason, const char *msg)
 {
 	struct rt_state		 st;
-	enum workload_state	 from = wl->state;
+	enum workload_state	 from = wl->state, logged = wl->state;
 	char			 cause[512];
+
+	/*
+	 * The first state told after a restart ends the check; the log
+	 * says what the store remembered, if the restore set it
+	 */
+	if (wl->checking) {
+		wl->checking = 0;
+		from = WL_CHECKING;
+		if (state == wl->state)
+			logged = WL_CHECKING;
+	}
 
 	/* what woke it, unless the reason says it all */
 	if (state == WL_WAKING && wl->cause.kind != WAKE_NONE &&
@@ -170,12 +182,12 @@ lc_state_set(struct rt_workload *wl, enum workload_state state,
 	    wl->cause.kind != WAKE_RESTART &&
 	    wl->cause.kind != WAKE_DEPENDENCY)
 		log_info("workload %s: %s -> %s (%s) by %s", wl->name,
-		    workload_state_name(wl->state), workload_state_name(state),
+		    workload_state_name(logged), workload_state_name(state),
 		    workload_reason_name(reason, 0),
 		    cause_text(&wl->cause, cause, sizeof(cause)));
 	else
 		log_info("workload %s: %s -> %s (%s%s%s)", wl->name,
-		    workload_state_name(wl->state), workload_state_name(state),
+		    workload_state_name(logged), workload_state_name(state),
 		    workload_reason_name(reason, 0),
 		    msg != NULL && *msg != '\0' ? ": " : "",
 		    msg != NULL ? msg : "");
@@ -726,6 +738,12 @@ lc_wake(struct rt_workload *wl, enum rt_reason reason,
 	const char	*name = wl->name;
 	int64_t		 secs;
 
+	/* it may run already: the check says, then the wake goes on */
+	if (wl->checking) {
+		log_debug("workload %s: wakes once checked", name);
+		wake_queue(wl, reason, cause);
+		return;
+	}
 	switch (wl->state) {
 	case WL_RUNNING:
 		state_repeat(wl);
@@ -754,6 +772,9 @@ lc_wake(struct rt_workload *wl, enum rt_reason reason,
 			wl->cause = *cause;
 			budget_admit(wl, reason, msg);
 		}
+		break;
+	case WL_CHECKING:
+		/* runtimed's own state is never that */
 		break;
 	}
 }
@@ -908,7 +929,10 @@ lifecycle_drained(const char *name, int idle)
  * What the store remembers of the last run, once at start.  A process
  * workload does not survive orchd (its PR_SET_PDEATHSIG sees to it):
  * whatever it was, it is asleep now, and the history says so.  One that
- * a request or keep warm has woken since is left alone.
+ * a request or keep warm has woken since is left alone.  Until then it
+ * was "checking" (lifecycle_checking()), and the check ends here, or
+ * once docker has looked for its container, or the swarm's watch for
+ * its service.
  */
 void
 lifecycle_restore(const struct st_restore *rs)
@@ -925,10 +949,15 @@ lifecycle_restore(const struct st_restore *rs)
 		lifecycle_keep_warm_send(wl);
 	}
 	budget_restore(wl, rs);
-	if (wl->state != WL_ASLEEP || wl->stopping)
+	if (wl->state != WL_ASLEEP || wl->stopping) {
+		lifecycle_check_end(wl);
 		return;
+	}
 	/* a container may have outlived orchd: docker looks first */
 	if (wl->conf->driver == DRIVER_DOCKER && docker_restore(wl, rs) == 0)
+		return;
+	/* and a swarm service: its first watch looks */
+	if (wl->conf->driver == DRIVER_SWARM && swarm_restore(wl, rs) == 0)
 		return;
 	switch (rs->state) {
 	case WL_WAKING:
@@ -946,6 +975,44 @@ lifecycle_restore(const struct st_restore *rs)
 	default:
 		break;
 	}
+	lifecycle_check_end(wl);
+}
+
+/*
+ * Restarted, runtimed does not know yet what runs of wl: the others are
+ * told "checking" rather than what the store remembers, and a wake waits
+ * (lc_wake()) until lifecycle_check_end().  runtimed's own state stays
+ * asleep meanwhile, as the drivers expect of one they may adopt.
+ */
+void
+lifecycle_checking(struct rt_workload *wl)
+{
+	struct rt_state	 st;
+
+	wl->checking = 1;
+	state_fill(wl, wl->state, RT_REASON_RESTORED,
+	    "not yet compared with what runs", &st);
+	/* the store shows it as checking by itself, and records no such */
+	state_send(wl, PROC_GATEWAY, &st);
+	state_send(wl, PROC_PARENT, &st);
+}
+
+/*
+ * The driver has compared: one still checking is what runtimed holds
+ * (asleep, or failed as the store had it), and a wake that came
+ * meanwhile goes on, unless the check found it up.
+ */
+void
+lifecycle_check_end(struct rt_workload *wl)
+{
+	if (wl->checking)
+		lc_state_set(wl, wl->state, RT_REASON_RESTORED,
+		    "checked after a restart");
+	if (!wl->wake_queued || wl->stopping || wl->conf == NULL)
+		return;
+	wl->wake_queued = 0;
+	if (wl->state == WL_ASLEEP || wl->state == WL_FAILED)
+		lc_wake(wl, wl->wake_reason, &wl->cause, NULL);
 }
 
 /* keep warm workloads are woken once the store has said its piece */
@@ -965,10 +1032,16 @@ lc_keep_warm_wakes(void)
 void
 lifecycle_restore_done(void)
 {
+	struct rt_workload	*wl;
+
 	if (rt->restored)
 		return;
 	rt->restored = 1;
 	log_debug("restored from the store");
+	/* no row in the store, or one for a process: checked now */
+	RB_FOREACH(wl, rt_workloads, &rt->workloads)
+		if (wl->checking && !docker_looking(wl) && !swarm_looking(wl))
+			lifecycle_check_end(wl);
 	lc_keep_warm_wakes();
 }
 
@@ -1113,6 +1186,8 @@ lifecycle_adopted(struct rt_workload *wl, const struct rt_driver *drv,
 	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED))
 		return (-1);
 	wl->drv = drv;
+	/* a wake held while it was checked: it runs already */
+	wl->wake_queued = 0;
 	timer_disarm(&wl->restart_timer);
 	backoff_succeeded(&wl->backoff);
 	wl->running_ms = monotime_ms();

@@ -182,8 +182,12 @@ lifecycle_apply(struct cfg_generation *gen)
 	RB_FOREACH(wl, rt_workloads, &rt->workloads)
 		wl->conf = NULL;
 	TAILQ_FOREACH(conf, &gen->workloads, entry) {
-		if ((wl = lifecycle_find(conf->name)) == NULL)
+		if ((wl = lifecycle_find(conf->name)) == NULL) {
 			wl = wl_new(conf->name);
+			/* before the store's restore: what runs is unknown */
+			if (!rt->restored)
+				lifecycle_checking(wl);
+		}
 		/* a running instance keeps its own until it stops */
 		if (wl->run_conf == NULL && lifecycle_address(conf, &wl->addr,
 		    &wl->addrlen) == -1)

@@ -90,6 +90,8 @@ struct rt_workload {
 	socklen_t		 addrlen;
 
 	int			 stopping;	/* driver stop begun */
+	int			 checking;	/* after a restart: not yet
+						   compared with what runs */
 	enum rt_reason		 stop_reason;
 	int			 wake_queued;	/* start once stopped */
 	enum rt_reason		 wake_reason;	/* ... for this reason */
@@ -201,6 +203,8 @@ int		 lifecycle_suspend(const char *, enum rt_reason);
 void		 lifecycle_drained(const char *, int);
 void		 lifecycle_restore(const struct st_restore *);
 void		 lifecycle_restore_done(void);
+void		 lifecycle_checking(struct rt_workload *);
+void		 lifecycle_check_end(struct rt_workload *);
 /* ... and what the drivers and readiness report */
 void		 lifecycle_started(struct rt_workload *);
 void		 lifecycle_start_failed(struct rt_workload *, const char *);

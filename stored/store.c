@@ -35,6 +35,7 @@
 #include "msg.h"
 #include "proc.h"
 #include "sandbox.h"
+#include "store_check.h"
 #include "store_db.h"
 #include "store_moved.h"
 #include "store_queue.h"
@@ -457,6 +458,11 @@ store_recv_state(struct imsgev *iev, struct imsg *imsg)
 
 	(void)imsg_get_data(imsg, &st, sizeof(st));
 	st.msg[sizeof(st.msg) - 1] = '\0';
+	st.name[sizeof(st.name) - 1] = '\0';
+	/* never recorded: the overlay of store_check.c says it */
+	if (st.state == WL_CHECKING)
+		return;
+	store_check_told(st.name);
 	cause_sanitize(&st.cause);
 	backoff_note(&st);
 	if (!store_restored) {
@@ -603,6 +609,7 @@ reply_workload(const struct ctl_workload *row, void *arg)
 	struct ctl_workload	 cw = *row;
 
 	sq_overlay_workload(&store_q, &cw);
+	store_check_overlay(&cw);
 	cw.idle_effective = idle_effective(&cw);
 	backoff_overlay(&cw);
 	drift_overlay(&cw);
@@ -904,8 +911,10 @@ store_apply(struct privsep *ps, struct cfg_generation *gen,
 	(void)held_flush();
 	if (store_db_sync(store_db, &gen->workloads, walltime_ms()) == -1)
 		store_failed("configuration");
-	if (!store_restored)
+	if (!store_restored) {
 		store_restore(gen);
+		store_check_begin(gen);
+	}
 	pending_replay();
 	store_db_shrink(store_db);
 }

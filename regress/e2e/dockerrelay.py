@@ -1,9 +1,12 @@
-# dockerrelay.py PATH REAL GID: a Docker socket at PATH (group GID,
-# mode 0660) that relays each connection to the real socket REAL, both
-# ways, for the tests that cut or move the daemon under orchd
-# (regress/e2e/docker.sh, swarm.sh).
+# dockerrelay.py PATH REAL GID [SLOW]: a Docker socket at PATH (group
+# GID, mode 0660) that relays each connection to the real socket REAL,
+# both ways, for the tests that cut or move the daemon under orchd
+# (regress/e2e/docker.sh, swarm.sh).  While the file SLOW exists, a new
+# connection waits as many seconds as it says before it is relayed: a
+# daemon slow to answer (checking.sh).
 import os, socket, sys, threading, time
 path, real, gid = sys.argv[1], sys.argv[2], int(sys.argv[3])
+slow = sys.argv[4] if len(sys.argv) > 4 else None
 def pipe(a, b):
     try:
         while True:
@@ -17,6 +20,16 @@ def pipe(a, b):
         b.shutdown(socket.SHUT_WR)
     except OSError:
         pass
+def relay(c):
+    try:
+        with open(slow) as f:
+            time.sleep(min(float(f.read() or 0), 30))
+    except (TypeError, OSError, ValueError):
+        pass
+    u = socket.socket(socket.AF_UNIX)
+    u.connect(real)
+    for a, b in ((c, u), (u, c)):
+        threading.Thread(target=pipe, args=(a, b), daemon=True).start()
 l = socket.socket(socket.AF_UNIX)
 l.bind(path + ".new")
 os.chown(path + ".new", 0, gid)
@@ -30,7 +43,4 @@ while time.monotonic() < end:
         c, _ = l.accept()
     except socket.timeout:
         continue
-    u = socket.socket(socket.AF_UNIX)
-    u.connect(real)
-    for a, b in ((c, u), (u, c)):
-        threading.Thread(target=pipe, args=(a, b), daemon=True).start()
+    threading.Thread(target=relay, args=(c,), daemon=True).start()

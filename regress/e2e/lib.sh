@@ -300,11 +300,18 @@ wait_gone() {	# wait_gone PID SECONDS
 }
 
 # start_orchd [ARGS...]: orchd -d in the background, ready when
-# `orchctl show summary` answers
+# `orchctl show summary` answers and, for at most 10 s more, no workload
+# is "checking" any more (orchd-workload.7): a test sees first what
+# runtimed found at the start
 start_orchd() {
 	"$ORCHD" -d -f "$T/orchd.conf" "$@" >>"$T/orchd.log" 2>&1 &
 	ORCHD_PID=$!
-	wait_for 20 "$ORCHCTL" -s "$SOCK" show summary
+	wait_for 20 "$ORCHCTL" -s "$SOCK" show summary || return 1
+	wait_for 10 checked || :
+}
+checked() {
+	! "$ORCHCTL" -s "$SOCK" show workloads 2>/dev/null |
+	    grep -Eq '^[^ ]+ +checking '
 }
 
 # now_ms: the wall clock in milliseconds

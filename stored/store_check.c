@@ -1,0 +1,135 @@
+/*
+ * After a restart the database holds each workload's state from before
+ * it: running, say, for a process that died with orchd.  runtimed's
+ * drivers compare that with what runs and then tell each workload's
+ * state (runtimed/lifecycle.c, lifecycle_check_end()).  Until runtimed
+ * has told a workload's state, orchctl's show workloads and show
+ * workload answer "checking" for it rather than what the database
+ * remembers.  Only names are kept, in memory: "checking" is never
+ * written, and the history records what runtimed found.
+ */
+
+#include <sys/queue.h>
+#include <sys/tree.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imsg.h"
+#include "log.h"
+#include "msg.h"
+#include "proc.h"
+#include "workload.h"
+#include "store_check.h"
+
+/* as many as one configuration may name, and more */
+#define STORE_CHECK_MAX		65536
+
+struct check_name {
+	RB_ENTRY(check_name)	 entry;
+	int			 told;	/* before the restore: no check */
+	char			 name[ORCHD_NAME_MAX];
+};
+RB_HEAD(check_names, check_name);
+
+static int	check_cmp(struct check_name *, struct check_name *);
+RB_PROTOTYPE(check_names, check_name, entry, check_cmp);
+RB_GENERATE(check_names, check_name, entry, check_cmp);
+
+static struct check_names	 check_names = RB_INITIALIZER(&check_names);
+static int			 check_count;
+static int			 check_begun;
+
+static int
+check_cmp(struct check_name *a, struct check_name *b)
+{
+	return (strcmp(a->name, b->name));
+}
+
+static struct check_name *
+check_find(const char *name)
+{
+	struct check_name	 key;
+
+	if (strlcpy(key.name, name, sizeof(key.name)) >= sizeof(key.name))
+		return (NULL);
+	return (RB_FIND(check_names, &check_names, &key));
+}
+
+static void
+check_add(const char *name, int told)
+{
+	struct check_name	*c;
+
+	if (check_find(name) != NULL || check_count >= STORE_CHECK_MAX)
+		return;
+	if ((c = calloc(1, sizeof(*c))) == NULL) {
+		log_warn("%s: workload %s", __func__, name);
+		return;
+	}
+	if (strlcpy(c->name, name, sizeof(c->name)) >= sizeof(c->name)) {
+		free(c);
+		return;
+	}
+	c->told = told;
+	RB_INSERT(check_names, &check_names, c);
+	check_count++;
+}
+
+static void
+check_remove(struct check_name *c)
+{
+	RB_REMOVE(check_names, &check_names, c);
+	free(c);
+	check_count--;
+}
+
+/* the first configuration, read once at start: each name is checked */
+void
+store_check_begin(const struct cfg_generation *gen)
+{
+	const struct workload_conf	*wc;
+	struct check_name		*c, *next;
+
+	if (check_begun)
+		return;
+	check_begun = 1;
+	TAILQ_FOREACH(wc, &gen->workloads, entry)
+		check_add(wc->name, 0);
+	/* runtimed told these before the store was configured */
+	RB_FOREACH_SAFE(c, check_names, &check_names, next)
+		if (c->told)
+			check_remove(c);
+}
+
+/* runtimed has told name's state: the database says what is true */
+void
+store_check_told(const char *name)
+{
+	struct check_name	*c;
+
+	if (!check_begun) {
+		check_add(name, 1);
+		return;
+	}
+	if ((c = check_find(name)) != NULL)
+		check_remove(c);
+}
+
+/*
+ * show workloads: "checking" for one runtimed has not told yet, and for
+ * every one before the first configuration, which a question may beat
+ */
+void
+store_check_overlay(struct ctl_workload *cw)
+{
+	struct check_name	*c;
+
+	if (check_begun && check_count == 0)
+		return;
+	cw->name[sizeof(cw->name) - 1] = '\0';
+	c = check_find(cw->name);
+	if (check_begun ? c != NULL && !c->told : c == NULL || !c->told)
+		cw->state = WL_CHECKING;
+}
