@@ -73,7 +73,7 @@
 #define H2_OUTBOUND_ACKS	1000
 #define H2_RESET_BURST		200	/* resets by the client, then */
 #define H2_RESET_RATE		33	/* per second (nghttp2's default) */
-#define H2_TURN_STREAMS		32	/* streams begun per connection and
+#define H2_TURN_STREAMS		16	/* streams begun per connection and
 						   turn of the event loop */
 #define H2_PSEUDO_MAX		HTTP_LINE_MAX	/* :path and friends */
 #define H2_EMPTY_MAX		100	/* empty DATA frames in a row */
