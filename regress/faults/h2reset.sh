@@ -90,7 +90,8 @@ gw=$(child gateway)
 # -- 1. unloaded
 c0=$(cpu "$gw")
 normal calm
-echo "# figure: h2reset_gateway_cpu_unloaded $(($(cpu "$gw") - c0)) ticks"
+cpu_calm=$(($(cpu "$gw") - c0))
+echo "# figure: h2reset_gateway_cpu_unloaded $cpu_calm ticks"
 check "without the attack, $N requests all 2xx" ok2xx calm
 [ -f "$T/calm.log" ] || sed 's/^/#	/' "$T/calm.out"
 calm=$(p99 calm)
@@ -111,7 +112,8 @@ sleep 1
 normal attacked
 : >"$T/stop"
 wait $A1
-echo "# figure: h2reset_gateway_cpu_attacked $(($(cpu "$gw") - c0)) ticks"
+cpu_hot=$(($(cpu "$gw") - c0))
+echo "# figure: h2reset_gateway_cpu_attacked $cpu_hot ticks"
 check "beside the attack, $N requests all 2xx" ok2xx attacked
 [ -f "$T/attacked.log" ] || sed 's/^/#	/' "$T/attacked.out"
 hot=$(p99 attacked)
@@ -121,6 +123,10 @@ sent=$(awk -F'[ =]' \
     '/^rapid-reset/ { s += $3 } END { print s + 0 }' "$T/attack.1")
 echo "# figure: h2reset_attack_connections $runs connections"
 echo "# figure: h2reset_attack_streams $sent streams"
+# the gateway's CPU beyond the unloaded phase's, per attacking connection
+echo "# figure: h2reset_gateway_cpu_per_attack $(awk -v a="$cpu_hot" \
+    -v c="$cpu_calm" -v n="$runs" -v hz="$(getconf CLK_TCK)" \
+    'BEGIN { if (n > 0) printf "%.1f", (a - c) * 1000 / hz / n }') ms"
 check "the attack ran beside it ($runs connections, $sent streams)" \
     [ "$runs" -ge 2 ]
 check "each attacking connection got GOAWAY" \
