@@ -363,7 +363,7 @@ FUZZ_SRCS_parent_def = regress/fuzz/fuzz_parent_def.c orchd/apidef.c \
 		   common/workload.c common/workload_check.c \
 		   common/workload_fields.c common/workload_wire.c \
 		   common/ignore.c common/units.c common/log.c common/util.c \
-		   common/deps.c common/argv.c
+		   common/deps.c common/hashtab.c common/argv.c
 FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 
 $(FUZZ_DIR)/parse.c: orchd/parse.y

@@ -473,7 +473,7 @@ conn_reading(struct gw_conn *c, int on)
 	 * Decrypted bytes may wait inside OpenSSL, where no poll sees
 	 * them: look once when reading starts again.
 	 */
-	if (on && !was && c->tls != NULL)
+	if (on && !was && (c->tls != NULL || c->backlog))
 		event_active(&c->rev, EV_READ, 1);
 }
 
@@ -770,7 +770,11 @@ conn_request_done(struct gw_conn *c)
 /*
  * On to the next request: the connection is an HTTP one again, waiting
  * for a head (serve.c), and idle (conn_idle_enter()) if idle is set and
- * none has come yet.
+ * none has come yet.  A pipelined request waiting already is taken now,
+ * up to GW_TURN_REQUESTS in a turn of the loop: past that (a client that
+ * pipelines requests the gateway answers itself, a 404 each) it waits
+ * for the read event (conn_read()), after the other connections ready,
+ * and not as one more call deep.
  */
 void
 conn_next(struct gw_conn *c, int idle)
@@ -779,10 +783,14 @@ conn_next(struct gw_conn *c, int idle)
 	c->ops = conn_http;
 	conn_timer(c, gw->conf.keepalive_timeout);
 	conn_reading(c, 1);
-	/* a pipelined request may be waiting already */
-	if (evbuffer_get_length(c->in) > 0)
-		c->ops->on_read(c);
-	else if (idle)
+	if (evbuffer_get_length(c->in) > 0) {
+		if (c->h2stream || ++c->nturn < GW_TURN_REQUESTS)
+			c->ops->on_read(c);
+		else {
+			c->backlog = 1;
+			event_active(&c->rev, EV_READ, 1);
+		}
+	} else if (idle)
 		conn_idle_enter(c);
 }
 
@@ -853,6 +861,13 @@ conn_read(int fd, short event, void *arg)
 	}
 	if (!c->reading)
 		return;		/* an event_active() after a stop */
+	c->nturn = 0;
+	if (c->backlog) {
+		/* pipelined input first (conn_next()); the socket waits */
+		c->backlog = 0;
+		conn_input(c);
+		return;
+	}
 	n = conn_io_read(c);
 	if (n == -1) {
 		conn_close(c);

@@ -43,6 +43,8 @@
 #define GW_ACCEPT_PAUSE_MS	500	/* no accept after EMFILE/ENFILE */
 #define GW_TLS_RECORD		16384	/* bytes per tls_read/tls_write */
 #define GW_TLS_READ_BUDGET	(256 * 1024)	/* per read event */
+#define GW_TURN_REQUESTS	16	/* pipelined requests begun per
+					   connection and turn of the loop */
 #define GW_RETRY_AFTER		5	/* seconds, on 503 after a failed wake */
 #define GW_REFUSED_PAUSE_MS	1000	/* runtimed found it running: no
 					   new question about a refusal */
@@ -260,6 +262,9 @@ struct gw_conn {
 	int			 reading;	/* conn_reading() said so */
 	int			 fresh;		/* no head begun: the header
 						   timeout runs from accept */
+	unsigned int		 nturn;		/* requests begun this turn */
+	int			 backlog;	/* pipelined input waits for
+						   the next turn (conn_next) */
 	int64_t			 linger_end;	/* ms: CONN_LINGER closes */
 	size_t			 lingered;	/* bytes discarded */
 

@@ -71,8 +71,10 @@
 #define H2_CONN_WINDOW		(1024 * 1024)	/* the connection's window */
 #define H2_CONTINUATIONS	8
 #define H2_OUTBOUND_ACKS	1000
-#define H2_RESET_BURST		1000	/* resets by the client, then */
+#define H2_RESET_BURST		200	/* resets by the client, then */
 #define H2_RESET_RATE		33	/* per second (nghttp2's default) */
+#define H2_TURN_STREAMS		16	/* streams begun per connection and
+						   turn of the event loop */
 #define H2_PSEUDO_MAX		HTTP_LINE_MAX	/* :path and friends */
 #define H2_EMPTY_MAX		100	/* empty DATA frames in a row */
 #define H2_PRIORITY_PER_STREAM	100	/* PRIORITY frames, per stream
@@ -92,6 +94,8 @@ static unsigned int			 h2_conns;	/* not yet closed */
 static void	h2_stream_free(struct h2_stream *);
 static void	h2_stream_release(struct h2_stream *);
 static void	h2_send_later(struct h2_session *);
+static void	h2_input_later(struct h2_session *);
+static void	h2_input_cb(int, short, void *);
 
 /* may this connection become HTTP/2?  1 yes, 0 no, -1 too early to say */
 static int
@@ -157,6 +161,7 @@ h2_on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame,
 	TAILQ_INSERT_TAIL(&s->streams, st, entry);
 	s->nstreams++;
 	s->nopened++;
+	s->turn++;
 	nghttp2_session_set_stream_user_data(ng, st->id, st);
 	return (0);
 }
@@ -177,9 +182,9 @@ h2_pseudo(char **dst, const uint8_t *v, size_t len)
  * the same fields in HTTP/1.1.
  */
 static int
-h2_on_header(nghttp2_session *ng, const nghttp2_frame *frame,
+h2_on_field(nghttp2_session *ng, const nghttp2_frame *frame,
     const uint8_t *name, size_t namelen, const uint8_t *value,
-    size_t valuelen, uint8_t flags, void *arg)
+    size_t valuelen, void *arg)
 {
 	struct h2_session	*s = arg;
 	struct h2_stream	*st;
@@ -229,6 +234,26 @@ h2_on_header(nghttp2_session *ng, const nghttp2_frame *frame,
 	    evbuffer_add(st->fields, "\r\n", 2) == -1)
 		return (NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE);
 	return (0);
+}
+
+/*
+ * The field taken, the input pauses once the connection has begun its
+ * H2_TURN_STREAMS streams this turn of the loop (h2_input()).  Fields
+ * are where nghttp2 lets a pause happen within a frame; a stream costs
+ * its allocations and a pseudo-connection, so it is what is counted.
+ */
+static int
+h2_on_header(nghttp2_session *ng, const nghttp2_frame *frame,
+    const uint8_t *name, size_t namelen, const uint8_t *value,
+    size_t valuelen, uint8_t flags, void *arg)
+{
+	struct h2_session	*s = arg;
+	int			 rc;
+
+	rc = h2_on_field(ng, frame, name, namelen, value, valuelen, arg);
+	if (rc == 0 && s->turn > H2_TURN_STREAMS)
+		return (NGHTTP2_ERR_PAUSE);
+	return (rc);
 }
 
 /* a new pseudo-connection for the stream, or an idle one of the pool */
@@ -983,6 +1008,7 @@ h2_session_free(struct gw_conn *c)
 	c->ops = &h2_ended_ops;
 	TAILQ_REMOVE(&h2_sessions, s, entry);
 	event_del(&s->sendev);
+	evtimer_del(&s->inev);
 	while ((st = TAILQ_FIRST(&s->streams)) != NULL) {
 		nghttp2_session_set_stream_user_data(s->ng, st->id, NULL);
 		h2_stream_free(st);
@@ -1051,8 +1077,12 @@ h2_send(struct h2_session *s)
 		conn_flush(c);
 		return;
 	}
-	/* a client that does not read its answers is not read either */
-	conn_reading(c, evbuffer_get_length(c->out) < GW_BUF_HIGH);
+	/*
+	 * A client that does not read its answers is not read either, nor
+	 * one whose input waits for the next turn (h2_input()).
+	 */
+	conn_reading(c, evbuffer_get_length(c->out) < GW_BUF_HIGH &&
+	    !s->backlog);
 	/* "keepalive timeout 0" is for HTTP/1.1: one request, then close */
 	if (s->nstreams == 0)
 		conn_timer(c, gw->conf.keepalive_timeout > 0 ?
@@ -1106,6 +1136,7 @@ h2_start(struct gw_conn *c)
 	s->c = c;
 	s->send = h2_send;
 	event_set(&s->sendev, -1, 0, h2_send_cb, s);
+	evtimer_set(&s->inev, h2_input_cb, s);
 	if (nghttp2_session_server_new2(&s->ng, h2_cbs, s, h2_opt) != 0) {
 		free(s);
 		return (-1);
@@ -1158,7 +1189,13 @@ h2_input(struct gw_conn *c)
 		}
 		s = c->h2;
 	}
+	s->turn = 0;
+	s->backlog = 0;
 	while (!s->dead && evbuffer_get_length(c->in) > 0) {
+		if (s->turn > H2_TURN_STREAMS) {
+			h2_input_later(s);
+			break;
+		}
 		if (evbuffer_peek(c->in, -1, NULL, &v, 1) < 1)
 			break;
 		n = nghttp2_session_mem_recv(s->ng, v.iov_base, v.iov_len);
@@ -1174,13 +1211,39 @@ h2_input(struct gw_conn *c)
 		}
 		evbuffer_drain(c->in, n);
 	}
-	if (c->eof) {
+	if (c->eof && !s->backlog) {
 		h2_session_free(c);
 		conn_close(c);
 		return (1);
 	}
 	h2_send(s);
 	return (1);
+}
+
+/*
+ * The connection has begun its H2_TURN_STREAMS streams this turn: the
+ * rest of its input waits in c->in for the next turn, after the other
+ * connections ready now (a timer of no delay runs after the poll, where
+ * event_active() would run before it), and the socket is not read
+ * until the backlog is taken (h2_send()).  So a client that opens and
+ * resets streams as fast as it can (CVE-2023-44487) takes no more of a
+ * turn than another client's streams do.
+ */
+static void
+h2_input_later(struct h2_session *s)
+{
+	struct timeval	 now = { 0, 0 };
+
+	s->backlog = 1;
+	evtimer_add(&s->inev, &now);
+}
+
+static void
+h2_input_cb(int fd, short event, void *arg)
+{
+	struct h2_session	*s = arg;
+
+	(void)h2_input(s->c);
 }
 
 /* the client's buffer drained: more frames */

