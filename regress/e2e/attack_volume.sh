@@ -56,7 +56,7 @@ vol_cleanup() {
 		wait_gone "$ORCHD_PID" 15
 	fi
 	for n in $A $B $C $D $OP; do
-		docker rm -f "orchd-$n" >/dev/null 2>&1
+		docker rm -f "$(cname "$n")" >/dev/null 2>&1
 	done
 	rm -rf "$S" "$MARK"
 	e2e_cleanup
