@@ -1375,7 +1375,7 @@ dk_adopt_step(struct rt_docker *dk, const struct dk_resp *r)
 		lifecycle->restore(&dk->restore);
 	else if (rt->restored)
 		/* the store had no row for it: looked, so checked */
-		lifecycle_check_end(wl);
+		lifecycle->check_end(wl);
 }
 
 /* 1 while it looks for a container that outlived orchd */

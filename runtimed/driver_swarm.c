@@ -1043,7 +1043,7 @@ sw_looked(struct rt_swarm *sw)
 		sw->restore_pending = 0;
 		lifecycle->restore(&sw->restore);
 	} else if (rt->restored)
-		lifecycle_check_end(sw->wl);
+		lifecycle->check_end(sw->wl);
 }
 
 /* the store's memory of wl, kept until the first look: 0 if kept */

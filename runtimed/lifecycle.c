@@ -1507,6 +1507,7 @@ static const struct lifecycle_events lifecycle_table = {
 	.found_running = lifecycle_found_running,
 	.gone = lifecycle_gone,
 	.checked = lifecycle_checked,
+	.check_end = lifecycle_check_end,
 	.restore = lifecycle_restore,
 	.ready = lifecycle_ready,
 	.unhealthy = lifecycle_unhealthy,

@@ -41,6 +41,7 @@ struct lifecycle_events {
 		    const struct rt_driver *, const char *);
 	void	(*gone)(struct rt_workload *, const char *);
 	void	(*checked)(struct rt_workload *);
+	void	(*check_end)(struct rt_workload *);	/* "checking" over */
 	void	(*restore)(const struct st_restore *);
 	/* readiness and liveness (ready.c, owner.c, liveness.c) */
 	void	(*ready)(struct rt_workload *);
