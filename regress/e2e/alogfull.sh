@@ -22,26 +22,10 @@ ports GW API
 KEY=0123456789abcdef0123456789abcdef$(printf '%08x' $$)
 ALOG=$T/alog/access.log
 
-# orchd is stopped before the tmpfs goes, and the tmpfs before $T
-af_cleanup() {
-	if [ -n "$ORCHD_PID" ] && kill -0 "$ORCHD_PID" 2>/dev/null; then
-		kill -TERM "$ORCHD_PID" 2>/dev/null
-		wait_gone "$ORCHD_PID" 10
-		kill -KILL "$ORCHD_PID" 2>/dev/null
-	fi
-	if mountpoint -q "$T/alog" 2>/dev/null; then
-		umount "$T/alog" 2>/dev/null || umount -l "$T/alog"
-	fi
-	e2e_cleanup
-}
-trap af_cleanup EXIT
-
 # 8 MiB: room for the 4 MiB held once the filler goes
 mkdir -p "$T/db" "$T/log" "$T/alog"
 chown _orchd "$T/db"
-if ! mount -t tmpfs -o size=8m,mode=0755 tmpfs "$T/alog"; then
-	skip "cannot mount a tmpfs"
-fi
+tmpfs_mount "$T/alog" 8m 0755
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
 

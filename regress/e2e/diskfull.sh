@@ -14,25 +14,9 @@ ensure_user
 ports GW API P_HELLO
 KEY=0123456789abcdef0123456789abcdef$(printf '%08x' $$)
 
-# orchd is stopped before the tmpfs goes, and the tmpfs before $T
-df_cleanup() {
-	if [ -n "$ORCHD_PID" ] && kill -0 "$ORCHD_PID" 2>/dev/null; then
-		kill -TERM "$ORCHD_PID" 2>/dev/null
-		wait_gone "$ORCHD_PID" 10
-		kill -KILL "$ORCHD_PID" 2>/dev/null
-	fi
-	if mountpoint -q "$T/db" 2>/dev/null; then
-		umount "$T/db" 2>/dev/null || umount -l "$T/db"
-	fi
-	e2e_cleanup
-}
-trap df_cleanup EXIT
-
 # 2 MiB: the schema and a few WAL pages fit, the filler takes the rest
 mkdir -p "$T/db" "$T/log" "$T/www"
-if ! mount -t tmpfs -o size=2m,mode=0700 tmpfs "$T/db"; then
-	skip "cannot mount a tmpfs"
-fi
+tmpfs_mount "$T/db" 2m 0700
 chown _orchd "$T/db"
 echo hello >"$T/www/index.html"
 chmod -R a+rX "$T/www"

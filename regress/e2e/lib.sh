@@ -43,7 +43,21 @@ e2e_cleanup() {
 		wait_gone "$ORCHD_PID" 10
 		kill -KILL "$ORCHD_PID" 2>/dev/null
 	fi
+	for _m in ${E2E_MOUNTS:-}; do
+		mountpoint -q "$_m" 2>/dev/null || continue
+		umount "$_m" 2>/dev/null || umount -l "$_m"
+	done
 	[ -n "${E2E_KEEP:-}" ] || rm -rf "$T"
+}
+
+# tmpfs_mount DIR SIZE MODE: a small disk of the test's own at DIR (a
+# disk to fill), undone by e2e_cleanup; the script is skipped where no
+# tmpfs can be mounted
+tmpfs_mount() {
+	mkdir -p "$1"
+	mount -t tmpfs -o "size=$2,mode=$3" tmpfs "$1" ||
+	    skip "cannot mount a tmpfs"
+	E2E_MOUNTS="${E2E_MOUNTS:-} $1"
 }
 
 selected() {	# selected DESCRIPTION: no E2E_CASE, or it matches

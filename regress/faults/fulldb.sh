@@ -21,22 +21,8 @@ ports GW API P_WARM
 KEY=faults-key-$$-0123456789abcdef
 DB=$T/db/orchd.db
 
-fd_cleanup() {
-	if [ -n "$ORCHD_PID" ] && kill -0 "$ORCHD_PID" 2>/dev/null; then
-		kill -TERM "$ORCHD_PID" 2>/dev/null
-		wait_gone "$ORCHD_PID" 10
-		kill -KILL "$ORCHD_PID" 2>/dev/null
-	fi
-	if mountpoint -q "$T/db" 2>/dev/null; then
-		umount "$T/db" 2>/dev/null || umount -l "$T/db"
-	fi
-	e2e_cleanup
-}
-trap fd_cleanup EXIT
-
-mkdir -p "$T/db" "$T/log"
-mount -t tmpfs -o size=2m,mode=0700 tmpfs "$T/db" ||
-    skip "cannot mount a tmpfs"
+mkdir -p "$T/log"
+tmpfs_mount "$T/db" 2m 0700
 chown _orchd "$T/db"
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"

@@ -18,22 +18,9 @@ ports GW API P_WEB
 KEY=faults-key-$$-0123456789abcdef
 ALOG=$T/alog/access.log
 
-fl_cleanup() {
-	if [ -n "$ORCHD_PID" ] && kill -0 "$ORCHD_PID" 2>/dev/null; then
-		kill -TERM "$ORCHD_PID" 2>/dev/null
-		wait_gone "$ORCHD_PID" 10
-		kill -KILL "$ORCHD_PID" 2>/dev/null
-	fi
-	if mountpoint -q "$T/alog" 2>/dev/null; then
-		umount "$T/alog" 2>/dev/null || umount -l "$T/alog"
-	fi
-	e2e_cleanup
-}
-trap fl_cleanup EXIT
 
-mkdir -p "$T/alog" "$T/log"
-mount -t tmpfs -o size=1m,mode=0755 tmpfs "$T/alog" ||
-    skip "cannot mount a tmpfs"
+mkdir -p "$T/log"
+tmpfs_mount "$T/alog" 1m 0755
 testhttp_bin
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
