@@ -33,16 +33,19 @@
 # its bcrypt logins): regress/e2e/pull.sh runs a registry of its own.
 # wrk: regress/e2e/idleconns.sh loads the gateway beside 10,000 idle
 # clients.  faketime (libfaketime): regress/faults/clockjump.sh moves
-# the wall clock of a running orchd an hour forward and back.
+# the wall clock of a running orchd an hour forward and back.  pebble
+# (with pebble-challtestsrv): the ACME server the certificate tests
+# issue from, on loopback.  libcrypt-dev: the gateway checks "auth
+# basic" passwords with crypt(3).
 set -eu
 
 BUILD_PKGS="gcc make libc6-dev pkg-config byacc
 libevent-dev libtls-dev libsqlite3-dev libjansson-dev libbsd-dev
-libseccomp-dev libssl-dev zlib1g-dev passwd libnghttp2-dev"
+libseccomp-dev libssl-dev zlib1g-dev passwd libnghttp2-dev libcrypt-dev"
 TEST_PKGS="libcmocka-dev mandoc sqlite3 curl procps iproute2 busybox-static
 clang openssl python3 docker-registry apache2-utils wrk nghttp2-client
 python3-grpcio python3-h2 postgresql postgresql-client redis-server
-redis-tools faketime"
+redis-tools faketime pebble"
 DOCKER_PKGS="docker.io tini"
 
 usage() {
