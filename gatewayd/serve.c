@@ -27,6 +27,7 @@
 #include "workload.h"
 #include "gateway.h"
 #include "metrics.h"
+#include "acme.h"
 
 static void	serve_parse(struct gw_conn *);
 static void	serve_route(struct gw_conn *);
@@ -145,6 +146,10 @@ serve_route(struct gw_conn *c)
 	c->wake_us = -1;
 	c->refused = 0;
 	metrics_request_protocol(c);
+
+	/* http-01, and the path it reserves: the gateway's own answer */
+	if (acme_http_answer(c))
+		return;
 
 	/* the HTTP API: on its own listeners, or by its "api host" */
 	if (api_wants(c)) {
