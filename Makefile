@@ -120,7 +120,8 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   filter.c gatewayd.c h2.c h2up.c ignore.c instance.c \
 		   listener.c metrics.c metrics_add.c metrics_alog.c \
 		   metrics_budget.c metrics_sum.c prom.c proxy.c route.c \
-		   route_apply.c serve.c state_early.c tcp.c tls.c tls_check.c \
+		   redirect.c route_apply.c serve.c state_early.c tcp.c tls.c \
+		   tls_check.c \
 		   tlshello.c wake.c wlref.c)
 REAPER_SRCS	 = $(addprefix reaperd/, \
 		   authlim.c policy.c reaperd.c)

@@ -70,25 +70,29 @@ chal_cmp(struct acme_chal *a, struct acme_chal *b)
 
 /*
  * A host name as the tables key it: lower case, no trailing dot, of
- * the characters a DNS name has.  -1 for anything else.
+ * the characters a DNS name has, a letter among them (an IPv4 literal
+ * is no name).  -1 for anything else.
  */
 int
 acme_name(const char *in, size_t len, char *out)
 {
 	size_t	 i;
+	int	 alpha = 0;
 
 	if (len > 0 && in[len - 1] == '.')
 		len--;
 	if (len == 0 || len >= ORCHD_HOST_MAX)
 		return (-1);
 	for (i = 0; i < len; i++) {
-		if (!isalnum((unsigned char)in[i]) && in[i] != '-' &&
+		if (isalpha((unsigned char)in[i]))
+			alpha = 1;
+		else if (!isdigit((unsigned char)in[i]) && in[i] != '-' &&
 		    in[i] != '.')
 			return (-1);
 		out[i] = tolower((unsigned char)in[i]);
 	}
 	out[len] = '\0';
-	return (0);
+	return (alpha ? 0 : -1);
 }
 
 static struct acme_certent *

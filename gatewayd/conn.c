@@ -665,6 +665,7 @@ status_reason(int status)
 {
 	switch (status) {
 	case 200: return ("OK");
+	case 308: return ("Permanent Redirect");
 	case 400: return ("Bad Request");
 	case 404: return ("Not Found");
 	case 408: return ("Request Timeout");

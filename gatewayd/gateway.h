@@ -480,6 +480,11 @@ int		 buf_read(struct evbuffer *, int);
 /* serve.c: reading and routing a request head */
 extern const struct conn_ops serve_ops;
 
+/* redirect.c: "redirect https", "hsts" */
+int		 redirect_request(struct gw_conn *, const struct gw_workload *);
+const char	*redirect_hsts(const struct gw_conn *, const struct http_head *,
+		    char *, size_t);
+
 /* proxy.c */
 void		 proxy_start(struct gw_conn *);
 extern const struct conn_ops proxy_ops;
