@@ -53,3 +53,4 @@ TEST_spawner_OBJS = $(OBJ)/spawnerd/check.o
 # the parent's reading of a packed definition from a child
 TEST_apidef_OBJS = $(OBJ)/orchd/apidef.o $(OBJ)/orchd/policy.o \
 		   $(OBJ)/orchd/policy_net.o $(OBJ)/orchd/trust.o
+TEST_clienthello_OBJS = $(OBJ)/gatewayd/clienthello.o
