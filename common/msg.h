@@ -513,6 +513,7 @@ struct gw_metrics_total {
 	uint64_t		 addr_refused;	/* max connections per address */
 	uint64_t		 protocol[2];	/* requests: HTTP/1.x, h2 */
 	uint64_t		 access_log_drops; /* lines lost: buffer full */
+	uint64_t		 tls_hellos[4];	/* GW_HELLO_*, tlshello.c */
 };
 
 /* IMSG_CFG_STATUS: the parent's start and its last configuration load */
