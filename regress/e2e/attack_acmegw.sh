@@ -51,6 +51,10 @@ workload "a" {
 }
 CONF
 }
+# the workload's own records, which its uid must be able to write
+: >"$T/a.starts"
+: >"$T/a.reqs"
+chmod 0666 "$T/a.starts" "$T/a.reqs"
 write_conf "tls acme"
 if "$ORCHD" -n -f "$T/orchd.conf" >"$T/n.out" 2>&1; then
 	ok "tls acme is accepted"

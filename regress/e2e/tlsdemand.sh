@@ -36,6 +36,8 @@ cert() {	# cert NAME [FILE]: NAME's certificate in FILE.crt, FILE.key
 cert a.test
 cert b.test
 
+: >"$T/r.starts"
+chmod 0666 "$T/r.starts"
 conf_head >"$T/orchd.conf"
 cat >>"$T/orchd.conf" <<CONF
 listen on 127.0.0.1 port $SPORT tls acme hsts max age 600 subdomains
