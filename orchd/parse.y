@@ -89,6 +89,7 @@ static int	 findeol(void);
 %token	INSTANCE NAME
 %token	ERROR
 %token	ACCESS FORMAT SIZE
+%token	ACME CONTACT EAB HMAC HOUR ISSUANCES KID
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
@@ -104,6 +105,7 @@ grammar		: /* empty */
 		| grammar varset '\n'
 		| grammar main '\n'
 		| grammar workload '\n'
+		| grammar acme '\n'
 		| grammar error '\n'		{ yyerrok; }
 		;
 
@@ -682,6 +684,43 @@ workload	: WORKLOAD STRING		{
 		}
 		;
 
+/* the ACME server of acmed (parse_acme.c) */
+acme		: ACME				{
+			if (acme_begin(conf) == -1)
+				YYERROR;
+		} '{' optnl acmeopts '}'	{
+			if (acme_end(conf) == -1)
+				YYERROR;
+		}
+		;
+
+acmeopts	: /* empty */
+		| acmeopts acmeopt nl
+		| acmeopts error nl		{ yyerrok; }
+		;
+
+acmeopt		: DIRECTORY STRING		{
+			if (acme_directory(conf, $2) == -1)
+				YYERROR;
+		}
+		| CONTACT STRING		{
+			if (acme_contact(conf, $2) == -1)
+				YYERROR;
+		}
+		| CA FILENAME STRING		{
+			if (acme_ca(conf, $3) == -1)
+				YYERROR;
+		}
+		| EAB KID STRING HMAC FILENAME STRING {
+			if (acme_eab(conf, $3, $6) == -1)
+				YYERROR;
+		}
+		| ISSUANCES PER HOUR NUMBER	{
+			if (acme_per_hour(conf, $4) == -1)
+				YYERROR;
+		}
+		;
+
 wlopts		: /* empty */
 		| wlopts wlopt nl
 		| wlopts error nl		{ yyerrok; }
@@ -1157,6 +1196,7 @@ lookup(const char *s, const char **near)
 	/* this has to be sorted always */
 	static const struct keyword keywords[] = {
 		{ "access",		ACCESS },
+		{ "acme",		ACME },
 		{ "address",		ADDRESS },
 		{ "after",		AFTER },
 		{ "agent",		AGENT },
@@ -1177,11 +1217,13 @@ lookup(const char *s, const char **near)
 		{ "connect",		CONNECT },
 		{ "connections",	CONNECTIONS },
 		{ "constraint",		CONSTRAINT },
+		{ "contact",		CONTACT },
 		{ "database",		DATABASE },
 		{ "depends",		DEPENDS },
 		{ "directory",		DIRECTORY },
 		{ "docker",		DOCKER },
 		{ "driver",		DRIVER },
+		{ "eab",		EAB },
 		{ "env",		ENV },
 		{ "estimate",		ESTIMATE },
 		{ "expire",		EXPIRE },
@@ -1192,7 +1234,9 @@ lookup(const char *s, const char **near)
 		{ "from",		FROM },
 		{ "header",		HEADER },
 		{ "health",		HEALTH },
+		{ "hmac",		HMAC },
 		{ "host",		HOST },
+		{ "hour",		HOUR },
 		{ "http2",		HTTP2 },
 		{ "idle",		IDLE },
 		{ "ignore",		IGNORE },
@@ -1201,10 +1245,12 @@ lookup(const char *s, const char **near)
 		{ "init",		INIT },
 		{ "instance",		INSTANCE },
 		{ "interval",		INTERVAL },
+		{ "issuances",		ISSUANCES },
 		{ "keep",		KEEP },
 		{ "keepalive",		KEEPALIVE },
 		{ "key",		KEY },
 		{ "keypair",		KEYPAIR },
+		{ "kid",		KID },
 		{ "knowledge",		KNOWLEDGE },
 		{ "limit",		LIMIT },
 		{ "listen",		LISTEN },
