@@ -52,7 +52,7 @@ ORCHD_LIBS	:= $(shell $(PKG_CONFIG) --libs --static libbsd-overlay \
 endif
 child_libs	 = $(shell $(PKG_CONFIG) --libs $(STATIC_PKG) libbsd-overlay $(1))
 STORE_LIBS	:= $(call child_libs,libevent sqlite3 jansson libseccomp)
-GATEWAY_LIBS	:= $(call child_libs,libevent libtls jansson libseccomp \
+GATEWAY_LIBS	:= $(call child_libs,libevent libtls libcrypto jansson libseccomp \
 		    libnghttp2)
 REAPER_LIBS	:= $(call child_libs,libevent jansson libseccomp)
 # the spawner: root and unfiltered, so it maps the least: its channels
@@ -115,15 +115,18 @@ STORE_SRCS	 = $(addprefix stored/, \
 		   store.c store_check.c store_db.c store_moved.c \
 		   store_queue.c store_schema.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \
-		   accesslog.c accesslog_fmt.c activity.c api.c api_auth.c \
+		   accesslog.c accesslog_fmt.c acme_http.c acme_recv.c \
+		   acme_store.c activity.c api.c api_auth.c \
 		   api_conf.c api_conn.c api_define.c api_events.c api_json.c \
-		   api_ops.c api_route.c bufio.c conn.c conn_timer.c drain.c \
+		   api_ops.c api_route.c bufio.c clienthello.c conn.c \
+		   conn_timer.c drain.c \
 		   filter.c gatewayd.c h2.c h2up.c ignore.c instance.c \
 		   listener.c metrics.c metrics_acme.c metrics_add.c \
 		   metrics_alog.c \
 		   metrics_budget.c metrics_sum.c prom.c proxy.c route.c \
-		   route_apply.c serve.c state_early.c tcp.c tls.c tls_check.c \
-		   wake.c wlref.c)
+		   redirect.c route_apply.c serve.c state_early.c tcp.c tls.c \
+		   tls_check.c \
+		   tlshello.c wake.c wlref.c)
 REAPER_SRCS	 = $(addprefix reaperd/, \
 		   authlim.c policy.c reaperd.c)
 RUNTIME_SRCS	 = $(addprefix runtimed/, \

@@ -984,6 +984,13 @@ struct ctl_listener {
 	int			 tls;
 	int			 http2;		/* LISTENER_H2_* */
 	char			 workload[ORCHD_NAME_MAX]; /* "": HTTP */
+	int			 acme;		/* "tls acme" */
+	int			 redirect;	/* "redirect https" */
+	int			 redirect_port;	/* its "port", 0: none */
+	int			 hsts;		/* "hsts" */
+	int64_t			 hsts_age;	/* its max-age, seconds */
+	int			 hsts_sub;	/* includeSubDomains */
+	int			 pad;
 };
 
 /*

@@ -158,6 +158,7 @@ struct workload_conf {
 	struct ignorelist	 ignores;	/* after the global ones */
 	int64_t			 tunnel_idle;	/* -1: global; 0: never */
 	int			 server_timing;	/* -1: global, 0, 1 */
+	int			 redirect_https; /* plain HTTP: 308 to https */
 	int			 pull;		/* docker: enum workload_pull,
 						   -1: global */
 	int64_t			 pull_timeout;	/* docker; -1: global */

@@ -70,15 +70,22 @@ static void	conn_input(struct gw_conn *);
 static void	conn_h2_read(struct gw_conn *);
 static void	conn_h2_write(struct gw_conn *);
 
-/* the tables of a new connection: an HTTP listener's, a TCP one's */
+/*
+ * The tables of a new connection: an HTTP listener's, a TCP one's, and
+ * a TLS listener's before its handshake (tlshello.c), which then sets
+ * the HTTP one.
+ */
 static const struct conn_ops	*conn_http;
 static const struct conn_ops	*conn_tcp;
+static const struct conn_ops	*conn_hello;
 
 void
-conn_init(const struct conn_ops *http, const struct conn_ops *tcp)
+conn_init(const struct conn_ops *http, const struct conn_ops *tcp,
+    const struct conn_ops *hello)
 {
 	conn_http = http;
 	conn_tcp = tcp;
+	conn_hello = hello;
 }
 
 /*
@@ -123,8 +130,9 @@ conn_events(struct gw_conn *c)
 {
 	int	 r, w;
 
-	if (c->state == CONN_PARKED || c->fd == -1)
-		return;		/* conn_park_watch() has the read side */
+	if (c->state == CONN_PARKED || c->state == CONN_HELLO || c->fd == -1)
+		return;		/* conn_park_watch() has the read side,
+				   or conn_hello_watch() */
 	r = (c->reading && !c->eof && !c->tls_rw) || c->tls_wr;
 	w = (evbuffer_get_length(c->out) > 0 && !c->tls_wr) || c->tls_rw;
 	if (r && !event_pending(&c->rev, EV_READ, NULL))
@@ -369,8 +377,10 @@ conn_accept(int fd, short event, void *arg)
 		c->ops->on_accept(c);
 		return;
 	}
-	if (l->conf.tls && tls_conn_accept(c) == -1) {
-		conn_close(c);
+	if (l->conf.tls) {
+		/* its ClientHello first, peeked: tlshello.c's */
+		c->ops = conn_hello;
+		c->ops->on_accept(c);
 		return;
 	}
 	conn_reading(c, 1);
@@ -494,6 +504,28 @@ conn_park_watch(struct gw_conn *c, int parked)
 		event_add(&c->rev, NULL);
 	} else
 		event_set(&c->rev, c->fd, EV_READ | EV_PERSIST, conn_read, c);
+}
+
+/*
+ * Before its handshake a TLS connection is not read but peeked at: each
+ * new byte is an edge (EV_ET), so bytes left in the socket wake nobody
+ * twice, and the client's leaving is seen (EV_CLOSED).  Off, it is read
+ * as any connection.
+ */
+void
+conn_hello_watch(struct gw_conn *c, int on)
+{
+	event_del(&c->rev);
+	if (on) {
+		c->state = CONN_HELLO;
+		c->reading = 0;
+		event_set(&c->rev, c->fd, EV_READ | EV_CLOSED | EV_ET |
+		    EV_PERSIST, conn_read, c);
+		event_add(&c->rev, NULL);
+	} else {
+		c->state = CONN_IDLE;
+		event_set(&c->rev, c->fd, EV_READ | EV_PERSIST, conn_read, c);
+	}
 }
 
 /*
@@ -633,6 +665,7 @@ status_reason(int status)
 {
 	switch (status) {
 	case 200: return ("OK");
+	case 308: return ("Permanent Redirect");
 	case 400: return ("Bad Request");
 	case 404: return ("Not Found");
 	case 408: return ("Request Timeout");
@@ -836,6 +869,13 @@ conn_read(int fd, short event, void *arg)
 
 	if (c->h2stream) {
 		conn_h2_read(c);
+		return;
+	}
+	if (c->state == CONN_HELLO) {
+		if ((event & EV_CLOSED) && c->ops->on_hangup != NULL)
+			c->ops->on_hangup(c);
+		else
+			c->ops->on_read(c);
 		return;
 	}
 	if (c->state == CONN_PARKED && c->ops->on_hangup != NULL) {

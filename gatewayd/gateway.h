@@ -58,6 +58,8 @@
 
 struct gw_conn;
 struct gw_tcp;
+struct gw_certnames;		/* tls.c */
+struct gw_want;			/* tlshello.c */
 struct h2_session;		/* h2.h */
 struct h2_stream;
 
@@ -142,6 +144,12 @@ struct gw_pem {
 	size_t			 total;
 };
 
+/* a server context of a host's own (tls.c), counted */
+struct gw_tlsctx {
+	struct tls		*tls;
+	unsigned int		 refs;
+};
+
 /* a keypair chosen by SNI, for every TLS listener */
 struct gw_sni {
 	TAILQ_ENTRY(gw_sni)	 entry;
@@ -162,7 +170,10 @@ struct gw_listener {
 	int			 fd;		/* -1 once replaced */
 	struct event		 ev;
 	struct ctl_listener	 conf;
-	struct tls		*tls;		/* server context, TLS only */
+	struct tls		*tls;		/* server context, TLS only;
+						   "tls acme" alone: NULL */
+	struct gw_certnames	*names;		/* "tls acme": what its
+						   keypairs cover (tls.c) */
 	struct gw_pem		 cert;		/* until the context is built */
 	struct gw_pem		 key;
 	unsigned int		 refs;		/* connections */
@@ -195,8 +206,10 @@ enum gw_conn_state {
 	CONN_LINGER,		/* all sent, write side shut: input is
 				   discarded until EOF (conn_finish) */
 	CONN_H2,		/* HTTP/2: streams are h2.c's */
-	CONN_TCP		/* a workload's TCP listener's: bytes
+	CONN_TCP,		/* a workload's TCP listener's: bytes
 				   both ways (tcp.c) */
+	CONN_HELLO		/* TLS: its ClientHello peeked, or held
+				   for its host's certificate (tlshello.c) */
 };
 
 struct gw_upstream {
@@ -270,6 +283,10 @@ struct gw_conn {
 
 	/* TLS: the connection's context, and a direction an op waits for */
 	struct tls		*tls;
+	struct gw_tlsctx	*tlsctx;	/* its host's, counted; NULL:
+						   the listener's */
+	struct gw_want		*want;		/* held for this certificate */
+	int64_t			 hello_end;	/* ms: the head's deadline */
 	int			 tls_rw;	/* read waits until writable */
 	int			 tls_wr;	/* write waits until readable */
 
@@ -354,6 +371,7 @@ struct gateway {
 	struct event		 flush_ev;
 	SLIST_HEAD(, gw_head)	 heads;			/* free head buffers */
 	unsigned int		 nheads;
+	int			 acme;		/* a "tls acme" listener */
 };
 
 extern struct gateway	*gw;
@@ -392,8 +410,14 @@ RB_PROTOTYPE(gw_peers, gw_peer, entry, peer_cmp);
 void		 tls_recv(struct imsgev *, struct imsg *);
 int		 tls_listener_setup(struct gw_listener *);
 void		 tls_sni_clear(void);
+int		 tls_listener_covers(const struct gw_listener *, const char *);
+void		 tls_certnames_free(struct gw_listener *);
 void		 pem_clear(struct gw_pem *);
-int		 tls_conn_accept(struct gw_conn *);
+struct gw_tlsctx *tls_ctx_new(const uint8_t *, size_t, const uint8_t *,
+		    size_t, const char *, const char *);
+void		 tls_ctx_unref(struct gw_tlsctx *);
+int		 tls_conn_start(struct gw_conn *, struct tls *,
+		    struct gw_tlsctx *);
 ssize_t		 tls_conn_read(struct gw_conn *);
 ssize_t		 tls_conn_write(struct gw_conn *);
 void		 tls_conn_close(struct gw_conn *);
@@ -407,7 +431,9 @@ void		 conn_timer(struct gw_conn *, int64_t);
 void		 conn_timer_ms(struct gw_conn *, int64_t);
 
 /* conn.c: the transport */
-void		 conn_init(const struct conn_ops *, const struct conn_ops *);
+void		 conn_init(const struct conn_ops *, const struct conn_ops *,
+		    const struct conn_ops *);
+void		 conn_hello_watch(struct gw_conn *, int);
 void		 conn_accept(int, short, void *);
 int		 conn_evict_idle(void);
 void		 conn_input_wait(struct gw_conn *);
@@ -453,6 +479,11 @@ int		 buf_read(struct evbuffer *, int);
 
 /* serve.c: reading and routing a request head */
 extern const struct conn_ops serve_ops;
+
+/* redirect.c: "redirect https", "hsts" */
+int		 redirect_request(struct gw_conn *, const struct gw_workload *);
+const char	*redirect_hsts(const struct gw_conn *, const struct http_head *,
+		    char *, size_t);
 
 /* proxy.c */
 void		 proxy_start(struct gw_conn *);

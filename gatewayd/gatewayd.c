@@ -21,6 +21,7 @@
 #include "util.h"
 #include "gateway.h"
 #include "metrics.h"
+#include "acme.h"
 
 #define GW_STOP_MS	1500	/* HTTP/2 streams finish, within the
 				   grace of the lost channels (proc.c) */
@@ -119,6 +120,17 @@ static const struct proc_handler gateway_handlers[] = {
 	    PROC_FROM(PROC_PARENT), metrics_recv_alog },
 	/* the access log's pipe to the parent (accesslog.c) */
 	{ IMSG_CFG_ACCESSLOG, 0, PROC_FROM(PROC_PARENT), accesslog_recv_fd },
+	/* ACME, relayed from acmed (acme_recv.c) */
+	{ IMSG_ACME_CERT, PROC_ANYLEN, PROC_FROM(PROC_PARENT),
+	    acme_recv_cert },
+	{ IMSG_ACME_CHALLENGE, PROC_ANYLEN, PROC_FROM(PROC_PARENT),
+	    acme_recv_challenge },
+	{ IMSG_ACME_CHALLENGE_END, sizeof(struct acme_challenge),
+	    PROC_FROM(PROC_PARENT), acme_recv_challenge_end,
+	    PROC_NAME(struct acme_challenge) },
+	{ IMSG_ACME_FAILED, sizeof(struct acme_status),
+	    PROC_FROM(PROC_PARENT), acme_recv_failed,
+	    PROC_NAME(struct acme_status) },
 };
 PROC_TABLE_END
 
@@ -191,8 +203,11 @@ main(int argc, char *argv[])
 	    nitems(gateway_handlers), 0);
 	cfg_set_apply(gateway_apply);
 	activity_init();
-	/* what a new connection is for: an HTTP listener's, a TCP one's */
-	conn_init(&serve_ops, &tcp_ops);
+	/*
+	 * What a new connection is for: an HTTP listener's, a TCP one's,
+	 * a TLS one's before its handshake
+	 */
+	conn_init(&serve_ops, &tcp_ops, &hello_ops);
 	listener_init();
 	evtimer_set(&gateway_stopev, gateway_stop_bound, NULL);
 	signal_set(&gateway_term, SIGTERM, gateway_sigterm, NULL);

@@ -153,6 +153,7 @@ listener_free(struct gw_listener *l)
 {
 	if (l->tls != NULL)
 		tls_free(l->tls);
+	tls_certnames_free(l);
 	pem_clear(&l->cert);
 	pem_clear(&l->key);
 	free(l);
@@ -243,8 +244,10 @@ listener_apply(void (*gone)(struct gw_listener *))
 	}
 	limits_apply();
 	gw->accepting = 0;
+	gw->acme = 0;
 	while ((l = TAILQ_FIRST(&gw->next_listeners)) != NULL) {
 		TAILQ_REMOVE(&gw->next_listeners, l, entry);
+		gw->acme |= l->conf.acme;
 		if (l->conf.tls && tls_listener_setup(l) == -1)
 			log_warnx("%s: TLS connections will be refused",
 			    l->conf.name);

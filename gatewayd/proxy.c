@@ -650,9 +650,9 @@ static int
 send_response(struct gw_conn *c)
 {
 	struct http_head	*h = &c->resp->h;
-	struct http_field	 add[3];
+	struct http_field	 add[4];
 	struct http_ser		 ser;
-	char			 timing[64];
+	char			 timing[64], hsts[64];
 	const char		*servertiming = NULL;
 	size_t			 nadd = 0;
 
@@ -691,6 +691,9 @@ send_response(struct gw_conn *c)
 		servertiming = timing;
 	}
 	c->wake_us = -1;
+	if ((add[nadd].value = redirect_hsts(c, h, hsts, sizeof(hsts))) !=
+	    NULL)
+		add[nadd++].name = "Strict-Transport-Security";
 	if (c->h2stream) {
 		/* an HTTP/2 stream's: its HEADERS, the body as it is */
 		c->respchunked_out = 0;

@@ -27,6 +27,7 @@
 #include "workload.h"
 #include "gateway.h"
 #include "metrics.h"
+#include "acme.h"
 
 static void	serve_parse(struct gw_conn *);
 static void	serve_route(struct gw_conn *);
@@ -146,6 +147,13 @@ serve_route(struct gw_conn *c)
 	c->refused = 0;
 	metrics_request_protocol(c);
 
+	/* http-01, and the path it reserves: the gateway's own answer */
+	if (acme_http_answer(c))
+		return;
+	/* a listener's "redirect https": before the API, any route */
+	if (redirect_request(c, NULL))
+		return;
+
 	/* the HTTP API: on its own listeners, or by its "api host" */
 	if (api_wants(c)) {
 		c->acct = 0;
@@ -177,6 +185,9 @@ serve_route(struct gw_conn *c)
 		gw_workload_ref(wl);
 		c->wl = wl;
 	}
+	/* a workload's "redirect https": no wake */
+	if (redirect_request(c, wl))
+		return;
 	metrics_route(c);
 	accesslog_head(c, wl);
 	c->ops = &proxy_ops;

@@ -24,6 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <limits.h>
+
+#include <openssl/pem.h>
+#include <openssl/x509v3.h>
+
 #include "compat.h"
 #include "imsg.h"
 #include "log.h"
@@ -132,10 +137,97 @@ tls_sni_clear(void)
  * same way, so a failure here is unexpected; the listener then refuses
  * TLS connections (each is closed after accept) until the next reload.
  */
+/*
+ * The names a "tls acme" listener's keypairs cover, for tlshello.c: a
+ * host one of them covers has its certificate, and is never issued one.
+ * Read from the leaf of each chain with OpenSSL's own name check
+ * (wildcards as a client would match them).
+ */
+struct gw_certnames {
+	size_t		 n;
+	X509		*x[];
+};
+
+static void
+certnames_add(struct gw_certnames *cn, const struct gw_pem *p)
+{
+	BIO	*bio;
+	X509	*x;
+
+	if (p->len == 0 || p->len > INT_MAX ||
+	    (bio = BIO_new_mem_buf(p->buf, (int)p->len)) == NULL)
+		return;
+	if ((x = PEM_read_bio_X509(bio, NULL, NULL, NULL)) != NULL)
+		cn->x[cn->n++] = x;
+	BIO_free(bio);
+}
+
+static void
+certnames_make(struct gw_listener *l)
+{
+	struct gw_sni	*sni;
+	size_t		 n = 1;
+
+	TAILQ_FOREACH(sni, &gw->next_sni, entry)
+		n++;
+	if ((l->names = calloc(1, sizeof(*l->names) + n *
+	    sizeof(X509 *))) == NULL)
+		return;
+	certnames_add(l->names, &l->cert);
+	TAILQ_FOREACH(sni, &gw->next_sni, entry)
+		certnames_add(l->names, &sni->cert);
+}
+
+void
+tls_certnames_free(struct gw_listener *l)
+{
+	size_t	 i;
+
+	if (l->names == NULL)
+		return;
+	for (i = 0; i < l->names->n; i++)
+		X509_free(l->names->x[i]);
+	free(l->names);
+	l->names = NULL;
+}
+
+/* does one of the listener's keypairs cover the host? */
+int
+tls_listener_covers(const struct gw_listener *l, const char *name)
+{
+	size_t	 i;
+
+	if (l->names == NULL)
+		return (0);
+	for (i = 0; i < l->names->n; i++)
+		if (X509_check_host(l->names->x[i], name, strlen(name), 0,
+		    NULL) == 1)
+			return (1);
+	return (0);
+}
+
+/*
+ * The keypair a listener with none of its own ("tls acme" alone) takes
+ * as its default: the first "tls keypair".  None: no context, and every
+ * handshake is for a certificate from ACME.
+ */
+static int
+tls_listener_default(struct gw_listener *l, struct tls_config *cfg)
+{
+	struct gw_sni	*sni;
+
+	if (l->cert.len > 0)
+		return (tls_config_set_keypair_mem(cfg, l->cert.buf,
+		    l->cert.len, l->key.buf, l->key.len));
+	sni = TAILQ_FIRST(&gw->next_sni);
+	return (tls_config_set_keypair_mem(cfg, sni->cert.buf,
+	    sni->cert.len, sni->key.buf, sni->key.len));
+}
+
 int
 tls_listener_setup(struct gw_listener *l)
 {
-	struct tls_config	*cfg;
+	struct tls_config	*cfg = NULL;
 	struct gw_sni		*sni;
 	int			 rv = -1;
 
@@ -148,6 +240,12 @@ tls_listener_setup(struct gw_listener *l)
 		log_warnx("%s: tls_init failed", l->conf.name);
 		return (-1);
 	}
+	if (l->conf.acme)
+		certnames_make(l);
+	if (l->cert.len == 0 && TAILQ_EMPTY(&gw->next_sni)) {
+		rv = l->conf.acme ? 0 : -1;
+		goto done;
+	}
 	if ((cfg = tls_config_new()) == NULL) {
 		log_warnx("%s: tls_config_new failed", l->conf.name);
 		goto done;
@@ -157,8 +255,7 @@ tls_listener_setup(struct gw_listener *l)
 	    /* we speak HTTP/1.1 only: never let a client pick h2 */
 	    tls_config_set_alpn(cfg, l->conf.http2 == LISTENER_H2_OFF ?
 	    "http/1.1" : "h2,http/1.1") == -1 ||
-	    tls_config_set_keypair_mem(cfg, l->cert.buf, l->cert.len,
-	    l->key.buf, l->key.len) == -1)
+	    tls_listener_default(l, cfg) == -1)
 		goto cfgerr;
 	TAILQ_FOREACH(sni, &gw->next_sni, entry)
 		if (tls_config_add_keypair_mem(cfg, sni->cert.buf,
@@ -188,15 +285,81 @@ tls_listener_setup(struct gw_listener *l)
 	return (rv);
 }
 
-int
-tls_conn_accept(struct gw_conn *c)
+/*
+ * A server context of its own for one keypair: a host's certificate from
+ * ACME, or a tls-alpn-01 challenge's (alpn "acme-tls/1").  Counted: the
+ * table that chose it holds one reference and each connection made on
+ * it another, so a new certificate replaces it for new handshakes while
+ * the connections already made on it go on until they close.
+ */
+struct gw_tlsctx *
+tls_ctx_new(const uint8_t *cert, size_t certlen, const uint8_t *key,
+    size_t keylen, const char *alpn, const char *what)
 {
-	if (c->listener->tls == NULL)
+	struct tls_config	*cfg;
+	struct gw_tlsctx	*x = NULL;
+	struct tls		*t = NULL;
+
+	if (tls_init() == -1 || (cfg = tls_config_new()) == NULL) {
+		log_warnx("%s: no TLS configuration", what);
+		return (NULL);
+	}
+	if (tls_config_set_protocols(cfg, TLS_PROTOCOL_TLSv1_2 |
+	    TLS_PROTOCOL_TLSv1_3) == -1 ||
+	    tls_config_set_alpn(cfg, alpn) == -1 ||
+	    tls_config_set_keypair_mem(cfg, cert, certlen, key,
+	    keylen) == -1) {
+		log_warnx("%s: %s", what, tls_config_error(cfg));
+		goto done;
+	}
+	if ((t = tls_server()) == NULL || tls_configure(t, cfg) == -1) {
+		log_warnx("%s: %s", what, t != NULL ? tls_error(t) :
+		    "tls_server failed");
+		goto done;
+	}
+	if ((x = calloc(1, sizeof(*x))) == NULL) {
+		log_warn("%s", what);
+		goto done;
+	}
+	x->tls = t;
+	x->refs = 1;
+	t = NULL;
+ done:
+	if (t != NULL)
+		tls_free(t);
+	tls_config_clear_keys(cfg);
+	tls_config_free(cfg);
+	return (x);
+}
+
+void
+tls_ctx_unref(struct gw_tlsctx *x)
+{
+	if (x == NULL || --x->refs > 0)
+		return;
+	tls_free(x->tls);
+	free(x);
+}
+
+/*
+ * The handshake on the context chosen for the connection: the
+ * listener's (srv, with ref NULL), or one of its own (ref, counted).
+ */
+int
+tls_conn_start(struct gw_conn *c, struct tls *srv, struct gw_tlsctx *ref)
+{
+	if (ref != NULL)
+		srv = ref->tls;
+	if (srv == NULL)
 		return (-1);
 	/* the handshake happens in the first tls_read, non-blocking */
-	if (tls_accept_socket(c->listener->tls, &c->tls, c->fd) == -1) {
-		log_debug("%s: %s", c->peer, tls_error(c->listener->tls));
+	if (tls_accept_socket(srv, &c->tls, c->fd) == -1) {
+		log_debug("%s: %s", c->peer, tls_error(srv));
 		return (-1);
+	}
+	if (ref != NULL) {
+		ref->refs++;
+		c->tlsctx = ref;
 	}
 	return (0);
 }
@@ -277,9 +440,11 @@ tls_conn_write(struct gw_conn *c)
 void
 tls_conn_close(struct gw_conn *c)
 {
-	if (c->tls == NULL)
-		return;
-	(void)tls_close(c->tls);
-	tls_free(c->tls);
-	c->tls = NULL;
+	if (c->tls != NULL) {
+		(void)tls_close(c->tls);
+		tls_free(c->tls);
+		c->tls = NULL;
+	}
+	tls_ctx_unref(c->tlsctx);
+	c->tlsctx = NULL;
 }

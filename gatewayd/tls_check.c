@@ -254,6 +254,22 @@ check_listener(uint32_t n)
 	pem_zero(&ck_listener.key);
 }
 
+/*
+ * No listener has a keypair of its own ("tls acme" alone): each "tls
+ * keypair" is checked by itself, the first being such a listener's
+ * default (tls_listener_setup()).
+ */
+static void
+check_sni_alone(void)
+{
+	char	 e[TLS_CHECK_MSG_MAX];
+	size_t	 i;
+
+	for (i = 0; i < ck_nsni; i++)
+		if (keypair_alone(&ck_sni[i], e, sizeof(e)) == -1)
+			check_fail(TLS_CHECK_SNI_KEYPAIR, i, e);
+}
+
 static void
 check_piece(const struct tls_check_hdr *h)
 {
@@ -316,8 +332,10 @@ tls_check_main(int argc, char *argv[])
 	if (ck_listener.cert.buf != NULL ||
 	    (ck_nsni > 0 && ck_sni[ck_nsni - 1].key.buf == NULL))
 		fatalx("a certificate without its key");
-	if (ck_nlisteners == 0)
+	if (ck_nlisteners == 0 && ck_nsni == 0)
 		fatalx("no TLS listener to check");
+	if (ck_nlisteners == 0)
+		check_sni_alone();
 	check_clear();
 	exit(0);
 }

@@ -24,7 +24,14 @@ struct listener_conf {
 	int			 api;		/* an "api listen on" */
 	int			 tls;
 	int			 http2;		/* LISTENER_H2_* */
-	char			*tls_cert;	/* file names */
+	int			 acme;		/* "tls acme" */
+	int			 redirect;	/* "redirect https" */
+	int			 redirect_port;	/* its port, 0: none */
+	int			 hsts;		/* "hsts" */
+	int64_t			 hsts_age;	/* seconds */
+	int			 hsts_sub;	/* "subdomains" */
+	char			*tls_cert;	/* file names, NULL: "tls acme"
+						   with none of its own */
 	char			*tls_key;
 	int			 fd;		/* bound by the parent, or -1 */
 	char			 workload[ORCHD_NAME_MAX]; /* a workload's
@@ -37,6 +44,8 @@ struct listener_conf {
 	size_t			 tls_key_len;
 };
 TAILQ_HEAD(listenerlist, listener_conf);
+
+#define ORCHD_HSTS_AGE		31536000	/* "hsts": a year */
 
 /* a certificate chosen by SNI: "tls keypair" in a workload */
 struct keypair_conf {

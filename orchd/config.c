@@ -180,12 +180,15 @@ config_tls_load(struct orchd_conf *conf)
 {
 	struct listener_conf	*l;
 	struct keypair_conf	*kp;
-	int			 ntls = 0;
+	int			 ntls = 0, nkeys = 0;
 
 	TAILQ_FOREACH(l, &conf->listeners, entry) {
 		if (!l->tls)
 			continue;
 		ntls++;
+		if (l->tls_cert == NULL)
+			continue;	/* "tls acme" alone */
+		nkeys++;
 		if ((l->tls_cert_mem = tls_file_read(l->tls_cert,
 		    &l->tls_cert_len)) == NULL ||
 		    (l->tls_key_mem = tls_file_read(l->tls_key,
@@ -200,6 +203,7 @@ config_tls_load(struct orchd_conf *conf)
 		}
 		if (keypair_repeated(conf, kp))
 			continue;
+		nkeys++;
 		if ((kp->cert_mem = tls_file_read(kp->cert,
 		    &kp->cert_len)) == NULL ||
 		    (kp->key_mem = tls_file_read(kp->key,
@@ -207,7 +211,7 @@ config_tls_load(struct orchd_conf *conf)
 			return (-1);
 	}
 	/* checked by the gateway program: the parent maps no libtls */
-	if (ntls > 0 && keycheck(conf) == -1)
+	if (nkeys > 0 && keycheck(conf) == -1)
 		return (-1);
 	return (0);
 }

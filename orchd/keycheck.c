@@ -205,8 +205,8 @@ keycheck_send(struct keycheck *kc, const struct orchd_conf *conf)
 			return;
 	}
 	TAILQ_FOREACH(l, &conf->listeners, entry) {
-		if (!l->tls)
-			continue;
+		if (l->tls_cert_mem == NULL)
+			continue;	/* none, or "tls acme" alone */
 		if (keycheck_piece(kc, CFG_TLS_LISTENER_CERT,
 		    l->tls_cert_mem, l->tls_cert_len) == -1 ||
 		    keycheck_piece(kc, CFG_TLS_LISTENER_KEY, l->tls_key_mem,
@@ -286,7 +286,7 @@ tls_listener_nth(const struct orchd_conf *conf, uint32_t n)
 	const struct listener_conf	*l;
 
 	TAILQ_FOREACH(l, &conf->listeners, entry)
-		if (l->tls && n-- == 0)
+		if (l->tls_cert_mem != NULL && n-- == 0)
 			return (l);
 	return (NULL);
 }

@@ -122,6 +122,12 @@ listeners_send(struct orchd *env)
 		cl.api = l->api;
 		cl.tls = l->tls;
 		cl.http2 = l->http2;
+		cl.acme = l->acme;
+		cl.redirect = l->redirect;
+		cl.redirect_port = l->redirect_port;
+		cl.hsts = l->hsts;
+		cl.hsts_age = l->hsts_age;
+		cl.hsts_sub = l->hsts_sub;
 		strlcpy(cl.workload, l->workload, sizeof(cl.workload));
 		if ((fd = dup(l->fd)) == -1)
 			fatal("%s: dup", __func__);

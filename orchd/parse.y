@@ -89,14 +89,15 @@ static int	 findeol(void);
 %token	INSTANCE NAME
 %token	ERROR
 %token	ACCESS FORMAT SIZE
-%token	ACME CONTACT EAB HMAC HOUR ISSUANCES KID
+%token	ACME AGE HSTS HTTPS REDIRECT SUBDOMAINS
+%token	CONTACT EAB HMAC HOUR ISSUANCES KID
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
 %type	<v.number>	duration size port
 %type	<v.number>	ignorekind answer onoff onchange
 %type	<v.tls>		tlsopt
-%type	<v.number>	h2opt
+%type	<v.number>	h2opt hstsage hstssub
 %%
 
 grammar		: /* empty */
@@ -234,11 +235,49 @@ onchange	: RESTART			{ $$ = ON_CHANGE_RESTART; }
 
 tlsopt		: /* empty */			{
 			$$.cert = $$.key = NULL;
+			$$.acme = 0;
 		}
 		| TLS CERTIFICATE STRING KEY STRING	{
 			$$.cert = $3;
 			$$.key = $5;
+			$$.acme = 0;
 		}
+		| TLS ACME			{
+			$$.cert = $$.key = NULL;
+			$$.acme = 1;
+		}
+		| TLS ACME CERTIFICATE STRING KEY STRING	{
+			$$.cert = $4;
+			$$.key = $6;
+			$$.acme = 1;
+		}
+		;
+
+/* a gateway listener's options after its address: redirect, hsts */
+listenopts	: /* empty */
+		| listenopts listenopt
+		;
+
+listenopt	: REDIRECT HTTPS		{
+			if (listener_redirect(0) == -1)
+				YYERROR;
+		}
+		| REDIRECT HTTPS PORT port	{
+			if (listener_redirect($4) == -1)
+				YYERROR;
+		}
+		| HSTS hstsage hstssub		{
+			if (listener_hsts($2, $3) == -1)
+				YYERROR;
+		}
+		;
+
+hstsage		: /* empty */			{ $$ = ORCHD_HSTS_AGE; }
+		| MAXCONN AGE duration		{ $$ = $3; }
+		;
+
+hstssub		: /* empty */			{ $$ = 0; }
+		| SUBDOMAINS			{ $$ = 1; }
 		;
 
 h2opt		: /* empty */			{ $$ = LISTENER_H2_ON; }
@@ -376,12 +415,18 @@ main		: USER STRING			{
 			    "") == -1)
 				YYERROR;
 		}
-		| LISTEN ON STRING PORT port tlsopt h2opt	{
+		| LISTEN ON STRING PORT port tlsopt h2opt listenopts	{
 			if (listener_add($3, $5, 0, $6.cert, $6.key,
-			    NULL) == -1 || listener_http2($7) == -1)
+			    NULL) == -1 || listener_options($6.acme) == -1 ||
+			    listener_http2($7) == -1)
 				YYERROR;
 		}
 		| API LISTEN ON STRING PORT port tlsopt h2opt	{
+			if ($7.acme) {
+				yyerror("api listen on: no tls acme, an "
+				    "api listener has its own keypair");
+				YYERROR;
+			}
 			if (listener_add($4, $6, 1, $7.cert, $7.key,
 			    NULL) == -1 || listener_http2($8) == -1)
 				YYERROR;
@@ -1069,6 +1114,13 @@ wlopt		: HOST STRING			{
 			}
 			wl->tunnel_idle = $4;
 		}
+		| REDIRECT HTTPS		{
+			if (wl->redirect_https) {
+				yyerror("redirect https already set");
+				YYERROR;
+			}
+			wl->redirect_https = 1;
+		}
 		| SERVER TIMING onoff		{
 			if (wl->server_timing != -1) {
 				yyerror("server timing already set");
@@ -1199,6 +1251,7 @@ lookup(const char *s, const char **near)
 		{ "acme",		ACME },
 		{ "address",		ADDRESS },
 		{ "after",		AFTER },
+		{ "age",		AGE },
 		{ "agent",		AGENT },
 		{ "allow",		ALLOW },
 		{ "answer",		ANSWER },
@@ -1237,7 +1290,9 @@ lookup(const char *s, const char **near)
 		{ "hmac",		HMAC },
 		{ "host",		HOST },
 		{ "hour",		HOUR },
+		{ "hsts",		HSTS },
 		{ "http2",		HTTP2 },
+		{ "https",		HTTPS },
 		{ "idle",		IDLE },
 		{ "ignore",		IGNORE },
 		{ "image",		IMAGE },
@@ -1275,6 +1330,7 @@ lookup(const char *s, const char **near)
 		{ "publish",		PUBLISH },
 		{ "pull",		PULL },
 		{ "reaper",		REAPER },
+		{ "redirect",		REDIRECT },
 		{ "registry",		REGISTRY },
 		{ "replicas",		REPLICAS },
 		{ "restart",		RESTART },
@@ -1285,6 +1341,7 @@ lookup(const char *s, const char **near)
 		{ "socket",		SOCKET },
 		{ "stop",		STOP },
 		{ "streams",		STREAMS },
+		{ "subdomains",		SUBDOMAINS },
 		{ "swarm",		SWARM },
 		{ "tcp",		TCP },
 		{ "timeout",		TIMEOUT },

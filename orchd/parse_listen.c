@@ -112,6 +112,76 @@ listener_whose(const struct listener_conf *l, char *buf, size_t len)
 	return (buf);
 }
 
+/* "redirect https" and "hsts", read before the listener they follow */
+static struct {
+	int		 redirect;
+	int		 redirect_port;
+	int		 hsts;
+	int64_t		 hsts_age;
+	int		 hsts_sub;
+} lopt;
+
+int
+listener_redirect(int64_t port)
+{
+	if (lopt.redirect) {
+		yyerror("redirect https already set");
+		return (-1);
+	}
+	lopt.redirect = 1;
+	lopt.redirect_port = port;
+	return (0);
+}
+
+int
+listener_hsts(int64_t age, int sub)
+{
+	if (lopt.hsts) {
+		yyerror("hsts already set");
+		return (-1);
+	}
+	lopt.hsts = 1;
+	lopt.hsts_age = age;
+	lopt.hsts_sub = sub;
+	return (0);
+}
+
+/*
+ * The options of the listener just added: "tls acme", and the redirect
+ * and hsts read before it.  A redirect is for a cleartext listener, HSTS
+ * and ACME for a TLS one (HSTS over cleartext is ignored by browsers,
+ * RFC 6797 8.1).
+ */
+int
+listener_options(int acme)
+{
+	struct listener_conf	*l = TAILQ_LAST(&conf->listeners, listenerlist);
+	int			 rv = -1;
+
+	if (l == NULL)
+		goto done;
+	if (acme)
+		l->tls = 1;	/* with or without a keypair of its own */
+	if (lopt.redirect && l->tls) {
+		yyerror("redirect https: cleartext listeners only");
+		goto done;
+	}
+	if (lopt.hsts && !l->tls) {
+		yyerror("hsts: TLS listeners only");
+		goto done;
+	}
+	l->acme = acme;
+	l->redirect = lopt.redirect;
+	l->redirect_port = lopt.redirect_port;
+	l->hsts = lopt.hsts;
+	l->hsts_age = lopt.hsts_age;
+	l->hsts_sub = lopt.hsts_sub;
+	rv = 0;
+ done:
+	memset(&lopt, 0, sizeof(lopt));
+	return (rv);
+}
+
 /* workload: a workload's raw TCP listener, NULL for the gateway's */
 int
 listener_add(const char *name, int64_t port, int api, char *cert, char *key,
@@ -135,6 +205,8 @@ listener_add(const char *name, int64_t port, int api, char *cert, char *key,
 		free(l);
 		return (-1);
 	}
+	if (api || workload != NULL)
+		memset(&lopt, 0, sizeof(lopt));
 	if (cert != NULL && (cert[0] == '\0' || key[0] == '\0')) {
 		yyerror("tls: empty file name");
 		free(l);

@@ -50,6 +50,7 @@ typedef struct {
 		struct {
 			char	*cert;
 			char	*key;
+			int	 acme;
 		}		 tls;
 	} v;
 	int lineno;
@@ -136,6 +137,9 @@ int		 listener_add(const char *, int64_t, int, char *, char *,
 		    const char *);
 int		 wl_listen_add(const char *, int64_t);
 int		 listener_http2(int);
+int		 listener_options(int);
+int		 listener_redirect(int64_t);
+int		 listener_hsts(int64_t, int);
 
 /* parse_check.c: checked across the file's workloads */
 int		 host_add(const char *);

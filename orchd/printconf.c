@@ -342,8 +342,10 @@ print_listeners(FILE *fp, const struct orchd_conf *conf)
 		fputs(l->api ? "api listen on " : "listen on ", fp);
 		print_string(fp, l->name);
 		fprintf(fp, " port %d", port);
-		if (l->tls) {
-			fputs(" tls certificate ", fp);
+		if (l->tls)
+			fputs(l->acme ? " tls acme" : " tls", fp);
+		if (l->tls_cert != NULL) {
+			fputs(" certificate ", fp);
 			print_string(fp, l->tls_cert);
 			fputs(" key ", fp);
 			print_string(fp, l->tls_key);
@@ -352,6 +354,14 @@ print_listeners(FILE *fp, const struct orchd_conf *conf)
 			fputs(" http2 off", fp);
 		else if (l->http2 == LISTENER_H2_PRIOR)
 			fputs(" http2 prior knowledge", fp);
+		if (l->redirect)
+			fputs(" redirect https", fp);
+		if (l->redirect_port != 0)
+			fprintf(fp, " port %d", l->redirect_port);
+		if (l->hsts)
+			fprintf(fp, " hsts max age %lld%s",
+			    (long long)l->hsts_age, l->hsts_sub ?
+			    " subdomains" : "");
 		fputs("\n", fp);
 	}
 	if (n == 0)
