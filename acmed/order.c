@@ -407,7 +407,7 @@ challenge_tell(json_t *c, uint32_t type)
 		explicit_bzero(key, strlen(key));
 	free(cert);
 	free(key);
-	log_debug("%s: %s challenge", o.host, type == ACME_CHALLENGE_HTTP01 ?
+	log_info("%s: %s challenge", o.host, type == ACME_CHALLENGE_HTTP01 ?
 	    "http-01" : "tls-alpn-01");
 	return (STEP_NEXT);
 }

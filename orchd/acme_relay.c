@@ -598,12 +598,14 @@ acme_config_send(struct orchd *env)
 		strlcpy(ac.eab_hmac, a->eab_hmac, sizeof(ac.eab_hmac));
 	}
 	ac.per_hour = a->per_hour;
-	/* what the gateways can answer: plain HTTP, TLS */
+	/* what the gateways can answer: plain HTTP, "tls acme" */
 	TAILQ_FOREACH(l, &env->conf->listeners, entry) {
 		if (l->api || l->workload[0] != '\0')
 			continue;
-		ac.challenges |= l->tls ? ACME_CHALLENGE_TLSALPN01 :
-		    ACME_CHALLENGE_HTTP01;
+		if (!l->tls)
+			ac.challenges |= ACME_CHALLENGE_HTTP01;
+		else if (l->acme)
+			ac.challenges |= ACME_CHALLENGE_TLSALPN01;
 	}
 	ac.ca_len = a->ca_len;
 	iov[0].iov_base = &ac;
