@@ -7,7 +7,7 @@
 # account key; orchctl renew swaps it while a long download goes on;
 # orchctl show certificates and /metrics tell it.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/acme_lib.sh"
+. "$(dirname "$0")/pebble.subr"
 e2e_init "$1"
 trap 'acme_cleanup; e2e_cleanup' EXIT
 acme_need
