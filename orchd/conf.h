@@ -77,6 +77,7 @@ struct acme_settings {
 	char			*eab_hmac_file;
 	char			 eab_hmac[ACME_EAB_MAX]; /* base64url */
 	int64_t			 per_hour;	/* -1: not set */
+	int			 per_hour_set;	/* written in the file */
 };
 
 /* publish ports below this need "api allow publish port" */

@@ -26,13 +26,17 @@
 
 #define ACME_HMAC_FILE_MAX	1024
 
-/* the block, begun: only one in a file */
+/*
+ * The block, begun: only one in a file.  A second is an error, and its
+ * settings are read into the first (each then "already set"), not
+ * skipped as a syntax error would skip them.
+ */
 int
 acme_begin(struct orchd_conf *c)
 {
 	if (c->acme != NULL) {
 		yyerror("acme block already given");
-		return (-1);
+		return (0);
 	}
 	if ((c->acme = calloc(1, sizeof(*c->acme))) == NULL) {
 		yyerror("out of memory");
@@ -201,7 +205,7 @@ acme_eab(struct orchd_conf *c, char *kid, char *path)
 int
 acme_per_hour(struct orchd_conf *c, int64_t n)
 {
-	if (c->acme->per_hour != -1) {
+	if (c->acme->per_hour_set) {
 		yyerror("acme issuances per hour already set");
 		return (-1);
 	}
@@ -211,6 +215,7 @@ acme_per_hour(struct orchd_conf *c, int64_t n)
 		return (-1);
 	}
 	c->acme->per_hour = n;
+	c->acme->per_hour_set = 1;
 	return (0);
 }
 
