@@ -61,6 +61,8 @@ SPAWNER_LIBS	:= $(call child_libs,libevent)
 # runtimed hashes container definitions with libmd's SHA-256, and
 # speaks TLS to a swarm manager over TCP
 RUNTIME_LIBS	:= $(call child_libs,libevent libtls jansson libseccomp libmd)
+# acmed: libtls to the ACME server, libcrypto for its keys, JWS and CSRs
+ACME_LIBS	:= $(call child_libs,libevent libtls libcrypto jansson libseccomp)
 # asked for only when a unit test is linked: tools/deps.sh build has no cmocka
 CMOCKA_LIBS	 = $(shell $(PKG_CONFIG) --libs cmocka)
 
@@ -96,10 +98,11 @@ COMMON_SRCS	 = $(addprefix common/, \
 # the configuration's parser: orchd/parse.y and what its actions call,
 # linked by the unit tests and the fuzz target without the parent
 PARSE_SRCS	 = $(addprefix orchd/, \
-		   hostcheck.c parse_check.c parse_conf.c parse_input.c \
+		   hostcheck.c parse_acme.c parse_check.c parse_conf.c \
+		   parse_input.c \
 		   parse_listen.c parse_set.c)
 ORCHD_SRCS	 = $(PARSE_SRCS) $(addprefix orchd/, \
-		   alogq.c apidef.c apikey.c cgroup.c config.c control.c \
+		   acme_relay.c alogq.c apidef.c apikey.c cgroup.c config.c control.c \
 		   depends.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
 		   instances.c orchd.c owner.c parent_api.c policy.c \
@@ -118,7 +121,8 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   api_ops.c api_route.c bufio.c clienthello.c conn.c \
 		   conn_timer.c drain.c \
 		   filter.c gatewayd.c h2.c h2up.c ignore.c instance.c \
-		   listener.c metrics.c metrics_add.c metrics_alog.c \
+		   listener.c metrics.c metrics_acme.c metrics_add.c \
+		   metrics_alog.c \
 		   metrics_budget.c metrics_sum.c prom.c proxy.c route.c \
 		   redirect.c route_apply.c serve.c state_early.c tcp.c tls.c \
 		   tls_check.c \
@@ -132,6 +136,8 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   docker_spec.c driver_docker.c driver_process.c driver_swarm.c \
 		   lifecycle.c lifecycle_apply.c liveness.c owner.c ready.c \
 		   replace.c restore.c runtimed.c swarm_agree.c swarm_spec.c)
+ACME_SRCS	 = $(addprefix acmed/, \
+		   acmed.c cert.c https.c jws.c order.c)
 ORCHCTL_SRCS	 = $(addprefix orchctl/, \
 		   define.c orchctl.c output.c parser.c)
 
@@ -139,9 +145,9 @@ ORCHCTL_SRCS	 = $(addprefix orchctl/, \
 # the link without a word, or linked only by a unit test
 UNLISTED	:= $(filter-out $(COMMON_SRCS) $(ORCHD_SRCS) $(SPAWNER_SRCS) \
 		    $(STORE_SRCS) $(GATEWAY_SRCS) $(REAPER_SRCS) \
-		    $(RUNTIME_SRCS) $(ORCHCTL_SRCS),$(wildcard common/*.c \
-		    orchd/*.c spawnerd/*.c stored/*.c gatewayd/*.c \
-		    reaperd/*.c runtimed/*.c orchctl/*.c))
+		    $(RUNTIME_SRCS) $(ACME_SRCS) $(ORCHCTL_SRCS),$(wildcard \
+		    common/*.c orchd/*.c spawnerd/*.c stored/*.c gatewayd/*.c \
+		    reaperd/*.c runtimed/*.c acmed/*.c orchctl/*.c))
 ifneq ($(UNLISTED),)
 $(error $(UNLISTED): in no program's source list (Makefile))
 endif
@@ -156,12 +162,13 @@ STORE_OBJS	 = $(call objs,$(STORE_SRCS))
 GATEWAY_OBJS	 = $(call objs,$(GATEWAY_SRCS))
 REAPER_OBJS	 = $(call objs,$(REAPER_SRCS))
 RUNTIME_OBJS	 = $(call objs,$(RUNTIME_SRCS))
+ACME_OBJS	 = $(call objs,$(ACME_SRCS))
 ORCHCTL_OBJS	 = $(call objs,$(ORCHCTL_SRCS))
 LIBCOMMON	 = $(BUILD)/libcommon.a
 
 PROGS		 = $(BUILD)/orchd $(BUILD)/spawnerd $(BUILD)/stored \
 		   $(BUILD)/gatewayd $(BUILD)/reaperd $(BUILD)/runtimed \
-		   $(BUILD)/orchctl
+		   $(BUILD)/acmed $(BUILD)/orchctl
 
 # Unit tests: regress/unit/test_NAME.c, linked with libcommon and the
 # objects named in TEST_NAME_OBJS (the program's files under test, never
@@ -214,6 +221,7 @@ $(eval $(call link_program,stored,STORE,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,gatewayd,GATEWAY,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,reaperd,REAPER,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,runtimed,RUNTIME,$$(STATIC_LDFLAGS)))
+$(eval $(call link_program,acmed,ACME,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,orchctl,ORCHCTL,))
 
 # LIBEXECDIR is compiled into the parent, which looks for its helpers
@@ -282,7 +290,8 @@ install: all
 	    $(DESTDIR)$(EXAMPLEDIR)
 	install -m 0555 $(BUILD)/orchd $(BUILD)/orchctl $(DESTDIR)$(SBINDIR)
 	install -m 0555 $(BUILD)/spawnerd $(BUILD)/stored $(BUILD)/gatewayd \
-	    $(BUILD)/reaperd $(BUILD)/runtimed $(DESTDIR)$(LIBEXECDIR)
+	    $(BUILD)/reaperd $(BUILD)/runtimed $(BUILD)/acmed \
+	    $(DESTDIR)$(LIBEXECDIR)
 	install -m 0444 man/orchd.conf.5 $(DESTDIR)$(MANDIR)/man5
 	install -m 0444 man/orchd-api.7 man/orchd-security.7 \
 	    man/orchd-workload.7 $(DESTDIR)$(MANDIR)/man7
@@ -343,7 +352,8 @@ clean:
 FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 60
 FUZZ_DIR	 = build/fuzz
-FUZZ_TARGETS	 = http chunked config imsg h2 parent_def clienthello
+FUZZ_TARGETS	 = http chunked config imsg h2 parent_def parent_acme \
+		   clienthello
 FUZZ_CFLAGS	 = -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Iorchd \
 		   $(PKG_CFLAGS)
@@ -368,6 +378,9 @@ FUZZ_SRCS_parent_def = regress/fuzz/fuzz_parent_def.c orchd/apidef.c \
 		   common/ignore.c common/units.c common/log.c common/util.c \
 		   common/deps.c common/hashtab.c common/argv.c
 FUZZ_SRCS_clienthello = regress/fuzz/fuzz_clienthello.c gatewayd/clienthello.c
+# the parent's checks of acmed's messages, the rest of it stubbed
+FUZZ_SRCS_parent_acme = regress/fuzz/fuzz_parent_acme.c orchd/acme_relay.c \
+		   common/log.c
 FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 
 $(FUZZ_DIR)/parse.c: orchd/parse.y

@@ -32,6 +32,8 @@ enum privsep_procid {
 	PROC_GATEWAY,
 	PROC_REAPER,
 	PROC_RUNTIME,
+	PROC_ACME,		/* acmed: the parent's peer alone, and no
+				   configuration but its own (IMSG_ACME_CONF) */
 	PROC_MAX
 };
 
@@ -445,9 +447,13 @@ enum imsg_type {
 	IMSG_ACME_FAILED,		/* acmed -> parent -> gateways: struct
 					   acme_status: the issuance failed,
 					   held handshakes end */
-	IMSG_ACME_STATUS		/* acmed -> parent -> gateways: struct
+	IMSG_ACME_STATUS,		/* acmed -> parent -> gateways: struct
 					   acme_status, one a host, at each
-					   change (orchctl, /metrics) */
+					   change (orchctl, /metrics); parent
+					   -> orchctl: the answer to SHOW */
+	IMSG_ACME_SHOW			/* orchctl -> parent: show
+					   certificates (orchctl renew is
+					   IMSG_ACME_RENEW, struct acme_host) */
 };
 
 /* why a workload changed state */

@@ -171,6 +171,9 @@ static const struct {
 	{ SB_CPATH, "mkdirat" },
 	{ SB_CPATH, "rmdir" },
 
+	/* SB_DNS: glibc sends a name's A and AAAA queries at once */
+	{ SB_DNS, "sendmmsg" },
+
 	/* SB_FLOCK; the fcntl(2) locks are below */
 	{ SB_FLOCK, "flock" },
 
@@ -351,6 +354,19 @@ sandbox_rules(scmp_filter_ctx ctx, unsigned int promises)
 			sb_allow(ctx, "setsockopt", 1, SCMP_CMP_EQ,
 			    SOL_SOCKET, 0);
 	} else {
+		/*
+		 * glibc's getaddrinfo(3) asks nscd first, on a socket of
+		 * its own: no nscd then, not a forbidden call.
+		 */
+		if (promises & SB_DNS) {
+			struct scmp_arg_cmp	 ns[2];
+
+			ns[0] = sb_arg(0, SCMP_CMP_EQ, AF_UNIX, 0);
+			ns[1] = sb_arg(1, SCMP_CMP_EQ, SOCK_STREAM |
+			    SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+			sb_add(ctx, SCMP_ACT_ERRNO(EACCES), "socket",
+			    nitems(ns), ns);
+		}
 		/*
 		 * glibc's syslog(3) reconnects when a send fails (syslogd
 		 * restarted): let that fail quietly rather than kill us.

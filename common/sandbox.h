@@ -18,6 +18,8 @@
 #define SB_FLOCK	0x0100	/* fcntl record locks, flock */
 #define SB_ACCEPT	0x0200	/* accept on listening sockets passed in */
 #define SB_SPLICE	0x0800	/* non-blocking pipes, splice(2) through them */
+#define SB_DNS		0x0400	/* glibc's resolver: sendmmsg(2), and nscd's
+				   socket refused, not fatal */
 /* the parent's alone: no child has any of these */
 #define SB_FATTR	0x1000	/* chmod, chown and umask */
 #define SB_PROC		0x2000	/* signal and reap others; never fork */
@@ -36,6 +38,8 @@
 #define SB_GATEWAY	(SB_STDIO | SB_INET | SB_ACCEPT | SB_RECVFD | \
 			    SB_SPLICE)
 #define SB_RUNTIME	(SB_STDIO | SB_INET | SB_UNIX)
+/* acmed: HTTPS out, names resolved from the files in its chroot */
+#define SB_ACME		(SB_STDIO | SB_INET | SB_RPATH | SB_DNS)
 /*
  * The root parent, once its children and the spawner run: files
  * anywhere (the configuration, keys, the cgroups, the logs, the state),

@@ -24,6 +24,7 @@ static const char *const proc_names[PROC_MAX] = {
 	[PROC_GATEWAY] = "gateway",
 	[PROC_REAPER] = "reaper",
 	[PROC_RUNTIME] = "runtime",
+	[PROC_ACME] = "acme",
 };
 
 static const char *const state_names[] = {

@@ -102,6 +102,9 @@ static const struct proc_handler gateway_handlers[] = {
 	    api_events_recv_status },
 	{ IMSG_ST_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_STORE),
 	    metrics_recv_memory, PROC_NAME(struct rt_memory) },
+	{ IMSG_ACME_STATUS, sizeof(struct acme_status),
+	    PROC_FROM(PROC_PARENT), metrics_recv_acme,
+	    PROC_NAME(struct acme_status) },
 	{ IMSG_RT_BUDGET, sizeof(struct rt_budget), PROC_FROM(PROC_RUNTIME),
 	    metrics_recv_budget },
 	/* the reaper's count of wrong keys from every gateway (api.c) */

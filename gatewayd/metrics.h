@@ -103,6 +103,10 @@ void		 metrics_recv_memory(struct imsgev *, struct imsg *);
 void		 metrics_recv_budget(struct imsgev *, struct imsg *);
 void		 metrics_budget_write(struct evbuffer *);
 
+/* metrics_acme.c: certificates from ACME, as the parent relays acmed */
+void		 metrics_recv_acme(struct imsgev *, struct imsg *);
+void		 metrics_acme_write(struct evbuffer *);
+
 /* metrics_alog.c: the access log's lines the parent holds */
 void		 metrics_recv_alog(struct imsgev *, struct imsg *);
 void		 metrics_alog_summary(struct imsgev *, struct imsg *);

@@ -107,7 +107,11 @@ static const struct request requests[] = {
 	{ LOG_REOPEN,	  "log reopen",	    IMSG_CTL_LOG_REOPEN,
 	    IMSG_NONE,		CTL_TIMEOUT,	  NULL },
 	{ RESTART,	  "restart",	    IMSG_CTL_RESTART,
-	    IMSG_NONE,		CTL_TIMEOUT_LONG, NULL }
+	    IMSG_NONE,		CTL_TIMEOUT_LONG, NULL },
+	{ SHOW_CERTIFICATES, "show certificates", IMSG_ACME_SHOW,
+	    IMSG_ACME_STATUS,	CTL_TIMEOUT,	  NULL },
+	{ RENEW,	  "renew",	    IMSG_ACME_RENEW,
+	    IMSG_NONE,		CTL_TIMEOUT,	  NULL }
 };
 
 /* what ctl_dispatch made of a reply */
@@ -349,6 +353,7 @@ ctl_send(struct imsgbuf *ibuf, const struct request *rq,
 	struct ctl_name		 cn;
 	struct ctl_keepwarm	 kw;
 	struct ctl_logs		 cl;
+	struct acme_host	 ah;
 	const void		*data = NULL;
 	size_t			 len = 0;
 	int			 verbose;
@@ -372,6 +377,12 @@ ctl_send(struct imsgbuf *ibuf, const struct request *rq,
 		strlcpy(cn.name, res->name, sizeof(cn.name));
 		data = &cn;
 		len = sizeof(cn);
+		break;
+	case IMSG_ACME_RENEW:
+		memset(&ah, 0, sizeof(ah));
+		strlcpy(ah.name, res->host, sizeof(ah.name));
+		data = &ah;
+		len = sizeof(ah);
 		break;
 	case IMSG_CTL_CREATE:
 	case IMSG_CTL_UPDATE:
@@ -520,6 +531,7 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 	struct rt_budget	 rb;
 	struct ctl_reload	 cr;
 	struct ctl_pull		 cp;
+	struct acme_status	 as;
 	uint32_t		 type;
 
 	type = imsg_get_type(imsg);
@@ -629,6 +641,14 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 			bad_reply();
 		str_printable(cs.name, sizeof(cs.name));
 		out->summary(&cs);
+		break;
+	case IMSG_ACME_STATUS:
+		if (imsg_get_data(imsg, &as, sizeof(as)) == -1)
+			bad_reply();
+		str_printable(as.name, sizeof(as.name));
+		str_printable(as.issuer, sizeof(as.issuer));
+		str_printable(as.error, sizeof(as.error));
+		out->certificate(&as);
 		break;
 	case IMSG_CTL_WORKLOAD:
 		if (imsg_get_data(imsg, &cw, sizeof(cw)) == -1)

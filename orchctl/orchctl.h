@@ -35,6 +35,8 @@ struct output {
 	/* pull: how it goes, before its OK or FAIL */
 	void	(*pull)(const struct parse_result *,
 		    const struct ctl_pull *);
+	/* show certificates: one host */
+	void	(*certificate)(const struct acme_status *);
 	/* IMSG_CTL_OK */
 	void	(*result)(const struct parse_result *);
 	/* the END of the whole reply */

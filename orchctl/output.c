@@ -99,6 +99,8 @@ static const char *fmt_bytes(int64_t, char *, size_t);
 static const char *word_name(const struct wl_word *, int32_t);
 static const char *fmt_idle(const struct ctl_workload *, int, char *,
 		    size_t);
+static void	 show_certificate(const struct acme_status *);
+static void	 json_certificate(const struct acme_status *);
 static void	 table_start(const char *, ...);
 static void	 table_row(const char *, ...);
 static void	 table_vrow(va_list);
@@ -116,6 +118,7 @@ const struct output show_output = {
 	.definition = show_definition,
 	.reload = show_reload,
 	.pull = show_pull,
+	.certificate = show_certificate,
 	.result = show_result,
 	.tail = show_tail
 };
@@ -132,6 +135,7 @@ const struct output json_output = {
 	.definition = json_definition,
 	.reload = json_reload,
 	.pull = json_pull,
+	.certificate = json_certificate,
 	.result = json_result,
 	.tail = json_tail
 };
@@ -438,9 +442,41 @@ show_head(const struct parse_result *res)
 		table_start("lrrrrrrr", "NAME", "WAKES", "FAILED", "MEDIAN",
 		    "WORST", "ASLEEP", "MEMORY", "SAVED GiB-h");
 		break;
+	case SHOW_CERTIFICATES:
+		table_start("llllrll", "HOST", "STATE", "ISSUER", "NOT AFTER",
+		    "FAILURES", "NEXT", "LAST ERROR");
+		break;
 	default:
 		break;
 	}
+}
+
+static const char *const acme_state_names[] = {
+	[ACME_STATE_NONE] = "none",
+	[ACME_STATE_ISSUING] = "issuing",
+	[ACME_STATE_VALID] = "valid",
+	[ACME_STATE_FAILED] = "failed",
+	[ACME_STATE_CAPPED] = "capped"
+};
+
+static const char *
+acme_state_name(uint32_t s)
+{
+	return (s < nitems(acme_state_names) ? acme_state_names[s] : "?");
+}
+
+/* show certificates: one host, its certificate and its last error */
+static void
+show_certificate(const struct acme_status *as)
+{
+	char	 na[32], fails[16], next[32];
+
+	(void)snprintf(fails, sizeof(fails), "%u", as->failures);
+	table_row(as->name, acme_state_name(as->state),
+	    as->issuer[0] != '\0' ? as->issuer : "-",
+	    as->not_after != 0 ? fmt_time(as->not_after, na, sizeof(na)) :
+	    "-", fails, fmt_left(as->next_try, next, sizeof(next)),
+	    as->error[0] != '\0' ? as->error : "-");
 }
 
 static void
@@ -807,6 +843,10 @@ show_result(const struct parse_result *res)
 	case KEEP:
 		printf("%s never expires\n", res->name);
 		break;
+	case RENEW:
+		printf("%s: renewal started (orchctl show certificates)\n",
+		    res->host);
+		break;
 	default:
 		printf("command succeeded\n");
 		break;
@@ -1142,6 +1182,17 @@ json_definition(const struct parse_result *res, const char *json,
 }
 
 static void
+json_certificate(const struct acme_status *as)
+{
+	json_add(json_items, json_pack("{s:s, s:s, s:s?, s:o, s:i, s:o, "
+	    "s:s?}", "host", as->name, "state", acme_state_name(as->state),
+	    "issuer", as->issuer[0] != '\0' ? as->issuer : NULL,
+	    "not_after", json_time(as->not_after), "failures",
+	    (int)as->failures, "next_try", json_time(as->next_try), "error",
+	    as->error[0] != '\0' ? as->error : NULL));
+}
+
+static void
 json_stats(const struct parse_result *res, const struct ctl_stats *cs)
 {
 	json_t	*o, *v;
@@ -1242,6 +1293,10 @@ json_result(const struct parse_result *res)
 	case KEEP:
 		o = json_pack("{s:s, s:s}", "result", "ok", "name",
 		    res->name);
+		break;
+	case RENEW:
+		o = json_pack("{s:s, s:s}", "result", "ok", "host",
+		    res->host);
 		break;
 	case PULL:
 		if (!pull_got)

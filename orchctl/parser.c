@@ -28,6 +28,7 @@ enum token_type {
 	FLAG,			/* a word; value is or'ed into flags */
 	WLNAME,			/* a workload name */
 	LINES,			/* a number of lines */
+	HOSTNAME,		/* a host name: renew */
 	ALLLINES		/* a word meaning every line */
 };
 
@@ -49,6 +50,7 @@ static const struct token t_logs[];
 static const struct token t_logs_opts[];
 static const struct token t_lines[];
 static const struct token t_lines_first[];
+static const struct token t_host[];
 
 static const struct token t_main[] = {
 	{ KEYWORD,	"delete",	DELETE,		t_name },
@@ -59,6 +61,7 @@ static const struct token t_main[] = {
 	{ KEYWORD,	"monitor",	MONITOR,	NULL },
 	{ KEYWORD,	"pull",		PULL,		t_name },
 	{ KEYWORD,	"reload",	RELOAD,		NULL },
+	{ KEYWORD,	"renew",	RENEW,		t_host },
 	{ KEYWORD,	"restart",	RESTART,	t_name },
 	{ KEYWORD,	"show",		NONE,		t_show },
 	{ KEYWORD,	"suspend",	SUSPEND,	t_name },
@@ -67,6 +70,7 @@ static const struct token t_main[] = {
 };
 
 static const struct token t_show[] = {
+	{ KEYWORD,	"certificates",	SHOW_CERTIFICATES, NULL },
 	{ KEYWORD,	"history",	SHOW_HISTORY,	t_name },
 	{ KEYWORD,	"stats",	SHOW_STATS,	NULL },
 	{ KEYWORD,	"summary",	SHOW_SUMMARY,	NULL },
@@ -90,6 +94,11 @@ static const struct token t_log[] = {
 
 static const struct token t_name[] = {
 	{ WLNAME,	"",		NONE,		NULL },
+	{ ENDTOKEN,	"",		NONE,		NULL }
+};
+
+static const struct token t_host[] = {
+	{ HOSTNAME,	"",		NONE,		NULL },
 	{ ENDTOKEN,	"",		NONE,		NULL }
 };
 
@@ -183,7 +192,7 @@ is_word(enum token_type type)
 static int
 is_value(enum token_type type)
 {
-	return (type == WLNAME || type == LINES);
+	return (type == WLNAME || type == LINES || type == HOSTNAME);
 }
 
 /*
@@ -259,6 +268,14 @@ apply_token(const struct token *t, const char *word, struct parse_result *r)
 		}
 		memcpy(r->name, word, len + 1);
 		break;
+	case HOSTNAME:
+		/* orchd checks it is a workload's; here, only its length */
+		if (strlcpy(r->host, word, sizeof(r->host)) >=
+		    sizeof(r->host)) {
+			warnx("host name too long: %s", word);
+			return (-1);
+		}
+		break;
 	case LINES:
 		r->lines = strtonum(word, 0, LOGS_LINES_MAX, &errstr);
 		if (errstr != NULL) {
@@ -295,6 +312,9 @@ show_valid_args(const struct token *table)
 			break;
 		case LINES:
 			fprintf(stderr, "  <number>\n");
+			break;
+		case HOSTNAME:
+			fprintf(stderr, "  <host>\n");
 			break;
 		case ENDTOKEN:
 			break;

@@ -30,7 +30,9 @@ enum actions {
 	KEEP,
 	SHOW_HISTORY,
 	LOG_REOPEN,
-	RESTART
+	RESTART,
+	SHOW_CERTIFICATES,
+	RENEW
 };
 
 /* flags */
@@ -43,6 +45,7 @@ enum actions {
 struct parse_result {
 	enum actions	 action;
 	char		 name[ORCHD_NAME_MAX];	/* the workload, if any */
+	char		 host[ORCHD_HOST_MAX];	/* renew: the host */
 	int		 onoff;			/* keepwarm: 1 on, 0 off */
 	int		 lines;			/* logs -n, or LOGS_LINES_* */
 	int		 flags;			/* F_* */

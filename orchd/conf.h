@@ -60,6 +60,26 @@ struct keypair_conf {
 };
 TAILQ_HEAD(keypairlist, keypair_conf);
 
+/*
+ * The "acme" block (orchd/parse_acme.c): what acmed is sent, with the
+ * files read at parse time so that a wrong one is refused with its line.
+ */
+#define ACME_PER_HOUR_DEFAULT	20
+#define ACME_PER_HOUR_MAX	1000
+#define ACME_FILE_MAX		(64 * 1024)	/* the CA file */
+struct acme_settings {
+	char			*directory;	/* https:// */
+	char			*contact;	/* mailto:, or NULL */
+	char			*ca_file;
+	uint8_t			*ca;		/* its PEM, or NULL */
+	size_t			 ca_len;
+	char			*eab_kid;
+	char			*eab_hmac_file;
+	char			 eab_hmac[ACME_EAB_MAX]; /* base64url */
+	int64_t			 per_hour;	/* -1: not set */
+	int			 per_hour_set;	/* written in the file */
+};
+
 /* publish ports below this need "api allow publish port" */
 #define API_LOW_PORTS		1024
 #define API_PORT_ALLOWED(c, p)	((c)->api_allow_ports[(p) / 8] & \
@@ -147,6 +167,7 @@ struct orchd_conf {
 						   files, until sent */
 	size_t			 swarm_creds_len;
 	int			 swarm_loaded;	/* not sent yet */
+	struct acme_settings	*acme;		/* the "acme" block, or NULL */
 };
 
 /* orchd/trust.c: host paths and root, for every workload */
@@ -173,6 +194,7 @@ int		 policy_api_net(const struct orchd_conf *,
    orchd/hostcheck.c */
 struct orchd_conf	*parse_config(const char *, int);
 void			 free_config(struct orchd_conf *);
+void			 acme_free(struct acme_settings *);
 int			 cmdline_symset(const char *);
 /* set by the parent, which may look users up: 0 and the ids, or -1 */
 extern int		(*parse_user_lookup)(const char *, uid_t *, gid_t *);

@@ -284,6 +284,11 @@ config_count(const struct orchd_conf *conf)
 }
 
 /*
+ * acmed (PROC_ACME, the last) takes no part in the transaction: it is
+ * sent its own settings alone (acme_relay.c), never a workload.
+ */
+
+/*
  * One transaction to every child, interleaved: each definition is made
  * into JSON once and composed to each child in turn, which keeps each
  * channel's order (RESET, GLOBAL, WORKLOAD..., the gateway's own, DONE).
@@ -294,7 +299,7 @@ config_compose_all(struct orchd *env, uint32_t type, const void *data,
 {
 	int	 id;
 
-	for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
+	for (id = PROC_PARENT + 1; id < PROC_ACME; id++)
 		if (proc_compose(&env->ps, id, type, 0, -1, data, len) == -1)
 			fatal("%s: compose to %s", __func__, proc_name(id));
 }
@@ -375,7 +380,7 @@ config_workload_send(struct orchd *env, struct workload_conf *wl)
 		if (rdef == NULL)
 			fatalx("%s: workload %s", __func__, wl->name);
 	}
-	for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
+	for (id = PROC_PARENT + 1; id < PROC_ACME; id++)
 		if (proc_compose(&env->ps, id, IMSG_CFG_WORKLOAD, 0, -1,
 		    id == PROC_RUNTIME && rdef != NULL ? rdef : def,
 		    id == PROC_RUNTIME && rdef != NULL ? rlen : len) == -1)
@@ -395,7 +400,7 @@ config_send(struct orchd *env)
 
 	gen = ++env->generation;
 	env->cfg_acks = 0;
-	for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
+	for (id = PROC_PARENT + 1; id < PROC_ACME; id++)
 		env->cfg_acks += proc_instances(&env->ps, id);
 
 	memset(&gs, 0, sizeof(gs));
@@ -441,6 +446,7 @@ config_send(struct orchd *env)
 	api_config_send(env);
 	regauth_send(env);
 	swarmcreds_send(env);
+	acme_config_send(env);
 	config_compose_all(env, IMSG_CFG_DONE, &gen, sizeof(gen));
 	log_debug("configuration %u sent", gen);
 }
@@ -459,7 +465,7 @@ config_recv_done(struct imsgev *iev, struct imsg *imsg)
 		    proc_name(iev->peer), gen, env->generation);
 	if (--env->cfg_acks > 0)
 		return;
-	for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
+	for (id = PROC_PARENT + 1; id < PROC_ACME; id++)
 		if (proc_compose(&env->ps, id, IMSG_CFG_START, 0, -1, &gen,
 		    sizeof(gen)) == -1)
 			fatal("%s: compose", __func__);

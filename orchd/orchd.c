@@ -43,6 +43,8 @@
 #define SHUTDOWN_GRACE_MS	5000	/* before children get SIGKILL */
 #define FROM_CHILDREN	(PROC_FROM(PROC_STORE) | PROC_FROM(PROC_GATEWAY) | \
 			    PROC_FROM(PROC_REAPER) | PROC_FROM(PROC_RUNTIME))
+/* acmed too: it takes no configuration, it says it is ready */
+#define FROM_ALL	(FROM_CHILDREN | PROC_FROM(PROC_ACME))
 
 struct orchd		*orchd_env;
 
@@ -53,9 +55,9 @@ static __dead void usage(void);
 
 PROC_TABLE_BEGIN
 static const struct proc_handler parent_handlers[] = {
-	{ IMSG_PROC_READY, sizeof(uint32_t), FROM_CHILDREN, parent_recv_ready },
+	{ IMSG_PROC_READY, sizeof(uint32_t), FROM_ALL, parent_recv_ready },
 	{ IMSG_CFG_DONE, sizeof(uint32_t), FROM_CHILDREN, config_recv_done },
-	{ IMSG_CTL_SUMMARY, sizeof(struct ctl_summary), FROM_CHILDREN,
+	{ IMSG_CTL_SUMMARY, sizeof(struct ctl_summary), FROM_ALL,
 	    request_recv, PROC_NAME(struct ctl_summary) },
 	{ IMSG_CTL_WORKLOAD, sizeof(struct ctl_workload),
 	    PROC_FROM(PROC_STORE), request_recv,
@@ -72,7 +74,7 @@ static const struct proc_handler parent_handlers[] = {
 	{ IMSG_CTL_BUDGET, sizeof(struct rt_budget), PROC_FROM(PROC_RUNTIME),
 	    request_recv },
 	/* the children's answers to a request of the parent's (request.c) */
-	{ IMSG_CTL_END, 0, FROM_CHILDREN, request_recv },
+	{ IMSG_CTL_END, 0, FROM_ALL, request_recv },
 	{ IMSG_CTL_OK, 0, FROM_CHILDREN, request_recv },
 	{ IMSG_CTL_FAIL, sizeof(struct ctl_result), FROM_CHILDREN,
 	    request_recv },
@@ -158,6 +160,23 @@ static const struct proc_handler parent_handlers[] = {
 	    PROC_NAME(struct gw_metrics_wl) },
 	{ IMSG_GW_METRICS_TOTAL, sizeof(struct gw_metrics_total),
 	    PROC_FROM(PROC_GATEWAY), request_recv },
+	/* ACME: acmed's messages checked and relayed (acme_relay.c) */
+	{ IMSG_ACME_WANT, sizeof(struct acme_host), PROC_FROM(PROC_GATEWAY),
+	    acme_recv_want, PROC_NAME(struct acme_host) },
+	{ IMSG_ACME_CHALLENGE, PROC_ANYLEN, PROC_FROM(PROC_ACME),
+	    acme_recv_challenge, PROC_NAME(struct acme_challenge) },
+	{ IMSG_ACME_CHALLENGE_END, sizeof(struct acme_challenge),
+	    PROC_FROM(PROC_ACME), acme_recv_challenge,
+	    PROC_NAME(struct acme_challenge) },
+	{ IMSG_ACME_CERT, PROC_ANYLEN, PROC_FROM(PROC_ACME), acme_recv_cert,
+	    PROC_NAME(struct acme_cert) },
+	{ IMSG_ACME_FAILED, sizeof(struct acme_status), PROC_FROM(PROC_ACME),
+	    acme_recv_status, PROC_NAME(struct acme_status) },
+	{ IMSG_ACME_STATUS, sizeof(struct acme_status), PROC_FROM(PROC_ACME),
+	    acme_recv_status, PROC_NAME(struct acme_status) },
+	{ IMSG_ACME_SHOW, 0, PROC_FROM_CLIENT, acme_ctl_show },
+	{ IMSG_ACME_RENEW, sizeof(struct acme_host), PROC_FROM_CLIENT,
+	    acme_ctl_renew, PROC_NAME(struct acme_host) },
 };
 PROC_TABLE_END
 
@@ -276,7 +295,7 @@ docker_access(struct orchd *env, char *sock, size_t socklen, gid_t *gid)
 #define PROC_ARGS_MAX	16
 
 enum procs_user { PROCS_USER, PROCS_ROOT };
-enum procs_root { PROCS_CHROOT, PROCS_DBDIR, PROCS_NOROOT };
+enum procs_root { PROCS_CHROOT, PROCS_DBDIR, PROCS_NOROOT, PROCS_ACMEDIR };
 
 struct proc_args {
 	char		*argv[PROC_ARGS_MAX + 1];
@@ -298,6 +317,7 @@ static void	spawner_args(struct orchd *, struct proc_args *, int);
 static void	store_args(struct orchd *, struct proc_args *, int);
 static void	gateway_args(struct orchd *, struct proc_args *, int);
 static void	runtime_args(struct orchd *, struct proc_args *, int);
+static void	acme_args(struct orchd *, struct proc_args *, int);
 
 static const struct procs_row procs[] = {
 	/* first: it alone forks after start; root, no chroot, unfiltered */
@@ -311,6 +331,9 @@ static const struct procs_row procs[] = {
 	    NULL },
 	{ "runtime", PROC_RUNTIME, "runtimed", PROCS_USER, PROCS_CHROOT, 0,
 	    runtime_args },
+	/* only with an acme block at start (acme_relay.c) */
+	{ "acme", PROC_ACME, "acmed", PROCS_USER, PROCS_ACMEDIR, 0,
+	    acme_args },
 };
 
 static void
@@ -381,6 +404,19 @@ runtime_args(struct orchd *env, struct proc_args *a, int instance)
 	    "none");
 }
 
+/* not chrooted (orchd not root): where its account key is */
+static void
+acme_args(struct orchd *env, struct proc_args *a, int instance)
+{
+	char	 root[PATH_MAX];
+
+	if (geteuid() == 0)
+		return;
+	args_add(a, "-f");
+	args_add(a, "%s/account/account.key", acme_root(env, root,
+	    sizeof(root)));
+}
+
 /* the command line of one process of row p */
 static void
 procs_argv(struct orchd *env, const struct procs_row *p, int instance,
@@ -404,6 +440,8 @@ procs_argv(struct orchd *env, const struct procs_row *p, int instance,
 		if (p->root == PROCS_DBDIR)
 			args_add(a, "%s", database_dir(env->conf->database,
 			    dir, sizeof(dir)));
+		else if (p->root == PROCS_ACMEDIR)
+			args_add(a, "%s", acme_root(env, dir, sizeof(dir)));
 		else
 			args_add(a, "%s", env->conf->chroot);
 	}
@@ -445,6 +483,8 @@ procs_start(struct orchd *env)
 	int	 n, k;
 
 	for (i = 0; i < nitems(procs); i++) {
+		if (procs[i].id == PROC_ACME && env->conf->acme == NULL)
+			continue;
 		n = procs[i].prefork ? env->conf->gateway.prefork : 1;
 		for (k = 0; k < n; k++)
 			procs_start_one(env, &procs[i], k);
@@ -482,9 +522,12 @@ connect_children(struct orchd *env)
 {
 	int	 a, b;
 
+	/* acmed talks to the parent alone */
 	for (a = 0; a < env->nchildren; a++)
 		for (b = a + 1; b < env->nchildren; b++)
-			if (env->children[a].id != env->children[b].id)
+			if (env->children[a].id != env->children[b].id &&
+			    env->children[a].id != PROC_ACME &&
+			    env->children[b].id != PROC_ACME)
 				connect_pair(env, &env->children[a],
 				    &env->children[b]);
 }
@@ -578,6 +621,8 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 		reload_restart("prefork");
 		nconf->gateway.prefork = oconf->gateway.prefork;
 	}
+	if ((nconf->acme == NULL) != (oconf->acme == NULL))
+		reload_restart("acme");
 	if (strcmp(nconf->user, oconf->user) != 0) {
 		reload_restart("user");
 		strlcpy(nconf->user, oconf->user, sizeof(nconf->user));
@@ -913,6 +958,7 @@ main(int argc, char *argv[])
 		prepare_dirs(&env);
 		statedir_socket(env.conf->socket);
 	}
+	acme_prepare(&env);
 
 	/* a second orchd of this name, or of these uids, stops here */
 	instances_start(&env);

@@ -57,6 +57,24 @@ struct orchd {
 
 extern struct orchd	*orchd_env;
 
+/* acme_relay.c: acmed's directories, certificates and messages */
+void		 acme_prepare(struct orchd *);
+const char	*acme_root(struct orchd *, char *, size_t);
+void		 acme_config_send(struct orchd *);
+int		 acme_host_ok(const char *);
+int		 acme_host_routes(const struct orchd_conf *, const char *);
+const char	*acme_check_challenge(const struct orchd_conf *, const void *,
+		    size_t, int);
+const char	*acme_check_cert(const struct orchd_conf *, const void *,
+		    size_t);
+const char	*acme_check_status(const void *, size_t);
+void		 acme_recv_want(struct imsgev *, struct imsg *);
+void		 acme_recv_challenge(struct imsgev *, struct imsg *);
+void		 acme_recv_cert(struct imsgev *, struct imsg *);
+void		 acme_recv_status(struct imsgev *, struct imsg *);
+void		 acme_ctl_show(struct imsgev *, struct imsg *);
+void		 acme_ctl_renew(struct imsgev *, struct imsg *);
+
 /* orchd.c */
 int		 parent_reload(struct orchd *, uint32_t, char *, size_t);
 void		 parent_set_verbose(struct orchd *, int);

@@ -90,6 +90,7 @@ static int	 findeol(void);
 %token	ERROR
 %token	ACCESS FORMAT SIZE
 %token	ACME AGE HSTS HTTPS REDIRECT SUBDOMAINS
+%token	CONTACT EAB HMAC HOUR ISSUANCES KID
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
@@ -105,6 +106,7 @@ grammar		: /* empty */
 		| grammar varset '\n'
 		| grammar main '\n'
 		| grammar workload '\n'
+		| grammar acme '\n'
 		| grammar error '\n'		{ yyerrok; }
 		;
 
@@ -727,6 +729,43 @@ workload	: WORKLOAD STRING		{
 		}
 		;
 
+/* the ACME server of acmed (parse_acme.c) */
+acme		: ACME				{
+			if (acme_begin(conf) == -1)
+				YYERROR;
+		} '{' optnl acmeopts '}'	{
+			if (acme_end(conf) == -1)
+				YYERROR;
+		}
+		;
+
+acmeopts	: /* empty */
+		| acmeopts acmeopt nl
+		| acmeopts error nl		{ yyerrok; }
+		;
+
+acmeopt		: DIRECTORY STRING		{
+			if (acme_directory(conf, $2) == -1)
+				YYERROR;
+		}
+		| CONTACT STRING		{
+			if (acme_contact(conf, $2) == -1)
+				YYERROR;
+		}
+		| CA FILENAME STRING		{
+			if (acme_ca(conf, $3) == -1)
+				YYERROR;
+		}
+		| EAB KID STRING HMAC FILENAME STRING {
+			if (acme_eab(conf, $3, $6) == -1)
+				YYERROR;
+		}
+		| ISSUANCES PER HOUR NUMBER	{
+			if (acme_per_hour(conf, $4) == -1)
+				YYERROR;
+		}
+		;
+
 wlopts		: /* empty */
 		| wlopts wlopt nl
 		| wlopts error nl		{ yyerrok; }
@@ -1231,11 +1270,13 @@ lookup(const char *s, const char **near)
 		{ "connect",		CONNECT },
 		{ "connections",	CONNECTIONS },
 		{ "constraint",		CONSTRAINT },
+		{ "contact",		CONTACT },
 		{ "database",		DATABASE },
 		{ "depends",		DEPENDS },
 		{ "directory",		DIRECTORY },
 		{ "docker",		DOCKER },
 		{ "driver",		DRIVER },
+		{ "eab",		EAB },
 		{ "env",		ENV },
 		{ "estimate",		ESTIMATE },
 		{ "expire",		EXPIRE },
@@ -1246,7 +1287,9 @@ lookup(const char *s, const char **near)
 		{ "from",		FROM },
 		{ "header",		HEADER },
 		{ "health",		HEALTH },
+		{ "hmac",		HMAC },
 		{ "host",		HOST },
+		{ "hour",		HOUR },
 		{ "hsts",		HSTS },
 		{ "http2",		HTTP2 },
 		{ "https",		HTTPS },
@@ -1257,10 +1300,12 @@ lookup(const char *s, const char **near)
 		{ "init",		INIT },
 		{ "instance",		INSTANCE },
 		{ "interval",		INTERVAL },
+		{ "issuances",		ISSUANCES },
 		{ "keep",		KEEP },
 		{ "keepalive",		KEEPALIVE },
 		{ "key",		KEY },
 		{ "keypair",		KEYPAIR },
+		{ "kid",		KID },
 		{ "knowledge",		KNOWLEDGE },
 		{ "limit",		LIMIT },
 		{ "listen",		LISTEN },

@@ -345,5 +345,6 @@ free_config(struct orchd_conf *c)
 	free(c->swarm_cert);
 	free(c->swarm_key);
 	freezero(c->swarm_creds, c->swarm_creds_len);
+	acme_free(c->acme);
 	free(c);
 }

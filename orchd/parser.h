@@ -103,6 +103,14 @@ void		 workload_abandon(void);
 
 /* parse_set.c */
 int		 set_string(char **, char *, const char *);
+/* parse_acme.c */
+int		 acme_begin(struct orchd_conf *);
+int		 acme_end(struct orchd_conf *);
+int		 acme_directory(struct orchd_conf *, char *);
+int		 acme_contact(struct orchd_conf *, char *);
+int		 acme_ca(struct orchd_conf *, char *);
+int		 acme_eab(struct orchd_conf *, char *, char *);
+int		 acme_per_hour(struct orchd_conf *, int64_t);
 int		 swarm_manager_check(const char *);
 int		 gw_timeout(int64_t *, int64_t, const char *, int);
 int		 gw_limit(int64_t *, int64_t, const char *);

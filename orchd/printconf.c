@@ -220,6 +220,36 @@ print_pull(FILE *fp, const struct orchd_conf *conf)
 	}
 }
 
+/* the acme block; the EAB key stays in its file, named only */
+static void
+print_acme(FILE *fp, const struct acme_settings *a)
+{
+	if (a == NULL)
+		return;
+	fputs("acme {\n\tdirectory ", fp);
+	print_string(fp, a->directory);
+	fputs("\n", fp);
+	if (a->contact != NULL) {
+		fputs("\tcontact ", fp);
+		print_string(fp, a->contact);
+		fputs("\n", fp);
+	}
+	if (a->ca_file != NULL) {
+		fputs("\tca file ", fp);
+		print_string(fp, a->ca_file);
+		fputs("\n", fp);
+	}
+	if (a->eab_kid != NULL) {
+		fputs("\teab kid ", fp);
+		print_string(fp, a->eab_kid);
+		fputs(" hmac file ", fp);
+		print_string(fp, a->eab_hmac_file);
+		fputs("\n", fp);
+	}
+	fprintf(fp, "\tissuances per hour %lld\n}\n\n",
+	    (long long)a->per_hour);
+}
+
 static void
 print_gateway(FILE *fp, const struct gateway_conf *g)
 {
@@ -897,6 +927,7 @@ print_config(FILE *fp, const struct orchd_conf *conf)
 	fputs("\n", fp);
 	print_listeners(fp, conf);
 	print_api(fp, conf);
+	print_acme(fp, conf->acme);
 	TAILQ_FOREACH(wl, &conf->workloads, entry)
 		if (wl->source == SOURCE_CONFIG)
 			print_workload(fp, conf, wl);
