@@ -12,7 +12,12 @@
 #   4. bytes that are no ClientHello, a record too long, a hello cut
 #      short then silent, a hello a byte a second (slowloris): each
 #      closed, the silent and the slow ones within the bound (10 s),
-#      and the gateway serves on.
+#      and the gateway serves on;
+#   5. handshakes for hosts that do route (a wildcard), while the ACME
+#      server never answers (a tarpit): 80 for one host, 64 held and the
+#      rest closed at once, one certificate asked; 300 hosts, at most
+#      256 awaited; a named host served meanwhile; all held ones closed
+#      cleanly after 30 s, and the descriptors come back.
 # On a build without "tls acme" the listener falls back to a keypair of
 # its own, so that the same attacks run there and show what they do.
 . "$(dirname "$0")/lib.sh"
@@ -22,7 +27,7 @@ ensure_user
 command -v openssl >/dev/null || skip "no openssl"
 command -v python3 >/dev/null || skip "no python3"
 
-ports TPORT HPORT API APORT
+ports TPORT HPORT API APORT TARPIT
 mkdir -p "$T/log" "$T/pki"
 testhttp_bin
 P=$T/pki
@@ -34,9 +39,10 @@ KEY=$(openssl rand -hex 16)
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
 
-write_conf() {	# write_conf TLS-OPTION
+write_conf() {	# write_conf TLS-OPTION [ACME-BLOCK]
 	conf_head >"$T/orchd.conf"
 	cat >>"$T/orchd.conf" <<CONF
+${2:-}
 listen on 127.0.0.1 port $TPORT $1
 listen on 127.0.0.1 port $HPORT
 api listen on 127.0.0.1 port $API
@@ -45,6 +51,7 @@ api metrics public
 
 workload "a" {
 	host "a.test"
+	host "*.pr.test"
 	command "$T/bin/testhttp serve $APORT $T/a.starts $T/a.reqs"
 	port $APORT
 	tls keypair "$P/a.crt" "$P/a.key"
@@ -55,11 +62,34 @@ CONF
 : >"$T/a.starts"
 : >"$T/a.reqs"
 chmod 0666 "$T/a.starts" "$T/a.reqs"
-write_conf "tls acme"
+# an ACME server that accepts and never answers
+python3 - "$TARPIT" >/dev/null 2>&1 <<'PY' &
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(64)
+held = []
+end = time.time() + 300
+s.settimeout(1)
+while time.time() < end:
+    try:
+        held.append(s.accept()[0])
+    except socket.timeout:
+        pass
+PY
+TARPID=$!
+trap 'kill $TARPID 2>/dev/null; e2e_cleanup' EXIT
+ACME_BLOCK="acme {
+	directory \"https://127.0.0.1:$TARPIT/dir\"
+}"
+acme=1
+write_conf "tls acme" "$ACME_BLOCK"
 if "$ORCHD" -n -f "$T/orchd.conf" >"$T/n.out" 2>&1; then
-	ok "tls acme is accepted"
+	ok "tls acme and an acme block are accepted"
 else
-	fail "tls acme is accepted (this build has no tls acme)"
+	fail "tls acme and an acme block are accepted (this build has none)"
+	acme=0
 	write_conf "tls certificate \"$P/a.crt\" key \"$P/a.key\""
 fi
 start_orchd_or_exit
@@ -214,6 +244,43 @@ check "4: a hello cut short then silent is closed within 12 s ($r)" \
 r=$(hello slow a.test)
 check "4: a hello a byte a second is closed within 12 s ($r)" \
     sh -c "echo '$r' | grep -q '^closed' && [ $(echo "$r" | secs) -le 12 ]"
+
+# -- 5. routed hosts, an ACME server that never answers
+h0=$(metric 'orchd_gateway_tls_hellos_total{result="held"}')
+a0=$(asked)
+f0=$(fds "$gw")
+t0=$(now_ms)
+hello shake $(seq 1 80 | sed 's/.*/one.pr.test/') >"$T/one.out" &
+one=$!
+hello shake $(seq 1 300 | sed 's/^/h/; s/$/.pr.test/') >"$T/many.out" &
+many=$!
+sleep 3
+r=$(hello shake a.test)
+check "5: a named host is served while routed ones wait ($r)" \
+    sh -c "echo '$r' | grep -q '^done'"
+f1=$(fds "$gw")
+h1=$(metric 'orchd_gateway_tls_hellos_total{result="held"}')
+a1=$(asked)
+check "5: at most 64 + 256 handshakes held (${h1:-none}, was ${h0:-none})" \
+    sh -c "[ $acme = 1 ] && [ $((${h1:-0} - ${h0:-0})) -le 320 ] &&
+    [ $((${h1:-0} - ${h0:-0})) -ge 64 ]"
+check "5: at most 257 certificates asked (${a1:-none}, was ${a0:-none})" \
+    sh -c "[ $acme = 1 ] && [ $((${a1:-0} - ${a0:-0})) -ge 1 ] &&
+    [ $((${a1:-0} - ${a0:-0})) -le 257 ]"
+check "5: the gateway's descriptors stay bounded ($f0, then $f1)" \
+    [ "$f1" -le $((f0 + 330)) ]
+wait "$one" "$many"
+t1=$(now_ms)
+quick=$(awk '$1 == "closed" && $2 <= 2' "$T/one.out" | wc -l)
+check "5: of 80 for one host, 16 or more closed at once ($quick)" \
+    [ "$quick" -ge 16 ]
+check "5: none of the 380 was served ($(grep -c '^done' "$T/one.out" "$T/many.out" | tr '\n' ' '))" \
+    sh -c "! grep -q '^done' '$T/one.out' '$T/many.out' &&
+    [ \$(cat '$T/one.out' '$T/many.out' | grep -c '^closed') -eq 380 ]"
+check "5: the held ones ended within 40 s ($((t1 - t0)) ms)" \
+    [ $((t1 - t0)) -lt 40000 ]
+f2=$(fds "$gw")
+check "5: the descriptors came back ($f0, then $f2)" [ "$f2" -le $((f0 + 2)) ]
 
 r=$(hello shake a.test)
 check "the same gateway serves on ($r)" \
