@@ -15,7 +15,7 @@ ensure_user
 command -v openssl >/dev/null || skip "no openssl"
 command -v curl >/dev/null || skip "no curl"
 
-ports SPORT HPORT PPORT APORT BPORT RPORT
+ports SPORT HPORT PPORT APORT BPORT RPORT DPORT
 mkdir -p "$T/log" "$T/bin" "$T/pki"
 testhttp_bin
 P=$T/pki
@@ -40,6 +40,9 @@ cert b.test
 chmod 0666 "$T/r.starts"
 conf_head >"$T/orchd.conf"
 cat >>"$T/orchd.conf" <<CONF
+acme {
+	directory "https://127.0.0.1:$DPORT/dir"
+}
 listen on 127.0.0.1 port $SPORT tls acme hsts max age 600 subdomains
 listen on 127.0.0.1 port $HPORT redirect https port $SPORT
 listen on 127.0.0.1 port $PPORT
@@ -83,6 +86,8 @@ bad "redirect https on a TLS listener" \
     "listen on 127.0.0.1 port $SPORT tls acme redirect https"
 bad "hsts on a cleartext listener" "listen on 127.0.0.1 port $HPORT hsts"
 bad "tls acme on an api listener" "api listen on 127.0.0.1 port $HPORT tls acme"
+bad "tls acme without an acme block" \
+    "listen on 127.0.0.1 port $SPORT tls acme"
 bad "redirect https twice" \
     "listen on 127.0.0.1 port $HPORT redirect https redirect https"
 
