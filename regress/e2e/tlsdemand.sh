@@ -131,6 +131,13 @@ check "and over HTTP/1.1 ($code)" [ "$code" = "200 1.1" ]
 check "hsts: Strict-Transport-Security over TLS, HTTP/1.1" \
     grep -qi '^Strict-Transport-Security: max-age=600; includeSubDomains' \
     "$T/a1.hdr"
+check "hsts: and over HTTP/2" \
+    grep -qi '^Strict-Transport-Security: max-age=600; includeSubDomains' \
+    "$T/a.hdr"
+code=$(curl -sS -m 10 -o /dev/null -D "$T/p.hdr" -w '%{http_code}' \
+    -H 'Host: a.test' "http://127.0.0.1:$PPORT/")
+check "hsts: never over cleartext ($code)" \
+    sh -c "[ $code = 200 ] && ! grep -qi '^Strict-Transport' '$T/p.hdr'"
 
 # redirect https: the listener's, then a workload's; nothing woken
 code=$(curl -sS -m 10 -o /dev/null -D "$T/r.hdr" -w '%{http_code}' \
