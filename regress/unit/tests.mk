@@ -59,3 +59,4 @@ TEST_clienthello_OBJS = $(OBJ)/gatewayd/clienthello.o
 TEST_acme_OBJS = $(OBJ)/orchd/acme_relay.o $(OBJ)/acmed/jws.o \
 		   $(OBJ)/acmed/cert.o
 $(BUILD)/regress/test_acme: LDFLAGS += $(ACME_LIBS)
+TEST_acmehttp_OBJS = $(OBJ)/gatewayd/acme_http.o
