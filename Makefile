@@ -88,7 +88,7 @@ OBJ		 = $(BUILD)/obj
 HTTP_SRCS	 = http.c http_chunked.c http_head.c http_ser.c
 COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c deps.c event.c \
-		   event_json.c hashtab.c $(HTTP_SRCS) ignore.c imsg.c log.c \
+		   event_json.c gate.c hashtab.c $(HTTP_SRCS) ignore.c imsg.c log.c \
 		   merge.c privdrop.c proc.c sandbox.c spawnexec.c timer.c \
 		   units.c util.c workload.c workload_check.c \
 		   workload_fields.c workload_json.c workload_pack.c \
@@ -96,8 +96,8 @@ COMMON_SRCS	 = $(addprefix common/, \
 # the configuration's parser: orchd/parse.y and what its actions call,
 # linked by the unit tests and the fuzz target without the parent
 PARSE_SRCS	 = $(addprefix orchd/, \
-		   hostcheck.c parse_check.c parse_conf.c parse_input.c \
-		   parse_listen.c parse_set.c)
+		   hostcheck.c htpasswd.c parse_check.c parse_conf.c \
+		   parse_gate.c parse_input.c parse_listen.c parse_set.c)
 ORCHD_SRCS	 = $(PARSE_SRCS) $(addprefix orchd/, \
 		   alogq.c apidef.c apikey.c cgroup.c config.c control.c \
 		   depends.c \

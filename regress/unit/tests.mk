@@ -26,7 +26,7 @@ TEST_authlim_OBJS = $(OBJ)/reaperd/authlim.o
 TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/policy_net.o \
 		   $(OBJ)/orchd/parent_api.o $(OBJ)/orchd/apidef.o \
 		   $(OBJ)/orchd/depends.o $(OBJ)/orchd/trust.o \
-		   $(OBJ)/orchd/request.o
+		   $(OBJ)/orchd/request.o $(OBJ)/orchd/htpasswd.o
 # the parent's requests in flight, relaying answers to whoever asked
 TEST_reply_OBJS = $(OBJ)/orchd/request.o
 # orchd -nv: the printer, with the parser it prints for
@@ -52,4 +52,5 @@ TEST_sockdiag_OBJS = $(OBJ)/orchd/sockdiag.o
 TEST_spawner_OBJS = $(OBJ)/spawnerd/check.o
 # the parent's reading of a packed definition from a child
 TEST_apidef_OBJS = $(OBJ)/orchd/apidef.o $(OBJ)/orchd/policy.o \
-		   $(OBJ)/orchd/policy_net.o $(OBJ)/orchd/trust.o
+		   $(OBJ)/orchd/policy_net.o $(OBJ)/orchd/trust.o \
+		   $(OBJ)/orchd/htpasswd.o
