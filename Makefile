@@ -52,8 +52,10 @@ ORCHD_LIBS	:= $(shell $(PKG_CONFIG) --libs --static libbsd-overlay \
 endif
 child_libs	 = $(shell $(PKG_CONFIG) --libs $(STATIC_PKG) libbsd-overlay $(1))
 STORE_LIBS	:= $(call child_libs,libevent sqlite3 jansson libseccomp)
+# the gate's verifier hashes passwords with libcrypt (bcrypt, yescrypt);
+# its cache keys are libmd's SHA-256
 GATEWAY_LIBS	:= $(call child_libs,libevent libtls jansson libseccomp \
-		    libnghttp2)
+		    libnghttp2 libmd libcrypt)
 REAPER_LIBS	:= $(call child_libs,libevent jansson libseccomp)
 # the spawner: root and unfiltered, so it maps the least: its channels
 # on libevent, no jansson, no libseccomp
@@ -115,7 +117,9 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   accesslog.c accesslog_fmt.c activity.c api.c api_auth.c \
 		   api_conf.c api_conn.c api_define.c api_events.c api_json.c \
 		   api_ops.c api_route.c bufio.c conn.c conn_timer.c drain.c \
-		   filter.c gatewayd.c h2.c h2up.c ignore.c instance.c \
+		   filter.c gate.c gate_answer.c gate_basic.c gate_cache.c \
+		   gate_conf.c gate_request.c gate_verify.c \
+		   gatewayd.c h2.c h2up.c ignore.c instance.c \
 		   listener.c metrics.c metrics_add.c metrics_alog.c \
 		   metrics_budget.c metrics_sum.c prom.c proxy.c route.c \
 		   route_apply.c serve.c state_early.c tcp.c tls.c tls_check.c \
