@@ -344,7 +344,7 @@ clean:
 FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 60
 FUZZ_DIR	 = build/fuzz
-FUZZ_TARGETS	 = http chunked config imsg h2 parent_def
+FUZZ_TARGETS	 = http chunked config imsg h2 parent_def htpasswd
 FUZZ_CFLAGS	 = -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Iorchd \
 		   $(PKG_CFLAGS)
@@ -368,6 +368,11 @@ FUZZ_SRCS_parent_def = regress/fuzz/fuzz_parent_def.c orchd/apidef.c \
 		   common/workload_fields.c common/workload_wire.c \
 		   common/ignore.c common/units.c common/log.c common/util.c \
 		   common/deps.c common/hashtab.c common/argv.c
+FUZZ_SRCS_htpasswd = regress/fuzz/fuzz_htpasswd.c orchd/htpasswd.c \
+		   common/gate.c common/ignore.c common/workload.c \
+		   common/workload_fields.c common/workload_check.c \
+		   common/units.c common/log.c common/util.c common/deps.c \
+		   common/hashtab.c common/argv.c
 FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 
 $(FUZZ_DIR)/parse.c: orchd/parse.y

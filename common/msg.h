@@ -18,7 +18,7 @@
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	3
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	10
+#define ORCHD_IMSG_VERSION	11
 
 /* the child's end of its channel to the parent */
 #define PROC_PARENT_FD		3

@@ -54,3 +54,6 @@ TEST_spawner_OBJS = $(OBJ)/spawnerd/check.o
 TEST_apidef_OBJS = $(OBJ)/orchd/apidef.o $(OBJ)/orchd/policy.o \
 		   $(OBJ)/orchd/policy_net.o $(OBJ)/orchd/trust.o \
 		   $(OBJ)/orchd/htpasswd.o
+# the gate: the parent's htpasswd loader, the gateway's cache
+TEST_htpasswd_OBJS = $(OBJ)/orchd/htpasswd.o $(OBJ)/gatewayd/gate_cache.o
+$(BUILD)/regress/test_htpasswd: LDFLAGS += -lmd
