@@ -98,9 +98,11 @@ gate_check(struct gw_conn *c)
 		gate_continue(c);
 		return;
 	}
-	/* a check that may wait: the connection is this file's meanwhile */
+	/*
+	 * A check that may wait: the connection is this file's meanwhile,
+	 * its input left where it is (gate_read()) until the check is done.
+	 */
 	c->ops = &gate_ops;
-	conn_reading(c, 0);
 	if (g->basic)
 		gate_basic_check(c);
 	else

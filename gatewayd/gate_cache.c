@@ -42,7 +42,8 @@ struct gate_ctable {
 	size_t			 vmax;
 };
 
-static uint8_t			 gate_secret[32];
+static uint8_t			 gate_secret[SHA256_BLOCK_LENGTH];
+static SHA2_CTX			 gate_secret_ctx;	/* after it */
 static struct gate_ctable	 gate_tables[2] = {
 	{ NULL, GATE_CACHE_MAX, 0 },
 	{ NULL, GATE_RCACHE_MAX, GATE_CVAL_MAX }
@@ -52,6 +53,9 @@ void
 gate_cache_init(void)
 {
 	arc4random_buf(gate_secret, sizeof(gate_secret));
+	/* a whole block: each key's hash starts from this state */
+	SHA256Init(&gate_secret_ctx);
+	SHA256Update(&gate_secret_ctx, gate_secret, sizeof(gate_secret));
 }
 
 /*
@@ -66,8 +70,7 @@ gate_cache_key(uint8_t *key, const char *what, const char *a, size_t alen,
 	SHA2_CTX	 ctx;
 	uint64_t	 n;
 
-	SHA256Init(&ctx);
-	SHA256Update(&ctx, gate_secret, sizeof(gate_secret));
+	ctx = gate_secret_ctx;
 	n = strlen(what);
 	SHA256Update(&ctx, (const uint8_t *)&n, sizeof(n));
 	SHA256Update(&ctx, (const uint8_t *)what, n);
