@@ -65,6 +65,7 @@ void
 gate_continue(struct gw_conn *c)
 {
 	gate_wait_end(c);
+	/* a reload while it waited took the workload away */
 	if (!c->wl->configured || c->wl->conf == NULL) {
 		gate_refuse(c, 404, NULL, "removed");
 		return;

@@ -164,6 +164,7 @@ gate_basic_check(struct gw_conn *c)
 		return;
 	}
 	c->gate->kind = GATE_WAIT_VERIFY;
+	c->gate->gen = gate_generation();
 	c->gate->known = hash != gate_nobody;
 	memcpy(c->gate->key, key, sizeof(key));
 	if (gate_verify_ask(c, hash, colon + 1, n - (colon + 1 - cred),
@@ -182,6 +183,11 @@ gate_basic_verified(struct gw_conn *c, int ok)
 {
 	if (c->gate == NULL || c->gate->kind != GATE_WAIT_VERIFY)
 		return;
+	/* a reload meanwhile: its file may say otherwise, fail closed */
+	if (c->gate->gen != gate_generation()) {
+		gate_refuse(c, 503, "Retry-After: 1\r\n", "reloaded");
+		return;
+	}
 	if (ok && c->gate->known) {
 		gate_cache_put(0, c->gate->key, monotime_ms() +
 		    GATE_CACHE_TTL * 1000, NULL, 0);

@@ -32,6 +32,7 @@ static struct gw_htfile	 ht_next[HTPASSWD_FILES_MAX];
 static size_t		 nht_next;
 static struct gw_htfile	 ht_cur[HTPASSWD_FILES_MAX];
 static size_t		 nht_cur;
+static uint32_t		 gate_gen;	/* bumped by each apply */
 
 static void
 htfiles_free(struct gw_htfile *f, size_t n)
@@ -106,6 +107,15 @@ gate_apply(struct cfg_generation *gen)
 	memset(ht_next, 0, sizeof(ht_next));
 	nht_next = 0;
 	gate_cache_clear();
+	gate_gen++;
+}
+
+/* which configuration a check began under: one that ends under another
+   passes nothing */
+uint32_t
+gate_generation(void)
+{
+	return (gate_gen);
 }
 
 static const struct gw_htfile *

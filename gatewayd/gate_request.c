@@ -176,8 +176,18 @@ gate_up_passed(struct gw_conn *c, const struct http_head *rh)
 	const struct workload_conf	*wc = c->wl->conf;
 	const struct http_field		*f;
 	const struct strentry		*e;
-	int64_t				 ms = c->wl->gate->cache_ms;
+	int64_t				 ms;
 
+	/*
+	 * A reload while it waited changed the workload's gate: the
+	 * answer is to a question no longer asked, and nothing passes on
+	 * it (fail closed; the client asks again)
+	 */
+	if (c->gate->gen != gate_generation()) {
+		gate_up_fail(c, 503, "reloaded");
+		return;
+	}
+	ms = c->wl->gate->cache_ms;
 	/* rh is the service's answer's: done with it before it goes */
 	TAILQ_FOREACH(e, &wc->auth_headers, entry) {
 		if ((f = http_head_find(rh, e->str)) == NULL)
@@ -424,6 +434,7 @@ gate_request_start(struct gw_conn *c)
 		return;
 	}
 	c->gate->kind = GATE_WAIT_REQUEST;
+	c->gate->gen = gate_generation();
 	if (g->cache_ms > 0)
 		memcpy(c->gate->key, key, sizeof(key));
 	c->gate->up = up;

@@ -68,6 +68,7 @@ struct gate_wait {
 	uint32_t		 slot;		/* GATE_WAIT_VERIFY */
 	uint8_t			 key[32];	/* its cache key */
 	int			 known;		/* the user is in the file */
+	uint32_t		 gen;		/* gate_generation() at start */
 	struct gate_up		*up;		/* GATE_WAIT_REQUEST */
 };
 
@@ -95,6 +96,7 @@ void	 gate_forget(struct gw_workload *);
 int	 gate_tcp_denied(const struct gw_conn *);
 void	 gate_conn_free(struct gw_conn *);
 const char *gate_user_hash(const struct gw_htfile *, const char *, size_t);
+uint32_t gate_generation(void);
 
 /* gate.c */
 void	 gate_check(struct gw_conn *);
