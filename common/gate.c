@@ -181,6 +181,10 @@ check_gate_basic(const struct workload_conf *wl, const struct wl_field *f,
 	if (wl->auth_request != NULL)
 		return (wl_fail(errbuf, len, "auth basic and auth request: "
 		    "one of them"));
+	/* an HTTP/2 request reaches it without Authorization (below) */
+	if (wl->upstream_h2c)
+		return (wl_fail(errbuf, len, "auth basic and upstream h2c: "
+		    "not together"));
 	return (0);
 }
 

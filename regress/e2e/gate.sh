@@ -19,10 +19,10 @@ ensure_user
 command -v htpasswd >/dev/null 2>&1 || skip "no htpasswd (apache2-utils)"
 command -v python3 >/dev/null 2>&1 || skip "no python3"
 
-ports GW API P_BASIC P_PASS P_FWD P_NET P_TCPW L_TCPW P_AUTH P_H2
+ports GW API P_BASIC P_PASS P_FWD P_FWDC P_NET P_TCPW L_TCPW P_AUTH P_H2
 mkdir -p "$T/log" "$T/bin"
 testhttp_bin
-for w in basic pass fwd net tcpw; do
+for w in basic pass fwd fwdc net tcpw; do
 	: >"$T/$w.starts"
 	: >"$T/$w.reqs"
 	chmod 0666 "$T/$w.starts" "$T/$w.reqs"
@@ -75,6 +75,12 @@ workload "fwd" {
 	command "$(serve fwd $P_FWD)"
 	port $P_FWD
 	auth request "http://127.0.0.1:$P_AUTH/oauth2/auth" headers { "X-Auth-Request-User" "X-Auth-Request-Email" } timeout 3s
+}
+workload "fwdc" {
+	host "fwdc.test"
+	command "$(serve fwdc $P_FWDC)"
+	port $P_FWDC
+	auth request "http://127.0.0.1:$P_AUTH/oauth2/auth" headers { "X-Auth-Request-User" } cache 30s
 }
 workload "net" {
 	host "net.test"
@@ -234,6 +240,20 @@ check "HTTP/2 with a good session: 200" \
 check "the access log carries gate=request-401" \
     wait_for 5 grep -q ' gate=request-401$' "$T/log/access.log"
 
+# -- auth request ... cache: a 2xx remembered, with the fields it set
+n0=$(cat "$T/auth.log.count")
+get fwdc.test /headers -b 'session=good' >"$T/c1.out"
+get fwdc.test /headers -b 'session=good' >"$T/c2.out"
+n1=$(cat "$T/auth.log.count")
+check "with cache 30s, two requests of one session: one question ($n0 -> $n1)" \
+    [ $((n1 - n0)) -eq 1 ]
+check "... and the second still carries X-Auth-Request-User" \
+    grep -q '^X-Auth-Request-User: alice' "$T/c2.out"
+get fwdc.test /headers -b 'session=other' >"$T/c3.out"
+n2=$(cat "$T/auth.log.count")
+check "... another cookie is asked again, and refused" \
+    sh -c "[ $((n2 - n1)) -eq 1 ] && [ '$(status <"$T/c3.out")' = 401 ]"
+
 # -- allow from, deny from
 get net.test / >"$T/n1.out"
 check "deny from 127.0.0.0/8: 403 from 127.0.0.1" \
@@ -251,10 +271,10 @@ s = socket.socket()
 s.settimeout(10)
 s.bind((sys.argv[1], 0))
 s.connect(("127.0.0.1", int(sys.argv[2])))
-s.sendall(b"hello\n")
-s.shutdown(socket.SHUT_WR)
 out = b""
 try:
+    s.sendall(b"hello\n")
+    s.shutdown(socket.SHUT_WR)
     while True:
         b = s.recv(4096)
         if not b:
