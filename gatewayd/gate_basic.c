@@ -10,8 +10,8 @@
  *	credentials verified lately (gate_cache.c) pass at once.
  * Then the password goes to the verifier process (gate_verify.c) and
  * the request waits, as a request held for a wake does.  A user the
- * file lacks is verified against a hash of no password, so that the
- * answer takes as long as for a user it has.  A wrong password is
+ * file lacks is verified against another user's hash, and refused, so
+ * that the answer takes as long as for a user it has.  A wrong password is
  * counted by the reaper against the client's address, as a wrong API
  * key is; past the cap every gateway refuses the address 429 without
  * looking at what it sends.
@@ -38,7 +38,7 @@
 #include "api.h"
 #include "gatecheck.h"
 
-/* bcrypt, cost 10, of a random password nobody knows */
+/* bcrypt, cost 10, of a random password nobody knows: an empty file's */
 static const char gate_nobody[] =
     "$2y$10$nu8F5Vv/lfz.ELVXHjID..s9yVPFtNpNmehGtiUtShmDc24RyFUUi";
 
@@ -126,7 +126,7 @@ gate_basic_check(struct gw_conn *c)
 	uint8_t			 key[32];
 	size_t			 toklen;
 	int64_t			 now, blocked;
-	int			 n;
+	int			 n, known;
 
 	now = monotime_ms();
 	if ((blocked = auth_blocked(&c->peeraddr, now)) > 0) {
@@ -156,8 +156,17 @@ gate_basic_check(struct gw_conn *c)
 		gate_basic_refuse(c, "basic-malformed");
 		return;
 	}
-	if ((hash = gate_user_hash(g->file, cred, colon - cred)) == NULL)
-		hash = gate_nobody;
+	/*
+	 * A user the file lacks costs what one it has costs: the password
+	 * is verified against another user's hash (the same kind and cost,
+	 * as htpasswd -B writes a file), and refused whatever it says.
+	 */
+	known = 1;
+	if ((hash = gate_user_hash(g->file, cred, colon - cred)) == NULL) {
+		known = 0;
+		hash = g->file != NULL && g->file->nusers > 0 ?
+		    g->file->users[0].hash : gate_nobody;
+	}
 	if ((c->gate = calloc(1, sizeof(*c->gate))) == NULL) {
 		explicit_bzero(cred, sizeof(cred));
 		gate_refuse(c, 503, "Retry-After: 1\r\n", "out-of-memory");
@@ -165,7 +174,7 @@ gate_basic_check(struct gw_conn *c)
 	}
 	c->gate->kind = GATE_WAIT_VERIFY;
 	c->gate->gen = gate_generation();
-	c->gate->known = hash != gate_nobody;
+	c->gate->known = known;
 	memcpy(c->gate->key, key, sizeof(key));
 	if (gate_verify_ask(c, hash, colon + 1, n - (colon + 1 - cred),
 	    &c->gate->slot) == -1) {
