@@ -26,7 +26,8 @@
  * With "cache DURATION", a 2xx is remembered for that long, keyed by a
  * keyed hash of the client's Cookie and Authorization (gate_cache.c),
  * with the fields it copied.  Nothing of the service's answer but those
- * fields reaches the workload.
+ * fields reaches the workload.  At most GATE_REQUEST_MAX questions are
+ * under way at once; past that a request is answered 503 at once.
  */
 
 #include <sys/types.h>
@@ -61,6 +62,8 @@ struct gate_up {
 	int			 head_done;
 };
 
+static unsigned int	gate_nup;	/* questions under way */
+
 static void	gate_up_read(int, short, void *);
 static void	gate_up_write(int, short, void *);
 
@@ -80,6 +83,7 @@ gate_up_free(struct gate_up *up)
 	if (up->resp != NULL)
 		head_put(up->resp);
 	free(up);
+	gate_nup--;
 }
 
 void
@@ -428,11 +432,17 @@ gate_request_start(struct gw_conn *c)
 			return;
 		}
 	}
+	/* a flood of strangers costs the auth service a bounded load */
+	if (gate_nup >= GATE_REQUEST_MAX) {
+		gate_refuse(c, 503, "Retry-After: 1\r\n", "request-busy");
+		return;
+	}
 	if ((c->gate = calloc(1, sizeof(*c->gate))) == NULL ||
 	    (up = calloc(1, sizeof(*up))) == NULL) {
 		gate_refuse(c, 503, "Retry-After: 1\r\n", "out-of-memory");
 		return;
 	}
+	gate_nup++;
 	c->gate->kind = GATE_WAIT_REQUEST;
 	c->gate->gen = gate_generation();
 	if (g->cache_ms > 0)

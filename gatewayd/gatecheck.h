@@ -25,6 +25,8 @@
 #define GATE_VERIFY_MAX		64	/* passwords waiting for the
 					   verifier, for every connection */
 #define GATE_VERIFY_WAIT	10	/* seconds: then 503 */
+#define GATE_REQUEST_MAX	256	/* questions to auth services at
+					   once; then 503 */
 #define GATE_PASS_MAX		256	/* a password's bytes, NUL incl. */
 #define GATE_CRED_MAX		1024	/* an Authorization value's bytes */
 #define GATE_CACHE_MAX		1024	/* credentials remembered */
