@@ -52,8 +52,10 @@ ORCHD_LIBS	:= $(shell $(PKG_CONFIG) --libs --static libbsd-overlay \
 endif
 child_libs	 = $(shell $(PKG_CONFIG) --libs $(STATIC_PKG) libbsd-overlay $(1))
 STORE_LIBS	:= $(call child_libs,libevent sqlite3 jansson libseccomp)
+# the gate's verifier hashes passwords with libcrypt (bcrypt, yescrypt);
+# its cache keys are libmd's SHA-256
 GATEWAY_LIBS	:= $(call child_libs,libevent libtls libcrypto jansson libseccomp \
-		    libnghttp2)
+		    libnghttp2 libmd libcrypt)
 REAPER_LIBS	:= $(call child_libs,libevent jansson libseccomp)
 # the spawner: root and unfiltered, so it maps the least: its channels
 # on libevent, no jansson, no libseccomp
@@ -90,7 +92,7 @@ OBJ		 = $(BUILD)/obj
 HTTP_SRCS	 = http.c http_chunked.c http_head.c http_ser.c
 COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c deps.c event.c \
-		   event_json.c hashtab.c $(HTTP_SRCS) ignore.c imsg.c log.c \
+		   event_json.c gate.c hashtab.c $(HTTP_SRCS) ignore.c imsg.c log.c \
 		   merge.c privdrop.c proc.c sandbox.c spawnexec.c timer.c \
 		   units.c util.c workload.c workload_check.c \
 		   workload_fields.c workload_json.c workload_pack.c \
@@ -98,9 +100,9 @@ COMMON_SRCS	 = $(addprefix common/, \
 # the configuration's parser: orchd/parse.y and what its actions call,
 # linked by the unit tests and the fuzz target without the parent
 PARSE_SRCS	 = $(addprefix orchd/, \
-		   hostcheck.c parse_acme.c parse_check.c parse_conf.c \
-		   parse_input.c \
-		   parse_listen.c parse_set.c)
+		   hostcheck.c htpasswd.c parse_acme.c parse_check.c \
+		   parse_conf.c parse_gate.c parse_input.c parse_listen.c \
+		   parse_set.c)
 ORCHD_SRCS	 = $(PARSE_SRCS) $(addprefix orchd/, \
 		   acme_relay.c alogq.c apidef.c apikey.c cgroup.c config.c control.c \
 		   depends.c \
@@ -120,7 +122,9 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   api_conf.c api_conn.c api_define.c api_events.c api_json.c \
 		   api_ops.c api_route.c bufio.c clienthello.c conn.c \
 		   conn_timer.c drain.c \
-		   filter.c gatewayd.c h2.c h2up.c ignore.c instance.c \
+		   filter.c gate.c gate_answer.c gate_basic.c gate_cache.c \
+		   gate_conf.c gate_request.c gate_verify.c \
+		   gatewayd.c h2.c h2up.c ignore.c instance.c \
 		   listener.c metrics.c metrics_acme.c metrics_add.c \
 		   metrics_alog.c \
 		   metrics_budget.c metrics_sum.c prom.c proxy.c route.c \
@@ -353,7 +357,7 @@ FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 60
 FUZZ_DIR	 = build/fuzz
 FUZZ_TARGETS	 = http chunked config imsg h2 parent_def parent_acme \
-		   clienthello
+		   clienthello htpasswd
 FUZZ_CFLAGS	 = -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Iorchd \
 		   $(PKG_CFLAGS)
@@ -381,6 +385,11 @@ FUZZ_SRCS_clienthello = regress/fuzz/fuzz_clienthello.c gatewayd/clienthello.c
 # the parent's checks of acmed's messages, the rest of it stubbed
 FUZZ_SRCS_parent_acme = regress/fuzz/fuzz_parent_acme.c orchd/acme_relay.c \
 		   common/log.c
+FUZZ_SRCS_htpasswd = regress/fuzz/fuzz_htpasswd.c orchd/htpasswd.c \
+		   common/gate.c common/ignore.c common/workload.c \
+		   common/workload_fields.c common/workload_check.c \
+		   common/units.c common/log.c common/util.c common/deps.c \
+		   common/hashtab.c common/argv.c
 FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 
 $(FUZZ_DIR)/parse.c: orchd/parse.y

@@ -451,9 +451,21 @@ enum imsg_type {
 					   acme_status, one a host, at each
 					   change (orchctl, /metrics); parent
 					   -> orchctl: the answer to SHOW */
-	IMSG_ACME_SHOW			/* orchctl -> parent: show
+	IMSG_ACME_SHOW,			/* orchctl -> parent: show
 					   certificates (orchctl renew is
 					   IMSG_ACME_RENEW, struct acme_host) */
+
+	/*
+	 * The gate's password files (auth basic): read by the parent from
+	 * the operator's files at each load, sent to the gateways in the
+	 * config transaction, as records.
+	 */
+	IMSG_CFG_HTFILE = 1400,		/* parent -> gateways: struct
+					   cfg_htfile, a file, then its
+					   users */
+	IMSG_CFG_HTUSER			/* parent -> gateways: struct
+					   cfg_htuser, a user of the last
+					   file */
 };
 
 /* why a workload changed state */
@@ -1231,6 +1243,27 @@ struct acme_status {
 	int64_t			 next_try;	/* renewal or retry, epoch */
 	uint32_t		 state;		/* enum acme_state */
 	uint32_t		 failures;	/* since the last success */
+};
+
+/*
+ * IMSG_CFG_HTFILE, IMSG_CFG_HTUSER: an htpasswd file and its lines,
+ * each string NUL-terminated within its array, the hash a bcrypt
+ * ($2y$, $2b$) or yescrypt ($y$) one (orchd/htpasswd.c checks them,
+ * and the gateway again).
+ */
+#define HTPASSWD_PATH_MAX	1024	/* WL_AUTH_FILE_MAX */
+#define HTPASSWD_USER_MAX	128	/* NUL included */
+#define HTPASSWD_HASH_MAX	128	/* NUL included */
+#define HTPASSWD_USERS_MAX	4096	/* lines of one file */
+#define HTPASSWD_FILES_MAX	64
+struct cfg_htfile {
+	char			 path[HTPASSWD_PATH_MAX];
+	uint32_t		 nusers;	/* the HTUSER that follow */
+	uint32_t		 pad;
+};
+struct cfg_htuser {
+	char			 user[HTPASSWD_USER_MAX];
+	char			 hash[HTPASSWD_HASH_MAX];
 };
 
 #endif /* ORCHD_MSG_H */

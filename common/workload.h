@@ -27,6 +27,14 @@
 #define WL_HEALTH_INTERVAL_MAX	(24 * 60 * 60)	/* seconds */
 #define WL_HEALTH_FAILURES_MAX	100
 #define WL_REPLICAS_MAX		64		/* swarm: tasks while awake */
+#define WL_ACCESS_MAX		32		/* allow/deny from, each */
+#define WL_AUTH_HEADERS_MAX	8		/* auth request headers */
+#define WL_AUTH_HEADER_LEN	64		/* a header's name, bytes */
+#define WL_AUTH_URL_MAX		512		/* auth request URL, bytes */
+#define WL_AUTH_FILE_MAX	1024		/* auth basic file, bytes */
+#define WL_AUTH_TIMEOUT		5		/* auth request, seconds */
+#define WL_AUTH_TIMEOUT_MAX	60
+#define WL_AUTH_CACHE_MAX	3600
 
 enum workload_driver {
 	DRIVER_PROCESS = 0,
@@ -181,6 +189,15 @@ struct workload_conf {
 						   -1: none (the image's) */
 	char			*description;	/* for people: orchctl and
 						   the API show it */
+	/* the gate (gatewayd/gate*.c): who may reach or wake it */
+	struct strlist		 access;	/* "allow CIDR", "deny CIDR",
+						   first match wins */
+	char			*auth_basic;	/* an htpasswd file's path */
+	int			 auth_pass;	/* Authorization goes on */
+	char			*auth_request;	/* forward auth: http:// URL */
+	struct strlist		 auth_headers;	/* copied from its 2xx */
+	int64_t			 auth_timeout;	/* -1: GATE_TIMEOUT */
+	int64_t			 auth_cache;	/* its 2xx kept; -1: never */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "compat.h"
+#include "gate.h"
 #include "units.h"
 #include "workload.h"
 #include "workload_fields.h"
@@ -369,6 +370,34 @@ const struct wl_field wl_fields[] = {
 	{ .json = "description", .type = WF_STRING, OFF(description),
 	    .flags = WF_API, .show = "description:",
 	    .check = check_description },
+	/*
+	 * The gate (common/gate.c): who may reach and wake it.  "allow
+	 * from" and "deny from" only narrow, so the API may set them; a
+	 * password file or an auth service only among those orchd.conf
+	 * lists (orchd/policy.c).
+	 */
+	{ .json = "access", .conf = "allow from", .label = "access",
+	    .type = WF_STRLIST, OFF(access), .flags = WF_API, .nv = 41,
+	    .show = "access:", .check = check_gate_access },
+	{ .json = "auth_basic", .conf = "auth basic", .type = WF_STRING,
+	    OFF(auth_basic), .allow = "auth basic", .flags = WF_API,
+	    .nv = 42, .show = "auth basic:", .check = check_gate_basic },
+	{ .json = "auth_basic_pass", .label = "auth basic pass authorization",
+	    .type = WF_BOOL, OFF(auth_pass), .flags = WF_API },
+	{ .json = "auth_request", .conf = "auth request", .type = WF_STRING,
+	    OFF(auth_request), .allow = "auth request", .flags = WF_API,
+	    .nv = 43, .show = "auth request:", .check = check_gate_request },
+	{ .json = "auth_request_headers", .label = "auth request headers",
+	    .type = WF_STRLIST, OFF(auth_headers), .flags = WF_API,
+	    .check = check_gate_headers },
+	{ .json = "auth_request_timeout", .label = "auth request timeout",
+	    .type = WF_DURATION, OFF(auth_timeout), .dflt = -1, .min = 1,
+	    .max = WL_AUTH_TIMEOUT_MAX, .flags = WF_API,
+	    .check = check_gate_option },
+	{ .json = "auth_request_cache", .label = "auth request cache",
+	    .type = WF_DURATION, OFF(auth_cache), .dflt = -1, .min = 1,
+	    .max = WL_AUTH_CACHE_MAX, .flags = WF_API,
+	    .check = check_gate_option },
 };
 const size_t	wl_nfields = nitems(wl_fields);
 

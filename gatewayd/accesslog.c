@@ -70,6 +70,8 @@ struct alog_req {
 	int64_t			 park_ns;	/* parked since; 0: not now */
 	int64_t			 wake_ns;	/* parked in all */
 	int			 held;		/* it was parked */
+	const char		*gate;		/* refused by the gate: why,
+						   a constant; NULL: not */
 	int			 status;	/* 0: no answer yet */
 	int			 version;	/* 10, 11, 20; 0: no head */
 	size_t			 methodlen;
@@ -302,6 +304,7 @@ alog_get(void)
 	a->tx0 = 0;
 	a->park_ns = a->wake_ns = 0;
 	a->held = a->status = a->version = 0;
+	a->gate = NULL;
 	a->methodlen = a->hostlen = a->targetlen = 0;
 	a->agentlen = a->refererlen = 0;
 	a->agent = a->referer = a->routed = 0;
@@ -413,6 +416,14 @@ accesslog_status(struct gw_conn *c, int status, int own)
 	a->status = status;
 }
 
+/* the gate refused it: why ("deny", "basic-wrong", ...), a constant */
+void
+accesslog_gate(struct gw_conn *c, const char *why)
+{
+	if (c->alog != NULL)
+		c->alog->gate = why;
+}
+
 /* held while its workload wakes, and let go */
 void
 accesslog_park(struct gw_conn *c)
@@ -506,6 +517,10 @@ accesslog_end(struct gw_conn *c, int closed)
 	l.bytes_out = done > a->tx0 ? done - a->tx0 : 0;
 	l.held = a->held;
 	l.wake_ns = a->wake_ns;
+	if (a->gate != NULL) {
+		l.gate.s = a->gate;
+		l.gate.len = strlen(a->gate);
+	}
 	alog_len += alog_format(alog_buf + alog_len, &l);
 	alog_put(a);
 	alog_added();

@@ -44,6 +44,7 @@ struct alog_line {
 	int64_t		 duration_ns;
 	int		 held;		/* parked for a wake */
 	int64_t		 wake_ns;	/* for so long */
+	struct alog_str	 gate;		/* refused by the gate: why */
 };
 
 size_t	 alog_format(char *, const struct alog_line *);

@@ -260,10 +260,13 @@ out_protocol(struct alog_out *o, int version)
 /*
  * nginx's combined format, then the host, the bytes read for the
  * request, its duration, the workload and the time it was held for a
- * wake ("-" when it was not):
+ * wake ("-" when it was not), and for a request the gate refused, one
+ * field more, gate= and why:
  *
  * 127.0.0.1 - - [10/Oct/2026:13:55:36 +0000] "GET / HTTP/1.1" 200 153
  *     "-" "curl/8.0" "app.example.com" 78 0.002 app -
+ * 127.0.0.1 - - [10/Oct/2026:13:55:37 +0000] "GET / HTTP/1.1" 401 33
+ *     "-" "curl/8.0" "app.example.com" 78 0.000 app - gate=basic-wrong
  */
 static void
 alog_combined(struct alog_out *o, const struct alog_line *l)
@@ -307,6 +310,10 @@ alog_combined(struct alog_out *o, const struct alog_line *l)
 		out_secs(o, l->wake_ns);
 	else
 		out_char(o, '-');
+	if (l->gate.s != NULL) {
+		OUT_LIT(o, " gate=");
+		out_safe(o, &l->gate, 32);
+	}
 }
 
 static void
@@ -357,6 +364,10 @@ alog_json(struct alog_out *o, const struct alog_line *l)
 	out_quoted(o, &l->referer, ALOG_REFERER_MAX, 1);
 	OUT_LIT(o, ",\"user_agent\":");
 	out_quoted(o, &l->agent, ALOG_AGENT_MAX, 1);
+	if (l->gate.s != NULL) {
+		OUT_LIT(o, ",\"gate\":");
+		out_quoted_safe(o, &l->gate, 32, 1);
+	}
 	out_char(o, '}');
 }
 

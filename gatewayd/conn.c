@@ -59,6 +59,7 @@
 #include "timer.h"
 #include "workload.h"
 #include "gateway.h"
+#include "gatecheck.h"
 #include "ignore.h"
 #include "metrics.h"
 
@@ -585,6 +586,7 @@ conn_close(struct gw_conn *c)
 	}
 	head_put(c->req);
 	head_put(c->resp);
+	gate_conn_free(c);
 	event_del(&c->rev);
 	event_del(&c->wev);
 	evtimer_del(&c->timer);
@@ -665,8 +667,14 @@ status_reason(int status)
 {
 	switch (status) {
 	case 200: return ("OK");
+	case 301: return ("Moved Permanently");
+	case 302: return ("Found");
+	case 303: return ("See Other");
+	case 307: return ("Temporary Redirect");
 	case 308: return ("Permanent Redirect");
 	case 400: return ("Bad Request");
+	case 401: return ("Unauthorized");
+	case 403: return ("Forbidden");
 	case 404: return ("Not Found");
 	case 408: return ("Request Timeout");
 	case 411: return ("Length Required");
@@ -740,6 +748,17 @@ void
 conn_answer(struct gw_conn *c, int status, const char *extra,
     const char *body)
 {
+	conn_answer_typed(c, status, extra, "text/plain", body, strlen(body));
+}
+
+/*
+ * The same with a body of len bytes of the type given: the gate's
+ * answers, an auth service's among them (gate_request.c).
+ */
+void
+conn_answer_typed(struct gw_conn *c, int status, const char *extra,
+    const char *ctype, const char *body, size_t len)
+{
 	int	 close = !c->reqdone || !c->keepalive;
 
 	head_put(c->req);
@@ -748,13 +767,14 @@ conn_answer(struct gw_conn *c, int status, const char *extra,
 	metrics_request_end(c);
 	accesslog_status(c, status, 1);
 	evbuffer_add_printf(c->out, "HTTP/1.1 %d %s\r\n"
-	    "Content-Type: text/plain\r\n"
+	    "Content-Type: %s\r\n"
 	    "Content-Length: %zu\r\n"
 	    "%s%s"
-	    "\r\n%s", status, status_reason(status), strlen(body), extra,
+	    "\r\n", status, status_reason(status), ctype, len, extra,
 	    close ? "Connection: close\r\n" : c->version == 10 ?
-	    "Connection: keep-alive\r\n" : "",
-	    c->meth == HTTP_M_HEAD ? "" : body);
+	    "Connection: keep-alive\r\n" : "");
+	if (c->meth != HTTP_M_HEAD)
+		evbuffer_add(c->out, body, len);
 	/* an ignored request is logged as any other */
 	accesslog_end(c, 0);
 	if (close) {

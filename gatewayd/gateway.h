@@ -60,6 +60,9 @@ struct gw_conn;
 struct gw_tcp;
 struct gw_certnames;		/* tls.c */
 struct gw_want;			/* tlshello.c */
+struct gw_gate;			/* gate.h */
+struct gate_wait;
+struct gate_add;
 struct h2_session;		/* h2.h */
 struct h2_stream;
 
@@ -121,6 +124,8 @@ struct gw_workload {
 	size_t			 nfilters;
 	int64_t			 tunnel_idle;	/* seconds; 0: never */
 	int			 server_timing;
+	/* its gate (gate_conf.c), NULL: none */
+	struct gw_gate		*gate;
 	/* connections to its own TCP listeners (tcp.c), held ones too */
 	TAILQ_HEAD(, gw_tcp)	 tcp;
 	unsigned int		 ntcp;
@@ -343,6 +348,9 @@ struct gw_conn {
 	int			 h2conn;	/* HTTP/2: counted, h2.c */
 	/* raw TCP to a workload's own listener (tcp.c); NULL: HTTP */
 	struct gw_tcp		*tcp;
+	/* the gate (gate*.c): a check under way, and fields it adds */
+	struct gate_wait	*gate;
+	struct gate_add		*gate_add;
 };
 
 struct gateway {
@@ -448,6 +456,8 @@ void		 conn_flush(struct gw_conn *);
 void		 conn_respond(struct gw_conn *, int, const char *, int);
 void		 conn_answer(struct gw_conn *, int, const char *,
 		    const char *);
+void		 conn_answer_typed(struct gw_conn *, int, const char *,
+		    const char *, const char *, size_t);
 void		 conn_respond_text(struct gw_conn *, int, const char *, int,
 		    const char *);
 void		 conn_request_done(struct gw_conn *);
@@ -479,6 +489,7 @@ int		 buf_read(struct evbuffer *, int);
 
 /* serve.c: reading and routing a request head */
 extern const struct conn_ops serve_ops;
+void		 serve_pass(struct gw_conn *);
 
 /* redirect.c: "redirect https", "hsts" */
 int		 redirect_request(struct gw_conn *, const struct gw_workload *);
@@ -523,6 +534,7 @@ uint64_t	 accesslog_drops(void);
 void		 accesslog_head(struct gw_conn *, const struct gw_workload *);
 void		 accesslog_status(struct gw_conn *, int, int);
 void		 accesslog_park(struct gw_conn *);
+void		 accesslog_gate(struct gw_conn *, const char *);
 void		 accesslog_unpark(struct gw_conn *);
 void		 accesslog_end(struct gw_conn *, int);
 /* tcp.c: a workload's own TCP listeners */

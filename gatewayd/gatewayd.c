@@ -20,6 +20,7 @@
 #include "timer.h"
 #include "util.h"
 #include "gateway.h"
+#include "gatecheck.h"
 #include "metrics.h"
 #include "acme.h"
 
@@ -118,6 +119,11 @@ static const struct proc_handler gateway_handlers[] = {
 	/* the access log's lines the parent holds (metrics_alog.c) */
 	{ IMSG_ALOG_QUEUE, sizeof(struct alog_queue_stats),
 	    PROC_FROM(PROC_PARENT), metrics_recv_alog },
+	/* the gate's password files (gate_conf.c) */
+	{ IMSG_CFG_HTFILE, sizeof(struct cfg_htfile), PROC_FROM(PROC_PARENT),
+	    gate_recv_file },
+	{ IMSG_CFG_HTUSER, sizeof(struct cfg_htuser), PROC_FROM(PROC_PARENT),
+	    gate_recv_user },
 	/* the access log's pipe to the parent (accesslog.c) */
 	{ IMSG_CFG_ACCESSLOG, 0, PROC_FROM(PROC_PARENT), accesslog_recv_fd },
 	/* ACME, relayed from acmed (acme_recv.c) */
@@ -141,6 +147,7 @@ gateway_apply(struct privsep *ps, struct cfg_generation *gen,
 	gw->conf = gen->global.gateway;
 	accesslog_apply(&gen->global);
 	ignore_apply(gen);
+	gate_apply(gen);
 	route_apply(gen);
 	listener_apply(h2_listener_gone);
 	api_apply(gen);
@@ -202,6 +209,10 @@ main(int argc, char *argv[])
 	child_start(&gateway_ps, argc, argv, PROC_GATEWAY, gateway_handlers,
 	    nitems(gateway_handlers), 0);
 	cfg_set_apply(gateway_apply);
+	/* the gate's verifier: forked now, before the sandbox (gate_verify.c) */
+	gate_init(serve_pass);
+	gate_cache_init();
+	gate_verify_init(gate_basic_verified);
 	activity_init();
 	/*
 	 * What a new connection is for: an HTTP listener's, a TCP one's,

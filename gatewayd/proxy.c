@@ -41,6 +41,7 @@
 #include "http.h"
 #include "log.h"
 #include "gateway.h"
+#include "gatecheck.h"
 #include "metrics.h"
 
 #define HEAD_EXTRA	2048	/* room for the fields the proxy adds */
@@ -378,12 +379,12 @@ static void
 send_request(struct gw_conn *c)
 {
 	struct http_head	*h = &c->req->h;
-	struct http_field	 add[5];
+	struct http_field	 add[5 + WL_AUTH_HEADERS_MAX];
 	struct http_ser		 ser;
 	char			 xff[2048], viabuf[512];
 	char			 xri[INET6_ADDRSTRLEN];
 	char			 xfh[HTTP_HOST_MAX + 8];	/* ":port" */
-	size_t			 nadd = 0;
+	size_t			 i, nadd = 0;
 
 	/* http_head_serialize() takes the names and values, not lengths */
 	memset(add, 0, sizeof(add));
@@ -399,6 +400,9 @@ send_request(struct gw_conn *c)
 		add[nadd].name = "X-Forwarded-Host";
 		add[nadd++].value = forwarded_host(h, xfh, sizeof(xfh));
 	}
+	/* what the workload's auth service said of the client (gate) */
+	for (i = 0; c->gate_add != NULL && i < c->gate_add->n; i++)
+		add[nadd++] = c->gate_add->f[i];
 
 	memset(&ser, 0, sizeof(ser));
 	ser.flags = c->upgrade ? HTTP_SER_UPGRADE : 0;

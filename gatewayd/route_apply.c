@@ -21,6 +21,7 @@
 #include "timer.h"
 #include "workload.h"
 #include "gateway.h"
+#include "gatecheck.h"
 #include "metrics.h"
 
 static void
@@ -163,6 +164,7 @@ route_apply(struct cfg_generation *gen)
 		    gen->global.wake_timeout;
 		wl->pull_timeout = route_pull_timeout(wc, gen);
 		ignore_workload(wl, wc, gen);
+		gate_workload(wl, wc);
 		deps |= !TAILQ_EMPTY(&wc->depends);
 		TAILQ_FOREACH(h, &wc->hosts, entry)
 			route_add(wl, h->str);
@@ -175,6 +177,7 @@ route_apply(struct cfg_generation *gen)
 			continue;
 		RB_REMOVE(gw_workloads, &gw->workloads, wl);
 		ignore_forget(wl);
+		gate_forget(wl);
 		wake_workload_gone(wl);
 		gw_workload_free_if_unused(wl);
 	}

@@ -4,7 +4,8 @@
  * "api host") go to api_conn.c, a workload's to the proxy (proxy.c),
  * held for a wake (wake.c) while it is not running, or answered here
  * when they are not use ("ignore", ignore.c) and it is not running;
- * a request for no route gets a 404.  Routing sets the connection's
+ * a request for no route gets a 404.  A workload's request passes its
+ * gate first (gate.c), before anything counts it as use or wakes it.  Routing sets the connection's
  * table of operations (c->ops) to what it goes to, and conn_next() sets
  * this file's again for the next request.  A new connection's first
  * bytes may be HTTP/2's preface: h2.c takes the connection then.
@@ -26,6 +27,7 @@
 #include "util.h"
 #include "workload.h"
 #include "gateway.h"
+#include "gatecheck.h"
 #include "metrics.h"
 #include "acme.h"
 
@@ -128,7 +130,6 @@ serve_route(struct gw_conn *c)
 {
 	struct http_head	*h = &c->req->h;
 	struct gw_workload	*wl = NULL;
-	int			 answer;
 
 	c->meth = h->meth;
 	c->version = h->version;
@@ -145,6 +146,8 @@ serve_route(struct gw_conn *c)
 	c->routed = 0;
 	c->wake_us = -1;
 	c->refused = 0;
+	/* what a gate added to the request before is not this one's */
+	gate_conn_free(c);
 	metrics_request_protocol(c);
 
 	/* http-01, and the path it reserves: the gateway's own answer */
@@ -190,6 +193,24 @@ serve_route(struct gw_conn *c)
 		return;
 	metrics_route(c);
 	accesslog_head(c, wl);
+	/* the gate: it calls serve_pass() if the request may go on */
+	if (wl->gate != NULL) {
+		gate_check(c);
+		return;
+	}
+	serve_pass(c);
+}
+
+/*
+ * A routed request past its workload's gate: proxied, held for a wake,
+ * or answered here if it is not use and the workload is not running.
+ */
+void
+serve_pass(struct gw_conn *c)
+{
+	struct gw_workload	*wl = c->wl;
+	int			 answer;
+
 	c->ops = &proxy_ops;
 	/* not use ("ignore"): proxied uncounted, or answered here */
 	if ((answer = ignore_request(c)) != -1) {

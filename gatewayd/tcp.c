@@ -51,6 +51,7 @@
 #include "util.h"
 #include "workload.h"
 #include "gateway.h"
+#include "gatecheck.h"
 #include "metrics.h"
 
 #define TCP_SPLICE_LEN		(64 * 1024)	/* a pipe's capacity */
@@ -377,6 +378,13 @@ tcp_accept(struct gw_conn *c)
 	TAILQ_INSERT_TAIL(&wl->tcp, t, entry);
 	wl->ntcp++;
 	metrics_tcp_accept(wl);
+	/* its gate's "deny from": closed, neither woken nor counted */
+	if (gate_tcp_denied(c)) {
+		log_debug("%s: tcp to %s: denied by its gate", c->peer,
+		    wl->name);
+		conn_close(c);
+		return;
+	}
 	/* not use ("ignore from"): proxied uncounted, or closed unwoken */
 	if (ignore_tcp(c)) {
 		if (wl->state == WL_RUNNING) {

@@ -16,6 +16,7 @@
 #include "timer.h"
 #include "workload.h"
 #include "gateway.h"
+#include "gatecheck.h"
 #include "metrics.h"
 
 void
@@ -33,6 +34,7 @@ gw_workload_free_if_unused(struct gw_workload *wl)
 		TAILQ_REMOVE(&gw->dirty, wl, dirty_entry);
 	timer_disarm(&wl->wake_timer);
 	ignore_forget(wl);
+	gate_forget(wl);
 	metrics_workload_free(wl);
 	instance_free(wl);
 	free(wl);

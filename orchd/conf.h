@@ -15,6 +15,7 @@
 
 #include "msg.h"
 #include "workload.h"
+#include "htpasswd.h"
 
 struct listener_conf {
 	TAILQ_ENTRY(listener_conf) entry;
@@ -125,6 +126,12 @@ struct orchd_conf {
 						/* "publish port" below 1024,
 						   a bit each */
 	int			 api_key_set;	/* a key was loaded */
+	/* the gate: files and auth services the API may name, exactly */
+	struct strlist		 api_allow_auth_basic;	/* file paths */
+	struct strlist		 api_allow_auth_request; /* URLs, or
+							   prefixes ending in a star */
+	/* the password files read with this configuration (htpasswd.c) */
+	struct htfilelist	 htfiles;
 	/* process workloads without a user: "workload uids", directory */
 	int64_t			 wl_uid_low;
 	int64_t			 wl_uid_high;

@@ -325,6 +325,34 @@ config_ignores_send(struct orchd *env)
 }
 
 /*
+ * The password files of "auth basic", to the gateways alone: each file
+ * read with this configuration, then its users, as checked records.
+ */
+static void
+config_htpasswd_send(struct orchd *env)
+{
+	const struct htfile	*f;
+	struct cfg_htfile	 hf;
+	size_t			 i;
+
+	TAILQ_FOREACH(f, &env->conf->htfiles, entry) {
+		memset(&hf, 0, sizeof(hf));
+		if (strlcpy(hf.path, f->path, sizeof(hf.path)) >=
+		    sizeof(hf.path))
+			fatalx("%s: %s too long", __func__, f->path);
+		hf.nusers = f->nusers;
+		if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_CFG_HTFILE, 0,
+		    -1, &hf, sizeof(hf)) == -1)
+			fatal("%s: compose", __func__);
+		for (i = 0; i < f->nusers; i++)
+			if (proc_compose(&env->ps, PROC_GATEWAY,
+			    IMSG_CFG_HTUSER, 0, -1, &f->users[i],
+			    sizeof(f->users[i])) == -1)
+				fatal("%s: compose", __func__);
+	}
+}
+
+/*
  * "memory budget auto": MemAvailable less a reserve, read once, at the
  * first load: by a reload, what runs already would be missing from it.
  * 0 if it cannot be read, which is no budget, said once.
@@ -440,6 +468,7 @@ config_send(struct orchd *env)
 	TAILQ_FOREACH(wl, &env->conf->workloads, entry)
 		config_workload_send(env, wl);
 	config_ignores_send(env);
+	config_htpasswd_send(env);
 	listeners_send(env);
 	accesslog_send(env);
 	config_tls_send(env);

@@ -91,6 +91,7 @@ static int	 findeol(void);
 %token	ACCESS FORMAT SIZE
 %token	ACME AGE HSTS HTTPS REDIRECT SUBDOMAINS
 %token	CONTACT EAB HMAC HOUR ISSUANCES KID
+%token	DENY
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
@@ -488,6 +489,10 @@ main		: USER STRING			{
 		}
 		| API ALLOW PUBLISH PORT NUMBER	{
 			if (api_allow_port($5) == -1)
+				YYERROR;
+		}
+		| API ALLOW AUTH STRING STRING	{
+			if (api_allow_auth($4, $5) == -1)
 				YYERROR;
 		}
 		| API ALLOW STRING		{
@@ -1166,6 +1171,44 @@ wlopt		: HOST STRING			{
 			if (wl_listen_add($3, $5) == -1)
 				YYERROR;
 		}
+		| ALLOW FROM STRING		{
+			if (gate_access_add(1, $3) == -1)
+				YYERROR;
+		}
+		| DENY FROM STRING		{
+			if (gate_access_add(0, $3) == -1)
+				YYERROR;
+		}
+		| AUTH STRING STRING		{
+			if (gate_auth_begin($2, $3) == -1)
+				YYERROR;
+		} authopts
+		;
+
+/* auth basic FILE [pass authorization], auth request URL [...] */
+authopts	: /* empty */
+		| authopts authopt
+		;
+
+authopt		: STRING value			{
+			if (gate_auth_opt($1, $2) == -1)
+				YYERROR;
+		}
+		| TIMEOUT duration		{
+			if (gate_auth_timeout($2) == -1)
+				YYERROR;
+		}
+		| STRING '{'			{
+			if (gate_auth_headers($1) == -1)
+				YYERROR;
+		} optnl authheaders '}'
+		;
+
+authheaders	: /* empty */
+		| authheaders STRING optnl	{
+			if (gate_auth_header($2) == -1)
+				YYERROR;
+		}
 		;
 
 %%
@@ -1272,6 +1315,7 @@ lookup(const char *s, const char **near)
 		{ "constraint",		CONSTRAINT },
 		{ "contact",		CONTACT },
 		{ "database",		DATABASE },
+		{ "deny",		DENY },
 		{ "depends",		DEPENDS },
 		{ "directory",		DIRECTORY },
 		{ "docker",		DOCKER },

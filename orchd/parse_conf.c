@@ -169,6 +169,9 @@ parse_config(const char *filename, int verbose)
 	TAILQ_INIT(&c->api_allow_networks);
 	TAILQ_INIT(&c->api_allow_addresses);
 	TAILQ_INIT(&c->api_allow_publish);
+	TAILQ_INIT(&c->api_allow_auth_basic);
+	TAILQ_INIT(&c->api_allow_auth_request);
+	TAILQ_INIT(&c->htfiles);
 	TAILQ_INIT(&c->ignores);
 	c->tunnel_idle = c->server_timing = c->on_change = -1;
 	c->pull = -1;
@@ -316,6 +319,9 @@ free_config(struct orchd_conf *c)
 	strlist_free(&c->api_allow_networks);
 	strlist_free(&c->api_allow_addresses);
 	strlist_free(&c->api_allow_publish);
+	strlist_free(&c->api_allow_auth_basic);
+	strlist_free(&c->api_allow_auth_request);
+	htfiles_free(&c->htfiles);
 	ignore_free(&c->ignores);
 	while ((kp = TAILQ_FIRST(&c->keypairs)) != NULL) {
 		TAILQ_REMOVE(&c->keypairs, kp, entry);

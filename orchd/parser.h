@@ -127,6 +127,15 @@ int		 api_allow_address(const char *);
 int		 api_allow_publish(const char *);
 int		 api_allow_port(int64_t);
 
+/* parse_gate.c: allow from, deny from, auth, api allow auth */
+int		 gate_access_add(int, const char *);
+int		 gate_auth_begin(const char *, const char *);
+int		 gate_auth_opt(const char *, const char *);
+int		 gate_auth_timeout(int64_t);
+int		 gate_auth_headers(const char *);
+int		 gate_auth_header(const char *);
+int		 api_allow_auth(const char *, const char *);
+
 /* parse_listen.c */
 int		 address_parse(const char *, int, struct sockaddr_storage *,
 		    socklen_t *);

@@ -102,6 +102,50 @@ policy_network_allowed(const struct orchd_conf *conf, const char *name)
 }
 
 /*
+ * The gate of an API workload: "allow from" and "deny from" only narrow
+ * who reaches it, so they are the key holder's to set.  A password
+ * file is the operator's: only one "api allow auth basic" names, read
+ * with orchd.conf, never a path the key holder chose.  An auth service
+ * is reached by gatewayd with the client's cookies: only one "api allow
+ * auth request" names, exactly or under its prefix ending in a star.
+ */
+static int
+policy_gate(const struct orchd_conf *conf, const struct workload_conf *wc,
+    char *err, size_t len)
+{
+	const struct strentry	*e;
+	size_t			 n;
+
+	if (wc->auth_basic != NULL) {
+		TAILQ_FOREACH(e, &conf->api_allow_auth_basic, entry)
+			if (strcmp(e->str, wc->auth_basic) == 0)
+				break;
+		if (e == NULL)
+			return (deny(err, len, "api allow: auth basic \"%s\" "
+			    "is no \"api allow auth basic\" of orchd.conf",
+			    valid_text(wc->auth_basic) &&
+			    strlen(wc->auth_basic) < 256 ? wc->auth_basic :
+			    "?"));
+	}
+	if (wc->auth_request != NULL) {
+		TAILQ_FOREACH(e, &conf->api_allow_auth_request, entry) {
+			n = strlen(e->str);
+			if (strcmp(e->str, wc->auth_request) == 0 ||
+			    (n >= 2 && strcmp(e->str + n - 2, "/*") == 0 &&
+			    strncmp(e->str, wc->auth_request, n - 1) == 0))
+				break;
+		}
+		if (e == NULL)
+			return (deny(err, len, "api allow: auth request \"%s\" "
+			    "matches no \"api allow auth request\" of "
+			    "orchd.conf", valid_text(wc->auth_request) &&
+			    strlen(wc->auth_request) < 256 ? wc->auth_request :
+			    "?"));
+	}
+	return (0);
+}
+
+/*
  * What only orchd.conf may say, and only what "api allow" lets in.
  * "ignore" rules, the tunnel idle timeout and server timing are the
  * API's to set: they decide only which requests count as use of the
@@ -179,6 +223,8 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 	/* its network, address, port and where Docker publishes it */
 	if (policy_api_net(conf, wc, err, len) == -1)
 		return (403);
+	if (policy_gate(conf, wc, err, len) != 0)
+		return (403);
 	/*
 	 * depends_on is the API's to set, on any workload: it wakes them
 	 * and keeps them up, which the key holder could do anyway (wake,
@@ -220,6 +266,12 @@ policy_check(const struct orchd_conf *conf, const struct workload_conf *wc,
 		return (403);
 	if (workload_root_check(wc, why, sizeof(why)) == -1)
 		return (deny(err, len, "%s", why));
+	/* its password file was read with this configuration */
+	if (wc->auth_basic != NULL &&
+	    htfile_find(&conf->htfiles, wc->auth_basic) == NULL)
+		return (deny(err, len, "auth basic \"%s\": not read with "
+		    "orchd.conf", valid_text(wc->auth_basic) &&
+		    strlen(wc->auth_basic) < 256 ? wc->auth_basic : "?"));
 	return (0);
 }
 

@@ -452,6 +452,16 @@ print_api(FILE *fp, const struct orchd_conf *conf)
 			fprintf(fp, "api allow publish port %d\n", port);
 	if (conf->api_allow_root)
 		fputs("api allow root\n", fp);
+	TAILQ_FOREACH(e, &conf->api_allow_auth_basic, entry) {
+		fputs("api allow auth basic ", fp);
+		print_string(fp, e->str);
+		fputs("\n", fp);
+	}
+	TAILQ_FOREACH(e, &conf->api_allow_auth_request, entry) {
+		fputs("api allow auth request ", fp);
+		print_string(fp, e->str);
+		fputs("\n", fp);
+	}
 }
 
 /* "keyword STRING" in a block, if s is set */
@@ -784,6 +794,64 @@ nv_pull_timeout(FILE *fp, const struct orchd_conf *conf,
 
 #define GLOBAL(m)	offsetof(struct orchd_conf, m)
 
+/* the gate: "allow from" and "deny from" in their order */
+static void
+nv_access(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+	const struct strentry	*e;
+	const char		*sp;
+
+	TAILQ_FOREACH(e, &wl->access, entry) {
+		sp = strchr(e->str, ' ');
+		fprintf(fp, "\t%.*s from ", sp != NULL ?
+		    (int)(sp - e->str) : 0, e->str);
+		print_string(fp, sp != NULL ? sp + 1 : e->str);
+		fputs("\n", fp);
+	}
+}
+
+/* "auth basic FILE [pass authorization]" */
+static void
+nv_auth_basic(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+	if (wl->auth_basic == NULL)
+		return;
+	fputs("\tauth basic ", fp);
+	print_string(fp, wl->auth_basic);
+	fputs(wl->auth_pass == 1 ? " pass authorization\n" : "\n", fp);
+}
+
+/* "auth request URL [headers { ... }] [timeout D] [cache D]" */
+static void
+nv_auth_request(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+	const struct strentry	*e;
+	char			 buf[32];
+
+	if (wl->auth_request == NULL)
+		return;
+	fputs("\tauth request ", fp);
+	print_string(fp, wl->auth_request);
+	if (!TAILQ_EMPTY(&wl->auth_headers)) {
+		fputs(" headers {", fp);
+		TAILQ_FOREACH(e, &wl->auth_headers, entry) {
+			fputs(" ", fp);
+			print_string(fp, e->str);
+		}
+		fputs(" }", fp);
+	}
+	if (wl->auth_timeout != -1)
+		fprintf(fp, " timeout %s", fmt_duration(wl->auth_timeout, buf,
+		    sizeof(buf)));
+	if (wl->auth_cache != -1)
+		fprintf(fp, " cache %s", fmt_duration(wl->auth_cache, buf,
+		    sizeof(buf)));
+	fputs("\n", fp);
+}
+
 static const struct nv_printer nv_printers[] = {
 	{ "network",		nv_network, 0 },
 	{ "volumes",		nv_volumes, 0 },
@@ -811,6 +879,9 @@ static const struct nv_printer nv_printers[] = {
 	{ "init",		nv_init, 0 },
 	{ "pull",		nv_pull, 0 },
 	{ "pull_timeout",	nv_pull_timeout, GLOBAL(pull_timeout) },
+	{ "access",		nv_access, 0 },
+	{ "auth_basic",		nv_auth_basic, 0 },
+	{ "auth_request",	nv_auth_request, 0 },
 };
 
 static const struct nv_printer *

@@ -26,7 +26,7 @@ TEST_authlim_OBJS = $(OBJ)/reaperd/authlim.o
 TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/policy_net.o \
 		   $(OBJ)/orchd/parent_api.o $(OBJ)/orchd/apidef.o \
 		   $(OBJ)/orchd/depends.o $(OBJ)/orchd/trust.o \
-		   $(OBJ)/orchd/request.o
+		   $(OBJ)/orchd/request.o $(OBJ)/orchd/htpasswd.o
 # the parent's requests in flight, relaying answers to whoever asked
 TEST_reply_OBJS = $(OBJ)/orchd/request.o
 # orchd -nv: the printer, with the parser it prints for
@@ -52,7 +52,8 @@ TEST_sockdiag_OBJS = $(OBJ)/orchd/sockdiag.o
 TEST_spawner_OBJS = $(OBJ)/spawnerd/check.o
 # the parent's reading of a packed definition from a child
 TEST_apidef_OBJS = $(OBJ)/orchd/apidef.o $(OBJ)/orchd/policy.o \
-		   $(OBJ)/orchd/policy_net.o $(OBJ)/orchd/trust.o
+		   $(OBJ)/orchd/policy_net.o $(OBJ)/orchd/trust.o \
+		   $(OBJ)/orchd/htpasswd.o
 TEST_clienthello_OBJS = $(OBJ)/gatewayd/clienthello.o
 # ACME: acmed's JWS, CSR and certificates, and the parent's checks of
 # what acmed sends (orchd/acme_relay.c)
@@ -60,3 +61,6 @@ TEST_acme_OBJS = $(OBJ)/orchd/acme_relay.o $(OBJ)/acmed/jws.o \
 		   $(OBJ)/acmed/cert.o
 $(BUILD)/regress/test_acme: LDFLAGS += $(ACME_LIBS)
 TEST_acmehttp_OBJS = $(OBJ)/gatewayd/acme_http.o
+# the gate: the parent's htpasswd loader, the gateway's cache
+TEST_htpasswd_OBJS = $(OBJ)/orchd/htpasswd.o $(OBJ)/gatewayd/gate_cache.o
+$(BUILD)/regress/test_htpasswd: LDFLAGS += -lmd
