@@ -32,7 +32,7 @@ int	 jws_account_key(const char *, char *, size_t);
 const char *jws_thumbprint(void);
 char	*jws_sign(const char *, const char *, const char *, const char *);
 json_t	*jws_eab(const char *, const char *, const char *, char *, size_t);
-void	 jws_set_key(void *);		/* tests: an EVP_PKEY of theirs */
+void	 jws_set_key(void *);		/* an EVP_PKEY, taken; NULL: none */
 
 /* cert.c */
 int	 cert_csr(const char *, char **, char **, char *, size_t);

@@ -174,6 +174,7 @@ test_eab(void **state)
 	json_decref(o);
 	assert_null(jws_eab("kid-1", "not base64url!", "https://x/", err,
 	    sizeof(err)));
+	jws_set_key(NULL);
 }
 
 static void
