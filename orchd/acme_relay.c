@@ -635,6 +635,19 @@ acme_config_send(struct orchd *env)
 	}
 }
 
+/* a WANT not passed on: the gateways end the handshakes held for it */
+static void
+want_refused(struct orchd *env, const char *name, const char *why)
+{
+	struct acme_status	 st;
+
+	memset(&st, 0, sizeof(st));
+	strlcpy(st.name, name, sizeof(st.name));
+	strlcpy(st.error, why, sizeof(st.error));
+	st.state = ACME_STATE_FAILED;
+	to_gateways(env, IMSG_ACME_FAILED, &st, sizeof(st), NULL, 0, NULL, 0);
+}
+
 /* from a gateway: a handshake held for a host without a certificate */
 void
 acme_recv_want(struct imsgev *iev, struct imsg *imsg)
@@ -646,10 +659,13 @@ acme_recv_want(struct imsgev *iev, struct imsg *imsg)
 	if (!acme_host_ok(ah.name) || !acme_host_routes(env->conf, ah.name)) {
 		log_debug("acme: %s: routes to no workload, not issued",
 		    ah.name);
+		want_refused(env, ah.name, "routes to no workload");
 		return;
 	}
-	if (!acme_running(env))
+	if (!acme_running(env)) {
+		want_refused(env, ah.name, "no acme block at start");
 		return;
+	}
 	if (proc_compose(&env->ps, PROC_ACME, IMSG_ACME_WANT, 0, -1, &ah,
 	    sizeof(ah)) == -1)
 		fatal("%s: compose", __func__);
