@@ -24,6 +24,7 @@
 
 #define ACMED_BODY_MAX		(128 * 1024)	/* an answer, at most */
 #define ACMED_NONCE_MAX		256
+#define ACMED_CHAIN_MAX		(64 * 1024)	/* the parent's bound */
 
 /* jws.c */
 char	*b64url(const unsigned char *, size_t);

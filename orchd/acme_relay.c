@@ -286,7 +286,7 @@ acme_check_cert(const struct orchd_conf *c, const void *data, size_t len)
 }
 
 const char *
-acme_check_status(const void *data, size_t len)
+acme_check_status(const struct orchd_conf *c, const void *data, size_t len)
 {
 	struct acme_status	 st;
 
@@ -295,6 +295,8 @@ acme_check_status(const void *data, size_t len)
 	memcpy(&st, data, sizeof(st));
 	if (!str_in(st.name, sizeof(st.name)) || !acme_host_ok(st.name))
 		return ("not a host name");
+	if (!acme_host_routes(c, st.name))
+		return ("a host no workload answers");
 	if (!str_printable(st.issuer, sizeof(st.issuer)) ||
 	    !str_printable(st.error, sizeof(st.error)))
 		return ("issuer or error unterminated or not printable");
@@ -745,8 +747,8 @@ acme_recv_status(struct imsgev *iev, struct imsg *imsg)
 	struct acme_entry	*e;
 	const char		*why;
 
-	if ((why = acme_check_status(imsg->data, imsg_get_len(imsg))) !=
-	    NULL) {
+	if ((why = acme_check_status(env->conf, imsg->data,
+	    imsg_get_len(imsg))) != NULL) {
 		refused(imsg, imsg->hdr.type == IMSG_ACME_FAILED ? "FAILED" :
 		    "STATUS", why);
 		return;
