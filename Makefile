@@ -352,7 +352,8 @@ clean:
 FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 60
 FUZZ_DIR	 = build/fuzz
-FUZZ_TARGETS	 = http chunked config imsg h2 parent_def parent_acme
+FUZZ_TARGETS	 = http chunked config imsg h2 parent_def parent_acme \
+		   clienthello
 FUZZ_CFLAGS	 = -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Iorchd \
 		   $(PKG_CFLAGS)
@@ -376,6 +377,7 @@ FUZZ_SRCS_parent_def = regress/fuzz/fuzz_parent_def.c orchd/apidef.c \
 		   common/workload_fields.c common/workload_wire.c \
 		   common/ignore.c common/units.c common/log.c common/util.c \
 		   common/deps.c common/hashtab.c common/argv.c
+FUZZ_SRCS_clienthello = regress/fuzz/fuzz_clienthello.c gatewayd/clienthello.c
 # the parent's checks of acmed's messages, the rest of it stubbed
 FUZZ_SRCS_parent_acme = regress/fuzz/fuzz_parent_acme.c orchd/acme_relay.c \
 		   common/log.c

@@ -18,7 +18,7 @@
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	3
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	10
+#define ORCHD_IMSG_VERSION	11
 
 /* the child's end of its channel to the parent */
 #define PROC_PARENT_FD		3
@@ -519,6 +519,7 @@ struct gw_metrics_total {
 	uint64_t		 addr_refused;	/* max connections per address */
 	uint64_t		 protocol[2];	/* requests: HTTP/1.x, h2 */
 	uint64_t		 access_log_drops; /* lines lost: buffer full */
+	uint64_t		 tls_hellos[4];	/* GW_HELLO_*, tlshello.c */
 };
 
 /* IMSG_CFG_STATUS: the parent's start and its last configuration load */

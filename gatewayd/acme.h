@@ -52,11 +52,5 @@ void		 acme_recv_failed(struct imsgev *, struct imsg *);
 /* tlshello.c */
 extern const struct conn_ops hello_ops;
 void		 hello_resume(const char *, int);
-uint64_t	 hello_count(int);
-#define HELLO_WANTS	0	/* IMSG_ACME_WANT sent */
-#define HELLO_NOROUTE	1	/* closed: the name routes nowhere */
-#define HELLO_BAD	2	/* closed: no ClientHello we take */
-#define HELLO_HELD	3	/* handshakes held */
-#define HELLO_NCOUNT	4
 
 #endif /* ORCHD_GW_ACME_H */

@@ -468,7 +468,7 @@ void		 h2_conn_closed(struct gw_conn *);
 int		 h2_proxy_start(struct gw_conn *);
 void		 h2_stream_take(struct gw_conn *);
 int		 h2_stream_head(struct gw_conn *, struct http_head *,
-		    const char *);
+		    const char *, const char *);
 void		 h2_stream_trailers(struct gw_conn *);
 void		 h2_listener_gone(struct gw_listener *);
 unsigned int	 h2_stop(void);

@@ -535,14 +535,29 @@ h2_data_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len,
 	return (n);
 }
 
+/* one field of the gateway's own, if value is not NULL */
+static void
+h2_own_field(nghttp2_nv *nva, size_t *n, const char *name, const char *value)
+{
+	if (value == NULL)
+		return;
+	nva[*n].name = (uint8_t *)name;
+	nva[*n].namelen = strlen(name);
+	nva[*n].value = (uint8_t *)value;
+	nva[*n].valuelen = strlen(value);
+	nva[(*n)++].flags = NGHTTP2_NV_FLAG_NONE;
+}
+
 /*
  * The answer's head: its fields, lower case, without hop-by-hop ones,
- * and a Server-Timing of the gateway's if timing is not NULL.
+ * and a Server-Timing and a Strict-Transport-Security of the gateway's
+ * if timing and hsts are not NULL.
  */
 static int
-h2_submit_head(struct h2_stream *st, struct http_head *h, const char *timing)
+h2_submit_head(struct h2_stream *st, struct http_head *h, const char *timing,
+    const char *hsts)
 {
-	nghttp2_nv		 nva[HTTP_FIELDS_MAX + 2];
+	nghttp2_nv		 nva[HTTP_FIELDS_MAX + 3];
 	nghttp2_data_provider	 dp;
 	char			 status[4];
 	struct http_field	*f;
@@ -568,13 +583,8 @@ h2_submit_head(struct h2_stream *st, struct http_head *h, const char *timing)
 		nva[n].valuelen = f->valuelen;
 		nva[n++].flags = NGHTTP2_NV_FLAG_NONE;
 	}
-	if (timing != NULL) {
-		nva[n].name = (uint8_t *)"server-timing";
-		nva[n].namelen = 13;
-		nva[n].value = (uint8_t *)timing;
-		nva[n].valuelen = strlen(timing);
-		nva[n++].flags = NGHTTP2_NV_FLAG_NONE;
-	}
+	h2_own_field(nva, &n, "server-timing", timing);
+	h2_own_field(nva, &n, "strict-transport-security", hsts);
 	st->body = h->body;
 	st->left = h->content_length;
 	if (st->body == HTTP_BODY_CHUNKED)
@@ -674,7 +684,7 @@ h2_stream_answer(struct h2_stream *st)
 			continue;
 		}
 		st->reusable = http_head_persistent(&st->resp->h);
-		r = h2_submit_head(st, &st->resp->h, NULL);
+		r = h2_submit_head(st, &st->resp->h, NULL, NULL);
 		head_put(st->resp);
 		st->resp = NULL;
 		if (r != 0)
@@ -897,7 +907,7 @@ h2_stream_take(struct gw_conn *pc)
  * and the line counts it as over HTTP/1.1 (orchd.conf.5).
  */
 static size_t
-h2_head_size(const struct http_head *h, const char *timing)
+h2_head_size(const struct http_head *h, const char *timing, const char *hsts)
 {
 	const struct http_field	*f;
 	size_t			 i, n;
@@ -911,6 +921,9 @@ h2_head_size(const struct http_head *h, const char *timing)
 	}
 	if (timing != NULL)
 		n += sizeof("Server-Timing: \r\n") - 1 + strlen(timing);
+	if (hsts != NULL)
+		n += sizeof("Strict-Transport-Security: \r\n") - 1 +
+		    strlen(hsts);
 	return (n);
 }
 
@@ -922,7 +935,8 @@ h2_head_size(const struct http_head *h, const char *timing)
  * body's first bytes goes out with them, as over HTTP/1.1.
  */
 int
-h2_stream_head(struct gw_conn *pc, struct http_head *h, const char *timing)
+h2_stream_head(struct gw_conn *pc, struct http_head *h, const char *timing,
+    const char *hsts)
 {
 	struct h2_stream	*st = pc->h2st;
 
@@ -930,8 +944,8 @@ h2_stream_head(struct gw_conn *pc, struct http_head *h, const char *timing)
 		return (-1);
 	st->direct = 1;
 	st->reusable = pc->keepalive;
-	pc->tx_total += h2_head_size(h, timing);
-	if (h2_submit_head(st, h, timing) != 0) {
+	pc->tx_total += h2_head_size(h, timing, hsts);
+	if (h2_submit_head(st, h, timing, hsts) != 0) {
 		st->respdone = 1;
 		(void)nghttp2_submit_rst_stream(st->sess->ng,
 		    NGHTTP2_FLAG_NONE, st->id, NGHTTP2_INTERNAL_ERROR);

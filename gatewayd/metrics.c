@@ -43,6 +43,7 @@ static const double metrics_bounds[METRICS_WAKE_BOUNDS] = {
 static uint64_t		 metrics_api_status[5];
 static uint64_t		 metrics_auth_failures;
 static uint64_t		 metrics_unknown_hosts;
+static uint64_t		 metrics_hellos[GW_HELLO_N];
 static uint64_t		 metrics_protocol[2];	/* HTTP/1.x, h2 */
 static struct st_queue_stats	 metrics_store;
 static uint64_t		 metrics_idle_closes;
@@ -290,6 +291,14 @@ metrics_idle_closed(void)
 	metrics_idle_closes++;
 }
 
+/* what became of a TLS connection's ClientHello (tlshello.c) */
+void
+metrics_hello(int which)
+{
+	if (which >= 0 && which < GW_HELLO_N)
+		metrics_hellos[which]++;
+}
+
 /* a connection over "max connections per address", refused (conn.c) */
 void
 metrics_addr_refused(void)
@@ -461,6 +470,26 @@ write_tcp(struct evbuffer *b, const struct metrics_sum *sum)
 	per_tcp_workload(b, sum, "orchd_tcp_sent_bytes_total", "counter",
 	    "Bytes written to the clients of the workload's TCP listeners.",
 	    get_tcp_tx);
+}
+
+/* the ClientHellos of TLS listeners, by what became of them */
+static void
+write_hellos(struct evbuffer *b, const struct metrics_sum *sum)
+{
+	static const char *const results[GW_HELLO_N] = {
+		"result=\"certificate_asked\"", "result=\"no_route\"",
+		"result=\"malformed\"", "result=\"held\""
+	};
+	int	 i;
+
+	prom_family(b, "orchd_gateway_tls_hellos_total", "counter",
+	    "ClientHellos of TLS listeners: a certificate asked of acmed, "
+	    "closed for a name that routes nowhere or for bytes that are "
+	    "no ClientHello, held for a certificate.");
+	for (i = 0; i < GW_HELLO_N; i++)
+		prom_sample_u64(b, "orchd_gateway_tls_hellos_total",
+		    results[i], metrics_hellos[i] +
+		    (sum != NULL ? sum->total.tls_hellos[i] : 0));
 }
 
 static void
@@ -697,6 +726,7 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	prom_sample_u64(b, "orchd_gateway_address_refused_total", NULL,
 	    metrics_addr_refusals +
 	    (sum != NULL ? sum->total.addr_refused : 0));
+	write_hellos(b, sum);
 	write_requests(b, sum);
 	per_workload(b, sum, "orchd_requests_in_flight", "gauge",
 	    "Requests being answered that are use, parked ones included, "
@@ -785,6 +815,7 @@ metrics_own_total(struct gw_metrics_total *t)
 	t->unknown_hosts = metrics_unknown_hosts;
 	t->idle_closed = metrics_idle_closes;
 	t->addr_refused = metrics_addr_refusals;
+	memcpy(t->tls_hellos, metrics_hellos, sizeof(t->tls_hellos));
 	memcpy(t->protocol, metrics_protocol, sizeof(t->protocol));
 	t->access_log_drops = accesslog_drops();
 }

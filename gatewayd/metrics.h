@@ -81,6 +81,13 @@ void		 metrics_own(const struct gw_workload *, struct gw_metrics_wl *);
 void		 metrics_own_total(struct gw_metrics_total *);
 void		 metrics_recv_dump(struct imsgev *, struct imsg *);
 void		 metrics_unknown_host(void);
+/* TLS listeners before the handshake (tlshello.c) */
+#define GW_HELLO_WANTS		0	/* IMSG_ACME_WANT sent */
+#define GW_HELLO_NOROUTE	1	/* closed: the name routes nowhere */
+#define GW_HELLO_BAD		2	/* closed: no ClientHello we take */
+#define GW_HELLO_HELD		3	/* held for a certificate */
+#define GW_HELLO_N		4
+void		 metrics_hello(int);
 void		 metrics_request_protocol(struct gw_conn *);
 void		 metrics_route(struct gw_conn *);
 void		 metrics_request_end(struct gw_conn *);

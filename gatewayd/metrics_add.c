@@ -67,4 +67,6 @@ metrics_total_add(struct gw_metrics_total *t, const struct gw_metrics_total *add
 	t->protocol[0] += add->protocol[0];
 	t->protocol[1] += add->protocol[1];
 	t->access_log_drops += add->access_log_drops;
+	for (i = 0; i < 4; i++)
+		t->tls_hellos[i] += add->tls_hellos[i];
 }

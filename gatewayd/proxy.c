@@ -691,14 +691,14 @@ send_response(struct gw_conn *c)
 		servertiming = timing;
 	}
 	c->wake_us = -1;
-	if ((add[nadd].value = redirect_hsts(c, h, hsts, sizeof(hsts))) !=
-	    NULL)
-		add[nadd++].name = "Strict-Transport-Security";
+	add[nadd].value = redirect_hsts(c, h, hsts, sizeof(hsts));
 	if (c->h2stream) {
 		/* an HTTP/2 stream's: its HEADERS, the body as it is */
 		c->respchunked_out = 0;
-		return (h2_stream_head(c, h, servertiming));
+		return (h2_stream_head(c, h, servertiming, add[nadd].value));
 	}
+	if (add[nadd].value != NULL)
+		add[nadd++].name = "Strict-Transport-Security";
 	ser.add = add;
 	ser.nadd = nadd;
 	return (head_out(h, &ser, c->out));

@@ -45,6 +45,7 @@
 #include "proc.h"
 #include "timer.h"
 #include "gateway.h"
+#include "metrics.h"
 #include "acme.h"
 #include "clienthello.h"
 
@@ -63,7 +64,6 @@ RB_GENERATE(gw_wants, gw_want, entry, want_cmp);
 
 static struct gw_wants	 wants = RB_INITIALIZER(&wants);
 static unsigned int	 nwants, nheld;
-static uint64_t		 counts[HELLO_NCOUNT];
 static int		 resuming;	/* a certificate came: no new hold */
 
 static void	hello_read(struct gw_conn *);
@@ -72,12 +72,6 @@ int
 want_cmp(struct gw_want *a, struct gw_want *b)
 {
 	return (strcmp(a->name, b->name));
-}
-
-uint64_t
-hello_count(int which)
-{
-	return (which >= 0 && which < HELLO_NCOUNT ? counts[which] : 0);
 }
 
 static void
@@ -207,7 +201,7 @@ want_get(const char *name)
 		free(w);
 		return (NULL);
 	}
-	counts[HELLO_WANTS]++;
+	metrics_hello(GW_HELLO_WANTS);
 	log_info("acme: %s: no certificate yet, asked for one", name);
 	(void)strlcpy(w->name, name, sizeof(w->name));
 	TAILQ_INIT(&w->held);
@@ -233,7 +227,7 @@ hello_hold(struct gw_conn *c, const char *name)
 	w->nheld++;
 	nheld++;
 	c->want = w;
-	counts[HELLO_HELD]++;
+	metrics_hello(GW_HELLO_HELD);
 	/* the want's timer ends it; this one only if that one is lost */
 	conn_timer(c, GW_ACME_WAIT + 1);
 }
@@ -267,7 +261,7 @@ hello_choose(struct gw_conn *c, const struct clienthello *ch)
 		return;
 	}
 	if (route_lookup(name, strlen(name)) == NULL) {
-		counts[HELLO_NOROUTE]++;
+		metrics_hello(GW_HELLO_NOROUTE);
 		log_debug("%s: %s routes nowhere: closed, no certificate "
 		    "asked", c->peer, name);
 		conn_close(c);
@@ -297,7 +291,7 @@ hello_read(struct gw_conn *c)
 	case CH_MORE:
 		return;
 	case CH_BAD:
-		counts[HELLO_BAD]++;
+		metrics_hello(GW_HELLO_BAD);
 		log_debug("%s: no ClientHello taken: closed", c->peer);
 		conn_close(c);
 		return;

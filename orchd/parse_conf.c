@@ -244,6 +244,7 @@ parse_config(const char *filename, int verbose)
 	portchecks_run(c);
 	depchecks_run(c);
 	instance_check(c);
+	listener_acme_check(c);
 	if (errors != 0) {
 		free_config(c);
 		return (NULL);

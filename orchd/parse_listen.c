@@ -182,6 +182,26 @@ listener_options(int acme)
 	return (rv);
 }
 
+/*
+ * "tls acme" asks acmed for certificates, and acmed runs only with an
+ * "acme" block: without one, the listener's hosts would wait for nothing.
+ */
+void
+listener_acme_check(const struct orchd_conf *c)
+{
+	const struct listener_conf	*l;
+
+	if (c->acme != NULL)
+		return;
+	TAILQ_FOREACH(l, &c->listeners, entry)
+		if (l->acme) {
+			log_warnx("%s: listen on %s: tls acme without an "
+			    "acme block", c->conffile, l->name);
+			errors++;
+			return;
+		}
+}
+
 /* workload: a workload's raw TCP listener, NULL for the gateway's */
 int
 listener_add(const char *name, int64_t port, int api, char *cert, char *key,

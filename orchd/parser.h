@@ -138,6 +138,7 @@ int		 listener_add(const char *, int64_t, int, char *, char *,
 int		 wl_listen_add(const char *, int64_t);
 int		 listener_http2(int);
 int		 listener_options(int);
+void		 listener_acme_check(const struct orchd_conf *);
 int		 listener_redirect(int64_t);
 int		 listener_hsts(int64_t, int);
 

@@ -15,7 +15,7 @@ ensure_user
 command -v openssl >/dev/null || skip "no openssl"
 command -v curl >/dev/null || skip "no curl"
 
-ports SPORT HPORT PPORT APORT BPORT RPORT
+ports SPORT HPORT PPORT APORT BPORT RPORT DPORT
 mkdir -p "$T/log" "$T/bin" "$T/pki"
 testhttp_bin
 P=$T/pki
@@ -36,8 +36,13 @@ cert() {	# cert NAME [FILE]: NAME's certificate in FILE.crt, FILE.key
 cert a.test
 cert b.test
 
+: >"$T/r.starts"
+chmod 0666 "$T/r.starts"
 conf_head >"$T/orchd.conf"
 cat >>"$T/orchd.conf" <<CONF
+acme {
+	directory "https://127.0.0.1:$DPORT/dir"
+}
 listen on 127.0.0.1 port $SPORT tls acme hsts max age 600 subdomains
 listen on 127.0.0.1 port $HPORT redirect https port $SPORT
 listen on 127.0.0.1 port $PPORT
@@ -81,6 +86,8 @@ bad "redirect https on a TLS listener" \
     "listen on 127.0.0.1 port $SPORT tls acme redirect https"
 bad "hsts on a cleartext listener" "listen on 127.0.0.1 port $HPORT hsts"
 bad "tls acme on an api listener" "api listen on 127.0.0.1 port $HPORT tls acme"
+bad "tls acme without an acme block" \
+    "listen on 127.0.0.1 port $SPORT tls acme"
 bad "redirect https twice" \
     "listen on 127.0.0.1 port $HPORT redirect https redirect https"
 
@@ -124,6 +131,13 @@ check "and over HTTP/1.1 ($code)" [ "$code" = "200 1.1" ]
 check "hsts: Strict-Transport-Security over TLS, HTTP/1.1" \
     grep -qi '^Strict-Transport-Security: max-age=600; includeSubDomains' \
     "$T/a1.hdr"
+check "hsts: and over HTTP/2" \
+    grep -qi '^Strict-Transport-Security: max-age=600; includeSubDomains' \
+    "$T/a.hdr"
+code=$(curl -sS -m 10 -o /dev/null -D "$T/p.hdr" -w '%{http_code}' \
+    -H 'Host: a.test' "http://127.0.0.1:$PPORT/")
+check "hsts: never over cleartext ($code)" \
+    sh -c "[ $code = 200 ] && ! grep -qi '^Strict-Transport' '$T/p.hdr'"
 
 # redirect https: the listener's, then a workload's; nothing woken
 code=$(curl -sS -m 10 -o /dev/null -D "$T/r.hdr" -w '%{http_code}' \

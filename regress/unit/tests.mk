@@ -53,8 +53,10 @@ TEST_spawner_OBJS = $(OBJ)/spawnerd/check.o
 # the parent's reading of a packed definition from a child
 TEST_apidef_OBJS = $(OBJ)/orchd/apidef.o $(OBJ)/orchd/policy.o \
 		   $(OBJ)/orchd/policy_net.o $(OBJ)/orchd/trust.o
+TEST_clienthello_OBJS = $(OBJ)/gatewayd/clienthello.o
 # ACME: acmed's JWS, CSR and certificates, and the parent's checks of
 # what acmed sends (orchd/acme_relay.c)
 TEST_acme_OBJS = $(OBJ)/orchd/acme_relay.o $(OBJ)/acmed/jws.o \
 		   $(OBJ)/acmed/cert.o
 $(BUILD)/regress/test_acme: LDFLAGS += $(ACME_LIBS)
+TEST_acmehttp_OBJS = $(OBJ)/gatewayd/acme_http.o
