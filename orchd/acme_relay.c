@@ -480,6 +480,28 @@ sub(const char *more)
 }
 
 /*
+ * The account key is the daemon user's: systemd gives what it finds
+ * below a StateDirectory back to root at a start.  Never through a link.
+ */
+static void
+account_key_give(struct orchd *env)
+{
+	struct stat	 sb;
+	const char	*path;
+	int		 fd;
+
+	if (geteuid() != 0 ||
+	    (path = sub("/root/account/account.key")) == NULL ||
+	    (fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    (sb.st_uid != env->uid || sb.st_gid != env->gid) &&
+	    (fchown(fd, env->uid, env->gid) == -1 || fchmod(fd, 0600) == -1))
+		log_warn("acme: %s", path);
+	close(fd);
+}
+
+/*
  * At start, as root, before the children: the directories, the
  * resolver's files in the chroot, the stored certificates.
  */
@@ -498,6 +520,7 @@ acme_prepare(struct orchd *env)
 	    dir_make(sub("/root/etc"), 0, 0, 0755) == -1 ||
 	    dir_make(sub("/root/account"), env->uid, env->gid, 0700) == -1)
 		fatal("acme: %s/root", acme_dir);
+	account_key_give(env);
 	if (dir_make(acme_certs, 0, 0, 0700) == -1)
 		fatal("acme: %s", acme_certs);
 	etc_copy("resolv.conf");

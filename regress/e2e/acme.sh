@@ -74,11 +74,15 @@ if command -v promtool >/dev/null; then
 	    <'$T/metrics'"
 fi
 
-# -- a restart serves the same certificate, orders nothing
+# -- a restart serves the same certificate, orders nothing; the key
+# given back to root, as systemd's StateDirectory= does, is given back
 s1=$(serial app.s8acme.test)
 n1=$(orders)
 stop_orchd
+chown root:root "$ACMEDIR/root/account/account.key"
 start_orchd_or_exit
+check "the account key is the daemon user's again" \
+    [ "$(stat -c %U "$ACMEDIR/root/account/account.key")" = _orchd ]
 c=$(https app.s8acme.test)
 check "after a restart the host is served at once ($c)" [ "$c" = 200 ]
 check "... with the same certificate" [ "$(serial app.s8acme.test)" = "$s1" ]

@@ -104,8 +104,9 @@ check "the unit is Type=notify" grep -q '^Type=notify$' "$unit"
 check "the unit reloads with orchctl reload, which fails on a bad file" \
     grep -q '^ExecReload=/usr/local/sbin/orchctl reload$' "$unit"
 check "the unit restarts on failure" grep -q '^Restart=on-failure$' "$unit"
-check "systemd makes /var/lib/orchd and /var/lib/orchd-workloads" \
-    grep -q '^StateDirectory=orchd orchd-workloads$' "$unit"
+check "systemd makes /var/lib/orchd, orchd-workloads, orchd-acme, orchd-certs" \
+    grep -q '^StateDirectory=orchd orchd-workloads orchd-acme orchd-certs$' \
+    "$unit"
 check "and /run/orchd" grep -q '^RuntimeDirectory=orchd$' "$unit"
 check "and /var/log/orchd" grep -q '^LogsDirectory=orchd$' "$unit"
 check "the unit names no /var/db" sh -c "! grep -q /var/db '$unit'"
