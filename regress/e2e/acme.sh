@@ -8,7 +8,8 @@
 # orchctl show certificates and /metrics tell it.  The directory is
 # named "localhost", resolved by acmed in its chroot.  Then, with
 # pebble's certificates valid 90 seconds, a renewal at two thirds of
-# that, by itself; and an account with external account binding.
+# that, by itself, and again after a restart for the stored one; and an
+# account with external account binding.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pebble.subr"
 e2e_init "$1"
@@ -149,6 +150,17 @@ check "... renewed by acmed itself at two thirds of its life" \
 check "... one order more" [ "$(orders)" -eq $((n3 + 1)) ]
 c=$(https app.s8acme.test)
 check "... served, trusted ($c)" [ "$c" = 200 ]
+# a restart: acmed learns the stored one's dates from the parent (HAVE)
+stop_orchd
+start_orchd_or_exit
+s4=$(serial app.s8acme.test)
+n4=$(orders)
+check "after a restart the stored 90 s certificate is served" \
+    [ "$s4" != "" ]
+renewed4() { [ "$(serial app.s8acme.test)" != "$s4" ]; }
+check "... and renewed in its turn, as acmed read its dates" \
+    wait_for 80 renewed4
+check "... one order more" [ "$(orders)" -eq $((n4 + 1)) ]
 stop_orchd
 
 # -- external account binding: pebble asks for it
