@@ -24,6 +24,7 @@
 
 #define ACMED_BODY_MAX		(128 * 1024)	/* an answer, at most */
 #define ACMED_NONCE_MAX		256
+#define ACMED_CHAIN_MAX		(64 * 1024)	/* the parent's bound */
 
 /* jws.c */
 char	*b64url(const unsigned char *, size_t);
@@ -32,7 +33,7 @@ int	 jws_account_key(const char *, char *, size_t);
 const char *jws_thumbprint(void);
 char	*jws_sign(const char *, const char *, const char *, const char *);
 json_t	*jws_eab(const char *, const char *, const char *, char *, size_t);
-void	 jws_set_key(void *);		/* tests: an EVP_PKEY of theirs */
+void	 jws_set_key(void *);		/* an EVP_PKEY, taken; NULL: none */
 
 /* cert.c */
 int	 cert_csr(const char *, char **, char **, char *, size_t);

@@ -53,8 +53,9 @@ https_init(char *err, size_t errlen)
 	}
 	if ((https_roots = tls_load_file(tls_default_ca_cert_file(),
 	    &https_roots_len, NULL)) == NULL)
-		log_warnx("%s: cannot read the system's roots: only a CA "
-		    "file in orchd.conf is trusted", tls_default_ca_cert_file());
+		log_warnx("%s: cannot read the system's roots: only a "
+		    "CA file in orchd.conf is trusted",
+		    tls_default_ca_cert_file());
 	return (0);
 }
 

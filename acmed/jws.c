@@ -180,7 +180,11 @@ jws_thumbprint(void)
 void
 jws_set_key(void *pkey)
 {
+	if (jws_key != NULL && jws_key != pkey)
+		EVP_PKEY_free(jws_key);
 	jws_key = pkey;
+	if (pkey == NULL)
+		return;		/* the tests: forgotten */
 	if (jws_thumb_make() == -1)
 		fatalx("account key: no thumbprint");
 }

@@ -605,6 +605,12 @@ step_download(void)
 		https_resp_free(&r);
 		return (STEP_FAIL);
 	}
+	/* what the parent takes, at most */
+	if (r.len > ACMED_CHAIN_MAX) {
+		https_resp_free(&r);
+		return (fail("certificate: a chain over %d bytes",
+		    ACMED_CHAIN_MAX));
+	}
 	if (cert_chain_info(r.body, r.len, &nb, &na, issuer,
 	    sizeof(issuer)) == -1) {
 		https_resp_free(&r);

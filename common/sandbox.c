@@ -204,7 +204,7 @@ static const struct {
 	 * SB_HOST: gethostname(3), a directory's entries (/proc, the
 	 * cgroups, the name service's), sendto(2) to an address
 	 */
-	{ SB_HOST, "uname" },
+	{ SB_HOST | SB_DNS, "uname" },	/* the resolver: gethostname(3) */
 	{ SB_HOST, "getdents64" },
 	{ SB_HOST, "sendto" },
 

@@ -164,6 +164,7 @@ usage(int status)
 		    "  show workload name\n"
 		    "  show history name\n"
 		    "  show stats\n"
+		    "  show certificates\n"
 		    "  wake name\n"
 		    "  suspend name\n"
 		    "  restart name\n"
@@ -175,6 +176,7 @@ usage(int status)
 		    "  update name file | -\n"
 		    "  delete name\n"
 		    "  keep name\n"
+		    "  renew host\n"
 		    "  reload\n"
 		    "  log verbose | brief\n");
 	exit(status);

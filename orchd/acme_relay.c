@@ -286,7 +286,7 @@ acme_check_cert(const struct orchd_conf *c, const void *data, size_t len)
 }
 
 const char *
-acme_check_status(const void *data, size_t len)
+acme_check_status(const struct orchd_conf *c, const void *data, size_t len)
 {
 	struct acme_status	 st;
 
@@ -295,6 +295,8 @@ acme_check_status(const void *data, size_t len)
 	memcpy(&st, data, sizeof(st));
 	if (!str_in(st.name, sizeof(st.name)) || !acme_host_ok(st.name))
 		return ("not a host name");
+	if (!acme_host_routes(c, st.name))
+		return ("a host no workload answers");
 	if (!str_printable(st.issuer, sizeof(st.issuer)) ||
 	    !str_printable(st.error, sizeof(st.error)))
 		return ("issuer or error unterminated or not printable");
@@ -478,6 +480,28 @@ sub(const char *more)
 }
 
 /*
+ * The account key is the daemon user's: systemd gives what it finds
+ * below a StateDirectory back to root at a start.  Never through a link.
+ */
+static void
+account_key_give(struct orchd *env)
+{
+	struct stat	 sb;
+	const char	*path;
+	int		 fd;
+
+	if (geteuid() != 0 ||
+	    (path = sub("/root/account/account.key")) == NULL ||
+	    (fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    (sb.st_uid != env->uid || sb.st_gid != env->gid) &&
+	    (fchown(fd, env->uid, env->gid) == -1 || fchmod(fd, 0600) == -1))
+		log_warn("acme: %s", path);
+	close(fd);
+}
+
+/*
  * At start, as root, before the children: the directories, the
  * resolver's files in the chroot, the stored certificates.
  */
@@ -496,6 +520,7 @@ acme_prepare(struct orchd *env)
 	    dir_make(sub("/root/etc"), 0, 0, 0755) == -1 ||
 	    dir_make(sub("/root/account"), env->uid, env->gid, 0700) == -1)
 		fatal("acme: %s/root", acme_dir);
+	account_key_give(env);
 	if (dir_make(acme_certs, 0, 0, 0700) == -1)
 		fatal("acme: %s", acme_certs);
 	etc_copy("resolv.conf");
@@ -635,6 +660,19 @@ acme_config_send(struct orchd *env)
 	}
 }
 
+/* a WANT not passed on: the gateways end the handshakes held for it */
+static void
+want_refused(struct orchd *env, const char *name, const char *why)
+{
+	struct acme_status	 st;
+
+	memset(&st, 0, sizeof(st));
+	strlcpy(st.name, name, sizeof(st.name));
+	strlcpy(st.error, why, sizeof(st.error));
+	st.state = ACME_STATE_FAILED;
+	to_gateways(env, IMSG_ACME_FAILED, &st, sizeof(st), NULL, 0, NULL, 0);
+}
+
 /* from a gateway: a handshake held for a host without a certificate */
 void
 acme_recv_want(struct imsgev *iev, struct imsg *imsg)
@@ -646,10 +684,13 @@ acme_recv_want(struct imsgev *iev, struct imsg *imsg)
 	if (!acme_host_ok(ah.name) || !acme_host_routes(env->conf, ah.name)) {
 		log_debug("acme: %s: routes to no workload, not issued",
 		    ah.name);
+		want_refused(env, ah.name, "routes to no workload");
 		return;
 	}
-	if (!acme_running(env))
+	if (!acme_running(env)) {
+		want_refused(env, ah.name, "no acme block at start");
 		return;
+	}
 	if (proc_compose(&env->ps, PROC_ACME, IMSG_ACME_WANT, 0, -1, &ah,
 	    sizeof(ah)) == -1)
 		fatal("%s: compose", __func__);
@@ -729,8 +770,8 @@ acme_recv_status(struct imsgev *iev, struct imsg *imsg)
 	struct acme_entry	*e;
 	const char		*why;
 
-	if ((why = acme_check_status(imsg->data, imsg_get_len(imsg))) !=
-	    NULL) {
+	if ((why = acme_check_status(env->conf, imsg->data,
+	    imsg_get_len(imsg))) != NULL) {
 		refused(imsg, imsg->hdr.type == IMSG_ACME_FAILED ? "FAILED" :
 		    "STATUS", why);
 		return;

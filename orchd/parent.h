@@ -67,7 +67,8 @@ const char	*acme_check_challenge(const struct orchd_conf *, const void *,
 		    size_t, int);
 const char	*acme_check_cert(const struct orchd_conf *, const void *,
 		    size_t);
-const char	*acme_check_status(const void *, size_t);
+const char	*acme_check_status(const struct orchd_conf *, const void *,
+		    size_t);
 void		 acme_recv_want(struct imsgev *, struct imsg *);
 void		 acme_recv_challenge(struct imsgev *, struct imsg *);
 void		 acme_recv_cert(struct imsgev *, struct imsg *);

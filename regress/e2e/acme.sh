@@ -5,7 +5,11 @@
 # the parent stores root's, 0600; curl trusts it with pebble's root.  A
 # restart serves the same certificate without a new order, with the same
 # account key; orchctl renew swaps it while a long download goes on;
-# orchctl show certificates and /metrics tell it.
+# orchctl show certificates and /metrics tell it.  The directory is
+# named "localhost", resolved by acmed in its chroot.  Then, with
+# pebble's certificates valid 90 seconds, a renewal at two thirds of
+# that, by itself, and again after a restart for the stored one; and an
+# account with external account binding.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pebble.subr"
 e2e_init "$1"
@@ -14,7 +18,7 @@ acme_need
 ports API
 acme_start
 
-acme_conf "issuances per hour 10" >"$T/orchd.conf"
+ACME_HOST=localhost acme_conf "issuances per hour 10" >"$T/orchd.conf"
 cat >>"$T/orchd.conf" <<CONF
 api listen on 127.0.0.1 port $API
 api metrics public
@@ -71,11 +75,15 @@ if command -v promtool >/dev/null; then
 	    <'$T/metrics'"
 fi
 
-# -- a restart serves the same certificate, orders nothing
+# -- a restart serves the same certificate, orders nothing; the key
+# given back to root, as systemd's StateDirectory= does, is given back
 s1=$(serial app.s8acme.test)
 n1=$(orders)
 stop_orchd
+chown root:root "$ACMEDIR/root/account/account.key"
 start_orchd_or_exit
+check "the account key is the daemon user's again" \
+    [ "$(stat -c %U "$ACMEDIR/root/account/account.key")" = _orchd ]
 c=$(https app.s8acme.test)
 check "after a restart the host is served at once ($c)" [ "$c" = 200 ]
 check "... with the same certificate" [ "$(serial app.s8acme.test)" = "$s1" ]
@@ -115,6 +123,60 @@ check "... validated by tls-alpn-01 on the TLS listener" \
     grep -q "alpn.pr.s8acme.test: tls-alpn-01 challenge" "$T/orchd.log"
 check "... after one order" [ "$(orders)" -eq $((n2 + 1)) ]
 
+stop_orchd
+check "orchd stops cleanly ($STATUS)" [ "$STATUS" = 0 ]
+
+# -- certificates valid 90 s: renewed at 60 s or so, by acmed alone
+pebble_stop
+PEBBLE_EXTRA=', "certificateValidityPeriod": 90' pebble_start ||
+    fail_always "pebble starts again"
+curl -sf -m 5 --cacert "$P/ca.crt" -o "$P/root.pem" \
+    "https://127.0.0.1:$PEBMPORT/roots/0"
+start_orchd_or_exit
+check "orchctl renew: a certificate of 90 s" \
+    quiet "$ORCHCTL" -s "$SOCK" renew app.s8acme.test
+short() {
+	openssl s_client -connect "127.0.0.1:$SPORT" -servername \
+	    app.s8acme.test </dev/null 2>/dev/null |
+	    openssl x509 -noout -checkend 3600 >/dev/null 2>&1 && return 1
+	return 0
+}
+check "... served" wait_for 30 short
+s3=$(serial app.s8acme.test)
+n3=$(orders)
+renewed3() { [ "$(serial app.s8acme.test)" != "$s3" ]; }
+check "... renewed by acmed itself at two thirds of its life" \
+    wait_for 80 renewed3
+check "... one order more" [ "$(orders)" -eq $((n3 + 1)) ]
+c=$(https app.s8acme.test)
+check "... served, trusted ($c)" [ "$c" = 200 ]
+# a restart: acmed learns the stored one's dates from the parent (HAVE)
+stop_orchd
+start_orchd_or_exit
+s4=$(serial app.s8acme.test)
+n4=$(orders)
+check "after a restart the stored 90 s certificate is served" \
+    [ "$s4" != "" ]
+renewed4() { [ "$(serial app.s8acme.test)" != "$s4" ]; }
+check "... and renewed in its turn, as acmed read its dates" \
+    wait_for 80 renewed4
+check "... one order more" [ "$(orders)" -eq $((n4 + 1)) ]
+stop_orchd
+
+# -- external account binding: pebble asks for it
+pebble_stop
+printf 'zWNDZM6eQGHWpSRTPal5eIUYFTu7EajVIoguysqZ9wG44nMEtx3MUAsUDkMTQ12W\n' \
+    >"$P/eab.key"
+PEBBLE_EXTRA=', "externalAccountBindingRequired": true,
+ "externalAccountMACKeys": {"kid-s8": "zWNDZM6eQGHWpSRTPal5eIUYFTu7EajVIoguysqZ9wG44nMEtx3MUAsUDkMTQ12W"}' \
+    pebble_start || fail_always "pebble starts with EAB"
+curl -sf -m 5 --cacert "$P/ca.crt" -o "$P/root.pem" \
+    "https://127.0.0.1:$PEBMPORT/roots/0"
+acme_conf "eab kid \"kid-s8\" hmac file \"$P/eab.key\"" >"$T/orchd.conf"
+start_orchd_or_exit
+c=$(https eab.pr.s8acme.test)
+check "an account bound with EAB (HS256) gets its certificate ($c)" \
+    [ "$c" = 200 ]
 stop_orchd
 check "orchd stops cleanly ($STATUS)" [ "$STATUS" = 0 ]
 e2e_done

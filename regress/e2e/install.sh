@@ -33,6 +33,7 @@ cat >"$T/want" <<'EOF'
 0444 usr/local/share/man/man7/orchd-workload.7
 0444 usr/local/share/man/man8/orchctl.8
 0444 usr/local/share/man/man8/orchd.8
+0555 usr/local/libexec/orchd/acmed
 0555 usr/local/libexec/orchd/gatewayd
 0555 usr/local/libexec/orchd/reaperd
 0555 usr/local/libexec/orchd/runtimed
@@ -52,7 +53,7 @@ grep -Ev '^(|usr|usr/local(/.*)?)$' "$T/dirs"
 for p in orchd orchctl; do
 	check "sbin/$p is the build's" cmp -s "$BUILD/$p" "$R/usr/local/sbin/$p"
 done
-for p in spawnerd stored gatewayd reaperd runtimed; do
+for p in spawnerd stored gatewayd reaperd runtimed acmed; do
 	check "libexec/orchd/$p is the build's" \
 	    cmp -s "$BUILD/$p" "$R/usr/local/libexec/orchd/$p"
 done
@@ -104,8 +105,9 @@ check "the unit is Type=notify" grep -q '^Type=notify$' "$unit"
 check "the unit reloads with orchctl reload, which fails on a bad file" \
     grep -q '^ExecReload=/usr/local/sbin/orchctl reload$' "$unit"
 check "the unit restarts on failure" grep -q '^Restart=on-failure$' "$unit"
-check "systemd makes /var/lib/orchd and /var/lib/orchd-workloads" \
-    grep -q '^StateDirectory=orchd orchd-workloads$' "$unit"
+check "systemd makes /var/lib/orchd, orchd-workloads, orchd-acme, orchd-certs" \
+    grep -q '^StateDirectory=orchd orchd-workloads orchd-acme orchd-certs$' \
+    "$unit"
 check "and /run/orchd" grep -q '^RuntimeDirectory=orchd$' "$unit"
 check "and /var/log/orchd" grep -q '^LogsDirectory=orchd$' "$unit"
 check "the unit names no /var/db" sh -c "! grep -q /var/db '$unit'"

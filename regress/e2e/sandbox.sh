@@ -44,12 +44,16 @@ allowed rpath
 allowed cpath "$T/files"
 allowed gateway
 allowed runtime "$T/files"
+allowed acme
 allowed parent "$T/files"
 forbidden socket no-inet
 forbidden bind gateway-no-bind
 forbidden listen gateway-no-listen
 forbidden splice gateway-no-blocking-splice
 forbidden splice runtime-no-splice
+forbidden bind acme-no-bind
+forbidden socket acme-no-unix
+forbidden 'open|openat' acme-no-write
 forbidden bind runtime-no-bind
 forbidden listen runtime-no-listen
 forbidden 'accept|accept4' runtime-no-accept

@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,6 +232,32 @@ runtime_calls(const char *dir)
 	close(u);
 }
 
+/*
+ * as acmed: a name resolved by glibc (nscd's socket refused, not
+ * fatal), then HTTPS's TCP connection
+ */
+static void
+acme_calls(void)
+{
+	struct sockaddr_in	 sin;
+	struct addrinfo		 hints, *res;
+	int			 l, s;
+
+	l = tcp_listener(&sin);
+	sandbox_enter("sandboxtest", SB_ACME);
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (s != -1 || errno != EACCES)
+		fatalx("nscd's socket: not refused with EACCES");
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo("localhost", "443", &hints, &res) != 0)
+		fatalx("getaddrinfo localhost");
+	freeaddrinfo(res);
+	connect_to(AF_INET, &sin, sizeof(sin));
+	close(l);
+}
+
 /* bind(2), or listen(2) on a socket bound before: neither may */
 static void
 no_bind(unsigned int promises)
@@ -347,6 +374,8 @@ main(int argc, char *argv[])
 		gateway_calls();
 	} else if (strcmp(c, "runtime") == 0 && argc == 3) {
 		runtime_calls(argv[2]);
+	} else if (strcmp(c, "acme") == 0) {
+		acme_calls();
 	} else if (strcmp(c, "parent") == 0 && argc == 3) {
 		parent_calls(argv[2]);
 
@@ -357,6 +386,14 @@ main(int argc, char *argv[])
 		no_listen(SB_GATEWAY);
 	} else if (strcmp(c, "gateway-no-blocking-splice") == 0) {
 		no_splice(SB_GATEWAY, SPLICE_F_MOVE);
+	} else if (strcmp(c, "acme-no-bind") == 0) {
+		no_bind(SB_ACME);
+	} else if (strcmp(c, "acme-no-unix") == 0) {
+		sandbox_enter("sandboxtest", SB_ACME);
+		(void)socket(AF_UNIX, SOCK_STREAM, 0);
+	} else if (strcmp(c, "acme-no-write") == 0) {
+		sandbox_enter("sandboxtest", SB_ACME);
+		(void)open("/dev/null", O_WRONLY);
 	} else if (strcmp(c, "runtime-no-splice") == 0) {
 		no_splice(SB_RUNTIME, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 	} else if (strcmp(c, "runtime-no-bind") == 0) {

@@ -122,9 +122,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pem_taken(p + sizeof(ac) + ac.chain_len, ac.key_len);
 		break;
 	default:
-		if (acme_check_status(p, n) != NULL)
+		if (acme_check_status(&conf, p, n) != NULL)
 			return (0);
 		memcpy(&st, p, sizeof(st));
+		host_taken(st.name, sizeof(st.name));
 		if (memchr(st.error, '\0', sizeof(st.error)) == NULL)
 			abort();
 		for (i = 0; st.error[i] != '\0'; i++)

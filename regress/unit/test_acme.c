@@ -174,6 +174,7 @@ test_eab(void **state)
 	json_decref(o);
 	assert_null(jws_eab("kid-1", "not base64url!", "https://x/", err,
 	    sizeof(err)));
+	jws_set_key(NULL);
 }
 
 static void
@@ -384,25 +385,30 @@ test_check_status(void **state)
 {
 	struct acme_status	 st;
 
+	conf_init();
 	memset(&st, 0, sizeof(st));
 	strlcpy(st.name, "a.test", sizeof(st.name));
 	strlcpy(st.issuer, "Pebble", sizeof(st.issuer));
 	st.state = ACME_STATE_VALID;
-	assert_null(acme_check_status(&st, sizeof(st)));
-	assert_non_null(acme_check_status(&st, sizeof(st) - 1));
+	assert_null(acme_check_status(&conf, &st, sizeof(st)));
+	assert_non_null(acme_check_status(&conf, &st, sizeof(st) - 1));
 	st.state = 99;
-	assert_non_null(acme_check_status(&st, sizeof(st)));
+	assert_non_null(acme_check_status(&conf, &st, sizeof(st)));
 	st.state = ACME_STATE_FAILED;
 	memset(st.error, 'x', sizeof(st.error));	/* unterminated */
-	assert_non_null(acme_check_status(&st, sizeof(st)));
+	assert_non_null(acme_check_status(&conf, &st, sizeof(st)));
 	strlcpy(st.error, "bad\033[2J", sizeof(st.error));
-	assert_non_null(acme_check_status(&st, sizeof(st)));
+	assert_non_null(acme_check_status(&conf, &st, sizeof(st)));
 	strlcpy(st.error, "refused", sizeof(st.error));
 	st.not_after = -5;
-	assert_non_null(acme_check_status(&st, sizeof(st)));
+	assert_non_null(acme_check_status(&conf, &st, sizeof(st)));
 	st.not_after = 0;
 	strlcpy(st.name, "Not a host", sizeof(st.name));
-	assert_non_null(acme_check_status(&st, sizeof(st)));
+	assert_non_null(acme_check_status(&conf, &st, sizeof(st)));
+	strlcpy(st.name, "evil.test", sizeof(st.name));
+	assert_non_null(acme_check_status(&conf, &st, sizeof(st)));
+	strlcpy(st.name, "x.pr.test", sizeof(st.name));
+	assert_null(acme_check_status(&conf, &st, sizeof(st)));
 }
 
 static void
