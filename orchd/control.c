@@ -418,11 +418,25 @@ control_show_summary(struct imsgev *iev, struct imsg *imsg)
 		cs.workloads = spawn_count();
 		(void)proc_reply(ps, &a, IMSG_CTL_SUMMARY, &cs, sizeof(cs));
 	}
+	/*
+	 * acmed is not asked either: it may be in the middle of a request
+	 * to the ACME server, up to its timeout, and the answer would wait
+	 * for it.  Its row is the parent's: its pid, started with the rest.
+	 */
+	for (i = 0; i < orchd_env->nchildren; i++) {
+		if (orchd_env->children[i].id != PROC_ACME ||
+		    orchd_env->children[i].pid <= 0)
+			continue;
+		strlcpy(cs.name, "acme", sizeof(cs.name));
+		cs.pid = orchd_env->children[i].pid;
+		cs.workloads = 0;
+		(void)proc_reply(ps, &a, IMSG_CTL_SUMMARY, &cs, sizeof(cs));
+	}
 	if ((r = request_new(&a)) == NULL) {
 		(void)proc_reply_fail(ps, &a, CTL_ERR_FAILED, "out of memory");
 		return;
 	}
-	for (id = PROC_PARENT + 1; id < PROC_MAX; id++)
+	for (id = PROC_PARENT + 1; id < PROC_ACME; id++)
 		for (i = 0; i < proc_instances(ps, id); i++)
 			(void)request_send(r, id, i, IMSG_CTL_SHOW_SUMMARY,
 			    NULL, 0);
