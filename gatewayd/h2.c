@@ -504,6 +504,26 @@ h2_on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error,
 	return (0);
 }
 
+/*
+ * A GOAWAY with an error (nghttp2's for a rapid reset beyond its rate,
+ * ours for a flood or a broken frame) ends an abuser's connection: it is
+ * closed once the GOAWAY is written, without the lingering close's
+ * reading of what it still sends (conn_finish()).  A rapid reset's
+ * client has sent the whole of its attack by then, and reading it to
+ * the end was most of what its connection cost the gateway.
+ */
+static int
+h2_on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame,
+    void *arg)
+{
+	struct h2_session	*s = arg;
+
+	if (frame->hd.type == NGHTTP2_GOAWAY &&
+	    frame->goaway.error_code != NGHTTP2_NO_ERROR)
+		s->c->nolinger = 1;
+	return (0);
+}
+
 /* DATA frames from the answer's body: what there is, or wait */
 ssize_t
 h2_data_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len,
@@ -1108,6 +1128,8 @@ h2_init(void)
 	    h2_on_data);
 	nghttp2_session_callbacks_set_on_stream_close_callback(h2_cbs,
 	    h2_on_stream_close);
+	nghttp2_session_callbacks_set_on_frame_send_callback(h2_cbs,
+	    h2_on_frame_send);
 	nghttp2_option_set_no_auto_window_update(h2_opt, 1);
 	nghttp2_option_set_max_continuations(h2_opt, H2_CONTINUATIONS);
 	nghttp2_option_set_max_outbound_ack(h2_opt, H2_OUTBOUND_ACKS);
