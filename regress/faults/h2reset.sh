@@ -10,26 +10,52 @@
 # from h2load's per-request log.  The workload is busybox httpd, a
 # connection per request: testhttp answers a reused connection in two
 # writes, which Nagle's algorithm and the peer's delayed ACK hold some
-# 40 ms, and that would be all the p99 measured.  The attack is a loop
-# of h2attack.py rapid-reset, each connection 20,000 streams opened and
-# reset until the gateway says GOAWAY, one after the other for as long
-# as the round lasts; each is asserted to have been answered with
-# GOAWAY.
+# 40 ms, and that would be all the p99 measured.  The attack is
+# h2attack.py rapid-reset-loop: a connection every 10 ms, each 20,000
+# streams opened and reset (encoded once, so that the attacker's CPU is
+# little more than its sending) until the gateway says GOAWAY after 200
+# and closes, some 20,000 resets a second; each connection is asserted
+# to have got its GOAWAY.  A rate, not as fast as the gateway takes
+# them: back to back, the attack held the gateway at 60-100% of its
+# CPU, and on a machine shared with other jobs the p99 then measured
+# how much of the CPU the gateway got (1.12-1.97x in 8 of 10 runs under
+# the sanitizers, 3.35x and 4.78x when the other jobs were heaviest).
+# Before the rounds, three single rapid resets check that an attacker's
+# connection is closed without the rest of its attack being read (no
+# lingering close).
 #
-# What is measured is the gateway's fairness, not the attacker's CPU.
-# In reality the attacker is another machine; here it is a Python
-# process that encodes its frames flat out, and on a 2-core machine it
-# alone, sending nothing, raised the p99 1.5-1.7x.  So the attacker has
-# a CPU of its own (taskset), at nice 19, and orchd, its workload and
-# h2load share the other, in every round, attacked or not: the
-# unloaded baseline is measured under the same pinning.  On a single
-# CPU nothing can be kept apart: the ratio is printed, not asserted.
+# What is measured is the gateway's fairness between its clients, not
+# the attacker's CPU nor the machine's other jobs.  In reality the
+# clients are other machines; here the attacker is a Python process,
+# and on a 2-core machine a Python process that only spins, sending
+# nothing, raised the p99 1.5-1.7x.  So the clients (the attacker at
+# nice 19, and h2load) have a CPU of their own (taskset), and orchd and
+# its workload the other, in every round, attacked or not: the unloaded
+# baseline is measured under the same pinning.  All but the attacker
+# run ten steps of priority above the machine's other jobs (a compiler,
+# another test's benchmark), which are neither client nor server.  On a
+# single CPU nothing can be kept apart: the ratio is printed, not
+# asserted.
 #
-# A p99 of one round is the 8th worst of 800 answers, and a compiler
-# that another job starts on the machine moves it more than the attack
-# does.  So the rounds alternate, unloaded and attacked, ROUNDS of each,
-# and the medians of their p99s are compared: a burst of the machine's
-# other work lands in one round of either kind, not in all of one.
+# A p99 of one round is the 8th worst of 800 answers, and a burst of
+# another job on the machine still moves it more than the attack does
+# (rounds of 50 ms to 1 s were seen beside rounds of 5-10 ms).  So the
+# rounds come in ROUNDS pairs, an unloaded and an attacked round in an
+# order of chance, and what is asserted is the median of the pairs'
+# ratios: a burst that spans a pair leaves its ratio near 1, one that
+# falls on one round makes an outlier either way, which the median
+# passes over.  The ratio of the two kinds' median p99s is printed too.
+#
+# Figures, 2 cores shared with 4 other jobs.  The script as it was (one
+# round of each kind, single rapid resets one after the other at nice
+# 19, nothing pinned): 1.45-6.21x under the sanitizers, 4.30-12.44x
+# built plain, while the gateway's own work for the attack was some 3 ms
+# of CPU a connection.  This one, with the gateway's rapid-reset costs
+# cut (no lingering close for an abuser; a stream reset in the input
+# that opened it never started): see the CHANGELOG.  Today's main before
+# those cuts measured 3.06x built plain, and so did the gateway of before
+# the fairness fix (all of a connection's input in one turn) 5.17x: both
+# fail.
 #
 #	sh regress/faults/h2reset.sh build/check
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -45,9 +71,9 @@ ATTACK="/usr/bin/python3 $(dirname "$0")/../e2e/h2attack.py"
 N=800		# requests of the normal traffic, each round
 ROUNDS=7	# rounds of each kind, alternating
 
-# The first two CPUs this script may use: the attacker's, and the
-# server's (orchd, the workload, h2load), which this shell takes now so
-# that all it starts inherits it.  One CPU: no pinning.
+# The first two CPUs this script may use: the clients' (the attacker,
+# h2load), and the server's (orchd, the workload), which this shell
+# takes now so that all it starts inherits it.  One CPU: no pinning.
 cpus=$(awk '$1 == "Cpus_allowed_list:" {
 	n = split($2, r, ",")
 	for (i = 1; i <= n && k < 2; i++) {
@@ -65,12 +91,19 @@ if [ -n "$cpus" ]; then
 	PIN="taskset -c $1"
 	taskset -p -c "$2" $$ >/dev/null ||
 	    fail "the server's CPU ($2) taken by the script"
-	echo "# the attacker on CPU $1, orchd, the workload and h2load on $2"
+	echo "# the attacker and h2load on CPU $1, orchd and the workload on $2"
 fi
+# Ten steps of priority above the machine's other jobs, for all this
+# shell starts (a container may not allow it); the attacker is 19 below
+# that again.
+/usr/bin/python3 -c 'import os, sys
+p = int(sys.argv[1])
+os.setpriority(os.PRIO_PROCESS, p,
+    max(-20, os.getpriority(os.PRIO_PROCESS, p) - 10))' $$ 2>/dev/null ||
+    echo "# the script's priority could not be raised"
 
 port_base 41
 ports PK P
-testhttp_bin
 mkdir -p "$T/log"
 conf_head >"$T/orchd.conf"
 cat >>"$T/orchd.conf" <<CONF
@@ -89,7 +122,7 @@ chmod -R a+rX "$T/www"
 
 # normal LABEL: h2load's run, its log in $T/LABEL.log
 normal() {
-	timeout 60 h2load -n $N -c 2 -m 1 --rps 100 \
+	timeout 60 $PIN h2load -n $N -c 2 -m 1 --rps 100 \
 	    --log-file="$T/$1.log" "http://a.test:$PK/" \
 	    --connect-to=127.0.0.1:$PK >"$T/$1.out" 2>&1
 }
@@ -115,12 +148,31 @@ check "a wakes over HTTP/2" sh -c "curl -sS -m 20 --http2-prior-knowledge \
     -H 'Host: a.test' http://127.0.0.1:$PK/ | grep -q 'hello from busybox'"
 gw=$(child gateway)
 
-# attacker ROUND: rapid resets until $T/stop.ROUND, at most 100
+# An attacker's connection is closed once its GOAWAY is written, the rest
+# of what it sends unread (no lingering close for it): h2attack.py
+# rapid-reset, which encodes its 20,000 streams as it sends them, is cut
+# short, where a lingering close would read all of them.  Three tries,
+# one of which must be cut: a gateway held up elsewhere could let the
+# kernel's buffers take a whole attack.
+for i in 1 2 3; do
+	timeout 60 $PIN nice -n 19 $ATTACK rapid-reset $PK a.test \
+	    >>"$T/single" 2>&1
+done
+sed 's/^/#	/' "$T/single"
+check "a rapid reset gets GOAWAY, each of 3" \
+    [ "$(grep -c 'goaway=1 closed=1' "$T/single")" -eq 3 ]
+cut=$(awk -F'[ =]' '$1 == "rapid-reset" && $3 < 20000' "$T/single" |
+    wc -l)
+check "a rapid reset is closed before all of its attack is read" \
+    [ "$cut" -ge 1 ]
+
+# attacker ROUND: rapid resets back to back until $T/stop.ROUND, at
+# most 100 runs of 2 seconds
 attacker() {
 	n=0
 	while [ ! -e "$T/stop.$1" ] && [ $n -lt 100 ]; do
-		timeout 30 $PIN nice -n 19 $ATTACK rapid-reset $PK a.test \
-		    >>"$T/attack.$1" 2>&1
+		timeout 60 $PIN nice -n 19 $ATTACK rapid-reset-loop $PK \
+		    a.test >>"$T/attack.$1" 2>&1
 		n=$((n + 1))
 	done
 }
@@ -150,38 +202,62 @@ round() {
 	echo "# figure: h2reset_p99_${1}_$2 $v us"
 	eval "${1}_p99=\"\$${1}_p99 $v\" ${1}_cpu=\$((${1}_cpu + used))"
 }
+# each pair in an order of chance, so that another job's period on the
+# machine does not fall on the rounds of one kind
 i=1
 while [ $i -le $ROUNDS ]; do
-	round calm $i
-	round attacked $i
+	if [ $(($(od -An -N1 -tu1 /dev/urandom) % 2)) -eq 0 ]; then
+		round calm $i
+		round attacked $i
+	else
+		round attacked $i
+		round calm $i
+	fi
 	i=$((i + 1))
 done
 check "$((2 * ROUNDS)) rounds of $N requests, all 2xx" [ $all2xx -eq 1 ]
 cat "$T"/attack.* >"$T/attack" 2>/dev/null
-runs=$(grep -c '^rapid-reset' "$T/attack")
-sent=$(awk -F'[ =]' \
-    '/^rapid-reset/ { s += $3 } END { print s + 0 }' "$T/attack")
+# "rapid-reset-loop connections=N goaway=G" each run
+runs=$(awk -F'[ =]' '$1 == "rapid-reset-loop" { s += $3 }
+    END { print s + 0 }' "$T/attack")
+goaways=$(awk -F'[ =]' '$1 == "rapid-reset-loop" { s += $5 }
+    END { print s + 0 }' "$T/attack")
 echo "# figure: h2reset_attack_connections $runs connections"
-echo "# figure: h2reset_attack_streams $sent streams"
 echo "# figure: h2reset_gateway_cpu_unloaded $calm_cpu ticks"
 echo "# figure: h2reset_gateway_cpu_attacked $attacked_cpu ticks"
 # the gateway's CPU beyond the unloaded rounds', per attacking connection
 echo "# figure: h2reset_gateway_cpu_per_attack $(awk -v a="$attacked_cpu" \
     -v c="$calm_cpu" -v n="$runs" -v hz="$(getconf CLK_TCK)" \
     'BEGIN { if (n > 0) printf "%.1f", (a - c) * 1000 / hz / n }') ms"
-check "the attack ran beside each round ($runs connections, $sent streams)" \
-    [ "$runs" -ge $((2 * ROUNDS)) ]
-check "each attacking connection got GOAWAY" \
-    sh -c "! grep '^rapid-reset' '$T/attack' | grep -v 'goaway=1'"
+check "the attack ran beside each round ($runs connections)" \
+    [ "$runs" -ge $((10 * ROUNDS)) ]
+check "each attacking connection got GOAWAY ($goaways of $runs)" \
+    [ "$goaways" -eq "$runs" ]
+grep -v '^rapid-reset-loop' "$T/attack" | head -n 5 | sed 's/^/#	/'
 calm=$(median $calm_p99)
 hot=$(median $attacked_p99)
 echo "# figure: h2reset_p99_unloaded $calm us"
 echo "# figure: h2reset_p99_attacked $hot us"
-echo "# figure: h2reset_p99_ratio $(awk -v h="$hot" -v c="$calm" \
+echo "# figure: h2reset_p99_ratio_of_medians $(awk -v h="$hot" -v c="$calm" \
     'BEGIN { if (c > 0) printf "%.2f", h / c; else print "-" }')"
+# The p99 beside the attack over the p99 without it, pair by pair, and
+# their median: a burst of other work that spans a pair leaves its ratio
+# near 1, one that falls on a single round makes it an outlier either
+# way, which the median passes over.
+ratio=$(printf '%s\n' $attacked_p99 | awk -v c="$calm_p99" '
+	BEGIN { split(c, u, " ") }
+	{ r[NR] = u[NR] > 0 ? $1 / u[NR] : 1000 }
+	END {
+		n = NR
+		for (i = 1; i <= n; i++)
+			for (j = i + 1; j <= n; j++)
+				if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
+		printf "%.2f", r[int((n + 1) / 2)]
+	}')
+echo "# figure: h2reset_p99_ratio $ratio"
 if [ -n "$PIN" ]; then
-	check "p99 beside the attack ($hot us) within 2x of without ($calm us)" \
-	    sh -c "[ $hot -gt 0 ] && [ $calm -gt 0 ] && [ $hot -le $((2 * calm)) ]"
+	d="p99 beside the attack within 2x of without (median pair ${ratio}x)"
+	check "$d" awk -v r="$ratio" 'BEGIN { exit !(r > 0 && r <= 2) }'
 else
 	echo "# one CPU: the attacker's own CPU is the gateway's, the ratio" \
 	    "is not asserted"
