@@ -37,7 +37,8 @@
  * leaves to its user), and input is not read while output to the client is over
  * GW_BUF_HIGH.  A connection that makes no progress (a window held at
  * zero) is closed after the upstream timeout.  Abuse ends the connection
- * with GOAWAY; no limit is shared with other connections.
+ * with GOAWAY, and the close does not linger (h2_on_frame_send()); no
+ * limit is shared with other connections.
  */
 
 #include <sys/types.h>
