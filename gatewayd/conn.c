@@ -611,12 +611,16 @@ conn_close(struct gw_conn *c)
  * read and discard what still comes, as nginx's lingering close does:
  * until the client closes, at most GW_LINGER_WAIT seconds between reads,
  * GW_LINGER_TIME in all and GW_LINGER_BYTES.  The connection counts
- * against the limits until then.
+ * against the limits until then.  Not for a client ended for abuse
+ * (nolinger, an HTTP/2 rapid reset or flood): what it still sends would
+ * be read at its choosing, megabytes of it, and what it loses of the
+ * last answer is its own affair.
  */
 void
 conn_finish(struct gw_conn *c)
 {
-	if (c->eof || c->state == CONN_LINGER || c->h2stream) {
+	if (c->eof || c->nolinger || c->state == CONN_LINGER ||
+	    c->h2stream) {
 		conn_close(c);
 		return;
 	}

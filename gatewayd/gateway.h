@@ -277,6 +277,8 @@ struct gw_conn {
 	int			 trusted;	/* a trusted proxy */
 	int			 eof;		/* client sent FIN */
 	int			 close_after;	/* close once out is flushed */
+	int			 nolinger;	/* and then without reading
+						   (conn_finish): an abuser */
 	int			 reading;	/* conn_reading() said so */
 	int			 fresh;		/* no head begun: the header
 						   timeout runs from accept */

@@ -37,7 +37,8 @@
  * leaves to its user), and input is not read while output to the client is over
  * GW_BUF_HIGH.  A connection that makes no progress (a window held at
  * zero) is closed after the upstream timeout.  Abuse ends the connection
- * with GOAWAY; no limit is shared with other connections.
+ * with GOAWAY, and the close does not linger (h2_on_frame_send()); no
+ * limit is shared with other connections.
  */
 
 #include <sys/types.h>
@@ -142,12 +143,10 @@ h2_on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame,
 		    frame->hd.stream_id, NGHTTP2_REFUSED_STREAM);
 		return (0);
 	}
+	/* the answer's buffers come when it starts (h2_stream_start()) */
 	if ((st = calloc(1, sizeof(*st))) == NULL ||
 	    (st->fields = evbuffer_new()) == NULL ||
-	    (st->cookie = evbuffer_new()) == NULL ||
-	    (st->rin = evbuffer_new()) == NULL ||
-	    (st->out = evbuffer_new()) == NULL ||
-	    (st->body_in = evbuffer_new()) == NULL) {
+	    (st->cookie = evbuffer_new()) == NULL) {
 		log_warn("%s", __func__);
 		if (st != NULL) {
 			st->ufd = -1;
@@ -297,6 +296,10 @@ h2_stream_start(struct h2_stream *st, int endstream)
 	if (st->method == NULL || st->path == NULL || st->authority == NULL ||
 	    strcmp(st->method, "CONNECT") == 0)
 		return (-1);
+	if ((st->rin = evbuffer_new()) == NULL ||
+	    (st->out = evbuffer_new()) == NULL ||
+	    (st->body_in = evbuffer_new()) == NULL)
+		return (-1);
 	st->meth = strcmp(st->method, "HEAD") == 0 ? HTTP_M_HEAD : HTTP_M_GET;
 	/*
 	 * For "upstream h2c" the pseudo-connection gets the head alone, to
@@ -332,6 +335,48 @@ h2_stream_start(struct h2_stream *st, int endstream)
 	conn_h2_input(st->pc);
 	st->started = 1;
 	return (0);
+}
+
+/*
+ * A stream whose head is whole starts once the input taken this time
+ * has been (h2_input()), or at its first DATA: a stream the client
+ * resets in the same input, as a rapid reset does (CVE-2023-44487),
+ * ends without a pseudo-connection, a route or a request made for it,
+ * which were most of what such a stream cost.  -1 when it could not
+ * start: it is reset.
+ */
+static int
+h2_stream_begin(struct h2_stream *st)
+{
+	struct h2_session	*s = st->sess;
+
+	if (!st->ready)
+		return (st->started ? 0 : -1);
+	st->ready = 0;
+	s->nready--;
+	if (h2_stream_start(st, st->endhead) == -1) {
+		(void)nghttp2_submit_rst_stream(s->ng, NGHTTP2_FLAG_NONE,
+		    st->id, st->pc == NULL && conn_full() ?
+		    NGHTTP2_REFUSED_STREAM : NGHTTP2_PROTOCOL_ERROR);
+		return (-1);
+	}
+	if (st->endhead)
+		st->reqdone = 1;
+	return (0);
+}
+
+/* the streams whose heads came in the input just taken */
+static void
+h2_begin_ready(struct h2_session *s)
+{
+	struct h2_stream	*st, *next;
+
+	for (st = TAILQ_FIRST(&s->streams); st != NULL && s->nready > 0;
+	    st = next) {
+		next = TAILQ_NEXT(st, entry);
+		if (st->ready)
+			(void)h2_stream_begin(st);
+	}
 }
 
 /*
@@ -449,17 +494,13 @@ h2_on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *arg)
 	conn_timer(s->c, gw->conf.upstream_timeout);
 	if (frame->hd.type == NGHTTP2_HEADERS &&
 	    frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
-		if (h2_stream_start(st, end) == -1) {
-			(void)nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE,
-			    st->id, st->pc == NULL && conn_full() ?
-			    NGHTTP2_REFUSED_STREAM : NGHTTP2_PROTOCOL_ERROR);
-			return (0);
-		}
-		if (end)
-			st->reqdone = 1;
+		/* it starts after this input (h2_stream_begin()) */
+		st->ready = 1;
+		st->endhead = end != 0;
+		s->nready++;
 		return (0);
 	}
-	if (end && st->started && !st->reqdone)
+	if (end && h2_stream_begin(st) == 0 && !st->reqdone)
 		h2_stream_reqdone(st);
 	return (0);
 }
@@ -471,8 +512,8 @@ h2_on_data(nghttp2_session *ng, uint8_t flags, int32_t id,
 	struct h2_session	*s = arg;
 	struct h2_stream	*st;
 
-	if ((st = h2_stream_get(s, id)) == NULL || !st->started ||
-	    len == 0) {
+	if ((st = h2_stream_get(s, id)) == NULL || len == 0 ||
+	    h2_stream_begin(st) == -1) {
 		(void)nghttp2_session_consume(ng, id, len);
 		return (0);
 	}
@@ -501,6 +542,26 @@ h2_on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error,
 		return (0);
 	nghttp2_session_set_stream_user_data(ng, id, NULL);
 	h2_stream_free(st);
+	return (0);
+}
+
+/*
+ * A GOAWAY with an error (nghttp2's for a rapid reset beyond its rate,
+ * ours for a flood or a broken frame) ends an abuser's connection: it is
+ * closed once the GOAWAY is written, without the lingering close's
+ * reading of what it still sends (conn_finish()).  A rapid reset's
+ * client has sent the whole of its attack by then, and reading it to
+ * the end was most of what its connection cost the gateway.
+ */
+static int
+h2_on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame,
+    void *arg)
+{
+	struct h2_session	*s = arg;
+
+	if (frame->hd.type == NGHTTP2_GOAWAY &&
+	    frame->goaway.error_code != NGHTTP2_NO_ERROR)
+		s->c->nolinger = 1;
 	return (0);
 }
 
@@ -982,6 +1043,8 @@ h2_stream_free(struct h2_stream *st)
 	if (st->sess != NULL) {
 		TAILQ_REMOVE(&st->sess->streams, st, entry);
 		st->sess->nstreams--;
+		if (st->ready)
+			st->sess->nready--;
 	}
 	h2up_free(st);
 	if ((pc = st->pc) != NULL) {
@@ -1122,6 +1185,8 @@ h2_init(void)
 	    h2_on_data);
 	nghttp2_session_callbacks_set_on_stream_close_callback(h2_cbs,
 	    h2_on_stream_close);
+	nghttp2_session_callbacks_set_on_frame_send_callback(h2_cbs,
+	    h2_on_frame_send);
 	nghttp2_option_set_no_auto_window_update(h2_opt, 1);
 	nghttp2_option_set_max_continuations(h2_opt, H2_CONTINUATIONS);
 	nghttp2_option_set_max_outbound_ack(h2_opt, H2_OUTBOUND_ACKS);
@@ -1224,6 +1289,7 @@ h2_input(struct gw_conn *c)
 			break;
 		}
 		evbuffer_drain(c->in, n);
+		h2_begin_ready(s);
 	}
 	if (c->eof && !s->backlog) {
 		h2_session_free(c);

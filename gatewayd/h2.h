@@ -39,6 +39,9 @@ struct h2_stream {
 	unsigned int		 nhdrs;
 	int			 has_cl;	/* content-length given */
 	int			 chunked;	/* body sent chunked */
+	int			 ready;		/* its head is whole: starts
+						   after the input taken */
+	int			 endhead;	/* the head had END_STREAM */
 	int			 started;	/* the head went out */
 	int			 reqdone;	/* END_STREAM from client */
 	size_t			 unconsumed;	/* DATA not yet windowed */
@@ -84,6 +87,7 @@ struct h2_session {
 	nghttp2_session		*ng;
 	TAILQ_HEAD(, h2_stream)	 streams;
 	unsigned int		 nstreams;
+	unsigned int		 nready;	/* streams ready to start */
 	uint64_t		 nopened;	/* streams, ever */
 	unsigned int		 nempty;	/* empty DATA frames in a row */
 	uint64_t		 npriority;	/* PRIORITY frames, ever */

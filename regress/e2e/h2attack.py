@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # HTTP/2 clients for regress/e2e/http2.sh and attack_gateway.sh (the
-# floods of empty DATA and of PRIORITY frames), frames written by hand
+# floods of empty DATA and of PRIORITY frames) and regress/faults/
+# h2reset.sh (rapid resets back to back), frames written by hand
 # (HPACK by python3-hpack): the attacks an HTTP/2 server must survive, a
 # connection that carries streams for two hosts, and one whose stream is
 # under way when the gateway lets it go (goaway, and slow-read for the
@@ -122,6 +123,38 @@ def rapid_reset(c, host):
     n = sendall_bounded(c, chunks)
     goaway, closed, _ = c.until_end(20)
     print("rapid-reset sent=%d goaway=%d closed=%d" % (n, goaway, closed))
+
+
+def rapid_reset_loop(c, host):
+    # the same, a new connection every 10 ms for 2 seconds (20,000 resets
+    # a second against a burst of 200), each connection's frames encoded
+    # once, so that the attacker's own CPU is little more than its
+    # sending (regress/faults/h2reset.sh)
+    port = c.s.getpeername()[1]
+    enc = hpack.Encoder()
+    blob = PREFACE + settings() + b"".join(
+        frame(HEADERS, END_STREAM | END_HEADERS, 2 * i + 1,
+              enc.encode([(":method", "GET"), (":scheme", "http"),
+                          (":authority", host), (":path", "/")])) +
+        frame(RST, 0, 2 * i + 1, struct.pack(">I", 8)) for i in range(20000))
+    start = time.monotonic()
+    n = goaways = 0
+    while n < 200:
+        sendall_bounded(c, [blob])
+        goaway, _, _ = c.until_end(20)
+        c.s.close()
+        n += 1
+        goaways += goaway
+        wait = start + n * 0.01 - time.monotonic()
+        if n >= 200 or wait < -2:
+            break
+        if wait > 0:
+            time.sleep(wait)
+        try:
+            c = Conn(port)
+        except OSError:
+            break
+    print("rapid-reset-loop connections=%d goaway=%d" % (n, goaways))
 
 
 def continuation(c, host):
