@@ -149,6 +149,7 @@ int		 sockacts_bind(struct orchd_conf *, struct orchd_conf *,
 void		 sockacts_close(struct orchd_conf *, struct orchd_conf *);
 const struct sockact *sockact_find(const struct orchd_conf *,
 		    const char *);
+void		 sockact_flush(const struct orchd_conf *, const char *);
 void		 listeners_send(struct orchd *);
 
 /*

@@ -29,6 +29,7 @@
 #include <netinet/in.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@
 #include "workload.h"
 
 #define SOCKACT_BACKLOG	511
+#define SOCKACT_FLUSH_MAX	SOCKACT_BACKLOG	/* at most a queue */
 
 static int
 sockact_bind1(struct sockact *sa)
@@ -191,4 +193,40 @@ sockact_find(const struct orchd_conf *c, const char *name)
 		    strcmp(c->sockacts[i].name, name) == 0)
 			return (&c->sockacts[i]);
 	return (NULL);
+}
+
+/*
+ * The workload of name failed without taking its socket (spawn.c says
+ * when): the connections waiting in its queue would wait for a process
+ * that will not accept them.  Each is accepted and reset, so that the
+ * gateway answers at once instead of at its timeout.  Bounded by the
+ * queue's length; never blocks (poll before each accept, and nothing
+ * else accepts on the socket now).
+ */
+void
+sockact_flush(const struct orchd_conf *c, const char *name)
+{
+	const struct sockact	*sa;
+	struct pollfd		 pfd;
+	struct linger		 lg;
+	int			 fd, n;
+
+	if ((sa = sockact_find(c, name)) == NULL)
+		return;
+	pfd.fd = sa->fd;
+	pfd.events = POLLIN;
+	lg.l_onoff = 1;
+	lg.l_linger = 0;
+	for (n = 0; n < SOCKACT_FLUSH_MAX; n++) {
+		if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLIN))
+			break;
+		if ((fd = accept4(sa->fd, NULL, NULL, SOCK_CLOEXEC |
+		    SOCK_NONBLOCK)) == -1)
+			break;
+		(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		close(fd);
+	}
+	if (n > 0)
+		log_info("workload %s: socket activation: %d waiting "
+		    "connections reset", name, n);
 }

@@ -919,6 +919,7 @@ spawn_sockact_exit(const struct spawned *sp, int status, struct rt_proc *rp)
 	    "as fd 3 (LISTEN_FDS=1): a program that binds the port itself "
 	    "fails (EADDRINUSE)", how, (long long)ms);
 	log_warnx("workload %s: %s", sp->name, rp->msg);
+	sockact_flush(orchd_env->conf, sp->name);
 }
 
 /* the spawner reaped a workload's pid */
