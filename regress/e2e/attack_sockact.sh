@@ -8,6 +8,8 @@
 #	is refused (orchd -n, and a reload of a live orchd, which keeps
 #	serving the old configuration);
 #	a definition that sets LISTEN_FDS or LISTEN_PID itself is refused;
+#	the API can neither set socket_activation nor point a workload of
+#	its own at the held port (403);
 #	the workload's LISTEN_PID is its own pid, LISTEN_FDNAMES its name;
 #	no other process holds the socket: not another workload started
 #	after it (one that sets LISTEN_FDS=1 and points LISTEN_PID at
@@ -28,7 +30,10 @@ ensure_user
 command -v python3 >/dev/null || skip "no python3"
 
 port_base 43
-ports GW P_V P_O P_W
+ports GW API P_V P_O P_W
+KEY=sockact-test-key-0123456789abcdef0123456789
+printf '%s\n' "$KEY" >"$T/api.key"
+chmod 0600 "$T/api.key"
 mkdir -p "$T/log" "$T/out"
 chmod 1777 "$T/out"
 testhttp_bin
@@ -57,6 +62,9 @@ evil() {	# evil ADDRESS PORT [LINE...]
 good() {
 	conf_head
 	echo "listen on 127.0.0.1 port $GW"
+	echo "api listen on 127.0.0.1 port $API"
+	echo "api key file \"$T/api.key\""
+	echo "api allow process"
 	victim
 	other
 }
@@ -79,6 +87,18 @@ refused_conf "a definition that sets LISTEN_PID itself" \
     "socket activation" 'env "LISTEN_PID=1"'
 
 start_orchd_or_exit
+
+# the API: socket activation is orchd.conf's, and the port is orchd's
+post() {	# post BODY: the body, then the status on a line of its own
+	curl -s -m 30 -H "Authorization: Bearer $KEY" -w '\n%{http_code}' \
+	    -X POST --data-binary "$1" "http://127.0.0.1:$API/v1/workloads"
+}
+post "{\"name\": \"apisa\", \"hosts\": [\"apisa.test\"], \"command\": \"/bin/true\", \"port\": $P_W, \"socket_activation\": true}" >"$T/api1"
+check "the API cannot set socket_activation ($(tail -n 1 "$T/api1"))" \
+    sh -c "[ \"\$(tail -n 1 '$T/api1')\" = 403 ] && grep -q 'orchd.conf only' '$T/api1'"
+post "{\"name\": \"apiv\", \"hosts\": [\"apiv.test\"], \"command\": \"/bin/true\", \"port\": $P_V}" >"$T/api2"
+check "an API workload cannot point at the victim's held port ($(tail -n 1 "$T/api2"))" \
+    sh -c "[ \"\$(tail -n 1 '$T/api2')\" = 403 ] && grep -q 'socket activation' '$T/api2'"
 
 # a reload with a wildcard over the victim's port: refused, served on
 { good; evil 0.0.0.0 "$P_V" "socket activation"; } >"$T/orchd.conf"
