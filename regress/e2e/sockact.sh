@@ -96,6 +96,9 @@ start_orchd_or_exit -v
 
 # asleep: the port is held by the parent
 check "asleep: a is asleep" [ "$(state a)" = asleep ]
+"$ORCHCTL" -s "$SOCK" show workload a >"$T/show.a" 2>&1
+check "show workload says socket activation" \
+    grep -Eq '^ *socket activation: *(yes|on|true)' "$T/show.a"
 check "asleep: port $P_A listens, held by orchd's parent" \
     [ "$(listener "$P_A")" = "$ORCHD_PID " ]
 check "asleep: another process cannot bind port $P_A" \
