@@ -45,6 +45,18 @@
 #define SOCKACT_BACKLOG	511
 #define SOCKACT_FLUSH_MAX	SOCKACT_BACKLOG	/* at most a queue */
 
+/* its port, for the log and errors */
+static unsigned int
+sockact_port(const struct sockact *sa)
+{
+	const struct sockaddr_in6	*sin6 = (const void *)&sa->ss;
+	const struct sockaddr_in	*sin = (const void *)&sa->ss;
+
+	if (sa->ss.ss_family == AF_INET6)
+		return (ntohs(sin6->sin6_port));
+	return (ntohs(sin->sin_port));
+}
+
 static int
 sockact_bind1(struct sockact *sa)
 {
@@ -142,12 +154,11 @@ sockacts_bind(struct orchd_conf *nconf, struct orchd_conf *oconf,
 			snprintf(err, errlen, "workload %s: socket activation: "
 			    "cannot bind %s port %u: %s", sa->name,
 			    sa->ss.ss_family == AF_INET6 ? "IPv6" : "IPv4",
-			    ntohs(((struct sockaddr_in *)&sa->ss)->sin_port),
-			    strerror(errno));
+			    sockact_port(sa), strerror(errno));
 			goto fail;
 		}
 		log_debug("workload %s: socket activation: port %u held",
-		    sa->name, ntohs(((struct sockaddr_in *)&sa->ss)->sin_port));
+		    sa->name, sockact_port(sa));
 	}
 	/* taken over: no longer oconf's to close */
 	for (i = 0; i < nconf->nsockacts; i++)
