@@ -17,7 +17,7 @@ e2e_init "$1"
 need_root
 ensure_user
 
-ports GW P_A P_G P_BAD P_NEW P_X
+ports GW P_A P_G P_BAD P_NEW P_X P_6
 mkdir -p "$T/log" "$T/app"
 testhttp_bin
 cat >"$T/app/app.py" <<'EOF'
@@ -51,6 +51,8 @@ conf() {	# conf PORT-OF-a
 		fi
 		workload bad "$P_BAD" "$T/bin/testhttp serve $P_BAD" \
 		    'env "TESTHTTP_NO_LISTEN_FDS=1"'
+		workload six "$P_6" "$T/bin/testhttp serve $P_6" \
+		    'address "::1"'
 	} >"$T/orchd.conf"
 }
 conf "$P_A"
@@ -136,6 +138,12 @@ else
 	skip_gunicorn=1
 	echo "# gunicorn not installed: its case skipped"
 fi
+
+# IPv6: the socket on ::1, held and passed alike
+check "IPv6: [::1]:$P_6 held by orchd's parent" \
+    sh -c "ss -Htlnp 'sport = :$P_6' | grep -F '[::1]' | grep -q 'pid=$ORCHD_PID,'"
+r=$(get six)
+check "IPv6: the first request is answered 200 ($r)" [ "$r" = 200 ]
 
 # misconfigured: binds its own port
 r=$(get bad)
