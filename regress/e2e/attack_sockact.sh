@@ -157,7 +157,8 @@ def say(ok, what):
 def run(req, tag, sockfd, port):
     mark = os.path.join(out, tag)
     st = exec_req(req, 65534, 65534, 1, [],
-        ["/bin/sh", "-c", "readlink /proc/self/fd/3 > " + mark],
+        ["/bin/sh", "-c", "ls /proc/$$/fd | tr '\\n' ' ' > " + mark +
+        ".fds; readlink /proc/self/fd/3 > " + mark],
         ["PATH=/bin:/usr/bin"], "/", sockfd, wl_addr4("127.0.0.1", port))
     time.sleep(0.3)
     return st, mark
@@ -212,6 +213,11 @@ say(st is not None and st[0] > 0 and
     got == os.readlink("/proc/self/fd/%d" % good.fileno()),
     "the control, the named socket, runs with it on fd 3 (%s, %s)" %
     (st, got))
+fds = open(mark + ".fds").read().split() if os.path.exists(mark + ".fds") \
+    else []
+say(fds == ["0", "1", "2", "3"],
+    "the exec'd program holds 0, 1, 2 and the socket on 3, nothing else "
+    "of the spawner's (%s)" % " ".join(fds))
 say(os.path.exists("/proc/%d" % spawner),
     "the spawner runs on after the refusals")
 PY
@@ -223,8 +229,8 @@ while read -r verdict what; do
 	n=$((n + 1))
 	if [ "$verdict" = PASS ]; then ok "$what"; else fail "$what"; fi
 done <"$T/drive.out"
-check "every forged request was tried ($n of 8)" [ "$n" -eq 8 ]
-[ "$n" -eq 8 ] || sed 's/^/#	/' "$T/drive.err"
+check "every forged request was tried ($n of 9)" [ "$n" -eq 9 ]
+[ "$n" -eq 9 ] || sed 's/^/#	/' "$T/drive.err"
 check "the spawner logged each refusal" \
     [ "$(grep -c 'refused: socket activation' "$T/orchd.log")" -ge 4 ]
 stop_orchd
