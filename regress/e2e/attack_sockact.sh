@@ -20,7 +20,8 @@
 #	the one the request names: a UDP socket, a TCP socket that does
 #	not listen, a unix one, or a listener on another port (the other
 #	workload's, taken from the parent): each refused, nothing runs; the
-#	control, the right socket, runs with it on fd 3.
+#	control, the right socket, runs with it on fd 3 and nothing else
+#	of the spawner's (0, 1, 2 and 3 open, the status pipe gone).
 #
 #	sh regress/e2e/attack_sockact.sh build/check
 . "$(dirname "$0")/lib.sh"
