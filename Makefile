@@ -109,7 +109,8 @@ ORCHD_SRCS	 = $(PARSE_SRCS) $(addprefix orchd/, \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
 		   instances.c orchd.c owner.c parent_api.c policy.c \
 		   policy_net.c printconf.c regauth.c reload.c request.c \
-		   sockdiag.c spawn.c spawner.c statedir.c swarmcreds.c trust.c \
+		   sockact.c sockdiag.c spawn.c spawner.c statedir.c swarmcreds.c \
+		   trust.c \
 		   usecheck.c users.c voldir.c)
 SPAWNER_SRCS	 = $(addprefix spawnerd/, \
 		   check.c exec.c spawnerd.c)

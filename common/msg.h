@@ -18,7 +18,7 @@
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	3
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	11
+#define ORCHD_IMSG_VERSION	12
 
 /* the child's end of its channel to the parent */
 #define PROC_PARENT_FD		3
@@ -1115,6 +1115,10 @@ struct sp_exec {
 	int32_t			 nenv;
 	int32_t			 nfds;		/* IMSG_SP_FDs before it */
 	int32_t			 cgdir;		/* the last fd: v2 directory */
+	int32_t			 sock;		/* socket activation: the fd
+						   after the log, listening
+						   on sockaddr */
+	union wl_addr		 sockaddr;
 };
 struct sp_started {
 	pid_t			 pid;		/* 0 if it failed */

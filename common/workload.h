@@ -198,6 +198,9 @@ struct workload_conf {
 	struct strlist		 auth_headers;	/* copied from its 2xx */
 	int64_t			 auth_timeout;	/* -1: GATE_TIMEOUT */
 	int64_t			 auth_cache;	/* its 2xx kept; -1: never */
+	int			 socket_activation; /* process: the parent
+						   holds its port, passed as
+						   fd 3 (LISTEN_FDS) */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 

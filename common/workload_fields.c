@@ -212,6 +212,33 @@ check_address(const struct workload_conf *wl, const struct wl_field *f,
 	return (0);
 }
 
+/*
+ * "socket activation": the parent binds the port and passes it as fd 3
+ * (orchd/sockact.c).  A process's alone: Docker has no way to hand a
+ * listening socket to a container, its process is started by the
+ * engine, in another network namespace, and sees none of orchd's
+ * descriptors.  The variables of the protocol are orchd's to set.
+ */
+static int
+check_sockact(const struct workload_conf *wl, const struct wl_field *f,
+    size_t *total, char *errbuf, size_t len)
+{
+	const struct strentry	*e;
+
+	if (!wl->socket_activation)
+		return (0);
+	if (wl->driver != DRIVER_PROCESS)
+		return (wl_fail(errbuf, len, "socket activation: process "
+		    "workloads only: Docker cannot pass a listening socket "
+		    "into a container"));
+	TAILQ_FOREACH(e, &wl->env, entry)
+		if (strncmp(e->str, "LISTEN_", 7) == 0)
+			return (wl_fail(errbuf, len, "env \"%.32s\": with "
+			    "socket activation the LISTEN_ variables are "
+			    "orchd's", e->str));
+	return (0);
+}
+
 /* a line of prose for people: its length is all there is to bound */
 static int
 check_description(const struct workload_conf *wl, const struct wl_field *f,
@@ -356,6 +383,10 @@ const struct wl_field wl_fields[] = {
 	/* ["127.0.0.1:5432"]: orchd.conf's, the parent binds them */
 	{ .json = "listen", .conf = "listen on", .type = WF_STRLIST,
 	    OFF(listens), .nv = 18, .check = check_listens },
+	/* orchd.conf's: the parent binds the port (orchd/sockact.c) */
+	{ .json = "socket_activation", .conf = "socket activation",
+	    .type = WF_BOOL, OFF(socket_activation), .flags = WF_DRIFT,
+	    .nv = 44, .show = "socket activation:", .check = check_sockact },
 	/* orchd.conf's "allow root"; the API's under "api allow root" */
 	{ .json = "allow_root", .conf = "allow root", .type = WF_BOOL,
 	    OFF(allow_root), .flags = WF_DRIFT | WF_DOCKER, .nv = 13 },

@@ -46,6 +46,15 @@ struct listener_conf {
 };
 TAILQ_HEAD(listenerlist, listener_conf);
 
+/* a socket-activated workload's port, bound by the parent (sockact.c) */
+struct sockact {
+	char			 name[ORCHD_NAME_MAX];	/* its workload */
+	struct sockaddr_storage	 ss;
+	socklen_t		 sslen;
+	int			 fd;		/* listening, or -1 */
+	uint64_t		 inode;		/* its socket's, for owner.c */
+};
+
 #define ORCHD_HSTS_AGE		31536000	/* "hsts": a year */
 
 /* a certificate chosen by SNI: "tls keypair" in a workload */
@@ -103,6 +112,8 @@ struct orchd_conf {
 	int64_t			 health_timeout;
 	int64_t			 health_failures;
 	struct listenerlist	 listeners;
+	struct sockact		*sockacts;	/* bound with the listeners */
+	size_t			 nsockacts;
 	struct strlist		 api_hosts;
 	char			*api_key_file;
 	int			 api_metrics_public;

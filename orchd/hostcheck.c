@@ -237,8 +237,11 @@ ephemeral_check(void)
 {
 	int	 port;
 
-	/* a swarm's address is a node's: its ports are not this host's */
-	if (wl->driver == DRIVER_SWARM)
+	/*
+	 * a swarm's address is a node's: its ports are not this host's;
+	 * with socket activation orchd holds the port while it sleeps
+	 */
+	if (wl->driver == DRIVER_SWARM || wl->socket_activation)
 		return;
 	port = workload_upstream_port(wl);
 	if (port > 0 && port_ephemeral(port))

@@ -4,7 +4,8 @@
  * configuration.  A reload keeps the sockets of unchanged listeners, so
  * their accept queues carry on, binds new ones and closes removed ones.
  * A workload's own TCP listeners ("listen on" in its block) are bound and
- * passed the same way, named by their workload.
+ * passed the same way, named by their workload.  The ports of
+ * socket-activated workloads are bound and closed with them (sockact.c).
  */
 
 #include <sys/queue.h>
@@ -78,6 +79,11 @@ listeners_bind(struct orchd_conf *nconf, struct orchd_conf *oconf,
 			return (-1);
 		}
 	}
+	/* the ports of socket-activated workloads, bound alike */
+	if (sockacts_bind(nconf, oconf, err, errlen) == -1) {
+		listeners_close(nconf, oconf);
+		return (-1);
+	}
 	/* the sockets moved to nconf are no longer oconf's to close */
 	if (oconf != NULL)
 		TAILQ_FOREACH(o, &oconf->listeners, entry)
@@ -94,6 +100,7 @@ listeners_close(struct orchd_conf *conf, struct orchd_conf *keep)
 	struct listener_conf	*l, *k;
 	int			 kept;
 
+	sockacts_close(conf, keep);
 	TAILQ_FOREACH(l, &conf->listeners, entry) {
 		if (l->fd == -1)
 			continue;

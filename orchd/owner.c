@@ -13,7 +13,9 @@
  * IPV6_V6ONLY), must belong to the workload:
  *
  *	process		the uid it runs as (its own, or its "user");
- *			and at least one listener: the check passed
+ *			and at least one listener: the check passed;
+ *			with socket activation, the parent's own socket
+ *			(by its inode), whoever accepts on it
  *	docker		published (bridge, a named network): root's
  *			docker-proxy, or none (Docker's NAT); network host:
  *			the container's "user" when it is numeric, the uid
@@ -71,6 +73,8 @@ struct owner_want {
 	uid_t		 uid;
 	int		 proxy;		/* docker-proxy, or nothing */
 	int		 need_one;	/* no listener at all is a failure */
+	uint64_t	 inode;		/* socket activation: the parent's
+					   socket, and no other */
 };
 
 static struct diag_answer	 owner_diag;
@@ -108,11 +112,23 @@ static int
 owner_wanted(const struct workload_conf *wl, struct owner_want *w,
     char *msg, size_t len)
 {
-	int64_t	 run;
+	const struct sockact	*sa;
+	int64_t			 run;
 
 	memset(w, 0, sizeof(*w));
 	switch (wl->driver) {
 	case DRIVER_PROCESS:
+		if (wl->socket_activation) {
+			if ((sa = sockact_find(orchd_env->conf,
+			    wl->name)) == NULL) {
+				snprintf(msg, len, "socket activation: its "
+				    "port is not bound");
+				return (-1);
+			}
+			w->inode = sa->inode;
+			w->checked = w->need_one = 1;
+			return (0);
+		}
 		if (spawn_uid(wl, &w->uid) == -1) {
 			snprintf(msg, len, "its uid is not known");
 			return (-1);
@@ -258,6 +274,8 @@ owner_is_own(const struct owner_want *w, const struct diag_listener *l)
 	char	 comm[OWNER_COMM_MAX];
 	pid_t	 pid;
 
+	if (w->inode != 0)
+		return (l->inode == w->inode);
 	if (l->uid != w->uid)
 		return (0);
 	if (!w->proxy)

@@ -144,6 +144,13 @@ void		 control_event(const struct ctl_event *);
 int		 listeners_bind(struct orchd_conf *, struct orchd_conf *,
 		    char *, size_t);
 void		 listeners_close(struct orchd_conf *, struct orchd_conf *);
+/* sockact.c */
+int		 sockacts_bind(struct orchd_conf *, struct orchd_conf *,
+		    char *, size_t);
+void		 sockacts_close(struct orchd_conf *, struct orchd_conf *);
+const struct sockact *sockact_find(const struct orchd_conf *,
+		    const char *);
+void		 sockact_flush(const struct orchd_conf *, const char *);
 void		 listeners_send(struct orchd *);
 
 /*

@@ -92,6 +92,7 @@ static int	 findeol(void);
 %token	ACME AGE HSTS HTTPS REDIRECT SUBDOMAINS
 %token	CONTACT EAB HMAC HOUR ISSUANCES KID
 %token	DENY
+%token	ACTIVATION
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
@@ -1119,6 +1120,13 @@ wlopt		: HOST STRING			{
 			}
 			wl->tunnel_idle = $4;
 		}
+		| SOCKET ACTIVATION		{
+			if (wl->socket_activation) {
+				yyerror("socket activation already set");
+				YYERROR;
+			}
+			wl->socket_activation = 1;
+		}
 		| REDIRECT HTTPS		{
 			if (wl->redirect_https) {
 				yyerror("redirect https already set");
@@ -1292,6 +1300,7 @@ lookup(const char *s, const char **near)
 	static const struct keyword keywords[] = {
 		{ "access",		ACCESS },
 		{ "acme",		ACME },
+		{ "activation",		ACTIVATION },
 		{ "address",		ADDRESS },
 		{ "after",		AFTER },
 		{ "age",		AGE },

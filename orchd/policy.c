@@ -203,6 +203,10 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 	if (wc->driver == DRIVER_SWARM)
 		return (deny(err, len, "api: driver swarm is set in "
 		    "orchd.conf only, never through the API"));
+	if (wc->socket_activation)
+		return (deny(err, len, "api: \"socket_activation\" is set in "
+		    "orchd.conf only, never through the API: orchd binds its "
+		    "port"));
 	if (!TAILQ_EMPTY(&wc->listens))
 		return (deny(err, len, "api: \"listen\" is set in orchd.conf "
 		    "only, never through the API: orchd binds its ports"));

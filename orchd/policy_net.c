@@ -199,6 +199,31 @@ refuse(char *err, size_t len, const char *fmt, ...)
 }
 
 /*
+ * A socket-activated workload's port is orchd's own too: the parent
+ * holds it (sockact.c), and what connects to it reaches that workload's
+ * queue.
+ */
+static int
+policy_api_sockact(const struct orchd_conf *conf, const struct netaddr *a,
+    uint16_t port, char *err, size_t len)
+{
+	struct listener_conf	 l;
+	size_t			 i;
+
+	for (i = 0; i < conf->nsockacts; i++) {
+		memset(&l, 0, sizeof(l));
+		l.ss = conf->sockacts[i].ss;
+		l.sslen = conf->sockacts[i].sslen;
+		if (reaches(&l, a, port))
+			return (refuse(err, len, "api: port %u is workload "
+			    "\"%s\"'s, held by orchd for its socket "
+			    "activation; no workload of the API may point at "
+			    "it", port, conf->sockacts[i].name));
+	}
+	return (0);
+}
+
+/*
  * May wc, an API workload, point where it does under conf?  0, or -1
  * with err naming the rule (policy.c answers 403).
  */
@@ -247,5 +272,7 @@ policy_api_net(const struct orchd_conf *conf, const struct workload_conf *wc,
 			    "orchd's own: %s (%s); no workload of the API may "
 			    "point at it", wc->address, port,
 			    listener_what(l), l->name));
+	if (policy_api_sockact(conf, &a, port, err, len) == -1)
+		return (-1);
 	return (0);
 }

@@ -54,6 +54,7 @@
 #include "parent.h"
 #include "proc.h"
 #include "spawnexec.h"
+#include "timer.h"
 #include "units.h"
 #include "workload.h"
 
@@ -64,6 +65,7 @@
 #define SPAWN_POLL_MS		10
 #define SPAWN_PER_WORKLOAD	2	/* the one replaced, the new one */
 #define SPAWN_CG_MAX		(ORCHD_NAME_MAX + 2)
+#define SPAWN_SOCKACT_EARLY_MS	5000	/* an exit this soon: misconfigured */
 
 /*
  * A running process workload: the pid is its process group too.  How it
@@ -82,6 +84,8 @@ struct spawned {
 	int			 cgroup;	/* in a cgroup of its own */
 	int64_t			 oom_base;	/* its OOM kills at start */
 	int64_t			 failcnt_base;	/* v1: limit hits at start */
+	int			 sockact;	/* socket activation */
+	int64_t			 start_ms;	/* monotonic, at its start */
 };
 static TAILQ_HEAD(, spawned)	 spawned = TAILQ_HEAD_INITIALIZER(spawned);
 
@@ -104,6 +108,8 @@ struct spawn_job {
 	const char		 *cgname; /* its cgroup's name */
 	int			  incg;
 	char			  statedir[PATH_MAX];	/* the default dir */
+	int			  sockfd;	/* socket activation's, or -1 */
+	union wl_addr		  sockaddr;	/* what it is bound to */
 };
 
 /* an error for runtimed; cut short if need be, it is only a message */
@@ -401,6 +407,11 @@ job_env(struct spawn_job *job, char *msg, size_t len)
 	    job_setenv(job, "LOGNAME=%s", job->user) == -1 ||
 	    job_setenv(job, "PORT=%u", (unsigned int)job->wl->port) == -1)
 		goto fail;
+	/* sd_listen_fds(3): the spawner adds LISTEN_PID, known after fork */
+	if (job->wl->socket_activation &&
+	    (job_setenv(job, "LISTEN_FDS=1") == -1 ||
+	    job_setenv(job, "LISTEN_FDNAMES=%s", job->wl->name) == -1))
+		goto fail;
 	TAILQ_FOREACH(e, &job->wl->env, entry)
 		if (job_setenv(job, "%s", e->str) == -1)
 			goto fail;
@@ -408,6 +419,31 @@ job_env(struct spawn_job *job, char *msg, size_t len)
  fail:
 	msgf(msg, len, "environment: %s", strerror(errno));
 	return (-1);
+}
+
+/*
+ * Socket activation: a duplicate of the socket the parent holds for
+ * this workload, found by its name (sockact.c), for the spawner to put
+ * on fd 3.
+ */
+static int
+job_socket(struct spawn_job *job, struct orchd *env, char *msg, size_t len)
+{
+	const struct sockact	*sa;
+
+	if (!job->wl->socket_activation)
+		return (0);
+	if ((sa = sockact_find(env->conf, job->wl->name)) == NULL) {
+		msgf(msg, len, "socket activation: its port is not bound");
+		return (-1);
+	}
+	if ((job->sockfd = dup(sa->fd)) == -1) {
+		msgf(msg, len, "socket activation: %s", strerror(errno));
+		return (-1);
+	}
+	memcpy(&job->sockaddr, &sa->ss, MINIMUM(sizeof(job->sockaddr),
+	    (size_t)sa->sslen));
+	return (0);
 }
 
 static void
@@ -424,6 +460,8 @@ job_free(struct spawn_job *job)
 	free(job->home);
 	if (job->logfd != -1)
 		close(job->logfd);
+	if (job->sockfd != -1)
+		close(job->sockfd);
 	cgroup_fds_close(&job->cg);
 }
 
@@ -439,6 +477,7 @@ job_prepare(struct spawn_job *job, struct orchd *env,
 	job->wl = wl;
 	job->cgname = cgname;
 	job->logfd = -1;
+	job->sockfd = -1;
 	if ((argc = split_command(wl->command, &job->argv, err,
 	    sizeof(err))) == -1) {
 		msgf(msg, len, "command: %s", err);
@@ -451,7 +490,8 @@ job_prepare(struct spawn_job *job, struct orchd *env,
 	if (job_user(job, env, msg, len) == -1 ||
 	    job_dir(job, env, msg, len) == -1 ||
 	    job_logfile(job, env, msg, len) == -1 ||
-	    job_env(job, msg, len) == -1)
+	    job_env(job, msg, len) == -1 ||
+	    job_socket(job, env, msg, len) == -1)
 		return (-1);
 	/* last: a start that fails after it leaves a cgroup to remove */
 	if ((job->incg = cgroup_prepare(job->cgname, wl->memory, &job->cg, msg,
@@ -487,7 +527,7 @@ spawn_exec(struct spawn_job *job, char *msg, size_t len)
 {
 	struct sp_exec		 hdr;
 	struct sp_started	 st;
-	int			 fds[1 + CGROUP_FDS], i, argc;
+	int			 fds[2 + CGROUP_FDS], i, argc, n = 0;
 
 	for (argc = 0; job->argv[argc] != NULL; argc++)
 		;
@@ -507,14 +547,21 @@ spawn_exec(struct spawn_job *job, char *msg, size_t len)
 		hdr.groups[i] = job->groups[i];
 	hdr.argc = argc;
 	hdr.nenv = job->nenv;
-	fds[0] = job->logfd;
-	for (i = 0; i < job->cg.n; i++)
-		fds[1 + i] = job->cg.fd[i];
-	hdr.nfds = 1 + (job->incg > 0 ? job->cg.n : 0);
+	fds[n++] = job->logfd;
+	if (job->sockfd != -1) {
+		hdr.sock = 1;
+		memcpy(&hdr.sockaddr, &job->sockaddr, sizeof(hdr.sockaddr));
+		fds[n++] = job->sockfd;
+	}
+	for (i = 0; job->incg > 0 && i < job->cg.n; i++)
+		fds[n++] = job->cg.fd[i];
+	hdr.nfds = n;
 	hdr.cgdir = job->incg > 0 ? job->cg.dir : 0;
 	/* the descriptors go to the spawner: no longer the job's to close */
 	job->logfd = -1;
-	job->cg.n = 0;
+	job->sockfd = -1;
+	if (job->incg > 0)
+		job->cg.n = 0;
 	if (spawner_exec(&hdr, job->argv, job->envp, job->dir, fds, hdr.nfds,
 	    &st) == 0)
 		return (st.pid);
@@ -560,6 +607,8 @@ spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
 	}
 	sp->pid = pid;
 	sp->uid = job.uid;
+	sp->sockact = wl->socket_activation;
+	sp->start_ms = monotime_ms();
 	sp->stopsig = wl->stop_signal != 0 ? wl->stop_signal : SIGTERM;
 	sp->grace_ms = (wl->stop_timeout != -1 ? wl->stop_timeout :
 	    WL_STOP_TIMEOUT) * 1000;
@@ -844,6 +893,35 @@ spawn_oom(const struct spawned *sp, int status)
 	    sp->failcnt_base);
 }
 
+/*
+ * Socket activation: a workload that exits on its own soon after its
+ * start most likely did not take its socket from fd 3 and tried to
+ * bind the port, which orchd holds (EADDRINUSE): said as the reason of
+ * its failure, in place of its bare exit status.
+ */
+static void
+spawn_sockact_exit(const struct spawned *sp, int status, struct rt_proc *rp)
+{
+	int64_t	 ms = monotime_ms() - sp->start_ms;
+	char	 how[32];
+
+	if (!sp->sockact || sp->signalled || ms >= SPAWN_SOCKACT_EARLY_MS ||
+	    (WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		return;
+	if (WIFSIGNALED(status))
+		(void)snprintf(how, sizeof(how), "killed by signal %d",
+		    WTERMSIG(status));
+	else
+		(void)snprintf(how, sizeof(how), "exited with status %d",
+		    WEXITSTATUS(status));
+	msgf(rp->msg, sizeof(rp->msg), "misconfigured for socket activation: "
+	    "%s %lld ms after its start; orchd holds its port and passes it "
+	    "as fd 3 (LISTEN_FDS=1): a program that binds the port itself "
+	    "fails (EADDRINUSE)", how, (long long)ms);
+	log_warnx("workload %s: %s", sp->name, rp->msg);
+	sockact_flush(orchd_env->conf, sp->name);
+}
+
 /* the spawner reaped a workload's pid */
 void
 spawn_exited(pid_t pid, int status)
@@ -861,6 +939,8 @@ spawn_exited(pid_t pid, int status)
 	memset(&rp, 0, sizeof(rp));
 	rp.oom = spawn_oom(sp, status);
 	spawn_log_exit(sp->name, pid, status, rp.oom);
+	if (!rp.oom)
+		spawn_sockact_exit(sp, status, &rp);
 	spawn_leftovers(sp);
 	/* its last words in its log before runtimed hears of its exit */
 	wlog_flush(sp->name);

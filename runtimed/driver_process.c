@@ -304,6 +304,7 @@ process_recv_exited(struct imsgev *iev, struct imsg *imsg)
 	wl->proc.pid = 0;
 	wl->proc.stopping = 0;
 	timer_disarm(&wl->proc.kill_timer);
+	/* the parent's reason, if it knows one (socket activation's) */
 	lifecycle->ended(wl, rp.status, rp.oom != 0 ? RT_REASON_OOM :
-	    RT_REASON_EXITED, NULL);
+	    RT_REASON_EXITED, rp.msg[0] != '\0' ? rp.msg : NULL);
 }

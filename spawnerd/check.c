@@ -10,11 +10,15 @@
  * supplementary group included); its words and variables are within
  * their bounds and each ends in NUL within the message, with nothing
  * after the directory; the directory is absolute; every variable is
- * NAME=value.  What fails is refused with the reason, and the spawner
- * runs on.
+ * NAME=value.  A socket to pass as fd 3 (socket activation) is a
+ * listening TCP socket bound to the address and port the request names,
+ * not a descriptor of anything else the parent holds.  What fails is
+ * refused with the reason, and the spawner runs on.
  */
 
 #include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -49,9 +53,11 @@ sp_check_counts(const struct sp_exec *h, int nfds)
 		return ("variables out of bounds");
 	if (h->ngroups < 0 || h->ngroups > SP_GROUPS_MAX)
 		return ("groups out of bounds");
-	if (nfds < 1 || nfds > SP_FDS || h->nfds != nfds)
+	if (h->sock != 0 && h->sock != 1)
+		return ("socket activation out of step");
+	if (nfds < 1 + h->sock || nfds > SP_FDS || h->nfds != nfds)
 		return ("descriptors out of step");
-	if (h->cgdir != 0 && (h->cgdir != 1 || nfds < 3))
+	if (h->cgdir != 0 && (h->cgdir != 1 || nfds < 3 + h->sock))
 		return ("cgroup directory out of step");
 	return (NULL);
 }
@@ -126,4 +132,71 @@ sp_check(const struct sp_ids *ids, char *data, size_t len, int nfds,
 		return (-1);
 	}
 	return (0);
+}
+
+/* the address the socket is bound to is the one the request names */
+static int
+sp_sock_addr(const struct sp_exec *h, const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in	*a4 = (const struct sockaddr_in *)ss;
+	const struct sockaddr_in6	*a6 = (const struct sockaddr_in6 *)ss;
+
+	if (ss->ss_family != h->sockaddr.ss_family)
+		return (-1);
+	if (ss->ss_family == AF_INET)
+		return (a4->sin_port == h->sockaddr.sin.sin_port &&
+		    a4->sin_port != 0 && a4->sin_addr.s_addr ==
+		    h->sockaddr.sin.sin_addr.s_addr ? 0 : -1);
+	if (ss->ss_family == AF_INET6)
+		return (a6->sin6_port == h->sockaddr.sin6.sin6_port &&
+		    a6->sin6_port != 0 && memcmp(&a6->sin6_addr,
+		    &h->sockaddr.sin6.sin6_addr, sizeof(a6->sin6_addr)) == 0 ?
+		    0 : -1);
+	return (-1);
+}
+
+/* an int option of fd's socket, or -1 */
+static int
+sp_sockopt(int fd, int opt)
+{
+	socklen_t	 len = sizeof(int);
+	int		 v;
+
+	if (getsockopt(fd, SOL_SOCKET, opt, &v, &len) == -1 ||
+	    len != sizeof(int))
+		return (-1);
+	return (v);
+}
+
+/*
+ * Socket activation: the fd after the log must be a TCP socket that
+ * listens, of the request's family, bound to its address and port.  0,
+ * or -1 and why.  Nothing to check without one.
+ */
+int
+sp_check_sock(const struct sp_req *r, char *why, size_t whylen)
+{
+	struct sockaddr_storage	 ss;
+	socklen_t		 sl = sizeof(ss);
+	int			 fd, dom;
+	const char		*bad = NULL;
+
+	if (!r->hdr.sock)
+		return (0);
+	fd = r->fds[1];
+	dom = sp_sockopt(fd, SO_DOMAIN);
+	if (sp_sockopt(fd, SO_TYPE) != SOCK_STREAM)
+		bad = "not a stream socket";
+	else if ((dom != AF_INET && dom != AF_INET6) ||
+	    sp_sockopt(fd, SO_PROTOCOL) != IPPROTO_TCP)
+		bad = "not a TCP socket";
+	else if (sp_sockopt(fd, SO_ACCEPTCONN) != 1)
+		bad = "not listening";
+	else if (getsockname(fd, (struct sockaddr *)&ss, &sl) == -1 ||
+	    sp_sock_addr(&r->hdr, &ss) == -1)
+		bad = "not bound to the workload's address and port";
+	if (bad == NULL)
+		return (0);
+	(void)snprintf(why, whylen, "socket activation: %s", bad);
+	return (-1);
 }

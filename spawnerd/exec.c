@@ -2,8 +2,9 @@
  * The start of a process workload, as checked by check.c: fork (on
  * cgroup v2 a clone3 into its cgroup), and in the child its cgroup, a
  * session of its own, /dev/null and the log on its standard input and
- * output, its groups, gid and uid, death with the spawner, its
- * directory, and exec with its environment.  A step that fails is
+ * output, with socket activation its socket on fd 3, its groups, gid
+ * and uid, death with the spawner, its directory, and exec with its
+ * environment (and LISTEN_PID, its own pid).  A step that fails is
  * written on a status pipe with its errno, which the spawner waits on,
  * bounded, and answers; a pipe closed without a word is an exec.
  */
@@ -48,7 +49,27 @@ child_fail(int fd, int step, const char *what)
 	_exit(127);
 }
 
-/* stdio on /dev/null and the log, the status pipe on 3 */
+/*
+ * Socket activation: the socket on 3, without close-on-exec, the
+ * status pipe on 4, with it; both first moved above 4, so that neither
+ * dup2 closes the other.
+ */
+static int
+child_sock(const struct sp_req *r, int *fdp)
+{
+	int	 sock, status;
+
+	if ((sock = fcntl(r->fds[1], F_DUPFD_CLOEXEC, 5)) == -1 ||
+	    (status = fcntl(*fdp, F_DUPFD_CLOEXEC, 5)) == -1 ||
+	    dup2(sock, 3) == -1 || dup2(status, 4) == -1 ||
+	    fcntl(4, F_SETFD, FD_CLOEXEC) == -1)
+		return (-1);
+	*fdp = 4;
+	closefrom(5);
+	return (0);
+}
+
+/* stdio on /dev/null and the log, the status pipe on 3 (or 4) */
 static int
 child_fds(const struct sp_req *r, int *fdp)
 {
@@ -59,6 +80,8 @@ child_fds(const struct sp_req *r, int *fdp)
 	    dup2(r->fds[0], STDOUT_FILENO) == -1 ||
 	    dup2(r->fds[0], STDERR_FILENO) == -1)
 		return (-1);
+	if (r->hdr.sock)
+		return (child_sock(r, fdp));
 	if (*fdp != 3) {
 		if (dup2(*fdp, 3) == -1)
 			return (-1);
@@ -75,10 +98,11 @@ child_fds(const struct sp_req *r, int *fdp)
 static int
 child_cgroup(const struct sp_req *r)
 {
-	int	 i, n = r->nfds - 1 - r->hdr.cgdir;
+	int	 i, first = 1 + r->hdr.sock;
+	int	 n = r->nfds - first - r->hdr.cgdir;
 
 	for (i = 0; i < n; i++)
-		if (write(r->fds[1 + i], "0", 1) != 1)
+		if (write(r->fds[first + i], "0", 1) != 1)
 			return (-1);
 	return (0);
 }
@@ -95,6 +119,29 @@ child_ids(const struct sp_req *r, int fd)
 		child_fail(fd, SP_STEP_GID, h->user);
 	if (setresuid(h->uid, h->uid, h->uid) == -1)
 		child_fail(fd, SP_STEP_UID, h->user);
+}
+
+/*
+ * Socket activation: LISTEN_PID is the pid that execs, this one, known
+ * only after fork; the parent set LISTEN_FDS and LISTEN_FDNAMES.  A
+ * LISTEN_PID of the request's own is replaced.
+ */
+static void
+child_listen_pid(const struct sp_req *r)
+{
+	extern char	**environ;
+	static char	 *envp[SP_ENV_MAX + 2];
+	static char	  pidvar[32];
+	int		  i, n = 0;
+
+	(void)snprintf(pidvar, sizeof(pidvar), "LISTEN_PID=%ld",
+	    (long)getpid());
+	for (i = 0; i < r->hdr.nenv && r->envp[i] != NULL; i++)
+		if (strncmp(r->envp[i], "LISTEN_PID=", 11) != 0)
+			envp[n++] = r->envp[i];
+	envp[n++] = pidvar;
+	envp[n] = NULL;
+	environ = envp;
 }
 
 static __dead void
@@ -123,6 +170,8 @@ child_exec(const struct sp_req *r, int fd, pid_t spawner, int joined)
 		child_fail(fd, SP_STEP_CHDIR, r->dir);
 	/* execvp searches the PATH of environ: make it the workload's */
 	environ = (char **)r->envp;
+	if (r->hdr.sock)
+		child_listen_pid(r);
 	execvp(r->argv[0], (char *const *)r->argv);
 	child_fail(fd, SP_STEP_EXEC, r->argv[0]);
 }

@@ -11,7 +11,8 @@
 #include "msg.h"
 
 #define SP_CGROUP_FDS	2		/* v1: freezer, memory; v2: one */
-#define SP_FDS		(1 + SP_CGROUP_FDS)	/* the log, the cgroups */
+#define SP_FDS		(2 + SP_CGROUP_FDS)	/* the log, a socket
+						   activation's, the cgroups */
 
 /* the uid and gid of the daemons, which no workload may have */
 struct sp_ids {
@@ -33,6 +34,7 @@ struct sp_req {
 /* check.c */
 int	sp_check(const struct sp_ids *, char *, size_t, int, struct sp_req *,
 	    char *, size_t);
+int	sp_check_sock(const struct sp_req *, char *, size_t);
 
 /* exec.c */
 pid_t	sp_start(const struct sp_req *, struct sp_started *);

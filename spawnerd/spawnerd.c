@@ -11,7 +11,9 @@
  *	fork and exec a process workload as the parent prepared it
  *	(orchd/spawn.c), once it has checked the request again
  *	(check.c): the cgroup, the user and groups, setsid, the
- *	environment, the log pipe on stdout and stderr, the directory;
+ *	environment, the log pipe on stdout and stderr, the directory,
+ *	and with socket activation the listening socket on fd 3 and
+ *	LISTEN_PID, the pid it then has;
  *	fork and exec the TLS keypair check, gatewayd -n, on the socket
  *	it is given, with the program, user and chroot it was started
  *	with (not ones a request names);
@@ -147,7 +149,10 @@ sp_close_fds(void)
 		close(sp_fds[--sp_nfds]);
 }
 
-/* the descriptors of the next EXEC: the log, then the cgroups */
+/*
+ * The descriptors of the next EXEC: the log, a socket activation's
+ * socket, then the cgroups
+ */
 static void
 sp_recv_fd(struct imsgev *iev, struct imsg *imsg)
 {
@@ -180,7 +185,11 @@ sp_recv_exec(struct imsgev *iev, struct imsg *imsg)
 		for (i = 0; i < sp_nfds; i++)
 			r.fds[i] = sp_fds[i];
 		r.nfds = sp_nfds;
-		if (sp_start(&r, &st) > 0)
+		if (sp_check_sock(&r, why, sizeof(why)) == -1) {
+			log_warnx("workload %s: refused: %s", r.hdr.name, why);
+			st.step = SP_STEP_REFUSED;
+			st.err = EPERM;
+		} else if (sp_start(&r, &st) > 0)
 			sp_track(st.pid, 0);
 	}
 	sp_close_fds();

@@ -45,7 +45,7 @@ libseccomp-dev libssl-dev zlib1g-dev passwd libnghttp2-dev libcrypt-dev"
 TEST_PKGS="libcmocka-dev mandoc sqlite3 curl procps iproute2 busybox-static
 clang openssl python3 docker-registry apache2-utils wrk nghttp2-client
 python3-grpcio python3-h2 postgresql postgresql-client redis-server
-redis-tools faketime pebble"
+redis-tools faketime pebble gunicorn"
 DOCKER_PKGS="docker.io tini"
 
 usage() {

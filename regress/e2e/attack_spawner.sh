@@ -60,71 +60,15 @@ sleep 1
 
 # a parent taken over, played by a driver on the parent's own end
 cat >"$T/drive.py" <<'PY'
-import array, ctypes, os, select, socket, struct, sys, time
+import os, socket, sys, time
+sys.path.insert(0, sys.argv[6])
+from spchan import *
 
 parent, spawner, duid, dgid = (int(x) for x in sys.argv[1:5])
 out = sys.argv[5]
-SP_FD, SP_EXEC, SP_KEYCHECK = 1200, 1201, 1202
-SP_STARTED, SP_REFUSED = 1204, 9
 
 def say(ok, what):
     print(("PASS " if ok else "FAIL ") + what, flush=True)
-
-def inode(pid, fd):
-    return os.readlink("/proc/%d/fd/%d" % (pid, fd))
-
-# the parent's end of the spawner's request channel (its fd 3): the
-# socket whose peer it is, in ss(8)'s list of unix sockets
-def parent_end():
-    mine = inode(spawner, 3)[len("socket:["):-1]
-    peer = None
-    for line in os.popen("ss -xan").read().splitlines():
-        w = line.split()
-        if len(w) >= 8 and w[5] == mine:
-            peer = w[7]
-    for fd in os.listdir("/proc/%d/fd" % parent):
-        try:
-            if inode(parent, int(fd)) == "socket:[%s]" % peer:
-                return int(fd)
-        except OSError:
-            pass
-    return None
-
-def grab(fd):
-    libc = ctypes.CDLL(None, use_errno=True)
-    pidfd = os.pidfd_open(parent)
-    got = libc.syscall(438, pidfd, fd, 0)	# pidfd_getfd
-    os.close(pidfd)
-    if got < 0:
-        raise OSError(ctypes.get_errno(), "pidfd_getfd")
-    return socket.socket(fileno=got)
-
-def send(sock, typ, payload=b"", fd=-1):
-    hdr = struct.pack("=IIHHII", typ, 20 + len(payload),
-        1 if fd != -1 else 0, 0, 0, os.getpid())
-    anc = [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-        array.array("i", [fd]))] if fd != -1 else []
-    sock.sendmsg([hdr + payload], anc)
-
-def answer(sock, secs=5):
-    r, _, _ = select.select([sock], [], [], secs)
-    if not r:
-        return None
-    data = sock.recv(20 + 12)
-    if len(data) < 32 or struct.unpack("=I", data[:4])[0] != SP_STARTED:
-        return None
-    return struct.unpack("=iii", data[20:32])
-
-def exec_req(sock, uid, gid, root, groups, argv, env, d):
-    hdr = struct.pack("@64s33sIIii256Iiiii", b"attack", b"who", uid, gid,
-        root, len(groups), *(groups + [0] * (256 - len(groups))),
-        len(argv), len(env), 1, 0)
-    body = b"".join(s.encode() + b"\0" for s in argv + env + [d])
-    log = os.open("/dev/null", os.O_WRONLY)
-    send(sock, SP_FD, fd=log)
-    os.close(log)
-    send(sock, SP_EXEC, hdr + body)
-    return answer(sock)
 
 def refused(sock, what, tag, **kw):
     a = dict(uid=65534, gid=65534, root=1, groups=[],
@@ -139,9 +83,9 @@ def refused(sock, what, tag, **kw):
         what + ": refused, nothing ran (%s%s)" % (st,
         ", it ran as uid %d" % os.stat(mark).st_uid if ran else ""))
 
-fd = parent_end()
+fd = parent_end(parent, spawner)
 say(fd is not None, "the parent's end of the request channel is found")
-req = grab(fd)
+req = socket.socket(fileno=grab(parent, fd))
 refused(req, "a workload as uid 0", "uid0", uid=0)
 refused(req, "a workload as gid 0", "gid0", gid=0)
 refused(req, "a workload as the daemons' uid", "duid", uid=duid)
@@ -173,7 +117,8 @@ say(not os.path.exists(kc),
 PY
 
 python3 "$T/drive.py" "$ORCHD_PID" "$sp" "$(id -u _orchd)" \
-    "$(id -g _orchd)" "$T/out" >"$T/drive.out" 2>"$T/drive.err"
+    "$(id -g _orchd)" "$T/out" "$(cd "$(dirname "$0")" && pwd)" \
+    >"$T/drive.out" 2>"$T/drive.err"
 n=0
 while read -r verdict what; do
 	n=$((n + 1))

@@ -36,7 +36,9 @@
  * listening (a workload that really uses memory), TESTHTTP_DELAY=MS
  * waits MS ms before listening (a slow start), and TESTHTTP_TIMES=FILE
  * gets "PID START_MS READY_MS" appended once it listens (wall clock,
- * from the program's start to its listen).
+ * from the program's start to its listen).  Socket activation: it
+ * serves on fd 3 when LISTEN_FDS and LISTEN_PID say so, unless
+ * TESTHTTP_NO_LISTEN_FDS is set (a program that binds its port itself).
  *
  *	testhttp hold PORT N SECS [HEAD]
  *					open N connections, send HEAD (a
@@ -452,6 +454,29 @@ serve_times(long long start)
 	close(fd);
 }
 
+/*
+ * Socket activation (sd_listen_fds(3)): a listening socket on fd 3 when
+ * LISTEN_FDS is 1 and LISTEN_PID is ours, the variables then unset and
+ * the socket close-on-exec, as sd_listen_fds(1) does; -1 for none.
+ * TESTHTTP_NO_LISTEN_FDS makes a program that ignores them.
+ */
+static int
+serve_listen_fds(void)
+{
+	const char	*fds = getenv("LISTEN_FDS"), *pid = getenv("LISTEN_PID");
+
+	if (getenv("TESTHTTP_NO_LISTEN_FDS") != NULL || fds == NULL ||
+	    pid == NULL || strcmp(fds, "1") != 0 ||
+	    atol(pid) != (long)getpid())
+		return (-1);
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_PID");
+	unsetenv("LISTEN_FDNAMES");
+	if (fcntl(3, F_SETFD, FD_CLOEXEC) == -1)
+		return (-1);
+	return (3);
+}
+
 static int
 serve(int port, const char *startfile)
 {
@@ -471,10 +496,11 @@ serve(int port, const char *startfile)
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons(port);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if ((s = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
+	if ((s = serve_listen_fds()) == -1 &&
+	    ((s = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
 	    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
 	    bind(s, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
-	    listen(s, 128) == -1) {
+	    listen(s, 128) == -1)) {
 		perror("testhttp: listen");
 		return (1);
 	}

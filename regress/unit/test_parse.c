@@ -904,6 +904,29 @@ id_parse(const char *text, size_t len)
 	return (text_parse(text, len, path));
 }
 
+/* "socket activation": a process workload's, once, no LISTEN_ in env */
+static void
+test_sockact(void **state)
+{
+	struct orchd_conf	*conf;
+	const char		*text;
+
+	text = WL("\tsocket activation\n");
+	conf = id_parse(text, strlen(text));
+	assert_non_null(conf);
+	assert_int_equal(TAILQ_FIRST(&conf->workloads)->socket_activation, 1);
+	free_config(conf);
+	text = WL("\tsocket activation\n\tsocket activation\n");
+	bad_text(text, strlen(text), 6, "socket activation already set");
+	text = WL("\tsocket activation\n\tenv \"LISTEN_FDS=2\"\n");
+	bad_text(text, strlen(text), 1, "the LISTEN_ variables are orchd's");
+	text = "workload \"d\" {\n\thost \"d.example.com\"\n"
+	    "\tdriver docker\n\timage \"x\"\n\tport 80\n"
+	    "\tsocket activation\n}\n";
+	bad_text(text, strlen(text), 1, "Docker cannot pass a listening "
+	    "socket");
+}
+
 static void
 test_identities(void **state)
 {
@@ -1476,6 +1499,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_tcp_listen, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sockact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identities, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_many, setup, teardown),

@@ -6,10 +6,17 @@
  * one it must, counts out of bounds, strings that do not end, bytes
  * after the directory, a relative directory, a variable without '=',
  * descriptors out of step.  Each is refused with its reason; a good one
- * passes with its words, variables and directory found.
+ * passes with its words, variables and directory found.  And a socket
+ * activation's socket (sp_check_sock): a UDP one, one that does not
+ * listen, a unix one, a listener on another port or address than the
+ * request names, each refused; the named listener passes.
  */
 
 #include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -204,6 +212,118 @@ test_bounds(void **state)
 	refused(&m, SP_FDS + 1, "descriptors");
 }
 
+/* counts with a socket: it comes after the log, before the cgroups */
+static void
+test_sock_counts(void **state)
+{
+	struct msg	 m;
+	char		 why[128];
+
+	good(&m);
+	m.hdr.sock = 1;
+	m.hdr.nfds = 2;
+	pack(&m, good_strings, 4);
+	assert_int_equal(check(&m, 2, why, sizeof(why)), 0);
+	good(&m);
+	m.hdr.sock = 1;
+	pack(&m, good_strings, 4);
+	refused(&m, 1, "descriptors");
+	good(&m);
+	m.hdr.sock = 2;
+	m.hdr.nfds = 3;
+	pack(&m, good_strings, 4);
+	refused(&m, 3, "socket activation");
+	good(&m);
+	m.hdr.sock = 1;
+	m.hdr.nfds = 3;
+	m.hdr.cgdir = 1;
+	pack(&m, good_strings, 4);
+	refused(&m, 3, "cgroup directory");
+}
+
+/* a TCP socket on 127.0.0.1, any port, listening or not; its port */
+static int
+tcp_socket(int type, int listening, in_port_t *port)
+{
+	struct sockaddr_in	 sin;
+	socklen_t		 len = sizeof(sin);
+	int			 fd;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_not_equal(fd = socket(AF_INET, type, 0), -1);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	if (listening)
+		assert_int_equal(listen(fd, 1), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	*port = sin.sin_port;
+	return (fd);
+}
+
+/* sp_check_sock of fd, the request naming 127.0.0.1 and port */
+static int
+sock_check(int fd, in_port_t port, char *why, size_t len)
+{
+	struct sp_req	 r;
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.sock = 1;
+	r.hdr.nfds = 2;
+	r.hdr.sockaddr.sin.sin_family = AF_INET;
+	r.hdr.sockaddr.sin.sin_port = port;
+	r.hdr.sockaddr.sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	r.fds[1] = fd;
+	r.nfds = 2;
+	why[0] = '\0';
+	return (sp_check_sock(&r, why, len));
+}
+
+static void
+sock_refused(int fd, in_port_t port, const char *want)
+{
+	char	 why[128];
+
+	assert_int_equal(sock_check(fd, port, why, sizeof(why)), -1);
+	if (strstr(why, want) == NULL)
+		fail_msg("refused for \"%s\", not \"%s\"", why, want);
+}
+
+static void
+test_sock(void **state)
+{
+	struct sockaddr_un	 sun;
+	char			 why[128];
+	in_port_t		 port, other;
+	int			 good_fd, fd, ofd;
+
+	good_fd = tcp_socket(SOCK_STREAM, 1, &port);
+	assert_int_equal(sock_check(good_fd, port, why, sizeof(why)), 0);
+	/* another listener: not the port the request names */
+	ofd = tcp_socket(SOCK_STREAM, 1, &other);
+	sock_refused(ofd, port, "not bound to the workload's");
+	sock_refused(good_fd, other, "not bound to the workload's");
+	fd = tcp_socket(SOCK_DGRAM, 0, &other);
+	sock_refused(fd, other, "not a stream socket");
+	close(fd);
+	fd = tcp_socket(SOCK_STREAM, 0, &other);
+	sock_refused(fd, other, "not listening");
+	close(fd);
+	assert_int_not_equal(fd = socket(AF_UNIX, SOCK_STREAM, 0), -1);
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	/* abstract: nothing left in the file system */
+	(void)snprintf(sun.sun_path + 1, sizeof(sun.sun_path) - 1,
+	    "test_spawner.%d", (int)getpid());
+	assert_int_equal(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	assert_int_equal(listen(fd, 1), 0);
+	sock_refused(fd, port, "not a TCP socket");
+	close(fd);
+	sock_refused(-1, port, "not a stream socket");
+	close(ofd);
+	close(good_fd);
+}
+
 static void
 test_strings(void **state)
 {
@@ -257,6 +377,8 @@ main(void)
 		cmocka_unit_test(test_not_root),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_sock_counts),
+		cmocka_unit_test(test_sock),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
