@@ -14,6 +14,8 @@
 # BENCH_BASE=REF adds a fifth target, "base": a second orchd built from
 # that commit (git archive), listening on BENCH_PORT+5, in the same
 # rounds, so that a change is measured against its baseline in one run.
+# BENCH_BASE_BUILD=DIR takes that commit's binaries from DIR, built
+# already, instead of building them again.
 #
 # BENCH_ACCESSLOG=combined (or json) adds a target "alog": a second orchd
 # of the same build with its "access log" on, listening on BENCH_PORT+6,
@@ -46,11 +48,18 @@ has_target() { case " $TARGETS " in *" $1 "*) return 0 ;; esac; return 1; }
 # start_base: the baseline orchd (BENCH_BASE) beside the one under test
 start_base() {
 	src=$B/base-src
-	mkdir -p "$src"
-	(cd "$TOP" && git archive "$BENCH_BASE") | tar -x -C "$src" ||
-	    die "cannot export $BENCH_BASE"
-	(cd "$src" && make -s BUILD="$src/build" all >"$B/base-make.log" 2>&1) ||
-	    { tail -n 20 "$B/base-make.log" >&2; die "make of $BENCH_BASE failed"; }
+	base_build=${BENCH_BASE_BUILD:-$src/build}
+	if [ -n "${BENCH_BASE_BUILD:-}" ]; then
+		# built already (as the other parts' runs use it): not again
+		[ -x "$base_build/orchd" ] || die "no $base_build/orchd"
+	else
+		mkdir -p "$src"
+		(cd "$TOP" && git archive "$BENCH_BASE") | tar -x -C "$src" ||
+		    die "cannot export $BENCH_BASE"
+		(cd "$src" && make -s BUILD="$base_build" all \
+		    >"$B/base-make.log" 2>&1) || { tail -n 20 "$B/base-make.log" >&2
+			die "make of $BENCH_BASE failed"; }
+	fi
 	check_ports "$BASE_PORT"
 	mkdir -p "$B/base"
 	{
@@ -59,7 +68,7 @@ start_base() {
 		orchd_backend_workload
 	} >"$B/base/orchd.conf"
 	main_orchd=$ORCHD main_ctl=$ORCHCTL main_pid=$ORCHD_PID
-	ORCHD=$src/build/orchd ORCHCTL=$src/build/orchctl
+	ORCHD=$base_build/orchd ORCHCTL=$base_build/orchctl
 	start_orchd "$B/base"
 	BASE_PIDS=$(orchd_procs)
 	ORCHD=$main_orchd ORCHCTL=$main_ctl ORCHD_PID=$main_pid

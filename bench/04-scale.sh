@@ -5,7 +5,7 @@
 # (host wN.bench, command busybox sleep, distinct ports, idle timeout
 # 5m).  Both have reaper interval 1s.  Measured for each: start-up time
 # (to `orchctl show summary` answering, and to the first request routed),
-# RSS of every orchd process and bytes per sleeping workload, `orchctl
+# RSS and PSS of every orchd process, bytes per sleeping workload, `orchctl
 # reload` wall time, the reaper's CPU per tick (/proc/PID/schedstat), and
 # wrk on the one route, both instances in turns (A B, B A, A B ...).
 # Beware: the gateway's heap size alone moves its rps by ~10 % (glibc
@@ -89,11 +89,18 @@ procs_of() {
 	done
 	return 0
 }
-# rss_table PID: "name rss_kib" per process
+# pss_kib PID: its proportional set size (shared pages divided among
+# the processes that map them: a forked spawner's copy-on-write pages
+# count once, not twice as in RSS)
+pss_kib() {
+	awk '/^Pss:/ {print $2; exit}' "/proc/$1/smaps_rollup" 2>/dev/null ||
+	    echo 0
+}
+# rss_table PID: "name rss_kib pss_kib" per process
 rss_table() {
 	for p in $(procs_of "$1"); do
 		n=$(tr '\0' ' ' <"/proc/$p/cmdline" | awk '{print $2}')
-		echo "$n $(rss_kib "$p")"
+		echo "$n $(rss_kib "$p") $(pss_kib "$p")"
 	done
 }
 # exec_ns PID: time on CPU, all threads
@@ -169,9 +176,13 @@ rps1=$(awk '$1 == "one" {print $3}' "$B/scale.raw" | median)
 rpsn=$(awk '$1 == "many" {print $3}' "$B/scale.raw" | median)
 
 sum_rss() { awk '{s += $2} END {print s + 0}' "$1"; }
+sum_pss() { awk '{s += $3} END {print s + 0}' "$1"; }
 R1=$(sum_rss "$B/rss.one")
 RN=$(sum_rss "$B/rss.many")
 RN2=$(sum_rss "$B/rss.many2")
+P1=$(sum_pss "$B/rss.one")
+PN=$(sum_pss "$B/rss.many")
+PN2=$(sum_pss "$B/rss.many2")
 
 out ""
 out "== 4. Scale: 1 workload against $((NW + 1)) ($NW asleep), reaper interval 1s"
@@ -188,6 +199,15 @@ out "$(printf '%-40s %12s %12s' 'RSS all orchd processes, KiB' "$R1" "$RN")"
 out "$(printf '%-40s %12s %12s' '  the same after 3 reloads, KiB' '' "$RN2")"
 out "$(printf '%-40s %12s %12s' 'bytes per sleeping workload' '' \
     "$(awk -v a="$R1" -v b="$RN" -v n="$NW" 'BEGIN {printf "%.0f", (b - a) * 1024 / n}')")"
+for n in $(awk '{print $1}' "$B/rss.one"); do
+	out "$(printf '%-40s %12s %12s' "PSS $n, KiB" \
+	    "$(awk -v n="$n" '$1 == n {print $3}' "$B/rss.one")" \
+	    "$(awk -v n="$n" '$1 == n {print $3}' "$B/rss.many")")"
+done
+out "$(printf '%-40s %12s %12s' 'PSS all orchd processes, KiB' "$P1" "$PN")"
+out "$(printf '%-40s %12s %12s' '  the same after 3 reloads, KiB' '' "$PN2")"
+out "$(printf '%-40s %12s %12s' 'bytes per sleeping workload, PSS' '' \
+    "$(awk -v a="$P1" -v b="$PN" -v n="$NW" 'BEGIN {printf "%.0f", (b - a) * 1024 / n}')")"
 out "$(printf '%-40s %12s %12s' 'reaper CPU per 1s tick, ms' "$tick1" "$tickn")"
 out "$(printf '%-40s %12s %12s' 'all orchd CPU while idle, ms/s' "$idle1" "$idlen")"
 out "$(printf '%-40s %12.0f %12.0f' "rps on one route (wrk c32, median of $ROUNDS)" "$rps1" "$rpsn")"

@@ -186,7 +186,7 @@ lifecycle_apply(struct cfg_generation *gen)
 			wl = wl_new(conf->name);
 			/* before the store's restore: what runs is unknown */
 			if (!rt->restored)
-				lifecycle_checking(wl);
+				wl->checking = CHECKING_UNTOLD;
 		}
 		/* a running instance keeps its own until it stops */
 		if (wl->run_conf == NULL && lifecycle_address(conf, &wl->addr,
@@ -202,6 +202,15 @@ lifecycle_apply(struct cfg_generation *gen)
 			live_start(wl);
 		drift_update(wl);
 	}
+	/*
+	 * Told once every name is made, in the same order: each message
+	 * (1 KiB, freed once written) made between two workloads' memory
+	 * would leave a hole malloc cannot give back, 2 KiB a workload.
+	 */
+	TAILQ_FOREACH(conf, &gen->workloads, entry)
+		if ((wl = lifecycle_find(conf->name)) != NULL &&
+		    wl->checking == CHECKING_UNTOLD)
+			lifecycle_checking(wl);
 	deps_index(gen);
 	/* its container may be there, even running, from before */
 	TAILQ_FOREACH(conf, &gen->workloads, entry)

@@ -91,7 +91,10 @@ struct rt_workload {
 
 	int			 stopping;	/* driver stop begun */
 	int			 checking;	/* after a restart: not yet
-						   compared with what runs */
+						   compared with what runs;
+						   CHECKING_UNTOLD: nor the
+						   others told so yet */
+#define CHECKING_UNTOLD	2
 	enum rt_reason		 stop_reason;
 	int			 wake_queued;	/* start once stopped */
 	enum rt_reason		 wake_reason;	/* ... for this reason */

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "msg.h"
 #include "proc.h"
+#include "util.h"
 #include "workload.h"
 #include "store_check.h"
 
@@ -113,8 +114,12 @@ store_check_told(const char *name)
 		check_add(name, 1);
 		return;
 	}
-	if ((c = check_find(name)) != NULL)
+	if ((c = check_find(name)) != NULL) {
 		check_remove(c);
+		/* the last: the names and the states' messages go back */
+		if (check_count == 0)
+			heap_trim();
+	}
 }
 
 /*
