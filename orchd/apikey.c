@@ -202,8 +202,41 @@ apikey_read_file(const char *path, size_t *lenp)
  * key at all is valid: the API then answers 401 to everything but
  * public metrics.
  */
+static int	apikey_load_api(struct orchd_conf *);
+
+/*
+ * The status page's read-only key ("status key file"), read and checked
+ * as the API key is, and never the API key itself: a key that is both
+ * would give full rights where read-only ones were meant.
+ */
+static int
+statuskey_load(struct orchd_conf *conf)
+{
+	if (conf->status_key_file == NULL)
+		return (0);
+	if ((conf->status_key = apikey_read_file(conf->status_key_file,
+	    &conf->status_key_len)) == NULL)
+		return (-1);
+	if (conf->api_key != NULL && conf->api_key_len ==
+	    conf->status_key_len && ct_memcmp(conf->api_key,
+	    conf->status_key, conf->api_key_len) == 0) {
+		log_warnx("status key file %s: the same key as the API's",
+		    conf->status_key_file);
+		return (-1);
+	}
+	return (0);
+}
+
 int
 apikey_load(struct orchd_conf *conf)
+{
+	if (apikey_load_api(conf) == -1)
+		return (-1);
+	return (statuskey_load(conf));
+}
+
+static int
+apikey_load_api(struct orchd_conf *conf)
 {
 	const char	*why;
 	size_t		 len;
@@ -255,6 +288,13 @@ apikey_send(struct orchd *env)
 	if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_CFG_APIKEY, 0, -1,
 	    conf->api_key, conf->api_key_len) == -1)
 		fatal("%s: compose", __func__);
+	/* the status page's read-only key: the same message, peerid 1 */
+	if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_CFG_APIKEY,
+	    APIKEY_STATUS, -1, conf->status_key, conf->status_key_len) == -1)
+		fatal("%s: compose", __func__);
+	freezero(conf->status_key, conf->status_key_len);
+	conf->status_key = NULL;
+	conf->status_key_len = 0;
 	freezero(conf->api_key, conf->api_key_len);
 	conf->api_key = NULL;
 	conf->api_key_len = 0;

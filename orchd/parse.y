@@ -78,6 +78,7 @@ static int	 findeol(void);
 %token	TIMEOUT TLS TRUSTED UIDS UPSTREAM USER VOLUME WAKE WARM WORKLOAD
 %token	AGENT ANSWER FROM IGNORE SERVER TIMING TUNNEL
 %token	BUSY FAIL
+%token	PAGE SESSION STATUS
 %token	CHANGE NEXT RESTART
 %token	PUBLISH
 %token	AUTH PULL REGISTRY
@@ -507,6 +508,29 @@ main		: USER STRING			{
 				YYERROR;
 			}
 			conf->api_allow_root = 1;
+		}
+		| STATUS PAGE			{
+			if (conf->status_page) {
+				yyerror("status page already set");
+				YYERROR;
+			}
+			conf->status_page = 1;
+		}
+		| STATUS KEY FILENAME STRING	{
+			if (set_string(&conf->status_key_file, $4,
+			    "status key file") == -1)
+				YYERROR;
+		}
+		| STATUS SESSION TIMEOUT duration {
+			if (conf->status_session != 0) {
+				yyerror("status session timeout already set");
+				YYERROR;
+			}
+			if ($4 < 60 || $4 > 30 * 86400) {
+				yyerror("status session timeout: 1m to 30d");
+				YYERROR;
+			}
+			conf->status_session = $4;
 		}
 		| API METRICS PUBLIC		{
 			if (conf->api_metrics_public) {
@@ -1362,6 +1386,7 @@ lookup(const char *s, const char **near)
 		{ "network",		NETWORK },
 		{ "next",		NEXT },
 		{ "on",			ON },
+		{ "page",		PAGE },
 		{ "path",		PATH },
 		{ "per",		PER },
 		{ "port",		PORT },
@@ -1380,9 +1405,11 @@ lookup(const char *s, const char **near)
 		{ "restart",		RESTART },
 		{ "runtime",		RUNTIME },
 		{ "server",		SERVER },
+		{ "session",		SESSION },
 		{ "signal",		SIGNAL },
 		{ "size",		SIZE },
 		{ "socket",		SOCKET },
+		{ "status",		STATUS },
 		{ "stop",		STOP },
 		{ "streams",		STREAMS },
 		{ "subdomains",		SUBDOMAINS },

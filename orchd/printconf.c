@@ -418,6 +418,16 @@ print_api(FILE *fp, const struct orchd_conf *conf)
 		fputs("# api key: from ORCHD_KEY\n", fp);
 	if (conf->api_metrics_public)
 		fputs("api metrics public\n", fp);
+	if (conf->status_page)
+		fputs("status page\n", fp);
+	if (conf->status_key_file != NULL) {
+		fputs("status key file ", fp);
+		print_string(fp, conf->status_key_file);
+		fputs("\n", fp);
+	}
+	if (conf->status_session > 0)
+		fprintf(fp, "status session timeout %llds\n",
+		    (long long)conf->status_session);
 	if (conf->api_allow_process)
 		fputs("api allow process\n", fp);
 	TAILQ_FOREACH(e, &conf->api_allow_images, entry) {
