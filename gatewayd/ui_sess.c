@@ -206,6 +206,7 @@ ui_cookie_op(enum api_op op)
 {
 	switch (op) {
 	case API_LIST:
+	case API_METRICS:	/* the page's memory, wakes and rates */
 	case API_GET:
 	case API_HISTORY:
 	case API_LOGS:

@@ -863,15 +863,47 @@
 		});
 	}
 
+	/*
+	 * The form posts itself without this script; with it, the answer
+	 * stays in the page: a wrong key is said in the form, and the
+	 * key's field is emptied either way.
+	 */
+	function submitLogin(ev) {
+		var key = $("key");
+		var body = new URLSearchParams();
+
+		ev.preventDefault();
+		body.set("key", key.value);
+		key.value = "";
+		$("login-failed").hidden = true;
+		fetch("/ui/login", { method: "POST", credentials: "same-origin",
+		    body: body }).then(function (r) {
+			if (r.ok) {
+				checkSession();
+				return;
+			}
+			$("login-failed").textContent = r.status === 429 ?
+			    "Too many wrong keys: wait a minute." :
+			    "That key was not accepted.";
+			$("login-failed").hidden = false;
+			key.focus();
+		}, function () {
+			say("The server did not answer.");
+		});
+	}
+
 	function logout() {
 		api("POST", "/ui/logout").then(function () {
-			location.replace("/ui/");
+			location.replace("/ui/#/");
+			showLogin(false);
 		});
 	}
 
 	document.addEventListener("DOMContentLoaded", function () {
 		$("filter").addEventListener("input", renderTable);
 		$("logout").addEventListener("click", logout);
+		$("login").querySelector("form").addEventListener("submit",
+		    submitLogin);
 		window.addEventListener("hashchange", function () {
 			route();
 			$("main").focus();

@@ -8,7 +8,7 @@ const browser = {};
 for (const g of ["window", "document", "location", "fetch", "EventSource",
     "setTimeout", "clearTimeout", "setInterval", "clearInterval",
     "Promise", "Map", "Date", "JSON", "Math", "Object", "Array", "String",
-    "isNaN", "parseFloat", "encodeURIComponent", "decodeURIComponent"])
+    "isNaN", "parseFloat", "URLSearchParams", "encodeURIComponent", "decodeURIComponent"])
 	browser[g] = "readonly";
 
 module.exports = [
