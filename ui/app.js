@@ -878,7 +878,9 @@
 		$("login-failed").hidden = true;
 		fetch("/ui/login", { method: "POST", credentials: "same-origin",
 		    body: body }).then(function (r) {
-			if (r.ok) {
+			/* the server's 303 goes back to /ui/, with
+			   ?login=failed after a wrong key */
+			if (r.ok && !/[?&]login=failed/.test(r.url)) {
 				checkSession();
 				return;
 			}
