@@ -211,6 +211,8 @@
 		return api("GET", "/metrics").then(function (r) {
 			metrics = r.status === 200 && typeof r.body === "string" ?
 			    parseMetrics(r.body) : null;
+			if (metrics)
+				sample();
 		}, function () {
 			metrics = null;
 		});
@@ -279,6 +281,10 @@
 		tr.appendChild(el("td", { "class": "num" },
 		    wakeText(value(w, "wake_max"))));
 		tr.appendChild(el("td", {}, (w.depends_on || []).join(", ")));
+		/* a narrow screen shows each row as a card, labelled */
+		Array.prototype.forEach.call(tr.cells, function (td, i) {
+			td.setAttribute("data-label", COLUMNS[i].label);
+		});
 		return tr;
 	}
 
@@ -387,6 +393,22 @@
 		}, 200);
 	}
 
+	/*
+	 * The metrics behind memory and wake times change with the states:
+	 * read again after a burst of events, at most every 5 s.
+	 */
+	var metricsTimer = null;
+	function metricsSoon() {
+		if (metricsTimer)
+			return;
+		metricsTimer = setTimeout(function () {
+			loadMetrics().then(function () {
+				metricsTimer = null;
+				renderTable();
+			});
+		}, 5000);
+	}
+
 	/* ---- the events: live, no polling */
 
 	function onState(ev) {
@@ -404,6 +426,10 @@
 		}
 		w.state = e.to;
 		w.message = e.message;
+		if (e.cause && e.cause.kind === "request" && e.time)
+			w.last_seen = e.time;
+		if (e.to === "running" || e.to === "asleep")
+			metricsSoon();
 		if (e.to === "running" && e.from === "waking")
 			w.wakes = (w.wakes || 0) + 1;
 		updateRow(e.workload);
@@ -704,45 +730,63 @@
 		dl.appendChild(el("dd", {}, v));
 	}
 
+	/* one point of the host's figures, from the metrics just read */
+	function sample() {
+		var now = Date.now();
+		var prev = samples.length > 0 ? samples[samples.length - 1] :
+		    null;
+		var s = { t: now,
+		    used: metricSum("orchd_memory_in_use_bytes"),
+		    budget: metricSum("orchd_memory_budget_bytes"),
+		    wakes: metricSum("orchd_wakes_total"),
+		    reqs: metricSum("orchd_requests_total"),
+		    wph: null, rps: null };
+
+		if (prev && now - prev.t < 1000)
+			return;
+		if (prev && now > prev.t) {
+			s.wph = Math.max(s.wakes - prev.wakes, 0) * 3600000 /
+			    (now - prev.t);
+			s.rps = Math.max(s.reqs - prev.reqs, 0) * 1000 /
+			    (now - prev.t);
+		}
+		samples.push(s);
+		if (samples.length > 720)
+			samples.shift();
+	}
+
 	function hostSample() {
 		return loadMetrics().then(function () {
-			var now = Date.now();
 			var dl = clear($("hostfacts"));
-			var s, prev, saved = 0, wph = null, rps = null;
+			var s, saved = 0, mh = 0, wph, rps;
 
-			if (metrics === null) {
+			if (metrics === null || samples.length === 0) {
 				$("host-note").textContent = "The metrics are " +
 				    "not available to this session.";
 				return;
 			}
-			s = { t: now,
-			    used: metricSum("orchd_memory_in_use_bytes"),
-			    budget: metricSum("orchd_memory_budget_bytes"),
-			    wakes: metricSum("orchd_wakes_total"),
-			    reqs: metricSum("orchd_requests_total") };
-			samples.push(s);
-			if (samples.length > 360)
-				samples.shift();
-			prev = samples.length > 1 ? samples[samples.length - 2] :
-			    null;
-			if (prev && now > prev.t) {
-				wph = (s.wakes - prev.wakes) * 3600000 /
-				    (now - prev.t);
-				rps = (s.reqs - prev.reqs) * 1000 / (now - prev.t);
-			}
-			s.wph = wph || 0;
-			s.rps = rps || 0;
+			s = samples[samples.length - 1];
+			wph = s.wph;
+			rps = s.rps;
 			workloads.forEach(function (w) {
+				var est = metricOne(
+				    "orchd_workload_memory_estimate_bytes",
+				    w.name) || metricOne(
+				    "orchd_workload_memory_bytes", w.name) || 0;
+
 				if (w.state === "asleep")
-					saved += metricOne(
-					    "orchd_workload_memory_estimate_bytes",
-					    w.name) || 0;
+					saved += est;
+				mh += est * (metricOne(
+				    "orchd_workload_asleep_seconds_total",
+				    w.name) || 0) / 3600;
 			});
 			fact(dl, "Memory in use", bytes(s.used));
 			fact(dl, "Memory budget", s.budget > 0 ? bytes(s.budget) :
 			    "none");
 			fact(dl, "Memory saved now by sleeping workloads",
 			    bytes(saved));
+			fact(dl, "Memory-hours saved by sleeping",
+			    (mh / 1073741824).toFixed(2) + " GiB\u00b7h");
 			fact(dl, "Time asleep, all workloads", (metricSum(
 			    "orchd_workload_asleep_seconds_total") / 3600)
 			    .toFixed(1) + " h");
@@ -751,9 +795,10 @@
 			    wph.toFixed(1));
 			fact(dl, "Requests per second", rps === null ?
 			    "(measuring)" : rps.toFixed(2));
-			$("host-note").textContent = "Sampled from /metrics " +
-			    "every 10 s while this view is open; " +
-			    samples.length + " samples.";
+			$("host-note").textContent = "From /metrics, read " +
+			    "every 10 s while this view is open and after " +
+			    "changes of state; " + samples.length +
+			    " samples since the page was loaded.";
 			drawHost();
 		});
 	}
@@ -763,23 +808,23 @@
 
 		samples.forEach(function (s) {
 			max = Math.max(max, s.used, s.budget);
-			rmax = Math.max(rmax, s.wph, s.rps);
+			rmax = Math.max(rmax, s.wph || 0, s.rps || 0);
 		});
 		clear($("memchart")).appendChild(lineChart([{ cls: "line",
 		    points: samples.map(function (s) { return s.used; }) }],
 		    max, { budget: samples.some(function (s) {
 			return s.budget > 0 && s.budget >= max;
 		    }), x: "memory in use (line), budget (dashed), since " +
-		    "this view opened", aria: "Memory in use " +
+		    "the page was loaded", aria: "Memory in use " +
 		    bytes(samples.length ? samples[samples.length - 1].used :
 		    0) }));
 		clear($("ratechart")).appendChild(lineChart([{ cls: "line",
-		    points: samples.map(function (s) { return s.wph; }) },
+		    points: samples.map(function (s) { return s.wph || 0; }) },
 		    { cls: "line2", points: samples.map(function (s) {
-			return s.rps; }) }], rmax, { x: "wakes per hour " +
+			return s.rps || 0; }) }], rmax, { x: "wakes per hour " +
 		    "(blue), requests per second (orange)", aria: "Wakes " +
-		    "per hour and requests per second since this view " +
-		    "opened" }));
+		    "per hour and requests per second since the page " +
+		    "was loaded" }));
 	}
 
 	/* ---- views */
