@@ -59,6 +59,12 @@ raw() {	# raw PATH: the status of GET PATH, sent as is
 	code --path-as-is "$URL$1"
 }
 
+# an orchd without the status page (today's main, to show these checks
+# fail there) is started without its lines, and attacked all the same
+if "$ORCHD" -n -f "$T/orchd.conf" 2>&1 | grep -q 'unknown keyword "status"'; then
+	echo "# this orchd has no status page: replayed without its lines"
+	sed -i '/^status /d' "$T/orchd.conf"
+fi
 start_orchd_or_exit -v
 
 SID=$(login "$KEY")
