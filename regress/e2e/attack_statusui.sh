@@ -99,8 +99,13 @@ check "... on PUT /v1/workloads/uiatk: 401" [ "$(code -X PUT \
     -H "Cookie: orchd_session=$SID" -H "X-CSRF-Token: $TOK" \
     -H 'Content-Type: application/json' -d '{}' \
     "$URL/v1/workloads/uiatk")" = 401 ]
-check "... on GET /metrics: 401" \
-    [ "$(code -H "Cookie: orchd_session=$SID" "$URL/metrics")" = 401 ]
+check "... on PATCH /v1/workloads/uiatk: 401" [ "$(code -X PATCH \
+    -H "Cookie: orchd_session=$SID" -H "X-CSRF-Token: $TOK" \
+    -H 'Content-Type: application/json' -d '{"idle_timeout":"1s"}' \
+    "$URL/v1/workloads/uiatk")" = 401 ]
+check "... on POST /metrics (GET only): not 200" [ "$(code -X POST \
+    -H "Cookie: orchd_session=$SID" -H "X-CSRF-Token: $TOK" \
+    "$URL/metrics")" != 200 ]
 check "... nothing was created" sh -c "! '$ORCHCTL' -s '$SOCK' show workloads |
     grep -q '^uiatkx '"
 

@@ -205,8 +205,16 @@ check "a wrong key: 303 to /ui/?login=failed" \
 check "... and no cookie" [ -z "$NONE" ]
 
 # -- cookies on the routes the page does not use
-check "GET /metrics with a cookie: 401" \
-    [ "$(code -H "Cookie: orchd_session=$FULL" "$URL/metrics")" = 401 ]
+check "GET /metrics with a cookie (the page's charts): 200" \
+    [ "$(code -H "Cookie: orchd_session=$FULL" "$URL/metrics")" = 200 ]
+check "... with a read-only one too" \
+    [ "$(code -H "Cookie: orchd_session=$RO" "$URL/metrics")" = 200 ]
+check "GET /healthz with a cookie: as without" \
+    [ "$(code -H "Cookie: orchd_session=$FULL" "$URL/healthz")" = 200 ]
+check "PUT /v1/workloads/uiapp with a cookie and its token: 401" [ "$(code \
+    -X PUT -H "Cookie: orchd_session=$FULL" -H "X-CSRF-Token: $TOK" \
+    -H 'Content-Type: application/json' -d '{}' \
+    "$URL/v1/workloads/uiapp")" = 401 ]
 check "POST /v1/workloads with a cookie and its token: 401" [ "$(code \
     -X POST -H "Cookie: orchd_session=$FULL" -H "X-CSRF-Token: $TOK" \
     -H 'Content-Type: application/json' -d '{"name":"x"}' \
@@ -260,11 +268,22 @@ check "... and for garbage" grep -q '^event: reset' "$T/ev4.out"
 check "... the reset has an id" sh -c "grep -B1 '^event: reset' '$T/ev4.out' |
     grep -Eq '^id: [0-9a-f]{8}-[0-9]+\$'"
 
-# -- a reload keeps the sessions; a short timeout ends them
+# -- a reload keeps the sessions, but not a changed key's; a short
+# timeout ends them
+check "before the reload, the read-only session works" \
+    [ "$(code -H "Cookie: orchd_session=$RO" "$URL/ui/session")" = 200 ]
+OTHER=$(login "$KEY")
+SKEY2=$(openssl rand -hex 16)
+printf '%s\n' "$SKEY2" >"$T/status.key"
 write_conf 'status session timeout 3s'
 ctl reload >/dev/null
 check "after a reload, the session still opens /v1/workloads" \
     every_time 4 200 -H "Cookie: orchd_session=$FULL" "$URL/v1/workloads"
+check "... but the status key changed: its session is over, everywhere" \
+    every_time 6 401 -H "Cookie: orchd_session=$RO" "$URL/ui/session"
+check "... the old status key no longer logs in" [ -z "$(login "$SKEY")" ]
+RO2=$(login "$SKEY2")
+check "... the new one does" [ -n "$RO2" ]
 SHORT=$(login "$KEY")
 check "a login after the reload" [ -n "$SHORT" ]
 check "... Max-Age=3" sh -c "grep -i '^Set-Cookie:' '$T/login.h' | tr -d '\r' |
@@ -292,8 +311,8 @@ check "... and the session is over on every gateway" \
     every_time 8 401 -H "Cookie: orchd_session=$FULL" "$URL/v1/workloads"
 check "... /ui/session: 401" \
     [ "$(code -H "Cookie: orchd_session=$FULL" "$URL/ui/session")" = 401 ]
-check "the read-only session is still there" \
-    [ "$(code -H "Cookie: orchd_session=$RO" "$URL/ui/session")" = 200 ]
+check "another session is still there" [ -n "$OTHER" -a "$(code \
+    -H "Cookie: orchd_session=$OTHER" "$URL/ui/session")" = 200 ]
 
 check "orchd is still running" alive "$ORCHD_PID"
 check "no sanitizer report" sh -c "! grep -q 'Sanitizer' '$T/orchd.log'"
