@@ -357,6 +357,8 @@ enum imsg_type {
 					   ui_sess_id, a logout */
 	IMSG_REAP_SESS_END,		/* reaper -> every gateway: struct
 					   ui_sess_id, forget it */
+	IMSG_GW_SESS_FLUSH,		/* gateway -> reaper: struct
+					   ui_sess_flush, a key changed */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -583,6 +585,12 @@ struct ui_sess {
 	int32_t			 readonly;
 	int32_t			 found;		/* IMSG_REAP_SESS: 0 none */
 	int64_t			 expires;	/* wall clock, seconds */
+};
+
+/* IMSG_GW_SESS_FLUSH: the sessions of the key that changed end */
+struct ui_sess_flush {
+	int32_t			 readonly;	/* the status key's: 1 */
+	int32_t			 pad;
 };
 
 /* IMSG_REAP_AUTHLIMIT: over the cap of wrong keys, and for how long */

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "imsg.h"
 #include "log.h"
 #include "msg.h"
@@ -102,6 +103,21 @@ apiconf_recv_host(struct imsgev *iev, struct imsg *imsg)
 		fatal("%s", __func__);
 }
 
+/*
+ * A key this gateway held, replaced by another (or by none): the status
+ * page's sessions it opened end.  A gateway that held none yet (it just
+ * started) has nothing to compare, and ends nothing.
+ */
+static int
+apiconf_key_changed(const uint8_t *old, size_t oldlen, const uint8_t *new,
+    size_t newlen)
+{
+	if (old == NULL)
+		return (0);
+	return (new == NULL || oldlen != newlen ||
+	    ct_memcmp(old, new, oldlen) != 0);
+}
+
 /* on START, with the generation's other settings */
 void
 api_apply(struct cfg_generation *gen)
@@ -114,6 +130,9 @@ api_apply(struct cfg_generation *gen)
 		TAILQ_INSERT_TAIL(&api_cur.hosts, e, entry);
 	}
 	if (api_next_key_set) {
+		if (apiconf_key_changed(api_cur.key, api_cur.keylen,
+		    api_next_key, api_next_keylen))
+			ui_sess_flush(0);
 		freezero(api_cur.key, api_cur.keylen);
 		api_cur.key = api_next_key;
 		api_cur.keylen = api_next_keylen;
@@ -125,6 +144,9 @@ api_apply(struct cfg_generation *gen)
 			    "metrics gets 401");
 	}
 	if (api_next_skey_set) {
+		if (apiconf_key_changed(api_cur.skey, api_cur.skeylen,
+		    api_next_skey, api_next_skeylen))
+			ui_sess_flush(1);
 		freezero(api_cur.skey, api_cur.skeylen);
 		api_cur.skey = api_next_skey;
 		api_cur.skeylen = api_next_skeylen;

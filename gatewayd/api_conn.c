@@ -231,6 +231,8 @@ api_request(struct gw_conn *c)
 	else
 		(void)api_route(h->meth, "/", 1, &r->t);
 	r->expect = (h->flags & HTTP_F_EXPECT_CONTINUE) != 0;
+	if (r->t.op == API_EVENTS)
+		api_events_lastid(r, h);
 	if (r->t.ui && !apiconf_status_page()) {
 		/* no "status page": /ui/ is an API path like any other */
 		r->t.ui = 0;

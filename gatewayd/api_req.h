@@ -66,6 +66,8 @@ struct api_req {
 	char			 csrfhdr[UI_SESS_IDLEN * 2 + 1]; /* "" */
 	int			 sessok;	/* authorized by sess */
 	struct ui_sess		 sess;
+	int			 lastev_set;	/* events: Last-Event-ID */
+	uint64_t		 lastev;	/* ... its N; 0: a reset */
 	const char		*cache;		/* Cache-Control; NULL:
 						   no-store */
 	TAILQ_ENTRY(api_req)	 evs_entry;	/* ... in api_events.c's list */
@@ -112,6 +114,8 @@ void			*api_define_update(struct api_req *, size_t *);
 void			 api_events(struct api_req *);
 void			 api_events_ping(struct api_req *);
 void			 api_events_readable(struct api_req *);
+void			 api_events_lastid(struct api_req *,
+			    const struct http_head *);
 
 /* ui.c: the status page's own requests */
 void			 ui_asset(struct api_req *);

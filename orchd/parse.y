@@ -526,8 +526,8 @@ main		: USER STRING			{
 				yyerror("status session timeout already set");
 				YYERROR;
 			}
-			if ($4 < 60 || $4 > 30 * 86400) {
-				yyerror("status session timeout: 1m to 30d");
+			if ($4 < 1 || $4 > 30 * 86400) {
+				yyerror("status session timeout: 1s to 30d");
 				YYERROR;
 			}
 			conf->status_session = $4;

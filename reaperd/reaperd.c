@@ -74,6 +74,7 @@ static void	reaper_recv_keepwarm(struct imsgev *, struct imsg *);
 static void	reaper_recv_sess_new(struct imsgev *, struct imsg *);
 static void	reaper_recv_sess_ask(struct imsgev *, struct imsg *);
 static void	reaper_recv_sess_end(struct imsgev *, struct imsg *);
+static void	reaper_recv_sess_flush(struct imsgev *, struct imsg *);
 
 PROC_TABLE_BEGIN
 static const struct proc_handler reaper_handlers[] = {
@@ -107,6 +108,8 @@ static const struct proc_handler reaper_handlers[] = {
 	    PROC_FROM(PROC_GATEWAY), reaper_recv_sess_ask },
 	{ IMSG_GW_SESS_END, sizeof(struct ui_sess_id),
 	    PROC_FROM(PROC_GATEWAY), reaper_recv_sess_end },
+	{ IMSG_GW_SESS_FLUSH, sizeof(struct ui_sess_flush),
+	    PROC_FROM(PROC_GATEWAY), reaper_recv_sess_flush },
 	{ IMSG_ST_KEEPWARM, sizeof(struct ctl_keepwarm),
 	    PROC_FROM(PROC_RUNTIME), reaper_recv_keepwarm,
 	    PROC_NAME(struct ctl_keepwarm) },
@@ -473,6 +476,19 @@ reaper_recv_sess_end(struct imsgev *iev, struct imsg *imsg)
 	if (proc_compose(&reaper_ps, PROC_GATEWAY, IMSG_REAP_SESS_END, 0, -1,
 	    &q, sizeof(q)) == -1)
 		log_warn("%s: to the gateways", __func__);
+}
+
+/* a key changed at a reload (each gateway says so: the second is a no-op) */
+static void
+reaper_recv_sess_flush(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ui_sess_flush	 f;
+	size_t			 n;
+
+	(void)imsg_get_data(imsg, &f, sizeof(f));
+	if ((n = uisess_flush(&reap_uisess, f.readonly)) > 0)
+		log_info("status page: %zu %s sessions ended, their key "
+		    "changed", n, f.readonly ? "read-only" : "full");
 }
 
 /*

@@ -15,7 +15,9 @@
  * The table is UISESS_MAX slots taken once: when it is full an expired
  * session is reused, else the one that expires first, so that a flood
  * of logins costs bounded memory (and ends only the oldest sessions).
- * An expired session is never answered.
+ * An expired session is never answered.  A reload that changes a key
+ * ends the sessions it opened (uisess_flush): a leaked key replaced
+ * leaves no session behind.
  */
 
 #include <sys/tree.h>
@@ -115,6 +117,24 @@ uisess_end(struct uisess *t, const uint8_t *id)
 	e->s.expires = 0;
 	e->s.found = 0;
 	return (1);
+}
+
+/* a key changed: every session it opened ends; how many did */
+size_t
+uisess_flush(struct uisess *t, int readonly)
+{
+	struct uisess_entry	*e;
+	size_t			 n = 0;
+
+	RB_FOREACH(e, uisess_tree, &t->tree) {
+		if (!e->s.found || (e->s.readonly != 0) != (readonly != 0))
+			continue;
+		explicit_bzero(&e->s.csrf, sizeof(e->s.csrf));
+		e->s.expires = 0;
+		e->s.found = 0;
+		n++;
+	}
+	return (n);
 }
 
 size_t

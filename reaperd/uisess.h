@@ -31,6 +31,7 @@ void	 uisess_add(struct uisess *, const struct ui_sess *, int64_t);
 int	 uisess_find(struct uisess *, const uint8_t *, int64_t,
 	    struct ui_sess *);
 int	 uisess_end(struct uisess *, const uint8_t *);
+size_t	 uisess_flush(struct uisess *, int);
 size_t	 uisess_count(const struct uisess *);
 
 #endif /* ORCHD_REAPER_UISESS_H */
