@@ -95,18 +95,18 @@ async function apiState(name) {
 
 async function login(page, key) {
 	await page.goto(BASE + "/ui/", { waitUntil: "load" });
-	await page.waitForSelector("#key", { visible: true, timeout: 10000 });
+	await page.waitForSelector("#key", { visible: true, timeout: 20000 });
 	await page.type("#key", key);
 	await page.click("#login button[type=submit]");
 	await page.waitForFunction(() => !document.getElementById("nav")
-	    .hidden, { timeout: 10000 });
+	    .hidden, { timeout: 20000 });
 }
 
 /* the page has asked /ui/session and shows the form or the app */
 async function settled(page) {
 	await page.waitForFunction(() => !document.getElementById("login")
 	    .hidden || !document.getElementById("nav").hidden,
-	    { timeout: 10000 });
+	    { timeout: 20000 });
 }
 
 async function rowState(page, name) {
@@ -340,7 +340,7 @@ async function run(browser) {
 	void planted;
 
 	await page.waitForSelector("#tbody tr[data-name=\"" + XSSWL + "\"]",
-	    { timeout: 10000 });
+	    { timeout: 20000 });
 	const names = await page.$$eval("#tbody tr", (t) => t.map((r) =>
 	    r.getAttribute("data-name")));
 	ok([LIVE, WAKE, XSSWL].every((n) => names.indexOf(n) >= 0),
@@ -386,7 +386,7 @@ async function run(browser) {
 	/* XSS: the fields with <script> and quotes are text */
 	await page.goto(BASE + "/ui/#/w/" + XSSWL, { waitUntil:
 	    "load" });
-	await page.waitForSelector("#definition dd", { timeout: 10000 });
+	await page.waitForSelector("#definition dd", { timeout: 20000 });
 	const x = await page.evaluate((t) => ({
 		ran: window.__xss,
 		scripts: document.scripts.length,
@@ -403,7 +403,7 @@ async function run(browser) {
 	/* the wake button */
 	await page.goto(BASE + "/ui/#/w/" + WAKE, { waitUntil:
 	    "load" });
-	await page.waitForSelector("[data-action=wake]", { timeout: 10000 });
+	await page.waitForSelector("[data-action=wake]", { timeout: 20000 });
 	ok(await apiState(WAKE) === "asleep", "... " + WAKE + " is asleep");
 	page.once("dialog", (d) => d.accept());
 	await page.click("[data-action=wake]");
@@ -427,7 +427,7 @@ async function run(browser) {
 	/* the host */
 	await page.goto(BASE + "/ui/#/host", { waitUntil: "load" });
 	await page.waitForSelector("#hostfacts dt, #host-note",
-	    { timeout: 10000 });
+	    { timeout: 20000 });
 	await sleep(500);
 	await shot(page, "host-1920");
 	await axe(page, "the host view");
@@ -531,7 +531,7 @@ async function run(browser) {
 	    "Read-only session", "the read-only key logs in, read-only");
 	await rpage.goto(BASE + "/ui/#/w/" + WAKE, { waitUntil:
 	    "load" });
-	await rpage.waitForSelector("#definition dd", { timeout: 10000 });
+	await rpage.waitForSelector("#definition dd", { timeout: 20000 });
 	ok(await rpage.$$eval("#main button", (b) => b.filter((x) =>
 	    x.offsetParent !== null).length) === 0 &&
 	    await rpage.$$eval("[data-action]", (b) => b.length) === 0,
