@@ -31,9 +31,12 @@
 		{ key: "state", label: "State" },
 		{ key: "memory", label: "Memory", num: true },
 		{ key: "last_seen", label: "Last request" },
-		{ key: "wakes", label: "Wakes", num: true },
-		{ key: "wake_median", label: "Median wake", num: true },
-		{ key: "wake_max", label: "Slowest wake", num: true },
+		{ key: "wakes", label: "Wakes", num: true,
+		    title: "Wakes since orchd started" },
+		{ key: "wake_median", label: "Median wake", num: true,
+		    title: "Half the wakes took at most this long" },
+		{ key: "wake_max", label: "Slowest wake", num: true,
+		    title: "The slowest wake took at most this long" },
 		{ key: "depends_on", label: "Depends on" }
 	];
 	/* fields GET adds to a definition: shown apart from it */
@@ -320,6 +323,8 @@
 
 			if (c.num)
 				th.setAttribute("class", "num");
+			if (c.title)
+				b.setAttribute("title", c.title);
 			if (c.key === sortKey)
 				th.setAttribute("aria-sort",
 				    sortDir === 1 ? "ascending" : "descending");
@@ -644,6 +649,10 @@
 
 	function renderHistory(hist) {
 		var tb = clear($("history").tBodies[0]);
+
+		if (hist.length === 0)
+			tb.appendChild(el("tr", {}, el("td", { colspan: 5 },
+			    "No transitions recorded yet.")));
 
 		hist.slice().reverse().forEach(function (h) {
 			tb.appendChild(el("tr", {},
