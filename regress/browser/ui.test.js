@@ -407,6 +407,12 @@ async function run(browser) {
 	await page.type("#filter", "ui-");
 	await shot(page, "workloads-1920");
 	await axe(page, "the workloads table");
+	await page.emulateMediaFeatures([{ name: "prefers-color-scheme",
+	    value: "dark" }]);
+	await axe(page, "the workloads table, dark");
+	await shot(page, "workloads-dark");
+	await page.emulateMediaFeatures([{ name: "prefers-color-scheme",
+	    value: "light" }]);
 
 	/* XSS: the fields with <script> and quotes are text */
 	await page.goto(BASE + "/ui/#/w/" + XSSWL, { waitUntil:
