@@ -1035,9 +1035,11 @@ struct ctl_stats {
 	double			 memory_hours_saved; /* GiB-hours */
 };
 
+#define LISTENER_API	1		/* ctl_listener api: "api listen on" */
+#define LISTENER_STATUS	2		/* "status listen on": the page only */
 struct ctl_listener {
 	char			 name[ORCHD_HOST_MAX];
-	int			 api;
+	int			 api;		/* 0, LISTENER_API or _STATUS */
 	int			 tls;
 	int			 http2;		/* LISTENER_H2_* */
 	char			 workload[ORCHD_NAME_MAX]; /* "": HTTP */

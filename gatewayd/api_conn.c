@@ -257,8 +257,19 @@ api_request(struct gw_conn *c)
 		api_limited(r, (int)((blocked + 999) / 1000));
 		return;
 	}
+	if (c->listener->conf.api == LISTENER_STATUS && !r->t.ui &&
+	    !ui_cookie_op(r->t.op)) {
+		/* "status listen on": the page and its routes, no more */
+		r->t.op = API_NONE;
+		r->t.open = 1;
+		r->t.status = 404;
+		r->t.error = "no such path";
+		r->t.allow = NULL;
+	}
 	if (r->t.op == API_UI_LOGIN)
 		ok = 1;		/* its key is in its body: ui_login() */
+	else if (c->listener->conf.api == LISTENER_STATUS)
+		ok = r->t.open;	/* never a bearer key: the cookie alone */
 	else if (r->t.op == API_UI_SESSION || r->t.op == API_UI_LOGOUT)
 		ok = 0;		/* a session's: no bearer key */
 	else

@@ -12,7 +12,7 @@ e2e_init "$1"
 need_root
 ensure_user
 
-ports GW API P_APP
+ports GW API P_APP SPORT
 KEY=$(openssl rand -hex 16)
 SKEY=$(openssl rand -hex 16)
 mkdir -p "$T/log" "$T/bin"
@@ -30,6 +30,7 @@ listen on 127.0.0.1 port $GW
 api listen on 127.0.0.1 port $API
 api key file "$T/api.key"
 status page
+status listen on 127.0.0.1 port $SPORT
 status key file "$T/status.key"
 CONF
 		for l in "$@"; do
@@ -95,6 +96,10 @@ sed "s|$T/status.key|$T/same.key|" "$T/orchd.conf" >"$T/same.conf"
 "$ORCHD" -n -f "$T/same.conf" >"$T/n.out" 2>&1
 check "a status key that is the API key is refused" \
     grep -q "the same key as the API's" "$T/n.out"
+grep -v '^status page' "$T/orchd.conf" >"$T/nopage.conf"
+"$ORCHD" -n -f "$T/nopage.conf" >"$T/n.out" 2>&1
+check "status listen on without status page is refused" \
+    grep -q 'status listen on 127.0.0.1: without "status page"' "$T/n.out"
 cp "$T/orchd.conf" "$T/zero.conf"
 echo 'status session timeout 0s' >>"$T/zero.conf"
 "$ORCHD" -n -f "$T/zero.conf" >"$T/n.out" 2>&1
@@ -197,6 +202,25 @@ check "the status key as a bearer key: 401" [ "$(code \
     -H "Authorization: Bearer $SKEY" "$URL/v1/workloads")" = 401 ]
 check "the bearer key works as before" [ "$(code \
     -H "Authorization: Bearer $KEY" "$URL/v1/workloads")" = 200 ]
+
+# -- the status page's own listener: the page and its routes, cookies only
+SURL=http://127.0.0.1:$SPORT
+check "status listen on: GET /ui/ 200" [ "$(code "$SURL/ui/")" = 200 ]
+check "... the session of a login on the API's listener works there" \
+    [ "$(code -H "Cookie: orchd_session=$FULL" "$SURL/v1/workloads")" = 200 ]
+check "... events too" [ "$(code -m 1 -H "Cookie: orchd_session=$FULL" \
+    "$SURL/v1/events" 2>/dev/null)" = 200 ]
+check "... a bearer key is not taken there: 401" [ "$(code \
+    -H "Authorization: Bearer $KEY" "$SURL/v1/workloads")" = 401 ]
+check "... POST /v1/workloads: 404" [ "$(code -X POST \
+    -H "Authorization: Bearer $KEY" -H "Cookie: orchd_session=$FULL" \
+    -H "X-CSRF-Token: $TOK" -d '{}' "$SURL/v1/workloads")" = 404 ]
+check "... /healthz: 404" [ "$(code "$SURL/healthz")" = 404 ]
+curl -sS -m 10 -o /dev/null -D "$T/slogin.h" --data-urlencode "key=$SKEY" \
+    "$SURL/ui/login"
+check "... a login there: 303 and a cookie" [ "$(status "$T/slogin.h")" = 303 ] &&
+    check "... (the cookie)" grep -qi '^Set-Cookie: orchd_session=[0-9a-f]' \
+    "$T/slogin.h"
 
 # -- a wrong login
 NONE=$(login "$SKEY-not")
