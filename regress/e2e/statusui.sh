@@ -100,6 +100,16 @@ grep -v '^status page' "$T/orchd.conf" >"$T/nopage.conf"
 "$ORCHD" -n -f "$T/nopage.conf" >"$T/n.out" 2>&1
 check "status listen on without status page is refused" \
     grep -q 'status listen on 127.0.0.1: without "status page"' "$T/n.out"
+printf 'hunter2\n' >"$T/weak.key"
+chmod 0600 "$T/weak.key"
+sed "s|$T/status.key|$T/weak.key|" "$T/orchd.conf" >"$T/weak.conf"
+"$ORCHD" -n -f "$T/weak.conf" >"$T/n.out" 2>&1
+check "a weak status key is refused, its file named" \
+    grep -q "status key file $T/weak.key: " "$T/n.out"
+chmod 0644 "$T/weak.key"
+"$ORCHD" -n -f "$T/weak.conf" >"$T/n.out" 2>&1
+check "... one others may read too" \
+    grep -q "status key file $T/weak.key is readable by others" "$T/n.out"
 cp "$T/orchd.conf" "$T/zero.conf"
 echo 'status session timeout 0s' >>"$T/zero.conf"
 "$ORCHD" -n -f "$T/zero.conf" >"$T/n.out" 2>&1
