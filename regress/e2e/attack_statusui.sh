@@ -40,7 +40,7 @@ CONF
 
 URL=http://127.0.0.1:$API
 ctl() { "$ORCHCTL" -s "$SOCK" "$@"; }
-code() { curl -sS -m 10 -o /dev/null -w '%{http_code}' "$@"; }
+code() { curl -sS -m 30 -o /dev/null -w '%{http_code}' "$@"; }
 login() {	# login KEY [curl args...]: the cookie's id, or nothing
 	_k=$1
 	shift

@@ -64,7 +64,7 @@ as() {
 	shift
 	curl -sS -m 10 -H "Cookie: orchd_session=$_id" "$@"
 }
-code() { curl -sS -m 10 -o /dev/null -w '%{http_code}' "$@"; }
+code() { curl -sS -m 30 -o /dev/null -w '%{http_code}' "$@"; }
 csrf_of() {	# csrf_of ID
 	as "$1" "$URL/ui/session" | python3 -c \
 	    'import json, sys; print(json.load(sys.stdin)["csrf"])' 2>/dev/null
