@@ -274,7 +274,11 @@ api_request(struct gw_conn *c)
 		ok = 0;		/* a session's: no bearer key */
 	else
 		ok = api_authorized(r, h);
-	if (!ok && (ok = api_cookie(r, h)) == -1) {
+	/*
+	 * The cookie only without an Authorization field: a wrong bearer
+	 * key beside a live cookie is still a wrong key, counted.
+	 */
+	if (!ok && !r->token && (ok = api_cookie(r, h)) == -1) {
 		head_put(c->req);
 		c->req = NULL;
 		return;

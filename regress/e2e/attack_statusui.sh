@@ -109,6 +109,11 @@ check "... on POST /metrics (GET only): not 200" [ "$(code -X POST \
 check "... nothing was created" sh -c "! '$ORCHCTL' -s '$SOCK' show workloads |
     grep -q '^uiatkx '"
 
+# -- a wrong bearer key beside a live cookie is a wrong key, not a session
+check "a wrong bearer key with a live cookie: 401, not the session's 200" \
+    [ "$(code -H "Cookie: orchd_session=$SID" \
+    -H "Authorization: Bearer wrong$KEY" "$URL/v1/workloads")" = 401 ]
+
 # -- the path: nothing outside the compiled-in assets
 for p in '/ui/../' '/ui/../v1/workloads' '/ui/%2e%2e/' '/ui/%2E%2E/etc/passwd' \
     '/ui/..%2f..%2fetc%2fpasswd' '/ui/app.js%00' '/ui//etc/passwd' \
