@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "compat.h"
+#include "imsg.h"
 #include "log.h"
 #include "msg.h"
 #include "proc.h"
@@ -125,6 +126,7 @@ void
 ui_login(struct api_req *r)
 {
 	struct ui_sess	 s;
+	struct imsgev	*iev;
 	const uint8_t	*key;
 	char		 form[UI_LOGIN_MAX + 1], tok[ORCHD_API_KEY_MAX + 1];
 	char		 cookie[256];
@@ -163,6 +165,13 @@ ui_login(struct api_req *r)
 		api_error(r, 503, "orchd is not answering", RETRY_AFTER);
 		return;
 	}
+	/*
+	 * Sent now rather than on the next turn of the loop: the browser's
+	 * next request may reach another gateway, which asks the reaper,
+	 * and the reaper should know of the session first.
+	 */
+	if ((iev = proc_channel(gw->ps, PROC_REAPER, 0)) != NULL)
+		(void)imsgbuf_write(&iev->ibuf);
 	ui_cache_put(&s, monotime_ms());
 	log_info("%s: status page: %s login", r->c->peer, readonly ?
 	    "read-only" : "full");
