@@ -100,6 +100,16 @@ ui_form_key(const char *body, size_t len, char *out, size_t outsz)
 	return ((ssize_t)n);
 }
 
+/*
+ * A cookie for HTTPS only when the request came over TLS: the listener
+ * says so (an HTTP/2 stream's pseudo-connection has no TLS of its own).
+ */
+static int
+ui_secure(const struct api_req *r)
+{
+	return (r->c->listener != NULL && r->c->listener->conf.tls);
+}
+
 /* the cookie of session s, or the one that ends it (s NULL) */
 static void
 ui_cookie_header(struct api_req *r, const struct ui_sess *s, char *buf,
@@ -111,14 +121,14 @@ ui_cookie_header(struct api_req *r, const struct ui_sess *s, char *buf,
 	if (s == NULL) {
 		(void)snprintf(buf, sz, "Set-Cookie: orchd_session=; Path=/; "
 		    "HttpOnly; SameSite=Strict; Max-Age=0%s\r\n",
-		    r->c->tls != NULL ? "; Secure" : "");
+		    ui_secure(r) ? "; Secure" : "");
 		return;
 	}
 	ui_hex(s->id, sizeof(s->id), id);
 	ttl = MAXIMUM(s->expires - time(NULL), 0);
 	(void)snprintf(buf, sz, "Set-Cookie: orchd_session=%s; Path=/; "
 	    "HttpOnly; SameSite=Strict; Max-Age=%lld%s\r\n", id,
-	    (long long)ttl, r->c->tls != NULL ? "; Secure" : "");
+	    (long long)ttl, ui_secure(r) ? "; Secure" : "");
 	explicit_bzero(id, sizeof(id));
 }
 

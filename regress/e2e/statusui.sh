@@ -12,7 +12,7 @@ e2e_init "$1"
 need_root
 ensure_user
 
-ports GW API P_APP SPORT
+ports GW API P_APP SPORT TPORT
 KEY=$(openssl rand -hex 16)
 SKEY=$(openssl rand -hex 16)
 mkdir -p "$T/log" "$T/bin"
@@ -20,6 +20,10 @@ testhttp_bin
 printf '%s\n' "$KEY" >"$T/api.key"
 printf '%s\n' "$SKEY" >"$T/status.key"
 chmod 0600 "$T/api.key" "$T/status.key"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout "$T/ui.key" -out "$T/ui.crt" -days 2 -subj "/CN=ui.test" \
+    -addext "subjectAltName=DNS:ui.test,IP:127.0.0.1" 2>/dev/null
+chmod 0600 "$T/ui.key"
 
 write_conf() {	# write_conf [LINE...]: the configuration, with LINEs
 	{
@@ -31,6 +35,7 @@ api listen on 127.0.0.1 port $API
 api key file "$T/api.key"
 status page
 status listen on 127.0.0.1 port $SPORT
+status listen on 127.0.0.1 port $TPORT tls certificate "$T/ui.crt" key "$T/ui.key"
 status key file "$T/status.key"
 CONF
 		for l in "$@"; do
@@ -231,6 +236,15 @@ curl -sS -m 10 -o /dev/null -D "$T/slogin.h" --data-urlencode "key=$SKEY" \
 check "... a login there: 303 and a cookie" [ "$(status "$T/slogin.h")" = 303 ] &&
     check "... (the cookie)" grep -qi '^Set-Cookie: orchd_session=[0-9a-f]' \
     "$T/slogin.h"
+
+# -- under TLS the cookie is Secure, over HTTP/1.1 and HTTP/2 alike
+for v in http1.1 http2; do
+	curl -sS -k -m 30 --$v -o /dev/null -D "$T/tlogin.h" \
+	    --data-urlencode "key=$KEY" "https://127.0.0.1:$TPORT/ui/login"
+	check "TLS ($v): the login's cookie is Secure" sh -c "grep -i \
+	    '^Set-Cookie: orchd_session=' '$T/tlogin.h' | tr -d '\r' |
+	    grep -q '; Secure\$'"
+done
 
 # -- a wrong login
 NONE=$(login "$SKEY-not")
