@@ -52,6 +52,7 @@
 #define UI_CACHE_MAX		256	/* sessions a gateway keeps */
 #define UI_CACHE_MS		5000	/* ... for this long, then asks */
 #define UI_REAPER_WAIT		5	/* seconds for the reaper's answer */
+#define UI_ASK_AGAIN_MS		250	/* a cookie it did not know: again */
 
 /* the bearer key's guessers, per client address */
 #define AUTH_TABLE_MAX		1024	/* addresses remembered, LRU */

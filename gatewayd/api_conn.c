@@ -341,6 +341,17 @@ api_recv_sess(struct imsgev *iev, struct imsg *imsg)
 	}
 	api_unask(r);
 	r->phase = PH_START;
+	if (!s.found && !r->sessagain) {
+		/*
+		 * A login on another gateway may have reached the reaper
+		 * after this gateway's question: ask once more, a little
+		 * later, before the 401.
+		 */
+		r->sessagain = 1;
+		r->phase = PH_SESSAGAIN;
+		conn_timer_ms(r->c, UI_ASK_AGAIN_MS);
+		return;
+	}
 	ui_cache_put(&s, monotime_ms());
 	rc = api_session_check(r, &s);
 	explicit_bzero(&s, sizeof(s));
@@ -372,6 +383,10 @@ api_timeout(struct gw_conn *c)
 		break;
 	case PH_EVENTS:
 		api_events_ping(r);
+		break;
+	case PH_SESSAGAIN:
+		(void)api_ask(r, PROC_REAPER, IMSG_GW_SESS_ASK, r->sessid,
+		    sizeof(r->sessid), UI_REAPER_WAIT);
 		break;
 	case PH_WAIT:
 		switch (r->t.op) {
