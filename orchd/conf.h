@@ -22,9 +22,8 @@ struct listener_conf {
 	struct sockaddr_storage	 ss;		/* address and port */
 	socklen_t		 sslen;
 	char			 name[ORCHD_HOST_MAX]; /* as written */
-	int			 api;		/* LISTENER_API: "api listen on",
-						   LISTENER_STATUS: "status
-						   listen on" */
+	int			 api;		/* LISTENER_API, or
+						   LISTENER_STATUS */
 	int			 tls;
 	int			 http2;		/* LISTENER_H2_* */
 	int			 acme;		/* "tls acme" */
