@@ -351,8 +351,9 @@ enum imsg_type {
 					   a login */
 	IMSG_GW_SESS_ASK,		/* gateway -> reaper: struct
 					   ui_sess_id; peerid: request id */
-	IMSG_REAP_SESS,			/* reaper -> gateway: struct ui_sess,
-					   same peerid; found 0: none */
+	IMSG_REAP_SESS,			/* reaper -> gateway: struct
+					   ui_sess, same peerid; found 0:
+					   none */
 	IMSG_GW_SESS_END,		/* gateway -> reaper: struct
 					   ui_sess_id, a logout */
 	IMSG_REAP_SESS_END,		/* reaper -> every gateway: struct
@@ -583,13 +584,13 @@ struct ui_sess {
 	uint8_t			 id[UI_SESS_IDLEN];
 	uint8_t			 csrf[UI_SESS_IDLEN];
 	int32_t			 readonly;
-	int32_t			 found;		/* IMSG_REAP_SESS: 0 none */
-	int64_t			 expires;	/* wall clock, seconds */
+	int32_t			 found;		/* 0: none (IMSG_REAP_SESS) */
+	int64_t			 expires;	/* wall clock, in s */
 };
 
 /* IMSG_GW_SESS_FLUSH: the sessions of the key that changed end */
 struct ui_sess_flush {
-	int32_t			 readonly;	/* the status key's: 1 */
+	int32_t			 readonly;	/* 1: the status key's */
 	int32_t			 pad;
 };
 
@@ -1035,9 +1036,12 @@ struct ctl_stats {
 	double			 memory_hours_saved; /* GiB-hours */
 };
 
+/* ctl_listener's api: "api listen on", "status listen on" (the page's) */
+#define LISTENER_API	1
+#define LISTENER_STATUS	2
 struct ctl_listener {
 	char			 name[ORCHD_HOST_MAX];
-	int			 api;
+	int			 api;		/* 0, LISTENER_* */
 	int			 tls;
 	int			 http2;		/* LISTENER_H2_* */
 	char			 workload[ORCHD_NAME_MAX]; /* "": HTTP */

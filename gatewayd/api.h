@@ -38,7 +38,7 @@
 #define API_EVENTS_BUF		(64 * 1024) /* a stream's unsent bytes */
 #define API_EVENTS_SNDBUF	(16 * 1024) /* and its socket's buffer */
 #define API_EVENTS_PING		25	/* seconds between comments */
-#define API_EVENTS_RING		1024	/* events kept for Last-Event-ID */
+#define API_EVENTS_RING		1024	/* kept for Last-Event-ID */
 
 /* every answer under /ui/ (ui.c): the page loads nothing from elsewhere */
 #define UI_HEADERS \
@@ -50,8 +50,9 @@
 	"Cross-Origin-Opener-Policy: same-origin\r\n"
 #define UI_LOGIN_MAX		4096	/* bytes of a login's form */
 #define UI_CACHE_MAX		256	/* sessions a gateway keeps */
-#define UI_CACHE_MS		5000	/* ... for this long, then asks */
-#define UI_REAPER_WAIT		5	/* seconds for the reaper's answer */
+#define UI_CACHE_MS		5000	/* ... this long, then asks */
+#define UI_REAPER_WAIT		5	/* seconds for the reaper */
+#define UI_ASK_AGAIN_MS		250	/* a cookie it lacks: asked again */
 
 /* the bearer key's guessers, per client address */
 #define AUTH_TABLE_MAX		1024	/* addresses remembered, LRU */

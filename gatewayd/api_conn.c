@@ -257,13 +257,28 @@ api_request(struct gw_conn *c)
 		api_limited(r, (int)((blocked + 999) / 1000));
 		return;
 	}
+	if (c->listener->conf.api == LISTENER_STATUS && !r->t.ui &&
+	    !ui_cookie_op(r->t.op)) {
+		/* "status listen on": the page and its routes, no more */
+		r->t.op = API_NONE;
+		r->t.open = 1;
+		r->t.status = 404;
+		r->t.error = "no such path";
+		r->t.allow = NULL;
+	}
 	if (r->t.op == API_UI_LOGIN)
 		ok = 1;		/* its key is in its body: ui_login() */
+	else if (c->listener->conf.api == LISTENER_STATUS)
+		ok = r->t.open;	/* never a bearer key: the cookie alone */
 	else if (r->t.op == API_UI_SESSION || r->t.op == API_UI_LOGOUT)
 		ok = 0;		/* a session's: no bearer key */
 	else
 		ok = api_authorized(r, h);
-	if (!ok && (ok = api_cookie(r, h)) == -1) {
+	/*
+	 * The cookie only without an Authorization field: a wrong bearer
+	 * key beside a live cookie is still a wrong key, counted.
+	 */
+	if (!ok && !r->token && (ok = api_cookie(r, h)) == -1) {
 		head_put(c->req);
 		c->req = NULL;
 		return;
@@ -326,6 +341,17 @@ api_recv_sess(struct imsgev *iev, struct imsg *imsg)
 	}
 	api_unask(r);
 	r->phase = PH_START;
+	if (!s.found && !r->sessagain) {
+		/*
+		 * A login on another gateway may have reached the reaper
+		 * after this gateway's question: ask once more, a little
+		 * later, before the 401.
+		 */
+		r->sessagain = 1;
+		r->phase = PH_SESSAGAIN;
+		conn_timer_ms(r->c, UI_ASK_AGAIN_MS);
+		return;
+	}
 	ui_cache_put(&s, monotime_ms());
 	rc = api_session_check(r, &s);
 	explicit_bzero(&s, sizeof(s));
@@ -357,6 +383,10 @@ api_timeout(struct gw_conn *c)
 		break;
 	case PH_EVENTS:
 		api_events_ping(r);
+		break;
+	case PH_SESSAGAIN:
+		(void)api_ask(r, PROC_REAPER, IMSG_GW_SESS_ASK, r->sessid,
+		    sizeof(r->sessid), UI_REAPER_WAIT);
 		break;
 	case PH_WAIT:
 		switch (r->t.op) {

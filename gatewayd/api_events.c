@@ -196,7 +196,7 @@ events_replay(struct api_req *r)
 	}
 	return;
  reset:
-	/* its id the last one's: a client that reconnects again is up to date */
+	/* the last event's id: reconnecting again, a client is up to date */
 	evbuffer_add_printf(out, "id: %08x-%llu\nevent: reset\ndata: "
 	    "{\"type\":\"reset\",\"reason\":\"events missed\"}\n\n",
 	    events_epoch(), (unsigned long long)ev_last);

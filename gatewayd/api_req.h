@@ -36,7 +36,9 @@ enum api_phase {
 					   asking the reaper for its count */
 	PH_WAIT,			/* asked another process */
 	PH_STREAM,			/* logs: the answer is going out */
-	PH_EVENTS			/* events: streamed until the close */
+	PH_EVENTS,			/* events: streamed until the close */
+	PH_SESSAGAIN			/* a cookie the reaper did not know,
+					   asked once more after a while */
 };
 
 struct api_req {
@@ -65,6 +67,7 @@ struct api_req {
 	uint8_t			 sessid[UI_SESS_IDLEN];
 	char			 csrfhdr[UI_SESS_IDLEN * 2 + 1]; /* "" */
 	int			 sessok;	/* authorized by sess */
+	int			 sessagain;	/* the reaper asked twice */
 	struct ui_sess		 sess;
 	int			 lastev_set;	/* events: Last-Event-ID */
 	uint64_t		 lastev;	/* ... its N; 0: a reset */

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "compat.h"
+#include "imsg.h"
 #include "log.h"
 #include "msg.h"
 #include "proc.h"
@@ -99,6 +100,16 @@ ui_form_key(const char *body, size_t len, char *out, size_t outsz)
 	return ((ssize_t)n);
 }
 
+/*
+ * A cookie for HTTPS only when the request came over TLS: the listener
+ * says so (an HTTP/2 stream's pseudo-connection has no TLS of its own).
+ */
+static int
+ui_secure(const struct api_req *r)
+{
+	return (r->c->listener != NULL && r->c->listener->conf.tls);
+}
+
 /* the cookie of session s, or the one that ends it (s NULL) */
 static void
 ui_cookie_header(struct api_req *r, const struct ui_sess *s, char *buf,
@@ -110,14 +121,14 @@ ui_cookie_header(struct api_req *r, const struct ui_sess *s, char *buf,
 	if (s == NULL) {
 		(void)snprintf(buf, sz, "Set-Cookie: orchd_session=; Path=/; "
 		    "HttpOnly; SameSite=Strict; Max-Age=0%s\r\n",
-		    r->c->tls != NULL ? "; Secure" : "");
+		    ui_secure(r) ? "; Secure" : "");
 		return;
 	}
 	ui_hex(s->id, sizeof(s->id), id);
 	ttl = MAXIMUM(s->expires - time(NULL), 0);
 	(void)snprintf(buf, sz, "Set-Cookie: orchd_session=%s; Path=/; "
 	    "HttpOnly; SameSite=Strict; Max-Age=%lld%s\r\n", id,
-	    (long long)ttl, r->c->tls != NULL ? "; Secure" : "");
+	    (long long)ttl, ui_secure(r) ? "; Secure" : "");
 	explicit_bzero(id, sizeof(id));
 }
 
@@ -125,6 +136,7 @@ void
 ui_login(struct api_req *r)
 {
 	struct ui_sess	 s;
+	struct imsgev	*iev;
 	const uint8_t	*key;
 	char		 form[UI_LOGIN_MAX + 1], tok[ORCHD_API_KEY_MAX + 1];
 	char		 cookie[256];
@@ -163,6 +175,13 @@ ui_login(struct api_req *r)
 		api_error(r, 503, "orchd is not answering", RETRY_AFTER);
 		return;
 	}
+	/*
+	 * Sent now rather than on the next turn of the loop: the browser's
+	 * next request may reach another gateway, which asks the reaper,
+	 * and the reaper should know of the session first.
+	 */
+	if ((iev = proc_channel(gw->ps, PROC_REAPER, 0)) != NULL)
+		(void)imsgbuf_write(&iev->ibuf);
 	ui_cache_put(&s, monotime_ms());
 	log_info("%s: status page: %s login", r->c->peer, readonly ?
 	    "read-only" : "full");

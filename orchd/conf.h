@@ -22,7 +22,8 @@ struct listener_conf {
 	struct sockaddr_storage	 ss;		/* address and port */
 	socklen_t		 sslen;
 	char			 name[ORCHD_HOST_MAX]; /* as written */
-	int			 api;		/* an "api listen on" */
+	int			 api;		/* LISTENER_API, or
+						   LISTENER_STATUS */
 	int			 tls;
 	int			 http2;		/* LISTENER_H2_* */
 	int			 acme;		/* "tls acme" */

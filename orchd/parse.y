@@ -516,6 +516,16 @@ main		: USER STRING			{
 			}
 			conf->status_page = 1;
 		}
+		| STATUS LISTEN ON STRING PORT port tlsopt h2opt {
+			if ($7.acme) {
+				yyerror("status listen on: no tls acme, a "
+				    "status listener has its own keypair");
+				YYERROR;
+			}
+			if (listener_add($4, $6, LISTENER_STATUS, $7.cert,
+			    $7.key, NULL) == -1 || listener_http2($8) == -1)
+				YYERROR;
+		}
 		| STATUS KEY FILENAME STRING	{
 			if (set_string(&conf->status_key_file, $4,
 			    "status key file") == -1)

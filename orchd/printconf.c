@@ -369,7 +369,8 @@ print_listeners(FILE *fp, const struct orchd_conf *conf)
 			sin = (const struct sockaddr_in *)&l->ss;
 			port = ntohs(sin->sin_port);
 		}
-		fputs(l->api ? "api listen on " : "listen on ", fp);
+		fputs(l->api == LISTENER_STATUS ? "status listen on " :
+		    l->api ? "api listen on " : "listen on ", fp);
 		print_string(fp, l->name);
 		fprintf(fp, " port %d", port);
 		if (l->tls)

@@ -40,7 +40,7 @@ CONF
 
 URL=http://127.0.0.1:$API
 ctl() { "$ORCHCTL" -s "$SOCK" "$@"; }
-code() { curl -sS -m 10 -o /dev/null -w '%{http_code}' "$@"; }
+code() { curl -sS -m 30 -o /dev/null -w '%{http_code}' "$@"; }
 login() {	# login KEY [curl args...]: the cookie's id, or nothing
 	_k=$1
 	shift
@@ -108,6 +108,11 @@ check "... on POST /metrics (GET only): not 200" [ "$(code -X POST \
     "$URL/metrics")" != 200 ]
 check "... nothing was created" sh -c "! '$ORCHCTL' -s '$SOCK' show workloads |
     grep -q '^uiatkx '"
+
+# -- a wrong bearer key beside a live cookie is a wrong key, not a session
+check "a wrong bearer key with a live cookie: 401, not the session's 200" \
+    [ "$(code -H "Cookie: orchd_session=$SID" \
+    -H "Authorization: Bearer wrong$KEY" "$URL/v1/workloads")" = 401 ]
 
 # -- the path: nothing outside the compiled-in assets
 for p in '/ui/../' '/ui/../v1/workloads' '/ui/%2e%2e/' '/ui/%2E%2E/etc/passwd' \

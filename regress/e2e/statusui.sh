@@ -12,7 +12,7 @@ e2e_init "$1"
 need_root
 ensure_user
 
-ports GW API P_APP
+ports GW API P_APP SPORT TPORT
 KEY=$(openssl rand -hex 16)
 SKEY=$(openssl rand -hex 16)
 mkdir -p "$T/log" "$T/bin"
@@ -20,6 +20,10 @@ testhttp_bin
 printf '%s\n' "$KEY" >"$T/api.key"
 printf '%s\n' "$SKEY" >"$T/status.key"
 chmod 0600 "$T/api.key" "$T/status.key"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout "$T/ui.key" -out "$T/ui.crt" -days 2 -subj "/CN=ui.test" \
+    -addext "subjectAltName=DNS:ui.test,IP:127.0.0.1" 2>/dev/null
+chmod 0600 "$T/ui.key"
 
 write_conf() {	# write_conf [LINE...]: the configuration, with LINEs
 	{
@@ -30,6 +34,8 @@ listen on 127.0.0.1 port $GW
 api listen on 127.0.0.1 port $API
 api key file "$T/api.key"
 status page
+status listen on 127.0.0.1 port $SPORT
+status listen on 127.0.0.1 port $TPORT tls certificate "$T/ui.crt" key "$T/ui.key"
 status key file "$T/status.key"
 CONF
 		for l in "$@"; do
@@ -63,7 +69,7 @@ as() {
 	shift
 	curl -sS -m 10 -H "Cookie: orchd_session=$_id" "$@"
 }
-code() { curl -sS -m 10 -o /dev/null -w '%{http_code}' "$@"; }
+code() { curl -sS -m 30 -o /dev/null -w '%{http_code}' "$@"; }
 csrf_of() {	# csrf_of ID
 	as "$1" "$URL/ui/session" | python3 -c \
 	    'import json, sys; print(json.load(sys.stdin)["csrf"])' 2>/dev/null
@@ -95,6 +101,20 @@ sed "s|$T/status.key|$T/same.key|" "$T/orchd.conf" >"$T/same.conf"
 "$ORCHD" -n -f "$T/same.conf" >"$T/n.out" 2>&1
 check "a status key that is the API key is refused" \
     grep -q "the same key as the API's" "$T/n.out"
+grep -v '^status page' "$T/orchd.conf" >"$T/nopage.conf"
+"$ORCHD" -n -f "$T/nopage.conf" >"$T/n.out" 2>&1
+check "status listen on without status page is refused" \
+    grep -q 'status listen on 127.0.0.1: without "status page"' "$T/n.out"
+printf 'hunter2\n' >"$T/weak.key"
+chmod 0600 "$T/weak.key"
+sed "s|$T/status.key|$T/weak.key|" "$T/orchd.conf" >"$T/weak.conf"
+"$ORCHD" -n -f "$T/weak.conf" >"$T/n.out" 2>&1
+check "a weak status key is refused, its file named" \
+    grep -q "status key file $T/weak.key: " "$T/n.out"
+chmod 0644 "$T/weak.key"
+"$ORCHD" -n -f "$T/weak.conf" >"$T/n.out" 2>&1
+check "... one others may read too" \
+    grep -q "status key file $T/weak.key is readable by others" "$T/n.out"
 cp "$T/orchd.conf" "$T/zero.conf"
 echo 'status session timeout 0s' >>"$T/zero.conf"
 "$ORCHD" -n -f "$T/zero.conf" >"$T/n.out" 2>&1
@@ -197,6 +217,34 @@ check "the status key as a bearer key: 401" [ "$(code \
     -H "Authorization: Bearer $SKEY" "$URL/v1/workloads")" = 401 ]
 check "the bearer key works as before" [ "$(code \
     -H "Authorization: Bearer $KEY" "$URL/v1/workloads")" = 200 ]
+
+# -- the status page's own listener: the page and its routes, cookies only
+SURL=http://127.0.0.1:$SPORT
+check "status listen on: GET /ui/ 200" [ "$(code "$SURL/ui/")" = 200 ]
+check "... the session of a login on the API's listener works there" \
+    [ "$(code -H "Cookie: orchd_session=$FULL" "$SURL/v1/workloads")" = 200 ]
+check "... events too" [ "$(code -m 1 -H "Cookie: orchd_session=$FULL" \
+    "$SURL/v1/events" 2>/dev/null)" = 200 ]
+check "... a bearer key is not taken there: 401" [ "$(code \
+    -H "Authorization: Bearer $KEY" "$SURL/v1/workloads")" = 401 ]
+check "... POST /v1/workloads: 404" [ "$(code -X POST \
+    -H "Authorization: Bearer $KEY" -H "Cookie: orchd_session=$FULL" \
+    -H "X-CSRF-Token: $TOK" -d '{}' "$SURL/v1/workloads")" = 404 ]
+check "... /healthz: 404" [ "$(code "$SURL/healthz")" = 404 ]
+curl -sS -m 10 -o /dev/null -D "$T/slogin.h" --data-urlencode "key=$SKEY" \
+    "$SURL/ui/login"
+check "... a login there: 303 and a cookie" [ "$(status "$T/slogin.h")" = 303 ] &&
+    check "... (the cookie)" grep -qi '^Set-Cookie: orchd_session=[0-9a-f]' \
+    "$T/slogin.h"
+
+# -- under TLS the cookie is Secure, over HTTP/1.1 and HTTP/2 alike
+for v in http1.1 http2; do
+	curl -sS -k -m 30 --$v -o /dev/null -D "$T/tlogin.h" \
+	    --data-urlencode "key=$KEY" "https://127.0.0.1:$TPORT/ui/login"
+	check "TLS ($v): the login's cookie is Secure" sh -c "grep -i \
+	    '^Set-Cookie: orchd_session=' '$T/tlogin.h' | tr -d '\r' |
+	    grep -q '; Secure\$'"
+done
 
 # -- a wrong login
 NONE=$(login "$SKEY-not")
