@@ -134,7 +134,9 @@
 			}
 		}
 		return fetch(path, opt).then(function (r) {
-			if (r.status === 401 && path.indexOf("/ui/") !== 0)
+			/* the session is over (the metrics may just be
+			   closed to it) */
+			if (r.status === 401 && path.indexOf("/v1/") === 0)
 				showLogin(false);
 			var ct = r.headers.get("Content-Type") || "";
 			var p = ct.indexOf("json") >= 0 ? r.json() : r.text();
