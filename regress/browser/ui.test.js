@@ -259,8 +259,16 @@ async function thousand(browser) {
 }
 
 /* the session browser.sh made at the start, past its timeout */
-async function expired() {
-	/* an expired session */
+async function expired(browser) {
+	/* an expired session, one page open on it */
+	const ctx = await browser.createBrowserContext();
+	const page = await ctx.newPage();
+	const eq = env.EXPIRE_COOKIE.indexOf("=");
+	await page.setCookie({ name: env.EXPIRE_COOKIE.slice(0, eq),
+	    value: env.EXPIRE_COOKIE.slice(eq + 1), url: BASE });
+	await page.goto(BASE + "/ui/", { waitUntil: "load" });
+	await settled(page);
+	const before = await page.$eval("#list", (l) => !l.hidden);
 	const wait = Number(env.EXPIRE_AT) * 1000 + 1500 - Date.now();
 	if (wait > 0) {
 		console.log("# waiting " + Math.ceil(wait / 1000) +
@@ -275,7 +283,11 @@ async function expired() {
 	    { Cookie: env.EXPIRE_COOKIE } });
 	ok(r.status === 401, "... and /ui/session says 401 (" + r.status +
 	    ")");
-
+	await page.click("#tbody tr[data-name=\"" + LIVE + "\"] a");
+	ok(before && await waitFor(() => page.$eval("#login", (l) =>
+	    !l.hidden), 10000), "a page open when its session expires " +
+	    "shows the login form at its next request");
+	await ctx.close();
 }
 
 /* the table with MANY more workloads made through the real API */
@@ -314,7 +326,7 @@ async function main() {
 		await thousand(browser);
 		if (Number(env.MANY) > 0)
 			await realMany(browser, Number(env.MANY));
-		await expired();
+		await expired(browser);
 	} finally {
 		await browser.close();
 	}
