@@ -606,12 +606,15 @@
 	}
 
 	function renderActions(w) {
-		var box = clear($("actions"));
+		var box = $("actions");
+		var had = box.contains(document.activeElement) ?
+		    document.activeElement.getAttribute("data-action") : null;
 		var list = [["wake", "Wake"], ["suspend", "Suspend"],
 		    [w.keep_warm ? "warm_off" : "warm_on",
 		    w.keep_warm ? "Stop keeping warm" : "Keep warm"],
 		    ["restart", "Restart"]];
 
+		clear(box);
 		if (!session || session.readonly) {
 			box.hidden = true;
 			return;
@@ -627,6 +630,10 @@
 				act(w.name, a[0]);
 			});
 			box.appendChild(b);
+			/* redrawn by an event: the keyboard stays put */
+			if (had === a[0] || (had && had.indexOf("warm") === 0 &&
+			    a[0].indexOf("warm") === 0))
+				b.focus();
 		});
 	}
 

@@ -109,6 +109,27 @@ async function settled(page) {
 	    { timeout: 20000 });
 }
 
+async function apiJSON(name) {
+	const r = await bearer("GET", "/v1/workloads/" + name);
+	try {
+		return JSON.parse(r.body);
+	} catch {
+		return {};
+	}
+}
+
+/* the page's button for action, confirmed; then until done() */
+async function clickAction(page, action, done) {
+	await page.waitForSelector("[data-action=" + action + "]",
+	    { timeout: 20000 });
+	page.once("dialog", (d) => d.accept());
+	/* clicked where it is found: an event may redraw the buttons */
+	await page.$eval("[data-action=" + action + "]", (b) => {
+		setTimeout(() => b.click(), 0);
+	});
+	return waitFor(done, 15000);
+}
+
 async function rowState(page, name) {
 	return page.evaluate((n) => {
 		const tr = document.querySelector("#tbody tr[data-name=\"" +
@@ -457,6 +478,32 @@ async function run(browser) {
 	    "... and its page says running");
 	await shot(page, "workload-1920");
 	await axe(page, "a workload's page");
+
+	/* the other buttons: declined, nothing; keep warm on and off,
+	   suspend, wake again; delete */
+	page.once("dialog", (d) => d.dismiss());
+	await page.$eval("[data-action=suspend]", (b) => {
+		setTimeout(() => b.click(), 0);
+	});
+	await sleep(500);
+	ok(await apiState(WAKE) === "running", "a declined confirmation " +
+	    "does nothing");
+	ok(await clickAction(page, "warm_on", async () => (await apiJSON(
+	    WAKE)).keep_warm === true), "the keep warm button keeps " + WAKE +
+	    " warm");
+	ok(await clickAction(page, "warm_off", async () => (await apiJSON(
+	    WAKE)).keep_warm === false), "... and the button that stops it");
+	ok(await clickAction(page, "suspend", async () => await apiState(
+	    WAKE) === "asleep"), "the suspend button suspends " + WAKE);
+	ok(await clickAction(page, "wake", async () => await apiState(
+	    WAKE) === "running"), "... and wake wakes it again");
+	await page.goto(BASE + "/ui/#/w/" + XSSWL, { waitUntil: "load" });
+	ok(await clickAction(page, "delete", async () => (await bearer("GET",
+	    "/v1/workloads/" + XSSWL)).status === 404) && await waitFor(
+	    async () => await page.$(
+	    "#tbody tr[data-name=\"" + XSSWL + "\"]") === null &&
+	    !await page.$eval("#list", (l) => l.hidden), 5000),
+	    "the delete button deletes " + XSSWL + ", gone from the table");
 
 	/* the README's picture: the table after the wakes, 1280 wide */
 	await page.setViewport({ width: 1280, height: 420 });
