@@ -183,14 +183,13 @@ api_session_check(struct api_req *r, const struct ui_sess *s)
 }
 
 /*
- * The status page's cookie, on a route that takes it: 1 authorized, 0
- * not, -1 answered or asked (the reaper's answer goes on, api_recv_sess).
+ * The status page's cookie, on a route that takes it, and the request's
+ * CSRF token, kept before the head is let go: 1 when there is one.
  */
 static int
-api_cookie(struct api_req *r, const struct http_head *h)
+api_cookie_read(struct api_req *r, const struct http_head *h)
 {
 	const struct http_field	*f;
-	int			 rc;
 
 	if (!apiconf_status_page() || !ui_cookie_op(r->t.op) ||
 	    r->t.status != 0 || ui_cookie(h, r->sessid) == -1)
@@ -201,6 +200,20 @@ api_cookie(struct api_req *r, const struct http_head *h)
 		memcpy(r->csrfhdr, f->value, f->valuelen);
 		r->csrfhdr[f->valuelen] = '\0';
 	}
+	return (1);
+}
+
+/*
+ * Its session: 1 authorized, 0 not, -1 answered or asked (the reaper's
+ * answer goes on, api_recv_sess).
+ */
+static int
+api_cookie(struct api_req *r)
+{
+	int	 rc;
+
+	if (!r->cookie)
+		return (0);
 	if ((rc = api_session_check(r, ui_cache_find(r->sessid, monotime_ms(),
 	    time(NULL)))) != 0)
 		return (rc);
@@ -278,14 +291,13 @@ api_request(struct gw_conn *c)
 	 * The cookie only without an Authorization field: a wrong bearer
 	 * key beside a live cookie is still a wrong key, counted.
 	 */
-	if (!ok && !r->token && (ok = api_cookie(r, h)) == -1) {
-		head_put(c->req);
-		c->req = NULL;
-		return;
-	}
+	if (!ok && !r->token)
+		(void)api_cookie_read(r, h);
 	/* all that was needed of the head */
 	head_put(c->req);
 	c->req = NULL;
+	if (!ok && (ok = api_cookie(r)) == -1)
+		return;
 	api_go(r, ok);
 }
 

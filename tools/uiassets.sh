@@ -11,7 +11,8 @@
 #
 # Only sh, find, sort, sed, od and sha256sum: all in Debian's base.
 # A file whose type is not in the list below is refused: nothing is
-# served with a guessed type.
+# served with a guessed type.  LICENSE, COPYING, README and *.md files
+# (a vendored library's) are left out.
 #
 # usage: sh tools/uiassets.sh DIR >ui_assets.c
 
@@ -58,7 +59,9 @@ carray() {
 	    sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g; s/^/\t/; s/, *$/,/'
 }
 
-(cd "$dir" && find . -type f | sed 's|^\./||' | LC_ALL=C sort) >"$tmp/list"
+# a vendored library's licence and notes stay in the tree, not served
+(cd "$dir" && find . -type f | sed 's|^\./||' | LC_ALL=C sort) |
+    grep -Ev '(^|/)(LICEN[CS]E|COPYING|README)[^/]*$|\.md$' >"$tmp/list" || :
 [ -s "$tmp/list" ] || { echo "uiassets.sh: $dir: no files" >&2; exit 1; }
 grep -qx index.html "$tmp/list" || {
 	echo "uiassets.sh: $dir: no index.html" >&2
@@ -73,6 +76,11 @@ while read -r f; do
 	h=$(hashof "$dir/$f")
 	base=${f%.*}
 	ext=${f##*.}
+	# the gateway's route keeps 63 bytes of a name (ORCHD_NAME_MAX)
+	if [ ${#base} -gt $((63 - 18 - ${#ext})) ]; then
+		echo "uiassets.sh: $f: the name is too long to serve" >&2
+		exit 1
+	fi
 	echo "$f $base.$h.$ext $h" >>"$tmp/names"
 	q=$(printf '%s' "$f" | sed 's/[.[\*^$/]/\\&/g')
 	r="$base.$h.$ext"
