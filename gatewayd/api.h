@@ -146,7 +146,7 @@ void		 ui_sess_new(struct ui_sess *, int, int64_t, int64_t);
 int		 ui_csrf_ok(const struct ui_sess *, const char *);
 int		 ui_cookie_op(enum api_op);
 int		 ui_action_op(enum api_op);
-void		 ui_sess_flush(int);
+void		 ui_cache_drop_kind(int);
 
 /* api_auth.c */
 int		 auth_bearer(const char *, size_t, const char **, size_t *);

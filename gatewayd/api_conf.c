@@ -104,6 +104,23 @@ apiconf_recv_host(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
+ * A key changed at a reload: the sessions it opened end, here and in the
+ * reaper (every gateway tells it; ending twice is ending once).
+ */
+static void
+apiconf_sess_flush(int readonly)
+{
+	struct ui_sess_flush	 f;
+
+	ui_cache_drop_kind(readonly);
+	memset(&f, 0, sizeof(f));
+	f.readonly = readonly;
+	if (proc_compose(gw->ps, PROC_REAPER, IMSG_GW_SESS_FLUSH, 0, -1, &f,
+	    sizeof(f)) == -1)
+		log_warn("%s: to the reaper", __func__);
+}
+
+/*
  * A key this gateway held, replaced by another (or by none): the status
  * page's sessions it opened end.  A gateway that held none yet (it just
  * started) has nothing to compare, and ends nothing.
@@ -132,7 +149,7 @@ api_apply(struct cfg_generation *gen)
 	if (api_next_key_set) {
 		if (apiconf_key_changed(api_cur.key, api_cur.keylen,
 		    api_next_key, api_next_keylen))
-			ui_sess_flush(0);
+			apiconf_sess_flush(0);
 		freezero(api_cur.key, api_cur.keylen);
 		api_cur.key = api_next_key;
 		api_cur.keylen = api_next_keylen;
@@ -146,7 +163,7 @@ api_apply(struct cfg_generation *gen)
 	if (api_next_skey_set) {
 		if (apiconf_key_changed(api_cur.skey, api_cur.skeylen,
 		    api_next_skey, api_next_skeylen))
-			ui_sess_flush(1);
+			apiconf_sess_flush(1);
 		freezero(api_cur.skey, api_cur.skeylen);
 		api_cur.skey = api_next_skey;
 		api_cur.skeylen = api_next_skeylen;

@@ -8,8 +8,8 @@
  * most, then the reaper is asked again, so that a session ended
  * elsewhere whose IMSG_REAP_SESS_END was missed cannot outlive its
  * logout by more than that.  A logout's message drops it at once.
- * Nothing here asks anyone: api_conn.c does, and ui.c answers.  A key
- * that a reload changes ends the sessions it opened (ui_sess_flush).
+ * Nothing here asks or tells anyone (api_conn.c asks, ui.c answers,
+ * api_conf.c tells of a changed key): it is tested alone, test_uicookie.
  */
 
 #include <sys/types.h>
@@ -23,9 +23,7 @@
 #include "compat.h"
 #include "http.h"
 #include "imsg.h"
-#include "log.h"
 #include "msg.h"
-#include "proc.h"
 #include "gateway.h"
 #include "api.h"
 
@@ -164,24 +162,15 @@ ui_cache_drop(const uint8_t *id)
 			explicit_bzero(&ui_cache[i], sizeof(ui_cache[i]));
 }
 
-/*
- * A key changed at a reload: the sessions it opened end, here and in the
- * reaper (every gateway tells it; ending twice is ending once).
- */
+/* a key changed at a reload: every session of its kind is forgotten */
 void
-ui_sess_flush(int readonly)
+ui_cache_drop_kind(int readonly)
 {
-	struct ui_sess_flush	 f;
-	size_t			 i;
+	size_t	 i;
 
 	for (i = 0; i < nitems(ui_cache); i++)
 		if ((ui_cache[i].s.readonly != 0) == (readonly != 0))
 			explicit_bzero(&ui_cache[i], sizeof(ui_cache[i]));
-	memset(&f, 0, sizeof(f));
-	f.readonly = readonly;
-	if (proc_compose(gw->ps, PROC_REAPER, IMSG_GW_SESS_FLUSH, 0, -1, &f,
-	    sizeof(f)) == -1)
-		log_warn("%s: to the reaper", __func__);
 }
 
 /* IMSG_REAP_SESS_END: a logout on some gateway */
