@@ -476,6 +476,18 @@ async function run(browser) {
 	ok(await waitFor(() => page.$eval("#wl-state .st", (s) =>
 	    s.textContent === "running"), 5000),
 	    "... and its page says running");
+	const chart = await page.evaluate(() => {
+		const c = document.querySelector("#chart > svg");
+		return c ? { label: c.getAttribute("aria-label"),
+		    rects: c.querySelectorAll("rect").length } : null;
+	});
+	ok(chart && chart.rects >= 2 && /running/.test(chart.label),
+	    "its 24 h chart, SVG drawn by the page, labelled for a screen " +
+	    "reader", JSON.stringify(chart));
+	const hist = await page.$$eval("#history tbody td", (t) =>
+	    t.map((d) => d.textContent).join("|"));
+	ok(/waking/.test(hist) && /woken by api/.test(hist),
+	    "its history, with the cause of the wake", hist);
 	await shot(page, "workload-1920");
 	await axe(page, "a workload's page");
 
@@ -521,6 +533,18 @@ async function run(browser) {
 	await page.waitForSelector("#hostfacts dt, #host-note",
 	    { timeout: 20000 });
 	await sleep(500);
+	const host = await page.evaluate(() => ({
+		facts: Array.from(document.querySelectorAll("#hostfacts dt"))
+		    .map((d) => d.textContent),
+		charts: document.querySelectorAll("#memchart svg polyline, " +
+		    "#ratechart svg polyline").length
+	}));
+	ok(host.facts.indexOf("Memory in use") >= 0 &&
+	    host.facts.indexOf("Wakes per hour") >= 0 &&
+	    host.facts.indexOf("Memory saved now by sleeping workloads") >= 0 &&
+	    host.charts >= 2, "the host view: memory, savings and wakes " +
+	    "from /metrics, with the session's cookie, drawn in SVG",
+	    JSON.stringify(host));
 	await shot(page, "host-1920");
 	await axe(page, "the host view");
 
