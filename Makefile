@@ -131,9 +131,9 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   metrics_budget.c metrics_sum.c prom.c proxy.c route.c \
 		   redirect.c route_apply.c serve.c state_early.c tcp.c tls.c \
 		   tls_check.c \
-		   tlshello.c wake.c wlref.c)
+		   tlshello.c ui.c ui_sess.c wake.c wlref.c)
 REAPER_SRCS	 = $(addprefix reaperd/, \
-		   authlim.c policy.c reaperd.c)
+		   authlim.c policy.c reaperd.c uisess.c)
 RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   admit.c backoff.c budget.c busy.c command.c counts.c \
 		   docker_client.c docker_events.c docker_image.c \
@@ -164,7 +164,7 @@ ORCHD_OBJS	 = $(call objs,$(ORCHD_SRCS)) $(OBJ)/orchd/parse.o
 SPAWNER_OBJS	 = $(call objs,$(SPAWNER_SRCS))
 PARSE_OBJS	 = $(OBJ)/orchd/parse.o $(call objs,$(PARSE_SRCS))
 STORE_OBJS	 = $(call objs,$(STORE_SRCS))
-GATEWAY_OBJS	 = $(call objs,$(GATEWAY_SRCS))
+GATEWAY_OBJS	 = $(call objs,$(GATEWAY_SRCS)) $(OBJ)/gatewayd/ui_assets.o
 REAPER_OBJS	 = $(call objs,$(REAPER_SRCS))
 RUNTIME_OBJS	 = $(call objs,$(RUNTIME_SRCS))
 ACME_OBJS	 = $(call objs,$(ACME_SRCS))
@@ -204,6 +204,17 @@ $(OBJ)/orchd/parse.c: orchd/parse.y
 $(OBJ)/orchd/parse.o: $(OBJ)/orchd/parse.c
 	$(CC) $(ALL_CFLAGS) -Iorchd -Wno-missing-prototypes \
 	    -Wno-missing-declarations -Wno-shadow -MMD -MP -c -o $@ $<
+
+# the status page's files under ui/, compiled into gatewayd (ui.c)
+UI_FILES	:= $(shell find ui -type f 2>/dev/null | LC_ALL=C sort)
+
+$(OBJ)/gatewayd/ui_assets.c: tools/uiassets.sh $(UI_FILES)
+	@mkdir -p $(dir $@)
+	sh tools/uiassets.sh ui >$@.tmp
+	mv $@.tmp $@
+
+$(OBJ)/gatewayd/ui_assets.o: $(OBJ)/gatewayd/ui_assets.c gatewayd/ui.h
+	$(CC) $(ALL_CFLAGS) -Igatewayd -c -o $@ $<
 
 $(LIBCOMMON): $(COMMON_OBJS)
 	@mkdir -p $(dir $@)

@@ -18,7 +18,11 @@
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	3
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	12
+#define ORCHD_IMSG_VERSION	13
+
+/* IMSG_CFG_APIKEY's peerid: which key it carries */
+#define APIKEY_API	0		/* the API's, full rights */
+#define APIKEY_STATUS	1		/* "status key file": read-only */
 
 /* the child's end of its channel to the parent */
 #define PROC_PARENT_FD		3
@@ -124,6 +128,10 @@ struct global_settings {
 	char			 instance[ORCHD_INSTANCE_MAX]; /* never "" */
 	/* "api allow volume": where the API's volumes are; "" none */
 	char			 volume_root[ORCHD_VOLROOT_MAX];
+	/* "status page": /ui/ on the API's listeners, and its sessions */
+	int32_t			 status_page;
+	int32_t			 status_pad;
+	int64_t			 status_session; /* seconds */
 };
 
 /*
@@ -338,6 +346,20 @@ enum imsg_type {
 					   the cap of wrong keys */
 	IMSG_ALOG_QUEUE,		/* parent -> every gateway: struct
 					   alog_queue_stats, when it changes */
+	/* the status page's sessions, held by the reaper (reaperd/uisess.c) */
+	IMSG_GW_SESS_NEW,		/* gateway -> reaper: struct ui_sess,
+					   a login */
+	IMSG_GW_SESS_ASK,		/* gateway -> reaper: struct
+					   ui_sess_id; peerid: request id */
+	IMSG_REAP_SESS,			/* reaper -> gateway: struct
+					   ui_sess, same peerid; found 0:
+					   none */
+	IMSG_GW_SESS_END,		/* gateway -> reaper: struct
+					   ui_sess_id, a logout */
+	IMSG_REAP_SESS_END,		/* reaper -> every gateway: struct
+					   ui_sess_id, forget it */
+	IMSG_GW_SESS_FLUSH,		/* gateway -> reaper: struct
+					   ui_sess_flush, a key changed */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -547,6 +569,29 @@ struct cfg_ignore {
 	int32_t			 kind;		/* enum ignore_kind */
 	int32_t			 answer;
 	char			 pattern[ORCHD_PATTERN_MAX];
+};
+
+/*
+ * The status page's sessions: an id and a CSRF token, each 128 random
+ * bits, the rights (read-only for the status key) and the expiry.
+ */
+#define UI_SESS_IDLEN	16
+struct ui_sess_id {
+	uint8_t			 id[UI_SESS_IDLEN];
+};
+
+struct ui_sess {
+	uint8_t			 id[UI_SESS_IDLEN];
+	uint8_t			 csrf[UI_SESS_IDLEN];
+	int32_t			 readonly;
+	int32_t			 found;		/* 0: none (IMSG_REAP_SESS) */
+	int64_t			 expires;	/* wall clock, in s */
+};
+
+/* IMSG_GW_SESS_FLUSH: the sessions of the key that changed end */
+struct ui_sess_flush {
+	int32_t			 readonly;	/* 1: the status key's */
+	int32_t			 pad;
 };
 
 /* IMSG_REAP_AUTHLIMIT: over the cap of wrong keys, and for how long */
@@ -991,9 +1036,12 @@ struct ctl_stats {
 	double			 memory_hours_saved; /* GiB-hours */
 };
 
+/* ctl_listener's api: "api listen on", "status listen on" (the page's) */
+#define LISTENER_API	1
+#define LISTENER_STATUS	2
 struct ctl_listener {
 	char			 name[ORCHD_HOST_MAX];
-	int			 api;
+	int			 api;		/* 0, LISTENER_* */
 	int			 tls;
 	int			 http2;		/* LISTENER_H2_* */
 	char			 workload[ORCHD_NAME_MAX]; /* "": HTTP */
@@ -1140,6 +1188,7 @@ struct sp_exit {
  * ORCHD_API_KEY_MAX bytes.
  */
 #define ORCHD_API_KEY_MAX	1024
+#define ORCHD_STATUS_SESSION	(12 * 3600)	/* seconds, by default */
 #define ORCHD_API_JSON_MAX	(ORCHD_IMSG_MAXSIZE - 1024)
 
 /*

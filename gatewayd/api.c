@@ -125,6 +125,7 @@ api_reason(int status)
 	switch (status) {
 	case 200: return ("OK");
 	case 201: return ("Created");
+	case 303: return ("See Other");
 	case 400: return ("Bad Request");
 	case 401: return ("Unauthorized");
 	case 403: return ("Forbidden");
@@ -170,9 +171,12 @@ api_head(struct api_req *r, int status, const char *ctype, const char *extra,
 	close = !c->keepalive || !c->reqdone || c->eof;
 	evbuffer_add_printf(c->out, "HTTP/1.1 %d %s\r\n"
 	    "Content-Type: %s\r\n"
-	    "Cache-Control: no-store\r\n"
+	    "Cache-Control: %s\r\n"
 	    "X-Content-Type-Options: nosniff\r\n", status, api_reason(status),
-	    ctype);
+	    ctype, r->cache != NULL ? r->cache : "no-store");
+	/* the status page's, on every answer under /ui/ (ui.c) */
+	if (r->t.ui)
+		evbuffer_add(c->out, UI_HEADERS, strlen(UI_HEADERS));
 	if (len >= 0)
 		evbuffer_add_printf(c->out, "Content-Length: %zd\r\n", len);
 	else if (r->chunked)
@@ -279,6 +283,22 @@ api_ask(struct api_req *r, enum privsep_procid to, uint32_t type,
 	return (0);
 }
 
+/* an answer came: the request asks no more, for now */
+void
+api_unask(struct api_req *r)
+{
+	if (r->id == 0)
+		return;
+	RB_REMOVE(api_reqs, &api_reqs, r);
+	if (r->authwait)
+		api_authwaits--;
+	else
+		api_nwait--;
+	r->id = 0;
+	r->authwait = 0;
+	evtimer_del(&r->c->timer);
+}
+
 /* an answer for a request that is still waiting for it, from whom */
 struct api_req *
 api_answered(struct imsgev *iev, struct imsg *imsg, enum privsep_procid from)
@@ -322,9 +342,25 @@ api_authorized(struct api_req *r, const struct http_head *h)
 	return (1);
 }
 
+/* 303 to where, for a browser: the status page's login and logout */
+void
+api_see_other(struct api_req *r, const char *where, const char *extra)
+{
+	char	 head[512];
+
+	(void)snprintf(head, sizeof(head), "Location: %s\r\n%s", where,
+	    extra != NULL ? extra : "");
+	api_send(r, 303, CT_TEXT, head, "", 0);
+}
+
 void
 api_unauthorized(struct api_req *r)
 {
+	/* a wrong key at the status page's login: back to its form */
+	if (r->t.op == API_UI_LOGIN) {
+		api_see_other(r, "/ui/?login=failed", NULL);
+		return;
+	}
 	api_error(r, 401, r->nokey ? "no API key is configured" :
 	    "a valid bearer key is required", r->token ?
 	    "WWW-Authenticate: Bearer realm=\"orchd\", "

@@ -38,6 +38,21 @@
 #define API_EVENTS_BUF		(64 * 1024) /* a stream's unsent bytes */
 #define API_EVENTS_SNDBUF	(16 * 1024) /* and its socket's buffer */
 #define API_EVENTS_PING		25	/* seconds between comments */
+#define API_EVENTS_RING		1024	/* kept for Last-Event-ID */
+
+/* every answer under /ui/ (ui.c): the page loads nothing from elsewhere */
+#define UI_HEADERS \
+	"Content-Security-Policy: default-src 'self'; script-src 'self'; " \
+	"style-src 'self'; img-src 'self' data:; connect-src 'self'; " \
+	"frame-ancestors 'none'; base-uri 'none'; form-action 'self'\r\n" \
+	"Referrer-Policy: no-referrer\r\n" \
+	"X-Frame-Options: DENY\r\n" \
+	"Cross-Origin-Opener-Policy: same-origin\r\n"
+#define UI_LOGIN_MAX		4096	/* bytes of a login's form */
+#define UI_CACHE_MAX		256	/* sessions a gateway keeps */
+#define UI_CACHE_MS		5000	/* ... this long, then asks */
+#define UI_REAPER_WAIT		5	/* seconds for the reaper */
+#define UI_ASK_AGAIN_MS		250	/* a cookie it lacks: asked again */
 
 /* the bearer key's guessers, per client address */
 #define AUTH_TABLE_MAX		1024	/* addresses remembered, LRU */
@@ -66,7 +81,12 @@ enum api_op {
 	API_HEALTHZ,			/* GET /healthz */
 	API_EVENTS,			/* GET /v1/events */
 	API_UPDATE,			/* PUT /v1/workloads/{id} */
-	API_PATCH			/* PATCH /v1/workloads/{id} */
+	API_PATCH,			/* PATCH /v1/workloads/{id} */
+	/* the status page, "status page" (ui.c) */
+	API_UI_ASSET,			/* GET /ui/, /ui/NAME.HASH.EXT */
+	API_UI_LOGIN,			/* POST /ui/login */
+	API_UI_LOGOUT,			/* POST /ui/logout */
+	API_UI_SESSION			/* GET /ui/session */
 };
 
 /* what a request line asks for: an op, or the error to answer */
@@ -78,12 +98,16 @@ struct api_target {
 	const char		*error;
 	const char		*allow;		/* with 405 */
 	int			 open;		/* no key wanted: /healthz */
+	int			 ui;		/* under /ui/: its headers */
 };
 
 /* api_conf.c (its message handlers are in gateway.h) */
 const uint8_t	*apiconf_key(size_t *);
 int		 apiconf_metrics_public(void);
 int		 apiconf_host_match(const char *, size_t);
+const uint8_t	*apiconf_status_key(size_t *);
+int		 apiconf_status_page(void);
+int64_t		 apiconf_status_session(void);
 
 /* api_route.c */
 int		 api_route(enum http_method, const char *, size_t,
@@ -110,6 +134,19 @@ void		 prom_sample_u64(struct evbuffer *, const char *,
 size_t		 prom_bucket(const double *, size_t, double);
 void		 prom_histogram(struct evbuffer *, const char *, const char *,
 		    const double *, const uint64_t *, size_t, double);
+
+/* ui_sess.c: the status page's sessions, as this gateway knows them */
+int		 ui_cookie(const struct http_head *, uint8_t *);
+int		 ui_hexval(const char *, size_t, uint8_t *, size_t);
+void		 ui_hex(const uint8_t *, size_t, char *);
+const struct ui_sess *ui_cache_find(const uint8_t *, int64_t, int64_t);
+void		 ui_cache_put(const struct ui_sess *, int64_t);
+void		 ui_cache_drop(const uint8_t *);
+void		 ui_sess_new(struct ui_sess *, int, int64_t, int64_t);
+int		 ui_csrf_ok(const struct ui_sess *, const char *);
+int		 ui_cookie_op(enum api_op);
+int		 ui_action_op(enum api_op);
+void		 ui_cache_drop_kind(int);
 
 /* api_auth.c */
 int		 auth_bearer(const char *, size_t, const char **, size_t *);

@@ -704,6 +704,18 @@ api_dispatch(struct api_req *r)
 	case API_EVENTS:
 		api_events(r);
 		break;
+	case API_UI_ASSET:
+		ui_asset(r);
+		break;
+	case API_UI_LOGIN:
+		ui_login(r);
+		break;
+	case API_UI_LOGOUT:
+		ui_logout(r);
+		break;
+	case API_UI_SESSION:
+		ui_session(r);
+		break;
 	default:
 		api_error(r, 404, "no such path", NULL);
 		break;

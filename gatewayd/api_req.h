@@ -36,7 +36,9 @@ enum api_phase {
 					   asking the reaper for its count */
 	PH_WAIT,			/* asked another process */
 	PH_STREAM,			/* logs: the answer is going out */
-	PH_EVENTS			/* events: streamed until the close */
+	PH_EVENTS,			/* events: streamed until the close */
+	PH_SESSAGAIN			/* a cookie the reaper did not know,
+					   asked once more after a while */
 };
 
 struct api_req {
@@ -59,6 +61,18 @@ struct api_req {
 	int			 authwait;	/* counted in api_authwaits */
 	int			 verdict;	/* the reaper answered */
 	int			 events;	/* an events stream */
+	/* the status page's session cookie (ui_sess.c, api_conn.c) */
+	int			 expect;	/* 100-continue, kept */
+	int			 cookie;	/* orchd_session= was sent */
+	uint8_t			 sessid[UI_SESS_IDLEN];
+	char			 csrfhdr[UI_SESS_IDLEN * 2 + 1]; /* "" */
+	int			 sessok;	/* authorized by sess */
+	int			 sessagain;	/* the reaper asked twice */
+	struct ui_sess		 sess;
+	int			 lastev_set;	/* events: Last-Event-ID */
+	uint64_t		 lastev;	/* ... its N; 0: a reset */
+	const char		*cache;		/* Cache-Control; NULL:
+						   no-store */
 	TAILQ_ENTRY(api_req)	 evs_entry;	/* ... in api_events.c's list */
 };
 
@@ -91,6 +105,9 @@ int			 api_authorized(struct api_req *,
 void			 api_unauthorized(struct api_req *);
 void			 api_limited(struct api_req *, int);
 void			 api_deny(struct api_req *);
+void			 api_unask(struct api_req *);
+void			 api_see_other(struct api_req *, const char *,
+			    const char *);
 
 /* api_define.c: the definitions of create, PUT and PATCH, packed */
 void			*api_define_create(struct api_req *, size_t *);
@@ -100,6 +117,14 @@ void			*api_define_update(struct api_req *, size_t *);
 void			 api_events(struct api_req *);
 void			 api_events_ping(struct api_req *);
 void			 api_events_readable(struct api_req *);
+void			 api_events_lastid(struct api_req *,
+			    const struct http_head *);
+
+/* ui.c: the status page's own requests */
+void			 ui_asset(struct api_req *);
+void			 ui_login(struct api_req *);
+void			 ui_logout(struct api_req *);
+void			 ui_session(struct api_req *);
 
 /* api_ops.c */
 void			 api_dispatch(struct api_req *);

@@ -16,6 +16,7 @@
 
 #define WL_PREFIX	"/v1/workloads"
 #define EVENTS_PATH	"/v1/events"
+#define UI_PREFIX	"/ui/"
 
 struct api_sub {
 	const char	*name;		/* after /v1/workloads/{id}/ */
@@ -126,6 +127,50 @@ route_workload(enum http_method meth, const char *rest, size_t len,
 }
 
 /*
+ * The status page, under /ui/ (rest: what follows, without the query):
+ * the page, its login, logout and session, and its assets by name, which
+ * ui.c looks up whole in its table (a name it lacks, "..", "%2e" and the
+ * like are 404 there).
+ */
+static int
+route_ui(enum http_method meth, const char *rest, size_t len,
+    struct api_target *t)
+{
+	static const struct {
+		const char	*name;
+		enum http_method meth;
+		enum api_op	 op;
+		const char	*allow;
+	} ui[] = {
+		{ "login",	HTTP_M_POST,	API_UI_LOGIN,	"POST" },
+		{ "logout",	HTTP_M_POST,	API_UI_LOGOUT,	"POST" },
+		{ "session",	HTTP_M_GET,	API_UI_SESSION,	"GET" },
+	};
+	size_t	 i;
+
+	t->ui = 1;
+	for (i = 0; i < nitems(ui); i++) {
+		if (strlen(ui[i].name) != len ||
+		    strncmp(ui[i].name, rest, len) != 0)
+			continue;
+		if (meth != ui[i].meth)
+			return (route_fail(t, 405, "method not allowed",
+			    ui[i].allow));
+		t->op = ui[i].op;
+		return (0);
+	}
+	if (len >= sizeof(t->name) || memchr(rest, '\0', len) != NULL)
+		return (route_fail(t, 404, "no such path", NULL));
+	if (meth != HTTP_M_GET && meth != HTTP_M_HEAD)
+		return (route_fail(t, 405, "method not allowed", "GET, HEAD"));
+	memcpy(t->name, rest, len);
+	t->name[len] = '\0';
+	t->op = API_UI_ASSET;
+	t->open = 1;
+	return (0);
+}
+
+/*
  * path: the origin-form target, query included, len bytes.  0 with t
  * filled, or -1 with t->status and t->error (and t->allow for 405).
  */
@@ -159,6 +204,10 @@ api_route(enum http_method meth, const char *path, size_t len,
 		t->op = API_EVENTS;
 		return (0);
 	}
+	if (plen >= strlen(UI_PREFIX) && strncmp(path, UI_PREFIX,
+	    strlen(UI_PREFIX)) == 0)
+		return (route_ui(meth, path + strlen(UI_PREFIX), plen -
+		    strlen(UI_PREFIX), t));
 	if (plen < pre || strncmp(path, WL_PREFIX, pre) != 0)
 		return (route_fail(t, 404, "no such path", NULL));
 	if (plen == pre || (plen == pre + 1 && path[pre] == '/')) {

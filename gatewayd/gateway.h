@@ -581,6 +581,9 @@ void		 api_recv_metrics_wl(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_total(struct imsgev *, struct imsg *);
 void		 api_recv_authlimit(struct imsgev *, struct imsg *);
 void		 api_recv_authblock(struct imsgev *, struct imsg *);
+/* api_conn.c, ui_sess.c: the status page's sessions, from the reaper */
+void		 api_recv_sess(struct imsgev *, struct imsg *);
+void		 ui_recv_sess_end(struct imsgev *, struct imsg *);
 /* api_events.c: GET /v1/events, from the messages that make them */
 void		 api_events_state(const struct rt_state *);
 void		 api_events_emit(const struct ctl_event *);

@@ -113,6 +113,11 @@ static const struct proc_handler gateway_handlers[] = {
 	    PROC_FROM(PROC_REAPER), api_recv_authlimit },
 	{ IMSG_REAP_AUTHBLOCK, sizeof(struct reap_authblock),
 	    PROC_FROM(PROC_REAPER), api_recv_authblock },
+	/* the status page's sessions, held by the reaper (ui_sess.c) */
+	{ IMSG_REAP_SESS, sizeof(struct ui_sess), PROC_FROM(PROC_REAPER),
+	    api_recv_sess },
+	{ IMSG_REAP_SESS_END, sizeof(struct ui_sess_id),
+	    PROC_FROM(PROC_REAPER), ui_recv_sess_end },
 	/* the store's held writes, for GET /metrics (metrics.c) */
 	{ IMSG_ST_QUEUE, sizeof(struct st_queue_stats),
 	    PROC_FROM(PROC_STORE), metrics_recv_store },

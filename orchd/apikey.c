@@ -140,9 +140,9 @@ secretfile_check(const char *what, const char *path, const struct stat *st)
 	return (0);
 }
 
-/* the file's bytes without the line end(s) after the key */
+/* the file's bytes without the line end(s) after the key; what: its name */
 static uint8_t *
-apikey_read_file(const char *path, size_t *lenp)
+apikey_read_file(const char *what, const char *path, size_t *lenp)
 {
 	struct stat	 st;
 	uint8_t		 buf[ORCHD_API_KEY_MAX + 4], *key = NULL;
@@ -153,20 +153,20 @@ apikey_read_file(const char *path, size_t *lenp)
 
 	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 	    O_CLOEXEC)) == -1) {
-		log_warn("api key file %s", path);
+		log_warn("%s %s", what, path);
 		return (NULL);
 	}
 	if (fstat(fd, &st) == -1) {
-		log_warn("api key file %s", path);
+		log_warn("%s %s", what, path);
 		goto done;
 	}
-	if (secretfile_check("api key file", path, &st) == -1)
+	if (secretfile_check(what, path, &st) == -1)
 		goto done;
 	while (len < sizeof(buf)) {
 		if ((n = read(fd, buf + len, sizeof(buf) - len)) == -1) {
 			if (errno == EINTR)
 				continue;
-			log_warn("api key file %s", path);
+			log_warn("%s %s", what, path);
 			goto done;
 		}
 		if (n == 0)
@@ -176,13 +176,13 @@ apikey_read_file(const char *path, size_t *lenp)
 	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
 		len--;
 	if (!apikey_valid(buf, len)) {
-		log_warnx("api key file %s: the key must be 1 to %d printable "
-		    "characters without spaces, on one line", path,
+		log_warnx("%s %s: the key must be 1 to %d printable "
+		    "characters without spaces, on one line", what, path,
 		    ORCHD_API_KEY_MAX);
 		goto done;
 	}
 	if (apikey_strong(buf, len, &why) == -1) {
-		log_warnx("api key file %s: %s", path, why);
+		log_warnx("%s %s: %s", what, path, why);
 		goto done;
 	}
 	if ((key = malloc(len)) == NULL) {
@@ -202,8 +202,41 @@ apikey_read_file(const char *path, size_t *lenp)
  * key at all is valid: the API then answers 401 to everything but
  * public metrics.
  */
+static int	apikey_load_api(struct orchd_conf *);
+
+/*
+ * The status page's read-only key ("status key file"), read and checked
+ * as the API key is, and never the API key itself: a key that is both
+ * would give full rights where read-only ones were meant.
+ */
+static int
+statuskey_load(struct orchd_conf *conf)
+{
+	if (conf->status_key_file == NULL)
+		return (0);
+	if ((conf->status_key = apikey_read_file("status key file",
+	    conf->status_key_file, &conf->status_key_len)) == NULL)
+		return (-1);
+	if (conf->api_key != NULL && conf->api_key_len ==
+	    conf->status_key_len && ct_memcmp(conf->api_key,
+	    conf->status_key, conf->api_key_len) == 0) {
+		log_warnx("status key file %s: the same key as the API's",
+		    conf->status_key_file);
+		return (-1);
+	}
+	return (0);
+}
+
 int
 apikey_load(struct orchd_conf *conf)
+{
+	if (apikey_load_api(conf) == -1)
+		return (-1);
+	return (statuskey_load(conf));
+}
+
+static int
+apikey_load_api(struct orchd_conf *conf)
 {
 	const char	*why;
 	size_t		 len;
@@ -231,8 +264,8 @@ apikey_load(struct orchd_conf *conf)
 	}
 	if (conf->api_key_file == NULL)
 		return (0);
-	if ((conf->api_key = apikey_read_file(conf->api_key_file,
-	    &conf->api_key_len)) == NULL)
+	if ((conf->api_key = apikey_read_file("api key file",
+	    conf->api_key_file, &conf->api_key_len)) == NULL)
 		return (-1);
 	/* remembered after the key is sent and freed: policy_api_open() */
 	conf->api_key_set = 1;
@@ -255,6 +288,13 @@ apikey_send(struct orchd *env)
 	if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_CFG_APIKEY, 0, -1,
 	    conf->api_key, conf->api_key_len) == -1)
 		fatal("%s: compose", __func__);
+	/* the status page's read-only key: the same message, peerid 1 */
+	if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_CFG_APIKEY,
+	    APIKEY_STATUS, -1, conf->status_key, conf->status_key_len) == -1)
+		fatal("%s: compose", __func__);
+	freezero(conf->status_key, conf->status_key_len);
+	conf->status_key = NULL;
+	conf->status_key_len = 0;
 	freezero(conf->api_key, conf->api_key_len);
 	conf->api_key = NULL;
 	conf->api_key_len = 0;

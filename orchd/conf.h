@@ -22,7 +22,8 @@ struct listener_conf {
 	struct sockaddr_storage	 ss;		/* address and port */
 	socklen_t		 sslen;
 	char			 name[ORCHD_HOST_MAX]; /* as written */
-	int			 api;		/* an "api listen on" */
+	int			 api;		/* LISTENER_API, or
+						   LISTENER_STATUS */
 	int			 tls;
 	int			 http2;		/* LISTENER_H2_* */
 	int			 acme;		/* "tls acme" */
@@ -121,6 +122,12 @@ struct orchd_conf {
 	uint8_t			*api_key;
 	size_t			 api_key_len;
 	int			 api_key_loaded; /* not sent yet */
+	/* "status page": /ui/, its read-only key (apikey.c's too) */
+	int			 status_page;
+	int64_t			 status_session; /* seconds; 0: default */
+	char			*status_key_file;
+	uint8_t			*status_key;
+	size_t			 status_key_len;
 	struct keypairlist	 keypairs;
 	struct workloadlist	 workloads;
 	struct gateway_conf	 gateway;	/* -1: not set, default */

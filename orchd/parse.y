@@ -78,6 +78,7 @@ static int	 findeol(void);
 %token	TIMEOUT TLS TRUSTED UIDS UPSTREAM USER VOLUME WAKE WARM WORKLOAD
 %token	AGENT ANSWER FROM IGNORE SERVER TIMING TUNNEL
 %token	BUSY FAIL
+%token	PAGE SESSION STATUS
 %token	CHANGE NEXT RESTART
 %token	PUBLISH
 %token	AUTH PULL REGISTRY
@@ -508,6 +509,39 @@ main		: USER STRING			{
 				YYERROR;
 			}
 			conf->api_allow_root = 1;
+		}
+		| STATUS PAGE			{
+			if (conf->status_page) {
+				yyerror("status page already set");
+				YYERROR;
+			}
+			conf->status_page = 1;
+		}
+		| STATUS LISTEN ON STRING PORT port tlsopt h2opt {
+			if ($7.acme) {
+				yyerror("status listen on: no tls acme, a "
+				    "status listener has its own keypair");
+				YYERROR;
+			}
+			if (listener_add($4, $6, LISTENER_STATUS, $7.cert,
+			    $7.key, NULL) == -1 || listener_http2($8) == -1)
+				YYERROR;
+		}
+		| STATUS KEY FILENAME STRING	{
+			if (set_string(&conf->status_key_file, $4,
+			    "status key file") == -1)
+				YYERROR;
+		}
+		| STATUS SESSION TIMEOUT duration {
+			if (conf->status_session != 0) {
+				yyerror("status session timeout already set");
+				YYERROR;
+			}
+			if ($4 < 1 || $4 > 30 * 86400) {
+				yyerror("status session timeout: 1s to 30d");
+				YYERROR;
+			}
+			conf->status_session = $4;
 		}
 		| API METRICS PUBLIC		{
 			if (conf->api_metrics_public) {
@@ -1371,6 +1405,7 @@ lookup(const char *s, const char **near)
 		{ "network",		NETWORK },
 		{ "next",		NEXT },
 		{ "on",			ON },
+		{ "page",		PAGE },
 		{ "path",		PATH },
 		{ "per",		PER },
 		{ "port",		PORT },
@@ -1389,9 +1424,11 @@ lookup(const char *s, const char **near)
 		{ "restart",		RESTART },
 		{ "runtime",		RUNTIME },
 		{ "server",		SERVER },
+		{ "session",		SESSION },
 		{ "signal",		SIGNAL },
 		{ "size",		SIZE },
 		{ "socket",		SOCKET },
+		{ "status",		STATUS },
 		{ "stop",		STOP },
 		{ "streams",		STREAMS },
 		{ "subdomains",		SUBDOMAINS },

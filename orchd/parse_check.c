@@ -314,6 +314,14 @@ portchecks_run(const struct orchd_conf *c)
 				break;
 			}
 	}
+	/* a status listener serves nothing but the page */
+	if (c != NULL && !c->status_page)
+		TAILQ_FOREACH(l, &c->listeners, entry)
+			if (l->api == LISTENER_STATUS) {
+				check_error(c->conffile, 1, "status listen on "
+				    "%s: without \"status page\"", l->name);
+				break;
+			}
 	if (c != NULL && parse_host_checks != PARSE_HOST_NONE) {
 		TAILQ_FOREACH(l, &c->listeners, entry)
 			if (!l->api && l->workload[0] == '\0')

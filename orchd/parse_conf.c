@@ -345,6 +345,8 @@ free_config(struct orchd_conf *c)
 	free(c->access_log);
 	free(c->api_key_file);
 	freezero(c->api_key, c->api_key_len);
+	free(c->status_key_file);
+	freezero(c->status_key, c->status_key_len);
 	free(c->regauth_file);
 	freezero(c->regauth, c->regauth_len);
 	free(c->swarm_manager);

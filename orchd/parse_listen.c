@@ -108,7 +108,8 @@ listener_whose(const struct listener_conf *l, char *buf, size_t len)
 	if (l->workload[0] != '\0')
 		(void)snprintf(buf, len, "workload \"%s\"'s ", l->workload);
 	else
-		(void)strlcpy(buf, l->api ? "api " : "", len);
+		(void)strlcpy(buf, l->api == LISTENER_STATUS ? "status " :
+		    l->api ? "api " : "", len);
 	return (buf);
 }
 

@@ -176,6 +176,8 @@ reaches(const struct listener_conf *l, const struct netaddr *a,
 static const char *
 listener_what(const struct listener_conf *l)
 {
+	if (l->api == LISTENER_STATUS)
+		return ("the status page's listener");
 	if (l->api)
 		return ("the API's listener");
 	if (l->workload[0] != '\0')

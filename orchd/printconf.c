@@ -369,7 +369,8 @@ print_listeners(FILE *fp, const struct orchd_conf *conf)
 			sin = (const struct sockaddr_in *)&l->ss;
 			port = ntohs(sin->sin_port);
 		}
-		fputs(l->api ? "api listen on " : "listen on ", fp);
+		fputs(l->api == LISTENER_STATUS ? "status listen on " :
+		    l->api ? "api listen on " : "listen on ", fp);
 		print_string(fp, l->name);
 		fprintf(fp, " port %d", port);
 		if (l->tls)
@@ -418,6 +419,16 @@ print_api(FILE *fp, const struct orchd_conf *conf)
 		fputs("# api key: from ORCHD_KEY\n", fp);
 	if (conf->api_metrics_public)
 		fputs("api metrics public\n", fp);
+	if (conf->status_page)
+		fputs("status page\n", fp);
+	if (conf->status_key_file != NULL) {
+		fputs("status key file ", fp);
+		print_string(fp, conf->status_key_file);
+		fputs("\n", fp);
+	}
+	if (conf->status_session > 0)
+		fprintf(fp, "status session timeout %llds\n",
+		    (long long)conf->status_session);
 	if (conf->api_allow_process)
 		fputs("api allow process\n", fp);
 	TAILQ_FOREACH(e, &conf->api_allow_images, entry) {

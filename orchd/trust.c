@@ -206,6 +206,10 @@ check_all(const char *orig, const char *path, int resolved,
 	    check_one(orig, path, resolved, dir, "the api key file's "
 	    "directory", why, len) == -1)
 		return (-1);
+	if (dir_of(conf->status_key_file, dir, sizeof(dir)) == 0 &&
+	    check_one(orig, path, resolved, dir, "the status key file's "
+	    "directory", why, len) == -1)
+		return (-1);
 	if (check_one(orig, path, resolved, conf->logdir, "the log directory",
 	    why, len) == -1)
 		return (-1);

@@ -37,6 +37,7 @@
 #include "workload.h"
 #include "reaper.h"
 #include "authlim.h"
+#include "uisess.h"
 
 RB_HEAD(reap_wls, reap_wl);
 
@@ -56,6 +57,7 @@ static struct event	reap_tick_ev;
 static int		reap_off;
 static int64_t		reap_interval;
 static struct authlim	reap_authlim;	/* wrong API keys, authlim.c */
+static struct uisess	reap_uisess;	/* the status page's, uisess.c */
 /* memory pressure: PSI, opened at start; ORCHD_PSI_FILE for the tests */
 #define REAP_PSI_FILE	"/proc/pressure/memory"
 static int		reap_psi_fd = -1;
@@ -69,6 +71,10 @@ static void	reaper_recv_activity(struct imsgev *, struct imsg *);
 static void	reaper_recv_state(struct imsgev *, struct imsg *);
 static void	reaper_recv_authfail(struct imsgev *, struct imsg *);
 static void	reaper_recv_keepwarm(struct imsgev *, struct imsg *);
+static void	reaper_recv_sess_new(struct imsgev *, struct imsg *);
+static void	reaper_recv_sess_ask(struct imsgev *, struct imsg *);
+static void	reaper_recv_sess_end(struct imsgev *, struct imsg *);
+static void	reaper_recv_sess_flush(struct imsgev *, struct imsg *);
 
 PROC_TABLE_BEGIN
 static const struct proc_handler reaper_handlers[] = {
@@ -96,6 +102,14 @@ static const struct proc_handler reaper_handlers[] = {
 	    reaper_recv_state, PROC_NAME(struct rt_state) },
 	{ IMSG_GW_AUTHFAIL, sizeof(struct netaddr), PROC_FROM(PROC_GATEWAY),
 	    reaper_recv_authfail },
+	{ IMSG_GW_SESS_NEW, sizeof(struct ui_sess), PROC_FROM(PROC_GATEWAY),
+	    reaper_recv_sess_new },
+	{ IMSG_GW_SESS_ASK, sizeof(struct ui_sess_id),
+	    PROC_FROM(PROC_GATEWAY), reaper_recv_sess_ask },
+	{ IMSG_GW_SESS_END, sizeof(struct ui_sess_id),
+	    PROC_FROM(PROC_GATEWAY), reaper_recv_sess_end },
+	{ IMSG_GW_SESS_FLUSH, sizeof(struct ui_sess_flush),
+	    PROC_FROM(PROC_GATEWAY), reaper_recv_sess_flush },
 	{ IMSG_ST_KEEPWARM, sizeof(struct ctl_keepwarm),
 	    PROC_FROM(PROC_RUNTIME), reaper_recv_keepwarm,
 	    PROC_NAME(struct ctl_keepwarm) },
@@ -425,6 +439,58 @@ reaper_recv_authfail(struct imsgev *iev, struct imsg *imsg)
 		log_warn("%s: compose", __func__);
 }
 
+/* a login on some gateway: every gateway may now be asked about it */
+static void
+reaper_recv_sess_new(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ui_sess	 s;
+
+	(void)imsg_get_data(imsg, &s, sizeof(s));
+	uisess_add(&reap_uisess, &s, time(NULL));
+	explicit_bzero(&s, sizeof(s));
+}
+
+/* a cookie a gateway does not know: the session, or found 0 */
+static void
+reaper_recv_sess_ask(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ui_sess_id	 q;
+	struct ui_sess		 s;
+
+	(void)imsg_get_data(imsg, &q, sizeof(q));
+	(void)uisess_find(&reap_uisess, q.id, time(NULL), &s);
+	if (imsgev_compose(iev, IMSG_REAP_SESS, imsg_get_id(imsg), -1, &s,
+	    sizeof(s)) == -1)
+		log_warn("%s: compose", __func__);
+	explicit_bzero(&s, sizeof(s));
+}
+
+/* a logout: ended here, and forgotten by every gateway's cache */
+static void
+reaper_recv_sess_end(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ui_sess_id	 q;
+
+	(void)imsg_get_data(imsg, &q, sizeof(q));
+	(void)uisess_end(&reap_uisess, q.id);
+	if (proc_compose(&reaper_ps, PROC_GATEWAY, IMSG_REAP_SESS_END, 0, -1,
+	    &q, sizeof(q)) == -1)
+		log_warn("%s: to the gateways", __func__);
+}
+
+/* a key changed at a reload (each gateway says so: the second is a no-op) */
+static void
+reaper_recv_sess_flush(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ui_sess_flush	 f;
+	size_t			 n;
+
+	(void)imsg_get_data(imsg, &f, sizeof(f));
+	if ((n = uisess_flush(&reap_uisess, f.readonly)) > 0)
+		log_info("status page: %zu %s sessions ended, their key "
+		    "changed", n, f.readonly ? "read-only" : "full");
+}
+
 /*
  * orchctl keepwarm, now or as the store remembered it at start: it
  * overrides the configuration's keep warm until the workload is removed.
@@ -554,6 +620,7 @@ main(int argc, char *argv[])
 	    nitems(reaper_handlers), PRIVDROP_NONET);
 	cfg_set_apply(reaper_apply);
 	authlim_init(&reap_authlim);
+	uisess_init(&reap_uisess);
 	/* reaper_apply keeps a name and two settings per workload */
 	cfg_forget_workloads();
 	sandbox_enter(proc_name(PROC_REAPER), SB_STDIO);

@@ -37,6 +37,15 @@
 # (with pebble-challtestsrv): the ACME server the certificate tests
 # issue from, on loopback.  libcrypt-dev: the gateway checks "auth
 # basic" passwords with crypt(3).
+#
+# chromium, nodejs and npm (unless one is there: a nodejs package from
+# elsewhere carries its own, and Debian's npm would conflict with it):
+# regress/e2e/browser.sh drives Debian's
+# chromium with puppeteer-core (no browser download: it is pointed at
+# /usr/bin/chromium), checks the page with axe-core and lints it with
+# eslint; those three come from npm at the versions pinned in
+# regress/browser/package-lock.json, installed by "npm ci" into
+# regress/browser/node_modules (ignored by git), for test and all.
 set -eu
 
 BUILD_PKGS="gcc make libc6-dev pkg-config byacc
@@ -45,7 +54,7 @@ libseccomp-dev libssl-dev zlib1g-dev passwd libnghttp2-dev libcrypt-dev"
 TEST_PKGS="libcmocka-dev mandoc sqlite3 curl procps iproute2 busybox-static
 clang openssl python3 docker-registry apache2-utils wrk nghttp2-client
 python3-grpcio python3-h2 postgresql postgresql-client redis-server
-redis-tools faketime pebble gunicorn"
+redis-tools faketime pebble gunicorn chromium nodejs"
 DOCKER_PKGS="docker.io tini"
 
 usage() {
@@ -65,6 +74,8 @@ if [ "${1:-all}" != build ]; then
 	# (DEPS_SBIN: other directories, for regress/e2e/deps.sh)
 	PATH=$PATH:${DEPS_SBIN-/usr/sbin:/sbin} command -v dockerd \
 	    >/dev/null 2>&1 || pkgs="$pkgs $DOCKER_PKGS"
+	# Debian's npm, unless a nodejs from elsewhere has one of its own
+	command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 fi
 
 missing=
@@ -72,7 +83,20 @@ for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 	    missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+# the browser tests' npm modules, pinned, where npm is
+browser_modules() {
+	_br=${0%/*}/../regress/browser
+	[ "${1:-all}" != build ] && command -v npm >/dev/null 2>&1 &&
+	    [ -f "$_br/package-lock.json" ] &&
+	    [ ! -d "$_br/node_modules/puppeteer-core" ] || return 0
+	echo "tools/deps.sh: npm ci in $_br" >&2
+	(cd "$_br" && npm ci --no-audit --no-fund >/dev/null)
+}
+
+if [ -z "$missing" ]; then
+	browser_modules "${1:-all}"
+	exit 0
+fi
 if [ "$(id -u)" -ne 0 ]; then
 	echo "tools/deps.sh: missing packages:$missing; run as root to install them" >&2
 	exit 1
@@ -82,3 +106,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
+browser_modules "${1:-all}"

@@ -89,6 +89,44 @@ test_route_every_endpoint(void **state)
 	route_ok(HTTP_M_GET, "/healthz?x", API_HEALTHZ, "");
 	route_ok(HTTP_M_GET, "/v1/events", API_EVENTS, "");
 	route_ok(HTTP_M_GET, "/v1/events?since=now", API_EVENTS, "");
+	/* the status page: its paths, an asset's name for ui.c to look up */
+	route_ok(HTTP_M_GET, "/ui/", API_UI_ASSET, "");
+	route_ok(HTTP_M_GET, "/ui/?login=failed", API_UI_ASSET, "");
+	route_ok(HTTP_M_HEAD, "/ui/", API_UI_ASSET, "");
+	route_ok(HTTP_M_GET, "/ui/app.0123456789abcdef.js", API_UI_ASSET,
+	    "app.0123456789abcdef.js");
+	route_ok(HTTP_M_GET, "/ui/../v1", API_UI_ASSET, "../v1");
+	route_ok(HTTP_M_POST, "/ui/login", API_UI_LOGIN, "");
+	route_ok(HTTP_M_POST, "/ui/logout", API_UI_LOGOUT, "");
+	route_ok(HTTP_M_GET, "/ui/session", API_UI_SESSION, "");
+}
+
+/* every path under /ui/ is the page's, its errors too */
+static void
+test_route_ui(void **state)
+{
+	struct api_target	 t;
+	char			 longpath[256];
+
+	route_fails(HTTP_M_GET, "/ui/login", 405, "POST");
+	route_fails(HTTP_M_POST, "/ui/session", 405, "GET");
+	route_fails(HTTP_M_POST, "/ui/", 405, "GET, HEAD");
+	route_fails(HTTP_M_DELETE, "/ui/app.js", 405, "GET, HEAD");
+	memset(longpath, 'a', sizeof(longpath) - 1);
+	memcpy(longpath, "/ui/", 4);
+	longpath[sizeof(longpath) - 1] = '\0';
+	route_fails(HTTP_M_GET, longpath, 404, NULL);
+	(void)api_route(HTTP_M_GET, longpath, strlen(longpath), &t);
+	assert_int_equal(t.ui, 1);
+	(void)api_route(HTTP_M_GET, "/ui/x", 5, &t);
+	assert_int_equal(t.ui, 1);
+	assert_int_equal(t.open, 1);
+	(void)api_route(HTTP_M_POST, "/ui/login", 9, &t);
+	assert_int_equal(t.open, 0);
+	(void)api_route(HTTP_M_GET, "/uix", 4, &t);
+	assert_int_equal(t.ui, 0);
+	(void)api_route(HTTP_M_GET, "/v1/workloads", 13, &t);
+	assert_int_equal(t.ui, 0);
 }
 
 static void
@@ -774,6 +812,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_route_every_endpoint),
+		cmocka_unit_test(test_route_ui),
 		cmocka_unit_test(test_route_errors),
 		cmocka_unit_test(test_route_tail),
 		cmocka_unit_test(test_time),

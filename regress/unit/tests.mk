@@ -21,6 +21,8 @@ $(BUILD)/regress/test_swarm: LDFLAGS += $(RUNTIME_LIBS)
 TEST_cgroup_OBJS = $(OBJ)/orchd/cgroup.o
 TEST_apikey_OBJS = $(OBJ)/orchd/apikey.o
 TEST_authlim_OBJS = $(OBJ)/reaperd/authlim.o
+TEST_uisess_OBJS = $(OBJ)/reaperd/uisess.o
+TEST_uicookie_OBJS = $(OBJ)/gatewayd/ui_sess.o
 # the parent's policy and its API handlers (orchd/parent_api.c, with link
 # stubs)
 TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/policy_net.o \
