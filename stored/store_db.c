@@ -978,7 +978,8 @@ store_db_state(struct store_db *sdb, const struct rt_state *rs)
 	int64_t		 t_ms = state_time_ms(rs), wake_ms;
 	int		 r;
 
-	if (rs->state < WL_ASLEEP || rs->state > WL_FAILED) {
+	if ((rs->state < WL_ASLEEP || rs->state > WL_FAILED) &&
+	    rs->state != WL_FROZEN) {
 		snprintf(sdb->err, sizeof(sdb->err), "workload %s: no such "
 		    "state %d", rs->name, rs->state);
 		return (-1);
