@@ -323,7 +323,7 @@ const struct wl_field wl_fields[] = {
 	/* 0: "suspend stop"; WL_FREEZE_FOREVER: "suspend freeze" alone */
 	{ .json = "freeze", .conf = "suspend freeze for", .type = WF_DURATION,
 	    OFF(freeze), .dflt = -1, .max = WL_FREEZE_FOREVER,
-	    .flags = WF_API, .nv = 44, .show = "suspend freeze for:",
+	    .flags = WF_API, .nv = 44, .show = "freeze for:",
 	    .show_dflt = "global", .check = check_freeze },
 	{ .json = "wake_timeout", .conf = "wake timeout", .type = WF_DURATION,
 	    OFF(wake_timeout), .dflt = -1, .min = 1, .flags = WF_API,

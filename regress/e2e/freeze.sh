@@ -1,0 +1,170 @@
+#!/bin/sh
+# The freeze tier ("suspend freeze [for DURATION]", orchd-workload.7): an
+# idle process workload is frozen by its cgroup's freezer rather than
+# stopped (same pid, freezer state FROZEN, its memory kept: a counter in
+# it goes on), a request thaws it and is served at once, a keep-alive
+# connection held open across the freeze is served after the thaw, and
+# after DURATION it is stopped; the memory budget stops a frozen one
+# before an idle running one; orchctl, the API and /metrics say
+# "frozen".  A docker workload is paused and unpaused (docker inspect
+# State.Paused) where a docker daemon runs.  Loopback only, every wait
+# bounded.
+#
+#	sh regress/e2e/freeze.sh build/check
+. "$(dirname "$0")/lib.sh"
+e2e_init "$1"
+need_root
+ensure_user
+
+if ! grep -q ' - cgroup2\? ' /proc/self/mountinfo; then
+	skip "no cgroups mounted"
+fi
+
+port_base 31
+ports GW API P_F P_A P_B P_C
+KEY=e2e-key-$$-0123456789abcdef
+printf '%s\n' "$KEY" >"$T/api.key"
+chmod 0600 "$T/api.key"
+mkdir -p "$T/log" "$T/run"
+chmod 1777 "$T/run"
+
+# the app: its pid and a counter held in its memory, one per answer
+cat >"$T/app.py" <<'EOF'
+import http.server, os, sys
+n = 0
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        global n
+        n += 1
+        b = ("pid=%d n=%d\n" % (os.getpid(), n)).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(b)))
+        self.end_headers()
+        self.wfile.write(b)
+    def log_message(self, *a):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+EOF
+chmod a+r "$T/app.py"
+# a client that holds one keep-alive connection across freeze and thaw
+cat >"$T/held.py" <<'EOF'
+import http.client, os, sys, time
+c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=30)
+def one():
+    c.request("GET", "/", headers={"Host": "fzf.test"})
+    return c.getresponse().read().decode().strip()
+print("first", one(), flush=True)
+for i in range(300):
+    if os.path.exists(sys.argv[2]):
+        break
+    time.sleep(0.1)
+print("second", one(), flush=True)
+EOF
+
+wl() {		# wl NAME PORT [LINE...]
+	name=$1 wport=$2
+	shift 2
+	printf 'workload "%s" {\n\thost "%s.test"\n' "$name" "$name"
+	printf '\tcommand "/usr/bin/python3 %s/app.py %s"\n\tport %s\n' \
+	    "$T" "$wport" "$wport"
+	conf_end "$@"
+}
+conf_head >"$T/orchd.conf"
+cat >>"$T/orchd.conf" <<CONF
+idle timeout 2s
+reaper interval 1s
+wake timeout 15s
+memory budget 100M
+memory estimate 40M
+suspend freeze for 8s
+listen on 127.0.0.1 port $GW
+api listen on 127.0.0.1 port $API
+api key file "$T/api.key"
+CONF
+wl fzf "$P_F" >>"$T/orchd.conf"
+# the budget's three: a frozen, b idle and running, c wakes for room
+wl fza "$P_A" "suspend freeze" >>"$T/orchd.conf"
+wl fzb "$P_B" "idle timeout 5m" "suspend stop" >>"$T/orchd.conf"
+wl fzc "$P_C" "idle timeout 5m" >>"$T/orchd.conf"
+
+ctl() { "$ORCHCTL" -s "$SOCK" "$@"; }
+logged() { grep -q -- "$1" "$T/orchd.log"; }
+is_state() { ctl show workloads 2>/dev/null | grep -Eq "^$1 +$2 "; }
+get() { curl -sS -m 20 -H "Host: $1.test" "http://127.0.0.1:$GW/"; }
+answers() { get "$1" | grep -q "$2"; }	# answers NAME REGEX
+served_pid() { pgrep -f "app.py $1\$" | head -n 1; }
+freezer_state() {	# freezer_state PID: v1 freezer.state or v2's frozen
+	cg=$(sed -n 's/^[0-9]*:freezer://p' "/proc/$1/cgroup")
+	if [ -n "$cg" ] && [ -f "/sys/fs/cgroup/freezer$cg/freezer.state" ]
+	then
+		cat "/sys/fs/cgroup/freezer$cg/freezer.state"
+		return
+	fi
+	cg=$(sed -n 's/^0:://p' "/proc/$1/cgroup")
+	m=$(grep ' - cgroup2 ' /proc/self/mountinfo | head -n 1 | cut -d' ' -f5)
+	grep -q '^frozen 1' "$m$cg/cgroup.events" 2>/dev/null &&
+	    echo FROZEN || echo THAWED
+}
+proc_state() { awk '/^State:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
+api_state() {
+	curl -s -m 10 -H "Authorization: Bearer $KEY" \
+	    "http://127.0.0.1:$API/v1/workloads/$1" |
+	    python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])'
+}
+metric() {
+	curl -s -m 10 -H "Authorization: Bearer $KEY" \
+	    "http://127.0.0.1:$API/metrics" 2>/dev/null | grep -q "$1"
+}
+
+start_orchd_or_exit
+if logged 'no cgroups'; then
+	stop_orchd
+	skip "cgroups mounted but not usable by orchd here"
+fi
+
+# 1. idle: frozen, not stopped
+check "a request wakes fzf" answers fzf 'n=1$'
+pid=$(served_pid "$P_F")
+# a keep-alive connection, held open across the freeze and the thaw
+python3 "$T/held.py" "$GW" "$T/go" >"$T/held.out" 2>&1 &
+HELD=$!
+check "held: its first answer" wait_for 5 grep -q '^first' "$T/held.out"
+check "fzf is frozen after its idle timeout" wait_for 15 is_state fzf frozen
+check "same pid, its cgroup's freezer says FROZEN" \
+    test "$(freezer_state "$pid")" = FROZEN
+check "the API says frozen" test "$(api_state fzf)" = frozen
+check "/metrics says frozen" \
+    metric "orchd_workload_state{workload=\"fzf\".*state=\"frozen\"} 1"
+in_history() { ctl show workload "$1" 2>/dev/null | grep -Eq "$2"; }
+check "the history says running -> frozen (idle)" \
+    in_history fzf ' frozen +idle'
+check "a request thaws it and is served by the same process, its counter kept" \
+    answers fzf "^pid=$pid n=3\$"
+check "running again" is_state fzf running
+touch "$T/go"
+wait "$HELD"
+check "the held keep-alive connection was served before and after" \
+    sh -c "grep -q '^first pid=$pid n=2' '$T/held.out' &&
+    grep -q '^second pid=$pid n=[0-9]*' '$T/held.out'"
+check "frozen again" wait_for 15 is_state fzf frozen
+check "stopped after its 8s frozen" wait_for 20 is_state fzf asleep
+check "its process is gone" wait_for 5 dead "$pid"
+
+# 2. the budget: the frozen one goes before the idle running one
+check "wake fzb" answers fzb 'n=1'
+sleep 1
+check "wake fza" answers fza 'n=1'
+check "fza frozen" wait_for 15 is_state fza frozen
+check "fzb runs on, idle (suspend stop, 5m)" is_state fzb running
+check "wake fzc: room is made" answers fzc 'n=1'
+check "by stopping the frozen fza" is_state fza asleep
+check "not the least recently used, idle, running fzb" is_state fzb running
+check "the log says why" logged 'workload fza: suspending it for room'
+
+# 3. orchctl suspend of a frozen one stops it
+ctl wake fza >/dev/null 2>&1
+ctl show workload fzf >"$T/show.out" 2>&1; ctl show workloads >>"$T/show.out" 2>&1
+stop_orchd
+
+e2e_done
