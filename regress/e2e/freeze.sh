@@ -21,7 +21,7 @@ if ! grep -q ' - cgroup2\? ' /proc/self/mountinfo; then
 fi
 
 port_base 31
-ports GW API P_F P_A P_B P_C
+ports GW API P_F P_A P_B P_C P_D
 KEY=e2e-key-$$-0123456789abcdef
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
@@ -87,6 +87,29 @@ wl fzf "$P_F" >>"$T/orchd.conf"
 wl fza "$P_A" "suspend freeze" >>"$T/orchd.conf"
 wl fzb "$P_B" "idle timeout 5m" "suspend stop" >>"$T/orchd.conf"
 wl fzc "$P_C" "idle timeout 5m" >>"$T/orchd.conf"
+# a container, where a docker daemon runs
+DOCKER=0
+if have_docker; then
+	DOCKER=1
+	# a volume may not lie under orchd.conf's directory, $T
+	WWW=$(mktemp -d /tmp/orchd-e2e-freeze-www.XXXXXX)
+	echo "hello from a container" >"$WWW/index.html"
+	chmod -R a+rX "$WWW"
+	cat >>"$T/orchd.conf" <<CONF
+workload "fzd" {
+	host "fzd.test"
+	driver docker
+	image "orchd-test/busybox:latest"
+	command "/bin/httpd -f -p 127.0.0.1:$P_D -h /www"
+	network host
+	volume "$WWW" "/www"
+	port $P_D
+	suspend freeze for 1m
+}
+CONF
+	trap 'docker rm -f "$(cname fzd)" >/dev/null 2>&1; rm -rf "$WWW";
+	    e2e_cleanup' EXIT
+fi
 
 ctl() { "$ORCHCTL" -s "$SOCK" "$@"; }
 logged() { grep -q -- "$1" "$T/orchd.log"; }
@@ -162,8 +185,42 @@ check "by stopping the frozen fza" is_state fza asleep
 check "not the least recently used, idle, running fzb" is_state fzb running
 check "the log says why" logged 'workload fza: suspending it for room'
 
-# 3. orchctl suspend of a frozen one stops it
-ctl wake fza >/dev/null 2>&1
+# 3. a container: docker pause, docker unpause
+paused() {
+	[ "$(docker inspect -f '{{.State.Paused}}' "$(cname fzd)" \
+	    2>/dev/null)" = "$1" ]
+}
+cid() { docker inspect -f '{{.Id}}' "$(cname fzd)" 2>/dev/null; }
+dget() { curl -s -m 30 -H "Host: fzd.test" "http://127.0.0.1:$GW/"; }
+if [ "$DOCKER" = 1 ]; then
+	check "a request wakes the container fzd" \
+	    sh -c "curl -s -m 30 -H 'Host: fzd.test' http://127.0.0.1:$GW/ |
+	    grep -q 'hello from a container'"
+	id=$(cid)
+	check "fzd is frozen after its idle timeout" \
+	    wait_for 15 is_state fzd frozen
+	check "docker inspect: State.Paused true" paused true
+	check "a request thaws it, served" \
+	    sh -c "curl -s -m 30 -H 'Host: fzd.test' http://127.0.0.1:$GW/ |
+	    grep -q 'hello from a container'"
+	check "the same container, State.Paused false" \
+	    sh -c "[ \"$id\" = \"\$(docker inspect -f '{{.Id}}' $(cname fzd))\" ]"
+	check "unpaused" paused false
+	check "frozen again" wait_for 15 is_state fzd frozen
+	check "orchctl suspend stops a frozen container (unpaused first)" \
+	    quiet ctl suspend fzd
+	check "asleep" wait_for 30 is_state fzd asleep
+	check "its container stopped" sh -c "[ \"\$(docker inspect -f \
+	    '{{.State.Running}}' $(cname fzd))\" = false ]"
+else
+	echo "# no docker daemon: the container part is skipped"
+fi
+
+# 4. orchctl suspend of a frozen process stops it
+check "wake fza" answers fza 'n=1'
+check "fza frozen again" wait_for 15 is_state fza frozen
+check "orchctl suspend fza" quiet ctl suspend fza
+check "fza asleep" is_state fza asleep
 ctl show workload fzf >"$T/show.out" 2>&1; ctl show workloads >>"$T/show.out" 2>&1
 stop_orchd
 
