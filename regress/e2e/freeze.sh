@@ -190,6 +190,10 @@ paused() {
 	[ "$(docker inspect -f '{{.State.Paused}}' "$(cname fzd)" \
 	    2>/dev/null)" = "$1" ]
 }
+dstate() {	# dstate "PAUSED RUNNING"
+	[ "$(docker inspect -f '{{.State.Paused}} {{.State.Running}}' \
+	    "$(cname fzd)" 2>/dev/null)" = "$1" ]
+}
 cid() { docker inspect -f '{{.Id}}' "$(cname fzd)" 2>/dev/null; }
 dget() { curl -s -m 30 -H "Host: fzd.test" "http://127.0.0.1:$GW/"; }
 if [ "$DOCKER" = 1 ]; then
@@ -210,8 +214,7 @@ if [ "$DOCKER" = 1 ]; then
 	check "orchctl suspend stops a frozen container (unpaused first)" \
 	    quiet ctl suspend fzd
 	check "asleep" wait_for 30 is_state fzd asleep
-	check "its container stopped" sh -c "[ \"\$(docker inspect -f \
-	    '{{.State.Running}}' $(cname fzd))\" = false ]"
+	check "its container unpaused and stopped" dstate 'false false'
 else
 	echo "# no docker daemon: the container part is skipped"
 fi
@@ -221,6 +224,36 @@ check "wake fza" answers fza 'n=1'
 check "fza frozen again" wait_for 15 is_state fza frozen
 check "orchctl suspend fza" quiet ctl suspend fza
 check "fza asleep" is_state fza asleep
+
+# 5. orchd dies while workloads are frozen: at the next start they are
+# thawed and stopped, not adopted (orchd-workload.7, The freeze tier)
+check "wake fzf" answers fzf 'n=1'
+pid=$(served_pid "$P_F")
+check "fzf frozen" wait_for 15 is_state fzf frozen
+if [ "$DOCKER" = 1 ]; then
+	check "wake fzd" sh -c "curl -s -m 30 -H 'Host: fzd.test' \
+	    http://127.0.0.1:$GW/ | grep -q 'hello from a container'"
+	check "fzd frozen" wait_for 15 is_state fzd frozen
+	check "its container paused" paused true
+fi
+old=$ORCHD_PID
+kill -KILL "$old"
+wait "$old" 2>/dev/null
+check "the frozen process outlives an orchd killed with SIGKILL, frozen" \
+    test "$(freezer_state "$pid")" = FROZEN
+start_orchd_or_exit
+check "the next orchd thaws and kills it" wait_for 10 dead "$pid"
+check "fzf is asleep after the restart" wait_for 10 is_state fzf asleep
+if [ "$DOCKER" = 1 ]; then
+	check "the paused container is thawed and stopped" \
+	    wait_for 30 dstate 'false false'
+	check "and the log says so" logged 'found paused: thawed and stopped'
+	check "fzd asleep" wait_for 10 is_state fzd asleep
+	check "a request wakes it again" sh -c "curl -s -m 30 \
+	    -H 'Host: fzd.test' http://127.0.0.1:$GW/ |
+	    grep -q 'hello from a container'"
+fi
+check "a request wakes fzf afresh" answers fzf 'n=1$'
 ctl show workload fzf >"$T/show.out" 2>&1; ctl show workloads >>"$T/show.out" 2>&1
 stop_orchd
 
