@@ -879,7 +879,8 @@ row_set(struct store_db *sdb, const struct rt_state *rs,
 	sqlite3_stmt	*s = st(sdb, S_STATE_SET);
 	int64_t		 started_at = row->started_at;
 
-	if (rs->state == WL_RUNNING)
+	/* thawed: the same process, started when it was */
+	if (rs->state == WL_RUNNING && rs->reason != RT_REASON_THAWED)
 		started_at = t_ms / 1000;
 	else if (rs->state == WL_ASLEEP || rs->state == WL_FAILED)
 		started_at = 0;
