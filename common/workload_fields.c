@@ -349,7 +349,7 @@ const struct wl_field wl_fields[] = {
 	{ .json = "server_timing", .conf = "server timing", .type = WF_BOOL,
 	    OFF(server_timing), .dflt = -1, .flags = WF_API, .nv = 34 },
 	{ .json = "redirect_https", .conf = "redirect https",
-	    .type = WF_BOOL, OFF(redirect_https), .flags = WF_API, .nv = 41 },
+	    .type = WF_BOOL, OFF(redirect_https), .flags = WF_API, .nv = 45 },
 	{ .json = "pull", .conf = "pull", .type = WF_WORD, OFF(pull),
 	    .dflt = -1, .words = wl_pulls, .flags = WF_API | WF_DOCKER,
 	    .nv = 39, .show = "pull:", .show_dflt = "global" },
