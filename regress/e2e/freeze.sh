@@ -6,9 +6,13 @@
 # connection held open across the freeze is served after the thaw, and
 # after DURATION it is stopped; the memory budget stops a frozen one
 # before an idle running one; orchctl, the API and /metrics say
-# "frozen".  A docker workload is paused and unpaused (docker inspect
-# State.Paused) where a docker daemon runs.  Loopback only, every wait
-# bounded.
+# "frozen"; orchctl suspend stops a frozen one.  A docker workload is
+# paused and unpaused (docker inspect State.Paused) where a docker daemon
+# runs.  An orchd killed while workloads are frozen: the next start
+# thaws and stops them (the process dies, the container is unpaused and
+# stopped) and they are asleep.  Without a freezer (ORCHD_CGROUP=none)
+# an idle workload is stopped, reason "no freezer", and the log says so
+# once.  Loopback only, every wait bounded.
 #
 #	sh regress/e2e/freeze.sh build/check
 . "$(dirname "$0")/lib.sh"
@@ -254,6 +258,21 @@ if [ "$DOCKER" = 1 ]; then
 	    grep -q 'hello from a container'"
 fi
 check "a request wakes fzf afresh" answers fzf 'n=1$'
+
+# 6. a host without a freezer (ORCHD_CGROUP=none): stopped instead,
+# said once
+stop_orchd
+ORCHD_CGROUP=none
+export ORCHD_CGROUP
+start_orchd_or_exit
+check "wake fzf" answers fzf 'n=1$'
+check "idle, it is stopped, not frozen" wait_for 15 is_state fzf asleep
+check "with reason no freezer" in_history fzf 'frozen +suspending +no freezer'
+check "wake fzf again" answers fzf 'n=1$'
+check "stopped again" wait_for 15 is_state fzf asleep
+check "the log says so once" \
+    test "$(grep -c 'could not be frozen' "$T/orchd.log")" -eq 1
+unset ORCHD_CGROUP
 ctl show workload fzf >"$T/show.out" 2>&1; ctl show workloads >>"$T/show.out" 2>&1
 stop_orchd
 
