@@ -3,7 +3,9 @@
 # idle process workload is frozen by its cgroup's freezer rather than
 # stopped (same pid, freezer state FROZEN, its memory kept: a counter in
 # it goes on), a request thaws it and is served at once, a keep-alive
-# connection held open across the freeze is served after the thaw, and
+# connection held open across the freeze is served after the thaw, a
+# TCP session straight to its port, used while it is frozen, is answered
+# by the same process after the thaw, and
 # after DURATION it is stopped; the memory budget stops a frozen one
 # before an idle running one; orchctl, the API and /metrics say
 # "frozen"; orchctl suspend stops a frozen one.  A docker workload is
@@ -157,17 +159,30 @@ pid=$(served_pid "$P_F")
 python3 "$T/held.py" "$GW" "$T/go" >"$T/held.out" 2>&1 &
 HELD=$!
 check "held: its first answer" wait_for 5 grep -q '^first' "$T/held.out"
+# and a TCP session straight to the workload's port, not through orchd
+python3 "$T/held.py" "$P_F" "$T/go2" >"$T/direct.out" 2>&1 &
+DIRECT=$!
+check "direct: its first answer" wait_for 5 grep -q '^first' "$T/direct.out"
 check "fzf is frozen after its idle timeout" wait_for 15 is_state fzf frozen
 check "same pid, its cgroup's freezer says FROZEN" \
     test "$(freezer_state "$pid")" = FROZEN
 check "the API says frozen" test "$(api_state fzf)" = frozen
 check "/metrics says frozen" \
     metric "orchd_workload_state{workload=\"fzf\".*state=\"frozen\"} 1"
+not() { ! "$@"; }
 in_history() { ctl show workload "$1" 2>/dev/null | grep -Eq "$2"; }
 check "the history says running -> frozen (idle)" \
     in_history fzf ' frozen +idle'
+# a request on the direct session while frozen: the kernel takes it,
+# the frozen process answers nothing
+touch "$T/go2"
+sleep 1
+check "direct: no answer while frozen" not grep -q '^second' "$T/direct.out"
 check "a request thaws it and is served by the same process, its counter kept" \
-    answers fzf "^pid=$pid n=3\$"
+    answers fzf "^pid=$pid n=[45]\$"
+check "direct: the session survived the thaw, answered by the same pid" \
+    wait_for 10 grep -q "^second pid=$pid n=[45]" "$T/direct.out"
+wait "$DIRECT"
 check "running again" is_state fzf running
 touch "$T/go"
 wait "$HELD"
