@@ -14,7 +14,8 @@
 # thaws and stops them (the process dies, the container is unpaused and
 # stopped) and they are asleep.  Without a freezer (ORCHD_CGROUP=none)
 # an idle workload is stopped, reason "no freezer", and the log says so
-# once.  Loopback only, every wait bounded.
+# once.  With ORCHD_CGROUP=v2 where cgroup2 is mounted beside v1, the
+# same through v2's cgroup.freeze.  Loopback only, every wait bounded.
 #
 #	sh regress/e2e/freeze.sh build/check
 . "$(dirname "$0")/lib.sh"
@@ -288,7 +289,26 @@ check "stopped again" wait_for 15 is_state fzf asleep
 check "the log says so once" \
     test "$(grep -c 'could not be frozen' "$T/orchd.log")" -eq 1
 unset ORCHD_CGROUP
-ctl show workload fzf >"$T/show.out" 2>&1; ctl show workloads >>"$T/show.out" 2>&1
 stop_orchd
+
+# 7. v2's cgroup.freeze, where cgroup2 is mounted beside v1
+if grep -q 'cgroups under .* (v1' "$T/orchd.log" &&
+    grep -q ' - cgroup2 ' /proc/self/mountinfo; then
+	ORCHD_CGROUP=v2
+	export ORCHD_CGROUP
+	start_orchd_or_exit
+	check "ORCHD_CGROUP=v2 is used" logged 'in cgroups under .* (v2'
+	check "wake fzf" answers fzf 'n=1$'
+	pid=$(served_pid "$P_F")
+	check "v2: fzf frozen" wait_for 15 is_state fzf frozen
+	check "v2: its cgroup.events says frozen 1" \
+	    test "$(freezer_state "$pid")" = FROZEN
+	check "v2: a request thaws it, the same process answers" \
+	    answers fzf "^pid=$pid n=2\$"
+	check "v2: cgroup.events says frozen 0" \
+	    test "$(freezer_state "$pid")" = THAWED
+	stop_orchd
+	unset ORCHD_CGROUP
+fi
 
 e2e_done
