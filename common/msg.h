@@ -125,6 +125,8 @@ struct global_settings {
 	int64_t			 memory_estimate;
 	int64_t			 max_wakes;	/* 0: no cap */
 	int64_t			 pressure_limit; /* hundredths of a percent */
+	int64_t			 freeze;	/* "suspend freeze for": seconds,
+						   0: stop, never frozen */
 	char			 instance[ORCHD_INSTANCE_MAX]; /* never "" */
 	/* "api allow volume": where the API's volumes are; "" none */
 	char			 volume_root[ORCHD_VOLROOT_MAX];
@@ -382,6 +384,11 @@ enum imsg_type {
 					   (orchd/owner.c) */
 	IMSG_RT_OWNER,			/* parent -> runtime: struct
 					   rt_owner, the answer */
+	IMSG_RT_FREEZE,			/* runtime -> parent: struct
+					   rt_freeze, freeze or thaw a
+					   process workload's cgroup */
+	IMSG_RT_FROZEN,			/* parent -> runtime: struct
+					   rt_freeze, done (ok 1) or not */
 
 	/*
 	 * What the store keeps, and gives back at start: one prefix for
@@ -516,8 +523,11 @@ enum rt_reason {
 					   orchctl restart */
 	RT_REASON_BUDGET,		/* suspended: room in the budget */
 	RT_REASON_PRESSURE,		/* suspended: memory pressure */
-	RT_REASON_NO_ROOM		/* a wake that found no room within
+	RT_REASON_NO_ROOM,		/* a wake that found no room within
 					   its wake timeout: still asleep */
+	RT_REASON_THAWED,		/* frozen, thawed for a wake */
+	RT_REASON_NO_FREEZER		/* to freeze, but the freeze failed
+					   or there is no freezer: stopped */
 };
 
 /*
@@ -877,6 +887,20 @@ struct rt_kill {
 	char			 name[ORCHD_NAME_MAX];
 	pid_t			 pid;
 	int32_t			 sig;
+};
+
+/*
+ * IMSG_RT_FREEZE: freeze (on 1) or thaw (on 0) the cgroup of process
+ * workload name, whose process is pid; IMSG_RT_FROZEN: the same back,
+ * ok 1 if the cgroup is in that state now, 0 if not (no freezer, no
+ * such process), and on the parent's side only these two values pass.
+ */
+struct rt_freeze {
+	char			 name[ORCHD_NAME_MAX];
+	pid_t			 pid;
+	int32_t			 on;
+	int32_t			 ok;
+	int32_t			 pad;
 };
 
 #define CTL_MSG_MAX		512

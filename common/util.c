@@ -34,6 +34,7 @@ static const char *const state_names[] = {
 	[WL_SUSPENDING] = "suspending",
 	[WL_FAILED] = "failed",
 	[WL_CHECKING] = "checking",
+	[WL_FROZEN] = "frozen",
 };
 
 /*
@@ -62,7 +63,9 @@ static const char *const reason_names[][2] = {
 	[RT_REASON_REPLACED] = { "replaced", "replaced" },
 	[RT_REASON_BUDGET] = { "budget", "budget" },
 	[RT_REASON_PRESSURE] = { "pressure", "pressure" },
-	[RT_REASON_NO_ROOM] = { "no room", "no_room" }
+	[RT_REASON_NO_ROOM] = { "no room", "no_room" },
+	[RT_REASON_THAWED] = { "thawed", "thawed" },
+	[RT_REASON_NO_FREEZER] = { "no freezer", "no_freezer" }
 };
 
 const char *

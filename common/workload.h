@@ -25,6 +25,8 @@
 #define WL_STOP_TIMEOUT		10		/* seconds, signal to SIGKILL */
 #define WL_STOP_TIMEOUT_MAX	(5 * 60)	/* orchctl waits 10 minutes */
 #define WL_HEALTH_INTERVAL_MAX	(24 * 60 * 60)	/* seconds */
+/* "suspend freeze" without "for": frozen until the budget needs room */
+#define WL_FREEZE_FOREVER	(3650LL * 24 * 60 * 60)	/* seconds */
 #define WL_HEALTH_FAILURES_MAX	100
 #define WL_REPLICAS_MAX		64		/* swarm: tasks while awake */
 #define WL_ACCESS_MAX		32		/* allow/deny from, each */
@@ -64,9 +66,15 @@ enum workload_state {
 	 * store remembers with what runs: never stored as what was, and
 	 * last so that the numbers of the others stay as they were
 	 */
-	WL_CHECKING
+	WL_CHECKING,
+	/*
+	 * Idle and frozen ("suspend freeze"): its processes are stopped by
+	 * the cgroup freezer or docker pause, its memory kept; a request
+	 * thaws it.  After checking, so the stored numbers stay.
+	 */
+	WL_FROZEN
 };
-#define WL_STATE_LAST	WL_CHECKING
+#define WL_STATE_LAST	WL_FROZEN
 
 enum workload_source {
 	SOURCE_CONFIG = 0,
@@ -154,6 +162,9 @@ struct workload_conf {
 	int64_t			 health_timeout;
 	int			 health_failures; /* -1: the global one */
 	int64_t			 idle_timeout;
+	int64_t			 freeze;	/* "suspend freeze for": seconds
+						   frozen before the stop; 0:
+						   "suspend stop"; -1: global */
 	int64_t			 wake_timeout;
 	int64_t			 memory;
 	int			 keep_warm;

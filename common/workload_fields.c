@@ -40,6 +40,21 @@ shown(const char *s, size_t max)
 	return (valid_text(s) && strlen(s) < max ? s : "?");
 }
 
+/*
+ * suspend freeze: a swarm service's tasks run on other nodes, where
+ * runtimed cannot pause them; it is stopped as ever, and asked for
+ * itself the freeze is refused rather than silently not done
+ */
+static int
+check_freeze(const struct workload_conf *wl, const struct wl_field *f,
+    size_t *total, char *errbuf, size_t len)
+{
+	if (wl->freeze > 0 && wl->driver == DRIVER_SWARM)
+		return (wl_fail(errbuf, len, "suspend freeze: not for driver "
+		    "swarm (its tasks are stopped)"));
+	return (0);
+}
+
 /* hosts: each a name or a pattern, none twice in any case */
 static int
 check_hosts(const struct workload_conf *wl, const struct wl_field *f,
@@ -332,6 +347,11 @@ const struct wl_field wl_fields[] = {
 	    .max = WL_HEALTH_FAILURES_MAX, .flags = WF_API, .nv = 26 },
 	{ .json = "idle_timeout", .conf = "idle timeout", .type = WF_DURATION,
 	    OFF(idle_timeout), .dflt = -1, .flags = WF_API, .nv = 27 },
+	/* 0: "suspend stop"; WL_FREEZE_FOREVER: "suspend freeze" alone */
+	{ .json = "freeze", .conf = "suspend freeze for", .type = WF_DURATION,
+	    OFF(freeze), .dflt = -1, .max = WL_FREEZE_FOREVER,
+	    .flags = WF_API, .nv = 44, .show = "freeze for:",
+	    .show_dflt = "global", .check = check_freeze },
 	{ .json = "wake_timeout", .conf = "wake timeout", .type = WF_DURATION,
 	    OFF(wake_timeout), .dflt = -1, .min = 1, .flags = WF_API,
 	    .nv = 28, .show = "wake timeout:", .show_dflt = "global" },
@@ -356,7 +376,7 @@ const struct wl_field wl_fields[] = {
 	{ .json = "server_timing", .conf = "server timing", .type = WF_BOOL,
 	    OFF(server_timing), .dflt = -1, .flags = WF_API, .nv = 34 },
 	{ .json = "redirect_https", .conf = "redirect https",
-	    .type = WF_BOOL, OFF(redirect_https), .flags = WF_API, .nv = 44 },
+	    .type = WF_BOOL, OFF(redirect_https), .flags = WF_API, .nv = 45 },
 	{ .json = "pull", .conf = "pull", .type = WF_WORD, OFF(pull),
 	    .dflt = -1, .words = wl_pulls, .flags = WF_API | WF_DOCKER,
 	    .nv = 39, .show = "pull:", .show_dflt = "global" },
@@ -386,7 +406,7 @@ const struct wl_field wl_fields[] = {
 	/* orchd.conf's: the parent binds the port (orchd/sockact.c) */
 	{ .json = "socket_activation", .conf = "socket activation",
 	    .type = WF_BOOL, OFF(socket_activation), .flags = WF_DRIFT,
-	    .nv = 44, .show = "socket activation:", .check = check_sockact },
+	    .nv = 46, .show = "socket activation:", .check = check_sockact },
 	/* orchd.conf's "allow root"; the API's under "api allow root" */
 	{ .json = "allow_root", .conf = "allow root", .type = WF_BOOL,
 	    OFF(allow_root), .flags = WF_DRIFT | WF_DOCKER, .nv = 13 },

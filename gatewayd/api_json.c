@@ -99,7 +99,8 @@ apij_workload(const struct workload_conf *wc, const struct ctl_workload *cw,
 		json_decref(def);
 		return (NULL);
 	}
-	running = cw->state == WL_RUNNING || cw->state == WL_SUSPENDING;
+	running = cw->state == WL_RUNNING || cw->state == WL_SUSPENDING ||
+	    cw->state == WL_FROZEN;
 	r |= json_object_set_new(o, "name", json_string(wc->name));
 	r |= json_object_set_new(o, "state",
 	    json_string(workload_state_name(cw->state)));

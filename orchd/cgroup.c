@@ -313,8 +313,11 @@ cg_kill_procs(const char *dir)
 	return (n);
 }
 
-/* freeze, and wait (bounded) until it is: nothing forks meanwhile */
-static void
+/*
+ * freeze, and wait (bounded) until it is: nothing forks meanwhile; 0
+ * once frozen (or thawed: at once), -1 if not
+ */
+static int
 cg_freeze(const char *dir, int on)
 {
 	char		 path[PATH_MAX], buf[128];
@@ -324,30 +327,57 @@ cg_freeze(const char *dir, int on)
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
 	    cg.kind == CG_V1 ? "freezer.state" : "cgroup.freeze") >=
 	    sizeof(path))
-		return;
+		return (-1);
 	if (cg.kind == CG_V1) {
 		want = on ? "FROZEN" : "THAWED";
-		if (cg_write(path, want) == -1 || !on)
-			return;
+		if (cg_write(path, want) == -1)
+			return (-1);
+		if (!on)
+			return (0);
 		for (ms = 0; ms < CG_FREEZE_WAIT_MS; ms += CG_POLL_MS) {
 			if (cg_read(path, buf, sizeof(buf)) == 0 &&
 			    strncmp(buf, want, strlen(want)) == 0)
-				return;
+				return (0);
 			usleep(CG_POLL_MS * 1000);
 		}
 	} else {
-		if (cg_write(path, on ? "1" : "0") == -1 || !on ||
-		    (size_t)snprintf(path, sizeof(path), "%s/cgroup.events",
+		if (cg_write(path, on ? "1" : "0") == -1)
+			return (-1);
+		if (!on)
+			return (0);
+		if ((size_t)snprintf(path, sizeof(path), "%s/cgroup.events",
 		    dir) >= sizeof(path))
-			return;
+			return (-1);
 		for (ms = 0; ms < CG_FREEZE_WAIT_MS; ms += CG_POLL_MS) {
 			if (cg_read(path, buf, sizeof(buf)) == 0 &&
 			    strstr(buf, "frozen 1") != NULL)
-				return;
+				return (0);
 			usleep(CG_POLL_MS * 1000);
 		}
 	}
 	log_debug("cgroup %s: not frozen in %d ms", dir, CG_FREEZE_WAIT_MS);
+	return (-1);
+}
+
+/*
+ * The freeze tier (runtimed's "suspend freeze"): workload name's cgroup
+ * frozen (on 1) or thawed.  -1 where there is none, or no freezer in it
+ * (a v2 hierarchy on a kernel before 5.2 has no cgroup.freeze); one not
+ * frozen in time is thawed again, so that it is one or the other.
+ */
+int
+cgroup_freeze(const char *name, int on)
+{
+	char	 dir[PATH_MAX];
+
+	if (cg.kind == CG_NONE || cg_path(dir, sizeof(dir), CG_MAIN, name,
+	    NULL) == -1)
+		return (-1);
+	if (cg_freeze(dir, on) == 0)
+		return (0);
+	if (on)
+		(void)cg_freeze(dir, 0);
+	return (-1);
 }
 
 /* every process in the cgroup at dir, which is the main hierarchy's */
@@ -363,9 +393,9 @@ cg_kill_dir(const char *dir)
 		log_warn("cgroup %s: cgroup.kill", dir);
 	}
 	/* a frozen process dies of SIGKILL once thawed (v1) or at once */
-	cg_freeze(dir, 1);
+	(void)cg_freeze(dir, 1);
 	(void)cg_kill_procs(dir);
-	cg_freeze(dir, 0);
+	(void)cg_freeze(dir, 0);
 }
 
 void

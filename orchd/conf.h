@@ -178,6 +178,8 @@ struct orchd_conf {
 	int64_t			 memory_budget;	/* bytes; 0: none; -1: auto */
 	int64_t			 memory_estimate; /* bytes, never measured */
 	int64_t			 max_wakes;	/* at once; 0: no cap */
+	int64_t			 freeze;	/* "suspend freeze for" seconds;
+						   0: stop (the default) */
 	int64_t			 pressure_limit; /* PSI some avg10, in
 						   hundredths of a percent;
 						   0: off */

@@ -458,6 +458,7 @@ config_send(struct orchd *env)
 	    config_budget_auto() : env->conf->memory_budget;
 	gs.memory_estimate = env->conf->memory_estimate;
 	gs.max_wakes = env->conf->max_wakes;
+	gs.freeze = env->conf->freeze;
 	gs.pressure_limit = env->conf->pressure_limit;
 	instance_name(env->conf, gs.instance, sizeof(gs.instance));
 	/* ROOT/INSTANCE: where usecheck.c makes this instance's volumes */

@@ -84,6 +84,8 @@ static const struct proc_handler parent_handlers[] = {
 	    spawn_request, PROC_NAME(struct wl_ref) },
 	{ IMSG_RT_KILL, sizeof(struct rt_kill), PROC_FROM(PROC_RUNTIME),
 	    spawn_kill, PROC_NAME(struct rt_kill) },
+	{ IMSG_RT_FREEZE, sizeof(struct rt_freeze), PROC_FROM(PROC_RUNTIME),
+	    spawn_freeze, PROC_NAME(struct rt_freeze) },
 	{ IMSG_RT_USE, sizeof(struct rt_use), PROC_FROM(PROC_RUNTIME),
 	    usecheck_request, PROC_NAME(struct rt_use) },
 	/* whose are the listeners on a workload's address (owner.c) */

@@ -198,6 +198,7 @@ void		 logfiles_shutdown(void);
 /* spawn.c: process workloads, started and stopped for runtimed */
 void		 spawn_request(struct imsgev *, struct imsg *);
 void		 spawn_kill(struct imsgev *, struct imsg *);
+void		 spawn_freeze(struct imsgev *, struct imsg *);
 void		 spawn_exited(pid_t, int);
 void		 spawn_shutdown(struct orchd *);
 uint32_t	 spawn_count(void);
@@ -245,6 +246,7 @@ int		 cgroup_prepare(const char *, int64_t, struct cgroup_fds *,
 		    char *, size_t);
 void		 cgroup_fds_close(struct cgroup_fds *);
 void		 cgroup_kill(const char *);
+int		 cgroup_freeze(const char *, int);
 void		 cgroup_destroy(const char *);
 int64_t		 cgroup_memory(const char *);
 int64_t		 cgroup_oom_kills(const char *);

@@ -94,10 +94,11 @@ static int	 findeol(void);
 %token	CONTACT EAB HMAC HOUR ISSUANCES KID
 %token	DENY
 %token	ACTIVATION
+%token	FOR FREEZE SUSPEND
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
-%type	<v.number>	duration size port
+%type	<v.number>	duration size port suspendhow
 %type	<v.number>	ignorekind answer onoff onchange
 %type	<v.tls>		tlsopt
 %type	<v.number>	h2opt hstsage hstssub
@@ -175,6 +176,15 @@ duration	: NUMBER			{
 				YYERROR;
 			}
 		}
+		;
+
+/*
+ * suspend stop | freeze [for DURATION]: 0, the duration, or
+ * WL_FREEZE_FOREVER; -2 for a "for 0", refused by freeze_set
+ */
+suspendhow	: STOP				{ $$ = 0; }
+		| FREEZE			{ $$ = WL_FREEZE_FOREVER; }
+		| FREEZE FOR duration		{ $$ = $3 == 0 ? -2 : $3; }
 		;
 
 size		: NUMBER			{
@@ -377,6 +387,10 @@ main		: USER STRING			{
 				YYERROR;
 			}
 			conf->idle_timeout = $3;
+		}
+		| SUSPEND suspendhow		{
+			if (freeze_set(&conf->freeze, $2) == -1)
+				YYERROR;
 		}
 		| REAPER INTERVAL duration	{
 			if (conf->reaper_interval != -1) {
@@ -1062,6 +1076,10 @@ wlopt		: HOST STRING			{
 			}
 			wl->idle_timeout = $3;
 		}
+		| SUSPEND suspendhow		{
+			if (freeze_set(&wl->freeze, $2) == -1)
+				YYERROR;
+		}
 		| WAKE TIMEOUT duration		{
 			if (wl->wake_timeout != -1) {
 				yyerror("wake timeout already set");
@@ -1370,7 +1388,9 @@ lookup(const char *s, const char **near)
 		{ "fail",		FAIL },
 		{ "failures",		FAILURES },
 		{ "file",		FILENAME },
+		{ "for",		FOR },
 		{ "format",		FORMAT },
+		{ "freeze",		FREEZE },
 		{ "from",		FROM },
 		{ "header",		HEADER },
 		{ "health",		HEALTH },
@@ -1432,6 +1452,7 @@ lookup(const char *s, const char **near)
 		{ "stop",		STOP },
 		{ "streams",		STREAMS },
 		{ "subdomains",		SUBDOMAINS },
+		{ "suspend",		SUSPEND },
 		{ "swarm",		SWARM },
 		{ "tcp",		TCP },
 		{ "timeout",		TIMEOUT },

@@ -191,6 +191,7 @@ parse_config(const char *filename, int verbose)
 	c->wl_uid_high = ORCHD_WL_UID_HIGH;
 	c->memory_budget = BUDGET_UNSET;
 	c->memory_estimate = c->max_wakes = c->pressure_limit = -1;
+	c->freeze = -1;
 	if ((c->conffile = strdup(filename)) == NULL) {
 		log_warn("%s: strdup", __func__);
 		free(c);
@@ -291,6 +292,8 @@ parse_config(const char *filename, int verbose)
 		c->memory_estimate = ORCHD_MEMORY_ESTIMATE;
 	if (c->max_wakes == -1)
 		c->max_wakes = 0;
+	if (c->freeze == -1)
+		c->freeze = 0;
 	if (c->pressure_limit == -1)
 		c->pressure_limit = 0;
 	return (c);

@@ -93,6 +93,23 @@ gw_limit(int64_t *dst, int64_t n, const char *what)
 	return (0);
 }
 
+/* "suspend stop | freeze [for DURATION]", once */
+int
+freeze_set(int64_t *dst, int64_t v)
+{
+	if (*dst != -1) {
+		yyerror("suspend already set");
+		return (-1);
+	}
+	if (v < 0 || v > WL_FREEZE_FOREVER) {
+		yyerror("suspend freeze for: must be from 1s to %llds",
+		    (long long)WL_FREEZE_FOREVER);
+		return (-1);
+	}
+	*dst = v;
+	return (0);
+}
+
 /* "health interval 10s", once, within bounds: unit is for the message */
 int
 health_set(int64_t *dst, int64_t n, const char *what, int64_t min,

@@ -117,6 +117,7 @@ int		 gw_limit(int64_t *, int64_t, const char *);
 int		 health_set(int64_t *, int64_t, const char *, int64_t,
 		    int64_t, const char *);
 int		 pull_set(int *, const char *);
+int		 freeze_set(int64_t *, int64_t);
 int		 trusted_add(const char *);
 int		 ignore_rule_add(struct ignorelist *, int, const char *, int);
 void		 gateway_defaults(struct gateway_conf *);

@@ -58,6 +58,8 @@ static void	 print_budget(FILE *, const struct orchd_conf *);
 static void	 print_workload(FILE *, const struct orchd_conf *,
 		    const struct workload_conf *);
 
+static const char	*suspend_text(int64_t, char *, size_t);
+
 /*
  * A quoted string as the lexer reads it back: '"' and '\' escaped.  The
  * lexer refuses control characters but the tab in a quoted string; the
@@ -347,6 +349,24 @@ print_budget(FILE *fp, const struct orchd_conf *conf)
 		fputs("# 0: no cap\n", fp);
 	fprintf(fp, "memory pressure limit %s\n", conf->pressure_limit > 0 ?
 	    fmt_percent(conf->pressure_limit, buf, sizeof(buf)) : "off");
+	fprintf(fp, "suspend %s\n", suspend_text(conf->freeze, buf,
+	    sizeof(buf)));
+}
+
+/* "stop", "freeze", "freeze for 5m": as "suspend" takes it */
+static const char *
+suspend_text(int64_t freeze, char *buf, size_t len)
+{
+	char	 d[32];
+
+	if (freeze <= 0)
+		(void)snprintf(buf, len, "stop");
+	else if (freeze >= WL_FREEZE_FOREVER)
+		(void)snprintf(buf, len, "freeze");
+	else
+		(void)snprintf(buf, len, "freeze for %s",
+		    fmt_duration(freeze, d, sizeof(d)));
+	return (buf);
 }
 
 /* the port is the socket address's, the address as it was written */
@@ -689,6 +709,20 @@ nv_idle(FILE *fp, const struct orchd_conf *conf,
 }
 
 static void
+nv_freeze(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+	char	 buf[64];
+
+	if (wl->freeze != -1)
+		fprintf(fp, "\tsuspend %s\n", suspend_text(wl->freeze, buf,
+		    sizeof(buf)));
+	else
+		fprintf(fp, "\t# suspend %s, the global setting\n",
+		    suspend_text(conf->freeze, buf, sizeof(buf)));
+}
+
+static void
 nv_memory(FILE *fp, const struct orchd_conf *conf,
     const struct workload_conf *wl, const struct wl_field *f)
 {
@@ -879,6 +913,7 @@ static const struct nv_printer nv_printers[] = {
 	{ "health_failures",	nv_none, 0 },
 	{ "idle_timeout",	nv_idle, GLOBAL(idle_timeout) },
 	{ "wake_timeout",	nv_duration, GLOBAL(wake_timeout) },
+	{ "freeze",		nv_freeze, 0 },
 	{ "memory",		nv_memory, 0 },
 	{ "ignore",		nv_ignores, 0 },
 	{ "tunnel_idle_timeout", nv_duration, GLOBAL(tunnel_idle) },

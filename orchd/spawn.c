@@ -82,6 +82,7 @@ struct spawned {
 	int			 signalled;	/* told to stop */
 	int			 killed;	/* SIGKILL sent */
 	int			 cgroup;	/* in a cgroup of its own */
+	int			 frozen;	/* its cgroup frozen for runtimed */
 	int64_t			 oom_base;	/* its OOM kills at start */
 	int64_t			 failcnt_base;	/* v1: limit hits at start */
 	int			 sockact;	/* socket activation */
@@ -854,10 +855,46 @@ spawn_kill(struct imsgev *iev, struct imsg *imsg)
 	sig = rk.sig == SIGKILL ? SIGKILL : sp->stopsig;
 	log_debug("workload %s: %s to pid %d", sp->name, signal_name(sig),
 	    sp->pid);
+	/* frozen, it would not see the signal: thawed to be stopped */
+	if (sp->frozen) {
+		(void)cgroup_freeze(sp->cgname, 0);
+		sp->frozen = 0;
+	}
 	/* measured once, while it still runs: the figure of show stats */
 	if (!sp->signalled)
 		spawn_memory(sp);
 	spawn_signal(sp, sig);
+}
+
+/*
+ * Freeze or thaw a workload's cgroup for runtimed: the cgroup of the
+ * process it names, checked as for a kill, never any other file; the
+ * answer says whether the cgroup is in that state now.  No cgroup (or
+ * no freezer in it): 0, and runtimed stops the workload instead.
+ */
+void
+spawn_freeze(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_freeze	 rf;
+	struct spawned		*sp;
+
+	(void)imsg_get_data(imsg, &rf, sizeof(rf));
+	if (rf.on != 0 && rf.on != 1) {
+		log_warnx("workload %s: refusing freeze %d", rf.name, rf.on);
+		return;
+	}
+	rf.ok = 0;
+	if (rf.pid > 0 && (sp = spawned_find(rf.name, rf.pid)) != NULL &&
+	    sp->cgroup && !sp->signalled &&
+	    cgroup_freeze(sp->cgname, rf.on) == 0) {
+		sp->frozen = rf.on;
+		rf.ok = 1;
+	}
+	log_debug("workload %s: pid %d %s%s", rf.name, rf.pid,
+	    rf.on ? "frozen" : "thawed", rf.ok ? "" : ": not done");
+	if (proc_compose(&orchd_env->ps, PROC_RUNTIME, IMSG_RT_FROZEN, 0, -1,
+	    &rf, sizeof(rf)) == -1)
+		log_warn("workload %s: freeze to runtimed", rf.name);
 }
 
 static void

@@ -395,7 +395,9 @@ reaper_recv_state(struct imsgev *iev, struct imsg *imsg)
 	(void)imsg_get_data(imsg, &st, sizeof(st));
 	if ((wl = reap_find(st.name)) == NULL)
 		return;
-	if (st.state < WL_ASLEEP || st.state > WL_FAILED)
+	/* frozen: down, for the idle clock, as asleep */
+	if ((st.state < WL_ASLEEP || st.state > WL_FAILED) &&
+	    st.state != WL_FROZEN)
 		return;
 	/*
 	 * since is on the wall clock, for the history; the idle clock

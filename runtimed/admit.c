@@ -54,12 +54,17 @@ admit_check(const struct admit_state *s, int64_t need, int64_t *shortp)
 	return (ADMIT_EVICT);
 }
 
-/* idle before busy; least recently used first; the same second: by name */
+/*
+ * frozen before idle before busy; least recently used first; the same
+ * second: by name
+ */
 static int
 cand_cmp(const void *a, const void *b)
 {
 	const struct admit_cand	*x = a, *y = b;
 
+	if (x->frozen != y->frozen)
+		return (x->frozen ? -1 : 1);
 	if (x->busy != y->busy)
 		return (x->busy ? 1 : -1);
 	if (x->last_used != y->last_used)

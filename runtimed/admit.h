@@ -35,6 +35,7 @@ struct admit_cand {
 	int64_t		 charge;	/* bytes it gives back */
 	int64_t		 last_used;	/* monotonic seconds */
 	int		 busy;		/* in flight, last the gateways said */
+	int		 frozen;	/* frozen: idle, evicted first */
 	const char	*name;		/* ties: by name, for a stable order */
 };
 

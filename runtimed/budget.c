@@ -203,7 +203,8 @@ static int
 holds_memory(const struct rt_workload *wl)
 {
 	return (wl->stopping || wl->state == WL_WAKING ||
-	    wl->state == WL_RUNNING || wl->state == WL_SUSPENDING);
+	    wl->state == WL_RUNNING || wl->state == WL_SUSPENDING ||
+	    wl->state == WL_FROZEN);
 }
 
 static int64_t
@@ -273,6 +274,10 @@ static int
 evictable(const struct rt_workload *wl, const struct rt_workload *for_wl,
     int64_t now_ms)
 {
+	/* frozen: idle by its freeze, first to go (admit.c) */
+	if (wl != for_wl && wl->conf != NULL && wl->state == WL_FROZEN &&
+	    !wl->stopping && !wl->evicting && !wl->thawing)
+		return (!budget_is_needed_by_running(wl));
 	if (wl == for_wl || wl->conf == NULL || wl->state != WL_RUNNING ||
 	    wl->stopping || wl->draining || wl->evicting || wl->holding ||
 	    wl->replace != NULL || budget_exempt(wl))
@@ -312,6 +317,7 @@ budget_cands(const struct rt_workload *for_wl, struct admit_cand **cp)
 		c[n].last_used = last_used(wl);
 		/* what the gateways said a second ago: its drain will tell */
 		c[n].busy = wl->inflight != 0;
+		c[n].frozen = wl->state == WL_FROZEN;
 		c[n].name = wl->name;
 		n++;
 	}
@@ -357,8 +363,11 @@ budget_evict(struct rt_workload *wl, int64_t shortfall)
 		    v->name, wl->name, shortfall > 0 ? "" : " (room is being "
 		    "made for it)", nneed - 1,
 		    (long long)(now - c[i].last_used));
-		/* its busy path, if any, is asked first */
-		if (busy_evict(v, RT_REASON_BUDGET) == 0)
+		/* frozen: stopped at once; else its busy path asked first */
+		if (v->state == WL_FROZEN) {
+			if (lifecycle->freeze_stop(v, RT_REASON_BUDGET) == 0)
+				v->evicting = 1;
+		} else if (busy_evict(v, RT_REASON_BUDGET) == 0)
 			v->evicting = 1;
 	}
 	free(c);

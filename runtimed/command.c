@@ -132,6 +132,7 @@ command_recv_suspend(struct imsgev *iev, struct imsg *imsg)
 		return;
 	case WL_RUNNING:
 	case WL_CHECKING:
+	case WL_FROZEN:		/* stopped, as asked */
 		break;
 	}
 	if ((up = lifecycle->dependent_up(wl)) != NULL) {

@@ -73,6 +73,9 @@ enum dk_call {
 	DK_TASKS,	/* GET /tasks?filters=(service {id}) */
 	DK_NODE,	/* GET /nodes/{id} */
 	DK_IMAGE_REMOVE, /* DELETE /images/{id}: an expired one's, unused */
+	/* the freeze tier */
+	DK_PAUSE,	/* POST /containers/{id}/pause */
+	DK_UNPAUSE,	/* POST /containers/{id}/unpause */
 	DK_CALL_MAX
 };
 

@@ -300,6 +300,12 @@ dk_path(enum dk_call call, const char *id, const char *arg, int oneshot,
 		/* no force: an image a container still has stays */
 		n = snprintf(path, len, "/images/%s", id);
 		break;
+	case DK_PAUSE:
+		n = snprintf(path, len, "/containers/%s/pause", id);
+		break;
+	case DK_UNPAUSE:
+		n = snprintf(path, len, "/containers/%s/unpause", id);
+		break;
 	default:
 		return (-1);
 	}

@@ -44,6 +44,12 @@ struct rt_driver {
 	int		(*stop)(struct rt_workload *);
 	enum rt_status	(*status)(struct rt_workload *);
 	/*
+	 * The freeze tier: freeze (1) or thaw (0) its instance, keeping
+	 * its memory.  0: lifecycle_frozen() follows with the outcome;
+	 * -1: not possible now.  NULL: the driver has no freeze (swarm).
+	 */
+	int		(*freeze)(struct rt_workload *, int);
+	/*
 	 * The last tail lines of its output, through cb; the last call
 	 * has len 0, and data NULL or why it failed.  -1 with errno
 	 * EOPNOTSUPP where runtimed cannot reach them (process workloads:

@@ -25,6 +25,12 @@
  * container's StopSignal and a SIGKILL once that has passed.  The
  * container is kept, to be started again.
  *
+ * Freeze (the freeze tier): POST /containers/ID/pause, and unpause to
+ * thaw; the lifecycle hears the outcome (lifecycle_frozen).  A stop of a
+ * paused container unpauses it first, so that its StopSignal is seen.
+ * A container found paused at start (frozen when an orchd died) is
+ * thawed and stopped, not adopted: the store says it is asleep.
+ *
  * Each workload has at most one operation under way (struct rt_docker),
  * one call at a time: start, stop, the check that follows an exit the
  * events stream reported (or a connection a gateway found refused), the
@@ -63,7 +69,8 @@ enum dk_op {
 	OP_START,
 	OP_STOP,
 	OP_CHECK,		/* has it really exited? */
-	OP_LOOK			/* started outside orchd: does it run? */
+	OP_LOOK,		/* started outside orchd: does it run? */
+	OP_PAUSE		/* pause or unpause (the freeze tier) */
 };
 
 enum dk_step {
@@ -76,7 +83,9 @@ enum dk_step {
 	STEP_STOP,
 	STEP_PULL,		/* waits for the image's pull */
 	STEP_IMAGE,		/* what the image's name gives now */
-	STEP_USE		/* the parent's yes to a create, a start */
+	STEP_USE,		/* the parent's yes to a create, a start */
+	STEP_PAUSE,
+	STEP_UNPAUSE
 };
 
 #define DK_IMAGEID_MAX		80	/* "sha256:" and 64 hex digits */
@@ -89,6 +98,7 @@ struct rt_docker {
 	char			 cname[DK_CNAME_MAX];
 	char			 id[DK_ID_MAX];	/* "": none known */
 	int			 running;	/* as far as we know */
+	int			 paused;	/* docker pause: frozen */
 	int			 stop_wanted;	/* once the call returns */
 	int			 died;		/* an exit seen mid-start */
 	int			 adopted;	/* the look at start is done */
@@ -124,12 +134,14 @@ struct rt_docker {
 static int		 docker_start(struct rt_workload *, char *, size_t);
 static int		 docker_stop(struct rt_workload *);
 static enum rt_status	 docker_status(struct rt_workload *);
+static int		 docker_freeze(struct rt_workload *, int);
 
 const struct rt_driver driver_docker = {
 	.name = "docker",
 	.start = docker_start,
 	.stop = docker_stop,
 	.status = docker_status,
+	.freeze = docker_freeze,
 	.logs = docker_logs
 };
 
@@ -270,6 +282,8 @@ dk_inspected(struct rt_docker *dk, const struct dk_resp *r, int *running,
 	dk_inspected_network(dk, o);
 	*running = json_is_true(json_object_get(json_object_get(o, "State"),
 	    "Running"));
+	dk->paused = *running && json_is_true(json_object_get(
+	    json_object_get(o, "State"), "Paused"));
 	if (hash != NULL) {
 		h = json_string_value(json_object_get(labels, DK_LABEL_HASH));
 		strlcpy(hash, h != NULL ? h : "", hashlen);
@@ -752,6 +766,10 @@ dk_stop_begin(struct rt_docker *dk)
 {
 	dk->op = OP_STOP;
 	dk->stop_wanted = 0;
+	/* paused, it would not see its StopSignal: unpaused first */
+	if (dk->paused && dk_next(dk, STEP_UNPAUSE, DK_UNPAUSE, dk->id,
+	    NULL) == 0)
+		return;
 	/* measured while it runs: the figure of show stats */
 	if (dk_next(dk, STEP_STATS, DK_STATS, dk->id, NULL) == 0)
 		return;
@@ -766,6 +784,14 @@ static void
 dk_stop_step(struct rt_docker *dk, const struct dk_resp *r)
 {
 	switch (dk->step) {
+	case STEP_UNPAUSE:
+		dk->paused = 0;
+		if (dk_next(dk, STEP_STATS, DK_STATS, dk->id, NULL) == 0 ||
+		    dk_next(dk, STEP_STOP, DK_STOP, dk->id, NULL) == 0)
+			return;
+		log_warnx("workload %s: cannot stop container %.12s",
+		    dk->wl->name, dk->id);
+		break;
 	case STEP_STATS:
 		dk_memory(dk, r);
 		if (dk_next(dk, STEP_STOP, DK_STOP, dk->id, NULL) == 0)
@@ -825,6 +851,7 @@ docker_stop(struct rt_workload *wl)
 		dk->stop_wanted = 1;
 		return (0);
 	case OP_CHECK:
+	case OP_PAUSE:
 		dk->stop_wanted = 1;
 		return (0);
 	case OP_STOP:
@@ -844,6 +871,46 @@ docker_stop(struct rt_workload *wl)
 		return (1);
 	dk_stop_begin(dk);
 	return (0);
+}
+
+/*
+ * The freeze tier: pause (on 1) or unpause its container.  -1 while
+ * another operation is under way or nothing runs: the lifecycle stops
+ * it instead.
+ */
+static int
+docker_freeze(struct rt_workload *wl, int on)
+{
+	struct rt_docker	*dk = wl->docker;
+
+	if (dk == NULL || dk->op != OP_NONE || !dk->running ||
+	    dk->id[0] == '\0')
+		return (-1);
+	dk->op = OP_PAUSE;
+	if (dk_next(dk, on ? STEP_PAUSE : STEP_UNPAUSE, on ? DK_PAUSE :
+	    DK_UNPAUSE, dk->id, NULL) == -1) {
+		dk->op = OP_NONE;
+		return (-1);
+	}
+	return (0);
+}
+
+static void
+dk_pause_step(struct rt_docker *dk, const struct dk_resp *r)
+{
+	int	 on = dk->step == STEP_PAUSE, ok = r->status / 100 == 2;
+
+	dk->op = OP_NONE;
+	if (ok)
+		dk->paused = on;
+	else
+		log_warnx("workload %s: %s container %.12s: %s", dk->wl->name,
+		    on ? "pausing" : "unpausing", dk->id, r->err != NULL ?
+		    r->err : "failed");
+	/* a stop asked for meanwhile: it unpauses first if need be */
+	if (dk->stop_wanted)
+		dk_stop_begin(dk);
+	lifecycle->frozen(dk->wl, on, ok);
 }
 
 static enum rt_status
@@ -1368,6 +1435,13 @@ dk_adopt_step(struct rt_docker *dk, const struct dk_resp *r)
 	} else if (r->status != 404)
 		log_warnx("workload %s: cannot look for its container: %s",
 		    wl->name, r->err != NULL ? r->err : "no answer");
+	/* frozen when an orchd died: thawed and stopped, not adopted */
+	if (running && dk->paused) {
+		log_info("workload %s: container %.12s found paused: thawed "
+		    "and stopped", wl->name, dk->id);
+		running = 0;
+		dk_stop_begin(dk);
+	}
 	if (running && lifecycle->adopted(wl, &driver_docker,
 	    "adopted a running container") == 0)
 		return;
@@ -1435,6 +1509,9 @@ dk_done(const struct dk_resp *r, void *arg)
 		break;
 	case OP_LOOK:
 		dk_look_step(dk, r);
+		break;
+	case OP_PAUSE:
+		dk_pause_step(dk, r);
 		break;
 	default:
 		break;

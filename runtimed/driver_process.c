@@ -9,6 +9,10 @@
  * passed; the parent reports IMSG_RT_EXITED when it has reaped the
  * process, whoever ended it.
  *
+ * Freezing is IMSG_RT_FREEZE with the name and pid: the parent freezes
+ * or thaws that process's cgroup (it owns the cgroups; the workload's
+ * uid cannot write them) and answers IMSG_RT_FROZEN, done or not.
+ *
  * Replaced side by side (replace.c), a workload has a second process
  * for a while: the old one, retiring, moved aside so that the new one
  * starts as any other; it is stopped as any other once its requests are
@@ -37,6 +41,7 @@
 static int		 process_start(struct rt_workload *, char *, size_t);
 static int		 process_stop(struct rt_workload *);
 static enum rt_status	 process_status(struct rt_workload *);
+static int		 process_freeze(struct rt_workload *, int);
 static int		 process_logs(struct rt_workload *, size_t,
 			    rt_logs_cb, void *);
 
@@ -45,6 +50,7 @@ const struct rt_driver driver_process = {
 	.start = process_start,
 	.stop = process_stop,
 	.status = process_status,
+	.freeze = process_freeze,
 	.logs = process_logs
 };
 
@@ -307,4 +313,38 @@ process_recv_exited(struct imsgev *iev, struct imsg *imsg)
 	/* the parent's reason, if it knows one (socket activation's) */
 	lifecycle->ended(wl, rp.status, rp.oom != 0 ? RT_REASON_OOM :
 	    RT_REASON_EXITED, rp.msg[0] != '\0' ? rp.msg : NULL);
+}
+
+/* its cgroup frozen or thawed, by the parent: the answer follows */
+static int
+process_freeze(struct rt_workload *wl, int on)
+{
+	struct rt_freeze	 rf;
+
+	if (wl->proc.pid == 0 || wl->proc.spawning || wl->proc.stopping ||
+	    wl->retiring != NULL)
+		return (-1);
+	memset(&rf, 0, sizeof(rf));
+	strlcpy(rf.name, wl->name, sizeof(rf.name));
+	rf.pid = wl->proc.pid;
+	rf.on = on;
+	if (proc_compose(rt->ps, PROC_PARENT, IMSG_RT_FREEZE, 0, -1, &rf,
+	    sizeof(rf)) == -1) {
+		log_warn("workload %s: freeze", wl->name);
+		return (-1);
+	}
+	return (0);
+}
+
+void
+process_recv_frozen(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_workload	*wl;
+	struct rt_freeze	 rf;
+
+	(void)imsg_get_data(imsg, &rf, sizeof(rf));
+	if ((wl = lifecycle->find(rf.name)) == NULL ||
+	    rf.pid != wl->proc.pid || rf.pid == 0)
+		return;
+	lifecycle->frozen(wl, rf.on != 0, rf.ok == 1);
 }

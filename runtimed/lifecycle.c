@@ -3,7 +3,9 @@
  * name.
  *
  *	asleep --wake--> waking --ready--> running --idle--> suspending
- *	   ^               |                  |                  |
+ *	   ^               |  ^               |  \               |
+ *	   |               |  +----thaw----- frozen <-+ idle,    |
+ *	   |               |                  |    "suspend freeze"
  *	   |               +--> failed <------+ (exited)         |
  *	   +-----------------------------------------------------+ (exited)
  *
@@ -36,6 +38,18 @@
  * hold its new requests and say when those in flight are done
  * (IMSG_RT_HOLD, IMSG_GW_HELD), then it stops and starts again, the held
  * requests waiting on that start as on any wake.
+ *
+ * The freeze tier ("suspend freeze [for DURATION]"): an idle workload
+ * whose drain found it idle is frozen rather than stopped, its driver
+ * freezing its instance (the cgroup freezer, docker pause); it keeps its
+ * memory, and its charge in the budget.  A wake thaws it: waking until
+ * the driver says it is thawed, then running, no start and no readiness
+ * check, since nothing of it changed.  It is stopped (suspending, as
+ * any suspend) once DURATION has passed, when the budget needs its
+ * memory (frozen ones go first), or by the operator.  A freeze that
+ * fails, or a host with no freezer, stops it instead, said once.  What
+ * a frozen workload depends on stays up under it, as for a running one,
+ * so that its thaw needs nothing else.
  *
  * Every start of an asleep or failed workload, whatever woke it, goes
  * through the memory budget first (budget.c): budget_admit() starts it
@@ -193,6 +207,12 @@ lc_state_set(struct rt_workload *wl, enum workload_state state,
 		    msg != NULL ? msg : "");
 	wl->state = state;
 	lc_since_now(wl);
+	if (state != WL_FROZEN) {
+		timer_disarm(&wl->freeze_timer);
+		wl->freezing = 0;
+	}
+	if (state != WL_WAKING)
+		wl->thawing = 0;
 	/* nothing runs: nothing drifts */
 	if (state == WL_ASLEEP || state == WL_FAILED)
 		drift_ended(wl);
@@ -509,7 +529,8 @@ lifecycle_dependent_up(const struct rt_workload *wl)
 	for (i = 0; i < wl->ndependents; i++) {
 		w = wl->dependents[i];
 		if (w->conf != NULL && (w->state == WL_WAKING ||
-		    w->state == WL_RUNNING || w->state == WL_SUSPENDING))
+		    w->state == WL_RUNNING || w->state == WL_SUSPENDING ||
+		    w->state == WL_FROZEN))
 			return (w);
 	}
 	return (NULL);
@@ -577,6 +598,7 @@ lc_free(struct rt_workload *wl)
 	timer_disarm(&wl->wake_timer);
 	timer_disarm(&wl->restart_timer);
 	timer_disarm(&wl->hold_timer);
+	timer_disarm(&wl->freeze_timer);
 	replace_clear(wl);
 	process_clear(wl);
 	docker_clear(wl);
@@ -730,6 +752,137 @@ lifecycle_wake(const char *name, enum rt_reason reason,
 	lc_wake(wl, reason, cause, NULL);
 }
 
+/*
+ * The freeze tier.
+ */
+
+/* the workload's own "suspend", else the global one; 0: no freeze */
+static int64_t
+freeze_for(const struct rt_workload *wl)
+{
+	if (wl->conf != NULL && wl->conf->freeze != -1)
+		return (wl->conf->freeze);
+	return (rt->freeze);
+}
+
+/* frozen, or to be: stopped now, as any suspend */
+int
+lifecycle_freeze_stop(struct rt_workload *wl, enum rt_reason reason)
+{
+	if (wl->state != WL_FROZEN || wl->stopping)
+		return (-1);
+	lc_state_set(wl, WL_SUSPENDING, reason, "was frozen");
+	/* the driver's stop thaws it first (the parent, docker) */
+	lc_stop(wl, reason);
+	return (0);
+}
+
+static void
+freeze_timer_fired(int fd, short event, void *arg)
+{
+	struct rt_workload	*wl = arg;
+	char			 d[32];
+
+	timer_disarm(&wl->freeze_timer);
+	log_info("workload %s: frozen for %s: stopping it", wl->name,
+	    fmt_duration(freeze_for(wl), d, sizeof(d)));
+	(void)lifecycle_freeze_stop(wl, RT_REASON_IDLE);
+}
+
+/*
+ * Idle, drained: frozen rather than stopped, if it says so and its
+ * driver can.  0 if it is frozen now (the driver's answer follows).
+ */
+static int
+lc_freeze(struct rt_workload *wl)
+{
+	struct timeval	 tv;
+	int64_t		 secs;
+
+	if ((secs = freeze_for(wl)) <= 0 || wl->drv == NULL)
+		return (-1);
+	if (wl->drv->freeze == NULL) {
+		log_debug("workload %s: driver %s has no freeze: stopped",
+		    wl->name, wl->drv->name);
+		return (-1);
+	}
+	if (wl->drv->freeze(wl, 1) == -1)
+		return (-1);
+	wl->freezing = 1;
+	wl->thawing = 0;
+	lc_state_set(wl, WL_FROZEN, RT_REASON_IDLE, NULL);
+	if (secs < WL_FREEZE_FOREVER) {
+		timerclear(&tv);
+		tv.tv_sec = secs;
+		timer_arm(&wl->freeze_timer, freeze_timer_fired, wl, &tv);
+	}
+	return (0);
+}
+
+/* a wake of a frozen workload: waking until the driver has thawed it */
+static void
+lc_thaw(struct rt_workload *wl, enum rt_reason reason,
+    const struct wake_cause *cause, const char *msg)
+{
+	timer_disarm(&wl->freeze_timer);
+	wl->cause = *cause;
+	if (wl->thawing || wl->stopping)
+		return;
+	if (wl->drv == NULL || wl->drv->freeze == NULL ||
+	    wl->drv->freeze(wl, 0) == -1) {
+		/* cannot be thawed: stopped, and started afresh */
+		wake_queue(wl, reason, cause);
+		(void)lifecycle_freeze_stop(wl, RT_REASON_NO_FREEZER);
+		return;
+	}
+	wl->thawing = 1;
+	lc_state_set(wl, WL_WAKING, reason, msg);
+	wake_timer_arm(wl);
+}
+
+/*
+ * The driver's answer: frozen (on 1) or thawed, ok or not.  A freeze
+ * that failed stops it, as if there were no freeze tier, and the log
+ * says so once; a thaw that failed stops it too, its wake queued
+ * behind the stop, as for a wake during a suspend.
+ */
+void
+lifecycle_frozen(struct rt_workload *wl, int on, int ok)
+{
+	struct wake_cause	 cause;
+
+	if (on) {
+		wl->freezing = 0;
+		if (ok || wl->state != WL_FROZEN || wl->thawing)
+			return;
+		if (!rt->no_freezer)
+			log_warnx("workload %s: could not be frozen (no "
+			    "freezer on this host?): idle workloads are "
+			    "stopped instead; said once", wl->name);
+		rt->no_freezer = 1;
+		(void)lifecycle_freeze_stop(wl, RT_REASON_NO_FREEZER);
+		return;
+	}
+	if (!wl->thawing)
+		return;
+	wl->thawing = 0;
+	if (wl->state != WL_WAKING || wl->stopping)
+		return;
+	timer_disarm(&wl->wake_timer);
+	if (ok) {
+		wl->running_ms = monotime_ms();
+		lc_state_set(wl, WL_RUNNING, RT_REASON_THAWED, NULL);
+		return;
+	}
+	log_warnx("workload %s: could not be thawed: restarting it",
+	    wl->name);
+	cause = wl->cause;
+	lc_state_set(wl, WL_SUSPENDING, RT_REASON_NO_FREEZER,
+	    "could not be thawed");
+	wake_queue(wl, RT_REASON_REQUEST, &cause);
+	lc_stop(wl, RT_REASON_NO_FREEZER);
+}
+
 /* a wake of a configured workload; cause and msg for the history */
 static void
 lc_wake(struct rt_workload *wl, enum rt_reason reason,
@@ -757,6 +910,9 @@ lc_wake(struct rt_workload *wl, enum rt_reason reason,
 	case WL_SUSPENDING:
 		log_debug("workload %s: wakes once stopped", name);
 		wake_queue(wl, reason, cause);
+		break;
+	case WL_FROZEN:
+		lc_thaw(wl, reason, cause, msg);
 		break;
 	case WL_ASLEEP:
 	case WL_FAILED:
@@ -841,6 +997,10 @@ lifecycle_suspend(const char *name, enum rt_reason reason)
 		log_debug("workload %s: suspend of an unknown workload", name);
 		return (-1);
 	}
+	/* frozen: the operator's or the budget's suspend stops it */
+	if (wl->state == WL_FROZEN)
+		return (reason == RT_REASON_IDLE ? -1 :
+		    lifecycle_freeze_stop(wl, reason));
 	if (wl->state != WL_RUNNING || lifecycle_keep_warm(wl))
 		return (-1);
 	if (replace_starting(wl)) {
@@ -921,6 +1081,9 @@ lifecycle_drained(const char *name, int idle)
 		budget_drain_refused(wl);
 		return;
 	}
+	/* idle: the freeze tier first, if it says so */
+	if (wl->drain_reason == RT_REASON_IDLE && lc_freeze(wl) == 0)
+		return;
 	lc_state_set(wl, WL_SUSPENDING, wl->drain_reason, NULL);
 	lc_stop(wl, wl->drain_reason);
 }
@@ -963,6 +1126,7 @@ lifecycle_restore(const struct st_restore *rs)
 	case WL_WAKING:
 	case WL_RUNNING:
 	case WL_SUSPENDING:
+	case WL_FROZEN:
 		wl->state = rs->state;
 		lc_state_set(wl, WL_ASLEEP, RT_REASON_RESTORED,
 		    "not running after a restart");
@@ -1248,6 +1412,7 @@ lifecycle_ended(struct rt_workload *wl, int status, enum rt_reason reason,
 		    RT_REASON_START_FAILED, msg);
 		break;
 	case WL_RUNNING:
+	case WL_FROZEN:
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
 		    reason != RT_REASON_OOM)
 			lc_state_set(wl, WL_ASLEEP, reason, msg);
@@ -1497,6 +1662,8 @@ static const struct lifecycle_events lifecycle_table = {
 	.suspend = lifecycle_suspend,
 	.start = lifecycle_start,
 	.no_room = lifecycle_no_room,
+	.freeze_stop = lifecycle_freeze_stop,
+	.frozen = lifecycle_frozen,
 	.started = lifecycle_started,
 	.start_failed = lifecycle_start_failed,
 	.exited = lifecycle_exited,

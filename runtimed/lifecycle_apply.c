@@ -114,6 +114,7 @@ wl_remove(struct rt_workload *wl)
 	switch (wl->state) {
 	case WL_WAKING:
 	case WL_RUNNING:
+	case WL_FROZEN:
 		lc_state_set(wl, WL_SUSPENDING, RT_REASON_REMOVED, NULL);
 		lc_stop(wl, RT_REASON_REMOVED);
 		break;
@@ -240,6 +241,7 @@ lifecycle_apply(struct cfg_generation *gen)
 	counts_changed();
 	/* the budget's settings, once every name has its definition */
 	budget_apply(&gen->global);
+	rt->freeze = gen->global.freeze;
 	/* at start, what the store remembers may change keep warm */
 	if (rt->restored)
 		lc_keep_warm_wakes();

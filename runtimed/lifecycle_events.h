@@ -27,6 +27,7 @@ struct lifecycle_events {
 	int	(*suspend)(const char *, enum rt_reason);
 	void	(*start)(struct rt_workload *, enum rt_reason, const char *);
 	void	(*no_room)(struct rt_workload *, const char *);
+	int	(*freeze_stop)(struct rt_workload *, enum rt_reason);
 	/* what the drivers report */
 	void	(*started)(struct rt_workload *);
 	void	(*start_failed)(struct rt_workload *, const char *);
@@ -35,6 +36,7 @@ struct lifecycle_events {
 		    const char *);
 	void	(*pulling)(struct rt_workload *, int64_t);
 	void	(*pulled)(struct rt_workload *);
+	void	(*frozen)(struct rt_workload *, int, int); /* on, ok */
 	int	(*adopted)(struct rt_workload *, const struct rt_driver *,
 		    const char *);
 	int	(*found_running)(struct rt_workload *,

@@ -151,6 +151,10 @@ struct rt_workload {
 						   monotime() */
 	uint32_t		 inflight;	/* a bit per gateway: in use */
 	int			 evicting;	/* suspended to make room */
+	/* the freeze tier ("suspend freeze", lifecycle.c) */
+	struct event		*freeze_timer;	/* frozen: then stopped */
+	int			 freezing;	/* asked, no answer yet */
+	int			 thawing;	/* asked, no answer yet */
 	int64_t			 busy_ms;	/* a drain for room found it
 						   in use then (monotonic) */
 	struct rt_agree		*agree;		/* swarm_agree.c */
@@ -185,6 +189,8 @@ struct runtime {
 	int64_t			 budget;	/* bytes; 0: none */
 	int64_t			 mem_default;	/* memory estimate */
 	int64_t			 max_wakes;	/* 0: no cap */
+	int64_t			 freeze;	/* "suspend freeze for", 0: no */
+	int			 no_freezer;	/* a freeze failed: said once */
 	struct rt_queue		 queue;		/* wakes waiting, first come */
 	struct rt_budget	 stats;		/* counted since start */
 };
@@ -204,6 +210,8 @@ void		 lifecycle_wake(const char *, enum rt_reason,
 void		 lifecycle_cause(struct wake_cause *, enum wake_kind);
 int		 lifecycle_suspend(const char *, enum rt_reason);
 void		 lifecycle_drained(const char *, int);
+void		 lifecycle_frozen(struct rt_workload *, int, int);
+int		 lifecycle_freeze_stop(struct rt_workload *, enum rt_reason);
 void		 lifecycle_restore(const struct st_restore *);
 void		 lifecycle_restore_done(void);
 void		 lifecycle_checking(struct rt_workload *);
@@ -324,5 +332,6 @@ void		 process_unretire(struct rt_workload *);
 void		 process_retire_stop(struct rt_workload *);
 void		 process_recv_spawned(struct imsgev *, struct imsg *);
 void		 process_recv_exited(struct imsgev *, struct imsg *);
+void		 process_recv_frozen(struct imsgev *, struct imsg *);
 
 #endif /* RUNTIMED_RUNTIME_H */

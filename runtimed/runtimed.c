@@ -71,6 +71,8 @@ static const struct proc_handler runtime_handlers[] = {
 	    process_recv_spawned, PROC_NAME(struct rt_proc) },
 	{ IMSG_RT_EXITED, sizeof(struct rt_proc), PROC_FROM(PROC_PARENT),
 	    process_recv_exited, PROC_NAME(struct rt_proc) },
+	{ IMSG_RT_FROZEN, sizeof(struct rt_freeze), PROC_FROM(PROC_PARENT),
+	    process_recv_frozen, PROC_NAME(struct rt_freeze) },
 	{ IMSG_RT_OWNER, sizeof(struct rt_owner), PROC_FROM(PROC_PARENT),
 	    owner_recv, PROC_NAME(struct rt_owner) },
 	{ IMSG_ST_RESTORE, sizeof(struct st_restore), PROC_FROM(PROC_STORE),

@@ -70,6 +70,14 @@ enum stmt_id {
 	S_MAX
 };
 
+/*
+ * A row's state as text: the column's, or "frozen" for a row that says
+ * running and frozen (the column's CHECK, from version 1, knows no
+ * "frozen", and sqlite cannot change a CHECK in place)
+ */
+#define ROW_STATE(t)	"CASE WHEN " t "frozen = 1 THEN 'frozen' ELSE " \
+			t "state END"
+
 static const char *const stmt_sql[S_MAX] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
 	[S_COMMIT] = "COMMIT",
@@ -87,11 +95,14 @@ static const char *const stmt_sql[S_MAX] = {
 	    "VALUES (?1)",
 	[S_SYNC_SWEEP] = "DELETE FROM workloads WHERE source = 'config' AND "
 	    "name NOT IN (SELECT name FROM temp.configured)",
-	[S_STATE_GET] = "SELECT state, since_ms, started_at FROM workloads "
+	/* frozen: a row running, and frozen (version 6) */
+	[S_STATE_GET] = "SELECT " ROW_STATE("") ", since_ms, started_at "
+	    "FROM workloads "
 	    "WHERE name = ?1",
-	[S_STATE_SET] = "UPDATE workloads SET state = ?2, reason = ?3, "
-	    "message = ?4, since_ms = ?5, started_at = ?6, updated = ?7 "
-	    "WHERE name = ?1",
+	[S_STATE_SET] = "UPDATE workloads SET state = CASE WHEN ?2 = 'frozen' "
+	    "THEN 'running' ELSE ?2 END, frozen = (?2 = 'frozen'), "
+	    "reason = ?3, message = ?4, since_ms = ?5, started_at = ?6, "
+	    "updated = ?7 WHERE name = ?1",
 	[S_TRANS_ADD] = "INSERT INTO transitions (workload, from_state, "
 	    "to_state, reason, message, time_ms, wake_ms, cause, "
 	    "cause_method, cause_host, cause_path, cause_client, cause_agent) "
@@ -111,7 +122,7 @@ static const char *const stmt_sql[S_MAX] = {
 	    "memory_estimate = coalesce(?3, memory_estimate) "
 	    "WHERE workload = ?1",
 	[S_WORKLOADS] = "SELECT w.name, w.definition, w.source, w.keep_warm, "
-	    "w.state, w.message, w.last_seen, w.started_at, "
+	    ROW_STATE("w.") ", w.message, w.last_seen, w.started_at, "
 	    "coalesce(c.wakes, 0), w.reason, c.memory, c.memory_estimate "
 	    "FROM workloads w LEFT JOIN counters c ON c.workload = w.name "
 	    "WHERE ?1 = '' OR w.name = ?1 ORDER BY w.name",
@@ -122,7 +133,8 @@ static const char *const stmt_sql[S_MAX] = {
 	    "WHERE workload = ?1 UNION ALL SELECT *, 0 FROM "
 	    "expired_transitions WHERE workload = ?1 "
 	    "ORDER BY live DESC, id DESC LIMIT ?2) ORDER BY live, id",
-	[S_STATS] = "SELECT w.name, w.definition, w.state, w.since_ms, "
+	[S_STATS] = "SELECT w.name, w.definition, " ROW_STATE("w.") ", "
+	    "w.since_ms, "
 	    "coalesce(c.wakes, 0), coalesce(c.failed_wakes, 0), "
 	    "coalesce(c.asleep_ms, 0), coalesce(c.running_ms, 0), c.memory "
 	    "FROM workloads w LEFT JOIN counters c ON c.workload = w.name "
@@ -139,7 +151,7 @@ static const char *const stmt_sql[S_MAX] = {
 	[S_WAKE_NTH_ALL] = "SELECT wake_ms FROM transitions "
 	    "WHERE to_state = 'running' AND wake_ms IS NOT NULL "
 	    "ORDER BY wake_ms LIMIT ?2 OFFSET ?3",
-	[S_RESTORE] = "SELECT w.state, w.keep_warm, w.last_seen, "
+	[S_RESTORE] = "SELECT " ROW_STATE("w.") ", w.keep_warm, w.last_seen, "
 	    "w.started_at, c.memory, c.memory_estimate FROM workloads w "
 	    "LEFT JOIN counters c ON c.workload = w.name WHERE w.name = ?1",
 	/* the API's workloads: only ever its own rows */
@@ -149,7 +161,8 @@ static const char *const stmt_sql[S_MAX] = {
 	    "ORDER BY name",
 	/* its last transition: from its state to asleep, expired */
 	[S_API_EXPIRED] = "INSERT INTO transitions (workload, from_state, "
-	    "to_state, reason, message, time_ms) SELECT name, state, "
+	    "to_state, reason, message, time_ms) SELECT name, "
+	    ROW_STATE("") ", "
 	    "'asleep', ?2, ?3, ?4 FROM workloads WHERE name = ?1 AND "
 	    "source = 'api'",
 	[S_API_ARCHIVE] = "INSERT INTO expired_transitions SELECT * FROM "
@@ -191,9 +204,9 @@ state_parse(const unsigned char *text)
 {
 	int	 s;
 
-	for (s = WL_ASLEEP; s <= WL_FAILED; s++)
-		if (text != NULL && strcmp((const char *)text,
-		    state_text(s)) == 0)
+	for (s = WL_ASLEEP; s <= WL_STATE_LAST; s++)
+		if (s != WL_CHECKING && text != NULL &&
+		    strcmp((const char *)text, state_text(s)) == 0)
 			return (s);
 	return (WL_ASLEEP);
 }
@@ -866,7 +879,8 @@ row_set(struct store_db *sdb, const struct rt_state *rs,
 	sqlite3_stmt	*s = st(sdb, S_STATE_SET);
 	int64_t		 started_at = row->started_at;
 
-	if (rs->state == WL_RUNNING)
+	/* thawed: the same process, started when it was */
+	if (rs->state == WL_RUNNING && rs->reason != RT_REASON_THAWED)
 		started_at = t_ms / 1000;
 	else if (rs->state == WL_ASLEEP || rs->state == WL_FAILED)
 		started_at = 0;
@@ -978,7 +992,8 @@ store_db_state(struct store_db *sdb, const struct rt_state *rs)
 	int64_t		 t_ms = state_time_ms(rs), wake_ms;
 	int		 r;
 
-	if (rs->state < WL_ASLEEP || rs->state > WL_FAILED) {
+	if ((rs->state < WL_ASLEEP || rs->state > WL_FAILED) &&
+	    rs->state != WL_FROZEN) {
 		snprintf(sdb->err, sizeof(sdb->err), "workload %s: no such "
 		    "state %d", rs->name, rs->state);
 		return (-1);

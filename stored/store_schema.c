@@ -45,6 +45,10 @@
  * Version 5.  counters.memory_estimate: what runtimed's memory budget
  * charges the workload's next run, made from the runs measured so far;
  * counters.memory is the last run's peak (NULL for both: never).
+ *
+ * Version 6.  workloads.frozen: 1 while a workload is frozen (the freeze
+ * tier), its state then "running"; the CHECK of state, from version 1,
+ * cannot take a new word in place.
  */
 static const char *const migrations[] = {
 	/* 1 */
@@ -116,6 +120,10 @@ static const char *const migrations[] = {
 	/* 5 */
 	"ALTER TABLE counters ADD COLUMN memory_estimate INTEGER;"
 	"PRAGMA user_version = 5;",
+	/* 6 */
+	"ALTER TABLE workloads ADD COLUMN frozen INTEGER NOT NULL DEFAULT 0 "
+	"  CHECK (frozen IN (0, 1));"
+	"PRAGMA user_version = 6;",
 };
 
 /* the version the migrations below bring a database to */

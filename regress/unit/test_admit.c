@@ -141,6 +141,17 @@ test_pick(void **state)
 	assert_string_equal(c[2].name, "busy-old");
 	assert_int_equal(admit_pick(c, 3, 150 * M), 3);
 
+	/* a frozen one comes before every idle one, older or not */
+	cand(&c[0], "idle-old", 64 * M, 100);
+	cand(&c[1], "frozen-new", 64 * M, 900);
+	c[1].frozen = 1;
+	cand(&c[2], "busy", 64 * M, 50);
+	c[2].busy = 1;
+	assert_int_equal(admit_pick(c, 3, 64 * M), 1);
+	assert_string_equal(c[0].name, "frozen-new");
+	assert_string_equal(c[1].name, "idle-old");
+	assert_string_equal(c[2].name, "busy");
+
 	/* the same second: by name */
 	cand(&c[0], "y", M, 5);
 	cand(&c[1], "x", M, 5);

@@ -110,7 +110,7 @@ test_event_reasons(void **state_)
 	size_t			 i;
 	int			 r;
 
-	for (r = RT_REASON_NONE; r <= RT_REASON_NO_ROOM; r++) {
+	for (r = RT_REASON_NONE; r <= RT_REASON_NO_FREEZER; r++) {
 		text = workload_reason_name(r, 0);
 		json = workload_reason_name(r, 1);
 		assert_string_not_equal(text, "unknown");
@@ -119,7 +119,7 @@ test_event_reasons(void **state_)
 			assert_int_equal(json[i], text[i] == ' ' ? '_' :
 			    text[i]);
 	}
-	assert_string_equal(workload_reason_name(RT_REASON_NO_ROOM + 1, 0),
+	assert_string_equal(workload_reason_name(RT_REASON_NO_FREEZER + 1, 0),
 	    "unknown");
 	assert_string_equal(workload_reason_name(-1, 1), "unknown");
 
@@ -127,6 +127,16 @@ test_event_reasons(void **state_)
 	assert_int_equal(event_from_state(&ev, &st), 0);
 	assert_string_equal(event_text(&ev, buf, sizeof(buf)),
 	    "2023-11-14T22:13:20.123Z blog: running -> failed (oom)");
+	/* the freeze tier: frozen, and thawed */
+	state(&st, WL_RUNNING, WL_FROZEN, RT_REASON_IDLE);
+	assert_int_equal(event_from_state(&ev, &st), 0);
+	assert_string_equal(event_text(&ev, buf, sizeof(buf)),
+	    "2023-11-14T22:13:20.123Z blog: running -> frozen (idle)");
+	state(&st, WL_WAKING, WL_RUNNING, RT_REASON_THAWED);
+	assert_int_equal(event_from_state(&ev, &st), 0);
+	s = dump(&ev);
+	assert_non_null(strstr(s, "\"reason\":\"thawed\""));
+	free(s);
 	state(&st, WL_WAKING, WL_ASLEEP, RT_REASON_NO_ROOM);
 	assert_int_equal(event_from_state(&ev, &st), 0);
 	s = dump(&ev);

@@ -35,8 +35,11 @@
 
 #define GIB		(1024LL * 1024 * 1024)
 #define NOBODY		65534
+/* a version 6 file made a version 5 one again: no frozen rows */
+#define V6_DROP		"ALTER TABLE workloads DROP COLUMN frozen; "
 /* a version 5 file made a version 4 one again: no memory estimates */
-#define V5_DROP		"ALTER TABLE counters DROP COLUMN memory_estimate; "
+#define V5_DROP		V6_DROP \
+			"ALTER TABLE counters DROP COLUMN memory_estimate; "
 /* a version 3 file made a version 2 one again: no causes */
 #define V4_DROP		V5_DROP "DROP TABLE expired_transitions; "
 #define V3_DROP		V4_DROP \
