@@ -23,6 +23,12 @@
 # processes over the run, divided by the handshakes).  Ratios against
 # base: the medians', and each round's, for the spread.
 #
+# With BENCH_HS_PERF=1, then a perf record (cpu-clock, call graphs) of
+# the plain target's gatewayd under the same load: the share of its time
+# in the peek's functions (hello_read, clienthello_parse, acme_cert_ctx;
+# without frame pointers, self time) and in the system calls; and a
+# perf stat of the system calls per handshake, base against plain.
+#
 #	bash bench/12-handshake.sh [--quick]
 [ "${1:-}" = --quick ] && export BENCH_QUICK=1
 . "$(dirname "$0")/lib.sh"
@@ -131,10 +137,13 @@ install -m 0600 "$D/key.pem" "$D/acme/orchd-certs/$HOSTNAME_BENCH.key"
 
 ORCHD=$BASE_BUILD/orchd ORCHCTL=$BASE_BUILD/orchctl start_orchd "$D/base"
 BASE_PIDS=$(orchd_procs)
+BASE_GW=$(orchd_child gateway)
 ORCHD=$HEAD_BUILD/orchd ORCHCTL=$HEAD_BUILD/orchctl start_orchd "$D/plain"
 PLAIN_PIDS=$(orchd_procs)
+PLAIN_GW=$(orchd_child gateway)
 ORCHD=$HEAD_BUILD/orchd ORCHCTL=$HEAD_BUILD/orchctl start_orchd "$D/acme"
 ACME_PIDS=$(orchd_procs)
+ACME_GW=$(orchd_child gateway)
 NGX_PIDS=$(descendants "$NGX_PID")
 
 for p in $HS_BASE $HS_PLAIN $HS_ACME $HS_NGX; do
@@ -229,3 +238,41 @@ for t in $TARGETS; do
 done
 out "   the acme target's log of ACME, over the run:"
 sed 's/^/     /' "$D/acme.said" | while IFS= read -r l; do out "$l"; done
+
+[ -n "${BENCH_HS_PERF:-}" ] || exit 0
+command -v perf >/dev/null 2>&1 || die "no perf"
+note "part 12: perf record of the plain target's gatewayd, ${SECS}s"
+hs_run plain "$SECS" "$B/hs.perf.out" &
+hs=$!
+perf record -q -e cpu-clock -F 5000 -g -p "$PLAIN_GW" -o "$B/perf.data" \
+    -- sleep "$((SECS - 1))" >/dev/null 2>&1
+wait "$hs"
+out ""
+out "== 12. perf record -e cpu-clock -g of the plain target's gatewayd, $(sed -n 's/.*n=\([0-9]*\) .*/\1/p' "$B/hs.perf.out") handshakes"
+out "   inclusive (children), the peek's functions and the handshake's:"
+perf report -i "$B/perf.data" --children --sort sym --stdio -g none 2>/dev/null |
+    grep -E 'hello_|clienthello|tls_conn_start|tls_accept|SSL_do_handshake|conn_hello_watch|acme_cert_ctx|epoll_ctl|__x64_sys_recvfrom|tcp_recvmsg' |
+    head -n 20 | sed 's/^/     /' | while IFS= read -r l; do out "$l"; done
+out "   self, the first 25:"
+perf report -i "$B/perf.data" --no-children --sort dso,sym --stdio -g none \
+    2>/dev/null | grep -v '^#' | sed '/^$/d' | head -n 25 | sed 's/^/     /' |
+    while IFS= read -r l; do out "$l"; done
+
+# system calls per handshake: the peek's recv and its epoll_ctl calls
+EVS=raw_syscalls:sys_enter,syscalls:sys_enter_epoll_ctl,syscalls:sys_enter_recvfrom,syscalls:sys_enter_read,syscalls:sys_enter_write,syscalls:sys_enter_epoll_wait
+out "   system calls per handshake (perf stat, ${SECS}s each): all, epoll_ctl, recvfrom, read, write, epoll_wait"
+for t in base plain acme; do
+	case $t in
+	base) gwp=$BASE_GW ;;
+	plain) gwp=$PLAIN_GW ;;
+	acme) gwp=$ACME_GW ;;
+	esac
+	# counted for as long as the client runs: every handshake it made
+	perf stat -x, -e "$EVS" -p "$gwp" -o "$B/stat.$t" -- \
+	    taskset -c "$CCPU" "$B/hsload" -c "$HS_WORKERS" -t "$SECS" \
+	    -H "$HOSTNAME_BENCH" -p /1 "$(target_port "$t")" >"$B/hs.stat.out" 2>&1
+	n=$(sed -n 's/.*n=\([0-9]*\) .*/\1/p' "$B/hs.stat.out")
+	out "$(awk -F, -v t="$t" -v n="$n" '
+	    $1 ~ /^[0-9]+$/ { v = v sprintf(" %6.2f", $1 / n) }
+	    END { printf "     %-6s%s   (%d handshakes)\n", t, v, n }' "$B/stat.$t")"
+done
