@@ -9,13 +9,15 @@
  *
  * The certificate is not verified: what is measured is the server's
  * side of the handshake, and a verification would only add to the
- * client's.
+ * client's.  Each connect, read and write gives up after IO_TIMEOUT
+ * seconds, so that a run ends even if the server stops answering.
  *
  *	hsload [-c workers] [-t seconds] [-H host] [-p path] port
  */
 
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -33,6 +35,7 @@
 #include <openssl/ssl.h>
 
 #define WORKERS_MAX	64
+#define IO_TIMEOUT	5	/* seconds, each connect, read or write */
 
 struct counts {
 	unsigned long	 n;
@@ -55,13 +58,17 @@ one(SSL_CTX *ctx, const struct sockaddr_in *sin, const char *host,
     const char *req, size_t reqlen)
 {
 	SSL	*ssl;
-	char	 buf[4096], head[16];
-	size_t	 got = 0;
-	int	 fd, r, hs = -1, one = 1;
+	struct timeval	 tv = { IO_TIMEOUT, 0 };
+	char		 buf[4096], head[16];
+	size_t		 got = 0;
+	int		 fd, r, hs = -1, one = 1;
 
 	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
 		return (-1);
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* a server that stops answering ends the connection, not the run */
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (connect(fd, (const struct sockaddr *)sin, sizeof(*sin)) == -1) {
 		close(fd);
 		return (-1);
