@@ -211,6 +211,9 @@ done
 # what acmed and the gateway said of ACME: the stored certificate loaded
 # and installed, and nothing asked of the (unreachable) ACME server
 grep '^\(gateway: \)\{0,1\}acme:' "$D/acme/orchd.log" >"$D/acme.said" 2>/dev/null
+# and acmed's view: the host's certificate, no failure, no order
+"$HEAD_BUILD/orchctl" -s "$D/acme/orchd.sock" show certificates \
+    >>"$D/acme.said" 2>&1
 
 med() { awk -v t="$1" -v k="$2" '$1 == t {print $k}' "$RAW" | median; }
 # by_round TARGET COLUMN: each round's TARGET / base
@@ -236,7 +239,7 @@ for t in $TARGETS; do
 	fi
 	out "$(printf '%-6s %9.0f %10s   %s' "$t" "$(med "$t" 3)" "$(med "$t" 4)" "$extra")"
 done
-out "   the acme target's log of ACME, over the run:"
+out "   the acme target's log of ACME over the run, then orchctl show certificates:"
 sed 's/^/     /' "$D/acme.said" | while IFS= read -r l; do out "$l"; done
 
 [ -n "${BENCH_HS_PERF:-}" ] || exit 0
