@@ -59,6 +59,8 @@ else
 	BASE_BUILD=$B/base/build
 fi
 [ -x "$BASE_BUILD/orchd" ] || die "no $BASE_BUILD/orchd"
+# the figures mean less on a busy machine: say how busy it was
+out "# part 12: load average at start $(cut -d' ' -f1-3 /proc/loadavg), nice $(nice)"
 out "# part 12: base $BASE_BUILD ($(git -C "$BASE_BUILD/.." rev-parse \
     --short HEAD 2>/dev/null || echo "${BENCH_BASE:-main}")), head $HEAD_BUILD"
 
