@@ -27,7 +27,7 @@
 # the plain target's gatewayd under the same load: the share of its time
 # in the peek's functions (hello_read, clienthello_parse, acme_cert_ctx;
 # without frame pointers, self time) and in the system calls; and a
-# perf stat of the system calls per handshake, base against plain.
+# perf stat of the system calls per handshake, base against plain and acme.
 #
 #	bash bench/12-handshake.sh [--quick]
 [ "${1:-}" = --quick ] && export BENCH_QUICK=1
@@ -111,7 +111,7 @@ taskset -c "$SCPU" nginx -p "$D/nginx" -c "$D/nginx/nginx.conf" \
 NGX_PID=$!
 track "$NGX_PID"
 
-# hs_orchd NAME PORT LISTENER...: an orchd.conf in $D/NAME with that TLS
+# hs_conf NAME PORT LISTENER...: an orchd.conf in $D/NAME with that TLS
 # listener alone (the plain one of orchd_globals dropped)
 hs_conf() {
 	d=$D/$1
