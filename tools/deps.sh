@@ -90,6 +90,12 @@ browser_modules() {
 	    [ -f "$_br/package-lock.json" ] &&
 	    [ ! -d "$_br/node_modules/puppeteer-core" ] || return 0
 	echo "tools/deps.sh: npm ci in $_br" >&2
+	# node trusts its own CA list, not the system's: a host whose
+	# egress goes through a proxy of its own CA has that CA in the
+	# system's store alone
+	_ca=/etc/ssl/certs/ca-certificates.crt
+	[ ! -f "$_ca" ] || NODE_EXTRA_CA_CERTS=${NODE_EXTRA_CA_CERTS:-$_ca}
+	export NODE_EXTRA_CA_CERTS
 	(cd "$_br" && npm ci --no-audit --no-fund >/dev/null)
 }
 
