@@ -331,4 +331,22 @@ check "GET shows auth_basic" grep -q '"auth_basic"' "$T/api.body"
 "$ORCHCTL" -s "$SOCK" show workload a1 >"$T/show.out" 2>&1
 check "orchctl show workload shows access" grep -q 'deny all' "$T/show.out"
 
+# -- each keyword, written wrong in orchd.conf: refused, naming its line
+badconf() {	# badconf NAME LINE: orchd -n refuses a workload with LINE
+	{
+		conf_head
+		printf 'workload "%s" {\n\thost "%s.bad.test"\n' "$1" "$1"
+		printf '\tcommand "%s"\n\tport 9\n\t%s\n}\n' \
+		    "$T/bin/testhttp serve 9 /dev/null /dev/null" "$2"
+	} >"$T/bad-$1.conf"
+	! "$ORCHD" -n -f "$T/bad-$1.conf" >"$T/bad-$1.out" 2>&1 &&
+	    grep -q "bad-$1.conf:[0-9]" "$T/bad-$1.out"
+}
+check "allow from a non-CIDR is refused at its line" \
+    badconf cidr 'allow from "10.0.0.0/33"'
+check "auth basic of a file that does not exist is refused at its line" \
+    badconf nofile "auth basic \"$T/nosuch\""
+check "auth request of a non-http URL is refused at its line" \
+    badconf url 'auth request "ftp://127.0.0.1/x"'
+
 e2e_done
