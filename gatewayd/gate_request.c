@@ -207,7 +207,7 @@ gate_up_passed(struct gw_conn *c, const struct http_head *rh)
 			    e->str);
 	}
 	gate_request_cancel(c);
-	if (ms > 0)
+	if (ms > 0 && c->gate->cached)
 		gate_cache_put(1, c->gate->key, monotime_ms() + ms,
 		    c->gate_add != NULL ? c->gate_add->buf : "",
 		    c->gate_add != NULL ? c->gate_add->len : 0);
@@ -397,17 +397,39 @@ gate_up_question(struct gw_conn *c, struct gate_up *up)
 	return (r == -1 ? -1 : 0);
 }
 
-/* the client's Cookie and Authorization, for the cache's key */
-static void
+/*
+ * The cache's key: the workload and its auth URL (two workloads asking
+ * one service may be told apart by it, and copy other fields), and the
+ * client's Cookie and Authorization.  -1, not to be cached, when either
+ * field comes more than once: the service is sent every one of them,
+ * and a key of the first alone would let a client holding only that
+ * one in on another's answer.
+ */
+static int
 gate_request_key(struct gw_conn *c, uint8_t *key)
 {
+	const struct http_head	*h = &c->req->h;
 	const struct http_field	*ck, *az;
+	char			 what[ORCHD_NAME_MAX + WL_AUTH_URL_MAX + 2];
+	size_t			 i, nck = 0, naz = 0;
 
-	ck = http_head_find(&c->req->h, "Cookie");
-	az = http_head_find(&c->req->h, "Authorization");
-	gate_cache_key(key, c->wl->conf->auth_request,
+	for (i = 0; i < h->nfields; i++) {
+		if (strcasecmp(h->fields[i].name, "Cookie") == 0)
+			nck++;
+		else if (strcasecmp(h->fields[i].name, "Authorization") == 0)
+			naz++;
+	}
+	if (nck > 1 || naz > 1)
+		return (-1);
+	if ((size_t)snprintf(what, sizeof(what), "%s %s", c->wl->name,
+	    c->wl->conf->auth_request) >= sizeof(what))
+		return (-1);
+	ck = http_head_find(h, "Cookie");
+	az = http_head_find(h, "Authorization");
+	gate_cache_key(key, what,
 	    ck != NULL ? ck->value : "", ck != NULL ? ck->valuelen : 0,
 	    az != NULL ? az->value : "", az != NULL ? az->valuelen : 0);
+	return (0);
 }
 
 void
@@ -418,9 +440,10 @@ gate_request_start(struct gw_conn *c)
 	const char		*val;
 	size_t			 len;
 	uint8_t			 key[32];
+	int			 cached;
 
-	if (g->cache_ms > 0) {
-		gate_request_key(c, key);
+	cached = g->cache_ms > 0 && gate_request_key(c, key) == 0;
+	if (cached) {
 		if (gate_cache_find(1, key, monotime_ms(), &val, &len)) {
 			if (gate_add_from(c, val, len) == -1) {
 				gate_refuse(c, 503, "Retry-After: 1\r\n",
@@ -445,7 +468,8 @@ gate_request_start(struct gw_conn *c)
 	gate_nup++;
 	c->gate->kind = GATE_WAIT_REQUEST;
 	c->gate->gen = gate_generation();
-	if (g->cache_ms > 0)
+	c->gate->cached = cached;
+	if (cached)
 		memcpy(c->gate->key, key, sizeof(key));
 	c->gate->up = up;
 	up->c = c;

@@ -69,6 +69,7 @@ struct gate_wait {
 	enum gate_wait_kind	 kind;
 	uint32_t		 slot;		/* GATE_WAIT_VERIFY */
 	uint8_t			 key[32];	/* its cache key */
+	int			 cached;	/* key is one: GATE_WAIT_REQUEST */
 	int			 known;		/* the user is in the file */
 	uint32_t		 gen;		/* gate_generation() at start */
 	struct gate_up		*up;		/* GATE_WAIT_REQUEST */

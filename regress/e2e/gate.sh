@@ -253,6 +253,12 @@ get fwdc.test /headers -b 'session=other' >"$T/c3.out"
 n2=$(cat "$T/auth.log.count")
 check "... another cookie is asked again, and refused" \
     sh -c "[ $((n2 - n1)) -eq 1 ] && [ '$(status <"$T/c3.out")' = 401 ]"
+# two Cookie fields, the second a session: never a key for the first
+get fwdc.test /headers -H 'Cookie: x=1' -H 'Cookie: session=good' \
+    >"$T/c4.out"
+get fwdc.test /headers -H 'Cookie: x=1' >"$T/c5.out"
+check "a second Cookie field's pass is not cached under the first ($(status <"$T/c5.out"))" \
+    [ "$(status <"$T/c5.out")" = 401 ]
 
 # -- allow from, deny from
 get net.test / >"$T/n1.out"
