@@ -82,7 +82,11 @@ vec(struct ch_buf *b, int lenbytes, struct ch_buf *s)
 	return (sub(b, len, s));
 }
 
-/* a DNS name, lowered into ch->name; an IP literal has no letter */
+/*
+ * A DNS name, lowered into ch->name, without a trailing dot: the key
+ * the route table and the certificates' table (acme_name) use, so that
+ * "host." finds the certificate "host" has.  An IP literal has no letter.
+ */
 static int
 sni_name(const uint8_t *p, size_t len, struct clienthello *ch)
 {
@@ -90,6 +94,8 @@ sni_name(const uint8_t *p, size_t len, struct clienthello *ch)
 	int	 alpha = 0;
 	char	 c;
 
+	if (len > 0 && p[len - 1] == '.')
+		len--;
 	if (len == 0 || len >= sizeof(ch->name))
 		return (-1);
 	for (i = 0; i < len; i++) {

@@ -161,6 +161,12 @@ test_acme_alpn(void **state)
 	assert_int_equal(parse(), CH_OK);
 	assert_string_equal(ch.name, "a.test");
 	assert_true(ch.alpn_acme);
+	/* a fully qualified name is keyed as the tables key it */
+	o.names[0] = "A.Test.";
+	build(&hb, &o);
+	assert_int_equal(parse(), CH_OK);
+	assert_string_equal(ch.name, "a.test");
+	o.names[0] = "a.test";
 	/* a name that only starts like it is another protocol */
 	o.alpn[0] = "acme-tls/10";
 	build(&hb, &o);
