@@ -300,8 +300,10 @@ https_parse(char *buf, size_t len, struct https_resp *r)
 		return (-1);
 	r->status = (buf[9] - '0') * 100 + (buf[10] - '0') * 10 +
 	    (buf[11] - '0');
-	for (line = (char *)memchr(buf, '\n', end - buf) + 1; line < end;
-	    line = next + 2) {
+	/* the status line ends at end when the answer has no fields */
+	if ((line = memchr(buf, '\n', end + 2 - buf)) == NULL)
+		return (-1);
+	for (line++; line < end; line = next + 2) {
 		if ((next = memmem(line, end + 2 - line, "\r\n", 2)) == NULL)
 			return (-1);
 		hlen = next - line;
