@@ -494,8 +494,12 @@ account_key_give(struct orchd *env)
 	    (path = sub("/root/account/account.key")) == NULL ||
 	    (fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
 		return;
+	/*
+	 * Only the file systemd gave root: one link, root's.  O_NOFOLLOW
+	 * stops no hard link acmed could have made to a file of root's.
+	 */
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
-	    (sb.st_uid != env->uid || sb.st_gid != env->gid) &&
+	    sb.st_nlink == 1 && sb.st_uid == 0 &&
 	    (fchown(fd, env->uid, env->gid) == -1 || fchmod(fd, 0600) == -1))
 		log_warn("acme: %s", path);
 	close(fd);
@@ -747,6 +751,8 @@ acme_recv_cert(struct imsgev *iev, struct imsg *imsg)
 	}
 	memcpy(chain, p + sizeof(ac), ac.chain_len);
 	memcpy(key, p + sizeof(ac) + ac.chain_len, ac.key_len);
+	explicit_bzero((uint8_t *)imsg->data + sizeof(ac) + ac.chain_len,
+	    ac.key_len);
 	if (cert_store(ac.name, chain, ac.chain_len, key, ac.key_len) == -1)
 		log_warn("acme: %s: cannot store it in %s: served until the "
 		    "next start", ac.name, acme_certs);
