@@ -956,7 +956,14 @@ spawn_sockact_exit(const struct spawned *sp, int status, struct rt_proc *rp)
 	    "as fd 3 (LISTEN_FDS=1): a program that binds the port itself "
 	    "fails (EADDRINUSE)", how, (long long)ms);
 	log_warnx("workload %s: %s", sp->name, rp->msg);
-	sockact_flush(orchd_env->conf, sp->name);
+	/*
+	 * The flush accepts on a blocking socket: only when no other
+	 * instance of the workload (a replace's) holds it, which could take
+	 * the connection between the poll and the accept, and whose
+	 * connections these would be.
+	 */
+	if (spawned_find(sp->name, 0) == NULL)
+		sockact_flush(orchd_env->conf, sp->name);
 }
 
 /* the spawner reaped a workload's pid */
@@ -976,9 +983,10 @@ spawn_exited(pid_t pid, int status)
 	memset(&rp, 0, sizeof(rp));
 	rp.oom = spawn_oom(sp, status);
 	spawn_log_exit(sp->name, pid, status, rp.oom);
+	/* its leftovers killed first: none may accept while it is flushed */
+	spawn_leftovers(sp);
 	if (!rp.oom)
 		spawn_sockact_exit(sp, status, &rp);
-	spawn_leftovers(sp);
 	/* its last words in its log before runtimed hears of its exit */
 	wlog_flush(sp->name);
 	strlcpy(rp.name, sp->name, sizeof(rp.name));
