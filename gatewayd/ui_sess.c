@@ -119,7 +119,7 @@ ui_cache_find(const uint8_t *id, int64_t now_ms, int64_t now)
 
 	for (i = 0; i < nitems(ui_cache); i++) {
 		if (ui_cache[i].until_ms == 0 ||
-		    memcmp(ui_cache[i].s.id, id, UI_SESS_IDLEN) != 0)
+		    ct_memcmp(ui_cache[i].s.id, id, UI_SESS_IDLEN) != 0)
 			continue;
 		if (ui_cache[i].until_ms <= now_ms ||
 		    ui_cache[i].s.expires <= now) {
@@ -140,7 +140,7 @@ ui_cache_put(const struct ui_sess *s, int64_t now_ms)
 	if (!s->found)
 		return;
 	for (i = 0; i < nitems(ui_cache); i++) {
-		if (memcmp(ui_cache[i].s.id, s->id, UI_SESS_IDLEN) == 0 &&
+		if (ct_memcmp(ui_cache[i].s.id, s->id, UI_SESS_IDLEN) == 0 &&
 		    ui_cache[i].until_ms != 0) {
 			slot = i;
 			break;
@@ -158,7 +158,7 @@ ui_cache_drop(const uint8_t *id)
 	size_t	 i;
 
 	for (i = 0; i < nitems(ui_cache); i++)
-		if (memcmp(ui_cache[i].s.id, id, UI_SESS_IDLEN) == 0)
+		if (ct_memcmp(ui_cache[i].s.id, id, UI_SESS_IDLEN) == 0)
 			explicit_bzero(&ui_cache[i], sizeof(ui_cache[i]));
 }
 
