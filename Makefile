@@ -57,6 +57,8 @@ STORE_LIBS	:= $(call child_libs,libevent sqlite3 jansson libseccomp)
 GATEWAY_LIBS	:= $(call child_libs,libevent libtls libcrypto jansson libseccomp \
 		    libnghttp2 libmd libcrypt)
 REAPER_LIBS	:= $(call child_libs,libevent jansson libseccomp)
+# confd: the parser, its filter, and the packing of workloads
+CONFD_LIBS	:= $(call child_libs,libevent jansson libseccomp)
 # the spawner: root and unfiltered, so it maps the least: its channels
 # on libevent, no jansson, no libseccomp
 SPAWNER_LIBS	:= $(call child_libs,libevent)
@@ -91,27 +93,30 @@ OBJ		 = $(BUILD)/obj
 # the HTTP/1.1 parser, in libcommon, and linked alone by the fuzz targets
 HTTP_SRCS	 = http.c http_chunked.c http_head.c http_ser.c
 COMMON_SRCS	 = $(addprefix common/, \
-		   argv.c budget.c cause.c cfgrecv.c child.c deps.c event.c \
-		   event_json.c gate.c hashtab.c $(HTTP_SRCS) ignore.c imsg.c log.c \
+		   argv.c budget.c cause.c cfgrecv.c child.c conf.c conf_wire.c \
+		   deps.c event.c \
+		   event_json.c gate.c hashtab.c htpasswd.c $(HTTP_SRCS) \
+		   ignore.c imsg.c log.c \
 		   merge.c privdrop.c proc.c sandbox.c spawnexec.c timer.c \
-		   units.c util.c workload.c workload_check.c \
+		   trust.c units.c users.c util.c workload.c workload_check.c \
 		   workload_fields.c workload_json.c workload_pack.c \
 		   workload_wire.c)
-# the configuration's parser: orchd/parse.y and what its actions call,
-# linked by the unit tests and the fuzz target without the parent
-PARSE_SRCS	 = $(addprefix orchd/, \
-		   hostcheck.c htpasswd.c parse_acme.c parse_check.c \
+# the configuration's parser: confd/parse.y and what its actions call,
+# linked by the unit tests and the fuzz target without confd's main()
+PARSE_SRCS	 = $(addprefix confd/, \
+		   hostcheck.c parse_acme.c parse_check.c \
 		   parse_conf.c parse_gate.c parse_input.c parse_listen.c \
-		   parse_set.c)
-ORCHD_SRCS	 = $(PARSE_SRCS) $(addprefix orchd/, \
-		   acme_relay.c alogq.c apidef.c apikey.c cgroup.c config.c control.c \
-		   depends.c \
+		   parse_set.c printconf.c)
+CONFD_SRCS	 = $(PARSE_SRCS) $(addprefix confd/, \
+		   confd.c send.c)
+ORCHD_SRCS	 = $(addprefix orchd/, \
+		   acme_relay.c alogq.c apidef.c apikey.c cgroup.c config.c \
+		   confread.c control.c depends.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
 		   instances.c orchd.c owner.c parent_api.c policy.c \
-		   policy_net.c printconf.c regauth.c reload.c request.c \
+		   policy_net.c regauth.c reload.c request.c \
 		   sockact.c sockdiag.c spawn.c spawner.c statedir.c swarmcreds.c \
-		   trust.c \
-		   usecheck.c users.c voldir.c)
+		   usecheck.c voldir.c)
 SPAWNER_SRCS	 = $(addprefix spawnerd/, \
 		   check.c exec.c spawnerd.c)
 STORE_SRCS	 = $(addprefix stored/, \
@@ -148,10 +153,12 @@ ORCHCTL_SRCS	 = $(addprefix orchctl/, \
 
 # a file in a program's folder that no list names would be left out of
 # the link without a word, or linked only by a unit test
-UNLISTED	:= $(filter-out $(COMMON_SRCS) $(ORCHD_SRCS) $(SPAWNER_SRCS) \
+UNLISTED	:= $(filter-out $(COMMON_SRCS) $(ORCHD_SRCS) $(CONFD_SRCS) \
+		    $(SPAWNER_SRCS) \
 		    $(STORE_SRCS) $(GATEWAY_SRCS) $(REAPER_SRCS) \
 		    $(RUNTIME_SRCS) $(ACME_SRCS) $(ORCHCTL_SRCS),$(wildcard \
-		    common/*.c orchd/*.c spawnerd/*.c stored/*.c gatewayd/*.c \
+		    common/*.c orchd/*.c confd/*.c spawnerd/*.c stored/*.c \
+		    gatewayd/*.c \
 		    reaperd/*.c runtimed/*.c acmed/*.c orchctl/*.c))
 ifneq ($(UNLISTED),)
 $(error $(UNLISTED): in no program's source list (Makefile))
@@ -160,9 +167,10 @@ endif
 objs		 = $(patsubst %.c,$(OBJ)/%.o,$(1))
 
 COMMON_OBJS	 = $(call objs,$(COMMON_SRCS))
-ORCHD_OBJS	 = $(call objs,$(ORCHD_SRCS)) $(OBJ)/orchd/parse.o
+ORCHD_OBJS	 = $(call objs,$(ORCHD_SRCS))
+CONFD_OBJS	 = $(call objs,$(CONFD_SRCS)) $(OBJ)/confd/parse.o
 SPAWNER_OBJS	 = $(call objs,$(SPAWNER_SRCS))
-PARSE_OBJS	 = $(OBJ)/orchd/parse.o $(call objs,$(PARSE_SRCS))
+PARSE_OBJS	 = $(OBJ)/confd/parse.o $(call objs,$(PARSE_SRCS))
 STORE_OBJS	 = $(call objs,$(STORE_SRCS))
 GATEWAY_OBJS	 = $(call objs,$(GATEWAY_SRCS)) $(OBJ)/gatewayd/ui_assets.o
 REAPER_OBJS	 = $(call objs,$(REAPER_SRCS))
@@ -171,7 +179,8 @@ ACME_OBJS	 = $(call objs,$(ACME_SRCS))
 ORCHCTL_OBJS	 = $(call objs,$(ORCHCTL_SRCS))
 LIBCOMMON	 = $(BUILD)/libcommon.a
 
-PROGS		 = $(BUILD)/orchd $(BUILD)/spawnerd $(BUILD)/stored \
+PROGS		 = $(BUILD)/orchd $(BUILD)/confd $(BUILD)/spawnerd \
+		   $(BUILD)/stored \
 		   $(BUILD)/gatewayd $(BUILD)/reaperd $(BUILD)/runtimed \
 		   $(BUILD)/acmed $(BUILD)/orchctl
 
@@ -180,7 +189,7 @@ PROGS		 = $(BUILD)/orchd $(BUILD)/spawnerd $(BUILD)/stored \
 # its main()).
 UNIT_SRCS	:= $(wildcard regress/unit/test_*.c)
 UNIT_TESTS	:= $(patsubst regress/unit/%.c,$(BUILD)/regress/%,$(UNIT_SRCS))
-TEST_parse_OBJS	 = $(PARSE_OBJS) $(OBJ)/orchd/trust.o
+TEST_parse_OBJS	 = $(PARSE_OBJS)
 -include regress/unit/tests.mk
 
 MANS		 = man/orchd.8 man/orchd.conf.5 man/orchctl.8 man/orchd-api.7 \
@@ -197,12 +206,12 @@ $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(OBJ)/orchd/parse.c: orchd/parse.y
+$(OBJ)/confd/parse.c: confd/parse.y
 	@mkdir -p $(dir $@)
 	$(YACC) -o $@ $<
 
-$(OBJ)/orchd/parse.o: $(OBJ)/orchd/parse.c
-	$(CC) $(ALL_CFLAGS) -Iorchd -Wno-missing-prototypes \
+$(OBJ)/confd/parse.o: $(OBJ)/confd/parse.c
+	$(CC) $(ALL_CFLAGS) -Iconfd -Wno-missing-prototypes \
 	    -Wno-missing-declarations -Wno-shadow -MMD -MP -c -o $@ $<
 
 # the status page's files under ui/, compiled into gatewayd (ui.c)
@@ -232,6 +241,7 @@ endef
 ORCHCTL_LIBS	 = $(PKG_LIBS)
 
 $(eval $(call link_program,orchd,ORCHD,$$(STATIC_LDFLAGS)))
+$(eval $(call link_program,confd,CONFD,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,spawnerd,SPAWNER,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,stored,STORE,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,gatewayd,GATEWAY,$$(STATIC_LDFLAGS)))
@@ -371,7 +381,7 @@ FUZZ_DIR	 = build/fuzz
 FUZZ_TARGETS	 = http chunked config imsg h2 parent_def parent_acme \
 		   clienthello htpasswd
 FUZZ_CFLAGS	 = -g -O1 -fsanitize=fuzzer,address,undefined \
-		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Iorchd \
+		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Iorchd -Iconfd \
 		   $(PKG_CFLAGS)
 FUZZ_SRCS_http	 = regress/fuzz/fuzz_http.c $(addprefix common/,$(HTTP_SRCS))
 FUZZ_SRCS_chunked = $(FUZZ_SRCS_http)
@@ -380,15 +390,17 @@ FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
 		   $(PARSE_SRCS) common/hashtab.c \
 		   common/units.c common/workload.c common/workload_json.c \
 		   common/workload_check.c common/workload_fields.c \
-		   common/log.c orchd/trust.c common/ignore.c common/deps.c \
-		   common/argv.c common/util.c common/budget.c
+		   common/log.c common/trust.c common/ignore.c common/deps.c \
+		   common/argv.c common/util.c common/budget.c common/conf.c \
+		   common/htpasswd.c common/gate.c common/users.c \
+		   common/workload_wire.c common/workload_pack.c
 FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c
 FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c \
 		   $(addprefix common/,$(HTTP_SRCS)) \
 		   gatewayd/bufio.c
 FUZZ_LIBS_h2	 = -lnghttp2
 FUZZ_SRCS_parent_def = regress/fuzz/fuzz_parent_def.c orchd/apidef.c \
-		   orchd/policy.c orchd/policy_net.c orchd/trust.c \
+		   orchd/policy.c orchd/policy_net.c common/trust.c \
 		   common/workload.c common/workload_check.c \
 		   common/workload_fields.c common/workload_wire.c \
 		   common/ignore.c common/units.c common/log.c common/util.c \
@@ -397,18 +409,18 @@ FUZZ_SRCS_clienthello = regress/fuzz/fuzz_clienthello.c gatewayd/clienthello.c
 # the parent's checks of acmed's messages, the rest of it stubbed
 FUZZ_SRCS_parent_acme = regress/fuzz/fuzz_parent_acme.c orchd/acme_relay.c \
 		   common/log.c
-FUZZ_SRCS_htpasswd = regress/fuzz/fuzz_htpasswd.c orchd/htpasswd.c \
+FUZZ_SRCS_htpasswd = regress/fuzz/fuzz_htpasswd.c common/htpasswd.c \
 		   common/gate.c common/ignore.c common/workload.c \
 		   common/workload_fields.c common/workload_check.c \
 		   common/units.c common/log.c common/util.c common/deps.c \
 		   common/hashtab.c common/argv.c
 FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 
-$(FUZZ_DIR)/parse.c: orchd/parse.y
+$(FUZZ_DIR)/parse.c: confd/parse.y
 	@mkdir -p $(dir $@)
 	$(YACC) -o $@ $<
 
-$(FUZZ_DIR)/fuzz_%: $$(FUZZ_SRCS_$$*) $(wildcard common/*.h) orchd/conf.h \
+$(FUZZ_DIR)/fuzz_%: $$(FUZZ_SRCS_$$*) $(wildcard common/*.h) \
 		   gatewayd/gateway.h gatewayd/h2.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_DEFS_$*) -Wno-unused-function \

@@ -26,6 +26,7 @@ static int	 log_journal;		/* stderr is the journal's stream */
 static int	 log_verbose;
 static const char *log_procname;
 static void	(*log_capture_fn)(int, const char *);
+static int	 log_forward_only;	/* captured lines go nowhere else */
 
 /*
  * JOURNAL_STREAM is "device:inode" of the stream systemd connected to
@@ -89,6 +90,15 @@ void
 log_capture(void (*fn)(int, const char *))
 {
 	log_capture_fn = fn;
+	log_forward_only = 0;
+}
+
+/* as log_capture, but the lines are fn's alone: confd's to the parent */
+void
+log_forward(void (*fn)(int, const char *))
+{
+	log_capture_fn = fn;
+	log_forward_only = fn != NULL;
 }
 
 void
@@ -110,7 +120,9 @@ vlog(int pri, const char *fmt, va_list ap)
 	(void)vsnprintf(line, sizeof(line), fmt, ap);
 	if (log_capture_fn != NULL)
 		log_capture_fn(pri, line);
-	if (log_debug_stderr) {
+	if (log_forward_only)
+		;
+	else if (log_debug_stderr) {
 		/* one write a line: the children share this stderr */
 		if (log_journal)
 			snprintf(pfx, sizeof(pfx), "<%d>", LOG_PRI(pri));

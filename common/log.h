@@ -15,6 +15,7 @@ void	log_procinit(const char *);
 void	log_setverbose(int);
 /* tests: every formatted line also goes to fn (NULL to stop) */
 void	log_capture(void (*)(int, const char *));
+void	log_forward(void (*)(int, const char *));
 int	log_getverbose(void);
 int	log_getstderr(void);		/* lines go to stderr? */
 void	log_warn(const char *, ...)

@@ -18,7 +18,7 @@
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	3
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	13
+#define ORCHD_IMSG_VERSION	14
 
 /* IMSG_CFG_APIKEY's peerid: which key it carries */
 #define APIKEY_API	0		/* the API's, full rights */
@@ -247,6 +247,8 @@ enum imsg_type {
 					   channel */
 	IMSG_SP_READY,			/* spawner -> parent, on the event
 					   channel: uint32 version */
+	IMSG_SP_CONFD,			/* parent -> spawner: the socket of a
+					   confd to start (a reload) */
 
 	/* configuration, parent -> children, as one transaction */
 	IMSG_CFG_RESET = 300,		/* a new generation starts */
@@ -492,9 +494,36 @@ enum imsg_type {
 	IMSG_CFG_HTFILE = 1400,		/* parent -> gateways: struct
 					   cfg_htfile, a file, then its
 					   users */
-	IMSG_CFG_HTUSER			/* parent -> gateways: struct
+	IMSG_CFG_HTUSER,		/* parent -> gateways: struct
 					   cfg_htuser, a user of the last
 					   file */
+
+	/*
+	 * parent <-> confd (confd/), on the socket of one reading of
+	 * orchd.conf: the parent asks (MACRO..., READ); confd answers with
+	 * its LOG lines, the pieces of the configuration and END.
+	 */
+	IMSG_CONF_MACRO = 1500,		/* parent -> confd: struct
+					   conf_macro, a -D */
+	IMSG_CONF_READ,			/* parent -> confd: struct conf_read */
+	IMSG_CONF_LOG,			/* confd -> parent: struct conf_log */
+	IMSG_CONF_SET,			/* confd -> parent: struct conf_set
+					   and its bytes, a global setting
+					   (common/conf_wire.c) */
+	IMSG_CONF_LISTENER,		/* confd -> parent: struct
+					   conf_listener */
+	IMSG_CONF_KEYPAIR,		/* confd -> parent: struct
+					   conf_keypair */
+	IMSG_CONF_WORKLOAD,		/* confd -> parent: a workload,
+					   packed (workload_wire) */
+	IMSG_CONF_IGNORE,		/* confd -> parent: struct cfg_ignore */
+	IMSG_CONF_HTFILE,		/* confd -> parent: struct cfg_htfile */
+	IMSG_CONF_HTUSER,		/* confd -> parent: struct cfg_htuser */
+	IMSG_CONF_ACME,			/* confd -> parent: struct conf_acme */
+	IMSG_CONF_ACME_CA,		/* confd -> parent: the acme block's
+					   CA file, as read */
+	IMSG_CONF_END			/* confd -> parent: int32_t, the
+					   errors it found */
 };
 
 /* why a workload changed state */
@@ -1341,6 +1370,79 @@ struct cfg_htfile {
 struct cfg_htuser {
 	char			 user[HTPASSWD_USER_MAX];
 	char			 hash[HTPASSWD_HASH_MAX];
+};
+
+/*
+ * orchd.conf read by confd (confd/), sent to the parent piece by piece:
+ * every global setting as a struct conf_set with its bytes, a row of
+ * common/conf_wire.c's table; each listener, keypair, workload, ignore
+ * rule, password file and the acme block as its own message.  The
+ * parent checks each against the table and its rules, as it would a
+ * child's: it takes none of it on trust.
+ */
+#define CONF_FD			3	/* confd's socket to the parent */
+#define CONF_MSG_MAX		(512 * 1024) /* a message, header included:
+					   a workload's 256 KiB fit */
+#define CONF_LOG_MAX		1024	/* a line, NUL included */
+#define CONF_MACRO_MAX		8448	/* -D NAME=VALUE, NUL included */
+#define CONF_STRING_MAX		4096	/* a setting's string, NUL included */
+
+struct conf_macro {
+	char			 def[CONF_MACRO_MAX];
+};
+struct conf_read {
+	char			 file[CONF_STRING_MAX];
+	int32_t			 host_checks;	/* PARSE_HOST_* */
+	int32_t			 verbose;	/* -v: macros never used */
+	int32_t			 print;		/* orchd -nv: print it */
+	int32_t			 key_env;	/* the key is ORCHD_KEY's: said
+						   when printed */
+	int64_t			 idle_timeout;	/* ORCHD_IDLE_TIMEOUT's, which
+						   replaces the file's; -1:
+						   none */
+};
+struct conf_log {
+	int32_t			 pri;		/* LOG_* */
+	char			 line[CONF_LOG_MAX];
+};
+struct conf_set {
+	uint32_t		 field;		/* its row in conf_fields[] */
+	uint32_t		 len;		/* bytes after this header */
+	int64_t			 num;		/* a number's value */
+};
+struct conf_listener {
+	char			 name[ORCHD_HOST_MAX];
+	struct sockaddr_storage	 ss;
+	uint32_t		 sslen;
+	int32_t			 api;		/* LISTENER_API, _STATUS, 0 */
+	int32_t			 tls;
+	int32_t			 http2;		/* LISTENER_H2_* */
+	int32_t			 acme;
+	int32_t			 redirect;
+	int32_t			 redirect_port;
+	int32_t			 hsts;
+	int32_t			 hsts_sub;
+	int32_t			 pad;
+	int64_t			 hsts_age;
+	char			 tls_cert[CONF_STRING_MAX]; /* "": none */
+	char			 tls_key[CONF_STRING_MAX];
+	char			 workload[ORCHD_NAME_MAX]; /* "": HTTP */
+};
+struct conf_keypair {
+	char			 host[ORCHD_HOST_MAX];
+	char			 cert[CONF_STRING_MAX];
+	char			 key[CONF_STRING_MAX];
+};
+struct conf_acme {
+	char			 directory[ACME_URL_MAX];
+	char			 contact[ACME_CONTACT_MAX]; /* "": none */
+	char			 ca_file[CONF_STRING_MAX];  /* "": none */
+	char			 eab_kid[ACME_EAB_MAX];
+	char			 eab_hmac_file[CONF_STRING_MAX];
+	char			 eab_hmac[ACME_EAB_MAX];
+	int64_t			 per_hour;	/* -1: not set */
+	int32_t			 per_hour_set;
+	int32_t			 pad;
 };
 
 #endif /* ORCHD_MSG_H */

@@ -16,6 +16,7 @@
 #include <grp.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sched.h>
@@ -52,9 +53,13 @@ privdrop_capbset(void)
 	}
 }
 
-/* setresuid away from 0 clears the capabilities: make sure it did */
+/*
+ * setresuid away from 0 clears the capabilities: make sure it did, all
+ * but the one kept (keep, a CAP_* bit of the first word; 0: none), which
+ * PR_SET_KEEPCAPS left permitted and is made effective here.
+ */
 static void
-privdrop_nocaps(void)
+privdrop_caps(uint32_t keep)
 {
 	struct __user_cap_header_struct	 hdr;
 	struct __user_cap_data_struct	 data[_LINUX_CAPABILITY_U32S_3];
@@ -62,10 +67,19 @@ privdrop_nocaps(void)
 
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	if (keep != 0) {
+		memset(data, 0, sizeof(data));
+		data[0].effective = data[0].permitted = keep;
+		if (syscall(SYS_capset, &hdr, data) == -1)
+			fatal("capset");
+		if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) == -1)
+			fatal("prctl PR_SET_KEEPCAPS");
+	}
 	if (syscall(SYS_capget, &hdr, data) == -1)
 		fatal("capget");
 	for (i = 0; i < nitems(data); i++)
-		if (data[i].effective != 0 || data[i].permitted != 0 ||
+		if (data[i].effective != (i == 0 ? keep : 0) ||
+		    data[i].permitted != (i == 0 ? keep : 0) ||
 		    data[i].inheritable != 0)
 			fatalx("capabilities left after dropping privileges");
 }
@@ -264,6 +278,10 @@ privdrop(uid_t uid, gid_t gid, const char *root, int flags)
 			fatal("chdir /");
 	}
 	privdrop_capbset();
+	/* what PRIVDROP_READALL keeps must survive setresuid */
+	if ((flags & PRIVDROP_READALL) &&
+	    prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) == -1)
+		fatal("prctl PR_SET_KEEPCAPS");
 	if (setgroups(1, privdrop_gid != (gid_t)-1 ? &privdrop_gid : &gid)
 	    == -1 ||
 	    setresgid(gid, gid, gid) == -1 ||
@@ -279,7 +297,12 @@ privdrop(uid_t uid, gid_t gid, const char *root, int flags)
 	if (uid != 0 && setuid(0) != -1)
 		fatalx("could regain root after dropping privileges");
 	if (uid != 0)
-		privdrop_nocaps();
+		privdrop_caps((flags & PRIVDROP_READALL) ?
+		    1U << CAP_DAC_READ_SEARCH : 0);
+	/* a process of the same uid (a daemon) may not trace this one */
+	if ((flags & PRIVDROP_READALL) &&
+	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
+		fatal("prctl PR_SET_DUMPABLE");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
 		fatal("prctl PR_SET_NO_NEW_PRIVS");
 	/* setresuid cleared it */

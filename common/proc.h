@@ -252,6 +252,8 @@ const struct cfg_generation *cfg_current(void);
 /* privilege drop (common/privdrop.c) */
 #define PRIVDROP_NONET	0x01		/* an empty network namespace */
 #define PRIVDROP_SOCKDIR 0x02		/* root: -f's directory, read-only */
+#define PRIVDROP_READALL 0x04		/* keep CAP_DAC_READ_SEARCH alone:
+					   confd reads root's files */
 void		 privdrop(uid_t, gid_t, const char *, int);
 void		 privdrop_group(gid_t);
 void		 privdrop_sockdir(const char *);

@@ -73,3 +73,24 @@ keycheck_exec(int fd, char *const argv[])
 	execv(argv[0], argv);
 	keycheck_exec_failed(argv[0], errno);
 }
+
+/*
+ * In confd's child, before exec: its socket on CONF_FD alone, and no
+ * environment (ORCHD_KEY is no business of confd's).  A failed exec is
+ * the end of the socket without IMSG_CONF_END: the parent says so.
+ */
+__dead void
+confd_exec(int fd, char *const argv[])
+{
+	char	*const envp[] = { NULL };
+
+	if (fd == CONF_FD) {
+		if (fcntl(fd, F_SETFD, 0) == -1)
+			_exit(127);
+	} else if (dup2(fd, CONF_FD) == -1)
+		_exit(127);
+	closefrom(CONF_FD + 1);
+	signal(SIGPIPE, SIG_DFL);
+	execve(argv[0], argv, envp);
+	_exit(127);
+}

@@ -8,6 +8,7 @@
 #define ORCHD_UTIL_H
 
 #include <sys/types.h>
+#include <sys/socket.h>
 
 #include <stddef.h>
 
@@ -21,5 +22,10 @@ void		 heap_trim(void);
 int		 instance_name_ok(const char *);
 int		 instance_name_default(char *, size_t);
 int		 privdrop_ids(const char *, uid_t *, gid_t *);
+
+/* a numeric address, "localhost" or "*", and a port */
+struct sockaddr_storage;
+int		 address_parse(const char *, int, struct sockaddr_storage *,
+		    socklen_t *);
 
 #endif /* ORCHD_UTIL_H */

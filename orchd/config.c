@@ -41,33 +41,27 @@ static int	config_tls_load(struct orchd_conf *);
 static void	config_pack(struct orchd_conf *);
 
 /*
- * parse_config() plus what the environment overrides: ORCHD_IDLE_TIMEOUT
- * replaces the global idle timeout, 0 turning the reaper off.  What this
- * host lacks (a workload's user, program, directory) is an error or a
- * warning as host_checks says (PARSE_HOST_*).
+ * The file as confd reads it (confread.c), with what the environment
+ * overrides: ORCHD_IDLE_TIMEOUT replaces the global idle timeout, 0
+ * turning the reaper off (confd applies it, so that -nv prints it).  What this host lacks (a workload's user,
+ * program, directory) is an error or a warning as host_checks says
+ * (PARSE_HOST_*).  print: orchd -nv, confd prints what it read.
  */
 struct orchd_conf *
-config_load(const char *file, int host_checks)
+config_load(const char *file, int host_checks, int print)
 {
 	struct orchd_conf	*conf;
 	const char		*env, *errstr;
 	int64_t			 secs;
 
-	/* users are checked by uid too: never root's, nor the daemons' */
-	parse_user_lookup = users_lookup;
-	parse_host_checks = host_checks;
-	if ((conf = parse_config(file, log_getverbose())) == NULL)
+	secs = -1;
+	if ((env = getenv("ORCHD_IDLE_TIMEOUT")) != NULL &&
+	    parse_duration(env, &secs, &errstr) == -1) {
+		log_warnx("ORCHD_IDLE_TIMEOUT=%s: %s", env, errstr);
 		return (NULL);
-	if ((env = getenv("ORCHD_IDLE_TIMEOUT")) != NULL) {
-		if (parse_duration(env, &secs, &errstr) == -1) {
-			log_warnx("ORCHD_IDLE_TIMEOUT=%s: %s", env, errstr);
-			free_config(conf);
-			return (NULL);
-		}
-		conf->idle_timeout = secs;
-		/* 0 turns the reaper off, workloads' own timeouts too */
-		conf->reaper_off = (secs == 0);
 	}
+	if ((conf = confread(file, host_checks, print, secs)) == NULL)
+		return (NULL);
 	if (config_tls_load(conf) == -1) {
 		free_config(conf);
 		return (NULL);

@@ -115,7 +115,7 @@ keycheck_start(struct keycheck *kc, struct orchd_conf *conf)
 	 */
 	if (spawner_running()) {
 		kc->spawner = 1;
-		if ((kc->pid = spawner_keycheck(sp[1])) == -1) {
+		if ((kc->pid = spawner_helper(IMSG_SP_KEYCHECK, sp[1])) == -1) {
 			log_warn("%s: spawner", __func__);
 			close(sp[0]);
 			return (-1);
@@ -248,10 +248,10 @@ keycheck_read(struct keycheck *kc, uint8_t *buf, size_t size)
 static int
 keycheck_wait_spawner(struct keycheck *kc, int *status)
 {
-	if (spawner_keycheck_wait(kc->pid, left_ms(kc), status) == 0)
+	if (spawner_helper_wait(kc->pid, left_ms(kc), status) == 0)
 		return (0);
 	spawner_kill(kc->pid, SIGKILL);
-	if (spawner_keycheck_wait(kc->pid, -1, status) == -1)
+	if (spawner_helper_wait(kc->pid, -1, status) == -1)
 		*status = SIGKILL;	/* the spawner is lost */
 	return (-1);
 }

@@ -359,7 +359,7 @@ args_add(struct proc_args *a, const char *fmt, ...)
 	a->argv[++a->argc] = NULL;
 }
 
-/* the keypair check's program, user (-u, as for all) and chroot */
+/* the keypair check's program, user (-u, as for all) and chroot; confd */
 static void
 spawner_args(struct orchd *env, struct proc_args *a, int instance)
 {
@@ -369,6 +369,9 @@ spawner_args(struct orchd *env, struct proc_args *a, int instance)
 	args_add(a, "-c");
 	args_add(a, "%s", env->conf->chroot);
 	args_add(a, "-f");
+	args_add(a, "%s", path);
+	helper_path(env, "confd", path, sizeof(path));
+	args_add(a, "-C");
 	args_add(a, "%s", path);
 }
 
@@ -597,7 +600,8 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	log_info("reloading configuration from %s", env->conffile);
 	reload_begin(conn);
 	reload_capture_start();
-	if ((nconf = config_load(env->conffile, PARSE_HOST_ERROR)) == NULL) {
+	if ((nconf = config_load(env->conffile, PARSE_HOST_ERROR, 0)) ==
+	    NULL) {
 		reload_flush(1);
 		log_warnx("configuration file %s has errors, not reloading",
 		    env->conffile);
@@ -903,7 +907,7 @@ main(int argc, char *argv[])
 			env.debug = 1;
 			break;
 		case 'D':
-			if (cmdline_symset(optarg) < 0)
+			if (confread_macro(optarg) < 0)
 				fatalx("could not parse macro definition %s",
 				    optarg);
 			break;
@@ -935,13 +939,11 @@ main(int argc, char *argv[])
 		fatal("readlink /proc/self/exe");
 	env.self[n] = '\0';
 	/* -n fails on what the host lacks; a start only warns */
+	/* -nv: what was read, as bgpd -nv prints it */
 	if ((env.conf = config_load(conffile, noaction ? PARSE_HOST_ERROR :
-	    PARSE_HOST_WARN)) == NULL)
+	    PARSE_HOST_WARN, noaction && env.verbose > 0)) == NULL)
 		exit(1);
 	if (noaction) {
-		/* -nv: what was read, as bgpd -nv prints it */
-		if (env.verbose > 0 && print_config(stdout, env.conf) == -1)
-			exit(1);
 		fprintf(stderr, "configuration OK\n");
 		exit(0);
 	}
@@ -989,6 +991,8 @@ main(int argc, char *argv[])
 		fatalx("parent's table: %s", err);
 	if (spawner_table_check(err, sizeof(err)) == -1)
 		fatalx("spawner's table: %s", err);
+	if (confread_table_check(err, sizeof(err)) == -1)
+		fatalx("confd's table: %s", err);
 	env.ps.handlers = parent_handlers;
 	env.ps.nhandlers = nitems(parent_handlers);
 	env.ps.started = monotime();

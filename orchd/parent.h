@@ -18,6 +18,7 @@
 #include "proc.h"
 #include "workload.h"
 #include "conf.h"
+#include "users.h"
 
 /* a child process of ours: one of the daemons, not a workload */
 struct child {
@@ -84,13 +85,17 @@ __dead void	 parent_lost(struct orchd *);
 void		 helper_path(struct orchd *, const char *, char *, size_t);
 
 /* config.c */
-struct orchd_conf *config_load(const char *, int);
+struct orchd_conf *config_load(const char *, int, int);
+
+/* confread.c: orchd.conf, read by confd */
+struct orchd_conf *confread(const char *, int, int, int64_t);
+int		 confread_macro(const char *);
+int		 confread_table_check(char *, size_t);
 void		 config_send(struct orchd *);
 void		 config_recv_done(struct imsgev *, struct imsg *);
 void		 config_status(struct orchd *, int);
 
 /* printconf.c */
-int		 print_config(FILE *, const struct orchd_conf *);
 
 /* notify.c: systemd's NOTIFY_SOCKET */
 void		 notify_init(void);
@@ -218,8 +223,8 @@ int		 spawner_reaped(pid_t, int);
 int		 spawner_exec(const struct sp_exec *, char *const [],
 		    char *const [], const char *, int *, int,
 		    struct sp_started *);
-pid_t		 spawner_keycheck(int);
-int		 spawner_keycheck_wait(pid_t, int, int *);
+pid_t		 spawner_helper(uint32_t, int);
+int		 spawner_helper_wait(pid_t, int, int *);
 void		 spawner_kill(pid_t, int);
 int		 spawner_drain(int);
 
@@ -338,20 +343,19 @@ void		 swarmcreds_send(struct orchd *);
 /* usecheck.c: checked where used, before each container create and start */
 void		 usecheck_request(struct imsgev *, struct imsg *);
 
+/* voldir.c: volumes at the moment of use */
+int		 voldir_make(const char *, const char *, const char *,
+		    const char *, uid_t, uid_t, char *, size_t);
+int		 hostpath_at_use(const char *, const struct orchd_conf *,
+		    char *, size_t);
+
+/* policy_net.c: where an API workload may point */
+int		 policy_api_net(const struct orchd_conf *,
+		    const struct workload_conf *, char *, size_t);
+
 /* policy.c: what a workload may be, and what the API may create */
 int		 policy_check(const struct orchd_conf *,
 		    const struct workload_conf *, char *, size_t);
 int		 policy_api_open(const struct orchd_conf *, char *, size_t);
-
-/* users.c: the name service, or /etc/passwd and /etc/group if static */
-struct passwd;
-struct group;
-struct passwd	*users_getpwnam(const char *);
-struct passwd	*users_getpwuid(uid_t);
-struct group	*users_getgrnam(const char *);
-struct group	*users_getgrgid(gid_t);
-int		 users_lookup(const char *, uid_t *, gid_t *);
-int		 users_getgrouplist(const char *, gid_t, gid_t *, int *);
-void		 users_preload(void);
 
 #endif /* ORCHD_PARENT_H */

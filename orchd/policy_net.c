@@ -32,6 +32,7 @@
 
 #include "conf.h"
 #include "ignore.h"
+#include "parent.h"
 #include "msg.h"
 #include "workload.h"
 

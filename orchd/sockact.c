@@ -39,7 +39,7 @@
 #include "log.h"
 #include "msg.h"
 #include "parent.h"
-#include "parser.h"
+#include "util.h"
 #include "workload.h"
 
 #define SOCKACT_BACKLOG	511

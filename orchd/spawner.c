@@ -306,15 +306,16 @@ spawner_exec(const struct sp_exec *hdr, char *const argv[],
 }
 
 /*
- * The keypair check, on socket fd, which is closed: the spawner runs the
- * program, as the user and in the chroot, it was given at its start.
+ * A helper (IMSG_SP_KEYCHECK, IMSG_SP_CONFD), on socket fd, which is
+ * closed: the spawner runs the program, as the user and in the chroot,
+ * it was given at its start.
  */
 pid_t
-spawner_keycheck(int fd)
+spawner_helper(uint32_t type, int fd)
 {
 	struct sp_started	 st;
 
-	if (spawner_send(IMSG_SP_KEYCHECK, fd, NULL, 0) == -1 ||
+	if (spawner_send(type, fd, NULL, 0) == -1 ||
 	    spawner_answer(IMSG_SP_STARTED, &st, sizeof(st), -1) == -1)
 		return (-1);
 	if (st.pid <= 0) {
@@ -324,9 +325,9 @@ spawner_keycheck(int fd)
 	return (st.pid);
 }
 
-/* the keypair check's exit, within ms (-1: no bound); -1 on time out */
+/* a helper's exit, within ms (-1: no bound); -1 on time out */
 int
-spawner_keycheck_wait(pid_t pid, int ms, int *status)
+spawner_helper_wait(pid_t pid, int ms, int *status)
 {
 	struct sp_exit	 ex;
 

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "parent.h"
 #include "units.h"
 #include "workload.h"
 

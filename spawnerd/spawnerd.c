@@ -16,12 +16,13 @@
  *	LISTEN_PID, the pid it then has;
  *	fork and exec the TLS keypair check, gatewayd -n, on the socket
  *	it is given, with the program, user and chroot it was started
- *	with (not ones a request names);
+ *	with (not ones a request names), and likewise confd, which reads
+ *	orchd.conf at a reload;
  *	signal what it started, while it has not reaped it;
  *	reap what it started and report each exit.
  *
  * Its request channel, on PROC_PARENT_FD, is the parent's alone: the
- * parent asks (FD, EXEC, KEYCHECK, KILL) and waits for the answer
+ * parent asks (FD, EXEC, KEYCHECK, CONFD, KILL) and waits for the answer
  * (STARTED, and a keypair check's EXITED).  On its event channel,
  * SP_EV_FD, it reports the exits of workloads, which the parent reads
  * in its event loop, and says it is ready.  Both dispatch by a table,
@@ -82,6 +83,7 @@ static struct sp_ids	 sp_ids;
 static struct {
 	const char	*root;		/* -c: the check's chroot */
 	const char	*check;		/* -f: gatewayd */
+	const char	*confd;		/* -C: confd */
 	int		 debug;		/* -d */
 	int		 verbose;	/* -v */
 } sp_opts;
@@ -90,6 +92,7 @@ static int		 sp_fds[SP_FDS], sp_nfds;
 static void	sp_recv_fd(struct imsgev *, struct imsg *);
 static void	sp_recv_exec(struct imsgev *, struct imsg *);
 static void	sp_recv_keycheck(struct imsgev *, struct imsg *);
+static void	sp_recv_confd(struct imsgev *, struct imsg *);
 static void	sp_recv_kill(struct imsgev *, struct imsg *);
 
 PROC_TABLE_BEGIN
@@ -98,6 +101,7 @@ static const struct proc_handler spawner_handlers[] = {
 	{ IMSG_SP_EXEC, PROC_ANYLEN, PROC_FROM(PROC_PARENT), sp_recv_exec,
 	    PROC_NAME(struct sp_exec) },
 	{ IMSG_SP_KEYCHECK, 0, PROC_FROM(PROC_PARENT), sp_recv_keycheck },
+	{ IMSG_SP_CONFD, 0, PROC_FROM(PROC_PARENT), sp_recv_confd },
 	{ IMSG_SP_KILL, sizeof(struct sp_kill), PROC_FROM(PROC_PARENT),
 	    sp_recv_kill },
 };
@@ -106,7 +110,8 @@ PROC_TABLE_END
 static __dead void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-dv] -u uid:gid -c root -f gatewayd\n"
+	fprintf(stderr, "usage: %s [-dv] -u uid:gid -c root -f gatewayd "
+	    "-C confd\n"
 	    "%s is started by orchd(8), not by hand.\n", getprogname(),
 	    getprogname());
 	exit(1);
@@ -198,19 +203,48 @@ sp_recv_exec(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
+ * A helper the parent asks for, on the socket it sends: the program and
+ * user are those of our start, never ones a request names.
+ */
+static void
+sp_helper(struct imsgev *iev, struct imsg *imsg, char *const argv[],
+    void (*exec)(int, char *const []))
+{
+	struct sp_started	 st;
+	sigset_t		 all, saved, none;
+	int			 fd;
+
+	if ((fd = imsg_get_fd(imsg)) == -1)
+		fatalx("a helper without its socket");
+	memset(&st, 0, sizeof(st));
+	sigfillset(&all);
+	(void)sigprocmask(SIG_BLOCK, &all, &saved);
+	if ((st.pid = fork()) == 0) {
+		sigemptyset(&none);
+		proc_signals_default(&none);
+		exec(fd, argv);
+	}
+	if (st.pid == -1) {
+		st.pid = 0;
+		st.step = SP_STEP_EXEC;
+		st.err = errno;
+	} else
+		sp_track(st.pid, 1);
+	(void)sigprocmask(SIG_SETMASK, &saved, NULL);
+	close(fd);
+	sp_answer(iev, IMSG_SP_STARTED, &st, sizeof(st));
+}
+
+/*
  * The keypair check: gatewayd -n, as the daemons' user in their chroot,
  * all three given at our start; its socket on TLS_CHECK_FD.
  */
 static void
 sp_recv_keycheck(struct imsgev *iev, struct imsg *imsg)
 {
-	struct sp_started	 st;
-	char			*argv[9], ids[32];
-	sigset_t		 all, saved, none;
-	int			 fd, argc = 0;
+	char	*argv[9], ids[32];
+	int	 argc = 0;
 
-	if ((fd = imsg_get_fd(imsg)) == -1)
-		fatalx("KEYCHECK without its socket");
 	(void)snprintf(ids, sizeof(ids), "%u:%u", (unsigned int)sp_ids.uid,
 	    (unsigned int)sp_ids.gid);
 	argv[argc++] = (char *)sp_opts.check;
@@ -222,23 +256,27 @@ sp_recv_keycheck(struct imsgev *iev, struct imsg *imsg)
 	if (sp_opts.debug)
 		argv[argc++] = "-d";
 	argv[argc] = NULL;
-	memset(&st, 0, sizeof(st));
-	sigfillset(&all);
-	(void)sigprocmask(SIG_BLOCK, &all, &saved);
-	if ((st.pid = fork()) == 0) {
-		sigemptyset(&none);
-		proc_signals_default(&none);
-		keycheck_exec(fd, argv);
-	}
-	if (st.pid == -1) {
-		st.pid = 0;
-		st.step = SP_STEP_EXEC;
-		st.err = errno;
-	} else
-		sp_track(st.pid, 1);
-	(void)sigprocmask(SIG_SETMASK, &saved, NULL);
-	close(fd);
-	sp_answer(iev, IMSG_SP_STARTED, &st, sizeof(st));
+	sp_helper(iev, imsg, argv, keycheck_exec);
+}
+
+/* a reload's reading of orchd.conf: confd, as the daemons' user */
+static void
+sp_recv_confd(struct imsgev *iev, struct imsg *imsg)
+{
+	char	*argv[10], ids[32];
+	int	 argc = 0, v;
+
+	(void)snprintf(ids, sizeof(ids), "%u:%u", (unsigned int)sp_ids.uid,
+	    (unsigned int)sp_ids.gid);
+	argv[argc++] = (char *)sp_opts.confd;
+	argv[argc++] = "-u";
+	argv[argc++] = ids;
+	if (sp_opts.debug)
+		argv[argc++] = "-d";
+	for (v = 0; v < sp_opts.verbose && v < 3; v++)
+		argv[argc++] = "-v";
+	argv[argc] = NULL;
+	sp_helper(iev, imsg, argv, confd_exec);
 }
 
 /* a workload's group first: a shell's children go too */
@@ -321,8 +359,11 @@ sp_getopt(int argc, char *argv[])
 {
 	int	 ch, ids = 0;
 
-	while ((ch = getopt(argc, argv, "c:df:u:v")) != -1) {
+	while ((ch = getopt(argc, argv, "C:c:df:u:v")) != -1) {
 		switch (ch) {
+		case 'C':
+			sp_opts.confd = optarg;
+			break;
 		case 'c':
 			sp_opts.root = optarg;
 			break;
@@ -346,7 +387,7 @@ sp_getopt(int argc, char *argv[])
 		}
 	}
 	if (!ids || sp_opts.root == NULL || sp_opts.check == NULL ||
-	    optind != argc)
+	    sp_opts.confd == NULL || optind != argc)
 		usage();
 }
 

@@ -27,13 +27,11 @@ TEST_uicookie_OBJS = $(OBJ)/gatewayd/ui_sess.o
 # stubs)
 TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/policy_net.o \
 		   $(OBJ)/orchd/parent_api.o $(OBJ)/orchd/apidef.o \
-		   $(OBJ)/orchd/depends.o $(OBJ)/orchd/trust.o \
-		   $(OBJ)/orchd/request.o $(OBJ)/orchd/htpasswd.o
+		   $(OBJ)/orchd/depends.o $(OBJ)/orchd/request.o
 # the parent's requests in flight, relaying answers to whoever asked
 TEST_reply_OBJS = $(OBJ)/orchd/request.o
 # orchd -nv: the printer, with the parser it prints for
-TEST_printconf_OBJS = $(OBJ)/orchd/printconf.o $(PARSE_OBJS) \
-		   $(OBJ)/orchd/trust.o
+TEST_printconf_OBJS = $(PARSE_OBJS)
 # "ignore" rules as the gateway matches requests against them
 TEST_filter_OBJS = $(OBJ)/gatewayd/filter.o
 # restart delays and crash-loop backoff: the arithmetic alone
@@ -47,15 +45,14 @@ TEST_admit_OBJS = $(OBJ)/runtimed/admit.o
 TEST_instance_OBJS = $(OBJ)/gatewayd/instance.o
 $(BUILD)/regress/test_instance: LDFLAGS += $(GATEWAY_LIBS)
 # the API's volume directories, made at each wake without following links
-TEST_voldir_OBJS = $(OBJ)/orchd/voldir.o $(OBJ)/orchd/trust.o
+TEST_voldir_OBJS = $(OBJ)/orchd/voldir.o
 # the kernel's list of listeners, read for the listener check
 TEST_sockdiag_OBJS = $(OBJ)/orchd/sockdiag.o
 # the spawner's own check of a request to start a workload
 TEST_spawner_OBJS = $(OBJ)/spawnerd/check.o
 # the parent's reading of a packed definition from a child
 TEST_apidef_OBJS = $(OBJ)/orchd/apidef.o $(OBJ)/orchd/policy.o \
-		   $(OBJ)/orchd/policy_net.o $(OBJ)/orchd/trust.o \
-		   $(OBJ)/orchd/htpasswd.o
+		   $(OBJ)/orchd/policy_net.o
 TEST_clienthello_OBJS = $(OBJ)/gatewayd/clienthello.o
 # ACME: acmed's JWS, CSR and certificates, and the parent's checks of
 # what acmed sends (orchd/acme_relay.c)
@@ -63,6 +60,6 @@ TEST_acme_OBJS = $(OBJ)/orchd/acme_relay.o $(OBJ)/acmed/jws.o \
 		   $(OBJ)/acmed/cert.o
 $(BUILD)/regress/test_acme: LDFLAGS += $(ACME_LIBS)
 TEST_acmehttp_OBJS = $(OBJ)/gatewayd/acme_http.o
-# the gate: the parent's htpasswd loader, the gateway's cache
-TEST_htpasswd_OBJS = $(OBJ)/orchd/htpasswd.o $(OBJ)/gatewayd/gate_cache.o
+# the gate: confd's htpasswd loader, the gateway's cache
+TEST_htpasswd_OBJS = $(OBJ)/gatewayd/gate_cache.o
 $(BUILD)/regress/test_htpasswd: LDFLAGS += -lmd

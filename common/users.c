@@ -1,5 +1,5 @@
 /*
- * Users and groups, as the parent looks them up.
+ * Users and groups, as the parent and confd look them up.
  *
  * The normal build asks the name service (nsswitch.conf).  A statically
  * linked orchd (make STATIC=1) cannot: glibc would load the name
@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "parent.h"
+#include "users.h"
 
 #ifndef ORCHD_STATIC
 

@@ -1,6 +1,7 @@
 /*
  * The password files of "auth basic" as the parent holds them
- * (orchd/htpasswd.c): read with orchd.conf, sent to the gateways.
+ * (common/htpasswd.c): read by confd with orchd.conf, sent to the
+ * gateways.
  */
 
 #ifndef ORCHD_HTPASSWD_H
@@ -17,6 +18,8 @@ struct htfile {
 	char			*path;
 	struct cfg_htuser	*users;		/* HTPASSWD_USERS_MAX */
 	size_t			 nusers;
+	size_t			 nexpected;	/* as the parent takes them
+						   (orchd/confread.c) */
 };
 TAILQ_HEAD(htfilelist, htfile);
 

@@ -218,18 +218,3 @@ acme_per_hour(struct orchd_conf *c, int64_t n)
 	c->acme->per_hour_set = 1;
 	return (0);
 }
-
-void
-acme_free(struct acme_settings *a)
-{
-	if (a == NULL)
-		return;
-	free(a->directory);
-	free(a->contact);
-	free(a->ca_file);
-	free(a->ca);
-	free(a->eab_kid);
-	free(a->eab_hmac_file);
-	explicit_bzero(a->eab_hmac, sizeof(a->eab_hmac));
-	free(a);
-}

@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "conf.h"
+#include "confd.h"
 
 #define WORD_MAX		8192	/* one token, a macro's value */
 
@@ -138,8 +139,6 @@ int		 gate_auth_header(const char *);
 int		 api_allow_auth(const char *, const char *);
 
 /* parse_listen.c */
-int		 address_parse(const char *, int, struct sockaddr_storage *,
-		    socklen_t *);
 int		 listener_overlaps(const struct listener_conf *,
 		    const struct listener_conf *);
 const char	*listener_whose(const struct listener_conf *, char *, size_t);

@@ -25,43 +25,6 @@
 #include "conf.h"
 #include "parser.h"
 
-/* numeric address, "localhost" or "*"; IPv6 may be in brackets */
-int
-address_parse(const char *name, int port, struct sockaddr_storage *ss,
-    socklen_t *sslen)
-{
-	struct sockaddr_in	*sin = (struct sockaddr_in *)ss;
-	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)ss;
-	char			 buf[INET6_ADDRSTRLEN + 2];
-	size_t			 len;
-
-	memset(ss, 0, sizeof(*ss));
-	if (strcmp(name, "localhost") == 0)
-		name = "127.0.0.1";
-	else if (strcmp(name, "*") == 0)
-		name = "0.0.0.0";
-	if (inet_pton(AF_INET, name, &sin->sin_addr) == 1) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		*sslen = sizeof(*sin);
-		return (0);
-	}
-	len = strlen(name);
-	if (len > 2 && len < sizeof(buf) && name[0] == '[' &&
-	    name[len - 1] == ']') {
-		memcpy(buf, name + 1, len - 2);
-		buf[len - 2] = '\0';
-		name = buf;
-	}
-	if (inet_pton(AF_INET6, name, &sin6->sin6_addr) == 1) {
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(port);
-		*sslen = sizeof(*sin6);
-		return (0);
-	}
-	return (-1);
-}
-
 static int
 is_wildcard(const struct sockaddr_storage *ss)
 {

@@ -1,8 +1,10 @@
 /*
- * The configuration as the parent alone holds it: what orchd/parse.y
- * makes of orchd.conf, with the file names and the secrets it reads.
- * The children never see it: what they need crosses as messages
- * (struct global_settings and the IMSG_CFG_* of common/msg.h).
+ * The configuration as the parent holds it: what confd's parser
+ * (confd/parse.y) makes of orchd.conf, sent piece by piece to the parent
+ * (common/conf_wire.c, orchd/confread.c), with the file names and the
+ * secrets the parent then reads.  The other children never see it: what
+ * they need crosses as messages (struct global_settings and the IMSG_CFG_*
+ * of common/msg.h).
  */
 
 #ifndef ORCHD_CONF_H
@@ -72,7 +74,7 @@ struct keypair_conf {
 TAILQ_HEAD(keypairlist, keypair_conf);
 
 /*
- * The "acme" block (orchd/parse_acme.c): what acmed is sent, with the
+ * The "acme" block (confd/parse_acme.c): what acmed is sent, with the
  * files read at parse time so that a wrong one is refused with its line.
  */
 #define ACME_PER_HOUR_DEFAULT	20
@@ -197,7 +199,7 @@ struct orchd_conf {
 	struct acme_settings	*acme;		/* the "acme" block, or NULL */
 };
 
-/* orchd/trust.c: host paths and root, for every workload */
+/* common/trust.c: host paths and root, for every workload */
 int		 hostpath_normalize(const char *, char *, size_t, char *,
 		    size_t);
 int		 hostpath_forbidden(const char *, const struct orchd_conf *,
@@ -207,24 +209,11 @@ int		 user_is_root(const char *);
 int		 workload_root_check(const struct workload_conf *, char *,
 		    size_t);
 
-/* orchd/voldir.c: volumes at the moment of use */
-int		 voldir_make(const char *, const char *, const char *,
-		    const char *, uid_t, uid_t, char *, size_t);
-int		 hostpath_at_use(const char *, const struct orchd_conf *,
-		    char *, size_t);
-
-/* orchd/policy_net.c: where an API workload may point */
-int		 policy_api_net(const struct orchd_conf *,
-		    const struct workload_conf *, char *, size_t);
-
-/* orchd/parse.y, parse_*.c; parse_user_lookup and parse_host_checks:
-   orchd/hostcheck.c */
-struct orchd_conf	*parse_config(const char *, int);
+/* common/conf.c */
+struct orchd_conf	*conf_new(void);
 void			 free_config(struct orchd_conf *);
 void			 acme_free(struct acme_settings *);
-int			 cmdline_symset(const char *);
-/* set by the parent, which may look users up: 0 and the ids, or -1 */
-extern int		(*parse_user_lookup)(const char *, uid_t *, gid_t *);
+
 /*
  * Checks against this host (users, programs, directories): none (the
  * default), warnings (at start) or errors (orchd -n, a reload)
@@ -232,7 +221,6 @@ extern int		(*parse_user_lookup)(const char *, uid_t *, gid_t *);
 #define PARSE_HOST_NONE		0
 #define PARSE_HOST_WARN		1
 #define PARSE_HOST_ERROR	2
-extern int		 parse_host_checks;
 /* where a process workload's bare program name is looked for */
 #define ORCHD_SPAWN_PATH	"/usr/local/sbin:/usr/local/bin:/usr/sbin:" \
 				"/usr/bin:/sbin:/bin"

@@ -1,0 +1,29 @@
+/*
+ * confd's own: its socket to the parent (confd.c), what it sends on it
+ * (send.c), and the parser and printer it runs.
+ */
+
+#ifndef ORCHD_CONFD_H
+#define ORCHD_CONFD_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf.h"
+
+#include <stdio.h>
+
+void	confd_send(uint32_t, const void *, size_t);
+void	confd_send_conf(const struct orchd_conf *);
+
+/* the parser's entry points (parse_conf.c, parse_input.c), the printer */
+struct orchd_conf	*parse_config(const char *, int);
+int			 cmdline_symset(const char *);
+int			 print_config(FILE *, const struct orchd_conf *);
+/* set by confd: 0 and the ids, or -1 */
+extern int		(*parse_user_lookup)(const char *, uid_t *, gid_t *);
+extern int		 parse_host_checks;
+
+#endif /* ORCHD_CONFD_H */
