@@ -43,20 +43,22 @@ static int	cf_instance(const void *, size_t, char *, size_t);
 static int	cf_host(const void *, size_t, char *, size_t);
 static int	cf_trusted(const void *, size_t, char *, size_t);
 
-#define NUM(n, m, lo, hi)	{ n, CF_NUM, CF(m), 0, lo, hi, NULL }
-#define INT(n, m, lo, hi)	{ n, CF_INT, CF(m), 0, lo, hi, NULL }
-#define BOOL(n, m)		{ n, CF_INT, CF(m), 0, 0, 1, NULL }
+#define NUM(n, m, lo, hi)	{ n, CF_NUM, CF(m), 0, lo, hi, 1, NULL }
+#define INT(n, m, lo, hi)	{ n, CF_INT, CF(m), 0, lo, hi, 1, NULL }
+#define BOOL(n, m)		{ n, CF_INT, CF(m), 0, 0, 1, 1, NULL }
 #define DUR(n, m)		NUM(n, m, 0, CF_DURATION_MAX)
-#define STR(n, m, c)		{ n, CF_STRING, CF(m), 0, 0, 0, c }
-#define LIST(n, m, c)		{ n, CF_STRLIST, CF(m), 0, 0, 0, c }
+#define STR(n, m, c)		{ n, CF_STRING, CF(m), 0, 0, 0, 0, c }
+/* a path orchd itself needs: the parser gives its default */
+#define PATH(n, m, c)		{ n, CF_STRING, CF(m), 0, 0, 0, 1, c }
+#define LIST(n, m, c)		{ n, CF_STRLIST, CF(m), 0, 0, 0, 0, c }
 
 const struct conf_field conf_fields[] = {
-	{ "user", CF_CHARS, CF(user), ORCHD_USER_MAX, 0, 0, cf_user },
-	STR("chroot", chroot, cf_absolute),
-	STR("database", database, NULL),
-	STR("socket", socket, NULL),
-	STR("log directory", logdir, NULL),
-	STR("docker socket", docker_socket, NULL),
+	{ "user", CF_CHARS, CF(user), ORCHD_USER_MAX, 0, 0, 1, cf_user },
+	PATH("chroot", chroot, cf_absolute),
+	PATH("database", database, NULL),
+	PATH("socket", socket, NULL),
+	PATH("log directory", logdir, NULL),
+	PATH("docker socket", docker_socket, NULL),
 	DUR("idle timeout", idle_timeout),
 	BOOL("idle timeout 0", reaper_off),
 	DUR("reaper interval", reaper_interval),
@@ -81,7 +83,7 @@ const struct conf_field conf_fields[] = {
 	NUM("prefork", gateway.prefork, 1, ORCHD_PREFORK_MAX),
 	INT("trusted proxies", gateway.ntrusted, 0, ORCHD_TRUSTED_MAX),
 	{ "trusted proxy", CF_BYTES, CF(gateway.trusted),
-	    sizeof(((struct gateway_conf *)0)->trusted), 0, 0, cf_trusted },
+	    sizeof(((struct gateway_conf *)0)->trusted), 0, 0, 1, cf_trusted },
 	NUM("http2 max streams", gateway.h2_max_streams, 1, INT32_MAX),
 	BOOL("api allow process", api_allow_process),
 	LIST("api allow image", api_allow_images, NULL),
@@ -92,12 +94,12 @@ const struct conf_field conf_fields[] = {
 	LIST("api allow address", api_allow_addresses, NULL),
 	LIST("api allow publish", api_allow_publish, NULL),
 	{ "api allow publish port", CF_BYTES, CF(api_allow_ports),
-	    sizeof(((struct orchd_conf *)0)->api_allow_ports), 0, 0, NULL },
+	    sizeof(((struct orchd_conf *)0)->api_allow_ports), 0, 0, 1, NULL },
 	LIST("api allow auth basic", api_allow_auth_basic, cf_absolute),
 	LIST("api allow auth request", api_allow_auth_request, NULL),
 	NUM("workload uids low", wl_uid_low, 1, UINT32_MAX - 1),
 	NUM("workload uids high", wl_uid_high, 1, UINT32_MAX - 1),
-	STR("workload directory", wl_dir, cf_absolute),
+	PATH("workload directory", wl_dir, cf_absolute),
 	DUR("tunnel idle timeout", tunnel_idle),
 	BOOL("server timing", server_timing),
 	INT("pull", pull, PULL_MISSING, PULL_NEVER),
@@ -115,7 +117,7 @@ const struct conf_field conf_fields[] = {
 	NUM("max concurrent wakes", max_wakes, 0, ORCHD_MAX_WAKES),
 	NUM("suspend freeze for", freeze, 0, WL_FREEZE_FOREVER),
 	NUM("memory pressure limit", pressure_limit, 0, 10000),
-	{ "instance name", CF_CHARS, CF(instance), ORCHD_INSTANCE_MAX, 0, 0,
+	{ "instance name", CF_CHARS, CF(instance), ORCHD_INSTANCE_MAX, 0, 0, 1,
 	    cf_instance },
 	STR("swarm manager", swarm_manager, NULL),
 	STR("swarm ca", swarm_ca, NULL),
@@ -283,7 +285,8 @@ conf_setting_take(struct orchd_conf *c, const void *data, size_t len,
 	case CF_INT:
 		if (s.len != 0)
 			break;
-		return (take_num(c, f, s.num, err, errlen));
+		return (take_num(c, f, s.num, err, errlen) == -1 ? -1 :
+		    (int)s.field);
 	case CF_BYTES:
 		if (s.len != f->size)
 			break;
@@ -291,12 +294,27 @@ conf_setting_take(struct orchd_conf *c, const void *data, size_t len,
 		    == -1)
 			return (-1);
 		memcpy((char *)c + f->off, bytes, s.len);
-		return (0);
+		return (s.field);
 	default:
-		return (take_string(c, f, bytes, s.len, err, errlen));
+		return (take_string(c, f, bytes, s.len, err, errlen) == -1 ?
+		    -1 : (int)s.field);
 	}
 	snprintf(err, errlen, "%s: %u bytes", f->name, s.len);
 	return (-1);
+}
+
+int
+conf_settings_missing(const uint8_t *seen, char *err, size_t errlen)
+{
+	size_t	 i;
+
+	for (i = 0; i < conf_nfields; i++)
+		if (conf_fields[i].required && !seen[i]) {
+			snprintf(err, errlen, "%s: not sent",
+			    conf_fields[i].name);
+			return (1);
+		}
+	return (0);
 }
 
 /*

@@ -30,6 +30,8 @@ struct conf_field {
 	size_t		 off;		/* in struct orchd_conf */
 	size_t		 size;		/* CF_CHARS, CF_BYTES */
 	int64_t		 min, max;	/* CF_NUM, CF_INT */
+	int		 required;	/* must come: every number, array
+					   and CF_CHARS; the strings marked */
 	/* its own rule, after its type's; NULL: none */
 	int		(*check)(const void *, size_t, char *, size_t);
 };
@@ -42,9 +44,14 @@ typedef int	(*conf_put_fn)(void *, const struct conf_set *,
 		    const void *);
 int		 conf_settings_put(const struct orchd_conf *, conf_put_fn,
 		    void *);
-/* one IMSG_CONF_SET's payload into a configuration: 0, or -1 and why */
+/*
+ * One IMSG_CONF_SET's payload into a configuration: its row, or -1 and
+ * why.  Once all have come, conf_settings_missing() says whether a row
+ * that must come did not (seen[] marks the rows taken).
+ */
 int		 conf_setting_take(struct orchd_conf *, const void *, size_t,
 		    char *, size_t);
+int		 conf_settings_missing(const uint8_t *, char *, size_t);
 /* a string of a message: NUL-terminated within len, printable */
 int		 conf_string_ok(const char *, size_t);
 

@@ -75,6 +75,7 @@ static size_t	 nmacros;
 static struct {
 	struct orchd_conf	*conf;
 	struct hashtab		 names;		/* the workloads' */
+	uint8_t			*seen;		/* conf_fields[] rows taken */
 	struct htfile		*htfile;	/* whose users come */
 	int			 acme;		/* ACME seen, CA not yet */
 	int			 ended;		/* END taken */
@@ -201,12 +202,16 @@ take_set(struct imsgev *iev, struct imsg *imsg)
 	char	 err[512];
 	void	*p;
 	size_t	 len = imsg_get_len(imsg);
+	int	 row;
 
 	if ((p = malloc(len > 0 ? len : 1)) == NULL)
 		fatal("%s", __func__);
 	(void)imsg_get_data(imsg, p, len);
-	if (conf_setting_take(rd.conf, p, len, err, sizeof(err)) == -1)
+	if ((row = conf_setting_take(rd.conf, p, len, err, sizeof(err))) ==
+	    -1)
 		refuse("%s", err);
+	else
+		rd.seen[row] = 1;
 	free(p);
 }
 
@@ -476,10 +481,16 @@ take_acme_ca(struct imsgev *iev, struct imsg *imsg)
 static void
 take_end(struct imsgev *iev, struct imsg *imsg)
 {
+	char	 err[256];
+
 	(void)imsg_get_data(imsg, &rd.errors, sizeof(rd.errors));
+	rd.ended = 1;
+	if (rd.errors != 0)
+		return;		/* confd said why */
 	if (!htfile_complete())
 		refuse("auth basic file: users missing");
-	rd.ended = 1;
+	else if (conf_settings_missing(rd.seen, err, sizeof(err)))
+		refuse("%s", err);
 }
 
 /*
@@ -710,9 +721,11 @@ confread(const char *file, int host_checks, int print, int64_t idle)
 	memset(&rd, 0, sizeof(rd));
 	cr.deadline = monotime_ms() + CONFREAD_WAIT_MS;
 	if ((rd.conf = conf_new()) == NULL ||
-	    (rd.conf->conffile = strdup(file)) == NULL)
+	    (rd.conf->conffile = strdup(file)) == NULL ||
+	    (rd.seen = calloc(conf_nfields, 1)) == NULL)
 		fatal("%s", __func__);
 	if (confd_start(&cr) == -1) {
+		free(rd.seen);
 		free_config(rd.conf);
 		return (NULL);
 	}
@@ -728,6 +741,7 @@ confread(const char *file, int host_checks, int print, int64_t idle)
 	close(cr.fd);
 	status = confd_wait(&cr);
 	hashtab_clear(&rd.names);
+	free(rd.seen);
 	ok = rd.ended && !rd.refused && rd.errors == 0;
 	if (!rd.ended && !rd.refused)
 		confd_status(status);

@@ -25,7 +25,8 @@
 
 #include "log.h"
 #include "workload.h"
-#include "../../orchd/conf.h"
+#include "conf.h"
+#include "../../confd/confd.h"
 
 int	LLVMFuzzerInitialize(int *, char ***);
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -24,7 +24,7 @@
 #include "log.h"
 #include "msg.h"
 #include "workload.h"
-#include "../../orchd/conf.h"
+#include "conf.h"
 #include "../../orchd/parent.h"
 
 int	LLVMFuzzerInitialize(int *, char ***);

@@ -31,7 +31,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include "../../orchd/conf.h"
+#include "conf.h"
 #include "../../orchd/parent.h"
 #include "../../acmed/acmed.h"
 

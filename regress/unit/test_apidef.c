@@ -26,7 +26,7 @@
 #include "workload.h"
 #include "workload_fields.h"
 #include "../../orchd/parent.h"
-#include "../../orchd/conf.h"
+#include "conf.h"
 
 static const char	*good_json = "{\"name\": \"w\", \"hosts\": "
     "[\"w.test\", \"x.test\"], \"driver\": \"process\", \"command\": "

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "../../orchd/conf.h"
+#include "conf.h"
 #include "../../orchd/parent.h"
 
 static int

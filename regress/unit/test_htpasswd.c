@@ -25,7 +25,7 @@
 
 #include "gate.h"
 #include "msg.h"
-#include "../../orchd/htpasswd.h"
+#include "htpasswd.h"
 #include "../../gatewayd/gatecheck.h"
 
 #define BCRYPT	"$2y$10$nu8F5Vv/lfz.ELVXHjID..s9yVPFtNpNmehGtiUtShmDc24RyFUUi"

@@ -34,7 +34,8 @@
 #include "orchd.h"
 #include "units.h"
 #include "workload.h"
-#include "../../orchd/conf.h"
+#include "conf.h"
+#include "../../confd/confd.h"
 
 #define CONFDIR		"regress/config/"
 #define MAXLINES	64

@@ -36,7 +36,7 @@
 #include "proc.h"
 #include "workload.h"
 #include "../../orchd/parent.h"
-#include "../../orchd/conf.h"
+#include "conf.h"
 
 /*
  * What orchd/parent_api.c links against beyond this test's objects: none of it

@@ -33,7 +33,8 @@
 #include "log.h"
 #include "workload.h"
 #include "../../orchd/parent.h"
-#include "../../orchd/conf.h"
+#include "conf.h"
+#include "../../confd/confd.h"
 
 #define CONFDIR		"regress/config/"
 #define CONF_MAX	64		/* conf.1 to conf.64 at most */

@@ -25,7 +25,7 @@
 #include "compat.h"
 #include "log.h"
 #include "../../orchd/parent.h"
-#include "../../orchd/conf.h"
+#include "conf.h"
 
 /* base64url, padded, back to text: the test's own decoder */
 static char *

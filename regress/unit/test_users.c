@@ -9,7 +9,7 @@
 #ifndef ORCHD_STATIC
 #define ORCHD_STATIC
 #endif
-#include "../../orchd/users.c"
+#include "../../common/users.c"
 
 #include <sys/types.h>
 

@@ -23,7 +23,8 @@
 #include <cmocka.h>
 
 #include "workload.h"
-#include "../../orchd/conf.h"
+#include "conf.h"
+#include "../../orchd/parent.h"
 
 static char	 top[64];		/* /tmp/vol-unit.XXXXXX */
 static char	 root[PATH_MAX];	/* top/root, the volume root */
