@@ -1,6 +1,7 @@
 # orchd: GNU make, no configure step.  Libraries are found with pkg-config.
 #
-#	make			build/orchd, build/spawnerd, build/stored,
+#	make			build/orchd, build/confd, build/spawnerd,
+#				build/stored,
 #				build/gatewayd, build/reaperd, build/runtimed,
 #				build/orchctl
 #	make check		ASan+UBSan build in build/check, then every test
@@ -315,8 +316,8 @@ install: all
 	    $(DESTDIR)$(MANDIR)/man8 \
 	    $(DESTDIR)$(EXAMPLEDIR)
 	install -m 0555 $(BUILD)/orchd $(BUILD)/orchctl $(DESTDIR)$(SBINDIR)
-	install -m 0555 $(BUILD)/spawnerd $(BUILD)/stored $(BUILD)/gatewayd \
-	    $(BUILD)/reaperd $(BUILD)/runtimed $(BUILD)/acmed \
+	install -m 0555 $(BUILD)/confd $(BUILD)/spawnerd $(BUILD)/stored \
+	    $(BUILD)/gatewayd $(BUILD)/reaperd $(BUILD)/runtimed $(BUILD)/acmed \
 	    $(DESTDIR)$(LIBEXECDIR)
 	install -m 0444 man/orchd.conf.5 $(DESTDIR)$(MANDIR)/man5
 	install -m 0444 man/orchd-api.7 man/orchd-security.7 \

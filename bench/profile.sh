@@ -189,7 +189,7 @@ if [ -n "$CALLGRIND" ]; then
 	# made here for the gateway, which writes it after it dropped root
 	: >"$CG/callgrind.out"
 	chown _orchd "$CG" "$CG/callgrind.out"
-	cp "$B/nosb/orchd" "$B/nosb/spawnerd" "$B/nosb/stored" \
+	cp "$B/nosb/orchd" "$B/nosb/confd" "$B/nosb/spawnerd" "$B/nosb/stored" \
 	    "$B/nosb/reaperd" "$B/nosb/runtimed" "$P/"
 	cp "$B/nosb/gatewayd" "$P/gatewayd.real"
 	cat >"$P/gatewayd" <<EOF

@@ -53,6 +53,20 @@ privdrop_capbset(void)
 	}
 }
 
+/* whether capability cap (of the first word) is ours to keep */
+static int
+privdrop_permitted(int cap)
+{
+	struct __user_cap_header_struct	 hdr;
+	struct __user_cap_data_struct	 data[_LINUX_CAPABILITY_U32S_3];
+
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	if (syscall(SYS_capget, &hdr, data) == -1)
+		fatal("capget");
+	return ((data[0].permitted & (1U << cap)) != 0);
+}
+
 /*
  * setresuid away from 0 clears the capabilities: make sure it did, all
  * but the one kept (keep, a CAP_* bit of the first word; 0: none), which
@@ -276,6 +290,13 @@ privdrop(uid_t uid, gid_t gid, const char *root, int flags)
 			fatal("chroot %s", root);
 		if (chdir("/") == -1)
 			fatal("chdir /");
+	}
+	if ((flags & PRIVDROP_READALL) && !privdrop_permitted(
+	    CAP_DAC_READ_SEARCH)) {
+		log_warnx("CAP_DAC_READ_SEARCH is not permitted (the "
+		    "bounding set): only what uid %u may read is read",
+		    (unsigned int)uid);
+		flags &= ~PRIVDROP_READALL;
 	}
 	privdrop_capbset();
 	/* what PRIVDROP_READALL keeps must survive setresuid */

@@ -103,7 +103,7 @@ static const struct proc_handler confread_handlers[] = {
 	{ IMSG_CONF_LOG, sizeof(struct conf_log), FROM_CONFD, take_log },
 	{ IMSG_CONF_SET, PROC_ANYLEN, FROM_CONFD, take_set },
 	{ IMSG_CONF_LISTENER, sizeof(struct conf_listener), FROM_CONFD,
-	    take_listener },
+	    take_listener, PROC_NAME(struct conf_listener) },
 	{ IMSG_CONF_KEYPAIR, sizeof(struct conf_keypair), FROM_CONFD,
 	    take_keypair },
 	{ IMSG_CONF_WORKLOAD, PROC_ANYLEN, FROM_CONFD, take_workload },

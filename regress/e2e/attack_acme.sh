@@ -106,7 +106,7 @@ PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
 [ -n "$PY" ] || skip "no python3"
 mkdir -p "$T/fake"
 chmod 0755 "$T/fake"
-for p in orchd spawnerd stored gatewayd reaperd runtimed; do
+for p in orchd confd spawnerd stored gatewayd reaperd runtimed; do
 	cp "$BUILD/$p" "$T/fake/$p"
 done
 VERSION=$(sed -n 's/^#define ORCHD_IMSG_VERSION[[:space:]]*//p' \

@@ -16,7 +16,7 @@ ensure_user
 
 mkdir -p "$T/log" "$T/bin"
 chmod 0755 "$T/bin"
-for p in orchd spawnerd stored gatewayd reaperd runtimed; do
+for p in orchd confd spawnerd stored gatewayd reaperd runtimed; do
 	cp "$BUILD/$p" "$T/bin/$p"
 done
 conf_head >"$T/orchd.conf"

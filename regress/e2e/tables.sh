@@ -74,7 +74,8 @@ else
 fi
 
 tables=$(grep -l '^static const struct proc_handler .*\[\] = {' \
-    orchd/*.c spawnerd/*.c stored/*.c gatewayd/*.c reaperd/*.c runtimed/*.c \
+    orchd/*.c confd/*.c spawnerd/*.c stored/*.c gatewayd/*.c reaperd/*.c \
+    runtimed/*.c \
     acmed/*.c \
     2>/dev/null)
 ntables=$(echo "$tables" | wc -w)

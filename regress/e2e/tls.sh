@@ -92,6 +92,7 @@ check "and leaves no socket behind" [ ! -e "$SOCK" ]
 # The checker that fails in other ways: an orchd beside a fake gatewayd
 mkdir -p "$T/fake"
 cp "$ORCHD" "$T/fake/orchd"
+cp "$BUILD/confd" "$T/fake/confd"
 printf '#!/bin/sh\nkill -SEGV $$\n' >"$T/fake/gatewayd"
 chmod 0755 "$T/fake/gatewayd"
 "$T/fake/orchd" -n -f "$T/orchd.conf" >"$T/n.out" 2>&1; st=$?
