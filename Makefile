@@ -380,7 +380,7 @@ FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 60
 FUZZ_DIR	 = build/fuzz
 FUZZ_TARGETS	 = http chunked config imsg h2 parent_def parent_acme \
-		   clienthello htpasswd
+		   clienthello htpasswd parent_conf
 FUZZ_CFLAGS	 = -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Iorchd -Iconfd \
 		   $(PKG_CFLAGS)
@@ -406,6 +406,12 @@ FUZZ_SRCS_parent_def = regress/fuzz/fuzz_parent_def.c orchd/apidef.c \
 		   common/workload_fields.c common/workload_wire.c \
 		   common/ignore.c common/units.c common/log.c common/util.c \
 		   common/deps.c common/hashtab.c common/argv.c
+# the parent's taking of confd's global settings
+FUZZ_SRCS_parent_conf = regress/fuzz/fuzz_parent_conf.c common/conf_wire.c \
+		   common/conf.c common/workload.c common/workload_check.c \
+		   common/workload_fields.c common/ignore.c common/units.c \
+		   common/log.c common/util.c common/deps.c common/hashtab.c \
+		   common/argv.c common/htpasswd.c common/gate.c
 FUZZ_SRCS_clienthello = regress/fuzz/fuzz_clienthello.c gatewayd/clienthello.c
 # the parent's checks of acmed's messages, the rest of it stubbed
 FUZZ_SRCS_parent_acme = regress/fuzz/fuzz_parent_acme.c orchd/acme_relay.c \

@@ -63,3 +63,5 @@ TEST_acmehttp_OBJS = $(OBJ)/gatewayd/acme_http.o
 # the gate: confd's htpasswd loader, the gateway's cache
 TEST_htpasswd_OBJS = $(OBJ)/gatewayd/gate_cache.o
 $(BUILD)/regress/test_htpasswd: LDFLAGS += -lmd
+# the global settings between confd and the parent, with the parser
+TEST_confwire_OBJS = $(PARSE_OBJS)
