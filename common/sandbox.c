@@ -35,7 +35,6 @@
 #include <sys/types.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -397,8 +396,6 @@ sandbox_rules(scmp_filter_ctx ctx, unsigned int promises)
 		sb_open(ctx, O_ACCMODE | O_CREAT | O_TRUNC, O_RDONLY);
 	/* isatty(3) on stderr: colours or not */
 	sb_allow(ctx, "ioctl", 1, SCMP_CMP_EQ, TCGETS, 0);
-	/* at exit, whether a core may be dumped (confd exits) */
-	sb_allow(ctx, "prctl", 0, SCMP_CMP_EQ, PR_GET_DUMPABLE, 0);
 #endif
 }
 

@@ -215,7 +215,11 @@ child_name(struct orchd *env, const struct child *ch)
 	return (buf);
 }
 
-/* where a helper lives: beside our executable (a build tree), or LIBEXECDIR */
+/*
+ * Where a helper lives: beside our executable (a build tree), in
+ * ../libexec/orchd from it (an installed tree, wherever DESTDIR put it),
+ * or LIBEXECDIR.
+ */
 void
 helper_path(struct orchd *env, const char *name, char *buf, size_t len)
 {
@@ -223,6 +227,10 @@ helper_path(struct orchd *env, const char *name, char *buf, size_t len)
 
 	strlcpy(dir, env->self, sizeof(dir));
 	snprintf(buf, len, "%s/%s", dirname(dir), name);
+	if (access(buf, X_OK) == 0)
+		return;
+	strlcpy(dir, env->self, sizeof(dir));
+	snprintf(buf, len, "%s/../libexec/orchd/%s", dirname(dir), name);
 	if (access(buf, X_OK) == 0)
 		return;
 	snprintf(buf, len, "%s/%s", LIBEXECDIR, name);
