@@ -105,7 +105,7 @@ COMMON_SRCS	 = $(addprefix common/, \
 # the configuration's parser: confd/parse.y and what its actions call,
 # linked by the unit tests and the fuzz target without confd's main()
 PARSE_SRCS	 = $(addprefix confd/, \
-		   hostcheck.c parse_acme.c parse_check.c \
+		   hostcheck.c lex.c parse_acme.c parse_check.c \
 		   parse_conf.c parse_gate.c parse_input.c parse_listen.c \
 		   parse_set.c printconf.c)
 CONFD_SRCS	 = $(PARSE_SRCS) $(addprefix confd/, \
@@ -207,9 +207,14 @@ $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(OBJ)/confd/parse.c: confd/parse.y
+# parse.h, the tokens' numbers, for the lexer (confd/lex.c)
+$(OBJ)/confd/parse.c $(OBJ)/confd/parse.h: confd/parse.y
 	@mkdir -p $(dir $@)
-	$(YACC) -o $@ $<
+	$(YACC) -d -o $(OBJ)/confd/parse.c $<
+
+$(OBJ)/confd/lex.o: confd/lex.c $(OBJ)/confd/parse.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -I$(OBJ)/confd -MMD -MP -c -o $@ $<
 
 $(OBJ)/confd/parse.o: $(OBJ)/confd/parse.c
 	$(CC) $(ALL_CFLAGS) -Iconfd -Wno-missing-prototypes \
@@ -383,6 +388,7 @@ FUZZ_TARGETS	 = http chunked config imsg h2 parent_def parent_acme \
 		   clienthello htpasswd parent_conf
 FUZZ_CFLAGS	 = -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Iorchd -Iconfd \
+		   -I$(FUZZ_DIR) \
 		   $(PKG_CFLAGS)
 FUZZ_SRCS_http	 = regress/fuzz/fuzz_http.c $(addprefix common/,$(HTTP_SRCS))
 FUZZ_SRCS_chunked = $(FUZZ_SRCS_http)
@@ -425,7 +431,7 @@ FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 
 $(FUZZ_DIR)/parse.c: confd/parse.y
 	@mkdir -p $(dir $@)
-	$(YACC) -o $@ $<
+	$(YACC) -d -o $@ $<
 
 $(FUZZ_DIR)/fuzz_%: $$(FUZZ_SRCS_$$*) $(wildcard common/*.h) \
 		   gatewayd/gateway.h gatewayd/h2.h

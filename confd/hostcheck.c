@@ -47,6 +47,8 @@ struct user_check {
 static TAILQ_HEAD(, user_check)	 user_checks =
 				    TAILQ_HEAD_INITIALIZER(user_checks);
 static char			*uids_file;	/* where "workload uids" is */
+static char			*user_file;	/* where "user" is */
+static int			 user_lineno;
 static int			 uids_lineno;
 
 int	(*parse_user_lookup)(const char *, uid_t *, gid_t *);
@@ -66,11 +68,23 @@ host_problem(const char *f, int lineno, const char *fmt, ...)
 	va_start(ap, fmt);
 	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (parse_host_checks == PARSE_HOST_ERROR) {
+	if (parse_host_checks == PARSE_HOST_ERROR)
 		errors++;
-		log_warnx("%s:%d: %s", f, lineno, msg);
-	} else
-		log_warnx("%s:%d: warning: %s", f, lineno, msg);
+	if (lineno == 0)
+		log_warnx("%s: %s%s", f, parse_host_checks == PARSE_HOST_ERROR ?
+		    "" : "warning: ", msg);
+	else
+		log_warnx("%s:%d: %s%s", f, lineno, parse_host_checks ==
+		    PARSE_HOST_ERROR ? "" : "warning: ", msg);
+}
+
+/* the global "user" just read: where it is, for its check */
+void
+global_user_at(void)
+{
+	free(user_file);
+	user_file = strdup(file->name);
+	user_lineno = yylval.lineno;
 }
 
 /*
@@ -387,6 +401,12 @@ user_checks_run(struct orchd_conf *c)
 	if (parse_user_lookup != NULL &&
 	    parse_user_lookup(c->user, &duid, &dgid) == 0)
 		dknown = 1;
+	else if (parse_user_lookup != NULL)
+		host_problem(user_file != NULL ? user_file : c->conffile,
+		    user_file != NULL ? user_lineno : 0, "user \"%s\" does not "
+		    "exist: orchd's processes run as it%s", c->user,
+		    strcmp(c->user, ORCHD_USER) == 0 ?
+		    " (make install-user makes it)" : "");
 	TAILQ_FOREACH(uc, &user_checks, entry) {
 		user = uc->wl->user;
 		/* "root" and "0" by name: workload_root_check, at the block */
@@ -423,6 +443,8 @@ user_checks_free(void)
 {
 	struct user_check	*uc;
 
+	free(user_file);
+	user_file = NULL;
 	while ((uc = TAILQ_FIRST(&user_checks)) != NULL) {
 		TAILQ_REMOVE(&user_checks, uc, entry);
 		free(uc->file);

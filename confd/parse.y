@@ -6,9 +6,9 @@
  * expansion, and an error production per line so that every error of a
  * file is reported before parse_config() gives up.
  *
- * Here are the grammar, its tokens and the lexer that makes them, with
- * the wording of a syntax error.  What the actions call lives beside it,
- * one concern a file (orchd/parser.h lists them): the input and the
+ * Here are the grammar and its tokens; the lexer that makes them, with
+ * the wording of a syntax error, is lex.c.  What the actions call lives
+ * beside it, one concern a file (parser.h lists them): the input and the
  * string pool in parse_input.c, the entry points in parse_conf.c.
  */
 
@@ -55,18 +55,6 @@
 #define SEEN_STOPSIG	0x100
 #define SEEN_BUSYFAIL	0x200
 
-/* the lexer's memory of the last tokens, for the errors it words */
-static char		 lasttok[48];	/* for "syntax error near" */
-static char		 lineword[48];	/* an unknown first word */
-static int		 at_bol = 1;	/* next token starts a line */
-static int		 lastbare;	/* last token: a bare word */
-static int		 prevtok;	/* the token before the last */
-
-static int	 lex(void);
-static int	 kw_cmp(const void *, const void *);
-static int	 lookup(const char *, const char **);
-static int	 unknown_keyword(const char *);
-static int	 findeol(void);
 %}
 
 %token	ADDRESS ALLOW API BODY BRIDGE CERTIFICATE CHROOT COMMAND CONNECT
@@ -316,6 +304,7 @@ main		: USER STRING			{
 				yyerror("invalid user \"%s\"", $2);
 				YYERROR;
 			}
+			global_user_at();
 		}
 		| CHROOT STRING			{
 			if (set_string(&conf->chroot, $2, "chroot") == -1)
@@ -778,7 +767,7 @@ gwmain		: HEADER TIMEOUT duration	{
 
 workload	: WORKLOAD STRING		{
 			workload_begin($2);
-		} '{' optnl wlopts '}'		{
+		} '{' wlopts '}'		{
 			workload_end();
 		}
 		;
@@ -787,15 +776,21 @@ workload	: WORKLOAD STRING		{
 acme		: ACME				{
 			if (acme_begin(conf) == -1)
 				YYERROR;
-		} '{' optnl acmeopts '}'	{
-			if (acme_end(conf) == -1)
-				YYERROR;
+		} '{' acmeopts '}'		{
+			/* said already: no recovery to begin after the "}" */
+			(void)acme_end(conf);
 		}
 		;
 
+/*
+ * A block's lines, blank ones among them: its list is empty at once
+ * after the "{", so that an error on its first line is recovered within
+ * the block, not by dropping the block.
+ */
 acmeopts	: /* empty */
-		| acmeopts acmeopt nl
-		| acmeopts error nl		{ yyerrok; }
+		| acmeopts '\n'
+		| acmeopts acmeopt '\n'
+		| acmeopts error '\n'		{ yyerrok; }
 		;
 
 acmeopt		: DIRECTORY STRING		{
@@ -821,8 +816,19 @@ acmeopt		: DIRECTORY STRING		{
 		;
 
 wlopts		: /* empty */
-		| wlopts wlopt nl
-		| wlopts error nl		{ yyerrok; }
+		| wlopts '\n'
+		| wlopts wlopt '\n'
+		| wlopts error '\n'		{ yyerrok; }
+		| wlopts WORKLOAD STRING	{
+			/*
+			 * A "}" forgotten: that block ends here and this one
+			 * begins, so that its settings are not the other's.
+			 */
+			yyerror("workload \"%s\": no \"}\" before workload "
+			    "\"%s\"", wl->name, $3);
+			workload_end();
+			workload_begin($3);
+		} '{'
 		;
 
 wlopt		: HOST STRING			{
@@ -1272,419 +1278,3 @@ authheaders	: /* empty */
 		;
 
 %%
-
-struct keyword {
-	const char	*name;
-	int		 token;
-};
-
-/*
- * Lines are numbered by whoever consumes the newline: yylex() when it
- * returns it as a token, lgetc() for a continuation, findeol().  yylval
- * carries the line of the token last read, which is the line of the
- * statement being reduced.
- */
-
-int
-yyerror(const char *fmt, ...)
-{
-	va_list		 ap;
-	const char	*near;
-
-	/* the lexer said why already: no "syntax error" on top */
-	if (yychar == ERROR && strcmp(fmt, "syntax error") == 0)
-		return (0);
-	if (strcmp(fmt, "syntax error") == 0) {
-		if (yychar == 0)
-			return (yyerror_at(file->lineno > 1 ?
-			    file->lineno - 1 : 1, "unexpected end of file"));
-		if (lineword[0] != '\0')
-			return (unknown_keyword(lineword));
-		/*
-		 * "idle timout": after a keyword, a bare word near another
-		 * one ("prefork two" stays a syntax error)
-		 */
-		near = NULL;
-		if (yychar == STRING && lastbare && prevtok >= ADDRESS &&
-		    prevtok < ERROR && isalpha((unsigned char)lasttok[0]) &&
-		    lookup(lasttok, &near) == STRING && near != NULL)
-			return (unknown_keyword(lasttok));
-		if (yychar == '\n')
-			return (yyerror_at(yylval.lineno,
-			    "syntax error at end of line"));
-		return (yyerror_at(yylval.lineno, "syntax error near \"%s\"",
-		    lasttok));
-	}
-	va_start(ap, fmt);
-	vreport(yylval.lineno, fmt, ap);
-	va_end(ap);
-	return (0);
-}
-
-/* a misspelt keyword, and the nearest real one if there is one */
-static int
-unknown_keyword(const char *word)
-{
-	const char	*near = NULL;
-
-	(void)lookup(word, &near);
-	if (near != NULL)
-		return (yyerror_at(yylval.lineno, "unknown keyword \"%s\": "
-		    "did you mean \"%s\"?", word, near));
-	return (yyerror_at(yylval.lineno, "unknown keyword \"%s\"", word));
-}
-
-static int
-kw_cmp(const void *k, const void *e)
-{
-	return (strcmp(k, ((const struct keyword *)e)->name));
-}
-
-/*
- * The token of keyword s, else STRING; then, if near is not NULL, the
- * keyword nearest to s: one edit away for a word of up to 4 letters,
- * two for a longer one, the first in the table on a tie.
- */
-static int
-lookup(const char *s, const char **near)
-{
-	/* this has to be sorted always */
-	static const struct keyword keywords[] = {
-		{ "access",		ACCESS },
-		{ "acme",		ACME },
-		{ "activation",		ACTIVATION },
-		{ "address",		ADDRESS },
-		{ "after",		AFTER },
-		{ "age",		AGE },
-		{ "agent",		AGENT },
-		{ "allow",		ALLOW },
-		{ "answer",		ANSWER },
-		{ "api",		API },
-		{ "auth",		AUTH },
-		{ "body",		BODY },
-		{ "bridge",		BRIDGE },
-		{ "budget",		BUDGET },
-		{ "busy",		BUSY },
-		{ "ca",			CA },
-		{ "certificate",	CERTIFICATE },
-		{ "change",		CHANGE },
-		{ "chroot",		CHROOT },
-		{ "command",		COMMAND },
-		{ "concurrent",		CONCURRENT },
-		{ "connect",		CONNECT },
-		{ "connections",	CONNECTIONS },
-		{ "constraint",		CONSTRAINT },
-		{ "contact",		CONTACT },
-		{ "database",		DATABASE },
-		{ "deny",		DENY },
-		{ "depends",		DEPENDS },
-		{ "directory",		DIRECTORY },
-		{ "docker",		DOCKER },
-		{ "driver",		DRIVER },
-		{ "eab",		EAB },
-		{ "env",		ENV },
-		{ "estimate",		ESTIMATE },
-		{ "expire",		EXPIRE },
-		{ "fail",		FAIL },
-		{ "failures",		FAILURES },
-		{ "file",		FILENAME },
-		{ "for",		FOR },
-		{ "format",		FORMAT },
-		{ "freeze",		FREEZE },
-		{ "from",		FROM },
-		{ "header",		HEADER },
-		{ "health",		HEALTH },
-		{ "hmac",		HMAC },
-		{ "host",		HOST },
-		{ "hour",		HOUR },
-		{ "hsts",		HSTS },
-		{ "http2",		HTTP2 },
-		{ "https",		HTTPS },
-		{ "idle",		IDLE },
-		{ "ignore",		IGNORE },
-		{ "image",		IMAGE },
-		{ "include",		INCLUDE },
-		{ "init",		INIT },
-		{ "instance",		INSTANCE },
-		{ "interval",		INTERVAL },
-		{ "issuances",		ISSUANCES },
-		{ "keep",		KEEP },
-		{ "keepalive",		KEEPALIVE },
-		{ "key",		KEY },
-		{ "keypair",		KEYPAIR },
-		{ "kid",		KID },
-		{ "knowledge",		KNOWLEDGE },
-		{ "limit",		LIMIT },
-		{ "listen",		LISTEN },
-		{ "log",		LOG },
-		{ "manager",		MANAGER },
-		{ "max",		MAXCONN },
-		{ "memory",		MEMORY },
-		{ "metrics",		METRICS },
-		{ "name",		NAME },
-		{ "network",		NETWORK },
-		{ "next",		NEXT },
-		{ "on",			ON },
-		{ "page",		PAGE },
-		{ "path",		PATH },
-		{ "per",		PER },
-		{ "port",		PORT },
-		{ "prefork",		PREFORK },
-		{ "pressure",		PRESSURE },
-		{ "prior",		PRIOR },
-		{ "process",		PROCESS },
-		{ "proxy",		PROXY },
-		{ "public",		PUBLIC },
-		{ "publish",		PUBLISH },
-		{ "pull",		PULL },
-		{ "reaper",		REAPER },
-		{ "redirect",		REDIRECT },
-		{ "registry",		REGISTRY },
-		{ "replicas",		REPLICAS },
-		{ "restart",		RESTART },
-		{ "runtime",		RUNTIME },
-		{ "server",		SERVER },
-		{ "session",		SESSION },
-		{ "signal",		SIGNAL },
-		{ "size",		SIZE },
-		{ "socket",		SOCKET },
-		{ "status",		STATUS },
-		{ "stop",		STOP },
-		{ "streams",		STREAMS },
-		{ "subdomains",		SUBDOMAINS },
-		{ "suspend",		SUSPEND },
-		{ "swarm",		SWARM },
-		{ "tcp",		TCP },
-		{ "timeout",		TIMEOUT },
-		{ "timing",		TIMING },
-		{ "tls",		TLS },
-		{ "trusted",		TRUSTED },
-		{ "tunnel",		TUNNEL },
-		{ "uids",		UIDS },
-		{ "upstream",		UPSTREAM },
-		{ "user",		USER },
-		{ "volume",		VOLUME },
-		{ "wake",		WAKE },
-		{ "wakes",		WAKES },
-		{ "warm",		WARM },
-		{ "workload",		WORKLOAD },
-	};
-	const struct keyword	*kw;
-	size_t			 i;
-	int			 best, d;
-
-	kw = bsearch(s, keywords, nitems(keywords), sizeof(keywords[0]),
-	    kw_cmp);
-	if (kw != NULL || near == NULL)
-		return (kw != NULL ? kw->token : STRING);
-	best = strlen(s) <= 4 ? 2 : 3;
-	for (i = 0; i < nitems(keywords); i++)
-		if ((d = edit_distance(s, keywords[i].name)) < best) {
-			best = d;
-			*near = keywords[i].name;
-		}
-	return (STRING);
-}
-
-/* skip the rest of the line, leaving its newline to be read as a token */
-static int
-findeol(void)
-{
-	int	 c;
-
-	for (;;) {
-		c = lgetc(0);
-		if (c == '\n') {
-			lungetc(c);
-			break;
-		}
-		if (c == EOF)
-			break;
-	}
-	return (ERROR);
-}
-
-static int
-is_word(int c)
-{
-	if (c < 0x21 || c > 0x7e)
-		return (0);
-	return (strchr("{}=#\"'$\\,;", c) == NULL);
-}
-
-static int
-is_number(const char *s)
-{
-	if (*s == '-')
-		s++;
-	if (*s == '\0')
-		return (0);
-	for (; *s != '\0'; s++)
-		if (!isdigit((unsigned char)*s))
-			return (0);
-	return (1);
-}
-
-static void
-set_lasttok(const char *s)
-{
-	size_t	 i;
-
-	for (i = 0; s[i] != '\0' && i < sizeof(lasttok) - 1; i++)
-		lasttok[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
-	lasttok[i] = '\0';
-}
-
-/* a parse starts with no token read */
-void
-lex_reset(void)
-{
-	lasttok[0] = '\0';
-	lineword[0] = '\0';
-	at_bol = 1;
-}
-
-/*
- * Remember whether the first token of a line is a bare word that is no
- * keyword: a syntax error on that line is then most likely a misspelling.
- */
-int
-yylex(void)
-{
-	static int	 lasttoken;
-	int		 tok;
-
-	prevtok = lasttoken;
-	tok = lex();
-	lasttoken = tok;
-	if (tok == '=')		/* a macro being set, not a misspelling */
-		lineword[0] = '\0';
-	if (at_bol) {
-		if (tok == STRING && lastbare &&
-		    isalpha((unsigned char)lasttok[0]))
-			(void)strlcpy(lineword, lasttok, sizeof(lineword));
-		else
-			lineword[0] = '\0';
-	}
-	at_bol = tok == '\n' || tok == 0;
-	return (tok);
-}
-
-static int
-lex(void)
-{
-	char	 buf[WORD_MAX], *p, *s;
-	int	 c, next, quotec;
-	const char *errstr;
-
-	lastbare = 0;
- top:
-	p = buf;
-	while ((c = lgetc(0)) == ' ' || c == '\t')
-		;
-	yylval.lineno = file->lineno;
-	if (c == '#')
-		while ((c = lgetc(0)) != '\n' && c != EOF)
-			;
-	if (c == '$' && !input_expanding()) {
-		if (expand_macro() == -1)
-			return (findeol());
-		goto top;
-	}
-
-	switch (c) {
-	case '\'':
-	case '"':
-		quotec = c;
-		for (;;) {
-			if ((c = lgetc(quotec)) == EOF || c == '\n') {
-				yyerror("unterminated quoted string");
-				lungetc(c);
-				return (findeol());
-			}
-			if (c == '\\') {
-				next = lgetc(quotec);
-				if (next == '\n') {
-					file->lineno++;
-					continue;
-				}
-				if (next == quotec || next == '\\')
-					c = next;
-				else
-					lungetc(next);
-			} else if (c == quotec)
-				break;
-			else if ((c < 0x20 && c != '\t') || c == 0x7f) {
-				yyerror("invalid character 0x%02x in quoted "
-				    "string", c);
-				return (findeol());
-			}
-			if (p + 1 >= buf + sizeof(buf)) {
-				yyerror("string too long");
-				return (findeol());
-			}
-			*p++ = c;
-		}
-		*p = '\0';
-		if (!is_utf8(buf)) {
-			yyerror("invalid UTF-8 in quoted string");
-			return (findeol());
-		}
-		set_lasttok(buf);
-		if ((s = strdup(buf)) == NULL || pool_add(s) == NULL) {
-			yyerror("out of memory");
-			return (findeol());
-		}
-		yylval.v.string = s;
-		return (STRING);
-	}
-
-	if (is_word(c)) {
-		do {
-			if (p + 1 >= buf + sizeof(buf)) {
-				yyerror("string too long");
-				return (findeol());
-			}
-			*p++ = c;
-		} while ((c = lgetc(0)) != EOF && is_word(c));
-		lungetc(c);
-		*p = '\0';
-		set_lasttok(buf);
-		if (is_number(buf)) {
-			yylval.v.number = strtonum(buf, -LLONG_MAX, LLONG_MAX,
-			    &errstr);
-			if (errstr != NULL) {
-				yyerror("number \"%s\" is %s", buf, errstr);
-				return (findeol());
-			}
-			return (NUMBER);
-		}
-		if ((c = lookup(buf, NULL)) != STRING)
-			return (c);
-		if ((s = strdup(buf)) == NULL || pool_add(s) == NULL) {
-			yyerror("out of memory");
-			return (findeol());
-		}
-		yylval.v.string = s;
-		lastbare = 1;
-		return (STRING);
-	}
-
-	switch (c) {
-	case EOF:
-		set_lasttok("end of file");
-		return (0);
-	case '\n':
-		set_lasttok("newline");
-		yylval.lineno = file->lineno;
-		file->lineno++;
-		return (c);
-	}
-	if (c < 0x20 || c >= 0x7f) {
-		yyerror("invalid character 0x%02x", (unsigned int)c);
-		return (findeol());
-	}
-	lasttok[0] = c;
-	lasttok[1] = '\0';
-	return (c);
-}

@@ -172,6 +172,7 @@ void		 tls_file_check(const char *, const char *);
 void		 instance_check(const struct orchd_conf *);
 int		 wl_uids_set(const char *);
 void		 user_check_add(void);
+void		 global_user_at(void);
 void		 user_checks_run(struct orchd_conf *);
 void		 user_checks_free(void);
 

@@ -129,4 +129,32 @@ check "at its line" grep -q "^$C:$lt: tls certificate $T/no.crt: No such" \
     "$T/n.out"
 check "and a key that is a directory, at the same line" \
     grep -q "^$C:$lt: tls key $T/dir: not a regular file" "$T/n.out"
+# a global user that does not exist, at its line (not at the first
+# start's failure); a root-only include is read all the same (confd
+# keeps CAP_DAC_READ_SEARCH), and its user is checked too
+{
+	conf_head | sed 's/^user "_orchd"$/user "orchd-no-such-user"/'
+	echo "listen on 127.0.0.1 port $GW"
+	good_wl
+} >"$T/orchd.conf"
+lu=$(grep -n '^user ' "$T/orchd.conf" | cut -d: -f1)
+"$ORCHD" -n -f "$T/orchd.conf" >"$T/n.out" 2>&1
+st=$?
+check "orchd -n refuses a global user that does not exist (status $st)" \
+    [ "$st" -eq 1 ]
+check "... at its line" grep -q \
+    "^$C:$lu: user \"orchd-no-such-user\" does not exist" "$T/n.out"
+mkdir -p "$T/private"
+chmod 0700 "$T/private"
+{
+	conf_head
+	echo "listen on 127.0.0.1 port $GW"
+	echo "include \"$T/private/wl.conf\""
+} >"$T/orchd.conf"
+good_wl >"$T/private/wl.conf"
+chmod 0600 "$T/private/wl.conf"
+"$ORCHD" -n -f "$T/orchd.conf" >"$T/n.out" 2>&1
+st=$?
+check "a root-only include is read by confd (status $st)" [ "$st" -eq 0 ]
+
 e2e_done
