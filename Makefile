@@ -144,7 +144,7 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 ACME_SRCS	 = $(addprefix acmed/, \
 		   acmed.c cert.c https.c jws.c order.c)
 ORCHCTL_SRCS	 = $(addprefix orchctl/, \
-		   define.c orchctl.c output.c parser.c)
+		   complete.c define.c orchctl.c output.c parser.c)
 
 # a file in a program's folder that no list names would be left out of
 # the link without a word, or linked only by a unit test
