@@ -58,7 +58,7 @@ check "the user _orchd exists" getent passwd _orchd
 check "/var/lib/orchd is _orchd's, 0700" \
     [ "$(stat -c '%U %a' /var/lib/orchd 2>/dev/null)" = "_orchd 700" ]
 check "/var/log/orchd and /var/empty exist" \
-    [ -d /var/log/orchd ] && [ -d /var/empty ]
+    sh -c '[ -d /var/log/orchd ] && [ -d /var/empty ]'
 check "the unit runs /usr/sbin/orchd" grep -q '^ExecStart=/usr/sbin/orchd -d$' "$UNIT"
 check "the unit starts only once /etc/orchd.conf exists" \
     grep -q '^ConditionPathExists=/etc/orchd.conf$' "$UNIT"
