@@ -43,7 +43,8 @@ check "tools/deps.sh deb installs what make deb needs" sh "$top/tools/deps.sh" d
 make -C "$top" deb >"$T/deb.log" 2>&1
 st=$?
 check "make deb (dpkg-buildpackage, lintian clean) (status $st)" [ "$st" -eq 0 ]
-[ "$st" -eq 0 ] || tail -n 30 "$T/deb.log"
+# what follows stands on the package
+[ "$st" -eq 0 ] || { tail -n 30 "$T/deb.log"; e2e_done; exit 1; }
 grep -E '^[EWIN]: ' "$T/deb.log" | sed 's/^/#	/'
 V=$(cd "$top" && dpkg-parsechangelog -S Version)
 DEB=$top/build/deb/orchd_${V}_amd64.deb
@@ -52,7 +53,7 @@ check "build/deb/orchd_${V}_amd64.deb is there" [ -f "$DEB" ]
 apt-get install -y -qq "$DEB" >"$T/apt.log" 2>&1
 st=$?
 check "apt install ./orchd_${V}_amd64.deb (status $st)" [ "$st" -eq 0 ]
-[ "$st" -eq 0 ] || tail -n 20 "$T/apt.log"
+[ "$st" -eq 0 ] || { tail -n 20 "$T/apt.log"; e2e_done; exit 1; }
 
 check "the user _orchd exists" getent passwd _orchd
 check "/var/lib/orchd is _orchd's, 0700" \

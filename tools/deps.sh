@@ -58,8 +58,8 @@ python3-grpcio python3-h2 postgresql postgresql-client redis-server
 redis-tools faketime pebble gunicorn chromium nodejs"
 DOCKER_PKGS="docker.io tini"
 # make deb: the build's list (debian/control's Build-Depends), the
-# package tools and lintian
-DEB_PKGS="dpkg-dev debhelper lintian libmd-dev"
+# package tools (dpkg-buildpackage wants build-essential) and lintian
+DEB_PKGS="build-essential dpkg-dev debhelper lintian libmd-dev"
 
 usage() {
 	echo "usage: sh tools/deps.sh [all | build | test | deb]" >&2
