@@ -83,8 +83,7 @@ comp_commands >"$T/comp"
 help_commands >"$T/help"
 man_commands "$MAN" >"$T/man"
 for f in comp help man; do
-	check "$f: the commands listed (monitor, show version, log reopen," \
-	    "create, update among them)" sh -c "grep -qx monitor '$T/$f' &&
+	check "$f: the commands listed (monitor, show version, log reopen, create, update among them)" sh -c "grep -qx monitor '$T/$f' &&
 	    grep -qx 'show version' '$T/$f' &&
 	    grep -qx 'log reopen' '$T/$f' && grep -qx create '$T/$f' &&
 	    grep -qx update '$T/$f' && [ \$(wc -l <'$T/$f') -ge 20 ]"
@@ -156,7 +155,7 @@ fi
 # a running orchd: its workload's name is completed
 need_root
 ensure_user
-ports GW P_WEB
+ports GW P_WEB P_OTHER
 NAME=h35pkg-web-$$
 testhttp_bin
 conf_head >"$T/orchd.conf"
@@ -169,8 +168,8 @@ workload "$NAME" {
 }
 workload "other-$$" {
 	host "other.test"
-	command "'$T/bin/testhttp' serve $P_WEB"
-	port $P_WEB
+	command "'$T/bin/testhttp' serve $P_OTHER"
+	port $P_OTHER
 }
 CONF
 start_orchd_or_exit
