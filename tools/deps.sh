@@ -39,6 +39,8 @@
 # issue from, on loopback.  libcrypt-dev: the gateway checks "auth
 # basic" passwords with crypt(3).
 #
+# zsh: regress/e2e/orchctl_help.sh runs orchctl's zsh completion.
+#
 # chromium, nodejs and npm (unless one is there: a nodejs package from
 # elsewhere carries its own, and Debian's npm would conflict with it):
 # regress/e2e/browser.sh drives Debian's
@@ -55,7 +57,7 @@ libseccomp-dev libssl-dev zlib1g-dev passwd libnghttp2-dev libcrypt-dev"
 TEST_PKGS="libcmocka-dev mandoc sqlite3 curl procps iproute2 busybox-static
 clang openssl python3 docker-registry apache2-utils wrk nghttp2-client
 python3-grpcio python3-h2 postgresql postgresql-client redis-server
-redis-tools faketime pebble gunicorn chromium nodejs"
+redis-tools faketime pebble gunicorn chromium nodejs zsh"
 DOCKER_PKGS="docker.io tini"
 # make deb: the build's list (debian/control's Build-Depends), the
 # package tools (dpkg-buildpackage wants build-essential) and lintian

@@ -4,9 +4,9 @@
 # and orchctl.8 name the same ones, and a list that lacks one fails
 # here.  The bash completion (etc/completion/orchctl.bash) completes for
 # real: commands, show's words, logs' options, create's flags, and the
-# name of a workload of a running orchd.  update of a workload orchd
-# lacks says so before it reads the definition.  zsh's file, where zsh
-# is, parses.
+# name of a workload of a running orchd, and so does zsh's
+# (etc/completion/_orchctl) with compadd stood in for.  update of a
+# workload orchd lacks says so before it reads the definition.
 #
 #	sh regress/e2e/orchctl_help.sh build/check
 . "$(dirname "$0")/lib.sh"
@@ -139,6 +139,24 @@ bashcomp() {	# bashcomp WORD...: the last word is completed
 	    _orchctl; printf "%s\n" "${COMPREPLY[@]}"' bash "$BASHCOMP" \
 	    "$ORCHCTL" "$@" | LC_ALL=C sort | tr '\n' ' '
 }
+# zsh: the file's body run with words and CURRENT set as zsh sets them,
+# compadd and _files stood in for (they work only inside a widget)
+ZSHCOMP=$top/etc/completion/_orchctl
+zshcomp() {	# zshcomp WORD...: the last word is completed
+	zsh -fc 'words=("$@"); CURRENT=$#;
+	    compadd() { shift; print -l -- "${(@P)1}"; };
+	    _files() { print "(files)"; };
+	    source "$0"' "$ZSHCOMP" "$ORCHCTL" "$@" | LC_ALL=C sort | tr '\n' ' '
+}
+if ! command -v zsh >/dev/null 2>&1; then
+	skip "no zsh (tools/deps.sh test installs it)"
+else
+	check "zsh: _orchctl parses" zsh -n "$ZSHCOMP"
+	check "zsh: orchctl show w<TAB> is workload, workloads" \
+	    [ "$(zshcomp show w)" = "workload workloads " ]
+	check "zsh: files for create NAME --port's value" \
+	    [ "$(zshcomp create web --port '')" = "(files) " ]
+fi
 if ! command -v bash >/dev/null 2>&1; then
 	skip "no bash"
 else
@@ -187,6 +205,10 @@ if command -v bash >/dev/null 2>&1; then
 	check "bash: orchctl -s SOCK keepwarm <TAB> is both names" \
 	    [ "$(bashcomp -s "$SOCK" keepwarm '')" = "$NAME other-$$ " ]
 fi
+if command -v zsh >/dev/null 2>&1; then
+	check "zsh: orchctl -s SOCK wake h35<TAB> is the live name" \
+	    [ "$(zshcomp -s "$SOCK" wake h35)" = "$NAME " ]
+fi
 
 # update of a workload orchd lacks: named, the definition never read
 echo '{"hosts": ["x.test"]}' >"$T/def.json"
@@ -204,10 +226,6 @@ check "update nosuch with a missing file: the workload is named first" \
 check "update of a configured workload: its definition checked" \
     grep -q 'required\|configuration' "$T/err"
 sed 's/^/#	/' "$T/err"
-
-if command -v zsh >/dev/null 2>&1; then
-	check "zsh: _orchctl parses" zsh -n "$top/etc/completion/_orchctl"
-fi
 
 stop_orchd
 e2e_done
