@@ -25,6 +25,9 @@
 #include "orchctl.h"
 #include "parser.h"
 
+/* seconds a TAB waits for orchd's names: the shell waits as long */
+#define COMPLETE_TIMEOUT	2
+
 static const char	*complete_sock = ORCHD_SOCKET;
 static const char	*complete_prefix = "";
 
@@ -66,7 +69,7 @@ static void
 complete_names(const char *cur)
 {
 	complete_prefix = cur;
-	ctl_names(complete_sock, "", &names_output);
+	ctl_names(complete_sock, "", &names_output, COMPLETE_TIMEOUT);
 }
 
 __dead void

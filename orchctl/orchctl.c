@@ -292,13 +292,16 @@ main(int argc, char *argv[])
 }
 
 /*
- * show workloads NAME, its reply printed by out: exits with orchd's
- * message (no such workload) if it has none of that name
+ * show workloads NAME, its reply printed by out, orchd given timeout
+ * seconds to say anything: exits with orchd's message (no such
+ * workload) if it has none of that name
  */
 void
-ctl_names(const char *sockname, const char *name, const struct output *out)
+ctl_names(const char *sockname, const char *name, const struct output *out,
+    int timeout)
 {
 	struct parse_result	 pr;
+	struct request		 rq;
 	struct imsgbuf		 ibuf;
 	int			 fd;
 
@@ -306,11 +309,13 @@ ctl_names(const char *sockname, const char *name, const struct output *out)
 	pr.action = SHOW_WORKLOADS;
 	if (strlcpy(pr.name, name, sizeof(pr.name)) >= sizeof(pr.name))
 		errx(1, "name too long: %s", name);
+	rq = *request_find(SHOW_WORKLOADS);
+	rq.rq_timeout = timeout;
 	fd = ctl_connect(sockname);
 	if (imsgbuf_init(&ibuf, fd) == -1)
 		err(1, "imsgbuf_init");
-	ctl_send(&ibuf, request_find(SHOW_WORKLOADS), &pr);
-	ctl_receive(&ibuf, request_find(SHOW_WORKLOADS), &pr, out);
+	ctl_send(&ibuf, &rq, &pr);
+	ctl_receive(&ibuf, &rq, &pr, out);
 	imsgbuf_clear(&ibuf);
 	close(fd);
 }
@@ -319,7 +324,7 @@ ctl_names(const char *sockname, const char *name, const struct output *out)
 static void
 ctl_known(const char *sockname, const char *name)
 {
-	ctl_names(sockname, name, &quiet_output);
+	ctl_names(sockname, name, &quiet_output, CTL_TIMEOUT);
 }
 
 static const struct request *

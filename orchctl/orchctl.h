@@ -47,7 +47,7 @@ struct output {
 /* orchctl.c */
 int	 ctl_connect(const char *);
 int	 own_options(const char *);
-void	 ctl_names(const char *, const char *, const struct output *);
+void	 ctl_names(const char *, const char *, const struct output *, int);
 
 /* complete.c */
 __dead void complete_main(int, char *[]);
