@@ -30,8 +30,8 @@ enum token_type {
 	LINES,			/* a number of lines */
 	HOSTNAME,		/* a host name: renew */
 	ALLLINES,		/* a word meaning every line */
-	DEFINE			/* a keyword whose words are a definition's
-				   (define.c) */
+	DEFINE			/* a keyword whose words are a
+				   definition's (define.c) */
 };
 
 struct token {
@@ -40,7 +40,7 @@ struct token {
 	int			 value;
 	const struct token	*next;
 	const char		*args;	/* -h: the words that follow */
-	const char		*help;	/* -h: what it does; NULL: see next */
+	const char		*help;	/* -h: what it does; NULL: next's */
 };
 
 static const struct token t_main[];
@@ -108,8 +108,8 @@ static const struct token t_show[] = {
 	    "",		"orchd's processes" },
 	{ KEYWORD,	"version",	SHOW_VERSION,	NULL,
 	    "",		"orchctl's and orchd's versions" },
-	{ KEYWORD,	"workload",	SHOW_WORKLOAD,	t_show_workload,
-	    "name",	"everything about a workload" },
+	{ KEYWORD,	"workload",	SHOW_WORKLOAD,
+	    t_show_workload, "name", "everything about a workload" },
 	{ KEYWORD,	"workloads",	SHOW_WORKLOADS,	NULL,
 	    "",		"one line a workload" },
 	{ ENDTOKEN,	"",		NONE,		NULL,	NULL, NULL }
@@ -154,8 +154,10 @@ static const struct token t_onoff[] = {
 /* logs' options may come before the name as well as after it */
 static const struct token t_logs[] = {
 	{ FLAG,		"-f",		F_FOLLOW,	t_logs, NULL, NULL },
-	{ KEYWORD,	"-n",		NONE,		t_lines_first, NULL, NULL },
-	{ WLNAME,	"",		NONE,		t_logs_opts, NULL, NULL },
+	{ KEYWORD,	"-n",		NONE,		t_lines_first,
+	    NULL, NULL },
+	{ WLNAME,	"",		NONE,		t_logs_opts,
+	    NULL, NULL },
 	{ ENDTOKEN,	"",		NONE,		NULL, NULL, NULL }
 };
 
@@ -167,14 +169,17 @@ static const struct token t_lines_first[] = {
 
 static const struct token t_logs_opts[] = {
 	{ NOTOKEN,	"",		NONE,		NULL, NULL, NULL },
-	{ FLAG,		"-f",		F_FOLLOW,	t_logs_opts, NULL, NULL },
+	{ FLAG,		"-f",		F_FOLLOW,	t_logs_opts,
+	    NULL, NULL },
 	{ KEYWORD,	"-n",		NONE,		t_lines, NULL, NULL },
 	{ ENDTOKEN,	"",		NONE,		NULL, NULL, NULL }
 };
 
 static const struct token t_lines[] = {
-	{ ALLLINES,	"all",		NONE,		t_logs_opts, NULL, NULL },
-	{ LINES,	"",		NONE,		t_logs_opts, NULL, NULL },
+	{ ALLLINES,	"all",		NONE,		t_logs_opts,
+	    NULL, NULL },
+	{ LINES,	"",		NONE,		t_logs_opts,
+	    NULL, NULL },
 	{ ENDTOKEN,	"",		NONE,		NULL, NULL, NULL }
 };
 
@@ -280,7 +285,7 @@ match_token(const char *word, const struct token *table, int verbose)
 	if (n == 1)
 		return (match);
 	if (verbose)
-			warnx("%s argument: %s", n == 0 ? "unknown" : "ambiguous",
+		warnx("%s argument: %s", n == 0 ? "unknown" : "ambiguous",
 		    word);
 	return (-1);
 }

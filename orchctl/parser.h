@@ -56,9 +56,9 @@ struct parse_result {
 						   (workload_wire): orchd
 						   reads no JSON */
 	size_t		 deflen;
-	const char	*file;			/* update: the definition's
-						   file, read once orchd has
-						   the workload */
+	const char	*file;			/* update: the file, read
+						   once orchd has the
+						   workload */
 };
 
 #define USAGE_WIDTH	32		/* -h: a command's words */
