@@ -9,6 +9,7 @@
 #	make install-user	the _orchd user and its directories (root)
 #	make install-systemd	orchd.service, installed and enabled (root)
 #	make demo		see README.md
+#	make deb		build/deb/orchd_VERSION_amd64.deb (debian/)
 
 PREFIX		?= /usr/local
 SBINDIR		?= $(PREFIX)/sbin
@@ -150,7 +151,7 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 ACME_SRCS	 = $(addprefix acmed/, \
 		   acmed.c cert.c https.c jws.c order.c)
 ORCHCTL_SRCS	 = $(addprefix orchctl/, \
-		   define.c orchctl.c output.c parser.c)
+		   complete.c define.c orchctl.c output.c parser.c)
 
 # a file in a program's folder that no list names would be left out of
 # the link without a word, or linked only by a unit test
@@ -197,7 +198,7 @@ MANS		 = man/orchd.8 man/orchd.conf.5 man/orchctl.8 man/orchd-api.7 \
 		   man/orchd-security.7 man/orchd-workload.7
 
 .PHONY: all check unit regress install install-user install-systemd clean demo
-.PHONY: lint fuzz bench
+.PHONY: lint fuzz bench deb
 .PHONY: FORCE
 .SUFFIXES:
 
@@ -373,6 +374,21 @@ demo: all
 
 bench:
 	bash bench/run.sh $(BENCH_ARGS)
+
+# The Debian package (debian/, which builds in build/debian with /usr's
+# paths), by dpkg-buildpackage, whose files land in the parent directory
+# and are moved to build/deb; then lintian, which must find nothing.
+# What it needs: sh tools/deps.sh deb.
+DEB_VERSION	 = $(shell dpkg-parsechangelog -S Version 2>/dev/null)
+DEB_FILES	 = $(addprefix orchd_$(DEB_VERSION)_amd64.,deb buildinfo changes) \
+		   orchd-dbgsym_$(DEB_VERSION)_amd64.deb
+deb:
+	dpkg-buildpackage -us -uc -b
+	@mkdir -p build/deb
+	cd .. && mv $(DEB_FILES) $(CURDIR)/build/deb/
+	lintian --fail-on error,warning --info \
+	    build/deb/orchd_$(DEB_VERSION)_amd64.deb
+	@echo "build/deb/orchd_$(DEB_VERSION)_amd64.deb"
 
 clean:
 	rm -rf build

@@ -5,7 +5,8 @@
  * into one JSON object that fits a control message.
  *
  *	create FILE | -
- *	create NAME --image X | --command C --host H --port N [...]
+ *	create NAME --command C | --driver docker --image X
+ *	    --host H --port N [...]
  *	update NAME FILE | -
  */
 
@@ -21,6 +22,7 @@
 #include "compat.h"
 #include "imsg.h"
 #include "parser.h"
+#include "units.h"
 #include "workload.h"
 
 /* what fits in one message to orchd's control socket */
@@ -28,23 +30,27 @@
 
 static struct parse_result	 dres;
 
-/* the flags of create NAME, each a field of the definition */
+/*
+ * The flags of create NAME, each a field of the definition; orchctl -h
+ * and the shell's completion list them from here.
+ */
 static const struct {
 	const char	*flag;
+	const char	*arg;		/* -h: its value */
 	const char	*field;
 	int		 list;		/* repeatable: an array */
 	int		 number;	/* an integer */
 } define_flags[] = {
-	{ "--command",		"command",	0, 0 },
-	{ "--driver",		"driver",	0, 0 },
-	{ "--env",		"env",		1, 0 },
-	{ "--expire-after",	"expire_after",	0, 0 },
-	{ "--host",		"hosts",	1, 0 },
-	{ "--image",		"image",	0, 0 },
-	{ "--memory",		"memory",	0, 0 },
-	{ "--network",		"network",	0, 0 },
-	{ "--port",		"port",		0, 1 },
-	{ "--volume",		"volumes",	1, 0 }
+	{ "--command",	"command",	"command",	0, 0 },
+	{ "--driver",	"process | docker | swarm", "driver", 0, 0 },
+	{ "--env",	"NAME=value",	"env",		1, 0 },
+	{ "--expire-after", "time",	"expire_after",	0, 0 },
+	{ "--host",	"host",		"hosts",	1, 0 },
+	{ "--image",	"image",	"image",	0, 0 },
+	{ "--memory",	"size",		"memory",	0, 0 },
+	{ "--network",	"network",	"network",	0, 0 },
+	{ "--port",	"port",		"port",		0, 1 },
+	{ "--volume",	"host-path:container-path", "volumes", 1, 0 }
 };
 
 static json_t *
@@ -178,28 +184,28 @@ define_done(json_t *o)
 		    "control socket", dres.deflen, (size_t)DEFINE_MAX);
 }
 
+/*
+ * argv[0] is the command's word: create, or update, whose file is read
+ * by define_load once orchd has said it has the workload.
+ */
 const struct parse_result *
-parse_define(int argc, char *argv[])
+parse_define(int action, int argc, char *argv[])
 {
-	json_t		*o, *n;
-	const char	*name;
+	json_t		*o;
 
 	memset(&dres, 0, sizeof(dres));
-	if (strcmp(argv[0], "update") == 0) {
+	if (action == UPDATE) {
 		if (argc != 3) {
 			warnx("usage: update name file | -");
 			return (NULL);
 		}
+		if (strlcpy(dres.name, argv[1], sizeof(dres.name)) >=
+		    sizeof(dres.name) || !valid_workload_name(argv[1])) {
+			warnx("invalid workload name: %s", argv[1]);
+			return (NULL);
+		}
 		dres.action = UPDATE;
-		o = define_read(argv[2]);
-		/* the name given, which the file may leave out */
-		name = json_string_value(n = json_object_get(o, "name"));
-		if (n != NULL && (name == NULL || strcmp(name, argv[1]) != 0))
-			errx(1, "%s: the definition names another workload",
-			    argv[2]);
-		if (json_object_set_new(o, "name", json_string(argv[1])) == -1)
-			errx(1, "out of memory");
-		define_done(o);
+		dres.file = argv[2];
 		return (&dres);
 	}
 	dres.action = CREATE;
@@ -217,4 +223,64 @@ parse_define(int argc, char *argv[])
 		return (NULL);
 	define_done(o);
 	return (&dres);
+}
+
+/* update: the definition read and checked, given the name on the line */
+const struct parse_result *
+define_load(void)
+{
+	json_t		*o, *n;
+	const char	*name;
+
+	o = define_read(dres.file);
+	/* the name given, which the file may leave out */
+	name = json_string_value(n = json_object_get(o, "name"));
+	if (n != NULL && (name == NULL || strcmp(name, dres.name) != 0))
+		errx(1, "%s: the definition names another workload",
+		    dres.file);
+	if (json_object_set_new(o, "name", json_string(dres.name)) == -1)
+		errx(1, "out of memory");
+	define_done(o);
+	return (&dres);
+}
+
+/* orchctl -h: how create's flags make a definition */
+void
+define_usage(FILE *f)
+{
+	size_t	 i;
+
+	fprintf(f, "create's flags, a process's (the default driver) or "
+	    "a container's:\n"
+	    "  create name --command c --host h --port n [--flag value ...]\n"
+	    "  create name --driver docker --image i --host h --port n "
+	    "[...]\n");
+	for (i = 0; i < nitems(define_flags); i++)
+		fprintf(f, "  %s %s%s\n", define_flags[i].flag,
+		    define_flags[i].arg, define_flags[i].list ?
+		    " (may be repeated)" : "");
+}
+
+/*
+ * orchctl complete, after create or update (argv[0]): update's workload
+ * name, or a flag of create where one goes (create NAME --flag value
+ * ...).  A file or a flag's value: nothing, the shell's files.
+ */
+void
+define_complete(int action, int argc, char *argv[],
+    void (*names)(const char *))
+{
+	const char	*cur = argv[argc - 1];
+	size_t		 i, len = strlen(cur);
+
+	if (action == UPDATE) {
+		if (argc == 2)
+			names(cur);
+		return;
+	}
+	if (argc < 3 || argc % 2 == 0)
+		return;
+	for (i = 0; i < nitems(define_flags); i++)
+		if (strncmp(cur, define_flags[i].flag, len) == 0)
+			printf("%s\n", define_flags[i].flag);
 }

@@ -128,7 +128,7 @@ static void		 ctl_definition(struct imsg *,
 static void		 late_options(int *, char *[], const char **,
 			    const struct output **);
 static const struct request *request_find(enum actions);
-static int		 ctl_connect(const char *);
+static void		 ctl_known(const char *, const char *);
 static void		 ctl_send(struct imsgbuf *, const struct request *,
 			    const struct parse_result *);
 static void		 ctl_receive(struct imsgbuf *, const struct request *,
@@ -158,27 +158,7 @@ usage(int status)
 	fprintf(f, "usage: %s [-hjV] [-s socket] command [argument ...]\n",
 	    getprogname());
 	if (status == 0)
-		fprintf(f, "commands:\n"
-		    "  show summary\n"
-		    "  show workloads\n"
-		    "  show workload name\n"
-		    "  show history name\n"
-		    "  show stats\n"
-		    "  show certificates\n"
-		    "  wake name\n"
-		    "  suspend name\n"
-		    "  restart name\n"
-		    "  keepwarm name on | off\n"
-		    "  logs name [-f] [-n lines | all]\n"
-		    "  pull name\n"
-		    "  create file | - | name --image x | --command c "
-		    "--host h --port n ...\n"
-		    "  update name file | -\n"
-		    "  delete name\n"
-		    "  keep name\n"
-		    "  renew host\n"
-		    "  reload\n"
-		    "  log verbose | brief\n");
+		parse_usage(f);
 	exit(status);
 }
 
@@ -187,7 +167,7 @@ usage(int status)
  * with or without its argument ("-js", "-s/run/x.sock").  The command's
  * own options (logs -f, -n) are never such a word.
  */
-static int
+int
 own_options(const char *w)
 {
 	if (w[0] != '-' || w[1] == '\0')
@@ -251,6 +231,9 @@ main(int argc, char *argv[])
 	struct imsgbuf			 ibuf;
 	int				 ch, fd;
 
+	/* the shell's completion: its words are not orchctl's to take */
+	if (argc > 1 && strcmp(argv[1], "complete") == 0)
+		complete_main(argc - 2, argv + 2);
 	for (ch = 1; ch < argc; ch++)
 		if (strcmp(argv[ch], "--help") == 0)
 			usage(0);
@@ -281,12 +264,7 @@ main(int argc, char *argv[])
 	argv += optind;
 	late_options(&argc, argv, &sockname, &out);
 
-	if (argc > 0 && (strcmp(argv[0], "create") == 0 ||
-	    strcmp(argv[0], "update") == 0))
-		res = parse_define(argc, argv);
-	else
-		res = parse(argc, argv);
-	if (res == NULL)
+	if ((res = parse(argc, argv)) == NULL)
 		usage(1);
 	rq = request_find(res->action);
 	if (rq->rq_type == IMSG_NONE)
@@ -295,6 +273,11 @@ main(int argc, char *argv[])
 	/* a write to a closed socket is an error, not a signal */
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		err(1, "signal");
+	/* update: a workload orchd lacks is said before its definition */
+	if (res->action == UPDATE) {
+		ctl_known(sockname, res->name);
+		res = define_load();
+	}
 	fd = ctl_connect(sockname);
 	if (imsgbuf_init(&ibuf, fd) == -1)
 		err(1, "imsgbuf_init");
@@ -306,6 +289,42 @@ main(int argc, char *argv[])
 	if (fflush(stdout) == EOF || ferror(stdout))
 		err(1, "stdout");
 	return (0);
+}
+
+/*
+ * show workloads NAME, its reply printed by out, orchd given timeout
+ * seconds to say anything: exits with orchd's message (no such
+ * workload) if it has none of that name
+ */
+void
+ctl_names(const char *sockname, const char *name, const struct output *out,
+    int timeout)
+{
+	struct parse_result	 pr;
+	struct request		 rq;
+	struct imsgbuf		 ibuf;
+	int			 fd;
+
+	memset(&pr, 0, sizeof(pr));
+	pr.action = SHOW_WORKLOADS;
+	if (strlcpy(pr.name, name, sizeof(pr.name)) >= sizeof(pr.name))
+		errx(1, "name too long: %s", name);
+	rq = *request_find(SHOW_WORKLOADS);
+	rq.rq_timeout = timeout;
+	fd = ctl_connect(sockname);
+	if (imsgbuf_init(&ibuf, fd) == -1)
+		err(1, "imsgbuf_init");
+	ctl_send(&ibuf, &rq, &pr);
+	ctl_receive(&ibuf, &rq, &pr, out);
+	imsgbuf_clear(&ibuf);
+	close(fd);
+}
+
+/* update NAME: orchd has a workload NAME, or orchctl says so and exits */
+static void
+ctl_known(const char *sockname, const char *name)
+{
+	ctl_names(sockname, name, &quiet_output, CTL_TIMEOUT);
 }
 
 static const struct request *
@@ -320,7 +339,7 @@ request_find(enum actions action)
 }
 
 /* Connect to orchd's socket; the descriptor is non-blocking. */
-static int
+int
 ctl_connect(const char *path)
 {
 	struct sockaddr_un	 sun;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "compat.h"
 #include "msg.h"
 #include "parser.h"
 
@@ -42,6 +43,16 @@ struct output {
 	/* the END of the whole reply */
 	void	(*tail)(const struct parse_result *);
 };
+
+/* orchctl.c */
+int	 ctl_connect(const char *);
+int	 own_options(const char *);
+void	 ctl_names(const char *, const char *, const struct output *, int);
+
+/* complete.c */
+__dead void complete_main(int, char *[]);
+extern const struct output	 quiet_output;
+extern const struct output	 names_output;
 
 /* output.c */
 extern const struct output	 show_output;

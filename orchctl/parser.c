@@ -29,7 +29,9 @@ enum token_type {
 	WLNAME,			/* a workload name */
 	LINES,			/* a number of lines */
 	HOSTNAME,		/* a host name: renew */
-	ALLLINES		/* a word meaning every line */
+	ALLLINES,		/* a word meaning every line */
+	DEFINE			/* a keyword whose words are a
+				   definition's (define.c) */
 };
 
 struct token {
@@ -37,6 +39,8 @@ struct token {
 	const char		*keyword;
 	int			 value;
 	const struct token	*next;
+	const char		*args;	/* -h: the words that follow */
+	const char		*help;	/* -h: what it does; NULL: next's */
 };
 
 static const struct token t_main[];
@@ -52,102 +56,142 @@ static const struct token t_lines[];
 static const struct token t_lines_first[];
 static const struct token t_host[];
 
+/*
+ * The commands: each row's words after the keyword and its line of help
+ * make orchctl -h (parse_usage), and its words the list printed after a
+ * word not understood and the shell's completion (parse_complete).  A
+ * keyword whose words are another table's (show, log) has its help on
+ * that table's rows.  orchctl.8 lists the same commands, which
+ * regress/e2e/orchctl_help.sh checks.
+ */
 static const struct token t_main[] = {
-	{ KEYWORD,	"delete",	DELETE,		t_name },
-	{ KEYWORD,	"keep",		KEEP,		t_name },
-	{ KEYWORD,	"keepwarm",	KEEPWARM,	t_keepwarm },
-	{ KEYWORD,	"log",		NONE,		t_log },
-	{ KEYWORD,	"logs",		LOGS,		t_logs },
-	{ KEYWORD,	"monitor",	MONITOR,	NULL },
-	{ KEYWORD,	"pull",		PULL,		t_name },
-	{ KEYWORD,	"reload",	RELOAD,		NULL },
-	{ KEYWORD,	"renew",	RENEW,		t_host },
-	{ KEYWORD,	"restart",	RESTART,	t_name },
-	{ KEYWORD,	"show",		NONE,		t_show },
-	{ KEYWORD,	"suspend",	SUSPEND,	t_name },
-	{ KEYWORD,	"wake",		WAKE,		t_name },
-	{ ENDTOKEN,	"",		NONE,		NULL }
+	{ DEFINE,	"create",	CREATE,		NULL,
+	    "file | - | name --flag value ...",
+	    "define a workload (its flags below)" },
+	{ KEYWORD,	"delete",	DELETE,		t_name,
+	    "name",	"stop and remove a workload (API, create)" },
+	{ KEYWORD,	"keep",		KEEP,		t_name,
+	    "name",	"make an API workload never expire" },
+	{ KEYWORD,	"keepwarm",	KEEPWARM,	t_keepwarm,
+	    "name on | off", "keep a workload awake, or no longer" },
+	{ KEYWORD,	"log",		NONE,		t_log,	NULL, NULL },
+	{ KEYWORD,	"logs",		LOGS,		t_logs,
+	    "name [-f] [-n lines | all]", "print a workload's output" },
+	{ KEYWORD,	"monitor",	MONITOR,	NULL,
+	    "",		"print events as they happen" },
+	{ KEYWORD,	"pull",		PULL,		t_name,
+	    "name",	"pull a docker workload's image" },
+	{ KEYWORD,	"reload",	RELOAD,		NULL,
+	    "",		"read the configuration again" },
+	{ KEYWORD,	"renew",	RENEW,		t_host,
+	    "host",	"ask acmed for a new certificate" },
+	{ KEYWORD,	"restart",	RESTART,	t_name,
+	    "name",	"replace a running workload by a fresh start" },
+	{ KEYWORD,	"show",		NONE,		t_show,	NULL, NULL },
+	{ KEYWORD,	"suspend",	SUSPEND,	t_name,
+	    "name",	"suspend a workload now" },
+	{ DEFINE,	"update",	UPDATE,		NULL,
+	    "name file | -", "replace a workload's definition (API, create)" },
+	{ KEYWORD,	"wake",		WAKE,		t_name,
+	    "name",	"wake a workload now" },
+	{ ENDTOKEN,	"",		NONE,		NULL,	NULL, NULL }
 };
 
 static const struct token t_show[] = {
-	{ KEYWORD,	"certificates",	SHOW_CERTIFICATES, NULL },
-	{ KEYWORD,	"history",	SHOW_HISTORY,	t_name },
-	{ KEYWORD,	"stats",	SHOW_STATS,	NULL },
-	{ KEYWORD,	"summary",	SHOW_SUMMARY,	NULL },
-	{ KEYWORD,	"version",	SHOW_VERSION,	NULL },
-	{ KEYWORD,	"workload",	SHOW_WORKLOAD,	t_show_workload },
-	{ KEYWORD,	"workloads",	SHOW_WORKLOADS,	NULL },
-	{ ENDTOKEN,	"",		NONE,		NULL }
+	{ KEYWORD,	"certificates",	SHOW_CERTIFICATES, NULL,
+	    "",		"acmed's certificates and their state" },
+	{ KEYWORD,	"history",	SHOW_HISTORY,	t_name,
+	    "name",	"a workload's transitions" },
+	{ KEYWORD,	"stats",	SHOW_STATS,	NULL,
+	    "",		"each workload's wakes, requests and memory" },
+	{ KEYWORD,	"summary",	SHOW_SUMMARY,	NULL,
+	    "",		"orchd's processes" },
+	{ KEYWORD,	"version",	SHOW_VERSION,	NULL,
+	    "",		"orchctl's and orchd's versions" },
+	{ KEYWORD,	"workload",	SHOW_WORKLOAD,
+	    t_show_workload, "name", "everything about a workload" },
+	{ KEYWORD,	"workloads",	SHOW_WORKLOADS,	NULL,
+	    "",		"one line a workload" },
+	{ ENDTOKEN,	"",		NONE,		NULL,	NULL, NULL }
 };
 
 static const struct token t_show_workload[] = {
-	{ WLNAME,	"",		NONE,		NULL },
-	{ ENDTOKEN,	"",		NONE,		NULL }
+	{ WLNAME,	"",		NONE,		NULL, NULL, NULL },
+	{ ENDTOKEN,	"",		NONE,		NULL, NULL, NULL }
 };
 
 static const struct token t_log[] = {
-	{ KEYWORD,	"brief",	LOG_BRIEF,	NULL },
-	{ KEYWORD,	"reopen",	LOG_REOPEN,	NULL },
-	{ KEYWORD,	"verbose",	LOG_VERBOSE,	NULL },
-	{ ENDTOKEN,	"",		NONE,		NULL }
+	{ KEYWORD,	"brief",	LOG_BRIEF,	NULL,
+	    "",		"log warnings and notable events only" },
+	{ KEYWORD,	"reopen",	LOG_REOPEN,	NULL,
+	    "",		"open the log files again (after a rotation)" },
+	{ KEYWORD,	"verbose",	LOG_VERBOSE,	NULL,
+	    "",		"log more, as orchd -v" },
+	{ ENDTOKEN,	"",		NONE,		NULL,	NULL, NULL }
 };
 
 static const struct token t_name[] = {
-	{ WLNAME,	"",		NONE,		NULL },
-	{ ENDTOKEN,	"",		NONE,		NULL }
+	{ WLNAME,	"",		NONE,		NULL, NULL, NULL },
+	{ ENDTOKEN,	"",		NONE,		NULL, NULL, NULL }
 };
 
 static const struct token t_host[] = {
-	{ HOSTNAME,	"",		NONE,		NULL },
-	{ ENDTOKEN,	"",		NONE,		NULL }
+	{ HOSTNAME,	"",		NONE,		NULL, NULL, NULL },
+	{ ENDTOKEN,	"",		NONE,		NULL, NULL, NULL }
 };
 
 static const struct token t_keepwarm[] = {
-	{ WLNAME,	"",		NONE,		t_onoff },
-	{ ENDTOKEN,	"",		NONE,		NULL }
+	{ WLNAME,	"",		NONE,		t_onoff, NULL, NULL },
+	{ ENDTOKEN,	"",		NONE,		NULL, NULL, NULL }
 };
 
 static const struct token t_onoff[] = {
-	{ ONOFF,	"off",		0,		NULL },
-	{ ONOFF,	"on",		1,		NULL },
-	{ ENDTOKEN,	"",		NONE,		NULL }
+	{ ONOFF,	"off",		0,		NULL, NULL, NULL },
+	{ ONOFF,	"on",		1,		NULL, NULL, NULL },
+	{ ENDTOKEN,	"",		NONE,		NULL, NULL, NULL }
 };
 
 /* logs' options may come before the name as well as after it */
 static const struct token t_logs[] = {
-	{ FLAG,		"-f",		F_FOLLOW,	t_logs },
-	{ KEYWORD,	"-n",		NONE,		t_lines_first },
-	{ WLNAME,	"",		NONE,		t_logs_opts },
-	{ ENDTOKEN,	"",		NONE,		NULL }
+	{ FLAG,		"-f",		F_FOLLOW,	t_logs, NULL, NULL },
+	{ KEYWORD,	"-n",		NONE,		t_lines_first,
+	    NULL, NULL },
+	{ WLNAME,	"",		NONE,		t_logs_opts,
+	    NULL, NULL },
+	{ ENDTOKEN,	"",		NONE,		NULL, NULL, NULL }
 };
 
 static const struct token t_lines_first[] = {
-	{ ALLLINES,	"all",		NONE,		t_logs },
-	{ LINES,	"",		NONE,		t_logs },
-	{ ENDTOKEN,	"",		NONE,		NULL }
+	{ ALLLINES,	"all",		NONE,		t_logs, NULL, NULL },
+	{ LINES,	"",		NONE,		t_logs, NULL, NULL },
+	{ ENDTOKEN,	"",		NONE,		NULL, NULL, NULL }
 };
 
 static const struct token t_logs_opts[] = {
-	{ NOTOKEN,	"",		NONE,		NULL },
-	{ FLAG,		"-f",		F_FOLLOW,	t_logs_opts },
-	{ KEYWORD,	"-n",		NONE,		t_lines },
-	{ ENDTOKEN,	"",		NONE,		NULL }
+	{ NOTOKEN,	"",		NONE,		NULL, NULL, NULL },
+	{ FLAG,		"-f",		F_FOLLOW,	t_logs_opts,
+	    NULL, NULL },
+	{ KEYWORD,	"-n",		NONE,		t_lines, NULL, NULL },
+	{ ENDTOKEN,	"",		NONE,		NULL, NULL, NULL }
 };
 
 static const struct token t_lines[] = {
-	{ ALLLINES,	"all",		NONE,		t_logs_opts },
-	{ LINES,	"",		NONE,		t_logs_opts },
-	{ ENDTOKEN,	"",		NONE,		NULL }
+	{ ALLLINES,	"all",		NONE,		t_logs_opts,
+	    NULL, NULL },
+	{ LINES,	"",		NONE,		t_logs_opts,
+	    NULL, NULL },
+	{ ENDTOKEN,	"",		NONE,		NULL, NULL, NULL }
 };
 
 static struct parse_result	 res;
 
 static int	 is_word(enum token_type);
 static int	 is_value(enum token_type);
-static int	 match_token(const char *, const struct token *);
+static int	 match_token(const char *, const struct token *, int);
 static int	 apply_token(const struct token *, const char *,
 		    struct parse_result *);
 static void	 show_valid_args(const struct token *);
+static void	 usage_table(FILE *, const char *, const struct token *);
 
 const struct parse_result *
 parse(int argc, char *argv[])
@@ -161,7 +205,10 @@ parse(int argc, char *argv[])
 
 	for (;;) {
 		word = argc > 0 ? argv[0] : NULL;
-		if ((i = match_token(word, table)) < 0 ||
+		if ((i = match_token(word, table, 1)) >= 0 &&
+		    table[i].type == DEFINE)
+			return (parse_define(table[i].value, argc, argv));
+		if (i < 0 ||
 		    apply_token(&table[i], word, &res) == -1) {
 			show_valid_args(table);
 			return (NULL);
@@ -185,7 +232,7 @@ static int
 is_word(enum token_type type)
 {
 	return (type == KEYWORD || type == ONOFF || type == FLAG ||
-	    type == ALLLINES);
+	    type == ALLLINES || type == DEFINE);
 }
 
 /* A token that takes the word as its value. */
@@ -198,10 +245,10 @@ is_value(enum token_type type)
 /*
  * The index in table of the token that word matches: an exact keyword,
  * else a value token, else the one keyword word abbreviates.  -1, after
- * saying why, when there is none.
+ * saying why if verbose, when there is none.
  */
 static int
-match_token(const char *word, const struct token *table)
+match_token(const char *word, const struct token *table, int verbose)
 {
 	size_t	 len;
 	int	 i, match = -1, n = 0;
@@ -210,11 +257,13 @@ match_token(const char *word, const struct token *table)
 		for (i = 0; table[i].type != ENDTOKEN; i++)
 			if (table[i].type == NOTOKEN)
 				return (i);
-		warnx("missing argument");
+		if (verbose)
+			warnx("missing argument");
 		return (-1);
 	}
 	if (*word == '\0') {
-		warnx("empty argument");
+		if (verbose)
+			warnx("empty argument");
 		return (-1);
 	}
 	for (i = 0; table[i].type != ENDTOKEN; i++)
@@ -235,7 +284,9 @@ match_token(const char *word, const struct token *table)
 	}
 	if (n == 1)
 		return (match);
-	warnx("%s argument: %s", n == 0 ? "unknown" : "ambiguous", word);
+	if (verbose)
+		warnx("%s argument: %s", n == 0 ? "unknown" : "ambiguous",
+		    word);
 	return (-1);
 }
 
@@ -249,6 +300,7 @@ apply_token(const struct token *t, const char *word, struct parse_result *r)
 	switch (t->type) {
 	case NOTOKEN:
 	case ENDTOKEN:
+	case DEFINE:
 		break;
 	case KEYWORD:
 		if (t->value != NONE)
@@ -305,6 +357,7 @@ show_valid_args(const struct token *table)
 		case ONOFF:
 		case FLAG:
 		case ALLLINES:
+		case DEFINE:
 			fprintf(stderr, "  %s\n", table[i].keyword);
 			break;
 		case WLNAME:
@@ -319,5 +372,80 @@ show_valid_args(const struct token *table)
 		case ENDTOKEN:
 			break;
 		}
+	}
+}
+
+/* orchctl -h: every command with its words and its line of help */
+void
+parse_usage(FILE *f)
+{
+	fprintf(f, "commands:\n");
+	usage_table(f, "", t_main);
+	define_usage(f);
+}
+
+static void
+usage_table(FILE *f, const char *prefix, const struct token *table)
+{
+	char	 line[128];
+	int	 i;
+
+	for (i = 0; table[i].type != ENDTOKEN; i++) {
+		if (!is_word(table[i].type))
+			continue;
+		if (table[i].help == NULL) {
+			if (table[i].next != NULL)
+				usage_table(f, table[i].keyword,
+				    table[i].next);
+			continue;
+		}
+		(void)snprintf(line, sizeof(line), "%s%s%s%s%s", prefix,
+		    *prefix != '\0' ? " " : "", table[i].keyword,
+		    *table[i].args != '\0' ? " " : "", table[i].args);
+		/* a long one has its help on a line of its own */
+		if (strlen(line) > USAGE_WIDTH)
+			fprintf(f, "  %s\n  %-*s %s\n", line, USAGE_WIDTH,
+			    "", table[i].help);
+		else
+			fprintf(f, "  %-*s %s\n", USAGE_WIDTH, line,
+			    table[i].help);
+	}
+}
+
+/*
+ * orchctl complete: the words that may follow argv[0] ... argv[argc - 2]
+ * and begin with argv[argc - 1], one a line on stdout, a workload's name
+ * asked of names().  Nothing where the word is a value of another kind
+ * (a file, a number, a host): the shell then offers its files.
+ */
+void
+parse_complete(int argc, char *argv[], void (*names)(const char *))
+{
+	const struct token	*table = t_main;
+	const char		*cur = argc > 0 ? argv[argc - 1] : "";
+	size_t			 len = strlen(cur);
+	int			 i, k, wl = 0;
+
+	for (k = 0; k < argc - 1; k++) {
+		if ((i = match_token(argv[k], table, 0)) < 0)
+			return;
+		if (table[i].type == DEFINE) {
+			define_complete(table[i].value, argc - k, argv + k,
+			    names);
+			return;
+		}
+		if ((table = table[i].next) == NULL)
+			return;
+	}
+	for (i = 0; table[i].type != ENDTOKEN; i++) {
+		if (is_word(table[i].type) &&
+		    strncmp(cur, table[i].keyword, len) == 0)
+			printf("%s\n", table[i].keyword);
+		else if (table[i].type == WLNAME)
+			wl = 1;
+	}
+	if (wl) {
+		(void)fflush(stdout);
+		names(cur);
 	}
 }

@@ -6,6 +6,8 @@
 #ifndef ORCHCTL_PARSER_H
 #define ORCHCTL_PARSER_H
 
+#include <stdio.h>
+
 #include "workload.h"
 
 enum actions {
@@ -54,11 +56,23 @@ struct parse_result {
 						   (workload_wire): orchd
 						   reads no JSON */
 	size_t		 deflen;
+	const char	*file;			/* update: the file, read
+						   once orchd has the
+						   workload */
 };
 
+#define USAGE_WIDTH	32		/* -h: a command's words */
+
 const struct parse_result	*parse(int, char *[]);
+void				 parse_usage(FILE *);
+void				 parse_complete(int, char *[],
+				    void (*)(const char *));
 
 /* define.c: create and update, whose words are a definition's */
-const struct parse_result	*parse_define(int, char *[]);
+const struct parse_result	*parse_define(int, int, char *[]);
+const struct parse_result	*define_load(void);
+void				 define_usage(FILE *);
+void				 define_complete(int, int, char *[],
+				    void (*)(const char *));
 
 #endif /* ORCHCTL_PARSER_H */

@@ -6,6 +6,7 @@
 #	sh tools/deps.sh build	to build (make, make STATIC=1, make install,
 #				make install-user) and nothing more
 #	sh tools/deps.sh test	what the tests add to that
+#	sh tools/deps.sh deb	to build the Debian package: make deb
 #
 # libssl-dev and zlib1g-dev: the static libraries behind libtls.a and
 # libsqlite3.a (libssl.a, libcrypto.a, libz.a) for make STATIC=1, which
@@ -38,6 +39,8 @@
 # issue from, on loopback.  libcrypt-dev: the gateway checks "auth
 # basic" passwords with crypt(3).
 #
+# zsh: regress/e2e/orchctl_help.sh runs orchctl's zsh completion.
+#
 # chromium, nodejs and npm (unless one is there: a nodejs package from
 # elsewhere carries its own, and Debian's npm would conflict with it):
 # regress/e2e/browser.sh drives Debian's
@@ -54,11 +57,14 @@ libseccomp-dev libssl-dev zlib1g-dev passwd libnghttp2-dev libcrypt-dev"
 TEST_PKGS="libcmocka-dev mandoc sqlite3 curl procps iproute2 busybox-static
 clang openssl python3 docker-registry apache2-utils wrk nghttp2-client
 python3-grpcio python3-h2 postgresql postgresql-client redis-server
-redis-tools faketime pebble gunicorn chromium nodejs"
+redis-tools faketime pebble gunicorn chromium nodejs zsh"
 DOCKER_PKGS="docker.io tini"
+# make deb: the build's list (debian/control's Build-Depends), the
+# package tools (dpkg-buildpackage wants build-essential) and lintian
+DEB_PKGS="build-essential dpkg-dev debhelper lintian libmd-dev"
 
 usage() {
-	echo "usage: sh tools/deps.sh [all | build | test]" >&2
+	echo "usage: sh tools/deps.sh [all | build | test | deb]" >&2
 	exit 2
 }
 
@@ -66,10 +72,11 @@ usage() {
 case "${1:-all}" in
 all)	pkgs="$BUILD_PKGS $TEST_PKGS" ;;
 build)	pkgs=$BUILD_PKGS ;;
+deb)	pkgs="$BUILD_PKGS $DEB_PKGS" ;;
 test)	pkgs=$TEST_PKGS ;;
 *)	usage ;;
 esac
-if [ "${1:-all}" != build ]; then
+if [ "${1:-all}" != build ] && [ "${1:-all}" != deb ]; then
 	# dockerd is in /usr/sbin, which a root shell's PATH may lack
 	# (DEPS_SBIN: other directories, for regress/e2e/deps.sh)
 	PATH=$PATH:${DEPS_SBIN-/usr/sbin:/sbin} command -v dockerd \
@@ -86,7 +93,7 @@ done
 # the browser tests' npm modules, pinned, where npm is
 browser_modules() {
 	_br=${0%/*}/../regress/browser
-	[ "${1:-all}" != build ] && command -v npm >/dev/null 2>&1 &&
+	[ "${1:-all}" != build ] && [ "${1:-all}" != deb ] && command -v npm >/dev/null 2>&1 &&
 	    [ -f "$_br/package-lock.json" ] &&
 	    [ ! -d "$_br/node_modules/puppeteer-core" ] || return 0
 	echo "tools/deps.sh: npm ci in $_br" >&2

@@ -3,7 +3,8 @@
 # their own: what it would install for all (the default), build and test;
 # docker.io (and tini) wherever no dockerd is installed, a docker client
 # alone or not (a client runs no docker test), never where a dockerd is;
-# nothing when everything is; a bad argument refused.  Nothing is
+# nothing when everything is; a bad argument refused; deb, what make deb
+# needs.  Nothing is
 # installed for real.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
@@ -61,6 +62,13 @@ check "installs what the tests need" \
     sh -c "grep -qx curl '$T/inst' && grep -qx docker.io '$T/inst' &&
     grep -qx libcmocka-dev '$T/inst'"
 check "and not what building needs" hasnt libtls-dev
+check "tools/deps.sh deb (make deb)" deps deb
+for p in gcc byacc libtls-dev build-essential dpkg-dev debhelper lintian; do
+	check "installs $p, for make deb" has "$p"
+done
+for p in docker.io curl libcmocka-dev npm; do
+	check "not $p, for make deb" hasnt "$p"
+done
 
 # a host with a docker client and no daemon (this kind of machine comes
 # so): Debian's daemon all the same

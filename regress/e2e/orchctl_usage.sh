@@ -79,8 +79,9 @@ for h in -h --help "-h show" "show --help" "-j -h" "logs web -h"; do
 	run $h
 	if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ] &&
 	    grep -qF "usage: orchctl [-hjV] [-s socket] command" "$T/out" &&
-	    grep -q "^  show workload name$" "$T/out" &&
-	    grep -q "^  logs name \[-f\] \[-n lines | all\]$" "$T/out"; then
+	    grep -q "^  show workload name  *everything about" "$T/out" &&
+	    grep -q "^  logs name \[-f\] \[-n lines | all\]  *print" \
+	    "$T/out"; then
 		ok "orchctl $h: the usage on stdout, exit 0"
 	else
 		fail "orchctl $h: the usage on stdout, exit 0 (status $rc)"
