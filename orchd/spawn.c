@@ -1056,7 +1056,8 @@ spawn_shutdown(struct orchd *env)
 		left++;
 	}
 	if (left > 0 && spawner_running())
-		log_warnx("%d process workloads could not be reaped", left);
+		log_warnx("%d process workload%s could not be reaped", left,
+		    left == 1 ? "" : "s");
 	cgroup_fini();
 }
 
