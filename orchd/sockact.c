@@ -13,8 +13,11 @@
  * socket's own accept queue: the gateway connects once the spawn is
  * done, and the workload is ready when it accepts.  The socket is
  * blocking (systemd passes them so; the parent never accepts on it) and
- * close-on-exec here: only the spawner's child, which clears the flag
- * on fd 3, inherits it.
+ * close-on-exec here, and so is the duplicate spawn.c makes: no exec of
+ * the parent's inherits either.  The spawner is passed the duplicate
+ * over its channel (a descriptor passed carries no flag), and its child
+ * alone gets it on fd 3, where dup2 leaves the flag clear
+ * (spawnerd/exec.c).
  *
  * A reload keeps the socket of a workload whose address and port are
  * unchanged, so connections queued on it carry on, binds the new ones

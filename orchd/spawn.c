@@ -438,7 +438,13 @@ job_socket(struct spawn_job *job, struct orchd *env, char *msg, size_t len)
 		msgf(msg, len, "socket activation: its port is not bound");
 		return (-1);
 	}
-	if ((job->sockfd = dup(sa->fd)) == -1) {
+	/*
+	 * Close-on-exec as the socket it copies: F_DUPFD_CLOEXEC is not
+	 * among the fcntl commands the parent's seccomp filter allows
+	 * (common/sandbox.c: it killed the parent), so dup, then F_SETFD.
+	 */
+	if ((job->sockfd = dup(sa->fd)) == -1 ||
+	    fcntl(job->sockfd, F_SETFD, FD_CLOEXEC) == -1) {
 		msgf(msg, len, "socket activation: %s", strerror(errno));
 		return (-1);
 	}
