@@ -101,6 +101,8 @@ void		 notify_recv_counts(struct imsgev *, struct imsg *);
 
 /* statedir.c: systemd's StateDirectory=, the socket's directory */
 void		 statedir_take(const char *, uid_t, gid_t);
+int		 statedir_database(const char *, const char *, uid_t, gid_t,
+		    int, char *, size_t);
 void		 statedir_socket(const char *);
 
 /* instances.c: the orchd instances of this host */
