@@ -407,6 +407,10 @@ const struct wl_field wl_fields[] = {
 	{ .json = "socket_activation", .conf = "socket activation",
 	    .type = WF_BOOL, OFF(socket_activation), .flags = WF_DRIFT,
 	    .nv = 46, .show = "socket activation:", .check = check_sockact },
+	/* a process's log lines, stamped by the parent (orchd/logfiles.c) */
+	{ .json = "log_timestamps", .conf = "log timestamps",
+	    .type = WF_BOOL, OFF(log_timestamps), .flags = WF_API, .nv = 47,
+	    .show = "log timestamps:" },
 	/* orchd.conf's "allow root"; the API's under "api allow root" */
 	{ .json = "allow_root", .conf = "allow root", .type = WF_BOOL,
 	    OFF(allow_root), .flags = WF_DRIFT | WF_DOCKER, .nv = 13 },

@@ -191,7 +191,7 @@ void		 accesslog_abort(void);
 void		 accesslog_commit(void);
 void		 accesslog_init(void);
 void		 accesslog_send(struct orchd *);
-int		 wlog_start(struct orchd *, const char *, int, uid_t, gid_t,
+int		 wlog_start(struct orchd *, const char *, int, uid_t, gid_t, int,
 		    char *, size_t);
 void		 wlog_flush(const char *);
 int		 logfiles_reopen(char *, size_t);

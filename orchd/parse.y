@@ -95,6 +95,7 @@ static int	 findeol(void);
 %token	DENY
 %token	ACTIVATION
 %token	FOR FREEZE SUSPEND
+%token	TIMESTAMPS
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
@@ -1179,6 +1180,13 @@ wlopt		: HOST STRING			{
 			}
 			wl->socket_activation = 1;
 		}
+		| LOG TIMESTAMPS		{
+			if (wl->log_timestamps) {
+				yyerror("log timestamps already set");
+				YYERROR;
+			}
+			wl->log_timestamps = 1;
+		}
 		| REDIRECT HTTPS		{
 			if (wl->redirect_https) {
 				yyerror("redirect https already set");
@@ -1456,6 +1464,7 @@ lookup(const char *s, const char **near)
 		{ "swarm",		SWARM },
 		{ "tcp",		TCP },
 		{ "timeout",		TIMEOUT },
+		{ "timestamps",		TIMESTAMPS },
 		{ "timing",		TIMING },
 		{ "tls",		TLS },
 		{ "trusted",		TRUSTED },

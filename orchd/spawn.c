@@ -349,7 +349,7 @@ static int
 job_logfile(struct spawn_job *job, struct orchd *env, char *msg, size_t len)
 {
 	if ((job->logfd = wlog_start(env, job->wl->name, job->root, job->uid,
-	    job->gid, msg, len)) == -1)
+	    job->gid, job->wl->log_timestamps, msg, len)) == -1)
 		return (-1);
 	return (0);
 }
