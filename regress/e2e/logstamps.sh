@@ -41,6 +41,14 @@ CONF
 "$ORCHD" -nv -f "$T/orchd.conf" >"$T/nv.out" 2>&1
 check "orchd -nv prints log timestamps for the one that sets it" \
     sh -c "grep -c '^[[:space:]]*log timestamps\$' '$T/nv.out' | grep -qx 1"
+# a docker workload's log is Docker's: refused there
+sed 's|^workload "h35p" {|&\n\tdriver docker\n\timage "busybox"\n\tlog timestamps|' \
+    "$T/orchd.conf" >"$T/docker.conf"
+"$ORCHD" -n -f "$T/docker.conf" >"$T/nd.out" 2>&1
+st=$?
+check "log timestamps on a docker workload is refused ($st)" \
+    [ "$st" -ne 0 ] && grep -q "log timestamps: process workloads only" \
+    "$T/nd.out"
 start_orchd_or_exit
 curl -s -m 20 -o /dev/null -H "Host: s.test" "http://127.0.0.1:$GW/"
 curl -s -m 20 -o /dev/null -H "Host: p.test" "http://127.0.0.1:$GW/"
