@@ -112,6 +112,22 @@ statedir_empty(int fd)
 	return (empty);
 }
 
+/* the directory that holds dir is one */
+static int
+statedir_parent_ok(const char *dir)
+{
+	struct stat	 sb;
+	char		 tmp[PATH_MAX];
+
+	if (strlcpy(tmp, dir, sizeof(tmp)) >= sizeof(tmp))
+		return (0);
+	if (stat(dirname(tmp), &sb) == -1 || !S_ISDIR(sb.st_mode)) {
+		errno = ENOENT;
+		return (0);
+	}
+	return (1);
+}
+
 /*
  * The database's directory dir, found there (not made here), for the
  * store that runs as user (uid, gid): 0 if it is the user's, or was
@@ -133,10 +149,12 @@ statedir_database(const char *dir, const char *user, uid_t uid, gid_t gid,
 		return (0);
 	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1) {
-		if (errno == ENOENT)
+		/* made at start, one level: its parent must be there */
+		if (errno == ENOENT && statedir_parent_ok(dir))
 			return (0);
-		(void)snprintf(err, len, "database directory %s: %s", dir,
-		    strerror(errno));
+		(void)snprintf(err, len, "database directory %s: %s%s", dir,
+		    strerror(errno), errno == ENOENT ? " (orchd makes it, "
+		    "but not the directories above it)" : "");
 		return (-1);
 	}
 	if (fstat(fd, &sb) == -1) {

@@ -72,6 +72,17 @@ st=$?
 check "orchd -n: one others can write to is refused ($st)" \
     [ "$st" -ne 0 ] && grep -q "mode 0777" "$T/n3.out"
 
+# -- refused: made at start, but not the directories above it
+write_conf "$T/nosuch/orchd"
+"$ORCHD" -n -f "$T/orchd.conf" >"$T/n4.out" 2>&1
+st=$?
+check "orchd -n: a database directory whose parent is missing ($st)" \
+    [ "$st" -ne 0 ] && grep -q "not the directories above it" "$T/n4.out"
+# ... while a missing one whose parent is there is made at start
+write_conf "$T/orchd-new"
+check "orchd -n passes a missing one whose parent is there" \
+    "$ORCHD" -n -f "$T/orchd.conf"
+
 # -- given: empty, root's, 0755, named for orchd
 D=$T/orchd-db
 mkdir -m 0755 "$D"
