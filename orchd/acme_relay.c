@@ -661,7 +661,9 @@ store_file(int dfd, const char *host, const char *suffix,
 /*
  * The pair through its redo log (see the top): both .new whole, the
  * certificate's last, is the commit; a crash after it is finished at the
- * next start, one before it leaves the old pair.
+ * next start, one before it leaves the old pair.  The directory is
+ * synced between, so that the commit is never on disk before the key.
+ * A commit that is not known to be on disk is undone, certificate first.
  */
 static int
 cert_store(const char *host, const uint8_t *chain, size_t chain_len,
@@ -673,18 +675,25 @@ cert_store(const char *host, const uint8_t *chain, size_t chain_len,
 	if ((dfd = open(acme_certs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return (-1);
-	if (store_file(dfd, host, "key.new", key, key_len) == -1) {
-		close(dfd);
-		return (-1);
-	}
-	if (store_file(dfd, host, "crt.new", chain, chain_len) == -1 ||
-	    fsync(dfd) == -1) {
-		(void)snprintf(name, sizeof(name), "%s.key.new", host);
+	if (store_file(dfd, host, "key.new", key, key_len) == -1 ||
+	    fsync(dfd) == -1)
+		goto undo;
+	if (store_file(dfd, host, "crt.new", chain, chain_len) == -1)
+		goto undo;
+	if (fsync(dfd) == -1) {
+		(void)snprintf(name, sizeof(name), "%s.crt.new", host);
 		(void)unlinkat(dfd, name, 0);
-	} else if (cert_commit(dfd, host) == 0 && fsync(dfd) == 0)
+		goto undo;
+	}
+	if (cert_commit(dfd, host) == 0 && fsync(dfd) == 0)
 		r = 0;
 	close(dfd);
 	return (r);
+ undo:
+	(void)snprintf(name, sizeof(name), "%s.key.new", host);
+	(void)unlinkat(dfd, name, 0);
+	close(dfd);
+	return (-1);
 }
 
 static void
