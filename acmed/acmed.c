@@ -35,6 +35,7 @@
 
 #include "acmed.h"
 #include "compat.h"
+#include "hashtab.h"
 #include "imsg.h"
 #include "log.h"
 #include "msg.h"
@@ -58,6 +59,8 @@ struct host {
 };
 static TAILQ_HEAD(, host)	 hosts = TAILQ_HEAD_INITIALIZER(hosts);
 static TAILQ_HEAD(, host)	 queue = TAILQ_HEAD_INITIALIZER(queue);
+/* by name, as the parent finds its own: common/hashtab.c, hosts kept */
+static struct hashtab		 host_byname = HASHTAB_INITIALIZER(0);
 static int			 nhosts;
 
 static struct privsep	 acme_ps;
@@ -130,14 +133,15 @@ host_find(const char *name, int make)
 {
 	struct host	*h;
 
-	TAILQ_FOREACH(h, &hosts, entry)
-		if (strcmp(h->st.name, name) == 0)
-			return (h);
+	if ((h = (struct host *)hashtab_find(&host_byname, name)) != NULL)
+		return (h);
 	if (!make || nhosts >= ACMED_HOSTS_MAX)
 		return (NULL);
 	if ((h = calloc(1, sizeof(*h))) == NULL)
 		fatal("calloc");
 	strlcpy(h->st.name, name, sizeof(h->st.name));
+	if (hashtab_add(&host_byname, h->st.name, h) == -1)
+		fatal("%s", __func__);
 	TAILQ_INSERT_TAIL(&hosts, h, entry);
 	nhosts++;
 	return (h);

@@ -155,6 +155,7 @@ cfg_recv_start(struct imsgev *iev, struct imsg *imsg)
 	if (cfg_forget)
 		cfg_free_workloads(cfg_cur);
 	heap_trim();
-	log_debug("%s: configuration %u applied, %u workloads",
-	    proc_name(ps->id), cfg_cur->id, cfg_cur->nworkloads);
+	log_debug("%s: configuration %u applied, %u workload%s",
+	    proc_name(ps->id), cfg_cur->id, cfg_cur->nworkloads,
+	    cfg_cur->nworkloads == 1 ? "" : "s");
 }

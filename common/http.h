@@ -339,4 +339,21 @@ void	http_chunked_init(struct http_chunked *, enum http_kind);
 int	http_chunked_feed(struct http_chunked *, const char *, size_t,
 	    size_t *, const char **, size_t *);
 
+/*
+ * The value of one hex digit, either case, independent of the locale;
+ * -1 if c is none.  The one for every caller: chunk sizes, the status
+ * UI's cookies, the ACME path's percent-decoding.
+ */
+static inline int
+http_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 #endif /* ORCHD_HTTP_H */

@@ -74,12 +74,4 @@ http_ci_eq(const char *a, const char *b, size_t n)
 	return 1;
 }
 
-static inline int
-http_hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	return http_lower(c) - 'a' + 10;
-}
-
 #endif /* ORCHD_HTTP_LOCAL_H */

@@ -205,13 +205,12 @@ vfatalc(int code, const char *fmt, va_list ap)
 		(void)vsnprintf(msg, sizeof(msg), fmt, ap);
 	else
 		msg[0] = '\0';
+	/* the process is named once: its prefix on stderr, syslog's ident */
 	if (code != 0)
-		logit(LOG_CRIT, "fatal in %s: %s%s%s",
-		    log_procname != NULL ? log_procname : "orchd", msg,
-		    fmt != NULL ? ": " : "", strerror(code));
+		logit(LOG_CRIT, "fatal: %s%s%s", msg, fmt != NULL ? ": " : "",
+		    strerror(code));
 	else
-		logit(LOG_CRIT, "fatal in %s: %s",
-		    log_procname != NULL ? log_procname : "orchd", msg);
+		logit(LOG_CRIT, "fatal: %s", msg);
 	exit(1);
 }
 

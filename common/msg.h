@@ -1254,7 +1254,7 @@ struct reap_expire {
 	int64_t			 secs;
 };
 
-/* IMSG_RT_PURGE: what an expired workload leaves behind */
+/* IMSG_RT_PURGE: what a deleted (or expired) workload leaves behind */
 struct rt_purge {
 	char			 name[ORCHD_NAME_MAX];
 	char			 image[CTL_IMAGE_MAX];

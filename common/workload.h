@@ -212,6 +212,9 @@ struct workload_conf {
 	int			 socket_activation; /* process: the parent
 						   holds its port, passed as
 						   fd 3 (LISTEN_FDS) */
+	int			 log_timestamps; /* process: each line of
+						   its log begins with the
+						   time it was read */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 

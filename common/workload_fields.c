@@ -254,6 +254,18 @@ check_sockact(const struct workload_conf *wl, const struct wl_field *f,
 	return (0);
 }
 
+/* the parent stamps what it reads: a container's log is Docker's */
+static int
+check_logstamps(const struct workload_conf *wl, const struct wl_field *f,
+    size_t *total, char *errbuf, size_t len)
+{
+	if (wl->log_timestamps && wl->driver != DRIVER_PROCESS)
+		return (wl_fail(errbuf, len, "log timestamps: process "
+		    "workloads only: Docker keeps a container's log (docker "
+		    "logs --timestamps)"));
+	return (0);
+}
+
 /* a line of prose for people: its length is all there is to bound */
 static int
 check_description(const struct workload_conf *wl, const struct wl_field *f,
@@ -407,6 +419,10 @@ const struct wl_field wl_fields[] = {
 	{ .json = "socket_activation", .conf = "socket activation",
 	    .type = WF_BOOL, OFF(socket_activation), .flags = WF_DRIFT,
 	    .nv = 46, .show = "socket activation:", .check = check_sockact },
+	/* a process's log lines, stamped by the parent (orchd/logfiles.c) */
+	{ .json = "log_timestamps", .conf = "log timestamps",
+	    .type = WF_BOOL, OFF(log_timestamps), .flags = WF_API, .nv = 47,
+	    .show = "log timestamps:", .check = check_logstamps },
 	/* orchd.conf's "allow root"; the API's under "api allow root" */
 	{ .json = "allow_root", .conf = "allow root", .type = WF_BOOL,
 	    OFF(allow_root), .flags = WF_DRIFT | WF_DOCKER, .nv = 13 },

@@ -83,6 +83,7 @@
 %token	DENY
 %token	ACTIVATION
 %token	FOR FREEZE SUSPEND
+%token	TIMESTAMPS
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
@@ -1184,6 +1185,13 @@ wlopt		: HOST STRING			{
 				YYERROR;
 			}
 			wl->socket_activation = 1;
+		}
+		| LOG TIMESTAMPS		{
+			if (wl->log_timestamps) {
+				yyerror("log timestamps already set");
+				YYERROR;
+			}
+			wl->log_timestamps = 1;
 		}
 		| REDIRECT HTTPS		{
 			if (wl->redirect_https) {

@@ -31,17 +31,6 @@
 #define ACME_PREFIX	"/.well-known/acme-challenge/"
 #define ACME_WORD	"acme-challenge"
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return (c - '0');
-	c = tolower(c);
-	if (c >= 'a' && c <= 'f')
-		return (c - 'a' + 10);
-	return (-1);
-}
-
 /*
  * Does the path (up to its query) hold "acme-challenge", percent-decoded
  * (repeatedly: "%252e" is decoded twice by some) and in any case?
@@ -63,8 +52,10 @@ acme_path_reserved(const char *path, size_t len)
 		changed = 0;
 		for (i = n = 0; i < len; i++) {
 			if (buf[round % 2][i] == '%' && i + 2 < len &&
-			    (hi = hexval(buf[round % 2][i + 1])) != -1 &&
-			    (lo = hexval(buf[round % 2][i + 2])) != -1) {
+			    (hi = http_hexval((unsigned char)
+			    buf[round % 2][i + 1])) != -1 &&
+			    (lo = http_hexval((unsigned char)
+			    buf[round % 2][i + 2])) != -1) {
 				buf[(round + 1) % 2][n++] = hi << 4 | lo;
 				i += 2;
 				changed = 1;

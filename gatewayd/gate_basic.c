@@ -85,14 +85,18 @@ gate_basic_refuse(struct gw_conn *c, const char *why)
 	gate_refuse(c, 401, extra, why);
 }
 
-/* past the gate: its credentials stay here, unless passed on */
+/*
+ * Past the gate: its credentials stay here, unless passed on.  c->wl->conf
+ * is there: gate_basic_check() read it, and a reload since, which could
+ * change it, is refused before this (gate_basic_verified()).
+ */
 static void
 gate_basic_pass(struct gw_conn *c)
 {
 	struct http_head	*h = &c->req->h;
 	size_t			 i;
 
-	if (c->wl->conf == NULL || c->wl->conf->auth_pass != 1)
+	if (c->wl->conf->auth_pass != 1)
 		for (i = 0; i < h->nfields; i++)
 			if (strcasecmp(h->fields[i].name,
 			    "Authorization") == 0)

@@ -36,18 +36,6 @@ struct ui_cached {
 
 static struct ui_cached	 ui_cache[UI_CACHE_MAX];
 
-static int
-hexdigit(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return (ch - '0');
-	if (ch >= 'a' && ch <= 'f')
-		return (ch - 'a' + 10);
-	if (ch >= 'A' && ch <= 'F')
-		return (ch - 'A' + 10);
-	return (-1);
-}
-
 /* exactly 2 * n hex digits into n bytes: 0, else -1 */
 int
 ui_hexval(const char *s, size_t len, uint8_t *out, size_t n)
@@ -58,8 +46,8 @@ ui_hexval(const char *s, size_t len, uint8_t *out, size_t n)
 	if (len != 2 * n)
 		return (-1);
 	for (i = 0; i < n; i++) {
-		if ((hi = hexdigit(s[2 * i])) == -1 ||
-		    (lo = hexdigit(s[2 * i + 1])) == -1)
+		if ((hi = http_hexval((unsigned char)s[2 * i])) == -1 ||
+		    (lo = http_hexval((unsigned char)s[2 * i + 1])) == -1)
 			return (-1);
 		out[i] = (uint8_t)(hi << 4 | lo);
 	}

@@ -12,10 +12,14 @@
  * way: a host that routes nowhere never reaches acmed.
  *
  * A certificate is stored with its key as root's files, mode 0600,
- * outside acmed's chroot (STATE-certs/HOST.crt and HOST.key, written
- * whole then renamed), loaded at start and sent to the gateways and,
- * without its key, to acmed: a restart serves the same certificate and
- * does not issue again.
+ * outside acmed's chroot (STATE-certs/HOST.crt and HOST.key), loaded at
+ * start and sent to the gateways and, without its key, to acmed: a
+ * restart serves the same certificate and does not issue again.  The
+ * pair is replaced with a redo log, so that a crash never leaves the
+ * key of one with the certificate of another: each is written whole as
+ * HOST.key.new, then HOST.crt.new, whose rename is the commit; then
+ * each is renamed over the old.  At start a HOST.crt.new finishes its
+ * pair's renames, and a HOST.key.new without it, uncommitted, goes.
  *
  *	STATE-acme/		root's, 0711: acmed's chroot is root/
  *	STATE-acme/root/etc/	root's: resolv.conf and hosts, copied at
@@ -44,6 +48,7 @@
 #include <unistd.h>
 
 #include "compat.h"
+#include "hashtab.h"
 #include "log.h"
 #include "msg.h"
 #include "parent.h"
@@ -64,6 +69,8 @@ struct acme_entry {
 };
 static TAILQ_HEAD(, acme_entry)	 acme_entries =
     TAILQ_HEAD_INITIALIZER(acme_entries);
+/* by host name, as acmed finds its own: common/hashtab.c, entries kept */
+static struct hashtab		 acme_byname = HASHTAB_INITIALIZER(0);
 static int			 acme_nentries;
 static char			 acme_dir[PATH_MAX];	/* STATE-acme */
 static char			 acme_certs[PATH_MAX];	/* STATE-certs */
@@ -151,14 +158,18 @@ entry_find(const char *name, int make)
 {
 	struct acme_entry	*e;
 
-	TAILQ_FOREACH(e, &acme_entries, entry)
-		if (strcmp(e->st.name, name) == 0)
-			return (e);
+	if ((e = (struct acme_entry *)hashtab_find(&acme_byname, name)) !=
+	    NULL)
+		return (e);
 	if (!make || acme_nentries >= ACME_HOSTS_MAX)
 		return (NULL);
 	if ((e = calloc(1, sizeof(*e))) == NULL)
 		return (NULL);
 	strlcpy(e->st.name, name, sizeof(e->st.name));
+	if (hashtab_add(&acme_byname, e->st.name, e) == -1) {
+		free(e);
+		return (NULL);
+	}
 	TAILQ_INSERT_TAIL(&acme_entries, e, entry);
 	acme_nentries++;
 	return (e);
@@ -425,6 +436,85 @@ cert_file(int dfd, const char *name, size_t *len)
 	return (buf);
 }
 
+/*
+ * The committed pair of host: HOST.key.new, then HOST.crt.new, renamed
+ * over the old.  The key's may be done already: a crash came between.
+ */
+static int
+cert_commit(int dfd, const char *host)
+{
+	char	 from[ORCHD_HOST_MAX + 16], to[ORCHD_HOST_MAX + 16];
+
+	(void)snprintf(from, sizeof(from), "%s.key.new", host);
+	(void)snprintf(to, sizeof(to), "%s.key", host);
+	if (renameat(dfd, from, dfd, to) == -1 && errno != ENOENT)
+		return (-1);
+	(void)snprintf(from, sizeof(from), "%s.crt.new", host);
+	(void)snprintf(to, sizeof(to), "%s.crt", host);
+	if (renameat(dfd, from, dfd, to) == -1)
+		return (-1);
+	return (0);
+}
+
+/* HOST of NAME, which ends in suffix; 0 if it is none */
+static int
+cert_name_host(const char *name, const char *suffix, char *host,
+    size_t len)
+{
+	size_t	 n = strlen(name), m = strlen(suffix);
+
+	if (n <= m || n - m >= len || strcmp(name + n - m, suffix) != 0)
+		return (0);
+	memcpy(host, name, n - m);
+	host[n - m] = '\0';
+	return (acme_host_ok(host));
+}
+
+/*
+ * A store that a crash cut short, before the certificates are read: a
+ * committed pair (HOST.crt.new there) is finished, an uncommitted key
+ * (HOST.key.new alone) removed.  Two passes: a rename while readdir
+ * goes on may show an entry twice or not at all.
+ */
+static void
+certs_recover(void)
+{
+	struct dirent	*de;
+	struct stat	 sb;
+	DIR		*d;
+	char		 host[ORCHD_HOST_MAX], crt[ORCHD_HOST_MAX + 16];
+	int		 pass, dfd;
+
+	for (pass = 0; pass < 2; pass++) {
+		if ((d = opendir(acme_certs)) == NULL)
+			return;
+		dfd = dirfd(d);
+		while ((de = readdir(d)) != NULL) {
+			if (pass == 0 && cert_name_host(de->d_name,
+			    ".crt.new", host, sizeof(host))) {
+				if (cert_commit(dfd, host) == -1)
+					log_warn("acme: %s/%s", acme_certs,
+					    de->d_name);
+				else
+					log_info("acme: %s: the store a stop "
+					    "cut short is finished", host);
+			} else if (pass == 1 && cert_name_host(de->d_name,
+			    ".key.new", host, sizeof(host))) {
+				(void)snprintf(crt, sizeof(crt), "%s.crt.new",
+				    host);
+				if (fstatat(dfd, crt, &sb,
+				    AT_SYMLINK_NOFOLLOW) == 0)
+					continue;
+				log_info("acme: %s: an uncommitted key "
+				    "removed", host);
+				(void)unlinkat(dfd, de->d_name, 0);
+			}
+		}
+		(void)fsync(dfd);
+		closedir(d);
+	}
+}
+
 /* the certificates stored by an earlier run: HOST.crt with HOST.key */
 static void
 certs_load(void)
@@ -529,6 +619,7 @@ acme_prepare(struct orchd *env)
 		fatal("acme: %s", acme_certs);
 	etc_copy("resolv.conf");
 	etc_copy("hosts");
+	certs_recover();
 	certs_load();
 }
 
@@ -545,7 +636,7 @@ static int
 store_file(int dfd, const char *host, const char *suffix,
     const uint8_t *data, size_t len)
 {
-	char	 name[ORCHD_HOST_MAX + 8], tmp[ORCHD_HOST_MAX + 16];
+	char	 name[ORCHD_HOST_MAX + 16], tmp[ORCHD_HOST_MAX + 24];
 	int	 fd;
 
 	(void)snprintf(name, sizeof(name), "%s.%s", host, suffix);
@@ -567,22 +658,42 @@ store_file(int dfd, const char *host, const char *suffix,
 	return (0);
 }
 
-/* the key first: a certificate is never there without its key */
+/*
+ * The pair through its redo log (see the top): both .new whole, the
+ * certificate's last, is the commit; a crash after it is finished at the
+ * next start, one before it leaves the old pair.  The directory is
+ * synced between, so that the commit is never on disk before the key.
+ * A commit that is not known to be on disk is undone, certificate first.
+ */
 static int
 cert_store(const char *host, const uint8_t *chain, size_t chain_len,
     const uint8_t *key, size_t key_len)
 {
-	int	 dfd, r;
+	char	 name[ORCHD_HOST_MAX + 16];
+	int	 dfd, r = -1;
 
 	if ((dfd = open(acme_certs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return (-1);
-	r = store_file(dfd, host, "key", key, key_len) == -1 ||
-	    store_file(dfd, host, "crt", chain, chain_len) == -1 ? -1 : 0;
-	if (r == 0)
-		(void)fsync(dfd);
+	if (store_file(dfd, host, "key.new", key, key_len) == -1 ||
+	    fsync(dfd) == -1)
+		goto undo;
+	if (store_file(dfd, host, "crt.new", chain, chain_len) == -1)
+		goto undo;
+	if (fsync(dfd) == -1) {
+		(void)snprintf(name, sizeof(name), "%s.crt.new", host);
+		(void)unlinkat(dfd, name, 0);
+		goto undo;
+	}
+	if (cert_commit(dfd, host) == 0 && fsync(dfd) == 0)
+		r = 0;
 	close(dfd);
 	return (r);
+ undo:
+	(void)snprintf(name, sizeof(name), "%s.key.new", host);
+	(void)unlinkat(dfd, name, 0);
+	close(dfd);
+	return (-1);
 }
 
 static void
@@ -613,8 +724,9 @@ acme_config_send(struct orchd *env)
 	struct acme_cert		 have;
 	struct iovec			 iov[2];
 
+	/* a host no longer routed keeps its files, for when it is again */
 	TAILQ_FOREACH(e, &acme_entries, entry)
-		if (e->chain != NULL)
+		if (e->chain != NULL && acme_host_routes(env->conf, e->st.name))
 			cert_send(env, e);
 	if (!acme_running(env) || a == NULL)
 		return;
@@ -784,8 +896,16 @@ acme_recv_status(struct imsgev *iev, struct imsg *imsg)
 	}
 	memcpy(&st, imsg->data, sizeof(st));
 	if (imsg->hdr.type == IMSG_ACME_STATUS &&
-	    (e = entry_find(st.name, 1)) != NULL)
+	    (e = entry_find(st.name, 1)) != NULL) {
 		e->st = st;
+		/*
+		 * A certificate loaded at start has no date until acmed read
+		 * the chain it was given (HAVE): the parent parses none.
+		 */
+		if (e->chain != NULL && e->not_after == 0 &&
+		    st.state == ACME_STATE_VALID && st.not_after > 0)
+			e->not_after = st.not_after;
+	}
 	to_gateways(env, imsg->hdr.type, &st, sizeof(st), NULL, 0, NULL, 0);
 }
 

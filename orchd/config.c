@@ -498,8 +498,8 @@ config_recv_done(struct imsgev *iev, struct imsg *imsg)
 			fatal("%s: compose", __func__);
 	env->ps.generation = gen;
 	env->ps.workloads = config_count(env->conf);
-	log_info("configuration %u active, %u workloads", gen,
-	    env->ps.workloads);
+	log_info("configuration %u active, %u workload%s", gen,
+	    env->ps.workloads, env->ps.workloads == 1 ? "" : "s");
 	/* the first configuration at start, or a reload's, is running */
 	if (env->notify_wait) {
 		env->notify_wait = 0;

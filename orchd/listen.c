@@ -31,6 +31,18 @@ listener_same(const struct listener_conf *a, const struct listener_conf *b)
 	return (a->sslen == b->sslen && memcmp(&a->ss, &b->ss, a->sslen) == 0);
 }
 
+/* its port, for a message that names where it failed */
+static unsigned int
+listener_port(const struct listener_conf *l)
+{
+	const struct sockaddr_in6	*sin6 = (const void *)&l->ss;
+	const struct sockaddr_in	*sin = (const void *)&l->ss;
+
+	if (l->ss.ss_family == AF_INET6)
+		return (ntohs(sin6->sin6_port));
+	return (ntohs(sin->sin_port));
+}
+
 static int
 listener_bind(struct listener_conf *l)
 {
@@ -73,8 +85,10 @@ listeners_bind(struct orchd_conf *nconf, struct orchd_conf *oconf,
 		if (l->fd != -1)
 			continue;
 		if (listener_bind(l) == -1) {
-			snprintf(err, errlen, "listen on %s: %s", l->name,
-			    strerror(errno));
+			snprintf(err, errlen, "%s%s%slisten on %s port %u: %s",
+			    l->workload[0] != '\0' ? "workload " : "",
+			    l->workload, l->workload[0] != '\0' ? ": " : "",
+			    l->name, listener_port(l), strerror(errno));
 			listeners_close(nconf, oconf);
 			return (-1);
 		}

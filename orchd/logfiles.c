@@ -41,6 +41,12 @@
  * takes waits in its write(2), as it would writing the file itself.
  * Files are opened O_NOFOLLOW and must be regular files: no link or
  * FIFO planted at the name redirects or blocks root's writes.
+ *
+ * With "log timestamps" in its block, each line a workload writes begins
+ * in the file with the time the parent read it, ISO 8601 in UTC to the
+ * millisecond and a space ("2026-12-06T10:55:32.123Z "): what one read
+ * brings shares one time.  A line cut by a read is stamped once, at its
+ * start: each pipe remembers whether it is within a line.
  */
 
 #include <sys/types.h>
@@ -99,6 +105,8 @@ struct wlog_pipe {
 	struct wlog		*log;
 	int			 fd;
 	struct event		 ev;
+	int			 stamps;	/* "log timestamps" */
+	int			 midline;	/* its last byte was no \n */
 };
 
 static TAILQ_HEAD(, wlog)	 wlogs = TAILQ_HEAD_INITIALIZER(wlogs);
@@ -125,6 +133,10 @@ static struct {
 } alog = { .fd = -1, .next_fd = -1, .pipe = { -1, -1 } };
 
 static char	 logf_buf[LOGF_READ];
+
+#define WLOG_STAMP_LEN	25		/* "2026-12-06T10:55:32.123Z " */
+/* a read's lines, each after its time, gathered for fewer writes */
+static char	 wlog_stamped_buf[2 * LOGF_READ];
 
 static void	 wlog_read(int, short, void *);
 static void	 alog_read(int, short, void *);
@@ -562,6 +574,63 @@ wlog_append(struct wlog *wl, const char *buf, size_t len)
 	}
 }
 
+/* now, as each line of a read is stamped: WLOG_STAMP_LEN bytes, no NUL */
+static void
+wlog_stamp(char *out)
+{
+	struct timespec	 ts;
+	struct tm	 tm;
+	char		 buf[WLOG_STAMP_LEN + 8];
+
+	(void)clock_gettime(CLOCK_REALTIME, &ts);
+	if (gmtime_r(&ts.tv_sec, &tm) == NULL ||
+	    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm) != 19)
+		(void)strlcpy(buf, "0000-00-00T00:00:00", sizeof(buf));
+	(void)snprintf(buf + 19, sizeof(buf) - 19, ".%03dZ ",
+	    (int)(ts.tv_nsec / 1000000 % 1000));
+	memcpy(out, buf, WLOG_STAMP_LEN);
+}
+
+/*
+ * Append what a read brought, each line after its time if the workload
+ * asks for it, gathered in wlog_stamped_buf and written when it is
+ * full: a line never parts from its time, as wlog_append() cuts files
+ * at a newline.
+ */
+static void
+wlog_put(struct wlog_pipe *wp, const char *buf, size_t len)
+{
+	char		 stamp[WLOG_STAMP_LEN];
+	const char	*nl;
+	size_t		 n, out = 0;
+
+	if (!wp->stamps) {
+		wlog_append(wp->log, buf, len);
+		return;
+	}
+	wlog_stamp(stamp);
+	while (len > 0) {
+		n = (nl = memchr(buf, '\n', len)) != NULL ?
+		    (size_t)(nl - buf) + 1 : len;
+		/* a read is LOGF_READ at most: stamp and line fit, empty */
+		if (out + sizeof(stamp) + n > sizeof(wlog_stamped_buf)) {
+			wlog_append(wp->log, wlog_stamped_buf, out);
+			out = 0;
+		}
+		if (!wp->midline) {
+			memcpy(wlog_stamped_buf + out, stamp, sizeof(stamp));
+			out += sizeof(stamp);
+		}
+		memcpy(wlog_stamped_buf + out, buf, n);
+		out += n;
+		wp->midline = nl == NULL;
+		buf += n;
+		len -= n;
+	}
+	if (out > 0)
+		wlog_append(wp->log, wlog_stamped_buf, out);
+}
+
 static void
 wlog_pipe_free(struct wlog_pipe *wp)
 {
@@ -598,7 +667,7 @@ wlog_drain(struct wlog_pipe *wp)
 			wlog_pipe_free(wp);
 			return (1);
 		}
-		wlog_append(wp->log, logf_buf, n);
+		wlog_put(wp, logf_buf, n);
 	}
 	return (0);
 }
@@ -613,12 +682,12 @@ wlog_read(int fd, short event, void *arg)
  * A start of workload name: a pipe whose write end (returned, close on
  * exec) becomes its standard output and error, read into LOGDIR/NAME.log
  * until every process holding it is gone.  owned: the file is chowned
- * to uid and gid, the workload's.  -1 with msg set if the file cannot be
+ * to uid and gid, the workload's; stamps: its lines are timed.  -1 with msg set if the file cannot be
  * opened.
  */
 int
 wlog_start(struct orchd *env, const char *name, int owned, uid_t uid,
-    gid_t gid, char *msg, size_t len)
+    gid_t gid, int stamps, char *msg, size_t len)
 {
 	struct wlog		*wl;
 	struct wlog_pipe	*wp;
@@ -680,6 +749,7 @@ wlog_start(struct orchd *env, const char *name, int owned, uid_t uid,
 	}
 	wp->log = wl;
 	wp->fd = p[0];
+	wp->stamps = stamps;
 	wl->npipes++;
 	event_set(&wp->ev, wp->fd, EV_READ | EV_PERSIST, wlog_read, wp);
 	event_add(&wp->ev, NULL);

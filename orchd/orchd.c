@@ -851,8 +851,8 @@ parent_channel_closed(struct imsgev *iev)
  * The database's directory is the store's alone: a workload, whatever
  * its uid, must not even list it.  One of the store's found open to
  * others (an older orchd made it so, or an operator) is closed, and the
- * log says so.  One that is not the store's is left alone: the store
- * cannot write there and says so.
+ * log says so.  One that is not the store's did not come this far:
+ * statedir_database() gave it or refused it.
  */
 static void
 database_dir_tighten(const char *dir, uid_t store)
@@ -872,11 +872,31 @@ database_dir_tighten(const char *dir, uid_t store)
 	    (unsigned)(sb.st_mode & 0700));
 }
 
+/*
+ * orchd -n, as root: would the start take the database's directory?  A
+ * user that does not exist is the parser's to report.
+ */
+static int
+database_dir_check(const struct orchd_conf *conf)
+{
+	struct passwd	*pw;
+	char		 dir[PATH_MAX], err[CTL_MSG_MAX];
+
+	if (geteuid() != 0 || (pw = users_getpwnam(conf->user)) == NULL)
+		return (0);
+	database_dir(conf->database, dir, sizeof(dir));
+	if (statedir_database(dir, conf->user, pw->pw_uid, pw->pw_gid, 0,
+	    err, sizeof(err)) == 0)
+		return (0);
+	log_warnx("%s", err);
+	return (-1);
+}
+
 static void
 prepare_dirs(struct orchd *env)
 {
 	struct passwd	*pw;
-	char		 dir[PATH_MAX];
+	char		 dir[PATH_MAX], err[CTL_MSG_MAX];
 
 	if ((pw = users_getpwnam(env->conf->user)) == NULL)
 		fatalx("user %s does not exist: create it (see orchd(8)) "
@@ -891,6 +911,9 @@ prepare_dirs(struct orchd *env)
 			fatal("chown %s", dir);
 	} else if (errno != EEXIST)
 		fatal("database directory %s", dir);
+	else if (statedir_database(dir, env->conf->user, pw->pw_uid,
+	    pw->pw_gid, 1, err, sizeof(err)) == -1)
+		fatalx("%s", err);
 	else
 		database_dir_tighten(dir, pw->pw_uid);
 	if (access(env->conf->chroot, X_OK) == -1)
@@ -952,6 +975,8 @@ main(int argc, char *argv[])
 	    PARSE_HOST_WARN, noaction && env.verbose > 0)) == NULL)
 		exit(1);
 	if (noaction) {
+		if (database_dir_check(env.conf) == -1)
+			exit(1);
 		fprintf(stderr, "configuration OK\n");
 		exit(0);
 	}

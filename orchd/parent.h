@@ -106,6 +106,8 @@ void		 notify_recv_counts(struct imsgev *, struct imsg *);
 
 /* statedir.c: systemd's StateDirectory=, the socket's directory */
 void		 statedir_take(const char *, uid_t, gid_t);
+int		 statedir_database(const char *, const char *, uid_t, gid_t,
+		    int, char *, size_t);
 void		 statedir_socket(const char *);
 
 /* instances.c: the orchd instances of this host */
@@ -194,7 +196,7 @@ void		 accesslog_abort(void);
 void		 accesslog_commit(void);
 void		 accesslog_init(void);
 void		 accesslog_send(struct orchd *);
-int		 wlog_start(struct orchd *, const char *, int, uid_t, gid_t,
+int		 wlog_start(struct orchd *, const char *, int, uid_t, gid_t, int,
 		    char *, size_t);
 void		 wlog_flush(const char *);
 int		 logfiles_reopen(char *, size_t);

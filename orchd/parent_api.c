@@ -82,7 +82,7 @@ struct api_op {
 	uint64_t		 base;		/* PATCH: of what it replaces */
 	int			 expire;	/* a delete: expired */
 	struct reap_expire	 re;		/* expire: as reaperd saw it */
-	struct rt_purge		 purge;		/* expire: what to remove */
+	struct rt_purge		 purge;		/* a delete: what to remove */
 	char			 name[ORCHD_NAME_MAX];
 	struct workload_conf	*wc;		/* create, update: until
 						   configured */
@@ -495,11 +495,17 @@ api_expire_check(struct orchd *env, struct api_op *op,
 		snprintf(err, len, "its expire after changed meanwhile");
 		return (-1);
 	}
+	return (0);
+}
+
+/* a delete or an expiry: what runtimed removes once it is stopped */
+static void
+api_purge_fill(struct api_op *op, const struct workload_conf *wc)
+{
 	memset(&op->purge, 0, sizeof(op->purge));
 	strlcpy(op->purge.name, wc->name, sizeof(op->purge.name));
 	if (wc->driver == DRIVER_DOCKER && wc->image != NULL)
 		strlcpy(op->purge.image, wc->image, sizeof(op->purge.image));
-	return (0);
 }
 
 /* checked again when its turn comes: the queue ahead may have changed it */
@@ -531,6 +537,7 @@ api_op_check(struct orchd *env, struct api_op *op, char *err, size_t len)
 		    "depend%s on it", op->name, who, n > 1 ? "" : "s");
 		return (409);
 	}
+	api_purge_fill(op, wc);
 	return (api_op_keep_undo(op, wc, err, len));
 }
 
@@ -974,19 +981,19 @@ api_config_active(struct orchd *env)
 		return;
 	}
 	if (op->phase == OP_ACTIVATING && env->ps.generation >= op->gen) {
-		if (op->expire) {
+		if (op->expire)
 			log_info("API: workload %s expired: no request for "
 			    "%llds, deleted", op->name,
 			    (long long)op->re.secs);
-			/* runtimed stopped it with the generation: now go */
-			if (proc_compose(&env->ps, PROC_RUNTIME,
-			    IMSG_RT_PURGE, 0, -1, &op->purge,
-			    sizeof(op->purge)) == -1)
-				log_warn("%s: compose", __func__);
-		} else
+		else
 			log_info("API: workload %s %s", op->name,
 			    op->create ? "created" : op->update ? "updated" :
 			    "deleted");
+		/* a delete: runtimed stopped it with the generation, now go */
+		if (!op->create && !op->update && proc_compose(&env->ps,
+		    PROC_RUNTIME, IMSG_RT_PURGE, 0, -1, &op->purge,
+		    sizeof(op->purge)) == -1)
+			log_warn("%s: compose", __func__);
 		api_op_done(env, op->create ? 201 : 200, NULL);
 	}
 }

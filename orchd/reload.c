@@ -225,7 +225,7 @@ reload_diff(struct orchd_conf *oconf, struct orchd_conf *nconf)
 	}
 	free(ov);
 	free(nv);
-	log_info("reload: %d workloads added, %d removed, %d changed",
+	log_info("reload: workloads: %d added, %d removed, %d changed",
 	    count[CTL_RELOAD_ADDED], count[CTL_RELOAD_REMOVED],
 	    count[CTL_RELOAD_CHANGED]);
 }

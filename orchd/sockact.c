@@ -13,8 +13,11 @@
  * socket's own accept queue: the gateway connects once the spawn is
  * done, and the workload is ready when it accepts.  The socket is
  * blocking (systemd passes them so; the parent never accepts on it) and
- * close-on-exec here: only the spawner's child, which clears the flag
- * on fd 3, inherits it.
+ * close-on-exec here, and so is the duplicate spawn.c makes: no exec of
+ * the parent's inherits either.  The spawner is passed the duplicate
+ * over its channel (a descriptor passed carries no flag), and its child
+ * alone gets it on fd 3, where dup2 leaves the flag clear
+ * (spawnerd/exec.c).
  *
  * A reload keeps the socket of a workload whose address and port are
  * unchanged, so connections queued on it carry on, binds the new ones
@@ -27,6 +30,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include <errno.h>
 #include <poll.h>
@@ -55,6 +59,21 @@ sockact_port(const struct sockact *sa)
 	if (sa->ss.ss_family == AF_INET6)
 		return (ntohs(sin6->sin6_port));
 	return (ntohs(sin->sin_port));
+}
+
+/* its address, for a message that names where it failed */
+static const char *
+sockact_addr(const struct sockact *sa, char *buf, size_t len)
+{
+	const struct sockaddr_in6	*sin6 = (const void *)&sa->ss;
+	const struct sockaddr_in	*sin = (const void *)&sa->ss;
+	const void			*a;
+
+	a = sa->ss.ss_family == AF_INET6 ? (const void *)&sin6->sin6_addr :
+	    (const void *)&sin->sin_addr;
+	if (inet_ntop(sa->ss.ss_family, a, buf, len) == NULL)
+		(void)strlcpy(buf, "?", len);
+	return (buf);
 }
 
 static int
@@ -140,6 +159,7 @@ sockacts_bind(struct orchd_conf *nconf, struct orchd_conf *oconf,
 {
 	struct sockact	*sa, *o;
 	size_t		 i;
+	char		 addr[INET6_ADDRSTRLEN];
 
 	if (sockacts_list(nconf, err, errlen) == -1)
 		goto fail;
@@ -153,7 +173,7 @@ sockacts_bind(struct orchd_conf *nconf, struct orchd_conf *oconf,
 		if (sockact_bind1(sa) == -1) {
 			snprintf(err, errlen, "workload %s: socket activation: "
 			    "cannot bind %s port %u: %s", sa->name,
-			    sa->ss.ss_family == AF_INET6 ? "IPv6" : "IPv4",
+			    sockact_addr(sa, addr, sizeof(addr)),
 			    sockact_port(sa), strerror(errno));
 			goto fail;
 		}

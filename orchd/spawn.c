@@ -349,7 +349,7 @@ static int
 job_logfile(struct spawn_job *job, struct orchd *env, char *msg, size_t len)
 {
 	if ((job->logfd = wlog_start(env, job->wl->name, job->root, job->uid,
-	    job->gid, msg, len)) == -1)
+	    job->gid, job->wl->log_timestamps, msg, len)) == -1)
 		return (-1);
 	return (0);
 }
@@ -438,7 +438,13 @@ job_socket(struct spawn_job *job, struct orchd *env, char *msg, size_t len)
 		msgf(msg, len, "socket activation: its port is not bound");
 		return (-1);
 	}
-	if ((job->sockfd = dup(sa->fd)) == -1) {
+	/*
+	 * Close-on-exec as the socket it copies: F_DUPFD_CLOEXEC is not
+	 * among the fcntl commands the parent's seccomp filter allows
+	 * (common/sandbox.c: it killed the parent), so dup, then F_SETFD.
+	 */
+	if ((job->sockfd = dup(sa->fd)) == -1 ||
+	    fcntl(job->sockfd, F_SETFD, FD_CLOEXEC) == -1) {
 		msgf(msg, len, "socket activation: %s", strerror(errno));
 		return (-1);
 	}
@@ -1056,7 +1062,8 @@ spawn_shutdown(struct orchd *env)
 		left++;
 	}
 	if (left > 0 && spawner_running())
-		log_warnx("%d process workloads could not be reaped", left);
+		log_warnx("%d process workload%s could not be reaped", left,
+		    left == 1 ? "" : "s");
 	cgroup_fini();
 }
 

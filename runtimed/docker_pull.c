@@ -442,8 +442,9 @@ docker_recv_pull(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
- * IMSG_RT_PURGE: an API workload expired (orchd/parent_api.c).  The generation
- * without it stopped it; its container goes now, and its image after it
+ * IMSG_RT_PURGE: an API workload was deleted, by a DELETE, orchctl delete or
+ * its expiry (orchd/parent_api.c).  The generation without it stopped it;
+ * its container goes now, and its image after it
  * when no workload of ours names that image.  Volumes stay (v=0), and an
  * image another container still has stays (Docker refuses, no force).
  */
@@ -458,9 +459,9 @@ docker_purge_image_done(const struct dk_resp *r, void *arg)
 	struct dk_purge	*p = arg;
 
 	if (r->status == 200 || r->status == 404)
-		log_info("%s: expired: image %s removed", p->name, p->image);
+		log_info("%s: deleted: image %s removed", p->name, p->image);
 	else
-		log_warnx("%s: expired: image %s kept: %s", p->name, p->image,
+		log_warnx("%s: deleted: image %s kept: %s", p->name, p->image,
 		    r->err);
 	free(p);
 }
@@ -484,23 +485,23 @@ docker_purge_done(const struct dk_resp *r, void *arg)
 	struct dk_purge	*p = arg;
 
 	if (r->status != 204 && r->status != 404) {
-		log_warnx("%s: expired: container not removed: %s", p->name,
+		log_warnx("%s: deleted: container not removed: %s", p->name,
 		    r->err);
 		free(p);
 		return;
 	}
-	log_info("%s: expired: container removed", p->name);
+	log_info("%s: deleted: container removed", p->name);
 	/* asked now: a workload created meanwhile may use it */
 	if (p->image[0] == '\0' || docker_image_used(p->image)) {
 		if (p->image[0] != '\0')
-			log_info("%s: expired: image %s kept, another "
+			log_info("%s: deleted: image %s kept, another "
 			    "workload uses it", p->name, p->image);
 		free(p);
 		return;
 	}
 	if (dk_call(DK_IMAGE_REMOVE, p->image, NULL, NULL,
 	    docker_purge_image_done, NULL, p) == NULL) {
-		log_warnx("%s: expired: image %s: cannot ask", p->name,
+		log_warnx("%s: deleted: image %s: cannot ask", p->name,
 		    p->image);
 		free(p);
 	}
@@ -522,17 +523,17 @@ docker_purge_inspected(const struct dk_resp *r, void *arg)
 	}
 	if ((o = json_loadb(r->body, r->len, 0, &jerr)) == NULL ||
 	    (id = json_string_value(json_object_get(o, "Id"))) == NULL)
-		log_warnx("%s: expired: container: bad inspect", p->name);
+		log_warnx("%s: deleted: container: bad inspect", p->name);
 	else if (dk_labels_ours(json_object_get(json_object_get(o, "Config"),
 	    "Labels"), p->name, whose, sizeof(whose)) == -1)
-		log_warnx("%s: expired: its container's name is taken by one "
+		log_warnx("%s: deleted: its container's name is taken by one "
 		    "%s: left alone", p->name, whose);
 	else if (dk_call(DK_REMOVE, id, NULL, NULL, docker_purge_done, NULL,
 	    p) != NULL) {
 		json_decref(o);
 		return;
 	} else
-		log_warnx("%s: expired: container: cannot ask", p->name);
+		log_warnx("%s: deleted: container: cannot ask", p->name);
 	json_decref(o);
 	free(p);
 }
@@ -558,7 +559,7 @@ docker_recv_purge(struct imsgev *iev, struct imsg *imsg)
 	dk_container_name(rp.name, cname, sizeof(cname));
 	if (dk_call(DK_INSPECT, cname, NULL, NULL, docker_purge_inspected,
 	    NULL, p) == NULL) {
-		log_warnx("%s: expired: container: cannot ask", p->name);
+		log_warnx("%s: deleted: container: cannot ask", p->name);
 		free(p);
 	}
 }

@@ -7,6 +7,12 @@
 #				make install-user) and nothing more
 #	sh tools/deps.sh test	what the tests add to that
 #	sh tools/deps.sh deb	to build the Debian package: make deb
+#	sh tools/deps.sh demo	to build and run make demo: the build's
+#				list, busybox-static (the demo's workload,
+#				busybox httpd) and curl; nothing of the test
+#				stack (no PostgreSQL, Redis or Docker: the
+#				demo's container is shown only where a Docker
+#				daemon answers already)
 #
 # libssl-dev and zlib1g-dev: the static libraries behind libtls.a and
 # libsqlite3.a (libssl.a, libcrypto.a, libz.a) for make STATIC=1, which
@@ -63,8 +69,10 @@ DOCKER_PKGS="docker.io tini"
 # package tools (dpkg-buildpackage wants build-essential) and lintian
 DEB_PKGS="build-essential dpkg-dev debhelper lintian libmd-dev"
 
+DEMO_PKGS="busybox-static curl"
+
 usage() {
-	echo "usage: sh tools/deps.sh [all | build | test | deb]" >&2
+	echo "usage: sh tools/deps.sh [all | build | test | deb | demo]" >&2
 	exit 2
 }
 
@@ -74,16 +82,21 @@ all)	pkgs="$BUILD_PKGS $TEST_PKGS" ;;
 build)	pkgs=$BUILD_PKGS ;;
 deb)	pkgs="$BUILD_PKGS $DEB_PKGS" ;;
 test)	pkgs=$TEST_PKGS ;;
+demo)	pkgs="$BUILD_PKGS $DEMO_PKGS" ;;
 *)	usage ;;
 esac
-if [ "${1:-all}" != build ] && [ "${1:-all}" != deb ]; then
+case "${1:-all}" in
+build|deb|demo)
+	;;
+*)
 	# dockerd is in /usr/sbin, which a root shell's PATH may lack
 	# (DEPS_SBIN: other directories, for regress/e2e/deps.sh)
 	PATH=$PATH:${DEPS_SBIN-/usr/sbin:/sbin} command -v dockerd \
 	    >/dev/null 2>&1 || pkgs="$pkgs $DOCKER_PKGS"
 	# Debian's npm, unless a nodejs from elsewhere has one of its own
 	command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
-fi
+	;;
+esac
 
 missing=
 for p in $pkgs; do
@@ -93,7 +106,8 @@ done
 # the browser tests' npm modules, pinned, where npm is
 browser_modules() {
 	_br=${0%/*}/../regress/browser
-	[ "${1:-all}" != build ] && [ "${1:-all}" != deb ] && command -v npm >/dev/null 2>&1 &&
+	[ "${1:-all}" != build ] && [ "${1:-all}" != deb ] &&
+	    [ "${1:-all}" != demo ] && command -v npm >/dev/null 2>&1 &&
 	    [ -f "$_br/package-lock.json" ] &&
 	    [ ! -d "$_br/node_modules/puppeteer-core" ] || return 0
 	echo "tools/deps.sh: npm ci in $_br" >&2

@@ -8,6 +8,15 @@
 e2e_init "$1"
 need_root
 
+# the README's demo command installs what the demo needs alone, and the
+# README says how to move its port
+check "the README's demo command is tools/deps.sh demo, then make demo" \
+    grep -qx '    sh tools/deps.sh demo && make demo' README.md
+check "the README documents DEMO_PORT" grep -q 'DEMO_PORT=[0-9]* make demo' \
+    README.md
+check "tools/deps.sh demo is a mode of tools/deps.sh" \
+    grep -q '^demo)' tools/deps.sh
+
 # the demo runs the programs in build/: point it at the ones under test
 out=$T/demo.out
 mkdir -p "$T/tree/regress"

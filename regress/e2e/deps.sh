@@ -1,6 +1,7 @@
 #!/bin/sh
 # tools/deps.sh, with dpkg-query, apt-get and id stood in for on a PATH of
-# their own: what it would install for all (the default), build and test;
+# their own: what it would install for all (the default), build, test and
+# demo (the build's list, busybox-static and curl, nothing of the tests);
 # docker.io (and tini) wherever no dockerd is installed, a docker client
 # alone or not (a client runs no docker test), never where a dockerd is;
 # nothing when everything is; a bad argument refused; deb, what make deb
@@ -56,6 +57,14 @@ for p in gcc make pkg-config byacc libevent-dev libtls-dev libsqlite3-dev \
 done
 for p in docker.io tini curl clang python3 busybox-static libcmocka-dev; do
 	check "not $p, for the tests" hasnt "$p"
+done
+check "tools/deps.sh demo" deps demo
+for p in gcc make byacc libtls-dev busybox-static curl; do
+	check "installs $p, for make demo" has "$p"
+done
+for p in postgresql redis-server docker.io tini libcmocka-dev chromium \
+    pebble npm; do
+	check "not $p, for the tests only" hasnt "$p"
 done
 check "tools/deps.sh test" deps test
 check "installs what the tests need" \

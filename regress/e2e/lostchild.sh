@@ -168,7 +168,7 @@ FAKE
 	chmod 0755 "$T/bin/reaperd"
 	run_orchd "runtimed given an unknown type by a sibling"
 	check "runtimed says why it ends" grep -q \
-	    "fatal in runtime: channel to reaper: protocol error" "$T/orchd.log"
+	    "runtime: fatal: channel to reaper: protocol error" "$T/orchd.log"
 	check "and the parent names it" grep -Eq \
 	    "lost child: runtime \\(pid [0-9]+\\)" "$T/orchd.log"
 	no_leftover "a sibling's protocol error"
@@ -205,7 +205,7 @@ for name in store gateway reaper runtime; do
 	check "SIGKILL to $name: named before any other line of loss" \
 	    sh -c "echo '$first' | grep -q 'lost child: $name'"
 	check "SIGKILL to $name: no sibling logs fatal" \
-	    sh -c "! grep -q 'fatal in' '$T/orchd.log'"
+	    sh -c "! grep -q ': fatal: ' '$T/orchd.log'"
 	no_leftover "SIGKILL to $name"
 done
 

@@ -70,7 +70,7 @@ check "fresh is running configuration" wait_for 10 listed fresh
 check "gone is not" sh -c "! \"$ORCHCTL\" -s \"$SOCK\" show workloads |
     grep -q '^gone '"
 check "the log says what changed" \
-    grep -q "reload: 1 workloads added, 1 removed, 1 changed" "$T/orchd.log"
+    grep -q "reload: workloads: 1 added, 1 removed, 1 changed" "$T/orchd.log"
 
 # -- 2. nothing changed, then one added, as JSON
 ctl -j reload
@@ -122,7 +122,7 @@ echo "prefork 2" >>"$T/orchd.conf"
 kill -HUP "$ORCHD_PID"
 check "SIGHUP reloads: hup is running configuration" wait_for 10 listed hup
 check "the log names the change" wait_for 10 \
-    grep -q "reload: 1 workloads added, 0 removed, 0 changed" "$T/orchd.log"
+    grep -q "reload: workloads: 1 added, 0 removed, 0 changed" "$T/orchd.log"
 check "orchd still runs" alive "$ORCHD_PID"
 
 stop_orchd

@@ -208,12 +208,19 @@ check "a database _orchd cannot write: orchd exits non-zero" start_refused
 check "its log names the file" grep -q "database $DB: " "$T/refused.log"
 check "the file is unchanged" [ "$(sum "$DB")" = "$before" ]
 
-# 8. a read-only directory: no room for the write-ahead log
+# 8. a read-only directory: no room for the write-ahead log.  The
+# store's, mode 0500: one of another user's (root's) is refused before the
+# store starts, by the parent, naming its owner and mode (dbdir.sh)
 cp "$T/good.db" "$DB"
 chown _orchd "$DB"
 chmod 0600 "$DB"
 chown root "$DBDIR"
 chmod 0555 "$DBDIR"
+check "a database directory of root's: orchd exits non-zero" start_refused
+check "the parent names its owner and mode" grep -q \
+    "database directory $DBDIR is owned by root, mode 0555" "$T/refused.log"
+chown _orchd "$DBDIR"
+chmod 0500 "$DBDIR"
 before=$(sum "$DB")
 check "a read-only database directory: orchd exits non-zero" start_refused
 check "its log names the file and says why" \
