@@ -212,6 +212,8 @@ struct workload_conf {
 	int			 socket_activation; /* process: the parent
 						   holds its port, passed as
 						   fd 3 (LISTEN_FDS) */
+	struct strlist		 error_pages;	/* "STATUS PATH": pages for
+						   orchd's own answers */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 
