@@ -96,7 +96,7 @@ OBJ		 = $(BUILD)/obj
 HTTP_SRCS	 = http.c http_chunked.c http_head.c http_ser.c
 COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c conf.c conf_wire.c \
-		   deps.c event.c \
+		   deps.c errpage.c event.c \
 		   event_json.c gate.c hashtab.c htpasswd.c $(HTTP_SRCS) \
 		   ignore.c imsg.c log.c \
 		   merge.c privdrop.c proc.c sandbox.c spawnexec.c timer.c \
@@ -108,7 +108,7 @@ COMMON_SRCS	 = $(addprefix common/, \
 PARSE_SRCS	 = $(addprefix confd/, \
 		   hostcheck.c lex.c parse_acme.c parse_check.c \
 		   parse_conf.c parse_gate.c parse_input.c parse_listen.c \
-		   parse_set.c printconf.c)
+		   parse_page.c parse_set.c printconf.c)
 CONFD_SRCS	 = $(PARSE_SRCS) $(addprefix confd/, \
 		   confd.c send.c)
 ORCHD_SRCS	 = $(addprefix orchd/, \
@@ -129,7 +129,7 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   acme_store.c activity.c api.c api_auth.c \
 		   api_conf.c api_conn.c api_define.c api_events.c api_json.c \
 		   api_ops.c api_route.c bufio.c clienthello.c conn.c \
-		   conn_timer.c drain.c \
+		   conn_timer.c drain.c pages.c \
 		   filter.c gate.c gate_answer.c gate_basic.c gate_cache.c \
 		   gate_conf.c gate_request.c gate_verify.c \
 		   gatewayd.c h2.c h2up.c ignore.c instance.c \
@@ -412,7 +412,7 @@ FUZZ_DEFS_chunked = -DFUZZ_CHUNKED_ONLY
 FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
 		   $(PARSE_SRCS) common/hashtab.c \
 		   common/units.c common/workload.c common/workload_json.c \
-		   common/workload_check.c common/workload_fields.c \
+		   common/workload_check.c common/workload_fields.c common/errpage.c \
 		   common/log.c common/trust.c common/ignore.c common/deps.c \
 		   common/argv.c common/util.c common/budget.c common/conf.c \
 		   common/htpasswd.c common/gate.c common/users.c \
@@ -425,13 +425,13 @@ FUZZ_LIBS_h2	 = -lnghttp2
 FUZZ_SRCS_parent_def = regress/fuzz/fuzz_parent_def.c orchd/apidef.c \
 		   orchd/policy.c orchd/policy_net.c common/trust.c \
 		   common/workload.c common/workload_check.c \
-		   common/workload_fields.c common/workload_wire.c \
+		   common/workload_fields.c common/errpage.c common/workload_wire.c \
 		   common/ignore.c common/units.c common/log.c common/util.c \
 		   common/deps.c common/hashtab.c common/argv.c
 # the parent's taking of confd's global settings
 FUZZ_SRCS_parent_conf = regress/fuzz/fuzz_parent_conf.c common/conf_wire.c \
 		   common/conf.c common/workload.c common/workload_check.c \
-		   common/workload_fields.c common/ignore.c common/units.c \
+		   common/workload_fields.c common/errpage.c common/ignore.c common/units.c \
 		   common/log.c common/util.c common/deps.c common/hashtab.c \
 		   common/argv.c common/htpasswd.c common/gate.c
 FUZZ_SRCS_clienthello = regress/fuzz/fuzz_clienthello.c gatewayd/clienthello.c
@@ -440,7 +440,7 @@ FUZZ_SRCS_parent_acme = regress/fuzz/fuzz_parent_acme.c orchd/acme_relay.c \
 		   common/log.c
 FUZZ_SRCS_htpasswd = regress/fuzz/fuzz_htpasswd.c common/htpasswd.c \
 		   common/gate.c common/ignore.c common/workload.c \
-		   common/workload_fields.c common/workload_check.c \
+		   common/workload_fields.c common/errpage.c common/workload_check.c \
 		   common/units.c common/log.c common/util.c common/deps.c \
 		   common/hashtab.c common/argv.c
 FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))

@@ -34,7 +34,34 @@ conf_new(void)
 	TAILQ_INIT(&c->api_allow_auth_request);
 	TAILQ_INIT(&c->htfiles);
 	TAILQ_INIT(&c->ignores);
+	TAILQ_INIT(&c->error_pages);
+	TAILQ_INIT(&c->pages);
 	return (c);
+}
+
+/* the page read from that file, or NULL */
+struct errpage_file *
+errpage_find(const struct errpagelist *l, const char *path)
+{
+	struct errpage_file	*p;
+
+	TAILQ_FOREACH(p, l, entry)
+		if (strcmp(p->path, path) == 0)
+			return (p);
+	return (NULL);
+}
+
+static void
+errpages_free(struct errpagelist *l)
+{
+	struct errpage_file	*p;
+
+	while ((p = TAILQ_FIRST(l)) != NULL) {
+		TAILQ_REMOVE(l, p, entry);
+		free(p->path);
+		free(p->data);
+		free(p);
+	}
 }
 
 void
@@ -91,6 +118,8 @@ free_config(struct orchd_conf *c)
 		TAILQ_REMOVE(&c->workloads, w, entry);
 		workload_free(w);
 	}
+	strlist_free(&c->error_pages);
+	errpages_free(&c->pages);
 	free(c->conffile);
 	free(c->chroot);
 	free(c->database);

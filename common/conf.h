@@ -93,6 +93,15 @@ struct acme_settings {
 	int			 per_hour_set;	/* written in the file */
 };
 
+/* a page of "error page", as confd read it (common/errpage.c) */
+struct errpage_file {
+	TAILQ_ENTRY(errpage_file) entry;
+	char			*path;
+	uint8_t			*data;
+	size_t			 len;
+};
+TAILQ_HEAD(errpagelist, errpage_file);
+
 /* publish ports below this need "api allow publish port" */
 #define API_LOW_PORTS		1024
 #define API_PORT_ALLOWED(c, p)	((c)->api_allow_ports[(p) / 8] & \
@@ -197,6 +206,10 @@ struct orchd_conf {
 	size_t			 swarm_creds_len;
 	int			 swarm_loaded;	/* not sent yet */
 	struct acme_settings	*acme;		/* the "acme" block, or NULL */
+	/* "error page": the global ones ("STATUS PATH"), and every file
+	   any names, global or a workload's, read once */
+	struct strlist		 error_pages;
+	struct errpagelist	 pages;
 };
 
 /* common/trust.c: host paths and root, for every workload */
@@ -211,6 +224,8 @@ int		 workload_root_check(const struct workload_conf *, char *,
 
 /* common/conf.c */
 struct orchd_conf	*conf_new(void);
+struct errpage_file	*errpage_find(const struct errpagelist *,
+			    const char *);
 void			 free_config(struct orchd_conf *);
 void			 acme_free(struct acme_settings *);
 

@@ -28,6 +28,7 @@
 #include "compat.h"
 #include "conf.h"
 #include "conf_wire.h"
+#include "errpage.h"
 #include "msg.h"
 #include "orchd.h"
 #include "units.h"
@@ -123,6 +124,7 @@ const struct conf_field conf_fields[] = {
 	STR("swarm ca", swarm_ca, NULL),
 	STR("swarm cert", swarm_cert, NULL),
 	STR("swarm key", swarm_key, NULL),
+	LIST("error page", error_pages, cf_error_page),
 };
 const size_t	conf_nfields = nitems(conf_fields);
 

@@ -18,7 +18,7 @@
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	3
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	14
+#define ORCHD_IMSG_VERSION	15
 
 /* IMSG_CFG_APIKEY's peerid: which key it carries */
 #define APIKEY_API	0		/* the API's, full rights */
@@ -522,8 +522,15 @@ enum imsg_type {
 	IMSG_CONF_ACME,			/* confd -> parent: struct conf_acme */
 	IMSG_CONF_ACME_CA,		/* confd -> parent: the acme block's
 					   CA file, as read */
-	IMSG_CONF_END			/* confd -> parent: int32_t, the
+	IMSG_CONF_END,			/* confd -> parent: int32_t, the
 					   errors it found */
+	IMSG_CONF_PAGE,			/* confd -> parent: struct
+					   cfg_page and the page's bytes */
+
+	/* orchd's own answers' pages, parent -> gateways, in a config
+	   transaction ("error page", gatewayd/errpage.c) */
+	IMSG_CFG_PAGE = 1600,		/* struct cfg_page and its bytes */
+	IMSG_CFG_ERRPAGE		/* struct cfg_errpage: a global one */
 };
 
 /* why a workload changed state */
@@ -1443,6 +1450,25 @@ struct conf_acme {
 	int64_t			 per_hour;	/* -1: not set */
 	int32_t			 per_hour_set;
 	int32_t			 pad;
+};
+
+/*
+ * "error page STATUS FILE": a page of the operator's for an answer of
+ * orchd's own, read by confd, checked by the parent, held by the
+ * gateways (gatewayd/errpage.c).  The global ones travel as
+ * cfg_errpage records; a workload's are its field "error_pages", each
+ * "STATUS PATH".
+ */
+#define ERRPAGE_MAX		(64 * 1024)	/* a page's bytes */
+#define ERRPAGE_PATH_MAX	1024		/* its file's path, NUL in */
+#define ERRPAGE_FILES_MAX	64		/* distinct files, per load */
+
+struct cfg_page {
+	char			 path[ERRPAGE_PATH_MAX];
+};
+struct cfg_errpage {
+	int32_t			 status;
+	char			 path[ERRPAGE_PATH_MAX];
 };
 
 #endif /* ORCHD_MSG_H */

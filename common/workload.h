@@ -215,6 +215,8 @@ struct workload_conf {
 	int			 log_timestamps; /* process: each line of
 						   its log begins with the
 						   time it was read */
+	struct strlist		 error_pages;	/* "STATUS PATH": pages for
+						   orchd's own answers */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 

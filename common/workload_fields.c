@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "compat.h"
+#include "errpage.h"
 #include "gate.h"
 #include "units.h"
 #include "workload.h"
@@ -465,6 +466,10 @@ const struct wl_field wl_fields[] = {
 	    .type = WF_DURATION, OFF(auth_cache), .dflt = -1, .min = 1,
 	    .max = WL_AUTH_CACHE_MAX, .flags = WF_API,
 	    .check = check_gate_option },
+	/* orchd.conf's alone: files confd reads (common/errpage.c) */
+	{ .json = "error_pages", .conf = "error page", .type = WF_STRLIST,
+	    OFF(error_pages), .nv = 48, .show = "error pages:",
+	    .check = check_error_pages },
 };
 const size_t	wl_nfields = nitems(wl_fields);
 

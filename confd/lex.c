@@ -98,7 +98,8 @@ yyerror(const char *fmt, ...)
 static const char *const top_starts[] = {
 	"access log", "acme", "api allow", "api host", "api key file",
 	"api listen on", "api metrics public", "body timeout", "chroot",
-	"connect timeout", "database", "docker socket", "expire after",
+	"connect timeout", "database", "docker socket", "error page",
+	"expire after",
 	"health failures", "health interval", "health timeout",
 	"http2 max streams", "idle timeout", "ignore", "include",
 	"instance name", "keepalive timeout", "listen on", "log directory",
@@ -114,7 +115,8 @@ static const char *const top_starts[] = {
 static const char *const wl_starts[] = {
 	"address", "allow from", "auth basic", "auth request", "busy fail",
 	"busy max", "busy path", "command", "constraint", "deny from",
-	"depends on", "directory", "driver", "env", "expire after",
+	"depends on", "directory", "driver", "env", "error page",
+	"expire after",
 	"health failures", "health interval", "health path", "health tcp",
 	"health timeout", "host", "idle timeout", "ignore", "image", "init",
 	"keep warm", "listen on", "log timestamps", "memory", "network",
@@ -252,6 +254,7 @@ lookup(const char *s, const char **near)
 		{ "driver",		DRIVER },
 		{ "eab",		EAB },
 		{ "env",		ENV },
+		{ "error",		ERRORWORD },
 		{ "estimate",		ESTIMATE },
 		{ "expire",		EXPIRE },
 		{ "fail",		FAIL },

@@ -84,6 +84,7 @@
 %token	ACTIVATION
 %token	FOR FREEZE SUSPEND
 %token	TIMESTAMPS
+%token	ERRORWORD
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
@@ -547,6 +548,10 @@ main		: USER STRING			{
 			}
 			conf->status_session = $4;
 		}
+		| ERRORWORD PAGE NUMBER STRING	{
+			if (errpage_add(&conf->error_pages, $3, $4) == -1)
+				YYERROR;
+		}
 		| API METRICS PUBLIC		{
 			if (conf->api_metrics_public) {
 				yyerror("api metrics public already set");
@@ -832,7 +837,11 @@ wlopts		: /* empty */
 		} '{'
 		;
 
-wlopt		: HOST STRING			{
+wlopt		: ERRORWORD PAGE NUMBER STRING	{
+			if (errpage_add(&wl->error_pages, $3, $4) == -1)
+				YYERROR;
+		}
+		| HOST STRING			{
 			if (host_add($2) == -1)
 				YYERROR;
 		}

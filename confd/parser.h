@@ -133,6 +133,9 @@ int		 api_allow_port(int64_t);
 int		 gate_access_add(int, const char *);
 int		 gate_auth_begin(const char *, const char *);
 int		 gate_auth_opt(const char *, const char *);
+
+/* parse_page.c: "error page STATUS FILE", its file read now */
+int		 errpage_add(struct strlist *, int64_t, const char *);
 int		 gate_auth_timeout(int64_t);
 int		 gate_auth_headers(const char *);
 int		 gate_auth_header(const char *);

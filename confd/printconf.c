@@ -31,6 +31,7 @@
 #include "budget.h"
 #include "compat.h"
 #include "conf.h"
+#include "errpage.h"
 #include "confd.h"
 #include "ignore.h"
 #include "log.h"
@@ -48,6 +49,8 @@ static void	 print_size(FILE *, int64_t);
 static void	 print_logs(FILE *, const struct orchd_conf *);
 static void	 print_globals(FILE *, const struct orchd_conf *);
 static void	 print_pull(FILE *, const struct orchd_conf *);
+static void	 print_error_pages(FILE *, const char *,
+		    const struct strlist *);
 static void	 print_gateway(FILE *, const struct gateway_conf *);
 static void	 print_listeners(FILE *, const struct orchd_conf *);
 static void	 print_api(FILE *, const struct orchd_conf *);
@@ -189,6 +192,24 @@ print_globals(FILE *fp, const struct orchd_conf *conf)
 		fputs("\n", fp);
 	} else
 		fputs("# instance name: the host name\n", fp);
+	print_error_pages(fp, "", &conf->error_pages);
+}
+
+/* "error page STATUS FILE", each entry of a list of "STATUS PATH" */
+static void
+print_error_pages(FILE *fp, const char *indent, const struct strlist *l)
+{
+	const struct strentry	*e;
+	const char		*path;
+	int			 status;
+
+	TAILQ_FOREACH(e, l, entry) {
+		if (errpage_entry_split(e->str, &status, &path) == -1)
+			continue;
+		fprintf(fp, "%serror page %d ", indent, status);
+		print_string(fp, path);
+		fputs("\n", fp);
+	}
 }
 
 /* docker images: when they are pulled, and with which logins (never) */
@@ -868,6 +889,13 @@ nv_auth_basic(FILE *fp, const struct orchd_conf *conf,
 	fputs(wl->auth_pass == 1 ? " pass authorization\n" : "\n", fp);
 }
 
+static void
+nv_error_pages(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+	print_error_pages(fp, "\t", &wl->error_pages);
+}
+
 /* "auth request URL [headers { ... }] [timeout D] [cache D]" */
 static void
 nv_auth_request(FILE *fp, const struct orchd_conf *conf,
@@ -928,6 +956,7 @@ static const struct nv_printer nv_printers[] = {
 	{ "access",		nv_access, 0 },
 	{ "auth_basic",		nv_auth_basic, 0 },
 	{ "auth_request",	nv_auth_request, 0 },
+	{ "error_pages",	nv_error_pages, 0 },
 };
 
 static const struct nv_printer *

@@ -161,6 +161,26 @@ send_acme(const struct acme_settings *a)
 		confd_send(IMSG_CONF_ACME_CA, a->ca, a->ca_len);
 }
 
+/* each page file once, its path then its bytes in one message */
+static void
+send_pages(const struct orchd_conf *c)
+{
+	const struct errpage_file	*p;
+	struct cfg_page			 cp;
+	char				*buf;
+
+	TAILQ_FOREACH(p, &c->pages, entry) {
+		memset(&cp, 0, sizeof(cp));
+		copy(cp.path, p->path, sizeof(cp.path), "error page");
+		if ((buf = malloc(sizeof(cp) + p->len)) == NULL)
+			fatal("%s", __func__);
+		memcpy(buf, &cp, sizeof(cp));
+		memcpy(buf + sizeof(cp), p->data, p->len);
+		confd_send(IMSG_CONF_PAGE, buf, sizeof(cp) + p->len);
+		free(buf);
+	}
+}
+
 void
 confd_send_conf(const struct orchd_conf *c)
 {
@@ -171,4 +191,5 @@ confd_send_conf(const struct orchd_conf *c)
 	send_ignores(c);
 	send_htfiles(c);
 	send_acme(c->acme);
+	send_pages(c);
 }

@@ -59,6 +59,7 @@
 #include "timer.h"
 #include "workload.h"
 #include "gateway.h"
+#include "pages.h"
 #include "gatecheck.h"
 #include "ignore.h"
 #include "metrics.h"
@@ -715,22 +716,40 @@ void
 conn_respond_text(struct gw_conn *c, int status, const char *extra,
     int close, const char *text)
 {
-	const char	*reason = status_reason(status);
+	const char	*reason = status_reason(status), *ctype;
+	struct evbuffer	*page = NULL;
 
+	/* a page or JSON the client asked for (pages.c), while routed */
+	if (c->accept != GW_ACCEPT_ANY && (page = evbuffer_new()) != NULL &&
+	    !errpage_body(c, status, reason, extra, text, page, &ctype)) {
+		evbuffer_free(page);
+		page = NULL;
+	}
 	metrics_status(c, status, 1);
 	metrics_request_end(c);
 	accesslog_status(c, status, 1);
 	if (text == NULL)
 		text = "";
-	evbuffer_add_printf(c->out, "HTTP/1.1 %d %s\r\n"
-	    "Content-Type: text/plain\r\n"
-	    "Content-Length: %zu\r\n"
-	    "%s%s"
-	    "\r\n%d %s\n%s%s", status, reason, strlen(reason) + 5 +
-	    strlen(text) + (*text != '\0'),
-	    extra != NULL ? extra : "",
-	    close ? "Connection: close\r\n" : "", status, reason, text,
-	    *text != '\0' ? "\n" : "");
+	if (page != NULL) {
+		evbuffer_add_printf(c->out, "HTTP/1.1 %d %s\r\n"
+		    "Content-Type: %s\r\n"
+		    "Content-Length: %zu\r\n"
+		    "%s%s\r\n", status, reason, ctype,
+		    evbuffer_get_length(page), extra != NULL ? extra : "",
+		    close ? "Connection: close\r\n" : "");
+		if (c->meth != HTTP_M_HEAD)
+			evbuffer_add_buffer(c->out, page);
+		evbuffer_free(page);
+	} else
+		evbuffer_add_printf(c->out, "HTTP/1.1 %d %s\r\n"
+		    "Content-Type: text/plain\r\n"
+		    "Content-Length: %zu\r\n"
+		    "%s%s"
+		    "\r\n%d %s\n%s%s", status, reason, strlen(reason) + 5 +
+		    strlen(text) + (*text != '\0'),
+		    extra != NULL ? extra : "",
+		    close ? "Connection: close\r\n" : "", status, reason,
+		    text, *text != '\0' ? "\n" : "");
 	accesslog_end(c, 0);
 	if (close) {
 		c->close_after = 1;
@@ -837,6 +856,8 @@ void
 conn_next(struct gw_conn *c, int idle)
 {
 	c->state = CONN_IDLE;
+	/* the next request says what it accepts, if it gets that far */
+	c->accept = GW_ACCEPT_ANY;
 	c->ops = conn_http;
 	conn_timer(c, gw->conf.keepalive_timeout);
 	conn_reading(c, 1);

@@ -326,6 +326,8 @@ struct gw_conn {
 	struct gw_upstream	 up;
 
 	struct api_req		*api;		/* CONN_API: the request */
+	int			 accept;	/* GW_ACCEPT_*: the request's
+						   Accept, for our errors */
 	int			 routed;	/* a workload's request, its
 						   answer not yet counted */
 	/* for /metrics: the request's start, and whose bytes these are */

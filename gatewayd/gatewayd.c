@@ -20,6 +20,7 @@
 #include "timer.h"
 #include "util.h"
 #include "gateway.h"
+#include "pages.h"
 #include "gatecheck.h"
 #include "metrics.h"
 #include "acme.h"
@@ -129,6 +130,11 @@ static const struct proc_handler gateway_handlers[] = {
 	    gate_recv_file },
 	{ IMSG_CFG_HTUSER, sizeof(struct cfg_htuser), PROC_FROM(PROC_PARENT),
 	    gate_recv_user },
+	/* the pages of "error page" (pages.c) */
+	{ IMSG_CFG_PAGE, PROC_ANYLEN, PROC_FROM(PROC_PARENT),
+	    errpage_recv_page },
+	{ IMSG_CFG_ERRPAGE, sizeof(struct cfg_errpage),
+	    PROC_FROM(PROC_PARENT), errpage_recv_global },
 	/* the access log's pipe to the parent (accesslog.c) */
 	{ IMSG_CFG_ACCESSLOG, 0, PROC_FROM(PROC_PARENT), accesslog_recv_fd },
 	/* ACME, relayed from acmed (acme_recv.c) */
@@ -153,6 +159,7 @@ gateway_apply(struct privsep *ps, struct cfg_generation *gen,
 	accesslog_apply(&gen->global);
 	ignore_apply(gen);
 	gate_apply(gen);
+	errpage_apply();
 	route_apply(gen);
 	listener_apply(h2_listener_gone);
 	api_apply(gen);

@@ -27,6 +27,7 @@
 #include "util.h"
 #include "workload.h"
 #include "gateway.h"
+#include "pages.h"
 #include "gatecheck.h"
 #include "metrics.h"
 #include "acme.h"
@@ -133,6 +134,7 @@ serve_route(struct gw_conn *c)
 
 	c->meth = h->meth;
 	c->version = h->version;
+	c->accept = errpage_accept(h);
 	/* keepalive timeout 0: one request per connection */
 	c->keepalive = http_head_persistent(h) &&
 	    gw->conf.keepalive_timeout > 0;

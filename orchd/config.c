@@ -25,6 +25,7 @@
 
 #include "compat.h"
 #include "conf.h"
+#include "errpage.h"
 #include "event_json.h"
 #include "imsg.h"
 #include "log.h"
@@ -347,6 +348,43 @@ config_htpasswd_send(struct orchd *env)
 }
 
 /*
+ * The pages of "error page", to the gateways alone: each file as confd
+ * read it and the parent checked it, then the global entries; a
+ * workload's entries travel in its definition.
+ */
+static void
+config_pages_send(struct orchd *env)
+{
+	const struct errpage_file	*p;
+	const struct strentry		*e;
+	struct cfg_errpage		 ep;
+	struct cfg_page			 cp;
+	struct iovec			 iov[2];
+	const char			*path;
+
+	TAILQ_FOREACH(p, &env->conf->pages, entry) {
+		memset(&cp, 0, sizeof(cp));
+		(void)strlcpy(cp.path, p->path, sizeof(cp.path));
+		iov[0].iov_base = &cp;
+		iov[0].iov_len = sizeof(cp);
+		iov[1].iov_base = p->data;
+		iov[1].iov_len = p->len;
+		if (proc_composev(&env->ps, PROC_GATEWAY, IMSG_CFG_PAGE, 0,
+		    iov, 2) == -1)
+			fatal("%s: compose", __func__);
+	}
+	TAILQ_FOREACH(e, &env->conf->error_pages, entry) {
+		memset(&ep, 0, sizeof(ep));
+		if (errpage_entry_split(e->str, &ep.status, &path) == -1)
+			fatalx("%s: %s", __func__, e->str);
+		(void)strlcpy(ep.path, path, sizeof(ep.path));
+		if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_CFG_ERRPAGE, 0,
+		    -1, &ep, sizeof(ep)) == -1)
+			fatal("%s: compose", __func__);
+	}
+}
+
+/*
  * "memory budget auto": MemAvailable less a reserve, read once, at the
  * first load: by a reload, what runs already would be missing from it.
  * 0 if it cannot be read, which is no budget, said once.
@@ -467,6 +505,7 @@ config_send(struct orchd *env)
 		config_workload_send(env, wl);
 	config_ignores_send(env);
 	config_htpasswd_send(env);
+	config_pages_send(env);
 	listeners_send(env);
 	accesslog_send(env);
 	config_tls_send(env);

@@ -18,6 +18,8 @@
  *	(workload_wire_read: its lengths, then workload_validate), then
  *	the rules of the trust that the parser applied too: its volumes
  *	absolute and none of orchd's own files, never root;
+ *	an error page's file: text without a NUL, bounded, named by an
+ *	"error page" of the file's;
  *	a log line made printable, and logged as the parent's own.
  *
  * Anything out of rule ends the reading: the configuration is refused,
@@ -50,6 +52,7 @@
 #include "compat.h"
 #include "conf.h"
 #include "conf_wire.h"
+#include "errpage.h"
 #include "gate.h"
 #include "hashtab.h"
 #include "ignore.h"
@@ -94,6 +97,7 @@ static void	take_htuser(struct imsgev *, struct imsg *);
 static void	take_acme(struct imsgev *, struct imsg *);
 static void	take_acme_ca(struct imsgev *, struct imsg *);
 static void	take_end(struct imsgev *, struct imsg *);
+static void	take_page(struct imsgev *, struct imsg *);
 
 /* confd's channel is the parent's alone: its sender is "the parent" */
 #define FROM_CONFD	PROC_FROM(PROC_PARENT)
@@ -116,6 +120,7 @@ static const struct proc_handler confread_handlers[] = {
 	{ IMSG_CONF_ACME, sizeof(struct conf_acme), FROM_CONFD, take_acme },
 	{ IMSG_CONF_ACME_CA, PROC_ANYLEN, FROM_CONFD, take_acme_ca },
 	{ IMSG_CONF_END, sizeof(int32_t), FROM_CONFD, take_end },
+	{ IMSG_CONF_PAGE, PROC_ANYLEN, FROM_CONFD, take_page },
 };
 PROC_TABLE_END
 
@@ -478,6 +483,71 @@ take_acme_ca(struct imsgev *iev, struct imsg *imsg)
 	rd.acme = 0;
 }
 
+/* an error page's file: its path, then its bytes, text without a NUL */
+static void
+take_page(struct imsgev *iev, struct imsg *imsg)
+{
+	struct cfg_page		 cp;
+	struct errpage_file	*p;
+	size_t			 len = imsg_get_len(imsg), n = 0;
+
+	TAILQ_FOREACH(p, &rd.conf->pages, entry)
+		n++;
+	if (len < sizeof(cp) || len - sizeof(cp) > ERRPAGE_MAX ||
+	    n >= ERRPAGE_FILES_MAX) {
+		refuse("error page: %zu bytes", len);
+		return;
+	}
+	if ((p = calloc(1, sizeof(*p))) == NULL ||
+	    (p->data = malloc(len)) == NULL)
+		fatal("%s", __func__);
+	(void)imsg_get_data(imsg, p->data, len);
+	memcpy(&cp, p->data, sizeof(cp));
+	p->len = len - sizeof(cp);
+	memmove(p->data, p->data + sizeof(cp), p->len);
+	if (!field_ok(cp.path, sizeof(cp.path)) || cp.path[0] != '/' ||
+	    errpage_find(&rd.conf->pages, cp.path) != NULL ||
+	    memchr(p->data, '\0', p->len) != NULL ||
+	    (p->path = strdup(cp.path)) == NULL) {
+		refuse("error page: out of rule");
+		free(p->data);
+		free(p);
+		return;
+	}
+	TAILQ_INSERT_TAIL(&rd.conf->pages, p, entry);
+}
+
+/* every "error page" names a file that came */
+static int
+pages_complete(const struct strlist *l, char *err, size_t errlen)
+{
+	const struct strentry	*e;
+	const char		*path;
+	int			 status;
+
+	TAILQ_FOREACH(e, l, entry)
+		if (errpage_entry_split(e->str, &status, &path) == -1 ||
+		    errpage_find(&rd.conf->pages, path) == NULL) {
+			snprintf(err, errlen, "error page \"%s\": no page",
+			    e->str);
+			return (0);
+		}
+	return (1);
+}
+
+static int
+pages_all_complete(char *err, size_t errlen)
+{
+	const struct workload_conf	*wl;
+
+	if (!pages_complete(&rd.conf->error_pages, err, errlen))
+		return (0);
+	TAILQ_FOREACH(wl, &rd.conf->workloads, entry)
+		if (!pages_complete(&wl->error_pages, err, errlen))
+			return (0);
+	return (1);
+}
+
 static void
 take_end(struct imsgev *iev, struct imsg *imsg)
 {
@@ -490,6 +560,8 @@ take_end(struct imsgev *iev, struct imsg *imsg)
 	if (!htfile_complete())
 		refuse("auth basic file: users missing");
 	else if (conf_settings_missing(rd.seen, err, sizeof(err)))
+		refuse("%s", err);
+	else if (!pages_all_complete(err, sizeof(err)))
 		refuse("%s", err);
 }
 

@@ -23,6 +23,7 @@
 #include "msg.h"
 #include "parent.h"
 #include "workload.h"
+#include "workload_fields.h"
 
 static int
 deny(char *err, size_t len, const char *fmt, ...)
@@ -189,6 +190,7 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
     char *err, size_t len)
 {
 	const struct volume	*v;
+	size_t			 i;
 
 	if (wc->user != NULL)
 		return (deny(err, len, "api: \"user\" is set in orchd.conf "
@@ -210,6 +212,13 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 	if (!TAILQ_EMPTY(&wc->listens))
 		return (deny(err, len, "api: \"listen\" is set in orchd.conf "
 		    "only, never through the API: orchd binds its ports"));
+	/* any other field the table gives orchd.conf alone */
+	for (i = 0; i < wl_nfields; i++)
+		if ((wl_fields[i].flags & (WF_API | WF_PARENT)) == 0 &&
+		    wl_field_given(wc, &wl_fields[i]))
+			return (deny(err, len, "api: \"%s\" is set in "
+			    "orchd.conf only, never through the API",
+			    wl_fields[i].json));
 	if (wc->driver == DRIVER_PROCESS && !conf->api_allow_process)
 		return (deny(err, len, "api allow: process workloads are not "
 		    "allowed through the API (orchd.conf: api allow "

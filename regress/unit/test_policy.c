@@ -413,6 +413,12 @@ test_policy(void **state)
 		    "\"listen\" is set in orchd.conf only" },
 		{ P(", \"listen\": [\"*:22\"]"), 1, 1, "\"listen\"" },
 		{ D(", \"listen\": [\"127.0.0.1:5432\"]"), 0, 0, NULL },
+		/* a file read for orchd's own pages: orchd.conf's alone */
+		{ D(", \"error_pages\": [\"503 /etc/shadow\"]"), 1, 0,
+		    "\"error_pages\" is set in orchd.conf only" },
+		{ P(", \"error_pages\": [\"404 /etc/passwd\"]"), 1, 1,
+		    "\"error_pages\"" },
+		{ D(", \"error_pages\": [\"503 /etc/shadow\"]"), 0, 0, NULL },
 #undef D
 #undef P
 #undef VOL

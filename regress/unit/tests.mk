@@ -65,3 +65,6 @@ TEST_htpasswd_OBJS = $(OBJ)/gatewayd/gate_cache.o
 $(BUILD)/regress/test_htpasswd: LDFLAGS += -lmd
 # the global settings between confd and the parent, with the parser
 TEST_confwire_OBJS = $(PARSE_OBJS)
+# the gateway's pages for its own answers
+TEST_pages_OBJS = $(OBJ)/gatewayd/pages.o
+$(BUILD)/regress/test_pages: LDFLAGS += $(GATEWAY_LIBS)
