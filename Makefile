@@ -93,7 +93,8 @@ HTTP_SRCS	 = http.c http_chunked.c http_head.c http_ser.c
 COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c deps.c event.c \
 		   event_json.c gate.c hashtab.c $(HTTP_SRCS) ignore.c imsg.c log.c \
-		   merge.c privdrop.c proc.c sandbox.c spawnexec.c timer.c \
+		   merge.c privdrop.c proc.c procstat.c sandbox.c spawnexec.c \
+		   timer.c \
 		   units.c util.c workload.c workload_check.c \
 		   workload_fields.c workload_json.c workload_pack.c \
 		   workload_wire.c)
@@ -127,7 +128,7 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   gate_conf.c gate_request.c gate_verify.c \
 		   gatewayd.c h2.c h2up.c ignore.c instance.c \
 		   listener.c metrics.c metrics_acme.c metrics_add.c \
-		   metrics_alog.c \
+		   metrics_alog.c metrics_procs.c \
 		   metrics_budget.c metrics_sum.c prom.c proxy.c route.c \
 		   redirect.c route_apply.c serve.c state_early.c tcp.c tls.c \
 		   tls_check.c \
