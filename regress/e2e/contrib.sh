@@ -5,7 +5,9 @@
 # that the wake histograms have samples) is scraped; every metric name
 # in the dashboard's expressions and in the rules must be in that
 # /metrics, and the checker is shown to catch a name that is not.
-# promtool checks the rules and the live /metrics.  The process metrics:
+# promtool checks the rules, runs their unit tests (each alert fires on
+# made-up series, none while all is well), parses every expression of
+# the dashboard, and checks the live /metrics.  The process metrics:
 # process_resident_memory_bytes and process_cpu_seconds_total for each
 # of orchd's processes, as /proc says them.  Every wait bounded.
 #
@@ -103,6 +105,40 @@ check "promtool check metrics: the live /metrics" \
 cat "$T/promtool.out"
 check "promtool check rules contrib/orchd-alerts.yml" \
     promtool check rules "$RULES"
+check "promtool test rules contrib/orchd-alerts.test.yml: each alert fires" \
+    sh -c "promtool test rules '$SRC/contrib/orchd-alerts.test.yml' \
+    >'$T/ruletest.out' 2>&1"
+grep -q SUCCESS "$T/ruletest.out" || cat "$T/ruletest.out"
+# the dashboard's expressions as recording rules: promtool parses each
+dashrules() {	# dashrules DASHBOARD: its expressions as a rules file
+	python3 - "$1" <<'PY'
+import json, sys
+exprs = []
+def walk(v):
+    if isinstance(v, dict):
+        if isinstance(v.get("expr"), str):
+            exprs.append(v["expr"])
+        for x in v.values():
+            walk(x)
+    elif isinstance(v, list):
+        for x in v:
+            walk(x)
+walk(json.load(open(sys.argv[1])))
+print("groups:\n  - name: dashboard\n    rules:")
+for i, e in enumerate(exprs):
+    e = e.replace("$__rate_interval", "5m").replace("$instance", ".*")
+    print("      - record: dashboard:expr%d\n        expr: %s" %
+          (i, json.dumps(e)))
+PY
+}
+dashrules "$DASH" >"$T/dash.yml"
+check "every expression of the dashboard parses ($(grep -c record: "$T/dash.yml"))" \
+    sh -c "promtool check rules '$T/dash.yml' >'$T/dash.out' 2>&1"
+grep -q SUCCESS "$T/dash.out" || cat "$T/dash.out"
+sed 's/"expr": "sum by (code)/"expr": "sum by (code/' "$DASH" >"$T/bad.json"
+dashrules "$T/bad.json" >"$T/bad-dash.yml"
+check "... which catches one that does not" \
+    sh -c "! promtool check rules '$T/bad-dash.yml' >/dev/null 2>&1"
 
 # -- every metric the dashboard and the rules name, in the live /metrics
 awk '!/^#/ && NF { sub(/[{ ].*/, ""); print }' "$T/metrics" | sort -u \
