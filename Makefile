@@ -370,7 +370,7 @@ FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 60
 FUZZ_DIR	 = build/fuzz
 FUZZ_TARGETS	 = http chunked config imsg h2 parent_def parent_acme \
-		   clienthello htpasswd
+		   clienthello htpasswd procstat
 FUZZ_CFLAGS	 = -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Iorchd \
 		   $(PKG_CFLAGS)
@@ -403,6 +403,7 @@ FUZZ_SRCS_htpasswd = regress/fuzz/fuzz_htpasswd.c orchd/htpasswd.c \
 		   common/workload_fields.c common/workload_check.c \
 		   common/units.c common/log.c common/util.c common/deps.c \
 		   common/hashtab.c common/argv.c
+FUZZ_SRCS_procstat = regress/fuzz/fuzz_procstat.c common/procstat.c
 FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 
 $(FUZZ_DIR)/parse.c: orchd/parse.y
