@@ -99,7 +99,7 @@ COMMON_SRCS	 = $(addprefix common/, \
 		   deps.c errpage.c event.c \
 		   event_json.c gate.c hashtab.c htpasswd.c $(HTTP_SRCS) \
 		   ignore.c imsg.c log.c \
-		   merge.c privdrop.c proc.c sandbox.c spawnexec.c timer.c \
+		   merge.c privdrop.c proc.c procstat.c sandbox.c spawnexec.c timer.c \
 		   trust.c units.c users.c util.c workload.c workload_check.c \
 		   workload_fields.c workload_json.c workload_pack.c \
 		   workload_wire.c)
@@ -134,7 +134,7 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   gate_conf.c gate_request.c gate_verify.c \
 		   gatewayd.c h2.c h2up.c ignore.c instance.c \
 		   listener.c metrics.c metrics_acme.c metrics_add.c \
-		   metrics_alog.c \
+		   metrics_alog.c metrics_procs.c \
 		   metrics_budget.c metrics_sum.c prom.c proxy.c route.c \
 		   redirect.c route_apply.c serve.c state_early.c tcp.c tls.c \
 		   tls_check.c \
@@ -401,7 +401,7 @@ FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 60
 FUZZ_DIR	 = build/fuzz
 FUZZ_TARGETS	 = http chunked config imsg h2 parent_def parent_acme \
-		   clienthello htpasswd parent_conf
+		   clienthello htpasswd parent_conf procstat
 FUZZ_CFLAGS	 = -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Iorchd -Iconfd \
 		   -I$(FUZZ_DIR) \
@@ -443,6 +443,7 @@ FUZZ_SRCS_htpasswd = regress/fuzz/fuzz_htpasswd.c common/htpasswd.c \
 		   common/workload_fields.c common/errpage.c common/workload_check.c \
 		   common/units.c common/log.c common/util.c common/deps.c \
 		   common/hashtab.c common/argv.c
+FUZZ_SRCS_procstat = regress/fuzz/fuzz_procstat.c common/procstat.c
 FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 
 $(FUZZ_DIR)/parse.c: confd/parse.y

@@ -18,7 +18,7 @@
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	3
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	15
+#define ORCHD_IMSG_VERSION	16
 
 /* IMSG_CFG_APIKEY's peerid: which key it carries */
 #define APIKEY_API	0		/* the API's, full rights */
@@ -364,6 +364,9 @@ enum imsg_type {
 					   ui_sess_id, forget it */
 	IMSG_GW_SESS_FLUSH,		/* gateway -> reaper: struct
 					   ui_sess_flush, a key changed */
+	IMSG_GW_PROCSTAT,		/* parent -> the asker of
+					   IMSG_GW_METRICS_ASK, before the
+					   EXPECT: struct gw_procstat[] */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -600,6 +603,20 @@ struct gw_metrics_total {
 	uint64_t		 protocol[2];	/* requests: HTTP/1.x, h2 */
 	uint64_t		 access_log_drops; /* lines lost: buffer full */
 	uint64_t		 tls_hellos[4];	/* GW_HELLO_*, tlshello.c */
+};
+
+/*
+ * IMSG_GW_PROCSTAT: the CPU time and resident memory of one of orchd's
+ * own processes, from /proc as the parent read it for GET /metrics
+ * (common/procstat.c).  id: enum privsep_procid, or GW_PROC_SPAWNER.
+ */
+#define GW_PROC_SPAWNER		PROC_MAX
+#define GW_PROCSTAT_MAX		(PROC_MAX + ORCHD_PREFORK_MAX)
+struct gw_procstat {
+	int32_t			 id;
+	int32_t			 instance;	/* a gateway's, else 0 */
+	uint64_t		 cpu_us;	/* user and system */
+	uint64_t		 rss;		/* bytes */
 };
 
 /* IMSG_CFG_STATUS: the parent's start and its last configuration load */

@@ -591,14 +591,13 @@ api_healthz(struct api_req *r)
 	api_send(r, 200, CT_TEXT, NULL, "ok\n", 3);
 }
 
-/* with other gateways ("prefork"), their counts first: metrics_sum.c */
+/*
+ * The parent's first: the processes' CPU and memory, and with other
+ * gateways ("prefork") their counts (metrics_sum.c).
+ */
 static void
 api_metrics(struct api_req *r)
 {
-	if (gw->conf.prefork <= 1) {
-		api_metrics_write(r);
-		return;
-	}
 	if ((r->msum = metrics_sum_new()) == NULL) {
 		api_error(r, 503, "out of memory", RETRY_AFTER);
 		return;
@@ -647,6 +646,17 @@ api_recv_metrics_wl(struct imsgev *iev, struct imsg *imsg)
 		memcpy(&one, p + off, sizeof(one));
 		metrics_sum_add(r->msum, &one);
 	}
+}
+
+/* the parent's, before its EXPECT */
+void
+api_recv_metrics_procs(struct imsgev *iev, struct imsg *imsg)
+{
+	struct api_req	*r;
+
+	if ((r = api_metrics_answered(iev, imsg)) == NULL)
+		return;
+	metrics_procs_add(r->msum, imsg->data, imsg_get_len(imsg));
 }
 
 void

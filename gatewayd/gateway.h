@@ -581,6 +581,7 @@ void		 api_recv_logdata(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_expect(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_wl(struct imsgev *, struct imsg *);
 void		 api_recv_metrics_total(struct imsgev *, struct imsg *);
+void		 api_recv_metrics_procs(struct imsgev *, struct imsg *);
 void		 api_recv_authlimit(struct imsgev *, struct imsg *);
 void		 api_recv_authblock(struct imsgev *, struct imsg *);
 /* api_conn.c, ui_sess.c: the status page's sessions, from the reaper */

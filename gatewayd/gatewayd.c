@@ -99,6 +99,8 @@ static const struct proc_handler gateway_handlers[] = {
 	    PROC_NAME(struct gw_metrics_wl) },
 	{ IMSG_GW_METRICS_TOTAL, sizeof(struct gw_metrics_total),
 	    PROC_FROM(PROC_PARENT), api_recv_metrics_total },
+	{ IMSG_GW_PROCSTAT, sizeof(struct gw_procstat), PROC_FROM(PROC_PARENT),
+	    api_recv_metrics_procs, PROC_RECORDS1 },
 	/* for /metrics: the parent's loads, the workloads' memory */
 	{ IMSG_CFG_STATUS, sizeof(struct cfg_status), PROC_FROM(PROC_PARENT),
 	    api_events_recv_status },

@@ -780,6 +780,7 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	write_store(b);
 	metrics_alog_write(b, accesslog_drops() + (sum != NULL ?
 	    sum->total.access_log_drops : 0));
+	metrics_procs_write(b, sum);
 }
 
 /* this gateway's own counts, for the one that answers GET /metrics */

@@ -34,6 +34,8 @@ struct metrics_sum {
 	struct gw_metrics_total	 total;
 	uint32_t		 expect;	/* gateways to hear from */
 	uint32_t		 got;
+	struct gw_procstat	 procs[GW_PROCSTAT_MAX]; /* the parent's */
+	size_t			 nprocs;
 };
 
 /* what is counted for one workload */
@@ -106,6 +108,11 @@ void		 metrics_budget_write(struct evbuffer *);
 /* metrics_acme.c: certificates from ACME, as the parent relays acmed */
 void		 metrics_recv_acme(struct imsgev *, struct imsg *);
 void		 metrics_acme_write(struct evbuffer *);
+
+/* metrics_procs.c: orchd's processes' CPU and memory, from the parent */
+void		 metrics_procs_add(struct metrics_sum *, const void *, size_t);
+void		 metrics_procs_write(struct evbuffer *,
+		    const struct metrics_sum *);
 
 /* metrics_alog.c: the access log's lines the parent holds */
 void		 metrics_recv_alog(struct imsgev *, struct imsg *);

@@ -50,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "conf.h"
 #include "imsg.h"
@@ -57,6 +58,7 @@
 #include "msg.h"
 #include "parent.h"
 #include "proc.h"
+#include "procstat.h"
 #include "units.h"
 #include "workload.h"
 
@@ -1148,8 +1150,32 @@ api_config_send(struct orchd *env)
 	apikey_send(env);
 }
 
+/* the CPU and memory of the parent, the spawner and each child */
+static void
+metrics_procs(struct privsep *ps, const struct proc_asker *a)
+{
+	struct gw_procstat	 p[GW_PROCSTAT_MAX];
+	const struct child	*ch;
+	size_t			 n = 0;
+	int			 i;
+
+	if (procstat_read(getpid(), PROC_PARENT, 0, &p[n]) == 0)
+		n++;
+	if (spawner_running() && procstat_read(spawner_pid(),
+	    GW_PROC_SPAWNER, 0, &p[n]) == 0)
+		n++;
+	for (i = 0; i < orchd_env->nchildren && n < nitems(p); i++) {
+		ch = &orchd_env->children[i];
+		if (procstat_read(ch->pid, ch->id, ch->instance, &p[n]) == 0)
+			n++;
+	}
+	if (n > 0)
+		(void)proc_reply(ps, a, IMSG_GW_PROCSTAT, p, n * sizeof(p[0]));
+}
+
 /*
- * GET /metrics with several gateways: the one asked gathers the others'
+ * GET /metrics: the gateway asked hears the processes' CPU and memory
+ * (common/procstat.c), and with several gateways gathers the others'
  * counts through us (gatewayd/metrics_sum.c), a request in flight
  * (request.c) whose answers, each gateway's records and then its TOTAL,
  * are relayed to the asker.  It hears how many will answer before any
@@ -1165,6 +1191,7 @@ api_recv_metrics_ask(struct imsgev *iev, struct imsg *imsg)
 	int			 i;
 
 	proc_asker(iev, imsg, &a);
+	metrics_procs(ps, &a);
 	if ((r = request_new(&a)) != NULL) {
 		r->last = IMSG_GW_METRICS_TOTAL;
 		for (i = 0; i < proc_instances(ps, PROC_GATEWAY); i++)

@@ -55,6 +55,12 @@
 # eslint; those three come from npm at the versions pinned in
 # regress/browser/package-lock.json, installed by "npm ci" into
 # regress/browser/node_modules (ignored by git), for test and all.
+#
+# prometheus: its promtool, which regress/e2e/contrib.sh runs on a live
+# /metrics and on contrib/orchd-alerts.yml (the package's own server,
+# which it may start, listens on port 9090; no test uses it).  goaccess:
+# regress/e2e/goaccess.sh reads orchd's access log, both formats, with
+# the command lines orchd.conf(5) gives.
 set -eu
 
 BUILD_PKGS="gcc make libc6-dev pkg-config byacc
@@ -63,7 +69,7 @@ libseccomp-dev libssl-dev zlib1g-dev passwd libnghttp2-dev libcrypt-dev"
 TEST_PKGS="libcmocka-dev mandoc sqlite3 curl procps iproute2 busybox-static
 clang openssl python3 docker-registry apache2-utils wrk nghttp2-client
 python3-grpcio python3-h2 postgresql postgresql-client redis-server
-redis-tools faketime pebble gunicorn chromium nodejs zsh"
+redis-tools faketime pebble gunicorn chromium nodejs zsh prometheus goaccess"
 DOCKER_PKGS="docker.io tini"
 # make deb: the build's list (debian/control's Build-Depends), the
 # package tools (dpkg-buildpackage wants build-essential) and lintian

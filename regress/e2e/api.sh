@@ -399,8 +399,9 @@ grep -Ev "^# HELP $NAME .*\$|^# TYPE $NAME (counter|gauge|histogram|summary|unty
 check "every line of /metrics is a HELP, a TYPE or a sample" \
     [ ! -s "$T/badlines" ]
 [ -s "$T/badlines" ] && head -5 "$T/badlines"
-check "every metric is named orchd_, but the process's start time" \
+check "every metric is named orchd_, but the processes' start, memory and CPU" \
     sh -c "! grep -v '^#' '$T/metrics' | grep -v '^process_start_time_seconds ' |
+    grep -Ev '^process_(resident_memory_bytes|cpu_seconds_total)\{process=' |
     grep -qv '^orchd_'"
 check "every sample's family has a TYPE" sh -c "
     for n in \$(grep -v '^#' '$T/metrics' | sed 's/[{ ].*//;s/_bucket\$//;s/_sum\$//;s/_count\$//' | sort -u); do

@@ -137,6 +137,10 @@ check "wakes_total ${w:-none} = wake_duration_seconds_count ${c:-none}" \
     [ "${w:-0}" -ge 1 -a "${w:-0}" = "${c:-none}" ]
 c=$(metric 'orchd_open_connections')
 check "open connections counted (${c:-none})" [ "${c:-0}" -ge 1 ]
+n=$(api "http://127.0.0.1:$API/metrics" |
+    grep -c '^process_resident_memory_bytes{process="gateway [012]"} [1-9]')
+check "each of the 3 gateways has its resident memory in /metrics ($n)" \
+    [ "$n" -eq 3 ]
 # the new counters add up too: durations, bytes, unknown hosts
 c=$(metric 'orchd_request_duration_seconds_count{workload="app"}')
 check "request_duration_seconds_count = the $made requests (${c:-none})" \

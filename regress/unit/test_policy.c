@@ -62,6 +62,20 @@ apikey_send(struct orchd *env)
 	fail_msg("apikey_send called");
 }
 
+int
+spawner_running(void)
+{
+	fail_msg("spawner_running called");
+	return (0);
+}
+
+pid_t
+spawner_pid(void)
+{
+	fail_msg("spawner_pid called");
+	return (-1);
+}
+
 static void
 conf_init(struct orchd_conf *c)
 {
