@@ -92,7 +92,8 @@ OBJ		 = $(BUILD)/obj
 HTTP_SRCS	 = http.c http_chunked.c http_head.c http_ser.c
 COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c deps.c event.c \
-		   event_json.c gate.c hashtab.c $(HTTP_SRCS) ignore.c imsg.c log.c \
+		   event_json.c gate.c hashtab.c $(HTTP_SRCS) https.c ignore.c imsg.c \
+		   log.c \
 		   merge.c privdrop.c proc.c sandbox.c spawnexec.c timer.c \
 		   units.c util.c workload.c workload_check.c \
 		   workload_fields.c workload_json.c workload_pack.c \
@@ -142,7 +143,7 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   lifecycle.c lifecycle_apply.c liveness.c owner.c ready.c \
 		   replace.c restore.c runtimed.c swarm_agree.c swarm_spec.c)
 ACME_SRCS	 = $(addprefix acmed/, \
-		   acmed.c cert.c https.c jws.c order.c)
+		   acmed.c cert.c jws.c order.c)
 ORCHCTL_SRCS	 = $(addprefix orchctl/, \
 		   define.c orchctl.c output.c parser.c)
 
