@@ -65,6 +65,8 @@ SPAWNER_LIBS	:= $(call child_libs,libevent)
 RUNTIME_LIBS	:= $(call child_libs,libevent libtls jansson libseccomp libmd)
 # acmed: libtls to the ACME server, libcrypto for its keys, JWS and CSRs
 ACME_LIBS	:= $(call child_libs,libevent libtls libcrypto jansson libseccomp)
+# notifyd: libtls to the webhooks' receivers, libcrypto for HMAC
+NOTIFY_LIBS	:= $(call child_libs,libevent libtls libcrypto jansson libseccomp)
 # asked for only when a unit test is linked: tools/deps.sh build has no cmocka
 CMOCKA_LIBS	 = $(shell $(PKG_CONFIG) --libs cmocka)
 
@@ -92,10 +94,10 @@ OBJ		 = $(BUILD)/obj
 HTTP_SRCS	 = http.c http_chunked.c http_head.c http_ser.c
 COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c deps.c event.c \
-		   event_json.c gate.c hashtab.c $(HTTP_SRCS) https.c ignore.c imsg.c \
-		   log.c \
-		   merge.c privdrop.c proc.c sandbox.c spawnexec.c timer.c \
-		   units.c util.c workload.c workload_check.c \
+		   event_json.c gate.c hashtab.c $(HTTP_SRCS) https.c ignore.c \
+		   imsg.c log.c merge.c notify_ev.c privdrop.c proc.c \
+		   sandbox.c spawnexec.c timer.c units.c urlsplit.c util.c \
+		   workload.c workload_check.c \
 		   workload_fields.c workload_json.c workload_pack.c \
 		   workload_wire.c)
 # the configuration's parser: orchd/parse.y and what its actions call,
@@ -144,6 +146,8 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   replace.c restore.c runtimed.c swarm_agree.c swarm_spec.c)
 ACME_SRCS	 = $(addprefix acmed/, \
 		   acmed.c cert.c jws.c order.c)
+NOTIFY_SRCS	 = $(addprefix notifyd/, \
+		   deliver.c notifyd.c)
 ORCHCTL_SRCS	 = $(addprefix orchctl/, \
 		   define.c orchctl.c output.c parser.c)
 
@@ -151,9 +155,11 @@ ORCHCTL_SRCS	 = $(addprefix orchctl/, \
 # the link without a word, or linked only by a unit test
 UNLISTED	:= $(filter-out $(COMMON_SRCS) $(ORCHD_SRCS) $(SPAWNER_SRCS) \
 		    $(STORE_SRCS) $(GATEWAY_SRCS) $(REAPER_SRCS) \
-		    $(RUNTIME_SRCS) $(ACME_SRCS) $(ORCHCTL_SRCS),$(wildcard \
+		    $(RUNTIME_SRCS) $(ACME_SRCS) $(NOTIFY_SRCS) \
+		    $(ORCHCTL_SRCS),$(wildcard \
 		    common/*.c orchd/*.c spawnerd/*.c stored/*.c gatewayd/*.c \
-		    reaperd/*.c runtimed/*.c acmed/*.c orchctl/*.c))
+		    reaperd/*.c runtimed/*.c acmed/*.c notifyd/*.c \
+		    orchctl/*.c))
 ifneq ($(UNLISTED),)
 $(error $(UNLISTED): in no program's source list (Makefile))
 endif
@@ -169,12 +175,13 @@ GATEWAY_OBJS	 = $(call objs,$(GATEWAY_SRCS)) $(OBJ)/gatewayd/ui_assets.o
 REAPER_OBJS	 = $(call objs,$(REAPER_SRCS))
 RUNTIME_OBJS	 = $(call objs,$(RUNTIME_SRCS))
 ACME_OBJS	 = $(call objs,$(ACME_SRCS))
+NOTIFY_OBJS	 = $(call objs,$(NOTIFY_SRCS))
 ORCHCTL_OBJS	 = $(call objs,$(ORCHCTL_SRCS))
 LIBCOMMON	 = $(BUILD)/libcommon.a
 
 PROGS		 = $(BUILD)/orchd $(BUILD)/spawnerd $(BUILD)/stored \
 		   $(BUILD)/gatewayd $(BUILD)/reaperd $(BUILD)/runtimed \
-		   $(BUILD)/acmed $(BUILD)/orchctl
+		   $(BUILD)/acmed $(BUILD)/notifyd $(BUILD)/orchctl
 
 # Unit tests: regress/unit/test_NAME.c, linked with libcommon and the
 # objects named in TEST_NAME_OBJS (the program's files under test, never
@@ -239,6 +246,7 @@ $(eval $(call link_program,gatewayd,GATEWAY,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,reaperd,REAPER,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,runtimed,RUNTIME,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,acmed,ACME,$$(STATIC_LDFLAGS)))
+$(eval $(call link_program,notifyd,NOTIFY,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,orchctl,ORCHCTL,))
 
 # LIBEXECDIR is compiled into the parent, which looks for its helpers
@@ -307,7 +315,7 @@ install: all
 	    $(DESTDIR)$(EXAMPLEDIR)
 	install -m 0555 $(BUILD)/orchd $(BUILD)/orchctl $(DESTDIR)$(SBINDIR)
 	install -m 0555 $(BUILD)/spawnerd $(BUILD)/stored $(BUILD)/gatewayd \
-	    $(BUILD)/reaperd $(BUILD)/runtimed $(BUILD)/acmed \
+	    $(BUILD)/reaperd $(BUILD)/runtimed $(BUILD)/acmed $(BUILD)/notifyd \
 	    $(DESTDIR)$(LIBEXECDIR)
 	install -m 0444 man/orchd.conf.5 $(DESTDIR)$(MANDIR)/man5
 	install -m 0444 man/orchd-api.7 man/orchd-security.7 \
