@@ -105,10 +105,10 @@ COMMON_SRCS	 = $(addprefix common/, \
 PARSE_SRCS	 = $(addprefix orchd/, \
 		   hostcheck.c htpasswd.c parse_acme.c parse_check.c \
 		   parse_conf.c parse_gate.c parse_input.c parse_listen.c \
-		   parse_set.c)
+		   parse_notify.c parse_set.c)
 ORCHD_SRCS	 = $(PARSE_SRCS) $(addprefix orchd/, \
 		   acme_relay.c alogq.c apidef.c apikey.c cgroup.c config.c control.c \
-		   depends.c \
+		   depends.c hook_relay.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
 		   instances.c orchd.c owner.c parent_api.c policy.c \
 		   policy_net.c printconf.c regauth.c reload.c request.c \
@@ -130,7 +130,7 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   gate_conf.c gate_request.c gate_verify.c \
 		   gatewayd.c h2.c h2up.c ignore.c instance.c \
 		   listener.c metrics.c metrics_acme.c metrics_add.c \
-		   metrics_alog.c \
+		   metrics_alog.c metrics_notify.c \
 		   metrics_budget.c metrics_sum.c prom.c proxy.c route.c \
 		   redirect.c route_apply.c serve.c state_early.c tcp.c tls.c \
 		   tls_check.c \

@@ -106,6 +106,9 @@ void		 metrics_budget_write(struct evbuffer *);
 /* metrics_acme.c: certificates from ACME, as the parent relays acmed */
 void		 metrics_recv_acme(struct imsgev *, struct imsg *);
 void		 metrics_acme_write(struct evbuffer *);
+/* metrics_notify.c: notifyd's webhooks */
+void		 metrics_recv_notify(struct imsgev *, struct imsg *);
+void		 metrics_notify_write(struct evbuffer *);
 
 /* metrics_alog.c: the access log's lines the parent holds */
 void		 metrics_recv_alog(struct imsgev *, struct imsg *);

@@ -195,6 +195,9 @@ struct orchd_conf {
 	size_t			 swarm_creds_len;
 	int			 swarm_loaded;	/* not sent yet */
 	struct acme_settings	*acme;		/* the "acme" block, or NULL */
+	/* "notify": notifyd's webhooks as sent, the key read by the parent */
+	struct notify_conf	*notify;	/* NULL: none */
+	char			*notify_key_file;
 };
 
 /* orchd/trust.c: host paths and root, for every workload */

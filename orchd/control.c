@@ -742,6 +742,7 @@ control_recv_state(struct imsgev *iev, struct imsg *imsg)
 	struct ctl_event	 ev;
 
 	(void)imsg_get_data(imsg, &st, sizeof(st));
+	hook_state(orchd_env, &st);
 	if (event_from_state(&ev, &st) == 0)
 		control_event(&ev);
 }

@@ -44,7 +44,8 @@
 #define FROM_CHILDREN	(PROC_FROM(PROC_STORE) | PROC_FROM(PROC_GATEWAY) | \
 			    PROC_FROM(PROC_REAPER) | PROC_FROM(PROC_RUNTIME))
 /* acmed too: it takes no configuration, it says it is ready */
-#define FROM_ALL	(FROM_CHILDREN | PROC_FROM(PROC_ACME))
+#define FROM_ALL	(FROM_CHILDREN | PROC_FROM(PROC_ACME) | \
+			    PROC_FROM(PROC_NOTIFY))
 
 struct orchd		*orchd_env;
 
@@ -177,6 +178,9 @@ static const struct proc_handler parent_handlers[] = {
 	{ IMSG_ACME_STATUS, sizeof(struct acme_status), PROC_FROM(PROC_ACME),
 	    acme_recv_status, PROC_NAME(struct acme_status) },
 	{ IMSG_ACME_SHOW, 0, PROC_FROM_CLIENT, acme_ctl_show },
+	/* notifyd's counters, for /metrics (hook_relay.c) */
+	{ IMSG_NOTIFY_STATS, sizeof(struct notify_stats),
+	    PROC_FROM(PROC_NOTIFY), hook_recv_stats },
 	{ IMSG_ACME_RENEW, sizeof(struct acme_host), PROC_FROM_CLIENT,
 	    acme_ctl_renew, PROC_NAME(struct acme_host) },
 };
@@ -336,6 +340,9 @@ static const struct procs_row procs[] = {
 	/* only with an acme block at start (acme_relay.c) */
 	{ "acme", PROC_ACME, "acmed", PROCS_USER, PROCS_ACMEDIR, 0,
 	    acme_args },
+	/* only with a notify at start (hook_relay.c) */
+	{ "notify", PROC_NOTIFY, "notifyd", PROCS_USER, PROCS_CHROOT, 0,
+	    NULL },
 };
 
 static void
@@ -485,7 +492,8 @@ procs_start(struct orchd *env)
 	int	 n, k;
 
 	for (i = 0; i < nitems(procs); i++) {
-		if (procs[i].id == PROC_ACME && env->conf->acme == NULL)
+		if ((procs[i].id == PROC_ACME && env->conf->acme == NULL) ||
+		    (procs[i].id == PROC_NOTIFY && env->conf->notify == NULL))
 			continue;
 		n = procs[i].prefork ? env->conf->gateway.prefork : 1;
 		for (k = 0; k < n; k++)
@@ -524,12 +532,12 @@ connect_children(struct orchd *env)
 {
 	int	 a, b;
 
-	/* acmed talks to the parent alone */
+	/* acmed and notifyd talk to the parent alone */
 	for (a = 0; a < env->nchildren; a++)
 		for (b = a + 1; b < env->nchildren; b++)
 			if (env->children[a].id != env->children[b].id &&
-			    env->children[a].id != PROC_ACME &&
-			    env->children[b].id != PROC_ACME)
+			    env->children[a].id < PROC_ACME &&
+			    env->children[b].id < PROC_ACME)
 				connect_pair(env, &env->children[a],
 				    &env->children[b]);
 }

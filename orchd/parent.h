@@ -57,6 +57,12 @@ struct orchd {
 
 extern struct orchd	*orchd_env;
 
+/* hook_relay.c: notifyd's settings, events and counters */
+void		 hook_config_send(struct orchd *);
+void		 hook_state(struct orchd *, const struct rt_state *);
+void		 hook_event(struct orchd *, const struct ctl_event *);
+void		 hook_recv_stats(struct imsgev *, struct imsg *);
+
 /* acme_relay.c: acmed's directories, certificates and messages */
 void		 acme_prepare(struct orchd *);
 const char	*acme_root(struct orchd *, char *, size_t);

@@ -95,6 +95,7 @@ static int	 findeol(void);
 %token	DENY
 %token	ACTIVATION
 %token	FOR FREEZE SUSPEND
+%token	NOTIFY
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
@@ -102,6 +103,7 @@ static int	 findeol(void);
 %type	<v.number>	ignorekind answer onoff onchange
 %type	<v.tls>		tlsopt
 %type	<v.number>	h2opt hstsage hstssub
+%type	<v.number>	notifyevs
 %%
 
 grammar		: /* empty */
@@ -229,6 +231,17 @@ answer		: /* empty */			{ $$ = IGNORE_ANSWER; }
 				YYERROR;
 			}
 			$$ = $2;
+		}
+		;
+
+/* the events of a "notify", 0: its default ones */
+notifyevs	: /* empty */			{ $$ = 0; }
+		| notifyevs STRING		{
+			uint32_t	m = (uint32_t)$1;
+
+			if (notify_event(&m, $2) == -1)
+				YYERROR;
+			$$ = m;
 		}
 		;
 
@@ -539,6 +552,19 @@ main		: USER STRING			{
 			}
 			if (listener_add($4, $6, LISTENER_STATUS, $7.cert,
 			    $7.key, NULL) == -1 || listener_http2($8) == -1)
+				YYERROR;
+		}
+		| NOTIFY STRING notifyevs	{
+			if (notify_add(conf, $2, (uint32_t)$3) == -1)
+				YYERROR;
+		}
+		| NOTIFY KEY FILENAME STRING	{
+			if (set_string(&conf->notify_key_file, $4,
+			    "notify key file") == -1)
+				YYERROR;
+		}
+		| NOTIFY ALLOW STRING		{
+			if (notify_allow(conf, $3) == -1)
 				YYERROR;
 		}
 		| STATUS KEY FILENAME STRING	{
@@ -1424,6 +1450,7 @@ lookup(const char *s, const char **near)
 		{ "name",		NAME },
 		{ "network",		NETWORK },
 		{ "next",		NEXT },
+		{ "notify",		NOTIFY },
 		{ "on",			ON },
 		{ "page",		PAGE },
 		{ "path",		PATH },

@@ -358,5 +358,7 @@ free_config(struct orchd_conf *c)
 	free(c->swarm_key);
 	freezero(c->swarm_creds, c->swarm_creds_len);
 	acme_free(c->acme);
+	freezero(c->notify, c->notify != NULL ? sizeof(*c->notify) : 0);
+	free(c->notify_key_file);
 	free(c);
 }
