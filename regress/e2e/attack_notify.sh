@@ -79,8 +79,10 @@ check "the API's own key as the webhooks' is refused" \
 printf '%s\n' "$(head_conf)" \
     "notify \"http://127.0.0.1:$R_LOOP/a$(printf '\r')
 X-Injected: 1\"" >"$T/n.conf"
+# the lexer refuses a control character in a quoted string, as on main;
+# the URL's own check (visible ASCII only) is behind it
 check "a URL with CR LF (a header injected) is refused" \
-    sh -c "! '$ORCHD' -n -f '$T/n.conf' >/dev/null 2>&1"
+    refused_n "invalid character 0x0d in quoted string"
 head_conf "notify \"http://127.0.0.1:$R_LOOP/a X-Injected: 1\"" >"$T/n.conf"
 check "a URL with a space is refused" refused_n "notify: not an http"
 head_conf "notify \"http://hooks.example@127.0.0.1:$R_LOOP/\"" >"$T/n.conf"
