@@ -1,6 +1,8 @@
 /*
  * The parent's part in the webhooks: notifyd (PROC_NOTIFY) talks to the
- * parent alone.  The parent sends it the settings of "notify" with the
+ * parent alone.  Its chroot is a directory of its own beside the
+ * database's, root's, holding copies of resolv.conf and hosts alone, so
+ * that it resolves a receiver's name where it connects.  The parent sends it the settings of "notify" with the
  * key it read as root (apikey.c), once per configuration loaded, then
  * forgets the key; runtimed's changes of state as it got them, and its
  * own events (a reload refused).  From notifyd it takes one fixed
@@ -11,6 +13,7 @@
 #include <sys/types.h>
 #include <sys/queue.h>
 
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -22,7 +25,25 @@
 #include "proc.h"
 
 static const struct notify_conf	*hook_sent;	/* that of the last load */
+static char			 hook_dir[PATH_MAX];	/* its chroot */
 static int			 hook_warned;
+
+/*
+ * At start, as root, before the children: notifyd's chroot,
+ * STATE-notify/root, with the resolver's files alone
+ */
+void
+hook_prepare(struct orchd *env)
+{
+	if (env->conf->notify != NULL)
+		resolver_root(env, "notify", hook_dir, sizeof(hook_dir));
+}
+
+const char *
+hook_root(void)
+{
+	return (hook_dir);
+}
 
 static int
 hook_running(struct orchd *env)

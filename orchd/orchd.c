@@ -301,7 +301,8 @@ docker_access(struct orchd *env, char *sock, size_t socklen, gid_t *gid)
 #define PROC_ARGS_MAX	16
 
 enum procs_user { PROCS_USER, PROCS_ROOT };
-enum procs_root { PROCS_CHROOT, PROCS_DBDIR, PROCS_NOROOT, PROCS_ACMEDIR };
+enum procs_root { PROCS_CHROOT, PROCS_DBDIR, PROCS_NOROOT, PROCS_ACMEDIR,
+    PROCS_NOTIFYDIR };
 
 struct proc_args {
 	char		*argv[PROC_ARGS_MAX + 1];
@@ -341,7 +342,7 @@ static const struct procs_row procs[] = {
 	{ "acme", PROC_ACME, "acmed", PROCS_USER, PROCS_ACMEDIR, 0,
 	    acme_args },
 	/* only with a notify at start (hook_relay.c) */
-	{ "notify", PROC_NOTIFY, "notifyd", PROCS_USER, PROCS_CHROOT, 0,
+	{ "notify", PROC_NOTIFY, "notifyd", PROCS_USER, PROCS_NOTIFYDIR, 0,
 	    NULL },
 };
 
@@ -451,6 +452,8 @@ procs_argv(struct orchd *env, const struct procs_row *p, int instance,
 			    dir, sizeof(dir)));
 		else if (p->root == PROCS_ACMEDIR)
 			args_add(a, "%s", acme_root(env, dir, sizeof(dir)));
+		else if (p->root == PROCS_NOTIFYDIR)
+			args_add(a, "%s", hook_root());
 		else
 			args_add(a, "%s", env->conf->chroot);
 	}
@@ -969,6 +972,7 @@ main(int argc, char *argv[])
 		statedir_socket(env.conf->socket);
 	}
 	acme_prepare(&env);
+	hook_prepare(&env);
 
 	/* a second orchd of this name, or of these uids, stops here */
 	instances_start(&env);

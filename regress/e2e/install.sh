@@ -105,8 +105,8 @@ check "the unit is Type=notify" grep -q '^Type=notify$' "$unit"
 check "the unit reloads with orchctl reload, which fails on a bad file" \
     grep -q '^ExecReload=/usr/local/sbin/orchctl reload$' "$unit"
 check "the unit restarts on failure" grep -q '^Restart=on-failure$' "$unit"
-check "systemd makes /var/lib/orchd, orchd-workloads, orchd-acme, orchd-certs" \
-    grep -q '^StateDirectory=orchd orchd-workloads orchd-acme orchd-certs$' \
+check "systemd makes /var/lib/orchd, orchd-workloads, orchd-acme, orchd-certs, orchd-notify" \
+    grep -q '^StateDirectory=orchd orchd-workloads orchd-acme orchd-certs orchd-notify$' \
     "$unit"
 check "and /run/orchd" grep -q '^RuntimeDirectory=orchd$' "$unit"
 check "and /var/log/orchd" grep -q '^LogsDirectory=orchd$' "$unit"

@@ -94,7 +94,10 @@ uid=$(awk '$1 == "Uid:" { print $2 }' "/proc/$np/status" 2>/dev/null)
 check "... as _orchd, not root (uid $uid)" \
     [ "$uid" = "$(id -u _orchd)" ]
 root=$(readlink "/proc/$np/root" 2>/dev/null)
-check "... chrooted ($root)" [ "$root" = /var/empty ]
+check "... chrooted to a directory of its own ($root)" \
+    [ "$root" = "$T/orchd-notify/root" ]
+check "... holding the resolver's files alone" sh -c \
+    "[ \"\$(cd '$T/orchd-notify/root' && find . | sort | tr '\n' ' ')\" = '. ./etc ./etc/hosts ./etc/resolv.conf ' ]"
 check "... filtered (Seccomp 2)" \
     grep -Eq '^Seccomp:[[:space:]]+2' "/proc/$np/status"
 
