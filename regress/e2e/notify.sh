@@ -57,7 +57,7 @@ api listen on 127.0.0.1 port $API
 api key file "$T/api.key"
 notify key file "$T/hook.key"
 notify allow loopback
-notify "http://127.0.0.1:$R_OK/hook" failed backoff reload-refused
+notify "http://localhost:$R_OK/hook" failed backoff reload-refused
 notify "http://127.0.0.1:$R_FLAKY/hook" failed
 notify "http://127.0.0.1:$R_SLOW/hook" backoff
 notify "http://127.0.0.1:$R_DOWN/hook" failed
@@ -102,6 +102,7 @@ check "... filtered (Seccomp 2)" \
     grep -Eq '^Seccomp:[[:space:]]+2' "/proc/$np/status"
 
 # -- a workload that cannot start: failed, three times, then backoff
+# (the first receiver by name: resolved in notifyd's chroot)
 c=$(get bad.test)
 check "a request to a workload that cannot start: 503 ($c)" [ "$c" = 503 ]
 check "the receiver gets a signed \"failed\" event for it" \
