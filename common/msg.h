@@ -1047,7 +1047,9 @@ enum event_type {
 	EVENT_STATE = 0,		/* a change of state, with its cause */
 	EVENT_RELOAD,			/* orchd.conf loaded, or refused */
 	EVENT_EVICT,			/* a workload stopped for room */
-	EVENT_RESTART			/* a workload restarted */
+	EVENT_RESTART,			/* a workload restarted */
+	EVENT_CERT			/* an ACME issuance or renewal failed:
+					   msg "HOST: why"; for notifyd */
 };
 
 struct ctl_event {
@@ -1316,6 +1318,7 @@ enum notify_ev {
 	NOTIFY_EV_EVICTED,		/* suspended for the memory budget or
 					   pressure */
 	NOTIFY_EV_RELOAD,		/* a reload of orchd.conf refused */
+	NOTIFY_EV_CERT,			/* a certificate's issuance failed */
 	NOTIFY_EV_STATE,		/* any other change of state */
 	NOTIFY_EV_MAX
 };
@@ -1323,7 +1326,8 @@ enum notify_ev {
 				    (1U << NOTIFY_EV_BACKOFF) | \
 				    (1U << NOTIFY_EV_EXPIRED) | \
 				    (1U << NOTIFY_EV_EVICTED) | \
-				    (1U << NOTIFY_EV_RELOAD))
+				    (1U << NOTIFY_EV_RELOAD) | \
+				    (1U << NOTIFY_EV_CERT))
 struct notify_target {
 	char			 url[NOTIFY_URL_MAX];
 	uint32_t		 events;

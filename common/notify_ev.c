@@ -18,6 +18,7 @@ static const char *const notify_ev_names[NOTIFY_EV_MAX] = {
 	[NOTIFY_EV_EXPIRED] = "expired",
 	[NOTIFY_EV_EVICTED] = "evicted",
 	[NOTIFY_EV_RELOAD] = "reload-refused",
+	[NOTIFY_EV_CERT] = "certificate",
 	[NOTIFY_EV_STATE] = "state"
 };
 

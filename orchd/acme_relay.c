@@ -807,8 +807,12 @@ acme_recv_status(struct imsgev *iev, struct imsg *imsg)
 	}
 	memcpy(&st, imsg->data, sizeof(st));
 	if (imsg->hdr.type == IMSG_ACME_STATUS &&
-	    (e = entry_find(st.name, 1)) != NULL)
+	    (e = entry_find(st.name, 1)) != NULL) {
+		/* a failure more: the webhooks' event */
+		if (st.failures > e->st.failures)
+			hook_cert_failed(env, &st);
 		e->st = st;
+	}
 	to_gateways(env, imsg->hdr.type, &st, sizeof(st), NULL, 0, NULL, 0);
 }
 

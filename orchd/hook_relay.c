@@ -5,7 +5,7 @@
  * that it resolves a receiver's name where it connects.  The parent sends it the settings of "notify" with the
  * key it read as root (apikey.c), once per configuration loaded, then
  * forgets the key; runtimed's changes of state as it got them, and its
- * own events (a reload refused).  From notifyd it takes one fixed
+ * own events (a reload refused, a certificate's issuance failed).  From notifyd it takes one fixed
  * structure of counters, and relays it to the gateways for /metrics:
  * the parent reads nothing else from it.
  */
@@ -23,6 +23,7 @@
 #include "msg.h"
 #include "parent.h"
 #include "proc.h"
+#include "timer.h"
 
 static const struct notify_conf	*hook_sent;	/* that of the last load */
 static char			 hook_dir[PATH_MAX];	/* its chroot */
@@ -93,6 +94,26 @@ hook_event(struct orchd *env, const struct ctl_event *ev)
 	if (hook_running(env) && proc_compose(&env->ps, PROC_NOTIFY,
 	    IMSG_NOTIFY_EVENT, 0, -1, ev, sizeof(*ev)) == -1)
 		log_warn("%s: compose", __func__);
+}
+
+/*
+ * acmed's status of a host, checked (acme_relay.c), whose count of
+ * failures rose: an event "HOST: why", made here of its checked fields
+ */
+void
+hook_cert_failed(struct orchd *env, const struct acme_status *st)
+{
+	struct ctl_event	 ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = EVENT_CERT;
+	ev.time_ms = walltime_ms();
+	/* cut to the message's size: the host first */
+	(void)strlcpy(ev.msg, st->name, sizeof(ev.msg));
+	(void)strlcat(ev.msg, ": ", sizeof(ev.msg));
+	(void)strlcat(ev.msg, st->error[0] != '\0' ? st->error : "failed",
+	    sizeof(ev.msg));
+	hook_event(env, &ev);
 }
 
 /* notifyd's counters: numbers only, relayed as they are */

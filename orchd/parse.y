@@ -243,6 +243,12 @@ notifyevs	: /* empty */			{ $$ = 0; }
 				YYERROR;
 			$$ = m;
 		}
+		| notifyevs CERTIFICATE		{
+			uint32_t	m = (uint32_t)$1;
+
+			(void)notify_event(&m, "certificate");
+			$$ = m;
+		}
 		;
 
 onoff		: ON				{ $$ = 1; }

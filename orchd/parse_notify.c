@@ -71,7 +71,7 @@ notify_event(uint32_t *mask, const char *name)
 
 	if ((m = notify_ev_lookup(name)) == 0) {
 		yyerror("notify: unknown event %s (failed, backoff, expired, "
-		    "evicted, reload-refused, state, all)", name);
+		    "evicted, reload-refused, certificate, state, all)", name);
 		return (-1);
 	}
 	*mask |= m;

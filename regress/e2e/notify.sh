@@ -1,6 +1,7 @@
 #!/bin/sh
 # Webhooks ("notify", orchd.conf(5)): events caused for real (a workload
-# that cannot start, its crash-loop backoff, a reload refused) reach a
+# that cannot start, its crash-loop backoff, a reload refused, an ACME
+# issuance that fails) reach a
 # receiver written for the test (hookrecv.py), which checks each
 # signature (HMAC-SHA256 of "TIMESTAMP.BODY", the timestamp recent).  A
 # receiver that fails twice gets the event at the third try; one that
@@ -15,7 +16,7 @@ need_root
 ensure_user
 command -v python3 >/dev/null || skip "no python3"
 
-ports GW API P_GOOD P_BAD R_OK R_FLAKY R_SLOW R_DOWN
+ports GW API P_GOOD P_BAD R_OK R_FLAKY R_SLOW R_DOWN SPORT
 
 KEY=0123456789abcdef0123456789abcdef$$
 HKEY=fedcba9876543210fedcba9876543210h$$
@@ -158,6 +159,34 @@ check "nothing left queued ($q)" [ "$q" = 0 ]
 check "no receiver saw a bad or stale signature" \
     sh -c "! grep -hq '^badsig\|^stale' '$T/ok.log' '$T/flaky.log' '$T/slow.log'"
 check "orchd is still running" alive "$ORCHD_PID"
+stop_orchd
+check "orchd stops cleanly (status $STATUS)" [ "$STATUS" -eq 0 ]
+
+# -- a certificate that cannot be issued: its ACME server is down
+{
+	conf_head
+	cat <<CONF
+listen on 127.0.0.1 port $SPORT tls acme
+notify key file "$T/hook.key"
+notify allow loopback
+notify "http://127.0.0.1:$R_OK/cert" certificate
+acme {
+	directory "https://127.0.0.1:$R_DOWN/dir"
+}
+workload "good" {
+CONF
+	conf_end 'host "app.s8hook.test"' \
+	    "command \"$T/bin/testhttp serve $P_GOOD\"" "port $P_GOOD"
+} >"$T/orchd.conf"
+: >"$T/ok.log"
+start_orchd_or_exit -v
+curl -s -k -m 20 -o /dev/null --resolve "app.s8hook.test:$SPORT:127.0.0.1" \
+    "https://app.s8hook.test:$SPORT/"
+check "an issuance that fails: a \"certificate\" event" \
+    wait_for 30 has ok '^ok certificate - '
+check "... naming the host and why" \
+    grep -q '"event":"certificate".*"message":"app.s8hook.test: ' \
+    "$T/ok.log.json"
 stop_orchd
 check "orchd stops cleanly (status $STATUS)" [ "$STATUS" -eq 0 ]
 e2e_done
