@@ -12,7 +12,8 @@
  * From the parent: the configuration (CONF: the URLs, the events each
  * wants, the key, what addresses are allowed), runtimed's changes of
  * state as the parent got them (STATE), and the parent's own events (a
- * reload refused, an issuance of acmed's that failed).  To the parent: its counters (STATS), relayed to the
+ * reload refused, an issuance of acmed's that failed, an API workload
+ * expired).  To the parent: its counters (STATS), relayed to the
  * gateways' /metrics.
  *
  * Each event a target wants is queued for it.  A try is bounded
@@ -283,7 +284,7 @@ notify_recv_state(struct imsgev *iev, struct imsg *imsg)
 	enqueue(&ev, state_kind(&st, &ev));
 }
 
-/* the parent's own: a reload refused, a certificate's failure */
+/* the parent's own: a reload refused, a certificate's failure, an expiry */
 static void
 notify_recv_event(struct imsgev *iev, struct imsg *imsg)
 {
@@ -295,6 +296,8 @@ notify_recv_event(struct imsgev *iev, struct imsg *imsg)
 		enqueue(&ev, NOTIFY_EV_RELOAD);
 	else if (ev.type == EVENT_CERT)
 		enqueue(&ev, NOTIFY_EV_CERT);
+	else if (ev.type == EVENT_STATE && ev.reason == RT_REASON_EXPIRED)
+		enqueue(&ev, NOTIFY_EV_EXPIRED);
 }
 
 int

@@ -5,7 +5,8 @@
  * that it resolves a receiver's name where it connects.  The parent sends it the settings of "notify" with the
  * key it read as root (apikey.c), once per configuration loaded, then
  * forgets the key; runtimed's changes of state as it got them, and its
- * own events (a reload refused, a certificate's issuance failed).  From notifyd it takes one fixed
+ * own events (a reload refused, a certificate's issuance failed, an API
+ * workload expired).  From notifyd it takes one fixed
  * structure of counters, and relays it to the gateways for /metrics:
  * the parent reads nothing else from it.
  */
@@ -15,6 +16,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "conf.h"
@@ -113,6 +115,23 @@ hook_cert_failed(struct orchd *env, const struct acme_status *st)
 	(void)strlcat(ev.msg, ": ", sizeof(ev.msg));
 	(void)strlcat(ev.msg, st->error[0] != '\0' ? st->error : "failed",
 	    sizeof(ev.msg));
+	hook_event(env, &ev);
+}
+
+/* an API workload deleted by its expire after, secs without a request */
+void
+hook_expired(struct orchd *env, const char *name, int64_t secs)
+{
+	struct ctl_event	 ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = EVENT_STATE;
+	ev.from = ev.to = WL_ASLEEP;
+	ev.reason = RT_REASON_EXPIRED;
+	ev.time_ms = walltime_ms();
+	(void)strlcpy(ev.name, name, sizeof(ev.name));
+	(void)snprintf(ev.msg, sizeof(ev.msg), "no request for %llds, "
+	    "deleted", (long long)secs);
 	hook_event(env, &ev);
 }
 

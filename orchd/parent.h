@@ -64,6 +64,7 @@ void		 hook_config_send(struct orchd *);
 void		 hook_state(struct orchd *, const struct rt_state *);
 void		 hook_event(struct orchd *, const struct ctl_event *);
 void		 hook_cert_failed(struct orchd *, const struct acme_status *);
+void		 hook_expired(struct orchd *, const char *, int64_t);
 void		 hook_recv_stats(struct imsgev *, struct imsg *);
 
 /* acme_relay.c: acmed's directories, certificates and messages */

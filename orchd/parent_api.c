@@ -978,6 +978,7 @@ api_config_active(struct orchd *env)
 			log_info("API: workload %s expired: no request for "
 			    "%llds, deleted", op->name,
 			    (long long)op->re.secs);
+			hook_expired(env, op->name, op->re.secs);
 			/* runtimed stopped it with the generation: now go */
 			if (proc_compose(&env->ps, PROC_RUNTIME,
 			    IMSG_RT_PURGE, 0, -1, &op->purge,

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Webhooks ("notify", orchd.conf(5)): events caused for real (a workload
 # that cannot start, its crash-loop backoff, a reload refused, an ACME
-# issuance that fails) reach a
+# issuance that fails, an API workload that expires) reach a
 # receiver written for the test (hookrecv.py), which checks each
 # signature (HMAC-SHA256 of "TIMESTAMP.BODY", the timestamp recent).  A
 # receiver that fails twice gets the event at the third try; one that
@@ -16,7 +16,7 @@ need_root
 ensure_user
 command -v python3 >/dev/null || skip "no python3"
 
-ports GW API P_GOOD P_BAD R_OK R_FLAKY R_SLOW R_DOWN SPORT
+ports GW API P_GOOD P_BAD R_OK R_FLAKY R_SLOW R_DOWN SPORT P_EXP
 
 KEY=0123456789abcdef0123456789abcdef$$
 HKEY=fedcba9876543210fedcba9876543210h$$
@@ -167,9 +167,14 @@ check "orchd stops cleanly (status $STATUS)" [ "$STATUS" -eq 0 ]
 	conf_head
 	cat <<CONF
 listen on 127.0.0.1 port $SPORT tls acme
+api listen on 127.0.0.1 port $API
+api key file "$T/api.key"
+api allow process
+expire after 2s
+reaper interval 1s
 notify key file "$T/hook.key"
 notify allow loopback
-notify "http://127.0.0.1:$R_OK/cert" certificate
+notify "http://127.0.0.1:$R_OK/cert" certificate expired
 acme {
 	directory "https://127.0.0.1:$R_DOWN/dir"
 }
@@ -187,6 +192,18 @@ check "an issuance that fails: a \"certificate\" event" \
 check "... naming the host and why" \
     grep -q '"event":"certificate".*"message":"app.s8hook.test: ' \
     "$T/ok.log.json"
+
+# -- an API workload that expires
+body=$(printf '{"name": "exp", "hosts": ["exp.test"], ' 
+    printf '"command": "%s serve %s", "port": %s}' "$T/bin/testhttp" \
+    "$P_EXP" "$P_EXP")
+c=$(curl -s -m 30 -o /dev/null -w '%{http_code}' \
+    -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
+    -d "$body" "http://127.0.0.1:$API/v1/workloads")
+check "an API workload expiring after 2s is created ($c)" [ "$c" = 201 ]
+check "its expiry: an \"expired\" event" \
+    wait_for 30 has ok '^ok expired exp '
+check "... saying why" grep -q '"event":"expired".*"message":"no request for 2s, deleted".*"reason":"expired"' "$T/ok.log.json"
 stop_orchd
 check "orchd stops cleanly (status $STATUS)" [ "$STATUS" -eq 0 ]
 e2e_done
