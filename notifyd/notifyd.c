@@ -26,14 +26,12 @@
 #include <sys/types.h>
 #include <sys/queue.h>
 
-#include <errno.h>
 #include <event.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "compat.h"
 #include "event_json.h"
@@ -247,8 +245,13 @@ notify_recv_conf(struct imsgev *iev, struct imsg *imsg)
 			fatalx("CONF: target %u is not valid", i);
 	}
 	/* the queue's targets are numbers: a new list starts it again */
-	while (!TAILQ_EMPTY(&queue))
+	if (nqueued > 0)
+		log_warnx("notify: a new configuration: %zu queued %s "
+		    "dropped", nqueued, nqueued == 1 ? "event" : "events");
+	while (!TAILQ_EMPTY(&queue)) {
+		stats.dropped++;
 		delivery_free(TAILQ_FIRST(&queue));
+	}
 	explicit_bzero(&conf, sizeof(conf));
 	conf = c;
 	explicit_bzero(&c, sizeof(c));

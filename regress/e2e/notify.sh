@@ -91,6 +91,8 @@ start_orchd_or_exit -v
 # -- the process that sends
 np=$(child notify)
 check "notifyd runs (pid ${np:-none})" [ -n "$np" ]
+check "... and orchctl show summary lists it" sh -c \
+    "'$ORCHCTL' -s '$SOCK' show summary | grep -qw 'notify.*$np'"
 uid=$(awk '$1 == "Uid:" { print $2 }' "/proc/$np/status" 2>/dev/null)
 check "... as _orchd, not root (uid $uid)" \
     [ "$uid" = "$(id -u _orchd)" ]
