@@ -62,6 +62,12 @@ apikey_send(struct orchd *env)
 	fail_msg("apikey_send called");
 }
 
+void
+hook_expired(struct orchd *env, const char *name, int64_t secs)
+{
+	fail_msg("hook_expired called");
+}
+
 static void
 conf_init(struct orchd_conf *c)
 {

@@ -60,7 +60,7 @@ TEST_clienthello_OBJS = $(OBJ)/gatewayd/clienthello.o
 # ACME: acmed's JWS, CSR and certificates, and the parent's checks of
 # what acmed sends (orchd/acme_relay.c)
 TEST_acme_OBJS = $(OBJ)/orchd/acme_relay.o $(OBJ)/acmed/jws.o \
-		   $(OBJ)/acmed/cert.o
+		   $(OBJ)/acmed/cert.o $(OBJ)/orchd/hook_relay.o
 $(BUILD)/regress/test_acme: LDFLAGS += $(ACME_LIBS)
 TEST_acmehttp_OBJS = $(OBJ)/gatewayd/acme_http.o
 # the gate: the parent's htpasswd loader, the gateway's cache
