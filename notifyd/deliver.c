@@ -39,9 +39,14 @@
 
 static uint32_t	 deliver_allow;		/* NOTIFY_ALLOW_*, of this try */
 
-/* {"event": "failed", ...the event's own fields}, or NULL */
+/*
+ * {"event": "failed", "id": ..., ...the event's own fields}, or NULL.
+ * The id is the same at each try of the event: a receiver that got it
+ * once and whose answer was lost knows it again.
+ */
 char *
-deliver_body(const struct ctl_event *ev, int kind, size_t *len)
+deliver_body(const struct ctl_event *ev, int kind, const char *id,
+    size_t *len)
 {
 	json_t	*o;
 	char	*s = NULL;
@@ -49,7 +54,8 @@ deliver_body(const struct ctl_event *ev, int kind, size_t *len)
 	if ((o = event_json(ev)) == NULL)
 		return (NULL);
 	if (json_object_set_new(o, "event",
-	    json_string(notify_ev_name(kind))) == 0)
+	    json_string(notify_ev_name(kind))) == 0 &&
+	    json_object_set_new(o, "id", json_string(id)) == 0)
 		s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(o);
 	if (s != NULL)

@@ -70,6 +70,8 @@ static struct notify_conf	 conf;
 static struct notify_stats	 stats;
 static struct event		 notify_ev;
 static int64_t			 backoff_ms = NOTIFY_BACKOFF_MS;
+static uint64_t			 notify_boot;	/* random, at start */
+static uint64_t			 notify_seq;
 
 static void	notify_recv_conf(struct imsgev *, struct imsg *);
 static void	notify_recv_state(struct imsgev *, struct imsg *);
@@ -197,16 +199,20 @@ enqueue(const struct ctl_event *ev, int kind)
 {
 	struct delivery	*d;
 	uint32_t	 i;
+	char		 id[40];
 
 	if (conf.keylen == 0)
 		return;
+	(void)snprintf(id, sizeof(id), "%016llx-%llu",
+	    (unsigned long long)notify_boot,
+	    (unsigned long long)++notify_seq);
 	for (i = 0; i < conf.ntargets; i++) {
 		if (!(conf.targets[i].events & (1U << kind)))
 			continue;
 		if (nqueued >= NOTIFY_QUEUE_MAX)
 			delivery_drop(TAILQ_FIRST(&queue), "queue full");
 		if ((d = calloc(1, sizeof(*d))) == NULL ||
-		    (d->body = deliver_body(ev, kind, &d->len)) == NULL) {
+		    (d->body = deliver_body(ev, kind, id, &d->len)) == NULL) {
 			free(d);
 			log_warnx("notify: out of memory: event dropped");
 			stats.dropped++;
@@ -323,6 +329,7 @@ main(int argc, char *argv[])
 	    nitems(notify_handlers), 0);
 	if (https_config(NULL, 0, err, sizeof(err)) == -1)
 		log_warnx("notify: %s: https:// cannot be verified", err);
+	arc4random_buf(&notify_boot, sizeof(notify_boot));
 	evtimer_set(&notify_ev, notify_run, NULL);
 	sandbox_enter(proc_name(PROC_NOTIFY), SB_NOTIFY);
 	event_dispatch();

@@ -19,7 +19,8 @@
 #define NOTIFY_ANSWER_MAX	4096	/* what a receiver may answer */
 
 /* deliver.c */
-char	*deliver_body(const struct ctl_event *, int, size_t *);
+char	*deliver_body(const struct ctl_event *, int, const char *,
+	    size_t *);
 int	 deliver_try(const char *, const uint8_t *, size_t, uint32_t,
 	    const char *, size_t, int, char *, size_t);
 int	 deliver_addr_ok(const struct sockaddr *, const struct sockaddr *,

@@ -114,6 +114,8 @@ check "... its JSON: event, type, workload, to" wait_for 5 sh -c \
     "grep -q '\"event\":\"failed\".*\"to\":\"failed\".*\"type\":\"state\".*\"workload\":\"bad\"' '$T/ok.log.json'"
 check "the flaky receiver gets it at the third try (500, 500, 204)" \
     wait_for 20 has flaky '^ok failed bad 3$'
+ids=$(grep -o '"id":"[^"]*"' "$T/flaky.log.json" | sort -u | wc -l)
+check "... the same event each time: one id ($ids)" [ "$ids" -eq 1 ]
 get bad.test >/dev/null
 get bad.test >/dev/null
 check "the third failure within a minute: a \"backoff\" event" \
