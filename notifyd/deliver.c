@@ -124,6 +124,13 @@ addr_same(const struct sockaddr *a, const struct sockaddr *b)
 	    sizeof(struct in6_addr)) == 0);
 }
 
+/* what this try may reach: NOTIFY_ALLOW_* */
+void
+deliver_set_allow(uint32_t allow)
+{
+	deliver_allow = allow;
+}
+
 /*
  * The shared client's check (https_addr_fn): before the connect, the
  * address's kind; once connected, whether its two ends are one host.
@@ -211,7 +218,7 @@ deliver_try(const char *url, const uint8_t *key, size_t keylen,
 	q.total_ms = NOTIFY_TOTAL_MS;
 	q.plain = 1;
 	q.addr_ok = deliver_addr_ok;
-	deliver_allow = allow;
+	deliver_set_allow(allow);
 	err[0] = '\0';
 	if (https_send(&q, &r, err, errlen) == -1)
 		return (strncmp(err, "refused: ", 9) == 0 ? -2 : -1);

@@ -23,6 +23,7 @@ char	*deliver_body(const struct ctl_event *, int, const char *,
 	    size_t *);
 int	 deliver_try(const char *, const uint8_t *, size_t, uint32_t,
 	    const char *, size_t, int, char *, size_t);
+void	 deliver_set_allow(uint32_t);
 int	 deliver_addr_ok(const struct sockaddr *, const struct sockaddr *,
 	    char *, size_t);
 

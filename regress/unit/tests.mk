@@ -66,3 +66,6 @@ TEST_acmehttp_OBJS = $(OBJ)/gatewayd/acme_http.o
 # the gate: the parent's htpasswd loader, the gateway's cache
 TEST_htpasswd_OBJS = $(OBJ)/orchd/htpasswd.o $(OBJ)/gatewayd/gate_cache.o
 $(BUILD)/regress/test_htpasswd: LDFLAGS += -lmd
+# notifyd: what addresses a webhook may reach (notifyd/deliver.c)
+TEST_notify_OBJS = $(OBJ)/notifyd/deliver.o
+$(BUILD)/regress/test_notify: LDFLAGS += $(NOTIFY_LIBS)
