@@ -86,6 +86,13 @@ has() { grep -q "$2" "$T/$1.log"; }	# has LOG PATTERN
 count() { grep -c "$2" "$T/$1.log"; }	# count LOG PATTERN
 
 check "orchd -n accepts the notify lines" "$ORCHD" -n -f "$T/orchd.conf"
+"$ORCHD" -nv -f "$T/orchd.conf" >"$T/nv1" 2>/dev/null
+check "orchd -nv prints them" sh -c "grep -qx 'notify allow loopback' \
+    '$T/nv1' && grep -qx 'notify \"http://127.0.0.1:$R_FLAKY/hook\" failed' \
+    '$T/nv1' && grep -qx 'notify key file \"$T/hook.key\"' '$T/nv1'"
+"$ORCHD" -nv -f "$T/nv1" >"$T/nv2" 2>/dev/null
+check "... and the print read back prints the same" cmp -s "$T/nv1" "$T/nv2"
+check "... never the key" sh -c "! grep -q '$HKEY' '$T/nv1'"
 start_orchd_or_exit -v
 
 # -- the process that sends
