@@ -242,7 +242,9 @@ notifykey_load(struct orchd_conf *conf)
 	if (conf->notify == NULL || conf->notify->ntargets == 0) {
 		if (f != NULL)
 			log_warnx("notify key file %s: no notify URL", f);
-		return (f != NULL ? -1 : 0);
+		else if (conf->notify != NULL)
+			log_warnx("notify allow: no notify URL");
+		return (f != NULL || conf->notify != NULL ? -1 : 0);
 	}
 	if (f == NULL) {
 		log_warnx("notify: no notify key file to sign with");

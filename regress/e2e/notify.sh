@@ -86,6 +86,19 @@ has() { grep -q "$2" "$T/$1.log"; }	# has LOG PATTERN
 count() { grep -c "$2" "$T/$1.log"; }	# count LOG PATTERN
 
 check "orchd -n accepts the notify lines" "$ORCHD" -n -f "$T/orchd.conf"
+refused_n() {	# refused_n PATTERN: orchd -n refuses $T/n.conf, saying so
+	! "$ORCHD" -n -f "$T/n.conf" >"$T/n.out" 2>&1 &&
+	    grep -q -- "$1" "$T/n.out"
+}
+grep -v '^notify "' "$T/orchd.conf" >"$T/n.conf"
+check "a notify key file without a notify URL is refused" \
+    refused_n "no notify URL"
+grep -v '^notify key file' "$T/orchd.conf" >"$T/n.conf"
+check "a notify without a key file is refused" \
+    refused_n "no notify key file to sign with"
+{ cat "$T/orchd.conf"; echo 'notify "http://127.0.0.1:1/" failed nosuch'; } \
+    >"$T/n.conf"
+check "an unknown event is refused" refused_n "unknown event nosuch"
 "$ORCHD" -nv -f "$T/orchd.conf" >"$T/nv1" 2>/dev/null
 check "orchd -nv prints them" sh -c "grep -qx 'notify allow loopback' \
     '$T/nv1' && grep -qx 'notify \"http://127.0.0.1:$R_FLAKY/hook\" failed' \
