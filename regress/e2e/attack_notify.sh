@@ -7,7 +7,8 @@
 # (which reaches the host itself) even with it, to an IPv4-mapped or
 # IPv6 loopback; a receiver that redirects to another local service (no
 # redirect is followed), that answers a huge body (read to a bound), or
-# that never answers (each try bounded, the daemon never waits).  The
+# that never answers (each try bounded, the daemon never waits), an
+# https one whose certificate no trusted root signs (never sent).  The
 # key: a symbolic link, a file others may read, the API's own key, all
 # refused as the API key file is.  A URL with a CR, LF or space (a
 # header injected into the request), with a user part (a host that is
@@ -18,7 +19,7 @@ need_root
 ensure_user
 command -v python3 >/dev/null || skip "no python3"
 
-ports GW API P_BAD R_LOOP R_ANY R_HUGE R_HANG R_REDIR R_TARGET
+ports GW API P_BAD R_LOOP R_ANY R_HUGE R_HANG R_REDIR R_TARGET R_TLS
 
 KEY=0123456789abcdef0123456789abcdef$$
 HKEY=fedcba9876543210fedcba9876543210h$$
@@ -118,11 +119,16 @@ recv "$R_HUGE" huge huge
 recv "$R_HANG" hang slow 1000
 recv "$R_TARGET" target ok
 recv "$R_REDIR" redir redirect "http://127.0.0.1:$R_TARGET/"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout "$T/tls.key" -out "$T/tls.crt" -days 2 -subj "/CN=127.0.0.1" \
+    -addext "subjectAltName=IP:127.0.0.1" 2>/dev/null
+HOOKRECV_TLS="$T/tls.crt:$T/tls.key" recv "$R_TLS" tls ok
 head_conf 'notify allow loopback' \
     "notify \"http://0.0.0.0:$R_ANY/any\" failed" \
     "notify \"http://127.0.0.1:$R_HUGE/huge\" failed" \
     "notify \"http://127.0.0.1:$R_HANG/hang\" failed" \
     "notify \"http://127.0.0.1:$R_REDIR/redir\" failed" \
+    "notify \"https://127.0.0.1:$R_TLS/tls\" failed" \
     >"$T/orchd.conf"
 "$ORCHCTL" -s "$SOCK" reload >/dev/null 2>&1
 check "the configuration with notify allow loopback is loaded" [ $? -eq 0 ]
@@ -144,14 +150,19 @@ check "... and meanwhile orchctl answers ($((t1 - t0)) ms)" \
 check "the unspecified address (the host itself) is refused even so" \
     wait_for 20 grep -q "refused: the address is unspecified" \
     "$T/orchd.log"
+check "an https receiver whose certificate no root signs is refused" \
+    wait_for 20 grep -q "notify https://127.0.0.1:$R_TLS/tls: failed event: 127.0.0.1: .*certificate" \
+    "$T/orchd.log"
 np=$(child notify)
 rss=$(rss_kb "$np")
 check "notifyd read the huge answer only to its bound (${rss:-?} KiB)" \
     [ "${rss:-999999}" -lt 40000 ]
 check "each is given up after its tries" wait_for 90 sh -c \
-    "[ \$(grep -c 'failed event dropped after 6 tries' '$T/orchd.log') -ge 3 ]"
+    "[ \$(grep -c 'failed event dropped after 6 tries' '$T/orchd.log') -ge 4 ]"
 n=$(grep -c . "$T/target.log")
 check "the redirect's target got nothing ($n requests)" [ "$n" -eq 0 ]
+n=$(grep -c . "$T/tls.log")
+check "... and got no event ($n requests)" [ "$n" -eq 0 ]
 n=$(grep -c . "$T/any.log")
 check "the receiver behind 0.0.0.0 got nothing ($n requests)" [ "$n" -eq 0 ]
 n=$(grep -c '^ok' "$T/hang.log")

@@ -12,12 +12,15 @@
 #	slow S		nothing for S seconds, then 204
 #	huge		200 with 64 MiB of body
 #	redirect URL	302 to URL
+# With HOOKRECV_TLS=CERT:KEY in the environment it speaks HTTPS.
 # Usage: hookrecv.py PORT KEYFILE LOG MODE [ARG]
 import hashlib
 import hmac
 import http.server
 import json
+import os
 import socketserver
+import ssl
 import sys
 import time
 
@@ -92,4 +95,10 @@ class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
     allow_reuse_address = True
 
 
-S(("127.0.0.1", port), H).serve_forever()
+srv = S(("127.0.0.1", port), H)
+if os.environ.get("HOOKRECV_TLS"):
+    cert, tlskey = os.environ["HOOKRECV_TLS"].split(":")
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, tlskey)
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+srv.serve_forever()
