@@ -35,6 +35,7 @@ cat >"$T/want" <<'EOF'
 0444 usr/local/share/man/man8/orchd.8
 0555 usr/local/libexec/orchd/acmed
 0555 usr/local/libexec/orchd/gatewayd
+0555 usr/local/libexec/orchd/notifyd
 0555 usr/local/libexec/orchd/reaperd
 0555 usr/local/libexec/orchd/runtimed
 0555 usr/local/libexec/orchd/spawnerd
@@ -53,7 +54,7 @@ grep -Ev '^(|usr|usr/local(/.*)?)$' "$T/dirs"
 for p in orchd orchctl; do
 	check "sbin/$p is the build's" cmp -s "$BUILD/$p" "$R/usr/local/sbin/$p"
 done
-for p in spawnerd stored gatewayd reaperd runtimed acmed; do
+for p in spawnerd stored gatewayd reaperd runtimed acmed notifyd; do
 	check "libexec/orchd/$p is the build's" \
 	    cmp -s "$BUILD/$p" "$R/usr/local/libexec/orchd/$p"
 done
