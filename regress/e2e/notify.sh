@@ -8,8 +8,10 @@
 # is down is given up after the bounded tries, the drop counted in
 # /metrics; one that is slow never holds the daemon: requests are
 # served and orchctl answers meanwhile.  Each URL gets only the events
-# it asks for.  notifyd runs unprivileged and chrooted.  Every wait
-# bounded.
+# it asks for, each event one id at every try.  notifyd runs
+# unprivileged, chrooted to its own directory (a name resolved there)
+# and filtered, and its loss ends the daemon.  orchd -nv prints notify
+# and reads its print back.  Every wait bounded.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -228,6 +230,11 @@ check "an API workload expiring after 2s is created ($c)" [ "$c" = 201 ]
 check "its expiry: an \"expired\" event" \
     wait_for 30 has ok '^ok expired exp '
 check "... saying why" grep -q '"event":"expired".*"message":"no request for 2s, deleted".*"reason":"expired"' "$T/ok.log.json"
-stop_orchd
-check "orchd stops cleanly (status $STATUS)" [ "$STATUS" -eq 0 ]
+
+# -- notifyd is a child as the others: its loss ends the daemon
+np=$(child notify)
+kill -KILL "$np" 2>/dev/null
+orchd_status
+check "SIGKILL to notifyd: orchd exits 1 (status $STATUS)" [ "$STATUS" -eq 1 ]
+check "... naming it" grep -q "lost child: notify" "$T/orchd.log"
 e2e_done
