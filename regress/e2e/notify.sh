@@ -1,7 +1,8 @@
 #!/bin/sh
 # Webhooks ("notify", orchd.conf(5)): events caused for real (a workload
 # that cannot start, its crash-loop backoff, a reload refused, an ACME
-# issuance that fails, an API workload that expires) reach a
+# issuance that fails, an API workload that expires, one suspended for
+# the memory budget) reach a
 # receiver written for the test (hookrecv.py), which checks each
 # signature (HMAC-SHA256 of "TIMESTAMP.BODY", the timestamp recent).  A
 # receiver that fails twice gets the event at the third try; one that
@@ -18,7 +19,8 @@ need_root
 ensure_user
 command -v python3 >/dev/null || skip "no python3"
 
-ports GW API P_GOOD P_BAD R_OK R_FLAKY R_SLOW R_DOWN SPORT P_EXP
+ports GW API P_GOOD P_BAD R_OK R_FLAKY R_SLOW R_DOWN SPORT P_EXP P_E1 P_E2 \
+    P_E3 GW2
 
 KEY=0123456789abcdef0123456789abcdef$$
 HKEY=fedcba9876543210fedcba9876543210h$$
@@ -200,14 +202,24 @@ expire after 2s
 reaper interval 1s
 notify key file "$T/hook.key"
 notify allow loopback
-notify "http://127.0.0.1:$R_OK/cert" certificate expired
+notify "http://127.0.0.1:$R_OK/cert" certificate expired evicted
+listen on 127.0.0.1 port $GW2
+memory budget 130M
 acme {
 	directory "https://127.0.0.1:$R_DOWN/dir"
 }
 workload "good" {
 CONF
 	conf_end 'host "app.s8hook.test"' \
-	    "command \"$T/bin/testhttp serve $P_GOOD\"" "port $P_GOOD"
+	    "command \"$T/bin/testhttp serve $P_GOOD\"" "port $P_GOOD" \
+	    'memory 1M'
+	for e in 1 2 3; do
+		eval "p=\$P_E$e"
+		echo "workload \"e$e\" {"
+		conf_end "host \"e$e.test\"" \
+		    "command \"$T/bin/testhttp serve $p\"" "port $p" \
+		    'memory 64M'
+	done
 } >"$T/orchd.conf"
 : >"$T/ok.log"
 start_orchd_or_exit -v
@@ -230,6 +242,19 @@ check "an API workload expiring after 2s is created ($c)" [ "$c" = 201 ]
 check "its expiry: an \"expired\" event" \
     wait_for 30 has ok '^ok expired exp '
 check "... saying why" grep -q '"event":"expired".*"message":"no request for 2s, deleted".*"reason":"expired"' "$T/ok.log.json"
+
+# -- a suspend for room in the memory budget: two fit, the third evicts
+for e in 1 2 3; do
+	c=$(curl -sS -m 30 -o /dev/null -w '%{http_code}' -H "Host: e$e.test" \
+	    "http://127.0.0.1:$GW2/")
+	check "e$e is served within the budget ($c)" [ "$c" = 200 ]
+	sleep 1
+done
+check "the least recently used, suspended for room: an \"evicted\" event" \
+    wait_for 30 has ok '^ok evicted e1 '
+check "... its reason budget" \
+    grep -q '"event":"evicted".*"reason":"budget".*"workload":"e1"' \
+    "$T/ok.log.json"
 
 # -- notifyd is a child as the others: its loss ends the daemon
 np=$(child notify)
