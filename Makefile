@@ -69,6 +69,8 @@ SPAWNER_LIBS	:= $(call child_libs,libevent)
 RUNTIME_LIBS	:= $(call child_libs,libevent libtls jansson libseccomp libmd)
 # acmed: libtls to the ACME server, libcrypto for its keys, JWS and CSRs
 ACME_LIBS	:= $(call child_libs,libevent libtls libcrypto jansson libseccomp)
+# notifyd: libtls to the webhooks' receivers, libcrypto for HMAC
+NOTIFY_LIBS	:= $(call child_libs,libevent libtls libcrypto jansson libseccomp)
 # asked for only when a unit test is linked: tools/deps.sh build has no cmocka
 CMOCKA_LIBS	 = $(shell $(PKG_CONFIG) --libs cmocka)
 
@@ -97,10 +99,12 @@ HTTP_SRCS	 = http.c http_chunked.c http_head.c http_ser.c
 COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c conf.c conf_wire.c \
 		   deps.c errpage.c event.c \
-		   event_json.c gate.c hashtab.c htpasswd.c $(HTTP_SRCS) \
+		   event_json.c gate.c hashtab.c htpasswd.c $(HTTP_SRCS) https.c \
 		   ignore.c imsg.c log.c \
-		   merge.c privdrop.c proc.c procstat.c sandbox.c spawnexec.c timer.c \
-		   trust.c units.c users.c util.c workload.c workload_check.c \
+		   merge.c notify_ev.c privdrop.c proc.c procstat.c sandbox.c \
+		   spawnexec.c timer.c \
+		   trust.c units.c urlsplit.c users.c util.c workload.c \
+		   workload_check.c \
 		   workload_fields.c workload_json.c workload_pack.c \
 		   workload_wire.c)
 # the configuration's parser: confd/parse.y and what its actions call,
@@ -108,12 +112,12 @@ COMMON_SRCS	 = $(addprefix common/, \
 PARSE_SRCS	 = $(addprefix confd/, \
 		   hostcheck.c lex.c parse_acme.c parse_check.c \
 		   parse_conf.c parse_gate.c parse_input.c parse_listen.c \
-		   parse_page.c parse_set.c printconf.c)
+		   parse_notify.c parse_page.c parse_set.c printconf.c)
 CONFD_SRCS	 = $(PARSE_SRCS) $(addprefix confd/, \
 		   confd.c send.c)
 ORCHD_SRCS	 = $(addprefix orchd/, \
 		   acme_relay.c alogq.c apidef.c apikey.c cgroup.c config.c \
-		   confread.c control.c depends.c \
+		   confread.c control.c depends.c hook_relay.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
 		   instances.c orchd.c owner.c parent_api.c policy.c \
 		   policy_net.c regauth.c reload.c request.c \
@@ -134,7 +138,7 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   gate_conf.c gate_request.c gate_verify.c \
 		   gatewayd.c h2.c h2up.c ignore.c instance.c \
 		   listener.c metrics.c metrics_acme.c metrics_add.c \
-		   metrics_alog.c metrics_procs.c \
+		   metrics_alog.c metrics_notify.c metrics_procs.c \
 		   metrics_budget.c metrics_sum.c prom.c proxy.c route.c \
 		   redirect.c route_apply.c serve.c state_early.c tcp.c tls.c \
 		   tls_check.c \
@@ -149,7 +153,9 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   lifecycle.c lifecycle_apply.c liveness.c owner.c ready.c \
 		   replace.c restore.c runtimed.c swarm_agree.c swarm_spec.c)
 ACME_SRCS	 = $(addprefix acmed/, \
-		   acmed.c cert.c https.c jws.c order.c)
+		   acmed.c cert.c jws.c order.c)
+NOTIFY_SRCS	 = $(addprefix notifyd/, \
+		   deliver.c notifyd.c)
 ORCHCTL_SRCS	 = $(addprefix orchctl/, \
 		   complete.c define.c orchctl.c output.c parser.c)
 
@@ -158,10 +164,11 @@ ORCHCTL_SRCS	 = $(addprefix orchctl/, \
 UNLISTED	:= $(filter-out $(COMMON_SRCS) $(ORCHD_SRCS) $(CONFD_SRCS) \
 		    $(SPAWNER_SRCS) \
 		    $(STORE_SRCS) $(GATEWAY_SRCS) $(REAPER_SRCS) \
-		    $(RUNTIME_SRCS) $(ACME_SRCS) $(ORCHCTL_SRCS),$(wildcard \
+		    $(RUNTIME_SRCS) $(ACME_SRCS) $(NOTIFY_SRCS) \
+		    $(ORCHCTL_SRCS),$(wildcard \
 		    common/*.c orchd/*.c confd/*.c spawnerd/*.c stored/*.c \
 		    gatewayd/*.c \
-		    reaperd/*.c runtimed/*.c acmed/*.c orchctl/*.c))
+		    reaperd/*.c runtimed/*.c acmed/*.c notifyd/*.c orchctl/*.c))
 ifneq ($(UNLISTED),)
 $(error $(UNLISTED): in no program's source list (Makefile))
 endif
@@ -178,13 +185,14 @@ GATEWAY_OBJS	 = $(call objs,$(GATEWAY_SRCS)) $(OBJ)/gatewayd/ui_assets.o
 REAPER_OBJS	 = $(call objs,$(REAPER_SRCS))
 RUNTIME_OBJS	 = $(call objs,$(RUNTIME_SRCS))
 ACME_OBJS	 = $(call objs,$(ACME_SRCS))
+NOTIFY_OBJS	 = $(call objs,$(NOTIFY_SRCS))
 ORCHCTL_OBJS	 = $(call objs,$(ORCHCTL_SRCS))
 LIBCOMMON	 = $(BUILD)/libcommon.a
 
 PROGS		 = $(BUILD)/orchd $(BUILD)/confd $(BUILD)/spawnerd \
 		   $(BUILD)/stored \
 		   $(BUILD)/gatewayd $(BUILD)/reaperd $(BUILD)/runtimed \
-		   $(BUILD)/acmed $(BUILD)/orchctl
+		   $(BUILD)/acmed $(BUILD)/notifyd $(BUILD)/orchctl
 
 # Unit tests: regress/unit/test_NAME.c, linked with libcommon and the
 # objects named in TEST_NAME_OBJS (the program's files under test, never
@@ -255,6 +263,7 @@ $(eval $(call link_program,gatewayd,GATEWAY,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,reaperd,REAPER,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,runtimed,RUNTIME,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,acmed,ACME,$$(STATIC_LDFLAGS)))
+$(eval $(call link_program,notifyd,NOTIFY,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,orchctl,ORCHCTL,))
 
 # LIBEXECDIR is compiled into the parent, which looks for its helpers
@@ -324,6 +333,7 @@ install: all
 	install -m 0555 $(BUILD)/orchd $(BUILD)/orchctl $(DESTDIR)$(SBINDIR)
 	install -m 0555 $(BUILD)/confd $(BUILD)/spawnerd $(BUILD)/stored \
 	    $(BUILD)/gatewayd $(BUILD)/reaperd $(BUILD)/runtimed $(BUILD)/acmed \
+	    $(BUILD)/notifyd \
 	    $(DESTDIR)$(LIBEXECDIR)
 	install -m 0444 man/orchd.conf.5 $(DESTDIR)$(MANDIR)/man5
 	install -m 0444 man/orchd-api.7 man/orchd-security.7 \

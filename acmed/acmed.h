@@ -1,9 +1,9 @@
 /*
  * acmed: the ACME client (RFC 8555), a child of orchd of its own.  What
  * its files share: the account key and JWS (jws.c), the certificates it
- * makes and reads (cert.c), HTTPS over libtls (https.c), one issuance's
- * steps (order.c), and the queue, the caps and the parent's channel
- * (acmed.c).
+ * makes and reads (cert.c), HTTPS over libtls (common/https.c, which
+ * notifyd shares), one issuance's steps (order.c), and the queue, the
+ * caps and the parent's channel (acmed.c).
  */
 
 #ifndef ORCHD_ACMED_H
@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "https.h"
 #include "msg.h"
 
 /* below the chroot: the account key, the daemon user's, 0600 */
@@ -42,22 +43,7 @@ int	 cert_alpn(const char *, const char *, char **, char **, char *,
 int	 cert_chain_info(const char *, size_t, int64_t *, int64_t *, char *,
 	    size_t);
 
-/* https.c */
-struct https_resp {
-	int		 status;
-	char		*body;		/* NUL-terminated */
-	size_t		 len;
-	char		 nonce[ACMED_NONCE_MAX];
-	char		 location[ACME_URL_MAX];
-	int64_t		 retry_after;	/* seconds, 0: none */
-};
-int	 https_init(char *, size_t);
-int	 https_config(const void *, size_t, char *, size_t);
-int	 https_request(const char *, const char *, const char *, size_t,
-	    struct https_resp *, char *, size_t);
-void	 https_resp_free(struct https_resp *);
-int	 https_url_split(const char *, char *, size_t, char *, size_t,
-	    char *, size_t);
+/* https.c: common/https.h */
 
 /* order.c: one issuance at a time */
 /* at the end: the chain and key (PEM), or NULL and why */

@@ -120,6 +120,8 @@ free_config(struct orchd_conf *c)
 	}
 	strlist_free(&c->error_pages);
 	errpages_free(&c->pages);
+	freezero(c->notify, c->notify != NULL ? sizeof(*c->notify) : 0);
+	free(c->notify_key_file);
 	free(c->conffile);
 	free(c->chroot);
 	free(c->database);

@@ -210,6 +210,9 @@ struct orchd_conf {
 	   any names, global or a workload's, read once */
 	struct strlist		 error_pages;
 	struct errpagelist	 pages;
+	/* "notify": notifyd's webhooks as sent, the key read by the parent */
+	struct notify_conf	*notify;	/* NULL: none */
+	char			*notify_key_file;
 };
 
 /* common/trust.c: host paths and root, for every workload */

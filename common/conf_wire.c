@@ -125,6 +125,7 @@ const struct conf_field conf_fields[] = {
 	STR("swarm cert", swarm_cert, NULL),
 	STR("swarm key", swarm_key, NULL),
 	LIST("error page", error_pages, cf_error_page),
+	STR("notify key file", notify_key_file, NULL),
 };
 const size_t	conf_nfields = nitems(conf_fields);
 

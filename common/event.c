@@ -23,7 +23,8 @@ static const char *const event_types[] = {
 	[EVENT_STATE] = "state",
 	[EVENT_RELOAD] = "reload",
 	[EVENT_EVICT] = "evict",
-	[EVENT_RESTART] = "restart"
+	[EVENT_RESTART] = "restart",
+	[EVENT_CERT] = "certificate"
 };
 
 /* the SSE event name, and the JSON's "type" */

@@ -18,7 +18,7 @@
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	3
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	16
+#define ORCHD_IMSG_VERSION	17
 
 /* IMSG_CFG_APIKEY's peerid: which key it carries */
 #define APIKEY_API	0		/* the API's, full rights */
@@ -38,6 +38,7 @@ enum privsep_procid {
 	PROC_RUNTIME,
 	PROC_ACME,		/* acmed: the parent's peer alone, and no
 				   configuration but its own (IMSG_ACME_CONF) */
+	PROC_NOTIFY,		/* notifyd: likewise (IMSG_NOTIFY_CONF) */
 	PROC_MAX
 };
 
@@ -529,11 +530,28 @@ enum imsg_type {
 					   errors it found */
 	IMSG_CONF_PAGE,			/* confd -> parent: struct
 					   cfg_page and the page's bytes */
+	IMSG_CONF_NOTIFY,		/* confd -> parent: struct
+					   notify_conf, its key empty */
 
 	/* orchd's own answers' pages, parent -> gateways, in a config
-	   transaction ("error page", gatewayd/errpage.c) */
+	   transaction ("error page", gatewayd/pages.c) */
 	IMSG_CFG_PAGE = 1600,		/* struct cfg_page and its bytes */
-	IMSG_CFG_ERRPAGE		/* struct cfg_errpage: a global one */
+	IMSG_CFG_ERRPAGE,		/* struct cfg_errpage: a global one */
+
+	/*
+	 * Webhooks ("notify" in orchd.conf): notifyd alone makes the
+	 * outbound connections; the parent relays the events it sees.
+	 */
+	IMSG_NOTIFY_CONF = 1700,	/* parent -> notifyd: struct
+					   notify_conf, at start and at each
+					   reload */
+	IMSG_NOTIFY_STATE,		/* parent -> notifyd: struct rt_state,
+					   runtimed's, as the parent got it */
+	IMSG_NOTIFY_EVENT,		/* parent -> notifyd: struct
+					   ctl_event, the parent's own (a
+					   reload refused) */
+	IMSG_NOTIFY_STATS		/* notifyd -> parent -> gateways:
+					   struct notify_stats, for /metrics */
 };
 
 /* why a workload changed state */
@@ -1084,7 +1102,9 @@ enum event_type {
 	EVENT_STATE = 0,		/* a change of state, with its cause */
 	EVENT_RELOAD,			/* orchd.conf loaded, or refused */
 	EVENT_EVICT,			/* a workload stopped for room */
-	EVENT_RESTART			/* a workload restarted */
+	EVENT_RESTART,			/* a workload restarted */
+	EVENT_CERT			/* an ACME issuance or renewal failed:
+					   msg "HOST: why"; for notifyd */
 };
 
 struct ctl_event {
@@ -1331,6 +1351,59 @@ struct acme_conf {
 						   listeners can answer */
 	uint32_t		 ca_len;	/* PEM after; 0: system roots */
 	uint32_t		 pad;
+};
+
+/*
+ * IMSG_NOTIFY_CONF: the webhooks of orchd.conf(5), "notify".  Each url is
+ * NUL-terminated within its array and begins http:// or https://; events
+ * is a mask of 1 << NOTIFY_EV_*; the key is keylen bytes, 0 for none
+ * (then nothing is sent).  notifyd checks every field.
+ */
+#define NOTIFY_URLS_MAX		8
+#define NOTIFY_URL_MAX		512
+#define NOTIFY_KEY_MAX		ORCHD_API_KEY_MAX
+#define NOTIFY_ALLOW_LOOPBACK	0x1	/* 127/8, ::1 */
+#define NOTIFY_ALLOW_LINKLOCAL	0x2	/* 169.254/16, fe80::/10 */
+#define NOTIFY_ALLOW_LOCAL	0x4	/* the host's own addresses */
+#define NOTIFY_ALLOW_ALL	0x7
+enum notify_ev {
+	NOTIFY_EV_FAILED = 0,		/* a workload failed */
+	NOTIFY_EV_BACKOFF,		/* ... and is in crash-loop backoff */
+	NOTIFY_EV_EXPIRED,		/* an API workload expired */
+	NOTIFY_EV_EVICTED,		/* suspended for the memory budget or
+					   pressure */
+	NOTIFY_EV_RELOAD,		/* a reload of orchd.conf refused */
+	NOTIFY_EV_CERT,			/* a certificate's issuance failed */
+	NOTIFY_EV_STATE,		/* any other change of state */
+	NOTIFY_EV_MAX
+};
+#define NOTIFY_EV_DEFAULT	((1U << NOTIFY_EV_FAILED) | \
+				    (1U << NOTIFY_EV_BACKOFF) | \
+				    (1U << NOTIFY_EV_EXPIRED) | \
+				    (1U << NOTIFY_EV_EVICTED) | \
+				    (1U << NOTIFY_EV_RELOAD) | \
+				    (1U << NOTIFY_EV_CERT))
+struct notify_target {
+	char			 url[NOTIFY_URL_MAX];
+	uint32_t		 events;
+	uint32_t		 pad;
+};
+struct notify_conf {
+	uint32_t		 ntargets;
+	uint32_t		 allow;		/* NOTIFY_ALLOW_* */
+	uint32_t		 keylen;
+	uint32_t		 pad;
+	uint8_t			 key[NOTIFY_KEY_MAX];
+	struct notify_target	 targets[NOTIFY_URLS_MAX];
+};
+
+/* IMSG_NOTIFY_STATS: counters since notifyd started, all growing */
+struct notify_stats {
+	uint64_t		 sent;		/* answered 2xx */
+	uint64_t		 attempts_failed; /* each try that was not */
+	uint64_t		 dropped;	/* given up: tries or age */
+	uint64_t		 refused;	/* an address not allowed */
+	uint64_t		 queued;	/* now waiting: a gauge */
 };
 
 /* IMSG_ACME_WANT, IMSG_ACME_RENEW */

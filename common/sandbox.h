@@ -40,6 +40,8 @@
 #define SB_RUNTIME	(SB_STDIO | SB_INET | SB_UNIX)
 /* acmed: HTTPS out, names resolved from the files in its chroot */
 #define SB_ACME		(SB_STDIO | SB_INET | SB_RPATH | SB_DNS)
+/* notifyd: webhooks out, the same */
+#define SB_NOTIFY	(SB_STDIO | SB_INET | SB_RPATH | SB_DNS)
 /*
  * The root parent, once its children and the spawner run: files
  * anywhere (the configuration, keys, the cgroups, the logs, the state),

@@ -28,6 +28,7 @@ static const char *const proc_names[PROC_MAX] = {
 	[PROC_REAPER] = "reaper",
 	[PROC_RUNTIME] = "runtime",
 	[PROC_ACME] = "acme",
+	[PROC_NOTIFY] = "notify",
 };
 
 static const char *const state_names[] = {

@@ -85,6 +85,7 @@
 %token	FOR FREEZE SUSPEND
 %token	TIMESTAMPS
 %token	ERRORWORD
+%token	NOTIFY
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
@@ -92,6 +93,7 @@
 %type	<v.number>	ignorekind answer onoff onchange
 %type	<v.tls>		tlsopt
 %type	<v.number>	h2opt hstsage hstssub
+%type	<v.number>	notifyevs
 %%
 
 grammar		: /* empty */
@@ -219,6 +221,23 @@ answer		: /* empty */			{ $$ = IGNORE_ANSWER; }
 				YYERROR;
 			}
 			$$ = $2;
+		}
+		;
+
+/* the events of a "notify", 0: its default ones */
+notifyevs	: /* empty */			{ $$ = 0; }
+		| notifyevs STRING		{
+			uint32_t	m = (uint32_t)$1;
+
+			if (notify_event(&m, $2) == -1)
+				YYERROR;
+			$$ = m;
+		}
+		| notifyevs CERTIFICATE		{
+			uint32_t	m = (uint32_t)$1;
+
+			(void)notify_event(&m, "certificate");
+			$$ = m;
 		}
 		;
 
@@ -530,6 +549,19 @@ main		: USER STRING			{
 			}
 			if (listener_add($4, $6, LISTENER_STATUS, $7.cert,
 			    $7.key, NULL) == -1 || listener_http2($8) == -1)
+				YYERROR;
+		}
+		| NOTIFY STRING notifyevs	{
+			if (notify_add(conf, $2, (uint32_t)$3) == -1)
+				YYERROR;
+		}
+		| NOTIFY KEY FILENAME STRING	{
+			if (set_string(&conf->notify_key_file, $4,
+			    "notify key file") == -1)
+				YYERROR;
+		}
+		| NOTIFY ALLOW STRING		{
+			if (notify_allow(conf, $3) == -1)
 				YYERROR;
 		}
 		| STATUS KEY FILENAME STRING	{

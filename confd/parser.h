@@ -129,6 +129,11 @@ int		 api_allow_address(const char *);
 int		 api_allow_publish(const char *);
 int		 api_allow_port(int64_t);
 
+/* parse_notify.c: notify */
+int		 notify_add(struct orchd_conf *, const char *, uint32_t);
+int		 notify_event(uint32_t *, const char *);
+int		 notify_allow(struct orchd_conf *, const char *);
+
 /* parse_gate.c: allow from, deny from, auth, api allow auth */
 int		 gate_access_add(int, const char *);
 int		 gate_auth_begin(const char *, const char *);

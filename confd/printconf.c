@@ -36,6 +36,7 @@
 #include "ignore.h"
 #include "log.h"
 #include "msg.h"
+#include "notify_ev.h"
 #include "orchd.h"
 #include "units.h"
 #include "workload.h"
@@ -58,6 +59,7 @@ static void	 print_ignores(FILE *, const char *,
 		    const struct ignorelist *);
 static void	 print_use(FILE *, const struct orchd_conf *);
 static void	 print_budget(FILE *, const struct orchd_conf *);
+static void	 print_notify(FILE *, const struct orchd_conf *);
 static void	 print_workload(FILE *, const struct orchd_conf *,
 		    const struct workload_conf *);
 
@@ -462,6 +464,7 @@ print_api(FILE *fp, const struct orchd_conf *conf)
 		fputs("api metrics public\n", fp);
 	if (conf->status_page)
 		fputs("status page\n", fp);
+	print_notify(fp, conf);
 	if (conf->status_key_file != NULL) {
 		fputs("status key file ", fp);
 		print_string(fp, conf->status_key_file);
@@ -1082,4 +1085,35 @@ print_config(FILE *fp, const struct orchd_conf *conf)
 		return (-1);
 	}
 	return (pc_errors == 0 ? 0 : -1);
+}
+
+/* notify: the key file, what is allowed, each URL and its events */
+static void
+print_notify(FILE *fp, const struct orchd_conf *conf)
+{
+	const struct notify_conf	*n = conf->notify;
+	uint32_t			 i;
+	int				 e;
+
+	if (conf->notify_key_file != NULL) {
+		fputs("notify key file ", fp);
+		print_string(fp, conf->notify_key_file);
+		fputs("\n", fp);
+	}
+	if (n == NULL)
+		return;
+	if (n->allow & NOTIFY_ALLOW_LOOPBACK)
+		fputs("notify allow loopback\n", fp);
+	if (n->allow & NOTIFY_ALLOW_LINKLOCAL)
+		fputs("notify allow link-local\n", fp);
+	if (n->allow & NOTIFY_ALLOW_LOCAL)
+		fputs("notify allow local\n", fp);
+	for (i = 0; i < n->ntargets; i++) {
+		fputs("notify ", fp);
+		print_string(fp, n->targets[i].url);
+		for (e = 0; e < NOTIFY_EV_MAX; e++)
+			if (n->targets[i].events & (1U << e))
+				fprintf(fp, " %s", notify_ev_name(e));
+		fputs("\n", fp);
+	}
 }

@@ -181,6 +181,23 @@ send_pages(const struct orchd_conf *c)
 	}
 }
 
+/* the webhooks' targets; the key is the parent's to read */
+static void
+send_notify(const struct notify_conf *n)
+{
+	struct notify_conf	*copy;
+
+	if (n == NULL)
+		return;
+	if ((copy = calloc(1, sizeof(*copy))) == NULL)
+		fatal("%s", __func__);
+	*copy = *n;
+	explicit_bzero(copy->key, sizeof(copy->key));
+	copy->keylen = 0;
+	confd_send(IMSG_CONF_NOTIFY, copy, sizeof(*copy));
+	free(copy);
+}
+
 void
 confd_send_conf(const struct orchd_conf *c)
 {
@@ -192,4 +209,5 @@ confd_send_conf(const struct orchd_conf *c)
 	send_htfiles(c);
 	send_acme(c->acme);
 	send_pages(c);
+	send_notify(c->notify);
 }

@@ -109,6 +109,8 @@ static const struct proc_handler gateway_handlers[] = {
 	{ IMSG_ACME_STATUS, sizeof(struct acme_status),
 	    PROC_FROM(PROC_PARENT), metrics_recv_acme,
 	    PROC_NAME(struct acme_status) },
+	{ IMSG_NOTIFY_STATS, sizeof(struct notify_stats),
+	    PROC_FROM(PROC_PARENT), metrics_recv_notify },
 	{ IMSG_RT_BUDGET, sizeof(struct rt_budget), PROC_FROM(PROC_RUNTIME),
 	    metrics_recv_budget },
 	/* the reaper's count of wrong keys from every gateway (api.c) */

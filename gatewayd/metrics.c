@@ -776,6 +776,7 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	write_memory(b);
 	metrics_budget_write(b);
 	metrics_acme_write(b);
+	metrics_notify_write(b);
 	write_config(b);
 	write_store(b);
 	metrics_alog_write(b, accesslog_drops() + (sum != NULL ?

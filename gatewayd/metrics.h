@@ -108,6 +108,9 @@ void		 metrics_budget_write(struct evbuffer *);
 /* metrics_acme.c: certificates from ACME, as the parent relays acmed */
 void		 metrics_recv_acme(struct imsgev *, struct imsg *);
 void		 metrics_acme_write(struct evbuffer *);
+/* metrics_notify.c: notifyd's webhooks */
+void		 metrics_recv_notify(struct imsgev *, struct imsg *);
+void		 metrics_notify_write(struct evbuffer *);
 
 /* metrics_procs.c: orchd's processes' CPU and memory, from the parent */
 void		 metrics_procs_add(struct metrics_sum *, const void *, size_t);

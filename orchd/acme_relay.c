@@ -376,16 +376,16 @@ dir_make(const char *path, uid_t uid, gid_t gid, mode_t mode)
 	return (0);
 }
 
-/* /etc/NAME into the chroot's etc, root's, 0644; none is fine */
+/* /etc/NAME into DIR/root/etc, root's, 0644; none is fine */
 static void
-etc_copy(const char *name)
+etc_copy(const char *dir, const char *name)
 {
 	char	 src[PATH_MAX], dst[PATH_MAX], tmp[PATH_MAX], buf[8192];
 	ssize_t	 n;
 	int	 in, out;
 
 	if (snprintf(src, sizeof(src), "/etc/%s", name) >= (int)sizeof(src) ||
-	    snprintf(dst, sizeof(dst), "%s/root/etc/%s", acme_dir, name) >=
+	    snprintf(dst, sizeof(dst), "%s/root/etc/%s", dir, name) >=
 	    (int)sizeof(dst) ||
 	    snprintf(tmp, sizeof(tmp), "%s.tmp", dst) >= (int)sizeof(tmp) ||
 	    (in = open(src, O_RDONLY | O_CLOEXEC)) == -1)
@@ -617,10 +617,33 @@ acme_prepare(struct orchd *env)
 	account_key_give(env);
 	if (dir_make(acme_certs, 0, 0, 0700) == -1)
 		fatal("acme: %s", acme_certs);
-	etc_copy("resolv.conf");
-	etc_copy("hosts");
+	etc_copy(acme_dir, "resolv.conf");
+	etc_copy(acme_dir, "hosts");
 	certs_recover();
 	certs_load();
+}
+
+/*
+ * STATE-NAME/root, made root's with copies of the resolver's files, for
+ * a child that resolves names in its chroot and holds nothing else
+ * there (notifyd; acmed's has its key too, above).  Into buf.
+ */
+void
+resolver_root(struct orchd *env, const char *name, char *buf, size_t len)
+{
+	char	 dir[PATH_MAX], sub_root[PATH_MAX + 8];
+
+	if (acme_path(env->conf, name, dir, sizeof(dir)) == -1 ||
+	    snprintf(sub_root, sizeof(sub_root), "%s/root", dir) >=
+	    (int)sizeof(sub_root) || strlcpy(buf, sub_root, len) >= len)
+		fatalx("%s: state directory name too long", name);
+	if (dir_make(dir, 0, 0, 0711) == -1 || dir_make(buf, 0, 0, 0755) == -1)
+		fatal("%s: %s", name, buf);
+	(void)strlcat(sub_root, "/etc", sizeof(sub_root));
+	if (dir_make(sub_root, 0, 0, 0755) == -1)
+		fatal("%s: %s", name, sub_root);
+	etc_copy(dir, "resolv.conf");
+	etc_copy(dir, "hosts");
 }
 
 /* acmed's chroot, and where its key is when it is not chrooted */
@@ -897,6 +920,9 @@ acme_recv_status(struct imsgev *iev, struct imsg *imsg)
 	memcpy(&st, imsg->data, sizeof(st));
 	if (imsg->hdr.type == IMSG_ACME_STATUS &&
 	    (e = entry_find(st.name, 1)) != NULL) {
+		/* a failure more: the webhooks' event */
+		if (st.failures > e->st.failures)
+			hook_cert_failed(env, &st);
 		e->st = st;
 		/*
 		 * A certificate loaded at start has no date until acmed read

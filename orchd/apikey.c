@@ -227,12 +227,55 @@ statuskey_load(struct orchd_conf *conf)
 	return (0);
 }
 
+/*
+ * The webhooks' key ("notify key file"), read and checked as the API
+ * key is, into the settings notifyd gets; a receiver holds it to check
+ * the signatures, so it may be neither of the API's keys.
+ */
+static int
+notifykey_load(struct orchd_conf *conf)
+{
+	uint8_t		*key;
+	size_t		 len;
+	const char	*f = conf->notify_key_file;
+
+	if (conf->notify == NULL || conf->notify->ntargets == 0) {
+		if (f != NULL)
+			log_warnx("notify key file %s: no notify URL", f);
+		else if (conf->notify != NULL)
+			log_warnx("notify allow: no notify URL");
+		return (f != NULL || conf->notify != NULL ? -1 : 0);
+	}
+	if (f == NULL) {
+		log_warnx("notify: no notify key file to sign with");
+		return (-1);
+	}
+	if ((key = apikey_read_file("notify key file", f, &len)) == NULL)
+		return (-1);
+	if ((conf->api_key != NULL && len == conf->api_key_len &&
+	    ct_memcmp(key, conf->api_key, len) == 0) ||
+	    (conf->status_key != NULL && len == conf->status_key_len &&
+	    ct_memcmp(key, conf->status_key, len) == 0)) {
+		log_warnx("notify key file %s: the same key as the API's", f);
+		freezero(key, len);
+		return (-1);
+	}
+	if (len > sizeof(conf->notify->key)) {
+		freezero(key, len);
+		return (-1);
+	}
+	memcpy(conf->notify->key, key, len);
+	conf->notify->keylen = len;
+	freezero(key, len);
+	return (0);
+}
+
 int
 apikey_load(struct orchd_conf *conf)
 {
-	if (apikey_load_api(conf) == -1)
+	if (apikey_load_api(conf) == -1 || statuskey_load(conf) == -1)
 		return (-1);
-	return (statuskey_load(conf));
+	return (notifykey_load(conf));
 }
 
 static int

@@ -513,6 +513,7 @@ config_send(struct orchd *env)
 	regauth_send(env);
 	swarmcreds_send(env);
 	acme_config_send(env);
+	hook_config_send(env);
 	config_compose_all(env, IMSG_CFG_DONE, &gen, sizeof(gen));
 	log_debug("configuration %u sent", gen);
 }
@@ -581,4 +582,5 @@ config_status(struct orchd *env, int ok)
 	/* and orchctl monitor; the gateways make their own of the above */
 	event_reload(&ev, ok, now);
 	control_event(&ev);
+	hook_event(env, &ev);
 }

@@ -56,6 +56,7 @@
 #include "gate.h"
 #include "hashtab.h"
 #include "ignore.h"
+#include "https.h"
 #include "imsg.h"
 #include "log.h"
 #include "msg.h"
@@ -98,6 +99,7 @@ static void	take_acme(struct imsgev *, struct imsg *);
 static void	take_acme_ca(struct imsgev *, struct imsg *);
 static void	take_end(struct imsgev *, struct imsg *);
 static void	take_page(struct imsgev *, struct imsg *);
+static void	take_notify(struct imsgev *, struct imsg *);
 
 /* confd's channel is the parent's alone: its sender is "the parent" */
 #define FROM_CONFD	PROC_FROM(PROC_PARENT)
@@ -121,6 +123,8 @@ static const struct proc_handler confread_handlers[] = {
 	{ IMSG_CONF_ACME_CA, PROC_ANYLEN, FROM_CONFD, take_acme_ca },
 	{ IMSG_CONF_END, sizeof(int32_t), FROM_CONFD, take_end },
 	{ IMSG_CONF_PAGE, PROC_ANYLEN, FROM_CONFD, take_page },
+	{ IMSG_CONF_NOTIFY, sizeof(struct notify_conf), FROM_CONFD,
+	    take_notify },
 };
 PROC_TABLE_END
 
@@ -515,6 +519,34 @@ take_page(struct imsgev *iev, struct imsg *imsg)
 		return;
 	}
 	TAILQ_INSERT_TAIL(&rd.conf->pages, p, entry);
+}
+
+/* the webhooks: each URL as notifyd's client parses it, no key */
+static void
+take_notify(struct imsgev *iev, struct imsg *imsg)
+{
+	struct notify_conf	*n;
+	char			 host[256], port[8], path[NOTIFY_URL_MAX];
+	uint32_t		 i;
+	int			 tls, ok;
+
+	if ((n = calloc(1, sizeof(*n))) == NULL)
+		fatal("%s", __func__);
+	(void)imsg_get_data(imsg, n, sizeof(*n));
+	ok = rd.conf->notify == NULL &&
+	    n->ntargets <= NOTIFY_URLS_MAX && n->keylen == 0 &&
+	    (n->allow & ~NOTIFY_ALLOW_ALL) == 0;
+	for (i = 0; ok && i < n->ntargets; i++)
+		ok = field_ok(n->targets[i].url, sizeof(n->targets[i].url)) &&
+		    https_url_parse(n->targets[i].url, &tls, host,
+		    sizeof(host), port, sizeof(port), path, sizeof(path)) == 0 &&
+		    (n->targets[i].events & ~((1U << NOTIFY_EV_MAX) - 1)) == 0;
+	if (!ok) {
+		refuse("notify: out of rule");
+		free(n);
+		return;
+	}
+	rd.conf->notify = n;
 }
 
 /* every "error page" names a file that came */

@@ -419,15 +419,17 @@ control_show_summary(struct imsgev *iev, struct imsg *imsg)
 		(void)proc_reply(ps, &a, IMSG_CTL_SUMMARY, &cs, sizeof(cs));
 	}
 	/*
-	 * acmed is not asked either: it may be in the middle of a request
-	 * to the ACME server, up to its timeout, and the answer would wait
-	 * for it.  Its row is the parent's: its pid, started with the rest.
+	 * acmed and notifyd are not asked either: each may be in the
+	 * middle of a request, up to its timeout, and the answer would
+	 * wait for it.  Their rows are the parent's: the pid, started with
+	 * the rest.
 	 */
 	for (i = 0; i < orchd_env->nchildren; i++) {
-		if (orchd_env->children[i].id != PROC_ACME ||
+		if (orchd_env->children[i].id < PROC_ACME ||
 		    orchd_env->children[i].pid <= 0)
 			continue;
-		strlcpy(cs.name, "acme", sizeof(cs.name));
+		strlcpy(cs.name, proc_name(orchd_env->children[i].id),
+		    sizeof(cs.name));
 		cs.pid = orchd_env->children[i].pid;
 		cs.workloads = 0;
 		(void)proc_reply(ps, &a, IMSG_CTL_SUMMARY, &cs, sizeof(cs));
@@ -742,6 +744,7 @@ control_recv_state(struct imsgev *iev, struct imsg *imsg)
 	struct ctl_event	 ev;
 
 	(void)imsg_get_data(imsg, &st, sizeof(st));
+	hook_state(orchd_env, &st);
 	if (event_from_state(&ev, &st) == 0)
 		control_event(&ev);
 }

@@ -44,7 +44,8 @@
 #define FROM_CHILDREN	(PROC_FROM(PROC_STORE) | PROC_FROM(PROC_GATEWAY) | \
 			    PROC_FROM(PROC_REAPER) | PROC_FROM(PROC_RUNTIME))
 /* acmed too: it takes no configuration, it says it is ready */
-#define FROM_ALL	(FROM_CHILDREN | PROC_FROM(PROC_ACME))
+#define FROM_ALL	(FROM_CHILDREN | PROC_FROM(PROC_ACME) | \
+			    PROC_FROM(PROC_NOTIFY))
 
 struct orchd		*orchd_env;
 
@@ -177,6 +178,9 @@ static const struct proc_handler parent_handlers[] = {
 	{ IMSG_ACME_STATUS, sizeof(struct acme_status), PROC_FROM(PROC_ACME),
 	    acme_recv_status, PROC_NAME(struct acme_status) },
 	{ IMSG_ACME_SHOW, 0, PROC_FROM_CLIENT, acme_ctl_show },
+	/* notifyd's counters, for /metrics (hook_relay.c) */
+	{ IMSG_NOTIFY_STATS, sizeof(struct notify_stats),
+	    PROC_FROM(PROC_NOTIFY), hook_recv_stats },
 	{ IMSG_ACME_RENEW, sizeof(struct acme_host), PROC_FROM_CLIENT,
 	    acme_ctl_renew, PROC_NAME(struct acme_host) },
 };
@@ -305,7 +309,8 @@ docker_access(struct orchd *env, char *sock, size_t socklen, gid_t *gid)
 #define PROC_ARGS_MAX	16
 
 enum procs_user { PROCS_USER, PROCS_ROOT };
-enum procs_root { PROCS_CHROOT, PROCS_DBDIR, PROCS_NOROOT, PROCS_ACMEDIR };
+enum procs_root { PROCS_CHROOT, PROCS_DBDIR, PROCS_NOROOT, PROCS_ACMEDIR,
+    PROCS_NOTIFYDIR };
 
 struct proc_args {
 	char		*argv[PROC_ARGS_MAX + 1];
@@ -344,6 +349,9 @@ static const struct procs_row procs[] = {
 	/* only with an acme block at start (acme_relay.c) */
 	{ "acme", PROC_ACME, "acmed", PROCS_USER, PROCS_ACMEDIR, 0,
 	    acme_args },
+	/* only with a notify at start (hook_relay.c) */
+	{ "notify", PROC_NOTIFY, "notifyd", PROCS_USER, PROCS_NOTIFYDIR, 0,
+	    NULL },
 };
 
 static void
@@ -455,6 +463,8 @@ procs_argv(struct orchd *env, const struct procs_row *p, int instance,
 			    dir, sizeof(dir)));
 		else if (p->root == PROCS_ACMEDIR)
 			args_add(a, "%s", acme_root(env, dir, sizeof(dir)));
+		else if (p->root == PROCS_NOTIFYDIR)
+			args_add(a, "%s", hook_root());
 		else
 			args_add(a, "%s", env->conf->chroot);
 	}
@@ -496,7 +506,8 @@ procs_start(struct orchd *env)
 	int	 n, k;
 
 	for (i = 0; i < nitems(procs); i++) {
-		if (procs[i].id == PROC_ACME && env->conf->acme == NULL)
+		if ((procs[i].id == PROC_ACME && env->conf->acme == NULL) ||
+		    (procs[i].id == PROC_NOTIFY && env->conf->notify == NULL))
 			continue;
 		n = procs[i].prefork ? env->conf->gateway.prefork : 1;
 		for (k = 0; k < n; k++)
@@ -535,12 +546,12 @@ connect_children(struct orchd *env)
 {
 	int	 a, b;
 
-	/* acmed talks to the parent alone */
+	/* acmed and notifyd talk to the parent alone */
 	for (a = 0; a < env->nchildren; a++)
 		for (b = a + 1; b < env->nchildren; b++)
 			if (env->children[a].id != env->children[b].id &&
-			    env->children[a].id != PROC_ACME &&
-			    env->children[b].id != PROC_ACME)
+			    env->children[a].id < PROC_ACME &&
+			    env->children[b].id < PROC_ACME)
 				connect_pair(env, &env->children[a],
 				    &env->children[b]);
 }
@@ -996,6 +1007,7 @@ main(int argc, char *argv[])
 		statedir_socket(env.conf->socket);
 	}
 	acme_prepare(&env);
+	hook_prepare(&env);
 
 	/* a second orchd of this name, or of these uids, stops here */
 	instances_start(&env);

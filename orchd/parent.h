@@ -58,9 +58,20 @@ struct orchd {
 
 extern struct orchd	*orchd_env;
 
+/* hook_relay.c: notifyd's settings, events and counters */
+void		 hook_prepare(struct orchd *);
+const char	*hook_root(void);
+void		 hook_config_send(struct orchd *);
+void		 hook_state(struct orchd *, const struct rt_state *);
+void		 hook_event(struct orchd *, const struct ctl_event *);
+void		 hook_cert_failed(struct orchd *, const struct acme_status *);
+void		 hook_expired(struct orchd *, const char *, int64_t);
+void		 hook_recv_stats(struct imsgev *, struct imsg *);
+
 /* acme_relay.c: acmed's directories, certificates and messages */
 void		 acme_prepare(struct orchd *);
 const char	*acme_root(struct orchd *, char *, size_t);
+void		 resolver_root(struct orchd *, const char *, char *, size_t);
 void		 acme_config_send(struct orchd *);
 int		 acme_host_ok(const char *);
 int		 acme_host_routes(const struct orchd_conf *, const char *);

@@ -983,11 +983,12 @@ api_config_active(struct orchd *env)
 		return;
 	}
 	if (op->phase == OP_ACTIVATING && env->ps.generation >= op->gen) {
-		if (op->expire)
+		if (op->expire) {
 			log_info("API: workload %s expired: no request for "
 			    "%llds, deleted", op->name,
 			    (long long)op->re.secs);
-		else
+			hook_expired(env, op->name, op->re.secs);
+		} else
 			log_info("API: workload %s %s", op->name,
 			    op->create ? "created" : op->update ? "updated" :
 			    "deleted");

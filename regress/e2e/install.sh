@@ -36,6 +36,7 @@ cat >"$T/want" <<'EOF'
 0555 usr/local/libexec/orchd/acmed
 0555 usr/local/libexec/orchd/confd
 0555 usr/local/libexec/orchd/gatewayd
+0555 usr/local/libexec/orchd/notifyd
 0555 usr/local/libexec/orchd/reaperd
 0555 usr/local/libexec/orchd/runtimed
 0555 usr/local/libexec/orchd/spawnerd
@@ -54,7 +55,7 @@ grep -Ev '^(|usr|usr/local(/.*)?)$' "$T/dirs"
 for p in orchd orchctl; do
 	check "sbin/$p is the build's" cmp -s "$BUILD/$p" "$R/usr/local/sbin/$p"
 done
-for p in confd spawnerd stored gatewayd reaperd runtimed acmed; do
+for p in confd spawnerd stored gatewayd reaperd runtimed acmed notifyd; do
 	check "libexec/orchd/$p is the build's" \
 	    cmp -s "$BUILD/$p" "$R/usr/local/libexec/orchd/$p"
 done
@@ -106,8 +107,8 @@ check "the unit is Type=notify" grep -q '^Type=notify$' "$unit"
 check "the unit reloads with orchctl reload, which fails on a bad file" \
     grep -q '^ExecReload=/usr/local/sbin/orchctl reload$' "$unit"
 check "the unit restarts on failure" grep -q '^Restart=on-failure$' "$unit"
-check "systemd makes /var/lib/orchd, orchd-workloads, orchd-acme, orchd-certs" \
-    grep -q '^StateDirectory=orchd orchd-workloads orchd-acme orchd-certs$' \
+check "systemd makes /var/lib/orchd, orchd-workloads, orchd-acme, orchd-certs, orchd-notify" \
+    grep -q '^StateDirectory=orchd orchd-workloads orchd-acme orchd-certs orchd-notify$' \
     "$unit"
 check "and /run/orchd" grep -q '^RuntimeDirectory=orchd$' "$unit"
 check "and /var/log/orchd" grep -q '^LogsDirectory=orchd$' "$unit"

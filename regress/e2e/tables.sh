@@ -76,7 +76,7 @@ fi
 tables=$(grep -l '^static const struct proc_handler .*\[\] = {' \
     orchd/*.c confd/*.c spawnerd/*.c stored/*.c gatewayd/*.c reaperd/*.c \
     runtimed/*.c \
-    acmed/*.c \
+    acmed/*.c notifyd/*.c \
     2>/dev/null)
 ntables=$(echo "$tables" | wc -w)
 if [ "$ntables" -ge 6 ]; then

@@ -49,6 +49,8 @@ int proc_reply_fail(struct privsep *p, const struct proc_asker *a, int c,
     const char *f, ...) { abort(); }
 int imsg_get_data(const struct imsg *m, void *d, size_t l) { abort(); }
 size_t imsg_get_len(const struct imsg *m) { abort(); }
+void hook_cert_failed(struct orchd *e, const struct acme_status *s)
+    { abort(); }
 
 static struct orchd_conf	 conf;
 static struct workload_conf	 wl;

@@ -76,6 +76,12 @@ spawner_pid(void)
 	return (-1);
 }
 
+void
+hook_expired(struct orchd *env, const char *name, int64_t secs)
+{
+	fail_msg("hook_expired called");
+}
+
 static void
 conf_init(struct orchd_conf *c)
 {

@@ -57,7 +57,7 @@ TEST_clienthello_OBJS = $(OBJ)/gatewayd/clienthello.o
 # ACME: acmed's JWS, CSR and certificates, and the parent's checks of
 # what acmed sends (orchd/acme_relay.c)
 TEST_acme_OBJS = $(OBJ)/orchd/acme_relay.o $(OBJ)/acmed/jws.o \
-		   $(OBJ)/acmed/cert.o
+		   $(OBJ)/acmed/cert.o $(OBJ)/orchd/hook_relay.o
 $(BUILD)/regress/test_acme: LDFLAGS += $(ACME_LIBS)
 TEST_acmehttp_OBJS = $(OBJ)/gatewayd/acme_http.o
 # the gate: confd's htpasswd loader, the gateway's cache
@@ -68,3 +68,6 @@ TEST_confwire_OBJS = $(PARSE_OBJS)
 # the gateway's pages for its own answers
 TEST_pages_OBJS = $(OBJ)/gatewayd/pages.o
 $(BUILD)/regress/test_pages: LDFLAGS += $(GATEWAY_LIBS)
+# notifyd: what addresses a webhook may reach (notifyd/deliver.c)
+TEST_notify_OBJS = $(OBJ)/notifyd/deliver.o
+$(BUILD)/regress/test_notify: LDFLAGS += $(NOTIFY_LIBS)

@@ -1,12 +1,17 @@
 /*
- * HTTPS to the ACME server over libtls, and nothing else: one request a
- * connection, HTTP/1.0 so that the answer is never chunked and ends
- * with the connection.  Every step is bounded: the connect, each read
- * and write (a socket timeout), the whole exchange (a deadline), and the
- * answer's size.  The server is verified against the CA file of
- * orchd.conf's acme block, else the system's roots, read before the
- * chroot.  The name is resolved in the chroot, where the parent put a
- * copy of resolv.conf and hosts (orchd(8)); an IP literal needs neither.
+ * HTTP out, over libtls or (where the caller allows it) plain TCP, and
+ * nothing else: one request a connection, HTTP/1.0 so that the answer
+ * is never chunked and ends with the connection.  Every step is
+ * bounded: the connect, each read and write (a socket timeout), the
+ * whole exchange (a deadline), and the answer's size.  A server is
+ * verified against the roots given to https_config, else the system's,
+ * read before the chroot.  A name is resolved in the caller's chroot,
+ * where the parent put a copy of resolv.conf and hosts (orchd(8)); an
+ * IP literal needs neither.  Each address is offered to the caller's
+ * check before the connect and again once connected, with its local
+ * end: notifyd refuses loopback and the host's own addresses there, on
+ * the address actually used, never on an earlier lookup.  acmed and
+ * notifyd use it; no redirect is ever followed.
  */
 
 #include <sys/types.h>
@@ -28,7 +33,8 @@
 
 #include <tls.h>
 
-#include "acmed.h"
+#include "compat.h"
+#include "https.h"
 #include "log.h"
 #include "timer.h"
 
@@ -88,58 +94,28 @@ https_config(const void *ca, size_t calen, char *err, size_t errlen)
 	return (0);
 }
 
-/*
- * https://HOST[:PORT]/PATH into its parts; an IPv6 literal in brackets.
- * Nothing but https.
- */
-int
-https_url_split(const char *url, char *host, size_t hostlen, char *port,
-    size_t portlen, char *path, size_t pathlen)
+/* the caller's check of the address, once connected: its local end too */
+static int
+https_connected(int s, https_addr_fn addr_ok, char *err, size_t errlen)
 {
-	const char	*p, *end, *slash;
-	size_t		 n;
+	struct sockaddr_storage	 peer, local;
+	socklen_t		 pl = sizeof(peer), ll = sizeof(local);
 
-	if (strncmp(url, "https://", 8) != 0)
+	if (addr_ok == NULL)
+		return (0);
+	if (getpeername(s, (struct sockaddr *)&peer, &pl) == -1 ||
+	    getsockname(s, (struct sockaddr *)&local, &ll) == -1) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
 		return (-1);
-	p = url + 8;
-	if ((slash = strchr(p, '/')) == NULL)
-		slash = p + strlen(p);
-	if (*p == '[') {
-		if ((end = memchr(p, ']', slash - p)) == NULL)
-			return (-1);
-		n = end - p - 1;
-		p++;
-		end++;
-	} else {
-		if ((end = memchr(p, ':', slash - p)) == NULL)
-			end = slash;
-		n = end - p;
 	}
-	if (n == 0 || n >= hostlen)
-		return (-1);
-	memcpy(host, p, n);
-	host[n] = '\0';
-	if (*end == ':') {
-		n = slash - end - 1;
-		if (n == 0 || n >= portlen)
-			return (-1);
-		memcpy(port, end + 1, n);
-		port[n] = '\0';
-	} else if (end == slash)
-		strlcpy(port, "443", portlen);
-	else
-		return (-1);
-	if (strlcpy(path, *slash == '\0' ? "/" : slash, pathlen) >= pathlen)
-		return (-1);
-	for (p = url; *p != '\0'; p++)
-		if (!isgraph((unsigned char)*p))
-			return (-1);
-	return (0);
+	return (addr_ok((struct sockaddr *)&peer, (struct sockaddr *)&local,
+	    err, errlen));
 }
 
 /* a TCP connection within HTTPS_CONNECT_MS, to any address of host */
 static int
-https_connect(const char *host, const char *port, char *err, size_t errlen)
+https_connect(const char *host, const char *port, https_addr_fn addr_ok,
+    int64_t total_ms, char *err, size_t errlen)
 {
 	struct addrinfo	 hints, *res, *ai;
 	struct pollfd	 pfd;
@@ -155,20 +131,35 @@ https_connect(const char *host, const char *port, char *err, size_t errlen)
 		return (-1);
 	}
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		if (addr_ok != NULL && addr_ok(ai->ai_addr, NULL, err,
+		    errlen) == -1)
+			continue;
 		if ((s = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
 		    SOCK_CLOEXEC, ai->ai_protocol)) == -1)
 			continue;
-		if (connect(s, ai->ai_addr, ai->ai_addrlen) == 0)
-			break;
+		if (connect(s, ai->ai_addr, ai->ai_addrlen) == 0) {
+			if (https_connected(s, addr_ok, err, errlen) == 0)
+				break;
+			close(s);
+			s = -1;
+			continue;
+		}
 		soerr = errno;
 		if (errno == EINPROGRESS) {
 			pfd.fd = s;
 			pfd.events = POLLOUT;
 			sl = sizeof(soerr);
-			if (poll(&pfd, 1, HTTPS_CONNECT_MS) == 1 &&
+			if (poll(&pfd, 1, MINIMUM(HTTPS_CONNECT_MS,
+			    total_ms)) == 1 &&
 			    getsockopt(s, SOL_SOCKET, SO_ERROR, &soerr,
-			    &sl) == 0 && soerr == 0)
-				break;
+			    &sl) == 0 && soerr == 0) {
+				if (https_connected(s, addr_ok, err,
+				    errlen) == 0)
+					break;
+				close(s);
+				s = -1;
+				continue;
+			}
 			if (soerr == EINPROGRESS)
 				soerr = ETIMEDOUT;
 		}
@@ -181,8 +172,8 @@ https_connect(const char *host, const char *port, char *err, size_t errlen)
 	if (s == -1)
 		return (-1);
 	/* blocking from here, each read and write bounded */
-	tv.tv_sec = HTTPS_IO_SEC;
-	tv.tv_usec = 0;
+	tv.tv_sec = MINIMUM(HTTPS_IO_SEC * 1000, total_ms) / 1000;
+	tv.tv_usec = MINIMUM(HTTPS_IO_SEC * 1000, total_ms) % 1000 * 1000;
 	if (fcntl(s, F_SETFL, 0) == -1 ||
 	    setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == -1 ||
 	    setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == -1) {
@@ -193,8 +184,34 @@ https_connect(const char *host, const char *port, char *err, size_t errlen)
 	return (s);
 }
 
+/* a write on the TLS connection t, else on the plain socket s */
+static ssize_t
+io_write(struct tls *t, int s, const char *buf, size_t len)
+{
+	ssize_t	 n;
+
+	if (t != NULL)
+		return (tls_write(t, buf, len));
+	if ((n = write(s, buf, len)) == -1 && errno == EINTR)
+		return (TLS_WANT_POLLOUT);
+	return (n);
+}
+
+static ssize_t
+io_read(struct tls *t, int s, char *buf, size_t len)
+{
+	ssize_t	 n;
+
+	if (t != NULL)
+		return (tls_read(t, buf, len));
+	if ((n = read(s, buf, len)) == -1 && errno == EINTR)
+		return (TLS_WANT_POLLIN);
+	return (n);
+}
+
 static int
-https_write(struct tls *t, const char *buf, size_t len, int64_t deadline)
+https_write(struct tls *t, int s, const char *buf, size_t len,
+    int64_t deadline)
 {
 	ssize_t	 n;
 
@@ -205,7 +222,7 @@ https_write(struct tls *t, const char *buf, size_t len, int64_t deadline)
 		 * libtls asks again for a record that was not data; or
 		 * the socket's timeout: the deadline ends that
 		 */
-		n = tls_write(t, buf, len);
+		n = io_write(t, s, buf, len);
 		if (n == TLS_WANT_POLLIN || n == TLS_WANT_POLLOUT)
 			continue;
 		if (n < 0)
@@ -218,7 +235,7 @@ https_write(struct tls *t, const char *buf, size_t len, int64_t deadline)
 
 /* all of the answer, to the end of the connection, at most max bytes */
 static char *
-https_read(struct tls *t, size_t max, size_t *len, int64_t deadline,
+https_read(struct tls *t, int s, size_t max, size_t *len, int64_t deadline,
     const char **why)
 {
 	char	*buf;
@@ -238,7 +255,7 @@ https_read(struct tls *t, size_t max, size_t *len, int64_t deadline,
 			*why = "answer too long";
 			break;
 		}
-		n = tls_read(t, buf + have, max - have);
+		n = io_read(t, s, buf + have, max - have);
 		if (n == TLS_WANT_POLLIN || n == TLS_WANT_POLLOUT)
 			continue;	/* as in https_write */
 		if (n == 0) {
@@ -247,7 +264,7 @@ https_read(struct tls *t, size_t max, size_t *len, int64_t deadline,
 			return (buf);
 		}
 		if (n < 0) {
-			*why = tls_error(t);
+			*why = t != NULL ? tls_error(t) : strerror(errno);
 			if (*why == NULL)
 				*why = "read failed";
 			break;
@@ -333,72 +350,75 @@ https_resp_free(struct https_resp *r)
 }
 
 /*
- * method (GET, HEAD or POST) of url, with body (JSON of a JWS) if any.
- * The answer in r, its body NUL-terminated; 0, or -1 and why in err.
+ * The request q: the answer in r, its body NUL-terminated; 0, or -1 and
+ * why in err.  Whatever the status, even a redirect: the caller judges.
  */
 int
-https_request(const char *method, const char *url, const char *body,
-    size_t bodylen, struct https_resp *r, char *err, size_t errlen)
+https_send(const struct https_req *q, struct https_resp *r, char *err,
+    size_t errlen)
 {
 	char		 host[HTTPS_HOST_MAX], port[HTTPS_PORT_MAX];
-	char		 path[ACME_URL_MAX], *head = NULL, *buf;
+	char		 path[ACME_URL_MAX], *head = NULL, *buf, clen[48];
 	char		 authority[HTTPS_HOST_MAX + HTTPS_PORT_MAX + 4];
 	const char	*why = NULL;
 	struct tls	*t = NULL;
 	size_t		 len;
-	int64_t		 deadline = monotime_ms() + HTTPS_TOTAL_MS;
-	int		 s, n, rc = -1;
+	int64_t		 deadline = monotime_ms() + q->total_ms;
+	int		 s, n, tls, rc = -1;
 
 	memset(r, 0, sizeof(*r));
-	if (https_cfg == NULL) {
-		snprintf(err, errlen, "no TLS configuration");
+	if (https_url_parse(q->url, &tls, host, sizeof(host), port,
+	    sizeof(port), path, sizeof(path)) == -1 || (!tls && !q->plain)) {
+		snprintf(err, errlen, "not an %s URL: %.64s", q->plain ?
+		    "http or https" : "https", q->url);
 		return (-1);
 	}
-	if (https_url_split(url, host, sizeof(host), port, sizeof(port),
-	    path, sizeof(path)) == -1) {
-		snprintf(err, errlen, "not an https URL: %.64s", url);
+	if (tls && https_cfg == NULL) {
+		snprintf(err, errlen, "no TLS configuration");
 		return (-1);
 	}
 	/* the server names its URLs after Host: the port too */
 	(void)snprintf(authority, sizeof(authority), "%s%s%s%s%s",
 	    strchr(host, ':') != NULL ? "[" : "", host,
 	    strchr(host, ':') != NULL ? "]" : "",
-	    strcmp(port, "443") != 0 ? ":" : "",
-	    strcmp(port, "443") != 0 ? port : "");
-	if ((s = https_connect(host, port, err, errlen)) == -1)
+	    strcmp(port, tls ? "443" : "80") != 0 ? ":" : "",
+	    strcmp(port, tls ? "443" : "80") != 0 ? port : "");
+	if ((s = https_connect(host, port, q->addr_ok,
+	    q->total_ms, err, errlen)) == -1)
 		return (-1);
-	if ((t = tls_client()) == NULL || tls_configure(t, https_cfg) == -1 ||
-	    tls_connect_socket(t, s, host) == -1) {
+	if (tls && ((t = tls_client()) == NULL ||
+	    tls_configure(t, https_cfg) == -1 ||
+	    tls_connect_socket(t, s, host) == -1)) {
 		snprintf(err, errlen, "%s: %s", host, t != NULL &&
 		    tls_error(t) != NULL ? tls_error(t) : "tls_client");
 		goto done;
 	}
-	if (body != NULL)
-		n = asprintf(&head, "%s %s HTTP/1.0\r\nHost: %s\r\n"
-		    "User-Agent: orchd-acmed\r\nAccept: */*\r\n"
-		    "Content-Type: application/jose+json\r\n"
-		    "Content-Length: %zu\r\n\r\n", method, path, authority,
-		    bodylen);
-	else
-		n = asprintf(&head, "%s %s HTTP/1.0\r\nHost: %s\r\n"
-		    "User-Agent: orchd-acmed\r\nAccept: */*\r\n\r\n", method,
-		    path, authority);
+	clen[0] = '\0';
+	if (q->body != NULL)
+		(void)snprintf(clen, sizeof(clen), "Content-Length: %zu\r\n",
+		    q->bodylen);
+	n = asprintf(&head, "%s %s HTTP/1.0\r\nHost: %s\r\n"
+	    "User-Agent: %s\r\nAccept: */*\r\n%s%s%s%s%s\r\n", q->method,
+	    path, authority, q->agent, q->body != NULL ? "Content-Type: " :
+	    "", q->body != NULL ? q->ctype : "", q->body != NULL ? "\r\n" :
+	    "", clen, q->headers != NULL ? q->headers : "");
 	if (n == -1) {
 		head = NULL;
 		snprintf(err, errlen, "out of memory");
 		goto done;
 	}
-	if (tls_handshake(t) == -1) {
+	if (t != NULL && tls_handshake(t) == -1) {
 		snprintf(err, errlen, "%s: %s", host, tls_error(t) != NULL ?
 		    tls_error(t) : "handshake failed");
 		goto done;
 	}
-	if (https_write(t, head, strlen(head), deadline) == -1 ||
-	    (body != NULL && https_write(t, body, bodylen, deadline) == -1)) {
+	if (https_write(t, s, head, strlen(head), deadline) == -1 ||
+	    (q->body != NULL && https_write(t, s, q->body, q->bodylen,
+	    deadline) == -1)) {
 		snprintf(err, errlen, "%s: cannot send the request", host);
 		goto done;
 	}
-	if ((buf = https_read(t, ACMED_BODY_MAX + HTTPS_HEAD_MAX, &len,
+	if ((buf = https_read(t, s, q->max + HTTPS_HEAD_MAX, &len,
 	    deadline, &why)) == NULL) {
 		snprintf(err, errlen, "%s: %s", host, why);
 		goto done;
@@ -417,4 +437,26 @@ https_request(const char *method, const char *url, const char *body,
 	}
 	close(s);
 	return (rc);
+}
+
+/*
+ * acmed's: method (GET, HEAD or POST) of url, with body (JSON of a
+ * JWS) if any, https alone, to any address.
+ */
+int
+https_request(const char *method, const char *url, const char *body,
+    size_t bodylen, struct https_resp *r, char *err, size_t errlen)
+{
+	struct https_req	 q;
+
+	memset(&q, 0, sizeof(q));
+	q.method = method;
+	q.url = url;
+	q.body = body;
+	q.bodylen = bodylen;
+	q.ctype = "application/jose+json";
+	q.agent = "orchd-acmed";
+	q.max = HTTPS_BODY_MAX;
+	q.total_ms = HTTPS_TOTAL_MS;
+	return (https_send(&q, r, err, errlen));
 }
