@@ -35,7 +35,7 @@ acme {
 }
 CONF
 
-for p in orchd spawnerd stored gatewayd reaperd runtimed; do
+for p in orchd confd spawnerd stored gatewayd reaperd runtimed; do
 	cp "$BUILD/$p" "$T/fake/$p"
 done
 VERSION=$(sed -n 's/^#define ORCHD_IMSG_VERSION[[:space:]]*//p' \
