@@ -151,7 +151,8 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 ACME_SRCS	 = $(addprefix acmed/, \
 		   acmed.c cert.c https.c jws.c order.c)
 ORCHCTL_SRCS	 = $(addprefix orchctl/, \
-		   complete.c define.c orchctl.c output.c parser.c)
+		   complete.c compose.c compose_svc.c ctlcall.c define.c \
+		   group.c import.c orchctl.c output.c parser.c ytree.c)
 
 # a file in a program's folder that no list names would be left out of
 # the link without a word, or linked only by a unit test
@@ -245,7 +246,8 @@ $$(BUILD)/$(1): $$($(2)_OBJS) $$(LIBCOMMON)
 	$$(CC) $$(LDFLAGS) $(3) -o $$@ $$^ $$($(2)_LIBS)
 endef
 
-ORCHCTL_LIBS	 = $(PKG_LIBS)
+# libyaml: orchctl import reads Compose files, on the client side only
+ORCHCTL_LIBS	 = $(PKG_LIBS) $(shell $(PKG_CONFIG) --libs yaml-0.1)
 
 $(eval $(call link_program,orchd,ORCHD,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,confd,CONFD,$$(STATIC_LDFLAGS)))

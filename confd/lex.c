@@ -114,7 +114,7 @@ static const char *const top_starts[] = {
 static const char *const wl_starts[] = {
 	"address", "allow from", "auth basic", "auth request", "busy fail",
 	"busy max", "busy path", "command", "constraint", "deny from",
-	"depends on", "directory", "driver", "env", "expire after",
+	"depends on", "directory", "driver", "env", "expire after", "group",
 	"health failures", "health interval", "health path", "health tcp",
 	"health timeout", "host", "idle timeout", "ignore", "image", "init",
 	"keep warm", "listen on", "memory", "network", "on change", "port",
@@ -260,6 +260,7 @@ lookup(const char *s, const char **near)
 		{ "format",		FORMAT },
 		{ "freeze",		FREEZE },
 		{ "from",		FROM },
+		{ "group",		GROUP },
 		{ "header",		HEADER },
 		{ "health",		HEALTH },
 		{ "hmac",		HMAC },

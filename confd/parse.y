@@ -83,6 +83,7 @@
 %token	DENY
 %token	ACTIVATION
 %token	FOR FREEZE SUSPEND
+%token	GROUP
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
@@ -886,6 +887,10 @@ wlopt		: HOST STRING			{
 			if (set_string(&wl->command, $2, "command") == -1)
 				YYERROR;
 			wl_command_lineno = yylval.lineno;
+		}
+		| GROUP STRING			{
+			if (set_string(&wl->group, $2, "group") == -1)
+				YYERROR;
 		}
 		| RUNTIME STRING		{
 			if (set_string(&wl->runtime, $2, "runtime") == -1)
