@@ -62,6 +62,30 @@ cm_note(struct compose *c, const char *fmt, ...)
 	json_array_append_new(c->notes, json_string(buf));
 }
 
+/*
+ * Compose's "$$", a "$", made one in place (once: the node is marked
+ * unescaped); -1 for a "$" that would be a variable, which orchctl does
+ * not replace.
+ */
+static int
+cm_dollars(char *s)
+{
+	char	*r, *w;
+
+	if ((r = strchr(s, '$')) == NULL)
+		return (0);
+	for (w = r; *r != '\0'; r++) {
+		if (*r == '$') {
+			if (r[1] != '$')
+				return (-1);
+			r++;
+		}
+		*w++ = *r;
+	}
+	*w = '\0';
+	return (0);
+}
+
 /* a scalar's text, or an error naming svc.key and NULL */
 const char *
 cm_str(struct compose *c, const struct ynode *n, const char *svc,
@@ -76,6 +100,13 @@ cm_str(struct compose *c, const struct ynode *n, const char *svc,
 		    "UTF-8");
 		return (NULL);
 	}
+	if (!n->unescaped && cm_dollars(n->str) == -1) {
+		cm_err(c, n, svc, key, ": \"%.64s\": variables ($NAME, "
+		    "${NAME}) are not replaced: write the value, or $$ for "
+		    "a $", n->str);
+		return (NULL);
+	}
+	((struct ynode *)n)->unescaped = 1;
 	return (n->str);
 }
 

@@ -554,9 +554,10 @@ depends_add(struct svc *s, const struct ynode *at, const char *dep,
 	if (cond != NULL && strcmp(cond, "service_completed_successfully") ==
 	    0) {
 		if (wl_field_json("run_once") == NULL)
-			cm_note(s->c, "%s: depends on %s completed "
+			cm_note(s->c, "%s-%s: depends on %s completed "
 			    "successfully: this orchd has no \"run once\", "
-			    "%s is a dependency that stays up", wl, wl, wl);
+			    "%s is a dependency that stays up", s->c->project,
+			    s->name, wl, wl);
 		else
 			json_array_append_new(svc_array(s, "@run_once"),
 			    json_string(wl));

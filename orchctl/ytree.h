@@ -23,6 +23,7 @@ struct ynode {
 	enum yt_type	  type;
 	char		 *str;		/* YT_SCALAR: its text */
 	int		  plain;	/* YT_SCALAR: unquoted */
+	int		  unescaped;	/* YT_SCALAR: its "$$" made "$" */
 	size_t		  line;		/* from 1 */
 	struct ynode	**kids;		/* YT_MAP: key, value, key, ... */
 	size_t		  nkids;
