@@ -279,7 +279,8 @@ env_file_read(struct svc *s, const struct ynode *n, const char *path)
 	    realpath(full, real) == NULL ||
 	    strncmp(real, dir, dlen) != 0 || real[dlen] != '/') {
 		cm_err(s->c, n, s->name, "env_file", ": \"%.128s\": %s", path,
-		    path[0] == '/' || (realpath(full, real) != NULL &&
+		    path[0] == '/' || strstr(path, "..") != NULL ||
+		    (realpath(full, real) != NULL &&
 		    (strncmp(real, dir, dlen) != 0 || real[dlen] != '/')) ?
 		    "outside the Compose file's folder" : "no such file");
 		return;

@@ -65,3 +65,7 @@ TEST_htpasswd_OBJS = $(OBJ)/gatewayd/gate_cache.o
 $(BUILD)/regress/test_htpasswd: LDFLAGS += -lmd
 # the global settings between confd and the parent, with the parser
 TEST_confwire_OBJS = $(PARSE_OBJS)
+# orchctl import compose: the YAML reader and the mapping, with libyaml
+TEST_compose_OBJS = $(OBJ)/orchctl/ytree.o $(OBJ)/orchctl/compose.o \
+		   $(OBJ)/orchctl/compose_svc.o
+$(BUILD)/regress/test_compose: LDFLAGS += $(shell $(PKG_CONFIG) --libs yaml-0.1)
