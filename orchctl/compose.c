@@ -316,7 +316,7 @@ cm_ports(struct compose *c, json_t *byname, const struct ynode *svcs)
 			if (pb == 0)
 				pb = json_integer_value(json_object_get(b,
 				    "port"));
-			if (pa == pb)
+			if (pa != 0 && pa == pb)
 				cm_err(c, svcs->kids[k], nb, "ports", ": "
 				    "127.0.0.1 port %lld is %.64s's too: "
 				    "publish one on another port (ports: "

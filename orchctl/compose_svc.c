@@ -1020,13 +1020,16 @@ svc_finish(struct svc *s)
 	if (json_object_get(s->def, "image") == NULL)
 		cm_err(s->c, s->node, s->name, "image", ": none: orchd runs "
 		    "images");
-	if (s->port == 0) {
+	/* a one-shot job may listen on nothing: run_once's rules say */
+	if (s->port == 0 && (!svc_job(s) || wl_field_json("run_once") ==
+	    NULL)) {
 		cm_err(s->c, s->node, s->name, "ports", ": none: orchd needs "
 		    "the port the service listens on (ports, expose or the "
 		    "label org.orchd.port)");
 		return;
 	}
-	svc_set(s, "port", json_integer(s->port));
+	if (s->port != 0)
+		svc_set(s, "port", json_integer(s->port));
 	if (s->tcp_port > 0 && s->tcp_port != s->port)
 		svc_set(s, "publish", json_integer(s->tcp_port));
 	if (s->c->opts->suffix != NULL && !svc_tcp(s) && !svc_job(s) &&

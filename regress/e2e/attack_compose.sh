@@ -15,7 +15,9 @@
 #     allow volume", and network_mode host without "api allow network
 #     host": refused by orchd's API policy (as a hand-written request
 #     would be), after a valid service of the same file was created:
-#     that one is deleted again, the import is all or nothing.
+#     that one is deleted again, the import is all or nothing;
+# 12. a second import of a project refused midway: the member it had
+#     updated gets its former definition back.
 #
 #	sh regress/e2e/attack_compose.sh build/check
 . "$(dirname "$0")/lib.sh"
@@ -186,5 +188,24 @@ for k in "volumes: [\"/:/host\"]" \
 	check "11. $k: the valid service created first was deleted again" \
 	    sh -c "printf '%s' \"\$1\" | grep -q 'nothing changed'" _ "$out"
 done
+
+# 12. a second import refused midway: what it had updated is restored
+{ echo "services:"; svc a; svc b "depends_on: [a]"; } >"$D/ok.yml"
+imp ok.yml
+check "12. a valid project is imported ($out)" [ $rc -eq 0 ]
+{
+	echo "services:"
+	svc a | sed 's/httpd -f -p 8080/httpd -f -v -p 8080/'
+	svc b "depends_on: [a]" "network_mode: host"
+} >"$D/ok2.yml"
+imp ok2.yml
+check "12. its second import, refused by the API, says so ($out)" \
+    sh -c "[ $rc -ne 0 ] && printf '%s' \"\$1\" |
+    grep -q 'api allow network host'" _ "$out"
+check "12. the member it had updated has its former definition back" \
+    sh -c "'$ORCHCTL' -s '$SOCK' show workload $P-a |
+    grep 'command:' | grep -q 'httpd -f -p 8080'"
+check "12. both members still there" \
+    sh -c "[ \$('$ORCHCTL' -s '$SOCK' show workloads | grep -c '^$P-') = 2 ]"
 
 e2e_done
