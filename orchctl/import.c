@@ -148,6 +148,30 @@ print_value(const struct wl_field *f, json_t *v)
 	printf("\"");
 }
 
+/* a list: its keyword once an item; a named volume as a comment */
+static void
+print_list(const struct wl_field *f, json_t *v)
+{
+	json_t	*e;
+	size_t	 i;
+
+	json_array_foreach(v, i, e) {
+		if (!json_is_object(e)) {
+			printf("\t%s", f->conf);
+			print_value(f, e);
+			printf("\n");
+			continue;
+		}
+		/* a named one: a directory the API makes */
+		if (json_string_value(json_object_get(e, "host"))[0] != '/')
+			printf("\t# API volume, under api allow volume:");
+		printf("\t%s", f->conf);
+		print_value(f, json_object_get(e, "host"));
+		print_value(f, json_object_get(e, "container"));
+		printf("\n");
+	}
+}
+
 static void
 print_block(json_t *d)
 {
@@ -186,23 +210,7 @@ print_block(json_t *d)
 			continue;
 		}
 		if (json_is_array(v)) {
-			json_array_foreach(v, i, e) {
-				/* a named one: a directory the API makes */
-				if (json_is_object(e) &&
-				    json_string_value(json_object_get(e,
-				    "host"))[0] != '/')
-					printf("\t# API volume, under api allow "
-					    "volume:");
-				printf("\t%s", f->conf);
-				if (json_is_object(e)) {
-					print_value(f, json_object_get(e,
-					    "host"));
-					print_value(f, json_object_get(e,
-					    "container"));
-				} else
-					print_value(f, e);
-				printf("\n");
-			}
+			print_list(f, v);
 			continue;
 		}
 		if (f->type == WF_BOOL) {

@@ -160,7 +160,8 @@ test_errors(void **state)
 		    "f.yml:3: services.a.build: not mapped" },
 		{ "services:\n  a:\n    image: x\n    expose: [\"80\"]\n"
 		    "    tty: true\n",
-		    "f.yml:5: services.a.tty: not mapped: orchd does not know" },
+		    "f.yml:5: services.a.tty: not mapped: orchd does not "
+		    "know" },
 		{ "services:\n  a:\n    image: x\n    expose: [\"80\"]\n"
 		    "    depends_on: [b]\n  b:\n    image: x\n"
 		    "    expose: [\"81\"]\n    depends_on: [a]\n",
