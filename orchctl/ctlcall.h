@@ -21,7 +21,7 @@ int	 ctl_call_name(const char *, uint32_t, const char *, char *, size_t);
 json_t	*group_workloads(const char *);
 /* a group's members, dependents before what they depend on */
 json_t	*group_members(json_t *, const char *);
-__dead void group_main(const char *, int, char *[]);
+__dead void group_main(const char *, int, int, char *[]);
 
 /* import.c */
 __dead void import_main(const char *, int, char *[]);

@@ -160,34 +160,57 @@ group_members(json_t *all, const char *group)
 	return (out);
 }
 
-/* show groups: GROUP, its count, each member's state */
+/*
+ * show groups: GROUP, its count, each member's state, what others
+ * depend on first; with -j an array of {"group", "members": [{"name",
+ * "state"}]}
+ */
 static void
-group_show(const char *sock)
+group_show(const char *sock, int json)
 {
-	json_t		*all, *seen, *w, *m, *x;
+	json_t		*all, *seen, *w, *m, *x, *arr, *mem;
 	const char	*g;
+	char		*s;
 	size_t		 i, k;
 
 	all = group_workloads(sock);
 	seen = json_object();
-	printf("%-24s %-7s %s\n", "GROUP", "MEMBERS", "STATES");
+	arr = json_array();
+	if (!json)
+		printf("%-24s %-7s %s\n", "GROUP", "MEMBERS", "STATES");
 	json_array_foreach(all, i, w) {
 		if ((g = wl_group(w)) == NULL ||
 		    json_object_get(seen, g) != NULL)
 			continue;
 		json_object_set_new(seen, g, json_true());
 		m = group_members(all, g);
-		printf("%-24s %-7zu", g, json_array_size(m));
-		/* in dependency order: what is depended on first */
+		mem = json_array();
+		if (!json)
+			printf("%-24s %-7zu", g, json_array_size(m));
 		for (k = json_array_size(m); k > 0; k--) {
 			x = json_array_get(m, k - 1);
-			printf(" %s:%s", json_string_value(json_object_get(x,
-			    "name")), json_string_value(json_object_get(x,
-			    "state")));
+			json_array_append_new(mem, json_pack("{s:O, s:O}",
+			    "name", json_object_get(x, "name"), "state",
+			    json_object_get(x, "state")));
+			if (!json)
+				printf(" %s:%s", json_string_value(
+				    json_object_get(x, "name")),
+				    json_string_value(json_object_get(x,
+				    "state")));
 		}
-		printf("\n");
+		if (!json)
+			printf("\n");
+		json_array_append_new(arr, json_pack("{s:s, s:o}", "group", g,
+		    "members", mem));
 		json_decref(m);
 	}
+	if (json) {
+		if ((s = json_dumps(arr, JSON_COMPACT)) == NULL)
+			errx(1, "out of memory");
+		printf("%s\n", s);
+		free(s);
+	}
+	json_decref(arr);
 	json_decref(seen);
 	json_decref(all);
 }
@@ -241,13 +264,13 @@ group_each(const char *sock, const char *group, const char *what)
  * NAME [--volumes]"
  */
 __dead void
-group_main(const char *sock, int argc, char *argv[])
+group_main(const char *sock, int json, int argc, char *argv[])
 {
 	const char	*verb;
 	char		 what[32];
 
 	if (argc == 2 && strcmp(argv[0], "show") == 0) {
-		group_show(sock);
+		group_show(sock, json);
 		exit(0);
 	}
 	if (strcmp(argv[0], "delete") == 0) {

@@ -275,7 +275,7 @@ main(int argc, char *argv[])
 	    strcmp(argv[1], "--project") == 0)) {
 		if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 			err(1, "signal");
-		group_main(sockname, argc, argv);
+		group_main(sockname, out == &json_output, argc, argv);
 	}
 
 	if ((res = parse(argc, argv)) == NULL)

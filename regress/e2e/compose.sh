@@ -8,7 +8,7 @@
 #    or redis here) is imported: four workloads of one group, a request
 #    to web wakes the database, the migration and the cache first and
 #    answers with what they serve; show groups has one line for the
-#    project; the group suspended and woken keeps the database's row in
+#    project (and -j its JSON); the group suspended and woken keeps the database's row in
 #    its named volume; a second import with a changed environment
 #    updates the project in place, the same names; delete --project
 #    removes it all;
@@ -107,6 +107,13 @@ check "import: a workload per service, PROJECT-SERVICE" \
 out=$(ctl show groups 2>&1)
 check "show groups: one line for the project, four members ($out)" \
     sh -c "printf '%s\n' \"\$1\" | grep -Eq '^$P +4 '" _ "$out"
+
+out=$(ctl -j show groups 2>&1)
+check "show groups -j: the project with its four members ($out)" \
+    python3 -c "import json, sys
+g = [x for x in json.loads(sys.argv[1]) if x['group'] == '$P']
+sys.exit(not (len(g) == 1 and len(g[0]['members']) == 4 and
+    all(m['name'].startswith('$P-') for m in g[0]['members'])))" "$out"
 
 out=$(get "web.$P.test")
 check "a request to web: 200 with what the migration and the database serve ($out)" \
