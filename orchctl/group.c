@@ -6,6 +6,7 @@
  *
  *	show groups			one line a group, its members' states
  *	group NAME wake | suspend	each member, in dependency order
+ *	group NAME keep			never expire (API workloads)
  *	group NAME keepwarm on | off
  *	group NAME delete		(orchctl delete --project NAME)
  *
@@ -245,7 +246,8 @@ group_each(const char *sock, const char *group, const char *what)
 		} else
 			r = ctl_call_name(sock, strcmp(what, "wake") == 0 ?
 			    IMSG_CTL_WAKE : strcmp(what, "suspend") == 0 ?
-			    IMSG_CTL_SUSPEND : IMSG_CTL_DELETE, name, e,
+			    IMSG_CTL_SUSPEND : strcmp(what, "keep") == 0 ?
+			    IMSG_CTL_KEEP : IMSG_CTL_DELETE, name, e,
 			    sizeof(e));
 		if (r == -1) {
 			warnx("%s: %s", name, e);
@@ -282,17 +284,18 @@ group_main(const char *sock, int json, int argc, char *argv[])
 		exit(group_each(sock, argv[2], "delete"));
 	}
 	if (argc < 3 || !valid_workload_name(argv[1]))
-		errx(1, "usage: group name wake | suspend | delete | keepwarm "
-		    "on | off");
+		errx(1, "usage: group name wake | suspend | keep | delete | "
+		    "keepwarm on | off");
 	verb = argv[2];
 	if (argc == 3 && (strcmp(verb, "wake") == 0 ||
-	    strcmp(verb, "suspend") == 0 || strcmp(verb, "delete") == 0))
+	    strcmp(verb, "suspend") == 0 || strcmp(verb, "delete") == 0 ||
+	    strcmp(verb, "keep") == 0))
 		exit(group_each(sock, argv[1], verb));
 	if (argc == 4 && strcmp(verb, "keepwarm") == 0 &&
 	    (strcmp(argv[3], "on") == 0 || strcmp(argv[3], "off") == 0)) {
 		snprintf(what, sizeof(what), "keepwarm %s", argv[3]);
 		exit(group_each(sock, argv[1], what));
 	}
-	errx(1, "usage: group name wake | suspend | delete | keepwarm "
-	    "on | off");
+	errx(1, "usage: group name wake | suspend | keep | delete | "
+	    "keepwarm on | off");
 }

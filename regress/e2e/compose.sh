@@ -148,6 +148,14 @@ check "web, woken again, runs with its new environment" \
 check "the database, unchanged, was not replaced (its container kept)" \
     [ -n "$db_id" -a "$(cid db)" = "$db_id" ]
 
+out=$(ctl group "$P" keep 2>&1)
+check "group keep: each member never expires ($out)" \
+    [ "$(printf '%s\n' "$out" | grep -c ': done$')" = 4 ]
+out=$(ctl group "$P" keepwarm on 2>&1)
+check "group keepwarm on: each member ($out)" \
+    [ "$(printf '%s\n' "$out" | grep -c ': done$')" = 4 ]
+quiet ctl group "$P" keepwarm off
+
 out=$(ctl delete --project "$P" 2>&1)
 check "delete --project removes the four ($out)" \
     [ "$(printf '%s\n' "$out" | grep -c ': deleted$')" = 4 ]
