@@ -4,6 +4,9 @@
 # (valid Compose, not a dialect), then
 #  - stack.yml (web, PostgreSQL, Redis, a migration): --dry-run prints
 #    workloads in orchd.conf syntax that orchd -n takes;
+#  - paths.yml (a frontend and an API on one host, by path): the same
+#    where orchd routes by path, else each org.orchd.path refused at its
+#    line;
 #  - live.yml (busybox stand-ins: no registry is reachable for postgres
 #    or redis here) is imported: four workloads of one group, a request
 #    to web wakes the database, the migration and the cache first and
@@ -53,8 +56,8 @@ sed -e "s/28001/$P_WEB/g" -e "s/28002/$P_DB/g" -e "s/28003/$P_MIG/g" \
     >"$T/app/docker-compose.yml"
 
 if command -v docker-compose >/dev/null 2>&1; then
-	for f in "$SRC/regress/compose/stack.yml" "$T/app/docker-compose.yml"
-	do
+	for f in "$SRC/regress/compose/stack.yml" \
+	    "$SRC/regress/compose/paths.yml" "$T/app/docker-compose.yml"; do
 		check "docker-compose config takes $(basename "$f")" \
 		    quiet docker-compose -f "$f" config
 	done
@@ -78,6 +81,23 @@ check "stack.yml --dry-run: dependencies first, web last" \
     grep -q shop-web"
 check "stack.yml --dry-run: PostgreSQL's mapped port named as a TCP listener" \
     grep -q 'listen on 127.0.0.1 port 5432' "$T/dry.conf"
+
+# paths.yml: one host, two workloads by path, where orchd routes by
+# path (issue 34's path); else each label refused at its line
+{
+	echo "listen on 127.0.0.1 port $GW"
+	ctl import compose "$SRC/regress/compose/paths.yml" --project pr-7 \
+	    --dry-run 2>"$T/paths.err"
+} >"$T/paths.conf"
+if grep -q 'this orchd has no path routing' "$T/paths.err"; then
+	check "paths.yml: without path routing, each org.orchd.path refused at its line" \
+	    sh -c "grep -q 'paths.yml:12: services.frontend.labels.org.orchd.path' '$T/paths.err' &&
+	    grep -q 'paths.yml:19: services.api.labels.org.orchd.path' '$T/paths.err'"
+else
+	check "paths.yml --dry-run: orchd -n takes one host routed by path" \
+	    sh -c "'$ORCHD' -n -f '$T/paths.conf' >/dev/null 2>&1 &&
+	    [ \$(grep -c 'app.pr-7.preview.example.com' '$T/paths.conf') = 2 ]"
+fi
 
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
