@@ -394,9 +394,10 @@ import_main(const char *sock, int argc, char *argv[])
 		err(1, "%s", o.file);
 	o.dir = dir;
 	buf = import_read(o.file, &len);
-	if ((root = yt_load(buf, len, yerr, sizeof(yerr))) == NULL)
-		errx(1, "%s: %s", o.file, yerr);
+	root = yt_load(buf, len, yerr, sizeof(yerr));
 	free(buf);
+	if (root == NULL)
+		errx(1, "%s: %s", o.file, yerr);
 	if (compose_map(&c, &o, root) == -1) {
 		fputs(c.errs != NULL ? c.errs : "import failed\n", stderr);
 		errx(1, "%s: %d error%s: nothing imported", o.file, c.nerrs,
