@@ -200,6 +200,8 @@ struct workload_conf {
 						   -1: none (the image's) */
 	char			*description;	/* for people: orchctl and
 						   the API show it */
+	char			*entrypoint;	/* docker: in place of the
+						   image's, split as command */
 	char			*group;		/* a project it belongs to
 						   (orchctl import, show
 						   groups); NULL: none */

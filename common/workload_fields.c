@@ -433,6 +433,10 @@ const struct wl_field wl_fields[] = {
 	{ .json = "description", .type = WF_STRING, OFF(description),
 	    .flags = WF_API, .show = "description:",
 	    .check = check_description },
+	/* docker: the image's entrypoint replaced, split as command is */
+	{ .json = "entrypoint", .conf = "entrypoint", .type = WF_STRING,
+	    OFF(entrypoint), .flags = WF_API | WF_DRIFT | WF_DOCKER,
+	    .nv = 48, .show = "entrypoint:" },
 	/* a project: orchctl show groups and group handle it as one */
 	{ .json = "group", .conf = "group", .type = WF_STRING, OFF(group),
 	    .flags = WF_API, .nv = 47, .show = "group:",

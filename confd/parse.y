@@ -83,7 +83,7 @@
 %token	DENY
 %token	ACTIVATION
 %token	FOR FREEZE SUSPEND
-%token	GROUP
+%token	ENTRYPOINT GROUP
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
@@ -887,6 +887,10 @@ wlopt		: HOST STRING			{
 			if (set_string(&wl->command, $2, "command") == -1)
 				YYERROR;
 			wl_command_lineno = yylval.lineno;
+		}
+		| ENTRYPOINT STRING		{
+			if (set_string(&wl->entrypoint, $2, "entrypoint") == -1)
+				YYERROR;
 		}
 		| GROUP STRING			{
 			if (set_string(&wl->group, $2, "group") == -1)

@@ -47,6 +47,7 @@ struct svc_key {
 
 static void	 map_image(struct svc *, const struct ynode *);
 static void	 map_command(struct svc *, const struct ynode *);
+static void	 map_entrypoint(struct svc *, const struct ynode *);
 static void	 map_environment(struct svc *, const struct ynode *);
 static void	 map_env_file(struct svc *, const struct ynode *);
 static void	 map_volumes(struct svc *, const struct ynode *);
@@ -68,9 +69,7 @@ static void	 map_ignored(struct svc *, const struct ynode *);
 static const struct svc_key svc_keys[] = {
 	{ "image",		map_image,		NULL },
 	{ "command",		map_command,		NULL },
-	{ "entrypoint",		NULL,	"orchd sets a container's command, "
-	    "never its entrypoint: use an image whose entrypoint fits, or "
-	    "put it in command" },
+	{ "entrypoint",		map_entrypoint,		NULL },
 	{ "environment",	map_environment,	NULL },
 	{ "env_file",		map_env_file,		NULL },
 	{ "volumes",		map_volumes,		NULL },
@@ -173,35 +172,51 @@ quote_word(char **cmd, const char *w)
 	return (0);
 }
 
-/* command: a string as sh(1) would split it, or a list of words */
+/*
+ * command and entrypoint: a string as sh(1) would split it, or a list
+ * of words, each quoted for that split
+ */
 static void
-map_command(struct svc *s, const struct ynode *n)
+map_words(struct svc *s, const struct ynode *n, const char *key,
+    const char *field)
 {
 	const char	*w;
 	char		*cmd;
 	size_t		 i;
 
 	if (n->type == YT_SCALAR) {
-		if ((w = cm_str(s->c, n, s->name, "command")) != NULL)
-			svc_set(s, "command", json_string(w));
+		if ((w = cm_str(s->c, n, s->name, key)) != NULL)
+			svc_set(s, field, json_string(w));
 		return;
 	}
 	if (n->type != YT_SEQ || n->nkids == 0) {
-		cm_err(s->c, n, s->name, "command", ": a string or a list of "
+		cm_err(s->c, n, s->name, key, ": a string or a list of "
 		    "words");
 		return;
 	}
 	if ((cmd = strdup("")) == NULL)
 		return;
 	for (i = 0; i < n->nkids; i++) {
-		if ((w = cm_str(s->c, n->kids[i], s->name, "command")) ==
-		    NULL || quote_word(&cmd, w) == -1) {
+		if ((w = cm_str(s->c, n->kids[i], s->name, key)) == NULL ||
+		    quote_word(&cmd, w) == -1) {
 			free(cmd);
 			return;
 		}
 	}
-	svc_set(s, "command", json_string(cmd));
+	svc_set(s, field, json_string(cmd));
 	free(cmd);
+}
+
+static void
+map_command(struct svc *s, const struct ynode *n)
+{
+	map_words(s, n, "command", "command");
+}
+
+static void
+map_entrypoint(struct svc *s, const struct ynode *n)
+{
+	map_words(s, n, "entrypoint", "entrypoint");
 }
 
 /* one NAME=value to env; a NAME orchd's checks refuse is theirs to say */

@@ -90,6 +90,7 @@ test_mapping(void **state)
 	    "    mem_limit: 256m\n"
 	    "    labels: [\"org.orchd.idle-timeout=5m\"]\n"
 	    "  db:\n"
+	    "    entrypoint: docker-entrypoint.sh\n"
 	    "    image: postgres:16\n"
 	    "    ports: [\"5433:5432\"]\n"
 	    "    volumes: [\"pg:/var/lib/postgresql/data\"]\n"
@@ -136,6 +137,8 @@ test_mapping(void **state)
 	    json_object_get(d, "volumes"), 0), "host")), "pg");
 	assert_int_equal(json_integer_value(json_object_get(d, "memory")),
 	    1024LL * 1024 * 1024);
+	assert_string_equal(json_string_value(json_object_get(d,
+	    "entrypoint")), "docker-entrypoint.sh");
 	assert_string_equal(json_string_value(json_array_get(
 	    json_object_get(d, "@listen"), 0)), "127.0.0.1:5433");
 	compose_free(&c);
