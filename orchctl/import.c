@@ -243,10 +243,15 @@ import_undo(const char *sock, struct done *done, size_t n)
 			    e, sizeof(e)) == -1)
 				warnx("%s: cannot delete it again: %s",
 				    done[n].name, e);
+			else
+				printf("%s deleted again\n", done[n].name);
 		} else if (ctl_call(sock, IMSG_CTL_UPDATE, done[n].old,
 		    done[n].oldlen, IMSG_NONE, NULL, NULL, e, sizeof(e)) == -1)
 			warnx("%s: cannot restore its definition: %s",
 			    done[n].name, e);
+		else
+			printf("%s restored\n", done[n].name);
+		fflush(stdout);
 	}
 }
 
@@ -318,6 +323,7 @@ import_apply(const char *sock, const char *project, json_t *defs)
 		}
 		free(def);
 		printf("%s %s\n", name, w != NULL ? "updated" : "created");
+		fflush(stdout);
 		n++;
 	}
 	/* the project's members the file no longer has */
