@@ -126,7 +126,7 @@ STORE_SRCS	 = $(addprefix stored/, \
 		   store_queue.c store_schema.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   accesslog.c accesslog_fmt.c acme_http.c acme_recv.c \
-		   acme_store.c activity.c api.c api_auth.c \
+		   acme_store.c activity.c api.c api_auth.c api_group.c \
 		   api_conf.c api_conn.c api_define.c api_events.c api_json.c \
 		   api_ops.c api_route.c bufio.c clienthello.c conn.c \
 		   conn_timer.c drain.c \

@@ -14,7 +14,9 @@
 #    project (and -j its JSON); the group suspended and woken keeps the database's row in
 #    its named volume; a second import with a changed environment
 #    updates the project in place, the same names; delete --project
-#    removes it all;
+#    removes it all; the API's group operations (POST
+#    /v1/groups/G/wake, suspend, keepwarm; DELETE /v1/groups/G) act on
+#    each member in turn;
 #  - the README's "From a compose file" example, run as written.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
@@ -153,6 +155,37 @@ out=$(get "web.$P.test")
 check "woken again: the database's row kept in its named volume" \
     sh -c "printf '%s' \"\$1\" | grep -qx '$row'" _ "$out"
 
+# the API's group operations, each member in turn
+api() {	# api METHOD PATH [BODY]: the body, then the status on a line
+	curl -s -m 120 -H "Authorization: Bearer $KEY" -w '\n%{http_code}' \
+	    -X "$1" ${3:+--data-binary "$3"} "http://127.0.0.1:$API$2"
+}
+out=$(api POST "/v1/groups/$P/suspend")
+check "API: POST /v1/groups/P/suspend: 200, four members ok ($out)" \
+    sh -c "printf '%s' \"\$1\" | tail -n 1 | grep -qx 200 &&
+    [ \$(printf '%s' \"\$1\" | grep -o '\"result\":\"ok\"' | wc -l) = 4 ]" \
+    _ "$out"
+out=$(api POST "/v1/groups/$P/wake")
+check "API: POST /v1/groups/P/wake: 200, web woken last ($out)" \
+    sh -c "printf '%s' \"\$1\" | tail -n 1 | grep -qx 200 &&
+    printf '%s' \"\$1\" | head -n 1 | grep -q '$P-web\",\"result\":\"ok\"}\]'" \
+    _ "$out"
+check "API: every member running after the group's wake" \
+    sh -c "[ \$('$ORCHCTL' -s '$SOCK' show workloads | grep '^$P-' |
+    grep -c running) = 4 ]"
+out=$(api POST "/v1/groups/$P/keepwarm" '{"enabled": false}')
+check "API: POST /v1/groups/P/keepwarm with its body: 200 ($out)" \
+    sh -c "printf '%s' \"\$1\" | tail -n 1 | grep -qx 200" _ "$out"
+out=$(api POST "/v1/groups/nosuch$$/wake")
+check "API: a group without members: 404" \
+    sh -c "printf '%s' \"\$1\" | tail -n 1 | grep -qx 404" _ "$out"
+out=$(api GET "/v1/groups/$P/wake")
+check "API: GET of a group's action: 405" \
+    sh -c "printf '%s' \"\$1\" | tail -n 1 | grep -qx 405" _ "$out"
+out=$(curl -s -m 10 -o /dev/null -w '%{http_code}' -X POST \
+    "http://127.0.0.1:$API/v1/groups/$P/suspend")
+check "API: a group's operation without the key: 401 ($out)" [ "$out" = 401 ]
+
 cid() { docker inspect --format '{{.Id}}' "$(cname "$P-$1")" 2>/dev/null; }
 db_id=$(cid db)
 sed -i "s/STAGE: one/STAGE: two/" "$T/app/docker-compose.yml"
@@ -181,6 +214,22 @@ check "delete --project removes the four ($out)" \
     [ "$(printf '%s\n' "$out" | grep -c ': deleted$')" = 4 ]
 check "none left" \
     sh -c "! '$ORCHCTL' -s '$SOCK' show workloads | grep -q '^$P-'"
+
+# DELETE /v1/groups/G: the project made again, deleted through the API
+P2=${P}b
+out=$(ctl import compose "$T/app/docker-compose.yml" --project "$P2" 2>&1)
+check "imported again as another project ($out)" \
+    [ "$(printf '%s\n' "$out" | grep -c ' created$')" = 4 ]
+out=$(api DELETE "/v1/groups/$P2")
+check "API: DELETE /v1/groups/G: 200, each member deleted ($out)" \
+    sh -c "printf '%s' \"\$1\" | tail -n 1 | grep -qx 200 &&
+    [ \$(printf '%s' \"\$1\" | grep -o '\"result\":\"ok\"' | wc -l) = 4 ]" \
+    _ "$out"
+check "none of it left" \
+    sh -c "! '$ORCHCTL' -s '$SOCK' show workloads | grep -q '^$P2-'"
+for n in web db cache migrate; do
+	docker rm -f "$(cname "$P2-$n")" >/dev/null 2>&1
+done
 
 # the README's example, as written
 awk '/^## From a compose file/ { on = 1 } on && /^```yaml/ { y = 1; next }
