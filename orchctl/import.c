@@ -227,32 +227,46 @@ print_block(json_t *d)
 
 struct done {
 	char	 name[ORCHD_NAME_MAX];
-	void	*old;		/* updated: its definition before */
+	int	 updated;	/* it was there before */
+	void	*old;		/* ... its definition before, if it can
+				   be had whole */
 	size_t	 oldlen;
 };
 
-/* undo what was done, last first */
-static void
+/* undo what was done, last first: how many could not be */
+static int
 import_undo(const char *sock, struct done *done, size_t n)
 {
 	char	 e[256];
+	int	 kept = 0;
 
 	while (n-- > 0) {
+		if (done[n].updated && done[n].old == NULL) {
+			warnx("%s: its former definition cannot be restored "
+			    "(orchd shows no env values): the new one stays",
+			    done[n].name);
+			kept++;
+			continue;
+		}
 		if (done[n].old == NULL) {
 			if (ctl_call_name(sock, IMSG_CTL_DELETE, done[n].name,
-			    e, sizeof(e)) == -1)
+			    e, sizeof(e)) == -1) {
 				warnx("%s: cannot delete it again: %s",
 				    done[n].name, e);
-			else
+				kept++;
+			} else
 				printf("%s deleted again\n", done[n].name);
 		} else if (ctl_call(sock, IMSG_CTL_UPDATE, done[n].old,
-		    done[n].oldlen, IMSG_NONE, NULL, NULL, e, sizeof(e)) == -1)
+		    done[n].oldlen, IMSG_NONE, NULL, NULL, e,
+		    sizeof(e)) == -1) {
 			warnx("%s: cannot restore its definition: %s",
 			    done[n].name, e);
-		else
+			kept++;
+		} else
 			printf("%s restored\n", done[n].name);
 		fflush(stdout);
 	}
+	return (kept);
 }
 
 /* the workload of that name in all, or NULL */
@@ -269,17 +283,65 @@ find(json_t *all, const char *name)
 	return (NULL);
 }
 
-/* a definition of all's, packed again for an undo */
+/*
+ * A definition of all's, packed again for an undo; NULL when it has
+ * env, whose values orchd never shows (control.c): it cannot be had
+ * whole.
+ */
 static void *
 old_pack(json_t *w, size_t *len)
 {
 	char	 why[256];
 	json_t	*d;
 
-	if ((d = json_object_get(w, "def")) == NULL)
+	if ((d = json_object_get(w, "def")) == NULL ||
+	    json_array_size(json_object_get(d, "env")) > 0)
 		return (NULL);
 	json_object_del(d, "source");
 	return (import_pack(d, len, why, sizeof(why)));
+}
+
+/*
+ * Is d, as orchd would hold it, the definition w has?  Both through
+ * the same codec, what the parent or the store adds left out.  One
+ * with env never is: orchd shows no env values, so the update is sent
+ * and orchd compares (an unchanged one runs on).
+ */
+static int
+import_same(json_t *d, json_t *w)
+{
+	struct workload_conf	*wc;
+	json_t			*o, *n, *old;
+	char			*json, why[256];
+	int			 same;
+
+	if ((old = json_object_get(w, "def")) == NULL ||
+	    json_array_size(json_object_get(d, "env")) > 0)
+		return (0);
+	o = json_deep_copy(d);
+	json_object_del(o, "@listen");
+	json = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (json == NULL)
+		return (0);
+	wc = workload_from_json(json, strlen(json), why, sizeof(why));
+	free(json);
+	if (wc == NULL || (json = workload_to_json(wc)) == NULL) {
+		workload_free(wc);
+		return (0);
+	}
+	workload_free(wc);
+	n = json_loads(json, 0, NULL);
+	free(json);
+	o = json_deep_copy(old);
+	json_object_del(n, "source");
+	json_object_del(o, "source");
+	json_object_del(n, "run_uid");
+	json_object_del(o, "run_uid");
+	same = n != NULL && o != NULL && json_equal(n, o);
+	json_decref(n);
+	json_decref(o);
+	return (same);
 }
 
 static int
@@ -308,17 +370,25 @@ import_apply(const char *sock, const char *project, json_t *defs)
 		if ((def = import_pack(d, &len, why, sizeof(why))) == NULL)
 			errx(1, "%s: %s", name, why);
 		w = find(all, name);
+		if (w != NULL && import_same(d, w)) {
+			free(def);
+			printf("%s unchanged\n", name);
+			continue;
+		}
 		strlcpy(done[n].name, name, sizeof(done[n].name));
-		if (w != NULL)
+		if ((done[n].updated = w != NULL))
 			done[n].old = old_pack(w, &done[n].oldlen);
 		if (ctl_call(sock, w != NULL ? IMSG_CTL_UPDATE :
 		    IMSG_CTL_CREATE, def, len, IMSG_NONE, NULL, NULL, why,
 		    sizeof(why)) == -1) {
 			free(def);
 			warnx("%s: %s", name, why);
-			import_undo(sock, done, n);
-			warnx("import of project %s refused: nothing "
-			    "changed", project);
+			if (import_undo(sock, done, n) == 0)
+				warnx("import of project %s refused: nothing "
+				    "changed", project);
+			else
+				warnx("import of project %s refused: undone "
+				    "but for what is said above", project);
 			return (1);
 		}
 		free(def);

@@ -17,7 +17,8 @@
 #     would be), after a valid service of the same file was created:
 #     that one is deleted again, the import is all or nothing;
 # 12. a second import of a project refused midway: the member it had
-#     updated gets its former definition back.
+#     updated gets its former definition back (one with env, whose
+#     values orchd never shows, is kept as updated, and that is said).
 #
 #	sh regress/e2e/attack_compose.sh build/check
 . "$(dirname "$0")/lib.sh"
@@ -208,5 +209,21 @@ check "12. the member it had updated has its former definition back" \
     grep 'command:' | grep -q 'httpd -f -p 8080'"
 check "12. both members still there" \
     sh -c "[ \$('$ORCHCTL' -s '$SOCK' show workloads | grep -c '^$P-') = 2 ]"
+# ... and one with env, whose values orchd never shows: kept, said so
+{ echo "services:"; svc a "environment: [A=1]"; svc b "depends_on: [a]"; } \
+    >"$D/env1.yml"
+imp env1.yml
+{
+	echo "services:"
+	svc a "environment: [A=2]"
+	svc b "depends_on: [a]" "network_mode: host"
+} >"$D/env2.yml"
+imp env2.yml
+check "12. a member with env updated before the refusal: kept, and said that its former definition cannot be restored ($out)" \
+    sh -c "[ $rc -ne 0 ] && printf '%s' \"\$1\" |
+    grep -q '$P-a: its former definition cannot be restored' &&
+    printf '%s' \"\$1\" | grep -q 'undone but for what is said above' &&
+    [ \$('$ORCHCTL' -s '$SOCK' show workloads | grep -c '^$P-') = 2 ]" \
+    _ "$out"
 
 e2e_done

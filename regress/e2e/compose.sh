@@ -12,8 +12,8 @@
 #    to web wakes the database, the migration and the cache first and
 #    answers with what they serve; show groups has one line for the
 #    project (and -j its JSON); the group suspended and woken keeps the database's row in
-#    its named volume; a second import with a changed environment
-#    updates the project in place, the same names; delete --project
+#    its named volume; the same file again changes nothing; a second
+#    import with a changed environment updates web alone, in place; delete --project
 #    removes it all; the API's group operations (POST
 #    /v1/groups/G/wake, suspend, keepwarm; DELETE /v1/groups/G) act on
 #    each member in turn;
@@ -126,6 +126,11 @@ check "import: four workloads created ($out)" \
 check "import: a workload per service, PROJECT-SERVICE" \
     sh -c "'$ORCHCTL' -s '$SOCK' show workloads | grep -c '^$P-' |
     grep -qx 4"
+out=$(ctl import compose "$T/app/docker-compose.yml" --project "$P" \
+    --host-suffix "$P.test" 2>&1)
+check "the same file imported again: those without env unchanged, web (env) sent again ($out)" \
+    sh -c "[ \$(printf '%s\n' \"\$1\" | grep -c ' unchanged\$') = 3 ] &&
+    printf '%s\n' \"\$1\" | grep -qx '$P-web updated'" _ "$out"
 out=$(ctl show groups 2>&1)
 check "show groups: one line for the project, four members ($out)" \
     sh -c "printf '%s\n' \"\$1\" | grep -Eq '^$P +4 '" _ "$out"
@@ -191,8 +196,9 @@ db_id=$(cid db)
 sed -i "s/STAGE: one/STAGE: two/" "$T/app/docker-compose.yml"
 out=$(ctl import compose "$T/app/docker-compose.yml" --project "$P" \
     --host-suffix "$P.test" 2>&1)
-check "a second import updates the four in place ($out)" \
-    [ "$(printf '%s\n' "$out" | grep -c ' updated$')" = 4 ]
+check "a second import updates web alone in place, the same names ($out)" \
+    sh -c "printf '%s\n' \"\$1\" | grep -qx '$P-web updated' &&
+    [ \$(printf '%s\n' \"\$1\" | grep -c ' unchanged\$') = 3 ]" _ "$out"
 quiet ctl suspend "$P-web"
 out=$(get "web.$P.test")
 check "web, woken again, runs with its new environment" \
