@@ -81,6 +81,10 @@ check "stack.yml --dry-run: four workloads, web with its host" \
 check "stack.yml --dry-run: dependencies first, web last" \
     sh -c "grep '^workload ' '$T/dry.conf' | tail -n 1 |
     grep -q shop-web"
+check "stack.yml --dry-run: PostgreSQL's entrypoint" \
+    grep -qF "entrypoint \"'docker-entrypoint.sh'\"" "$T/dry.conf"
+check "stack.yml --dry-run: each of the group shop" \
+    [ "$(grep -c 'group "shop"' "$T/dry.conf")" = 4 ]
 check "stack.yml --dry-run: PostgreSQL's mapped port named as a TCP listener" \
     grep -q 'listen on 127.0.0.1 port 5432' "$T/dry.conf"
 
