@@ -151,8 +151,8 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 ACME_SRCS	 = $(addprefix acmed/, \
 		   acmed.c cert.c https.c jws.c order.c)
 ORCHCTL_SRCS	 = $(addprefix orchctl/, \
-		   complete.c compose.c compose_svc.c ctlcall.c define.c \
-		   group.c import.c orchctl.c output.c parser.c ytree.c)
+		   complete.c compose.c compose_fs.c compose_svc.c ctlcall.c \
+		   define.c group.c import.c orchctl.c output.c parser.c ytree.c)
 
 # a file in a program's folder that no list names would be left out of
 # the link without a word, or linked only by a unit test

@@ -67,5 +67,6 @@ $(BUILD)/regress/test_htpasswd: LDFLAGS += -lmd
 TEST_confwire_OBJS = $(PARSE_OBJS)
 # orchctl import compose: the YAML reader and the mapping, with libyaml
 TEST_compose_OBJS = $(OBJ)/orchctl/ytree.o $(OBJ)/orchctl/compose.o \
+		   $(OBJ)/orchctl/compose_fs.o \
 		   $(OBJ)/orchctl/compose_svc.o
 $(BUILD)/regress/test_compose: LDFLAGS += $(shell $(PKG_CONFIG) --libs yaml-0.1)
