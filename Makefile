@@ -130,7 +130,7 @@ STORE_SRCS	 = $(addprefix stored/, \
 		   store_queue.c store_schema.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   accesslog.c accesslog_fmt.c acme_http.c acme_recv.c \
-		   acme_store.c activity.c api.c api_auth.c \
+		   acme_store.c activity.c api.c api_auth.c api_group.c \
 		   api_conf.c api_conn.c api_define.c api_events.c api_json.c \
 		   api_ops.c api_route.c bufio.c clienthello.c conn.c \
 		   conn_timer.c drain.c pages.c \
@@ -157,7 +157,8 @@ ACME_SRCS	 = $(addprefix acmed/, \
 NOTIFY_SRCS	 = $(addprefix notifyd/, \
 		   deliver.c notifyd.c)
 ORCHCTL_SRCS	 = $(addprefix orchctl/, \
-		   complete.c define.c orchctl.c output.c parser.c)
+		   complete.c compose.c compose_fs.c compose_svc.c ctlcall.c \
+		   define.c group.c import.c orchctl.c output.c parser.c ytree.c)
 
 # a file in a program's folder that no list names would be left out of
 # the link without a word, or linked only by a unit test
@@ -253,7 +254,8 @@ $$(BUILD)/$(1): $$($(2)_OBJS) $$(LIBCOMMON)
 	$$(CC) $$(LDFLAGS) $(3) -o $$@ $$^ $$($(2)_LIBS)
 endef
 
-ORCHCTL_LIBS	 = $(PKG_LIBS)
+# libyaml: orchctl import reads Compose files, on the client side only
+ORCHCTL_LIBS	 = $(PKG_LIBS) $(shell $(PKG_CONFIG) --libs yaml-0.1)
 
 $(eval $(call link_program,orchd,ORCHD,$$(STATIC_LDFLAGS)))
 $(eval $(call link_program,confd,CONFD,$$(STATIC_LDFLAGS)))

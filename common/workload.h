@@ -200,6 +200,11 @@ struct workload_conf {
 						   -1: none (the image's) */
 	char			*description;	/* for people: orchctl and
 						   the API show it */
+	char			*entrypoint;	/* docker: in place of the
+						   image's, split as command */
+	char			*group;		/* a project it belongs to
+						   (orchctl import, show
+						   groups); NULL: none */
 	/* the gate (gatewayd/gate*.c): who may reach or wake it */
 	struct strlist		 access;	/* "allow CIDR", "deny CIDR",
 						   first match wins */

@@ -268,6 +268,18 @@ check_logstamps(const struct workload_conf *wl, const struct wl_field *f,
 }
 
 /* a line of prose for people: its length is all there is to bound */
+/* group: a name as a workload's, so that orchctl can name it */
+static int
+check_group(const struct workload_conf *wl, const struct wl_field *f,
+    size_t *total, char *errbuf, size_t len)
+{
+	if (wl->group != NULL && (!valid_workload_name(wl->group) ||
+	    !valid_text(wl->group)))
+		return (wl_fail(errbuf, len, "group \"%s\": must be a name "
+		    "as a workload's", shown(wl->group, ORCHD_NAME_MAX)));
+	return (0);
+}
+
 static int
 check_description(const struct workload_conf *wl, const struct wl_field *f,
     size_t *total, char *errbuf, size_t len)
@@ -438,6 +450,14 @@ const struct wl_field wl_fields[] = {
 	{ .json = "description", .type = WF_STRING, OFF(description),
 	    .flags = WF_API, .show = "description:",
 	    .check = check_description },
+	/* docker: the image's entrypoint replaced, split as command is */
+	{ .json = "entrypoint", .conf = "entrypoint", .type = WF_STRING,
+	    OFF(entrypoint), .flags = WF_API | WF_DRIFT | WF_DOCKER,
+	    .nv = 48, .show = "entrypoint:" },
+	/* a project: orchctl show groups and group handle it as one */
+	{ .json = "group", .conf = "group", .type = WF_STRING, OFF(group),
+	    .flags = WF_API, .nv = 47, .show = "group:",
+	    .check = check_group },
 	/*
 	 * The gate (common/gate.c): who may reach and wake it.  "allow
 	 * from" and "deny from" only narrow, so the API may set them; a

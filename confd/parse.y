@@ -86,6 +86,7 @@
 %token	TIMESTAMPS
 %token	ERRORWORD
 %token	NOTIFY
+%token	ENTRYPOINT GROUP
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
@@ -928,6 +929,14 @@ wlopt		: ERRORWORD PAGE NUMBER STRING	{
 			if (set_string(&wl->command, $2, "command") == -1)
 				YYERROR;
 			wl_command_lineno = yylval.lineno;
+		}
+		| ENTRYPOINT STRING		{
+			if (set_string(&wl->entrypoint, $2, "entrypoint") == -1)
+				YYERROR;
+		}
+		| GROUP STRING			{
+			if (set_string(&wl->group, $2, "group") == -1)
+				YYERROR;
 		}
 		| RUNTIME STRING		{
 			if (set_string(&wl->runtime, $2, "runtime") == -1)

@@ -92,6 +92,7 @@ api_free(struct api_req *r)
 	if (r->body != NULL)
 		evbuffer_free(r->body);
 	json_decref(r->items);
+	json_decref(r->group);
 	metrics_sum_free(r->msum);
 	free(r);
 }

@@ -86,7 +86,10 @@ enum api_op {
 	API_UI_ASSET,			/* GET /ui/, /ui/NAME.HASH.EXT */
 	API_UI_LOGIN,			/* POST /ui/login */
 	API_UI_LOGOUT,			/* POST /ui/logout */
-	API_UI_SESSION			/* GET /ui/session */
+	API_UI_SESSION,			/* GET /ui/session */
+	/* a group's members, each in turn (api_group.c) */
+	API_GROUP			/* POST /v1/groups/{g}/{action},
+					   DELETE /v1/groups/{g} */
 };
 
 /* what a request line asks for: an op, or the error to answer */
@@ -99,6 +102,8 @@ struct api_target {
 	const char		*allow;		/* with 405 */
 	int			 open;		/* no key wanted: /healthz */
 	int			 ui;		/* under /ui/: its headers */
+	enum api_op		 gop;		/* API_GROUP: what to each
+						   member: API_WAKE, ... */
 };
 
 /* api_conf.c (its message handlers are in gateway.h) */

@@ -273,10 +273,15 @@ api_recv_result(struct imsgev *iev, struct imsg *imsg)
 
 	if ((r = api_answered(iev, imsg, PROC_PARENT)) == NULL ||
 	    (r->t.op != API_CREATE && r->t.op != API_DELETE &&
-	    r->t.op != API_UPDATE && r->t.op != API_PATCH))
+	    r->t.op != API_UPDATE && r->t.op != API_PATCH &&
+	    r->t.op != API_GROUP))
 		return;
 	(void)imsg_get_data(imsg, &res, sizeof(res));
 	res.msg[sizeof(res.msg) - 1] = '\0';
+	if (r->t.op == API_GROUP) {
+		api_group_answer(r, res.status == 200 ? NULL : res.msg);
+		return;
+	}
 	switch (res.status) {
 	case 201:
 		/* the new generation runs here already: START came first */
@@ -368,6 +373,10 @@ api_recv_ok(struct imsgev *iev, struct imsg *imsg)
 
 	if ((r = api_answered(iev, imsg, PROC_RUNTIME)) == NULL)
 		return;
+	if (r->t.op == API_GROUP) {
+		api_group_answer(r, NULL);
+		return;
+	}
 	/* runtimed told us the state first, on the same channel */
 	wl = gw_workload_find(r->t.name);
 	api_json(r, 200, apij_action(r->t.name, wl != NULL ? (int)wl->state :
@@ -518,6 +527,10 @@ api_recv_fail(struct imsgev *iev, struct imsg *imsg)
 		return;
 	(void)imsg_get_data(imsg, &res, sizeof(res));
 	res.msg[sizeof(res.msg) - 1] = '\0';
+	if (r->t.op == API_GROUP) {
+		api_group_answer(r, res.msg[0] != '\0' ? res.msg : "failed");
+		return;
+	}
 	if (r->phase == PH_STREAM) {
 		log_warnx("api: logs of %s: %s", r->t.name, res.msg);
 		api_logs_abort(r);
@@ -710,6 +723,9 @@ api_dispatch(struct api_req *r)
 		break;
 	case API_LOGS:
 		api_logs(r);
+		break;
+	case API_GROUP:
+		api_group(r);
 		break;
 	case API_EVENTS:
 		api_events(r);

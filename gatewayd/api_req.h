@@ -53,6 +53,9 @@ struct api_req {
 	struct evbuffer		*body;
 	struct http_chunked	 chunk;
 	json_t			*items;		/* the store's answer */
+	json_t			*group;		/* API_GROUP: the members'
+						   names, in order */
+	size_t			 gnext;		/* ... the one asked */
 	int			 keep_on;	/* keepwarm */
 	size_t			 sent;		/* logs: bytes */
 	int			 chunked;	/* logs: chunked coding */
@@ -80,6 +83,10 @@ extern unsigned int	 api_nlogs;	/* log answers under way */
 TAILQ_HEAD(api_evstreams, api_req);
 extern struct api_evstreams api_evstreams; /* api_events.c's, in api.c */
 extern unsigned int	 api_nevstreams;
+
+/* api_group.c */
+void			 api_group(struct api_req *);
+void			 api_group_answer(struct api_req *, const char *);
 
 /* api.c */
 struct api_req		*api_find(uint32_t);

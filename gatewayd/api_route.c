@@ -16,6 +16,7 @@
 
 #define WL_PREFIX	"/v1/workloads"
 #define EVENTS_PATH	"/v1/events"
+#define GROUP_PREFIX	"/v1/groups/"
 #define UI_PREFIX	"/ui/"
 
 struct api_sub {
@@ -127,6 +128,57 @@ route_workload(enum http_method meth, const char *rest, size_t len,
 }
 
 /*
+ * /v1/groups/{g}/wake, suspend or keepwarm (POST), and /v1/groups/{g}
+ * (DELETE): rest is what follows the prefix, without the query
+ */
+static int
+route_group(enum http_method meth, const char *rest, size_t len,
+    struct api_target *t)
+{
+	static const struct {
+		const char	*name;
+		enum api_op	 op;
+	} acts[] = {
+		{ "wake",	API_WAKE },
+		{ "suspend",	API_SUSPEND },
+		{ "keepwarm",	API_KEEPWARM },
+	};
+	const char	*slash;
+	size_t		 namelen, i;
+
+	slash = memchr(rest, '/', len);
+	namelen = slash != NULL ? (size_t)(slash - rest) : len;
+	if (namelen == 0 || namelen >= sizeof(t->name))
+		return (route_fail(t, namelen == 0 ? 404 : 400, namelen == 0 ?
+		    "no such path" : "invalid group name", NULL));
+	memcpy(t->name, rest, namelen);
+	t->name[namelen] = '\0';
+	if (!valid_workload_name(t->name))
+		return (route_fail(t, 400, "invalid group name", NULL));
+	t->op = API_GROUP;
+	if (slash == NULL) {
+		if (meth != HTTP_M_DELETE)
+			return (route_fail(t, 405, "method not allowed",
+			    "DELETE"));
+		t->gop = API_DELETE;
+		return (0);
+	}
+	rest = slash + 1;
+	len -= namelen + 1;
+	for (i = 0; i < nitems(acts); i++) {
+		if (strlen(acts[i].name) != len ||
+		    strncmp(acts[i].name, rest, len) != 0)
+			continue;
+		if (meth != HTTP_M_POST)
+			return (route_fail(t, 405, "method not allowed",
+			    "POST"));
+		t->gop = acts[i].op;
+		return (0);
+	}
+	return (route_fail(t, 404, "no such path", NULL));
+}
+
+/*
  * The status page, under /ui/ (rest: what follows, without the query):
  * the page, its login, logout and session, and its assets by name, which
  * ui.c looks up whole in its table (a name it lacks, "..", "%2e" and the
@@ -208,6 +260,10 @@ api_route(enum http_method meth, const char *path, size_t len,
 	    strlen(UI_PREFIX)) == 0)
 		return (route_ui(meth, path + strlen(UI_PREFIX), plen -
 		    strlen(UI_PREFIX), t));
+	if (plen > strlen(GROUP_PREFIX) && strncmp(path, GROUP_PREFIX,
+	    strlen(GROUP_PREFIX)) == 0)
+		return (route_group(meth, path + strlen(GROUP_PREFIX), plen -
+		    strlen(GROUP_PREFIX), t));
 	if (plen < pre || strncmp(path, WL_PREFIX, pre) != 0)
 		return (route_fail(t, 404, "no such path", NULL));
 	if (plen == pre || (plen == pre + 1 && path[pre] == '/')) {

@@ -34,6 +34,7 @@
 #include "version.h"
 #include "workload.h"
 #include "orchctl.h"
+#include "ctlcall.h"
 #include "parser.h"
 
 #define CTL_TIMEOUT	30	/* seconds orchd may stay silent */
@@ -263,6 +264,19 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	late_options(&argc, argv, &sockname, &out);
+
+	/* import and groups: many requests each, their own (ctlcall.c) */
+	if (argc > 0 && strcmp(argv[0], "import") == 0)
+		import_main(sockname, argc, argv);
+	if ((argc == 2 && strcmp(argv[0], "show") == 0 &&
+	    strcmp(argv[1], "groups") == 0) ||
+	    (argc > 0 && strcmp(argv[0], "group") == 0) ||
+	    (argc > 1 && strcmp(argv[0], "delete") == 0 &&
+	    strcmp(argv[1], "--project") == 0)) {
+		if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+			err(1, "signal");
+		group_main(sockname, out == &json_output, argc, argv);
+	}
 
 	if ((res = parse(argc, argv)) == NULL)
 		usage(1);

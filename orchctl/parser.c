@@ -55,6 +55,7 @@ static const struct token t_logs_opts[];
 static const struct token t_lines[];
 static const struct token t_lines_first[];
 static const struct token t_host[];
+static const struct token t_import[];
 
 /*
  * The commands: each row's words after the keyword and its line of help
@@ -69,7 +70,13 @@ static const struct token t_main[] = {
 	    "file | - | name --flag value ...",
 	    "define a workload (its flags below)" },
 	{ KEYWORD,	"delete",	DELETE,		t_name,
-	    "name",	"stop and remove a workload (API, create)" },
+	    "name | --project name",
+	    "stop and remove a workload (API, create)" },
+	/* group and import: their words are group.c's and import.c's */
+	{ KEYWORD,	"group",	NONE,		NULL,
+	    "name wake | suspend | keep | delete | keepwarm on | off",
+	    "act on each workload of a group" },
+	{ KEYWORD,	"import",	NONE,		t_import, NULL, NULL },
 	{ KEYWORD,	"keep",		KEEP,		t_name,
 	    "name",	"make an API workload never expire" },
 	{ KEYWORD,	"keepwarm",	KEEPWARM,	t_keepwarm,
@@ -97,9 +104,18 @@ static const struct token t_main[] = {
 	{ ENDTOKEN,	"",		NONE,		NULL,	NULL, NULL }
 };
 
+static const struct token t_import[] = {
+	{ KEYWORD,	"compose",	NONE,		NULL,
+	    "file [--project name] [--host-suffix suffix] [--dry-run]",
+	    "workloads from a Compose file's services" },
+	{ ENDTOKEN,	"",		NONE,		NULL,	NULL, NULL }
+};
+
 static const struct token t_show[] = {
 	{ KEYWORD,	"certificates",	SHOW_CERTIFICATES, NULL,
 	    "",		"acmed's certificates and their state" },
+	{ KEYWORD,	"groups",	NONE,		NULL,
+	    "",		"one line a group, its members' states" },
 	{ KEYWORD,	"history",	SHOW_HISTORY,	t_name,
 	    "name",	"a workload's transitions" },
 	{ KEYWORD,	"stats",	SHOW_STATS,	NULL,

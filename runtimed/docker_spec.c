@@ -297,7 +297,9 @@ dk_spec(const struct workload_conf *wc, const char *volroot, char *err,
 		return (NULL);
 	}
 	r |= json_object_set_new(o, "Image", json_string(wc->image));
-	if (dk_spec_argv(o, "Cmd", wc->command, err, errlen) == -1) {
+	if (dk_spec_argv(o, "Cmd", wc->command, err, errlen) == -1 ||
+	    dk_spec_argv(o, "Entrypoint", wc->entrypoint, err, errlen) ==
+	    -1) {
 		json_decref(o);
 		return (NULL);
 	}

@@ -37,7 +37,8 @@ sw_container(const struct workload_conf *wc, char *err, size_t errlen)
 	if ((c = json_object()) == NULL)
 		return (NULL);
 	r |= json_object_set_new(c, "Image", json_string(wc->image));
-	if (dk_spec_argv(c, "Args", wc->command, err, errlen) == -1) {
+	if (dk_spec_argv(c, "Args", wc->command, err, errlen) == -1 ||
+	    dk_spec_argv(c, "Command", wc->entrypoint, err, errlen) == -1) {
 		json_decref(c);
 		return (NULL);
 	}

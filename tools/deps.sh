@@ -47,6 +47,10 @@
 #
 # zsh: regress/e2e/orchctl_help.sh runs orchctl's zsh completion.
 #
+# libyaml-dev: orchctl import reads Compose files with libyaml (no
+# daemon parses YAML).  docker-compose: regress/e2e/compose.sh checks
+# its Compose files with "docker-compose config" before importing them.
+#
 # chromium, nodejs and npm (unless one is there: a nodejs package from
 # elsewhere carries its own, and Debian's npm would conflict with it):
 # regress/e2e/browser.sh drives Debian's
@@ -65,11 +69,12 @@ set -eu
 
 BUILD_PKGS="gcc make libc6-dev pkg-config byacc
 libevent-dev libtls-dev libsqlite3-dev libjansson-dev libbsd-dev
-libseccomp-dev libssl-dev zlib1g-dev passwd libnghttp2-dev libcrypt-dev"
+libseccomp-dev libssl-dev zlib1g-dev passwd libnghttp2-dev libcrypt-dev
+libyaml-dev"
 TEST_PKGS="libcmocka-dev mandoc sqlite3 curl procps iproute2 busybox-static
 clang openssl python3 docker-registry apache2-utils wrk nghttp2-client
 python3-grpcio python3-h2 postgresql postgresql-client redis-server
-redis-tools faketime pebble gunicorn chromium nodejs zsh prometheus goaccess"
+redis-tools faketime pebble gunicorn chromium nodejs zsh prometheus goaccess docker-compose"
 DOCKER_PKGS="docker.io tini"
 # make deb: the build's list (debian/control's Build-Depends), the
 # package tools (dpkg-buildpackage wants build-essential) and lintian

@@ -101,6 +101,32 @@ test_route_every_endpoint(void **state)
 	route_ok(HTTP_M_GET, "/ui/session", API_UI_SESSION, "");
 }
 
+/* a group's operations: POST its action, DELETE the group */
+static void
+test_route_groups(void **state)
+{
+	struct api_target	 t;
+
+	route_ok(HTTP_M_POST, "/v1/groups/shop/wake", API_GROUP, "shop");
+	assert_int_equal(api_route(HTTP_M_POST, "/v1/groups/shop/suspend",
+	    strlen("/v1/groups/shop/suspend"), &t), 0);
+	assert_int_equal(t.gop, API_SUSPEND);
+	assert_int_equal(api_route(HTTP_M_POST, "/v1/groups/s/keepwarm?x",
+	    strlen("/v1/groups/s/keepwarm?x"), &t), 0);
+	assert_int_equal(t.gop, API_KEEPWARM);
+	assert_int_equal(api_route(HTTP_M_DELETE, "/v1/groups/shop",
+	    strlen("/v1/groups/shop"), &t), 0);
+	assert_int_equal(t.op, API_GROUP);
+	assert_int_equal(t.gop, API_DELETE);
+	route_fails(HTTP_M_GET, "/v1/groups/shop/wake", 405, "POST");
+	route_fails(HTTP_M_POST, "/v1/groups/shop", 405, "DELETE");
+	route_fails(HTTP_M_POST, "/v1/groups/shop/logs", 404, NULL);
+	route_fails(HTTP_M_POST, "/v1/groups//wake", 404, NULL);
+	route_fails(HTTP_M_POST, "/v1/groups/../wake", 400, NULL);
+	route_fails(HTTP_M_POST, "/v1/groups/a%2fb/wake", 400, NULL);
+	route_fails(HTTP_M_GET, "/v1/groups/", 404, NULL);
+}
+
 /* every path under /ui/ is the page's, its errors too */
 static void
 test_route_ui(void **state)
@@ -812,6 +838,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_route_every_endpoint),
+		cmocka_unit_test(test_route_groups),
 		cmocka_unit_test(test_route_ui),
 		cmocka_unit_test(test_route_errors),
 		cmocka_unit_test(test_route_tail),

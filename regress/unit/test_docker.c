@@ -52,7 +52,8 @@ spec(const char *json, char *hash, size_t len)
 		"\"address\":\"127.0.0.1\",\"command\":\"bin/server --port " \
 		"'3000'\",\"env\":[\"A=1\",\"B=two words\"],\"volumes\":" \
 		"[{\"host\":\"/var/orchd/blog\",\"container\":\"/data\"}]," \
-		"\"memory\":536870912,\"runtime\":\"runsc\"}"
+		"\"memory\":536870912,\"runtime\":\"runsc\"," \
+		"\"entrypoint\":\"/bin/tini -s --\"}"
 
 static void
 test_bridge(void **state)
@@ -65,6 +66,11 @@ test_bridge(void **state)
 	    "reg/blog:1.4");
 	/* the command split as sh(1) would, quotes removed */
 	assert_int_equal(json_array_size(json_object_get(o, "Cmd")), 3);
+	/* the entrypoint split the same way */
+	assert_int_equal(json_array_size(json_object_get(o, "Entrypoint")),
+	    3);
+	assert_string_equal(json_string_value(json_array_get(
+	    json_object_get(o, "Entrypoint"), 1)), "-s");
 	assert_string_equal(json_string_value(json_array_get(
 	    json_object_get(o, "Cmd"), 2)), "3000");
 	assert_string_equal(json_string_value(json_array_get(

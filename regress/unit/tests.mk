@@ -71,3 +71,8 @@ $(BUILD)/regress/test_pages: LDFLAGS += $(GATEWAY_LIBS)
 # notifyd: what addresses a webhook may reach (notifyd/deliver.c)
 TEST_notify_OBJS = $(OBJ)/notifyd/deliver.o
 $(BUILD)/regress/test_notify: LDFLAGS += $(NOTIFY_LIBS)
+# orchctl import compose: the YAML reader and the mapping, with libyaml
+TEST_compose_OBJS = $(OBJ)/orchctl/ytree.o $(OBJ)/orchctl/compose.o \
+		   $(OBJ)/orchctl/compose_fs.o \
+		   $(OBJ)/orchctl/compose_svc.o
+$(BUILD)/regress/test_compose: LDFLAGS += $(shell $(PKG_CONFIG) --libs yaml-0.1)
