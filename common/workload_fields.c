@@ -453,10 +453,10 @@ const struct wl_field wl_fields[] = {
 	/* docker: the image's entrypoint replaced, split as command is */
 	{ .json = "entrypoint", .conf = "entrypoint", .type = WF_STRING,
 	    OFF(entrypoint), .flags = WF_API | WF_DRIFT | WF_DOCKER,
-	    .nv = 48, .show = "entrypoint:" },
+	    .nv = 50, .show = "entrypoint:" },
 	/* a project: orchctl show groups and group handle it as one */
 	{ .json = "group", .conf = "group", .type = WF_STRING, OFF(group),
-	    .flags = WF_API, .nv = 47, .show = "group:",
+	    .flags = WF_API, .nv = 49, .show = "group:",
 	    .check = check_group },
 	/*
 	 * The gate (common/gate.c): who may reach and wake it.  "allow
