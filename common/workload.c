@@ -431,6 +431,12 @@ const struct wl_word wl_on_changes[] = {
 	{ "next_wake", ON_CHANGE_NEXT_WAKE },
 	{ NULL, 0 }
 };
+const struct wl_word wl_run_onces[] = {
+	{ "off", RUN_SERVICE },
+	{ "once", RUN_ONCE },
+	{ "every wake", RUN_EVERY_WAKE },
+	{ NULL, 0 }
+};
 
 /* the word of a value; NULL for none */
 const char *

@@ -94,6 +94,14 @@ enum workload_pull {
 	PULL_NEVER
 };
 
+/* "run once": a job, run to completion (runtimed/job.c) */
+enum workload_run_once {
+	RUN_SERVICE = 0,		/* stays up: not a job */
+	RUN_ONCE,			/* again when its definition changes */
+	RUN_EVERY_WAKE			/* at every wake of a dependent */
+};
+#define ORCHD_PATH_MAX		256	/* "path": a prefix, NUL included */
+
 struct strentry {
 	TAILQ_ENTRY(strentry)	 entry;
 	char			*str;
@@ -212,6 +220,11 @@ struct workload_conf {
 	int			 socket_activation; /* process: the parent
 						   holds its port, passed as
 						   fd 3 (LISTEN_FDS) */
+	int			 run_once;	/* enum workload_run_once */
+	int64_t			 run_timeout;	/* a job's; -1: wake timeout */
+	char			*path;		/* its prefix of its hosts;
+						   NULL: "/", the default */
+	int			 path_strip;	/* the prefix is cut off */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 
@@ -233,7 +246,8 @@ struct wl_word {
 };
 extern const struct wl_word wl_drivers[], wl_sources[], wl_networks[],
 			    wl_healths[], wl_pulls[], wl_busy_fails[],
-			    wl_upstreams[], wl_on_changes[];
+			    wl_upstreams[], wl_on_changes[],
+			    wl_run_onces[];
 const char		*wl_word_name(const struct wl_word *, int);
 int			 wl_word_value(const struct wl_word *, const char *,
 			    int *);
