@@ -308,6 +308,23 @@ volume_api_path(const char *root, const char *wl, const char *name,
 	return (n < 0 || (size_t)n >= len ? -1 : 0);
 }
 
+/*
+ * Its "path" as routes compare it: without a trailing '/', "/api/" and
+ * "/api" being one prefix; 0 for none, the host's default.
+ */
+size_t
+workload_path_len(const struct workload_conf *wl)
+{
+	size_t	 n;
+
+	if (wl->path == NULL)
+		return (0);
+	n = strlen(wl->path);
+	while (n > 1 && wl->path[n - 1] == '/')
+		n--;
+	return (n);
+}
+
 /* where orchd reaches it: a container's published port, or its port */
 uint16_t
 workload_upstream_port(const struct workload_conf *wl)

@@ -253,6 +253,7 @@ int			 wl_word_value(const struct wl_word *, const char *,
 			    int *);
 const char		*wl_word_list(const struct wl_word *, char *, size_t);
 uint16_t		 workload_upstream_port(const struct workload_conf *);
+size_t			 workload_path_len(const struct workload_conf *);
 int			 valid_network_name(const char *);
 int			 valid_volume_name(const char *);
 int			 workload_volumes_absolute(const struct workload_conf *,
