@@ -451,7 +451,7 @@ const struct wl_word wl_on_changes[] = {
 const struct wl_word wl_run_onces[] = {
 	{ "off", RUN_SERVICE },
 	{ "once", RUN_ONCE },
-	{ "every wake", RUN_EVERY_WAKE },
+	{ "every_wake", RUN_EVERY_WAKE },
 	{ NULL, 0 }
 };
 

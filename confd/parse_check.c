@@ -68,6 +68,7 @@ static struct hashtab	 hosts_index = HASHTAB_INITIALIZER(1);
  * the workload being read, for the error at it once its path is known.
  */
 static struct hashtab	 routes_index = HASHTAB_INITIALIZER(1);
+static struct strlist	 route_keys = TAILQ_HEAD_INITIALIZER(route_keys);
 struct hostline {
 	const char	*host;
 	int		 lineno;
@@ -102,6 +103,7 @@ index_clear(void)
 	hashtab_clear(&names_index);
 	hashtab_clear(&hosts_index);
 	hashtab_clear(&routes_index);
+	strlist_free(&route_keys);
 	free(hostlines);
 	hostlines = NULL;
 	nhostlines = 0;
@@ -227,9 +229,14 @@ index_workload(const struct workload_conf *w)
 	TAILQ_FOREACH(e, &w->hosts, entry) {
 		if (hashtab_find(&hosts_index, e->str) == NULL)
 			index_add(&hosts_index, e->str, w);
-		if (route_key(w, e->str, key, sizeof(key)) == 0 &&
-		    hashtab_find(&routes_index, key) == NULL)
-			index_add(&routes_index, key, w);
+		/* the table keeps the key, not a copy */
+		if (route_key(w, e->str, key, sizeof(key)) == -1 ||
+		    hashtab_find(&routes_index, key) != NULL)
+			continue;
+		if (strlist_add(&route_keys, key) == -1)
+			fatal("%s", __func__);
+		index_add(&routes_index, TAILQ_LAST(&route_keys, strlist)->str,
+		    w);
 	}
 }
 
