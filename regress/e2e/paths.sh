@@ -12,7 +12,10 @@ e2e_init "$1"
 need_root
 ensure_user
 
-ports GW PK P_WEB P_API P_ADM
+ports GW PK API P_WEB P_API P_ADM P_V1 P_V2
+KEY=e2e-key-$$-0123456789abcdef
+printf '%s\n' "$KEY" >"$T/api.key"
+chmod 0600 "$T/api.key"
 mkdir -p "$T/log" "$T/bin"
 cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
 chmod 0755 "$T/bin" "$T/bin/testhttp"
@@ -27,6 +30,9 @@ cat >>"$T/orchd.conf" <<CONF
 reaper interval 1s
 listen on 127.0.0.1 port $GW
 listen on 127.0.0.1 port $PK http2 prior knowledge
+api listen on 127.0.0.1 port $API
+api key file "$T/api.key"
+api allow process
 
 workload "web" {
 	host "app.test"
@@ -117,6 +123,42 @@ check "api-admin and web run, woken by their own paths" sh -c \
 check "one start each ($(lines "$T/web.starts") $(lines "$T/api.starts") \
 $(lines "$T/adm.starts"))" sh -c "[ \$(wc -l <$T/web.starts) -eq 1 ] &&
     [ \$(wc -l <$T/api.starts) -eq 1 ] && [ \$(wc -l <$T/adm.starts) -eq 1 ]"
+
+# the API: one host by path; a host and path twice, or a host of the
+# file's whatever the path, 409
+post() {	# post NAME HOST PATH PORT: the status, the body in $T/body
+	curl -s -m 30 -o "$T/body" -w '%{http_code}' -X POST \
+	    -H "Authorization: Bearer $KEY" -d "{\"name\": \"$1\",
+	    \"hosts\": [\"$2\"], \"path\": \"$3\", \"path_strip\": true,
+	    \"port\": $4, \"command\": \"$T/bin/testhttp serve $4\"}" \
+	    "http://127.0.0.1:$API/v1/workloads"
+}
+c=$(post v1 v.test /v1/ $P_V1)
+check "API: a workload at v.test /v1/ ($c)" [ "$c" = 201 ]
+c=$(post v2 v.test /v2 $P_V2)
+check "API: another at v.test /v2 ($c)" [ "$c" = 201 ]
+c=$(post v3 v.test /v1 $P_V2)
+check "API: v.test /v1 again: 409 ($c): $(cat "$T/body")" \
+    sh -c "[ $c = 409 ] && grep -q 'already used by workload' $T/body"
+c=$(post v4 app.test /zzz $P_V2)
+check "API: a path on the file's host: 409 ($c): $(cat "$T/body")" \
+    sh -c "[ $c = 409 ] && grep -q 'already used by workload' $T/body"
+c=$(post v5 v.test /a/../b $P_V2)
+check "API: a path with ..: 400 ($c): $(cat "$T/body")" \
+    sh -c "[ $c = 400 ] && grep -q 'must be a prefix' $T/body"
+c=$(curl -s -m 30 -o "$T/body" -w '%{http_code}' -H 'Host: v.test' \
+    "http://127.0.0.1:$GW/v2/x")
+check "API: v.test/v2/x reaches v2, which woke ($c)" sh -c "[ $c = 200 ] &&
+    $ORCHCTL -s $SOCK show workloads | grep -Eq '^v2 +running ' &&
+    ! $ORCHCTL -s $SOCK show workloads | grep -Eq '^v1 +running '"
+c=$(curl -s -m 30 -o "$T/json" -w '%{http_code}' \
+    -H "Authorization: Bearer $KEY" "http://127.0.0.1:$API/v1/workloads/v1")
+check "API: GET returns path and path_strip ($c)" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d = d.get("definition", d)
+sys.exit(not (d.get("path") == "/v1/" and d.get("path_strip") is True))' \
+    "$T/json"
 stop_orchd
 
 # orchd -n: one host and path twice
