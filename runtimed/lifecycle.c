@@ -557,8 +557,10 @@ deps_up(struct rt_workload *wl)
 
 	(void)snprintf(msg, sizeof(msg), "for %s", wl->name);
 	lifecycle_cause(&depcause, WAKE_DEPENDENCY);
+	/* a job is run before a start, not under what runs already */
 	TAILQ_FOREACH(e, &wl->conf->depends, entry)
 		if ((d = lifecycle_find(e->str)) != NULL && d->conf != NULL &&
+		    !job_is(d) &&
 		    (d->state == WL_ASLEEP || d->state == WL_FAILED))
 			lc_wake(d, RT_REASON_DEPENDENCY, &depcause, msg);
 }

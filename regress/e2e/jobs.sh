@@ -13,7 +13,10 @@ e2e_init "$1"
 need_root
 ensure_user
 
-ports GW P_APP P_APP2 P_APP3 P_DAPP
+ports GW API P_APP P_APP2 P_APP3 P_DAPP P_AAPP
+KEY=e2e-key-$$-0123456789abcdef
+printf '%s\n' "$KEY" >"$T/api.key"
+chmod 0600 "$T/api.key"
 mkdir -p "$T/log" "$T/bin" "$T/run"
 chmod 0777 "$T/run"
 cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
@@ -55,6 +58,9 @@ write_conf() {	# write_conf MIGRATION
 reaper interval 1s
 wake timeout 10s
 listen on 127.0.0.1 port $GW
+api listen on 127.0.0.1 port $API
+api key file "$T/api.key"
+api allow process
 
 workload "migrate" {
 	command "$T/bin/migrate.sh"
@@ -158,6 +164,33 @@ wait_for 10 is_state app2 asleep
 c2=$(get app2.test)
 check "every wake: run at each of two wakes ($c $c2, $(lines "$T/run/seeds"))" \
     [ "$c" = 200 -a "$c2" = 200 -a "$(lines "$T/run/seeds")" -eq 2 ]
+
+# the API: a job with no host and no port, and an app depending on it
+post() {	# post JSON: the status, the body in $T/body
+	curl -s -m 30 -o "$T/body" -w '%{http_code}' -X POST \
+	    -H "Authorization: Bearer $KEY" -d "$1" \
+	    "http://127.0.0.1:$API/v1/workloads"
+}
+c=$(post "{\"name\": \"ajob\", \"command\": \"$T/bin/seed.sh\",
+    \"run_once\": \"once\", \"run_timeout\": 5}")
+check "API: a job without host or port ($c): $(cat "$T/body")" [ "$c" = 201 ]
+c=$(post "{\"name\": \"aapp\", \"hosts\": [\"aapp.test\"],
+    \"port\": $P_AAPP, \"depends_on\": [\"ajob\"],
+    \"command\": \"$T/bin/testhttp serve $P_AAPP\"}")
+check "API: an app depending on it ($c)" [ "$c" = 201 ]
+n=$(lines "$T/run/seeds")
+c=$(get aapp.test)
+check "API: the app starts after the job ran ($c, $n -> $(lines "$T/run/seeds"))" \
+    [ "$c" = 200 -a "$(lines "$T/run/seeds")" -eq $((n + 1)) ]
+c=$(post "{\"name\": \"ajob2\", \"command\": \"/bin/true\",
+    \"run_once\": \"once\", \"hosts\": [\"ajob2.test\"], \"port\": 1}")
+check "API: a job with a host: 400 ($c): $(cat "$T/body")" \
+    sh -c "[ $c = 400 ] && grep -q 'serves no host' $T/body"
+c=$(post "{\"name\": \"ajob3\", \"command\": \"/bin/true\",
+    \"run_once\": \"sometimes\"}")
+check "API: run_once \"sometimes\": 400 ($c): $(cat "$T/body")" [ "$c" = 400 ]
+check "orchctl show workload: run once" sh -c \
+    "$ORCHCTL -s $SOCK show workload seed | grep -Eq '^run once: +every_wake\$'"
 
 # a failing job: the app's request 503, naming the job and its status
 c=$(get app3.test)
