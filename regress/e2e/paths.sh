@@ -12,14 +12,23 @@ e2e_init "$1"
 need_root
 ensure_user
 
-ports GW PK API P_WEB P_API P_ADM P_V1 P_V2
+ports GW PK API P_WEB P_API P_ADM P_V1 P_V2 P_H2C
 KEY=e2e-key-$$-0123456789abcdef
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
 mkdir -p "$T/log" "$T/bin"
 cp "$BUILD/regress/testhttp" "$T/bin/testhttp"
 chmod 0755 "$T/bin" "$T/bin/testhttp"
-for f in web api adm; do
+# an upstream h2c workload (node's http2): the :path it was sent
+cat >"$T/bin/h2c.js" <<EOF
+const fs = require("fs");
+require("http2").createServer((req, res) => {
+	fs.appendFileSync("$T/h2c.reqs", req.method + " " + req.url + "\\n");
+	res.end("h2c\\n");
+}).listen($P_H2C, "127.0.0.1");
+EOF
+chmod 0644 "$T/bin/h2c.js"
+for f in web api adm h2c; do
 	: >"$T/$f.starts"
 	: >"$T/$f.reqs"
 	chmod 0666 "$T/$f.starts" "$T/$f.reqs"
@@ -45,6 +54,14 @@ workload "api" {
 	strip prefix
 	command "$T/bin/testhttp serve $P_API $T/api.starts $T/api.reqs"
 	port $P_API
+}
+workload "h2c" {
+	host "app.test"
+	path "/h2c"
+	strip prefix
+	upstream h2c
+	command "/usr/bin/node $T/bin/h2c.js"
+	port $P_H2C
 }
 workload "api-admin" {
 	host "app.test"
@@ -108,6 +125,15 @@ out=$(curl -s -m 30 --http2-prior-knowledge -o /dev/null \
     "http://127.0.0.1:$PK/api/admin/h2")
 check "HTTP/2: /api/admin/h2 to api-admin ($out): $(last "$T/adm.reqs")" \
     [ "$out" = "200 2" -a "$(last "$T/adm.reqs")" = "GET /api/admin/h2" ]
+
+# upstream h2c, stripped on the stream's :path
+for p in /h2c/a/b?q=1 /h2c; do
+	out=$(curl -s -m 30 --http2-prior-knowledge -o /dev/null \
+	    -w '%{http_code}' -H 'Host: app.test' "http://127.0.0.1:$PK$p")
+	check "upstream h2c: $p ($out): $(last "$T/h2c.reqs")" \
+	    [ "$out" = 200 -a "$(last "$T/h2c.reqs")" = \
+	    "GET $(echo "$p" | sed 's,^/h2c,,; s,^$,/,')" ]
+done
 
 # a WebSocket upgrade, routed by path and stripped to testhttp's /ws
 printf 'GET /api/ws HTTP/1.1\r\nHost: app.test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\nping-by-path' |
