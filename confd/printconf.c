@@ -976,6 +976,9 @@ print_field(FILE *fp, const struct workload_conf *wl,
 		return;
 	if (!(f->flags & (WF_ALWAYS | WF_SWARM)) && !wl_field_given(wl, f))
 		return;
+	/* a job's port: none, and "port 0" would not be read back */
+	if (f->type == WF_PORT && wl_field_num(wl, f) == 0)
+		return;
 	switch (f->type) {
 	case WF_STRING:
 		print_wlstring(fp, f->conf, *(char * const *)WF_CPTR(wl, f));

@@ -191,6 +191,15 @@ c=$(post "{\"name\": \"ajob3\", \"command\": \"/bin/true\",
 check "API: run_once \"sometimes\": 400 ($c): $(cat "$T/body")" [ "$c" = 400 ]
 check "orchctl show workload: run once" sh -c \
     "$ORCHCTL -s $SOCK show workload seed | grep -Eq '^run once: +every_wake\$'"
+# the API's job read back from the store at a restart, not run again
+stop_orchd
+start_orchd_or_exit
+n=$(lines "$T/run/seeds")
+c=$(get aapp.test)
+check "API: after a restart, the job is back and not run again ($c, \
+$n -> $(lines "$T/run/seeds"))" sh -c "[ $c = 200 ] &&
+    [ \$(wc -l <$T/run/seeds) -eq $n ] &&
+    $ORCHCTL -s $SOCK show workloads | grep -Eq '^ajob +asleep '"
 
 # a failing job: the app's request 503, naming the job and its status
 c=$(get app3.test)
