@@ -241,8 +241,10 @@ bad_conf "run timeout 0" "positive" "run once" "run timeout 0s"
 # docker: the container's exit status
 JOB=jobs$$job
 if have_docker; then
-	trap 'docker rm -f "orchd-$E2E_INSTANCE-$JOB" >/dev/null 2>&1; e2e_cleanup' EXIT
-	dconf() {	# dconf EXIT-STATUS
+	NET=jobs$$net
+	trap 'docker rm -f "orchd-$E2E_INSTANCE-$JOB" >/dev/null 2>&1;
+	    docker network rm "$NET" >/dev/null 2>&1; e2e_cleanup' EXIT
+	dconf() {	# dconf EXIT-STATUS [NETWORK]
 		conf_head >"$T/orchd.conf"
 		cat >>"$T/orchd.conf" <<CONF
 listen on 127.0.0.1 port $GW
@@ -251,7 +253,7 @@ workload "$JOB" {
 	driver docker
 	image "orchd-test/busybox:latest"
 	command "/bin/sh -c 'echo container job; exit $1'"
-	network host
+	network ${2:-host}
 	run once
 }
 workload "dapp" {
@@ -278,7 +280,23 @@ CONF
 	    [ "$c" = 200 ]
 	check "docker: the job asleep, done" is_state "$JOB" asleep
 	stop_orchd
+	# on a network of its own: no port, nothing published
+	if docker network create "$NET" >/dev/null 2>&1; then
+		dconf 0 "\"$NET\""
+		start_orchd_or_exit
+		ctl suspend dapp >/dev/null 2>&1
+		c=$(get dapp.test)
+		fmt='{{.HostConfig.NetworkMode}} {{.State.ExitCode}}'
+		fmt="$fmt {{len .HostConfig.PortBindings}}"
+		st=$(docker inspect -f "$fmt" "orchd-$E2E_INSTANCE-$JOB" 2>&1)
+		check "docker: a job on a network, without a port: done \
+($c, $st)" [ "$c" = 200 -a "$st" = "$NET 0 0" ]
+		stop_orchd
+	else
+		echo "# skipped the network case: docker network create failed"
+	fi
 	docker rm -f "orchd-$E2E_INSTANCE-$JOB" >/dev/null 2>&1
+	docker network rm "$NET" >/dev/null 2>&1
 else
 	echo "# skipped the container cases: no Docker, or no test image"
 fi
