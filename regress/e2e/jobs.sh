@@ -201,6 +201,17 @@ $n -> $(lines "$T/run/seeds"))" sh -c "[ $c = 200 ] &&
     [ \$(wc -l <$T/run/seeds) -eq $n ] &&
     $ORCHCTL -s $SOCK show workloads | grep -Eq '^ajob +asleep '"
 
+# orchctl wake of a job: it runs, and the command returns once it is done
+n=$(lines "$T/run/seeds")
+out=$(timeout 20 "$ORCHCTL" -s "$SOCK" wake seed 2>&1)
+rc=$?
+check "orchctl wake seed: done ($rc: $out), run ($n -> $(lines "$T/run/seeds"))" \
+    [ "$rc" = 0 -a "$(lines "$T/run/seeds")" -eq $((n + 1)) ]
+out=$(timeout 20 "$ORCHCTL" -s "$SOCK" wake bad 2>&1)
+rc=$?
+check "orchctl wake bad: fails, saying why ($rc: $out)" sh -c \
+    "[ $rc -ne 0 ] && [ $rc -ne 124 ] && echo \"\$1\" | grep -q 'status 3'" sh "$out"
+
 # a failing job: the app's request 503, naming the job and its status
 c=$(get app3.test)
 check "a job that exits 3: the app's request 503 ($c): $(head -c 200 "$T/body")" \
