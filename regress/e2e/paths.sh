@@ -4,9 +4,12 @@
 # api-admin at "/api/admin" (the longer prefix); each request wakes and
 # reaches the workload its path routes to, with the path it should see;
 # a prefix matches whole segments only (/apix is web's); over HTTP/2
-# (prior knowledge) and for a WebSocket upgrade too; the activity counts
-# for that workload (show workloads).  orchd -n refuses two workloads
-# with one host and path, and takes two with other paths.
+# (prior knowledge), to an upstream h2c workload (node's http2, the
+# stream's :path stripped) and for a WebSocket upgrade too; the wake is
+# that workload's (show workloads).  The API: one host by path, one
+# host and path twice 409, a path on a host of the file's 409, a path
+# with ".." 400.  orchd -n refuses two workloads with one host and
+# path, and takes two with other paths.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
