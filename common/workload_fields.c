@@ -514,16 +514,16 @@ const struct wl_field wl_fields[] = {
 	    .check = check_gate_option },
 	/* a job (runtimed/job.c): "run once [every wake]" */
 	{ .json = "run_once", .conf = "run once", .type = WF_WORD,
-	    OFF(run_once), .words = wl_run_onces, .flags = WF_API, .nv = 47,
+	    OFF(run_once), .words = wl_run_onces, .flags = WF_API, .nv = 55,
 	    .show = "run once:", .check = check_run_once },
 	{ .json = "run_timeout", .conf = "run timeout", .type = WF_DURATION,
 	    OFF(run_timeout), .dflt = -1, .min = 1, .flags = WF_API,
-	    .nv = 48, .show = "run timeout:", .show_dflt = "wake timeout" },
+	    .nv = 56, .show = "run timeout:", .show_dflt = "wake timeout" },
 	/* path routing (gatewayd/route.c): its prefix of its hosts */
 	{ .json = "path", .conf = "path", .type = WF_STRING, OFF(path),
-	    .flags = WF_API, .nv = 49, .show = "path:", .check = check_path },
+	    .flags = WF_API, .nv = 57, .show = "path:", .check = check_path },
 	{ .json = "path_strip", .conf = "strip prefix", .type = WF_BOOL,
-	    OFF(path_strip), .flags = WF_API, .nv = 50 },
+	    OFF(path_strip), .flags = WF_API, .nv = 58 },
 };
 const size_t	wl_nfields = nitems(wl_fields);
 
