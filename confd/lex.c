@@ -121,7 +121,8 @@ static const char *const wl_starts[] = {
 	"port", "publish", "pull", "pull timeout", "redirect https",
 	"replicas", "run once", "run timeout", "runtime", "server timing",
 	"socket activation", "stop signal", "stop timeout", "strip prefix",
-	"suspend", "timeout", "tls keypair", "tunnel idle timeout", "upstream", "user", "volume", "wake timeout",
+	"suspend", "timeout", "tls keypair", "tunnel idle timeout",
+	"upstream", "user", "volume", "wake timeout",
 	NULL
 };
 
