@@ -67,6 +67,7 @@ static struct hashtab	 hosts_index = HASHTAB_INITIALIZER(1);
  * workload_path_len()'s, "" for the host's default.  A host's line in
  * the workload being read, for the error at it once its path is known.
  */
+#define ROUTE_KEY_MAX	(ORCHD_HOST_MAX + ORCHD_PATH_MAX + 2)
 static struct hashtab	 routes_index = HASHTAB_INITIALIZER(1);
 static struct strlist	 route_keys = TAILQ_HEAD_INITIALIZER(route_keys);
 struct hostline {
@@ -130,7 +131,7 @@ void
 route_check(void)
 {
 	const struct workload_conf	*w;
-	char				 key[ORCHD_HOST_MAX + ORCHD_PATH_MAX + 2];
+	char				 key[ROUTE_KEY_MAX];
 	size_t				 i;
 
 	for (i = 0; i < nhostlines; i++) {
@@ -144,8 +145,8 @@ route_check(void)
 		else
 			yyerror_at(hostlines[i].lineno, "host \"%s\" path "
 			    "\"%s\" already used by workload \"%s\"",
-			    hostlines[i].host, wl->path != NULL ? wl->path : "/",
-			    w->name);
+			    hostlines[i].host,
+			    wl->path != NULL ? wl->path : "/", w->name);
 	}
 	nhostlines = 0;
 }
@@ -223,7 +224,7 @@ index_workload(const struct workload_conf *w)
 {
 	const struct strentry	*e;
 
-	char			 key[ORCHD_HOST_MAX + ORCHD_PATH_MAX + 2];
+	char			 key[ROUTE_KEY_MAX];
 
 	index_add(&names_index, w->name, w);
 	TAILQ_FOREACH(e, &w->hosts, entry) {

@@ -67,9 +67,10 @@ route_path_clean(const char *p, size_t n)
 	for (i = 1; i <= n; i++) {
 		if (i == n || p[i] == '/') {
 			/* the segment p[seg..i) */
-			if ((i - seg == 0 && i < n) ||
+			if ((i == seg && i < n) ||
 			    (i - seg == 1 && p[seg] == '.') ||
-			    (i - seg == 2 && p[seg] == '.' && p[seg + 1] == '.'))
+			    (i - seg == 2 && p[seg] == '.' &&
+			    p[seg + 1] == '.'))
 				return (0);
 			seg = i + 1;
 			continue;
