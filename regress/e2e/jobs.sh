@@ -3,17 +3,21 @@
 # a file and exits 0, the app that depends on it started only after,
 # with the file there; the next wake does not run it again, nor does a
 # restart of orchd (the store remembers), but a change of its definition
-# does; "run once every wake" runs at each wake; a job that exits 3
-# fails the wake: the app's held request gets 503 naming the job and
-# its exit status, and orchctl logs shows what it printed; the history
-# records each run.  orchd -n: run timeout without run once, a job with
-# a host.  With Docker: a container job's exit status, 0 and 4.
+# does; "run once every wake" runs at each wake; a migration that
+# depends on the database runs once that answers; the API's jobs, with
+# no host or port, read back from the store; orchctl wake of a job
+# returns when it is done or failed; a job that exits 3 fails the wake:
+# the app's held request gets 503 naming the job and its exit status,
+# and orchctl logs shows what it printed; the history records each run.
+# orchd -n: run timeout without run once, a job with a host, kept warm.
+# With Docker: a container job's exit status, 0 and 4, and one on a
+# network of its own, nothing published.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
 ensure_user
 
-ports GW API P_APP P_APP2 P_APP3 P_DAPP P_AAPP
+ports GW API P_APP P_APP2 P_APP3 P_DAPP P_AAPP P_DB P_APP4
 KEY=e2e-key-$$-0123456789abcdef
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
@@ -42,6 +46,16 @@ cat >"$T/bin/seed.sh" <<EOF
 #!/bin/sh
 echo seed >>"$T/run/seeds"
 EOF
+# a migration that needs the database up
+cat >"$T/bin/migdb.sh" <<EOF
+#!/bin/sh
+if /usr/bin/curl -s -m 2 -o /dev/null http://127.0.0.1:$P_DB/; then
+	echo "migdb, db up" >>"$T/run/order2"
+	exit 0
+fi
+echo "migdb, db down" >>"$T/run/order2"
+exit 1
+EOF
 cat >"$T/bin/bad.sh" <<EOF
 #!/bin/sh
 echo "error: relation users already exists"
@@ -50,7 +64,8 @@ EOF
 chmod 0755 "$T/bin" "$T/bin/"*
 : >"$T/run/order"
 : >"$T/run/seeds"
-chmod 0666 "$T/run/order" "$T/run/seeds"
+: >"$T/run/order2"
+chmod 0666 "$T/run/order" "$T/run/seeds" "$T/run/order2"
 
 write_conf() {	# write_conf MIGRATION
 	conf_head >"$T/orchd.conf"
@@ -87,6 +102,23 @@ workload "app2" {
 workload "bad" {
 	command "$T/bin/bad.sh"
 	run once
+}
+workload "db" {
+	host "db.test"
+	command "$T/bin/testhttp serve $P_DB"
+	port $P_DB
+}
+workload "migdb" {
+	command "$T/bin/migdb.sh"
+	depends on "db"
+	run once
+}
+workload "app4" {
+	host "app4.test"
+	depends on "migdb"
+	depends on "db"
+	command "$T/bin/testhttp serve $P_APP4"
+	port $P_APP4
 }
 workload "app3" {
 	host "app3.test"
@@ -156,6 +188,16 @@ $(tail -n 2 "$T/run/order" | tr '\n' ';')" \
     [ "$c" = 200 -a "$(migrations)" -eq 2 -a \
     "$(tail -n 2 "$T/run/order")" = "migrate v2
 app start, table there" ]
+
+# a job that depends on the database, and an app on both
+c=$(get app4.test)
+check "a job depending on the database: run once it answers, then the \
+app ($c): $(tr '\n' ';' <"$T/run/order2")" \
+    [ "$c" = 200 -a "$(cat "$T/run/order2")" = "migdb, db up" ]
+check "the database and the app run, the job asleep" sh -c \
+    "$ORCHCTL -s $SOCK show workloads | grep -Eq '^db +running ' &&
+    $ORCHCTL -s $SOCK show workloads | grep -Eq '^app4 +running ' &&
+    $ORCHCTL -s $SOCK show workloads | grep -Eq '^migdb +asleep '"
 
 # run once every wake
 c=$(get app2.test)
