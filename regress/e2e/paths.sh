@@ -15,7 +15,7 @@ e2e_init "$1"
 need_root
 ensure_user
 
-ports GW PK API P_WEB P_API P_ADM P_V1 P_V2 P_H2C
+ports GW PK API P_WEB P_API P_ADM P_V1 P_V2 P_H2C P_WILD
 KEY=e2e-key-$$-0123456789abcdef
 printf '%s\n' "$KEY" >"$T/api.key"
 chmod 0600 "$T/api.key"
@@ -31,7 +31,7 @@ require("http2").createServer((req, res) => {
 }).listen($P_H2C, "127.0.0.1");
 EOF
 chmod 0644 "$T/bin/h2c.js"
-for f in web api adm h2c; do
+for f in web api adm h2c wild; do
 	: >"$T/$f.starts"
 	: >"$T/$f.reqs"
 	chmod 0666 "$T/$f.starts" "$T/$f.reqs"
@@ -65,6 +65,12 @@ workload "h2c" {
 	upstream h2c
 	command "/usr/bin/node $T/bin/h2c.js"
 	port $P_H2C
+}
+workload "wild" {
+	host "*.w.test"
+	path "/x"
+	command "$T/bin/testhttp serve $P_WILD $T/wild.starts $T/wild.reqs"
+	port $P_WILD
 }
 workload "api-admin" {
 	host "app.test"
@@ -128,6 +134,15 @@ out=$(curl -s -m 30 --http2-prior-knowledge -o /dev/null \
     "http://127.0.0.1:$PK/api/admin/h2")
 check "HTTP/2: /api/admin/h2 to api-admin ($out): $(last "$T/adm.reqs")" \
     [ "$out" = "200 2" -a "$(last "$T/adm.reqs")" = "GET /api/admin/h2" ]
+
+# a wildcard host by path, and no default for the rest of it
+c=$(curl -s -m 30 -o /dev/null -w '%{http_code}' -H 'Host: a.w.test' \
+    "http://127.0.0.1:$GW/x/y")
+check "*.w.test /x: a.w.test/x/y to wild ($c): $(last "$T/wild.reqs")" \
+    [ "$c" = 200 -a "$(last "$T/wild.reqs")" = "GET /x/y" ]
+c=$(curl -s -m 30 -o /dev/null -w '%{http_code}' -H 'Host: a.w.test' \
+    "http://127.0.0.1:$GW/y")
+check "a.w.test/y: no workload has it, 404 ($c)" [ "$c" = 404 ]
 
 # upstream h2c, stripped on the stream's :path
 for p in /h2c/a/b?q=1 /h2c; do
