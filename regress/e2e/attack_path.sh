@@ -102,6 +102,11 @@ check "X-Original-URL /admin/k: routed by the target, to web ($c)" \
 c=$(raw 'GET / HTTP/1.1\r\nHost: app.test\r\nX-Junk: x\r\nGET /admin/k HTTP/1.1\r\nConnection: close\r\n\r\n')
 check "a request line in a header: not a route ($c)" \
     sh -c "[ '$c' = 400 ] || [ '$c' = 200 ]"
+c=$(raw 'GET /k HTTP/1.1\r\nHost: app.test/admin\r\nConnection: close\r\n\r\n')
+check "the prefix in the Host field: refused ($c)" [ "$c" = 400 ]
+c=$(raw 'GET http://app.test/admin/k HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n')
+check "absolute-form /admin/k, another Host: refused, never web's ($c)" \
+    sh -c "[ '$c' = 400 ] || [ '$c' = 403 ]"
 c=$(raw 'GET admin/k HTTP/1.1\r\nHost: app.test\r\nConnection: close\r\n\r\n')
 check "a target without '/': refused ($c)" [ "$c" = 400 ]
 c=$(raw 'GET /api/k HTTP/1.1\r\nHost: app.test\r\nContent-Length: 0\r\n\r\nGET /admin/k HTTP/1.1\r\nHost: app.test\r\nConnection: close\r\n\r\n')
