@@ -55,9 +55,10 @@ gw_workload_find(const char *name)
 /*
  * A path its host's path routes can trust: what a backend would make of
  * it by normalising is what it says.  No "//", no "." or ".." segment,
- * no '\\', nothing of '.', '/' or '\\' percent-encoded: such a path
- * could be routed by one prefix and read by the workload as under
- * another.  n: the path without its query.
+ * no '\\', nothing of '.', '/', '\\' or '%' percent-encoded (a second
+ * decoding would read "%252e" as "."): such a path could be routed by
+ * one prefix and read by the workload as under another.  n: the path
+ * without its query.
  */
 static int
 route_path_clean(const char *p, size_t n)
@@ -78,7 +79,7 @@ route_path_clean(const char *p, size_t n)
 		if (p[i] == '\\')
 			return (0);
 		if (p[i] == '%' && i + 2 < n &&
-		    ((p[i + 1] == '2' && strchr("eEfF", p[i + 2]) != NULL) ||
+		    ((p[i + 1] == '2' && strchr("eEfF5", p[i + 2]) != NULL) ||
 		    (p[i + 1] == '5' && (p[i + 2] == 'c' || p[i + 2] == 'C'))))
 			return (0);
 	}

@@ -6,7 +6,7 @@
 # admin's workload started, web handed a path that reads as admin's
 # after normalisation, api handed a path that climbs out of its prefix.
 #  - dot segments: /x/../admin/k, /./admin/k, /admin/.., /api/../k
-#  - encoded: /%2e%2e/admin/k, /x/%2E%2E/admin/k, /x%2fadmin,
+#  - encoded: /%2e%2e/admin/k, /x/%2E%2E/admin/k, /x%2fadmin, twice (%252e),
 #    /admin%2fk, /x%5cadmin, /api/%2e%2e/k
 #  - //admin/k, /x//../admin/k, a backslash
 #  - a path matching admin's prefix only after normalisation, over
@@ -70,6 +70,7 @@ check "web answers / ($c)" [ "$c" = 200 ]
 for p in /x/../admin/k /./admin/k /admin/.. /admin/./k /api/../k \
     /%2e%2e/admin/k /x/%2E%2E/admin/k /x%2fadmin /admin%2fk /x%2Fadmin \
     /x%5cadmin /api/%2e%2e/k /api/%2E./k //admin/k /x//../admin/k \
+    /x/%252e%252e/admin/k /api/%252e%252e/k \
     /api//k /x/.. /x/.; do
 	c=$(asis "$p")
 	check "$p: 400 ($c)" [ "$c" = 400 ]
