@@ -311,6 +311,8 @@ struct http_chunked {
 struct http_ser {
 	unsigned int		 flags;		/* HTTP_SER_* */
 	const char		*target;	/* request: NULL for h->path */
+	size_t			 strip;		/* request: bytes of h->path
+						   left out ("strip prefix") */
 	int			(*filter)(const struct http_field *, void *);
 	void			*arg;
 	const struct http_field	*add;		/* names and values only */

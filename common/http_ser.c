@@ -76,6 +76,13 @@ put_request_line(struct out *o, const struct http_head *h,
 		    http_run(ser->target, ser->target + n, C_TARGET) != n)
 			o->bad = 1;
 		put(o, ser->target, n);
+	} else if (ser != NULL && ser->strip > 0 &&
+	    ser->strip <= h->pathlen) {
+		/* "/api/x" is "/x"; "/api" and "/api?q" "/" and "/?q" */
+		n = h->pathlen - ser->strip;
+		if (n == 0 || h->path[ser->strip] != '/')
+			put(o, "/", 1);
+		put(o, h->path + ser->strip, n);
 	} else {
 		/* absolute-form goes upstream as origin-form */
 		if (h->form == HTTP_FORM_ABSOLUTE &&

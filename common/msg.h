@@ -423,6 +423,8 @@ enum imsg_type {
 					   st_queue_stats, when it changes */
 	IMSG_ST_DRIFT,			/* runtime -> store: struct rt_drift,
 					   when a workload's drift changes */
+	IMSG_ST_JOB,			/* runtime -> store: struct rt_job,
+					   a job's success, to persist */
 
 	/*
 	 * The HTTP API.  The gateway's requests carry its own request id
@@ -851,6 +853,12 @@ struct reap_lastseen {
 };
 
 /* what the store remembers of a workload, for runtimed at start */
+/* IMSG_ST_JOB: the hash of the definition a job last succeeded with */
+struct rt_job {
+	char			 name[ORCHD_NAME_MAX];
+	uint64_t		 hash;		/* 0: none */
+};
+
 struct st_restore {
 	char			 name[ORCHD_NAME_MAX];
 	int32_t			 state;		/* as last recorded */
@@ -859,6 +867,7 @@ struct st_restore {
 	int64_t			 started_at;
 	int64_t			 memory;	/* last run's peak; 0: none */
 	int64_t			 memory_estimate; /* 0: none */
+	uint64_t		 job_hash;	/* a job's last success; 0 */
 };
 
 /* a run's peak, and runtimed's estimate for the next (0 from the parent) */

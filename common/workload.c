@@ -308,6 +308,23 @@ volume_api_path(const char *root, const char *wl, const char *name,
 	return (n < 0 || (size_t)n >= len ? -1 : 0);
 }
 
+/*
+ * Its "path" as routes compare it: without a trailing '/', "/api/" and
+ * "/api" being one prefix; 0 for none, the host's default.
+ */
+size_t
+workload_path_len(const struct workload_conf *wl)
+{
+	size_t	 n;
+
+	if (wl->path == NULL)
+		return (0);
+	n = strlen(wl->path);
+	while (n > 1 && wl->path[n - 1] == '/')
+		n--;
+	return (n);
+}
+
 /* where orchd reaches it: a container's published port, or its port */
 uint16_t
 workload_upstream_port(const struct workload_conf *wl)
@@ -429,6 +446,12 @@ const struct wl_word wl_upstreams[] = {
 const struct wl_word wl_on_changes[] = {
 	{ "restart", ON_CHANGE_RESTART },
 	{ "next_wake", ON_CHANGE_NEXT_WAKE },
+	{ NULL, 0 }
+};
+const struct wl_word wl_run_onces[] = {
+	{ "off", RUN_SERVICE },
+	{ "once", RUN_ONCE },
+	{ "every_wake", RUN_EVERY_WAKE },
 	{ NULL, 0 }
 };
 

@@ -94,6 +94,14 @@ enum workload_pull {
 	PULL_NEVER
 };
 
+/* "run once": a job, run to completion (runtimed/job.c) */
+enum workload_run_once {
+	RUN_SERVICE = 0,		/* stays up: not a job */
+	RUN_ONCE,			/* again when its definition changes */
+	RUN_EVERY_WAKE			/* at every wake of a dependent */
+};
+#define ORCHD_PATH_MAX		256	/* "path": a prefix, NUL included */
+
 struct strentry {
 	TAILQ_ENTRY(strentry)	 entry;
 	char			*str;
@@ -222,6 +230,11 @@ struct workload_conf {
 						   time it was read */
 	struct strlist		 error_pages;	/* "STATUS PATH": pages for
 						   orchd's own answers */
+	int			 run_once;	/* enum workload_run_once */
+	int64_t			 run_timeout;	/* a job's; -1: wake timeout */
+	char			*path;		/* its prefix of its hosts;
+						   NULL: "/", the default */
+	int			 path_strip;	/* the prefix is cut off */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 
@@ -243,12 +256,14 @@ struct wl_word {
 };
 extern const struct wl_word wl_drivers[], wl_sources[], wl_networks[],
 			    wl_healths[], wl_pulls[], wl_busy_fails[],
-			    wl_upstreams[], wl_on_changes[];
+			    wl_upstreams[], wl_on_changes[],
+			    wl_run_onces[];
 const char		*wl_word_name(const struct wl_word *, int);
 int			 wl_word_value(const struct wl_word *, const char *,
 			    int *);
 const char		*wl_word_list(const struct wl_word *, char *, size_t);
 uint16_t		 workload_upstream_port(const struct workload_conf *);
+size_t			 workload_path_len(const struct workload_conf *);
 int			 valid_network_name(const char *);
 int			 valid_volume_name(const char *);
 int			 workload_volumes_absolute(const struct workload_conf *,

@@ -183,7 +183,9 @@ check_number(const struct workload_conf *wl, const struct wl_field *f,
 		return (wl_fail(errbuf, len, "%s must be from %lld to %lld",
 		    what, (long long)f->min, (long long)f->max));
 	case WF_PORT:
-		if (v == 0 && (f->flags & WF_REQUIRED))
+		/* a job serves nothing: its port is not asked for */
+		if (v == 0 && (f->flags & WF_REQUIRED) &&
+		    wl->run_once == RUN_SERVICE)
 			return (wl_fail(errbuf, len, "a %s is required", what));
 		return (0);
 	case WF_ID:
@@ -248,11 +250,15 @@ check_field(const struct workload_conf *wl, const struct wl_field *f,
  * The rules between fields.
  */
 
-/* one reached by its TCP listeners alone needs no host */
+/*
+ * One reached by its TCP listeners alone needs no host, and a job
+ * ("run once"), which its dependents wake, has none
+ */
 static int
 rule_reachable(const struct workload_conf *wl, char *errbuf, size_t len)
 {
-	if (TAILQ_EMPTY(&wl->hosts) && TAILQ_EMPTY(&wl->listens))
+	if (TAILQ_EMPTY(&wl->hosts) && TAILQ_EMPTY(&wl->listens) &&
+	    wl->run_once == RUN_SERVICE)
 		return (wl_fail(errbuf, len, "at least one host is required"));
 	return (0);
 }

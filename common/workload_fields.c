@@ -291,6 +291,69 @@ check_description(const struct workload_conf *wl, const struct wl_field *f,
 	return (0);
 }
 
+/*
+ * "run once": a job runs to completion and serves nothing, so it has no
+ * host, no listener of its own, and is not kept warm (it would be run
+ * again and again); "run timeout" is a job's alone.
+ */
+static int
+check_run_once(const struct workload_conf *wl, const struct wl_field *f,
+    size_t *total, char *errbuf, size_t len)
+{
+	if (wl->run_once == RUN_SERVICE)
+		return (wl->run_timeout != -1 ? wl_fail(errbuf, len,
+		    "run timeout: for a job (run once) only") : 0);
+	if (!TAILQ_EMPTY(&wl->hosts))
+		return (wl_fail(errbuf, len, "run once: a job serves no "
+		    "host (give it to what depends on the job)"));
+	if (!TAILQ_EMPTY(&wl->listens) || wl->socket_activation)
+		return (wl_fail(errbuf, len, "run once: a job has no "
+		    "listener"));
+	if (wl->keep_warm)
+		return (wl_fail(errbuf, len, "run once: a job is not kept "
+		    "warm"));
+	if (wl->driver == DRIVER_SWARM)
+		return (wl_fail(errbuf, len, "run once: not for driver "
+		    "swarm"));
+	return (0);
+}
+
+/*
+ * "path": a prefix of the request's path, matched by whole segments:
+ * "/api/" or "/api" takes /api and /api/..., never /apiary.  Only plain
+ * segments: no "." or "..", no empty one, nothing encoded, so that the
+ * prefix means the same before and after any normalisation.
+ */
+static int
+check_path(const struct workload_conf *wl, const struct wl_field *f,
+    size_t *total, char *errbuf, size_t len)
+{
+	const char	*p = wl->path, *seg;
+	size_t		 n;
+
+	if (p == NULL)
+		return (wl->path_strip ? wl_fail(errbuf, len, "strip prefix: "
+		    "without a path") : 0);
+	if (strlen(p) >= ORCHD_PATH_MAX || p[0] != '/' ||
+	    strcmp(p, "/") == 0)
+		goto bad;
+	for (seg = p + 1; *seg != '\0'; seg += n + (seg[n] == '/')) {
+		n = strspn(seg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrs"
+		    "tuvwxyz0123456789-._~");
+		if (seg[n] != '/' && seg[n] != '\0')
+			goto bad;
+		if (n == 0 || (n == 1 && seg[0] == '.') ||
+		    (n == 2 && seg[0] == '.' && seg[1] == '.'))
+			goto bad;
+	}
+	return (0);
+ bad:
+	return (wl_fail(errbuf, len, "path \"%s\": must be a prefix such "
+	    "as \"/api/\": '/' then segments of letters, digits and -._~, "
+	    "no \".\" or \"..\", at most %d bytes", shown(p, ORCHD_PATH_MAX),
+	    ORCHD_PATH_MAX - 1));
+}
+
 #define OFF(m)		.off = offsetof(struct workload_conf, m)
 
 const struct wl_field wl_fields[] = {
@@ -490,6 +553,18 @@ const struct wl_field wl_fields[] = {
 	{ .json = "error_pages", .conf = "error page", .type = WF_STRLIST,
 	    OFF(error_pages), .nv = 48, .show = "error pages:",
 	    .check = check_error_pages },
+	/* a job (runtimed/job.c): "run once [every wake]" */
+	{ .json = "run_once", .conf = "run once", .type = WF_WORD,
+	    OFF(run_once), .words = wl_run_onces, .flags = WF_API, .nv = 55,
+	    .show = "run once:", .check = check_run_once },
+	{ .json = "run_timeout", .conf = "run timeout", .type = WF_DURATION,
+	    OFF(run_timeout), .dflt = -1, .min = 1, .flags = WF_API,
+	    .nv = 56, .show = "run timeout:", .show_dflt = "wake timeout" },
+	/* path routing (gatewayd/route.c): its prefix of its hosts */
+	{ .json = "path", .conf = "path", .type = WF_STRING, OFF(path),
+	    .flags = WF_API, .nv = 57, .show = "path:", .check = check_path },
+	{ .json = "path_strip", .conf = "strip prefix", .type = WF_BOOL,
+	    OFF(path_strip), .flags = WF_API, .nv = 58 },
 };
 const size_t	wl_nfields = nitems(wl_fields);
 

@@ -168,6 +168,9 @@ workload_to_json(const struct workload_conf *wl)
 				continue;
 		} else if (!(f->flags & WF_ALWAYS) && !wl_field_given(wl, f))
 			continue;
+		/* a job's port: none, and 0 would not be read back */
+		if (f->type == WF_PORT && wl_field_num(wl, f) == 0)
+			continue;
 		r |= json_object_set_new(o, f->json, field_to_json(wl, f));
 	}
 	if (r == 0)

@@ -87,11 +87,13 @@
 %token	ERRORWORD
 %token	NOTIFY
 %token	ENTRYPOINT GROUP
+%token	EVERY ONCE RUN
+%token	PREFIX STRIP
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value
 %type	<v.number>	duration size port suspendhow
-%type	<v.number>	ignorekind answer onoff onchange
+%type	<v.number>	ignorekind answer onoff onchange runonce
 %type	<v.tls>		tlsopt
 %type	<v.number>	h2opt hstsage hstssub
 %type	<v.number>	notifyevs
@@ -250,6 +252,10 @@ onoff		: ON				{ $$ = 1; }
 			}
 			$$ = 0;
 		}
+		;
+
+runonce		: /* empty */			{ $$ = RUN_ONCE; }
+		| EVERY WAKE			{ $$ = RUN_EVERY_WAKE; }
 		;
 
 onchange	: RESTART			{ $$ = ON_CHANGE_RESTART; }
@@ -1294,6 +1300,35 @@ wlopt		: ERRORWORD PAGE NUMBER STRING	{
 		| LISTEN ON STRING PORT port	{
 			if (wl_listen_add($3, $5) == -1)
 				YYERROR;
+		}
+		| RUN ONCE runonce		{
+			if (wl->run_once != RUN_SERVICE) {
+				yyerror("run once already set");
+				YYERROR;
+			}
+			wl->run_once = $3;
+		}
+		| RUN TIMEOUT duration		{
+			if (wl->run_timeout != -1) {
+				yyerror("run timeout already set");
+				YYERROR;
+			}
+			if ($3 < 1) {
+				yyerror("run timeout must be positive");
+				YYERROR;
+			}
+			wl->run_timeout = $3;
+		}
+		| PATH STRING			{
+			if (set_string(&wl->path, $2, "path") == -1)
+				YYERROR;
+		}
+		| STRIP PREFIX			{
+			if (wl->path_strip) {
+				yyerror("strip prefix already set");
+				YYERROR;
+			}
+			wl->path_strip = 1;
 		}
 		| ALLOW FROM STRING		{
 			if (gate_access_add(1, $3) == -1)

@@ -62,6 +62,20 @@ struct depcheck {
 
 static struct hashtab	 names_index = HASHTAB_INITIALIZER(0);
 static struct hashtab	 hosts_index = HASHTAB_INITIALIZER(1);
+/*
+ * "host\tpath": a host routes each path to one workload; the path is
+ * workload_path_len()'s, "" for the host's default.  A host's line in
+ * the workload being read, for the error at it once its path is known.
+ */
+#define ROUTE_KEY_MAX	(ORCHD_HOST_MAX + ORCHD_PATH_MAX + 2)
+static struct hashtab	 routes_index = HASHTAB_INITIALIZER(1);
+static struct strlist	 route_keys = TAILQ_HEAD_INITIALIZER(route_keys);
+struct hostline {
+	const char	*host;
+	int		 lineno;
+};
+static struct hostline	*hostlines;
+static size_t		 nhostlines;
 static struct pathcheck	*pathchecks;
 static size_t		 npathchecks;
 static struct portcheck	*portchecks;
@@ -89,13 +103,66 @@ index_clear(void)
 {
 	hashtab_clear(&names_index);
 	hashtab_clear(&hosts_index);
+	hashtab_clear(&routes_index);
+	strlist_free(&route_keys);
+	free(hostlines);
+	hostlines = NULL;
+	nhostlines = 0;
+}
+
+/* "host\tpath" of a route, for routes_index */
+static int
+route_key(const struct workload_conf *w, const char *host, char *buf,
+    size_t len)
+{
+	int	 n;
+
+	n = snprintf(buf, len, "%s\t%.*s", host,
+	    (int)workload_path_len(w), w->path != NULL ? w->path : "");
+	return (n < 0 || (size_t)n >= len ? -1 : 0);
+}
+
+/*
+ * The workload read: each of its hosts with its path is no other's,
+ * said at the host's line.  Before the rest of its checks, which an
+ * error of its own would skip.
+ */
+void
+route_check(void)
+{
+	const struct workload_conf	*w;
+	char				 key[ROUTE_KEY_MAX];
+	size_t				 i;
+
+	for (i = 0; i < nhostlines; i++) {
+		if (route_key(wl, hostlines[i].host, key, sizeof(key)) == -1 ||
+		    (w = hashtab_find(&routes_index, key)) == NULL)
+			continue;
+		if (wl->path == NULL && w->path == NULL)
+			yyerror_at(hostlines[i].lineno, "host \"%s\" already "
+			    "used by workload \"%s\"", hostlines[i].host,
+			    w->name);
+		else
+			yyerror_at(hostlines[i].lineno, "host \"%s\" path "
+			    "\"%s\" already used by workload \"%s\"",
+			    hostlines[i].host,
+			    wl->path != NULL ? wl->path : "/", w->name);
+	}
+	nhostlines = 0;
+}
+
+/* the workload is given up: its hosts' lines go with it */
+void
+route_forget(void)
+{
+	nhostlines = 0;
 }
 
 int
 host_add(const char *host)
 {
-	const struct workload_conf	*w;
 	struct strentry			*e;
+	struct hostline			*hl;
 
 	if (!valid_host_pattern(host)) {
 		yyerror("invalid host \"%s\"", host);
@@ -106,20 +173,21 @@ host_add(const char *host)
 			yyerror("host \"%s\" listed twice", host);
 			return (-1);
 		}
-	if ((w = hashtab_find(&hosts_index, host)) != NULL) {
-		yyerror("host \"%s\" already used by workload \"%s\"", host,
-		    w->name);
-		return (-1);
-	}
 	TAILQ_FOREACH(e, &conf->api_hosts, entry)
 		if (strcasecmp(e->str, host) == 0) {
 			yyerror("host \"%s\" is an api host", host);
 			return (-1);
 		}
-	if (strlist_add(&wl->hosts, host) == -1) {
+	if (strlist_add(&wl->hosts, host) == -1 ||
+	    (hl = reallocarray(hostlines, nhostlines + 1,
+	    sizeof(*hl))) == NULL) {
 		yyerror("out of memory");
 		return (-1);
 	}
+	/* whether another workload has it is known once its path is */
+	hostlines = hl;
+	hl[nhostlines].host = TAILQ_LAST(&wl->hosts, strlist)->str;
+	hl[nhostlines++].lineno = yylval.lineno;
 	return (0);
 }
 
@@ -156,9 +224,21 @@ index_workload(const struct workload_conf *w)
 {
 	const struct strentry	*e;
 
+	char			 key[ROUTE_KEY_MAX];
+
 	index_add(&names_index, w->name, w);
-	TAILQ_FOREACH(e, &w->hosts, entry)
-		index_add(&hosts_index, e->str, w);
+	TAILQ_FOREACH(e, &w->hosts, entry) {
+		if (hashtab_find(&hosts_index, e->str) == NULL)
+			index_add(&hosts_index, e->str, w);
+		/* the table keeps the key, not a copy */
+		if (route_key(w, e->str, key, sizeof(key)) == -1 ||
+		    hashtab_find(&routes_index, key) != NULL)
+			continue;
+		if (strlist_add(&route_keys, key) == -1)
+			fatal("%s", __func__);
+		index_add(&routes_index, TAILQ_LAST(&route_keys, strlist)->str,
+		    w);
+	}
 }
 
 /*

@@ -43,6 +43,7 @@ static int		 wl_dir_default(struct orchd_conf *);
 void
 workload_abandon(void)
 {
+	route_forget();
 	workload_free(wl);
 	wl = NULL;
 	free(wl_cert);
@@ -80,6 +81,7 @@ workload_end(void)
 	struct strentry		*e;
 	char			 reason[512];
 
+	route_check();
 	if (errors == wl_errors &&
 	    (workload_validate(wl, reason, sizeof(reason)) == -1 ||
 	    workload_volumes_absolute(wl, reason, sizeof(reason)) == -1))

@@ -161,6 +161,8 @@ int		 listener_hsts(int64_t, int);
 
 /* parse_check.c: checked across the file's workloads */
 int		 host_add(const char *);
+void		 route_check(void);
+void		 route_forget(void);
 int		 api_host_add(const char *);
 int		 workload_named(const char *);
 void		 index_workload(const struct workload_conf *);

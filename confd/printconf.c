@@ -796,6 +796,17 @@ nv_on_change(FILE *fp, const struct orchd_conf *conf,
 		    on_change_name(conf->on_change));
 }
 
+/* a job: "run once", or "run once every wake" */
+static void
+nv_run_once(FILE *fp, const struct orchd_conf *conf,
+    const struct workload_conf *wl, const struct wl_field *f)
+{
+	if (wl->run_once == RUN_ONCE)
+		fputs("\trun once\n", fp);
+	else if (wl->run_once == RUN_EVERY_WAKE)
+		fputs("\trun once every wake\n", fp);
+}
+
 /* signal_name() says "SIGQUIT"; the lexer reads "QUIT" as well */
 static void
 nv_stop_signal(FILE *fp, const struct orchd_conf *conf,
@@ -951,6 +962,7 @@ static const struct nv_printer nv_printers[] = {
 	{ "upstream",		nv_upstream, 0 },
 	{ "server_timing",	nv_server_timing, 0 },
 	{ "on_change",		nv_on_change, 0 },
+	{ "run_once",		nv_run_once, 0 },
 	{ "stop_signal",	nv_stop_signal, 0 },
 	{ "stop_timeout",	nv_stop_timeout, 0 },
 	{ "init",		nv_init, 0 },
@@ -995,6 +1007,9 @@ print_field(FILE *fp, const struct workload_conf *wl,
 	if ((f->flags & WF_SWARM) && wl->driver != DRIVER_SWARM)
 		return;
 	if (!(f->flags & (WF_ALWAYS | WF_SWARM)) && !wl_field_given(wl, f))
+		return;
+	/* a job's port: none, and "port 0" would not be read back */
+	if (f->type == WF_PORT && wl_field_num(wl, f) == 0)
 		return;
 	switch (f->type) {
 	case WF_STRING:

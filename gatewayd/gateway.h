@@ -134,10 +134,20 @@ struct gw_workload {
 RB_HEAD(gw_workloads, gw_workload);
 
 /* one host or "*.suffix" of a workload */
+/* a workload's "path" on a host: its prefix, without a trailing '/' */
+struct gw_path {
+	const char		*prefix;	/* its definition's "path" */
+	size_t			 len;		/* workload_path_len() */
+	struct gw_workload	*wl;
+	int			 strip;		/* "strip prefix" */
+};
+
 struct gw_route {
 	RB_ENTRY(gw_route)	 entry;
 	char			*key;		/* lower case; ".suffix" */
-	struct gw_workload	*wl;
+	struct gw_workload	*wl;		/* its "/"; NULL: none */
+	struct gw_path		*paths;		/* the longest first */
+	size_t			 npaths;
 	char			 keybuf[];	/* key points here */
 };
 RB_HEAD(gw_routes, gw_route);
@@ -304,6 +314,9 @@ struct gw_conn {
 	int			 version;	/* 10, 11 */
 	int			 keepalive;	/* client wants to persist */
 	int			 upgrade;	/* asked for an upgrade */
+	size_t			 path_strip;	/* bytes of the path its
+						   route's "strip prefix"
+						   takes off; 0: none */
 	enum http_body		 reqbody;
 	uint64_t		 reqleft;	/* LENGTH: bytes to forward */
 	struct http_chunked	 reqchunk;
@@ -390,6 +403,10 @@ extern struct gateway	*gw;
 
 /* route.c: lookups */
 struct gw_workload	*route_lookup(const char *, size_t);
+/* route_find()'s verdict on a path its host's routes cannot trust */
+#define ROUTE_BAD_PATH	((struct gw_workload *)-1)
+struct gw_workload	*route_find(const char *, size_t, const char *,
+			    size_t, size_t *);
 struct gw_workload	*gw_workload_find(const char *);
 void			 gw_workload_address(struct gw_workload *,
 			    const struct workload_conf *);

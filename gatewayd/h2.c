@@ -305,9 +305,11 @@ h2_stream_start(struct h2_stream *st, int endstream)
 	 * For "upstream h2c" the pseudo-connection gets the head alone, to
 	 * route and wake by; the fields and the body are h2up.c's to send.
 	 */
-	wl = s->c->listener->conf.api ? NULL : route_lookup(st->authority,
-	    st->authority[0] == '[' ? 0 : strcspn(st->authority, ":"));
-	st->h2c = wl != NULL && wl->conf != NULL && wl->conf->upstream_h2c;
+	wl = s->c->listener->conf.api ? NULL : route_find(st->authority,
+	    st->authority[0] == '[' ? 0 : strcspn(st->authority, ":"),
+	    st->path, strlen(st->path), NULL);
+	st->h2c = wl != NULL && wl != ROUTE_BAD_PATH && wl->conf != NULL &&
+	    wl->conf->upstream_h2c;
 	st->chunked = !st->h2c && !endstream && !st->has_cl;
 	if ((st->pc = h2_stream_conn(st)) == NULL)
 		return (-1);

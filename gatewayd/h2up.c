@@ -329,6 +329,24 @@ h2up_forwarded(struct evbuffer *b, struct h2_stream *st, struct evbuffer *xff,
 }
 
 /*
+ * Its :path, less what its route's "strip prefix" takes off: "/api/x"
+ * is "/x", "/api" and "/api?q" are "/" and "/?q", the '/' written over
+ * the prefix's last byte (the stream was routed already).
+ */
+static const char *
+h2up_path(struct h2_stream *st)
+{
+	size_t	 strip = st->pc != NULL ? st->pc->path_strip : 0;
+
+	if (strip == 0 || strip > strlen(st->path))
+		return (st->path);
+	if (st->path[strip] == '/')
+		return (st->path + strip);
+	st->path[strip - 1] = '/';
+	return (st->path + strip - 1);
+}
+
+/*
  * The request: the client's fields as they came but those said above,
  * ours, :scheme http.
  */
@@ -340,6 +358,7 @@ h2up_request(struct h2_stream *st)
 	struct evbuffer		*b, *xff;
 	size_t			 n, len, lastlen = 0;
 	char			*p, *colon, *end, *last = NULL;
+	const char		*path;
 	int			 rc = -1, kind;
 
 	if ((b = evbuffer_new()) == NULL)
@@ -348,11 +367,12 @@ h2up_request(struct h2_stream *st)
 		evbuffer_free(b);
 		return (-1);
 	}
+	path = h2up_path(st);
 	if (h2up_keep(b, ":method", 7, st->method, strlen(st->method)) ||
 	    h2up_keep(b, ":scheme", 7, "http", 4) ||
 	    h2up_keep(b, ":authority", 10, st->authority,
 	    strlen(st->authority)) ||
-	    h2up_keep(b, ":path", 5, st->path, strlen(st->path)) ||
+	    h2up_keep(b, ":path", 5, path, strlen(path)) ||
 	    (st->te_trailers && h2up_keep(b, "te", 2, "trailers", 8)))
 		goto done;
 	/* st->fields holds "name: value\r\n" lines, checked by nghttp2 */

@@ -406,6 +406,7 @@ send_request(struct gw_conn *c)
 
 	memset(&ser, 0, sizeof(ser));
 	ser.flags = c->upgrade ? HTTP_SER_UPGRADE : 0;
+	ser.strip = c->path_strip;
 	ser.filter = request_filter;
 	ser.arg = c;
 	ser.add = add;

@@ -53,11 +53,94 @@ gw_workload_find(const char *name)
 }
 
 /*
+ * A path its host's path routes can trust: what a backend would make of
+ * it by normalising is what it says.  No "//", no "." or ".." segment,
+ * no '\\', nothing of '.', '/', '\\' or '%' percent-encoded (a second
+ * decoding would read "%252e" as "."): such a path could be routed by
+ * one prefix and read by the workload as under another.  n: the path
+ * without its query.
+ */
+static int
+route_path_clean(const char *p, size_t n)
+{
+	size_t	 i, seg = 1;
+
+	for (i = 1; i <= n; i++) {
+		if (i == n || p[i] == '/') {
+			/* the segment p[seg..i) */
+			if ((i == seg && i < n) ||
+			    (i - seg == 1 && p[seg] == '.') ||
+			    (i - seg == 2 && p[seg] == '.' &&
+			    p[seg + 1] == '.'))
+				return (0);
+			seg = i + 1;
+			continue;
+		}
+		if (p[i] == '\\')
+			return (0);
+		if (p[i] == '%' && i + 2 < n &&
+		    ((p[i + 1] == '2' && strchr("eEfF5", p[i + 2]) != NULL) ||
+		    (p[i + 1] == '5' && (p[i + 2] == 'c' || p[i + 2] == 'C'))))
+			return (0);
+	}
+	return (1);
+}
+
+/*
+ * The workload of a host's path routes the request's path goes to: the
+ * longest prefix that is the path, or is followed in it by '/' ("/api"
+ * takes /api, /api/ and /api/x, not /apix), else the host's default.
+ * The list is short and sorted once by route_apply: no allocation, a
+ * comparison per prefix.
+ */
+static struct gw_workload *
+route_path(const struct gw_route *r, const char *path, size_t pathlen,
+    size_t *strip)
+{
+	const struct gw_path	*p;
+	size_t			 i, n;
+
+	if (r->npaths == 0 || path == NULL)
+		return (r->wl != NULL ? r->wl :
+		    (r->npaths > 0 ? r->paths[0].wl : NULL));
+	/* "*" (OPTIONS), an absolute-form without a path: the default */
+	if (pathlen == 0 || path[0] != '/')
+		return (r->wl);
+	for (n = 0; n < pathlen && path[n] != '?' && path[n] != '#'; n++)
+		;
+	if (!route_path_clean(path, n))
+		return (ROUTE_BAD_PATH);
+	for (i = 0; i < r->npaths; i++) {
+		p = &r->paths[i];
+		if (n < p->len || memcmp(path, p->prefix, p->len) != 0 ||
+		    (n > p->len && path[p->len] != '/'))
+			continue;
+		if (strip != NULL && p->strip)
+			*strip = p->len;
+		return (p->wl);
+	}
+	return (r->wl);
+}
+
+/*
  * host is the authority's host part, not NUL-terminated, any case.  A
- * trailing dot (an absolute name) is ignored.
+ * trailing dot (an absolute name) is ignored.  Whether the host has a
+ * route, whatever its paths.
  */
 struct gw_workload *
 route_lookup(const char *host, size_t len)
+{
+	return (route_find(host, len, NULL, 0, NULL));
+}
+
+/*
+ * The workload of host and path (the target's origin-form, NULL: any),
+ * and in *strip the bytes of the path its "strip prefix" takes off;
+ * ROUTE_BAD_PATH for a path its host's path routes cannot trust.
+ */
+struct gw_workload *
+route_find(const char *host, size_t len, const char *path, size_t pathlen,
+    size_t *strip)
 {
 	struct gw_route	 key, *r;
 	char		 name[ORCHD_HOST_MAX];
@@ -71,16 +154,18 @@ route_lookup(const char *host, size_t len)
 		name[i] = tolower((unsigned char)host[i]);
 	name[len] = '\0';
 
+	if (strip != NULL)
+		*strip = 0;
 	key.key = name;
 	if ((r = RB_FIND(gw_routes, &gw->exact, &key)) != NULL)
-		return (r->wl);
+		return (route_path(r, path, pathlen, strip));
 	/* "a.b.example.com": try ".b.example.com", then ".example.com" ... */
 	for (i = 0; i < len; i++) {
 		if (name[i] != '.')
 			continue;
 		key.key = name + i;
 		if ((r = RB_FIND(gw_routes, &gw->suffix, &key)) != NULL)
-			return (r->wl);
+			return (route_path(r, path, pathlen, strip));
 	}
 	return (NULL);
 }

@@ -31,14 +31,46 @@ routes_clear(struct gw_routes *tree)
 
 	while ((r = RB_MIN(gw_routes, tree)) != NULL) {
 		RB_REMOVE(gw_routes, tree, r);
+		free(r->paths);
 		free(r);
 	}
 }
 
+/*
+ * wc's "path" on route r, in its place among the host's others: the
+ * longest first, so that the first match is the longest prefix.
+ */
 static void
-route_add(struct gw_workload *wl, const char *pattern)
+route_add_path(struct gw_route *r, struct gw_workload *wl,
+    const struct workload_conf *wc, const char *pattern)
 {
-	struct gw_route	*r;
+	struct gw_path	*p;
+	size_t		 len = workload_path_len(wc), i;
+
+	for (i = 0; i < r->npaths; i++)
+		if (r->paths[i].len == len &&
+		    memcmp(r->paths[i].prefix, wc->path, len) == 0) {
+			/* the parent refused duplicates */
+			log_warnx("route %s%s: duplicate", pattern, wc->path);
+			return;
+		}
+	if ((p = reallocarray(r->paths, r->npaths + 1, sizeof(*p))) == NULL)
+		fatal("%s", __func__);
+	r->paths = p;
+	for (i = r->npaths; i > 0 && p[i - 1].len < len; i--)
+		p[i] = p[i - 1];
+	p[i].prefix = wc->path;
+	p[i].len = len;
+	p[i].wl = wl;
+	p[i].strip = wc->path_strip;
+	r->npaths++;
+}
+
+static void
+route_add(struct gw_workload *wl, const struct workload_conf *wc,
+    const char *pattern)
+{
+	struct gw_route	*r, *o;
 	struct gw_routes *tree = &gw->exact;
 	size_t		 i, len;
 
@@ -53,12 +85,17 @@ route_add(struct gw_workload *wl, const char *pattern)
 	for (i = 0; i < len; i++)
 		r->keybuf[i] = tolower((unsigned char)pattern[i]);
 	r->key = r->keybuf;
-	r->wl = wl;
-	/* the parent refused duplicates; a second one is ignored */
-	if (RB_INSERT(gw_routes, tree, r) != NULL) {
-		log_warnx("route %s: duplicate", pattern);
+	/* a host routed by path to several workloads: one route */
+	if ((o = RB_INSERT(gw_routes, tree, r)) != NULL) {
 		free(r);
+		r = o;
 	}
+	if (wc->path != NULL)
+		route_add_path(r, wl, wc, pattern);
+	else if (r->wl == NULL)
+		r->wl = wl;
+	else	/* the parent refused duplicates; a second one is ignored */
+		log_warnx("route %s: duplicate", pattern);
 }
 
 /*
@@ -162,12 +199,15 @@ route_apply(struct cfg_generation *gen)
 			gw_workload_address(wl, wc);
 		wl->wake_timeout = wc->wake_timeout >= 0 ? wc->wake_timeout :
 		    gen->global.wake_timeout;
+		/* a job's wake is its run (runtimed/job.c) */
+		if (wc->run_once != RUN_SERVICE && wc->run_timeout > 0)
+			wl->wake_timeout = wc->run_timeout;
 		wl->pull_timeout = route_pull_timeout(wc, gen);
 		ignore_workload(wl, wc, gen);
 		gate_workload(wl, wc);
 		deps |= !TAILQ_EMPTY(&wc->depends);
 		TAILQ_FOREACH(h, &wc->hosts, entry)
-			route_add(wl, h->str);
+			route_add(wl, wc, h->str);
 	}
 	applied = 1;
 	if (deps)

@@ -169,7 +169,19 @@ serve_route(struct gw_conn *c)
 		return;
 	}
 	if (h->authoritylen > 0)
-		wl = route_lookup(h->authority, h->hostlen);
+		wl = route_find(h->authority, h->hostlen, h->path, h->pathlen,
+		    &c->path_strip);
+	if (wl == ROUTE_BAD_PATH) {
+		log_debug("%s: %.*s: a path its routes cannot trust", c->peer,
+		    (int)h->hostlen, h->authority);
+		c->acct = 0;
+		c->rx_pending = 0;
+		accesslog_head(c, NULL);
+		head_put(c->req);
+		c->req = NULL;
+		conn_respond(c, 400, NULL, 1);
+		return;
+	}
 	if (wl == NULL) {
 		log_debug("%s: no route for %.*s", c->peer,
 		    (int)h->hostlen, h->authority ? h->authority : "");

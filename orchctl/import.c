@@ -79,7 +79,7 @@ import_jobs(json_t *defs)
 				if (strcmp(json_string_value(json_object_get(o,
 				    "name")), json_string_value(j)) == 0)
 					json_object_set_new(o, "run_once",
-					    json_true());
+					    json_string("once"));
 		json_object_del(d, "@run_once");
 	}
 }

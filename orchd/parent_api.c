@@ -178,6 +178,23 @@ api_host_covered(const char *host, const char *pattern)
 }
 
 /*
+ * Two workloads of one host routed apart by their paths ("path"): the
+ * prefixes differ, and both are the file's or both the API's, so that
+ * the API takes no part of a host the operator routed.
+ */
+static int
+api_path_apart(const struct workload_conf *a, const struct workload_conf *b)
+{
+	size_t	 la = workload_path_len(a), lb = workload_path_len(b);
+
+	if (a->source != b->source)
+		return (0);
+	if (la != lb)
+		return (1);
+	return (la != 0 && strncmp(a->path, b->path, la) != 0);
+}
+
+/*
  * A host of wc that another workload of conf, or the API, has; for a
  * workload of the API, also one that falls under a pattern of the file:
  * the API does not take names the operator routed.
@@ -202,12 +219,18 @@ api_host_taken(const struct orchd_conf *conf, const struct workload_conf *wc,
 			if (o == wc || strcmp(o->name, wc->name) == 0)
 				continue;
 			TAILQ_FOREACH(oh, &o->hosts, entry) {
-				if (strcasecmp(h->str, oh->str) == 0) {
-					snprintf(err, len, "host \"%s\" is "
-					    "already used by workload \"%s\"",
-					    h->str, o->name);
+				if (strcasecmp(h->str, oh->str) == 0 &&
+				    !api_path_apart(wc, o)) {
+					snprintf(err, len, "host \"%s\"%s%s%s "
+					    "is already used by workload "
+					    "\"%s\"", h->str, wc->path != NULL ?
+					    " path \"" : "", wc->path != NULL ?
+					    wc->path : "", wc->path != NULL ?
+					    "\"" : "", o->name);
 					return (1);
 				}
+				if (strcasecmp(h->str, oh->str) == 0)
+					continue;
 				if (api && o->source == SOURCE_CONFIG &&
 				    api_host_covered(h->str, oh->str)) {
 					snprintf(err, len, "host \"%s\" falls "

@@ -215,7 +215,9 @@ command_state(struct rt_workload *wl, const char *msg)
 	struct rt_waiter	*w, *next;
 
 	TAILQ_FOREACH_SAFE(w, &wl->waiters, entry, next) {
-		if (wl->state == w->want)
+		/* a job woken is done once it sleeps again, exited 0 */
+		if (wl->state == w->want || (w->want == WL_RUNNING &&
+		    wl->state == WL_ASLEEP && job_done(wl)))
 			(void)proc_reply_ok(rt->ps, &w->asker);
 		else if (wl->state == WL_FAILED)
 			proc_reply_fail(rt->ps, &w->asker, CTL_ERR_FAILED,

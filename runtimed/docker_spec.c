@@ -221,7 +221,8 @@ spec_host(const struct workload_conf *wc, const char *volroot,
 	else if (wc->network == NETWORK_NAMED)
 		r |= json_object_set_new(h, "NetworkMode",
 		    json_string(wc->netname));
-	if (wc->network != NETWORK_HOST) {
+	/* a job (run once) has no port: nothing published */
+	if (wc->network != NETWORK_HOST && wc->port != 0) {
 		/* published where the gateway looks for it, and only there */
 		pb = json_pack("{s:[{s:s, s:s}]}", port, "HostIp",
 		    wc->address, "HostPort", hostport);
@@ -329,7 +330,7 @@ dk_spec(const struct workload_conf *wc, const char *volroot, char *err,
 	/* not a terminal: the logs keep stdout and stderr apart */
 	r |= json_object_set_new(o, "Tty", json_false());
 	r |= json_object_set_new(o, "OpenStdin", json_false());
-	if (wc->network != NETWORK_HOST)
+	if (wc->network != NETWORK_HOST && wc->port != 0)
 		r |= json_object_set_new(o, "ExposedPorts",
 		    json_pack("{s:{}}", port));
 	if ((host = spec_host(wc, volroot, port, hostport)) == NULL)

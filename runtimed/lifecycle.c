@@ -266,6 +266,9 @@ driver_get(enum workload_driver driver)
 int64_t
 lifecycle_wake_timeout(const struct rt_workload *wl)
 {
+	/* a job's is how long it may run */
+	if (job_is(wl) && wl->conf->run_timeout > 0)
+		return (wl->conf->run_timeout);
 	if (wl->conf != NULL && wl->conf->wake_timeout > 0)
 		return (wl->conf->wake_timeout);
 	if (rt->wake_timeout > 0)
@@ -282,7 +285,8 @@ wake_timer_fired(int fd, short event, void *arg)
 	if (wl->state != WL_WAKING)
 		return;
 	ready_stop(wl);
-	snprintf(msg, sizeof(msg), "not ready after %llds",
+	snprintf(msg, sizeof(msg), job_is(wl) ? "job failed: still running "
+	    "after %llds" : "not ready after %llds",
 	    (long long)lifecycle_wake_timeout(wl));
 	wake_failed(wl);
 	lc_state_set(wl, WL_FAILED, RT_REASON_WAKE_TIMEOUT, msg);
@@ -441,7 +445,7 @@ deps_ready(struct rt_workload *wl)
 
 	TAILQ_FOREACH(e, &wl->conf->depends, entry)
 		if ((d = lifecycle_find(e->str)) == NULL ||
-		    d->state != WL_RUNNING)
+		    (d->state != WL_RUNNING && !job_done(d)))
 			return;
 	wl->deps_wait = 0;
 	rt->ndeps_wait--;
@@ -472,7 +476,8 @@ lc_deps_wake(struct rt_workload *wl)
 			deps_fail(wl, e->str, "no such workload");
 			return;
 		}
-		if (d->state != WL_RUNNING && d->state != WL_WAKING)
+		if (d->state != WL_RUNNING && d->state != WL_WAKING &&
+		    !job_done(d))
 			lc_wake(d, RT_REASON_DEPENDENCY, &depcause, msg);
 		if (wl->state != WL_WAKING)
 			return;
@@ -501,11 +506,16 @@ deps_notify(struct rt_workload *d, enum rt_reason reason, const char *msg)
 			deps_ready(w);
 			break;
 		case WL_FAILED:
-			deps_fail(w, d->name,
-			    reason == RT_REASON_DEPENDENCY && msg != NULL ?
-			    msg : workload_reason_name(reason, 0));
+			/* a job's says its exit status */
+			deps_fail(w, d->name, (reason == RT_REASON_DEPENDENCY ||
+			    job_is(d)) && msg != NULL ? msg :
+			    workload_reason_name(reason, 0));
 			break;
 		case WL_ASLEEP:
+			if (job_done(d)) {
+				deps_ready(w);
+				break;
+			}
 			/* its wake, queued behind its stop, is next */
 			if (!d->wake_queued)
 				deps_fail(w, d->name, "it stopped");
@@ -547,8 +557,10 @@ deps_up(struct rt_workload *wl)
 
 	(void)snprintf(msg, sizeof(msg), "for %s", wl->name);
 	lifecycle_cause(&depcause, WAKE_DEPENDENCY);
+	/* a job is run before a start, not under what runs already */
 	TAILQ_FOREACH(e, &wl->conf->depends, entry)
 		if ((d = lifecycle_find(e->str)) != NULL && d->conf != NULL &&
+		    !job_is(d) &&
 		    (d->state == WL_ASLEEP || d->state == WL_FAILED))
 			lc_wake(d, RT_REASON_DEPENDENCY, &depcause, msg);
 }
@@ -556,6 +568,9 @@ deps_up(struct rt_workload *wl)
 static void
 lc_start(struct rt_workload *wl, enum rt_reason reason, const char *msg)
 {
+	const struct strentry	*e;
+	struct rt_workload	*d;
+
 	wl->wake_queued = 0;
 	/* whatever started it, a restart due is no longer */
 	timer_disarm(&wl->restart_timer);
@@ -566,6 +581,10 @@ lc_start(struct rt_workload *wl, enum rt_reason reason, const char *msg)
 		lc_run(wl);
 		return;
 	}
+	/* its wake is a new round for the jobs run at every wake */
+	TAILQ_FOREACH(e, &wl->conf->depends, entry)
+		if ((d = lifecycle_find(e->str)) != NULL)
+			job_round(d);
 	wl->deps_wait = 1;
 	rt->ndeps_wait++;
 	lc_deps_wake(wl);
@@ -1112,6 +1131,7 @@ lifecycle_restore(const struct st_restore *rs)
 		lifecycle_keep_warm_send(wl);
 	}
 	budget_restore(wl, rs);
+	job_restore(wl, rs->job_hash);
 	if (wl->state != WL_ASLEEP || wl->stopping) {
 		lifecycle_check_end(wl);
 		return;
@@ -1220,7 +1240,8 @@ lifecycle_started(struct rt_workload *wl)
 		replace_started(wl);
 		return;
 	}
-	if (wl->state == WL_WAKING && !wl->stopping)
+	/* a job is ready when it has exited 0: nothing to probe */
+	if (wl->state == WL_WAKING && !wl->stopping && !job_is(wl))
 		ready_start(wl);
 }
 
@@ -1367,6 +1388,24 @@ lifecycle_adopted(struct rt_workload *wl, const struct rt_driver *drv,
 	return (0);
 }
 
+/*
+ * A job ran to its end: done, asleep and its dependents start; or
+ * failed, and they fail with its exit status (job.c).
+ */
+static void
+lc_job_exited(struct rt_workload *wl, int status)
+{
+	char	 msg[RT_MSG_MAX];
+
+	if (job_exited(wl, status, msg, sizeof(msg)) == -1) {
+		lc_fail(wl, RT_REASON_EXITED, msg);
+		return;
+	}
+	timer_disarm(&wl->wake_timer);
+	backoff_succeeded(&wl->backoff);
+	lc_state_set(wl, WL_ASLEEP, RT_REASON_EXITED, msg);
+}
+
 void
 lifecycle_exited(struct rt_workload *wl, int status)
 {
@@ -1408,8 +1447,12 @@ lifecycle_ended(struct rt_workload *wl, int status, enum rt_reason reason,
 	}
 	switch (wl->state) {
 	case WL_WAKING:
-		lc_fail(wl, reason == RT_REASON_OOM ? RT_REASON_OOM :
-		    RT_REASON_START_FAILED, msg);
+		/* why: more than an exit (removed, killed): a failure */
+		if (job_is(wl) && reason != RT_REASON_OOM && why == NULL)
+			lc_job_exited(wl, status);
+		else
+			lc_fail(wl, reason == RT_REASON_OOM ? RT_REASON_OOM :
+			    RT_REASON_START_FAILED, msg);
 		break;
 	case WL_RUNNING:
 	case WL_FROZEN:

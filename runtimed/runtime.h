@@ -138,6 +138,11 @@ struct rt_workload {
 						   not start: not tried
 						   again */
 
+	/* a job (job.c): the definition it last succeeded with */
+	uint64_t		 job_hash;	/* 0: none */
+	int			 job_round;	/* "every wake": done in this
+						   round of wakes */
+
 	struct rt_process	 proc;
 	struct rt_process	*retiring;	/* side by side: the old one */
 	struct rt_docker	*docker;	/* driver_docker.c */
@@ -300,6 +305,13 @@ void		 command_no_room(struct rt_workload *, const char *);
 void		 restore_recv(struct imsgev *, struct imsg *);
 void		 restore_recv_done(struct imsgev *, struct imsg *);
 void		 restore_replay(void);
+
+/* job.c: "run once", a job run to completion */
+int		 job_is(const struct rt_workload *);
+int		 job_done(const struct rt_workload *);
+void		 job_round(struct rt_workload *);
+int		 job_exited(struct rt_workload *, int, char *, size_t);
+void		 job_restore(struct rt_workload *, uint64_t);
 
 /* ready.c */
 void		 ready_start(struct rt_workload *);

@@ -127,6 +127,7 @@ static void	store_recv_state(struct imsgev *, struct imsg *);
 static void	store_recv_drift(struct imsgev *, struct imsg *);
 static void	store_recv_keepwarm(struct imsgev *, struct imsg *);
 static void	store_recv_memory(struct imsgev *, struct imsg *);
+static void	store_recv_job(struct imsgev *, struct imsg *);
 static void	store_recv_lastseen(struct imsgev *, struct imsg *);
 static void	store_show_workloads(struct imsgev *, struct imsg *);
 static void	store_show_history(struct imsgev *, struct imsg *);
@@ -172,6 +173,8 @@ static const struct proc_handler store_handlers[] = {
 	    store_recv_drift, PROC_NAME(struct rt_drift) },
 	{ IMSG_ST_MEMORY, sizeof(struct rt_memory), PROC_FROM(PROC_RUNTIME),
 	    store_recv_memory, PROC_NAME(struct rt_memory) },
+	{ IMSG_ST_JOB, sizeof(struct rt_job), PROC_FROM(PROC_RUNTIME),
+	    store_recv_job, PROC_NAME(struct rt_job) },
 	{ IMSG_ST_LASTSEEN, sizeof(struct reap_lastseen),
 	    PROC_FROM(PROC_REAPER), store_recv_lastseen, PROC_RECORDS1,
 	    PROC_NAME(struct reap_lastseen) },
@@ -256,6 +259,9 @@ held_write(const struct sq_entry *e, void *arg)
 	case SQ_MEMORY:
 		r = store_db_memory(store_db, e->u.mem.name, e->u.mem.bytes,
 		    e->u.mem.estimate);
+		break;
+	case SQ_JOB:
+		r = store_db_job(store_db, e->u.job.name, e->u.job.hash);
 		break;
 	case SQ_UID:
 		r = store_db_uid_put(store_db, e->u.uid.name, e->u.uid.uid);
@@ -347,6 +353,9 @@ store_write(enum sq_kind kind, const void *data, const char *what)
 		break;
 	case SQ_MEMORY:
 		memcpy(&e.u.mem, data, sizeof(e.u.mem));
+		break;
+	case SQ_JOB:
+		memcpy(&e.u.job, data, sizeof(e.u.job));
 		break;
 	case SQ_UID:
 		memcpy(&e.u.uid, data, sizeof(e.u.uid));
@@ -544,6 +553,16 @@ store_recv_memory(struct imsgev *iev, struct imsg *imsg)
 	if (proc_compose(&store_ps, PROC_GATEWAY, IMSG_ST_MEMORY, 0, -1, &mem,
 	    sizeof(mem)) == -1)
 		log_warn("%s: to the gateways", __func__);
+}
+
+/* a job's last success, so that a restart does not run it again */
+static void
+store_recv_job(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_job	 job;
+
+	(void)imsg_get_data(imsg, &job, sizeof(job));
+	(void)store_write(SQ_JOB, &job, "job");
 }
 
 /* the reaper's batch, written in one transaction */

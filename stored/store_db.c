@@ -53,6 +53,7 @@ enum stmt_id {
 	S_LASTSEEN,
 	S_KEEPWARM,
 	S_MEMORY,
+	S_JOB,
 	S_WORKLOADS,
 	S_HISTORY,
 	S_STATS,
@@ -121,6 +122,7 @@ static const char *const stmt_sql[S_MAX] = {
 	[S_MEMORY] = "UPDATE counters SET memory = ?2, "
 	    "memory_estimate = coalesce(?3, memory_estimate) "
 	    "WHERE workload = ?1",
+	[S_JOB] = "UPDATE workloads SET job_hash = ?2 WHERE name = ?1",
 	[S_WORKLOADS] = "SELECT w.name, w.definition, w.source, w.keep_warm, "
 	    ROW_STATE("w.") ", w.message, w.last_seen, w.started_at, "
 	    "coalesce(c.wakes, 0), w.reason, c.memory, c.memory_estimate "
@@ -152,8 +154,9 @@ static const char *const stmt_sql[S_MAX] = {
 	    "WHERE to_state = 'running' AND wake_ms IS NOT NULL "
 	    "ORDER BY wake_ms LIMIT ?2 OFFSET ?3",
 	[S_RESTORE] = "SELECT " ROW_STATE("w.") ", w.keep_warm, w.last_seen, "
-	    "w.started_at, c.memory, c.memory_estimate FROM workloads w "
-	    "LEFT JOIN counters c ON c.workload = w.name WHERE w.name = ?1",
+	    "w.started_at, c.memory, c.memory_estimate, w.job_hash "
+	    "FROM workloads w LEFT JOIN counters c ON c.workload = w.name "
+	    "WHERE w.name = ?1",
 	/* the API's workloads: only ever its own rows */
 	[S_API_DROP] = "DELETE FROM workloads WHERE name = ?1 AND "
 	    "source = 'api'",
@@ -1069,6 +1072,17 @@ store_db_memory(struct store_db *sdb, const char *name, int64_t bytes,
 	return (run(sdb, s));
 }
 
+/* a job's last success: its definition's hash, 0 none */
+int
+store_db_job(struct store_db *sdb, const char *name, uint64_t hash)
+{
+	sqlite3_stmt	*s = st(sdb, S_JOB);
+
+	bind_text(s, 1, name);
+	sqlite3_bind_int64(s, 2, (int64_t)hash);
+	return (run(sdb, s));
+}
+
 /*
  * Queries.
  */
@@ -1339,6 +1353,7 @@ store_db_restore(struct store_db *sdb, const char *name,
 	rs->started_at = sqlite3_column_int64(s, 3);
 	rs->memory = sqlite3_column_int64(s, 4);
 	rs->memory_estimate = sqlite3_column_int64(s, 5);
+	rs->job_hash = (uint64_t)sqlite3_column_int64(s, 6);
 	sqlite3_reset(s);
 	return (1);
 }

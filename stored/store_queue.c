@@ -66,6 +66,8 @@ sq_name(const struct sq_entry *e)
 		return (e->u.kw.name);
 	case SQ_MEMORY:
 		return (e->u.mem.name);
+	case SQ_JOB:
+		return (e->u.job.name);
 	case SQ_UID:
 		return (e->u.uid.name);
 	}
@@ -85,6 +87,8 @@ sq_payload(enum sq_kind kind)
 		return (sizeof(struct ctl_keepwarm));
 	case SQ_MEMORY:
 		return (sizeof(struct rt_memory));
+	case SQ_JOB:
+		return (sizeof(struct rt_job));
 	case SQ_UID:
 		return (sizeof(struct wl_uid));
 	}
@@ -139,6 +143,9 @@ sq_add(struct store_queue *q, enum sq_kind kind, const void *data)
 		break;
 	case SQ_MEMORY:
 		tmp.u.mem.name[sizeof(tmp.u.mem.name) - 1] = '\0';
+		break;
+	case SQ_JOB:
+		tmp.u.job.name[sizeof(tmp.u.job.name) - 1] = '\0';
 		break;
 	case SQ_UID:
 		tmp.u.uid.name[sizeof(tmp.u.uid.name) - 1] = '\0';

@@ -28,6 +28,7 @@ enum sq_kind {
 	SQ_LASTSEEN,		/* the newest per workload */
 	SQ_KEEPWARM,		/* the newest per workload */
 	SQ_MEMORY,		/* the newest per workload */
+	SQ_JOB,			/* the newest per workload */
 	SQ_UID			/* never coalesced: it may take a uid over */
 };
 
@@ -40,6 +41,7 @@ struct sq_entry {
 		struct reap_lastseen	 ls;
 		struct ctl_keepwarm	 kw;
 		struct rt_memory	 mem;
+		struct rt_job		 job;
 		struct wl_uid		 uid;
 	} u;
 };

@@ -49,6 +49,10 @@
  * Version 6.  workloads.frozen: 1 while a workload is frozen (the freeze
  * tier), its state then "running"; the CHECK of state, from version 1,
  * cannot take a new word in place.
+ *
+ * Version 7.  workloads.job_hash: the hash of the definition a job ("run
+ * once") last succeeded with, 0 for none: it runs again when that
+ * changes (runtimed/job.c).
  */
 static const char *const migrations[] = {
 	/* 1 */
@@ -124,6 +128,10 @@ static const char *const migrations[] = {
 	"ALTER TABLE workloads ADD COLUMN frozen INTEGER NOT NULL DEFAULT 0 "
 	"  CHECK (frozen IN (0, 1));"
 	"PRAGMA user_version = 6;",
+	/* 7: a job's last success ("run once"), its definition's hash */
+	"ALTER TABLE workloads ADD COLUMN job_hash INTEGER NOT NULL "
+	"  DEFAULT 0;"
+	"PRAGMA user_version = 7;",
 };
 
 /* the version the migrations below bring a database to */

@@ -35,8 +35,10 @@
 
 #define GIB		(1024LL * 1024 * 1024)
 #define NOBODY		65534
+/* a version 7 file made a version 6 one again: no jobs' hashes */
+#define V7_DROP		"ALTER TABLE workloads DROP COLUMN job_hash; "
 /* a version 6 file made a version 5 one again: no frozen rows */
-#define V6_DROP		"ALTER TABLE workloads DROP COLUMN frozen; "
+#define V6_DROP		V7_DROP "ALTER TABLE workloads DROP COLUMN frozen; "
 /* a version 5 file made a version 4 one again: no memory estimates */
 #define V5_DROP		V6_DROP \
 			"ALTER TABLE counters DROP COLUMN memory_estimate; "

@@ -59,6 +59,8 @@ sink_write(const struct sq_entry *e, void *arg)
 	case SQ_MEMORY:
 		return (store_db_memory(k->sdb, e->u.mem.name, e->u.mem.bytes,
 		    e->u.mem.estimate));
+	case SQ_JOB:
+		return (store_db_job(k->sdb, e->u.job.name, e->u.job.hash));
 	case SQ_UID:
 		return (store_db_uid_put(k->sdb, e->u.uid.name, e->u.uid.uid));
 	}
