@@ -63,6 +63,44 @@ cm_note(struct compose *c, const char *fmt, ...)
 }
 
 /*
+ * A named volume two services mount is one volume to Compose, but two to
+ * orchd: an API workload's volume is a directory of its own (ROOT/
+ * INSTANCE/WORKLOAD/NAME), never another's.  Said, not refused: each
+ * still gets its volume.
+ */
+static void
+cm_shared_volumes(struct compose *c)
+{
+	json_t		*d, *e, *o, *f;
+	const char	*name, *first;
+	size_t		 i, j, k, l;
+
+	json_array_foreach(c->defs, i, d)
+		json_array_foreach(json_object_get(d, "volumes"), j, e) {
+			name = json_string_value(json_object_get(e, "host"));
+			if (name == NULL || name[0] == '/')
+				continue;
+			first = json_string_value(json_object_get(d, "name"));
+			json_array_foreach(c->defs, k, o) {
+				if (k <= i)
+					continue;
+				json_array_foreach(json_object_get(o,
+				    "volumes"), l, f)
+					if (json_string_value(json_object_get(f,
+					    "host")) != NULL && strcmp(name,
+					    json_string_value(json_object_get(f,
+					    "host"))) == 0)
+						cm_note(c, "volume %s: %s and %s "
+						    "each get their own: orchd "
+						    "shares no volume between "
+						    "workloads", name, first,
+						    json_string_value(
+						    json_object_get(o, "name")));
+			}
+		}
+}
+
+/*
  * Compose's "$$", a "$", made one in place (once: the node is marked
  * unescaped); -1 for a "$" that would be a variable, which orchctl does
  * not replace.
@@ -396,6 +434,8 @@ compose_map(struct compose *c, const struct compose_opts *opts,
 		cm_ports(c, byname, svcs);
 	if (c->nerrs == 0)
 		(void)cm_order(c, byname, svcs);
+	if (c->nerrs == 0)
+		cm_shared_volumes(c);
 	json_decref(byname);
 	if (c->nerrs > CM_ERRORS_MAX) {
 		int	 more = c->nerrs - CM_ERRORS_MAX;

@@ -620,7 +620,9 @@ label_orchd(struct svc *s, const struct ynode *at, const char *k,
 		if (wl_field_json("path") == NULL)
 			cm_err(s->c, at, s->name, "labels", ".%s: this orchd "
 			    "has no path routing", k);
-		else
+		/* "/": the rest of its host, which a workload without a
+		   path takes */
+		else if (strcmp(v, "/") != 0)
 			svc_set(s, "path", json_string(v));
 	} else
 		cm_err(s->c, at, s->name, "labels", ".%.64s: not one of "
@@ -800,9 +802,10 @@ svc_job(const struct svc *s)
 
 /*
  * hosts, port, listener: what the keys together say.  A service with no
- * host of its own (a database, a job) gets an internal one that the
- * gateway refuses to everyone ("deny all"): orchd needs a host or a
- * listener to route by, and it is woken as a dependency.
+ * host of its own (a database) gets an internal one that the gateway
+ * refuses to everyone ("deny all"): orchd needs a host or a listener to
+ * route by, and it is woken as a dependency.  A job (run once) needs
+ * neither: what waits for it wakes it.
  */
 static void
 svc_finish(struct svc *s)
@@ -834,7 +837,9 @@ svc_finish(struct svc *s)
 			json_array_append_new(svc_array(s, "hosts"),
 			    json_string(host));
 	}
-	if (json_object_get(s->def, "hosts") == NULL) {
+	/* a job is woken by what waits for it, and serves no host */
+	if (json_object_get(s->def, "hosts") == NULL &&
+	    !(svc_job(s) && wl_field_json("run_once") != NULL)) {
 		if (snprintf(host, sizeof(host), "%s.%s.internal", s->name,
 		    s->c->project) >= (int)sizeof(host))
 			cm_err(s->c, s->node, s->name, NULL, ": its host "

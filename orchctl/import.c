@@ -209,6 +209,14 @@ print_block(json_t *d)
 			printf("\t# %s: the API's alone\n", k);
 			continue;
 		}
+		/* its words are the grammar's: "run once [every wake]" */
+		if (strcmp(k, "run_once") == 0) {
+			if (strcmp(json_string_value(v), "off") != 0)
+				printf("\trun once%s\n", strcmp(
+				    json_string_value(v), "every_wake") == 0 ?
+				    " every wake" : "");
+			continue;
+		}
 		if (json_is_array(v)) {
 			print_list(f, v);
 			continue;
