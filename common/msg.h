@@ -18,7 +18,7 @@
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	3
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	14
+#define ORCHD_IMSG_VERSION	15
 
 /* IMSG_CFG_APIKEY's peerid: which key it carries */
 #define APIKEY_API	0		/* the API's, full rights */
@@ -364,6 +364,15 @@ enum imsg_type {
 					   ui_sess_id, forget it */
 	IMSG_GW_SESS_FLUSH,		/* gateway -> reaper: struct
 					   ui_sess_flush, a key changed */
+	/* each workload's last access-log lines (reaperd/alring.c) */
+	IMSG_GW_ALOG_KEEP,		/* gateway -> reaper: struct
+					   alog_keep[] */
+	IMSG_GW_ALOG_ASK,		/* gateway -> reaper: struct alog_ask;
+					   peerid: request id */
+	IMSG_REAP_ALOG_LINE,		/* reaper -> gateway: struct alog_keep,
+					   same peerid, oldest first */
+	IMSG_REAP_ALOG_END,		/* reaper -> gateway: struct alog_ask,
+					   same peerid, the last */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -625,6 +634,25 @@ struct ui_sess {
 	int32_t			 readonly;
 	int32_t			 found;		/* 0: none (IMSG_REAP_SESS) */
 	int64_t			 expires;	/* wall clock, in s */
+};
+
+/* IMSG_GW_ALOG_KEEP, IMSG_REAP_ALOG_LINE: an access-log line, cut */
+#define ALOG_KEEP_LINE	512
+struct alog_keep {
+	char			 name[ORCHD_NAME_MAX];
+	int64_t			 start_ms;	/* the request's, wall clock */
+	uint32_t		 len;		/* of line, <= ALOG_KEEP_LINE */
+	uint32_t		 pad;
+	char			 line[ALOG_KEEP_LINE];
+};
+
+/* IMSG_GW_ALOG_ASK: the last limit lines of a workload */
+#define ALOG_ASK_MAX	100
+struct alog_ask {
+	char			 name[ORCHD_NAME_MAX];
+	int32_t			 limit;		/* 1 to ALOG_ASK_MAX */
+	int32_t			 kept;		/* END: lines the reaper holds
+						   of every workload */
 };
 
 /* IMSG_GW_SESS_FLUSH: the sessions of the key that changed end */

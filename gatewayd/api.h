@@ -86,14 +86,15 @@ enum api_op {
 	API_UI_ASSET,			/* GET /ui/, /ui/NAME.HASH.EXT */
 	API_UI_LOGIN,			/* POST /ui/login */
 	API_UI_LOGOUT,			/* POST /ui/logout */
-	API_UI_SESSION			/* GET /ui/session */
+	API_UI_SESSION,			/* GET /ui/session */
+	API_ACCESS			/* GET .../{id}/access?limit=N */
 };
 
 /* what a request line asks for: an op, or the error to answer */
 struct api_target {
 	enum api_op		 op;
 	char			 name[ORCHD_NAME_MAX];
-	int32_t			 tail;		/* API_LOGS */
+	int32_t			 tail;		/* API_LOGS; API_ACCESS's limit */
 	int			 status;	/* 0, or the error's */
 	const char		*error;
 	const char		*allow;		/* with 405 */

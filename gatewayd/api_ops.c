@@ -701,6 +701,9 @@ api_dispatch(struct api_req *r)
 	case API_LOGS:
 		api_logs(r);
 		break;
+	case API_ACCESS:
+		api_access(r);
+		break;
 	case API_EVENTS:
 		api_events(r);
 		break;

@@ -118,6 +118,13 @@ static const struct proc_handler gateway_handlers[] = {
 	    api_recv_sess },
 	{ IMSG_REAP_SESS_END, sizeof(struct ui_sess_id),
 	    PROC_FROM(PROC_REAPER), ui_recv_sess_end },
+	/* a workload's last access-log lines, held by the reaper */
+	{ IMSG_REAP_ALOG_LINE, sizeof(struct alog_keep),
+	    PROC_FROM(PROC_REAPER), api_recv_alog_line,
+	    PROC_NAME(struct alog_keep) },
+	{ IMSG_REAP_ALOG_END, sizeof(struct alog_ask),
+	    PROC_FROM(PROC_REAPER), api_recv_alog_end,
+	    PROC_NAME(struct alog_ask) },
 	/* the store's held writes, for GET /metrics (metrics.c) */
 	{ IMSG_ST_QUEUE, sizeof(struct st_queue_stats),
 	    PROC_FROM(PROC_STORE), metrics_recv_store },

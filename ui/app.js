@@ -673,11 +673,25 @@
 		});
 	}
 
+	function accessText(r) {
+		var b = r.body;
+
+		if (r.status !== 200 || !b)
+			return "(no access log: " + r.status + ")";
+		if (!b.access_log)
+			return "(no access log: \"access log\" is not set in " +
+			    "orchd.conf)";
+		if (!b.lines || b.lines.length === 0)
+			return "(no request yet)";
+		return b.lines.join("\n");
+	}
+
 	function loadWorkload(name) {
 		var base = "/v1/workloads/" + encodeURIComponent(name);
 
 		return Promise.all([api("GET", base), api("GET", base +
-		    "/history"), api("GET", base + "/logs?tail=100")]).then(
+		    "/history"), api("GET", base + "/logs?tail=100"),
+		    api("GET", base + "/access?limit=100")]).then(
 		    function (r) {
 			var w = r[0].body, hist, st, c;
 
@@ -709,6 +723,7 @@
 			$("logs").textContent = r[2].status === 200 ?
 			    String(r[2].body || "(no output)") :
 			    "(no log: " + r[2].status + ")";
+			$("access").textContent = accessText(r[3]);
 		});
 	}
 

@@ -464,6 +464,14 @@ async function run(browser) {
 	ok(x.text, "XSS: ... and shows as text, quotes and all");
 	await shot(page, "workload-xss");
 
+	/* the access log: the request that woke LIVE, as the log has it */
+	await page.goto(BASE + "/ui/#/w/" + LIVE, { waitUntil: "load" });
+	ok(await waitFor(() => page.$eval("#access", (p) =>
+	    /"GET \/ HTTP\/1\.1" 200 /.test(p.textContent)), 10000),
+	    "a workload's page: its last access-log lines, the request " +
+	    "that woke it among them", await page.$eval("#access", (p) =>
+	    p.textContent));
+
 	/* the wake button */
 	await page.goto(BASE + "/ui/#/w/" + WAKE, { waitUntil:
 	    "load" });
