@@ -87,7 +87,8 @@ enum api_op {
 	API_UI_LOGIN,			/* POST /ui/login */
 	API_UI_LOGOUT,			/* POST /ui/logout */
 	API_UI_SESSION,			/* GET /ui/session */
-	API_ACCESS			/* GET .../{id}/access?limit=N */
+	API_ACCESS,			/* GET .../{id}/access?limit=N */
+	API_RESTART			/* POST .../{id}/restart */
 };
 
 /* what a request line asks for: an op, or the error to answer */

@@ -7,7 +7,8 @@
  *	create, delete,		the parent (IMSG_API_CREATE, _DELETE,
  *	update			_UPDATE), which validates, stores and
  *				configures
- *	wake, suspend, keepwarm	runtimed (IMSG_CTL_*), answered when done
+ *	wake, suspend, keepwarm, runtimed (IMSG_CTL_*), answered when done
+ *	restart
  *	logs			the parent (IMSG_CTL_LOGS), streamed out
  *	metrics			the gateway itself (metrics.c)
  *	healthz			the gateway itself
@@ -338,6 +339,12 @@ api_command(struct api_req *r)
 	case API_SUSPEND:
 		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_SUSPEND, &cn,
 		    sizeof(cn), API_SUSPEND_WAIT);
+		break;
+	case API_RESTART:
+		/* stopped, then started and ready again */
+		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_RESTART, &cn,
+		    sizeof(cn), API_SUSPEND_WAIT + wl->wake_timeout +
+		    GW_WAKE_SLACK);
 		break;
 	default:
 		len = r->body != NULL ? evbuffer_get_length(r->body) : 0;
@@ -696,6 +703,7 @@ api_dispatch(struct api_req *r)
 	case API_KEEPWARM:
 	case API_WAKE:
 	case API_SUSPEND:
+	case API_RESTART:
 		api_command(r);
 		break;
 	case API_LOGS:

@@ -29,6 +29,7 @@ static const struct api_sub api_subs[] = {
 	{ "keepwarm",	HTTP_M_POST,	API_KEEPWARM,	"POST" },
 	{ "wake",	HTTP_M_POST,	API_WAKE,	"POST" },
 	{ "suspend",	HTTP_M_POST,	API_SUSPEND,	"POST" },
+	{ "restart",	HTTP_M_POST,	API_RESTART,	"POST" },
 	{ "logs",	HTTP_M_GET,	API_LOGS,	"GET" },
 	{ "history",	HTTP_M_GET,	API_HISTORY,	"GET" },
 	{ "access",	HTTP_M_GET,	API_ACCESS,	"GET" },

@@ -227,6 +227,7 @@ ui_cookie_op(enum api_op op)
 	case API_WAKE:
 	case API_SUSPEND:
 	case API_KEEPWARM:
+	case API_RESTART:
 	case API_DELETE:
 	case API_UI_SESSION:
 	case API_UI_LOGOUT:
@@ -244,6 +245,7 @@ ui_action_op(enum api_op op)
 	case API_WAKE:
 	case API_SUSPEND:
 	case API_KEEPWARM:
+	case API_RESTART:
 	case API_DELETE:
 		return (1);
 	default:

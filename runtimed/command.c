@@ -178,8 +178,9 @@ command_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
- * orchctl restart: replaced in place with the definition it has, and
- * answered once it runs again (or failed to).
+ * orchctl restart, or POST .../restart from the API: replaced in place
+ * with the definition it has, and answered once it runs again (or
+ * failed to).
  */
 void
 command_recv_restart(struct imsgev *iev, struct imsg *imsg)
@@ -200,7 +201,8 @@ command_recv_restart(struct imsgev *iev, struct imsg *imsg)
 	}
 	if (command_wait(wl, &a, WL_RUNNING) == -1)
 		return;
-	if (lifecycle->restart(wl, "orchctl restart") == -1)
+	if (lifecycle->restart(wl, iev->peer == PROC_GATEWAY ?
+	    "restarted through the API" : "orchctl restart") == -1)
 		command_state_refused(wl, "it is being replaced already");
 }
 

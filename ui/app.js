@@ -582,10 +582,7 @@
 			p = api("POST", base + "/keepwarm",
 			    { enabled: what === "warm_on" });
 		else if (what === "restart")
-			p = api("POST", base + "/suspend").then(function (r) {
-				return r.status === 200 ?
-				    api("POST", base + "/wake") : r;
-			});
+			p = api("POST", base + "/restart");
 		else
 			p = api("DELETE", base);
 		p.then(function (r) {

@@ -96,6 +96,28 @@ check "... but not another's through ../: refused" sh -c "! curl -sS -m 10 \
 check "a forged POST to it: refused" [ "$(code -X POST \
     -H "Cookie: orchd_session=$RO" "$URL/v1/workloads/uiapp/access")" -ge 400 ]
 
+# -- restart: a read-only session, no CSRF token, a cross-site form
+curl -sS -m 30 -o /dev/null -X POST -H "$AUTH" \
+    "$URL/v1/workloads/uiapp/wake"
+pid1=$(pgrep -f "testhttp serve $P_APP" | head -n 1)
+RTOK=$(curl -sS -m 10 -H "Cookie: orchd_session=$RO" "$URL/ui/session" |
+    sed -n 's/.*"csrf": *"\([0-9a-f]*\)".*/\1/p')
+check "restart by a read-only session with its token: 403" [ "$(code \
+    -X POST -H "Cookie: orchd_session=$RO" -H "X-CSRF-Token: $RTOK" \
+    "$URL/v1/workloads/uiapp/restart")" = 403 ]
+FULL=$(login "$KEY")
+check "restart by a full session without the CSRF token: 403" [ "$(code \
+    -X POST -H "Cookie: orchd_session=$FULL" \
+    "$URL/v1/workloads/uiapp/restart")" = 403 ]
+check "... a cross-site form POST (no token, text/plain): 403" [ "$(code \
+    -X POST -H "Cookie: orchd_session=$FULL" -H 'Origin: http://evil.test' \
+    -H 'Content-Type: application/x-www-form-urlencoded' -d 'x=1' \
+    "$URL/v1/workloads/uiapp/restart")" = 403 ]
+check "restart with no key: 401" [ "$(code -X POST \
+    "$URL/v1/workloads/uiapp/restart")" = 401 ]
+check "... and it was never restarted" \
+    [ -n "$pid1" -a "$(pgrep -f "testhttp serve $P_APP" | head -n 1)" = "$pid1" ]
+
 check "orchd is still running" alive "$ORCHD_PID"
 check "uiapp's lines still served" [ "$(code -H "$AUTH" \
     "$URL/v1/workloads/uiapp/access")" = 200 ]

@@ -3,7 +3,8 @@
 # "prefork 2": GET /v1/workloads/NAME/access (each workload's last
 # access-log lines, kept by the reaper for every gateway, bounded to 100
 # a workload), keep warm "until" a time, which lapses by itself, and
-# POST .../restart.  Every wait bounded.
+# POST .../restart (409 when asleep, 200 once it runs again, a new
+# process).  Every wait bounded.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -119,6 +120,31 @@ check "no such workload: 404" \
     [ "$(code -H "$AUTH" "$URL/v1/workloads/nosuch/access")" = 404 ]
 check "POST: 405" \
     [ "$(code -X POST -H "$AUTH" "$URL/v1/workloads/uiapp/access")" = 405 ]
+
+# -- restart
+api -X POST "$URL/v1/workloads/uiapp/suspend" >/dev/null
+check "POST .../restart of one asleep: 409" [ "$(code -X POST -H "$AUTH" \
+    "$URL/v1/workloads/uiapp/restart")" = 409 ]
+api -X POST "$URL/v1/workloads/uiapp/wake" >/dev/null
+pid1=$(pgrep -f "testhttp serve $P_APP" | head -n 1)
+curl -sS -m 60 -D "$T/rs.h" -o "$T/rs.json" -X POST -H "$AUTH" \
+    "$URL/v1/workloads/uiapp/restart"
+check "POST .../restart of one running: 200 once it runs again" \
+    sh -c "head -n 1 '$T/rs.h' | grep -q ' 200' &&
+    py 'j[\"state\"]' <'$T/rs.json' | grep -qx running"
+pid2=$(pgrep -f "testhttp serve $P_APP" | head -n 1)
+check "... a new process ($pid1 -> $pid2)" \
+    [ -n "$pid1" -a -n "$pid2" -a "$pid1" != "$pid2" ]
+check "... its history says so" sh -c "curl -sS -m 10 -H '$AUTH' \
+    '$URL/v1/workloads/uiapp/history' | grep -q 'restarted through the API'"
+S=$(login "$KEY")
+TOK=$(curl -sS -m 10 -H "Cookie: orchd_session=$S" "$URL/ui/session" |
+    py 'j["csrf"]')
+check "... a session with its CSRF token restarts it too" [ "$(code -X POST \
+    -H "Cookie: orchd_session=$S" -H "X-CSRF-Token: $TOK" \
+    "$URL/v1/workloads/uiapp/restart")" = 200 ]
+check "no such workload: 404" [ "$(code -X POST -H "$AUTH" \
+    "$URL/v1/workloads/nosuch/restart")" = 404 ]
 
 check "orchd is still running" alive "$ORCHD_PID"
 check "no sanitizer report" sh -c "! grep -q 'Sanitizer' '$T/orchd.log'"

@@ -81,6 +81,10 @@ test_route_every_endpoint(void **state)
 	route_ok(HTTP_M_POST, "/v1/workloads/x/suspend", API_SUSPEND, "x");
 	route_ok(HTTP_M_GET, "/v1/workloads/x/logs", API_LOGS, "x");
 	route_ok(HTTP_M_GET, "/v1/workloads/x/history", API_HISTORY, "x");
+	route_ok(HTTP_M_POST, "/v1/workloads/x/restart", API_RESTART, "x");
+	route_ok(HTTP_M_GET, "/v1/workloads/x/access", API_ACCESS, "x");
+	route_ok(HTTP_M_GET, "/v1/workloads/x/access?limit=1", API_ACCESS,
+	    "x");
 	route_ok(HTTP_M_GET, "/metrics", API_METRICS, "");
 	route_ok(HTTP_M_GET, "/metrics?name[]=x", API_METRICS, "");
 	route_ok(HTTP_M_HEAD, "/metrics", API_METRICS, "");
@@ -146,6 +150,16 @@ test_route_errors(void **state)
 	route_fails(HTTP_M_POST, "/v1/workloads/x", 405,
 	    "GET, PUT, PATCH, DELETE");
 	route_fails(HTTP_M_GET, "/v1/workloads/x/wake", 405, "POST");
+	route_fails(HTTP_M_GET, "/v1/workloads/x/restart", 405, "POST");
+	route_fails(HTTP_M_POST, "/v1/workloads/x/access", 405, "GET");
+	route_fails(HTTP_M_GET, "/v1/workloads/x/access?limit=0", 400, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads/x/access?limit=101", 400,
+	    NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads/x/access?limit=", 400, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads/x/access?limit=-1", 400, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads/x/access?limit=99999999999",
+	    400, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads/../access", 400, NULL);
 	route_fails(HTTP_M_DELETE, "/v1/workloads/x/logs", 405, "GET");
 	route_fails(HTTP_M_POST, "/metrics", 405, "GET, HEAD");
 	route_fails(HTTP_M_DELETE, "/healthz", 405, "GET, HEAD");
