@@ -148,7 +148,8 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   docker_logs.c docker_network.c docker_path.c docker_pull.c \
 		   docker_spec.c driver_docker.c driver_process.c driver_swarm.c \
 		   lifecycle.c lifecycle_apply.c liveness.c owner.c ready.c \
-		   replace.c restore.c runtimed.c swarm_agree.c swarm_spec.c)
+		   replace.c restore.c runtimed.c swarm_agree.c swarm_spec.c \
+		   warmuntil.c)
 ACME_SRCS	 = $(addprefix acmed/, \
 		   acmed.c cert.c https.c jws.c order.c)
 ORCHCTL_SRCS	 = $(addprefix orchctl/, \

@@ -16,7 +16,7 @@
 #include "workload.h"
 
 /* the control protocol's version, carried in peerid of every request */
-#define ORCHD_CTL_VERSION	3
+#define ORCHD_CTL_VERSION	4
 /* the internal protocol's version, checked when a child says it is ready */
 #define ORCHD_IMSG_VERSION	15
 
@@ -845,6 +845,7 @@ struct st_restore {
 	int64_t			 started_at;
 	int64_t			 memory;	/* last run's peak; 0: none */
 	int64_t			 memory_estimate; /* 0: none */
+	int64_t			 keep_warm_until; /* wall clock, s; 0: none */
 };
 
 /* a run's peak, and runtimed's estimate for the next (0 from the parent) */
@@ -1033,9 +1034,13 @@ struct ctl_logs {
 	int32_t			 follow;	/* then keep sending */
 };
 
+#define KEEPWARM_UNTIL_MAX	(30 * 86400)	/* seconds ahead, at most */
 struct ctl_keepwarm {
 	char			 name[ORCHD_NAME_MAX];
 	int32_t			 on;
+	int32_t			 pad;
+	int64_t			 until;		/* wall clock, s: it lapses
+						   then; 0: never */
 };
 
 /* one workload, as `show workloads` and `show workload` print it */
@@ -1064,6 +1069,7 @@ struct ctl_workload {
 						   "ADDRESS:PORT,...", cut */
 	int64_t			 memory;	/* last run's peak; 0: none */
 	int64_t			 memory_estimate; /* 0: none */
+	int64_t			 keep_warm_until; /* wall clock, s; 0: none */
 };
 
 struct ctl_transition {

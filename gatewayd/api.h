@@ -122,6 +122,9 @@ json_t		*apij_transition(const struct ctl_transition *);
 json_t		*apij_action(const char *, int, int);
 char		*apij_error(const char *);
 int		 apij_keepwarm(const char *, size_t, int *, char *, size_t);
+int		 apij_keepwarm_until(const char *, size_t, int64_t, int *,
+		    int64_t *, char *, size_t);
+int		 apij_parse_time(const char *, int64_t *);
 int		 apij_time(int64_t, char *, size_t);
 
 /* prom.c: the Prometheus text format, version 0.0.4 */

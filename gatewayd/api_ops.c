@@ -323,6 +323,7 @@ api_command(struct api_req *r)
 	struct ctl_keepwarm	 kw;
 	char			 err[256];
 	size_t			 len;
+	int64_t			 until;
 
 	if ((wl = api_workload(r->t.name)) == NULL) {
 		api_error(r, 404, "no such workload", NULL);
@@ -353,14 +354,16 @@ api_command(struct api_req *r)
 			    "{\"enabled\": false} is required", NULL);
 			return;
 		}
-		if (apij_keepwarm((const char *)evbuffer_pullup(r->body, -1),
-		    len, &r->keep_on, err, sizeof(err)) == -1) {
+		if (apij_keepwarm_until((const char *)evbuffer_pullup(r->body,
+		    -1), len, walltime_ms() / 1000, &r->keep_on, &until, err,
+		    sizeof(err)) == -1) {
 			api_error(r, 400, err, NULL);
 			return;
 		}
 		memset(&kw, 0, sizeof(kw));
 		strlcpy(kw.name, r->t.name, sizeof(kw.name));
 		kw.on = r->keep_on;
+		kw.until = until;
 		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_KEEPWARM, &kw,
 		    sizeof(kw), API_RUNTIME_WAIT);
 		break;

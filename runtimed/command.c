@@ -164,7 +164,10 @@ command_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 		return;
 	}
 	wl->keep_warm = kw.on;
-	log_info("workload %s: keep warm %s", wl->name, kw.on ? "on" : "off");
+	warm_until_set(wl, kw.until);
+	kw.until = wl->keep_warm_until;
+	log_info("workload %s: keep warm %s%s", wl->name, kw.on ? "on" : "off",
+	    kw.until > 0 ? " for a time" : "");
 	/* the store keeps it across restarts */
 	if (proc_compose(rt->ps, PROC_STORE, IMSG_ST_KEEPWARM, 0, -1, &kw,
 	    sizeof(kw)) == -1)

@@ -1110,6 +1110,9 @@ lifecycle_restore(const struct st_restore *rs)
 	if (rs->keep_warm == 0 || rs->keep_warm == 1) {
 		wl->keep_warm = rs->keep_warm;
 		lifecycle_keep_warm_send(wl);
+		/* one that lapsed while orchd was down lapses now */
+		if (rs->keep_warm_until > 0)
+			warm_until_set(wl, rs->keep_warm_until);
 	}
 	budget_restore(wl, rs);
 	if (wl->state != WL_ASLEEP || wl->stopping) {

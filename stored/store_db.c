@@ -116,14 +116,15 @@ static const char *const stmt_sql[S_MAX] = {
 	    "WHERE workload = ?1",
 	[S_LASTSEEN] = "UPDATE workloads SET last_seen = ?2 "
 	    "WHERE name = ?1 AND last_seen < ?2",
-	[S_KEEPWARM] = "UPDATE workloads SET keep_warm = ?2, updated = ?3 "
-	    "WHERE name = ?1",
+	[S_KEEPWARM] = "UPDATE workloads SET keep_warm = ?2, updated = ?3, "
+	    "keep_warm_until = ?4 WHERE name = ?1",
 	[S_MEMORY] = "UPDATE counters SET memory = ?2, "
 	    "memory_estimate = coalesce(?3, memory_estimate) "
 	    "WHERE workload = ?1",
 	[S_WORKLOADS] = "SELECT w.name, w.definition, w.source, w.keep_warm, "
 	    ROW_STATE("w.") ", w.message, w.last_seen, w.started_at, "
-	    "coalesce(c.wakes, 0), w.reason, c.memory, c.memory_estimate "
+	    "coalesce(c.wakes, 0), w.reason, c.memory, c.memory_estimate, "
+	    "w.keep_warm_until "
 	    "FROM workloads w LEFT JOIN counters c ON c.workload = w.name "
 	    "WHERE ?1 = '' OR w.name = ?1 ORDER BY w.name",
 	/* an expired one's too, before any later one of the name */
@@ -152,7 +153,8 @@ static const char *const stmt_sql[S_MAX] = {
 	    "WHERE to_state = 'running' AND wake_ms IS NOT NULL "
 	    "ORDER BY wake_ms LIMIT ?2 OFFSET ?3",
 	[S_RESTORE] = "SELECT " ROW_STATE("w.") ", w.keep_warm, w.last_seen, "
-	    "w.started_at, c.memory, c.memory_estimate FROM workloads w "
+	    "w.started_at, c.memory, c.memory_estimate, w.keep_warm_until "
+	    "FROM workloads w "
 	    "LEFT JOIN counters c ON c.workload = w.name WHERE w.name = ?1",
 	/* the API's workloads: only ever its own rows */
 	[S_API_DROP] = "DELETE FROM workloads WHERE name = ?1 AND "
@@ -1041,9 +1043,13 @@ store_db_lastseen(struct store_db *sdb, const struct reap_lastseen *ls,
 	return (0);
 }
 
-/* on: 1 or 0; -1 drops the override, back to the definition's */
+/*
+ * on: 1 or 0; -1 drops the override, back to the definition's; until:
+ * when it lapses (wall clock, s), 0 never
+ */
 int
-store_db_keepwarm(struct store_db *sdb, const char *name, int on)
+store_db_keepwarm(struct store_db *sdb, const char *name, int on,
+    int64_t until)
 {
 	sqlite3_stmt	*s = st(sdb, S_KEEPWARM);
 
@@ -1051,6 +1057,7 @@ store_db_keepwarm(struct store_db *sdb, const char *name, int on)
 	if (on != -1)
 		sqlite3_bind_int(s, 2, on != 0);
 	sqlite3_bind_int64(s, 3, walltime_ms() / 1000);
+	sqlite3_bind_int64(s, 4, on == 1 && until > 0 ? until : 0);
 	return (run(sdb, s));
 }
 
@@ -1127,6 +1134,7 @@ workload_fill(sqlite3_stmt *s, struct ctl_workload *cw)
 	cw->reason = sqlite3_column_int(s, 9);
 	cw->memory = sqlite3_column_int64(s, 10);
 	cw->memory_estimate = sqlite3_column_int64(s, 11);
+	cw->keep_warm_until = sqlite3_column_int64(s, 12);
 }
 
 /* name "": every workload */
@@ -1339,6 +1347,7 @@ store_db_restore(struct store_db *sdb, const char *name,
 	rs->started_at = sqlite3_column_int64(s, 3);
 	rs->memory = sqlite3_column_int64(s, 4);
 	rs->memory_estimate = sqlite3_column_int64(s, 5);
+	rs->keep_warm_until = sqlite3_column_int64(s, 6);
 	sqlite3_reset(s);
 	return (1);
 }

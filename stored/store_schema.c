@@ -49,6 +49,10 @@
  * Version 6.  workloads.frozen: 1 while a workload is frozen (the freeze
  * tier), its state then "running"; the CHECK of state, from version 1,
  * cannot take a new word in place.
+ *
+ * Version 7.  workloads.keep_warm_until: when a keep warm override of 1
+ * lapses (wall clock, seconds; 0: never), kept so that it lapses after
+ * a restart too (runtimed/warmuntil.c).
  */
 static const char *const migrations[] = {
 	/* 1 */
@@ -124,6 +128,10 @@ static const char *const migrations[] = {
 	"ALTER TABLE workloads ADD COLUMN frozen INTEGER NOT NULL DEFAULT 0 "
 	"  CHECK (frozen IN (0, 1));"
 	"PRAGMA user_version = 6;",
+	/* 7: keep warm until a time (the API's), then it lapses */
+	"ALTER TABLE workloads ADD COLUMN keep_warm_until INTEGER NOT NULL "
+	"  DEFAULT 0;"
+	"PRAGMA user_version = 7;",
 };
 
 /* the version the migrations below bring a database to */

@@ -41,7 +41,8 @@
 	];
 	/* fields GET adds to a definition: shown apart from it */
 	var RUNTIME = ["state", "last_seen", "started_at", "wakes",
-	    "backoff_until", "expires_at", "message", "drift"];
+	    "backoff_until", "expires_at", "message", "drift",
+	    "keep_warm_until"];
 
 	function $(id) {
 		return document.getElementById(id);
@@ -566,6 +567,18 @@
 		return [root, legend];
 	}
 
+	/* keep warm, until the time in the box if one is there */
+	function warmBody(what) {
+		var box = $("warm-until");
+		var t;
+
+		if (what !== "warm_on" || !box || box.value === "")
+			return { enabled: what === "warm_on" };
+		t = new Date(box.value);
+		return isNaN(t.getTime()) ? { enabled: true } :
+		    { enabled: true, until: t.toISOString() };
+	}
+
 	function act(name, what) {
 		var verbs = { wake: "Wake", suspend: "Suspend",
 		    warm_on: "Keep warm", warm_off: "Stop keeping warm",
@@ -579,8 +592,7 @@
 		if (what === "wake" || what === "suspend")
 			p = api("POST", base + "/" + what);
 		else if (what === "warm_on" || what === "warm_off")
-			p = api("POST", base + "/keepwarm",
-			    { enabled: what === "warm_on" });
+			p = api("POST", base + "/keepwarm", warmBody(what));
 		else if (what === "restart")
 			p = api("POST", base + "/restart");
 		else
@@ -610,6 +622,7 @@
 		    [w.keep_warm ? "warm_off" : "warm_on",
 		    w.keep_warm ? "Stop keeping warm" : "Keep warm"],
 		    ["restart", "Restart"]];
+		var until = $("warm-until") ? $("warm-until").value : "";
 
 		clear(box);
 		if (!session || session.readonly) {
@@ -627,6 +640,14 @@
 				act(w.name, a[0]);
 			});
 			box.appendChild(b);
+			/* keep warm takes an optional time it lapses at */
+			if (a[0] === "warm_on") {
+				box.appendChild(el("label", {},
+				    "until (optional)", el("input", {
+				    id: "warm-until",
+				    type: "datetime-local" })));
+				$("warm-until").value = until;
+			}
 			/* redrawn by an event: the keyboard stays put */
 			if (had === a[0] || (had && had.indexOf("warm") === 0 &&
 			    a[0].indexOf("warm") === 0))
@@ -709,6 +730,8 @@
 			    String(w.state) }, w.state));
 			st.appendChild(document.createTextNode(
 			    (w.keep_warm ? ", kept warm" : "") +
+			    (w.keep_warm && w.keep_warm_until ? " until " +
+			    new Date(w.keep_warm_until).toLocaleString() : "") +
 			    (w.message ? "; " + w.message : "") +
 			    "; last request " + ago(w.last_seen) + "."));
 			renderActions(w);

@@ -4,8 +4,9 @@
 # another workload's lines, through "../" and encoded dots, with a huge,
 # negative, empty or garbage limit, with no key, with the read-only key
 # as a bearer key, and as a forged POST; keep warm "until" a time in the
-# past, too far ahead, or garbage; a restart by a read-only session or
-# without the CSRF token.  Each must be refused and lose nothing.
+# past, too far ahead, impossible, or garbage (numbers, objects, a NUL,
+# 100 KB); a restart by a read-only session, without the CSRF token, or
+# as a cross-site form.  Each must be refused and lose nothing.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -95,6 +96,31 @@ check "... but not another's through ../: refused" sh -c "! curl -sS -m 10 \
     '$URL/v1/workloads/uiapp/../secret/access' | grep -q SECRET"
 check "a forged POST to it: refused" [ "$(code -X POST \
     -H "Cookie: orchd_session=$RO" "$URL/v1/workloads/uiapp/access")" -ge 400 ]
+
+# -- keep warm until: the past, the far future, garbage; nothing changes
+kw() {	# kw BODY: the status of POST .../uiapp/keepwarm
+	curl -sS -m 30 -o "$T/kw.out" -w '%{http_code}' -X POST -H "$AUTH" \
+	    -H 'Content-Type: application/json' --data-binary "$1" \
+	    "$URL/v1/workloads/uiapp/keepwarm"
+}
+iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
+now=$(date +%s)
+LONG=$(head -c 100000 /dev/zero | tr '\0' 9)
+for u in "\"$(iso $((now - 60)))\"" "\"$(iso "$now")\"" \
+    "\"$(iso $((now + 31 * 86400)))\"" '"9999-12-31T23:59:59Z"' \
+    '"garbage"' '""' '"2026-02-30T10:00:00Z"' '"2026-13-01T00:00:00Z"' \
+    '"2030-01-01T00:00:00"' '"2030-01-01 00:00:00Z"' \
+    '"2030-01-01T00:00:00+25:00"' '"1e9"' '1' '-1' '99999999999999999999' \
+    'true' '{}' '[]' '"\u0000"' "\"$LONG\""; do
+	c=$(kw "{\"enabled\":true,\"until\":$u}")
+	check "keepwarm until $(printf '%.40s' "$u"): 400 ($c)" [ "$c" = 400 ]
+done
+check "until with enabled false: 400" \
+    [ "$(kw "{\"enabled\":false,\"until\":\"$(iso $((now + 60)))\"}")" = 400 ]
+check "... and keep warm never changed" sh -c "curl -sS -m 10 -H '$AUTH' \
+    '$URL/v1/workloads/uiapp' | grep -q '\"keep_warm\": *false'"
+check "... nor was anything logged as set" \
+    sh -c "! grep -q 'uiapp: keep warm on' '$T/orchd.log'"
 
 # -- restart: a read-only session, no CSRF token, a cross-site form
 curl -sS -m 30 -o /dev/null -X POST -H "$AUTH" \

@@ -146,6 +146,51 @@ check "... a session with its CSRF token restarts it too" [ "$(code -X POST \
 check "no such workload: 404" [ "$(code -X POST -H "$AUTH" \
     "$URL/v1/workloads/nosuch/restart")" = 404 ]
 
+# -- keep warm until a time
+iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
+warm() {	# warm NAME BODY: the status of POST .../keepwarm
+	curl -sS -m 30 -o "$T/kw.json" -w '%{http_code}' -X POST -H "$AUTH" \
+	    -H 'Content-Type: application/json' -d "$2" \
+	    "$URL/v1/workloads/$1/keepwarm"
+}
+U=$(($(date +%s) + 4))
+check "keepwarm until 4 s from now: 200" \
+    [ "$(warm uiother "{\"enabled\":true,\"until\":\"$(iso "$U")\"}")" = 200 ]
+api "$URL/v1/workloads/uiother" >"$T/w.json"
+check "... GET says keep_warm true" [ "$(py 'j["keep_warm"]' <"$T/w.json")" = True ]
+check "... and keep_warm_until $(iso "$U")" \
+    [ "$(py 'j["keep_warm_until"]' <"$T/w.json")" = "$(iso "$U")" ]
+check "... it woke (keep warm wakes it)" wait_for 10 sh -c "curl -sS -m 5 \
+    -H '$AUTH' '$URL/v1/workloads/uiother' | py 'j[\"state\"]' |
+    grep -qx running"
+check "... and lapses by itself: keep_warm false within 10 s" wait_for 10 \
+    sh -c "curl -sS -m 5 -H '$AUTH' '$URL/v1/workloads/uiother' |
+    py 'j[\"keep_warm\"], j[\"keep_warm_until\"]' | grep -qx '(False, None)'"
+check "... the log says so" grep -q 'workload uiother: keep warm lapsed' \
+    "$T/orchd.log"
+check "keepwarm on without until: no until" sh -c "[ \"\$(curl -sS -m 10 \
+    -X POST -H '$AUTH' -d '{\"enabled\":true}' \
+    '$URL/v1/workloads/uiother/keepwarm' >/dev/null; curl -sS -m 5 \
+    -H '$AUTH' '$URL/v1/workloads/uiother' |
+    py 'j[\"keep_warm\"], j[\"keep_warm_until\"]')\" = \"(True, None)\" ]"
+# kept by the store: it lapses after a restart of orchd too
+U=$(($(date +%s) + 5))
+warm uiapp "{\"enabled\":true,\"until\":\"$(iso "$U")\"}" >/dev/null
+stop_orchd
+sleep 6
+start_orchd -v
+check "restarted after its time: keep warm lapsed at once" wait_for 10 \
+    sh -c "curl -sS -m 5 -H '$AUTH' '$URL/v1/workloads/uiapp' |
+    py 'j[\"keep_warm\"]' | grep -qx False"
+U=$(($(date +%s) + 3600))
+warm uiapp "{\"enabled\":true,\"until\":\"$(iso "$U")\"}" >/dev/null
+stop_orchd
+start_orchd -v
+check "restarted before its time: still kept warm, until $(iso "$U")" \
+    sh -c "curl -sS -m 5 -H '$AUTH' '$URL/v1/workloads/uiapp' |
+    py 'j[\"keep_warm\"], j[\"keep_warm_until\"]' |
+    grep -qx \"(True, '$(iso "$U")')\""
+
 check "orchd is still running" alive "$ORCHD_PID"
 check "no sanitizer report" sh -c "! grep -q 'Sanitizer' '$T/orchd.log'"
 e2e_done

@@ -259,7 +259,8 @@ test_workload_json(void **state)
 	struct workload_conf	*wc = sample_workload();
 	struct ctl_workload	 cw;
 	const char		*keys[] = { "name", "state", "driver", "hosts",
-	    "keep_warm", "idle_timeout", "last_seen", "started_at", "wakes" };
+	    "keep_warm", "keep_warm_until", "idle_timeout", "last_seen",
+	    "started_at", "wakes" };
 	json_t			*o;
 	const char		*key;
 	json_t			*v;
@@ -350,7 +351,7 @@ test_workload_json_round_trip(void **state)
 	struct ctl_workload	 cw;
 	json_t			*o;
 	const char		*drop[] = { "state", "last_seen", "started_at",
-	    "wakes", "message", "backoff_until", "drift" };
+	    "wakes", "message", "backoff_until", "drift", "keep_warm_until" };
 	char			*text, err[256];
 	size_t			 i;
 
@@ -446,6 +447,57 @@ test_keepwarm_body(void **state)
 	assert_non_null(strstr(err, "invalid JSON"));
 	assert_int_equal(apij_keepwarm("{\"enabled\":true,\"enabled\":true}",
 	    31, &on, err, sizeof(err)), -1);
+}
+
+/* keep warm until: an RFC 3339 time, ahead, not too far */
+static void
+test_keepwarm_until(void **state)
+{
+	char		 err[256];
+	const char	*b;
+	int64_t		 now = 1700000000, until, t;	/* 2023-11-14T22:13:20Z */
+	int		 on;
+
+	b = "{\"enabled\":true,\"until\":\"2023-11-15T00:00:00Z\"}";
+	assert_int_equal(apij_keepwarm_until(b, strlen(b), now, &on, &until,
+	    err, sizeof(err)), 0);
+	assert_int_equal(on, 1);
+	assert_int_equal(until, 1700006400);
+	b = "{\"enabled\":true,\"until\":\"2023-11-15T01:30:00.25+01:30\"}";
+	assert_int_equal(apij_keepwarm_until(b, strlen(b), now, &on, &until,
+	    err, sizeof(err)), 0);
+	assert_int_equal(until, 1700006400);
+	b = "{\"enabled\":true,\"until\":null}";
+	assert_int_equal(apij_keepwarm_until(b, strlen(b), now, &on, &until,
+	    err, sizeof(err)), 0);
+	assert_int_equal(until, 0);
+	b = "{\"enabled\":true,\"until\":\"2023-11-14T22:13:20Z\"}";
+	assert_int_equal(apij_keepwarm_until(b, strlen(b), now, &on, &until,
+	    err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "passed"));
+	b = "{\"enabled\":true,\"until\":\"2023-12-15T00:00:00Z\"}";
+	assert_int_equal(apij_keepwarm_until(b, strlen(b), now, &on, &until,
+	    err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "30 days"));
+	b = "{\"enabled\":false,\"until\":\"2023-11-15T00:00:00Z\"}";
+	assert_int_equal(apij_keepwarm_until(b, strlen(b), now, &on, &until,
+	    err, sizeof(err)), -1);
+	b = "{\"enabled\":true,\"until\":1700006400}";
+	assert_int_equal(apij_keepwarm_until(b, strlen(b), now, &on, &until,
+	    err, sizeof(err)), -1);
+	assert_int_equal(until, 0);
+	assert_int_equal(apij_parse_time("2024-02-29T00:00:00Z", &t), 0);
+	assert_int_equal(apij_parse_time("2023-02-29T00:00:00Z", &t), -1);
+	assert_int_equal(apij_parse_time("2023-04-31T00:00:00Z", &t), -1);
+	assert_int_equal(apij_parse_time("2023-11-15T24:00:00Z", &t), -1);
+	assert_int_equal(apij_parse_time("2023-11-15T00:00:00", &t), -1);
+	assert_int_equal(apij_parse_time("2023-11-15 00:00:00Z", &t), -1);
+	assert_int_equal(apij_parse_time("2023-11-15T00:00:00Zx", &t), -1);
+	assert_int_equal(apij_parse_time("2023-11-15T00:00:00.Z", &t), -1);
+	assert_int_equal(apij_parse_time("+2023-11-15T00:00:00Z", &t), -1);
+	assert_int_equal(apij_parse_time("1969-12-31T23:59:59Z", &t), -1);
+	assert_int_equal(apij_parse_time("", &t), -1);
+	assert_int_equal(apij_parse_time("2023-11-15T00:00:00+1:00", &t), -1);
 }
 
 /*
@@ -835,6 +887,7 @@ main(void)
 		cmocka_unit_test(test_transition_json),
 		cmocka_unit_test(test_error_and_action),
 		cmocka_unit_test(test_keepwarm_body),
+		cmocka_unit_test(test_keepwarm_until),
 		cmocka_unit_test(test_prom_escape_and_value),
 		cmocka_unit_test(test_prom_lines),
 		cmocka_unit_test(test_prom_histogram),
