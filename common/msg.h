@@ -733,6 +733,12 @@ struct rt_state {
 	struct wake_cause	 cause;		/* to waking: what woke it */
 	int64_t			 backoff_ms;	/* left of its crash-loop
 						   backoff; 0: none */
+	/* to the gateways: runtimed's count of the states it sent them,
+	   from 1, and its epoch, drawn at its start: an event's id the
+	   same in every gateway (gatewayd/api_events.c); 0 otherwise */
+	uint32_t		 ev_epoch;
+	uint32_t		 ev_pad;
+	uint64_t		 ev_seq;
 };
 
 /*

@@ -70,7 +70,9 @@ struct api_req {
 	int			 sessagain;	/* the reaper asked twice */
 	struct ui_sess		 sess;
 	int			 lastev_set;	/* events: Last-Event-ID */
-	uint64_t		 lastev;	/* ... its N; 0: a reset */
+	int			 lastev_ok;	/* ... of this orchd: R, P */
+	uint64_t		 lastev_r;
+	uint64_t		 lastev_p;
 	const char		*cache;		/* Cache-Control; NULL:
 						   no-store */
 	TAILQ_ENTRY(api_req)	 evs_entry;	/* ... in api_events.c's list */

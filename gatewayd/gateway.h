@@ -592,7 +592,6 @@ void		 api_recv_alog_end(struct imsgev *, struct imsg *);
 void		 ui_recv_sess_end(struct imsgev *, struct imsg *);
 /* api_events.c: GET /v1/events, from the messages that make them */
 void		 api_events_state(const struct rt_state *);
-void		 api_events_emit(const struct ctl_event *);
 void		 api_events_recv_status(struct imsgev *, struct imsg *);
 
 #endif /* ORCHD_GATEWAY_H */

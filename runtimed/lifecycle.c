@@ -131,12 +131,28 @@ lc_since_now(struct rt_workload *wl)
 	wl->since_mono = monotime();
 }
 
+/*
+ * To the gateways, numbered: every gateway gets the same states in the
+ * same order, so that the number, with an epoch of this runtimed's, is
+ * an id for GET /v1/events the same whichever gateway a client asks.
+ */
 static void
 state_send(struct rt_workload *wl, enum privsep_procid to,
     const struct rt_state *st)
 {
-	if (proc_compose(rt->ps, to, IMSG_RT_STATE, 0, -1, st,
-	    sizeof(*st)) == -1)
+	static uint32_t	 epoch;
+	static uint64_t	 seq;
+	struct rt_state	 num;
+
+	num = *st;
+	if (to == PROC_GATEWAY) {
+		while (epoch == 0)
+			epoch = arc4random();
+		num.ev_epoch = epoch;
+		num.ev_seq = ++seq;
+	}
+	if (proc_compose(rt->ps, to, IMSG_RT_STATE, 0, -1, &num,
+	    sizeof(num)) == -1)
 		log_warn("workload %s: state to %s", wl->name, proc_name(to));
 }
 
