@@ -127,6 +127,7 @@ STORE_SRCS	 = $(addprefix stored/, \
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   accesslog.c accesslog_fmt.c acme_http.c acme_recv.c \
 		   acme_store.c activity.c alogkeep.c api.c api_access.c \
+		   hostsample.c \
 		   api_auth.c \
 		   api_conf.c api_conn.c api_define.c api_events.c api_json.c \
 		   api_ops.c api_route.c bufio.c clienthello.c conn.c \
@@ -141,7 +142,7 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   tls_check.c \
 		   tlshello.c ui.c ui_sess.c wake.c wlref.c)
 REAPER_SRCS	 = $(addprefix reaperd/, \
-		   alring.c authlim.c policy.c reaperd.c uisess.c)
+		   alring.c authlim.c hosthist.c policy.c reaperd.c uisess.c)
 RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   admit.c backoff.c budget.c busy.c command.c counts.c \
 		   docker_client.c docker_events.c docker_image.c \

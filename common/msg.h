@@ -373,6 +373,13 @@ enum imsg_type {
 					   same peerid, oldest first */
 	IMSG_REAP_ALOG_END,		/* reaper -> gateway: struct alog_ask,
 					   same peerid, the last */
+	/* the host's figures over the last day (reaperd/hosthist.c) */
+	IMSG_GW_HOSTSAMPLE,		/* gateway -> reaper: struct
+					   host_sample, each minute */
+	IMSG_GW_HOSTHIST_ASK,		/* gateway -> reaper: nothing;
+					   peerid: request id */
+	IMSG_REAP_HOSTHIST,		/* reaper -> gateway: struct
+					   host_sample[], same peerid */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -653,6 +660,20 @@ struct alog_ask {
 	int32_t			 limit;		/* 1 to ALOG_ASK_MAX */
 	int32_t			 kept;		/* END: lines the reaper holds
 						   of every workload */
+};
+
+/*
+ * IMSG_GW_HOSTSAMPLE, IMSG_REAP_HOSTHIST: a minute of the host: the
+ * requests a gateway answered and the wakes it saw in it, the memory
+ * charged and the budget at its end.
+ */
+#define HOSTHIST_MINUTES	1440	/* a day, kept by the reaper */
+struct host_sample {
+	int64_t			 minute;	/* wall clock / 60 */
+	uint64_t		 requests;
+	uint64_t		 wakes;
+	int64_t			 in_use;	/* bytes */
+	int64_t			 budget;	/* bytes; 0: none */
 };
 
 /* IMSG_GW_SESS_FLUSH: the sessions of the key that changed end */

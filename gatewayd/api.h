@@ -88,7 +88,8 @@ enum api_op {
 	API_UI_LOGOUT,			/* POST /ui/logout */
 	API_UI_SESSION,			/* GET /ui/session */
 	API_ACCESS,			/* GET .../{id}/access?limit=N */
-	API_RESTART			/* POST .../{id}/restart */
+	API_RESTART,			/* POST .../{id}/restart */
+	API_HOST_HISTORY		/* GET /v1/host/history */
 };
 
 /* what a request line asks for: an op, or the error to answer */

@@ -715,6 +715,9 @@ api_dispatch(struct api_req *r)
 	case API_ACCESS:
 		api_access(r);
 		break;
+	case API_HOST_HISTORY:
+		api_host_history(r);
+		break;
 	case API_EVENTS:
 		api_events(r);
 		break;

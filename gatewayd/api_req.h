@@ -132,6 +132,7 @@ void			 ui_session(struct api_req *);
 void			 api_dispatch(struct api_req *);
 /* api_access.c */
 void			 api_access(struct api_req *);
+void			 api_host_history(struct api_req *);
 void			 api_logs_stop(struct api_req *);
 void			 api_logs_abort(struct api_req *);
 

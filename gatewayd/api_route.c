@@ -16,6 +16,7 @@
 
 #define WL_PREFIX	"/v1/workloads"
 #define EVENTS_PATH	"/v1/events"
+#define HOSTHIST_PATH	"/v1/host/history"
 #define UI_PREFIX	"/ui/"
 
 struct api_sub {
@@ -205,6 +206,14 @@ api_route(enum http_method meth, const char *path, size_t len,
 			return (route_fail(t, 405, "method not allowed",
 			    "GET"));
 		t->op = API_EVENTS;
+		return (0);
+	}
+	if (plen == strlen(HOSTHIST_PATH) && strncmp(path, HOSTHIST_PATH,
+	    plen) == 0) {
+		if (meth != HTTP_M_GET)
+			return (route_fail(t, 405, "method not allowed",
+			    "GET"));
+		t->op = API_HOST_HISTORY;
 		return (0);
 	}
 	if (plen >= strlen(UI_PREFIX) && strncmp(path, UI_PREFIX,

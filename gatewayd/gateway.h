@@ -533,6 +533,8 @@ void		 accesslog_apply(const struct global_settings *);
 void		 accesslog_flush(void);
 void		 accesslog_stop(void);
 uint64_t	 accesslog_drops(void);
+/* hostsample.c: a minute of the host, to the reaper */
+void		 hostsample_start(void);
 /* alogkeep.c: each workload's last lines, to the reaper */
 void		 alogkeep_add(const char *, int64_t, const char *, size_t);
 void		 alogkeep_flush(void);
@@ -589,6 +591,7 @@ void		 api_recv_authblock(struct imsgev *, struct imsg *);
 void		 api_recv_sess(struct imsgev *, struct imsg *);
 void		 api_recv_alog_line(struct imsgev *, struct imsg *);
 void		 api_recv_alog_end(struct imsgev *, struct imsg *);
+void		 api_recv_hosthist(struct imsgev *, struct imsg *);
 void		 ui_recv_sess_end(struct imsgev *, struct imsg *);
 /* api_events.c: GET /v1/events, from the messages that make them */
 void		 api_events_state(const struct rt_state *);

@@ -223,6 +223,7 @@ ui_cookie_op(enum api_op op)
 	case API_HISTORY:
 	case API_LOGS:
 	case API_ACCESS:
+	case API_HOST_HISTORY:
 	case API_EVENTS:
 	case API_WAKE:
 	case API_SUSPEND:

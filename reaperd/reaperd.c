@@ -39,6 +39,7 @@
 #include "authlim.h"
 #include "uisess.h"
 #include "alring.h"
+#include "hosthist.h"
 
 RB_HEAD(reap_wls, reap_wl);
 
@@ -60,6 +61,7 @@ static int64_t		reap_interval;
 static struct authlim	reap_authlim;	/* wrong API keys, authlim.c */
 static struct uisess	reap_uisess;	/* the status page's, uisess.c */
 static struct alring	reap_alring;	/* last access-log lines, alring.c */
+static struct hosthist	reap_hosthist;	/* the host's last day, hosthist.c */
 /* memory pressure: PSI, opened at start; ORCHD_PSI_FILE for the tests */
 #define REAP_PSI_FILE	"/proc/pressure/memory"
 static int		reap_psi_fd = -1;
@@ -79,6 +81,8 @@ static void	reaper_recv_sess_end(struct imsgev *, struct imsg *);
 static void	reaper_recv_sess_flush(struct imsgev *, struct imsg *);
 static void	reaper_recv_alog_keep(struct imsgev *, struct imsg *);
 static void	reaper_recv_alog_ask(struct imsgev *, struct imsg *);
+static void	reaper_recv_hostsample(struct imsgev *, struct imsg *);
+static void	reaper_recv_hosthist_ask(struct imsgev *, struct imsg *);
 
 PROC_TABLE_BEGIN
 static const struct proc_handler reaper_handlers[] = {
@@ -118,6 +122,10 @@ static const struct proc_handler reaper_handlers[] = {
 	    reaper_recv_alog_keep, PROC_RECORDS1, PROC_NAME(struct alog_keep) },
 	{ IMSG_GW_ALOG_ASK, sizeof(struct alog_ask), PROC_FROM(PROC_GATEWAY),
 	    reaper_recv_alog_ask, PROC_NAME(struct alog_ask) },
+	{ IMSG_GW_HOSTSAMPLE, sizeof(struct host_sample),
+	    PROC_FROM(PROC_GATEWAY), reaper_recv_hostsample },
+	{ IMSG_GW_HOSTHIST_ASK, 0, PROC_FROM(PROC_GATEWAY),
+	    reaper_recv_hosthist_ask },
 	{ IMSG_ST_KEEPWARM, sizeof(struct ctl_keepwarm),
 	    PROC_FROM(PROC_RUNTIME), reaper_recv_keepwarm,
 	    PROC_NAME(struct ctl_keepwarm) },
@@ -571,6 +579,30 @@ reaper_recv_alog_ask(struct imsgev *iev, struct imsg *imsg)
 		log_warn("%s: compose", __func__);
 }
 
+/* a gateway's minute of the host */
+static void
+reaper_recv_hostsample(struct imsgev *iev, struct imsg *imsg)
+{
+	struct host_sample	 s;
+
+	(void)imsg_get_data(imsg, &s, sizeof(s));
+	if (hosthist_add(&reap_hosthist, &s, time(NULL) / 60) == -1)
+		log_debug("%s: a minute out of range", __func__);
+}
+
+/* the last day, to the gateway that asked, in one message */
+static void
+reaper_recv_hosthist_ask(struct imsgev *iev, struct imsg *imsg)
+{
+	static struct host_sample	 out[HOSTHIST_MINUTES];
+	size_t				 n;
+
+	n = hosthist_get(&reap_hosthist, time(NULL) / 60, out, nitems(out));
+	if (imsgev_compose(iev, IMSG_REAP_HOSTHIST, imsg_get_id(imsg), -1,
+	    out, n * sizeof(out[0])) == -1)
+		log_warn("%s: compose", __func__);
+}
+
 static void
 reap_free(struct reap_wl *wl)
 {
@@ -683,6 +715,7 @@ main(int argc, char *argv[])
 	authlim_init(&reap_authlim);
 	uisess_init(&reap_uisess);
 	alring_init(&reap_alring);
+	hosthist_init(&reap_hosthist);
 	/* reaper_apply keeps a name and two settings per workload */
 	cfg_forget_workloads();
 	sandbox_enter(proc_name(PROC_REAPER), SB_STDIO);

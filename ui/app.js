@@ -808,9 +808,30 @@
 			samples.shift();
 	}
 
+	/*
+	 * orchd's last day, a minute a point (GET /v1/host/history), as
+	 * the charts' points: wakes per hour over the hour to each minute
+	 */
+	function historyPoints(hist) {
+		var j = 0, w = 0;
+
+		return hist.map(function (h, i) {
+			var t = Date.parse(h.time);
+
+			w += h.wakes;
+			while (j < i && Date.parse(hist[j].time) <= t - 3600000)
+				w -= hist[j++].wakes;
+			return { used: h.memory_in_use, budget: h.memory_budget,
+			    wph: w, rps: h.requests / 60 };
+		});
+	}
+
 	function hostSample() {
-		return loadMetrics().then(function () {
+		return Promise.all([loadMetrics(), api("GET",
+		    "/v1/host/history")]).then(function (r) {
 			var dl = clear($("hostfacts"));
+			var hist = r[1].status === 200 && r[1].body ?
+			    r[1].body.samples || [] : [];
 			var s, saved = 0, mh = 0, wph, rps;
 
 			if (metrics === null || samples.length === 0) {
@@ -849,35 +870,41 @@
 			fact(dl, "Requests per second", rps === null ?
 			    "(measuring)" : rps.toFixed(2));
 			$("host-note").textContent = "From /metrics, read " +
-			    "every 10 s while this view is open and after " +
-			    "changes of state; " + samples.length +
-			    " samples since the page was loaded.";
-			drawHost();
+			    "every 10 s while this view is open; the charts " +
+			    (hist.length >= 2 ? "from orchd's last day, a " +
+			    "point a minute (" + hist.length + " minutes)." :
+			    "from the " + samples.length + " samples since " +
+			    "the page was loaded, until orchd has two " +
+			    "minutes of its own.");
+			drawHost(hist);
 		});
 	}
 
-	function drawHost() {
+	function drawHost(hist) {
 		var max = 0, rmax = 0;
+		var day = hist.length >= 2;
+		var pts = day ? historyPoints(hist) : samples;
+		var since = day ? "over the last " + (hist.length / 60)
+		    .toFixed(1) + " h" : "since the page was loaded";
 
-		samples.forEach(function (s) {
+		pts.forEach(function (s) {
 			max = Math.max(max, s.used, s.budget);
 			rmax = Math.max(rmax, s.wph || 0, s.rps || 0);
 		});
 		clear($("memchart")).appendChild(lineChart([{ cls: "line",
-		    points: samples.map(function (s) { return s.used; }) }],
-		    max, { budget: samples.some(function (s) {
+		    points: pts.map(function (s) { return s.used; }) }],
+		    max, { budget: pts.some(function (s) {
 			return s.budget > 0 && s.budget >= max;
-		    }), x: "memory in use (line), budget (dashed), since " +
-		    "the page was loaded", aria: "Memory in use " +
-		    bytes(samples.length ? samples[samples.length - 1].used :
-		    0) }));
+		    }), x: "memory in use (line), budget (dashed), " + since,
+		    aria: "Memory in use " + since + ", now " +
+		    bytes(pts.length ? pts[pts.length - 1].used : 0) }));
 		clear($("ratechart")).appendChild(lineChart([{ cls: "line",
-		    points: samples.map(function (s) { return s.wph || 0; }) },
-		    { cls: "line2", points: samples.map(function (s) {
+		    points: pts.map(function (s) { return s.wph || 0; }) },
+		    { cls: "line2", points: pts.map(function (s) {
 			return s.rps || 0; }) }], rmax, { x: "wakes per hour " +
-		    "(blue), requests per second (orange)", aria: "Wakes " +
-		    "per hour and requests per second since the page " +
-		    "was loaded" }));
+		    "(blue), requests per second (orange), " + since,
+		    aria: "Wakes per hour and requests per second " +
+		    since }));
 	}
 
 	/* ---- views */

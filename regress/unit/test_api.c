@@ -82,6 +82,8 @@ test_route_every_endpoint(void **state)
 	route_ok(HTTP_M_GET, "/v1/workloads/x/logs", API_LOGS, "x");
 	route_ok(HTTP_M_GET, "/v1/workloads/x/history", API_HISTORY, "x");
 	route_ok(HTTP_M_POST, "/v1/workloads/x/restart", API_RESTART, "x");
+	route_ok(HTTP_M_GET, "/v1/host/history", API_HOST_HISTORY, "");
+	route_ok(HTTP_M_GET, "/v1/host/history?x", API_HOST_HISTORY, "");
 	route_ok(HTTP_M_GET, "/v1/workloads/x/access", API_ACCESS, "x");
 	route_ok(HTTP_M_GET, "/v1/workloads/x/access?limit=1", API_ACCESS,
 	    "x");
@@ -151,6 +153,9 @@ test_route_errors(void **state)
 	    "GET, PUT, PATCH, DELETE");
 	route_fails(HTTP_M_GET, "/v1/workloads/x/wake", 405, "POST");
 	route_fails(HTTP_M_GET, "/v1/workloads/x/restart", 405, "POST");
+	route_fails(HTTP_M_POST, "/v1/host/history", 405, "GET");
+	route_fails(HTTP_M_GET, "/v1/host/history/", 404, NULL);
+	route_fails(HTTP_M_GET, "/v1/host", 404, NULL);
 	route_fails(HTTP_M_POST, "/v1/workloads/x/access", 405, "GET");
 	route_fails(HTTP_M_GET, "/v1/workloads/x/access?limit=0", 400, NULL);
 	route_fails(HTTP_M_GET, "/v1/workloads/x/access?limit=101", 400,
