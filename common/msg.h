@@ -1097,6 +1097,7 @@ struct ctl_workload {
 	int64_t			 memory;	/* last run's peak; 0: none */
 	int64_t			 memory_estimate; /* 0: none */
 	int64_t			 keep_warm_until; /* wall clock, s; 0: none */
+	uint64_t		 wakes_today;	/* of the UTC day */
 };
 
 struct ctl_transition {

@@ -1,7 +1,7 @@
 /*
  * The API's JSON, with jansson.  A workload is its summary (name state
  * driver hosts keep_warm keep_warm_until idle_timeout last_seen
- * started_at wakes backoff_until), then
+ * started_at wakes wakes_today backoff_until), then
  * every field of its definition as workload_to_json() writes it, the
  * same fields a create takes; durations are seconds, times RFC 3339 UTC
  * or null.
@@ -116,6 +116,8 @@ apij_workload(const struct workload_conf *wc, const struct ctl_workload *cw,
 	r |= json_object_set_new(o, "started_at",
 	    time_or_null(running ? cw->started_at : 0));
 	r |= json_object_set_new(o, "wakes", json_integer(cw->wakes));
+	r |= json_object_set_new(o, "wakes_today",
+	    json_integer((json_int_t)MINIMUM(cw->wakes_today, INT64_MAX)));
 	r |= json_object_set_new(o, "backoff_until",
 	    time_or_null(cw->backoff_until));
 	r |= json_object_set_new(o, "wake_timeout", json_integer(

@@ -112,7 +112,10 @@ static const char *const stmt_sql[S_MAX] = {
 	    "ORDER BY id DESC LIMIT 1 OFFSET ?2)",
 	[S_COUNT_ADD] = "UPDATE counters SET wakes = wakes + ?2, "
 	    "failed_wakes = failed_wakes + ?3, wake_ms = wake_ms + ?4, "
-	    "asleep_ms = asleep_ms + ?5, running_ms = running_ms + ?6 "
+	    "asleep_ms = asleep_ms + ?5, running_ms = running_ms + ?6, "
+	    "day_wakes = CASE WHEN ?2 = 0 THEN day_wakes "
+	    "WHEN wake_day = ?7 THEN day_wakes + ?2 ELSE ?2 END, "
+	    "wake_day = CASE WHEN ?2 = 0 THEN wake_day ELSE ?7 END "
 	    "WHERE workload = ?1",
 	[S_LASTSEEN] = "UPDATE workloads SET last_seen = ?2 "
 	    "WHERE name = ?1 AND last_seen < ?2",
@@ -124,7 +127,8 @@ static const char *const stmt_sql[S_MAX] = {
 	[S_WORKLOADS] = "SELECT w.name, w.definition, w.source, w.keep_warm, "
 	    ROW_STATE("w.") ", w.message, w.last_seen, w.started_at, "
 	    "coalesce(c.wakes, 0), w.reason, c.memory, c.memory_estimate, "
-	    "w.keep_warm_until "
+	    "w.keep_warm_until, "
+	    "CASE WHEN c.wake_day = ?2 THEN c.day_wakes ELSE 0 END "
 	    "FROM workloads w LEFT JOIN counters c ON c.workload = w.name "
 	    "WHERE ?1 = '' OR w.name = ?1 ORDER BY w.name",
 	/* an expired one's too, before any later one of the name */
@@ -984,6 +988,7 @@ counters_add(struct store_db *sdb, const struct rt_state *rs,
 	sqlite3_bind_int64(s, 4, wake_end && rs->state == WL_RUNNING ? dt : 0);
 	sqlite3_bind_int64(s, 5, row->state == WL_ASLEEP ? dt : 0);
 	sqlite3_bind_int64(s, 6, row->state == WL_RUNNING ? dt : 0);
+	sqlite3_bind_int64(s, 7, t_ms / 86400000);
 	return (run(sdb, s));
 }
 
@@ -1135,6 +1140,7 @@ workload_fill(sqlite3_stmt *s, struct ctl_workload *cw)
 	cw->memory = sqlite3_column_int64(s, 10);
 	cw->memory_estimate = sqlite3_column_int64(s, 11);
 	cw->keep_warm_until = sqlite3_column_int64(s, 12);
+	cw->wakes_today = sqlite3_column_int64(s, 13);
 }
 
 /* name "": every workload */
@@ -1147,6 +1153,8 @@ store_db_workloads(struct store_db *sdb, const char *name,
 	int			 rc, n = 0;
 
 	bind_text(s, 1, name);
+	/* today, as the UTC day of a wake counts it */
+	sqlite3_bind_int64(s, 2, walltime_ms() / 86400000);
 	while ((rc = step(sdb, s)) == SQLITE_ROW) {
 		workload_fill(s, &cw);
 		n++;

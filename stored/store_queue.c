@@ -267,6 +267,7 @@ sq_overlay_workload(const struct store_queue *q, struct ctl_workload *cw)
 		}
 	}
 	cw->wakes += w.wakes;
+	cw->wakes_today += w.wakes;
 }
 
 /* a bound for the history's held part: the state changes held */

@@ -52,7 +52,9 @@
  *
  * Version 7.  workloads.keep_warm_until: when a keep warm override of 1
  * lapses (wall clock, seconds; 0: never), kept so that it lapses after
- * a restart too (runtimed/warmuntil.c).
+ * a restart too (runtimed/warmuntil.c).  counters.day_wakes: the wakes
+ * of the UTC day wake_day (days since the epoch) of the last one, for
+ * the status page's "wakes today".
  */
 static const char *const migrations[] = {
 	/* 1 */
@@ -128,8 +130,13 @@ static const char *const migrations[] = {
 	"ALTER TABLE workloads ADD COLUMN frozen INTEGER NOT NULL DEFAULT 0 "
 	"  CHECK (frozen IN (0, 1));"
 	"PRAGMA user_version = 6;",
-	/* 7: keep warm until a time (the API's), then it lapses */
+	/* 7: keep warm until a time (the API's), then it lapses; the wakes
+	   of the day */
 	"ALTER TABLE workloads ADD COLUMN keep_warm_until INTEGER NOT NULL "
+	"  DEFAULT 0;"
+	"ALTER TABLE counters ADD COLUMN wake_day INTEGER NOT NULL "
+	"  DEFAULT 0;"
+	"ALTER TABLE counters ADD COLUMN day_wakes INTEGER NOT NULL "
 	"  DEFAULT 0;"
 	"PRAGMA user_version = 7;",
 };

@@ -31,8 +31,10 @@
 		{ key: "state", label: "State" },
 		{ key: "memory", label: "Memory", num: true },
 		{ key: "last_seen", label: "Last request" },
+		{ key: "wakes_today", label: "Wakes today", num: true,
+		    title: "Wakes since midnight, UTC" },
 		{ key: "wakes", label: "Wakes", num: true,
-		    title: "Wakes since orchd started" },
+		    title: "Wakes in all" },
 		{ key: "wake_median", label: "Median wake", num: true,
 		    title: "Half the wakes took at most this long" },
 		{ key: "wake_max", label: "Slowest wake", num: true,
@@ -41,7 +43,7 @@
 	];
 	/* fields GET adds to a definition: shown apart from it */
 	var RUNTIME = ["state", "last_seen", "started_at", "wakes",
-	    "backoff_until", "expires_at", "message", "drift",
+	    "wakes_today", "backoff_until", "expires_at", "message", "drift",
 	    "keep_warm_until"];
 
 	function $(id) {
@@ -281,6 +283,8 @@
 		tr.appendChild(el("td", { title: w.last_seen || "" },
 		    ago(w.last_seen)));
 		tr.appendChild(el("td", { "class": "num" },
+		    w.wakes_today === undefined ? "" : w.wakes_today));
+		tr.appendChild(el("td", { "class": "num" },
 		    w.wakes === undefined ? "" : w.wakes));
 		tr.appendChild(el("td", { "class": "num" },
 		    wakeText(value(w, "wake_median"))));
@@ -438,8 +442,10 @@
 			w.last_seen = e.time;
 		if (e.to === "running" || e.to === "asleep")
 			metricsSoon();
-		if (e.to === "running" && e.from === "waking")
+		if (e.to === "running" && e.from === "waking") {
 			w.wakes = (w.wakes || 0) + 1;
+			w.wakes_today = (w.wakes_today || 0) + 1;
+		}
 		updateRow(e.workload);
 		if (current === e.workload)
 			loadWorkload(current);

@@ -93,6 +93,10 @@ check "... none of uiother's" sh -c "! grep -q mark-other '$T/acc.json'"
 check "... access_log true" [ "$(py 'j["access_log"]' <"$T/acc.json")" = True ]
 check "uiother's: its 3" [ "$(api "$URL/v1/workloads/uiother/access" |
     py 'len(j["lines"])')" = 3 ]
+check "GET .../uiother: wakes_today 1 (the store counts the day's)" \
+    [ "$(api "$URL/v1/workloads/uiother" | py 'j["wakes_today"]')" = 1 ]
+check "... in the list too" [ "$(api "$URL/v1/workloads" |
+    py '[w["wakes_today"] for w in j["workloads"] if w["name"] == "uiother"][0]')" = 1 ]
 # every gateway's lines, whichever answers: same answer 6 times
 same=1
 for i in 1 2 3 4 5 6; do

@@ -356,7 +356,8 @@ test_workload_json_round_trip(void **state)
 	struct ctl_workload	 cw;
 	json_t			*o;
 	const char		*drop[] = { "state", "last_seen", "started_at",
-	    "wakes", "message", "backoff_until", "drift", "keep_warm_until" };
+	    "wakes", "message", "backoff_until", "drift", "keep_warm_until",
+	    "wakes_today" };
 	char			*text, err[256];
 	size_t			 i;
 

@@ -37,7 +37,9 @@
 #define NOBODY		65534
 /* a version 6 file made a version 5 one again: no frozen rows */
 /* a version 7 file made a version 6 one again: no keep warm until */
-#define V7_DROP		"ALTER TABLE workloads DROP COLUMN keep_warm_until; "
+#define V7_DROP		"ALTER TABLE workloads DROP COLUMN keep_warm_until; " \
+			"ALTER TABLE counters DROP COLUMN wake_day; " \
+			"ALTER TABLE counters DROP COLUMN day_wakes; "
 #define V6_DROP		V7_DROP "ALTER TABLE workloads DROP COLUMN frozen; "
 /* a version 5 file made a version 4 one again: no memory estimates */
 #define V5_DROP		V6_DROP \
