@@ -130,7 +130,8 @@ STORE_SRCS	 = $(addprefix stored/, \
 		   store_queue.c store_schema.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   accesslog.c accesslog_fmt.c acme_http.c acme_recv.c \
-		   acme_store.c activity.c api.c api_auth.c api_group.c \
+		   acme_store.c activity.c alogkeep.c api.c api_access.c \
+		   api_auth.c api_group.c hostsample.c \
 		   api_conf.c api_conn.c api_define.c api_events.c api_json.c \
 		   api_ops.c api_route.c bufio.c clienthello.c conn.c \
 		   conn_timer.c drain.c pages.c \
@@ -144,14 +145,15 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   tls_check.c \
 		   tlshello.c ui.c ui_sess.c wake.c wlref.c)
 REAPER_SRCS	 = $(addprefix reaperd/, \
-		   authlim.c policy.c reaperd.c uisess.c)
+		   alring.c authlim.c hosthist.c policy.c reaperd.c uisess.c)
 RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   admit.c backoff.c budget.c busy.c command.c counts.c \
 		   docker_client.c docker_events.c docker_image.c \
 		   docker_logs.c docker_network.c docker_path.c docker_pull.c \
 		   docker_spec.c driver_docker.c driver_process.c driver_swarm.c \
 		   job.c lifecycle.c lifecycle_apply.c liveness.c owner.c ready.c \
-		   replace.c restore.c runtimed.c swarm_agree.c swarm_spec.c)
+		   replace.c restore.c runtimed.c swarm_agree.c swarm_spec.c \
+		   warmuntil.c)
 ACME_SRCS	 = $(addprefix acmed/, \
 		   acmed.c cert.c jws.c order.c)
 NOTIFY_SRCS	 = $(addprefix notifyd/, \

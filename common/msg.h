@@ -16,9 +16,9 @@
 #include "workload.h"
 
 /* the control protocol's version, carried in peerid of every request */
-#define ORCHD_CTL_VERSION	3
+#define ORCHD_CTL_VERSION	4
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	17
+#define ORCHD_IMSG_VERSION	18
 
 /* IMSG_CFG_APIKEY's peerid: which key it carries */
 #define APIKEY_API	0		/* the API's, full rights */
@@ -368,6 +368,22 @@ enum imsg_type {
 	IMSG_GW_PROCSTAT,		/* parent -> the asker of
 					   IMSG_GW_METRICS_ASK, before the
 					   EXPECT: struct gw_procstat[] */
+	/* each workload's last access-log lines (reaperd/alring.c) */
+	IMSG_GW_ALOG_KEEP,		/* gateway -> reaper: struct
+					   alog_keep[] */
+	IMSG_GW_ALOG_ASK,		/* gateway -> reaper: struct alog_ask;
+					   peerid: request id */
+	IMSG_REAP_ALOG_LINE,		/* reaper -> gateway: struct alog_keep,
+					   same peerid, oldest first */
+	IMSG_REAP_ALOG_END,		/* reaper -> gateway: struct alog_ask,
+					   same peerid, the last */
+	/* the host's figures over the last day (reaperd/hosthist.c) */
+	IMSG_GW_HOSTSAMPLE,		/* gateway -> reaper: struct
+					   host_sample, each minute */
+	IMSG_GW_HOSTHIST_ASK,		/* gateway -> reaper: nothing;
+					   peerid: request id */
+	IMSG_REAP_HOSTHIST,		/* reaper -> gateway: struct
+					   host_sample[], same peerid */
 
 	/* process workloads: runtime decides, the parent forks and kills */
 	IMSG_RT_SPAWN = 500,		/* runtime -> parent: struct wl_ref */
@@ -671,6 +687,39 @@ struct ui_sess {
 	int64_t			 expires;	/* wall clock, in s */
 };
 
+/* IMSG_GW_ALOG_KEEP, IMSG_REAP_ALOG_LINE: an access-log line, cut */
+#define ALOG_KEEP_LINE	512
+struct alog_keep {
+	char			 name[ORCHD_NAME_MAX];
+	int64_t			 start_ms;	/* the request's, wall clock */
+	uint32_t		 len;		/* of line, <= ALOG_KEEP_LINE */
+	uint32_t		 pad;
+	char			 line[ALOG_KEEP_LINE];
+};
+
+/* IMSG_GW_ALOG_ASK: the last limit lines of a workload */
+#define ALOG_ASK_MAX	100
+struct alog_ask {
+	char			 name[ORCHD_NAME_MAX];
+	int32_t			 limit;		/* 1 to ALOG_ASK_MAX */
+	int32_t			 kept;		/* END: lines the reaper holds
+						   of every workload */
+};
+
+/*
+ * IMSG_GW_HOSTSAMPLE, IMSG_REAP_HOSTHIST: a minute of the host: the
+ * requests a gateway answered and the wakes it saw in it, the memory
+ * charged and the budget at its end.
+ */
+#define HOSTHIST_MINUTES	1440	/* a day, kept by the reaper */
+struct host_sample {
+	int64_t			 minute;	/* wall clock / 60 */
+	uint64_t		 requests;
+	uint64_t		 wakes;
+	int64_t			 in_use;	/* bytes */
+	int64_t			 budget;	/* bytes; 0: none */
+};
+
 /* IMSG_GW_SESS_FLUSH: the sessions of the key that changed end */
 struct ui_sess_flush {
 	int32_t			 readonly;	/* 1: the status key's */
@@ -749,6 +798,12 @@ struct rt_state {
 	struct wake_cause	 cause;		/* to waking: what woke it */
 	int64_t			 backoff_ms;	/* left of its crash-loop
 						   backoff; 0: none */
+	/* to the gateways: runtimed's count of the states it sent them,
+	   from 1, and its epoch, drawn at its start: an event's id the
+	   same in every gateway (gatewayd/api_events.c); 0 otherwise */
+	uint32_t		 ev_epoch;
+	uint32_t		 ev_pad;
+	uint64_t		 ev_seq;
 };
 
 /*
@@ -868,6 +923,7 @@ struct st_restore {
 	int64_t			 memory;	/* last run's peak; 0: none */
 	int64_t			 memory_estimate; /* 0: none */
 	uint64_t		 job_hash;	/* a job's last success; 0 */
+	int64_t			 keep_warm_until; /* wall clock, s; 0: none */
 };
 
 /* a run's peak, and runtimed's estimate for the next (0 from the parent) */
@@ -1056,9 +1112,13 @@ struct ctl_logs {
 	int32_t			 follow;	/* then keep sending */
 };
 
+#define KEEPWARM_UNTIL_MAX	(30 * 86400)	/* seconds ahead, at most */
 struct ctl_keepwarm {
 	char			 name[ORCHD_NAME_MAX];
 	int32_t			 on;
+	int32_t			 pad;
+	int64_t			 until;		/* wall clock, s: it lapses
+						   then; 0: never */
 };
 
 /* one workload, as `show workloads` and `show workload` print it */
@@ -1087,6 +1147,8 @@ struct ctl_workload {
 						   "ADDRESS:PORT,...", cut */
 	int64_t			 memory;	/* last run's peak; 0: none */
 	int64_t			 memory_estimate; /* 0: none */
+	int64_t			 keep_warm_until; /* wall clock, s; 0: none */
+	uint64_t		 wakes_today;	/* of the UTC day */
 };
 
 struct ctl_transition {

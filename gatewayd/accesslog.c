@@ -205,6 +205,7 @@ accesslog_flush(void)
 	size_t	 off = 0, n;
 	ssize_t	 w;
 
+	alogkeep_flush();
 	if (alog_timer_on) {
 		evtimer_del(&alog_timer);
 		alog_timer_on = 0;
@@ -461,6 +462,7 @@ accesslog_end(struct gw_conn *c, int closed)
 	struct alog_line	 l;
 	uint64_t		 done;
 	int64_t			 now;
+	size_t			 n;
 
 	if (a == NULL)
 		return;
@@ -521,7 +523,12 @@ accesslog_end(struct gw_conn *c, int closed)
 		l.gate.s = a->gate;
 		l.gate.len = strlen(a->gate);
 	}
-	alog_len += alog_format(alog_buf + alog_len, &l);
+	n = alog_format(alog_buf + alog_len, &l);
+	/* and the workload's last lines, for the status page */
+	if (l.workload.s != NULL)
+		alogkeep_add(l.workload.s, l.start_ms, alog_buf + alog_len,
+		    n);
+	alog_len += n;
 	alog_put(a);
 	alog_added();
 }

@@ -88,15 +88,18 @@ enum api_op {
 	API_UI_LOGOUT,			/* POST /ui/logout */
 	API_UI_SESSION,			/* GET /ui/session */
 	/* a group's members, each in turn (api_group.c) */
-	API_GROUP			/* POST /v1/groups/{g}/{action},
+	API_GROUP,			/* POST /v1/groups/{g}/{action},
 					   DELETE /v1/groups/{g} */
+	API_ACCESS,			/* GET .../{id}/access?limit=N */
+	API_RESTART,			/* POST .../{id}/restart */
+	API_HOST_HISTORY		/* GET /v1/host/history */
 };
 
 /* what a request line asks for: an op, or the error to answer */
 struct api_target {
 	enum api_op		 op;
 	char			 name[ORCHD_NAME_MAX];
-	int32_t			 tail;		/* API_LOGS */
+	int32_t			 tail;		/* API_LOGS; API_ACCESS's limit */
 	int			 status;	/* 0, or the error's */
 	const char		*error;
 	const char		*allow;		/* with 405 */
@@ -125,6 +128,9 @@ json_t		*apij_transition(const struct ctl_transition *);
 json_t		*apij_action(const char *, int, int);
 char		*apij_error(const char *);
 int		 apij_keepwarm(const char *, size_t, int *, char *, size_t);
+int		 apij_keepwarm_until(const char *, size_t, int64_t, int *,
+		    int64_t *, char *, size_t);
+int		 apij_parse_time(const char *, int64_t *);
 int		 apij_time(int64_t, char *, size_t);
 
 /* prom.c: the Prometheus text format, version 0.0.4 */

@@ -409,6 +409,9 @@ api_timeout(struct gw_conn *c)
 		case API_SUSPEND:
 			api_error(r, 504, "not asleep in time", NULL);
 			break;
+		case API_RESTART:
+			api_error(r, 504, "not running again in time", NULL);
+			break;
 		case API_LIST:
 		case API_GET:
 		case API_HISTORY:

@@ -14,14 +14,19 @@
  * seconds keeps proxies from timing the stream out and finds clients
  * that left.  The body runs to the close: no length, no chunks.
  *
- * Each event has an id, "EPOCH-N": EPOCH is 8 hex digits drawn when
- * this gateway starts, N counts its events from 1.  The last
- * API_EVENTS_RING events are kept, so that a client that reconnects with
- * Last-Event-ID gets those it missed; one whose id is older than that,
- * or another gateway's (the EPOCH differs: "prefork", or a gateway
- * restarted), gets "event: reset" instead and must read the state
- * again.  Every gateway numbers its own: the events come to each from
- * runtimed and the parent, but a gateway started later has seen fewer.
+ * Each event has an id, "EPOCH-R-P", the same whichever gateway of
+ * "prefork N" sends it: R counts the states runtimed sent the gateways
+ * (it numbers them, and EPOCH is its own, drawn at its start), P the
+ * loads of orchd.conf the parent told them of.  Every gateway gets both
+ * in the same order as the others, from the same senders, and keeps the
+ * last API_EVENTS_RING events whether or not a client listens, so that
+ * a client that reconnects with Last-Event-ID, to this gateway or
+ * another, gets those it missed: those of runtimed after R and of the
+ * parent after P.  One whose id this gateway cannot answer in full (the
+ * ring no longer holds them, this gateway started after runtimed told
+ * some, another orchd's EPOCH, an id from the future, garbage) gets
+ * "event: reset" instead and must read the state again; never a replay
+ * with a hole.
  */
 
 #include <sys/types.h>
@@ -32,6 +37,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -50,40 +56,51 @@
 #define CT_EVENTS	"text/event-stream"
 #define EVENTS_RETRY_MS	2000	/* a reconnecting client waits this */
 
+/* where an event came from: its count is R or P of the ids */
+enum ev_src {
+	EV_RUNTIME,
+	EV_PARENT
+};
+
 /* the last events, each as sent ("id: ...\nevent: ...\ndata: ...\n\n") */
 struct ev_kept {
-	uint64_t	 n;		/* 0: unused */
+	uint64_t	 n;		/* this gateway's count; 0: unused */
+	enum ev_src	 src;
+	uint64_t	 seq;		/* R or P of this event */
 	char		*text;
 	size_t		 len;
 };
 static struct ev_kept	 ev_ring[API_EVENTS_RING];
-static uint64_t		 ev_last;	/* the last event's N */
-static uint32_t		 ev_epoch;
-
-static uint32_t
-events_epoch(void)
-{
-	while (ev_epoch == 0)
-		ev_epoch = arc4random();
-	return (ev_epoch);
-}
+static uint64_t		 ev_last;	/* the last event's n */
+static uint32_t		 ev_epoch;	/* runtimed's; 0: none yet */
+static uint64_t		 ev_r;		/* runtimed's last state's number */
+static uint64_t		 ev_r_first;	/* ... the first this one got */
+static uint64_t		 ev_p;		/* the parent's loads told */
+static uint64_t		 ev_lost_r;	/* the newest R, P of an event */
+static uint64_t		 ev_lost_p;	/*   the ring let go */
 
 /* the next event as a stream's text, "id:" first, kept in the ring */
 static struct ev_kept *
-events_keep(const char *type, const char *data)
+events_keep(enum ev_src src, const char *type, const char *data)
 {
 	struct ev_kept	*k;
 	char		*text;
 	int		 len;
 
-	if ((len = asprintf(&text, "id: %08x-%llu\nevent: %s\ndata: %s\n\n",
-	    events_epoch(), (unsigned long long)(ev_last + 1), type,
-	    data)) == -1)
+	if ((len = asprintf(&text, "id: %08x-%llu-%llu\nevent: %s\n"
+	    "data: %s\n\n", ev_epoch, (unsigned long long)ev_r,
+	    (unsigned long long)ev_p, type, data)) == -1)
 		return (NULL);
 	ev_last++;
 	k = &ev_ring[ev_last % API_EVENTS_RING];
+	if (k->n != 0 && k->src == EV_RUNTIME)
+		ev_lost_r = k->seq;
+	else if (k->n != 0)
+		ev_lost_p = k->seq;
 	free(k->text);
 	k->n = ev_last;
+	k->src = src;
+	k->seq = src == EV_RUNTIME ? ev_r : ev_p;
 	k->text = text;
 	k->len = (size_t)len;
 	return (k);
@@ -97,14 +114,9 @@ events_drop(struct api_req *r, const char *why)
 	conn_close(r->c);
 }
 
-/*
- * One event to every stream; a stream over its bound is dropped.  The
- * hook for the events no message carries yet: an eviction or a restart
- * that runtimed reports is handed here, as to the parent's
- * control_event() for orchctl monitor.
- */
-void
-api_events_emit(const struct ctl_event *ev)
+/* one event to every stream; a stream over its bound is dropped */
+static void
+events_emit(enum ev_src src, const struct ctl_event *ev)
 {
 	struct api_req	*r, *next;
 	struct ev_kept	*k;
@@ -119,7 +131,7 @@ api_events_emit(const struct ctl_event *ev)
 		return;
 	}
 	json_decref(o);
-	k = events_keep(event_type_name(ev->type), data);
+	k = events_keep(src, event_type_name(ev->type), data);
 	free(data);
 	if (k == NULL) {
 		log_warnx("api: an event could not be kept");
@@ -135,81 +147,119 @@ api_events_emit(const struct ctl_event *ev)
 	}
 }
 
+/* a number of at most 20 digits at *p, up to stop; -1 if none */
+static int
+events_num(const char **p, char stop, uint64_t *v)
+{
+	const char		*s = *p;
+	unsigned long long	 n = 0;
+	int			 i;
+
+	for (i = 0; s[i] >= '0' && s[i] <= '9'; i++) {
+		if (i >= 19 || n > (ULLONG_MAX - 9) / 10)
+			return (-1);
+		n = n * 10 + (unsigned long long)(s[i] - '0');
+	}
+	if (i == 0 || s[i] != stop)
+		return (-1);
+	*v = n;
+	*p = s + i + (stop != '\0');
+	return (0);
+}
+
 /*
- * The request's Last-Event-ID, if any, before its head is gone: "EPOCH-N"
- * of this gateway, else r->lastev 0 with r->lastev_set (a reset).
+ * The request's Last-Event-ID, if any, before its head is gone: an id
+ * of this orchd, "EPOCH-R-P", sets r->lastev_ok; any other, a reset.
  */
 void
 api_events_lastid(struct api_req *r, const struct http_head *h)
 {
 	const struct http_field	*f;
-	char			 buf[32], *end;
+	char			 buf[64], *end;
+	const char		*p;
 	unsigned long		 epoch;
-	unsigned long long	 n;
 
 	if ((f = http_head_find(h, "Last-Event-ID")) == NULL)
 		return;
 	r->lastev_set = 1;
-	r->lastev = 0;
-	if (f->valuelen == 0 || f->valuelen >= sizeof(buf))
+	r->lastev_ok = 0;
+	if (f->valuelen < 12 || f->valuelen >= sizeof(buf))
 		return;
 	memcpy(buf, f->value, f->valuelen);
 	buf[f->valuelen] = '\0';
-	if (strlen(buf) < 10 || buf[8] != '-')
+	if (buf[8] != '-')
 		return;
-	errno = 0;
 	epoch = strtoul(buf, &end, 16);
-	if (end != buf + 8 || epoch != events_epoch())
+	if (end != buf + 8 || epoch != ev_epoch)
 		return;
-	if (buf[9] < '0' || buf[9] > '9')
+	p = buf + 9;
+	if (events_num(&p, '-', &r->lastev_r) == -1 ||
+	    events_num(&p, '\0', &r->lastev_p) == -1)
 		return;
-	n = strtoull(buf + 9, &end, 10);
-	if (*end != '\0' || errno != 0)
-		return;
-	r->lastev = n;
+	r->lastev_ok = 1;
 }
 
 /*
- * What a reconnecting client missed, or a reset when the ring no longer
- * holds it all, the id is not ours, or it is more than a stream may hold.
+ * What a reconnecting client missed, or a reset when this gateway cannot
+ * say for sure it has it all, or it is more than a stream may hold.
  */
 static void
 events_replay(struct api_req *r)
 {
 	struct evbuffer	*out = r->c->out;
-	uint64_t	 n, oldest;
+	uint64_t	 n, oldest, R = r->lastev_r, P = r->lastev_p;
 	size_t		 total = 0;
 	struct ev_kept	*k;
+	int		 pass;
 
+	if (!r->lastev_ok || R > ev_r || P > ev_p ||
+	    (ev_r_first > 0 && R + 1 < ev_r_first) ||
+	    R < ev_lost_r || P < ev_lost_p)
+		goto reset;
 	oldest = ev_last >= API_EVENTS_RING ? ev_last - API_EVENTS_RING + 1 :
 	    1;
-	if (r->lastev == 0 || r->lastev > ev_last || r->lastev + 1 < oldest)
-		goto reset;
-	for (n = r->lastev + 1; n <= ev_last; n++) {
-		k = &ev_ring[n % API_EVENTS_RING];
-		if (k->n != n || (total += k->len) > API_EVENTS_BUF / 2)
-			goto reset;
-	}
-	for (n = r->lastev + 1; n <= ev_last; n++) {
-		k = &ev_ring[n % API_EVENTS_RING];
-		evbuffer_add(out, k->text, k->len);
+	/* the first pass counts, the second sends */
+	for (pass = 0; pass < 2; pass++) {
+		for (n = oldest; n <= ev_last; n++) {
+			k = &ev_ring[n % API_EVENTS_RING];
+			if (k->n != n || k->seq <= (k->src == EV_RUNTIME ?
+			    R : P))
+				continue;
+			if (pass == 1)
+				evbuffer_add(out, k->text, k->len);
+			else if ((total += k->len) > API_EVENTS_BUF / 2)
+				goto reset;
+		}
 	}
 	return;
  reset:
 	/* the last event's id: reconnecting again, a client is up to date */
-	evbuffer_add_printf(out, "id: %08x-%llu\nevent: reset\ndata: "
+	evbuffer_add_printf(out, "id: %08x-%llu-%llu\nevent: reset\ndata: "
 	    "{\"type\":\"reset\",\"reason\":\"events missed\"}\n\n",
-	    events_epoch(), (unsigned long long)ev_last);
+	    ev_epoch, (unsigned long long)ev_r, (unsigned long long)ev_p);
 }
 
-/* a change of state from runtimed; one told again is no event */
+/*
+ * A state from runtimed, numbered; one told again is no event, but its
+ * number counts.  Kept whether or not a client listens: one may come
+ * back with an id from before.  A new epoch (runtimed is never started
+ * again while orchd runs) forgets the old numbers.
+ */
 void
 api_events_state(const struct rt_state *st)
 {
 	struct ctl_event	 ev;
 
-	if (!TAILQ_EMPTY(&api_evstreams) && event_from_state(&ev, st) == 0)
-		api_events_emit(&ev);
+	if (st->ev_seq == 0)
+		return;		/* not numbered: never an event */
+	if (st->ev_epoch != ev_epoch) {
+		ev_epoch = st->ev_epoch;
+		ev_r_first = st->ev_seq;
+		ev_lost_r = ev_lost_p = 0;
+	}
+	ev_r = st->ev_seq;
+	if (event_from_state(&ev, st) == 0)
+		events_emit(EV_RUNTIME, &ev);
 }
 
 /* the parent loaded orchd.conf, or refused to; for /metrics first */
@@ -225,7 +275,8 @@ api_events_recv_status(struct imsgev *iev, struct imsg *imsg)
 	ms = walltime_ms();
 	event_reload(&ev, cs.reload_ok, cs.reload_ok && cs.reload_ms > 0 ?
 	    cs.reload_ms : ms);
-	api_events_emit(&ev);
+	ev_p++;
+	events_emit(EV_PARENT, &ev);
 }
 
 /*

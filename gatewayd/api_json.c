@@ -1,7 +1,7 @@
 /*
  * The API's JSON, with jansson.  A workload is its summary (name state
- * driver hosts keep_warm idle_timeout last_seen started_at wakes
- * backoff_until), then
+ * driver hosts keep_warm keep_warm_until idle_timeout last_seen
+ * started_at wakes wakes_today backoff_until), then
  * every field of its definition as workload_to_json() writes it, the
  * same fields a create takes; durations are seconds, times RFC 3339 UTC
  * or null.
@@ -108,12 +108,16 @@ apij_workload(const struct workload_conf *wc, const struct ctl_workload *cw,
 	r |= json_object_set(o, "hosts", json_object_get(def, "hosts"));
 	r |= json_object_set_new(o, "keep_warm",
 	    json_boolean(cw->keep_warm));
+	r |= json_object_set_new(o, "keep_warm_until",
+	    time_or_null(cw->keep_warm ? cw->keep_warm_until : 0));
 	r |= json_object_set_new(o, "idle_timeout", json_integer(
 	    wc->idle_timeout >= 0 ? wc->idle_timeout : idle_timeout));
 	r |= json_object_set_new(o, "last_seen", time_or_null(cw->last_seen));
 	r |= json_object_set_new(o, "started_at",
 	    time_or_null(running ? cw->started_at : 0));
 	r |= json_object_set_new(o, "wakes", json_integer(cw->wakes));
+	r |= json_object_set_new(o, "wakes_today",
+	    json_integer((json_int_t)MINIMUM(cw->wakes_today, INT64_MAX)));
 	r |= json_object_set_new(o, "backoff_until",
 	    time_or_null(cw->backoff_until));
 	r |= json_object_set_new(o, "wake_timeout", json_integer(
@@ -192,16 +196,86 @@ apij_error(const char *msg)
 	return (s);
 }
 
-/* the body of keepwarm: {"enabled": true} or false, nothing else */
+/* n digits of s, a number from 0 to max, into *v */
+static int
+time_digits(const char *s, int n, int max, int *v)
+{
+	int	 i;
+
+	*v = 0;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return (-1);
+		*v = *v * 10 + (s[i] - '0');
+	}
+	return (*v <= max ? 0 : -1);
+}
+
+/*
+ * An RFC 3339 time, "YYYY-MM-DDTHH:MM:SS", a fraction of a second
+ * (ignored), then "Z" or "+HH:MM" / "-HH:MM": 0 with *t in seconds
+ * since the epoch, or -1.  A day the month has not is refused.
+ */
 int
-apij_keepwarm(const char *body, size_t len, int *on, char *err,
-    size_t errlen)
+apij_parse_time(const char *s, int64_t *t)
+{
+	struct tm	 tm, back;
+	time_t		 tt;
+	int		 y, mo, d, h, mi, sec, oh = 0, om = 0, sign = 0;
+	size_t		 len = strlen(s), i = 19;
+
+	if (len < 20 || time_digits(s, 4, 9999, &y) == -1 || s[4] != '-' ||
+	    time_digits(s + 5, 2, 12, &mo) == -1 || s[7] != '-' ||
+	    time_digits(s + 8, 2, 31, &d) == -1 ||
+	    (s[10] != 'T' && s[10] != 't') ||
+	    time_digits(s + 11, 2, 23, &h) == -1 || s[13] != ':' ||
+	    time_digits(s + 14, 2, 59, &mi) == -1 || s[16] != ':' ||
+	    time_digits(s + 17, 2, 59, &sec) == -1 || y < 1970 || mo < 1 ||
+	    d < 1)
+		return (-1);
+	if (s[i] == '.') {
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+			;
+		if (i == 20 || i > 29)
+			return (-1);
+	}
+	if ((s[i] == 'Z' || s[i] == 'z') && i + 1 == len)
+		sign = 0;
+	else if ((s[i] == '+' || s[i] == '-') && i + 6 == len &&
+	    time_digits(s + i + 1, 2, 23, &oh) == 0 && s[i + 3] == ':' &&
+	    time_digits(s + i + 4, 2, 59, &om) == 0)
+		sign = s[i] == '+' ? 1 : -1;
+	else
+		return (-1);
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	if ((tt = timegm(&tm)) == (time_t)-1 || gmtime_r(&tt, &back) == NULL ||
+	    back.tm_mday != d || back.tm_mon != mo - 1)
+		return (-1);
+	*t = (int64_t)tt - sign * (oh * 3600 + om * 60);
+	return (0);
+}
+
+/*
+ * The body of keepwarm: {"enabled": true} or false, and with true an
+ * optional "until": an RFC 3339 time after now and at most
+ * KEEPWARM_UNTIL_MAX seconds ahead (*until, else 0).
+ */
+int
+apij_keepwarm_until(const char *body, size_t len, int64_t now, int *on,
+    int64_t *until, char *err, size_t errlen)
 {
 	json_error_t	 jerr;
 	json_t		*o, *v;
 	const char	*key;
 	int		 rv = -1;
 
+	*until = 0;
 	if ((o = json_loadb(body, len, JSON_REJECT_DUPLICATES,
 	    &jerr)) == NULL) {
 		snprintf(err, errlen, "invalid JSON: %s", jerr.text);
@@ -212,7 +286,7 @@ apij_keepwarm(const char *body, size_t len, int *on, char *err,
 		goto done;
 	}
 	json_object_foreach(o, key, v) {
-		if (strcmp(key, "enabled") != 0) {
+		if (strcmp(key, "enabled") != 0 && strcmp(key, "until") != 0) {
 			snprintf(err, errlen, "unknown field \"%.64s\"", key);
 			goto done;
 		}
@@ -223,8 +297,45 @@ apij_keepwarm(const char *body, size_t len, int *on, char *err,
 		goto done;
 	}
 	*on = json_is_true(v);
+	if ((v = json_object_get(o, "until")) != NULL && !json_is_null(v)) {
+		if (!*on) {
+			snprintf(err, errlen, "field \"until\": only with "
+			    "\"enabled\": true");
+			goto done;
+		}
+		if (!json_is_string(v) ||
+		    apij_parse_time(json_string_value(v), until) == -1) {
+			snprintf(err, errlen, "field \"until\": must be a "
+			    "time as RFC 3339 has it, "
+			    "\"2026-01-31T18:00:00Z\"");
+			goto done;
+		}
+		if (*until <= now) {
+			snprintf(err, errlen, "field \"until\": that time "
+			    "has passed");
+			goto done;
+		}
+		if (*until - now > KEEPWARM_UNTIL_MAX) {
+			snprintf(err, errlen, "field \"until\": at most %d "
+			    "days ahead", KEEPWARM_UNTIL_MAX / 86400);
+			goto done;
+		}
+	}
 	rv = 0;
  done:
+	if (rv == -1)
+		*until = 0;
 	json_decref(o);
 	return (rv);
+}
+
+/* the body of keepwarm without "until" given a meaning: any time later */
+int
+apij_keepwarm(const char *body, size_t len, int *on, char *err,
+    size_t errlen)
+{
+	int64_t	 until;
+
+	return (apij_keepwarm_until(body, len, time(NULL), on, &until, err,
+	    errlen));
 }

@@ -7,7 +7,8 @@
  *	create, delete,		the parent (IMSG_API_CREATE, _DELETE,
  *	update			_UPDATE), which validates, stores and
  *				configures
- *	wake, suspend, keepwarm	runtimed (IMSG_CTL_*), answered when done
+ *	wake, suspend, keepwarm, runtimed (IMSG_CTL_*), answered when done
+ *	restart
  *	logs			the parent (IMSG_CTL_LOGS), streamed out
  *	metrics			the gateway itself (metrics.c)
  *	healthz			the gateway itself
@@ -327,6 +328,7 @@ api_command(struct api_req *r)
 	struct ctl_keepwarm	 kw;
 	char			 err[256];
 	size_t			 len;
+	int64_t			 until;
 
 	if ((wl = api_workload(r->t.name)) == NULL) {
 		api_error(r, 404, "no such workload", NULL);
@@ -344,6 +346,12 @@ api_command(struct api_req *r)
 		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_SUSPEND, &cn,
 		    sizeof(cn), API_SUSPEND_WAIT);
 		break;
+	case API_RESTART:
+		/* stopped, then started and ready again */
+		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_RESTART, &cn,
+		    sizeof(cn), API_SUSPEND_WAIT + wl->wake_timeout +
+		    GW_WAKE_SLACK);
+		break;
 	default:
 		len = r->body != NULL ? evbuffer_get_length(r->body) : 0;
 		if (len == 0) {
@@ -351,14 +359,16 @@ api_command(struct api_req *r)
 			    "{\"enabled\": false} is required", NULL);
 			return;
 		}
-		if (apij_keepwarm((const char *)evbuffer_pullup(r->body, -1),
-		    len, &r->keep_on, err, sizeof(err)) == -1) {
+		if (apij_keepwarm_until((const char *)evbuffer_pullup(r->body,
+		    -1), len, walltime_ms() / 1000, &r->keep_on, &until, err,
+		    sizeof(err)) == -1) {
 			api_error(r, 400, err, NULL);
 			return;
 		}
 		memset(&kw, 0, sizeof(kw));
 		strlcpy(kw.name, r->t.name, sizeof(kw.name));
 		kw.on = r->keep_on;
+		kw.until = until;
 		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_KEEPWARM, &kw,
 		    sizeof(kw), API_RUNTIME_WAIT);
 		break;
@@ -719,6 +729,7 @@ api_dispatch(struct api_req *r)
 	case API_KEEPWARM:
 	case API_WAKE:
 	case API_SUSPEND:
+	case API_RESTART:
 		api_command(r);
 		break;
 	case API_LOGS:
@@ -726,6 +737,12 @@ api_dispatch(struct api_req *r)
 		break;
 	case API_GROUP:
 		api_group(r);
+		break;
+	case API_ACCESS:
+		api_access(r);
+		break;
+	case API_HOST_HISTORY:
+		api_host_history(r);
 		break;
 	case API_EVENTS:
 		api_events(r);

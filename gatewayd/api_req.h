@@ -73,7 +73,9 @@ struct api_req {
 	int			 sessagain;	/* the reaper asked twice */
 	struct ui_sess		 sess;
 	int			 lastev_set;	/* events: Last-Event-ID */
-	uint64_t		 lastev;	/* ... its N; 0: a reset */
+	int			 lastev_ok;	/* ... of this orchd: R, P */
+	uint64_t		 lastev_r;
+	uint64_t		 lastev_p;
 	const char		*cache;		/* Cache-Control; NULL:
 						   no-store */
 	TAILQ_ENTRY(api_req)	 evs_entry;	/* ... in api_events.c's list */
@@ -135,6 +137,9 @@ void			 ui_session(struct api_req *);
 
 /* api_ops.c */
 void			 api_dispatch(struct api_req *);
+/* api_access.c */
+void			 api_access(struct api_req *);
+void			 api_host_history(struct api_req *);
 void			 api_logs_stop(struct api_req *);
 void			 api_logs_abort(struct api_req *);
 

@@ -17,6 +17,7 @@
 #define WL_PREFIX	"/v1/workloads"
 #define EVENTS_PATH	"/v1/events"
 #define GROUP_PREFIX	"/v1/groups/"
+#define HOSTHIST_PATH	"/v1/host/history"
 #define UI_PREFIX	"/ui/"
 
 struct api_sub {
@@ -30,8 +31,10 @@ static const struct api_sub api_subs[] = {
 	{ "keepwarm",	HTTP_M_POST,	API_KEEPWARM,	"POST" },
 	{ "wake",	HTTP_M_POST,	API_WAKE,	"POST" },
 	{ "suspend",	HTTP_M_POST,	API_SUSPEND,	"POST" },
+	{ "restart",	HTTP_M_POST,	API_RESTART,	"POST" },
 	{ "logs",	HTTP_M_GET,	API_LOGS,	"GET" },
 	{ "history",	HTTP_M_GET,	API_HISTORY,	"GET" },
+	{ "access",	HTTP_M_GET,	API_ACCESS,	"GET" },
 };
 
 static int
@@ -45,35 +48,36 @@ route_fail(struct api_target *t, int status, const char *error,
 	return (-1);
 }
 
-/* "tail=N" among the query's parameters; the last one wins */
+/*
+ * "KEY=N" among the query's parameters, from 0 to max (10 digits at the
+ * most), into *out; the last one wins.  -1 with the error, why.
+ */
 static int
-route_tail(const char *q, size_t len, struct api_target *t)
+route_count(const char *q, size_t len, const char *key, int64_t max,
+    int32_t *out, const char *why, struct api_target *t)
 {
 	const char	*p = q, *end = q + len, *amp;
+	size_t		 i, plen, klen = strlen(key);
 	int64_t		 n;
-	size_t		 i, plen;
 
-	t->tail = API_TAIL_DEFAULT;
 	while (p < end) {
 		if ((amp = memchr(p, '&', end - p)) == NULL)
 			amp = end;
 		plen = amp - p;
-		if (plen > 5 && strncmp(p, "tail=", 5) == 0) {
+		if (plen > klen && p[klen] == '=' &&
+		    strncmp(p, key, klen) == 0) {
+			if (plen == klen + 1 || plen > klen + 11)
+				return (route_fail(t, 400, why, NULL));
 			n = 0;
-			for (i = 5; i < plen; i++) {
-				if (p[i] < '0' || p[i] > '9' || i > 10)
-					return (route_fail(t, 400, "tail: "
-					    "must be a number of lines from 0 "
-					    "to 10000", NULL));
+			for (i = klen + 1; i < plen; i++) {
+				if (p[i] < '0' || p[i] > '9')
+					return (route_fail(t, 400, why, NULL));
 				n = n * 10 + (p[i] - '0');
 			}
-			if (n > API_TAIL_MAX)
-				return (route_fail(t, 400, "tail: must be a "
-				    "number of lines from 0 to 10000", NULL));
-			t->tail = (int32_t)n;
-		} else if (plen == 5 && strncmp(p, "tail=", 5) == 0)
-			return (route_fail(t, 400, "tail: must be a number of "
-			    "lines from 0 to 10000", NULL));
+			if (n > max)
+				return (route_fail(t, 400, why, NULL));
+			*out = (int32_t)n;
+		}
 		p = amp + 1;
 	}
 	return (0);
@@ -256,6 +260,14 @@ api_route(enum http_method meth, const char *path, size_t len,
 		t->op = API_EVENTS;
 		return (0);
 	}
+	if (plen == strlen(HOSTHIST_PATH) && strncmp(path, HOSTHIST_PATH,
+	    plen) == 0) {
+		if (meth != HTTP_M_GET)
+			return (route_fail(t, 405, "method not allowed",
+			    "GET"));
+		t->op = API_HOST_HISTORY;
+		return (0);
+	}
 	if (plen >= strlen(UI_PREFIX) && strncmp(path, UI_PREFIX,
 	    strlen(UI_PREFIX)) == 0)
 		return (route_ui(meth, path + strlen(UI_PREFIX), plen -
@@ -281,6 +293,18 @@ api_route(enum http_method meth, const char *path, size_t len,
 	if (route_workload(meth, path + pre + 1, plen - pre - 1, t) == -1)
 		return (-1);
 	if (t->op == API_LOGS && q != NULL)
-		return (route_tail(q + 1, len - plen - 1, t));
+		return (route_count(q + 1, len - plen - 1, "tail",
+		    API_TAIL_MAX, &t->tail, "tail: must be a number of lines "
+		    "from 0 to 10000", t));
+	if (t->op == API_ACCESS) {
+		t->tail = ALOG_ASK_MAX;
+		if (q != NULL && route_count(q + 1, len - plen - 1, "limit",
+		    ALOG_ASK_MAX, &t->tail, "limit: must be a number of lines "
+		    "from 1 to 100", t) == -1)
+			return (-1);
+		if (t->tail == 0)
+			return (route_fail(t, 400, "limit: must be a number "
+			    "of lines from 1 to 100", NULL));
+	}
 	return (0);
 }

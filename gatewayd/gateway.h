@@ -552,6 +552,12 @@ void		 accesslog_apply(const struct global_settings *);
 void		 accesslog_flush(void);
 void		 accesslog_stop(void);
 uint64_t	 accesslog_drops(void);
+/* hostsample.c: a minute of the host, to the reaper */
+void		 hostsample_start(void);
+/* alogkeep.c: each workload's last lines, to the reaper */
+void		 alogkeep_add(const char *, int64_t, const char *, size_t);
+void		 alogkeep_flush(void);
+uint64_t	 alogkeep_drops(void);
 void		 accesslog_head(struct gw_conn *, const struct gw_workload *);
 void		 accesslog_status(struct gw_conn *, int, int);
 void		 accesslog_park(struct gw_conn *);
@@ -603,10 +609,12 @@ void		 api_recv_authlimit(struct imsgev *, struct imsg *);
 void		 api_recv_authblock(struct imsgev *, struct imsg *);
 /* api_conn.c, ui_sess.c: the status page's sessions, from the reaper */
 void		 api_recv_sess(struct imsgev *, struct imsg *);
+void		 api_recv_alog_line(struct imsgev *, struct imsg *);
+void		 api_recv_alog_end(struct imsgev *, struct imsg *);
+void		 api_recv_hosthist(struct imsgev *, struct imsg *);
 void		 ui_recv_sess_end(struct imsgev *, struct imsg *);
 /* api_events.c: GET /v1/events, from the messages that make them */
 void		 api_events_state(const struct rt_state *);
-void		 api_events_emit(const struct ctl_event *);
 void		 api_events_recv_status(struct imsgev *, struct imsg *);
 
 #endif /* ORCHD_GATEWAY_H */

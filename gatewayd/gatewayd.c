@@ -123,6 +123,16 @@ static const struct proc_handler gateway_handlers[] = {
 	    api_recv_sess },
 	{ IMSG_REAP_SESS_END, sizeof(struct ui_sess_id),
 	    PROC_FROM(PROC_REAPER), ui_recv_sess_end },
+	/* the host's last day, and a workload's last access-log lines,
+	   held by the reaper (api_access.c) */
+	{ IMSG_REAP_HOSTHIST, sizeof(struct host_sample),
+	    PROC_FROM(PROC_REAPER), api_recv_hosthist, PROC_RECORDS },
+	{ IMSG_REAP_ALOG_LINE, sizeof(struct alog_keep),
+	    PROC_FROM(PROC_REAPER), api_recv_alog_line,
+	    PROC_NAME(struct alog_keep) },
+	{ IMSG_REAP_ALOG_END, sizeof(struct alog_ask),
+	    PROC_FROM(PROC_REAPER), api_recv_alog_end,
+	    PROC_NAME(struct alog_ask) },
 	/* the store's held writes, for GET /metrics (metrics.c) */
 	{ IMSG_ST_QUEUE, sizeof(struct st_queue_stats),
 	    PROC_FROM(PROC_STORE), metrics_recv_store },
@@ -167,6 +177,7 @@ gateway_apply(struct privsep *ps, struct cfg_generation *gen,
 	route_apply(gen);
 	listener_apply(h2_listener_gone);
 	api_apply(gen);
+	hostsample_start();
 }
 
 static void

@@ -85,6 +85,23 @@ counts_read(const struct gw_workload *wl)
 	    &metrics_zero);
 }
 
+/* every workload's requests and wakes counted here, for hostsample.c */
+void
+metrics_totals(uint64_t *requests, uint64_t *wakes)
+{
+	struct gw_workload	*wl;
+	const struct gw_wcounts	*c;
+	int			 i;
+
+	*requests = *wakes = 0;
+	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
+		c = counts_read(wl);
+		for (i = 0; i < 5; i++)
+			*requests += c->requests[i];
+		*wakes += c->wakes;
+	}
+}
+
 /*
  * Before wl->state becomes state, at since_ms (runtimed's clock, wall
  * time in milliseconds; 0 when the gateway changes it itself).  A wake's

@@ -104,6 +104,8 @@ void		 metrics_recv_memory(struct imsgev *, struct imsg *);
 /* metrics_budget.c: the memory budget, as runtimed tells it */
 void		 metrics_recv_budget(struct imsgev *, struct imsg *);
 void		 metrics_budget_write(struct evbuffer *);
+void		 metrics_budget_now(int64_t *, int64_t *);
+void		 metrics_totals(uint64_t *, uint64_t *);
 
 /* metrics_acme.c: certificates from ACME, as the parent relays acmed */
 void		 metrics_recv_acme(struct imsgev *, struct imsg *);

@@ -35,6 +35,14 @@ metrics_recv_budget(struct imsgev *iev, struct imsg *imsg)
 	mb_known = 1;
 }
 
+/* the memory charged and the budget, as runtimed last said (0 before) */
+void
+metrics_budget_now(int64_t *in_use, int64_t *budget)
+{
+	*in_use = mb_known ? mb.in_use : 0;
+	*budget = mb_known ? mb.budget : 0;
+}
+
 void
 metrics_budget_write(struct evbuffer *b)
 {

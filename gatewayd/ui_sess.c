@@ -210,10 +210,13 @@ ui_cookie_op(enum api_op op)
 	case API_GET:
 	case API_HISTORY:
 	case API_LOGS:
+	case API_ACCESS:
+	case API_HOST_HISTORY:
 	case API_EVENTS:
 	case API_WAKE:
 	case API_SUSPEND:
 	case API_KEEPWARM:
+	case API_RESTART:
 	case API_DELETE:
 	case API_UI_SESSION:
 	case API_UI_LOGOUT:
@@ -231,6 +234,7 @@ ui_action_op(enum api_op op)
 	case API_WAKE:
 	case API_SUSPEND:
 	case API_KEEPWARM:
+	case API_RESTART:
 	case API_DELETE:
 		return (1);
 	default:

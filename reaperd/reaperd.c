@@ -38,6 +38,8 @@
 #include "reaper.h"
 #include "authlim.h"
 #include "uisess.h"
+#include "alring.h"
+#include "hosthist.h"
 
 RB_HEAD(reap_wls, reap_wl);
 
@@ -58,6 +60,8 @@ static int		reap_off;
 static int64_t		reap_interval;
 static struct authlim	reap_authlim;	/* wrong API keys, authlim.c */
 static struct uisess	reap_uisess;	/* the status page's, uisess.c */
+static struct alring	reap_alring;	/* last access-log lines, alring.c */
+static struct hosthist	reap_hosthist;	/* the host's last day, hosthist.c */
 /* memory pressure: PSI, opened at start; ORCHD_PSI_FILE for the tests */
 #define REAP_PSI_FILE	"/proc/pressure/memory"
 static int		reap_psi_fd = -1;
@@ -75,6 +79,10 @@ static void	reaper_recv_sess_new(struct imsgev *, struct imsg *);
 static void	reaper_recv_sess_ask(struct imsgev *, struct imsg *);
 static void	reaper_recv_sess_end(struct imsgev *, struct imsg *);
 static void	reaper_recv_sess_flush(struct imsgev *, struct imsg *);
+static void	reaper_recv_alog_keep(struct imsgev *, struct imsg *);
+static void	reaper_recv_alog_ask(struct imsgev *, struct imsg *);
+static void	reaper_recv_hostsample(struct imsgev *, struct imsg *);
+static void	reaper_recv_hosthist_ask(struct imsgev *, struct imsg *);
 
 PROC_TABLE_BEGIN
 static const struct proc_handler reaper_handlers[] = {
@@ -110,6 +118,14 @@ static const struct proc_handler reaper_handlers[] = {
 	    PROC_FROM(PROC_GATEWAY), reaper_recv_sess_end },
 	{ IMSG_GW_SESS_FLUSH, sizeof(struct ui_sess_flush),
 	    PROC_FROM(PROC_GATEWAY), reaper_recv_sess_flush },
+	{ IMSG_GW_ALOG_KEEP, sizeof(struct alog_keep), PROC_FROM(PROC_GATEWAY),
+	    reaper_recv_alog_keep, PROC_RECORDS1, PROC_NAME(struct alog_keep) },
+	{ IMSG_GW_ALOG_ASK, sizeof(struct alog_ask), PROC_FROM(PROC_GATEWAY),
+	    reaper_recv_alog_ask, PROC_NAME(struct alog_ask) },
+	{ IMSG_GW_HOSTSAMPLE, sizeof(struct host_sample),
+	    PROC_FROM(PROC_GATEWAY), reaper_recv_hostsample },
+	{ IMSG_GW_HOSTHIST_ASK, 0, PROC_FROM(PROC_GATEWAY),
+	    reaper_recv_hosthist_ask },
 	{ IMSG_ST_KEEPWARM, sizeof(struct ctl_keepwarm),
 	    PROC_FROM(PROC_RUNTIME), reaper_recv_keepwarm,
 	    PROC_NAME(struct ctl_keepwarm) },
@@ -513,9 +529,84 @@ reaper_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 	log_debug("%s: keep warm %s", wl->name, wl->keep_warm ? "on" : "off");
 }
 
+/*
+ * Access-log lines from a gateway, of configured workloads only (a line
+ * may come just after a removal: it is not kept).
+ */
+static void
+reaper_recv_alog_keep(struct imsgev *iev, struct imsg *imsg)
+{
+	struct alog_keep	 k;
+	const uint8_t		*p = imsg->data;
+	size_t			 len = imsg_get_len(imsg), off;
+
+	for (off = 0; off + sizeof(k) <= len; off += sizeof(k)) {
+		memcpy(&k, p + off, sizeof(k));
+		if (k.len > sizeof(k.line) || reap_find(k.name) == NULL)
+			continue;
+		(void)alring_add(&reap_alring, k.name, k.start_ms, k.line,
+		    k.len);
+	}
+}
+
+/* the last lines of one workload, then END, to the gateway that asked */
+static void
+reaper_recv_alog_ask(struct imsgev *iev, struct imsg *imsg)
+{
+	const struct alring_line	*out[ALRING_PER_WL];
+	struct alog_ask			 q;
+	struct alog_keep		 k;
+	size_t				 n, i;
+	uint32_t			 id = imsg_get_id(imsg);
+
+	(void)imsg_get_data(imsg, &q, sizeof(q));
+	n = 0;
+	if (q.limit > 0)
+		n = alring_get(&reap_alring, q.name, (size_t)q.limit, out,
+		    nitems(out));
+	for (i = 0; i < n; i++) {
+		memset(&k, 0, sizeof(k));
+		(void)strlcpy(k.name, q.name, sizeof(k.name));
+		k.len = out[i]->len;
+		memcpy(k.line, out[i]->text, out[i]->len);
+		if (imsgev_compose(iev, IMSG_REAP_ALOG_LINE, id, -1, &k,
+		    sizeof(k)) == -1)
+			log_warn("%s: compose", __func__);
+	}
+	q.kept = (int32_t)MINIMUM(reap_alring.lines, INT32_MAX);
+	if (imsgev_compose(iev, IMSG_REAP_ALOG_END, id, -1, &q,
+	    sizeof(q)) == -1)
+		log_warn("%s: compose", __func__);
+}
+
+/* a gateway's minute of the host */
+static void
+reaper_recv_hostsample(struct imsgev *iev, struct imsg *imsg)
+{
+	struct host_sample	 s;
+
+	(void)imsg_get_data(imsg, &s, sizeof(s));
+	if (hosthist_add(&reap_hosthist, &s, time(NULL) / 60) == -1)
+		log_debug("%s: a minute out of range", __func__);
+}
+
+/* the last day, to the gateway that asked, in one message */
+static void
+reaper_recv_hosthist_ask(struct imsgev *iev, struct imsg *imsg)
+{
+	static struct host_sample	 out[HOSTHIST_MINUTES];
+	size_t				 n;
+
+	n = hosthist_get(&reap_hosthist, time(NULL) / 60, out, nitems(out));
+	if (imsgev_compose(iev, IMSG_REAP_HOSTHIST, imsg_get_id(imsg), -1,
+	    out, n * sizeof(out[0])) == -1)
+		log_warn("%s: compose", __func__);
+}
+
 static void
 reap_free(struct reap_wl *wl)
 {
+	alring_forget(&reap_alring, wl->name);
 	free(wl->deps);
 	free(wl);
 }
@@ -623,6 +714,8 @@ main(int argc, char *argv[])
 	cfg_set_apply(reaper_apply);
 	authlim_init(&reap_authlim);
 	uisess_init(&reap_uisess);
+	alring_init(&reap_alring);
+	hosthist_init(&reap_hosthist);
 	/* reaper_apply keeps a name and two settings per workload */
 	cfg_forget_workloads();
 	sandbox_enter(proc_name(PROC_REAPER), SB_STDIO);

@@ -164,7 +164,10 @@ command_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 		return;
 	}
 	wl->keep_warm = kw.on;
-	log_info("workload %s: keep warm %s", wl->name, kw.on ? "on" : "off");
+	warm_until_set(wl, kw.until);
+	kw.until = wl->keep_warm_until;
+	log_info("workload %s: keep warm %s%s", wl->name, kw.on ? "on" : "off",
+	    kw.until > 0 ? " for a time" : "");
 	/* the store keeps it across restarts */
 	if (proc_compose(rt->ps, PROC_STORE, IMSG_ST_KEEPWARM, 0, -1, &kw,
 	    sizeof(kw)) == -1)
@@ -178,8 +181,9 @@ command_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
- * orchctl restart: replaced in place with the definition it has, and
- * answered once it runs again (or failed to).
+ * orchctl restart, or POST .../restart from the API: replaced in place
+ * with the definition it has, and answered once it runs again (or
+ * failed to).
  */
 void
 command_recv_restart(struct imsgev *iev, struct imsg *imsg)
@@ -200,7 +204,8 @@ command_recv_restart(struct imsgev *iev, struct imsg *imsg)
 	}
 	if (command_wait(wl, &a, WL_RUNNING) == -1)
 		return;
-	if (lifecycle->restart(wl, "orchctl restart") == -1)
+	if (lifecycle->restart(wl, iev->peer == PROC_GATEWAY ?
+	    "restarted through the API" : "orchctl restart") == -1)
 		command_state_refused(wl, "it is being replaced already");
 }
 

@@ -131,12 +131,28 @@ lc_since_now(struct rt_workload *wl)
 	wl->since_mono = monotime();
 }
 
+/*
+ * To the gateways, numbered: every gateway gets the same states in the
+ * same order, so that the number, with an epoch of this runtimed's, is
+ * an id for GET /v1/events the same whichever gateway a client asks.
+ */
 static void
 state_send(struct rt_workload *wl, enum privsep_procid to,
     const struct rt_state *st)
 {
-	if (proc_compose(rt->ps, to, IMSG_RT_STATE, 0, -1, st,
-	    sizeof(*st)) == -1)
+	static uint32_t	 epoch;
+	static uint64_t	 seq;
+	struct rt_state	 num;
+
+	num = *st;
+	if (to == PROC_GATEWAY) {
+		while (epoch == 0)
+			epoch = arc4random();
+		num.ev_epoch = epoch;
+		num.ev_seq = ++seq;
+	}
+	if (proc_compose(rt->ps, to, IMSG_RT_STATE, 0, -1, &num,
+	    sizeof(num)) == -1)
 		log_warn("workload %s: state to %s", wl->name, proc_name(to));
 }
 
@@ -1129,6 +1145,9 @@ lifecycle_restore(const struct st_restore *rs)
 	if (rs->keep_warm == 0 || rs->keep_warm == 1) {
 		wl->keep_warm = rs->keep_warm;
 		lifecycle_keep_warm_send(wl);
+		/* one that lapsed while orchd was down lapses now */
+		if (rs->keep_warm_until > 0)
+			warm_until_set(wl, rs->keep_warm_until);
 	}
 	budget_restore(wl, rs);
 	job_restore(wl, rs->job_hash);

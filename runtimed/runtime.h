@@ -104,6 +104,8 @@ struct rt_workload {
 	int			 drain_busy;	/* a gateway said busy */
 	enum rt_reason		 drain_reason;	/* idle, operator */
 	int			 keep_warm;	/* -1: as configured */
+	int64_t			 keep_warm_until; /* wall clock, s: it lapses
+						   then (warmuntil.c); 0 */
 	struct rt_waiters	 waiters;
 	/* "depends on": waking, its dependencies first (lifecycle.c) */
 	int			 deps_wait;
@@ -210,6 +212,9 @@ void		 lifecycle_apply(struct cfg_generation *);
 struct rt_workload *lifecycle_find(const char *);
 int		 lifecycle_keep_warm(const struct rt_workload *);
 void		 lifecycle_keep_warm_send(struct rt_workload *);
+/* warmuntil.c */
+void		 warm_until_set(struct rt_workload *, int64_t);
+void		 warm_until_arm(void);
 void		 lifecycle_wake(const char *, enum rt_reason,
 		    const struct wake_cause *);
 void		 lifecycle_cause(struct wake_cause *, enum wake_kind);

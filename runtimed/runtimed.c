@@ -88,8 +88,9 @@ static const struct proc_handler runtime_handlers[] = {
 	{ IMSG_CTL_KEEPWARM, sizeof(struct ctl_keepwarm),
 	    PROC_FROM(PROC_PARENT) | PROC_FROM(PROC_GATEWAY),
 	    command_recv_keepwarm, PROC_NAME(struct ctl_keepwarm) },
-	{ IMSG_CTL_RESTART, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT),
-	    command_recv_restart, PROC_NAME(struct ctl_name) },
+	{ IMSG_CTL_RESTART, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT) |
+	    PROC_FROM(PROC_GATEWAY), command_recv_restart,
+	    PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM(PROC_PARENT),
 	    docker_recv_logs, PROC_NAME(struct ctl_logs) },
 	/* the registry logins, from the parent alone */

@@ -254,7 +254,8 @@ held_write(const struct sq_entry *e, void *arg)
 		r = store_db_lastseen(store_db, &e->u.ls, 1);
 		break;
 	case SQ_KEEPWARM:
-		r = store_db_keepwarm(store_db, e->u.kw.name, e->u.kw.on);
+		r = store_db_keepwarm(store_db, e->u.kw.name, e->u.kw.on,
+		    e->u.kw.until);
 		break;
 	case SQ_MEMORY:
 		r = store_db_memory(store_db, e->u.mem.name, e->u.mem.bytes,

@@ -113,19 +113,24 @@ static const char *const stmt_sql[S_MAX] = {
 	    "ORDER BY id DESC LIMIT 1 OFFSET ?2)",
 	[S_COUNT_ADD] = "UPDATE counters SET wakes = wakes + ?2, "
 	    "failed_wakes = failed_wakes + ?3, wake_ms = wake_ms + ?4, "
-	    "asleep_ms = asleep_ms + ?5, running_ms = running_ms + ?6 "
+	    "asleep_ms = asleep_ms + ?5, running_ms = running_ms + ?6, "
+	    "day_wakes = CASE WHEN ?2 = 0 THEN day_wakes "
+	    "WHEN wake_day = ?7 THEN day_wakes + ?2 ELSE ?2 END, "
+	    "wake_day = CASE WHEN ?2 = 0 THEN wake_day ELSE ?7 END "
 	    "WHERE workload = ?1",
 	[S_LASTSEEN] = "UPDATE workloads SET last_seen = ?2 "
 	    "WHERE name = ?1 AND last_seen < ?2",
-	[S_KEEPWARM] = "UPDATE workloads SET keep_warm = ?2, updated = ?3 "
-	    "WHERE name = ?1",
+	[S_KEEPWARM] = "UPDATE workloads SET keep_warm = ?2, updated = ?3, "
+	    "keep_warm_until = ?4 WHERE name = ?1",
 	[S_MEMORY] = "UPDATE counters SET memory = ?2, "
 	    "memory_estimate = coalesce(?3, memory_estimate) "
 	    "WHERE workload = ?1",
 	[S_JOB] = "UPDATE workloads SET job_hash = ?2 WHERE name = ?1",
 	[S_WORKLOADS] = "SELECT w.name, w.definition, w.source, w.keep_warm, "
 	    ROW_STATE("w.") ", w.message, w.last_seen, w.started_at, "
-	    "coalesce(c.wakes, 0), w.reason, c.memory, c.memory_estimate "
+	    "coalesce(c.wakes, 0), w.reason, c.memory, c.memory_estimate, "
+	    "w.keep_warm_until, "
+	    "CASE WHEN c.wake_day = ?2 THEN c.day_wakes ELSE 0 END "
 	    "FROM workloads w LEFT JOIN counters c ON c.workload = w.name "
 	    "WHERE ?1 = '' OR w.name = ?1 ORDER BY w.name",
 	/* an expired one's too, before any later one of the name */
@@ -154,7 +159,8 @@ static const char *const stmt_sql[S_MAX] = {
 	    "WHERE to_state = 'running' AND wake_ms IS NOT NULL "
 	    "ORDER BY wake_ms LIMIT ?2 OFFSET ?3",
 	[S_RESTORE] = "SELECT " ROW_STATE("w.") ", w.keep_warm, w.last_seen, "
-	    "w.started_at, c.memory, c.memory_estimate, w.job_hash "
+	    "w.started_at, c.memory, c.memory_estimate, w.job_hash, "
+	    "w.keep_warm_until "
 	    "FROM workloads w LEFT JOIN counters c ON c.workload = w.name "
 	    "WHERE w.name = ?1",
 	/* the API's workloads: only ever its own rows */
@@ -985,6 +991,7 @@ counters_add(struct store_db *sdb, const struct rt_state *rs,
 	sqlite3_bind_int64(s, 4, wake_end && rs->state == WL_RUNNING ? dt : 0);
 	sqlite3_bind_int64(s, 5, row->state == WL_ASLEEP ? dt : 0);
 	sqlite3_bind_int64(s, 6, row->state == WL_RUNNING ? dt : 0);
+	sqlite3_bind_int64(s, 7, t_ms / 86400000);
 	return (run(sdb, s));
 }
 
@@ -1044,9 +1051,13 @@ store_db_lastseen(struct store_db *sdb, const struct reap_lastseen *ls,
 	return (0);
 }
 
-/* on: 1 or 0; -1 drops the override, back to the definition's */
+/*
+ * on: 1 or 0; -1 drops the override, back to the definition's; until:
+ * when it lapses (wall clock, s), 0 never
+ */
 int
-store_db_keepwarm(struct store_db *sdb, const char *name, int on)
+store_db_keepwarm(struct store_db *sdb, const char *name, int on,
+    int64_t until)
 {
 	sqlite3_stmt	*s = st(sdb, S_KEEPWARM);
 
@@ -1054,6 +1065,7 @@ store_db_keepwarm(struct store_db *sdb, const char *name, int on)
 	if (on != -1)
 		sqlite3_bind_int(s, 2, on != 0);
 	sqlite3_bind_int64(s, 3, walltime_ms() / 1000);
+	sqlite3_bind_int64(s, 4, on == 1 && until > 0 ? until : 0);
 	return (run(sdb, s));
 }
 
@@ -1141,6 +1153,8 @@ workload_fill(sqlite3_stmt *s, struct ctl_workload *cw)
 	cw->reason = sqlite3_column_int(s, 9);
 	cw->memory = sqlite3_column_int64(s, 10);
 	cw->memory_estimate = sqlite3_column_int64(s, 11);
+	cw->keep_warm_until = sqlite3_column_int64(s, 12);
+	cw->wakes_today = sqlite3_column_int64(s, 13);
 }
 
 /* name "": every workload */
@@ -1153,6 +1167,8 @@ store_db_workloads(struct store_db *sdb, const char *name,
 	int			 rc, n = 0;
 
 	bind_text(s, 1, name);
+	/* today, as the UTC day of a wake counts it */
+	sqlite3_bind_int64(s, 2, walltime_ms() / 86400000);
 	while ((rc = step(sdb, s)) == SQLITE_ROW) {
 		workload_fill(s, &cw);
 		n++;
@@ -1354,6 +1370,7 @@ store_db_restore(struct store_db *sdb, const char *name,
 	rs->memory = sqlite3_column_int64(s, 4);
 	rs->memory_estimate = sqlite3_column_int64(s, 5);
 	rs->job_hash = (uint64_t)sqlite3_column_int64(s, 6);
+	rs->keep_warm_until = sqlite3_column_int64(s, 7);
 	sqlite3_reset(s);
 	return (1);
 }

@@ -67,7 +67,8 @@ int		 store_db_state(struct store_db *, const struct rt_state *);
 
 int		 store_db_lastseen(struct store_db *,
 		    const struct reap_lastseen *, size_t);
-int		 store_db_keepwarm(struct store_db *, const char *, int);
+int		 store_db_keepwarm(struct store_db *, const char *, int,
+		    int64_t);
 int		 store_db_job(struct store_db *, const char *, uint64_t);
 int		 store_db_memory(struct store_db *, const char *, int64_t,
 		    int64_t);

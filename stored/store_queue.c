@@ -260,6 +260,8 @@ sq_overlay_workload(const struct store_queue *q, struct ctl_workload *cw)
 			/* -1, back to the definition's: the row knows it */
 			if (e->u.kw.on != -1)
 				cw->keep_warm = e->u.kw.on != 0;
+			cw->keep_warm_until = e->u.kw.on == 1 ?
+			    e->u.kw.until : 0;
 			break;
 		case SQ_MEMORY:
 			if (e->u.mem.bytes > 0)
@@ -272,6 +274,7 @@ sq_overlay_workload(const struct store_queue *q, struct ctl_workload *cw)
 		}
 	}
 	cw->wakes += w.wakes;
+	cw->wakes_today += w.wakes;
 }
 
 /* a bound for the history's held part: the state changes held */

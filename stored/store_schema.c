@@ -53,6 +53,12 @@
  * Version 7.  workloads.job_hash: the hash of the definition a job ("run
  * once") last succeeded with, 0 for none: it runs again when that
  * changes (runtimed/job.c).
+ *
+ * Version 8.  workloads.keep_warm_until: when a keep warm override of 1
+ * lapses (wall clock, seconds; 0: never), kept so that it lapses after
+ * a restart too (runtimed/warmuntil.c).  counters.day_wakes: the wakes
+ * of the UTC day wake_day (days since the epoch) of the last one, for
+ * the status page's "wakes today".
  */
 static const char *const migrations[] = {
 	/* 1 */
@@ -132,6 +138,15 @@ static const char *const migrations[] = {
 	"ALTER TABLE workloads ADD COLUMN job_hash INTEGER NOT NULL "
 	"  DEFAULT 0;"
 	"PRAGMA user_version = 7;",
+	/* 8: keep warm until a time (the API's), then it lapses; the wakes
+	   of the day */
+	"ALTER TABLE workloads ADD COLUMN keep_warm_until INTEGER NOT NULL "
+	"  DEFAULT 0;"
+	"ALTER TABLE counters ADD COLUMN wake_day INTEGER NOT NULL "
+	"  DEFAULT 0;"
+	"ALTER TABLE counters ADD COLUMN day_wakes INTEGER NOT NULL "
+	"  DEFAULT 0;"
+	"PRAGMA user_version = 8;",
 };
 
 /* the version the migrations below bring a database to */

@@ -31,8 +31,10 @@
 		{ key: "state", label: "State" },
 		{ key: "memory", label: "Memory", num: true },
 		{ key: "last_seen", label: "Last request" },
+		{ key: "wakes_today", label: "Wakes today", num: true,
+		    title: "Wakes since midnight, UTC" },
 		{ key: "wakes", label: "Wakes", num: true,
-		    title: "Wakes since orchd started" },
+		    title: "Wakes in all" },
 		{ key: "wake_median", label: "Median wake", num: true,
 		    title: "Half the wakes took at most this long" },
 		{ key: "wake_max", label: "Slowest wake", num: true,
@@ -41,7 +43,8 @@
 	];
 	/* fields GET adds to a definition: shown apart from it */
 	var RUNTIME = ["state", "last_seen", "started_at", "wakes",
-	    "backoff_until", "expires_at", "message", "drift"];
+	    "wakes_today", "backoff_until", "expires_at", "message", "drift",
+	    "keep_warm_until"];
 
 	function $(id) {
 		return document.getElementById(id);
@@ -280,6 +283,8 @@
 		tr.appendChild(el("td", { title: w.last_seen || "" },
 		    ago(w.last_seen)));
 		tr.appendChild(el("td", { "class": "num" },
+		    w.wakes_today === undefined ? "" : w.wakes_today));
+		tr.appendChild(el("td", { "class": "num" },
 		    w.wakes === undefined ? "" : w.wakes));
 		tr.appendChild(el("td", { "class": "num" },
 		    wakeText(value(w, "wake_median"))));
@@ -437,8 +442,10 @@
 			w.last_seen = e.time;
 		if (e.to === "running" || e.to === "asleep")
 			metricsSoon();
-		if (e.to === "running" && e.from === "waking")
+		if (e.to === "running" && e.from === "waking") {
 			w.wakes = (w.wakes || 0) + 1;
+			w.wakes_today = (w.wakes_today || 0) + 1;
+		}
 		updateRow(e.workload);
 		if (current === e.workload)
 			loadWorkload(current);
@@ -566,6 +573,18 @@
 		return [root, legend];
 	}
 
+	/* keep warm, until the time in the box if one is there */
+	function warmBody(what) {
+		var box = $("warm-until");
+		var t;
+
+		if (what !== "warm_on" || !box || box.value === "")
+			return { enabled: what === "warm_on" };
+		t = new Date(box.value);
+		return isNaN(t.getTime()) ? { enabled: true } :
+		    { enabled: true, until: t.toISOString() };
+	}
+
 	function act(name, what) {
 		var verbs = { wake: "Wake", suspend: "Suspend",
 		    warm_on: "Keep warm", warm_off: "Stop keeping warm",
@@ -579,13 +598,9 @@
 		if (what === "wake" || what === "suspend")
 			p = api("POST", base + "/" + what);
 		else if (what === "warm_on" || what === "warm_off")
-			p = api("POST", base + "/keepwarm",
-			    { enabled: what === "warm_on" });
+			p = api("POST", base + "/keepwarm", warmBody(what));
 		else if (what === "restart")
-			p = api("POST", base + "/suspend").then(function (r) {
-				return r.status === 200 ?
-				    api("POST", base + "/wake") : r;
-			});
+			p = api("POST", base + "/restart");
 		else
 			p = api("DELETE", base);
 		p.then(function (r) {
@@ -613,6 +628,7 @@
 		    [w.keep_warm ? "warm_off" : "warm_on",
 		    w.keep_warm ? "Stop keeping warm" : "Keep warm"],
 		    ["restart", "Restart"]];
+		var until = $("warm-until") ? $("warm-until").value : "";
 
 		clear(box);
 		if (!session || session.readonly) {
@@ -630,6 +646,14 @@
 				act(w.name, a[0]);
 			});
 			box.appendChild(b);
+			/* keep warm takes an optional time it lapses at */
+			if (a[0] === "warm_on") {
+				box.appendChild(el("label", {},
+				    "until (optional)", el("input", {
+				    id: "warm-until",
+				    type: "datetime-local" })));
+				$("warm-until").value = until;
+			}
 			/* redrawn by an event: the keyboard stays put */
 			if (had === a[0] || (had && had.indexOf("warm") === 0 &&
 			    a[0].indexOf("warm") === 0))
@@ -673,11 +697,25 @@
 		});
 	}
 
+	function accessText(r) {
+		var b = r.body;
+
+		if (r.status !== 200 || !b)
+			return "(no access log: " + r.status + ")";
+		if (!b.access_log)
+			return "(no access log: \"access log\" is not set in " +
+			    "orchd.conf)";
+		if (!b.lines || b.lines.length === 0)
+			return "(no request yet)";
+		return b.lines.join("\n");
+	}
+
 	function loadWorkload(name) {
 		var base = "/v1/workloads/" + encodeURIComponent(name);
 
 		return Promise.all([api("GET", base), api("GET", base +
-		    "/history"), api("GET", base + "/logs?tail=100")]).then(
+		    "/history"), api("GET", base + "/logs?tail=100"),
+		    api("GET", base + "/access?limit=100")]).then(
 		    function (r) {
 			var w = r[0].body, hist, st, c;
 
@@ -698,6 +736,8 @@
 			    String(w.state) }, w.state));
 			st.appendChild(document.createTextNode(
 			    (w.keep_warm ? ", kept warm" : "") +
+			    (w.keep_warm && w.keep_warm_until ? " until " +
+			    new Date(w.keep_warm_until).toLocaleString() : "") +
 			    (w.message ? "; " + w.message : "") +
 			    "; last request " + ago(w.last_seen) + "."));
 			renderActions(w);
@@ -709,6 +749,7 @@
 			$("logs").textContent = r[2].status === 200 ?
 			    String(r[2].body || "(no output)") :
 			    "(no log: " + r[2].status + ")";
+			$("access").textContent = accessText(r[3]);
 		});
 	}
 
@@ -773,9 +814,30 @@
 			samples.shift();
 	}
 
+	/*
+	 * orchd's last day, a minute a point (GET /v1/host/history), as
+	 * the charts' points: wakes per hour over the hour to each minute
+	 */
+	function historyPoints(hist) {
+		var j = 0, w = 0;
+
+		return hist.map(function (h, i) {
+			var t = Date.parse(h.time);
+
+			w += h.wakes;
+			while (j < i && Date.parse(hist[j].time) <= t - 3600000)
+				w -= hist[j++].wakes;
+			return { used: h.memory_in_use, budget: h.memory_budget,
+			    wph: w, rps: h.requests / 60 };
+		});
+	}
+
 	function hostSample() {
-		return loadMetrics().then(function () {
+		return Promise.all([loadMetrics(), api("GET",
+		    "/v1/host/history")]).then(function (r) {
 			var dl = clear($("hostfacts"));
+			var hist = r[1].status === 200 && r[1].body ?
+			    r[1].body.samples || [] : [];
 			var s, saved = 0, mh = 0, wph, rps;
 
 			if (metrics === null || samples.length === 0) {
@@ -814,35 +876,41 @@
 			fact(dl, "Requests per second", rps === null ?
 			    "(measuring)" : rps.toFixed(2));
 			$("host-note").textContent = "From /metrics, read " +
-			    "every 10 s while this view is open and after " +
-			    "changes of state; " + samples.length +
-			    " samples since the page was loaded.";
-			drawHost();
+			    "every 10 s while this view is open; the charts " +
+			    (hist.length >= 2 ? "from orchd's last day, a " +
+			    "point a minute (" + hist.length + " minutes)." :
+			    "from the " + samples.length + " samples since " +
+			    "the page was loaded, until orchd has two " +
+			    "minutes of its own.");
+			drawHost(hist);
 		});
 	}
 
-	function drawHost() {
+	function drawHost(hist) {
 		var max = 0, rmax = 0;
+		var day = hist.length >= 2;
+		var pts = day ? historyPoints(hist) : samples;
+		var since = day ? "over the last " + (hist.length / 60)
+		    .toFixed(1) + " h" : "since the page was loaded";
 
-		samples.forEach(function (s) {
+		pts.forEach(function (s) {
 			max = Math.max(max, s.used, s.budget);
 			rmax = Math.max(rmax, s.wph || 0, s.rps || 0);
 		});
 		clear($("memchart")).appendChild(lineChart([{ cls: "line",
-		    points: samples.map(function (s) { return s.used; }) }],
-		    max, { budget: samples.some(function (s) {
+		    points: pts.map(function (s) { return s.used; }) }],
+		    max, { budget: pts.some(function (s) {
 			return s.budget > 0 && s.budget >= max;
-		    }), x: "memory in use (line), budget (dashed), since " +
-		    "the page was loaded", aria: "Memory in use " +
-		    bytes(samples.length ? samples[samples.length - 1].used :
-		    0) }));
+		    }), x: "memory in use (line), budget (dashed), " + since,
+		    aria: "Memory in use " + since + ", now " +
+		    bytes(pts.length ? pts[pts.length - 1].used : 0) }));
 		clear($("ratechart")).appendChild(lineChart([{ cls: "line",
-		    points: samples.map(function (s) { return s.wph || 0; }) },
-		    { cls: "line2", points: samples.map(function (s) {
+		    points: pts.map(function (s) { return s.wph || 0; }) },
+		    { cls: "line2", points: pts.map(function (s) {
 			return s.rps || 0; }) }], rmax, { x: "wakes per hour " +
-		    "(blue), requests per second (orange)", aria: "Wakes " +
-		    "per hour and requests per second since the page " +
-		    "was loaded" }));
+		    "(blue), requests per second (orange), " + since,
+		    aria: "Wakes per hour and requests per second " +
+		    since }));
 	}
 
 	/* ---- views */

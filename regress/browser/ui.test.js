@@ -401,6 +401,11 @@ async function run(browser) {
 	    r.getAttribute("data-name")));
 	ok([LIVE, WAKE, XSSWL].every((n) => names.indexOf(n) >= 0),
 	    "the table lists the test workloads", names.join(" "));
+	const heads = await page.$$eval("#thead th", (t) => t.map((h) =>
+	    h.textContent));
+	ok(["Wakes today", "Median wake", "Slowest wake"].every((h) =>
+	    heads.indexOf(h) >= 0), "... with wakes today, the median and " +
+	    "the slowest wake", heads.join("|"));
 
 	/* live: a request with curl wakes LIVE, the row follows */
 	await page.evaluate(() => { window.__noReload = 1; });
@@ -464,6 +469,14 @@ async function run(browser) {
 	ok(x.text, "XSS: ... and shows as text, quotes and all");
 	await shot(page, "workload-xss");
 
+	/* the access log: the request that woke LIVE, as the log has it */
+	await page.goto(BASE + "/ui/#/w/" + LIVE, { waitUntil: "load" });
+	ok(await waitFor(() => page.$eval("#access", (p) =>
+	    /"GET \/ HTTP\/1\.1" 200 /.test(p.textContent)), 10000),
+	    "a workload's page: its last access-log lines, the request " +
+	    "that woke it among them", await page.$eval("#access", (p) =>
+	    p.textContent));
+
 	/* the wake button */
 	await page.goto(BASE + "/ui/#/w/" + WAKE, { waitUntil:
 	    "load" });
@@ -505,6 +518,33 @@ async function run(browser) {
 	    " warm");
 	ok(await clickAction(page, "warm_off", async () => (await apiJSON(
 	    WAKE)).keep_warm === false), "... and the button that stops it");
+	/* keep warm until an hour from now, typed in the page's box */
+	const later = new Date(Date.now() + 3600000);
+	const local = new Date(later.getTime() - later.getTimezoneOffset() *
+	    60000).toISOString().slice(0, 16);
+	await page.waitForSelector("#warm-until", { timeout: 20000 });
+	await page.$eval("#warm-until", (i, v) => { i.value = v; }, local);
+	ok(await clickAction(page, "warm_on", async () => {
+		const w = await apiJSON(WAKE);
+		return w.keep_warm === true && typeof w.keep_warm_until ===
+		    "string" && Math.abs(Date.parse(w.keep_warm_until) -
+		    later.getTime()) < 61000;
+	}), "keep warm with a time in the box: kept warm until then " +
+	    "(keep_warm_until)", JSON.stringify(await apiJSON(WAKE)));
+	ok(await waitFor(() => page.$eval("#wl-state", (s) =>
+	    / until /.test(s.textContent)), 5000),
+	    "... and its page says until when");
+	await shot(page, "workload-warm-until");
+	ok(await clickAction(page, "warm_off", async () => (await apiJSON(
+	    WAKE)).keep_warm === false), "... stopped again");
+	/* restart: POST .../restart, its history says so */
+	ok(await clickAction(page, "restart", async () => {
+		const r = await bearer("GET", "/v1/workloads/" + WAKE +
+		    "/history");
+		return /restarted through the API/.test(r.body) &&
+		    await apiState(WAKE) === "running";
+	}), "the restart button restarts " + WAKE + " (POST .../restart, " +
+	    "its history says so)");
 	ok(await clickAction(page, "suspend", async () => await apiState(
 	    WAKE) === "asleep"), "the suspend button suspends " + WAKE);
 	ok(await clickAction(page, "wake", async () => await apiState(
@@ -539,6 +579,10 @@ async function run(browser) {
 		charts: document.querySelectorAll("#memchart svg polyline, " +
 		    "#ratechart svg polyline").length
 	}));
+	const note = await page.$eval("#host-note", (n) => n.textContent);
+	ok(/orchd's last day|until orchd has two minutes/.test(note),
+	    "the host view's charts: orchd's day from /v1/host/history, or " +
+	    "the page's samples until it has two minutes", note);
 	ok(host.facts.indexOf("Memory in use") >= 0 &&
 	    host.facts.indexOf("Wakes per hour") >= 0 &&
 	    host.facts.indexOf("Memory saved now by sleeping workloads") >= 0 &&

@@ -48,6 +48,7 @@ api allow process
 status page
 status key file "$T/status.key"
 status session timeout 1m
+access log "$T/log/access.log"
 CONF
 start_orchd_or_exit
 

@@ -284,29 +284,41 @@ check "events with the cookie: retry: 2000 first" \
     [ "$(head -n 1 "$T/ev1.out")" = "retry: 2000" ]
 check "... every event has an id" [ "$(grep -c '^event: ' "$T/ev1.out")" -ge 2 \
     -a "$(grep -c '^event: ' "$T/ev1.out")" = "$(grep -c '^id: ' "$T/ev1.out")" ]
-check "... of the form EPOCH-N" sh -c "! grep '^id: ' '$T/ev1.out' |
-    grep -Evq '^id: [0-9a-f]{8}-[0-9]+\$'"
+check "... of the form EPOCH-R-P" sh -c "! grep '^id: ' '$T/ev1.out' |
+    grep -Evq '^id: [0-9a-f]{8}-[0-9]+-[0-9]+\$'"
 FIRST=$(grep -m 1 '^id: ' "$T/ev1.out" | cut -c5-)
-nafter=$(($(grep -c '^id: ' "$T/ev1.out") - 1))
-# a reconnect may land on the other gateway: then a reset; on the same
-# one, the events after FIRST again
+sed -n "/^id: $FIRST\$/,\$p" "$T/ev1.out" | grep '^id: ' | sed 1d >"$T/want"
+nafter=$(wc -l <"$T/want")
+# ids are the same in every gateway ("prefork 2"): a reconnect gets the
+# events after FIRST again, whichever gateway it lands on, every time
 replayed=0
-reset_seen=0
 i=0
-while [ "$i" -lt 12 ] && [ "$replayed" -eq 0 ]; do
+while [ "$i" -lt 10 ]; do
 	as "$FULL" -N -m 1 -H "Last-Event-ID: $FIRST" "$URL/v1/events" \
 	    >"$T/ev2.out" 2>/dev/null
-	if grep -q '^event: reset' "$T/ev2.out"; then
-		reset_seen=1
-	elif [ "$(grep -c '^id: ' "$T/ev2.out")" -ge "$nafter" ] &&
-	    ! grep -qx "id: $FIRST" "$T/ev2.out"; then
-		replayed=1
-	fi
+	grep '^id: ' "$T/ev2.out" >"$T/got"
+	cmp -s "$T/want" "$T/got" && replayed=$((replayed + 1))
 	i=$((i + 1))
 done
-check "Last-Event-ID: the events missed are sent again ($nafter)" \
-    [ "$replayed" -eq 1 ]
+check "Last-Event-ID: the $nafter events missed, the same ids, on 10 of 10 reconnects" \
+    [ "$replayed" -eq 10 -a "$nafter" -ge 1 ]
 check "... after retry: 2000" [ "$(head -n 1 "$T/ev2.out")" = "retry: 2000" ]
+check "... never a reset" sh -c "! grep -q '^event: reset' '$T/ev2.out'"
+# events while no client listens are kept too
+LAST=$(grep '^id: ' "$T/ev1.out" | tail -n 1 | cut -c5-)
+curl -sS -m 30 -o /dev/null -X POST -H "Authorization: Bearer $KEY" \
+    "$URL/v1/workloads/uiapp/suspend"
+ok_all=1
+i=0
+while [ "$i" -lt 6 ]; do
+	as "$FULL" -N -m 1 -H "Last-Event-ID: $LAST" "$URL/v1/events" \
+	    >"$T/ev5.out" 2>/dev/null
+	grep -q '"to":"asleep"' "$T/ev5.out" &&
+	    ! grep -q '^event: reset' "$T/ev5.out" || ok_all=0
+	i=$((i + 1))
+done
+check "events while no stream was open: replayed on 6 of 6 reconnects" \
+    [ "$ok_all" -eq 1 ]
 as "$FULL" -N -m 1 -H "Last-Event-ID: 00000000-1" "$URL/v1/events" \
     >"$T/ev3.out" 2>/dev/null
 check "an id no gateway gave: event: reset" grep -q '^event: reset' "$T/ev3.out"
@@ -314,7 +326,14 @@ as "$FULL" -N -m 1 -H "Last-Event-ID: garbage" "$URL/v1/events" \
     >"$T/ev4.out" 2>/dev/null
 check "... and for garbage" grep -q '^event: reset' "$T/ev4.out"
 check "... the reset has an id" sh -c "grep -B1 '^event: reset' '$T/ev4.out' |
-    grep -Eq '^id: [0-9a-f]{8}-[0-9]+\$'"
+    grep -Eq '^id: [0-9a-f]{8}-[0-9]+-[0-9]+\$'"
+E=$(echo "$FIRST" | cut -d- -f1)
+for bad in "$E-99999999-0" "$E-0-99999" "$E-1" "$E-1-1-1" "$E--1-0" \
+    "$E-184467440737095516160-0" "$E-0x1-0"; do
+	as "$FULL" -N -m 1 -H "Last-Event-ID: $bad" "$URL/v1/events" \
+	    >"$T/ev6.out" 2>/dev/null
+	check "Last-Event-ID $bad: a reset" grep -q '^event: reset' "$T/ev6.out"
+done
 
 # -- a reload keeps the sessions, but not a changed key's; a short
 # timeout ends them

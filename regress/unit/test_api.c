@@ -81,6 +81,12 @@ test_route_every_endpoint(void **state)
 	route_ok(HTTP_M_POST, "/v1/workloads/x/suspend", API_SUSPEND, "x");
 	route_ok(HTTP_M_GET, "/v1/workloads/x/logs", API_LOGS, "x");
 	route_ok(HTTP_M_GET, "/v1/workloads/x/history", API_HISTORY, "x");
+	route_ok(HTTP_M_POST, "/v1/workloads/x/restart", API_RESTART, "x");
+	route_ok(HTTP_M_GET, "/v1/host/history", API_HOST_HISTORY, "");
+	route_ok(HTTP_M_GET, "/v1/host/history?x", API_HOST_HISTORY, "");
+	route_ok(HTTP_M_GET, "/v1/workloads/x/access", API_ACCESS, "x");
+	route_ok(HTTP_M_GET, "/v1/workloads/x/access?limit=1", API_ACCESS,
+	    "x");
 	route_ok(HTTP_M_GET, "/metrics", API_METRICS, "");
 	route_ok(HTTP_M_GET, "/metrics?name[]=x", API_METRICS, "");
 	route_ok(HTTP_M_HEAD, "/metrics", API_METRICS, "");
@@ -172,6 +178,19 @@ test_route_errors(void **state)
 	route_fails(HTTP_M_POST, "/v1/workloads/x", 405,
 	    "GET, PUT, PATCH, DELETE");
 	route_fails(HTTP_M_GET, "/v1/workloads/x/wake", 405, "POST");
+	route_fails(HTTP_M_GET, "/v1/workloads/x/restart", 405, "POST");
+	route_fails(HTTP_M_POST, "/v1/host/history", 405, "GET");
+	route_fails(HTTP_M_GET, "/v1/host/history/", 404, NULL);
+	route_fails(HTTP_M_GET, "/v1/host", 404, NULL);
+	route_fails(HTTP_M_POST, "/v1/workloads/x/access", 405, "GET");
+	route_fails(HTTP_M_GET, "/v1/workloads/x/access?limit=0", 400, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads/x/access?limit=101", 400,
+	    NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads/x/access?limit=", 400, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads/x/access?limit=-1", 400, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads/x/access?limit=99999999999",
+	    400, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads/../access", 400, NULL);
 	route_fails(HTTP_M_DELETE, "/v1/workloads/x/logs", 405, "GET");
 	route_fails(HTTP_M_POST, "/metrics", 405, "GET, HEAD");
 	route_fails(HTTP_M_DELETE, "/healthz", 405, "GET, HEAD");
@@ -271,7 +290,8 @@ test_workload_json(void **state)
 	struct workload_conf	*wc = sample_workload();
 	struct ctl_workload	 cw;
 	const char		*keys[] = { "name", "state", "driver", "hosts",
-	    "keep_warm", "idle_timeout", "last_seen", "started_at", "wakes" };
+	    "keep_warm", "keep_warm_until", "idle_timeout", "last_seen",
+	    "started_at", "wakes" };
 	json_t			*o;
 	const char		*key;
 	json_t			*v;
@@ -362,7 +382,8 @@ test_workload_json_round_trip(void **state)
 	struct ctl_workload	 cw;
 	json_t			*o;
 	const char		*drop[] = { "state", "last_seen", "started_at",
-	    "wakes", "message", "backoff_until", "drift" };
+	    "wakes", "message", "backoff_until", "drift", "keep_warm_until",
+	    "wakes_today" };
 	char			*text, err[256];
 	size_t			 i;
 
@@ -458,6 +479,57 @@ test_keepwarm_body(void **state)
 	assert_non_null(strstr(err, "invalid JSON"));
 	assert_int_equal(apij_keepwarm("{\"enabled\":true,\"enabled\":true}",
 	    31, &on, err, sizeof(err)), -1);
+}
+
+/* keep warm until: an RFC 3339 time, ahead, not too far */
+static void
+test_keepwarm_until(void **state)
+{
+	char		 err[256];
+	const char	*b;
+	int64_t		 now = 1700000000, until, t;	/* 2023-11-14T22:13:20Z */
+	int		 on;
+
+	b = "{\"enabled\":true,\"until\":\"2023-11-15T00:00:00Z\"}";
+	assert_int_equal(apij_keepwarm_until(b, strlen(b), now, &on, &until,
+	    err, sizeof(err)), 0);
+	assert_int_equal(on, 1);
+	assert_int_equal(until, 1700006400);
+	b = "{\"enabled\":true,\"until\":\"2023-11-15T01:30:00.25+01:30\"}";
+	assert_int_equal(apij_keepwarm_until(b, strlen(b), now, &on, &until,
+	    err, sizeof(err)), 0);
+	assert_int_equal(until, 1700006400);
+	b = "{\"enabled\":true,\"until\":null}";
+	assert_int_equal(apij_keepwarm_until(b, strlen(b), now, &on, &until,
+	    err, sizeof(err)), 0);
+	assert_int_equal(until, 0);
+	b = "{\"enabled\":true,\"until\":\"2023-11-14T22:13:20Z\"}";
+	assert_int_equal(apij_keepwarm_until(b, strlen(b), now, &on, &until,
+	    err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "passed"));
+	b = "{\"enabled\":true,\"until\":\"2023-12-15T00:00:00Z\"}";
+	assert_int_equal(apij_keepwarm_until(b, strlen(b), now, &on, &until,
+	    err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "30 days"));
+	b = "{\"enabled\":false,\"until\":\"2023-11-15T00:00:00Z\"}";
+	assert_int_equal(apij_keepwarm_until(b, strlen(b), now, &on, &until,
+	    err, sizeof(err)), -1);
+	b = "{\"enabled\":true,\"until\":1700006400}";
+	assert_int_equal(apij_keepwarm_until(b, strlen(b), now, &on, &until,
+	    err, sizeof(err)), -1);
+	assert_int_equal(until, 0);
+	assert_int_equal(apij_parse_time("2024-02-29T00:00:00Z", &t), 0);
+	assert_int_equal(apij_parse_time("2023-02-29T00:00:00Z", &t), -1);
+	assert_int_equal(apij_parse_time("2023-04-31T00:00:00Z", &t), -1);
+	assert_int_equal(apij_parse_time("2023-11-15T24:00:00Z", &t), -1);
+	assert_int_equal(apij_parse_time("2023-11-15T00:00:00", &t), -1);
+	assert_int_equal(apij_parse_time("2023-11-15 00:00:00Z", &t), -1);
+	assert_int_equal(apij_parse_time("2023-11-15T00:00:00Zx", &t), -1);
+	assert_int_equal(apij_parse_time("2023-11-15T00:00:00.Z", &t), -1);
+	assert_int_equal(apij_parse_time("+2023-11-15T00:00:00Z", &t), -1);
+	assert_int_equal(apij_parse_time("1969-12-31T23:59:59Z", &t), -1);
+	assert_int_equal(apij_parse_time("", &t), -1);
+	assert_int_equal(apij_parse_time("2023-11-15T00:00:00+1:00", &t), -1);
 }
 
 /*
@@ -848,6 +920,7 @@ main(void)
 		cmocka_unit_test(test_transition_json),
 		cmocka_unit_test(test_error_and_action),
 		cmocka_unit_test(test_keepwarm_body),
+		cmocka_unit_test(test_keepwarm_until),
 		cmocka_unit_test(test_prom_escape_and_value),
 		cmocka_unit_test(test_prom_lines),
 		cmocka_unit_test(test_prom_histogram),

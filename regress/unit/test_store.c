@@ -35,8 +35,12 @@
 
 #define GIB		(1024LL * 1024 * 1024)
 #define NOBODY		65534
+/* a version 8 file made a version 7 one again: no keep warm until */
+#define V8_DROP		"ALTER TABLE workloads DROP COLUMN keep_warm_until; " \
+			"ALTER TABLE counters DROP COLUMN wake_day; " \
+			"ALTER TABLE counters DROP COLUMN day_wakes; "
 /* a version 7 file made a version 6 one again: no jobs' hashes */
-#define V7_DROP		"ALTER TABLE workloads DROP COLUMN job_hash; "
+#define V7_DROP		V8_DROP "ALTER TABLE workloads DROP COLUMN job_hash; "
 /* a version 6 file made a version 5 one again: no frozen rows */
 #define V6_DROP		V7_DROP "ALTER TABLE workloads DROP COLUMN frozen; "
 /* a version 5 file made a version 4 one again: no memory estimates */
@@ -592,7 +596,7 @@ test_restore(void **state)
 	strlcpy(ls.name, "a", sizeof(ls.name));
 	ls.last_seen = (T0 + 6000) / 1000;
 	assert_int_equal(store_db_lastseen(sdb, &ls, 1), 0);
-	assert_int_equal(store_db_keepwarm(sdb, "b", 0), 0);
+	assert_int_equal(store_db_keepwarm(sdb, "b", 0, 0), 0);
 	store_db_close(sdb);
 
 	/* as the next start finds it */
@@ -613,7 +617,7 @@ test_restore(void **state)
 	assert_int_equal(store_db_workloads(sdb, "b", collect_workload, &c),
 	    1);
 	assert_int_equal(c.wl[0].keep_warm, 0);
-	assert_int_equal(store_db_keepwarm(sdb, "b", -1), 0);
+	assert_int_equal(store_db_keepwarm(sdb, "b", -1, 0), 0);
 	memset(&c, 0, sizeof(c));
 	assert_int_equal(store_db_workloads(sdb, "b", collect_workload, &c),
 	    1);

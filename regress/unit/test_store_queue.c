@@ -55,7 +55,8 @@ sink_write(const struct sq_entry *e, void *arg)
 	case SQ_LASTSEEN:
 		return (store_db_lastseen(k->sdb, &e->u.ls, 1));
 	case SQ_KEEPWARM:
-		return (store_db_keepwarm(k->sdb, e->u.kw.name, e->u.kw.on));
+		return (store_db_keepwarm(k->sdb, e->u.kw.name, e->u.kw.on,
+		    e->u.kw.until));
 	case SQ_MEMORY:
 		return (store_db_memory(k->sdb, e->u.mem.name, e->u.mem.bytes,
 		    e->u.mem.estimate));

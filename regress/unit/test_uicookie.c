@@ -196,6 +196,10 @@ test_routes(void **state)
 	assert_true(ui_action_op(API_SUSPEND));
 	assert_true(ui_action_op(API_KEEPWARM));
 	assert_true(ui_action_op(API_DELETE));
+	assert_true(ui_action_op(API_RESTART));
+	assert_true(ui_cookie_op(API_RESTART));
+	assert_true(ui_cookie_op(API_ACCESS));
+	assert_false(ui_action_op(API_ACCESS));
 	assert_false(ui_action_op(API_LIST));
 	assert_false(ui_action_op(API_UI_LOGOUT));
 }

@@ -22,6 +22,8 @@ TEST_cgroup_OBJS = $(OBJ)/orchd/cgroup.o
 TEST_apikey_OBJS = $(OBJ)/orchd/apikey.o
 TEST_authlim_OBJS = $(OBJ)/reaperd/authlim.o
 TEST_uisess_OBJS = $(OBJ)/reaperd/uisess.o
+TEST_alring_OBJS = $(OBJ)/reaperd/alring.o
+TEST_hosthist_OBJS = $(OBJ)/reaperd/hosthist.o
 TEST_uicookie_OBJS = $(OBJ)/gatewayd/ui_sess.o
 # the parent's policy and its API handlers (orchd/parent_api.c, with link
 # stubs)
