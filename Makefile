@@ -127,7 +127,7 @@ SPAWNER_SRCS	 = $(addprefix spawnerd/, \
 		   check.c exec.c spawnerd.c)
 STORE_SRCS	 = $(addprefix stored/, \
 		   store.c store_check.c store_db.c store_moved.c \
-		   store_queue.c store_schema.c)
+		   store_queue.c store_schema.c store_sql.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   accesslog.c accesslog_fmt.c acme_http.c acme_recv.c \
 		   acme_store.c activity.c alogkeep.c api.c api_access.c \
@@ -148,10 +148,11 @@ REAPER_SRCS	 = $(addprefix reaperd/, \
 		   alring.c authlim.c hosthist.c policy.c reaperd.c uisess.c)
 RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   admit.c backoff.c budget.c busy.c command.c counts.c \
-		   docker_client.c docker_events.c docker_image.c \
+		   docker_client.c docker_events.c docker_image.c docker_react.c \
 		   docker_logs.c docker_network.c docker_path.c docker_pull.c \
 		   docker_spec.c driver_docker.c driver_process.c driver_swarm.c \
-		   job.c lifecycle.c lifecycle_apply.c liveness.c owner.c ready.c \
+		   job.c lc_report.c lifecycle.c lifecycle_apply.c liveness.c \
+		   owner.c ready.c \
 		   replace.c restore.c runtimed.c swarm_agree.c swarm_spec.c \
 		   warmuntil.c)
 ACME_SRCS	 = $(addprefix acmed/, \

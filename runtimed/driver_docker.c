@@ -58,78 +58,11 @@
 #include "runtime.h"
 #include "lifecycle_events.h"
 #include "docker.h"
+#include "driver_docker.h"
 #include "driver.h"
 
 /* a refusal's check found it running: no other for that long */
 #define DK_REFUSED_PAUSE_MS	1000
-
-enum dk_op {
-	OP_NONE = 0,
-	OP_ADOPT,		/* is a container there from before? */
-	OP_START,
-	OP_STOP,
-	OP_CHECK,		/* has it really exited? */
-	OP_LOOK,		/* started outside orchd: does it run? */
-	OP_PAUSE		/* pause or unpause (the freeze tier) */
-};
-
-enum dk_step {
-	STEP_NETWORK = 0,	/* dk_network_ensure(), not a dk_call() */
-	STEP_INSPECT,
-	STEP_REMOVE,
-	STEP_CREATE,
-	STEP_START,
-	STEP_STATS,
-	STEP_STOP,
-	STEP_PULL,		/* waits for the image's pull */
-	STEP_IMAGE,		/* what the image's name gives now */
-	STEP_USE,		/* the parent's yes to a create, a start */
-	STEP_PAUSE,
-	STEP_UNPAUSE
-};
-
-#define DK_IMAGEID_MAX		80	/* "sha256:" and 64 hex digits */
-
-struct rt_docker {
-	struct rt_workload	*wl;
-	enum dk_op		 op;
-	enum dk_step		 step;
-	struct dk_req		*req;		/* the call in flight */
-	char			 cname[DK_CNAME_MAX];
-	char			 id[DK_ID_MAX];	/* "": none known */
-	int			 running;	/* as far as we know */
-	int			 paused;	/* docker pause: frozen */
-	int			 stop_wanted;	/* once the call returns */
-	int			 died;		/* an exit seen mid-start */
-	int			 adopted;	/* the look at start is done */
-	int			 foreign_told;	/* one of its name not
-						   ours: logged once */
-	/* what the events stream said of the container since it started */
-	int			 oom;		/* it ran out of memory */
-	int			 killsig;	/* a signal not of ours */
-	int			 removed;	/* it was destroyed */
-	int			 start_seen;	/* a start, seen mid-call */
-	int			 refused;	/* a gateway waits on a check */
-	int64_t			 checked_ms;	/* monotonic: such a check
-						   found it running */
-	int			 listed;	/* docker_reconcile(): 1, 2 running */
-	int			 restore_pending;
-	struct st_restore	 restore;	/* the store's, held */
-	json_t			*spec;		/* to create */
-	char			 hash[DK_HASH_MAX];
-	char			 run_hash[DK_HASH_MAX]; /* adopted running:
-						   its label; "" none */
-	int64_t			 stop_timeout;	/* of the definition it
-						   was started with */
-	struct dk_netwait	*netwait;	/* STEP_NETWORK */
-	char			 netid[DK_ID_MAX]; /* its network's, now */
-	char			 cnetid[DK_ID_MAX]; /* the container's */
-	struct dk_pull_watch	*pull;		/* STEP_PULL's */
-	int			 pulled;	/* by this start */
-	char			 image_id[DK_IMAGEID_MAX]; /* "": none */
-	uint32_t		 use_seq;	/* STEP_USE: the question's */
-	enum dk_step		 use_next;	/* ... and what follows a yes */
-};
 
 static int		 docker_start(struct rt_workload *, char *, size_t);
 static int		 docker_stop(struct rt_workload *);
@@ -147,14 +80,13 @@ const struct rt_driver driver_docker = {
 
 static void	dk_done(const struct dk_resp *, void *);
 static void	dk_stop_begin(struct rt_docker *);
-static void	dk_look(struct rt_docker *);
 static void	dk_network_ready(const char *, const char *, void *);
 static int	dk_image_begin(struct rt_docker *, char *, size_t);
 static void	dk_pulled(int, const char *, void *);
 static void	dk_start_failed(struct rt_docker *, const char *);
 static void	dk_use(struct rt_docker *, enum dk_step);
 
-static struct rt_docker *
+struct rt_docker *
 dk_get(struct rt_workload *wl)
 {
 	struct rt_docker	*dk;
@@ -937,7 +869,7 @@ docker_status(struct rt_workload *wl)
  * stream said before (an oom, a kill not of ours, a destroy) says why.
  */
 
-static void
+void
 dk_check_begin(struct rt_docker *dk)
 {
 	dk->died = 0;
@@ -1118,7 +1050,7 @@ dk_check_step(struct rt_docker *dk, const struct dk_resp *r)
  * an older definition: the next start after a suspend replaces it.
  */
 
-static void
+void
 dk_look(struct rt_docker *dk)
 {
 	struct rt_workload	*wl = dk->wl;
@@ -1160,109 +1092,6 @@ dk_look_step(struct rt_docker *dk, const struct dk_resp *r)
 		return;
 	if (died && wl->docker == dk && dk->op == OP_NONE)
 		dk_check_begin(dk);
-}
-
-/*
- * What the events stream says.  Only a start changes anything without
- * an inspect; an oom, a kill and a destroy are remembered for the exit
- * that follows, or checked at once (a destroy of a running container).
- */
-
-/* the container an event is about, if it is the one we know of */
-static struct rt_docker *
-dk_event_ours(struct rt_workload *wl, const struct dk_event *e)
-{
-	struct rt_docker	*dk = wl->docker;
-
-	if (dk == NULL)
-		return (NULL);
-	if (dk->id[0] != '\0')
-		return (strcmp(e->id, dk->id) == 0 ? dk : NULL);
-	return (e->cname != NULL && strcmp(e->cname, dk->cname) == 0 ?
-	    dk : NULL);
-}
-
-static void
-dk_event_start(struct rt_workload *wl, const struct dk_event *e)
-{
-	struct rt_docker	*dk;
-
-	if (wl->conf == NULL || wl->conf->driver != DRIVER_DOCKER)
-		return;
-	dk = dk_get(wl);
-	/* by its name: another container with our label is not ours */
-	if (e->cname == NULL || strcmp(e->cname, dk->cname) != 0)
-		return;
-	if (dk->op == OP_CHECK || dk->op == OP_STOP)
-		dk->start_seen = 1;
-	else
-		dk_look(dk);
-}
-
-static void
-dk_event_destroy(struct rt_docker *dk)
-{
-	struct rt_workload	*wl = dk->wl;
-
-	switch (dk->op) {
-	case OP_CHECK:
-		dk->removed = 1;
-		return;
-	case OP_NONE:
-		break;
-	default:
-		/* a call of ours under way sees for itself */
-		return;
-	}
-	if (dk->running) {
-		dk->removed = 1;
-		dk_check_begin(dk);
-		return;
-	}
-	log_info("workload %s: container %.12s was removed outside orchd",
-	    wl->name, dk->id);
-	dk->id[0] = '\0';
-	lifecycle->gone(wl, "its container was removed outside orchd");
-}
-
-void
-docker_event(const struct dk_event *e)
-{
-	struct rt_workload	*wl;
-	struct rt_docker	*dk;
-
-	if ((wl = lifecycle->find(e->workload)) == NULL)
-		return;
-	if (e->ev == DK_EV_START) {
-		dk_event_start(wl, e);
-		return;
-	}
-	if (e->ev == DK_EV_DIE) {
-		docker_died(wl->name, e->id);
-		return;
-	}
-	if ((dk = dk_event_ours(wl, e)) == NULL)
-		return;
-	switch (e->ev) {
-	case DK_EV_OOM:
-		log_warnx("workload %s: container %.12s ran out of memory",
-		    wl->name, dk->id);
-		dk->oom = 1;
-		break;
-	case DK_EV_KILL:
-		/* our stop sends its own: only another's is news */
-		if (dk->op == OP_STOP || wl->stopping || !dk->running)
-			break;
-		log_info("workload %s: container %.12s was sent signal %d "
-		    "outside orchd", wl->name, dk->id, e->signal);
-		dk->killsig = e->signal;
-		break;
-	case DK_EV_DESTROY:
-		dk_event_destroy(dk);
-		break;
-	default:
-		break;
-	}
 }
 
 /*
