@@ -30,14 +30,8 @@ api_access(struct api_req *r)
 {
 	struct alog_ask	 q;
 
-	if (api_workload(r->t.name) == NULL) {
-		api_error(r, 404, "no such workload", NULL);
+	if (api_list_begin(r) == -1)
 		return;
-	}
-	if ((r->items = json_array()) == NULL) {
-		api_error(r, 503, "out of memory", RETRY_AFTER);
-		return;
-	}
 	memset(&q, 0, sizeof(q));
 	strlcpy(q.name, r->t.name, sizeof(q.name));
 	q.limit = r->t.tail;

@@ -93,6 +93,7 @@ void			 api_group_answer(struct api_req *, const char *);
 /* api.c */
 struct api_req		*api_find(uint32_t);
 struct gw_workload	*api_workload(const char *);
+int			 api_list_begin(struct api_req *);
 void			 api_done(struct api_req *);
 void			 api_head(struct api_req *, int, const char *,
 			    const char *, ssize_t);

@@ -17,6 +17,7 @@
 
 #include "compat.h"
 #include "imsg.h"
+#include "workload.h"
 #include "msg.h"
 #include "orchd.h"
 #include "orchctl.h"
@@ -124,4 +125,23 @@ ctl_call_name(const char *sock, uint32_t type, const char *name,
 	strlcpy(cn.name, name, sizeof(cn.name));
 	return (ctl_call(sock, type, &cn, sizeof(cn), IMSG_NONE, NULL, NULL,
 	    errbuf, len));
+}
+
+/* a definition orchd sent packed (IMSG_CTL_DEFINITION), as JSON */
+json_t *
+ctl_def_json(struct imsg *imsg)
+{
+	struct workload_conf	*wc;
+	json_t			*o;
+	char			*json, why[256];
+
+	if ((wc = workload_unwire(imsg->data, imsg_get_len(imsg), why,
+	    sizeof(why))) == NULL)
+		errx(1, "bad reply from orchd: %s", why);
+	json = workload_to_json(wc);
+	workload_free(wc);
+	if (json == NULL || (o = json_loads(json, 0, NULL)) == NULL)
+		errx(1, "bad reply from orchd: definition");
+	free(json);
+	return (o);
 }

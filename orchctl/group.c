@@ -46,19 +46,7 @@ list_item(struct imsg *imsg, void *arg)
 static void
 def_item(struct imsg *imsg, void *arg)
 {
-	struct workload_conf	*wc;
-	json_t			*o;
-	char			*json, why[256];
-
-	if ((wc = workload_unwire(imsg->data, imsg_get_len(imsg), why,
-	    sizeof(why))) == NULL)
-		errx(1, "bad reply from orchd: %s", why);
-	json = workload_to_json(wc);
-	workload_free(wc);
-	if (json == NULL || (o = json_loads(json, 0, NULL)) == NULL)
-		errx(1, "bad reply from orchd: definition");
-	free(json);
-	json_object_set_new(arg, "def", o);
+	json_object_set_new(arg, "def", ctl_def_json(imsg));
 }
 
 json_t *

@@ -758,19 +758,10 @@ static void
 ctl_definition(struct imsg *imsg, const struct parse_result *res,
     const struct output *out)
 {
-	struct workload_conf	*wc;
-	json_error_t		 jerr;
 	json_t			*o;
-	char			*json, why[256];
+	char			*json;
 
-	if ((wc = workload_unwire(imsg->data, imsg_get_len(imsg), why,
-	    sizeof(why))) == NULL)
-		errx(1, "bad reply from orchd: %s", why);
-	json = workload_to_json(wc);
-	workload_free(wc);
-	if (json == NULL || (o = json_loads(json, 0, &jerr)) == NULL)
-		errx(1, "bad reply from orchd: definition");
-	free(json);
+	o = ctl_def_json(imsg);
 	if (dependents != NULL &&
 	    json_object_set_new(o, "dependents", dependents) == -1)
 		errx(1, "out of memory");
