@@ -21,6 +21,8 @@
 	var events = null;
 	var refetching = null;
 	var current = null;		/* the workload page's name */
+	var deleting = null;		/* a workload being deleted: its page
+					   is not fetched again */
 	var hostTimer = null;
 	var samples = [];		/* the host view's samples */
 
@@ -399,7 +401,7 @@
 		refetching = setTimeout(function () {
 			refetching = null;
 			loadList().then(function () {
-				if (current)
+				if (current && current !== deleting)
 					loadWorkload(current);
 			});
 		}, 200);
@@ -447,7 +449,7 @@
 			w.wakes_today = (w.wakes_today || 0) + 1;
 		}
 		updateRow(e.workload);
-		if (current === e.workload)
+		if (current === e.workload && current !== deleting)
 			loadWorkload(current);
 	}
 
@@ -601,8 +603,10 @@
 			p = api("POST", base + "/keepwarm", warmBody(what));
 		else if (what === "restart")
 			p = api("POST", base + "/restart");
-		else
+		else {
+			deleting = name;
 			p = api("DELETE", base);
+		}
 		p.then(function (r) {
 			var err = r.body && r.body.error ? ": " + r.body.error :
 			    "";
@@ -615,7 +619,11 @@
 			} else if (r.status < 300) {
 				refetch();
 			}
+			if (what === "delete" && r.status >= 300)
+				deleting = null;
 		}, function () {
+			if (what === "delete")
+				deleting = null;
 			say(verbs[what] + " " + name + ": the request failed");
 		});
 	}
@@ -939,6 +947,7 @@
 		}
 		if (m) {
 			current = decodeURIComponent(m[1]);
+			deleting = null;
 			show("workload");
 			$("wl-h").textContent = current;
 			document.title = current + " \u2013 orchd status";
