@@ -182,24 +182,6 @@ api_get_done(struct api_req *r)
 	api_json(r, 200, o, NULL);
 }
 
-/*
- * A list of one workload's that a child answers item by item: 0 once
- * its array is ready, or -1 with the answer given (404, 503).
- */
-int
-api_list_begin(struct api_req *r)
-{
-	if (api_workload(r->t.name) == NULL) {
-		api_error(r, 404, "no such workload", NULL);
-		return (-1);
-	}
-	if ((r->items = json_array()) == NULL) {
-		api_error(r, 503, "out of memory", RETRY_AFTER);
-		return (-1);
-	}
-	return (0);
-}
-
 static void
 api_history(struct api_req *r)
 {
