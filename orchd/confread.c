@@ -591,6 +591,8 @@ take_end(struct imsgev *iev, struct imsg *imsg)
 		return;		/* confd said why */
 	if (!htfile_complete())
 		refuse("auth basic file: users missing");
+	else if (rd.acme)
+		refuse("acme: its ca file's bytes missing");
 	else if (conf_settings_missing(rd.seen, err, sizeof(err)))
 		refuse("%s", err);
 	else if (!pages_all_complete(err, sizeof(err)))
