@@ -13,6 +13,7 @@
  *	docker_network.c the networks of "network NAME", made if missing
  *	docker_logs.c	orchctl logs for containers, demultiplexed
  *	docker_pull.c	images pulled, with the registry logins
+ *	docker_purge.c	a deleted workload's container, and its pulled image
  *	docker_image.c	image references, and a pull's progress
  */
 
@@ -244,9 +245,11 @@ int64_t		 docker_pull_timeout(const struct workload_conf *);
 void		 docker_recv_regauth(struct imsgev *, struct imsg *);
 void		 docker_recv_swarm(struct imsgev *, struct imsg *);
 void		 docker_recv_pull(struct imsgev *, struct imsg *);
-void		 docker_recv_purge(struct imsgev *, struct imsg *);
 void		 docker_recv_used(struct imsgev *, struct imsg *);
 const char	*docker_login(const char *);
+
+/* docker_purge.c */
+void		 docker_recv_purge(struct imsgev *, struct imsg *);
 
 /* docker_logs.c */
 int		 docker_logs(struct rt_workload *, size_t, rt_logs_cb, void *);

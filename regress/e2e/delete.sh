@@ -3,18 +3,31 @@
 # (issue 35): DELETE /v1/workloads/NAME of a woken docker workload, then
 # orchctl delete of a second naming the same image; each one's stopped
 # container is gone from docker ps -a within a bounded wait, the image
-# kept while another workload names it and removed with the last.
+# kept while another workload names it and removed with the last.  The
+# image comes from a real registry (Debian's docker-registry, on
+# loopback), pulled at the wake: one made on this host, which nothing
+# could pull again, is never removed (C, of a tag made here).
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
 need_docker
 ensure_user
 
+command -v docker-registry >/dev/null 2>&1 ||
+    skip "needs docker-registry (tools/deps.sh test)"
+
 TAG=h35del$$
-# the busybox image under a name of this test's alone, to see it go
-IMG=orchd-test/$TAG:latest
+port_base 47
+ports GW API P_A P_B P_C RP
+REG=127.0.0.1:$RP
+REG_PID=
+# the busybox image under a name of this test's alone, in the registry
+IMG=$REG/orchd-test/$TAG:latest
+# and one made on this host alone
+LOCAL=orchd-test/$TAG-local:latest
 A=${TAG}a
 B=${TAG}b
+C=${TAG}c
 V=$(mktemp -d /tmp/orchd-e2e-vol.XXXXXX)
 chmod 0755 "$V"
 
@@ -23,20 +36,38 @@ delete_cleanup() {
 		kill -TERM "$ORCHD_PID" 2>/dev/null
 		wait_gone "$ORCHD_PID" 10
 	fi
-	for n in $A $B; do
+	for n in $A $B $C; do
 		docker rm -f "$(cname "$n")" >/dev/null 2>&1
 	done
-	docker rmi "$IMG" >/dev/null 2>&1
+	docker rmi "$IMG" "$LOCAL" >/dev/null 2>&1
+	[ -z "$REG_PID" ] || kill "$REG_PID" 2>/dev/null
 	rm -rf "$V"
 	e2e_cleanup
 }
 trap delete_cleanup EXIT
 
+mkdir -p "$T/registry"
+cat >"$T/registry.yml" <<EOF
+version: 0.1
+log:
+  level: error
+  accesslog:
+    disabled: true
+storage:
+  filesystem:
+    rootdirectory: $T/registry
+http:
+  addr: $REG
+EOF
+docker-registry serve "$T/registry.yml" >"$T/registry.log" 2>&1 &
+REG_PID=$!
+check "the registry answers" wait_for 10 sh -c \
+    "curl -s -o /dev/null -w '%{http_code}' http://$REG/v2/ | grep -q 200"
 sh "$(dirname "$0")/../docker-image.sh" >/dev/null 2>&1
-docker tag orchd-test/busybox:latest "$IMG" || { fail "cannot tag $IMG"; exit 1; }
-
-port_base 47
-ports GW API P_A P_B
+docker tag orchd-test/busybox:latest "$LOCAL" || { fail "cannot tag"; exit 1; }
+docker tag orchd-test/busybox:latest "$IMG" &&
+    docker push "$IMG" >"$T/push.out" 2>&1 && docker rmi "$IMG" >/dev/null ||
+    { fail "cannot push $IMG: $(tail -n 1 "$T/push.out")"; exit 1; }
 
 KEY=e2e-key-$$-0123456789abcdef
 VI=$V/$E2E_INSTANCE
@@ -52,6 +83,7 @@ wait
 EOF
 chmod -R a+rX "$VI"
 cp -Rp "$VI/$A" "$VI/$B"
+cp -Rp "$VI/$A" "$VI/$C"
 
 conf_head >"$T/orchd.conf"
 cat >>"$T/orchd.conf" <<CONF
@@ -60,7 +92,8 @@ wake timeout 20s
 listen on 127.0.0.1 port $GW
 api listen on 127.0.0.1 port $API
 api key file "$T/api.key"
-api allow image "orchd-test/$TAG*"
+api allow image "$REG/orchd-test/$TAG*"
+api allow image "orchd-test/$TAG-local*"
 api allow volume "$V"
 api allow network host
 CONF
@@ -79,11 +112,12 @@ answers() {	# answers HOST
 # docker ps -a: the stopped ones too
 container() { docker ps -a --format '{{.Names}}' | grep -qx "$(cname "$1")"; }
 no_container() { ! container "$1"; }
-image() { docker image inspect "$IMG" >/dev/null 2>&1; }
-no_image() { ! image; }
+image() { docker image inspect "${1:-$IMG}" >/dev/null 2>&1; }
+no_image() { ! image "$@"; }
 logged() { grep -q -- "$1" "$T/orchd.log"; }
-body() {	# body NAME PORT
-	printf '{"name": "%s", "driver": "docker", "image": "%s", ' "$1" "$IMG"
+body() {	# body NAME PORT [IMAGE]
+	printf '{"name": "%s", "driver": "docker", "image": "%s", ' "$1" \
+	    "${3:-$IMG}"
 	printf '"command": "/bin/sh /orchd/run.sh", "hosts": ["%s.test"], ' "$1"
 	printf '"port": %s, "env": ["PORT=%s"], "network": "host", ' "$2" "$2"
 	printf '"volumes": [{"host": "www", "container": "/www"}, '
@@ -98,6 +132,8 @@ c=$(apicode POST /v1/workloads "$(body "$B" "$P_B")")
 check "B, of the same image, too ($c)" [ "$c" = 201 ]
 check "A is woken and answers" answers "$A.test"
 check "B is woken and answers" answers "$B.test"
+check "... the image was pulled from the registry" \
+    logged "pulling $IMG"
 check "... A's container is there" container "$A"
 check "... B's container is there" container "$B"
 
@@ -120,6 +156,19 @@ check "... B's container is gone from docker ps -a within 20s" \
     wait_for 20 no_container "$B"
 check "... and the image, no workload naming it now, within 20s" \
     wait_for 20 no_image
+
+check "... the log says so" logged "$B: deleted: image $IMG removed"
+
+# -- an image made on this host stays: nothing could pull it again
+c=$(apicode POST /v1/workloads "$(body "$C" "$P_C" "$LOCAL")")
+check "C, of an image made here, is created ($c)" [ "$c" = 201 ]
+check "C is woken and answers" answers "$C.test"
+c=$(apicode DELETE "/v1/workloads/$C")
+check "DELETE /v1/workloads/C: 200 ($c)" [ "$c" = 200 ]
+check "... C's container is gone within 20s" wait_for 20 no_container "$C"
+check "... its image is kept, made on this host" \
+    wait_for 10 logged "$C: deleted: image $LOCAL kept: made on this host"
+check "... and is still there" image "$LOCAL"
 
 # -- a delete of what is not there removes nothing
 c=$(apicode DELETE "/v1/workloads/$A")
