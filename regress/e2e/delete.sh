@@ -13,14 +13,10 @@ need_root
 need_docker
 ensure_user
 
-command -v docker-registry >/dev/null 2>&1 ||
-    skip "needs docker-registry (tools/deps.sh test)"
-
 TAG=h35del$$
 port_base 47
 ports GW API P_A P_B P_C RP
 REG=127.0.0.1:$RP
-REG_PID=
 # the busybox image under a name of this test's alone, in the registry
 IMG=$REG/orchd-test/$TAG:latest
 # and one made on this host alone
@@ -40,34 +36,15 @@ delete_cleanup() {
 		docker rm -f "$(cname "$n")" >/dev/null 2>&1
 	done
 	docker rmi "$IMG" "$LOCAL" >/dev/null 2>&1
-	[ -z "$REG_PID" ] || kill "$REG_PID" 2>/dev/null
 	rm -rf "$V"
 	e2e_cleanup
 }
 trap delete_cleanup EXIT
 
-mkdir -p "$T/registry"
-cat >"$T/registry.yml" <<EOF
-version: 0.1
-log:
-  level: error
-  accesslog:
-    disabled: true
-storage:
-  filesystem:
-    rootdirectory: $T/registry
-http:
-  addr: $REG
-EOF
-docker-registry serve "$T/registry.yml" >"$T/registry.log" 2>&1 &
-REG_PID=$!
-check "the registry answers" wait_for 10 sh -c \
-    "curl -s -o /dev/null -w '%{http_code}' http://$REG/v2/ | grep -q 200"
+registry_start "$REG"
 sh "$(dirname "$0")/../docker-image.sh" >/dev/null 2>&1
 docker tag orchd-test/busybox:latest "$LOCAL" || { fail "cannot tag"; exit 1; }
-docker tag orchd-test/busybox:latest "$IMG" &&
-    docker push "$IMG" >"$T/push.out" 2>&1 && docker rmi "$IMG" >/dev/null ||
-    { fail "cannot push $IMG: $(tail -n 1 "$T/push.out")"; exit 1; }
+registry_push orchd-test/busybox:latest "$IMG" || exit 1
 
 KEY=e2e-key-$$-0123456789abcdef
 VI=$V/$E2E_INSTANCE

@@ -18,8 +18,11 @@ need_docker
 ensure_user
 
 TAG=exp$$
-# the busybox image under a name of this test's alone, to see it go
-IMG=orchd-test/$TAG:latest
+port_base 11
+ports GW API P_A P_B P_P P_Q P_CFG RP
+# the busybox image under a name of this test's alone, in a registry (an
+# image made here is never removed), to see it go
+IMG=127.0.0.1:$RP/orchd-test/$TAG:latest
 A=${TAG}a
 B=${TAG}b
 P=${TAG}p
@@ -42,10 +45,8 @@ expiry_cleanup() {
 }
 trap expiry_cleanup EXIT
 
-docker tag orchd-test/busybox:latest "$IMG"
-
-port_base 11
-ports GW API P_A P_B P_P P_Q P_CFG
+registry_start "127.0.0.1:$RP"
+registry_push orchd-test/busybox:latest "$IMG" || exit 1
 
 KEY=e2e-key-$$-0123456789abcdef
 # the API names its volumes, orchd makes them as $V/INSTANCE/NAME/VOLUME:
@@ -76,7 +77,7 @@ listen on 127.0.0.1 port $GW
 api listen on 127.0.0.1 port $API
 api key file "$T/api.key"
 api allow process
-api allow image "orchd-test/$TAG*"
+api allow image "127.0.0.1:$RP/orchd-test/$TAG*"
 api allow volume "$V"
 # the containers share the host's network: --bridge=none here
 api allow network host

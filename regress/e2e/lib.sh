@@ -43,11 +43,38 @@ e2e_cleanup() {
 		wait_gone "$ORCHD_PID" 10
 		kill -KILL "$ORCHD_PID" 2>/dev/null
 	fi
+	[ -z "${E2E_REG_PID:-}" ] || kill "$E2E_REG_PID" 2>/dev/null
 	for _m in ${E2E_MOUNTS:-}; do
 		mountpoint -q "$_m" 2>/dev/null || continue
 		umount "$_m" 2>/dev/null || umount -l "$_m"
 	done
 	[ -n "${E2E_KEEP:-}" ] || rm -rf "$T"
+}
+
+# registry_start ADDRESS:PORT: Debian's docker-registry on loopback, no
+# login, its storage in $T/registry, stopped by e2e_cleanup; the script
+# is skipped without it
+registry_start() {
+	command -v docker-registry >/dev/null 2>&1 ||
+	    skip "needs docker-registry (tools/deps.sh test)"
+	mkdir -p "$T/registry"
+	printf '%s\n' 'version: 0.1' 'log:' '  level: error' '  accesslog:' \
+	    '    disabled: true' 'storage:' '  filesystem:' \
+	    "    rootdirectory: $T/registry" 'http:' "  addr: $1" \
+	    >"$T/registry.yml"
+	docker-registry serve "$T/registry.yml" >"$T/registry.log" 2>&1 &
+	E2E_REG_PID=$!
+	check "the registry answers on $1" wait_for 10 sh -c \
+	    "curl -s -o /dev/null -w '%{http_code}' http://$1/v2/ | grep -q 200"
+}
+
+# registry_push LOCAL REMOTE: LOCAL pushed as REMOTE, which is then removed
+# here, so a wake pulls it
+registry_push() {
+	docker tag "$1" "$2" && docker push "$2" >"$T/push.out" 2>&1 &&
+	    docker rmi "$2" >/dev/null 2>&1 && return 0
+	fail "cannot push $2: $(tail -n 1 "$T/push.out")"
+	return 1
 }
 
 # tmpfs_mount DIR SIZE MODE: a small disk of the test's own at DIR (a
