@@ -532,7 +532,12 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	printf(DETAIL_FMT, "hosts:", cw->hosts[0] != '\0' ? cw->hosts : "-");
 	if (cw->listens[0] != '\0')
 		printf(DETAIL_FMT, "listen on:", cw->listens);
-	printf(DETAIL_FMT, "keep warm:", cw->keep_warm ? "yes" : "no");
+	if (cw->keep_warm && cw->keep_warm_until > 0) {
+		(void)snprintf(buf, sizeof(buf), "until %s",
+		    fmt_time(cw->keep_warm_until, t, sizeof(t)));
+		printf(DETAIL_FMT, "keep warm:", buf);
+	} else
+		printf(DETAIL_FMT, "keep warm:", cw->keep_warm ? "yes" : "no");
 	printf(DETAIL_FMT, "idle timeout:", fmt_idle(cw, 1, idle,
 	    sizeof(idle)));
 	if (cw->last_seen == 0)
@@ -556,7 +561,8 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 		    "started", cw->drift);
 		printf(DETAIL_FMT, "drift:", drift);
 	}
-	(void)snprintf(buf, sizeof(buf), "%" PRIu64, cw->wakes);
+	(void)snprintf(buf, sizeof(buf), "%" PRIu64 ", %" PRIu64 " today (UTC)",
+	    cw->wakes, cw->wakes_today);
 	printf(DETAIL_FMT, "wakes:", buf);
 	if (cw->memory <= 0)
 		printf(DETAIL_FMT, "memory used:", "never measured");
@@ -1118,7 +1124,13 @@ json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	    json_null(),
 	    "backoff_until", cw->backoff_until > (int64_t)time(NULL) ?
 	    json_time(cw->backoff_until) : json_null());
-	if (o == NULL || json_object_set_new(o, "memory", cw->memory > 0 ?
+	if (o == NULL || json_object_set_new(o, "keep_warm_until",
+	    cw->keep_warm && cw->keep_warm_until > 0 ?
+	    json_time(cw->keep_warm_until) : json_null()) == -1 ||
+	    json_object_set_new(o, "wakes_today",
+	    json_integer((json_int_t)MINIMUM(cw->wakes_today, INT64_MAX))) ==
+	    -1 ||
+	    json_object_set_new(o, "memory", cw->memory > 0 ?
 	    json_integer(cw->memory) : json_null()) == -1 ||
 	    json_object_set_new(o, "memory_estimate", cw->memory_estimate > 0 ?
 	    json_integer(cw->memory_estimate) : json_null()) == -1)

@@ -257,7 +257,7 @@ check "has its fields" sh -c "grep -Eq '^state: +running$' '$T/out' &&
     grep -Eq '^idle timeout: +5m$' '$T/out' &&
     grep -Eq '^last seen: +$RFC3339 \(.* ago\)$' '$T/out' &&
     grep -Eq '^started at: +$RFC3339 \(.* ago\)$' '$T/out' &&
-    grep -Eq '^wakes: +1$' '$T/out'"
+    grep -Eq '^wakes: +1, [0-9]+ today \(UTC\)$' '$T/out'"
 check "and its history: asleep -> waking (operator)" \
     grep -Eq "^$RFC3339 +asleep +waking +operator" "$T/out"
 check "then waking -> running (ready)" \

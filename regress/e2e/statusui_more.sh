@@ -194,6 +194,14 @@ check "restarted before its time: still kept warm, until $(iso "$U")" \
     sh -c "curl -sS -m 5 -H '$AUTH' '$URL/v1/workloads/uiapp' |
     py 'j[\"keep_warm\"], j[\"keep_warm_until\"]' |
     grep -qx \"(True, '$(iso "$U")')\""
+"$ORCHCTL" -s "$SOCK" show workload uiapp >"$T/show.out" 2>&1
+check "... orchctl show workload says until $(iso "$U")" \
+    grep -Eq "^keep warm: +until $(iso "$U")\$" "$T/show.out"
+check "... and the wakes of today" \
+    grep -Eq '^wakes: +[0-9]+, [0-9]+ today \(UTC\)$' "$T/show.out"
+"$ORCHCTL" -s "$SOCK" -j show workload uiapp >"$T/show.json" 2>&1
+check "... orchctl -j gives keep_warm_until" \
+    [ "$(py 'j["keep_warm_until"]' <"$T/show.json")" = "$(iso "$U")" ]
 
 check "orchd is still running" alive "$ORCHD_PID"
 check "no sanitizer report" sh -c "! grep -q 'Sanitizer' '$T/orchd.log'"
