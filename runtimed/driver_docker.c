@@ -29,7 +29,9 @@
  * thaw; the lifecycle hears the outcome (lifecycle_frozen).  A stop of a
  * paused container unpauses it first, so that its StopSignal is seen.
  * A container found paused at start (frozen when an orchd died) is
- * thawed and stopped, not adopted: the store says it is asleep.
+ * thawed and stopped, not adopted: the store says it is asleep.  So is
+ * a job's container found running: only its exit 0 seen by this orchd
+ * counts as done (job.c).
  *
  * Each workload has at most one operation under way (struct rt_docker),
  * one call at a time: start, stop, the check that follows an exit the
@@ -1268,6 +1270,18 @@ dk_adopt_step(struct rt_docker *dk, const struct dk_resp *r)
 	if (running && dk->paused) {
 		log_info("workload %s: container %.12s found paused: thawed "
 		    "and stopped", wl->name, dk->id);
+		running = 0;
+		dk_stop_begin(dk);
+	}
+	/*
+	 * A job's container mid-run: what it did is not known, and only its
+	 * exit 0 under this orchd counts as done.  Stopped; it runs again at
+	 * the next wake, as a job whose success was never recorded does.
+	 */
+	if (running && job_is(wl)) {
+		log_info("workload %s: its job's container %.12s found "
+		    "running: stopped, it runs again at the next wake",
+		    wl->name, dk->id);
 		running = 0;
 		dk_stop_begin(dk);
 	}

@@ -333,6 +333,29 @@ CONF
 	    [ "$c" = 200 ]
 	check "docker: the job asleep, done" is_state "$JOB" asleep
 	stop_orchd
+	# a job's container still running at a restart is not adopted as
+	# running: stopped, and it runs again at the next wake
+	dconf "0; sleep 60"
+	sed -i "s/exit 0; sleep 60/sleep 60; exit 0/" "$T/orchd.conf"
+	start_orchd_or_exit
+	get dapp.test >/dev/null 2>&1 &
+	jrun() {
+		[ "$(docker inspect -f '{{.State.Running}}' \
+		    "orchd-$E2E_INSTANCE-$JOB" 2>/dev/null)" = true ]
+	}
+	check "docker: a long job's container runs" wait_for 15 jrun
+	stop_orchd
+	check "... and outlives orchd's stop" jrun
+	start_orchd_or_exit
+	check "... a restarted orchd stops it (within 20 s)" \
+	    wait_for 20 sh -c "! docker inspect -f '{{.State.Running}}' \
+	    'orchd-$E2E_INSTANCE-$JOB' | grep -q true"
+	check "... it is asleep, not running" is_state "$JOB" asleep
+	check "... the log says why" grep -q \
+	    "$JOB: its job's container .* found running: stopped" \
+	    "$T/orchd.log"
+	stop_orchd
+	wait
 	# on a network of its own: no port, nothing published
 	if docker network create "$NET" >/dev/null 2>&1; then
 		dconf 0 "\"$NET\""
