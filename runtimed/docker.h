@@ -141,6 +141,8 @@ void		 dk_service_name(const char *, char *, size_t);
 void		 dk_instance_set(const char *);
 const char	*dk_instance(void);
 int		 dk_labels_ours(json_t *, const char *, char *, size_t);
+int		 dk_inspected_ours(const struct dk_resp *, const char *, char *,
+		    size_t, char *, size_t);
 
 /* driver_docker.c: what the rest of runtimed asks */
 void		 docker_adopt(struct rt_workload *);

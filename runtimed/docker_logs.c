@@ -132,10 +132,7 @@ static void
 dk_logs_inspected(const struct dk_resp *r, void *arg)
 {
 	struct dk_logs	*dl = arg;
-	json_error_t	 jerr;
-	json_t		*o = NULL;
-	const char	*id = NULL;
-	char		 whose[RT_MSG_MAX / 2], err[RT_MSG_MAX];
+	char		 id[DK_ID_MAX], why[RT_MSG_MAX / 2], err[RT_MSG_MAX];
 
 	dl->req = NULL;
 	if (r->status != 200) {
@@ -143,17 +140,12 @@ dk_logs_inspected(const struct dk_resp *r, void *arg)
 		return;
 	}
 	err[0] = '\0';
-	if ((o = json_loadb(r->body, r->len, 0, &jerr)) == NULL ||
-	    (id = json_string_value(json_object_get(o, "Id"))) == NULL)
-		snprintf(err, sizeof(err), "inspect: bad answer");
-	else if (dk_labels_ours(json_object_get(json_object_get(o, "Config"),
-	    "Labels"), dl->wl->name, whose, sizeof(whose)) == -1)
-		snprintf(err, sizeof(err), "its container is %s: not read",
-		    whose);
+	if (dk_inspected_ours(r, dl->wl->name, id, sizeof(id), why,
+	    sizeof(why)) == -1)
+		snprintf(err, sizeof(err), "%s: not read", why);
 	else if ((dl->req = dk_call(DK_LOGS, id, dl->tail, NULL,
 	    dk_logs_done, dk_logs_data, dl)) == NULL)
 		snprintf(err, sizeof(err), "cannot call the Docker daemon");
-	json_decref(o);
 	if (err[0] != '\0') {
 		dl->cb(dl->wl, err, 0, dl->arg);
 		dk_logs_free(dl);

@@ -135,29 +135,20 @@ static void
 docker_purge_inspected(const struct dk_resp *r, void *arg)
 {
 	struct dk_purge	*p = arg;
-	json_error_t	 jerr;
-	json_t		*o = NULL;
-	const char	*id = NULL;
-	char		 whose[RT_MSG_MAX / 2];
+	char		 id[DK_ID_MAX], why[RT_MSG_MAX / 2];
 
 	if (r->status != 200) {
 		docker_purge_done(r, p);
 		return;
 	}
-	if ((o = json_loadb(r->body, r->len, 0, &jerr)) == NULL ||
-	    (id = json_string_value(json_object_get(o, "Id"))) == NULL)
-		log_warnx("%s: deleted: container: bad inspect", p->name);
-	else if (dk_labels_ours(json_object_get(json_object_get(o, "Config"),
-	    "Labels"), p->name, whose, sizeof(whose)) == -1)
-		log_warnx("%s: deleted: its container's name is taken by one "
-		    "%s: left alone", p->name, whose);
+	if (dk_inspected_ours(r, p->name, id, sizeof(id), why,
+	    sizeof(why)) == -1)
+		log_warnx("%s: deleted: %s: left alone", p->name, why);
 	else if (dk_call(DK_REMOVE, id, NULL, NULL, docker_purge_done, NULL,
-	    p) != NULL) {
-		json_decref(o);
+	    p) != NULL)
 		return;
-	} else
+	else
 		log_warnx("%s: deleted: container: cannot ask", p->name);
-	json_decref(o);
 	free(p);
 }
 

@@ -98,6 +98,33 @@ dk_labels_ours(json_t *labels, const char *name, char *err, size_t len)
 }
 
 /*
+ * The inspect of the container named for workload name: 0 and its id if
+ * its labels say it is that workload's, else -1 and why in err.
+ */
+int
+dk_inspected_ours(const struct dk_resp *r, const char *name, char *id,
+    size_t idlen, char *err, size_t errlen)
+{
+	json_error_t	 jerr;
+	json_t		*o;
+	const char	*s;
+	char		 whose[RT_MSG_MAX / 2];
+	int		 rv = -1;
+
+	if ((o = json_loadb(r->body, r->len, 0, &jerr)) == NULL ||
+	    (s = json_string_value(json_object_get(o, "Id"))) == NULL ||
+	    strlcpy(id, s, idlen) >= idlen)
+		(void)snprintf(err, errlen, "inspect: bad answer");
+	else if (dk_labels_ours(json_object_get(json_object_get(o, "Config"),
+	    "Labels"), name, whose, sizeof(whose)) == -1)
+		(void)snprintf(err, errlen, "its container is %s", whose);
+	else
+		rv = 0;
+	json_decref(o);
+	return (rv);
+}
+
+/*
  * command: split as sh(1) would, and no shell runs it, as the array key
  * ("Cmd" for a container, "Args" for a service's task)
  */
