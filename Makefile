@@ -65,8 +65,19 @@ CONFD_LIBS	:= $(call child_libs,libevent jansson libseccomp)
 # on libevent, no jansson, no libseccomp
 SPAWNER_LIBS	:= $(call child_libs,libevent)
 # runtimed hashes container definitions with libmd's SHA-256, and
-# speaks TLS to a swarm manager over TCP
+# speaks TLS to a swarm manager over TCP: with libtls opened only then
+# (runtimed/tlslib.c) by its soname, or linked in a static build
+ifneq ($(STATIC),)
 RUNTIME_LIBS	:= $(call child_libs,libevent libtls jansson libseccomp libmd)
+else
+RUNTIME_LIBS	:= $(call child_libs,libevent jansson libseccomp libmd)
+LIBTLS_SONAME	:= $(shell objdump -p "$$($(CC) -print-file-name=libtls.so)" \
+		    2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
+ifeq ($(LIBTLS_SONAME),)
+$(error cannot find the soname of libtls.so: is libtls-dev installed?)
+endif
+$(BUILD)/obj/runtimed/tlslib.o: CPPFLAGS += -DORCHD_LIBTLS='"$(LIBTLS_SONAME)"'
+endif
 # acmed: libtls to the ACME server, libcrypto for its keys, JWS and CSRs
 ACME_LIBS	:= $(call child_libs,libevent libtls libcrypto jansson libseccomp)
 # notifyd: libtls to the webhooks' receivers, libcrypto for HMAC
@@ -149,12 +160,12 @@ REAPER_SRCS	 = $(addprefix reaperd/, \
 RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   admit.c backoff.c budget.c busy.c command.c counts.c \
 		   docker_client.c docker_events.c docker_image.c docker_react.c \
-		   docker_logs.c docker_network.c docker_path.c docker_pull.c docker_purge.c \
-		   docker_spec.c driver_docker.c driver_process.c driver_swarm.c \
-		   job.c lc_report.c lifecycle.c lifecycle_apply.c liveness.c \
-		   owner.c ready.c \
+		   docker_logs.c docker_network.c docker_path.c docker_pull.c \
+		   docker_purge.c docker_spec.c driver_docker.c driver_process.c \
+		   driver_swarm.c job.c lc_report.c lifecycle.c \
+		   lifecycle_apply.c liveness.c owner.c ready.c \
 		   replace.c restore.c runtimed.c swarm_agree.c swarm_spec.c \
-		   warmuntil.c)
+		   tlslib.c warmuntil.c)
 ACME_SRCS	 = $(addprefix acmed/, \
 		   acmed.c cert.c jws.c order.c)
 NOTIFY_SRCS	 = $(addprefix notifyd/, \

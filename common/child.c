@@ -43,7 +43,7 @@ child_event_log(int severity, const char *msg)
 
 /*
  * The options the parent starts a child with, those optstring names: a
- * child's "c:df:g:i:u:v", gatewayd -n's "c:dnu:".  -1 for one that is
+ * child's "c:df:g:i:Tu:v", gatewayd -n's "c:dnu:".  -1 for one that is
  * not, a bad value, an operand, or no -u.
  */
 int
@@ -85,6 +85,12 @@ child_getopt(int argc, char *argv[], const char *optstring,
 		case 'n':
 			/* gatewayd -n: said by its main() already */
 			break;
+		case 'T':
+			/* runtimed: a swarm manager over TLS is configured */
+			if (id != PROC_RUNTIME)
+				return (-1);
+			o->tls = 1;
+			break;
 		case 'u':
 			if (privdrop_ids(optarg, &o->uid, &o->gid) == -1)
 				return (-1);
@@ -111,9 +117,10 @@ child_start(struct privsep *ps, int argc, char *argv[],
 	struct child_opts	 o;
 	uint32_t		 seed;
 
-	if (child_getopt(argc, argv, "c:df:g:i:u:v", id, &o) == -1)
+	if (child_getopt(argc, argv, "c:df:g:i:Tu:v", id, &o) == -1)
 		child_usage(proc_name(id));
 	ps->file = o.file;
+	ps->tls = o.tls;
 
 	log_init(o.debug, LOG_DAEMON);
 	log_setverbose(o.verbose);
@@ -147,6 +154,8 @@ child_start(struct privsep *ps, int argc, char *argv[],
 		fatalx("event_init");
 	if ((privflags & PRIVDROP_SOCKDIR) && ps->file != NULL)
 		privdrop_sockdir(ps->file);
+	if (ps->before_privdrop != NULL)
+		ps->before_privdrop(ps);
 	privdrop(o.uid, o.gid, o.root, privflags);
 	proc_child_init(ps, id, handlers, nhandlers);
 	proc_child_ready(ps);

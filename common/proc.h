@@ -144,6 +144,9 @@ struct privsep {
 	uint32_t		 generation;	/* config generation applied */
 	uint32_t		 workloads;	/* known to this process */
 	const char		*file;		/* -f: the store's database */
+	int			 tls;		/* -T: runtimed loads libtls */
+	/* what must be done before the chroot and the change of user */
+	void			(*before_privdrop)(struct privsep *);
 	void			*data;
 	/* the parent's control connection id, or NULL if it is gone */
 	struct imsgev		*(*client_channel)(uint32_t);
@@ -216,6 +219,7 @@ struct child_opts {
 	int		 debug;		/* -d */
 	int		 verbose;	/* -v, counted */
 	int		 instance;	/* -i, -1 if none */
+	int		 tls;		/* -T */
 };
 int		 child_getopt(int, char *[], const char *,
 		    enum privsep_procid, struct child_opts *);

@@ -416,6 +416,8 @@ runtime_args(struct orchd *env, struct proc_args *a, int instance)
 	docker_access(env, sock, sizeof(sock), &gid);
 	args_add(a, "-f");
 	args_add(a, "%s", sock);
+	if (swarmcreds_tls(env->conf))
+		args_add(a, "-T");
 	if (gid != (gid_t)-1) {
 		args_add(a, "-g");
 		args_add(a, "%u", (unsigned int)gid);
@@ -648,6 +650,7 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	}
 	if ((nconf->acme == NULL) != (oconf->acme == NULL))
 		reload_restart("acme");
+	swarmcreds_reload(nconf);
 	if (strcmp(nconf->user, oconf->user) != 0) {
 		reload_restart("user");
 		strlcpy(nconf->user, oconf->user, sizeof(nconf->user));

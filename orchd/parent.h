@@ -352,6 +352,8 @@ void		 regauth_send(struct orchd *);
 /* swarmcreds.c */
 int		 swarmcreds_load(struct orchd_conf *);
 void		 swarmcreds_send(struct orchd *);
+int		 swarmcreds_tls(const struct orchd_conf *);
+void		 swarmcreds_reload(struct orchd_conf *);
 
 /* usecheck.c: checked where used, before each container create and start */
 void		 usecheck_request(struct imsgev *, struct imsg *);

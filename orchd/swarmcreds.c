@@ -11,6 +11,11 @@
  * files.  The parent parses none of them: runtimed's libtls does, and a
  * key or certificate it cannot use ends every call to the manager with
  * its error (a 503 for the wake), as a manager that cannot be reached.
+ *
+ * runtimed maps libtls only when it is started with -T, for a manager
+ * the configuration names then (runtimed/tlslib.c): a reload that adds
+ * one to an orchd started without takes a restart, and is loaded
+ * without it meanwhile.
  */
 
 #include <sys/types.h>
@@ -124,6 +129,31 @@ swarmcreds_load(struct orchd_conf *conf)
  fail:
 	freezero(buf, max + 1);
 	return (-1);
+}
+
+/* whether runtimed is started with -T: it is, for a manager */
+static int	 swarm_runtime_tls;
+
+int
+swarmcreds_tls(const struct orchd_conf *conf)
+{
+	swarm_runtime_tls = conf->swarm_manager != NULL;
+	return (swarm_runtime_tls);
+}
+
+/* a reload's new manager, when runtimed has no libtls: at a restart */
+void
+swarmcreds_reload(struct orchd_conf *nconf)
+{
+	if (nconf->swarm_manager == NULL || swarm_runtime_tls)
+		return;
+	reload_restart("swarm manager");
+	free(nconf->swarm_manager);
+	nconf->swarm_manager = NULL;
+	if (nconf->swarm_creds != NULL)
+		freezero(nconf->swarm_creds, nconf->swarm_creds_len);
+	nconf->swarm_creds = NULL;
+	nconf->swarm_creds_len = 0;
 }
 
 /*

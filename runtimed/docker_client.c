@@ -47,7 +47,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <tls.h>
 #include <unistd.h>
 
 #include "compat.h"
@@ -60,6 +59,7 @@
 #include "util.h"
 #include "workload.h"
 #include "docker.h"
+#include "tlslib.h"
 
 #define DK_CONNS_MAX		8	/* at once, streams aside */
 #define DK_TIMEOUT		30	/* seconds for one call */
@@ -221,9 +221,6 @@ dk_init(const char *file, int chrooted)
 		fatalx("docker socket path too long: %s", file);
 	strlcpy(dk_display, file, sizeof(dk_display));
 	evtimer_set(&dk_kick_ev, dk_dispatch, NULL);
-	/* before the sandbox: what the TLS library reads once */
-	if (tls_init() == -1)
-		fatalx("tls_init");
 	dk_inited = 1;
 }
 
@@ -250,7 +247,8 @@ docker_recv_swarm(struct imsgev *iev, struct imsg *imsg)
 	struct sockaddr_in	*sin = &dk_mgr_addr.sin;
 	struct sockaddr_in6	*sin6 = &dk_mgr_addr.sin6;
 
-	tls_config_free(dk_mgr_cfg);
+	if (dk_mgr_cfg != NULL)
+		tlslib.config_free(dk_mgr_cfg);
 	dk_mgr_cfg = NULL;
 	dk_mgr_gen++;
 	if (len == 0) {
@@ -259,6 +257,9 @@ docker_recv_swarm(struct imsgev *iev, struct imsg *imsg)
 	}
 	if (len < sizeof(cs))
 		fatalx("%s: short message", __func__);
+	/* the parent starts runtimed with -T for a manager, and else sends none */
+	if (!tlslib_loaded())
+		fatalx("%s: a swarm manager, but no -T", __func__);
 	memcpy(&cs, imsg->data, sizeof(cs));
 	cs.addr[sizeof(cs.addr) - 1] = '\0';
 	p = (const uint8_t *)imsg->data + sizeof(cs);
@@ -280,14 +281,14 @@ docker_recv_swarm(struct imsgev *iev, struct imsg *imsg)
 	} else
 		fatalx("%s: not an address", __func__);
 	strlcpy(dk_mgr_name, cs.addr, sizeof(dk_mgr_name));
-	if ((cfg = tls_config_new()) == NULL)
+	if ((cfg = tlslib.config_new()) == NULL)
 		fatal("tls_config_new");
-	if (tls_config_set_ca_mem(cfg, p, cs.calen) == -1 ||
-	    tls_config_set_keypair_mem(cfg, p + cs.calen, cs.certlen,
+	if (tlslib.config_set_ca_mem(cfg, p, cs.calen) == -1 ||
+	    tlslib.config_set_keypair_mem(cfg, p + cs.calen, cs.certlen,
 	    p + cs.calen + cs.certlen, cs.keylen) == -1) {
 		/* every swarm call fails with it, as with no manager */
 		log_warnx("swarm manager %s: %s", dk_mgr_display,
-		    tls_config_error(cfg));
+		    tlslib.config_error(cfg));
 	}
 	explicit_bzero(imsg->data, len);
 	dk_mgr_cfg = cfg;
@@ -669,8 +670,8 @@ dk_conn_close(struct dk_conn *c)
 	event_del(&c->wev);
 	evtimer_del(&c->idle);
 	if (c->tls != NULL) {
-		(void)tls_close(c->tls);
-		tls_free(c->tls);
+		(void)tlslib.close(c->tls);
+		tlslib.free(c->tls);
 	}
 	close(c->fd);
 	evbuffer_free(c->in);
@@ -911,7 +912,7 @@ dk_tls_handshake(struct dk_conn *c)
 
 	if (!c->handshaking)
 		return (0);
-	if ((r = tls_handshake(c->tls)) == TLS_WANT_POLLIN)
+	if ((r = tlslib.handshake(c->tls)) == TLS_WANT_POLLIN)
 		return (1);
 	if (r == TLS_WANT_POLLOUT) {
 		event_add(&c->wev, NULL);
@@ -919,7 +920,7 @@ dk_tls_handshake(struct dk_conn *c)
 	}
 	if (r == -1) {
 		dk_conn_fail(c, "TLS with the swarm manager at %s: %s",
-		    dk_mgr_display, tls_error(c->tls));
+		    dk_mgr_display, tlslib.error(c->tls));
 		return (-1);
 	}
 	c->handshaking = 0;
@@ -941,7 +942,7 @@ dk_tls_read(struct dk_conn *c, int *eof)
 	int	 got = 0;
 
 	while (got < DK_READ_MAX) {
-		n = tls_read(c->tls, buf, sizeof(buf));
+		n = tlslib.read(c->tls, buf, sizeof(buf));
 		if (n == TLS_WANT_POLLIN)
 			break;
 		if (n == TLS_WANT_POLLOUT) {
@@ -950,7 +951,7 @@ dk_tls_read(struct dk_conn *c, int *eof)
 		}
 		if (n == -1 && got == 0 && c->got == 0) {
 			dk_conn_fail(c, "TLS with the swarm manager at %s: %s",
-			    dk_mgr_display, tls_error(c->tls));
+			    dk_mgr_display, tlslib.error(c->tls));
 			return (-1);
 		}
 		if (n <= 0) {
@@ -1003,12 +1004,12 @@ dk_tls_write(struct dk_conn *c)
 	ssize_t	 n;
 
 	while ((len = evbuffer_get_length(c->out)) > 0) {
-		n = tls_write(c->tls, evbuffer_pullup(c->out, -1), len);
+		n = tlslib.write(c->tls, evbuffer_pullup(c->out, -1), len);
 		if (n == TLS_WANT_POLLIN || n == TLS_WANT_POLLOUT)
 			return (0);
 		if (n == -1) {
 			dk_conn_fail(c, "cannot write to the swarm manager at "
-			    "%s: %s", dk_mgr_display, tls_error(c->tls));
+			    "%s: %s", dk_mgr_display, tlslib.error(c->tls));
 			return (-1);
 		}
 		evbuffer_drain(c->out, n);
@@ -1083,15 +1084,15 @@ dk_tls_new(int fd, char *err, size_t errlen)
 {
 	struct tls	*tls;
 
-	if ((tls = tls_client()) == NULL) {
+	if ((tls = tlslib.client()) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return (NULL);
 	}
-	if (tls_configure(tls, dk_mgr_cfg) == -1 ||
-	    tls_connect_socket(tls, fd, dk_mgr_name) == -1) {
+	if (tlslib.configure(tls, dk_mgr_cfg) == -1 ||
+	    tlslib.connect_socket(tls, fd, dk_mgr_name) == -1) {
 		snprintf(err, errlen, "TLS with the swarm manager at %s: %s",
-		    dk_mgr_display, tls_error(tls));
-		tls_free(tls);
+		    dk_mgr_display, tlslib.error(tls));
+		tlslib.free(tls);
 		return (NULL);
 	}
 	return (tls);
@@ -1117,7 +1118,7 @@ dk_conn_new(int stream, int remote, char *err, size_t errlen)
 		if (c != NULL && c->in != NULL)
 			evbuffer_free(c->in);
 		free(c);
-		tls_free(tls);
+		tlslib.free(tls);
 		close(fd);
 		return (NULL);
 	}

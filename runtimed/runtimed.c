@@ -19,6 +19,7 @@
 #include "orchd.h"
 #include "proc.h"
 #include "sandbox.h"
+#include "tlslib.h"
 #include "util.h"
 #include "workload.h"
 #include "runtime.h"
@@ -228,6 +229,7 @@ main(int argc, char *argv[])
 	rt->ps = &runtime_ps;
 	rt->wake_timeout = ORCHD_WAKE_TIMEOUT;
 	rt->pull_timeout = ORCHD_PULL_TIMEOUT;
+	runtime_ps.before_privdrop = tlslib_load;
 	child_start(&runtime_ps, argc, argv, PROC_RUNTIME, runtime_handlers,
 	    nitems(runtime_handlers), PRIVDROP_SOCKDIR);
 	cfg_set_apply(runtime_apply);

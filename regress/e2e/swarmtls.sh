@@ -158,6 +158,8 @@ check "readable by its owner alone: accepted (orchd -n)" quiet "$ORCHD" -n \
 
 # 2. through TLS: the service is made on the manager, its task routed to
 start_orchd_or_exit -v
+maps_tls() { grep -q 'libtls\.so\|libssl\.so' "/proc/$(child runtime)/maps"; }
+check "runtimed has libtls loaded, for the manager" maps_tls
 out=$(get web.test)
 check "the first request is served (got $(code "$out"))" \
     [ "$(code "$out")" = 200 ]
@@ -188,6 +190,27 @@ check "and says it is TLS" grep -q "TLS with the swarm manager" \
     "$T/orchd.log"
 grep -m 1 "swarm manager at" "$T/orchd.log" | sed 's/^/# /'
 check "orchd keeps running" kill -0 "$ORCHD_PID"
+stop_orchd
+check "orchd stops cleanly (status $STATUS)" [ "$STATUS" -eq 0 ]
+
+# 4. no manager: runtimed maps no libtls; a reload that adds one says it
+# takes a restart, and changes nothing else
+write_conf client
+grep -v '^swarm manager' "$T/orchd.conf" >"$T/nomgr.conf"
+cp "$T/orchd.conf" "$T/mgr.conf"
+cp "$T/nomgr.conf" "$T/orchd.conf"
+: >"$T/orchd.log"
+start_orchd_or_exit -v
+check "without a manager, runtimed maps no libtls nor libssl" \
+    sh -c "! grep -q 'libtls\.so\|libssl\.so\|libcrypto\.so' \
+    /proc/$(child runtime)/maps"
+cp "$T/mgr.conf" "$T/orchd.conf"
+"$ORCHCTL" -s "$SOCK" reload >"$T/reload.out" 2>&1
+check "a reload adding a manager says it takes a restart" \
+    grep -q "swarm manager.*restart" "$T/reload.out" "$T/orchd.log"
+check "... orchd keeps running" kill -0 "$ORCHD_PID"
+check "... runtimed still maps no libtls" sh -c "! grep -q 'libtls\.so' \
+    /proc/$(child runtime)/maps"
 stop_orchd
 check "orchd stops cleanly (status $STATUS)" [ "$STATUS" -eq 0 ]
 
