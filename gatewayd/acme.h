@@ -38,6 +38,7 @@ int		 acme_store_cert(const char *, const uint8_t *, size_t,
 int		 acme_store_challenge(const struct acme_challenge *,
 		    const uint8_t *, const uint8_t *);
 void		 acme_forget_challenge(const struct acme_challenge *);
+void		 acme_prune(void);
 
 /* acme_http.c */
 int		 acme_http_answer(struct gw_conn *);

@@ -197,6 +197,30 @@ acme_store_cert(const char *name, const uint8_t *chain, size_t chainlen,
 	return (0);
 }
 
+/*
+ * A new configuration: the certificates of hosts it routes nowhere are
+ * no longer served.  The parent sends those of the hosts it routes with
+ * each configuration, so one routed again comes back with it.
+ */
+void
+acme_prune(void)
+{
+	struct acme_certent	*e, *next;
+
+	RB_FOREACH_SAFE(e, acme_certs, &certs, next) {
+		if (route_lookup(e->name, strlen(e->name)) != NULL)
+			continue;
+		log_info("acme: %s: routed nowhere now, its certificate no "
+		    "longer served", e->name);
+		RB_REMOVE(acme_certs, &certs, e);
+		ncerts--;
+		/* connections made on them keep theirs */
+		tls_ctx_unref(e->ctx[0]);
+		tls_ctx_unref(e->ctx[1]);
+		free(e);
+	}
+}
+
 static void
 chal_free_if_empty(struct acme_chal *ch)
 {

@@ -175,6 +175,7 @@ gateway_apply(struct privsep *ps, struct cfg_generation *gen,
 	gate_apply(gen);
 	errpage_apply();
 	route_apply(gen);
+	acme_prune();
 	listener_apply(h2_listener_gone);
 	api_apply(gen);
 	hostsample_start();

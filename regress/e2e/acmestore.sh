@@ -75,5 +75,21 @@ check "G, routed by no workload, is not sent to the gateway" \
 check "... A is" grep -q "acme: $A: certificate installed" "$T/orchd.log"
 check "... G's files are kept, for when it is routed again" \
     [ -e "$CERTS/$G.crt" ]
+
+# a reload that routes A nowhere: its certificate no longer served; and
+# routed again, served again, from the store
+cp "$T/orchd.conf" "$T/with-a.conf"
+grep -v "host \"$A\"" "$T/with-a.conf" >"$T/orchd.conf"
+check "a reload without A's host" quiet "$ORCHCTL" -s "$SOCK" reload
+check "... A's certificate is no longer served" sh -c "! \
+    timeout 10 openssl s_client -connect 127.0.0.1:$SPORT -servername $A \
+    </dev/null 2>/dev/null | openssl x509 -noout -serial 2>/dev/null |
+    grep -q serial=1002"
+check "... the log says so" \
+    grep -q "acme: $A: routed nowhere now" "$T/orchd.log"
+check "... B still is (serial 1003)" served $B serial=1003
+cp "$T/with-a.conf" "$T/orchd.conf"
+check "a reload with A's host again" quiet "$ORCHCTL" -s "$SOCK" reload
+check "... A is served again (serial 1002)" served $A serial=1002
 stop_orchd
 e2e_done
