@@ -19,8 +19,17 @@ conf_new(void)
 {
 	struct orchd_conf	*c;
 
-	if ((c = calloc(1, sizeof(*c))) == NULL)
+	if ((c = malloc(sizeof(*c))) == NULL)
 		return (NULL);
+	conf_init(c);
+	return (c);
+}
+
+/* an empty configuration in c, every list empty */
+void
+conf_init(struct orchd_conf *c)
+{
+	memset(c, 0, sizeof(*c));
 	TAILQ_INIT(&c->listeners);
 	TAILQ_INIT(&c->api_hosts);
 	TAILQ_INIT(&c->keypairs);
@@ -36,7 +45,6 @@ conf_new(void)
 	TAILQ_INIT(&c->ignores);
 	TAILQ_INIT(&c->error_pages);
 	TAILQ_INIT(&c->pages);
-	return (c);
 }
 
 /* the page read from that file, or NULL */

@@ -227,6 +227,7 @@ int		 workload_root_check(const struct workload_conf *, char *,
 
 /* common/conf.c */
 struct orchd_conf	*conf_new(void);
+void			 conf_init(struct orchd_conf *);
 struct errpage_file	*errpage_find(const struct errpagelist *,
 			    const char *);
 void			 free_config(struct orchd_conf *);

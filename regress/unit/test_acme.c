@@ -261,7 +261,7 @@ static struct orchd_conf	 conf;
 static struct workload_conf	 wl;
 
 static void
-conf_init(void)
+acme_conf_init(void)
 {
 	static struct strentry	 h1, h2;
 
@@ -277,7 +277,7 @@ conf_init(void)
 static void
 test_hosts(void **state)
 {
-	conf_init();
+	acme_conf_init();
 	assert_true(acme_host_ok("a.test"));
 	assert_false(acme_host_ok("localhost"));
 	assert_false(acme_host_ok("A.test"));
@@ -326,7 +326,7 @@ test_check_cert(void **state)
 	size_t			 n;
 	int64_t			 later = time(NULL) + 86400;
 
-	conf_init();
+	acme_conf_init();
 	n = cert_msg(buf, "a.test", CERT_PEM, KEY_PEM, later);
 	assert_null(acme_check_cert(&conf, buf, n));
 	n = cert_msg(buf, "x.pr.test", CERT_PEM, KEY_PEM, later);
@@ -368,7 +368,7 @@ test_check_cert_oversized(void **state)
 	char		*big;
 	size_t		 n;
 
-	conf_init();
+	acme_conf_init();
 	big = malloc(70 * 1024);
 	memset(big, 'A', 70 * 1024 - 1);
 	big[70 * 1024 - 1] = '\0';
@@ -385,7 +385,7 @@ test_check_status(void **state)
 {
 	struct acme_status	 st;
 
-	conf_init();
+	acme_conf_init();
 	memset(&st, 0, sizeof(st));
 	strlcpy(st.name, "a.test", sizeof(st.name));
 	strlcpy(st.issuer, "Pebble", sizeof(st.issuer));
@@ -417,7 +417,7 @@ test_check_challenge(void **state)
 	struct acme_challenge	 ch;
 	uint8_t			 buf[4096];
 
-	conf_init();
+	acme_conf_init();
 	memset(&ch, 0, sizeof(ch));
 	strlcpy(ch.name, "a.test", sizeof(ch.name));
 	ch.type = ACME_CHALLENGE_HTTP01;

@@ -38,19 +38,11 @@ struct msg {
 	size_t	 len;
 };
 
+/* an empty configuration that allows process workloads */
 static void
-conf_init(struct orchd_conf *c)
+conf_api(struct orchd_conf *c)
 {
-	memset(c, 0, sizeof(*c));
-	TAILQ_INIT(&c->listeners);
-	TAILQ_INIT(&c->api_hosts);
-	TAILQ_INIT(&c->keypairs);
-	TAILQ_INIT(&c->workloads);
-	TAILQ_INIT(&c->api_allow_images);
-	TAILQ_INIT(&c->api_allow_volumes);
-	TAILQ_INIT(&c->api_allow_networks);
-	TAILQ_INIT(&c->api_allow_addresses);
-	TAILQ_INIT(&c->api_allow_publish);
+	conf_init(c);
 	c->api_allow_process = 1;
 	c->conffile = "/etc/orchd.conf";
 }
@@ -176,7 +168,7 @@ parent_reads(const void *data, size_t len, struct workload_conf **out)
 	char			 err[CTL_MSG_MAX];
 	int			 status = -1;
 
-	conf_init(&conf);
+	conf_api(&conf);
 	err[0] = '\0';
 	wc = api_def_read(&conf, data, len, &status, err, sizeof(err));
 	if (wc == NULL) {

@@ -82,19 +82,11 @@ hook_expired(struct orchd *env, const char *name, int64_t secs)
 	fail_msg("hook_expired called");
 }
 
+/* an empty configuration with orchd's own files where they often are */
 static void
-conf_init(struct orchd_conf *c)
+conf_files(struct orchd_conf *c)
 {
-	memset(c, 0, sizeof(*c));
-	TAILQ_INIT(&c->listeners);
-	TAILQ_INIT(&c->api_hosts);
-	TAILQ_INIT(&c->keypairs);
-	TAILQ_INIT(&c->workloads);
-	TAILQ_INIT(&c->api_allow_images);
-	TAILQ_INIT(&c->api_allow_volumes);
-	TAILQ_INIT(&c->api_allow_networks);
-	TAILQ_INIT(&c->api_allow_addresses);
-	TAILQ_INIT(&c->api_allow_publish);
+	conf_init(c);
 	c->conffile = "/usr/local/etc/orchd.conf";
 	c->database = "/var/db/orchd/orchd.db";
 	c->logdir = "/var/log/orchd";
@@ -202,7 +194,7 @@ test_forbidden(void **state)
 	size_t			 i;
 	int			 r;
 
-	conf_init(&conf);
+	conf_files(&conf);
 	for (i = 0; i < nitems(cases); i++) {
 		why[0] = '\0';
 		r = hostpath_forbidden(cases[i].path, &conf, why, sizeof(why));
@@ -227,7 +219,7 @@ test_forbidden_link(void **state)
 	char			 link1[PATH_MAX], link2[PATH_MAX];
 	char			 why[1024];
 
-	conf_init(&conf);
+	conf_files(&conf);
 	assert_non_null(mkdtemp(dir));
 	snprintf(link1, sizeof(link1), "%s/root", dir);
 	snprintf(link2, sizeof(link2), "%s/etc", dir);
@@ -449,7 +441,7 @@ test_policy(void **state)
 	size_t			 i;
 	int			 r;
 
-	conf_init(&conf);
+	conf_files(&conf);
 	assert_int_equal(strlist_add(&conf.api_allow_images,
 	    "registry.example.com/*"), 0);
 	assert_int_equal(strlist_add(&conf.api_allow_volumes,
@@ -607,7 +599,7 @@ test_policy_net(void **state)
 	size_t			 i;
 	int			 r;
 
-	conf_init(&conf);
+	conf_files(&conf);
 	conf.api_allow_process = 1;
 	assert_int_equal(strlist_add(&conf.api_allow_networks, "pr-*"), 0);
 	listener_add(&conf, &l[0], "127.0.0.1", 8081, 1, NULL);
@@ -708,7 +700,7 @@ test_no_key(void **state)
 
 	(void)event_init();
 	memset(&env, 0, sizeof(env));
-	conf_init(&conf);
+	conf_files(&conf);
 	env.conf = &conf;
 	env.ps.id = PROC_PARENT;
 	orchd_env = &env;
@@ -851,8 +843,8 @@ test_depends(void **state)
 	struct workload_conf	*wc;
 	char			 err[CTL_MSG_MAX], who[64];
 
-	conf_init(&conf);
-	conf_init(&nconf);
+	conf_files(&conf);
+	conf_files(&nconf);
 	dep_add(&conf, "db", SOURCE_CONFIG, NULL, NULL);
 	dep_add(&conf, "cache", SOURCE_CONFIG, NULL, NULL);
 	dep_add(&conf, "app", SOURCE_API, "db", "cache");
