@@ -103,7 +103,7 @@ COMMON_SRCS	 = $(addprefix common/, \
 		   ignore.c imsg.c log.c \
 		   merge.c notify_ev.c privdrop.c proc.c procstat.c sandbox.c \
 		   spawnexec.c timer.c \
-		   trust.c units.c urlsplit.c users.c util.c workload.c \
+		   sched.c trust.c units.c urlsplit.c users.c util.c workload.c \
 		   workload_check.c \
 		   workload_fields.c workload_json.c workload_pack.c \
 		   workload_wire.c)
@@ -416,7 +416,7 @@ FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 60
 FUZZ_DIR	 = build/fuzz
 FUZZ_TARGETS	 = http chunked config imsg h2 parent_def parent_acme \
-		   clienthello htpasswd parent_conf procstat
+		   clienthello htpasswd parent_conf procstat sched
 FUZZ_CFLAGS	 = -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Iorchd -Iconfd \
 		   -I$(FUZZ_DIR) \
@@ -427,7 +427,7 @@ FUZZ_DEFS_chunked = -DFUZZ_CHUNKED_ONLY
 FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
 		   $(PARSE_SRCS) common/hashtab.c \
 		   common/units.c common/workload.c common/workload_json.c \
-		   common/workload_check.c common/workload_fields.c common/errpage.c \
+		   common/workload_check.c common/workload_fields.c common/errpage.c common/sched.c \
 		   common/log.c common/trust.c common/ignore.c common/deps.c \
 		   common/argv.c common/util.c common/budget.c common/conf.c \
 		   common/htpasswd.c common/gate.c common/users.c \
@@ -440,13 +440,13 @@ FUZZ_LIBS_h2	 = -lnghttp2
 FUZZ_SRCS_parent_def = regress/fuzz/fuzz_parent_def.c orchd/apidef.c \
 		   orchd/policy.c orchd/policy_net.c common/trust.c \
 		   common/workload.c common/workload_check.c \
-		   common/workload_fields.c common/errpage.c common/workload_wire.c \
+		   common/workload_fields.c common/errpage.c common/sched.c common/workload_wire.c \
 		   common/ignore.c common/units.c common/log.c common/util.c \
 		   common/deps.c common/hashtab.c common/argv.c
 # the parent's taking of confd's global settings
 FUZZ_SRCS_parent_conf = regress/fuzz/fuzz_parent_conf.c common/conf_wire.c \
 		   common/conf.c common/workload.c common/workload_check.c \
-		   common/workload_fields.c common/errpage.c common/ignore.c common/units.c \
+		   common/workload_fields.c common/errpage.c common/sched.c common/ignore.c common/units.c \
 		   common/log.c common/util.c common/deps.c common/hashtab.c \
 		   common/argv.c common/htpasswd.c common/gate.c
 FUZZ_SRCS_clienthello = regress/fuzz/fuzz_clienthello.c gatewayd/clienthello.c
@@ -455,10 +455,12 @@ FUZZ_SRCS_parent_acme = regress/fuzz/fuzz_parent_acme.c orchd/acme_relay.c \
 		   common/log.c
 FUZZ_SRCS_htpasswd = regress/fuzz/fuzz_htpasswd.c common/htpasswd.c \
 		   common/gate.c common/ignore.c common/workload.c \
-		   common/workload_fields.c common/errpage.c common/workload_check.c \
+		   common/workload_fields.c common/errpage.c common/sched.c common/workload_check.c \
 		   common/units.c common/log.c common/util.c common/deps.c \
 		   common/hashtab.c common/argv.c
 FUZZ_SRCS_procstat = regress/fuzz/fuzz_procstat.c common/procstat.c
+# the windows and wakes the API may send (common/sched.c)
+FUZZ_SRCS_sched	 = regress/fuzz/fuzz_sched.c common/sched.c common/units.c
 FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 
 $(FUZZ_DIR)/parse.c: confd/parse.y
