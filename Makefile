@@ -102,8 +102,8 @@ COMMON_SRCS	 = $(addprefix common/, \
 		   event_json.c gate.c hashtab.c htpasswd.c $(HTTP_SRCS) https.c \
 		   ignore.c imsg.c log.c \
 		   merge.c notify_ev.c privdrop.c proc.c procstat.c sandbox.c \
-		   spawnexec.c timer.c \
-		   sched.c trust.c units.c urlsplit.c users.c util.c workload.c \
+		   sched.c sched_wl.c spawnexec.c timer.c \
+		   trust.c units.c urlsplit.c users.c util.c workload.c \
 		   workload_check.c \
 		   workload_fields.c workload_json.c workload_pack.c \
 		   workload_wire.c)
@@ -112,7 +112,7 @@ COMMON_SRCS	 = $(addprefix common/, \
 PARSE_SRCS	 = $(addprefix confd/, \
 		   hostcheck.c lex.c parse_acme.c parse_check.c \
 		   parse_conf.c parse_gate.c parse_input.c parse_listen.c \
-		   parse_notify.c parse_page.c parse_set.c printconf.c)
+		   parse_notify.c parse_page.c parse_sched.c parse_set.c printconf.c)
 CONFD_SRCS	 = $(PARSE_SRCS) $(addprefix confd/, \
 		   confd.c send.c)
 ORCHD_SRCS	 = $(addprefix orchd/, \
@@ -153,7 +153,7 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   docker_spec.c driver_docker.c driver_process.c driver_swarm.c \
 		   job.c lc_report.c lifecycle.c lifecycle_apply.c liveness.c \
 		   owner.c ready.c \
-		   replace.c restore.c runtimed.c swarm_agree.c swarm_spec.c \
+		   replace.c restore.c runtimed.c schedule.c swarm_agree.c swarm_spec.c \
 		   warmuntil.c)
 ACME_SRCS	 = $(addprefix acmed/, \
 		   acmed.c cert.c jws.c order.c)
@@ -441,6 +441,7 @@ FUZZ_SRCS_parent_def = regress/fuzz/fuzz_parent_def.c orchd/apidef.c \
 		   orchd/policy.c orchd/policy_net.c common/trust.c \
 		   common/workload.c common/workload_check.c \
 		   common/workload_fields.c common/errpage.c common/sched.c common/workload_wire.c \
+		   common/sched_wl.c \
 		   common/ignore.c common/units.c common/log.c common/util.c \
 		   common/deps.c common/hashtab.c common/argv.c
 # the parent's taking of confd's global settings

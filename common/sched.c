@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 #include "compat.h"
-#include "sched.h"
+#include "schedule.h"
 #include "units.h"
 
 #define DAY		86400
@@ -380,7 +380,8 @@ sched_zone_rule(const char *zone, char *buf, size_t len, char *err,
 	if (tail[n - 1] != '\n')
 		goto bad;
 	tail[n - 1] = '\0';
-	if ((nl = strrchr(tail, '\n')) == NULL ||
+	/* the rule's line, after the binary data and its NULs */
+	if ((nl = memrchr(tail, '\n', n - 1)) == NULL ||
 	    sched_tz_parse(nl + 1, &tz) == -1 ||
 	    strlcpy(buf, nl + 1, len) >= len)
 		goto bad;

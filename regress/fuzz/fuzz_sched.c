@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sched.h"
+#include "schedule.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "compat.h"
-#include "sched.h"
+#include "schedule.h"
 
 #define PARIS	"CET-1CEST,M3.5.0,M10.5.0/3"
 #define SYDNEY	"AEST-10AEDT,M10.1.0,M4.1.0/3"
@@ -155,6 +155,12 @@ test_zones(void **state)
 	if (sched_zone_rule("Europe/Paris", rule, sizeof(rule), err,
 	    sizeof(err)) == 0)
 		assert_string_equal(rule, PARIS);
+	/* a short file: its rule's line right after binary NULs */
+	if (sched_zone_rule("UTC", rule, sizeof(rule), err,
+	    sizeof(err)) == 0)
+		assert_string_equal(rule, "UTC0");
+	else
+		assert_non_null(strstr(err, "no such zone"));
 
 	assert_int_equal(sched_tz_parse(PARIS, &tz), 0);
 	assert_int_equal(tz.std_off, 3600);

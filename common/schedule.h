@@ -1,12 +1,12 @@
 /*
- * Warm windows and scheduled wakes (common/sched.c): their text parsed
+ * Warm windows and scheduled wakes (common/sched.c, common/sched_wl.c): their text parsed
  * and checked, time zones read from the system's tzdata as the POSIX
  * rule its files end with, and the next window or wake computed from a
  * clock the tests may shift.
  */
 
-#ifndef ORCHD_SCHED_H
-#define ORCHD_SCHED_H
+#ifndef ORCHD_SCHEDULE_H
+#define ORCHD_SCHEDULE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -68,4 +68,13 @@ int	 sched_next(const struct sched_spec *, const struct sched_tz *,
 int	 sched_clock_init(const char *, char *, size_t);
 time_t	 sched_now(void);
 
-#endif /* ORCHD_SCHED_H */
+/* common/sched_wl.c: a workload's schedules and its zones' rules */
+struct workload_conf;
+int	 sched_zones_check(const struct workload_conf *, char *, size_t);
+int	 sched_zones_fill(struct workload_conf *, char *, size_t);
+int	 sched_zone_find(const struct workload_conf *, const char *,
+	    struct sched_tz *);
+int	 sched_wl_next(const struct workload_conf *, enum sched_kind, time_t,
+	    time_t *, time_t *, const char **, int64_t *);
+
+#endif /* ORCHD_SCHEDULE_H */
