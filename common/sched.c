@@ -755,6 +755,32 @@ sched_next(const struct sched_spec *sp, const struct sched_tz *tz,
 }
 
 /*
+ * The next of one schedule's text, its zone's rule read from the tzdata
+ * here, as orchctl, which may, shows it; the host's zone is UTC where
+ * there is no /etc/localtime.  0, or -1.
+ */
+int
+sched_text_next(enum sched_kind kind, const char *text, time_t now,
+    time_t *start, time_t *end)
+{
+	struct sched_spec	 sp;
+	struct sched_tz		 tz;
+	char			 rule[SCHED_RULE_MAX], err[256];
+
+	if (sched_parse(kind, text, &sp, err, sizeof(err)) == -1)
+		return (-1);
+	if (sched_zone_rule(sp.zone, rule, sizeof(rule), err,
+	    sizeof(err)) == -1) {
+		if (sp.zone[0] != '\0')
+			return (-1);
+		(void)strlcpy(rule, "UTC0", sizeof(rule));
+	}
+	if (sched_tz_parse(rule, &tz) == -1)
+		return (-1);
+	return (sched_next(&sp, &tz, now, start, end));
+}
+
+/*
  * The clock.  ORCHD_TEST_CLOCK_OFFSET, seconds, shifts it for the tests
  * (regress/e2e/sched.sh): the schedules alone see the shift.
  */

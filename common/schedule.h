@@ -65,6 +65,8 @@ int32_t	 sched_tz_offset(const struct sched_tz *, time_t);
 time_t	 sched_tz_utc(const struct sched_tz *, time_t);
 int	 sched_next(const struct sched_spec *, const struct sched_tz *,
 	    time_t, time_t *, time_t *);
+int	 sched_text_next(enum sched_kind, const char *, time_t, time_t *,
+	    time_t *);
 int	 sched_clock_init(const char *, char *, size_t);
 time_t	 sched_now(void);
 

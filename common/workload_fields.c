@@ -634,7 +634,7 @@ const struct wl_field wl_fields[] = {
 	/* schedules (common/sched.c, runtimed/schedule.c) */
 	{ .json = "keep_warm_during", .conf = "keep warm during",
 	    .type = WF_STRLIST, OFF(warm_windows), .flags = WF_API, .nv = 60,
-	    .show = "keep warm during:", .check = check_sched },
+	    .show = "warm during:", .check = check_sched },
 	{ .json = "wake_at", .conf = "wake at", .type = WF_STRLIST,
 	    OFF(wake_at), .flags = WF_API, .nv = 61, .show = "wake at:",
 	    .check = check_sched },
