@@ -95,7 +95,8 @@ schedule_one(struct rt_workload *wl, time_t now, time_t *next)
 	if (due == 0)
 		return;
 	wl->sched_done = due;
-	if (wl->state != WL_ASLEEP && wl->state != WL_FAILED) {
+	/* asleep, failed, frozen, or being suspended: woken (lc_wake) */
+	if (wl->state == WL_RUNNING || wl->state == WL_WAKING) {
 		log_debug("workload %s: \"%s\" is due, and it is %s", wl->name,
 		    why, workload_state_name(wl->state));
 		return;

@@ -86,6 +86,13 @@ assert w["keep_warm_during"][0].endswith(" 12:00-13:00 timezone Europe/Paris"), 
 assert w["next_window"]["start"] and w["next_wake"]["start"], w
 assert "zones" not in w, w
 ' "$T/get"
+# the gateway's copy holds the zones' rules, the parent's not: a PATCH
+# is still based on the same definition
+st=$(curl -s -m 30 -o "$T/out" -w '%{http_code}' -X PATCH \
+    -H "Authorization: Bearer $KEY" --data-binary '{"wake_at": ["0 4 1 1 *"]}' \
+    "$URL/v1/workloads/s")
+check "a PATCH of its wakes: 200 ($st: $(head -c 200 "$T/out"))" \
+    [ "$st" = 200 ]
 stop_orchd
 check "orchd exits cleanly" [ "$STATUS" -eq 0 ]
 e2e_done
