@@ -431,7 +431,8 @@ FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
 		   common/log.c common/trust.c common/ignore.c common/deps.c \
 		   common/argv.c common/util.c common/budget.c common/conf.c \
 		   common/htpasswd.c common/gate.c common/users.c \
-		   common/workload_wire.c common/workload_pack.c
+		   common/workload_wire.c common/workload_pack.c \
+		   common/urlsplit.c common/notify_ev.c common/timer.c
 FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c
 FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c \
 		   $(addprefix common/,$(HTTP_SRCS)) \
@@ -441,7 +442,7 @@ FUZZ_SRCS_parent_def = regress/fuzz/fuzz_parent_def.c orchd/apidef.c \
 		   orchd/policy.c orchd/policy_net.c common/trust.c \
 		   common/workload.c common/workload_check.c \
 		   common/workload_fields.c common/errpage.c common/sched.c common/workload_wire.c \
-		   common/sched_wl.c \
+		   common/sched_wl.c common/gate.c common/htpasswd.c \
 		   common/ignore.c common/units.c common/log.c common/util.c \
 		   common/deps.c common/hashtab.c common/argv.c
 # the parent's taking of confd's global settings
