@@ -6,7 +6,9 @@
 # sleep after; "wake at 0 10 * * *" runs a job that writes a file, then
 # the workload sleeps on its idle timeout; with "for 20s", it stays up
 # that long first.  The history says "schedule", orchctl and the API show
-# the next window and wake.  Loopback only, every wait bounded.
+# the next window and wake.  Then, with a memory budget that a workload
+# kept warm fills, a scheduled wake waits in the queue and is not
+# admitted.  Loopback only, every wait bounded.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -130,4 +132,47 @@ check "a request still wakes it" \
 
 stop_orchd
 check "orchd exits cleanly" [ "$STATUS" -eq 0 ]
+
+# A scheduled wake waits in the budget's queue as any wake: with no room
+# (a workload kept warm holds it), it is not started within its wake
+# timeout, and the workload stays asleep.
+ports P_BIG P_NR
+conf_head >"$T/orchd.conf"
+cat >>"$T/orchd.conf" <<CONF
+memory budget 100M
+memory estimate 64M
+wake timeout 4s
+listen on 127.0.0.1 port $GW
+
+workload "big" {
+	host "big.test"
+	command "$T/bin/testhttp serve $P_BIG"
+	port $P_BIG
+	keep warm
+}
+workload "nr" {
+	host "nr.test"
+	command "/bin/sh $T/bin/job.sh $P_NR"
+	port $P_NR
+	wake at "0 10 * * *" timezone "UTC"
+}
+CONF
+: >"$T/orchd.log"
+lines=$(wc -l <"$T/job.out")
+FAKE=$(date -u -d '2030-01-02 09:59:57' +%s)
+ORCHD_TEST_CLOCK_OFFSET=$((FAKE - $(date +%s)))
+export ORCHD_TEST_CLOCK_OFFSET
+start_orchd_or_exit
+unset ORCHD_TEST_CLOCK_OFFSET
+check "no room: the kept warm workload holds the budget" \
+    wait_for 20 is big running
+check "... the scheduled wake is tried at 10:00" \
+    wait_for 20 grep -q "workload nr: woken by its schedule" "$T/orchd.log"
+check "... and waits for room, then is not admitted" \
+    wait_for 20 grep -q "workload nr: wake not admitted: no room" \
+    "$T/orchd.log"
+check "... so the workload still sleeps" is nr asleep
+check "... and its job did not run" [ "$(wc -l <"$T/job.out")" -eq "$lines" ]
+stop_orchd
+check "orchd exits cleanly again" [ "$STATUS" -eq 0 ]
 e2e_done
