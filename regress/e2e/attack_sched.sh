@@ -95,4 +95,18 @@ check "a PATCH of its wakes: 200 ($st: $(head -c 200 "$T/out"))" \
     [ "$st" = 200 ]
 stop_orchd
 check "orchd exits cleanly" [ "$STATUS" -eq 0 ]
+# the store keeps the schedules, not the zones' rules: read back, the
+# definition passes the parent's policy
+start_orchd_or_exit
+curl -s -m 10 -H "Authorization: Bearer $KEY" "$URL/v1/workloads/s" \
+    >"$T/get2"
+check "after a restart, its schedules are read back from the store" \
+    python3 -c '
+import json, sys
+w = json.load(open(sys.argv[1]))
+assert w["wake_at"] == ["0 4 1 1 *"], w
+assert w["next_wake"]["start"], w
+' "$T/get2"
+stop_orchd
+check "orchd exits cleanly again" [ "$STATUS" -eq 0 ]
 e2e_done
