@@ -112,7 +112,8 @@ COMMON_SRCS	 = $(addprefix common/, \
 PARSE_SRCS	 = $(addprefix confd/, \
 		   hostcheck.c lex.c parse_acme.c parse_check.c \
 		   parse_conf.c parse_gate.c parse_input.c parse_listen.c \
-		   parse_notify.c parse_page.c parse_sched.c parse_set.c printconf.c)
+		   parse_notify.c parse_page.c parse_sched.c parse_set.c \
+		   printconf.c)
 CONFD_SRCS	 = $(PARSE_SRCS) $(addprefix confd/, \
 		   confd.c send.c)
 ORCHD_SRCS	 = $(addprefix orchd/, \
@@ -153,7 +154,8 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   docker_spec.c driver_docker.c driver_process.c driver_swarm.c \
 		   job.c lc_report.c lifecycle.c lifecycle_apply.c liveness.c \
 		   owner.c ready.c \
-		   replace.c restore.c runtimed.c schedule.c swarm_agree.c swarm_spec.c \
+		   replace.c restore.c runtimed.c schedule.c swarm_agree.c \
+		   swarm_spec.c \
 		   warmuntil.c)
 ACME_SRCS	 = $(addprefix acmed/, \
 		   acmed.c cert.c jws.c order.c)
@@ -427,7 +429,8 @@ FUZZ_DEFS_chunked = -DFUZZ_CHUNKED_ONLY
 FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
 		   $(PARSE_SRCS) common/hashtab.c \
 		   common/units.c common/workload.c common/workload_json.c \
-		   common/workload_check.c common/workload_fields.c common/errpage.c common/sched.c \
+		   common/workload_check.c common/workload_fields.c common/errpage.c \
+		   common/sched.c \
 		   common/log.c common/trust.c common/ignore.c common/deps.c \
 		   common/argv.c common/util.c common/budget.c common/conf.c \
 		   common/htpasswd.c common/gate.c common/users.c \
@@ -441,14 +444,15 @@ FUZZ_LIBS_h2	 = -lnghttp2
 FUZZ_SRCS_parent_def = regress/fuzz/fuzz_parent_def.c orchd/apidef.c \
 		   orchd/policy.c orchd/policy_net.c common/trust.c \
 		   common/workload.c common/workload_check.c \
-		   common/workload_fields.c common/errpage.c common/sched.c common/workload_wire.c \
-		   common/sched_wl.c common/gate.c common/htpasswd.c \
+		   common/workload_fields.c common/errpage.c common/workload_wire.c \
+		   common/sched.c common/sched_wl.c common/gate.c common/htpasswd.c \
 		   common/ignore.c common/units.c common/log.c common/util.c \
 		   common/deps.c common/hashtab.c common/argv.c
 # the parent's taking of confd's global settings
 FUZZ_SRCS_parent_conf = regress/fuzz/fuzz_parent_conf.c common/conf_wire.c \
 		   common/conf.c common/workload.c common/workload_check.c \
-		   common/workload_fields.c common/errpage.c common/sched.c common/ignore.c common/units.c \
+		   common/workload_fields.c common/errpage.c common/ignore.c common/units.c \
+		   common/sched.c \
 		   common/log.c common/util.c common/deps.c common/hashtab.c \
 		   common/argv.c common/htpasswd.c common/gate.c
 FUZZ_SRCS_clienthello = regress/fuzz/fuzz_clienthello.c gatewayd/clienthello.c
@@ -457,7 +461,8 @@ FUZZ_SRCS_parent_acme = regress/fuzz/fuzz_parent_acme.c orchd/acme_relay.c \
 		   common/log.c
 FUZZ_SRCS_htpasswd = regress/fuzz/fuzz_htpasswd.c common/htpasswd.c \
 		   common/gate.c common/ignore.c common/workload.c \
-		   common/workload_fields.c common/errpage.c common/sched.c common/workload_check.c \
+		   common/workload_fields.c common/errpage.c common/workload_check.c \
+		   common/sched.c \
 		   common/units.c common/log.c common/util.c common/deps.c \
 		   common/hashtab.c common/argv.c
 FUZZ_SRCS_procstat = regress/fuzz/fuzz_procstat.c common/procstat.c

@@ -641,12 +641,10 @@ sched_parse(enum sched_kind kind, const char *text, struct sched_spec *sp,
 	sp->kind = kind;
 	for (p = text; *p != '\0'; p++)
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-			return (fail(err, len, "%s: a byte that is not "
-			    "printable ASCII", kind == SCHED_WINDOW ?
-			    "keep warm during" : "wake at"));
+			return (fail(err, len, "a byte that is not printable "
+			    "ASCII"));
 	if (strlcpy(buf, text, sizeof(buf)) >= sizeof(buf))
-		return (fail(err, len, "%s: longer than %d bytes",
-		    kind == SCHED_WINDOW ? "keep warm during" : "wake at",
+		return (fail(err, len, "longer than %d bytes",
 		    SCHED_TEXT_MAX - 1));
 	if ((n = words(buf, w, SCHED_TOKENS)) == -1)
 		return (fail(err, len, "\"%.32s...\": too many words", text));
