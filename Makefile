@@ -113,7 +113,7 @@ COMMON_SRCS	 = $(addprefix common/, \
 		   event_json.c gate.c hashtab.c htpasswd.c $(HTTP_SRCS) https.c \
 		   ignore.c imsg.c log.c \
 		   merge.c notify_ev.c privdrop.c proc.c procstat.c sandbox.c \
-		   spawnexec.c timer.c \
+		   sched.c sched_wl.c spawnexec.c timer.c \
 		   trust.c units.c urlsplit.c users.c util.c workload.c \
 		   workload_check.c \
 		   workload_fields.c workload_json.c workload_pack.c \
@@ -123,7 +123,8 @@ COMMON_SRCS	 = $(addprefix common/, \
 PARSE_SRCS	 = $(addprefix confd/, \
 		   hostcheck.c lex.c parse_acme.c parse_check.c \
 		   parse_conf.c parse_gate.c parse_input.c parse_listen.c \
-		   parse_notify.c parse_page.c parse_set.c printconf.c)
+		   parse_notify.c parse_page.c parse_sched.c parse_set.c \
+		   printconf.c)
 CONFD_SRCS	 = $(PARSE_SRCS) $(addprefix confd/, \
 		   confd.c send.c)
 ORCHD_SRCS	 = $(addprefix orchd/, \
@@ -164,8 +165,8 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   docker_purge.c docker_spec.c driver_docker.c driver_process.c \
 		   driver_swarm.c job.c lc_report.c lifecycle.c \
 		   lifecycle_apply.c liveness.c owner.c ready.c \
-		   replace.c restore.c runtimed.c swarm_agree.c swarm_spec.c \
-		   tlslib.c warmuntil.c)
+		   replace.c restore.c runtimed.c schedule.c swarm_agree.c \
+		   swarm_spec.c tlslib.c warmuntil.c)
 ACME_SRCS	 = $(addprefix acmed/, \
 		   acmed.c cert.c jws.c order.c)
 NOTIFY_SRCS	 = $(addprefix notifyd/, \
@@ -427,7 +428,7 @@ FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 60
 FUZZ_DIR	 = build/fuzz
 FUZZ_TARGETS	 = http chunked config imsg h2 parent_def parent_acme \
-		   clienthello htpasswd parent_conf procstat
+		   clienthello htpasswd parent_conf procstat sched
 FUZZ_CFLAGS	 = -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=undefined $(CPPFLAGS) -Iorchd -Iconfd \
 		   -I$(FUZZ_DIR) \
@@ -439,10 +440,12 @@ FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
 		   $(PARSE_SRCS) common/hashtab.c \
 		   common/units.c common/workload.c common/workload_json.c \
 		   common/workload_check.c common/workload_fields.c common/errpage.c \
+		   common/sched.c \
 		   common/log.c common/trust.c common/ignore.c common/deps.c \
 		   common/argv.c common/util.c common/budget.c common/conf.c \
 		   common/htpasswd.c common/gate.c common/users.c \
-		   common/workload_wire.c common/workload_pack.c
+		   common/workload_wire.c common/workload_pack.c \
+		   common/urlsplit.c common/notify_ev.c common/timer.c
 FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c
 FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c \
 		   $(addprefix common/,$(HTTP_SRCS)) \
@@ -452,12 +455,14 @@ FUZZ_SRCS_parent_def = regress/fuzz/fuzz_parent_def.c orchd/apidef.c \
 		   orchd/policy.c orchd/policy_net.c common/trust.c \
 		   common/workload.c common/workload_check.c \
 		   common/workload_fields.c common/errpage.c common/workload_wire.c \
+		   common/sched.c common/sched_wl.c common/gate.c common/htpasswd.c \
 		   common/ignore.c common/units.c common/log.c common/util.c \
 		   common/deps.c common/hashtab.c common/argv.c
 # the parent's taking of confd's global settings
 FUZZ_SRCS_parent_conf = regress/fuzz/fuzz_parent_conf.c common/conf_wire.c \
 		   common/conf.c common/workload.c common/workload_check.c \
 		   common/workload_fields.c common/errpage.c common/ignore.c common/units.c \
+		   common/sched.c \
 		   common/log.c common/util.c common/deps.c common/hashtab.c \
 		   common/argv.c common/htpasswd.c common/gate.c
 FUZZ_SRCS_clienthello = regress/fuzz/fuzz_clienthello.c gatewayd/clienthello.c
@@ -467,9 +472,12 @@ FUZZ_SRCS_parent_acme = regress/fuzz/fuzz_parent_acme.c orchd/acme_relay.c \
 FUZZ_SRCS_htpasswd = regress/fuzz/fuzz_htpasswd.c common/htpasswd.c \
 		   common/gate.c common/ignore.c common/workload.c \
 		   common/workload_fields.c common/errpage.c common/workload_check.c \
+		   common/sched.c \
 		   common/units.c common/log.c common/util.c common/deps.c \
 		   common/hashtab.c common/argv.c
 FUZZ_SRCS_procstat = regress/fuzz/fuzz_procstat.c common/procstat.c
+# the windows and wakes the API may send (common/sched.c)
+FUZZ_SRCS_sched	 = regress/fuzz/fuzz_sched.c common/sched.c common/units.c
 FUZZ_PROGS	 = $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 
 $(FUZZ_DIR)/parse.c: confd/parse.y

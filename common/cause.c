@@ -22,7 +22,8 @@ static const char *const cause_names[][2] = {
 	[WAKE_API] = { "api", "api" },
 	[WAKE_KEEP_WARM] = { "keep warm", "keep_warm" },
 	[WAKE_RESTART] = { "restart", "restart" },
-	[WAKE_DEPENDENCY] = { "dependency", "dependency" }
+	[WAKE_DEPENDENCY] = { "dependency", "dependency" },
+	[WAKE_SCHEDULE] = { "schedule", "schedule" }
 };
 
 /* "keep warm", or as JSON "keep_warm"; "" for none or an unknown one */
@@ -72,7 +73,7 @@ field_clean(char *s, size_t len)
 void
 cause_sanitize(struct wake_cause *c)
 {
-	if (c->kind < WAKE_NONE || c->kind > WAKE_DEPENDENCY)
+	if (c->kind < WAKE_NONE || c->kind > WAKE_SCHEDULE)
 		c->kind = WAKE_NONE;
 	field_clean(c->method, sizeof(c->method));
 	field_clean(c->host, sizeof(c->host));

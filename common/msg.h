@@ -601,8 +601,10 @@ enum rt_reason {
 	RT_REASON_NO_ROOM,		/* a wake that found no room within
 					   its wake timeout: still asleep */
 	RT_REASON_THAWED,		/* frozen, thawed for a wake */
-	RT_REASON_NO_FREEZER		/* to freeze, but the freeze failed
+	RT_REASON_NO_FREEZER,		/* to freeze, but the freeze failed
 					   or there is no freezer: stopped */
+	RT_REASON_SCHEDULE		/* woken: a warm window begins, or a
+					   scheduled wake ("wake at") */
 };
 
 /*
@@ -763,7 +765,8 @@ enum wake_kind {
 	WAKE_API,			/* POST /v1/workloads/{id}/wake */
 	WAKE_KEEP_WARM,			/* keep warm: at start, or turned on */
 	WAKE_RESTART,			/* restarted after it stopped */
-	WAKE_DEPENDENCY			/* a workload that needs it woke */
+	WAKE_DEPENDENCY,		/* a workload that needs it woke */
+	WAKE_SCHEDULE			/* keep warm during, wake at */
 };
 #define CAUSE_METHOD_MAX	16
 #define CAUSE_HOST_MAX		128

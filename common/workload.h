@@ -235,6 +235,11 @@ struct workload_conf {
 	char			*path;		/* its prefix of its hosts;
 						   NULL: "/", the default */
 	int			 path_strip;	/* the prefix is cut off */
+	struct strlist		 warm_windows;	/* "keep warm during" */
+	struct strlist		 wake_at;	/* "wake at": cron lines */
+	struct strlist		 zones;		/* the parent's: "ZONE RULE"
+						   of each zone they name
+						   (common/sched.c) */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 

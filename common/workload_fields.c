@@ -27,6 +27,7 @@
 #include "compat.h"
 #include "errpage.h"
 #include "gate.h"
+#include "schedule.h"
 #include "units.h"
 #include "workload.h"
 #include "workload_fields.h"
@@ -354,6 +355,71 @@ check_path(const struct workload_conf *wl, const struct wl_field *f,
 	    ORCHD_PATH_MAX - 1));
 }
 
+/*
+ * "keep warm during" and "wake at" (common/sched.c): each parses, none
+ * twice, at most SCHED_MAX.  They only wake a workload or keep it up,
+ * as a request would, so the API may set them; whether a zone they name
+ * exists is for the parent to say (sched_zones_check), as only it and
+ * confd may read the tzdata.
+ */
+static int
+check_sched(const struct workload_conf *wl, const struct wl_field *f,
+    size_t *total, char *errbuf, size_t len)
+{
+	const struct strentry	*e, *o;
+	struct sched_spec	 sp;
+	enum sched_kind		 kind;
+	char			 err[256];
+	int			 n = 0;
+
+	kind = f->off == offsetof(struct workload_conf, warm_windows) ?
+	    SCHED_WINDOW : SCHED_WAKE;
+	TAILQ_FOREACH(e, (const struct strlist *)WF_CPTR(wl, f), entry) {
+		if (++n > SCHED_MAX)
+			return (wl_fail(errbuf, len, "%s: at most %d",
+			    f->conf, SCHED_MAX));
+		if (sched_parse(kind, e->str, &sp, err, sizeof(err)) == -1)
+			return (wl_fail(errbuf, len, "%s \"%s\": %s", f->conf,
+			    shown(e->str, SCHED_TEXT_MAX), err));
+		for (o = TAILQ_NEXT(e, entry); o != NULL;
+		    o = TAILQ_NEXT(o, entry))
+			if (strcmp(e->str, o->str) == 0)
+				return (wl_fail(errbuf, len, "%s \"%s\" given "
+				    "twice", f->conf, e->str));
+	}
+	if (kind == SCHED_WINDOW && n > 0 && wl->run_once != RUN_SERVICE)
+		return (wl_fail(errbuf, len, "keep warm during: a job (run "
+		    "once) is not kept warm; wake at runs it"));
+	return (0);
+}
+
+/* the parent's "ZONE RULE" lines: a zone's name ("-": the host's) */
+static int
+check_zones(const struct workload_conf *wl, const struct wl_field *f,
+    size_t *total, char *errbuf, size_t len)
+{
+	const struct strentry	*e;
+	struct sched_tz		 tz;
+	const char		*sp;
+	char			 zone[SCHED_ZONE_MAX];
+	int			 n = 0;
+
+	TAILQ_FOREACH(e, &wl->zones, entry) {
+		if (++n > 2 * SCHED_MAX + 1 ||
+		    (sp = strchr(e->str, ' ')) == NULL ||
+		    (size_t)(sp - e->str) >= sizeof(zone))
+			goto bad;
+		memcpy(zone, e->str, sp - e->str);
+		zone[sp - e->str] = '\0';
+		if ((strcmp(zone, "-") != 0 && !sched_zone_valid(zone)) ||
+		    sched_tz_parse(sp + 1, &tz) == -1)
+			goto bad;
+	}
+	return (0);
+ bad:
+	return (wl_fail(errbuf, len, "zones: not ZONE RULE lines"));
+}
+
 #define OFF(m)		.off = offsetof(struct workload_conf, m)
 
 const struct wl_field wl_fields[] = {
@@ -565,6 +631,16 @@ const struct wl_field wl_fields[] = {
 	    .flags = WF_API, .nv = 57, .show = "path:", .check = check_path },
 	{ .json = "path_strip", .conf = "strip prefix", .type = WF_BOOL,
 	    OFF(path_strip), .flags = WF_API, .nv = 58 },
+	/* schedules (common/sched.c, runtimed/schedule.c) */
+	{ .json = "keep_warm_during", .conf = "keep warm during",
+	    .type = WF_STRLIST, OFF(warm_windows), .flags = WF_API, .nv = 60,
+	    .show = "warm during:", .check = check_sched },
+	{ .json = "wake_at", .conf = "wake at", .type = WF_STRLIST,
+	    OFF(wake_at), .flags = WF_API, .nv = 61, .show = "wake at:",
+	    .check = check_sched },
+	/* the zones' rules, read by the parent for its children */
+	{ .json = "zones", .label = "zones", .type = WF_STRLIST, OFF(zones),
+	    .flags = WF_PARENT, .check = check_zones },
 };
 const size_t	wl_nfields = nitems(wl_fields);
 

@@ -468,16 +468,20 @@ workload_wire_read(const void *data, size_t len, char *err, size_t errlen)
  * FNV-1a over wl's wire form: what a PATCH was merged onto, said by the
  * gateway and compared by the parent with the definition it has, to
  * refuse an update based on one that has changed since.  Not a defence:
- * the gateway could as well send a PUT.  0 when out of memory.
+ * the gateway could as well send a PUT.  0 when out of memory.  The
+ * zones' rules are left out: the parent gives them to its children only
+ * (config.c), so the gateway's copy has them and the parent's not.
  */
 uint64_t
 workload_wire_hash(const struct workload_conf *wl)
 {
-	unsigned char	*p;
-	uint64_t	 h = 0xcbf29ce484222325ULL;
-	size_t		 len, i;
+	struct workload_conf	 c = *wl;	/* read only: lists shared */
+	unsigned char		*p;
+	uint64_t		 h = 0xcbf29ce484222325ULL;
+	size_t			 len, i;
 
-	if ((p = workload_wire(wl, &len)) == NULL)
+	TAILQ_INIT(&c.zones);
+	if ((p = workload_wire(&c, &len)) == NULL)
 		return (0);
 	for (i = 0; i < len; i++) {
 		h ^= p[i];

@@ -89,9 +89,11 @@
 %token	ENTRYPOINT GROUP
 %token	EVERY ONCE RUN
 %token	PREFIX STRIP
+%token	AT DURING TIMEZONE
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
-%type	<v.string>	value
+%type	<v.string>	value schedzone
+%type	<v.number>	schedfor
 %type	<v.number>	duration size port suspendhow
 %type	<v.number>	ignorekind answer onoff onchange runonce
 %type	<v.tls>		tlsopt
@@ -876,6 +878,20 @@ wlopts		: /* empty */
 		} '{'
 		;
 
+schedzone	: /* empty */			{ $$ = NULL; }
+		| TIMEZONE STRING		{ $$ = $2; }
+		;
+
+schedfor	: /* empty */			{ $$ = 0; }
+		| FOR duration			{
+			if ($2 < 1) {
+				yyerror("wake at ... for: a duration from 1s");
+				YYERROR;
+			}
+			$$ = $2;
+		}
+		;
+
 wlopt		: ERRORWORD PAGE NUMBER STRING	{
 			if (errpage_add(&wl->error_pages, $3, $4) == -1)
 				YYERROR;
@@ -1200,6 +1216,15 @@ wlopt		: ERRORWORD PAGE NUMBER STRING	{
 				YYERROR;
 			}
 			wl->stop_timeout = $3;
+		}
+		| KEEP WARM DURING STRING schedzone {
+			if (parse_sched_add(&wl->warm_windows, 0, $4, $5,
+			    0) == -1)
+				YYERROR;
+		}
+		| WAKE AT STRING schedzone schedfor {
+			if (parse_sched_add(&wl->wake_at, 1, $3, $4, $5) == -1)
+				YYERROR;
 		}
 		| KEEP WARM			{
 			if (wl_seen & SEEN_KEEPWARM) {

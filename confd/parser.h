@@ -104,6 +104,8 @@ void		 workload_abandon(void);
 
 /* parse_set.c */
 int		 set_string(char **, char *, const char *);
+int		 parse_sched_add(struct strlist *, int, const char *,
+		    const char *, int64_t);
 /* parse_acme.c */
 int		 acme_begin(struct orchd_conf *);
 int		 acme_end(struct orchd_conf *);

@@ -1,8 +1,8 @@
 /*
  * The API's JSON, with jansson.  A workload is its summary (name state
  * driver hosts keep_warm keep_warm_until idle_timeout last_seen
- * started_at wakes wakes_today backoff_until), then
- * every field of its definition as workload_to_json() writes it, the
+ * started_at wakes wakes_today backoff_until next_window next_wake),
+ * then every field of its definition as workload_to_json() writes it, the
  * same fields a create takes; durations are seconds, times RFC 3339 UTC
  * or null.
  */
@@ -17,6 +17,7 @@
 #include "cause.h"
 #include "compat.h"
 #include "msg.h"
+#include "schedule.h"
 #include "util.h"
 #include "workload.h"
 
@@ -41,6 +42,28 @@ time_or_null(int64_t t)
 	if (apij_time(t, buf, sizeof(buf)) == -1)
 		return (json_null());
 	return (json_string(buf));
+}
+
+/*
+ * The next window or wake of wc, from the zones' rules the parent gave
+ * (common/sched_wl.c): {"start": TIME, "end": TIME}, null for none.
+ */
+static json_t *
+next_json(const struct workload_conf *wc, enum sched_kind kind)
+{
+	json_t	*o;
+	time_t	 s, e;
+
+	if (sched_wl_next(wc, kind, sched_now(), &s, &e, NULL, NULL) == -1)
+		return (json_null());
+	if ((o = json_object()) == NULL)
+		return (NULL);
+	if (json_object_set_new(o, "start", time_or_null(s)) == -1 ||
+	    json_object_set_new(o, "end", time_or_null(e)) == -1) {
+		json_decref(o);
+		return (NULL);
+	}
+	return (o);
 }
 
 /* the definition as workload_to_json() writes it, as an object */
@@ -127,6 +150,9 @@ apij_workload(const struct workload_conf *wc, const struct ctl_workload *cw,
 		    json_stringn(cw->msg, strnlen(cw->msg, sizeof(cw->msg))));
 	r |= json_object_set_new(o, "drift", drift_json(cw->drift,
 	    sizeof(cw->drift)));
+	r |= json_object_set_new(o, "next_window", next_json(wc,
+	    SCHED_WINDOW));
+	r |= json_object_set_new(o, "next_wake", next_json(wc, SCHED_WAKE));
 	/* the rest of the definition: the driver's fields */
 	r |= json_object_update_missing(o, def);
 	json_decref(def);

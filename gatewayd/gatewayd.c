@@ -14,9 +14,11 @@
 #include <unistd.h>
 
 #include "compat.h"
+#include "log.h"
 #include "msg.h"
 #include "proc.h"
 #include "sandbox.h"
+#include "schedule.h"
 #include "timer.h"
 #include "util.h"
 #include "gateway.h"
@@ -219,6 +221,8 @@ gateway_stop(void)
 int
 main(int argc, char *argv[])
 {
+	char	 err[128];
+
 	/* the parent's check of TLS keypairs, and nothing else */
 	if (argc > 1 && strcmp(argv[1], "-n") == 0)
 		tls_check_main(argc, argv);
@@ -248,6 +252,10 @@ main(int argc, char *argv[])
 	 */
 	conn_init(&serve_ops, &tcp_ops, &hello_ops);
 	listener_init();
+	/* the API's next window and wake: the tests' clock, if they say */
+	if (sched_clock_init(getenv("ORCHD_TEST_CLOCK_OFFSET"), err,
+	    sizeof(err)) == -1)
+		fatalx("%s", err);
 	evtimer_set(&gateway_stopev, gateway_stop_bound, NULL);
 	signal_set(&gateway_term, SIGTERM, gateway_sigterm, NULL);
 	signal_add(&gateway_term, NULL);

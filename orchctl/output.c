@@ -26,6 +26,7 @@
 #include "cause.h"
 #include "compat.h"
 #include "msg.h"
+#include "schedule.h"
 #include "units.h"
 #include "util.h"
 #include "workload.h"
@@ -732,6 +733,51 @@ def_value(json_t *def, const struct wl_field *f, char *buf, size_t len)
 }
 
 /*
+ * show workload: the next window and the next wake, of those ending
+ * after now, computed here from the tzdata (common/sched.c), on the
+ * schedules' clock (ORCHD_TEST_CLOCK_OFFSET shifts it for the tests).
+ */
+static void
+show_next(json_t *def, const char *member, enum sched_kind kind,
+    const char *label)
+{
+	json_t		*a = json_object_get(def, member), *v;
+	time_t		 now, s, e, best_s = 0, best_e = 0;
+	size_t		 i;
+	char		 from[32], to[32], line[80];
+	struct tm	 tm;
+	static int	 clock_set;
+
+	if (!json_is_array(a) || json_array_size(a) == 0)
+		return;
+	if (!clock_set) {
+		(void)sched_clock_init(getenv("ORCHD_TEST_CLOCK_OFFSET"),
+		    line, sizeof(line));
+		clock_set = 1;
+	}
+	now = sched_now();
+	json_array_foreach(a, i, v)
+		if (json_is_string(v) && sched_text_next(kind,
+		    json_string_value(v), now, &s, &e) == 0 &&
+		    (best_s == 0 || s < best_s)) {
+			best_s = s;
+			best_e = e;
+		}
+	if (best_s == 0) {
+		def_line(label, "never");
+		return;
+	}
+	if (gmtime_r(&best_s, &tm) == NULL ||
+	    strftime(from, sizeof(from), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0 ||
+	    gmtime_r(&best_e, &tm) == NULL ||
+	    strftime(to, sizeof(to), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		return;
+	(void)snprintf(line, sizeof(line), "%s until %s%s", from, to,
+	    best_s <= now ? " (now)" : "");
+	def_line(label, line);
+}
+
+/*
  * show workload: the definition, as the parent has it, after the state:
  * the fields with a line in the table, in its order; those of an image
  * only for a workload with one.  Only the names of the environment come:
@@ -760,6 +806,10 @@ show_definition(const struct parse_result *res, const char *json,
 		if (strcmp(f->json, "depends_on") == 0)
 			def_line("dependents:", def_list(def, "dependents",
 			    buf, sizeof(buf)));
+		if (strcmp(f->json, "keep_warm_during") == 0)
+			show_next(def, f->json, SCHED_WINDOW, "next window:");
+		if (strcmp(f->json, "wake_at") == 0)
+			show_next(def, f->json, SCHED_WAKE, "next wake:");
 	}
 	json_decref(def);
 }

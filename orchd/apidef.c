@@ -20,6 +20,7 @@
 #include "conf.h"
 #include "msg.h"
 #include "parent.h"
+#include "schedule.h"
 #include "workload.h"
 
 /*
@@ -41,6 +42,11 @@ api_def_unpack(const void *data, size_t len, int *status, char *err,
 	*status = 400;
 	if ((wc = workload_wire_read(data, len, err, errlen)) == NULL)
 		return (NULL);
+	/* a zone its schedules name must be one of the tzdata's */
+	if (sched_zones_check(wc, err, errlen) == -1) {
+		workload_free(wc);
+		return (NULL);
+	}
 	/* whatever it says: only the file makes a workload of the file */
 	wc->source = SOURCE_API;
 	return (wc);

@@ -33,6 +33,7 @@
 #include "orchd.h"
 #include "parent.h"
 #include "proc.h"
+#include "schedule.h"
 #include "timer.h"
 #include "units.h"
 #include "util.h"
@@ -431,7 +432,12 @@ config_workload_send(struct orchd *env, struct workload_conf *wl)
 	void	*def, *rdef = NULL;
 	size_t	 len, rlen = 0;
 	int	 id;
+	char	 err[256];
 
+	/* the rules of the zones its schedules name, which no child reads */
+	if (sched_zones_fill(wl, err, sizeof(err)) == -1)
+		log_warnx("workload %s: %s: its schedules in that zone are not "
+		    "kept", wl->name, err);
 	if ((def = workload_wire(wl, &len)) == NULL)
 		fatalx("%s: workload %s", __func__, wl->name);
 	if ((wl->run_uid = identity_run_uid(env, wl)) != -1) {
@@ -445,6 +451,7 @@ config_workload_send(struct orchd *env, struct workload_conf *wl)
 		    id == PROC_RUNTIME && rdef != NULL ? rdef : def,
 		    id == PROC_RUNTIME && rdef != NULL ? rlen : len) == -1)
 			fatal("%s: compose to %s", __func__, proc_name(id));
+	strlist_free(&wl->zones);
 	free(rdef);
 	free(def);
 }

@@ -269,6 +269,9 @@ policy_check(const struct orchd_conf *conf, const struct workload_conf *wc,
 	if (wc->run_uid != -1)
 		return (deny(err, len, "\"run_uid\" is orchd's to give: "
 		    "neither the API nor the store may set it"));
+	if (!TAILQ_EMPTY(&wc->zones))
+		return (deny(err, len, "\"zones\" is orchd's to give: "
+		    "neither the API nor the store may set it"));
 	/* an API volume is a name: policy_api() says where it leads */
 	if (wc->source != SOURCE_API)
 		TAILQ_FOREACH(v, &wc->volumes, entry)

@@ -41,6 +41,7 @@
 #include "msg.h"
 #include "orchd.h"
 #include "runtime.h"
+#include "schedule.h"
 #include "lifecycle_events.h"
 #include "timer.h"
 #include "units.h"
@@ -283,6 +284,12 @@ busy_suspend(struct rt_workload *wl, int64_t idle_since)
 	int64_t	 now = monotime();
 	char	 max[32];
 
+	/* inside a warm window, or a scheduled wake's "for" (schedule.c) */
+	if (wl->sched_warm_until > sched_now()) {
+		log_debug("workload %s: idle, kept up by its schedule",
+		    wl->name);
+		return;
+	}
 	if (wl->conf == NULL || wl->conf->busy_path == NULL ||
 	    wl->state != WL_RUNNING || lifecycle->keep_warm(wl)) {
 		(void)lifecycle->suspend(wl->name, RT_REASON_IDLE);

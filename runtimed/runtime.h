@@ -106,6 +106,11 @@ struct rt_workload {
 	int			 keep_warm;	/* -1: as configured */
 	int64_t			 keep_warm_until; /* wall clock, s: it lapses
 						   then (warmuntil.c); 0 */
+	time_t			 sched_warm_until; /* its schedule keeps it
+						   up until then, sched_now();
+						   0: not now (schedule.c) */
+	time_t			 sched_done;	/* the start of the window
+						   or wake last woken for */
 	struct rt_waiters	 waiters;
 	/* "depends on": waking, its dependencies first (lifecycle.c) */
 	int			 deps_wait;
@@ -212,6 +217,8 @@ void		 lifecycle_apply(struct cfg_generation *);
 struct rt_workload *lifecycle_find(const char *);
 int		 lifecycle_keep_warm(const struct rt_workload *);
 void		 lifecycle_keep_warm_send(struct rt_workload *);
+/* schedule.c: keep warm during, wake at */
+void		 schedule_run(void);
 /* warmuntil.c */
 void		 warm_until_set(struct rt_workload *, int64_t);
 void		 warm_until_arm(void);

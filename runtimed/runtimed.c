@@ -19,6 +19,7 @@
 #include "orchd.h"
 #include "proc.h"
 #include "sandbox.h"
+#include "schedule.h"
 #include "tlslib.h"
 #include "util.h"
 #include "workload.h"
@@ -216,6 +217,7 @@ runtime_apply(struct privsep *ps, struct cfg_generation *gen,
 	    sizeof(rt->volume_root));
 	lifecycle_apply(gen);
 	restore_replay();
+	schedule_run();
 }
 
 int
@@ -223,6 +225,7 @@ main(int argc, char *argv[])
 {
 	/* as root, the parent's -c root is taken: see privdrop() */
 	int		  chrooted = geteuid() == 0;
+	char		  err[128];
 
 	proc_title_init(argc, argv);
 	RB_INIT(&rt->workloads);
@@ -239,6 +242,10 @@ main(int argc, char *argv[])
 	 * where that could not be made, by its name in its directory
 	 */
 	dk_init(runtime_ps.file, chrooted && !privdrop_sockbound());
+	/* the tests' shift of the schedules' clock, from the parent's env */
+	if (sched_clock_init(getenv("ORCHD_TEST_CLOCK_OFFSET"), err,
+	    sizeof(err)) == -1)
+		fatalx("%s", err);
 	sandbox_enter(proc_name(PROC_RUNTIME), SB_RUNTIME);
 	event_dispatch();
 	return (0);

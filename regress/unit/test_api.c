@@ -383,7 +383,7 @@ test_workload_json_round_trip(void **state)
 	json_t			*o;
 	const char		*drop[] = { "state", "last_seen", "started_at",
 	    "wakes", "message", "backoff_until", "drift", "keep_warm_until",
-	    "wakes_today" };
+	    "wakes_today", "next_window", "next_wake" };
 	char			*text, err[256];
 	size_t			 i;
 
