@@ -69,7 +69,8 @@ static const char *const reason_names[][2] = {
 	[RT_REASON_PRESSURE] = { "pressure", "pressure" },
 	[RT_REASON_NO_ROOM] = { "no room", "no_room" },
 	[RT_REASON_THAWED] = { "thawed", "thawed" },
-	[RT_REASON_NO_FREEZER] = { "no freezer", "no_freezer" }
+	[RT_REASON_NO_FREEZER] = { "no freezer", "no_freezer" },
+	[RT_REASON_MAINTENANCE] = { "maintenance", "maintenance" }
 };
 
 const char *

@@ -275,6 +275,8 @@ group_main(const char *sock, int json, int argc, char *argv[])
 		errx(1, "usage: group name wake | suspend | keep | delete | "
 		    "keepwarm on | off");
 	verb = argv[2];
+	if (strcmp(verb, "maintenance") == 0)
+		maint_group(sock, argc, argv);
 	if (argc == 3 && (strcmp(verb, "wake") == 0 ||
 	    strcmp(verb, "suspend") == 0 || strcmp(verb, "delete") == 0 ||
 	    strcmp(verb, "keep") == 0))

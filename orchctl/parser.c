@@ -82,6 +82,10 @@ static const struct token t_main[] = {
 	{ KEYWORD,	"keepwarm",	KEEPWARM,	t_keepwarm,
 	    "name on | off", "keep a workload awake, or no longer" },
 	{ KEYWORD,	"log",		NONE,		t_log,	NULL, NULL },
+	/* maintenance: its words are maint.c's */
+	{ KEYWORD,	"maintenance",	NONE,		NULL,
+	    "name on [--until time] [--message text] | off",
+	    "keep a workload down, answering 503" },
 	{ KEYWORD,	"logs",		LOGS,		t_logs,
 	    "name [-f] [-n lines | all]", "print a workload's output" },
 	{ KEYWORD,	"monitor",	MONITOR,	NULL,

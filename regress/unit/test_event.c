@@ -110,7 +110,7 @@ test_event_reasons(void **state_)
 	size_t			 i;
 	int			 r;
 
-	for (r = RT_REASON_NONE; r <= RT_REASON_NO_FREEZER; r++) {
+	for (r = RT_REASON_NONE; r <= RT_REASON_MAINTENANCE; r++) {
 		text = workload_reason_name(r, 0);
 		json = workload_reason_name(r, 1);
 		assert_string_not_equal(text, "unknown");
@@ -119,7 +119,7 @@ test_event_reasons(void **state_)
 			assert_int_equal(json[i], text[i] == ' ' ? '_' :
 			    text[i]);
 	}
-	assert_string_equal(workload_reason_name(RT_REASON_NO_FREEZER + 1, 0),
+	assert_string_equal(workload_reason_name(RT_REASON_MAINTENANCE + 1, 0),
 	    "unknown");
 	assert_string_equal(workload_reason_name(-1, 1), "unknown");
 
