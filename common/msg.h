@@ -804,6 +804,8 @@ struct wl_maint {
 	int32_t			 pad;
 	int64_t			 until;		/* wall clock, s; 0: none */
 	char			 msg[MAINT_MSG_MAX]; /* "" none */
+	int64_t			 changed_ms;	/* wall clock: turned on or
+						   off; for its event */
 };
 
 #define RT_MSG_MAX		256
@@ -1204,8 +1206,10 @@ enum event_type {
 	EVENT_RELOAD,			/* orchd.conf loaded, or refused */
 	EVENT_EVICT,			/* a workload stopped for room */
 	EVENT_RESTART,			/* a workload restarted */
-	EVENT_CERT			/* an ACME issuance or renewal failed:
+	EVENT_CERT,			/* an ACME issuance or renewal failed:
 					   msg "HOST: why"; for notifyd */
+	EVENT_MAINT			/* maintenance on (ok 1, msg its
+					   message) or off (ok 0) */
 };
 
 struct ctl_event {

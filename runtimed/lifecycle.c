@@ -177,6 +177,21 @@ state_fill(struct rt_workload *wl, enum workload_state from,
 		strlcpy(st->msg, msg, sizeof(st->msg));
 }
 
+/*
+ * maintenance turned on or off (maint.c): the gateways answer from it,
+ * and it is an event, for GET /v1/events and orchctl monitor
+ */
+static void
+maint_told(struct rt_workload *wl)
+{
+	struct rt_state	 st;
+
+	state_fill(wl, wl->state, RT_REASON_MAINTENANCE, NULL, &st);
+	st.from = st.state;
+	state_send(wl, PROC_GATEWAY, &st);
+	state_send(wl, PROC_PARENT, &st);
+}
+
 /* tell the gateway again what it may have missed */
 void
 state_repeat(struct rt_workload *wl)
@@ -1463,6 +1478,6 @@ static const struct lifecycle_events lifecycle_table = {
 	.replaced = lifecycle_replaced,
 	.retired = replace_retired,
 	.drain_refused = budget_drain_refused,
-	.repeat = state_repeat,
+	.maint_told = maint_told,
 };
 const struct lifecycle_events *const lifecycle = &lifecycle_table;

@@ -98,7 +98,7 @@ maint_tell(struct rt_workload *wl)
 	if (proc_compose(rt->ps, PROC_STORE, IMSG_ST_MAINT, 0, -1, &cm,
 	    sizeof(cm)) == -1)
 		log_warn("%s: compose", __func__);
-	lifecycle->repeat(wl);
+	lifecycle->maint_told(wl);
 }
 
 /* on: it stops, if it runs, and nothing queued starts it after */
@@ -120,6 +120,7 @@ maint_end(struct rt_workload *wl, const char *why)
 
 	log_info("workload %s: maintenance off (%s)", wl->name, why);
 	memset(&wl->maint, 0, sizeof(wl->maint));
+	wl->maint.changed_ms = walltime_ms();
 	maint_tell(wl);
 	/* kept warm, it was kept down only by the maintenance */
 	if (wl->conf != NULL && lifecycle->keep_warm(wl) &&
@@ -200,6 +201,7 @@ maint_recv(struct imsgev *iev, struct imsg *imsg)
 		return;
 	}
 	wl->maint = cm.m;
+	wl->maint.changed_ms = walltime_ms();
 	log_info("workload %s: maintenance on%s", wl->name,
 	    cm.m.until > 0 ? " for a time" : "");
 	maint_tell(wl);

@@ -221,7 +221,13 @@ check "... and stays asleep" is_state mt-warm asleep
 check "off: keep warm wakes it again" ctl maintenance mt-warm off
 check "... running" wait_for 10 is_state mt-warm running
 
-# --- a group, through orchctl and the API
+# --- a group, through orchctl and the API; its events
+timeout 8 "$ORCHCTL" -s "$SOCK" monitor >"$T/monitor.out" 2>&1 &
+MON=$!
+curl -sS -N -m 8 -H "Authorization: Bearer $KEY" -o "$T/events.out" \
+    "http://127.0.0.1:$API/v1/events" 2>/dev/null &
+EVS=$!
+sleep 1
 check "group maintenance on" quiet ctl group mtg maintenance on \
     --message 'g down'
 c1=$(get g1.test)
@@ -232,6 +238,13 @@ check "... nothing started" sh -c "[ $(starts g1) = 0 ] && [ $(starts g2) = 0 ]"
 code=$(api POST /v1/groups/mtg/maintenance '{"enabled": false}')
 check "the API's group route turns it off ($code)" [ "$code" = 200 ]
 check "... and the next request wakes a member" [ "$(get g1.test)" = 200 ]
+wait "$MON" "$EVS"
+check "orchctl monitor shows maintenance on" \
+    grep -q ' mt-g2: maintenance on: g down$' "$T/monitor.out"
+check "... and off" grep -q ' mt-g1: maintenance off$' "$T/monitor.out"
+check "GET /v1/events shows it" grep -q \
+    '"type": *"maintenance".*"workload": *"mt-g1".*"on": *true' \
+    "$T/events.out"
 
 e2e_done
 
