@@ -235,6 +235,11 @@ c2=$(get g2.test)
 check "both members answer 503 ($c1 $c2)" sh -c \
     "[ $c1 = 503 ] && [ $c2 = 503 ]"
 check "... nothing started" sh -c "[ $(starts g1) = 0 ] && [ $(starts g2) = 0 ]"
+code=$(api GET /metrics)
+check "/metrics: orchd_workload_maintenance 1 ($code)" grep -q \
+    '^orchd_workload_maintenance{workload="mt-g1"} 1$' "$T/a.body"
+check "... and 0 for one not in it" grep -q \
+    '^orchd_workload_maintenance{workload="mt-web"} 0$' "$T/a.body"
 code=$(api POST /v1/groups/mtg/maintenance '{"enabled": false}')
 check "the API's group route turns it off ($code)" [ "$code" = 200 ]
 check "... and the next request wakes a member" [ "$(get g1.test)" = 200 ]
