@@ -101,9 +101,9 @@ maint_send(const char *sock, const char *name, const struct wl_maint *m,
 	    NULL, NULL, e, elen));
 }
 
-/* argv: "maintenance" NAME on|off ... */
+/* argv: "maintenance" NAME on|off ...; what was done, or with -j JSON */
 __dead void
-maint_main(const char *sock, int argc, char *argv[])
+maint_main(const char *sock, int json, int argc, char *argv[])
 {
 	struct wl_maint	 m;
 	char		 e[256];
@@ -113,6 +113,12 @@ maint_main(const char *sock, int argc, char *argv[])
 	maint_parse(argc - 2, argv + 2, &m);
 	if (maint_send(sock, argv[1], &m, e, sizeof(e)) == -1)
 		errx(1, "%s", e);
+	if (json)
+		printf("{\"result\":\"ok\",\"name\":\"%s\","
+		    "\"maintenance\":%s}\n", argv[1], m.on ? "true" : "false");
+	else
+		printf("maintenance %s for %s\n", m.on ? "on" : "off",
+		    argv[1]);
 	exit(0);
 }
 

@@ -139,6 +139,10 @@ check "orchctl wake is refused" sh -c "! $ORCHCTL -s $SOCK wake mt-web \
     2>$T/wake.err"
 check "... saying why" grep -q 'in maintenance' "$T/wake.err"
 check "... and still nothing started" [ "$(starts web)" = 0 ]
+code=$(api POST /v1/workloads/mt-web/wake)
+check "the API's wake is refused: 409 ($code)" [ "$code" = 409 ]
+check "... saying why" grep -q 'in maintenance' "$T/a.body"
+check "... still nothing started" [ "$(starts web)" = 0 ]
 code=$(api GET /v1/workloads/mt-web)
 check "the API shows it ($code)" python3 -c "
 import json
