@@ -176,6 +176,11 @@ check "a group that does not exist: 404 ($code)" [ "$code" = 404 ]
 code=$(curl -sS -m 10 -o /dev/null -w '%{http_code}' -X POST \
     --data-binary '{"enabled": true}' "$URL/v1/workloads/am-web/maintenance")
 check "no key: 401 ($code)" [ "$code" = 401 ]
+code=$(curl -sS -m 10 -o /dev/null -w '%{http_code}' -X POST \
+    -H "Authorization: Bearer $SKEY" --data-binary '{"enabled": true}' \
+    "$URL/v1/workloads/am-web/maintenance")
+check "the status key as a bearer key: 401 ($code)" [ "$code" = 401 ]
+check "... and it is not in maintenance" not_maint
 SID=$(curl -sS -m 10 -o /dev/null -D - --data-urlencode "key=$SKEY" \
     "$URL/ui/login" | tr -d '\r' |
     sed -n 's/^[Ss]et-[Cc]ookie: orchd_session=\([0-9a-f]*\);.*/\1/p')
