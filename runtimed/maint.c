@@ -44,11 +44,14 @@ static int		 maint_evset;
 
 static void	maint_fire(int, short, void *);
 
-/* it runs, or is on its way: it must stop */
+/*
+ * it runs, or is on its way, or may run (a container checked after a
+ * restart of orchd, adopted if it outlived it): it must stop
+ */
 static int
 maint_up(const struct rt_workload *wl)
 {
-	return (wl->conf != NULL && (wl->state == WL_RUNNING ||
+	return (wl->conf != NULL && (wl->checking || wl->state == WL_RUNNING ||
 	    wl->state == WL_FROZEN || wl->state == WL_WAKING));
 }
 
