@@ -74,7 +74,8 @@ static const struct token t_main[] = {
 	    "stop and remove a workload (API, create)" },
 	/* group and import: their words are group.c's and import.c's */
 	{ KEYWORD,	"group",	NONE,		NULL,
-	    "name wake | suspend | keep | delete | keepwarm on | off",
+	    "name wake | suspend | keep | delete | keepwarm | maintenance "
+	    "on | off",
 	    "act on each workload of a group" },
 	{ KEYWORD,	"import",	NONE,		t_import, NULL, NULL },
 	{ KEYWORD,	"keep",		KEEP,		t_name,
