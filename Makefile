@@ -109,7 +109,7 @@ OBJ		 = $(BUILD)/obj
 HTTP_SRCS	 = http.c http_chunked.c http_head.c http_ser.c
 COMMON_SRCS	 = $(addprefix common/, \
 		   argv.c budget.c cause.c cfgrecv.c child.c conf.c conf_wire.c \
-		   deps.c errpage.c event.c \
+		   deps.c errpage.c event.c maint.c \
 		   event_json.c gate.c hashtab.c htpasswd.c $(HTTP_SRCS) https.c \
 		   ignore.c imsg.c log.c \
 		   merge.c notify_ev.c privdrop.c proc.c procstat.c sandbox.c \
@@ -164,7 +164,7 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   docker_logs.c docker_network.c docker_path.c docker_pull.c \
 		   docker_purge.c docker_spec.c driver_docker.c driver_process.c \
 		   driver_swarm.c job.c lc_report.c lifecycle.c \
-		   lifecycle_apply.c liveness.c owner.c ready.c \
+		   lifecycle_apply.c liveness.c maint.c owner.c ready.c \
 		   replace.c restore.c runtimed.c schedule.c swarm_agree.c \
 		   swarm_spec.c tlslib.c warmuntil.c)
 ACME_SRCS	 = $(addprefix acmed/, \
@@ -173,7 +173,8 @@ NOTIFY_SRCS	 = $(addprefix notifyd/, \
 		   deliver.c notifyd.c)
 ORCHCTL_SRCS	 = $(addprefix orchctl/, \
 		   complete.c compose.c compose_fs.c compose_svc.c ctlcall.c \
-		   define.c group.c import.c orchctl.c output.c parser.c ytree.c)
+		   define.c group.c import.c maint.c orchctl.c output.c \
+		   parser.c ytree.c)
 
 # a file in a program's folder that no list names would be left out of
 # the link without a word, or linked only by a unit test

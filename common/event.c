@@ -24,7 +24,8 @@ static const char *const event_types[] = {
 	[EVENT_RELOAD] = "reload",
 	[EVENT_EVICT] = "evict",
 	[EVENT_RESTART] = "restart",
-	[EVENT_CERT] = "certificate"
+	[EVENT_CERT] = "certificate",
+	[EVENT_MAINT] = "maintenance"
 };
 
 /* the SSE event name, and the JSON's "type" */
@@ -43,6 +44,19 @@ event_type_name(int type)
 int
 event_from_state(struct ctl_event *ev, const struct rt_state *st)
 {
+	/* maintenance turned on or off: told with the state it leaves */
+	if (st->from == st->state && st->reason == RT_REASON_MAINTENANCE) {
+		memset(ev, 0, sizeof(*ev));
+		ev->type = EVENT_MAINT;
+		ev->ok = st->maint.on != 0;
+		ev->time_ms = st->maint.changed_ms;
+		cause_copy(ev->name, sizeof(ev->name), st->name,
+		    sizeof(st->name));
+		if (ev->ok)
+			cause_copy(ev->msg, sizeof(ev->msg), st->maint.msg,
+			    sizeof(st->maint.msg));
+		return (0);
+	}
 	if ((st->from == st->state && st->reason != RT_REASON_REPLACED) ||
 	    st->state < WL_ASLEEP || st->state > WL_STATE_LAST)
 		return (-1);
@@ -125,6 +139,11 @@ event_text(const struct ctl_event *ev, char *buf, size_t len)
 	case EVENT_RELOAD:
 		(void)snprintf(buf, len, "%s reload: %s", t, ev->ok ?
 		    "loaded" : "refused");
+		break;
+	case EVENT_MAINT:
+		(void)snprintf(buf, len, "%s %s: maintenance %s%s%s", t,
+		    ev->name, ev->ok ? "on" : "off", ev->msg[0] != '\0' ?
+		    ": " : "", ev->msg);
 		break;
 	default:
 		(void)snprintf(buf, len, "%s %s: %s%s%s", t, ev->name,

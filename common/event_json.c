@@ -67,7 +67,9 @@ cause_json(const struct wake_cause *c)
 /*
  * {"type": "state", "time": ..., "workload": ..., "from": ..., "to": ...,
  * "reason": ..., "message": ... or null, "cause": {...} or null};
- * {"type": "reload", "time": ..., "ok": true}.  NULL when out of memory.
+ * {"type": "reload", "time": ..., "ok": true};
+ * {"type": "maintenance", "time": ..., "workload": ..., "on": true,
+ * "message": ... or null}.  NULL when out of memory.
  */
 json_t *
 event_json(const struct ctl_event *ev)
@@ -87,6 +89,14 @@ event_json(const struct ctl_event *ev)
 		    "message", ev->msg[0] != '\0' ? json_string(ev->msg) :
 		    json_null(),
 		    "cause", cause_json(&ev->cause)));
+	case EVENT_MAINT:
+		return (json_pack("{s:s, s:s, s:s, s:b, s:o}",
+		    "type", event_type_name(ev->type),
+		    "time", t,
+		    "workload", ev->name,
+		    "on", ev->ok != 0,
+		    "message", ev->msg[0] != '\0' ? json_string(ev->msg) :
+		    json_null()));
 	case EVENT_RELOAD:
 		return (json_pack("{s:s, s:s, s:b}",
 		    "type", event_type_name(ev->type),

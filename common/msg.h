@@ -223,6 +223,7 @@ enum imsg_type {
 	IMSG_CTL_ALOG_QUEUE,		/* reply item to SHOW_SUMMARY, from
 					   the first gateway: struct
 					   alog_queue_stats */
+	IMSG_CTL_MAINT,			/* -> runtime: struct ctl_maint */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -441,6 +442,8 @@ enum imsg_type {
 					   when a workload's drift changes */
 	IMSG_ST_JOB,			/* runtime -> store: struct rt_job,
 					   a job's success, to persist */
+	IMSG_ST_MAINT,			/* runtime -> store: struct
+					   ctl_maint, to persist */
 
 	/*
 	 * The HTTP API.  The gateway's requests carry its own request id
@@ -603,8 +606,10 @@ enum rt_reason {
 	RT_REASON_THAWED,		/* frozen, thawed for a wake */
 	RT_REASON_NO_FREEZER,		/* to freeze, but the freeze failed
 					   or there is no freezer: stopped */
-	RT_REASON_SCHEDULE		/* woken: a warm window begins, or a
+	RT_REASON_SCHEDULE,		/* woken: a warm window begins, or a
 					   scheduled wake ("wake at") */
+	RT_REASON_MAINTENANCE		/* suspended for maintenance; a
+					   wake refused: in maintenance */
 };
 
 /*
@@ -788,6 +793,24 @@ struct gw_wake {
 	struct wake_cause	 cause;
 };
 
+/*
+ * Maintenance (runtimed/maint.c): nothing wakes the workload, its
+ * requests are answered 503 with the message, until it is turned off or
+ * its until passes.  The message is an operator's or an API client's
+ * text: printable, no control byte, at most MAINT_MSG_MAX - 1 bytes.
+ */
+#define MAINT_MSG_MAX		256
+#define MAINT_UNTIL_MAX		(366 * 86400)	/* seconds ahead, at most */
+#define MAINT_RETRY_AFTER	300	/* Retry-After without an until */
+struct wl_maint {
+	int32_t			 on;
+	int32_t			 pad;
+	int64_t			 until;		/* wall clock, s; 0: none */
+	char			 msg[MAINT_MSG_MAX]; /* "" none */
+	int64_t			 changed_ms;	/* wall clock: turned on or
+						   off; for its event */
+};
+
 #define RT_MSG_MAX		256
 struct rt_state {
 	char			 name[ORCHD_NAME_MAX];
@@ -807,6 +830,7 @@ struct rt_state {
 	uint32_t		 ev_epoch;
 	uint32_t		 ev_pad;
 	uint64_t		 ev_seq;
+	struct wl_maint		 maint;		/* told with every state */
 };
 
 /*
@@ -927,6 +951,7 @@ struct st_restore {
 	int64_t			 memory_estimate; /* 0: none */
 	uint64_t		 job_hash;	/* a job's last success; 0 */
 	int64_t			 keep_warm_until; /* wall clock, s; 0: none */
+	struct wl_maint		 maint;
 };
 
 /* a run's peak, and runtimed's estimate for the next (0 from the parent) */
@@ -1124,6 +1149,12 @@ struct ctl_keepwarm {
 						   then; 0: never */
 };
 
+/* IMSG_CTL_MAINT, IMSG_ST_MAINT: maintenance on, with until and msg, or off */
+struct ctl_maint {
+	char			 name[ORCHD_NAME_MAX];
+	struct wl_maint		 m;
+};
+
 /* one workload, as `show workloads` and `show workload` print it */
 struct ctl_workload {
 	char			 name[ORCHD_NAME_MAX];
@@ -1152,6 +1183,7 @@ struct ctl_workload {
 	int64_t			 memory_estimate; /* 0: none */
 	int64_t			 keep_warm_until; /* wall clock, s; 0: none */
 	uint64_t		 wakes_today;	/* of the UTC day */
+	struct wl_maint		 maint;
 };
 
 struct ctl_transition {
@@ -1177,8 +1209,10 @@ enum event_type {
 	EVENT_RELOAD,			/* orchd.conf loaded, or refused */
 	EVENT_EVICT,			/* a workload stopped for room */
 	EVENT_RESTART,			/* a workload restarted */
-	EVENT_CERT			/* an ACME issuance or renewal failed:
+	EVENT_CERT,			/* an ACME issuance or renewal failed:
 					   msg "HOST: why"; for notifyd */
+	EVENT_MAINT			/* maintenance on (ok 1, msg its
+					   message) or off (ok 0) */
 };
 
 struct ctl_event {

@@ -70,7 +70,8 @@ static const char *const reason_names[][2] = {
 	[RT_REASON_NO_ROOM] = { "no room", "no_room" },
 	[RT_REASON_THAWED] = { "thawed", "thawed" },
 	[RT_REASON_NO_FREEZER] = { "no freezer", "no_freezer" },
-	[RT_REASON_SCHEDULE] = { "schedule", "schedule" }
+	[RT_REASON_SCHEDULE] = { "schedule", "schedule" },
+	[RT_REASON_MAINTENANCE] = { "maintenance", "maintenance" }
 };
 
 const char *

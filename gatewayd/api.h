@@ -92,7 +92,8 @@ enum api_op {
 					   DELETE /v1/groups/{g} */
 	API_ACCESS,			/* GET .../{id}/access?limit=N */
 	API_RESTART,			/* POST .../{id}/restart */
-	API_HOST_HISTORY		/* GET /v1/host/history */
+	API_HOST_HISTORY,		/* GET /v1/host/history */
+	API_MAINT			/* POST .../{id}/maintenance */
 };
 
 /* what a request line asks for: an op, or the error to answer */
@@ -131,6 +132,8 @@ int		 apij_keepwarm(const char *, size_t, int *, char *, size_t);
 int		 apij_keepwarm_until(const char *, size_t, int64_t, int *,
 		    int64_t *, char *, size_t);
 int		 apij_parse_time(const char *, int64_t *);
+int		 apij_maint(const char *, size_t, int64_t, struct wl_maint *,
+		    char *, size_t);
 int		 apij_time(int64_t, char *, size_t);
 
 /* prom.c: the Prometheus text format, version 0.0.4 */

@@ -27,6 +27,7 @@
 #include "imsg.h"
 #include "msg.h"
 #include "proc.h"
+#include "timer.h"
 #include "workload.h"
 #include "gateway.h"
 #include "api.h"
@@ -110,6 +111,7 @@ group_next(struct api_req *r)
 	struct gw_workload	*wl;
 	struct ctl_name		 cn;
 	struct ctl_keepwarm	 kw;
+	struct ctl_maint	 cm;
 	json_t			*v;
 	size_t			 n = json_array_size(r->group), i;
 	int			 failed = 0;
@@ -145,6 +147,13 @@ group_next(struct api_req *r)
 		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_KEEPWARM, &kw,
 		    sizeof(kw), API_RUNTIME_WAIT);
 		break;
+	case API_MAINT:
+		memset(&cm, 0, sizeof(cm));
+		strlcpy(cm.name, cn.name, sizeof(cm.name));
+		cm.m = r->maint;
+		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_MAINT, &cm,
+		    sizeof(cm), API_RUNTIME_WAIT);
+		break;
 	default:
 		(void)api_ask(r, PROC_PARENT, IMSG_API_DELETE, &cn,
 		    sizeof(cn), API_PARENT_WAIT);
@@ -162,6 +171,17 @@ api_group(struct api_req *r)
 		len = r->body != NULL ? evbuffer_get_length(r->body) : 0;
 		if (len == 0 || apij_keepwarm((const char *)evbuffer_pullup(
 		    r->body, -1), len, &r->keep_on, err, sizeof(err)) == -1) {
+			api_error(r, 400, len == 0 ? "a body {\"enabled\": "
+			    "true} or {\"enabled\": false} is required" : err,
+			    NULL);
+			return;
+		}
+	}
+	if (r->t.gop == API_MAINT) {
+		len = r->body != NULL ? evbuffer_get_length(r->body) : 0;
+		if (len == 0 || apij_maint((const char *)evbuffer_pullup(
+		    r->body, -1), len, walltime_ms() / 1000, &r->maint, err,
+		    sizeof(err)) == -1) {
 			api_error(r, 400, len == 0 ? "a body {\"enabled\": "
 			    "true} or {\"enabled\": false} is required" : err,
 			    NULL);

@@ -16,6 +16,7 @@
 #include "api.h"
 #include "cause.h"
 #include "compat.h"
+#include "maint.h"
 #include "msg.h"
 #include "schedule.h"
 #include "util.h"
@@ -104,6 +105,22 @@ drift_json(const char *fields, size_t len)
 	return (a);
 }
 
+/* null, or {"until": TIME or null, "message": TEXT} */
+static json_t *
+maint_json(const struct wl_maint *m)
+{
+	json_t	*s;
+
+	if (!m->on)
+		return (json_null());
+	/* checked as UTF-8 by runtimed; should it not be, said without */
+	if ((s = json_stringn(m->msg, strnlen(m->msg, sizeof(m->msg)))) ==
+	    NULL)
+		s = json_string("");
+	return (json_pack("{s:o, s:o}", "until", time_or_null(m->until),
+	    "message", s));
+}
+
 /*
  * wc as the gateway runs it, cw as the store remembers it, with the
  * gateway's fresher state and last request already merged in by the
@@ -143,6 +160,7 @@ apij_workload(const struct workload_conf *wc, const struct ctl_workload *cw,
 	    json_integer((json_int_t)MINIMUM(cw->wakes_today, INT64_MAX)));
 	r |= json_object_set_new(o, "backoff_until",
 	    time_or_null(cw->backoff_until));
+	r |= json_object_set_new(o, "maintenance", maint_json(&cw->maint));
 	r |= json_object_set_new(o, "wake_timeout", json_integer(
 	    wc->wake_timeout >= 0 ? wc->wake_timeout : wake_timeout));
 	if (cw->msg[0] != '\0')
@@ -351,6 +369,76 @@ apij_keepwarm_until(const char *body, size_t len, int64_t now, int *on,
  done:
 	if (rv == -1)
 		*until = 0;
+	json_decref(o);
+	return (rv);
+}
+
+/*
+ * The body of maintenance: {"enabled": true, "until": TIME, "message":
+ * TEXT} (until and message optional) or {"enabled": false}, into m,
+ * checked at now (wall clock, s) as runtimed will check it again.
+ */
+int
+apij_maint(const char *body, size_t len, int64_t now, struct wl_maint *m,
+    char *err, size_t errlen)
+{
+	json_error_t	 jerr;
+	json_t		*o, *v;
+	const char	*key;
+	int		 rv = -1;
+
+	memset(m, 0, sizeof(*m));
+	if ((o = json_loadb(body, len, JSON_REJECT_DUPLICATES,
+	    &jerr)) == NULL) {
+		snprintf(err, errlen, "invalid JSON: %s", jerr.text);
+		return (-1);
+	}
+	if (!json_is_object(o)) {
+		snprintf(err, errlen, "expected a JSON object");
+		goto done;
+	}
+	json_object_foreach(o, key, v) {
+		if (strcmp(key, "enabled") != 0 && strcmp(key, "until") != 0 &&
+		    strcmp(key, "message") != 0) {
+			snprintf(err, errlen, "unknown field \"%.64s\"", key);
+			goto done;
+		}
+		if (strcmp(key, "enabled") != 0 && !json_is_null(v) &&
+		    !json_is_true(json_object_get(o, "enabled"))) {
+			snprintf(err, errlen, "field \"%s\": only with "
+			    "\"enabled\": true", key);
+			goto done;
+		}
+	}
+	if (!json_is_boolean(v = json_object_get(o, "enabled"))) {
+		snprintf(err, errlen, "field \"enabled\": must be true or "
+		    "false");
+		goto done;
+	}
+	m->on = json_is_true(v);
+	if ((v = json_object_get(o, "until")) != NULL && !json_is_null(v) &&
+	    (!json_is_string(v) ||
+	    apij_parse_time(json_string_value(v), &m->until) == -1)) {
+		snprintf(err, errlen, "field \"until\": must be a time as "
+		    "RFC 3339 has it, \"2026-01-31T18:00:00Z\"");
+		goto done;
+	}
+	if ((v = json_object_get(o, "message")) != NULL && !json_is_null(v)) {
+		if (!json_is_string(v)) {
+			snprintf(err, errlen, "field \"message\": must be a "
+			    "string");
+			goto done;
+		}
+		/* a NUL among its bytes is a control character too */
+		if (maint_msg_ok(json_string_value(v), json_string_length(v),
+		    err, errlen) == -1)
+			goto done;
+		memcpy(m->msg, json_string_value(v), json_string_length(v));
+	}
+	rv = maint_check(m, now, err, errlen);
+ done:
+	if (rv == -1)
+		memset(m, 0, sizeof(*m));
 	json_decref(o);
 	return (rv);
 }

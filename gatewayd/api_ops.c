@@ -88,6 +88,8 @@ api_workload_json(const struct gw_workload *wl, const struct ctl_workload *cw)
 	    wl->state == WL_ASLEEP) &&
 	    (left = wl->backoff_end - monotime_ms()) > 0)
 		m.backoff_until = (walltime_ms() + left + 999) / 1000;
+	/* maintenance as runtimed told this gateway, with every state */
+	m.maint = wl->maint;
 	if ((o = apij_workload(wl->conf, &m, gen->global.idle_timeout,
 	    gen->global.wake_timeout)) == NULL)
 		return (NULL);
@@ -320,6 +322,7 @@ api_command(struct api_req *r)
 	struct gw_workload	*wl;
 	struct ctl_name		 cn;
 	struct ctl_keepwarm	 kw;
+	struct ctl_maint	 cm;
 	char			 err[256];
 	size_t			 len;
 	int64_t			 until;
@@ -339,6 +342,22 @@ api_command(struct api_req *r)
 	case API_SUSPEND:
 		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_SUSPEND, &cn,
 		    sizeof(cn), API_SUSPEND_WAIT);
+		break;
+	case API_MAINT:
+		len = r->body != NULL ? evbuffer_get_length(r->body) : 0;
+		if (len == 0 || apij_maint((const char *)evbuffer_pullup(
+		    r->body, -1), len, walltime_ms() / 1000, &r->maint, err,
+		    sizeof(err)) == -1) {
+			api_error(r, 400, len == 0 ? "a body {\"enabled\": "
+			    "true} or {\"enabled\": false} is required" : err,
+			    NULL);
+			return;
+		}
+		memset(&cm, 0, sizeof(cm));
+		strlcpy(cm.name, r->t.name, sizeof(cm.name));
+		cm.m = r->maint;
+		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_MAINT, &cm, sizeof(cm),
+		    API_RUNTIME_WAIT);
 		break;
 	case API_RESTART:
 		/* stopped, then started and ready again */
@@ -374,6 +393,7 @@ api_recv_ok(struct imsgev *iev, struct imsg *imsg)
 {
 	struct api_req		*r;
 	struct gw_workload	*wl;
+	json_t			*o;
 
 	if ((r = api_answered(iev, imsg, PROC_RUNTIME)) == NULL)
 		return;
@@ -383,6 +403,17 @@ api_recv_ok(struct imsgev *iev, struct imsg *imsg)
 	}
 	/* runtimed told us the state first, on the same channel */
 	wl = gw_workload_find(r->t.name);
+	if (r->t.op == API_MAINT) {
+		o = apij_action(r->t.name, wl != NULL ? (int)wl->state :
+		    WL_ASLEEP, -1);
+		if (o != NULL && json_object_set_new(o, "maintenance",
+		    json_boolean(r->maint.on != 0)) == -1) {
+			json_decref(o);
+			o = NULL;
+		}
+		api_json(r, 200, o, NULL);
+		return;
+	}
 	api_json(r, 200, apij_action(r->t.name, wl != NULL ? (int)wl->state :
 	    WL_ASLEEP, r->t.op == API_KEEPWARM ? r->keep_on : -1), NULL);
 }
@@ -724,6 +755,7 @@ api_dispatch(struct api_req *r)
 	case API_WAKE:
 	case API_SUSPEND:
 	case API_RESTART:
+	case API_MAINT:
 		api_command(r);
 		break;
 	case API_LOGS:

@@ -57,6 +57,7 @@ struct api_req {
 						   names, in order */
 	size_t			 gnext;		/* ... the one asked */
 	int			 keep_on;	/* keepwarm */
+	struct wl_maint		 maint;		/* maintenance */
 	size_t			 sent;		/* logs: bytes */
 	int			 chunked;	/* logs: chunked coding */
 	struct metrics_sum	*msum;		/* metrics: the others' */

@@ -32,6 +32,7 @@ static const struct api_sub api_subs[] = {
 	{ "wake",	HTTP_M_POST,	API_WAKE,	"POST" },
 	{ "suspend",	HTTP_M_POST,	API_SUSPEND,	"POST" },
 	{ "restart",	HTTP_M_POST,	API_RESTART,	"POST" },
+	{ "maintenance", HTTP_M_POST,	API_MAINT,	"POST" },
 	{ "logs",	HTTP_M_GET,	API_LOGS,	"GET" },
 	{ "history",	HTTP_M_GET,	API_HISTORY,	"GET" },
 	{ "access",	HTTP_M_GET,	API_ACCESS,	"GET" },
@@ -132,7 +133,8 @@ route_workload(enum http_method meth, const char *rest, size_t len,
 }
 
 /*
- * /v1/groups/{g}/wake, suspend or keepwarm (POST), and /v1/groups/{g}
+ * /v1/groups/{g}/wake, suspend, keepwarm or maintenance (POST), and
+ * /v1/groups/{g}
  * (DELETE): rest is what follows the prefix, without the query
  */
 static int
@@ -146,6 +148,7 @@ route_group(enum http_method meth, const char *rest, size_t len,
 		{ "wake",	API_WAKE },
 		{ "suspend",	API_SUSPEND },
 		{ "keepwarm",	API_KEEPWARM },
+		{ "maintenance", API_MAINT },
 	};
 	const char	*slash;
 	size_t		 namelen, i;

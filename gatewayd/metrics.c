@@ -413,6 +413,13 @@ get_backoff(const struct gw_workload *wl, const struct gw_metrics_wl *o)
 	return ((uint64_t)(left + 999) / 1000);
 }
 
+/* a flag, not a state: the workload's state says whether it still runs */
+static uint64_t
+get_maint(const struct gw_workload *wl, const struct gw_metrics_wl *o)
+{
+	return (wl->maint.on ? 1 : 0);
+}
+
 static uint64_t
 get_rx(const struct gw_workload *wl, const struct gw_metrics_wl *o)
 {
@@ -768,6 +775,9 @@ metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 	per_workload(b, sum, "orchd_workload_backoff_seconds", "gauge",
 	    "Seconds left of a crash loop's backoff, 0 when none.",
 	    get_backoff);
+	per_workload(b, sum, "orchd_workload_maintenance", "gauge",
+	    "1 while the workload is in maintenance: answered 503, never "
+	    "woken.", get_maint);
 	write_wake_hist(b);
 	write_states(b, monotime_ms());
 	write_api(b, sum);

@@ -8,7 +8,9 @@
  *
  * What the client asks for decides (its Accept, looked at once per
  * request by serve.c): text/html gets the page, its {workload},
- * {status} and {retry_after} put in with HTML's escapes, when one is
+ * {status}, {retry_after} and {message} (the line of text that says
+ * why, a maintenance's message among them) put in with HTML's escapes,
+ * when one is
  * configured for that status; application/json gets a JSON object,
  * page or not; anything else the line of text it always got.  This is
  * only for what orchd answers with an error: a held request is held, as
@@ -189,17 +191,17 @@ html_escaped(struct evbuffer *b, const char *s)
 /* the page, its three words put in */
 static void
 page_render(struct evbuffer *b, const struct gw_page *p, const char *wl,
-    const char *status, const char *retry)
+    const char *status, const char *retry, const char *text)
 {
 	static const struct {
 		const char	*word;
 		size_t		 len;
 	} words[] = {
 		{ "{workload}", 10 }, { "{status}", 8 },
-		{ "{retry_after}", 13 }
+		{ "{retry_after}", 13 }, { "{message}", 9 }
 	};
 	const char	*s = p->data, *end = p->data + p->len, *brace;
-	const char	*vals[3] = { wl, status, retry };
+	const char	*vals[4] = { wl, status, retry, text };
 	size_t		 i;
 
 	while ((brace = memchr(s, '{', end - s)) != NULL) {
@@ -290,7 +292,8 @@ errpage_body(struct gw_conn *c, int status, const char *reason,
 		(void)snprintf(rs, sizeof(rs), "%d", retry);
 	else
 		rs[0] = '\0';
-	page_render(b, p, wl != NULL ? wl->name : "", st, rs);
+	page_render(b, p, wl != NULL ? wl->name : "", st, rs,
+	    text != NULL ? text : "");
 	*ctype = "text/html; charset=utf-8";
 	return (1);
 }

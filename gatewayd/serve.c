@@ -226,6 +226,9 @@ serve_pass(struct gw_conn *c)
 	int			 answer;
 
 	c->ops = &proxy_ops;
+	/* in maintenance: 503 at once, running or not, nothing woken */
+	if (wake_maint(c))
+		return;
 	/* not use ("ignore"): proxied uncounted, or answered here */
 	if ((answer = ignore_request(c)) != -1) {
 		/* its answer is counted for /metrics, as any routed one's */

@@ -36,6 +36,7 @@ struct state_early {
 	int32_t			 reason;
 	int64_t			 since_ms;
 	int64_t			 backoff_ms;
+	struct wl_maint		 maint;
 };
 
 static struct state_early	*early;
@@ -77,6 +78,8 @@ state_early_keep(const struct rt_state *st)
 	e->reason = st->reason;
 	e->since_ms = st->since_ms;
 	e->backoff_ms = st->backoff_ms;
+	e->maint = st->maint;
+	e->maint.msg[sizeof(e->maint.msg) - 1] = '\0';
 	return (1);
 }
 
@@ -99,6 +102,7 @@ state_early_apply(void)
 		wl->state = early[i].state;
 		wl->backoff_end = early[i].backoff_ms > 0 ?
 		    monotime_ms() + early[i].backoff_ms : 0;
+		wl->maint = early[i].maint;
 	}
 	free(early);
 	early = NULL;

@@ -385,6 +385,9 @@ tcp_accept(struct gw_conn *c)
 		conn_close(c);
 		return;
 	}
+	/* in maintenance: closed at once, nothing woken */
+	if (wake_maint(c))
+		return;
 	/* not use ("ignore from"): proxied uncounted, or closed unwoken */
 	if (ignore_tcp(c)) {
 		if (wl->state == WL_RUNNING) {

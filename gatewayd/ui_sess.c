@@ -217,6 +217,7 @@ ui_cookie_op(enum api_op op)
 	case API_SUSPEND:
 	case API_KEEPWARM:
 	case API_RESTART:
+	case API_MAINT:
 	case API_DELETE:
 	case API_UI_SESSION:
 	case API_UI_LOGOUT:
@@ -235,6 +236,7 @@ ui_action_op(enum api_op op)
 	case API_SUSPEND:
 	case API_KEEPWARM:
 	case API_RESTART:
+	case API_MAINT:
 	case API_DELETE:
 		return (1);
 	default:

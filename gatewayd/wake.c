@@ -50,6 +50,13 @@
  *
  * A connection to a workload's own TCP listener (tcp.c) is held the same
  * way; the wake's end connects it, or closes it: raw TCP has no 503.
+ *
+ * A workload in maintenance (runtimed/maint.c; told with every state)
+ * is never woken from here: its requests are answered 503 at once, even
+ * while it still runs (its requests in flight end, then it stops), with
+ * Retry-After its end (or MAINT_RETRY_AFTER) and its message in the
+ * body, never in a header; a TCP connection is closed at once.  Those
+ * parked when it is turned on get the same answer.
  */
 
 #include <sys/queue.h>
@@ -63,6 +70,7 @@
 #include "http.h"
 #include "imsg.h"
 #include "log.h"
+#include "maint.h"
 #include "msg.h"
 #include "proc.h"
 #include "timer.h"
@@ -169,12 +177,17 @@ wake_send(struct gw_workload *wl)
 	log_debug("waking %s", wl->name);
 }
 
-/* seconds a client should wait: what is left of a backoff, at least 1 */
+/*
+ * seconds a client should wait: to the end of a maintenance, or what is
+ * left of a backoff, at least 1
+ */
 static int
 wake_retry_after(struct gw_workload *wl)
 {
 	int64_t	 left;
 
+	if (wl->maint.on)
+		return (maint_retry_after(&wl->maint, walltime_ms() / 1000));
 	if (wl->backoff_end == 0 ||
 	    (left = wl->backoff_end - monotime_ms()) <= 0) {
 		wl->backoff_end = 0;
@@ -194,6 +207,44 @@ wake_backoff(struct gw_workload *wl)
 		wl->backoff_end = 0;
 		return (0);
 	}
+	return (1);
+}
+
+/* the body's line for a workload in maintenance: its message, if any */
+static const char *
+wake_maint_text(const struct gw_workload *wl, char *buf, size_t len)
+{
+	(void)snprintf(buf, len, "in maintenance%s%s",
+	    wl->maint.msg[0] != '\0' ? ": " : "", wl->maint.msg);
+	return (buf);
+}
+
+/*
+ * A request or TCP connection for a workload in maintenance: answered
+ * (closed) at once, nothing woken, nothing counted in flight.  0 if it
+ * is not in maintenance.
+ */
+int
+wake_maint(struct gw_conn *c)
+{
+	struct gw_workload	*wl = c->wl;
+	char			 retry[64], text[MAINT_MSG_MAX + 32];
+
+	if (!wl->maint.on)
+		return (0);
+	if (c->tcp != NULL) {
+		log_debug("%s: tcp to %s: in maintenance, closed", c->peer,
+		    wl->name);
+		conn_close(c);
+		return (1);
+	}
+	c->routed = 1;
+	(void)snprintf(retry, sizeof(retry), "Retry-After: %d\r\n",
+	    wake_retry_after(wl));
+	head_put(c->req);
+	c->req = NULL;
+	conn_respond_text(c, 503, retry, 1, wake_maint_text(wl, text,
+	    sizeof(text)));
 	return (1);
 }
 
@@ -389,6 +440,7 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	const char		*text;
 	int			 refused, checked;
 	char			 why[RT_MSG_MAX + 16];
+	char			 mtext[MAINT_MSG_MAX + 32];
 
 	(void)imsg_get_data(imsg, &st, sizeof(st));
 	st.msg[sizeof(st.msg) - 1] = '\0';
@@ -413,6 +465,16 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 		wl->refused_wait = 0;
 	wl->backoff_end = st.backoff_ms > 0 ? monotime_ms() + st.backoff_ms :
 	    0;
+	st.maint.msg[sizeof(st.maint.msg) - 1] = '\0';
+	wl->maint = st.maint;
+	/* turned on: what waits for a wake gets its answer now */
+	if (wl->maint.on && wl->nparked > 0) {
+		wl->wake_pending = 0;
+		wl->refused_wait = 0;
+		timer_disarm(&wl->wake_timer);
+		wake_answer(wl, 503, wake_maint_text(wl, mtext,
+		    sizeof(mtext)), "in maintenance");
+	}
 	switch (wl->state) {
 	case WL_RUNNING:
 		wl->wake_pending = 0;

@@ -24,6 +24,10 @@ json_t	*group_workloads(const char *);
 json_t	*group_members(json_t *, const char *);
 __dead void group_main(const char *, int, int, char *[]);
 
+/* maint.c: maintenance, of a workload or a group */
+__dead void maint_main(const char *, int, int, char *[]);
+__dead void maint_group(const char *, int, char *[]);
+
 /* import.c */
 __dead void import_main(const char *, int, char *[]);
 

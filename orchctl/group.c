@@ -273,8 +273,10 @@ group_main(const char *sock, int json, int argc, char *argv[])
 	}
 	if (argc < 3 || !valid_workload_name(argv[1]))
 		errx(1, "usage: group name wake | suspend | keep | delete | "
-		    "keepwarm on | off");
+		    "keepwarm on | off | maintenance on | off");
 	verb = argv[2];
+	if (strcmp(verb, "maintenance") == 0)
+		maint_group(sock, argc, argv);
 	if (argc == 3 && (strcmp(verb, "wake") == 0 ||
 	    strcmp(verb, "suspend") == 0 || strcmp(verb, "delete") == 0 ||
 	    strcmp(verb, "keep") == 0))
@@ -285,5 +287,5 @@ group_main(const char *sock, int json, int argc, char *argv[])
 		exit(group_each(sock, argv[1], what));
 	}
 	errx(1, "usage: group name wake | suspend | keep | delete | "
-	    "keepwarm on | off");
+	    "keepwarm on | off | maintenance on | off");
 }

@@ -268,6 +268,8 @@ main(int argc, char *argv[])
 	/* import and groups: many requests each, their own (ctlcall.c) */
 	if (argc > 0 && strcmp(argv[0], "import") == 0)
 		import_main(sockname, argc, argv);
+	if (argc > 0 && strcmp(argv[0], "maintenance") == 0)
+		maint_main(sockname, out == &json_output, argc, argv);
 	if ((argc == 2 && strcmp(argv[0], "show") == 0 &&
 	    strcmp(argv[1], "groups") == 0) ||
 	    (argc > 0 && strcmp(argv[0], "group") == 0) ||

@@ -495,6 +495,27 @@ show_summary(const struct ctl_summary *cs)
 	    generation);
 }
 
+/* "maintenance: until TIME (in 2h): MESSAGE", or "no" */
+static void
+show_maint(const struct ctl_workload *cw)
+{
+	char	 buf[MAINT_MSG_MAX + 128], t[32], left[32];
+
+	if (!cw->maint.on) {
+		printf(DETAIL_FMT, "maintenance:", "no");
+		return;
+	}
+	if (cw->maint.until > 0)
+		(void)snprintf(buf, sizeof(buf), "until %s (%s left)%s%s",
+		    fmt_time(cw->maint.until, t, sizeof(t)),
+		    fmt_left(cw->maint.until, left, sizeof(left)),
+		    cw->maint.msg[0] != '\0' ? ": " : "", cw->maint.msg);
+	else
+		(void)snprintf(buf, sizeof(buf), "yes%s%s",
+		    cw->maint.msg[0] != '\0' ? ": " : "", cw->maint.msg);
+	printf(DETAIL_FMT, "maintenance:", buf);
+}
+
 static void
 show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 {
@@ -503,10 +524,13 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	char	 drift[sizeof(cw->drift) + 64];
 
 	if (res->action == SHOW_WORKLOADS) {
-		/* "running*": its definition changed since it started */
-		(void)snprintf(state, sizeof(state), "%s%s",
+		/*
+		 * "running*": its definition changed since it started;
+		 * "asleep/maint": in maintenance
+		 */
+		(void)snprintf(state, sizeof(state), "%s%s%s",
 		    workload_state_name(cw->state), cw->drift[0] != '\0' ?
-		    "*" : "");
+		    "*" : "", cw->maint.on ? "/maint" : "");
 		if (cw->drift[0] != '\0')
 			drifted++;
 		table_row(cw->name, state, word_name(wl_drivers, cw->driver),
@@ -539,6 +563,7 @@ show_workload(const struct parse_result *res, const struct ctl_workload *cw)
 		printf(DETAIL_FMT, "keep warm:", buf);
 	} else
 		printf(DETAIL_FMT, "keep warm:", cw->keep_warm ? "yes" : "no");
+	show_maint(cw);
 	printf(DETAIL_FMT, "idle timeout:", fmt_idle(cw, 1, idle,
 	    sizeof(idle)));
 	if (cw->last_seen == 0)
@@ -1180,6 +1205,10 @@ json_workload(const struct parse_result *res, const struct ctl_workload *cw)
 	    json_object_set_new(o, "wakes_today",
 	    json_integer((json_int_t)MINIMUM(cw->wakes_today, INT64_MAX))) ==
 	    -1 ||
+	    json_object_set_new(o, "maintenance", !cw->maint.on ?
+	    json_null() : json_pack("{s:o, s:s%}", "until",
+	    json_time(cw->maint.until), "message", cw->maint.msg,
+	    strnlen(cw->maint.msg, sizeof(cw->maint.msg)))) == -1 ||
 	    json_object_set_new(o, "memory", cw->memory > 0 ?
 	    json_integer(cw->memory) : json_null()) == -1 ||
 	    json_object_set_new(o, "memory_estimate", cw->memory_estimate > 0 ?

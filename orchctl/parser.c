@@ -74,7 +74,8 @@ static const struct token t_main[] = {
 	    "stop and remove a workload (API, create)" },
 	/* group and import: their words are group.c's and import.c's */
 	{ KEYWORD,	"group",	NONE,		NULL,
-	    "name wake | suspend | keep | delete | keepwarm on | off",
+	    "name wake | suspend | keep | delete | keepwarm | maintenance "
+	    "on | off",
 	    "act on each workload of a group" },
 	{ KEYWORD,	"import",	NONE,		t_import, NULL, NULL },
 	{ KEYWORD,	"keep",		KEEP,		t_name,
@@ -82,6 +83,10 @@ static const struct token t_main[] = {
 	{ KEYWORD,	"keepwarm",	KEEPWARM,	t_keepwarm,
 	    "name on | off", "keep a workload awake, or no longer" },
 	{ KEYWORD,	"log",		NONE,		t_log,	NULL, NULL },
+	/* maintenance: its words are maint.c's */
+	{ KEYWORD,	"maintenance",	NONE,		NULL,
+	    "name on [--until time] [--message text] | off",
+	    "keep a workload down, answering 503" },
 	{ KEYWORD,	"logs",		LOGS,		t_logs,
 	    "name [-f] [-n lines | all]", "print a workload's output" },
 	{ KEYWORD,	"monitor",	MONITOR,	NULL,

@@ -509,6 +509,7 @@ control_forward(struct imsgev *iev, struct imsg *imsg)
 	case IMSG_CTL_KEEPWARM:
 	case IMSG_CTL_RESTART:
 	case IMSG_CTL_PULL:
+	case IMSG_CTL_MAINT:
 		to = PROC_RUNTIME;
 		break;
 	default:

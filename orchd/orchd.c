@@ -123,6 +123,8 @@ static const struct proc_handler parent_handlers[] = {
 	    control_forward, PROC_NAME(struct ctl_keepwarm) },
 	{ IMSG_CTL_RESTART, sizeof(struct ctl_name), PROC_FROM_CLIENT,
 	    control_forward, PROC_NAME(struct ctl_name) },
+	{ IMSG_CTL_MAINT, sizeof(struct ctl_maint), PROC_FROM_CLIENT,
+	    control_forward, PROC_NAME(struct ctl_maint) },
 	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM_CLIENT,
 	    control_logs, PROC_NAME(struct ctl_logs) },
 	{ IMSG_CTL_SHOW_DEFINITION, sizeof(struct ctl_name), PROC_FROM_CLIENT,

@@ -79,6 +79,11 @@ command_recv_wake(struct imsgev *iev, struct imsg *imsg)
 	proc_asker(iev, imsg, &a);
 	if ((wl = command_workload(&a, imsg, name, sizeof(name))) == NULL)
 		return;
+	if (wl->maint.on) {
+		proc_reply_fail(rt->ps, &a, CTL_ERR_BUSY,
+		    "%s is in maintenance: turn that off first", name);
+		return;
+	}
 	if (wl->state == WL_RUNNING) {
 		(void)proc_reply_ok(rt->ps, &a);
 		return;
@@ -195,6 +200,11 @@ command_recv_restart(struct imsgev *iev, struct imsg *imsg)
 	proc_asker(iev, imsg, &a);
 	if ((wl = command_workload(&a, imsg, name, sizeof(name))) == NULL)
 		return;
+	if (wl->maint.on) {
+		proc_reply_fail(rt->ps, &a, CTL_ERR_BUSY,
+		    "%s is in maintenance: turn that off first", name);
+		return;
+	}
 	if (wl->state != WL_RUNNING || wl->stopping || wl->checking) {
 		proc_reply_fail(rt->ps, &a, CTL_ERR_BUSY, "%s is %s: only a "
 		    "running workload is restarted (orchctl wake starts one)",

@@ -171,8 +171,25 @@ state_fill(struct rt_workload *wl, enum workload_state from,
 	st->since = wl->since;
 	st->since_ms = wl->since_ms;
 	st->backoff_ms = backoff_left(&wl->backoff, monotime_ms());
+	/* the gateways answer its requests from it (maint.c) */
+	st->maint = wl->maint;
 	if (msg != NULL)
 		strlcpy(st->msg, msg, sizeof(st->msg));
+}
+
+/*
+ * maintenance turned on or off (maint.c): the gateways answer from it,
+ * and it is an event, for GET /v1/events and orchctl monitor
+ */
+static void
+maint_told(struct rt_workload *wl)
+{
+	struct rt_state	 st;
+
+	state_fill(wl, wl->state, RT_REASON_MAINTENANCE, NULL, &st);
+	st.from = st.state;
+	state_send(wl, PROC_GATEWAY, &st);
+	state_send(wl, PROC_PARENT, &st);
 }
 
 /* tell the gateway again what it may have missed */
@@ -490,6 +507,11 @@ lc_deps_wake(struct rt_workload *wl)
 			deps_fail(wl, e->str, "no such workload");
 			return;
 		}
+		/* running still or not, it is kept down (maint.c) */
+		if (d->maint.on) {
+			deps_fail(wl, e->str, "it is in maintenance");
+			return;
+		}
 		if (d->state != WL_RUNNING && d->state != WL_WAKING &&
 		    !job_done(d))
 			lc_wake(d, RT_REASON_DEPENDENCY, &depcause, msg);
@@ -574,7 +596,7 @@ deps_up(struct rt_workload *wl)
 	/* a job is run before a start, not under what runs already */
 	TAILQ_FOREACH(e, &wl->conf->depends, entry)
 		if ((d = lifecycle_find(e->str)) != NULL && d->conf != NULL &&
-		    !job_is(d) &&
+		    !job_is(d) && !d->maint.on &&
 		    (d->state == WL_ASLEEP || d->state == WL_FAILED))
 			lc_wake(d, RT_REASON_DEPENDENCY, &depcause, msg);
 }
@@ -675,6 +697,9 @@ lc_stopped(struct rt_workload *wl)
 int
 lifecycle_keep_warm(const struct rt_workload *wl)
 {
+	/* maintenance keeps it down, kept warm or not */
+	if (wl->maint.on)
+		return (0);
 	if (wl->keep_warm != -1)
 		return (wl->keep_warm);
 	return (wl->conf != NULL && wl->conf->keep_warm);
@@ -924,6 +949,12 @@ lc_wake(struct rt_workload *wl, enum rt_reason reason,
 	const char	*name = wl->name;
 	int64_t		 secs;
 
+	/* nothing wakes it: the gateways answer what they hold */
+	if (wl->maint.on) {
+		log_debug("workload %s: in maintenance, not woken", name);
+		state_repeat(wl);
+		return;
+	}
 	/* it may run already: the check says, then the wake goes on */
 	if (wl->checking) {
 		log_debug("workload %s: wakes once checked", name);
@@ -979,7 +1010,7 @@ void
 lifecycle_start(struct rt_workload *wl, enum rt_reason reason,
     const char *msg)
 {
-	if (wl->conf == NULL || wl->stopping ||
+	if (wl->conf == NULL || wl->stopping || wl->maint.on ||
 	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED))
 		return;
 	if (reason != RT_REASON_RESTART && wake_in_backoff(wl, reason))
@@ -1140,6 +1171,7 @@ lifecycle_restore(const struct st_restore *rs)
 		    rs->name);
 		return;
 	}
+	maint_restore(wl, &rs->maint);
 	if (rs->keep_warm == 0 || rs->keep_warm == 1) {
 		wl->keep_warm = rs->keep_warm;
 		lifecycle_keep_warm_send(wl);
@@ -1446,5 +1478,6 @@ static const struct lifecycle_events lifecycle_table = {
 	.replaced = lifecycle_replaced,
 	.retired = replace_retired,
 	.drain_refused = budget_drain_refused,
+	.maint_told = maint_told,
 };
 const struct lifecycle_events *const lifecycle = &lifecycle_table;

@@ -56,6 +56,8 @@ struct lifecycle_events {
 	/* replace.c's and budget.c's own, passed on by lifecycle.c */
 	void	(*retired)(struct rt_workload *, int);	/* an old process */
 	void	(*drain_refused)(struct rt_workload *);	/* busy: no suspend */
+	/* maint.c's: maintenance told the gateways and the parent */
+	void	(*maint_told)(struct rt_workload *);
 };
 
 extern const struct lifecycle_events *const lifecycle;

@@ -104,6 +104,7 @@ struct rt_workload {
 	int			 drain_busy;	/* a gateway said busy */
 	enum rt_reason		 drain_reason;	/* idle, operator */
 	int			 keep_warm;	/* -1: as configured */
+	struct wl_maint		 maint;		/* maint.c; on 0: none */
 	int64_t			 keep_warm_until; /* wall clock, s: it lapses
 						   then (warmuntil.c); 0 */
 	time_t			 sched_warm_until; /* its schedule keeps it
@@ -312,6 +313,11 @@ void		 command_refused(struct rt_workload *, const char *);
 void		 command_state_refused(struct rt_workload *, const char *);
 void		 command_gone(struct rt_workload *);
 void		 command_no_room(struct rt_workload *, const char *);
+
+/* maint.c: orchctl maintenance and the API's */
+void		 maint_recv(struct imsgev *, struct imsg *);
+void		 maint_restore(struct rt_workload *, const struct wl_maint *);
+void		 maint_arm(void);
 
 /* restore.c: what the store remembers from the last run */
 void		 restore_recv(struct imsgev *, struct imsg *);

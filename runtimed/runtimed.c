@@ -93,6 +93,8 @@ static const struct proc_handler runtime_handlers[] = {
 	{ IMSG_CTL_RESTART, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT) |
 	    PROC_FROM(PROC_GATEWAY), command_recv_restart,
 	    PROC_NAME(struct ctl_name) },
+	{ IMSG_CTL_MAINT, sizeof(struct ctl_maint), PROC_FROM(PROC_PARENT) |
+	    PROC_FROM(PROC_GATEWAY), maint_recv, PROC_NAME(struct ctl_maint) },
 	{ IMSG_CTL_LOGS, sizeof(struct ctl_logs), PROC_FROM(PROC_PARENT),
 	    docker_recv_logs, PROC_NAME(struct ctl_logs) },
 	/* the registry logins, from the parent alone */

@@ -128,6 +128,7 @@ static void	store_recv_drift(struct imsgev *, struct imsg *);
 static void	store_recv_keepwarm(struct imsgev *, struct imsg *);
 static void	store_recv_memory(struct imsgev *, struct imsg *);
 static void	store_recv_job(struct imsgev *, struct imsg *);
+static void	store_recv_maint(struct imsgev *, struct imsg *);
 static void	store_recv_lastseen(struct imsgev *, struct imsg *);
 static void	store_show_workloads(struct imsgev *, struct imsg *);
 static void	store_show_history(struct imsgev *, struct imsg *);
@@ -175,6 +176,8 @@ static const struct proc_handler store_handlers[] = {
 	    store_recv_memory, PROC_NAME(struct rt_memory) },
 	{ IMSG_ST_JOB, sizeof(struct rt_job), PROC_FROM(PROC_RUNTIME),
 	    store_recv_job, PROC_NAME(struct rt_job) },
+	{ IMSG_ST_MAINT, sizeof(struct ctl_maint), PROC_FROM(PROC_RUNTIME),
+	    store_recv_maint, PROC_NAME(struct ctl_maint) },
 	{ IMSG_ST_LASTSEEN, sizeof(struct reap_lastseen),
 	    PROC_FROM(PROC_REAPER), store_recv_lastseen, PROC_RECORDS1,
 	    PROC_NAME(struct reap_lastseen) },
@@ -266,6 +269,9 @@ held_write(const struct sq_entry *e, void *arg)
 		break;
 	case SQ_UID:
 		r = store_db_uid_put(store_db, e->u.uid.name, e->u.uid.uid);
+		break;
+	case SQ_MAINT:
+		r = store_db_maint(store_db, e->u.maint.name, &e->u.maint.m);
 		break;
 	}
 	if (r == -1 && store_db_broken(store_db))
@@ -360,6 +366,9 @@ store_write(enum sq_kind kind, const void *data, const char *what)
 		break;
 	case SQ_UID:
 		memcpy(&e.u.uid, data, sizeof(e.u.uid));
+		break;
+	case SQ_MAINT:
+		memcpy(&e.u.maint, data, sizeof(e.u.maint));
 		break;
 	}
 	if (kind != SQ_STATE && held_write(&e, NULL) == 0)
@@ -541,6 +550,19 @@ store_recv_keepwarm(struct imsgev *iev, struct imsg *imsg)
 	(void)imsg_get_data(imsg, &kw, sizeof(kw));
 	kw.on = kw.on != 0;
 	(void)store_write(SQ_KEEPWARM, &kw, "keep warm");
+}
+
+/* maintenance on or off, from runtimed, which checked it */
+static void
+store_recv_maint(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_maint	 cm;
+
+	(void)imsg_get_data(imsg, &cm, sizeof(cm));
+	cm.name[sizeof(cm.name) - 1] = '\0';
+	cm.m.msg[sizeof(cm.m.msg) - 1] = '\0';
+	cm.m.on = cm.m.on == 1;
+	(void)store_write(SQ_MAINT, &cm, "maintenance");
 }
 
 static void

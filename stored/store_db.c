@@ -940,6 +940,33 @@ store_db_memory(struct store_db *sdb, const char *name, int64_t bytes,
 	return (run(sdb, s));
 }
 
+/* maintenance: on with its end and message, or off */
+int
+store_db_maint(struct store_db *sdb, const char *name,
+    const struct wl_maint *m)
+{
+	sqlite3_stmt	*s = st(sdb, S_MAINT);
+
+	bind_text(s, 1, name);
+	sqlite3_bind_int(s, 2, m->on == 1);
+	sqlite3_bind_int64(s, 3, m->on == 1 ? m->until : 0);
+	bind_text(s, 4, m->on == 1 ? m->msg : "");
+	sqlite3_bind_int64(s, 5, walltime_ms() / 1000);
+	return (run(sdb, s));
+}
+
+/* the three columns of maintenance from col on */
+static void
+maint_fill(sqlite3_stmt *s, int col, struct wl_maint *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->on = sqlite3_column_int(s, col) == 1;
+	if (!m->on)
+		return;
+	m->until = sqlite3_column_int64(s, col + 1);
+	strlcpy(m->msg, col_text(s, col + 2), sizeof(m->msg));
+}
+
 /* a job's last success: its definition's hash, 0 none */
 int
 store_db_job(struct store_db *sdb, const char *name, uint64_t hash)
@@ -1011,6 +1038,7 @@ workload_fill(sqlite3_stmt *s, struct ctl_workload *cw)
 	cw->memory_estimate = sqlite3_column_int64(s, 11);
 	cw->keep_warm_until = sqlite3_column_int64(s, 12);
 	cw->wakes_today = sqlite3_column_int64(s, 13);
+	maint_fill(s, 14, &cw->maint);
 }
 
 /* name "": every workload */
@@ -1227,6 +1255,7 @@ store_db_restore(struct store_db *sdb, const char *name,
 	rs->memory_estimate = sqlite3_column_int64(s, 5);
 	rs->job_hash = (uint64_t)sqlite3_column_int64(s, 6);
 	rs->keep_warm_until = sqlite3_column_int64(s, 7);
+	maint_fill(s, 8, &rs->maint);
 	sqlite3_reset(s);
 	return (1);
 }

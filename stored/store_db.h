@@ -70,6 +70,8 @@ int		 store_db_lastseen(struct store_db *,
 int		 store_db_keepwarm(struct store_db *, const char *, int,
 		    int64_t);
 int		 store_db_job(struct store_db *, const char *, uint64_t);
+int		 store_db_maint(struct store_db *, const char *,
+		    const struct wl_maint *);
 int		 store_db_memory(struct store_db *, const char *, int64_t,
 		    int64_t);
 

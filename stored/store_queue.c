@@ -70,6 +70,8 @@ sq_name(const struct sq_entry *e)
 		return (e->u.job.name);
 	case SQ_UID:
 		return (e->u.uid.name);
+	case SQ_MAINT:
+		return (e->u.maint.name);
 	}
 	return ("");
 }
@@ -91,6 +93,8 @@ sq_payload(enum sq_kind kind)
 		return (sizeof(struct rt_job));
 	case SQ_UID:
 		return (sizeof(struct wl_uid));
+	case SQ_MAINT:
+		return (sizeof(struct ctl_maint));
 	}
 	return (0);
 }
@@ -149,6 +153,10 @@ sq_add(struct store_queue *q, enum sq_kind kind, const void *data)
 		break;
 	case SQ_UID:
 		tmp.u.uid.name[sizeof(tmp.u.uid.name) - 1] = '\0';
+		break;
+	case SQ_MAINT:
+		tmp.u.maint.name[sizeof(tmp.u.maint.name) - 1] = '\0';
+		tmp.u.maint.m.msg[sizeof(tmp.u.maint.m.msg) - 1] = '\0';
 		break;
 	}
 	if ((e = sq_find(q, kind, sq_name(&tmp))) != NULL) {
@@ -268,6 +276,9 @@ sq_overlay_workload(const struct store_queue *q, struct ctl_workload *cw)
 				cw->memory = e->u.mem.bytes;
 			if (e->u.mem.estimate > 0)
 				cw->memory_estimate = e->u.mem.estimate;
+			break;
+		case SQ_MAINT:
+			cw->maint = e->u.maint.m;
 			break;
 		default:
 			break;

@@ -29,7 +29,8 @@ enum sq_kind {
 	SQ_KEEPWARM,		/* the newest per workload */
 	SQ_MEMORY,		/* the newest per workload */
 	SQ_JOB,			/* the newest per workload */
-	SQ_UID			/* never coalesced: it may take a uid over */
+	SQ_UID,			/* never coalesced: it may take a uid over */
+	SQ_MAINT		/* the newest per workload */
 };
 
 struct sq_entry {
@@ -43,6 +44,7 @@ struct sq_entry {
 		struct rt_memory	 mem;
 		struct rt_job		 job;
 		struct wl_uid		 uid;
+		struct ctl_maint	 maint;
 	} u;
 };
 TAILQ_HEAD(sq_entries, sq_entry);

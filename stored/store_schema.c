@@ -59,6 +59,10 @@
  * a restart too (runtimed/warmuntil.c).  counters.day_wakes: the wakes
  * of the UTC day wake_day (days since the epoch) of the last one, for
  * the status page's "wakes today".
+ *
+ * Version 9.  workloads.maint, maint_until, maint_message: maintenance
+ * (runtimed/maint.c), kept across restarts: on (1), when it ends by
+ * itself (wall clock, seconds; 0: never) and what clients are told.
  */
 static const char *const migrations[] = {
 	/* 1 */
@@ -147,6 +151,14 @@ static const char *const migrations[] = {
 	"ALTER TABLE counters ADD COLUMN day_wakes INTEGER NOT NULL "
 	"  DEFAULT 0;"
 	"PRAGMA user_version = 8;",
+	/* 9: maintenance, its end and its message */
+	"ALTER TABLE workloads ADD COLUMN maint INTEGER NOT NULL DEFAULT 0 "
+	"  CHECK (maint IN (0, 1));"
+	"ALTER TABLE workloads ADD COLUMN maint_until INTEGER NOT NULL "
+	"  DEFAULT 0;"
+	"ALTER TABLE workloads ADD COLUMN maint_message TEXT NOT NULL "
+	"  DEFAULT '';"
+	"PRAGMA user_version = 9;",
 };
 
 /* the version the migrations below bring a database to */

@@ -61,11 +61,14 @@ const char *const stmt_sql[S_MAX] = {
 	    "memory_estimate = coalesce(?3, memory_estimate) "
 	    "WHERE workload = ?1",
 	[S_JOB] = "UPDATE workloads SET job_hash = ?2 WHERE name = ?1",
+	[S_MAINT] = "UPDATE workloads SET maint = ?2, maint_until = ?3, "
+	    "maint_message = ?4, updated = ?5 WHERE name = ?1",
 	[S_WORKLOADS] = "SELECT w.name, w.definition, w.source, w.keep_warm, "
 	    ROW_STATE("w.") ", w.message, w.last_seen, w.started_at, "
 	    "coalesce(c.wakes, 0), w.reason, c.memory, c.memory_estimate, "
 	    "w.keep_warm_until, "
-	    "CASE WHEN c.wake_day = ?2 THEN c.day_wakes ELSE 0 END "
+	    "CASE WHEN c.wake_day = ?2 THEN c.day_wakes ELSE 0 END, "
+	    "w.maint, w.maint_until, w.maint_message "
 	    "FROM workloads w LEFT JOIN counters c ON c.workload = w.name "
 	    "WHERE ?1 = '' OR w.name = ?1 ORDER BY w.name",
 	/* an expired one's too, before any later one of the name */
@@ -95,7 +98,7 @@ const char *const stmt_sql[S_MAX] = {
 	    "ORDER BY wake_ms LIMIT ?2 OFFSET ?3",
 	[S_RESTORE] = "SELECT " ROW_STATE("w.") ", w.keep_warm, w.last_seen, "
 	    "w.started_at, c.memory, c.memory_estimate, w.job_hash, "
-	    "w.keep_warm_until "
+	    "w.keep_warm_until, w.maint, w.maint_until, w.maint_message "
 	    "FROM workloads w LEFT JOIN counters c ON c.workload = w.name "
 	    "WHERE w.name = ?1",
 	/* the API's workloads: only ever its own rows */

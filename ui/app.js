@@ -46,7 +46,7 @@
 	/* fields GET adds to a definition: shown apart from it */
 	var RUNTIME = ["state", "last_seen", "started_at", "wakes",
 	    "wakes_today", "backoff_until", "expires_at", "message", "drift",
-	    "keep_warm_until"];
+	    "keep_warm_until", "maintenance"];
 
 	function $(id) {
 		return document.getElementById(id);
@@ -261,7 +261,17 @@
 		else if (w.backoff_until)
 			td.appendChild(el("span", { "class": "reason" },
 			    "backoff until " + w.backoff_until));
+		if (w.maintenance)
+			td.appendChild(el("span", { "class": "reason maint" },
+			    maintText(w.maintenance)));
 		return td;
+	}
+
+	/* "in maintenance until ...: message", as text, never as markup */
+	function maintText(m) {
+		return "in maintenance" + (m.until ? " until " +
+		    new Date(m.until).toLocaleString() : "") +
+		    (m.message ? ": " + m.message : "");
 	}
 
 	function wakeText(v) {
@@ -587,9 +597,21 @@
 		    { enabled: true, until: t.toISOString() };
 	}
 
+	/* maintenance, with the message in the box if one is there */
+	function maintBody(what) {
+		var box = $("maint-msg");
+
+		if (what !== "maint_on")
+			return { enabled: false };
+		return box && box.value !== "" ?
+		    { enabled: true, message: box.value } : { enabled: true };
+	}
+
 	function act(name, what) {
 		var verbs = { wake: "Wake", suspend: "Suspend",
 		    warm_on: "Keep warm", warm_off: "Stop keeping warm",
+		    maint_on: "Put in maintenance",
+		    maint_off: "End maintenance of",
 		    restart: "Restart", "delete": "Delete" };
 		var p;
 
@@ -601,6 +623,8 @@
 			p = api("POST", base + "/" + what);
 		else if (what === "warm_on" || what === "warm_off")
 			p = api("POST", base + "/keepwarm", warmBody(what));
+		else if (what === "maint_on" || what === "maint_off")
+			p = api("POST", base + "/maintenance", maintBody(what));
 		else if (what === "restart")
 			p = api("POST", base + "/restart");
 		else {
@@ -635,8 +659,11 @@
 		var list = [["wake", "Wake"], ["suspend", "Suspend"],
 		    [w.keep_warm ? "warm_off" : "warm_on",
 		    w.keep_warm ? "Stop keeping warm" : "Keep warm"],
-		    ["restart", "Restart"]];
+		    ["restart", "Restart"],
+		    [w.maintenance ? "maint_off" : "maint_on",
+		    w.maintenance ? "End maintenance" : "Maintenance"]];
 		var until = $("warm-until") ? $("warm-until").value : "";
+		var mmsg = $("maint-msg") ? $("maint-msg").value : "";
 
 		clear(box);
 		if (!session || session.readonly) {
@@ -662,9 +689,19 @@
 				    type: "datetime-local" })));
 				$("warm-until").value = until;
 			}
+			/* maintenance takes an optional message for clients */
+			if (a[0] === "maint_on") {
+				box.appendChild(el("label", {},
+				    "message (optional)", el("input", {
+				    id: "maint-msg", type: "text",
+				    maxlength: "255" })));
+				$("maint-msg").value = mmsg;
+			}
 			/* redrawn by an event: the keyboard stays put */
 			if (had === a[0] || (had && had.indexOf("warm") === 0 &&
-			    a[0].indexOf("warm") === 0))
+			    a[0].indexOf("warm") === 0) ||
+			    (had && had.indexOf("maint") === 0 &&
+			    a[0].indexOf("maint") === 0))
 				b.focus();
 		});
 	}
@@ -747,6 +784,8 @@
 			    (w.keep_warm && w.keep_warm_until ? " until " +
 			    new Date(w.keep_warm_until).toLocaleString() : "") +
 			    (w.message ? "; " + w.message : "") +
+			    (w.maintenance ? "; " + maintText(w.maintenance) :
+			    "") +
 			    "; last request " + ago(w.last_seen) + "."));
 			renderActions(w);
 			c = stateChart(hist, w.state);

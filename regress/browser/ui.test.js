@@ -551,6 +551,24 @@ async function run(browser) {
 		    await apiState(WAKE) === "running";
 	}), "the restart button restarts " + WAKE + " (POST .../restart, " +
 	    "its history says so)");
+	/* maintenance with a message typed in the box: shown as text */
+	const mmsg = "<script>window.pwned=1</script> back at 18:00";
+	await page.waitForSelector("#maint-msg", { timeout: 20000 });
+	await page.$eval("#maint-msg", (i, v) => { i.value = v; }, mmsg);
+	ok(await clickAction(page, "maint_on", async () => {
+		const w = await apiJSON(WAKE);
+		return w.maintenance && w.maintenance.message === mmsg;
+	}), "the maintenance button puts " + WAKE + " in maintenance, " +
+	    "with the message typed", JSON.stringify(await apiJSON(WAKE)));
+	ok(await waitFor(async () => await apiState(WAKE) === "asleep",
+	    15000), "... it is suspended");
+	ok(await waitFor(() => page.$eval("#wl-state", (s, m) =>
+	    s.textContent.indexOf("in maintenance: " + m) >= 0 &&
+	    s.querySelector("script") === null, mmsg), 5000) &&
+	    await page.evaluate(() => window.pwned === undefined),
+	    "... its page says so, the message as text, never run");
+	ok(await clickAction(page, "maint_off", async () => (await apiJSON(
+	    WAKE)).maintenance === null), "... and the button that ends it");
 	ok(await clickAction(page, "suspend", async () => await apiState(
 	    WAKE) === "asleep"), "the suspend button suspends " + WAKE);
 	ok(await clickAction(page, "wake", async () => await apiState(

@@ -82,6 +82,7 @@ test_route_every_endpoint(void **state)
 	route_ok(HTTP_M_GET, "/v1/workloads/x/logs", API_LOGS, "x");
 	route_ok(HTTP_M_GET, "/v1/workloads/x/history", API_HISTORY, "x");
 	route_ok(HTTP_M_POST, "/v1/workloads/x/restart", API_RESTART, "x");
+	route_ok(HTTP_M_POST, "/v1/workloads/x/maintenance", API_MAINT, "x");
 	route_ok(HTTP_M_GET, "/v1/host/history", API_HOST_HISTORY, "");
 	route_ok(HTTP_M_GET, "/v1/host/history?x", API_HOST_HISTORY, "");
 	route_ok(HTTP_M_GET, "/v1/workloads/x/access", API_ACCESS, "x");
@@ -120,6 +121,9 @@ test_route_groups(void **state)
 	assert_int_equal(api_route(HTTP_M_POST, "/v1/groups/s/keepwarm?x",
 	    strlen("/v1/groups/s/keepwarm?x"), &t), 0);
 	assert_int_equal(t.gop, API_KEEPWARM);
+	assert_int_equal(api_route(HTTP_M_POST, "/v1/groups/s/maintenance",
+	    strlen("/v1/groups/s/maintenance"), &t), 0);
+	assert_int_equal(t.gop, API_MAINT);
 	assert_int_equal(api_route(HTTP_M_DELETE, "/v1/groups/shop",
 	    strlen("/v1/groups/shop"), &t), 0);
 	assert_int_equal(t.op, API_GROUP);
@@ -337,8 +341,21 @@ test_workload_json(void **state)
 	    "api");
 	assert_null(json_object_get(o, "message"));
 	assert_true(json_is_null(json_object_get(o, "backoff_until")));
+	assert_true(json_is_null(json_object_get(o, "maintenance")));
 	assert_int_equal(json_array_size(json_object_get(o, "drift")), 0);
 	json_decref(o);
+
+	/* in maintenance: its end and its message, as given */
+	cw.maint.on = 1;
+	cw.maint.until = 1700000060;
+	strlcpy(cw.maint.msg, "<b>back</b> \"soon\"", sizeof(cw.maint.msg));
+	assert_non_null(o = apij_workload(wc, &cw, 300, 30));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+	    o, "maintenance"), "until")), "2023-11-14T22:14:20Z");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+	    o, "maintenance"), "message")), "<b>back</b> \"soon\"");
+	json_decref(o);
+	memset(&cw.maint, 0, sizeof(cw.maint));
 
 	/* running with an older definition: what changed, one by one */
 	strlcpy(cw.drift, "command, port", sizeof(cw.drift));
@@ -383,7 +400,7 @@ test_workload_json_round_trip(void **state)
 	json_t			*o;
 	const char		*drop[] = { "state", "last_seen", "started_at",
 	    "wakes", "message", "backoff_until", "drift", "keep_warm_until",
-	    "wakes_today", "next_window", "next_wake" };
+	    "wakes_today", "next_window", "next_wake", "maintenance" };
 	char			*text, err[256];
 	size_t			 i;
 
@@ -479,6 +496,60 @@ test_keepwarm_body(void **state)
 	assert_non_null(strstr(err, "invalid JSON"));
 	assert_int_equal(apij_keepwarm("{\"enabled\":true,\"enabled\":true}",
 	    31, &on, err, sizeof(err)), -1);
+}
+
+/* maintenance's body: enabled, until and message, checked */
+static void
+test_maint_body(void **state)
+{
+	struct wl_maint	 m;
+	char		 err[256];
+	const int64_t	 now = 1700000000;
+	const char	*b;
+
+	b = "{\"enabled\":true,\"message\":\"<b>back</b> at 6\"}";
+	assert_int_equal(apij_maint(b, strlen(b), now, &m, err, sizeof(err)),
+	    0);
+	assert_int_equal(m.on, 1);
+	assert_int_equal(m.until, 0);
+	assert_string_equal(m.msg, "<b>back</b> at 6");
+	b = "{\"enabled\":true,\"until\":\"2023-11-14T23:13:20Z\"}";
+	assert_int_equal(apij_maint(b, strlen(b), now, &m, err, sizeof(err)),
+	    0);
+	assert_int_equal(m.until, now + 3600);
+	b = "{\"enabled\":false}";
+	assert_int_equal(apij_maint(b, strlen(b), now, &m, err, sizeof(err)),
+	    0);
+	assert_int_equal(m.on, 0);
+	/* refused, m left empty */
+	b = "{\"enabled\":true,\"message\":\"a\\r\\nSet-Cookie: x\"}";
+	assert_int_equal(apij_maint(b, strlen(b), now, &m, err, sizeof(err)),
+	    -1);
+	assert_non_null(strstr(err, "control character"));
+	assert_int_equal(m.on, 0);
+	b = "{\"enabled\":true,\"message\":\"a\\u0000b\"}";
+	assert_int_equal(apij_maint(b, strlen(b), now, &m, err, sizeof(err)),
+	    -1);
+	b = "{\"enabled\":true,\"message\":7}";
+	assert_int_equal(apij_maint(b, strlen(b), now, &m, err, sizeof(err)),
+	    -1);
+	b = "{\"enabled\":false,\"message\":\"x\"}";
+	assert_int_equal(apij_maint(b, strlen(b), now, &m, err, sizeof(err)),
+	    -1);
+	b = "{\"enabled\":true,\"until\":\"2023-11-14T22:13:20Z\"}";
+	assert_int_equal(apij_maint(b, strlen(b), now, &m, err, sizeof(err)),
+	    -1);
+	assert_non_null(strstr(err, "passed"));
+	b = "{\"enabled\":true,\"until\":\"2123-11-14T22:13:20Z\"}";
+	assert_int_equal(apij_maint(b, strlen(b), now, &m, err, sizeof(err)),
+	    -1);
+	b = "{\"enabled\":true,\"until\":1800000000}";
+	assert_int_equal(apij_maint(b, strlen(b), now, &m, err, sizeof(err)),
+	    -1);
+	b = "{\"enabled\":true,\"why\":1}";
+	assert_int_equal(apij_maint(b, strlen(b), now, &m, err, sizeof(err)),
+	    -1);
+	assert_non_null(strstr(err, "unknown field"));
 }
 
 /* keep warm until: an RFC 3339 time, ahead, not too far */
@@ -920,6 +991,7 @@ main(void)
 		cmocka_unit_test(test_transition_json),
 		cmocka_unit_test(test_error_and_action),
 		cmocka_unit_test(test_keepwarm_body),
+		cmocka_unit_test(test_maint_body),
 		cmocka_unit_test(test_keepwarm_until),
 		cmocka_unit_test(test_prom_escape_and_value),
 		cmocka_unit_test(test_prom_lines),

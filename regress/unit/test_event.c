@@ -110,7 +110,7 @@ test_event_reasons(void **state_)
 	size_t			 i;
 	int			 r;
 
-	for (r = RT_REASON_NONE; r <= RT_REASON_NO_FREEZER; r++) {
+	for (r = RT_REASON_NONE; r <= RT_REASON_MAINTENANCE; r++) {
 		text = workload_reason_name(r, 0);
 		json = workload_reason_name(r, 1);
 		assert_string_not_equal(text, "unknown");
@@ -119,7 +119,7 @@ test_event_reasons(void **state_)
 			assert_int_equal(json[i], text[i] == ' ' ? '_' :
 			    text[i]);
 	}
-	assert_string_equal(workload_reason_name(RT_REASON_NO_FREEZER + 1, 0),
+	assert_string_equal(workload_reason_name(RT_REASON_MAINTENANCE + 1, 0),
 	    "unknown");
 	assert_string_equal(workload_reason_name(-1, 1), "unknown");
 
@@ -190,6 +190,40 @@ test_event_sanitize(void **state_)
 	free(s);
 }
 
+/* maintenance on and off, told with the state it leaves as it is */
+static void
+test_event_maint(void **state_)
+{
+	struct ctl_event	 ev;
+	struct rt_state		 st;
+	char			 buf[2048], *s;
+
+	memset(&st, 0, sizeof(st));
+	strlcpy(st.name, "blog", sizeof(st.name));
+	st.state = st.from = WL_ASLEEP;
+	st.reason = RT_REASON_MAINTENANCE;
+	st.maint.on = 1;
+	st.maint.changed_ms = T0;
+	strlcpy(st.maint.msg, "<b>back\r\nsoon</b>", sizeof(st.maint.msg));
+	assert_int_equal(event_from_state(&ev, &st), 0);
+	assert_int_equal(ev.type, EVENT_MAINT);
+	assert_string_equal(event_text(&ev, buf, sizeof(buf)),
+	    "2023-11-14T22:13:20.123Z blog: maintenance on: <b>back??soon</b>");
+	s = dump(&ev);
+	assert_string_equal(s, "{\"type\":\"maintenance\","
+	    "\"time\":\"2023-11-14T22:13:20.123Z\",\"workload\":\"blog\","
+	    "\"on\":true,\"message\":\"<b>back??soon</b>\"}");
+	free(s);
+	memset(&st.maint, 0, sizeof(st.maint));
+	st.maint.changed_ms = T0;
+	assert_int_equal(event_from_state(&ev, &st), 0);
+	assert_string_equal(event_text(&ev, buf, sizeof(buf)),
+	    "2023-11-14T22:13:20.123Z blog: maintenance off");
+	/* a state told again for any other reason is still no event */
+	st.reason = RT_REASON_NONE;
+	assert_int_equal(event_from_state(&ev, &st), -1);
+}
+
 int
 main(void)
 {
@@ -198,6 +232,7 @@ main(void)
 		cmocka_unit_test(test_event_reasons),
 		cmocka_unit_test(test_event_reload),
 		cmocka_unit_test(test_event_sanitize),
+		cmocka_unit_test(test_event_maint),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -35,8 +35,13 @@
 
 #define GIB		(1024LL * 1024 * 1024)
 #define NOBODY		65534
+/* a version 9 file made a version 8 one again: no maintenance */
+#define V9_DROP		"ALTER TABLE workloads DROP COLUMN maint; " \
+			"ALTER TABLE workloads DROP COLUMN maint_until; " \
+			"ALTER TABLE workloads DROP COLUMN maint_message; "
 /* a version 8 file made a version 7 one again: no keep warm until */
-#define V8_DROP		"ALTER TABLE workloads DROP COLUMN keep_warm_until; " \
+#define V8_DROP		V9_DROP \
+			"ALTER TABLE workloads DROP COLUMN keep_warm_until; " \
 			"ALTER TABLE counters DROP COLUMN wake_day; " \
 			"ALTER TABLE counters DROP COLUMN day_wakes; "
 /* a version 7 file made a version 6 one again: no jobs' hashes */
@@ -81,6 +86,19 @@ raw_exec(const char *path, const char *sql)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
+}
+
+/* sqlite3_exec's result, which may be an error */
+static int
+raw_try(const char *path, const char *sql)
+{
+	sqlite3		*db;
+	int		 rc;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	sqlite3_close(db);
+	return (rc);
 }
 
 static unsigned char *
@@ -1026,6 +1044,52 @@ test_migrate_v4(void **state)
 	store_db_close(sdb);
 }
 
+/*
+ * a version 8 file, from before maintenance: none, then one kept with
+ * its end and message, and off again
+ */
+static void
+test_migrate_v8(void **state)
+{
+	struct fixture		*f = *state;
+	struct store_db		*sdb;
+	struct st_restore	 rs;
+	struct wl_maint		 m;
+
+	sdb = db_open(f->path);
+	wl_add(&f->wls, "a", 0, SOURCE_CONFIG);
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0), 0);
+	store_db_close(sdb);
+	raw_exec(f->path, V9_DROP "PRAGMA user_version = 8");
+	sdb = db_open(f->path);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"),
+	    store_db_version());
+	assert_int_equal(store_db_restore(sdb, "a", &rs), 1);
+	assert_int_equal(rs.maint.on, 0);
+	memset(&m, 0, sizeof(m));
+	m.on = 1;
+	m.until = 1900000000;
+	strlcpy(m.msg, "<b>back soon</b>", sizeof(m.msg));
+	assert_int_equal(store_db_maint(sdb, "a", &m), 0);
+	store_db_close(sdb);
+	/* across a restart of the store */
+	sdb = db_open(f->path);
+	assert_int_equal(store_db_restore(sdb, "a", &rs), 1);
+	assert_int_equal(rs.maint.on, 1);
+	assert_int_equal(rs.maint.until, 1900000000);
+	assert_string_equal(rs.maint.msg, "<b>back soon</b>");
+	/* a bad value edited in by hand is refused by the schema */
+	assert_int_not_equal(raw_try(f->path,
+	    "UPDATE workloads SET maint = 7"), 0);
+	memset(&m, 0, sizeof(m));
+	assert_int_equal(store_db_maint(sdb, "a", &m), 0);
+	assert_int_equal(store_db_restore(sdb, "a", &rs), 1);
+	assert_int_equal(rs.maint.on, 0);
+	assert_int_equal(rs.maint.until, 0);
+	assert_string_equal(rs.maint.msg, "");
+	store_db_close(sdb);
+}
+
 int
 main(void)
 {
@@ -1069,6 +1133,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test(test_cause_text),
 		cmocka_unit_test_setup_teardown(test_migrate_v4, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v8, setup,
 		    teardown),
 	};
 

@@ -64,6 +64,8 @@ sink_write(const struct sq_entry *e, void *arg)
 		return (store_db_job(k->sdb, e->u.job.name, e->u.job.hash));
 	case SQ_UID:
 		return (store_db_uid_put(k->sdb, e->u.uid.name, e->u.uid.uid));
+	case SQ_MAINT:
+		return (store_db_maint(k->sdb, e->u.maint.name, &e->u.maint.m));
 	}
 	return (-1);
 }
@@ -358,6 +360,51 @@ test_queue_coalesce(void **state)
 	store_db_close(k.sdb);
 }
 
+/* maintenance held: the newest per workload, in the view, then written */
+static void
+test_queue_maint(void **state)
+{
+	struct fixture		*f = *state;
+	struct store_queue	 q;
+	struct ctl_maint	 cm;
+	struct sink		 k;
+	struct collect		 c;
+
+	sq_init(&q, 4, SQ_MAX_BYTES);
+	memset(&cm, 0, sizeof(cm));
+	strlcpy(cm.name, "a", sizeof(cm.name));
+	cm.m.on = 1;
+	strlcpy(cm.m.msg, "first", sizeof(cm.m.msg));
+	assert_int_equal(sq_add(&q, SQ_MAINT, &cm), 1);
+	cm.m.until = 1900000000;
+	/* from another process: cut at its bound, whatever it sent */
+	memset(cm.m.msg, 'x', sizeof(cm.m.msg));
+	assert_int_equal(sq_add(&q, SQ_MAINT, &cm), 0);
+	assert_int_equal(q.stats.queued, 1);
+
+	memset(&k, 0, sizeof(k));
+	k.sdb = db_open(f->path);
+	k.left = -1;
+	wl_add(&f->wls, "a", 0, SOURCE_CONFIG);
+	assert_int_equal(store_db_sync(k.sdb, &f->wls, T0), 0);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_workloads(k.sdb, "a", collect_workload, &c),
+	    1);
+	assert_int_equal(c.wl[0].maint.on, 0);
+	sq_overlay_workload(&q, &c.wl[0]);
+	assert_int_equal(c.wl[0].maint.on, 1);
+	assert_int_equal(c.wl[0].maint.until, 1900000000);
+	assert_int_equal(strlen(c.wl[0].maint.msg), MAINT_MSG_MAX - 1);
+	assert_int_equal(sq_flush(&q, sink_write, &k, 100), 1);
+	assert_int_equal(raw_int(f->path, "SELECT maint_until FROM workloads "
+	    "WHERE name = 'a'"), 1900000000);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_workloads(k.sdb, "a", collect_workload, &c),
+	    1);
+	assert_int_equal(c.wl[0].maint.on, 1);
+	store_db_close(k.sdb);
+}
+
 /* show stats: the wakes and failed wakes held, from the row's state */
 static void
 test_queue_stats(void **state)
@@ -400,6 +447,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_queue_coalesce, setup,
 		    teardown),
 		cmocka_unit_test(test_queue_stats),
+		cmocka_unit_test_setup_teardown(test_queue_maint, setup,
+		    teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

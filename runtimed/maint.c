@@ -1,0 +1,214 @@
+/*
+ * Maintenance: orchctl maintenance NAME on|off, or POST .../maintenance
+ * from the API.  A workload in maintenance is not woken by anything: a
+ * request (the gateways answer 503 with its message, told with every
+ * state), a TCP connection, a workload that depends on it (its wake
+ * fails naming this one), keep warm, a restart or orchctl wake; the
+ * refusals are lifecycle.c's (lc_wake, lifecycle_start) and command.c's.
+ * It is a flag, not a state: the workload is asleep (or still stopping)
+ * and in maintenance.
+ *
+ * One that runs is suspended first, as orchctl suspend would: the
+ * gateways hold nothing new for it (they answer 503 now) and its
+ * requests in flight end, then it stops.  A drain that finds it busy is
+ * tried again each MAINT_TICK, as is one that waits for those that
+ * depend on it to stop.  The store keeps it across restarts of orchd,
+ * its end too: at until it turns off by itself, as "off" would.
+ *
+ * One timer for all: each MAINT_TICK while one in maintenance still
+ * runs, else at the earliest until, never further than MAINT_RECHECK
+ * ahead (a step of the wall clock is seen within that long).
+ */
+
+#include <sys/time.h>
+
+#include <event.h>
+#include <string.h>
+#include <time.h>
+
+#include "imsg.h"
+#include "log.h"
+#include "maint.h"
+#include "msg.h"
+#include "proc.h"
+#include "runtime.h"
+#include "timer.h"
+#include "workload.h"
+#include "lifecycle_events.h"
+
+#define MAINT_TICK	1	/* seconds: a busy one's suspend tried again */
+#define MAINT_RECHECK	3600	/* seconds: the wall clock asked again */
+
+static struct event	 maint_ev;
+static int		 maint_evset;
+
+static void	maint_fire(int, short, void *);
+
+/*
+ * it runs, or is on its way, or may run (a container checked after a
+ * restart of orchd, adopted if it outlived it): it must stop
+ */
+static int
+maint_up(const struct rt_workload *wl)
+{
+	return (wl->conf != NULL && (wl->checking || wl->state == WL_RUNNING ||
+	    wl->state == WL_FROZEN || wl->state == WL_WAKING));
+}
+
+void
+maint_arm(void)
+{
+	struct rt_workload	*wl;
+	struct timeval		 tv;
+	int64_t			 first = 0, now = time(NULL);
+	int			 up = 0;
+
+	if (!maint_evset) {
+		evtimer_set(&maint_ev, maint_fire, NULL);
+		maint_evset = 1;
+	}
+	evtimer_del(&maint_ev);
+	RB_FOREACH(wl, rt_workloads, &rt->workloads) {
+		if (!wl->maint.on)
+			continue;
+		if (maint_up(wl))
+			up = 1;
+		if (wl->maint.until > 0 &&
+		    (first == 0 || wl->maint.until < first))
+			first = wl->maint.until;
+	}
+	if (first == 0 && !up)
+		return;
+	memset(&tv, 0, sizeof(tv));
+	tv.tv_sec = MAINT_RECHECK;
+	if (first > 0)
+		tv.tv_sec = first <= now ? 0 : first - now > MAINT_RECHECK ?
+		    MAINT_RECHECK : first - now;
+	if (up && tv.tv_sec > MAINT_TICK)
+		tv.tv_sec = MAINT_TICK;
+	evtimer_add(&maint_ev, &tv);
+}
+
+/* the store keeps it, the gateways are told with its state */
+static void
+maint_tell(struct rt_workload *wl)
+{
+	struct ctl_maint	 cm;
+
+	memset(&cm, 0, sizeof(cm));
+	strlcpy(cm.name, wl->name, sizeof(cm.name));
+	cm.m = wl->maint;
+	if (proc_compose(rt->ps, PROC_STORE, IMSG_ST_MAINT, 0, -1, &cm,
+	    sizeof(cm)) == -1)
+		log_warn("%s: compose", __func__);
+	lifecycle->maint_told(wl);
+}
+
+/* on: it stops, if it runs, and nothing queued starts it after */
+static void
+maint_enforce(struct rt_workload *wl)
+{
+	wl->wake_queued = 0;
+	timer_disarm(&wl->restart_timer);
+	if ((wl->state == WL_RUNNING || wl->state == WL_FROZEN) &&
+	    !wl->draining && !wl->stopping && !wl->checking)
+		(void)lifecycle->suspend(wl->name, RT_REASON_MAINTENANCE);
+}
+
+/* off, by the operator or its time: back to what it was */
+static void
+maint_end(struct rt_workload *wl, const char *why)
+{
+	struct wake_cause	 cause;
+
+	log_info("workload %s: maintenance off (%s)", wl->name, why);
+	memset(&wl->maint, 0, sizeof(wl->maint));
+	wl->maint.changed_ms = walltime_ms();
+	maint_tell(wl);
+	/* kept warm, it was kept down only by the maintenance */
+	if (wl->conf != NULL && lifecycle->keep_warm(wl) &&
+	    (wl->state == WL_ASLEEP || wl->state == WL_FAILED)) {
+		lifecycle->cause(&cause, WAKE_KEEP_WARM);
+		lifecycle->wake(wl->name, RT_REASON_KEEP_WARM, &cause);
+	}
+}
+
+static void
+maint_fire(int fd, short event, void *arg)
+{
+	struct rt_workload	*wl, *next;
+	int64_t			 now = time(NULL);
+
+	RB_FOREACH_SAFE(wl, rt_workloads, &rt->workloads, next) {
+		if (!wl->maint.on)
+			continue;
+		if (wl->maint.until > 0 && wl->maint.until <= now)
+			maint_end(wl, "its time is up");
+		else
+			maint_enforce(wl);
+	}
+	maint_arm();
+}
+
+/* what the store kept, at start: one whose time passed meanwhile ends */
+void
+maint_restore(struct rt_workload *wl, const struct wl_maint *m)
+{
+	struct wl_maint	 copy = *m;
+	char		 err[128];
+
+	if (!copy.on)
+		return;
+	if (copy.until > 0 && copy.until <= time(NULL)) {
+		wl->maint = copy;
+		maint_end(wl, "its time passed while orchd was down");
+		return;
+	}
+	/* checked as when it was set; a bad row is dropped, loudly */
+	if (maint_check(&copy, time(NULL), err, sizeof(err)) == -1) {
+		log_warnx("workload %s: maintenance kept by the store "
+		    "ignored: %s", wl->name, err);
+		return;
+	}
+	wl->maint = copy;
+	log_info("workload %s: in maintenance", wl->name);
+	maint_arm();
+}
+
+void
+maint_recv(struct imsgev *iev, struct imsg *imsg)
+{
+	struct rt_workload	*wl;
+	struct ctl_maint	 cm;
+	struct proc_asker	 a;
+	char			 err[128];
+
+	proc_asker(iev, imsg, &a);
+	(void)imsg_get_data(imsg, &cm, sizeof(cm));
+	cm.name[sizeof(cm.name) - 1] = '\0';
+	if ((wl = lifecycle->find(cm.name)) == NULL || wl->conf == NULL) {
+		proc_reply_fail(rt->ps, &a, CTL_ERR_NOENT,
+		    "no such workload: %s", cm.name);
+		return;
+	}
+	if (maint_check(&cm.m, time(NULL), err, sizeof(err)) == -1) {
+		proc_reply_fail(rt->ps, &a, CTL_ERR_FAILED, "%s", err);
+		return;
+	}
+	if (!cm.m.on) {
+		if (wl->maint.on)
+			maint_end(wl, a.peer == PROC_GATEWAY ? "the API" :
+			    "orchctl");
+		maint_arm();
+		(void)proc_reply_ok(rt->ps, &a);
+		return;
+	}
+	wl->maint = cm.m;
+	wl->maint.changed_ms = walltime_ms();
+	log_info("workload %s: maintenance on%s", wl->name,
+	    cm.m.until > 0 ? " for a time" : "");
+	maint_tell(wl);
+	maint_enforce(wl);
+	maint_arm();
+	(void)proc_reply_ok(rt->ps, &a);
+}
