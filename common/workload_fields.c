@@ -291,6 +291,17 @@ check_description(const struct workload_conf *wl, const struct wl_field *f,
 	return (0);
 }
 
+/* "group wake together" says what a request wakes: it needs a group */
+static int
+check_group_wake(const struct workload_conf *wl, const struct wl_field *f,
+    size_t *total, char *errbuf, size_t len)
+{
+	if (wl->group_wake == GROUP_WAKE_TOGETHER && wl->group == NULL)
+		return (wl_fail(errbuf, len, "group wake together: the "
+		    "workload has no group"));
+	return (0);
+}
+
 /*
  * "run once": a job runs to completion and serves nothing, so it has no
  * host, no listener of its own, and is not kept warm (it would be run
@@ -565,6 +576,10 @@ const struct wl_field wl_fields[] = {
 	    .flags = WF_API, .nv = 57, .show = "path:", .check = check_path },
 	{ .json = "path_strip", .conf = "strip prefix", .type = WF_BOOL,
 	    OFF(path_strip), .flags = WF_API, .nv = 58 },
+	/* a request to it wakes its whole group (runtimed/groupwake.c) */
+	{ .json = "group_wake", .conf = "group wake", .type = WF_WORD,
+	    OFF(group_wake), .words = wl_group_wakes, .flags = WF_API,
+	    .nv = 76, .show = "group wake:", .check = check_group_wake },
 };
 const size_t	wl_nfields = nitems(wl_fields);
 

@@ -1045,12 +1045,16 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 	const struct nv_printer		*np;
 	const struct wl_field		*f;
 	size_t				 i;
-	int				 nv;
+	int				 nv, last = 0;
 
 	fputs("\nworkload ", fp);
 	print_string(fp, wl->name);
 	fputs(" {\n", fp);
-	for (nv = 1; nv <= (int)wl_nfields; nv++)
+	/* places are not dense: up to the last row's */
+	for (i = 0; i < wl_nfields; i++)
+		if (wl_fields[i].nv > last)
+			last = wl_fields[i].nv;
+	for (nv = 1; nv <= last; nv++)
 		for (i = 0; i < wl_nfields; i++) {
 			f = &wl_fields[i];
 			if (f->nv != nv || f->conf == NULL)

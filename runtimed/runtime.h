@@ -212,6 +212,9 @@ void		 lifecycle_apply(struct cfg_generation *);
 struct rt_workload *lifecycle_find(const char *);
 int		 lifecycle_keep_warm(const struct rt_workload *);
 void		 lifecycle_keep_warm_send(struct rt_workload *);
+/* groupwake.c */
+void		 group_wake_request(const char *);
+
 /* warmuntil.c */
 void		 warm_until_set(struct rt_workload *, int64_t);
 void		 warm_until_arm(void);
