@@ -223,6 +223,9 @@ enum imsg_type {
 	IMSG_CTL_ALOG_QUEUE,		/* reply item to SHOW_SUMMARY, from
 					   the first gateway: struct
 					   alog_queue_stats */
+	IMSG_CTL_DELETE_VOLUMES,	/* -> parent: struct ctl_name, a
+					   delete that removes its API
+					   volumes too (orchd/volrm.c) */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -470,6 +473,8 @@ enum imsg_type {
 	IMSG_API_UPDATE,		/* gateway -> parent: struct
 					   api_update, then the packed
 					   definition */
+	IMSG_API_DELETE_VOLUMES,	/* gateway -> parent: struct
+					   ctl_name, its volumes too */
 
 	/*
 	 * ACME (RFC 8555): acmed alone holds the account key and talks to

@@ -307,7 +307,7 @@ void		 api_ctl_create(struct orchd *, const struct proc_asker *,
 void		 api_ctl_update(struct orchd *, const struct proc_asker *,
 		    struct imsg *);
 void		 api_ctl_delete(struct orchd *, const struct proc_asker *,
-		    const char *);
+		    const char *, int);
 void		 api_ctl_keep(struct orchd *, const struct proc_asker *,
 		    const char *);
 void		 api_recv_logs_stop(struct imsgev *, struct imsg *);
@@ -360,6 +360,12 @@ void		 usecheck_request(struct imsgev *, struct imsg *);
 int		 voldir_make(const char *, const char *, const char *,
 		    const char *, uid_t, uid_t, char *, size_t);
 int		 hostpath_at_use(const char *, const struct orchd_conf *,
+		    char *, size_t);
+int		 vd_dir_ok(int, const char *, uid_t, int, char *, size_t);
+int		 vd_open_root(const char *, uid_t, char *, size_t);
+
+/* volrm.c: a deleted workload's API volumes, with delete --volumes */
+int		 volrm_workload(const struct orchd_conf *, const char *,
 		    char *, size_t);
 
 /* policy_net.c: where an API workload may point */

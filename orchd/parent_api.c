@@ -83,6 +83,8 @@ struct api_op {
 	int			 update;	/* UPDATE_PUT, _PATCH, _KEEP */
 	uint64_t		 base;		/* PATCH: of what it replaces */
 	int			 expire;	/* a delete: expired */
+	int			 volumes;	/* a delete: its API volumes
+						   too (volrm.c) */
 	struct reap_expire	 re;		/* expire: as reaperd saw it */
 	struct rt_purge		 purge;		/* a delete: what to remove */
 	char			 name[ORCHD_NAME_MAX];
@@ -761,7 +763,9 @@ api_recv_delete(struct imsgev *iev, struct imsg *imsg)
 	if ((op = api_op_new(env, &a)) == NULL)
 		return;
 	strlcpy(op->name, cn.name, sizeof(op->name));
-	log_info("API: deleting workload %s", op->name);
+	op->volumes = imsg_get_type(imsg) == IMSG_API_DELETE_VOLUMES;
+	log_info("API: deleting workload %s%s", op->name, op->volumes ?
+	    " and its volumes" : "");
 	api_queue(env, op);
 }
 
@@ -873,14 +877,16 @@ api_ctl_update(struct orchd *env, const struct proc_asker *a,
 
 void
 api_ctl_delete(struct orchd *env, const struct proc_asker *a,
-    const char *name)
+    const char *name, int volumes)
 {
 	struct api_op	*op;
 
 	if ((op = api_op_new(env, a)) == NULL)
 		return;
 	strlcpy(op->name, name, sizeof(op->name));
-	log_info("control: deleting workload %s", op->name);
+	op->volumes = volumes;
+	log_info("control: deleting workload %s%s", op->name, volumes ?
+	    " and its volumes" : "");
 	api_queue(env, op);
 }
 
@@ -993,6 +999,26 @@ api_recv_stored(struct imsgev *iev, struct imsg *imsg)
 	api_op_send(env, op);
 }
 
+/*
+ * A delete with its volumes: it is stopped and no longer configured, so
+ * nothing uses them now.  -1 when they could not all go: answered 500
+ * (the workload is deleted all the same), what is left named.
+ */
+static int
+api_volumes_gone(struct orchd *env, struct api_op *op)
+{
+	char	 why[CTL_MSG_MAX / 2], msg[CTL_MSG_MAX];
+
+	if (volrm_workload(env->conf, op->name, why, sizeof(why)) == 0)
+		return (0);
+	log_warnx("workload %s: deleted, its volumes not all removed: %s",
+	    op->name, why);
+	(void)snprintf(msg, sizeof(msg), "workload %s deleted, its volumes "
+	    "not all removed: %s", op->name, why);
+	api_op_done(env, 500, msg);
+	return (-1);
+}
+
 /* a configuration transaction ended: ours, or one ours waited for */
 void
 api_config_active(struct orchd *env)
@@ -1020,6 +1046,8 @@ api_config_active(struct orchd *env)
 		    PROC_RUNTIME, IMSG_RT_PURGE, 0, -1, &op->purge,
 		    sizeof(op->purge)) == -1)
 			log_warn("%s: compose", __func__);
+		if (op->volumes && api_volumes_gone(env, op) == -1)
+			return;
 		api_op_done(env, op->create ? 201 : 200, NULL);
 	}
 }
