@@ -624,10 +624,17 @@ label_orchd(struct svc *s, const struct ynode *at, const char *k,
 		   path takes */
 		else if (strcmp(v, "/") != 0)
 			svc_set(s, "path", json_string(v));
+	} else if (strcmp(k, "org.orchd.group-wake") == 0) {
+		/* a request to it wakes the whole project, or not */
+		if (wl_word_value(wl_group_wakes, v, &p) == -1)
+			cm_err(s->c, at, s->name, "labels", ".%s: \"%.32s\": "
+			    "together or dependencies", k, v);
+		else
+			svc_set(s, "group_wake", json_string(v));
 	} else
 		cm_err(s->c, at, s->name, "labels", ".%.64s: not one of "
-		    "org.orchd.host, org.orchd.port, org.orchd.idle-timeout "
-		    "and org.orchd.path", k);
+		    "org.orchd.host, org.orchd.port, org.orchd.idle-timeout, "
+		    "org.orchd.path and org.orchd.group-wake", k);
 }
 
 static void

@@ -7,7 +7,8 @@
 # on, and leaves c2 asleep.  The API takes "group_wake": "together" and
 # the same request wakes the API group; orchd -n refuses "group wake
 # together" without a group, and a word other than together or
-# dependencies; orchd -nv prints it.
+# dependencies; orchd -nv prints it.  orchctl import compose maps the
+# label org.orchd.group-wake, and refuses a bad word at its line.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -126,6 +127,35 @@ c=$(curl -s -m 30 -o /dev/null -w '%{http_code}' -H 'Host: x.test' \
 wait_for 20 running y
 check "API: a request to x ($c) wakes y ($(state y))" sh -c \
     "[ $c = 200 ] && [ '$(state y)' = running ]"
+
+# orchctl import compose: the label org.orchd.group-wake
+cat >"$T/gw.yml" <<'YML'
+services:
+  web:
+    image: orchd-test/busybox:latest
+    ports:
+      - "8080"
+    labels:
+      org.orchd.group-wake: together
+  db:
+    image: orchd-test/busybox:latest
+    expose:
+      - "5432"
+YML
+"$ORCHCTL" -s "$SOCK" import compose "$T/gw.yml" --project "$G-c" \
+    --dry-run >"$T/gw.out" 2>&1
+check "import --dry-run: org.orchd.group-wake together, web alone" sh -c \
+    "sed -n '/^workload \"$G-c-web\"/,/^}/p' $T/gw.out |
+    grep -q '^	group wake together\$' &&
+    ! sed -n '/^workload \"$G-c-db\"/,/^}/p' $T/gw.out | grep -q 'group wake'"
+sed -e 's/group-wake: together/group-wake: everyone/' "$T/gw.yml" \
+    >"$T/gw2.yml"
+"$ORCHCTL" -s "$SOCK" import compose "$T/gw2.yml" --project "$G-c" \
+    --dry-run >"$T/gw2.out" 2>&1
+st=$?
+check "import: org.orchd.group-wake everyone refused at its line ($st): \
+$(head -n 1 "$T/gw2.out")" sh -c "[ $st -ne 0 ] &&
+    grep -q ':7:.*together or dependencies' $T/gw2.out"
 
 stop_orchd
 check "orchd exits 0 ($STATUS)" [ "$STATUS" = 0 ]

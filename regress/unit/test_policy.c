@@ -76,6 +76,14 @@ spawner_pid(void)
 	return (-1);
 }
 
+/* a delete with its volumes: none here (orchd/volrm.c) */
+int
+volrm_workload(const struct orchd_conf *conf, const char *name, char *why,
+    size_t len)
+{
+	return (0);
+}
+
 void
 hook_expired(struct orchd *env, const char *name, int64_t secs)
 {
