@@ -123,7 +123,7 @@ ORCHD_SRCS	 = $(addprefix orchd/, \
 		   instances.c orchd.c owner.c parent_api.c policy.c \
 		   policy_net.c regauth.c reload.c request.c \
 		   sockact.c sockdiag.c spawn.c spawner.c statedir.c swarmcreds.c \
-		   usecheck.c voldir.c volrm.c)
+		   usecheck.c voldir.c volrm.c api_listen.c)
 SPAWNER_SRCS	 = $(addprefix spawnerd/, \
 		   check.c exec.c spawnerd.c)
 STORE_SRCS	 = $(addprefix stored/, \

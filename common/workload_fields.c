@@ -499,9 +499,11 @@ const struct wl_field wl_fields[] = {
 	{ .json = "on_change", .conf = "on change", .type = WF_WORD,
 	    OFF(on_change), .dflt = -1, .words = wl_on_changes,
 	    .alias = "next wake", .flags = WF_API, .nv = 35 },
-	/* ["127.0.0.1:5432"]: orchd.conf's, the parent binds them */
+	/* ["127.0.0.1:5432"]: the parent binds them (orchd/listen.c, for
+	   the API's api_listen.c, under policy_api_listens) */
 	{ .json = "listen", .conf = "listen on", .type = WF_STRLIST,
-	    OFF(listens), .nv = 18, .check = check_listens },
+	    OFF(listens), .flags = WF_API, .nv = 18,
+	    .check = check_listens },
 	/* orchd.conf's: the parent binds the port (orchd/sockact.c) */
 	{ .json = "socket_activation", .conf = "socket activation",
 	    .type = WF_BOOL, OFF(socket_activation), .flags = WF_DRIFT,

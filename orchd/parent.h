@@ -170,6 +170,16 @@ const struct sockact *sockact_find(const struct orchd_conf *,
 		    const char *);
 void		 sockact_flush(const struct orchd_conf *, const char *);
 void		 listeners_send(struct orchd *);
+int		 listener_bind(struct listener_conf *);
+
+/* api_listen.c: an API workload's own TCP listeners ("listen") */
+int		 api_listen_is(const struct orchd_conf *,
+		    const struct listener_conf *);
+int		 api_listen_bind(struct orchd_conf *,
+		    const struct workload_conf *, char *, size_t);
+void		 api_listen_drop(struct orchd_conf *, const char *);
+void		 api_listen_move(struct orchd_conf *, struct orchd_conf *,
+		    const char *);
 
 /*
  * request.c: the parent's requests in flight, which its children answer
@@ -370,6 +380,8 @@ int		 volrm_workload(const struct orchd_conf *, const char *,
 
 /* policy_net.c: where an API workload may point */
 int		 policy_api_net(const struct orchd_conf *,
+		    const struct workload_conf *, char *, size_t);
+int		 policy_api_listens(const struct orchd_conf *,
 		    const struct workload_conf *, char *, size_t);
 
 /* policy.c: what a workload may be, and what the API may create */

@@ -970,7 +970,8 @@ api_recv_stored(struct imsgev *iev, struct imsg *imsg)
 		 * or removed what it depends on
 		 */
 		if ((status = api_check_new(env->conf, op->wc, err,
-		    sizeof(err))) != 0) {
+		    sizeof(err))) != 0 || (status = api_listen_bind(env->conf,
+		    op->wc, err, sizeof(err)) == -1 ? 409 : 0) != 0) {
 			api_store_undo(env, op);
 			api_op_done(env, status, err);
 			return;
@@ -980,7 +981,8 @@ api_recv_stored(struct imsgev *iev, struct imsg *imsg)
 	} else if (op->update) {
 		/* a reload while the store wrote may have taken it */
 		if ((status = api_check_update(env->conf, op->wc, err,
-		    sizeof(err))) != 0) {
+		    sizeof(err))) != 0 || (status = api_listen_bind(env->conf,
+		    op->wc, err, sizeof(err)) == -1 ? 409 : 0) != 0) {
 			api_store_undo(env, op);
 			api_op_done(env, status, err);
 			return;
@@ -995,6 +997,7 @@ api_recv_stored(struct imsgev *iev, struct imsg *imsg)
 			TAILQ_REMOVE(&env->conf->workloads, wc, entry);
 			workload_free(wc);
 		}
+		api_listen_drop(env->conf, op->name);
 	}
 	api_op_send(env, op);
 }
@@ -1111,6 +1114,12 @@ api_recv_definition(struct imsgev *iev, struct imsg *imsg)
 		workload_free(wc);
 		return;
 	}
+	if (api_listen_bind(env->conf, wc, err, sizeof(err)) == -1) {
+		log_warnx("workload %s created through the API is not "
+		    "loaded: %s", wc->name, err);
+		workload_free(wc);
+		return;
+	}
 	log_debug("workload %s: created through the API", wc->name);
 	TAILQ_INSERT_TAIL(&env->conf->workloads, wc, entry);
 }
@@ -1181,6 +1190,7 @@ api_reload_keep(struct orchd_conf *nconf, struct orchd_conf *oconf)
 			continue;
 		}
 		TAILQ_INSERT_TAIL(&nconf->workloads, wc, entry);
+		api_listen_move(nconf, oconf, wc->name);
 	}
 	/* and those that depended on one dropped */
 	depends_prune(nconf);
