@@ -14,6 +14,8 @@
 
 #include <sys/types.h>
 #include <sys/queue.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -81,6 +83,28 @@ wl_print_volume(FILE *fp, const struct wl_field *f, const struct volume *v)
 	return (bad);
 }
 
+/* its own TCP listeners: "\tlisten on ADDRESS port N" each */
+int
+wl_print_listens(FILE *fp, const struct workload_conf *wl)
+{
+	const struct strentry	*e;
+	char			 addr[INET6_ADDRSTRLEN + 2];
+	int			 port, bad = 0;
+
+	TAILQ_FOREACH(e, &wl->listens, entry) {
+		if (listen_split(e->str, addr, sizeof(addr), &port) == -1) {
+			log_warnx("%s: workload %s: listen %s", __func__,
+			    wl->name, e->str);
+			bad++;
+			continue;
+		}
+		fputs("\tlisten on ", fp);
+		bad += wl_print_string(fp, addr);
+		fprintf(fp, " port %d\n", port);
+	}
+	return (bad);
+}
+
 /* "ignore path|agent|from X [answer N]", each after indent */
 int
 wl_print_ignores(FILE *fp, const char *indent, const struct ignorelist *l)
@@ -139,6 +163,9 @@ print_many(FILE *fp, const struct workload_conf *wl,
 
 	switch (f->type) {
 	case WF_STRLIST:
+		/* "ADDRESS:PORT" is "listen on ADDRESS port PORT" */
+		if ((const struct strlist *)WF_CPTR(wl, f) == &wl->listens)
+			return (wl_print_listens(fp, wl));
 		TAILQ_FOREACH(e, (const struct strlist *)WF_CPTR(wl, f), entry)
 			bad += wl_print_keystr(fp, f->conf, e->str);
 		break;

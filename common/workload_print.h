@@ -16,6 +16,7 @@ int	 wl_print_string(FILE *, const char *);
 int	 wl_print_keystr(FILE *, const char *, const char *);
 int	 wl_print_volume(FILE *, const struct wl_field *,
 	    const struct volume *);
+int	 wl_print_listens(FILE *, const struct workload_conf *);
 int	 wl_print_ignores(FILE *, const char *, const struct ignorelist *);
 int	 wl_print_field(FILE *, const struct workload_conf *,
 	    const struct wl_field *);

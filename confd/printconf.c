@@ -495,27 +495,6 @@ print_wlstring(FILE *fp, const char *what, const char *s)
 	pc_errors += wl_print_keystr(fp, what, s);
 }
 
-/* its own TCP listeners, "ADDRESS:PORT" each */
-static void
-print_wllistens(FILE *fp, const struct workload_conf *wl)
-{
-	const struct strentry	*e;
-	char			 addr[INET6_ADDRSTRLEN + 2];
-	int			 port;
-
-	TAILQ_FOREACH(e, &wl->listens, entry) {
-		if (listen_split(e->str, addr, sizeof(addr), &port) == -1) {
-			log_warnx("%s: workload %s: listen %s", __func__,
-			    wl->name, e->str);
-			pc_errors++;
-			continue;
-		}
-		fputs("\tlisten on ", fp);
-		print_string(fp, addr);
-		fprintf(fp, " port %d\n", port);
-	}
-}
-
 /* a workload's duration, or -1: the global's, or the fallback */
 static void
 print_wlduration(FILE *fp, const char *what, int64_t secs, int64_t dflt,
@@ -608,13 +587,6 @@ nv_directory(FILE *fp, const struct orchd_conf *conf,
 	if (wl->directory == NULL && !is_docker(wl))
 		fprintf(fp, "\t# directory: its state directory, %s/%s\n",
 		    conf->wl_dir, wl->name);
-}
-
-static void
-nv_listens(FILE *fp, const struct orchd_conf *conf,
-    const struct workload_conf *wl, const struct wl_field *f)
-{
-	print_wllistens(fp, wl);
 }
 
 static void
@@ -862,7 +834,6 @@ static const struct nv_printer nv_printers[] = {
 	{ "network",		nv_network, 0 },
 	{ "user",		nv_user, 0 },
 	{ "directory",		nv_directory, 0 },
-	{ "listen",		nv_listens, 0 },
 	{ "health",		nv_health, 0 },
 	{ "health_path",	nv_none, 0 },
 	{ "busy_path",		nv_busy, 0 },

@@ -163,9 +163,10 @@ print_block(json_t *d)
 		}
 		if (strcmp(k, "@listen") == 0) {
 			json_array_foreach(val, i, e)
-				printf("\t# listen on 127.0.0.1 port %s: a TCP "
-				    "listener is orchd.conf's alone, with a "
-				    "publish of another port\n",
+				printf("\t# listen on 127.0.0.1 port %s: the "
+				    "service's own port on the host's "
+				    "network: map another for a TCP "
+				    "listener\n",
 				    strchr(json_string_value(e), ':') + 1);
 			continue;
 		}
@@ -467,8 +468,8 @@ import_main(const char *sock, int argc, char *argv[])
 	}
 	json_array_foreach(c.defs, i, d)
 		json_array_foreach(json_object_get(d, "@listen"), k, v)
-			warnx("note: %s: its TCP listener %s is orchd.conf's "
-			    "(listen on), not the API's: it wakes as a "
+			warnx("note: %s: no TCP listener on %s, its own port "
+			    "on the host's network: it wakes as a "
 			    "dependency", json_string_value(json_object_get(d,
 			    "name")), json_string_value(v));
 	exit(import_apply(sock, c.project, c.defs));

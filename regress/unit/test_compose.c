@@ -139,8 +139,10 @@ test_mapping(void **state)
 	    1024LL * 1024 * 1024);
 	assert_string_equal(json_string_value(json_object_get(d,
 	    "entrypoint")), "docker-entrypoint.sh");
+	/* its mapped port is its TCP listener, its own unpublished */
 	assert_string_equal(json_string_value(json_array_get(
-	    json_object_get(d, "@listen"), 0)), "127.0.0.1:5433");
+	    json_object_get(d, "listen"), 0)), "127.0.0.1:5433");
+	assert_null(json_object_get(d, "publish"));
 	compose_free(&c);
 }
 
