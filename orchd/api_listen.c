@@ -85,23 +85,19 @@ api_listen_new(const char *s, const char *name)
 	return (l);
 }
 
-/* the socket of name's listener at l's address in conf, taken; or -1 */
-static int
-api_listen_take(struct orchd_conf *conf, const char *name,
+/* name's listener in conf at l's address, with its socket; or NULL */
+static struct listener_conf *
+api_listen_find(struct orchd_conf *conf, const char *name,
     const struct listener_conf *l)
 {
 	struct listener_conf	*o;
-	int			 fd;
 
 	TAILQ_FOREACH(o, &conf->listeners, entry)
 		if (o->fd != -1 && strcmp(o->workload, name) == 0 &&
 		    o->sslen == l->sslen && memcmp(&o->ss, &l->ss,
-		    l->sslen) == 0) {
-			fd = o->fd;
-			o->fd = -1;
-			return (fd);
-		}
-	return (-1);
+		    l->sslen) == 0)
+			return (o);
+	return (NULL);
 }
 
 /* name's listeners out of conf, their sockets closed */
@@ -143,12 +139,7 @@ api_listen_bind(struct orchd_conf *conf, const struct workload_conf *wc,
 		}
 		TAILQ_INSERT_TAIL(&nl, l, entry);
 		/* looked for, not yet taken: a failure leaves conf whole */
-		TAILQ_FOREACH(o, &conf->listeners, entry)
-			if (o->fd != -1 && strcmp(o->workload, wc->name) ==
-			    0 && o->sslen == l->sslen && memcmp(&o->ss,
-			    &l->ss, l->sslen) == 0)
-				break;
-		if (o != NULL)
+		if (api_listen_find(conf, wc->name, l) != NULL)
 			continue;
 		if (listener_bind(l) == -1) {
 			(void)snprintf(err, len, "listen on %s port %s: %s",
@@ -169,8 +160,11 @@ api_listen_bind(struct orchd_conf *conf, const struct workload_conf *wc,
 	}
 	/* now the kept sockets move, and the old listeners go */
 	TAILQ_FOREACH(l, &nl, entry)
-		if (l->fd == -1)
-			l->fd = api_listen_take(conf, wc->name, l);
+		if (l->fd == -1 && (o = api_listen_find(conf, wc->name,
+		    l)) != NULL) {
+			l->fd = o->fd;
+			o->fd = -1;
+		}
 	api_listen_drop(conf, wc->name);
 	while ((l = TAILQ_FIRST(&nl)) != NULL) {
 		TAILQ_REMOVE(&nl, l, entry);

@@ -123,6 +123,14 @@ c=$(tcpget "$PL2")
 check "after a reload PL2 still reaches it ($c)" [ "$c" = 200 ]
 check "... orchd still runs" alive "$ORCHD_PID"
 
+# an update that keeps the address keeps the socket
+c=$(curl -s -m 30 -o "$T/body" -w '%{http_code}' -X PATCH \
+    -H "Authorization: Bearer $KEY" -d '{"idle_timeout": "10m"}' \
+    "$URL/v1/workloads/$N")
+check "PATCH of another field, PL2 kept ($c)" sh -c "[ $c = 200 ] &&
+    [ \$(curl -s -m 30 -o /dev/null -w '%{http_code}' \
+    http://127.0.0.1:$PL2/) = 200 ]"
+
 # the delete closes it
 c=$(curl -s -m 30 -o /dev/null -w '%{http_code}' -X DELETE \
     -H "Authorization: Bearer $KEY" "$URL/v1/workloads/$N")
