@@ -1,7 +1,8 @@
 #!/bin/sh
 # Groups that wake together ("group wake together", runtimed/groupwake.c)
 # with process workloads: a request to member a of a group that says so
-# wakes its other members b and c too, though a depends on neither; the
+# wakes its other members b and c too, though a depends on neither, one
+# at a time through the admission queue ("max concurrent wakes 1"); the
 # request is served once a is ready.  In a group left as the default
 # (dependency-driven) a request to a2 wakes a2 and b2, which it depends
 # on, and leaves c2 asleep.  The API takes "group_wake": "together" and
@@ -38,6 +39,8 @@ wl() {	# wl NAME PORT GROUP [LINE...]
 conf_head >"$T/orchd.conf"
 cat >>"$T/orchd.conf" <<CONF
 reaper interval 1s
+# the group's wakes go through the admission queue as any: one at a time
+max concurrent wakes 1
 listen on 127.0.0.1 port $GW
 api listen on 127.0.0.1 port $API
 api key file "$T/api.key"
