@@ -63,10 +63,15 @@ rm_dir(struct volrm *v, int dfd, const char *name, const char *path,
 		    strerror(errno));
 		return (-1);
 	}
-	if (fstat(fd, &st) == -1 || st.st_dev != v->dev) {
+	if (fstat(fd, &st) == -1) {
 		(void)snprintf(v->why, v->len, "%s/%s: %s", path, name,
-		    st.st_dev != v->dev ? "another file system: left" :
 		    strerror(errno));
+		close(fd);
+		return (-1);
+	}
+	if (st.st_dev != v->dev) {
+		(void)snprintf(v->why, v->len, "%s/%s: another file system: "
+		    "left", path, name);
 		close(fd);
 		return (-1);
 	}
@@ -145,7 +150,7 @@ volrm_workload(const struct orchd_conf *conf, const char *name, char *why,
 	char		 inst[ORCHD_INSTANCE_MAX], path[ORCHD_VOLROOT_MAX];
 	const char	*root;
 	uid_t		 owner = geteuid();
-	int		 rfd, ifd, r;
+	int		 rfd, ifd, r, saved;
 
 	if (!valid_workload_name(name)) {
 		(void)snprintf(why, len, "invalid workload name");
@@ -163,28 +168,31 @@ volrm_workload(const struct orchd_conf *conf, const char *name, char *why,
 		return (-1);
 	if ((ifd = openat(rfd, inst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1) {
+		saved = errno;
 		close(rfd);
-		if (errno == ENOENT)
+		if (saved == ENOENT)
 			return (0);
-		(void)snprintf(why, len, "%s: %s", path, strerror(errno));
+		(void)snprintf(why, len, "%s: %s", path, strerror(saved));
 		return (-1);
 	}
 	close(rfd);
+	memset(&v, 0, sizeof(v));
 	if (vd_dir_ok(ifd, path, owner, 0, why, len) == -1 ||
 	    fstat(ifd, &st) == -1) {
 		close(ifd);
 		return (-1);
 	}
+	/* the walk stays on ROOT/INSTANCE's file system, NAME included */
+	v.dev = st.st_dev;
 	if (fstatat(ifd, name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		saved = errno;
 		close(ifd);
-		if (errno == ENOENT)
+		if (saved == ENOENT)
 			return (0);
 		(void)snprintf(why, len, "%s/%s: %s", path, name,
-		    strerror(errno));
+		    strerror(saved));
 		return (-1);
 	}
-	memset(&v, 0, sizeof(v));
-	v.dev = st.st_dev;
 	v.why = why;
 	v.len = len;
 	/* ours is a directory of root's: anything else is left */
