@@ -53,7 +53,7 @@ group_wake_request(const char *name)
 	    wl->conf->group == NULL ||
 	    wl->conf->group_wake != GROUP_WAKE_TOGETHER)
 		return;
-	/* a wake below may apply nothing, but keep our own copy */
+	/* the group's name, ours while its members are woken */
 	strlcpy(g, wl->conf->group, sizeof(g));
 	lifecycle->cause(&cause, WAKE_DEPENDENCY);
 	RB_FOREACH(o, rt_workloads, &rt->workloads) {
