@@ -117,6 +117,7 @@ COMMON_SRCS	 = $(addprefix common/, \
 		   trust.c units.c urlsplit.c users.c util.c workload.c \
 		   workload_check.c \
 		   workload_fields.c workload_json.c workload_pack.c \
+		   workload_print.c \
 		   workload_wire.c)
 # the configuration's parser: confd/parse.y and what its actions call,
 # linked by the unit tests and the fuzz target without confd's main()
@@ -134,7 +135,7 @@ ORCHD_SRCS	 = $(addprefix orchd/, \
 		   instances.c orchd.c owner.c parent_api.c policy.c \
 		   policy_net.c regauth.c reload.c request.c \
 		   sockact.c sockdiag.c spawn.c spawner.c statedir.c swarmcreds.c \
-		   usecheck.c voldir.c)
+		   usecheck.c voldir.c volrm.c api_listen.c)
 SPAWNER_SRCS	 = $(addprefix spawnerd/, \
 		   check.c exec.c spawnerd.c)
 STORE_SRCS	 = $(addprefix stored/, \
@@ -163,7 +164,7 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   docker_client.c docker_events.c docker_image.c docker_react.c \
 		   docker_logs.c docker_network.c docker_path.c docker_pull.c \
 		   docker_purge.c docker_spec.c driver_docker.c driver_process.c \
-		   driver_swarm.c job.c lc_report.c lifecycle.c \
+		   driver_swarm.c groupwake.c job.c lc_report.c lifecycle.c \
 		   lifecycle_apply.c liveness.c maint.c owner.c ready.c \
 		   replace.c restore.c runtimed.c schedule.c swarm_agree.c \
 		   swarm_spec.c tlslib.c warmuntil.c)

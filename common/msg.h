@@ -224,6 +224,9 @@ enum imsg_type {
 					   the first gateway: struct
 					   alog_queue_stats */
 	IMSG_CTL_MAINT,			/* -> runtime: struct ctl_maint */
+	IMSG_CTL_DELETE_VOLUMES,	/* -> parent: struct ctl_name, a
+					   delete that removes its API
+					   volumes too (orchd/volrm.c) */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -473,6 +476,8 @@ enum imsg_type {
 	IMSG_API_UPDATE,		/* gateway -> parent: struct
 					   api_update, then the packed
 					   definition */
+	IMSG_API_DELETE_VOLUMES,	/* gateway -> parent: struct
+					   ctl_name, its volumes too */
 
 	/*
 	 * ACME (RFC 8555): acmed alone holds the account key and talks to

@@ -454,6 +454,11 @@ const struct wl_word wl_run_onces[] = {
 	{ "every_wake", RUN_EVERY_WAKE },
 	{ NULL, 0 }
 };
+const struct wl_word wl_group_wakes[] = {
+	{ "dependencies", GROUP_WAKE_DEPS },
+	{ "together", GROUP_WAKE_TOGETHER },
+	{ NULL, 0 }
+};
 
 /* the word of a value; NULL for none */
 const char *

@@ -100,6 +100,12 @@ enum workload_run_once {
 	RUN_ONCE,			/* again when its definition changes */
 	RUN_EVERY_WAKE			/* at every wake of a dependent */
 };
+/* "group wake": what a request to one member of a group wakes */
+enum workload_group_wake {
+	GROUP_WAKE_DEPS = 0,		/* it and what it depends on */
+	GROUP_WAKE_TOGETHER		/* every member (runtimed/groupwake.c) */
+};
+
 #define ORCHD_PATH_MAX		256	/* "path": a prefix, NUL included */
 
 struct strentry {
@@ -240,6 +246,7 @@ struct workload_conf {
 	struct strlist		 zones;		/* the parent's: "ZONE RULE"
 						   of each zone they name
 						   (common/sched.c) */
+	int			 group_wake;	/* enum workload_group_wake */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 
@@ -262,7 +269,7 @@ struct wl_word {
 extern const struct wl_word wl_drivers[], wl_sources[], wl_networks[],
 			    wl_healths[], wl_pulls[], wl_busy_fails[],
 			    wl_upstreams[], wl_on_changes[],
-			    wl_run_onces[];
+			    wl_run_onces[], wl_group_wakes[];
 const char		*wl_word_name(const struct wl_word *, int);
 int			 wl_word_value(const struct wl_word *, const char *,
 			    int *);

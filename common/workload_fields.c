@@ -292,6 +292,17 @@ check_description(const struct workload_conf *wl, const struct wl_field *f,
 	return (0);
 }
 
+/* "group wake together" says what a request wakes: it needs a group */
+static int
+check_group_wake(const struct workload_conf *wl, const struct wl_field *f,
+    size_t *total, char *errbuf, size_t len)
+{
+	if (wl->group_wake == GROUP_WAKE_TOGETHER && wl->group == NULL)
+		return (wl_fail(errbuf, len, "group wake together: the "
+		    "workload has no group"));
+	return (0);
+}
+
 /*
  * "run once": a job runs to completion and serves nothing, so it has no
  * host, no listener of its own, and is not kept warm (it would be run
@@ -554,9 +565,11 @@ const struct wl_field wl_fields[] = {
 	{ .json = "on_change", .conf = "on change", .type = WF_WORD,
 	    OFF(on_change), .dflt = -1, .words = wl_on_changes,
 	    .alias = "next wake", .flags = WF_API, .nv = 35 },
-	/* ["127.0.0.1:5432"]: orchd.conf's, the parent binds them */
+	/* ["127.0.0.1:5432"]: the parent binds them (orchd/listen.c, for
+	   the API's api_listen.c, under policy_api_listens) */
 	{ .json = "listen", .conf = "listen on", .type = WF_STRLIST,
-	    OFF(listens), .nv = 18, .check = check_listens },
+	    OFF(listens), .flags = WF_API, .nv = 18,
+	    .check = check_listens },
 	/* orchd.conf's: the parent binds the port (orchd/sockact.c) */
 	{ .json = "socket_activation", .conf = "socket activation",
 	    .type = WF_BOOL, OFF(socket_activation), .flags = WF_DRIFT,
@@ -641,6 +654,10 @@ const struct wl_field wl_fields[] = {
 	/* the zones' rules, read by the parent for its children */
 	{ .json = "zones", .label = "zones", .type = WF_STRLIST, OFF(zones),
 	    .flags = WF_PARENT, .check = check_zones },
+	/* a request to it wakes its whole group (runtimed/groupwake.c) */
+	{ .json = "group_wake", .conf = "group wake", .type = WF_WORD,
+	    OFF(group_wake), .words = wl_group_wakes, .flags = WF_API,
+	    .nv = 76, .show = "group wake:", .check = check_group_wake },
 };
 const size_t	wl_nfields = nitems(wl_fields);
 

@@ -960,6 +960,16 @@ wlopt		: ERRORWORD PAGE NUMBER STRING	{
 			if (set_string(&wl->group, $2, "group") == -1)
 				YYERROR;
 		}
+		| GROUP WAKE STRING		{
+			int	 v;
+
+			if (wl_word_value(wl_group_wakes, $3, &v) == -1) {
+				yyerror("group wake %s: together or "
+				    "dependencies", $3);
+				YYERROR;
+			}
+			wl->group_wake = v;
+		}
 		| RUNTIME STRING		{
 			if (set_string(&wl->runtime, $2, "runtime") == -1)
 				YYERROR;

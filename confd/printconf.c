@@ -41,6 +41,7 @@
 #include "units.h"
 #include "workload.h"
 #include "workload_fields.h"
+#include "workload_print.h"
 
 static int	 pc_errors;
 
@@ -65,29 +66,11 @@ static void	 print_workload(FILE *, const struct orchd_conf *,
 
 static const char	*suspend_text(int64_t, char *, size_t);
 
-/*
- * A quoted string as the lexer reads it back: '"' and '\' escaped.  The
- * lexer refuses control characters but the tab in a quoted string; the
- * parser never lets one in, so finding one is a bug, reported.
- */
+/* a quoted string, as the lexer reads it back (workload_print.c) */
 static void
 print_string(FILE *fp, const char *s)
 {
-	const unsigned char	*p;
-
-	fputc('"', fp);
-	for (p = (const unsigned char *)s; *p != '\0'; p++) {
-		if ((*p < 0x20 && *p != '\t') || *p == 0x7f) {
-			log_warnx("%s: control character 0x%02x in a "
-			    "string", __func__, *p);
-			pc_errors++;
-			continue;
-		}
-		if (*p == '"' || *p == '\\')
-			fputc('\\', fp);
-		fputc(*p, fp);
-	}
-	fputc('"', fp);
+	pc_errors += wl_print_string(fp, s);
 }
 
 /* "keyword 5m": a bare word, never a keyword or a macro */
@@ -321,21 +304,7 @@ print_gateway(FILE *fp, const struct gateway_conf *g)
 static void
 print_ignores(FILE *fp, const char *indent, const struct ignorelist *l)
 {
-	const struct ignore_rule	*r;
-	const char			*kind;
-
-	TAILQ_FOREACH(r, l, entry) {
-		if ((kind = ignore_kind_name(r->kind)) == NULL) {
-			log_warnx("%s: ignore kind %d", __func__, r->kind);
-			pc_errors++;
-			continue;
-		}
-		fprintf(fp, "%signore %s ", indent, kind);
-		print_string(fp, r->pattern);
-		if (r->answer != IGNORE_ANSWER)
-			fprintf(fp, " answer %d", r->answer);
-		fputs("\n", fp);
-	}
+	pc_errors += wl_print_ignores(fp, indent, l);
 }
 
 /* what is not use: the global ignores, idle tunnels, Server-Timing */
@@ -523,32 +492,7 @@ print_api(FILE *fp, const struct orchd_conf *conf)
 static void
 print_wlstring(FILE *fp, const char *what, const char *s)
 {
-	if (s == NULL)
-		return;
-	fprintf(fp, "\t%s ", what);
-	print_string(fp, s);
-	fputs("\n", fp);
-}
-
-/* its own TCP listeners, "ADDRESS:PORT" each */
-static void
-print_wllistens(FILE *fp, const struct workload_conf *wl)
-{
-	const struct strentry	*e;
-	char			 addr[INET6_ADDRSTRLEN + 2];
-	int			 port;
-
-	TAILQ_FOREACH(e, &wl->listens, entry) {
-		if (listen_split(e->str, addr, sizeof(addr), &port) == -1) {
-			log_warnx("%s: workload %s: listen %s", __func__,
-			    wl->name, e->str);
-			pc_errors++;
-			continue;
-		}
-		fputs("\tlisten on ", fp);
-		print_string(fp, addr);
-		fprintf(fp, " port %d\n", port);
-	}
+	pc_errors += wl_print_keystr(fp, what, s);
 }
 
 /* a workload's duration, or -1: the global's, or the fallback */
@@ -622,28 +566,8 @@ static void
 nv_network(FILE *fp, const struct orchd_conf *conf,
     const struct workload_conf *wl, const struct wl_field *f)
 {
-	if (!is_docker(wl))
-		return;
-	if (wl->network == NETWORK_NAMED)
-		print_wlstring(fp, f->conf, wl->netname);
-	else
-		fprintf(fp, "\t%s %s\n", f->conf, wl_word_name(wl_networks,
-		    wl->network));
-}
-
-static void
-nv_volumes(FILE *fp, const struct orchd_conf *conf,
-    const struct workload_conf *wl, const struct wl_field *f)
-{
-	const struct volume	*v;
-
-	TAILQ_FOREACH(v, &wl->volumes, entry) {
-		fprintf(fp, "\t%s ", f->conf);
-		print_string(fp, v->host);
-		fputs(" ", fp);
-		print_string(fp, v->container);
-		fputs("\n", fp);
-	}
+	if (is_docker(wl))
+		pc_errors += wl_print_field(fp, wl, f);
 }
 
 static void
@@ -663,13 +587,6 @@ nv_directory(FILE *fp, const struct orchd_conf *conf,
 	if (wl->directory == NULL && !is_docker(wl))
 		fprintf(fp, "\t# directory: its state directory, %s/%s\n",
 		    conf->wl_dir, wl->name);
-}
-
-static void
-nv_listens(FILE *fp, const struct orchd_conf *conf,
-    const struct workload_conf *wl, const struct wl_field *f)
-{
-	print_wllistens(fp, wl);
 }
 
 static void
@@ -759,21 +676,6 @@ nv_memory(FILE *fp, const struct orchd_conf *conf,
 }
 
 static void
-nv_ignores(FILE *fp, const struct orchd_conf *conf,
-    const struct workload_conf *wl, const struct wl_field *f)
-{
-	print_ignores(fp, "\t", &wl->ignores);
-}
-
-static void
-nv_upstream(FILE *fp, const struct orchd_conf *conf,
-    const struct workload_conf *wl, const struct wl_field *f)
-{
-	if (wl->upstream_h2c)
-		fputs("\tupstream h2c\n", fp);
-}
-
-static void
 nv_server_timing(FILE *fp, const struct orchd_conf *conf,
     const struct workload_conf *wl, const struct wl_field *f)
 {
@@ -794,17 +696,6 @@ nv_on_change(FILE *fp, const struct orchd_conf *conf,
 	else
 		fprintf(fp, "\t# on change %s, the global setting\n",
 		    on_change_name(conf->on_change));
-}
-
-/* a job: "run once", or "run once every wake" */
-static void
-nv_run_once(FILE *fp, const struct orchd_conf *conf,
-    const struct workload_conf *wl, const struct wl_field *f)
-{
-	if (wl->run_once == RUN_ONCE)
-		fputs("\trun once\n", fp);
-	else if (wl->run_once == RUN_EVERY_WAKE)
-		fputs("\trun once every wake\n", fp);
 }
 
 /* signal_name() says "SIGQUIT"; the lexer reads "QUIT" as well */
@@ -941,10 +832,8 @@ nv_auth_request(FILE *fp, const struct orchd_conf *conf,
 
 static const struct nv_printer nv_printers[] = {
 	{ "network",		nv_network, 0 },
-	{ "volumes",		nv_volumes, 0 },
 	{ "user",		nv_user, 0 },
 	{ "directory",		nv_directory, 0 },
-	{ "listen",		nv_listens, 0 },
 	{ "health",		nv_health, 0 },
 	{ "health_path",	nv_none, 0 },
 	{ "busy_path",		nv_busy, 0 },
@@ -957,12 +846,9 @@ static const struct nv_printer nv_printers[] = {
 	{ "wake_timeout",	nv_duration, GLOBAL(wake_timeout) },
 	{ "freeze",		nv_freeze, 0 },
 	{ "memory",		nv_memory, 0 },
-	{ "ignore",		nv_ignores, 0 },
 	{ "tunnel_idle_timeout", nv_duration, GLOBAL(tunnel_idle) },
-	{ "upstream",		nv_upstream, 0 },
 	{ "server_timing",	nv_server_timing, 0 },
 	{ "on_change",		nv_on_change, 0 },
-	{ "run_once",		nv_run_once, 0 },
 	{ "stop_signal",	nv_stop_signal, 0 },
 	{ "stop_timeout",	nv_stop_timeout, 0 },
 	{ "init",		nv_init, 0 },
@@ -997,46 +883,6 @@ nv_duration(FILE *fp, const struct orchd_conf *conf,
 	    "the global setting");
 }
 
-/* a field by its type: "keyword VALUE" when the workload gives it */
-static void
-print_field(FILE *fp, const struct workload_conf *wl,
-    const struct wl_field *f)
-{
-	const struct strentry	*e;
-
-	if ((f->flags & WF_SWARM) && wl->driver != DRIVER_SWARM)
-		return;
-	if (!(f->flags & (WF_ALWAYS | WF_SWARM)) && !wl_field_given(wl, f))
-		return;
-	/* a job's port: none, and "port 0" would not be read back */
-	if (f->type == WF_PORT && wl_field_num(wl, f) == 0)
-		return;
-	switch (f->type) {
-	case WF_STRING:
-		print_wlstring(fp, f->conf, *(char * const *)WF_CPTR(wl, f));
-		break;
-	case WF_STRLIST:
-		TAILQ_FOREACH(e, (const struct strlist *)WF_CPTR(wl, f), entry)
-			print_wlstring(fp, f->conf, e->str);
-		break;
-	case WF_WORD:
-		fprintf(fp, "\t%s %s\n", f->conf, wl_word_name(f->words,
-		    (int)wl_field_num(wl, f)));
-		break;
-	case WF_BOOL:
-		if (wl_field_num(wl, f) == 1)
-			fprintf(fp, "\t%s\n", f->conf);
-		break;
-	case WF_DURATION:
-		print_wlduration(fp, f->conf, wl_field_num(wl, f), 0, NULL);
-		break;
-	default:
-		fprintf(fp, "\t%s %lld\n", f->conf,
-		    (long long)wl_field_num(wl, f));
-		break;
-	}
-}
-
 static void
 print_workload(FILE *fp, const struct orchd_conf *conf,
     const struct workload_conf *wl)
@@ -1045,12 +891,16 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 	const struct nv_printer		*np;
 	const struct wl_field		*f;
 	size_t				 i;
-	int				 nv;
+	int				 nv, last = 0;
 
 	fputs("\nworkload ", fp);
 	print_string(fp, wl->name);
 	fputs(" {\n", fp);
-	for (nv = 1; nv <= (int)wl_nfields; nv++)
+	/* places are not dense: up to the last row's */
+	for (i = 0; i < wl_nfields; i++)
+		if (wl_fields[i].nv > last)
+			last = wl_fields[i].nv;
+	for (nv = 1; nv <= last; nv++)
 		for (i = 0; i < wl_nfields; i++) {
 			f = &wl_fields[i];
 			if (f->nv != nv || f->conf == NULL)
@@ -1058,7 +908,7 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 			if ((np = nv_printer(f)) != NULL)
 				np->print(fp, conf, wl, f);
 			else
-				print_field(fp, wl, f);
+				pc_errors += wl_print_field(fp, wl, f);
 		}
 	if ((kp = workload_keypair(conf, wl)) != NULL) {
 		fputs("\ttls keypair ", fp);

@@ -108,6 +108,8 @@ struct api_target {
 	int			 ui;		/* under /ui/: its headers */
 	enum api_op		 gop;		/* API_GROUP: what to each
 						   member: API_WAKE, ... */
+	int			 volumes;	/* a delete: ?volumes=true,
+						   its API volumes too */
 };
 
 /* api_conf.c (its message handlers are in gateway.h) */

@@ -1,6 +1,6 @@
 /*
  * The API's group operations: POST /v1/groups/{g}/wake, suspend or
- * keepwarm, and DELETE /v1/groups/{g}.  A group is the workloads whose
+ * keepwarm, and DELETE /v1/groups/{g}[?volumes=true].  A group is the workloads whose
  * definitions say "group" g (orchctl import compose's projects); each
  * member is asked in turn, as its own request would ask, to runtimed
  * (wake, suspend, keepwarm) or to the parent (delete, under the same
@@ -155,7 +155,8 @@ group_next(struct api_req *r)
 		    sizeof(cm), API_RUNTIME_WAIT);
 		break;
 	default:
-		(void)api_ask(r, PROC_PARENT, IMSG_API_DELETE, &cn,
+		(void)api_ask(r, PROC_PARENT, r->t.volumes ?
+		    IMSG_API_DELETE_VOLUMES : IMSG_API_DELETE, &cn,
 		    sizeof(cn), API_PARENT_WAIT);
 		break;
 	}

@@ -256,8 +256,8 @@ api_delete(struct api_req *r)
 
 	memset(&cn, 0, sizeof(cn));
 	strlcpy(cn.name, r->t.name, sizeof(cn.name));
-	(void)api_ask(r, PROC_PARENT, IMSG_API_DELETE, &cn, sizeof(cn),
-	    API_PARENT_WAIT);
+	(void)api_ask(r, PROC_PARENT, r->t.volumes ? IMSG_API_DELETE_VOLUMES :
+	    IMSG_API_DELETE, &cn, sizeof(cn), API_PARENT_WAIT);
 }
 
 void

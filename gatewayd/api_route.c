@@ -84,6 +84,34 @@ route_count(const char *q, size_t len, const char *key, int64_t max,
 	return (0);
 }
 
+/*
+ * A delete's "volumes=true" or "volumes=false" among the query's
+ * parameters (the last one wins); any other value is 400.
+ */
+static int
+route_volumes(const char *q, size_t len, struct api_target *t)
+{
+	const char	*p = q, *end = q + len, *amp;
+	size_t		 plen;
+
+	while (p < end) {
+		if ((amp = memchr(p, '&', end - p)) == NULL)
+			amp = end;
+		plen = amp - p;
+		if (plen >= 8 && strncmp(p, "volumes=", 8) == 0) {
+			if (plen == 12 && strncmp(p + 8, "true", 4) == 0)
+				t->volumes = 1;
+			else if (plen == 13 && strncmp(p + 8, "false", 5) == 0)
+				t->volumes = 0;
+			else
+				return (route_fail(t, 400, "volumes: must be "
+				    "true or false", NULL));
+		}
+		p = amp + 1;
+	}
+	return (0);
+}
+
 /* path is "/v1/workloads/" plus rest, rest without the query */
 static int
 route_workload(enum http_method meth, const char *rest, size_t len,
@@ -277,8 +305,13 @@ api_route(enum http_method meth, const char *path, size_t len,
 		    strlen(UI_PREFIX), t));
 	if (plen > strlen(GROUP_PREFIX) && strncmp(path, GROUP_PREFIX,
 	    strlen(GROUP_PREFIX)) == 0)
-		return (route_group(meth, path + strlen(GROUP_PREFIX), plen -
-		    strlen(GROUP_PREFIX), t));
+	{
+		if (route_group(meth, path + strlen(GROUP_PREFIX), plen -
+		    strlen(GROUP_PREFIX), t) == -1)
+			return (-1);
+		return (t->gop == API_DELETE && q != NULL ?
+		    route_volumes(q + 1, len - plen - 1, t) : 0);
+	}
 	if (plen < pre || strncmp(path, WL_PREFIX, pre) != 0)
 		return (route_fail(t, 404, "no such path", NULL));
 	if (plen == pre || (plen == pre + 1 && path[pre] == '/')) {
@@ -295,6 +328,8 @@ api_route(enum http_method meth, const char *path, size_t len,
 		return (route_fail(t, 404, "no such path", NULL));
 	if (route_workload(meth, path + pre + 1, plen - pre - 1, t) == -1)
 		return (-1);
+	if (t->op == API_DELETE && q != NULL)
+		return (route_volumes(q + 1, len - plen - 1, t));
 	if (t->op == API_LOGS && q != NULL)
 		return (route_count(q + 1, len - plen - 1, "tail",
 		    API_TAIL_MAX, &t->tail, "tail: must be a number of lines "

@@ -11,12 +11,16 @@
  */
 
 #include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -624,10 +628,17 @@ label_orchd(struct svc *s, const struct ynode *at, const char *k,
 		   path takes */
 		else if (strcmp(v, "/") != 0)
 			svc_set(s, "path", json_string(v));
+	} else if (strcmp(k, "org.orchd.group-wake") == 0) {
+		/* a request to it wakes the whole project, or not */
+		if (wl_word_value(wl_group_wakes, v, &p) == -1)
+			cm_err(s->c, at, s->name, "labels", ".%s: \"%.32s\": "
+			    "together or dependencies", k, v);
+		else
+			svc_set(s, "group_wake", json_string(v));
 	} else
 		cm_err(s->c, at, s->name, "labels", ".%.64s: not one of "
-		    "org.orchd.host, org.orchd.port, org.orchd.idle-timeout "
-		    "and org.orchd.path", k);
+		    "org.orchd.host, org.orchd.port, org.orchd.idle-timeout, "
+		    "org.orchd.path and org.orchd.group-wake", k);
 }
 
 static void
@@ -800,9 +811,68 @@ svc_job(const struct svc *s)
 	return (0);
 }
 
+/* a port of 127.0.0.1 that nothing has bound now, or 0 */
+static int
+free_port(void)
+{
+	struct sockaddr_in	 sin;
+	socklen_t		 len = sizeof(sin);
+	int			 fd, port = 0;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		return (0);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&sin, &len) == 0)
+		port = ntohs(sin.sin_port);
+	close(fd);
+	return (port);
+}
+
+/*
+ * A database's TCP listener, where the file maps its port ("5432:5432"
+ * is 127.0.0.1:5432): a connection there wakes it.  Its container is
+ * then reached on its own port, published on the host where that is
+ * not the listener's; where it is, on a port of the host that is free
+ * now.  On the host's network the service's port is the host's own:
+ * a listener on it cannot be, only on another mapped port.
+ */
+static void
+svc_listen(struct svc *s)
+{
+	const char	*net;
+	char		 listen[32];
+	int		 host, pub;
+
+	net = json_string_value(json_object_get(s->def, "network"));
+	host = net != NULL && strcmp(net, "host") == 0;
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", s->tcp_port);
+	if (s->tcp_port == s->port && host) {
+		json_array_append_new(svc_array(s, "@listen"),
+		    json_string(listen));
+		return;
+	}
+	if (s->tcp_port == s->port) {
+		if ((pub = free_port()) == 0) {
+			cm_err(s->c, s->node, s->name, "ports", ": no free "
+			    "port of the host to publish it on, its own "
+			    "being its TCP listener's");
+			return;
+		}
+		svc_set(s, "publish", json_integer(pub));
+		cm_note(s->c, "%s-%s: its TCP listener is %s; its container "
+		    "is published on port %d, free now", s->c->project,
+		    s->name, listen, pub);
+	}
+	json_array_append_new(svc_array(s, "listen"), json_string(listen));
+}
+
 /*
  * hosts, port, listener: what the keys together say.  A service with no
- * host of its own (a database) gets an internal one that the gateway
+ * host of its own and no listener (a database whose port the file does
+ * not map) gets an internal one that the gateway
  * refuses to everyone ("deny all"): orchd needs a host or a listener to
  * route by, and it is woken as a dependency.  A job (run once) needs
  * neither: what waits for it wakes it.
@@ -810,7 +880,7 @@ svc_job(const struct svc *s)
 static void
 svc_finish(struct svc *s)
 {
-	char	 host[ORCHD_HOST_MAX], listen[32];
+	char	 host[ORCHD_HOST_MAX];
 
 	if (json_object_get(s->def, "image") == NULL)
 		cm_err(s->c, s->node, s->name, "image", ": none: orchd runs "
@@ -825,7 +895,8 @@ svc_finish(struct svc *s)
 	}
 	if (s->port != 0)
 		svc_set(s, "port", json_integer(s->port));
-	if (s->tcp_port > 0 && s->tcp_port != s->port)
+	/* a database's mapped port is its TCP listener's (svc_listen) */
+	if (s->tcp_port > 0 && s->tcp_port != s->port && !svc_tcp(s))
 		svc_set(s, "publish", json_integer(s->tcp_port));
 	if (s->c->opts->suffix != NULL && !svc_tcp(s) && !svc_job(s) &&
 	    json_object_get(s->def, "hosts") == NULL) {
@@ -837,8 +908,13 @@ svc_finish(struct svc *s)
 			json_array_append_new(svc_array(s, "hosts"),
 			    json_string(host));
 	}
-	/* a job is woken by what waits for it, and serves no host */
+	/* a database's TCP listener, where the file maps its port */
+	if (svc_tcp(s) && s->tcp_port > 0)
+		svc_listen(s);
+	/* a job is woken by what waits for it, and serves no host; a
+	   listener is reached by its own port */
 	if (json_object_get(s->def, "hosts") == NULL &&
+	    json_object_get(s->def, "listen") == NULL &&
 	    !(svc_job(s) && wl_field_json("run_once") != NULL)) {
 		if (snprintf(host, sizeof(host), "%s.%s.internal", s->name,
 		    s->c->project) >= (int)sizeof(host))
@@ -849,11 +925,6 @@ svc_finish(struct svc *s)
 		    json_string(host));
 		json_array_append_new(svc_array(s, "access"),
 		    json_string("deny all"));
-	}
-	if (svc_tcp(s) && s->tcp_port > 0) {
-		snprintf(listen, sizeof(listen), "127.0.0.1:%d", s->tcp_port);
-		json_array_append_new(svc_array(s, "@listen"),
-		    json_string(listen));
 	}
 }
 

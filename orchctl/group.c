@@ -9,6 +9,7 @@
  *	group NAME keep			never expire (API workloads)
  *	group NAME keepwarm on | off
  *	group NAME delete		(orchctl delete --project NAME)
+ *	delete --project NAME --volumes	their API volumes too
  *
  * Waking stays dependency-driven: waking a member wakes what it depends
  * on, as a request to it would.
@@ -235,14 +236,15 @@ group_each(const char *sock, const char *group, const char *what)
 			r = ctl_call_name(sock, strcmp(what, "wake") == 0 ?
 			    IMSG_CTL_WAKE : strcmp(what, "suspend") == 0 ?
 			    IMSG_CTL_SUSPEND : strcmp(what, "keep") == 0 ?
-			    IMSG_CTL_KEEP : IMSG_CTL_DELETE, name, e,
-			    sizeof(e));
+			    IMSG_CTL_KEEP : strcmp(what, "delete volumes") ==
+			    0 ? IMSG_CTL_DELETE_VOLUMES : IMSG_CTL_DELETE, name,
+			    e, sizeof(e));
 		if (r == -1) {
 			warnx("%s: %s", name, e);
 			fails = 1;
 		} else
-			printf("%s: %s\n", name, strcmp(what, "delete") == 0 ?
-			    "deleted" : "done");
+			printf("%s: %s\n", name, strncmp(what, "delete", 6) ==
+			    0 ? "deleted" : "done");
 	}
 	json_decref(m);
 	json_decref(all);
@@ -264,12 +266,12 @@ group_main(const char *sock, int json, int argc, char *argv[])
 		exit(0);
 	}
 	if (strcmp(argv[0], "delete") == 0) {
-		if (argc == 4 && strcmp(argv[3], "--volumes") == 0)
-			errx(1, "delete --project --volumes: not supported "
-			    "yet: orchd keeps a deleted workload's volumes");
-		if (argc != 3 || !valid_workload_name(argv[2]))
-			errx(1, "usage: delete --project name");
-		exit(group_each(sock, argv[2], "delete"));
+		if ((argc != 3 && (argc != 4 ||
+		    strcmp(argv[3], "--volumes") != 0)) ||
+		    !valid_workload_name(argv[2]))
+			errx(1, "usage: delete --project name [--volumes]");
+		exit(group_each(sock, argv[2], argc == 4 ? "delete volumes" :
+		    "delete"));
 	}
 	if (argc < 3 || !valid_workload_name(argv[1]))
 		errx(1, "usage: group name wake | suspend | keep | delete | "

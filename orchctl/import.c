@@ -31,6 +31,7 @@
 #include "units.h"
 #include "workload.h"
 #include "workload_fields.h"
+#include "workload_print.h"
 #include "orchctl.h"
 #include "ctlcall.h"
 #include "compose.h"
@@ -84,14 +85,13 @@ import_jobs(json_t *defs)
 	}
 }
 
-/* a definition as the API takes it: checked, packed; NULL with why */
-static void *
-import_pack(json_t *d, size_t *len, char *why, size_t whylen)
+/* a service's definition decoded as the API decodes it; NULL with why */
+static struct workload_conf *
+import_conf(json_t *d, char *why, size_t whylen)
 {
 	struct workload_conf	*wc;
 	json_t			*o;
 	char			*json;
-	void			*def;
 
 	o = json_deep_copy(d);
 	json_object_del(o, "@listen");
@@ -101,7 +101,17 @@ import_pack(json_t *d, size_t *len, char *why, size_t whylen)
 		errx(1, "out of memory");
 	wc = workload_from_json(json, strlen(json), why, whylen);
 	free(json);
-	if (wc == NULL)
+	return (wc);
+}
+
+/* a definition as the API takes it: checked, packed; NULL with why */
+static void *
+import_pack(json_t *d, size_t *len, char *why, size_t whylen)
+{
+	struct workload_conf	*wc;
+	void			*def;
+
+	if ((wc = import_conf(d, why, whylen)) == NULL)
 		return (NULL);
 	def = workload_wire(wc, len);
 	workload_free(wc);
@@ -114,82 +124,36 @@ import_pack(json_t *d, size_t *len, char *why, size_t whylen)
 	return (def);
 }
 
-/* --dry-run: one workload block of orchd.conf, from its row's keyword */
-static void
-print_value(const struct wl_field *f, json_t *v)
-{
-	const char	*s;
-	char		*q;
-
-	if (json_is_integer(v)) {
-		printf(" %lld%s", (long long)json_integer_value(v),
-		    f->type == WF_DURATION ? "s" : "");
-		return;
-	}
-	if (json_is_true(v) || json_is_false(v)) {
-		printf(" %s", json_is_true(v) ? "yes" : "no");
-		return;
-	}
-	if ((s = json_string_value(v)) == NULL)
-		return;
-	if (f->type == WF_WORD || f->type == WF_SIGNAL ||
-	    f->type == WF_DURATION || f->type == WF_SIZE ||
-	    (f->type == WF_NETWORK && (strcmp(s, "host") == 0 ||
-	    strcmp(s, "bridge") == 0))) {
-		printf(" %s", s);
-		return;
-	}
-	printf(" \"");
-	for (q = (char *)s; *q != '\0'; q++) {
-		if (*q == '"' || *q == '\\')
-			putchar('\\');
-		putchar(*q);
-	}
-	printf("\"");
-}
-
-/* a list: its keyword once an item; a named volume as a comment */
-static void
-print_list(const struct wl_field *f, json_t *v)
-{
-	json_t	*e;
-	size_t	 i;
-
-	json_array_foreach(v, i, e) {
-		if (!json_is_object(e)) {
-			printf("\t%s", f->conf);
-			print_value(f, e);
-			printf("\n");
-			continue;
-		}
-		/* a named one: a directory the API makes */
-		if (json_string_value(json_object_get(e, "host"))[0] != '/')
-			printf("\t# API volume, under api allow volume:");
-		printf("\t%s", f->conf);
-		print_value(f, json_object_get(e, "host"));
-		print_value(f, json_object_get(e, "container"));
-		printf("\n");
-	}
-}
-
+/*
+ * --dry-run: one workload block of orchd.conf, its fields in the order
+ * the service gave them, each printed from the definition as orchd -nv
+ * prints it (common/workload_print.c); what the API alone has, and the
+ * TCP listener an import cannot make, as comments.
+ */
 static void
 print_block(json_t *d)
 {
+	struct workload_conf	*wc;
 	const struct wl_field	*f;
+	const struct volume	*v;
 	const char		*k;
-	json_t			*v, *e;
+	json_t			*val, *e;
+	char			 why[256];
 	size_t			 i;
 
-	printf("workload \"%s\" {\n", json_string_value(json_object_get(d,
-	    "name")));
-	json_object_foreach(d, k, v) {
+	if ((wc = import_conf(d, why, sizeof(why))) == NULL)
+		errx(1, "%s", why);
+	printf("workload ");
+	(void)wl_print_string(stdout, wc->name);
+	printf(" {\n");
+	json_object_foreach(d, k, val) {
 		/* "health path" says both */
 		if (strcmp(k, "name") == 0 || (strcmp(k, "health") == 0 &&
 		    json_object_get(d, "health_path") != NULL))
 			continue;
 		if (strcmp(k, "access") == 0) {
 			/* "deny all": deny from all */
-			json_array_foreach(v, i, e) {
+			json_array_foreach(val, i, e) {
 				const char *a = json_string_value(e);
 
 				printf("\t%.*s from %s\n", (int)strcspn(a, " "),
@@ -198,10 +162,11 @@ print_block(json_t *d)
 			continue;
 		}
 		if (strcmp(k, "@listen") == 0) {
-			json_array_foreach(v, i, e)
-				printf("\t# listen on 127.0.0.1 port %s: a TCP "
-				    "listener is orchd.conf's alone, with a "
-				    "publish of another port\n",
+			json_array_foreach(val, i, e)
+				printf("\t# listen on 127.0.0.1 port %s: the "
+				    "service's own port on the host's "
+				    "network: map another for a TCP "
+				    "listener\n",
 				    strchr(json_string_value(e), ':') + 1);
 			continue;
 		}
@@ -209,28 +174,20 @@ print_block(json_t *d)
 			printf("\t# %s: the API's alone\n", k);
 			continue;
 		}
-		/* its words are the grammar's: "run once [every wake]" */
-		if (strcmp(k, "run_once") == 0) {
-			if (strcmp(json_string_value(v), "off") != 0)
-				printf("\trun once%s\n", strcmp(
-				    json_string_value(v), "every_wake") == 0 ?
-				    " every wake" : "");
+		if (f->type != WF_VOLUMES) {
+			(void)wl_print_field(stdout, wc, f);
 			continue;
 		}
-		if (json_is_array(v)) {
-			print_list(f, v);
-			continue;
+		/* a named one: a directory the API makes */
+		TAILQ_FOREACH(v, &wc->volumes, entry) {
+			if (v->host[0] != '/')
+				printf("\t# API volume, under api allow "
+				    "volume:");
+			(void)wl_print_volume(stdout, f, v);
 		}
-		if (f->type == WF_BOOL) {
-			if (json_is_true(v))
-				printf("\t%s\n", f->conf);
-			continue;
-		}
-		printf("\t%s", f->conf);
-		print_value(f, v);
-		printf("\n");
 	}
 	printf("}\n");
+	workload_free(wc);
 }
 
 struct done {
@@ -511,8 +468,8 @@ import_main(const char *sock, int argc, char *argv[])
 	}
 	json_array_foreach(c.defs, i, d)
 		json_array_foreach(json_object_get(d, "@listen"), k, v)
-			warnx("note: %s: its TCP listener %s is orchd.conf's "
-			    "(listen on), not the API's: it wakes as a "
+			warnx("note: %s: no TCP listener on %s, its own port "
+			    "on the host's network: it wakes as a "
 			    "dependency", json_string_value(json_object_get(d,
 			    "name")), json_string_value(v));
 	exit(import_apply(sock, c.project, c.defs));

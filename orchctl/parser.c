@@ -70,7 +70,7 @@ static const struct token t_main[] = {
 	    "file | - | name --flag value ...",
 	    "define a workload (its flags below)" },
 	{ KEYWORD,	"delete",	DELETE,		t_name,
-	    "name | --project name",
+	    "name | --project name [--volumes]",
 	    "stop and remove a workload (API, create)" },
 	/* group and import: their words are group.c's and import.c's */
 	{ KEYWORD,	"group",	NONE,		NULL,

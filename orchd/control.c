@@ -692,7 +692,8 @@ control_change(struct imsgev *iev, struct imsg *imsg)
 	if (imsg_get_type(imsg) == IMSG_CTL_KEEP)
 		api_ctl_keep(orchd_env, &a, cn.name);
 	else
-		api_ctl_delete(orchd_env, &a, cn.name);
+		api_ctl_delete(orchd_env, &a, cn.name,
+		    imsg_get_type(imsg) == IMSG_CTL_DELETE_VOLUMES);
 }
 
 /*

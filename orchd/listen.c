@@ -43,7 +43,7 @@ listener_port(const struct listener_conf *l)
 	return (ntohs(sin->sin_port));
 }
 
-static int
+int
 listener_bind(struct listener_conf *l)
 {
 	int	 fd, on = 1;
@@ -76,9 +76,11 @@ listeners_bind(struct orchd_conf *nconf, struct orchd_conf *oconf,
 
 	TAILQ_FOREACH(l, &nconf->listeners, entry) {
 		l->fd = -1;
+		/* never an API workload's: api_listen.c moves those */
 		if (oconf != NULL)
 			TAILQ_FOREACH(o, &oconf->listeners, entry)
-				if (o->fd != -1 && listener_same(l, o)) {
+				if (o->fd != -1 && listener_same(l, o) &&
+				    !api_listen_is(oconf, o)) {
 					l->fd = o->fd;
 					break;
 				}

@@ -135,6 +135,8 @@ static const struct proc_handler parent_handlers[] = {
 	{ IMSG_CTL_UPDATE, PROC_ANYLEN, PROC_FROM_CLIENT, control_change },
 	{ IMSG_CTL_DELETE, sizeof(struct ctl_name), PROC_FROM_CLIENT,
 	    control_change, PROC_NAME(struct ctl_name) },
+	{ IMSG_CTL_DELETE_VOLUMES, sizeof(struct ctl_name), PROC_FROM_CLIENT,
+	    control_change, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_KEEP, sizeof(struct ctl_name), PROC_FROM_CLIENT,
 	    control_change, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_PULLING, sizeof(struct ctl_pull), PROC_FROM(PROC_RUNTIME),
@@ -144,6 +146,9 @@ static const struct proc_handler parent_handlers[] = {
 	    api_recv_create },
 	{ IMSG_API_DELETE, sizeof(struct ctl_name), PROC_FROM(PROC_GATEWAY),
 	    api_recv_delete, PROC_NAME(struct ctl_name) },
+	{ IMSG_API_DELETE_VOLUMES, sizeof(struct ctl_name),
+	    PROC_FROM(PROC_GATEWAY), api_recv_delete,
+	    PROC_NAME(struct ctl_name) },
 	{ IMSG_API_UPDATE, PROC_ANYLEN, PROC_FROM(PROC_GATEWAY),
 	    api_recv_update, PROC_NAME(struct api_update) },
 	/* GET /v1/workloads/{id}/logs, answered as orchctl logs */

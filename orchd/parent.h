@@ -170,6 +170,16 @@ const struct sockact *sockact_find(const struct orchd_conf *,
 		    const char *);
 void		 sockact_flush(const struct orchd_conf *, const char *);
 void		 listeners_send(struct orchd *);
+int		 listener_bind(struct listener_conf *);
+
+/* api_listen.c: an API workload's own TCP listeners ("listen") */
+int		 api_listen_is(const struct orchd_conf *,
+		    const struct listener_conf *);
+int		 api_listen_bind(struct orchd_conf *,
+		    const struct workload_conf *, char *, size_t);
+void		 api_listen_drop(struct orchd_conf *, const char *);
+void		 api_listen_move(struct orchd_conf *, struct orchd_conf *,
+		    const char *);
 
 /*
  * request.c: the parent's requests in flight, which its children answer
@@ -307,7 +317,7 @@ void		 api_ctl_create(struct orchd *, const struct proc_asker *,
 void		 api_ctl_update(struct orchd *, const struct proc_asker *,
 		    struct imsg *);
 void		 api_ctl_delete(struct orchd *, const struct proc_asker *,
-		    const char *);
+		    const char *, int);
 void		 api_ctl_keep(struct orchd *, const struct proc_asker *,
 		    const char *);
 void		 api_recv_logs_stop(struct imsgev *, struct imsg *);
@@ -363,9 +373,17 @@ int		 voldir_make(const char *, const char *, const char *,
 		    const char *, uid_t, uid_t, char *, size_t);
 int		 hostpath_at_use(const char *, const struct orchd_conf *,
 		    char *, size_t);
+int		 vd_dir_ok(int, const char *, uid_t, int, char *, size_t);
+int		 vd_open_root(const char *, uid_t, char *, size_t);
+
+/* volrm.c: a deleted workload's API volumes, with delete --volumes */
+int		 volrm_workload(const struct orchd_conf *, const char *,
+		    char *, size_t);
 
 /* policy_net.c: where an API workload may point */
 int		 policy_api_net(const struct orchd_conf *,
+		    const struct workload_conf *, char *, size_t);
+int		 policy_api_listens(const struct orchd_conf *,
 		    const struct workload_conf *, char *, size_t);
 
 /* policy.c: what a workload may be, and what the API may create */

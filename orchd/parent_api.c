@@ -83,6 +83,8 @@ struct api_op {
 	int			 update;	/* UPDATE_PUT, _PATCH, _KEEP */
 	uint64_t		 base;		/* PATCH: of what it replaces */
 	int			 expire;	/* a delete: expired */
+	int			 volumes;	/* a delete: its API volumes
+						   too (volrm.c) */
 	struct reap_expire	 re;		/* expire: as reaperd saw it */
 	struct rt_purge		 purge;		/* a delete: what to remove */
 	char			 name[ORCHD_NAME_MAX];
@@ -761,7 +763,9 @@ api_recv_delete(struct imsgev *iev, struct imsg *imsg)
 	if ((op = api_op_new(env, &a)) == NULL)
 		return;
 	strlcpy(op->name, cn.name, sizeof(op->name));
-	log_info("API: deleting workload %s", op->name);
+	op->volumes = imsg_get_type(imsg) == IMSG_API_DELETE_VOLUMES;
+	log_info("API: deleting workload %s%s", op->name, op->volumes ?
+	    " and its volumes" : "");
 	api_queue(env, op);
 }
 
@@ -873,14 +877,16 @@ api_ctl_update(struct orchd *env, const struct proc_asker *a,
 
 void
 api_ctl_delete(struct orchd *env, const struct proc_asker *a,
-    const char *name)
+    const char *name, int volumes)
 {
 	struct api_op	*op;
 
 	if ((op = api_op_new(env, a)) == NULL)
 		return;
 	strlcpy(op->name, name, sizeof(op->name));
-	log_info("control: deleting workload %s", op->name);
+	op->volumes = volumes;
+	log_info("control: deleting workload %s%s", op->name, volumes ?
+	    " and its volumes" : "");
 	api_queue(env, op);
 }
 
@@ -964,7 +970,8 @@ api_recv_stored(struct imsgev *iev, struct imsg *imsg)
 		 * or removed what it depends on
 		 */
 		if ((status = api_check_new(env->conf, op->wc, err,
-		    sizeof(err))) != 0) {
+		    sizeof(err))) != 0 || (status = api_listen_bind(env->conf,
+		    op->wc, err, sizeof(err)) == -1 ? 409 : 0) != 0) {
 			api_store_undo(env, op);
 			api_op_done(env, status, err);
 			return;
@@ -974,7 +981,8 @@ api_recv_stored(struct imsgev *iev, struct imsg *imsg)
 	} else if (op->update) {
 		/* a reload while the store wrote may have taken it */
 		if ((status = api_check_update(env->conf, op->wc, err,
-		    sizeof(err))) != 0) {
+		    sizeof(err))) != 0 || (status = api_listen_bind(env->conf,
+		    op->wc, err, sizeof(err)) == -1 ? 409 : 0) != 0) {
 			api_store_undo(env, op);
 			api_op_done(env, status, err);
 			return;
@@ -989,8 +997,29 @@ api_recv_stored(struct imsgev *iev, struct imsg *imsg)
 			TAILQ_REMOVE(&env->conf->workloads, wc, entry);
 			workload_free(wc);
 		}
+		api_listen_drop(env->conf, op->name);
 	}
 	api_op_send(env, op);
+}
+
+/*
+ * A delete with its volumes: it is stopped and no longer configured, so
+ * nothing uses them now.  -1 when they could not all go: answered 500
+ * (the workload is deleted all the same), what is left named.
+ */
+static int
+api_volumes_gone(struct orchd *env, struct api_op *op)
+{
+	char	 why[CTL_MSG_MAX / 2], msg[CTL_MSG_MAX];
+
+	if (volrm_workload(env->conf, op->name, why, sizeof(why)) == 0)
+		return (0);
+	log_warnx("workload %s: deleted, its volumes not all removed: %s",
+	    op->name, why);
+	(void)snprintf(msg, sizeof(msg), "workload %s deleted, its volumes "
+	    "not all removed: %s", op->name, why);
+	api_op_done(env, 500, msg);
+	return (-1);
 }
 
 /* a configuration transaction ended: ours, or one ours waited for */
@@ -1020,6 +1049,8 @@ api_config_active(struct orchd *env)
 		    PROC_RUNTIME, IMSG_RT_PURGE, 0, -1, &op->purge,
 		    sizeof(op->purge)) == -1)
 			log_warn("%s: compose", __func__);
+		if (op->volumes && api_volumes_gone(env, op) == -1)
+			return;
 		api_op_done(env, op->create ? 201 : 200, NULL);
 	}
 }
@@ -1078,6 +1109,12 @@ api_recv_definition(struct imsgev *iev, struct imsg *imsg)
 		return;
 	}
 	if (api_clash(env->conf, wc, err, sizeof(err)) != 0) {
+		log_warnx("workload %s created through the API is not "
+		    "loaded: %s", wc->name, err);
+		workload_free(wc);
+		return;
+	}
+	if (api_listen_bind(env->conf, wc, err, sizeof(err)) == -1) {
 		log_warnx("workload %s created through the API is not "
 		    "loaded: %s", wc->name, err);
 		workload_free(wc);
@@ -1153,6 +1190,7 @@ api_reload_keep(struct orchd_conf *nconf, struct orchd_conf *oconf)
 			continue;
 		}
 		TAILQ_INSERT_TAIL(&nconf->workloads, wc, entry);
+		api_listen_move(nconf, oconf, wc->name);
 	}
 	/* and those that depended on one dropped */
 	depends_prune(nconf);

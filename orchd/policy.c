@@ -209,9 +209,6 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 		return (deny(err, len, "api: \"socket_activation\" is set in "
 		    "orchd.conf only, never through the API: orchd binds its "
 		    "port"));
-	if (!TAILQ_EMPTY(&wc->listens))
-		return (deny(err, len, "api: \"listen\" is set in orchd.conf "
-		    "only, never through the API: orchd binds its ports"));
 	/* any other field the table gives orchd.conf alone */
 	for (i = 0; i < wl_nfields; i++)
 		if ((wl_fields[i].flags & (WF_API | WF_PARENT)) == 0 &&
@@ -234,7 +231,8 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 		return (deny(err, len, "api allow: network \"%s\" matches no "
 		    "\"api allow network\" of orchd.conf", wc->netname));
 	/* its network, address, port and where Docker publishes it */
-	if (policy_api_net(conf, wc, err, len) == -1)
+	if (policy_api_net(conf, wc, err, len) == -1 ||
+	    policy_api_listens(conf, wc, err, len) == -1)
 		return (403);
 	if (policy_gate(conf, wc, err, len) != 0)
 		return (403);

@@ -162,6 +162,14 @@ publish_allowed(const struct orchd_conf *conf, const struct netaddr *a)
  * 127.0.0.2, but the difference is one character of a definition).
  */
 static int
+overlaps(const struct netaddr *la, const struct netaddr *a)
+{
+	if (is_wildcard(la) || is_wildcard(a) || same_addr(la, a))
+		return (1);
+	return (is_loopback(la) && is_loopback(a));
+}
+
+static int
 reaches(const struct listener_conf *l, const struct netaddr *a,
     uint16_t port)
 {
@@ -169,9 +177,7 @@ reaches(const struct listener_conf *l, const struct netaddr *a,
 
 	if (listener_addr(l, &la) != port)
 		return (0);
-	if (is_wildcard(&la) || is_wildcard(a) || same_addr(&la, a))
-		return (1);
-	return (is_loopback(&la) && is_loopback(a));
+	return (overlaps(&la, a));
 }
 
 static const char *
@@ -277,5 +283,95 @@ policy_api_net(const struct orchd_conf *conf, const struct workload_conf *wc,
 			    listener_what(l), l->name));
 	if (policy_api_sockact(conf, &a, port, err, len) == -1)
 		return (-1);
+	return (0);
+}
+
+/*
+ * Does w, a workload, take port at a on the host (its own port, or
+ * where Docker publishes it)?  Where orchd reaches it is where it is.
+ */
+static int
+workload_takes(const struct workload_conf *w, const struct netaddr *a,
+    uint16_t port)
+{
+	struct netaddr	 wa;
+	const char	*errstr;
+
+	if (w->run_once != RUN_SERVICE || w->address == NULL ||
+	    workload_upstream_port(w) != port ||
+	    netaddr_parse(w->address, &wa, &errstr) == -1)
+		return (0);
+	unmap(&wa);
+	return (overlaps(&wa, a));
+}
+
+/* one "listen" of wc, an API workload: ADDR port, checked */
+static int
+policy_api_listen(const struct orchd_conf *conf,
+    const struct workload_conf *wc, const char *s, char *err, size_t len)
+{
+	const struct listener_conf	*l;
+	const struct workload_conf	*w;
+	struct netaddr			 a;
+	const char			*errstr;
+	char				 addr[INET6_ADDRSTRLEN + 2], *bare = addr;
+	int				 port;
+
+	if (listen_split(s, addr, sizeof(addr), &port) == -1)
+		return (refuse(err, len, "api: listen \"%s\" is not "
+		    "ADDRESS:PORT", s));
+	if (addr[0] == '[') {
+		bare = addr + 1;
+		bare[strlen(bare) - 1] = '\0';
+	}
+	if (netaddr_parse(bare, &a, &errstr) == -1 || strchr(bare, '/'))
+		return (refuse(err, len, "api: listen \"%s\": the address "
+		    "must be numeric", s));
+	unmap(&a);
+	/* bound on the host as a published port is: the same rules */
+	if (!is_loopback(&a) && !publish_allowed(conf, &a))
+		return (refuse(err, len, "api allow publish: listen \"%s\" is "
+		    "not on loopback: only 127.0.0.0/8 and ::1 are allowed "
+		    "through the API (orchd.conf: api allow publish %s)", s,
+		    bare));
+	if (port < API_LOW_PORTS && !API_PORT_ALLOWED(conf, port))
+		return (refuse(err, len, "api allow publish port: listen "
+		    "\"%s\": port %d is below %d (orchd.conf: api allow "
+		    "publish port %d)", s, port, API_LOW_PORTS, port));
+	TAILQ_FOREACH(l, &conf->listeners, entry)
+		if (strcmp(l->workload, wc->name) != 0 &&
+		    reaches(l, &a, port))
+			return (refuse(err, len, "api: listen \"%s\" is "
+			    "orchd's own: %s (%s %s)", s, listener_what(l),
+			    l->workload[0] != '\0' ? l->workload : "on",
+			    l->name));
+	if (policy_api_sockact(conf, &a, port, err, len) == -1)
+		return (-1);
+	TAILQ_FOREACH(w, &conf->workloads, entry)
+		if (strcmp(w->name, wc->name) != 0 &&
+		    workload_takes(w, &a, port))
+			return (refuse(err, len, "api: listen \"%s\": port %d "
+			    "is workload \"%s\"'s own", s, port, w->name));
+	if (workload_takes(wc, &a, port))
+		return (refuse(err, len, "api: listen \"%s\": the workload "
+		    "itself is reached there: give it another port or "
+		    "publish", s));
+	return (0);
+}
+
+/*
+ * An API workload's own TCP listeners ("listen"), bound by the parent
+ * (api_listen.c): where a published port may be, never one of orchd's
+ * own ports, another workload's or its own.  0, or -1 with err.
+ */
+int
+policy_api_listens(const struct orchd_conf *conf,
+    const struct workload_conf *wc, char *err, size_t len)
+{
+	const struct strentry	*e;
+
+	TAILQ_FOREACH(e, &wc->listens, entry)
+		if (policy_api_listen(conf, wc, e->str, err, len) == -1)
+			return (-1);
 	return (0);
 }

@@ -66,7 +66,7 @@ vd_fail(char *why, size_t len, const char *fmt, ...)
  * fd, a directory opened as path: root's (or owner's), and writable by
  * nobody else, unless sticky may do (above ROOT).  0, or -1 with why.
  */
-static int
+int
 vd_dir_ok(int fd, const char *path, uid_t owner, int sticky, char *why,
     size_t len)
 {
@@ -115,7 +115,7 @@ vd_openat(int dfd, const char *name)
  * ROOT, absolute and normalised, opened from "/" without following a
  * link, every directory on the way checked.  Its fd, or -1 with why.
  */
-static int
+int
 vd_open_root(const char *root, uid_t owner, char *why, size_t len)
 {
 	char		 copy[PATH_MAX], sofar[PATH_MAX];

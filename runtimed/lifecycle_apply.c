@@ -143,6 +143,7 @@ early_wakes_run(void)
 		if (lifecycle_find(rt->early[i].name) != NULL) {
 			lifecycle_wake(rt->early[i].name, RT_REASON_REQUEST,
 			    &rt->early[i].cause);
+			group_wake_request(rt->early[i].name);
 			continue;
 		}
 		log_debug("workload %s: wake of an unknown workload",

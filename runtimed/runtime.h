@@ -220,6 +220,9 @@ int		 lifecycle_keep_warm(const struct rt_workload *);
 void		 lifecycle_keep_warm_send(struct rt_workload *);
 /* schedule.c: keep warm during, wake at */
 void		 schedule_run(void);
+/* groupwake.c */
+void		 group_wake_request(const char *);
+
 /* warmuntil.c */
 void		 warm_until_set(struct rt_workload *, int64_t);
 void		 warm_until_arm(void);

@@ -131,6 +131,7 @@ runtime_recv_wake(struct imsgev *iev, struct imsg *imsg)
 	cause_sanitize(&gwk.cause);
 	gwk.cause.kind = WAKE_REQUEST;
 	lifecycle_wake(gwk.name, RT_REASON_REQUEST, &gwk.cause);
+	group_wake_request(gwk.name);
 }
 
 /*

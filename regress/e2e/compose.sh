@@ -3,7 +3,8 @@
 # files of regress/compose/ are checked first by docker-compose config
 # (valid Compose, not a dialect), then
 #  - stack.yml (web, PostgreSQL, Redis, a migration): --dry-run prints
-#    workloads in orchd.conf syntax that orchd -n takes;
+#    workloads in orchd.conf syntax that orchd -n takes, the database
+#    with its TCP listener where the file maps its port;
 #  - paths.yml (a frontend and an API on one host, by path): the same
 #    where orchd routes by path, else each org.orchd.path refused at its
 #    line;
@@ -75,8 +76,17 @@ fi
 } >"$T/dry.conf"
 check "stack.yml --dry-run: orchd -n takes its workloads" \
     quiet "$ORCHD" -n -f "$T/dry.conf"
-check "stack.yml --dry-run: a database without a host of its own gets an internal one, refused to every client" \
-    sh -c "grep -A1 'host \"db.shop.internal\"' '$T/dry.conf' | grep -q 'deny from all'"
+check "stack.yml --dry-run: a database whose port the file maps gets its TCP listener, no host" \
+    sh -c "sed -n '/^workload \"shop-db\"/,/^}/p' '$T/dry.conf' |
+    grep -qF 'listen on \"127.0.0.1\" port 5432' &&
+    ! sed -n '/^workload \"shop-db\"/,/^}/p' '$T/dry.conf' | grep -q host"
+awk '/^## From a compose file/ { on = 1 } on && /^```yaml/ { y = 1; next }
+    y && /^```/ { exit } y' "$SRC/README.md" >"$T/readme-dry.yml"
+"$ORCHCTL" import compose "$T/readme-dry.yml" --project pr-42 --dry-run \
+    >"$T/readme-dry.conf" 2>/dev/null
+check "the README's database, its port not mapped, gets an internal host, refused to every client" \
+    sh -c "grep -A1 'host \"db.pr-42.internal\"' '$T/readme-dry.conf' |
+    grep -q 'deny from all'"
 check "stack.yml --dry-run: the migration is a job, with no host" \
     sh -c "sed -n '/^workload \"shop-migrate\"/,/^}/p' '$T/dry.conf' | grep -q '^	run once\$' &&
     ! sed -n '/^workload \"shop-migrate\"/,/^}/p' '$T/dry.conf' | grep -q host"
@@ -91,7 +101,7 @@ check "stack.yml --dry-run: PostgreSQL's entrypoint" \
 check "stack.yml --dry-run: each of the group shop" \
     [ "$(grep -c 'group "shop"' "$T/dry.conf")" = 4 ]
 check "stack.yml --dry-run: PostgreSQL's mapped port named as a TCP listener" \
-    grep -q 'listen on 127.0.0.1 port 5432' "$T/dry.conf"
+    grep -qF 'listen on "127.0.0.1" port 5432' "$T/dry.conf"
 
 # paths.yml: one host, two workloads by path, where orchd routes by
 # path (issue 34's path); else each label refused at its line

@@ -128,19 +128,19 @@ test_mapping(void **state)
 	assert_string_equal(json_string_value(json_array_get(
 	    json_object_get(w, "depends_on"), 0)), "p-db");
 	d = def(&c, "p-db");
-	/* a database: no host of the suffix, an internal one denied */
-	assert_string_equal(json_string_value(json_array_get(
-	    json_object_get(d, "hosts"), 0)), "db.p.internal");
-	assert_string_equal(json_string_value(json_array_get(
-	    json_object_get(d, "access"), 0)), "deny all");
+	/* a database with its port mapped: no host, its listener below */
+	assert_null(json_object_get(d, "hosts"));
+	assert_null(json_object_get(d, "access"));
 	assert_string_equal(json_string_value(json_object_get(json_array_get(
 	    json_object_get(d, "volumes"), 0), "host")), "pg");
 	assert_int_equal(json_integer_value(json_object_get(d, "memory")),
 	    1024LL * 1024 * 1024);
 	assert_string_equal(json_string_value(json_object_get(d,
 	    "entrypoint")), "docker-entrypoint.sh");
+	/* its mapped port is its TCP listener, its own unpublished */
 	assert_string_equal(json_string_value(json_array_get(
-	    json_object_get(d, "@listen"), 0)), "127.0.0.1:5433");
+	    json_object_get(d, "listen"), 0)), "127.0.0.1:5433");
+	assert_null(json_object_get(d, "publish"));
 	compose_free(&c);
 }
 

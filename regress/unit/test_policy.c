@@ -76,6 +76,33 @@ spawner_pid(void)
 	return (-1);
 }
 
+/* an API workload's listeners: none bound here (orchd/api_listen.c) */
+int
+api_listen_bind(struct orchd_conf *conf, const struct workload_conf *wc,
+    char *err, size_t len)
+{
+	return (0);
+}
+
+void
+api_listen_drop(struct orchd_conf *conf, const char *name)
+{
+}
+
+void
+api_listen_move(struct orchd_conf *nconf, struct orchd_conf *oconf,
+    const char *name)
+{
+}
+
+/* a delete with its volumes: none here (orchd/volrm.c) */
+int
+volrm_workload(const struct orchd_conf *conf, const char *name, char *why,
+    size_t len)
+{
+	return (0);
+}
+
 void
 hook_expired(struct orchd *env, const char *name, int64_t secs)
 {
@@ -420,10 +447,20 @@ test_policy(void **state)
 		{ "{\"name\": \"s\", \"hosts\": [\"s.test\"], \"driver\": "
 		    "\"swarm\", \"image\": \"registry.example.com/app:1\", "
 		    "\"port\": 1}", 0, 0, NULL },
-		/* a port of the host: orchd.conf's to open, never the API's */
-		{ D(", \"listen\": [\"127.0.0.1:5432\"]"), 1, 0,
-		    "\"listen\" is set in orchd.conf only" },
-		{ P(", \"listen\": [\"*:22\"]"), 1, 1, "\"listen\"" },
+		/* a TCP listener: where a published port may be */
+		{ D(", \"listen\": [\"127.0.0.1:5432\"]"), 1, 0, NULL },
+		{ D(", \"listen\": [\"[::1]:5432\"]"), 1, 0, NULL },
+		{ P(", \"listen\": [\"*:2222\"]"), 1, 1, "must be numeric" },
+		{ P(", \"listen\": [\"localhost:2222\"]"), 1, 1,
+		    "must be numeric" },
+		{ D(", \"listen\": [\"127.0.0.1:22\"]"), 1, 0,
+		    "api allow publish port" },
+		{ D(", \"listen\": [\"0.0.0.0:5432\"]"), 1, 0,
+		    "api allow publish" },
+		{ D(", \"listen\": [\"10.0.0.1:5432\"]"), 1, 0,
+		    "api allow publish" },
+		{ D(", \"listen\": [\"127.0.0.2:8080\"]"), 1, 0,
+		    "the workload itself is reached there" },
 		{ D(", \"listen\": [\"127.0.0.1:5432\"]"), 0, 0, NULL },
 		/* a file read for orchd's own pages: orchd.conf's alone */
 		{ D(", \"error_pages\": [\"503 /etc/shadow\"]"), 1, 0,
@@ -586,6 +623,15 @@ test_policy_net(void **state)
 		    "api allow publish port" },
 		/* network host publishes nothing: its port is the host's */
 		{ H(22), 1, NULL },
+		/* a listener of its own: never on orchd's own ports */
+		{ D(", \"listen\": [\"127.0.0.1:8081\"]"), 2,
+		    "orchd's own: the API's listener" },
+		{ D(", \"listen\": [\"127.0.0.5:8088\"]"), 2,
+		    "a gateway listener" },
+		{ D(", \"listen\": [\"[::1]:5432\"]"), 2,
+		    "a workload's \"listen on\" (db" },
+		{ D(", \"listen\": [\"0.0.0.0:15432\"]"), 1, NULL },
+		{ D(", \"listen\": [\"127.0.0.1:22\"]"), 1, NULL },
 		/* the parent's alone to give */
 		{ D(", \"run_uid\": 62000"), 2, "\"run_uid\" is orchd's" },
 #undef D
