@@ -235,6 +235,11 @@ struct workload_conf {
 	char			*path;		/* its prefix of its hosts;
 						   NULL: "/", the default */
 	int			 path_strip;	/* the prefix is cut off */
+	/* limits (common/wlimits.c); 0: the global default */
+	int64_t			 cpu;		/* thousandths of a CPU */
+	int			 cpu_weight;	/* v2's scale, 1 to 10000 */
+	int			 pids;
+	int			 io_weight;	/* v2's scale, 1 to 10000 */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 

@@ -1003,6 +1003,7 @@ print_field(FILE *fp, const struct workload_conf *wl,
     const struct wl_field *f)
 {
 	const struct strentry	*e;
+	char			 buf[32];
 
 	if ((f->flags & WF_SWARM) && wl->driver != DRIVER_SWARM)
 		return;
@@ -1030,6 +1031,10 @@ print_field(FILE *fp, const struct workload_conf *wl,
 	case WF_DURATION:
 		print_wlduration(fp, f->conf, wl_field_num(wl, f), 0, NULL);
 		break;
+	case WF_CPU:
+		fprintf(fp, "\t%s %s\n", f->conf, fmt_cpu(wl_field_num(wl, f),
+		    buf, sizeof(buf)));
+		break;
 	default:
 		fprintf(fp, "\t%s %lld\n", f->conf,
 		    (long long)wl_field_num(wl, f));
@@ -1045,12 +1050,15 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
 	const struct nv_printer		*np;
 	const struct wl_field		*f;
 	size_t				 i;
-	int				 nv;
+	int				 nv, last = 0;
 
 	fputs("\nworkload ", fp);
 	print_string(fp, wl->name);
 	fputs(" {\n", fp);
-	for (nv = 1; nv <= (int)wl_nfields; nv++)
+	/* the places need not be fewer than the rows */
+	for (i = 0; i < wl_nfields; i++)
+		last = MAXIMUM(last, wl_fields[i].nv);
+	for (nv = 1; nv <= last; nv++)
 		for (i = 0; i < wl_nfields; i++) {
 			f = &wl_fields[i];
 			if (f->nv != nv || f->conf == NULL)
@@ -1088,6 +1096,7 @@ print_config(FILE *fp, const struct orchd_conf *conf)
 	print_gateway(fp, &conf->gateway);
 	print_use(fp, conf);
 	print_budget(fp, conf);
+	print_limits(fp, conf);
 	fputs("\n", fp);
 	print_listeners(fp, conf);
 	print_api(fp, conf);

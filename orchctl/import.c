@@ -133,7 +133,7 @@ print_value(const struct wl_field *f, json_t *v)
 	if ((s = json_string_value(v)) == NULL)
 		return;
 	if (f->type == WF_WORD || f->type == WF_SIGNAL ||
-	    f->type == WF_DURATION || f->type == WF_SIZE ||
+	    f->type == WF_DURATION || f->type == WF_SIZE || f->type == WF_CPU ||
 	    (f->type == WF_NETWORK && (strcmp(s, "host") == 0 ||
 	    strcmp(s, "bridge") == 0))) {
 		printf(" %s", s);
