@@ -201,7 +201,7 @@ cl_init_v1_one(int c, const struct cg_mount *m)
 	if (cgroup_join_path(dir, sizeof(dir), m->point, m->root, own) ==
 	    -1 || (size_t)snprintf(cl.top[c], sizeof(cl.top[c]), "%s/orchd",
 	    dir) >= sizeof(cl.top[c]) || (size_t)snprintf(cl.base[c],
-	    sizeof(cl.base[c]), "%s/%d", cl.top[c], (int)getpid()) >=
+	    sizeof(cl.base[c]), "%s/orchd/%d", dir, (int)getpid()) >=
 	    sizeof(cl.base[c]) || (mkdir(cl.top[c], 0755) == -1 &&
 	    errno != EEXIST)) {
 		log_warn("cgroup %s: %s", cl_ctl[c], dir);
