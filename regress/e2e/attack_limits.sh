@@ -143,6 +143,25 @@ else
 fi
 del "$W"
 
+# orchctl create's flags: the same policy
+octl_create() {	# octl_create NAME FLAGS...: its output
+	_n=$1
+	shift
+	"$ORCHCTL" -s "$SOCK" create "$_n" --port "$P_PROC" \
+	    --command "$T/bin/testhttp serve $P_PROC" --host "$_n.test" "$@" 2>&1
+}
+out=$(octl_create al$$-c1 --cpu 2)
+check "orchctl create --cpu 2: refused naming api max cpu ($out)" \
+    has "$out" "api max cpu"
+out=$(octl_create al$$-c2 --pids 513)
+check "orchctl create --pids 513: refused naming api max pids ($out)" \
+    has "$out" "api max pids"
+check "orchctl create --cpu 0.5 --pids 64: taken" \
+    octl_create al$$-c3 --cpu 0.5 --pids 64
+check "shown ($(get al$$-c3 | tr -d ' \n' | grep -o '"cpu":"[^"]*"'))" \
+    has "$(get al$$-c3 | tr -d ' \n')" '"cpu":"0.5","pids":64'
+del al$$-c3
+
 check "orchd still answers" "$ORCHCTL" -s "$SOCK" show summary
 stop_orchd
 check "orchd exits 0" test "$STATUS" = 0
