@@ -90,7 +90,8 @@ idle=$(median <"$B/p99.idle")
 spin=$(median <"$B/p99.spin")
 cap=$(median <"$B/p99.cap")
 out ""
-out "== 14. gatewayd p99 beside a workload spinning on both cores (wrk -c1, $ROUNDS x ${SECS}s)"
+out "== 14. gatewayd p99 beside a workload spinning on both cores" \
+    "(wrk -c1, $ROUNDS x ${SECS}s)"
 out "$(printf '%-40s %10s %8s' '' 'p99 ms' 'x idle')"
 out "$(printf '%-40s %10s %8s' 'unloaded' "$(echo "$idle" | us_ms)" 1.00)"
 out "$(printf '%-40s %10s %8s' 'spin: no limit (weight only)' \
