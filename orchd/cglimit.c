@@ -65,7 +65,7 @@ static struct {
 	char		 top[CL_N][PATH_MAX];	/* v1: .../orchd */
 	char		 base[CL_N][PATH_MAX];	/* v1: .../orchd/PID */
 	char		 iofile[32];	/* "io.weight", ...; "" none */
-	int		 warned;	/* a limit without its controller */
+	int		 warned[CL_N]; /* a limit without its controller */
 } cl;
 
 static int
@@ -267,15 +267,15 @@ cglimit_init(const char *point, const char *top, const char *base)
 	    " none on this host");
 }
 
-/* a limit asked for that this host cannot set: said once */
+/* a limit asked for that this host cannot set: said once a kind */
 static void
-cl_missing(const char *name, const char *what)
+cl_missing(const char *name, int c, const char *what)
 {
-	if (cl.warned)
+	if (cl.warned[c])
 		return;
-	cl.warned = 1;
+	cl.warned[c] = 1;
 	log_warnx("workload %s: %s: no such cgroup controller on this host; "
-	    "its workloads run without it (said once)", name, what);
+	    "workloads run without it (said once)", name, what);
 }
 
 static int
@@ -386,10 +386,12 @@ cglimit_prepare(const char *name, const char *dir, const struct wl_limits *l,
 		return (0);
 	if (limits_check(l, msg, len) == -1)
 		return (-1);
-	if ((cpu && !cl.has[CL_CPU]) || (l->pids != 0 && !cl.has[CL_PIDS]))
-		cl_missing(name, cpu && !cl.has[CL_CPU] ? "cpu" : "pids");
+	if (cpu && !cl.has[CL_CPU])
+		cl_missing(name, CL_CPU, "cpu");
+	if (l->pids != 0 && !cl.has[CL_PIDS])
+		cl_missing(name, CL_PIDS, "pids");
 	if (l->io_weight != 0 && cl.iofile[0] == '\0')
-		cl_missing(name, "io weight");
+		cl_missing(name, CL_BLKIO, "io weight");
 	if (cl.v2)
 		return (cl_prepare_v2(dir, l, msg, len));
 	if (cpu && cl.has[CL_CPU] &&

@@ -4,7 +4,8 @@
 #  2. a process workload with "cpu 0.2" that spins on two loops uses at
 #     most about 0.2 CPU, measured from its cgroup (v1 cpuacct.usage, v2
 #     cpu.stat usage_usec) over a bounded interval; one without "cpu"
-#     gets the global default;
+#     gets the global default; an "io weight" the host has no controller
+#     for is said once in the log;
 #  3. a fork bomb in a process workload with "pids 32" is held at 32
 #     processes; orchd still answers; suspend ends it; the host forks;
 #  4. the same for containers: docker inspect shows NanoCpus and
@@ -103,6 +104,7 @@ workload "${TAG}spin" {
 	command "/bin/sh $T/spin.sh $HTTP $P_SPIN"
 	port $P_SPIN
 	cpu 0.2
+	io weight 50
 }
 workload "${TAG}dflt" {
 	host "dflt.test"
@@ -227,6 +229,16 @@ figure limits.process_cpu_thousandths "$share" "cpu 0.2, two busy loops"
 check "two busy loops used 0.2 CPU, not 2 ($share thousandths)" \
     between "$share" 20 260
 check "suspend ${TAG}spin" ctl suspend "${TAG}spin"
+# io weight where the host has no such controller (v1 blkio without CFQ
+# or BFQ): said once, the workload runs anyway
+if logged 'cgroup limits:.* io'; then
+	echo "# this host has an io weight controller: its absence not tested"
+else
+	check "no io weight controller: said in the log" \
+	    logged "io weight: no such cgroup controller"
+	check "... once" test "$(grep -c 'io weight: no such cgroup' \
+	    "$T/orchd.log")" = 1
+fi
 
 # one without "cpu": the global default, 0.5
 check "wake ${TAG}dflt" ctl wake "${TAG}dflt"
