@@ -114,7 +114,7 @@ COMMON_SRCS	 = $(addprefix common/, \
 		   ignore.c imsg.c log.c \
 		   merge.c notify_ev.c privdrop.c proc.c procstat.c sandbox.c \
 		   sched.c sched_wl.c spawnexec.c timer.c \
-		   trust.c units.c urlsplit.c users.c util.c workload.c \
+		   wlimits.c trust.c units.c urlsplit.c users.c util.c workload.c \
 		   workload_check.c \
 		   workload_fields.c workload_json.c workload_pack.c \
 		   workload_print.c \
@@ -124,12 +124,13 @@ COMMON_SRCS	 = $(addprefix common/, \
 PARSE_SRCS	 = $(addprefix confd/, \
 		   hostcheck.c lex.c parse_acme.c parse_check.c \
 		   parse_conf.c parse_gate.c parse_input.c parse_listen.c \
-		   parse_notify.c parse_page.c parse_sched.c parse_set.c \
+		   parse_limits.c parse_notify.c parse_page.c parse_sched.c \
+		   parse_set.c \
 		   printconf.c)
 CONFD_SRCS	 = $(PARSE_SRCS) $(addprefix confd/, \
 		   confd.c send.c)
 ORCHD_SRCS	 = $(addprefix orchd/, \
-		   acme_relay.c alogq.c apidef.c apikey.c cgroup.c config.c \
+		   acme_relay.c alogq.c apidef.c apikey.c cgroup.c cglimit.c config.c \
 		   confread.c control.c depends.c hook_relay.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
 		   instances.c orchd.c owner.c parent_api.c policy.c \

@@ -213,6 +213,9 @@ struct orchd_conf {
 	/* "notify": notifyd's webhooks as sent, the key read by the parent */
 	struct notify_conf	*notify;	/* NULL: none */
 	char			*notify_key_file;
+	/* "cpu", "pids" ... (common/wlimits.c): each 0, none */
+	struct wl_limits	 lim_dflt;	/* every workload's default */
+	struct wl_limits	 lim_max;	/* "api max": the API's */
 };
 
 /* common/trust.c: host paths and root, for every workload */

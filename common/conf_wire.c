@@ -29,6 +29,7 @@
 #include "conf.h"
 #include "conf_wire.h"
 #include "errpage.h"
+#include "wlimits.h"
 #include "msg.h"
 #include "orchd.h"
 #include "units.h"
@@ -126,6 +127,15 @@ const struct conf_field conf_fields[] = {
 	STR("swarm key", swarm_key, NULL),
 	LIST("error page", error_pages, cf_error_page),
 	STR("notify key file", notify_key_file, NULL),
+	/* the limits' bounds are common/wlimits.c's; 0: none */
+	NUM("cpu", lim_dflt.cpu, 0, LIM_CPU_MAX),
+	NUM("cpu weight", lim_dflt.cpu_weight, 0, LIM_WEIGHT_MAX),
+	NUM("pids", lim_dflt.pids, 0, LIM_PIDS_MAX),
+	NUM("io weight", lim_dflt.io_weight, 0, LIM_WEIGHT_MAX),
+	NUM("api max cpu", lim_max.cpu, 0, LIM_CPU_MAX),
+	NUM("api max cpu weight", lim_max.cpu_weight, 0, LIM_WEIGHT_MAX),
+	NUM("api max pids", lim_max.pids, 0, LIM_PIDS_MAX),
+	NUM("api max io weight", lim_max.io_weight, 0, LIM_WEIGHT_MAX),
 };
 const size_t	conf_nfields = nitems(conf_fields);
 

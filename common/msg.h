@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "workload.h"
+#include "wlimits.h"
 
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	4
@@ -135,6 +136,10 @@ struct global_settings {
 	int32_t			 status_page;
 	int32_t			 status_pad;
 	int64_t			 status_session; /* seconds */
+	/* limits: the defaults, the API's maximums, the host's CPUs */
+	struct wl_limits	 lim_dflt;
+	struct wl_limits	 lim_max;
+	int64_t			 ncpu;
 };
 
 /*

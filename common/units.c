@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "compat.h"
+#include "wlimits.h"
 #include "units.h"
 
 /* durations stay far from any overflow when turned into milliseconds */
@@ -160,6 +161,63 @@ fmt_duration(int64_t secs, char *buf, size_t len)
 	}
 	if (len > 0)
 		(void)snprintf(buf, len, "%lld%s", n, unit);
+	return (buf);
+}
+
+/*
+ * A number of CPUs, "2", "0.5" or "1.25", into thousandths: at most three
+ * decimals, within LIM_CPU_MIN and LIM_CPU_MAX.  0, or -1 with *errstr.
+ */
+int
+parse_cpu(const char *s, int64_t *n, const char **errstr)
+{
+	const char	*p;
+	int64_t		 v;
+	int		 big, scale = 1000;
+
+	if ((p = read_digits(s, LIM_CPU_MAX / 1000, &v, &big)) == NULL) {
+		*errstr = big ? "above 256" : "not a number of CPUs";
+		return (-1);
+	}
+	v *= 1000;
+	if (*p == '.') {
+		if (!isdigit((unsigned char)p[1])) {
+			*errstr = "not a number of CPUs";
+			return (-1);
+		}
+		for (p++; isdigit((unsigned char)*p); p++) {
+			if ((scale /= 10) == 0) {
+				*errstr = "more than three decimals";
+				return (-1);
+			}
+			v += (*p - '0') * scale;
+		}
+	}
+	if (*p != '\0') {
+		*errstr = "not a number of CPUs";
+		return (-1);
+	}
+	if (v < LIM_CPU_MIN || v > LIM_CPU_MAX) {
+		*errstr = v < LIM_CPU_MIN ? "below 0.01" : "above 256";
+		return (-1);
+	}
+	*n = v;
+	return (0);
+}
+
+/* thousandths of a CPU as parse_cpu() reads them: "0.5", "2" */
+char *
+fmt_cpu(int64_t n, char *buf, size_t len)
+{
+	char	 frac[8];
+	int	 i;
+
+	(void)snprintf(frac, sizeof(frac), "%03lld", (long long)(n % 1000));
+	for (i = 2; i >= 0 && frac[i] == '0'; i--)
+		frac[i] = '\0';
+	if (len > 0)
+		(void)snprintf(buf, len, "%lld%s%s", (long long)(n / 1000),
+		    frac[0] != '\0' ? "." : "", frac);
 	return (buf);
 }
 

@@ -16,5 +16,7 @@ const char	*signal_name(int);
 int		 valid_workload_name(const char *);
 int		 valid_host_pattern(const char *);
 char		*fmt_duration(int64_t, char *, size_t);
+int		 parse_cpu(const char *, int64_t *, const char **);
+char		*fmt_cpu(int64_t, char *, size_t);
 
 #endif /* ORCHD_UNITS_H */

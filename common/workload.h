@@ -247,6 +247,11 @@ struct workload_conf {
 						   of each zone they name
 						   (common/sched.c) */
 	int			 group_wake;	/* enum workload_group_wake */
+	/* limits (common/wlimits.c); 0: the global default */
+	int64_t			 cpu;		/* thousandths of a CPU */
+	int			 cpu_weight;	/* v2's scale, 1 to 10000 */
+	int			 pids;
+	int			 io_weight;	/* v2's scale, 1 to 10000 */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 

@@ -194,6 +194,11 @@ check_number(const struct workload_conf *wl, const struct wl_field *f,
 		return (wl_fail(errbuf, len, "invalid %s", what));
 	case WF_DURATION:
 		return (check_duration(f, v, errbuf, len));
+	case WF_CPU:
+		if (v == 0 || (v >= f->min && v <= f->max))
+			return (0);
+		return (wl_fail(errbuf, len, "%s must be from 0.01 to %lld "
+		    "CPUs", what, (long long)f->max / 1000));
 	case WF_SIZE:
 		if (v < 0)
 			return (wl_fail(errbuf, len, "invalid %s limit", what));

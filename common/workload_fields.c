@@ -28,6 +28,7 @@
 #include "errpage.h"
 #include "gate.h"
 #include "schedule.h"
+#include "wlimits.h"
 #include "units.h"
 #include "workload.h"
 #include "workload_fields.h"
@@ -658,6 +659,26 @@ const struct wl_field wl_fields[] = {
 	{ .json = "group_wake", .conf = "group wake", .type = WF_WORD,
 	    OFF(group_wake), .words = wl_group_wakes, .flags = WF_API,
 	    .nv = 76, .show = "group wake:", .check = check_group_wake },
+	/*
+	 * Limits (common/wlimits.c): 0 takes the global default; the API's
+	 * within the operator's "api max" (orchd/policy.c)
+	 */
+	{ .json = "cpu", .conf = "cpu", .type = WF_CPU, OFF(cpu),
+	    .min = LIM_CPU_MIN, .max = LIM_CPU_MAX,
+	    .flags = WF_API | WF_DRIFT, .nv = 65, .show = "cpu:",
+	    .show_dflt = "global" },
+	{ .json = "cpu_weight", .conf = "cpu weight", .type = WF_INT,
+	    OFF(cpu_weight), .min = LIM_WEIGHT_MIN, .max = LIM_WEIGHT_MAX,
+	    .flags = WF_API | WF_DRIFT, .nv = 66, .show = "cpu weight:",
+	    .show_dflt = "global" },
+	{ .json = "pids", .conf = "pids", .type = WF_INT, OFF(pids),
+	    .min = LIM_PIDS_MIN, .max = LIM_PIDS_MAX,
+	    .flags = WF_API | WF_DRIFT, .nv = 67, .show = "pids:",
+	    .show_dflt = "global" },
+	{ .json = "io_weight", .conf = "io weight", .type = WF_INT,
+	    OFF(io_weight), .min = LIM_WEIGHT_MIN, .max = LIM_WEIGHT_MAX,
+	    .flags = WF_API | WF_DRIFT, .nv = 68, .show = "io weight:",
+	    .show_dflt = "global" },
 };
 const size_t	wl_nfields = nitems(wl_fields);
 
@@ -694,6 +715,7 @@ wl_field_num(const struct workload_conf *wl, const struct wl_field *f)
 	case WF_ID:
 	case WF_DURATION:
 	case WF_SIZE:
+	case WF_CPU:
 		return (*(const int64_t *)p);
 	case WF_WORD:
 	case WF_NETWORK:
@@ -719,6 +741,7 @@ wl_field_set_num(struct workload_conf *wl, const struct wl_field *f,
 	case WF_ID:
 	case WF_DURATION:
 	case WF_SIZE:
+	case WF_CPU:
 		*(int64_t *)p = n;
 		break;
 	case WF_WORD:

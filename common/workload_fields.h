@@ -29,7 +29,8 @@ enum wf_type {
 	WF_ID,			/* int64_t from min to max, or dflt */
 	WF_DURATION,		/* int64_t seconds, or dflt */
 	WF_SIZE,		/* int64_t bytes, 0: none */
-	WF_SIGNAL		/* int, a signal number, 0: none */
+	WF_SIGNAL,		/* int, a signal number, 0: none */
+	WF_CPU			/* int64_t thousandths of a CPU, 0: none */
 };
 
 /* who may set a field, and what a change of it does */

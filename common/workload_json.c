@@ -120,6 +120,7 @@ field_to_json(const struct workload_conf *wl, const struct wl_field *f)
 {
 	const void	*p = WF_CPTR(wl, f);
 	int64_t		 n = wl_field_num(wl, f);
+	char		 buf[32];
 
 	switch (f->type) {
 	case WF_NAME:
@@ -141,6 +142,9 @@ field_to_json(const struct workload_conf *wl, const struct wl_field *f)
 		return (json_boolean(n));
 	case WF_SIGNAL:
 		return (json_string(signal_name((int)n)));
+	case WF_CPU:
+		/* "0.1", never 0.10000000000000001 */
+		return (json_string(fmt_cpu(n, buf, sizeof(buf))));
 	default:
 		return (json_integer(n));
 	}
@@ -365,6 +369,39 @@ j_int(const struct wl_field *f, json_t *v, int64_t *n, char *errbuf,
 	return (0);
 }
 
+/*
+ * CPUs as a number, 0.5, or a string, "0.5": in thousandths, at most
+ * three decimals (common/units.c)
+ */
+static int
+j_cpu(const struct wl_field *f, json_t *v, int64_t *dst, char *errbuf,
+    size_t len)
+{
+	const char	*errstr = "not a number of CPUs";
+	char		 buf[32];
+	double		 d, diff;
+
+	if (json_is_string(v)) {
+		if (parse_cpu(json_string_value(v), dst, &errstr) == 0)
+			return (0);
+	} else if (json_is_number(v)) {
+		d = json_number_value(v);
+		/* "%.3f" of a number within bounds has its three decimals */
+		if (!(d >= 0 && d <= f->max / 1000))
+			errstr = d < 0 ? "negative" : "above the bound";
+		else if (snprintf(buf, sizeof(buf), "%.3f", d) <
+		    (int)sizeof(buf) && parse_cpu(buf, dst, &errstr) == 0) {
+			diff = (double)*dst - d * 1000;
+			if (diff < 0.001 && diff > -0.001)
+				return (0);
+			errstr = "more than three decimals";
+		}
+	}
+	return (wl_fail(errbuf, len, "field \"%s\": %s: must be a number of "
+	    "CPUs from 0.01 to %lld, such as 0.5", f->json, errstr,
+	    (long long)f->max / 1000));
+}
+
 /* bytes as a number, or a string with a unit: "512M" */
 static int
 j_size(const char *key, json_t *v, int64_t *dst, char *errbuf, size_t len)
@@ -479,6 +516,8 @@ j_field(const struct wl_field *f, struct workload_conf *wl, json_t *v,
 		return (j_duration(f, v, p, errbuf, len));
 	case WF_SIZE:
 		return (j_size(f->json, v, p, errbuf, len));
+	case WF_CPU:
+		return (j_cpu(f, v, p, errbuf, len));
 	case WF_WORD:
 		if (j_word(f, v, &i, errbuf, len) == -1)
 			return (-1);

@@ -237,6 +237,9 @@ wl_print_field(FILE *fp, const struct workload_conf *wl,
 		}
 		fprintf(fp, "\t%s %s\n", f->conf, sig);
 		break;
+	case WF_CPU:
+		fprintf(fp, "\t%s %s\n", f->conf, fmt_cpu(n, buf, sizeof(buf)));
+		break;
 	case WF_PORT:
 		/* a job's port: none, and "port 0" would not be read back */
 		if (n != 0)

@@ -22,6 +22,7 @@ void	confd_send_conf(const struct orchd_conf *);
 struct orchd_conf	*parse_config(const char *, int);
 int			 cmdline_symset(const char *);
 int			 print_config(FILE *, const struct orchd_conf *);
+void			 print_limits(FILE *, const struct orchd_conf *); /* parse_limits.c */
 /* set by confd: 0 and the ids, or -1 */
 extern int		(*parse_user_lookup)(const char *, uid_t *, gid_t *);
 extern int		 parse_host_checks;

@@ -90,6 +90,7 @@
 %token	EVERY ONCE RUN
 %token	PREFIX STRIP
 %token	AT DURING TIMEZONE
+%token	CPU IO PIDS WEIGHT
 %token	<v.string>	STRING
 %token	<v.number>	NUMBER
 %type	<v.string>	value schedzone
@@ -253,6 +254,25 @@ onoff		: ON				{ $$ = 1; }
 				YYERROR;
 			}
 			$$ = 0;
+		}
+		;
+
+/* one limit (parse_limits.c); the statement it is in puts it */
+limit		: CPU value			{
+			if (limit_read(LIMIT_CPU, $2, 0) == -1)
+				YYERROR;
+		}
+		| CPU WEIGHT NUMBER		{
+			if (limit_read(LIMIT_CPU_WEIGHT, NULL, $3) == -1)
+				YYERROR;
+		}
+		| PIDS NUMBER			{
+			if (limit_read(LIMIT_PIDS, NULL, $2) == -1)
+				YYERROR;
+		}
+		| IO WEIGHT NUMBER		{
+			if (limit_read(LIMIT_IO_WEIGHT, NULL, $3) == -1)
+				YYERROR;
 		}
 		;
 
@@ -486,6 +506,14 @@ main		: USER STRING			{
 		| API KEY FILENAME STRING	{
 			if (set_string(&conf->api_key_file, $4,
 			    "api key file") == -1)
+				YYERROR;
+		}
+		| limit				{
+			if (limit_put(&conf->lim_dflt, "") == -1)
+				YYERROR;
+		}
+		| API MAXCONN limit		{
+			if (limit_put(&conf->lim_max, "api max ") == -1)
 				YYERROR;
 		}
 		| API ALLOW PROCESS		{
@@ -892,7 +920,11 @@ schedfor	: /* empty */			{ $$ = 0; }
 		}
 		;
 
-wlopt		: ERRORWORD PAGE NUMBER STRING	{
+wlopt		: limit				{
+			if (limit_put_wl(wl) == -1)
+				YYERROR;
+		}
+		| ERRORWORD PAGE NUMBER STRING	{
 			if (errpage_add(&wl->error_pages, $3, $4) == -1)
 				YYERROR;
 		}

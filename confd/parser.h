@@ -106,6 +106,14 @@ void		 workload_abandon(void);
 int		 set_string(char **, char *, const char *);
 int		 parse_sched_add(struct strlist *, int, const char *,
 		    const char *, int64_t);
+/* parse_limits.c: "cpu", "cpu weight", "pids", "io weight" */
+#define LIMIT_CPU		0
+#define LIMIT_CPU_WEIGHT	1
+#define LIMIT_PIDS		2
+#define LIMIT_IO_WEIGHT		3
+int		 limit_read(int, const char *, int64_t);
+int		 limit_put(struct wl_limits *, const char *);
+int		 limit_put_wl(struct workload_conf *);
 /* parse_acme.c */
 int		 acme_begin(struct orchd_conf *);
 int		 acme_end(struct orchd_conf *);

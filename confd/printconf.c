@@ -938,6 +938,7 @@ print_config(FILE *fp, const struct orchd_conf *conf)
 	print_gateway(fp, &conf->gateway);
 	print_use(fp, conf);
 	print_budget(fp, conf);
+	print_limits(fp, conf);
 	fputs("\n", fp);
 	print_listeners(fp, conf);
 	print_api(fp, conf);

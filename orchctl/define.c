@@ -42,6 +42,7 @@ static const struct {
 	int		 number;	/* an integer */
 } define_flags[] = {
 	{ "--command",	"command",	"command",	0, 0 },
+	{ "--cpu",	"CPUs",		"cpu",		0, 0 },
 	{ "--driver",	"process | docker | swarm", "driver", 0, 0 },
 	{ "--env",	"NAME=value",	"env",		1, 0 },
 	{ "--expire-after", "time",	"expire_after",	0, 0 },
@@ -49,6 +50,7 @@ static const struct {
 	{ "--image",	"image",	"image",	0, 0 },
 	{ "--memory",	"size",		"memory",	0, 0 },
 	{ "--network",	"network",	"network",	0, 0 },
+	{ "--pids",	"number",	"pids",		0, 1 },
 	{ "--port",	"port",		"port",		0, 1 },
 	{ "--volume",	"host-path:container-path", "volumes", 1, 0 }
 };

@@ -258,6 +258,13 @@ cg_write(const char *path, const char *s)
 	return (0);
 }
 
+/* cglimit.c's writes and reads, as these */
+int
+cgroup_write(const char *path, const char *s)
+{
+	return (cg_write(path, s));
+}
+
 static int
 cg_read(const char *path, char *buf, size_t len)
 {
@@ -272,6 +279,12 @@ cg_read(const char *path, char *buf, size_t len)
 		return (-1);
 	buf[n] = '\0';
 	return (0);
+}
+
+int
+cgroup_read(const char *path, char *buf, size_t len)
+{
+	return (cg_read(path, buf, len));
 }
 
 static int64_t
@@ -462,6 +475,7 @@ cgroup_destroy(const char *name)
 		if (cg_path(dirs[h], sizeof(dirs[h]), h, name, NULL) == -1)
 			return;
 	(void)cg_destroy(dirs, cg.nhier);
+	cglimit_destroy(name);
 }
 
 /* bytes in use, or at most while it ran; -1 when not known */
@@ -604,8 +618,8 @@ cgroup_fds_close(struct cgroup_fds *fds)
  * workload is not started without the fence the host can give it.
  */
 int
-cgroup_prepare(const char *name, int64_t memory, struct cgroup_fds *fds,
-    char *msg, size_t len)
+cgroup_prepare(const char *name, int64_t memory, const struct wl_limits *lim,
+    struct cgroup_fds *fds, char *msg, size_t len)
 {
 	char		 dir[PATH_MAX], path[PATH_MAX];
 	struct stat	 st;
@@ -640,6 +654,13 @@ cgroup_prepare(const char *name, int64_t memory, struct cgroup_fds *fds,
 		    -1)
 			goto fail;
 		fds->n++;
+	}
+	/* cpu, pids, io: v1's hierarchies added to fds, before v2's dir */
+	if (cg_path(dir, sizeof(dir), CG_MAIN, name, NULL) == -1)
+		goto fail;
+	if (cglimit_prepare(name, dir, lim, fds, msg, len) == -1) {
+		cgroup_fds_close(fds);
+		return (-1);
 	}
 	/* v2: the child is made in it, no migration (spawnerd/exec.c joins the others) */
 	if (cg.kind == CG_V2) {
@@ -928,6 +949,9 @@ cgroup_init(void)
 	}
 	if (r == 0 && cg.kind == CG_V2 && cg.memory)
 		cg_v2_memory(found.v2.point);
+	if (r == 0)
+		cglimit_init(cg.kind == CG_V2 ? found.v2.point : NULL,
+		    cg.top[CG_MAIN], cg.base[CG_MAIN]);
 	if (r == -1) {
 		memset(&cg, 0, sizeof(cg));
 		log_warnx("no cgroups: process workloads are contained by "
@@ -948,4 +972,6 @@ cgroup_fini(void)
 	for (h = 0; h < cg.nhier && cg.kind != CG_NONE; h++)
 		if (rmdir(cg.base[h]) == -1 && errno != ENOENT)
 			log_warn("cannot remove cgroup %s", cg.base[h]);
+	if (cg.kind != CG_NONE)
+		cglimit_fini();
 }

@@ -499,6 +499,9 @@ config_send(struct orchd *env)
 	gs.max_wakes = env->conf->max_wakes;
 	gs.freeze = env->conf->freeze;
 	gs.pressure_limit = env->conf->pressure_limit;
+	gs.lim_dflt = env->conf->lim_dflt;
+	gs.lim_max = env->conf->lim_max;
+	gs.ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	instance_name(env->conf, gs.instance, sizeof(gs.instance));
 	/* ROOT/INSTANCE: where usecheck.c makes this instance's volumes */
 	if ((e = TAILQ_FIRST(&env->conf->api_allow_volumes)) != NULL &&

@@ -256,7 +256,7 @@ int		 spawner_drain(int);
  * The cgroup.procs files a child joins, opened before fork (v1: freezer
  * and memory; v2: one).
  */
-#define CGROUP_FDS	2
+#define CGROUP_FDS	6	/* v1: + cpu, cpuacct, pids, blkio */
 struct cgroup_fds {
 	int			 fd[CGROUP_FDS];
 	int			 n;
@@ -270,8 +270,10 @@ struct cg_mount {
 };
 void		 cgroup_init(void);
 void		 cgroup_fini(void);
-int		 cgroup_prepare(const char *, int64_t, struct cgroup_fds *,
-		    char *, size_t);
+int		 cgroup_prepare(const char *, int64_t, const struct wl_limits *,
+		    struct cgroup_fds *, char *, size_t);
+int		 cgroup_write(const char *, const char *);
+int		 cgroup_read(const char *, char *, size_t);
 void		 cgroup_fds_close(struct cgroup_fds *);
 void		 cgroup_kill(const char *);
 int		 cgroup_freeze(const char *, int);
@@ -286,6 +288,14 @@ int		 cgroup_parse_self(const char *, const char *, char *, size_t);
 int		 cgroup_has_word(const char *, const char *);
 int		 cgroup_join_path(char *, size_t, const char *, const char *,
 		    const char *);
+
+/* cglimit.c: cpu, pids and io limits in those cgroups */
+void		 cglimit_init(const char *, const char *, const char *);
+int		 cglimit_prepare(const char *, const char *,
+		    const struct wl_limits *, struct cgroup_fds *, char *,
+		    size_t);
+void		 cglimit_destroy(const char *);
+void		 cglimit_fini(void);
 
 /* identity.c: the uids of process workloads that name no user */
 void		 identity_load_start(struct orchd *);

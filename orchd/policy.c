@@ -22,6 +22,7 @@
 #include "conf.h"
 #include "msg.h"
 #include "parent.h"
+#include "units.h"
 #include "workload.h"
 #include "workload_fields.h"
 
@@ -147,6 +148,46 @@ policy_gate(const struct orchd_conf *conf, const struct workload_conf *wc,
 }
 
 /*
+ * The limits the API may set: at most the operator's "api max" of each
+ * (an API workload that sets none gets the default, never above it:
+ * common/wlimits.c).  The keyword named is the rule broken.
+ */
+static int
+policy_limit(const char *what, int64_t v, int64_t max, char *err,
+    size_t len)
+{
+	char	 a[32], b[32];
+
+	if (max == 0 || v <= max)
+		return (0);
+	if (strcmp(what, "cpu") == 0) {
+		(void)fmt_cpu(v, a, sizeof(a));
+		(void)fmt_cpu(max, b, sizeof(b));
+	} else {
+		(void)snprintf(a, sizeof(a), "%lld", (long long)v);
+		(void)snprintf(b, sizeof(b), "%lld", (long long)max);
+	}
+	return (deny(err, len, "api max %s: %s %s is above the operator's "
+	    "maximum %s (orchd.conf: api max %s)", what, what, a, b, what));
+}
+
+static int
+policy_limits(const struct orchd_conf *conf, const struct workload_conf *wc,
+    char *err, size_t len)
+{
+	const struct wl_limits	*m = &conf->lim_max;
+
+	if (policy_limit("cpu", wc->cpu, m->cpu, err, len) != 0 ||
+	    policy_limit("cpu weight", wc->cpu_weight, m->cpu_weight, err,
+	    len) != 0 ||
+	    policy_limit("pids", wc->pids, m->pids, err, len) != 0 ||
+	    policy_limit("io weight", wc->io_weight, m->io_weight, err,
+	    len) != 0)
+		return (403);
+	return (0);
+}
+
+/*
  * What only orchd.conf may say, and only what "api allow" lets in.
  * "ignore" rules, the tunnel idle timeout and server timing are the
  * API's to set: they decide only which requests count as use of the
@@ -235,6 +276,8 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 	    policy_api_listens(conf, wc, err, len) == -1)
 		return (403);
 	if (policy_gate(conf, wc, err, len) != 0)
+		return (403);
+	if (policy_limits(conf, wc, err, len) != 0)
 		return (403);
 	/*
 	 * depends_on is the API's to set, on any workload: it wakes them

@@ -477,8 +477,9 @@ job_prepare(struct spawn_job *job, struct orchd *env,
     const struct workload_conf *wl, const char *cgname, char *msg,
     size_t len)
 {
-	char	 err[128];
-	int	 argc;
+	struct wl_limits	 lim;
+	char			 err[128];
+	int			 argc;
 
 	memset(job, 0, sizeof(*job));
 	job->wl = wl;
@@ -501,8 +502,10 @@ job_prepare(struct spawn_job *job, struct orchd *env,
 	    job_socket(job, env, msg, len) == -1)
 		return (-1);
 	/* last: a start that fails after it leaves a cgroup to remove */
-	if ((job->incg = cgroup_prepare(job->cgname, wl->memory, &job->cg, msg,
-	    len)) == -1)
+	limits_effective(&env->conf->lim_dflt, &env->conf->lim_max, wl,
+	    sysconf(_SC_NPROCESSORS_ONLN), &lim);
+	if ((job->incg = cgroup_prepare(job->cgname, wl->memory, &lim,
+	    &job->cg, msg, len)) == -1)
 		return (-1);
 	return (0);
 }

@@ -139,6 +139,9 @@ int		 dk_spec_argv(json_t *, const char *, const char *, char *,
 void		 dk_container_name(const char *, char *, size_t);
 void		 dk_service_name(const char *, char *, size_t);
 void		 dk_instance_set(const char *);
+void		 dk_limits_set(const struct wl_limits *,
+		    const struct wl_limits *, int64_t);
+void		 dk_limits(const struct workload_conf *, struct wl_limits *);
 const char	*dk_instance(void);
 int		 dk_labels_ours(json_t *, const char *, char *, size_t);
 int		 dk_inspected_ours(const struct dk_resp *, const char *, char *,

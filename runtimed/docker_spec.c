@@ -46,6 +46,53 @@ dk_instance(void)
 	return (dk_inst);
 }
 
+/* the global limits ("cpu", "api max cpu" ...) and the host's CPUs */
+static struct wl_limits	 dk_lim_dflt, dk_lim_max;
+static int64_t		 dk_ncpu;
+
+void
+dk_limits_set(const struct wl_limits *dflt, const struct wl_limits *max,
+    int64_t ncpu)
+{
+	dk_lim_dflt = *dflt;
+	dk_lim_max = *max;
+	dk_ncpu = ncpu;
+}
+
+/* what applies to wc (common/wlimits.c) */
+void
+dk_limits(const struct workload_conf *wc, struct wl_limits *out)
+{
+	limits_effective(&dk_lim_dflt, &dk_lim_max, wc, dk_ncpu, out);
+}
+
+/*
+ * A container's limits, as docker run --cpus, --cpu-shares,
+ * --pids-limit and --blkio-weight set them.  Docker refuses more CPUs
+ * than the host has: lowered to them (dk_ncpu).  Without the blkio
+ * weight in the kernel, Docker warns and drops it.
+ */
+static int
+spec_limits(json_t *h, const struct workload_conf *wc)
+{
+	struct wl_limits	 l;
+	int			 r = 0;
+
+	dk_limits(wc, &l);
+	if (l.cpu > 0)
+		r |= json_object_set_new(h, "NanoCpus",
+		    json_integer(l.cpu * 1000000));
+	if (l.cpu_weight > 0)
+		r |= json_object_set_new(h, "CpuShares",
+		    json_integer(limits_v1_shares(l.cpu_weight)));
+	if (l.pids > 0)
+		r |= json_object_set_new(h, "PidsLimit", json_integer(l.pids));
+	if (l.io_weight > 0)
+		r |= json_object_set_new(h, "BlkioWeight",
+		    json_integer(limits_v1_blkio(l.io_weight)));
+	return (r);
+}
+
 /*
  * orchd-INSTANCE-NAME: two instances on one daemon never name the same
  * container, whatever their workloads are called.  Two pairs of names
@@ -222,6 +269,7 @@ spec_host(const struct workload_conf *wc, const char *volroot,
 	if (wc->memory > 0)
 		r |= json_object_set_new(h, "Memory",
 		    json_integer(wc->memory));
+	r |= spec_limits(h, wc);
 	if (wc->runtime != NULL)
 		r |= json_object_set_new(h, "Runtime",
 		    json_string(wc->runtime));

@@ -218,6 +218,8 @@ runtime_apply(struct privsep *ps, struct cfg_generation *gen,
 	}
 	(void)strlcpy(rt->volume_root, gen->global.volume_root,
 	    sizeof(rt->volume_root));
+	dk_limits_set(&gen->global.lim_dflt, &gen->global.lim_max,
+	    gen->global.ncpu);
 	lifecycle_apply(gen);
 	restore_replay();
 	schedule_run();

@@ -68,6 +68,44 @@ sw_container(const struct workload_conf *wc, char *err, size_t errlen)
 	return (c);
 }
 
+/*
+ * Its memory, the limit and reserved on the node it is placed on; its
+ * CPUs and processes (common/wlimits.c), limits only: a swarm task
+ * takes no weights.
+ */
+static json_t *
+sw_resources(const struct workload_conf *wc)
+{
+	struct wl_limits	 l;
+	json_t			*res, *lim;
+	int			 r = 0;
+
+	if ((res = json_object()) == NULL)
+		return (NULL);
+	if ((lim = json_object()) == NULL ||
+	    json_object_set_new(res, "Limits", lim) == -1) {
+		json_decref(res);
+		return (NULL);
+	}
+	if (wc->memory > 0) {
+		r |= json_object_set_new(lim, "MemoryBytes",
+		    json_integer(wc->memory));
+		r |= json_object_set_new(res, "Reservations",
+		    json_pack("{s:I}", "MemoryBytes", (json_int_t)wc->memory));
+	}
+	dk_limits(wc, &l);
+	if (l.cpu > 0)
+		r |= json_object_set_new(lim, "NanoCPUs",
+		    json_integer(l.cpu * 1000000));
+	if (l.pids > 0)
+		r |= json_object_set_new(lim, "Pids", json_integer(l.pids));
+	if (r != 0) {
+		json_decref(res);
+		return (NULL);
+	}
+	return (res);
+}
+
 static json_t *
 sw_task(const struct workload_conf *wc, char *err, size_t errlen)
 {
@@ -81,14 +119,12 @@ sw_task(const struct workload_conf *wc, char *err, size_t errlen)
 		return (NULL);
 	}
 	r |= json_object_set_new(t, "ContainerSpec", c);
-	if (wc->memory > 0) {
-		/* the limit, and reserved on the node it is placed on */
-		res = json_pack("{s:{s:I}, s:{s:I}}",
-		    "Limits", "MemoryBytes", (json_int_t)wc->memory,
-		    "Reservations", "MemoryBytes", (json_int_t)wc->memory);
-		r |= res != NULL ? json_object_set_new(t, "Resources", res) :
-		    -1;
-	}
+	if ((res = sw_resources(wc)) == NULL)
+		r = -1;
+	else if (json_object_size(json_object_get(res, "Limits")) > 0)
+		r |= json_object_set_new(t, "Resources", res);
+	else
+		json_decref(res);
 	if ((pl = json_object()) == NULL || (!TAILQ_EMPTY(&wc->constraints) &&
 	    json_object_set_new(pl, "Constraints",
 	    strlist_to_json(&wc->constraints)) == -1))

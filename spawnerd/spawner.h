@@ -10,7 +10,8 @@
 
 #include "msg.h"
 
-#define SP_CGROUP_FDS	2		/* v1: freezer, memory; v2: one */
+#define SP_CGROUP_FDS	6		/* v1: freezer, memory, cpu,
+					   cpuacct, pids, blkio; v2: two */
 #define SP_FDS		(2 + SP_CGROUP_FDS)	/* the log, a socket
 						   activation's, the cgroups */
 

@@ -127,7 +127,7 @@ check "completion: keepwarm NAME offers on and off" \
 check "completion: orchctl's own options" \
     [ "$(comp -)" = "--help -V -h -j -s " ]
 check "completion: create's flags after the name" \
-    sh -c "[ \"\$('$ORCHCTL' complete create web --p)\" = --port ]"
+    sh -c "[ \"\$('$ORCHCTL' complete create web --po)\" = --port ]"
 check "completion: nothing for a flag's value (the shell's files)" \
     [ -z "$(comp create web --port '')" ]
 check "completion: nothing after a complete command" \

@@ -468,6 +468,15 @@ test_policy(void **state)
 		{ P(", \"error_pages\": [\"404 /etc/passwd\"]"), 1, 1,
 		    "\"error_pages\"" },
 		{ D(", \"error_pages\": [\"503 /etc/shadow\"]"), 0, 0, NULL },
+		/* limits: the API's within "api max", orchd.conf's any */
+		{ D(", \"cpu\": 1, \"pids\": 512"), 1, 0, NULL },
+		{ D(", \"cpu\": 1.001"), 1, 0, "api max cpu: cpu 1.001 is "
+		    "above the operator's maximum 1" },
+		{ D(", \"pids\": 513"), 1, 0, "api max pids: pids 513" },
+		{ P(", \"cpu\": \"2\""), 1, 1, "api max cpu" },
+		{ D(", \"cpu_weight\": 10000, \"io_weight\": 10000"), 1, 0,
+		    NULL },
+		{ D(", \"cpu\": 8, \"pids\": 100000"), 0, 0, NULL },
 #undef D
 #undef P
 #undef VOL
@@ -484,6 +493,8 @@ test_policy(void **state)
 	assert_int_equal(strlist_add(&conf.api_allow_volumes,
 	    "/srv/previews"), 0);
 	assert_int_equal(strlist_add(&conf.api_allow_networks, "pr-*"), 0);
+	conf.lim_max.cpu = 1000;
+	conf.lim_max.pids = 512;
 	for (i = 0; i < nitems(cases); i++) {
 		wl = wl_json(cases[i].json, cases[i].api ? SOURCE_API :
 		    SOURCE_CONFIG);

@@ -21,6 +21,7 @@
 #include "compat.h"
 #include "orchd.h"
 #include "units.h"
+#include "wlimits.h"
 #include "workload.h"
 
 static void
@@ -558,10 +559,108 @@ test_json_errors(void **state)
 	assert_null(workload_from_json("{}", 2, NULL, 0));
 }
 
+/*
+ * CPUs (common/units.c), their JSON form, the API's share of them
+ * (common/wlimits.c)
+ */
+static void
+test_cpu(void **state)
+{
+	static const struct {
+		const char	*in;
+		int64_t		 v;	/* -1: refused */
+	} cases[] = {
+		{ "0.5", 500 }, { "2", 2000 }, { "1.25", 1250 },
+		{ "0.01", 10 }, { "256", 256000 }, { "0.125", 125 },
+		{ "0", -1 }, { "0.009", -1 }, { "256.001", -1 },
+		{ "1000", -1 }, { "0.0001", -1 }, { "abc", -1 }, { "", -1 },
+		{ "1.", -1 }, { ".5", -1 }, { "-1", -1 }, { "1e3", -1 },
+		{ "0.5 ", -1 }, { "99999999999999999999", -1 },
+	};
+	static const char *const bad_json[] = {
+		"-1", "0", "1e300", "0.0001", "\"abc\"", "true", "[1]",
+		"257", "0.0015",
+	};
+	struct workload_conf	*wl;
+	struct wl_limits	 dflt, max, out;
+	const char		*errstr;
+	char			 buf[64], json[256], err[256];
+	int64_t			 v;
+	size_t			 i;
+
+	for (i = 0; i < nitems(cases); i++) {
+		errstr = NULL;
+		if (parse_cpu(cases[i].in, &v, &errstr) == -1) {
+			if (cases[i].v != -1)
+				fail_msg("\"%s\": %s", cases[i].in, errstr);
+			assert_non_null(errstr);
+			continue;
+		}
+		if (cases[i].v == -1)
+			fail_msg("\"%s\" taken as %lld", cases[i].in,
+			    (long long)v);
+		assert_int_equal(v, cases[i].v);
+		/* printed as read back */
+		assert_string_equal(fmt_cpu(v, buf, sizeof(buf)),
+		    cases[i].in);
+	}
+	for (i = 0; i < nitems(bad_json); i++) {
+		(void)snprintf(json, sizeof(json), "{\"name\":\"u\","
+		    "\"hosts\":[\"u.example.com\"],\"command\":\"/bin/true\","
+		    "\"port\":1,\"cpu\":%s}", bad_json[i]);
+		if ((wl = workload_from_json(json, strlen(json), err,
+		    sizeof(err))) != NULL) {
+			workload_free(wl);
+			fail_msg("cpu %s taken", bad_json[i]);
+		}
+		assert_non_null(strstr(err, "field \"cpu\""));
+	}
+	(void)snprintf(json, sizeof(json), "{\"name\":\"u\","
+	    "\"hosts\":[\"u.example.com\"],\"command\":\"/bin/true\","
+	    "\"port\":1,\"cpu\":0.1}");
+	wl = workload_from_json(json, strlen(json), err, sizeof(err));
+	if (wl == NULL)
+		fail_msg("%s", err);
+	assert_int_equal(wl->cpu, 100);
+
+	/* the default, the API's never above the maximum, the host's CPUs */
+	memset(&dflt, 0, sizeof(dflt));
+	memset(&max, 0, sizeof(max));
+	dflt.cpu = 2000;
+	dflt.pids = 1024;
+	max.cpu = 1000;
+	limits_effective(&dflt, &max, wl, 0, &out);
+	assert_int_equal(out.cpu, 100);		/* its own */
+	assert_int_equal(out.pids, 1024);	/* the default */
+	wl->cpu = 0;
+	limits_effective(&dflt, &max, wl, 0, &out);
+	assert_int_equal(out.cpu, 2000);	/* orchd.conf's: no max */
+	wl->source = SOURCE_API;
+	limits_effective(&dflt, &max, wl, 0, &out);
+	assert_int_equal(out.cpu, 1000);	/* the API's: the max */
+	dflt.cpu = 0;
+	limits_effective(&dflt, &max, wl, 0, &out);
+	assert_int_equal(out.cpu, 1000);	/* none: still the max */
+	wl->source = SOURCE_CONFIG;
+	wl->cpu = 8000;
+	limits_effective(&dflt, &max, wl, 2, &out);
+	assert_int_equal(out.cpu, 2000);	/* the host's two CPUs */
+	assert_int_equal(limits_v1_shares(100), 1024);
+	assert_int_equal(limits_v1_shares(1), 10);
+	assert_int_equal(limits_v1_shares(10000), 102400);
+	assert_int_equal(limits_v1_blkio(100), 500);
+	assert_int_equal(limits_v1_blkio(1), 10);
+	assert_int_equal(limits_v1_blkio(10000), 1000);
+	out.cpu = 5;
+	assert_int_equal(limits_check(&out, err, sizeof(err)), -1);
+	workload_free(wl);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cpu),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_json_units),
 		cmocka_unit_test(test_json_errors),
