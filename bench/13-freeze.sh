@@ -200,21 +200,21 @@ out "== 13. Wake from frozen vs from stopped: $ROUNDS wakes each (ms)"
 out "$(printf '%-36s %8s %8s %8s %5s' '' p50 p99 max n)"
 out "$(summary "process: wake from frozen" "$B/frozen.frzp")"
 out "$(summary "process: wake from stopped" "$B/stopped.stpp")"
-out "$(printf '%-36s %8s x faster (median)' "process: frozen" \
-    "$(ratio "$(median <"$B/stopped.stpp")" "$(median <"$B/frozen.frzp")")")"
+out "$(printf '%-36s %8s x faster (p50)' "process: frozen" \
+    "$(ratio "$(pctl 50 <"$B/stopped.stpp")" "$(pctl 50 <"$B/frozen.frzp")")")"
 if [ -s "$B/frozen.frzg" ] && [ -z "$GUNI_WHY" ]; then
 	out "$(summary "gunicorn, slow app: wake from frozen" "$B/frozen.frzg")"
 	out "$(summary "gunicorn, slow app: wake from stopped" "$B/stopped.stpg")"
-	out "$(printf '%-36s %8s x faster (median)' "gunicorn: frozen" \
-	    "$(ratio "$(median <"$B/stopped.stpg")" "$(median <"$B/frozen.frzg")")")"
+	out "$(printf '%-36s %8s x faster (p50)' "gunicorn: frozen" \
+	    "$(ratio "$(pctl 50 <"$B/stopped.stpg")" "$(pctl 50 <"$B/frozen.frzg")")")"
 else
 	out "gunicorn: skipped: $GUNI_WHY"
 fi
 if [ -s "$B/frozen.frzc" ] && [ -z "$DOCKER_WHY" ]; then
 	out "$(summary "container: wake from paused" "$B/frozen.frzc")"
 	out "$(summary "container: wake from stopped" "$B/stopped.stpc")"
-	out "$(printf '%-36s %8s x faster (median)' "container: paused" \
-	    "$(ratio "$(median <"$B/stopped.stpc")" "$(median <"$B/frozen.frzc")")")"
+	out "$(printf '%-36s %8s x faster (p50)' "container: paused" \
+	    "$(ratio "$(pctl 50 <"$B/stopped.stpc")" "$(pctl 50 <"$B/frozen.frzc")")")"
 else
 	out "container: skipped: $DOCKER_WHY"
 fi
