@@ -1,6 +1,7 @@
 /*
  * Restart delays, crash-loop backoff and the readiness checks' pace, as
- * backoff.h says: counting only, the lifecycle (lifecycle.c) acts on what these return.
+ * backoff.h says: counting only, the lifecycle (lifecycle.c) and
+ * readiness (ready.c) act on what these return.
  */
 
 #include <stdint.h>

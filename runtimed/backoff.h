@@ -16,11 +16,11 @@
  * backoff's end.
  *
  * Readiness (ready.c): the first check at once, the next ones 1 ms
- * apart for its first 16 ms, then an eighth of the time it has
+ * apart for the start's first 16 ms, then an eighth of the time it has
  * taken so far, up to 50 ms (below any health interval, which is whole
  * seconds).  A workload that listens after T ms is seen at most
- * max(1 ms, min(T/8, 50 ms)) late, and one that takes seconds is checked
- * 20 times a second at most until its wake timeout.
+ * max(1 ms, min(T/8, 50 ms)) late, and one that takes seconds is
+ * checked 20 times a second at most until its wake timeout.
  */
 
 #ifndef RUNTIMED_BACKOFF_H

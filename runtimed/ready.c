@@ -10,8 +10,8 @@
  * (ready_delay(), backoff.c, tested alone), so that a workload is seen
  * ready at most an eighth of its own start late, or 1 ms.  Everything
  * is non-blocking and every attempt is bounded, so a workload that
- * accepts and never answers costs an attempt, not the wake.  The wake timeout
- * (lifecycle.c) bounds the whole.
+ * accepts and never answers costs an attempt, not the wake.  The wake
+ * timeout (lifecycle.c) bounds the whole.
  *
  * Liveness (liveness.c) uses the same check once, bounded by its health
  * timeout: ready_check() reports its outcome and frees itself.  The

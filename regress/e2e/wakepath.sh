@@ -168,8 +168,9 @@ while [ "$i" -lt 5 ]; do
 	wait_for 10 gone "$(pid_of grand)" || bad=$((bad + 1))
 	i=$((i + 1))
 done
-check "5 more wakes: each answered, each in its cgroups, each suspended clean ($bad wrong)" \
+check "5 more wakes: each answered, in its cgroups, suspended clean" \
     test "$bad" = 0
+[ "$bad" = 0 ] || echo "# $bad wrong"
 
 stop_orchd
 check "orchd exits 0 ($STATUS)" test "$STATUS" = 0
