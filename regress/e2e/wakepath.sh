@@ -4,9 +4,9 @@
 # not by cgroup.procs.  What must hold: every thread and every process
 # the workload makes afterwards is in both cgroups (a Python program
 # that starts threads, forks a child that starts threads of its own, and
-# a grandchild that leaves the session with setsid); the spawner's
-# child had one thread when it moved; a suspend leaves none of them; a
-# wake still answers the held request, woken again and again.  On a host
+# a grandchild that leaves the session with setsid), in each hierarchy;
+# a suspend leaves none of them; a wake still answers the held request,
+# woken again and again.  On a host
 # without v1 hierarchies this checks the v2 cgroup alike.  Loopback only,
 # every wait bounded.
 #
