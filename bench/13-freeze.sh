@@ -1,5 +1,5 @@
 #!/bin/bash
-# 11. Wake from frozen against wake from stopped, in one run.  Two copies
+# 13. Wake from frozen against wake from stopped, in one run.  Two copies
 # of a tiny process workload (busybox httpd): one with "suspend freeze",
 # one with "suspend stop", both with a 1 s idle timeout.  Each round
 # waits until the first is frozen and the second asleep, then wakes each
@@ -7,8 +7,12 @@
 # first complete answer).  The same for a container (driver docker, docker
 # pause against docker stop) where docker answers and the image
 # orchd-test/busybox is there (regress/docker-image.sh); otherwise it
-# says "skipped: " and why.  ROUNDS rounds (10; quick 4).  The figures:
-# the medians and p99 (the max, with so few) of each, and their ratio.
+# says "skipped: " and why.  Then the seed's kind of app, one that takes
+# seconds to boot: Debian's gunicorn (one worker) serving a WSGI app
+# whose import sleeps GUNICORN_BOOT seconds (2), standing in for a
+# framework's boot, frozen against stopped, where gunicorn is installed.
+# ROUNDS rounds (10; quick 4).  The figures: the medians, p99 and max of
+# each (p99 is the max, with so few), and their ratio.
 #
 #	bench/13-freeze.sh [--quick]
 [ "${1:-}" = --quick ] && export BENCH_QUICK=1
@@ -26,7 +30,10 @@ FPORT=$WAKE_PORT		# frozen process
 SPORT=$((WAKE_PORT + 1))	# stopped process
 CFPORT=$((WAKE_PORT + 2))	# frozen container
 CSPORT=$((WAKE_PORT + 3))	# stopped container
-check_ports "$GW_PORT" "$FPORT" "$SPORT" "$CFPORT" "$CSPORT"
+GFPORT=$((WAKE_PORT + 4))	# frozen gunicorn
+GSPORT=$((WAKE_PORT + 5))	# stopped gunicorn
+check_ports "$GW_PORT" "$FPORT" "$SPORT" "$CFPORT" "$CSPORT" "$GFPORT" \
+    "$GSPORT"
 
 mkdir -p "$B/www"
 echo "awake" >"$B/www/index.html"
@@ -40,6 +47,22 @@ elif ! timeout 10 docker info >/dev/null 2>&1; then
 elif ! docker image inspect orchd-test/busybox >/dev/null 2>&1; then
 	DOCKER_WHY="no image orchd-test/busybox (sh regress/docker-image.sh)"
 fi
+
+GUNI_WHY=
+GUNICORN=$(command -v gunicorn || command -v gunicorn3) ||
+    GUNI_WHY="no gunicorn (apt-get install gunicorn)"
+mkdir -p "$B/app"
+cat >"$B/app/slowapp.py" <<EOF
+# the boot of a framework that takes seconds, stood in for by a sleep
+import time
+time.sleep(${GUNICORN_BOOT:-2})
+
+
+def app(environ, start_response):
+    start_response("200 OK", [("Content-Type", "text/plain")])
+    return [b"awake"]
+EOF
+chmod -R a+rX "$B/app"
 
 W=$B/freeze
 mkdir -p "$W"
@@ -71,9 +94,25 @@ workload "$1" {
 }
 EOF
 }
+# gwl NAME PORT SUSPEND: gunicorn serving the slow app
+gwl() {
+	cat <<EOF
+workload "$1" {
+	host "$1.localhost"
+	command "$GUNICORN -w 1 -b 127.0.0.1:$2 --chdir $B/app slowapp:app"
+	port $2
+	idle timeout 1s
+	suspend $3
+}
+EOF
+}
 {
 	orchd_globals "$W"
 	echo "reaper interval 1s"
+	if [ -z "$GUNI_WHY" ]; then
+		gwl frzg "$GFPORT" freeze
+		gwl stpg "$GSPORT" stop
+	fi
 	pwl frzp "$FPORT" freeze
 	pwl stpp "$SPORT" stop
 	if [ -z "$DOCKER_WHY" ]; then
@@ -120,16 +159,27 @@ round() {
 
 : >"$B/frozen.frzp"
 : >"$B/stopped.stpp"
-note "part 11: $ROUNDS process wakes from frozen and from stopped"
+note "part 13: $ROUNDS process wakes from frozen and from stopped"
 gw_wake frzp.localhost >/dev/null
 gw_wake stpp.localhost >/dev/null
 for i in $(seq 1 "$ROUNDS"); do
 	round frzp stpp "$SPORT" || die "process round $i failed: $(cat "$B/herd.out")"
 done
+: >"$B/frozen.frzg"
+: >"$B/stopped.stpg"
+if [ -z "$GUNI_WHY" ]; then
+	note "part 13: $ROUNDS gunicorn wakes from frozen and from stopped"
+	gw_wake frzg.localhost >/dev/null
+	gw_wake stpg.localhost >/dev/null
+	for i in $(seq 1 "$ROUNDS"); do
+		round frzg stpg "$GSPORT" ||
+		    { GUNI_WHY="gunicorn round $i failed"; break; }
+	done
+fi
 : >"$B/frozen.frzc"
 : >"$B/stopped.stpc"
 if [ -z "$DOCKER_WHY" ]; then
-	note "part 11: $ROUNDS container wakes from paused and from stopped"
+	note "part 13: $ROUNDS container wakes from paused and from stopped"
 	gw_wake frzc.localhost >/dev/null
 	gw_wake stpc.localhost >/dev/null
 	for i in $(seq 1 "$ROUNDS"); do
@@ -141,21 +191,35 @@ stop_orchd
 
 ms_of() { awk '{printf "%.2f", $1 / 1000}'; }
 summary() {	# summary LABEL FILE
-	printf '%-36s %8s %8s %5s' "$1" "$(pctl 50 <"$2" | ms_of)" \
-	    "$(sort -g "$2" | tail -n 1 | ms_of)" "$(wc -l <"$2")"
+	printf '%-36s %8s %8s %8s %5s' "$1" "$(pctl 50 <"$2" | ms_of)" \
+	    "$(pctl 99 <"$2" | ms_of)" "$(sort -g "$2" | tail -n 1 | ms_of)" \
+	    "$(wc -l <"$2")"
 }
 out ""
-out "== 11. Wake from frozen vs from stopped: $ROUNDS wakes each (ms)"
-out "$(printf '%-36s %8s %8s %5s' '' p50 max n)"
+out "== 13. Wake from frozen vs from stopped: $ROUNDS wakes each (ms)"
+out "$(printf '%-36s %8s %8s %8s %5s' '' p50 p99 max n)"
 out "$(summary "process: wake from frozen" "$B/frozen.frzp")"
 out "$(summary "process: wake from stopped" "$B/stopped.stpp")"
-out "$(printf '%-36s %8s x faster (median)' "process: frozen" \
-    "$(ratio "$(median <"$B/stopped.stpp")" "$(median <"$B/frozen.frzp")")")"
+out "$(printf '%-36s %8s x faster (p50)' "process: frozen" \
+    "$(ratio "$(pctl 50 <"$B/stopped.stpp")" "$(pctl 50 <"$B/frozen.frzp")")")"
+if [ -s "$B/frozen.frzg" ] && [ -z "$GUNI_WHY" ]; then
+	out "$(summary "gunicorn, slow app: wake from frozen" "$B/frozen.frzg")"
+	out "$(summary "gunicorn, slow app: wake from stopped" "$B/stopped.stpg")"
+	out "$(printf '%-36s %8s x faster (p50)' "gunicorn: frozen" \
+	    "$(ratio "$(pctl 50 <"$B/stopped.stpg")" "$(pctl 50 <"$B/frozen.frzg")")")"
+else
+	out "gunicorn: skipped: $GUNI_WHY"
+fi
 if [ -s "$B/frozen.frzc" ] && [ -z "$DOCKER_WHY" ]; then
 	out "$(summary "container: wake from paused" "$B/frozen.frzc")"
 	out "$(summary "container: wake from stopped" "$B/stopped.stpc")"
-	out "$(printf '%-36s %8s x faster (median)' "container: paused" \
-	    "$(ratio "$(median <"$B/stopped.stpc")" "$(median <"$B/frozen.frzc")")")"
+	out "$(printf '%-36s %8s x faster (p50)' "container: paused" \
+	    "$(ratio "$(pctl 50 <"$B/stopped.stpc")" "$(pctl 50 <"$B/frozen.frzc")")")"
 else
 	out "container: skipped: $DOCKER_WHY"
 fi
+for f in frozen.frzp stopped.stpp frozen.frzg stopped.stpg frozen.frzc \
+    stopped.stpc; do
+	echo "   raw: $f us: $(tr '\n' ' ' <"$B/$f")" >>"$RESULTS"
+done
+exit 0

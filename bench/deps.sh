@@ -26,6 +26,8 @@ have cc || need="$need gcc"
 have valgrind || need="$need valgrind"
 have redis-server || need="$need redis-server"
 have redis-benchmark || need="$need redis-tools"
+# part 13's app that takes seconds to boot (no service of its own)
+have gunicorn || have gunicorn3 || need="$need gunicorn"
 
 [ -z "$need" ] && { echo "bench/deps.sh: all tools present"; exit 0; }
 

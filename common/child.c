@@ -108,6 +108,30 @@ child_getopt(int argc, char *argv[], const char *optstring,
 	return (0);
 }
 
+/*
+ * The event loop.  libevent times its timers by CLOCK_MONOTONIC_COARSE
+ * unless told otherwise, a clock that moves a tick at a time (4 ms at
+ * HZ=250): a timer of 1 ms fires at the next tick, 4 ms later on
+ * average.  runtimed's readiness checks retry 1 ms apart while a held
+ * request waits (ready.c), so it asks for precise timers, which
+ * libevent reads from its environment at event_init(): CLOCK_MONOTONIC,
+ * and on epoll a timerfd, made here and re-armed by timerfd_settime()
+ * at each turn of the loop.  Not the gateway: that call per turn would
+ * be on every request's path.
+ */
+static void
+child_event_init(enum privsep_procid id)
+{
+	int	 precise = id == PROC_RUNTIME;
+
+	if (precise && setenv("EVENT_PRECISE_TIMER", "1", 1) == -1)
+		fatal("setenv");
+	if (event_init() == NULL)
+		fatalx("event_init");
+	if (precise)
+		(void)unsetenv("EVENT_PRECISE_TIMER");
+}
+
 void
 child_start(struct privsep *ps, int argc, char *argv[],
     enum privsep_procid id, const struct proc_handler *handlers,
@@ -150,8 +174,7 @@ child_start(struct privsep *ps, int argc, char *argv[],
 	json_object_seed(seed != 0 ? seed : 1);
 
 	event_set_log_callback(child_event_log);
-	if (event_init() == NULL)
-		fatalx("event_init");
+	child_event_init(id);
 	if ((privflags & PRIVDROP_SOCKDIR) && ps->file != NULL)
 		privdrop_sockdir(ps->file);
 	if (ps->before_privdrop != NULL)

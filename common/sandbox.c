@@ -112,6 +112,8 @@ static const struct {
 	{ SB_STDIO, "time" },
 	{ SB_STDIO, "nanosleep" },
 	{ SB_STDIO, "clock_nanosleep" },
+	/* libevent's precise timers re-arm a timerfd it made (runtimed) */
+	{ SB_STDIO, "timerfd_settime" },
 	{ SB_STDIO, "getrandom" },
 	/* glibc's qsort(3) sizes its buffer by the RAM, once: OpenSSL's start */
 	{ SB_STDIO, "sysinfo" },

@@ -358,7 +358,8 @@ cl_join_v1(int c, const char *name, const struct wl_limits *l,
 		errno = EMFILE;
 		goto fail;
 	}
-	if (cl_file(path, sizeof(path), dir, NULL, "cgroup.procs") == -1 ||
+	/* its one thread moves itself, as in cgroup.c: "tasks" */
+	if (cl_file(path, sizeof(path), dir, NULL, "tasks") == -1 ||
 	    (fds->fd[fds->n] = open(path, O_WRONLY | O_CLOEXEC)) == -1)
 		goto fail;
 	fds->n++;
@@ -371,7 +372,7 @@ cl_join_v1(int c, const char *name, const struct wl_limits *l,
 
 /*
  * Before fork, with cgroup.c's cgroup_prepare(): the limits l of
- * workload name set, in dir, its cgroup on v2; on v1 the cgroup.procs
+ * workload name set, in dir, its cgroup on v2; on v1 the tasks
  * files of the hierarchies it joins added to fds.  Rechecked here: the
  * parent writes nothing out of bounds.  0, or -1 and why in msg.
  */

@@ -43,15 +43,22 @@
  * ORCHD_CGROUP=v1, v2 or none in the environment chooses instead.
  *
  * The child joins its cgroups itself, before it drops root, by writing
- * "0" (itself, on v1 and v2 alike) to the cgroup.procs files the parent
- * opened for it before fork: nothing in the child can fail for a reason
- * the parent could have told the operator.  That write migrates it, and
- * a migration waits for an RCU grace period (the kernel's
- * cgroup_threadgroup_rwsem taken for writing): 5-15 ms of every wake.
- * On v2 the parent also opens the cgroup's directory and the spawner
- * makes the child in it at once with clone3(CLONE_INTO_CGROUP) (Linux
- * 5.7), which costs no such wait; the write is the fallback where
- * clone3 fails.  v1 has no such clone: there the wait stays.
+ * "0" (itself) to files the parent opened for it before fork: nothing
+ * in the child can fail for a reason the parent could have told the
+ * operator.  A write of a pid to cgroup.procs moves a whole thread
+ * group, and for that the kernel takes cgroup_threadgroup_rwsem for
+ * writing, which waits for an RCU grace period: 15-25 ms on this kind
+ * of host in one wake of ten.  On v2 the parent also opens the cgroup's
+ * directory and the spawner makes the child in it at once with
+ * clone3(CLONE_INTO_CGROUP) (Linux 5.7), which costs no such wait;
+ * cgroup.procs is the fallback where clone3 fails.  v1 has no such
+ * clone, but a thread that moves itself ("0" written to v1's tasks
+ * file) skips that lock on recent kernels (the kernel's "single thread
+ * migration", measured on 6.18: bench/cgmove.c): it cannot exit or exec
+ * under the kernel's hands.  The child is a fork of the single-threaded
+ * spawner, one thread, so moving that thread moves all of it, and
+ * whatever it forks or starts later is born in the cgroup.  Older
+ * kernels take the lock for it too: no worse than cgroup.procs.
  */
 
 #include <sys/stat.h>
@@ -612,10 +619,11 @@ cgroup_fds_close(struct cgroup_fds *fds)
 
 /*
  * Before fork: the workload's cgroups made (or emptied, when a previous
- * start's could not be removed), its memory limit set and the
- * cgroup.procs files opened for the child.  1 with cgroups, 0 without
- * any on this host, -1 (and why in msg) when they cannot be made: the
- * workload is not started without the fence the host can give it.
+ * start's could not be removed), its memory limit set and the files the
+ * child joins by (v1's tasks, v2's cgroup.procs) opened for it.  1 with
+ * cgroups, 0 without any on this host, -1 (and why in msg) when they
+ * cannot be made: the workload is not started without the fence the
+ * host can give it.
  */
 int
 cgroup_prepare(const char *name, int64_t memory, const struct wl_limits *lim,
@@ -648,10 +656,11 @@ cgroup_prepare(const char *name, int64_t memory, const struct wl_limits *lim,
 		cgroup_fds_close(fds);
 		return (-1);
 	}
+	/* v1: its one thread moves itself, without the global lock */
 	for (h = 0; h < cg.nhier; h++) {
-		if (cg_path(path, sizeof(path), h, name, "cgroup.procs") ==
-		    -1 || (fds->fd[h] = open(path, O_WRONLY | O_CLOEXEC)) ==
-		    -1)
+		if (cg_path(path, sizeof(path), h, name, cg.kind == CG_V1 ?
+		    "tasks" : "cgroup.procs") == -1 ||
+		    (fds->fd[h] = open(path, O_WRONLY | O_CLOEXEC)) == -1)
 			goto fail;
 		fds->n++;
 	}

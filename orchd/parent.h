@@ -253,8 +253,8 @@ int		 spawner_drain(int);
 
 /*
  * cgroup.c: each process workload's cgroup, where the host has cgroups.
- * The cgroup.procs files a child joins, opened before fork (v1: freezer
- * and memory; v2: one).
+ * The files a child joins by, opened before fork (v1: the tasks files of
+ * freezer and memory, which its one thread writes; v2: cgroup.procs).
  */
 #define CGROUP_FDS	6	/* v1: + cpu, cpuacct, pids, blkio */
 struct cgroup_fds {

@@ -530,7 +530,7 @@ spawn_cgname(const char *name, char *buf, size_t len)
 
 /*
  * The job as the spawner takes it: the ids, the words, the environment
- * and the directory, with the log pipe and the cgroup.procs files.
+ * and the directory, with the log pipe and the cgroups' files.
  */
 static int
 spawn_exec(struct spawn_job *job, char *msg, size_t len)

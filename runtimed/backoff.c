@@ -1,6 +1,7 @@
 /*
- * Restart delays and crash-loop backoff, as backoff.h says: counting
- * only, the lifecycle (lifecycle.c) acts on what these return.
+ * Restart delays, crash-loop backoff and the readiness checks' pace, as
+ * backoff.h says: counting only, the lifecycle (lifecycle.c) and
+ * readiness (ready.c) act on what these return.
  */
 
 #include <stdint.h>
@@ -9,6 +10,7 @@
 #include "backoff.h"
 
 #define MIN(a, b)	((a) < (b) ? (a) : (b))
+#define MAX(a, b)	((a) > (b) ? (a) : (b))
 
 /*
  * A wake failed at now.  Returns how long the workload is in backoff
@@ -76,4 +78,17 @@ restart_delay(struct rt_backoff *b, int64_t up)
 	else
 		b->delay = MIN(b->delay * 2, RESTART_DELAY_MAX);
 	return (b->delay);
+}
+
+/*
+ * The wait before the next readiness check of a start elapsed ms old
+ * whose last check failed: a share of the time so far, at least
+ * READY_DELAY_MIN, at most READY_DELAY_MAX.
+ */
+int64_t
+ready_delay(int64_t elapsed)
+{
+	int64_t	 d = elapsed > 0 ? elapsed / READY_DELAY_SHARE : 0;
+
+	return (MAX(READY_DELAY_MIN, MIN(d, READY_DELAY_MAX)));
 }

@@ -14,6 +14,13 @@
  * next one at once, twice as long, up to 10 min.  A wake that succeeds
  * ends it all; so do 10 min without a failed wake, after the last
  * backoff's end.
+ *
+ * Readiness (ready.c): the first check at once, the next ones 1 ms
+ * apart for the start's first 16 ms, then an eighth of the time it has
+ * taken so far, up to 50 ms (below any health interval, which is whole
+ * seconds).  A workload that listens after T ms is seen at most
+ * max(1 ms, min(T/8, 50 ms)) late, and one that takes seconds is
+ * checked 20 times a second at most until its wake timeout.
  */
 
 #ifndef RUNTIMED_BACKOFF_H
@@ -31,6 +38,10 @@
 #define CRASH_BACKOFF_MAX	(10 * 60 * 1000)
 #define CRASH_FORGET		(10 * 60 * 1000) /* quiet this long: afresh */
 
+#define READY_DELAY_MIN		1		/* ms */
+#define READY_DELAY_MAX		50
+#define READY_DELAY_SHARE	8		/* of the time so far */
+
 struct rt_backoff {
 	int64_t		 fails[CRASH_FAILS];	/* the last failed wakes */
 	int		 nfails;		/* in fails, up to CRASH_FAILS */
@@ -44,5 +55,6 @@ int64_t		 backoff_failed(struct rt_backoff *, int64_t);
 void		 backoff_succeeded(struct rt_backoff *);
 int64_t		 backoff_left(const struct rt_backoff *, int64_t);
 int64_t		 restart_delay(struct rt_backoff *, int64_t);
+int64_t		 ready_delay(int64_t);
 
 #endif /* RUNTIMED_BACKOFF_H */

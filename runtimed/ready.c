@@ -3,12 +3,15 @@
  *
  * health tcp: a TCP connect to its address and port succeeds.  health
  * path: a GET of the path on a fresh connection answers 2xx or 3xx.
- * Attempts are repeated quickly at first, because a held request waits
- * on this and most programs listen within milliseconds, then less often:
- * 1 ms after a failure, doubling up to 50 ms.  Everything is
- * non-blocking and every attempt is bounded, so a workload that accepts
- * and never answers costs an attempt, not the wake.  The wake timeout
- * (lifecycle.c) bounds the whole.
+ * The first attempt is made at once, as the start is told, and the next
+ * ones quickly, because a held request waits on this and most programs
+ * listen within milliseconds, then less often: 1 ms apart for the first
+ * 16 ms, then an eighth of the time the start has taken, up to 50 ms
+ * (ready_delay(), backoff.c, tested alone), so that a workload is seen
+ * ready at most an eighth of its own start late, or 1 ms.  Everything
+ * is non-blocking and every attempt is bounded, so a workload that
+ * accepts and never answers costs an attempt, not the wake.  The wake
+ * timeout (lifecycle.c) bounds the whole.
  *
  * Liveness (liveness.c) uses the same check once, bounded by its health
  * timeout: ready_check() reports its outcome and frees itself.  The
@@ -31,14 +34,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backoff.h"
 #include "compat.h"
 #include "log.h"
 #include "runtime.h"
 #include "timer.h"
 #include "workload.h"
 
-#define READY_DELAY_MIN_MS	1
-#define READY_DELAY_MAX_MS	50
 #define READY_ATTEMPT_MS	5000	/* one connect and its answer */
 #define READY_LINE_MAX		128	/* enough of the status line */
 #define READY_REQ_MAX		(ORCHD_HOST_MAX + 4096)
@@ -57,7 +59,7 @@ struct rt_probe {
 	struct event		 ev;		/* on fd */
 	int			 ev_set;
 	struct event		 timer;		/* retry, bound */
-	int			 delay_ms;
+	int64_t			 start_ms;	/* of the checks, monotonic */
 	unsigned int		 attempts;
 	char			 req[READY_REQ_MAX];
 	size_t			 reqlen;
@@ -111,8 +113,7 @@ probe_retry(struct rt_probe *p, const char *why)
 	if (why != NULL)
 		log_debug("workload %s: not ready: %s", p->wl->name, why);
 	p->phase = PROBE_WAIT;
-	evtimer_add_ms(&p->timer, p->delay_ms);
-	p->delay_ms = MINIMUM(p->delay_ms * 2, READY_DELAY_MAX_MS);
+	evtimer_add_ms(&p->timer, ready_delay(monotime_ms() - p->start_ms));
 }
 
 static void
@@ -339,7 +340,7 @@ ready_start(struct rt_workload *wl)
 		fatal("%s: calloc", __func__);
 	p->wl = wl;
 	p->fd = -1;
-	p->delay_ms = READY_DELAY_MIN_MS;
+	p->start_ms = monotime_ms();
 	p->attempt_ms = READY_ATTEMPT_MS;
 	evtimer_set(&p->timer, probe_timer, p);
 	wl->probe = p;

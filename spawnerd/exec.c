@@ -94,7 +94,7 @@ child_fds(const struct sp_req *r, int *fdp)
 	return (0);
 }
 
-/* into its cgroups by their cgroup.procs files (not v2's directory) */
+/* into its cgroups by the files opened for it: v1 tasks, v2 cgroup.procs */
 static int
 child_cgroup(const struct sp_req *r)
 {
@@ -154,7 +154,7 @@ child_exec(const struct sp_req *r, int fd, pid_t spawner, int joined)
 	proc_signals_default(&none);
 	if (setsid() == -1)
 		child_fail(fd, SP_STEP_SETSID, r->hdr.name);
-	/* before child_fds closes the cgroup.procs files, and as root */
+	/* before child_fds closes the cgroups' files, and as root */
 	if (!joined && child_cgroup(r) == -1)
 		child_fail(fd, SP_STEP_CGROUP, r->hdr.name);
 	if (child_fds(r, &fd) == -1)

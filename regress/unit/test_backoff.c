@@ -1,6 +1,8 @@
 /*
  * Restart delays and crash-loop backoff (runtimed/backoff.c): the
- * numbers issue 17 fixes, counted on a clock the test moves by hand.
+ * numbers issue 17 fixes, counted on a clock the test moves by hand;
+ * and the pace of readiness checks (issue 33: at once, then backing
+ * off, bounded).
  */
 
 #include <stdarg.h>
@@ -136,6 +138,81 @@ test_forgotten(void **state)
 	assert_int_equal(backoff_failed(&b, T0 + 1291 * S), 30 * S);
 }
 
+/*
+ * Readiness checks as ready.c makes them: the first at 0, each next one
+ * ready_delay() after the last.  The times of the checks of a start that
+ * lasts until end ms, and how many.
+ */
+static int
+ready_checks(int64_t end, int64_t *at, int max)
+{
+	int64_t	 t = 0;
+	int	 n = 0;
+
+	while (t <= end && n < max) {
+		at[n++] = t;
+		t += ready_delay(t);
+	}
+	return (n);
+}
+
+/* at once, then 1 ms apart for 16 ms, then growing */
+static void
+test_ready_starts_at_once(void **state)
+{
+	int64_t	 at[64];
+	int64_t	 want[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+		    14, 15, 16, 18, 20, 22, 24, 27, 30, 33, 37, 41 };
+	size_t	 i;
+
+	assert_int_equal(ready_checks(41, at, 64), 26);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_int_equal(at[i], want[i]);
+	assert_int_equal(ready_delay(0), READY_DELAY_MIN);
+	assert_int_equal(ready_delay(-5), READY_DELAY_MIN);
+}
+
+/* never longer than 50 ms, and from 400 ms on exactly that */
+static void
+test_ready_bounded(void **state)
+{
+	int64_t	 t;
+
+	for (t = 0; t < 10 * S; t++) {
+		assert_true(ready_delay(t) >= READY_DELAY_MIN);
+		assert_true(ready_delay(t) <= READY_DELAY_MAX);
+		assert_true(ready_delay(t + 1) >= ready_delay(t));
+	}
+	assert_int_equal(ready_delay(400), 50);
+	assert_int_equal(ready_delay(399), 49);
+	assert_int_equal(ready_delay(INT64_MAX), 50);
+}
+
+/*
+ * A start seen ready at most an eighth of its time late, or 1 ms; and a
+ * 30 s wake timeout (the default) costs some 630 checks, not 30,000.
+ */
+static void
+test_ready_late_and_few(void **state)
+{
+	static int64_t	 at[2000];
+	int64_t		 ready, late;
+	int		 i, n;
+
+	n = ready_checks(30 * S, at, 2000);
+	assert_true(n < 700);
+	assert_true(n > 600);
+	n = ready_checks(31 * S, at, 2000);	/* one after 30 s too */
+	for (ready = 1; ready < 30 * S; ready += 7) {
+		for (i = 0; i < n && at[i] < ready; i++)
+			;
+		assert_true(i < n);
+		late = at[i] - ready;
+		assert_true(late <= READY_DELAY_MIN || late <= ready / 8);
+		assert_true(late < READY_DELAY_MAX);
+	}
+}
+
 int
 main(void)
 {
@@ -147,6 +224,9 @@ main(void)
 		cmocka_unit_test(test_backoff_doubles),
 		cmocka_unit_test(test_success_resets),
 		cmocka_unit_test(test_forgotten),
+		cmocka_unit_test(test_ready_starts_at_once),
+		cmocka_unit_test(test_ready_bounded),
+		cmocka_unit_test(test_ready_late_and_few),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
