@@ -18,7 +18,7 @@
 # the cgroup).  WAKES rounds (BENCH_WAKES, 100; quick 20).  The figures:
 # each target's p50 and p99, and what it adds over the raw start's.
 #
-#	bash bench/14-wakepath.sh [--quick]
+#	bash bench/15-wakepath.sh [--quick]
 [ "${1:-}" = --quick ] && export BENCH_QUICK=1
 . "$(dirname "$0")/lib.sh"
 
@@ -55,14 +55,14 @@ mnt() { awk -v t="$1" -v o="$2" '$3 == t && (o == "" || $4 ~ "(^|,)" o "(,|$)") 
 FREEZER=$(mnt cgroup freezer)
 MEMORY=$(mnt cgroup memory)
 V2=$(mnt cgroup2 "")
-out "# part 14: load average at start $(cut -d' ' -f1-3 /proc/loadavg), nice $(nice)"
-out "# part 14: base $BASE_BUILD ($(git -C "$BASE_BUILD/.." rev-parse \
+out "# part 15: load average at start $(cut -d' ' -f1-3 /proc/loadavg), nice $(nice)"
+out "# part 15: base $BASE_BUILD ($(git -C "$BASE_BUILD/.." rev-parse \
     --short HEAD 2>/dev/null || echo "${BENCH_BASE:-main}")), head $HEAD_BUILD"
-out "# part 14: cgroups: v1 freezer ${FREEZER:-none}, memory ${MEMORY:-none}, v2 ${V2:-none}"
+out "# part 15: cgroups: v1 freezer ${FREEZER:-none}, memory ${MEMORY:-none}, v2 ${V2:-none}"
 
 # ---- the ways to join ----
 if [ -n "$FREEZER" ] && [ -n "$MEMORY" ]; then
-	note "part 14: cgmove, $CGROUNDS rounds"
+	note "part 15: cgmove, $CGROUNDS rounds"
 	taskset -c "$SCPU" "$B/cgmove" -n "$CGROUNDS" -s 60 ${V2:+-2 "$V2"} \
 	    "$FREEZER" "$MEMORY" >"$B/cgmove.out" || die "cgmove failed"
 	out ""
@@ -162,7 +162,7 @@ for t in $TARGETS; do
 done
 set -- $TARGETS
 n=$#
-note "part 14: $WAKES rounds of $TARGETS"
+note "part 15: $WAKES rounds of $TARGETS"
 for r in $(seq 1 "$WAKES"); do
 	# the order turns: raw base head, base head raw, ...
 	k=$(((r - 1) % n))
