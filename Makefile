@@ -119,7 +119,7 @@ ORCHD_SRCS	 = $(addprefix orchd/, \
 		   acme_relay.c alogq.c apidef.c apikey.c cgroup.c config.c \
 		   confread.c control.c depends.c hook_relay.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
-		   instances.c orchd.c owner.c parent_api.c policy.c \
+		   instances.c labels.c orchd.c owner.c parent_api.c policy.c \
 		   policy_net.c regauth.c reload.c request.c \
 		   sockact.c sockdiag.c spawn.c spawner.c statedir.c swarmcreds.c \
 		   usecheck.c voldir.c)
@@ -151,8 +151,8 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   docker_client.c docker_events.c docker_image.c docker_react.c \
 		   docker_logs.c docker_network.c docker_path.c docker_pull.c docker_purge.c \
 		   docker_spec.c driver_docker.c driver_process.c driver_swarm.c \
-		   job.c lc_report.c lifecycle.c lifecycle_apply.c liveness.c \
-		   owner.c ready.c \
+		   job.c labels.c lc_report.c lifecycle.c lifecycle_apply.c \
+		   liveness.c owner.c ready.c \
 		   replace.c restore.c runtimed.c swarm_agree.c swarm_spec.c \
 		   warmuntil.c)
 ACME_SRCS	 = $(addprefix acmed/, \

@@ -98,7 +98,7 @@ yyerror(const char *fmt, ...)
 static const char *const top_starts[] = {
 	"access log", "acme", "api allow", "api host", "api key file",
 	"api listen on", "api metrics public", "body timeout", "chroot",
-	"connect timeout", "database", "docker socket", "error page",
+	"connect timeout", "database", "docker labels", "docker socket", "error page",
 	"expire after",
 	"health failures", "health interval", "health timeout",
 	"http2 max streams", "idle timeout", "ignore", "include",
@@ -290,6 +290,7 @@ lookup(const char *s, const char **near)
 		{ "keypair",		KEYPAIR },
 		{ "kid",		KID },
 		{ "knowledge",		KNOWLEDGE },
+		{ "labels",		LABELS },
 		{ "limit",		LIMIT },
 		{ "listen",		LISTEN },
 		{ "log",		LOG },

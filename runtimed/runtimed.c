@@ -214,6 +214,7 @@ runtime_apply(struct privsep *ps, struct cfg_generation *gen,
 	(void)strlcpy(rt->volume_root, gen->global.volume_root,
 	    sizeof(rt->volume_root));
 	lifecycle_apply(gen);
+	labels_apply(gen->global.docker_labels == 1);
 	restore_replay();
 }
 
