@@ -119,7 +119,8 @@ ORCHD_SRCS	 = $(addprefix orchd/, \
 		   acme_relay.c alogq.c apidef.c apikey.c cgroup.c config.c \
 		   confread.c control.c depends.c hook_relay.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
-		   instances.c labels.c orchd.c owner.c parent_api.c policy.c \
+		   instances.c labelfacts.c labels.c orchd.c owner.c \
+		   parent_api.c policy.c \
 		   policy_net.c regauth.c reload.c request.c \
 		   sockact.c sockdiag.c spawn.c spawner.c statedir.c swarmcreds.c \
 		   usecheck.c voldir.c)
@@ -439,6 +440,7 @@ FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c \
 FUZZ_LIBS_h2	 = -lnghttp2
 FUZZ_SRCS_parent_def = regress/fuzz/fuzz_parent_def.c orchd/apidef.c \
 		   orchd/policy.c orchd/policy_net.c common/trust.c \
+		   orchd/labelfacts.c common/users.c \
 		   common/workload.c common/workload_check.c \
 		   common/workload_fields.c common/errpage.c common/workload_wire.c \
 		   common/ignore.c common/units.c common/log.c common/util.c \

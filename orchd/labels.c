@@ -17,7 +17,8 @@
  * refusal is logged once, with its reason, and the workload is never
  * routed nor started.
  *
- * What struct rt_label says is kept here while the workload lives, so
+ * What struct rt_label says is kept while the workload lives
+ * (labelfacts.c), so
  * that the check before each start (usecheck.c) and a reload judge the
  * container again as it was seen.  A uid is not given: orchd does not
  * create the container, so "no two workloads share a uid" holds only as
@@ -43,59 +44,6 @@
 #include "proc.h"
 #include "units.h"
 #include "workload.h"
-
-struct label_facts {
-	TAILQ_ENTRY(label_facts) entry;
-	struct rt_label		 rl;
-};
-static TAILQ_HEAD(, label_facts) label_facts =
-    TAILQ_HEAD_INITIALIZER(label_facts);
-
-static struct label_facts *
-labels_find(const char *name)
-{
-	struct label_facts	*lf;
-
-	TAILQ_FOREACH(lf, &label_facts, entry)
-		if (strcmp(lf->rl.name, name) == 0)
-			return (lf);
-	return (NULL);
-}
-
-/* what runtimed saw of the container of workload name, or NULL */
-const struct rt_label *
-labels_facts(const char *name)
-{
-	struct label_facts	*lf = labels_find(name);
-
-	return (lf != NULL ? &lf->rl : NULL);
-}
-
-/* the workload of name is gone, or was refused: its facts go */
-void
-labels_forget(const char *name)
-{
-	struct label_facts	*lf;
-
-	if ((lf = labels_find(name)) == NULL)
-		return;
-	TAILQ_REMOVE(&label_facts, lf, entry);
-	free(lf);
-}
-
-static int
-labels_keep(const struct rt_label *rl)
-{
-	struct label_facts	*lf;
-
-	if ((lf = labels_find(rl->name)) == NULL) {
-		if ((lf = calloc(1, sizeof(*lf))) == NULL)
-			return (-1);
-		TAILQ_INSERT_TAIL(&label_facts, lf, entry);
-	}
-	lf->rl = *rl;
-	return (0);
-}
 
 void
 labels_recv(struct imsgev *iev, struct imsg *imsg)

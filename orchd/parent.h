@@ -329,7 +329,9 @@ void		 api_label_drop(struct orchd *, const char *);
 struct rt_label;
 void		 labels_recv(struct imsgev *, struct imsg *);
 void		 labels_recv_gone(struct imsgev *, struct imsg *);
+/* labelfacts.c: what was seen of them */
 const struct rt_label *labels_facts(const char *);
+int		 labels_keep(const struct rt_label *);
 void		 labels_forget(const char *);
 
 /* depends.c: "depends on" across the file's and the API's workloads */
