@@ -284,7 +284,9 @@ label_ports(struct workload_conf *wc, json_t *hc, uint32_t *refuse)
 				fatal("%s", __func__);
 		}
 	}
-	if (wc->network != NETWORK_HOST && wc->publish == 0)
+	/* -P: every port it exposes, on every address */
+	if ((wc->network != NETWORK_HOST && wc->publish == 0) ||
+	    label_set(hc, "PublishAllPorts"))
 		*refuse |= RT_LABEL_PORTS;
 	return (0);
 }

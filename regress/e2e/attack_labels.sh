@@ -4,8 +4,8 @@
 # orchd runs and routes it.  Each container here asks for something the
 # operator's policy refuses to the API (--privileged, --cap-add, a
 # device, / or the Docker socket bound, root without "api allow root", a
-# port published on every address, network host without "api allow
-# network host"), or takes what is another's (the host of a workload of
+# port published on every address or all of them (-P), network host
+# without "api allow network host"), or takes what is another's (the host of a workload of
 # the file, its name, another instance's label), or gives labels that
 # are no workload's (port 0 or 99999, control bytes, 10 KB): each is
 # refused with its reason in the log, is not routed, and is never
@@ -22,8 +22,8 @@ ensure_user
 
 IMAGE=orchd-test/busybox:latest
 TAG=h34atk$$
-CASES="good priv cap dev rootfs sock root nouser publish hostdup port0 \
-    port99999 ctrl big other neth"
+CASES="good priv cap dev rootfs sock root nouser publish pall hostdup \
+    port0 port99999 ctrl big other neth"
 CFG=${TAG}cfg
 
 atk_cleanup() {
@@ -107,6 +107,7 @@ made root "root$$.test" --network host --user 0 \
 made nouser "nouser$$.test" --network host --label "org.orchd.port=$P"
 made publish "publish$$.test" --user 4242:4242 -p "$P:$P" \
     --label "org.orchd.port=$P"
+made pall "pall$$.test" $(std) -P --expose 9
 made hostdup "taken$$.test" $(std)
 # a container named as the file's workload: its name is taken
 docker create --name "$CFG" --label "org.orchd.instance=$E2E_INSTANCE" \
@@ -141,6 +142,7 @@ refused sock "sock$$.test" "container ${TAG}sock is not a workload.*volume"
 refused root "root$$.test" "container ${TAG}root is not a workload.*api allow root"
 refused nouser "nouser$$.test" "container ${TAG}nouser is not a workload.*api allow root"
 refused publish "publish$$.test" "container ${TAG}publish is not a workload.*api allow publish"
+refused pall "pall$$.test" "container ${TAG}pall is not a workload.*port published"
 refused hostdup "" "container ${TAG}hostdup is not a workload.*taken$$.test.*already used by workload \"$CFG\""
 check "... the file's workload keeps its host" show "$CFG"
 check "a container with the name of the file's workload is refused" \
