@@ -70,6 +70,8 @@
 #include "workload.h"
 
 #define API_OPS_MAX		64	/* changes queued */
+#define API_LABEL_OPS_MAX	2048	/* ... with labelled containers': as
+					   many as runtimed follows, twice */
 #define API_STORE_WAIT		5	/* seconds for the store to write */
 #define API_LOAD_WAIT		10	/* ... and to list them at start */
 
@@ -734,42 +736,51 @@ api_recv_create(struct imsgev *iev, struct imsg *imsg)
  * policy there, checked again in its turn as a create is; and one whose
  * container went.
  */
+static struct api_op *
+api_label_op(const char *name)
+{
+	struct api_op	*op;
+
+	/* not held to the API's cap: a start may find many at once */
+	if (api_nops >= API_LABEL_OPS_MAX ||
+	    (op = calloc(1, sizeof(*op))) == NULL) {
+		log_warnx("docker labels: container %s: too many changes "
+		    "under way, left out", name);
+		return (NULL);
+	}
+	op->asker.peer = PROC_RUNTIME;
+	op->label = 1;
+	strlcpy(op->name, name, sizeof(op->name));
+	return (op);
+}
+
 void
 api_label_add(struct orchd *env, struct workload_conf *wc)
 {
-	struct proc_asker	 a;
 	struct api_op		*op;
 
-	memset(&a, 0, sizeof(a));
-	a.peer = PROC_RUNTIME;
-	if ((op = api_op_new(env, &a)) == NULL) {
+	if ((op = api_label_op(wc->name)) == NULL) {
 		labels_forget(wc->name);
 		workload_free(wc);
 		return;
 	}
-	op->create = op->label = 1;
+	op->create = 1;
 	op->wc = wc;
-	strlcpy(op->name, wc->name, sizeof(op->name));
 	api_queue(env, op);
 }
 
 void
 api_label_drop(struct orchd *env, const char *name)
 {
-	struct proc_asker	 a;
-	struct api_op		*op;
+	struct api_op	*op;
 
 	if (api_conf_find(env->conf, name) == NULL && !api_queued(name)) {
 		/* refused when it came: nothing to drop */
 		labels_forget(name);
 		return;
 	}
-	memset(&a, 0, sizeof(a));
-	a.peer = PROC_RUNTIME;
-	if ((op = api_op_new(env, &a)) == NULL)
+	if ((op = api_label_op(name)) == NULL)
 		return;
-	op->label = 1;
-	strlcpy(op->name, name, sizeof(op->name));
 	api_queue(env, op);
 }
 
