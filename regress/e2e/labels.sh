@@ -5,7 +5,8 @@
 # same container again (a start, never a create) and it answers;
 # `docker rm -f` makes the workload go, and orchd never created nor
 # removed a container of it; with "docker labels off" a labelled
-# container is left alone.  The containers are labelled for this run's
+# container is left alone; 70 labelled containers found at start, more
+# than the API's 64 queued changes, are all workloads.  The containers are labelled for this run's
 # instance (org.orchd.instance), so that another run at once leaves them
 # alone.  Loopback only, network host, every wait bounded; the
 # containers made here are removed.
@@ -19,6 +20,7 @@ IMAGE=orchd-test/busybox:latest
 TAG=h34lbl$$
 WEB=${TAG}web
 OFF=${TAG}off
+MANY=70
 EVENTS_PID=
 
 labels_cleanup() {
@@ -28,6 +30,11 @@ labels_cleanup() {
 	fi
 	[ -z "$EVENTS_PID" ] || kill "$EVENTS_PID" 2>/dev/null
 	docker rm -f "$WEB" "$OFF" >/dev/null 2>&1
+	i=0
+	while [ $i -lt $MANY ]; do
+		echo "${TAG}m$i"
+		i=$((i + 1))
+	done | xargs docker rm -f >/dev/null 2>&1
 	e2e_cleanup
 }
 trap labels_cleanup EXIT
@@ -141,5 +148,26 @@ check "docker labels off: a labelled container is no workload" gone "$OFF"
 code=$(get "off$$.test")
 check "... and is not routed ($code)" [ "$code" != 200 ]
 check "orchd is still running" alive "$ORCHD_PID"
+
+# 6. more labelled containers at start than the API may queue changes
+# (64): every one is a workload
+stop_orchd
+check "orchd stops cleanly (status $STATUS)" [ "$STATUS" -eq 0 ]
+write_conf on
+i=0
+while [ $i -lt $MANY ]; do
+	docker create --name "${TAG}m$i" --network host --user 4242:4242 \
+	    --label "org.orchd.instance=$E2E_INSTANCE" \
+	    --label "org.orchd.host=m$i.$$.test" \
+	    --label "org.orchd.port=$P_OFF" "$IMAGE" /bin/true >/dev/null
+	i=$((i + 1))
+done
+many() {
+	[ "$("$ORCHCTL" -s "$SOCK" show workloads 2>/dev/null |
+	    grep -c "^${TAG}m[0-9]")" -eq "$MANY" ]
+}
+start_orchd_or_exit
+check "$MANY labelled containers at start: each a workload" \
+    wait_for 60 many
 
 e2e_done
