@@ -7,7 +7,8 @@
 # port published on every address or all of them (-P), network host
 # without "api allow network host"), or takes what is another's (the host of a workload of
 # the file, its name, another instance's label), or gives labels that
-# are no workload's (port 0 or 99999, control bytes, 10 KB): each is
+# are no workload's (port 0 or 99999, control bytes, 10 KB, a host that
+# is no host name, an idle timeout that is no duration): each is
 # refused with its reason in the log, is not routed, and is never
 # started by orchd, not even by a request to its host; and the daemon
 # survives it all.  A well-behaved container beside them is a workload,
@@ -23,7 +24,7 @@ ensure_user
 IMAGE=orchd-test/busybox:latest
 TAG=h34atk$$
 CASES="good priv cap dev rootfs sock root nouser publish pall hostdup \
-    port0 port99999 ctrl big other neth"
+    port0 port99999 ctrl big badhost badidle other neth"
 CFG=${TAG}cfg
 
 atk_cleanup() {
@@ -120,6 +121,9 @@ made port99999 "port99999$$.test" --network host --user 4242:4242 \
 made ctrl "$(printf 'ctrl\001\033[2J%s.test' $$)" $(std)
 made big "$(head -c 10240 /dev/zero | tr '\0' a).test" $(std)
 made other "other$$.test" $(std) --label org.orchd.instance=another-orchd
+# text, but no host name and no duration: the parent's rules say so
+made badhost "bad_host!$$.test" $(std)
+made badidle "badidle$$.test" $(std) --label "org.orchd.idle-timeout=5 years"
 # let runtimed see them all, and the parent judge them
 sleep 4
 
@@ -153,6 +157,8 @@ refused port0 "port0$$.test" "container ${TAG}port0: org.orchd.port \"0\" is too
 refused port99999 "port99999$$.test" "container ${TAG}port99999: org.orchd.port \"99999\" is too large"
 refused ctrl "" "container ${TAG}ctrl: label org.orchd.host is no text"
 refused big "" "container ${TAG}big: label org.orchd.host is no text"
+refused badhost "" "container ${TAG}badhost is not a workload: "
+refused badidle "badidle$$.test" "container ${TAG}badidle: org.orchd.idle-timeout"
 refused other "other$$.test" "labelled for orchd instance another-orchd, not this one"
 
 # network host without "api allow network host": the reload drops the
