@@ -152,7 +152,8 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   docker_client.c docker_events.c docker_image.c docker_react.c \
 		   docker_logs.c docker_network.c docker_path.c docker_pull.c docker_purge.c \
 		   docker_spec.c driver_docker.c driver_process.c driver_swarm.c \
-		   job.c labels.c lc_report.c lifecycle.c lifecycle_apply.c \
+		   job.c labels.c labeltab.c lc_report.c lifecycle.c \
+		   lifecycle_apply.c \
 		   liveness.c owner.c ready.c \
 		   replace.c restore.c runtimed.c swarm_agree.c swarm_spec.c \
 		   warmuntil.c)

@@ -207,6 +207,18 @@ void		 docker_label_events(void (*)(const char *, size_t),
 
 /* labels.c: "docker labels on" */
 void		 labels_apply(int);
+/* labeltab.c: the labelled containers followed */
+#define LABELTAB_MAX	1024
+struct label_seen {
+	char	 id[DK_ID_MAX];
+	char	 name[ORCHD_NAME_MAX];
+	int	 sent;			/* the parent was told of it */
+};
+struct label_seen *labeltab_find(const char *);
+struct label_seen *labeltab_new(const char *);
+void		 labeltab_drop(struct label_seen *);
+void		 labeltab_clear(void);
+int		 labeltab_judged(const char *, const char *);
 
 /* an image reference as a pull needs it (docker_image.c) */
 #define DK_IMAGE_MAX		CTL_IMAGE_MAX

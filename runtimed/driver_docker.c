@@ -231,6 +231,13 @@ dk_inspected(struct rt_docker *dk, const struct dk_resp *r, int *running,
 		json_decref(o);
 		return (-1);
 	}
+	/* a labelled one: the very container the parent judged */
+	if (dk_labelled(dk->wl) && !labeltab_judged(dk->wl->name, id)) {
+		snprintf(err, errlen, "container %.12s has its name and is not "
+		    "the one judged: left alone until it is judged", id);
+		json_decref(o);
+		return (-1);
+	}
 	strlcpy(dk->id, id, sizeof(dk->id));
 	dk_inspected_network(dk, o);
 	*running = json_is_true(json_object_get(json_object_get(o, "State"),

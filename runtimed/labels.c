@@ -43,48 +43,13 @@
 #include "runtime.h"
 #include "docker.h"
 
-#define LABELS_MAX		1024	/* labelled containers followed */
 #define LABEL_VALUE_MAX		ORCHD_HOST_MAX	/* a label's value, bytes */
 
-struct label_seen {
-	char	 id[DK_ID_MAX];
-	char	 name[ORCHD_NAME_MAX];
-	int	 sent;			/* the parent was told of it */
-};
-
-static struct label_seen	 labels[LABELS_MAX];
 static int			 labels_on;
 static struct dk_req		*labels_list_req;
 
 static void	label_list(void);
 static void	label_line(const char *, size_t);
-
-static struct label_seen *
-label_find(const char *id)
-{
-	size_t	 i;
-
-	for (i = 0; i < nitems(labels); i++)
-		if (labels[i].id[0] != '\0' && strcmp(labels[i].id, id) == 0)
-			return (&labels[i]);
-	return (NULL);
-}
-
-static struct label_seen *
-label_new(const char *id)
-{
-	size_t	 i;
-
-	if (strlen(id) >= sizeof(labels[0].id))
-		return (NULL);
-	for (i = 0; i < nitems(labels); i++)
-		if (labels[i].id[0] == '\0') {
-			memset(&labels[i], 0, sizeof(labels[i]));
-			(void)strlcpy(labels[i].id, id, sizeof(labels[i].id));
-			return (&labels[i]);
-		}
-	return (NULL);
-}
 
 /* "docker labels on" or off, with each configuration */
 void
@@ -104,7 +69,7 @@ labels_apply(int on)
 		dk_cancel(labels_list_req);
 	labels_list_req = NULL;
 	/* the parent drops their workloads with "docker labels off" */
-	memset(labels, 0, sizeof(labels));
+	labeltab_clear();
 }
 
 /* a label's value: text of at most LABEL_VALUE_MAX bytes, or NULL */
@@ -438,11 +403,11 @@ label_look(const char *id)
 {
 	struct label_seen	*ls;
 
-	if (label_find(id) != NULL)
+	if (labeltab_find(id) != NULL)
 		return;
-	if ((ls = label_new(id)) == NULL) {
+	if ((ls = labeltab_new(id)) == NULL) {
 		log_warnx("docker labels: more than %d labelled containers, "
-		    "or a bad id: %.12s left out", LABELS_MAX, id);
+		    "or a bad id: %.12s left out", LABELTAB_MAX, id);
 		return;
 	}
 	if (dk_call(DK_INSPECT, ls->id, NULL, NULL, label_inspected, NULL,
@@ -457,7 +422,7 @@ label_gone(const char *id)
 	struct label_seen	*ls;
 	struct wl_ref		 ref;
 
-	if ((ls = label_find(id)) == NULL)
+	if ((ls = labeltab_find(id)) == NULL)
 		return;
 	if (ls->sent) {
 		memset(&ref, 0, sizeof(ref));
@@ -466,7 +431,7 @@ label_gone(const char *id)
 		    &ref, sizeof(ref)) == -1)
 			log_warn("%s: compose", __func__);
 	}
-	memset(ls, 0, sizeof(*ls));
+	labeltab_drop(ls);
 }
 
 static void
@@ -537,7 +502,7 @@ label_line(const char *line, size_t len)
 	else if (strcmp(action, "rename") == 0) {
 		label_gone(id);
 		label_look(id);
-	} else if ((ls = label_find(id)) != NULL && ls->sent) {
+	} else if ((ls = labeltab_find(id)) != NULL && ls->sent) {
 		for (i = 0; i < nitems(label_actions); i++)
 			if (strcmp(action, label_actions[i].action) == 0)
 				break;

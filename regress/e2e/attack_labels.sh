@@ -24,7 +24,7 @@ ensure_user
 IMAGE=orchd-test/busybox:latest
 TAG=h34atk$$
 CASES="good priv cap dev rootfs sock root nouser publish pall hostdup \
-    port0 port99999 ctrl big badhost badidle other neth"
+    port0 port99999 ctrl big badhost badidle other swap neth"
 CFG=${TAG}cfg
 
 atk_cleanup() {
@@ -160,6 +160,15 @@ refused big "" "container ${TAG}big: label org.orchd.host is no text"
 refused badhost "" "container ${TAG}badhost is not a workload: "
 refused badidle "badidle$$.test" "container ${TAG}badidle: org.orchd.idle-timeout"
 refused other "other$$.test" "labelled for orchd instance another-orchd, not this one"
+
+# a workload's container replaced by a privileged one of its name: the
+# workload goes with the old one, and the new one is judged anew
+made swap "swap$$.test" $(std)
+check "swap: a well-behaved one is a workload" wait_for 20 show "${TAG}swap"
+docker rm -f "${TAG}swap" >/dev/null
+made swap "swap$$.test" $(std) --privileged
+sleep 3
+refused swap "swap$$.test" "container ${TAG}swap is not a workload.*privileged"
 
 # network host without "api allow network host": the reload drops the
 # good one, and a new one is refused
