@@ -8,7 +8,8 @@
 # without "api allow network host"), or takes what is another's (the host of a workload of
 # the file, its name, another instance's label), or gives labels that
 # are no workload's (port 0 or 99999, control bytes, 10 KB, a host that
-# is no host name, an idle timeout that is no duration): each is
+# is no host name, an idle timeout that is no duration), or replaces a
+# workload's container by a privileged one of its name: each is
 # refused with its reason in the log, is not routed, and is never
 # started by orchd, not even by a request to its host; and the daemon
 # survives it all.  A well-behaved container beside them is a workload,
