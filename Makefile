@@ -133,7 +133,8 @@ ORCHD_SRCS	 = $(addprefix orchd/, \
 		   acme_relay.c alogq.c apidef.c apikey.c cgroup.c cglimit.c config.c \
 		   confread.c control.c depends.c hook_relay.c \
 		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
-		   instances.c orchd.c owner.c parent_api.c policy.c \
+		   instances.c labelfacts.c labels.c orchd.c owner.c \
+		   parent_api.c policy.c \
 		   policy_net.c regauth.c reload.c request.c \
 		   sockact.c sockdiag.c spawn.c spawner.c statedir.c swarmcreds.c \
 		   usecheck.c voldir.c volrm.c api_listen.c)
@@ -165,10 +166,10 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   docker_client.c docker_events.c docker_image.c docker_react.c \
 		   docker_logs.c docker_network.c docker_path.c docker_pull.c \
 		   docker_purge.c docker_spec.c driver_docker.c driver_process.c \
-		   driver_swarm.c groupwake.c job.c lc_report.c lifecycle.c \
-		   lifecycle_apply.c liveness.c maint.c owner.c ready.c \
-		   replace.c restore.c runtimed.c schedule.c swarm_agree.c \
-		   swarm_spec.c tlslib.c warmuntil.c)
+		   driver_swarm.c groupwake.c job.c labels.c labeltab.c \
+		   lc_report.c lifecycle.c lifecycle_apply.c liveness.c maint.c \
+		   owner.c ready.c replace.c restore.c runtimed.c schedule.c \
+		   swarm_agree.c swarm_spec.c tlslib.c warmuntil.c)
 ACME_SRCS	 = $(addprefix acmed/, \
 		   acmed.c cert.c jws.c order.c)
 NOTIFY_SRCS	 = $(addprefix notifyd/, \
@@ -456,6 +457,7 @@ FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c \
 FUZZ_LIBS_h2	 = -lnghttp2
 FUZZ_SRCS_parent_def = regress/fuzz/fuzz_parent_def.c orchd/apidef.c \
 		   orchd/policy.c orchd/policy_net.c common/trust.c \
+		   orchd/labelfacts.c common/users.c \
 		   common/workload.c common/workload_check.c \
 		   common/workload_fields.c common/errpage.c common/workload_wire.c \
 		   common/sched.c common/sched_wl.c common/gate.c common/htpasswd.c \

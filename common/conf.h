@@ -116,6 +116,8 @@ struct orchd_conf {
 	char			*socket;
 	char			*logdir;
 	char			*docker_socket;
+	int			 docker_labels;	/* "docker labels on": labelled
+						   containers are workloads */
 	int64_t			 idle_timeout;	/* seconds; 0: never */
 	int			 reaper_off;	/* ORCHD_IDLE_TIMEOUT=0 */
 	int64_t			 reaper_interval;

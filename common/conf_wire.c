@@ -61,6 +61,7 @@ const struct conf_field conf_fields[] = {
 	PATH("socket", socket, NULL),
 	PATH("log directory", logdir, NULL),
 	PATH("docker socket", docker_socket, NULL),
+	BOOL("docker labels", docker_labels),
 	DUR("idle timeout", idle_timeout),
 	BOOL("idle timeout 0", reaper_off),
 	DUR("reaper interval", reaper_interval),

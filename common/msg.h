@@ -140,6 +140,8 @@ struct global_settings {
 	struct wl_limits	 lim_dflt;
 	struct wl_limits	 lim_max;
 	int64_t			 ncpu;
+	int32_t			 docker_labels;	/* "docker labels on" */
+	int32_t			 labels_pad;
 };
 
 /*
@@ -420,6 +422,11 @@ enum imsg_type {
 					   process workload's cgroup */
 	IMSG_RT_FROZEN,			/* parent -> runtime: struct
 					   rt_freeze, done (ok 1) or not */
+	IMSG_RT_LABEL,			/* runtime -> parent: struct
+					   rt_label and a packed workload,
+					   a labelled container seen */
+	IMSG_RT_UNLABEL,		/* runtime -> parent: struct wl_ref,
+					   its container is gone */
 
 	/*
 	 * What the store keeps, and gives back at start: one prefix for
@@ -923,6 +930,33 @@ struct rt_used {
 	uint32_t		 seq;
 	int32_t			 ok;		/* 1: go on; 0: refused, why */
 	char			 msg[RT_MSG_MAX];
+};
+
+/*
+ * IMSG_RT_LABEL ("docker labels on", runtimed/labels.c, orchd/labels.c):
+ * a container someone else made carries org.orchd.host.  Its definition
+ * follows packed (common/workload_wire.c), as runtimed read it from the
+ * container's labels and HostConfig; what HostConfig asks that no
+ * workload field can say is in refuse, and the uid it runs as in uid.
+ * The parent judges all of it as it judges an API workload: no text.
+ */
+#define RT_LABEL_PRIVILEGED	0x0001	/* --privileged */
+#define RT_LABEL_CAPS		0x0002	/* --cap-add */
+#define RT_LABEL_DEVICES	0x0004	/* --device, --gpus */
+#define RT_LABEL_NS_HOST	0x0008	/* pid, ipc, uts, userns of the
+					   host, another's volumes, links */
+#define RT_LABEL_SECURITY	0x0010	/* --security-opt */
+#define RT_LABEL_MOUNTS		0x0020	/* a mount that is no bind */
+#define RT_LABEL_PORTS		0x0040	/* a port published that is not
+					   its org.orchd.port */
+#define RT_LABEL_NET		0x0080	/* another container's network,
+					   or none */
+#define RT_LABEL_ALL		0x00ff
+struct rt_label {
+	char			 name[ORCHD_NAME_MAX];
+	uint32_t		 refuse;	/* RT_LABEL_* */
+	int32_t			 pad;
+	int64_t			 uid;		/* -1: a name, or the image's */
 };
 
 /* IMSG_RT_COUNTS: sent when they change, at most once a second */

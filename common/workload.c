@@ -412,6 +412,7 @@ const struct wl_word wl_drivers[] = {
 const struct wl_word wl_sources[] = {
 	{ "config", SOURCE_CONFIG },
 	{ "api", SOURCE_API },
+	{ "label", SOURCE_LABEL },
 	{ NULL, 0 }
 };
 /* and NETWORK_NAMED, which is the network's own name */

@@ -78,7 +78,9 @@ enum workload_state {
 
 enum workload_source {
 	SOURCE_CONFIG = 0,
-	SOURCE_API
+	SOURCE_API,
+	SOURCE_LABEL		/* a labelled container ("docker labels on"):
+				   made and removed by someone else */
 };
 
 /* "on change": what a new definition does to a running workload */

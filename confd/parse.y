@@ -76,6 +76,7 @@
 %token	HTTP2 KNOWLEDGE PRIOR STREAMS
 %token	BUDGET CONCURRENT ESTIMATE LIMIT PRESSURE WAKES
 %token	INSTANCE NAME
+%token	LABELS
 %token	ERROR
 %token	ACCESS FORMAT SIZE
 %token	ACME AGE HSTS HTTPS REDIRECT SUBDOMAINS
@@ -414,6 +415,13 @@ main		: USER STRING			{
 				YYERROR;
 			}
 			conf->log_max_size = $4;
+		}
+		| DOCKER LABELS onoff		{
+			if (conf->docker_labels != -1) {
+				yyerror("docker labels already set");
+				YYERROR;
+			}
+			conf->docker_labels = $3;
 		}
 		| DOCKER SOCKET STRING		{
 			if (set_string(&conf->docker_socket, $3,

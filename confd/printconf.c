@@ -150,7 +150,8 @@ print_globals(FILE *fp, const struct orchd_conf *conf)
 	print_string(fp, conf->logdir);
 	fputs("\ndocker socket ", fp);
 	print_string(fp, conf->docker_socket);
-	fputs("\n", fp);
+	fprintf(fp, "\ndocker labels %s\n", conf->docker_labels == 1 ?
+	    "on" : "off");
 	print_logs(fp, conf);
 	print_duration(fp, "idle timeout", conf->idle_timeout);
 	if (conf->reaper_off)

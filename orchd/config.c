@@ -488,6 +488,7 @@ config_send(struct orchd *env)
 	gs.health_timeout = env->conf->health_timeout;
 	gs.health_failures = env->conf->health_failures;
 	gs.pull = env->conf->pull;
+	gs.docker_labels = env->conf->docker_labels;
 	gs.pull_timeout = env->conf->pull_timeout;
 	gs.expire_after = env->conf->expire_after;
 	gs.access_log = env->conf->access_log != NULL ||

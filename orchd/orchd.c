@@ -89,6 +89,10 @@ static const struct proc_handler parent_handlers[] = {
 	    spawn_freeze, PROC_NAME(struct rt_freeze) },
 	{ IMSG_RT_USE, sizeof(struct rt_use), PROC_FROM(PROC_RUNTIME),
 	    usecheck_request, PROC_NAME(struct rt_use) },
+	/* "docker labels on": containers made by someone else (labels.c) */
+	{ IMSG_RT_LABEL, PROC_ANYLEN, PROC_FROM(PROC_RUNTIME), labels_recv },
+	{ IMSG_RT_UNLABEL, sizeof(struct wl_ref), PROC_FROM(PROC_RUNTIME),
+	    labels_recv_gone, PROC_NAME(struct wl_ref) },
 	/* whose are the listeners on a workload's address (owner.c) */
 	{ IMSG_RT_OWNER_ASK, sizeof(struct rt_owner_ask),
 	    PROC_FROM(PROC_RUNTIME), owner_request,

@@ -19,8 +19,9 @@
  *	docker		published (bridge, a named network): root's
  *			docker-proxy, or none (Docker's NAT); network host:
  *			the container's "user" when it is numeric, the uid
- *			the parent gives an API container, else nothing is
- *			known to check
+ *			the parent gives an API container, a labelled
+ *			container's numeric --user (labels.c), else nothing
+ *			is known to check
  *	swarm		not checked: its address is a node's
  *
  * Why here, in the root parent, and not in runtimed: the listeners'
@@ -113,6 +114,7 @@ owner_wanted(const struct workload_conf *wl, struct owner_want *w,
     char *msg, size_t len)
 {
 	const struct sockact	*sa;
+	const struct rt_label	*rl;
 	int64_t			 run;
 
 	memset(w, 0, sizeof(*w));
@@ -144,6 +146,11 @@ owner_wanted(const struct workload_conf *wl, struct owner_want *w,
 		else if ((run = identity_run_uid(orchd_env, wl)) != -1) {
 			/* the API's container: the uid the parent gave it */
 			w->uid = (uid_t)run;
+			w->checked = w->need_one = 1;
+		} else if (wl->source == SOURCE_LABEL &&
+		    (rl = labels_facts(wl->name)) != NULL && rl->uid >= 0) {
+			/* a labelled one: the numeric --user it was seen with */
+			w->uid = (uid_t)rl->uid;
 			w->checked = w->need_one = 1;
 		}
 		return (0);

@@ -342,6 +342,17 @@ void		 api_config_send(struct orchd *);
 int		 api_reload_check(const struct orchd_conf *,
 		    const struct orchd_conf *, char *, size_t);
 void		 api_reload_keep(struct orchd_conf *, struct orchd_conf *);
+void		 api_label_add(struct orchd *, struct workload_conf *);
+void		 api_label_drop(struct orchd *, const char *);
+
+/* labels.c: "docker labels on", containers made by someone else */
+struct rt_label;
+void		 labels_recv(struct imsgev *, struct imsg *);
+void		 labels_recv_gone(struct imsgev *, struct imsg *);
+/* labelfacts.c: what was seen of them */
+const struct rt_label *labels_facts(const char *);
+int		 labels_keep(const struct rt_label *);
+void		 labels_forget(const char *);
 
 /* depends.c: "depends on" across the file's and the API's workloads */
 int		 depends_check_new(const struct orchd_conf *,

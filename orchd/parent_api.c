@@ -41,6 +41,13 @@
  * history kept, then its container and unused image removed by runtimed.
  * orchctl's update is a PUT, its keep sets expire_after 0 on the
  * definition as it is in its turn.
+ *
+ * A labelled container's workload ("docker labels on", labels.c) comes
+ * and goes in the same queue, checked in its turn as a create or a
+ * delete is, but never written to the store (it lives with its
+ * container, found again at each start) and never purged: orchd does
+ * not remove what it did not make.  The API and orchctl cannot update
+ * or delete it: its container's maker does.
  */
 
 #include <sys/queue.h>
@@ -63,6 +70,8 @@
 #include "workload.h"
 
 #define API_OPS_MAX		64	/* changes queued */
+#define API_LABEL_OPS_MAX	2048	/* ... with labelled containers': as
+					   many as runtimed follows, twice */
 #define API_STORE_WAIT		5	/* seconds for the store to write */
 #define API_LOAD_WAIT		10	/* ... and to list them at start */
 
@@ -85,6 +94,8 @@ struct api_op {
 	int			 expire;	/* a delete: expired */
 	int			 volumes;	/* a delete: its API volumes
 						   too (volrm.c) */
+	int			 label;		/* a labelled container's
+						   workload: no store */
 	struct reap_expire	 re;		/* expire: as reaperd saw it */
 	struct rt_purge		 purge;		/* a delete: what to remove */
 	char			 name[ORCHD_NAME_MAX];
@@ -112,6 +123,7 @@ static int			 api_timer_set;
 static int			 api_loading;	/* waiting for the store */
 
 static void	api_next(struct orchd *);
+static void	api_label_apply(struct orchd *, struct api_op *);
 
 static void
 api_timer_start(int secs, void (*fn)(int, short, void *), void *arg)
@@ -325,7 +337,12 @@ api_answer(struct orchd *env, const struct api_op *op, int status,
 			    CTL_ERR_FAILED, "%s", msg != NULL ? msg : "failed");
 		break;
 	default:
-		if (status >= 300)
+		if (status >= 300 && op->label)
+			log_warnx("docker labels: container %s %s: %s",
+			    op->name, op->create ? "is not a workload, never "
+			    "started by orchd" : "gone, its workload stays",
+			    msg != NULL ? msg : "failed");
+		else if (status >= 300)
 			log_warnx("API: workload %s not expired: %s",
 			    op->name, msg != NULL ? msg : "failed");
 		break;
@@ -343,6 +360,8 @@ api_op_free(struct api_op *op)
 static const char *
 api_op_what(const struct api_op *op)
 {
+	if (op->label)
+		return (op->create ? "label" : "unlabel");
 	if (op->create)
 		return ("create");
 	if (op->update)
@@ -551,9 +570,11 @@ api_op_check(struct orchd *env, struct api_op *op, char *err, size_t len)
 		snprintf(err, len, "no such workload: %s", op->name);
 		return (404);
 	}
-	if (wc->source != SOURCE_API) {
-		snprintf(err, len, "workload \"%s\" is defined in the "
-		    "configuration file: remove it there", op->name);
+	if (op->label != (wc->source == SOURCE_LABEL) ||
+	    (!op->label && wc->source != SOURCE_API)) {
+		snprintf(err, len, "workload \"%s\" is %s: remove it there",
+		    op->name, wc->source == SOURCE_LABEL ? "a labelled "
+		    "container's" : "defined in the configuration file");
 		return (409);
 	}
 	if (op->expire && api_expire_check(env, op, wc, err, len) != 0)
@@ -568,17 +589,43 @@ api_op_check(struct orchd *env, struct api_op *op, char *err, size_t len)
 	return (api_op_keep_undo(op, wc, err, len));
 }
 
+/* a labelled container's workload: into or out of the configuration */
+static void
+api_label_apply(struct orchd *env, struct api_op *op)
+{
+	struct workload_conf	*wc;
+
+	if (op->create) {
+		TAILQ_INSERT_TAIL(&env->conf->workloads, op->wc, entry);
+		op->wc = NULL;
+	} else if ((wc = api_conf_find(env->conf, op->name)) != NULL) {
+		TAILQ_REMOVE(&env->conf->workloads, wc, entry);
+		workload_free(wc);
+		labels_forget(op->name);
+	}
+	api_op_send(env, op);
+}
+
 static void
 api_next(struct orchd *env)
 {
-	struct api_op	*op;
-	char		 err[CTL_MSG_MAX];
-	int		 status;
+	struct api_op		*op;
+	struct workload_conf	*wc;
+	char			 err[CTL_MSG_MAX];
+	int			 status;
 
 	while ((op = TAILQ_FIRST(&api_ops)) != NULL &&
 	    op->phase == OP_QUEUED) {
 		if ((status = api_op_check(env, op, err, sizeof(err))) != 0) {
+			if (op->label && op->create && ((wc = api_conf_find(
+			    env->conf, op->name)) == NULL ||
+			    wc->source != SOURCE_LABEL))
+				labels_forget(op->name);
 			api_op_done(env, status, err);
+			return;
+		}
+		if (op->label) {
+			api_label_apply(env, op);
 			return;
 		}
 		if (api_store(env, op) == 0)
@@ -683,6 +730,59 @@ api_recv_create(struct imsgev *iev, struct imsg *imsg)
 	op->wc = wc;
 	strlcpy(op->name, wc->name, sizeof(op->name));
 	log_info("API: creating workload %s", op->name);
+	api_queue(env, op);
+}
+
+/*
+ * From labels.c: a labelled container's workload, read and judged by the
+ * policy there, checked again in its turn as a create is; and one whose
+ * container went.
+ */
+static struct api_op *
+api_label_op(const char *name)
+{
+	struct api_op	*op;
+
+	/* not held to the API's cap: a start may find many at once */
+	if (api_nops >= API_LABEL_OPS_MAX ||
+	    (op = calloc(1, sizeof(*op))) == NULL) {
+		log_warnx("docker labels: container %s: too many changes "
+		    "under way, left out", name);
+		return (NULL);
+	}
+	op->asker.peer = PROC_RUNTIME;
+	op->label = 1;
+	strlcpy(op->name, name, sizeof(op->name));
+	return (op);
+}
+
+void
+api_label_add(struct orchd *env, struct workload_conf *wc)
+{
+	struct api_op		*op;
+
+	if ((op = api_label_op(wc->name)) == NULL) {
+		labels_forget(wc->name);
+		workload_free(wc);
+		return;
+	}
+	op->create = 1;
+	op->wc = wc;
+	api_queue(env, op);
+}
+
+void
+api_label_drop(struct orchd *env, const char *name)
+{
+	struct api_op	*op;
+
+	if (api_conf_find(env->conf, name) == NULL && !api_queued(name)) {
+		/* refused when it came: nothing to drop */
+		labels_forget(name);
+		return;
+	}
+	if ((op = api_label_op(name)) == NULL)
+		return;
 	api_queue(env, op);
 }
 
@@ -1040,12 +1140,20 @@ api_config_active(struct orchd *env)
 			    "%llds, deleted", op->name,
 			    (long long)op->re.secs);
 			hook_expired(env, op->name, op->re.secs);
-		} else
+		} else if (op->label)
+			log_info("docker labels: container %s is %s",
+			    op->name, op->create ? "a workload" :
+			    "gone, and its workload");
+		else
 			log_info("API: workload %s %s", op->name,
 			    op->create ? "created" : op->update ? "updated" :
 			    "deleted");
-		/* a delete: runtimed stopped it with the generation, now go */
-		if (!op->create && !op->update && proc_compose(&env->ps,
+		/*
+		 * a delete: runtimed stopped it with the generation, now go;
+		 * a labelled container is its maker's to remove
+		 */
+		if (!op->create && !op->update && !op->label &&
+		    proc_compose(&env->ps,
 		    PROC_RUNTIME, IMSG_RT_PURGE, 0, -1, &op->purge,
 		    sizeof(op->purge)) == -1)
 			log_warn("%s: compose", __func__);
@@ -1168,6 +1276,32 @@ api_reload_check(const struct orchd_conf *nconf,
 }
 
 /*
+ * A labelled container's workload stays if "docker labels" is still on,
+ * the new policy allows it and the file took neither its name nor its
+ * host; else it leaves the running configuration, and its container is
+ * looked at again only when it is made again or orchd starts.
+ */
+static void
+api_reload_label(struct orchd_conf *nconf, struct workload_conf *wc)
+{
+	char	 err[CTL_MSG_MAX];
+
+	if (policy_check(nconf, wc, err, sizeof(err)) == 0) {
+		if (api_conf_find(nconf, wc->name) != NULL)
+			snprintf(err, sizeof(err), "workload \"%s\" already "
+			    "exists", wc->name);
+		else if (!api_host_taken(nconf, wc, err, sizeof(err))) {
+			TAILQ_INSERT_TAIL(&nconf->workloads, wc, entry);
+			return;
+		}
+	}
+	log_warnx("docker labels: container %s is no more a workload: %s",
+	    wc->name, err);
+	labels_forget(wc->name);
+	workload_free(wc);
+}
+
+/*
  * The API's workloads move from oconf to nconf, but those the new
  * policy forbids: they leave the running configuration (and stop), and
  * stay in the store, to be checked again at the next start.
@@ -1179,6 +1313,11 @@ api_reload_keep(struct orchd_conf *nconf, struct orchd_conf *oconf)
 	char			 err[CTL_MSG_MAX];
 
 	TAILQ_FOREACH_SAFE(wc, &oconf->workloads, entry, next) {
+		if (wc->source == SOURCE_LABEL) {
+			TAILQ_REMOVE(&oconf->workloads, wc, entry);
+			api_reload_label(nconf, wc);
+			continue;
+		}
 		if (wc->source != SOURCE_API)
 			continue;
 		TAILQ_REMOVE(&oconf->workloads, wc, entry);

@@ -8,21 +8,29 @@
  * before it asked counts for nothing here.  The same function runs again
  * before each container create and start (usecheck.c), on the
  * definition the parent holds then.
+ *
+ * A labelled container's workload ("docker labels on", labels.c) is
+ * judged as an API workload is, by the same function, with what its
+ * HostConfig asks that no field can say (policy_label): it must ask for
+ * nothing a key holder could not.
  */
 
 #include <sys/queue.h>
 
 #include <fnmatch.h>
+#include <pwd.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "conf.h"
 #include "msg.h"
 #include "parent.h"
 #include "units.h"
+#include "users.h"
 #include "workload.h"
 #include "workload_fields.h"
 
@@ -73,6 +81,31 @@ policy_volume(const struct orchd_conf *conf, const struct workload_conf *wc,
 	if (hostpath_forbidden(path, conf, why, sizeof(why)) == -1)
 		return (deny(err, len, "volume: %s", why));
 	return (0);
+}
+
+/*
+ * A labelled container's bind: its host path is as Docker has it, so it
+ * must lie under a root of "api allow volume", where the operator lets
+ * the API's volumes be; policy_check() holds it to the trust rules too.
+ */
+static int
+policy_label_bind(const struct orchd_conf *conf, const struct volume *v,
+    char *err, size_t len)
+{
+	const struct strentry	*e;
+	size_t			 n;
+
+	TAILQ_FOREACH(e, &conf->api_allow_volumes, entry) {
+		n = strlen(e->str);
+		while (n > 1 && e->str[n - 1] == '/')
+			n--;
+		if (strncmp(v->host, e->str, n) == 0 && v->host[n] == '/' &&
+		    strstr(v->host + n, "/..") == NULL)
+			return (0);
+	}
+	return (deny(err, len, "api allow volume: bind \"%s\" lies under no "
+	    "\"api allow volume\" root of orchd.conf", valid_text(v->host) &&
+	    strlen(v->host) < 256 ? v->host : "?"));
 }
 
 static int
@@ -265,7 +298,8 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 		return (deny(err, len, "api allow: image \"%s\" matches no "
 		    "\"api allow image\" of orchd.conf", wc->image));
 	TAILQ_FOREACH(v, &wc->volumes, entry)
-		if (policy_volume(conf, wc, v, err, len) != 0)
+		if ((wc->source == SOURCE_LABEL ? policy_label_bind(conf, v,
+		    err, len) : policy_volume(conf, wc, v, err, len)) != 0)
 			return (403);
 	if (wc->network == NETWORK_NAMED &&
 	    !policy_network_allowed(conf, wc->netname))
@@ -294,6 +328,68 @@ policy_api(const struct orchd_conf *conf, const struct workload_conf *wc,
 	return (0);
 }
 
+/* what a labelled container's HostConfig may ask that no field says */
+static const struct {
+	uint32_t	 flag;
+	const char	*what;
+} policy_label_asks[] = {
+	{ RT_LABEL_PRIVILEGED,	"privileged" },
+	{ RT_LABEL_CAPS,	"capabilities added (cap_add)" },
+	{ RT_LABEL_DEVICES,	"devices of the host" },
+	{ RT_LABEL_NS_HOST,	"a namespace of the host or of another "
+				"container (pid, ipc, uts, userns, "
+				"volumes_from, links)" },
+	{ RT_LABEL_SECURITY,	"security options" },
+	{ RT_LABEL_MOUNTS,	"a mount that is not a bind (a named volume, "
+				"whose place Docker decides)" },
+	{ RT_LABEL_PORTS,	"a port published besides its org.orchd.port, "
+				"or that port not published off the host's "
+				"network" },
+	{ RT_LABEL_NET,		"no network, or another container's" }
+};
+
+/*
+ * A labelled container: "docker labels on", what runtimed read of it
+ * (labels.c keeps it), none of what the API can never ask, and a uid
+ * that is no daemon's and none orchd gives its own workloads, since
+ * orchd gives it none: it runs as its maker said.  Root, or a user
+ * known only by name or the image's, is root for all orchd can tell:
+ * only with "api allow root".
+ */
+static int
+policy_label(const struct orchd_conf *conf, const struct workload_conf *wc,
+    char *err, size_t len)
+{
+	const struct rt_label	*rl;
+	struct passwd		*pw;
+	size_t			 i;
+
+	if (conf->docker_labels != 1)
+		return (deny(err, len, "docker labels is off"));
+	if ((rl = labels_facts(wc->name)) == NULL)
+		return (deny(err, len, "no labelled container of that name "
+		    "was seen"));
+	for (i = 0; i < nitems(policy_label_asks); i++)
+		if (rl->refuse & policy_label_asks[i].flag)
+			return (deny(err, len, "its container asks for %s, "
+			    "which the API never may", policy_label_asks[i].what));
+	if ((rl->uid == -1 || rl->uid == 0) && !conf->api_allow_root)
+		return (deny(err, len, "its container runs as root, or as a "
+		    "user orchd cannot tell from root (none, or a name): "
+		    "only with \"api allow root\"; else a numeric --user"));
+	if (rl->uid <= 0)
+		return (0);
+	if (rl->uid >= conf->wl_uid_low && rl->uid <= conf->wl_uid_high)
+		return (deny(err, len, "its container runs as uid %lld, of "
+		    "the \"workload uids\" orchd gives its own workloads",
+		    (long long)rl->uid));
+	if ((pw = users_getpwnam(conf->user)) != NULL &&
+	    (int64_t)pw->pw_uid == rl->uid)
+		return (deny(err, len, "its container runs as uid %lld, "
+		    "orchd's own user's", (long long)rl->uid));
+	return (0);
+}
+
 /*
  * May wc run under conf?  0, or 403 with err naming the rule broken.
  * Every workload: no forbidden host path, no root where the rules
@@ -319,7 +415,11 @@ policy_check(const struct orchd_conf *conf, const struct workload_conf *wc,
 			if (hostpath_forbidden(v->host, conf, why,
 			    sizeof(why)) == -1)
 				return (deny(err, len, "volume: %s", why));
-	if (wc->source == SOURCE_API && policy_api(conf, wc, err, len) != 0)
+	if (wc->source == SOURCE_LABEL && policy_label(conf, wc, err,
+	    len) != 0)
+		return (403);
+	if ((wc->source == SOURCE_API || wc->source == SOURCE_LABEL) &&
+	    policy_api(conf, wc, err, len) != 0)
 		return (403);
 	if (workload_root_check(wc, why, sizeof(why)) == -1)
 		return (deny(err, len, "%s", why));

@@ -154,7 +154,7 @@ wl_sorted(struct orchd_conf *conf, size_t *np)
 		fatal("%s", __func__);
 	n = 0;
 	TAILQ_FOREACH(wl, &conf->workloads, entry)
-		if (wl->source != SOURCE_API)
+		if (wl->source == SOURCE_CONFIG)
 			v[n++] = wl;
 	qsort(v, n, sizeof(*v), wl_cmp);
 	*np = n;

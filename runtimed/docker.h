@@ -40,6 +40,11 @@ struct imsg;
 #define DK_LABEL_HASH		"org.orchd.hash"
 #define DK_LABEL_NETWORK	"org.orchd.network"	/* one runtimed made */
 #define DK_LABEL_INSTANCE	"org.orchd.instance"	/* whose it is */
+/* "docker labels on": what a container made by someone else says */
+#define DK_LABEL_HOST		"org.orchd.host"
+#define DK_LABEL_PORT		"org.orchd.port"
+#define DK_LABEL_IDLE		"org.orchd.idle-timeout"
+#define DK_LABEL_PATH		"org.orchd.path"
 #define SW_LABEL_SEEN		"org.orchd.seen."	/* INSTANCE: last use */
 #define SW_SEEN_FORGET		(7 * 24 * 60 * 60)	/* seconds: dropped */
 /* a service, shared by the instances of a swarm: orchd-NAME */
@@ -77,6 +82,9 @@ enum dk_call {
 	/* the freeze tier */
 	DK_PAUSE,	/* POST /containers/{id}/pause */
 	DK_UNPAUSE,	/* POST /containers/{id}/unpause */
+	/* "docker labels on": containers made by someone else (labels.c) */
+	DK_LABEL_EVENTS, /* GET /events?filters=(label org.orchd.host) */
+	DK_LABEL_LIST,	/* GET /containers/json?all=1&filters=(the same) */
 	DK_CALL_MAX
 };
 
@@ -146,6 +154,7 @@ const char	*dk_instance(void);
 int		 dk_labels_ours(json_t *, const char *, char *, size_t);
 int		 dk_inspected_ours(const struct dk_resp *, const char *, char *,
 		    size_t, char *, size_t);
+int		 dk_labels_theirs(json_t *, char *, size_t);
 
 /* driver_docker.c: what the rest of runtimed asks */
 void		 docker_adopt(struct rt_workload *);
@@ -198,6 +207,23 @@ void		 agree_clear(struct rt_workload *);
 
 /* docker_events.c */
 void		 docker_events_start(void);
+void		 docker_label_events(void (*)(const char *, size_t),
+		    void (*)(void));
+
+/* labels.c: "docker labels on" */
+void		 labels_apply(int);
+/* labeltab.c: the labelled containers followed */
+#define LABELTAB_MAX	1024
+struct label_seen {
+	char	 id[DK_ID_MAX];
+	char	 name[ORCHD_NAME_MAX];
+	int	 sent;			/* the parent was told of it */
+};
+struct label_seen *labeltab_find(const char *);
+struct label_seen *labeltab_new(const char *);
+void		 labeltab_drop(struct label_seen *);
+void		 labeltab_clear(void);
+int		 labeltab_judged(const char *, const char *);
 
 /* an image reference as a pull needs it (docker_image.c) */
 #define DK_IMAGE_MAX		CTL_IMAGE_MAX

@@ -16,6 +16,11 @@
  * seen within seconds of coming back.  Each time it opens, what happened
  * while nobody listened is made up for: every container of orchd's is
  * compared with what runtimed believes (docker_reconcile()).
+ *
+ * With "docker labels on" a second stream, the same way kept open,
+ * follows the containers carrying org.orchd.host that someone else made
+ * (labels.c, which reads its lines); a line of it never reaches the
+ * driver's handling of orchd's own.
  */
 
 #include <sys/types.h>
@@ -37,27 +42,53 @@
 #define EVENTS_STEADY_MS	1000	/* open that long: reopened at once */
 #define EVENTS_LINE_MAX		(64 * 1024)
 
-static struct dk_req	*events_req;
-static struct evbuffer	*events_buf;
-static struct event	 events_timer;
-static int		 events_started;
-static int64_t		 events_delay = EVENTS_RETRY_MIN_MS;
-static int64_t		 events_opened;		/* monotonic ms, when up */
-static int		 events_up;		/* it is open now */
+/* one events stream, kept open */
+struct dk_stream {
+	const char	*what;			/* for the log */
+	enum dk_call	 call;
+	void		(*line)(const char *, size_t);
+	void		(*opened)(void);	/* made up for what was missed */
+	struct dk_req	*req;
+	struct evbuffer	*buf;
+	struct event	 timer;
+	int		 started;
+	int64_t		 delay;
+	int64_t		 since;			/* monotonic ms, when up */
+	int		 up;			/* it is open now */
+};
 
-static void	events_open(void);
+static void	events_line(const char *, size_t);
+static void	events_reconcile(void);
+static void	events_open(struct dk_stream *);
+
+static struct dk_stream	 orchd_stream = {
+	.what = "events stream",
+	.call = DK_EVENTS,
+	.line = events_line,
+	.opened = events_reconcile
+};
+static struct dk_stream	 label_stream = {
+	.what = "labelled containers' events stream",
+	.call = DK_LABEL_EVENTS
+};
+
+static void
+events_reconcile(void)
+{
+	docker_events_to.reconcile();
+}
 
 static void
 events_retry(int fd, short event, void *arg)
 {
-	events_open();
+	events_open(arg);
 }
 
 static void
-events_later(void)
+events_later(struct dk_stream *st)
 {
-	evtimer_add_ms(&events_timer, events_delay);
-	events_delay = MINIMUM(events_delay * 2, EVENTS_RETRY_MAX_MS);
+	evtimer_add_ms(&st->timer, st->delay);
+	st->delay = MINIMUM(st->delay * 2, EVENTS_RETRY_MAX_MS);
 }
 
 /* the events runtimed acts on, by their Action */
@@ -127,82 +158,117 @@ events_line(const char *line, size_t len)
 static void
 events_data(const char *data, size_t len, void *arg)
 {
-	const char	*p, *nl;
-	size_t		 n;
+	struct dk_stream	*st = arg;
+	const char		*p, *nl;
+	size_t			 n;
 
 	if (data == NULL) {
 		/* the daemon answered: listening again */
-		log_debug("docker: events stream open");
-		events_delay = EVENTS_RETRY_MIN_MS;
-		events_opened = monotime_ms();
-		events_up = 1;
+		log_debug("docker: %s open", st->what);
+		st->delay = EVENTS_RETRY_MIN_MS;
+		st->since = monotime_ms();
+		st->up = 1;
 		/* what was missed meanwhile, or before the first open */
-		docker_events_to.reconcile();
+		st->opened();
 		return;
 	}
-	if (evbuffer_add(events_buf, data, len) == -1)
+	if (evbuffer_add(st->buf, data, len) == -1)
 		return;
 	for (;;) {
-		n = evbuffer_get_length(events_buf);
-		p = (const char *)evbuffer_pullup(events_buf, -1);
+		n = evbuffer_get_length(st->buf);
+		p = (const char *)evbuffer_pullup(st->buf, -1);
 		if (p == NULL || (nl = memchr(p, '\n', n)) == NULL)
 			break;
 		if (nl > p)
-			events_line(p, nl - p);
-		evbuffer_drain(events_buf, nl - p + 1);
+			st->line(p, nl - p);
+		evbuffer_drain(st->buf, nl - p + 1);
 	}
-	if (evbuffer_get_length(events_buf) > EVENTS_LINE_MAX) {
-		log_warnx("docker: events: line too long, dropped");
-		evbuffer_drain(events_buf, evbuffer_get_length(events_buf));
+	if (evbuffer_get_length(st->buf) > EVENTS_LINE_MAX) {
+		log_warnx("docker: %s: line too long, dropped", st->what);
+		evbuffer_drain(st->buf, evbuffer_get_length(st->buf));
 	}
 }
 
 static void
 events_done(const struct dk_resp *r, void *arg)
 {
-	int	 was_up = events_up;
+	struct dk_stream	*st = arg;
+	int			 was_up = st->up;
 
-	events_req = NULL;
-	events_up = 0;
-	evbuffer_drain(events_buf, evbuffer_get_length(events_buf));
+	st->req = NULL;
+	st->up = 0;
+	evbuffer_drain(st->buf, evbuffer_get_length(st->buf));
 	/* a daemon that went away is news; one still away is not */
 	if (was_up)
-		log_warnx("docker: events stream from %s lost: %s", dk_where(),
+		log_warnx("docker: %s from %s lost: %s", st->what, dk_where(),
 		    r->err != NULL ? r->err : "it ended");
 	else
-		log_debug("docker: events stream: %s", r->err != NULL ?
+		log_debug("docker: %s: %s", st->what, r->err != NULL ?
 		    r->err : "refused");
 	/*
 	 * Lost after a while: at once, since every moment unheard is a
 	 * moment a dead container is routed to.  Lost as soon as it
 	 * opened, or not opened: later, so as not to spin.
 	 */
-	if (was_up && monotime_ms() - events_opened >= EVENTS_STEADY_MS) {
-		events_delay = EVENTS_RETRY_MIN_MS;
-		evtimer_add_ms(&events_timer, 0);
+	if (was_up && monotime_ms() - st->since >= EVENTS_STEADY_MS) {
+		st->delay = EVENTS_RETRY_MIN_MS;
+		evtimer_add_ms(&st->timer, 0);
 	} else
-		events_later();
+		events_later(st);
 }
 
 static void
-events_open(void)
+events_open(struct dk_stream *st)
 {
-	if (events_req != NULL)
+	if (st->req != NULL || !st->started)
 		return;
-	if ((events_req = dk_call(DK_EVENTS, NULL, NULL, NULL, events_done,
-	    events_data, NULL)) == NULL)
-		events_later();
+	if ((st->req = dk_call(st->call, NULL, NULL, NULL, events_done,
+	    events_data, st)) == NULL)
+		events_later(st);
+}
+
+static void
+events_start(struct dk_stream *st)
+{
+	if (st->started)
+		return;
+	st->started = 1;
+	st->delay = EVENTS_RETRY_MIN_MS;
+	if (st->buf == NULL && (st->buf = evbuffer_new()) == NULL)
+		fatal("%s: evbuffer_new", __func__);
+	evtimer_set(&st->timer, events_retry, st);
+	events_open(st);
 }
 
 /* with the first docker workload; once */
 void
 docker_events_start(void)
 {
-	if (events_started)
+	events_start(&orchd_stream);
+}
+
+/*
+ * "docker labels on": the labelled containers' stream, each line to
+ * line, opened to opened (labels.c); "off" closes it
+ */
+void
+docker_label_events(void (*line)(const char *, size_t), void (*opened)(void))
+{
+	struct dk_stream	*st = &label_stream;
+
+	if (line != NULL) {
+		st->line = line;
+		st->opened = opened;
+		events_start(st);
 		return;
-	events_started = 1;
-	if ((events_buf = evbuffer_new()) == NULL)
-		fatal("%s: evbuffer_new", __func__);
-	evtimer_set(&events_timer, events_retry, NULL);
-	events_open();
+	}
+	if (!st->started)
+		return;
+	st->started = 0;
+	evtimer_del(&st->timer);
+	if (st->req != NULL)
+		dk_cancel(st->req);
+	st->req = NULL;
+	st->up = 0;
+	evbuffer_drain(st->buf, evbuffer_get_length(st->buf));
 }

@@ -156,6 +156,8 @@ dk_path(enum dk_call call, const char *id, const char *arg, int oneshot,
 	case DK_EVENTS:
 	case DK_LIST:
 	case DK_NET_CREATE:
+	case DK_LABEL_EVENTS:
+	case DK_LABEL_LIST:
 		break;
 	case DK_PULL:
 		/* a name without its tag, which comes apart: see dk_pull */
@@ -305,6 +307,25 @@ dk_path(enum dk_call call, const char *id, const char *arg, int oneshot,
 		break;
 	case DK_UNPAUSE:
 		n = snprintf(path, len, "/containers/%s/unpause", id);
+		break;
+	case DK_LABEL_EVENTS:
+		/*
+		 * Containers carrying org.orchd.host, whoever made them:
+		 * labels.c leaves out every one an orchd made
+		 */
+		if (dk_urlencode("{\"type\":[\"container\"],\"event\":"
+		    "[\"create\",\"start\",\"die\",\"oom\",\"kill\","
+		    "\"destroy\",\"rename\"],\"label\":[\"" DK_LABEL_HOST
+		    "\"]}", filters, sizeof(filters)) == -1)
+			return (-1);
+		n = snprintf(path, len, "/events?filters=%s", filters);
+		break;
+	case DK_LABEL_LIST:
+		if (dk_urlencode("{\"label\":[\"" DK_LABEL_HOST "\"]}",
+		    filters, sizeof(filters)) == -1)
+			return (-1);
+		n = snprintf(path, len, "/containers/json?all=1&filters=%s",
+		    filters);
 		break;
 	default:
 		return (-1);

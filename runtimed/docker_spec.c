@@ -172,6 +172,33 @@ dk_inspected_ours(const struct dk_resp *r, const char *name, char *id,
 }
 
 /*
+ * A labelled container ("docker labels on"): one carrying org.orchd.host
+ * that no orchd made (no workload's label), and that names no instance
+ * or this one (org.orchd.instance): another instance's is never taken.
+ * 0 if so; else -1 and, in err, why not.
+ */
+int
+dk_labels_theirs(json_t *labels, char *err, size_t len)
+{
+	const char	*inst;
+
+	inst = json_string_value(json_object_get(labels, DK_LABEL_INSTANCE));
+	if (json_object_get(labels, DK_LABEL_HOST) == NULL)
+		snprintf(err, len, "not labelled (no label %s)",
+		    DK_LABEL_HOST);
+	else if (inst != NULL && strcmp(inst, dk_inst) != 0)
+		snprintf(err, len, "labelled for orchd instance %.64s, not "
+		    "this one (%s)", valid_text(inst) && strlen(inst) < 64 ?
+		    inst : "?", DK_LABEL_INSTANCE);
+	else if (json_object_get(labels, DK_LABEL_WORKLOAD) != NULL)
+		snprintf(err, len, "made by an orchd (label %s)",
+		    DK_LABEL_WORKLOAD);
+	else
+		return (0);
+	return (-1);
+}
+
+/*
  * command: split as sh(1) would, and no shell runs it, as the array key
  * ("Cmd" for a container, "Args" for a service's task)
  */

@@ -44,6 +44,14 @@
  * stops whatever it started.  Errors from the daemon, or no daemon,
  * fail the wake with the daemon's message; nothing here blocks, and the
  * next wake asks the daemon again.
+ *
+ * A labelled container ("docker labels on", runtimed/labels.c) is a
+ * workload of source label whose name is the container's own: someone
+ * else made it and removes it.  Its start inspects it by that name,
+ * finds it still unclaimed by any orchd (dk_labels_theirs), asks the
+ * parent (dk_use, RT_USE_START) and starts it; its stop stops it.  No
+ * network, image, pull, create or remove is ever asked for it: a
+ * container that is gone fails the wake, and no hash is compared.
  */
 
 #include <sys/types.h>
@@ -87,6 +95,14 @@ static int	dk_image_begin(struct rt_docker *, char *, size_t);
 static void	dk_pulled(int, const char *, void *);
 static void	dk_start_failed(struct rt_docker *, const char *);
 static void	dk_use(struct rt_docker *, enum dk_step);
+static int	dk_label_start(struct rt_docker *, char *, size_t);
+
+/* a labelled container's workload: never created, never removed */
+int
+dk_labelled(const struct rt_workload *wl)
+{
+	return (wl->conf != NULL && wl->conf->source == SOURCE_LABEL);
+}
 
 struct rt_docker *
 dk_get(struct rt_workload *wl)
@@ -99,7 +115,10 @@ dk_get(struct rt_workload *wl)
 		fatal("%s: calloc", __func__);
 	dk->wl = wl;
 	dk->stop_timeout = WL_STOP_TIMEOUT;
-	dk_container_name(wl->name, dk->cname, sizeof(dk->cname));
+	if (dk_labelled(wl))
+		(void)strlcpy(dk->cname, wl->name, sizeof(dk->cname));
+	else
+		dk_container_name(wl->name, dk->cname, sizeof(dk->cname));
 	wl->docker = dk;
 	return (dk);
 }
@@ -199,16 +218,25 @@ dk_inspected(struct rt_docker *dk, const struct dk_resp *r, int *running,
 	}
 	/*
 	 * A container of that name that this instance did not make for
-	 * this workload: never started, stopped, removed or taken.
+	 * this workload: never started, stopped, removed or taken.  A
+	 * labelled one must still be no orchd's.
 	 */
-	if (dk_labels_ours(labels, dk->wl->name, whose, sizeof(whose)) ==
-	    -1) {
+	if ((dk_labelled(dk->wl) ? dk_labels_theirs(labels, whose,
+	    sizeof(whose)) : dk_labels_ours(labels, dk->wl->name, whose,
+	    sizeof(whose))) == -1) {
 		if (!dk->foreign_told)
 			log_warnx("workload %s: container %s exists and is "
 			    "%s: left alone", dk->wl->name, dk->cname, whose);
 		dk->foreign_told = 1;
 		snprintf(err, errlen, "container %.12s has its name and is "
 		    "not this instance's: left alone", id);
+		json_decref(o);
+		return (-1);
+	}
+	/* a labelled one: the very container the parent judged */
+	if (dk_labelled(dk->wl) && !labeltab_judged(dk->wl->name, id)) {
+		snprintf(err, errlen, "container %.12s has its name and is not "
+		    "the one judged: left alone until it is judged", id);
 		json_decref(o);
 		return (-1);
 	}
@@ -276,6 +304,8 @@ docker_start(struct rt_workload *wl, char *msg, size_t len)
 		snprintf(msg, len, "a Docker call is already under way");
 		return (-1);
 	}
+	if (dk_labelled(wl))
+		return (dk_label_start(dk, msg, len));
 	if (dk_image_parse(wl->conf->image, &ref, msg, len) == -1)
 		return (-1);
 	json_decref(dk->spec);
@@ -306,6 +336,23 @@ docker_start(struct rt_workload *wl, char *msg, size_t len)
 	}
 	if (dk_image_begin(dk, msg, len) == -1) {
 		dk->op = OP_NONE;
+		return (-1);
+	}
+	return (0);
+}
+
+/* a labelled container: looked at by its name, then started, no more */
+static int
+dk_label_start(struct rt_docker *dk, char *msg, size_t len)
+{
+	dk->op = OP_START;
+	dk->hash[0] = dk->run_hash[0] = '\0';
+	dk->stop_wanted = dk->died = 0;
+	dk->oom = dk->killsig = dk->removed = dk->start_seen = 0;
+	dk_keep_stop_timeout(dk);
+	if (dk_next(dk, STEP_INSPECT, DK_INSPECT, dk->cname, NULL) == -1) {
+		dk->op = OP_NONE;
+		snprintf(msg, len, "cannot call the Docker daemon");
 		return (-1);
 	}
 	return (0);
@@ -560,6 +607,11 @@ dk_start_step(struct rt_docker *dk, const struct dk_resp *r)
 			dk_start_failed(dk, "cannot call Docker");
 		return;
 	case STEP_INSPECT:
+		if (r->status == 404 && dk_labelled(dk->wl)) {
+			dk_start_failed(dk, "its labelled container is gone: "
+			    "orchd never creates one");
+			return;
+		}
 		if (r->status == 404) {
 			dk->id[0] = '\0';
 			break;
@@ -571,6 +623,13 @@ dk_start_step(struct rt_docker *dk, const struct dk_resp *r)
 		if (dk_inspected(dk, r, &running, hash, sizeof(hash), err,
 		    sizeof(err)) == -1) {
 			dk_start_failed(dk, err);
+			return;
+		}
+		if (dk_labelled(dk->wl)) {
+			if (running)
+				dk_start_done(dk);
+			else
+				dk_use(dk, STEP_START);
 			return;
 		}
 		if (strcmp(hash, dk->hash) == 0 && dk_image_changed(dk, r)) {
@@ -1318,6 +1377,9 @@ docker_drift(struct rt_workload *wl)
 	if (dk == NULL || dk->run_hash[0] == '\0' || !dk->running ||
 	    wl->conf == NULL)
 		return (-1);
+	/* made by someone else: there is no other to make */
+	if (dk_labelled(wl))
+		return (0);
 	if (wl->conf->driver != DRIVER_DOCKER)
 		return (1);
 	if ((spec = dk_spec(wl->conf, rt->volume_root, err,

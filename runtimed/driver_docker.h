@@ -85,6 +85,7 @@ struct rt_docker {
 struct rt_workload;
 
 struct rt_docker	*dk_get(struct rt_workload *);
+int			 dk_labelled(const struct rt_workload *);
 void			 dk_check_begin(struct rt_docker *);
 void			 dk_look(struct rt_docker *);
 

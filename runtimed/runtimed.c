@@ -221,6 +221,7 @@ runtime_apply(struct privsep *ps, struct cfg_generation *gen,
 	dk_limits_set(&gen->global.lim_dflt, &gen->global.lim_max,
 	    gen->global.ncpu);
 	lifecycle_apply(gen);
+	labels_apply(gen->global.docker_labels == 1);
 	restore_replay();
 	schedule_run();
 }

@@ -650,7 +650,10 @@ store_db_close(struct store_db *sdb)
 /*
  * The configured workloads.  Rows that came from the configuration and
  * are no longer in it go, with their history; rows made through the API
- * stay whatever the configuration says.
+ * stay whatever the configuration says.  A labelled container's
+ * workload ("docker labels on") is a row of the configuration's, its
+ * source said by its definition alone: it goes with its container, and
+ * the schema's sources stay "config" and "api".
  */
 static int
 sync_one(struct store_db *sdb, const struct workload_conf *wc,
@@ -668,7 +671,8 @@ sync_one(struct store_db *sdb, const struct workload_conf *wc,
 	s = st(sdb, S_SYNC_UPSERT);
 	bind_text(s, 1, wc->name);
 	bind_text(s, 2, json);
-	bind_text(s, 3, wl_word_name(wl_sources, wc->source));
+	bind_text(s, 3, wl_word_name(wl_sources, wc->source ==
+	    SOURCE_LABEL ? SOURCE_CONFIG : wc->source));
 	sqlite3_bind_int64(s, 4, now_ms);
 	sqlite3_bind_int64(s, 5, now_ms / 1000);
 	r = run(sdb, s);
@@ -1019,6 +1023,8 @@ workload_fill(sqlite3_stmt *s, struct ctl_workload *cw)
 	    SOURCE_CONFIG;
 	cw->idle_timeout = -1;
 	if ((wc = definition(s, 1)) != NULL) {
+		if (wc->source == SOURCE_LABEL)
+			cw->source = SOURCE_LABEL;
 		cw->driver = wc->driver;
 		cw->keep_warm = wc->keep_warm;
 		cw->idle_timeout = wc->idle_timeout;

@@ -536,6 +536,113 @@ test_policy(void **state)
 	conf_clear(&conf);
 }
 
+/*
+ * A labelled container's workload ("docker labels on"): judged as the
+ * API's, its binds under an "api allow volume" root, with what its
+ * HostConfig asks besides (struct rt_label, orchd/labelfacts.c)
+ */
+static void
+test_label(void **state)
+{
+	static const struct {
+		const char	*json;
+		uint32_t	 refuse;	/* RT_LABEL_* */
+		int64_t		 uid;
+		const char	*why;		/* NULL: allowed */
+	} cases[] = {
+#define L(more)	"{\"name\": \"l\", \"hosts\": [\"l.test\"], \"driver\": " \
+		"\"docker\", \"image\": \"registry.example.com/app:1\", " \
+		"\"port\": 8080" more "}"
+#define VOL(p)	", \"volumes\": [{\"host\": \"" p "\", \"container\": \"/x\"}]"
+		{ L(""), 0, 4242, NULL },
+		{ L(""), RT_LABEL_PRIVILEGED, 4242, "privileged" },
+		{ L(""), RT_LABEL_CAPS, 4242, "capabilities" },
+		{ L(""), RT_LABEL_DEVICES, 4242, "devices" },
+		{ L(""), RT_LABEL_NS_HOST, 4242, "namespace" },
+		{ L(""), RT_LABEL_SECURITY, 4242, "security options" },
+		{ L(""), RT_LABEL_MOUNTS, 4242, "not a bind" },
+		{ L(""), RT_LABEL_PORTS, 4242, "published" },
+		{ L(""), RT_LABEL_NET, 4242, "network" },
+		{ L(""), 0, 0, "api allow root" },
+		{ L(""), 0, -1, "api allow root" },
+		{ L(""), 0, 61200, "workload uids" },
+		{ L(VOL("/srv/previews/a")), 0, 4242, NULL },
+		{ L(VOL("/srv/previews/../etc")), 0, 4242, "volume" },
+		{ L(VOL("/srv/previewsx/a")), 0, 4242, "lies under no" },
+		{ L(VOL("/srv/previews")), 0, 4242, "lies under no" },
+		{ L(VOL("/")), 0, 4242, "volume" },
+		{ L(VOL("/var/run/docker.sock")), 0, 4242, "volume" },
+		{ L(", \"network\": \"host\""), 0, 4242, "api allow network "
+		    "host" },
+		{ L(", \"address\": \"0.0.0.0\", \"publish\": 8080"), 0, 4242,
+		    "api allow publish" },
+		{ "{\"name\": \"l\", \"hosts\": [\"l.test\"], \"driver\": "
+		    "\"docker\", \"image\": \"evil.example.com/app:1\", "
+		    "\"port\": 1}", 0, 4242, "matches no" },
+#undef L
+#undef VOL
+	};
+	struct orchd_conf	 conf;
+	struct workload_conf	*wl;
+	struct rt_label		 rl;
+	char			 err[CTL_MSG_MAX];
+	size_t			 i;
+	int			 r;
+
+	conf_init(&conf);
+	assert_int_equal(strlist_add(&conf.api_allow_images,
+	    "registry.example.com/*"), 0);
+	assert_int_equal(strlist_add(&conf.api_allow_volumes,
+	    "/srv/previews"), 0);
+	conf.wl_uid_low = 61184;
+	conf.wl_uid_high = 65519;
+	/* off: nothing of the sort */
+	wl = wl_json("{\"name\": \"l\", \"hosts\": [\"l.test\"], \"driver\": "
+	    "\"docker\", \"image\": \"registry.example.com/app:1\", "
+	    "\"port\": 8080}", SOURCE_API);
+	wl->source = SOURCE_LABEL;
+	assert_int_equal(policy_check(&conf, wl, err, sizeof(err)), 403);
+	assert_non_null(strstr(err, "docker labels is off"));
+	conf.docker_labels = 1;
+	/* on, but no container was seen */
+	assert_int_equal(policy_check(&conf, wl, err, sizeof(err)), 403);
+	assert_non_null(strstr(err, "no labelled container"));
+	workload_free(wl);
+	for (i = 0; i < nitems(cases); i++) {
+		wl = wl_json(cases[i].json, SOURCE_API);
+		wl->source = SOURCE_LABEL;
+		memset(&rl, 0, sizeof(rl));
+		strlcpy(rl.name, wl->name, sizeof(rl.name));
+		rl.refuse = cases[i].refuse;
+		rl.uid = cases[i].uid;
+		assert_int_equal(labels_keep(&rl), 0);
+		err[0] = '\0';
+		r = policy_check(&conf, wl, err, sizeof(err));
+		if (cases[i].why == NULL && r != 0)
+			fail_msg("case %zu: refused: %s", i, err);
+		if (cases[i].why != NULL && (r != 403 ||
+		    strstr(err, cases[i].why) == NULL))
+			fail_msg("case %zu: expected 403 \"%s\", got %d "
+			    "\"%s\"", i, cases[i].why, r, err);
+		labels_forget(wl->name);
+		workload_free(wl);
+	}
+	/* root, with api allow root */
+	conf.api_allow_root = 1;
+	wl = wl_json("{\"name\": \"l\", \"hosts\": [\"l.test\"], \"driver\": "
+	    "\"docker\", \"image\": \"registry.example.com/app:1\", "
+	    "\"port\": 8080}", SOURCE_API);
+	wl->source = SOURCE_LABEL;
+	memset(&rl, 0, sizeof(rl));
+	strlcpy(rl.name, "l", sizeof(rl.name));
+	rl.uid = -1;
+	assert_int_equal(labels_keep(&rl), 0);
+	assert_int_equal(policy_check(&conf, wl, err, sizeof(err)), 0);
+	labels_forget("l");
+	workload_free(wl);
+	conf_clear(&conf);
+}
+
 /* a listener of orchd's on address:port */
 static void
 listener_add(struct orchd_conf *c, struct listener_conf *l, const char *addr,
@@ -983,6 +1090,7 @@ main(void)
 		cmocka_unit_test(test_root),
 		cmocka_unit_test(test_allow_root_json),
 		cmocka_unit_test(test_policy),
+		cmocka_unit_test(test_label),
 		cmocka_unit_test(test_policy_net),
 		cmocka_unit_test(test_no_key),
 		cmocka_unit_test(test_depends),

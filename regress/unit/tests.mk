@@ -31,7 +31,8 @@ TEST_uicookie_OBJS = $(OBJ)/gatewayd/ui_sess.o
 # stubs)
 TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/policy_net.o \
 		   $(OBJ)/orchd/parent_api.o $(OBJ)/orchd/apidef.o \
-		   $(OBJ)/orchd/depends.o $(OBJ)/orchd/request.o
+		   $(OBJ)/orchd/depends.o $(OBJ)/orchd/request.o \
+		   $(OBJ)/orchd/labelfacts.o
 # the parent's requests in flight, relaying answers to whoever asked
 TEST_reply_OBJS = $(OBJ)/orchd/request.o
 # orchd -nv: the printer, with the parser it prints for
@@ -56,7 +57,7 @@ TEST_sockdiag_OBJS = $(OBJ)/orchd/sockdiag.o
 TEST_spawner_OBJS = $(OBJ)/spawnerd/check.o
 # the parent's reading of a packed definition from a child
 TEST_apidef_OBJS = $(OBJ)/orchd/apidef.o $(OBJ)/orchd/policy.o \
-		   $(OBJ)/orchd/policy_net.o
+		   $(OBJ)/orchd/policy_net.o $(OBJ)/orchd/labelfacts.o
 TEST_clienthello_OBJS = $(OBJ)/gatewayd/clienthello.o
 # ACME: acmed's JWS, CSR and certificates, and the parent's checks of
 # what acmed sends (orchd/acme_relay.c)
