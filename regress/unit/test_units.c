@@ -492,7 +492,7 @@ test_json_errors(void **state)
 		    "field \"busy_fail\": must be \"open\" or \"safe\"" },
 		/* the words' tables (workload.c) make these messages */
 		{ "{\"name\":\"a\",\"source\":\"file\"}",
-		    "field \"source\": must be \"config\" or \"api\"" },
+		    "field \"source\": must be \"config\", \"api\" or \"label\"" },
 		{ "{\"name\":\"a\",\"health\":\"http\"}",
 		    "field \"health\": must be \"tcp\" or \"path\"" },
 		{ "{\"name\":\"a\",\"on_change\":\"next-wake\"}",
