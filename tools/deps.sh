@@ -24,8 +24,8 @@
 # creates), and redis-benchmark for bench/08-tcp.sh; the images of
 # regress/e2e/realstack.sh's stack, PostgreSQL 15 and Redis in
 # containers, are made of their files (regress/docker-image-pg.sh).
-# Their packages may
-# start a server of their own on the default ports; the tests use others.
+# Their packages may start a server of their own on the default ports;
+# the tests use others.
 #
 # docker.io is Debian's Docker: the daemon the docker, swarm and network
 # tests need.  It is installed whenever no dockerd is, whatever docker

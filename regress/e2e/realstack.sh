@@ -167,6 +167,11 @@ check "... web's container replaced" [ -n "$web_id" -a "$(cid web)" != "$web_id"
 check "... the database's (sent again for its env), the cache's and the migration's kept" \
     [ "$(cid db) $(cid cache) $(cid migrate)" = "$ids" ]
 check "... the migration not run again" [ "$(runs migrate)" = 1 ]
+check "... orchd found web's definition changed, and only web's" \
+    sh -c "grep -q 'workload $P-web: runs with an older definition' \
+    '$T/orchd.log' && ! grep -Eq \
+    'workload $P-(db|cache|migrate): runs with an older definition' \
+    '$T/orchd.log'"
 
 out=$(ctl delete --project "$P" --volumes 2>&1)
 check "delete --project --volumes removes the four ($out)" \
