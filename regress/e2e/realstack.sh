@@ -7,8 +7,10 @@
 # run:
 #  - a request to web wakes the database and the cache, runs the
 #    migration once, a job, which creates the table, and answers with
-#    its row from PostgreSQL and a count from Redis; a note added
-#    through the application is stored;
+#    its row from PostgreSQL and a count from Redis; PostgreSQL's data,
+#    initdb'd at its first start, is in its named volume, owned by the
+#    uid orchd runs it as; a note added through the application is
+#    stored;
 #  - the cache answers redis-cli PING through its TCP listener;
 #  - all go to sleep by their idle timeouts, and wake again with the
 #    note kept in the database's named volume, the migration not run
@@ -120,6 +122,11 @@ check "... the migration ran once, a job, and is asleep" \
     '$ORCHCTL' -s '$SOCK' show workloads | grep -Eq '^$P-migrate +asleep '"
 check "... PostgreSQL's data in the named volume" \
     test -s "$S/root/$E2E_INSTANCE/$P-db/pgdata/data/PG_VERSION"
+u=$(stat -c %u "$S/root/$E2E_INSTANCE/$P-db/pgdata/data" 2>/dev/null)
+check "... owned by the uid orchd runs PostgreSQL as, one of its workload uids, not root ($u)" \
+    sh -c "[ -n '$u' ] && [ '$u' -ge $E2E_UID_LOW ] &&
+    [ '$u' -le $E2E_UID_HIGH ] && [ \"\$(docker inspect --format \
+    '{{.Config.User}}' '$(cname "$P-db")')\" = '$u:$u' ]"
 out=$(get "?add=kept-$$")
 check "a note added through the application ($out)" \
     sh -c "printf '%s' \"\$1\" | grep -qx 'note: kept-$$' &&
@@ -137,6 +144,8 @@ ids="$(cid db) $(cid cache) $(cid migrate)"
 check "all asleep after their idle timeouts" wait_for 60 all_asleep
 check "... the database's container stopped" sh -c "[ \"\$(docker inspect \
     --format '{{.State.Running}}' '$(cname "$P-db")')\" = false ]"
+check "... the note on the volume's disk, written by PostgreSQL's shutdown checkpoint" \
+    grep -rqa "kept-$$" "$S/root/$E2E_INSTANCE/$P-db/pgdata/data/base"
 out=$(get "")
 check "woken again: the note kept in the named volume ($out)" \
     sh -c "printf '%s' \"\$1\" | tail -n 1 | grep -qx 200 &&
