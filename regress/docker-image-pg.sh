@@ -15,7 +15,7 @@
 # /tmp, which each entrypoint writes for its uid before anything else.
 # An image is made only where it is missing or older than REV.
 set -eu
-REV=2
+REV=3
 PGBIN=/usr/lib/postgresql/15/bin
 HERE=$(cd "$(dirname "$0")" && pwd)
 r=
@@ -70,14 +70,19 @@ EOF
 	chmod 0755 "$1/usr/local/bin/whoami.sh"
 }
 
-# make IMAGE ROOT CHANGE...: ROOT as IMAGE, then ROOT removed
+# make_image IMAGE ROOT CHANGE...: ROOT as IMAGE, then ROOT removed
 make_image() {
 	_i=$1
 	_r=$2
 	shift 2
+	_old=$(docker image inspect --format '{{.Id}}' "$_i" 2>/dev/null) ||
+	    _old=
 	set -- -c "ENV ORCHD_TEST_REV=$REV" "$@"
 	tar -C "$_r" -c . | docker import "$@" - "$_i" >/dev/null
 	rm -rf "$_r"
+	# the former REV's, untagged now, unless a container or a tag
+	# still holds it
+	[ -z "$_old" ] || docker rmi "$_old" >/dev/null 2>&1 || :
 	echo "regress/docker-image-pg.sh: imported $_i" >&2
 }
 
