@@ -21,8 +21,11 @@
 # postgresql, postgresql-client, redis-server and redis-tools: the real
 # software behind workloads' TCP listeners in regress/e2e/tcpwake.sh (a
 # database initdb'd by the test, run as the postgres user the package
-# creates), and redis-benchmark for bench/08-tcp.sh.  Their packages may
-# start a server of their own on the default ports; the tests use others.
+# creates), and redis-benchmark for bench/08-tcp.sh; the images of
+# regress/e2e/realstack.sh's stack, PostgreSQL 15 and Redis in
+# containers, are made of their files (regress/docker-image-pg.sh).
+# Their packages may start a server of their own on the default ports;
+# the tests use others.
 #
 # docker.io is Debian's Docker: the daemon the docker, swarm and network
 # tests need.  It is installed whenever no dockerd is, whatever docker
@@ -48,8 +51,9 @@
 # zsh: regress/e2e/orchctl_help.sh runs orchctl's zsh completion.
 #
 # libyaml-dev: orchctl import reads Compose files with libyaml (no
-# daemon parses YAML).  docker-compose: regress/e2e/compose.sh checks
-# its Compose files with "docker-compose config" before importing them.
+# daemon parses YAML).  docker-compose: regress/e2e/compose.sh and
+# realstack.sh check their Compose files with "docker-compose config"
+# before importing them.
 #
 # chromium, nodejs and npm (unless one is there: a nodejs package from
 # elsewhere carries its own, and Debian's npm would conflict with it):

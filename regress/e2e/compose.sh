@@ -8,8 +8,8 @@
 #  - paths.yml (a frontend and an API on one host, by path): the same
 #    where orchd routes by path, else each org.orchd.path refused at its
 #    line;
-#  - live.yml (busybox stand-ins: no registry is reachable for postgres
-#    or redis here) is imported: four workloads of one group, a request
+#  - live.yml (busybox stand-ins; realstack.sh runs PostgreSQL and Redis
+#    themselves) is imported: four workloads of one group, a request
 #    to web wakes the database, the migration and the cache first and
 #    answers with what they serve; show groups has one line for the
 #    project (and -j its JSON); the group suspended and woken keeps the database's row in
