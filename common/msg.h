@@ -223,6 +223,9 @@ enum imsg_type {
 	IMSG_CTL_ALOG_QUEUE,		/* reply item to SHOW_SUMMARY, from
 					   the first gateway: struct
 					   alog_queue_stats */
+	IMSG_CTL_SHOW_PAGE,		/* -> store: struct ctl_page, the
+					   workloads after a name, at most
+					   limit, in name order */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -1104,6 +1107,19 @@ struct ctl_version {
 
 struct ctl_name {
 	char			 name[ORCHD_NAME_MAX];
+};
+
+/*
+ * A page of show workloads: limit items (1 to CTL_PAGE_MAX) after the
+ * workload name (in byte order; "" from the first).  The asker asks
+ * again after the last name it got while a page comes full.
+ */
+#define CTL_PAGE_MAX		10000
+#define CTL_PAGE_ORCHCTL	500	/* orchctl's pages */
+struct ctl_page {
+	char			 name[ORCHD_NAME_MAX];	/* after this */
+	uint32_t		 limit;
+	uint32_t		 pad;
 };
 
 struct ctl_logs {

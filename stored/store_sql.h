@@ -38,6 +38,7 @@ enum stmt_id {
 	S_API_ARCHIVE,
 	S_UID_PUT,
 	S_UID_LIST,
+	S_WORKLOAD_PAGE,
 	S_MAX
 };
 
