@@ -135,6 +135,10 @@ struct global_settings {
 	int32_t			 status_page;
 	int32_t			 status_pad;
 	int64_t			 status_session; /* seconds */
+	/* "metrics per workload": 0 every one's series, -1 none, N the
+	   N with the most requests; the rest summed as workload="_other" */
+	int32_t			 metrics_top;
+	int32_t			 metrics_pad;
 };
 
 /*

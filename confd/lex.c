@@ -105,6 +105,7 @@ static const char *const top_starts[] = {
 	"instance name", "keepalive timeout", "listen on", "log directory",
 	"log max size", "max concurrent wakes", "max connections",
 	"memory budget", "memory estimate", "memory pressure limit",
+	"metrics per workload",
 	"notify", "notify allow", "notify key file",
 	"on change", "prefork", "pull", "pull timeout", "reaper interval",
 	"registry auth file", "server timing", "socket", "status key file",

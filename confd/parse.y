@@ -93,7 +93,7 @@
 %token	<v.number>	NUMBER
 %type	<v.string>	value
 %type	<v.number>	duration size port suspendhow
-%type	<v.number>	ignorekind answer onoff onchange runonce
+%type	<v.number>	ignorekind answer onoff onchange runonce metricsper
 %type	<v.tls>		tlsopt
 %type	<v.number>	h2opt hstsage hstssub
 %type	<v.number>	notifyevs
@@ -251,6 +251,19 @@ onoff		: ON				{ $$ = 1; }
 				YYERROR;
 			}
 			$$ = 0;
+		}
+		;
+
+/* /metrics: every workload's series (0), none (-1), the top N's */
+metricsper	: onoff				{ $$ = $1 ? 0 : -1; }
+		| STRING NUMBER			{
+			if (strcmp($1, "top") != 0 || $2 < 1 ||
+			    $2 > METRICS_TOP_MAX) {
+				yyerror("metrics per workload: on, off or top "
+				    "1 to %d", METRICS_TOP_MAX);
+				YYERROR;
+			}
+			$$ = (int)$2;
 		}
 		;
 
@@ -597,6 +610,13 @@ main		: USER STRING			{
 				YYERROR;
 			}
 			conf->api_metrics_public = 1;
+		}
+		| METRICS PER WORKLOAD metricsper	{
+			if (conf->metrics_top != -2) {
+				yyerror("metrics per workload already set");
+				YYERROR;
+			}
+			conf->metrics_top = $4;
 		}
 		| WORKLOAD UIDS STRING		{
 			if (wl_uids_set($3) == -1)
