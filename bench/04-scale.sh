@@ -3,7 +3,9 @@
 # workload that stands for the nginx backend and N more process
 # workloads, all asleep (host wN.bench, command busybox sleep, idle
 # timeout 5m; address 127.0.K.1 with K the ten-thousand the workload is
-# in, and port BENCH_PORT+20000+1 .. +10000 in it, so that 100,000 fit),
+# in, and port BENCH_SCALE_PORT+1 .. +10000 in it, so that 100,000 fit;
+# 10001-20000 by default, below the kernel's ephemeral range, of which
+# orchd warns for each workload at every reload),
 # reaper interval 1s.  The sizes are those of --sizes (or
 # BENCH_SCALE_SIZES), 1, 10,000 and 100,000 by default; the first size is
 # the reference that the others are measured against, and it runs the
@@ -50,8 +52,9 @@ eval "LAST=\${$#}"
 
 bench_init
 bench_build
-WPORT0=$((PORT0 + 20000))
-[ $((WPORT0 + 10000)) -le 65535 ] || die "BENCH_PORT too high"
+# below the kernel's ephemeral range, or orchd warns of each workload
+WPORT0=${BENCH_SCALE_PORT:-10000}
+[ $((WPORT0 + 10000)) -le 65535 ] || die "BENCH_SCALE_PORT too high"
 TICK_SECS=${BENCH_TICK_SECS:-10}
 NRELOADS=${BENCH_SCALE_RELOADS:-20}
 if [ -n "$QUICK" ]; then
@@ -133,7 +136,7 @@ sum_col() { awk -v c="$2" '{s += $c} END {print s + 0}' "$1"; }
 # exec_ns PID: time on CPU, all threads
 exec_ns() {
 	cat /proc/"$1"/task/*/schedstat 2>/dev/null |
-	    awk '{s += $1} END {print s + 0}'
+	    awk '{s += $1} END {printf "%.0f\n", s}'
 }
 sum_ns() { s=0; for p in "$@"; do s=$((s + $(exec_ns "$p"))); done; echo $s; }
 reaper_of() {
@@ -212,8 +215,6 @@ measure() {
 	curl -sf -o /dev/null -H "Host: $HOSTNAME_BENCH" \
 	    "http://127.0.0.1:$port/" ||
 	    FAILED="$FAILED; $n: no route after the reloads"
-	curl -s -o /dev/null -w '%{http_code}' -H "Host: w$n.bench" \
-	    "http://127.0.0.1:$port/nothing" >"$B/last.$n" 2>/dev/null
 	{
 		echo "CTL=$S_CTL ROUTE=$S_ROUTE TICK=$tick IDLE=$idle"
 		echo "RL0=$(grep -v - "$B/rl0" | median 2>/dev/null)"
