@@ -170,7 +170,8 @@ flip_w1() {
 
 # measure N IDX: one size, its figures in $B/fig.IDX
 measure() {
-	local n=$1 ix=$2 d port r all a A b Bn tick idle k
+	# i too: wait_for (lib.sh) counts in it
+	local n=$1 ix=$2 i d port r all a A b Bn tick idle k
 	d=$B/s$n
 	port=$((PORT0 + 5 + ix))
 	[ "$ix" = 0 ] && port=$GW_PORT
@@ -232,17 +233,17 @@ measure() {
 }
 
 FAILED=
-i=0
+idx=0
 for n in $SIZES; do
-	measure "$n" "$i"
-	i=$((i + 1))
+	measure "$n" "$idx"
+	idx=$((idx + 1))
 done
 
 # rps on the one route, the first and the last size in turns
 rps1=- rpsn=-
-if [ -n "$DO_WRK" ] && [ -f "$B/fig.0" ] && [ -f "$B/fig.$((i - 1))" ]; then
+if [ -n "$DO_WRK" ] && [ -f "$B/fig.0" ] && [ -f "$B/fig.$((idx - 1))" ]; then
 	p1=$(sed -n 's/^PORT=\([0-9]*\).*/\1/p' "$B/fig.0")
-	pn=$(sed -n 's/^PORT=\([0-9]*\).*/\1/p' "$B/fig.$((i - 1))")
+	pn=$(sed -n 's/^PORT=\([0-9]*\).*/\1/p' "$B/fig.$((idx - 1))")
 	: >"$B/scale.raw"
 	for r in $(seq 1 "$ROUNDS"); do
 		order="$p1 $pn"
