@@ -155,7 +155,8 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   gatewayd.c h2.c h2up.c ignore.c instance.c \
 		   listener.c metrics.c metrics_acme.c metrics_add.c \
 		   metrics_alog.c metrics_notify.c metrics_procs.c \
-		   metrics_budget.c metrics_sum.c prom.c proxy.c route.c \
+		   metrics_budget.c metrics_sum.c metrics_top.c prom.c proxy.c \
+		   route.c \
 		   redirect.c route_apply.c serve.c state_early.c tcp.c tls.c \
 		   tls_check.c \
 		   tlshello.c ui.c ui_sess.c wake.c wlref.c)

@@ -10,8 +10,9 @@
 #	BENCH_QUICK=1		short rounds (run.sh --quick sets it)
 #	BENCH_ROUNDS		rounds per configuration (3; quick 1)
 #	BENCH_SECONDS		seconds per wrk run (5; quick 2)
-#	BENCH_PORT		first port used (28000); the scale part uses
-#				BENCH_PORT+20000 .. +30000 as workload ports
+#	BENCH_PORT		first port used (28000); the scale part
+#				writes BENCH_SCALE_PORT+1 .. +10000 (10001-
+#				20000) into its configurations, never bound
 #	BENCH_RESULTS		the results file to append to
 #	BENCH_BUILD		build directory (build/bench; made with make)
 #	BENCH_NOBUILD=1		use the binaries in BENCH_BUILD as they are

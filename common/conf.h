@@ -131,6 +131,8 @@ struct orchd_conf {
 	struct strlist		 api_hosts;
 	char			*api_key_file;
 	int			 api_metrics_public;
+	/* "metrics per workload": 0 on, -1 off, N the top N; -2 unset */
+	int			 metrics_top;
 	/* the key (file or ORCHD_KEY), read by the parent until sent */
 	uint8_t			*api_key;
 	size_t			 api_key_len;

@@ -72,6 +72,7 @@ const struct conf_field conf_fields[] = {
 	LIST("api host", api_hosts, cf_host),
 	STR("api key file", api_key_file, NULL),
 	BOOL("api metrics public", api_metrics_public),
+	INT("metrics per workload", metrics_top, -1, METRICS_TOP_MAX),
 	BOOL("status page", status_page),
 	DUR("status session timeout", status_session),
 	STR("status key file", status_key_file, NULL),

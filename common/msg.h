@@ -142,6 +142,10 @@ struct global_settings {
 	int64_t			 ncpu;
 	int32_t			 docker_labels;	/* "docker labels on" */
 	int32_t			 labels_pad;
+	/* "metrics per workload": 0 every one's series, -1 none, N the
+	   N with the most requests; the rest summed as workload="_other" */
+	int32_t			 metrics_top;
+	int32_t			 metrics_pad;
 };
 
 /*
@@ -234,6 +238,9 @@ enum imsg_type {
 	IMSG_CTL_DELETE_VOLUMES,	/* -> parent: struct ctl_name, a
 					   delete that removes its API
 					   volumes too (orchd/volrm.c) */
+	IMSG_CTL_SHOW_PAGE,		/* -> store: struct ctl_page, the
+					   workloads after a name, at most
+					   limit, in name order */
 
 	/* process plumbing, parent <-> children */
 	IMSG_PROC_PEER = 200,		/* fd + struct proc_peer */
@@ -1176,6 +1183,19 @@ struct ctl_version {
 
 struct ctl_name {
 	char			 name[ORCHD_NAME_MAX];
+};
+
+/*
+ * A page of show workloads: limit items (1 to CTL_PAGE_MAX) after the
+ * workload name (in byte order; "" from the first).  The asker asks
+ * again after the last name it got while a page comes full.
+ */
+#define CTL_PAGE_MAX		10000
+#define CTL_PAGE_ORCHCTL	500	/* orchctl's pages */
+struct ctl_page {
+	char			 name[ORCHD_NAME_MAX];	/* after this */
+	uint32_t		 limit;
+	uint32_t		 pad;
 };
 
 struct ctl_logs {

@@ -27,6 +27,8 @@
 #define ORCHD_PULL_TIMEOUT	(5 * 60)	/* seconds, an image's pull */
 #define ORCHD_BUSY_MAX		(60 * 60)	/* seconds a busy veto holds */
 #define ORCHD_BUSY_WAIT		2		/* seconds for its answer */
+/* "metrics per workload top N": at most this N */
+#define METRICS_TOP_MAX		10000
 /* liveness: "health interval" is off unless set */
 #define ORCHD_HEALTH_FAILURES	3		/* checks failed in a row */
 #define ORCHD_HEALTH_TIMEOUT	2		/* seconds, for one check */

@@ -106,6 +106,7 @@ static const char *const top_starts[] = {
 	"log directory",
 	"log max size", "max concurrent wakes", "max connections",
 	"memory budget", "memory estimate", "memory pressure limit",
+	"metrics per workload",
 	"notify", "notify allow", "notify key file",
 	"on change", "pids", "prefork", "pull", "pull timeout",
 	"reaper interval",

@@ -97,7 +97,7 @@
 %type	<v.string>	value schedzone
 %type	<v.number>	schedfor
 %type	<v.number>	duration size port suspendhow
-%type	<v.number>	ignorekind answer onoff onchange runonce
+%type	<v.number>	ignorekind answer onoff onchange runonce metricsper
 %type	<v.tls>		tlsopt
 %type	<v.number>	h2opt hstsage hstssub
 %type	<v.number>	notifyevs
@@ -274,6 +274,21 @@ limit		: CPU value			{
 		| IO WEIGHT NUMBER		{
 			if (limit_read(LIMIT_IO_WEIGHT, NULL, $3) == -1)
 				YYERROR;
+		}
+		;
+
+/* /metrics: every workload's series (0), none (-1), the top N's */
+metricsper	: onoff				{ $$ = $1 ? 0 : -1; }
+		| STRING NUMBER			{
+			if (strcmp($1, "top") != 0 || $2 < 1 ||
+			    $2 > METRICS_TOP_MAX) {
+				yyerror("metrics per workload: on, off or top "
+				    "1 to %d", METRICS_TOP_MAX);
+				free($1);
+				YYERROR;
+			}
+			free($1);
+			$$ = (int)$2;
 		}
 		;
 
@@ -635,6 +650,13 @@ main		: USER STRING			{
 				YYERROR;
 			}
 			conf->api_metrics_public = 1;
+		}
+		| METRICS PER WORKLOAD metricsper	{
+			if (conf->metrics_top != -2) {
+				yyerror("metrics per workload already set");
+				YYERROR;
+			}
+			conf->metrics_top = $4;
 		}
 		| WORKLOAD UIDS STRING		{
 			if (wl_uids_set($3) == -1)

@@ -164,6 +164,7 @@ parse_config(const char *filename, int verbose)
 	}
 	c->tunnel_idle = c->server_timing = c->on_change = -1;
 	c->docker_labels = -1;
+	c->metrics_top = -2;
 	c->pull = -1;
 	c->pull_timeout = -1;
 	c->expire_after = -1;
@@ -263,6 +264,9 @@ parse_config(const char *filename, int verbose)
 		c->server_timing = 1;
 	if (c->docker_labels == -1)
 		c->docker_labels = 0;
+	/* every workload's series, as before the option */
+	if (c->metrics_top == -2)
+		c->metrics_top = 0;
 	if (c->pull == -1)
 		c->pull = PULL_MISSING;
 	if (c->pull_timeout == -1)

@@ -432,6 +432,11 @@ print_api(FILE *fp, const struct orchd_conf *conf)
 		fputs("# api key: from ORCHD_KEY\n", fp);
 	if (conf->api_metrics_public)
 		fputs("api metrics public\n", fp);
+	/* on, the default, is not printed */
+	if (conf->metrics_top == -1)
+		fputs("metrics per workload off\n", fp);
+	else if (conf->metrics_top > 0)
+		fprintf(fp, "metrics per workload top %d\n", conf->metrics_top);
 	if (conf->status_page)
 		fputs("status page\n", fp);
 	print_notify(fp, conf);

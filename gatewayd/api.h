@@ -24,6 +24,8 @@
 #define API_BODY_MAX		(1024 * 1024)	/* a request body: 413 */
 #define API_TAIL_DEFAULT	100		/* lines of logs */
 #define API_TAIL_MAX		10000
+#define API_PAGE_DEFAULT	1000		/* workloads of a list */
+#define API_PAGE_MAX_TEXT	"10000"		/* CTL_PAGE_MAX, said */
 #define API_LOGS_MAX		(8 * 1024 * 1024) /* bytes of one answer */
 #define API_REQS_MAX		256	/* waiting on another process */
 #define API_LOGS_STREAMS_MAX	8	/* log answers at once */
@@ -100,7 +102,10 @@ enum api_op {
 struct api_target {
 	enum api_op		 op;
 	char			 name[ORCHD_NAME_MAX];
-	int32_t			 tail;		/* API_LOGS; API_ACCESS's limit */
+	int32_t			 tail;		/* API_LOGS; API_ACCESS's and
+						   API_LIST's limit */
+	char			 after[ORCHD_NAME_MAX]; /* API_LIST: its
+						   page is after this */
 	int			 status;	/* 0, or the error's */
 	const char		*error;
 	const char		*allow;		/* with 405 */

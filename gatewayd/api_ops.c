@@ -100,6 +100,19 @@ api_workload_json(const struct gw_workload *wl, const struct ctl_workload *cw)
 	return (o);
 }
 
+/* a list's page: the store's rows for the names after t.after */
+static void
+api_show_page(struct api_req *r)
+{
+	struct ctl_page	 cp;
+
+	memset(&cp, 0, sizeof(cp));
+	strlcpy(cp.name, r->t.after, sizeof(cp.name));
+	cp.limit = (uint32_t)r->t.tail;
+	(void)api_ask(r, PROC_STORE, IMSG_CTL_SHOW_PAGE, &cp, sizeof(cp),
+	    API_STORE_WAIT);
+}
+
 static void
 api_show(struct api_req *r)
 {
@@ -115,6 +128,10 @@ api_show(struct api_req *r)
 	}
 	if ((r->items = json_object()) == NULL) {
 		api_error(r, 503, "out of memory", RETRY_AFTER);
+		return;
+	}
+	if (r->t.op == API_LIST) {
+		api_show_page(r);
 		return;
 	}
 	(void)api_ask(r, PROC_STORE, IMSG_CTL_SHOW_WORKLOADS, &cn, sizeof(cn),
@@ -143,28 +160,47 @@ api_recv_workload(struct imsgev *iev, struct imsg *imsg)
 		(void)json_object_set_new(r->items, wl->name, o);
 }
 
-/* every workload the gateway runs, sorted by name */
+/*
+ * A page of the workloads the gateway runs, sorted by name: t.tail of
+ * them after t.after, and next, the last one's name while more follow
+ * (null at the end).  The gateway's list is the one that counts; the
+ * store's rows add what it remembers, and one it has not sent (a
+ * workload configured since it answered) is shown as the gateway
+ * knows it.
+ */
 static void
 api_list_done(struct api_req *r)
 {
-	struct gw_workload	*wl;
-	json_t			*a, *o;
+	struct gw_workload	*wl, key;
+	json_t			*a, *o, *next;
+	int32_t			 n = 0;
 
 	if ((a = json_array()) == NULL) {
 		api_error(r, 503, "out of memory", RETRY_AFTER);
 		return;
 	}
-	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
+	key.name = r->t.after;
+	wl = RB_NFIND(gw_workloads, &gw->workloads, &key);
+	if (wl != NULL && strcmp(wl->name, r->t.after) == 0)
+		wl = RB_NEXT(gw_workloads, &gw->workloads, wl);
+	for (; wl != NULL; wl = RB_NEXT(gw_workloads, &gw->workloads, wl)) {
 		if (!wl->configured || wl->conf == NULL)
 			continue;
+		if (n == r->t.tail)
+			break;
 		if ((o = json_object_get(r->items, wl->name)) != NULL)
 			json_incref(o);
 		else
 			o = api_workload_json(wl, NULL);
 		if (o != NULL)
 			(void)json_array_append_new(a, o);
+		n++;
+		key.name = wl->name;
 	}
-	api_json(r, 200, json_pack("{s:o}", "workloads", a), NULL);
+	/* more after: the page's last name is the next one's cursor */
+	next = wl != NULL && n > 0 ? json_string(key.name) : json_null();
+	api_json(r, 200, json_pack("{s:o, s:o}", "workloads", a, "next",
+	    next), NULL);
 }
 
 static void

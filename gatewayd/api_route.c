@@ -1,8 +1,8 @@
 /*
  * What an API request asks for, from its method and path alone: the
  * operation, the workload's name and the query's tail, or the status to
- * answer (400 for a bad name or tail, 404 for no such path, 405 with the
- * methods the path takes).  The query's other parameters are ignored.
+ * answer (400 for a bad name, tail or page, 404 for no such path, 405 with
+ * the methods the path takes).  The query's other parameters are ignored.
  * /metrics and /healthz take HEAD as well as GET.
  */
 
@@ -108,6 +108,47 @@ route_volumes(const char *q, size_t len, struct api_target *t)
 				    "true or false", NULL));
 		}
 		p = amp + 1;
+	}
+	return (0);
+}
+
+/*
+ * GET /v1/workloads?limit=N&after=NAME: a page, limit from 1 to
+ * CTL_PAGE_MAX (API_PAGE_DEFAULT without), after a workload's name or
+ * from the first.  Anything else in either is a 400: a cursor is a
+ * name, never decoded, never longer than a name.
+ */
+static int
+route_page(const char *q, size_t len, struct api_target *t)
+{
+	const char	*p, *end, *amp;
+	size_t		 plen, klen = strlen("after=");
+
+	t->tail = API_PAGE_DEFAULT;
+	if (q == NULL)
+		return (0);
+	if (route_count(q, len, "limit", CTL_PAGE_MAX, &t->tail, "limit: "
+	    "must be a number of workloads from 1 to " API_PAGE_MAX_TEXT,
+	    t) == -1)
+		return (-1);
+	if (t->tail == 0)
+		return (route_fail(t, 400, "limit: must be a number of "
+		    "workloads from 1 to " API_PAGE_MAX_TEXT, NULL));
+	for (p = q, end = q + len; p < end; p = amp + 1) {
+		if ((amp = memchr(p, '&', end - p)) == NULL)
+			amp = end;
+		plen = amp - p;
+		if (plen < klen || strncmp(p, "after=", klen) != 0)
+			continue;
+		if (plen - klen >= sizeof(t->after) ||
+		    memchr(p + klen, '\0', plen - klen) != NULL)
+			return (route_fail(t, 400, "after: must be a "
+			    "workload's name, the next of a page", NULL));
+		memcpy(t->after, p + klen, plen - klen);
+		t->after[plen - klen] = '\0';
+		if (t->after[0] != '\0' && !valid_workload_name(t->after))
+			return (route_fail(t, 400, "after: must be a "
+			    "workload's name, the next of a page", NULL));
 	}
 	return (0);
 }
@@ -315,9 +356,11 @@ api_route(enum http_method meth, const char *path, size_t len,
 	if (plen < pre || strncmp(path, WL_PREFIX, pre) != 0)
 		return (route_fail(t, 404, "no such path", NULL));
 	if (plen == pre || (plen == pre + 1 && path[pre] == '/')) {
-		if (meth == HTTP_M_GET)
+		if (meth == HTTP_M_GET) {
 			t->op = API_LIST;
-		else if (meth == HTTP_M_POST)
+			return (route_page(q != NULL ? q + 1 : NULL, q != NULL ?
+			    len - plen - 1 : 0, t));
+		} else if (meth == HTTP_M_POST)
 			t->op = API_CREATE;
 		else
 			return (route_fail(t, 405, "method not allowed",

@@ -344,15 +344,22 @@ per_workload(struct evbuffer *b, const struct metrics_sum *sum,
 {
 	struct gw_workload	*wl;
 	char			 lab[256];
+	uint64_t		 v, other = 0;
 
 	prom_family(b, name, type, help);
 	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
 		if (!wl->configured)
 			continue;
+		v = get(wl, metrics_sum_find(sum, wl->name));
+		if (!metrics_top_own(wl)) {
+			other += v;
+			continue;
+		}
 		wl_label(wl, lab, sizeof(lab));
-		prom_sample_u64(b, name, lab, get(wl,
-		    metrics_sum_find(sum, wl->name)));
+		prom_sample_u64(b, name, lab, v);
 	}
+	if (metrics_top_others())
+		prom_sample_u64(b, name, METRICS_OTHER, other);
 }
 
 /* the others' counts are added to the request counts, never the states */
@@ -467,16 +474,25 @@ per_tcp_workload(struct evbuffer *b, const struct metrics_sum *sum,
 {
 	struct gw_workload	*wl;
 	char			 lab[256];
+	uint64_t		 v, other = 0;
+	int			 others = 0;
 
 	prom_family(b, name, type, help);
 	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
 		if (!wl->configured || wl->conf == NULL ||
 		    TAILQ_EMPTY(&wl->conf->listens))
 			continue;
+		v = get(wl, metrics_sum_find(sum, wl->name));
+		if (!metrics_top_own(wl)) {
+			other += v;
+			others = 1;
+			continue;
+		}
 		wl_label(wl, lab, sizeof(lab));
-		prom_sample_u64(b, name, lab, get(wl,
-		    metrics_sum_find(sum, wl->name)));
+		prom_sample_u64(b, name, lab, v);
 	}
+	if (others)
+		prom_sample_u64(b, name, METRICS_OTHER, other);
 }
 
 static void
@@ -522,8 +538,10 @@ write_requests(struct evbuffer *b, const struct metrics_sum *sum)
 	const struct gw_metrics_wl	*o;
 	struct gw_workload		*wl;
 	char				 lab[256], one[192];
+	uint64_t			 v, other[5];
 	int				 i;
 
+	memset(other, 0, sizeof(other));
 	prom_family(b, "orchd_requests_total", "counter",
 	    "Requests answered, by workload and status class.");
 	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
@@ -532,12 +550,21 @@ write_requests(struct evbuffer *b, const struct metrics_sum *sum)
 		o = metrics_sum_find(sum, wl->name);
 		wl_label(wl, one, sizeof(one));
 		for (i = 0; i < 5; i++) {
+			v = counts_read(wl)->requests[i] +
+			    (o != NULL ? o->requests[i] : 0);
+			if (!metrics_top_own(wl)) {
+				other[i] += v;
+				continue;
+			}
 			snprintf(lab, sizeof(lab), "%s,code=\"%dxx\"", one,
 			    i + 1);
-			prom_sample_u64(b, "orchd_requests_total", lab,
-			    counts_read(wl)->requests[i] +
-			    (o != NULL ? o->requests[i] : 0));
+			prom_sample_u64(b, "orchd_requests_total", lab, v);
 		}
+	}
+	for (i = 0; i < 5 && metrics_top_others(); i++) {
+		snprintf(lab, sizeof(lab), "%s,code=\"%dxx\"", METRICS_OTHER,
+		    i + 1);
+		prom_sample_u64(b, "orchd_requests_total", lab, other[i]);
 	}
 }
 
@@ -545,19 +572,32 @@ static void
 write_wake_hist(struct evbuffer *b)
 {
 	struct gw_workload	*wl;
+	uint64_t		 other[METRICS_WAKE_BOUNDS + 1];
+	double			 other_sum = 0;
 	char			 lab[256];
+	int			 i;
 
+	memset(other, 0, sizeof(other));
 	prom_family(b, "orchd_wake_duration_seconds", "histogram",
 	    "Wakes, from runtimed starting the workload to the workload "
 	    "being ready.");
 	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
 		if (!wl->configured)
 			continue;
+		if (!metrics_top_own(wl)) {
+			for (i = 0; i <= METRICS_WAKE_BOUNDS; i++)
+				other[i] += counts_read(wl)->wake_hist[i];
+			other_sum += counts_read(wl)->wake_sum;
+			continue;
+		}
 		wl_label(wl, lab, sizeof(lab));
 		prom_histogram(b, "orchd_wake_duration_seconds", lab,
 		    metrics_bounds, counts_read(wl)->wake_hist,
 		    METRICS_WAKE_BOUNDS, counts_read(wl)->wake_sum);
 	}
+	if (metrics_top_others())
+		prom_histogram(b, "orchd_wake_duration_seconds", METRICS_OTHER,
+		    metrics_bounds, other, METRICS_WAKE_BOUNDS, other_sum);
 }
 
 /* every gateway's requests: its own buckets and the others' */
@@ -568,10 +608,12 @@ write_dur_hist(struct evbuffer *b, const struct metrics_sum *sum)
 	const struct gw_wcounts		*wc;
 	struct gw_workload		*wl;
 	uint64_t			 hist[METRICS_DUR_BOUNDS + 1];
-	double				 total;
+	uint64_t			 other[METRICS_DUR_BOUNDS + 1];
+	double				 total, other_sum = 0;
 	char				 lab[256];
 	int				 i;
 
+	memset(other, 0, sizeof(other));
 	prom_family(b, "orchd_request_duration_seconds", "histogram",
 	    "Requests answered, from their head read to their answer's "
 	    "end, a wake included.");
@@ -584,39 +626,74 @@ write_dur_hist(struct evbuffer *b, const struct metrics_sum *sum)
 		for (i = 0; i <= METRICS_DUR_BOUNDS; i++)
 			hist[i] = wc->dur_hist[i] +
 			    (o != NULL ? o->dur_hist[i] : 0);
+		if (!metrics_top_own(wl)) {
+			for (i = 0; i <= METRICS_DUR_BOUNDS; i++)
+				other[i] += hist[i];
+			other_sum += total;
+			continue;
+		}
 		wl_label(wl, lab, sizeof(lab));
 		prom_histogram(b, "orchd_request_duration_seconds", lab,
 		    metrics_dur_bounds, hist, METRICS_DUR_BOUNDS, total);
 	}
+	if (metrics_top_others())
+		prom_histogram(b, "orchd_request_duration_seconds",
+		    METRICS_OTHER, metrics_dur_bounds, other,
+		    METRICS_DUR_BOUNDS, other_sum);
 }
 
-/* only the workloads measured: no sample is better than a false 0 */
+static int64_t
+get_memory(const struct gw_workload *wl)
+{
+	return (wl->metrics.memory);
+}
+
+static int64_t
+get_memory_estimate(const struct gw_workload *wl)
+{
+	return (wl->metrics.memory_estimate);
+}
+
+/*
+ * Only the workloads measured: no sample is better than a false 0; the
+ * others' summed, while one of them was.
+ */
 static void
-write_memory(struct evbuffer *b)
+write_measured(struct evbuffer *b, const char *name,
+    int64_t (*get)(const struct gw_workload *))
 {
 	struct gw_workload	*wl;
 	char			 lab[256];
+	uint64_t		 other = 0;
+	int			 others = 0;
 
+	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
+		if (!wl->configured || get(wl) <= 0)
+			continue;
+		if (!metrics_top_own(wl)) {
+			other += (uint64_t)get(wl);
+			others = 1;
+			continue;
+		}
+		wl_label(wl, lab, sizeof(lab));
+		prom_sample_u64(b, name, lab, (uint64_t)get(wl));
+	}
+	if (others)
+		prom_sample_u64(b, name, METRICS_OTHER, other);
+}
+
+static void
+write_memory(struct evbuffer *b)
+{
 	prom_family(b, "orchd_workload_memory_bytes", "gauge",
 	    "Memory the workload used when it last stopped, as last "
 	    "measured.");
-	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
-		if (!wl->configured || wl->metrics.memory <= 0)
-			continue;
-		wl_label(wl, lab, sizeof(lab));
-		prom_sample_u64(b, "orchd_workload_memory_bytes", lab,
-		    (uint64_t)wl->metrics.memory);
-	}
+	write_measured(b, "orchd_workload_memory_bytes", get_memory);
 	prom_family(b, "orchd_workload_memory_estimate_bytes", "gauge",
 	    "What the memory budget charges the workload's next run, from "
 	    "its runs measured.");
-	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
-		if (!wl->configured || wl->metrics.memory_estimate <= 0)
-			continue;
-		wl_label(wl, lab, sizeof(lab));
-		prom_sample_u64(b, "orchd_workload_memory_estimate_bytes", lab,
-		    (uint64_t)wl->metrics.memory_estimate);
-	}
+	write_measured(b, "orchd_workload_memory_estimate_bytes",
+	    get_memory_estimate);
 }
 
 /* the parent's: the same in every gateway, never summed */
@@ -645,14 +722,22 @@ write_states(struct evbuffer *b, int64_t now)
 {
 	struct gw_workload	*wl;
 	char			 lab[256], one[192];
+	uint64_t		 other[WL_STATE_LAST + 1];
 	int			 s;
-	int64_t			 ms;
+	int64_t			 ms, other_ms = 0;
 
+	memset(other, 0, sizeof(other));
 	prom_family(b, "orchd_workload_state", "gauge",
-	    "1 for the state each workload is in, 0 for the others.");
+	    "1 for the state each workload is in, 0 for the others; for "
+	    "\"_other\", how many are in it.");
 	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
 		if (!wl->configured)
 			continue;
+		if (!metrics_top_own(wl)) {
+			if (wl->state >= WL_ASLEEP && wl->state <= WL_STATE_LAST)
+				other[wl->state]++;
+			continue;
+		}
 		wl_label(wl, one, sizeof(one));
 		for (s = WL_ASLEEP; s <= WL_STATE_LAST; s++) {
 			snprintf(lab, sizeof(lab), "%s,state=\"%s\"", one,
@@ -660,6 +745,11 @@ write_states(struct evbuffer *b, int64_t now)
 			prom_sample_u64(b, "orchd_workload_state", lab,
 			    wl->state == (enum workload_state)s);
 		}
+	}
+	for (s = WL_ASLEEP; s <= WL_STATE_LAST && metrics_top_others(); s++) {
+		snprintf(lab, sizeof(lab), "%s,state=\"%s\"", METRICS_OTHER,
+		    workload_state_name(s));
+		prom_sample_u64(b, "orchd_workload_state", lab, other[s]);
 	}
 	prom_family(b, "orchd_workload_asleep_seconds_total", "counter",
 	    "Time each workload spent asleep.");
@@ -669,10 +759,17 @@ write_states(struct evbuffer *b, int64_t now)
 		ms = wl->metrics.asleep_ms;
 		if (wl->state == WL_ASLEEP)
 			ms += now - wl->metrics.since_ms;
+		if (!metrics_top_own(wl)) {
+			other_ms += ms;
+			continue;
+		}
 		wl_label(wl, lab, sizeof(lab));
 		prom_sample(b, "orchd_workload_asleep_seconds_total", lab,
 		    (double)ms / 1000.0);
 	}
+	if (metrics_top_others())
+		prom_sample(b, "orchd_workload_asleep_seconds_total",
+		    METRICS_OTHER, (double)other_ms / 1000.0);
 }
 
 static void
@@ -732,6 +829,9 @@ write_store(struct evbuffer *b)
 void
 metrics_write(struct evbuffer *b, const struct metrics_sum *sum)
 {
+	const struct cfg_generation	*gen = cfg_current();
+
+	metrics_top_pick(sum, gen != NULL ? gen->global.metrics_top : 0);
 	prom_family(b, "orchd_build_info", "gauge",
 	    "Always 1; the version of orchd in its label.");
 	prom_sample_u64(b, "orchd_build_info", "version=\"" ORCHD_VERSION "\"",

@@ -66,7 +66,17 @@ struct gw_wmetrics {
 	int64_t			 memory;	/* bytes, last measured; 0:
 						   never */
 	int64_t			 memory_estimate; /* runtimed's; 0: none */
+	int			 own;		/* series of its own at this
+						   writing (metrics_top.c) */
 };
+
+/* the series of the workloads that have none of their own, summed */
+#define METRICS_OTHER		"workload=\"_other\""
+
+/* metrics_top.c */
+void		 metrics_top_pick(const struct metrics_sum *, int32_t);
+int		 metrics_top_own(const struct gw_workload *);
+int		 metrics_top_others(void);
 
 void		 metrics_workload_init(struct gw_workload *);
 void		 metrics_workload_free(struct gw_workload *);

@@ -68,7 +68,8 @@ static const struct request definition_request = {
 static const struct request requests[] = {
 	{ SHOW_SUMMARY,	  "show summary",   IMSG_CTL_SHOW_SUMMARY,
 	    IMSG_CTL_SUMMARY,	CTL_TIMEOUT,	  NULL },
-	{ SHOW_WORKLOADS, "show workloads", IMSG_CTL_SHOW_WORKLOADS,
+	/* page by page: the next after the last name of a full one */
+	{ SHOW_WORKLOADS, "show workloads", IMSG_CTL_SHOW_PAGE,
 	    IMSG_CTL_WORKLOAD,	CTL_TIMEOUT,	  NULL },
 	{ SHOW_WORKLOAD,  "show workload",  IMSG_CTL_SHOW_WORKLOADS,
 	    IMSG_CTL_WORKLOAD,	CTL_TIMEOUT,	  &definition_request },
@@ -115,6 +116,16 @@ static const struct request requests[] = {
 	    IMSG_NONE,		CTL_TIMEOUT,	  NULL }
 };
 
+/*
+ * show workloads' page under way: the last name it got (the next
+ * page's cursor) and how many; names come in strictly rising order, or
+ * the reply is bad, so that the pages end.
+ */
+static struct {
+	char		 after[ORCHD_NAME_MAX];
+	uint32_t	 got;
+} ctl_pg;
+
 /* what ctl_dispatch made of a reply */
 enum reply {
 	REPLY_MORE,		/* an item: more will come */
@@ -124,6 +135,7 @@ enum reply {
 
 __dead static void	 usage(int);
 static void		 ctl_dependent(struct imsg *);
+static void		 ctl_page_item(const struct ctl_workload *);
 static void		 ctl_definition(struct imsg *,
 			    const struct parse_result *, const struct output *);
 static void		 late_options(int *, char *[], const char **,
@@ -326,6 +338,7 @@ ctl_names(const char *sockname, const char *name, const struct output *out,
 	if (strlcpy(pr.name, name, sizeof(pr.name)) >= sizeof(pr.name))
 		errx(1, "name too long: %s", name);
 	rq = *request_find(SHOW_WORKLOADS);
+	rq.rq_type = IMSG_CTL_SHOW_WORKLOADS;	/* the one name */
 	rq.rq_timeout = timeout;
 	fd = ctl_connect(sockname);
 	if (imsgbuf_init(&ibuf, fd) == -1)
@@ -390,6 +403,7 @@ ctl_send(struct imsgbuf *ibuf, const struct request *rq,
 	struct ctl_name		 cn;
 	struct ctl_keepwarm	 kw;
 	struct ctl_logs		 cl;
+	struct ctl_page		 cp;
 	struct acme_host	 ah;
 	const void		*data = NULL;
 	size_t			 len = 0;
@@ -414,6 +428,14 @@ ctl_send(struct imsgbuf *ibuf, const struct request *rq,
 		strlcpy(cn.name, res->name, sizeof(cn.name));
 		data = &cn;
 		len = sizeof(cn);
+		break;
+	case IMSG_CTL_SHOW_PAGE:
+		memset(&cp, 0, sizeof(cp));
+		strlcpy(cp.name, ctl_pg.after, sizeof(cp.name));
+		cp.limit = CTL_PAGE_ORCHCTL;
+		ctl_pg.got = 0;
+		data = &cp;
+		len = sizeof(cp);
 		break;
 	case IMSG_ACME_RENEW:
 		memset(&ah, 0, sizeof(ah));
@@ -486,6 +508,12 @@ ctl_receive(struct imsgbuf *ibuf, const struct request *rq,
 			/* log bytes are printed as they come, not as a reply */
 			if (rq->rq_item == IMSG_CTL_LOGDATA)
 				return;
+			/* a full page: the next one, the same request */
+			if (rq->rq_type == IMSG_CTL_SHOW_PAGE &&
+			    ctl_pg.got == CTL_PAGE_ORCHCTL) {
+				ctl_send(ibuf, rq, res);
+				continue;
+			}
 			if (rq->rq_then == NULL) {
 				if (!headed)
 					out->head(res);
@@ -694,6 +722,8 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		str_printable(cw.hosts, sizeof(cw.hosts));
 		str_printable(cw.msg, sizeof(cw.msg));
 		str_printable(cw.drift, sizeof(cw.drift));
+		if (rq->rq_type == IMSG_CTL_SHOW_PAGE)
+			ctl_page_item(&cw);
 		out->workload(res, &cw);
 		break;
 	case IMSG_CTL_HISTORY:
@@ -714,6 +744,18 @@ ctl_dispatch(struct imsg *imsg, const struct request *rq,
 		bad_reply();
 	}
 	return (REPLY_MORE);
+}
+
+/* an item of a page: after the last, no more than a page */
+static void
+ctl_page_item(const struct ctl_workload *cw)
+{
+	if (ctl_pg.got >= CTL_PAGE_ORCHCTL || strnlen(cw->name,
+	    sizeof(cw->name)) >= sizeof(cw->name) ||
+	    strcmp(cw->name, ctl_pg.after) <= 0)
+		bad_reply();
+	strlcpy(ctl_pg.after, cw->name, sizeof(ctl_pg.after));
+	ctl_pg.got++;
 }
 
 /*

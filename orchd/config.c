@@ -475,6 +475,7 @@ config_send(struct orchd *env)
 	gs.reaper_interval = env->conf->reaper_interval;
 	gs.wake_timeout = env->conf->wake_timeout;
 	gs.api_metrics_public = env->conf->api_metrics_public;
+	gs.metrics_top = env->conf->metrics_top;
 	gs.status_page = env->conf->status_page;
 	gs.status_session = env->conf->status_session > 0 ?
 	    env->conf->status_session : ORCHD_STATUS_SESSION;

@@ -116,6 +116,8 @@ static const struct proc_handler parent_handlers[] = {
 	{ IMSG_CTL_MONITOR, 0, PROC_FROM_CLIENT, control_monitor },
 	{ IMSG_CTL_SHOW_WORKLOADS, sizeof(struct ctl_name), PROC_FROM_CLIENT,
 	    control_forward, PROC_NAME(struct ctl_name) },
+	{ IMSG_CTL_SHOW_PAGE, sizeof(struct ctl_page), PROC_FROM_CLIENT,
+	    control_forward, PROC_NAME(struct ctl_page) },
 	{ IMSG_CTL_SHOW_HISTORY, sizeof(struct ctl_name), PROC_FROM_CLIENT,
 	    control_forward, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_SHOW_STATS, 0, PROC_FROM_CLIENT, control_forward },

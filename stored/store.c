@@ -40,6 +40,7 @@
 #include "store_moved.h"
 #include "store_queue.h"
 #include "timer.h"
+#include "units.h"
 #include "util.h"
 #include "workload.h"
 
@@ -131,6 +132,7 @@ static void	store_recv_job(struct imsgev *, struct imsg *);
 static void	store_recv_maint(struct imsgev *, struct imsg *);
 static void	store_recv_lastseen(struct imsgev *, struct imsg *);
 static void	store_show_workloads(struct imsgev *, struct imsg *);
+static void	store_show_page(struct imsgev *, struct imsg *);
 static void	store_show_history(struct imsgev *, struct imsg *);
 static void	store_show_stats(struct imsgev *, struct imsg *);
 static void	store_api_load(struct imsgev *, struct imsg *);
@@ -183,6 +185,8 @@ static const struct proc_handler store_handlers[] = {
 	    PROC_NAME(struct reap_lastseen) },
 	{ IMSG_CTL_SHOW_WORKLOADS, sizeof(struct ctl_name), FROM_ASKERS,
 	    store_show_workloads, PROC_NAME(struct ctl_name) },
+	{ IMSG_CTL_SHOW_PAGE, sizeof(struct ctl_page), FROM_ASKERS,
+	    store_show_page, PROC_NAME(struct ctl_page) },
 	{ IMSG_CTL_SHOW_HISTORY, sizeof(struct ctl_name), FROM_ASKERS,
 	    store_show_history, PROC_NAME(struct ctl_name) },
 	{ IMSG_CTL_SHOW_STATS, 0, FROM_ASKERS, store_show_stats },
@@ -705,6 +709,32 @@ store_show_workloads(struct imsgev *iev, struct imsg *imsg)
 	proc_asker(iev, imsg, &a);
 	recv_name(imsg, &cn);
 	if (store_db_workloads(store_db, cn.name, reply_workload, &a) == -1)
+		store_failed("show workloads");
+	(void)reply(&a, IMSG_CTL_END, NULL, 0);
+}
+
+/*
+ * A page of show workloads, checked here whoever asks: a limit from 1
+ * to CTL_PAGE_MAX, a name (terminated, by the table) that is a
+ * workload's or "".  A bad one is answered FAIL, the asker's mistake.
+ */
+static void
+store_show_page(struct imsgev *iev, struct imsg *imsg)
+{
+	struct ctl_page		 cp;
+	struct proc_asker	 a;
+
+	proc_asker(iev, imsg, &a);
+	(void)imsg_get_data(imsg, &cp, sizeof(cp));
+	if (cp.limit < 1 || cp.limit > CTL_PAGE_MAX ||
+	    (cp.name[0] != '\0' && !valid_workload_name(cp.name))) {
+		(void)proc_reply_fail(&store_ps, &a, CTL_ERR_FAILED, "a page "
+		    "is 1 to %d workloads after a workload's name",
+		    CTL_PAGE_MAX);
+		return;
+	}
+	if (store_db_workloads_page(store_db, cp.name, cp.limit,
+	    reply_workload, &a) == -1)
 		store_failed("show workloads");
 	(void)reply(&a, IMSG_CTL_END, NULL, 0);
 }

@@ -58,6 +58,9 @@ struct wl_row {
 	int64_t			 started_at;
 };
 
+static int	workload_rows(struct store_db *, sqlite3_stmt *,
+		    store_workload_cb, void *);
+
 static const char *
 state_text(int state)
 {
@@ -1052,11 +1055,32 @@ int
 store_db_workloads(struct store_db *sdb, const char *name,
     store_workload_cb fn, void *arg)
 {
-	sqlite3_stmt		*s = st(sdb, S_WORKLOADS);
+	sqlite3_stmt	*s = st(sdb, S_WORKLOADS);
+
+	bind_text(s, 1, name);
+	return (workload_rows(sdb, s, fn, arg));
+}
+
+/* at most limit workloads named after after, in name order */
+int
+store_db_workloads_page(struct store_db *sdb, const char *after,
+    uint32_t limit, store_workload_cb fn, void *arg)
+{
+	sqlite3_stmt	*s = st(sdb, S_WORKLOAD_PAGE);
+
+	bind_text(s, 1, after);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)MINIMUM(limit, CTL_PAGE_MAX));
+	return (workload_rows(sdb, s, fn, arg));
+}
+
+/* the rows of S_WORKLOADS or S_WORKLOAD_PAGE, bound but for the day */
+static int
+workload_rows(struct store_db *sdb, sqlite3_stmt *s, store_workload_cb fn,
+    void *arg)
+{
 	struct ctl_workload	 cw;
 	int			 rc, n = 0;
 
-	bind_text(s, 1, name);
 	/* today, as the UTC day of a wake counts it */
 	sqlite3_bind_int64(s, 2, walltime_ms() / 86400000);
 	while ((rc = step(sdb, s)) == SQLITE_ROW) {

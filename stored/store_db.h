@@ -84,6 +84,8 @@ int		 store_db_memory(struct store_db *, const char *, int64_t,
  */
 int		 store_db_workloads(struct store_db *, const char *,
 		    store_workload_cb, void *);
+int		 store_db_workloads_page(struct store_db *, const char *,
+		    uint32_t, store_workload_cb, void *);
 int		 store_db_history(struct store_db *, const char *, size_t,
 		    store_history_cb, void *);
 int		 store_db_stats(struct store_db *, int64_t, store_stats_cb,

@@ -13,6 +13,14 @@
  */
 #define ROW_STATE(t)	"CASE WHEN " t "frozen = 1 THEN 'frozen' ELSE " \
 			t "state END"
+/* a workload's row for show workloads, before its WHERE */
+#define WORKLOAD_ROW	"SELECT w.name, w.definition, w.source, w.keep_warm, " \
+	ROW_STATE("w.") ", w.message, w.last_seen, w.started_at, " \
+	"coalesce(c.wakes, 0), w.reason, c.memory, c.memory_estimate, " \
+	"w.keep_warm_until, " \
+	"CASE WHEN c.wake_day = ?2 THEN c.day_wakes ELSE 0 END, " \
+	"w.maint, w.maint_until, w.maint_message " \
+	"FROM workloads w LEFT JOIN counters c ON c.workload = w.name "
 
 const char *const stmt_sql[S_MAX] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
@@ -63,14 +71,11 @@ const char *const stmt_sql[S_MAX] = {
 	[S_JOB] = "UPDATE workloads SET job_hash = ?2 WHERE name = ?1",
 	[S_MAINT] = "UPDATE workloads SET maint = ?2, maint_until = ?3, "
 	    "maint_message = ?4, updated = ?5 WHERE name = ?1",
-	[S_WORKLOADS] = "SELECT w.name, w.definition, w.source, w.keep_warm, "
-	    ROW_STATE("w.") ", w.message, w.last_seen, w.started_at, "
-	    "coalesce(c.wakes, 0), w.reason, c.memory, c.memory_estimate, "
-	    "w.keep_warm_until, "
-	    "CASE WHEN c.wake_day = ?2 THEN c.day_wakes ELSE 0 END, "
-	    "w.maint, w.maint_until, w.maint_message "
-	    "FROM workloads w LEFT JOIN counters c ON c.workload = w.name "
+	[S_WORKLOADS] = WORKLOAD_ROW
 	    "WHERE ?1 = '' OR w.name = ?1 ORDER BY w.name",
+	/* a page: by the primary key's order, the byte order of names */
+	[S_WORKLOAD_PAGE] = WORKLOAD_ROW
+	    "WHERE w.name > ?1 ORDER BY w.name LIMIT ?3",
 	/* an expired one's too, before any later one of the name */
 	[S_HISTORY] = "SELECT from_state, to_state, reason, message, time_ms, "
 	    "cause, cause_method, cause_host, cause_path, cause_client, "

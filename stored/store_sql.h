@@ -39,6 +39,7 @@ enum stmt_id {
 	S_UID_PUT,
 	S_UID_LIST,
 	S_MAINT,
+	S_WORKLOAD_PAGE,
 	S_MAX
 };
 

@@ -391,8 +391,32 @@
 		rows.set(name, tr);
 	}
 
+	/*
+	 * Every workload, page after page (the API answers at most 10,000
+	 * at once), at most 100 pages; answered as one list.
+	 */
+	function listAll() {
+		var all = [];
+
+		function page(after, n) {
+			var q = "/v1/workloads?limit=10000";
+
+			if (after)
+				q += "&after=" + encodeURIComponent(after);
+			return api("GET", q).then(function (r) {
+				if (r.status !== 200 || !r.body)
+					return r;
+				all = all.concat(r.body.workloads || []);
+				if (r.body.next && n < 100)
+					return page(r.body.next, n + 1);
+				return { status: 200, body: { workloads: all } };
+			});
+		}
+		return page("", 1);
+	}
+
 	function loadList() {
-		return Promise.all([api("GET", "/v1/workloads"),
+		return Promise.all([listAll(),
 		    loadMetrics()]).then(function (r) {
 			if (r[0].status !== 200 || !r[0].body)
 				return;

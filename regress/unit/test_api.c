@@ -256,6 +256,45 @@ test_route_tail(void **state)
 	assert_int_equal(t.tail, 12);
 }
 
+/* a list's page: limit and after, both checked, after never decoded */
+static void
+test_route_page(void **state)
+{
+	struct api_target	 t;
+	const char		*p;
+
+	p = "/v1/workloads";
+	assert_int_equal(api_route(HTTP_M_GET, p, strlen(p), &t), 0);
+	assert_int_equal(t.tail, API_PAGE_DEFAULT);
+	assert_string_equal(t.after, "");
+	p = "/v1/workloads?limit=10000&after=web-1.x_y";
+	assert_int_equal(api_route(HTTP_M_GET, p, strlen(p), &t), 0);
+	assert_int_equal(t.op, API_LIST);
+	assert_int_equal(t.tail, CTL_PAGE_MAX);
+	assert_string_equal(t.after, "web-1.x_y");
+	p = "/v1/workloads/?after=a&after=b";
+	assert_int_equal(api_route(HTTP_M_GET, p, strlen(p), &t), 0);
+	assert_string_equal(t.after, "b");
+	p = "/v1/workloads?after=";
+	assert_int_equal(api_route(HTTP_M_GET, p, strlen(p), &t), 0);
+	assert_string_equal(t.after, "");
+	route_fails(HTTP_M_GET, "/v1/workloads?limit=0", 400, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads?limit=10001", 400, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads?limit=-1", 400, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads?limit=1000000000000", 400,
+	    NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads?after=a%2fb", 400, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads?after=../x", 400, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads?after=-x", 400, NULL);
+	route_fails(HTTP_M_GET, "/v1/workloads?after="
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	    400, NULL);
+	/* a NUL inside the length given */
+	p = "/v1/workloads?after=a\0b";
+	assert_int_equal(api_route(HTTP_M_GET, p, 23, &t), -1);
+	assert_int_equal(t.status, 400);
+}
+
 /*
  * The JSON.
  */
@@ -985,6 +1024,7 @@ main(void)
 		cmocka_unit_test(test_route_ui),
 		cmocka_unit_test(test_route_errors),
 		cmocka_unit_test(test_route_tail),
+		cmocka_unit_test(test_route_page),
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_workload_json),
 		cmocka_unit_test(test_workload_json_round_trip),
