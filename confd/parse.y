@@ -284,10 +284,8 @@ metricsper	: onoff				{ $$ = $1 ? 0 : -1; }
 			    $2 > METRICS_TOP_MAX) {
 				yyerror("metrics per workload: on, off or top "
 				    "1 to %d", METRICS_TOP_MAX);
-				free($1);
 				YYERROR;
 			}
-			free($1);
 			$$ = (int)$2;
 		}
 		;
