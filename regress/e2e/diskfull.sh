@@ -59,8 +59,9 @@ print(json.load(sys.stdin).get("state"))' 2>/dev/null
 agree() {
 	[ "$(ctl_state)" = "$1" ] && [ "$(api_state)" = "$1" ]
 }
-field() {	# field NAME: a line "NAME: value" of show workload hello
-	ctl show workload hello | awk -v f="$1:" '$1 == f { print $2 }'
+field() {	# field NAME: a line "NAME: value[, ...]" of show workload hello
+	ctl show workload hello | awk -v f="$1:" '$1 == f {
+	    sub(/,$/, "", $2); print $2 }'
 }
 # the history's FROM -> TO pairs, in order, on one line
 history() {
