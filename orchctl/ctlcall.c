@@ -139,9 +139,16 @@ ctl_def_json(struct imsg *imsg)
 	    sizeof(why))) == NULL)
 		errx(1, "bad reply from orchd: %s", why);
 	json = workload_to_json(wc);
-	workload_free(wc);
 	if (json == NULL || (o = json_loads(json, 0, NULL)) == NULL)
 		errx(1, "bad reply from orchd: definition");
 	free(json);
+	/* its group's schedules, which the JSON form never has */
+	if (!TAILQ_EMPTY(&wc->group_windows))
+		json_object_set_new(o, "group_keep_warm_during",
+		    strlist_to_json(&wc->group_windows));
+	if (!TAILQ_EMPTY(&wc->group_wakes))
+		json_object_set_new(o, "group_wake_at",
+		    strlist_to_json(&wc->group_wakes));
+	workload_free(wc);
 	return (o);
 }
