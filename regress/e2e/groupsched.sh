@@ -7,7 +7,8 @@
 # suspend inside it (idle timeout 3s), and sleep after.  Group "gw" has
 # a wake at 10:00: both its members are woken, then sleep on their idle
 # timeout.  orchctl show groups and GET /v1/groups/gs show the next
-# window; orchd -nv prints the blocks back.  Loopback only, every wait
+# window, a reload that changes the block changes it for every member;
+# orchd -nv prints the blocks back.  Loopback only, every wait
 # bounded.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
@@ -158,6 +159,22 @@ check "... and gc" wait_for 10 is gc asleep
 show groups >"$T/groups2" 2>&1
 check "... and gs's next window is thursday 10:00 Paris, 09:00 UTC" \
     grep -q 'next window: 2030-01-03T09:00:00Z' "$T/groups2"
+
+# a reload that changes the block changes it for every member
+sed -i 's|"thu 10:00-18:00" timezone "Europe/Paris"|"thu 08:00-09:00" timezone "UTC"|' \
+    "$T/orchd.conf"
+"$ORCHCTL" -s "$SOCK" reload >"$T/reload.out" 2>&1
+check "a reload of a changed group block" [ $? -eq 0 ]
+show groups >"$T/groups3" 2>&1
+check "... gs's next window is thursday 08:00 UTC" \
+    grep -q 'next window: 2030-01-03T08:00:00Z' "$T/groups3"
+curl -s -m 10 -H "Authorization: Bearer $KEY" \
+    "http://127.0.0.1:$API/v1/workloads/gc" >"$T/gc2.json"
+check "... and the API member's next_window too" python3 -c '
+import json, sys
+w = json.load(open(sys.argv[1]))
+assert w["next_window"]["start"] == "2030-01-03T08:00:00Z", w
+' "$T/gc2.json"
 stop_orchd
 check "orchd exits cleanly" [ "$STATUS" -eq 0 ]
 e2e_done
