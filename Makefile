@@ -444,7 +444,7 @@ FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
 		   $(PARSE_SRCS) common/hashtab.c \
 		   common/units.c common/workload.c common/workload_json.c \
 		   common/workload_check.c common/workload_fields.c common/errpage.c \
-		   common/sched.c \
+		   common/sched.c common/sched_wl.c \
 		   common/log.c common/trust.c common/ignore.c common/deps.c \
 		   common/argv.c common/util.c common/budget.c common/conf.c \
 		   common/htpasswd.c common/gate.c common/users.c \
