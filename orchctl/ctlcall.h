@@ -17,7 +17,7 @@
 int	 ctl_call(const char *, uint32_t, const void *, size_t, uint32_t,
 	    void (*)(struct imsg *, void *), void *, char *, size_t);
 int	 ctl_call_name(const char *, uint32_t, const char *, char *, size_t);
-json_t	*ctl_def_json(struct imsg *);
+json_t	*ctl_def_json(struct imsg *, int);
 
 /* group.c: orchd's workloads, each {"name", "state", "def"} */
 json_t	*group_workloads(const char *);

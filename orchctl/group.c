@@ -49,7 +49,7 @@ list_item(struct imsg *imsg, void *arg)
 static void
 def_item(struct imsg *imsg, void *arg)
 {
-	json_object_set_new(arg, "def", ctl_def_json(imsg));
+	json_object_set_new(arg, "def", ctl_def_json(imsg, 1));
 }
 
 json_t *

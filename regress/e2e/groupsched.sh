@@ -97,6 +97,7 @@ start_orchd_or_exit
 OFFSET=$ORCHD_TEST_CLOCK_OFFSET
 unset ORCHD_TEST_CLOCK_OFFSET
 show() { ORCHD_TEST_CLOCK_OFFSET=$OFFSET "$ORCHCTL" -s "$SOCK" show "$@"; }
+jshow() { ORCHD_TEST_CLOCK_OFFSET=$OFFSET "$ORCHCTL" -j -s "$SOCK" show "$@"; }
 
 # a member the API makes after the group block was read
 printf '{"name": "gc", "hosts": ["gc.test"], "driver": "process", "command": "%s serve %s", "port": %s, "group": "gs"}' \
@@ -127,6 +128,9 @@ check "orchctl show groups: gs's next window, 10:00 UTC" \
     sh -c "sed -n '/^gs /,/^[^ ]/p' '$T/groups' | grep -q 'next window: 2030-01-02T10:00:00Z until 2030-01-02T10:01:00Z'"
 check "... gw's next wake, 10:00 UTC" \
     sh -c "sed -n '/^gw /,/^[^ ]/p' '$T/groups' | grep -q 'next wake: 2030-01-02T10:00:00Z'"
+jshow workload ga >"$T/ga.json" 2>&1
+check "orchctl -j show workload: the member's definition, without its group's" \
+    sh -c "grep -q gs '$T/ga.json' && ! grep -q group_keep_warm '$T/ga.json'"
 curl -s -m 10 -H "Authorization: Bearer $KEY" \
     "http://127.0.0.1:$API/v1/groups/gs" >"$T/gs.json"
 check "GET /v1/groups/gs: its members and next_window" python3 -c '
