@@ -181,4 +181,24 @@ assert w["next_window"]["start"] == "2030-01-03T08:00:00Z", w
 ' "$T/gc2.json"
 stop_orchd
 check "orchd exits cleanly" [ "$STATUS" -eq 0 ]
+
+# the store keeps the API member without its group's schedules: read
+# back after a restart, it passes the parent's policy, and takes them
+ORCHD_TEST_CLOCK_OFFSET=$OFFSET
+export ORCHD_TEST_CLOCK_OFFSET
+start_orchd_or_exit
+unset ORCHD_TEST_CLOCK_OFFSET
+curl -s -m 10 -H "Authorization: Bearer $KEY" \
+    "http://127.0.0.1:$API/v1/workloads/gc" >"$T/gc3.json"
+check "after a restart, the API member is read back with its group's window" \
+    python3 -c '
+import json, sys
+w = json.load(open(sys.argv[1]))
+assert w["group"] == "gs", w
+assert w["next_window"]["start"] == "2030-01-03T08:00:00Z", w
+' "$T/gc3.json"
+check "... and no definition was refused" \
+    sh -c "! grep -q 'orchd.s to give' '$T/orchd.log'"
+stop_orchd
+check "orchd exits cleanly again" [ "$STATUS" -eq 0 ]
 e2e_done
