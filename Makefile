@@ -445,7 +445,7 @@ FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
 		   $(PARSE_SRCS) common/hashtab.c \
 		   common/units.c common/workload.c common/workload_json.c \
 		   common/workload_check.c common/workload_fields.c common/errpage.c \
-		   common/sched.c \
+		   common/sched.c common/sched_wl.c \
 		   common/log.c common/trust.c common/ignore.c common/deps.c \
 		   common/argv.c common/util.c common/budget.c common/conf.c \
 		   common/htpasswd.c common/gate.c common/users.c \
@@ -468,7 +468,7 @@ FUZZ_SRCS_parent_def = regress/fuzz/fuzz_parent_def.c orchd/apidef.c \
 FUZZ_SRCS_parent_conf = regress/fuzz/fuzz_parent_conf.c common/conf_wire.c \
 		   common/conf.c common/workload.c common/workload_check.c \
 		   common/workload_fields.c common/errpage.c common/ignore.c common/units.c \
-		   common/sched.c \
+		   common/sched.c common/sched_wl.c \
 		   common/log.c common/util.c common/deps.c common/hashtab.c \
 		   common/argv.c common/htpasswd.c common/gate.c
 FUZZ_SRCS_clienthello = regress/fuzz/fuzz_clienthello.c gatewayd/clienthello.c

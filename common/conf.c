@@ -34,6 +34,7 @@ conf_init(struct orchd_conf *c)
 	TAILQ_INIT(&c->api_hosts);
 	TAILQ_INIT(&c->keypairs);
 	TAILQ_INIT(&c->workloads);
+	TAILQ_INIT(&c->group_scheds);
 	TAILQ_INIT(&c->api_allow_images);
 	TAILQ_INIT(&c->api_allow_volumes);
 	TAILQ_INIT(&c->api_allow_networks);
@@ -106,6 +107,7 @@ free_config(struct orchd_conf *c)
 	}
 	strlist_free(&c->api_hosts);
 	strlist_free(&c->api_allow_images);
+	strlist_free(&c->group_scheds);
 	strlist_free(&c->api_allow_volumes);
 	strlist_free(&c->api_allow_networks);
 	strlist_free(&c->api_allow_addresses);

@@ -145,6 +145,9 @@ struct orchd_conf {
 	size_t			 status_key_len;
 	struct keypairlist	 keypairs;
 	struct workloadlist	 workloads;
+	struct strlist		 group_scheds;	/* "GROUP window TEXT",
+						   "GROUP wake TEXT" (group
+						   blocks, common/sched_wl.c) */
 	struct gateway_conf	 gateway;	/* -1: not set, default */
 	/* the API's policy ("api allow"), the parent's alone to enforce */
 	int			 api_allow_process;

@@ -32,6 +32,7 @@
 #include "wlimits.h"
 #include "msg.h"
 #include "orchd.h"
+#include "schedule.h"
 #include "units.h"
 #include "util.h"
 #include "workload.h"
@@ -44,6 +45,7 @@ static int	cf_user(const void *, size_t, char *, size_t);
 static int	cf_instance(const void *, size_t, char *, size_t);
 static int	cf_host(const void *, size_t, char *, size_t);
 static int	cf_trusted(const void *, size_t, char *, size_t);
+static int	cf_group_sched(const void *, size_t, char *, size_t);
 
 #define NUM(n, m, lo, hi)	{ n, CF_NUM, CF(m), 0, lo, hi, 1, NULL }
 #define INT(n, m, lo, hi)	{ n, CF_INT, CF(m), 0, lo, hi, 1, NULL }
@@ -138,6 +140,7 @@ const struct conf_field conf_fields[] = {
 	NUM("api max cpu weight", lim_max.cpu_weight, 0, LIM_WEIGHT_MAX),
 	NUM("api max pids", lim_max.pids, 0, LIM_PIDS_MAX),
 	NUM("api max io weight", lim_max.io_weight, 0, LIM_WEIGHT_MAX),
+	LIST("group schedule", group_scheds, cf_group_sched),
 };
 const size_t	conf_nfields = nitems(conf_fields);
 
@@ -345,6 +348,33 @@ cf_absolute(const void *v, size_t len, char *err, size_t errlen)
 		return (0);
 	snprintf(err, errlen, "\"%s\": not an absolute path", s);
 	return (-1);
+}
+
+/*
+ * A group block's window or wake: "GROUP window TEXT" or "GROUP wake
+ * TEXT", by the checks of a workload's own (common/sched.c), its zone
+ * one of the tzdata's, which the parent reads; at most SCHED_MAX of a
+ * kind in a group, none twice, are confd's to refuse with file:line,
+ * and sched_group_fill takes no more.
+ */
+static int
+cf_group_sched(const void *v, size_t len, char *err, size_t errlen)
+{
+	struct sched_spec	 sp;
+	enum sched_kind		 kind;
+	const char		*text;
+	char			 group[ORCHD_NAME_MAX], rule[SCHED_RULE_MAX];
+
+	if (sched_group_line(v, group, sizeof(group), &kind, &text) == -1) {
+		snprintf(err, errlen, "group schedule: not GROUP window|wake "
+		    "TEXT");
+		return (-1);
+	}
+	if (sched_parse(kind, text, &sp, err, errlen) == -1 ||
+	    (sp.zone[0] != '\0' && sched_zone_rule(sp.zone, rule,
+	    sizeof(rule), err, errlen) == -1))
+		return (-1);
+	return (0);
 }
 
 static int

@@ -78,5 +78,11 @@ int	 sched_zone_find(const struct workload_conf *, const char *,
 	    struct sched_tz *);
 int	 sched_wl_next(const struct workload_conf *, enum sched_kind, time_t,
 	    time_t *, time_t *, const char **, int64_t *);
+int	 sched_group_next(const struct workload_conf *, enum sched_kind,
+	    time_t, time_t *, time_t *);
+struct strlist;
+int	 sched_group_line(const char *, char *, size_t, enum sched_kind *,
+	    const char **);
+int	 sched_group_fill(struct workload_conf *, const struct strlist *);
 
 #endif /* ORCHD_SCHEDULE_H */

@@ -245,6 +245,10 @@ struct workload_conf {
 	int			 path_strip;	/* the prefix is cut off */
 	struct strlist		 warm_windows;	/* "keep warm during" */
 	struct strlist		 wake_at;	/* "wake at": cron lines */
+	struct strlist		 group_windows;	/* the parent's: its group's
+						   "keep warm during" */
+	struct strlist		 group_wakes;	/* the parent's: its group's
+						   "wake at" */
 	struct strlist		 zones;		/* the parent's: "ZONE RULE"
 						   of each zone they name
 						   (common/sched.c) */

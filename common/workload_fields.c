@@ -384,20 +384,22 @@ check_sched(const struct workload_conf *wl, const struct wl_field *f,
 	char			 err[256];
 	int			 n = 0;
 
-	kind = f->off == offsetof(struct workload_conf, warm_windows) ?
+	kind = f->off == offsetof(struct workload_conf, warm_windows) ||
+	    f->off == offsetof(struct workload_conf, group_windows) ?
 	    SCHED_WINDOW : SCHED_WAKE;
 	TAILQ_FOREACH(e, (const struct strlist *)WF_CPTR(wl, f), entry) {
 		if (++n > SCHED_MAX)
 			return (wl_fail(errbuf, len, "%s: at most %d",
-			    f->conf, SCHED_MAX));
+			    wl_field_label(f), SCHED_MAX));
 		if (sched_parse(kind, e->str, &sp, err, sizeof(err)) == -1)
-			return (wl_fail(errbuf, len, "%s \"%s\": %s", f->conf,
-			    shown(e->str, SCHED_TEXT_MAX), err));
+			return (wl_fail(errbuf, len, "%s \"%s\": %s",
+			    wl_field_label(f), shown(e->str, SCHED_TEXT_MAX),
+			    err));
 		for (o = TAILQ_NEXT(e, entry); o != NULL;
 		    o = TAILQ_NEXT(o, entry))
 			if (strcmp(e->str, o->str) == 0)
 				return (wl_fail(errbuf, len, "%s \"%s\" given "
-				    "twice", f->conf, e->str));
+				    "twice", wl_field_label(f), e->str));
 	}
 	if (kind == SCHED_WINDOW && n > 0 && wl->run_once != RUN_SERVICE)
 		return (wl_fail(errbuf, len, "keep warm during: a job (run "
@@ -417,7 +419,7 @@ check_zones(const struct workload_conf *wl, const struct wl_field *f,
 	int			 n = 0;
 
 	TAILQ_FOREACH(e, &wl->zones, entry) {
-		if (++n > 2 * SCHED_MAX + 1 ||
+		if (++n > 4 * SCHED_MAX + 1 ||
 		    (sp = strchr(e->str, ' ')) == NULL ||
 		    (size_t)(sp - e->str) >= sizeof(zone))
 			goto bad;
@@ -652,9 +654,16 @@ const struct wl_field wl_fields[] = {
 	{ .json = "wake_at", .conf = "wake at", .type = WF_STRLIST,
 	    OFF(wake_at), .flags = WF_API, .nv = 61, .show = "wake at:",
 	    .check = check_sched },
+	/* its group's (orchd.conf's group block), given by the parent */
+	{ .json = "group_keep_warm_during", .label = "group keep warm during",
+	    .type = WF_STRLIST, OFF(group_windows),
+	    .flags = WF_PARENT | WF_GIVEN, .check = check_sched },
+	{ .json = "group_wake_at", .label = "group wake at",
+	    .type = WF_STRLIST, OFF(group_wakes),
+	    .flags = WF_PARENT | WF_GIVEN, .check = check_sched },
 	/* the zones' rules, read by the parent for its children */
 	{ .json = "zones", .label = "zones", .type = WF_STRLIST, OFF(zones),
-	    .flags = WF_PARENT, .check = check_zones },
+	    .flags = WF_PARENT | WF_GIVEN, .check = check_zones },
 	/* a request to it wakes its whole group (runtimed/groupwake.c) */
 	{ .json = "group_wake", .conf = "group wake", .type = WF_WORD,
 	    OFF(group_wake), .words = wl_group_wakes, .flags = WF_API,

@@ -45,6 +45,8 @@ enum wf_type {
 #define WF_REQUIRED	0x0040	/* the definition must give it */
 #define WF_LOOSE	0x0080	/* JSON: a bad word is named without
 				   "must be" (upstream, as it always was) */
+#define WF_GIVEN	0x0100	/* the parent's, to its children alone:
+				   never in JSON, nor in the wire hash */
 
 struct wl_field {
 	const char		*json;	/* its member in the JSON form */

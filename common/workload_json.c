@@ -168,10 +168,11 @@ workload_to_json(const struct workload_conf *wl)
 	for (i = 0; i < wl_nfields; i++) {
 		f = &wl_fields[i];
 		/*
-		 * the zones' rules: the parent's, for its children; not
-		 * written, so neither the API nor the store has them
+		 * the zones' rules and the group's schedules: the
+		 * parent's, for its children; not written, so neither
+		 * the API nor the store has them
 		 */
-		if (f->off == offsetof(struct workload_conf, zones))
+		if (f->flags & WF_GIVEN)
 			continue;
 		if (f->flags & WF_SWARM) {
 			if (wl->driver != DRIVER_SWARM)

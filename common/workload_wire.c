@@ -469,8 +469,9 @@ workload_wire_read(const void *data, size_t len, char *err, size_t errlen)
  * gateway and compared by the parent with the definition it has, to
  * refuse an update based on one that has changed since.  Not a defence:
  * the gateway could as well send a PUT.  0 when out of memory.  The
- * zones' rules are left out: the parent gives them to its children only
- * (config.c), so the gateway's copy has them and the parent's not.
+ * zones' rules and the group's schedules are left out: the parent gives
+ * them to its children only (config.c), so the gateway's copy has them
+ * and the parent's not.
  */
 uint64_t
 workload_wire_hash(const struct workload_conf *wl)
@@ -481,6 +482,8 @@ workload_wire_hash(const struct workload_conf *wl)
 	size_t			 len, i;
 
 	TAILQ_INIT(&c.zones);
+	TAILQ_INIT(&c.group_windows);
+	TAILQ_INIT(&c.group_wakes);
 	if ((p = workload_wire(&c, &len)) == NULL)
 		return (0);
 	for (i = 0; i < len; i++) {

@@ -100,7 +100,7 @@ static const char *const top_starts[] = {
 	"api listen on", "api max", "api metrics public", "body timeout",
 	"chroot", "connect timeout", "cpu", "cpu weight", "database",
 	"docker labels", "docker socket", "error page", "expire after",
-	"health failures", "health interval", "health timeout",
+	"group", "health failures", "health interval", "health timeout",
 	"http2 max streams", "idle timeout", "ignore", "include",
 	"instance name", "io weight", "keepalive timeout", "listen on",
 	"log directory",

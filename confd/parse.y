@@ -109,6 +109,7 @@ grammar		: /* empty */
 		| grammar varset '\n'
 		| grammar main '\n'
 		| grammar workload '\n'
+		| grammar groupblock '\n'
 		| grammar acme '\n'
 		| grammar error '\n'		{ yyerrok; }
 		;
@@ -872,6 +873,28 @@ workload	: WORKLOAD STRING		{
 			workload_begin($2);
 		} '{' wlopts '}'		{
 			workload_end();
+		}
+		;
+
+/* a group's schedules, for every member (parse_sched.c) */
+groupblock	: GROUP STRING			{
+			(void)parse_group_begin($2);
+		} '{' groupopts '}'
+		;
+
+groupopts	: /* empty */
+		| groupopts '\n'
+		| groupopts groupopt '\n'
+		| groupopts error '\n'		{ yyerrok; }
+		;
+
+groupopt	: KEEP WARM DURING STRING schedzone {
+			if (parse_group_sched(0, $4, $5, 0) == -1)
+				YYERROR;
+		}
+		| WAKE AT STRING schedzone schedfor {
+			if (parse_group_sched(1, $3, $4, $5) == -1)
+				YYERROR;
 		}
 		;
 

@@ -106,6 +106,8 @@ void		 workload_abandon(void);
 int		 set_string(char **, char *, const char *);
 int		 parse_sched_add(struct strlist *, int, const char *,
 		    const char *, int64_t);
+int		 parse_group_begin(const char *);
+int		 parse_group_sched(int, const char *, const char *, int64_t);
 /* parse_limits.c: "cpu", "cpu weight", "pids", "io weight" */
 #define LIMIT_CPU		0
 #define LIMIT_CPU_WEIGHT	1

@@ -39,6 +39,7 @@
 #include "notify_ev.h"
 #include "orchd.h"
 #include "units.h"
+#include "schedule.h"
 #include "workload.h"
 #include "workload_fields.h"
 #include "workload_print.h"
@@ -931,6 +932,43 @@ print_workload(FILE *fp, const struct orchd_conf *conf,
  * the API live in the store, not in orchd.conf.  -1 if something could
  * not be printed so that it reads back the same, or fp failed.
  */
+/* the group blocks: one a group, in the order they first came */
+static void
+print_groups(FILE *fp, const struct orchd_conf *conf)
+{
+	const struct strentry	*e, *o;
+	enum sched_kind		 kind;
+	const char		*text, *t2;
+	char			 g[ORCHD_NAME_MAX], g2[ORCHD_NAME_MAX];
+	int			 seen;
+
+	TAILQ_FOREACH(e, &conf->group_scheds, entry) {
+		if (sched_group_line(e->str, g, sizeof(g), &kind, &text) == -1)
+			continue;
+		seen = 0;
+		for (o = TAILQ_FIRST(&conf->group_scheds); o != e && !seen;
+		    o = TAILQ_NEXT(o, entry))
+			if (sched_group_line(o->str, g2, sizeof(g2), &kind,
+			    &t2) == 0 && strcmp(g, g2) == 0)
+				seen = 1;
+		if (seen)
+			continue;
+		fputs("\ngroup ", fp);
+		print_string(fp, g);
+		fputs(" {\n", fp);
+		for (o = e; o != NULL; o = TAILQ_NEXT(o, entry)) {
+			if (sched_group_line(o->str, g2, sizeof(g2), &kind,
+			    &t2) == -1 || strcmp(g, g2) != 0)
+				continue;
+			fputs(kind == SCHED_WINDOW ? "\tkeep warm during " :
+			    "\twake at ", fp);
+			print_string(fp, t2);
+			fputs("\n", fp);
+		}
+		fputs("}\n", fp);
+	}
+}
+
 int
 print_config(FILE *fp, const struct orchd_conf *conf)
 {
@@ -949,6 +987,7 @@ print_config(FILE *fp, const struct orchd_conf *conf)
 	print_listeners(fp, conf);
 	print_api(fp, conf);
 	print_acme(fp, conf->acme);
+	print_groups(fp, conf);
 	TAILQ_FOREACH(wl, &conf->workloads, entry)
 		if (wl->source == SOURCE_CONFIG)
 			print_workload(fp, conf, wl);

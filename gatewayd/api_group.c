@@ -1,6 +1,7 @@
 /*
  * The API's group operations: POST /v1/groups/{g}/wake, suspend or
- * keepwarm, and DELETE /v1/groups/{g}[?volumes=true].  A group is the workloads whose
+ * keepwarm, DELETE /v1/groups/{g}[?volumes=true], and GET
+ * /v1/groups/{g}, its members and its group block's next window and wake.  A group is the workloads whose
  * definitions say "group" g (orchctl import compose's projects); each
  * member is asked in turn, as its own request would ask, to runtimed
  * (wake, suspend, keepwarm) or to the parent (delete, under the same
@@ -28,6 +29,7 @@
 #include "msg.h"
 #include "proc.h"
 #include "timer.h"
+#include "schedule.h"
 #include "workload.h"
 #include "gateway.h"
 #include "api.h"
@@ -162,6 +164,32 @@ group_next(struct api_req *r)
 	}
 }
 
+/*
+ * GET /v1/groups/{g}: {"group", "members": [names], "next_window",
+ * "next_wake"}, the next of its group block's schedules, which the
+ * parent gives each member alike: the first member's say.
+ */
+static void
+group_show(struct api_req *r)
+{
+	struct gw_workload	*wl;
+	json_t			*o;
+
+	if ((wl = grp_member(json_string_value(json_array_get(r->group,
+	    0)))) == NULL) {
+		api_error(r, 404, "no such group", NULL);
+		return;
+	}
+	o = json_pack("{s:s, s:O, s:o, s:o}", "group", r->t.name, "members",
+	    r->group, "next_window", apij_next(wl->conf, SCHED_WINDOW, 1),
+	    "next_wake", apij_next(wl->conf, SCHED_WAKE, 1));
+	if (o == NULL) {
+		api_error(r, 503, "out of memory", RETRY_AFTER);
+		return;
+	}
+	api_json(r, 200, o, NULL);
+}
+
 void
 api_group(struct api_req *r)
 {
@@ -196,6 +224,10 @@ api_group(struct api_req *r)
 	}
 	if (json_array_size(r->group) == 0) {
 		api_error(r, 404, "no such group", NULL);
+		return;
+	}
+	if (r->t.gop == API_GET) {
+		group_show(r);
 		return;
 	}
 	r->gnext = 0;

@@ -46,16 +46,18 @@ time_or_null(int64_t t)
 }
 
 /*
- * The next window or wake of wc, from the zones' rules the parent gave
- * (common/sched_wl.c): {"start": TIME, "end": TIME}, null for none.
+ * The next window or wake of wc, its own or its group's, or with group
+ * its group's alone (of member wc), from the zones' rules the parent
+ * gave (common/sched_wl.c): {"start": TIME, "end": TIME}, null for none.
  */
-static json_t *
-next_json(const struct workload_conf *wc, enum sched_kind kind)
+json_t *
+apij_next(const struct workload_conf *wc, int kind, int group)
 {
 	json_t	*o;
 	time_t	 s, e;
 
-	if (sched_wl_next(wc, kind, sched_now(), &s, &e, NULL, NULL) == -1)
+	if ((group ? sched_group_next(wc, kind, sched_now(), &s, &e) :
+	    sched_wl_next(wc, kind, sched_now(), &s, &e, NULL, NULL)) == -1)
 		return (json_null());
 	if ((o = json_object()) == NULL)
 		return (NULL);
@@ -168,9 +170,10 @@ apij_workload(const struct workload_conf *wc, const struct ctl_workload *cw,
 		    json_stringn(cw->msg, strnlen(cw->msg, sizeof(cw->msg))));
 	r |= json_object_set_new(o, "drift", drift_json(cw->drift,
 	    sizeof(cw->drift)));
-	r |= json_object_set_new(o, "next_window", next_json(wc,
-	    SCHED_WINDOW));
-	r |= json_object_set_new(o, "next_wake", next_json(wc, SCHED_WAKE));
+	r |= json_object_set_new(o, "next_window", apij_next(wc,
+	    SCHED_WINDOW, 0));
+	r |= json_object_set_new(o, "next_wake", apij_next(wc, SCHED_WAKE,
+	    0));
 	/* the rest of the definition: the driver's fields */
 	r |= json_object_update_missing(o, def);
 	json_decref(def);

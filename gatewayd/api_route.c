@@ -203,8 +203,8 @@ route_workload(enum http_method meth, const char *rest, size_t len,
 
 /*
  * /v1/groups/{g}/wake, suspend, keepwarm or maintenance (POST), and
- * /v1/groups/{g}
- * (DELETE): rest is what follows the prefix, without the query
+ * /v1/groups/{g} (GET, DELETE): rest is what follows the prefix,
+ * without the query
  */
 static int
 route_group(enum http_method meth, const char *rest, size_t len,
@@ -233,9 +233,14 @@ route_group(enum http_method meth, const char *rest, size_t len,
 		return (route_fail(t, 400, "invalid group name", NULL));
 	t->op = API_GROUP;
 	if (slash == NULL) {
+		/* GET: its members and its schedules' next (api_group.c) */
+		if (meth == HTTP_M_GET) {
+			t->gop = API_GET;
+			return (0);
+		}
 		if (meth != HTTP_M_DELETE)
 			return (route_fail(t, 405, "method not allowed",
-			    "DELETE"));
+			    "GET, DELETE"));
 		t->gop = API_DELETE;
 		return (0);
 	}

@@ -129,7 +129,7 @@ ctl_call_name(const char *sock, uint32_t type, const char *name,
 
 /* a definition orchd sent packed (IMSG_CTL_DEFINITION), as JSON */
 json_t *
-ctl_def_json(struct imsg *imsg)
+ctl_def_json(struct imsg *imsg, int group)
 {
 	struct workload_conf	*wc;
 	json_t			*o;
@@ -139,9 +139,19 @@ ctl_def_json(struct imsg *imsg)
 	    sizeof(why))) == NULL)
 		errx(1, "bad reply from orchd: %s", why);
 	json = workload_to_json(wc);
-	workload_free(wc);
 	if (json == NULL || (o = json_loads(json, 0, NULL)) == NULL)
 		errx(1, "bad reply from orchd: definition");
 	free(json);
+	/*
+	 * with group, its group's schedules, which its JSON form never
+	 * has, nor may a definition that is sent back (show groups)
+	 */
+	if (group && !TAILQ_EMPTY(&wc->group_windows))
+		json_object_set_new(o, "group_keep_warm_during",
+		    strlist_to_json(&wc->group_windows));
+	if (group && !TAILQ_EMPTY(&wc->group_wakes))
+		json_object_set_new(o, "group_wake_at",
+		    strlist_to_json(&wc->group_wakes));
+	workload_free(wc);
 	return (o);
 }

@@ -21,11 +21,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
 #include "compat.h"
 #include "msg.h"
+#include "schedule.h"
 #include "units.h"
 #include "util.h"
 #include "workload.h"
@@ -47,7 +49,7 @@ list_item(struct imsg *imsg, void *arg)
 static void
 def_item(struct imsg *imsg, void *arg)
 {
-	json_object_set_new(arg, "def", ctl_def_json(imsg));
+	json_object_set_new(arg, "def", ctl_def_json(imsg, 1));
 }
 
 json_t *
@@ -151,14 +153,43 @@ group_members(json_t *all, const char *group)
 }
 
 /*
+ * A group's next window or wake (orchd.conf's group block), from the
+ * schedules the parent gave its member x: a line under the group's, and
+ * {"start", "end"} or null in o.
+ */
+static void
+group_next(json_t *x, json_t *o, int json, int kind, const char *member,
+    const char *label)
+{
+	char	 line[80], t[32];
+	time_t	 s, e;
+
+	if (def_next(json_object_get(x, "def"), member, kind, line,
+	    sizeof(line), &s, &e) == -1 || s == 0) {
+		json_object_set_new(o, label, json_null());
+		return;
+	}
+	if (!json)
+		printf("  next %s: %s\n", kind == SCHED_WINDOW ? "window" :
+		    "wake", line);
+	json_object_set_new(o, label, json_object());
+	(void)strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%SZ", gmtime(&s));
+	json_object_set_new(json_object_get(o, label), "start",
+	    json_string(t));
+	(void)strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%SZ", gmtime(&e));
+	json_object_set_new(json_object_get(o, label), "end", json_string(t));
+}
+
+/*
  * show groups: GROUP, its count, each member's state, what others
- * depend on first; with -j an array of {"group", "members": [{"name",
- * "state"}]}
+ * depend on first, then its next window and wake if its group block
+ * gives any; with -j an array of {"group", "members": [{"name",
+ * "state"}], "next_window", "next_wake"}
  */
 static void
 group_show(const char *sock, int json)
 {
-	json_t		*all, *seen, *w, *m, *x, *arr, *mem;
+	json_t		*all, *seen, *w, *m, *x, *arr, *mem, *o;
 	const char	*g;
 	char		*s;
 	size_t		 i, k;
@@ -190,8 +221,13 @@ group_show(const char *sock, int json)
 		}
 		if (!json)
 			printf("\n");
-		json_array_append_new(arr, json_pack("{s:s, s:o}", "group", g,
-		    "members", mem));
+		o = json_pack("{s:s, s:o}", "group", g, "members", mem);
+		x = json_array_get(m, 0);
+		group_next(x, o, json, SCHED_WINDOW, "group_keep_warm_during",
+		    "next_window");
+		group_next(x, o, json, SCHED_WAKE, "group_wake_at",
+		    "next_wake");
+		json_array_append_new(arr, o);
 		json_decref(m);
 	}
 	if (json) {

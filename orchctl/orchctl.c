@@ -805,7 +805,7 @@ ctl_definition(struct imsg *imsg, const struct parse_result *res,
 	json_t			*o;
 	char			*json;
 
-	o = ctl_def_json(imsg);
+	o = ctl_def_json(imsg, 0);
 	if (dependents != NULL &&
 	    json_object_set_new(o, "dependents", dependents) == -1)
 		errx(1, "out of memory");

@@ -33,6 +33,7 @@
 #include "workload_fields.h"
 #include "orchctl.h"
 #include "parser.h"
+#include "ctlcall.h"
 
 #define DETAIL_FMT	"%-14s%s\n"
 #define STATS_TOTAL	"(total)"	/* no workload is called that */
@@ -758,26 +759,28 @@ def_value(json_t *def, const struct wl_field *f, char *buf, size_t len)
 }
 
 /*
- * show workload: the next window and the next wake, of those ending
+ * The next window or wake of the texts in def's member, of those ending
  * after now, computed here from the tzdata (common/sched.c), on the
- * schedules' clock (ORCHD_TEST_CLOCK_OFFSET shifts it for the tests).
+ * schedules' clock (ORCHD_TEST_CLOCK_OFFSET shifts it for the tests):
+ * "FROM until TO[ (now)]" in buf, or "never"; -1 when it has none.
+ * Its start and end in *start and *end when they are not NULL.
  */
-static void
-show_next(json_t *def, const char *member, enum sched_kind kind,
-    const char *label)
+int
+def_next(json_t *def, const char *member, int kind, char *buf, size_t len,
+    time_t *start, time_t *end)
 {
 	json_t		*a = json_object_get(def, member), *v;
 	time_t		 now, s, e, best_s = 0, best_e = 0;
 	size_t		 i;
-	char		 from[32], to[32], line[80];
+	char		 from[32], to[32];
 	struct tm	 tm;
 	static int	 clock_set;
 
 	if (!json_is_array(a) || json_array_size(a) == 0)
-		return;
+		return (-1);
 	if (!clock_set) {
 		(void)sched_clock_init(getenv("ORCHD_TEST_CLOCK_OFFSET"),
-		    line, sizeof(line));
+		    buf, len);
 		clock_set = 1;
 	}
 	now = sched_now();
@@ -788,18 +791,32 @@ show_next(json_t *def, const char *member, enum sched_kind kind,
 			best_s = s;
 			best_e = e;
 		}
-	if (best_s == 0) {
-		def_line(label, "never");
-		return;
-	}
+	if (start != NULL)
+		*start = best_s;
+	if (end != NULL)
+		*end = best_e;
+	(void)strlcpy(buf, "never", len);
+	if (best_s == 0)
+		return (0);
 	if (gmtime_r(&best_s, &tm) == NULL ||
 	    strftime(from, sizeof(from), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0 ||
 	    gmtime_r(&best_e, &tm) == NULL ||
 	    strftime(to, sizeof(to), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		return;
-	(void)snprintf(line, sizeof(line), "%s until %s%s", from, to,
+		return (0);
+	(void)snprintf(buf, len, "%s until %s%s", from, to,
 	    best_s <= now ? " (now)" : "");
-	def_line(label, line);
+	return (0);
+}
+
+/* show workload: the next window and the next wake (def_next) */
+static void
+show_next(json_t *def, const char *member, enum sched_kind kind,
+    const char *label)
+{
+	char	 line[80];
+
+	if (def_next(def, member, kind, line, sizeof(line), NULL, NULL) == 0)
+		def_line(label, line);
 }
 
 /*

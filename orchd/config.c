@@ -434,6 +434,9 @@ config_workload_send(struct orchd *env, struct workload_conf *wl)
 	int	 id;
 	char	 err[256];
 
+	/* its group's schedules, however it was made (common/sched_wl.c) */
+	if (sched_group_fill(wl, &env->conf->group_scheds) == -1)
+		fatal("%s: workload %s", __func__, wl->name);
 	/* the rules of the zones its schedules name, which no child reads */
 	if (sched_zones_fill(wl, err, sizeof(err)) == -1)
 		log_warnx("workload %s: %s: its schedules in that zone are not "
@@ -452,6 +455,8 @@ config_workload_send(struct orchd *env, struct workload_conf *wl)
 		    id == PROC_RUNTIME && rdef != NULL ? rlen : len) == -1)
 			fatal("%s: compose to %s", __func__, proc_name(id));
 	strlist_free(&wl->zones);
+	strlist_free(&wl->group_windows);
+	strlist_free(&wl->group_wakes);
 	free(rdef);
 	free(def);
 }

@@ -76,6 +76,7 @@
 #include "timer.h"
 #include "util.h"
 #include "version.h"
+#include "schedule.h"
 #include "workload.h"
 
 #define CONTROL_BACKLOG		16
@@ -618,6 +619,11 @@ definition_packed(const struct workload_conf *wc, size_t *len)
 	TAILQ_FOREACH(e, &copy->env, entry)
 		if ((eq = strchr(e->str, '=')) != NULL)
 			*eq = '\0';
+	/* its group's schedules, which orchctl shows (show groups) */
+	if (sched_group_fill(copy, &orchd_env->conf->group_scheds) == -1) {
+		workload_free(copy);
+		return (NULL);
+	}
 	def = workload_wire(copy, len);
 	workload_free(copy);
 	return (def);

@@ -401,14 +401,18 @@ policy_check(const struct orchd_conf *conf, const struct workload_conf *wc,
 {
 	const struct volume	*v;
 	char			 why[CTL_MSG_MAX];
+	size_t			 i;
 
 	/* given by the parent in what it sends, never taken from outside */
 	if (wc->run_uid != -1)
 		return (deny(err, len, "\"run_uid\" is orchd's to give: "
 		    "neither the API nor the store may set it"));
-	if (!TAILQ_EMPTY(&wc->zones))
-		return (deny(err, len, "\"zones\" is orchd's to give: "
-		    "neither the API nor the store may set it"));
+	for (i = 0; i < wl_nfields; i++)
+		if ((wl_fields[i].flags & WF_GIVEN) &&
+		    wl_field_given(wc, &wl_fields[i]))
+			return (deny(err, len, "\"%s\" is orchd's to give: "
+			    "neither the API nor the store may set it",
+			    wl_fields[i].json));
 	/* an API volume is a name: policy_api() says where it leads */
 	if (wc->source != SOURCE_API)
 		TAILQ_FOREACH(v, &wc->volumes, entry)

@@ -6,7 +6,9 @@
  * window, and for a wake's "for", the reaper's idle suspends are
  * refused (busy.c asks sched_warm_until); after, it idles as any other.
  * The operator's suspend, and the budget's, still suspend it: a window
- * wakes a workload once, at its start.
+ * wakes a workload once, at its start.  Its group's windows and wakes
+ * (orchd.conf's group block), which the parent gives each member, count
+ * as its own: each member is woken alone, through the same queue.
  *
  * runtimed decides it because it decides every wake and holds the wake
  * queue; the reaper only says what is idle.  The times come from the
@@ -83,7 +85,9 @@ schedule_one(struct rt_workload *wl, time_t now, time_t *next)
 	time_t			 warm, due;
 
 	if (wl->conf == NULL || (TAILQ_EMPTY(&wl->conf->warm_windows) &&
-	    TAILQ_EMPTY(&wl->conf->wake_at))) {
+	    TAILQ_EMPTY(&wl->conf->wake_at) &&
+	    TAILQ_EMPTY(&wl->conf->group_windows) &&
+	    TAILQ_EMPTY(&wl->conf->group_wakes))) {
 		wl->sched_warm_until = 0;
 		return;
 	}

@@ -30,6 +30,7 @@
 #include "conf_wire.h"
 #include "log.h"
 #include "msg.h"
+#include "schedule.h"
 #include "workload.h"
 #include "../../confd/confd.h"
 
@@ -251,12 +252,100 @@ test_forged(void **state)
 	free_config(c);
 }
 
+/*
+ * A group block's lines, forged as confd could: the parent takes only
+ * "GROUP window|wake TEXT" whose group is a name, whose text parses and
+ * whose zone is one of the tzdata's.
+ */
+static void
+test_group_forged(void **state)
+{
+	struct orchd_conf	*c;
+	size_t			 g;
+
+	assert_non_null(c = conf_new());
+	g = row_named("group schedule");
+	assert_int_equal(STR(c, g, "gs"), -1);
+	assert_int_equal(STR(c, g, "gs nap 0 3 * * *"), -1);
+	assert_int_equal(STR(c, g, "../x wake 0 3 * * *"), -1);
+	assert_int_equal(STR(c, g, " wake 0 3 * * *"), -1);
+	assert_int_equal(STR(c, g, "gs window mon 25:00-26:00"), -1);
+	assert_int_equal(STR(c, g, "gs wake 0 0 3 * * *"), -1);
+	assert_int_equal(STR(c, g, "gs window 0 3 * * *"), -1);
+	assert_int_equal(STR(c, g, "gs wake 0 3 * * * timezone Mars/Olympus"),
+	    -1);
+	assert_int_equal(STR(c, g,
+	    "gs wake 0 3 * * * timezone ../../etc/shadow"), -1);
+	assert_true(TAILQ_EMPTY(&c->group_scheds));
+	assert_int_equal(STR(c, g, "gs wake 0 3 * * * timezone UTC for 1h"),
+	    (int)g);
+	assert_int_equal(STR(c, g, "gs window mon-fri 09:00-18:00"), (int)g);
+	assert_false(TAILQ_EMPTY(&c->group_scheds));
+	free_config(c);
+}
+
+static size_t
+count(const struct strlist *l)
+{
+	const struct strentry	*e;
+	size_t			 n = 0;
+
+	TAILQ_FOREACH(e, l, entry)
+		n++;
+	return (n);
+}
+
+/*
+ * What the parent gives a member: its group's lines alone, none twice,
+ * at most SCHED_MAX of a kind, no window to a job; none without a group.
+ */
+static void
+test_group_fill(void **state)
+{
+	struct strlist		 l = TAILQ_HEAD_INITIALIZER(l);
+	struct workload_conf	*wl;
+	char			 line[64];
+	int			 i;
+
+	assert_int_equal(strlist_add(&l, "gs window mon 09:00-10:00"), 0);
+	assert_int_equal(strlist_add(&l, "gs window mon 09:00-10:00"), 0);
+	assert_int_equal(strlist_add(&l, "other wake 0 3 * * *"), 0);
+	assert_int_equal(strlist_add(&l, "gs wake 0 4 * * *"), 0);
+	assert_int_equal(strlist_add(&l, "gsx wake 0 5 * * *"), 0);
+	for (i = 0; i < SCHED_MAX + 4; i++) {
+		(void)snprintf(line, sizeof(line), "gs wake %d 6 * * *", i);
+		assert_int_equal(strlist_add(&l, line), 0);
+	}
+	assert_non_null(wl = workload_new("m"));
+	assert_int_equal(sched_group_fill(wl, &l), 0);
+	assert_int_equal(count(&wl->group_windows), 0);
+	assert_int_equal(count(&wl->group_wakes), 0);
+	assert_non_null(wl->group = strdup("gs"));
+	assert_int_equal(sched_group_fill(wl, &l), 0);
+	assert_int_equal(count(&wl->group_windows), 1);
+	assert_string_equal(TAILQ_FIRST(&wl->group_windows)->str,
+	    "mon 09:00-10:00");
+	assert_int_equal(count(&wl->group_wakes), SCHED_MAX);
+	assert_string_equal(TAILQ_FIRST(&wl->group_wakes)->str, "0 4 * * *");
+	/* again: anew, not added */
+	assert_int_equal(sched_group_fill(wl, &l), 0);
+	assert_int_equal(count(&wl->group_windows), 1);
+	wl->run_once = RUN_EVERY_WAKE;
+	assert_int_equal(sched_group_fill(wl, &l), 0);
+	assert_int_equal(count(&wl->group_windows), 0);
+	assert_int_equal(count(&wl->group_wakes), SCHED_MAX);
+	workload_free(wl);
+	strlist_free(&l);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest	 tests[] = {
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_forged),
+		cmocka_unit_test(test_group_forged),
+		cmocka_unit_test(test_group_fill),
 	};
 
 	log_init(1, 0);
