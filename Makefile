@@ -450,7 +450,8 @@ FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
 		   common/argv.c common/util.c common/budget.c common/conf.c \
 		   common/htpasswd.c common/gate.c common/users.c \
 		   common/workload_wire.c common/workload_pack.c \
-		   common/urlsplit.c common/notify_ev.c common/timer.c
+		   common/urlsplit.c common/notify_ev.c common/timer.c \
+		   common/wlimits.c common/workload_print.c
 FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c
 FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c \
 		   $(addprefix common/,$(HTTP_SRCS)) \
@@ -474,6 +475,7 @@ FUZZ_SRCS_parent_conf = regress/fuzz/fuzz_parent_conf.c common/conf_wire.c \
 FUZZ_SRCS_clienthello = regress/fuzz/fuzz_clienthello.c gatewayd/clienthello.c
 # the parent's checks of acmed's messages, the rest of it stubbed
 FUZZ_SRCS_parent_acme = regress/fuzz/fuzz_parent_acme.c orchd/acme_relay.c \
+		   common/hashtab.c \
 		   common/log.c
 FUZZ_SRCS_htpasswd = regress/fuzz/fuzz_htpasswd.c common/htpasswd.c \
 		   common/gate.c common/ignore.c common/workload.c \

@@ -86,6 +86,14 @@ conn_h2_input(struct gw_conn *pc)
 
 void	conn_h2_output(struct gw_conn *c) { }
 
+/* no workload routes here: each stream goes on as to an HTTP/1.1 one */
+struct gw_workload *
+route_find(const char *host, size_t len, const char *path, size_t pathlen,
+    size_t *strip)
+{
+	return (NULL);
+}
+
 void
 conn_close(struct gw_conn *c)
 {
