@@ -67,6 +67,8 @@
 # prometheus: its promtool, which regress/e2e/contrib.sh runs on a live
 # /metrics and on contrib/orchd-alerts.yml (the package's own server,
 # which it may start, listens on port 9090; no test uses it).  goaccess:
+# make fuzz and regress/e2e/fuzzbuild.sh link with clang's libFuzzer,
+# which is in libclang-rt-dev (clang only recommends it).
 # regress/e2e/goaccess.sh reads orchd's access log, both formats, with
 # the command lines orchd.conf(5) gives.
 set -eu
@@ -76,7 +78,8 @@ libevent-dev libtls-dev libsqlite3-dev libjansson-dev libbsd-dev
 libseccomp-dev libssl-dev zlib1g-dev passwd libnghttp2-dev libcrypt-dev
 libyaml-dev"
 TEST_PKGS="libcmocka-dev mandoc sqlite3 curl procps iproute2 busybox-static
-clang openssl python3 docker-registry apache2-utils wrk nghttp2-client
+clang libclang-rt-dev openssl python3 docker-registry apache2-utils wrk
+nghttp2-client
 python3-grpcio python3-h2 postgresql postgresql-client redis-server
 redis-tools faketime pebble gunicorn chromium nodejs zsh prometheus goaccess docker-compose"
 DOCKER_PKGS="docker.io tini"

@@ -129,7 +129,7 @@ test_route_groups(void **state)
 	assert_int_equal(t.op, API_GROUP);
 	assert_int_equal(t.gop, API_DELETE);
 	route_fails(HTTP_M_GET, "/v1/groups/shop/wake", 405, "POST");
-	route_fails(HTTP_M_POST, "/v1/groups/shop", 405, "DELETE");
+	route_fails(HTTP_M_POST, "/v1/groups/shop", 405, "GET, DELETE");
 	route_fails(HTTP_M_POST, "/v1/groups/shop/logs", 404, NULL);
 	route_fails(HTTP_M_POST, "/v1/groups//wake", 404, NULL);
 	route_fails(HTTP_M_POST, "/v1/groups/../wake", 400, NULL);
