@@ -1389,69 +1389,6 @@ struct tls_check_fail {
 };
 
 /*
- * The spawner (spawnerd/): root, without a filter, the one process of
- * orchd that forks after start.  Its request channel is on
- * PROC_PARENT_FD, its event channel on SP_EV_FD.  It checks every field
- * of a request again: a workload never runs as root, nor as the daemons'
- * uid or gid, its command and environment within these bounds, its
- * directory absolute.
- */
-#define SP_EV_FD		(PROC_PARENT_FD + 1)
-#define SP_GROUPS_MAX		256	/* supplementary groups of a user */
-#define SP_ARGV_MAX		256	/* words of a command */
-#define SP_ENV_MAX		1024	/* variables of a workload */
-
-/* what a workload's child did last before giving up, with its errno */
-enum sp_step {
-	SP_STEP_SETSID = 0,
-	SP_STEP_STDIO,
-	SP_STEP_GROUPS,
-	SP_STEP_GID,
-	SP_STEP_UID,
-	SP_STEP_PDEATHSIG,
-	SP_STEP_CHDIR,
-	SP_STEP_EXEC,
-	SP_STEP_CGROUP,
-	SP_STEP_REFUSED		/* the spawner's own check said no */
-};
-
-/*
- * IMSG_SP_EXEC: then argc and nenv strings, and the directory, each
- * ending in NUL, and nothing after them
- */
-struct sp_exec {
-	char			 name[ORCHD_NAME_MAX];
-	char			 user[ORCHD_USER_MAX];
-	uid_t			 uid;
-	gid_t			 gid;
-	int32_t			 root;		/* change user: the spawner
-						   is root */
-	int32_t			 ngroups;
-	gid_t			 groups[SP_GROUPS_MAX];
-	int32_t			 argc;
-	int32_t			 nenv;
-	int32_t			 nfds;		/* IMSG_SP_FDs before it */
-	int32_t			 cgdir;		/* the last fd: v2 directory */
-	int32_t			 sock;		/* socket activation: the fd
-						   after the log, listening
-						   on sockaddr */
-	union wl_addr		 sockaddr;
-};
-struct sp_started {
-	pid_t			 pid;		/* 0 if it failed */
-	int32_t			 step;		/* enum sp_step */
-	int32_t			 err;		/* errno */
-};
-struct sp_kill {
-	pid_t			 pid;
-	int32_t			 sig;
-};
-struct sp_exit {
-	pid_t			 pid;
-	int32_t			 status;	/* wait status */
-};
-
-/*
  * The HTTP API.  A workload created through it is at most this many
  * bytes of JSON on its way to the parent; the key at most
  * ORCHD_API_KEY_MAX bytes.
@@ -1521,5 +1458,6 @@ struct cfg_htuser {
 #include "msg_acme.h"
 #include "msg_notify.h"
 #include "msg_conf.h"
+#include "msg_spawn.h"
 
 #endif /* ORCHD_MSG_H */
