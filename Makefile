@@ -132,7 +132,8 @@ CONFD_SRCS	 = $(PARSE_SRCS) $(addprefix confd/, \
 ORCHD_SRCS	 = $(addprefix orchd/, \
 		   acme_relay.c alogq.c apidef.c apikey.c cgroup.c cglimit.c config.c \
 		   confread.c control.c depends.c hook_relay.c \
-		   identity.c keycheck.c listen.c logfiles.c logs.c notify.c \
+		   groupexpire.c identity.c keycheck.c listen.c logfiles.c logs.c \
+		   notify.c \
 		   instances.c labelfacts.c labels.c orchd.c owner.c \
 		   parent_api.c policy.c \
 		   policy_net.c regauth.c reload.c request.c \

@@ -380,6 +380,13 @@ char		*regauth_convert(const char *, size_t, const char *, char *,
 		    size_t);
 int		 regauth_host(const char *, char *, size_t);
 void		 regauth_send(struct orchd *);
+/* groupexpire.c */
+int		 group_expire_ready(const struct orchd_conf *,
+		    const struct workload_conf *);
+void		 group_expire_others(const struct orchd_conf *,
+		    const struct workload_conf *,
+		    void (*)(const struct workload_conf *, void *), void *);
+
 /* swarmcreds.c */
 int		 swarmcreds_load(struct orchd_conf *);
 void		 swarmcreds_send(struct orchd *);

@@ -873,28 +873,57 @@ api_recv_delete(struct imsgev *iev, struct imsg *imsg)
  * From reaperd: an API workload without a request for its expire after.
  * Deleted as a DELETE would, unless it changed meanwhile (api_op_check).
  */
+static void
+api_expire_queue(struct orchd *env, const struct proc_asker *a,
+    const struct reap_expire *re)
+{
+	struct api_op	*op;
+
+	if (api_queued(re->name) || (op = api_op_new(env, a)) == NULL)
+		return;
+	op->expire = 1;
+	op->re = *re;
+	strlcpy(op->name, re->name, sizeof(op->name));
+	log_info("API: workload %s: no request for %llds, expiring",
+	    op->name, (long long)re->secs);
+	api_queue(env, op);
+}
+
+/* a member of the group that expires: with it, by its own expire after */
+static void
+api_expire_member(const struct workload_conf *wc, void *arg)
+{
+	struct proc_asker	*a = arg;
+	struct reap_expire	 re;
+
+	memset(&re, 0, sizeof(re));
+	strlcpy(re.name, wc->name, sizeof(re.name));
+	re.secs = wc->expire_after >= 0 ? wc->expire_after :
+	    orchd_env->conf->expire_after;
+	if (re.secs > 0)
+		api_expire_queue(orchd_env, a, &re);
+}
+
 void
 api_recv_expire(struct imsgev *iev, struct imsg *imsg)
 {
 	struct orchd		*env = orchd_env;
 	struct workload_conf	*wc;
 	struct reap_expire	 re;
-	struct api_op		*op;
 	struct proc_asker	 a;
 
 	proc_asker(iev, imsg, &a);	/* the reaper: answered in the log */
 	(void)imsg_get_data(imsg, &re, sizeof(re));
+	re.name[sizeof(re.name) - 1] = '\0';
 	if ((wc = api_conf_find(env->conf, re.name)) == NULL ||
 	    wc->source != SOURCE_API || re.secs <= 0 || api_queued(re.name))
 		return;
-	if ((op = api_op_new(env, &a)) == NULL)
+	/* a group expires as one: not while a member is used */
+	if (!group_expire_ready(env->conf, wc))
 		return;
-	op->expire = 1;
-	op->re = re;
-	strlcpy(op->name, re.name, sizeof(op->name));
-	log_info("API: workload %s: no request for %llds, expiring",
-	    op->name, (long long)re.secs);
-	api_queue(env, op);
+	/* its dependents first: what another depends on is refused */
+	group_expire_others(env->conf, wc, api_expire_member, &a);
+	api_expire_queue(env, &a, &re);
 }
 
 /*

@@ -296,4 +296,33 @@ c=$(apicode PATCH "/v1/workloads/$R" '{"expire_after": null}')
 check "PATCH of expire_after null: 200 ($c)" [ "$c" = 200 ]
 check "... R expires after the global expire after" wait_for 30 gone "$R"
 
+# -- a group expires as one: not while a member is used, then together
+G1=${TAG}g1
+G2=${TAG}g2
+ports P_G1 P_G2
+gbody() {	# gbody NAME PORT
+	printf '{"name": "%s", "hosts": ["%s.test"], "group": "%sgrp", ' \
+	    "$1" "$1" "$TAG"
+	printf '"command": "%s serve %s", ' "$T/bin/testhttp" "$2"
+	printf '"port": %s, "expire_after": "3s"}' "$2"
+}
+c1=$(apicode POST /v1/workloads "$(gbody "$G1" "$P_G1")")
+c2=$(apicode POST /v1/workloads "$(gbody "$G2" "$P_G2")")
+check "two members of a group, expiring after 3s, are created ($c1 $c2)" \
+    [ "$c1" = 201 ] && [ "$c2" = 201 ]
+i=0
+while [ $i -lt 10 ]; do
+	curl -s -m 5 -o /dev/null -H "Host: $G1.test" "http://127.0.0.1:$GW/"
+	sleep 1
+	i=$((i + 1))
+done
+check "while one is used, the other stays (10 s, its own 3 s long past)" \
+    sh -c "! grep -q 'workload $G2 expired' '$T/orchd.log'"
+check "... the log says it waits for its group" \
+    logged "workload $G2: expiry waits for $G1"
+check "... and is still listed" ctl_listed "$G2"
+check "once neither is used, both go (within 40 s)" \
+    wait_for 40 sh -c "! ctl show workloads | awk '{ print \$1 }' |
+    grep -qx '$G1\|$G2'"
+
 e2e_done
