@@ -309,6 +309,41 @@ apij_parse_time(const char *s, int64_t *t)
 }
 
 /*
+ * A request's body: a JSON object, no key twice, each key among keys
+ * (NULL-terminated); NULL and why in err otherwise.
+ */
+static json_t *
+apij_body(const char *body, size_t len, const char *const *keys, char *err,
+    size_t errlen)
+{
+	json_error_t	 jerr;
+	json_t		*o, *v;
+	const char	*key;
+	size_t		 i;
+
+	if ((o = json_loadb(body, len, JSON_REJECT_DUPLICATES,
+	    &jerr)) == NULL) {
+		snprintf(err, errlen, "invalid JSON: %s", jerr.text);
+		return (NULL);
+	}
+	if (!json_is_object(o)) {
+		snprintf(err, errlen, "expected a JSON object");
+		json_decref(o);
+		return (NULL);
+	}
+	json_object_foreach(o, key, v) {
+		for (i = 0; keys[i] != NULL && strcmp(key, keys[i]) != 0; i++)
+			;
+		if (keys[i] == NULL) {
+			snprintf(err, errlen, "unknown field \"%.64s\"", key);
+			json_decref(o);
+			return (NULL);
+		}
+	}
+	return (o);
+}
+
+/*
  * The body of keepwarm: {"enabled": true} or false, and with true an
  * optional "until": an RFC 3339 time after now and at most
  * KEEPWARM_UNTIL_MAX seconds ahead (*until, else 0).
@@ -317,27 +352,13 @@ int
 apij_keepwarm_until(const char *body, size_t len, int64_t now, int *on,
     int64_t *until, char *err, size_t errlen)
 {
-	json_error_t	 jerr;
+	static const char *const keys[] = { "enabled", "until", NULL };
 	json_t		*o, *v;
-	const char	*key;
 	int		 rv = -1;
 
 	*until = 0;
-	if ((o = json_loadb(body, len, JSON_REJECT_DUPLICATES,
-	    &jerr)) == NULL) {
-		snprintf(err, errlen, "invalid JSON: %s", jerr.text);
+	if ((o = apij_body(body, len, keys, err, errlen)) == NULL)
 		return (-1);
-	}
-	if (!json_is_object(o)) {
-		snprintf(err, errlen, "expected a JSON object");
-		goto done;
-	}
-	json_object_foreach(o, key, v) {
-		if (strcmp(key, "enabled") != 0 && strcmp(key, "until") != 0) {
-			snprintf(err, errlen, "unknown field \"%.64s\"", key);
-			goto done;
-		}
-	}
 	if (!json_is_boolean(v = json_object_get(o, "enabled"))) {
 		snprintf(err, errlen, "field \"enabled\": must be true or "
 		    "false");
@@ -385,27 +406,16 @@ int
 apij_maint(const char *body, size_t len, int64_t now, struct wl_maint *m,
     char *err, size_t errlen)
 {
-	json_error_t	 jerr;
+	static const char *const keys[] = { "enabled", "until", "message",
+	    NULL };
 	json_t		*o, *v;
 	const char	*key;
 	int		 rv = -1;
 
 	memset(m, 0, sizeof(*m));
-	if ((o = json_loadb(body, len, JSON_REJECT_DUPLICATES,
-	    &jerr)) == NULL) {
-		snprintf(err, errlen, "invalid JSON: %s", jerr.text);
+	if ((o = apij_body(body, len, keys, err, errlen)) == NULL)
 		return (-1);
-	}
-	if (!json_is_object(o)) {
-		snprintf(err, errlen, "expected a JSON object");
-		goto done;
-	}
 	json_object_foreach(o, key, v) {
-		if (strcmp(key, "enabled") != 0 && strcmp(key, "until") != 0 &&
-		    strcmp(key, "message") != 0) {
-			snprintf(err, errlen, "unknown field \"%.64s\"", key);
-			goto done;
-		}
 		if (strcmp(key, "enabled") != 0 && !json_is_null(v) &&
 		    !json_is_true(json_object_get(o, "enabled"))) {
 			snprintf(err, errlen, "field \"%s\": only with "
