@@ -501,3 +501,23 @@ api_recv_authblock(struct imsgev *iev, struct imsg *imsg)
 	(void)imsg_get_data(imsg, &blk, sizeof(blk));
 	auth_block(&blk.client, blk.ms, monotime_ms());
 }
+
+/*
+ * The body of a maintenance request, a workload's or a group's, into
+ * r->maint: -1 once a 400 is answered.
+ */
+int
+api_maint_body(struct api_req *r)
+{
+	char	 err[CTL_MSG_MAX];
+	size_t	 len;
+
+	len = r->body != NULL ? evbuffer_get_length(r->body) : 0;
+	if (len == 0 || apij_maint((const char *)evbuffer_pullup(r->body, -1),
+	    len, walltime_ms() / 1000, &r->maint, err, sizeof(err)) == -1) {
+		api_error(r, 400, len == 0 ? "a body {\"enabled\": true} or "
+		    "{\"enabled\": false} is required" : err, NULL);
+		return (-1);
+	}
+	return (0);
+}

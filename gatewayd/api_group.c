@@ -207,15 +207,8 @@ api_group(struct api_req *r)
 		}
 	}
 	if (r->t.gop == API_MAINT) {
-		len = r->body != NULL ? evbuffer_get_length(r->body) : 0;
-		if (len == 0 || apij_maint((const char *)evbuffer_pullup(
-		    r->body, -1), len, walltime_ms() / 1000, &r->maint, err,
-		    sizeof(err)) == -1) {
-			api_error(r, 400, len == 0 ? "a body {\"enabled\": "
-			    "true} or {\"enabled\": false} is required" : err,
-			    NULL);
+		if (api_maint_body(r) == -1)
 			return;
-		}
 	}
 	if ((r->group = group_order(r->t.name)) == NULL ||
 	    (r->items = json_array()) == NULL) {

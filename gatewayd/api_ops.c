@@ -380,15 +380,8 @@ api_command(struct api_req *r)
 		    sizeof(cn), API_SUSPEND_WAIT);
 		break;
 	case API_MAINT:
-		len = r->body != NULL ? evbuffer_get_length(r->body) : 0;
-		if (len == 0 || apij_maint((const char *)evbuffer_pullup(
-		    r->body, -1), len, walltime_ms() / 1000, &r->maint, err,
-		    sizeof(err)) == -1) {
-			api_error(r, 400, len == 0 ? "a body {\"enabled\": "
-			    "true} or {\"enabled\": false} is required" : err,
-			    NULL);
+		if (api_maint_body(r) == -1)
 			return;
-		}
 		memset(&cm, 0, sizeof(cm));
 		strlcpy(cm.name, r->t.name, sizeof(cm.name));
 		cm.m = r->maint;

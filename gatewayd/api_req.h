@@ -103,6 +103,7 @@ void			 api_send(struct api_req *, int, const char *,
 			    const char *, const char *, size_t);
 void			 api_error(struct api_req *, int, const char *,
 			    const char *);
+int			 api_maint_body(struct api_req *);
 void			 api_json(struct api_req *, int, json_t *,
 			    const char *);
 int			 api_ask(struct api_req *, enum privsep_procid,
