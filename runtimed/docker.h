@@ -164,6 +164,7 @@ void		 docker_clear(struct rt_workload *);
 void		 docker_died(const char *, const char *);
 void		 docker_reconcile(void);
 void		 docker_event(const struct dk_event *);
+int		 dk_ev_action(const char *);
 /*
  * Where docker_events.c hands what it reads: driver_docker.c's, through
  * this table so that the stream, below the driver, never names it.

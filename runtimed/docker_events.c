@@ -103,6 +103,18 @@ static const struct {
 	{ "destroy",	DK_EV_DESTROY }
 };
 
+/* the enum dk_ev of an event's Action, or -1 for one of no interest */
+int
+dk_ev_action(const char *action)
+{
+	size_t	 i;
+
+	for (i = 0; i < nitems(events_actions); i++)
+		if (strcmp(action, events_actions[i].action) == 0)
+			return (events_actions[i].ev);
+	return (-1);
+}
+
 /*
  * One event: {"Type":"container","Action":"die","Actor":{"ID":...,
  * "Attributes":{"name":"orchd-i-x","org.orchd.workload":"x",
@@ -115,7 +127,7 @@ events_line(const char *line, size_t len)
 	json_t		*o, *actor, *attrs;
 	struct dk_event	 e;
 	const char	*action, *sig, *errstr, *inst;
-	size_t		 i;
+	int		 ev;
 
 	if ((o = json_loadb(line, len, 0, &jerr)) == NULL) {
 		log_debug("docker: events: %s", jerr.text);
@@ -136,14 +148,11 @@ events_line(const char *line, size_t len)
 		json_decref(o);
 		return;
 	}
-	for (i = 0; i < nitems(events_actions); i++)
-		if (strcmp(action, events_actions[i].action) == 0)
-			break;
-	if (i == nitems(events_actions)) {
+	if ((ev = dk_ev_action(action)) == -1) {
 		json_decref(o);
 		return;
 	}
-	e.ev = events_actions[i].ev;
+	e.ev = ev;
 	/* a kill's signal: a number ("9"), or a name; 0 if neither */
 	if ((sig = json_string_value(json_object_get(attrs, "signal"))) !=
 	    NULL && (e.signal = strtonum(sig, 1, 64, &errstr)) == 0 &&

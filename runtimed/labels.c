@@ -466,18 +466,6 @@ label_list(void)
 	    label_listed, NULL, NULL);
 }
 
-/* the events a labelled container's workload lives through */
-static const struct {
-	const char	*action;
-	int		 ev;		/* enum dk_ev; -1: none */
-} label_actions[] = {
-	{ "start",	DK_EV_START },
-	{ "die",	DK_EV_DIE },
-	{ "oom",	DK_EV_OOM },
-	{ "kill",	DK_EV_KILL },
-	{ "destroy",	DK_EV_DESTROY }
-};
-
 static void
 label_line(const char *line, size_t len)
 {
@@ -486,7 +474,7 @@ label_line(const char *line, size_t len)
 	struct label_seen	*ls;
 	struct dk_event		 e;
 	const char		*action, *id;
-	size_t			 i;
+	int			 ev;
 
 	if ((o = json_loadb(line, len, 0, &jerr)) == NULL)
 		return;
@@ -503,12 +491,10 @@ label_line(const char *line, size_t len)
 		label_gone(id);
 		label_look(id);
 	} else if ((ls = labeltab_find(id)) != NULL && ls->sent) {
-		for (i = 0; i < nitems(label_actions); i++)
-			if (strcmp(action, label_actions[i].action) == 0)
-				break;
-		if (i < nitems(label_actions)) {
+		/* the events its workload lives through, as orchd's own */
+		if ((ev = dk_ev_action(action)) != -1) {
 			memset(&e, 0, sizeof(e));
-			e.ev = label_actions[i].ev;
+			e.ev = ev;
 			e.workload = e.cname = ls->name;
 			e.id = ls->id;
 			docker_event(&e);
