@@ -104,10 +104,19 @@ maint_tell(struct rt_workload *wl)
 	lifecycle->maint_told(wl);
 }
 
-/* on: it stops, if it runs, and nothing queued starts it after */
+/*
+ * On: it stops, if it runs, and nothing queued starts it after.  A wake
+ * waiting for room in the budget leaves the queue, so that it makes no
+ * room it would not use, and whoever waits for it hears why at once.
+ */
 static void
 maint_enforce(struct rt_workload *wl)
 {
+	if (wl->wait != NULL) {
+		budget_forget(wl);
+		lifecycle->no_room(wl, "in maintenance");
+		budget_changed();
+	}
 	wl->wake_queued = 0;
 	timer_disarm(&wl->restart_timer);
 	if ((wl->state == WL_RUNNING || wl->state == WL_FROZEN) &&
