@@ -2,11 +2,15 @@
  * A group expires as one.  The reaper proposes each API workload whose
  * "expire after" has passed without a request (reaperd.c), again every
  * minute while it stays due.  A member of a group (its "group", a
- * project of orchctl import compose) is expired only once every member
- * that can expire has been proposed within GROUP_EXPIRE_WINDOW: so
- * none goes while another of its group is still used, and the group
- * goes together, its dependents first (a workload another depends on
- * is refused, and proposed again a minute later).
+ * project of orchctl import compose) is expired only once every other
+ * member that can expire has been proposed too within
+ * GROUP_EXPIRE_WINDOW, less than the reaper's minute, so that a mark is
+ * as fresh as the last ask: none goes while another of its group is
+ * used.  Each member goes on its own proposal, never on another's (the
+ * parent does not see requests, and a member used since its mark must
+ * not go): the group is gone within two of the reaper's asks, its
+ * dependents first (a workload another depends on is refused, and
+ * proposed again a minute later).
  *
  * The proposals are kept here by workload name, bounded, and forgotten
  * once older than the window.
@@ -30,7 +34,7 @@
 #include "timer.h"
 #include "workload.h"
 
-#define GROUP_EXPIRE_WINDOW	150	/* seconds: two of the reaper's asks */
+#define GROUP_EXPIRE_WINDOW	45	/* seconds: under the reaper's 60 */
 #define GROUP_EXPIRE_MAX	65536	/* proposals kept */
 
 struct gexp {
@@ -125,24 +129,4 @@ group_expire_ready(const struct orchd_conf *conf,
 		}
 	}
 	return (1);
-}
-
-/*
- * The group of wc is ready: fn for each other member proposed, so that
- * they go now with it rather than at the reaper's next ask.
- */
-void
-group_expire_others(const struct orchd_conf *conf,
-    const struct workload_conf *wc, void (*fn)(const struct workload_conf *,
-    void *), void *arg)
-{
-	const struct workload_conf	*m, *next;
-
-	if (wc->group == NULL)
-		return;
-	TAILQ_FOREACH_SAFE(m, &conf->workloads, entry, next)
-		if (m != wc && m->group != NULL &&
-		    strcmp(m->group, wc->group) == 0 &&
-		    m->source == SOURCE_API && gexp_recent(m->name))
-			fn(m, arg);
 }

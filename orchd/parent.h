@@ -383,9 +383,6 @@ void		 regauth_send(struct orchd *);
 /* groupexpire.c */
 int		 group_expire_ready(const struct orchd_conf *,
 		    const struct workload_conf *);
-void		 group_expire_others(const struct orchd_conf *,
-		    const struct workload_conf *,
-		    void (*)(const struct workload_conf *, void *), void *);
 
 /* swarmcreds.c */
 int		 swarmcreds_load(struct orchd_conf *);

@@ -889,21 +889,6 @@ api_expire_queue(struct orchd *env, const struct proc_asker *a,
 	api_queue(env, op);
 }
 
-/* a member of the group that expires: with it, by its own expire after */
-static void
-api_expire_member(const struct workload_conf *wc, void *arg)
-{
-	struct proc_asker	*a = arg;
-	struct reap_expire	 re;
-
-	memset(&re, 0, sizeof(re));
-	strlcpy(re.name, wc->name, sizeof(re.name));
-	re.secs = wc->expire_after >= 0 ? wc->expire_after :
-	    orchd_env->conf->expire_after;
-	if (re.secs > 0)
-		api_expire_queue(orchd_env, a, &re);
-}
-
 void
 api_recv_expire(struct imsgev *iev, struct imsg *imsg)
 {
@@ -921,8 +906,6 @@ api_recv_expire(struct imsgev *iev, struct imsg *imsg)
 	/* a group expires as one: not while a member is used */
 	if (!group_expire_ready(env->conf, wc))
 		return;
-	/* its dependents first: what another depends on is refused */
-	group_expire_others(env->conf, wc, api_expire_member, &a);
 	api_expire_queue(env, &a, &re);
 }
 
