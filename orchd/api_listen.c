@@ -116,9 +116,25 @@ api_listen_drop(struct orchd_conf *conf, const char *name)
 	}
 }
 
+/* 1 if a listener of nl already has l's socket address */
+static int
+api_listen_twice(const struct listenerlist *nl,
+    const struct listener_conf *l)
+{
+	const struct listener_conf	*o;
+
+	TAILQ_FOREACH(o, nl, entry)
+		if (o->sslen == l->sslen && memcmp(&o->ss, &l->ss,
+		    l->sslen) == 0)
+			return (1);
+	return (0);
+}
+
 /*
  * wc's listeners in conf, bound: those at an address it had already keep
- * their socket.  0, or -1 with err and conf as it was.
+ * their socket.  Two written apart ("[::1]:5000", "[0::1]:5000") but of
+ * one address are refused: one socket cannot serve both.  0, or -1 with
+ * err and conf as it was.
  */
 int
 api_listen_bind(struct orchd_conf *conf, const struct workload_conf *wc,
@@ -134,6 +150,13 @@ api_listen_bind(struct orchd_conf *conf, const struct workload_conf *wc,
 		if ((l = api_listen_new(e->str, wc->name)) == NULL) {
 			(void)snprintf(err, len, "listen \"%s\": not an "
 			    "address and port", e->str);
+			r = -1;
+			break;
+		}
+		if (api_listen_twice(&nl, l)) {
+			(void)snprintf(err, len, "listen \"%s\": that address "
+			    "and port twice", e->str);
+			free(l);
 			r = -1;
 			break;
 		}
@@ -159,12 +182,17 @@ api_listen_bind(struct orchd_conf *conf, const struct workload_conf *wc,
 		return (-1);
 	}
 	/* now the kept sockets move, and the old listeners go */
-	TAILQ_FOREACH(l, &nl, entry)
+	TAILQ_FOREACH(l, &nl, entry) {
 		if (l->fd == -1 && (o = api_listen_find(conf, wc->name,
 		    l)) != NULL) {
 			l->fd = o->fd;
 			o->fd = -1;
 		}
+		/* every one has its socket, or nothing above would pass */
+		if (l->fd == -1)
+			fatalx("%s: %s: a listener without a socket", __func__,
+			    wc->name);
+	}
 	api_listen_drop(conf, wc->name);
 	while ((l = TAILQ_FIRST(&nl)) != NULL) {
 		TAILQ_REMOVE(&nl, l, entry);

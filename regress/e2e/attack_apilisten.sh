@@ -131,6 +131,24 @@ check "PATCH of another field, PL2 kept ($c)" sh -c "[ $c = 200 ] &&
     [ \$(curl -s -m 30 -o /dev/null -w '%{http_code}' \
     http://127.0.0.1:$PL2/) = 200 ]"
 
+# one address written two ways, beside the socket the workload has: one
+# socket cannot serve both (it ended the daemon: a listener with none)
+plisten() {	# plisten JSON-ARRAY: PATCH its listen
+	curl -s -m 30 -o "$T/body" -w '%{http_code}' -X PATCH \
+	    -H "Authorization: Bearer $KEY" -d "{\"listen\": $1}" \
+	    "$URL/v1/workloads/$N"
+}
+c=$(plisten "[\"[::1]:$PL2\"]")
+check "PATCH listen to [::1]:PL2 ($c): $(cat "$T/body")" [ "$c" = 200 ]
+c=$(plisten "[\"[::1]:$PL2\", \"[0::1]:$PL2\"]")
+check "... then [::1] and [0::1], one address: refused ($c): $(cat "$T/body")" \
+    sh -c "[ $c -ge 400 ] && [ $c -lt 500 ] && grep -q twice '$T/body'"
+check "... orchd still runs" alive "$ORCHD_PID"
+c=$(plisten "[\"127.0.0.1:$PL2\"]")
+check "... and takes 127.0.0.1:PL2 back ($c)" sh -c "[ $c = 200 ] &&
+    [ \$(curl -s -m 30 -o /dev/null -w '%{http_code}' \
+    http://127.0.0.1:$PL2/) = 200 ]"
+
 # the delete closes it
 c=$(curl -s -m 30 -o /dev/null -w '%{http_code}' -X DELETE \
     -H "Authorization: Bearer $KEY" "$URL/v1/workloads/$N")
