@@ -84,27 +84,20 @@ policy_volume(const struct orchd_conf *conf, const struct workload_conf *wc,
 }
 
 /*
- * A labelled container's bind: its host path is as Docker has it, so it
- * must lie under a root of "api allow volume", where the operator lets
- * the API's volumes be; policy_check() holds it to the trust rules too.
+ * A labelled container's bind: none is taken.  Its host path is as its
+ * maker wrote it, and under an "api allow volume" root, the one place
+ * the operator lets the API mount, lie the API workloads' own volumes,
+ * this instance's and every other's (ROOT/INSTANCE/WORKLOAD): one bind
+ * there reaches another workload's data, which volrm.c may delete.
  */
 static int
 policy_label_bind(const struct orchd_conf *conf, const struct volume *v,
     char *err, size_t len)
 {
-	const struct strentry	*e;
-	size_t			 n;
-
-	TAILQ_FOREACH(e, &conf->api_allow_volumes, entry) {
-		n = strlen(e->str);
-		while (n > 1 && e->str[n - 1] == '/')
-			n--;
-		if (strncmp(v->host, e->str, n) == 0 && v->host[n] == '/' &&
-		    strstr(v->host + n, "/..") == NULL)
-			return (0);
-	}
-	return (deny(err, len, "api allow volume: bind \"%s\" lies under no "
-	    "\"api allow volume\" root of orchd.conf", valid_text(v->host) &&
+	(void)conf;
+	return (deny(err, len, "volume: a labelled container may mount no "
+	    "host path (bind \"%s\"): the api allow volume roots hold the "
+	    "API workloads' own volumes", valid_text(v->host) &&
 	    strlen(v->host) < 256 ? v->host : "?"));
 }
 

@@ -25,8 +25,11 @@ ensure_user
 IMAGE=orchd-test/busybox:latest
 TAG=h34atk$$
 CASES="good priv cap dev rootfs sock root nouser publish pall hostdup \
-    port0 port99999 ctrl big badhost badidle other swap neth"
+    port0 port99999 ctrl big badhost badidle other swap neth vol"
 CFG=${TAG}cfg
+# the API's volume root: what lies under it is API workloads' data
+VROOT=$(mktemp -d /tmp/orchd-e2e-vol.XXXXXX)
+chmod 0755 "$VROOT"
 
 atk_cleanup() {
 	if [ -n "$ORCHD_PID" ] && kill -0 "$ORCHD_PID" 2>/dev/null; then
@@ -37,6 +40,7 @@ atk_cleanup() {
 		docker rm -f "$TAG$c" >/dev/null 2>&1
 	done
 	docker rm -f "$CFG" >/dev/null 2>&1
+	rm -rf "$VROOT"
 	e2e_cleanup
 }
 trap atk_cleanup EXIT
@@ -52,6 +56,7 @@ write_conf() {
 wake timeout 10s
 reaper interval 1s
 docker labels on
+api allow volume "$VROOT"
 ${1:-api allow network host}
 
 listen on 127.0.0.1 port $GW
@@ -104,6 +109,9 @@ made cap "cap$$.test" $(std) --cap-add NET_ADMIN
 made dev "dev$$.test" $(std) --device /dev/null:/dev/xnull
 made rootfs "rootfs$$.test" $(std) -v /:/host
 made sock "sock$$.test" $(std) -v /var/run/docker.sock:/sock
+# another workload's volume, under the API's root
+mkdir -p "$VROOT/$E2E_INSTANCE/someapp"
+made vol "vol$$.test" $(std) -v "$VROOT/$E2E_INSTANCE/someapp:/data"
 made root "root$$.test" --network host --user 0 \
     --label "org.orchd.port=$P"
 made nouser "nouser$$.test" --network host --label "org.orchd.port=$P"
@@ -144,6 +152,7 @@ refused cap "cap$$.test" "container ${TAG}cap is not a workload.*capabilities"
 refused dev "dev$$.test" "container ${TAG}dev is not a workload.*devices"
 refused rootfs "rootfs$$.test" "container ${TAG}rootfs is not a workload.*volume"
 refused sock "sock$$.test" "container ${TAG}sock is not a workload.*volume"
+refused vol "vol$$.test" "container ${TAG}vol is not a workload.*mount no host path"
 refused root "root$$.test" "container ${TAG}root is not a workload.*api allow root"
 refused nouser "nouser$$.test" "container ${TAG}nouser is not a workload.*api allow root"
 refused publish "publish$$.test" "container ${TAG}publish is not a workload.*api allow publish"

@@ -538,7 +538,7 @@ test_policy(void **state)
 
 /*
  * A labelled container's workload ("docker labels on"): judged as the
- * API's, its binds under an "api allow volume" root, with what its
+ * API's, no bind taken (the roots hold the API's volumes), with what its
  * HostConfig asks besides (struct rt_label, orchd/labelfacts.c)
  */
 static void
@@ -566,10 +566,12 @@ test_label(void **state)
 		{ L(""), 0, 0, "api allow root" },
 		{ L(""), 0, -1, "api allow root" },
 		{ L(""), 0, 61200, "workload uids" },
-		{ L(VOL("/srv/previews/a")), 0, 4242, NULL },
+		{ L(VOL("/srv/previews/a")), 0, 4242, "mount no host path" },
+		{ L(VOL("/srv/previews/inst/other")), 0, 4242,
+		    "mount no host path" },
 		{ L(VOL("/srv/previews/../etc")), 0, 4242, "volume" },
-		{ L(VOL("/srv/previewsx/a")), 0, 4242, "lies under no" },
-		{ L(VOL("/srv/previews")), 0, 4242, "lies under no" },
+		{ L(VOL("/srv/previewsx/a")), 0, 4242, "mount no host path" },
+		{ L(VOL("/srv/previews")), 0, 4242, "mount no host path" },
 		{ L(VOL("/")), 0, 4242, "volume" },
 		{ L(VOL("/var/run/docker.sock")), 0, 4242, "volume" },
 		{ L(", \"network\": \"host\""), 0, 4242, "api allow network "
