@@ -20,9 +20,12 @@
  * A limit the host has no controller for is said once in the log, and
  * the workload runs without it, as without a memory limit.
  *
- * The daemons are never starved by the workloads: none of them is in a
- * workload's cgroup, and the workloads' common cgroup, orchd/, weighs a
- * quarter of a default one.  On v1 it is a child of orchd's own cgroup,
+ * The daemons are never starved by the workloads that have a limit: none
+ * of them is in a workload's cgroup, and the workloads' common cgroup,
+ * orchd/, weighs a quarter of a default one.  On v1 a workload without
+ * any limit joins no cpu or pids hierarchy (each join is a wait on the
+ * wake path), and stays beside the daemons there: orchd.conf(5) says
+ * to set global defaults.  On v1 it is a child of orchd's own cgroup,
  * where each of the daemons' processes weighs 1024 and orchd/ 256 for
  * every workload together.  On v2 orchd/ sits at the root beside the
  * service manager's slices, orchd's among them, whose weight is its
