@@ -23,6 +23,8 @@
 	var current = null;		/* the workload page's name */
 	var deleting = null;		/* a workload being deleted: its page
 					   is not fetched again */
+	var draft = { until: "", mmsg: "" };	/* typed in the page's boxes:
+					   kept across redraws */
 	var hostTimer = null;
 	var samples = [];		/* the host view's samples */
 
@@ -611,24 +613,21 @@
 
 	/* keep warm, until the time in the box if one is there */
 	function warmBody(what) {
-		var box = $("warm-until");
 		var t;
 
-		if (what !== "warm_on" || !box || box.value === "")
+		if (what !== "warm_on" || draft.until === "")
 			return { enabled: what === "warm_on" };
-		t = new Date(box.value);
+		t = new Date(draft.until);
 		return isNaN(t.getTime()) ? { enabled: true } :
 		    { enabled: true, until: t.toISOString() };
 	}
 
 	/* maintenance, with the message in the box if one is there */
 	function maintBody(what) {
-		var box = $("maint-msg");
-
 		if (what !== "maint_on")
 			return { enabled: false };
-		return box && box.value !== "" ?
-		    { enabled: true, message: box.value } : { enabled: true };
+		return draft.mmsg !== "" ?
+		    { enabled: true, message: draft.mmsg } : { enabled: true };
 	}
 
 	function act(name, what) {
@@ -676,6 +675,19 @@
 		});
 	}
 
+	/*
+	 * A box's text is the draft's, not the element's: an event may redraw
+	 * the buttons at any time, or a fetch fail, and what was typed stays.
+	 */
+	function keepTyped(input, key) {
+		input.value = draft[key];
+		["input", "change"].forEach(function (t) {
+			input.addEventListener(t, function () {
+				draft[key] = input.value;
+			});
+		});
+	}
+
 	function renderActions(w) {
 		var box = $("actions");
 		var had = box.contains(document.activeElement) ?
@@ -686,8 +698,6 @@
 		    ["restart", "Restart"],
 		    [w.maintenance ? "maint_off" : "maint_on",
 		    w.maintenance ? "End maintenance" : "Maintenance"]];
-		var until = $("warm-until") ? $("warm-until").value : "";
-		var mmsg = $("maint-msg") ? $("maint-msg").value : "";
 
 		clear(box);
 		if (!session || session.readonly) {
@@ -711,7 +721,7 @@
 				    "until (optional)", el("input", {
 				    id: "warm-until",
 				    type: "datetime-local" })));
-				$("warm-until").value = until;
+				keepTyped($("warm-until"), "until");
 			}
 			/* maintenance takes an optional message for clients */
 			if (a[0] === "maint_on") {
@@ -719,7 +729,7 @@
 				    "message (optional)", el("input", {
 				    id: "maint-msg", type: "text",
 				    maxlength: "255" })));
-				$("maint-msg").value = mmsg;
+				keepTyped($("maint-msg"), "mmsg");
 			}
 			/* redrawn by an event: the keyboard stays put */
 			if (had === a[0] || (had && had.indexOf("warm") === 0 &&
@@ -790,6 +800,12 @@
 
 			if (current !== name)
 				return;
+			/* a passing failure keeps the page as it is */
+			if (r[0].status !== 200 && r[0].status !== 404) {
+				say("Could not fetch " + name + " (" +
+				    r[0].status + "); the page may be behind.");
+				return;
+			}
 			if (r[0].status !== 200 || !w) {
 				$("wl-h").textContent = name;
 				$("wl-state").textContent = "No such workload.";
@@ -1009,6 +1025,8 @@
 			hostTimer = null;
 		}
 		if (m) {
+			if (current !== decodeURIComponent(m[1]))
+				draft = { until: "", mmsg: "" };
 			current = decodeURIComponent(m[1]);
 			deleting = null;
 			show("workload");

@@ -130,6 +130,47 @@ async function clickAction(page, action, done) {
 	return waitFor(done, 15000);
 }
 
+/* as a user types: the page keeps what an input event told it */
+async function typeIn(page, sel, text) {
+	await page.$eval(sel, (i, v) => {
+		i.value = v;
+		i.dispatchEvent(new Event("input"));
+	}, text);
+}
+
+/*
+ * The page is fetched again while the API answers 503 (the next GET of
+ * the workload only): the box and the buttons stay, the text typed too.
+ */
+async function typedSurvives(page, name, sel, text) {
+	const want = "/v1/workloads/" + encodeURIComponent(name);
+	let failed = 0;
+	const fail = (r) => {
+		if (r.isInterceptResolutionHandled())
+			return;
+		if (!failed && r.method() === "GET" &&
+		    new URL(r.url()).pathname === want) {
+			failed = 1;
+			r.respond({ status: 503, contentType: "application/json",
+			    body: "{\"error\": \"busy\"}" });
+		} else
+			r.continue();
+	};
+	await page.setRequestInterception(true);
+	page.on("request", fail);
+	await page.evaluate(() => window.dispatchEvent(
+	    new HashChangeEvent("hashchange")));
+	const seen = await waitFor(async () => failed === 1, 5000);
+	await sleep(300);
+	const kept = await page.evaluate((s) => {
+		const i = document.querySelector(s);
+		return i !== null ? i.value : null;
+	}, sel);
+	page.off("request", fail);
+	await page.setRequestInterception(false);
+	return seen && kept === text;
+}
+
 async function rowState(page, name) {
 	return page.evaluate((n) => {
 		const tr = document.querySelector("#tbody tr[data-name=\"" +
@@ -150,13 +191,13 @@ async function waitFor(fn, ms) {
 }
 
 const EXPECTED = new RegExp("^Failed to load resource: the server " +
-    "responded with a status of 40[13] ");
+    "responded with a status of (40[13]|503) ");
 
 /* console errors, page errors and CSP violations of a page */
 function watch(page, log) {
-	/* the 401s and 403s the tests ask for (a session asked before
-	   the login, forged actions) are the browser's network lines,
-	   not the page's errors */
+	/* the 401s, 403s and the 503 the tests ask for (a session asked
+	   before the login, forged actions, a failed fetch) are the
+	   browser's network lines, not the page's errors */
 	page.on("console", (m) => {
 		if (m.type() === "error" && !EXPECTED.test(m.text()))
 			log.push("console: " + m.text());
@@ -529,7 +570,7 @@ async function run(browser) {
 	const local = new Date(later.getTime() - later.getTimezoneOffset() *
 	    60000).toISOString().slice(0, 16);
 	await page.waitForSelector("#warm-until", { timeout: 20000 });
-	await page.$eval("#warm-until", (i, v) => { i.value = v; }, local);
+	await typeIn(page, "#warm-until", local);
 	ok(await clickAction(page, "warm_on", async () => {
 		const w = await apiJSON(WAKE);
 		return w.keep_warm === true && typeof w.keep_warm_until ===
@@ -554,7 +595,11 @@ async function run(browser) {
 	/* maintenance with a message typed in the box: shown as text */
 	const mmsg = "<script>window.pwned=1</script> back at 18:00";
 	await page.waitForSelector("#maint-msg", { timeout: 20000 });
-	await page.$eval("#maint-msg", (i, v) => { i.value = v; }, mmsg);
+	await typeIn(page, "#maint-msg", mmsg);
+	/* a fetch of its page that fails (503 once) keeps what was typed */
+	ok(await typedSurvives(page, WAKE, "#maint-msg", mmsg),
+	    "a failed fetch of the page keeps the message typed and the " +
+	    "buttons");
 	ok(await clickAction(page, "maint_on", async () => {
 		const w = await apiJSON(WAKE);
 		return w.maintenance && w.maintenance.message === mmsg;
