@@ -102,7 +102,7 @@ labels_recv(struct imsgev *iev, struct imsg *imsg)
 		workload_free(wc);
 		return;
 	}
-	api_label_add(env, wc);
+	api_label_add(env, wc, &rl);
 }
 
 void

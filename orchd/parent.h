@@ -342,7 +342,8 @@ void		 api_config_send(struct orchd *);
 int		 api_reload_check(const struct orchd_conf *,
 		    const struct orchd_conf *, char *, size_t);
 void		 api_reload_keep(struct orchd_conf *, struct orchd_conf *);
-void		 api_label_add(struct orchd *, struct workload_conf *);
+void		 api_label_add(struct orchd *, struct workload_conf *,
+		    const struct rt_label *);
 void		 api_label_drop(struct orchd *, const char *);
 
 /* labels.c: "docker labels on", containers made by someone else */

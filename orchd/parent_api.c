@@ -96,6 +96,8 @@ struct api_op {
 						   too (volrm.c) */
 	int			 label;		/* a labelled container's
 						   workload: no store */
+	struct rt_label		 rl;		/* label create: what runtimed
+						   saw of its container */
 	struct reap_expire	 re;		/* expire: as reaperd saw it */
 	struct rt_purge		 purge;		/* a delete: what to remove */
 	char			 name[ORCHD_NAME_MAX];
@@ -616,7 +618,17 @@ api_next(struct orchd *env)
 
 	while ((op = TAILQ_FIRST(&api_ops)) != NULL &&
 	    op->phase == OP_QUEUED) {
-		if ((status = api_op_check(env, op, err, sizeof(err))) != 0) {
+		/*
+		 * A container recreated while the queue was busy: the drop
+		 * of the old one, ahead, forgot the facts the new one came
+		 * with.  Its own are judged, as they were seen.
+		 */
+		if (op->label && op->create && labels_keep(&op->rl) == -1) {
+			status = 503;
+			strlcpy(err, "out of memory", sizeof(err));
+		} else
+			status = api_op_check(env, op, err, sizeof(err));
+		if (status != 0) {
 			if (op->label && op->create && ((wc = api_conf_find(
 			    env->conf, op->name)) == NULL ||
 			    wc->source != SOURCE_LABEL))
@@ -757,7 +769,8 @@ api_label_op(const char *name)
 }
 
 void
-api_label_add(struct orchd *env, struct workload_conf *wc)
+api_label_add(struct orchd *env, struct workload_conf *wc,
+    const struct rt_label *rl)
 {
 	struct api_op		*op;
 
@@ -768,6 +781,7 @@ api_label_add(struct orchd *env, struct workload_conf *wc)
 	}
 	op->create = 1;
 	op->wc = wc;
+	op->rl = *rl;
 	api_queue(env, op);
 }
 

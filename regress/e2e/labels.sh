@@ -4,7 +4,8 @@
 # workload of source label; idle, orchd stops it; a request starts the
 # same container again (a start, never a create) and it answers;
 # `docker rm -f` makes the workload go, and orchd never created nor
-# removed a container of it; with "docker labels off" a labelled
+# removed a container of it; a container recreated while the parent's
+# queue of changes is busy (the reaper stopped) is a workload again; with "docker labels off" a labelled
 # container is left alone; 70 labelled containers found at start, more
 # than the API's 64 queued changes, are all workloads.  The containers are labelled for this run's
 # instance (org.orchd.instance), so that another run at once leaves them
@@ -29,7 +30,7 @@ labels_cleanup() {
 		wait_gone "$ORCHD_PID" 10
 	fi
 	[ -z "$EVENTS_PID" ] || kill "$EVENTS_PID" 2>/dev/null
-	docker rm -f "$WEB" "$OFF" >/dev/null 2>&1
+	docker rm -f "$WEB" "$OFF" "${TAG}q" >/dev/null 2>&1
 	i=0
 	while [ $i -lt $MANY ]; do
 		echo "${TAG}m$i"
@@ -137,6 +138,30 @@ check "... orchd made no container of that name again" \
 check "... one create in all" [ "$(count create "$WEB")" = 1 ]
 check "... orchd logged it gone" \
     grep -q "container $WEB is gone, and its workload" "$T/orchd.log"
+
+# 4b. a container recreated while the parent's queue of changes is busy
+# (the reaper, stopped, holds the generation of another container's
+# change): the old one's drop and the new one's create wait in turn, and
+# the drop must not take the facts the create came with
+labelled "$WEB" "web$$.test" "$P_WEB"
+check "made again: a workload" wait_for 20 is_workload "$WEB"
+reaper=$(child reaper)
+kill -STOP "$reaper"
+labelled "${TAG}q" "q$$.test" "$P_OFF"
+sleep 1
+docker rm -f "$WEB" >/dev/null
+labelled "$WEB" "web$$.test" "$P_WEB"
+sleep 2
+kill -CONT "$reaper"
+check "recreated while the queue was busy: still a workload" \
+    wait_for 20 sh -c "grep -c 'container $WEB is a workload' \
+    '$T/orchd.log' | grep -qx 3"
+code=$(get "web$$.test")
+check "... routed to the new container ($code)" [ "$code" = 200 ]
+check "... never refused for want of its container's facts" \
+    sh -c "! grep -q 'container $WEB is not a workload' '$T/orchd.log'"
+docker rm -f "$WEB" "${TAG}q" >/dev/null
+check "... and gone with it" wait_for 20 gone "$WEB"
 
 # 5. docker labels off: a labelled container is left alone
 write_conf off
