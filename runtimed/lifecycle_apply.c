@@ -100,12 +100,27 @@ wl_new(const char *name)
 	return (wl);
 }
 
-/* no longer configured: stopped if anything runs, then forgotten */
+/*
+ * No longer configured: stopped if anything runs, then forgotten.  A
+ * labelled container that runs is its maker's, and is left running: its
+ * workload goes because the container did, or docker labels went off,
+ * and a container of that name made again meanwhile is a new one, not
+ * this workload's to stop.
+ */
 static void
 wl_remove(struct rt_workload *wl)
 {
+	int	 label = wl->conf != NULL && wl->conf->source == SOURCE_LABEL;
+
 	/* the old instance of a replacement goes its own way */
 	replace_abandon(wl);
+	if (label && wl->state == WL_RUNNING && !wl->stopping) {
+		lc_state_set(wl, WL_ASLEEP, RT_REASON_REMOVED,
+		    "its container, left running, is its maker's");
+		wl->conf = NULL;
+		lc_free(wl);
+		return;
+	}
 	wl->conf = NULL;
 	wl->wake_queued = 0;
 	timer_disarm(&wl->restart_timer);

@@ -143,19 +143,26 @@ check "... orchd logged it gone" \
 # (the reaper, stopped, holds the generation of another container's
 # change): the old one's drop and the new one's create wait in turn, and
 # the drop must not take the facts the create came with
-labelled "$WEB" "web$$.test" "$P_WEB"
+labelled "$WEB" "web$$.test" "$P_WEB" --label org.orchd.idle-timeout=10m
 check "made again: a workload" wait_for 20 is_workload "$WEB"
+n0=$(wc -l <"$T/orchd.log")
+since() { tail -n "+$((n0 + 1))" "$T/orchd.log"; }
 reaper=$(child reaper)
 kill -STOP "$reaper"
 labelled "${TAG}q" "q$$.test" "$P_OFF"
 sleep 1
 docker rm -f "$WEB" >/dev/null
-labelled "$WEB" "web$$.test" "$P_WEB"
+labelled "$WEB" "web$$.test" "$P_WEB" --label org.orchd.idle-timeout=10m
 sleep 2
 kill -CONT "$reaper"
 check "recreated while the queue was busy: still a workload" \
     wait_for 20 sh -c "grep -c 'container $WEB is a workload' \
     '$T/orchd.log' | grep -qx 3"
+adopted() { since | grep -q "$WEB: asleep -> running (restored: adopted"; }
+check "... the new container left running and adopted" wait_for 20 adopted
+check "... not stopped when the old one's workload went" \
+    sh -c "! tail -n '+$((n0 + 1))' '$T/orchd.log' |
+    grep -q '$WEB: running -> suspending (removed)'"
 code=$(get "web$$.test")
 check "... routed to the new container ($code)" [ "$code" = 200 ]
 check "... never refused for want of its container's facts" \
