@@ -162,7 +162,8 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   tls_check.c \
 		   tlshello.c ui.c ui_sess.c wake.c wlref.c)
 REAPER_SRCS	 = $(addprefix reaperd/, \
-		   alring.c authlim.c hosthist.c policy.c reaperd.c uisess.c)
+		   alring.c authlim.c hosthist.c policy.c reaperd.c ticklist.c \
+		   uisess.c)
 RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   admit.c backoff.c budget.c busy.c command.c counts.c \
 		   docker_client.c docker_events.c docker_image.c docker_react.c \

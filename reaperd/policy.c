@@ -74,8 +74,9 @@ reaper_psi_parse(const char *text, int32_t *avg10)
 	return (0);
 }
 
-static int
-is_up(enum workload_state state)
+/* waking, running or stopping: may be due, holds what it depends on */
+int
+reaper_is_up(enum workload_state state)
 {
 	return (state == WL_WAKING || state == WL_RUNNING ||
 	    state == WL_SUSPENDING);
@@ -95,7 +96,7 @@ reaper_state(struct reap_wl *wl, enum workload_state state, time_t since)
 	if (state == WL_RUNNING && wl->state != WL_RUNNING &&
 	    since > wl->last_seen)
 		wl->last_seen = since;
-	if (is_up(wl->state) && !is_up(state))
+	if (reaper_is_up(wl->state) && !reaper_is_up(state))
 		for (i = 0; i < wl->ndeps; i++)
 			if (since > wl->deps[i]->last_seen)
 				wl->deps[i]->last_seen = since;
@@ -111,7 +112,7 @@ reaper_hold(const struct reap_wl *wl)
 {
 	uint32_t	 i;
 
-	if (!is_up(wl->state))
+	if (!reaper_is_up(wl->state))
 		return;
 	for (i = 0; i < wl->ndeps; i++)
 		wl->deps[i]->held = 1;

@@ -43,6 +43,10 @@ struct reap_wl {
 	int			 swarm;		/* driver swarm: its last use
 						   goes to its service too */
 	time_t			 seen_sent;	/* ... as runtimed was told */
+	int32_t			 up_idx;	/* in the ticks' list of those
+						   up, or -1 */
+	int			 used_marked;	/* in the list of those used
+						   since the last tick */
 	char			 namebuf[];	/* as long as the name */
 };
 
@@ -50,6 +54,7 @@ struct reap_wl {
 int	reaper_due(const struct reap_wl *, time_t);
 void	reaper_state(struct reap_wl *, enum workload_state, time_t);
 void	reaper_hold(const struct reap_wl *);
+int	reaper_is_up(enum workload_state);
 /* policy.c: "some avg10" of a PSI file's text, in hundredths of a % */
 int	reaper_psi_parse(const char *, int32_t *);
 

@@ -40,6 +40,7 @@
 #include "uisess.h"
 #include "alring.h"
 #include "hosthist.h"
+#include "ticklist.h"
 
 RB_HEAD(reap_wls, reap_wl);
 
@@ -160,6 +161,7 @@ reap_new(const char *name)
 	memcpy(wl->namebuf, name, len);
 	wl->name = wl->namebuf;
 	wl->state = WL_ASLEEP;
+	wl->up_idx = -1;
 	wl->last_seen = monotime();
 	wl->born = wl->last_seen;
 	RB_INSERT(reap_wls, &reap_wls, wl);
@@ -202,8 +204,10 @@ static void
 lastseen_send(void)
 {
 	struct reap_wl	*wl;
+	size_t		 i;
 
-	RB_FOREACH(wl, reap_wls, &reap_wls) {
+	for (i = 0; i < tick_used.n; i++) {
+		wl = tick_used.wl[i];
 		if (wl->used == wl->sent)
 			continue;
 		wl->sent = wl->used;
@@ -281,9 +285,12 @@ seen_send(time_t now)
 	static struct reap_lastseen	 batch[REAP_LASTSEEN_MAX];
 	struct reap_wl			*wl;
 	time_t				 seen, every;
-	size_t				 n = 0;
+	size_t				 n = 0, i;
 
-	RB_FOREACH(wl, reap_wls, &reap_wls) {
+	/* used since the last tick, or up with requests in flight */
+	for (i = 0; i < tick_used.n + tick_up.n; i++) {
+		wl = i < tick_used.n ? tick_used.wl[i] :
+		    tick_up.wl[i - tick_used.n];
 		if (!wl->swarm)
 			continue;
 		seen = wl->used;
@@ -347,19 +354,27 @@ reaper_tick(int fd, short event, void *arg)
 	struct reap_wl		*wl;
 	struct reap_suspend	 rs;
 	time_t			 now = monotime();
+	size_t			 i;
 
-	lastseen_send();
 	seen_send(now);
-	RB_FOREACH(wl, reap_wls, &reap_wls)
-		reaper_expire(wl, now);
+	lastseen_send();
+	tick_used_clear();
+	for (i = 0; i < tick_expiring.n; i++)
+		reaper_expire(tick_expiring.wl[i], now);
 	if (reap_off)
 		return;
 	pressure_tick();
-	RB_FOREACH(wl, reap_wls, &reap_wls)
-		wl->held = 0;
-	RB_FOREACH(wl, reap_wls, &reap_wls)
-		reaper_hold(wl);
-	RB_FOREACH(wl, reap_wls, &reap_wls) {
+	/*
+	 * Only one that runs can be due, and it is up: held is cleared
+	 * and set again among those; one that is not up may keep a stale
+	 * mark, which nothing reads before it is up and cleared.
+	 */
+	for (i = 0; i < tick_up.n; i++)
+		tick_up.wl[i]->held = 0;
+	for (i = 0; i < tick_up.n; i++)
+		reaper_hold(tick_up.wl[i]);
+	for (i = 0; i < tick_up.n; i++) {
+		wl = tick_up.wl[i];
 		if (!reaper_due(wl, now))
 			continue;
 		log_debug("%s: idle for %llds, suspending", wl->name,
@@ -389,8 +404,10 @@ reaper_recv_activity(struct imsgev *iev, struct imsg *imsg)
 			continue;
 		if (act.last_seen > wl->last_seen)
 			wl->last_seen = act.last_seen;
-		if (act.last_seen > wl->used)
+		if (act.last_seen > wl->used) {
 			wl->used = act.last_seen;
+			tick_used_mark(wl);
+		}
 		if (act.inflight > 0)
 			wl->inflight |= bit;
 		else
@@ -420,6 +437,7 @@ reaper_recv_state(struct imsgev *iev, struct imsg *imsg)
 	 * takes now, monotonic: runtimed sends a change as it makes it
 	 */
 	reaper_state(wl, st.state, monotime());
+	tick_up_sync(wl);
 }
 
 /*
@@ -606,6 +624,7 @@ reaper_recv_hosthist_ask(struct imsgev *iev, struct imsg *imsg)
 static void
 reap_free(struct reap_wl *wl)
 {
+	tick_forget(wl);
 	alring_forget(&reap_alring, wl->name);
 	free(wl->deps);
 	free(wl);
@@ -652,6 +671,7 @@ reaper_apply(struct privsep *ps, struct cfg_generation *gen,
 
 	RB_FOREACH(wl, reap_wls, &reap_wls)
 		wl->configured = 0;
+	tick_expiring_reset();
 	TAILQ_FOREACH(wc, &gen->workloads, entry) {
 		if ((wl = reap_find(wc->name)) == NULL)
 			wl = reap_new(wc->name);
@@ -667,6 +687,8 @@ reaper_apply(struct privsep *ps, struct cfg_generation *gen,
 		if (wc->source == SOURCE_API)
 			wl->expire_after = wc->expire_after >= 0 ?
 			    wc->expire_after : gen->global.expire_after;
+		if (wl->expire_after > 0)
+			tick_expiring_add(wl);
 	}
 	RB_FOREACH_SAFE(wl, reap_wls, &reap_wls, next) {
 		if (wl->configured)

@@ -1,6 +1,7 @@
 /*
  * The reaper's suspend decision, and "depends on": a workload is held up
- * by those that depend on it, and idle from the last one's sleep.
+ * by those that depend on it, and idle from the last one's sleep.  The
+ * lists its tick walks (ticklist.c) hold exactly those up and those used.
  */
 
 #include <stdarg.h>
@@ -12,6 +13,8 @@
 #include <time.h>
 
 #include "../../reaperd/reaper.h"
+#include "../../reaperd/ticklist.h"
+#include "compat.h"
 #include "workload.h"
 
 static struct reap_wl
@@ -211,6 +214,86 @@ test_psi_parse(void **state)
 	assert_int_equal(v, -7);
 }
 
+/* is every one up in tick_up once, at its own index, and no other? */
+static void
+assert_up_list(struct reap_wl *all, size_t n)
+{
+	size_t	 i, up = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!reaper_is_up(all[i].state)) {
+			assert_int_equal(all[i].up_idx, -1);
+			continue;
+		}
+		up++;
+		assert_true(all[i].up_idx >= 0 &&
+		    (size_t)all[i].up_idx < tick_up.n);
+		assert_ptr_equal(tick_up.wl[all[i].up_idx], &all[i]);
+	}
+	assert_int_equal(tick_up.n, up);
+}
+
+static void
+test_ticklist_up(void **state)
+{
+	static struct reap_wl	 all[100];
+	static const enum workload_state states[] = { WL_ASLEEP, WL_WAKING,
+	    WL_RUNNING, WL_FROZEN, WL_SUSPENDING, WL_FAILED };
+	size_t			 i, round;
+
+	for (i = 0; i < 100; i++) {
+		memset(&all[i], 0, sizeof(all[i]));
+		all[i].state = WL_ASLEEP;
+		all[i].up_idx = -1;
+	}
+	/* states come in any order, the same one twice too */
+	for (round = 0; round < 50; round++) {
+		for (i = 0; i < 100; i++) {
+			all[i].state = states[(i * 7 + round * 3 + i / 9) %
+			    nitems(states)];
+			tick_up_sync(&all[i]);
+			if (i % 11 == 0)
+				tick_up_sync(&all[i]);
+		}
+		assert_up_list(all, 100);
+	}
+	/* forgotten: out of it, the others kept whole */
+	for (i = 0; i < 100; i += 3)
+		tick_forget(&all[i]);
+	assert_up_list(all, 100);
+	for (i = 0; i < 100; i++)
+		tick_forget(&all[i]);
+	assert_int_equal(tick_up.n, 0);
+}
+
+static void
+test_ticklist_used(void **state)
+{
+	static struct reap_wl	 all[10];
+	size_t			 i;
+
+	memset(all, 0, sizeof(all));
+	for (i = 0; i < 10; i++)
+		all[i].up_idx = -1;
+	tick_used_mark(&all[2]);
+	tick_used_mark(&all[5]);
+	tick_used_mark(&all[2]);	/* used twice in a tick: once here */
+	tick_used_mark(&all[7]);
+	assert_int_equal(tick_used.n, 3);
+	tick_forget(&all[5]);		/* removed before the tick */
+	assert_int_equal(tick_used.n, 2);
+	for (i = 0; i < tick_used.n; i++)
+		assert_true(tick_used.wl[i] == &all[2] ||
+		    tick_used.wl[i] == &all[7]);
+	tick_used_clear();
+	assert_int_equal(tick_used.n, 0);
+	for (i = 0; i < 10; i++)
+		assert_false(all[i].used_marked);
+	tick_used_mark(&all[2]);
+	assert_int_equal(tick_used.n, 1);
+	tick_used_clear();
+}
+
 int
 main(void)
 {
@@ -222,6 +305,8 @@ main(void)
 		cmocka_unit_test(test_dependents_hold),
 		cmocka_unit_test(test_idle_from_last_dependent),
 		cmocka_unit_test(test_psi_parse),
+		cmocka_unit_test(test_ticklist_up),
+		cmocka_unit_test(test_ticklist_used),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -4,7 +4,7 @@ TEST_http_OBJS = $(OBJ)/regress/unit/httptest.o
 TEST_chunked_OBJS = $(OBJ)/regress/unit/httptest.o
 # the tests' own helpers: kept, not removed as intermediate files
 .SECONDARY: $(OBJ)/regress/unit/httptest.o $(OBJ)/regress/unit/storetest.o
-TEST_reaper_OBJS = $(OBJ)/reaperd/policy.o
+TEST_reaper_OBJS = $(OBJ)/reaperd/policy.o $(OBJ)/reaperd/ticklist.o
 TEST_alogq_OBJS = $(OBJ)/orchd/alogq.o
 TEST_store_OBJS = $(OBJ)/stored/store_db.o $(OBJ)/stored/store_sql.o \
 		   $(OBJ)/stored/store_queue.o \
