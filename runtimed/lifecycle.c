@@ -154,6 +154,44 @@ state_send(struct rt_workload *wl, enum privsep_procid to,
 		log_warn("workload %s: state to %s", wl->name, proc_name(to));
 }
 
+/*
+ * What caused its wake: none for most, asleep and never woken, so it is
+ * allocated only once there is one (a hundred thousand sleeping
+ * workloads would carry a request's host, path and agent each).
+ */
+static const struct wake_cause *
+lc_cause(const struct rt_workload *wl)
+{
+	static const struct wake_cause	 none;	/* WAKE_NONE */
+
+	return (wl->cause != NULL ? wl->cause : &none);
+}
+
+static void
+lc_cause_set(struct rt_workload *wl, const struct wake_cause *cause)
+{
+	if (cause == wl->cause)
+		return;
+	if (cause->kind == WAKE_NONE) {
+		free(wl->cause);
+		wl->cause = NULL;
+		return;
+	}
+	if (wl->cause == NULL &&
+	    (wl->cause = malloc(sizeof(*wl->cause))) == NULL)
+		fatal("%s", __func__);
+	*wl->cause = *cause;
+}
+
+static void
+lc_cause_kind(struct rt_workload *wl, enum wake_kind kind)
+{
+	struct wake_cause	 cause;
+
+	lifecycle_cause(&cause, kind);
+	lc_cause_set(wl, &cause);
+}
+
 /* from: the state left, or wl's own for a state told again */
 static void
 state_fill(struct rt_workload *wl, enum workload_state from,
@@ -166,7 +204,7 @@ state_fill(struct rt_workload *wl, enum workload_state from,
 	st->state = wl->checking ? WL_CHECKING : wl->state;
 	/* a wake carries what caused it, into the history */
 	if (wl->state == WL_WAKING && from != WL_WAKING)
-		st->cause = wl->cause;
+		st->cause = *lc_cause(wl);
 	st->reason = reason;
 	st->since = wl->since;
 	st->since_ms = wl->since_ms;
@@ -222,14 +260,14 @@ lc_state_set(struct rt_workload *wl, enum workload_state state,
 	}
 
 	/* what woke it, unless the reason says it all */
-	if (state == WL_WAKING && wl->cause.kind != WAKE_NONE &&
-	    wl->cause.kind != WAKE_KEEP_WARM &&
-	    wl->cause.kind != WAKE_RESTART &&
-	    wl->cause.kind != WAKE_DEPENDENCY)
+	if (state == WL_WAKING && lc_cause(wl)->kind != WAKE_NONE &&
+	    lc_cause(wl)->kind != WAKE_KEEP_WARM &&
+	    lc_cause(wl)->kind != WAKE_RESTART &&
+	    lc_cause(wl)->kind != WAKE_DEPENDENCY)
 		log_info("workload %s: %s -> %s (%s) by %s", wl->name,
 		    workload_state_name(logged), workload_state_name(state),
 		    workload_reason_name(reason, 0),
-		    cause_text(&wl->cause, cause, sizeof(cause)));
+		    cause_text(lc_cause(wl), cause, sizeof(cause)));
 	else
 		log_info("workload %s: %s -> %s (%s%s%s)", wl->name,
 		    workload_state_name(logged), workload_state_name(state),
@@ -377,7 +415,7 @@ restart_fired(int fd, short event, void *arg)
 		/* a wake timeout's stop, not done yet */
 		wl->wake_queued = 1;
 		wl->wake_reason = RT_REASON_RESTART;
-		lifecycle_cause(&wl->cause, WAKE_RESTART);
+		lc_cause_kind(wl, WAKE_RESTART);
 		return;
 	}
 	/* its wake, waiting for room in the memory budget, is this one */
@@ -385,7 +423,7 @@ restart_fired(int fd, short event, void *arg)
 		return;
 	snprintf(msg, sizeof(msg), "after %s",
 	    delay_text(wl->restart_wait, d, sizeof(d)));
-	lifecycle_cause(&wl->cause, WAKE_RESTART);
+	lc_cause_kind(wl, WAKE_RESTART);
 	budget_admit(wl, RT_REASON_RESTART, msg);
 }
 
@@ -661,6 +699,8 @@ lc_free(struct rt_workload *wl)
 	swarm_clear(wl);
 	RB_REMOVE(rt_workloads, &rt->workloads, wl);
 	free(wl->dependents);
+	free(wl->cause);
+	free(wl->drift);
 	free(wl);
 	rt->ps->workloads--;
 }
@@ -770,7 +810,7 @@ wake_queue(struct rt_workload *wl, enum rt_reason reason,
 		return;
 	wl->wake_queued = 1;
 	wl->wake_reason = reason;
-	wl->cause = *cause;
+	lc_cause_set(wl, cause);
 }
 
 /*
@@ -883,7 +923,7 @@ lc_thaw(struct rt_workload *wl, enum rt_reason reason,
     const struct wake_cause *cause, const char *msg)
 {
 	timer_disarm(&wl->freeze_timer);
-	wl->cause = *cause;
+	lc_cause_set(wl, cause);
 	if (wl->thawing || wl->stopping)
 		return;
 	if (wl->drv == NULL || wl->drv->freeze == NULL ||
@@ -934,7 +974,7 @@ lifecycle_frozen(struct rt_workload *wl, int on, int ok)
 	}
 	log_warnx("workload %s: could not be thawed: restarting it",
 	    wl->name);
-	cause = wl->cause;
+	cause = *lc_cause(wl);
 	lc_state_set(wl, WL_SUSPENDING, RT_REASON_NO_FREEZER,
 	    "could not be thawed");
 	wake_queue(wl, RT_REASON_REQUEST, &cause);
@@ -989,7 +1029,7 @@ lc_wake(struct rt_workload *wl, enum rt_reason reason,
 			log_debug("workload %s: joins the wake that waits for "
 			    "room", name);
 		else {
-			wl->cause = *cause;
+			lc_cause_set(wl, cause);
 			budget_admit(wl, reason, msg);
 		}
 		break;
@@ -1245,7 +1285,7 @@ lifecycle_check_end(struct rt_workload *wl)
 		return;
 	wl->wake_queued = 0;
 	if (wl->state == WL_ASLEEP || wl->state == WL_FAILED)
-		lc_wake(wl, wl->wake_reason, &wl->cause, NULL);
+		lc_wake(wl, wl->wake_reason, lc_cause(wl), NULL);
 }
 
 /* keep warm workloads are woken once the store has said its piece */

@@ -75,9 +75,14 @@ drift_send(struct rt_workload *wl, const char *fields)
 {
 	struct rt_drift	 rd;
 
-	if (strcmp(wl->drift, fields) == 0)
+	if (strcmp(wl->drift != NULL ? wl->drift : "", fields) == 0)
 		return;
-	strlcpy(wl->drift, fields, sizeof(wl->drift));
+	/* kept only while there is one: most never have any */
+	free(wl->drift);
+	wl->drift = NULL;
+	if (fields[0] != '\0' &&
+	    (wl->drift = strndup(fields, RT_DRIFT_MAX - 1)) == NULL)
+		fatal("%s", __func__);
 	memset(&rd, 0, sizeof(rd));
 	strlcpy(rd.name, wl->name, sizeof(rd.name));
 	strlcpy(rd.fields, fields, sizeof(rd.fields));

@@ -98,8 +98,9 @@ struct rt_workload {
 	enum rt_reason		 stop_reason;
 	int			 wake_queued;	/* start once stopped */
 	enum rt_reason		 wake_reason;	/* ... for this reason */
-	struct wake_cause	 cause;		/* of the wake under way or
-						   queued, for the history */
+	struct wake_cause	*cause;		/* of the wake under way or
+						   queued, for the history;
+						   NULL: none (lc_cause()) */
 	int			 draining;	/* DRAINED answers expected */
 	int			 drain_busy;	/* a gateway said busy */
 	enum rt_reason		 drain_reason;	/* idle, operator */
@@ -136,7 +137,8 @@ struct rt_workload {
 
 	/* the definition its instance was started with: drift */
 	struct workload_conf	*run_conf;	/* NULL: none, or unknown */
-	char			 drift[RT_DRIFT_MAX]; /* as the store has it */
+	char			*drift;		/* as the store has it;
+						   NULL: none */
 	/* replaced in place: GW_HELD answers expected, bounded */
 	int			 holding;
 	struct event		*hold_timer;
