@@ -76,7 +76,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "parent.h"
+#include "spawner.h"
 
 #define CG_DIR			"orchd"
 #define CG_FREEZE_WAIT_MS	1000	/* for the freezer, at most */
@@ -102,6 +102,7 @@ static struct {
 	int		 haskill;	/* v2 cgroup.kill */
 	char		 top[CGROUP_FDS][PATH_MAX];	/* .../orchd */
 	char		 base[CGROUP_FDS][PATH_MAX];	/* .../orchd/PID */
+	pid_t		 owner;		/* PID: orchd's, our parent */
 } cg;
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo */
@@ -694,7 +695,7 @@ orchd_running(pid_t pid)
 {
 	char	 path[64], comm[32];
 
-	if (pid == getpid())
+	if (pid == cg.owner)
 		return (1);
 	if (kill(pid, 0) == -1 && errno != EPERM)
 		return (0);
@@ -704,59 +705,59 @@ orchd_running(pid_t pid)
 	return (strcmp(comm, "orchd\n") == 0);
 }
 
-/* the workloads' cgroups of a dead orchd, in each hierarchy, and its own */
+/* the workloads' cgroups of a dead orchd, dir (TOP/PID), and dir */
 static void
-cg_sweep_instance(const char *pid)
+cg_sweep_instance(const char *dir)
 {
 	DIR		*d;
 	struct dirent	*de;
-	char		 dirs[CGROUP_FDS][PATH_MAX];
-	int		 h, n = 0;
+	char		 sub[1][PATH_MAX];
+	int		 n = 0;
 
-	if ((size_t)snprintf(dirs[0], sizeof(dirs[0]), "%s/%s",
-	    cg.top[CG_MAIN], pid) >= sizeof(dirs[0]) ||
-	    (d = opendir(dirs[0])) == NULL)
+	if ((d = opendir(dir)) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL && n++ < CG_SWEEP_MAX) {
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
+		    (size_t)snprintf(sub[0], sizeof(sub[0]), "%s/%s", dir,
+		    de->d_name) >= sizeof(sub[0]))
 			continue;
-		for (h = 0; h < cg.nhier; h++)
-			if ((size_t)snprintf(dirs[h], sizeof(dirs[h]),
-			    "%s/%s/%s", cg.top[h], pid, de->d_name) >=
-			    sizeof(dirs[h]))
-				dirs[h][0] = '\0';
-		if (!cg_empty(dirs[CG_MAIN]))
+		if (!cg_empty(sub[0]))
 			log_warnx("workload %s: killing what an orchd that "
 			    "died left running in its cgroup", de->d_name);
-		(void)cg_destroy(dirs, cg.nhier);
+		(void)cg_destroy(sub, 1);
 	}
 	closedir(d);
-	for (h = 0; h < cg.nhier; h++)
-		if ((size_t)snprintf(dirs[h], sizeof(dirs[h]), "%s/%s",
-		    cg.top[h], pid) >= sizeof(dirs[h]) ||
-		    (rmdir(dirs[h]) == -1 && errno != ENOENT))
-			log_warn("cannot remove cgroup %s", dirs[h]);
+	if (rmdir(dir) == -1 && errno != ENOENT)
+		log_warn("cannot remove cgroup %s", dir);
 }
 
-/* the cgroups of orchd instances no longer running */
-static void
-cg_sweep(void)
+/*
+ * The cgroups under top (a hierarchy's .../orchd) of orchd instances no
+ * longer running, in each hierarchy in turn, cglimit.c's too: what is
+ * left in them is killed in the first swept, the others are empty by
+ * then.
+ */
+void
+cgroup_sweep(const char *top)
 {
 	DIR		*d;
 	struct dirent	*de;
 	const char	*errstr;
+	char		 dir[PATH_MAX];
 	pid_t		 pid;
 	int		 n = 0;
 
-	if ((d = opendir(cg.top[CG_MAIN])) == NULL)
+	if ((d = opendir(top)) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL && n++ < CG_SWEEP_MAX) {
 		if (de->d_type != DT_DIR)
 			continue;
 		pid = strtonum(de->d_name, 1, INT_MAX, &errstr);
-		if (errstr != NULL || orchd_running(pid))
+		if (errstr != NULL || orchd_running(pid) ||
+		    (size_t)snprintf(dir, sizeof(dir), "%s/%s", top,
+		    de->d_name) >= sizeof(dir))
 			continue;
-		cg_sweep_instance(de->d_name);
+		cg_sweep_instance(dir);
 	}
 	closedir(d);
 }
@@ -793,9 +794,9 @@ cg_v2_memory(const char *point)
 	}
 }
 
-/* a hierarchy's own path of orchd, from /proc/self/cgroup */
-static int
-cg_own(const char *controller, char *path, size_t len)
+/* a hierarchy's own path of ours (orchd's), from /proc/self/cgroup */
+int
+cgroup_own(const char *controller, char *path, size_t len)
 {
 	FILE	*f;
 	char	 line[PATH_MAX + 64];
@@ -875,7 +876,7 @@ cg_setup_v1_one(int h, const struct cg_mount *m, const char *controller)
 {
 	char	 own[PATH_MAX], dir[PATH_MAX];
 
-	if (cg_own(controller, own, sizeof(own)) == -1)
+	if (cgroup_own(controller, own, sizeof(own)) == -1)
 		(void)strlcpy(own, "/", sizeof(own));
 	if (cgroup_join_path(dir, sizeof(dir), m->point, m->root, own) ==
 	    -1 || (size_t)snprintf(cg.top[h], sizeof(cg.top[h]), "%s/%s",
@@ -924,17 +925,18 @@ cg_choose(const struct cg_found *found)
 }
 
 /*
- * Once, at start, as root: find the cgroups, sweep those of dead orchd,
- * make this one's.
+ * Once, at the spawner's start, as root: find the cgroups, sweep those
+ * of dead orchd, make this one's, named for owner, orchd's pid.
  */
 void
-cgroup_init(void)
+cgroup_init(pid_t owner)
 {
 	struct cg_found	 found;
 	char		 dir[PATH_MAX];
 	int		 h, kind, r = -1;
 
 	memset(&cg, 0, sizeof(cg));
+	cg.owner = owner;
 	if (geteuid() != 0) {
 		log_warnx("not root: process workloads are contained by their "
 		    "process group only");
@@ -948,11 +950,12 @@ cgroup_init(void)
 		r = cg_setup_v1(&found);
 	for (h = 0; r == 0 && h < cg.nhier; h++)
 		if ((size_t)snprintf(dir, sizeof(dir), "%s/%d", cg.top[h],
-		    (int)getpid()) >= sizeof(dir) || strlcpy(cg.base[h], dir,
+		    (int)owner) >= sizeof(dir) || strlcpy(cg.base[h], dir,
 		    sizeof(cg.base[h])) >= sizeof(cg.base[h]))
 			r = -1;
 	if (r == 0) {
-		cg_sweep();
+		for (h = 0; h < cg.nhier; h++)
+			cgroup_sweep(cg.top[h]);
 		for (h = 0; r == 0 && h < cg.nhier; h++)
 			r = cg_mkdir(cg.base[h]);
 	}
@@ -960,9 +963,10 @@ cgroup_init(void)
 		cg_v2_memory(found.v2.point);
 	if (r == 0)
 		cglimit_init(cg.kind == CG_V2 ? found.v2.point : NULL,
-		    cg.top[CG_MAIN], cg.base[CG_MAIN]);
+		    cg.top[CG_MAIN], cg.base[CG_MAIN], owner);
 	if (r == -1) {
 		memset(&cg, 0, sizeof(cg));
+		cg.owner = owner;
 		log_warnx("no cgroups: process workloads are contained by "
 		    "their process group only, which setsid leaves");
 		return;

@@ -1,6 +1,6 @@
 /*
  * Process workloads' CPU, process and I/O limits, in the cgroups
- * cgroup.c makes for them ("cpu", "cpu weight", "pids", "io weight";
+ * cgroup.c makes for them in the spawner ("cpu", "cpu weight", "pids", "io weight";
  * common/wlimits.c says which value applies to a workload).
  *
  *  - cgroup v2: the workload's one cgroup.  +cpu, +pids and +io are
@@ -35,25 +35,22 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "log.h"
-#include "parent.h"
+#include "spawner.h"
 #include "wlimits.h"
 
 #define CL_TOP_SHARES	"256"	/* v1 orchd/: a quarter of 1024 */
 #define CL_TOP_WEIGHT	"25"	/* v2 orchd/: a quarter of 100 */
 #define CL_RMDIR_TRIES	20
 #define CL_POLL_MS	5
-#define CL_SWEEP_MAX	4096
 
 /* v1's hierarchies, in the order a workload joins them */
 enum { CL_CPU, CL_CPUACCT, CL_PIDS, CL_BLKIO, CL_N };
@@ -151,66 +148,24 @@ cl_init_v2(const char *point, const char *top, const char *base)
 		cl_io_file(top, "io.weight", "io.bfq.weight");
 }
 
-/* v1: the cgroups an orchd that is no longer running left */
-static void
-cl_sweep(int c)
-{
-	DIR		*d, *sub;
-	struct dirent	*de, *se;
-	const char	*errstr;
-	char		 dir[PATH_MAX], path[PATH_MAX];
-	pid_t		 pid;
-	int		 n = 0, m;
-
-	if ((d = opendir(cl.top[c])) == NULL)
-		return;
-	while ((de = readdir(d)) != NULL && n++ < CL_SWEEP_MAX) {
-		pid = strtonum(de->d_name, 1, INT_MAX, &errstr);
-		if (de->d_type != DT_DIR || errstr != NULL ||
-		    pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH)
-			continue;
-		if (cl_file(dir, sizeof(dir), cl.top[c], NULL,
-		    de->d_name) == -1 || (sub = opendir(dir)) == NULL)
-			continue;
-		m = 0;
-		while ((se = readdir(sub)) != NULL && m++ < CL_SWEEP_MAX)
-			if (se->d_type == DT_DIR && se->d_name[0] != '.' &&
-			    cl_file(path, sizeof(path), dir, NULL,
-			    se->d_name) == 0)
-				(void)rmdir(path);
-		closedir(sub);
-		(void)rmdir(dir);
-	}
-	closedir(d);
-}
-
 /* v1: the hierarchy of controller c, if mounted, and orchd/PID in it */
 static void
-cl_init_v1_one(int c, const struct cg_mount *m)
+cl_init_v1_one(int c, const struct cg_mount *m, pid_t owner)
 {
-	char	 own[PATH_MAX], dir[PATH_MAX], path[PATH_MAX], line[PATH_MAX];
-	FILE	*f;
-	int	 r = -1;
+	char	 own[PATH_MAX], dir[PATH_MAX], path[PATH_MAX];
 
-	(void)strlcpy(own, "/", sizeof(own));
-	if ((f = fopen("/proc/self/cgroup", "re")) != NULL) {
-		while (r == -1 && fgets(line, sizeof(line), f) != NULL)
-			r = cgroup_parse_self(line, cl_ctl[c], own,
-			    sizeof(own));
-		fclose(f);
-	}
-	if (r == -1)
+	if (cgroup_own(cl_ctl[c], own, sizeof(own)) == -1)
 		(void)strlcpy(own, "/", sizeof(own));
 	if (cgroup_join_path(dir, sizeof(dir), m->point, m->root, own) ==
 	    -1 || (size_t)snprintf(cl.top[c], sizeof(cl.top[c]), "%s/orchd",
 	    dir) >= sizeof(cl.top[c]) || (size_t)snprintf(cl.base[c],
-	    sizeof(cl.base[c]), "%s/orchd/%d", dir, (int)getpid()) >=
+	    sizeof(cl.base[c]), "%s/orchd/%d", dir, (int)owner) >=
 	    sizeof(cl.base[c]) || (mkdir(cl.top[c], 0755) == -1 &&
 	    errno != EEXIST)) {
 		log_warn("cgroup %s: %s", cl_ctl[c], dir);
 		return;
 	}
-	cl_sweep(c);
+	cgroup_sweep(cl.top[c]);
 	if (mkdir(cl.base[c], 0755) == -1 && errno != EEXIST) {
 		log_warn("cgroup %s", cl.base[c]);
 		return;
@@ -224,7 +179,7 @@ cl_init_v1_one(int c, const struct cg_mount *m)
 }
 
 static void
-cl_init_v1(void)
+cl_init_v1(pid_t owner)
 {
 	struct cg_mount	 m;
 	FILE		*f;
@@ -246,7 +201,7 @@ cl_init_v1(void)
 			/* "cpu,cpuacct" mounted together: joined as cpu */
 			if (c == CL_CPUACCT && cgroup_has_word(m.opts, "cpu"))
 				continue;
-			cl_init_v1_one(c, &m);
+			cl_init_v1_one(c, &m, owner);
 		}
 	}
 	fclose(f);
@@ -254,16 +209,17 @@ cl_init_v1(void)
 
 /*
  * At start, after cgroup.c's own: v2 with the mount point, orchd/ and
- * orchd/PID/ (point NULL: v1).
+ * orchd/PID/ (point NULL: v1, its directories named for owner).
  */
 void
-cglimit_init(const char *point, const char *top, const char *base)
+cglimit_init(const char *point, const char *top, const char *base,
+    pid_t owner)
 {
 	memset(&cl, 0, sizeof(cl));
 	if (point != NULL)
 		cl_init_v2(point, top, base);
 	else
-		cl_init_v1();
+		cl_init_v1(owner);
 	log_info("cgroup limits:%s%s%s%s", cl.has[CL_CPU] ? " cpu" : "",
 	    cl.has[CL_PIDS] ? " pids" : "", cl.iofile[0] != '\0' ? " io" : "",
 	    cl.has[CL_CPU] || cl.has[CL_PIDS] || cl.iofile[0] != '\0' ? "" :
