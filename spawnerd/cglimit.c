@@ -1,7 +1,8 @@
 /*
  * Process workloads' CPU, process and I/O limits, in the cgroups
- * cgroup.c makes for them in the spawner ("cpu", "cpu weight", "pids", "io weight";
- * common/wlimits.c says which value applies to a workload).
+ * cgroup.c makes for them ("cpu", "cpu weight", "pids", "io weight";
+ * common/wlimits.c says which value applies to a workload, the parent
+ * sends it in the request, check.c and cglimit_prepare() check it).
  *
  *  - cgroup v2: the workload's one cgroup.  +cpu, +pids and +io are
  *    handed down from the root as +memory is, each where the root lists
@@ -333,7 +334,7 @@ cl_join_v1(int c, const char *name, const struct wl_limits *l,
  * Before fork, with cgroup.c's cgroup_prepare(): the limits l of
  * workload name set, in dir, its cgroup on v2; on v1 the tasks
  * files of the hierarchies it joins added to fds.  Rechecked here: the
- * parent writes nothing out of bounds.  0, or -1 and why in msg.
+ * parent's request writes nothing out of bounds.  0, or -1 and why in msg.
  */
 int
 cglimit_prepare(const char *name, const char *dir, const struct wl_limits *l,

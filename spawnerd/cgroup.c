@@ -1,6 +1,9 @@
 /*
  * Process workloads' cgroups: what a workload started goes when it
- * stops, its memory limit, and a measure of its memory.
+ * stops, its memory limit, and a measure of its memory.  The spawner's
+ * alone (spawnerd.c): root, it makes them at its start and for each
+ * start of a workload, reads them when it reaps it, and removes them;
+ * the root parent never writes one.
  *
  * A process group is no fence: a workload's process that calls setsid
  * leaves it and outlives kill(-pid).  A cgroup cannot be left by an
@@ -31,25 +34,28 @@
  *
  * An OOM kill in a workload's cgroup is counted by the kernel: v2's
  * memory.events and v1's memory.oom_control (since Linux 4.13) say
- * oom_kill N.  The parent reads it when a workload starts and when it
- * exits, and tells runtimed it was killed for memory if it grew.
+ * oom_kill N.  The spawner reads it when a workload starts and when it
+ * exits, and says how much it grew in the exit report, from which the
+ * parent tells runtimed it was killed for memory.
  *
- * PID is orchd's: two orchd on one host (the tests run several) never
- * share a workload's cgroup, and at start the cgroups of an orchd that is
- * no longer running are those of one that crashed.  Its workloads died
- * with it (PR_SET_PDEATHSIG), so what is left in them escaped: it is
- * killed and the cgroups removed.
+ * PID is orchd's, the spawner's parent: two orchd on one host (the
+ * tests run several) never share a workload's cgroup, and at start the
+ * cgroups of an orchd that is no longer running are those of one that
+ * crashed.  Its workloads died with it and its spawner
+ * (PR_SET_PDEATHSIG), so what is left in them escaped: it is killed and
+ * the cgroups removed, in every hierarchy (cgroup_sweep).
  *
- * ORCHD_CGROUP=v1, v2 or none in the environment chooses instead.
+ * ORCHD_CGROUP=v1, v2 or none in the environment (orchd's, which the
+ * spawner inherits) chooses instead.
  *
  * The child joins its cgroups itself, before it drops root, by writing
- * "0" (itself) to files the parent opened for it before fork: nothing
- * in the child can fail for a reason the parent could have told the
+ * "0" (itself) to files the spawner opened for it before fork: nothing
+ * in the child can fail for a reason the spawner could have told the
  * operator.  A write of a pid to cgroup.procs moves a whole thread
  * group, and for that the kernel takes cgroup_threadgroup_rwsem for
  * writing, which waits for an RCU grace period: 15-25 ms on this kind
- * of host in one wake of ten.  On v2 the parent also opens the cgroup's
- * directory and the spawner makes the child in it at once with
+ * of host in one wake of ten.  On v2 the spawner also opens the cgroup's
+ * directory and makes the child in it at once with
  * clone3(CLONE_INTO_CGROUP) (Linux 5.7), which costs no such wait;
  * cgroup.procs is the fallback where clone3 fails.  v1 has no such
  * clone, but a thread that moves itself ("0" written to v1's tasks
