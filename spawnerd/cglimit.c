@@ -12,9 +12,10 @@
  *    start's.
  *  - cgroup v1: each controller is a hierarchy of its own.  The cpu,
  *    cpuacct (its measure, where mounted apart), pids and blkio ones get
- *    <mount>/<orchd's own cgroup>/orchd/PID/NAME, as the freezer does,
- *    and a workload joins only those a limit of its needs: each join is
- *    a migration, which waits for an RCU grace period (cgroup.c).
+ *    <mount>/<orchd's own cgroup>/orchd/PID/NAME, as the freezer does
+ *    (cgroup.c finds, sweeps and removes them with its own), and a
+ *    workload joins only those a limit of its needs: each join is a
+ *    migration, which waits for an RCU grace period (cgroup.c).
  *    cpu.cfs_quota_us and cfs_period_us, cpu.shares, pids.max and
  *    blkio.weight (or blkio.bfq.weight).
  *
@@ -50,53 +51,28 @@
 
 #define CL_TOP_SHARES	"256"	/* v1 orchd/: a quarter of 1024 */
 #define CL_TOP_WEIGHT	"25"	/* v2 orchd/: a quarter of 100 */
-#define CL_RMDIR_TRIES	20
-#define CL_POLL_MS	5
 
-/* v1's hierarchies, in the order a workload joins them */
-enum { CL_CPU, CL_CPUACCT, CL_PIDS, CL_BLKIO, CL_N };
-
-static const char *const cl_ctl[CL_N] = { "cpu", "cpuacct", "pids",
-    "blkio" };
+/* v2's names of the controllers of cgroup.c's v1 hierarchies */
+static const char *const cl_v2ctl[CG_NHIER] = {
+	[CG_CPU] = "cpu", [CG_PIDS] = "pids", [CG_BLKIO] = "io"
+};
 
 static struct {
 	int		 v2;		/* else v1, or nothing when !on */
 	int		 on;
-	int		 has[CL_N];	/* v2: the controller handed down */
-	char		 top[CL_N][PATH_MAX];	/* v1: .../orchd */
-	char		 base[CL_N][PATH_MAX];	/* v1: .../orchd/PID */
+	int		 has[CG_NHIER];	/* v2: handed down; v1: a hierarchy */
 	char		 iofile[32];	/* "io.weight", ...; "" none */
-	int		 warned[CL_N]; /* a limit without its controller */
+	int		 warned[CG_NHIER]; /* a limit without its controller */
 } cl;
 
 static int
-cl_file(char *buf, size_t len, const char *dir, const char *name,
-    const char *file)
+cl_file(char *buf, size_t len, const char *dir, const char *file)
 {
-	int	 r;
-
-	if (name != NULL)
-		r = snprintf(buf, len, "%s/%s/%s", dir, name, file);
-	else
-		r = snprintf(buf, len, "%s/%s", dir, file);
-	if (r < 0 || (size_t)r >= len) {
+	if ((size_t)snprintf(buf, len, "%s/%s", dir, file) >= len) {
 		errno = ENAMETOOLONG;
 		return (-1);
 	}
 	return (0);
-}
-
-/* v2: ctl handed from dir to its children; 0 or -1 */
-static int
-cl_v2_enable(const char *dir, const char *ctl)
-{
-	char	 path[PATH_MAX], val[16];
-
-	(void)snprintf(val, sizeof(val), "+%s", ctl);
-	if (cl_file(path, sizeof(path), dir, NULL,
-	    "cgroup.subtree_control") == -1)
-		return (-1);
-	return (cgroup_write(path, val));
 }
 
 static void
@@ -104,126 +80,68 @@ cl_io_file(const char *dir, const char *weight, const char *bfq)
 {
 	char	 path[PATH_MAX];
 
-	if (cl_file(path, sizeof(path), dir, NULL, weight) == 0 &&
+	if (cl_file(path, sizeof(path), dir, weight) == 0 &&
 	    access(path, W_OK) == 0)
 		(void)strlcpy(cl.iofile, weight, sizeof(cl.iofile));
-	else if (cl_file(path, sizeof(path), dir, NULL, bfq) == 0 &&
+	else if (cl_file(path, sizeof(path), dir, bfq) == 0 &&
 	    access(path, W_OK) == 0)
 		(void)strlcpy(cl.iofile, bfq, sizeof(cl.iofile));
 }
 
-/* v2: point the root, top orchd/, base orchd/PID/ */
+/* v2: cpu, pids and io handed down from point, the root, as memory is */
 static void
-cl_init_v2(const char *point, const char *top, const char *base)
+cl_init_v2(const char *point)
 {
-	const char	*dirs[3];
+	const char	*top = cgroup_top(CG_MAIN);
 	char		 path[PATH_MAX], list[512];
-	int		 c, i;
+	int		 c;
 
-	cl.v2 = cl.on = 1;
-	dirs[0] = point;
-	dirs[1] = top;
-	dirs[2] = base;
-	if (cl_file(path, sizeof(path), point, NULL,
-	    "cgroup.controllers") == -1 || cgroup_read(path, list,
-	    sizeof(list)) == -1)
+	cl.v2 = 1;
+	if (cl_file(path, sizeof(path), point, "cgroup.controllers") == -1 ||
+	    cgroup_read(path, list, sizeof(list)) == -1)
 		list[0] = '\0';
-	for (c = 0; c < CL_N; c++) {
-		if (c == CL_CPUACCT)
-			continue;	/* v2's cpu.stat is the cpu's */
-		if (!cgroup_has_word(list, c == CL_BLKIO ? "io" : cl_ctl[c]))
-			continue;
-		for (i = 0; i < 3; i++)
-			if (cl_v2_enable(dirs[i], c == CL_BLKIO ? "io" :
-			    cl_ctl[c]) == -1)
-				break;
-		cl.has[c] = i == 3;
-		if (i < 3)
-			log_warn("cgroup %s: +%s", dirs[i], cl_ctl[c]);
-	}
-	if (cl.has[CL_CPU] && (cl_file(path, sizeof(path), top, NULL,
+	for (c = 0; c < CG_NHIER; c++)
+		if (cl_v2ctl[c] != NULL && cgroup_has_word(list, cl_v2ctl[c]))
+			cl.has[c] = cgroup_v2_enable(point, cl_v2ctl[c]) == 0;
+	if (cl.has[CG_CPU] && (cl_file(path, sizeof(path), top,
 	    "cpu.weight") == -1 || cgroup_write(path, CL_TOP_WEIGHT) == -1))
 		log_warn("cgroup %s: cpu.weight", top);
 	/* a leaf's files exist once a cgroup is made: orchd/'s say */
-	if (cl.has[CL_BLKIO])
+	if (cl.has[CG_BLKIO])
 		cl_io_file(top, "io.weight", "io.bfq.weight");
 }
 
-/* v1: the hierarchy of controller c, if mounted, and orchd/PID in it */
+/* v1: the hierarchies cgroup.c made orchd/PID in; orchd/'s weight */
 static void
-cl_init_v1_one(int c, const struct cg_mount *m, pid_t owner)
+cl_init_v1(void)
 {
-	char	 own[PATH_MAX], dir[PATH_MAX], path[PATH_MAX];
+	const char	*top;
+	char		 path[PATH_MAX];
+	int		 c;
 
-	if (cgroup_own(cl_ctl[c], own, sizeof(own)) == -1)
-		(void)strlcpy(own, "/", sizeof(own));
-	if (cgroup_join_path(dir, sizeof(dir), m->point, m->root, own) ==
-	    -1 || (size_t)snprintf(cl.top[c], sizeof(cl.top[c]), "%s/orchd",
-	    dir) >= sizeof(cl.top[c]) || (size_t)snprintf(cl.base[c],
-	    sizeof(cl.base[c]), "%s/orchd/%d", dir, (int)owner) >=
-	    sizeof(cl.base[c]) || (mkdir(cl.top[c], 0755) == -1 &&
-	    errno != EEXIST)) {
-		log_warn("cgroup %s: %s", cl_ctl[c], dir);
-		return;
-	}
-	cgroup_sweep(cl.top[c]);
-	if (mkdir(cl.base[c], 0755) == -1 && errno != EEXIST) {
-		log_warn("cgroup %s", cl.base[c]);
-		return;
-	}
-	cl.has[c] = 1;
-	if (c == CL_CPU && (cl_file(path, sizeof(path), cl.top[c], NULL,
-	    "cpu.shares") == -1 || cgroup_write(path, CL_TOP_SHARES) == -1))
-		log_warn("cgroup %s: cpu.shares", cl.top[c]);
-	if (c == CL_BLKIO)
-		cl_io_file(cl.top[c], "blkio.weight", "blkio.bfq.weight");
+	for (c = CG_CPU; c < CG_NHIER; c++)
+		cl.has[c] = cgroup_base(c) != NULL;
+	if ((top = cgroup_top(CG_CPU)) != NULL && (cl_file(path,
+	    sizeof(path), top, "cpu.shares") == -1 ||
+	    cgroup_write(path, CL_TOP_SHARES) == -1))
+		log_warn("cgroup %s: cpu.shares", top);
+	if ((top = cgroup_top(CG_BLKIO)) != NULL)
+		cl_io_file(top, "blkio.weight", "blkio.bfq.weight");
 }
 
-static void
-cl_init_v1(pid_t owner)
-{
-	struct cg_mount	 m;
-	FILE		*f;
-	char		 line[PATH_MAX * 2 + 512];
-	int		 c, seen[CL_N];
-
-	cl.on = 1;
-	memset(seen, 0, sizeof(seen));
-	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL)
-		return;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		if (cgroup_parse_mountinfo(line, &m) == -1 ||
-		    strcmp(m.fstype, "cgroup") != 0)
-			continue;
-		for (c = 0; c < CL_N; c++) {
-			if (seen[c] || !cgroup_has_word(m.opts, cl_ctl[c]))
-				continue;
-			seen[c] = 1;
-			/* "cpu,cpuacct" mounted together: joined as cpu */
-			if (c == CL_CPUACCT && cgroup_has_word(m.opts, "cpu"))
-				continue;
-			cl_init_v1_one(c, &m, owner);
-		}
-	}
-	fclose(f);
-}
-
-/*
- * At start, after cgroup.c's own: v2 with the mount point, orchd/ and
- * orchd/PID/ (point NULL: v1, its directories named for owner).
- */
+/* at start, after cgroup.c's own: v2 with its mount point, else v1 */
 void
-cglimit_init(const char *point, const char *top, const char *base,
-    pid_t owner)
+cglimit_init(const char *point)
 {
 	memset(&cl, 0, sizeof(cl));
+	cl.on = 1;
 	if (point != NULL)
-		cl_init_v2(point, top, base);
+		cl_init_v2(point);
 	else
-		cl_init_v1(owner);
-	log_info("cgroup limits:%s%s%s%s", cl.has[CL_CPU] ? " cpu" : "",
-	    cl.has[CL_PIDS] ? " pids" : "", cl.iofile[0] != '\0' ? " io" : "",
-	    cl.has[CL_CPU] || cl.has[CL_PIDS] || cl.iofile[0] != '\0' ? "" :
+		cl_init_v1();
+	log_info("cgroup limits:%s%s%s%s", cl.has[CG_CPU] ? " cpu" : "",
+	    cl.has[CG_PIDS] ? " pids" : "", cl.iofile[0] != '\0' ? " io" : "",
+	    cl.has[CG_CPU] || cl.has[CG_PIDS] || cl.iofile[0] != '\0' ? "" :
 	    " none on this host");
 }
 
@@ -238,9 +156,10 @@ cl_missing(const char *name, int c, const char *what)
 	    "workloads run without it (said once)", name, what);
 }
 
+/* v to file of name's cgroup in hierarchy h: -1 is "max" */
 static int
-cl_put(const char *dir, const char *name, const char *file,
-    long long v, char *msg, size_t len)
+cl_put(int h, const char *name, const char *file, long long v, char *msg,
+    size_t len)
 {
 	char	 path[PATH_MAX], val[32];
 
@@ -248,7 +167,7 @@ cl_put(const char *dir, const char *name, const char *file,
 		(void)strlcpy(val, cl.v2 ? "max" : "-1", sizeof(val));
 	else
 		(void)snprintf(val, sizeof(val), "%lld", v);
-	if (cl_file(path, sizeof(path), dir, name, file) == -1 ||
+	if (cgroup_path(path, sizeof(path), h, name, file) == -1 ||
 	    cgroup_write(path, val) == -1) {
 		(void)snprintf(msg, len, "cgroup %s %s: %s", file, val,
 		    strerror(errno));
@@ -257,14 +176,14 @@ cl_put(const char *dir, const char *name, const char *file,
 	return (0);
 }
 
-/* v2: the files of the workload's one cgroup, dir */
+/* v2: the files of the workload's one cgroup */
 static int
-cl_prepare_v2(const char *dir, const struct wl_limits *l, char *msg,
+cl_prepare_v2(const char *name, const struct wl_limits *l, char *msg,
     size_t len)
 {
 	char	 val[64], path[PATH_MAX];
 
-	if (cl.has[CL_CPU]) {
+	if (cl.has[CG_CPU]) {
 		if (l->cpu > 0)
 			(void)snprintf(val, sizeof(val), "%lld %d",
 			    (long long)l->cpu * LIM_CPU_PERIOD / 1000,
@@ -272,9 +191,9 @@ cl_prepare_v2(const char *dir, const struct wl_limits *l, char *msg,
 		else
 			(void)snprintf(val, sizeof(val), "max %d",
 			    LIM_CPU_PERIOD);
-		if (cl_file(path, sizeof(path), dir, NULL, "cpu.max") == -1 ||
-		    cgroup_write(path, val) == -1 ||
-		    cl_put(dir, NULL, "cpu.weight", l->cpu_weight > 0 ?
+		if (cgroup_path(path, sizeof(path), CG_MAIN, name,
+		    "cpu.max") == -1 || cgroup_write(path, val) == -1 ||
+		    cl_put(CG_MAIN, name, "cpu.weight", l->cpu_weight > 0 ?
 		    l->cpu_weight : 100, msg, len) == -1) {
 			if (msg[0] == '\0')
 				(void)snprintf(msg, len, "cgroup cpu.max %s: "
@@ -282,10 +201,10 @@ cl_prepare_v2(const char *dir, const struct wl_limits *l, char *msg,
 			return (-1);
 		}
 	}
-	if (cl.has[CL_PIDS] && cl_put(dir, NULL, "pids.max", l->pids > 0 ?
-	    l->pids : -1, msg, len) == -1)
+	if (cl.has[CG_PIDS] && cl_put(CG_MAIN, name, "pids.max",
+	    l->pids > 0 ? l->pids : -1, msg, len) == -1)
 		return (-1);
-	if (cl.iofile[0] != '\0' && cl_put(dir, NULL, cl.iofile,
+	if (cl.iofile[0] != '\0' && cl_put(CG_MAIN, name, cl.iofile,
 	    l->io_weight > 0 ? l->io_weight : 100, msg, len) == -1)
 		return (-1);
 	return (0);
@@ -298,20 +217,20 @@ cl_join_v1(int c, const char *name, const struct wl_limits *l,
 {
 	char	 dir[PATH_MAX], path[PATH_MAX];
 
-	if (cl_file(dir, sizeof(dir), cl.base[c], NULL, name) == -1 ||
+	if (cgroup_path(dir, sizeof(dir), c, name, NULL) == -1 ||
 	    (mkdir(dir, 0755) == -1 && errno != EEXIST))
 		goto fail;
-	if (c == CL_CPU && (cl_put(cl.base[c], name, "cpu.cfs_period_us",
-	    LIM_CPU_PERIOD, msg, len) == -1 || cl_put(cl.base[c], name,
+	if (c == CG_CPU && (cl_put(c, name, "cpu.cfs_period_us",
+	    LIM_CPU_PERIOD, msg, len) == -1 || cl_put(c, name,
 	    "cpu.cfs_quota_us", l->cpu > 0 ? l->cpu * LIM_CPU_PERIOD / 1000 :
-	    -1, msg, len) == -1 || cl_put(cl.base[c], name, "cpu.shares",
+	    -1, msg, len) == -1 || cl_put(c, name, "cpu.shares",
 	    limits_v1_shares(l->cpu_weight > 0 ? l->cpu_weight : 100), msg,
 	    len) == -1))
 		return (-1);
-	if (c == CL_PIDS && cl_put(cl.base[c], name, "pids.max", l->pids,
-	    msg, len) == -1)
+	if (c == CG_PIDS && cl_put(c, name, "pids.max", l->pids, msg,
+	    len) == -1)
 		return (-1);
-	if (c == CL_BLKIO && cl_put(cl.base[c], name, cl.iofile,
+	if (c == CG_BLKIO && cl_put(c, name, cl.iofile,
 	    limits_v1_blkio(l->io_weight), msg, len) == -1)
 		return (-1);
 	if (fds->n >= CGROUP_FDS) {
@@ -319,25 +238,25 @@ cl_join_v1(int c, const char *name, const struct wl_limits *l,
 		goto fail;
 	}
 	/* its one thread moves itself, as in cgroup.c: "tasks" */
-	if (cl_file(path, sizeof(path), dir, NULL, "tasks") == -1 ||
+	if (cl_file(path, sizeof(path), dir, "tasks") == -1 ||
 	    (fds->fd[fds->n] = open(path, O_WRONLY | O_CLOEXEC)) == -1)
 		goto fail;
 	fds->n++;
 	return (0);
  fail:
-	(void)snprintf(msg, len, "cgroup %s/%s: %s", cl.base[c], name,
+	(void)snprintf(msg, len, "cgroup %s/%s: %s", cgroup_base(c), name,
 	    strerror(errno));
 	return (-1);
 }
 
 /*
  * Before fork, with cgroup.c's cgroup_prepare(): the limits l of
- * workload name set, in dir, its cgroup on v2; on v1 the tasks
- * files of the hierarchies it joins added to fds.  Rechecked here: the
- * parent's request writes nothing out of bounds.  0, or -1 and why in msg.
+ * workload name set, in its cgroup on v2; on v1 the tasks files of the
+ * hierarchies it joins added to fds.  Rechecked here: the parent's
+ * request writes nothing out of bounds.  0, or -1 and why in msg.
  */
 int
-cglimit_prepare(const char *name, const char *dir, const struct wl_limits *l,
+cglimit_prepare(const char *name, const struct wl_limits *l,
     struct cgroup_fds *fds, char *msg, size_t len)
 {
 	int	 cpu = l->cpu != 0 || l->cpu_weight != 0;
@@ -347,62 +266,26 @@ cglimit_prepare(const char *name, const char *dir, const struct wl_limits *l,
 		return (0);
 	if (limits_check(l, msg, len) == -1)
 		return (-1);
-	if (cpu && !cl.has[CL_CPU])
-		cl_missing(name, CL_CPU, "cpu");
-	if (l->pids != 0 && !cl.has[CL_PIDS])
-		cl_missing(name, CL_PIDS, "pids");
+	if (cpu && !cl.has[CG_CPU])
+		cl_missing(name, CG_CPU, "cpu");
+	if (l->pids != 0 && !cl.has[CG_PIDS])
+		cl_missing(name, CG_PIDS, "pids");
 	if (l->io_weight != 0 && cl.iofile[0] == '\0')
-		cl_missing(name, CL_BLKIO, "io weight");
+		cl_missing(name, CG_BLKIO, "io weight");
 	if (cl.v2)
-		return (cl_prepare_v2(dir, l, msg, len));
-	if (cpu && cl.has[CL_CPU] &&
-	    cl_join_v1(CL_CPU, name, l, fds, msg, len) == -1)
+		return (cl_prepare_v2(name, l, msg, len));
+	if (cpu && cl.has[CG_CPU] &&
+	    cl_join_v1(CG_CPU, name, l, fds, msg, len) == -1)
 		return (-1);
 	/* its measure, where mounted apart: cpuacct.usage */
-	if (cpu && cl.has[CL_CPUACCT] &&
-	    cl_join_v1(CL_CPUACCT, name, l, fds, msg, len) == -1)
+	if (cpu && cl.has[CG_CPUACCT] &&
+	    cl_join_v1(CG_CPUACCT, name, l, fds, msg, len) == -1)
 		return (-1);
-	if (l->pids != 0 && cl.has[CL_PIDS] &&
-	    cl_join_v1(CL_PIDS, name, l, fds, msg, len) == -1)
+	if (l->pids != 0 && cl.has[CG_PIDS] &&
+	    cl_join_v1(CG_PIDS, name, l, fds, msg, len) == -1)
 		return (-1);
 	if (l->io_weight != 0 && cl.iofile[0] != '\0' &&
-	    cl_join_v1(CL_BLKIO, name, l, fds, msg, len) == -1)
+	    cl_join_v1(CG_BLKIO, name, l, fds, msg, len) == -1)
 		return (-1);
 	return (0);
-}
-
-/*
- * v1: the workload's cgroups in these hierarchies, once cgroup.c's
- * killed what was in its own: bounded, as there.
- */
-void
-cglimit_destroy(const char *name)
-{
-	char	 dir[PATH_MAX];
-	int	 c, i;
-
-	if (!cl.on || cl.v2)
-		return;
-	for (c = 0; c < CL_N; c++) {
-		if (!cl.has[c] || cl_file(dir, sizeof(dir), cl.base[c], NULL,
-		    name) == -1)
-			continue;
-		for (i = 0; i < CL_RMDIR_TRIES; i++) {
-			if (rmdir(dir) == 0 || errno == ENOENT)
-				break;
-			usleep(CL_POLL_MS * 1000);
-		}
-		if (i == CL_RMDIR_TRIES)
-			log_warn("cannot remove cgroup %s", dir);
-	}
-}
-
-void
-cglimit_fini(void)
-{
-	int	 c;
-
-	for (c = 0; c < CL_N && cl.on && !cl.v2; c++)
-		if (cl.has[c] && rmdir(cl.base[c]) == -1 && errno != ENOENT)
-			log_warn("cannot remove cgroup %s", cl.base[c]);
 }

@@ -13,7 +13,9 @@
 
 #include "msg.h"
 
-#define CGROUP_FDS	6		/* v1: freezer, memory, cpu,
+/* cgroup v1's hierarchies (v2 has the one, CG_MAIN) */
+enum { CG_MAIN, CG_MEM, CG_CPU, CG_CPUACCT, CG_PIDS, CG_BLKIO, CG_NHIER };
+#define CGROUP_FDS	CG_NHIER	/* v1: freezer, memory, cpu,
 					   cpuacct, pids, blkio; v2: two */
 #define SP_FDS		(SP_PASS_FDS + CGROUP_FDS)	/* the log, a socket
 						   activation's, the cgroups */
@@ -58,8 +60,10 @@ int		 cgroup_prepare(const char *, int64_t, const struct wl_limits *,
 		    struct cgroup_fds *, char *, size_t);
 int		 cgroup_write(const char *, const char *);
 int		 cgroup_read(const char *, char *, size_t);
-int		 cgroup_own(const char *, char *, size_t);
-void		 cgroup_sweep(const char *);
+int		 cgroup_path(char *, size_t, int, const char *, const char *);
+const char	*cgroup_top(int);
+const char	*cgroup_base(int);
+int		 cgroup_v2_enable(const char *, const char *);
 void		 cgroup_fds_close(struct cgroup_fds *);
 void		 cgroup_kill(const char *);
 int		 cgroup_freeze(const char *, int);
@@ -76,12 +80,9 @@ int		 cgroup_join_path(char *, size_t, const char *, const char *,
 		    const char *);
 
 /* cglimit.c: cpu, pids and io limits in those cgroups */
-void		 cglimit_init(const char *, const char *, const char *, pid_t);
-int		 cglimit_prepare(const char *, const char *,
-		    const struct wl_limits *, struct cgroup_fds *, char *,
-		    size_t);
-void		 cglimit_destroy(const char *);
-void		 cglimit_fini(void);
+void		 cglimit_init(const char *);
+int		 cglimit_prepare(const char *, const struct wl_limits *,
+		    struct cgroup_fds *, char *, size_t);
 
 /* check.c */
 int	sp_check(const struct sp_ids *, char *, size_t, int, struct sp_req *,
