@@ -185,6 +185,10 @@ spawner_recv_exited(struct imsgev *iev, struct imsg *imsg)
 	(void)imsg_get_data(imsg, &ex, sizeof(ex));
 	if (ex.pid <= 0)
 		fatalx("spawner: exit of pid %d", ex.pid);
+	/* its cgroup's figures: -1 unknown, else counts and bytes */
+	if (ex.oom_kills < -1 || ex.failcnt < -1 || ex.memory < 0)
+		fatalx("spawner: exit of pid %d with figures out of bounds",
+		    ex.pid);
 	spawner_exit_fn(&ex);
 }
 
@@ -301,6 +305,8 @@ spawner_exec(const struct sp_exec *hdr, char *const argv[],
 	    spawner_answer(IMSG_SP_STARTED, st, sizeof(*st), -1) == -1)
 		goto fail;
 	st->why[sizeof(st->why) - 1] = '\0';
+	if (st->pid < 0 || (st->cgroup != 0 && st->cgroup != 1))
+		fatalx("spawner: answer out of bounds");
 	return (st->pid > 0 ? 0 : -1);
  fail:
 	st->pid = 0;
