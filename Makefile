@@ -140,7 +140,7 @@ ORCHD_SRCS	 = $(addprefix orchd/, \
 		   sockact.c sockdiag.c spawn.c spawner.c statedir.c swarmcreds.c \
 		   usecheck.c voldir.c volrm.c api_listen.c)
 SPAWNER_SRCS	 = $(addprefix spawnerd/, \
-		   cglimit.c cgroup.c check.c exec.c spawnerd.c)
+		   cglimit.c cgroup.c check.c exec.c pss.c spawnerd.c)
 STORE_SRCS	 = $(addprefix stored/, \
 		   store.c store_check.c store_db.c store_moved.c \
 		   store_queue.c store_schema.c store_sql.c)

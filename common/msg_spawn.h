@@ -79,11 +79,12 @@ struct sp_kill {
 struct sp_exit {
 	pid_t			 pid;
 	int32_t			 status;	/* wait status */
-	/* a workload's cgroup, read before it was removed; -1: unknown */
+	/* its cgroup's, read before it was removed; -1: unknown */
 	int64_t			 oom_kills;	/* OOM kills since its start */
 	int64_t			 failcnt;	/* v1: limit hits since then */
 	int64_t			 memory;	/* bytes, at its first stop
-						   signal; 0: not measured */
+						   signal (cgroup, else its
+						   group's PSS); 0: none */
 };
 /* IMSG_SP_FREEZE, answered IMSG_SP_FROZEN with ok set */
 struct sp_freeze {

@@ -33,7 +33,6 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -705,80 +704,10 @@ spawn_request(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
- * A process's proportional share of memory (PSS): its own pages, and
- * its part of those it shares (with the other processes of its group,
- * say), so that a group's sum counts each page once.  From
- * /proc/PID/smaps_rollup; where that cannot be read, the resident
- * pages of its stat.  -1 if neither.
- */
-static int64_t
-proc_pss(const char *pid, long long rss)
-{
-	FILE		*f;
-	char		 path[64], line[256];
-	long long	 kb;
-	int64_t		 v = -1;
-
-	if ((size_t)snprintf(path, sizeof(path), "/proc/%.20s/smaps_rollup",
-	    pid) < sizeof(path) && (f = fopen(path, "re")) != NULL) {
-		while (fgets(line, sizeof(line), f) != NULL)
-			if (sscanf(line, "Pss: %lld kB", &kb) == 1) {
-				v = (int64_t)kb * 1024;
-				break;
-			}
-		fclose(f);
-	}
-	if (v == -1 && rss > 0)
-		v = (int64_t)rss * sysconf(_SC_PAGESIZE);
-	return (v);
-}
-
-/*
- * The memory of a workload's process group without a cgroup: the PSS of
- * each of its processes, found by the group in /proc/PID/stat (its 5th
- * field, the 24th the resident pages).  Only at a stop, so the scan of
- * /proc costs nothing on any request.
- */
-static int64_t
-group_pss(pid_t pgid)
-{
-	DIR		*d;
-	struct dirent	*de;
-	FILE		*f;
-	char		 path[64], buf[1024], *p;
-	long long	 grp, rss;
-	int64_t		 total = 0, v;
-
-	if ((d = opendir("/proc")) == NULL)
-		return (0);
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		if ((size_t)snprintf(path, sizeof(path), "/proc/%.20s/stat",
-		    de->d_name) >= sizeof(path) ||
-		    (f = fopen(path, "re")) == NULL)
-			continue;
-		p = fgets(buf, sizeof(buf), f);
-		fclose(f);
-		/* the name may hold spaces and parentheses: skip to its end */
-		if (p == NULL || (p = strrchr(buf, ')')) == NULL)
-			continue;
-		if (sscanf(p + 1, " %*c %*d %lld %*d %*d %*d %*u %*u %*u %*u "
-		    "%*u %*u %*u %*d %*d %*d %*d %*d %*d %*u %*u %lld", &grp,
-		    &rss) == 2 && grp == pgid &&
-		    (v = proc_pss(de->d_name, rss)) > 0)
-			total += v;
-	}
-	closedir(d);
-	return (total);
-}
-
-/*
- * What the run used, for runtimed's memory budget and show stats: in a
- * cgroup, its peak (v1 max_usage_in_bytes, v2 memory.peak) or, on a
- * kernel without one, its use at its first stop signal, which the
- * spawner measures and says in its exit report; without one, its
- * group's PSS, measured here before the signal.
+ * What the run used, for runtimed's memory budget and show stats, as
+ * the spawner measured it at its first stop signal (spawnerd/pss.c) and
+ * said in its exit report: in a cgroup, its peak or its use; without
+ * one, its group's PSS.
  */
 static void
 spawn_memory(const char *name, int64_t bytes)
@@ -837,9 +766,6 @@ spawn_kill(struct imsgev *iev, struct imsg *imsg)
 	sig = rk.sig == SIGKILL ? SIGKILL : sp->stopsig;
 	log_debug("workload %s: %s to pid %d", sp->name, signal_name(sig),
 	    sp->pid);
-	/* measured once, while it still runs: the figure of show stats */
-	if (!sp->signalled && !sp->cgroup)
-		spawn_memory(sp->name, group_pss(sp->pid));
 	spawn_signal(sp, sig);
 }
 
@@ -959,7 +885,7 @@ spawn_exited(const struct sp_exit *ex)
 	rp.oom = spawn_oom(sp, ex);
 	spawn_log_exit(sp->name, pid, status, rp.oom);
 	/* its leftovers are gone: none may accept while it is flushed */
-	if (sp->cgroup && !env->shutting_down)
+	if (!env->shutting_down)
 		spawn_memory(sp->name, ex->memory);
 	if (!rp.oom)
 		spawn_sockact_exit(sp, status, &rp);

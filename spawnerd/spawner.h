@@ -92,4 +92,7 @@ int	sp_check_sock(const struct sp_req *, char *, size_t);
 /* exec.c */
 pid_t	sp_start(const struct sp_req *, struct sp_started *);
 
+/* pss.c */
+int64_t	sp_group_pss(pid_t);
+
 #endif /* SPAWNER_H */

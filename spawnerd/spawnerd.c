@@ -19,8 +19,9 @@
  *	memory, cpu, pids and io limits of the request, joined by the
  *	child (or cloned into) through files opened here; frozen and
  *	thawed when the parent asks (runtimed's freeze tier); killed
- *	with SIGKILL; read (OOM kills, limit hits, memory) and removed
- *	when the workload is reaped, the figures in its exit report;
+ *	with SIGKILL; read (OOM kills, limit hits) and removed when the
+ *	workload is reaped, the figures in its exit report, with its
+ *	memory measured at its first stop signal (pss.c);
  *	fork and exec the TLS keypair check, gatewayd -n, on the socket
  *	it is given, with the program, user and chroot it was started
  *	with (not ones a request names), and likewise confd, which reads
@@ -383,6 +384,8 @@ sp_recv_kill(struct imsgev *iev, struct imsg *imsg)
 	if (!s->signalled && s->cgroup &&
 	    (s->memory = cgroup_memory_peak(s->cgname)) <= 0)
 		s->memory = MAXIMUM(cgroup_memory(s->cgname), 0);
+	else if (!s->signalled && !s->cgroup)
+		s->memory = MAXIMUM(sp_group_pss(s->pid), 0);
 	s->signalled = 1;
 	if (kill(-s->pid, k.sig) == -1)
 		(void)kill(s->pid, k.sig);
@@ -428,13 +431,13 @@ sp_reaped(struct started *s, struct sp_exit *ex)
 
 	(void)kill(-s->pid, SIGKILL);
 	ex->oom_kills = ex->failcnt = -1;
+	ex->memory = s->memory;
 	if (!s->cgroup)
 		return;
 	if ((n = cgroup_oom_kills(s->cgname)) >= 0)
 		ex->oom_kills = MAXIMUM(n - s->oom_base, 0);
 	if ((n = cgroup_memory_failcnt(s->cgname)) >= 0)
 		ex->failcnt = MAXIMUM(n - s->failcnt_base, 0);
-	ex->memory = s->memory;
 	cgroup_destroy(s->cgname);
 }
 
