@@ -39,7 +39,10 @@
  * as every process does (common/proc.c): its own rows on the request
  * channel, none on the event channel.  It reads nothing from the
  * processes it starts but the status pipe of its own fork, which says
- * which step failed before exec.
+ * which step failed before exec, and what the kernel says of them: their
+ * cgroups' counts, and without a cgroup /proc's stat and smaps_rollup,
+ * read within bounds (a process names itself in its stat: the fields
+ * are taken after the last ')').
  *
  * A pid is signalled only while the spawner has not reaped it, so that
  * a signal cannot reach another process that got the pid since.  The
