@@ -574,8 +574,10 @@ spawn_exec(struct spawn_job *job, char *msg, size_t len)
 		    strerror(st.err));
 	else if (st.step == SP_STEP_CHDIR)
 		msgf(msg, len, "chdir %s: %s", job->dir, strerror(st.err));
+	else if (st.step == SP_STEP_REFUSED && st.why[0] != '\0')
+		msgf(msg, len, "%s: %s", sp_step_name(st.step), st.why);
 	else if (st.why[0] != '\0')
-		msgf(msg, len, "%s", st.why);
+		msgf(msg, len, "%s", st.why);	/* the cgroup's, named */
 	else
 		msgf(msg, len, "%s: %s", sp_step_name(st.step),
 		    strerror(st.err));
