@@ -130,7 +130,7 @@ PARSE_SRCS	 = $(addprefix confd/, \
 CONFD_SRCS	 = $(PARSE_SRCS) $(addprefix confd/, \
 		   confd.c send.c)
 ORCHD_SRCS	 = $(addprefix orchd/, \
-		   acme_relay.c alogq.c apidef.c apikey.c cgroup.c cglimit.c config.c \
+		   acme_relay.c alogq.c apidef.c apikey.c config.c \
 		   confread.c control.c depends.c hook_relay.c \
 		   groupexpire.c identity.c keycheck.c listen.c logfiles.c logs.c \
 		   notify.c \
@@ -140,7 +140,7 @@ ORCHD_SRCS	 = $(addprefix orchd/, \
 		   sockact.c sockdiag.c spawn.c spawner.c statedir.c swarmcreds.c \
 		   usecheck.c voldir.c volrm.c api_listen.c)
 SPAWNER_SRCS	 = $(addprefix spawnerd/, \
-		   check.c exec.c spawnerd.c)
+		   cglimit.c cgroup.c check.c exec.c pss.c spawnerd.c)
 STORE_SRCS	 = $(addprefix stored/, \
 		   store.c store_check.c store_db.c store_moved.c \
 		   store_queue.c store_schema.c store_sql.c)

@@ -268,6 +268,10 @@ enum imsg_type {
 					   channel: uint32 version */
 	IMSG_SP_CONFD,			/* parent -> spawner: the socket of a
 					   confd to start (a reload) */
+	IMSG_SP_FREEZE,			/* parent -> spawner: struct
+					   sp_freeze, a workload's cgroup */
+	IMSG_SP_FROZEN,			/* spawner -> parent: struct
+					   sp_freeze, on the request channel */
 
 	/* configuration, parent -> children, as one transaction */
 	IMSG_CFG_RESET = 300,		/* a new generation starts */

@@ -21,6 +21,9 @@
 #define SP_GROUPS_MAX		256	/* supplementary groups of a user */
 #define SP_ARGV_MAX		256	/* words of a command */
 #define SP_ENV_MAX		1024	/* variables of a workload */
+#define SP_PASS_FDS		2	/* the log, a socket activation's */
+#define SP_CGNAME_MAX		(ORCHD_NAME_MAX + 2)	/* NAME or NAME@2 */
+#define SP_WHY_MAX		160	/* a refusal's or a cgroup's reason */
 
 /* what a workload's child did last before giving up, with its errno */
 enum sp_step {
@@ -52,16 +55,22 @@ struct sp_exec {
 	int32_t			 argc;
 	int32_t			 nenv;
 	int32_t			 nfds;		/* IMSG_SP_FDs before it */
-	int32_t			 cgdir;		/* the last fd: v2 directory */
 	int32_t			 sock;		/* socket activation: the fd
 						   after the log, listening
 						   on sockaddr */
 	union wl_addr		 sockaddr;
+	/* its cgroup, which the spawner makes, limits and removes */
+	char			 cgname[SP_CGNAME_MAX];	/* NAME or NAME@2 */
+	int64_t			 memory;	/* bytes; 0: no limit */
+	struct wl_limits	 lim;		/* cpu, pids, io */
 };
 struct sp_started {
 	pid_t			 pid;		/* 0 if it failed */
 	int32_t			 step;		/* enum sp_step */
 	int32_t			 err;		/* errno */
+	int32_t			 cgroup;	/* in a cgroup of its own */
+	char			 why[SP_WHY_MAX];	/* SP_STEP_REFUSED,
+						   SP_STEP_CGROUP: why */
 };
 struct sp_kill {
 	pid_t			 pid;
@@ -70,6 +79,18 @@ struct sp_kill {
 struct sp_exit {
 	pid_t			 pid;
 	int32_t			 status;	/* wait status */
+	/* its cgroup's, read before it was removed; -1: unknown */
+	int64_t			 oom_kills;	/* OOM kills since its start */
+	int64_t			 failcnt;	/* v1: limit hits since then */
+	int64_t			 memory;	/* bytes, at its first stop
+						   signal (cgroup, else its
+						   group's PSS); 0: none */
+};
+/* IMSG_SP_FREEZE, answered IMSG_SP_FROZEN with ok set */
+struct sp_freeze {
+	pid_t			 pid;
+	int32_t			 on;		/* 1 freeze, 0 thaw */
+	int32_t			 ok;		/* in that state now */
 };
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * A workload's CPU, process and I/O limits: the value that applies to
- * it, and the forms cgroup v1 and Docker take.  The parent applies them
- * to a process workload's cgroup (orchd/cglimit.c), runtimed to a
+ * it, and the forms cgroup v1 and Docker take.  The spawner applies them
+ * to a process workload's cgroup (spawnerd/cglimit.c), runtimed to a
  * container's create body (runtimed/docker_spec.c); each takes the
  * workload's own value, else the global default, and for a workload of
  * the API never more than the operator's maximum ("api max").

@@ -39,9 +39,8 @@
  * and for this socket when it is made again (control_check(): socket,
  * connect, unlink, umask, bind, chmod, stat, listen, mkdir of its
  * directory, all already in SB_PARENT for those, so the filter grows by
- * nothing); accept4 here; mkdir, rmdir, openat,
- * getdents64 and write under the cgroup tree and /proc, kill for what
- * cgroup.kill cannot do (cgroup.c, spawn.c); mkdir, fchown, fchmod,
+ * nothing); accept4 here; openat and getdents64 of /proc (owner.c; the
+ * workloads' cgroups and memory are the spawner's); mkdir, fchown, fchmod,
  * rename, pipe2 of the state and log directories and files (statedir.c,
  * logfiles.c, spawn.c); socketpair for the keypair check; sendto to
  * NOTIFY_SOCKET (notify.c); uname for the instance's default name; kill

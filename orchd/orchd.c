@@ -1041,8 +1041,6 @@ main(int argc, char *argv[])
 	if (!env.debug && daemon(1, 0) == -1)
 		fatal("daemon");
 	instances_daemonized();
-	/* after daemon(): the cgroups are named for this pid */
-	cgroup_init();
 
 	signal(SIGPIPE, SIG_IGN);
 	event_init();

@@ -227,7 +227,7 @@ void		 logfiles_shutdown(void);
 void		 spawn_request(struct imsgev *, struct imsg *);
 void		 spawn_kill(struct imsgev *, struct imsg *);
 void		 spawn_freeze(struct imsgev *, struct imsg *);
-void		 spawn_exited(pid_t, int);
+void		 spawn_exited(const struct sp_exit *);
 void		 spawn_shutdown(struct orchd *);
 uint32_t	 spawn_count(void);
 int		 spawn_uid(const struct workload_conf *, uid_t *);
@@ -238,7 +238,7 @@ int		 spawn_uid(const struct workload_conf *, uid_t *);
  * exec'd at start; its messages are in msg.h
  */
 void		 spawner_start(struct orchd *, char *const [],
-		    void (*)(pid_t, int));
+		    void (*)(const struct sp_exit *));
 int		 spawner_table_check(char *, size_t);
 pid_t		 spawner_pid(void);
 int		 spawner_running(void);
@@ -249,53 +249,8 @@ int		 spawner_exec(const struct sp_exec *, char *const [],
 pid_t		 spawner_helper(uint32_t, int);
 int		 spawner_helper_wait(pid_t, int, int *);
 void		 spawner_kill(pid_t, int);
+int		 spawner_freeze(pid_t, int);
 int		 spawner_drain(int);
-
-/*
- * cgroup.c: each process workload's cgroup, where the host has cgroups.
- * The files a child joins by, opened before fork (v1: the tasks files of
- * freezer and memory, which its one thread writes; v2: cgroup.procs).
- */
-#define CGROUP_FDS	6	/* v1: + cpu, cpuacct, pids, blkio */
-struct cgroup_fds {
-	int			 fd[CGROUP_FDS];
-	int			 n;
-	int			 dir;	/* v2: the last fd is the directory */
-};
-struct cg_mount {
-	char			 point[PATH_MAX];
-	char			 root[PATH_MAX];
-	char			 fstype[32];
-	char			 opts[512];
-};
-void		 cgroup_init(void);
-void		 cgroup_fini(void);
-int		 cgroup_prepare(const char *, int64_t, const struct wl_limits *,
-		    struct cgroup_fds *, char *, size_t);
-int		 cgroup_write(const char *, const char *);
-int		 cgroup_read(const char *, char *, size_t);
-void		 cgroup_fds_close(struct cgroup_fds *);
-void		 cgroup_kill(const char *);
-int		 cgroup_freeze(const char *, int);
-void		 cgroup_destroy(const char *);
-int64_t		 cgroup_memory(const char *);
-int64_t		 cgroup_oom_kills(const char *);
-int64_t		 cgroup_memory_failcnt(const char *);
-int64_t		 cgroup_parse_oom_kill(const char *);
-int64_t		 cgroup_memory_peak(const char *);
-int		 cgroup_parse_mountinfo(char *, struct cg_mount *);
-int		 cgroup_parse_self(const char *, const char *, char *, size_t);
-int		 cgroup_has_word(const char *, const char *);
-int		 cgroup_join_path(char *, size_t, const char *, const char *,
-		    const char *);
-
-/* cglimit.c: cpu, pids and io limits in those cgroups */
-void		 cglimit_init(const char *, const char *, const char *);
-int		 cglimit_prepare(const char *, const char *,
-		    const struct wl_limits *, struct cgroup_fds *, char *,
-		    size_t);
-void		 cglimit_destroy(const char *);
-void		 cglimit_fini(void);
 
 /* identity.c: the uids of process workloads that name no user */
 void		 identity_load_start(struct orchd *);

@@ -8,7 +8,8 @@
  * compromised runtimed can start and stop configured workloads, never run
  * a command of its choosing.  The parent answers IMSG_RT_SPAWNED with the
  * pid (or 0 and why not), reports IMSG_RT_EXITED when the process is
- * reaped (and whether its cgroup saw an OOM kill meanwhile), and signals
+ * reaped (and whether its cgroup saw an OOM kill meanwhile, which the
+ * spawner reads and says in its report), and signals
  * a workload's process group on IMSG_RT_KILL once it has checked that
  * the pid is that workload's.
  *
@@ -21,9 +22,9 @@
  * user, the log file, the command's syntax) is done here, in the parent.
  * The fork and exec are the spawner's (spawnerd/, asked through
  * spawner.c) with the job prepared in full; the spawner checks it again
- * (never root, never the daemons' ids, within bounds), reaps the
- * workload and reports its exit, and signals it for the parent while it
- * has not reaped it.  What the child cannot do (chdir, exec) comes back
+ * (never root, never the daemons' ids, within bounds), makes, limits,
+ * freezes and removes its cgroup, reaps the workload and reports its
+ * exit, and signals it for the parent while it has not reaped it.  What the child cannot do (chdir, exec) comes back
  * as the step and its errno.
  */
 
@@ -32,7 +33,6 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -64,7 +64,7 @@
 #define SPAWN_KILL_WAIT_MS	1000	/* after SIGKILL, at shutdown */
 #define SPAWN_POLL_MS		10
 #define SPAWN_PER_WORKLOAD	2	/* the one replaced, the new one */
-#define SPAWN_CG_MAX		(ORCHD_NAME_MAX + 2)
+#define SPAWN_CG_MAX		SP_CGNAME_MAX
 #define SPAWN_SOCKACT_EARLY_MS	5000	/* an exit this soon: misconfigured */
 
 /*
@@ -82,9 +82,6 @@ struct spawned {
 	int			 signalled;	/* told to stop */
 	int			 killed;	/* SIGKILL sent */
 	int			 cgroup;	/* in a cgroup of its own */
-	int			 frozen;	/* its cgroup frozen for runtimed */
-	int64_t			 oom_base;	/* its OOM kills at start */
-	int64_t			 failcnt_base;	/* v1: limit hits at start */
 	int			 sockact;	/* socket activation */
 	int64_t			 start_ms;	/* monotonic, at its start */
 };
@@ -105,9 +102,9 @@ struct spawn_job {
 	int			  ngroups;
 	char			  user[ORCHD_USER_MAX];
 	char			 *home;
-	struct cgroup_fds	  cg;	/* to join, if incg */
 	const char		 *cgname; /* its cgroup's name */
-	int			  incg;
+	struct wl_limits	  lim;	/* its cgroup's cpu, pids, io */
+	int			  incg;	/* the spawner made one */
 	char			  statedir[PATH_MAX];	/* the default dir */
 	int			  sockfd;	/* socket activation's, or -1 */
 	union wl_addr		  sockaddr;	/* what it is bound to */
@@ -469,7 +466,6 @@ job_free(struct spawn_job *job)
 		close(job->logfd);
 	if (job->sockfd != -1)
 		close(job->sockfd);
-	cgroup_fds_close(&job->cg);
 }
 
 static int
@@ -477,7 +473,6 @@ job_prepare(struct spawn_job *job, struct orchd *env,
     const struct workload_conf *wl, const char *cgname, char *msg,
     size_t len)
 {
-	struct wl_limits	 lim;
 	char			 err[128];
 	int			 argc;
 
@@ -501,12 +496,9 @@ job_prepare(struct spawn_job *job, struct orchd *env,
 	    job_env(job, msg, len) == -1 ||
 	    job_socket(job, env, msg, len) == -1)
 		return (-1);
-	/* last: a start that fails after it leaves a cgroup to remove */
+	/* the spawner writes them in its cgroup */
 	limits_effective(&env->conf->lim_dflt, &env->conf->lim_max, wl,
-	    sysconf(_SC_NPROCESSORS_ONLN), &lim);
-	if ((job->incg = cgroup_prepare(job->cgname, wl->memory, &lim,
-	    &job->cg, msg, len)) == -1)
-		return (-1);
+	    sysconf(_SC_NPROCESSORS_ONLN), &job->lim);
 	return (0);
 }
 
@@ -530,14 +522,14 @@ spawn_cgname(const char *name, char *buf, size_t len)
 
 /*
  * The job as the spawner takes it: the ids, the words, the environment
- * and the directory, with the log pipe and the cgroups' files.
+ * and the directory, its cgroup's name and limits, with the log pipe.
  */
 static int
 spawn_exec(struct spawn_job *job, char *msg, size_t len)
 {
 	struct sp_exec		 hdr;
 	struct sp_started	 st;
-	int			 fds[2 + CGROUP_FDS], i, argc, n = 0;
+	int			 fds[SP_PASS_FDS], i, argc, n = 0;
 
 	for (argc = 0; job->argv[argc] != NULL; argc++)
 		;
@@ -557,24 +549,24 @@ spawn_exec(struct spawn_job *job, char *msg, size_t len)
 		hdr.groups[i] = job->groups[i];
 	hdr.argc = argc;
 	hdr.nenv = job->nenv;
+	strlcpy(hdr.cgname, job->cgname, sizeof(hdr.cgname));
+	hdr.memory = job->wl->memory;
+	hdr.lim = job->lim;
 	fds[n++] = job->logfd;
 	if (job->sockfd != -1) {
 		hdr.sock = 1;
 		memcpy(&hdr.sockaddr, &job->sockaddr, sizeof(hdr.sockaddr));
 		fds[n++] = job->sockfd;
 	}
-	for (i = 0; job->incg > 0 && i < job->cg.n; i++)
-		fds[n++] = job->cg.fd[i];
 	hdr.nfds = n;
-	hdr.cgdir = job->incg > 0 ? job->cg.dir : 0;
 	/* the descriptors go to the spawner: no longer the job's to close */
 	job->logfd = -1;
 	job->sockfd = -1;
-	if (job->incg > 0)
-		job->cg.n = 0;
 	if (spawner_exec(&hdr, job->argv, job->envp, job->dir, fds, hdr.nfds,
-	    &st) == 0)
+	    &st) == 0) {
+		job->incg = st.cgroup;
 		return (st.pid);
+	}
 	if (st.step == -1)
 		msgf(msg, len, "spawner: %s", strerror(st.err));
 	else if (st.step == SP_STEP_EXEC)
@@ -582,6 +574,10 @@ spawn_exec(struct spawn_job *job, char *msg, size_t len)
 		    strerror(st.err));
 	else if (st.step == SP_STEP_CHDIR)
 		msgf(msg, len, "chdir %s: %s", job->dir, strerror(st.err));
+	else if (st.step == SP_STEP_REFUSED && st.why[0] != '\0')
+		msgf(msg, len, "%s: %s", sp_step_name(st.step), st.why);
+	else if (st.why[0] != '\0')
+		msgf(msg, len, "%s", st.why);	/* the cgroup's, named */
 	else
 		msgf(msg, len, "%s: %s", sp_step_name(st.step),
 		    strerror(st.err));
@@ -609,12 +605,6 @@ spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
 	sp->cgroup = job.incg;
 	strlcpy(sp->name, wl->name, sizeof(sp->name));
 	strlcpy(sp->cgname, cgname, sizeof(sp->cgname));
-	/* counted from here: the cgroup may be an earlier start's */
-	if (sp->cgroup) {
-		sp->oom_base = MAXIMUM(cgroup_oom_kills(cgname), 0);
-		sp->failcnt_base = MAXIMUM(cgroup_memory_failcnt(cgname),
-		    0);
-	}
 	sp->pid = pid;
 	sp->uid = job.uid;
 	sp->sockact = wl->socket_activation;
@@ -627,8 +617,6 @@ spawn_start(struct orchd *env, const struct workload_conf *wl, char *msg,
 	log_info("workload %s: started %s as %s, pid %d", wl->name,
 	    job.argv[0], job.user, pid);
  done:
-	if (pid == -1 && job.incg > 0)
-		cgroup_destroy(cgname);		/* made for nothing */
 	free(sp);
 	job_free(&job);
 	/* a child that failed said why on its stderr: in the log first */
@@ -718,102 +706,32 @@ spawn_request(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
- * A process's proportional share of memory (PSS): its own pages, and
- * its part of those it shares (with the other processes of its group,
- * say), so that a group's sum counts each page once.  From
- * /proc/PID/smaps_rollup; where that cannot be read, the resident
- * pages of its stat.  -1 if neither.
- */
-static int64_t
-proc_pss(const char *pid, long long rss)
-{
-	FILE		*f;
-	char		 path[64], line[256];
-	long long	 kb;
-	int64_t		 v = -1;
-
-	if ((size_t)snprintf(path, sizeof(path), "/proc/%.20s/smaps_rollup",
-	    pid) < sizeof(path) && (f = fopen(path, "re")) != NULL) {
-		while (fgets(line, sizeof(line), f) != NULL)
-			if (sscanf(line, "Pss: %lld kB", &kb) == 1) {
-				v = (int64_t)kb * 1024;
-				break;
-			}
-		fclose(f);
-	}
-	if (v == -1 && rss > 0)
-		v = (int64_t)rss * sysconf(_SC_PAGESIZE);
-	return (v);
-}
-
-/*
- * The memory of a workload's process group without a cgroup: the PSS of
- * each of its processes, found by the group in /proc/PID/stat (its 5th
- * field, the 24th the resident pages).  Only at a stop, so the scan of
- * /proc costs nothing on any request.
- */
-static int64_t
-group_pss(pid_t pgid)
-{
-	DIR		*d;
-	struct dirent	*de;
-	FILE		*f;
-	char		 path[64], buf[1024], *p;
-	long long	 grp, rss;
-	int64_t		 total = 0, v;
-
-	if ((d = opendir("/proc")) == NULL)
-		return (0);
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		if ((size_t)snprintf(path, sizeof(path), "/proc/%.20s/stat",
-		    de->d_name) >= sizeof(path) ||
-		    (f = fopen(path, "re")) == NULL)
-			continue;
-		p = fgets(buf, sizeof(buf), f);
-		fclose(f);
-		/* the name may hold spaces and parentheses: skip to its end */
-		if (p == NULL || (p = strrchr(buf, ')')) == NULL)
-			continue;
-		if (sscanf(p + 1, " %*c %*d %lld %*d %*d %*d %*u %*u %*u %*u "
-		    "%*u %*u %*u %*d %*d %*d %*d %*d %*d %*u %*u %lld", &grp,
-		    &rss) == 2 && grp == pgid &&
-		    (v = proc_pss(de->d_name, rss)) > 0)
-			total += v;
-	}
-	closedir(d);
-	return (total);
-}
-
-/*
- * What the run used, for runtimed's memory budget and show stats: its
- * cgroup's peak (v1 max_usage_in_bytes, v2 memory.peak) or, on a kernel
- * without one, its use now; without a cgroup, its group's PSS.
+ * What the run used, for runtimed's memory budget and show stats, as
+ * the spawner measured it at its first stop signal (spawnerd/pss.c) and
+ * said in its exit report: in a cgroup, its peak or its use; without
+ * one, its group's PSS.
  */
 static void
-spawn_memory(const struct spawned *sp)
+spawn_memory(const char *name, int64_t bytes)
 {
 	struct rt_memory	 mem;
 
-	memset(&mem, 0, sizeof(mem));
-	strlcpy(mem.name, sp->name, sizeof(mem.name));
-	/* the cgroup's count has what left the group, and the page cache */
-	if ((!sp->cgroup ||
-	    ((mem.bytes = cgroup_memory_peak(sp->cgname)) <= 0 &&
-	    (mem.bytes = cgroup_memory(sp->cgname)) <= 0)) &&
-	    (mem.bytes = group_pss(sp->pid)) <= 0)
+	if (bytes <= 0)
 		return;
+	memset(&mem, 0, sizeof(mem));
+	strlcpy(mem.name, name, sizeof(mem.name));
+	mem.bytes = bytes;
 	if (proc_compose(&orchd_env->ps, PROC_RUNTIME, IMSG_ST_MEMORY, 0, -1,
 	    &mem, sizeof(mem)) == -1)
-		log_warn("workload %s: memory to runtimed", sp->name);
+		log_warn("workload %s: memory to runtimed", name);
 }
 
 /*
  * The group: a shell's children go too; fresh from fork, only it.  By
  * the spawner, which reaps: a pid it has reaped is never signalled, so
- * no other process that got the pid since is.  SIGKILL goes to the whole
- * cgroup as well, which setsid does not leave.
+ * no other process that got the pid since is.  The spawner sends SIGKILL
+ * to the whole cgroup as well, which setsid does not leave, and thaws a
+ * frozen one first.
  */
 static void
 spawn_signal(struct spawned *sp, int sig)
@@ -822,20 +740,6 @@ spawn_signal(struct spawned *sp, int sig)
 	if (sig == SIGKILL)
 		sp->killed = 1;
 	spawner_kill(sp->pid, sig);
-	if (sig == SIGKILL && sp->cgroup)
-		cgroup_kill(sp->cgname);
-}
-
-/*
- * The leader is reaped: what it left behind in its cgroup would keep
- * its port and break the next start.  Its group got SIGKILL from the
- * spawner as it reaped it.
- */
-static void
-spawn_leftovers(struct spawned *sp)
-{
-	if (sp->cgroup)
-		cgroup_destroy(sp->cgname);
 }
 
 void
@@ -864,21 +768,14 @@ spawn_kill(struct imsgev *iev, struct imsg *imsg)
 	sig = rk.sig == SIGKILL ? SIGKILL : sp->stopsig;
 	log_debug("workload %s: %s to pid %d", sp->name, signal_name(sig),
 	    sp->pid);
-	/* frozen, it would not see the signal: thawed to be stopped */
-	if (sp->frozen) {
-		(void)cgroup_freeze(sp->cgname, 0);
-		sp->frozen = 0;
-	}
-	/* measured once, while it still runs: the figure of show stats */
-	if (!sp->signalled)
-		spawn_memory(sp);
 	spawn_signal(sp, sig);
 }
 
 /*
- * Freeze or thaw a workload's cgroup for runtimed: the cgroup of the
- * process it names, checked as for a kill, never any other file; the
- * answer says whether the cgroup is in that state now.  No cgroup (or
+ * Freeze or thaw a workload's cgroup for runtimed, by the spawner: the
+ * cgroup of the process it names, checked as for a kill (and again by
+ * the spawner), never any other; the answer says whether the cgroup is
+ * in that state now.  No cgroup (or
  * no freezer in it): 0, and runtimed stops the workload instead.
  */
 void
@@ -895,10 +792,8 @@ spawn_freeze(struct imsgev *iev, struct imsg *imsg)
 	rf.ok = 0;
 	if (rf.pid > 0 && (sp = spawned_find(rf.name, rf.pid)) != NULL &&
 	    sp->cgroup && !sp->signalled &&
-	    cgroup_freeze(sp->cgname, rf.on) == 0) {
-		sp->frozen = rf.on;
+	    spawner_freeze(sp->pid, rf.on) == 0)
 		rf.ok = 1;
-	}
 	log_debug("workload %s: pid %d %s%s", rf.name, rf.pid,
 	    rf.on ? "frozen" : "thawed", rf.ok ? "" : ": not done");
 	if (proc_compose(&orchd_env->ps, PROC_RUNTIME, IMSG_RT_FROZEN, 0, -1,
@@ -921,22 +816,19 @@ spawn_log_exit(const char *name, pid_t pid, int status, int oom)
 
 /*
  * Killed for memory while it ran: its cgroup counted an OOM kill, of
- * it or of one of its processes.  Read before the cgroup goes.  Where
- * the kernel counts none (v1 before 4.13), a SIGKILL nobody sent to a
- * workload that hit its limit is taken for one.
+ * it or of one of its processes (the spawner read it before the cgroup
+ * went).  Where the kernel counts none (v1 before 4.13), a SIGKILL
+ * nobody sent to a workload that hit its limit is taken for one.
  */
 static int
-spawn_oom(const struct spawned *sp, int status)
+spawn_oom(const struct spawned *sp, const struct sp_exit *ex)
 {
-	int64_t	 n;
-
 	if (!sp->cgroup)
 		return (0);
-	if ((n = cgroup_oom_kills(sp->cgname)) >= 0)
-		return (n > sp->oom_base);
-	return (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
-	    !sp->killed && cgroup_memory_failcnt(sp->cgname) >
-	    sp->failcnt_base);
+	if (ex->oom_kills >= 0)
+		return (ex->oom_kills > 0);
+	return (WIFSIGNALED(ex->status) && WTERMSIG(ex->status) == SIGKILL &&
+	    !sp->killed && ex->failcnt > 0);
 }
 
 /*
@@ -975,13 +867,15 @@ spawn_sockact_exit(const struct spawned *sp, int status, struct rt_proc *rp)
 		sockact_flush(orchd_env->conf, sp->name);
 }
 
-/* the spawner reaped a workload's pid */
+/* the spawner reaped a workload's pid, and removed its cgroup */
 void
-spawn_exited(pid_t pid, int status)
+spawn_exited(const struct sp_exit *ex)
 {
 	struct orchd	*env = orchd_env;
 	struct spawned	*sp;
 	struct rt_proc	 rp;
+	pid_t		 pid = ex->pid;
+	int		 status = ex->status;
 
 	if ((sp = spawned_find(NULL, pid)) == NULL) {
 		log_warnx("spawner: exit of pid %d, not a workload's",
@@ -990,10 +884,11 @@ spawn_exited(pid_t pid, int status)
 	}
 	TAILQ_REMOVE(&spawned, sp, entry);
 	memset(&rp, 0, sizeof(rp));
-	rp.oom = spawn_oom(sp, status);
+	rp.oom = spawn_oom(sp, ex);
 	spawn_log_exit(sp->name, pid, status, rp.oom);
-	/* its leftovers killed first: none may accept while it is flushed */
-	spawn_leftovers(sp);
+	/* its leftovers are gone: none may accept while it is flushed */
+	if (!env->shutting_down)
+		spawn_memory(sp->name, ex->memory);
 	if (!rp.oom)
 		spawn_sockact_exit(sp, status, &rp);
 	/* its last words in its log before runtimed hears of its exit */
@@ -1036,10 +931,8 @@ spawn_shutdown(struct orchd *env)
 	struct spawned	*sp;
 	int		 ms, left;
 
-	if (TAILQ_EMPTY(&spawned)) {
-		cgroup_fini();
+	if (TAILQ_EMPTY(&spawned))
 		return;
-	}
 	log_info("stopping process workloads");
 	TAILQ_FOREACH(sp, &spawned, entry)
 		spawn_signal(sp, sp->stopsig);
@@ -1053,21 +946,20 @@ spawn_shutdown(struct orchd *env)
 		if (spawner_drain(SPAWN_POLL_MS) == -1)
 			break;
 	}
-	/* the spawner lost: they died with it, their cgroups are ours */
+	/*
+	 * The spawner lost: they died with it; what escaped into their
+	 * cgroups, the next start's sweep kills.  Else its SIGTERM removes
+	 * the cgroups left.
+	 */
 	left = 0;
 	while ((sp = TAILQ_FIRST(&spawned)) != NULL) {
 		TAILQ_REMOVE(&spawned, sp, entry);
-		if (sp->cgroup) {
-			cgroup_kill(sp->cgname);
-			cgroup_destroy(sp->cgname);
-		}
 		free(sp);
 		left++;
 	}
 	if (left > 0 && spawner_running())
 		log_warnx("%d process workload%s could not be reaped", left,
 		    left == 1 ? "" : "s");
-	cgroup_fini();
 }
 
 /* the process workloads running, for the spawner's line of show summary */

@@ -12,7 +12,10 @@
  * given at its start), and to signal what it started while it has not
  * reaped it (IMSG_SP_KILL): the parent signals through here, never by
  * pid itself, so that a signal cannot reach another process that got
- * the pid since.
+ * the pid since.  A workload's cgroup is the spawner's: made at its
+ * start, frozen or thawed when asked (IMSG_SP_FREEZE, answered
+ * IMSG_SP_FROZEN), read and removed at its exit, whose report carries
+ * its OOM kills and memory.
  *
  * The spawner is lost: the daemon ends, as for any child.
  */
@@ -41,7 +44,7 @@
 static pid_t		 spawner_child = -1;	/* 0 once reaped */
 static struct imsgbuf	 spawner_req;		/* its requests, answered */
 static struct imsgev	*spawner_ev;
-static void	(*spawner_exit_fn)(pid_t, int);
+static void	(*spawner_exit_fn)(const struct sp_exit *);
 static int		 spawner_gone;		/* its channels are lost */
 
 static void	spawner_recv_exited(struct imsgev *, struct imsg *);
@@ -64,7 +67,7 @@ PROC_TABLE_END
  */
 void
 spawner_start(struct orchd *env, char *const argv[],
-    void (*exited)(pid_t, int))
+    void (*exited)(const struct sp_exit *))
 {
 	int	 req[2], ev[2], fds[2];
 
@@ -182,7 +185,11 @@ spawner_recv_exited(struct imsgev *iev, struct imsg *imsg)
 	(void)imsg_get_data(imsg, &ex, sizeof(ex));
 	if (ex.pid <= 0)
 		fatalx("spawner: exit of pid %d", ex.pid);
-	spawner_exit_fn(ex.pid, ex.status);
+	/* its cgroup's figures: -1 unknown, else counts and bytes */
+	if (ex.oom_kills < -1 || ex.failcnt < -1 || ex.memory < 0)
+		fatalx("spawner: exit of pid %d with figures out of bounds",
+		    ex.pid);
+	spawner_exit_fn(&ex);
 }
 
 static int
@@ -250,8 +257,8 @@ spawner_answer(uint32_t type, void *buf, size_t len, int ms)
 }
 
 /*
- * Start a process workload: fds[0] its log pipe, then its cgroup.procs
- * files, all passed and closed here, failure or not.  The answer says
+ * Start a process workload: fds[0] its log pipe, then a socket
+ * activation's socket, passed and closed here, failure or not.  The answer says
  * the pid, or the step that failed and its errno.
  */
 int
@@ -297,6 +304,9 @@ spawner_exec(const struct sp_exec *hdr, char *const argv[],
 	if (spawner_send(IMSG_SP_EXEC, -1, iov, n) == -1 ||
 	    spawner_answer(IMSG_SP_STARTED, st, sizeof(*st), -1) == -1)
 		goto fail;
+	st->why[sizeof(st->why) - 1] = '\0';
+	if (st->pid < 0 || (st->cgroup != 0 && st->cgroup != 1))
+		fatalx("spawner: answer out of bounds");
 	return (st->pid > 0 ? 0 : -1);
  fail:
 	st->pid = 0;
@@ -352,6 +362,30 @@ spawner_kill(pid_t pid, int sig)
 	iov.iov_base = &k;
 	iov.iov_len = sizeof(k);
 	(void)spawner_send(IMSG_SP_KILL, -1, &iov, 1);
+}
+
+/*
+ * A workload's cgroup frozen (on 1) or thawed by the spawner, which
+ * waits (bounded) for it: 0 once it is, -1 if not (no cgroup, or no
+ * freezer in it) or the spawner is gone.
+ */
+int
+spawner_freeze(pid_t pid, int on)
+{
+	struct sp_freeze	 f;
+	struct iovec		 iov;
+
+	memset(&f, 0, sizeof(f));
+	f.pid = pid;
+	f.on = on;
+	iov.iov_base = &f;
+	iov.iov_len = sizeof(f);
+	if (spawner_send(IMSG_SP_FREEZE, -1, &iov, 1) == -1 ||
+	    spawner_answer(IMSG_SP_FROZEN, &f, sizeof(f), -1) == -1)
+		return (-1);
+	if (f.pid != pid || f.on != on || (f.ok != 0 && f.ok != 1))
+		fatalx("spawner: freeze answer out of step");
+	return (f.ok ? 0 : -1);
 }
 
 /*

@@ -12,8 +12,11 @@
  * after the directory; the directory is absolute; every variable is
  * NAME=value.  A socket to pass as fd 3 (socket activation) is a
  * listening TCP socket bound to the address and port the request names,
- * not a descriptor of anything else the parent holds.  What fails is
- * refused with the reason, and the spawner runs on.
+ * not a descriptor of anything else the parent holds.  The workload's
+ * name is a valid one (its cgroup's directory is named for it: never a
+ * path elsewhere), its cgroup's NAME or NAME@2, its memory, cpu, pids
+ * and io limits within bounds.  What fails is refused with the reason,
+ * and the spawner runs on.
  */
 
 #include <sys/types.h>
@@ -25,6 +28,8 @@
 
 #include "msg.h"
 #include "spawner.h"
+#include "units.h"
+#include "wlimits.h"
 
 /* n strings, each ending in NUL, from *p within end */
 static int
@@ -55,10 +60,28 @@ sp_check_counts(const struct sp_exec *h, int nfds)
 		return ("groups out of bounds");
 	if (h->sock != 0 && h->sock != 1)
 		return ("socket activation out of step");
-	if (nfds < 1 + h->sock || nfds > SP_FDS || h->nfds != nfds)
+	if (nfds != 1 + h->sock || h->nfds != nfds)
 		return ("descriptors out of step");
-	if (h->cgdir != 0 && (h->cgdir != 1 || nfds < 3 + h->sock))
-		return ("cgroup directory out of step");
+	return (NULL);
+}
+
+/* the cgroup it gets: named for it, its limits within bounds */
+static const char *
+sp_check_cgroup(const struct sp_exec *h)
+{
+	char	 err[128];
+	size_t	 n = strlen(h->name);
+
+	if (!valid_workload_name(h->name))
+		return ("an invalid workload name");
+	if (memchr(h->cgname, '\0', sizeof(h->cgname)) == NULL ||
+	    strncmp(h->cgname, h->name, n) != 0 ||
+	    (h->cgname[n] != '\0' && strcmp(h->cgname + n, "@2") != 0))
+		return ("a cgroup not named for the workload");
+	if (h->memory < 0)
+		return ("a negative memory limit");
+	if (limits_check(&h->lim, err, sizeof(err)) == -1)
+		return ("cpu, pids or io limits out of bounds");
 	return (NULL);
 }
 
@@ -126,6 +149,7 @@ sp_check(const struct sp_ids *ids, char *data, size_t len, int nfds,
 	r->hdr.name[sizeof(r->hdr.name) - 1] = '\0';
 	r->hdr.user[sizeof(r->hdr.user) - 1] = '\0';
 	if ((bad = sp_check_counts(&r->hdr, nfds)) != NULL ||
+	    (bad = sp_check_cgroup(&r->hdr)) != NULL ||
 	    (bad = sp_check_ids(ids, &r->hdr)) != NULL ||
 	    (bad = sp_check_strings(data, len, r)) != NULL) {
 		(void)snprintf(why, whylen, "%s", bad);

@@ -99,7 +99,7 @@ static int
 child_cgroup(const struct sp_req *r)
 {
 	int	 i, first = 1 + r->hdr.sock;
-	int	 n = r->nfds - first - r->hdr.cgdir;
+	int	 n = r->nfds - first - r->cgdir;
 
 	for (i = 0; i < n; i++)
 		if (write(r->fds[first + i], "0", 1) != 1)
@@ -207,7 +207,7 @@ sp_wait_exec(int fd, pid_t pid, struct sp_started *st)
 }
 
 /*
- * fork(), or on cgroup v2 a child made in its cgroup (orchd/cgroup.c
+ * fork(), or on cgroup v2 a child made in its cgroup (cgroup.c
  * says why): *joined says which.  Where clone3 fails (before Linux 5.7,
  * a cgroup that refuses it), fork, and the child's write to
  * cgroup.procs says what is wrong.
@@ -219,7 +219,7 @@ sp_fork(const struct sp_req *r, int *joined)
 	struct clone_args	 ca;
 	long			 pid;
 
-	if (r->hdr.cgdir) {
+	if (r->cgdir) {
 		memset(&ca, 0, sizeof(ca));
 		ca.flags = CLONE_INTO_CGROUP;
 		ca.exit_signal = SIGCHLD;

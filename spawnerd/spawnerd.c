@@ -10,10 +10,18 @@
  *
  *	fork and exec a process workload as the parent prepared it
  *	(orchd/spawn.c), once it has checked the request again
- *	(check.c): the cgroup, the user and groups, setsid, the
- *	environment, the log pipe on stdout and stderr, the directory,
- *	and with socket activation the listening socket on fd 3 and
- *	LISTEN_PID, the pid it then has;
+ *	(check.c): the user and groups, setsid, the environment, the
+ *	log pipe on stdout and stderr, the directory, and with socket
+ *	activation the listening socket on fd 3 and LISTEN_PID, the pid
+ *	it then has;
+ *	its cgroup (cgroup.c, cglimit.c): found at our start, where
+ *	those of a dead orchd are swept; made for each start with the
+ *	memory, cpu, pids and io limits of the request, joined by the
+ *	child (or cloned into) through files opened here; frozen and
+ *	thawed when the parent asks (runtimed's freeze tier); killed
+ *	with SIGKILL; read (OOM kills, limit hits) and removed when the
+ *	workload is reaped, the figures in its exit report, with its
+ *	memory measured at its first stop signal (pss.c);
  *	fork and exec the TLS keypair check, gatewayd -n, on the socket
  *	it is given, with the program, user and chroot it was started
  *	with (not ones a request names), and likewise confd, which reads
@@ -22,14 +30,19 @@
  *	reap what it started and report each exit.
  *
  * Its request channel, on PROC_PARENT_FD, is the parent's alone: the
- * parent asks (FD, EXEC, KEYCHECK, CONFD, KILL) and waits for the answer
- * (STARTED, and a keypair check's EXITED).  On its event channel,
+ * parent asks (FD, EXEC, KEYCHECK, CONFD, KILL, FREEZE) and waits for
+ * the answer (STARTED, FROZEN, and a keypair check's EXITED).  The
+ * cgroups are the spawner's alone: the parent never writes one, and no
+ * cgroup descriptor crosses the channel.  On its event channel,
  * SP_EV_FD, it reports the exits of workloads, which the parent reads
  * in its event loop, and says it is ready.  Both dispatch by a table,
  * as every process does (common/proc.c): its own rows on the request
  * channel, none on the event channel.  It reads nothing from the
  * processes it starts but the status pipe of its own fork, which says
- * which step failed before exec.
+ * which step failed before exec, and what the kernel says of them: their
+ * cgroups' counts, and without a cgroup /proc's stat and smaps_rollup,
+ * read within bounds (a process names itself in its stat: the fields
+ * are taken after the last ')').
  *
  * A pid is signalled only while the spawner has not reaped it, so that
  * a signal cannot reach another process that got the pid since.  The
@@ -37,8 +50,10 @@
  * exit is reported.
  *
  * The spawner dies with the parent (PR_SET_PDEATHSIG), and its
- * workloads die with it.  The parent ends when the spawner is lost, as
- * it does for any child.
+ * workloads die with it; what escaped into their cgroups is killed by
+ * the next start's sweep.  On the parent's SIGTERM, at shutdown, it
+ * removes the cgroups left and this orchd's own.  The parent ends when
+ * the spawner is lost, as it does for any child.
  */
 
 #include <sys/prctl.h>
@@ -71,6 +86,13 @@ struct started {
 	TAILQ_ENTRY(started)	 entry;
 	pid_t			 pid;
 	int			 keycheck;	/* else a workload */
+	int			 cgroup;	/* in a cgroup of its own */
+	char			 cgname[SP_CGNAME_MAX];
+	int			 frozen;
+	int			 signalled;	/* a KILL came */
+	int64_t			 memory;	/* at the first KILL */
+	int64_t			 oom_base;	/* its cgroup's at start */
+	int64_t			 failcnt_base;
 };
 static TAILQ_HEAD(, started)	 started = TAILQ_HEAD_INITIALIZER(started);
 
@@ -94,6 +116,7 @@ static void	sp_recv_exec(struct imsgev *, struct imsg *);
 static void	sp_recv_keycheck(struct imsgev *, struct imsg *);
 static void	sp_recv_confd(struct imsgev *, struct imsg *);
 static void	sp_recv_kill(struct imsgev *, struct imsg *);
+static void	sp_recv_freeze(struct imsgev *, struct imsg *);
 
 PROC_TABLE_BEGIN
 static const struct proc_handler spawner_handlers[] = {
@@ -104,6 +127,8 @@ static const struct proc_handler spawner_handlers[] = {
 	{ IMSG_SP_CONFD, 0, PROC_FROM(PROC_PARENT), sp_recv_confd },
 	{ IMSG_SP_KILL, sizeof(struct sp_kill), PROC_FROM(PROC_PARENT),
 	    sp_recv_kill },
+	{ IMSG_SP_FREEZE, sizeof(struct sp_freeze), PROC_FROM(PROC_PARENT),
+	    sp_recv_freeze },
 };
 PROC_TABLE_END
 
@@ -117,7 +142,7 @@ usage(void)
 	exit(1);
 }
 
-static void
+static struct started *
 sp_track(pid_t pid, int keycheck)
 {
 	struct started	*s;
@@ -127,6 +152,7 @@ sp_track(pid_t pid, int keycheck)
 	s->pid = pid;
 	s->keycheck = keycheck;
 	TAILQ_INSERT_TAIL(&started, s, entry);
+	return (s);
 }
 
 static struct started *
@@ -163,9 +189,72 @@ sp_recv_fd(struct imsgev *iev, struct imsg *imsg)
 {
 	int	 fd;
 
-	if ((fd = imsg_get_fd(imsg)) == -1 || sp_nfds >= SP_FDS)
-		fatalx("FD: none, or more than %d", SP_FDS);
+	if ((fd = imsg_get_fd(imsg)) == -1 || sp_nfds >= SP_PASS_FDS)
+		fatalx("FD: none, or more than %d", SP_PASS_FDS);
 	sp_fds[sp_nfds++] = fd;
+}
+
+/*
+ * Its cgroup, made and limited, and the files its child joins by added
+ * after the descriptors the parent sent: 1, 0 on a host without
+ * cgroups, -1 and why.
+ */
+static int
+sp_cgroup(struct sp_req *r, struct cgroup_fds *cgf, char *why, size_t len)
+{
+	int	 i, incg;
+
+	incg = cgroup_prepare(r->hdr.cgname, r->hdr.memory, &r->hdr.lim, cgf,
+	    why, len);
+	for (i = 0; incg > 0 && i < cgf->n && r->nfds < SP_FDS; i++)
+		r->fds[r->nfds++] = cgf->fd[i];
+	if (incg > 0)
+		r->cgdir = cgf->dir;
+	return (incg);
+}
+
+/* started in its cgroup: its counts from here, the cgroup may be old */
+static void
+sp_started_cg(struct started *s, const char *cgname)
+{
+	s->cgroup = 1;
+	(void)strlcpy(s->cgname, cgname, sizeof(s->cgname));
+	s->oom_base = MAXIMUM(cgroup_oom_kills(cgname), 0);
+	s->failcnt_base = MAXIMUM(cgroup_memory_failcnt(cgname), 0);
+}
+
+/* the request, checked: started, or st says why not */
+static void
+sp_run(struct sp_req *r, struct sp_started *st)
+{
+	struct cgroup_fds	 cgf;
+	struct started		*s;
+	int			 i, incg;
+
+	for (i = 0; i < sp_nfds; i++)
+		r->fds[i] = sp_fds[i];
+	r->nfds = sp_nfds;
+	memset(&cgf, 0, sizeof(cgf));
+	if (sp_check_sock(r, st->why, sizeof(st->why)) == -1) {
+		log_warnx("workload %s: refused: %s", r->hdr.name, st->why);
+		st->step = SP_STEP_REFUSED;
+		st->err = EPERM;
+		return;
+	}
+	if ((incg = sp_cgroup(r, &cgf, st->why, sizeof(st->why))) == -1) {
+		st->err = errno != 0 ? errno : EIO;
+		st->step = SP_STEP_CGROUP;
+		log_warnx("workload %s: %s", r->hdr.name, st->why);
+		return;
+	}
+	if (sp_start(r, st) > 0) {
+		s = sp_track(st->pid, 0);
+		if (incg > 0)
+			sp_started_cg(s, r->hdr.cgname);
+		st->cgroup = s->cgroup;
+	} else if (incg > 0)
+		cgroup_destroy(r->hdr.cgname);	/* made for nothing */
+	cgroup_fds_close(&cgf);
 }
 
 static void
@@ -173,30 +262,20 @@ sp_recv_exec(struct imsgev *iev, struct imsg *imsg)
 {
 	struct sp_started	 st;
 	struct sp_req		 r;
-	char			*data, why[128];
+	char			*data;
 	size_t			 len = imsg_get_len(imsg);
-	int			 i;
 
 	memset(&st, 0, sizeof(st));
 	if ((data = malloc(len)) == NULL)
 		fatal("malloc");
 	(void)imsg_get_data(imsg, data, len);
-	if (sp_check(&sp_ids, data, len, sp_nfds, &r, why,
-	    sizeof(why)) == -1) {
-		log_warnx("workload %s: refused: %s", r.hdr.name, why);
+	if (sp_check(&sp_ids, data, len, sp_nfds, &r, st.why,
+	    sizeof(st.why)) == -1) {
+		log_warnx("workload %s: refused: %s", r.hdr.name, st.why);
 		st.step = SP_STEP_REFUSED;
 		st.err = EPERM;
-	} else {
-		for (i = 0; i < sp_nfds; i++)
-			r.fds[i] = sp_fds[i];
-		r.nfds = sp_nfds;
-		if (sp_check_sock(&r, why, sizeof(why)) == -1) {
-			log_warnx("workload %s: refused: %s", r.hdr.name, why);
-			st.step = SP_STEP_REFUSED;
-			st.err = EPERM;
-		} else if (sp_start(&r, &st) > 0)
-			sp_track(st.pid, 0);
-	}
+	} else
+		sp_run(&r, &st);
 	sp_close_fds();
 	free(data);
 	sp_answer(iev, IMSG_SP_STARTED, &st, sizeof(st));
@@ -279,7 +358,12 @@ sp_recv_confd(struct imsgev *iev, struct imsg *imsg)
 	sp_helper(iev, imsg, argv, confd_exec);
 }
 
-/* a workload's group first: a shell's children go too */
+/*
+ * A workload's group first: a shell's children go too, and with
+ * SIGKILL its whole cgroup, which setsid does not leave.  Frozen, it
+ * would not see the signal: thawed first.  At the first, while it still
+ * runs, its memory is measured: the figure of its exit report.
+ */
 static void
 sp_recv_kill(struct imsgev *iev, struct imsg *imsg)
 {
@@ -293,8 +377,71 @@ sp_recv_kill(struct imsgev *iev, struct imsg *imsg)
 	}
 	if (k.pid <= 0 || (s = sp_find(k.pid)) == NULL)
 		return;		/* reaped: its exit is on its way */
-	if (s->keycheck || kill(-s->pid, k.sig) == -1)
+	if (s->keycheck) {
 		(void)kill(s->pid, k.sig);
+		return;
+	}
+	if (s->frozen && cgroup_freeze(s->cgname, 0) == 0)
+		s->frozen = 0;
+	/* the peak where the kernel keeps one, else its use now */
+	if (!s->signalled && s->cgroup &&
+	    (s->memory = cgroup_memory_peak(s->cgname)) <= 0)
+		s->memory = MAXIMUM(cgroup_memory(s->cgname), 0);
+	else if (!s->signalled && !s->cgroup)
+		s->memory = MAXIMUM(sp_group_pss(s->pid), 0);
+	s->signalled = 1;
+	if (kill(-s->pid, k.sig) == -1)
+		(void)kill(s->pid, k.sig);
+	if (k.sig == SIGKILL && s->cgroup)
+		cgroup_kill(s->cgname);
+}
+
+/*
+ * runtimed's freeze tier, through the parent: the cgroup of a workload
+ * we started and have not reaped or been told to stop, never another;
+ * the answer says whether it is in that state now.
+ */
+static void
+sp_recv_freeze(struct imsgev *iev, struct imsg *imsg)
+{
+	struct sp_freeze	 f;
+	struct started		*s;
+
+	(void)imsg_get_data(imsg, &f, sizeof(f));
+	if (f.on != 0 && f.on != 1)
+		log_warnx("FREEZE: %d refused", f.on);
+	else if (f.pid > 0 && (s = sp_find(f.pid)) != NULL &&
+	    !s->keycheck && s->cgroup && !s->signalled &&
+	    cgroup_freeze(s->cgname, f.on) == 0) {
+		s->frozen = f.on;
+		f.ok = 1;
+		sp_answer(iev, IMSG_SP_FROZEN, &f, sizeof(f));
+		return;
+	}
+	f.ok = 0;
+	sp_answer(iev, IMSG_SP_FROZEN, &f, sizeof(f));
+}
+
+/*
+ * A workload reaped: what it left in its group would keep its port
+ * (the group's id is not reused while it has members), what it left in
+ * its cgroup too.  Its cgroup's counts are read before it goes.
+ */
+static void
+sp_reaped(struct started *s, struct sp_exit *ex)
+{
+	int64_t	 n;
+
+	(void)kill(-s->pid, SIGKILL);
+	ex->oom_kills = ex->failcnt = -1;
+	ex->memory = s->memory;
+	if (!s->cgroup)
+		return;
+	if ((n = cgroup_oom_kills(s->cgname)) >= 0)
+		ex->oom_kills = MAXIMUM(n - s->oom_base, 0);
+	if ((n = cgroup_memory_failcnt(s->cgname)) >= 0)
+		ex->failcnt = MAXIMUM(n - s->failcnt_base, 0);
+	cgroup_destroy(s->cgname);
 }
 
 static void
@@ -315,15 +462,32 @@ sp_reap(int sig, short event, void *arg)
 		if (s->keycheck)
 			sp_answer(sp_req, IMSG_SP_EXITED, &ex, sizeof(ex));
 		else {
-			/*
-			 * What it left in its group would keep its port;
-			 * the group's id is not reused while it has members.
-			 */
-			(void)kill(-pid, SIGKILL);
+			sp_reaped(s, &ex);
 			sp_answer(sp_ev, IMSG_SP_EXITED, &ex, sizeof(ex));
 		}
 		free(s);
 	}
+}
+
+/*
+ * The parent's SIGTERM, at shutdown, once it reaped its workloads: the
+ * cgroups of any left, and this orchd's own, removed; then the death it
+ * expects of us.
+ */
+static void
+sp_term(int sig, short event, void *arg)
+{
+	struct started	*s;
+
+	TAILQ_FOREACH(s, &started, entry)
+		if (s->cgroup) {
+			cgroup_kill(s->cgname);
+			cgroup_destroy(s->cgname);
+		}
+	cgroup_fini();
+	signal(SIGTERM, SIG_DFL);
+	(void)raise(SIGTERM);
+	_exit(1);
 }
 
 /* the parent is gone (PR_SET_PDEATHSIG is on its way), or broke step */
@@ -394,7 +558,7 @@ sp_getopt(int argc, char *argv[])
 int
 main(int argc, char *argv[])
 {
-	struct event	 ev_chld;
+	struct event	 ev_chld, ev_term;
 	uint32_t	 version = ORCHD_IMSG_VERSION;
 	char		 err[128];
 
@@ -427,6 +591,10 @@ main(int argc, char *argv[])
 	sp_ev = sp_channel(SP_EV_FD, NULL, 0);
 	signal_set(&ev_chld, SIGCHLD, sp_reap, NULL);
 	signal_add(&ev_chld, NULL);
+	signal_set(&ev_term, SIGTERM, sp_term, NULL);
+	signal_add(&ev_term, NULL);
+	/* the cgroups are named for the parent, orchd, whose pid is known */
+	cgroup_init(getppid());
 	sp_answer(sp_ev, IMSG_SP_READY, &version, sizeof(version));
 	log_debug("spawner: started");
 	event_dispatch();

@@ -9,7 +9,10 @@
 # parent's end (pidfd_getfd(2), as root) while the parent is idle, and
 # asks for a workload as uid 0, gid 0, the daemons' uid, in group root
 # or the daemons', without a change of user (as root), in a relative
-# directory, with a variable that is not NAME=value, and last a keypair
+# directory, with a variable that is not NAME=value, in a cgroup named
+# for a path above its own or for another workload, with a workload name
+# that is a path, a negative memory limit or a pids limit out of bounds
+# (the spawner makes the cgroup as root), and last a keypair
 # check with a command of its own.  Each is refused and runs nothing; a
 # good request, the control, runs as its user; the forged keypair check
 # is a protocol error that ends the spawner, and orchd with it.
@@ -72,11 +75,14 @@ def say(ok, what):
 
 def refused(sock, what, tag, **kw):
     a = dict(uid=65534, gid=65534, root=1, groups=[],
-        env=["PATH=/bin:/usr/bin"], d="/")
+        env=["PATH=/bin:/usr/bin"], d="/", name=b"attack", cgname=None,
+        memory=0, lim=(0, 0, 0, 0))
     a.update(kw)
     mark = os.path.join(out, tag)
     st = exec_req(sock, a["uid"], a["gid"], a["root"], a["groups"],
-        ["/bin/sh", "-c", "touch " + mark], a["env"], a["d"])
+        ["/bin/sh", "-c", "touch " + mark], a["env"], a["d"],
+        name=a["name"], cgname=a["cgname"], memory=a["memory"],
+        lim=a["lim"])
     time.sleep(0.3)
     ran = os.path.exists(mark)
     say(not ran and (st is None or st[0] == 0),
@@ -94,6 +100,14 @@ refused(req, "a workload in the daemons' group", "dgrp", groups=[dgid])
 refused(req, "no change of user (it would run as root)", "noroot", root=0)
 refused(req, "a relative directory", "reldir", d="tmp")
 refused(req, "a variable that is not NAME=value", "noeq", env=["PATH"])
+# its cgroup, which the spawner makes as root: never a path elsewhere
+refused(req, "a cgroup named for a path above its own", "cgup",
+    cgname=b"../../h41cgesc")
+refused(req, "a cgroup of another name", "cgother", cgname=b"other")
+refused(req, "a workload name that is a path", "cgname", name=b"../x",
+    cgname=b"../x")
+refused(req, "a negative memory limit", "cgmem", memory=-1)
+refused(req, "a pids limit out of bounds", "cgpids", lim=(0, 0, -7, 0))
 mark = os.path.join(out, "nobody")
 st = exec_req(req, 65534, 65534, 1, [], ["/bin/sh", "-c", "touch " + mark],
     ["PATH=/bin:/usr/bin"], "/")
@@ -124,8 +138,8 @@ while read -r verdict what; do
 	n=$((n + 1))
 	if [ "$verdict" = PASS ]; then ok "$what"; else fail "$what"; fi
 done <"$T/drive.out"
-check "every forged request was tried ($n of 12)" [ "$n" -eq 12 ]
-[ "$n" -eq 12 ] || sed 's/^/#	/' "$T/drive.err"
+check "every forged request was tried ($n of 17)" [ "$n" -eq 17 ]
+[ "$n" -eq 17 ] || sed 's/^/#	/' "$T/drive.err"
 orchd_status
 check "the forged keypair check ended the spawner, and orchd (status $STATUS)" \
     [ "$STATUS" -ne 0 ]

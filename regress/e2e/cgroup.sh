@@ -5,8 +5,9 @@
 # and ignores SIGTERM is still killed on suspend and on orchd's shutdown;
 # `memory 64M` is that cgroup's limit; the measured memory reaches show
 # stats; an orchd that died leaves escapees that the next start kills.
-# Then without cgroups (ORCHD_CGROUP=none) the group members that ignore
-# SIGTERM still go at shutdown, and with ORCHD_CGROUP=v2 where a
+# Then without cgroups (ORCHD_CGROUP=none) a workload's memory is still
+# measured (its group's PSS, by the spawner), the group members that
+# ignore SIGTERM still go at shutdown, and with ORCHD_CGROUP=v2 where a
 # controllerless cgroup2 is mounted (v1 hosts), suspend kills through
 # cgroup.kill.  Loopback only, every wait bounded.
 #
@@ -189,6 +190,11 @@ ORCHD_CGROUP=none
 export ORCHD_CGROUP
 start_orchd_or_exit
 check "orchd warns that there are no cgroups" logged 'no cgroups: process workloads'
+# its memory, measured by the spawner from its group's PSS as it stops
+check "wake cgmem without a cgroup" ctl wake cgmem
+check "suspend cgmem" ctl suspend cgmem
+check "its group's measured memory reaches show stats" \
+    wait_for 5 memory_measured cgmem
 check "wake cggrand" ctl wake cggrand
 check "its grandchild started" wait_for 5 has_file cggrand.grand
 grand=$(pidof_file cggrand.grand)

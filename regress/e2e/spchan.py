@@ -2,7 +2,8 @@
 # shared by attack_spawner.sh and attack_sockact.sh.  As root, a copy
 # of the parent's end (pidfd_getfd(2)) taken while the parent is idle;
 # then FD and EXEC messages as spawn.c composes them (struct sp_exec,
-# common/msg.h) and the STARTED answer.
+# common/msg_spawn.h: its cgroup's name and limits last) and the STARTED
+# answer (struct sp_started, read whole: its pid, step and errno).
 import array, ctypes, os, select, socket, struct
 
 SP_FD, SP_EXEC, SP_KEYCHECK = 1200, 1201, 1202
@@ -49,10 +50,19 @@ def answer(sock, secs=5):
     r, _, _ = select.select([sock], [], [], secs)
     if not r:
         return None
-    data = sock.recv(20 + 12)
-    if len(data) < 32 or struct.unpack("=I", data[:4])[0] != SP_STARTED:
+    data = sock.recv(20)
+    if len(data) < 20:
         return None
-    return struct.unpack("=iii", data[20:32])
+    typ, n = struct.unpack("=II", data[:8])
+    body = b""
+    while len(body) < n - 20:
+        more = sock.recv(n - 20 - len(body))
+        if not more:
+            return None
+        body += more
+    if typ != SP_STARTED or len(body) < 12:
+        return None
+    return struct.unpack("=iii", body[:12])
 
 # an IPv4 address as union wl_addr holds it: sockaddr_in, zero padded
 def wl_addr4(ip, port):
@@ -61,12 +71,16 @@ def wl_addr4(ip, port):
 
 # struct sp_exec, the strings, after the log on /dev/null and, with
 # sockfd, a socket activation's socket named as listening on sockaddr
+# its cgroup is cgname, with memory and the cpu, cpu weight, pids and io
+# weight limits of lim
 def exec_req(sock, uid, gid, root, groups, argv, env, d, sockfd=-1,
-        sockaddr=b""):
-    hdr = struct.pack("@64s33sIIii256Iiiiii28s", b"attack", b"who", uid,
+        sockaddr=b"", name=b"attack", cgname=None, memory=0,
+        lim=(0, 0, 0, 0)):
+    hdr = struct.pack("@64s33sIIii256Iiiii28s66sq4q", name, b"who", uid,
         gid, root, len(groups), *(groups + [0] * (256 - len(groups))),
-        len(argv), len(env), 1 if sockfd == -1 else 2, 0,
-        0 if sockfd == -1 else 1, sockaddr)
+        len(argv), len(env), 1 if sockfd == -1 else 2,
+        0 if sockfd == -1 else 1, sockaddr,
+        name if cgname is None else cgname, memory, *lim)
     body = b"".join(s.encode() + b"\0" for s in argv + env + [d])
     log = os.open("/dev/null", os.O_WRONLY)
     send(sock, SP_FD, fd=log)

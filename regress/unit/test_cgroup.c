@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../orchd/parent.h"
+#include "../../spawnerd/spawner.h"
 
 static int
 parse(const char *text, struct cg_mount *m)

@@ -5,7 +5,10 @@
  * gid or in their group, a change of user the spawner cannot make or
  * one it must, counts out of bounds, strings that do not end, bytes
  * after the directory, a relative directory, a variable without '=',
- * descriptors out of step.  Each is refused with its reason; a good one
+ * descriptors out of step (a cgroup's files among them: the spawner opens
+ * those itself), a workload name that is a path, a cgroup not named for
+ * the workload, a negative memory limit, cpu or pids limits out of
+ * bounds.  Each is refused with its reason; a good one
  * passes with its words, variables and directory found.  And a socket
  * activation's socket (sp_check_sock): a UDP one, one that does not
  * listen, a unix one, a listener on another port or address than the
@@ -56,6 +59,7 @@ good(struct msg *m)
 	m->hdr.argc = 2;
 	m->hdr.nenv = 1;
 	m->hdr.nfds = 1;
+	strlcpy(m->hdr.cgname, "web", sizeof(m->hdr.cgname));
 }
 
 /* the header, then the strings given, each with its NUL */
@@ -203,9 +207,8 @@ test_bounds(void **state)
 	refused(&m, 2, "descriptors");
 	good(&m);
 	m.hdr.nfds = 2;
-	m.hdr.cgdir = 1;
 	pack(&m, good_strings, 4);
-	refused(&m, 2, "cgroup directory");
+	refused(&m, 2, "descriptors");
 	good(&m);
 	m.hdr.nfds = SP_FDS + 1;
 	pack(&m, good_strings, 4);
@@ -236,9 +239,61 @@ test_sock_counts(void **state)
 	good(&m);
 	m.hdr.sock = 1;
 	m.hdr.nfds = 3;
-	m.hdr.cgdir = 1;
 	pack(&m, good_strings, 4);
-	refused(&m, 3, "cgroup directory");
+	refused(&m, 3, "descriptors");
+}
+
+/* one forged field of the cgroup part of a good request: refused */
+static void
+cg_refused(const char *name, const char *cgname, int64_t memory,
+    int64_t cpu, int64_t pids, const char *want)
+{
+	struct msg	 m;
+
+	good(&m);
+	strlcpy(m.hdr.name, name, sizeof(m.hdr.name));
+	strlcpy(m.hdr.cgname, cgname, sizeof(m.hdr.cgname));
+	m.hdr.memory = memory;
+	m.hdr.lim.cpu = cpu;
+	m.hdr.lim.pids = pids;
+	pack(&m, good_strings, 4);
+	refused(&m, 1, want);
+}
+
+/*
+ * The cgroup the spawner makes is named for the workload: a name or a
+ * cgroup name that is a path elsewhere is refused, and so are limits
+ * the parent would never send.  NAME@2 (a replace's) passes.
+ */
+static void
+test_cgroup(void **state)
+{
+	struct msg	 m;
+	char		 why[128];
+
+	good(&m);
+	strlcpy(m.hdr.cgname, "web@2", sizeof(m.hdr.cgname));
+	m.hdr.memory = 64 << 20;
+	m.hdr.lim.cpu = 500;
+	m.hdr.lim.pids = 100;
+	pack(&m, good_strings, 4);
+	assert_int_equal(check(&m, 1, why, sizeof(why)), 0);
+	cg_refused("..", "..", 0, 0, 0, "invalid workload name");
+	cg_refused("a/b", "a/b", 0, 0, 0, "invalid workload name");
+	cg_refused("", "", 0, 0, 0, "invalid workload name");
+	cg_refused("web", "../../cpu", 0, 0, 0, "not named for");
+	cg_refused("web", "web/../x", 0, 0, 0, "not named for");
+	cg_refused("web", "web@3", 0, 0, 0, "not named for");
+	cg_refused("web", "other", 0, 0, 0, "not named for");
+	cg_refused("web", "", 0, 0, 0, "not named for");
+	cg_refused("web", "web", -1, 0, 0, "negative memory");
+	cg_refused("web", "web", 0, -5, 0, "out of bounds");
+	cg_refused("web", "web", 0, 0, -2, "out of bounds");
+	/* a cgroup name without its NUL */
+	good(&m);
+	memset(m.hdr.cgname, 'w', sizeof(m.hdr.cgname));
+	pack(&m, good_strings, 4);
+	refused(&m, 1, "not named for");
 }
 
 /* a TCP socket on 127.0.0.1, any port, listening or not; its port */
@@ -378,6 +433,7 @@ main(void)
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_sock_counts),
+		cmocka_unit_test(test_cgroup),
 		cmocka_unit_test(test_sock),
 	};
 

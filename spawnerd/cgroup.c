@@ -1,6 +1,9 @@
 /*
  * Process workloads' cgroups: what a workload started goes when it
- * stops, its memory limit, and a measure of its memory.
+ * stops, its memory limit, and a measure of its memory.  The spawner's
+ * alone (spawnerd.c): root, it makes them at its start and for each
+ * start of a workload, reads them when it reaps it, and removes them;
+ * the root parent never writes one.
  *
  * A process group is no fence: a workload's process that calls setsid
  * leaves it and outlives kill(-pid).  A cgroup cannot be left by an
@@ -31,25 +34,28 @@
  *
  * An OOM kill in a workload's cgroup is counted by the kernel: v2's
  * memory.events and v1's memory.oom_control (since Linux 4.13) say
- * oom_kill N.  The parent reads it when a workload starts and when it
- * exits, and tells runtimed it was killed for memory if it grew.
+ * oom_kill N.  The spawner reads it when a workload starts and when it
+ * exits, and says how much it grew in the exit report, from which the
+ * parent tells runtimed it was killed for memory.
  *
- * PID is orchd's: two orchd on one host (the tests run several) never
- * share a workload's cgroup, and at start the cgroups of an orchd that is
- * no longer running are those of one that crashed.  Its workloads died
- * with it (PR_SET_PDEATHSIG), so what is left in them escaped: it is
- * killed and the cgroups removed.
+ * PID is orchd's, the spawner's parent: two orchd on one host (the
+ * tests run several) never share a workload's cgroup, and at start the
+ * cgroups of an orchd that is no longer running are those of one that
+ * crashed.  Its workloads died with it and its spawner
+ * (PR_SET_PDEATHSIG), so what is left in them escaped: it is killed and
+ * the cgroups removed, in every hierarchy (cg_sweep).
  *
- * ORCHD_CGROUP=v1, v2 or none in the environment chooses instead.
+ * ORCHD_CGROUP=v1, v2 or none in the environment (orchd's, which the
+ * spawner inherits) chooses instead.
  *
  * The child joins its cgroups itself, before it drops root, by writing
- * "0" (itself) to files the parent opened for it before fork: nothing
- * in the child can fail for a reason the parent could have told the
+ * "0" (itself) to files the spawner opened for it before fork: nothing
+ * in the child can fail for a reason the spawner could have told the
  * operator.  A write of a pid to cgroup.procs moves a whole thread
  * group, and for that the kernel takes cgroup_threadgroup_rwsem for
  * writing, which waits for an RCU grace period: 15-25 ms on this kind
- * of host in one wake of ten.  On v2 the parent also opens the cgroup's
- * directory and the spawner makes the child in it at once with
+ * of host in one wake of ten.  On v2 the spawner also opens the cgroup's
+ * directory and makes the child in it at once with
  * clone3(CLONE_INTO_CGROUP) (Linux 5.7), which costs no such wait;
  * cgroup.procs is the fallback where clone3 fails.  v1 has no such
  * clone, but a thread that moves itself ("0" written to v1's tasks
@@ -76,7 +82,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "parent.h"
+#include "spawner.h"
 
 #define CG_DIR			"orchd"
 #define CG_FREEZE_WAIT_MS	1000	/* for the freezer, at most */
@@ -91,17 +97,24 @@ enum cg_kind {
 	CG_V2
 };
 
-/* v1's hierarchies; v2 has the one, CG_MAIN */
-#define CG_MAIN		0	/* v1: freezer */
-#define CG_MEM		1	/* v1: memory */
+/* v1's controllers, a hierarchy each (spawner.h); v2 has CG_MAIN */
+static const char *const cg_ctl[CG_NHIER] = {
+	[CG_MAIN] = "freezer", [CG_MEM] = "memory", [CG_CPU] = "cpu",
+	[CG_CPUACCT] = "cpuacct", [CG_PIDS] = "pids", [CG_BLKIO] = "blkio"
+};
 
+/*
+ * Every workload joins the hierarchies before nhier; v1's cpu, cpuacct,
+ * pids and blkio ones, where found, only for a limit (cglimit.c).
+ */
 static struct {
 	enum cg_kind	 kind;
-	int		 nhier;		/* directories of a workload */
+	int		 nhier;		/* directories of every workload */
 	int		 memory;	/* limit and measure */
 	int		 haskill;	/* v2 cgroup.kill */
-	char		 top[CGROUP_FDS][PATH_MAX];	/* .../orchd */
-	char		 base[CGROUP_FDS][PATH_MAX];	/* .../orchd/PID */
+	char		 top[CG_NHIER][PATH_MAX];	/* .../orchd; "" none */
+	char		 base[CG_NHIER][PATH_MAX];	/* .../orchd/PID */
+	pid_t		 owner;		/* PID: orchd's, our parent */
 } cg;
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo */
@@ -231,8 +244,9 @@ cgroup_join_path(char *buf, size_t len, const char *point, const char *root,
 	return (0);
 }
 
-static int
-cg_path(char *buf, size_t len, int h, const char *name, const char *file)
+/* hierarchy h's cgroup of workload name, or a file in it */
+int
+cgroup_path(char *buf, size_t len, int h, const char *name, const char *file)
 {
 	int	 r;
 
@@ -390,7 +404,7 @@ cgroup_freeze(const char *name, int on)
 {
 	char	 dir[PATH_MAX];
 
-	if (cg.kind == CG_NONE || cg_path(dir, sizeof(dir), CG_MAIN, name,
+	if (cg.kind == CG_NONE || cgroup_path(dir, sizeof(dir), CG_MAIN, name,
 	    NULL) == -1)
 		return (-1);
 	if (cg_freeze(dir, on) == 0)
@@ -423,7 +437,7 @@ cgroup_kill(const char *name)
 {
 	char	 dir[PATH_MAX];
 
-	if (cg.kind == CG_NONE || cg_path(dir, sizeof(dir), CG_MAIN, name,
+	if (cg.kind == CG_NONE || cgroup_path(dir, sizeof(dir), CG_MAIN, name,
 	    NULL) == -1)
 		return;
 	cg_kill_dir(dir);
@@ -470,19 +484,20 @@ cg_destroy(char dirs[][PATH_MAX], int n)
 	return (left > 0 ? -1 : 0);
 }
 
+/* in every hierarchy, the main one first: those it did not join too */
 void
 cgroup_destroy(const char *name)
 {
-	char	 dirs[CGROUP_FDS][PATH_MAX];
-	int	 h;
+	char	 dirs[CG_NHIER][PATH_MAX];
+	int	 h, n = 0;
 
 	if (cg.kind == CG_NONE)
 		return;
-	for (h = 0; h < cg.nhier; h++)
-		if (cg_path(dirs[h], sizeof(dirs[h]), h, name, NULL) == -1)
-			return;
-	(void)cg_destroy(dirs, cg.nhier);
-	cglimit_destroy(name);
+	for (h = 0; h < CG_NHIER; h++)
+		if (cg.base[h][0] != '\0' && cgroup_path(dirs[n],
+		    sizeof(dirs[n]), h, name, NULL) == 0)
+			n++;
+	(void)cg_destroy(dirs, n);
 }
 
 /* bytes in use, or at most while it ran; -1 when not known */
@@ -495,12 +510,12 @@ cgroup_memory(const char *name)
 
 	if (!cg.memory)
 		return (-1);
-	if (cg_path(path, sizeof(path), h, name, cg.kind == CG_V1 ?
+	if (cgroup_path(path, sizeof(path), h, name, cg.kind == CG_V1 ?
 	    "memory.usage_in_bytes" : "memory.current") == -1)
 		return (-1);
 	if ((v = cg_read_bytes(path)) > 0)
 		return (v);
-	if (cg_path(path, sizeof(path), h, name, cg.kind == CG_V1 ?
+	if (cgroup_path(path, sizeof(path), h, name, cg.kind == CG_V1 ?
 	    "memory.max_usage_in_bytes" : "memory.peak") == -1)
 		return (-1);
 	return (cg_read_bytes(path));
@@ -542,7 +557,7 @@ cgroup_oom_kills(const char *name)
 
 	if (!cg.memory)
 		return (-1);
-	if (cg_path(path, sizeof(path), h, name, cg.kind == CG_V1 ?
+	if (cgroup_path(path, sizeof(path), h, name, cg.kind == CG_V1 ?
 	    "memory.oom_control" : "memory.events") == -1 ||
 	    cg_read(path, buf, sizeof(buf)) == -1)
 		return (-1);
@@ -558,7 +573,7 @@ cgroup_memory_failcnt(const char *name)
 {
 	char	 path[PATH_MAX];
 
-	if (!cg.memory || cg.kind != CG_V1 || cg_path(path, sizeof(path),
+	if (!cg.memory || cg.kind != CG_V1 || cgroup_path(path, sizeof(path),
 	    CG_MEM, name, "memory.failcnt") == -1)
 		return (-1);
 	return (cg_read_bytes(path));
@@ -573,7 +588,7 @@ cgroup_memory_peak(const char *name)
 
 	if (!cg.memory)
 		return (-1);
-	if (cg_path(path, sizeof(path), h, name, cg.kind == CG_V1 ?
+	if (cgroup_path(path, sizeof(path), h, name, cg.kind == CG_V1 ?
 	    "memory.max_usage_in_bytes" : "memory.peak") == -1)
 		return (-1);
 	return (cg_read_bytes(path));
@@ -593,7 +608,7 @@ cg_limit(const char *name, int64_t bytes, char *msg, size_t len)
 	else
 		(void)strlcpy(val, cg.kind == CG_V1 ? "-1" : "max",
 		    sizeof(val));
-	if (cg_path(path, sizeof(path), h, name, cg.kind == CG_V1 ?
+	if (cgroup_path(path, sizeof(path), h, name, cg.kind == CG_V1 ?
 	    "memory.limit_in_bytes" : "memory.max") == -1 ||
 	    cg_write(path, val) == -1) {
 		(void)snprintf(msg, len, "memory limit %s: %s", val,
@@ -601,7 +616,7 @@ cg_limit(const char *name, int64_t bytes, char *msg, size_t len)
 		return (-1);
 	}
 	/* v1 keeps a previous start's peak: this run's is what counts */
-	if (cg.kind == CG_V1 && cg_path(path, sizeof(path), h, name,
+	if (cg.kind == CG_V1 && cgroup_path(path, sizeof(path), h, name,
 	    "memory.max_usage_in_bytes") == 0)
 		(void)cg_write(path, "0");
 	return (0);
@@ -637,7 +652,7 @@ cgroup_prepare(const char *name, int64_t memory, const struct wl_limits *lim,
 	if (cg.kind == CG_NONE)
 		return (0);
 	for (h = 0; h < cg.nhier; h++) {
-		if (cg_path(dir, sizeof(dir), h, name, NULL) == -1)
+		if (cgroup_path(dir, sizeof(dir), h, name, NULL) == -1)
 			goto fail;
 		fresh = mkdir(dir, 0755) == 0;
 		if (!fresh && errno != EEXIST)
@@ -658,22 +673,20 @@ cgroup_prepare(const char *name, int64_t memory, const struct wl_limits *lim,
 	}
 	/* v1: its one thread moves itself, without the global lock */
 	for (h = 0; h < cg.nhier; h++) {
-		if (cg_path(path, sizeof(path), h, name, cg.kind == CG_V1 ?
+		if (cgroup_path(path, sizeof(path), h, name, cg.kind == CG_V1 ?
 		    "tasks" : "cgroup.procs") == -1 ||
 		    (fds->fd[h] = open(path, O_WRONLY | O_CLOEXEC)) == -1)
 			goto fail;
 		fds->n++;
 	}
 	/* cpu, pids, io: v1's hierarchies added to fds, before v2's dir */
-	if (cg_path(dir, sizeof(dir), CG_MAIN, name, NULL) == -1)
-		goto fail;
-	if (cglimit_prepare(name, dir, lim, fds, msg, len) == -1) {
+	if (cglimit_prepare(name, lim, fds, msg, len) == -1) {
 		cgroup_fds_close(fds);
 		return (-1);
 	}
 	/* v2: the child is made in it, no migration (spawnerd/exec.c joins the others) */
 	if (cg.kind == CG_V2) {
-		if (cg_path(dir, sizeof(dir), CG_MAIN, name, NULL) == -1 ||
+		if (cgroup_path(dir, sizeof(dir), CG_MAIN, name, NULL) == -1 ||
 		    (fds->fd[fds->n] = open(dir, O_RDONLY | O_DIRECTORY |
 		    O_CLOEXEC)) == -1)
 			goto fail;
@@ -694,7 +707,7 @@ orchd_running(pid_t pid)
 {
 	char	 path[64], comm[32];
 
-	if (pid == getpid())
+	if (pid == cg.owner)
 		return (1);
 	if (kill(pid, 0) == -1 && errno != EPERM)
 		return (0);
@@ -704,59 +717,58 @@ orchd_running(pid_t pid)
 	return (strcmp(comm, "orchd\n") == 0);
 }
 
-/* the workloads' cgroups of a dead orchd, in each hierarchy, and its own */
+/* the workloads' cgroups of a dead orchd, dir (TOP/PID), and dir */
 static void
-cg_sweep_instance(const char *pid)
+cg_sweep_instance(const char *dir)
 {
 	DIR		*d;
 	struct dirent	*de;
-	char		 dirs[CGROUP_FDS][PATH_MAX];
-	int		 h, n = 0;
+	char		 sub[1][PATH_MAX];
+	int		 n = 0;
 
-	if ((size_t)snprintf(dirs[0], sizeof(dirs[0]), "%s/%s",
-	    cg.top[CG_MAIN], pid) >= sizeof(dirs[0]) ||
-	    (d = opendir(dirs[0])) == NULL)
+	if ((d = opendir(dir)) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL && n++ < CG_SWEEP_MAX) {
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
+		    (size_t)snprintf(sub[0], sizeof(sub[0]), "%s/%s", dir,
+		    de->d_name) >= sizeof(sub[0]))
 			continue;
-		for (h = 0; h < cg.nhier; h++)
-			if ((size_t)snprintf(dirs[h], sizeof(dirs[h]),
-			    "%s/%s/%s", cg.top[h], pid, de->d_name) >=
-			    sizeof(dirs[h]))
-				dirs[h][0] = '\0';
-		if (!cg_empty(dirs[CG_MAIN]))
+		if (!cg_empty(sub[0]))
 			log_warnx("workload %s: killing what an orchd that "
 			    "died left running in its cgroup", de->d_name);
-		(void)cg_destroy(dirs, cg.nhier);
+		(void)cg_destroy(sub, 1);
 	}
 	closedir(d);
-	for (h = 0; h < cg.nhier; h++)
-		if ((size_t)snprintf(dirs[h], sizeof(dirs[h]), "%s/%s",
-		    cg.top[h], pid) >= sizeof(dirs[h]) ||
-		    (rmdir(dirs[h]) == -1 && errno != ENOENT))
-			log_warn("cannot remove cgroup %s", dirs[h]);
+	if (rmdir(dir) == -1 && errno != ENOENT)
+		log_warn("cannot remove cgroup %s", dir);
 }
 
-/* the cgroups of orchd instances no longer running */
+/*
+ * The cgroups under top (a hierarchy's .../orchd) of orchd instances no
+ * longer running, in each hierarchy in turn, the main one first: what is
+ * left in them is killed there, the others are empty by then.
+ */
 static void
-cg_sweep(void)
+cg_sweep(const char *top)
 {
 	DIR		*d;
 	struct dirent	*de;
 	const char	*errstr;
+	char		 dir[PATH_MAX];
 	pid_t		 pid;
 	int		 n = 0;
 
-	if ((d = opendir(cg.top[CG_MAIN])) == NULL)
+	if ((d = opendir(top)) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL && n++ < CG_SWEEP_MAX) {
 		if (de->d_type != DT_DIR)
 			continue;
 		pid = strtonum(de->d_name, 1, INT_MAX, &errstr);
-		if (errstr != NULL || orchd_running(pid))
+		if (errstr != NULL || orchd_running(pid) ||
+		    (size_t)snprintf(dir, sizeof(dir), "%s/%s", top,
+		    de->d_name) >= sizeof(dir))
 			continue;
-		cg_sweep_instance(de->d_name);
+		cg_sweep_instance(dir);
 	}
 	closedir(d);
 }
@@ -771,29 +783,48 @@ cg_mkdir(const char *dir)
 	return (0);
 }
 
-/* v2: memory handed down from the root to each workload's cgroup */
-static void
-cg_v2_memory(const char *point)
+/*
+ * v2: controller ctl handed down from the root, point, to each
+ * workload's cgroup, as memory is (cglimit.c's cpu, pids and io too).
+ */
+int
+cgroup_v2_enable(const char *point, const char *ctl)
 {
-	char		 path[PATH_MAX];
+	char		 path[PATH_MAX], val[16];
 	const char	*dirs[3];
 	int		 i;
 
 	dirs[0] = point;
 	dirs[1] = cg.top[CG_MAIN];
 	dirs[2] = cg.base[CG_MAIN];
+	(void)snprintf(val, sizeof(val), "+%s", ctl);
 	for (i = 0; i < 3; i++) {
 		if ((size_t)snprintf(path, sizeof(path),
 		    "%s/cgroup.subtree_control", dirs[i]) >= sizeof(path) ||
-		    cg_write(path, "+memory") == -1) {
-			log_warn("cgroup %s: +memory", dirs[i]);
-			cg.memory = 0;
-			return;
+		    cg_write(path, val) == -1) {
+			log_warn("cgroup %s: %s", dirs[i], val);
+			return (-1);
 		}
 	}
+	return (0);
 }
 
-/* a hierarchy's own path of orchd, from /proc/self/cgroup */
+/* v1: hierarchy h's .../orchd and .../orchd/PID, or NULL without it */
+const char *
+cgroup_top(int h)
+{
+	return (h >= 0 && h < CG_NHIER && cg.base[h][0] != '\0' ?
+	    cg.top[h] : NULL);
+}
+
+const char *
+cgroup_base(int h)
+{
+	return (h >= 0 && h < CG_NHIER && cg.base[h][0] != '\0' ?
+	    cg.base[h] : NULL);
+}
+
+/* a hierarchy's own path of ours (orchd's), from /proc/self/cgroup */
 static int
 cg_own(const char *controller, char *path, size_t len)
 {
@@ -810,8 +841,8 @@ cg_own(const char *controller, char *path, size_t len)
 }
 
 struct cg_found {
-	struct cg_mount	 v2, freezer, memory;
-	int		 has_v2, has_freezer, has_memory, v2_memory;
+	struct cg_mount	 v2, v1[CG_NHIER];
+	int		 has_v2, has_v1[CG_NHIER], v2_memory;
 };
 
 static void
@@ -820,6 +851,7 @@ cg_find(struct cg_found *found)
 	FILE		*f;
 	char		 line[PATH_MAX * 2 + 512], path[PATH_MAX], buf[512];
 	struct cg_mount	 m;
+	int		 h;
 
 	memset(found, 0, sizeof(*found));
 	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL)
@@ -831,16 +863,12 @@ cg_find(struct cg_found *found)
 			found->v2 = m;
 			found->has_v2 = 1;
 		} else if (strcmp(m.fstype, "cgroup") == 0) {
-			if (!found->has_freezer &&
-			    cgroup_has_word(m.opts, "freezer")) {
-				found->freezer = m;
-				found->has_freezer = 1;
-			}
-			if (!found->has_memory &&
-			    cgroup_has_word(m.opts, "memory")) {
-				found->memory = m;
-				found->has_memory = 1;
-			}
+			for (h = 0; h < CG_NHIER; h++)
+				if (!found->has_v1[h] &&
+				    cgroup_has_word(m.opts, cg_ctl[h])) {
+					found->v1[h] = m;
+					found->has_v1[h] = 1;
+				}
 		}
 	}
 	fclose(f);
@@ -870,32 +898,45 @@ cg_setup_v2(const struct cg_found *found)
 	return (0);
 }
 
+/* v1: <mount>/<orchd's own cgroup>/orchd in hierarchy h */
 static int
-cg_setup_v1_one(int h, const struct cg_mount *m, const char *controller)
+cg_setup_v1_one(int h, const struct cg_mount *m)
 {
 	char	 own[PATH_MAX], dir[PATH_MAX];
 
-	if (cg_own(controller, own, sizeof(own)) == -1)
+	if (cg_own(cg_ctl[h], own, sizeof(own)) == -1)
 		(void)strlcpy(own, "/", sizeof(own));
 	if (cgroup_join_path(dir, sizeof(dir), m->point, m->root, own) ==
 	    -1 || (size_t)snprintf(cg.top[h], sizeof(cg.top[h]), "%s/%s",
-	    dir, CG_DIR) >= sizeof(cg.top[h]))
+	    dir, CG_DIR) >= sizeof(cg.top[h]) || cg_mkdir(cg.top[h]) == -1) {
+		cg.top[h][0] = '\0';
 		return (-1);
-	return (cg_mkdir(cg.top[h]));
+	}
+	return (0);
 }
 
 static int
 cg_setup_v1(const struct cg_found *found)
 {
+	int	 h;
+
 	cg.kind = CG_V1;
 	cg.nhier = 1;
-	if (cg_setup_v1_one(CG_MAIN, &found->freezer, "freezer") == -1)
+	if (cg_setup_v1_one(CG_MAIN, &found->v1[CG_MAIN]) == -1)
 		return (-1);
-	if (found->has_memory) {
-		if (cg_setup_v1_one(CG_MEM, &found->memory, "memory") == -1)
+	if (found->has_v1[CG_MEM]) {
+		if (cg_setup_v1_one(CG_MEM, &found->v1[CG_MEM]) == -1)
 			return (-1);
 		cg.nhier = 2;
 		cg.memory = 1;
+	}
+	/* for limits: one that fails is a limit said missing, no more */
+	for (h = CG_CPU; h < CG_NHIER; h++) {
+		/* "cpu,cpuacct" mounted together: joined as cpu */
+		if (!found->has_v1[h] || (h == CG_CPUACCT &&
+		    cgroup_has_word(found->v1[h].opts, "cpu")))
+			continue;
+		(void)cg_setup_v1_one(h, &found->v1[h]);
 	}
 	return (0);
 }
@@ -911,12 +952,12 @@ cg_choose(const struct cg_found *found)
 	if (want != NULL && strcmp(want, "v2") == 0)
 		return (found->has_v2 ? CG_V2 : CG_NONE);
 	if (want != NULL && strcmp(want, "v1") == 0)
-		return (found->has_freezer ? CG_V1 : CG_NONE);
+		return (found->has_v1[CG_MAIN] ? CG_V1 : CG_NONE);
 	if (want != NULL)
 		log_warnx("ORCHD_CGROUP=%s: not v1, v2 or none", want);
 	if (found->has_v2 && found->v2_memory)
 		return (CG_V2);
-	if (found->has_freezer)
+	if (found->has_v1[CG_MAIN])
 		return (CG_V1);
 	if (found->has_v2)
 		return (CG_V2);
@@ -924,17 +965,46 @@ cg_choose(const struct cg_found *found)
 }
 
 /*
- * Once, at start, as root: find the cgroups, sweep those of dead orchd,
- * make this one's.
+ * Each hierarchy's orchd/PID, once those of dead orchd are swept: -1
+ * where one every workload joins cannot be made; one for limits alone
+ * is dropped.
+ */
+static int
+cg_setup_bases(void)
+{
+	char	 dir[PATH_MAX];
+	int	 h;
+
+	for (h = 0; h < CG_NHIER; h++) {
+		if (cg.top[h][0] == '\0')
+			continue;
+		/* through dir: a snprintf from cg into cg may overlap */
+		if ((size_t)snprintf(dir, sizeof(dir), "%s/%d", cg.top[h],
+		    (int)cg.owner) < sizeof(dir) && strlcpy(cg.base[h], dir,
+		    sizeof(cg.base[h])) < sizeof(cg.base[h])) {
+			cg_sweep(cg.top[h]);
+			if (cg_mkdir(cg.base[h]) == 0)
+				continue;
+		}
+		cg.base[h][0] = '\0';
+		if (h < cg.nhier)
+			return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Once, at the spawner's start, as root: find the cgroups, sweep those
+ * of dead orchd, make this one's, named for owner, orchd's pid.
  */
 void
-cgroup_init(void)
+cgroup_init(pid_t owner)
 {
 	struct cg_found	 found;
-	char		 dir[PATH_MAX];
-	int		 h, kind, r = -1;
+	int		 kind, r = -1;
 
 	memset(&cg, 0, sizeof(cg));
+	cg.owner = owner;
 	if (geteuid() != 0) {
 		log_warnx("not root: process workloads are contained by their "
 		    "process group only");
@@ -946,23 +1016,15 @@ cgroup_init(void)
 		r = cg_setup_v2(&found);
 	else if (kind == CG_V1)
 		r = cg_setup_v1(&found);
-	for (h = 0; r == 0 && h < cg.nhier; h++)
-		if ((size_t)snprintf(dir, sizeof(dir), "%s/%d", cg.top[h],
-		    (int)getpid()) >= sizeof(dir) || strlcpy(cg.base[h], dir,
-		    sizeof(cg.base[h])) >= sizeof(cg.base[h]))
-			r = -1;
-	if (r == 0) {
-		cg_sweep();
-		for (h = 0; r == 0 && h < cg.nhier; h++)
-			r = cg_mkdir(cg.base[h]);
-	}
-	if (r == 0 && cg.kind == CG_V2 && cg.memory)
-		cg_v2_memory(found.v2.point);
 	if (r == 0)
-		cglimit_init(cg.kind == CG_V2 ? found.v2.point : NULL,
-		    cg.top[CG_MAIN], cg.base[CG_MAIN]);
+		r = cg_setup_bases();
+	if (r == 0 && cg.kind == CG_V2 && cg.memory)
+		cg.memory = cgroup_v2_enable(found.v2.point, "memory") == 0;
+	if (r == 0)
+		cglimit_init(cg.kind == CG_V2 ? found.v2.point : NULL);
 	if (r == -1) {
 		memset(&cg, 0, sizeof(cg));
+		cg.owner = owner;
 		log_warnx("no cgroups: process workloads are contained by "
 		    "their process group only, which setsid leaves");
 		return;
@@ -978,9 +1040,8 @@ cgroup_fini(void)
 {
 	int	 h;
 
-	for (h = 0; h < cg.nhier && cg.kind != CG_NONE; h++)
-		if (rmdir(cg.base[h]) == -1 && errno != ENOENT)
+	for (h = 0; h < CG_NHIER && cg.kind != CG_NONE; h++)
+		if (cg.base[h][0] != '\0' && rmdir(cg.base[h]) == -1 &&
+		    errno != ENOENT)
 			log_warn("cannot remove cgroup %s", cg.base[h]);
-	if (cg.kind != CG_NONE)
-		cglimit_fini();
 }
