@@ -81,7 +81,8 @@ check "... every row is there" [ "$(rows)" = "aa bb cc " ]
 sleep 1.1
 reload
 check "a reload with nothing changed succeeds (status $rc)" [ "$rc" -eq 0 ]
-check "... writes no row" said 2 "what changed, 0 rows written, 0 removed, 3 unchanged"
+check "... writes no row" \
+    said 2 "what changed, 0 rows written, 0 removed, 3 unchanged"
 check "... and every row is as it was" \
     [ "$(row aa)|$(row bb)" = "$a0|$b0" ]
 
@@ -89,7 +90,8 @@ check "... and every row is as it was" \
 reload
 check "a reload that changes one workload succeeds (status $rc)" \
     [ "$rc" -eq 0 ]
-check "... writes its row alone" said 3 "1 row written, 0 removed, 2 unchanged"
+check "... writes its row alone" \
+    said 3 "1 row written, 0 removed, 2 unchanged"
 b1=$(row bb)
 newdef() { printf '%s' "$b1" | grep -q '"idle_timeout": *420'; }
 check "... its definition is the new one" newdef
@@ -101,7 +103,8 @@ check "... the other rows are as they were" [ "$(row aa)" = "$a0" ]
 reload
 check "a reload that removes one and adds one succeeds (status $rc)" \
     [ "$rc" -eq 0 ]
-check "... writes one row and removes one" said 4 "1 row written, 1 removed, 2 unchanged"
+check "... writes one row and removes one" \
+    said 4 "1 row written, 1 removed, 2 unchanged"
 check "... the removed one's row is gone, the added one's there" \
     [ "$(rows)" = "aa bb dd " ]
 check "... with its counters gone too" [ "$(db_sql "$DB" \
@@ -110,9 +113,9 @@ check "... and the added one's counters made" [ "$(db_sql "$DB" \
     "SELECT count(*) FROM counters WHERE workload = 'dd'")" = 1 ]
 
 # the API's rows: written by the API, and again by the reload after
-c=$(api -X POST --data-binary \
-    '{"name": "ee", "hosts": ["ee.test"], "command": "/bin/sleep 600", "port": 1}' \
-    "http://127.0.0.1:$API/v1/workloads")
+EE='{"name": "ee", "hosts": ["ee.test"], "command": "/bin/sleep 600",
+    "port": 1}'
+c=$(api -X POST --data-binary "$EE" "http://127.0.0.1:$API/v1/workloads")
 check "an API workload is created (status $c)" [ "$c" = 201 ]
 check "... its row is there" [ "$(rows)" = "aa bb dd ee " ]
 c=$(api -X DELETE "http://127.0.0.1:$API/v1/workloads/ee")
