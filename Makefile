@@ -143,7 +143,7 @@ SPAWNER_SRCS	 = $(addprefix spawnerd/, \
 		   cglimit.c cgroup.c check.c exec.c pss.c spawnerd.c)
 STORE_SRCS	 = $(addprefix stored/, \
 		   store.c store_check.c store_db.c store_moved.c \
-		   store_queue.c store_schema.c store_sql.c)
+		   store_queue.c store_schema.c store_sql.c store_sync.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   accesslog.c accesslog_fmt.c acme_http.c acme_recv.c \
 		   acme_store.c activity.c alogkeep.c api.c api_access.c \

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "ignore.h"
 #include "workload.h"
 #include "workload_fields.h"
@@ -462,6 +463,34 @@ workload_wire_read(const void *data, size_t len, char *err, size_t errlen)
 		return (NULL);
 	}
 	return (wl);
+}
+
+/*
+ * A digest of wl's wire form, all of it, 8 bytes a step: whether a
+ * definition changed, for the store's rows (stored/store_sync.c), at
+ * every reload for every workload.  Each step is a bijection of the
+ * state, so two forms of one length that differ in one word have
+ * different digests (but for 0, which is made 1).  0 when out of memory.
+ */
+uint64_t
+workload_wire_digest(const struct workload_conf *wl)
+{
+	unsigned char	*p;
+	uint64_t	 h, w;
+	size_t		 len, i;
+
+	if ((p = workload_wire(wl, &len)) == NULL)
+		return (0);
+	h = 0x9e3779b97f4a7c15ULL ^ len;
+	for (i = 0; i < len; i += sizeof(w)) {
+		w = 0;
+		memcpy(&w, p + i, MINIMUM(sizeof(w), len - i));
+		h ^= w;
+		h *= 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	free(p);
+	return (h != 0 ? h : 1);
 }
 
 /*

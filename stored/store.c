@@ -36,6 +36,7 @@
 #include "proc.h"
 #include "sandbox.h"
 #include "store_check.h"
+#include "store_sync.h"
 #include "store_db.h"
 #include "store_moved.h"
 #include "store_queue.h"
@@ -867,6 +868,7 @@ store_api_put(struct imsgev *iev, struct imsg *imsg)
 	/* what came before it first: a held write must not outlive it */
 	store_path_check("a write");
 	(void)held_flush();
+	store_sync_touched(wc->name);
 	api_stored(iev, imsg, store_db_api_put(store_db, wc,
 	    walltime_ms()) == 0, "create");
 	workload_free(wc);
@@ -880,6 +882,7 @@ store_api_drop(struct imsgev *iev, struct imsg *imsg)
 	recv_name(imsg, &cn);
 	store_path_check("a write");
 	(void)held_flush();
+	store_sync_touched(cn.name);
 	api_stored(iev, imsg, store_db_api_drop(store_db,
 	    cn.name) != -1, "delete");
 }
@@ -896,6 +899,7 @@ store_api_expire(struct imsgev *iev, struct imsg *imsg)
 	    (long long)re.secs);
 	store_path_check("a write");
 	(void)held_flush();
+	store_sync_touched(re.name);
 	api_stored(iev, imsg, store_db_api_expire(store_db,
 	    re.name, msg, walltime_ms()) != -1, "expire");
 }
@@ -981,7 +985,7 @@ store_apply(struct privsep *ps, struct cfg_generation *gen,
 	/* the held writes of the workloads it may remove first */
 	store_path_check("a write");
 	(void)held_flush();
-	if (store_db_sync(store_db, &gen->workloads, walltime_ms()) == -1)
+	if (store_sync(store_db, gen, walltime_ms()) == -1)
 		store_failed("configuration");
 	if (!store_restored) {
 		store_restore(gen);

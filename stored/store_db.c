@@ -660,7 +660,7 @@ store_db_close(struct store_db *sdb)
  */
 static int
 sync_one(struct store_db *sdb, const struct workload_conf *wc,
-    int64_t now_ms)
+    int64_t now_ms, int mark)
 {
 	sqlite3_stmt	*s;
 	char		*json;
@@ -686,6 +686,9 @@ sync_one(struct store_db *sdb, const struct workload_conf *wc,
 	bind_text(s, 1, wc->name);
 	if (run(sdb, s) == -1)
 		return (-1);
+	/* the full sync's sweep keeps what it marked */
+	if (!mark)
+		return (0);
 	s = st(sdb, S_SYNC_MARK);
 	bind_text(s, 1, wc->name);
 	return (run(sdb, s));
@@ -702,10 +705,42 @@ store_db_sync(struct store_db *sdb, const struct workloadlist *list,
 	if (run(sdb, st(sdb, S_SYNC_CLEAR)) == -1)
 		return (tx_rollback(sdb));
 	TAILQ_FOREACH(wc, list, entry)
-		if (sync_one(sdb, wc, now_ms) == -1)
+		if (sync_one(sdb, wc, now_ms, 1) == -1)
 			return (tx_rollback(sdb));
 	if (run(sdb, st(sdb, S_SYNC_SWEEP)) == -1 ||
 	    run(sdb, st(sdb, S_SYNC_CLEAR)) == -1 || tx_commit(sdb) == -1)
+		return (tx_rollback(sdb));
+	return (0);
+}
+
+/*
+ * A reload's rows (store_sync.c): the new and changed definitions
+ * written as store_db_sync() writes them, the workloads gone from the
+ * configuration removed as its sweep removes them (an API row stays),
+ * all in one transaction; the rows of the rest are not touched.
+ */
+int
+store_db_sync_delta(struct store_db *sdb,
+    const struct workload_conf *const *put, size_t nput,
+    const char *const *drop, size_t ndrop, int64_t now_ms)
+{
+	sqlite3_stmt	*s;
+	size_t		 i;
+
+	if (nput == 0 && ndrop == 0)
+		return (0);
+	if (tx_begin(sdb) == -1)
+		return (-1);
+	for (i = 0; i < nput; i++)
+		if (sync_one(sdb, put[i], now_ms, 0) == -1)
+			return (tx_rollback(sdb));
+	for (i = 0; i < ndrop; i++) {
+		s = st(sdb, S_SYNC_DROP);
+		bind_text(s, 1, drop[i]);
+		if (run(sdb, s) == -1)
+			return (tx_rollback(sdb));
+	}
+	if (tx_commit(sdb) == -1)
 		return (tx_rollback(sdb));
 	return (0);
 }
@@ -1306,8 +1341,7 @@ store_db_api_put(struct store_db *sdb, const struct workload_conf *wc,
 	}
 	if (tx_begin_durable(sdb) == -1)
 		return (-1);
-	if (sync_one(sdb, wc, now_ms) == -1 ||
-	    run(sdb, st(sdb, S_SYNC_CLEAR)) == -1 || tx_commit(sdb) == -1) {
+	if (sync_one(sdb, wc, now_ms, 0) == -1 || tx_commit(sdb) == -1) {
 		(void)tx_rollback(sdb);
 		tx_end_durable(sdb);
 		return (-1);

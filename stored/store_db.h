@@ -61,6 +61,10 @@ const char	*store_schema_step(int);
 /* the configured workloads: a new generation's list, at now_ms */
 int		 store_db_sync(struct store_db *,
 		    const struct workloadlist *, int64_t);
+/* only what changed since it: nput rows written, ndrop removed */
+int		 store_db_sync_delta(struct store_db *,
+		    const struct workload_conf *const *, size_t,
+		    const char *const *, size_t, int64_t);
 
 /* a change of state; 1: recorded, 0: no such workload, -1: error */
 int		 store_db_state(struct store_db *, const struct rt_state *);

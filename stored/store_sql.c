@@ -39,6 +39,9 @@ const char *const stmt_sql[S_MAX] = {
 	    "VALUES (?1)",
 	[S_SYNC_SWEEP] = "DELETE FROM workloads WHERE source = 'config' AND "
 	    "name NOT IN (SELECT name FROM temp.configured)",
+	/* one gone from the configuration, as the sweep takes it */
+	[S_SYNC_DROP] = "DELETE FROM workloads WHERE name = ?1 AND "
+	    "source = 'config'",
 	/* frozen: a row running, and frozen (version 6) */
 	[S_STATE_GET] = "SELECT " ROW_STATE("") ", since_ms, started_at "
 	    "FROM workloads "

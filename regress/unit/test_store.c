@@ -700,6 +700,62 @@ test_sync_sources(void **state)
 }
 
 /*
+ * A reload's delta (stored/store_sync.c decides it): the rows put are
+ * written, those dropped removed with their history, an API row never;
+ * the rest are not touched.
+ */
+static void
+test_sync_delta(void **state)
+{
+	struct fixture			*f = *state;
+	struct store_db			*sdb;
+	struct collect			 c;
+	const struct workload_conf	*put[1];
+	const char			*drop[] = { "b", "c" };
+	struct workloadlist		 next = TAILQ_HEAD_INITIALIZER(next);
+	int64_t				 d_updated;
+
+	sdb = db_open(f->path);
+	wl_add(&f->wls, "a", 0, SOURCE_CONFIG);
+	wl_add(&f->wls, "b", 0, SOURCE_API);
+	wl_add(&f->wls, "c", 0, SOURCE_CONFIG);
+	wl_add(&f->wls, "d", 0, SOURCE_CONFIG);
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0), 0);
+	wake(sdb, "c", T0 + 1000, 10);
+	wake(sdb, "d", T0 + 1000, 10);
+	d_updated = raw_int(f->path, "SELECT updated FROM workloads "
+	    "WHERE name = 'd'");
+	/* nothing: no transaction at all */
+	assert_int_equal(store_db_sync_delta(sdb, NULL, 0, NULL, 0, T0), 0);
+	/* a changed, b and c gone */
+	put[0] = wl_add(&next, "a", GIB, SOURCE_CONFIG);
+	assert_int_equal(store_db_sync_delta(sdb, put, 1, drop, 2,
+	    T0 + 5000), 0);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_workloads(sdb, "", collect_workload, &c), 3);
+	assert_string_equal(c.wl[0].name, "a");
+	assert_string_equal(c.wl[1].name, "b");
+	assert_int_equal(c.wl[1].source, SOURCE_API);
+	assert_string_equal(c.wl[2].name, "d");
+	assert_int_equal(c.wl[2].state, WL_RUNNING);	/* untouched */
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM transitions "
+	    "WHERE workload = 'c'"), 0);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM counters "
+	    "WHERE workload = 'c'"), 0);
+	/* a's new definition, its updated moved; d's row as it was */
+	memset(&c, 0, sizeof(c));
+	/* the three and their total */
+	assert_int_equal(store_db_stats(sdb, T0 + 6000, collect_stats, &c), 4);
+	assert_int_equal(stats_of(&c, "a")->memory, GIB);
+	assert_int_equal(raw_int(f->path, "SELECT updated FROM workloads "
+	    "WHERE name = 'a'"), (T0 + 5000) / 1000);
+	assert_int_equal(raw_int(f->path, "SELECT updated FROM workloads "
+	    "WHERE name = 'd'"), d_updated);
+	wls_clear(&next);
+	store_db_close(sdb);
+}
+
+/*
  * The API's writes run with PRAGMA synchronous FULL, asked from inside
  * their transaction; the rest of the time, and for every other write,
  * the level is NORMAL.
@@ -1119,6 +1175,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lastseen_batch, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_restore, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_sync_delta, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_sync_sources, setup,
 		    teardown),
