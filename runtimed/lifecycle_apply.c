@@ -110,11 +110,9 @@ wl_new(const char *name)
 static void
 wl_remove(struct rt_workload *wl)
 {
-	int	 label = wl->conf != NULL && wl->conf->source == SOURCE_LABEL;
-
 	/* the old instance of a replacement goes its own way */
 	replace_abandon(wl);
-	if (label && wl->state == WL_RUNNING && !wl->stopping) {
+	if (wl->labelled && wl->state == WL_RUNNING && !wl->stopping) {
 		lc_state_set(wl, WL_ASLEEP, RT_REASON_REMOVED,
 		    "its container, left running, is its maker's");
 		wl->conf = NULL;
@@ -211,6 +209,7 @@ lifecycle_apply(struct cfg_generation *gen)
 			log_warnx("workload %s: bad address %s", wl->name,
 			    conf->address);
 		wl->conf = conf;
+		wl->labelled = conf->source == SOURCE_LABEL;
 		/*
 		 * liveness as the new definition says, from its next check;
 		 * none while a replacement starts beside it

@@ -80,6 +80,8 @@ struct rt_workload {
 	const char		*name;		/* namebuf, or a key's */
 	/* the current generation's; NULL once removed from it */
 	struct workload_conf	*conf;
+	int			 labelled;	/* conf's source is label, as
+						   the last generation had it */
 	/* the driver of the instance that runs, or ran last */
 	const struct rt_driver	*drv;
 	enum workload_state	 state;
