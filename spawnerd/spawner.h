@@ -40,4 +40,8 @@ int	sp_check_sock(const struct sp_req *, char *, size_t);
 /* exec.c */
 pid_t	sp_start(const struct sp_req *, struct sp_started *);
 
+/* volrm.c */
+pid_t	volrm_start(const struct sp_ids *, struct sp_volrm *,
+	    struct sp_started *);
+
 #endif /* SPAWNER_H */

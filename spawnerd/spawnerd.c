@@ -18,11 +18,13 @@
  *	it is given, with the program, user and chroot it was started
  *	with (not ones a request names), and likewise confd, which reads
  *	orchd.conf at a reload;
+ *	remove a deleted workload's volumes in a child (volrm.c), so
+ *	that neither the parent nor the spawner waits for the walk;
  *	signal what it started, while it has not reaped it;
  *	reap what it started and report each exit.
  *
  * Its request channel, on PROC_PARENT_FD, is the parent's alone: the
- * parent asks (FD, EXEC, KEYCHECK, CONFD, KILL) and waits for the answer
+ * parent asks (FD, EXEC, KEYCHECK, CONFD, KILL, VOLRM) and waits for the answer
  * (STARTED, and a keypair check's EXITED).  On its event channel,
  * SP_EV_FD, it reports the exits of workloads, which the parent reads
  * in its event loop, and says it is ready.  Both dispatch by a table,
@@ -94,6 +96,7 @@ static void	sp_recv_exec(struct imsgev *, struct imsg *);
 static void	sp_recv_keycheck(struct imsgev *, struct imsg *);
 static void	sp_recv_confd(struct imsgev *, struct imsg *);
 static void	sp_recv_kill(struct imsgev *, struct imsg *);
+static void	sp_recv_volrm(struct imsgev *, struct imsg *);
 
 PROC_TABLE_BEGIN
 static const struct proc_handler spawner_handlers[] = {
@@ -104,6 +107,8 @@ static const struct proc_handler spawner_handlers[] = {
 	{ IMSG_SP_CONFD, 0, PROC_FROM(PROC_PARENT), sp_recv_confd },
 	{ IMSG_SP_KILL, sizeof(struct sp_kill), PROC_FROM(PROC_PARENT),
 	    sp_recv_kill },
+	{ IMSG_SP_VOLRM, sizeof(struct sp_volrm), PROC_FROM(PROC_PARENT),
+	    sp_recv_volrm },
 };
 PROC_TABLE_END
 
@@ -295,6 +300,22 @@ sp_recv_kill(struct imsgev *iev, struct imsg *imsg)
 		return;		/* reaped: its exit is on its way */
 	if (s->keycheck || kill(-s->pid, k.sig) == -1)
 		(void)kill(s->pid, k.sig);
+}
+
+/*
+ * A deleted workload's volumes, removed in a child of ours (volrm.c):
+ * its exit is reported as a workload's, on the event channel
+ */
+static void
+sp_recv_volrm(struct imsgev *iev, struct imsg *imsg)
+{
+	struct sp_started	 st;
+	struct sp_volrm		 r;
+
+	(void)imsg_get_data(imsg, &r, sizeof(r));
+	if (volrm_start(&sp_ids, &r, &st) > 0)
+		sp_track(st.pid, 0);
+	sp_answer(iev, IMSG_SP_STARTED, &st, sizeof(st));
 }
 
 static void
