@@ -111,8 +111,11 @@ rm_dir(struct volrm *v, int dfd, const char *name, const char *path,
     int depth)
 {
 	struct stat	 st;
+	char		 sub[ORCHD_VOLROOT_MAX];
 	int		 fd, r;
 
+	/* what the messages below it name: cut short if it must be */
+	(void)snprintf(sub, sizeof(sub), "%s/%s", path, name);
 	if ((fd = rm_open(dfd, name)) == -1) {
 		/* replaced meanwhile by a link or a file: remove that */
 		if (errno == ENOTDIR || errno == ELOOP)
@@ -140,7 +143,7 @@ rm_dir(struct volrm *v, int dfd, const char *name, const char *path,
 		close(fd);
 		return (-1);
 	}
-	r = rm_below(v, fd, path, depth + 1);
+	r = rm_below(v, fd, sub, depth + 1);
 	close(fd);
 	/* root's again, or the child ends here: nothing more is done */
 	if (depth == 1 && rm_ids(v, 0) == -1)
