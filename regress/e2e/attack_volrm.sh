@@ -3,7 +3,7 @@
 # (spawnerd/volrm.c), not in the root parent's event loop:
 #
 #   stall    W1's volume holds $NF files: while DELETE ?volumes=true runs,
-#            orchctl show version answers within 0.5 s and a reload within 5 s,
+#            orchctl show version answers within 0.5 s, a reload within 5 s,
 #            and the delete is answered once the directory is gone.  On
 #            an orchd that removes them in the parent's loop a probe
 #            waits for the whole walk: the test fails there.
