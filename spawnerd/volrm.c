@@ -29,9 +29,8 @@
  */
 
 #include <sys/types.h>
-#include <sys/stat.h>
-
 #include <sys/prctl.h>
+#include <sys/stat.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -68,6 +67,8 @@ static int	rm_below(struct volrm *, int, const char *, int);
  * name in dfd, a directory, opened.  As a workload's uid, one of its own
  * it made unreadable or unwritable is given back u+rwx first: it could
  * do so itself, and root, who would not need it, is not walking here.
+ * fchmodat(2) would follow a link put there meanwhile, but with the
+ * workload's effective uid it changes nothing the workload does not own.
  * Its fd, or -1 with errno.
  */
 static int
@@ -102,7 +103,7 @@ rm_ids(const struct volrm *v, int inside)
 	if (inside)
 		return (setegid(v->gid) == -1 || seteuid(v->uid) == -1 ? -1 :
 		    0);
-	return (seteuid(0) == -1 || setegid(0) == -1 ? -1 : 0);
+	return (seteuid(0) == -1 || setegid(getgid()) == -1 ? -1 : 0);
 }
 
 /* a directory name in dfd: what is in it, then itself */

@@ -110,6 +110,12 @@ identity_find(const char *name, uid_t *uidp)
 }
 
 void
+instance_name(const struct orchd_conf *conf, char *buf, size_t len)
+{
+	(void)strlcpy(buf, "test", len);
+}
+
+void
 hook_expired(struct orchd *env, const char *name, int64_t secs)
 {
 	fail_msg("hook_expired called");
