@@ -41,6 +41,7 @@ int	sp_check_sock(const struct sp_req *, char *, size_t);
 pid_t	sp_start(const struct sp_req *, struct sp_started *);
 
 /* volrm.c */
+int	volrm_check(const struct sp_ids *, struct sp_volrm *, char *, size_t);
 pid_t	volrm_start(const struct sp_ids *, struct sp_volrm *,
 	    struct sp_started *);
 

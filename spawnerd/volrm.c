@@ -215,7 +215,7 @@ rm_below(struct volrm *v, int fd, const char *path, int depth)
  * absolute path (vd_open_root() refuses one not plain), INSTANCE and
  * NAME names, the ids none of the daemons'.  0, or -1 with why.
  */
-static int
+int
 volrm_check(const struct sp_ids *ids, struct sp_volrm *r, char *why,
     size_t len)
 {
