@@ -73,6 +73,7 @@
 #define API_OPS_MAX		64	/* changes queued */
 #define API_LABEL_OPS_MAX	2048	/* ... with labelled containers': as
 					   many as runtimed follows, twice */
+#define API_RMOPS_MAX		4	/* volume removals at once */
 #define API_STORE_WAIT		5	/* seconds for the store to write */
 #define API_LOAD_WAIT		10	/* ... and to list them at start */
 
@@ -80,7 +81,9 @@ enum api_phase {
 	OP_QUEUED = 0,
 	OP_STORING,			/* waiting for the store */
 	OP_SEND,			/* waiting to send a configuration */
-	OP_ACTIVATING			/* waiting for it to be running */
+	OP_ACTIVATING,			/* waiting for it to be running */
+	OP_RMWAIT			/* a delete: for another's volumes to
+					   be removed, API_RMOPS_MAX at once */
 };
 
 struct api_op {
@@ -121,6 +124,7 @@ enum api_update_kind {
 static TAILQ_HEAD(, api_op)	 api_ops = TAILQ_HEAD_INITIALIZER(api_ops);
 /* deletes answered when their volumes are removed: out of the queue */
 static TAILQ_HEAD(, api_op)	 api_rmops = TAILQ_HEAD_INITIALIZER(api_rmops);
+static int			 api_nrmops;
 static int			 api_nops;
 static uint32_t			 api_lastid;
 static struct event		 api_timer;
@@ -1137,8 +1141,10 @@ api_recv_stored(struct imsgev *iev, struct imsg *imsg)
  * workload's uid inside them: op leaves the queue, which goes on, and is
  * answered when the child's exit comes (api_volumes_exited), so that
  * what is gone when the delete is answered stays as before, and a
- * million files stall no one.  0 when nothing is to be removed; -1 when
- * op is answered later, or now (500) if the child could not start.
+ * million files stall no one.  At most API_RMOPS_MAX walks run at once:
+ * beyond, op stays at the head of the queue until one ends.  0 when
+ * nothing is to be removed; -1 when op is answered later, or now (500)
+ * if the child could not start.
  */
 static int
 api_volumes_start(struct orchd *env, struct api_op *op)
@@ -1148,6 +1154,11 @@ api_volumes_start(struct orchd *env, struct api_op *op)
 
 	if (TAILQ_EMPTY(&env->conf->api_allow_volumes))
 		return (0);
+	if (api_nrmops >= API_RMOPS_MAX) {
+		/* the queue waits for one to end (api_volumes_exited) */
+		op->phase = OP_RMWAIT;
+		return (-1);
+	}
 	root = TAILQ_FIRST(&env->conf->api_allow_volumes)->str;
 	memset(&r, 0, sizeof(r));
 	(void)strlcpy(r.name, op->name, sizeof(r.name));
@@ -1168,6 +1179,7 @@ api_volumes_start(struct orchd *env, struct api_op *op)
 	TAILQ_REMOVE(&api_ops, op, entry);
 	api_nops--;
 	TAILQ_INSERT_TAIL(&api_rmops, op, entry);
+	api_nrmops++;
 	api_next(env);
 	return (-1);
 }
@@ -1185,6 +1197,7 @@ api_volumes_exited(struct orchd *env, pid_t pid, int status)
 	if (op == NULL)
 		return (0);
 	TAILQ_REMOVE(&api_rmops, op, entry);
+	api_nrmops--;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		api_answer(env, op, 200, NULL);
 	else {
@@ -1194,6 +1207,10 @@ api_volumes_exited(struct orchd *env, pid_t pid, int status)
 		api_answer(env, op, 500, msg);
 	}
 	api_op_free(op);
+	/* a delete that waited for a walk to end: its own now */
+	if ((op = TAILQ_FIRST(&api_ops)) != NULL && op->phase == OP_RMWAIT &&
+	    api_volumes_start(env, op) == 0)
+		api_op_done(env, 200, NULL);
 	return (1);
 }
 

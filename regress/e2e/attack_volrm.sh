@@ -22,9 +22,12 @@
 #            could not), and the delete says not all were removed.
 #            The old orchd removed root's directory too: it fails there.
 #   names    delete --project ../INSTANCE/x --volumes and the API's DELETE
-#            of ..%2FINSTANCE%2Fx are
-#            refused; W4's directory replaced by a link to the host's
-#            directory is left, the host's directory untouched.
+#            of ..%2FINSTANCE%2Fx are refused; W4's directory replaced
+#            by a link to the host's directory is left, the host's
+#            directory untouched.
+#   flood    six deletes with their volumes at once: at most four walks
+#            run at once (API_RMOPS_MAX), the others wait their turn,
+#            each answered 200 once its directory is gone.
 #
 #	sh regress/e2e/attack_volrm.sh build/check
 . "$(dirname "$0")/lib.sh"
@@ -39,9 +42,10 @@ W1=$W-stall
 W2=$W-race
 W3=$W-esc
 W4=$W-link
+FLOOD="$W-f1 $W-f2 $W-f3 $W-f4 $W-f5 $W-f6"
 NF=${VOLRM_FILES:-120000}		# files in W1's and W2's volumes
 KEY=e2e-attack-volrm-$$-0123456789abcdef
-ports GW API P1 P2 P3 P4
+ports GW API P1 P2 P3 P4 F1 F2 F3 F4 F5 F6
 S=$(mktemp -d /tmp/h41vr-vr.XXXXXX)
 chmod 0755 "$S"
 ROOT=$S/root
@@ -55,7 +59,7 @@ vr_cleanup() {
 		kill -TERM "$ORCHD_PID" 2>/dev/null
 		wait_gone "$ORCHD_PID" 15
 	fi
-	for n in "$W1" "$W2" "$W3" "$W4"; do
+	for n in "$W1" "$W2" "$W3" "$W4" $FLOOD; do
 		docker rm -f "$(cname "$n")" >/dev/null 2>&1
 	done
 	rm -rf "$S"
@@ -92,9 +96,9 @@ body() {	# body NAME PORT EXTRA-SHELL
 	printf '"command": "%s", ' "$cmd"
 	printf '"volumes": [{"host": "data", "container": "/data"}]}'
 }
-# fill DIR: $NF empty files in 100 directories, made here as root
+# fill DIR [N]: N ($NF) empty files in 100 directories, made here as root
 fill() {
-	python3 - "$1" "$NF" <<'EOF'
+	python3 - "$1" "${2:-$NF}" <<'EOF'
 import os, sys
 top, n = sys.argv[1], int(sys.argv[2])
 per = max(1, n // 100)
@@ -109,13 +113,13 @@ wake() {	# wake NAME: the status of GET /f on its host
 	curl -s -m 60 -o /dev/null -w '%{http_code}' -H "Host: $1.test" \
 	    "http://127.0.0.1:$GW/f"
 }
-# prepare NAME: woken, its volume made (by voldir.c) and filled, as if
+# prepare NAME [N]: woken, its volume made (by voldir.c) and filled, as if
 # by the workload: all its uid's
 prepare() {
 	c=$(wake "$1")
 	check "$1 wakes and makes its volume ($c)" sh -c \
 	    "[ $c = 200 ] && [ -d '$IROOT/$1/data' ]"
-	fill "$IROOT/$1/data"
+	fill "$IROOT/$1/data" "$2"
 	chown -R --reference="$IROOT/$1/data" "$IROOT/$1/data"
 }
 ctl() { "$ORCHCTL" -s "$SOCK" "$@"; }
@@ -132,7 +136,8 @@ echo x >/data/shut/in/f; chmod 0 /data/shut/in /data/shut;")")
 check "W3 is created ($c)" [ "$c" = 201 ]
 prepare "$W1"
 prepare "$W2"
-check "W1's volume holds $NF files" [ -f "$IROOT/$W1/data/d99/f$((NF / 100 - 1))" ]
+check "W1's volume holds $NF files" \
+    [ -f "$IROOT/$W1/data/d99/f$((NF / 100 - 1))" ]
 
 # -- stall: the parent answers while W1's volume is removed
 apiout "$T/del1.body" DELETE "/v1/workloads/$W1?volumes=true" \
@@ -239,6 +244,37 @@ check "W4's directory a link: not removed ($c): $(cat "$T/body")" \
     [ "$c" = 500 ]
 check "... the link is left, and what it points to" sh -c \
     "[ -L '$IROOT/$W4' ] && [ \"\$(cat '$OUT/keep')\" = keep-$$ ]"
+
+# -- flood: six deletes with their volumes at once, four walks at most
+i=0
+for n in $FLOOD; do
+	i=$((i + 1))
+	eval "p=\$F$i"
+	c=$(api POST /v1/workloads "$(body "$n" "$p" "")")
+	check "$n is created ($c)" [ "$c" = 201 ]
+	prepare "$n" 25000
+done
+DELS=
+for n in $FLOOD; do
+	apiout "$T/$n.body" DELETE "/v1/workloads/$n?volumes=true" \
+	    >"$T/$n.code" &
+	DELS="$DELS $!"
+done
+most=0
+n=0
+while [ $n -lt 1200 ] && pgrep -f "^curl .*$W-f.*volumes=true" >/dev/null; do
+	k=$(pgrep -fc "spawner: removing $W-f")
+	[ "$k" -le "$most" ] || most=$k
+	n=$((n + 1))
+	sleep 0.02
+done
+wait $DELS
+figure volrm_flood_walks "$most" "walks at once, six deletes"
+check "at most four walks ran at once ($most)" [ "$most" -le 4 ]
+for n in $FLOOD; do
+	check "... $n: 200 ($(cat "$T/$n.code")), its directory gone" sh -c \
+	    "[ \"\$(cat '$T/$n.code')\" = 200 ] && [ ! -e '$IROOT/$n' ]"
+done
 check "orchd is still running" kill -0 "$ORCHD_PID"
 
 stop_orchd
