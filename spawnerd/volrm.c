@@ -295,7 +295,11 @@ volrm_run(const struct sp_volrm *r, char *why, size_t len)
 	return (-1);
 }
 
-/* the child: its own session, gone with us, then the walk */
+/*
+ * The child: its own session, gone with us, then the walk.  It keeps our
+ * channels open but never reads or writes them, nor returns to our event
+ * loop: it ends by _exit(2), its log lines going where ours go.
+ */
 static __dead void
 volrm_child(const struct sp_volrm *r)
 {
