@@ -113,7 +113,7 @@ COMMON_SRCS	 = $(addprefix common/, \
 		   event_json.c gate.c hashtab.c htpasswd.c $(HTTP_SRCS) https.c \
 		   ignore.c imsg.c log.c \
 		   merge.c notify_ev.c privdrop.c proc.c procstat.c sandbox.c \
-		   sched.c sched_wl.c spawnexec.c timer.c \
+		   sched.c sched_wl.c spawnexec.c timer.c vdopen.c \
 		   wlimits.c trust.c units.c urlsplit.c users.c util.c workload.c \
 		   workload_check.c \
 		   workload_fields.c workload_json.c workload_pack.c \
@@ -138,9 +138,9 @@ ORCHD_SRCS	 = $(addprefix orchd/, \
 		   parent_api.c policy.c \
 		   policy_net.c regauth.c reload.c request.c \
 		   sockact.c sockdiag.c spawn.c spawner.c statedir.c swarmcreds.c \
-		   usecheck.c voldir.c volrm.c api_listen.c)
+		   usecheck.c voldir.c api_listen.c)
 SPAWNER_SRCS	 = $(addprefix spawnerd/, \
-		   cglimit.c cgroup.c check.c exec.c pss.c spawnerd.c)
+		   cglimit.c cgroup.c check.c exec.c pss.c spawnerd.c volrm.c)
 STORE_SRCS	 = $(addprefix stored/, \
 		   store.c store_check.c store_db.c store_moved.c \
 		   store_queue.c store_schema.c store_sql.c store_sync.c)

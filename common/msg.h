@@ -237,7 +237,7 @@ enum imsg_type {
 	IMSG_CTL_MAINT,			/* -> runtime: struct ctl_maint */
 	IMSG_CTL_DELETE_VOLUMES,	/* -> parent: struct ctl_name, a
 					   delete that removes its API
-					   volumes too (orchd/volrm.c) */
+					   volumes too (spawnerd/volrm.c) */
 	IMSG_CTL_SHOW_PAGE,		/* -> store: struct ctl_page, the
 					   workloads after a name, at most
 					   limit, in name order */
@@ -272,6 +272,9 @@ enum imsg_type {
 					   sp_freeze, a workload's cgroup */
 	IMSG_SP_FROZEN,			/* spawner -> parent: struct
 					   sp_freeze, on the request channel */
+	IMSG_SP_VOLRM,			/* parent -> spawner: struct
+					   sp_volrm, answered STARTED; its
+					   exit on the event channel */
 
 	/* configuration, parent -> children, as one transaction */
 	IMSG_CFG_RESET = 300,		/* a new generation starts */

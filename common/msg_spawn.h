@@ -76,6 +76,19 @@ struct sp_kill {
 	pid_t			 pid;
 	int32_t			 sig;
 };
+/*
+ * IMSG_SP_VOLRM: remove ROOT/INSTANCE/NAME, a deleted API workload's
+ * volumes, in a child of the spawner; the walk inside each volume as
+ * uid:gid, the workload's (0: as root, who made them).  The parent
+ * waits for the child's exit in its event loop, never in a call.
+ */
+struct sp_volrm {
+	char			 root[ORCHD_VOLROOT_MAX];  /* absolute */
+	char			 inst[ORCHD_INSTANCE_MAX];
+	char			 name[ORCHD_NAME_MAX];
+	uid_t			 uid;
+	gid_t			 gid;
+};
 struct sp_exit {
 	pid_t			 pid;
 	int32_t			 status;	/* wait status */

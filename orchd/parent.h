@@ -247,6 +247,7 @@ int		 spawner_exec(const struct sp_exec *, char *const [],
 		    char *const [], const char *, int *, int,
 		    struct sp_started *);
 pid_t		 spawner_helper(uint32_t, int);
+pid_t		 spawner_volrm(const struct sp_volrm *);
 int		 spawner_helper_wait(pid_t, int, int *);
 void		 spawner_kill(pid_t, int);
 int		 spawner_freeze(pid_t, int);
@@ -293,6 +294,7 @@ void		 api_recv_metrics_ask(struct imsgev *, struct imsg *);
 void		 api_recv_logs(struct imsgev *, struct imsg *);
 void		 api_load_start(struct orchd *);
 void		 api_config_active(struct orchd *);
+int		 api_volumes_exited(struct orchd *, pid_t, int);
 void		 api_config_send(struct orchd *);
 int		 api_reload_check(const struct orchd_conf *,
 		    const struct orchd_conf *, char *, size_t);
@@ -353,12 +355,6 @@ void		 usecheck_request(struct imsgev *, struct imsg *);
 int		 voldir_make(const char *, const char *, const char *,
 		    const char *, uid_t, uid_t, char *, size_t);
 int		 hostpath_at_use(const char *, const struct orchd_conf *,
-		    char *, size_t);
-int		 vd_dir_ok(int, const char *, uid_t, int, char *, size_t);
-int		 vd_open_root(const char *, uid_t, char *, size_t);
-
-/* volrm.c: a deleted workload's API volumes, with delete --volumes */
-int		 volrm_workload(const struct orchd_conf *, const char *,
 		    char *, size_t);
 
 /* policy_net.c: where an API workload may point */

@@ -51,6 +51,7 @@
  */
 
 #include <sys/queue.h>
+#include <sys/wait.h>
 
 #include <event.h>
 #include <stdint.h>
@@ -72,6 +73,7 @@
 #define API_OPS_MAX		64	/* changes queued */
 #define API_LABEL_OPS_MAX	2048	/* ... with labelled containers': as
 					   many as runtimed follows, twice */
+#define API_RMOPS_MAX		4	/* volume removals at once */
 #define API_STORE_WAIT		5	/* seconds for the store to write */
 #define API_LOAD_WAIT		10	/* ... and to list them at start */
 
@@ -79,7 +81,9 @@ enum api_phase {
 	OP_QUEUED = 0,
 	OP_STORING,			/* waiting for the store */
 	OP_SEND,			/* waiting to send a configuration */
-	OP_ACTIVATING			/* waiting for it to be running */
+	OP_ACTIVATING,			/* waiting for it to be running */
+	OP_RMWAIT			/* a delete: for another's volumes to
+					   be removed, API_RMOPS_MAX at once */
 };
 
 struct api_op {
@@ -93,7 +97,9 @@ struct api_op {
 	uint64_t		 base;		/* PATCH: of what it replaces */
 	int			 expire;	/* a delete: expired */
 	int			 volumes;	/* a delete: its API volumes
-						   too (volrm.c) */
+						   too (spawnerd/volrm.c) */
+	pid_t			 rmpid;		/* ... removed by this child
+						   of the spawner */
 	int			 label;		/* a labelled container's
 						   workload: no store */
 	struct rt_label		 rl;		/* label create: what runtimed
@@ -118,6 +124,9 @@ enum api_update_kind {
 };
 
 static TAILQ_HEAD(, api_op)	 api_ops = TAILQ_HEAD_INITIALIZER(api_ops);
+/* deletes answered when their volumes are removed: out of the queue */
+static TAILQ_HEAD(, api_op)	 api_rmops = TAILQ_HEAD_INITIALIZER(api_rmops);
+static int			 api_nrmops;
 static int			 api_nops;
 static uint32_t			 api_lastid;
 static struct event		 api_timer;
@@ -281,15 +290,27 @@ api_clash(const struct orchd_conf *conf, const struct workload_conf *wc,
 	return (0);
 }
 
-/* api_clash(), and what wc depends on: 400 if that is not all there */
+/*
+ * api_clash(), and what wc depends on: 400 if that is not all there;
+ * 409 while the volumes of a workload of its name are being removed
+ */
 static int
 api_check_new(const struct orchd_conf *conf, const struct workload_conf *wc,
     char *err, size_t len)
 {
-	int	 status;
+	struct api_op	*op;
+	int		 status;
 
 	if ((status = api_clash(conf, wc, err, len)) != 0)
 		return (status);
+	/* not into the directory of the one deleted, while it goes */
+	TAILQ_FOREACH(op, &api_rmops, entry)
+		if (strcmp(op->name, wc->name) == 0) {
+			snprintf(err, len, "workload %s: the volumes of the "
+			    "one deleted are still being removed: try again "
+			    "later", wc->name);
+			return (409);
+		}
 	return (depends_check_new(conf, wc, err, len));
 }
 
@@ -1130,22 +1151,81 @@ api_recv_stored(struct imsgev *iev, struct imsg *imsg)
 
 /*
  * A delete with its volumes: it is stopped and no longer configured, so
- * nothing uses them now.  -1 when they could not all go: answered 500
- * (the workload is deleted all the same), what is left named.
+ * nothing uses them now.  A child of the spawner removes them, as the
+ * workload's uid inside them: op leaves the queue, which goes on, and is
+ * answered when the child's exit comes (api_volumes_exited), so that
+ * what is gone when the delete is answered stays as before, and a
+ * million files stall no one.  At most API_RMOPS_MAX walks run at once:
+ * beyond, op stays at the head of the queue until one ends.  0 when
+ * nothing is to be removed; -1 when op is answered later, or now (500)
+ * if the child could not start.
  */
 static int
-api_volumes_gone(struct orchd *env, struct api_op *op)
+api_volumes_start(struct orchd *env, struct api_op *op)
 {
-	char	 why[CTL_MSG_MAX / 2], msg[CTL_MSG_MAX];
+	struct sp_volrm	 r;
+	const char	*root;
 
-	if (volrm_workload(env->conf, op->name, why, sizeof(why)) == 0)
+	if (TAILQ_EMPTY(&env->conf->api_allow_volumes))
 		return (0);
-	log_warnx("workload %s: deleted, its volumes not all removed: %s",
-	    op->name, why);
-	(void)snprintf(msg, sizeof(msg), "workload %s deleted, its volumes "
-	    "not all removed: %s", op->name, why);
-	api_op_done(env, 500, msg);
+	if (api_nrmops >= API_RMOPS_MAX) {
+		/* the queue waits for one to end (api_volumes_exited) */
+		op->phase = OP_RMWAIT;
+		return (-1);
+	}
+	root = TAILQ_FIRST(&env->conf->api_allow_volumes)->str;
+	memset(&r, 0, sizeof(r));
+	(void)strlcpy(r.name, op->name, sizeof(r.name));
+	instance_name(env->conf, r.inst, sizeof(r.inst));
+	if (geteuid() == 0 && identity_find(op->name, &r.uid) == 0)
+		r.gid = r.uid;
+	if (strlcpy(r.root, root, sizeof(r.root)) >= sizeof(r.root) ||
+	    (op->rmpid = spawner_volrm(&r)) == -1) {
+		log_warn("workload %s: deleted, its volumes not removed",
+		    op->name);
+		api_op_done(env, 500, "workload deleted, its volumes not "
+		    "removed: see the log");
+		return (-1);
+	}
+	log_info("workload %s: deleted, its volumes being removed (pid %d)",
+	    op->name, (int)op->rmpid);
+	api_timer_stop();
+	TAILQ_REMOVE(&api_ops, op, entry);
+	api_nops--;
+	TAILQ_INSERT_TAIL(&api_rmops, op, entry);
+	api_nrmops++;
+	api_next(env);
 	return (-1);
+}
+
+/* from the spawner: 1 if pid removed a deleted workload's volumes */
+int
+api_volumes_exited(struct orchd *env, pid_t pid, int status)
+{
+	struct api_op	*op;
+	char		 msg[CTL_MSG_MAX];
+
+	TAILQ_FOREACH(op, &api_rmops, entry)
+		if (op->rmpid == pid)
+			break;
+	if (op == NULL)
+		return (0);
+	TAILQ_REMOVE(&api_rmops, op, entry);
+	api_nrmops--;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		api_answer(env, op, 200, NULL);
+	else {
+		(void)snprintf(msg, sizeof(msg), "workload %s deleted, its "
+		    "volumes not all removed: see the log", op->name);
+		log_warnx("%s", msg);
+		api_answer(env, op, 500, msg);
+	}
+	api_op_free(op);
+	/* a delete that waited for a walk to end: its own now */
+	if ((op = TAILQ_FIRST(&api_ops)) != NULL && op->phase == OP_RMWAIT &&
+	    api_volumes_start(env, op) == 0)
+		api_op_done(env, 200, NULL);
+	return (1);
 }
 
 /* a configuration transaction ended: ours, or one ours waited for */
@@ -1183,7 +1263,7 @@ api_config_active(struct orchd *env)
 		    PROC_RUNTIME, IMSG_RT_PURGE, 0, -1, &op->purge,
 		    sizeof(op->purge)) == -1)
 			log_warn("%s: compose", __func__);
-		if (op->volumes && api_volumes_gone(env, op) == -1)
+		if (op->volumes && api_volumes_start(env, op) == -1)
 			return;
 		api_op_done(env, op->create ? 201 : 200, NULL);
 	}

@@ -88,7 +88,8 @@ policy_volume(const struct orchd_conf *conf, const struct workload_conf *wc,
  * maker wrote it, and under an "api allow volume" root, the one place
  * the operator lets the API mount, lie the API workloads' own volumes,
  * this instance's and every other's (ROOT/INSTANCE/WORKLOAD): one bind
- * there reaches another workload's data, which volrm.c may delete.
+ * there reaches another workload's data, which spawnerd/volrm.c
+ * may delete.
  */
 static int
 policy_label_bind(const struct orchd_conf *conf, const struct volume *v,

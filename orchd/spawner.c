@@ -15,7 +15,9 @@
  * the pid since.  A workload's cgroup is the spawner's: made at its
  * start, frozen or thawed when asked (IMSG_SP_FREEZE, answered
  * IMSG_SP_FROZEN), read and removed at its exit, whose report carries
- * its OOM kills and memory.
+ * its OOM kills and memory.  It removes a deleted workload's volumes in
+ * a child of its own (IMSG_SP_VOLRM), whose exit comes as a workload's
+ * does.
  *
  * The spawner is lost: the daemon ends, as for any child.
  */
@@ -189,7 +191,9 @@ spawner_recv_exited(struct imsgev *iev, struct imsg *imsg)
 	if (ex.oom_kills < -1 || ex.failcnt < -1 || ex.memory < 0)
 		fatalx("spawner: exit of pid %d with figures out of bounds",
 		    ex.pid);
-	spawner_exit_fn(&ex);
+	/* a volume removal's, else a workload's */
+	if (!api_volumes_exited(orchd_env, ex.pid, ex.status))
+		spawner_exit_fn(&ex);
 }
 
 static int
@@ -315,6 +319,22 @@ spawner_exec(const struct sp_exec *hdr, char *const argv[],
 	return (-1);
 }
 
+/* a child started as type asks, answered STARTED: its pid, or -1 */
+static pid_t
+spawner_ask(uint32_t type, int fd, const struct iovec *iov, int n)
+{
+	struct sp_started	 st;
+
+	if (spawner_send(type, fd, iov, n) == -1 ||
+	    spawner_answer(IMSG_SP_STARTED, &st, sizeof(st), -1) == -1)
+		return (-1);
+	if (st.pid <= 0) {
+		errno = st.err;
+		return (-1);
+	}
+	return (st.pid);
+}
+
 /*
  * A helper (IMSG_SP_KEYCHECK, IMSG_SP_CONFD), on socket fd, which is
  * closed: the spawner runs the program, as the user and in the chroot,
@@ -323,16 +343,22 @@ spawner_exec(const struct sp_exec *hdr, char *const argv[],
 pid_t
 spawner_helper(uint32_t type, int fd)
 {
-	struct sp_started	 st;
+	return (spawner_ask(type, fd, NULL, 0));
+}
 
-	if (spawner_send(type, fd, NULL, 0) == -1 ||
-	    spawner_answer(IMSG_SP_STARTED, &st, sizeof(st), -1) == -1)
-		return (-1);
-	if (st.pid <= 0) {
-		errno = st.err;
-		return (-1);
-	}
-	return (st.pid);
+/*
+ * A deleted workload's volumes, removed by a child of the spawner
+ * (IMSG_SP_VOLRM): its pid, whose exit comes on the event channel, or
+ * -1 with errno
+ */
+pid_t
+spawner_volrm(const struct sp_volrm *r)
+{
+	struct iovec	 iov;
+
+	iov.iov_base = (void *)r;
+	iov.iov_len = sizeof(*r);
+	return (spawner_ask(IMSG_SP_VOLRM, -1, &iov, 1));
 }
 
 /* a helper's exit, within ms (-1: no bound); -1 on time out */

@@ -94,5 +94,9 @@ pid_t	sp_start(const struct sp_req *, struct sp_started *);
 
 /* pss.c */
 int64_t	sp_group_pss(pid_t);
+/* volrm.c */
+int	volrm_check(const struct sp_ids *, struct sp_volrm *, char *, size_t);
+pid_t	volrm_start(const struct sp_ids *, struct sp_volrm *,
+	    struct sp_started *);
 
 #endif /* SPAWNER_H */

@@ -26,14 +26,16 @@
  *	it is given, with the program, user and chroot it was started
  *	with (not ones a request names), and likewise confd, which reads
  *	orchd.conf at a reload;
+ *	remove a deleted workload's volumes in a child (volrm.c), so
+ *	that neither the parent nor the spawner waits for the walk;
  *	signal what it started, while it has not reaped it;
  *	reap what it started and report each exit.
  *
  * Its request channel, on PROC_PARENT_FD, is the parent's alone: the
- * parent asks (FD, EXEC, KEYCHECK, CONFD, KILL, FREEZE) and waits for
- * the answer (STARTED, FROZEN, and a keypair check's EXITED).  The
- * cgroups are the spawner's alone: the parent never writes one, and no
- * cgroup descriptor crosses the channel.  On its event channel,
+ * parent asks (FD, EXEC, KEYCHECK, CONFD, KILL, FREEZE, VOLRM) and
+ * waits for the answer (STARTED, FROZEN, and a keypair check's EXITED).
+ * The cgroups are the spawner's alone: the parent never writes one, and
+ * no cgroup descriptor crosses the channel.  On its event channel,
  * SP_EV_FD, it reports the exits of workloads, which the parent reads
  * in its event loop, and says it is ready.  Both dispatch by a table,
  * as every process does (common/proc.c): its own rows on the request
@@ -117,6 +119,7 @@ static void	sp_recv_keycheck(struct imsgev *, struct imsg *);
 static void	sp_recv_confd(struct imsgev *, struct imsg *);
 static void	sp_recv_kill(struct imsgev *, struct imsg *);
 static void	sp_recv_freeze(struct imsgev *, struct imsg *);
+static void	sp_recv_volrm(struct imsgev *, struct imsg *);
 
 PROC_TABLE_BEGIN
 static const struct proc_handler spawner_handlers[] = {
@@ -129,6 +132,8 @@ static const struct proc_handler spawner_handlers[] = {
 	    sp_recv_kill },
 	{ IMSG_SP_FREEZE, sizeof(struct sp_freeze), PROC_FROM(PROC_PARENT),
 	    sp_recv_freeze },
+	{ IMSG_SP_VOLRM, sizeof(struct sp_volrm), PROC_FROM(PROC_PARENT),
+	    sp_recv_volrm },
 };
 PROC_TABLE_END
 
@@ -442,6 +447,22 @@ sp_reaped(struct started *s, struct sp_exit *ex)
 	if ((n = cgroup_memory_failcnt(s->cgname)) >= 0)
 		ex->failcnt = MAXIMUM(n - s->failcnt_base, 0);
 	cgroup_destroy(s->cgname);
+}
+
+/*
+ * A deleted workload's volumes, removed in a child of ours (volrm.c):
+ * its exit is reported as a workload's, on the event channel
+ */
+static void
+sp_recv_volrm(struct imsgev *iev, struct imsg *imsg)
+{
+	struct sp_started	 st;
+	struct sp_volrm		 r;
+
+	(void)imsg_get_data(imsg, &r, sizeof(r));
+	if (volrm_start(&sp_ids, &r, &st) > 0)
+		sp_track(st.pid, 0);
+	sp_answer(iev, IMSG_SP_STARTED, &st, sizeof(st));
 }
 
 static void

@@ -1,5 +1,5 @@
 #!/bin/sh
-# delete --project NAME --volumes (orchd/volrm.c), and the API's DELETE
+# delete --project NAME --volumes (spawnerd/volrm.c), and the API's DELETE
 # /v1/groups/NAME?volumes=true, with API docker workloads of the busybox
 # test image, each with an API volume "data" it writes a file into:
 #

@@ -95,12 +95,24 @@ api_listen_move(struct orchd_conf *nconf, struct orchd_conf *oconf,
 {
 }
 
-/* a delete with its volumes: none here (orchd/volrm.c) */
-int
-volrm_workload(const struct orchd_conf *conf, const char *name, char *why,
-    size_t len)
+/* a delete with its volumes: none here (spawnerd/volrm.c) */
+pid_t
+spawner_volrm(const struct sp_volrm *r)
 {
-	return (0);
+	fail_msg("spawner_volrm called");
+	return (-1);
+}
+
+int
+identity_find(const char *name, uid_t *uidp)
+{
+	return (-1);
+}
+
+void
+instance_name(const struct orchd_conf *conf, char *buf, size_t len)
+{
+	(void)strlcpy(buf, "test", len);
 }
 
 void

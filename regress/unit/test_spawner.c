@@ -12,7 +12,11 @@
  * passes with its words, variables and directory found.  And a socket
  * activation's socket (sp_check_sock): a UDP one, one that does not
  * listen, a unix one, a listener on another port or address than the
- * request names, each refused; the named listener passes.
+ * request names, each refused; the named listener passes.  And a
+ * volume removal (spawnerd/volrm.c's volrm_check): a path or a pattern
+ * as the workload's or the instance's name, a relative root, fields that
+ * do not end, the daemons' ids or root's paired with another, each
+ * refused; not root, the walk keeps the spawner's own ids.
  */
 
 #include <sys/types.h>
@@ -423,6 +427,71 @@ test_strings(void **state)
 	assert_int_equal(check(&m, 1, why, sizeof(why)), -1);
 }
 
+/* a volume removal (IMSG_SP_VOLRM): the names, the root, the ids */
+static void
+vr_good(struct sp_volrm *r)
+{
+	memset(r, 0, sizeof(*r));
+	strlcpy(r->root, "/var/lib/orchd/volumes", sizeof(r->root));
+	strlcpy(r->inst, "default", sizeof(r->inst));
+	strlcpy(r->name, "web", sizeof(r->name));
+	r->uid = r->gid = 2000;
+}
+
+static void
+test_volrm(void **state)
+{
+	static const char *const names[] = { "", "..", "../web", "a/b",
+	    "web*", "/web", "we b" };
+	struct sp_ids	 user = ids;
+	struct sp_volrm	 r;
+	char		 why[128];
+	size_t		 i;
+
+	vr_good(&r);
+	assert_int_equal(volrm_check(&ids, &r, why, sizeof(why)), 0);
+	assert_int_equal(r.uid, 2000);
+	/* as root, who made them: uid and gid 0 together */
+	r.uid = r.gid = 0;
+	assert_int_equal(volrm_check(&ids, &r, why, sizeof(why)), 0);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		vr_good(&r);
+		strlcpy(r.name, names[i], sizeof(r.name));
+		assert_int_equal(volrm_check(&ids, &r, why, sizeof(why)), -1);
+		vr_good(&r);
+		strlcpy(r.inst, names[i], sizeof(r.inst));
+		assert_int_equal(volrm_check(&ids, &r, why, sizeof(why)), -1);
+	}
+	vr_good(&r);
+	strlcpy(r.root, "var/lib/orchd", sizeof(r.root));
+	assert_int_equal(volrm_check(&ids, &r, why, sizeof(why)), -1);
+	vr_good(&r);
+	memset(r.name, 'a', sizeof(r.name));
+	assert_int_equal(volrm_check(&ids, &r, why, sizeof(why)), -1);
+	vr_good(&r);
+	memset(r.root, '/', sizeof(r.root));
+	assert_int_equal(volrm_check(&ids, &r, why, sizeof(why)), -1);
+	/* the daemons' ids, root's with another, half of a pair */
+	vr_good(&r);
+	r.uid = DAEMON_UID;
+	assert_int_equal(volrm_check(&ids, &r, why, sizeof(why)), -1);
+	vr_good(&r);
+	r.gid = DAEMON_GID;
+	assert_int_equal(volrm_check(&ids, &r, why, sizeof(why)), -1);
+	vr_good(&r);
+	r.uid = 0;
+	assert_int_equal(volrm_check(&ids, &r, why, sizeof(why)), -1);
+	vr_good(&r);
+	r.gid = 0;
+	assert_int_equal(volrm_check(&ids, &r, why, sizeof(why)), -1);
+	/* not root: the walk stays ours */
+	user.root = 0;
+	vr_good(&r);
+	assert_int_equal(volrm_check(&user, &r, why, sizeof(why)), 0);
+	assert_int_equal(r.uid, 0);
+	assert_int_equal(r.gid, 0);
+}
+
 int
 main(void)
 {
@@ -435,6 +504,7 @@ main(void)
 		cmocka_unit_test(test_sock_counts),
 		cmocka_unit_test(test_cgroup),
 		cmocka_unit_test(test_sock),
+		cmocka_unit_test(test_volrm),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

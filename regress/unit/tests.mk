@@ -55,7 +55,7 @@ TEST_voldir_OBJS = $(OBJ)/orchd/voldir.o
 # the kernel's list of listeners, read for the listener check
 TEST_sockdiag_OBJS = $(OBJ)/orchd/sockdiag.o
 # the spawner's own check of a request to start a workload
-TEST_spawner_OBJS = $(OBJ)/spawnerd/check.o
+TEST_spawner_OBJS = $(OBJ)/spawnerd/check.o $(OBJ)/spawnerd/volrm.o
 # the parent's reading of a packed definition from a child
 TEST_apidef_OBJS = $(OBJ)/orchd/apidef.o $(OBJ)/orchd/policy.o \
 		   $(OBJ)/orchd/policy_net.o $(OBJ)/orchd/labelfacts.o
