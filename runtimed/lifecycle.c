@@ -508,7 +508,7 @@ lc_deps_wake(struct rt_workload *wl)
 			return;
 		}
 		/* running still or not, it is kept down (maint.c) */
-		if (d->maint.on) {
+		if (maint_gate(d, "a dependency's wake", NULL, 0) == -1) {
 			deps_fail(wl, e->str, "it is in maintenance");
 			return;
 		}
@@ -596,8 +596,9 @@ deps_up(struct rt_workload *wl)
 	/* a job is run before a start, not under what runs already */
 	TAILQ_FOREACH(e, &wl->conf->depends, entry)
 		if ((d = lifecycle_find(e->str)) != NULL && d->conf != NULL &&
-		    !job_is(d) && !d->maint.on &&
-		    (d->state == WL_ASLEEP || d->state == WL_FAILED))
+		    !job_is(d) && (d->state == WL_ASLEEP ||
+		    d->state == WL_FAILED) &&
+		    maint_gate(d, "a dependency's wake", NULL, 0) == 0)
 			lc_wake(d, RT_REASON_DEPENDENCY, &depcause, msg);
 }
 
@@ -698,7 +699,7 @@ int
 lifecycle_keep_warm(const struct rt_workload *wl)
 {
 	/* maintenance keeps it down, kept warm or not */
-	if (wl->maint.on)
+	if (maint_gate(wl, "keep warm", NULL, 0) == -1)
 		return (0);
 	if (wl->keep_warm != -1)
 		return (wl->keep_warm);
@@ -950,8 +951,7 @@ lc_wake(struct rt_workload *wl, enum rt_reason reason,
 	int64_t		 secs;
 
 	/* nothing wakes it: the gateways answer what they hold */
-	if (wl->maint.on) {
-		log_debug("workload %s: in maintenance, not woken", name);
+	if (maint_gate(wl, "a wake", NULL, 0) == -1) {
 		state_repeat(wl);
 		return;
 	}
@@ -1010,8 +1010,9 @@ void
 lifecycle_start(struct rt_workload *wl, enum rt_reason reason,
     const char *msg)
 {
-	if (wl->conf == NULL || wl->stopping || wl->maint.on ||
-	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED))
+	if (wl->conf == NULL || wl->stopping ||
+	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED) ||
+	    maint_gate(wl, "a start", NULL, 0) == -1)
 		return;
 	if (reason != RT_REASON_RESTART && wake_in_backoff(wl, reason))
 		return;
@@ -1340,6 +1341,9 @@ lifecycle_changed(struct rt_workload *wl)
 	    on_change(wl) != ON_CHANGE_RESTART ||
 	    drift_fields(wl, buf, sizeof(buf))[0] == '\0')
 		return;
+	/* draining into maintenance: its next start, once off, takes it */
+	if (maint_gate(wl, "its replacement", NULL, 0) == -1)
+		return;
 	/* a replacement that did not start is tried again for a new one */
 	if (wl->replace_failed != NULL && workload_diff(wl->replace_failed,
 	    wl->conf, NULL, 0) == 0)
@@ -1385,7 +1389,8 @@ lifecycle_restart(struct rt_workload *wl, const char *why)
 	int			 n;
 
 	if (wl->conf == NULL || wl->state != WL_RUNNING || wl->stopping ||
-	    wl->holding || replace_starting(wl))
+	    wl->holding || replace_starting(wl) ||
+	    maint_gate(wl, "a restart", NULL, 0) == -1)
 		return (-1);
 	memset(&ref, 0, sizeof(ref));
 	strlcpy(ref.name, wl->name, sizeof(ref.name));

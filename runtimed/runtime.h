@@ -321,6 +321,8 @@ void		 command_no_room(struct rt_workload *, const char *);
 void		 maint_recv(struct imsgev *, struct imsg *);
 void		 maint_restore(struct rt_workload *, const struct wl_maint *);
 void		 maint_arm(void);
+int		 maint_gate(const struct rt_workload *, const char *, char *,
+		    size_t);
 
 /* restore.c: what the store remembers from the last run */
 void		 restore_recv(struct imsgev *, struct imsg *);
