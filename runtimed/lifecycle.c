@@ -77,6 +77,7 @@
 #include "msg.h"
 #include "orchd.h"
 #include "proc.h"
+#include "schedule.h"
 #include "timer.h"
 #include "units.h"
 #include "util.h"
@@ -662,6 +663,7 @@ lc_free(struct rt_workload *wl)
 	swarm_clear(wl);
 	RB_REMOVE(rt_workloads, &rt->workloads, wl);
 	free(wl->dependents);
+	sched_plan_free(wl->sched);
 	free(wl);
 	rt->ps->workloads--;
 }

@@ -112,6 +112,8 @@ struct rt_workload {
 						   0: not now (schedule.c) */
 	time_t			 sched_done;	/* the start of the window
 						   or wake last woken for */
+	struct sched_plan	*sched;		/* conf's schedules parsed,
+						   NULL: none (schedule.c) */
 	struct rt_waiters	 waiters;
 	/* "depends on": waking, its dependencies first (lifecycle.c) */
 	int			 deps_wait;
@@ -220,6 +222,7 @@ int		 lifecycle_keep_warm(const struct rt_workload *);
 void		 lifecycle_keep_warm_send(struct rt_workload *);
 /* schedule.c: keep warm during, wake at */
 void		 schedule_run(void);
+void		 schedule_apply(void);
 /* groupwake.c */
 void		 group_wake_request(const char *);
 
