@@ -216,7 +216,10 @@ api_group(struct api_req *r)
 		return;
 	}
 	if (json_array_size(r->group) == 0) {
-		api_error(r, 404, "no such group", NULL);
+		/* the name is a workload name's characters (api_route.c) */
+		(void)snprintf(err, sizeof(err), "no such group: %s",
+		    r->t.name);
+		api_error(r, 404, err, NULL);
 		return;
 	}
 	if (r->t.gop == API_GET) {

@@ -358,6 +358,8 @@ test_clock(void **state)
 	assert_true(sched_now() - t >= 3599 && sched_now() - t <= 3601);
 	assert_int_equal(sched_clock_init("-86400", err, sizeof(err)), 0);
 	assert_int_equal(sched_clock_init("12abc", err, sizeof(err)), -1);
+	assert_string_equal(err, "ORCHD_TEST_CLOCK_OFFSET \"12abc\" is "
+	    "invalid: seconds from -632448000 to 632448000");
 	assert_int_equal(sched_clock_init("99999999999999", err, sizeof(err)),
 	    -1);
 	assert_int_equal(sched_clock_init(NULL, err, sizeof(err)), 0);
