@@ -700,8 +700,11 @@ lc_stopped(struct rt_workload *wl)
 int
 lifecycle_keep_warm(const struct rt_workload *wl)
 {
-	/* maintenance keeps it down, kept warm or not */
-	if (maint_gate(wl, "keep warm", NULL, 0) == -1)
+	/*
+	 * maintenance keeps it down, kept warm or not: a question, not a
+	 * start (each start of one kept warm asks maint_gate())
+	 */
+	if (wl->maint.on)
 		return (0);
 	if (wl->keep_warm != -1)
 		return (wl->keep_warm);

@@ -92,10 +92,12 @@ maint_arm(void)
 }
 
 /*
- * The gate every start passes (lifecycle.c's wake, start, keep warm,
- * dependencies; command.c's wake and restart; a replacement): -1 if wl
- * is in maintenance, why (if not NULL) saying so.  The workload is
- * left as it is: maint_enforce() stops what runs.
+ * The gate every start passes (lifecycle.c's wake, start, restart, a
+ * dependency's wake, a replacement; command.c's wake and restart; keep
+ * warm, a schedule, a group and a TCP connection wake through lc_wake
+ * or lifecycle_start): -1 if wl is in maintenance, why (if not NULL)
+ * saying so.  The workload is left as it is: maint_enforce() stops what
+ * runs.
  */
 int
 maint_gate(const struct rt_workload *wl, const char *what, char *why,
