@@ -99,6 +99,11 @@ check "orchctl show workload: its windows" \
 check "... and the next window, 2030-01-02 10:00 UTC" \
     grep -q 'next window: *2030-01-02T10:00:00Z' "$T/show"
 show workload job >"$T/show.job" 2>&1
+ORCHD_TEST_CLOCK_OFFSET=12abc "$ORCHCTL" -s "$SOCK" show workload job \
+    >/dev/null 2>"$T/show.bad"
+check "orchctl says a bad ORCHD_TEST_CLOCK_OFFSET: $(cat "$T/show.bad")" \
+    grep -qxF 'orchctl: ORCHD_TEST_CLOCK_OFFSET "12abc" is invalid: seconds from -632448000 to 632448000: the host'"'"'s clock is used' \
+    "$T/show.bad"
 check "... the next wake of the job" \
     grep -q 'next wake: *2030-01-02T10:00:00Z' "$T/show.job"
 curl -s -m 10 -H "Authorization: Bearer $KEY" \
