@@ -46,9 +46,10 @@ time_or_null(int64_t t)
 }
 
 /*
- * The next window or wake of wc, its own or its group's, or with group
- * its group's alone (of member wc), from the zones' rules the parent
- * gave (common/sched_wl.c): {"start": TIME, "end": TIME}, null for none.
+ * The next window or wake of a workload, its own or its group's, or with
+ * group its group's alone, from its plan (its schedules parsed once when
+ * the configuration was applied, route_apply.c; common/sched_wl.c):
+ * {"start": TIME, "end": TIME}, null for none.
  */
 json_t *
 apij_next(const struct sched_plan *plan, int kind, int group)
