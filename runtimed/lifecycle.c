@@ -479,6 +479,14 @@ deps_ready(struct rt_workload *wl)
 		if ((d = lifecycle_find(e->str)) == NULL ||
 		    (d->state != WL_RUNNING && !job_done(d)))
 			return;
+	/*
+	 * put in maintenance while they woke: its wake ends here, as one
+	 * whose dependency is in maintenance does (lc_deps_wake)
+	 */
+	if (maint_gate(wl, "a start", NULL, 0) == -1) {
+		lc_fail(wl, RT_REASON_MAINTENANCE, "in maintenance");
+		return;
+	}
 	wl->deps_wait = 0;
 	rt->ndeps_wait--;
 	log_info("workload %s: what it depends on runs: starting", wl->name);

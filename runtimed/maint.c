@@ -93,11 +93,11 @@ maint_arm(void)
 
 /*
  * The gate every start passes (lifecycle.c's wake, start, restart, a
- * dependency's wake, a replacement; command.c's wake and restart; keep
- * warm, a schedule, a group and a TCP connection wake through lc_wake
- * or lifecycle_start): -1 if wl is in maintenance, why (if not NULL)
- * saying so.  The workload is left as it is: maint_enforce() stops what
- * runs.
+ * dependency's wake, a replacement, the start once its dependencies
+ * run; command.c's wake and restart; keep warm, a schedule, a group and
+ * a TCP connection wake through lc_wake or lifecycle_start): -1 if wl
+ * is in maintenance, why (if not NULL) saying so.  The workload is left
+ * as it is: maint_enforce() stops what runs.
  */
 int
 maint_gate(const struct rt_workload *wl, const char *what, char *why,

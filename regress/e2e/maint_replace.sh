@@ -5,7 +5,9 @@
 # with "on change restart", must not start the new definition: not side
 # by side (a new port) nor in place (a new command on the same port).
 # It stays down once drained, answers 503 with its message, and its next
-# start, once maintenance is off, takes the new definition.  Every start
+# start, once maintenance is off, takes the new definition.  A wake under
+# way that waits for a slow dependency when maintenance is turned on
+# does not start the workload once the dependency runs.  Every start
 # path asks runtimed's one gate (maint.c, maint_gate).  Loopback only,
 # every wait bounded.
 #
@@ -16,9 +18,9 @@ need_root
 ensure_user
 
 port_base 58
-ports GW P_OLD P_NEW
+ports GW P_OLD P_NEW P_DB P_APP
 testhttp_bin
-for f in old new inplace; do
+for f in old new inplace db app; do
 	: >"$T/$f.starts"
 	chmod 0666 "$T/$f.starts"
 done
@@ -35,6 +37,18 @@ workload "mr-web" {
 	host "web.test"
 	command "$T/bin/testhttp serve $1 $T/$2.starts"
 	port $1
+}
+workload "mr-db" {
+	host "db.test"
+	command "$T/bin/testhttp serve $P_DB $T/db.starts"
+	port $P_DB
+	env "TESTHTTP_DELAY=3000"
+}
+workload "mr-app" {
+	host "app.test"
+	depends on "mr-db"
+	command "$T/bin/testhttp serve $P_APP $T/app.starts"
+	port $P_APP
 }
 CONF
 	} >"$T/orchd.conf"
@@ -113,5 +127,36 @@ check "... its new command never started" [ "$(starts inplace)" = 0 ]
 code=$(get)
 check "a request gets 503 ($code) with its message" sh -c "[ $code = 503 ] &&
     grep -q 'in maintenance: in place' '$T/r.body'"
+
+# --- a wake that waits for its dependency: maintenance on meanwhile
+curl -sS -m 20 -H "Host: app.test" -o "$T/app.body" -w '%{http_code}' \
+    "http://127.0.0.1:$GW/" >"$T/app.code" 2>/dev/null &
+APP=$!
+sleep 1
+appstate() {	# appstate [NAME]: its state, without "/maint"
+	ctl show workloads 2>/dev/null | awk -v n="${1:-mr-app}" \
+	    '$1 == n { sub("/.*", "", $2); print $2 }'
+}
+check "mr-app waits for mr-db ($(appstate))" [ "$(appstate)" = waking ]
+check "maintenance on mr-app meanwhile" ctl maintenance mr-app on \
+    --message 'app paused'
+wait "$APP"
+dbrunning() { [ "$(appstate mr-db)" = running ]; }
+check "mr-db came up" wait_for 15 dbrunning
+sleep 1
+check "... mr-app never started" [ "$(starts app)" = 0 ]
+check "... its request got 503 ($(cat "$T/app.code"))" \
+    [ "$(cat "$T/app.code")" = 503 ]
+st=$(appstate)
+check "... mr-app is not up ($st)" sh -c "[ $st = failed ] || [ $st = asleep ]"
+code=$(curl -sS -m 20 -H "Host: app.test" -o "$T/r.body" -w '%{http_code}' \
+    "http://127.0.0.1:$GW/" 2>/dev/null)
+check "a new request: 503 with its message ($code)" sh -c "[ $code = 503 ] &&
+    grep -q 'in maintenance: app paused' '$T/r.body'"
+check "maintenance off" ctl maintenance mr-app off
+code=$(curl -sS -m 20 -H "Host: app.test" -o /dev/null -w '%{http_code}' \
+    "http://127.0.0.1:$GW/" 2>/dev/null)
+check "the next request wakes it ($code)" [ "$code" = 200 ]
+check "... started once" [ "$(starts app)" = 1 ]
 
 e2e_done
