@@ -793,8 +793,9 @@ sched_clock_init(const char *v, char *err, size_t len)
 		return (0);
 	n = strtonum(v, -CLOCK_SHIFT_MAX, CLOCK_SHIFT_MAX, &errstr);
 	if (errstr != NULL)
-		return (fail(err, len, "ORCHD_TEST_CLOCK_OFFSET: seconds "
-		    "from %lld to %lld", -CLOCK_SHIFT_MAX, CLOCK_SHIFT_MAX));
+		return (fail(err, len, "ORCHD_TEST_CLOCK_OFFSET \"%.32s\" is "
+		    "%s: seconds from %lld to %lld", v, errstr,
+		    -CLOCK_SHIFT_MAX, CLOCK_SHIFT_MAX));
 	clock_shift = n;
 	return (0);
 }

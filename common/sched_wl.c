@@ -17,6 +17,7 @@
 #include <sys/queue.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "units.h"
@@ -114,61 +115,111 @@ sched_zone_find(const struct workload_conf *wl, const char *zone,
 }
 
 /*
- * Of the windows (kind SCHED_WINDOW) or wakes in list, those that end
- * after now: the one that begins first, with its text and its "for"
- * (0 none): 0, or -1 if it has none (or no rule for its zone).
+ * A workload's schedules parsed once (a plan): runtimed each tick and the
+ * gateways for each API answer compute from it, not from the text.  One
+ * allocation of n items, n at most 4 * SCHED_MAX (its own and its
+ * group's windows and wakes): sizeof(struct sched_plan) + n *
+ * sizeof(struct sched_item) bytes (16 and 312 on amd64); none at all for
+ * a workload without one.  A text that does not parse, or whose zone has
+ * no rule, is left out, as it never has a next time.
  */
-static int
-list_next(const struct workload_conf *wl, const struct strlist *list,
-    enum sched_kind kind, time_t now, time_t *start, time_t *end,
-    const char **text, int64_t *hold, int found)
+static size_t
+plan_add(struct sched_plan *p, const struct workload_conf *wl,
+    const struct strlist *list, enum sched_kind kind, int group)
 {
 	const struct strentry	*e;
-	struct sched_spec	 sp;
-	struct sched_tz		 tz;
-	time_t			 s, t;
+	struct sched_item	*it;
+	size_t			 n = 0;
 	char			 err[8];
 
 	TAILQ_FOREACH(e, list, entry) {
-		if (sched_parse(kind, e->str, &sp, err, sizeof(err)) == -1 ||
-		    sched_zone_find(wl, sp.zone, &tz) == -1 ||
-		    sched_next(&sp, &tz, now, &s, &t) == -1)
+		if (p == NULL) {
+			n++;
+			continue;
+		}
+		if (p->n >= p->max)
+			break;
+		it = &p->item[p->n];
+		if (sched_parse(kind, e->str, &it->sp, err, sizeof(err)) == -1 ||
+		    sched_zone_find(wl, it->sp.zone, &it->tz) == -1)
+			continue;
+		it->group = group;
+		(void)strlcpy(it->text, e->str, sizeof(it->text));
+		p->n++;
+	}
+	return (n);
+}
+
+/*
+ * Its own before its group's, as an earlier start wins and at the same
+ * start its own: with p NULL, how many there are; else p filled.
+ */
+static size_t
+plan_walk(struct sched_plan *p, const struct workload_conf *wl)
+{
+	return (plan_add(p, wl, &wl->warm_windows, SCHED_WINDOW, 0) +
+	    plan_add(p, wl, &wl->group_windows, SCHED_WINDOW, 1) +
+	    plan_add(p, wl, &wl->wake_at, SCHED_WAKE, 0) +
+	    plan_add(p, wl, &wl->group_wakes, SCHED_WAKE, 1));
+}
+
+/* wl's plan in *plan, NULL if it has no schedule; -1: out of memory */
+int
+sched_plan_build(const struct workload_conf *wl, struct sched_plan **plan)
+{
+	struct sched_plan	*p;
+	size_t			 n;
+
+	*plan = NULL;
+	if ((n = plan_walk(NULL, wl)) == 0)
+		return (0);
+	if (n > SCHED_PLAN_MAX)
+		n = SCHED_PLAN_MAX;
+	if ((p = calloc(1, sizeof(*p) + n * sizeof(p->item[0]))) == NULL)
+		return (-1);
+	p->max = n;
+	(void)plan_walk(p, wl);
+	*plan = p;
+	return (0);
+}
+
+void
+sched_plan_free(struct sched_plan *plan)
+{
+	free(plan);
+}
+
+/*
+ * Of plan's windows (kind SCHED_WINDOW) or wakes, its group's alone if
+ * group, those that end after now: the one that begins first, with its
+ * text and its "for" (0 none): 0, or -1 if it has none.
+ */
+int
+sched_plan_next(const struct sched_plan *plan, enum sched_kind kind,
+    int group, time_t now, time_t *start, time_t *end, const char **text,
+    int64_t *hold)
+{
+	const struct sched_item	*it;
+	time_t			 s, t;
+	size_t			 i;
+	int			 found = 0;
+
+	for (i = 0; plan != NULL && i < plan->n; i++) {
+		it = &plan->item[i];
+		if (it->sp.kind != kind || (group && !it->group) ||
+		    sched_next(&it->sp, &it->tz, now, &s, &t) == -1)
 			continue;
 		if (!found || s < *start) {
 			*start = s;
 			*end = t;
 			if (text != NULL)
-				*text = e->str;
+				*text = it->text;
 			if (hold != NULL)
-				*hold = sp.hold;
+				*hold = it->sp.hold;
 			found = 1;
 		}
 	}
-	return (found);
-}
-
-/* the next of wl's own and its group's (list_next) */
-int
-sched_wl_next(const struct workload_conf *wl, enum sched_kind kind,
-    time_t now, time_t *start, time_t *end, const char **text,
-    int64_t *hold)
-{
-	int	 found;
-
-	found = list_next(wl, kind == SCHED_WINDOW ? &wl->warm_windows :
-	    &wl->wake_at, kind, now, start, end, text, hold, 0);
-	found = list_next(wl, kind == SCHED_WINDOW ? &wl->group_windows :
-	    &wl->group_wakes, kind, now, start, end, text, hold, found);
 	return (found ? 0 : -1);
-}
-
-/* the next of its group's alone, as the parent gave them to member wl */
-int
-sched_group_next(const struct workload_conf *wl, enum sched_kind kind,
-    time_t now, time_t *start, time_t *end)
-{
-	return (list_next(wl, kind == SCHED_WINDOW ? &wl->group_windows :
-	    &wl->group_wakes, kind, now, start, end, NULL, NULL, 0) ? 0 : -1);
 }
 
 /*

@@ -76,10 +76,23 @@ int	 sched_zones_check(const struct workload_conf *, char *, size_t);
 int	 sched_zones_fill(struct workload_conf *, char *, size_t);
 int	 sched_zone_find(const struct workload_conf *, const char *,
 	    struct sched_tz *);
-int	 sched_wl_next(const struct workload_conf *, enum sched_kind, time_t,
-	    time_t *, time_t *, const char **, int64_t *);
-int	 sched_group_next(const struct workload_conf *, enum sched_kind,
-	    time_t, time_t *, time_t *);
+
+/* a workload's schedules parsed once (sched_wl.c): its own, its group's */
+#define SCHED_PLAN_MAX	(4 * SCHED_MAX)
+struct sched_item {
+	struct sched_spec	 sp;		/* its kind too */
+	struct sched_tz		 tz;		/* its zone's rule */
+	int			 group;		/* its group's */
+	char			 text[SCHED_TEXT_MAX];
+};
+struct sched_plan {
+	size_t			 n, max;
+	struct sched_item	 item[];	/* max of them, n used */
+};
+int	 sched_plan_build(const struct workload_conf *, struct sched_plan **);
+void	 sched_plan_free(struct sched_plan *);
+int	 sched_plan_next(const struct sched_plan *, enum sched_kind, int,
+	    time_t, time_t *, time_t *, const char **, int64_t *);
 struct strlist;
 int	 sched_group_line(const char *, char *, size_t, enum sched_kind *,
 	    const char **);

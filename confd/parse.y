@@ -257,6 +257,11 @@ onoff		: ON				{ $$ = 1; }
 			}
 			$$ = 0;
 		}
+		| NUMBER			{
+			/* not "syntax error near 1": say what it takes */
+			yyerror("%lld: on or off", (long long)$1);
+			YYERROR;
+		}
 		;
 
 /* one limit (parse_limits.c); the statement it is in puts it */
@@ -964,7 +969,8 @@ schedzone	: /* empty */			{ $$ = NULL; }
 schedfor	: /* empty */			{ $$ = 0; }
 		| FOR duration			{
 			if ($2 < 1) {
-				yyerror("wake at ... for: a duration from 1s");
+				yyerror("wake at ... for: a duration from 1s "
+				    "to 7d");
 				YYERROR;
 			}
 			$$ = $2;

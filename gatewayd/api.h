@@ -130,10 +130,12 @@ int		 api_route(enum http_method, const char *, size_t,
 		    struct api_target *);
 
 /* api_json.c */
+struct sched_plan;
 json_t		*apij_workload(const struct workload_conf *,
-		    const struct ctl_workload *, int64_t, int64_t);
+		    const struct sched_plan *, const struct ctl_workload *,
+		    int64_t, int64_t);
 json_t		*apij_transition(const struct ctl_transition *);
-json_t		*apij_next(const struct workload_conf *, int, int);
+json_t		*apij_next(const struct sched_plan *, int, int);
 json_t		*apij_action(const char *, int, int);
 char		*apij_error(const char *);
 int		 apij_keepwarm(const char *, size_t, int *, char *, size_t);

@@ -181,8 +181,8 @@ group_show(struct api_req *r)
 		return;
 	}
 	o = json_pack("{s:s, s:O, s:o, s:o}", "group", r->t.name, "members",
-	    r->group, "next_window", apij_next(wl->conf, SCHED_WINDOW, 1),
-	    "next_wake", apij_next(wl->conf, SCHED_WAKE, 1));
+	    r->group, "next_window", apij_next(wl->sched, SCHED_WINDOW, 1),
+	    "next_wake", apij_next(wl->sched, SCHED_WAKE, 1));
 	if (o == NULL) {
 		api_error(r, 503, "out of memory", RETRY_AFTER);
 		return;
@@ -216,7 +216,10 @@ api_group(struct api_req *r)
 		return;
 	}
 	if (json_array_size(r->group) == 0) {
-		api_error(r, 404, "no such group", NULL);
+		/* the name is a workload name's characters (api_route.c) */
+		(void)snprintf(err, sizeof(err), "no such group: %s",
+		    r->t.name);
+		api_error(r, 404, err, NULL);
 		return;
 	}
 	if (r->t.gop == API_GET) {

@@ -46,18 +46,19 @@ time_or_null(int64_t t)
 }
 
 /*
- * The next window or wake of wc, its own or its group's, or with group
- * its group's alone (of member wc), from the zones' rules the parent
- * gave (common/sched_wl.c): {"start": TIME, "end": TIME}, null for none.
+ * The next window or wake of a workload, its own or its group's, or with
+ * group its group's alone, from its plan (its schedules parsed once when
+ * the configuration was applied, route_apply.c; common/sched_wl.c):
+ * {"start": TIME, "end": TIME}, null for none.
  */
 json_t *
-apij_next(const struct workload_conf *wc, int kind, int group)
+apij_next(const struct sched_plan *plan, int kind, int group)
 {
 	json_t	*o;
 	time_t	 s, e;
 
-	if ((group ? sched_group_next(wc, kind, sched_now(), &s, &e) :
-	    sched_wl_next(wc, kind, sched_now(), &s, &e, NULL, NULL)) == -1)
+	if (sched_plan_next(plan, kind, group, sched_now(), &s, &e, NULL,
+	    NULL) == -1)
 		return (json_null());
 	if ((o = json_object()) == NULL)
 		return (NULL);
@@ -129,8 +130,8 @@ maint_json(const struct wl_maint *m)
  * caller.  Durations left to the global setting are given as it says.
  */
 json_t *
-apij_workload(const struct workload_conf *wc, const struct ctl_workload *cw,
-    int64_t idle_timeout, int64_t wake_timeout)
+apij_workload(const struct workload_conf *wc, const struct sched_plan *plan,
+    const struct ctl_workload *cw, int64_t idle_timeout, int64_t wake_timeout)
 {
 	json_t	*o, *def;
 	int	 r = 0, running;
@@ -170,9 +171,9 @@ apij_workload(const struct workload_conf *wc, const struct ctl_workload *cw,
 		    json_stringn(cw->msg, strnlen(cw->msg, sizeof(cw->msg))));
 	r |= json_object_set_new(o, "drift", drift_json(cw->drift,
 	    sizeof(cw->drift)));
-	r |= json_object_set_new(o, "next_window", apij_next(wc,
+	r |= json_object_set_new(o, "next_window", apij_next(plan,
 	    SCHED_WINDOW, 0));
-	r |= json_object_set_new(o, "next_wake", apij_next(wc, SCHED_WAKE,
+	r |= json_object_set_new(o, "next_wake", apij_next(plan, SCHED_WAKE,
 	    0));
 	/* the rest of the definition: the driver's fields */
 	r |= json_object_update_missing(o, def);

@@ -90,7 +90,7 @@ api_workload_json(const struct gw_workload *wl, const struct ctl_workload *cw)
 		m.backoff_until = (walltime_ms() + left + 999) / 1000;
 	/* maintenance as runtimed told this gateway, with every state */
 	m.maint = wl->maint;
-	if ((o = apij_workload(wl->conf, &m, gen->global.idle_timeout,
+	if ((o = apij_workload(wl->conf, wl->sched, &m, gen->global.idle_timeout,
 	    gen->global.wake_timeout)) == NULL)
 		return (NULL);
 	if (api_expires_at(o, wl->conf, &m, gen->global.expire_after) == -1) {

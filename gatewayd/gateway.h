@@ -120,6 +120,9 @@ struct gw_workload {
 						   runtimed when it is idle */
 	/* the current generation's definition, NULL once removed */
 	const struct workload_conf *conf;
+	struct sched_plan	*sched;		/* conf's schedules parsed
+						   once (route_apply.c),
+						   for the API; NULL: none */
 	struct gw_wmetrics	 metrics;	/* for GET /metrics */
 	/* what is not use (ignore.c), and what a wake's answer says */
 	struct gw_filter	*filters;	/* its own ignores */

@@ -29,15 +29,16 @@ struct ranked {
 	struct gw_workload	*wl;
 };
 
-/* the most requests first; a tie by name, as the tree sorts */
+/*
+ * a ranks before b: the most requests first, a tie by name, as the tree
+ * sorts (names are unique: the top N is one set, however it is found)
+ */
 static int
-ranked_cmp(const void *a, const void *b)
+ranked_before(const struct ranked *a, const struct ranked *b)
 {
-	const struct ranked	*ra = a, *rb = b;
-
-	if (ra->requests != rb->requests)
-		return (ra->requests > rb->requests ? -1 : 1);
-	return (strcmp(ra->wl->name, rb->wl->name));
+	if (a->requests != b->requests)
+		return (a->requests > b->requests);
+	return (strcmp(a->wl->name, b->wl->name) < 0);
 }
 
 static uint64_t
@@ -56,6 +57,48 @@ requests_of(const struct gw_workload *wl, const struct metrics_sum *sum)
 }
 
 /*
+ * The top kept in a heap of at most top entries, the last of them at
+ * its root: each workload is compared with that one only, and replaces
+ * it if it ranks before, in log(top) steps.  O(n log top) and top
+ * entries of memory at each writing, not a sort of every workload.
+ */
+static void
+heap_down(struct ranked *h, size_t n, size_t i)
+{
+	struct ranked	 t;
+	size_t		 c;
+
+	while ((c = 2 * i + 1) < n) {
+		/* of the two children, the one that ranks last */
+		if (c + 1 < n && ranked_before(&h[c], &h[c + 1]))
+			c++;
+		if (!ranked_before(&h[i], &h[c]))
+			return;
+		t = h[i];
+		h[i] = h[c];
+		h[c] = t;
+		i = c;
+	}
+}
+
+static void
+heap_up(struct ranked *h, size_t i)
+{
+	struct ranked	 t;
+	size_t		 p;
+
+	while (i > 0) {
+		p = (i - 1) / 2;
+		if (!ranked_before(&h[p], &h[i]))
+			return;
+		t = h[i];
+		h[i] = h[p];
+		h[p] = t;
+		i = p;
+	}
+}
+
+/*
  * top: 0 every workload, -1 none, N the N with the most requests.  A
  * top of more than there are workloads is every one.
  */
@@ -63,8 +106,8 @@ void
 metrics_top_pick(const struct metrics_sum *sum, int32_t top)
 {
 	struct gw_workload	*wl;
-	struct ranked		*r;
-	size_t			 n = 0, i;
+	struct ranked		*h, c;
+	size_t			 n = 0, k = 0, i;
 
 	metrics_others = 0;
 	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
@@ -77,22 +120,28 @@ metrics_top_pick(const struct metrics_sum *sum, int32_t top)
 	if (top <= 0 || n <= (size_t)top)
 		return;
 	/* no room to rank: every workload's own series, as with on */
-	if ((r = calloc(n, sizeof(*r))) == NULL) {
+	if ((h = calloc(top, sizeof(*h))) == NULL) {
 		log_warn("%s", __func__);
 		return;
 	}
-	i = 0;
 	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
-		if (!wl->configured || i >= n)
+		if (!wl->configured)
 			continue;
-		r[i].requests = requests_of(wl, sum);
-		r[i++].wl = wl;
+		wl->metrics.own = 0;
+		c.requests = requests_of(wl, sum);
+		c.wl = wl;
+		if (k < (size_t)top) {
+			h[k] = c;
+			heap_up(h, k++);
+		} else if (ranked_before(&c, &h[0])) {
+			h[0] = c;
+			heap_down(h, k, 0);
+		}
 	}
-	qsort(r, i, sizeof(*r), ranked_cmp);
-	for (n = 0; n < i; n++)
-		r[n].wl->metrics.own = n < (size_t)top;
+	for (i = 0; i < k; i++)
+		h[i].wl->metrics.own = 1;
 	metrics_others = 1;
-	free(r);
+	free(h);
 }
 
 /* wl has series of its own at this writing */

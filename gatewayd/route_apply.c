@@ -18,6 +18,7 @@
 #include "log.h"
 #include "msg.h"
 #include "proc.h"
+#include "schedule.h"
 #include "timer.h"
 #include "workload.h"
 #include "gateway.h"
@@ -188,11 +189,16 @@ route_apply(struct cfg_generation *gen)
 	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
 		wl->configured = 0;
 		wl->conf = NULL;
+		sched_plan_free(wl->sched);
+		wl->sched = NULL;
 	}
 	TAILQ_FOREACH(wc, &gen->workloads, entry) {
 		wl = gw_workload_get(wc, !applied);
 		wl->configured = 1;
 		wl->conf = wc;
+		/* its schedules parsed here once, not at each API answer */
+		if (sched_plan_build(wc, &wl->sched) == -1)
+			fatal("%s", __func__);
 		gw_workload_conf_addresses(wl, wc);
 		/* an instance runtimed routed to keeps its address */
 		if (!wl->addr_rt)

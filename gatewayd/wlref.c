@@ -13,6 +13,7 @@
 #include "log.h"
 #include "msg.h"
 #include "proc.h"
+#include "schedule.h"
 #include "timer.h"
 #include "workload.h"
 #include "gateway.h"
@@ -37,6 +38,7 @@ gw_workload_free_if_unused(struct gw_workload *wl)
 	gate_forget(wl);
 	metrics_workload_free(wl);
 	instance_free(wl);
+	sched_plan_free(wl->sched);
 	free(wl);
 }
 

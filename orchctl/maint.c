@@ -73,9 +73,10 @@ maint_parse(int argc, char *argv[], struct wl_maint *m)
 			errx(1, MAINT_USAGE);
 		if (strcmp(argv[i], "--until") == 0) {
 			if (maint_time(argv[i + 1], now, &m->until) == -1)
-				errx(1, "--until: a duration (30m, 2h, 1d) "
-				    "or a UTC time as 2026-12-06T18:00:00Z: "
-				    "%s", argv[i + 1]);
+				errx(1, "--until: a duration from 1s to "
+				    "%dd (30m, 2h, 1d) or a UTC time as "
+				    "2026-12-06T18:00:00Z: \"%s\"",
+				    MAINT_UNTIL_MAX / 86400, argv[i + 1]);
 		} else if (strcmp(argv[i], "--message") == 0) {
 			if (maint_msg_ok(argv[i + 1], strlen(argv[i + 1]), e,
 			    sizeof(e)) == -1)

@@ -74,14 +74,14 @@ command_recv_wake(struct imsgev *iev, struct imsg *imsg)
 	struct rt_workload	*wl;
 	struct wake_cause	 cause;
 	char			 name[ORCHD_NAME_MAX];
+	char			 why[ORCHD_NAME_MAX + 48];
 	struct proc_asker	 a;
 
 	proc_asker(iev, imsg, &a);
 	if ((wl = command_workload(&a, imsg, name, sizeof(name))) == NULL)
 		return;
-	if (wl->maint.on) {
-		proc_reply_fail(rt->ps, &a, CTL_ERR_BUSY,
-		    "%s is in maintenance: turn that off first", name);
+	if (maint_gate(wl, "orchctl wake", why, sizeof(why)) == -1) {
+		proc_reply_fail(rt->ps, &a, CTL_ERR_BUSY, "%s", why);
 		return;
 	}
 	if (wl->state == WL_RUNNING) {
@@ -195,14 +195,14 @@ command_recv_restart(struct imsgev *iev, struct imsg *imsg)
 {
 	struct rt_workload	*wl;
 	char			 name[ORCHD_NAME_MAX];
+	char			 why[ORCHD_NAME_MAX + 48];
 	struct proc_asker	 a;
 
 	proc_asker(iev, imsg, &a);
 	if ((wl = command_workload(&a, imsg, name, sizeof(name))) == NULL)
 		return;
-	if (wl->maint.on) {
-		proc_reply_fail(rt->ps, &a, CTL_ERR_BUSY,
-		    "%s is in maintenance: turn that off first", name);
+	if (maint_gate(wl, "orchctl restart", why, sizeof(why)) == -1) {
+		proc_reply_fail(rt->ps, &a, CTL_ERR_BUSY, "%s", why);
 		return;
 	}
 	if (wl->state != WL_RUNNING || wl->stopping || wl->checking) {

@@ -77,6 +77,7 @@
 #include "msg.h"
 #include "orchd.h"
 #include "proc.h"
+#include "schedule.h"
 #include "timer.h"
 #include "units.h"
 #include "util.h"
@@ -516,6 +517,14 @@ deps_ready(struct rt_workload *wl)
 		if ((d = lifecycle_find(e->str)) == NULL ||
 		    (d->state != WL_RUNNING && !job_done(d)))
 			return;
+	/*
+	 * put in maintenance while they woke: its wake ends here, as one
+	 * whose dependency is in maintenance does (lc_deps_wake)
+	 */
+	if (maint_gate(wl, "a start", NULL, 0) == -1) {
+		lc_fail(wl, RT_REASON_MAINTENANCE, "in maintenance");
+		return;
+	}
 	wl->deps_wait = 0;
 	rt->ndeps_wait--;
 	log_info("workload %s: what it depends on runs: starting", wl->name);
@@ -546,7 +555,7 @@ lc_deps_wake(struct rt_workload *wl)
 			return;
 		}
 		/* running still or not, it is kept down (maint.c) */
-		if (d->maint.on) {
+		if (maint_gate(d, "a dependency's wake", NULL, 0) == -1) {
 			deps_fail(wl, e->str, "it is in maintenance");
 			return;
 		}
@@ -634,8 +643,9 @@ deps_up(struct rt_workload *wl)
 	/* a job is run before a start, not under what runs already */
 	TAILQ_FOREACH(e, &wl->conf->depends, entry)
 		if ((d = lifecycle_find(e->str)) != NULL && d->conf != NULL &&
-		    !job_is(d) && !d->maint.on &&
-		    (d->state == WL_ASLEEP || d->state == WL_FAILED))
+		    !job_is(d) && (d->state == WL_ASLEEP ||
+		    d->state == WL_FAILED) &&
+		    maint_gate(d, "a dependency's wake", NULL, 0) == 0)
 			lc_wake(d, RT_REASON_DEPENDENCY, &depcause, msg);
 }
 
@@ -701,6 +711,7 @@ lc_free(struct rt_workload *wl)
 	free(wl->dependents);
 	free(wl->cause);
 	free(wl->drift);
+	sched_plan_free(wl->sched);
 	free(wl);
 	rt->ps->workloads--;
 }
@@ -737,7 +748,10 @@ lc_stopped(struct rt_workload *wl)
 int
 lifecycle_keep_warm(const struct rt_workload *wl)
 {
-	/* maintenance keeps it down, kept warm or not */
+	/*
+	 * maintenance keeps it down, kept warm or not: a question, not a
+	 * start (each start of one kept warm asks maint_gate())
+	 */
 	if (wl->maint.on)
 		return (0);
 	if (wl->keep_warm != -1)
@@ -990,8 +1004,7 @@ lc_wake(struct rt_workload *wl, enum rt_reason reason,
 	int64_t		 secs;
 
 	/* nothing wakes it: the gateways answer what they hold */
-	if (wl->maint.on) {
-		log_debug("workload %s: in maintenance, not woken", name);
+	if (maint_gate(wl, "a wake", NULL, 0) == -1) {
 		state_repeat(wl);
 		return;
 	}
@@ -1050,8 +1063,9 @@ void
 lifecycle_start(struct rt_workload *wl, enum rt_reason reason,
     const char *msg)
 {
-	if (wl->conf == NULL || wl->stopping || wl->maint.on ||
-	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED))
+	if (wl->conf == NULL || wl->stopping ||
+	    (wl->state != WL_ASLEEP && wl->state != WL_FAILED) ||
+	    maint_gate(wl, "a start", NULL, 0) == -1)
 		return;
 	if (reason != RT_REASON_RESTART && wake_in_backoff(wl, reason))
 		return;
@@ -1380,6 +1394,9 @@ lifecycle_changed(struct rt_workload *wl)
 	    on_change(wl) != ON_CHANGE_RESTART ||
 	    drift_fields(wl, buf, sizeof(buf))[0] == '\0')
 		return;
+	/* draining into maintenance: its next start, once off, takes it */
+	if (maint_gate(wl, "its replacement", NULL, 0) == -1)
+		return;
 	/* a replacement that did not start is tried again for a new one */
 	if (wl->replace_failed != NULL && workload_diff(wl->replace_failed,
 	    wl->conf, NULL, 0) == 0)
@@ -1425,7 +1442,8 @@ lifecycle_restart(struct rt_workload *wl, const char *why)
 	int			 n;
 
 	if (wl->conf == NULL || wl->state != WL_RUNNING || wl->stopping ||
-	    wl->holding || replace_starting(wl))
+	    wl->holding || replace_starting(wl) ||
+	    maint_gate(wl, "a restart", NULL, 0) == -1)
 		return (-1);
 	memset(&ref, 0, sizeof(ref));
 	strlcpy(ref.name, wl->name, sizeof(ref.name));

@@ -3,8 +3,9 @@
  * from the API.  A workload in maintenance is not woken by anything: a
  * request (the gateways answer 503 with its message, told with every
  * state), a TCP connection, a workload that depends on it (its wake
- * fails naming this one), keep warm, a restart or orchctl wake; the
- * refusals are lifecycle.c's (lc_wake, lifecycle_start) and command.c's.
+ * fails naming this one), keep warm, a schedule, a group's wake, a
+ * restart, a reload that replaces it or orchctl wake.  Every start asks
+ * one gate, maint_gate(), so a new way to start one cannot forget it.
  * It is a flag, not a state: the workload is asleep (or still stopping)
  * and in maintenance.
  *
@@ -23,6 +24,7 @@
 #include <sys/time.h>
 
 #include <event.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -87,6 +89,27 @@ maint_arm(void)
 	if (up && tv.tv_sec > MAINT_TICK)
 		tv.tv_sec = MAINT_TICK;
 	evtimer_add(&maint_ev, &tv);
+}
+
+/*
+ * The gate every start passes (lifecycle.c's wake, start, restart, a
+ * dependency's wake, a replacement, the start once its dependencies
+ * run; command.c's wake and restart; keep warm, a schedule, a group and
+ * a TCP connection wake through lc_wake or lifecycle_start): -1 if wl
+ * is in maintenance, why (if not NULL) saying so.  The workload is left
+ * as it is: maint_enforce() stops what runs.
+ */
+int
+maint_gate(const struct rt_workload *wl, const char *what, char *why,
+    size_t len)
+{
+	if (!wl->maint.on)
+		return (0);
+	log_debug("workload %s: in maintenance, %s refused", wl->name, what);
+	if (why != NULL)
+		(void)snprintf(why, len, "%s is in maintenance: turn that off "
+		    "first", wl->name);
+	return (-1);
 }
 
 /* the store keeps it, the gateways are told with its state */

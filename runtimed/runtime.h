@@ -115,6 +115,8 @@ struct rt_workload {
 						   0: not now (schedule.c) */
 	time_t			 sched_done;	/* the start of the window
 						   or wake last woken for */
+	struct sched_plan	*sched;		/* conf's schedules parsed,
+						   NULL: none (schedule.c) */
 	struct rt_waiters	 waiters;
 	/* "depends on": waking, its dependencies first (lifecycle.c) */
 	int			 deps_wait;
@@ -224,6 +226,7 @@ int		 lifecycle_keep_warm(const struct rt_workload *);
 void		 lifecycle_keep_warm_send(struct rt_workload *);
 /* schedule.c: keep warm during, wake at */
 void		 schedule_run(void);
+void		 schedule_apply(void);
 /* groupwake.c */
 void		 group_wake_request(const char *);
 
@@ -325,6 +328,8 @@ void		 command_no_room(struct rt_workload *, const char *);
 void		 maint_recv(struct imsgev *, struct imsg *);
 void		 maint_restore(struct rt_workload *, const struct wl_maint *);
 void		 maint_arm(void);
+int		 maint_gate(const struct rt_workload *, const char *, char *,
+		    size_t);
 
 /* restore.c: what the store remembers from the last run */
 void		 restore_recv(struct imsgev *, struct imsg *);

@@ -223,6 +223,7 @@ runtime_apply(struct privsep *ps, struct cfg_generation *gen,
 	lifecycle_apply(gen);
 	labels_apply(gen->global.docker_labels == 1);
 	restore_replay();
+	schedule_apply();
 	schedule_run();
 }
 

@@ -58,7 +58,7 @@ schedule_eval(const struct rt_workload *wl, time_t now, time_t *warm,
 
 	*warm = *due = 0;
 	for (k = SCHED_WINDOW; k <= SCHED_WAKE; k++) {
-		if (sched_wl_next(wl->conf, k, now, &s, &e, &text,
+		if (sched_plan_next(wl->sched, k, 0, now, &s, &e, &text,
 		    &hold) == -1)
 			continue;
 		if (s > now) {
@@ -84,10 +84,7 @@ schedule_one(struct rt_workload *wl, time_t now, time_t *next)
 	const char		*why = "";
 	time_t			 warm, due;
 
-	if (wl->conf == NULL || (TAILQ_EMPTY(&wl->conf->warm_windows) &&
-	    TAILQ_EMPTY(&wl->conf->wake_at) &&
-	    TAILQ_EMPTY(&wl->conf->group_windows) &&
-	    TAILQ_EMPTY(&wl->conf->group_wakes))) {
+	if (wl->conf == NULL || wl->sched == NULL) {
 		wl->sched_warm_until = 0;
 		return;
 	}
@@ -123,6 +120,25 @@ schedule_arm(time_t secs)
 	memset(&tv, 0, sizeof(tv));
 	tv.tv_sec = secs < 1 ? 1 : secs;
 	evtimer_add(&sched_ev, &tv);
+}
+
+/*
+ * A new configuration: each workload's schedules parsed once, here, and
+ * computed from that form at every tick (sched_plan_next).  The plan
+ * owns its texts: it never points into a generation that is freed.
+ */
+void
+schedule_apply(void)
+{
+	struct rt_workload	*wl;
+
+	RB_FOREACH(wl, rt_workloads, &rt->workloads) {
+		sched_plan_free(wl->sched);
+		wl->sched = NULL;
+		if (wl->conf != NULL && sched_plan_build(wl->conf,
+		    &wl->sched) == -1)
+			fatal("%s", __func__);
+	}
 }
 
 /* every workload looked at now: a new configuration, or the timer */

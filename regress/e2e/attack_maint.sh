@@ -154,9 +154,25 @@ code=$(maint '{"enabled": false, "message": "x"}')
 check "a message with enabled false is refused ($code)" [ "$code" = 400 ]
 check "... and it is not in maintenance" not_maint
 check "orchctl refuses an until in the past" sh -c "! $ORCHCTL -s $SOCK \
-    maintenance am-web on --until 2001-01-01T00:00:00Z 2>/dev/null"
+    maintenance am-web on --until 2001-01-01T00:00:00Z 2>$T/u.err"
+check "... with the text" grep -qx \
+    'orchctl: maintenance until: that time has passed' "$T/u.err"
 check "orchctl refuses an until too far" sh -c "! $ORCHCTL -s $SOCK \
     maintenance am-web on --until 100000d 2>/dev/null"
+check "... and a time too far, with the text" sh -c "! $ORCHCTL -s $SOCK \
+    maintenance am-web on --until 3026-01-01T00:00:00Z 2>$T/u.err &&
+    grep -qx 'orchctl: maintenance until: at most 366 days ahead' $T/u.err"
+# each bad --until: the exact text, naming the bounds and the value
+for u in 0s 367d soon -1h 2026-13-01T00:00:00Z ''; do
+	"$ORCHCTL" -s "$SOCK" maintenance am-web on --until "$u" \
+	    2>"$T/u.err"
+	st=$?
+	check "orchctl --until '$u' refused ($st): $(cat "$T/u.err")" \
+	    sh -c "[ $st -ne 0 ] && grep -qxF 'orchctl: --until: a duration \
+from 1s to 366d (30m, 2h, 1d) or a UTC time as 2026-12-06T18:00:00Z: \
+\"$u\"' '$T/u.err'"
+done
+check "... and it is not in maintenance" not_maint
 
 # -- names
 code=$(curl -sS -m 10 -o /dev/null -w '%{http_code}' -X POST \

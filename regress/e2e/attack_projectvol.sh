@@ -125,6 +125,8 @@ for g in "$P%2A" "$P%3Fweb" "$P*" "..%2F$P" "%2A"; do
 done
 c=$(del "/v1/groups/$P?volumes=yes")
 check "API volumes=yes: 400 ($c): $(cat "$T/body")" [ "$c" = 400 ]
+check "... its exact text" grep -qxF \
+    '{"error":"volumes: must be true or false"}' "$T/body"
 check "after the refusals every volume is there" sh -c \
     "[ -f '$IROOT/$P-web/data/f' ] && [ -f '$IROOT/${P}x-web/data/f' ] &&
     [ -f '$IROOT/$P-web-db/data/f' ] && [ -f '$IROOT/$P/data/f' ]"

@@ -117,6 +117,19 @@ for u in "\"$(iso $((now - 60)))\"" "\"$(iso "$now")\"" \
 done
 check "until with enabled false: 400" \
     [ "$(kw "{\"enabled\":false,\"until\":\"$(iso $((now + 60)))\"}")" = 400 ]
+check "... saying so" grep -qF '"field \"until\": only with \"enabled\": true"' \
+    "$T/kw.out"
+# the exact text of each kind of bad until reaches the client
+kw "{\"enabled\":true,\"until\":\"$(iso $((now - 60)))\"}" >/dev/null
+check "an until in the past: its text" grep -qF \
+    '"field \"until\": that time has passed"' "$T/kw.out"
+kw "{\"enabled\":true,\"until\":\"$(iso $((now + 31 * 86400)))\"}" >/dev/null
+check "an until too far: its text" grep -qF \
+    '"field \"until\": at most 30 days ahead"' "$T/kw.out"
+kw '{"enabled":true,"until":"garbage"}' >/dev/null
+check "an until that is no time: its text" grep -qF \
+    '"field \"until\": must be a time as RFC 3339 has it, \"2026-01-31T18:00:00Z\""' \
+    "$T/kw.out"
 check "... and keep warm never changed" sh -c "curl -sS -m 10 -H '$AUTH' \
     '$URL/v1/workloads/uiapp' | grep -q '\"keep_warm\": *false'"
 check "... nor was anything logged as set" \

@@ -121,6 +121,26 @@ check "API: another member ($c)" [ "$c" = 201 ]
 c=$(post z "$PY" '"hosts": ["z.test"], "group_wake": "everyone",')
 check "API: group_wake everyone: 400 ($c): $(cat "$T/body")" \
     [ "$c" = 400 ]
+check "... its exact text" grep -qxF \
+    '{"error":"field \"group_wake\": must be \"dependencies\" or \"together\""}' \
+    "$T/body"
+# the error texts of the group routes and of a delete's volumes=
+apicall() {	# apicall METHOD PATH: the status, the body in $T/body
+	curl -s -m 30 -o "$T/body" -w '%{http_code}' -X "$1" \
+	    -H "Authorization: Bearer $KEY" "http://127.0.0.1:$API$2"
+}
+c=$(apicall GET "/v1/groups/$G-nosuch")
+check "API: GET of a group that does not exist: 404 ($c): $(cat "$T/body")" \
+    sh -c "[ $c = 404 ] && grep -qxF '{\"error\":\"no such group: $G-nosuch\"}' \
+    '$T/body'"
+c=$(apicall DELETE "/v1/groups/$G-api?volumes=yes")
+check "API: DELETE with volumes=yes: 400 ($c): $(cat "$T/body")" \
+    sh -c "[ $c = 400 ] && grep -qxF \
+    '{\"error\":\"volumes: must be true or false\"}' '$T/body'"
+c=$(apicall DELETE "/v1/workloads/x?volumes=")
+check "API: DELETE with volumes= empty: 400 ($c): $(cat "$T/body")" \
+    sh -c "[ $c = 400 ] && grep -qxF \
+    '{\"error\":\"volumes: must be true or false\"}' '$T/body'"
 c=$(curl -s -m 30 -o "$T/json" -w '%{http_code}' \
     -H "Authorization: Bearer $KEY" "http://127.0.0.1:$API/v1/workloads/x")
 check "API: GET returns group_wake ($c)" sh -c \

@@ -67,6 +67,19 @@ state() {	# state NAME: its state, as orchctl shows it
 }
 is() { [ "$(state "$1")" = "$2" ]; }
 
+# a bad shift of the clock: orchd does not run, and says why
+for bad in 12abc 99999999999; do
+	ORCHD_TEST_CLOCK_OFFSET=$bad timeout 20 "$ORCHD" -d -f "$T/orchd.conf" \
+	    >"$T/bad.log" 2>&1
+	st=$?
+	check "ORCHD_TEST_CLOCK_OFFSET=$bad: orchd exits ($st)" \
+	    sh -c "[ $st -ne 0 ] && [ $st -ne 124 ]"
+	check "... saying why: $(grep -m 1 CLOCK "$T/bad.log")" grep -qF \
+	    "fatal: ORCHD_TEST_CLOCK_OFFSET \"$bad\" is" "$T/bad.log"
+	check "... and the bounds" grep -qF \
+	    'seconds from -632448000 to 632448000' "$T/bad.log"
+done
+
 # the schedules' clock: 2030-01-02 (a wednesday) 09:59:55 UTC, now
 FAKE=$(date -u -d '2030-01-02 09:59:55' +%s)
 ORCHD_TEST_CLOCK_OFFSET=$((FAKE - $(date +%s)))
@@ -86,6 +99,11 @@ check "orchctl show workload: its windows" \
 check "... and the next window, 2030-01-02 10:00 UTC" \
     grep -q 'next window: *2030-01-02T10:00:00Z' "$T/show"
 show workload job >"$T/show.job" 2>&1
+ORCHD_TEST_CLOCK_OFFSET=12abc "$ORCHCTL" -s "$SOCK" show workload job \
+    >/dev/null 2>"$T/show.bad"
+check "orchctl says a bad ORCHD_TEST_CLOCK_OFFSET: $(cat "$T/show.bad")" \
+    grep -qxF 'orchctl: ORCHD_TEST_CLOCK_OFFSET "12abc" is invalid: seconds from -632448000 to 632448000: the host'"'"'s clock is used' \
+    "$T/show.bad"
 check "... the next wake of the job" \
     grep -q 'next wake: *2030-01-02T10:00:00Z' "$T/show.job"
 curl -s -m 10 -H "Authorization: Bearer $KEY" \

@@ -346,7 +346,7 @@ test_workload_json(void **state)
 	cw.last_seen = 1700000000;
 	cw.started_at = 1700000001;
 	cw.wakes = 7;
-	assert_non_null(o = apij_workload(wc, &cw, 300, 30));
+	assert_non_null(o = apij_workload(wc, NULL, &cw, 300, 30));
 	/* the summary first, in this order, then the definition */
 	json_object_foreach(o, key, v) {
 		if (i < nitems(keys))
@@ -388,7 +388,7 @@ test_workload_json(void **state)
 	cw.maint.on = 1;
 	cw.maint.until = 1700000060;
 	strlcpy(cw.maint.msg, "<b>back</b> \"soon\"", sizeof(cw.maint.msg));
-	assert_non_null(o = apij_workload(wc, &cw, 300, 30));
+	assert_non_null(o = apij_workload(wc, NULL, &cw, 300, 30));
 	assert_string_equal(json_string_value(json_object_get(json_object_get(
 	    o, "maintenance"), "until")), "2023-11-14T22:14:20Z");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(
@@ -398,13 +398,13 @@ test_workload_json(void **state)
 
 	/* running with an older definition: what changed, one by one */
 	strlcpy(cw.drift, "command, port", sizeof(cw.drift));
-	assert_non_null(o = apij_workload(wc, &cw, 300, 30));
+	assert_non_null(o = apij_workload(wc, NULL, &cw, 300, 30));
 	assert_int_equal(json_array_size(json_object_get(o, "drift")), 2);
 	assert_string_equal(json_string_value(json_array_get(
 	    json_object_get(o, "drift"), 1)), "port");
 	json_decref(o);
 	memset(cw.drift, 'x', sizeof(cw.drift));
-	assert_non_null(o = apij_workload(wc, &cw, 300, 30));
+	assert_non_null(o = apij_workload(wc, NULL, &cw, 300, 30));
 	assert_int_equal(json_array_size(json_object_get(o, "drift")), 1);
 	json_decref(o);
 	cw.drift[0] = '\0';
@@ -416,7 +416,7 @@ test_workload_json(void **state)
 	strlcpy(cw.msg, "exited with status 1", sizeof(cw.msg));
 	cw.backoff_until = 1700000030;	/* a crash loop's */
 	wc->idle_timeout = 600;
-	assert_non_null(o = apij_workload(wc, &cw, 300, 30));
+	assert_non_null(o = apij_workload(wc, NULL, &cw, 300, 30));
 	assert_true(json_is_null(json_object_get(o, "last_seen")));
 	assert_true(json_is_null(json_object_get(o, "started_at")));
 	assert_string_equal(json_string_value(json_object_get(o,
@@ -444,7 +444,7 @@ test_workload_json_round_trip(void **state)
 	size_t			 i;
 
 	memset(&cw, 0, sizeof(cw));
-	assert_non_null(o = apij_workload(wc, &cw, 300, 30));
+	assert_non_null(o = apij_workload(wc, NULL, &cw, 300, 30));
 	for (i = 0; i < nitems(drop); i++)
 		(void)json_object_del(o, drop[i]);
 	assert_non_null(text = json_dumps(o, 0));

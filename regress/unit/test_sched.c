@@ -21,6 +21,7 @@
 
 #include "compat.h"
 #include "schedule.h"
+#include "workload.h"
 
 #define PARIS	"CET-1CEST,M3.5.0,M10.5.0/3"
 #define SYDNEY	"AEST-10AEDT,M10.1.0,M4.1.0/3"
@@ -275,6 +276,77 @@ test_next(void **state)
 	    -1);
 }
 
+/*
+ * A workload's plan (common/sched_wl.c): its schedules parsed once give
+ * the same next times as the text; its own win a tie with its group's;
+ * one whose zone has no rule is left out; the group's alone when asked;
+ * bounded at SCHED_PLAN_MAX items, none at all without a schedule.
+ */
+static void
+test_plan(void **state)
+{
+	struct workload_conf	*wl;
+	struct sched_plan	*p;
+	const char		*text = NULL;
+	int64_t			 hold = -1;
+	time_t			 s = 0, e = 0, now = utc(2026, 3, 27, 12, 0);
+	char			 line[64];
+	int			 i;
+
+	assert_non_null(wl = workload_new("plan"));
+	assert_int_equal(sched_plan_build(wl, &p), 0);
+	assert_null(p);
+	assert_int_equal(sched_plan_next(NULL, SCHED_WINDOW, 0, now, &s, &e,
+	    NULL, NULL), -1);
+
+	assert_int_equal(strlist_add(&wl->zones, "Europe/Paris " PARIS), 0);
+	assert_int_equal(strlist_add(&wl->zones, "- UTC0"), 0);
+	assert_int_equal(strlist_add(&wl->warm_windows,
+	    "mon-fri 09:00-18:00 timezone Europe/Paris"), 0);
+	/* no rule for it: left out */
+	assert_int_equal(strlist_add(&wl->warm_windows,
+	    "sat 09:00-10:00 timezone Asia/Tokyo"), 0);
+	assert_int_equal(strlist_add(&wl->group_windows,
+	    "fri 08:00-09:00"), 0);
+	assert_int_equal(strlist_add(&wl->wake_at, "0 3 * * * timezone "
+	    "Europe/Paris for 1h"), 0);
+	assert_int_equal(sched_plan_build(wl, &p), 0);
+	assert_non_null(p);
+	assert_int_equal(p->n, 3);
+
+	/* friday 12:00Z: inside the own window, which began first */
+	assert_int_equal(sched_plan_next(p, SCHED_WINDOW, 0, now, &s, &e,
+	    &text, NULL), 0);
+	assert_true(s == utc(2026, 3, 27, 8, 0) && e == utc(2026, 3, 27, 17,
+	    0));
+	assert_string_equal(text, "mon-fri 09:00-18:00 timezone Europe/Paris");
+	/* the group's alone: next friday's, in UTC */
+	assert_int_equal(sched_plan_next(p, SCHED_WINDOW, 1, now, &s, &e,
+	    NULL, NULL), 0);
+	assert_true(s == utc(2026, 4, 3, 8, 0) && e == utc(2026, 4, 3, 9, 0));
+	/* the wake, its hold; the group has none */
+	assert_int_equal(sched_plan_next(p, SCHED_WAKE, 0, now, &s, &e,
+	    &text, &hold), 0);
+	assert_true(s == utc(2026, 3, 28, 2, 0) && e == utc(2026, 3, 28, 3,
+	    0));
+	assert_int_equal(hold, 3600);
+	assert_int_equal(sched_plan_next(p, SCHED_WAKE, 1, now, &s, &e,
+	    NULL, NULL), -1);
+	sched_plan_free(p);
+
+	/* bounded, whatever the lists hold */
+	for (i = 0; i < 3 * SCHED_PLAN_MAX; i++) {
+		(void)snprintf(line, sizeof(line), "%d 4 * * *", i % 60);
+		assert_int_equal(strlist_add(&wl->wake_at, line), 0);
+	}
+	assert_int_equal(sched_plan_build(wl, &p), 0);
+	assert_int_equal(p->n, SCHED_PLAN_MAX);
+	print_message("a plan: %zu bytes and %zu a schedule\n",
+	    sizeof(*p), sizeof(p->item[0]));
+	sched_plan_free(p);
+	workload_free(wl);
+}
+
 static void
 test_clock(void **state)
 {
@@ -286,6 +358,8 @@ test_clock(void **state)
 	assert_true(sched_now() - t >= 3599 && sched_now() - t <= 3601);
 	assert_int_equal(sched_clock_init("-86400", err, sizeof(err)), 0);
 	assert_int_equal(sched_clock_init("12abc", err, sizeof(err)), -1);
+	assert_string_equal(err, "ORCHD_TEST_CLOCK_OFFSET \"12abc\" is "
+	    "invalid: seconds from -632448000 to 632448000");
 	assert_int_equal(sched_clock_init("99999999999999", err, sizeof(err)),
 	    -1);
 	assert_int_equal(sched_clock_init(NULL, err, sizeof(err)), 0);
@@ -299,6 +373,7 @@ main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_zones),
 		cmocka_unit_test(test_next),
+		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_clock),
 	};
 
