@@ -386,7 +386,7 @@ sed -i 's/^max concurrent wakes 2$/memory budget auto/' "$T/orchd.conf"
 : >"$T/orchd.log"
 check "orchd starts without PSI" start_in_cg
 check "memory budget auto: MemAvailable at start less 10%" \
-    logged "memory budget auto: [0-9]* MiB, MemAvailable less 10%"
+    wait_for 10 logged "memory budget auto: [0-9]* MiB, MemAvailable less 10%"
 avail=$(awk '/^MemAvailable:/ { print int($2 / 1024 * 0.9) }' /proc/meminfo)
 got=$(sed -n 's/.*memory budget auto: \([0-9]*\) MiB.*/\1/p' "$T/orchd.log" |
     head -n 1)
