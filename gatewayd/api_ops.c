@@ -89,7 +89,7 @@ api_workload_json(const struct gw_workload *wl, const struct ctl_workload *cw)
 	    (left = wl->backoff_end - monotime_ms()) > 0)
 		m.backoff_until = (walltime_ms() + left + 999) / 1000;
 	/* maintenance as runtimed told this gateway, with every state */
-	m.maint = wl->maint;
+	m.maint = *gw_maint(wl);
 	if ((o = apij_workload(wl->conf, wl->sched, &m, gen->global.idle_timeout,
 	    gen->global.wake_timeout)) == NULL)
 		return (NULL);

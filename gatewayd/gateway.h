@@ -86,8 +86,9 @@ struct gw_workload {
 	int64_t			 refused_ms;	/* monotonic: found running */
 	int64_t			 backoff_end;	/* monotonic ms: a crash loop's
 						   backoff ends; 0: none */
-	struct wl_maint		 maint;		/* as runtimed says: on, its
-						   requests answered 503 */
+	struct wl_maint		*maint;		/* as runtimed says: on, its
+						   requests answered 503;
+						   NULL: off (gw_maint()) */
 	uint32_t		 epoch;		/* bumped when it stops running,
 						   or its instance changes */
 	/* the instance its requests go to (instance.c) */
@@ -529,6 +530,8 @@ extern const struct conn_ops proxy_ops;
 /* wake.c */
 void		 wake_park(struct gw_conn *);
 int		 wake_maint(struct gw_conn *);
+const struct wl_maint *gw_maint(const struct gw_workload *);
+void		 gw_maint_set(struct gw_workload *, const struct wl_maint *);
 int		 wake_refused(struct gw_conn *);
 void		 wake_unpark(struct gw_conn *);
 void		 wake_recv_state(struct imsgev *, struct imsg *);

@@ -424,7 +424,7 @@ get_backoff(const struct gw_workload *wl, const struct gw_metrics_wl *o)
 static uint64_t
 get_maint(const struct gw_workload *wl, const struct gw_metrics_wl *o)
 {
-	return (wl->maint.on ? 1 : 0);
+	return (gw_maint(wl)->on ? 1 : 0);
 }
 
 static uint64_t

@@ -102,7 +102,7 @@ state_early_apply(void)
 		wl->state = early[i].state;
 		wl->backoff_end = early[i].backoff_ms > 0 ?
 		    monotime_ms() + early[i].backoff_ms : 0;
-		wl->maint = early[i].maint;
+		gw_maint_set(wl, &early[i].maint);
 	}
 	free(early);
 	early = NULL;

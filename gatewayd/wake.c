@@ -63,6 +63,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -186,8 +187,8 @@ wake_retry_after(struct gw_workload *wl)
 {
 	int64_t	 left;
 
-	if (wl->maint.on)
-		return (maint_retry_after(&wl->maint, walltime_ms() / 1000));
+	if (gw_maint(wl)->on)
+		return (maint_retry_after(gw_maint(wl), walltime_ms() / 1000));
 	if (wl->backoff_end == 0 ||
 	    (left = wl->backoff_end - monotime_ms()) <= 0) {
 		wl->backoff_end = 0;
@@ -210,12 +211,39 @@ wake_backoff(struct gw_workload *wl)
 	return (1);
 }
 
+/*
+ * Its maintenance as runtimed last told: held only while on, as few are
+ * ever in it and each would carry a 256-byte message.
+ */
+const struct wl_maint *
+gw_maint(const struct gw_workload *wl)
+{
+	static const struct wl_maint	 off;
+
+	return (wl->maint != NULL ? wl->maint : &off);
+}
+
+void
+gw_maint_set(struct gw_workload *wl, const struct wl_maint *m)
+{
+	if (!m->on) {
+		free(wl->maint);
+		wl->maint = NULL;
+		return;
+	}
+	if (wl->maint == NULL &&
+	    (wl->maint = malloc(sizeof(*wl->maint))) == NULL)
+		fatal("%s", __func__);
+	*wl->maint = *m;
+	wl->maint->msg[sizeof(wl->maint->msg) - 1] = '\0';
+}
+
 /* the body's line for a workload in maintenance: its message, if any */
 static const char *
 wake_maint_text(const struct gw_workload *wl, char *buf, size_t len)
 {
 	(void)snprintf(buf, len, "in maintenance%s%s",
-	    wl->maint.msg[0] != '\0' ? ": " : "", wl->maint.msg);
+	    gw_maint(wl)->msg[0] != '\0' ? ": " : "", gw_maint(wl)->msg);
 	return (buf);
 }
 
@@ -230,7 +258,7 @@ wake_maint(struct gw_conn *c)
 	struct gw_workload	*wl = c->wl;
 	char			 retry[64], text[MAINT_MSG_MAX + 32];
 
-	if (!wl->maint.on)
+	if (!gw_maint(wl)->on)
 		return (0);
 	if (c->tcp != NULL) {
 		log_debug("%s: tcp to %s: in maintenance, closed", c->peer,
@@ -465,10 +493,9 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 		wl->refused_wait = 0;
 	wl->backoff_end = st.backoff_ms > 0 ? monotime_ms() + st.backoff_ms :
 	    0;
-	st.maint.msg[sizeof(st.maint.msg) - 1] = '\0';
-	wl->maint = st.maint;
+	gw_maint_set(wl, &st.maint);
 	/* turned on: what waits for a wake gets its answer now */
-	if (wl->maint.on && wl->nparked > 0) {
+	if (gw_maint(wl)->on && wl->nparked > 0) {
 		wl->wake_pending = 0;
 		wl->refused_wait = 0;
 		timer_disarm(&wl->wake_timer);

@@ -39,6 +39,7 @@ gw_workload_free_if_unused(struct gw_workload *wl)
 	metrics_workload_free(wl);
 	instance_free(wl);
 	sched_plan_free(wl->sched);
+	free(wl->maint);
 	free(wl);
 }
 

@@ -211,7 +211,7 @@ state_fill(struct rt_workload *wl, enum workload_state from,
 	st->since_ms = wl->since_ms;
 	st->backoff_ms = backoff_left(&wl->backoff, monotime_ms());
 	/* the gateways answer its requests from it (maint.c) */
-	st->maint = wl->maint;
+	st->maint = *maint_of(wl);
 	if (msg != NULL)
 		strlcpy(st->msg, msg, sizeof(st->msg));
 }
@@ -711,6 +711,7 @@ lc_free(struct rt_workload *wl)
 	free(wl->dependents);
 	free(wl->cause);
 	free(wl->drift);
+	free(wl->maint);
 	sched_plan_free(wl->sched);
 	free(wl);
 	rt->ps->workloads--;
@@ -752,7 +753,7 @@ lifecycle_keep_warm(const struct rt_workload *wl)
 	 * maintenance keeps it down, kept warm or not: a question, not a
 	 * start (each start of one kept warm asks maint_gate())
 	 */
-	if (wl->maint.on)
+	if (maint_of(wl)->on)
 		return (0);
 	if (wl->keep_warm != -1)
 		return (wl->keep_warm);

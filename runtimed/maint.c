@@ -24,6 +24,7 @@
 #include <sys/time.h>
 
 #include <event.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -45,6 +46,29 @@ static struct event	 maint_ev;
 static int		 maint_evset;
 
 static void	maint_fire(int, short, void *);
+
+/*
+ * A workload's maintenance: most are never in it, and a message of 256
+ * bytes each would be paid by every sleeping one, so it is allocated
+ * the first time it is set, and kept (off, it still says when it went
+ * off, for its event) until the workload is freed.
+ */
+const struct wl_maint *
+maint_of(const struct rt_workload *wl)
+{
+	static const struct wl_maint	 none;
+
+	return (wl->maint != NULL ? wl->maint : &none);
+}
+
+static void
+maint_set(struct rt_workload *wl, const struct wl_maint *m)
+{
+	if (wl->maint == NULL &&
+	    (wl->maint = malloc(sizeof(*wl->maint))) == NULL)
+		fatal("%s", __func__);
+	*wl->maint = *m;
+}
 
 /*
  * it runs, or is on its way, or may run (a container checked after a
@@ -71,13 +95,13 @@ maint_arm(void)
 	}
 	evtimer_del(&maint_ev);
 	RB_FOREACH(wl, rt_workloads, &rt->workloads) {
-		if (!wl->maint.on)
+		if (!maint_of(wl)->on)
 			continue;
 		if (maint_up(wl))
 			up = 1;
-		if (wl->maint.until > 0 &&
-		    (first == 0 || wl->maint.until < first))
-			first = wl->maint.until;
+		if (maint_of(wl)->until > 0 &&
+		    (first == 0 || maint_of(wl)->until < first))
+			first = maint_of(wl)->until;
 	}
 	if (first == 0 && !up)
 		return;
@@ -103,7 +127,7 @@ int
 maint_gate(const struct rt_workload *wl, const char *what, char *why,
     size_t len)
 {
-	if (!wl->maint.on)
+	if (!maint_of(wl)->on)
 		return (0);
 	log_debug("workload %s: in maintenance, %s refused", wl->name, what);
 	if (why != NULL)
@@ -120,7 +144,7 @@ maint_tell(struct rt_workload *wl)
 
 	memset(&cm, 0, sizeof(cm));
 	strlcpy(cm.name, wl->name, sizeof(cm.name));
-	cm.m = wl->maint;
+	cm.m = *maint_of(wl);
 	if (proc_compose(rt->ps, PROC_STORE, IMSG_ST_MAINT, 0, -1, &cm,
 	    sizeof(cm)) == -1)
 		log_warn("%s: compose", __func__);
@@ -152,10 +176,12 @@ static void
 maint_end(struct rt_workload *wl, const char *why)
 {
 	struct wake_cause	 cause;
+	struct wl_maint		 off;
 
 	log_info("workload %s: maintenance off (%s)", wl->name, why);
-	memset(&wl->maint, 0, sizeof(wl->maint));
-	wl->maint.changed_ms = walltime_ms();
+	memset(&off, 0, sizeof(off));
+	off.changed_ms = walltime_ms();
+	maint_set(wl, &off);
 	maint_tell(wl);
 	/* kept warm, it was kept down only by the maintenance */
 	if (wl->conf != NULL && lifecycle->keep_warm(wl) &&
@@ -172,9 +198,9 @@ maint_fire(int fd, short event, void *arg)
 	int64_t			 now = time(NULL);
 
 	RB_FOREACH_SAFE(wl, rt_workloads, &rt->workloads, next) {
-		if (!wl->maint.on)
+		if (!maint_of(wl)->on)
 			continue;
-		if (wl->maint.until > 0 && wl->maint.until <= now)
+		if (maint_of(wl)->until > 0 && maint_of(wl)->until <= now)
 			maint_end(wl, "its time is up");
 		else
 			maint_enforce(wl);
@@ -192,7 +218,7 @@ maint_restore(struct rt_workload *wl, const struct wl_maint *m)
 	if (!copy.on)
 		return;
 	if (copy.until > 0 && copy.until <= time(NULL)) {
-		wl->maint = copy;
+		maint_set(wl, &copy);
 		maint_end(wl, "its time passed while orchd was down");
 		return;
 	}
@@ -202,7 +228,7 @@ maint_restore(struct rt_workload *wl, const struct wl_maint *m)
 		    "ignored: %s", wl->name, err);
 		return;
 	}
-	wl->maint = copy;
+	maint_set(wl, &copy);
 	log_info("workload %s: in maintenance", wl->name);
 	maint_arm();
 }
@@ -228,15 +254,15 @@ maint_recv(struct imsgev *iev, struct imsg *imsg)
 		return;
 	}
 	if (!cm.m.on) {
-		if (wl->maint.on)
+		if (maint_of(wl)->on)
 			maint_end(wl, a.peer == PROC_GATEWAY ? "the API" :
 			    "orchctl");
 		maint_arm();
 		(void)proc_reply_ok(rt->ps, &a);
 		return;
 	}
-	wl->maint = cm.m;
-	wl->maint.changed_ms = walltime_ms();
+	cm.m.changed_ms = walltime_ms();
+	maint_set(wl, &cm.m);
 	log_info("workload %s: maintenance on%s", wl->name,
 	    cm.m.until > 0 ? " for a time" : "");
 	maint_tell(wl);

@@ -107,7 +107,8 @@ struct rt_workload {
 	int			 drain_busy;	/* a gateway said busy */
 	enum rt_reason		 drain_reason;	/* idle, operator */
 	int			 keep_warm;	/* -1: as configured */
-	struct wl_maint		 maint;		/* maint.c; on 0: none */
+	struct wl_maint		*maint;		/* maint.c, maint_of(); NULL:
+						   never in maintenance */
 	int64_t			 keep_warm_until; /* wall clock, s: it lapses
 						   then (warmuntil.c); 0 */
 	time_t			 sched_warm_until; /* its schedule keeps it
@@ -327,6 +328,7 @@ void		 command_no_room(struct rt_workload *, const char *);
 /* maint.c: orchctl maintenance and the API's */
 void		 maint_recv(struct imsgev *, struct imsg *);
 void		 maint_restore(struct rt_workload *, const struct wl_maint *);
+const struct wl_maint *maint_of(const struct rt_workload *);
 void		 maint_arm(void);
 int		 maint_gate(const struct rt_workload *, const char *, char *,
 		    size_t);
