@@ -63,7 +63,6 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -209,33 +208,6 @@ wake_backoff(struct gw_workload *wl)
 		return (0);
 	}
 	return (1);
-}
-
-/*
- * Its maintenance as runtimed last told: held only while on, as few are
- * ever in it and each would carry a 256-byte message.
- */
-const struct wl_maint *
-gw_maint(const struct gw_workload *wl)
-{
-	static const struct wl_maint	 off;
-
-	return (wl->maint != NULL ? wl->maint : &off);
-}
-
-void
-gw_maint_set(struct gw_workload *wl, const struct wl_maint *m)
-{
-	if (!m->on) {
-		free(wl->maint);
-		wl->maint = NULL;
-		return;
-	}
-	if (wl->maint == NULL &&
-	    (wl->maint = malloc(sizeof(*wl->maint))) == NULL)
-		fatal("%s", __func__);
-	*wl->maint = *m;
-	wl->maint->msg[sizeof(wl->maint->msg) - 1] = '\0';
 }
 
 /* the body's line for a workload in maintenance: its message, if any */
