@@ -315,6 +315,9 @@ lc_state_set(struct rt_workload *wl, enum workload_state state,
 	deps_notify(wl, reason, msg);
 	/* a wake slot or memory may be free for a wake that waits */
 	budget_changed();
+	/* its cause was told with waking: kept no longer than a wake */
+	if (wl->state != WL_WAKING && !wl->wake_queued && wl->wait == NULL)
+		lc_cause_kind(wl, WAKE_NONE);
 }
 
 static const struct rt_driver *
@@ -461,7 +464,8 @@ lc_fail(struct rt_workload *wl, enum rt_reason reason, const char *msg)
 
 	ready_stop(wl);
 	timer_disarm(&wl->wake_timer);
-	if (waking)
+	/* maintenance is no crash: it adds nothing to the backoff */
+	if (waking && reason != RT_REASON_MAINTENANCE)
 		wake_failed(wl);
 	lc_state_set(wl, WL_FAILED, reason, msg);
 	if (waking)
@@ -1293,14 +1297,17 @@ lifecycle_checking(struct rt_workload *wl)
 void
 lifecycle_check_end(struct rt_workload *wl)
 {
+	struct wake_cause	 cause;
+
 	if (wl->checking)
 		lc_state_set(wl, wl->state, RT_REASON_RESTORED,
 		    "checked after a restart");
 	if (!wl->wake_queued || wl->stopping || wl->conf == NULL)
 		return;
 	wl->wake_queued = 0;
+	cause = *lc_cause(wl);
 	if (wl->state == WL_ASLEEP || wl->state == WL_FAILED)
-		lc_wake(wl, wl->wake_reason, lc_cause(wl), NULL);
+		lc_wake(wl, wl->wake_reason, &cause, NULL);
 }
 
 /* keep warm workloads are woken once the store has said its piece */

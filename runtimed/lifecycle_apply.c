@@ -115,7 +115,6 @@ wl_remove(struct rt_workload *wl)
 	if (wl->labelled && wl->state == WL_RUNNING && !wl->stopping) {
 		lc_state_set(wl, WL_ASLEEP, RT_REASON_REMOVED,
 		    "its container, left running, is its maker's");
-		wl->conf = NULL;
 		lc_free(wl);
 		return;
 	}
