@@ -56,6 +56,7 @@ struct volrm {
 	dev_t		 dev;		/* ROOT's file system */
 	uid_t		 uid;		/* inside a volume: 0, as root */
 	gid_t		 gid;
+	pid_t		 spawner;	/* our parent: we die with it */
 	size_t		 entries;
 	char		*why;
 	size_t		 len;
@@ -100,10 +101,19 @@ rm_ids(const struct volrm *v, int inside)
 {
 	if (v->uid == 0)
 		return (0);
-	if (inside)
-		return (setegid(v->gid) == -1 || seteuid(v->uid) == -1 ? -1 :
-		    0);
-	return (seteuid(0) == -1 || setegid(getgid()) == -1 ? -1 : 0);
+	if (inside) {
+		if (setegid(v->gid) == -1 || seteuid(v->uid) == -1)
+			return (-1);
+	} else if (seteuid(0) == -1 || setegid(getgid()) == -1)
+		return (-1);
+	/*
+	 * A change of effective ids clears the death signal: armed
+	 * again, and a spawner gone meanwhile ends the walk here
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 ||
+	    getppid() != v->spawner)
+		_exit(1);
+	return (0);
 }
 
 /* a directory name in dfd: what is in it, then itself */
@@ -144,6 +154,10 @@ rm_dir(struct volrm *v, int dfd, const char *name, const char *path,
 		close(fd);
 		return (-1);
 	}
+	/* a volume its workload made 0000: it could open it again itself */
+	if (depth == 1 && v->uid != 0 && st.st_uid == v->uid &&
+	    (st.st_mode & S_IRWXU) != S_IRWXU)
+		(void)fchmod(fd, st.st_mode | S_IRWXU);
 	r = rm_below(v, fd, sub, depth + 1);
 	close(fd);
 	/* root's again, or the child ends here: nothing more is done */
@@ -270,6 +284,7 @@ volrm_run(const struct sp_volrm *r, char *why, size_t len)
 	v.dev = st.st_dev;
 	v.uid = r->uid;
 	v.gid = r->gid;
+	v.spawner = getppid();
 	v.why = why;
 	v.len = len;
 	if (fstatat(ifd, r->name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
