@@ -202,6 +202,12 @@ check "... then W2 is created again ($c)" [ "$c" = 201 ]
 c=$(wake "$W2")
 check "... and wakes with a fresh volume ($c)" sh -c \
     "[ $c = 200 ] && [ ! -e '$IROOT/$W2/data/d0' ]"
+# a volume its workload made 0000 (as it may): removed all the same
+echo "w2-$$" >"$IROOT/$W2/data/f"
+chmod 0000 "$IROOT/$W2/data"
+c=$(api DELETE "/v1/workloads/$W2?volumes=true")
+check "a volume made 0000 by its workload: removed ($c: $(cat "$T/body"))" \
+    sh -c "[ $c = 200 ] && [ ! -e '$IROOT/$W2/data' ]"
 
 # -- escape: what W3 planted, and a directory of root's in its volume
 c=$(wake "$W3")
