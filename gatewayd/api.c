@@ -503,6 +503,27 @@ api_recv_authblock(struct imsgev *iev, struct imsg *imsg)
 }
 
 /*
+ * The body of a keepwarm request, a workload's or a group's, into
+ * r->keep_on and r->keep_until: -1 once a 400 is answered.
+ */
+int
+api_keepwarm_body(struct api_req *r)
+{
+	char	 err[CTL_MSG_MAX];
+	size_t	 len;
+
+	len = r->body != NULL ? evbuffer_get_length(r->body) : 0;
+	if (len == 0 || apij_keepwarm_until((const char *)evbuffer_pullup(
+	    r->body, -1), len, walltime_ms() / 1000, &r->keep_on,
+	    &r->keep_until, err, sizeof(err)) == -1) {
+		api_error(r, 400, len == 0 ? "a body {\"enabled\": true} or "
+		    "{\"enabled\": false} is required" : err, NULL);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
  * The body of a maintenance request, a workload's or a group's, into
  * r->maint: -1 once a 400 is answered.
  */

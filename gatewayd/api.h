@@ -138,7 +138,6 @@ json_t		*apij_transition(const struct ctl_transition *);
 json_t		*apij_next(const struct sched_plan *, int, int);
 json_t		*apij_action(const char *, int, int);
 char		*apij_error(const char *);
-int		 apij_keepwarm(const char *, size_t, int *, char *, size_t);
 int		 apij_keepwarm_until(const char *, size_t, int64_t, int *,
 		    int64_t *, char *, size_t);
 int		 apij_parse_time(const char *, int64_t *);

@@ -146,6 +146,7 @@ group_next(struct api_req *r)
 		memset(&kw, 0, sizeof(kw));
 		strlcpy(kw.name, cn.name, sizeof(kw.name));
 		kw.on = r->keep_on;
+		kw.until = r->keep_until;
 		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_KEEPWARM, &kw,
 		    sizeof(kw), API_RUNTIME_WAIT);
 		break;
@@ -194,17 +195,10 @@ void
 api_group(struct api_req *r)
 {
 	char	 err[256];
-	size_t	 len;
 
 	if (r->t.gop == API_KEEPWARM) {
-		len = r->body != NULL ? evbuffer_get_length(r->body) : 0;
-		if (len == 0 || apij_keepwarm((const char *)evbuffer_pullup(
-		    r->body, -1), len, &r->keep_on, err, sizeof(err)) == -1) {
-			api_error(r, 400, len == 0 ? "a body {\"enabled\": "
-			    "true} or {\"enabled\": false} is required" : err,
-			    NULL);
+		if (api_keepwarm_body(r) == -1)
 			return;
-		}
 	}
 	if (r->t.gop == API_MAINT) {
 		if (api_maint_body(r) == -1)

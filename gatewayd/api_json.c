@@ -457,13 +457,3 @@ apij_maint(const char *body, size_t len, int64_t now, struct wl_maint *m,
 	return (rv);
 }
 
-/* the body of keepwarm without "until" given a meaning: any time later */
-int
-apij_keepwarm(const char *body, size_t len, int *on, char *err,
-    size_t errlen)
-{
-	int64_t	 until;
-
-	return (apij_keepwarm_until(body, len, time(NULL), on, &until, err,
-	    errlen));
-}

@@ -359,9 +359,6 @@ api_command(struct api_req *r)
 	struct ctl_name		 cn;
 	struct ctl_keepwarm	 kw;
 	struct ctl_maint	 cm;
-	char			 err[256];
-	size_t			 len;
-	int64_t			 until;
 
 	if ((wl = api_workload(r->t.name)) == NULL) {
 		api_error(r, 404, "no such workload", NULL);
@@ -395,22 +392,12 @@ api_command(struct api_req *r)
 		    GW_WAKE_SLACK);
 		break;
 	default:
-		len = r->body != NULL ? evbuffer_get_length(r->body) : 0;
-		if (len == 0) {
-			api_error(r, 400, "a body {\"enabled\": true} or "
-			    "{\"enabled\": false} is required", NULL);
+		if (api_keepwarm_body(r) == -1)
 			return;
-		}
-		if (apij_keepwarm_until((const char *)evbuffer_pullup(r->body,
-		    -1), len, walltime_ms() / 1000, &r->keep_on, &until, err,
-		    sizeof(err)) == -1) {
-			api_error(r, 400, err, NULL);
-			return;
-		}
 		memset(&kw, 0, sizeof(kw));
 		strlcpy(kw.name, r->t.name, sizeof(kw.name));
 		kw.on = r->keep_on;
-		kw.until = until;
+		kw.until = r->keep_until;
 		(void)api_ask(r, PROC_RUNTIME, IMSG_CTL_KEEPWARM, &kw,
 		    sizeof(kw), API_RUNTIME_WAIT);
 		break;

@@ -57,6 +57,7 @@ struct api_req {
 						   names, in order */
 	size_t			 gnext;		/* ... the one asked */
 	int			 keep_on;	/* keepwarm */
+	int64_t			 keep_until;	/* its end, 0: none */
 	struct wl_maint		 maint;		/* maintenance */
 	size_t			 sent;		/* logs: bytes */
 	int			 chunked;	/* logs: chunked coding */
@@ -103,6 +104,7 @@ void			 api_send(struct api_req *, int, const char *,
 			    const char *, const char *, size_t);
 void			 api_error(struct api_req *, int, const char *,
 			    const char *);
+int			 api_keepwarm_body(struct api_req *);
 int			 api_maint_body(struct api_req *);
 void			 api_json(struct api_req *, int, json_t *,
 			    const char *);

@@ -35,7 +35,7 @@ CONF
 	    "command \"$T/bin/testhttp serve $P_APP\"" \
 	    "port $P_APP" 'idle timeout 1h'
 	printf 'workload "uiother" {\n'
-	conf_end 'host "uiother.test"' \
+	conf_end 'host "uiother.test"' 'group "uiteam"' \
 	    "command \"$T/bin/testhttp serve $P_OTHER\"" \
 	    "port $P_OTHER" 'idle timeout 1h'
 } >"$T/orchd.conf"
@@ -177,6 +177,19 @@ check "keepwarm on without until: no until" sh -c "[ \"\$(curl -sS -m 10 \
     '$URL/v1/workloads/uiother/keepwarm' >/dev/null; curl -sS -m 5 \
     -H '$AUTH' '$URL/v1/workloads/uiother' |
     py 'j[\"keep_warm\"], j[\"keep_warm_until\"]')\" = \"(True, None)\" ]"
+# a group's keepwarm takes the same body: its until is kept too
+U=$(($(date +%s) + 3600))
+check "group keepwarm until an hour from now: 200" [ "$(curl -sS -m 30 \
+    -o /dev/null -w '%{http_code}' -X POST -H "$AUTH" \
+    -d "{\"enabled\":true,\"until\":\"$(iso "$U")\"}" \
+    "$URL/v1/groups/uiteam/keepwarm")" = 200 ]
+check "... and its member's keep_warm_until is $(iso "$U")" \
+    [ "$(api "$URL/v1/workloads/uiother" | py 'j["keep_warm_until"]')" = \
+    "$(iso "$U")" ]
+check "group keepwarm until the past: 400" [ "$(curl -sS -m 30 \
+    -o /dev/null -w '%{http_code}' -X POST -H "$AUTH" \
+    -d '{"enabled":true,"until":"2001-01-01T00:00:00Z"}' \
+    "$URL/v1/groups/uiteam/keepwarm")" = 400 ]
 # kept by the store: it lapses after a restart of orchd too
 U=$(($(date +%s) + 5))
 warm uiapp "{\"enabled\":true,\"until\":\"$(iso "$U")\"}" >/dev/null

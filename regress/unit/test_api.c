@@ -509,32 +509,38 @@ test_error_and_action(void **state)
 	json_decref(o);
 }
 
+/* a keepwarm body without "until": any time later is fine */
+static int
+keepwarm_body(const char *body, int *on, char *err)
+{
+	int64_t	 until;
+
+	return (apij_keepwarm_until(body, strlen(body), 0, on, &until, err,
+	    256));
+}
+
 static void
 test_keepwarm_body(void **state)
 {
 	char	 err[256];
 	int	 on = -1;
 
-	assert_int_equal(apij_keepwarm("{\"enabled\":true}", 16, &on, err,
-	    sizeof(err)), 0);
+	assert_int_equal(keepwarm_body("{\"enabled\":true}", &on, err), 0);
 	assert_int_equal(on, 1);
-	assert_int_equal(apij_keepwarm(" {\"enabled\" : false} ", 21, &on,
-	    err, sizeof(err)), 0);
+	assert_int_equal(keepwarm_body(" {\"enabled\" : false} ", &on, err),
+	    0);
 	assert_int_equal(on, 0);
-	assert_int_equal(apij_keepwarm("{\"enabled\":1}", 13, &on, err,
-	    sizeof(err)), -1);
+	assert_int_equal(keepwarm_body("{\"enabled\":1}", &on, err), -1);
 	assert_non_null(strstr(err, "enabled"));
-	assert_int_equal(apij_keepwarm("{}", 2, &on, err, sizeof(err)), -1);
-	assert_int_equal(apij_keepwarm("{\"enabled\":true,\"x\":1}", 22, &on,
-	    err, sizeof(err)), -1);
+	assert_int_equal(keepwarm_body("{}", &on, err), -1);
+	assert_int_equal(keepwarm_body("{\"enabled\":true,\"x\":1}", &on,
+	    err), -1);
 	assert_non_null(strstr(err, "unknown field \"x\""));
-	assert_int_equal(apij_keepwarm("[true]", 6, &on, err, sizeof(err)),
-	    -1);
-	assert_int_equal(apij_keepwarm("{\"enabled\":tru", 14, &on, err,
-	    sizeof(err)), -1);
+	assert_int_equal(keepwarm_body("[true]", &on, err), -1);
+	assert_int_equal(keepwarm_body("{\"enabled\":tru", &on, err), -1);
 	assert_non_null(strstr(err, "invalid JSON"));
-	assert_int_equal(apij_keepwarm("{\"enabled\":true,\"enabled\":true}",
-	    31, &on, err, sizeof(err)), -1);
+	assert_int_equal(keepwarm_body(
+	    "{\"enabled\":true,\"enabled\":true}", &on, err), -1);
 }
 
 /* maintenance's body: enabled, until and message, checked */
