@@ -1177,7 +1177,12 @@ api_volumes_start(struct orchd *env, struct api_op *op)
 	memset(&r, 0, sizeof(r));
 	(void)strlcpy(r.name, op->name, sizeof(r.name));
 	instance_name(env->conf, r.inst, sizeof(r.inst));
-	if (geteuid() == 0 && identity_find(op->name, &r.uid) == 0)
+	/*
+	 * As the writer of the volume: its own uid, or root when "api allow
+	 * root" let its container run as its image's user (identity.c).
+	 */
+	if (geteuid() == 0 && !env->conf->api_allow_root &&
+	    identity_find(op->name, &r.uid) == 0)
 		r.gid = r.uid;
 	if (strlcpy(r.root, root, sizeof(r.root)) >= sizeof(r.root) ||
 	    (op->rmpid = spawner_volrm(&r)) == -1) {

@@ -28,6 +28,11 @@
 #   flood    six deletes with their volumes at once: at most four walks
 #            run at once (API_RMOPS_MAX), the others wait their turn,
 #            each answered 200 once its directory is gone.
+#   root     with "api allow root" W5's container runs as its image's
+#            user, root, and writes its volume as root: the delete
+#            removes it all (the walk has root's ids, as the writer
+#            had), 200.  An orchd that walks with W5's own uid there
+#            leaves root's files and answers 500: it fails there.
 #
 #	sh regress/e2e/attack_volrm.sh build/check
 . "$(dirname "$0")/lib.sh"
@@ -42,10 +47,11 @@ W1=$W-stall
 W2=$W-race
 W3=$W-esc
 W4=$W-link
+W5=$W-root
 FLOOD="$W-f1 $W-f2 $W-f3 $W-f4 $W-f5 $W-f6"
 NF=${VOLRM_FILES:-120000}		# files in W1's and W2's volumes
 KEY=e2e-attack-volrm-$$-0123456789abcdef
-ports GW API P1 P2 P3 P4 F1 F2 F3 F4 F5 F6
+ports GW API P1 P2 P3 P4 P5 F1 F2 F3 F4 F5 F6
 S=$(mktemp -d /tmp/h41vr-vr.XXXXXX)
 chmod 0755 "$S"
 ROOT=$S/root
@@ -59,7 +65,7 @@ vr_cleanup() {
 		kill -TERM "$ORCHD_PID" 2>/dev/null
 		wait_gone "$ORCHD_PID" 15
 	fi
-	for n in "$W1" "$W2" "$W3" "$W4" $FLOOD; do
+	for n in "$W1" "$W2" "$W3" "$W4" "$W5" $FLOOD; do
 		docker rm -f "$(cname "$n")" >/dev/null 2>&1
 	done
 	rm -rf "$S"
@@ -281,6 +287,21 @@ for n in $FLOOD; do
 	check "... $n: 200 ($(cat "$T/$n.code")), its directory gone" sh -c \
 	    "[ \"\$(cat '$T/$n.code')\" = 200 ] && [ ! -e '$IROOT/$n' ]"
 done
+check "orchd is still running" kill -0 "$ORCHD_PID"
+
+# -- root: with api allow root, a volume its root container wrote
+echo 'api allow root' >>"$T/orchd.conf"
+ctl reload >"$T/out" 2>&1
+check "reload with api allow root ($(cat "$T/out"))" [ $? = 0 ]
+c=$(api POST /v1/workloads "$(body "$W5" "$P5" \
+    "mkdir -p /data/r/s; echo r >/data/r/s/f; chmod 0700 /data/r;")")
+check "W5 is created ($c)" [ "$c" = 201 ]
+c=$(wake "$W5")
+check "W5 wakes and writes as root ($c)" sh -c "[ $c = 200 ] &&
+    [ \"\$(stat -c %u '$IROOT/$W5/data/r/s/f')\" = 0 ]"
+c=$(api DELETE "/v1/workloads/$W5?volumes=true")
+check "DELETE W5?volumes=true: 200 ($c): $(cat "$T/body")" [ "$c" = 200 ]
+check "... its directory is gone" [ ! -e "$IROOT/$W5" ]
 check "orchd is still running" kill -0 "$ORCHD_PID"
 
 stop_orchd
