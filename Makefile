@@ -168,7 +168,8 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   admit.c backoff.c budget.c busy.c command.c counts.c \
 		   docker_client.c docker_events.c docker_image.c docker_react.c \
 		   docker_logs.c docker_network.c docker_path.c docker_pull.c \
-		   docker_purge.c docker_spec.c driver_docker.c driver_process.c \
+		   docker_purge.c docker_spec.c docker_stats.c driver_docker.c \
+		   driver_process.c \
 		   driver_swarm.c groupwake.c job.c labels.c labeltab.c \
 		   lc_report.c lifecycle.c lifecycle_apply.c liveness.c maint.c \
 		   owner.c ready.c replace.c restore.c runtimed.c schedule.c \

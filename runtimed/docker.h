@@ -85,6 +85,8 @@ enum dk_call {
 	/* "docker labels on": containers made by someone else (labels.c) */
 	DK_LABEL_EVENTS, /* GET /events?filters=(label org.orchd.host) */
 	DK_LABEL_LIST,	/* GET /containers/json?all=1&filters=(the same) */
+	/* a removal already under way (a deleted workload's purge) */
+	DK_WAIT_REMOVED, /* POST /containers/{id}/wait?condition=removed */
 	DK_CALL_MAX
 };
 
@@ -161,6 +163,10 @@ void		 docker_adopt(struct rt_workload *);
 int		 docker_restore(struct rt_workload *, const struct st_restore *);
 int		 docker_looking(struct rt_workload *);
 void		 docker_clear(struct rt_workload *);
+void		 docker_unpause_left(struct rt_workload *);
+int		 docker_purging(const char *);
+/* docker_stats.c */
+int64_t		 dk_stats_used(const char *, size_t);
 void		 docker_died(const char *, const char *);
 void		 docker_reconcile(void);
 void		 docker_event(const struct dk_event *);

@@ -164,7 +164,8 @@ static const struct {
 	[DK_PAUSE] =	{ "POST", HTTP_M_POST, DK_TIMEOUT, 0 },
 	[DK_UNPAUSE] =	{ "POST", HTTP_M_POST, DK_TIMEOUT, 0 },
 	[DK_LABEL_EVENTS] = { "GET", HTTP_M_GET, 0, 1 },
-	[DK_LABEL_LIST] = { "GET", HTTP_M_GET, DK_TIMEOUT, 0 }
+	[DK_LABEL_LIST] = { "GET", HTTP_M_GET, DK_TIMEOUT, 0 },
+	[DK_WAIT_REMOVED] = { "POST", HTTP_M_POST, DK_TIMEOUT, 0 }
 };
 
 static struct dk_reqs	 dk_queue = TAILQ_HEAD_INITIALIZER(dk_queue);

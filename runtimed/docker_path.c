@@ -308,6 +308,10 @@ dk_path(enum dk_call call, const char *id, const char *arg, int oneshot,
 	case DK_UNPAUSE:
 		n = snprintf(path, len, "/containers/%s/unpause", id);
 		break;
+	case DK_WAIT_REMOVED:
+		n = snprintf(path, len,
+		    "/containers/%s/wait?condition=removed", id);
+		break;
 	case DK_LABEL_EVENTS:
 		/*
 		 * Containers carrying org.orchd.host, whoever made them:

@@ -32,9 +32,47 @@
 #include "docker.h"
 
 struct dk_purge {
+	TAILQ_ENTRY(dk_purge)	 entry;
+	int			 listed;	/* its container still goes */
 	char			 name[ORCHD_NAME_MAX];
 	char			 image[CTL_IMAGE_MAX];
 };
+TAILQ_HEAD(dk_purges, dk_purge);
+
+/*
+ * The names whose container a purge is removing: a workload of that name
+ * created again meanwhile starts once it is gone (driver_docker.c asks),
+ * neither in the container going nor by a remove racing the purge's.
+ */
+static struct dk_purges	 dk_purges = TAILQ_HEAD_INITIALIZER(dk_purges);
+
+/* 1 while the container of a deleted workload of that name goes */
+int
+docker_purging(const char *name)
+{
+	struct dk_purge	*p;
+
+	TAILQ_FOREACH(p, &dk_purges, entry)
+		if (strcmp(p->name, name) == 0)
+			return (1);
+	return (0);
+}
+
+/* its container's part is over, removed or not */
+static void
+purge_unlist(struct dk_purge *p)
+{
+	if (p->listed)
+		TAILQ_REMOVE(&dk_purges, p, entry);
+	p->listed = 0;
+}
+
+static void
+purge_free(struct dk_purge *p)
+{
+	purge_unlist(p);
+	free(p);
+}
 
 static void
 docker_purge_image_done(const struct dk_resp *r, void *arg)
@@ -46,7 +84,7 @@ docker_purge_image_done(const struct dk_resp *r, void *arg)
 	else
 		log_warnx("%s: deleted: image %s kept: %s", p->name, p->image,
 		    r->err);
-	free(p);
+	purge_free(p);
 }
 
 /* 1 if the inspected image has a digest in a registry */
@@ -71,21 +109,21 @@ docker_purge_image_inspected(const struct dk_resp *r, void *arg)
 	struct dk_purge	*p = arg;
 
 	if (r->status == 404) {
-		free(p);
+		purge_free(p);
 		return;
 	}
 	if (r->status != 200 || !docker_image_pullable(r->body, r->len)) {
 		log_info("%s: deleted: image %s kept: %s", p->name, p->image,
 		    r->status == 200 ? "made on this host, not pulled from a "
 		    "registry" : r->err);
-		free(p);
+		purge_free(p);
 		return;
 	}
 	if (dk_call(DK_IMAGE_REMOVE, p->image, NULL, NULL,
 	    docker_purge_image_done, NULL, p) == NULL) {
 		log_warnx("%s: deleted: image %s: cannot ask", p->name,
 		    p->image);
-		free(p);
+		purge_free(p);
 	}
 }
 
@@ -107,10 +145,11 @@ docker_purge_done(const struct dk_resp *r, void *arg)
 {
 	struct dk_purge	*p = arg;
 
+	purge_unlist(p);
 	if (r->status != 204 && r->status != 404) {
 		log_warnx("%s: deleted: container not removed: %s", p->name,
 		    r->err);
-		free(p);
+		purge_free(p);
 		return;
 	}
 	if (r->status == 204)
@@ -119,14 +158,14 @@ docker_purge_done(const struct dk_resp *r, void *arg)
 	if (docker_image_used(p->image)) {
 		log_info("%s: deleted: image %s kept, another workload uses "
 		    "it", p->name, p->image);
-		free(p);
+		purge_free(p);
 		return;
 	}
 	if (dk_call(DK_IMAGE, p->image, NULL, NULL,
 	    docker_purge_image_inspected, NULL, p) == NULL) {
 		log_warnx("%s: deleted: image %s: cannot ask", p->name,
 		    p->image);
-		free(p);
+		purge_free(p);
 	}
 }
 
@@ -149,7 +188,7 @@ docker_purge_inspected(const struct dk_resp *r, void *arg)
 		return;
 	else
 		log_warnx("%s: deleted: container: cannot ask", p->name);
-	free(p);
+	purge_free(p);
 }
 
 void
@@ -172,10 +211,12 @@ docker_recv_purge(struct imsgev *iev, struct imsg *imsg)
 	}
 	strlcpy(p->name, rp.name, sizeof(p->name));
 	strlcpy(p->image, rp.image, sizeof(p->image));
+	TAILQ_INSERT_TAIL(&dk_purges, p, entry);
+	p->listed = 1;
 	dk_container_name(rp.name, cname, sizeof(cname));
 	if (dk_call(DK_INSPECT, cname, NULL, NULL, docker_purge_inspected,
 	    NULL, p) == NULL) {
 		log_warnx("%s: deleted: container: cannot ask", p->name);
-		free(p);
+		purge_free(p);
 	}
 }

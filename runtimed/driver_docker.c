@@ -73,6 +73,8 @@
 
 /* a refusal's check found it running: no other for that long */
 #define DK_REFUSED_PAUSE_MS	1000
+/* a namesake's purge: looked at again that often */
+#define DK_PURGEWAIT_MS		20
 
 static int		 docker_start(struct rt_workload *, char *, size_t);
 static int		 docker_stop(struct rt_workload *);
@@ -96,6 +98,8 @@ static void	dk_pulled(int, const char *, void *);
 static void	dk_start_failed(struct rt_docker *, const char *);
 static void	dk_use(struct rt_docker *, enum dk_step);
 static int	dk_label_start(struct rt_docker *, char *, size_t);
+static void	dk_purgewait(int, short, void *);
+static int	dk_start_begin(struct rt_docker *, char *, size_t);
 
 /* a labelled container's workload: never created, never removed */
 int
@@ -135,6 +139,7 @@ docker_clear(struct rt_workload *wl)
 	dk_network_cancel(dk->netwait);
 	dk_pull_stop(dk->pull);
 	dk_cancel(dk->req);
+	timer_disarm(&dk->purge_timer);
 	json_decref(dk->spec);
 	free(dk);
 	wl->docker = NULL;
@@ -202,7 +207,7 @@ dk_inspected(struct rt_docker *dk, const struct dk_resp *r, int *running,
 {
 	json_error_t	 jerr;
 	json_t		*o, *labels;
-	const char	*id, *h;
+	const char	*id, *h, *st;
 	char		 whose[RT_MSG_MAX / 2];
 
 	if ((o = json_loadb(r->body, r->len, 0, &jerr)) == NULL) {
@@ -246,6 +251,11 @@ dk_inspected(struct rt_docker *dk, const struct dk_resp *r, int *running,
 	    "Running"));
 	dk->paused = *running && json_is_true(json_object_get(
 	    json_object_get(o, "State"), "Paused"));
+	/* a deleted workload's purge under way: it cannot be started */
+	st = json_string_value(json_object_get(json_object_get(o, "State"),
+	    "Status"));
+	dk->removing = st != NULL && (strcmp(st, "removing") == 0 ||
+	    strcmp(st, "dead") == 0);
 	if (hash != NULL) {
 		h = json_string_value(json_object_get(labels, DK_LABEL_HASH));
 		strlcpy(hash, h != NULL ? h : "", hashlen);
@@ -324,6 +334,46 @@ docker_start(struct rt_workload *wl, char *msg, size_t len)
 	dk->pulled = 0;
 	dk->image_id[0] = '\0';
 	dk_keep_stop_timeout(dk);
+	if (docker_purging(wl->name)) {
+		log_info("workload %s: its deleted namesake's container goes "
+		    "first", wl->name);
+		dk->step = STEP_PURGEWAIT;
+		dk_purgewait(-1, 0, dk);
+		return (0);
+	}
+	return (dk_start_begin(dk, msg, len));
+}
+
+/*
+ * A workload deleted and created again: its start waits while the purge
+ * of the old one's container runs (docker_purge.c), looked at every
+ * DK_PURGEWAIT_MS, as long as the wake's timeout lets it.
+ */
+static void
+dk_purgewait(int fd, short ev, void *arg)
+{
+	struct rt_docker	*dk = arg;
+	struct timeval		 tv;
+	char			 msg[RT_MSG_MAX];
+
+	if (dk->op != OP_START || dk->step != STEP_PURGEWAIT)
+		return;
+	if (docker_purging(dk->wl->name)) {
+		tv.tv_sec = 0;
+		tv.tv_usec = DK_PURGEWAIT_MS * 1000;
+		timer_arm(&dk->purge_timer, dk_purgewait, dk, &tv);
+		return;
+	}
+	if (dk_start_begin(dk, msg, sizeof(msg)) == -1)
+		dk_start_failed(dk, msg);
+}
+
+/* the start's Docker calls: its network, then its image, then on */
+static int
+dk_start_begin(struct rt_docker *dk, char *msg, size_t len)
+{
+	struct rt_workload	*wl = dk->wl;
+
 	dk->netid[0] = '\0';
 	if (wl->conf->network == NETWORK_NAMED) {
 		dk->step = STEP_NETWORK;
@@ -626,10 +676,23 @@ dk_start_step(struct rt_docker *dk, const struct dk_resp *r)
 			return;
 		}
 		if (dk_labelled(dk->wl)) {
-			if (running)
+			if (dk->removing)
+				dk_start_failed(dk, "its labelled container is "
+				    "being removed");
+			else if (running)
 				dk_start_done(dk);
 			else
 				dk_use(dk, STEP_START);
+			return;
+		}
+		/* the purge of a deleted workload of its name: waited for */
+		if (dk->removing) {
+			log_info("workload %s: container %.12s is being "
+			    "removed: waiting for it to go", dk->wl->name,
+			    dk->id);
+			if (dk_next(dk, STEP_RMWAIT, DK_WAIT_REMOVED, dk->id,
+			    NULL) == -1)
+				dk_start_failed(dk, "cannot call Docker");
 			return;
 		}
 		if (strcmp(hash, dk->hash) == 0 && dk_image_changed(dk, r)) {
@@ -662,6 +725,18 @@ dk_start_step(struct rt_docker *dk, const struct dk_resp *r)
 			dk_start_failed(dk, "cannot call Docker");
 		return;
 	case STEP_REMOVE:
+		/*
+		 * 409: being removed already, by the purge of a deleted
+		 * workload of this name: its end is waited for
+		 */
+		if (r->status == 409) {
+			if (dk_next(dk, STEP_RMWAIT, DK_WAIT_REMOVED, dk->id,
+			    NULL) == -1)
+				dk_start_failed(dk, "cannot call Docker");
+			return;
+		}
+		/* FALLTHROUGH */
+	case STEP_RMWAIT:
 		if (r->status / 100 != 2 && r->status != 404) {
 			dk_start_failed(dk, r->err);
 			return;
@@ -707,42 +782,17 @@ dk_start_step(struct rt_docker *dk, const struct dk_resp *r)
  * Stop.
  */
 
-/*
- * What the container used, as docker stats shows it, less the cache:
- * its peak where the cgroup keeps one (v1's max_usage), else now.
- */
+/* what the container used, to the budget's next estimate and the store */
 static void
 dk_memory(struct rt_docker *dk, const struct dk_resp *r)
 {
-	json_error_t		 jerr;
-	json_t			*o, *ms, *st;
-	json_int_t		 usage, peak, cache = 0;
+	int64_t	 used;
 
-	if (r->status != 200 || (o = json_loadb(r->body, r->len, 0,
-	    &jerr)) == NULL)
+	if (r->status != 200 || (used = dk_stats_used(r->body, r->len)) <= 0)
 		return;
-	ms = json_object_get(o, "memory_stats");
-	st = json_object_get(ms, "stats");
-	usage = json_integer_value(json_object_get(ms, "usage"));
-	peak = json_integer_value(json_object_get(ms, "max_usage"));
-	/* cgroup v2 calls it inactive_file, v1 total_inactive_file */
-	if (json_is_integer(json_object_get(st, "inactive_file")))
-		cache = json_integer_value(json_object_get(st,
-		    "inactive_file"));
-	else if (json_is_integer(json_object_get(st, "total_inactive_file")))
-		cache = json_integer_value(json_object_get(st,
-		    "total_inactive_file"));
-	json_decref(o);
-	if (peak > usage)
-		usage = peak;
-	if (usage <= 0)
-		return;
-	if (cache > 0 && cache < usage)
-		usage -= cache;
 	log_debug("workload %s: container used %lld bytes", dk->wl->name,
-	    (long long)usage);
-	/* the next estimate, and to the store */
-	budget_measured(dk->wl, usage);
+	    (long long)used);
+	budget_measured(dk->wl, used);
 }
 
 static void
@@ -828,6 +878,13 @@ docker_stop(struct rt_workload *wl)
 			    "pulled", wl->name);
 			dk_pull_stop(dk->pull);
 			dk->pull = NULL;
+			dk->op = OP_NONE;
+			dk->stop_wanted = 0;
+			return (1);
+		}
+		/* nothing was asked of Docker yet */
+		if (dk->step == STEP_PURGEWAIT) {
+			timer_disarm(&dk->purge_timer);
 			dk->op = OP_NONE;
 			dk->stop_wanted = 0;
 			return (1);

@@ -36,7 +36,9 @@ enum dk_step {
 	STEP_IMAGE,		/* what the image's name gives now */
 	STEP_USE,		/* the parent's yes to a create, a start */
 	STEP_PAUSE,
-	STEP_UNPAUSE
+	STEP_UNPAUSE,
+	STEP_RMWAIT,		/* for a removal already under way */
+	STEP_PURGEWAIT		/* for a namesake's purge (docker_purge.c) */
 };
 
 #define DK_IMAGEID_MAX		80	/* "sha256:" and 64 hex digits */
@@ -50,6 +52,8 @@ struct rt_docker {
 	char			 id[DK_ID_MAX];	/* "": none known */
 	int			 running;	/* as far as we know */
 	int			 paused;	/* docker pause: frozen */
+	int			 removing;	/* Docker is removing it */
+	struct event		*purge_timer;	/* STEP_PURGEWAIT's */
 	int			 stop_wanted;	/* once the call returns */
 	int			 died;		/* an exit seen mid-start */
 	int			 adopted;	/* the look at start is done */

@@ -42,6 +42,7 @@
 #include "workload.h"
 #include "runtime.h"
 #include "docker.h"
+#include "driver_docker.h"
 
 #define LABEL_VALUE_MAX		ORCHD_HOST_MAX	/* a label's value, bytes */
 
@@ -504,4 +505,42 @@ label_line(const char *line, size_t len)
 	} else if (strcmp(action, "destroy") == 0)
 		label_gone(id);
 	json_decref(o);
+}
+
+static void
+dk_unpaused_left(const struct dk_resp *r, void *arg)
+{
+	char	*name = arg;
+
+	if (r->status / 100 == 2)
+		log_info("workload %s: its container, left running, unpaused",
+		    name);
+	else
+		log_warnx("workload %s: its container, left running, not "
+		    "unpaused: %s", name, r->err != NULL ? r->err : "failed");
+	free(name);
+}
+
+/*
+ * A labelled workload that goes while frozen: its container is its
+ * maker's, and is left running, so not paused either.  The call is the
+ * container's, not the workload's, which is forgotten meanwhile.
+ */
+void
+docker_unpause_left(struct rt_workload *wl)
+{
+	struct rt_docker	*dk = wl->docker;
+	char			*name;
+
+	if (dk == NULL || dk->id[0] == '\0' || (!dk->paused &&
+	    dk->step != STEP_PAUSE))
+		return;
+	if ((name = strdup(wl->name)) == NULL)
+		fatal("%s: strdup", __func__);
+	if (dk_call(DK_UNPAUSE, dk->id, NULL, NULL, dk_unpaused_left, NULL,
+	    name) == NULL) {
+		log_warnx("workload %s: its container, left running, stays "
+		    "paused: cannot call Docker", wl->name);
+		free(name);
+	}
 }

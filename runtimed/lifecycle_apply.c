@@ -102,17 +102,20 @@ wl_new(const char *name)
 
 /*
  * No longer configured: stopped if anything runs, then forgotten.  A
- * labelled container that runs is its maker's, and is left running: its
- * workload goes because the container did, or docker labels went off,
- * and a container of that name made again meanwhile is a new one, not
- * this workload's to stop.
+ * labelled container that runs, or that we froze, is its maker's, and is
+ * left running, unpaused: its workload goes because the container did,
+ * or docker labels went off, and a container of that name made again
+ * meanwhile is a new one, not this workload's to stop.
  */
 static void
 wl_remove(struct rt_workload *wl)
 {
 	/* the old instance of a replacement goes its own way */
 	replace_abandon(wl);
-	if (wl->labelled && wl->state == WL_RUNNING && !wl->stopping) {
+	if (wl->labelled && (wl->state == WL_RUNNING ||
+	    wl->state == WL_FROZEN) && !wl->stopping) {
+		if (wl->state == WL_FROZEN)
+			docker_unpause_left(wl);
 		lc_state_set(wl, WL_ASLEEP, RT_REASON_REMOVED,
 		    "its container, left running, is its maker's");
 		lc_free(wl);

@@ -26,6 +26,13 @@
  * a mistake in the walk could then reach no file the workload could not
  * remove itself.  The volume directories, and WORKLOAD last, are removed
  * as root, who alone may write in WORKLOAD.
+ *
+ * WORKLOAD is first renamed out of its name's way, to .gone-WORKLOAD.PID
+ * (a workload name begins with a letter or digit: no workload has such
+ * a directory): what a walk cut short leaves (a file the workload could
+ * not remove, a stop of orchd, a crash) is then never found by the next
+ * workload of that name, whose volumes begin empty.  Each removal of a
+ * name first retries what earlier ones of that name left.
  */
 
 #include <sys/types.h>
@@ -223,6 +230,50 @@ rm_below(struct volrm *v, int fd, const char *path, int depth)
 	return (r);
 }
 
+/* 1 if entry is what an earlier removal of name left: .gone-NAME.PID */
+static int
+rm_is_aside(const char *entry, const char *name)
+{
+	size_t	 n = strlen(name);
+
+	if (strncmp(entry, ".gone-", 6) != 0 ||
+	    strncmp(entry + 6, name, n) != 0 || entry[6 + n] != '.' ||
+	    entry[7 + n] == '\0')
+		return (0);
+	return (strspn(entry + 7 + n, "0123456789") == strlen(entry + 7 + n));
+}
+
+/*
+ * What earlier removals of name, cut short, left in ifd (ROOT/INSTANCE,
+ * path), but ours (mine): tried again; what is still left is logged,
+ * not counted against this removal.
+ */
+static void
+rm_asides(struct volrm *v, int ifd, const char *name, const char *mine,
+    const char *path)
+{
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*d;
+	int		 dfd;
+
+	if ((dfd = dup(ifd)) == -1 || (d = fdopendir(dfd)) == NULL) {
+		if (dfd != -1)
+			close(dfd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (!rm_is_aside(de->d_name, name) ||
+		    strcmp(de->d_name, mine) == 0 ||
+		    fstatat(ifd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		if (rm_dir(v, ifd, de->d_name, path, 0) == -1)
+			log_warnx("workload %s: an earlier removal's "
+			    "leftover: %s", name, v->why);
+	}
+	closedir(d);
+}
 
 /*
  * The request again, as the spawner trusts no field of it: ROOT an
@@ -263,6 +314,7 @@ volrm_run(const struct sp_volrm *r, char *why, size_t len)
 	struct volrm	 v;
 	struct stat	 st;
 	char		 path[ORCHD_VOLROOT_MAX];
+	char		 aside[ORCHD_NAME_MAX + 32];
 	uid_t		 owner = geteuid();
 	int		 rfd, ifd, ret, saved;
 
@@ -299,7 +351,16 @@ volrm_run(const struct sp_volrm *r, char *why, size_t len)
 		    "left", path, r->name);
 		goto fail;
 	}
-	ret = rm_dir(&v, ifd, r->name, path, 0);
+	(void)snprintf(aside, sizeof(aside), ".gone-%s.%ld", r->name,
+	    (long)getpid());
+	if (renameat(ifd, r->name, ifd, aside) == -1) {
+		(void)vd_fail(why, len, "%s/%s: %s", path, r->name,
+		    strerror(errno));
+		goto fail;
+	}
+	rm_asides(&v, ifd, r->name, aside, path);
+	v.entries = 0;
+	ret = rm_dir(&v, ifd, aside, path, 0);
 	close(ifd);
 	if (ret == 0)
 		log_info("workload %s: its volumes removed (%zu entries)",

@@ -28,6 +28,11 @@
 #   flood    six deletes with their volumes at once: at most four walks
 #            run at once (API_RMOPS_MAX), the others wait their turn,
 #            each answered 200 once its directory is gone.
+#   aside    what W3's removal left is aside (.gone-W3.PID): W3 created
+#            again finds an empty volume, and its removal retries the
+#            old leftover; W6's removal killed halfway leaves nothing
+#            to W6 created again.  The old orchd left both where the
+#            next workload of the name found them: it fails there.
 #   root     with "api allow root" W5's container runs as its image's
 #            user, root, and writes its volume as root: the delete
 #            removes it all (the walk has root's ids, as the writer
@@ -48,10 +53,11 @@ W2=$W-race
 W3=$W-esc
 W4=$W-link
 W5=$W-root
+W6=$W-cut
 FLOOD="$W-f1 $W-f2 $W-f3 $W-f4 $W-f5 $W-f6"
 NF=${VOLRM_FILES:-120000}		# files in W1's and W2's volumes
 KEY=e2e-attack-volrm-$$-0123456789abcdef
-ports GW API P1 P2 P3 P4 P5 F1 F2 F3 F4 F5 F6
+ports GW API P1 P2 P3 P4 P5 P6 F1 F2 F3 F4 F5 F6
 S=$(mktemp -d /tmp/h41vr-vr.XXXXXX)
 chmod 0755 "$S"
 ROOT=$S/root
@@ -65,7 +71,7 @@ vr_cleanup() {
 		kill -TERM "$ORCHD_PID" 2>/dev/null
 		wait_gone "$ORCHD_PID" 15
 	fi
-	for n in "$W1" "$W2" "$W3" "$W4" "$W5" $FLOOD; do
+	for n in "$W1" "$W2" "$W3" "$W4" "$W5" "$W6" $FLOOD; do
 		docker rm -f "$(cname "$n")" >/dev/null 2>&1
 	done
 	rm -rf "$S"
@@ -236,8 +242,20 @@ check "... and / is there" [ -d /etc -a -d /usr/bin ]
 check "... the links are gone, and the 0000 directory" sh -c \
     "[ ! -L '$IROOT/$W3/data/out' ] && [ ! -L '$IROOT/$W3/data/root' ] &&
     [ ! -e '$IROOT/$W3/data/shut' ]"
-check "... root's directory, which W3 could not remove, is left" \
-    [ "$(cat "$IROOT/$W3/data/roots/keep" 2>/dev/null)" = "root-$$" ]
+check "... root's directory, which W3 could not remove, is left, aside" \
+    sh -c "[ \"\$(cat '$IROOT'/.gone-'$W3'.*/data/roots/keep)\" = root-$$ ]"
+check "... and W3's own directory is gone" [ ! -e "$IROOT/$W3" ]
+c=$(api POST /v1/workloads "$(body "$W3" "$P3" "")")
+check "W3 created again ($c)" [ "$c" = 201 ]
+c=$(wake "$W3")
+check "... its volume begins empty: nothing of the old one ($c)" sh -c \
+    "[ $c = 200 ] && [ ! -e '$IROOT/$W3/data/roots' ] &&
+    [ ! -e '$IROOT/$W3/data/shut' ]"
+c=$(api DELETE "/v1/workloads/$W3?volumes=true")
+check "... deleted with its volumes: 200 ($c)" [ "$c" = 200 ]
+check "... the old leftover tried again and named in the log" grep -q \
+    "an earlier removal's leftover: .*/.gone-$W3\.[0-9]*/data/roots/keep" \
+    "$T/orchd.log"
 
 # -- names: a path as the name, a link as the directory
 mkdir -p "$IROOT/x"
@@ -288,6 +306,32 @@ for n in $FLOOD; do
 	    "[ \"\$(cat '$T/$n.code')\" = 200 ] && [ ! -e '$IROOT/$n' ]"
 done
 check "orchd is still running" kill -0 "$ORCHD_PID"
+
+# -- cut: a removal killed halfway leaves nothing to the next of its name
+c=$(api POST /v1/workloads "$(body "$W6" "$P6" "")")
+check "W6 is created ($c)" [ "$c" = 201 ]
+prepare "$W6" 40000
+apiout "$T/w6.body" DELETE "/v1/workloads/$W6?volumes=true" >"$T/w6.code" &
+DEL=$!
+n=0
+while [ $n -lt 500 ] && ! pgrep -f "spawner: removing $W6" >/dev/null; do
+	n=$((n + 1))
+	sleep 0.01
+done
+pkill -KILL -f "spawner: removing $W6"
+wait $DEL
+check "W6's removal killed halfway: 500 ($(cat "$T/w6.code"))" \
+    [ "$(cat "$T/w6.code")" = 500 ]
+c=$(api POST /v1/workloads "$(body "$W6" "$P6" "")")
+check "W6 created again ($c)" [ "$c" = 201 ]
+c=$(wake "$W6")
+check "... its volume begins empty: none of the old files ($c)" sh -c \
+    "[ $c = 200 ] && [ ! -e '$IROOT/$W6/data/d0' ] &&
+    [ ! -e '$IROOT/$W6/data/d99' ]"
+c=$(api DELETE "/v1/workloads/$W6?volumes=true")
+check "... deleted with its volumes: 200 ($c), the old half removed too" \
+    sh -c "[ $c = 200 ] && [ ! -e '$IROOT/$W6' ] &&
+    ! ls -d '$IROOT'/.gone-'$W6'.* 2>/dev/null"
 
 # -- root: with api allow root, a volume its root container wrote
 echo 'api allow root' >>"$T/orchd.conf"

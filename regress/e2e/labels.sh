@@ -5,8 +5,10 @@
 # same container again (a start, never a create) and it answers;
 # `docker rm -f` makes the workload go, and orchd never created nor
 # removed a container of it; a container recreated while the parent's
-# queue of changes is busy (the reaper stopped) is a workload again; with "docker labels off" a labelled
-# container is left alone; 70 labelled containers found at start, more
+# queue of changes is busy (the reaper stopped) is a workload again; one
+# frozen (docker pause) when "docker labels off" comes is unpaused and
+# left running; with "docker labels off" a labelled container is left
+# alone; 70 labelled containers found at start, more
 # than the API's 64 queued changes, are all workloads.  The containers are labelled for this run's
 # instance (org.orchd.instance), so that another run at once leaves them
 # alone.  Loopback only, network host, every wait bounded; the
@@ -21,6 +23,7 @@ IMAGE=orchd-test/busybox:latest
 TAG=h34lbl$$
 WEB=${TAG}web
 OFF=${TAG}off
+FRZ=${TAG}frz
 MANY=70
 EVENTS_PID=
 
@@ -30,7 +33,7 @@ labels_cleanup() {
 		wait_gone "$ORCHD_PID" 10
 	fi
 	[ -z "$EVENTS_PID" ] || kill "$EVENTS_PID" 2>/dev/null
-	docker rm -f "$WEB" "$OFF" "${TAG}q" >/dev/null 2>&1
+	docker rm -f "$WEB" "$OFF" "$FRZ" "${TAG}q" >/dev/null 2>&1
 	i=0
 	while [ $i -lt $MANY ]; do
 		echo "${TAG}m$i"
@@ -41,12 +44,13 @@ labels_cleanup() {
 trap labels_cleanup EXIT
 
 port_base 11
-ports GW P_WEB P_OFF
+ports GW P_WEB P_OFF P_FRZ
 
-# write_conf on|off
+# write_conf on|off [SUSPEND]
 write_conf() {
 	conf_head >"$T/orchd.conf"
 	cat >>"$T/orchd.conf" <<CONF
+suspend ${2:-stop}
 idle timeout 5m
 wake timeout 20s
 reaper interval 1s
@@ -170,9 +174,31 @@ check "... never refused for want of its container's facts" \
 docker rm -f "$WEB" "${TAG}q" >/dev/null
 check "... and gone with it" wait_for 20 gone "$WEB"
 
+# 4b. frozen (docker pause) when its workload goes: left running, unpaused
+write_conf on freeze
+kill -HUP "$ORCHD_PID"
+labelled "$FRZ" "frz$$.test" "$P_FRZ"
+check "a labelled container to freeze is a workload" wait_for 20 \
+    is_workload "$FRZ"
+code=$(get "frz$$.test")
+check "... routed ($code)" [ "$code" = 200 ]
+paused() {
+	[ "$(docker inspect -f '{{.State.Paused}}' "$1" 2>/dev/null)" = "$2" ]
+}
+check "... idle, with suspend freeze: paused" wait_for 30 paused "$FRZ" true
+check "... frozen" [ "$(field "$FRZ" state)" = frozen ]
+
 # 5. docker labels off: a labelled container is left alone
 write_conf off
 kill -HUP "$ORCHD_PID"
+check "docker labels off: the frozen one's workload goes" wait_for 20 \
+    gone "$FRZ"
+check "... its container is unpaused" wait_for 20 paused "$FRZ" false
+check "... and left running: no stop asked" sh -c "sleep 1;
+    [ \"\$(docker inspect -f '{{.State.Running}}' '$FRZ')\" = true ] &&
+    ! grep -q '$FRZ: frozen -> suspending' '$T/orchd.log'"
+check "... the log says it was unpaused" grep -q \
+    "workload $FRZ: its container, left running, unpaused" "$T/orchd.log"
 sleep 2
 labelled "$OFF" "off$$.test" "$P_OFF"
 sleep 3
