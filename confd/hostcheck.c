@@ -139,6 +139,9 @@ tls_file_check(const char *path, const char *what)
  */
 static struct hashtab	 programs = HASHTAB_INITIALIZER(0);
 static struct strlist	 program_paths = TAILQ_HEAD_INITIALIZER(program_paths);
+/* the commands of workloads without a directory whose program was found */
+static struct hashtab	 commands_found = HASHTAB_INITIALIZER(0);
+static struct strlist	 commands = TAILQ_HEAD_INITIALIZER(commands);
 
 static int
 program_stat(const char *path)
@@ -178,6 +181,18 @@ is_program(const char *path)
 	return (-1);
 }
 
+/* wl's command found its program: the next workload with it needs no look */
+static void
+command_found(void)
+{
+	if (wl->directory != NULL ||
+	    strlist_add(&commands, wl->command) == -1)
+		return;
+	if (hashtab_add(&commands_found, TAILQ_LAST(&commands, strlist)->str,
+	    wl) == -1)
+		log_debug("%s: not remembered", wl->command);
+}
+
 /*
  * The program of a process workload's command, found as the spawn finds
  * it: a path as it is (a relative one from the workload's directory, if
@@ -190,6 +205,10 @@ program_check(void)
 	const char	*p, *end;
 	int		 found = 0;
 
+	/* the same command as another's: found again, at no cost */
+	if (wl->directory == NULL &&
+	    hashtab_find(&commands_found, wl->command) != NULL)
+		return;
 	if (split_command(wl->command, &argv, err, sizeof(err)) <= 0)
 		goto done;	/* workload_validate() said so */
 	if (strchr(argv[0], '/') != NULL) {
@@ -204,6 +223,8 @@ program_check(void)
 			host_problem(file->name, wl_command_lineno,
 			    "workload \"%s\": command: %s: %s", wl->name,
 			    path, strerror(errno));
+		else
+			command_found();
 		goto done;
 	}
 	for (p = ORCHD_SPAWN_PATH; *p != '\0' && !found; p = end) {
@@ -219,6 +240,8 @@ program_check(void)
 		host_problem(file->name, wl_command_lineno, "workload \"%s\": "
 		    "command: %s: no such program in %s", wl->name, argv[0],
 		    ORCHD_SPAWN_PATH);
+	else
+		command_found();
  done:
 	free_argv(argv);
 }
@@ -484,4 +507,6 @@ user_checks_free(void)
 	eph.read = 0;
 	hashtab_clear(&programs);
 	strlist_free(&program_paths);
+	hashtab_clear(&commands_found);
+	strlist_free(&commands);
 }

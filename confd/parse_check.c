@@ -115,11 +115,19 @@ static int
 route_key(const struct workload_conf *w, const char *host, char *buf,
     size_t len)
 {
-	int	 n;
+	size_t	 hlen, plen;
 
-	n = snprintf(buf, len, "%s\t%.*s", host,
-	    (int)workload_path_len(w), w->path != NULL ? w->path : "");
-	return (n < 0 || (size_t)n >= len ? -1 : 0);
+	/* by hand: snprintf(3) twice a host was a twentieth of the parse */
+	hlen = strlen(host);
+	plen = workload_path_len(w);
+	if (hlen >= len || plen >= len - hlen - 1)
+		return (-1);
+	memcpy(buf, host, hlen);
+	buf[hlen] = '\t';
+	if (plen > 0)
+		memcpy(buf + hlen + 1, w->path, plen);
+	buf[hlen + 1 + plen] = '\0';
+	return (0);
 }
 
 /*
