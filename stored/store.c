@@ -978,7 +978,6 @@ store_restore(const struct cfg_generation *gen)
 {
 	const struct workload_conf	*wc;
 	struct restore_scan		 sc;
-	struct imsgev			*iev;
 	int64_t				 t0 = monotime_ms();
 
 	memset(&sc, 0, sizeof(sc));
@@ -994,13 +993,6 @@ store_restore(const struct cfg_generation *gen)
 	store_restored = 1;
 	log_debug("restore: %zu workload%s the last run left, %lld ms", sc.n,
 	    sc.n == 1 ? "" : "s", (long long)(monotime_ms() - t0));
-	/*
-	 * Written now, not after the rows the caller writes next: runtimed
-	 * reads as it goes (no child waits on a write), so this ends.
-	 */
-	if ((iev = proc_channel(&store_ps, PROC_RUNTIME, 0)) != NULL &&
-	    imsgbuf_flush(&iev->ibuf) == -1)
-		log_warn("%s: to runtimed", __func__);
 }
 
 static void
@@ -1010,19 +1002,12 @@ store_apply(struct privsep *ps, struct cfg_generation *gen,
 	/* the held writes of the workloads it may remove first */
 	store_path_check("a write");
 	(void)held_flush();
-	/*
-	 * The restore before the rows: it reads only the states the last
-	 * run left, which the sync never changes, and runtimed wakes
-	 * nothing before it (the keep-warm ones, and a request's).  After,
-	 * it waited on the first whole write: 5 to 7 s at 100,000.  A
-	 * workload new to the database has no row yet, and runtimed checks
-	 * it at the restore's end as it checks one without a row.
-	 */
-	if (!store_restored)
-		store_restore(gen);
 	if (store_sync(store_db, gen, walltime_ms()) == -1)
 		store_failed("configuration");
-	store_check_begin(gen);
+	if (!store_restored) {
+		store_restore(gen);
+		store_check_begin(gen);
+	}
 	pending_replay();
 	store_db_shrink(store_db);
 }
