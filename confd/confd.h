@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 void	confd_send(uint32_t, const void *, size_t);
+void	confd_flush(void);
 void	confd_send_conf(const struct orchd_conf *);
 
 /* the parser's entry points (parse_conf.c, parse_input.c), the printer */

@@ -28,6 +28,7 @@
 
 #include "argv.h"
 #include "compat.h"
+#include "hashtab.h"
 #include "log.h"
 #include "msg.h"
 #include "orchd.h"
@@ -131,23 +132,65 @@ tls_file_check(const char *path, const char *what)
 		    "file", what, path);
 }
 
-/* an executable regular file: 0, or -1 with errno */
+/*
+ * What is_program() found of each path, for the rest of the load: at
+ * 100,000 workloads running one program, a stat(2) apiece was a tenth of
+ * confd's parse.  The value is the errno plus one, 1 for a program.
+ */
+static struct hashtab	 programs = HASHTAB_INITIALIZER(0);
+static struct strlist	 program_paths = TAILQ_HEAD_INITIALIZER(program_paths);
+/* the commands of workloads without a directory whose program was found */
+static struct hashtab	 commands_found = HASHTAB_INITIALIZER(0);
+static struct strlist	 commands = TAILQ_HEAD_INITIALIZER(commands);
+
 static int
-is_program(const char *path)
+program_stat(const char *path)
 {
 	struct stat	 st;
 
 	if (stat(path, &st) == -1)
-		return (-1);
-	if (S_ISDIR(st.st_mode)) {
-		errno = EISDIR;
-		return (-1);
-	}
-	if (!S_ISREG(st.st_mode) || (st.st_mode & 0111) == 0) {
-		errno = EACCES;
-		return (-1);
-	}
+		return (errno);
+	if (S_ISDIR(st.st_mode))
+		return (EISDIR);
+	if (!S_ISREG(st.st_mode) || (st.st_mode & 0111) == 0)
+		return (EACCES);
 	return (0);
+}
+
+/* an executable regular file: 0, or -1 with errno */
+static int
+is_program(const char *path)
+{
+	const void	*v;
+	int		 err;
+
+	if ((v = hashtab_find(&programs, path)) != NULL)
+		err = (int)(uintptr_t)v - 1;
+	else {
+		err = program_stat(path);
+		/* no memory to remember it: stat it again next time */
+		if (strlist_add(&program_paths, path) == 0 &&
+		    hashtab_add(&programs,
+		    TAILQ_LAST(&program_paths, strlist)->str,
+		    (void *)(uintptr_t)(err + 1)) == -1)
+			log_debug("%s: not remembered", path);
+	}
+	if (err == 0)
+		return (0);
+	errno = err;
+	return (-1);
+}
+
+/* wl's command found its program: the next workload with it needs no look */
+static void
+command_found(void)
+{
+	if (wl->directory != NULL ||
+	    strlist_add(&commands, wl->command) == -1)
+		return;
+	if (hashtab_add(&commands_found, TAILQ_LAST(&commands, strlist)->str,
+	    wl) == -1)
+		log_debug("%s: not remembered", wl->command);
 }
 
 /*
@@ -162,6 +205,10 @@ program_check(void)
 	const char	*p, *end;
 	int		 found = 0;
 
+	/* the same command as another's: found again, at no cost */
+	if (wl->directory == NULL &&
+	    hashtab_find(&commands_found, wl->command) != NULL)
+		return;
 	if (split_command(wl->command, &argv, err, sizeof(err)) <= 0)
 		goto done;	/* workload_validate() said so */
 	if (strchr(argv[0], '/') != NULL) {
@@ -176,6 +223,8 @@ program_check(void)
 			host_problem(file->name, wl_command_lineno,
 			    "workload \"%s\": command: %s: %s", wl->name,
 			    path, strerror(errno));
+		else
+			command_found();
 		goto done;
 	}
 	for (p = ORCHD_SPAWN_PATH; *p != '\0' && !found; p = end) {
@@ -191,6 +240,8 @@ program_check(void)
 		host_problem(file->name, wl_command_lineno, "workload \"%s\": "
 		    "command: %s: no such program in %s", wl->name, argv[0],
 		    ORCHD_SPAWN_PATH);
+	else
+		command_found();
  done:
 	free_argv(argv);
 }
@@ -454,4 +505,8 @@ user_checks_free(void)
 	uids_file = NULL;
 	/* the end of a load: the next reads the kernel's ranges again */
 	eph.read = 0;
+	hashtab_clear(&programs);
+	strlist_free(&program_paths);
+	hashtab_clear(&commands_found);
+	strlist_free(&commands);
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "compat.h"
+#include "hashtab.h"
 #include "log.h"
 #include "msg.h"
 #include "orchd.h"
@@ -41,6 +42,7 @@ static int	 kw_cmp(const void *, const void *);
 static int	 lookup(const char *, const char **);
 static int	 unknown_keyword(const char *, int);
 static int	 findeol(void);
+static void	 printable(char *);
 
 struct keyword {
 	const char	*name;
@@ -64,6 +66,8 @@ yyerror(const char *fmt, ...)
 	if (yychar == ERROR && strcmp(fmt, "syntax error") == 0)
 		return (0);
 	if (strcmp(fmt, "syntax error") == 0) {
+		printable(lasttok);
+		printable(lineword);
 		if (yychar == 0)
 			return (yyerror_at(file->lineno > 1 ?
 			    file->lineno - 1 : 1, "unexpected end of file"));
@@ -367,12 +371,27 @@ lookup(const char *s, const char **near)
 		{ "weight",		WEIGHT },
 		{ "workload",		WORKLOAD },
 	};
+	/* by hash, one compare a word: bsearch(3) took seven */
+	static struct hashtab	 kw_index = HASHTAB_INITIALIZER(0);
+	static int		 kw_indexed;
 	const struct keyword	*kw;
 	size_t			 i;
 	int			 best, d;
 
-	kw = bsearch(s, keywords, nitems(keywords), sizeof(keywords[0]),
-	    kw_cmp);
+	if (!kw_indexed) {
+		kw_indexed = 1;
+		for (i = 0; i < nitems(keywords); i++)
+			if (hashtab_add(&kw_index, keywords[i].name,
+			    &keywords[i]) == -1) {
+				hashtab_clear(&kw_index);
+				break;
+			}
+	}
+	if (kw_index.count > 0)
+		kw = hashtab_find(&kw_index, s);
+	else
+		kw = bsearch(s, keywords, nitems(keywords),
+		    sizeof(keywords[0]), kw_cmp);
 	if (kw != NULL || near == NULL)
 		return (kw != NULL ? kw->token : STRING);
 	best = strlen(s) <= 4 ? 2 : 3;
@@ -405,9 +424,13 @@ findeol(void)
 static int
 is_word(int c)
 {
-	if (c < 0x21 || c > 0x7e)
+	/* a switch, not strchr(3): this runs for every character of a word */
+	switch (c) {
+	case '{': case '}': case '=': case '#': case '"': case '\'':
+	case '$': case '\\': case ',': case ';':
 		return (0);
-	return (strchr("{}=#\"'$\\,;", c) == NULL);
+	}
+	return (c >= 0x21 && c <= 0x7e);
 }
 
 static int
@@ -423,14 +446,23 @@ is_number(const char *s)
 	return (1);
 }
 
+/* as it is: made printable only when an error shows it (printable()) */
 static void
 set_lasttok(const char *s)
 {
-	size_t	 i;
+	size_t	 n;
 
-	for (i = 0; s[i] != '\0' && i < sizeof(lasttok) - 1; i++)
-		lasttok[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
-	lasttok[i] = '\0';
+	n = strnlen(s, sizeof(lasttok) - 1);
+	memcpy(lasttok, s, n);
+	lasttok[n] = '\0';
+}
+
+static void
+printable(char *s)
+{
+	for (; *s != '\0'; s++)
+		if (!isprint((unsigned char)*s))
+			*s = '?';
 }
 
 /* a parse starts with no token read */

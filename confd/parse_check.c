@@ -115,11 +115,19 @@ static int
 route_key(const struct workload_conf *w, const char *host, char *buf,
     size_t len)
 {
-	int	 n;
+	size_t	 hlen, plen;
 
-	n = snprintf(buf, len, "%s\t%.*s", host,
-	    (int)workload_path_len(w), w->path != NULL ? w->path : "");
-	return (n < 0 || (size_t)n >= len ? -1 : 0);
+	/* by hand: snprintf(3) twice a host was a twentieth of the parse */
+	hlen = strlen(host);
+	plen = workload_path_len(w);
+	if (hlen >= len || plen >= len - hlen - 1)
+		return (-1);
+	memcpy(buf, host, hlen);
+	buf[hlen] = '\t';
+	if (plen > 0)
+		memcpy(buf + hlen + 1, w->path, plen);
+	buf[hlen + 1 + plen] = '\0';
+	return (0);
 }
 
 /*
@@ -223,21 +231,27 @@ void
 index_workload(const struct workload_conf *w)
 {
 	const struct strentry	*e;
-
+	struct strentry		*last;
 	char			 key[ROUTE_KEY_MAX];
+	int			 r;
 
+	/* a key there already keeps its first workload: one probe each */
 	index_add(&names_index, w->name, w);
 	TAILQ_FOREACH(e, &w->hosts, entry) {
-		if (hashtab_find(&hosts_index, e->str) == NULL)
-			index_add(&hosts_index, e->str, w);
-		/* the table keeps the key, not a copy */
-		if (route_key(w, e->str, key, sizeof(key)) == -1 ||
-		    hashtab_find(&routes_index, key) != NULL)
+		index_add(&hosts_index, e->str, w);
+		if (route_key(w, e->str, key, sizeof(key)) == -1)
 			continue;
+		/* the table keeps the key, not a copy */
 		if (strlist_add(&route_keys, key) == -1)
 			fatal("%s", __func__);
-		index_add(&routes_index, TAILQ_LAST(&route_keys, strlist)->str,
-		    w);
+		last = TAILQ_LAST(&route_keys, strlist);
+		if ((r = hashtab_add(&routes_index, last->str, w)) == -1)
+			fatal("%s", __func__);
+		if (r == 1) {
+			TAILQ_REMOVE(&route_keys, last, entry);
+			free(last->str);
+			free(last);
+		}
 	}
 }
 

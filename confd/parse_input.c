@@ -134,7 +134,8 @@ rawgetc(void)
 		else
 			return (c);
 	}
-	return (getc(file->stream));
+	/* one thread reads: no lock per character */
+	return (getc_unlocked(file->stream));
 }
 
 /*

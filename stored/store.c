@@ -30,6 +30,7 @@
 
 #include "cause.h"
 #include "compat.h"
+#include "hashtab.h"
 #include "imsg.h"
 #include "log.h"
 #include "msg.h"
@@ -945,37 +946,53 @@ store_uid_put(struct imsgev *iev, struct imsg *imsg)
  * Configuration.
  */
 
+/* one row of the restore's scan: the workload's, if it is configured */
+struct restore_scan {
+	struct hashtab	 names;		/* the generation's workloads */
+	size_t		 n;
+};
+
+static void
+restore_one(const struct st_restore *rs, void *arg)
+{
+	struct restore_scan	*sc = arg;
+
+	if (hashtab_find(&sc->names, rs->name) == NULL)
+		return;
+	sc->n++;
+	log_debug("workload %s: restoring %s", rs->name,
+	    workload_state_name(rs->state));
+	if (proc_compose(&store_ps, PROC_RUNTIME, IMSG_ST_RESTORE, 0, -1,
+	    rs, sizeof(*rs)) == -1)
+		fatal("%s: compose", __func__);
+}
+
 /*
  * What the last run left, once, for runtimed to act on: a workload
  * recorded running may still run (a container) or not (a process that
  * died with orchd); runtimed asks its driver and says what it found.
+ * The rows are read in one scan and kept for the workloads configured.
  */
 static void
 store_restore(const struct cfg_generation *gen)
 {
 	const struct workload_conf	*wc;
-	struct st_restore		 rs;
+	struct restore_scan		 sc;
+	int64_t				 t0 = monotime_ms();
 
-	TAILQ_FOREACH(wc, &gen->workloads, entry) {
-		switch (store_db_restore(store_db, wc->name, &rs)) {
-		case -1:
-			store_failed("restore");
-			continue;
-		case 0:
-			continue;
-		default:
-			break;
-		}
-		log_debug("workload %s: restoring %s", rs.name,
-		    workload_state_name(rs.state));
-		if (proc_compose(&store_ps, PROC_RUNTIME, IMSG_ST_RESTORE, 0,
-		    -1, &rs, sizeof(rs)) == -1)
-			fatal("%s: compose", __func__);
-	}
+	memset(&sc, 0, sizeof(sc));
+	TAILQ_FOREACH(wc, &gen->workloads, entry)
+		if (hashtab_add(&sc.names, wc->name, wc) == -1)
+			fatal("%s", __func__);
+	if (store_db_restore_all(store_db, restore_one, &sc) == -1)
+		store_failed("restore");
+	hashtab_clear(&sc.names);
 	if (proc_compose(&store_ps, PROC_RUNTIME, IMSG_ST_RESTORE_DONE, 0, -1,
 	    NULL, 0) == -1)
 		fatal("%s: compose", __func__);
 	store_restored = 1;
+	log_debug("restore: %zu workload%s the last run left, %lld ms", sc.n,
+	    sc.n == 1 ? "" : "s", (long long)(monotime_ms() - t0));
 }
 
 static void

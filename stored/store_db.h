@@ -129,5 +129,9 @@ int		 store_db_uid_list(struct store_db *, store_uid_cb, void *);
 /* what runtimed needs at start; 1: found, 0: no such workload, -1 */
 int		 store_db_restore(struct store_db *, const char *,
 		    struct st_restore *);
+/* the same of every row, in one scan; 0, or -1 */
+typedef void	(*store_restore_cb)(const struct st_restore *, void *);
+int		 store_db_restore_all(struct store_db *, store_restore_cb,
+		    void *);
 
 #endif /* ORCHD_STORE_DB_H */

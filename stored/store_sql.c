@@ -126,4 +126,10 @@ const char *const stmt_sql[S_MAX] = {
 	[S_UID_PUT] = "INSERT OR REPLACE INTO identities (name, uid, created) "
 	    "VALUES (?1, ?2, ?3)",
 	[S_UID_LIST] = "SELECT name, uid FROM identities ORDER BY name",
+	/* S_RESTORE's columns for every row, then the name */
+	[S_RESTORE_ALL] = "SELECT " ROW_STATE("w.") ", w.keep_warm, "
+	    "w.last_seen, w.started_at, c.memory, c.memory_estimate, "
+	    "w.job_hash, w.keep_warm_until, w.maint, w.maint_until, "
+	    "w.maint_message, w.name "
+	    "FROM workloads w LEFT JOIN counters c ON c.workload = w.name",
 };

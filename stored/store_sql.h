@@ -41,6 +41,7 @@ enum stmt_id {
 	S_UID_LIST,
 	S_MAINT,
 	S_WORKLOAD_PAGE,
+	S_RESTORE_ALL,
 	S_MAX
 };
 

@@ -420,9 +420,14 @@ test_host_checks(void **state)
 	parse_host_checks = PARSE_HOST_ERROR;
 	assert_null(parse_config(f, 0));
 	parse_host_checks = PARSE_HOST_NONE;
-	assert_int_equal(nlines, 4);
+	assert_int_equal(nlines, 6);
 	assert_true(captured("host-checks.conf:6: workload \"a\": command: "
 	    "/nonexistent/orchd-test-prog: No such file or directory"));
+	/* what confd keeps of a program found or not changes no answer */
+	assert_true(captured("host-checks.conf:30: workload \"e\": command: "
+	    "/nonexistent/orchd-test-prog: No such file or directory"));
+	assert_true(captured("host-checks.conf:45: workload \"h\": command: "
+	    "orchd-test-no-such-program: no such program in /usr/local/sbin:"));
 	assert_true(captured("host-checks.conf:11: workload \"b\": command: "
 	    "/etc/passwd: Permission denied"));
 	assert_true(captured("host-checks.conf:16: workload \"c\": command: "
@@ -436,7 +441,7 @@ test_host_checks(void **state)
 	parse_host_checks = PARSE_HOST_NONE;
 	assert_non_null(conf);
 	free_config(conf);
-	assert_int_equal(nlines, 4);
+	assert_int_equal(nlines, 6);
 	assert_true(captured("host-checks.conf:6: warning: workload \"a\""));
 	capture_reset();
 
