@@ -117,7 +117,7 @@ COMMON_SRCS	 = $(addprefix common/, \
 		   wlimits.c trust.c units.c urlsplit.c users.c util.c workload.c \
 		   workload_check.c \
 		   workload_fields.c workload_json.c workload_pack.c \
-		   workload_print.c \
+		   workload_print.c workload_zip.c \
 		   workload_wire.c)
 # the configuration's parser: confd/parse.y and what its actions call,
 # linked by the unit tests and the fuzz target without confd's main()
