@@ -160,7 +160,7 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   route.c \
 		   redirect.c route_apply.c serve.c state_early.c tcp.c tls.c \
 		   tls_check.c \
-		   tlshello.c ui.c ui_sess.c wake.c wlmaint.c wlref.c)
+		   tlshello.c ui.c ui_sess.c wake.c wldef.c wlmaint.c wlref.c)
 REAPER_SRCS	 = $(addprefix reaperd/, \
 		   alring.c authlim.c hosthist.c policy.c reaperd.c ticklist.c \
 		   uisess.c)
