@@ -126,15 +126,16 @@ struct gw_workload {
 	 * the request path reads it (a gate, a path, error pages, ignores,
 	 * schedules), else in its small form, read back for the API by
 	 * wldef_get(); both NULL once removed.  What the request path
-	 * reads of every workload is copied out beside them.
+	 * reads of every workload is copied out first (in the padding
+	 * after drain_watch).
 	 */
-	struct workload_conf	*def;
-	struct wl_zip		*zip;
 	uint8_t			 h2c;		/* upstream h2c */
 	uint8_t			 redirect_https;
 	uint8_t			 swarm;		/* driver swarm */
 	uint8_t			 listens;	/* has TCP listeners */
 	uint8_t			 grouped;	/* in a group */
+	struct workload_conf	*def;
+	struct wl_zip		*zip;
 	struct sched_plan	*sched;		/* conf's schedules parsed
 						   once (route_apply.c),
 						   for the API; NULL: none */
