@@ -129,11 +129,11 @@ struct gw_workload {
 	 * reads of every workload is copied out first (in the padding
 	 * after drain_watch).
 	 */
-	uint8_t			 h2c;		/* upstream h2c */
-	uint8_t			 redirect_https;
-	uint8_t			 swarm;		/* driver swarm */
-	uint8_t			 listens;	/* has TCP listeners */
-	uint8_t			 grouped;	/* in a group */
+	unsigned int		 h2c:1;		/* upstream h2c */
+	unsigned int		 redirect_https:1;
+	unsigned int		 swarm:1;	/* driver swarm */
+	unsigned int		 listens:1;	/* has TCP listeners */
+	unsigned int		 grouped:1;	/* in a group */
 	struct workload_conf	*def;
 	struct wl_zip		*zip;
 	struct sched_plan	*sched;		/* conf's schedules parsed
