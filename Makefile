@@ -117,7 +117,7 @@ COMMON_SRCS	 = $(addprefix common/, \
 		   wlimits.c trust.c units.c urlsplit.c users.c util.c workload.c \
 		   workload_check.c \
 		   workload_fields.c workload_json.c workload_pack.c \
-		   workload_print.c \
+		   workload_print.c workload_zip.c \
 		   workload_wire.c)
 # the configuration's parser: confd/parse.y and what its actions call,
 # linked by the unit tests and the fuzz target without confd's main()
@@ -160,7 +160,7 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   route.c \
 		   redirect.c route_apply.c serve.c state_early.c tcp.c tls.c \
 		   tls_check.c \
-		   tlshello.c ui.c ui_sess.c wake.c wlmaint.c wlref.c)
+		   tlshello.c ui.c ui_sess.c wake.c wldef.c wlmaint.c wlref.c)
 REAPER_SRCS	 = $(addprefix reaperd/, \
 		   alring.c authlim.c hosthist.c policy.c reaperd.c ticklist.c \
 		   uisess.c)

@@ -149,7 +149,8 @@ TAILQ_HEAD(ignorelist, ignore_rule);
  * One workload as configured (orchd.conf or the API).  Every string is
  * owned by the workload; workload_free() releases it all.  Durations are
  * seconds, -1 meaning "use the global setting"; memory is bytes, 0 meaning
- * no limit.
+ * no limit.  The parent, gatewayd and runtimed each hold one per workload:
+ * 4-byte fields go in pairs, so that the struct has no padding holes.
  */
 struct workload_conf {
 	TAILQ_ENTRY(workload_conf) entry;
@@ -161,6 +162,7 @@ struct workload_conf {
 	char			*image;		/* docker */
 	char			*runtime;	/* docker: e.g. "runsc" */
 	enum workload_network	 network;	/* docker */
+	int			 packed;	/* one allocation: workload_pack */
 	char			*netname;	/* NETWORK_NAMED */
 	struct strlist		 env;		/* "NAME=value" */
 	struct volumelist	 volumes;	/* docker */
@@ -174,9 +176,9 @@ struct workload_conf {
 	char			*busy_path;	/* asked before a suspend */
 	int64_t			 busy_max;	/* -1: ORCHD_BUSY_MAX */
 	int			 busy_fail_safe; /* no answer: busy */
+	int			 health_failures; /* -1: the global one */
 	int64_t			 health_interval; /* liveness; 0: off */
 	int64_t			 health_timeout;
-	int			 health_failures; /* -1: the global one */
 	int64_t			 idle_timeout;
 	int64_t			 freeze;	/* "suspend freeze for": seconds
 						   frozen before the stop; 0:
@@ -189,16 +191,15 @@ struct workload_conf {
 	int			 init;		/* docker; -1: yes */
 	int			 allow_root;	/* docker: user may be root */
 	struct strlist		 depends;	/* "depends on": names */
-	int			 packed;	/* one allocation: workload_pack */
 	struct ignorelist	 ignores;	/* after the global ones */
 	int64_t			 tunnel_idle;	/* -1: global; 0: never */
 	int			 server_timing;	/* -1: global, 0, 1 */
 	int			 redirect_https; /* plain HTTP: 308 to https */
 	int			 pull;		/* docker: enum workload_pull,
 						   -1: global */
+	int			 replicas;	/* swarm: tasks while awake */
 	int64_t			 pull_timeout;	/* docker; -1: global */
 	struct strlist		 constraints;	/* swarm: placement */
-	int			 replicas;	/* swarm: tasks while awake */
 	int64_t			 expire_after;	/* API: seconds without a
 						   request; -1: global,
 						   0: never */
@@ -239,10 +240,10 @@ struct workload_conf {
 	struct strlist		 error_pages;	/* "STATUS PATH": pages for
 						   orchd's own answers */
 	int			 run_once;	/* enum workload_run_once */
+	int			 path_strip;	/* the prefix is cut off */
 	int64_t			 run_timeout;	/* a job's; -1: wake timeout */
 	char			*path;		/* its prefix of its hosts;
 						   NULL: "/", the default */
-	int			 path_strip;	/* the prefix is cut off */
 	struct strlist		 warm_windows;	/* "keep warm during" */
 	struct strlist		 wake_at;	/* "wake at": cron lines */
 	struct strlist		 group_windows;	/* the parent's: its group's
@@ -252,12 +253,12 @@ struct workload_conf {
 	struct strlist		 zones;		/* the parent's: "ZONE RULE"
 						   of each zone they name
 						   (common/sched.c) */
-	int			 group_wake;	/* enum workload_group_wake */
 	/* limits (common/wlimits.c); 0: the global default */
 	int64_t			 cpu;		/* thousandths of a CPU */
 	int			 cpu_weight;	/* v2's scale, 1 to 10000 */
 	int			 pids;
 	int			 io_weight;	/* v2's scale, 1 to 10000 */
+	int			 group_wake;	/* enum workload_group_wake */
 };
 TAILQ_HEAD(workloadlist, workload_conf);
 

@@ -111,7 +111,7 @@ api_workload(const char *name)
 	struct gw_workload	*wl;
 
 	if ((wl = gw_workload_find(name)) == NULL || !wl->configured ||
-	    wl->conf == NULL)
+	    (wl->def == NULL && wl->zip == NULL))
 		return (NULL);
 	return (wl);
 }

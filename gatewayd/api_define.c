@@ -113,11 +113,15 @@ api_define_create(struct api_req *r, size_t *len)
 	return (define_pack(r, o, 0, len));
 }
 
-/* the workload to update: one of the API's; NULL when answered */
-static const struct workload_conf *
-define_current(struct api_req *r)
+/*
+ * The workload to update: one of the API's, and its definition, to give
+ * back with wldef_put(); NULL when answered.
+ */
+static struct workload_conf *
+define_current(struct api_req *r, struct gw_workload **wlp)
 {
 	struct gw_workload	*wl;
+	struct workload_conf	*wc;
 	char			 msg[CTL_MSG_MAX];
 
 	if ((wl = api_workload(r->t.name)) == NULL) {
@@ -125,13 +129,19 @@ define_current(struct api_req *r)
 		api_error(r, 404, msg, NULL);
 		return (NULL);
 	}
-	if (wl->conf->source != SOURCE_API) {
+	if ((wc = wldef_get(wl)) == NULL) {
+		api_error(r, 503, "out of memory", RETRY_AFTER);
+		return (NULL);
+	}
+	if (wc->source != SOURCE_API) {
+		wldef_put(wl, wc);
 		snprintf(msg, sizeof(msg), "workload \"%s\" is defined in the "
 		    "configuration file: change it there", r->t.name);
 		api_error(r, 409, msg, NULL);
 		return (NULL);
 	}
-	return (wl->conf);
+	*wlp = wl;
+	return (wc);
 }
 
 /* a PATCH's body merged onto cur; NULL when answered */
@@ -169,14 +179,18 @@ define_merge(struct api_req *r, const struct workload_conf *cur,
 void *
 api_define_update(struct api_req *r, size_t *len)
 {
-	const struct workload_conf	*cur;
+	struct gw_workload		*wl;
+	struct workload_conf		*cur;
 	struct api_update		 au;
 	json_t				*body, *o, *name;
 	char				*msg, err[CTL_MSG_MAX];
 
-	if ((cur = define_current(r)) == NULL ||
-	    (body = define_body(r)) == NULL)
+	if ((cur = define_current(r, &wl)) == NULL)
 		return (NULL);
+	if ((body = define_body(r)) == NULL) {
+		wldef_put(wl, cur);
+		return (NULL);
+	}
 	memset(&au, 0, sizeof(au));
 	strlcpy(au.name, r->t.name, sizeof(au.name));
 	if (r->t.op == API_PATCH) {
@@ -184,10 +198,11 @@ api_define_update(struct api_req *r, size_t *len)
 		au.base = workload_wire_hash(cur);
 		o = define_merge(r, cur, body);
 		json_decref(body);
-		if (o == NULL)
-			return (NULL);
 	} else
 		o = body;
+	wldef_put(wl, cur);
+	if (o == NULL)
+		return (NULL);
 	name = json_object_get(o, "name");
 	if (name == NULL)
 		(void)json_object_set_new(o, "name", json_string(r->t.name));

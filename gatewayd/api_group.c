@@ -40,8 +40,7 @@ grp_member(const char *name)
 {
 	struct gw_workload	*wl;
 
-	if ((wl = api_workload(name)) == NULL || !wl->configured ||
-	    wl->conf == NULL)
+	if ((wl = api_workload(name)) == NULL)
 		return (NULL);
 	return (wl);
 }
@@ -52,9 +51,10 @@ group_depended(json_t *m, json_t *out, const char *name)
 {
 	const struct strentry	*e;
 	struct gw_workload	*wl;
+	struct workload_conf	*wc;
 	json_t			*v, *o;
 	size_t			 i, k;
-	int			 taken;
+	int			 taken, found = 0;
 
 	json_array_foreach(m, i, v) {
 		taken = 0;
@@ -63,11 +63,14 @@ group_depended(json_t *m, json_t *out, const char *name)
 			    json_string_value(v)) == 0)
 				taken = 1;
 		if (taken || (wl = grp_member(json_string_value(v))) ==
-		    NULL)
+		    NULL || (wc = wldef_get(wl)) == NULL)
 			continue;
-		TAILQ_FOREACH(e, &wl->conf->depends, entry)
+		TAILQ_FOREACH(e, &wc->depends, entry)
 			if (strcmp(e->str, name) == 0)
-				return (1);
+				found = 1;
+		wldef_put(wl, wc);
+		if (found)
+			return (1);
 	}
 	return (0);
 }
@@ -77,6 +80,7 @@ static json_t *
 group_order(const char *group)
 {
 	struct gw_workload	*wl;
+	struct workload_conf	*wc;
 	json_t			*m, *out, *v, *o;
 	size_t			 i, k, n, pass;
 	int			 taken;
@@ -85,11 +89,15 @@ group_order(const char *group)
 		json_decref(m);
 		return (NULL);
 	}
-	RB_FOREACH(wl, gw_workloads, &gw->workloads)
-		if (wl->configured && wl->conf != NULL &&
-		    wl->conf->group != NULL &&
-		    strcmp(wl->conf->group, group) == 0)
+	/* only those in a group are read back (wldef.c) */
+	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
+		if (!wl->configured || !wl->grouped ||
+		    (wc = wldef_get(wl)) == NULL)
+			continue;
+		if (wc->group != NULL && strcmp(wc->group, group) == 0)
 			json_array_append_new(m, json_string(wl->name));
+		wldef_put(wl, wc);
+	}
 	n = json_array_size(m);
 	/* a cycle cannot be (orchd refuses them): n passes at most */
 	for (pass = 0; pass <= n && json_array_size(out) < n; pass++)

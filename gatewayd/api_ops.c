@@ -68,15 +68,19 @@ static json_t *
 api_workload_json(const struct gw_workload *wl, const struct ctl_workload *cw)
 {
 	const struct cfg_generation	*gen = cfg_current();
+	struct workload_conf		*wc;
 	struct ctl_workload		 m;
 	json_t				*o;
 	int64_t				 left;
 
+	/* read back from its small form, most often (wldef.c) */
+	if ((wc = wldef_get(wl)) == NULL)
+		return (NULL);
 	if (cw != NULL)
 		m = *cw;
 	else {
 		memset(&m, 0, sizeof(m));
-		m.keep_warm = wl->conf->keep_warm;
+		m.keep_warm = wc->keep_warm;
 	}
 	m.state = wl->state;
 	/* ours is monotonic (activity.c), the store's on the wall clock */
@@ -90,13 +94,14 @@ api_workload_json(const struct gw_workload *wl, const struct ctl_workload *cw)
 		m.backoff_until = (walltime_ms() + left + 999) / 1000;
 	/* maintenance as runtimed told this gateway, with every state */
 	m.maint = *gw_maint(wl);
-	if ((o = apij_workload(wl->conf, wl->sched, &m, gen->global.idle_timeout,
-	    gen->global.wake_timeout)) == NULL)
-		return (NULL);
-	if (api_expires_at(o, wl->conf, &m, gen->global.expire_after) == -1) {
+	o = apij_workload(wc, wl->sched, &m, gen->global.idle_timeout,
+	    gen->global.wake_timeout);
+	if (o != NULL &&
+	    api_expires_at(o, wc, &m, gen->global.expire_after) == -1) {
 		json_decref(o);
-		return (NULL);
+		o = NULL;
 	}
+	wldef_put(wl, wc);
 	return (o);
 }
 
@@ -184,7 +189,7 @@ api_list_done(struct api_req *r)
 	if (wl != NULL && strcmp(wl->name, r->t.after) == 0)
 		wl = RB_NEXT(gw_workloads, &gw->workloads, wl);
 	for (; wl != NULL; wl = RB_NEXT(gw_workloads, &gw->workloads, wl)) {
-		if (!wl->configured || wl->conf == NULL)
+		if (!wl->configured || (wl->def == NULL && wl->zip == NULL))
 			continue;
 		if (n == r->t.tail)
 			break;

@@ -66,7 +66,7 @@ gate_continue(struct gw_conn *c)
 {
 	gate_wait_end(c);
 	/* a reload while it waited took the workload away */
-	if (!c->wl->configured || c->wl->conf == NULL) {
+	if (!c->wl->configured) {
 		gate_refuse(c, 404, NULL, "removed");
 		return;
 	}

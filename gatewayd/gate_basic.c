@@ -86,9 +86,10 @@ gate_basic_refuse(struct gw_conn *c, const char *why)
 }
 
 /*
- * Past the gate: its credentials stay here, unless passed on.  c->wl->conf
- * is there: gate_basic_check() read it, and a reload since, which could
- * change it, is refused before this (gate_basic_verified()).
+ * Past the gate: its credentials stay here, unless passed on.  c->wl->def
+ * is there (a workload with a gate keeps its definition in full, wldef.c):
+ * gate_basic_check() read it, and a reload since, which could change it,
+ * is refused before this (gate_basic_verified()).
  */
 static void
 gate_basic_pass(struct gw_conn *c)
@@ -96,7 +97,7 @@ gate_basic_pass(struct gw_conn *c)
 	struct http_head	*h = &c->req->h;
 	size_t			 i;
 
-	if (c->wl->conf->auth_pass != 1)
+	if (c->wl->def->auth_pass != 1)
 		for (i = 0; i < h->nfields; i++)
 			if (strcasecmp(h->fields[i].name,
 			    "Authorization") == 0)
@@ -148,7 +149,7 @@ gate_basic_check(struct gw_conn *c)
 		gate_basic_refuse(c, "basic-malformed");
 		return;
 	}
-	gate_cache_key(key, c->wl->conf->auth_basic, tok, toklen, "", 0);
+	gate_cache_key(key, c->wl->def->auth_basic, tok, toklen, "", 0);
 	if (gate_cache_find(0, key, now, NULL, NULL)) {
 		gate_basic_pass(c);
 		return;

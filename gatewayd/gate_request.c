@@ -177,7 +177,7 @@ gate_add_from(struct gw_conn *c, const char *v, size_t len)
 static void
 gate_up_passed(struct gw_conn *c, const struct http_head *rh)
 {
-	const struct workload_conf	*wc = c->wl->conf;
+	const struct workload_conf	*wc = c->wl->def;
 	const struct http_field		*f;
 	const struct strentry		*e;
 	int64_t				 ms;
@@ -422,7 +422,7 @@ gate_request_key(struct gw_conn *c, uint8_t *key)
 	if (nck > 1 || naz > 1)
 		return (-1);
 	if ((size_t)snprintf(what, sizeof(what), "%s %s", c->wl->name,
-	    c->wl->conf->auth_request) >= sizeof(what))
+	    c->wl->def->auth_request) >= sizeof(what))
 		return (-1);
 	ck = http_head_find(h, "Cookie");
 	az = http_head_find(h, "Authorization");

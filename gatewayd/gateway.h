@@ -27,6 +27,8 @@
 #include "filter.h"
 #include "metrics.h"
 
+struct wl_zip;
+
 /*
  * Fixed limits.  The timeouts and connection limits are orchd.conf
  * settings: gw->conf, struct gateway_conf.
@@ -119,8 +121,21 @@ struct gw_workload {
 	TAILQ_ENTRY(gw_workload) dirty_entry;
 	int			 drain_watch;	/* a drain found it busy: tell
 						   runtimed when it is idle */
-	/* the current generation's definition, NULL once removed */
-	const struct workload_conf *conf;
+	/*
+	 * the current generation's definition (wldef.c): in full only if
+	 * the request path reads it (a gate, a path, error pages, ignores,
+	 * schedules), else in its small form, read back for the API by
+	 * wldef_get(); both NULL once removed.  What the request path
+	 * reads of every workload is copied out first (in the padding
+	 * after drain_watch).
+	 */
+	unsigned int		 h2c:1;		/* upstream h2c */
+	unsigned int		 redirect_https:1;
+	unsigned int		 swarm:1;	/* driver swarm */
+	unsigned int		 listens:1;	/* has TCP listeners */
+	unsigned int		 grouped:1;	/* in a group */
+	struct workload_conf	*def;
+	struct wl_zip		*zip;
 	struct sched_plan	*sched;		/* conf's schedules parsed
 						   once (route_apply.c),
 						   for the API; NULL: none */
@@ -426,6 +441,13 @@ void			 gw_workload_unref(struct gw_workload *);
 void			 gw_workload_free_if_unused(struct gw_workload *);
 int			 gw_workload_cmp(struct gw_workload *,
 			    struct gw_workload *);
+/* wldef.c: its definition, kept in full or small */
+void			 wldef_keep(struct gw_workload *,
+			    const struct workload_conf *);
+void			 wldef_forget(struct gw_workload *);
+struct workload_conf	*wldef_get(const struct gw_workload *);
+void			 wldef_put(const struct gw_workload *,
+			    struct workload_conf *);
 int			 route_cmp(struct gw_route *, struct gw_route *);
 RB_PROTOTYPE(gw_workloads, gw_workload, entry, gw_workload_cmp);
 RB_PROTOTYPE(gw_routes, gw_route, entry, route_cmp);

@@ -241,6 +241,8 @@ main(int argc, char *argv[])
 	child_start(&gateway_ps, argc, argv, PROC_GATEWAY, gateway_handlers,
 	    nitems(gateway_handlers), 0);
 	cfg_set_apply(gateway_apply);
+	/* each workload's definition is kept by route_apply() (wldef.c) */
+	cfg_forget_workloads();
 	/* the gate's verifier: forked now, before the sandbox (gate_verify.c) */
 	gate_init(serve_pass);
 	gate_cache_init();

@@ -308,8 +308,8 @@ h2_stream_start(struct h2_stream *st, int endstream)
 	wl = s->c->listener->conf.api ? NULL : route_find(st->authority,
 	    st->authority[0] == '[' ? 0 : strcspn(st->authority, ":"),
 	    st->path, strlen(st->path), NULL);
-	st->h2c = wl != NULL && wl != ROUTE_BAD_PATH && wl->conf != NULL &&
-	    wl->conf->upstream_h2c;
+	st->h2c = wl != NULL && wl != ROUTE_BAD_PATH && wl->configured &&
+	    wl->h2c;
 	st->chunked = !st->h2c && !endstream && !st->has_cl;
 	if ((st->pc = h2_stream_conn(st)) == NULL)
 		return (-1);
@@ -1366,8 +1366,7 @@ h2_proxy_start(struct gw_conn *c)
 {
 	struct h2_stream	*st = c->h2st;
 
-	if (st == NULL || !st->h2c || c->wl->conf == NULL ||
-	    !c->wl->conf->upstream_h2c)
+	if (st == NULL || !st->h2c || !c->wl->configured || !c->wl->h2c)
 		return (0);
 	head_put(c->req);
 	c->req = NULL;

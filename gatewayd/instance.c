@@ -157,8 +157,10 @@ instance_idle(struct gw_workload *wl)
 {
 	instance_free(wl);
 	wl->addr_rt = 0;
-	if (wl->conf != NULL)
-		gw_workload_address(wl, wl->conf);
+	if (wl->configured) {
+		memcpy(&wl->addr, &wl->conf_addr, sizeof(wl->addr));
+		wl->addrlen = wl->conf_addrlen;
+	}
 }
 
 static int
@@ -190,10 +192,12 @@ node_valid(const struct gw_workload *wl, const union wl_addr *a,
 	const struct sockaddr_in6	*sin6 = &a->sin6;
 	in_port_t			 port;
 
-	if (wl->conf == NULL || wl->conf->driver != DRIVER_SWARM ||
-	    alen == 0 || alen != addr_len(a))
+	if (!wl->configured || !wl->swarm || alen == 0 ||
+	    alen != addr_len(a))
 		return (0);
-	port = htons(workload_upstream_port(wl->conf));
+	/* its definition's port, in conf_addr since route_apply() */
+	port = wl->conf_addr.ss_family == AF_INET ? wl->conf_addr.sin.sin_port :
+	    wl->conf_addr.sin6.sin6_port;
 	if (a->ss_family == AF_INET)
 		return (sin->sin_port == port &&
 		    sin->sin_addr.s_addr != htonl(INADDR_ANY) &&

@@ -479,8 +479,7 @@ per_tcp_workload(struct evbuffer *b, const struct metrics_sum *sum,
 
 	prom_family(b, name, type, help);
 	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
-		if (!wl->configured || wl->conf == NULL ||
-		    TAILQ_EMPTY(&wl->conf->listens))
+		if (!wl->configured || !wl->listens)
 			continue;
 		v = get(wl, metrics_sum_find(sum, wl->name));
 		if (!metrics_top_own(wl)) {

@@ -151,8 +151,9 @@ page_for(const struct gw_workload *wl, int status)
 	size_t			 i;
 	int			 s;
 
-	if (wl != NULL && wl->conf != NULL)
-		TAILQ_FOREACH(e, &wl->conf->error_pages, entry)
+	/* one with error pages keeps its definition in full (wldef.c) */
+	if (wl != NULL && wl->def != NULL)
+		TAILQ_FOREACH(e, &wl->def->error_pages, entry)
 			if (errpage_entry_split(e->str, &s, &path) == 0 &&
 			    s == status)
 				return (page_by_path(path));

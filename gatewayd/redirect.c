@@ -40,8 +40,8 @@ redirect_request(struct gw_conn *c, const struct gw_workload *wl)
 	char			 loc[ORCHD_HOST_MAX + HTTP_HEAD_BUFSZ + 48];
 	int			 n;
 
-	if (l->tls || (!l->redirect && (wl == NULL || wl->conf == NULL ||
-	    !wl->conf->redirect_https)))
+	if (l->tls || (!l->redirect && (wl == NULL || !wl->configured ||
+	    !wl->redirect_https)))
 		return (0);
 	c->acct = 0;
 	c->rx_pending = 0;

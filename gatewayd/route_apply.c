@@ -179,7 +179,7 @@ void
 route_apply(struct cfg_generation *gen)
 {
 	static int		 applied;
-	struct workload_conf	*wc;
+	struct workload_conf	*gwc, *wc;
 	struct gw_workload	*wl, *next;
 	struct strentry		*h;
 	int			 deps = 0;
@@ -188,14 +188,20 @@ route_apply(struct cfg_generation *gen)
 	routes_clear(&gw->suffix);
 	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
 		wl->configured = 0;
-		wl->conf = NULL;
+		wldef_forget(wl);
 		sched_plan_free(wl->sched);
 		wl->sched = NULL;
 	}
-	TAILQ_FOREACH(wc, &gen->workloads, entry) {
-		wl = gw_workload_get(wc, !applied);
+	TAILQ_FOREACH(gwc, &gen->workloads, entry) {
+		wl = gw_workload_get(gwc, !applied);
 		wl->configured = 1;
-		wl->conf = wc;
+		/*
+		 * the generation's definitions are freed once applied
+		 * (cfg_forget_workloads()): what is built here points into
+		 * the gateway's own copy, kept in full when anything does
+		 */
+		wldef_keep(wl, gwc);
+		wc = wl->def != NULL ? wl->def : gwc;
 		/* its schedules parsed here once, not at each API answer */
 		if (sched_plan_build(wc, &wl->sched) == -1)
 			fatal("%s", __func__);

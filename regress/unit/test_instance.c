@@ -31,7 +31,6 @@
 #define PORT	8080
 
 struct gateway			*gw;
-static struct workload_conf	 conf;
 static struct gw_workload	*the;
 
 struct gw_workload *
@@ -64,16 +63,13 @@ addr4(union wl_addr *a, const char *ip, int port)
 static int
 setup(void **state)
 {
-	memset(&conf, 0, sizeof(conf));
-	strlcpy(conf.name, "prev", sizeof(conf.name));
-	conf.address = (char *)"127.0.0.1";
-	conf.port = PORT;
-	conf.driver = DRIVER_SWARM;
 	if ((the = calloc(1, sizeof(*the) + 5)) == NULL)
 		return (-1);
 	strlcpy(the->namebuf, "prev", 5);
 	the->name = the->namebuf;
-	the->conf = &conf;
+	/* configured, a swarm service: as route_apply() leaves it */
+	the->configured = 1;
+	the->swarm = 1;
 	the->state = WL_RUNNING;
 	addr4(&the->conf_addr, "127.0.0.1", PORT);
 	the->conf_addrlen = sizeof(struct sockaddr_in);
@@ -165,14 +161,14 @@ test_node_bounds(void **state)
 	assert_int_equal(the->addr_rt, 0);
 	assert_string_equal(next_ip(buf), "127.0.0.1");
 	/* not a swarm workload: only its definition's address */
-	conf.driver = DRIVER_DOCKER;
+	the->swarm = 0;
 	route(ok, PORT, 2);
 	assert_int_equal(the->nnodes, 0);
 	route(ok, PORT, 1);
 	assert_int_equal(the->addr_rt, 0);
 	assert_string_equal(next_ip(buf), "127.0.0.1");
 	/* a definition's own address is fine, and drops the nodes */
-	conf.driver = DRIVER_SWARM;
+	the->swarm = 1;
 	route(ok, PORT, 2);
 	assert_int_equal(the->nnodes, 2);
 	{
@@ -183,10 +179,10 @@ test_node_bounds(void **state)
 	assert_int_equal(the->nnodes, 0);
 	assert_int_equal(the->addr_rt, 1);
 	/* gone from the configuration: no node route */
-	the->conf = NULL;
+	the->configured = 0;
 	route(ok, PORT, 2);
 	assert_int_equal(the->nnodes, 0);
-	the->conf = &conf;
+	the->configured = 1;
 }
 
 int

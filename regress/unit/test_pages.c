@@ -106,7 +106,7 @@ test_pages(void **state)
 	TAILQ_INIT(&wc.error_pages);
 	memset(&wl, 0, sizeof(wl));
 	wl.name = "<script>alert('x')&\"</script>";
-	wl.conf = &wc;
+	wl.def = &wc;		/* with error pages: kept in full */
 	memset(&c, 0, sizeof(c));
 	c.routed = 1;
 	c.wl = &wl;

@@ -5,6 +5,8 @@
  * And workload_diff(): what of a running instance a new definition
  * changes, the drift orchctl shows.  And the one string-array codec
  * (common/workload_json.c) the definition and runtimed's specs share.
+ * And common/workload_zip.c: a definition kept small reads back byte for
+ * byte as its wire form, every field of the table in it.
  */
 
 #include <sys/queue.h>
@@ -21,6 +23,8 @@
 
 #include "ignore.h"
 #include "workload.h"
+#include "workload_fields.h"
+#include "workload_zip.h"
 
 static char *
 xstrdup(const char *s)
@@ -259,6 +263,127 @@ test_strlist_json(void **state)
 	strlist_free(&a);
 }
 
+/* a and b the same to the byte on the wire: no field of either lost */
+static void
+same_wire(const struct workload_conf *a, const struct workload_conf *b)
+{
+	void	*wa, *wb;
+	size_t	 la, lb;
+
+	assert_non_null(wa = workload_wire(a, &la));
+	assert_non_null(wb = workload_wire(b, &lb));
+	assert_int_equal(la, lb);
+	assert_memory_equal(wa, wb, la);
+	free(wa);
+	free(wb);
+}
+
+/* every number of the table set to a value of its own, none the default */
+static void
+set_numbers(struct workload_conf *wc)
+{
+	const struct wl_field	*f;
+	size_t			 i;
+	void			*p;
+
+	for (i = 0; i < wl_nfields; i++) {
+		f = &wl_fields[i];
+		p = WF_PTR(wc, f);
+		switch (f->type) {
+		case WF_WORD:
+		case WF_BOOL:
+		case WF_INT:
+		case WF_SIGNAL:
+			*(int *)p = 40 + (int)i;
+			break;
+		case WF_PORT:
+			*(uint16_t *)p = 1000 + i;
+			break;
+		case WF_ID:
+		case WF_DURATION:
+		case WF_SIZE:
+		case WF_CPU:
+			*(int64_t *)p = ((int64_t)1 << 40) + (int64_t)i;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static struct workload_conf *
+zip_back(const struct workload_conf *wc, size_t *size)
+{
+	struct wl_zip		*z;
+	struct workload_conf	*back;
+
+	assert_non_null(z = workload_zip(wc));
+	*size = workload_zip_size(z);
+	assert_non_null(back = workload_unzip(z));
+	free(z);
+	assert_true(back->packed);
+	return (back);
+}
+
+static void
+test_zip_full(void **state)
+{
+	struct workload_conf	*wc, *back;
+	size_t			 size;
+
+	wc = full_workload();
+	set_numbers(wc);
+	back = zip_back(wc, &size);
+	same_wire(wc, back);
+	assert_string_equal(back->name, "full");
+	assert_string_equal(TAILQ_LAST(&back->hosts, strlist)->str,
+	    "*.b.example.org");
+	assert_string_equal(TAILQ_LAST(&back->volumes, volumelist)->container,
+	    "/etc/app");
+	assert_int_equal(TAILQ_FIRST(&back->ignores)->answer, 200);
+	assert_string_equal(back->netname, "backend");
+	workload_free(back);
+	workload_free(wc);
+}
+
+/* what a sleeping workload of the bench holds: small, and all of it */
+static void
+test_zip_small(void **state)
+{
+	struct workload_conf	*wc, *back;
+	size_t			 size;
+
+	assert_non_null(wc = workload_new("w12345"));
+	assert_int_equal(strlist_add(&wc->hosts, "w12345.bench"), 0);
+	wc->command = xstrdup("/bin/busybox sleep 100000");
+	free(wc->address);
+	wc->address = xstrdup("127.0.2.1");
+	wc->port = 12345;
+	wc->idle_timeout = 300;
+	back = zip_back(wc, &size);
+	same_wire(wc, back);
+	assert_int_equal(back->port, 12345);
+	assert_int_equal(back->idle_timeout, 300);
+	assert_string_equal(back->address, "127.0.2.1");
+	/* a fifth of the packed struct, or it is not worth its decoding */
+	assert_true(size < sizeof(struct workload_conf) / 5);
+	workload_free(back);
+	workload_free(wc);
+}
+
+static void
+test_zip_empty(void **state)
+{
+	struct workload_conf	*wc, *back;
+	size_t			 size;
+
+	assert_non_null(wc = workload_new("e"));
+	back = zip_back(wc, &size);
+	same_wire(wc, back);
+	workload_free(back);
+	workload_free(wc);
+}
+
 int
 main(void)
 {
@@ -268,6 +393,9 @@ main(void)
 		cmocka_unit_test(test_pack_twice),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_strlist_json),
+		cmocka_unit_test(test_zip_full),
+		cmocka_unit_test(test_zip_small),
+		cmocka_unit_test(test_zip_empty),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
