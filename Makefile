@@ -130,7 +130,7 @@ PARSE_SRCS	 = $(addprefix confd/, \
 CONFD_SRCS	 = $(PARSE_SRCS) $(addprefix confd/, \
 		   confd.c send.c)
 ORCHD_SRCS	 = $(addprefix orchd/, \
-		   acme_relay.c alogq.c apidef.c apikey.c config.c \
+		   acme_relay.c alogq.c apidef.c apikey.c config.c config_delta.c \
 		   confread.c control.c depends.c hook_relay.c \
 		   groupexpire.c identity.c keycheck.c listen.c logfiles.c logs.c \
 		   notify.c \
