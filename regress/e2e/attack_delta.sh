@@ -9,9 +9,9 @@
 # run kept twice, a changed definition sent twice.  Each time runtimed
 # must refuse the delta, saying why, ask for a full generation, and the
 # reload must end with the new configuration everywhere: the changed
-# workload's new setting, the removed one gone from runtimed's list, the
-# added one woken by a request (runtimed starts only what it was told
-# of), and orchd still running.  The control, a relay that changes
+# workload's new setting, the removed one unknown to runtimed, the added
+# one woken by a request (runtimed starts only what it was told of), the
+# one kept still running, and orchd still running.  The control, a relay that changes
 # nothing, takes the delta.  Loopback only, every wait bounded.
 #
 #	sh regress/e2e/attack_delta.sh build/check
@@ -61,7 +61,7 @@ code() {	# code HOST: the gateway's answer for HOST
 }
 logged() { wait_for 10 grep -q "$1" "$T/orchd.log"; }
 reload() { "$ORCHCTL" -s "$SOCK" reload >"$T/out" 2>&1; }
-# runtimed's list: orchctl show workloads is its own (names, states)
+# the store's list of names
 listed() { "$ORCHCTL" -s "$SOCK" show workloads 2>/dev/null |
     awk 'NR > 1 { print $1 }' | sort | tr '\n' ' '; }
 
@@ -80,12 +80,15 @@ attack() {
 	    logged "runtime: configuration [0-9]*: delta refused: $2"
 	check "... the parent sends a full one" \
 	    logged "runtime refused the delta of configuration [0-9]*: sending a full one"
-	check "... runtimed's list is the new one" \
+	check "... the list is the new one" \
 	    [ "$(listed)" = "$(printf 'aa\nbb\nc%s\n' "$N" | sort | tr '\n' ' ')" ]
 	check "... the added one wakes: c$N.test answers 200" \
 	    [ "$(code "c$N.test")" = 200 ]
 	check "... the one removed routes nowhere" \
 	    [ "$(code "c$((N - 1)).test")" != 200 ]
+	check "... runtimed knows the one removed no more" sh -c \
+	    "! \"$ORCHCTL\" -s \"$SOCK\" wake c$((N - 1)) >/dev/null 2>&1"
+	check "... aa, kept, still answers 200" [ "$(code aa.test)" = 200 ]
 	check "... bb has its new idle timeout" sh -c \
 	    "\"$ORCHCTL\" -s \"$SOCK\" show workload bb | grep -q '${N}m'"
 	check "... orchd still runs" kill -0 "$ORCHD_PID"
