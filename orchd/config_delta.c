@@ -3,9 +3,12 @@
  * and runtimed) only what changed.
  *
  * The parent keeps, for the last generation it sent, each workload's
- * name and the digest of the definition each child was sent
- * (workload_wire_bytes_digest(): runtimed's may carry a uid the others'
- * do not).  When that generation runs everywhere, the next one goes to
+ * name and the digest of the definition each child was sent (runtimed's
+ * may carry a uid the others' do not).  The digest is keyed (SipHash-2-4,
+ * its key drawn at random by this process and never sent): a definition
+ * is the API client's to choose, and with an unkeyed digest a client
+ * could make a changed definition collide with the one the children
+ * have, which they would then keep.  When that generation runs everywhere, the next one goes to
  * those processes as a delta on it (IMSG_CFG_DELTA): the workloads in
  * the new order, each a run of the base's kept (IMSG_CFG_KEEP, by index)
  * or a definition sent in full (IMSG_CFG_WORKLOAD) because it is new or
@@ -37,6 +40,7 @@
 #include "orchd.h"
 #include "parent.h"
 #include "proc.h"
+#include "siphash.h"
 #include "util.h"
 #include "workload.h"
 
@@ -52,6 +56,8 @@ struct sent_gen {
 	uint32_t	 n;
 	uint32_t	 size;
 	uint32_t	 gen;		/* 0: none */
+	uint32_t	 next;		/* where the next name likely is */
+	int		 indexed;	/* names is made */
 	struct hashtab	 names;		/* name -> its sent_wl */
 };
 
@@ -62,6 +68,20 @@ static int		 force_full;	/* a child refused the last delta */
 static uint32_t		 stale;		/* a generation replaced by a full */
 static struct cfg_keep	 run;		/* the run of kept ones being made */
 static uint32_t		 nsent;		/* definitions sent in this delta */
+
+/* the digest of a definition, keyed by this process alone */
+static uint64_t
+sent_digest(const void *def, size_t len)
+{
+	static uint8_t	 key[SIPHASH_KEY_LEN];
+	static int	 keyed;
+
+	if (!keyed) {
+		arc4random_buf(key, sizeof(key));
+		keyed = 1;
+	}
+	return (siphash24(key, def, len));
+}
 
 static int
 delta_child(int id)
@@ -127,9 +147,44 @@ run_flush(struct orchd *env)
 	memset(&run, 0, sizeof(run));
 }
 
+/*
+ * The entry of name in the last generation sent, or NULL.  Workloads
+ * mostly come in the order they came before: the one after the last
+ * found is tried first, and the names are only indexed at the first
+ * that is elsewhere, so that a reload that changes little hashes
+ * nothing.
+ */
+static struct sent_wl *
+sent_find(struct sent_gen *s, const char *name)
+{
+	struct sent_wl	*e;
+	uint32_t	 i;
+
+	if (s->next < s->n && s->v[s->next].name != NULL &&
+	    strcmp(s->v[s->next].name, name) == 0)
+		e = &s->v[s->next];
+	else {
+		if (!s->indexed) {
+			/* one whose name went on was found: it is not again */
+			for (i = 0; i < s->n; i++)
+				if (s->v[i].name != NULL &&
+				    hashtab_add(&s->names, s->v[i].name,
+				    &s->v[i]) == -1)
+					fatal("%s", __func__);
+			s->indexed = 1;
+		}
+		if ((e = (struct sent_wl *)hashtab_find(&s->names,
+		    name)) == NULL)
+			return (NULL);
+	}
+	s->next = e - s->v + 1;
+	return (e);
+}
+
+/* a name goes on from the last generation's entry, or is copied */
 static void
-sent_add(struct sent_gen *s, const char *name, uint64_t digest,
-    uint64_t rdigest)
+sent_add(struct sent_gen *s, struct sent_wl *from, const char *name,
+    uint64_t digest, uint64_t rdigest)
 {
 	struct sent_wl	*v;
 	uint32_t	 size;
@@ -141,7 +196,11 @@ sent_add(struct sent_gen *s, const char *name, uint64_t digest,
 		s->v = v;
 		s->size = size;
 	}
-	if ((s->v[s->n].name = strdup(name)) == NULL)
+	if (from != NULL && from->name != NULL) {
+		/* cur's index still points at it: freed with nxt only */
+		s->v[s->n].name = from->name;
+		from->name = NULL;
+	} else if ((s->v[s->n].name = strdup(name)) == NULL)
 		fatal("%s", __func__);
 	s->v[s->n].digest = digest;
 	s->v[s->n].rdigest = rdigest;
@@ -156,14 +215,17 @@ void
 config_delta_workload(struct orchd *env, const char *name, const void *def,
     size_t len, const void *rdef, size_t rlen)
 {
-	const struct sent_wl	*e;
-	uint64_t		 d, rd;
-	uint32_t		 k;
-	int			 id;
+	struct sent_wl	*e;
+	uint64_t	 d, rd;
+	uint32_t	 k;
+	int		 id, same;
 
-	d = workload_wire_bytes_digest(def, len);
-	rd = rdef == def ? d : workload_wire_bytes_digest(rdef, rlen);
-	sent_add(&nxt, name, d, rd);
+	d = sent_digest(def, len);
+	rd = rdef == def ? d : sent_digest(rdef, rlen);
+	e = sent_find(&cur, name);
+	same = e != NULL && e->digest == d && e->rdigest == rd;
+	k = e != NULL ? e - cur.v : 0;
+	sent_add(&nxt, e, name, d, rd);
 	for (id = PROC_PARENT + 1; id < PROC_ACME; id++) {
 		if (delta_on && delta_child(id))
 			continue;
@@ -174,9 +236,7 @@ config_delta_workload(struct orchd *env, const char *name, const void *def,
 	}
 	if (!delta_on)
 		return;
-	if ((e = hashtab_find(&cur.names, name)) != NULL &&
-	    e->digest == d && e->rdigest == rd) {
-		k = e - cur.v;
+	if (same) {
 		if (run.count > 0 && run.first + run.count == k)
 			run.count++;
 		else {
@@ -198,8 +258,6 @@ config_delta_workload(struct orchd *env, const char *name, const void *def,
 void
 config_delta_end(struct orchd *env)
 {
-	uint32_t	 i;
-
 	if (delta_on) {
 		run_flush(env);
 		log_debug("configuration %u: delta of %u on %u, %u workloads",
@@ -210,14 +268,6 @@ config_delta_end(struct orchd *env)
 	sent_free(&cur);
 	cur = nxt;
 	memset(&nxt, 0, sizeof(nxt));
-	for (i = 0; i < cur.n; i++)
-		if (hashtab_add(&cur.names, cur.v[i].name, &cur.v[i]) != 0) {
-			/* two of a name cannot be a base: the next is full */
-			log_warnx("configuration %u: workload %s twice",
-			    cur.gen, cur.v[i].name);
-			sent_free(&cur);
-			break;
-		}
 }
 
 /* a DONE or RESEND of a generation replaced by a full one: let go */

@@ -30,6 +30,7 @@
 #include "imsg.h"
 #include "msg.h"
 #include "proc.h"
+#include "siphash.h"
 #include "workload.h"
 
 #define MAXWL		64
@@ -365,12 +366,30 @@ test_hostile(void **state)
 	refused();
 }
 
+/* SipHash-2-4, which decides what the parent keeps: the paper's vectors */
+static void
+test_siphash(void **state)
+{
+	uint8_t	 key[SIPHASH_KEY_LEN], msg[64];
+	size_t	 i;
+
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = i;
+	for (i = 0; i < sizeof(msg); i++)
+		msg[i] = i;
+	assert_true(siphash24(key, msg, 0) == 0x726fdb47dd0e0e31ULL);
+	assert_true(siphash24(key, msg, 15) == 0xa129ca6149be45e5ULL);
+	assert_true(siphash24(key, msg, 8) == 0x93f5f5799a932462ULL);
+	assert_true(siphash24(key, msg, 63) == 0x958a324ceb064572ULL);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_delta_is_full),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_siphash),
 	};
 
 	return (cmocka_run_group_tests(tests, setup, NULL));
