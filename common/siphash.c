@@ -8,8 +8,10 @@
  * process that drew it.
  */
 
+#include <endian.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "siphash.h"
 
@@ -45,6 +47,10 @@ le64(const uint8_t *p, size_t n)
 	uint64_t	 w = 0;
 	size_t		 i;
 
+	if (n == sizeof(w)) {
+		memcpy(&w, p, sizeof(w));
+		return (le64toh(w));
+	}
 	for (i = 0; i < n; i++)
 		w |= (uint64_t)p[i] << (8 * i);
 	return (w);
