@@ -234,7 +234,6 @@ depends_prune(struct orchd_conf *conf)
 				if (d.wc[i] == wc) {
 					TAILQ_REMOVE(&conf->workloads, wc,
 					    entry);
-					reload_forget();
 					/* its sockets go with it */
 					api_listen_drop(conf, wc->name);
 					workload_free(wc);

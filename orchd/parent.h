@@ -160,7 +160,6 @@ void		 reload_capture_stop(void);
 void		 reload_flush(int);
 void		 reload_restart(const char *);
 void		 reload_diff(struct orchd_conf *, struct orchd_conf *);
-void		 reload_forget(void);
 void		 control_monitor(struct imsgev *, struct imsg *);
 void		 control_recv_state(struct imsgev *, struct imsg *);
 void		 control_event(const struct ctl_event *);

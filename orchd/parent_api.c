@@ -412,7 +412,6 @@ api_op_done(struct orchd *env, int status, const char *msg)
 static void
 api_op_send(struct orchd *env, struct api_op *op)
 {
-	reload_forget();
 	if (env->cfg_acks > 0) {
 		/* a transaction is under way: ours goes after it */
 		op->phase = OP_SEND;

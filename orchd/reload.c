@@ -179,11 +179,15 @@ wl_digest(const struct workload_conf *wl)
 /*
  * The last diff's new side, sorted, with each definition's digest: the
  * next diff's old side when that configuration is still the running one
- * (the file's workloads change only by a reload), so that a reload
- * makes each definition's wire form once, not twice, and sorts one list.
+ * with the same file workloads (the file's change only by a reload), so
+ * that a reload makes each definition's wire form once, not twice, and
+ * sorts one list.  "The same" is the same objects in the same order:
+ * a digest of their addresses, taken again of the running configuration
+ * before the list is used, so that no pointer to one freed is followed.
  */
 static struct {
 	const struct orchd_conf	*conf;
+	uint64_t		 addrs;
 	struct workload_conf	**v;
 	uint64_t		*digest;
 	size_t			 n;
@@ -197,15 +201,23 @@ last_clear(void)
 	memset(&last, 0, sizeof(last));
 }
 
-/*
- * A workload left the running configuration, or came into it, other
- * than by a reload (the API, a label, a dependency pruned): the last
- * diff's pointers are not trusted any more, the next diff makes its own.
- */
-void
-reload_forget(void)
+/* the addresses of conf's file workloads, in their order */
+static uint64_t
+addrs_digest(const struct orchd_conf *conf)
 {
-	last_clear();
+	const struct workload_conf	*wl;
+	uintptr_t			 p;
+	uint64_t			 h = 0x9e3779b97f4a7c15ULL;
+
+	TAILQ_FOREACH(wl, &conf->workloads, entry) {
+		if (wl->source != SOURCE_CONFIG)
+			continue;
+		p = (uintptr_t)wl;
+		h ^= (uint64_t)p;
+		h *= 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	return (h);
 }
 
 static uint64_t *
@@ -247,7 +259,7 @@ reload_diff(struct orchd_conf *oconf, struct orchd_conf *nconf)
 	int			 c, count[CTL_RELOAD_CHANGED + 1];
 
 	memset(count, 0, sizeof(count));
-	if (last.conf != oconf) {
+	if (last.conf != oconf || last.addrs != addrs_digest(oconf)) {
 		last_clear();
 		last.v = wl_sorted(oconf, &last.n);
 		last.digest = digests(last.v, last.n);
@@ -280,6 +292,7 @@ reload_diff(struct orchd_conf *oconf, struct orchd_conf *nconf)
 	}
 	last_clear();
 	last.conf = nconf;
+	last.addrs = addrs_digest(nconf);
 	last.v = nv;
 	last.digest = nd;
 	last.n = nn;
