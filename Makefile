@@ -113,7 +113,7 @@ COMMON_SRCS	 = $(addprefix common/, \
 		   event_json.c gate.c hashtab.c htpasswd.c $(HTTP_SRCS) https.c \
 		   ignore.c imsg.c log.c \
 		   merge.c notify_ev.c privdrop.c proc.c procstat.c sandbox.c \
-		   sched.c sched_wl.c spawnexec.c timer.c vdopen.c \
+		   sched.c sched_wl.c siphash.c spawnexec.c timer.c vdopen.c \
 		   wlimits.c trust.c units.c urlsplit.c users.c util.c workload.c \
 		   workload_check.c \
 		   workload_fields.c workload_json.c workload_pack.c \
@@ -130,7 +130,7 @@ PARSE_SRCS	 = $(addprefix confd/, \
 CONFD_SRCS	 = $(PARSE_SRCS) $(addprefix confd/, \
 		   confd.c send.c)
 ORCHD_SRCS	 = $(addprefix orchd/, \
-		   acme_relay.c alogq.c apidef.c apikey.c config.c \
+		   acme_relay.c alogq.c apidef.c apikey.c config.c config_delta.c \
 		   confread.c control.c depends.c hook_relay.c \
 		   groupexpire.c identity.c keycheck.c listen.c logfiles.c logs.c \
 		   notify.c \

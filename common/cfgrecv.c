@@ -3,6 +3,18 @@
  * built beside the current one and only replaces it on START, which the
  * parent sends once every child has acknowledged DONE: either every
  * process runs the new configuration or none does.
+ *
+ * A delta (IMSG_CFG_DELTA, sent by orchd/config_delta.c to the processes
+ * that hold their definitions) makes the new generation from the current
+ * one: runs of its definitions kept (IMSG_CFG_KEEP) and new ones
+ * (IMSG_CFG_WORKLOAD), in the order sent.  The kept ones are only noted
+ * as they come, since the current generation serves until START; they
+ * move to the new one then, so a definition that did not change is
+ * neither sent nor read again.  Anything out of step (another base, a
+ * run outside the base or kept twice, a name twice, a count that does not
+ * add up) refuses the delta: DONE is answered IMSG_CFG_RESEND, and the
+ * parent sends every child a full generation.  A full one is never
+ * refused, so that ends it.
  */
 
 #include <sys/queue.h>
@@ -11,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashtab.h"
 #include "imsg.h"
 #include "log.h"
 #include "msg.h"
@@ -23,6 +36,44 @@ static struct cfg_generation	*cfg_next;
 static void	(*cfg_apply)(struct privsep *, struct cfg_generation *,
 		    struct cfg_generation *);
 static int	  cfg_forget;
+
+/* a run of the new generation: the base's kept, or the next new ones */
+struct cfg_run {
+	uint32_t		 first;		/* in the base, if keep */
+	uint32_t		 count;
+	int			 keep;
+};
+
+/* the delta under way, if cfg_next is one */
+static struct cfg_delta_rx {
+	int			 active;
+	const char		*refused;	/* why, or NULL */
+	struct cfg_delta	 d;
+	struct workload_conf	**base;		/* cfg_cur's, in order */
+	uint8_t			*kept;		/* a bit per base entry */
+	uint32_t		 nkept;
+	uint32_t		 nadded;
+	struct cfg_run		*runs;
+	size_t			 nruns;
+	size_t			 runsize;
+} dx;
+
+static void
+cfg_delta_clear(void)
+{
+	free(dx.base);
+	free(dx.kept);
+	free(dx.runs);
+	memset(&dx, 0, sizeof(dx));
+}
+
+/* the first reason is kept: what follows a refusal is not read */
+static void
+cfg_delta_refuse(const char *why)
+{
+	if (dx.refused == NULL)
+		dx.refused = why;
+}
 
 static struct cfg_generation *
 cfg_new(uint32_t id)
@@ -87,6 +138,7 @@ cfg_recv_reset(struct imsgev *iev, struct imsg *imsg)
 
 	(void)imsg_get_data(imsg, &id, sizeof(id));
 	cfg_free(cfg_next);
+	cfg_delta_clear();
 	cfg_next = cfg_new(id);
 }
 
@@ -96,6 +148,213 @@ cfg_pending(uint32_t type)
 	if (cfg_next == NULL)
 		fatalx("configuration message %u outside a transaction", type);
 	return (cfg_next);
+}
+
+/*
+ * The next run of the new generation: count of the base's from first
+ * (keep), or one more new definition, after the last new one if that
+ * was the run before.  -1, the delta refused, when more would come than
+ * the delta said.
+ */
+static int
+cfg_delta_run(uint32_t first, uint32_t count, int keep)
+{
+	struct cfg_run	*r, *n;
+	size_t		 size;
+
+	if (!keep)
+		count = 1;
+	if (count > dx.d.count - dx.nkept - dx.nadded) {
+		cfg_delta_refuse("more definitions than it said");
+		return (-1);
+	}
+	r = dx.nruns > 0 ? &dx.runs[dx.nruns - 1] : NULL;
+	if (!keep && r != NULL && !r->keep) {
+		r->count++;
+		dx.nadded++;
+		return (0);
+	}
+	if (dx.nruns == dx.runsize) {
+		size = dx.runsize == 0 ? 16 : dx.runsize * 2;
+		if ((n = reallocarray(dx.runs, size, sizeof(*n))) == NULL)
+			fatal("%s", __func__);
+		dx.runs = n;
+		dx.runsize = size;
+	}
+	r = &dx.runs[dx.nruns++];
+	r->first = first;
+	r->count = count;
+	r->keep = keep;
+	if (keep)
+		dx.nkept += count;
+	else
+		dx.nadded++;
+	return (0);
+}
+
+/* the current generation's definitions, in order, to be kept by index */
+static int
+cfg_delta_base(void)
+{
+	struct workload_conf	*wl;
+	uint32_t		 n = 0, nb = cfg_cur->nworkloads;
+
+	if ((dx.base = calloc(nb > 0 ? nb : 1, sizeof(*dx.base))) == NULL ||
+	    (dx.kept = calloc(nb / 8 + 1, 1)) == NULL)
+		fatal("%s", __func__);
+	TAILQ_FOREACH(wl, &cfg_cur->workloads, entry) {
+		if (n == nb)
+			return (-1);
+		dx.base[n++] = wl;
+	}
+	return (n == nb ? 0 : -1);
+}
+
+/*
+ * IMSG_CFG_DELTA, right after GLOBAL.  Refused, its KEEPs and WORKLOADs
+ * are not read, and DONE asks for a full generation.
+ */
+void
+cfg_recv_delta(struct imsgev *iev, struct imsg *imsg)
+{
+	struct cfg_delta	 d;
+
+	(void)imsg_get_data(imsg, &d, sizeof(d));
+	if (cfg_next == NULL) {
+		log_warnx("configuration delta %u outside a transaction: "
+		    "ignored", d.gen);
+		return;
+	}
+	if (dx.active) {
+		cfg_delta_refuse("a second delta in one generation");
+		return;
+	}
+	dx.active = 1;
+	dx.d = d;
+	if (cfg_forget)
+		cfg_delta_refuse("this process keeps no definitions");
+	else if (cfg_next->nworkloads > 0)
+		cfg_delta_refuse("a delta after definitions");
+	else if (d.gen != cfg_next->id)
+		cfg_delta_refuse("not this generation's");
+	else if (cfg_cur == NULL)
+		cfg_delta_refuse("no generation to apply it to");
+	else if (cfg_cur->id != d.base)
+		cfg_delta_refuse("its base is not the current generation");
+	else if (cfg_cur->nworkloads != d.base_count ||
+	    cfg_delta_base() == -1)
+		cfg_delta_refuse("its base has another count of workloads");
+}
+
+/* IMSG_CFG_KEEP: each of the base's kept once, in its bounds */
+void
+cfg_recv_keep(struct imsgev *iev, struct imsg *imsg)
+{
+	struct cfg_keep	 k;
+	uint32_t	 i;
+
+	(void)imsg_get_data(imsg, &k, sizeof(k));
+	if (cfg_next == NULL) {
+		log_warnx("configuration keep outside a transaction: ignored");
+		return;
+	}
+	if (!dx.active) {
+		/* a full generation: DONE asks for it again, as a delta */
+		dx.active = 1;
+		cfg_delta_refuse("a keep outside a delta");
+		return;
+	}
+	if (dx.refused != NULL)
+		return;
+	if (k.count == 0 || k.first >= dx.d.base_count ||
+	    k.count > dx.d.base_count - k.first) {
+		cfg_delta_refuse("a keep outside its base");
+		return;
+	}
+	for (i = k.first; i < k.first + k.count; i++)
+		if (dx.kept[i / 8] & (1U << (i % 8))) {
+			cfg_delta_refuse("a definition kept twice");
+			return;
+		}
+	if (cfg_delta_run(k.first, k.count, 1) == -1)
+		return;
+	for (i = k.first; i < k.first + k.count; i++)
+		dx.kept[i / 8] |= 1U << (i % 8);
+}
+
+/*
+ * At DONE: every definition the delta said came, and no name is twice.
+ * The base's are each of one name, so a new one's name is looked for
+ * among those kept, and among the other new ones.
+ */
+static int
+cfg_delta_done(struct cfg_generation *gen)
+{
+	struct hashtab		 names = HASHTAB_INITIALIZER(0);
+	struct workload_conf	*wl;
+	uint32_t		 i;
+	int			 r = 0;
+
+	if (dx.refused != NULL)
+		return (-1);
+	if (dx.nkept + dx.nadded != dx.d.count) {
+		cfg_delta_refuse("fewer definitions than it said");
+		return (-1);
+	}
+	if (dx.nadded == 0)
+		return (0);
+	TAILQ_FOREACH(wl, &gen->workloads, entry)
+		if ((r = hashtab_add(&names, wl->name, wl)) != 0)
+			break;
+	for (i = 0; r == 0 && i < dx.d.base_count; i++)
+		if ((dx.kept[i / 8] & (1U << (i % 8))) &&
+		    hashtab_find(&names, dx.base[i]->name) != NULL)
+			r = 1;
+	hashtab_clear(&names);
+	if (r == -1)
+		fatal("%s", __func__);
+	if (r != 0) {
+		cfg_delta_refuse("a workload named twice");
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * At START: the kept definitions move from the current generation into
+ * the new one, each before the new definition its run came before.
+ * What stays in cur is what was replaced or removed, freed with it.
+ */
+static void
+cfg_delta_splice(const char *who, struct cfg_generation *cur,
+    struct cfg_generation *gen)
+{
+	struct workload_conf	*next, *wl;
+	const struct cfg_run	*r;
+	size_t			 i;
+	uint32_t		 j;
+
+	next = TAILQ_FIRST(&gen->workloads);
+	for (i = 0; i < dx.nruns; i++) {
+		r = &dx.runs[i];
+		for (j = 0; j < r->count; j++) {
+			if (!r->keep) {
+				next = TAILQ_NEXT(next, entry);
+				continue;
+			}
+			wl = dx.base[r->first + j];
+			TAILQ_REMOVE(&cur->workloads, wl, entry);
+			cur->nworkloads--;
+			if (next != NULL)
+				TAILQ_INSERT_BEFORE(next, wl, entry);
+			else
+				TAILQ_INSERT_TAIL(&gen->workloads, wl, entry);
+		}
+	}
+	gen->nworkloads = dx.d.count;
+	log_debug("%s: configuration %u: delta of %u on %u, %u kept", who,
+	    gen->id, dx.nadded, dx.d.base, dx.nkept);
+	cfg_delta_clear();
 }
 
 void
@@ -113,6 +372,9 @@ cfg_recv_workload(struct imsgev *iev, struct imsg *imsg)
 	struct workload_conf	*wc, *wl;
 	char			 err[256];
 
+	if (dx.active && (dx.refused != NULL ||
+	    cfg_delta_run(0, 1, 0) == -1))
+		return;
 	/* the parent validated it: a bad one means we are out of step */
 	if ((wc = workload_wire_read(imsg->data, imsg_get_len(imsg), err,
 	    sizeof(err))) == NULL)
@@ -130,6 +392,17 @@ cfg_recv_done(struct imsgev *iev, struct imsg *imsg)
 {
 	struct cfg_generation	*gen = cfg_pending(imsg_get_type(imsg));
 
+	if (dx.active && cfg_delta_done(gen) == -1) {
+		log_warnx("%s: configuration %u: delta refused: %s; a full "
+		    "one is asked for", proc_name(iev->ps->id), gen->id,
+		    dx.refused);
+		imsgev_compose(iev, IMSG_CFG_RESEND, 0, -1, &gen->id,
+		    sizeof(gen->id));
+		cfg_free(cfg_next);
+		cfg_next = NULL;
+		cfg_delta_clear();
+		return;
+	}
 	imsgev_compose(iev, IMSG_CFG_DONE, 0, -1, &gen->id, sizeof(gen->id));
 }
 
@@ -143,6 +416,8 @@ cfg_recv_start(struct imsgev *iev, struct imsg *imsg)
 	(void)imsg_get_data(imsg, &id, sizeof(id));
 	if (cfg_next == NULL || cfg_next->id != id)
 		fatalx("start of configuration %u that was not sent", id);
+	if (dx.active)
+		cfg_delta_splice(proc_name(ps->id), cfg_cur, cfg_next);
 	old = cfg_cur;
 	cfg_cur = cfg_next;
 	cfg_next = NULL;

@@ -303,6 +303,16 @@ enum imsg_type {
 					   config transaction: struct
 					   cfg_swarm and its files, empty
 					   for the local socket */
+	IMSG_CFG_DELTA,			/* parent -> gateways, runtime, after
+					   GLOBAL: struct cfg_delta, this
+					   generation is the base's with the
+					   KEEPs and WORKLOADs that follow */
+	IMSG_CFG_KEEP,			/* parent -> gateways, runtime, in a
+					   delta: struct cfg_keep, a run of
+					   the base's definitions kept */
+	IMSG_CFG_RESEND,		/* child -> parent, for DONE: uint32_t,
+					   the delta of that generation was
+					   refused; send a full one */
 	/*
 	 * A new configuration message goes above this comment.  These two
 	 * keep the numbers they had among the API's messages: a new number
@@ -699,6 +709,26 @@ struct cfg_status {
 	int64_t			 reload_ms;	/* the last successful load */
 	int32_t			 reload_ok;	/* the last attempt succeeded */
 	int32_t			 pad;
+};
+
+/*
+ * IMSG_CFG_DELTA: the generation gen is the base generation's workloads,
+ * the runs of IMSG_CFG_KEEP and the IMSG_CFG_WORKLOADs that follow in
+ * their order, count of them in all (orchd/config_delta.c).  A child
+ * whose current generation is not base, or holds not base_count of
+ * them, answers IMSG_CFG_RESEND and is sent a full generation.
+ */
+struct cfg_delta {
+	uint32_t		 gen;
+	uint32_t		 base;
+	uint32_t		 base_count;
+	uint32_t		 count;
+};
+
+/* IMSG_CFG_KEEP: the base's definitions first .. first + count - 1 */
+struct cfg_keep {
+	uint32_t		 first;
+	uint32_t		 count;
 };
 
 /* IMSG_CFG_IGNORE: a global "ignore" rule */

@@ -247,6 +247,8 @@ void	cfg_recv_reset(struct imsgev *, struct imsg *);
 void	cfg_recv_global(struct imsgev *, struct imsg *);
 void	cfg_recv_workload(struct imsgev *, struct imsg *);
 void	cfg_recv_done(struct imsgev *, struct imsg *);
+void	cfg_recv_delta(struct imsgev *, struct imsg *);
+void	cfg_recv_keep(struct imsgev *, struct imsg *);
 void	cfg_recv_start(struct imsgev *, struct imsg *);
 void	cfg_set_apply(void (*)(struct privsep *, struct cfg_generation *,
 	    struct cfg_generation *));

@@ -313,6 +313,7 @@ struct workload_conf	*workload_wire_read(const void *, size_t, char *,
 			    size_t);
 uint64_t		 workload_wire_hash(const struct workload_conf *);
 uint64_t		 workload_wire_digest(const struct workload_conf *);
+uint64_t		 workload_wire_bytes_digest(const void *, size_t);
 /* common/workload_json.c: its JSON form; json_t is struct json_t */
 struct json_t;
 char			*workload_to_json(const struct workload_conf *);

@@ -466,21 +466,20 @@ workload_wire_read(const void *data, size_t len, char *err, size_t errlen)
 }
 
 /*
- * A digest of wl's wire form, all of it, 8 bytes a step: whether a
- * definition changed, for the store's rows (stored/store_sync.c), at
- * every reload for every workload.  Each step is a bijection of the
- * state, so two forms of one length that differ in one word have
- * different digests (but for 0, which is made 1).  0 when out of memory.
+ * A digest of a wire form, all of it, 8 bytes a step: whether a
+ * definition changed, for the store's rows (stored/store_sync.c) and
+ * the parent's deltas (orchd/config_delta.c), at every reload for every
+ * workload.  Each step is a bijection of the state, so two forms of one
+ * length that differ in one word have different digests (but for 0,
+ * which is made 1).
  */
 uint64_t
-workload_wire_digest(const struct workload_conf *wl)
+workload_wire_bytes_digest(const void *data, size_t len)
 {
-	unsigned char	*p;
-	uint64_t	 h, w;
-	size_t		 len, i;
+	const unsigned char	*p = data;
+	uint64_t		 h, w;
+	size_t			 i;
 
-	if ((p = workload_wire(wl, &len)) == NULL)
-		return (0);
 	h = 0x9e3779b97f4a7c15ULL ^ len;
 	for (i = 0; i < len; i += sizeof(w)) {
 		w = 0;
@@ -489,8 +488,22 @@ workload_wire_digest(const struct workload_conf *wl)
 		h *= 0xff51afd7ed558ccdULL;
 		h ^= h >> 32;
 	}
-	free(p);
 	return (h != 0 ? h : 1);
+}
+
+/* the digest of wl's wire form; 0 when out of memory */
+uint64_t
+workload_wire_digest(const struct workload_conf *wl)
+{
+	unsigned char	*p;
+	uint64_t	 h;
+	size_t		 len;
+
+	if ((p = workload_wire(wl, &len)) == NULL)
+		return (0);
+	h = workload_wire_bytes_digest(p, len);
+	free(p);
+	return (h);
 }
 
 /*

@@ -2,8 +2,9 @@
  * Loading the configuration and handing it to the children.
  *
  * A configuration is sent as one transaction per child: RESET, GLOBAL,
- * one WORKLOAD per workload (its JSON form, the same one the API and the
- * store use), the gateway's own (the global ignores, listeners, TLS, the
+ * one WORKLOAD per workload (its packed form), or to the gateways and
+ * runtimed at a reload only those that changed (config_delta.c), the
+ * gateway's own (the global ignores, listeners, TLS, the
  * API's), runtimed's own (the registry logins), DONE.  Each child builds
  * the new generation beside the old one and acknowledges; when every
  * child has, START makes it current everywhere at once.
@@ -431,7 +432,6 @@ config_workload_send(struct orchd *env, struct workload_conf *wl)
 {
 	void	*def, *rdef = NULL;
 	size_t	 len, rlen = 0;
-	int	 id;
 	char	 err[256];
 
 	/* its group's schedules, however it was made (common/sched_wl.c) */
@@ -449,11 +449,9 @@ config_workload_send(struct orchd *env, struct workload_conf *wl)
 		if (rdef == NULL)
 			fatalx("%s: workload %s", __func__, wl->name);
 	}
-	for (id = PROC_PARENT + 1; id < PROC_ACME; id++)
-		if (proc_compose(&env->ps, id, IMSG_CFG_WORKLOAD, 0, -1,
-		    id == PROC_RUNTIME && rdef != NULL ? rdef : def,
-		    id == PROC_RUNTIME && rdef != NULL ? rlen : len) == -1)
-			fatal("%s: compose to %s", __func__, proc_name(id));
+	/* to each child, or kept by those that have it (config_delta.c) */
+	config_delta_workload(env, wl->name, def, len,
+	    rdef != NULL ? rdef : def, rdef != NULL ? rlen : len);
 	strlist_free(&wl->zones);
 	strlist_free(&wl->group_windows);
 	strlist_free(&wl->group_wakes);
@@ -518,8 +516,10 @@ config_send(struct orchd *env)
 
 	config_compose_all(env, IMSG_CFG_RESET, &gen, sizeof(gen));
 	config_compose_all(env, IMSG_CFG_GLOBAL, &gs, sizeof(gs));
+	config_delta_begin(env, gen, config_count(env->conf));
 	TAILQ_FOREACH(wl, &env->conf->workloads, entry)
 		config_workload_send(env, wl);
+	config_delta_end(env);
 	config_ignores_send(env);
 	config_htpasswd_send(env);
 	config_pages_send(env);
@@ -544,6 +544,9 @@ config_recv_done(struct imsgev *iev, struct imsg *imsg)
 	int			 id;
 
 	(void)imsg_get_data(imsg, &gen, sizeof(gen));
+	/* one replaced by a full one, when a delta was refused */
+	if (config_delta_stale(gen))
+		return;
 	if (gen != env->generation || env->cfg_acks <= 0)
 		fatalx("%s acknowledged configuration %u, expected %u",
 		    proc_name(iev->peer), gen, env->generation);

@@ -105,6 +105,12 @@ int		 confread_table_check(char *, size_t);
 void		 config_send(struct orchd *);
 void		 config_recv_done(struct imsgev *, struct imsg *);
 void		 config_status(struct orchd *, int);
+void		 config_delta_begin(struct orchd *, uint32_t, uint32_t);
+void		 config_delta_workload(struct orchd *, const char *,
+		    const void *, size_t, const void *, size_t);
+void		 config_delta_end(struct orchd *);
+int		 config_delta_stale(uint32_t);
+void		 config_recv_resend(struct imsgev *, struct imsg *);
 
 /* printconf.c */
 

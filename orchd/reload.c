@@ -161,21 +161,76 @@ wl_sorted(struct orchd_conf *conf, size_t *np)
 	return (v);
 }
 
-/* the same definition: compared in the form the children get */
-static int
-wl_same(const struct workload_conf *a, const struct workload_conf *b)
+/* wl's definition in the form the children get, as a digest */
+static uint64_t
+wl_digest(const struct workload_conf *wl)
 {
-	void	*wa, *wb;
-	size_t	 la, lb;
-	int	 same;
+	void		*w;
+	size_t		 len;
+	uint64_t	 d;
 
-	if ((wa = workload_wire(a, &la)) == NULL ||
-	    (wb = workload_wire(b, &lb)) == NULL)
-		fatalx("%s: workload %s", __func__, a->name);
-	same = la == lb && memcmp(wa, wb, la) == 0;
-	free(wa);
-	free(wb);
-	return (same);
+	if ((w = workload_wire(wl, &len)) == NULL)
+		fatalx("%s: workload %s", __func__, wl->name);
+	d = workload_wire_bytes_digest(w, len);
+	free(w);
+	return (d);
+}
+
+/*
+ * The last diff's new side, sorted, with each definition's digest: the
+ * next diff's old side when that configuration is still the running one
+ * with the same file workloads (the file's change only by a reload), so
+ * that a reload makes each definition's wire form once, not twice, and
+ * sorts one list.  "The same" is the same objects in the same order:
+ * a digest of their addresses, taken again of the running configuration
+ * before the list is used, so that no pointer to one freed is followed.
+ */
+static struct {
+	const struct orchd_conf	*conf;
+	uint64_t		 addrs;
+	struct workload_conf	**v;
+	uint64_t		*digest;
+	size_t			 n;
+} last;
+
+static void
+last_clear(void)
+{
+	free(last.v);
+	free(last.digest);
+	memset(&last, 0, sizeof(last));
+}
+
+/* the addresses of conf's file workloads, in their order */
+static uint64_t
+addrs_digest(const struct orchd_conf *conf)
+{
+	const struct workload_conf	*wl;
+	uintptr_t			 p;
+	uint64_t			 h = 0x9e3779b97f4a7c15ULL;
+
+	TAILQ_FOREACH(wl, &conf->workloads, entry) {
+		if (wl->source != SOURCE_CONFIG)
+			continue;
+		p = (uintptr_t)wl;
+		h ^= (uint64_t)p;
+		h *= 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	return (h);
+}
+
+static uint64_t *
+digests(struct workload_conf **v, size_t n)
+{
+	uint64_t	*d;
+	size_t		 i;
+
+	if ((d = calloc(n + 1, sizeof(*d))) == NULL)
+		fatal("%s", __func__);
+	for (i = 0; i < n; i++)
+		d[i] = wl_digest(v[i]);
+	return (d);
 }
 
 static void
@@ -190,18 +245,30 @@ reload_workload(int32_t what, const char *name, int *count)
 
 /*
  * The workloads of oconf's file against nconf's, both sorted by name and
- * walked together: a reload of 10,000 workloads stays quick.
+ * walked together: a reload of 10,000 workloads stays quick.  Two
+ * definitions are the same when their wire forms' digests are
+ * (workload_wire_bytes_digest()): this only says what changed, to the
+ * log and orchctl; what the children are sent is decided by its own.
  */
 void
 reload_diff(struct orchd_conf *oconf, struct orchd_conf *nconf)
 {
 	struct workload_conf	**ov, **nv;
+	uint64_t		*od, *nd;
 	size_t			 on, nn, i = 0, j = 0;
 	int			 c, count[CTL_RELOAD_CHANGED + 1];
 
 	memset(count, 0, sizeof(count));
-	ov = wl_sorted(oconf, &on);
+	if (last.conf != oconf || last.addrs != addrs_digest(oconf)) {
+		last_clear();
+		last.v = wl_sorted(oconf, &last.n);
+		last.digest = digests(last.v, last.n);
+	}
+	ov = last.v;
+	od = last.digest;
+	on = last.n;
 	nv = wl_sorted(nconf, &nn);
+	nd = digests(nv, nn);
 	while (i < on || j < nn) {
 		if (i == on)
 			c = 1;
@@ -216,15 +283,19 @@ reload_diff(struct orchd_conf *oconf, struct orchd_conf *nconf)
 			reload_workload(CTL_RELOAD_ADDED, nv[j++]->name,
 			    count);
 		else {
-			if (!wl_same(ov[i], nv[j]))
+			if (od[i] != nd[j])
 				reload_workload(CTL_RELOAD_CHANGED,
 				    nv[j]->name, count);
 			i++;
 			j++;
 		}
 	}
-	free(ov);
-	free(nv);
+	last_clear();
+	last.conf = nconf;
+	last.addrs = addrs_digest(nconf);
+	last.v = nv;
+	last.digest = nd;
+	last.n = nn;
 	log_info("reload: workloads: %d added, %d removed, %d changed",
 	    count[CTL_RELOAD_ADDED], count[CTL_RELOAD_REMOVED],
 	    count[CTL_RELOAD_CHANGED]);

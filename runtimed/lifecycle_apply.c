@@ -44,19 +44,27 @@
 static void
 deps_index(struct cfg_generation *gen)
 {
+	/* workloads given a list here: none, and no walk of them all */
+	static size_t		 nlists;
 	struct workload_conf	*conf;
 	const struct strentry	*e;
 	struct rt_workload	*wl, *d;
+	size_t			 nedges = 0;
 	int			 pass;
 
-	RB_FOREACH(wl, rt_workloads, &rt->workloads) {
-		free(wl->dependents);
-		wl->dependents = NULL;
-		wl->ndependents = 0;
-	}
+	if (nlists > 0)
+		RB_FOREACH(wl, rt_workloads, &rt->workloads) {
+			free(wl->dependents);
+			wl->dependents = NULL;
+			wl->ndependents = 0;
+		}
+	nlists = 0;
 	/* count, then fill */
 	for (pass = 0; pass < 2; pass++) {
 		TAILQ_FOREACH(conf, &gen->workloads, entry) {
+			/* most depend on none: no look-up at 100,000 */
+			if (TAILQ_EMPTY(&conf->depends))
+				continue;
 			wl = lifecycle_find(conf->name);
 			TAILQ_FOREACH(e, &conf->depends, entry) {
 				if ((d = lifecycle_find(e->str)) == NULL ||
@@ -65,15 +73,18 @@ deps_index(struct cfg_generation *gen)
 				if (pass == 1)
 					d->dependents[d->ndependents] = wl;
 				d->ndependents++;
+				nedges++;
 			}
 		}
-		if (pass == 1)
+		if (pass == 1 || nedges == 0)
 			break;
 		RB_FOREACH(wl, rt_workloads, &rt->workloads) {
-			if (wl->ndependents > 0 && (wl->dependents =
-			    calloc(wl->ndependents,
-			    sizeof(*wl->dependents))) == NULL)
-				fatal("%s", __func__);
+			if (wl->ndependents > 0) {
+				if ((wl->dependents = calloc(wl->ndependents,
+				    sizeof(*wl->dependents))) == NULL)
+					fatal("%s", __func__);
+				nlists++;
+			}
 			wl->ndependents = 0;
 		}
 	}

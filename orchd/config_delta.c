@@ -1,0 +1,304 @@
+/*
+ * A reload sends the processes that hold their definitions (the gateways
+ * and runtimed) only what changed.
+ *
+ * The parent keeps, for the last generation it sent, each workload's
+ * name and the digest of the definition each child was sent (runtimed's
+ * may carry a uid the others' do not).  The digest is keyed (SipHash-2-4,
+ * its key drawn at random by this process and never sent): a definition
+ * is the API client's to choose, and with an unkeyed digest a client
+ * could make a changed definition collide with the one the children
+ * have, which they would then keep.  When that generation runs everywhere, the next one goes to
+ * those processes as a delta on it (IMSG_CFG_DELTA): the workloads in
+ * the new order, each a run of the base's kept (IMSG_CFG_KEEP, by index)
+ * or a definition sent in full (IMSG_CFG_WORKLOAD) because it is new or
+ * its digest changed.  A name removed is one no run keeps.  The globals
+ * and everything else of the transaction are sent whole, as before: a
+ * child applies the whole new generation either way, so a delta is
+ * exactly what a full send would have given it.
+ *
+ * The store and the reaper free their definitions once applied
+ * (cfg_forget_workloads) and are sent every one, as are all children at
+ * the first generation.  A child that refuses a delta (its generation is
+ * not the base, or the delta does not add up: common/cfgrecv.c) answers
+ * IMSG_CFG_RESEND; the generation is then replaced by a full one to
+ * every child, and the answers to the replaced one are let go.
+ */
+
+#include <sys/types.h>
+#include <sys/queue.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compat.h"
+#include "hashtab.h"
+#include "imsg.h"
+#include "log.h"
+#include "msg.h"
+#include "orchd.h"
+#include "parent.h"
+#include "proc.h"
+#include "siphash.h"
+#include "util.h"
+#include "workload.h"
+
+/* a workload as the children were sent it */
+struct sent_wl {
+	char		*name;
+	uint64_t	 digest;	/* the gateways' definition */
+	uint64_t	 rdigest;	/* runtimed's */
+};
+
+struct sent_gen {
+	struct sent_wl	*v;
+	uint32_t	 n;
+	uint32_t	 size;
+	uint32_t	 gen;		/* 0: none */
+	uint32_t	 next;		/* where the next name likely is */
+	int		 indexed;	/* names is made */
+	struct hashtab	 names;		/* name -> its sent_wl */
+};
+
+static struct sent_gen	 cur;		/* the last one sent */
+static struct sent_gen	 nxt;		/* the one being sent */
+static int		 delta_on;	/* this generation goes as a delta */
+static int		 force_full;	/* a child refused the last delta */
+static uint32_t		 stale;		/* a generation replaced by a full */
+static struct cfg_keep	 run;		/* the run of kept ones being made */
+static uint32_t		 nsent;		/* definitions sent in this delta */
+
+/* the digest of a definition, keyed by this process alone */
+static uint64_t
+sent_digest(const void *def, size_t len)
+{
+	static uint8_t	 key[SIPHASH_KEY_LEN];
+	static int	 keyed;
+
+	if (!keyed) {
+		arc4random_buf(key, sizeof(key));
+		keyed = 1;
+	}
+	return (siphash24(key, def, len));
+}
+
+static int
+delta_child(int id)
+{
+	return (id == PROC_GATEWAY || id == PROC_RUNTIME);
+}
+
+static void
+sent_free(struct sent_gen *s)
+{
+	uint32_t	 i;
+
+	hashtab_clear(&s->names);
+	for (i = 0; i < s->n; i++)
+		free(s->v[i].name);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+static void
+delta_compose(struct orchd *env, uint32_t type, const void *data,
+    size_t len)
+{
+	if (proc_compose(&env->ps, PROC_GATEWAY, type, 0, -1, data,
+	    len) == -1 || proc_compose(&env->ps, PROC_RUNTIME, type, 0, -1,
+	    data, len) == -1)
+		fatal("%s: compose", __func__);
+}
+
+/*
+ * After GLOBAL: whether gen goes as a delta, said to those it goes to.
+ * Only on the generation every child runs, whose definitions the parent
+ * knows it sent.
+ */
+void
+config_delta_begin(struct orchd *env, uint32_t gen, uint32_t count)
+{
+	struct cfg_delta	 d;
+
+	sent_free(&nxt);
+	nxt.gen = gen;
+	memset(&run, 0, sizeof(run));
+	nsent = 0;
+	delta_on = !force_full && cur.gen != 0 &&
+	    cur.gen == env->ps.generation;
+	force_full = 0;
+	if (!delta_on)
+		return;
+	memset(&d, 0, sizeof(d));
+	d.gen = gen;
+	d.base = cur.gen;
+	d.base_count = cur.n;
+	d.count = count;
+	delta_compose(env, IMSG_CFG_DELTA, &d, sizeof(d));
+}
+
+static void
+run_flush(struct orchd *env)
+{
+	if (run.count == 0)
+		return;
+	delta_compose(env, IMSG_CFG_KEEP, &run, sizeof(run));
+	memset(&run, 0, sizeof(run));
+}
+
+/*
+ * The entry of name in the last generation sent, or NULL.  Workloads
+ * mostly come in the order they came before: the one after the last
+ * found is tried first, and the names are only indexed at the first
+ * that is elsewhere, so that a reload that changes little hashes
+ * nothing.
+ */
+static struct sent_wl *
+sent_find(struct sent_gen *s, const char *name)
+{
+	struct sent_wl	*e;
+	uint32_t	 i;
+
+	if (s->next < s->n && s->v[s->next].name != NULL &&
+	    strcmp(s->v[s->next].name, name) == 0)
+		e = &s->v[s->next];
+	else {
+		if (!s->indexed) {
+			/* one whose name went on was found: it is not again */
+			for (i = 0; i < s->n; i++)
+				if (s->v[i].name != NULL &&
+				    hashtab_add(&s->names, s->v[i].name,
+				    &s->v[i]) == -1)
+					fatal("%s", __func__);
+			s->indexed = 1;
+		}
+		if ((e = (struct sent_wl *)hashtab_find(&s->names,
+		    name)) == NULL)
+			return (NULL);
+	}
+	s->next = e - s->v + 1;
+	return (e);
+}
+
+/* a name goes on from the last generation's entry, or is copied */
+static void
+sent_add(struct sent_gen *s, struct sent_wl *from, const char *name,
+    uint64_t digest, uint64_t rdigest)
+{
+	struct sent_wl	*v;
+	uint32_t	 size;
+
+	if (s->n == s->size) {
+		size = s->size == 0 ? 1024 : s->size * 2;
+		if ((v = reallocarray(s->v, size, sizeof(*v))) == NULL)
+			fatal("%s", __func__);
+		s->v = v;
+		s->size = size;
+	}
+	if (from != NULL && from->name != NULL) {
+		/* cur's index still points at it: freed with nxt only */
+		s->v[s->n].name = from->name;
+		from->name = NULL;
+	} else if ((s->v[s->n].name = strdup(name)) == NULL)
+		fatal("%s", __func__);
+	s->v[s->n].digest = digest;
+	s->v[s->n].rdigest = rdigest;
+	s->n++;
+}
+
+/*
+ * One workload's definitions: def for every child, rdef for runtimed.
+ * Kept, when the children have them already, or sent.
+ */
+void
+config_delta_workload(struct orchd *env, const char *name, const void *def,
+    size_t len, const void *rdef, size_t rlen)
+{
+	struct sent_wl	*e;
+	uint64_t	 d, rd;
+	uint32_t	 k;
+	int		 id, same;
+
+	d = sent_digest(def, len);
+	rd = rdef == def ? d : sent_digest(rdef, rlen);
+	e = sent_find(&cur, name);
+	same = e != NULL && e->digest == d && e->rdigest == rd;
+	k = e != NULL ? e - cur.v : 0;
+	sent_add(&nxt, e, name, d, rd);
+	for (id = PROC_PARENT + 1; id < PROC_ACME; id++) {
+		if (delta_on && delta_child(id))
+			continue;
+		if (proc_compose(&env->ps, id, IMSG_CFG_WORKLOAD, 0, -1,
+		    id == PROC_RUNTIME ? rdef : def,
+		    id == PROC_RUNTIME ? rlen : len) == -1)
+			fatal("%s: compose to %s", __func__, proc_name(id));
+	}
+	if (!delta_on)
+		return;
+	if (same) {
+		if (run.count > 0 && run.first + run.count == k)
+			run.count++;
+		else {
+			run_flush(env);
+			run.first = k;
+			run.count = 1;
+		}
+		return;
+	}
+	run_flush(env);
+	nsent++;
+	if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_CFG_WORKLOAD, 0, -1,
+	    def, len) == -1 || proc_compose(&env->ps, PROC_RUNTIME,
+	    IMSG_CFG_WORKLOAD, 0, -1, rdef, rlen) == -1)
+		fatal("%s: compose", __func__);
+}
+
+/* the last run; what was sent is the base of the next delta */
+void
+config_delta_end(struct orchd *env)
+{
+	if (delta_on) {
+		run_flush(env);
+		log_debug("configuration %u: delta of %u on %u, %u workloads",
+		    nxt.gen, nsent, cur.gen, nxt.n);
+	} else
+		log_debug("configuration %u: in full, %u workloads", nxt.gen,
+		    nxt.n);
+	sent_free(&cur);
+	cur = nxt;
+	memset(&nxt, 0, sizeof(nxt));
+}
+
+/* a DONE or RESEND of a generation replaced by a full one: let go */
+int
+config_delta_stale(uint32_t gen)
+{
+	return (stale != 0 && gen == stale);
+}
+
+/*
+ * IMSG_CFG_RESEND: a child refused the delta of the generation under
+ * way.  It is replaced by a full one, to every child.
+ */
+void
+config_recv_resend(struct imsgev *iev, struct imsg *imsg)
+{
+	struct orchd	*env = orchd_env;
+	uint32_t	 gen;
+
+	(void)imsg_get_data(imsg, &gen, sizeof(gen));
+	if (config_delta_stale(gen))
+		return;
+	if (gen != env->generation || env->cfg_acks <= 0) {
+		log_warnx("%s refused configuration %u, not the one under "
+		    "way (%u): ignored", proc_name(iev->peer), gen,
+		    env->generation);
+		return;
+	}
+	log_warnx("%s refused the delta of configuration %u: sending a "
+	    "full one", proc_name(iev->peer), gen);
+	stale = gen;
+	force_full = 1;
+	config_send(env);
+}
