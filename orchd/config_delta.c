@@ -1,10 +1,10 @@
 /*
- * A reload sends the processes that hold their definitions (the gateways
- * and runtimed) only what changed.
+ * A reload sends runtimed, which holds its definitions, only what
+ * changed.
  *
  * The parent keeps, for the last generation it sent, each workload's
- * name and the digest of the definition each child was sent (runtimed's
- * may carry a uid the others' do not).  The digest is keyed (SipHash-2-4,
+ * name and the digest of the definition runtimed was sent (it may carry
+ * a uid the others' do not).  The digest is keyed (SipHash-2-4,
  * its key drawn at random by this process and never sent): a definition
  * is the API client's to choose, and with an unkeyed digest a client
  * could make a changed definition collide with the one the children
@@ -17,9 +17,10 @@
  * child applies the whole new generation either way, so a delta is
  * exactly what a full send would have given it.
  *
- * The store and the reaper free their definitions once applied
- * (cfg_forget_workloads) and are sent every one, as are all children at
- * the first generation.  A child that refuses a delta (its generation is
+ * The store and the reaper free their definitions once applied, and the
+ * gateways keep most in a small form of their own (gatewayd/wldef.c):
+ * they tell cfgrecv.c so (cfg_forget_workloads) and are sent every one,
+ * as are all children at the first generation.  A child that refuses a delta (its generation is
  * not the base, or the delta does not add up: common/cfgrecv.c) answers
  * IMSG_CFG_RESEND; the generation is then replaced by a full one to
  * every child, and the answers to the replaced one are let go.
@@ -47,8 +48,7 @@
 /* a workload as the children were sent it */
 struct sent_wl {
 	char		*name;
-	uint64_t	 digest;	/* the gateways' definition */
-	uint64_t	 rdigest;	/* runtimed's */
+	uint64_t	 rdigest;	/* of runtimed's definition */
 };
 
 struct sent_gen {
@@ -86,7 +86,7 @@ sent_digest(const void *def, size_t len)
 static int
 delta_child(int id)
 {
-	return (id == PROC_GATEWAY || id == PROC_RUNTIME);
+	return (id == PROC_RUNTIME);
 }
 
 static void
@@ -105,9 +105,8 @@ static void
 delta_compose(struct orchd *env, uint32_t type, const void *data,
     size_t len)
 {
-	if (proc_compose(&env->ps, PROC_GATEWAY, type, 0, -1, data,
-	    len) == -1 || proc_compose(&env->ps, PROC_RUNTIME, type, 0, -1,
-	    data, len) == -1)
+	if (proc_compose(&env->ps, PROC_RUNTIME, type, 0, -1, data,
+	    len) == -1)
 		fatal("%s: compose", __func__);
 }
 
@@ -184,7 +183,7 @@ sent_find(struct sent_gen *s, const char *name)
 /* a name goes on from the last generation's entry, or is copied */
 static void
 sent_add(struct sent_gen *s, struct sent_wl *from, const char *name,
-    uint64_t digest, uint64_t rdigest)
+    uint64_t rdigest)
 {
 	struct sent_wl	*v;
 	uint32_t	 size;
@@ -202,7 +201,6 @@ sent_add(struct sent_gen *s, struct sent_wl *from, const char *name,
 		from->name = NULL;
 	} else if ((s->v[s->n].name = strdup(name)) == NULL)
 		fatal("%s", __func__);
-	s->v[s->n].digest = digest;
 	s->v[s->n].rdigest = rdigest;
 	s->n++;
 }
@@ -216,16 +214,15 @@ config_delta_workload(struct orchd *env, const char *name, const void *def,
     size_t len, const void *rdef, size_t rlen)
 {
 	struct sent_wl	*e;
-	uint64_t	 d, rd;
+	uint64_t	 rd;
 	uint32_t	 k;
 	int		 id, same;
 
-	d = sent_digest(def, len);
-	rd = rdef == def ? d : sent_digest(rdef, rlen);
+	rd = sent_digest(rdef, rlen);
 	e = sent_find(&cur, name);
-	same = e != NULL && e->digest == d && e->rdigest == rd;
+	same = e != NULL && e->rdigest == rd;
 	k = e != NULL ? e - cur.v : 0;
-	sent_add(&nxt, e, name, d, rd);
+	sent_add(&nxt, e, name, rd);
 	for (id = PROC_PARENT + 1; id < PROC_ACME; id++) {
 		if (delta_on && delta_child(id))
 			continue;
@@ -248,9 +245,8 @@ config_delta_workload(struct orchd *env, const char *name, const void *def,
 	}
 	run_flush(env);
 	nsent++;
-	if (proc_compose(&env->ps, PROC_GATEWAY, IMSG_CFG_WORKLOAD, 0, -1,
-	    def, len) == -1 || proc_compose(&env->ps, PROC_RUNTIME,
-	    IMSG_CFG_WORKLOAD, 0, -1, rdef, rlen) == -1)
+	if (proc_compose(&env->ps, PROC_RUNTIME, IMSG_CFG_WORKLOAD, 0, -1,
+	    rdef, rlen) == -1)
 		fatal("%s: compose", __func__);
 }
 
