@@ -22,9 +22,9 @@
  * cache while splice's flags are checked on every call.  Nothing stays
  * in the buffer between events: what the destination does not take at
  * once goes into the direction's pipe and is spliced out from there.  A
- * read that fills the buffer marks a bulk stream, spliced from then on
- * without crossing user space until a splice brings less than the
- * buffer holds.
+ * read that fills the buffer (a page) marks a bulk stream, spliced from
+ * then on without crossing user space until a splice brings less than
+ * a page.
  *
  * A pipe is needed only while bytes are under way: an empty one goes
  * back to a small pool, so that an idle connection holds its two sockets
@@ -70,7 +70,12 @@
 #define TCP_SPLICE_ROUNDS	16	/* per event, then the others' turn */
 #define TCP_PIPES_KEPT		64	/* empty pipes kept for reuse */
 #define TCP_SPLICE_FLAGS	(SPLICE_F_MOVE | SPLICE_F_NONBLOCK)
-#define TCP_COPY_LEN		(16 * 1024)	/* less than a pipe holds */
+/*
+ * Copied, not spliced, up to a page: what any pipe holds, even one made
+ * past its user's soft limit of pipe pages (pipe(7)), which gets the
+ * fewest buffers, so that what the destination leaves always fits.
+ */
+#define TCP_COPY_LEN		4096
 
 enum { TCP_UP = 0, TCP_DOWN = 1 };	/* client to workload, and back */
 
@@ -173,7 +178,7 @@ tcp_events(struct gw_conn *c)
 /*
  * One read(2) of direction d into the shared buffer, written out at
  * once; what the destination leaves goes into the direction's empty
- * pipe, whose capacity is more than the buffer's, so it all fits.  The
+ * pipe, which holds a page at the least, so it all fits.  The
  * bytes read (0 at the source's end), or -1 with errno set.
  */
 static ssize_t

@@ -4,7 +4,7 @@
 # out at once, what the other side does not take at once waits in a
 # pipe, and a bulk stream is spliced.  Through a "listen on" of a
 # keep-warm echo workload, byte for byte: 2,000 round trips of sizes
-# around each boundary (1 byte, the buffer's 16 KiB, a pipe's 64 KiB),
+# around each boundary (1 byte, the buffer's page, a pipe's 64 KiB),
 # 20 connections at once each with bytes of its own (none gets
 # another's), a client that sends 8 MiB before reading a byte (the echo
 # backs up: partial writes, a full pipe, a blocked source) and one that
@@ -73,8 +73,8 @@ mode = sys.argv[1]
 if mode == "sizes":
     sent = [0]
     k = 16384
-    sizes = [1, 2, 100, 1400, k - 1, k, k + 1, 2 * k, 65535, 65536,
-        65537, 200000, 7, 3000]
+    sizes = [1, 2, 100, 1400, 4095, 4096, 4097, 8192, k - 1, k, k + 1,
+        2 * k, 65535, 65536, 65537, 200000, 7, 3000]
     rounds(b"s", 2000, sizes, sent)
     print("ok", sent[0])
 elif mode == "many":
@@ -127,7 +127,7 @@ GWPID=$(child gateway)
 rss0=$(rss_kb "$GWPID")
 
 out=$(timeout 120 python3 "$T/client.py" sizes "$L_ECHO" 2>&1)
-check "2,000 round trips of 1 byte to 200 KB around 16 and 64 KiB, intact" \
+check "2,000 round trips of 1 byte to 200 KB around 4, 16 and 64 KiB, intact" \
     [ "${out%% *}" = ok ]
 sizes_bytes=${out#ok }
 out=$(timeout 150 python3 "$T/client.py" many "$L_ECHO" 2>&1)
