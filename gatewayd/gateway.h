@@ -327,6 +327,8 @@ struct gw_conn {
 	int64_t			 hello_end;	/* ms: the head's deadline */
 	int			 tls_rw;	/* read waits until writable */
 	int			 tls_wr;	/* write waits until readable */
+	int			 tls_full;	/* the last write filled the
+						   socket: poll before the next */
 
 	/* the request under way */
 	struct gw_head		*req;		/* while reading or parked */
@@ -535,6 +537,7 @@ void		 h2_stream_reading(struct gw_conn *);
 
 /* bufio.c */
 int		 buf_read(struct evbuffer *, int);
+void		*buf_scratch(size_t *);
 
 /* serve.c: reading and routing a request head */
 extern const struct conn_ops serve_ops;

@@ -284,6 +284,13 @@ h2_stream_rx(struct h2_stream *st, size_t n)
 	st->pc->rx_total += n;
 }
 
+/* every stream's request line: without printf(3)'s parsing of a format */
+static int
+h2_add_str(struct evbuffer *b, const char *s)
+{
+	return (evbuffer_add(b, s, strlen(s)));
+}
+
 /* the request's head, whole: on to a pseudo-connection of its own */
 static int
 h2_stream_start(struct h2_stream *st, int endstream)
@@ -321,9 +328,12 @@ h2_stream_start(struct h2_stream *st, int endstream)
 		    "Connection: close\r\n\r\n", st->method, st->path,
 		    st->authority) == -1)
 			return (-1);
-	} else if (evbuffer_add_printf(in,
-	    "%s %s HTTP/1.1\r\nHost: %s\r\n",
-	    st->method, st->path, st->authority) == -1 ||
+	} else if (h2_add_str(in, st->method) == -1 ||
+	    evbuffer_add(in, " ", 1) == -1 ||
+	    h2_add_str(in, st->path) == -1 ||
+	    evbuffer_add(in, " HTTP/1.1\r\nHost: ", 17) == -1 ||
+	    h2_add_str(in, st->authority) == -1 ||
+	    evbuffer_add(in, "\r\n", 2) == -1 ||
 	    evbuffer_add_buffer(in, st->fields) == -1 ||
 	    (evbuffer_get_length(st->cookie) > 0 &&
 	    (evbuffer_add(in, "Cookie: ", 8) == -1 ||

@@ -14,6 +14,18 @@
  * client that sends its request and closes its side still reads the
  * answer).
  *
+ * Small exchanges, the queries and answers most TCP protocols are made
+ * of, are not spliced: read(2) into one buffer shared by every
+ * connection and written out at once, two system calls a message where
+ * splice(2) through a pipe costs as many and more in the kernel, and
+ * read and write are calls the sandbox's filter passes from the kernel's
+ * cache while splice's flags are checked on every call.  Nothing stays
+ * in the buffer between events: what the destination does not take at
+ * once goes into the direction's pipe and is spliced out from there.  A
+ * read that fills the buffer (a page) marks a bulk stream, spliced from
+ * then on without crossing user space until a splice brings less than
+ * a page.
+ *
  * A pipe is needed only while bytes are under way: an empty one goes
  * back to a small pool, so that an idle connection holds its two sockets
  * and nothing more, and a busy one takes a pipe without a system call.
@@ -58,6 +70,12 @@
 #define TCP_SPLICE_ROUNDS	16	/* per event, then the others' turn */
 #define TCP_PIPES_KEPT		64	/* empty pipes kept for reuse */
 #define TCP_SPLICE_FLAGS	(SPLICE_F_MOVE | SPLICE_F_NONBLOCK)
+/*
+ * Copied, not spliced, up to a page: what any pipe holds, even one made
+ * past its user's soft limit of pipe pages (pipe(7)), which gets the
+ * fewest buffers, so that what the destination leaves always fits.
+ */
+#define TCP_COPY_LEN		4096
 
 enum { TCP_UP = 0, TCP_DOWN = 1 };	/* client to workload, and back */
 
@@ -72,10 +90,12 @@ struct gw_tcp {
 	struct gw_pipe		 pipe[2];	/* by direction */
 	int			 eof[2];	/* the direction's source ended */
 	int			 shut[2];	/* and that was passed on */
+	int			 bulk[2];	/* spliced, not copied */
 };
 
 static int	 tcp_pool[TCP_PIPES_KEPT][2];
 static int	 tcp_npool;
+static char	 tcp_buf[TCP_COPY_LEN];	/* empty between two events */
 
 static void	 tcp_io(int, short, void *);
 static void	 tcp_up_connect(int, short, void *);
@@ -156,6 +176,44 @@ tcp_events(struct gw_conn *c)
 }
 
 /*
+ * One read(2) of direction d into the shared buffer, written out at
+ * once; what the destination leaves goes into the direction's empty
+ * pipe, which holds a page at the least, so it all fits.  The
+ * bytes read (0 at the source's end), or -1 with errno set.
+ */
+static ssize_t
+tcp_copy(struct gw_conn *c, int d)
+{
+	struct gw_pipe	*p = &c->tcp->pipe[d];
+	ssize_t		 n, w, k;
+
+	if ((n = read(tcp_src(c, d), tcp_buf, sizeof(tcp_buf))) <= 0)
+		return (n);
+	if (d == TCP_UP)
+		metrics_tcp_rx(c->wl, n);
+	if ((w = write(tcp_dst(c, d), tcp_buf, n)) == -1) {
+		if (errno != EAGAIN && errno != EINTR)
+			return (-1);
+		w = 0;
+	}
+	if (d == TCP_DOWN)
+		metrics_tcp_tx(c->wl, w);
+	if (w == n)
+		return (n);
+	if (pipe_get(p) == -1)
+		return (-1);
+	if ((k = write(p->fd[1], tcp_buf + w, n - w)) != n - w) {
+		/* cannot happen to an empty pipe; never lose bytes quietly */
+		if (k > 0)
+			p->len = k;
+		errno = EIO;
+		return (-1);
+	}
+	p->len = n - w;
+	return (n);
+}
+
+/*
  * Move what direction d has: empty the pipe into the destination, fill
  * it from the source only once empty, a bounded number of rounds.  At
  * the source's end, the destination's write side is shut down.  A read
@@ -197,6 +255,21 @@ tcp_move(struct gw_conn *c, int d, size_t *moved)
 			t->shut[d] = 1;
 			return (0);
 		}
+		if (!t->bulk[d]) {
+			if ((n = tcp_copy(c, d)) == -1)
+				return (errno == EAGAIN || errno == EINTR ?
+				    0 : -1);
+			if (n == 0) {
+				t->eof[d] = 1;
+				continue;
+			}
+			*moved += n;
+			t->bulk[d] = n == TCP_COPY_LEN;
+			/* the rest waits for the destination's room */
+			if (p->len > 0 || !t->bulk[d])
+				return (0);
+			continue;
+		}
 		if (pipe_get(p) == -1)
 			return (-1);
 		n = splice(tcp_src(c, d), NULL, p->fd[1], NULL,
@@ -212,6 +285,7 @@ tcp_move(struct gw_conn *c, int d, size_t *moved)
 		}
 		p->len = n;
 		drained = n < TCP_SPLICE_LEN;
+		t->bulk[d] = n >= TCP_COPY_LEN;
 		*moved += n;
 		if (d == TCP_UP)
 			metrics_tcp_rx(c->wl, n);
