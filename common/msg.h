@@ -19,7 +19,7 @@
 /* the control protocol's version, carried in peerid of every request */
 #define ORCHD_CTL_VERSION	5
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	20
+#define ORCHD_IMSG_VERSION	21
 
 /* IMSG_CFG_APIKEY's peerid: which key it carries */
 #define APIKEY_API	0		/* the API's, full rights */
