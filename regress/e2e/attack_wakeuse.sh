@@ -91,10 +91,7 @@ has() { printf '%s' "$out" | grep -q -- "$1"; }
 not() { ! "$@"; }
 kept_stopped() { [ -n "$first" ] && ! runs; }
 swap() { rm -rf "$V" && ln -s /etc "$V"; }
-unhas() { printf '%s' "$out" | grep -q -- "$1"; }
-not() { ! "$@"; }
-kept_stopped() { [ -n "$first" ] && ! runs; }
-swap() {
+unswap() {
 	rm -f "$V" && mkdir -m 0755 "$V" &&
 	    echo "served-$$" >"$V/index.html" && chmod 0644 "$V/index.html"
 }
