@@ -156,6 +156,10 @@ for i in $(seq 1 "$WAKES"); do
 done
 
 # ---- container ----
+# after each stop, a pause before the next start: Docker tidies a
+# stopped container's task after its stop has answered, and a start
+# right behind that, of whichever target, is slower
+settle() { sleep 0.3; }
 : >"$B/raw.ctr"
 : >"$B/api.ctr"
 : >"$B/gw.ctr"
@@ -192,6 +196,7 @@ if [ -z "$DOCKER_WHY" ]; then
 		    { DOCKER_WHY="raw docker start failed"; break; }
 		docker stop -t 10 "$CRAW" >/dev/null 2>&1
 		wait_for 10 port_free "$CPORT"
+		settle
 		if [ -n "$DOCKER_SOCK" ]; then
 			taskset -c "$CCPU" "$B/spawnwait" -x "$CPORT" -- \
 			    "$(command -v curl)" -sf --unix-socket \
@@ -200,12 +205,14 @@ if [ -z "$DOCKER_WHY" ]; then
 			    >>"$B/api.ctr" || DOCKER_SOCK=
 			docker stop -t 10 "$CRAW" >/dev/null 2>&1
 			wait_for 10 port_free "$CPORT"
+			settle
 		fi
 		v=$(gw_wake wakec.localhost)
 		[ -n "$v" ] || { DOCKER_WHY="container wake failed: $(cat "$B/herd.out")"; break; }
 		echo "$v" >>"$B/gw.ctr"
 		put_to_sleep benchwakec "$CPORT" ||
 		    { DOCKER_WHY="cannot suspend the container"; break; }
+		settle
 	done
 fi
 # raw_stop FILE [DOCKER-RUN-OPTION]: run busybox httpd in a container,
