@@ -6,6 +6,9 @@
 # asking 16 distinct ones within 500 ms), replayed against
 #  (a) the idle timeout alone (30 s), which overcommits, and
 #  (b) the same with "memory budget 384M", 8 of the average workload,
+#  (c) as (b) with "suspend freeze" (issue 33's freeze tier: an idle
+#      workload frozen, keeping its memory and its charge, stopped when
+#      the budget needs room, frozen ones first),
 # orchd and its workloads inside one memory cgroup (v1: the workloads'
 # own cgroups nest in orchd's) limited to the budget, orchd's footprint
 # and 16 MiB, and no swap: what overcommit costs on a small host.
@@ -184,6 +187,7 @@ print(b.get("waited", 0), b.get("wait_timeouts", 0),
 		awk '{ print $3 }' "$B/res.$mode" | sort | uniq -c |
 		    sed 's/^/   raw   /'
 		echo "   raw $mode: orchd alive at the end: $alive; footprint at start $((foot / 1048576)) MiB"
+		echo "   raw $mode: of the wakes, thaws of a frozen one: $(grep -c 'frozen -> waking' "$d/orchd.log")"
 	} >>"$RESULTS"
 }
 
@@ -198,12 +202,17 @@ out "$hdr"
 run_mode a-idle
 out "   (limit $((LIMIT / 1048576)) MiB: the budget ${BUDGET_MIB} MiB, orchd's $FOOT_MIB MiB at start, $SLACK_MIB MiB)"
 run_mode b-budget "memory budget ${BUDGET_MIB}M"
+run_mode c-freeze "memory budget ${BUDGET_MIB}M
+suspend freeze"
 r=$(ratio "$P99_b_budget" "$P99_a_idle")
 rok=$(ratio "$P99OK_b_budget" "$P99OK_a_idle")
 out "   goals for (b): zero OOM kills: $([ "$OOM_b_budget" -eq 0 ] && echo met || echo "NOT met ($OOM_b_budget)");" \
     "the workloads' peak within the budget: $([ "$WLPEAK_b_budget" -le "$BUDGET_MIB" ] && echo met || echo "NOT met") ($WLPEAK_b_budget of $BUDGET_MIB MiB);"
 out "   p99 <= 1.2x (a)'s: $(awk -v r="$r" 'BEGIN { print (r != "-" && r <= 1.2) ? "met" : "NOT met" }') (${r}x of every answer's;" \
     "${rok}x of the 2xx answers')"
+rf=$(ratio "$P99_c_freeze" "$P99_b_budget")
+out "   freeze tier, (c) against (b): p99 ${rf}x ($(awk -v r="$rf" 'BEGIN { print (r != "-" && r < 1) ? "lower" : "NOT lower" }'));" \
+    "OOM kills $OOM_c_freeze ($([ "$OOM_c_freeze" -eq 0 ] && echo met || echo "NOT met") issue 33's 0)"
 out "   (wakes/k: wakes per 1,000 requests; latencies of the answered requests, p99_2xx of the"
 out "    2xx ones only; peakMi: the cgroup's peak, orchd and page cache included; wlpkMi: the"
 out "    workloads' cgroups summed, sampled every 0.5 s; oom: kills in the cgroup in the kernel's"
