@@ -349,6 +349,7 @@ static int
 dk_label_start(struct rt_docker *dk, char *msg, size_t len)
 {
 	dk->op = OP_START;
+	dk->use_early = USE_NONE;	/* asked at its start, as before */
 	dk->hash[0] = dk->run_hash[0] = '\0';
 	dk->stop_wanted = dk->died = 0;
 	dk->oom = dk->killsig = dk->removed = dk->start_seen = 0;
