@@ -98,8 +98,11 @@ if [ -z "$DOCKER_WHY" ] && ! "$ORCHD" -n -f "$W/orchd.conf" >"$B/n.out" 2>&1; th
 	sed -i '/^workload "benchwakec"/,$d' "$W/orchd.conf"
 fi
 if [ -z "$DOCKER_WHY" ]; then
-	# the containers are ours: the raw ones and those orchd makes
-	for c in "$CRAW" "$SRAW" orchd-benchwakec orchd-benchstopc; do
+	# the containers are ours: the raw ones and those orchd makes,
+	# orchd-INSTANCE-NAME, as orchd_globals names the instance
+	n=$(printf '%s' "$W" | cksum | cut -d ' ' -f 1)
+	for c in "$CRAW" "$SRAW" "orchd-bench-$(basename "$W")-$n-benchwakec" \
+	    "orchd-bench-$(basename "$W")-$n-benchstopc"; do
 		at_exit docker rm -f "$c"
 	done
 fi
