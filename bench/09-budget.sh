@@ -6,13 +6,18 @@
 # asking 16 distinct ones within 500 ms), replayed against
 #  (a) the idle timeout alone (30 s), which overcommits, and
 #  (b) the same with "memory budget 384M", 8 of the average workload,
+#  (c) as (b) with "suspend freeze" (issue 33's freeze tier: an idle
+#      workload frozen, keeping its memory and its charge, stopped when
+#      the budget needs room, frozen ones first),
 # orchd and its workloads inside one memory cgroup (v1: the workloads'
 # own cgroups nest in orchd's) limited to the budget, orchd's footprint
 # and 16 MiB, and no swap: what overcommit costs on a small host.
 # For each: wakes per 1,000 requests, p50/p99/max latency, the cgroup's
 # peak and the workloads' sampled peak, OOM kills (the kernel's log,
 # the cgroup named), the wakes that waited and for how long.
-# BENCH_BUDGET_SECONDS (150; quick 60) of trace per mode.
+# BENCH_BUDGET_SECONDS (150; quick 60) of trace per mode;
+# BENCH_BUDGET_IDLE the idle timeout of every mode (30s): the freeze
+# tier acts at idle suspends only, which a short one makes many.
 #
 #	bench/09-budget.sh [--quick]
 [ "${1:-}" = --quick ] && export BENCH_QUICK=1
@@ -32,6 +37,7 @@ if [ -n "$QUICK" ]; then
 else
 	TSECS=${BENCH_BUDGET_SECONDS:-150}
 fi
+IDLE=${BENCH_BUDGET_IDLE:-30s}
 BUDGET_MIB=384
 SLACK_MIB=16
 SEED=${BENCH_BUDGET_SEED:-1}
@@ -53,7 +59,7 @@ write_conf() {	# write_conf DIR [GLOBAL-LINE]
 	{
 		orchd_globals "$1"
 		cat <<EOF
-idle timeout 30s
+idle timeout $IDLE
 reaper interval 2s
 wake timeout 30s
 memory estimate 64M
@@ -176,6 +182,8 @@ print(b.get("waited", 0), b.get("wait_timeouts", 0),
 	    "$p50" "$p99" "$p99ok" "$max" $((peak / 1048576)) \
 	    $((wlpeak / 1048576)) "$ooms" "$kills" "$1" "$2" "$3" "$4" "$5" \
 	    "$6")"
+	out "   ($mode: of the wakes, $(grep -c 'frozen -> waking' \
+	    "$d/orchd.log") thaws of a frozen one)"
 	key=${mode//-/_}
 	eval "P99_$key=$p99 P99OK_$key=$p99ok OOM_$key=$ooms"
 	eval "WLPEAK_$key=$((wlpeak / 1048576))"
@@ -189,7 +197,7 @@ print(b.get("waited", 0), b.get("wait_timeouts", 0),
 
 out ""
 out "== 9. Memory budget: $N workloads of 30-60 MiB (testhttp, written), $NREQ requests over $TSECS s"
-out "   (Poisson 8/s, Zipf s=1, a burst of 16 distinct every 25 s; seed $SEED), idle timeout 30s,"
+out "   (Poisson 8/s, Zipf s=1, a burst of 16 distinct every 25 s; seed $SEED), idle timeout $IDLE,"
 out "   orchd and the workloads in one memory cgroup, no swap"
 hdr=$(printf '%-9s %5s %5s %4s %4s %4s %7s %7s %7s %7s %7s %6s %6s %5s %5s %6s %6s %7s %6s %6s %5s' \
     mode reqs 2xx 5xx 503 none wakes/k p50_ms p99_ms p99_2xx max_ms peakMi \
@@ -198,12 +206,17 @@ out "$hdr"
 run_mode a-idle
 out "   (limit $((LIMIT / 1048576)) MiB: the budget ${BUDGET_MIB} MiB, orchd's $FOOT_MIB MiB at start, $SLACK_MIB MiB)"
 run_mode b-budget "memory budget ${BUDGET_MIB}M"
+run_mode c-freeze "memory budget ${BUDGET_MIB}M
+suspend freeze"
 r=$(ratio "$P99_b_budget" "$P99_a_idle")
 rok=$(ratio "$P99OK_b_budget" "$P99OK_a_idle")
 out "   goals for (b): zero OOM kills: $([ "$OOM_b_budget" -eq 0 ] && echo met || echo "NOT met ($OOM_b_budget)");" \
     "the workloads' peak within the budget: $([ "$WLPEAK_b_budget" -le "$BUDGET_MIB" ] && echo met || echo "NOT met") ($WLPEAK_b_budget of $BUDGET_MIB MiB);"
 out "   p99 <= 1.2x (a)'s: $(awk -v r="$r" 'BEGIN { print (r != "-" && r <= 1.2) ? "met" : "NOT met" }') (${r}x of every answer's;" \
     "${rok}x of the 2xx answers')"
+rf=$(ratio "$P99_c_freeze" "$P99_b_budget")
+out "   freeze tier, (c) against (b): p99 ${rf}x ($(awk -v r="$rf" 'BEGIN { print (r != "-" && r < 1) ? "lower" : "NOT lower" }'));" \
+    "OOM kills $OOM_c_freeze ($([ "$OOM_c_freeze" -eq 0 ] && echo met || echo "NOT met") issue 33's 0)"
 out "   (wakes/k: wakes per 1,000 requests; latencies of the answered requests, p99_2xx of the"
 out "    2xx ones only; peakMi: the cgroup's peak, orchd and page cache included; wlpkMi: the"
 out "    workloads' cgroups summed, sampled every 0.5 s; oom: kills in the cgroup in the kernel's"

@@ -7,7 +7,10 @@
 # first complete answer).  The same for a container (driver docker, docker
 # pause against docker stop) where docker answers and the image
 # orchd-test/busybox is there (regress/docker-image.sh); otherwise it
-# says "skipped: " and why.  Then the seed's kind of app, one that takes
+# says "skipped: " and why.  After each wake from frozen, the same
+# request to the workload now running: the difference, round by round,
+# is what the thaw added (issue 33: at most 1 ms, p99).  Then the seed's
+# kind of app, one that takes
 # seconds to boot: Debian's gunicorn (one worker) serving a WSGI app
 # whose import sleeps GUNICORN_BOOT seconds (2), standing in for a
 # framework's boot, frozen against stopped, where gunicorn is installed.
@@ -152,12 +155,19 @@ round() {
 	v=$(gw_wake "$1.localhost")
 	[ -n "$v" ] || return 1
 	echo "$v" >>"$B/frozen.$1"
+	# the same request to it running now: what the thaw added
+	r=$(gw_wake "$1.localhost")
+	[ -n "$r" ] || return 1
+	echo "$r" >>"$B/running.$1"
+	echo $((v - r)) >>"$B/added.$1"
 	v=$(gw_wake "$2.localhost")
 	[ -n "$v" ] || return 1
 	echo "$v" >>"$B/stopped.$2"
 }
 
 : >"$B/frozen.frzp"
+: >"$B/running.frzp"
+: >"$B/added.frzp"
 : >"$B/stopped.stpp"
 note "part 13: $ROUNDS process wakes from frozen and from stopped"
 gw_wake frzp.localhost >/dev/null
@@ -166,6 +176,8 @@ for i in $(seq 1 "$ROUNDS"); do
 	round frzp stpp "$SPORT" || die "process round $i failed: $(cat "$B/herd.out")"
 done
 : >"$B/frozen.frzg"
+: >"$B/running.frzg"
+: >"$B/added.frzg"
 : >"$B/stopped.stpg"
 if [ -z "$GUNI_WHY" ]; then
 	note "part 13: $ROUNDS gunicorn wakes from frozen and from stopped"
@@ -177,6 +189,8 @@ if [ -z "$GUNI_WHY" ]; then
 	done
 fi
 : >"$B/frozen.frzc"
+: >"$B/running.frzc"
+: >"$B/added.frzc"
 : >"$B/stopped.stpc"
 if [ -z "$DOCKER_WHY" ]; then
 	note "part 13: $ROUNDS container wakes from paused and from stopped"
@@ -199,6 +213,8 @@ out ""
 out "== 13. Wake from frozen vs from stopped: $ROUNDS wakes each (ms)"
 out "$(printf '%-36s %8s %8s %8s %5s' '' p50 p99 max n)"
 out "$(summary "process: wake from frozen" "$B/frozen.frzp")"
+out "$(summary "process: the same, running" "$B/running.frzp")"
+out "$(summary "process: frozen adds (per round)" "$B/added.frzp")"
 out "$(summary "process: wake from stopped" "$B/stopped.stpp")"
 out "$(printf '%-36s %8s x faster (p50)' "process: frozen" \
     "$(ratio "$(pctl 50 <"$B/stopped.stpp")" "$(pctl 50 <"$B/frozen.frzp")")")"
@@ -212,14 +228,16 @@ else
 fi
 if [ -s "$B/frozen.frzc" ] && [ -z "$DOCKER_WHY" ]; then
 	out "$(summary "container: wake from paused" "$B/frozen.frzc")"
+	out "$(summary "container: the same, running" "$B/running.frzc")"
+	out "$(summary "container: paused adds (per round)" "$B/added.frzc")"
 	out "$(summary "container: wake from stopped" "$B/stopped.stpc")"
 	out "$(printf '%-36s %8s x faster (p50)' "container: paused" \
 	    "$(ratio "$(pctl 50 <"$B/stopped.stpc")" "$(pctl 50 <"$B/frozen.frzc")")")"
 else
 	out "container: skipped: $DOCKER_WHY"
 fi
-for f in frozen.frzp stopped.stpp frozen.frzg stopped.stpg frozen.frzc \
-    stopped.stpc; do
+for f in frozen.frzp running.frzp stopped.stpp frozen.frzg stopped.stpg \
+    frozen.frzc running.frzc stopped.stpc; do
 	echo "   raw: $f us: $(tr '\n' ' ' <"$B/$f")" >>"$RESULTS"
 done
 exit 0

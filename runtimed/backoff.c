@@ -92,3 +92,18 @@ ready_delay(int64_t elapsed)
 
 	return (MAX(READY_DELAY_MIN, MIN(d, READY_DELAY_MAX)));
 }
+
+/*
+ * The same in microseconds, with a first phase: READY_FAST_US apart for
+ * the first READY_FAST_MS.  Most programs listen within a few ms of
+ * their exec, and a check 1 ms apart sees them half a millisecond late
+ * on average, most of what a wake adds to the program's own start; a
+ * refused connect on loopback costs microseconds.
+ */
+int64_t
+ready_delay_us(int64_t elapsed_us)
+{
+	if (elapsed_us < (int64_t)READY_FAST_MS * 1000)
+		return (READY_FAST_US);
+	return (ready_delay(elapsed_us / 1000) * 1000);
+}

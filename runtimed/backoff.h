@@ -41,6 +41,8 @@
 #define READY_DELAY_MIN		1		/* ms */
 #define READY_DELAY_MAX		50
 #define READY_DELAY_SHARE	8		/* of the time so far */
+#define READY_FAST_MS		4		/* first, checks this often: */
+#define READY_FAST_US		250
 
 struct rt_backoff {
 	int64_t		 fails[CRASH_FAILS];	/* the last failed wakes */
@@ -56,5 +58,6 @@ void		 backoff_succeeded(struct rt_backoff *);
 int64_t		 backoff_left(const struct rt_backoff *, int64_t);
 int64_t		 restart_delay(struct rt_backoff *, int64_t);
 int64_t		 ready_delay(int64_t);
+int64_t		 ready_delay_us(int64_t);
 
 #endif /* RUNTIMED_BACKOFF_H */

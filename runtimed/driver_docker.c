@@ -97,6 +97,7 @@ static int	dk_image_begin(struct rt_docker *, char *, size_t);
 static void	dk_pulled(int, const char *, void *);
 static void	dk_start_failed(struct rt_docker *, const char *);
 static void	dk_use(struct rt_docker *, enum dk_step);
+static int	dk_use_ask(struct rt_docker *, enum dk_step);
 static int	dk_label_start(struct rt_docker *, char *, size_t);
 static void	dk_purgewait(int, short, void *);
 static int	dk_start_begin(struct rt_docker *, char *, size_t);
@@ -283,6 +284,7 @@ dk_pull_begin(struct rt_docker *dk, char *msg, size_t len)
 	int64_t			 secs = docker_pull_timeout(wl->conf);
 
 	dk->step = STEP_PULL;
+	dk->use_early = USE_NONE;	/* asked again after the pull */
 	if ((dk->pull = dk_pull_start(wl->conf->image, secs, NULL, dk_pulled,
 	    dk, msg, len)) == NULL)
 		return (-1);
@@ -327,6 +329,7 @@ docker_start(struct rt_workload *wl, char *msg, size_t len)
 		return (-1);
 	}
 	dk->op = OP_START;
+	dk->use_early = USE_NONE;
 	dk->run_hash[0] = '\0';
 	dk->stop_wanted = 0;
 	dk->died = 0;
@@ -396,6 +399,7 @@ static int
 dk_label_start(struct rt_docker *dk, char *msg, size_t len)
 {
 	dk->op = OP_START;
+	dk->use_early = USE_NONE;	/* asked at its start, as before */
 	dk->hash[0] = dk->run_hash[0] = '\0';
 	dk->stop_wanted = dk->died = 0;
 	dk->oom = dk->killsig = dk->removed = dk->start_seen = 0;
@@ -487,6 +491,7 @@ static void
 dk_start_failed(struct rt_docker *dk, const char *why)
 {
 	dk->op = OP_NONE;
+	dk->use_early = USE_NONE;
 	dk->stop_wanted = 0;
 	log_warnx("workload %s: container not started: %s", dk->wl->name,
 	    why);
@@ -502,11 +507,15 @@ dk_image_begin(struct rt_docker *dk, char *msg, size_t len)
 	int				 r;
 
 	if (dk_pull_mode(wc) == PULL_ALWAYS)
-		r = dk_pull_begin(dk, msg, len);
-	else if ((r = dk_next(dk, STEP_IMAGE, DK_IMAGE, wc->image,
-	    NULL)) == -1)
+		return (dk_pull_begin(dk, msg, len));
+	if ((r = dk_next(dk, STEP_IMAGE, DK_IMAGE, wc->image, NULL)) == -1) {
 		snprintf(msg, len, "cannot call the Docker daemon");
-	return (r);
+		return (r);
+	}
+	/* the parent's check meanwhile (dk_use) */
+	dk->use_early = dk_use_ask(dk, STEP_START) == 0 ? USE_ASKED :
+	    USE_NONE;
+	return (0);
 }
 
 static void
@@ -550,22 +559,57 @@ dk_network_same(const struct rt_docker *dk)
  * is called once it says yes (docker_recv_used); a no fails the wake
  * with its reason.  Asked without waiting: the answer comes back as a
  * message like any other.
+ *
+ * A wake asks early: with the image's inspect (dk_image_begin), so that
+ * the parent's walk runs while Docker answers the inspects instead of
+ * after them, off the wake's path.  That yes serves the first create or
+ * start of this wake alone, a few Docker answers later; a pull in
+ * between forgets it (minutes may pass), and a start after a create
+ * asks again, as before.  An early no fails the wake at once.
  */
-static void
-dk_use(struct rt_docker *dk, enum dk_step next)
+static int
+dk_use_ask(struct rt_docker *dk, enum dk_step next)
 {
 	static uint32_t	 seq;
 	struct rt_use	 use;
 
 	memset(&use, 0, sizeof(use));
 	(void)strlcpy(use.name, dk->wl->name, sizeof(use.name));
-	use.seq = dk->use_seq = ++seq;
+	if (++seq == 0)
+		seq = 1;
+	use.seq = dk->use_seq = seq;
 	use.what = next == STEP_CREATE ? RT_USE_CREATE : RT_USE_START;
+	return (proc_compose(rt->ps, PROC_PARENT, IMSG_RT_USE, 0, -1, &use,
+	    sizeof(use)));
+}
+
+/* the parent said yes: the create or the start */
+static void
+dk_use_go(struct rt_docker *dk, enum dk_step next)
+{
+	int	 r;
+
+	if (next == STEP_CREATE)
+		r = dk_next(dk, STEP_CREATE, DK_CREATE, NULL, dk->spec);
+	else
+		r = dk_next(dk, STEP_START, DK_START, dk->id, NULL);
+	if (r == -1)
+		dk_start_failed(dk, "cannot call Docker");
+}
+
+static void
+dk_use(struct rt_docker *dk, enum dk_step next)
+{
+	enum dk_use_early	 early = dk->use_early;
+
 	dk->use_next = next;
 	dk->step = STEP_USE;
-	if (proc_compose(rt->ps, PROC_PARENT, IMSG_RT_USE, 0, -1, &use,
-	    sizeof(use)) == -1)
+	dk->use_early = USE_NONE;
+	if (early == USE_YES)
+		dk_use_go(dk, next);
+	else if (early != USE_ASKED && dk_use_ask(dk, next) == -1)
 		dk_start_failed(dk, "cannot ask the parent");
+	/* USE_ASKED: its answer goes on from STEP_USE */
 }
 
 void
@@ -574,15 +618,28 @@ docker_recv_used(struct imsgev *iev, struct imsg *imsg)
 	struct rt_used		 ans;
 	struct rt_workload	*wl;
 	struct rt_docker	*dk;
-	int			 r;
 
 	(void)imsg_get_data(imsg, &ans, sizeof(ans));
 	ans.msg[sizeof(ans.msg) - 1] = '\0';
 	/* a start abandoned, or another since: not this answer's */
 	if ((wl = lifecycle->find(ans.name)) == NULL ||
 	    (dk = wl->docker) == NULL || dk->op != OP_START ||
-	    dk->step != STEP_USE || dk->use_seq != ans.seq)
+	    dk->use_seq != ans.seq)
 		return;
+	if (dk->step != STEP_USE) {
+		/* the early answer, while Docker looks */
+		if (dk->use_early != USE_ASKED)
+			return;
+		dk->use_early = USE_NONE;
+		if (ans.ok == 1) {
+			dk->use_early = USE_YES;
+			return;
+		}
+		dk_cancel(dk->req);
+		dk->req = NULL;
+		dk_start_failed(dk, ans.msg[0] != '\0' ? ans.msg : "refused");
+		return;
+	}
 	if (dk->stop_wanted) {
 		dk_start_failed(dk, "stopped before it started");
 		return;
@@ -591,12 +648,7 @@ docker_recv_used(struct imsgev *iev, struct imsg *imsg)
 		dk_start_failed(dk, ans.msg[0] != '\0' ? ans.msg : "refused");
 		return;
 	}
-	if (dk->use_next == STEP_CREATE)
-		r = dk_next(dk, STEP_CREATE, DK_CREATE, NULL, dk->spec);
-	else
-		r = dk_next(dk, STEP_START, DK_START, dk->id, NULL);
-	if (r == -1)
-		dk_start_failed(dk, "cannot call Docker");
+	dk_use_go(dk, dk->use_next);
 }
 
 /* after the container was started, or found running */
@@ -606,6 +658,7 @@ dk_start_done(struct rt_docker *dk)
 	struct rt_workload	*wl = dk->wl;
 
 	dk->op = OP_NONE;
+	dk->use_early = USE_NONE;
 	dk->running = 1;
 	json_decref(dk->spec);
 	dk->spec = NULL;

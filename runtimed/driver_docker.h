@@ -41,6 +41,13 @@ enum dk_step {
 	STEP_PURGEWAIT		/* for a namesake's purge (docker_purge.c) */
 };
 
+/* the parent's check asked with the image's inspect (dk_use) */
+enum dk_use_early {
+	USE_NONE = 0,
+	USE_ASKED,		/* its answer not in yet */
+	USE_YES			/* for the first create or start */
+};
+
 #define DK_IMAGEID_MAX		80	/* "sha256:" and 64 hex digits */
 
 struct rt_docker {
@@ -84,6 +91,7 @@ struct rt_docker {
 	char			 image_id[DK_IMAGEID_MAX]; /* "": none */
 	uint32_t		 use_seq;	/* STEP_USE: the question's */
 	enum dk_step		 use_next;	/* ... and what follows a yes */
+	enum dk_use_early	 use_early;	/* asked before it is needed */
 };
 
 struct rt_workload;

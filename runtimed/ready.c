@@ -5,10 +5,11 @@
  * path: a GET of the path on a fresh connection answers 2xx or 3xx.
  * The first attempt is made at once, as the start is told, and the next
  * ones quickly, because a held request waits on this and most programs
- * listen within milliseconds, then less often: 1 ms apart for the first
- * 16 ms, then an eighth of the time the start has taken, up to 50 ms
- * (ready_delay(), backoff.c, tested alone), so that a workload is seen
- * ready at most an eighth of its own start late, or 1 ms.  Everything
+ * listen within milliseconds, then less often: 250 us apart for the
+ * first 4 ms, 1 ms apart until 16 ms, then an eighth of the time the
+ * start has taken, up to 50 ms (ready_delay_us(), backoff.c, tested
+ * alone), so that a workload is seen ready at most an eighth of its own
+ * start late, or 1 ms, or a quarter of one in its first 4 ms.  Everything
  * is non-blocking and every attempt is bounded, so a workload that
  * accepts and never answers costs an attempt, not the wake.  The wake
  * timeout (lifecycle.c) bounds the whole.
@@ -59,7 +60,7 @@ struct rt_probe {
 	struct event		 ev;		/* on fd */
 	int			 ev_set;
 	struct event		 timer;		/* retry, bound */
-	int64_t			 start_ms;	/* of the checks, monotonic */
+	int64_t			 start_us;	/* of the checks, monotonic */
 	unsigned int		 attempts;
 	char			 req[READY_REQ_MAX];
 	size_t			 reqlen;
@@ -105,6 +106,9 @@ probe_watch(struct rt_probe *p, short what)
 static void
 probe_retry(struct rt_probe *p, const char *why)
 {
+	struct timeval	 tv;
+	int64_t		 us;
+
 	if (p->once) {
 		probe_finish(p, why != NULL ? why : "failed");
 		return;
@@ -113,7 +117,10 @@ probe_retry(struct rt_probe *p, const char *why)
 	if (why != NULL)
 		log_debug("workload %s: not ready: %s", p->wl->name, why);
 	p->phase = PROBE_WAIT;
-	evtimer_add_ms(&p->timer, ready_delay(monotime_ms() - p->start_ms));
+	us = ready_delay_us(monotime_ns() / 1000 - p->start_us);
+	tv.tv_sec = us / 1000000;
+	tv.tv_usec = us % 1000000;
+	evtimer_add(&p->timer, &tv);
 }
 
 static void
@@ -340,7 +347,7 @@ ready_start(struct rt_workload *wl)
 		fatal("%s: calloc", __func__);
 	p->wl = wl;
 	p->fd = -1;
-	p->start_ms = monotime_ms();
+	p->start_us = monotime_ns() / 1000;
 	p->attempt_ms = READY_ATTEMPT_MS;
 	evtimer_set(&p->timer, probe_timer, p);
 	wl->probe = p;

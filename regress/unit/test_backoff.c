@@ -172,6 +172,38 @@ test_ready_starts_at_once(void **state)
 	assert_int_equal(ready_delay(-5), READY_DELAY_MIN);
 }
 
+/*
+ * In microseconds: 250 us apart for the first 4 ms (16 checks, the
+ * first at once), then as ready_delay(): a program that listens 1.1 ms
+ * after its start is seen at 1.25 ms, not at 2
+ */
+static void
+test_ready_fast_first(void **state)
+{
+	int64_t	 t = 0, seen = -1;
+	int	 n = 0;
+
+	while (t < 4000) {
+		assert_int_equal(ready_delay_us(t), READY_FAST_US);
+		if (seen == -1 && t >= 1100)
+			seen = t;
+		t += ready_delay_us(t);
+		n++;
+	}
+	assert_int_equal(n, 16);
+	assert_int_equal(seen, 1250);
+	assert_int_equal(ready_delay_us(-1), READY_FAST_US);
+	assert_int_equal(ready_delay_us(4000), 1000);
+	assert_int_equal(ready_delay_us(16 * 1000), 2000);
+	assert_int_equal(ready_delay_us(400 * 1000), 50 * 1000);
+	assert_int_equal(ready_delay_us(INT64_MAX), 50 * 1000);
+	for (t = 0; t < 10 * S * 1000; t += 37) {
+		assert_true(ready_delay_us(t) >= READY_FAST_US);
+		assert_true(ready_delay_us(t) <= READY_DELAY_MAX * 1000);
+		assert_true(ready_delay_us(t + 37) >= ready_delay_us(t));
+	}
+}
+
 /* never longer than 50 ms, and from 400 ms on exactly that */
 static void
 test_ready_bounded(void **state)
@@ -226,6 +258,7 @@ main(void)
 		cmocka_unit_test(test_forgotten),
 		cmocka_unit_test(test_ready_starts_at_once),
 		cmocka_unit_test(test_ready_bounded),
+		cmocka_unit_test(test_ready_fast_first),
 		cmocka_unit_test(test_ready_late_and_few),
 	};
 
