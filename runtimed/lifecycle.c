@@ -44,12 +44,7 @@
  * freezing its instance (the cgroup freezer, docker pause); it keeps its
  * memory, and its charge in the budget.  A wake thaws it: waking until
  * the driver says it is thawed, then running, no start and no readiness
- * check, since nothing of it changed.  A process workload is running
- * as soon as its thaw is asked (thaw_early()): the gateways send its
- * held requests while the parent and the spawner write its freezer, and
- * the kernel keeps them in its sockets' queues until it runs, three
- * messages off the wake's path; the answer still comes (thawing stays
- * set while it runs), and a thaw that failed restarts it.  It is stopped (suspending, as
+ * check, since nothing of it changed.  It is stopped (suspending, as
  * any suspend) once DURATION has passed, when the budget needs its
  * memory (frozen ones go first), or by the operator.  A freeze that
  * fails, or a host with no freezer, stops it instead, said once.  What
@@ -286,7 +281,7 @@ lc_state_set(struct rt_workload *wl, enum workload_state state,
 		timer_disarm(&wl->freeze_timer);
 		wl->freezing = 0;
 	}
-	if (state != WL_WAKING && state != WL_RUNNING)
+	if (state != WL_WAKING)
 		wl->thawing = 0;
 	/* nothing runs: nothing drifts */
 	if (state == WL_ASLEEP || state == WL_FAILED)
@@ -941,19 +936,6 @@ lc_freeze(struct rt_workload *wl)
 	return (0);
 }
 
-/*
- * Running once its thaw is asked, not answered: a process, whose
- * listening socket the kernel keeps accepting into while it is frozen,
- * so that what is sent to it waits for the thaw in its queues.  The
- * thaw is the parent's write of a file, which fails only if the cgroup
- * is gone.  A container's unpause is Docker's, which may refuse it.
- */
-static int
-thaw_early(const struct rt_workload *wl)
-{
-	return (wl->conf != NULL && wl->conf->driver == DRIVER_PROCESS);
-}
-
 /* a wake of a frozen workload: waking until the driver has thawed it */
 static void
 lc_thaw(struct rt_workload *wl, enum rt_reason reason,
@@ -972,11 +954,6 @@ lc_thaw(struct rt_workload *wl, enum rt_reason reason,
 	}
 	wl->thawing = 1;
 	lc_state_set(wl, WL_WAKING, reason, msg);
-	if (thaw_early(wl)) {
-		wl->running_ms = monotime_ms();
-		lc_state_set(wl, WL_RUNNING, RT_REASON_THAWED, NULL);
-		return;
-	}
 	wake_timer_arm(wl);
 }
 
@@ -984,9 +961,7 @@ lc_thaw(struct rt_workload *wl, enum rt_reason reason,
  * The driver's answer: frozen (on 1) or thawed, ok or not.  A freeze
  * that failed stops it, as if there were no freeze tier, and the log
  * says so once; a thaw that failed stops it too, its wake queued
- * behind the stop, as for a wake during a suspend, whether it was
- * waking or already running (thaw_early: what was sent to it is lost
- * with it, which only a cgroup gone from under the spawner does).
+ * behind the stop, as for a wake during a suspend.
  */
 void
 lifecycle_frozen(struct rt_workload *wl, int on, int ok)
@@ -1008,11 +983,7 @@ lifecycle_frozen(struct rt_workload *wl, int on, int ok)
 	if (!wl->thawing)
 		return;
 	wl->thawing = 0;
-	/* running since the thaw was asked (thaw_early) */
-	if (wl->state == WL_RUNNING && (ok || wl->stopping))
-		return;
-	if (wl->state != WL_RUNNING && (wl->state != WL_WAKING ||
-	    wl->stopping))
+	if (wl->state != WL_WAKING || wl->stopping)
 		return;
 	timer_disarm(&wl->wake_timer);
 	if (ok) {
