@@ -130,7 +130,8 @@ PARSE_SRCS	 = $(addprefix confd/, \
 CONFD_SRCS	 = $(PARSE_SRCS) $(addprefix confd/, \
 		   confd.c send.c)
 ORCHD_SRCS	 = $(addprefix orchd/, \
-		   acme_relay.c alogq.c apidef.c apikey.c config.c config_delta.c \
+		   acme_relay.c alogq.c apidef.c apihost.c apikey.c config.c \
+		   config_delta.c \
 		   confread.c control.c depends.c hook_relay.c \
 		   groupexpire.c identity.c keycheck.c listen.c logfiles.c logs.c \
 		   notify.c \
@@ -168,12 +169,12 @@ RUNTIME_SRCS	 = $(addprefix runtimed/, \
 		   admit.c backoff.c budget.c busy.c command.c counts.c \
 		   docker_client.c docker_events.c docker_image.c docker_react.c \
 		   docker_logs.c docker_network.c docker_path.c docker_pull.c \
-		   docker_purge.c docker_spec.c docker_stats.c driver_docker.c \
-		   driver_process.c \
-		   driver_swarm.c groupwake.c job.c labels.c labeltab.c \
+		   docker_purge.c docker_reconcile.c docker_spec.c docker_stats.c \
+		   driver_docker.c driver_process.c driver_swarm.c \
+		   groupwake.c job.c labels.c labeltab.c \
 		   lc_report.c lifecycle.c lifecycle_apply.c liveness.c maint.c \
 		   owner.c ready.c replace.c restore.c runtimed.c schedule.c \
-		   swarm_agree.c swarm_spec.c tlslib.c warmuntil.c)
+		   swarm_agree.c swarm_spec.c tlslib.c warmuntil.c wlcause.c)
 ACME_SRCS	 = $(addprefix acmed/, \
 		   acmed.c cert.c jws.c order.c)
 NOTIFY_SRCS	 = $(addprefix notifyd/, \

@@ -304,6 +304,9 @@ int		 api_volumes_exited(struct orchd *, pid_t, int);
 void		 api_config_send(struct orchd *);
 int		 api_reload_check(const struct orchd_conf *,
 		    const struct orchd_conf *, char *, size_t);
+/* apihost.c */
+int		 api_host_taken(const struct orchd_conf *,
+		    const struct workload_conf *, char *, size_t);
 void		 api_reload_keep(struct orchd_conf *, struct orchd_conf *);
 void		 api_label_add(struct orchd *, struct workload_conf *,
 		    const struct rt_label *);

@@ -107,29 +107,6 @@ rt_workload_cmp(struct rt_workload *a, struct rt_workload *b)
 }
 RB_GENERATE(rt_workloads, rt_workload, entry, rt_workload_cmp);
 
-/* "exited with status 1", "killed by signal 9" */
-void
-exit_msg(int status, char *buf, size_t len)
-{
-	if (WIFSIGNALED(status))
-		snprintf(buf, len, "killed by signal %d", WTERMSIG(status));
-	else
-		snprintf(buf, len, "exited with status %d",
-		    WEXITSTATUS(status));
-}
-
-/*
- * wall clock: the history keeps it, milliseconds give wake times; and
- * monotonic, for the budget's order of last use (budget.c)
- */
-void
-lc_since_now(struct rt_workload *wl)
-{
-	wl->since_ms = walltime_ms();
-	wl->since = wl->since_ms / 1000;
-	wl->since_mono = monotime();
-}
-
 /*
  * To the gateways, numbered: every gateway gets the same states in the
  * same order, so that the number, with an epoch of this runtimed's, is
@@ -153,44 +130,6 @@ state_send(struct rt_workload *wl, enum privsep_procid to,
 	if (proc_compose(rt->ps, to, IMSG_RT_STATE, 0, -1, &num,
 	    sizeof(num)) == -1)
 		log_warn("workload %s: state to %s", wl->name, proc_name(to));
-}
-
-/*
- * What caused its wake: none for most, asleep and never woken, so it is
- * allocated only once there is one (a hundred thousand sleeping
- * workloads would carry a request's host, path and agent each).
- */
-static const struct wake_cause *
-lc_cause(const struct rt_workload *wl)
-{
-	static const struct wake_cause	 none;	/* WAKE_NONE */
-
-	return (wl->cause != NULL ? wl->cause : &none);
-}
-
-static void
-lc_cause_set(struct rt_workload *wl, const struct wake_cause *cause)
-{
-	if (cause == wl->cause)
-		return;
-	if (cause->kind == WAKE_NONE) {
-		free(wl->cause);
-		wl->cause = NULL;
-		return;
-	}
-	if (wl->cause == NULL &&
-	    (wl->cause = malloc(sizeof(*wl->cause))) == NULL)
-		fatal("%s", __func__);
-	*wl->cause = *cause;
-}
-
-static void
-lc_cause_kind(struct rt_workload *wl, enum wake_kind kind)
-{
-	struct wake_cause	 cause;
-
-	lifecycle_cause(&cause, kind);
-	lc_cause_set(wl, &cause);
 }
 
 /* from: the state left, or wl's own for a state told again */
@@ -810,14 +749,6 @@ early_wake(const char *name, const struct wake_cause *cause)
 	strlcpy(e->name, name, sizeof(e->name));
 	e->cause = *cause;
 	log_debug("workload %s: not known yet, wake kept", name);
-}
-
-/* a cause that is its kind alone: orchctl, keep warm */
-void
-lifecycle_cause(struct wake_cause *cause, enum wake_kind kind)
-{
-	memset(cause, 0, sizeof(*cause));
-	cause->kind = kind;
 }
 
 /* a wake held until a stop is done: its reason and cause, the first's */

@@ -1,5 +1,5 @@
 /*
- * The lifecycle's own helpers (lifecycle.c), for its reports
+ * The lifecycle's own helpers (lifecycle.c, wlcause.c), for its reports
  * (lc_report.c) alone: the state machine's steps they take.
  */
 
@@ -12,8 +12,14 @@
 #include "msg.h"
 
 struct rt_workload;
+struct wake_cause;
 
+/* wlcause.c */
 void	exit_msg(int, char *, size_t);
+const struct wake_cause *lc_cause(const struct rt_workload *);
+void	lc_cause_set(struct rt_workload *, const struct wake_cause *);
+void	lc_cause_kind(struct rt_workload *, enum wake_kind);
+/* lifecycle.c */
 void	state_repeat(struct rt_workload *);
 void	wake_timer_arm(struct rt_workload *);
 void	restart_schedule(struct rt_workload *, int64_t);
