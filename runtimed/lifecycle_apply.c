@@ -257,7 +257,7 @@ lifecycle_apply(struct cfg_generation *gen)
 	budget_apply(&gen->global);
 	rt->freeze = gen->global.freeze;
 	/* at start, what the store remembers may change keep warm */
-	if (rt->restored)
+	if (rt->restored || rt->store_none)
 		lc_keep_warm_wakes();
 	early_wakes_run();
 }

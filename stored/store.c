@@ -61,6 +61,7 @@ static struct store_pendings store_pendings =
 			    TAILQ_HEAD_INITIALIZER(store_pendings);
 static int		 store_npending;
 static int		 store_restored;	/* the restore was sent */
+static int		 store_empty;	/* no row at start: none to send */
 
 /* the held writes, retried every 1 s, doubling up to 30 s */
 #define STORE_RETRY_MIN_MS	1000
@@ -981,10 +982,12 @@ store_restore(const struct cfg_generation *gen)
 	int64_t				 t0 = monotime_ms();
 
 	memset(&sc, 0, sizeof(sc));
+	/* the rows just written say nothing runtimed does not know */
 	TAILQ_FOREACH(wc, &gen->workloads, entry)
-		if (hashtab_add(&sc.names, wc->name, wc) == -1)
+		if (!store_empty && hashtab_add(&sc.names, wc->name, wc) == -1)
 			fatal("%s", __func__);
-	if (store_db_restore_all(store_db, restore_one, &sc) == -1)
+	if (!store_empty &&
+	    store_db_restore_all(store_db, restore_one, &sc) == -1)
 		store_failed("restore");
 	hashtab_clear(&sc.names);
 	if (proc_compose(&store_ps, PROC_RUNTIME, IMSG_ST_RESTORE_DONE, 0, -1,
@@ -995,6 +998,30 @@ store_restore(const struct cfg_generation *gen)
 	    sc.n == 1 ? "" : "s", (long long)(monotime_ms() - t0));
 }
 
+/*
+ * A database with no workload's row (a first start) has nothing to
+ * restore: runtimed is told so before the first whole write (seconds at
+ * 100,000 workloads), and a wake goes on without waiting for it.  The
+ * restore's end still comes after the write: it tells every workload's
+ * state, which would queue behind the write.
+ */
+static void
+store_none_tell(void)
+{
+	struct imsgev	*iev;
+
+	if (store_db_any_workload(store_db) != 0)
+		return;
+	store_empty = 1;
+	if (proc_compose(&store_ps, PROC_RUNTIME, IMSG_ST_RESTORE_NONE, 0, -1,
+	    NULL, 0) == -1)
+		fatal("%s: compose", __func__);
+	/* now, not once the write is over: runtimed reads as it goes */
+	if ((iev = proc_channel(&store_ps, PROC_RUNTIME, 0)) != NULL &&
+	    imsgbuf_flush(&iev->ibuf) == -1)
+		log_warn("%s: to runtimed", __func__);
+}
+
 static void
 store_apply(struct privsep *ps, struct cfg_generation *gen,
     struct cfg_generation *old)
@@ -1002,6 +1029,8 @@ store_apply(struct privsep *ps, struct cfg_generation *gen,
 	/* the held writes of the workloads it may remove first */
 	store_path_check("a write");
 	(void)held_flush();
+	if (!store_restored)
+		store_none_tell();
 	if (store_sync(store_db, gen, walltime_ms()) == -1)
 		store_failed("configuration");
 	if (!store_restored) {
