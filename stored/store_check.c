@@ -92,9 +92,14 @@ check_remove(struct check_name *c)
 	check_count--;
 }
 
-/* the first configuration, read once at start: each name is checked */
+/*
+ * The first configuration, read once at start: each name is checked.
+ * With no row in the database (none), runtimed checks only the workloads
+ * a driver looks for (a container, a service): a process has nothing to
+ * compare.
+ */
 void
-store_check_begin(const struct cfg_generation *gen)
+store_check_begin(const struct cfg_generation *gen, int none)
 {
 	const struct workload_conf	*wc;
 	struct check_name		*c, *next;
@@ -104,7 +109,8 @@ store_check_begin(const struct cfg_generation *gen)
 	check_begun = 1;
 	check_max = check_count + gen->nworkloads;
 	TAILQ_FOREACH(wc, &gen->workloads, entry)
-		check_add(wc->name, 0);
+		if (!none || wc->driver != DRIVER_PROCESS)
+			check_add(wc->name, 0);
 	/* runtimed told these before the store was configured */
 	RB_FOREACH_SAFE(c, check_names, &check_names, next)
 		if (c->told)

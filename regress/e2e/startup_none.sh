@@ -5,7 +5,9 @@
 #    nothing to restore, and the kept-warm workload starts before the
 #    store's first whole write of every row is over (its wake is logged
 #    before the store's "restore:" line), where it waited for it;
-#  - a request sent as soon as orchctl answers is served;
+#  - a request sent as soon as orchctl answers is served; no process
+#    workload is "checking" (nor told checked, 4,000 messages to four
+#    processes): with no row there is nothing to compare;
 #  - a restart on that database: the store has rows, says no such thing,
 #    and what it holds is restored (a keep warm turned off by orchctl
 #    stays off; the workload it restored is served on request).
@@ -84,6 +86,12 @@ rs=$(line "$T/first.log" 'restore: [0-9]* workloads')
 echo "# log lines: kw waking $wk, the store's restore $rs"
 check "kw's wake did not wait for the store's first write" \
     eval "[ -n '$wk' ] && [ -n '$rs' ] && [ $wk -lt $rs ]"
+nck=$(grep -c 'checking -> ' "$T/first.log")
+echo "# first start: $nck workloads told checked"
+check "no process workload was checked: nothing to compare ($nck)" \
+    [ "$nck" -eq 0 ]
+check "... and one shows asleep, not checking" \
+    eval '[ "$(state s$((N - 1)))" = asleep ]'
 check "b turned off keep warm" eval "ctl keepwarm b off >/dev/null"
 check "... and suspended" eval "ctl suspend b >/dev/null"
 check "... asleep" wait_for 20 eval '[ "$(state b)" = asleep ]'
