@@ -3,7 +3,9 @@
  * workload, then IMSG_ST_RESTORE_DONE, sent once when the store has
  * applied the first configuration.  The store and runtimed apply that
  * configuration independently, so the store's messages may come first:
- * they are kept here until runtimed knows its workloads.
+ * they are kept here until runtimed knows its workloads.  A store whose
+ * database had no workload's row says so first (IMSG_ST_RESTORE_NONE),
+ * before it acknowledges the first configuration, and sends no row.
  */
 
 #include <sys/queue.h>
