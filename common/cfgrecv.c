@@ -434,3 +434,14 @@ cfg_recv_start(struct imsgev *iev, struct imsg *imsg)
 	    proc_name(ps->id), cfg_cur->id, cfg_cur->nworkloads,
 	    cfg_cur->nworkloads == 1 ? "" : "s");
 }
+
+/*
+ * The workloads of the generation being received, 0 outside a
+ * transaction: what runtimed may hold of the store's restore before that
+ * generation starts (one row a workload at most).
+ */
+uint32_t
+cfg_pending_workloads(void)
+{
+	return (cfg_next != NULL ? cfg_next->nworkloads : 0);
+}

@@ -483,6 +483,9 @@ enum imsg_type {
 					   a job's success, to persist */
 	IMSG_ST_MAINT,			/* runtime -> store: struct
 					   ctl_maint, to persist */
+	IMSG_ST_RESTORE_NONE,		/* store -> runtime: the database
+					   had no workload's row at start:
+					   no restore row will come */
 
 	/*
 	 * The HTTP API.  The gateway's requests carry its own request id

@@ -254,6 +254,7 @@ void	cfg_set_apply(void (*)(struct privsep *, struct cfg_generation *,
 	    struct cfg_generation *));
 void	cfg_forget_workloads(void);
 const struct cfg_generation *cfg_current(void);
+uint32_t cfg_pending_workloads(void);
 
 /* privilege drop (common/privdrop.c) */
 #define PRIVDROP_NONET	0x01		/* an empty network namespace */

@@ -1352,7 +1352,7 @@ dk_adopt_step(struct rt_docker *dk, const struct dk_resp *r)
 		return;
 	if (pending)
 		lifecycle->restore(&dk->restore);
-	else if (rt->restored)
+	else if (rt->restored || rt->store_none)
 		/* the store had no row for it: looked, so checked */
 		lifecycle->check_end(wl);
 }

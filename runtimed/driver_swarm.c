@@ -1042,7 +1042,7 @@ sw_looked(struct rt_swarm *sw)
 	if (sw->restore_pending) {
 		sw->restore_pending = 0;
 		lifecycle->restore(&sw->restore);
-	} else if (rt->restored)
+	} else if (rt->restored || rt->store_none)
 		lifecycle->check_end(sw->wl);
 }
 

@@ -931,6 +931,20 @@ lifecycle_frozen(struct rt_workload *wl, int on, int ok)
 	lc_stop(wl, RT_REASON_NO_FREEZER);
 }
 
+/*
+ * The store had no row at start: a check waits only on its driver's
+ * look for what outlived orchd.  0 if it ended now.
+ */
+static int
+lc_check_unheld(struct rt_workload *wl)
+{
+	if (!rt->store_none || docker_looking(wl) || swarm_looking(wl))
+		return (-1);
+	lc_state_set(wl, wl->state, RT_REASON_RESTORED,
+	    "checked after a restart");
+	return (0);
+}
+
 /* a wake of a configured workload; cause and msg for the history */
 static void
 lc_wake(struct rt_workload *wl, enum rt_reason reason,
@@ -945,7 +959,7 @@ lc_wake(struct rt_workload *wl, enum rt_reason reason,
 		return;
 	}
 	/* it may run already: the check says, then the wake goes on */
-	if (wl->checking) {
+	if (wl->checking && lc_check_unheld(wl) == -1) {
 		log_debug("workload %s: wakes once checked", name);
 		wake_queue(wl, reason, cause);
 		return;
@@ -1267,6 +1281,23 @@ lifecycle_restore_done(void)
 	/* no row in the store, or one for a process: checked now */
 	RB_FOREACH(wl, rt_workloads, &rt->workloads)
 		if (wl->checking && !docker_looking(wl) && !swarm_looking(wl))
+			lifecycle_check_end(wl);
+	lc_keep_warm_wakes();
+}
+
+/*
+ * The store had no row: the wakes held for the check go on (each ends
+ * its own check), and the keep-warm ones start; the others are checked
+ * at the restore's end, which tells every state at once.
+ */
+void
+lifecycle_restore_none(void)
+{
+	struct rt_workload	*wl;
+
+	RB_FOREACH(wl, rt_workloads, &rt->workloads)
+		if (wl->checking && wl->wake_queued && !docker_looking(wl) &&
+		    !swarm_looking(wl))
 			lifecycle_check_end(wl);
 	lc_keep_warm_wakes();
 }

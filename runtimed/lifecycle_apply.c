@@ -212,8 +212,12 @@ lifecycle_apply(struct cfg_generation *gen)
 	TAILQ_FOREACH(conf, &gen->workloads, entry) {
 		if ((wl = lifecycle_find(conf->name)) == NULL) {
 			wl = wl_new(conf->name);
-			/* before the store's restore: what runs is unknown */
-			if (!rt->restored)
+			/*
+			 * before the store's restore: what runs is unknown,
+			 * unless the store had no row and no driver looks
+			 */
+			if (!rt->restored && (!rt->store_none ||
+			    conf->driver != DRIVER_PROCESS))
 				wl->checking = CHECKING_UNTOLD;
 		}
 		/* a running instance keeps its own until it stops */
@@ -271,7 +275,7 @@ lifecycle_apply(struct cfg_generation *gen)
 	budget_apply(&gen->global);
 	rt->freeze = gen->global.freeze;
 	/* at start, what the store remembers may change keep warm */
-	if (rt->restored)
+	if (rt->restored || rt->store_none)
 		lc_keep_warm_wakes();
 	early_wakes_run();
 }

@@ -3,11 +3,14 @@
  * workload, then IMSG_ST_RESTORE_DONE, sent once when the store has
  * applied the first configuration.  The store and runtimed apply that
  * configuration independently, so the store's messages may come first:
- * they are kept here until runtimed knows its workloads.
+ * they are kept here until runtimed knows its workloads.  A store whose
+ * database had no workload's row says so first (IMSG_ST_RESTORE_NONE),
+ * before it acknowledges the first configuration, and sends no row.
  */
 
 #include <sys/queue.h>
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,8 +22,13 @@
 #include "util.h"
 #include "runtime.h"
 
-/* far more than one message per workload would ever need */
-#define RT_RESTORE_MAX		65536
+/*
+ * Rows held before runtimed is configured are bounded by the generation
+ * it has whole but not yet started (the parent starts it once every
+ * child, the store too, has it; the store's rows come on another
+ * channel): the store sends at most one row a workload of it.  A fixed
+ * bound (65,536) dropped the rest at 100,000 workloads.
+ */
 
 struct restore_entry {
 	TAILQ_ENTRY(restore_entry) entry;
@@ -28,7 +36,7 @@ struct restore_entry {
 };
 static TAILQ_HEAD(, restore_entry) restore_pending =
     TAILQ_HEAD_INITIALIZER(restore_pending);
-static int	restore_npending;
+static uint32_t	restore_npending;
 static int	restore_done_pending;
 static struct event	*restore_trim_ev;
 
@@ -64,7 +72,7 @@ restore_recv(struct imsgev *iev, struct imsg *imsg)
 		lifecycle_restore(&rs);
 		return;
 	}
-	if (restore_npending >= RT_RESTORE_MAX ||
+	if (restore_npending >= cfg_pending_workloads() ||
 	    (re = calloc(1, sizeof(*re))) == NULL) {
 		log_warnx("workload %s: restore dropped", rs.name);
 		return;
@@ -81,6 +89,22 @@ restore_recv_done(struct imsgev *iev, struct imsg *imsg)
 		restore_end();
 	else
 		restore_done_pending = 1;
+}
+
+/*
+ * The store had no row at start (its database is new): nothing it sends
+ * later can change a workload, and a wake need not wait for its end,
+ * which comes after the store's first whole write.
+ */
+void
+restore_recv_none(struct imsgev *iev, struct imsg *imsg)
+{
+	if (rt->store_none || rt->restored)
+		return;
+	rt->store_none = 1;
+	log_debug("the store has no row: wakes wait on no restore");
+	if (rt->configured)
+		lifecycle_restore_none();
 }
 
 /* runtimed has its workloads now: what came early is acted on */

@@ -204,6 +204,8 @@ struct runtime {
 	int			 ndeps_wait;	/* workloads with deps_wait */
 	int			 configured;	/* has a generation */
 	int			 restored;	/* the store's restore */
+	int			 store_none;	/* the store had no row:
+						   a wake waits on none */
 
 	/* the memory budget (budget.c) */
 	int64_t			 budget;	/* bytes; 0: none */
@@ -243,6 +245,7 @@ void		 lifecycle_frozen(struct rt_workload *, int, int);
 int		 lifecycle_freeze_stop(struct rt_workload *, enum rt_reason);
 void		 lifecycle_restore(const struct st_restore *);
 void		 lifecycle_restore_done(void);
+void		 lifecycle_restore_none(void);
 void		 lifecycle_checking(struct rt_workload *);
 void		 lifecycle_check_end(struct rt_workload *);
 /* ... and what the drivers and readiness report */
@@ -336,6 +339,7 @@ int		 maint_gate(const struct rt_workload *, const char *, char *,
 /* restore.c: what the store remembers from the last run */
 void		 restore_recv(struct imsgev *, struct imsg *);
 void		 restore_recv_done(struct imsgev *, struct imsg *);
+void		 restore_recv_none(struct imsgev *, struct imsg *);
 void		 restore_replay(void);
 
 /* job.c: "run once", a job run to completion */

@@ -84,6 +84,7 @@ static const struct proc_handler runtime_handlers[] = {
 	{ IMSG_ST_RESTORE, sizeof(struct st_restore), PROC_FROM(PROC_STORE),
 	    restore_recv, PROC_NAME(struct st_restore) },
 	{ IMSG_ST_RESTORE_DONE, 0, PROC_FROM(PROC_STORE), restore_recv_done },
+	{ IMSG_ST_RESTORE_NONE, 0, PROC_FROM(PROC_STORE), restore_recv_none },
 	/* orchctl, through the parent, and the HTTP API, from the gateway */
 	{ IMSG_CTL_WAKE, sizeof(struct ctl_name), PROC_FROM(PROC_PARENT) |
 	    PROC_FROM(PROC_GATEWAY), command_recv_wake,

@@ -61,6 +61,8 @@ static struct store_pendings store_pendings =
 			    TAILQ_HEAD_INITIALIZER(store_pendings);
 static int		 store_npending;
 static int		 store_restored;	/* the restore was sent */
+static int		 store_empty;	/* no row at start: none to send */
+static int		 store_told_none; /* the look for rows was made */
 
 /* the held writes, retried every 1 s, doubling up to 30 s */
 #define STORE_RETRY_MIN_MS	1000
@@ -126,6 +128,7 @@ drift_cmp(struct store_drift *a, struct store_drift *b)
 }
 RB_GENERATE(store_drifts, store_drift, entry, drift_cmp);
 
+static void	store_cfg_done(struct imsgev *, struct imsg *);
 static void	store_recv_state(struct imsgev *, struct imsg *);
 static void	store_recv_drift(struct imsgev *, struct imsg *);
 static void	store_recv_keepwarm(struct imsgev *, struct imsg *);
@@ -166,7 +169,7 @@ static const struct proc_handler store_handlers[] = {
 	{ IMSG_CFG_WORKLOAD, PROC_ANYLEN, PROC_FROM(PROC_PARENT),
 	    cfg_recv_workload },
 	{ IMSG_CFG_DONE, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
-	    cfg_recv_done },
+	    store_cfg_done },
 	{ IMSG_CFG_START, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
 	    cfg_recv_start },
 	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
@@ -981,10 +984,12 @@ store_restore(const struct cfg_generation *gen)
 	int64_t				 t0 = monotime_ms();
 
 	memset(&sc, 0, sizeof(sc));
+	/* the rows just written say nothing runtimed does not know */
 	TAILQ_FOREACH(wc, &gen->workloads, entry)
-		if (hashtab_add(&sc.names, wc->name, wc) == -1)
+		if (!store_empty && hashtab_add(&sc.names, wc->name, wc) == -1)
 			fatal("%s", __func__);
-	if (store_db_restore_all(store_db, restore_one, &sc) == -1)
+	if (!store_empty &&
+	    store_db_restore_all(store_db, restore_one, &sc) == -1)
 		store_failed("restore");
 	hashtab_clear(&sc.names);
 	if (proc_compose(&store_ps, PROC_RUNTIME, IMSG_ST_RESTORE_DONE, 0, -1,
@@ -993,6 +998,42 @@ store_restore(const struct cfg_generation *gen)
 	store_restored = 1;
 	log_debug("restore: %zu workload%s the last run left, %lld ms", sc.n,
 	    sc.n == 1 ? "" : "s", (long long)(monotime_ms() - t0));
+}
+
+/*
+ * A database with no workload's row (a first start) has nothing to
+ * restore: runtimed is told so before the first whole write (seconds at
+ * 100,000 workloads), and a wake goes on without waiting for it.  Told
+ * before the store acknowledges the first configuration, so before the
+ * parent starts it: runtimed then has it when it builds its workloads,
+ * and checks none that only a stored row could say runs.  The restore's
+ * end still comes after the write.
+ */
+static void
+store_none_tell(void)
+{
+	struct imsgev	*iev;
+
+	if (store_told_none++ > 0 ||
+	    store_db_any_workload(store_db) != 0)
+		return;
+	store_empty = 1;
+	if (proc_compose(&store_ps, PROC_RUNTIME, IMSG_ST_RESTORE_NONE, 0, -1,
+	    NULL, 0) == -1)
+		fatal("%s: compose", __func__);
+	/* now, not once the write is over: runtimed reads as it goes */
+	if ((iev = proc_channel(&store_ps, PROC_RUNTIME, 0)) != NULL &&
+	    imsgbuf_flush(&iev->ibuf) == -1)
+		log_warn("%s: to runtimed", __func__);
+}
+
+/* the first configuration, whole: acknowledged once runtimed is told */
+static void
+store_cfg_done(struct imsgev *iev, struct imsg *imsg)
+{
+	if (!store_restored)
+		store_none_tell();
+	cfg_recv_done(iev, imsg);
 }
 
 static void
@@ -1006,7 +1047,7 @@ store_apply(struct privsep *ps, struct cfg_generation *gen,
 		store_failed("configuration");
 	if (!store_restored) {
 		store_restore(gen);
-		store_check_begin(gen);
+		store_check_begin(gen, store_empty);
 	}
 	pending_replay();
 	store_db_shrink(store_db);

@@ -24,8 +24,13 @@
 #include "workload.h"
 #include "store_check.h"
 
-/* as many as one configuration may name, and more */
-#define STORE_CHECK_MAX		65536
+/*
+ * Names told before the first configuration: as many as one may name,
+ * and more.  At the configuration, the bound becomes its workloads and
+ * those: a fixed 65,536 left the rest of 100,000 showing the state the
+ * database remembered (running, for a process that died with orchd).
+ */
+#define STORE_CHECK_EARLY	65536
 
 struct check_name {
 	RB_ENTRY(check_name)	 entry;
@@ -39,7 +44,8 @@ RB_PROTOTYPE(check_names, check_name, entry, check_cmp);
 RB_GENERATE(check_names, check_name, entry, check_cmp);
 
 static struct check_names	 check_names = RB_INITIALIZER(&check_names);
-static int			 check_count;
+static size_t			 check_count;
+static size_t			 check_max = STORE_CHECK_EARLY;
 static int			 check_begun;
 
 static int
@@ -63,7 +69,7 @@ check_add(const char *name, int told)
 {
 	struct check_name	*c;
 
-	if (check_find(name) != NULL || check_count >= STORE_CHECK_MAX)
+	if (check_find(name) != NULL || check_count >= check_max)
 		return;
 	if ((c = calloc(1, sizeof(*c))) == NULL) {
 		log_warn("%s: workload %s", __func__, name);
@@ -86,9 +92,14 @@ check_remove(struct check_name *c)
 	check_count--;
 }
 
-/* the first configuration, read once at start: each name is checked */
+/*
+ * The first configuration, read once at start: each name is checked.
+ * With no row in the database (none), runtimed checks only the workloads
+ * a driver looks for (a container, a service): a process has nothing to
+ * compare.
+ */
 void
-store_check_begin(const struct cfg_generation *gen)
+store_check_begin(const struct cfg_generation *gen, int none)
 {
 	const struct workload_conf	*wc;
 	struct check_name		*c, *next;
@@ -96,8 +107,10 @@ store_check_begin(const struct cfg_generation *gen)
 	if (check_begun)
 		return;
 	check_begun = 1;
+	check_max = check_count + gen->nworkloads;
 	TAILQ_FOREACH(wc, &gen->workloads, entry)
-		check_add(wc->name, 0);
+		if (!none || wc->driver != DRIVER_PROCESS)
+			check_add(wc->name, 0);
 	/* runtimed told these before the store was configured */
 	RB_FOREACH_SAFE(c, check_names, &check_names, next)
 		if (c->told)

@@ -1355,6 +1355,19 @@ store_db_restore_all(struct store_db *sdb, store_restore_cb cb, void *arg)
 	return (rc == SQLITE_DONE ? 0 : -1);
 }
 
+/* 1 if the database holds any workload's row, 0 if none, -1 on error */
+int
+store_db_any_workload(struct store_db *sdb)
+{
+	sqlite3_stmt	*s = st(sdb, S_ANY_WORKLOAD);
+	int		 rc;
+
+	if ((rc = step(sdb, s)) == -1)
+		return (-1);
+	sqlite3_reset(s);
+	return (rc == SQLITE_ROW);
+}
+
 /*
  * Workloads made through the API.  The configuration's sync never
  * removes them: they are written and removed here, each in its own

@@ -131,6 +131,7 @@ int		 store_db_restore(struct store_db *, const char *,
 		    struct st_restore *);
 /* the same of every row, in one scan; 0, or -1 */
 typedef void	(*store_restore_cb)(const struct st_restore *, void *);
+int		 store_db_any_workload(struct store_db *);
 int		 store_db_restore_all(struct store_db *, store_restore_cb,
 		    void *);
 

@@ -132,4 +132,6 @@ const char *const stmt_sql[S_MAX] = {
 	    "w.job_hash, w.keep_warm_until, w.maint, w.maint_until, "
 	    "w.maint_message, w.name "
 	    "FROM workloads w LEFT JOIN counters c ON c.workload = w.name",
+	/* whether the last run left any row to restore */
+	[S_ANY_WORKLOAD] = "SELECT 1 FROM workloads LIMIT 1",
 };

@@ -42,6 +42,7 @@ enum stmt_id {
 	S_MAINT,
 	S_WORKLOAD_PAGE,
 	S_RESTORE_ALL,
+	S_ANY_WORKLOAD,
 	S_MAX
 };
 

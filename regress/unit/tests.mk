@@ -45,6 +45,10 @@ TEST_backoff_OBJS = $(OBJ)/runtimed/backoff.o
 # the registry logins the parent reads for runtimed
 TEST_regauth_OBJS = $(OBJ)/orchd/regauth.o $(OBJ)/orchd/apikey.o
 TEST_accesslog_OBJS = $(OBJ)/gatewayd/accesslog_fmt.o
+# the store's "checking" overlay after a restart
+TEST_storecheck_OBJS = $(OBJ)/stored/store_check.o
+# runtimed's hold of the store's restore, the lifecycle stubbed
+TEST_restore_OBJS = $(OBJ)/runtimed/restore.o
 # the memory budget's decisions, as runtimed makes them
 TEST_admit_OBJS = $(OBJ)/runtimed/admit.o
 # the routes runtimed may give the gateway, a swarm's nodes in turn
