@@ -804,15 +804,6 @@ lifecycle_wake(const char *name, enum rt_reason reason,
  * The freeze tier.
  */
 
-/* the workload's own "suspend", else the global one; 0: no freeze */
-static int64_t
-freeze_for(const struct rt_workload *wl)
-{
-	if (wl->conf != NULL && wl->conf->freeze != -1)
-		return (wl->conf->freeze);
-	return (rt->freeze);
-}
-
 /* frozen, or to be: stopped now, as any suspend */
 int
 lifecycle_freeze_stop(struct rt_workload *wl, enum rt_reason reason)
@@ -931,10 +922,7 @@ lifecycle_frozen(struct rt_workload *wl, int on, int ok)
 	lc_stop(wl, RT_REASON_NO_FREEZER);
 }
 
-/*
- * The store had no row at start: a check waits only on its driver's
- * look for what outlived orchd.  0 if it ended now.
- */
+/* no row in the store at start: a check waits only on its driver's look */
 static int
 lc_check_unheld(struct rt_workload *wl)
 {

@@ -19,6 +19,7 @@ void	exit_msg(int, char *, size_t);
 const struct wake_cause *lc_cause(const struct rt_workload *);
 void	lc_cause_set(struct rt_workload *, const struct wake_cause *);
 void	lc_cause_kind(struct rt_workload *, enum wake_kind);
+int64_t	freeze_for(const struct rt_workload *);
 /* lifecycle.c */
 void	state_repeat(struct rt_workload *);
 void	wake_timer_arm(struct rt_workload *);

@@ -1,7 +1,8 @@
 /*
  * Small facts the lifecycle keeps of a workload, apart so that any file
  * of runtimed may use them and they call nothing back: how an exit is
- * told, when its state last changed, and what caused its wake.
+ * told, when its state last changed, what caused its wake, and how
+ * long it stays frozen.
  */
 
 #include <sys/types.h>
@@ -92,4 +93,13 @@ lc_cause_kind(struct rt_workload *wl, enum wake_kind kind)
 
 	lifecycle_cause(&cause, kind);
 	lc_cause_set(wl, &cause);
+}
+
+/* the workload's own "suspend", else the global one; 0: no freeze */
+int64_t
+freeze_for(const struct rt_workload *wl)
+{
+	if (wl->conf != NULL && wl->conf->freeze != -1)
+		return (wl->conf->freeze);
+	return (rt->freeze);
 }
