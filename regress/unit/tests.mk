@@ -30,7 +30,8 @@ TEST_uicookie_OBJS = $(OBJ)/gatewayd/ui_sess.o
 # the parent's policy and its API handlers (orchd/parent_api.c, with link
 # stubs)
 TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/policy_net.o \
-		   $(OBJ)/orchd/parent_api.o $(OBJ)/orchd/groupexpire.o \
+		   $(OBJ)/orchd/parent_api.o $(OBJ)/orchd/apihost.o \
+		   $(OBJ)/orchd/groupexpire.o \
 		   $(OBJ)/orchd/apidef.o \
 		   $(OBJ)/orchd/depends.o $(OBJ)/orchd/request.o \
 		   $(OBJ)/orchd/labelfacts.o
