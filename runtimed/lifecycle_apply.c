@@ -213,11 +213,12 @@ lifecycle_apply(struct cfg_generation *gen)
 		if ((wl = lifecycle_find(conf->name)) == NULL) {
 			wl = wl_new(conf->name);
 			/*
-			 * before the store's restore: what runs is unknown,
-			 * unless the store had no row and no driver looks
+			 * before the store's restore: what runs is unknown.
+			 * With no row in the store a wake need not wait
+			 * (lc_check_unheld), but the gateways show the
+			 * workload "checking" until the restore's end says
 			 */
-			if (!rt->restored && (!rt->store_none ||
-			    conf->driver != DRIVER_PROCESS))
+			if (!rt->restored)
 				wl->checking = CHECKING_UNTOLD;
 		}
 		/* a running instance keeps its own until it stops */

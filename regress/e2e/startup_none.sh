@@ -87,9 +87,7 @@ echo "# log lines: kw waking $wk, the store's restore $rs"
 check "kw's wake did not wait for the store's first write" \
     eval "[ -n '$wk' ] && [ -n '$rs' ] && [ $wk -lt $rs ]"
 nck=$(grep -c 'checking -> ' "$T/first.log")
-echo "# first start: $nck workloads told checked"
-check "no process workload was checked: nothing to compare ($nck)" \
-    [ "$nck" -eq 0 ]
+echo "# first start: $nck workloads told checked at the restore's end"
 check "... and one shows asleep, not checking" \
     eval '[ "$(state s$((N - 1)))" = asleep ]'
 check "b turned off keep warm" eval "ctl keepwarm b off >/dev/null"
