@@ -47,19 +47,31 @@
 
 /* a workload as the children were sent it */
 struct sent_wl {
-	char		*name;
+	size_t		 name;		/* in its sent_gen's names */
+	int		 taken;		/* found by the next generation */
 	uint64_t	 rdigest;	/* of runtimed's definition */
 };
 
+/*
+ * The names are copied into one block, sized before the send: no
+ * allocation that outlives the send sits among the messages queued to
+ * the children, so that the heap they take goes back when they are
+ * written (a name strdup'ed among them held 110 MiB at 30,000).
+ */
 struct sent_gen {
 	struct sent_wl	*v;
 	uint32_t	 n;
 	uint32_t	 size;
+	char		*arena;
+	size_t		 alen;
+	size_t		 asize;
 	uint32_t	 gen;		/* 0: none */
 	uint32_t	 next;		/* where the next name likely is */
 	int		 indexed;	/* names is made */
 	struct hashtab	 names;		/* name -> its sent_wl */
 };
+
+static void	sent_reserve(struct sent_gen *, uint32_t, size_t);
 
 static struct sent_gen	 cur;		/* the last one sent */
 static struct sent_gen	 nxt;		/* the one being sent */
@@ -92,11 +104,8 @@ delta_child(int id)
 static void
 sent_free(struct sent_gen *s)
 {
-	uint32_t	 i;
-
 	hashtab_clear(&s->names);
-	for (i = 0; i < s->n; i++)
-		free(s->v[i].name);
+	free(s->arena);
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }
@@ -118,9 +127,14 @@ delta_compose(struct orchd *env, uint32_t type, const void *data,
 void
 config_delta_begin(struct orchd *env, uint32_t gen, uint32_t count)
 {
-	struct cfg_delta	 d;
+	struct cfg_delta		 d;
+	const struct workload_conf	*wl;
+	size_t				 asize = 0;
 
 	sent_free(&nxt);
+	TAILQ_FOREACH(wl, &env->conf->workloads, entry)
+		asize += strlen(wl->name) + 1;
+	sent_reserve(&nxt, count, asize);
 	nxt.gen = gen;
 	memset(&run, 0, sizeof(run));
 	nsent = 0;
@@ -159,49 +173,63 @@ sent_find(struct sent_gen *s, const char *name)
 	struct sent_wl	*e;
 	uint32_t	 i;
 
-	if (s->next < s->n && s->v[s->next].name != NULL &&
-	    strcmp(s->v[s->next].name, name) == 0)
+	if (s->next < s->n && !s->v[s->next].taken &&
+	    strcmp(s->arena + s->v[s->next].name, name) == 0)
 		e = &s->v[s->next];
 	else {
 		if (!s->indexed) {
-			/* one whose name went on was found: it is not again */
 			for (i = 0; i < s->n; i++)
-				if (s->v[i].name != NULL &&
-				    hashtab_add(&s->names, s->v[i].name,
-				    &s->v[i]) == -1)
+				if (hashtab_add(&s->names, s->arena +
+				    s->v[i].name, &s->v[i]) == -1)
 					fatal("%s", __func__);
 			s->indexed = 1;
 		}
+		/* one found already is not again */
 		if ((e = (struct sent_wl *)hashtab_find(&s->names,
-		    name)) == NULL)
+		    name)) == NULL || e->taken)
 			return (NULL);
 	}
+	e->taken = 1;
 	s->next = e - s->v + 1;
 	return (e);
 }
 
-/* a name goes on from the last generation's entry, or is copied */
+/* room for n workloads and names of asize bytes, made before the send */
 static void
-sent_add(struct sent_gen *s, struct sent_wl *from, const char *name,
-    uint64_t rdigest)
+sent_reserve(struct sent_gen *s, uint32_t n, size_t asize)
 {
 	struct sent_wl	*v;
-	uint32_t	 size;
+	char		*a;
 
-	if (s->n == s->size) {
-		size = s->size == 0 ? 1024 : s->size * 2;
-		if ((v = reallocarray(s->v, size, sizeof(*v))) == NULL)
+	if (n > s->size) {
+		if ((v = reallocarray(s->v, n, sizeof(*v))) == NULL)
 			fatal("%s", __func__);
 		s->v = v;
-		s->size = size;
+		s->size = n;
 	}
-	if (from != NULL && from->name != NULL) {
-		/* cur's index still points at it: freed with nxt only */
-		s->v[s->n].name = from->name;
-		from->name = NULL;
-	} else if ((s->v[s->n].name = strdup(name)) == NULL)
-		fatal("%s", __func__);
+	if (asize > s->asize) {
+		if ((a = realloc(s->arena, asize)) == NULL)
+			fatal("%s", __func__);
+		s->arena = a;
+		s->asize = asize;
+	}
+}
+
+/* a name, copied into the block of names */
+static void
+sent_add(struct sent_gen *s, const char *name, uint64_t rdigest)
+{
+	size_t	 len = strlen(name) + 1;
+
+	/* more than reserved (not expected): grown, as any array */
+	if (s->n == s->size || s->asize - s->alen < len)
+		sent_reserve(s, s->n == s->size ? s->size * 2 + 1024 : s->size,
+		    s->asize - s->alen < len ? s->asize * 2 + len : s->asize);
+	memcpy(s->arena + s->alen, name, len);
+	s->v[s->n].name = s->alen;
+	s->v[s->n].taken = 0;
 	s->v[s->n].rdigest = rdigest;
+	s->alen += len;
 	s->n++;
 }
 
@@ -222,7 +250,7 @@ config_delta_workload(struct orchd *env, const char *name, const void *def,
 	e = sent_find(&cur, name);
 	same = e != NULL && e->rdigest == rd;
 	k = e != NULL ? e - cur.v : 0;
-	sent_add(&nxt, e, name, rd);
+	sent_add(&nxt, name, rd);
 	for (id = PROC_PARENT + 1; id < PROC_ACME; id++) {
 		if (delta_on && delta_child(id))
 			continue;
