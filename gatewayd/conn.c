@@ -126,14 +126,6 @@ head_put(struct gw_head *hd)
  * (unless a TLS read waits for writability) or a TLS write waits for
  * readability; writing if output is queued (unless a TLS write waits
  * for readability) or a TLS read waits for writability.
- *
- * A TLS connection's output is written at the end of the loop's turn
- * (event_active()), all that the turn's streams and answers queued in
- * one go, rather than after a poll for writability: that poll cost an
- * epoll_ctl(2) to watch the socket and another to stop, for a socket
- * that was almost always writable.  Only once a write found the socket
- * full is writability waited for.  (A cleartext connection writes at
- * once in conn_flush().)
  */
 static void
 conn_events(struct gw_conn *c)
@@ -149,12 +141,9 @@ conn_events(struct gw_conn *c)
 		event_add(&c->rev, NULL);
 	else if (!r && event_pending(&c->rev, EV_READ, NULL))
 		event_del(&c->rev);
-	if (w && !event_pending(&c->wev, EV_WRITE, NULL)) {
-		if (c->tls != NULL && !c->tls_rw && !c->tls_full)
-			event_active(&c->wev, EV_WRITE, 1);
-		else
-			event_add(&c->wev, NULL);
-	} else if (!w && event_pending(&c->wev, EV_WRITE, NULL))
+	if (w && !event_pending(&c->wev, EV_WRITE, NULL))
+		event_add(&c->wev, NULL);
+	else if (!w && event_pending(&c->wev, EV_WRITE, NULL))
 		event_del(&c->wev);
 }
 
@@ -1081,7 +1070,6 @@ conn_write(int fd, short event, void *arg)
 		conn_close(c);
 		return;
 	}
-	c->tls_full = n == -2;
 	conn_events(c);
 	if (n == -2)
 		return;

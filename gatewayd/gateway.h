@@ -327,8 +327,6 @@ struct gw_conn {
 	int64_t			 hello_end;	/* ms: the head's deadline */
 	int			 tls_rw;	/* read waits until writable */
 	int			 tls_wr;	/* write waits until readable */
-	int			 tls_full;	/* the last write filled the
-						   socket: poll before the next */
 
 	/* the request under way */
 	struct gw_head		*req;		/* while reading or parked */
