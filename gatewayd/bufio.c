@@ -13,7 +13,7 @@
  * the bytes that came are added to the evbuffer, into the room its last
  * chain has or a chain their size; a full read still fits a chain of
  * 64 KiB with its header.  Nothing stays in the shared buffer between
- * two calls.  TLS reads (tls.c) use it the same way.
+ * two calls.
  */
 
 #include <sys/types.h>
@@ -41,12 +41,4 @@ buf_read(struct evbuffer *buf, int fd)
 		return (-1);
 	}
 	return (n);
-}
-
-/* the shared buffer, for a read added to an evbuffer before any other */
-void *
-buf_scratch(size_t *len)
-{
-	*len = sizeof(buf_shared);
-	return (buf_shared);
 }

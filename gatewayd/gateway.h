@@ -535,7 +535,6 @@ void		 h2_stream_reading(struct gw_conn *);
 
 /* bufio.c */
 int		 buf_read(struct evbuffer *, int);
-void		*buf_scratch(size_t *);
 
 /* serve.c: reading and routing a request head */
 extern const struct conn_ops serve_ops;

@@ -374,14 +374,14 @@ tls_conn_start(struct gw_conn *c, struct tls *srv, struct gw_tlsctx *ref)
 ssize_t
 tls_conn_read(struct gw_conn *c)
 {
-	char		*b;
-	size_t		 blen;
-	ssize_t		 n, total = 0;
+	struct evbuffer_iovec	 v;
+	ssize_t			 n, total = 0;
 
-	/* as buf_read(): a record's bytes added, not a chain reserved */
-	b = buf_scratch(&blen);
 	while (total < GW_TLS_READ_BUDGET) {
-		n = tls_read(c->tls, b, MINIMUM(blen, GW_TLS_RECORD));
+		if (evbuffer_reserve_space(c->in, GW_TLS_RECORD, &v, 1) < 1)
+			return (-1);
+		n = tls_read(c->tls, v.iov_base, MINIMUM(v.iov_len,
+		    GW_TLS_RECORD));
 		if (n == TLS_WANT_POLLIN)
 			return (total > 0 ? total : -2);
 		if (n == TLS_WANT_POLLOUT) {
@@ -396,7 +396,8 @@ tls_conn_read(struct gw_conn *c)
 			c->eof = 1;
 			return (total);
 		}
-		if (evbuffer_add(c->in, b, n) == -1)
+		v.iov_len = n;
+		if (evbuffer_commit_space(c->in, &v, 1) == -1)
 			return (-1);
 		total += n;
 	}
