@@ -284,26 +284,24 @@ set_numbers(struct workload_conf *wc)
 {
 	const struct wl_field	*f;
 	size_t			 i;
-	void			*p;
 
 	for (i = 0; i < wl_nfields; i++) {
 		f = &wl_fields[i];
-		p = WF_PTR(wc, f);
 		switch (f->type) {
 		case WF_WORD:
 		case WF_BOOL:
 		case WF_INT:
 		case WF_SIGNAL:
-			*(int *)p = 40 + (int)i;
+			wl_field_set_num(wc, f, 40 + (int64_t)i);
 			break;
 		case WF_PORT:
-			*(uint16_t *)p = 1000 + i;
+			wl_field_set_num(wc, f, 1000 + (int64_t)i);
 			break;
 		case WF_ID:
 		case WF_DURATION:
 		case WF_SIZE:
 		case WF_CPU:
-			*(int64_t *)p = ((int64_t)1 << 40) + (int64_t)i;
+			wl_field_set_num(wc, f, ((int64_t)1 << 40) + (int64_t)i);
 			break;
 		default:
 			break;
