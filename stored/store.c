@@ -1047,7 +1047,7 @@ store_apply(struct privsep *ps, struct cfg_generation *gen,
 		store_failed("configuration");
 	if (!store_restored) {
 		store_restore(gen);
-		store_check_begin(gen, store_empty);
+		store_check_begin(gen);
 	}
 	pending_replay();
 	store_db_shrink(store_db);

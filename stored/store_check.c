@@ -93,13 +93,13 @@ check_remove(struct check_name *c)
 }
 
 /*
- * The first configuration, read once at start: each name is checked.
- * With no row in the database (none), runtimed checks only the workloads
- * a driver looks for (a container, a service): a process has nothing to
- * compare.
+ * The first configuration, read once at start: each name is checked, as
+ * runtimed checks each until its driver's look or the restore's end
+ * says (at a first start too, so that the store's answers and the
+ * gateways' agree).
  */
 void
-store_check_begin(const struct cfg_generation *gen, int none)
+store_check_begin(const struct cfg_generation *gen)
 {
 	const struct workload_conf	*wc;
 	struct check_name		*c, *next;
@@ -109,8 +109,7 @@ store_check_begin(const struct cfg_generation *gen, int none)
 	check_begun = 1;
 	check_max = check_count + gen->nworkloads;
 	TAILQ_FOREACH(wc, &gen->workloads, entry)
-		if (!none || wc->driver != DRIVER_PROCESS)
-			check_add(wc->name, 0);
+		check_add(wc->name, 0);
 	/* runtimed told these before the store was configured */
 	RB_FOREACH_SAFE(c, check_names, &check_names, next)
 		if (c->told)

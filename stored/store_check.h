@@ -9,7 +9,7 @@
 struct cfg_generation;
 struct ctl_workload;
 
-void	store_check_begin(const struct cfg_generation *, int);
+void	store_check_begin(const struct cfg_generation *);
 void	store_check_told(const char *);
 void	store_check_overlay(struct ctl_workload *);
 

@@ -55,7 +55,7 @@ test_many(void **state)
 	}
 	/* runtimed told one before the store had its configuration */
 	store_check_told("w5");
-	store_check_begin(&gen, 0);
+	store_check_begin(&gen);
 	assert_int_equal(shown("w0"), WL_CHECKING);
 	assert_int_equal(shown("w70000"), WL_CHECKING);
 	assert_int_equal(shown("w99999"), WL_CHECKING);
