@@ -143,7 +143,7 @@ ORCHD_SRCS	 = $(addprefix orchd/, \
 SPAWNER_SRCS	 = $(addprefix spawnerd/, \
 		   cglimit.c cgroup.c check.c exec.c pss.c spawnerd.c volrm.c)
 STORE_SRCS	 = $(addprefix stored/, \
-		   store.c store_check.c store_db.c store_moved.c \
+		   store.c store_check.c store_db.c store_moved.c store_open.c \
 		   store_queue.c store_schema.c store_sql.c store_sync.c)
 GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   accesslog.c accesslog_fmt.c acme_http.c acme_recv.c \

@@ -32,6 +32,7 @@
 #include "compat.h"
 #include "msg.h"
 #include "store_db.h"
+#include "store_open.h"
 #include "store_sql.h"
 #include "timer.h"
 #include "util.h"
@@ -280,228 +281,6 @@ store_db_synchronous(struct store_db *sdb)
  * Opening.
  */
 
-/* "unable to open database file (Permission denied)" */
-static void
-open_error(sqlite3 *db, int rc, const char *what, char *err, size_t errlen)
-{
-	int	 e = db != NULL ? sqlite3_system_errno(db) : 0;
-
-	if (e != 0 && (rc & 0xff) != SQLITE_NOTADB &&
-	    (rc & 0xff) != SQLITE_CORRUPT)
-		snprintf(err, errlen, "%s: %s (%s)", what,
-		    db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc),
-		    strerror(e));
-	else
-		snprintf(err, errlen, "%s: %s", what,
-		    db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-}
-
-/* the file and its write-ahead log are made beside each other */
-static int
-dir_writable(const char *path)
-{
-	char		 dir[PATH_MAX];
-	const char	*slash;
-
-	if ((slash = strrchr(path, '/')) == NULL)
-		strlcpy(dir, ".", sizeof(dir));
-	else if (slash == path)
-		strlcpy(dir, "/", sizeof(dir));
-	else if ((size_t)(slash - path) >= sizeof(dir)) {
-		errno = ENAMETOOLONG;
-		return (-1);
-	} else
-		strlcpy(dir, path, slash - path + 1);
-	return (access(dir, W_OK | X_OK));
-}
-
-/*
- * Never CREATE over a file that exists: sqlite would not truncate it,
- * but a file we did not make is one we only ever open.
- */
-static int
-open_flags(const char *path, char *err, size_t errlen)
-{
-	struct stat	 sb;
-
-	if (stat(path, &sb) == 0) {
-		if (!S_ISREG(sb.st_mode)) {
-			snprintf(err, errlen, "not a regular file");
-			return (-1);
-		}
-		return (SQLITE_OPEN_READWRITE);
-	}
-	if (errno != ENOENT) {
-		snprintf(err, errlen, "%s", strerror(errno));
-		return (-1);
-	}
-	/* sqlite would only say "unable to open database file" */
-	if (dir_writable(path) == -1) {
-		snprintf(err, errlen, "cannot be created: its directory is "
-		    "not writable (%s)", strerror(errno));
-		return (-1);
-	}
-	return (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-}
-
-/* the first read: a file that is not a database fails here, unchanged */
-static int
-check_readable(sqlite3 *db, char *err, size_t errlen)
-{
-	int	 rc;
-
-	rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL,
-	    NULL);
-	if (rc == SQLITE_OK)
-		return (0);
-	if ((rc & 0xff) == SQLITE_NOTADB)
-		snprintf(err, errlen, "not a database (%s)",
-		    sqlite3_errmsg(db));
-	else if ((rc & 0xff) == SQLITE_READONLY)
-		open_error(db, rc, "cannot be written", err, errlen);
-	else if ((rc & 0xff) == SQLITE_CORRUPT)
-		snprintf(err, errlen, "corrupt (%s)", sqlite3_errmsg(db));
-	else
-		open_error(db, rc, "cannot read", err, errlen);
-	return (-1);
-}
-
-static int
-check_integrity(sqlite3 *db, char *err, size_t errlen)
-{
-	sqlite3_stmt	*s;
-	int		 rc, ok = 0;
-
-	if ((rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &s,
-	    NULL)) != SQLITE_OK) {
-		open_error(db, rc, "corrupt", err, errlen);
-		return (-1);
-	}
-	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		ok = strcmp(col_text(s, 0), "ok") == 0;
-		if (!ok)
-			snprintf(err, errlen, "corrupt (quick_check: %s)",
-			    col_text(s, 0));
-	} else
-		open_error(db, rc, "corrupt", err, errlen);
-	sqlite3_finalize(s);
-	return (ok ? 0 : -1);
-}
-
-/* sqlite quietly opens read-only what it cannot open read-write */
-static int
-check_writable(sqlite3 *db, char *err, size_t errlen)
-{
-	int	 rc;
-
-	if (sqlite3_db_readonly(db, "main") == 1) {
-		snprintf(err, errlen, "cannot be written: the store has no "
-		    "write permission on it");
-		return (-1);
-	}
-	if ((rc = sqlite3_exec(db, "BEGIN IMMEDIATE; COMMIT", NULL, NULL,
-	    NULL)) != SQLITE_OK) {
-		open_error(db, rc, "cannot be written", err, errlen);
-		(void)sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-		return (-1);
-	}
-	return (0);
-}
-
-static int
-pragma_text(sqlite3 *db, const char *sql, char *out, size_t outlen)
-{
-	sqlite3_stmt	*s;
-	int		 rc;
-
-	if ((rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL)) != SQLITE_OK)
-		return (rc);
-	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		strlcpy(out, col_text(s, 0), outlen);
-		rc = SQLITE_OK;
-	} else if (rc == SQLITE_DONE)
-		rc = SQLITE_OK;
-	sqlite3_finalize(s);
-	return (rc);
-}
-
-/*
- * WAL: readers never wait for the writer and a crash loses at most the
- * last transactions, never the file; NORMAL is durable enough with WAL
- * for all but the API's writes, which raise it (tx_begin_durable).
- */
-static int
-set_pragmas(sqlite3 *db, char *err, size_t errlen)
-{
-	char	 mode[16] = "";
-	int	 rc;
-
-	if ((rc = pragma_text(db, "PRAGMA journal_mode = WAL", mode,
-	    sizeof(mode))) != SQLITE_OK) {
-		open_error(db, rc, "cannot be written", err, errlen);
-		return (-1);
-	}
-	if (strcmp(mode, "wal") != 0) {
-		snprintf(err, errlen, "cannot be written: journal mode %s, "
-		    "not wal", mode);
-		return (-1);
-	}
-	/* lookups are by key: 256 KiB of page cache, not sqlite's 2 MiB */
-	if ((rc = sqlite3_exec(db, "PRAGMA synchronous = NORMAL;"
-	    "PRAGMA temp_store = MEMORY;"
-	    "PRAGMA cache_size = -256;"
-	    "PRAGMA foreign_keys = ON;", NULL, NULL, NULL)) != SQLITE_OK) {
-		open_error(db, rc, "settings", err, errlen);
-		return (-1);
-	}
-	return (0);
-}
-
-static int
-schema_version(sqlite3 *db, int *version, char *err, size_t errlen)
-{
-	char	 v[32] = "0";
-	int	 rc;
-
-	if ((rc = pragma_text(db, "PRAGMA user_version", v, sizeof(v))) !=
-	    SQLITE_OK) {
-		open_error(db, rc, "schema version", err, errlen);
-		return (-1);
-	}
-	*version = atoi(v);
-	return (0);
-}
-
-static int
-migrate(sqlite3 *db, char *err, size_t errlen)
-{
-	int	 version, rc;
-
-	if (schema_version(db, &version, err, errlen) == -1)
-		return (-1);
-	if (version > store_db_version()) {
-		snprintf(err, errlen, "schema version %d is newer than this "
-		    "orchd knows (%d): refusing to touch it", version,
-		    store_db_version());
-		return (-1);
-	}
-	for (; version < store_db_version(); version++) {
-		rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-		if (rc == SQLITE_OK)
-			rc = sqlite3_exec(db, store_schema_step(version), NULL,
-			    NULL, NULL);
-		if (rc == SQLITE_OK)
-			rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-		if (rc != SQLITE_OK) {
-			snprintf(err, errlen, "schema migration to version "
-			    "%d: %s", version + 1, sqlite3_errmsg(db));
-			(void)sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-			return (-1);
-		}
-	}
-	return (0);
-}
-
 /* per connection, in memory: the names of the generation being synced */
 static int
 prepare_all(struct store_db *sdb, char *err, size_t errlen)
@@ -510,7 +289,7 @@ prepare_all(struct store_db *sdb, char *err, size_t errlen)
 
 	if ((rc = sqlite3_exec(sdb->db, "CREATE TEMP TABLE configured "
 	    "(name TEXT PRIMARY KEY)", NULL, NULL, NULL)) != SQLITE_OK) {
-		open_error(sdb->db, rc, "temporary table", err, errlen);
+		store_open_error(sdb->db, rc, "temporary table", err, errlen);
 		return (-1);
 	}
 	for (i = 0; i < S_MAX; i++) {
@@ -530,27 +309,12 @@ store_db_open(const char *path, char *err, size_t errlen)
 {
 	struct stat	 sb;
 	struct store_db	*sdb;
-	int		 flags, rc;
 
-	if ((flags = open_flags(path, err, errlen)) == -1)
-		return (NULL);
 	if ((sdb = calloc(1, sizeof(*sdb))) == NULL) {
 		snprintf(err, errlen, "%s", strerror(errno));
 		return (NULL);
 	}
-	if ((rc = sqlite3_open_v2(path, &sdb->db, flags, NULL)) != SQLITE_OK) {
-		open_error(sdb->db, rc, "cannot open", err, errlen);
-		goto fail;
-	}
-	sqlite3_extended_result_codes(sdb->db, 1);
-	sqlite3_busy_timeout(sdb->db, STORE_BUSY_MS);
-	/* reads first: nothing is written before the file proved sound */
-	if (check_readable(sdb->db, err, errlen) == -1 ||
-	    check_integrity(sdb->db, err, errlen) == -1 ||
-	    check_writable(sdb->db, err, errlen) == -1 ||
-	    set_pragmas(sdb->db, err, errlen) == -1 ||
-	    check_writable(sdb->db, err, errlen) == -1 ||
-	    migrate(sdb->db, err, errlen) == -1 ||
+	if (store_open_sqlite(path, &sdb->db, err, errlen) == -1 ||
 	    prepare_all(sdb, err, errlen) == -1)
 		goto fail;
 	/* the file it opened, for store_db_moved() */
@@ -601,7 +365,7 @@ store_db_copy(struct store_db *sdb, const char *path, char *err,
 	rc = sqlite3_open_v2(path, &to, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_CREATE, NULL);
 	if (rc != SQLITE_OK) {
-		open_error(to, rc, "cannot create", err, errlen);
+		store_open_error(to, rc, "cannot create", err, errlen);
 		goto fail;
 	}
 	if ((b = sqlite3_backup_init(to, "main", sdb->db, "main")) == NULL) {

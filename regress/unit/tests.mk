@@ -6,14 +6,14 @@ TEST_chunked_OBJS = $(OBJ)/regress/unit/httptest.o
 .SECONDARY: $(OBJ)/regress/unit/httptest.o $(OBJ)/regress/unit/storetest.o
 TEST_reaper_OBJS = $(OBJ)/reaperd/policy.o $(OBJ)/reaperd/ticklist.o
 TEST_alogq_OBJS = $(OBJ)/orchd/alogq.o
-TEST_store_OBJS = $(OBJ)/stored/store_db.o $(OBJ)/stored/store_sql.o \
+TEST_store_OBJS = $(OBJ)/stored/store_db.o $(OBJ)/stored/store_open.o $(OBJ)/stored/store_sql.o \
 		   $(OBJ)/stored/store_queue.o \
 		   $(OBJ)/stored/store_schema.o $(OBJ)/regress/unit/storetest.o
 TEST_store_queue_OBJS = $(TEST_store_OBJS)
 TEST_store_moved_OBJS = $(TEST_store_OBJS) $(OBJ)/stored/store_moved.o
 TEST_api_OBJS = $(OBJ)/gatewayd/api_route.o $(OBJ)/gatewayd/api_json.o \
 		   $(OBJ)/gatewayd/prom.o $(OBJ)/gatewayd/api_auth.o \
-		   $(OBJ)/stored/store_db.o $(OBJ)/stored/store_sql.o \
+		   $(OBJ)/stored/store_db.o $(OBJ)/stored/store_open.o $(OBJ)/stored/store_sql.o \
 		   $(OBJ)/stored/store_schema.o \
 		   $(OBJ)/gatewayd/metrics_add.o
 TEST_docker_OBJS = $(OBJ)/runtimed/docker_spec.o $(OBJ)/runtimed/docker_image.o
