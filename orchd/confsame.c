@@ -12,11 +12,13 @@
  * back, with the key, and confd answers SAME when what it reads digests
  * the same: the parent then sends no child anything.
  *
- * Not offered (a full reading instead) when the running configuration
- * names files that the parent reads itself, as root, at every reload:
- * TLS certificates and keys, the API, status and notify key files, the
- * registry auth file, a swarm manager's credentials.  confd does not
- * read those, so their change would go unseen.
+ * The files that the parent reads itself, as root, at every reload are
+ * not confd's to see: TLS certificates and keys, the API, status and
+ * notify key files, the registry auth file, a swarm manager's
+ * credentials.  Their loaders digest here, with the same key, the bytes
+ * they took (confsame_parent_read()); when confd answers SAME, each is
+ * read again and digested (confsame_parent_same()), and one changed (a
+ * renewed certificate) makes the reload read everything, as before.
  *
  * The records are checked as any child's message: a known kind, a path
  * terminated within its field, no more than announced.  They only name
@@ -25,10 +27,14 @@
 
 #include <sys/types.h>
 #include <sys/queue.h>
+#include <sys/stat.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compat.h"
 #include "conf.h"
@@ -45,29 +51,130 @@ struct inset {
 	int			 usable;	/* a digest and its records */
 };
 
+static void	inset_clear(struct inset *);
+
+/* a file the parent read: its path and the digest of its bytes */
+struct pfile {
+	char		*path;
+	uint64_t	 digest;
+};
+#define PFILES_MAX	1024	/* more: no fast path */
+#define PFILE_MAX	(4 * 1024 * 1024)	/* larger than any loader's */
+
+struct pset {
+	struct pfile	 v[PFILES_MAX];
+	size_t		 n;
+	int		 overflow;
+};
+
 static uint8_t		 key[SIPHASH_KEY_LEN];
 static int		 keyed;
 static struct inset	 running, taken;
+static struct pset	*prun, *ptaken;
+
+static void
+key_draw(void)
+{
+	if (!keyed) {
+		arc4random_buf(key, sizeof(key));
+		keyed = 1;
+	}
+}
+
+static void
+pset_free(struct pset *p)
+{
+	size_t	 i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->n; i++)
+		free(p->v[i].path);
+	free(p);
+}
+
+/* a loader of the parent's read path's bytes for the configuration */
+void
+confsame_parent_read(const char *path, const void *bytes, size_t len)
+{
+	key_draw();
+	if (ptaken == NULL && (ptaken = calloc(1, sizeof(*ptaken))) == NULL)
+		fatal("%s", __func__);
+	if (ptaken->n >= PFILES_MAX) {
+		ptaken->overflow = 1;
+		return;
+	}
+	if ((ptaken->v[ptaken->n].path = strdup(path)) == NULL)
+		fatal("%s", __func__);
+	ptaken->v[ptaken->n++].digest = siphash24(key, bytes, len);
+}
+
+/* path's bytes now, digested; -1 when it cannot be read whole */
+static int
+pfile_digest(const char *path, uint64_t *d)
+{
+	struct stat	 st;
+	uint8_t		*buf;
+	size_t		 len = 0;
+	ssize_t		 n;
+	int		 fd, rv = -1;
+
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return (-1);
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (buf = malloc(PFILE_MAX + 1)) == NULL) {
+		close(fd);
+		return (-1);
+	}
+	while (len <= PFILE_MAX) {
+		if ((n = read(fd, buf + len, PFILE_MAX + 1 - len)) == -1 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	if (n == 0 && len <= PFILE_MAX) {
+		*d = siphash24(key, buf, len);
+		rv = 0;
+	}
+	freezero(buf, PFILE_MAX + 1);
+	close(fd);
+	return (rv);
+}
+
+/* every file the parent read for the running configuration, unchanged */
+int
+confsame_parent_same(void)
+{
+	uint64_t	 d;
+	size_t		 i;
+
+	if (prun == NULL)
+		return (1);
+	if (prun->overflow)
+		return (0);
+	for (i = 0; i < prun->n; i++)
+		if (pfile_digest(prun->v[i].path, &d) == -1 ||
+		    d != prun->v[i].digest) {
+			log_info("reload: %s changed", prun->v[i].path);
+			return (0);
+		}
+	return (1);
+}
+
+/* the running inputs forgotten: the next reading is a whole one */
+void
+confsame_forget(void)
+{
+	inset_clear(&running);
+}
 
 static void
 inset_clear(struct inset *s)
 {
 	free(s->v);
 	memset(s, 0, sizeof(*s));
-}
-
-/* files the parent reads itself: their change is not confd's to see */
-static int
-parent_reads(const struct orchd_conf *c)
-{
-	const struct listener_conf	*l;
-
-	TAILQ_FOREACH(l, &c->listeners, entry)
-		if (l->tls_cert != NULL || l->tls_key != NULL)
-			return (1);
-	return (!TAILQ_EMPTY(&c->keypairs) || c->api_key_file != NULL ||
-	    c->status_key_file != NULL || c->notify_key_file != NULL ||
-	    c->regauth_file != NULL || c->swarm_manager != NULL);
 }
 
 /*
@@ -82,13 +189,11 @@ confsame_ask(struct imsgbuf *ibuf, const struct orchd_conf *running_conf)
 	size_t			 i;
 	int			 replay;
 
-	if (!keyed) {
-		arc4random_buf(key, sizeof(key));
-		keyed = 1;
-	}
+	key_draw();
 	inset_clear(&taken);
-	replay = running_conf != NULL && running.usable && running.n > 0 &&
-	    !parent_reads(running_conf);
+	pset_free(ptaken);
+	ptaken = NULL;
+	replay = running_conf != NULL && running.usable && running.n > 0;
 	memset(&cd, 0, sizeof(cd));
 	memcpy(cd.key, key, sizeof(cd.key));
 	if (replay) {
@@ -156,4 +261,7 @@ confsame_commit(int as_file)
 	else
 		inset_clear(&taken);
 	memset(&taken, 0, sizeof(taken));
+	pset_free(prun);
+	prun = ptaken;
+	ptaken = NULL;
 }

@@ -641,11 +641,16 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	log_info("reloading configuration from %s", env->conffile);
 	reload_begin(conn);
 	reload_capture_start();
-	if ((nconf = config_load(env->conffile, PARSE_HOST_ERROR, 0)) ==
-	    NULL && confread_unchanged()) {
-		reload_flush(0);
-		reload_unchanged(env->conffile, env->generation);
-		return (1);
+	nconf = config_load(env->conffile, PARSE_HOST_ERROR, 0);
+	if (nconf == NULL && confread_unchanged()) {
+		if (confsame_parent_same()) {
+			reload_flush(0);
+			reload_unchanged(env->conffile, env->generation);
+			return (1);
+		}
+		/* a certificate or key file changed: read it all */
+		confsame_forget();
+		nconf = config_load(env->conffile, PARSE_HOST_ERROR, 0);
 	}
 	if (nconf == NULL) {
 		reload_flush(1);

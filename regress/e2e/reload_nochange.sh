@@ -15,7 +15,17 @@ ensure_user
 
 ports GW
 P=$((GW + 1))
-mkdir -p "$T/log" "$T/d" "$T/pages"
+mkdir -p "$T/log" "$T/d" "$T/pages" "$T/pki"
+TLSP=$((GW + 40))
+
+# mkcert: a certificate and key, new each time, at the same paths
+mkcert() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	    -keyout "$T/pki/k.key" -out "$T/pki/c.crt" -days 2 \
+	    -subj "/CN=main.test" 2>/dev/null
+	chmod 0600 "$T/pki/k.key"
+}
+mkcert
 
 wl() {	# wl NAME [SETTING...]: a process workload never woken
 	name=$1
@@ -28,6 +38,8 @@ wl() {	# wl NAME [SETTING...]: a process workload never woken
 {
 	conf_head
 	echo "listen on 127.0.0.1 port $GW"
+	echo "listen on 127.0.0.1 port $TLSP tls certificate \"$T/pki/c.crt\"" \
+	    "key \"$T/pki/k.key\""
 	echo "error page 503 \"$T/pages/503.html\""
 	echo "include \"$T/inc.conf\""
 	echo "include \"$T/d/*.conf\""
@@ -110,6 +122,25 @@ reload_full "a user added to the password file"
 echo "<p>very busy</p>" >"$T/pages/503.html"
 reload_full "the error page changed"
 reload_same "after them"
+
+# -- 4b. a TLS certificate renewed at the same paths: the parent reads
+# those files itself, and a change to them reloads as before
+serial() {
+	echo | timeout 5 openssl s_client -connect "127.0.0.1:$TLSP" \
+	    -servername main.test 2>/dev/null | openssl x509 -noout -serial
+}
+s0=$(serial)
+check "the TLS listener serves the certificate" \
+    [ "$s0" = "$(openssl x509 -noout -serial -in "$T/pki/c.crt")" ]
+mkcert
+reload_full "a certificate renewed"
+check "the renewed certificate is served" wait_for 10 \
+    sh -c "[ \"\$(echo | timeout 5 openssl s_client -connect 127.0.0.1:$TLSP \
+    -servername main.test 2>/dev/null | openssl x509 -noout -serial)\" = \
+    \"$(openssl x509 -noout -serial -in "$T/pki/c.crt")\" ]"
+check "the log names the file" grep -q "reload: $T/pki/c.crt changed" \
+    "$T/orchd.log"
+reload_same "after the renewal"
 
 # -- 5. an included file replaced by a symlink: to the same bytes, no
 # change; to other bytes, a change
