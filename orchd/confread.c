@@ -86,6 +86,7 @@ static struct {
 	int			 same;		/* SAME taken: no change */
 	int			 digest;	/* the inputs' digest taken */
 	int			 asked_same;	/* a reload: SAME may come */
+	int			 pieces;	/* messages taken, but lines */
 	int			 refused;	/* a piece out of rule */
 	int32_t			 errors;	/* confd's count */
 } rd;
@@ -660,7 +661,8 @@ take_same(struct imsgev *iev, struct imsg *imsg)
 	int32_t	 zero;
 
 	(void)imsg_get_data(imsg, &zero, sizeof(zero));
-	if (zero != 0 || !rd.asked_same || rd.digest)
+	/* alone, before any piece of a configuration: not after one */
+	if (zero != 0 || !rd.asked_same || rd.pieces != 1)
 		refuse("an unasked \"no change\"");
 	else
 		rd.same = rd.ended = 1;
@@ -795,6 +797,8 @@ confd_dispatch(struct imsg *imsg)
 		    imsg_get_len(imsg));
 		return (-1);
 	}
+	if (imsg_get_type(imsg) != IMSG_CONF_LOG)
+		rd.pieces++;
 	h->fn(NULL, imsg);
 	return (0);
 }
