@@ -233,7 +233,7 @@ main(int argc, char *argv[])
 	}
 	if (conf != NULL) {
 		confd_send_conf(conf);
-		inputs_send();
+		confd_send_inputs();
 		confd_flush();
 		conf->api_key_set = rq.key_env;
 		if (rq.print && print_config(stdout, conf) == -1)

@@ -32,7 +32,9 @@ int	inputs_fd_read(int, uint8_t **, size_t *);
 int	inputs_glob(const char *, const glob_t *);
 void	inputs_htfile(const struct htfile *);
 int	inputs_same(void);
-void	inputs_send(void);
+void	inputs_result(struct conf_digest *);
+void	inputs_record(size_t, struct conf_input *);
+void	confd_send_inputs(void);	/* send.c */
 
 /* the parser's entry points (parse_conf.c, parse_input.c), the printer */
 struct orchd_conf	*parse_config(const char *, int);

@@ -308,28 +308,25 @@ inputs_same(void)
 	return (0);
 }
 
-/* after a parse: the records, then the digest, for the parent to keep */
+/* after a parse: the digest and the count of records, for the parent */
 void
-inputs_send(void)
+inputs_result(struct conf_digest *cd)
 {
-	struct conf_input	*ci;
-	struct conf_digest	 cd;
-	size_t			 i;
-
-	memset(&cd, 0, sizeof(cd));
-	cd.digest = in.digest;
-	cd.replay = !in.overflow;
-	cd.ninputs = in.overflow ? 0 : in.n;
-	confd_send(IMSG_CONF_DIGEST, &cd, sizeof(cd));
-	if ((ci = calloc(1, sizeof(*ci))) == NULL)
-		fatal("%s", __func__);
-	for (i = 0; i < (size_t)cd.ninputs; i++) {
-		memset(ci, 0, sizeof(*ci));
-		ci->kind = in.v[i].kind;
-		ci->flags = in.v[i].flags;
-		(void)strlcpy(ci->path, in.v[i].path, sizeof(ci->path));
-		confd_send(IMSG_CONF_INPUT, ci, sizeof(*ci));
-	}
-	free(ci);
+	memset(cd, 0, sizeof(*cd));
+	cd->digest = in.digest;
+	cd->replay = !in.overflow;
+	cd->ninputs = in.overflow ? 0 : in.n;
 	explicit_bzero(in.key, sizeof(in.key));
+}
+
+/* record i of those counted, as sent */
+void
+inputs_record(size_t i, struct conf_input *ci)
+{
+	memset(ci, 0, sizeof(*ci));
+	if (i >= in.n)
+		fatalx("%s: record %zu of %zu", __func__, i, in.n);
+	ci->kind = in.v[i].kind;
+	ci->flags = in.v[i].flags;
+	(void)strlcpy(ci->path, in.v[i].path, sizeof(ci->path));
 }
