@@ -10,7 +10,8 @@
  * at start and when a reload is accepted): a reload refused later
  * leaves the running ones as they were.  The next reload sends them
  * back, with the key, and confd answers SAME when what it reads digests
- * the same: the parent then sends no child anything.
+ * the same: the parent then sends no child a configuration (only the
+ * reload's status, as for any reload).
  *
  * The files that the parent reads itself, as root, at every reload are
  * not confd's to see: TLS certificates and keys, the API, status and

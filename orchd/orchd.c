@@ -646,6 +646,8 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 		if (confsame_parent_same()) {
 			reload_flush(0);
 			reload_unchanged(env->conffile, env->generation);
+			/* still a reload: its event, its time in /metrics */
+			config_status(env, 1);
 			return (1);
 		}
 		/* a certificate or key file changed: read it all */

@@ -129,7 +129,7 @@ reload_flush(int failed)
 /*
  * confd read every input of the running configuration again and found
  * none changed (confd/inputs.c): the reload is done, no child is sent
- * anything and the generation stays; orchctl hears so, and OK.
+ * a configuration and the generation stays; orchctl hears so, and OK.
  */
 void
 reload_unchanged(const char *file, uint32_t gen)
