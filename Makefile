@@ -122,7 +122,7 @@ COMMON_SRCS	 = $(addprefix common/, \
 # the configuration's parser: confd/parse.y and what its actions call,
 # linked by the unit tests and the fuzz target without confd's main()
 PARSE_SRCS	 = $(addprefix confd/, \
-		   hostcheck.c lex.c parse_acme.c parse_check.c \
+		   hostcheck.c inputs.c lex.c parse_acme.c parse_check.c \
 		   parse_conf.c parse_gate.c parse_input.c parse_listen.c \
 		   parse_limits.c parse_notify.c parse_page.c parse_sched.c \
 		   parse_set.c \
@@ -132,7 +132,7 @@ CONFD_SRCS	 = $(PARSE_SRCS) $(addprefix confd/, \
 ORCHD_SRCS	 = $(addprefix orchd/, \
 		   acme_relay.c alogq.c apidef.c apihost.c apikey.c config.c \
 		   config_delta.c \
-		   confread.c control.c depends.c hook_relay.c \
+		   confread.c confsame.c control.c depends.c hook_relay.c \
 		   groupexpire.c identity.c keycheck.c listen.c logfiles.c logs.c \
 		   notify.c \
 		   instances.c labelfacts.c labels.c orchd.c owner.c \

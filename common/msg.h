@@ -597,6 +597,12 @@ enum imsg_type {
 					   cfg_page and the page's bytes */
 	IMSG_CONF_NOTIFY,		/* confd -> parent: struct
 					   notify_conf, its key empty */
+	IMSG_CONF_DIGEST,		/* both ways: struct conf_digest,
+					   the inputs' digest (issue 38) */
+	IMSG_CONF_INPUT,		/* both ways: struct conf_input, a
+					   file (or glob) the parse read */
+	IMSG_CONF_SAME,			/* confd -> parent: int32_t 0, the
+					   inputs are the running ones' */
 
 	/* orchd's own answers' pages, parent -> gateways, in a config
 	   transaction ("error page", gatewayd/pages.c) */
@@ -1183,7 +1189,8 @@ enum ctl_reload_what {
 	CTL_RELOAD_CHANGED,
 	CTL_RELOAD_RESTART,	/* msg: the setting */
 	CTL_RELOAD_WARNING,
-	CTL_RELOAD_ERROR
+	CTL_RELOAD_ERROR,
+	CTL_RELOAD_SAME		/* no input changed: nothing reloaded */
 };
 struct ctl_reload {
 	int32_t			 what;

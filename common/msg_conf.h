@@ -38,6 +38,33 @@ struct conf_read {
 						   replaces the file's; -1:
 						   none */
 };
+/*
+ * The no-change reload (confd/inputs.c): the parent keeps what the
+ * running configuration's parse read, as these records and a digest
+ * keyed by a key drawn at its start, and sends them with the next
+ * READ; confd reads them again and answers SAME when the digest is
+ * equal, or parses and sends the new ones before END.
+ */
+#define CONF_INPUTS_MAX		512	/* records; more: no fast path */
+enum conf_input_kind {
+	CONF_INPUT_FILE = 1,		/* a file's bytes */
+	CONF_INPUT_GLOB,		/* an include pattern's matches */
+	CONF_INPUT_HTPASSWD,		/* a password file's users */
+	CONF_INPUT_MAX
+};
+#define CONF_INPUT_NOFOLLOW	0x1	/* read with O_NOFOLLOW */
+struct conf_input {
+	int32_t			 kind;		/* CONF_INPUT_* */
+	int32_t			 flags;		/* CONF_INPUT_NOFOLLOW */
+	char			 path[CONF_STRING_MAX];
+};
+struct conf_digest {
+	uint8_t			 key[16];	/* parent -> confd only */
+	uint64_t		 digest;
+	int32_t			 replay;	/* parent: compare first;
+						   confd: the records fit */
+	int32_t			 ninputs;	/* the records that follow */
+};
 struct conf_log {
 	int32_t			 pri;		/* LOG_* */
 	char			 line[CONF_LOG_MAX];

@@ -103,14 +103,37 @@ confd_log(int pri, const char *line)
 	confd_flush();
 }
 
-/* the macros, then what to read: the parent's, on our socket */
+/*
+ * What the reading itself says that changes the result: with the
+ * macros, the start of the digest of the inputs (inputs.c).
+ */
+static void
+request_mix(const struct conf_read *rq)
+{
+	inputs_mix(0, 0, "file", rq->file, strlen(rq->file));
+	inputs_mix(0, 0, "host checks", &rq->host_checks,
+	    sizeof(rq->host_checks));
+	inputs_mix(0, 0, "idle timeout", &rq->idle_timeout,
+	    sizeof(rq->idle_timeout));
+	inputs_mix(0, 0, "key env", &rq->key_env, sizeof(rq->key_env));
+	inputs_prelude_done();
+}
+
+/*
+ * The key and the running inputs (a reload), the macros, then what to
+ * read: the parent's, on our socket.
+ */
 static void
 confd_request(struct conf_read *rq)
 {
 	struct conf_macro	 m;
+	struct conf_digest	 cd;
+	struct conf_input	*ci;
 	struct imsg		 imsg;
 	ssize_t			 n;
 
+	if ((ci = malloc(sizeof(*ci))) == NULL)
+		fatal("%s", __func__);
 	for (;;) {
 		if ((n = imsg_get(&ibuf, &imsg)) == -1)
 			fatal("%s: imsg_get", __func__);
@@ -125,10 +148,20 @@ confd_request(struct conf_read *rq)
 			if (cmdline_symset(m.def) < 0)
 				fatalx("could not parse macro definition %s",
 				    m.def);
+			inputs_mix(0, 0, "-D", m.def, strlen(m.def));
+		} else if (imsg_get_type(&imsg) == IMSG_CONF_DIGEST &&
+		    imsg_get_data(&imsg, &cd, sizeof(cd)) == 0) {
+			inputs_key(&cd);
+			explicit_bzero(&cd, sizeof(cd));
+		} else if (imsg_get_type(&imsg) == IMSG_CONF_INPUT &&
+		    imsg_get_data(&imsg, ci, sizeof(*ci)) == 0) {
+			inputs_take(ci);
 		} else if (imsg_get_type(&imsg) == IMSG_CONF_READ &&
 		    imsg_get_data(&imsg, rq, sizeof(*rq)) == 0) {
 			rq->file[sizeof(rq->file) - 1] = '\0';
 			imsg_free(&imsg);
+			free(ci);
+			request_mix(rq);
 			return;
 		} else
 			fatalx("%s: message %u of %zu bytes", __func__,
@@ -184,6 +217,13 @@ main(int argc, char *argv[])
 	log_forward(confd_log);
 	parse_user_lookup = users_lookup;
 	parse_host_checks = rq.host_checks;
+	/* a reload with nothing changed: no parse, nothing sent */
+	if (inputs_same()) {
+		errors = 0;
+		confd_send(IMSG_CONF_SAME, &errors, sizeof(errors));
+		confd_flush();
+		exit(0);
+	}
 	conf = parse_config(rq.file, rq.verbose);
 	errors = conf == NULL;
 	if (conf != NULL && rq.idle_timeout >= 0) {
@@ -193,6 +233,7 @@ main(int argc, char *argv[])
 	}
 	if (conf != NULL) {
 		confd_send_conf(conf);
+		confd_send_inputs();
 		confd_flush();
 		conf->api_key_set = rq.key_env;
 		if (rq.print && print_config(stdout, conf) == -1)

@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include <glob.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,22 @@
 void	confd_send(uint32_t, const void *, size_t);
 void	confd_flush(void);
 void	confd_send_conf(const struct orchd_conf *);
+
+/* what the parse read, for a reload with nothing changed (inputs.c) */
+struct conf_digest;
+struct conf_input;
+struct htfile;
+void	inputs_key(const struct conf_digest *);
+void	inputs_take(const struct conf_input *);
+void	inputs_mix(int32_t, int32_t, const char *, const void *, size_t);
+void	inputs_prelude_done(void);
+int	inputs_fd_read(int, uint8_t **, size_t *);
+int	inputs_glob(const char *, const glob_t *);
+void	inputs_htfile(const struct htfile *);
+int	inputs_same(void);
+void	inputs_result(struct conf_digest *);
+void	inputs_record(size_t, struct conf_input *);
+void	confd_send_inputs(void);	/* send.c */
 
 /* the parser's entry points (parse_conf.c, parse_input.c), the printer */
 struct orchd_conf	*parse_config(const char *, int);

@@ -137,6 +137,7 @@ acme_file(const char *path, size_t max, size_t *len, const char *what)
 	}
 	buf[n] = '\0';
 	*len = n;
+	inputs_mix(CONF_INPUT_FILE, 0, path, buf, n);
 	return (buf);
 }
 

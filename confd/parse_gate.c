@@ -77,6 +77,7 @@ gate_file_need(const char *path)
 		yyerror("auth basic: %s", err);
 		return (-1);
 	}
+	inputs_htfile(f);
 	TAILQ_INSERT_TAIL(&conf->htfiles, f, entry);
 	return (0);
 }

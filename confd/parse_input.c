@@ -258,6 +258,7 @@ pushfile(const char *name, int from_include)
 	struct stat	 st;
 	const char	*slash;
 	char		*path;
+	size_t		 len = 0;
 	int		 depth = 0, fd = -1;
 
 	/* 2: a name include_files() found, relative to nothing more */
@@ -303,14 +304,25 @@ pushfile(const char *name, int from_include)
 			log_warnx("%s: not a regular file", path);
 		goto fail;
 	}
+	/*
+	 * Read whole and parsed from memory: the bytes digested for the
+	 * next reload (inputs.c) are the bytes parsed, whatever changes
+	 * in the file meanwhile.
+	 */
 	if (fcntl(fd, F_SETFL, 0) == -1 ||
-	    (nf->stream = fdopen(fd, "r")) == NULL) {
+	    inputs_fd_read(fd, &nf->buf, &len) == -1 ||
+	    (nf->stream = fmemopen(len > 0 ? nf->buf : (uint8_t *)"", len > 0 ?
+	    len : 1, "r")) == NULL) {
 		if (from_include)
 			yyerror("include \"%s\": %s", path, strerror(errno));
 		else
 			log_warn("%s", path);
 		goto fail;
 	}
+	if (len == 0)
+		(void)fgetc(nf->stream);	/* at its end: an empty file */
+	inputs_mix(CONF_INPUT_FILE, 0, path, nf->buf, len);
+	close(fd);
 	fd = -1;
 	TAILQ_FOREACH(f, &files, entry)
 		if (f->dev == st.st_dev && f->ino == st.st_ino) {
@@ -325,6 +337,7 @@ pushfile(const char *name, int from_include)
  fail:
 	if (nf->stream != NULL)
 		fclose(nf->stream);
+	free(nf->buf);
 	if (fd != -1)
 		close(fd);
 	free(nf->name);
@@ -340,6 +353,7 @@ popfile(void)
 	if ((prev = TAILQ_PREV(file, filelist, entry)) != NULL) {
 		TAILQ_REMOVE(&files, file, entry);
 		fclose(file->stream);
+		free(file->buf);
 		pending_free(file);
 		free(file->name);
 		free(file);
@@ -396,6 +410,11 @@ include_files(const char *name)
 	}
 	memset(&g, 0, sizeof(g));
 	rc = glob(pattern, 0, NULL, &g);
+	/* which files match is an input too: one added is a change */
+	if ((rc == 0 || rc == GLOB_NOMATCH) && inputs_glob(pattern, &g) == -1) {
+		yyerror("out of memory");
+		goto done;
+	}
 	if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
 		log_debug("include \"%s\": no file matches", pattern);
 		goto done;
@@ -436,6 +455,7 @@ closefiles(void)
 	while ((f = TAILQ_FIRST(&files)) != NULL) {
 		TAILQ_REMOVE(&files, f, entry);
 		fclose(f->stream);
+		free(f->buf);
 		pending_free(f);
 		free(f->name);
 		free(f);

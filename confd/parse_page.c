@@ -93,6 +93,8 @@ page_load(const char *path)
 		free(p);
 		return (-1);
 	}
+	inputs_mix(CONF_INPUT_FILE, CONF_INPUT_NOFOLLOW, path, p->data,
+	    p->len);
 	TAILQ_INSERT_TAIL(&conf->pages, p, entry);
 	return (0);
 }

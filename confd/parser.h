@@ -34,6 +34,7 @@
 struct file {
 	TAILQ_ENTRY(file)	 entry;
 	FILE			*stream;
+	uint8_t			*buf;		/* its bytes, as digested */
 	char			*name;
 	dev_t			 dev;
 	ino_t			 ino;

@@ -198,6 +198,28 @@ send_notify(const struct notify_conf *n)
 	free(copy);
 }
 
+/*
+ * After the configuration: what its parse read (inputs.c), the digest
+ * then its records, which the parent keeps for the next reload.
+ */
+void
+confd_send_inputs(void)
+{
+	struct conf_input	*ci;
+	struct conf_digest	 cd;
+	int32_t			 i;
+
+	inputs_result(&cd);
+	confd_send(IMSG_CONF_DIGEST, &cd, sizeof(cd));
+	if ((ci = malloc(sizeof(*ci))) == NULL)
+		fatal("%s", __func__);
+	for (i = 0; i < cd.ninputs; i++) {
+		inputs_record(i, ci);
+		confd_send(IMSG_CONF_INPUT, ci, sizeof(*ci));
+	}
+	free(ci);
+}
+
 void
 confd_send_conf(const struct orchd_conf *c)
 {

@@ -878,6 +878,9 @@ show_reload(const struct ctl_reload *cr)
 	case CTL_RELOAD_RESTART:
 		printf("%s changed: restart orchd to use it\n", cr->msg);
 		break;
+	case CTL_RELOAD_SAME:
+		printf("%s\n", cr->msg);
+		break;
 	case CTL_RELOAD_WARNING:
 	case CTL_RELOAD_ERROR:
 		(void)fflush(stdout);
@@ -1351,7 +1354,8 @@ json_reload(const struct ctl_reload *cr)
 		fprintf(stderr, "%s\n", cr->msg);
 		return;
 	}
-	if (cr->what < CTL_RELOAD_ADDED || cr->what > CTL_RELOAD_WARNING)
+	if ((cr->what < CTL_RELOAD_ADDED || cr->what > CTL_RELOAD_WARNING) &&
+	    cr->what != CTL_RELOAD_SAME)
 		errx(1, "bad reply from orchd: reload item %d", cr->what);
 	if (json_doc == NULL) {
 		if ((json_doc = json_pack("{s:s}", "result", "ok")) == NULL)
@@ -1360,6 +1364,12 @@ json_reload(const struct ctl_reload *cr)
 			if (json_object_set_new(json_doc, keys[i],
 			    json_array()) == -1)
 				errx(1, "cannot build the JSON reply");
+	}
+	if (cr->what == CTL_RELOAD_SAME) {
+		if (json_object_set_new(json_doc, "unchanged",
+		    json_true()) == -1)
+			errx(1, "cannot build the JSON reply");
+		return;
 	}
 	a = json_object_get(json_doc, keys[cr->what]);
 	json_add(a, json_string(cr->msg));

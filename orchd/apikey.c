@@ -173,6 +173,8 @@ apikey_read_file(const char *what, const char *path, size_t *lenp)
 			break;
 		len += n;
 	}
+	/* for a reload with nothing changed: the bytes, as read */
+	confsame_parent_read(path, buf, len);
 	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
 		len--;
 	if (!apikey_valid(buf, len)) {

@@ -149,6 +149,7 @@ tls_file_read(const char *path, size_t *lenp)
 	}
 	close(fd);
 	*lenp = off;
+	confsame_parent_read(path, buf, off);
 	return (buf);
  fail:
 	freezero(buf, off);

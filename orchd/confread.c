@@ -83,6 +83,10 @@ static struct {
 	struct htfile		*htfile;	/* whose users come */
 	int			 acme;		/* ACME seen, CA not yet */
 	int			 ended;		/* END taken */
+	int			 same;		/* SAME taken: no change */
+	int			 digest;	/* the inputs' digest taken */
+	int			 asked_same;	/* a reload: SAME may come */
+	int			 pieces;	/* messages taken, but lines */
 	int			 refused;	/* a piece out of rule */
 	int32_t			 errors;	/* confd's count */
 } rd;
@@ -100,6 +104,9 @@ static void	take_acme_ca(struct imsgev *, struct imsg *);
 static void	take_end(struct imsgev *, struct imsg *);
 static void	take_page(struct imsgev *, struct imsg *);
 static void	take_notify(struct imsgev *, struct imsg *);
+static void	take_digest(struct imsgev *, struct imsg *);
+static void	take_input(struct imsgev *, struct imsg *);
+static void	take_same(struct imsgev *, struct imsg *);
 
 /* confd's channel is the parent's alone: its sender is "the parent" */
 #define FROM_CONFD	PROC_FROM(PROC_PARENT)
@@ -125,6 +132,11 @@ static const struct proc_handler confread_handlers[] = {
 	{ IMSG_CONF_PAGE, PROC_ANYLEN, FROM_CONFD, take_page },
 	{ IMSG_CONF_NOTIFY, sizeof(struct notify_conf), FROM_CONFD,
 	    take_notify },
+	{ IMSG_CONF_DIGEST, sizeof(struct conf_digest), FROM_CONFD,
+	    take_digest },
+	{ IMSG_CONF_INPUT, sizeof(struct conf_input), FROM_CONFD,
+	    take_input },
+	{ IMSG_CONF_SAME, sizeof(int32_t), FROM_CONFD, take_same },
 };
 PROC_TABLE_END
 
@@ -611,6 +623,58 @@ struct confd_run {
 	char		 path[PATH_MAX];
 };
 
+/* what the parse read (confsame.c), after the configuration */
+static void
+take_digest(struct imsgev *iev, struct imsg *imsg)
+{
+	struct conf_digest	 cd;
+	const char		*why;
+
+	(void)imsg_get_data(imsg, &cd, sizeof(cd));
+	if (rd.digest)
+		refuse("inputs' digest twice");
+	else if ((why = confsame_take_digest(&cd)) != NULL)
+		refuse("%s", why);
+	rd.digest = 1;
+}
+
+static void
+take_input(struct imsgev *iev, struct imsg *imsg)
+{
+	struct conf_input	*ci;
+	const char		*why;
+
+	if ((ci = malloc(sizeof(*ci))) == NULL)
+		fatal("%s", __func__);
+	(void)imsg_get_data(imsg, ci, sizeof(*ci));
+	if (!rd.digest)
+		refuse("an input before the digest");
+	else if ((why = confsame_take_input(ci)) != NULL)
+		refuse("%s", why);
+	free(ci);
+}
+
+/* the running configuration's inputs read again, none changed */
+static void
+take_same(struct imsgev *iev, struct imsg *imsg)
+{
+	int32_t	 zero;
+
+	(void)imsg_get_data(imsg, &zero, sizeof(zero));
+	/* alone, before any piece of a configuration: not after one */
+	if (zero != 0 || !rd.asked_same || rd.pieces != 1)
+		refuse("an unasked \"no change\"");
+	else
+		rd.same = rd.ended = 1;
+}
+
+/* the last reading found the running configuration's inputs unchanged */
+int
+confread_unchanged(void)
+{
+	return (rd.same && !rd.refused);
+}
+
 static int
 left_ms(const struct confd_run *cr)
 {
@@ -694,6 +758,10 @@ confd_ask(struct imsgbuf *ibuf, const char *file, int host_checks,
 	const char		*env;
 	size_t			 i;
 
+	/* a reload, not orchd -n: the running inputs, to compare */
+	if ((rd.asked_same = confsame_ask(ibuf, print ? NULL :
+	    orchd_env->conf)) == -1)
+		return (-1);
 	for (i = 0; i < nmacros; i++) {
 		memset(&m, 0, sizeof(m));
 		(void)strlcpy(m.def, macros[i], sizeof(m.def));
@@ -729,6 +797,8 @@ confd_dispatch(struct imsg *imsg)
 		    imsg_get_len(imsg));
 		return (-1);
 	}
+	if (imsg_get_type(imsg) != IMSG_CONF_LOG)
+		rd.pieces++;
 	h->fn(NULL, imsg);
 	return (0);
 }
@@ -848,7 +918,7 @@ confread(const char *file, int host_checks, int print, int64_t idle)
 	status = confd_wait(&cr);
 	hashtab_clear(&rd.names);
 	free(rd.seen);
-	ok = rd.ended && !rd.refused && rd.errors == 0;
+	ok = rd.ended && !rd.refused && rd.errors == 0 && !rd.same;
 	if (!rd.ended && !rd.refused)
 		confd_status(status);
 	if (!ok) {

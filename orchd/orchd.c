@@ -620,9 +620,13 @@ parent_reload(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 		return (-1);
 	}
 	notify_reloading();
-	if (reload_config(env, conn, err, errlen) == -1) {
+	switch (reload_config(env, conn, err, errlen)) {
+	case -1:
 		notify_ready();
 		return (-1);
+	case 1:
+		notify_ready();	/* unchanged, and answered */
+		return (0);
 	}
 	env->notify_wait = 1;
 	return (0);
@@ -637,8 +641,20 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 	log_info("reloading configuration from %s", env->conffile);
 	reload_begin(conn);
 	reload_capture_start();
-	if ((nconf = config_load(env->conffile, PARSE_HOST_ERROR, 0)) ==
-	    NULL) {
+	nconf = config_load(env->conffile, PARSE_HOST_ERROR, 0);
+	if (nconf == NULL && confread_unchanged()) {
+		if (confsame_parent_same()) {
+			reload_flush(0);
+			reload_unchanged(env->conffile, env->generation);
+			/* still a reload: its event, its time in /metrics */
+			config_status(env, 1);
+			return (1);
+		}
+		/* a certificate or key file changed: read it all */
+		confsame_forget();
+		nconf = config_load(env->conffile, PARSE_HOST_ERROR, 0);
+	}
+	if (nconf == NULL) {
 		reload_flush(1);
 		log_warnx("configuration file %s has errors, not reloading",
 		    env->conffile);
@@ -694,6 +710,7 @@ reload_config(struct orchd *env, uint32_t conn, char *err, size_t errlen)
 		return (-1);
 	}
 	accesslog_commit();
+	confsame_commit(reload_as_file());
 	instances_commit(nconf->wl_uid_low, nconf->wl_uid_high);
 	reload_flush(0);
 	reload_diff(oconf, nconf);
@@ -1010,6 +1027,7 @@ main(int argc, char *argv[])
 		fprintf(stderr, "configuration OK\n");
 		exit(0);
 	}
+	confsame_commit(1);	/* its inputs, for a reload (confsame.c) */
 
 	log_init(env.debug, LOG_DAEMON);
 	log_procinit("parent");

@@ -102,6 +102,19 @@ struct orchd_conf *config_load(const char *, int, int);
 struct orchd_conf *confread(const char *, int, int, int64_t);
 int		 confread_macro(const char *);
 int		 confread_table_check(char *, size_t);
+int		 confread_unchanged(void);
+
+/* confsame.c: the running configuration's inputs, for a reload */
+struct imsgbuf;
+struct conf_digest;
+struct conf_input;
+int		 confsame_ask(struct imsgbuf *, const struct orchd_conf *);
+const char	*confsame_take_digest(const struct conf_digest *);
+const char	*confsame_take_input(const struct conf_input *);
+void		 confsame_commit(int);
+void		 confsame_parent_read(const char *, const void *, size_t);
+int		 confsame_parent_same(void);
+void		 confsame_forget(void);
 void		 config_send(struct orchd *);
 void		 config_recv_done(struct imsgev *, struct imsg *);
 void		 config_status(struct orchd *, int);
@@ -159,6 +172,8 @@ void		 reload_capture_start(void);
 void		 reload_capture_stop(void);
 void		 reload_flush(int);
 void		 reload_restart(const char *);
+void		 reload_unchanged(const char *, uint32_t);
+int		 reload_as_file(void);
 void		 reload_diff(struct orchd_conf *, struct orchd_conf *);
 void		 control_monitor(struct imsgev *, struct imsg *);
 void		 control_recv_state(struct imsgev *, struct imsg *);

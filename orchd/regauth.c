@@ -405,6 +405,7 @@ regauth_load(struct orchd_conf *conf)
 		    REGAUTH_FILE_MAX);
 		goto done;
 	}
+	confsame_parent_read(path, buf, len);
 	if ((json = regauth_convert(buf, len, path, err,
 	    sizeof(err))) == NULL) {
 		log_warnx("%s", err);

@@ -30,6 +30,7 @@ static int			 nlines;
 static int			 ndropped;
 static struct proc_asker	 reload_asker;	/* id 0: a SIGHUP */
 static int			 in_capture;
+static int			 nrestart;	/* settings kept: see below */
 
 static void	reload_keep(int32_t, const char *);
 
@@ -49,7 +50,7 @@ reload_begin(uint32_t conn)
 	memset(&reload_asker, 0, sizeof(reload_asker));
 	reload_asker.peer = PROC_CLIENT;
 	reload_asker.id = conn;
-	nlines = ndropped = 0;
+	nlines = ndropped = nrestart = 0;
 }
 
 /* the log's lines from now on are kept, for orchctl */
@@ -125,12 +126,43 @@ reload_flush(int failed)
 	nlines = ndropped = 0;
 }
 
+/*
+ * confd read every input of the running configuration again and found
+ * none changed (confd/inputs.c): the reload is done, no child is sent
+ * a configuration and the generation stays; orchctl hears so, and OK.
+ */
+void
+reload_unchanged(const char *file, uint32_t gen)
+{
+	char	 msg[CTL_MSG_MAX];
+
+	log_info("reload: %s and its inputs unchanged, configuration %u "
+	    "kept", file, gen);
+	snprintf(msg, sizeof(msg), "no change: %s and every file it reads "
+	    "are as when configuration %u was loaded", file, gen);
+	reload_send(CTL_RELOAD_SAME, msg);
+	if (reload_asker.id != 0)
+		(void)proc_reply_ok(&orchd_env->ps, &reload_asker);
+}
+
 /* a setting that only a restart changes: logged, and told to orchctl */
 void
 reload_restart(const char *what)
 {
 	log_warnx("%s changed: restart orchd to use it", what);
 	reload_keep(CTL_RELOAD_RESTART, what);
+	nrestart++;
+}
+
+/*
+ * Whether what runs is what the file says: not when a setting was kept
+ * until a restart.  Then the file's inputs are not kept (confsame.c), so
+ * that the next reload reads it whole and says so again.
+ */
+int
+reload_as_file(void)
+{
+	return (nrestart == 0);
 }
 
 static int

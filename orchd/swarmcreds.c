@@ -79,6 +79,7 @@ swarmcreds_read(const char *what, const char *path, int secret, uint8_t *buf,
 		goto done;
 	}
 	*flen = *len - start;
+	confsame_parent_read(path, buf + start, *flen);
 	rv = 0;
  done:
 	close(fd);

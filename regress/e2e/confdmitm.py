@@ -17,6 +17,8 @@ HDR = struct.Struct("=IIHHII")	# type, len, flags, unused, peerid, pid
 CONF = 1500
 MACRO, READ, LOG, SET, LISTENER, KEYPAIR, WORKLOAD, IGNORE, HTFILE, \
     HTUSER, ACME, ACME_CA, END = range(CONF, CONF + 13)
+# the no-change reload's (regress/e2e/attack_nochange.sh)
+DIGEST, INPUT, SAME = range(CONF + 15, CONF + 18)
 HOST_MAX = 256
 LOG_MAX = 1024
 
@@ -71,6 +73,21 @@ class Mutator:
                     frame(typ, p)]
         if scenario == "eof" and typ == END:
             return None
+        if scenario == "same" and typ == END:
+            return [frame(SAME, struct.pack("=i", 0))]
+        if scenario == "sameafter" and typ == SET and self.first_set:
+            self.first_set = False
+            return [frame(typ, p), frame(SAME, struct.pack("=i", 0))]
+        if scenario == "manyinputs" and typ == DIGEST:
+            b = bytearray(p)
+            struct.pack_into("=i", b, 28, 100000)
+            return [frame(typ, bytes(b))]
+        if scenario == "inputkind" and typ == INPUT:
+            return [frame(typ, struct.pack("=i", 99) + p[4:])]
+        if scenario == "inputnonul" and typ == INPUT:
+            return [frame(typ, p[:8] + b"x" * (len(p) - 8))]
+        if scenario == "inputextra" and typ == INPUT:
+            return [frame(typ, p), frame(typ, p)]
         return [frame(typ, p)]
 
 

@@ -21,7 +21,7 @@ $(BUILD)/regress/test_docker: LDFLAGS += $(RUNTIME_LIBS)
 TEST_swarm_OBJS = $(OBJ)/runtimed/swarm_spec.o $(OBJ)/runtimed/docker_spec.o
 $(BUILD)/regress/test_swarm: LDFLAGS += $(RUNTIME_LIBS)
 TEST_cgroup_OBJS = $(OBJ)/spawnerd/cgroup.o $(OBJ)/spawnerd/cglimit.o
-TEST_apikey_OBJS = $(OBJ)/orchd/apikey.o
+TEST_apikey_OBJS = $(OBJ)/orchd/apikey.o $(OBJ)/orchd/confsame.o
 TEST_authlim_OBJS = $(OBJ)/reaperd/authlim.o
 TEST_uisess_OBJS = $(OBJ)/reaperd/uisess.o
 TEST_alring_OBJS = $(OBJ)/reaperd/alring.o
@@ -44,7 +44,8 @@ TEST_filter_OBJS = $(OBJ)/gatewayd/filter.o
 # restart delays and crash-loop backoff: the arithmetic alone
 TEST_backoff_OBJS = $(OBJ)/runtimed/backoff.o
 # the registry logins the parent reads for runtimed
-TEST_regauth_OBJS = $(OBJ)/orchd/regauth.o $(OBJ)/orchd/apikey.o
+TEST_regauth_OBJS = $(OBJ)/orchd/regauth.o $(OBJ)/orchd/apikey.o \
+		    $(OBJ)/orchd/confsame.o
 TEST_accesslog_OBJS = $(OBJ)/gatewayd/accesslog_fmt.o
 # the store's "checking" overlay after a restart
 TEST_storecheck_OBJS = $(OBJ)/stored/store_check.o

@@ -1,0 +1,268 @@
+/*
+ * A reload with nothing changed (issue 38): what the running
+ * configuration's parse read, kept for the next reading of orchd.conf.
+ *
+ * confd (confd/inputs.c) digests every input of its parse with a key
+ * drawn here at our start, and sends, with the configuration, the digest
+ * and one record per input (a file, an include pattern, a password
+ * file).  They are "taken" while the reading lasts, and become the
+ * running ones only when that configuration does (confsame_commit(),
+ * at start and when a reload is accepted): a reload refused later
+ * leaves the running ones as they were.  The next reload sends them
+ * back, with the key, and confd answers SAME when what it reads digests
+ * the same: the parent then sends no child a configuration (only the
+ * reload's status, as for any reload).
+ *
+ * The files that the parent reads itself, as root, at every reload are
+ * not confd's to see: TLS certificates and keys, the API, status and
+ * notify key files, the registry auth file, a swarm manager's
+ * credentials.  Their loaders digest here, with the same key, the bytes
+ * they took (confsame_parent_read()); when confd answers SAME, each is
+ * read again and digested (confsame_parent_same()), and one changed (a
+ * renewed certificate) makes the reload read everything, as before.
+ *
+ * The records are checked as any child's message: a known kind, a path
+ * terminated within its field, no more than announced.  They only name
+ * what confd reads again; confd trusts nothing here either.
+ */
+
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compat.h"
+#include "conf.h"
+#include "imsg.h"
+#include "log.h"
+#include "msg.h"
+#include "parent.h"
+#include "siphash.h"
+
+struct inset {
+	struct conf_input	*v;	/* path and all, as sent */
+	size_t			 n, want;
+	uint64_t		 digest;
+	int			 usable;	/* a digest and its records */
+};
+
+static void	inset_clear(struct inset *);
+
+/* a file the parent read: its path and the digest of its bytes */
+struct pfile {
+	char		*path;
+	uint64_t	 digest;
+};
+#define PFILES_MAX	1024	/* more: no fast path */
+#define PFILE_MAX	(4 * 1024 * 1024)	/* larger than any loader's */
+
+struct pset {
+	struct pfile	 v[PFILES_MAX];
+	size_t		 n;
+	int		 overflow;
+};
+
+static uint8_t		 key[SIPHASH_KEY_LEN];
+static int		 keyed;
+static struct inset	 running, taken;
+static struct pset	*prun, *ptaken;
+
+static void
+key_draw(void)
+{
+	if (!keyed) {
+		arc4random_buf(key, sizeof(key));
+		keyed = 1;
+	}
+}
+
+static void
+pset_free(struct pset *p)
+{
+	size_t	 i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->n; i++)
+		free(p->v[i].path);
+	free(p);
+}
+
+/* a loader of the parent's read path's bytes for the configuration */
+void
+confsame_parent_read(const char *path, const void *bytes, size_t len)
+{
+	key_draw();
+	if (ptaken == NULL && (ptaken = calloc(1, sizeof(*ptaken))) == NULL)
+		fatal("%s", __func__);
+	if (ptaken->n >= PFILES_MAX) {
+		ptaken->overflow = 1;
+		return;
+	}
+	if ((ptaken->v[ptaken->n].path = strdup(path)) == NULL)
+		fatal("%s", __func__);
+	ptaken->v[ptaken->n++].digest = siphash24(key, bytes, len);
+}
+
+/* path's bytes now, digested; -1 when it cannot be read whole */
+static int
+pfile_digest(const char *path, uint64_t *d)
+{
+	struct stat	 st;
+	uint8_t		*buf;
+	size_t		 len = 0;
+	ssize_t		 n;
+	int		 fd, rv = -1;
+
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return (-1);
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (buf = malloc(PFILE_MAX + 1)) == NULL) {
+		close(fd);
+		return (-1);
+	}
+	while (len <= PFILE_MAX) {
+		if ((n = read(fd, buf + len, PFILE_MAX + 1 - len)) == -1 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	if (n == 0 && len <= PFILE_MAX) {
+		*d = siphash24(key, buf, len);
+		rv = 0;
+	}
+	freezero(buf, PFILE_MAX + 1);
+	close(fd);
+	return (rv);
+}
+
+/* every file the parent read for the running configuration, unchanged */
+int
+confsame_parent_same(void)
+{
+	uint64_t	 d;
+	size_t		 i;
+
+	if (prun == NULL)
+		return (1);
+	if (prun->overflow)
+		return (0);
+	for (i = 0; i < prun->n; i++)
+		if (pfile_digest(prun->v[i].path, &d) == -1 ||
+		    d != prun->v[i].digest) {
+			log_info("reload: %s changed", prun->v[i].path);
+			return (0);
+		}
+	return (1);
+}
+
+/* the running inputs forgotten: the next reading is a whole one */
+void
+confsame_forget(void)
+{
+	inset_clear(&running);
+}
+
+static void
+inset_clear(struct inset *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * Before the macros: the key, and for a reload of running, whose inputs
+ * we keep, the digest and the records to read again.  1 when they are
+ * sent (confd may answer SAME), 0 when not, -1 when the channel failed.
+ */
+int
+confsame_ask(struct imsgbuf *ibuf, const struct orchd_conf *running_conf)
+{
+	struct conf_digest	 cd;
+	size_t			 i;
+	int			 replay;
+
+	key_draw();
+	inset_clear(&taken);
+	pset_free(ptaken);
+	ptaken = NULL;
+	replay = running_conf != NULL && running.usable && running.n > 0;
+	memset(&cd, 0, sizeof(cd));
+	memcpy(cd.key, key, sizeof(cd.key));
+	if (replay) {
+		cd.digest = running.digest;
+		cd.replay = 1;
+		cd.ninputs = running.n;
+	}
+	if (imsg_compose(ibuf, IMSG_CONF_DIGEST, 0, 0, -1, &cd,
+	    sizeof(cd)) == -1) {
+		explicit_bzero(&cd, sizeof(cd));
+		return (-1);
+	}
+	explicit_bzero(&cd, sizeof(cd));
+	for (i = 0; replay && i < running.n; i++)
+		if (imsg_compose(ibuf, IMSG_CONF_INPUT, 0, 0, -1,
+		    &running.v[i], sizeof(running.v[i])) == -1)
+			return (-1);
+	return (replay);
+}
+
+/* confd's digest of its parse; NULL, or why it is out of rule */
+const char *
+confsame_take_digest(const struct conf_digest *cd)
+{
+	inset_clear(&taken);
+	if (cd->ninputs < 0 || cd->ninputs > CONF_INPUTS_MAX ||
+	    (cd->replay != 0 && cd->replay != 1))
+		return ("inputs' digest out of range");
+	taken.want = cd->ninputs;
+	taken.digest = cd->digest;
+	taken.usable = cd->replay;
+	if (taken.want > 0 &&
+	    (taken.v = calloc(taken.want, sizeof(*taken.v))) == NULL)
+		fatal("%s", __func__);
+	return (NULL);
+}
+
+/* one record of the inputs; NULL, or why it is out of rule */
+const char *
+confsame_take_input(const struct conf_input *ci)
+{
+	if (taken.n >= taken.want)
+		return ("more inputs than announced");
+	if (ci->kind <= 0 || ci->kind >= CONF_INPUT_MAX ||
+	    (ci->flags & ~CONF_INPUT_NOFOLLOW) != 0)
+		return ("an input of no known kind");
+	if (memchr(ci->path, '\0', sizeof(ci->path)) == NULL ||
+	    ci->path[0] == '\0')
+		return ("an input's path unterminated");
+	taken.v[taken.n++] = *ci;
+	return (NULL);
+}
+
+/*
+ * The configuration read is running now: its inputs are the ones kept,
+ * unless as_file is 0 (what runs is not all the file's: a setting kept
+ * until a restart), when none are and the next reload reads it whole.
+ */
+void
+confsame_commit(int as_file)
+{
+	inset_clear(&running);
+	if (as_file && taken.usable && taken.n == taken.want && taken.n > 0)
+		running = taken;
+	else
+		inset_clear(&taken);
+	memset(&taken, 0, sizeof(taken));
+	pset_free(prun);
+	prun = ptaken;
+	ptaken = NULL;
+}
