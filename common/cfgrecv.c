@@ -465,7 +465,7 @@ cfg_names_put(struct cfg_names *c, size_t *at, const char *name)
  * base's names that no run kept and no definition sent replaces.
  */
 static void
-cfg_delta_view(struct cfg_generation *gen)
+cfg_delta_view(const char *who, struct cfg_generation *gen)
 {
 	struct hashtab		 sent = HASHTAB_INITIALIZER(0);
 	struct workload_conf	*wl;
@@ -515,8 +515,9 @@ cfg_delta_view(struct cfg_generation *gen)
 	gen->keep_map = map;
 	gen->removed = removed;
 	gen->nworkloads = dx.d.count;
-	log_debug("configuration %u: delta of %u on %u, %u kept, %u removed",
-	    gen->id, dx.nadded, dx.d.base, dx.nkept, gen->nremoved);
+	log_debug("%s: configuration %u: delta of %u on %u, %u kept, %u "
+	    "removed", who, gen->id, dx.nadded, dx.d.base, dx.nkept,
+	    gen->nremoved);
 }
 
 /* after its apply: the delta's names are the next base, the rest goes */
@@ -597,7 +598,7 @@ cfg_recv_start(struct imsgev *iev, struct imsg *imsg)
 	if (dx.active && !cfg_forget)
 		cfg_delta_splice(proc_name(ps->id), cfg_cur, cfg_next);
 	else if (dx.active)
-		cfg_delta_view(cfg_next);
+		cfg_delta_view(proc_name(ps->id), cfg_next);
 	old = cfg_cur;
 	cfg_cur = cfg_next;
 	cfg_next = NULL;
