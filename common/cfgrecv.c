@@ -15,6 +15,15 @@
  * add up) refuses the delta: DONE is answered IMSG_CFG_RESEND, and the
  * parent sends every child a full generation.  A full one is never
  * refused, so that ends it.
+ *
+ * A process that keeps no definitions (the store, the reaper) may take
+ * a delta too (cfg_take_delta): only the names of its current generation
+ * are kept here, in order, so that a keep can be checked as above.  Its
+ * apply function is then given the definitions sent alone, with what it
+ * needs to keep its own state of the others: the base's index of each
+ * workload of the new generation, and the base's names that are gone.
+ * Its globals must be the base's (what it derived from them for the kept
+ * ones would be stale): other globals refuse the delta.
  */
 
 #include <sys/queue.h>
@@ -36,6 +45,18 @@ static struct cfg_generation	*cfg_next;
 static void	(*cfg_apply)(struct privsep *, struct cfg_generation *,
 		    struct cfg_generation *);
 static int	  cfg_forget;
+static int	  cfg_delta_ok;		/* cfg_forget, and takes deltas */
+static const char *(*cfg_delta_check)(void);
+
+/* the current generation's names, in order, where it keeps no definitions */
+struct cfg_names {
+	uint32_t		 gen;
+	uint32_t		 n;
+	size_t			*off;
+	char			*arena;
+};
+static struct cfg_names	  cn;		/* cfg_cur's */
+static struct cfg_names	  cn_next;	/* the delta's, made at START */
 
 /* a run of the new generation: the base's kept, or the next new ones */
 struct cfg_run {
@@ -65,6 +86,21 @@ cfg_delta_clear(void)
 	free(dx.kept);
 	free(dx.runs);
 	memset(&dx, 0, sizeof(dx));
+}
+
+static void
+cfg_names_free(struct cfg_names *c)
+{
+	free(c->off);
+	free(c->arena);
+	memset(c, 0, sizeof(*c));
+}
+
+/* the i-th name of the delta's base */
+static const char *
+cfg_base_name(uint32_t i)
+{
+	return (cfg_forget ? cn.arena + cn.off[i] : dx.base[i]->name);
 }
 
 /* the first reason is kept: what follows a refusal is not read */
@@ -123,6 +159,19 @@ void
 cfg_forget_workloads(void)
 {
 	cfg_forget = 1;
+}
+
+/*
+ * For such a process whose apply function can take a delta (struct
+ * cfg_generation's delta): its names are kept for the next one.  check,
+ * if not NULL, says why the process cannot take one now, or NULL.
+ */
+void
+cfg_take_delta(const char *(*check)(void))
+{
+	cfg_forget = 1;
+	cfg_delta_ok = 1;
+	cfg_delta_check = check;
 }
 
 const struct cfg_generation *
@@ -199,8 +248,12 @@ cfg_delta_base(void)
 	struct workload_conf	*wl;
 	uint32_t		 n = 0, nb = cfg_cur->nworkloads;
 
-	if ((dx.base = calloc(nb > 0 ? nb : 1, sizeof(*dx.base))) == NULL ||
-	    (dx.kept = calloc(nb / 8 + 1, 1)) == NULL)
+	if ((dx.kept = calloc(nb / 8 + 1, 1)) == NULL)
+		fatal("%s", __func__);
+	/* without definitions, their names */
+	if (cfg_forget)
+		return (cn.gen == cfg_cur->id && cn.n == nb ? 0 : -1);
+	if ((dx.base = calloc(nb > 0 ? nb : 1, sizeof(*dx.base))) == NULL)
 		fatal("%s", __func__);
 	TAILQ_FOREACH(wl, &cfg_cur->workloads, entry) {
 		if (n == nb)
@@ -218,6 +271,7 @@ void
 cfg_recv_delta(struct imsgev *iev, struct imsg *imsg)
 {
 	struct cfg_delta	 d;
+	const char		*why;
 
 	(void)imsg_get_data(imsg, &d, sizeof(d));
 	if (cfg_next == NULL) {
@@ -231,7 +285,7 @@ cfg_recv_delta(struct imsgev *iev, struct imsg *imsg)
 	}
 	dx.active = 1;
 	dx.d = d;
-	if (cfg_forget)
+	if (cfg_forget && !cfg_delta_ok)
 		cfg_delta_refuse("this process keeps no definitions");
 	else if (cfg_next->nworkloads > 0)
 		cfg_delta_refuse("a delta after definitions");
@@ -244,6 +298,11 @@ cfg_recv_delta(struct imsgev *iev, struct imsg *imsg)
 	else if (cfg_cur->nworkloads != d.base_count ||
 	    cfg_delta_base() == -1)
 		cfg_delta_refuse("its base has another count of workloads");
+	else if (cfg_forget && memcmp(&cfg_cur->global, &cfg_next->global,
+	    sizeof(cfg_cur->global)) != 0)
+		cfg_delta_refuse("its globals are not its base's");
+	else if (cfg_delta_check != NULL && (why = cfg_delta_check()) != NULL)
+		cfg_delta_refuse(why);
 }
 
 /* IMSG_CFG_KEEP: each of the base's kept once, in its bounds */
@@ -308,7 +367,7 @@ cfg_delta_done(struct cfg_generation *gen)
 			break;
 	for (i = 0; r == 0 && i < dx.d.base_count; i++)
 		if ((dx.kept[i / 8] & (1U << (i % 8))) &&
-		    hashtab_find(&names, dx.base[i]->name) != NULL)
+		    hashtab_find(&names, cfg_base_name(i)) != NULL)
 			r = 1;
 	hashtab_clear(&names);
 	if (r == -1)
@@ -354,6 +413,126 @@ cfg_delta_splice(const char *who, struct cfg_generation *cur,
 	gen->nworkloads = dx.d.count;
 	log_debug("%s: configuration %u: delta of %u on %u, %u kept", who,
 	    gen->id, dx.nadded, dx.d.base, dx.nkept);
+	cfg_delta_clear();
+}
+
+/*
+ * The names of a full generation, in order, taken before its definitions
+ * are freed: the base of the next delta.
+ */
+static void
+cfg_names_full(const struct cfg_generation *gen)
+{
+	const struct workload_conf	*wl;
+	struct cfg_names		 c;
+	size_t				 size = 0, len;
+
+	cfg_names_free(&cn);
+	TAILQ_FOREACH(wl, &gen->workloads, entry)
+		size += strlen(wl->name) + 1;
+	memset(&c, 0, sizeof(c));
+	if ((c.off = calloc(gen->nworkloads > 0 ? gen->nworkloads : 1,
+	    sizeof(*c.off))) == NULL || (c.arena = malloc(size > 0 ? size :
+	    1)) == NULL)
+		fatal("%s", __func__);
+	size = 0;
+	TAILQ_FOREACH(wl, &gen->workloads, entry) {
+		if (c.n == gen->nworkloads)
+			break;
+		len = strlen(wl->name) + 1;
+		memcpy(c.arena + size, wl->name, len);
+		c.off[c.n++] = size;
+		size += len;
+	}
+	c.gen = gen->id;
+	cn = c;
+}
+
+/* a name into c, at the next place */
+static void
+cfg_names_put(struct cfg_names *c, size_t *at, const char *name)
+{
+	size_t	 len = strlen(name) + 1;
+
+	memcpy(c->arena + *at, name, len);
+	c->off[c->n++] = *at;
+	*at += len;
+}
+
+/*
+ * At START of a delta where no definitions are kept: the new order's
+ * names (the next base), each one's base index or CFG_SENT, and the
+ * base's names that no run kept and no definition sent replaces.
+ */
+static void
+cfg_delta_view(const char *who, struct cfg_generation *gen)
+{
+	struct hashtab		 sent = HASHTAB_INITIALIZER(0);
+	struct workload_conf	*wl;
+	const struct cfg_run	*r;
+	uint32_t		*map, i, j, k = 0;
+	const char		**removed;
+	size_t			 size = 0, at = 0;
+
+	TAILQ_FOREACH(wl, &gen->workloads, entry) {
+		size += strlen(wl->name) + 1;
+		if (hashtab_add(&sent, wl->name, wl) == -1)
+			fatal("%s", __func__);
+	}
+	for (i = 0; i < dx.d.base_count; i++)
+		if (dx.kept[i / 8] & (1U << (i % 8)))
+			size += strlen(cfg_base_name(i)) + 1;
+	memset(&cn_next, 0, sizeof(cn_next));
+	if ((map = calloc(dx.d.count > 0 ? dx.d.count : 1,
+	    sizeof(*map))) == NULL || (removed = calloc(dx.d.base_count -
+	    dx.nkept + 1, sizeof(*removed))) == NULL ||
+	    (cn_next.off = calloc(dx.d.count > 0 ? dx.d.count : 1,
+	    sizeof(*cn_next.off))) == NULL ||
+	    (cn_next.arena = malloc(size > 0 ? size : 1)) == NULL)
+		fatal("%s", __func__);
+	wl = TAILQ_FIRST(&gen->workloads);
+	for (i = 0; i < dx.nruns; i++) {
+		r = &dx.runs[i];
+		for (j = 0; j < r->count; j++, k++) {
+			if (r->keep) {
+				map[k] = r->first + j;
+				cfg_names_put(&cn_next, &at,
+				    cfg_base_name(r->first + j));
+				continue;
+			}
+			map[k] = CFG_SENT;
+			cfg_names_put(&cn_next, &at, wl->name);
+			wl = TAILQ_NEXT(wl, entry);
+		}
+	}
+	for (i = 0; i < dx.d.base_count; i++)
+		if ((dx.kept[i / 8] & (1U << (i % 8))) == 0 &&
+		    hashtab_find(&sent, cfg_base_name(i)) == NULL)
+			removed[gen->nremoved++] = cfg_base_name(i);
+	hashtab_clear(&sent);
+	cn_next.gen = gen->id;
+	gen->delta = 1;
+	gen->keep_map = map;
+	gen->removed = removed;
+	gen->nworkloads = dx.d.count;
+	log_debug("%s: configuration %u: delta of %u on %u, %u kept, %u "
+	    "removed", who, gen->id, dx.nadded, dx.d.base, dx.nkept,
+	    gen->nremoved);
+}
+
+/* after its apply: the delta's names are the next base, the rest goes */
+static void
+cfg_delta_view_end(struct cfg_generation *gen)
+{
+	free((void *)gen->keep_map);
+	free((void *)gen->removed);
+	gen->keep_map = NULL;
+	gen->removed = NULL;
+	gen->nremoved = 0;
+	gen->delta = 0;
+	cfg_names_free(&cn);
+	cn = cn_next;
+	memset(&cn_next, 0, sizeof(cn_next));
 	cfg_delta_clear();
 }
 
@@ -416,8 +595,10 @@ cfg_recv_start(struct imsgev *iev, struct imsg *imsg)
 	(void)imsg_get_data(imsg, &id, sizeof(id));
 	if (cfg_next == NULL || cfg_next->id != id)
 		fatalx("start of configuration %u that was not sent", id);
-	if (dx.active)
+	if (dx.active && !cfg_forget)
 		cfg_delta_splice(proc_name(ps->id), cfg_cur, cfg_next);
+	else if (dx.active)
+		cfg_delta_view(proc_name(ps->id), cfg_next);
 	old = cfg_cur;
 	cfg_cur = cfg_next;
 	cfg_next = NULL;
@@ -427,6 +608,10 @@ cfg_recv_start(struct imsgev *iev, struct imsg *imsg)
 	if (cfg_apply != NULL)
 		cfg_apply(ps, cfg_cur, old);
 	cfg_free(old);
+	if (cfg_cur->delta)
+		cfg_delta_view_end(cfg_cur);
+	else if (cfg_delta_ok)
+		cfg_names_full(cfg_cur);
 	if (cfg_forget)
 		cfg_free_workloads(cfg_cur);
 	heap_trim();

@@ -242,7 +242,18 @@ struct cfg_generation {
 	struct global_settings	 global;
 	struct workloadlist	 workloads;
 	uint32_t		 nworkloads;
+	/*
+	 * A delta to a process that keeps no definitions (cfg_take_delta),
+	 * during its apply only: workloads holds those sent, keep_map the
+	 * base's index of each of the nworkloads (CFG_SENT: the next sent),
+	 * removed the base's names that are gone.
+	 */
+	int			 delta;
+	const uint32_t		*keep_map;
+	const char *const	*removed;
+	uint32_t		 nremoved;
 };
+#define CFG_SENT	UINT32_MAX
 void	cfg_recv_reset(struct imsgev *, struct imsg *);
 void	cfg_recv_global(struct imsgev *, struct imsg *);
 void	cfg_recv_workload(struct imsgev *, struct imsg *);
@@ -253,6 +264,7 @@ void	cfg_recv_start(struct imsgev *, struct imsg *);
 void	cfg_set_apply(void (*)(struct privsep *, struct cfg_generation *,
 	    struct cfg_generation *));
 void	cfg_forget_workloads(void);
+void	cfg_take_delta(const char *(*)(void));
 const struct cfg_generation *cfg_current(void);
 uint32_t cfg_pending_workloads(void);
 

@@ -2,8 +2,9 @@
  * Loading the configuration and handing it to the children.
  *
  * A configuration is sent as one transaction per child: RESET, GLOBAL,
- * one WORKLOAD per workload (its packed form), or to the gateways and
- * runtimed at a reload only those that changed (config_delta.c), the
+ * one WORKLOAD per workload (its packed form), or to runtimed, the
+ * store and the reaper at a reload only those that changed
+ * (config_delta.c), the
  * gateway's own (the global ignores, listeners, TLS, the
  * API's), runtimed's own (the registry logins), DONE.  Each child builds
  * the new generation beside the old one and acknowledges; when every
@@ -517,7 +518,7 @@ config_send(struct orchd *env)
 
 	config_compose_all(env, IMSG_CFG_RESET, &gen, sizeof(gen));
 	config_compose_all(env, IMSG_CFG_GLOBAL, &gs, sizeof(gs));
-	config_delta_begin(env, gen, config_count(env->conf));
+	config_delta_begin(env, gen, config_count(env->conf), &gs);
 	TAILQ_FOREACH(wl, &env->conf->workloads, entry)
 		config_workload_send(env, wl);
 	config_delta_end(env);

@@ -1,10 +1,9 @@
 /*
- * A reload sends runtimed, which holds its definitions, only what
- * changed.
+ * A reload sends runtimed, the store and the reaper only what changed.
  *
  * The parent keeps, for the last generation it sent, each workload's
- * name and the digest of the definition runtimed was sent (it may carry
- * a uid the others' do not).  The digest is keyed (SipHash-2-4,
+ * name and the digests of the definitions sent: runtimed's (it may carry
+ * a uid the others' do not) and the others'.  The digest is keyed (SipHash-2-4,
  * its key drawn at random by this process and never sent): a definition
  * is the API client's to choose, and with an unkeyed digest a client
  * could make a changed definition collide with the one the children
@@ -17,10 +16,15 @@
  * child applies the whole new generation either way, so a delta is
  * exactly what a full send would have given it.
  *
- * The store and the reaper free their definitions once applied, and the
- * gateways keep most in a small form of their own (gatewayd/wldef.c):
- * they tell cfgrecv.c so (cfg_forget_workloads) and are sent every one,
- * as are all children at the first generation.  A child that refuses a delta (its generation is
+ * Each class of those that take a delta (runtimed; the store and the
+ * reaper, sent the same) has its own runs: a definition kept by one may
+ * be sent to the other.  The store and the reaper keep no definitions,
+ * only their own state of each workload (common/cfgrecv.c gives them
+ * the kept ones' places): what they derived from the globals would be
+ * stale after other globals, so a generation whose globals changed goes
+ * to them in full.  The gateways keep most definitions in a small form
+ * of their own (gatewayd/wldef.c) and are sent every one, as are all
+ * children at the first generation.  A child that refuses a delta (its generation is
  * not the base, or the delta does not add up: common/cfgrecv.c) answers
  * IMSG_CFG_RESEND; the generation is then replaced by a full one to
  * every child, and the answers to the replaced one are let go.
@@ -45,11 +49,18 @@
 #include "util.h"
 #include "workload.h"
 
+/* those who take a delta, by the definition they are sent */
+enum delta_class {
+	DC_RUNTIME,			/* runtimed's */
+	DC_DEFS,			/* the store's and the reaper's */
+	DC_N
+};
+
 /* a workload as the children were sent it */
 struct sent_wl {
 	size_t		 name;		/* in its sent_gen's names */
 	int		 taken;		/* found by the next generation */
-	uint64_t	 rdigest;	/* of runtimed's definition */
+	uint64_t	 digest[DC_N];	/* of each class's definition */
 };
 
 /*
@@ -66,6 +77,7 @@ struct sent_gen {
 	size_t		 alen;
 	size_t		 asize;
 	uint32_t	 gen;		/* 0: none */
+	struct global_settings gs;	/* what it was sent with */
 	uint32_t	 next;		/* where the next name likely is */
 	int		 indexed;	/* names is made */
 	struct hashtab	 names;		/* name -> its sent_wl */
@@ -75,11 +87,11 @@ static void	sent_reserve(struct sent_gen *, uint32_t, size_t);
 
 static struct sent_gen	 cur;		/* the last one sent */
 static struct sent_gen	 nxt;		/* the one being sent */
-static int		 delta_on;	/* this generation goes as a delta */
+static int		 delta_on[DC_N]; /* this generation goes as a delta */
 static int		 force_full;	/* a child refused the last delta */
 static uint32_t		 stale;		/* a generation replaced by a full */
-static struct cfg_keep	 run;		/* the run of kept ones being made */
-static uint32_t		 nsent;		/* definitions sent in this delta */
+static struct cfg_keep	 run[DC_N];	/* the run of kept ones being made */
+static uint32_t		 nsent[DC_N];	/* definitions sent in this delta */
 
 /* the digest of a definition, keyed by this process alone */
 static uint64_t
@@ -95,10 +107,27 @@ sent_digest(const void *def, size_t len)
 	return (siphash24(key, def, len));
 }
 
+/* the class of process id, or -1: sent every definition */
+static int
+delta_class(int id)
+{
+	switch (id) {
+	case PROC_RUNTIME:
+		return (DC_RUNTIME);
+	case PROC_STORE:
+	case PROC_REAPER:
+		return (DC_DEFS);
+	default:
+		return (-1);
+	}
+}
+
 static int
 delta_child(int id)
 {
-	return (id == PROC_RUNTIME);
+	int	 c = delta_class(id);
+
+	return (c != -1 && delta_on[c]);
 }
 
 static void
@@ -110,13 +139,17 @@ sent_free(struct sent_gen *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* to every process of class c */
 static void
-delta_compose(struct orchd *env, uint32_t type, const void *data,
+delta_compose(struct orchd *env, int c, uint32_t type, const void *data,
     size_t len)
 {
-	if (proc_compose(&env->ps, PROC_RUNTIME, type, 0, -1, data,
-	    len) == -1)
-		fatal("%s: compose", __func__);
+	int	 id;
+
+	for (id = PROC_PARENT + 1; id < PROC_ACME; id++)
+		if (delta_class(id) == c && proc_compose(&env->ps, id, type,
+		    0, -1, data, len) == -1)
+			fatal("%s: compose to %s", __func__, proc_name(id));
 }
 
 /*
@@ -125,39 +158,44 @@ delta_compose(struct orchd *env, uint32_t type, const void *data,
  * knows it sent.
  */
 void
-config_delta_begin(struct orchd *env, uint32_t gen, uint32_t count)
+config_delta_begin(struct orchd *env, uint32_t gen, uint32_t count,
+    const struct global_settings *gs)
 {
 	struct cfg_delta		 d;
 	const struct workload_conf	*wl;
 	size_t				 asize = 0;
+	int				 c, on;
 
 	sent_free(&nxt);
 	TAILQ_FOREACH(wl, &env->conf->workloads, entry)
 		asize += strlen(wl->name) + 1;
 	sent_reserve(&nxt, count, asize);
 	nxt.gen = gen;
-	memset(&run, 0, sizeof(run));
-	nsent = 0;
-	delta_on = !force_full && cur.gen != 0 &&
-	    cur.gen == env->ps.generation;
+	nxt.gs = *gs;
+	memset(run, 0, sizeof(run));
+	memset(nsent, 0, sizeof(nsent));
+	on = !force_full && cur.gen != 0 && cur.gen == env->ps.generation;
 	force_full = 0;
-	if (!delta_on)
-		return;
+	delta_on[DC_RUNTIME] = on;
+	/* the same bytes: what they derived from them holds */
+	delta_on[DC_DEFS] = on && memcmp(&cur.gs, gs, sizeof(*gs)) == 0;
 	memset(&d, 0, sizeof(d));
 	d.gen = gen;
 	d.base = cur.gen;
 	d.base_count = cur.n;
 	d.count = count;
-	delta_compose(env, IMSG_CFG_DELTA, &d, sizeof(d));
+	for (c = 0; c < DC_N; c++)
+		if (delta_on[c])
+			delta_compose(env, c, IMSG_CFG_DELTA, &d, sizeof(d));
 }
 
 static void
-run_flush(struct orchd *env)
+run_flush(struct orchd *env, int c)
 {
-	if (run.count == 0)
+	if (run[c].count == 0)
 		return;
-	delta_compose(env, IMSG_CFG_KEEP, &run, sizeof(run));
-	memset(&run, 0, sizeof(run));
+	delta_compose(env, c, IMSG_CFG_KEEP, &run[c], sizeof(run[c]));
+	memset(&run[c], 0, sizeof(run[c]));
 }
 
 /*
@@ -217,7 +255,7 @@ sent_reserve(struct sent_gen *s, uint32_t n, size_t asize)
 
 /* a name, copied into the block of names */
 static void
-sent_add(struct sent_gen *s, const char *name, uint64_t rdigest)
+sent_add(struct sent_gen *s, const char *name, const uint64_t *digest)
 {
 	size_t	 len = strlen(name) + 1;
 
@@ -228,7 +266,7 @@ sent_add(struct sent_gen *s, const char *name, uint64_t rdigest)
 	memcpy(s->arena + s->alen, name, len);
 	s->v[s->n].name = s->alen;
 	s->v[s->n].taken = 0;
-	s->v[s->n].rdigest = rdigest;
+	memcpy(s->v[s->n].digest, digest, sizeof(s->v[s->n].digest));
 	s->alen += len;
 	s->n++;
 }
@@ -242,53 +280,63 @@ config_delta_workload(struct orchd *env, const char *name, const void *def,
     size_t len, const void *rdef, size_t rlen)
 {
 	struct sent_wl	*e;
-	uint64_t	 rd;
+	uint64_t	 d[DC_N];
 	uint32_t	 k;
-	int		 id, same;
+	int		 c, id;
 
-	rd = sent_digest(rdef, rlen);
+	d[DC_DEFS] = sent_digest(def, len);
+	d[DC_RUNTIME] = rdef == def ? d[DC_DEFS] : sent_digest(rdef, rlen);
 	e = sent_find(&cur, name);
-	same = e != NULL && e->rdigest == rd;
 	k = e != NULL ? e - cur.v : 0;
-	sent_add(&nxt, name, rd);
+	sent_add(&nxt, name, d);
 	for (id = PROC_PARENT + 1; id < PROC_ACME; id++) {
-		if (delta_on && delta_child(id))
+		if (delta_child(id))
 			continue;
 		if (proc_compose(&env->ps, id, IMSG_CFG_WORKLOAD, 0, -1,
 		    id == PROC_RUNTIME ? rdef : def,
 		    id == PROC_RUNTIME ? rlen : len) == -1)
 			fatal("%s: compose to %s", __func__, proc_name(id));
 	}
-	if (!delta_on)
-		return;
-	if (same) {
-		if (run.count > 0 && run.first + run.count == k)
-			run.count++;
-		else {
-			run_flush(env);
-			run.first = k;
-			run.count = 1;
+	for (c = 0; c < DC_N; c++) {
+		if (!delta_on[c])
+			continue;
+		if (e != NULL && e->digest[c] == d[c]) {
+			if (run[c].count > 0 && run[c].first + run[c].count == k)
+				run[c].count++;
+			else {
+				run_flush(env, c);
+				run[c].first = k;
+				run[c].count = 1;
+			}
+			continue;
 		}
-		return;
+		run_flush(env, c);
+		nsent[c]++;
+		if (c == DC_RUNTIME)
+			delta_compose(env, c, IMSG_CFG_WORKLOAD, rdef, rlen);
+		else
+			delta_compose(env, c, IMSG_CFG_WORKLOAD, def, len);
 	}
-	run_flush(env);
-	nsent++;
-	if (proc_compose(&env->ps, PROC_RUNTIME, IMSG_CFG_WORKLOAD, 0, -1,
-	    rdef, rlen) == -1)
-		fatal("%s: compose", __func__);
 }
 
 /* the last run; what was sent is the base of the next delta */
 void
 config_delta_end(struct orchd *env)
 {
-	if (delta_on) {
-		run_flush(env);
-		log_debug("configuration %u: delta of %u on %u, %u workloads",
-		    nxt.gen, nsent, cur.gen, nxt.n);
-	} else
-		log_debug("configuration %u: in full, %u workloads", nxt.gen,
-		    nxt.n);
+	static const char *const who[DC_N] = { "runtimed",
+	    "the store and reaper" };
+	int	 c;
+
+	for (c = 0; c < DC_N; c++) {
+		if (delta_on[c]) {
+			run_flush(env, c);
+			log_debug("configuration %u: to %s a delta of %u on "
+			    "%u, %u workloads", nxt.gen, who[c], nsent[c],
+			    cur.gen, nxt.n);
+		} else
+			log_debug("configuration %u: to %s in full, %u "
+			    "workloads", nxt.gen, who[c], nxt.n);
+	}
 	sent_free(&cur);
 	cur = nxt;
 	memset(&nxt, 0, sizeof(nxt));

@@ -59,7 +59,8 @@ static const struct proc_handler parent_handlers[] = {
 	{ IMSG_PROC_READY, sizeof(uint32_t), FROM_ALL, parent_recv_ready },
 	{ IMSG_CFG_DONE, sizeof(uint32_t), FROM_CHILDREN, config_recv_done },
 	{ IMSG_CFG_RESEND, sizeof(uint32_t),
-	    PROC_FROM(PROC_GATEWAY) | PROC_FROM(PROC_RUNTIME),
+	    PROC_FROM(PROC_GATEWAY) | PROC_FROM(PROC_RUNTIME) |
+	    PROC_FROM(PROC_STORE) | PROC_FROM(PROC_REAPER),
 	    config_recv_resend },
 	{ IMSG_CTL_SUMMARY, sizeof(struct ctl_summary), FROM_ALL,
 	    request_recv, PROC_NAME(struct ctl_summary) },

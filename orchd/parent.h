@@ -118,7 +118,8 @@ void		 confsame_forget(void);
 void		 config_send(struct orchd *);
 void		 config_recv_done(struct imsgev *, struct imsg *);
 void		 config_status(struct orchd *, int);
-void		 config_delta_begin(struct orchd *, uint32_t, uint32_t);
+void		 config_delta_begin(struct orchd *, uint32_t, uint32_t,
+		    const struct global_settings *);
 void		 config_delta_workload(struct orchd *, const char *,
 		    const void *, size_t, const void *, size_t);
 void		 config_delta_end(struct orchd *);

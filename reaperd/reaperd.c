@@ -103,6 +103,10 @@ static const struct proc_handler reaper_handlers[] = {
 	    cfg_recv_workload },
 	{ IMSG_CFG_DONE, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
 	    cfg_recv_done },
+	{ IMSG_CFG_DELTA, sizeof(struct cfg_delta), PROC_FROM(PROC_PARENT),
+	    cfg_recv_delta },
+	{ IMSG_CFG_KEEP, sizeof(struct cfg_keep), PROC_FROM(PROC_PARENT),
+	    cfg_recv_keep },
 	{ IMSG_CFG_START, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
 	    cfg_recv_start },
 	{ IMSG_GW_ACTIVITY, sizeof(struct gw_activity), PROC_FROM(PROC_GATEWAY),
@@ -661,6 +665,55 @@ reaper_deps(struct cfg_generation *gen)
 	}
 }
 
+/* one workload's settings, from its definition and gen's globals */
+static void
+reaper_set(struct cfg_generation *gen, struct workload_conf *wc)
+{
+	struct reap_wl	*wl;
+
+	if ((wl = reap_find(wc->name)) == NULL)
+		wl = reap_new(wc->name);
+	else if (gen->delta)
+		tick_expiring_drop(wl);
+	wl->configured = 1;
+	if (!wl->warm_set)
+			wl->keep_warm = wc->keep_warm;
+	wl->idle_timeout = wc->idle_timeout >= 0 ? wc->idle_timeout :
+	    gen->global.idle_timeout;
+	wl->swarm = wc->driver == DRIVER_SWARM;
+	/* the file's workloads never expire; a change is asked anew */
+	wl->expire_after = 0;
+	wl->expire_sent = 0;
+	if (wc->source == SOURCE_API)
+		wl->expire_after = wc->expire_after >= 0 ?
+		    wc->expire_after : gen->global.expire_after;
+	if (wl->expire_after > 0)
+		tick_expiring_add(wl);
+}
+
+/*
+ * A delta (common/cfgrecv.c): the workloads gone are freed, those sent
+ * set again; the others' state, idle clocks included, is not touched.
+ * Their globals are the base's (cfgrecv.c refuses a delta otherwise).
+ */
+static void
+reaper_apply_delta(struct cfg_generation *gen)
+{
+	struct workload_conf	*wc;
+	struct reap_wl		*wl;
+	uint32_t		 i;
+
+	for (i = 0; i < gen->nremoved; i++) {
+		if ((wl = reap_find(gen->removed[i])) == NULL)
+			continue;
+		tick_expiring_drop(wl);
+		RB_REMOVE(reap_wls, &reap_wls, wl);
+		reap_free(wl);
+	}
+	TAILQ_FOREACH(wc, &gen->workloads, entry)
+		reaper_set(gen, wc);
+}
+
 static void
 reaper_apply(struct privsep *ps, struct cfg_generation *gen,
     struct cfg_generation *old)
@@ -669,33 +722,22 @@ reaper_apply(struct privsep *ps, struct cfg_generation *gen,
 	struct reap_wl		*wl, *next;
 	struct timeval		 tv;
 
-	RB_FOREACH(wl, reap_wls, &reap_wls)
-		wl->configured = 0;
-	tick_expiring_reset();
-	TAILQ_FOREACH(wc, &gen->workloads, entry) {
-		if ((wl = reap_find(wc->name)) == NULL)
-			wl = reap_new(wc->name);
-		wl->configured = 1;
-		if (!wl->warm_set)
-			wl->keep_warm = wc->keep_warm;
-		wl->idle_timeout = wc->idle_timeout >= 0 ? wc->idle_timeout :
-		    gen->global.idle_timeout;
-		wl->swarm = wc->driver == DRIVER_SWARM;
-		/* the file's workloads never expire; a change is asked anew */
-		wl->expire_after = 0;
-		wl->expire_sent = 0;
-		if (wc->source == SOURCE_API)
-			wl->expire_after = wc->expire_after >= 0 ?
-			    wc->expire_after : gen->global.expire_after;
-		if (wl->expire_after > 0)
-			tick_expiring_add(wl);
+	if (gen->delta)
+		reaper_apply_delta(gen);
+	else {
+		RB_FOREACH(wl, reap_wls, &reap_wls)
+			wl->configured = 0;
+		tick_expiring_reset();
+		TAILQ_FOREACH(wc, &gen->workloads, entry)
+			reaper_set(gen, wc);
+		RB_FOREACH_SAFE(wl, reap_wls, &reap_wls, next) {
+			if (wl->configured)
+				continue;
+			RB_REMOVE(reap_wls, &reap_wls, wl);
+			reap_free(wl);
+		}
 	}
-	RB_FOREACH_SAFE(wl, reap_wls, &reap_wls, next) {
-		if (wl->configured)
-			continue;
-		RB_REMOVE(reap_wls, &reap_wls, wl);
-		reap_free(wl);
-	}
+	/* a delta's: its sent ones, whose names every one is kept or sent */
 	reaper_deps(gen);
 	reap_off = gen->global.reaper_off;
 	if (reap_interval != gen->global.reaper_interval) {
@@ -734,6 +776,7 @@ main(int argc, char *argv[])
 	child_start(&reaper_ps, argc, argv, PROC_REAPER, reaper_handlers,
 	    nitems(reaper_handlers), PRIVDROP_NONET);
 	cfg_set_apply(reaper_apply);
+	cfg_take_delta(NULL);
 	authlim_init(&reap_authlim);
 	uisess_init(&reap_uisess);
 	alring_init(&reap_alring);

@@ -13,7 +13,8 @@
  *
  * Each is an array of pointers.  A workload knows its place in up
  * (up_idx), so it leaves in constant time; used is emptied by each tick;
- * expiring is made anew by reaper_apply.  Each costs a workload nothing
+ * expiring is made anew by reaper_apply, or a delta's changed ones
+ * taken out and put back.  Each costs a workload nothing
  * while it is in none of them but four bytes and a flag.
  */
 
@@ -118,4 +119,21 @@ void
 tick_expiring_add(struct reap_wl *wl)
 {
 	tl_push(&tick_expiring, wl);
+}
+
+/*
+ * A delta replaced or removed wl: out of expiring, where it is once at
+ * most.  A scan: a delta changes few, and only API workloads expire.
+ */
+void
+tick_expiring_drop(struct reap_wl *wl)
+{
+	size_t	 i;
+
+	for (i = 0; i < tick_expiring.n; i++)
+		if (tick_expiring.wl[i] == wl) {
+			tick_expiring.wl[i] =
+			    tick_expiring.wl[--tick_expiring.n];
+			return;
+		}
 }

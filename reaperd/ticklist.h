@@ -24,5 +24,6 @@ void	tick_used_clear(void);
 void	tick_forget(struct reap_wl *);
 void	tick_expiring_reset(void);
 void	tick_expiring_add(struct reap_wl *);
+void	tick_expiring_drop(struct reap_wl *);
 
 #endif /* ORCHD_TICKLIST_H */

@@ -170,6 +170,10 @@ static const struct proc_handler store_handlers[] = {
 	    cfg_recv_workload },
 	{ IMSG_CFG_DONE, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
 	    store_cfg_done },
+	{ IMSG_CFG_DELTA, sizeof(struct cfg_delta), PROC_FROM(PROC_PARENT),
+	    cfg_recv_delta },
+	{ IMSG_CFG_KEEP, sizeof(struct cfg_keep), PROC_FROM(PROC_PARENT),
+	    cfg_recv_keep },
 	{ IMSG_CFG_START, sizeof(uint32_t), PROC_FROM(PROC_PARENT),
 	    cfg_recv_start },
 	{ IMSG_RT_STATE, sizeof(struct rt_state), PROC_FROM(PROC_RUNTIME),
@@ -1036,6 +1040,20 @@ store_cfg_done(struct imsgev *iev, struct imsg *imsg)
 	cfg_recv_done(iev, imsg);
 }
 
+/*
+ * A delta is written as it comes only where what was written last is
+ * known, and after the first configuration (whose rows are restored).
+ */
+static const char *
+store_delta_check(void)
+{
+	if (!store_restored)
+		return ("the store has not restored its rows yet");
+	if (!store_sync_known())
+		return ("the store does not know what it wrote last");
+	return (NULL);
+}
+
 static void
 store_apply(struct privsep *ps, struct cfg_generation *gen,
     struct cfg_generation *old)
@@ -1178,6 +1196,7 @@ main(int argc, char *argv[])
 	cfg_set_apply(store_apply);
 	/* the definitions are in the database once applied */
 	cfg_forget_workloads();
+	cfg_take_delta(store_delta_check);
 	signal_set(&ev_term, SIGTERM, store_sig, NULL);
 	signal_add(&ev_term, NULL);
 	sandbox_enter(proc_name(PROC_STORE),

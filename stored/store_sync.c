@@ -186,6 +186,81 @@ sync_diff(const struct workloadlist *list, const uint64_t *digests,
 	return (r);
 }
 
+/*
+ * After a delta's write: what was written, in the new order.  A kept
+ * one's digest is its base place's; one the API wrote since, and that
+ * the delta did not send, is written whatever it is at the next full
+ * one.  Out of step with the base (not expected: the store refuses a
+ * delta when it does not know what it wrote), the next write is whole.
+ */
+static void
+sync_keep_delta(const struct cfg_generation *gen)
+{
+	const struct workload_conf	*wc;
+	struct sync_ent			*ents;
+	const char			*name;
+	char				*names;
+	size_t				 total = 0, len, at = 0;
+	uint32_t			 i, m;
+
+	wc = TAILQ_FIRST(&gen->workloads);
+	for (i = 0; i < gen->nworkloads; i++) {
+		m = gen->keep_map[i];
+		if (m == CFG_SENT) {
+			if (wc == NULL)
+				goto whole;
+			total += strnlen(wc->name, sizeof(wc->name)) + 1;
+			wc = TAILQ_NEXT(wc, entry);
+		} else if (m < sync_n)
+			total += strlen(sync_ents[m].name) + 1;
+		else
+			goto whole;
+	}
+	if ((ents = calloc(gen->nworkloads ? gen->nworkloads : 1,
+	    sizeof(*ents))) == NULL)
+		goto whole;
+	if ((names = malloc(total ? total : 1)) == NULL) {
+		free(ents);
+		goto whole;
+	}
+	wc = TAILQ_FIRST(&gen->workloads);
+	for (i = 0; i < gen->nworkloads; i++) {
+		m = gen->keep_map[i];
+		if (m == CFG_SENT) {
+			name = wc->name;
+			len = strnlen(wc->name, sizeof(wc->name));
+			ents[i].digest = workload_wire_digest(wc);
+			wc = TAILQ_NEXT(wc, entry);
+		} else {
+			name = sync_ents[m].name;
+			len = strlen(name);
+			ents[i].digest = sync_ents[m].digest;
+			if (sync_touched_n > 0 &&
+			    hashtab_find(&sync_touched, name) != NULL)
+				ents[i].digest = 0;
+		}
+		memcpy(names + at, name, len);
+		names[at + len] = '\0';
+		ents[i].name = names + at;
+		at += len + 1;
+	}
+	sync_forget_all();
+	sync_ents = ents;
+	sync_names = names;
+	sync_n = gen->nworkloads;
+	sync_valid = 1;
+	return;
+ whole:
+	sync_forget_all();
+}
+
+/* whether a delta can be written: what was written last is known */
+int
+store_sync_known(void)
+{
+	return (sync_valid);
+}
+
 static int64_t
 sync_now_us(void)
 {
@@ -193,6 +268,41 @@ sync_now_us(void)
 
 	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ((int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+}
+
+/*
+ * A delta's rows (common/cfgrecv.c): those sent written, those gone
+ * removed, the rest not read.
+ */
+static int
+sync_delta(struct store_db *sdb, const struct cfg_generation *gen,
+    int64_t now_ms, int64_t t0)
+{
+	const struct workload_conf	*wc, **put;
+	size_t				 nput = 0;
+	int				 r;
+
+	TAILQ_FOREACH(wc, &gen->workloads, entry)
+		nput++;
+	if ((put = calloc(nput ? nput : 1, sizeof(*put))) == NULL)
+		return (-1);
+	nput = 0;
+	TAILQ_FOREACH(wc, &gen->workloads, entry)
+		put[nput++] = wc;
+	r = store_db_sync_delta(sdb, put, nput, gen->removed, gen->nremoved,
+	    now_ms);
+	free(put);
+	if (r == 0)
+		sync_keep_delta(gen);
+	else
+		sync_forget_all();
+	sync_touched_clear();
+	log_debug("configuration %u: a delta, %zu row%s written, %u "
+	    "removed, %zu unchanged, %lld ms", gen->id, nput,
+	    nput == 1 ? "" : "s", gen->nremoved,
+	    (size_t)gen->nworkloads - nput,
+	    (long long)(sync_now_us() - t0) / 1000);
+	return (r);
 }
 
 /*
@@ -211,6 +321,8 @@ store_sync(struct store_db *sdb, const struct cfg_generation *gen,
 	int64_t				 t0 = sync_now_us();
 	int				 r, whole = !sync_valid;
 
+	if (gen->delta)
+		return (sync_delta(sdb, gen, now_ms, t0));
 	TAILQ_FOREACH(wc, &gen->workloads, entry)
 		n++;
 	if ((digests = calloc(n ? n : 1, sizeof(*digests))) == NULL)

@@ -13,5 +13,6 @@ struct store_db;
 
 int	store_sync(struct store_db *, const struct cfg_generation *, int64_t);
 void	store_sync_touched(const char *);
+int	store_sync_known(void);
 
 #endif /* STORE_SYNC_H */

@@ -1,12 +1,15 @@
 #!/usr/bin/python3
-# A channel from the parent to runtimed taken over
-# (regress/e2e/attack_delta.sh): installed beside orchd as "runtimed", it
-# runs the real one (runtimed.real, beside it) on a channel of its own
+# A channel from the parent to a child taken over
+# (regress/e2e/attack_delta.sh, attack_delta_children.sh): installed
+# beside orchd as "runtimed" (or "stored", "reaperd"), it runs the real
+# one (runtimed.real, ..., beside it) on a channel of its own
 # and relays both ways, descriptors included, the parent's configuration
 # deltas changed as the file "scenario" beside it says at the time: a
 # delta whose base is not runtimed's generation, a delta replayed, one
 # truncated (its last run of kept definitions dropped), each run kept
-# twice, a definition sent twice.  runtimed must refuse each, ask for a
+# twice, a definition sent twice, the globals of a delta changed.  A scenario line may name the program
+# it is for ("base stored"): the others relay it unchanged.  The child
+# must refuse each, ask for a
 # full generation and end with it, never with a wrong one.  Bounded: it
 # ends when either side closes, or after 300 seconds.
 import os
@@ -18,31 +21,46 @@ import time
 
 HDR = struct.Struct("=IIHHII")	# type, len, flags, unused, peerid, pid
 HASFD = 1
+GLOBAL = 301			# IMSG_CFG_GLOBAL
 WORKLOAD = 302			# IMSG_CFG_WORKLOAD
 DELTA = 312			# IMSG_CFG_DELTA
 KEEP = 313			# IMSG_CFG_KEEP
 DONE = 304			# IMSG_CFG_DONE
 
 here = os.path.dirname(os.path.abspath(sys.argv[0]))
-real = os.path.join(here, "runtimed.real")
+me = os.path.basename(sys.argv[0])
+real = os.path.join(here, me + ".real")
 
 
 def scenario():
     try:
         with open(os.path.join(here, "scenario")) as f:
-            return f.read().strip()
+            words = f.read().split()
     except OSError:
         return "control"
+    if not words or (len(words) > 1 and words[1] != me):
+        return "control"
+    return words[0]
 
 
 class Mutator:
     def __init__(self):
         self.delta = False	# in a delta: its KEEPs and WORKLOADs
         self.held = None	# truncate: the last KEEP, not yet sent
+        self.glob = None	# global: GLOBAL, until what follows it
         self.s = "control"
 
     def change(self, typ, frame):
         """the frames to send for one of the parent's"""
+        if typ == GLOBAL and scenario() == "global":
+            self.glob = frame
+            return []
+        if self.glob is not None:
+            # a delta's globals changed (the last byte), a full one's not
+            g, self.glob = bytearray(self.glob), None
+            if typ == DELTA:
+                g[-1] ^= 0x55
+            return [bytes(g)] + self.change(typ, frame)
         if typ == DELTA:
             self.s = scenario()
             self.delta = True
