@@ -139,7 +139,7 @@ ORCHD_SRCS	 = $(addprefix orchd/, \
 		   parent_api.c policy.c \
 		   policy_net.c regauth.c reload.c request.c \
 		   sockact.c sockdiag.c spawn.c spawner.c statedir.c swarmcreds.c \
-		   usecheck.c voldir.c api_listen.c)
+		   usecheck.c voldir.c api_listen.c pdef.c)
 SPAWNER_SRCS	 = $(addprefix spawnerd/, \
 		   cglimit.c cgroup.c check.c exec.c pss.c spawnerd.c volrm.c)
 STORE_SRCS	 = $(addprefix stored/, \

@@ -34,6 +34,7 @@ conf_init(struct orchd_conf *c)
 	TAILQ_INIT(&c->api_hosts);
 	TAILQ_INIT(&c->keypairs);
 	TAILQ_INIT(&c->workloads);
+	TAILQ_INIT(&c->rest);
 	TAILQ_INIT(&c->group_scheds);
 	TAILQ_INIT(&c->api_allow_images);
 	TAILQ_INIT(&c->api_allow_volumes);

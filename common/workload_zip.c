@@ -157,28 +157,55 @@ unzip_tokens(const struct wl_zip *z, unsigned char *out)
 	return (o == z->wirelen ? 0 : -1);
 }
 
-struct workload_conf *
-workload_unzip(const struct wl_zip *z)
+/* z's wire form again, as workload_wire() made it (free()); or NULL */
+void *
+workload_zip_wire(const struct wl_zip *z, size_t *lenp)
 {
 	const unsigned char	*ref;
 	unsigned char		*wire;
-	struct workload_conf	*wc, *p = NULL;
-	char			 err[128];
 
 	if (z == NULL || (ref = zip_ref()) == NULL ||
 	    z->wirelen < sizeof(struct workload_conf) ||
 	    (wire = malloc(z->wirelen)) == NULL)
 		return (NULL);
-	if (unzip_tokens(z, wire) == 0) {
-		zip_xor(wire, ref);
-		if ((wc = workload_unwire(wire, z->wirelen, err,
-		    sizeof(err))) != NULL) {
-			p = workload_pack(wc);
-			workload_free(wc);
-		}
+	if (unzip_tokens(z, wire) == -1) {
+		free(wire);
+		return (NULL);
+	}
+	zip_xor(wire, ref);
+	*lenp = z->wirelen;
+	return (wire);
+}
+
+struct workload_conf *
+workload_unzip(const struct wl_zip *z)
+{
+	unsigned char		*wire;
+	struct workload_conf	*wc, *p = NULL;
+	size_t			 len;
+	char			 err[128];
+
+	if ((wire = workload_zip_wire(z, &len)) == NULL)
+		return (NULL);
+	if ((wc = workload_unwire(wire, len, err, sizeof(err))) != NULL) {
+		p = workload_pack(wc);
+		workload_free(wc);
 	}
 	free(wire);
 	return (p);
+}
+
+/* a list of definitions at rest, emptied */
+void
+workload_rest_free(struct wl_restlist *l)
+{
+	struct wl_rest	*r;
+
+	while ((r = TAILQ_FIRST(l)) != NULL) {
+		TAILQ_REMOVE(l, r, entry);
+		free(r->zip);
+		free(r);
+	}
 }
 
 /* its bytes, for the tests and the memory's accounts */

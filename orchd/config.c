@@ -272,12 +272,7 @@ config_tls_send(struct orchd *env)
 static uint32_t
 config_count(const struct orchd_conf *conf)
 {
-	const struct workload_conf	*wl;
-	uint32_t			 n = 0;
-
-	TAILQ_FOREACH(wl, &conf->workloads, entry)
-		n++;
-	return (n);
+	return (pdef_count(conf, NULL));
 }
 
 /*
@@ -459,11 +454,28 @@ config_workload_send(struct orchd *env, struct workload_conf *wl)
 	free(def);
 }
 
+/*
+ * One at rest (pdef.c), as it was sent: a plain definition of the file,
+ * whose group, schedules and uid config_workload_send() would not fill
+ */
+static void
+config_rest_send(struct orchd *env, const struct wl_rest *r)
+{
+	void	*def;
+	size_t	 len;
+
+	if ((def = workload_zip_wire(r->zip, &len)) == NULL)
+		fatalx("%s: workload %s", __func__, r->name);
+	config_delta_workload(env, r->name, def, len, def, len);
+	free(def);
+}
+
 void
 config_send(struct orchd *env)
 {
 	struct global_settings	 gs;
 	struct workload_conf	*wl;
+	const struct wl_rest	*r;
 	const struct strentry	*e;
 	uint32_t		 gen;
 	int			 id;
@@ -519,7 +531,11 @@ config_send(struct orchd *env)
 	config_delta_begin(env, gen, config_count(env->conf));
 	TAILQ_FOREACH(wl, &env->conf->workloads, entry)
 		config_workload_send(env, wl);
+	TAILQ_FOREACH(r, &env->conf->rest, entry)
+		config_rest_send(env, r);
 	config_delta_end(env);
+	/* sent: what no code here walks by its fields goes small */
+	pdef_rest(env->conf);
 	config_ignores_send(env);
 	config_htpasswd_send(env);
 	config_pages_send(env);

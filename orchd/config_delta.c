@@ -128,12 +128,10 @@ void
 config_delta_begin(struct orchd *env, uint32_t gen, uint32_t count)
 {
 	struct cfg_delta		 d;
-	const struct workload_conf	*wl;
 	size_t				 asize = 0;
 
 	sent_free(&nxt);
-	TAILQ_FOREACH(wl, &env->conf->workloads, entry)
-		asize += strlen(wl->name) + 1;
+	(void)pdef_count(env->conf, &asize);
 	sent_reserve(&nxt, count, asize);
 	nxt.gen = gen;
 	memset(&run, 0, sizeof(run));
