@@ -203,7 +203,6 @@ workload_rest_free(struct wl_restlist *l)
 
 	while ((r = TAILQ_FIRST(l)) != NULL) {
 		TAILQ_REMOVE(l, r, entry);
-		free(r->zip);
 		free(r);
 	}
 }

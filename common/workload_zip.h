@@ -24,11 +24,12 @@ void			*workload_zip_wire(const struct wl_zip *, size_t *);
 
 /*
  * A definition at rest in the parent (orchd/pdef.c): its name, which
- * lookups read, and the rest small.  The list is struct orchd_conf's.
+ * lookups read, and the rest small, both in the one allocation (free()).
+ * The list is struct orchd_conf's.
  */
 struct wl_rest {
 	TAILQ_ENTRY(wl_rest)	 entry;
-	struct wl_zip		*zip;
+	struct wl_zip		*zip;		/* after the name */
 	char			 name[];
 };
 TAILQ_HEAD(wl_restlist, wl_rest);

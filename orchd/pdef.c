@@ -45,22 +45,44 @@ pdef_plain(const struct workload_conf *wc)
 	    TAILQ_EMPTY(&wc->group_wakes) && TAILQ_EMPTY(&wc->zones));
 }
 
+/*
+ * wc at rest: its name, then its small form, in one allocation (free()),
+ * the small form on an 8-byte boundary (its fields are of 32 bits)
+ */
+static struct wl_rest *
+rest_make(const struct workload_conf *wc)
+{
+	struct wl_rest	*r;
+	struct wl_zip	*z;
+	size_t		 len, off, zlen;
+
+	if ((z = workload_zip(wc)) == NULL)
+		return (NULL);
+	len = strlen(wc->name) + 1;
+	off = sizeof(*r) + len;
+	off = (off + 7) & ~(size_t)7;
+	zlen = workload_zip_size(z);
+	if ((r = malloc(off + zlen)) != NULL) {
+		memcpy(r->name, wc->name, len);
+		r->zip = (struct wl_zip *)((char *)r + off);
+		memcpy(r->zip, z, zlen);
+	}
+	free(z);
+	return (r);
+}
+
 /* every plain definition of conf in its small form */
 void
 pdef_rest(struct orchd_conf *conf)
 {
 	struct workload_conf	*wc, *next;
 	struct wl_rest		*r;
-	size_t			 len;
 
 	TAILQ_FOREACH_SAFE(wc, &conf->workloads, entry, next) {
 		if (!pdef_plain(wc))
 			continue;
-		len = strlen(wc->name) + 1;
-		if ((r = malloc(sizeof(*r) + len)) == NULL ||
-		    (r->zip = workload_zip(wc)) == NULL)
+		if ((r = rest_make(wc)) == NULL)
 			fatal("%s", __func__);
-		memcpy(r->name, wc->name, len);
 		TAILQ_INSERT_TAIL(&conf->rest, r, entry);
 		TAILQ_REMOVE(&conf->workloads, wc, entry);
 		workload_free(wc);
@@ -132,7 +154,6 @@ pdef_expand(struct orchd_conf *conf, const char *name)
 	wc = rest_unzip(r);
 	TAILQ_INSERT_TAIL(&conf->workloads, wc, entry);
 	TAILQ_REMOVE(&conf->rest, r, entry);
-	free(r->zip);
 	free(r);
 }
 
