@@ -129,6 +129,7 @@ free_config(struct orchd_conf *c)
 		TAILQ_REMOVE(&c->workloads, w, entry);
 		workload_free(w);
 	}
+	workload_rest_free(&c->rest);
 	strlist_free(&c->error_pages);
 	errpages_free(&c->pages);
 	freezero(c->notify, c->notify != NULL ? sizeof(*c->notify) : 0);

@@ -71,22 +71,33 @@ rest_make(const struct workload_conf *wc)
 	return (r);
 }
 
-/* every plain definition of conf in its small form */
+/*
+ * Every plain definition of conf in its small form.  All are made before
+ * any full one is freed, so that the small ones do not land in the full
+ * ones' holes: the pages the full ones leave are then whole, and go back
+ * to the kernel with heap_trim() at the transaction's end.
+ */
 void
 pdef_rest(struct orchd_conf *conf)
 {
 	struct workload_conf	*wc, *next;
 	struct wl_rest		*r;
+	struct wl_restlist	 made;
 
-	TAILQ_FOREACH_SAFE(wc, &conf->workloads, entry, next) {
+	TAILQ_INIT(&made);
+	TAILQ_FOREACH(wc, &conf->workloads, entry) {
 		if (!pdef_plain(wc))
 			continue;
 		if ((r = rest_make(wc)) == NULL)
 			fatal("%s", __func__);
-		TAILQ_INSERT_TAIL(&conf->rest, r, entry);
-		TAILQ_REMOVE(&conf->workloads, wc, entry);
-		workload_free(wc);
+		TAILQ_INSERT_TAIL(&made, r, entry);
 	}
+	TAILQ_FOREACH_SAFE(wc, &conf->workloads, entry, next)
+		if (pdef_plain(wc)) {
+			TAILQ_REMOVE(&conf->workloads, wc, entry);
+			workload_free(wc);
+		}
+	TAILQ_CONCAT(&conf->rest, &made, entry);
 }
 
 static struct wl_rest *
