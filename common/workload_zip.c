@@ -67,12 +67,20 @@ zip_xor(unsigned char *p, const unsigned char *ref)
 		p[i] ^= ref[i];
 }
 
+/* the zeros at p, up to a run token's: 8 at a time, for most are */
 static size_t
 zero_run(const unsigned char *p, size_t left)
 {
-	size_t	 n = 0;
+	size_t		 n = 0, max = left < ZIP_RUN_MAX ? left : ZIP_RUN_MAX;
+	uint64_t	 w;
 
-	while (n < left && n < ZIP_RUN_MAX && p[n] == 0)
+	while (n + sizeof(w) <= max) {
+		memcpy(&w, p + n, sizeof(w));
+		if (w != 0)
+			break;
+		n += sizeof(w);
+	}
+	while (n < max && p[n] == 0)
 		n++;
 	return (n);
 }
@@ -93,7 +101,8 @@ zip_tokens(const unsigned char *p, size_t len, unsigned char *out)
 		/* a literal: up to the next long run of zeros */
 		lit = 0;
 		while (i + lit < len && lit < ZIP_LIT_MAX &&
-		    zero_run(p + i + lit, len - i - lit) < ZIP_RUN_MIN)
+		    (p[i + lit] != 0 || zero_run(p + i + lit,
+		    len - i - lit) < ZIP_RUN_MIN))
 			lit++;
 		if (lit == 0)
 			lit = 1;
@@ -108,14 +117,30 @@ zip_tokens(const unsigned char *p, size_t len, unsigned char *out)
 struct wl_zip *
 workload_zip(const struct workload_conf *wc)
 {
+	struct wl_zip	*z;
+	void		*wire;
+	size_t		 len;
+
+	if ((wire = workload_wire(wc, &len)) == NULL)
+		return (NULL);
+	z = workload_zip_bytes(wire, len);
+	free(wire);
+	return (z);
+}
+
+/* the same, of a wire form workload_wire() made (not checked again) */
+struct wl_zip *
+workload_zip_bytes(const void *def, size_t len)
+{
 	const unsigned char	*ref;
 	unsigned char		*wire, *tok;
 	struct wl_zip		*z = NULL;
-	size_t			 len, n;
+	size_t			 n;
 
-	if ((ref = zip_ref()) == NULL ||
-	    (wire = workload_wire(wc, &len)) == NULL)
+	if (len < sizeof(struct workload_conf) || len > UINT32_MAX ||
+	    (ref = zip_ref()) == NULL || (wire = malloc(len)) == NULL)
 		return (NULL);
+	memcpy(wire, def, len);
 	zip_xor(wire, ref);
 	if ((tok = malloc(2 * len + 1)) == NULL)
 		goto done;

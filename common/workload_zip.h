@@ -10,6 +10,7 @@
 #include <sys/queue.h>
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct workload_conf;
 struct wl_zip;
@@ -19,6 +20,8 @@ struct wl_zip		*workload_zip(const struct workload_conf *);
 /* the definition again, packed (workload_free()); NULL: out of memory */
 struct workload_conf	*workload_unzip(const struct wl_zip *);
 size_t			 workload_zip_size(const struct wl_zip *);
+/* the same from its wire form, as workload_wire() made it */
+struct wl_zip		*workload_zip_bytes(const void *, size_t);
 /* its wire form, byte for byte (free()); NULL: out of memory */
 void			*workload_zip_wire(const struct wl_zip *, size_t *);
 
@@ -30,6 +33,8 @@ void			*workload_zip_wire(const struct wl_zip *, size_t *);
 struct wl_rest {
 	TAILQ_ENTRY(wl_rest)	 entry;
 	struct wl_zip		*zip;		/* after the name */
+	uint64_t		 digest;	/* of its wire form:
+						   workload_wire_bytes_digest() */
 	char			 name[];
 };
 TAILQ_HEAD(wl_restlist, wl_rest);

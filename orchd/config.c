@@ -447,6 +447,8 @@ config_workload_send(struct orchd *env, struct workload_conf *wl)
 	/* to each child, or kept by those that have it (config_delta.c) */
 	config_delta_workload(env, wl->name, def, len,
 	    rdef != NULL ? rdef : def, rdef != NULL ? rlen : len);
+	if (rdef == NULL)
+		pdef_sent(wl, def, len);
 	strlist_free(&wl->zones);
 	strlist_free(&wl->group_windows);
 	strlist_free(&wl->group_wakes);

@@ -102,6 +102,7 @@ struct pdef_iter {
 	struct wl_rest		*r;		/* at rest, */
 	struct workload_conf	*tmp;		/* ... expanded */
 };
+void		 pdef_sent(const struct workload_conf *, const void *, size_t);
 void		 pdef_rest(struct orchd_conf *);
 struct workload_conf *pdef_find(const struct orchd_conf *, const char *,
 		    struct workload_conf **);

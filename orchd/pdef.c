@@ -46,34 +46,53 @@ pdef_plain(const struct workload_conf *wc)
 }
 
 /*
- * wc at rest: its name, then its small form, in one allocation (free()),
- * the small form on an 8-byte boundary (its fields are of 32 bits)
+ * name at rest, from the wire form its definition was sent in: the name,
+ * then the small form, in one allocation (free()), the small form on an
+ * 8-byte boundary (its fields are of 32 bits)
  */
 static struct wl_rest *
-rest_make(const struct workload_conf *wc)
+rest_make(const char *name, const void *wire, size_t wlen)
 {
 	struct wl_rest	*r;
 	struct wl_zip	*z;
 	size_t		 len, off, zlen;
 
-	if ((z = workload_zip(wc)) == NULL)
+	if ((z = workload_zip_bytes(wire, wlen)) == NULL)
 		return (NULL);
-	len = strlen(wc->name) + 1;
+	len = strlen(name) + 1;
 	off = sizeof(*r) + len;
 	off = (off + 7) & ~(size_t)7;
 	zlen = workload_zip_size(z);
 	if ((r = malloc(off + zlen)) != NULL) {
-		memcpy(r->name, wc->name, len);
+		memcpy(r->name, name, len);
 		r->zip = (struct wl_zip *)((char *)r + off);
 		memcpy(r->zip, z, zlen);
+		r->digest = workload_wire_bytes_digest(wire, wlen);
 	}
 	free(z);
 	return (r);
 }
 
+/* made from what config_send() sent, for pdef_rest() to keep */
+static struct wl_restlist	 made = TAILQ_HEAD_INITIALIZER(made);
+
+/* wc was sent as wire: made small now if it is to rest, from those bytes */
+void
+pdef_sent(const struct workload_conf *wc, const void *wire, size_t len)
+{
+	struct wl_rest	*r;
+
+	if (!pdef_plain(wc))
+		return;
+	if ((r = rest_make(wc->name, wire, len)) == NULL)
+		fatal("%s", __func__);
+	TAILQ_INSERT_TAIL(&made, r, entry);
+}
+
 /*
- * Every plain definition of conf in its small form.  All are made before
- * any full one is freed, so that the small ones do not land in the full
+ * Every plain definition of conf in its small form, made as it was sent
+ * (pdef_sent(), in the list's order), or now.  All are made before any
+ * full one is freed, so that the small ones do not land in the full
  * ones' holes: the pages the full ones leave are then whole, and go back
  * to the kernel with heap_trim() at the transaction's end.
  */
@@ -81,23 +100,34 @@ void
 pdef_rest(struct orchd_conf *conf)
 {
 	struct workload_conf	*wc, *next;
-	struct wl_rest		*r;
-	struct wl_restlist	 made;
+	struct wl_rest		*r, *m;
+	struct wl_restlist	 keep;
+	void			*wire;
+	size_t			 len;
 
-	TAILQ_INIT(&made);
+	TAILQ_INIT(&keep);
+	m = TAILQ_FIRST(&made);
 	TAILQ_FOREACH(wc, &conf->workloads, entry) {
 		if (!pdef_plain(wc))
 			continue;
-		if ((r = rest_make(wc)) == NULL)
+		if (m != NULL && strcmp(m->name, wc->name) == 0) {
+			r = m;
+			m = TAILQ_NEXT(m, entry);
+			TAILQ_REMOVE(&made, r, entry);
+		} else if ((wire = workload_wire(wc, &len)) == NULL ||
+		    (r = rest_make(wc->name, wire, len)) == NULL)
 			fatal("%s", __func__);
-		TAILQ_INSERT_TAIL(&made, r, entry);
+		else
+			free(wire);
+		TAILQ_INSERT_TAIL(&keep, r, entry);
 	}
+	workload_rest_free(&made);
 	TAILQ_FOREACH_SAFE(wc, &conf->workloads, entry, next)
 		if (pdef_plain(wc)) {
 			TAILQ_REMOVE(&conf->workloads, wc, entry);
 			workload_free(wc);
 		}
-	TAILQ_CONCAT(&conf->rest, &made, entry);
+	TAILQ_CONCAT(&conf->rest, &keep, entry);
 }
 
 static struct wl_rest *

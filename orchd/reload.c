@@ -175,11 +175,8 @@ wl_sorted(const struct orchd_conf *conf, size_t *np)
 		free(w);
 	}
 	TAILQ_FOREACH(r, &conf->rest, entry) {
-		if ((w = workload_zip_wire(r->zip, &len)) == NULL)
-			fatalx("%s: workload %s", __func__, r->name);
 		v[n].name = r->name;
-		v[n++].d = workload_wire_bytes_digest(w, len);
-		free(w);
+		v[n++].d = r->digest;
 	}
 	qsort(v, n, sizeof(*v), wl_cmp);
 	*np = n;
