@@ -149,8 +149,8 @@ wl_cmp(const void *a, const void *b)
 
 /*
  * The workloads of the file, not the API's, sorted by name, each with
- * the digest of the form the children get (workload_wire(), or the same
- * bytes from the small form of one at rest: pdef.c), valid while conf is
+ * the digest of the form the children get (workload_wire(); of one at
+ * rest, kept with it when it was made: pdef.c), valid while conf is
  */
 static struct wl_dig *
 wl_sorted(const struct orchd_conf *conf, size_t *np)
