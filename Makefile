@@ -139,7 +139,7 @@ ORCHD_SRCS	 = $(addprefix orchd/, \
 		   parent_api.c policy.c \
 		   policy_net.c regauth.c reload.c request.c \
 		   sockact.c sockdiag.c spawn.c spawner.c statedir.c swarmcreds.c \
-		   usecheck.c voldir.c api_listen.c)
+		   usecheck.c voldir.c api_listen.c pdef.c)
 SPAWNER_SRCS	 = $(addprefix spawnerd/, \
 		   cglimit.c cgroup.c check.c exec.c pss.c spawnerd.c volrm.c)
 STORE_SRCS	 = $(addprefix stored/, \
@@ -453,7 +453,7 @@ FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
 		   common/log.c common/trust.c common/ignore.c common/deps.c \
 		   common/argv.c common/util.c common/budget.c common/conf.c \
 		   common/htpasswd.c common/gate.c common/users.c \
-		   common/workload_wire.c common/workload_pack.c \
+		   common/workload_wire.c common/workload_pack.c common/workload_zip.c \
 		   common/urlsplit.c common/notify_ev.c common/timer.c \
 		   common/wlimits.c common/workload_print.c
 FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c
@@ -463,6 +463,7 @@ FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c \
 FUZZ_LIBS_h2	 = -lnghttp2
 FUZZ_SRCS_parent_def = regress/fuzz/fuzz_parent_def.c orchd/apidef.c \
 		   orchd/policy.c orchd/policy_net.c common/trust.c \
+		   orchd/pdef.c common/workload_zip.c common/workload_pack.c \
 		   orchd/labelfacts.c common/users.c \
 		   common/workload.c common/workload_check.c \
 		   common/workload_fields.c common/errpage.c common/workload_wire.c \
@@ -472,6 +473,7 @@ FUZZ_SRCS_parent_def = regress/fuzz/fuzz_parent_def.c orchd/apidef.c \
 # the parent's taking of confd's global settings
 FUZZ_SRCS_parent_conf = regress/fuzz/fuzz_parent_conf.c common/conf_wire.c \
 		   common/conf.c common/workload.c common/workload_check.c \
+		   common/workload_zip.c common/workload_wire.c common/workload_pack.c \
 		   common/workload_fields.c common/errpage.c common/ignore.c common/units.c \
 		   common/sched.c common/sched_wl.c \
 		   common/log.c common/util.c common/deps.c common/hashtab.c \
@@ -479,6 +481,12 @@ FUZZ_SRCS_parent_conf = regress/fuzz/fuzz_parent_conf.c common/conf_wire.c \
 FUZZ_SRCS_clienthello = regress/fuzz/fuzz_clienthello.c gatewayd/clienthello.c
 # the parent's checks of acmed's messages, the rest of it stubbed
 FUZZ_SRCS_parent_acme = regress/fuzz/fuzz_parent_acme.c orchd/acme_relay.c \
+		   orchd/pdef.c common/workload_zip.c common/workload_pack.c \
+		   common/workload.c common/workload_check.c \
+		   common/workload_fields.c common/errpage.c common/workload_wire.c \
+		   common/sched.c common/sched_wl.c common/gate.c common/htpasswd.c \
+		   common/ignore.c common/units.c common/util.c common/deps.c \
+		   common/argv.c \
 		   common/hashtab.c \
 		   common/log.c
 FUZZ_SRCS_htpasswd = regress/fuzz/fuzz_htpasswd.c common/htpasswd.c \

@@ -34,6 +34,7 @@ conf_init(struct orchd_conf *c)
 	TAILQ_INIT(&c->api_hosts);
 	TAILQ_INIT(&c->keypairs);
 	TAILQ_INIT(&c->workloads);
+	TAILQ_INIT(&c->rest);
 	TAILQ_INIT(&c->group_scheds);
 	TAILQ_INIT(&c->api_allow_images);
 	TAILQ_INIT(&c->api_allow_volumes);
@@ -128,6 +129,7 @@ free_config(struct orchd_conf *c)
 		TAILQ_REMOVE(&c->workloads, w, entry);
 		workload_free(w);
 	}
+	workload_rest_free(&c->rest);
 	strlist_free(&c->error_pages);
 	errpages_free(&c->pages);
 	freezero(c->notify, c->notify != NULL ? sizeof(*c->notify) : 0);

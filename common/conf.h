@@ -18,6 +18,7 @@
 #include "msg.h"
 #include "workload.h"
 #include "htpasswd.h"
+#include "workload_zip.h"
 
 struct listener_conf {
 	TAILQ_ENTRY(listener_conf) entry;
@@ -145,6 +146,8 @@ struct orchd_conf {
 	size_t			 status_key_len;
 	struct keypairlist	 keypairs;
 	struct workloadlist	 workloads;
+	struct wl_restlist	 rest;		/* the parent's, kept small
+						   (orchd/pdef.c) */
 	struct strlist		 group_scheds;	/* "GROUP window TEXT",
 						   "GROUP wake TEXT" (group
 						   blocks, common/sched_wl.c) */

@@ -67,12 +67,20 @@ zip_xor(unsigned char *p, const unsigned char *ref)
 		p[i] ^= ref[i];
 }
 
+/* the zeros at p, up to a run token's: 8 at a time, for most are */
 static size_t
 zero_run(const unsigned char *p, size_t left)
 {
-	size_t	 n = 0;
+	size_t		 n = 0, max = left < ZIP_RUN_MAX ? left : ZIP_RUN_MAX;
+	uint64_t	 w;
 
-	while (n < left && n < ZIP_RUN_MAX && p[n] == 0)
+	while (n + sizeof(w) <= max) {
+		memcpy(&w, p + n, sizeof(w));
+		if (w != 0)
+			break;
+		n += sizeof(w);
+	}
+	while (n < max && p[n] == 0)
 		n++;
 	return (n);
 }
@@ -93,7 +101,8 @@ zip_tokens(const unsigned char *p, size_t len, unsigned char *out)
 		/* a literal: up to the next long run of zeros */
 		lit = 0;
 		while (i + lit < len && lit < ZIP_LIT_MAX &&
-		    zero_run(p + i + lit, len - i - lit) < ZIP_RUN_MIN)
+		    (p[i + lit] != 0 || zero_run(p + i + lit,
+		    len - i - lit) < ZIP_RUN_MIN))
 			lit++;
 		if (lit == 0)
 			lit = 1;
@@ -108,14 +117,30 @@ zip_tokens(const unsigned char *p, size_t len, unsigned char *out)
 struct wl_zip *
 workload_zip(const struct workload_conf *wc)
 {
+	struct wl_zip	*z;
+	void		*wire;
+	size_t		 len;
+
+	if ((wire = workload_wire(wc, &len)) == NULL)
+		return (NULL);
+	z = workload_zip_bytes(wire, len);
+	free(wire);
+	return (z);
+}
+
+/* the same, of a wire form workload_wire() made (not checked again) */
+struct wl_zip *
+workload_zip_bytes(const void *def, size_t len)
+{
 	const unsigned char	*ref;
 	unsigned char		*wire, *tok;
 	struct wl_zip		*z = NULL;
-	size_t			 len, n;
+	size_t			 n;
 
-	if ((ref = zip_ref()) == NULL ||
-	    (wire = workload_wire(wc, &len)) == NULL)
+	if (len < sizeof(struct workload_conf) || len > UINT32_MAX ||
+	    (ref = zip_ref()) == NULL || (wire = malloc(len)) == NULL)
 		return (NULL);
+	memcpy(wire, def, len);
 	zip_xor(wire, ref);
 	if ((tok = malloc(2 * len + 1)) == NULL)
 		goto done;
@@ -157,28 +182,54 @@ unzip_tokens(const struct wl_zip *z, unsigned char *out)
 	return (o == z->wirelen ? 0 : -1);
 }
 
-struct workload_conf *
-workload_unzip(const struct wl_zip *z)
+/* z's wire form again, as workload_wire() made it (free()); or NULL */
+void *
+workload_zip_wire(const struct wl_zip *z, size_t *lenp)
 {
 	const unsigned char	*ref;
 	unsigned char		*wire;
-	struct workload_conf	*wc, *p = NULL;
-	char			 err[128];
 
 	if (z == NULL || (ref = zip_ref()) == NULL ||
 	    z->wirelen < sizeof(struct workload_conf) ||
 	    (wire = malloc(z->wirelen)) == NULL)
 		return (NULL);
-	if (unzip_tokens(z, wire) == 0) {
-		zip_xor(wire, ref);
-		if ((wc = workload_unwire(wire, z->wirelen, err,
-		    sizeof(err))) != NULL) {
-			p = workload_pack(wc);
-			workload_free(wc);
-		}
+	if (unzip_tokens(z, wire) == -1) {
+		free(wire);
+		return (NULL);
+	}
+	zip_xor(wire, ref);
+	*lenp = z->wirelen;
+	return (wire);
+}
+
+struct workload_conf *
+workload_unzip(const struct wl_zip *z)
+{
+	unsigned char		*wire;
+	struct workload_conf	*wc, *p = NULL;
+	size_t			 len;
+	char			 err[128];
+
+	if ((wire = workload_zip_wire(z, &len)) == NULL)
+		return (NULL);
+	if ((wc = workload_unwire(wire, len, err, sizeof(err))) != NULL) {
+		p = workload_pack(wc);
+		workload_free(wc);
 	}
 	free(wire);
 	return (p);
+}
+
+/* a list of definitions at rest, emptied */
+void
+workload_rest_free(struct wl_restlist *l)
+{
+	struct wl_rest	*r;
+
+	while ((r = TAILQ_FIRST(l)) != NULL) {
+		TAILQ_REMOVE(l, r, entry);
+		free(r);
+	}
 }
 
 /* its bytes, for the tests and the memory's accounts */

@@ -135,22 +135,25 @@ acme_host_ok(const char *h)
 int
 acme_host_routes(const struct orchd_conf *c, const char *host)
 {
+	struct pdef_iter		 it;
 	const struct workload_conf	*wl;
 	const struct strentry		*e;
 	size_t				 n = strlen(host), m;
+	int				 found = 0;
 
-	TAILQ_FOREACH(wl, &c->workloads, entry)
+	for (wl = pdef_first(&it, c); wl != NULL && !found;
+	    wl = pdef_next(&it))
 		TAILQ_FOREACH(e, &wl->hosts, entry) {
-			if (strcasecmp(e->str, host) == 0)
-				return (1);
-			if (strncmp(e->str, "*.", 2) != 0)
-				continue;
 			m = strlen(e->str + 1);		/* ".suffix" */
-			if (n > m && strcasecmp(host + n - m,
-			    e->str + 1) == 0)
-				return (1);
+			if (strcasecmp(e->str, host) == 0 ||
+			    (strncmp(e->str, "*.", 2) == 0 && n > m &&
+			    strcasecmp(host + n - m, e->str + 1) == 0)) {
+				found = 1;
+				break;
+			}
 		}
-	return (0);
+	pdef_end(&it);
+	return (found);
 }
 
 static struct acme_entry *

@@ -56,6 +56,38 @@ api_path_apart(const struct workload_conf *a, const struct workload_conf *b)
 	return (la != 0 && strncmp(a->path, b->path, la) != 0);
 }
 
+/* a host of wc that o has too, or that falls under one of o's: 1 */
+static int
+host_clash(const struct workload_conf *wc, const struct workload_conf *o,
+    char *err, size_t len)
+{
+	const struct strentry	*h, *oh;
+	int			 api = wc->source == SOURCE_API;
+
+	TAILQ_FOREACH(h, &wc->hosts, entry)
+		TAILQ_FOREACH(oh, &o->hosts, entry) {
+			if (strcasecmp(h->str, oh->str) == 0 &&
+			    !api_path_apart(wc, o)) {
+				snprintf(err, len, "host \"%s\"%s%s%s is "
+				    "already used by workload \"%s\"", h->str,
+				    wc->path != NULL ? " path \"" : "",
+				    wc->path != NULL ? wc->path : "",
+				    wc->path != NULL ? "\"" : "", o->name);
+				return (1);
+			}
+			if (strcasecmp(h->str, oh->str) == 0)
+				continue;
+			if (api && o->source == SOURCE_CONFIG &&
+			    api_host_covered(h->str, oh->str)) {
+				snprintf(err, len, "host \"%s\" falls under "
+				    "\"%s\" of workload \"%s\"", h->str,
+				    oh->str, o->name);
+				return (1);
+			}
+		}
+	return (0);
+}
+
 /*
  * A host of wc that another workload of conf, or the API, has; for a
  * workload of the API, also one that falls under a pattern of the file:
@@ -65,11 +97,13 @@ int
 api_host_taken(const struct orchd_conf *conf, const struct workload_conf *wc,
     char *err, size_t len)
 {
+	struct pdef_iter		 it;
 	const struct workload_conf	*o;
 	const struct strentry		*h, *oh;
 	int				 api = wc->source == SOURCE_API;
+	int				 r = 0;
 
-	TAILQ_FOREACH(h, &wc->hosts, entry) {
+	TAILQ_FOREACH(h, &wc->hosts, entry)
 		TAILQ_FOREACH(oh, &conf->api_hosts, entry)
 			if (strcasecmp(h->str, oh->str) == 0 ||
 			    (api && api_host_covered(h->str, oh->str))) {
@@ -77,31 +111,11 @@ api_host_taken(const struct orchd_conf *conf, const struct workload_conf *wc,
 				    "host", h->str);
 				return (1);
 			}
-		TAILQ_FOREACH(o, &conf->workloads, entry) {
-			if (o == wc || strcmp(o->name, wc->name) == 0)
-				continue;
-			TAILQ_FOREACH(oh, &o->hosts, entry) {
-				if (strcasecmp(h->str, oh->str) == 0 &&
-				    !api_path_apart(wc, o)) {
-					snprintf(err, len, "host \"%s\"%s%s%s "
-					    "is already used by workload "
-					    "\"%s\"", h->str, wc->path != NULL ?
-					    " path \"" : "", wc->path != NULL ?
-					    wc->path : "", wc->path != NULL ?
-					    "\"" : "", o->name);
-					return (1);
-				}
-				if (strcasecmp(h->str, oh->str) == 0)
-					continue;
-				if (api && o->source == SOURCE_CONFIG &&
-				    api_host_covered(h->str, oh->str)) {
-					snprintf(err, len, "host \"%s\" falls "
-					    "under \"%s\" of workload \"%s\"",
-					    h->str, oh->str, o->name);
-					return (1);
-				}
-			}
-		}
-	}
-	return (0);
+	/* each other workload once: most are at rest (pdef.c) */
+	for (o = pdef_first(&it, conf); o != NULL && r == 0;
+	    o = pdef_next(&it))
+		if (o != wc && strcmp(o->name, wc->name) != 0)
+			r = host_clash(wc, o, err, len);
+	pdef_end(&it);
+	return (r);
 }

@@ -274,12 +274,7 @@ config_tls_send(struct orchd *env)
 static uint32_t
 config_count(const struct orchd_conf *conf)
 {
-	const struct workload_conf	*wl;
-	uint32_t			 n = 0;
-
-	TAILQ_FOREACH(wl, &conf->workloads, entry)
-		n++;
-	return (n);
+	return (pdef_count(conf, NULL));
 }
 
 /*
@@ -454,10 +449,28 @@ config_workload_send(struct orchd *env, struct workload_conf *wl)
 	/* to each child, or kept by those that have it (config_delta.c) */
 	config_delta_workload(env, wl->name, def, len,
 	    rdef != NULL ? rdef : def, rdef != NULL ? rlen : len);
+	if (rdef == NULL)
+		pdef_sent(wl, def, len);
 	strlist_free(&wl->zones);
 	strlist_free(&wl->group_windows);
 	strlist_free(&wl->group_wakes);
 	free(rdef);
+	free(def);
+}
+
+/*
+ * One at rest (pdef.c), as it was sent: a plain definition of the file,
+ * whose group, schedules and uid config_workload_send() would not fill
+ */
+static void
+config_rest_send(struct orchd *env, const struct wl_rest *r)
+{
+	void	*def;
+	size_t	 len;
+
+	if ((def = workload_zip_wire(r->zip, &len)) == NULL)
+		fatalx("%s: workload %s", __func__, r->name);
+	config_delta_workload(env, r->name, def, len, def, len);
 	free(def);
 }
 
@@ -466,6 +479,7 @@ config_send(struct orchd *env)
 {
 	struct global_settings	 gs;
 	struct workload_conf	*wl;
+	const struct wl_rest	*r;
 	const struct strentry	*e;
 	uint32_t		 gen;
 	int			 id;
@@ -521,7 +535,11 @@ config_send(struct orchd *env)
 	config_delta_begin(env, gen, config_count(env->conf), &gs);
 	TAILQ_FOREACH(wl, &env->conf->workloads, entry)
 		config_workload_send(env, wl);
+	TAILQ_FOREACH(r, &env->conf->rest, entry)
+		config_rest_send(env, r);
 	config_delta_end(env);
+	/* sent: what no code here walks by its fields goes small */
+	pdef_rest(env->conf);
 	config_ignores_send(env);
 	config_htpasswd_send(env);
 	config_pages_send(env);

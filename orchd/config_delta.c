@@ -162,13 +162,11 @@ config_delta_begin(struct orchd *env, uint32_t gen, uint32_t count,
     const struct global_settings *gs)
 {
 	struct cfg_delta		 d;
-	const struct workload_conf	*wl;
 	size_t				 asize = 0;
 	int				 c, on;
 
 	sent_free(&nxt);
-	TAILQ_FOREACH(wl, &env->conf->workloads, entry)
-		asize += strlen(wl->name) + 1;
+	(void)pdef_count(env->conf, &asize);
 	sent_reserve(&nxt, count, asize);
 	nxt.gen = gen;
 	nxt.gs = *gs;

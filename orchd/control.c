@@ -633,7 +633,7 @@ void
 control_show_definition(struct imsgev *iev, struct imsg *imsg)
 {
 	struct privsep		*ps = &orchd_env->ps;
-	struct workload_conf	*wc;
+	struct workload_conf	*wc, *tmp;
 	struct proc_asker	 a;
 	struct ctl_name		 cn;
 	void			*def;
@@ -642,10 +642,7 @@ control_show_definition(struct imsgev *iev, struct imsg *imsg)
 	if (control_request(iev, imsg, &a) == -1)
 		return;
 	(void)imsg_get_data(imsg, &cn, sizeof(cn));
-	TAILQ_FOREACH(wc, &orchd_env->conf->workloads, entry)
-		if (strcmp(wc->name, cn.name) == 0)
-			break;
-	if (wc == NULL) {
+	if ((wc = pdef_find(orchd_env->conf, cn.name, &tmp)) == NULL) {
 		(void)proc_reply_fail(ps, &a, CTL_ERR_FAILED,
 		    "no such workload: %s", cn.name);
 		return;
@@ -653,6 +650,7 @@ control_show_definition(struct imsgev *iev, struct imsg *imsg)
 	if ((def = definition_packed(wc, &len)) == NULL) {
 		(void)proc_reply_fail(ps, &a, CTL_ERR_FAILED,
 		    "%s: cannot make its definition", cn.name);
+		workload_free(tmp);
 		return;
 	}
 	/* one message: the parent sent as much to every child */
@@ -665,6 +663,7 @@ control_show_definition(struct imsgev *iev, struct imsg *imsg)
 		(void)proc_reply_end(ps, &a);
 	}
 	free(def);
+	workload_free(tmp);
 }
 
 /*

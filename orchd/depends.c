@@ -41,23 +41,36 @@ first_report(void *arg, const struct workload_conf *wc, const char *dep,
 
 /*
  * conf's workloads, and extra after them if not NULL, in the place of
- * the one of its name (an update); *np their number
+ * the one of its name (an update); *np their number.  One at rest
+ * (pdef.c) depends on nothing: it stands as its name alone, in a stub
+ * of the same block, which one free() lets go.
  */
 static const struct workload_conf **
 depends_set(const struct orchd_conf *conf, const struct workload_conf *extra,
     size_t *np)
 {
 	const struct workload_conf	**v, *wc;
-	size_t				  n = 1;
+	struct workload_conf		 *stub;
+	const struct wl_rest		 *r;
+	size_t				  n, nrest = 0;
 
-	TAILQ_FOREACH(wc, &conf->workloads, entry)
-		n++;
-	if ((v = calloc(n, sizeof(*v))) == NULL)
+	n = pdef_count(conf, NULL) + 1;
+	TAILQ_FOREACH(r, &conf->rest, entry)
+		nrest++;
+	if ((v = calloc(1, n * sizeof(*v) + nrest * sizeof(*stub))) == NULL)
 		return (NULL);
+	stub = (struct workload_conf *)(v + n);
 	n = 0;
 	TAILQ_FOREACH(wc, &conf->workloads, entry)
 		if (extra == NULL || strcmp(wc->name, extra->name) != 0)
 			v[n++] = wc;
+	TAILQ_FOREACH(r, &conf->rest, entry) {
+		if (extra != NULL && strcmp(r->name, extra->name) == 0)
+			continue;
+		strlcpy(stub->name, r->name, sizeof(stub->name));
+		TAILQ_INIT(&stub->depends);
+		v[n++] = stub++;
+	}
 	if (extra != NULL)
 		v[n++] = extra;
 	*np = n;
@@ -158,10 +171,7 @@ depends_reload_check(const struct orchd_conf *nconf,
 		if (wc->source != SOURCE_API)
 			continue;
 		TAILQ_FOREACH(e, &wc->depends, entry) {
-			TAILQ_FOREACH(o, &nconf->workloads, entry)
-				if (strcmp(o->name, e->str) == 0)
-					break;
-			if (o != NULL)
+			if (pdef_exists(nconf, e->str))
 				continue;
 			TAILQ_FOREACH(o, &oconf->workloads, entry)
 				if (o->source == SOURCE_API &&

@@ -86,7 +86,8 @@ labels_recv(struct imsgev *iev, struct imsg *imsg)
 	TAILQ_FOREACH(o, &env->conf->workloads, entry)
 		if (strcmp(o->name, rl.name) == 0)
 			break;
-	if (o != NULL && o->source != SOURCE_LABEL) {
+	if ((o != NULL && o->source != SOURCE_LABEL) ||
+	    (o == NULL && pdef_exists(env->conf, rl.name))) {
 		log_warnx("docker labels: container %s is not a workload: "
 		    "workload \"%s\" already exists", rl.name, rl.name);
 		workload_free(wc);

@@ -480,31 +480,27 @@ logs_start(const struct proc_asker *a, const struct ctl_logs *cl)
 {
 	struct privsep			*ps = &orchd_env->ps;
 	const struct workload_conf	*wc;
+	struct workload_conf		*tmp;
 
 	if (cl->lines < -1) {
 		(void)proc_reply_fail(ps, a, CTL_ERR_FAILED,
 		    "invalid number of lines: %d", cl->lines);
 		return;
 	}
-	TAILQ_FOREACH(wc, &orchd_env->conf->workloads, entry)
-		if (strcmp(wc->name, cl->name) == 0)
-			break;
+	wc = pdef_find(orchd_env->conf, cl->name, &tmp);
 	/* a configured name is valid: no "/" or ".." in the path */
-	if (wc == NULL || !valid_workload_name(wc->name)) {
+	if (wc == NULL || !valid_workload_name(wc->name))
 		(void)proc_reply_fail(ps, a, CTL_ERR_FAILED,
 		    "no such workload: %s", cl->name);
-		return;
-	}
 	/* a service's logs are spread over its nodes: not orchd's to read */
-	if (wc->driver == DRIVER_SWARM) {
+	else if (wc->driver == DRIVER_SWARM)
 		(void)proc_reply_fail(ps, a, CTL_ERR_FAILED, "workload %s is "
 		    "a swarm service: docker service logs orchd-%s", wc->name,
 		    wc->name);
-		return;
-	}
 	/* a container's log is the Docker daemon's: runtimed reads it */
-	if (wc->driver == DRIVER_DOCKER)
+	else if (wc->driver == DRIVER_DOCKER)
 		logs_docker(a, cl);
 	else
 		logs_file(a, wc, cl);
+	workload_free(tmp);
 }

@@ -80,17 +80,6 @@ struct owner_want {
 
 static struct diag_answer	 owner_diag;
 
-static const struct workload_conf *
-owner_conf(const char *name)
-{
-	const struct workload_conf	*wl;
-
-	TAILQ_FOREACH(wl, &orchd_env->conf->workloads, entry)
-		if (strcmp(wl->name, name) == 0)
-			return (wl);
-	return (NULL);
-}
-
 /* "1000" or "1000:1000": the uid; -1 for a name or nothing */
 static int
 owner_numeric_user(const char *user, uid_t *uid)
@@ -369,6 +358,7 @@ void
 owner_request(struct imsgev *iev, struct imsg *imsg)
 {
 	const struct workload_conf	*wl;
+	struct workload_conf		*tmp = NULL;
 	struct rt_owner_ask		 q;
 	struct rt_owner			 ro;
 
@@ -379,10 +369,11 @@ owner_request(struct imsgev *iev, struct imsg *imsg)
 	ro.ok = -1;
 	if (!owner_addr_valid(&q))
 		snprintf(ro.msg, sizeof(ro.msg), "not an address");
-	else if ((wl = owner_conf(q.name)) == NULL)
+	else if ((wl = pdef_find(orchd_env->conf, q.name, &tmp)) == NULL)
 		snprintf(ro.msg, sizeof(ro.msg), "no such workload");
 	else
 		owner_check(wl, &q.addr, &ro);
+	workload_free(tmp);
 	if (ro.ok == -1)
 		log_warnx("workload %s: listener check: %s", ro.name, ro.msg);
 	if (imsgev_compose(iev, IMSG_RT_OWNER, 0, -1, &ro, sizeof(ro)) == -1)

@@ -95,6 +95,25 @@ int		 parent_children_alive(struct orchd *);
 __dead void	 parent_lost(struct orchd *);
 void		 helper_path(struct orchd *, const char *, char *, size_t);
 
+/* pdef.c: the running configuration's definitions, small at rest */
+struct pdef_iter {
+	const struct orchd_conf	*conf;
+	struct workload_conf	*wc;		/* in full, or */
+	struct wl_rest		*r;		/* at rest, */
+	struct workload_conf	*tmp;		/* ... expanded */
+};
+void		 pdef_sent(const struct workload_conf *, const void *, size_t);
+void		 pdef_rest(struct orchd_conf *);
+struct workload_conf *pdef_find(const struct orchd_conf *, const char *,
+		    struct workload_conf **);
+int		 pdef_exists(const struct orchd_conf *, const char *);
+void		 pdef_expand(struct orchd_conf *, const char *);
+uint32_t	 pdef_count(const struct orchd_conf *, size_t *);
+struct workload_conf *pdef_first(struct pdef_iter *,
+		    const struct orchd_conf *);
+struct workload_conf *pdef_next(struct pdef_iter *);
+void		 pdef_end(struct pdef_iter *);
+
 /* config.c */
 struct orchd_conf *config_load(const char *, int, int);
 

@@ -170,11 +170,16 @@ api_result(struct orchd *env, const struct proc_asker *a, int status,
 	(void)proc_reply(&env->ps, a, IMSG_API_RESULT, &res, sizeof(res));
 }
 
+/*
+ * name's definition in conf->workloads, brought back from rest (pdef.c)
+ * if it was, for what follows may take it out of the list or read it
+ */
 static struct workload_conf *
-api_conf_find(const struct orchd_conf *conf, const char *name)
+api_conf_find(struct orchd_conf *conf, const char *name)
 {
 	struct workload_conf	*wc;
 
+	pdef_expand(conf, name);
 	TAILQ_FOREACH(wc, &conf->workloads, entry)
 		if (strcmp(wc->name, name) == 0)
 			return (wc);
@@ -193,7 +198,7 @@ api_clash(const struct orchd_conf *conf, const struct workload_conf *wc,
 
 	if ((status = policy_check(conf, wc, err, len)) != 0)
 		return (status);
-	if (api_conf_find(conf, wc->name) != NULL) {
+	if (pdef_exists(conf, wc->name)) {
 		snprintf(err, len, "workload \"%s\" already exists", wc->name);
 		return (409);
 	}
@@ -237,13 +242,16 @@ api_check_update(const struct orchd_conf *conf,
     const struct workload_conf *wc, char *err, size_t len)
 {
 	const struct workload_conf	*o;
-	int				 status;
+	struct workload_conf		*tmp;
+	int				 status, api;
 
-	if ((o = api_conf_find(conf, wc->name)) == NULL) {
+	if ((o = pdef_find(conf, wc->name, &tmp)) == NULL) {
 		snprintf(err, len, "no such workload: %s", wc->name);
 		return (404);
 	}
-	if (o->source != SOURCE_API) {
+	api = o->source == SOURCE_API;
+	workload_free(tmp);
+	if (!api) {
 		snprintf(err, len, "workload \"%s\" is defined in the "
 		    "configuration file: change it there", wc->name);
 		return (409);
@@ -1284,7 +1292,7 @@ api_reload_check(const struct orchd_conf *nconf,
 	TAILQ_FOREACH(wc, &oconf->workloads, entry) {
 		if (wc->source != SOURCE_API)
 			continue;
-		if (api_conf_find(nconf, wc->name) != NULL) {
+		if (pdef_exists(nconf, wc->name)) {
 			snprintf(err, len, "workload %s already exists "
 			    "(created through the API)", wc->name);
 			return (-1);

@@ -312,6 +312,7 @@ policy_api_listen(const struct orchd_conf *conf,
 {
 	const struct listener_conf	*l;
 	const struct workload_conf	*w;
+	struct pdef_iter		 it;
 	struct netaddr			 a;
 	const char			*errstr;
 	char				 addr[INET6_ADDRSTRLEN + 2], *bare = addr;
@@ -347,11 +348,16 @@ policy_api_listen(const struct orchd_conf *conf,
 			    l->name));
 	if (policy_api_sockact(conf, &a, port, err, len) == -1)
 		return (-1);
-	TAILQ_FOREACH(w, &conf->workloads, entry)
+	/* each workload once: most are at rest (pdef.c) */
+	for (w = pdef_first(&it, conf); w != NULL; w = pdef_next(&it))
 		if (strcmp(w->name, wc->name) != 0 &&
-		    workload_takes(w, &a, port))
-			return (refuse(err, len, "api: listen \"%s\": port %d "
-			    "is workload \"%s\"'s own", s, port, w->name));
+		    workload_takes(w, &a, port)) {
+			(void)refuse(err, len, "api: listen \"%s\": port %d "
+			    "is workload \"%s\"'s own", s, port, w->name);
+			pdef_end(&it);
+			return (-1);
+		}
+	pdef_end(&it);
 	if (workload_takes(wc, &a, port))
 		return (refuse(err, len, "api: listen \"%s\": the workload "
 		    "itself is reached there: give it another port or "

@@ -165,104 +165,54 @@ reload_as_file(void)
 	return (nrestart == 0);
 }
 
+/* a workload of the file, by name, and its definition's digest */
+struct wl_dig {
+	const char	*name;		/* its configuration's */
+	uint64_t	 d;
+};
+
 static int
 wl_cmp(const void *a, const void *b)
 {
-	const struct workload_conf	*const *wa = a, *const *wb = b;
+	const struct wl_dig	*wa = a, *wb = b;
 
-	return (strcmp((*wa)->name, (*wb)->name));
-}
-
-/* the workloads of the file, not the API's, sorted by name */
-static struct workload_conf **
-wl_sorted(struct orchd_conf *conf, size_t *np)
-{
-	struct workload_conf	*wl, **v;
-	size_t			 n = 0;
-
-	TAILQ_FOREACH(wl, &conf->workloads, entry)
-		n++;
-	if ((v = calloc(n + 1, sizeof(*v))) == NULL)
-		fatal("%s", __func__);
-	n = 0;
-	TAILQ_FOREACH(wl, &conf->workloads, entry)
-		if (wl->source == SOURCE_CONFIG)
-			v[n++] = wl;
-	qsort(v, n, sizeof(*v), wl_cmp);
-	*np = n;
-	return (v);
-}
-
-/* wl's definition in the form the children get, as a digest */
-static uint64_t
-wl_digest(const struct workload_conf *wl)
-{
-	void		*w;
-	size_t		 len;
-	uint64_t	 d;
-
-	if ((w = workload_wire(wl, &len)) == NULL)
-		fatalx("%s: workload %s", __func__, wl->name);
-	d = workload_wire_bytes_digest(w, len);
-	free(w);
-	return (d);
+	return (strcmp(wa->name, wb->name));
 }
 
 /*
- * The last diff's new side, sorted, with each definition's digest: the
- * next diff's old side when that configuration is still the running one
- * with the same file workloads (the file's change only by a reload), so
- * that a reload makes each definition's wire form once, not twice, and
- * sorts one list.  "The same" is the same objects in the same order:
- * a digest of their addresses, taken again of the running configuration
- * before the list is used, so that no pointer to one freed is followed.
+ * The workloads of the file, not the API's, sorted by name, each with
+ * the digest of the form the children get (workload_wire(); of one at
+ * rest, kept with it when it was made: pdef.c), valid while conf is
  */
-static struct {
-	const struct orchd_conf	*conf;
-	uint64_t		 addrs;
-	struct workload_conf	**v;
-	uint64_t		*digest;
-	size_t			 n;
-} last;
-
-static void
-last_clear(void)
-{
-	free(last.v);
-	free(last.digest);
-	memset(&last, 0, sizeof(last));
-}
-
-/* the addresses of conf's file workloads, in their order */
-static uint64_t
-addrs_digest(const struct orchd_conf *conf)
+static struct wl_dig *
+wl_sorted(const struct orchd_conf *conf, size_t *np)
 {
 	const struct workload_conf	*wl;
-	uintptr_t			 p;
-	uint64_t			 h = 0x9e3779b97f4a7c15ULL;
+	const struct wl_rest		*r;
+	struct wl_dig			*v;
+	void				*w;
+	size_t				 n, len;
 
+	n = pdef_count(conf, NULL);
+	if ((v = calloc(n + 1, sizeof(*v))) == NULL)
+		fatal("%s", __func__);
+	n = 0;
 	TAILQ_FOREACH(wl, &conf->workloads, entry) {
 		if (wl->source != SOURCE_CONFIG)
 			continue;
-		p = (uintptr_t)wl;
-		h ^= (uint64_t)p;
-		h *= 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
+		if ((w = workload_wire(wl, &len)) == NULL)
+			fatalx("%s: workload %s", __func__, wl->name);
+		v[n].name = wl->name;
+		v[n++].d = workload_wire_bytes_digest(w, len);
+		free(w);
 	}
-	return (h);
-}
-
-static uint64_t *
-digests(struct workload_conf **v, size_t n)
-{
-	uint64_t	*d;
-	size_t		 i;
-
-	if ((d = calloc(n + 1, sizeof(*d))) == NULL)
-		fatal("%s", __func__);
-	for (i = 0; i < n; i++)
-		d[i] = wl_digest(v[i]);
-	return (d);
+	TAILQ_FOREACH(r, &conf->rest, entry) {
+		v[n].name = r->name;
+		v[n++].d = r->digest;
+	}
+	qsort(v, n, sizeof(*v), wl_cmp);
+	*np = n;
+	return (v);
 }
 
 static void
@@ -285,49 +235,36 @@ reload_workload(int32_t what, const char *name, int *count)
 void
 reload_diff(struct orchd_conf *oconf, struct orchd_conf *nconf)
 {
-	struct workload_conf	**ov, **nv;
-	uint64_t		*od, *nd;
-	size_t			 on, nn, i = 0, j = 0;
-	int			 c, count[CTL_RELOAD_CHANGED + 1];
+	struct wl_dig	*ov, *nv;
+	size_t		 on, nn, i = 0, j = 0;
+	int		 c, count[CTL_RELOAD_CHANGED + 1];
 
 	memset(count, 0, sizeof(count));
-	if (last.conf != oconf || last.addrs != addrs_digest(oconf)) {
-		last_clear();
-		last.v = wl_sorted(oconf, &last.n);
-		last.digest = digests(last.v, last.n);
-	}
-	ov = last.v;
-	od = last.digest;
-	on = last.n;
+	ov = wl_sorted(oconf, &on);
 	nv = wl_sorted(nconf, &nn);
-	nd = digests(nv, nn);
 	while (i < on || j < nn) {
 		if (i == on)
 			c = 1;
 		else if (j == nn)
 			c = -1;
 		else
-			c = strcmp(ov[i]->name, nv[j]->name);
+			c = strcmp(ov[i].name, nv[j].name);
 		if (c < 0)
-			reload_workload(CTL_RELOAD_REMOVED, ov[i++]->name,
+			reload_workload(CTL_RELOAD_REMOVED, ov[i++].name,
 			    count);
 		else if (c > 0)
-			reload_workload(CTL_RELOAD_ADDED, nv[j++]->name,
+			reload_workload(CTL_RELOAD_ADDED, nv[j++].name,
 			    count);
 		else {
-			if (od[i] != nd[j])
+			if (ov[i].d != nv[j].d)
 				reload_workload(CTL_RELOAD_CHANGED,
-				    nv[j]->name, count);
+				    nv[j].name, count);
 			i++;
 			j++;
 		}
 	}
-	last_clear();
-	last.conf = nconf;
-	last.addrs = addrs_digest(nconf);
-	last.v = nv;
-	last.digest = nd;
-	last.n = nn;
+	free(ov);
+	free(nv);
 	log_info("reload: workloads: %d added, %d removed, %d changed",
 	    count[CTL_RELOAD_ADDED], count[CTL_RELOAD_REMOVED],
 	    count[CTL_RELOAD_CHANGED]);

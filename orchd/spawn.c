@@ -652,17 +652,17 @@ spawn_uid(const struct workload_conf *wl, uid_t *uid)
 	return (0);
 }
 
+/* name's definition, checked now; *tmp as pdef_find() says */
 static const struct workload_conf *
-spawn_conf(struct orchd *env, const char *name, char *msg, size_t len)
+spawn_conf(struct orchd *env, const char *name, struct workload_conf **tmp,
+    char *msg, size_t len)
 {
 	const struct workload_conf	*wl;
 	const struct spawned		*sp;
 	char				 why[CTL_MSG_MAX];
 	int				 n = 0;
 
-	TAILQ_FOREACH(wl, &env->conf->workloads, entry)
-		if (strcmp(wl->name, name) == 0)
-			break;
+	wl = pdef_find(env->conf, name, tmp);
 	TAILQ_FOREACH(sp, &spawned, entry)
 		if (strcmp(sp->name, name) == 0)
 			n++;
@@ -686,6 +686,7 @@ spawn_request(struct imsgev *iev, struct imsg *imsg)
 {
 	struct orchd			*env = orchd_env;
 	const struct workload_conf	*wl;
+	struct workload_conf		*tmp = NULL;
 	struct wl_ref			 ref;
 	struct rt_proc			 rp;
 
@@ -694,9 +695,11 @@ spawn_request(struct imsgev *iev, struct imsg *imsg)
 	strlcpy(rp.name, ref.name, sizeof(rp.name));
 	if (env->shutting_down)
 		msgf(rp.msg, sizeof(rp.msg), "orchd is shutting down");
-	else if ((wl = spawn_conf(env, ref.name, rp.msg,
+	else if ((wl = spawn_conf(env, ref.name, &tmp, rp.msg,
 	    sizeof(rp.msg))) != NULL)
 		rp.pid = spawn_start(env, wl, rp.msg, sizeof(rp.msg));
+	/* at rest again (pdef.c): spawn_start() kept no pointer into it */
+	workload_free(tmp);
 	if (rp.pid <= 0) {
 		rp.pid = 0;
 		log_warnx("workload %s: cannot start: %s", rp.name, rp.msg);

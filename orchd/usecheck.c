@@ -31,17 +31,6 @@
 #include "units.h"
 #include "workload.h"
 
-static const struct workload_conf *
-use_conf(struct orchd *env, const char *name)
-{
-	const struct workload_conf	*wc;
-
-	TAILQ_FOREACH(wc, &env->conf->workloads, entry)
-		if (strcmp(wc->name, name) == 0)
-			return (wc);
-	return (NULL);
-}
-
 /* the volumes of wc, where they lead now; API ones made */
 static int
 use_volumes(struct orchd *env, const struct workload_conf *wc, char *msg,
@@ -79,25 +68,24 @@ static int
 use_check(struct orchd *env, const char *name, char *msg, size_t len)
 {
 	const struct workload_conf	*wc;
+	struct workload_conf		*tmp;
 	char				 err[CTL_MSG_MAX];
+	int				 r = -1;
 
 	if (env->shutting_down) {
 		(void)snprintf(msg, len, "orchd is shutting down");
 		return (-1);
 	}
-	if ((wc = use_conf(env, name)) == NULL) {
+	if ((wc = pdef_find(env->conf, name, &tmp)) == NULL)
 		(void)snprintf(msg, len, "no such workload");
-		return (-1);
-	}
-	if (wc->driver != DRIVER_DOCKER) {
+	else if (wc->driver != DRIVER_DOCKER)
 		(void)snprintf(msg, len, "not a docker workload");
-		return (-1);
-	}
-	if (policy_check(env->conf, wc, err, sizeof(err)) != 0) {
+	else if (policy_check(env->conf, wc, err, sizeof(err)) != 0)
 		(void)strlcpy(msg, err, len);
-		return (-1);
-	}
-	return (use_volumes(env, wc, msg, len));
+	else
+		r = use_volumes(env, wc, msg, len);
+	workload_free(tmp);
+	return (r);
 }
 
 void

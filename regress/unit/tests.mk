@@ -34,7 +34,7 @@ TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/policy_net.o \
 		   $(OBJ)/orchd/groupexpire.o \
 		   $(OBJ)/orchd/apidef.o \
 		   $(OBJ)/orchd/depends.o $(OBJ)/orchd/request.o \
-		   $(OBJ)/orchd/labelfacts.o
+		   $(OBJ)/orchd/labelfacts.o $(OBJ)/orchd/pdef.o
 # the parent's requests in flight, relaying answers to whoever asked
 TEST_reply_OBJS = $(OBJ)/orchd/request.o
 # orchd -nv: the printer, with the parser it prints for
@@ -64,12 +64,13 @@ TEST_sockdiag_OBJS = $(OBJ)/orchd/sockdiag.o
 TEST_spawner_OBJS = $(OBJ)/spawnerd/check.o $(OBJ)/spawnerd/volrm.o
 # the parent's reading of a packed definition from a child
 TEST_apidef_OBJS = $(OBJ)/orchd/apidef.o $(OBJ)/orchd/policy.o \
-		   $(OBJ)/orchd/policy_net.o $(OBJ)/orchd/labelfacts.o
+		   $(OBJ)/orchd/policy_net.o $(OBJ)/orchd/labelfacts.o \
+		   $(OBJ)/orchd/pdef.o
 TEST_clienthello_OBJS = $(OBJ)/gatewayd/clienthello.o
 # ACME: acmed's JWS, CSR and certificates, and the parent's checks of
 # what acmed sends (orchd/acme_relay.c)
 TEST_acme_OBJS = $(OBJ)/orchd/acme_relay.o $(OBJ)/acmed/jws.o \
-		   $(OBJ)/acmed/cert.o $(OBJ)/orchd/hook_relay.o
+		   $(OBJ)/acmed/cert.o $(OBJ)/orchd/hook_relay.o $(OBJ)/orchd/pdef.o
 $(BUILD)/regress/test_acme: LDFLAGS += $(ACME_LIBS)
 TEST_acmehttp_OBJS = $(OBJ)/gatewayd/acme_http.o
 # the gate: confd's htpasswd loader, the gateway's cache
