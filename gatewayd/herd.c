@@ -4,27 +4,35 @@
  *
  * A wake may hold hundreds of requests.  Connecting them all at once
  * overflows a small listen queue, or one whose process was frozen until
- * now: the kernel drops the SYNs it has no room for, and a dropped SYN
- * is sent again only after a second.  So the held requests stay parked
- * (their clients watched, their backstop timers running) and only a
- * window of them connect at a time; each connect that completes lets the
- * next one go and widens the window by one, up to GW_HERD_WINDOW_MAX.
+ * now: the kernel drops what it has no room for, and a dropped SYN is
+ * sent again only after a second.  Worse, under a flood the kernel
+ * answers SYNs with cookies: the connect completes, and the ACK that
+ * should have put it in the queue is dropped while the queue is full,
+ * so the request sent on it waits for the resends of its data.  So the
+ * held requests stay parked (their clients watched, their backstop
+ * timers running) and only a window of them go at a time; each request
+ * the workload takes in (proxy.c: its answer begins, or its kernel
+ * acknowledged its bytes) lets the next one go and widens the window by
+ * one, up to GW_HERD_WINDOW_MAX.  A request for the workload that
+ * arrives while they go queues behind them (herd_join()).
  *
- * A loopback connect to a full queue does not fail: it waits for the
- * SYN's resend.  So while the wake is fresh (GW_HERD_FRESH_MS) a
- * released request's connect gets GW_HERD_CONNECT_MS, doubled at each
- * try until one connect of the herd has completed (the path is then
- * known to be quick); a connect not done by then, or refused, or reset,
- * is closed, its request parked again at the head, the window halved,
- * and the release paused for GW_HERD_BACKOFF_MS.  A request connects
- * GW_HERD_TRIES times at most, and its last try has the configured
- * "connect timeout": after that its failure is the one any request gets.
- * Nothing was sent on a connect that failed, so trying again is safe;
- * once a connect completes its request is never sent again.
+ * While the wake is fresh (GW_HERD_FRESH_MS) a released request's
+ * connect gets GW_HERD_CONNECT_MS (doubled at each try until a connect
+ * of the herd completed: then the path is known to be quick), and a GET
+ * or HEAD sent on it as long again to be acknowledged.  A connect not
+ * done by then, refused or reset, or a request whose bytes were never
+ * acknowledged, is closed, parked again at the head, the window halved
+ * (once for the failures of one moment), and the release paused for
+ * GW_HERD_BACKOFF_MS.  Nothing of it was read by the workload, so
+ * trying again is safe; a request the workload took in is never sent
+ * again.  A request connects GW_HERD_TRIES times at most, its last try
+ * with the configured "connect timeout": after that, or after the wake's
+ * freshness, its failure is the one any request gets.
  *
  * Only a wake's requests take this path: a request to a running
- * workload connects as it always has.  A raw TCP connection held for a
- * wake (tcp.c) is released with the rest but not counted in the window.
+ * workload with none of them going connects as it always has.  A raw
+ * TCP connection held for a wake (tcp.c) is released with the rest but
+ * not counted in the window.
  */
 
 #include <sys/queue.h>
