@@ -154,7 +154,7 @@ GATEWAY_SRCS	 = $(addprefix gatewayd/, \
 		   conn_timer.c drain.c pages.c \
 		   filter.c gate.c gate_answer.c gate_basic.c gate_cache.c \
 		   gate_conf.c gate_request.c gate_verify.c \
-		   gatewayd.c h2.c h2up.c ignore.c instance.c \
+		   gatewayd.c h2.c h2up.c herd.c ignore.c instance.c \
 		   listener.c metrics.c metrics_acme.c metrics_add.c \
 		   metrics_alog.c metrics_notify.c metrics_procs.c \
 		   metrics_budget.c metrics_sum.c metrics_top.c prom.c proxy.c \

@@ -46,6 +46,23 @@ now_us(void)
 	return ((uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
 }
 
+/*
+ * A port in the ephemeral range polled while nothing listens on it: the
+ * kernel may pick that very port as the connect's own, and TCP's
+ * simultaneous open connects the socket to itself.  It then holds the
+ * port, and the program started can no longer bind it.  1 if so.
+ */
+static int
+self_connected(int fd, int port)
+{
+	struct sockaddr_in	 me;
+	socklen_t		 len = sizeof(me);
+
+	if (getsockname(fd, (struct sockaddr *)&me, &len) == -1)
+		return (0);
+	return (ntohs(me.sin_port) == port);
+}
+
 /* 1: got a 200; 0: not yet (refused, closed, other status) */
 static int
 try_get(int port, const char *path, int timeout_ms)
@@ -63,7 +80,8 @@ try_get(int port, const char *path, int timeout_ms)
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		err(1, "socket");
-	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
+	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    self_connected(fd, port)) {
 		close(fd);
 		return (0);
 	}

@@ -50,6 +50,14 @@ struct wl_zip;
 #define GW_RETRY_AFTER		5	/* seconds, on 503 after a failed wake */
 #define GW_REFUSED_PAUSE_MS	1000	/* runtimed found it running: no
 					   new question about a refusal */
+/* a wake's held requests connect a window at a time (herd.c) */
+#define GW_HERD_WINDOW		16	/* connects at once, to begin */
+#define GW_HERD_WINDOW_MAX	256	/* grown by one per connect */
+#define GW_HERD_CONNECT_MS	25	/* a connect not done by then was
+					   dropped by a full listen queue */
+#define GW_HERD_TRIES		8	/* connects per request, at most */
+#define GW_HERD_FRESH_MS	2000	/* after the wake: retries end */
+#define GW_HERD_BACKOFF_MS	5	/* after a failed connect */
 #define GW_BUF_HIGH		(256 * 1024)	/* stop reading above this */
 #define GW_FLUSH_INTERVAL	1	/* activity to the reaper, seconds */
 #define GW_HEADS_CACHED		64	/* head buffers kept for reuse */
@@ -113,6 +121,15 @@ struct gw_workload {
 	TAILQ_HEAD(, gw_conn)	 parked;
 	unsigned int		 nparked;
 	struct event		*wake_timer;	/* while a wake is awaited */
+	/* the release of its parked requests after a wake (herd.c) */
+	unsigned int		 herd_busy;	/* released, connecting */
+	unsigned int		 herd_window;	/* connecting at most */
+	int			 herd_ok;	/* a connect of it succeeded */
+	int			 herd_pumping;	/* herd_pump() under way */
+	int			 herd_backoff;	/* herd_timer armed */
+	int64_t			 herd_end;	/* monotonic ms: retries end */
+	int64_t			 herd_cut_ms;	/* monotonic: window halved */
+	struct event		*herd_timer;	/* backoff after a failure */
 	/* activity, for the reaper */
 	uint32_t		 inflight;
 	uint32_t		 upgraded;
@@ -344,6 +361,9 @@ struct gw_conn {
 	int			 reqdone;	/* body fully forwarded */
 	int			 counted;	/* in wl->inflight */
 	int			 refused;	/* parked once for a refusal */
+	int			 herd;		/* connecting, released by
+						   herd.c: its window's */
+	unsigned int		 herd_tries;	/* connects of its herd */
 	int			 bound;		/* in flight upstream, counted
 						   by up.epoch (instance.c) */
 	int			 tunnel;	/* in wl->upgraded */
@@ -551,6 +571,16 @@ extern const struct conn_ops proxy_ops;
 
 /* wake.c */
 void		 wake_park(struct gw_conn *);
+/* herd.c */
+void		 herd_hold(struct gw_conn *, int);
+void		 herd_unhold(struct gw_conn *);
+void		 herd_release(struct gw_workload *);
+int		 herd_join(struct gw_conn *);
+void		 herd_connected(struct gw_conn *);
+void		 herd_taken(struct gw_conn *);
+void		 herd_settle(struct gw_conn *);
+int		 herd_retry(struct gw_conn *);
+int64_t		 herd_connect_ms(const struct gw_conn *);
 int		 wake_maint(struct gw_conn *);
 const struct wl_maint *gw_maint(const struct gw_workload *);
 void		 gw_maint_set(struct gw_workload *, const struct wl_maint *);

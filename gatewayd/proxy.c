@@ -51,6 +51,7 @@ static void	proxy_client_drained(struct gw_conn *);
 static void	up_read(int, short, void *);
 static void	up_write(int, short, void *);
 static void	up_connected(struct gw_conn *);
+static int	up_self(const struct gw_conn *);
 static void	up_process(struct gw_conn *);
 static void	send_request(struct gw_conn *);
 static int	head_out(const struct http_head *, const struct http_ser *,
@@ -133,6 +134,11 @@ up_open(struct gw_conn *c)
 	event_set(&up->rev, up->fd, EV_READ | EV_PERSIST, up_read, c);
 	event_set(&up->wev, up->fd, EV_WRITE | EV_PERSIST, up_write, c);
 	if (connect(up->fd, (struct sockaddr *)&wl->addr, wl->addrlen) == 0) {
+		if (c->herd && up_self(c)) {
+			upstream_close(c);
+			errno = ECONNREFUSED;
+			return (-1);
+		}
 		up->connected = 1;
 		return (0);
 	}
@@ -147,10 +153,35 @@ up_open(struct gw_conn *c)
 	return (0);
 }
 
+/*
+ * A wake's connect that reached no listener may have reached itself:
+ * tried again and again while the workload's port (in the ephemeral
+ * range) is free, the kernel may pick that port as its own, and TCP's
+ * simultaneous open connects the socket to itself, which would hold the
+ * workload's port.  1 if so: taken as a refusal.
+ */
+static int
+up_self(const struct gw_conn *c)
+{
+	union wl_addr	 me;
+	socklen_t	 len = sizeof(me);
+
+	memset(&me, 0, sizeof(me));
+	if (getsockname(c->up.fd, (struct sockaddr *)&me, &len) == -1 ||
+	    len != c->wl->addrlen)
+		return (0);
+	return (memcmp(&me, &c->wl->addr, len) == 0);
+}
+
 /* the body timeout while the client's body comes, then the upstream's */
 static void
 proxy_timer(struct gw_conn *c)
 {
+	/* a wake's request, sent: soon asked whether it was taken in */
+	if (c->herd) {
+		conn_timer_ms(c, GW_HERD_CONNECT_MS);
+		return;
+	}
 	conn_timer(c, c->reqdone ? gw->conf.upstream_timeout :
 	    gw->conf.body_timeout);
 }
@@ -159,14 +190,26 @@ void
 proxy_start(struct gw_conn *c)
 {
 	struct gw_upstream	*up = &c->up;
+	int64_t			 ms;
+	int			 err;
 
-	if (c->h2st != NULL && h2_proxy_start(c))
-		return;		/* HTTP/2 to the workload: h2up.c */
+	if (c->h2st != NULL) {
+		herd_settle(c);	/* h2up.c's connects are not the herd's */
+		if (h2_proxy_start(c))
+			return;	/* HTTP/2 to the workload: h2up.c */
+	}
 	/* reuse only a quiet connection to the same workload */
 	if (up->fd != -1 && (up->wl != c->wl || up->eof ||
 	    up->epoch != c->wl->epoch || evbuffer_get_length(up->in) > 0))
 		upstream_close(c);
 	if (up->fd == -1 && up_open(c) == -1) {
+		err = errno;
+		/* a wake's fresh listener may refuse a moment: again */
+		if ((err == ECONNREFUSED || err == ECONNRESET) &&
+		    herd_retry(c) == 0)
+			return;
+		herd_settle(c);
+		errno = err;
 		/* dead unseen?  held while runtimed looks, not a 502 */
 		if (errno == ECONNREFUSED && wake_refused(c) == 0)
 			return;
@@ -186,7 +229,11 @@ proxy_start(struct gw_conn *c)
 	instance_bind(c);
 	if (!up->connected) {
 		c->state = CONN_CONNECT;
-		conn_timer(c, gw->conf.connect_timeout);
+		/* a wake's: a SYN a full listen queue dropped is sent again */
+		if (c->herd && (ms = herd_connect_ms(c)) > 0)
+			conn_timer_ms(c, ms);
+		else
+			conn_timer(c, gw->conf.connect_timeout);
 		return;
 	}
 	up_connected(c);
@@ -238,6 +285,8 @@ chunked_precheck(struct gw_conn *c)
 static void
 up_connected(struct gw_conn *c)
 {
+	if (c->herd)
+		herd_connected(c);
 	c->state = CONN_PROXY;
 	proxy_timer(c);
 	if (c->reqbody == HTTP_BODY_CHUNKED) {
@@ -416,9 +465,48 @@ send_request(struct gw_conn *c)
 		conn_error(c, 502, "request head serialisation");
 		return;
 	}
+	/* a wake's GET may go again if never taken in (herd.c) */
+	if (!c->herd || c->reqbody != HTTP_BODY_NONE || c->upgrade ||
+	    (c->meth != HTTP_M_GET && c->meth != HTTP_M_HEAD)) {
+		head_put(c->req);
+		c->req = NULL;
+	}
+	up_flush(c);
+}
+
+/* a wake's request is settled: taken in (or not), the window's slot free */
+static void
+proxy_herd_done(struct gw_conn *c, int taken)
+{
+	if (taken)
+		herd_taken(c);
+	else
+		herd_settle(c);
 	head_put(c->req);
 	c->req = NULL;
-	up_flush(c);
+}
+
+/*
+ * A wake's request, sent GW_HERD_CONNECT_MS ago and not answered: if the
+ * workload's kernel acknowledged none of it, the connection never
+ * reached its listen queue (its SYN cookie's ACK came while the queue
+ * was full, and the kernel dropped it): no program read it, and it goes
+ * again on a new connection (herd.c).  Otherwise it is in the queue and
+ * waits as any request does.
+ */
+static void
+proxy_herd_wait(struct gw_conn *c)
+{
+	struct tcp_info	 ti;
+	socklen_t	 len = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	if (c->up.fd != -1 && getsockopt(c->up.fd, IPPROTO_TCP, TCP_INFO,
+	    &ti, &len) == 0 && ti.tcpi_unacked > 0 && c->req != NULL &&
+	    c->resp == NULL && herd_retry(c) == 0)
+		return;
+	proxy_herd_done(c, ti.tcpi_unacked == 0);
+	proxy_timer(c);
 }
 
 /*
@@ -585,10 +673,16 @@ up_write(int fd, short event, void *arg)
 
 	if (!up->connected) {
 		event_del(&up->wev);
-		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1 ||
-		    err != 0) {
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
+			err = errno;
+		else if (err == 0 && c->herd && up_self(c))
+			err = ECONNREFUSED;	/* to itself: up_self() */
+		if (err != 0) {
 			log_debug("%s: connect to %s: %s", c->peer,
 			    c->wl->name, strerror(err));
+			/* nothing was sent: a wake's request tries again */
+			if (herd_retry(c) == 0)
+				return;
 			if (err == ECONNREFUSED) {
 				upstream_close(c);
 				if (wake_refused(c) == 0)
@@ -640,6 +734,9 @@ up_read(int fd, short event, void *arg)
 		up->eof = 1;
 	if (up->eof)
 		event_del(&up->rev);
+	/* a wake's request: answered, or cut; its slot is free */
+	if (c->herd)
+		proxy_herd_done(c, n > 0);
 	if (c->state != CONN_PROXY && c->state != CONN_TUNNEL) {
 		/* idle between requests: bytes or a close end its use */
 		upstream_close(c);
@@ -961,6 +1058,10 @@ proxy_timeout(struct gw_conn *c)
 {
 	switch (c->state) {
 	case CONN_PROXY:
+		if (c->herd) {
+			proxy_herd_wait(c);
+			break;
+		}
 		if (c->resp != NULL || evbuffer_get_length(c->out) > 0 ||
 		    c->respbody != HTTP_BODY_NONE || c->respdone)
 			conn_close(c);	/* an answer began: cut it */
@@ -970,6 +1071,9 @@ proxy_timeout(struct gw_conn *c)
 			conn_error(c, 504, "upstream timeout");
 		break;
 	case CONN_CONNECT:
+		/* a wake's request whose SYN was dropped: again, bounded */
+		if (herd_retry(c) == 0)
+			break;
 		conn_error(c, 504, "upstream connect timeout");
 		break;
 	case CONN_PARKED:
@@ -990,6 +1094,7 @@ proxy_timeout(struct gw_conn *c)
 static void
 proxy_closed(struct gw_conn *c)
 {
+	herd_settle(c);
 	wake_unpark(c);
 }
 

@@ -240,10 +240,10 @@ serve_pass(struct gw_conn *c)
 		return;
 	}
 	activity_begin(c);
-	if (wl->state == WL_RUNNING)
-		proxy_start(c);
-	else
+	if (wl->state != WL_RUNNING)
 		wake_park(c);
+	else if (herd_join(c) == -1)
+		proxy_start(c);		/* no wake's herd going: at once */
 }
 
 /* the workload is not running: our own answer, and no wake */

@@ -5,8 +5,9 @@
  * back), only its leaving is watched, and the bytes already read stay in
  * its buffer.  The first parked request sends one WAKE to runtimed; every
  * later one waits on the same wake.  runtimed answers with the workload's
- * new state: running resumes every parked request on its own connection,
- * failed answers 503 with Retry-After, a wake timeout 504.  A workload
+ * new state: running resumes every parked request on its own connection
+ * (herd.c releases them a window at a time), failed answers 503 with
+ * Retry-After, a wake timeout 504.  A workload
  * whose dependency did not wake fails with that dependency's name, which
  * its 503 says.  If runtimed
  * never answers, the gateway's own timer answers 504 a little after the
@@ -270,13 +271,9 @@ wake_park(struct gw_conn *c)
 		conn_respond(c, 503, retry, 1);
 		return;
 	}
-	c->state = CONN_PARKED;
 	c->park_ns = monotime_ns();
-	accesslog_park(c);
-	TAILQ_INSERT_TAIL(&wl->parked, c, entry);
-	wl->nparked++;
-	gw->nparked++;
-	conn_park_watch(c, 1);
+	c->herd_tries = 0;
+	herd_hold(c, 0);
 	/* no longer the header timeout's: the wake's, as long as it takes */
 	if (!wl->wake_pending)
 		wake_send(wl);
@@ -322,14 +319,9 @@ wake_refused(struct gw_conn *c)
 			return (-1);
 	}
 	c->refused = 1;
-	c->state = CONN_PARKED;
 	/* held for a wake as a parked request is: Server-Timing, the log */
 	c->park_ns = monotime_ns();
-	accesslog_park(c);
-	TAILQ_INSERT_TAIL(&wl->parked, c, entry);
-	wl->nparked++;
-	gw->nparked++;
-	conn_park_watch(c, 1);
+	herd_hold(c, 0);
 	/* the connect timeout ran: the backstop is the wake's now */
 	conn_timer(c, wl->wake_timeout + 2 * GW_WAKE_SLACK);
 	return (0);
@@ -338,16 +330,9 @@ wake_refused(struct gw_conn *c)
 void
 wake_unpark(struct gw_conn *c)
 {
-	struct gw_workload	*wl = c->wl;
-
 	if (c->state != CONN_PARKED)
 		return;
-	TAILQ_REMOVE(&wl->parked, c, entry);
-	wl->nparked--;
-	gw->nparked--;
-	accesslog_unpark(c);
-	conn_park_watch(c, 0);
-	c->state = CONN_HEAD;
+	herd_unhold(c);
 }
 
 /* the wake failed: every connection held for it is closed, said once */
@@ -402,22 +387,6 @@ wake_dependency(const struct rt_state *st, char *buf, size_t len)
 		if (*p < 0x20 || *p > 0x7e)
 			*p = '?';
 	return (buf);
-}
-
-/* each answer will say how long its request waited (Server-Timing) */
-static void
-wake_resume(struct gw_workload *wl)
-{
-	struct gw_conn	*c;
-	int64_t		 now = monotime_ns();
-
-	while ((c = TAILQ_FIRST(&wl->parked)) != NULL) {
-		wake_unpark(c);
-		if (c->tcp == NULL)
-			c->wake_us = (now - c->park_ns) / 1000;
-		/* what held it goes on: proxy.c's, or tcp.c's */
-		c->ops->on_woken(c);
-	}
 }
 
 void
@@ -481,7 +450,8 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 		/* it runs on, for all runtimed can tell */
 		if (refused)
 			wl->refused_ms = monotime_ms();
-		wake_resume(wl);
+		/* a window at a time: herd.c */
+		herd_release(wl);
 		break;
 	case WL_FAILED:
 		wl->wake_pending = 0;

@@ -34,6 +34,7 @@ gw_workload_free_if_unused(struct gw_workload *wl)
 	if (wl->dirty)
 		TAILQ_REMOVE(&gw->dirty, wl, dirty_entry);
 	timer_disarm(&wl->wake_timer);
+	timer_disarm(&wl->herd_timer);
 	ignore_forget(wl);
 	gate_forget(wl);
 	metrics_workload_free(wl);

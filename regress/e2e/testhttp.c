@@ -36,7 +36,11 @@
  * listening (a workload that really uses memory), TESTHTTP_DELAY=MS
  * waits MS ms before listening (a slow start), and TESTHTTP_TIMES=FILE
  * gets "PID START_MS READY_MS" appended once it listens (wall clock,
- * from the program's start to its listen).  Socket activation: it
+ * from the program's start to its listen).  For a herd of connects:
+ * TESTHTTP_BACKLOG=N listens with a queue of N (128), TESTHTTP_ACCEPT_MS
+ * =MS waits MS ms before each accept, TESTHTTP_ACCEPTS=FILE gets a line
+ * per connection accepted, and TESTHTTP_CLOSE closes each one at once
+ * (a workload that hangs up).  Socket activation: it
  * serves on fd 3 when LISTEN_FDS and LISTEN_PID say so, unless
  * TESTHTTP_NO_LISTEN_FDS is set (a program that binds its port itself).
  *
@@ -51,7 +55,9 @@
  *					answer for at most SECS, and print
  *					per connection its status and its
  *					Retry-After ("-" for none), "0 -"
- *					for no answer
+ *					for no answer; with TESTHTTP_BURST_MS
+ *					set a third column, when its answer
+ *					ended (ms from the start, -1: never)
  *	testhttp slow PORT SECS		slowloris: a request head one byte a
  *					second, for at most SECS; prints
  *					"closed after N" and what came back *	testhttp trickle PORT WAIT EVERY
@@ -477,6 +483,46 @@ serve_listen_fds(void)
 	return (3);
 }
 
+/* TESTHTTP_BACKLOG: the listen queue's length (a small one overflows) */
+static int
+serve_backlog(void)
+{
+	const char	*s = getenv("TESTHTTP_BACKLOG");
+
+	if (s == NULL || atoi(s) < 1 || atoi(s) > 4096)
+		return (128);
+	return (atoi(s));
+}
+
+/*
+ * accept(2), and from the environment: TESTHTTP_ACCEPT_MS waits so long
+ * before each (a slow accept loop), TESTHTTP_ACCEPTS=FILE gets a line
+ * per connection accepted, TESTHTTP_CLOSE closes each at once (a
+ * workload that accepts and hangs up).  -1: none to serve.
+ */
+static int
+serve_accept(int s)
+{
+	const char	*ms = getenv("TESTHTTP_ACCEPT_MS");
+	const char	*path = getenv("TESTHTTP_ACCEPTS");
+	int		 c, fd;
+
+	if (ms != NULL && atoi(ms) > 0 && atoi(ms) <= 1000)
+		usleep((useconds_t)atoi(ms) * 1000);
+	if ((c = accept(s, NULL, NULL)) == -1)
+		return (-1);
+	if (path != NULL &&
+	    (fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666)) != -1) {
+		(void)write(fd, "accept\n", 7);
+		close(fd);
+	}
+	if (getenv("TESTHTTP_CLOSE") != NULL) {
+		close(c);
+		return (-1);
+	}
+	return (c);
+}
+
 static int
 serve(int port, const char *startfile)
 {
@@ -500,13 +546,13 @@ serve(int port, const char *startfile)
 	    ((s = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
 	    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
 	    bind(s, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
-	    listen(s, 128) == -1)) {
+	    listen(s, serve_backlog()) == -1)) {
 		perror("testhttp: listen");
 		return (1);
 	}
 	serve_times(start);
 	for (;;) {
-		if ((c = accept(s, NULL, NULL)) == -1)
+		if ((c = serve_accept(s)) == -1)
 			continue;
 		switch (fork()) {
 		case 0:
@@ -629,10 +675,20 @@ hold(int port, int n, int secs, const char *head)
 #define BURST_HEAD	4096	/* of each answer: enough for its head */
 
 struct burst {
-	int	 fd;
-	char	 buf[BURST_HEAD];
-	size_t	 len;
+	int		 fd;
+	char		 buf[BURST_HEAD];
+	size_t		 len;
+	long long	 ms;		/* answered, from the burst's start */
 };
+
+static long long
+mono_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
 
 static void
 burst_print(const struct burst *b)
@@ -643,9 +699,13 @@ burst_print(const struct burst *b)
 	if (b->len > 9 && strncmp(b->buf, "HTTP/1.", 7) == 0)
 		status = atoi(b->buf + 9);
 	if ((ra = strstr(b->buf, "\r\nRetry-After:")) != NULL)
-		printf("%d %d\n", status, atoi(ra + 14));
+		printf("%d %d", status, atoi(ra + 14));
 	else
-		printf("%d -\n", status);
+		printf("%d -", status);
+	/* TESTHTTP_BURST_MS: when its answer ended, -1 for never */
+	if (getenv("TESTHTTP_BURST_MS") != NULL)
+		printf(" %lld", b->ms);
+	printf("\n");
 }
 
 static int
@@ -654,6 +714,7 @@ burst(int port, int n, int secs, const char *head)
 	struct burst	*b;
 	struct pollfd	*pfd;
 	time_t		 end = time(NULL) + secs;
+	long long	 start = mono_ms();
 	ssize_t		 r;
 	int		 i, left = 0;
 
@@ -663,6 +724,7 @@ burst(int port, int n, int secs, const char *head)
 		return (1);
 	for (i = 0; i < n; i++) {
 		pfd[i].fd = -1;
+		b[i].ms = -1;
 		if ((b[i].fd = tcp_connect(port)) == -1)
 			continue;
 		if (writen(b[i].fd, head, strlen(head)) == -1) {
@@ -685,6 +747,7 @@ burst(int port, int n, int secs, const char *head)
 			if (r > 0)
 				b[i].len += r;
 			if (r <= 0 || b[i].len == sizeof(b[i].buf) - 1) {
+				b[i].ms = mono_ms() - start;
 				pfd[i].fd = -1;
 				left--;
 			}
