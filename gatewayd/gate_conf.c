@@ -104,7 +104,9 @@ gate_apply(struct cfg_generation *gen)
 	htfiles_free(ht_cur, nht_cur);
 	memcpy(ht_cur, ht_next, nht_next * sizeof(ht_cur[0]));
 	nht_cur = nht_next;
-	memset(ht_next, 0, sizeof(ht_next));
+	/* only the entries used: the rest of the table was never touched
+	   and stays unmapped (68 KiB a gateway at rest) */
+	memset(ht_next, 0, nht_next * sizeof(ht_next[0]));
 	nht_next = 0;
 	gate_cache_clear();
 	gate_gen++;

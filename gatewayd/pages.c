@@ -52,16 +52,26 @@ struct gw_errpages {
 	size_t		 nglobal;
 };
 
-static struct gw_errpages	 ep_next, ep_cur;
+/*
+ * Two sets, taken in turn: a START swaps the pointers rather than copy
+ * one set over the other, and only the entries used are ever written,
+ * so the tables' unused pages (264 KiB) are never mapped at rest.
+ */
+static struct gw_errpages	 ep_a, ep_b;
+static struct gw_errpages	*ep_next = &ep_a, *ep_cur = &ep_b;
 
 static void
 errpages_free(struct gw_errpages *e)
 {
 	size_t	 i;
 
-	for (i = 0; i < e->npages; i++)
+	for (i = 0; i < e->npages; i++) {
 		free(e->pages[i].data);
-	memset(e, 0, sizeof(*e));
+		memset(&e->pages[i], 0, sizeof(e->pages[i]));
+	}
+	memset(e->global, 0, e->nglobal * sizeof(e->global[0]));
+	e->npages = 0;
+	e->nglobal = 0;
 }
 
 /* a file's bytes: its path, then text without a NUL, bounded */
@@ -74,7 +84,7 @@ errpage_recv_page(struct imsgev *iev, struct imsg *imsg)
 	char		*buf;
 
 	if (len < sizeof(cp) || len - sizeof(cp) > ERRPAGE_MAX ||
-	    ep_next.npages >= nitems(ep_next.pages))
+	    ep_next->npages >= nitems(ep_next->pages))
 		fatalx("%s: a bad page from the parent", __func__);
 	if ((buf = malloc(len)) == NULL)
 		fatal("%s", __func__);
@@ -84,7 +94,7 @@ errpage_recv_page(struct imsgev *iev, struct imsg *imsg)
 	    cp.path[0] != '/' ||
 	    memchr(buf + sizeof(cp), '\0', len - sizeof(cp)) != NULL)
 		fatalx("%s: a bad page from the parent", __func__);
-	p = &ep_next.pages[ep_next.npages++];
+	p = &ep_next->pages[ep_next->npages++];
 	memcpy(p->path, cp.path, sizeof(p->path));
 	p->len = len - sizeof(cp);
 	memmove(buf, buf + sizeof(cp), p->len);
@@ -97,23 +107,26 @@ errpage_recv_global(struct imsgev *iev, struct imsg *imsg)
 {
 	struct cfg_errpage	*g;
 
-	if (ep_next.nglobal >= nitems(ep_next.global))
+	if (ep_next->nglobal >= nitems(ep_next->global))
 		fatalx("%s: too many error pages", __func__);
-	g = &ep_next.global[ep_next.nglobal];
+	g = &ep_next->global[ep_next->nglobal];
 	(void)imsg_get_data(imsg, g, sizeof(*g));
 	if (!errpage_status_ok(g->status) ||
 	    memchr(g->path, '\0', sizeof(g->path)) == NULL)
 		fatalx("%s: a bad error page from the parent", __func__);
-	ep_next.nglobal++;
+	ep_next->nglobal++;
 }
 
 /* on START: the pages the transaction brought */
 void
 errpage_apply(void)
 {
-	errpages_free(&ep_cur);
+	struct gw_errpages	*e;
+
+	errpages_free(ep_cur);
+	e = ep_cur;
 	ep_cur = ep_next;
-	memset(&ep_next, 0, sizeof(ep_next));
+	ep_next = e;
 }
 
 /* what an answer of ours may be, from the request's Accept */
@@ -136,9 +149,9 @@ page_by_path(const char *path)
 {
 	size_t	 i;
 
-	for (i = 0; i < ep_cur.npages; i++)
-		if (strcmp(ep_cur.pages[i].path, path) == 0)
-			return (&ep_cur.pages[i]);
+	for (i = 0; i < ep_cur->npages; i++)
+		if (strcmp(ep_cur->pages[i].path, path) == 0)
+			return (&ep_cur->pages[i]);
 	return (NULL);
 }
 
@@ -157,9 +170,9 @@ page_for(const struct gw_workload *wl, int status)
 			if (errpage_entry_split(e->str, &s, &path) == 0 &&
 			    s == status)
 				return (page_by_path(path));
-	for (i = 0; i < ep_cur.nglobal; i++)
-		if (ep_cur.global[i].status == status)
-			return (page_by_path(ep_cur.global[i].path));
+	for (i = 0; i < ep_cur->nglobal; i++)
+		if (ep_cur->global[i].status == status)
+			return (page_by_path(ep_cur->global[i].path));
 	return (NULL);
 }
 

@@ -465,7 +465,9 @@ procs_argv(struct orchd *env, const struct procs_row *p, int instance,
 	char	 dir[PATH_MAX];
 	int	 v;
 
-	memset(a, 0, sizeof(*a));
+	/* only what args_add() writes is touched: a->buf stays unmapped */
+	a->argc = 0;
+	a->argv[0] = NULL;
 	helper_path(env, p->program, dir, sizeof(dir));
 	args_add(a, "%s", dir);
 	/*
@@ -498,12 +500,20 @@ procs_argv(struct orchd *env, const struct procs_row *p, int instance,
 static void
 procs_start_one(struct orchd *env, const struct procs_row *p, int instance)
 {
-	struct proc_args	 a;
+	struct proc_args	*a;
 	struct child		*ch;
 
-	procs_argv(env, p, instance, &a);
+	/*
+	 * On the heap, 66 KiB: on the stack its pages would stay the
+	 * parent's for good; freed, heap_trim() gives them back once the
+	 * first configuration is applied.
+	 */
+	if ((a = malloc(sizeof(*a))) == NULL)
+		fatal("%s", __func__);
+	procs_argv(env, p, instance, a);
 	if (p->id == PROCS_SPAWNER) {
-		spawner_start(env, a.argv, spawn_exited);
+		spawner_start(env, a->argv, spawn_exited);
+		free(a);
 		return;
 	}
 	if (env->nchildren >= CHILDREN_MAX)
@@ -511,7 +521,8 @@ procs_start_one(struct orchd *env, const struct procs_row *p, int instance)
 	ch = &env->children[env->nchildren++];
 	ch->id = p->id;
 	ch->instance = instance;
-	ch->pid = proc_spawn(&env->ps, p->id, instance, a.argv);
+	ch->pid = proc_spawn(&env->ps, p->id, instance, a->argv);
+	free(a);
 	proc_channel(&env->ps, p->id, instance)->closed =
 	    parent_channel_closed;
 	log_debug("started %s, pid %d, as %s", child_name(env, ch), ch->pid,

@@ -83,6 +83,7 @@
 
 #include "log.h"
 #include "spawner.h"
+#include "util.h"
 
 #define CG_DIR			"orchd"
 #define CG_FREEZE_WAIT_MS	1000	/* for the freezer, at most */
@@ -1000,28 +1001,37 @@ cg_setup_bases(void)
 void
 cgroup_init(pid_t owner)
 {
-	struct cg_found	 found;
+	struct cg_found	*found;
 	int		 kind, r = -1;
 
-	memset(&cg, 0, sizeof(cg));
+	/* cg is zero, as static, and this is called once: not cleared, so
+	   its paths' unused pages are never mapped */
 	cg.owner = owner;
 	if (geteuid() != 0) {
 		log_warnx("not root: process workloads are contained by their "
 		    "process group only");
 		return;
 	}
-	cg_find(&found);
-	kind = cg_choose(&found);
+	/*
+	 * 60 KiB of mount points, needed only here: on the heap, given
+	 * back after, rather than on a stack whose pages stay mapped
+	 */
+	if ((found = malloc(sizeof(*found))) == NULL)
+		fatal("%s", __func__);
+	cg_find(found);
+	kind = cg_choose(found);
 	if (kind == CG_V2)
-		r = cg_setup_v2(&found);
+		r = cg_setup_v2(found);
 	else if (kind == CG_V1)
-		r = cg_setup_v1(&found);
+		r = cg_setup_v1(found);
 	if (r == 0)
 		r = cg_setup_bases();
 	if (r == 0 && cg.kind == CG_V2 && cg.memory)
-		cg.memory = cgroup_v2_enable(found.v2.point, "memory") == 0;
+		cg.memory = cgroup_v2_enable(found->v2.point, "memory") == 0;
 	if (r == 0)
-		cglimit_init(cg.kind == CG_V2 ? found.v2.point : NULL);
+		cglimit_init(cg.kind == CG_V2 ? found->v2.point : NULL);
+	free(found);
+	heap_trim();
 	if (r == -1) {
 		memset(&cg, 0, sizeof(cg));
 		cg.owner = owner;

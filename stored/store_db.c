@@ -125,13 +125,28 @@ store_db_broken(const struct store_db *sdb)
 
 /*
  * Statements.  st() hands out a prepared statement ready for binding;
- * step() runs it one row on and resets it when it is done.
+ * step() runs it one row on and resets it when it is done.  All are
+ * prepared at open, which proves their texts; store_db_shrink()
+ * finalizes them after a burst, and st() prepares again the few used at
+ * rest.  A prepare that fails then (memory) is the statement's error,
+ * and a NULL statement fails its step.
  */
 static sqlite3_stmt *
 st(struct store_db *sdb, enum stmt_id id)
 {
 	sqlite3_stmt	*s = sdb->stmt[id];
+	int		 rc;
 
+	if (s == NULL) {
+		if ((rc = sqlite3_prepare_v3(sdb->db, stmt_sql[id], -1,
+		    SQLITE_PREPARE_PERSISTENT, &sdb->stmt[id], NULL)) !=
+		    SQLITE_OK) {
+			(void)db_fail(sdb, rc, stmt_sql[id]);
+			sdb->stmt[id] = NULL;
+			return (NULL);
+		}
+		return (sdb->stmt[id]);
+	}
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
 	return (s);
@@ -142,6 +157,8 @@ step(struct store_db *sdb, sqlite3_stmt *s)
 {
 	int	 rc;
 
+	if (s == NULL)
+		return (-1);	/* st() said why */
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		return (rc);
@@ -392,12 +409,20 @@ store_db_copy(struct store_db *sdb, const char *path, char *err,
 }
 
 /*
- * After a configuration's burst of writes: the page cache goes back to
- * the heap, for heap_trim() to return, and fills again as it is used.
+ * After a configuration's burst of writes: the page cache and the
+ * prepared statements go back to the heap, for heap_trim() to return;
+ * the cache fills again as it is used, st() prepares again.
  */
 void
 store_db_shrink(struct store_db *sdb)
 {
+	int	 i;
+
+	/* prepared, the statements are 170 KiB; st() makes them again */
+	for (i = 0; i < S_MAX; i++) {
+		sqlite3_finalize(sdb->stmt[i]);
+		sdb->stmt[i] = NULL;
+	}
 	sqlite3_db_release_memory(sdb->db);
 }
 

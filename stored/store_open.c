@@ -262,6 +262,14 @@ store_open_sqlite(const char *path, sqlite3 **dbp, char *err, size_t errlen)
 	*dbp = NULL;
 	if ((flags = open_flags(path, err, errlen)) == -1)
 		return (-1);
+	/*
+	 * No bulk page cache: sqlite allocates 20 pages (87 KiB) at once
+	 * for a connection's cache and writes a header into each, and
+	 * sqlite3_db_release_memory() (store_db_shrink) cannot give them
+	 * back; page by page, the cache is returned after a burst.  Set
+	 * before sqlite starts: a later call (a reopen) changes nothing.
+	 */
+	(void)sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
 	if ((rc = sqlite3_open_v2(path, dbp, flags, NULL)) != SQLITE_OK) {
 		store_open_error(*dbp, rc, "cannot open", err, errlen);
 		return (-1);

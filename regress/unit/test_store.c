@@ -455,6 +455,43 @@ test_transitions_and_counters(void **state)
 	store_db_close(sdb);
 }
 
+/*
+ * store_db_shrink() finalizes every statement after a burst: each is
+ * prepared again on its first use, reads and writes alike, and a
+ * second shrink in between changes nothing either
+ */
+static void
+test_shrink_prepares_again(void **state)
+{
+	struct fixture		*f = *state;
+	struct store_db		*sdb;
+	struct collect		 c;
+
+	sdb = db_open(f->path);
+	wl_add(&f->wls, "a", 0, SOURCE_CONFIG);
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0), 0);
+	store_db_shrink(sdb);
+	wake(sdb, "a", T0 + 10000, 500);
+	store_db_shrink(sdb);
+	store_db_shrink(sdb);
+	set_state(sdb, "a", WL_ASLEEP, RT_REASON_IDLE, T0 + 70500, NULL);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_history(sdb, "a", STORE_HISTORY_MAX,
+	    collect_history, &c), 3);
+	assert_int_equal(c.tr[2].to, WL_ASLEEP);
+	store_db_shrink(sdb);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_db_workloads(sdb, "a", collect_workload, &c),
+	    1);
+	assert_int_equal(c.wl[0].wakes, 1);
+	/* a sync again, after a shrink, as at a reload */
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0 + 80000), 0);
+	store_db_shrink(sdb);
+	assert_int_equal(store_db_sync(sdb, &f->wls, T0 + 90000), 0);
+	assert_string_equal(store_db_error(sdb), "");
+	store_db_close(sdb);
+}
+
 static void
 test_stats_memory_and_total(void **state)
 {
@@ -1190,6 +1227,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_wake_cause, setup,
 		    teardown),
 		cmocka_unit_test(test_cause_text),
+		cmocka_unit_test_setup_teardown(test_shrink_prepares_again,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v4, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v8, setup,
