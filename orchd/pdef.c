@@ -7,8 +7,9 @@
  *
  * So once a configuration has been sent to the children (config_send()),
  * each definition of the file that nothing in the parent walks by its
- * fields leaves conf->workloads for conf->rest: its name, and the rest in
- * the small form of common/workload_zip.c (about 100 bytes).  Those left
+ * fields leaves conf->workloads for conf->rest: its name, the digest of
+ * its wire form, and the rest in the small form of common/workload_zip.c
+ * (about 100 bytes), made from the very bytes sent.  Those left
  * in full are the ones some code of the parent finds by a field rather
  * than by name (pdef_plain() below says which): the API's and the
  * labels' workloads, dependencies, groups, listeners, socket activation,
@@ -20,8 +21,8 @@
  *	time, so that a walk never holds more than one;
  *	pdef_expand(), by name, back into conf->workloads for code that
  *	changes the list (the API's), until the next config_send().
- * and config_send() and the reload's diff read their wire form straight
- * from the small form, byte for byte what workload_wire() made.
+ * config_send() reads its wire form straight from the small form, byte
+ * for byte what workload_wire() made, and the reload's diff its digest.
  */
 
 #include <sys/queue.h>
