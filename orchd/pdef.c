@@ -190,6 +190,10 @@ rest_find(const struct orchd_conf *conf, const char *name)
 	return (NULL);
 }
 
+/*
+ * r whole again.  Its bytes are those every child read and took when
+ * they were sent: only memory running out fails here, as in config_pack().
+ */
 static struct workload_conf *
 rest_unzip(const struct wl_rest *r)
 {
