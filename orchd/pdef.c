@@ -204,6 +204,22 @@ rest_unzip(const struct wl_rest *r)
 	return (wc);
 }
 
+/* the same for a moment: not packed, which a walk of them all would pay */
+static struct workload_conf *
+rest_read(const struct wl_rest *r)
+{
+	struct workload_conf	*wc;
+	void			*wire;
+	size_t			 len;
+	char			 err[128];
+
+	if ((wire = workload_zip_wire(r->zip, &len)) == NULL ||
+	    (wc = workload_unwire(wire, len, err, sizeof(err))) == NULL)
+		fatalx("%s: workload %s", __func__, r->name);
+	free(wire);
+	return (wc);
+}
+
 /*
  * name's definition: conf's own, or one expanded into *tmp, which the
  * caller frees with workload_free() (NULL if none was); NULL: no such
@@ -221,7 +237,7 @@ pdef_find(const struct orchd_conf *conf, const char *name,
 			return (wc);
 	if ((r = rest_find(conf, name)) == NULL)
 		return (NULL);
-	return (*tmp = rest_unzip(r));
+	return (*tmp = rest_read(r));
 }
 
 /* is name a workload of conf? */
@@ -287,7 +303,7 @@ pdef_first(struct pdef_iter *it, const struct orchd_conf *conf)
 	if (it->wc != NULL)
 		return (it->wc);
 	it->r = TAILQ_FIRST(&conf->rest);
-	return (it->r != NULL ? (it->tmp = rest_unzip(it->r)) : NULL);
+	return (it->r != NULL ? (it->tmp = rest_read(it->r)) : NULL);
 }
 
 struct workload_conf *
@@ -301,7 +317,7 @@ pdef_next(struct pdef_iter *it)
 		it->r = TAILQ_FIRST(&it->conf->rest);
 	} else if (it->r != NULL)
 		it->r = TAILQ_NEXT(it->r, entry);
-	return (it->r != NULL ? (it->tmp = rest_unzip(it->r)) : NULL);
+	return (it->r != NULL ? (it->tmp = rest_read(it->r)) : NULL);
 }
 
 void
