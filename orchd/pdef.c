@@ -7,8 +7,9 @@
  *
  * So once a configuration has been sent to the children (config_send()),
  * each definition of the file that nothing in the parent walks by its
- * fields leaves conf->workloads for conf->rest: its name, and the rest in
- * the small form of common/workload_zip.c (about 100 bytes).  Those left
+ * fields leaves conf->workloads for conf->rest: its name, the digest of
+ * its wire form, and the rest in the small form of common/workload_zip.c
+ * (about 100 bytes), made from the very bytes sent.  Those left
  * in full are the ones some code of the parent finds by a field rather
  * than by name (pdef_plain() below says which): the API's and the
  * labels' workloads, dependencies, groups, listeners, socket activation,
@@ -20,12 +21,13 @@
  *	time, so that a walk never holds more than one;
  *	pdef_expand(), by name, back into conf->workloads for code that
  *	changes the list (the API's), until the next config_send().
- * and config_send() and the reload's diff read their wire form straight
- * from the small form, byte for byte what workload_wire() made.
+ * config_send() reads its wire form straight from the small form, byte
+ * for byte what workload_wire() made, and the reload's diff its digest.
  */
 
 #include <sys/queue.h>
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,47 +48,90 @@ pdef_plain(const struct workload_conf *wc)
 }
 
 /*
- * name at rest, from the wire form its definition was sent in: the name,
- * then the small form, in one allocation (free()), the small form on an
- * 8-byte boundary (its fields are of 32 bits)
+ * name at rest: the name, then its small form z of zlen bytes, in one
+ * allocation (free()), z on an 8-byte boundary (its fields are of 32 bits)
  */
+static struct wl_rest *
+rest_alloc(const char *name, const void *z, size_t zlen, uint64_t digest)
+{
+	struct wl_rest	*r;
+	size_t		 len, off;
+
+	len = strlen(name) + 1;
+	off = (sizeof(*r) + len + 7) & ~(size_t)7;
+	if ((r = malloc(off + zlen)) == NULL)
+		fatal("%s", __func__);
+	memcpy(r->name, name, len);
+	r->zip = (struct wl_zip *)((char *)r + off);
+	memcpy(r->zip, z, zlen);
+	r->digest = digest;
+	return (r);
+}
+
+/* name at rest, from the wire form its definition was sent in */
 static struct wl_rest *
 rest_make(const char *name, const void *wire, size_t wlen)
 {
 	struct wl_rest	*r;
 	struct wl_zip	*z;
-	size_t		 len, off, zlen;
 
 	if ((z = workload_zip_bytes(wire, wlen)) == NULL)
-		return (NULL);
-	len = strlen(name) + 1;
-	off = sizeof(*r) + len;
-	off = (off + 7) & ~(size_t)7;
-	zlen = workload_zip_size(z);
-	if ((r = malloc(off + zlen)) != NULL) {
-		memcpy(r->name, name, len);
-		r->zip = (struct wl_zip *)((char *)r + off);
-		memcpy(r->zip, z, zlen);
-		r->digest = workload_wire_bytes_digest(wire, wlen);
-	}
+		fatal("%s", __func__);
+	r = rest_alloc(name, z, workload_zip_size(z),
+	    workload_wire_bytes_digest(wire, wlen));
 	free(z);
 	return (r);
 }
 
-/* made from what config_send() sent, for pdef_rest() to keep */
-static struct wl_restlist	 made = TAILQ_HEAD_INITIALIZER(made);
+/*
+ * The small forms made as config_send() sent them, for pdef_rest(): in
+ * one block of records, not one allocation each, for an allocation that
+ * outlives the send, made among the messages queued to the children,
+ * would keep their pages when they are freed (megabytes: config_delta.c)
+ */
+struct sent_rec {
+	uint64_t	 digest;
+	uint32_t	 size;		/* the record's, 8-byte aligned */
+	uint32_t	 zlen;		/* the small form, at zoff */
+	uint32_t	 zoff;
+	char		 name[];
+};
+static unsigned char	*sent;
+static size_t		 sent_len, sent_cap;
 
 /* wc was sent as wire: made small now if it is to rest, from those bytes */
 void
 pdef_sent(const struct workload_conf *wc, const void *wire, size_t len)
 {
-	struct wl_rest	*r;
+	struct sent_rec	*rec;
+	struct wl_zip	*z;
+	unsigned char	*p;
+	size_t		 nlen, zoff, zlen, size, cap;
 
 	if (!pdef_plain(wc))
 		return;
-	if ((r = rest_make(wc->name, wire, len)) == NULL)
+	if ((z = workload_zip_bytes(wire, len)) == NULL)
 		fatal("%s", __func__);
-	TAILQ_INSERT_TAIL(&made, r, entry);
+	nlen = strlen(wc->name) + 1;
+	zoff = (sizeof(*rec) + nlen + 7) & ~(size_t)7;
+	zlen = workload_zip_size(z);
+	size = (zoff + zlen + 7) & ~(size_t)7;
+	if (sent_cap - sent_len < size) {
+		cap = sent_cap * 2 + size + 65536;
+		if ((p = realloc(sent, cap)) == NULL)
+			fatal("%s", __func__);
+		sent = p;
+		sent_cap = cap;
+	}
+	rec = (struct sent_rec *)(sent + sent_len);
+	rec->digest = workload_wire_bytes_digest(wire, len);
+	rec->size = size;
+	rec->zlen = zlen;
+	rec->zoff = zoff;
+	memcpy(rec->name, wc->name, nlen);
+	memcpy((unsigned char *)rec + zoff, z, zlen);
+	sent_len += size;
+	free(z);
 }
 
 /*
@@ -100,28 +145,32 @@ void
 pdef_rest(struct orchd_conf *conf)
 {
 	struct workload_conf	*wc, *next;
-	struct wl_rest		*r, *m;
+	struct wl_rest		*r;
 	struct wl_restlist	 keep;
+	struct sent_rec		*rec;
 	void			*wire;
-	size_t			 len;
+	size_t			 len, off = 0;
 
 	TAILQ_INIT(&keep);
-	m = TAILQ_FIRST(&made);
 	TAILQ_FOREACH(wc, &conf->workloads, entry) {
 		if (!pdef_plain(wc))
 			continue;
-		if (m != NULL && strcmp(m->name, wc->name) == 0) {
-			r = m;
-			m = TAILQ_NEXT(m, entry);
-			TAILQ_REMOVE(&made, r, entry);
-		} else if ((wire = workload_wire(wc, &len)) == NULL ||
-		    (r = rest_make(wc->name, wire, len)) == NULL)
-			fatal("%s", __func__);
-		else
+		rec = off < sent_len ? (struct sent_rec *)(sent + off) : NULL;
+		if (rec != NULL && strcmp(rec->name, wc->name) == 0) {
+			r = rest_alloc(rec->name, (unsigned char *)rec +
+			    rec->zoff, rec->zlen, rec->digest);
+			off += rec->size;
+		} else {
+			if ((wire = workload_wire(wc, &len)) == NULL)
+				fatal("%s", __func__);
+			r = rest_make(wc->name, wire, len);
 			free(wire);
+		}
 		TAILQ_INSERT_TAIL(&keep, r, entry);
 	}
-	workload_rest_free(&made);
+	free(sent);
+	sent = NULL;
+	sent_len = sent_cap = 0;
 	TAILQ_FOREACH_SAFE(wc, &conf->workloads, entry, next)
 		if (pdef_plain(wc)) {
 			TAILQ_REMOVE(&conf->workloads, wc, entry);
@@ -141,6 +190,10 @@ rest_find(const struct orchd_conf *conf, const char *name)
 	return (NULL);
 }
 
+/*
+ * r whole again.  Its bytes are those every child read and took when
+ * they were sent: only memory running out fails here, as in config_pack().
+ */
 static struct workload_conf *
 rest_unzip(const struct wl_rest *r)
 {
@@ -148,6 +201,22 @@ rest_unzip(const struct wl_rest *r)
 
 	if ((wc = workload_unzip(r->zip)) == NULL)
 		fatalx("%s: workload %s", __func__, r->name);
+	return (wc);
+}
+
+/* the same for a moment: not packed, which a walk of them all would pay */
+static struct workload_conf *
+rest_read(const struct wl_rest *r)
+{
+	struct workload_conf	*wc;
+	void			*wire;
+	size_t			 len;
+	char			 err[128];
+
+	if ((wire = workload_zip_wire(r->zip, &len)) == NULL ||
+	    (wc = workload_unwire(wire, len, err, sizeof(err))) == NULL)
+		fatalx("%s: workload %s", __func__, r->name);
+	free(wire);
 	return (wc);
 }
 
@@ -168,7 +237,7 @@ pdef_find(const struct orchd_conf *conf, const char *name,
 			return (wc);
 	if ((r = rest_find(conf, name)) == NULL)
 		return (NULL);
-	return (*tmp = rest_unzip(r));
+	return (*tmp = rest_read(r));
 }
 
 /* is name a workload of conf? */
@@ -234,7 +303,7 @@ pdef_first(struct pdef_iter *it, const struct orchd_conf *conf)
 	if (it->wc != NULL)
 		return (it->wc);
 	it->r = TAILQ_FIRST(&conf->rest);
-	return (it->r != NULL ? (it->tmp = rest_unzip(it->r)) : NULL);
+	return (it->r != NULL ? (it->tmp = rest_read(it->r)) : NULL);
 }
 
 struct workload_conf *
@@ -248,7 +317,7 @@ pdef_next(struct pdef_iter *it)
 		it->r = TAILQ_FIRST(&it->conf->rest);
 	} else if (it->r != NULL)
 		it->r = TAILQ_NEXT(it->r, entry);
-	return (it->r != NULL ? (it->tmp = rest_unzip(it->r)) : NULL);
+	return (it->r != NULL ? (it->tmp = rest_read(it->r)) : NULL);
 }
 
 void

@@ -9,7 +9,9 @@
 # names that one alone, and one that changes nothing names none (the old
 # side's digests come from the small form); the API's checks still see
 # the workloads at rest (a name or a host taken is refused, one of the
-# file is not the API's to delete); orchctl logs finds one at rest.
+# file is not the API's to delete); orchctl logs finds one at rest; 20
+# reloads leave the parent's PSS where it was (the definitions at rest of
+# each configuration replaced are freed; not measured under ASan).
 . "$(dirname "$0")/lib.sh"
 e2e_init "$1"
 need_root
@@ -211,8 +213,14 @@ for i in 1 2 3; do ctl reload; done
 p0=$(pss)
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do ctl reload; done
 p1=$(pss)
-check "20 reloads: the parent's PSS $p0 KiB, then $p1 (< +400)" \
-    [ "$p1" -lt $((p0 + 400)) ]
+if grep -q __asan_init "$ORCHD"; then
+	# skip() would end the script: this check alone is left out
+	echo "# not measured under ASan, whose quarantine keeps what is freed:" \
+	    "20 reloads: the parent's PSS $p0 KiB, then $p1"
+else
+	check "20 reloads: the parent's PSS $p0 KiB, then $p1 (< +400)" \
+	    [ "$p1" -lt $((p0 + 400)) ]
+fi
 
 stop_orchd
 check "orchd exits 0" [ "$STATUS" = 0 ]

@@ -35,6 +35,8 @@ TEST_policy_OBJS = $(OBJ)/orchd/policy.o $(OBJ)/orchd/policy_net.o \
 		   $(OBJ)/orchd/apidef.o \
 		   $(OBJ)/orchd/depends.o $(OBJ)/orchd/request.o \
 		   $(OBJ)/orchd/labelfacts.o $(OBJ)/orchd/pdef.o
+# the parent's definitions kept small at rest
+TEST_pdef_OBJS = $(OBJ)/orchd/pdef.o
 # the parent's requests in flight, relaying answers to whoever asked
 TEST_reply_OBJS = $(OBJ)/orchd/request.o
 # orchd -nv: the printer, with the parser it prints for
