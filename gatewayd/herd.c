@@ -135,11 +135,13 @@ herd_release(struct gw_workload *wl)
 }
 
 /*
- * A request to a workload woken less than GW_HERD_FRESH_MS ago: in line
- * behind the wake's requests (at once if the window has room), its
- * connect as theirs, 0: the queue may still be full.  -1 once the wake
- * is no longer fresh (herd_end is then 0, and the clock is not read
- * again): it connects at once, as always.
+ * A request to a workload woken less than GW_HERD_FRESH_MS ago goes in
+ * the wake's window, its connect as theirs: the queue may still be full.
+ * With room in the window and none waiting it goes at once (-1, marked
+ * as the herd's: not held, no Server-Timing); else it waits in line
+ * behind them (0).  -1, unmarked, once the wake is no longer fresh
+ * (herd_end is then 0, and the clock is not read again): it connects at
+ * once, as always.
  */
 int
 herd_join(struct gw_conn *c)
@@ -155,8 +157,14 @@ herd_join(struct gw_conn *c)
 	if (wl->wake_pending || wl->nparked >= GW_PARKED_MAX_WORKLOAD ||
 	    gw->nparked >= GW_PARKED_MAX_TOTAL)
 		return (-1);
-	c->park_ns = monotime_ns();
 	c->herd_tries = 0;
+	if (wl->nparked == 0 && !wl->herd_backoff &&
+	    wl->herd_busy < wl->herd_window) {
+		c->herd = 1;
+		wl->herd_busy++;
+		return (-1);
+	}
+	c->park_ns = monotime_ns();
 	herd_hold(c, 0);
 	conn_timer(c, wl->wake_timeout + 2 * GW_WAKE_SLACK);
 	herd_pump(wl);
