@@ -55,7 +55,7 @@ struct wl_zip;
 #define GW_HERD_WINDOW_MAX	256	/* grown by one per connect */
 #define GW_HERD_CONNECT_MS	25	/* a connect not done by then was
 					   dropped by a full listen queue */
-#define GW_HERD_TRIES		8	/* connects per request, at most */
+#define GW_HERD_TRIES		12	/* connects per request, at most */
 #define GW_HERD_FRESH_MS	2000	/* after the wake: retries end */
 #define GW_HERD_BACKOFF_MS	5	/* after a failed connect */
 #define GW_BUF_HIGH		(256 * 1024)	/* stop reading above this */
@@ -124,6 +124,8 @@ struct gw_workload {
 	/* the release of its parked requests after a wake (herd.c) */
 	unsigned int		 herd_busy;	/* released, connecting */
 	unsigned int		 herd_window;	/* connecting at most */
+	unsigned int		 herd_thresh;	/* above: grows one a window */
+	unsigned int		 herd_acked;	/* taken since it last grew */
 	int			 herd_ok;	/* a connect of it succeeded */
 	int			 herd_pumping;	/* herd_pump() under way */
 	int			 herd_backoff;	/* herd_timer armed */
@@ -581,6 +583,7 @@ void		 herd_taken(struct gw_conn *);
 void		 herd_settle(struct gw_conn *);
 int		 herd_retry(struct gw_conn *);
 int64_t		 herd_connect_ms(const struct gw_conn *);
+int		 herd_self(const struct gw_conn *);
 int		 wake_maint(struct gw_conn *);
 const struct wl_maint *gw_maint(const struct gw_workload *);
 void		 gw_maint_set(struct gw_workload *, const struct wl_maint *);

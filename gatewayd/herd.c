@@ -13,8 +13,9 @@
  * timers running) and only a window of them go at a time; each request
  * the workload takes in (proxy.c: its answer begins, or its kernel
  * acknowledged its bytes) lets the next one go and widens the window by
- * one, up to GW_HERD_WINDOW_MAX.  A request for the workload that
- * arrives while they go queues behind them (herd_join()).
+ * one, up to GW_HERD_WINDOW_MAX; after a loss, by one a window.  A request for the workload that
+ * arrives while the wake is fresh goes in the same window, behind them
+ * (herd_join()): the queue may still be full.
  *
  * While the wake is fresh (GW_HERD_FRESH_MS) a released request's
  * connect gets GW_HERD_CONNECT_MS (doubled at each try until a connect
@@ -29,20 +30,26 @@
  * with the configured "connect timeout": after that, or after the wake's
  * freshness, its failure is the one any request gets.
  *
- * Only a wake's requests take this path: a request to a running
- * workload with none of them going connects as it always has.  A raw
- * TCP connection held for a wake (tcp.c) is released with the rest but
- * not counted in the window.
+ * Only a fresh wake's requests take this path: a request to a workload
+ * woken longer ago connects as it always has.  A raw
+ * TCP connection held for a wake (tcp.c) goes in the same window, its
+ * connect tried again as a request's, but its slot is free once it
+ * connects: the client's bytes are passed on at once and could not be
+ * sent again, so a connection a SYN cookie left outside the queue is
+ * not found, and waits for the kernel's resends.
  */
 
 #include <sys/queue.h>
+#include <sys/socket.h>
 
 #include <event.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "log.h"
 #include "timer.h"
+#include "msg.h"
 #include "workload.h"
 #include "gateway.h"
 
@@ -102,12 +109,11 @@ herd_pump(struct gw_workload *wl)
 	    !wl->herd_backoff && wl->herd_busy < wl->herd_window &&
 	    (c = TAILQ_FIRST(&wl->parked)) != NULL) {
 		herd_unhold(c);
-		if (c->tcp == NULL) {
-			/* Server-Timing: the whole wait, its turn included */
+		/* Server-Timing: the whole wait, its turn included */
+		if (c->tcp == NULL)
 			c->wake_us = (now - c->park_ns) / 1000;
-			c->herd = 1;
-			wl->herd_busy++;
-		}
+		c->herd = 1;
+		wl->herd_busy++;
 		/* what held it goes on: proxy.c's, or tcp.c's */
 		c->ops->on_woken(c);
 	}
@@ -120,6 +126,8 @@ herd_release(struct gw_workload *wl)
 {
 	if (wl->herd_busy == 0) {
 		wl->herd_window = GW_HERD_WINDOW;
+		wl->herd_thresh = GW_HERD_WINDOW_MAX;
+		wl->herd_acked = 0;
 		wl->herd_ok = 0;
 	}
 	wl->herd_end = monotime_ms() + GW_HERD_FRESH_MS;
@@ -127,26 +135,60 @@ herd_release(struct gw_workload *wl)
 }
 
 /*
- * A request to a workload whose wake's requests are still going out:
- * in line behind them, its connect as theirs, 0; -1 when none are left
- * or the wake is no longer fresh: it connects at once.
+ * A request to a workload woken less than GW_HERD_FRESH_MS ago goes in
+ * the wake's window, its connect as theirs: the queue may still be full.
+ * With room in the window and none waiting it goes at once (-1, marked
+ * as the herd's: not held, no Server-Timing); else it waits in line
+ * behind them (0).  -1, unmarked, once the wake is no longer fresh
+ * (herd_end is then 0, and the clock is not read again): it connects at
+ * once, as always.
  */
 int
 herd_join(struct gw_conn *c)
 {
 	struct gw_workload	*wl = c->wl;
 
-	if ((wl->herd_busy == 0 && wl->nparked == 0) || wl->wake_pending ||
-	    monotime_ms() >= wl->herd_end ||
-	    wl->nparked >= GW_PARKED_MAX_WORKLOAD ||
+	if (wl->herd_end == 0)
+		return (-1);
+	if (monotime_ms() >= wl->herd_end) {
+		wl->herd_end = 0;
+		return (-1);
+	}
+	if (wl->wake_pending || wl->nparked >= GW_PARKED_MAX_WORKLOAD ||
 	    gw->nparked >= GW_PARKED_MAX_TOTAL)
 		return (-1);
-	c->park_ns = monotime_ns();
 	c->herd_tries = 0;
+	if (wl->nparked == 0 && !wl->herd_backoff &&
+	    wl->herd_busy < wl->herd_window) {
+		c->herd = 1;
+		wl->herd_busy++;
+		return (-1);
+	}
+	c->park_ns = monotime_ns();
 	herd_hold(c, 0);
 	conn_timer(c, wl->wake_timeout + 2 * GW_WAKE_SLACK);
 	herd_pump(wl);
 	return (0);
+}
+
+/*
+ * A wake's connect that reached no listener may have reached itself:
+ * tried again and again while the workload's port (in the ephemeral
+ * range) is free, the kernel may pick that port as its own, and TCP's
+ * simultaneous open connects the socket to itself, which would hold the
+ * workload's port.  1 if so: its caller takes it as a refusal.
+ */
+int
+herd_self(const struct gw_conn *c)
+{
+	union wl_addr	 me;
+	socklen_t	 len = sizeof(me);
+
+	memset(&me, 0, sizeof(me));
+	if (getsockname(c->up.fd, (struct sockaddr *)&me, &len) == -1 ||
+	    len != c->wl->addrlen)
+		return (0);
+	return (memcmp(&me, &c->wl->addr, len) == 0);
 }
 
 /* its connect is over, or its request: the window's slot is free */
@@ -179,8 +221,13 @@ herd_taken(struct gw_conn *c)
 
 	if (!c->herd)
 		return;
-	if (wl->herd_window < GW_HERD_WINDOW_MAX)
-		wl->herd_window++;
+	/* below the last loss's half, one more each; above, each window */
+	if (wl->herd_window < wl->herd_thresh ||
+	    ++wl->herd_acked >= wl->herd_window) {
+		wl->herd_acked = 0;
+		if (wl->herd_window < GW_HERD_WINDOW_MAX)
+			wl->herd_window++;
+	}
 	herd_settle(c);
 }
 
@@ -218,16 +265,23 @@ herd_retry(struct gw_conn *c)
 		return (-1);
 	if (wl->state != WL_RUNNING || wl->wake_pending ||
 	    c->herd_tries + 1 >= GW_HERD_TRIES ||
-	    monotime_ms() >= wl->herd_end || c->req == NULL) {
+	    monotime_ms() >= wl->herd_end ||
+	    (c->tcp == NULL && c->req == NULL)) {
 		herd_settle(c);
 		return (-1);
 	}
 	c->herd_tries++;
 	upstream_close(c);
-	/* the queue is full: halved, once for the failures of a moment */
-	if (wl->herd_window > 1 &&
-	    monotime_ms() - wl->herd_cut_ms >= GW_HERD_CONNECT_MS) {
-		wl->herd_window /= 2;
+	/*
+	 * The queue is full: the window halved, once for the failures of
+	 * a moment, and from there it grows by one a window, not one a
+	 * request (TCP's congestion avoidance, for the same reason).
+	 */
+	if (monotime_ms() - wl->herd_cut_ms >= GW_HERD_CONNECT_MS) {
+		if (wl->herd_window > 1)
+			wl->herd_window /= 2;
+		wl->herd_thresh = wl->herd_window;
+		wl->herd_acked = 0;
 		wl->herd_cut_ms = monotime_ms();
 	}
 	log_debug("%s: connect to %s failed, try %u of its wake", c->peer,

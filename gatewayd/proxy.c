@@ -51,7 +51,6 @@ static void	proxy_client_drained(struct gw_conn *);
 static void	up_read(int, short, void *);
 static void	up_write(int, short, void *);
 static void	up_connected(struct gw_conn *);
-static int	up_self(const struct gw_conn *);
 static void	up_process(struct gw_conn *);
 static void	send_request(struct gw_conn *);
 static int	head_out(const struct http_head *, const struct http_ser *,
@@ -134,7 +133,7 @@ up_open(struct gw_conn *c)
 	event_set(&up->rev, up->fd, EV_READ | EV_PERSIST, up_read, c);
 	event_set(&up->wev, up->fd, EV_WRITE | EV_PERSIST, up_write, c);
 	if (connect(up->fd, (struct sockaddr *)&wl->addr, wl->addrlen) == 0) {
-		if (c->herd && up_self(c)) {
+		if (c->herd && herd_self(c)) {
 			upstream_close(c);
 			errno = ECONNREFUSED;
 			return (-1);
@@ -151,26 +150,6 @@ up_open(struct gw_conn *c)
 	}
 	event_add(&up->wev, NULL);
 	return (0);
-}
-
-/*
- * A wake's connect that reached no listener may have reached itself:
- * tried again and again while the workload's port (in the ephemeral
- * range) is free, the kernel may pick that port as its own, and TCP's
- * simultaneous open connects the socket to itself, which would hold the
- * workload's port.  1 if so: taken as a refusal.
- */
-static int
-up_self(const struct gw_conn *c)
-{
-	union wl_addr	 me;
-	socklen_t	 len = sizeof(me);
-
-	memset(&me, 0, sizeof(me));
-	if (getsockname(c->up.fd, (struct sockaddr *)&me, &len) == -1 ||
-	    len != c->wl->addrlen)
-		return (0);
-	return (memcmp(&me, &c->wl->addr, len) == 0);
 }
 
 /* the body timeout while the client's body comes, then the upstream's */
@@ -675,8 +654,8 @@ up_write(int fd, short event, void *arg)
 		event_del(&up->wev);
 		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
 			err = errno;
-		else if (err == 0 && c->herd && up_self(c))
-			err = ECONNREFUSED;	/* to itself: up_self() */
+		else if (err == 0 && c->herd && herd_self(c))
+			err = ECONNREFUSED;	/* to itself: herd_self() */
 		if (err != 0) {
 			log_debug("%s: connect to %s: %s", c->peer,
 			    c->wl->name, strerror(err));

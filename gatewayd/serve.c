@@ -243,7 +243,7 @@ serve_pass(struct gw_conn *c)
 	if (wl->state != WL_RUNNING)
 		wake_park(c);
 	else if (herd_join(c) == -1)
-		proxy_start(c);		/* no wake's herd going: at once */
+		proxy_start(c);		/* now: in a fresh wake's window or not */
 }
 
 /* the workload is not running: our own answer, and no wake */

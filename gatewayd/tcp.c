@@ -99,6 +99,7 @@ static char	 tcp_buf[TCP_COPY_LEN];	/* empty between two events */
 
 static void	 tcp_io(int, short, void *);
 static void	 tcp_up_connect(int, short, void *);
+static void	 tcp_up_close(struct gw_conn *);
 
 static int
 pipe_get(struct gw_pipe *p)
@@ -344,6 +345,11 @@ tcp_connected(struct gw_conn *c)
 {
 	struct gw_upstream	*up = &c->up;
 
+	/* a wake's: its window's slot is free (herd.c) */
+	if (c->herd) {
+		herd_connected(c);
+		herd_taken(c);
+	}
 	c->state = CONN_TCP;
 	event_del(&c->rev);
 	event_del(&c->wev);
@@ -374,6 +380,14 @@ tcp_up_connect(int fd, short what, void *arg)
 
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
 		err = errno;
+	else if (err == 0 && c->herd && herd_self(c))
+		err = ECONNREFUSED;	/* to itself: herd_self() */
+	/* nothing was sent: a wake's connection tries again (herd.c) */
+	if (err != 0 && c->herd) {
+		tcp_up_close(c);
+		if (herd_retry(c) == 0)
+			return;
+	}
 	if (err != 0) {
 		log_warnx("%s: tcp to %s: connect: %s", c->peer, c->wl->name,
 		    strerror(err));
@@ -389,6 +403,7 @@ tcp_start(struct gw_conn *c)
 {
 	struct gw_upstream	*up = &c->up;
 	struct gw_workload	*wl = c->wl;
+	int64_t			 ms;
 	int			 on = 1;
 
 	/* as proxy.c's up_open(): the oldest idle client makes room */
@@ -411,13 +426,23 @@ tcp_start(struct gw_conn *c)
 		return;
 	}
 	if (errno != EINPROGRESS) {
+		if ((errno == ECONNREFUSED || errno == ECONNRESET) &&
+		    c->herd) {
+			tcp_up_close(c);
+			if (herd_retry(c) == 0)
+				return;
+		}
 		log_warn("%s: tcp to %s: connect", c->peer, wl->name);
 		conn_close(c);
 		return;
 	}
 	c->state = CONN_CONNECT;
 	event_add(&up->wev, NULL);
-	conn_timer(c, gw->conf.connect_timeout);
+	/* a wake's: a SYN a full listen queue dropped is sent again */
+	if (c->herd && (ms = herd_connect_ms(c)) > 0)
+		conn_timer_ms(c, ms);
+	else
+		conn_timer(c, gw->conf.connect_timeout);
 }
 
 /*
@@ -548,6 +573,12 @@ tcp_timeout(struct gw_conn *c)
 		conn_close(c);
 		break;
 	case CONN_CONNECT:
+		/* a wake's whose SYN was dropped: again, bounded (herd.c) */
+		if (c->herd) {
+			tcp_up_close(c);
+			if (herd_retry(c) == 0)
+				break;
+		}
 		log_warnx("%s: tcp to %s: connect timeout", c->peer,
 		    c->wl->name);
 		conn_close(c);
@@ -581,23 +612,31 @@ tcp_drain(struct gw_workload *wl)
 		    wl->name, n, n == 1 ? "" : "s");
 }
 
+/* its socket to the workload, not conn.c's: no buffers */
+static void
+tcp_up_close(struct gw_conn *c)
+{
+	struct gw_upstream	*up = &c->up;
+
+	if (up->fd == -1)
+		return;
+	event_del(&up->rev);
+	event_del(&up->wev);
+	close(up->fd);
+	up->fd = -1;
+	gw->nups--;
+}
+
 /* from conn_close(): the upstream, the pipes and the bookkeeping */
 static void
 tcp_close(struct gw_conn *c)
 {
 	struct gw_tcp		*t = c->tcp;
-	struct gw_upstream	*up = &c->up;
 
 	if (t == NULL)
 		return;
 	c->tcp = NULL;
-	if (up->fd != -1) {
-		event_del(&up->rev);
-		event_del(&up->wev);
-		close(up->fd);
-		up->fd = -1;
-		gw->nups--;
-	}
+	tcp_up_close(c);
 	pipe_put(&t->pipe[TCP_UP]);
 	pipe_put(&t->pipe[TCP_DOWN]);
 	TAILQ_REMOVE(&c->wl->tcp, t, entry);
@@ -609,6 +648,7 @@ tcp_close(struct gw_conn *c)
 static void
 tcp_closed(struct gw_conn *c)
 {
+	herd_settle(c);
 	wake_unpark(c);
 	tcp_close(c);
 }
