@@ -7,6 +7,7 @@
  */
 
 #include <sys/types.h>
+#include <sys/mman.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -30,6 +31,7 @@ union imsg_cmsgbuf {
 };
 
 static void	 imsg_compact(struct imsgbuf *);
+static unsigned char *imsg_rbuf_alloc(size_t);
 static int	 imsg_rbuf_resize(struct imsgbuf *, size_t);
 static int	 imsg_rbuf_fit(struct imsgbuf *);
 static void	 imsg_rbuf_shrink(struct imsgbuf *);
@@ -53,7 +55,7 @@ imsgbuf_init(struct imsgbuf *ibuf, int fd)
 	memset(ibuf, 0, sizeof(*ibuf));
 	/* not cleared: only the bytes a read wrote are ever looked at */
 	ibuf->rsize = MINIMUM(IMSG_RBUF_SIZE, IMSG_MAXSIZE_DEFAULT);
-	if ((ibuf->rbuf = malloc(ibuf->rsize)) == NULL)
+	if ((ibuf->rbuf = imsg_rbuf_alloc(ibuf->rsize)) == NULL)
 		return (-1);
 	ibuf->fd = fd;
 	ibuf->pid = getpid();
@@ -92,6 +94,32 @@ imsgbuf_set_maxsize(struct imsgbuf *ibuf, uint32_t maxsize)
 }
 
 /*
+ * A read buffer whose pages hold nothing until a read writes them.
+ * malloc() often hands back memory freed earlier, a configuration's
+ * burst say, its pages still the process's: a channel's 16 KiB then
+ * stayed mapped for good though its reads wrote one page.  The whole
+ * pages inside the buffer go back to the kernel (MADV_DONTNEED on
+ * private memory: zeros when next written); the partial ones at the
+ * ends, which the allocator's own headers may share, are left alone.
+ */
+static unsigned char *
+imsg_rbuf_alloc(size_t size)
+{
+	unsigned char	*buf;
+	uintptr_t	 lo, hi, mask;
+	int		 pg;
+
+	if ((buf = malloc(size)) == NULL || (pg = getpagesize()) <= 0)
+		return (buf);
+	mask = (uintptr_t)pg - 1;
+	lo = ((uintptr_t)buf + mask) & ~mask;
+	hi = ((uintptr_t)buf + size) & ~mask;
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	return (buf);
+}
+
+/*
  * Move the unparsed bytes into a new buffer of size bytes.  The old one
  * is cleared as far as reads ever wrote into it before it is freed:
  * payloads may be keys, and compaction leaves copies behind.
@@ -101,7 +129,7 @@ imsg_rbuf_resize(struct imsgbuf *ibuf, size_t size)
 {
 	unsigned char	*rbuf;
 
-	if ((rbuf = malloc(size)) == NULL)
+	if ((rbuf = imsg_rbuf_alloc(size)) == NULL)
 		return (-1);
 	if (ibuf->rlen > 0)
 		memcpy(rbuf, ibuf->rbuf + ibuf->rpos, ibuf->rlen);

@@ -72,7 +72,14 @@ static int		 sb_logfd = -1;	/* syslog, when stderr is /dev/null */
 static pid_t		 sb_pid;
 static char		 sb_prefix[128];	/* "gateway: " */
 static char		 sb_syslog[128];	/* "<26>gatewayd[42]: " */
-static char		*sb_names[SB_NAMES];
+/*
+ * The names, packed into one buffer: sb_name_at[nr] is 1 + the offset
+ * of nr's name in sb_names, 0 for none.  A string and a pointer each
+ * were 500 allocations and 8 KiB of table, 27 KiB of every process.
+ */
+static char		*sb_names;
+static size_t		 sb_names_len, sb_names_size;
+static uint16_t		 sb_name_at[SB_NAMES];
 
 /*
  * The calls a promise allows whatever their arguments.  Those allowed
@@ -444,9 +451,10 @@ sandbox_sigsys(int sig, siginfo_t *si, void *ctx)
 	len = sb_cat(line, len, sizeof(line), sb_prefix);
 	len = sb_cat(line, len, sizeof(line), "forbidden system call ");
 	len = sb_catnum(line, len, sizeof(line), nr);
-	if (nr >= 0 && nr < SB_NAMES && sb_names[nr] != NULL) {
+	if (nr >= 0 && nr < SB_NAMES && sb_name_at[nr] != 0) {
 		len = sb_cat(line, len, sizeof(line), " (");
-		len = sb_cat(line, len, sizeof(line), sb_names[nr]);
+		len = sb_cat(line, len, sizeof(line),
+		    sb_names + sb_name_at[nr] - 1);
 		len = sb_cat(line, len, sizeof(line), ")");
 	}
 	if (sb_logfd != -1)
@@ -492,6 +500,27 @@ sandbox_prepare(void)
 	sb_logfd = fd;
 }
 
+/* nr's name at the end of sb_names; none if it does not fit */
+static void
+sb_name_add(int nr, const char *s)
+{
+	size_t	 n = strlen(s) + 1, size;
+	char	*p;
+
+	if (sb_names_len + n >= UINT16_MAX)
+		return;
+	if (sb_names_len + n > sb_names_size) {
+		size = sb_names_size == 0 ? 4096 : sb_names_size * 2;
+		if ((p = realloc(sb_names, size)) == NULL)
+			return;
+		sb_names = p;
+		sb_names_size = size;
+	}
+	memcpy(sb_names + sb_names_len, s, n);
+	sb_name_at[nr] = sb_names_len + 1;
+	sb_names_len += n;
+}
+
 /* everything the handler needs, made before the filter forbids making it */
 static void
 sandbox_report_init(const char *name)
@@ -507,10 +536,9 @@ sandbox_report_init(const char *name)
 		    LOG_DAEMON | LOG_CRIT, getprogname(), (int)sb_pid);
 	for (nr = 0; nr < SB_NAMES; nr++) {
 		s = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
-		if (s != NULL && sb_names[nr] == NULL)
-			sb_names[nr] = s;
-		else
-			free(s);
+		if (s != NULL && sb_name_at[nr] == 0)
+			sb_name_add(nr, s);
+		free(s);
 	}
 }
 

@@ -45,11 +45,12 @@ struct gw_page {
 	size_t		 len;
 };
 
+/* the counts first: with none used, one page of the set is touched */
 struct gw_errpages {
-	struct gw_page	 pages[ERRPAGE_FILES_MAX];
 	size_t		 npages;
-	struct cfg_errpage global[ERRPAGE_FILES_MAX];
 	size_t		 nglobal;
+	struct gw_page	 pages[ERRPAGE_FILES_MAX];
+	struct cfg_errpage global[ERRPAGE_FILES_MAX];
 };
 
 /*

@@ -105,6 +105,14 @@ static const char *const cg_ctl[CG_NHIER] = {
 };
 
 /*
+ * A hierarchy's directories, bounded below PATH_MAX: each of the twelve
+ * in a page of its own was 48 KiB of the spawner for paths of 30 bytes.
+ * A longer one (a mount point of 1,000 bytes) is a hierarchy not used,
+ * as one past PATH_MAX was, and says so.
+ */
+#define CG_PATH_MAX	1024
+
+/*
  * Every workload joins the hierarchies before nhier; v1's cpu, cpuacct,
  * pids and blkio ones, where found, only for a limit (cglimit.c).
  */
@@ -113,8 +121,8 @@ static struct {
 	int		 nhier;		/* directories of every workload */
 	int		 memory;	/* limit and measure */
 	int		 haskill;	/* v2 cgroup.kill */
-	char		 top[CG_NHIER][PATH_MAX];	/* .../orchd; "" none */
-	char		 base[CG_NHIER][PATH_MAX];	/* .../orchd/PID */
+	char		 top[CG_NHIER][CG_PATH_MAX];	/* .../orchd; "" none */
+	char		 base[CG_NHIER][CG_PATH_MAX];	/* .../orchd/PID */
 	pid_t		 owner;		/* PID: orchd's, our parent */
 } cg;
 
