@@ -152,9 +152,14 @@ check "it names w7 changed" grep -qx "workload w7 changed" "$T/out"
 check "it names no other" sh -c "[ \$(grep -c '^workload ' '$T/out') = 1 ]"
 check "the log: 0 added, 0 removed, 1 changed" \
     grep -q "reload: workloads: 0 added, 0 removed, 1 changed" "$T/orchd.log"
+# a comment added: the file is parsed again (not "no change"), and the
+# diff reads the definitions at rest
+echo "# the same workloads" >>"$T/orchd.conf"
 ctl reload
 check "a reload with nothing changed names none" \
     sh -c "! grep -q '^workload ' '$T/out'"
+check "... and was not answered \"no change\"" \
+    sh -c "! grep -q '^no change' '$T/out'"
 check "the log: 0 added, 0 removed, 0 changed" \
     grep -q "reload: workloads: 0 added, 0 removed, 0 changed" "$T/orchd.log"
 def odd
