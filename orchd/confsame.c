@@ -45,8 +45,15 @@
 #include "parent.h"
 #include "siphash.h"
 
+/* a record kept small: its path alone allocated, sent as a conf_input */
+struct input {
+	int32_t			 kind;
+	int32_t			 flags;
+	char			*path;
+};
+
 struct inset {
-	struct conf_input	*v;	/* path and all, as sent */
+	struct input		*v;
 	size_t			 n, want;
 	uint64_t		 digest;
 	int			 usable;	/* a digest and its records */
@@ -174,8 +181,29 @@ confsame_forget(void)
 static void
 inset_clear(struct inset *s)
 {
+	size_t	 i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i].path);
 	free(s->v);
 	memset(s, 0, sizeof(*s));
+}
+
+/* a record kept, in the fixed form confd takes */
+static int
+input_send(struct imsgbuf *ibuf, const struct input *in)
+{
+	struct conf_input	*ci;
+	int			 rv;
+
+	if ((ci = calloc(1, sizeof(*ci))) == NULL)
+		fatal("%s", __func__);
+	ci->kind = in->kind;
+	ci->flags = in->flags;
+	(void)strlcpy(ci->path, in->path, sizeof(ci->path));
+	rv = imsg_compose(ibuf, IMSG_CONF_INPUT, 0, 0, -1, ci, sizeof(*ci));
+	free(ci);
+	return (rv);
 }
 
 /*
@@ -209,8 +237,7 @@ confsame_ask(struct imsgbuf *ibuf, const struct orchd_conf *running_conf)
 	}
 	explicit_bzero(&cd, sizeof(cd));
 	for (i = 0; replay && i < running.n; i++)
-		if (imsg_compose(ibuf, IMSG_CONF_INPUT, 0, 0, -1,
-		    &running.v[i], sizeof(running.v[i])) == -1)
+		if (input_send(ibuf, &running.v[i]) == -1)
 			return (-1);
 	return (replay);
 }
@@ -244,7 +271,11 @@ confsame_take_input(const struct conf_input *ci)
 	if (memchr(ci->path, '\0', sizeof(ci->path)) == NULL ||
 	    ci->path[0] == '\0')
 		return ("an input's path unterminated");
-	taken.v[taken.n++] = *ci;
+	taken.v[taken.n].kind = ci->kind;
+	taken.v[taken.n].flags = ci->flags;
+	if ((taken.v[taken.n].path = strdup(ci->path)) == NULL)
+		fatal("%s", __func__);
+	taken.n++;
 	return (NULL);
 }
 
