@@ -1,5 +1,6 @@
 /*
- * A reload sends runtimed, the store and the reaper only what changed.
+ * A reload sends runtimed, the store, the reaper and the gateways only
+ * what changed.
  *
  * The parent keeps, for the last generation it sent, each workload's
  * name and the digests of the definitions sent: runtimed's (it may carry
@@ -16,15 +17,14 @@
  * child applies the whole new generation either way, so a delta is
  * exactly what a full send would have given it.
  *
- * Each class of those that take a delta (runtimed; the store and the
- * reaper, sent the same) has its own runs: a definition kept by one may
- * be sent to the other.  The store and the reaper keep no definitions,
- * only their own state of each workload (common/cfgrecv.c gives them
+ * Each class of those that take a delta (runtimed; the store, the
+ * reaper and the gateways, sent the same) has its own runs: a definition
+ * kept by one may be sent to the other.  The others keep no definitions
+ * cfgrecv.c can keep, only their own state of each workload (the
+ * gateways' small forms, gatewayd/wldef.c; common/cfgrecv.c gives them
  * the kept ones' places): what they derived from the globals would be
  * stale after other globals, so a generation whose globals changed goes
- * to them in full.  The gateways keep most definitions in a small form
- * of their own (gatewayd/wldef.c) and are sent every one, as are all
- * children at the first generation.  A child that refuses a delta (its generation is
+ * to them in full, as does the first generation to all.  A child that refuses a delta (its generation is
  * not the base, or the delta does not add up: common/cfgrecv.c) answers
  * IMSG_CFG_RESEND; the generation is then replaced by a full one to
  * every child, and the answers to the replaced one are let go.
@@ -52,7 +52,7 @@
 /* those who take a delta, by the definition they are sent */
 enum delta_class {
 	DC_RUNTIME,			/* runtimed's */
-	DC_DEFS,			/* the store's and the reaper's */
+	DC_DEFS,			/* the store's, reaper's, gateways' */
 	DC_N
 };
 
@@ -116,6 +116,7 @@ delta_class(int id)
 		return (DC_RUNTIME);
 	case PROC_STORE:
 	case PROC_REAPER:
+	case PROC_GATEWAY:
 		return (DC_DEFS);
 	default:
 		return (-1);
@@ -324,7 +325,7 @@ void
 config_delta_end(struct orchd *env)
 {
 	static const char *const who[DC_N] = { "runtimed",
-	    "the store and reaper" };
+	    "the store, reaper and gateways" };
 	int	 c;
 
 	for (c = 0; c < DC_N; c++) {
