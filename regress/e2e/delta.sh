@@ -68,9 +68,9 @@ started() {	# started NAME: its pid, as orchctl shows it
 	"$ORCHCTL" -s "$SOCK" show workload "$1" 2>/dev/null |
 	    awk '$1 == "pid" || $1 == "pid:" { print $2 }'
 }
-seen() {	# seen NAME: its last-seen line, as orchctl shows it
+seen() {	# seen NAME: its last-seen time, as orchctl shows it (not "ago")
 	"$ORCHCTL" -s "$SOCK" show workload "$1" 2>/dev/null |
-	    grep 'last seen'
+	    awk '$1 == "last" && $2 == "seen:" { print $3 }'
 }
 # child WHO TEXT: WHO (store, reaper, runtime) logged TEXT
 child() { logged "$1: configuration $2"; }
@@ -134,6 +134,7 @@ wait_for 20 sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workload aa | grep 'last seen'
 # the request's use reaches the store at the reaper's next tick (1 s)
 sleep 3
 sa=$(seen aa)
+check "aa has a last-seen time" [ -n "$sa" ]
 { wl dd "$WD"; wl aa "$WA"; wl bb "$WB" "idle timeout 30m"; } | conf
 check "a reload changing one workload succeeds" reload
 check "... runtimed is sent one" \
