@@ -146,7 +146,7 @@ for who in runtime store reaper gateway; do
 	    child $who "5: delta of 1 on 4, 2 kept"
 done
 check "... the store wrote one row" \
-    logged "configuration 5: a delta, 1 row written, 0 removed, 2 unchanged"
+    logged "configuration 5: a delta of what changed, 1 row written, 0 removed, 2 unchanged"
 check "... aa's last seen is as it was" [ "$(seen aa)" = "$sa" ]
 check "... aa was not restarted" [ "$(started aa)" = "$pa" ]
 check "... bb's idle timeout is the new one" \
