@@ -17,14 +17,16 @@
  * child applies the whole new generation either way, so a delta is
  * exactly what a full send would have given it.
  *
- * Each class of those that take a delta (runtimed; the store, the
- * reaper and the gateways, sent the same) has its own runs: a definition
- * kept by one may be sent to the other.  The others keep no definitions
+ * Each class of those that take a delta (runtimed; the store and the
+ * reaper; the gateways, sent what they are sent) has its own runs: a
+ * definition kept by one may be sent to another.  The others keep no definitions
  * cfgrecv.c can keep, only their own state of each workload (the
  * gateways' small forms, gatewayd/wldef.c; common/cfgrecv.c gives them
  * the kept ones' places): what they derived from the globals would be
  * stale after other globals, so a generation whose globals changed goes
- * to them in full, as does the first generation to all.  A child that refuses a delta (its generation is
+ * to them in full, as does the first generation to all; and the
+ * gateways are sent every one after a generation with "depends on",
+ * which they would refuse (gatewayd/route_apply.c).  A child that refuses a delta (its generation is
  * not the base, or the delta does not add up: common/cfgrecv.c) answers
  * IMSG_CFG_RESEND; the generation is then replaced by a full one to
  * every child, and the answers to the replaced one are let go.
@@ -52,15 +54,18 @@
 /* those who take a delta, by the definition they are sent */
 enum delta_class {
 	DC_RUNTIME,			/* runtimed's */
-	DC_DEFS,			/* the store's, reaper's, gateways' */
+	DC_DEFS,			/* the store's and the reaper's */
+	DC_GATEWAY,			/* the gateways': the same */
 	DC_N
 };
+/* the digest a class keeps by: the gateways' definitions are the store's */
+#define DC_DIGEST(c)	((c) == DC_GATEWAY ? DC_DEFS : (c))
 
 /* a workload as the children were sent it */
 struct sent_wl {
 	size_t		 name;		/* in its sent_gen's names */
 	int		 taken;		/* found by the next generation */
-	uint64_t	 digest[DC_N];	/* of each class's definition */
+	uint64_t	 digest[DC_GATEWAY]; /* of runtimed's, of the others' */
 };
 
 /*
@@ -77,6 +82,7 @@ struct sent_gen {
 	size_t		 alen;
 	size_t		 asize;
 	uint32_t	 gen;		/* 0: none */
+	int		 deps;		/* a workload depends on another */
 	struct global_settings gs;	/* what it was sent with */
 	uint32_t	 next;		/* where the next name likely is */
 	int		 indexed;	/* names is made */
@@ -116,8 +122,9 @@ delta_class(int id)
 		return (DC_RUNTIME);
 	case PROC_STORE:
 	case PROC_REAPER:
-	case PROC_GATEWAY:
 		return (DC_DEFS);
+	case PROC_GATEWAY:
+		return (DC_GATEWAY);
 	default:
 		return (-1);
 	}
@@ -168,8 +175,10 @@ config_delta_begin(struct orchd *env, uint32_t gen, uint32_t count,
 	int				 c, on;
 
 	sent_free(&nxt);
-	TAILQ_FOREACH(wl, &env->conf->workloads, entry)
+	TAILQ_FOREACH(wl, &env->conf->workloads, entry) {
 		asize += strlen(wl->name) + 1;
+		nxt.deps |= !TAILQ_EMPTY(&wl->depends);
+	}
 	sent_reserve(&nxt, count, asize);
 	nxt.gen = gen;
 	nxt.gs = *gs;
@@ -180,6 +189,8 @@ config_delta_begin(struct orchd *env, uint32_t gen, uint32_t count,
 	delta_on[DC_RUNTIME] = on;
 	/* the same bytes: what they derived from them holds */
 	delta_on[DC_DEFS] = on && memcmp(&cur.gs, gs, sizeof(*gs)) == 0;
+	/* a gateway refuses one on a generation with "depends on" */
+	delta_on[DC_GATEWAY] = delta_on[DC_DEFS] && !cur.deps;
 	memset(&d, 0, sizeof(d));
 	d.gen = gen;
 	d.base = cur.gen;
@@ -281,7 +292,7 @@ config_delta_workload(struct orchd *env, const char *name, const void *def,
     size_t len, const void *rdef, size_t rlen)
 {
 	struct sent_wl	*e;
-	uint64_t	 d[DC_N];
+	uint64_t	 d[DC_GATEWAY];
 	uint32_t	 k;
 	int		 c, id;
 
@@ -301,7 +312,7 @@ config_delta_workload(struct orchd *env, const char *name, const void *def,
 	for (c = 0; c < DC_N; c++) {
 		if (!delta_on[c])
 			continue;
-		if (e != NULL && e->digest[c] == d[c]) {
+		if (e != NULL && e->digest[DC_DIGEST(c)] == d[DC_DIGEST(c)]) {
 			if (run[c].count > 0 && run[c].first + run[c].count == k)
 				run[c].count++;
 			else {
@@ -325,7 +336,7 @@ void
 config_delta_end(struct orchd *env)
 {
 	static const char *const who[DC_N] = { "runtimed",
-	    "the store, reaper and gateways" };
+	    "the store and reaper", "the gateways" };
 	int	 c;
 
 	for (c = 0; c < DC_N; c++) {

@@ -85,8 +85,8 @@ pa=$(started aa)
 check "a reload changing nothing succeeds" reload
 check "... it is a delta of none to runtimed" \
     logged "configuration 2: to runtimed a delta of 0 on 1, 3 workloads"
-check "... and to the store, reaper and gateways" \
-    logged "configuration 2: to the store, reaper and gateways a delta of 0 on 1"
+check "... and to the store and reaper" \
+    logged "configuration 2: to the store and reaper a delta of 0 on 1"
 for who in store reaper; do
 	check "... the $who kept every one" \
 	    child $who "2: delta of 0 on 1, 3 kept, 0 removed"
@@ -139,8 +139,8 @@ check "aa has a last-seen time" [ -n "$sa" ]
 check "a reload changing one workload succeeds" reload
 check "... runtimed is sent one" \
     logged "configuration 5: to runtimed a delta of 1 on 4, 3 workloads"
-check "... the store, reaper and gateways are sent one" \
-    logged "configuration 5: to the store, reaper and gateways a delta of 1 on 4"
+check "... the store and reaper are sent one" \
+    logged "configuration 5: to the store and reaper a delta of 1 on 4"
 for who in runtime store reaper gateway; do
 	check "... the $who received one, kept two" \
 	    child $who "5: delta of 1 on 4, 2 kept"
@@ -156,8 +156,8 @@ check "... bb's idle timeout is the new one" \
 { echo "idle timeout 40m"; wl dd "$WD"; wl aa "$WA";
     wl bb "$WB" "idle timeout 30m"; } | conf
 check "a reload changing a global succeeds" reload
-check "... the store, reaper and gateways are sent it in full" \
-    logged "configuration 6: to the store, reaper and gateways in full, 3 workloads"
+check "... the store and reaper are sent it in full" \
+    logged "configuration 6: to the store and reaper in full, 3 workloads"
 check "... runtimed still a delta" \
     logged "configuration 6: to runtimed a delta of 0 on 5"
 check "... aa's last seen is as it was" [ "$(seen aa)" = "$sa" ]
@@ -215,6 +215,20 @@ check "... the gateway removed one" \
 check "... pp.test/b/ is pb's no more" [ "$(body pp.test /b/)" != pb ]
 check "... pp.test/a/ is still pa's" [ "$(body pp.test /a/)" = pa ]
 check "... aa still answers 200" [ "$(code aa.test)" = 200 ]
+check "... the gateways were sent a delta" \
+    logged "configuration 9: to the gateways a delta of 0 on 8"
+# pa comes to depend on aa: the gateways take that delta, not the next
+{ base; pw pa "$WP" /a/ "idle timeout 7m" 'depends on "aa"'; } | conf
+check "a reload adding a depends on succeeds" reload
+check "... the gateway was sent one" \
+    child gateway "10: delta of 1 on 9, 4 kept, 0 removed"
+{ base; pw pa "$WP" /a/ "idle timeout 8m" 'depends on "aa"'; } | conf
+check "the next reload succeeds" reload
+check "... the gateways are sent every one" \
+    logged "configuration 11: to the gateways in full, 5 workloads"
+check "... the store and the reaper a delta" \
+    logged "configuration 11: to the store and reaper a delta of 1 on 10"
+check "... pp.test/a/ is still pa's" [ "$(body pp.test /a/)" = pa ]
 check "... and no delta was refused" \
     sh -c "! grep -q 'delta refused' \"$T/orchd.log\""
 
