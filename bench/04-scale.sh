@@ -168,6 +168,15 @@ flip_w1() {
 	    mv "$1/orchd.conf.new" "$1/orchd.conf"
 }
 
+# cpu_table PID FILE: "name cpu_ns" per process
+cpu_table() {
+	local p nm
+	for p in $(procs_of "$1"); do
+		nm=$(tr '\0' ' ' <"/proc/$p/cmdline" | awk '{print $2}')
+		echo "${nm:-parent} $(exec_ns "$p")"
+	done >"$2"
+}
+
 # measure N IDX: one size, its figures in $B/fig.IDX
 measure() {
 	# i too: wait_for (lib.sh) counts in it
@@ -197,13 +206,15 @@ measure() {
 		[ $k = 1 ] && { sleep 1; mem_table "$S_PID" "$B/mem.$n.r1"; }
 		sleep 0.5
 	done
-	# one workload changed: 3 reloads
+	# one workload changed: 3 reloads, each process's CPU around them
 	: >"$B/rl1"
+	cpu_table "$S_PID" "$B/cpu.$n.a"
 	for k in 1 2 3; do
 		flip_w1 "$d"
 		reload_once "$d" >>"$B/rl1"
 		sleep 0.5
 	done
+	cpu_table "$S_PID" "$B/cpu.$n.b"
 	# up to NRELOADS in all
 	k=6
 	while [ $k -lt "$NRELOADS" ]; do
@@ -336,6 +347,14 @@ for m in $names; do
 	row "RSS $m, KiB" $(memcol start "$m" 2)
 done
 row "RSS all orchd processes, KiB" $(sumcol start 2)
+for m in $names; do	# per reload: the 3 summed, over 3
+	row "CPU $m per one-change reload, ms" $(for n in $SIZES; do
+		awk -v m="$m" '$1 == m {a[FILENAME == ARGV[1]] = $2}
+		    END {if (1 in a && 0 in a) printf "%.1f ", (a[0] - a[1]) / 3e6
+			else printf "- "}' "$B/cpu.$n.a" "$B/cpu.$n.b" 2>/dev/null ||
+		    printf '%s ' -
+	done)
+done
 row "reaper CPU per 1s tick, ms" $(cols TICK)
 row "all orchd CPU while idle, ms/s" $(cols IDLE)
 if [ "$rps1" != - ]; then

@@ -52,7 +52,7 @@ static const char *(*cfg_delta_check)(void);
 struct cfg_names {
 	uint32_t		 gen;
 	uint32_t		 n;
-	size_t			*off;
+	uint32_t		*off;		/* in arena, which is < 4 GiB */
 	char			*arena;
 };
 static struct cfg_names	  cn;		/* cfg_cur's */
@@ -431,6 +431,8 @@ cfg_names_full(const struct cfg_generation *gen)
 	TAILQ_FOREACH(wl, &gen->workloads, entry)
 		size += strlen(wl->name) + 1;
 	memset(&c, 0, sizeof(c));
+	if (size > UINT32_MAX)
+		fatalx("%s: names of %zu bytes", __func__, size);
 	if ((c.off = calloc(gen->nworkloads > 0 ? gen->nworkloads : 1,
 	    sizeof(*c.off))) == NULL || (c.arena = malloc(size > 0 ? size :
 	    1)) == NULL)
@@ -483,6 +485,8 @@ cfg_delta_view(const char *who, struct cfg_generation *gen)
 		if (dx.kept[i / 8] & (1U << (i % 8)))
 			size += strlen(cfg_base_name(i)) + 1;
 	memset(&cn_next, 0, sizeof(cn_next));
+	if (size > UINT32_MAX)
+		fatalx("%s: names of %zu bytes", __func__, size);
 	if ((map = calloc(dx.d.count > 0 ? dx.d.count : 1,
 	    sizeof(*map))) == NULL || (removed = calloc(dx.d.base_count -
 	    dx.nkept + 1, sizeof(*removed))) == NULL ||

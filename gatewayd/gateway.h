@@ -457,6 +457,7 @@ void			 gw_workload_conf_addresses(struct gw_workload *,
 			    const struct workload_conf *);
 /* route_apply.c */
 void			 route_apply(struct cfg_generation *);
+const char		*route_delta_check(void);
 /* wlref.c */
 void			 gw_workload_ref(struct gw_workload *);
 void			 gw_workload_unref(struct gw_workload *);

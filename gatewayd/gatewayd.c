@@ -247,6 +247,8 @@ main(int argc, char *argv[])
 	cfg_set_apply(gateway_apply);
 	/* each workload's definition is kept by route_apply() (wldef.c) */
 	cfg_forget_workloads();
+	/* and a reload's delta applied there */
+	cfg_take_delta(route_delta_check);
 	/* the gate's verifier: forked now, before the sandbox (gate_verify.c) */
 	gate_init(serve_pass);
 	gate_cache_init();

@@ -3,6 +3,15 @@
  * workload's routes, addresses and wake timeouts, and the workloads a
  * reload removed answered and let go.  Called by gatewayd.c on a new
  * generation; the lookups themselves are route.c's.
+ *
+ * A delta (common/cfgrecv.c) carries only the workloads that changed:
+ * the routes of those replaced or gone are taken out, those sent are
+ * built as a full generation builds them, and the others are left as
+ * they are, but for their gate, whose htpasswd files every generation
+ * replaces (gate_apply()).  A workload's wake timeout adds those of what
+ * it depends on, which a delta may change: a generation with "depends
+ * on" refuses the next delta, and a delta's own are chained among
+ * themselves and what they depend on, which then depend on nothing.
  */
 
 #include <sys/queue.h>
@@ -175,6 +184,80 @@ route_pull_timeout(const struct workload_conf *wc,
 	    gen->global.pull_timeout);
 }
 
+static int	 route_deps;	/* the generation has a "depends on" */
+
+/* why the gateway cannot take a delta now, or NULL (cfg_take_delta) */
+const char *
+route_delta_check(void)
+{
+	return (route_deps ? "a workload depends on another" : NULL);
+}
+
+/* a delta: the routes of workloads not configured taken out */
+static void
+routes_purge(struct gw_routes *tree)
+{
+	struct gw_route	*r, *next;
+	size_t		 i, j;
+
+	RB_FOREACH_SAFE(r, gw_routes, tree, next) {
+		if (r->wl != NULL && !r->wl->configured)
+			r->wl = NULL;
+		for (i = j = 0; i < r->npaths; i++)
+			if (r->paths[i].wl->configured)
+				r->paths[j++] = r->paths[i];
+		r->npaths = j;
+		if (r->wl != NULL || r->npaths > 0)
+			continue;
+		RB_REMOVE(gw_routes, tree, r);
+		free(r->paths);
+		free(r);
+	}
+}
+
+static void
+route_unset(struct gw_workload *wl)
+{
+	wl->configured = 0;
+	wldef_forget(wl);
+	sched_plan_free(wl->sched);
+	wl->sched = NULL;
+}
+
+static void
+route_gone(struct gw_workload *wl)
+{
+	RB_REMOVE(gw_workloads, &gw->workloads, wl);
+	ignore_forget(wl);
+	gate_forget(wl);
+	wake_workload_gone(wl);
+	gw_workload_free_if_unused(wl);
+}
+
+/*
+ * A delta: those sent and those gone unset, their routes out; the
+ * others' gates made again on this generation's htpasswd files.
+ */
+static void
+route_delta_begin(struct cfg_generation *gen)
+{
+	struct workload_conf	*gwc;
+	struct gw_workload	*wl;
+	uint32_t		 i;
+
+	TAILQ_FOREACH(gwc, &gen->workloads, entry)
+		if ((wl = gw_workload_find(gwc->name)) != NULL)
+			route_unset(wl);
+	for (i = 0; i < gen->nremoved; i++)
+		if ((wl = gw_workload_find(gen->removed[i])) != NULL)
+			route_unset(wl);
+	routes_purge(&gw->exact);
+	routes_purge(&gw->suffix);
+	RB_FOREACH(wl, gw_workloads, &gw->workloads)
+		if (wl->configured && wl->gate != NULL && wl->def != NULL)
+			gate_workload(wl, wl->def);
+}
+
 void
 route_apply(struct cfg_generation *gen)
 {
@@ -182,15 +265,16 @@ route_apply(struct cfg_generation *gen)
 	struct workload_conf	*gwc, *wc;
 	struct gw_workload	*wl, *next;
 	struct strentry		*h;
+	uint32_t		 i;
 	int			 deps = 0;
 
-	routes_clear(&gw->exact);
-	routes_clear(&gw->suffix);
-	RB_FOREACH(wl, gw_workloads, &gw->workloads) {
-		wl->configured = 0;
-		wldef_forget(wl);
-		sched_plan_free(wl->sched);
-		wl->sched = NULL;
+	if (gen->delta)
+		route_delta_begin(gen);
+	else {
+		routes_clear(&gw->exact);
+		routes_clear(&gw->suffix);
+		RB_FOREACH(wl, gw_workloads, &gw->workloads)
+			route_unset(wl);
 	}
 	TAILQ_FOREACH(gwc, &gen->workloads, entry) {
 		wl = gw_workload_get(gwc, !applied);
@@ -222,17 +306,19 @@ route_apply(struct cfg_generation *gen)
 			route_add(wl, wc, h->str);
 	}
 	applied = 1;
+	/* a delta's base had none (route_delta_check()) */
+	route_deps = deps;
 	if (deps)
 		route_wake_chains(gen);
-	RB_FOREACH_SAFE(wl, gw_workloads, &gw->workloads, next) {
-		if (wl->configured)
-			continue;
-		RB_REMOVE(gw_workloads, &gw->workloads, wl);
-		ignore_forget(wl);
-		gate_forget(wl);
-		wake_workload_gone(wl);
-		gw_workload_free_if_unused(wl);
-	}
+	if (gen->delta) {
+		for (i = 0; i < gen->nremoved; i++)
+			if ((wl = gw_workload_find(gen->removed[i])) != NULL &&
+			    !wl->configured)
+				route_gone(wl);
+	} else
+		RB_FOREACH_SAFE(wl, gw_workloads, &gw->workloads, next)
+			if (!wl->configured)
+				route_gone(wl);
 	/* what runtimed told before this first generation */
 	state_early_apply();
 }

@@ -1,5 +1,6 @@
 /*
- * A reload sends runtimed, the store and the reaper only what changed.
+ * A reload sends runtimed, the store, the reaper and the gateways only
+ * what changed.
  *
  * The parent keeps, for the last generation it sent, each workload's
  * name and the digests of the definitions sent: runtimed's (it may carry
@@ -17,14 +18,15 @@
  * exactly what a full send would have given it.
  *
  * Each class of those that take a delta (runtimed; the store and the
- * reaper, sent the same) has its own runs: a definition kept by one may
- * be sent to the other.  The store and the reaper keep no definitions,
- * only their own state of each workload (common/cfgrecv.c gives them
+ * reaper; the gateways, sent what they are sent) has its own runs: a
+ * definition kept by one may be sent to another.  The others keep no definitions
+ * cfgrecv.c can keep, only their own state of each workload (the
+ * gateways' small forms, gatewayd/wldef.c; common/cfgrecv.c gives them
  * the kept ones' places): what they derived from the globals would be
  * stale after other globals, so a generation whose globals changed goes
- * to them in full.  The gateways keep most definitions in a small form
- * of their own (gatewayd/wldef.c) and are sent every one, as are all
- * children at the first generation.  A child that refuses a delta (its generation is
+ * to them in full, as does the first generation to all; and the
+ * gateways are sent every one after a generation with "depends on",
+ * which they would refuse (gatewayd/route_apply.c).  A child that refuses a delta (its generation is
  * not the base, or the delta does not add up: common/cfgrecv.c) answers
  * IMSG_CFG_RESEND; the generation is then replaced by a full one to
  * every child, and the answers to the replaced one are let go.
@@ -53,14 +55,17 @@
 enum delta_class {
 	DC_RUNTIME,			/* runtimed's */
 	DC_DEFS,			/* the store's and the reaper's */
+	DC_GATEWAY,			/* the gateways': the same */
 	DC_N
 };
+/* the digest a class keeps by: the gateways' definitions are the store's */
+#define DC_DIGEST(c)	((c) == DC_GATEWAY ? DC_DEFS : (c))
 
 /* a workload as the children were sent it */
 struct sent_wl {
 	size_t		 name;		/* in its sent_gen's names */
 	int		 taken;		/* found by the next generation */
-	uint64_t	 digest[DC_N];	/* of each class's definition */
+	uint64_t	 digest[DC_GATEWAY]; /* of runtimed's, of the others' */
 };
 
 /*
@@ -77,6 +82,7 @@ struct sent_gen {
 	size_t		 alen;
 	size_t		 asize;
 	uint32_t	 gen;		/* 0: none */
+	int		 deps;		/* a workload depends on another */
 	struct global_settings gs;	/* what it was sent with */
 	uint32_t	 next;		/* where the next name likely is */
 	int		 indexed;	/* names is made */
@@ -117,6 +123,8 @@ delta_class(int id)
 	case PROC_STORE:
 	case PROC_REAPER:
 		return (DC_DEFS);
+	case PROC_GATEWAY:
+		return (DC_GATEWAY);
 	default:
 		return (-1);
 	}
@@ -162,11 +170,15 @@ config_delta_begin(struct orchd *env, uint32_t gen, uint32_t count,
     const struct global_settings *gs)
 {
 	struct cfg_delta		 d;
+	const struct workload_conf	*wl;
 	size_t				 asize = 0;
 	int				 c, on;
 
 	sent_free(&nxt);
 	(void)pdef_count(env->conf, &asize);
+	/* none at rest has a "depends on": pdef.c keeps those whole */
+	TAILQ_FOREACH(wl, &env->conf->workloads, entry)
+		nxt.deps |= !TAILQ_EMPTY(&wl->depends);
 	sent_reserve(&nxt, count, asize);
 	nxt.gen = gen;
 	nxt.gs = *gs;
@@ -177,6 +189,8 @@ config_delta_begin(struct orchd *env, uint32_t gen, uint32_t count,
 	delta_on[DC_RUNTIME] = on;
 	/* the same bytes: what they derived from them holds */
 	delta_on[DC_DEFS] = on && memcmp(&cur.gs, gs, sizeof(*gs)) == 0;
+	/* a gateway refuses one on a generation with "depends on" */
+	delta_on[DC_GATEWAY] = delta_on[DC_DEFS] && !cur.deps;
 	memset(&d, 0, sizeof(d));
 	d.gen = gen;
 	d.base = cur.gen;
@@ -278,7 +292,7 @@ config_delta_workload(struct orchd *env, const char *name, const void *def,
     size_t len, const void *rdef, size_t rlen)
 {
 	struct sent_wl	*e;
-	uint64_t	 d[DC_N];
+	uint64_t	 d[DC_GATEWAY];
 	uint32_t	 k;
 	int		 c, id;
 
@@ -298,7 +312,7 @@ config_delta_workload(struct orchd *env, const char *name, const void *def,
 	for (c = 0; c < DC_N; c++) {
 		if (!delta_on[c])
 			continue;
-		if (e != NULL && e->digest[c] == d[c]) {
+		if (e != NULL && e->digest[DC_DIGEST(c)] == d[DC_DIGEST(c)]) {
 			if (run[c].count > 0 && run[c].first + run[c].count == k)
 				run[c].count++;
 			else {
@@ -322,7 +336,7 @@ void
 config_delta_end(struct orchd *env)
 {
 	static const char *const who[DC_N] = { "runtimed",
-	    "the store and reaper" };
+	    "the store and reaper", "the gateways" };
 	int	 c;
 
 	for (c = 0; c < DC_N; c++) {

@@ -297,8 +297,8 @@ sync_delta(struct store_db *sdb, const struct cfg_generation *gen,
 	else
 		sync_forget_all();
 	sync_touched_clear();
-	log_debug("configuration %u: a delta, %zu row%s written, %u "
-	    "removed, %zu unchanged, %lld ms", gen->id, nput,
+	log_debug("configuration %u: a delta of what changed, %zu row%s "
+	    "written, %u removed, %zu unchanged, %lld ms", gen->id, nput,
 	    nput == 1 ? "" : "s", gen->nremoved,
 	    (size_t)gen->nworkloads - nput,
 	    (long long)(sync_now_us() - t0) / 1000);

@@ -1,9 +1,10 @@
 #!/bin/sh
-# Configuration deltas out of step on the store's and the reaper's
-# channels (orchd-security(7)): a reload sends them only the definitions
-# that changed, as a delta on the generation they run, and they keep no
-# definitions, only the names of their generation and their own state of
-# each workload.  Here the parent's channels to stored and reaperd are
+# Configuration deltas out of step on the store's, the reaper's and the
+# gateway's channels (orchd-security(7)): a reload sends them only the
+# definitions that changed, as a delta on the generation they run, and
+# they keep no definitions cfgrecv.c can keep, only the names of their
+# generation and their own state of each workload.  Here the parent's
+# channels to stored, reaperd and gatewayd are
 # taken over (regress/e2e/deltamitm.py, installed beside a copy of orchd
 # under each one's name, relaying to the real one) and, one child at a
 # time, each reload's delta changed: its base made another generation,
@@ -13,8 +14,8 @@
 # saying why, ask for a full generation (once: the full one is not
 # refused, no loop), and the reload must end with the new configuration
 # everywhere: the store's rows exactly the new names, with the changed
-# definition; the reaper at the new generation's count; the added one
-# routing, the removed one not, the kept one still answering, orchd
+# definition; the reaper and the gateway at the new generation's count;
+# the added one routing, the removed one not, the kept one still answering, orchd
 # still running.  The control, relays that change nothing, take the
 # delta.  Loopback only, every wait bounded.
 #
@@ -32,10 +33,10 @@ mkdir -p "$T/bin" "$T/log" "$T/www"
 echo "delta" >"$T/www/index.html"
 chmod 0755 "$T/www"
 chmod 0644 "$T/www/index.html"
-for p in orchd confd spawnerd runtimed gatewayd acmed orchctl; do
+for p in orchd confd spawnerd runtimed acmed orchctl; do
 	cp "$BUILD/$p" "$T/bin/$p"
 done
-for p in stored reaperd; do
+for p in stored reaperd gatewayd; do
 	cp "$BUILD/$p" "$T/bin/$p.real"
 	cp "$(dirname "$0")/deltamitm.py" "$T/bin/$p"
 	chmod 0755 "$T/bin/$p"
@@ -69,14 +70,16 @@ code() {	# code HOST: the gateway's answer for HOST
 logged() { wait_for 10 grep -q "$1" "$T/orchd.log"; }
 reload() { "$ORCHCTL" -s "$SOCK" reload >"$T/out" 2>&1; }
 sql() { sqlite3 -readonly "$T/db/orchd.db" "$1" 2>/dev/null; }
-# the store's rows: their names, one line
-rows() { sql "SELECT name FROM workloads ORDER BY name" | tr '\n' ' '; }
+# the rows are aa bb cN (the store writes them once START came: waited)
+rows_are() { wait_for 10 sh -c "[ \"\$(sqlite3 -readonly '$T/db/orchd.db' \
+    'SELECT name FROM workloads ORDER BY name' | tr '\n' ' ')\" = \
+    'aa bb c$1 ' ]"; }
 # bb's row says its idle timeout is N minutes (N * 60 seconds)
 bbrow() { sql "SELECT definition FROM workloads WHERE name = 'bb'" |
     grep -q "$(($1 * 60))"; }
-# the reaper's last generation applied: N workloads
-reaped() { grep 'reaper: configuration [0-9]* applied' "$T/orchd.log" |
-    tail -n 1 | grep -q ", $1 workloads"; }
+# WHO's last generation applied: N workloads
+applied() { grep "$1: configuration [0-9]* applied" "$T/orchd.log" |
+    tail -n 1 | grep -q ", $2 workloads"; }
 
 conf 1
 start_orchd_or_exit -v
@@ -96,10 +99,12 @@ attack() {
 	    logged "$3 refused the delta of configuration [0-9]*: sending a full one"
 	check "... once: one refusal" [ "$(grep -c 'delta refused' \
 	    "$T/orchd.log")" = 1 ]
-	check "... the store's rows are the new ones" \
-	    [ "$(rows)" = "$(printf 'aa\nbb\nc%s\n' "$N" | sort | tr '\n' ' ')" ]
-	check "... bb's row has its new idle timeout" bbrow "$N"
-	check "... the reaper applied the new one, 3 workloads" reaped 3
+	check "... the store's rows are the new ones" rows_are "$N"
+	check "... bb's row has its new idle timeout" wait_for 10 bbrow "$N"
+	check "... the reaper applied the new one, 3 workloads" \
+	    wait_for 10 applied reaper 3
+	check "... the gateway applied the new one, 3 workloads" \
+	    wait_for 10 applied gateway 3
 	check "... the added one wakes: c$N.test answers 200" \
 	    [ "$(code "c$N.test")" = 200 ]
 	check "... the one removed routes nowhere" \
@@ -110,7 +115,7 @@ attack() {
 	: >"$T/orchd.log"
 }
 
-for who in store:stored reaper:reaperd; do
+for who in store:stored reaper:reaperd gateway:gatewayd; do
 	w=${who%%:*}
 	p=${who#*:}
 	attack base "$p" "$w" "its base is not the current generation"
@@ -125,15 +130,14 @@ echo control >"$T/bin/scenario"
 N=$((N + 1))
 conf "$N"
 check "control: the reload succeeds" reload
-for w in store reaper; do
+for w in store reaper gateway; do
 	check "... the $w takes the delta" \
 	    logged "$w: configuration [0-9]*: delta of 2 on [0-9]*, 1 kept, 1 removed"
 done
 check "... and refuses none" \
     sh -c "! grep -q 'delta refused' \"$T/orchd.log\""
-check "... the store's rows are the new ones" \
-    [ "$(rows)" = "$(printf 'aa\nbb\nc%s\n' "$N" | sort | tr '\n' ' ')" ]
-check "... bb's row has its new idle timeout" bbrow "$N"
+check "... the store's rows are the new ones" rows_are "$N"
+check "... bb's row has its new idle timeout" wait_for 10 bbrow "$N"
 check "... c$N.test answers 200" [ "$(code "c$N.test")" = 200 ]
 
 stop_orchd

@@ -1,8 +1,8 @@
 #!/bin/sh
-# A reload sends runtimed, the store and the reaper only what changed
-# (issue 38; the gateways keep their definitions in a small form and are
-# sent every one; the store and the reaper are sent every one when the
-# globals changed):
+# A reload sends runtimed, the store, the reaper and the gateways only
+# what changed (issue 38; all but runtimed are sent every one when the
+# globals changed, the gateways too after a generation with "depends
+# on"):
 # the first configuration goes in full; a reload that changes nothing is
 # a delta of none, every definition kept; one that changes a workload,
 # removes one and adds one is a delta of two.  After each, the children
@@ -13,7 +13,9 @@
 # debug log says, for the parent and each child, what a generation was;
 # a reload that changes one workload sends each of them one definition,
 # and the others' last-seen time (the store's row, the reaper's clock)
-# is not touched.
+# is not touched.  The gateways' routes after a delta are a full send's:
+# a wildcard host, and two workloads on one host by path, one changed
+# then removed, each path answering from its own workload.
 # Every wait bounded.
 #
 #	sh regress/e2e/delta.sh build/check
@@ -23,7 +25,7 @@ need_root
 ensure_user
 [ -x /bin/busybox ] || skip "no /bin/busybox"
 
-ports GW WA WB WC WD
+ports GW WA WB WC WD WP WQ WW
 mkdir -p "$T/log" "$T/www"
 echo "delta" >"$T/www/index.html"
 chmod 0755 "$T/www"
@@ -45,6 +47,7 @@ conf() {
 		conf_head
 		echo "listen on 127.0.0.1 port $GW"
 		echo "wake timeout 20s"
+		echo "reaper interval 1s"
 		cat
 	} >"$T/orchd.conf"
 }
@@ -65,9 +68,9 @@ started() {	# started NAME: its pid, as orchctl shows it
 	"$ORCHCTL" -s "$SOCK" show workload "$1" 2>/dev/null |
 	    awk '$1 == "pid" || $1 == "pid:" { print $2 }'
 }
-seen() {	# seen NAME: its last-seen line, as orchctl shows it
+seen() {	# seen NAME: its last-seen time, as orchctl shows it (not "ago")
 	"$ORCHCTL" -s "$SOCK" show workload "$1" 2>/dev/null |
-	    grep 'last seen'
+	    awk '$1 == "last" && $2 == "seen:" { print $3 }'
 }
 # child WHO TEXT: WHO (store, reaper, runtime) logged TEXT
 child() { logged "$1: configuration $2"; }
@@ -88,8 +91,8 @@ for who in store reaper; do
 	check "... the $who kept every one" \
 	    child $who "2: delta of 0 on 1, 3 kept, 0 removed"
 done
-check "... the gateway was sent every definition, no delta" \
-    sh -c "! grep -q 'gateway: configuration 2: delta' \"$T/orchd.log\""
+check "... the gateway kept every one" \
+    child gateway "2: delta of 0 on 1, 3 kept, 0 removed"
 check "... runtimed kept every definition" \
     logged "runtime: configuration 2: delta of 0 on 1, 3 kept"
 check "... aa still answers 200" [ "$(code aa.test)" = 200 ]
@@ -101,7 +104,7 @@ check "... aa was not restarted" [ "$(started aa)" = "$pa" ]
 check "a reload changing one, removing one, adding one succeeds" reload
 check "... it is a delta of two" \
     logged "configuration 3: to runtimed a delta of 2 on 2, 3 workloads"
-for who in store reaper; do
+for who in store reaper gateway; do
 	check "... the $who was sent two, kept one, removed one" \
 	    child $who "3: delta of 2 on 2, 1 kept, 1 removed"
 done
@@ -128,19 +131,22 @@ check "... every host answers 200" sh -c \
 # one workload changes: each child that takes a delta is sent one
 code aa.test >/dev/null
 wait_for 20 sh -c "\"$ORCHCTL\" -s \"$SOCK\" show workload aa | grep 'last seen' | grep -qv never"
+# the request's use reaches the store at the reaper's next tick (1 s)
+sleep 3
 sa=$(seen aa)
+check "aa has a last-seen time" [ -n "$sa" ]
 { wl dd "$WD"; wl aa "$WA"; wl bb "$WB" "idle timeout 30m"; } | conf
 check "a reload changing one workload succeeds" reload
 check "... runtimed is sent one" \
     logged "configuration 5: to runtimed a delta of 1 on 4, 3 workloads"
 check "... the store and reaper are sent one" \
     logged "configuration 5: to the store and reaper a delta of 1 on 4"
-for who in runtime store reaper; do
+for who in runtime store reaper gateway; do
 	check "... the $who received one, kept two" \
 	    child $who "5: delta of 1 on 4, 2 kept"
 done
 check "... the store wrote one row" \
-    logged "configuration 5: a delta, 1 row written, 0 removed, 2 unchanged"
+    logged "configuration 5: a delta of what changed, 1 row written, 0 removed, 2 unchanged"
 check "... aa's last seen is as it was" [ "$(seen aa)" = "$sa" ]
 check "... aa was not restarted" [ "$(started aa)" = "$pa" ]
 check "... bb's idle timeout is the new one" \
@@ -157,6 +163,73 @@ check "... runtimed still a delta" \
 check "... aa's last seen is as it was" [ "$(seen aa)" = "$sa" ]
 check "... every host answers 200" [ "$(code aa.test)" = 200 ]
 check "no delta was refused" \
+    sh -c "! grep -q 'delta refused' \"$T/orchd.log\""
+
+# pw NAME PORT PATH [SETTING...]: on host pp.test by PATH, from its own
+# directory, whose PATH/index.html says NAME
+pw() {
+	name=$1
+	port=$2
+	path=$3
+	shift 3
+	mkdir -p "$T/$name$path"
+	echo "$name" >"$T/$name$path/index.html"
+	chmod -R a+rX "$T/$name"
+	printf 'workload "%s" {\n\thost "pp.test"\n\tpath "%s"\n' "$name" "$path"
+	printf '\tcommand "/bin/busybox httpd -f -p 127.0.0.1:%d -h %s"\n' \
+	    "$port" "$T/$name"
+	printf '\tport %d\n' "$port"
+	conf_end "$@"
+}
+body() {	# body HOST PATH: the answer's body
+	curl -s -m 30 -H "Host: $1" "http://127.0.0.1:$GW$2"
+}
+base() {
+	echo "idle timeout 40m"
+	wl dd "$WD"
+	wl aa "$WA"
+	wl bb "$WB" "idle timeout 30m"
+	printf 'workload "ww" {\n\thost "*.ww.test"\n'
+	printf '\tcommand "/bin/busybox httpd -f -p 127.0.0.1:%d -h %s"\n' \
+	    "$WW" "$T/www"
+	printf '\tport %d\n}\n' "$WW"
+}
+{ base; pw pa "$WP" /a/; pw pb "$WQ" /b/; } | conf
+check "a reload adding a wildcard host and two paths on one host" reload
+check "... the gateway was sent three" \
+    child gateway "7: delta of 3 on 6, 3 kept, 0 removed"
+check "... x.ww.test answers 200" [ "$(code x.ww.test)" = 200 ]
+check "... pp.test/a/ is pa's" [ "$(body pp.test /a/)" = pa ]
+check "... pp.test/b/ is pb's" [ "$(body pp.test /b/)" = pb ]
+{ base; pw pa "$WP" /a/ "idle timeout 7m"; pw pb "$WQ" /b/; } | conf
+check "a reload changing pa succeeds" reload
+check "... the gateway was sent one" \
+    child gateway "8: delta of 1 on 7, 5 kept, 0 removed"
+check "... pp.test/a/ is pa's" [ "$(body pp.test /a/)" = pa ]
+check "... pp.test/b/ is still pb's" [ "$(body pp.test /b/)" = pb ]
+check "... x.ww.test still answers 200" [ "$(code x.ww.test)" = 200 ]
+{ base; pw pa "$WP" /a/ "idle timeout 7m"; } | conf
+check "a reload removing pb succeeds" reload
+check "... the gateway removed one" \
+    child gateway "9: delta of 0 on 8, 5 kept, 1 removed"
+check "... pp.test/b/ is pb's no more" [ "$(body pp.test /b/)" != pb ]
+check "... pp.test/a/ is still pa's" [ "$(body pp.test /a/)" = pa ]
+check "... aa still answers 200" [ "$(code aa.test)" = 200 ]
+check "... the gateways were sent a delta" \
+    logged "configuration 9: to the gateways a delta of 0 on 8"
+# pa comes to depend on aa: the gateways take that delta, not the next
+{ base; pw pa "$WP" /a/ "idle timeout 7m" 'depends on "aa"'; } | conf
+check "a reload adding a depends on succeeds" reload
+check "... the gateway was sent one" \
+    child gateway "10: delta of 1 on 9, 4 kept, 0 removed"
+{ base; pw pa "$WP" /a/ "idle timeout 8m" 'depends on "aa"'; } | conf
+check "the next reload succeeds" reload
+check "... the gateways are sent every one" \
+    logged "configuration 11: to the gateways in full, 5 workloads"
+check "... the store and the reaper a delta" \
+    logged "configuration 11: to the store and reaper a delta of 1 on 10"
+check "... pp.test/a/ is still pa's" [ "$(body pp.test /a/)" = pa ]
+check "... and no delta was refused" \
     sh -c "! grep -q 'delta refused' \"$T/orchd.log\""
 
 stop_orchd

@@ -5,7 +5,12 @@
  * and every delta out of step (another base, a second delta, a run
  * outside the base or kept twice, a name twice, fewer or more
  * definitions than it said, a keep outside a delta) is answered RESEND,
- * not DONE, leaving the current generation as it was.  The handlers are
+ * not DONE, leaving the current generation as it was.  Last, as the
+ * store and the reaper take it (cfg_take_delta: no definitions kept,
+ * only the names): the apply function, given the sent ones, the kept
+ * ones' places and the names gone, makes what a full send gives; a
+ * delta on other globals, or one the process says it cannot take, is
+ * refused.  The handlers are
  * called as the dispatcher would, with exactly sized messages; their
  * answers are read from a real socketpair.
  */
@@ -47,7 +52,47 @@ static struct seen {
 	uint32_t	 n;
 	char		 name[MAXWL][64];
 	uint64_t	 digest[MAXWL];
+	uint32_t	 nremoved;
+	char		 removed[MAXWL][64];
 } seen;
+
+static const char	*veto;		/* the process cannot take a delta */
+
+/*
+ * A delta where no definitions are kept: the new list made as the store
+ * makes its own, from the last one seen by the kept ones' places.
+ */
+static void
+apply_delta(struct cfg_generation *gen)
+{
+	struct seen		 prev = seen;
+	struct workload_conf	*wl = TAILQ_FIRST(&gen->workloads);
+	uint32_t		 i, m;
+
+	memset(&seen, 0, sizeof(seen));
+	seen.id = gen->id;
+	assert_true(gen->nworkloads <= MAXWL);
+	for (i = 0; i < gen->nworkloads; i++) {
+		if ((m = gen->keep_map[i]) == CFG_SENT) {
+			assert_non_null(wl);
+			(void)strlcpy(seen.name[i], wl->name,
+			    sizeof(seen.name[0]));
+			seen.digest[i] = workload_wire_digest(wl);
+			wl = TAILQ_NEXT(wl, entry);
+		} else {
+			assert_true(m < prev.n);
+			memcpy(seen.name[i], prev.name[m], sizeof(seen.name[0]));
+			seen.digest[i] = prev.digest[m];
+		}
+	}
+	assert_null(wl);
+	seen.n = gen->nworkloads;
+	assert_true(gen->nremoved <= MAXWL);
+	for (i = 0; i < gen->nremoved; i++)
+		(void)strlcpy(seen.removed[i], gen->removed[i],
+		    sizeof(seen.removed[0]));
+	seen.nremoved = gen->nremoved;
+}
 
 static void
 apply(struct privsep *p, struct cfg_generation *gen,
@@ -55,6 +100,10 @@ apply(struct privsep *p, struct cfg_generation *gen,
 {
 	struct workload_conf	*wl;
 
+	if (gen->delta) {
+		apply_delta(gen);
+		return;
+	}
 	memset(&seen, 0, sizeof(seen));
 	seen.id = gen->id;
 	TAILQ_FOREACH(wl, &gen->workloads, entry) {
@@ -135,12 +184,15 @@ send_wl(const char *name, int idle)
 	free(def);
 }
 
+static int64_t	 g_idle;		/* the globals' idle timeout */
+
 static void
 begin(uint32_t id)
 {
 	struct global_settings	 gs;
 
 	memset(&gs, 0, sizeof(gs));
+	gs.idle_timeout = g_idle;
 	gen_id = id;
 	deliver(cfg_recv_reset, IMSG_CFG_RESET, &id, sizeof(id));
 	deliver(cfg_recv_global, IMSG_CFG_GLOBAL, &gs, sizeof(gs));
@@ -366,6 +418,101 @@ test_hostile(void **state)
 	refused();
 }
 
+static const char *
+check(void)
+{
+	return (veto);
+}
+
+/*
+ * As the store and the reaper take a delta: the same generation as a
+ * full send, made from their own state; the names gone, and only they,
+ * said.  Last: a process cannot go back to keeping its definitions.
+ */
+static void
+test_forget(void **state)
+{
+	struct seen	 d;
+
+	cfg_take_delta(check);
+	full(1, 60);
+	begin(2);
+	delta(1, 4, 4);
+	send_wl("ee", 60);
+	keep(1, 1);
+	send_wl("cc", 120);
+	keep(0, 1);
+	assert_int_equal(finish(), IMSG_CFG_DONE);
+	d = seen;
+	assert_int_equal(d.nremoved, 1);
+	assert_string_equal(d.removed[0], "dd");
+	assert_int_equal(cfg_current()->nworkloads, 4);
+	assert_true(TAILQ_EMPTY(&cfg_current()->workloads));
+	begin(3);
+	send_wl("ee", 60);
+	send_wl("bb", 60);
+	send_wl("cc", 120);
+	send_wl("aa", 60);
+	assert_int_equal(finish(), IMSG_CFG_DONE);
+	assert_int_equal(seen.n, d.n);
+	assert_memory_equal(seen.name, d.name, sizeof(d.name));
+	assert_memory_equal(seen.digest, d.digest, sizeof(d.digest));
+
+	/* a delta on the delta: its names are the next base */
+	begin(4);
+	delta(3, 4, 4);
+	send_wl("ee", 60);
+	keep(1, 3);
+	assert_int_equal(finish(), IMSG_CFG_DONE);
+	begin(5);
+	delta(4, 4, 3);
+	keep(1, 3);
+	assert_int_equal(finish(), IMSG_CFG_DONE);
+	assert_int_equal(seen.n, 3);
+	assert_string_equal(seen.name[0], "bb");
+	assert_string_equal(seen.name[2], "aa");
+	assert_int_equal(seen.nremoved, 1);
+	assert_string_equal(seen.removed[0], "ee");
+
+	/* other globals: refused, and a full one taken */
+	full(1, 60);
+	g_idle = 300;
+	begin(2);
+	delta(1, 4, 4);
+	keep(0, 4);
+	refused();
+	g_idle = 0;
+	/* the process cannot take one now */
+	veto = "its last write is not known";
+	begin(2);
+	delta(1, 4, 4);
+	keep(0, 4);
+	refused();
+	veto = NULL;
+	/* out of step as before: kept twice, a name twice, truncated */
+	begin(2);
+	delta(1, 4, 4);
+	keep(0, 2);
+	keep(1, 2);
+	refused();
+	begin(2);
+	delta(1, 4, 4);
+	keep(0, 3);
+	send_wl("aa", 120);
+	refused();
+	begin(2);
+	delta(1, 4, 4);
+	keep(0, 3);
+	refused();
+	/* and a good one still taken */
+	begin(2);
+	delta(1, 4, 4);
+	keep(0, 4);
+	assert_int_equal(finish(), IMSG_CFG_DONE);
+	assert_int_equal(seen.nremoved, 0);
+	assert_int_equal(seen.n, 4);
+}
+
 /* SipHash-2-4, which decides what the parent keeps: the paper's vectors */
 static void
 test_siphash(void **state)
@@ -390,6 +537,8 @@ main(void)
 		cmocka_unit_test(test_delta_is_full),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_siphash),
+		/* last: it makes cfgrecv.c keep no definitions */
+		cmocka_unit_test(test_forget),
 	};
 
 	return (cmocka_run_group_tests(tests, setup, NULL));
