@@ -17,9 +17,9 @@
 #include "wlimits.h"
 
 /* the control protocol's version, carried in peerid of every request */
-#define ORCHD_CTL_VERSION	5
+#define ORCHD_CTL_VERSION	6
 /* the internal protocol's version, checked when a child says it is ready */
-#define ORCHD_IMSG_VERSION	21
+#define ORCHD_IMSG_VERSION	22
 
 /* IMSG_CFG_APIKEY's peerid: which key it carries */
 #define APIKEY_API	0		/* the API's, full rights */
