@@ -27,11 +27,11 @@ struct imsgev;
 /*
  * One row of a dispatch table: a message of this type from one of the
  * senders in the mask, with exactly len bytes of payload (PROC_ANYLEN:
- * any, as long as a PROC_NAME's name).  A type may have several rows for different senders; no two rows
- * of a table share a type and a sender (proc_table_check).  A message
- * with no row for its type and sender, or of the wrong length, is a
- * protocol error: the peer is dropped, which for the parent's own
- * children is fatal.
+ * any, as long as a PROC_NAME's name).  A type may have several rows for
+ * different senders; no two rows of a table share a type and a sender
+ * (proc_table_check).  A message with no row for its type and sender, or
+ * of the wrong length, is a protocol error: the peer is dropped, which
+ * for the parent's own children is fatal.
  *
  * Flags follow the handler, as designated initializers:
  * PROC_RECORDS / PROC_RECORDS1: the payload is k records of len bytes

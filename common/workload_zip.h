@@ -1,7 +1,8 @@
 /*
  * common/workload_zip.c: a workload's definition in a few bytes, for a
  * process that holds one per workload and reads it seldom (gatewayd, for
- * its API; the parent, at rest).  Private to the process that made it; never sent.
+ * its API; the parent, at rest).  Private to the process that made it;
+ * never sent.
  */
 
 #ifndef ORCHD_WORKLOAD_ZIP_H

@@ -5,16 +5,16 @@
  * A wake may hold hundreds of requests.  Connecting them all at once
  * overflows a small listen queue, or one whose process was frozen until
  * now: the kernel drops what it has no room for, and a dropped SYN is
- * sent again only after a second.  Worse, under a flood the kernel
- * answers SYNs with cookies: the connect completes, and the ACK that
- * should have put it in the queue is dropped while the queue is full,
- * so the request sent on it waits for the resends of its data.  So the
- * held requests stay parked (their clients watched, their backstop
- * timers running) and only a window of them go at a time; each request
- * the workload takes in (proxy.c: its answer begins, or its kernel
- * acknowledged its bytes) lets the next one go and widens the window by
- * one, up to GW_HERD_WINDOW_MAX; after a loss, by one a window.  A request for the workload that
- * arrives while the wake is fresh goes in the same window, behind them
+ * sent again only after a second.  Worse, under a flood the kernel answers
+ * SYNs with cookies: the connect completes, and the ACK that should have
+ * put it in the queue is dropped while the queue is full, so the request
+ * sent on it waits for the resends of its data.  So the held requests stay
+ * parked (their clients watched, their backstop timers running) and only
+ * a window of them go at a time; each request the workload takes in
+ * (proxy.c: its answer begins, or its kernel acknowledged its bytes) lets
+ * the next one go and widens the window by one, up to GW_HERD_WINDOW_MAX;
+ * after a loss, by one a window.  A request for the workload that arrives
+ * while the wake is fresh goes in the same window, behind them
  * (herd_join()): the queue may still be full.
  *
  * While the wake is fresh (GW_HERD_FRESH_MS) a released request's

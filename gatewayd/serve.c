@@ -1,14 +1,15 @@
 /*
  * An HTTP connection waiting for a request: its head read and parsed,
- * then routed.  The HTTP API's requests (on its listeners, or by its
- * "api host") go to api_conn.c, a workload's to the proxy (proxy.c),
- * held for a wake (wake.c) while it is not running, or answered here
- * when they are not use ("ignore", ignore.c) and it is not running;
- * a request for no route gets a 404.  A workload's request passes its
- * gate first (gate.c), before anything counts it as use or wakes it.  Routing sets the connection's
- * table of operations (c->ops) to what it goes to, and conn_next() sets
- * this file's again for the next request.  A new connection's first
- * bytes may be HTTP/2's preface: h2.c takes the connection then.
+ * then routed.  The HTTP API's requests (on its listeners, or by its "api
+ * host") go to api_conn.c, a workload's to the proxy (proxy.c), held for
+ * a wake (wake.c) while it is not running, or answered here when they are
+ * not use ("ignore", ignore.c) and it is not running; a request for no
+ * route gets a 404.  A workload's request passes its gate first (gate.c),
+ * before anything counts it as use or wakes it.  Routing sets the
+ * connection's table of operations (c->ops) to what it goes to, and
+ * conn_next() sets this file's again for the next request.  A new
+ * connection's first bytes may be HTTP/2's preface: h2.c takes the
+ * connection then.
  */
 
 #include <sys/types.h>

@@ -47,9 +47,10 @@ static void	config_pack(struct orchd_conf *);
 /*
  * The file as confd reads it (confread.c), with what the environment
  * overrides: ORCHD_IDLE_TIMEOUT replaces the global idle timeout, 0
- * turning the reaper off (confd applies it, so that -nv prints it).  What this host lacks (a workload's user,
- * program, directory) is an error or a warning as host_checks says
- * (PARSE_HOST_*).  print: orchd -nv, confd prints what it read.
+ * turning the reaper off (confd applies it, so that -nv prints it).  What
+ * this host lacks (a workload's user, program, directory) is an error or
+ * a warning as host_checks says (PARSE_HOST_*).  print: orchd -nv, confd
+ * prints what it read.
  */
 struct orchd_conf *
 config_load(const char *file, int host_checks, int print)

@@ -2,34 +2,36 @@
  * A reload sends runtimed, the store, the reaper and the gateways only
  * what changed.
  *
- * The parent keeps, for the last generation it sent, each workload's
- * name and the digests of the definitions sent: runtimed's (it may carry
- * a uid the others' do not) and the others'.  The digest is keyed (SipHash-2-4,
+ * The parent keeps, for the last generation it sent, each workload's name
+ * and the digests of the definitions sent: runtimed's (it may carry a uid
+ * the others' do not) and the others'.  The digest is keyed (SipHash-2-4,
  * its key drawn at random by this process and never sent): a definition
  * is the API client's to choose, and with an unkeyed digest a client
- * could make a changed definition collide with the one the children
- * have, which they would then keep.  When that generation runs everywhere, the next one goes to
- * those processes as a delta on it (IMSG_CFG_DELTA): the workloads in
- * the new order, each a run of the base's kept (IMSG_CFG_KEEP, by index)
- * or a definition sent in full (IMSG_CFG_WORKLOAD) because it is new or
- * its digest changed.  A name removed is one no run keeps.  The globals
- * and everything else of the transaction are sent whole, as before: a
- * child applies the whole new generation either way, so a delta is
- * exactly what a full send would have given it.
+ * could make a changed definition collide with the one the children have,
+ * which they would then keep.  When that generation runs everywhere, the
+ * next one goes to those processes as a delta on it (IMSG_CFG_DELTA): the
+ * workloads in the new order, each a run of the base's kept
+ * (IMSG_CFG_KEEP, by index) or a definition sent in full
+ * (IMSG_CFG_WORKLOAD) because it is new or its digest changed.  A name
+ * removed is one no run keeps.  The globals and everything else of the
+ * transaction are sent whole, as before: a child applies the whole new
+ * generation either way, so a delta is exactly what a full send would
+ * have given it.
  *
  * Each class of those that take a delta (runtimed; the store and the
  * reaper; the gateways, sent what they are sent) has its own runs: a
- * definition kept by one may be sent to another.  The others keep no definitions
- * cfgrecv.c can keep, only their own state of each workload (the
- * gateways' small forms, gatewayd/wldef.c; common/cfgrecv.c gives them
- * the kept ones' places): what they derived from the globals would be
- * stale after other globals, so a generation whose globals changed goes
- * to them in full, as does the first generation to all; and the
- * gateways are sent every one after a generation with "depends on",
- * which they would refuse (gatewayd/route_apply.c).  A child that refuses a delta (its generation is
- * not the base, or the delta does not add up: common/cfgrecv.c) answers
- * IMSG_CFG_RESEND; the generation is then replaced by a full one to
- * every child, and the answers to the replaced one are let go.
+ * definition kept by one may be sent to another.  The others keep no
+ * definitions cfgrecv.c can keep, only their own state of each workload
+ * (the gateways' small forms, gatewayd/wldef.c; common/cfgrecv.c gives
+ * them the kept ones' places): what they derived from the globals would
+ * be stale after other globals, so a generation whose globals changed
+ * goes to them in full, as does the first generation to all; and the
+ * gateways are sent every one after a generation with "depends on", which
+ * they would refuse (gatewayd/route_apply.c).  A child that refuses a
+ * delta (its generation is not the base, or the delta does not add up:
+ * common/cfgrecv.c) answers IMSG_CFG_RESEND; the generation is then
+ * replaced by a full one to every child, and the answers to the replaced
+ * one are let go.
  */
 
 #include <sys/types.h>

@@ -24,8 +24,8 @@
  * spawner.c) with the job prepared in full; the spawner checks it again
  * (never root, never the daemons' ids, within bounds), makes, limits,
  * freezes and removes its cgroup, reaps the workload and reports its
- * exit, and signals it for the parent while it has not reaped it.  What the child cannot do (chdir, exec) comes back
- * as the step and its errno.
+ * exit, and signals it for the parent while it has not reaped it.  What
+ * the child cannot do (chdir, exec) comes back as the step and its errno.
  */
 
 #include <sys/queue.h>

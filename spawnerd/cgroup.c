@@ -693,7 +693,10 @@ cgroup_prepare(const char *name, int64_t memory, const struct wl_limits *lim,
 		cgroup_fds_close(fds);
 		return (-1);
 	}
-	/* v2: the child is made in it, no migration (spawnerd/exec.c joins the others) */
+	/*
+	 * v2: the child is made in it, no migration (spawnerd/exec.c
+	 * joins the others)
+	 */
 	if (cg.kind == CG_V2) {
 		if (cgroup_path(dir, sizeof(dir), CG_MAIN, name, NULL) == -1 ||
 		    (fds->fd[fds->n] = open(dir, O_RDONLY | O_DIRECTORY |

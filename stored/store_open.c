@@ -29,7 +29,8 @@
 
 /* "unable to open database file (Permission denied)" */
 void
-store_open_error(sqlite3 *db, int rc, const char *what, char *err, size_t errlen)
+store_open_error(sqlite3 *db, int rc, const char *what, char *err,
+    size_t errlen)
 {
 	int	 e = db != NULL ? sqlite3_system_errno(db) : 0;
 
