@@ -6,7 +6,11 @@
  * (runtimed's readiness and busy checks, the gateway's upstreams) asks
  * sock_self() once its connect is done and takes a yes as a refusal:
  * nothing listens there, and the socket must be closed at once, for
- * while it lives it holds the port the workload is about to bind.
+ * while it lives it holds the port the workload is about to bind.  Nor
+ * may its close be an orderly one: that leaves the pair in TIME_WAIT
+ * for a minute, and a socket that never asked SO_REUSEADDR in TIME_WAIT
+ * on the port makes the workload's bind fail (EADDRINUSE) all that
+ * while.  So sock_self() sets its linger to 0: the close aborts it.
  */
 
 #include <sys/types.h>
@@ -62,12 +66,13 @@ same_end(const struct sockaddr *a, const struct sockaddr *b)
  * word).  Its own port is not the one it connected to: no (one system
  * call, as the gateway asks it of every upstream).  Else its own
  * address and its peer's, in full, say (to may be a wildcard address
- * the kernel took for a local one).
+ * the kernel took for a local one).  If 1, fd's close will abort it.
  */
 int
 sock_self(int fd, const struct sockaddr *to)
 {
 	struct sockaddr_storage	 me, peer;
+	struct linger		 lg = { 1, 0 };	/* an abortive close */
 	socklen_t		 mlen = sizeof(me), plen = sizeof(peer);
 
 	memset(&me, 0, sizeof(me));
@@ -79,5 +84,8 @@ sock_self(int fd, const struct sockaddr *to)
 	if (getpeername(fd, (struct sockaddr *)&peer, &plen) == -1 ||
 	    plen > sizeof(peer))
 		return (0);
-	return (same_end((struct sockaddr *)&me, (struct sockaddr *)&peer));
+	if (!same_end((struct sockaddr *)&me, (struct sockaddr *)&peer))
+		return (0);
+	(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	return (1);
 }

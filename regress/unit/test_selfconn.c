@@ -45,11 +45,22 @@ static void
 test_self(void **state)
 {
 	struct sockaddr_in	 sin;
+	struct linger		 lg;
+	socklen_t		 len = sizeof(lg);
 	int			 fd;
 
 	fd = bound(&sin);
 	assert_int_equal(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
 	assert_int_equal(sock_self(fd, (struct sockaddr *)&sin), 1);
+	/* its close aborts it: no TIME_WAIT left to hold the port */
+	assert_int_equal(getsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, &len), 0);
+	assert_int_equal(lg.l_onoff, 1);
+	assert_int_equal(lg.l_linger, 0);
+	close(fd);
+	/* so the port is free at once, even to a bind without SO_REUSEADDR */
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd != -1);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
 	close(fd);
 }
 
