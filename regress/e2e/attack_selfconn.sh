@@ -30,6 +30,7 @@ set -- $(cat /proc/sys/net/ipv4/ip_local_port_range)
 LO=$1 HI=$2
 P=$(free_port $((LO + 1000 + ($$ % ((HI - LO - 2000) / 2)) * 2)))
 [ $((P % 2)) -eq 0 ] || P=$(free_port $((P + 1)))
+echo "# port $P"
 
 cat >"$T/bin/late.sh" <<SH
 #!/bin/sh
@@ -98,7 +99,7 @@ while [ "$i" -lt $(((DELAY - 1) * 10)) ] && ! listening; do
 	i=$((i + 1))
 done
 wait "$WALK"
-echo "# port $P, the walk's own self-connects: $(cat "$T/walk.out")"
+echo "# the walk's own self-connects: $(cat "$T/walk.out")"
 grep -c 'connected to itself' "$T/orchd.log" 2>/dev/null |
     sed 's/^/# checks that reached themselves: /'
 check "late is not running before it listens (port $P)" [ "$early" -eq 0 ]
