@@ -21,7 +21,7 @@ need_root
 ensure_user
 testhttp_bin
 
-DELAY=8
+DELAY=14
 port_base 43
 ports GW
 # an even port in the ephemeral range (connects take even ones first)
