@@ -100,8 +100,6 @@ while [ "$i" -lt $(((DELAY - 1) * 10)) ] && ! listening; do
 done
 wait "$WALK"
 echo "# the walk's own self-connects: $(cat "$T/walk.out")"
-grep -c 'connected to itself' "$T/orchd.log" 2>/dev/null |
-    sed 's/^/# checks that reached themselves: /'
 check "late is not running before it listens (port $P)" [ "$early" -eq 0 ]
 check "late starts" wait_for 30 answers
 sed 's/^/# late: /' "$T/late.err"
