@@ -117,7 +117,8 @@ COMMON_SRCS	 = $(addprefix common/, \
 		   event_json.c gate.c hashtab.c htpasswd.c $(HTTP_SRCS) https.c \
 		   ignore.c imsg.c log.c \
 		   merge.c notify_ev.c privdrop.c proc.c procstat.c sandbox.c \
-		   sched.c sched_wl.c siphash.c spawnexec.c timer.c vdopen.c \
+		   sched.c sched_wl.c selfconn.c siphash.c spawnexec.c timer.c \
+		   vdopen.c \
 		   wlimits.c trust.c units.c urlsplit.c users.c util.c workload.c \
 		   workload_check.c \
 		   workload_fields.c workload_json.c workload_pack.c \

@@ -584,7 +584,6 @@ void		 herd_taken(struct gw_conn *);
 void		 herd_settle(struct gw_conn *);
 int		 herd_retry(struct gw_conn *);
 int64_t		 herd_connect_ms(const struct gw_conn *);
-int		 herd_self(const struct gw_conn *);
 int		 wake_maint(struct gw_conn *);
 const struct wl_maint *gw_maint(const struct gw_workload *);
 void		 gw_maint_set(struct gw_workload *, const struct wl_maint *);

@@ -31,6 +31,7 @@
 #include "gateway.h"
 #include "h2.h"
 #include "metrics.h"
+#include "selfconn.h"
 
 #define H2UP_NV_MAX	(HTTP_FIELDS_MAX + 8)
 
@@ -38,6 +39,8 @@ static nghttp2_session_callbacks	*up_cbs;
 
 static void	h2up_read(int, short, void *);
 static void	h2up_write(int, short, void *);
+static int	h2up_self(struct h2_stream *);
+static void	h2up_cut(struct h2_stream *);
 static void	h2up_flush(struct h2_stream *);
 
 /* fields kept as "name\0value\0": the nghttp2_nv list of them */
@@ -495,8 +498,42 @@ h2up_write(int fd, short event, void *arg)
 {
 	struct h2_stream	*st = arg;
 
+	if (h2up_self(st))
+		return;
 	h2up_flush(st);
 	st->sess->send(st->sess);
+}
+
+/* the workload left: what it did not finish is cut */
+static void
+h2up_cut(struct h2_stream *st)
+{
+	struct h2_session	*s = st->sess;
+
+	event_del(&st->urev);
+	event_del(&st->uwev);
+	if (!st->respdone)
+		(void)up_on_stream_close(st->up, st->upid,
+		    NGHTTP2_INTERNAL_ERROR, st);
+	h2up_resume(st);
+	st->respdone = 1;
+	s->send(s);
+}
+
+/*
+ * At its socket's first event: 1 (and it is cut) if its connect reached
+ * itself, which is no workload (selfconn.c).
+ */
+static int
+h2up_self(struct h2_stream *st)
+{
+	if (st->uconnected)
+		return (0);
+	st->uconnected = 1;
+	if (!sock_self(st->ufd, (struct sockaddr *)&st->pc->wl->addr))
+		return (0);
+	h2up_cut(st);
+	return (1);
 }
 
 static void
@@ -507,19 +544,13 @@ h2up_read(int fd, short event, void *arg)
 	uint8_t			 buf[16384];
 	ssize_t			 n;
 
+	if (h2up_self(st))
+		return;
 	n = read(st->ufd, buf, sizeof(buf));
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0 || nghttp2_session_mem_recv(st->up, buf, n) < 0) {
-		/* the workload left: what it did not finish is cut */
-		event_del(&st->urev);
-		event_del(&st->uwev);
-		if (!st->respdone)
-			(void)up_on_stream_close(st->up, st->upid,
-			    NGHTTP2_INTERNAL_ERROR, st);
-		h2up_resume(st);
-		st->respdone = 1;
-		s->send(s);
+		h2up_cut(st);
 		return;
 	}
 	if (evbuffer_get_length(st->out) >= H2_BODY_HIGH)

@@ -171,26 +171,6 @@ herd_join(struct gw_conn *c)
 	return (0);
 }
 
-/*
- * A wake's connect that reached no listener may have reached itself:
- * tried again and again while the workload's port (in the ephemeral
- * range) is free, the kernel may pick that port as its own, and TCP's
- * simultaneous open connects the socket to itself, which would hold the
- * workload's port.  1 if so: its caller takes it as a refusal.
- */
-int
-herd_self(const struct gw_conn *c)
-{
-	union wl_addr	 me;
-	socklen_t	 len = sizeof(me);
-
-	memset(&me, 0, sizeof(me));
-	if (getsockname(c->up.fd, (struct sockaddr *)&me, &len) == -1 ||
-	    len != c->wl->addrlen)
-		return (0);
-	return (memcmp(&me, &c->wl->addr, len) == 0);
-}
-
 /* its connect is over, or its request: the window's slot is free */
 void
 herd_settle(struct gw_conn *c)

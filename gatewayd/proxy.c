@@ -43,6 +43,7 @@
 #include "gateway.h"
 #include "gatecheck.h"
 #include "metrics.h"
+#include "selfconn.h"
 
 #define HEAD_EXTRA	2048	/* room for the fields the proxy adds */
 
@@ -133,7 +134,8 @@ up_open(struct gw_conn *c)
 	event_set(&up->rev, up->fd, EV_READ | EV_PERSIST, up_read, c);
 	event_set(&up->wev, up->fd, EV_WRITE | EV_PERSIST, up_write, c);
 	if (connect(up->fd, (struct sockaddr *)&wl->addr, wl->addrlen) == 0) {
-		if (c->herd && herd_self(c)) {
+		/* to itself: nothing listens (selfconn.c) */
+		if (sock_self(up->fd, (struct sockaddr *)&wl->addr)) {
 			upstream_close(c);
 			errno = ECONNREFUSED;
 			return (-1);
@@ -654,8 +656,9 @@ up_write(int fd, short event, void *arg)
 		event_del(&up->wev);
 		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
 			err = errno;
-		else if (err == 0 && c->herd && herd_self(c))
-			err = ECONNREFUSED;	/* to itself: herd_self() */
+		else if (err == 0 &&
+		    sock_self(fd, (struct sockaddr *)&c->wl->addr))
+			err = ECONNREFUSED;	/* to itself: selfconn.c */
 		if (err != 0) {
 			log_debug("%s: connect to %s: %s", c->peer,
 			    c->wl->name, strerror(err));

@@ -65,6 +65,7 @@
 #include "gateway.h"
 #include "gatecheck.h"
 #include "metrics.h"
+#include "selfconn.h"
 
 #define TCP_SPLICE_LEN		(64 * 1024)	/* a pipe's capacity */
 #define TCP_SPLICE_ROUNDS	16	/* per event, then the others' turn */
@@ -380,8 +381,8 @@ tcp_up_connect(int fd, short what, void *arg)
 
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
 		err = errno;
-	else if (err == 0 && c->herd && herd_self(c))
-		err = ECONNREFUSED;	/* to itself: herd_self() */
+	else if (err == 0 && sock_self(fd, (struct sockaddr *)&c->wl->addr))
+		err = ECONNREFUSED;	/* to itself: selfconn.c */
 	/* nothing was sent: a wake's connection tries again (herd.c) */
 	if (err != 0 && c->herd) {
 		tcp_up_close(c);
@@ -422,8 +423,11 @@ tcp_start(struct gw_conn *c)
 	event_set(&up->rev, up->fd, EV_READ | EV_PERSIST, tcp_io, c);
 	event_set(&up->wev, up->fd, EV_WRITE, tcp_up_connect, c);
 	if (connect(up->fd, (struct sockaddr *)&wl->addr, wl->addrlen) == 0) {
-		tcp_connected(c);
-		return;
+		if (!sock_self(up->fd, (struct sockaddr *)&wl->addr)) {
+			tcp_connected(c);
+			return;
+		}
+		errno = ECONNREFUSED;	/* to itself: selfconn.c */
 	}
 	if (errno != EINPROGRESS) {
 		if ((errno == ECONNREFUSED || errno == ECONNRESET) &&

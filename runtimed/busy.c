@@ -41,6 +41,7 @@
 #include "msg.h"
 #include "orchd.h"
 #include "runtime.h"
+#include "selfconn.h"
 #include "schedule.h"
 #include "lifecycle_events.h"
 #include "timer.h"
@@ -197,6 +198,10 @@ busy_io(int fd, short event, void *arg)
 	case BUSY_CONNECT:
 		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
 			err = errno;
+		/* to itself: nothing listens (selfconn.c) */
+		if (err == 0 &&
+		    sock_self(fd, (struct sockaddr *)&b->wl->addr))
+			err = ECONNREFUSED;
 		if (err != 0) {
 			busy_verdict(b->wl, -1, strerror(err));
 			return;

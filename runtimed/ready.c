@@ -39,12 +39,15 @@
 #include "compat.h"
 #include "log.h"
 #include "runtime.h"
+#include "selfconn.h"
 #include "timer.h"
 #include "workload.h"
 
 #define READY_ATTEMPT_MS	5000	/* one connect and its answer */
 #define READY_LINE_MAX		128	/* enough of the status line */
 #define READY_REQ_MAX		(ORCHD_HOST_MAX + 4096)
+/* a connect that reached itself: nothing listens (selfconn.c) */
+#define SELF_WHY		"connected to itself: not listening"
 
 enum probe_phase {
 	PROBE_WAIT = 0,		/* for the next attempt */
@@ -276,6 +279,10 @@ probe_io(int fd, short event, void *arg)
 			probe_retry(p, strerror(err));
 			return;
 		}
+		if (sock_self(fd, (struct sockaddr *)&p->wl->addr)) {
+			probe_retry(p, SELF_WHY);
+			return;
+		}
 		event_del(&p->ev);
 		p->ev_set = 0;
 		probe_connected(p);
@@ -325,7 +332,10 @@ probe_attempt(struct rt_probe *p)
 	/* bounds the whole attempt, connect to answer */
 	evtimer_add_ms(&p->timer, p->attempt_ms);
 	if (connect(p->fd, (struct sockaddr *)&wl->addr, wl->addrlen) == 0) {
-		probe_connected(p);
+		if (sock_self(p->fd, (struct sockaddr *)&wl->addr))
+			probe_retry(p, SELF_WHY);
+		else
+			probe_connected(p);
 		return;
 	}
 	if (errno != EINPROGRESS) {
