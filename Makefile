@@ -460,7 +460,7 @@ FUZZ_SRCS_config = regress/fuzz/fuzz_config.c $(FUZZ_DIR)/parse.c \
 		   common/htpasswd.c common/gate.c common/users.c \
 		   common/workload_wire.c common/workload_pack.c common/workload_zip.c \
 		   common/urlsplit.c common/notify_ev.c common/timer.c \
-		   common/wlimits.c common/workload_print.c
+		   common/wlimits.c common/workload_print.c common/siphash.c
 FUZZ_SRCS_imsg	 = regress/fuzz/fuzz_imsg.c common/imsg.c
 FUZZ_SRCS_h2	 = regress/fuzz/fuzz_h2.c gatewayd/h2.c \
 		   $(addprefix common/,$(HTTP_SRCS)) \
