@@ -101,10 +101,37 @@ pset_free(struct pset *p)
 	free(p);
 }
 
+/*
+ * The bytes' digest with what the loaders check besides them: the type,
+ * mode and owner of the file (a key file made readable by others must
+ * be refused at the next reload as at a whole one), and whether the
+ * path itself is a link.  -1 if the path cannot be looked at.
+ */
+static int
+pfile_mix(const char *path, const struct stat *st, uint64_t bytes_digest,
+    uint64_t *d)
+{
+	struct stat	 lst;
+	uint64_t	 v[5];
+
+	if (lstat(path, &lst) == -1)
+		return (-1);
+	v[0] = bytes_digest;
+	v[1] = st->st_mode;
+	v[2] = st->st_uid;
+	v[3] = st->st_gid;
+	v[4] = lst.st_mode & S_IFMT;
+	*d = siphash24(key, v, sizeof(v));
+	return (0);
+}
+
 /* a loader of the parent's read path's bytes for the configuration */
 void
 confsame_parent_read(const char *path, const void *bytes, size_t len)
 {
+	struct stat	 st;
+	struct pfile	*pf;
+
 	key_draw();
 	if (ptaken == NULL && (ptaken = calloc(1, sizeof(*ptaken))) == NULL)
 		fatal("%s", __func__);
@@ -112,9 +139,17 @@ confsame_parent_read(const char *path, const void *bytes, size_t len)
 		ptaken->overflow = 1;
 		return;
 	}
-	if ((ptaken->v[ptaken->n].path = strdup(path)) == NULL)
+	pf = &ptaken->v[ptaken->n];
+	/* the file as the loader found it, or no fast path */
+	if (stat(path, &st) == -1 ||
+	    pfile_mix(path, &st, siphash24(key, bytes, len), &pf->digest) ==
+	    -1) {
+		ptaken->overflow = 1;
+		return;
+	}
+	if ((pf->path = strdup(path)) == NULL)
 		fatal("%s", __func__);
-	ptaken->v[ptaken->n++].digest = siphash24(key, bytes, len);
+	ptaken->n++;
 }
 
 /* path's bytes now, digested; -1 when it cannot be read whole */
@@ -142,10 +177,8 @@ pfile_digest(const char *path, uint64_t *d)
 			break;
 		len += n;
 	}
-	if (n == 0 && len <= PFILE_MAX) {
-		*d = siphash24(key, buf, len);
-		rv = 0;
-	}
+	if (n == 0 && len <= PFILE_MAX)
+		rv = pfile_mix(path, &st, siphash24(key, buf, len), d);
 	freezero(buf, PFILE_MAX + 1);
 	close(fd);
 	return (rv);

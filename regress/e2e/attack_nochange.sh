@@ -32,10 +32,13 @@ wl() {	# wl NAME PORT: a process workload never woken
 	conf_head
 	echo "listen on 127.0.0.1 port $GW"
 	echo "api allow process"
+	echo "api key file \"$T/api.key\""
 	echo "include \"$T/inc.conf\""
 	echo "include \"$T/d/*.conf\""
 } >"$T/orchd.conf"
 wl victim $((GW + 11)) >"$T/inc.conf"
+openssl rand -hex 16 >"$T/api.key"
+chmod 0600 "$T/api.key"
 wl other $((GW + 12)) >"$T/d/a.conf"
 for p in orchd spawnerd stored gatewayd reaperd runtimed acmed orchctl; do
 	cp "$BUILD/$p" "$T/bin/$p"
@@ -106,6 +109,29 @@ rm -f "$T/d/a.conf"
 wl other $((GW + 12)) >"$T/d/a.conf"
 ctl reload
 check "the file back: no change ($rc)" same
+
+# -- a file the parent reads itself (the API key), its bytes the same:
+# made readable by others, then a link to a copy, each refused as a
+# whole reading refuses it, never "no change"
+chmod 0644 "$T/api.key"
+ctl reload
+check "a key file made readable by others: refused ($rc)" \
+    sh -c "[ $rc -ne 0 ] && ! grep -q '^no change' '$T/out'"
+chmod 0600 "$T/api.key"
+ctl reload
+check "its mode back: reloaded ($rc)" [ "$rc" -eq 0 ]
+ctl reload
+check "... then no change ($rc)" same
+cp -p "$T/api.key" "$T/api.key.copy"
+mv "$T/api.key" "$T/api.key.orig"
+ln -s "$T/api.key.copy" "$T/api.key"
+ctl reload
+check "a key file made a link to the same bytes: refused ($rc)" \
+    sh -c "[ $rc -ne 0 ] && ! grep -q '^no change' '$T/out'"
+rm -f "$T/api.key"
+mv "$T/api.key.orig" "$T/api.key"
+ctl reload
+check "the file back: reloaded ($rc)" [ "$rc" -eq 0 ]
 
 # -- 5. a workload created through the API stays
 ctl create apiwl --command "/bin/sleep 600" --host apiwl.test \
