@@ -61,10 +61,11 @@ struct inset {
 
 static void	inset_clear(struct inset *);
 
-/* a file the parent read: its path and the digest of its bytes */
+/* a file the parent read: its path, the digest of its bytes */
 struct pfile {
 	char		*path;
 	uint64_t	 digest;
+	mode_t		 ltype;		/* the path's own type: a link? */
 };
 #define PFILES_MAX	1024	/* more: no fast path */
 #define PFILE_MAX	(4 * 1024 * 1024)	/* larger than any loader's */
@@ -75,7 +76,8 @@ struct pset {
 	int		 overflow;
 };
 
-static uint8_t		 key[SIPHASH_KEY_LEN];
+static uint8_t		 key[SIPHASH_KEY_LEN];	/* confd's too */
+static uint8_t		 pkey[SIPHASH_KEY_LEN];	/* the parent's own files */
 static int		 keyed;
 static struct inset	 running, taken;
 static struct pset	*prun, *ptaken;
@@ -85,6 +87,8 @@ key_draw(void)
 {
 	if (!keyed) {
 		arc4random_buf(key, sizeof(key));
+		/* secrets' digests: a key confd never sees */
+		arc4random_buf(pkey, sizeof(pkey));
 		keyed = 1;
 	}
 }
@@ -121,7 +125,7 @@ pfile_mix(const char *path, const struct stat *st, uint64_t bytes_digest,
 	v[2] = st->st_uid;
 	v[3] = st->st_gid;
 	v[4] = lst.st_mode & S_IFMT;
-	*d = siphash24(key, v, sizeof(v));
+	*d = siphash24(pkey, v, sizeof(v));
 	return (0);
 }
 
@@ -129,7 +133,7 @@ pfile_mix(const char *path, const struct stat *st, uint64_t bytes_digest,
 void
 confsame_parent_read(const char *path, const void *bytes, size_t len)
 {
-	struct stat	 st;
+	struct stat	 st, lst;
 	struct pfile	*pf;
 
 	key_draw();
@@ -141,45 +145,62 @@ confsame_parent_read(const char *path, const void *bytes, size_t len)
 	}
 	pf = &ptaken->v[ptaken->n];
 	/* the file as the loader found it, or no fast path */
-	if (stat(path, &st) == -1 ||
-	    pfile_mix(path, &st, siphash24(key, bytes, len), &pf->digest) ==
+	if (stat(path, &st) == -1 || lstat(path, &lst) == -1 ||
+	    pfile_mix(path, &st, siphash24(pkey, bytes, len), &pf->digest) ==
 	    -1) {
 		ptaken->overflow = 1;
 		return;
 	}
 	if ((pf->path = strdup(path)) == NULL)
 		fatal("%s", __func__);
+	pf->ltype = lst.st_mode & S_IFMT;
 	ptaken->n++;
 }
 
-/* path's bytes now, digested; -1 when it cannot be read whole */
+/*
+ * pf's file now, digested as when it was read; -1 when it cannot be read
+ * whole, or is no longer what it was (then the reload reads all, and
+ * the loaders say why).  Opened as its loader did: a path that was no
+ * link is not followed now (O_NOFOLLOW), and nothing but a regular file
+ * is opened at all, so a path swapped for a device or a FIFO is not.
+ * The buffer is the file's size, read to the end.
+ */
 static int
-pfile_digest(const char *path, uint64_t *d)
+pfile_digest(const struct pfile *pf, uint64_t *d)
 {
-	struct stat	 st;
+	struct stat	 lst, st;
 	uint8_t		*buf;
-	size_t		 len = 0;
-	ssize_t		 n;
-	int		 fd, rv = -1;
+	size_t		 len = 0, size;
+	ssize_t		 n = 0;
+	int		 fd, flags, rv = -1;
 
-	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1)
+	if (lstat(pf->path, &lst) == -1 ||
+	    (lst.st_mode & S_IFMT) != pf->ltype ||
+	    (!S_ISREG(lst.st_mode) && !S_ISLNK(lst.st_mode)))
+		return (-1);
+	flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	if (pf->ltype == S_IFREG)
+		flags |= O_NOFOLLOW;
+	if ((fd = open(pf->path, flags)) == -1)
 		return (-1);
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    (buf = malloc(PFILE_MAX + 1)) == NULL) {
+	    st.st_size < 0 || st.st_size > PFILE_MAX ||
+	    (buf = malloc((size = st.st_size) + 1)) == NULL) {
 		close(fd);
 		return (-1);
 	}
-	while (len <= PFILE_MAX) {
-		if ((n = read(fd, buf + len, PFILE_MAX + 1 - len)) == -1 &&
+	/* one byte more than its size: a file grown since is changed */
+	while (len <= size) {
+		if ((n = read(fd, buf + len, size + 1 - len)) == -1 &&
 		    errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
 		len += n;
 	}
-	if (n == 0 && len <= PFILE_MAX)
-		rv = pfile_mix(path, &st, siphash24(key, buf, len), d);
-	freezero(buf, PFILE_MAX + 1);
+	if (n == 0 && len == size)
+		rv = pfile_mix(pf->path, &st, siphash24(pkey, buf, len), d);
+	freezero(buf, size + 1);
 	close(fd);
 	return (rv);
 }
@@ -196,7 +217,7 @@ confsame_parent_same(void)
 	if (prun->overflow)
 		return (0);
 	for (i = 0; i < prun->n; i++)
-		if (pfile_digest(prun->v[i].path, &d) == -1 ||
+		if (pfile_digest(&prun->v[i], &d) == -1 ||
 		    d != prun->v[i].digest) {
 			log_info("reload: %s changed", prun->v[i].path);
 			return (0);
