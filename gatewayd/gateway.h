@@ -58,6 +58,9 @@ struct wl_zip;
 #define GW_HERD_TRIES		12	/* connects per request, at most */
 #define GW_HERD_FRESH_MS	2000	/* after the wake: retries end */
 #define GW_HERD_BACKOFF_MS	5	/* after a failed connect */
+#define GW_HERD_ACK_MS		250	/* a request sent: unacknowledged and
+					   sent again by then, it never
+					   reached the queue */
 #define GW_BUF_HIGH		(256 * 1024)	/* stop reading above this */
 #define GW_FLUSH_INTERVAL	1	/* activity to the reaper, seconds */
 #define GW_HEADS_CACHED		64	/* head buffers kept for reuse */
@@ -577,7 +580,7 @@ void		 wake_park(struct gw_conn *);
 /* herd.c */
 void		 herd_hold(struct gw_conn *, int);
 void		 herd_unhold(struct gw_conn *);
-void		 herd_release(struct gw_workload *);
+void		 herd_release(struct gw_workload *, int);
 int		 herd_join(struct gw_conn *);
 void		 herd_connected(struct gw_conn *);
 void		 herd_taken(struct gw_conn *);

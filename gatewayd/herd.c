@@ -19,10 +19,13 @@
  *
  * While the wake is fresh (GW_HERD_FRESH_MS) a released request's
  * connect gets GW_HERD_CONNECT_MS (doubled at each try until a connect
- * of the herd completed: then the path is known to be quick), and a GET
- * or HEAD sent on it as long again to be acknowledged.  A connect not
- * done by then, refused or reset, or a request whose bytes were never
- * acknowledged, is closed, parked again at the head, the window halved
+ * of the herd completed: then the path is known to be quick; a try
+ * that would end after the wake's freshness has the configured "connect
+ * timeout"), and a GET or HEAD sent on it GW_HERD_ACK_MS to be
+ * acknowledged, past the 200 ms a kernel waits before it sends data
+ * again.  A connect not done by then, refused or reset, or a request
+ * whose bytes were never acknowledged and had to be sent again, is
+ * closed, parked again at the head, the window halved
  * (once for the failures of one moment), and the release paused for
  * GW_HERD_BACKOFF_MS.  Nothing of it was read by the workload, so
  * trying again is safe; a request the workload took in is never sent
@@ -103,6 +106,8 @@ herd_pump(struct gw_workload *wl)
 
 	if (wl->herd_pumping)
 		return;		/* the loop below goes on */
+	/* a request's on_woken() may drop the last other reference */
+	gw_workload_ref(wl);
 	wl->herd_pumping = 1;
 	now = monotime_ns();
 	while (wl->state == WL_RUNNING && !wl->wake_pending &&
@@ -118,19 +123,27 @@ herd_pump(struct gw_workload *wl)
 		c->ops->on_woken(c);
 	}
 	wl->herd_pumping = 0;
+	gw_workload_unref(wl);
 }
 
-/* the workload runs: its parked requests go, a window at a time */
+/*
+ * The workload runs: its parked requests go, a window at a time.  woke:
+ * it has just started (or a refused connect was answered), and its
+ * queue may overflow for GW_HERD_FRESH_MS; a state it already had
+ * (a repeat, maintenance turned off) opens no such time, so that a busy
+ * workload is never held to a window by a message about it.
+ */
 void
-herd_release(struct gw_workload *wl)
+herd_release(struct gw_workload *wl, int woke)
 {
-	if (wl->herd_busy == 0) {
+	if (wl->herd_busy == 0 && (woke || wl->herd_window == 0)) {
 		wl->herd_window = GW_HERD_WINDOW;
 		wl->herd_thresh = GW_HERD_WINDOW_MAX;
 		wl->herd_acked = 0;
 		wl->herd_ok = 0;
 	}
-	wl->herd_end = monotime_ms() + GW_HERD_FRESH_MS;
+	if (woke)
+		wl->herd_end = monotime_ms() + GW_HERD_FRESH_MS;
 	herd_pump(wl);
 }
 
@@ -220,12 +233,16 @@ herd_connect_ms(const struct gw_conn *c)
 {
 	const struct gw_workload	*wl = c->wl;
 
-	if (!c->herd || c->herd_tries + 1 >= GW_HERD_TRIES ||
-	    monotime_ms() >= wl->herd_end)
+	int64_t				 ms;
+
+	if (!c->herd || c->herd_tries + 1 >= GW_HERD_TRIES)
 		return (0);
-	if (wl->herd_ok)
-		return (GW_HERD_CONNECT_MS);
-	return ((int64_t)GW_HERD_CONNECT_MS << c->herd_tries);
+	ms = wl->herd_ok ? GW_HERD_CONNECT_MS :
+	    (int64_t)GW_HERD_CONNECT_MS << c->herd_tries;
+	/* no retry after the fresh time: then the configured timeout */
+	if (monotime_ms() + ms >= wl->herd_end)
+		return (0);
+	return (ms);
 }
 
 /*

@@ -160,7 +160,7 @@ proxy_timer(struct gw_conn *c)
 {
 	/* a wake's request, sent: soon asked whether it was taken in */
 	if (c->herd) {
-		conn_timer_ms(c, GW_HERD_CONNECT_MS);
+		conn_timer_ms(c, GW_HERD_ACK_MS);
 		return;
 	}
 	conn_timer(c, c->reqdone ? gw->conf.upstream_timeout :
@@ -468,25 +468,30 @@ proxy_herd_done(struct gw_conn *c, int taken)
 }
 
 /*
- * A wake's request, sent GW_HERD_CONNECT_MS ago and not answered: if the
- * workload's kernel acknowledged none of it, the connection never
- * reached its listen queue (its SYN cookie's ACK came while the queue
- * was full, and the kernel dropped it): no program read it, and it goes
- * again on a new connection (herd.c).  Otherwise it is in the queue and
- * waits as any request does.
+ * A wake's request, sent GW_HERD_ACK_MS ago and not answered: if the
+ * workload's kernel acknowledged none of it and our kernel has had to
+ * send it again (past the retransmission timeout's 200 ms floor, longer
+ * than any delayed ACK), the connection never reached its listen queue
+ * (its SYN cookie's ACK came while the queue was full, and the kernel
+ * dropped it): no program read it, and it goes again on a new connection
+ * (herd.c).  Otherwise it is in the queue and waits as any request does;
+ * so does one whose state cannot be read.
  */
 static void
 proxy_herd_wait(struct gw_conn *c)
 {
 	struct tcp_info	 ti;
 	socklen_t	 len = sizeof(ti);
+	int		 known;
 
 	memset(&ti, 0, sizeof(ti));
-	if (c->up.fd != -1 && getsockopt(c->up.fd, IPPROTO_TCP, TCP_INFO,
-	    &ti, &len) == 0 && ti.tcpi_unacked > 0 && c->req != NULL &&
-	    c->resp == NULL && herd_retry(c) == 0)
+	known = c->up.fd != -1 && getsockopt(c->up.fd, IPPROTO_TCP, TCP_INFO,
+	    &ti, &len) == 0;
+	if (known && ti.tcpi_unacked > 0 &&
+	    (ti.tcpi_retransmits > 0 || ti.tcpi_backoff > 0) &&
+	    c->req != NULL && c->resp == NULL && herd_retry(c) == 0)
 		return;
-	proxy_herd_done(c, ti.tcpi_unacked == 0);
+	proxy_herd_done(c, known && ti.tcpi_unacked == 0);
 	proxy_timer(c);
 }
 

@@ -407,7 +407,7 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 	struct rt_state		 st;
 	struct gw_workload	*wl;
 	const char		*text;
-	int			 refused, checked;
+	int			 refused, checked, woke;
 	char			 why[RT_MSG_MAX + 16];
 	char			 mtext[MAINT_MSG_MAX + 32];
 
@@ -426,6 +426,8 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 		instance_epoch(wl); /* kept upstream connections are stale */
 	metrics_state(wl, st.state, st.reason, st.since_ms);
 	checked = wl->state == WL_CHECKING && st.state != WL_CHECKING;
+	/* a wake ends here, not a repeat of a state it had */
+	woke = wl->state != WL_RUNNING && st.state == WL_RUNNING;
 	wl->state = st.state;
 	if (st.state == WL_ASLEEP || st.state == WL_FAILED)
 		instance_idle(wl);
@@ -451,7 +453,7 @@ wake_recv_state(struct imsgev *iev, struct imsg *imsg)
 		if (refused)
 			wl->refused_ms = monotime_ms();
 		/* a window at a time: herd.c */
-		herd_release(wl);
+		herd_release(wl, woke || refused);
 		break;
 	case WL_FAILED:
 		wl->wake_pending = 0;
